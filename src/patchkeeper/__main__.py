@@ -1,0 +1,5 @@
+"""``python -m patchkeeper``."""
+
+from patchkeeper.main import entry
+
+entry()

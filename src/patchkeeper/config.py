@@ -1,0 +1,253 @@
+"""Configuration: ``[tool.patchkeeper]`` in the downstream's ``pyproject.toml``, or ``patchkeeper.toml``.
+
+A sample ``patchkeeper.toml`` (the same keys go under ``[tool.patchkeeper]`` in ``pyproject.toml``)::
+
+    upstream = "vllm"          # the upstream distribution name
+    pin = "0.27.1"             # the version the series is cut against
+    series = "patches/series"  # default
+    strip = 1                  # default: -p1
+    directory = "vllm"         # patch paths are relative to this directory inside the upstream
+                               # tree (site-packages/vllm for a wheel, the sdist root + vllm/)
+    fetch = "sdist"            # what a requirement target downloads: "sdist" or "wheel"
+
+Every key is checked: an unknown key or a value of the wrong type is a :class:`ConfigError`
+naming the key and the file. Feature sections (``[tool.patchkeeper.ledger]`` and so on) are
+declared in :data:`SCHEMA` too, so the same check covers them.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE = "patchkeeper.toml"
+PYPROJECT = "pyproject.toml"
+
+#: key -> (expected type(s), default). A nested dict is a sub-table with its own schema.
+#: Types: str, int, float, bool, list (of str), dict (free-form table).
+SCHEMA: dict[str, Any] = {
+    "upstream": (str, None),
+    "pin": (str, None),
+    "series": (str, "patches/series"),
+    "strip": (int, 1),
+    "directory": (str, ""),
+    "fetch": (str, "sdist"),
+    "lock-timeout": ((int, float), 10.0),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The downstream's settings, with defaults filled in and paths made absolute.
+
+    Attributes:
+        root: the downstream directory (the one holding the configuration file, or the
+            current directory when there is none).
+        source: the configuration file read, or ``None`` when defaults are used.
+        upstream: the upstream distribution name (``"vllm"``), or ``None``.
+        pin: the upstream version the series is cut against (``"0.27.1"``), or ``None``.
+        series: absolute path of the series file.
+        strip: leading path components removed from patch file names (``patch -p``).
+        directory: the directory inside an upstream tree that patch paths are relative to,
+            as a POSIX relative path (``""`` means the tree root).
+        fetch: ``"sdist"`` or ``"wheel"``, what a requirement target downloads.
+        lock_timeout: seconds to wait for another process's lock on a target.
+        sections: the validated feature sub-tables (``{"ledger": {...}}``), raw values.
+    """
+
+    root: Path
+    source: Path | None
+    upstream: str | None = None
+    pin: str | None = None
+    series: Path = Path("patches/series")
+    strip: int = 1
+    directory: str = ""
+    fetch: str = "sdist"
+    lock_timeout: float = 10.0
+    sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def patches_dir(self) -> Path:
+        """The directory holding the series file; patch names are relative to it."""
+        return self.series.parent
+
+    def pin_requirement(self) -> str:
+        """Return ``"<upstream>==<pin>"``, or raise :class:`ConfigError` if either is unset."""
+        if not self.upstream or not self.pin:
+            raise ConfigError(
+                "the upstream name and the pin are not configured",
+                path=self.source,
+                hint='set upstream = "NAME" and pin = "VERSION" in [tool.patchkeeper]',
+            )
+        return f"{self.upstream}=={self.pin}"
+
+
+def register_section(name: str, schema: dict[str, Any]) -> None:
+    """Declare a feature sub-table ``[tool.patchkeeper.<name>]`` and its keys.
+
+    Feature modules call this at import time; :func:`load_config` imports them lazily
+    through :data:`SECTION_MODULES` so every declared key is known before validation.
+    """
+    SCHEMA[name] = schema
+
+
+#: Modules that declare feature sections with :func:`register_section`.
+SECTION_MODULES: tuple[str, ...] = ()
+
+
+def _type_name(expected: Any) -> str:
+    if isinstance(expected, tuple):
+        return " or ".join(_type_name(t) for t in expected)
+    return {str: "a string", int: "an integer", float: "a number", bool: "true or false",
+            list: "a list of strings", dict: "a table"}.get(expected, str(expected))
+
+
+def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:
+    types = expected if isinstance(expected, tuple) else (expected,)
+    ok = any(
+        isinstance(value, t) and not (t in (int, float) and isinstance(value, bool))
+        for t in types
+    )
+    if ok and list in types and isinstance(value, list):
+        ok = all(isinstance(item, str) for item in value)
+    if not ok:
+        raise ConfigError(
+            f"key '{key}' must be {_type_name(expected)}, not {value!r}",
+            path=source,
+            hint=f"fix '{key}' in the [tool.patchkeeper] settings",
+        )
+
+
+def validate(table: dict[str, Any], source: Path, schema: dict[str, Any] | None = None,
+             prefix: str = "") -> dict[str, Any]:
+    """Check ``table`` against ``schema`` and return it with defaults filled in.
+
+    Raises:
+        ConfigError: naming the dotted key (``ledger.markers``) for an unknown key or a
+            value of the wrong type.
+    """
+    schema = SCHEMA if schema is None else schema
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        dotted = f"{prefix}{key}"
+        if key not in schema:
+            known = ", ".join(sorted(schema))
+            raise ConfigError(
+                f"unknown key '{dotted}'",
+                path=source,
+                hint=f"the known keys here are: {known}",
+            )
+        spec = schema[key]
+        if isinstance(spec, dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"key '{dotted}' must be a table", path=source)
+            out[key] = validate(value, source, spec, prefix=f"{dotted}.")
+        else:
+            _check_value(dotted, value, spec[0], source)
+            out[key] = value
+    for key, spec in schema.items():
+        if key in out:
+            continue
+        if isinstance(spec, dict):
+            out[key] = validate({}, source, spec, prefix=f"{prefix}{key}.")
+        else:
+            out[key] = spec[1]
+    return out
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
+
+
+def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
+    """Find the configuration from ``start`` upwards.
+
+    Returns ``(file, table)``: the first ``patchkeeper.toml``, or ``pyproject.toml`` with a
+    ``[tool.patchkeeper]`` table, in ``start`` or a parent; ``(None, {})`` when there is none.
+    """
+    for directory in (start, *start.parents):
+        candidate = directory / CONFIG_FILE
+        if candidate.is_file():
+            return candidate, _read_toml(candidate)
+        candidate = directory / PYPROJECT
+        if candidate.is_file():
+            data = _read_toml(candidate)
+            tool = data.get("tool", {})
+            if isinstance(tool, dict) and "patchkeeper" in tool:
+                table = tool["patchkeeper"]
+                if not isinstance(table, dict):
+                    raise ConfigError("[tool.patchkeeper] must be a table", path=candidate)
+                return candidate, table
+    return None, {}
+
+
+def _import_sections() -> None:
+    import importlib
+
+    for module in SECTION_MODULES:
+        importlib.import_module(module)
+
+
+def load_config(config_file: Path | None = None, start: Path | None = None) -> Config:
+    """Load and validate the configuration.
+
+    Args:
+        config_file: an explicit ``patchkeeper.toml`` or ``pyproject.toml``; when ``None`` the
+            file is searched from ``start`` (default: the current directory) upwards.
+        start: where the search begins.
+
+    Raises:
+        ConfigError: the file is unreadable, not TOML, or has an unknown key or a wrong type.
+    """
+    _import_sections()
+    if config_file is not None:
+        config_file = config_file.resolve()
+        if not config_file.is_file():
+            raise ConfigError("no such configuration file", path=config_file)
+        data = _read_toml(config_file)
+        if config_file.name == PYPROJECT or "tool" in data:
+            tool = data.get("tool", {})
+            data = tool.get("patchkeeper", {}) if isinstance(tool, dict) else {}
+        source: Path | None = config_file
+        table = data
+    else:
+        source, table = find_config((start or Path.cwd()).resolve())
+    root = source.parent if source else (start or Path.cwd()).resolve()
+    values = validate(table, source or root / CONFIG_FILE)
+    if values["fetch"] not in ("sdist", "wheel"):
+        raise ConfigError(
+            f"key 'fetch' must be \"sdist\" or \"wheel\", not {values['fetch']!r}", path=source
+        )
+    if values["strip"] < 0:
+        raise ConfigError("key 'strip' must be 0 or more", path=source)
+    directory = values["directory"].strip("/")
+    if directory.startswith("..") or "/../" in f"/{directory}/":
+        raise ConfigError("key 'directory' must stay inside the upstream tree", path=source)
+    sections = {k: v for k, v in values.items() if isinstance(SCHEMA[k], dict)}
+    return Config(
+        root=root,
+        source=source,
+        upstream=values["upstream"],
+        pin=values["pin"],
+        series=(root / values["series"]).resolve(),
+        strip=values["strip"],
+        directory=directory,
+        fetch=values["fetch"],
+        lock_timeout=float(values["lock-timeout"]),
+        sections=sections,
+    )

@@ -1,0 +1,62 @@
+"""Every marker, header name and regular expression patchkeeper matches, each with a sample.
+
+Kept in one place so that literals do not drift apart (the habit of unidiff's ``constants.py``).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: The seed's provenance line between a patch's preamble and its diff:
+#: ``--- exported from 3f1c2a9d0b7e4c5f8a6b1d2e3f4a5b6c7d8e9f01``
+EXPORTED_FROM = re.compile(rb"^--- exported from (?P<commit>[0-9a-fA-F]{7,64})\s*$")
+
+#: A git diff header: ``diff --git a/vllm/envs.py b/vllm/envs.py``
+DIFF_GIT = b"diff --git "
+
+#: Any other diff command line: ``diff -Naur a/foo.py b/foo.py``
+DIFF_OTHER = b"diff "
+
+#: A Subversion/quilt style header: ``Index: src/urllib3/util/retry.py`` then ``=====``
+INDEX_LINE = b"Index: "
+INDEX_RULE = b"===="
+
+#: File headers: ``--- a/src/urllib3/util/retry.py`` and ``+++ b/src/urllib3/util/retry.py``
+OLD_FILE = b"--- "
+NEW_FILE = b"+++ "
+
+#: A hunk header: ``@@ -235,7 +235,7 @@ class Retry(object):``
+HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+#: The marker after a line that lacks its final newline: ``\ No newline at end of file``
+NO_NEWLINE = b"\\ No newline at end of file"
+
+#: The name for "no file" on either side of a diff.
+DEV_NULL = "/dev/null"
+
+#: git extended header lines (git's documentation, "diff --git" extended headers):
+#: ``rename from vllm/old.py`` / ``rename to vllm/new.py``
+RENAME_FROM = "rename from "
+RENAME_TO = "rename to "
+#: ``copy from a.py`` / ``copy to b.py``
+COPY_FROM = "copy from "
+#: ``old mode 100644`` / ``new mode 100755``
+OLD_MODE = re.compile(r"^old mode (\d{6})")
+NEW_MODE = re.compile(r"^new mode (\d{6})")
+#: ``new file mode 100644`` / ``deleted file mode 100644``
+NEW_FILE_MODE = re.compile(r"^new file mode (\d{6})")
+DELETED_FILE_MODE = re.compile(r"^deleted file mode (\d{6})")
+#: ``index 4473a8e..8caad44 100644``
+INDEX_MODE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+ (\d{6})")
+
+#: A gbp/git-format-patch signature that ends a patch: ``-- `` then ``2.39.2``
+SIGNATURE = b"-- \n"
+
+#: Environment variable overriding the download cache (``~/.cache/patchkeeper-corpus``).
+CACHE_ENV = "PATCHKEEPER_CACHE"
+
+#: The record of an applied series inside an installed distribution's ``.dist-info``.
+APPLIED_RECORD = "patchkeeper.json"
+
+#: The directory holding the lock and the journal of a directory target.
+STATE_DIR = ".patchkeeper"

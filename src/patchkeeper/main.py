@@ -1,0 +1,225 @@
+"""The command line: parses arguments, dispatches to ``patchkeeper.commands``, prints results.
+
+Nothing else prints or exits. Exit codes (DESIGN.md): 0 all good, 1 findings (not applied,
+conflict, lint failure, stale ledger), 2 usage or input error, 3 a bug in patchkeeper (the
+traceback goes to a log file), 130 interrupted. Command modules are imported only when their
+command runs, so ``--help`` and short commands start fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from patchkeeper.errors import PatchkeeperError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Settings:
+    """What the group-level options say: where the configuration is."""
+
+    def __init__(self, config_file: Path | None, directory: Path | None) -> None:
+        self.config_file = config_file
+        self.directory = directory
+
+    def config(self) -> Any:
+        """Load the downstream configuration (:class:`patchkeeper.config.Config`)."""
+        from patchkeeper.config import load_config
+
+        return load_config(self.config_file, start=self.directory)
+
+
+def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
+    """Print ``result`` (JSON or text), write Markdown if asked, and exit with its code."""
+    from patchkeeper import render
+
+    _load_renderers()
+    if markdown is not None:
+        markdown.write_text(render.render_markdown(result), encoding="utf-8")
+    text = render.render_json(result) if as_json else render.render_text(result)
+    if text:
+        click.echo(text.rstrip("\n"))
+    sys.exit(getattr(result, "exit_code", 0))
+
+
+def _load_renderers() -> None:
+    import patchkeeper.render.markdown  # noqa: F401  (registers renderers)
+    import patchkeeper.render.terminal  # noqa: F401
+
+
+def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(
+        function
+    )
+
+
+def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that say which upstream tree a command works on."""
+    function = click.option(
+        "--python", "python", type=click.Path(dir_okay=False, path_type=Path),
+        help="Use the configured upstream installed in this interpreter's environment.",
+    )(function)
+    function = click.option(
+        "--target", "target", type=click.Path(file_okay=False, path_type=Path),
+        help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory).",
+    )(function)
+    return function
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="patchkeeper.toml or pyproject.toml to read (default: search upwards).")
+@click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path),
+              help="Run as if started in this downstream directory.")
+@click.version_option(package_name="patchkeeper")
+@click.pass_context
+def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
+    """Keep a downstream patch series (or runtime patches) true against upstream releases."""
+    ctx.obj = Settings(config_file, directory.resolve() if directory else None)
+
+
+# --------------------------------------------------------------------------- the series
+
+
+@cli.command()
+@target_options
+@json_option
+@click.pass_obj
+def apply(settings: Settings, target: Path | None, python: Path | None, as_json: bool) -> None:
+    """Apply the whole series to the target, atomically, at fuzz 0."""
+    from patchkeeper.commands import apply as command
+
+    emit(command.run(settings.config(), target=target, python=python), as_json)
+
+
+@cli.command()
+@target_options
+@click.option("--pristine", help="The pristine upstream: a directory or a requirement.")
+@json_option
+@click.pass_obj
+def unapply(settings: Settings, target: Path | None, python: Path | None,
+            pristine: str | None, as_json: bool) -> None:
+    """Reverse the whole series, last patch first, back to pristine."""
+    from patchkeeper.commands import apply as command
+
+    emit(command.run_unapply(settings.config(), target=target, python=python,
+                             pristine=pristine), as_json)
+
+
+@cli.command()
+@target_options
+@click.option("--pristine", help="The pristine upstream: a directory or a requirement "
+              "(default for a directory target: the configured pin).")
+@json_option
+@click.pass_obj
+def verify(settings: Settings, target: Path | None, python: Path | None,
+           pristine: str | None, as_json: bool) -> None:
+    """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
+    from patchkeeper.commands import verify as command
+
+    emit(command.run(settings.config(), target=target, python=python, pristine=pristine,
+                     detailed=False), as_json)
+
+
+@cli.command()
+@target_options
+@click.option("--pristine", help="The pristine upstream: a directory or a requirement.")
+@json_option
+@click.pass_obj
+def status(settings: Settings, target: Path | None, python: Path | None,
+           pristine: str | None, as_json: bool) -> None:
+    """Show per patch and per file what is applied, partly applied or drifted."""
+    from patchkeeper.commands import verify as command
+
+    emit(command.run(settings.config(), target=target, python=python, pristine=pristine,
+                     detailed=True), as_json)
+
+
+@cli.command()
+@click.option("--to", "to", required=True,
+              help="The new upstream: a requirement (urllib3==1.26.20) or a directory.")
+@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the report as Markdown, for a pull request.")
+@json_option
+@click.pass_obj
+def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> None:
+    """Apply the series to a new upstream release in memory and judge every patch."""
+    from patchkeeper.commands import audit as command
+
+    emit(command.run(settings.config(), to=to), as_json, markdown)
+
+
+# --------------------------------------------------------------------------- headers, ledger,
+# lint, export/import (issue "patchkeeper 2")
+
+
+# --------------------------------------------------------------------------- port (issue
+# "patchkeeper 3")
+
+
+# --------------------------------------------------------------------------- runtime patches
+# (issue "patchkeeper 4")
+
+
+# --------------------------------------------------------------------------- the audit record
+# (issue "patchkeeper 5")
+
+
+def _log_bug() -> Path:
+    import tempfile
+    import traceback
+
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "patchkeeper"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        base = Path(tempfile.gettempdir())
+    log = base / "crash.log"
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(traceback.format_exc())
+        handle.write("\n")
+    return log
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line and return the exit code (for tests: ``main(["apply"])``)."""
+    try:
+        cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    except PatchkeeperError as exc:
+        click.echo(f"patchkeeper: error: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("patchkeeper: interrupted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return 2
+    except KeyboardInterrupt:
+        click.echo("patchkeeper: interrupted", err=True)
+        return 130
+    except Exception as exc:  # a bug: keep the traceback, tell the user where
+        log = _log_bug()
+        click.echo(
+            f"patchkeeper: internal error ({type(exc).__name__}: {exc}); "
+            f"the traceback is in {log}; please report it",
+            err=True,
+        )
+        return 3
+    return 0
+
+
+def entry() -> None:
+    """The console script."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

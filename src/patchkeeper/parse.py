@@ -1,0 +1,476 @@
+"""Series files and unified diffs -> :mod:`patchkeeper.model`.
+
+The diff structure (file diffs, git extended headers, hunks, ``\\ No newline at end of file``)
+is read by python-unidiff; this module splits off the preamble, keeps exact bytes and line
+numbers, checks what unidiff lets through (a hunk longer than its header says, a hunk before
+any file header, binary content), and turns everything into frozen model objects.
+
+Lines are split on ``\\n`` only, as GNU patch does: a ``\\r`` stays part of its line, so CRLF
+files are matched byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
+from patchkeeper import constants as C
+from patchkeeper.errors import PatchFormatError
+from patchkeeper.model import (
+    ADDED,
+    CONTEXT,
+    REMOVED,
+    FileDiff,
+    Hunk,
+    HunkLine,
+    Patch,
+    Series,
+    SeriesEntry,
+)
+
+_ENCODING = "utf-8"
+_ERRORS = "surrogateescape"
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Split ``data`` into lines that keep their ``\\n``; only ``\\n`` ends a line.
+
+    >>> split_lines(b"a\\r\\nb\\nc")
+    [b'a\\r\\n', b'b\\n', b'c']
+    >>> split_lines(b"")
+    []
+    """
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    last = lines.pop()
+    out = [line + b"\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def sha256_hex(data: bytes) -> str:
+    """Return the hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------- series
+
+
+def parse_series(path: Path) -> Series:
+    """Read a series file: one patch per line, ``#`` comments, blank lines, quilt's ``-pN``.
+
+    Raises:
+        PatchFormatError: the file is missing or a line has an option other than ``-pN``.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = Path(d, "series")
+    >>> _ = p.write_text("# comment\\n\\na.patch\\nb.patch -p0  # why\\n")
+    >>> [(e.name, e.line_no, e.strip) for e in parse_series(p).entries]
+    [('a.patch', 3, None), ('b.patch', 4, 0)]
+    """
+    try:
+        text = path.read_bytes().decode(_ENCODING, _ERRORS)
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the series file does not exist",
+            path=path,
+            hint="create it, or set 'series' in [tool.patchkeeper]",
+        ) from None
+    except OSError as exc:
+        raise PatchFormatError(f"cannot read the series file: {exc.strerror}", path=path) from None
+    entries: list[SeriesEntry] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if not line:
+            continue
+        name, *options = line.split()
+        strip: int | None = None
+        for option in options:
+            match = re.fullmatch(r"-p(\d+)", option)
+            if not match:
+                raise PatchFormatError(
+                    f"unknown option {option!r} after {name}",
+                    path=path,
+                    line=number,
+                    hint="a series line is a patch name, optionally followed by -pN",
+                )
+            strip = int(match.group(1))
+        entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
+    return Series(path=path, entries=tuple(entries))
+
+
+# --------------------------------------------------------------------------- patches
+
+
+def _first_diff_index(lines: list[bytes], path: Path) -> int:
+    """Return the index of the first line of the first file diff (``len(lines)`` if none).
+
+    The seed's ``--- exported from <commit>`` line and git format-patch's ``---`` separator
+    are preamble: a ``--- `` line starts a file diff only when a ``+++ `` line follows it.
+    """
+    count = len(lines)
+    for index, line in enumerate(lines):
+        nxt = lines[index + 1] if index + 1 < count else b""
+        if line.startswith(C.DIFF_GIT):
+            return index
+        if line.startswith(C.OLD_FILE) and nxt.startswith(C.NEW_FILE):
+            return index
+        if line.startswith(C.INDEX_LINE) and nxt.startswith(C.INDEX_RULE):
+            return index
+        if line.startswith(C.DIFF_OTHER) and nxt.startswith(C.OLD_FILE):
+            return index
+        if C.HUNK_HEADER.match(line):
+            raise PatchFormatError(
+                "hunk before any file header",
+                path=path,
+                line=index + 1,
+                hint="a hunk must follow '--- a/FILE' and '+++ b/FILE' lines",
+            )
+    return count
+
+
+_C_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+              '"': '"', "\\": "\\"}
+
+
+def _unquote(name: str) -> str:
+    """Undo git's C-style quoting of a path: ``"a/sp\\303\\251c"`` -> ``a/spéc``."""
+    if not (len(name) >= 2 and name[0] == '"' and name[-1] == '"'):
+        return name
+    body, out, index = name[1:-1], bytearray(), 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\" and index + 1 < len(body):
+            nxt = body[index + 1]
+            if nxt in "01234567" and index + 3 < len(body) + 1:
+                out.append(int(body[index + 1 : index + 4], 8))
+                index += 4
+                continue
+            out += _C_ESCAPES.get(nxt, nxt).encode(_ENCODING, _ERRORS)
+            index += 2
+            continue
+        out += char.encode(_ENCODING, _ERRORS)
+        index += 1
+    return out.decode(_ENCODING, _ERRORS)
+
+
+def strip_path(name: str, strip: int, *, path: Path, line: int) -> str | None:
+    """Strip ``strip`` leading components from a diff file name (``patch -pN``).
+
+    Returns ``None`` for ``/dev/null``.
+
+    Raises:
+        PatchFormatError: the name has too few components for the strip level, or is empty.
+
+    >>> strip_path("a/src/x.py", 1, path=Path("p"), line=1)
+    'src/x.py'
+    >>> strip_path("/dev/null", 1, path=Path("p"), line=1) is None
+    True
+    """
+    name = _unquote(name.rstrip("\r").strip())
+    if name == C.DEV_NULL:
+        return None
+    parts = [part for part in name.split("/") if part]
+    if len(parts) <= strip:
+        raise PatchFormatError(
+            f"file name {name!r} has fewer than {strip + 1} path components for -p{strip}",
+            path=path,
+            line=line,
+            hint="check the strip level ('strip' in the configuration, or -pN in the series)",
+        )
+    return "/".join(parts[strip:])
+
+
+class _LineFeed:
+    """Feeds decoded lines to unidiff and remembers the last line number handed out."""
+
+    def __init__(self, lines: list[bytes], offset: int) -> None:
+        self.lines = lines
+        self.offset = offset
+        self.last = offset
+
+    def __iter__(self) -> Iterator[str]:
+        for index, line in enumerate(self.lines, self.offset + 1):
+            self.last = index
+            yield line.decode(_ENCODING, _ERRORS)
+
+
+def _encode(text: str) -> bytes:
+    return text.encode(_ENCODING, _ERRORS)
+
+
+def _extended_headers(info: list[str]) -> dict[str, str]:
+    """Read git's extended header lines (rename, modes) from unidiff's patch info."""
+    out: dict[str, str] = {}
+    for raw in info:
+        line = raw.rstrip("\r\n")
+        if line.startswith(C.RENAME_FROM):
+            out["rename_from"] = line[len(C.RENAME_FROM) :]
+        elif line.startswith(C.RENAME_TO):
+            out["rename_to"] = line[len(C.RENAME_TO) :]
+        elif line.startswith(C.COPY_FROM):
+            out["copy"] = line
+        elif line.startswith("Binary files ") or line == "GIT binary patch":
+            out["binary"] = line
+        for key, pattern in (("old_mode", C.OLD_MODE), ("new_mode", C.NEW_MODE),
+                             ("new_file_mode", C.NEW_FILE_MODE),
+                             ("deleted_file_mode", C.DELETED_FILE_MODE),
+                             ("index_mode", C.INDEX_MODE)):
+            match = pattern.match(line)
+            if match:
+                out[key] = match.group(1)
+    return out
+
+
+def _convert_hunk(uhunk: object, index: int, path: Path, strip_cr: bool,
+                  header_line: int, raw_header: bytes, offset: int) -> Hunk:
+    lines: list[HunkLine] = []
+    for uline in uhunk:  # type: ignore[attr-defined]
+        kind = uline.line_type
+        if kind == "\\":
+            if not lines:
+                raise PatchFormatError("'\\ No newline' marker with no line before it",
+                                       path=path, line=header_line)
+            last = lines[-1]
+            if last.text.endswith(b"\n"):
+                lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
+            continue
+        if kind not in (CONTEXT, REMOVED, ADDED):
+            continue  # unidiff's trailing empty separator lines
+        text = _encode(uline.value)
+        if strip_cr and text.endswith(b"\r\n"):
+            text = text[:-2] + b"\n"
+        lines.append(HunkLine(kind, text, uline.diff_line_no + offset))
+    pre = tuple(line.text for line in lines if line.kind != ADDED)
+    post = tuple(line.text for line in lines if line.kind != REMOVED)
+    prefix = 0
+    for line in lines:
+        if line.kind != CONTEXT:
+            break
+        prefix += 1
+    suffix = 0
+    for line in reversed(lines):
+        if line.kind != CONTEXT:
+            break
+        suffix += 1
+    if prefix == len(lines):
+        suffix = prefix
+    match = C.HUNK_HEADER.match(raw_header)
+    assert match is not None
+    old_start = int(match.group(1))
+    old_len = int(match.group(2)) if match.group(2) is not None else 1
+    new_start = int(match.group(3))
+    new_len = int(match.group(4)) if match.group(4) is not None else 1
+    section = raw_header[match.end() :].strip().decode(_ENCODING, _ERRORS)
+    return Hunk(
+        index=index,
+        old_start=old_start,
+        old_len=old_len,
+        new_start=new_start,
+        new_len=new_len,
+        section=section,
+        header=raw_header.rstrip(b"\r\n").decode(_ENCODING, _ERRORS),
+        line_no=header_line,
+        lines=tuple(lines),
+        pre_image=pre,
+        post_image=post,
+        prefix_context=prefix,
+        suffix_context=suffix,
+    )
+
+
+def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path) -> None:
+    """Reject a hunk whose body goes on past the line counts of its header."""
+    last = max((line.line_no for line in hunk.lines), default=hunk.line_no)
+    nxt_index = last  # 0-based index of the line after ``last``
+    if nxt_index < len(lines) and lines[nxt_index].startswith(C.NO_NEWLINE):
+        nxt_index += 1
+    if nxt_index >= len(lines):
+        return
+    nxt = lines[nxt_index]
+    if nxt.startswith((C.OLD_FILE, C.NEW_FILE, C.SIGNATURE, b"@@", C.DIFF_OTHER)):
+        return
+    if nxt[:1] in (b"+", b"-", b" ") and nxt.strip():
+        raise PatchFormatError(
+            f"hunk #{hunk.index} of {file_path} ({hunk.header}) has more lines than its "
+            f"header counts ({hunk.old_len} old, {hunk.new_len} new): line {nxt_index + 1} "
+            "continues it",
+            path=path,
+            line=nxt_index + 1,
+            hint="the hunk was edited by hand; regenerate the patch instead of editing it",
+        )
+
+
+def _convert_file(ufile: object, lines: list[bytes], strip: int, path: Path,
+                  first_line: int, offset: int) -> FileDiff:
+    info = list(ufile.patch_info or [])  # type: ignore[attr-defined]
+    headers = _extended_headers(info)
+    if "binary" in headers or ufile.is_binary_file:  # type: ignore[attr-defined]
+        raise PatchFormatError(
+            f"binary diff for {ufile.path}: patchkeeper applies text diffs only",  # type: ignore[attr-defined]
+            path=path,
+            line=first_line,
+            hint="ship the binary file as an overlay, or regenerate the diff as text",
+        )
+    if "copy" in headers:
+        raise PatchFormatError(
+            f"git copy diff ({headers['copy']}) is not supported", path=path, line=first_line,
+            hint="regenerate the patch with copy detection off (git diff --no-renames)",
+        )
+    source = ufile.source_file  # type: ignore[attr-defined]
+    target = ufile.target_file  # type: ignore[attr-defined]
+    old_path = strip_path(source, strip, path=path, line=first_line) if source else None
+    new_path = strip_path(target, strip, path=path, line=first_line) if target else None
+    if "new_file_mode" in headers:
+        old_path = None
+    if "deleted_file_mode" in headers:
+        new_path = None
+    if "rename_from" in headers and "rename_to" in headers:
+        rename_strip = max(strip - 1, 0)
+        old_path = strip_path(headers["rename_from"], rename_strip, path=path, line=first_line)
+        new_path = strip_path(headers["rename_to"], rename_strip, path=path, line=first_line)
+    elif old_path is not None and new_path is not None and old_path != new_path:
+        # Not a git rename: a plain diff whose two names differ (foo.py.orig / foo.py).
+        old_path = new_path
+    if old_path is None and new_path is None:
+        raise PatchFormatError("a file diff with /dev/null on both sides", path=path,
+                               line=first_line)
+    strip_cr = any(_encode(raw).endswith(b"\r\n") for raw in info[:1]) or (
+        first_line - 1 < len(lines) and lines[first_line - 1].endswith(b"\r\n")
+    )
+    hunks: list[Hunk] = []
+    for number, uhunk in enumerate(ufile, 1):  # type: ignore[attr-defined]
+        numbered = [line.diff_line_no for line in uhunk if line.diff_line_no]
+        header_line = (min(numbered) + offset - 1) if numbered else first_line
+        raw_header = lines[header_line - 1]
+        hunk = _convert_hunk(uhunk, number, path, strip_cr, header_line, raw_header, offset)
+        hunks.append(hunk)
+    file_path = new_path or old_path or ""
+    for hunk in hunks:
+        _check_after_hunk(lines, hunk, file_path, path)
+    old_mode = headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get(
+        "index_mode")
+    new_mode = headers.get("new_mode") or headers.get("new_file_mode") or headers.get(
+        "index_mode")
+    return FileDiff(
+        old_path=old_path,
+        new_path=new_path,
+        old_mode=old_mode,
+        new_mode=new_mode,
+        hunks=tuple(hunks),
+        line_no=first_line,
+    )
+
+
+def _unidiff_message(message: str) -> str:
+    if message.startswith("Hunk is shorter"):
+        return "truncated hunk: the patch ends before the line counts of its header are met"
+    if message.startswith("Hunk is longer"):
+        return "hunk line counts do not add up: more lines than its header says"
+    if message.startswith("Hunk diff line expected"):
+        return ("hunk line counts do not add up: expected a hunk line (' ', '-', '+'), got "
+                + repr(message.split(": ", 1)[-1].rstrip("\n")))
+    if message.startswith("Unexpected hunk"):
+        return "hunk before any file header"
+    return message
+
+
+def _file_start_lines(lines: list[bytes], start: int) -> dict[int, int]:
+    """Map the line number unidiff gives a plain ``+++`` header to its ``---`` line."""
+    return {
+        index + 2: index + 1
+        for index in range(start, len(lines) - 1)
+        if lines[index].startswith(C.OLD_FILE) and lines[index + 1].startswith(C.NEW_FILE)
+    }
+
+
+def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
+    """Parse one patch file.
+
+    Args:
+        data: the patch file's bytes.
+        name: the series name of the patch.
+        path: the patch file, for messages.
+        strip: leading path components to remove from file names (``-p``).
+
+    Returns:
+        The :class:`Patch`, whose ``raw`` is ``data`` unchanged.
+
+    Raises:
+        PatchFormatError: naming ``path`` and the line, for wrong hunk line counts, a
+            truncated hunk, a hunk before any file header, or a binary diff.
+    """
+    lines = split_lines(data)
+    start = _first_diff_index(lines, path)
+    feed = _LineFeed(lines[start:], start)
+    try:
+        patchset = PatchSet(iter(feed))
+    except UnidiffParseError as exc:
+        raise PatchFormatError(
+            _unidiff_message(str(exc)),
+            path=path,
+            line=feed.last,
+            hint="regenerate the patch; do not edit hunks by hand",
+        ) from None
+    plain_starts = _file_start_lines(lines, start)
+    files = []
+    for ufile in patchset:
+        first_line = ufile.diff_line_no + start
+        first_line = plain_starts.get(first_line, first_line)
+        files.append(_convert_file(ufile, lines, strip, path, first_line, start))
+    preamble = b"".join(lines[:start])
+    return Patch(
+        name=name,
+        path=path,
+        raw=data,
+        preamble=preamble,
+        preamble_lines=start,
+        files=tuple(files),
+        strip=strip,
+    )
+
+
+def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
+    """Read and parse the patch file at ``path``.
+
+    Raises:
+        PatchFormatError: the file is missing, unreadable or malformed.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the patch file does not exist", path=path,
+            hint="remove it from the series, or restore the file",
+        ) from None
+    except OSError as exc:
+        raise PatchFormatError(f"cannot read the patch: {exc.strerror}", path=path) from None
+    return parse_patch(data, name=name or path.name, path=path, strip=strip)
+
+
+def load_patches(series: Series, default_strip: int) -> list[Patch]:
+    """Read every patch a series lists, in order.
+
+    Raises:
+        PatchFormatError: a listed patch is missing (naming the series line) or malformed.
+    """
+    patches = []
+    for entry in series.entries:
+        patch_path = series.directory / entry.name
+        if not patch_path.is_file():
+            raise PatchFormatError(
+                f"the series lists {entry.name}, which does not exist",
+                path=series.path,
+                line=entry.line_no,
+                hint=f"restore {patch_path} or remove the line from the series",
+            )
+        strip = entry.strip if entry.strip is not None else default_strip
+        patches.append(read_patch(patch_path, name=entry.name, strip=strip))
+    return patches

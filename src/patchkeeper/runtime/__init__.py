@@ -1,0 +1,1 @@
+"""Runtime (monkey) patches: inventory, drift against upstream, live checks."""
