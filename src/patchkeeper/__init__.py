@@ -1,3 +1,3 @@
-"""patchkeeper: apply, verify, audit and port a downstream patch series against upstream releases."""
+"""patchkeeper: apply, verify, audit and port a downstream patch series."""
 
 __version__ = "0.1.0"

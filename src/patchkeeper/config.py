@@ -1,6 +1,6 @@
-"""Configuration: ``[tool.patchkeeper]`` in the downstream's ``pyproject.toml``, or ``patchkeeper.toml``.
+"""Configuration: ``[tool.patchkeeper]`` in ``pyproject.toml``, or ``patchkeeper.toml``.
 
-A sample ``patchkeeper.toml`` (the same keys go under ``[tool.patchkeeper]`` in ``pyproject.toml``)::
+A sample ``patchkeeper.toml`` (the same keys go under ``[tool.patchkeeper]``)::
 
     upstream = "vllm"          # the upstream distribution name
     pin = "0.27.1"             # the version the series is cut against
@@ -107,15 +107,20 @@ SECTION_MODULES: tuple[str, ...] = ()
 def _type_name(expected: Any) -> str:
     if isinstance(expected, tuple):
         return " or ".join(_type_name(t) for t in expected)
-    return {str: "a string", int: "an integer", float: "a number", bool: "true or false",
-            list: "a list of strings", dict: "a table"}.get(expected, str(expected))
+    return {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "true or false",
+        list: "a list of strings",
+        dict: "a table",
+    }.get(expected, str(expected))
 
 
 def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:
     types = expected if isinstance(expected, tuple) else (expected,)
     ok = any(
-        isinstance(value, t) and not (t in (int, float) and isinstance(value, bool))
-        for t in types
+        isinstance(value, t) and not (t in (int, float) and isinstance(value, bool)) for t in types
     )
     if ok and list in types and isinstance(value, list):
         ok = all(isinstance(item, str) for item in value)
@@ -127,8 +132,9 @@ def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:
         )
 
 
-def validate(table: dict[str, Any], source: Path, schema: dict[str, Any] | None = None,
-             prefix: str = "") -> dict[str, Any]:
+def validate(
+    table: dict[str, Any], source: Path, schema: dict[str, Any] | None = None, prefix: str = ""
+) -> dict[str, Any]:
     """Check ``table`` against ``schema`` and return it with defaults filled in.
 
     Raises:
@@ -231,7 +237,7 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
     values = validate(table, source or root / CONFIG_FILE)
     if values["fetch"] not in ("sdist", "wheel"):
         raise ConfigError(
-            f"key 'fetch' must be \"sdist\" or \"wheel\", not {values['fetch']!r}", path=source
+            f'key \'fetch\' must be "sdist" or "wheel", not {values["fetch"]!r}', path=source
         )
     if values["strip"] < 0:
         raise ConfigError("key 'strip' must be 0 or more", path=source)

@@ -49,7 +49,7 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
 
 
 def _load_renderers() -> None:
-    import patchkeeper.render.markdown  # noqa: F401  (registers renderers)
+    import patchkeeper.render.markdown  # noqa: F401 (registers renderers)
     import patchkeeper.render.terminal  # noqa: F401
 
 
@@ -62,21 +62,33 @@ def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """The options that say which upstream tree a command works on."""
     function = click.option(
-        "--python", "python", type=click.Path(dir_okay=False, path_type=Path),
+        "--python",
+        "python",
+        type=click.Path(dir_okay=False, path_type=Path),
         help="Use the configured upstream installed in this interpreter's environment.",
     )(function)
     function = click.option(
-        "--target", "target", type=click.Path(file_okay=False, path_type=Path),
+        "--target",
+        "target",
+        type=click.Path(file_okay=False, path_type=Path),
         help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory).",
     )(function)
     return function
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
-@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="patchkeeper.toml or pyproject.toml to read (default: search upwards).")
-@click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path),
-              help="Run as if started in this downstream directory.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="patchkeeper.toml or pyproject.toml to read (default: search upwards).",
+)
+@click.option(
+    "-C",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run as if started in this downstream directory.",
+)
 @click.version_option(package_name="patchkeeper")
 @click.pass_context
 def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
@@ -103,28 +115,47 @@ def apply(settings: Settings, target: Path | None, python: Path | None, as_json:
 @click.option("--pristine", help="The pristine upstream: a directory or a requirement.")
 @json_option
 @click.pass_obj
-def unapply(settings: Settings, target: Path | None, python: Path | None,
-            pristine: str | None, as_json: bool) -> None:
+def unapply(
+    settings: Settings,
+    target: Path | None,
+    python: Path | None,
+    pristine: str | None,
+    as_json: bool,
+) -> None:
     """Reverse the whole series, last patch first, back to pristine."""
     from patchkeeper.commands import apply as command
 
-    emit(command.run_unapply(settings.config(), target=target, python=python,
-                             pristine=pristine), as_json)
+    emit(
+        command.run_unapply(settings.config(), target=target, python=python, pristine=pristine),
+        as_json,
+    )
 
 
 @cli.command()
 @target_options
-@click.option("--pristine", help="The pristine upstream: a directory or a requirement "
-              "(default for a directory target: the configured pin).")
+@click.option(
+    "--pristine",
+    help="The pristine upstream: a directory or a requirement "
+    "(default for a directory target: the configured pin).",
+)
 @json_option
 @click.pass_obj
-def verify(settings: Settings, target: Path | None, python: Path | None,
-           pristine: str | None, as_json: bool) -> None:
+def verify(
+    settings: Settings,
+    target: Path | None,
+    python: Path | None,
+    pristine: str | None,
+    as_json: bool,
+) -> None:
     """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
     from patchkeeper.commands import verify as command
 
-    emit(command.run(settings.config(), target=target, python=python, pristine=pristine,
-                     detailed=False), as_json)
+    emit(
+        command.run(
+            settings.config(), target=target, python=python, pristine=pristine, detailed=False
+        ),
+        as_json,
+    )
 
 
 @cli.command()
@@ -132,20 +163,36 @@ def verify(settings: Settings, target: Path | None, python: Path | None,
 @click.option("--pristine", help="The pristine upstream: a directory or a requirement.")
 @json_option
 @click.pass_obj
-def status(settings: Settings, target: Path | None, python: Path | None,
-           pristine: str | None, as_json: bool) -> None:
+def status(
+    settings: Settings,
+    target: Path | None,
+    python: Path | None,
+    pristine: str | None,
+    as_json: bool,
+) -> None:
     """Show per patch and per file what is applied, partly applied or drifted."""
     from patchkeeper.commands import verify as command
 
-    emit(command.run(settings.config(), target=target, python=python, pristine=pristine,
-                     detailed=True), as_json)
+    emit(
+        command.run(
+            settings.config(), target=target, python=python, pristine=pristine, detailed=True
+        ),
+        as_json,
+    )
 
 
 @cli.command()
-@click.option("--to", "to", required=True,
-              help="The new upstream: a requirement (urllib3==1.26.20) or a directory.")
-@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the report as Markdown, for a pull request.")
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    help="The new upstream: a requirement (urllib3==1.26.20) or a directory.",
+)
+@click.option(
+    "--markdown",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the report as Markdown, for a pull request.",
+)
 @json_option
 @click.pass_obj
 def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> None:

@@ -136,8 +136,17 @@ def _first_diff_index(lines: list[bytes], path: Path) -> int:
     return count
 
 
-_C_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
-              '"': '"', "\\": "\\"}
+_C_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    '"': '"',
+    "\\": "\\",
+}
 
 
 def _unquote(name: str) -> str:
@@ -219,25 +228,36 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
             out["copy"] = line
         elif line.startswith("Binary files ") or line == "GIT binary patch":
             out["binary"] = line
-        for key, pattern in (("old_mode", C.OLD_MODE), ("new_mode", C.NEW_MODE),
-                             ("new_file_mode", C.NEW_FILE_MODE),
-                             ("deleted_file_mode", C.DELETED_FILE_MODE),
-                             ("index_mode", C.INDEX_MODE)):
+        for key, pattern in (
+            ("old_mode", C.OLD_MODE),
+            ("new_mode", C.NEW_MODE),
+            ("new_file_mode", C.NEW_FILE_MODE),
+            ("deleted_file_mode", C.DELETED_FILE_MODE),
+            ("index_mode", C.INDEX_MODE),
+        ):
             match = pattern.match(line)
             if match:
                 out[key] = match.group(1)
     return out
 
 
-def _convert_hunk(uhunk: object, index: int, path: Path, strip_cr: bool,
-                  header_line: int, raw_header: bytes, offset: int) -> Hunk:
+def _convert_hunk(
+    uhunk: object,
+    index: int,
+    path: Path,
+    strip_cr: bool,
+    header_line: int,
+    raw_header: bytes,
+    offset: int,
+) -> Hunk:
     lines: list[HunkLine] = []
     for uline in uhunk:  # type: ignore[attr-defined]
         kind = uline.line_type
         if kind == "\\":
             if not lines:
-                raise PatchFormatError("'\\ No newline' marker with no line before it",
-                                       path=path, line=header_line)
+                raise PatchFormatError(
+                    "'\\ No newline' marker with no line before it", path=path, line=header_line
+                )
             last = lines[-1]
             if last.text.endswith(b"\n"):
                 lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
@@ -308,8 +328,9 @@ def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path
         )
 
 
-def _convert_file(ufile: object, lines: list[bytes], strip: int, path: Path,
-                  first_line: int, offset: int) -> FileDiff:
+def _convert_file(
+    ufile: object, lines: list[bytes], strip: int, path: Path, first_line: int, offset: int
+) -> FileDiff:
     info = list(ufile.patch_info or [])  # type: ignore[attr-defined]
     headers = _extended_headers(info)
     if "binary" in headers or ufile.is_binary_file:  # type: ignore[attr-defined]
@@ -321,7 +342,9 @@ def _convert_file(ufile: object, lines: list[bytes], strip: int, path: Path,
         )
     if "copy" in headers:
         raise PatchFormatError(
-            f"git copy diff ({headers['copy']}) is not supported", path=path, line=first_line,
+            f"git copy diff ({headers['copy']}) is not supported",
+            path=path,
+            line=first_line,
             hint="regenerate the patch with copy detection off (git diff --no-renames)",
         )
     source = ufile.source_file  # type: ignore[attr-defined]
@@ -340,8 +363,9 @@ def _convert_file(ufile: object, lines: list[bytes], strip: int, path: Path,
         # Not a git rename: a plain diff whose two names differ (foo.py.orig / foo.py).
         old_path = new_path
     if old_path is None and new_path is None:
-        raise PatchFormatError("a file diff with /dev/null on both sides", path=path,
-                               line=first_line)
+        raise PatchFormatError(
+            "a file diff with /dev/null on both sides", path=path, line=first_line
+        )
     strip_cr = any(_encode(raw).endswith(b"\r\n") for raw in info[:1]) or (
         first_line - 1 < len(lines) and lines[first_line - 1].endswith(b"\r\n")
     )
@@ -355,10 +379,10 @@ def _convert_file(ufile: object, lines: list[bytes], strip: int, path: Path,
     file_path = new_path or old_path or ""
     for hunk in hunks:
         _check_after_hunk(lines, hunk, file_path, path)
-    old_mode = headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get(
-        "index_mode")
-    new_mode = headers.get("new_mode") or headers.get("new_file_mode") or headers.get(
-        "index_mode")
+    old_mode = (
+        headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
+    )
+    new_mode = headers.get("new_mode") or headers.get("new_file_mode") or headers.get("index_mode")
     return FileDiff(
         old_path=old_path,
         new_path=new_path,
@@ -375,8 +399,9 @@ def _unidiff_message(message: str) -> str:
     if message.startswith("Hunk is longer"):
         return "hunk line counts do not add up: more lines than its header says"
     if message.startswith("Hunk diff line expected"):
-        return ("hunk line counts do not add up: expected a hunk line (' ', '-', '+'), got "
-                + repr(message.split(": ", 1)[-1].rstrip("\n")))
+        return "hunk line counts do not add up: expected a hunk line (' ', '-', '+'), got " + repr(
+            message.split(": ", 1)[-1].rstrip("\n")
+        )
     if message.startswith("Unexpected hunk"):
         return "hunk before any file header"
     return message
@@ -447,7 +472,8 @@ def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
         data = path.read_bytes()
     except FileNotFoundError:
         raise PatchFormatError(
-            "the patch file does not exist", path=path,
+            "the patch file does not exist",
+            path=path,
             hint="remove it from the series, or restore the file",
         ) from None
     except OSError as exc:
