@@ -49,8 +49,8 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
 
 
 def _load_renderers() -> None:
-    import patchkeeper.render.markdown  # noqa: F401 (registers renderers)
-    import patchkeeper.render.terminal  # noqa: F401
+    import patchkeeper.render.markdown
+    import patchkeeper.render.terminal
 
 
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
