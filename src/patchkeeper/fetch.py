@@ -171,12 +171,12 @@ def fetch_requirement(requirement: str, kind: str = "sdist") -> FetchedTree:
             return cached
     from patchkeeper.finder import Finder
 
-    finder = Finder()
-    candidate = finder.choose(parsed, kind)
-    cached = _read_record(requirement, name, candidate.version, kind)
-    if cached is not None:
-        return cached
-    return _fetch_candidate(requirement, finder, candidate)
+    with Finder() as finder:
+        candidate = finder.choose(parsed, kind)
+        cached = _read_record(requirement, name, candidate.version, kind)
+        if cached is not None:
+            return cached
+        return _fetch_candidate(requirement, finder, candidate)
 
 
 def _fetch_candidate(requirement: str, finder: Any, candidate: Any) -> FetchedTree:

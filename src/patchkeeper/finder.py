@@ -1,11 +1,8 @@
 """Find one distribution file on the package indexes pip is configured with, and download it.
 
-The indexes are pip's, as pip itself sees them: its configuration files and ``PIP_*``
-environment variables, read through pip's own option parser (``pip download``'s options:
-``index-url``, ``extra-index-url``, ``no-index``, ``find-links``, ``trusted-host``, ``cert``,
-``client-cert``, ``proxy``, ``timeout``). When nothing sets ``index-url``, pip's default
-applies. The files are listed by ``unearth.PackageFinder`` (issue 2, "Targets": ``pip
-download`` of an sdist prepares its metadata, which fails for vLLM, so it is not used).
+The indexes are pip's, as pip itself sees them (:mod:`patchkeeper.pipsettings`). The files
+are listed by ``unearth.PackageFinder`` (issue 2, "Targets": ``pip download`` of an sdist
+prepares its metadata, which fails for vLLM, so it is not used).
 
 This module is imported only when the cache cannot answer, because pip and unearth take a few
 hundred milliseconds to import.
@@ -28,94 +25,11 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
 from patchkeeper.errors import FetchError
+from patchkeeper.pipsettings import PipSettings, read_pip_settings
 from patchkeeper.unpack import is_archive
 
 #: Bytes read per chunk while downloading.
 CHUNK = 1 << 20
-
-
-@dataclass(frozen=True)
-class PipSettings:
-    """Where pip looks for distributions, with the options that shape its connections.
-
-    Attributes:
-        index_urls: ``index-url`` first (pip's default when unset), then each
-            ``extra-index-url``; empty under ``no-index``.
-        find_links: ``find-links`` entries: URLs, or absolute paths that exist (pip ignores
-            missing local ones, and so does this).
-        trusted_hosts: ``trusted-host`` entries (``host`` or ``host:port``).
-        cert: a CA bundle path, or ``None`` for the default trust store.
-        client_cert: a client certificate (PEM with key), or ``None``.
-        proxy: ``scheme://[user:passwd@]host:port``, or ``None``.
-        timeout: seconds per socket operation.
-    """
-
-    index_urls: tuple[str, ...]
-    find_links: tuple[str, ...]
-    trusted_hosts: tuple[str, ...] = ()
-    cert: str | None = None
-    client_cert: str | None = None
-    proxy: str | None = None
-    timeout: float = 15.0
-
-    def describe(self) -> str:
-        """Say where pip looks, in pip's words, passwords hidden.
-
-        ``Looking in indexes: URL, URL`` (and ``; Looking in links: PATH``), as ``pip
-        download`` prints before it searches.
-        """
-        from pip._internal.utils.misc import redact_auth_from_url
-
-        indexes = ", ".join(redact_auth_from_url(url) for url in self.index_urls) or "none"
-        text = f"Looking in indexes: {indexes}"
-        if self.find_links:
-            links = ", ".join(redact_auth_from_url(url) for url in self.find_links)
-            text += f"; Looking in links: {links}"
-        return text
-
-
-def read_pip_settings() -> PipSettings:
-    """Read pip's settings the way ``pip download`` does (files, then ``PIP_*`` variables).
-
-    Raises:
-        FetchError: pip is not importable, or its configuration is invalid.
-    """
-    try:
-        from pip._internal.commands import create_command
-    except ImportError as exc:
-        raise FetchError(
-            "pip is not importable in this interpreter",
-            hint="patchkeeper follows pip's index settings: install pip into this environment",
-        ) from exc
-    try:
-        options, _ = create_command("download").parse_args([])
-    except SystemExit as exc:  # pip's option parser exits on a bad configuration value
-        raise FetchError(
-            "pip's configuration is invalid",
-            hint="run `python -m pip config list` and fix the value pip complains about",
-        ) from exc
-    index_urls = [] if options.no_index else [options.index_url, *options.extra_index_urls]
-    return PipSettings(
-        index_urls=tuple(index_urls),
-        find_links=tuple(_usable_find_links(options.find_links)),
-        trusted_hosts=tuple(options.trusted_hosts),
-        cert=options.cert or None,
-        client_cert=options.client_cert or None,
-        proxy=options.proxy or None,
-        timeout=float(options.timeout),
-    )
-
-
-def _usable_find_links(entries: list[str]) -> Iterator[str]:
-    # pip's SearchScope.create: expand "~", make existing paths absolute; a local path that
-    # does not exist is skipped (pip warns and ignores it), a URL is kept as it is.
-    for entry in entries:
-        if "://" in entry:
-            yield entry
-            continue
-        path = os.path.expanduser(entry)
-        if os.path.exists(path):
-            yield os.path.abspath(path)
 
 
 @dataclass(frozen=True)
@@ -151,20 +65,32 @@ class Finder:
         import unearth
 
         self.settings = settings or read_pip_settings()
+        if not (self.settings.index_urls or self.settings.find_links):
+            # unearth would fall back to its own default index; pip looks nowhere.
+            raise FetchError(
+                "pip is configured with no index (no-index) and no usable find-links",
+                hint="unset PIP_NO_INDEX / no-index, or add an existing find-links directory",
+            )
+        self._session = self._make_session()
         self._finder = unearth.PackageFinder(
-            session=self._session(),
+            session=self._session,
             index_urls=self.settings.index_urls,
             find_links=self.settings.find_links,
             trusted_hosts=self.settings.trusted_hosts,
             ignore_compatibility=True,  # any platform's file is fine as a source of files
         )
-        if not self._finder.sources:
-            raise FetchError(
-                "pip is configured with no index and no find-links (no-index)",
-                hint="unset PIP_NO_INDEX / no-index, or add a find-links directory",
-            )
 
-    def _session(self) -> Any:
+    def __enter__(self) -> Finder:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self._session.close()
+
+    def _make_session(self) -> Any:
         from unearth.fetchers import PyPIClient
 
         settings = self.settings
@@ -234,7 +160,7 @@ class Finder:
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as out, self._network_errors(candidate.filename):
-                digests = _stream_to(self._finder.session, candidate.url, out, algorithm)
+                digests = _stream_to(self._session, candidate.url, out, algorithm)
             if expected is not None and digests[algorithm] != expected.lower():
                 raise hash_mismatch(candidate.filename, algorithm, expected, digests[algorithm])
             os.replace(tmp, dest)

@@ -130,8 +130,8 @@ def _unpack_tar(archive: Path, dest: Path) -> None:
             try:
                 tar.extractall(dest, members=members, filter="data")
             except tarfile.FilterError as exc:
-                member = getattr(getattr(exc, "tarinfo", None), "name", "?")
-                raise _refuse(archive, member, str(exc)) from exc
+                refused = str(getattr(getattr(exc, "tarinfo", None), "name", "?"))
+                raise _refuse(archive, refused, str(exc)) from exc
         else:  # pragma: no cover - Pythons without PEP 706 (before 3.10.12 / 3.11.4)
             tar.extractall(dest, members=members)
 

@@ -263,3 +263,28 @@ def test_unsafe_wheel_members_are_refused(local_index, private_cache, tmp_path, 
     )
     assert [p for p in tmp_path.rglob("*evil*")] == []
     assert list((private_cache / "trees" / "pk-demo").iterdir()) == []
+
+
+def test_no_index_and_no_find_links_is_an_error(private_cache, pip_isolated):
+    pip_isolated.setenv("PIP_NO_INDEX", "1")
+
+    with pytest.raises(FetchError) as caught:
+        fetch_requirement("pk-demo==1.0")
+
+    assert caught.value.message == (
+        "pip is configured with no index (no-index) and no usable find-links"
+    )
+
+
+def test_find_links_alone_is_enough(private_cache, pip_isolated, tmp_path, tar_bytes):
+    links = tmp_path / "links"
+    links.mkdir()
+    data = demo_sdist(tar_bytes)
+    (links / "pk_demo-1.0.tar.gz").write_bytes(data)
+    pip_isolated.setenv("PIP_NO_INDEX", "1")
+    pip_isolated.setenv("PIP_FIND_LINKS", f"{tmp_path / 'missing'} {links}")
+
+    tree = fetch_requirement("pk-demo==1.0")
+
+    assert tree.sha256 == hashlib.sha256(data).hexdigest()
+    assert (tree.root / "setup.py").read_bytes() == SETUP_PY

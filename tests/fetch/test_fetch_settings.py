@@ -13,7 +13,7 @@ import patchkeeper.fetch
 import patchkeeper.finder
 import patchkeeper.unpack
 from patchkeeper.fetch import cache_root, is_requirement
-from patchkeeper.finder import PipSettings, read_pip_settings
+from patchkeeper.pipsettings import PipSettings, read_pip_settings
 
 
 def test_pip_default_index_when_nothing_is_configured(pip_isolated):
