@@ -48,8 +48,19 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     sys.exit(getattr(result, "exit_code", 0))
 
 
+#: Modules that register renderers for result types (``patchkeeper.render``).
+RENDERER_MODULES = (
+    "patchkeeper.render.terminal",
+    "patchkeeper.render.markdown",
+    "patchkeeper.render.audit",
+)
+
+
 def _load_renderers() -> None:
-    pass
+    import importlib
+
+    for module in RENDERER_MODULES:
+        importlib.import_module(module)
 
 
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
