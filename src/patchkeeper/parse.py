@@ -465,7 +465,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
 
 
 def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
-    """The 0-based index just past the hunk's last line (its ``\`` marker included)."""
+    r"""The 0-based index just past the hunk's last line (its ``\`` marker included)."""
     end = max((line.line_no for line in hunk.lines), default=hunk.line_no)
     while end < len(lines) and lines[end].startswith(b"\\"):
         end += 1
