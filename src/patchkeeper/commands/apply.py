@@ -17,7 +17,14 @@ from patchkeeper.commands.common import check_paths, load_series
 from patchkeeper.config import Config
 from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.evidence import FileFailure, failure_evidence
-from patchkeeper.installed import AppliedRecord, RecordEntry, read_record, render_record
+from patchkeeper.installed import (
+    AppliedRecord,
+    RecordEntry,
+    add_record_rows,
+    read_record,
+    read_record_bytes,
+    without_record_rows,
+)
 from patchkeeper.model import Patch
 from patchkeeper.parse import sha256_hex
 from patchkeeper.transaction import Change, Recovery, commit, invalidate_bytecode, locked, recover
@@ -96,8 +103,8 @@ def _record_changes(
     """RECORD and patchkeeper.json updates for an apply on an installed distribution."""
     dist = tree.dist
     assert dist is not None
-    entries = read_record(dist)
-    known = {entry.path for entry in entries}
+    known = {entry.path for entry in read_record(dist)}
+    added: list[RecordEntry] = []
     files: dict[str, tuple[str | None, str | None]] = {}
     created: list[str] = []
     for path, state in changes.items():
@@ -109,7 +116,7 @@ def _record_changes(
         )
         if before is None and state is not None and key not in known:
             created.append(key)
-            entries.append(RecordEntry(key, sha256_hex(state.data), len(state.data)))
+            added.append(RecordEntry(key, sha256_hex(state.data), len(state.data)))
     record = AppliedRecord(
         series=tuple((p.name, sha256_hex(p.raw)) for p in patches),
         files=files,
@@ -118,11 +125,11 @@ def _record_changes(
     )
     data = record.to_bytes()
     record_key = dist.record_key(dist.applied_record_path)
-    entries = [e for e in entries if e.path != record_key]
-    entries.append(RecordEntry(record_key, sha256_hex(data), len(data)))
+    added.append(RecordEntry(record_key, sha256_hex(data), len(data)))
+    rows = without_record_rows(read_record_bytes(dist), {record_key})
     return [
         Change(dist.applied_record_path, data),
-        Change(dist.record_path, render_record(entries)),
+        Change(dist.record_path, add_record_rows(rows, added)),
     ]
 
 
@@ -134,10 +141,9 @@ def _unrecord_changes(tree: Tree) -> list[Change]:
     if applied is None:
         return []
     drop = set(applied.created) | {dist.record_key(dist.applied_record_path)}
-    entries = [e for e in read_record(dist) if e.path not in drop]
     return [
         Change(dist.applied_record_path, None),
-        Change(dist.record_path, render_record(entries)),
+        Change(dist.record_path, without_record_rows(read_record_bytes(dist), drop)),
     ]
 
 
