@@ -276,9 +276,13 @@ def run_unapply(
     names = tuple(p.name for p in patches)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
-    reference = pristine_for(config, tree, pristine)
+    # RECORD is read under the lock, after any roll-back (see verify.run).
+    from_record = tree.kind == INSTALLED and pristine is None
+    reference = None if from_record else pristine_for(config, tree, pristine)
     with locked(tree.state_dir, config.lock_timeout, tree.label):
         recovery = recover(tree.journal_dir)
+        if from_record:
+            reference = record_pristine(tree)[0]
         ws = Workspace(tree.reader())
         state = series_state(ws, patches, reference)
         if state.none_applied and not state.drifted:
