@@ -20,6 +20,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -354,3 +355,64 @@ def test_default_target_is_the_environment_patchkeeper_runs_in(
     assert venv.run(DESCRIBE) == "minihttp client (timeout=10.0, retries=3)"
     venv.pip("uninstall", "--yes", "minihttp")
     assert venv.listing() == before_install
+
+
+# --------------------------------------------------------------------------- crash
+
+
+def installed_files(venv: Venv) -> dict[str, bytes]:
+    """minihttp's files and its .dist-info, bytecode aside."""
+    out = {}
+    for top in ("minihttp", "minihttp-1.0.dist-info"):
+        for path in sorted((venv.site / top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                out[path.relative_to(venv.site).as_posix()] = path.read_bytes()
+    return out
+
+
+def test_kill_at_every_step_of_apply_and_unapply_on_an_installed_distribution(
+    cli, example: Example, venv: Venv, minihttp_wheel: Path, cleanup: list[str]
+) -> None:
+    """After a kill, the next command rolls back first, then reads RECORD: the retried
+    command finishes, and files, RECORD and patchkeeper.json are exactly pristine or applied."""
+    cleanup.append("minihttp")
+    venv.pip("install", "--quiet", "--no-deps", str(minihttp_wheel))
+    python = str(venv.python)
+    pristine = installed_files(venv)
+    assert cli("apply", "--python", python, cwd=example.downstream).code == 0
+    applied = installed_files(venv)
+    journal = venv.site / "minihttp-1.0.dist-info" / "patchkeeper-journal"
+    env = {k: v for k, v in os.environ.items() if k != "PATCHKEEPER_FAULT_AT"}
+    label = f"minihttp 1.0 installed in {venv.site} (python {python})"
+    for command, start, end in (("unapply", applied, pristine), ("apply", pristine, applied)):
+        step = 0
+        while True:
+            step += 1
+            assert installed_files(venv) == start
+            killed = subprocess.run(
+                [sys.executable, "-m", "patchkeeper", command, "--python", python],
+                cwd=example.downstream,
+                env={**env, "PATCHKEEPER_FAULT_AT": str(step)},
+                capture_output=True,
+            )
+            if killed.returncode == 0:  # past the last step: the command simply finished
+                assert installed_files(venv) == end
+                break
+            assert killed.returncode == -signal.SIGKILL
+            had_journal = journal.exists()
+            retry = cli(command, "--python", python, cwd=example.downstream)
+            assert (retry.code, retry.err) == (0, "")
+            lines = retry.out.splitlines()
+            if had_journal:
+                assert lines.pop(0).startswith("recovered: rolled back an interrupted run (")
+            verb = "applied" if command == "apply" else "unapplied"
+            assert lines[0] in (
+                f"{verb} 7 patches on {label}: 4 files changed",
+                f"{command}: the series is already {'applied' if command == 'apply' else 'pristine'} on {label}",
+            )
+            assert installed_files(venv) == end
+            assert not journal.exists()
+            back = "unapply" if command == "apply" else "apply"
+            assert cli(back, "--python", python, cwd=example.downstream).code == 0
+        assert step > 15  # every journaled step was a kill point
+    venv.pip("uninstall", "--yes", "minihttp")
