@@ -71,18 +71,19 @@ class Scenario:
 
     def __init__(self, root: Path, **sizes: int) -> None:
         self.root = root
+        self.count = 0
         self.series: GeneratedSeries = make_series(root, **sizes)
         self.pristine = snapshot(self.series.upstream)
-        applied = self.fresh(applied=False, name="reference")
-        assert run_to_end(self.args("apply", applied), self.series.downstream) == 0
-        self.applied_tree = applied
-        self.applied = snapshot(applied)
+        self.applied_tree = root / "reference"
+        shutil.copytree(self.series.upstream, self.applied_tree)
+        assert run_to_end(self.args("apply", self.applied_tree), self.series.downstream) == 0
+        self.applied = snapshot(self.applied_tree)
         assert self.applied != self.pristine
-        self.count = 0
 
-    def fresh(self, *, applied: bool, name: str | None = None) -> Path:
-        self.count = getattr(self, "count", 0) + 1
-        dest = self.root / (name or f"target-{self.count}")
+    def fresh(self, *, applied: bool) -> Path:
+        """A new copy of the pristine or the fully applied tree."""
+        self.count += 1
+        dest = self.root / f"target-{self.count}"
         shutil.copytree(self.applied_tree if applied else self.series.upstream, dest)
         return dest
 
