@@ -236,6 +236,8 @@ def test_waiting_process_proceeds_when_the_lock_is_released(
 
 
 def test_two_real_applies_do_not_interleave(tmp_path: Path) -> None:
+    """Started together on one target: one applies, the other waits, then finds the series
+    applied. (Without the lock the second one trips over the first one's journal.)"""
     generated = make_series(tmp_path, files=200, patches=60, lines=50)
     reference = tmp_path / "reference"
     shutil.copytree(generated.upstream, reference)
@@ -245,6 +247,8 @@ def test_two_real_applies_do_not_interleave(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
     )
+    pristine, applied = tree_bytes(generated.upstream), tree_bytes(reference)
+    changed = [k for k in pristine.keys() | applied.keys() if pristine.get(k) != applied.get(k)]
     target = tmp_path / "target"
     shutil.copytree(generated.upstream, target)
     procs = [
@@ -257,15 +261,11 @@ def test_two_real_applies_do_not_interleave(tmp_path: Path) -> None:
         )
         for _ in range(2)
     ]
-    results = sorted((p.communicate(timeout=60), p.returncode) for p in procs)
+    results = sorted((*p.communicate(timeout=60), p.returncode) for p in procs)
     root = target.resolve()
-    assert [(out, err, code) for (out, err), code in results] == sorted(
+    assert results == sorted(
         [
-            (
-                f"applied 60 patches on directory {root}: {len(changed(generated))} files changed\n",
-                "",
-                0,
-            ),
+            (f"applied 60 patches on directory {root}: {len(changed)} files changed\n", "", 0),
             (
                 f"apply: the series is already applied on directory {root}\nnothing was changed\n",
                 "",
@@ -273,14 +273,7 @@ def test_two_real_applies_do_not_interleave(tmp_path: Path) -> None:
             ),
         ]
     )
-    assert tree_bytes(target) == tree_bytes(reference)
-
-
-def changed(generated) -> list[str]:
-    """The files the generated series changes (from a pristine/applied comparison)."""
-    before = tree_bytes(generated.upstream)
-    after = tree_bytes(generated.upstream.parent / "reference")
-    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert tree_bytes(target) == applied
 
 
 # --------------------------------------------------------------------------- read-only
