@@ -155,7 +155,7 @@ def _file_changes(tree: Tree, changes: dict[str, FileState | None]) -> list[Chan
 
 
 def _write(tree: Tree, file_changes: list[Change], extra: list[Change]) -> None:
-    commit(file_changes + extra, tree.journal_dir, prune_root=tree.base)
+    commit(file_changes + extra, tree.journal_dir, prune_root=tree.base, root=tree.root)
     invalidate_bytecode([change.path for change in file_changes])
 
 
@@ -222,7 +222,7 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
     with locked(tree.state_dir, config.lock_timeout, tree.label):
-        recovery = recover(tree.journal_dir)
+        recovery = recover(tree.journal_dir, tree.root)
         ws = Workspace(tree.reader())
         pristine = record_pristine(tree)[0] if tree.kind == INSTALLED else None
         if pristine is not None and not _pristine_untouched(ws, touched_paths(patches), pristine):
@@ -280,7 +280,7 @@ def run_unapply(
     from_record = tree.kind == INSTALLED and pristine is None
     reference = None if from_record else pristine_for(config, tree, pristine)
     with locked(tree.state_dir, config.lock_timeout, tree.label):
-        recovery = recover(tree.journal_dir)
+        recovery = recover(tree.journal_dir, tree.root)
         if from_record:
             reference = record_pristine(tree)[0]
         ws = Workspace(tree.reader())

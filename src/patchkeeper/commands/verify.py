@@ -99,7 +99,7 @@ def run(
             hint="pass --pristine DIR|REQUIREMENT, or configure upstream and pin",
         )
     with locked(tree.state_dir, config.lock_timeout, tree.label):
-        recovery = recover(tree.journal_dir)
+        recovery = recover(tree.journal_dir, tree.root)
         if from_record:
             reference = record_pristine(tree)[0]
         ws = Workspace(tree.reader())
