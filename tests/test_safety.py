@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -152,6 +153,60 @@ def test_symlinked_file_pointing_outside_is_refused(cli, example: Example) -> No
     assert (outside / "retry.py").read_bytes() == (
         example.old / "minihttp" / "retry.py"
     ).read_bytes()
+
+
+def test_a_planted_journal_cannot_write_outside(cli, example: Example) -> None:
+    """A tree that ships ``.patchkeeper/journal/manifest.json`` naming a file outside: the
+    roll-back every command does first must not restore it there."""
+    target = example.target()
+    outside = example.root / "outside"
+    outside.mkdir()
+    victim = outside / "victim.txt"
+    victim.write_text("mine\n")
+    journal = target / ".patchkeeper" / "journal"
+    journal.mkdir(parents=True)
+    (journal / "0.orig").write_text("planted\n")
+    (journal / "manifest.json").write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "entries": [
+                    {"path": str(victim), "existed": True, "backup": "0.orig", "mode": 420}
+                ],
+                "created_dirs": [],
+            }
+        )
+    )
+    before = everything(example.root)
+    pristine = ["--pristine", str(example.old)]
+    for args in (["status", *pristine], ["apply"], ["unapply", *pristine]):
+        run = cli(*args, "--target", str(target), cwd=example.downstream)
+        assert (run.code, run.out) == (2, "")
+        assert run.err.splitlines() == [
+            f"patchkeeper: error: {journal.resolve()}/manifest.json: the journal lists {victim}, "
+            "outside the target; nothing was rolled back",
+            "  hint: this journal was not written by patchkeeper for this target: inspect and "
+            f"remove {journal.resolve()}",
+        ]
+    assert everything(example.root) == before
+
+
+def test_a_symlinked_state_directory_is_refused(cli, example: Example) -> None:
+    """``.patchkeeper`` pointing outside would put the journal (copies of the target's files)
+    outside the target."""
+    target = example.target()
+    outside = example.root / "outside"
+    outside.mkdir()
+    (target / ".patchkeeper").symlink_to(outside)
+    before = everything(example.root)
+    run = cli("apply", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {target.resolve()}/.patchkeeper/journal: patchkeeper's journal "
+        "directory leads outside the target (through a symlink)",
+        f"  hint: remove {target.resolve()}/.patchkeeper if it is a symlink; nothing was written",
+    ]
+    assert everything(example.root) == before
 
 
 # --------------------------------------------------------------------------- the lock
