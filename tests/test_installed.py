@@ -54,7 +54,8 @@ class Venv:
 
     def env(self) -> dict[str, str]:
         """The environment of a fresh interpreter: bytecode is written, as by default."""
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PATCHKEEPER"))}
+        dropped = ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "PYTHONHOME", "PATCHKEEPER_FAULT_AT")
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
         env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
         return env
 
