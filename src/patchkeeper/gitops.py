@@ -308,9 +308,7 @@ def diff_names(cwd: Path, old: str, new: str) -> list[str]:
     return [name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name]
 
 
-def diff_patch(
-    cwd: Path, old: str, new: str, *, relative: str = "", abbrev: int = 40
-) -> bytes:
+def diff_patch(cwd: Path, old: str, new: str, *, relative: str = "", abbrev: int = 40) -> bytes:
     """Return the unified diff from tree-ish ``old`` to ``new``, deterministic bytes.
 
     Args:
@@ -364,3 +362,32 @@ def init_repository(path: Path) -> None:
     """``git init`` a new repository at ``path`` (branch ``main``)."""
     path.mkdir(parents=True, exist_ok=True)
     run(["init", "--quiet", str(path)], path)
+
+
+def cat_file_batch(cwd: Path, ids: Sequence[str]) -> dict[str, bytes]:
+    """Return ``{id: content}`` for many objects in one ``git cat-file --batch`` call."""
+    if not ids:
+        return {}
+    out = run(["cat-file", "--batch"], cwd, input="".join(f"{i}\n" for i in ids).encode())
+    contents: dict[str, bytes] = {}
+    position = 0
+    for object_id in ids:
+        end = out.index(b"\n", position)
+        header = out[position:end].split()
+        if len(header) < 3:  # "<id> missing"
+            position = end + 1
+            continue
+        size = int(header[2])
+        contents[object_id] = out[end + 1 : end + 1 + size]
+        position = end + 1 + size + 1
+    return contents
+
+
+def notes(cwd: Path, ref: str) -> dict[str, bytes]:
+    """Return ``{annotated commit id: note text}`` for every note under ``ref``."""
+    if not has_revision(cwd, ref):
+        return {}
+    listing = run_text(["notes", f"--ref={ref}", "list"], cwd)
+    pairs = [line.split() for line in listing.splitlines() if line.strip()]
+    blobs = cat_file_batch(cwd, [blob for blob, _ in pairs])
+    return {target: blobs.get(blob, b"") for blob, target in pairs}

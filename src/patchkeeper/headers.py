@@ -199,7 +199,8 @@ def parse_headers(preamble: bytes, *, first_line: int = 1, offset: int = 0) -> H
     Returns:
         :class:`Headers` with every field, unknown ones included.
 
-    >>> h = parse_headers(b"Prose.\\n\\nKind: fix\\nWhat: a long\\n  value\\n--- exported from abcdef0\\n")
+    >>> text = b"Prose.\\n\\nKind: fix\\nWhat: a long\\n  value\\n--- exported from abcdef0\\n"
+    >>> h = parse_headers(text)
     >>> [(f.name, f.value, f.line_no, f.end_line) for f in h.fields]
     [('Kind', 'fix', 3, 3), ('What', 'a long value', 4, 5)]
     """
