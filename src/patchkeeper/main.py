@@ -49,8 +49,7 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
 
 
 def _load_renderers() -> None:
-    import patchkeeper.render.markdown
-    import patchkeeper.render.terminal
+    pass
 
 
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
