@@ -472,8 +472,9 @@ def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
     return end
 
 
-def _attach_raw(files: list[FileDiff], lines: list[bytes],
-                start: int) -> tuple[list[FileDiff], bytes]:
+def _attach_raw(
+    files: list[FileDiff], lines: list[bytes], start: int
+) -> tuple[list[FileDiff], bytes]:
     """Give every file diff and hunk its raw bytes, so that rendering round-trips."""
     out = []
     cursor = start
