@@ -124,7 +124,7 @@ def compare_topics(
             out.append(BranchDifference("topic", topic, "in the ledger, not on the branch"))
     common = [t for t in series if t in branch]
     on_branch = [t for t in branch if t in series]
-    for position, (want, have) in enumerate(zip(common, on_branch, strict=True), 1):
+    for position, (want, have) in enumerate(zip(common, on_branch, strict=False), 1):
         if want != have:
             out.append(
                 BranchDifference(

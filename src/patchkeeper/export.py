@@ -76,6 +76,7 @@ class ExportResult:
     patches: tuple[ExportedPatch, ...]
     series: Path | None
     dropped: tuple[str, ...] = ()
+    root: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -238,7 +239,9 @@ def export_commit(
             )
         output = config.patches_dir / f"{topic}.patch"
     changed = _write(output, data)
-    return ExportResult(patches=(ExportedPatch(topic, commit, output, changed),), series=None)
+    return ExportResult(
+        patches=(ExportedPatch(topic, commit, output, changed),), series=None, root=config.root
+    )
 
 
 # --------------------------------------------------------------------------- a range
@@ -337,7 +340,9 @@ def export_range(
         written.append(ExportedPatch(topic, commit, path, _write(path, data)))
     data, dropped = series_bytes(config.series, [f"{topic}.patch" for _, topic, _ in rendered])
     _write(config.series, data)
-    return ExportResult(patches=tuple(written), series=config.series, dropped=dropped)
+    return ExportResult(
+        patches=tuple(written), series=config.series, dropped=dropped, root=config.root
+    )
 
 
 # --------------------------------------------------------------------------- lint's check

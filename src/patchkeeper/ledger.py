@@ -60,6 +60,7 @@ class LedgerResult:
         stale: the file's table (or Retired section) differs from the series.
         written: the file was rewritten.
         diff: a unified diff from the file as it is to the file as it should be.
+        root: the downstream directory (paths are shown relative to it).
     """
 
     path: Path
@@ -68,6 +69,7 @@ class LedgerResult:
     stale: bool
     written: bool
     diff: str
+    root: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -85,6 +87,7 @@ class RetireResult:
         ledger: the Markdown file rewritten.
         at: the version the patch retired at.
         why: the reason recorded.
+        root: the downstream directory.
     """
 
     name: str
@@ -93,6 +96,7 @@ class RetireResult:
     ledger: Path
     at: str
     why: str
+    root: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -326,6 +330,7 @@ def run(config: Config, *, check: bool = False) -> LedgerResult:
         stale=stale,
         written=written,
         diff=unified_diff(before, after, settings.file) if stale else "",
+        root=config.root,
     )
 
 
@@ -416,4 +421,5 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
         ledger=settings.file,
         at=at,
         why=why,
+        root=config.root,
     )

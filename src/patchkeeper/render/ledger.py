@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from patchkeeper.check_branch import CheckBranchResult
@@ -13,14 +12,16 @@ from patchkeeper.lint import LintResult
 from patchkeeper.render import markdown_renderer, text_renderer
 
 
-def shown(path: Path | None) -> str:
-    """``path`` relative to the current directory when below it, else absolute."""
+def shown(path: Path | None, root: Path | None = None) -> str:
+    """``path`` relative to the downstream ``root`` when inside it, else as given."""
     if path is None:
         return "-"
-    try:
-        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else str(path)
-    except ValueError:
-        return str(path)
+    if root is not None and path.is_absolute():
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
 
 
 def _plural(count: int, word: str) -> str:
@@ -30,7 +31,7 @@ def _plural(count: int, word: str) -> str:
 @text_renderer(LedgerResult)
 def ledger_text(result: LedgerResult) -> str:
     """``PATCHES.md: the ledger is current (55 rows)``, or the diff of what is stale."""
-    where = shown(result.path)
+    where = shown(result.path, result.root)
     rows = _plural(len(result.rows), "row")
     if result.check and result.stale:
         return (
@@ -44,16 +45,18 @@ def ledger_text(result: LedgerResult) -> str:
 @markdown_renderer(LedgerResult)
 def ledger_markdown(result: LedgerResult) -> str:
     if result.stale and result.check:
-        return f"The ledger in `{shown(result.path)}` is stale:\n\n```diff\n{result.diff}```\n"
-    return f"The ledger in `{shown(result.path)}` is current ({len(result.rows)} rows).\n"
+        return f"The ledger in `{shown(result.path, result.root)}` is stale:\n\n```diff\n{result.diff}```\n"
+    return (
+        f"The ledger in `{shown(result.path, result.root)}` is current ({len(result.rows)} rows).\n"
+    )
 
 
 @text_renderer(RetireResult)
 def retire_text(result: RetireResult) -> str:
-    removed = f"removed {shown(result.patch_file)}; " if result.patch_file else ""
+    removed = f"removed {shown(result.patch_file, result.root)}; " if result.patch_file else ""
     return (
         f"retired {result.name} at {result.at}: {removed}took it out of "
-        f"{shown(result.series)}; recorded in {shown(result.ledger)}"
+        f"{shown(result.series, result.root)}; recorded in {shown(result.ledger, result.root)}"
     )
 
 
@@ -94,10 +97,10 @@ def export_text(result: ExportResult) -> str:
     lines = []
     for patch in result.patches:
         state = "wrote" if patch.changed else "unchanged"
-        lines.append(f"{state} {shown(patch.path)} (from {patch.commit[:12]})")
+        lines.append(f"{state} {shown(patch.path, result.root)} (from {patch.commit[:12]})")
     if result.series is not None:
         lines.append(
-            f"wrote {shown(result.series)} ({_plural(len(result.patches), 'entry')})".replace(
+            f"wrote {shown(result.series, result.root)} ({_plural(len(result.patches), 'entry')})".replace(
                 "entrys", "entries"
             )
         )
@@ -111,7 +114,9 @@ def export_text(result: ExportResult) -> str:
 
 @markdown_renderer(ExportResult)
 def export_markdown(result: ExportResult) -> str:
-    return "".join(f"- `{shown(p.path)}` from `{p.commit[:12]}`\n" for p in result.patches)
+    return "".join(
+        f"- `{shown(p.path, result.root)}` from `{p.commit[:12]}`\n" for p in result.patches
+    )
 
 
 @text_renderer(ImportResult)
