@@ -298,11 +298,15 @@ def lint_patch(
     try:
         patch = parse_patch(data, name=name, path=path, strip=strip)
     except PatchFormatError as exc:
-        return [*findings, _parse_finding(exc, where)], None
+        return _by_line([*findings, _parse_finding(exc, where)]), None
     findings += check_knobs(patch, where, lsettings, registered)
     if reexport is not None:
         findings += reexport(patch, where)  # type: ignore[operator]
-    return findings, patch
+    return _by_line(findings), patch
+
+
+def _by_line(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.line or 0, f.code))
 
 
 # --------------------------------------------------------------------------- entries

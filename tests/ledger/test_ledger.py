@@ -1,4 +1,4 @@
-"""``patchkeeper ledger [--check]`` and ``patchkeeper retire`` on a downstream in the seed's shape."""
+"""``patchkeeper ledger [--check]`` and ``patchkeeper retire`` on a seed-shaped downstream."""
 
 from __future__ import annotations
 

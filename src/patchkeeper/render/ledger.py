@@ -44,11 +44,10 @@ def ledger_text(result: LedgerResult) -> str:
 
 @markdown_renderer(LedgerResult)
 def ledger_markdown(result: LedgerResult) -> str:
+    where = shown(result.path, result.root)
     if result.stale and result.check:
-        return f"The ledger in `{shown(result.path, result.root)}` is stale:\n\n```diff\n{result.diff}```\n"
-    return (
-        f"The ledger in `{shown(result.path, result.root)}` is current ({len(result.rows)} rows).\n"
-    )
+        return f"The ledger in `{where}` is stale:\n\n```diff\n{result.diff}```\n"
+    return f"The ledger in `{where}` is current ({len(result.rows)} rows).\n"
 
 
 @text_renderer(RetireResult)
@@ -99,11 +98,9 @@ def export_text(result: ExportResult) -> str:
         state = "wrote" if patch.changed else "unchanged"
         lines.append(f"{state} {shown(patch.path, result.root)} (from {patch.commit[:12]})")
     if result.series is not None:
-        lines.append(
-            f"wrote {shown(result.series, result.root)} ({_plural(len(result.patches), 'entry')})".replace(
-                "entrys", "entries"
-            )
-        )
+        count = len(result.patches)
+        entries = f"{count} entry" if count == 1 else f"{count} entries"
+        lines.append(f"wrote {shown(result.series, result.root)} ({entries})")
     for name in result.dropped:
         lines.append(
             f"{name} is no longer in the series; record it with 'patchkeeper retire' "
