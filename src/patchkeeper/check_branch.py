@@ -111,7 +111,12 @@ def compare_topics(
 ) -> list[BranchDifference]:
     """Topics on the branch against the series and the ledger rows, one to one, in order."""
     out = []
+    seen: set[str] = set()
     for topic in branch:
+        if topic in seen:
+            out.append(BranchDifference("topic", topic, "on the branch twice"))
+            continue
+        seen.add(topic)
         if topic not in series:
             out.append(BranchDifference("topic", topic, "on the branch, not in the series"))
         if topic not in ledger:
@@ -123,7 +128,7 @@ def compare_topics(
         if topic not in branch:
             out.append(BranchDifference("topic", topic, "in the ledger, not on the branch"))
     common = [t for t in series if t in branch]
-    on_branch = [t for t in branch if t in series]
+    on_branch = list(dict.fromkeys(t for t in branch if t in series))
     for position, (want, have) in enumerate(zip(common, on_branch, strict=False), 1):
         if want != have:
             out.append(
