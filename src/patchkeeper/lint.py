@@ -65,6 +65,14 @@ KNOB_READS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
     ("envs", re.compile(rb"\benvs\." + _NAME)),
 )
 
+#: A registration in the registry file, each with a sample: vLLM's envs.py has both forms.
+REGISTRATIONS: tuple[re.Pattern[bytes], ...] = (
+    # "VLLM_X": lambda: int(os.getenv("VLLM_X", "0")),   (the environment_variables dict)
+    re.compile(rb"[\"']" + _NAME + rb"[\"']\s*:"),
+    # VLLM_X: int = 0   (the TYPE_CHECKING block), or VLLM_X = ...
+    re.compile(rb"^\s*" + _NAME + rb"\s*[:=]", re.M),
+)
+
 _HUNK_COUNT_WORDS = ("hunk line counts", "truncated hunk", "more lines than its header")
 
 
@@ -183,8 +191,17 @@ def knob_reads(patch: Patch, pattern: str, registry: str) -> list[tuple[str, str
     return out
 
 
+def registered_names(text: bytes) -> set[str]:
+    """Names a registry text registers: dict keys and annotated or assigned names.
+
+    >>> sorted(registered_names(b'    VLLM_A: int = 0\\n    "VLLM_B": lambda: os.getenv("VLLM_C")\\n'))
+    ['VLLM_A', 'VLLM_B']
+    """
+    return {m.decode("ascii") for regex in REGISTRATIONS for m in regex.findall(text)}
+
+
 def knob_registrations(patch: Patch, registry: str) -> set[str]:
-    """Identifiers on the ``+`` lines the patch adds to the registry file."""
+    """Names the patch registers on the ``+`` lines it adds to the registry file."""
     names: set[str] = set()
     for diff in patch.files:
         if diff.new_path != registry:
@@ -192,18 +209,18 @@ def knob_registrations(patch: Patch, registry: str) -> set[str]:
         for hunk in diff.hunks:
             for line in hunk.lines:
                 if line.kind == ADDED:
-                    names.update(m.decode("ascii") for m in re.findall(_NAME, line.text))
+                    names |= registered_names(line.text)
     return names
 
 
 def upstream_knobs(tree: Path | None, directory: str, registry: str) -> set[str]:
-    """Identifiers in a pristine upstream tree's registry file (knobs upstream registers)."""
+    """Names a pristine upstream tree's registry file registers (knobs upstream has)."""
     if tree is None:
         return set()
     path = tree / directory / registry if directory else tree / registry
     if not path.is_file():
         return set()
-    return {m.decode("ascii") for m in re.findall(_NAME, path.read_bytes())}
+    return registered_names(path.read_bytes())
 
 
 def check_knobs(
