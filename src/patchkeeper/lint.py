@@ -194,7 +194,8 @@ def knob_reads(patch: Patch, pattern: str, registry: str) -> list[tuple[str, str
 def registered_names(text: bytes) -> set[str]:
     """Names a registry text registers: dict keys and annotated or assigned names.
 
-    >>> sorted(registered_names(b'    VLLM_A: int = 0\\n    "VLLM_B": lambda: os.getenv("VLLM_C")\\n'))
+    >>> text = b'    VLLM_A: int = 0\\n    "VLLM_B": lambda: os.getenv("VLLM_C")\\n'
+    >>> sorted(registered_names(text))
     ['VLLM_A', 'VLLM_B']
     """
     return {m.decode("ascii") for regex in REGISTRATIONS for m in regex.findall(text)}

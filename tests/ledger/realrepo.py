@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 from corpus import sdist_tree
-
 from patchkeeper.fetch import cache_root
 
 VERSION = "0.27.1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import commit_topic, config_at, git, ledger_body
+from ledger_support import commit_topic, config_at, git, ledger_body
 
 from patchkeeper import check_branch, ledger
 from patchkeeper.main import main

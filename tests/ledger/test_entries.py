@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import commit_topic, config_at, git, make_upstream, write_files
+from ledger_support import commit_topic, config_at, git, make_upstream, write_files
 
 from patchkeeper import entries, lint
 from patchkeeper.errors import ConfigError
@@ -96,7 +96,8 @@ def test_foreign_diff_applies_at_its_pinned_commit(downstream: Path, foreign: Pa
         downstream,
         {
             "fa2/fp8.diff": (
-                "--- a/csrc/attn.cu\n+++ b/csrc/attn.cu\n@@ -1,3 +1,3 @@\n int a = 1;\n-int b = 2;\n"
+                "--- a/csrc/attn.cu\n+++ b/csrc/attn.cu\n@@ -1,3 +1,3 @@\n"
+                " int a = 1;\n-int b = 2;\n"
                 "+int b = 8;\n int c = 3;\n"
             )
         },

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import commit_topic, config_at, git, ledger_body, write_config
+from ledger_support import commit_topic, config_at, git, ledger_body, write_config
 
 from patchkeeper import export, gitops, importer
 from patchkeeper.errors import ConfigError, GitError
@@ -47,7 +47,8 @@ def test_export_range_writes_topics_and_series(downstream: Path) -> None:
         b"--- exported from 4bf84a1e5262fdbc009190f644d6e87ccc42fb3f\n"
         b"diff --git a/extra.py b/extra.py\n"
         b"new file mode 100644\n"
-        b"index 0000000000000000000000000000000000000000..3b1f81a677d340be5761685e72193415087e9d15\n"
+        b"index 0000000000000000000000000000000000000000.."
+        b"3b1f81a677d340be5761685e72193415087e9d15\n"
         b"--- /dev/null\n+++ b/extra.py\n@@ -0,0 +1,2 @@\n+def extra():\n+    return 'extra'\n"
     )
 

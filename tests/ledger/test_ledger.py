@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import LEDGER_TEXT, config_at, write_config
+from ledger_support import LEDGER_TEXT, config_at, write_config
 
 from patchkeeper import ledger
 from patchkeeper.errors import PatchFormatError

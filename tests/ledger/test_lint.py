@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import config_at, write_config
+from ledger_support import config_at, write_config
 
 from patchkeeper import lint
 from patchkeeper.main import main

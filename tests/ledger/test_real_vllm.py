@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import git
+from ledger_support import git
 from realrepo import TAG, commit_files, show, vllm_clone_bare_tree
 
 from patchkeeper import check_branch, export, importer, ledger, lint
