@@ -104,6 +104,10 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
     """Keep a downstream patch series (or runtime patches) true against upstream releases."""
     ctx.obj = Settings(config_file, directory.resolve() if directory else None)
+    if sys.stderr.isatty():
+        from patchkeeper.progress import set_sink
+
+        set_sink(lambda message: click.echo(message, err=True))
 
 
 # --------------------------------------------------------------------------- the series
