@@ -204,7 +204,7 @@ class UpstreamTree:
         self.cache = SummaryCache(root, "upstream")
         self.summaries: dict[str, ModuleSummary] = {}
         self._files: dict[str, tuple[Path, bool] | None] = {}
-        self._index: dict[str, FileIndex] | None = None
+        self._lines: dict[str, list[str]] = {}
         self._defined: dict[str, list[tuple[str, int]]] | None = None
         self._imported: dict[str, list[tuple[str, str, str, int, int]]] | None = None
 
@@ -250,35 +250,35 @@ class UpstreamTree:
 
     def source_lines(self, module: str, start: int, end: int) -> list[str]:
         """Lines ``start``..``end`` (1-based, inclusive) of a module, with line ends."""
-        found = self.module_file(module)
-        if found is None:
-            return []
-        lines = found[0].read_text(encoding="utf-8", errors="replace").splitlines(True)
-        return lines[start - 1 : end]
+        if module not in self._lines:
+            found = self.module_file(module)
+            text = found[0].read_text(encoding="utf-8", errors="replace") if found else ""
+            self._lines[module] = text.splitlines(True)
+        return self._lines[module][start - 1 : end]
 
     # ----------------------------------------------------------------- the name index
-    def _build_index(self) -> None:
-        self._index = {}
-        self._defined, self._imported = {}, {}
+    def _files_signature(self) -> tuple[list[Path], str]:
+        files: list[Path] = []
+        digest = hashlib.sha256()
         for package in self.packages:
             for file in sorted((self.root / package).rglob("*.py")):
-                index = self.cache.get(file)
-                if index is None:
-                    index = index_source(file.read_bytes())
-                    self.cache.put(file, index)
-                rel = file.relative_to(self.root).with_suffix("").parts
-                is_package = rel[-1] == "__init__"
-                module = ".".join(rel[:-1] if is_package else rel)
-                for name, line in index.defined:
-                    self._defined.setdefault(name, []).append((module, line))
-                for indent, base, name, asname, line in index.imported:
-                    level = len(base) - len(base.lstrip("."))
-                    source = names.absolute_module(
-                        module, is_package, level, base.lstrip(".") or None
-                    )
-                    self._imported.setdefault(name, []).append(
-                        (module, source, asname, line, indent)
-                    )
+                stat = file.stat()
+                files.append(file)
+                digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        return files, digest.hexdigest()
+
+    def _build_index(self) -> None:
+        """Build (or load) the tree-wide index; it is cached whole, keyed by the list of
+        files with their sizes and modification times."""
+        files, signature = self._files_signature()
+        key = str(self.root / "#index")
+        cached = self.cache.entries.get(key)
+        if cached and cached[0] == signature:
+            self._defined, self._imported = cached[2]
+            return
+        self._defined, self._imported = build_index(self.root, files)
+        self.cache.entries[key] = (signature, 0, (self._defined, self._imported))
+        self.cache.dirty = True
 
     def defined(self, name: str) -> list[tuple[str, int]]:
         """Modules (with a line) whose text defines ``name`` (``def``/``class`` at any depth,
@@ -298,3 +298,24 @@ class UpstreamTree:
 
     def save(self) -> None:
         self.cache.save()
+
+
+def build_index(
+    root: Path, files: list[Path]
+) -> tuple[dict[str, list[tuple[str, int]]], dict[str, list[tuple[str, str, str, int, int]]]]:
+    """The tree-wide name index of ``files`` (see :meth:`UpstreamTree.defined` and
+    :meth:`UpstreamTree.importers`)."""
+    defined: dict[str, list[tuple[str, int]]] = {}
+    imported: dict[str, list[tuple[str, str, str, int, int]]] = {}
+    for file in files:
+        index = index_source(file.read_bytes())
+        rel = file.relative_to(root).with_suffix("").parts
+        is_package = rel[-1] == "__init__"
+        module = ".".join(rel[:-1] if is_package else rel)
+        for name, line in index.defined:
+            defined.setdefault(name, []).append((module, line))
+        for indent, base, name, asname, line in index.imported:
+            level = len(base) - len(base.lstrip("."))
+            source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
+            imported.setdefault(name, []).append((module, source, asname, line, indent))
+    return defined, imported
