@@ -48,10 +48,20 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     sys.exit(getattr(result, "exit_code", 0))
 
 
+#: Modules that register renderers for result types (``patchkeeper.render``).
+RENDERER_MODULES = (
+    "patchkeeper.render.terminal",
+    "patchkeeper.render.markdown",
+    "patchkeeper.render.audit",
+    "patchkeeper.render.runtime",
+)
+
+
 def _load_renderers() -> None:
-    import patchkeeper.render.markdown
-    import patchkeeper.render.runtime
-    import patchkeeper.render.terminal
+    import importlib
+
+    for module in RENDERER_MODULES:
+        importlib.import_module(module)
 
 
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -217,11 +227,12 @@ def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> 
 
 def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """The options that say where the plugin is (override [tool.patchkeeper.runtime])."""
-    function = click.option("--patch-dir", "patch_dir", help="The patch directory, relative "
-                            "to the plugin root (default: <package>/patch).")(function)
-    function = click.option("--package", "package", help="The plugin's import package.")(
-        function
-    )
+    function = click.option(
+        "--patch-dir",
+        "patch_dir",
+        help="The patch directory, relative to the plugin root (default: <package>/patch).",
+    )(function)
+    function = click.option("--package", "package", help="The plugin's import package.")(function)
     function = click.option(
         "--plugin",
         "plugin",

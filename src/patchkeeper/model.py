@@ -48,6 +48,7 @@ class Hunk:
         post_image: the lines it leaves (context and added), in order.
         prefix_context: context lines before the first change.
         suffix_context: context lines after the last change.
+        raw: the hunk's bytes in the patch file, header line included.
     """
 
     index: int
@@ -63,6 +64,7 @@ class Hunk:
     post_image: tuple[bytes, ...]
     prefix_context: int
     suffix_context: int
+    raw: bytes = b""
 
     @property
     def added(self) -> tuple[HunkLine, ...]:
@@ -87,6 +89,8 @@ class FileDiff:
         hunks: the hunks, in order.
         line_no: 1-based first line of this file's header in the patch file.
         is_binary: a binary diff, which patchkeeper does not apply (parse rejects it).
+        header_raw: the bytes from the end of the previous file diff (or the preamble) to this
+            file's first hunk: ``diff --git``, ``index``, ``---``/``+++`` lines and the like.
     """
 
     old_path: str | None
@@ -96,6 +100,7 @@ class FileDiff:
     hunks: tuple[Hunk, ...]
     line_no: int
     is_binary: bool = False
+    header_raw: bytes = b""
 
     @property
     def path(self) -> str:
@@ -147,6 +152,7 @@ class Patch:
         preamble_lines: how many lines the preamble has.
         files: the file diffs, in order.
         strip: the strip level used to derive the paths.
+        trailer: the bytes after the last hunk (a ``-- `` signature and git version).
     """
 
     name: str
@@ -156,6 +162,7 @@ class Patch:
     preamble_lines: int
     files: tuple[FileDiff, ...]
     strip: int = 1
+    trailer: bytes = b""
 
     @property
     def touched_paths(self) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from unidiff import PatchSet
@@ -450,16 +451,62 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         first_line = ufile.diff_line_no + start
         first_line = plain_starts.get(first_line, first_line)
         files.append(_convert_file(ufile, lines, strip, path, first_line, start))
-    preamble = b"".join(lines[:start])
+    files, trailer = _attach_raw(files, lines, start)
     return Patch(
         name=name,
         path=path,
         raw=data,
-        preamble=preamble,
+        preamble=b"".join(lines[:start]),
         preamble_lines=start,
         files=tuple(files),
         strip=strip,
+        trailer=trailer,
     )
+
+
+def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
+    r"""The 0-based index just past the hunk's last line (its ``\`` marker included)."""
+    end = max((line.line_no for line in hunk.lines), default=hunk.line_no)
+    while end < len(lines) and lines[end].startswith(b"\\"):
+        end += 1
+    return end
+
+
+def _attach_raw(
+    files: list[FileDiff], lines: list[bytes], start: int
+) -> tuple[list[FileDiff], bytes]:
+    """Give every file diff and hunk its raw bytes, so that rendering round-trips."""
+    out = []
+    cursor = start
+    for number, diff in enumerate(files):
+        if diff.hunks:
+            header_end = diff.hunks[0].line_no - 1
+        elif number + 1 < len(files):
+            header_end = files[number + 1].line_no - 1
+        else:
+            header_end = len(lines)
+        header = b"".join(lines[cursor:header_end])
+        hunks = []
+        cursor = header_end
+        for hunk in diff.hunks:
+            end = _hunk_end(lines, hunk)
+            hunks.append(replace(hunk, raw=b"".join(lines[hunk.line_no - 1 : end])))
+            cursor = end
+        out.append(replace(diff, hunks=tuple(hunks), header_raw=header))
+    return out, b"".join(lines[cursor:])
+
+
+def render_patch(patch: Patch) -> bytes:
+    """The bytes of ``patch`` from its parts: preamble, file headers, hunks, trailer.
+
+    For a parsed patch this gives back exactly the file's bytes.
+    """
+    parts = [patch.preamble]
+    for diff in patch.files:
+        parts.append(diff.header_raw)
+        parts.extend(hunk.raw for hunk in diff.hunks)
+    parts.append(patch.trailer)
+    return b"".join(parts)
 
 
 def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:

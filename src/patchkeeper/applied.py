@@ -1,0 +1,179 @@
+"""Which patches of a series are applied to a tree: exact, even when patches overlap.
+
+The rule (issue "patchkeeper 1", verify): reverse the whole series, last patch first, on an
+in-memory copy of the touched files. A patch that reverses exactly is *applied*; one that
+does not reverse but applies forward is *not applied*; one some of whose hunks reverse is
+*partially applied* (those hunks are undone and the walk goes on); one that does neither is
+in *conflict* with the file. What is left at the end must equal the pristine content, file
+by file; a file that does not is *drifted* (changed outside the series).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from patchkeeper.engine import PatchOutcome, Workspace, apply_patch, touched_paths
+from patchkeeper.hunks import locate, patch_lines
+from patchkeeper.model import Patch
+from patchkeeper.trees import Pristine
+
+APPLIED = "applied"
+NOT_APPLIED = "not applied"
+PARTIAL = "partially applied"
+CONFLICT = "conflict"
+
+
+@dataclass(frozen=True)
+class HunkRef:
+    """A hunk by file and number, with the 1-based line where it was found (if found)."""
+
+    path: str
+    index: int
+    header: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class PatchState:
+    """One patch's state on the tree.
+
+    Attributes:
+        name: the series name.
+        state: :data:`APPLIED`, :data:`NOT_APPLIED`, :data:`PARTIAL` or :data:`CONFLICT`.
+        applied_hunks: the hunks found applied (their post-image present).
+        missing_hunks: the hunks not applied.
+    """
+
+    name: str
+    state: str
+    applied_hunks: tuple[HunkRef, ...] = ()
+    missing_hunks: tuple[HunkRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """A touched file compared with the pristine reference after undoing the series.
+
+    Attributes:
+        path: the patch path.
+        drifted: the file, with the series undone, differs from pristine.
+        expected_sha256: the pristine hash (``None``: must be absent).
+        actual_sha256: the hash after undoing (``None``: absent).
+    """
+
+    path: str
+    drifted: bool
+    expected_sha256: str | None
+    actual_sha256: str | None
+
+
+@dataclass(frozen=True)
+class SeriesState:
+    """The state of a whole series on a tree.
+
+    Attributes:
+        patches: one :class:`PatchState` per patch, in series order.
+        files: one :class:`FileCheck` per touched file (empty without a pristine reference).
+        pristine_label: what the files were compared with, or ``None``.
+    """
+
+    patches: tuple[PatchState, ...]
+    files: tuple[FileCheck, ...]
+    pristine_label: str | None
+
+    @property
+    def all_applied(self) -> bool:
+        return all(p.state == APPLIED for p in self.patches)
+
+    @property
+    def none_applied(self) -> bool:
+        return all(p.state == NOT_APPLIED for p in self.patches)
+
+    @property
+    def drifted(self) -> tuple[FileCheck, ...]:
+        return tuple(f for f in self.files if f.drifted)
+
+
+def _hunk_refs(patch: Patch, ws: Workspace, reverse: bool) -> tuple[list[HunkRef], list[HunkRef]]:
+    """Locate each hunk on its own: found (in the given direction) or not."""
+    found: list[HunkRef] = []
+    missing: list[HunkRef] = []
+    for diff in patch.files:
+        path = diff.new_path if diff.new_path is not None else diff.old_path
+        assert path is not None
+        state = ws.get(path)
+        lines = state.lines if state is not None else ()
+        for hunk in diff.hunks:
+            where = locate(lines, hunk, reverse=reverse) if state is not None else None
+            ref = HunkRef(path, hunk.index, hunk.header, where)
+            (found if where is not None else missing).append(ref)
+    return found, missing
+
+
+def _undo_some(ws: Workspace, patch: Patch, applied: list[HunkRef]) -> None:
+    """Undo only the hunks found applied, file by file, when they undo together."""
+    wanted = {(ref.path, ref.index) for ref in applied}
+    for diff in patch.files:
+        path = diff.new_path if diff.new_path is not None else diff.old_path
+        state = ws.get(path) if path else None
+        hunks = [h for h in diff.hunks if (path, h.index) in wanted]
+        if state is None or not hunks:
+            continue
+        result = patch_lines(state.lines, hunks, reverse=True)
+        if result.lines is not None:
+            ws.set(path, type(state)(tuple(result.lines), state.mode))  # type: ignore[arg-type]
+
+
+def patch_state(ws: Workspace, patch: Patch) -> tuple[PatchState, PatchOutcome | None]:
+    """Judge one patch on ``ws`` (the tree with every later patch already undone) and undo
+    what of it is applied."""
+    undone = apply_patch(ws, patch, reverse=True)
+    if undone.ok:
+        refs = [
+            HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line)
+            for p in undone.placements
+        ]
+        return PatchState(patch.name, APPLIED, tuple(refs)), undone
+    forward = apply_patch(ws, patch, commit=False)
+    if forward.ok:
+        missing = [
+            HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line)
+            for p in forward.placements
+        ]
+        return PatchState(patch.name, NOT_APPLIED, (), tuple(missing)), forward
+    applied, missing = _hunk_refs(patch, ws, reverse=True)
+    if applied:
+        _undo_some(ws, patch, applied)
+        return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
+    return PatchState(patch.name, CONFLICT, (), tuple(missing)), None
+
+
+def path_of(outcome: PatchOutcome, placement: object) -> str:
+    """The path of the file outcome that holds ``placement``."""
+    for file_outcome in outcome.files:
+        if placement in file_outcome.placements:
+            return file_outcome.path
+    return ""
+
+
+def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None) -> SeriesState:
+    """Walk the series backwards on ``ws`` and compare what is left with ``pristine``.
+
+    ``ws`` is left holding the content with the applied parts of the series undone.
+    """
+    states: list[PatchState] = []
+    for patch in reversed(patches):
+        state, _ = patch_state(ws, patch)
+        states.append(state)
+    states.reverse()
+    checks: list[FileCheck] = []
+    if pristine is not None:
+        from patchkeeper.parse import sha256_hex
+
+        for path in touched_paths(patches):
+            current = ws.get(path)
+            actual = sha256_hex(current.data) if current is not None else None
+            expected = pristine.expected_sha256(path)
+            checks.append(FileCheck(path, actual != expected, expected, actual))
+    return SeriesState(tuple(states), tuple(checks), pristine.label if pristine else None)

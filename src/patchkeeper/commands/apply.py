@@ -1,0 +1,321 @@
+"""``apply`` and ``unapply``: the whole series onto a target, or off it, atomically.
+
+``apply`` changes nothing unless every hunk of every patch applies at fuzz 0 (offsets are
+reported); applying an applied series says so and changes nothing; a partly applied target is
+reported, not patched further. ``unapply`` undoes the series last patch first and checks the
+result against the pristine reference before writing. On an installed distribution, files
+the series creates are added to ``RECORD`` and ``patchkeeper.json`` records what was applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.applied import SeriesState, series_state
+from patchkeeper.commands.common import check_paths, load_series
+from patchkeeper.config import Config
+from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
+from patchkeeper.evidence import FileFailure, failure_evidence
+from patchkeeper.installed import AppliedRecord, RecordEntry, read_record, render_record
+from patchkeeper.model import Patch
+from patchkeeper.parse import sha256_hex
+from patchkeeper.transaction import Change, Recovery, commit, invalidate_bytecode, locked, recover
+from patchkeeper.trees import INSTALLED, Pristine, Tree, pristine_for, record_pristine, target_tree
+
+APPLIED = "applied"
+UNAPPLIED = "unapplied"
+ALREADY_APPLIED = "already applied"
+ALREADY_PRISTINE = "already pristine"
+PARTIAL = "partially applied"
+FAILED = "failed"
+DRIFTED = "drifted"
+
+
+@dataclass(frozen=True)
+class HunkOffset:
+    """A hunk that applied away from its header's line."""
+
+    patch: str
+    path: str
+    index: int
+    line: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """The outcome of ``apply`` or ``unapply``.
+
+    Attributes:
+        action: ``"apply"`` or ``"unapply"``.
+        target: the target's description.
+        outcome: :data:`APPLIED`, :data:`UNAPPLIED`, :data:`ALREADY_APPLIED`,
+            :data:`ALREADY_PRISTINE`, :data:`PARTIAL`, :data:`FAILED` or :data:`DRIFTED`.
+        patches: the series names, in order.
+        changed: the files written or removed (patch paths), sorted.
+        offsets: hunks that applied at an offset.
+        failed_patch: the first patch that does not apply, for :data:`FAILED`.
+        failures: its failing files and hunks, with the closest match.
+        state: the per-patch state, for :data:`PARTIAL` and :data:`DRIFTED`.
+        recovery: a journal of an interrupted run rolled back first, if any.
+        note: one more sentence for the user, or ``""``.
+    """
+
+    action: str
+    target: str
+    outcome: str
+    patches: tuple[str, ...]
+    changed: tuple[str, ...] = ()
+    offsets: tuple[HunkOffset, ...] = ()
+    failed_patch: str | None = None
+    failures: tuple[FileFailure, ...] = ()
+    state: SeriesState | None = None
+    recovery: Recovery | None = None
+    note: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        ok = (APPLIED, UNAPPLIED, ALREADY_APPLIED, ALREADY_PRISTINE)
+        return 0 if self.outcome in ok else 1
+
+
+def _offsets(outcomes: list) -> tuple[HunkOffset, ...]:
+    return tuple(
+        HunkOffset(o.patch.name, f.path, p.hunk.index, p.line, p.offset)
+        for o in outcomes
+        for f in o.files
+        for p in f.placements
+        if p.offset
+    )
+
+
+def _record_changes(
+    tree: Tree, patches: list[Patch], changes: dict[str, FileState | None], ws: Workspace
+) -> list[Change]:
+    """RECORD and patchkeeper.json updates for an apply on an installed distribution."""
+    dist = tree.dist
+    assert dist is not None
+    entries = read_record(dist)
+    known = {entry.path for entry in entries}
+    files: dict[str, tuple[str | None, str | None]] = {}
+    created: list[str] = []
+    for path, state in changes.items():
+        key = dist.record_key(tree.path_of(path))
+        before = ws.original(path)
+        files[key] = (
+            sha256_hex(before.data) if before else None,
+            sha256_hex(state.data) if state else None,
+        )
+        if before is None and state is not None and key not in known:
+            created.append(key)
+            entries.append(RecordEntry(key, sha256_hex(state.data), len(state.data)))
+    record = AppliedRecord(
+        series=tuple((p.name, sha256_hex(p.raw)) for p in patches),
+        files=files,
+        created=tuple(created),
+        directory=tree.base.relative_to(dist.site).as_posix().strip("."),
+    )
+    data = record.to_bytes()
+    record_key = dist.record_key(dist.applied_record_path)
+    entries = [e for e in entries if e.path != record_key]
+    entries.append(RecordEntry(record_key, sha256_hex(data), len(data)))
+    return [
+        Change(dist.applied_record_path, data),
+        Change(dist.record_path, render_record(entries)),
+    ]
+
+
+def _unrecord_changes(tree: Tree) -> list[Change]:
+    """RECORD and patchkeeper.json updates for an unapply on an installed distribution."""
+    dist = tree.dist
+    assert dist is not None
+    applied = AppliedRecord.load(dist.applied_record_path)
+    if applied is None:
+        return []
+    drop = set(applied.created) | {dist.record_key(dist.applied_record_path)}
+    entries = [e for e in read_record(dist) if e.path not in drop]
+    return [
+        Change(dist.applied_record_path, None),
+        Change(dist.record_path, render_record(entries)),
+    ]
+
+
+def _file_changes(tree: Tree, changes: dict[str, FileState | None]) -> list[Change]:
+    return [
+        Change(tree.path_of(path), state.data if state else None, state.mode if state else None)
+        for path, state in sorted(changes.items())
+    ]
+
+
+def _write(tree: Tree, file_changes: list[Change], extra: list[Change]) -> None:
+    commit(file_changes + extra, tree.journal_dir, prune_root=tree.base)
+    invalidate_bytecode([change.path for change in file_changes])
+
+
+def _pristine_untouched(ws: Workspace, paths: list[str], pristine: Pristine | None) -> bool:
+    if pristine is None:
+        return False
+    return all(pristine.matches(path, ws.get(path)) for path in paths)
+
+
+def _classify(
+    ws: Workspace,
+    patches: list[Patch],
+    tree: Tree,
+    pristine: Pristine | None,
+    names: tuple[str, ...],
+    recovery: Recovery | None,
+) -> ApplyResult | None:
+    """Why the target cannot take the series (already applied, partly, drifted), or ``None``."""
+    state = series_state(ws.fork(), patches, pristine)
+    if state.all_applied and not state.drifted:
+        return ApplyResult(
+            "apply",
+            tree.label,
+            ALREADY_APPLIED,
+            names,
+            state=state,
+            recovery=recovery,
+            note="nothing was changed",
+        )
+    if any(p.state in ("applied", "partially applied") for p in state.patches):
+        return ApplyResult(
+            "apply",
+            tree.label,
+            PARTIAL,
+            names,
+            state=state,
+            recovery=recovery,
+            note="nothing was changed; run 'patchkeeper status' for details, "
+            "then 'patchkeeper unapply' or restore the upstream",
+        )
+    if state.drifted:
+        return ApplyResult(
+            "apply",
+            tree.label,
+            DRIFTED,
+            names,
+            state=state,
+            recovery=recovery,
+            note="files changed outside the series; nothing was changed",
+        )
+    return None
+
+
+def run(config: Config, *, target: Path | None = None, python: Path | None = None) -> ApplyResult:
+    """Apply the configured series to the target (``--target DIR`` or an installed upstream).
+
+    Raises:
+        PatchFormatError: the series or a patch is malformed.
+        TargetError: a patch path escapes the target, or the target is read-only.
+        LockError: another process holds the target.
+    """
+    _, patches = load_series(config)
+    names = tuple(p.name for p in patches)
+    tree = target_tree(config, target, python)
+    check_paths(tree, patches)
+    with locked(tree.state_dir, config.lock_timeout, tree.label):
+        recovery = recover(tree.journal_dir)
+        ws = Workspace(tree.reader())
+        pristine = record_pristine(tree)[0] if tree.kind == INSTALLED else None
+        if pristine is not None and not _pristine_untouched(ws, touched_paths(patches), pristine):
+            early = _classify(ws, patches, tree, pristine, names, recovery)
+            if early is not None:
+                return early
+        outcomes = apply_series(ws, patches)
+        if outcomes and not outcomes[-1].ok:
+            early = _classify(Workspace(tree.reader()), patches, tree, pristine, names, recovery)
+            if early is not None:
+                return early
+            failed = outcomes[-1]
+            return ApplyResult(
+                "apply",
+                tree.label,
+                FAILED,
+                names,
+                offsets=_offsets(outcomes),
+                failed_patch=failed.patch.name,
+                failures=failure_evidence(failed),
+                recovery=recovery,
+                note="nothing was changed",
+            )
+        changes = ws.changes()
+        extra = _record_changes(tree, patches, changes, ws) if tree.kind == INSTALLED else []
+        _write(tree, _file_changes(tree, changes), extra)
+    return ApplyResult(
+        "apply",
+        tree.label,
+        APPLIED,
+        names,
+        tuple(sorted(changes)),
+        _offsets(outcomes),
+        recovery=recovery,
+    )
+
+
+def run_unapply(
+    config: Config,
+    *,
+    target: Path | None = None,
+    python: Path | None = None,
+    pristine: str | None = None,
+) -> ApplyResult:
+    """Undo the configured series on the target, checked against the pristine reference.
+
+    Raises:
+        as :func:`run`, and FetchError when the pristine reference must be downloaded.
+    """
+    _, patches = load_series(config)
+    names = tuple(p.name for p in patches)
+    tree = target_tree(config, target, python)
+    check_paths(tree, patches)
+    reference = pristine_for(config, tree, pristine)
+    with locked(tree.state_dir, config.lock_timeout, tree.label):
+        recovery = recover(tree.journal_dir)
+        ws = Workspace(tree.reader())
+        state = series_state(ws, patches, reference)
+        if state.none_applied and not state.drifted:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                ALREADY_PRISTINE,
+                names,
+                state=state,
+                recovery=recovery,
+                note="nothing was changed",
+            )
+        if not state.all_applied:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                PARTIAL,
+                names,
+                state=state,
+                recovery=recovery,
+                note="nothing was changed; undo by hand "
+                "what 'patchkeeper status' lists, or reinstall the upstream",
+            )
+        if state.drifted:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                DRIFTED,
+                names,
+                state=state,
+                recovery=recovery,
+                note="undoing the series would not give the pristine files; nothing was changed",
+            )
+        changes = ws.changes()
+        extra = _unrecord_changes(tree) if tree.kind == INSTALLED else []
+        _write(tree, _file_changes(tree, changes), extra)
+    note = "" if reference else "no pristine reference was available: the result is unchecked"
+    return ApplyResult(
+        "unapply",
+        tree.label,
+        UNAPPLIED,
+        names,
+        tuple(sorted(changes)),
+        recovery=recovery,
+        note=note,
+    )

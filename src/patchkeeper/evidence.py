@@ -1,0 +1,115 @@
+"""Why a verdict holds: where a hunk failed and what differs, which lines are already there.
+
+DESIGN.md: "a verdict without evidence is a bug". These are plain records built from engine
+outcomes; renderers turn them into text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchkeeper.engine import EXISTS, MISSING, NOT_EMPTY, PatchOutcome
+from patchkeeper.hunks import HunkFailure
+
+_PROBLEM_TEXT = {
+    MISSING: "the file does not exist",
+    EXISTS: "the file the patch creates already exists",
+    NOT_EMPTY: "the file the patch deletes has other content",
+}
+
+
+def _text(line: bytes | None) -> str | None:
+    if line is None:
+        return None
+    return line.decode("utf-8", "replace").rstrip("\n")
+
+
+@dataclass(frozen=True)
+class LineMismatch:
+    """A pre-image line that differs at the closest place.
+
+    Attributes:
+        line: 1-based line of the file where it was expected.
+        expected: the hunk's line (text, no line ending).
+        found: the file's line there, or ``None`` past the end of the file.
+    """
+
+    line: int
+    expected: str
+    found: str | None
+
+
+@dataclass(frozen=True)
+class HunkEvidence:
+    """A hunk that does not apply, and the closest place its context was found.
+
+    Attributes:
+        path: the file (patch path).
+        index: the hunk's number in its file diff (1-based).
+        header: the ``@@`` line.
+        patch_line: the header's line in the patch file.
+        expected_line: where the search started (1-based line of the file).
+        closest_line: where the closest window starts, or ``None`` when no line matched.
+        matching: how many pre-image lines match there.
+        total: the pre-image length.
+        mismatches: the lines that differ there.
+    """
+
+    path: str
+    index: int
+    header: str
+    patch_line: int
+    expected_line: int
+    closest_line: int | None
+    matching: int
+    total: int
+    mismatches: tuple[LineMismatch, ...]
+
+
+@dataclass(frozen=True)
+class FileFailure:
+    """One file diff of a patch that does not apply.
+
+    Attributes:
+        path: the file.
+        problem: a whole-file problem in words (missing, exists), or ``None``.
+        hunks: the hunks that fail.
+    """
+
+    path: str
+    problem: str | None
+    hunks: tuple[HunkEvidence, ...]
+
+
+def hunk_evidence(path: str, failure: HunkFailure) -> HunkEvidence:
+    """Turn an engine :class:`HunkFailure` into evidence."""
+    closest = failure.closest
+    mismatches: tuple[LineMismatch, ...] = ()
+    if closest is not None:
+        mismatches = tuple(
+            LineMismatch(closest.line + d.index, _text(d.expected) or "", _text(d.found))
+            for d in closest.differences
+        )
+    return HunkEvidence(
+        path=path,
+        index=failure.hunk.index,
+        header=failure.hunk.header,
+        patch_line=failure.hunk.line_no,
+        expected_line=failure.expected_line,
+        closest_line=closest.line if closest else None,
+        matching=closest.matching if closest else 0,
+        total=len(failure.hunk.pre_image),
+        mismatches=mismatches,
+    )
+
+
+def failure_evidence(outcome: PatchOutcome) -> tuple[FileFailure, ...]:
+    """Every file diff of ``outcome`` that failed, with its evidence."""
+    out = []
+    for file_outcome in outcome.files:
+        if file_outcome.ok:
+            continue
+        problem = _PROBLEM_TEXT.get(file_outcome.problem or "")
+        hunks = tuple(hunk_evidence(file_outcome.path, f) for f in file_outcome.failures)
+        out.append(FileFailure(file_outcome.path, problem, hunks))
+    return tuple(out)

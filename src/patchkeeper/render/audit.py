@@ -1,0 +1,104 @@
+"""The audit report: a terminal table and a Markdown report for a pull request."""
+
+from __future__ import annotations
+
+from patchkeeper.commands.audit import AuditResult
+from patchkeeper.render import markdown_renderer
+from patchkeeper.verdicts import GOOD, PatchVerdict
+
+
+def _counts_line(result: AuditResult) -> str:
+    counts = result.counts
+    order = [
+        "clean",
+        "offset",
+        "upstreamed",
+        "partially upstreamed",
+        "conflict",
+        "target gone",
+        "blocked",
+    ]
+    return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
+
+
+def _hunk_detail(verdict: PatchVerdict, indent: str) -> list[str]:
+    from patchkeeper.render.terminal import failure_lines, hunk_lines
+
+    lines: list[str] = []
+    if verdict.failures:
+        lines.extend(failure_lines(verdict.failures, indent))
+        return lines
+    for hunk in verdict.hunks:
+        if hunk.status == "fails" and hunk.evidence is not None:
+            lines.extend(hunk_lines(hunk.evidence, indent))
+    return lines
+
+
+def audit_text(result: AuditResult) -> str:
+    """The terminal form: one row per patch, then details for those needing work."""
+    from patchkeeper.render.terminal import table
+
+    head = f"audit of {result.series}"
+    if result.pin:
+        head += f" (pin {result.pin})"
+    lines = [head, f"against {result.target}", ""]
+    width = max((len(v.name) for v in result.verdicts), default=5)
+    rows = [(v.name.ljust(width), v.verdict, v.summary) for v in result.verdicts]
+    lines.extend(table([("patch".ljust(width), "verdict", "evidence"), *rows]))
+    needing = [v for v in result.verdicts if v.verdict not in GOOD]
+    for verdict in needing:
+        detail = _hunk_detail(verdict, "    ")
+        if detail:
+            lines.append("")
+            lines.append(f"  {verdict.name} ({verdict.verdict}):")
+            lines.extend(detail)
+    lines.append("")
+    lines.append(f"{len(result.verdicts)} patches: {_counts_line(result)}")
+    if result.to_retire:
+        lines.append("to retire (already upstream): " + ", ".join(result.to_retire))
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    """Escape a value for a Markdown table cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
+
+
+@markdown_renderer(AuditResult)
+def audit_markdown(result: AuditResult) -> str:
+    """A report a maintainer can paste into a pull request."""
+    out = [f"## patchkeeper audit: {result.target_version or result.target}", ""]
+    out.append(
+        f"Series `{result.series}`"
+        + (f", pinned to {result.pin}" if result.pin else "")
+        + f", against {result.target}."
+    )
+    out.append("")
+    out.append(f"**{len(result.verdicts)} patches: {_counts_line(result)}.**")
+    out.append("")
+    out.append("| patch | verdict | evidence |")
+    out.append("|---|---|---|")
+    for verdict in result.verdicts:
+        out.append(f"| `{_cell(verdict.name)}` | {verdict.verdict} | {_cell(verdict.summary)} |")
+    needing = [v for v in result.verdicts if v.verdict not in GOOD]
+    if needing:
+        out.append("")
+        out.append("### Needs work")
+        for verdict in needing:
+            out.append("")
+            out.append(f"#### `{verdict.name}`: {verdict.verdict}")
+            out.append("")
+            out.append(verdict.summary)
+            detail = _hunk_detail(verdict, "")
+            if detail:
+                out.append("")
+                out.append("```")
+                out.extend(detail)
+                out.append("```")
+    if result.to_retire:
+        out.append("")
+        out.append("### To retire")
+        out.append("")
+        for name in result.to_retire:
+            out.append(f"- `{name}`")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,133 @@
+"""Terminal text for the series commands (apply, unapply, verify, status, audit)."""
+
+from __future__ import annotations
+
+from patchkeeper.applied import SeriesState
+from patchkeeper.commands.apply import ApplyResult
+from patchkeeper.commands.audit import AuditResult
+from patchkeeper.commands.verify import VerifyResult
+from patchkeeper.evidence import FileFailure, HunkEvidence
+from patchkeeper.render import text_renderer
+
+
+def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+    """Left-aligned columns separated by two spaces; the last column is not padded."""
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    out = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+        out.append((indent + "  ".join(cells)).rstrip())
+    return out
+
+
+def hunk_lines(evidence: HunkEvidence, indent: str = "    ") -> list[str]:
+    """The closest match of a failed hunk and the lines that differ there."""
+    out = [f"{indent}hunk #{evidence.index} {evidence.header}  (patch line {evidence.patch_line})"]
+    if evidence.closest_line is None:
+        out.append(
+            f"{indent}  none of its {evidence.total} context/removed lines occur in the file"
+        )
+        return out
+    out.append(
+        f"{indent}  expected at line {evidence.expected_line}; closest match at line "
+        f"{evidence.closest_line}: {evidence.matching} of {evidence.total} lines match"
+    )
+    for mismatch in evidence.mismatches[:8]:
+        found = "(end of file)" if mismatch.found is None else repr(mismatch.found)
+        out.append(f"{indent}  line {mismatch.line}: expected {mismatch.expected!r}")
+        out.append(f"{indent}  {' ' * len(str(mismatch.line))}       found    {found}")
+    if len(evidence.mismatches) > 8:
+        out.append(f"{indent}  ... {len(evidence.mismatches) - 8} more lines differ")
+    return out
+
+
+def failure_lines(failures: tuple[FileFailure, ...], indent: str = "  ") -> list[str]:
+    out = []
+    for failure in failures:
+        if failure.problem:
+            out.append(f"{indent}{failure.path}: {failure.problem}")
+        else:
+            out.append(f"{indent}{failure.path}:")
+        for evidence in failure.hunks:
+            out.extend(hunk_lines(evidence, indent + "  "))
+    return out
+
+
+def state_lines(state: SeriesState, detailed: bool) -> list[str]:
+    rows = [(patch.state, patch.name) for patch in state.patches]
+    out = table(rows)
+    for patch in state.patches:
+        if patch.state == "applied" or (patch.state == "not applied" and not detailed):
+            continue
+        for ref in patch.applied_hunks:
+            out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} applied (line {ref.line})")
+        for ref in patch.missing_hunks:
+            out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} not applied")
+    for check in state.drifted:
+        out.append(
+            f"  drift: {check.path} differs from pristine once the series is undone "
+            f"(sha256 {str(check.actual_sha256)[:12]}, pristine "
+            f"{str(check.expected_sha256)[:12]})"
+        )
+    return out
+
+
+@text_renderer(ApplyResult)
+def apply_text(result: ApplyResult) -> str:
+    lines: list[str] = []
+    if result.recovery is not None:
+        lines.append(
+            f"recovered: rolled back an interrupted run ({len(result.recovery.restored)}"
+            f" files) from {result.recovery.journal}"
+        )
+    count = len(result.patches)
+    if result.outcome in ("applied", "unapplied"):
+        verb = "applied" if result.action == "apply" else "unapplied"
+        lines.append(
+            f"{verb} {count} patches on {result.target}: {len(result.changed)} files changed"
+        )
+    elif result.outcome == "failed":
+        lines.append(f"{result.failed_patch} does not apply to {result.target}")
+        lines.extend(failure_lines(result.failures))
+    else:
+        lines.append(f"{result.action}: the series is {result.outcome} on {result.target}")
+        if result.state is not None and result.outcome != "already applied":
+            lines.extend(state_lines(result.state, detailed=True))
+    for offset in result.offsets:
+        lines.append(
+            f"  offset: {offset.patch} {offset.path} hunk #{offset.index} at line "
+            f"{offset.line} ({offset.offset:+d} lines)"
+        )
+    if result.note:
+        lines.append(result.note)
+    return "\n".join(lines)
+
+
+@text_renderer(VerifyResult)
+def verify_text(result: VerifyResult) -> str:
+    state = result.state
+    lines = []
+    if result.recovery is not None:
+        lines.append(f"recovered: rolled back an interrupted run from {result.recovery.journal}")
+    against = f" against {state.pristine_label}" if state.pristine_label else ""
+    lines.append(f"{result.command}: {result.target}{against}")
+    lines.extend(state_lines(state, result.detailed))
+    if result.record_mismatch:
+        lines.append(f"  record: {result.record_mismatch}")
+    applied = sum(1 for p in state.patches if p.state == "applied")
+    summary = f"{applied} of {len(state.patches)} patches applied"
+    if state.pristine_label is None:
+        summary += "; drift not checked (no pristine reference: pass --pristine)"
+    else:
+        summary += f", {len(state.drifted)} files drifted"
+    lines.append(("ok: " if result.ok else "not ok: ") + summary)
+    return "\n".join(lines)
+
+
+@text_renderer(AuditResult)
+def audit_text(result: AuditResult) -> str:
+    from patchkeeper.render.audit import audit_text as render
+
+    return render(result)

@@ -1,0 +1,292 @@
+"""Atomic changes to a tree: a lock, a write-ahead journal, and roll-back after a crash.
+
+The protocol (a rollback journal, as SQLite's): before the first file changes, the original
+bytes of every file to be changed are copied into the journal and a manifest listing them is
+renamed into place. Each file is then replaced atomically (a temporary file beside it, then
+``os.replace``). When every change is done the manifest is deleted: that single unlink is
+the commit. A process killed at any moment therefore leaves the tree as before, fully
+changed, or with a manifest that the next patchkeeper command uses to roll back before doing
+anything else. Like pip, patchkeeper does not fsync: the guarantee is against a killed
+process, not a power cut.
+
+Two processes cannot interleave: every command holds an ``flock`` on the target's state
+directory while it works; a second one waits a bounded time, then fails with a clear message.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.constants import STATE_DIR
+from patchkeeper.errors import LockError, TargetError
+
+MANIFEST = "manifest.json"
+TMP_SUFFIX = ".patchkeeper-tmp"
+#: Testing hook: kill the process (SIGKILL) at the N-th journaled step (1-based).
+FAULT_ENV = "PATCHKEEPER_FAULT_AT"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file to write or delete.
+
+    Attributes:
+        path: the absolute path.
+        data: the new bytes, or ``None`` to delete the file.
+        mode: the permission bits to set, or ``None`` to keep the current ones (0o644 for a
+            new file).
+    """
+
+    path: Path
+    data: bytes | None
+    mode: int | None = None
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A journal found and rolled back before the command ran.
+
+    Attributes:
+        journal: the journal directory.
+        restored: the files put back as they were.
+    """
+
+    journal: Path
+    restored: tuple[Path, ...]
+
+
+class _Faults:
+    def __init__(self) -> None:
+        value = os.environ.get(FAULT_ENV, "")
+        self.at = int(value) if value.isdigit() else None
+        self.count = 0
+
+    def step(self) -> None:
+        self.count += 1
+        if self.at is not None and self.count == self.at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+@contextmanager
+def locked(directory: Path, timeout: float, what: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory`` for the duration of the block.
+
+    Raises:
+        LockError: another process holds it for longer than ``timeout`` seconds.
+        TargetError: the directory cannot be opened.
+    """
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError as exc:
+        raise TargetError(
+            f"cannot open the target to lock it: {exc.strerror}", path=directory
+        ) from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockError(
+                        f"another patchkeeper process is working on {what}; waited {timeout:g} s",
+                        path=directory,
+                        hint="wait for it to finish, or raise 'lock-timeout' in the configuration",
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _check_writable(changes: list[Change]) -> None:
+    for change in changes:
+        target = change.path
+        parent = target.parent
+        while not parent.exists():
+            parent = parent.parent
+        if (target.exists() and not os.access(target, os.W_OK)) or not os.access(parent, os.W_OK):
+            raise TargetError(
+                "the target is read-only here; nothing was changed",
+                path=target if target.exists() else parent,
+                hint="run as a user who can write the target, or apply to a copy with --target",
+            )
+
+
+def _missing_dirs(path: Path) -> list[Path]:
+    missing = []
+    parent = path.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    return list(reversed(missing))
+
+
+def _atomic_write(path: Path, data: bytes, mode: int | None, faults: _Faults) -> None:
+    tmp = path.with_name(path.name + TMP_SUFFIX)
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    if mode is not None:
+        os.chmod(tmp, mode)
+    elif path.exists():
+        os.chmod(tmp, path.stat().st_mode & 0o7777)
+    faults.step()
+    os.replace(tmp, path)
+
+
+def _prune_empty_dirs(path: Path, stop: Path | None) -> None:
+    """Remove the directories above a deleted file that it left empty, up to ``stop``, as GNU
+    patch does when a diff deletes a file."""
+    if stop is None:
+        return
+    parent = path.parent
+    while parent != stop and parent.is_relative_to(stop):
+        try:
+            parent.rmdir()
+        except OSError:
+            return
+        parent = parent.parent
+
+
+def _remove_journal(journal: Path) -> None:
+    shutil.rmtree(journal, ignore_errors=True)
+    if journal.parent.name == STATE_DIR:
+        try:
+            journal.parent.rmdir()  # the state directory, when nothing else is in it
+        except OSError:
+            pass
+
+
+def commit(changes: list[Change], journal: Path, prune_root: Path | None = None) -> None:
+    """Apply ``changes`` atomically, journaled in ``journal`` (which must not exist).
+
+    Directories left empty by a deleted file are removed up to ``prune_root``.
+
+    Raises:
+        TargetError: the target is read-only (checked before anything is written), or a
+            write fails (everything already written is rolled back first).
+    """
+    _check_writable(changes)
+    faults = _Faults()
+    journal.mkdir(parents=True, exist_ok=False)
+    entries = []
+    created_dirs: list[str] = []
+    for number, change in enumerate(changes):
+        existed = change.path.exists()
+        entry = {"path": str(change.path), "existed": existed, "backup": None, "mode": None}
+        if existed:
+            backup = journal / f"{number}.orig"
+            shutil.copyfile(change.path, backup)
+            entry["backup"] = backup.name
+            entry["mode"] = change.path.stat().st_mode & 0o7777
+            faults.step()
+        for directory in _missing_dirs(change.path):
+            if str(directory) not in created_dirs:
+                created_dirs.append(str(directory))
+        entries.append(entry)
+    manifest = {"format": 1, "entries": entries, "created_dirs": created_dirs}
+    tmp = journal / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    os.replace(tmp, journal / MANIFEST)
+    faults.step()
+    try:
+        for change in changes:
+            if change.data is None:
+                if change.path.exists():
+                    change.path.unlink()
+                    _prune_empty_dirs(change.path, prune_root)
+                faults.step()
+                continue
+            change.path.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(change.path, change.data, change.mode, faults)
+            faults.step()
+    except OSError as exc:
+        rollback(journal)
+        raise TargetError(
+            f"writing failed ({exc.strerror}); everything was put back", path=exc.filename
+        ) from None
+    (journal / MANIFEST).unlink()  # the commit point
+    faults.step()
+    _remove_journal(journal)
+
+
+def rollback(journal: Path) -> tuple[Path, ...]:
+    """Put every file listed in the journal's manifest back; remove the journal.
+
+    Returns the files restored or removed. A journal without a manifest never changed
+    anything (or finished) and is simply removed.
+    """
+    manifest_path = journal / MANIFEST
+    restored: list[Path] = []
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for entry in manifest["entries"]:
+            path = Path(entry["path"])
+            tmp = path.with_name(path.name + TMP_SUFFIX)
+            if tmp.exists():
+                tmp.unlink()
+            if entry["existed"]:
+                data = (journal / entry["backup"]).read_bytes()
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with open(tmp, "wb") as handle:
+                    handle.write(data)
+                os.chmod(tmp, entry["mode"])
+                os.replace(tmp, path)
+            elif path.exists():
+                path.unlink()
+            restored.append(path)
+        for directory in reversed(manifest["created_dirs"]):
+            try:
+                os.rmdir(directory)
+            except OSError:
+                pass
+        manifest_path.unlink()
+    _remove_journal(journal)
+    return tuple(restored)
+
+
+def recover(journal: Path) -> Recovery | None:
+    """Roll back an interrupted transaction, if ``journal`` exists; else return ``None``.
+
+    Raises:
+        TargetError: the journal exists but the target cannot be written.
+    """
+    if not journal.exists():
+        return None
+    try:
+        restored = rollback(journal)
+    except OSError as exc:
+        raise TargetError(
+            f"an interrupted patchkeeper run left a journal, and rolling it back failed: "
+            f"{exc.strerror}",
+            path=journal,
+            hint="make the target writable and run the command again",
+        ) from None
+    return Recovery(journal, restored)
+
+
+def invalidate_bytecode(paths: list[Path]) -> None:
+    """Delete the cached bytecode of changed ``.py`` files, so a fresh interpreter compiles
+    the new source (a rewrite within the same second and of the same size would otherwise
+    pass the pyc's mtime/size check)."""
+    for path in paths:
+        if path.suffix != ".py":
+            continue
+        cache = path.parent / "__pycache__"
+        if not cache.is_dir():
+            continue
+        for pyc in cache.glob(f"{path.stem}.*.pyc"):
+            try:
+                pyc.unlink()
+            except OSError:
+                pass

@@ -1,0 +1,93 @@
+"""Shared fixtures: an isolated git, a copy of the bundled example, and running the CLI."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.main import main
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No user or system git configuration leaks in; a fixed identity (b4's and gbp's habit)."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.org")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.org")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(home.parent))
+    monkeypatch.delenv("PATCHKEEPER_FAULT_AT", raising=False)
+
+
+@dataclass
+class Run:
+    """The outcome of one CLI run: exit code, standard output and error."""
+
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
+    """``cli(*args, cwd=DIR)`` runs ``patchkeeper`` in-process and returns a :class:`Run`."""
+
+    def run(*args: str, cwd: Path | None = None) -> Run:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+@dataclass
+class Example:
+    """A private copy of ``examples/``: the downstream and both upstream trees."""
+
+    root: Path
+
+    @property
+    def downstream(self) -> Path:
+        return self.root / "downstream"
+
+    @property
+    def old(self) -> Path:
+        return self.root / "upstream" / "minihttp-1.0"
+
+    @property
+    def new(self) -> Path:
+        return self.root / "upstream" / "minihttp-1.1"
+
+    def target(self, name: str = "target") -> Path:
+        """A fresh copy of the old upstream tree to patch."""
+        dest = self.root / name
+        shutil.copytree(self.old, dest)
+        return dest
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Example:
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    return Example(tmp_path / "examples")
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (relative POSIX path -> bytes), for exact comparisons."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
