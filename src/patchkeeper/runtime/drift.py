@@ -90,7 +90,7 @@ def plugin_code(root: Path, replacement: str) -> Code | None:
     node = find_definition(tree, qual)
     if node is None:
         return None
-    start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
+    start = node.lineno  # the patch decorator is not part of the compared code
     lines = text.splitlines(True)[start - 1 : node.end_lineno]
     return Code(file.relative_to(root).as_posix(), start, tuple(lines))
 

@@ -164,14 +164,11 @@ def _search(tree: UpstreamTree, target: str) -> Resolution:
     rest = split[1] if split else parts[-1:]
     for index, name in enumerate(rest or parts[-1:]):
         for module, _line in tree.defined(name):
-            prefix = ".".join((rest or parts[-1:])[:index])
             summary = tree.summary(module)
             if summary is None:
                 continue
             for qual, definition in summary.definitions.items():
-                if qual.rsplit(".", 1)[-1] == name and (
-                    not prefix or qual.startswith(prefix) or index == 0
-                ):
+                if qual.rsplit(".", 1)[-1] == name:
                     suffix = ".".join((rest or [])[index + 1 :])
                     location = f"{module}.{qual}" + (f".{suffix}" if suffix else "")
                     candidates.append(f"{location} (line {definition.line})")
