@@ -4,8 +4,8 @@ from vLLM 0.30.0 to 0.32.0 (both sdists)."""
 from __future__ import annotations
 
 import pytest
-from corpus import sdist_tree
 
+from corpus import sdist_tree
 from patchkeeper.runtime import audit, inventory
 
 #: (file, line, mechanism, target) read by hand in the sdist.
