@@ -74,10 +74,10 @@ SAMPLE = [
     ),
     ("platform/patch_torch_accelerator.py", 8, "assignment", "torch.accelerator.empty_cache"),
     (
-        "worker/__init__.py",
-        81,
-        "subclass",
-        "vllm.v1.worker.gpu.spec_decode.autoregressive.speculator.SpeculatorCudaGraphManager",
+        "worker/patch_v2/patch_triton.py",
+        41,
+        "assignment",
+        "vllm.v1.worker.gpu.sample.penalties.apply_penalties",
     ),
     ("worker/patch_bind_kv_cache.py", 60, "assignment", "vllm.v1.worker.utils.bind_kv_cache"),
     (
