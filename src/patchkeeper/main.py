@@ -48,8 +48,21 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     sys.exit(getattr(result, "exit_code", 0))
 
 
+#: Modules that register renderers for result types (``patchkeeper.render``).
+RENDERER_MODULES = (
+    "patchkeeper.render.terminal",
+    "patchkeeper.render.markdown",
+    "patchkeeper.render.audit",
+    "patchkeeper.render.runtime",
+    "patchkeeper.render.ledger",
+)
+
+
 def _load_renderers() -> None:
-    import patchkeeper.render.ledger  # noqa: F401
+    import importlib
+
+    for module in RENDERER_MODULES:
+        importlib.import_module(module)
 
 
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -93,6 +106,10 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
     """Keep a downstream patch series (or runtime patches) true against upstream releases."""
     ctx.obj = Settings(config_file, directory.resolve() if directory else None)
+    if sys.stderr.isatty():
+        from patchkeeper.progress import set_sink
+
+        set_sink(lambda message: click.echo(message, err=True))
 
 
 # --------------------------------------------------------------------------- the series
@@ -390,6 +407,135 @@ def check_branch(
 
 # --------------------------------------------------------------------------- runtime patches
 # (issue "patchkeeper 4")
+
+
+def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that say where the plugin is (override [tool.patchkeeper.runtime])."""
+    function = click.option(
+        "--patch-dir",
+        "patch_dir",
+        help="The patch directory, relative to the plugin root (default: <package>/patch).",
+    )(function)
+    function = click.option("--package", "package", help="The plugin's import package.")(function)
+    function = click.option(
+        "--plugin",
+        "plugin",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The directory holding the plugin package (an unpacked sdist, a checkout).",
+    )(function)
+    return function
+
+
+def markdown_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--markdown",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Also write the report as Markdown.",
+    )(function)
+
+
+@cli.group()
+def runtime() -> None:
+    """Runtime (monkey) patches of a plugin: inventory, audit, live check, same-code."""
+
+
+@runtime.command("inventory")
+@plugin_options
+@markdown_option
+@json_option
+@click.pass_obj
+def runtime_inventory(
+    settings: Settings,
+    plugin: Path | None,
+    package: str | None,
+    patch_dir: str | None,
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """List every runtime patch, its mechanism and activation; check headers and ledger."""
+    from patchkeeper.runtime import inventory as command
+
+    result = command.run(
+        settings.config(), plugin=plugin, package=package, patch_directory=patch_dir
+    )
+    emit(result, as_json, markdown)
+
+
+@runtime.command("audit")
+@click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
+@click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
+@plugin_options
+@markdown_option
+@json_option
+@click.pass_obj
+def runtime_audit(
+    settings: Settings,
+    old: str,
+    new: str,
+    plugin: Path | None,
+    package: str | None,
+    patch_dir: str | None,
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
+    from patchkeeper.runtime import audit as command
+
+    result = command.run(
+        settings.config(),
+        old=old,
+        new=new,
+        plugin=plugin,
+        package=package,
+        patch_directory=patch_dir,
+    )
+    emit(result, as_json, markdown)
+
+
+@runtime.command("check")
+@click.option(
+    "--python",
+    "python",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The interpreter of the environment where the plugin and upstream are installed.",
+)
+@click.option("--timeout", default=120.0, show_default=True, help="Seconds before giving up.")
+@plugin_options
+@json_option
+@click.pass_obj
+def runtime_check(
+    settings: Settings,
+    python: Path,
+    timeout: float,
+    plugin: Path | None,
+    package: str | None,
+    patch_dir: str | None,
+    as_json: bool,
+) -> None:
+    """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
+    from patchkeeper.runtime import check as command
+
+    result = command.run(
+        settings.config(),
+        python=python,
+        timeout=timeout,
+        plugin=plugin,
+        package=package,
+        patch_directory=patch_dir,
+    )
+    emit(result, as_json)
+
+
+@runtime.command("same-code")
+@click.argument("left")
+@click.argument("right")
+@json_option
+def runtime_same_code(left: str, right: str, as_json: bool) -> None:
+    """Compare two files or FILE::QUALNAME definitions as ASTs without docstrings."""
+    from patchkeeper.runtime import samecode as command
+
+    emit(command.run(left, right), as_json)
 
 
 # --------------------------------------------------------------------------- the audit record

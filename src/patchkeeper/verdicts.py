@@ -297,6 +297,16 @@ def _refs(statuses: list[HunkVerdict], status: str) -> str:
     return ", ".join(f"{s.path} #{s.index}" for s in statuses if s.status == status)
 
 
+def _count(statuses: list[HunkVerdict], status: str) -> int:
+    return sum(1 for s in statuses if s.status == status)
+
+
+def _names(names: set[str]) -> str:
+    ordered = sorted(names)
+    noun = "patch" if len(ordered) == 1 else "patches"
+    return f"the later {noun} " + ", ".join(ordered)
+
+
 def _share_text(shares: tuple[FileShare, ...]) -> str:
     found = sum(s.found for s in shares)
     total = sum(s.total for s in shares)
@@ -393,18 +403,20 @@ def judge_patch(
         return PatchVerdict(
             patch.name,
             BLOCKED,
-            f"{_refs(statuses, FAILS)} need lines that the failing patch {blocker} adds",
+            f"{_refs(statuses, FAILS)} {'needs' if _count(statuses, FAILS) == 1 else 'need'} "
+            f"lines that the failing patch {blocker} adds",
             tuple(statuses),
             shares,
             blocked_by=blocker,
         )
     failures = failure_evidence(outcome)
-    text = f"{_refs(statuses, FAILS)} fail at fuzz 0"
-    first = failing[0].evidence if failing else None
-    if first is not None and first.closest_line is not None:
+    verb = "fails" if _count(statuses, FAILS) == 1 else "fail"
+    text = f"{_refs(statuses, FAILS)} {verb} at fuzz 0"
+    closest = failing[0].evidence if failing else None
+    if closest is not None and closest.closest_line is not None:
         text += (
-            f" (closest: {first.path} line {first.closest_line}, {first.matching} of "
-            f"{first.total} lines match)"
+            f" (closest: {closest.path} line {closest.closest_line}, {closest.matching} of "
+            f"{closest.total} lines match)"
         )
     present = _refs(statuses, PRESENT)
     if present:
@@ -479,20 +491,19 @@ def resolve_superseded(
         later = _superseding(patches, index, verdict, ws)
         if not later:
             continue
-        names = ", ".join(sorted(later))
+        names = _names(later)
+        verb = "rewrites" if len(later) == 1 else "rewrite"
         if all(by_name[name].verdict == UPSTREAMED for name in later):
             out[index] = replace(
                 verdict,
                 verdict=UPSTREAMED,
                 failures=(),
-                summary=f"superseded: the later patches {names} rewrite every line its "
-                f"failing hunks add, and the new upstream carries them; "
-                + _share_text(verdict.shares),
+                summary=f"superseded: {names} {verb} every line its failing hunks add, and "
+                "the new upstream carries it; " + _share_text(verdict.shares),
             )
         else:
             out[index] = replace(
-                verdict,
-                summary=verdict.summary + f"; the later patches {names} rewrite the lines it adds",
+                verdict, summary=verdict.summary + f"; {names} {verb} the lines it adds"
             )
     return out
 
