@@ -15,6 +15,7 @@ Each difference is reported by file or by topic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,7 +141,9 @@ def compare_topics(
     return out
 
 
-def _reader(root: Path, rev: str, directory: str, paths: list[str]):
+def _reader(
+    root: Path, rev: str, directory: str, paths: list[str]
+) -> Callable[[str], FileState | None]:
     prefix = f"{directory}/" if directory else ""
     blobs = gitops.cat_file_batch(root, [f"{rev}:{prefix}{path}" for path in paths])
 

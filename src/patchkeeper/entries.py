@@ -46,8 +46,8 @@ from patchkeeper.errors import ConfigError, GitError, TargetError
 from patchkeeper.findings import Finding, display_path
 from patchkeeper.ledger_config import entries_table
 
-_OVERLAY_SCHEMA = {"source": (str, None), "target": (str, ""), "fields": (dict, {})}
-_FOREIGN_SCHEMA = {
+_OVERLAY_SCHEMA: dict[str, Any] = {"source": (str, None), "target": (str, ""), "fields": (dict, {})}
+_FOREIGN_SCHEMA: dict[str, Any] = {
     "diff": (str, None),
     "commit": (str, None),
     "pin-file": (str, None),
@@ -56,7 +56,7 @@ _FOREIGN_SCHEMA = {
     "checkout": (str, None),
     "fields": (dict, {}),
 }
-_VENDORED_SCHEMA = {
+_VENDORED_SCHEMA: dict[str, Any] = {
     "directory": (str, None),
     "pin-file": (str, None),
     "repository": (str, ""),

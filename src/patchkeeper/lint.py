@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -247,7 +247,9 @@ def check_knobs(
 # --------------------------------------------------------------------------- the series
 
 
-def _unlisted(config: Config, listed: set[str], skip: set[Path], patterns: tuple[str, ...]):
+def _unlisted(
+    config: Config, listed: set[str], skip: set[Path], patterns: tuple[str, ...]
+) -> Iterator[Path]:
     directory = config.patches_dir
     found: list[Path] = []
     for pattern in patterns:
@@ -302,7 +304,7 @@ def lint_patch(
     strip: int,
     config: Config,
     registered: set[str],
-    reexport: object | None,
+    reexport: Callable[[Patch, str], list[Finding]] | None,
 ) -> tuple[list[Finding], Patch | None]:
     """Every per-file check of one patch; returns the findings and the parsed patch."""
     hsettings = header_settings(config)
@@ -319,7 +321,7 @@ def lint_patch(
         return _by_line([*findings, _parse_finding(exc, where)]), None
     findings += check_knobs(patch, where, lsettings, registered)
     if reexport is not None:
-        findings += reexport(patch, where)  # type: ignore[operator]
+        findings += reexport(patch, where)
     return _by_line(findings), patch
 
 
