@@ -272,3 +272,31 @@ def test_hash_blob_matches_git(upstream: Path) -> None:
     data = (upstream / "pkg" / "core.py").read_bytes()
     assert gitops.hash_blob(data) == git(upstream, "hash-object", "pkg/core.py")
     shutil.rmtree(upstream / ".git" / "hooks", ignore_errors=True)
+
+
+def test_gitops_helpers_for_other_commands(topics: Path) -> None:
+    """The general helpers (``port`` uses them for git log evidence)."""
+    records = gitops.log(topics, "v1.0..work", "%H%x00%s%x00%an")
+    assert [(r[1], r[2]) for r in records] == [
+        ("[pk] size-knob", "Tess Ter"),
+        ("[pk] extra-module", "Tess Ter"),
+    ]
+    assert [r[0] for r in records] == gitops.rev_list(topics, "v1.0..work")
+    assert gitops.tags(topics) == ["v1.0"]
+    assert gitops.show_file(topics, "work", "pkg/extra.py") == b"def extra():\n    return 'extra'\n"
+    assert sorted(gitops.ls_tree(topics, "work", "pkg")) == [
+        "__init__.py",
+        "core.py",
+        "envs.py",
+        "extra.py",
+    ]
+    assert gitops.diff_names(topics, "v1.0", "work") == [
+        "pkg/core.py",
+        "pkg/envs.py",
+        "pkg/extra.py",
+    ]
+    gitops.create_tag(topics, "v1.1", "work")
+    assert gitops.commit_id(topics, "v1.1") == gitops.commit_id(topics, "work")
+    with pytest.raises(GitError) as caught:
+        gitops.show_file(topics, "v1.0", "pkg/extra.py")
+    assert "'git cat-file blob v1.0:pkg/extra.py' failed with exit code 128" in caught.value.message
