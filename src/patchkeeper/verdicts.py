@@ -266,7 +266,8 @@ def _blocker(
     return None
 
 
-def _remember_failure(patch: Patch) -> _Failed:
+def remember_failure(patch: Patch) -> _Failed:
+    """What ``patch`` would have added, kept so later patches that need it are *blocked*."""
     record = _Failed(patch.name)
     for diff in patch.files:
         if diff.is_creation:
@@ -517,6 +518,6 @@ def judge_series(
     for patch in patches:
         verdict = judge_patch(ws, patch, failed, search)
         if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED):
-            failed.append(_remember_failure(patch))
+            failed.append(remember_failure(patch))
         verdicts.append(verdict)
     return resolve_superseded(patches, verdicts, ws)
