@@ -20,8 +20,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper import port_git
+from patchkeeper import gitops
 from patchkeeper.errors import GitError
+from patchkeeper.headers import parse_headers
 from patchkeeper.hunks import closest_match
 from patchkeeper.model import Hunk, Patch
 from patchkeeper.parse import split_lines
@@ -36,7 +37,6 @@ COMMIT_URL = re.compile(r"/(?P<repo>[\w.-]+)/commit/(?P<sha>[0-9a-f]{7,40})\b")
 REFERENCE_FIELDS = ("upstream", "retires-when")
 #: DEP-3 fields whose URLs are looked up.
 URL_FIELDS = ("origin", "applied-upstream", "bug", "forwarded")
-_FIELD = re.compile(rb"^(?P<name>[A-Za-z][A-Za-z0-9_-]*):[ \t]*(?P<value>.*)$")
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 IN_NEW = "in the new pin"
@@ -95,18 +95,8 @@ class Cause:
 
 
 def header_fields(preamble: bytes) -> list[tuple[str, str]]:
-    """``(lower-case name, unfolded value)`` of every ``Name: value`` field of a preamble."""
-    out: list[tuple[str, str]] = []
-    for line in split_lines(preamble):
-        if line[:1] in (b" ", b"\t") and out and line.strip():
-            name, value = out[-1]
-            out[-1] = (name, value + " " + line.strip().decode("utf-8", "replace"))
-            continue
-        match = _FIELD.match(line.rstrip(b"\r\n"))
-        if match:
-            value = match.group("value").strip().decode("utf-8", "replace")
-            out.append((match.group("name").decode().lower(), value))
-    return out
+    """``(lower-case name, unfolded value)`` of every header field of a preamble."""
+    return [(item.key, item.value) for item in parse_headers(preamble).fields]
 
 
 def _same_project(name: str, projects: set[str]) -> bool:
@@ -165,9 +155,16 @@ class UpstreamHistory:
     def _pull(self, field: str, text: str, number: int) -> Reference:
         squash = f"(#{number})"
         merge = f"Merge pull request #{number} "
-        log = port_git.run(
-            ["log", "--tags", self.new_tag, "-F", f"--grep={squash}", f"--grep={merge}",
-             "--format=%H%x00%s"],
+        log = gitops.run(
+            [
+                "log",
+                "--tags",
+                self.new_tag,
+                "-F",
+                f"--grep={squash}",
+                f"--grep={merge}",
+                "--format=%H%x00%s",
+            ],
             self.repo,
         ).decode("utf-8", "replace")
         found = []
@@ -178,11 +175,11 @@ class UpstreamHistory:
         return self._placed(field, text, found)
 
     def _commit(self, field: str, text: str, sha: str) -> Reference:
-        done = port_git.call(["rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}"], self.repo)
+        done = gitops.call(["rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}"], self.repo)
         if done.returncode != 0:
             return Reference(field, text, NOT_FOUND)
         commit_id = done.stdout.decode().strip()
-        subject = port_git.run_text(["log", "-1", "--format=%s", commit_id], self.repo)
+        subject = gitops.run_text(["log", "-1", "--format=%s", commit_id], self.repo)
         return self._placed(field, text, [Commit(commit_id, subject)])
 
     def _placed(self, field: str, text: str, found: list[Commit]) -> Reference:
@@ -195,24 +192,26 @@ class UpstreamHistory:
                 status = IN_NEW
             else:
                 status = LATER
-            tags = port_git.run_text(["tag", "--contains", commit.id], self.repo).split()
+            tags = gitops.run_text(
+                ["tag", "--sort=version:refname", "--contains", commit.id], self.repo
+            ).split()
             candidate = Reference(field, text, status, commit, tags[0] if tags else None)
             if best is None or rank[status] < rank[best.status]:
                 best = candidate
         return best or Reference(field, text, NOT_FOUND)
 
     def _contains(self, tag: str, commit: str) -> bool:
-        done = port_git.call(["merge-base", "--is-ancestor", commit, tag], self.repo)
+        done = gitops.call(["merge-base", "--is-ancestor", commit, tag], self.repo)
         return done.returncode == 0
 
     # ----------------------------------------------------------------- causes
 
     def _blob_lines(self, tag: str, path: str) -> list[bytes] | None:
-        done = port_git.call(["cat-file", "blob", f"{tag}:{path}"], self.repo)
+        done = gitops.call(["cat-file", "blob", f"{tag}:{path}"], self.repo)
         return split_lines(done.stdout) if done.returncode == 0 else None
 
     def _log(self, args: list[str]) -> tuple[Commit, ...]:
-        out = port_git.run(["log", "--format=%x01%H%x00%s", *args], self.repo)
+        out = gitops.run(["log", "--format=%x01%H%x00%s", *args], self.repo)
         commits = []
         for record in out.decode("utf-8", "replace").split("\x01")[1:]:
             head = record.split("\n", 1)[0]
@@ -260,9 +259,8 @@ class UpstreamHistory:
 
     def _carry_range(self, repo_path: str, old: tuple[int, int], length: int) -> tuple[int, int]:
         """Carry a line range of the old pin's file to the new pin's (``git diff -U0``)."""
-        diff = port_git.run(
-            ["diff", "-U0", *port_git.DIFF_OPTIONS[:4], self.old_tag, self.new_tag, "--",
-             repo_path],
+        diff = gitops.run(
+            ["diff", "-U0", *gitops.DIFF_OPTIONS, self.old_tag, self.new_tag, "--", repo_path],
             self.repo,
         )
         hunks = []
@@ -308,16 +306,16 @@ def _with(cause: Cause, **changes: object) -> Cause:
 
 
 def find_tag(repo: Path, version: str, formats: tuple[str, ...]) -> str:
-    """The tag of ``version`` in ``repo``: the first of ``formats`` (``v{version}``) that exists.
+    """The tag of ``version`` in ``repo``: the first of ``formats`` (``v{pin}``) that exists.
 
     Raises:
         GitError: ``repo`` is not a checkout, or none of the tags exists.
     """
     tried = []
     for fmt in formats:
-        tag = fmt.format(version=version)
+        tag = fmt.format(pin=version)
         tried.append(tag)
-        done = port_git.call(["rev-parse", "--verify", "--quiet", f"refs/tags/{tag}"], repo)
+        done = gitops.call(["rev-parse", "--verify", "--quiet", f"refs/tags/{tag}"], repo)
         if done.returncode == 0:
             return tag
         if done.returncode == 128:
@@ -329,5 +327,5 @@ def find_tag(repo: Path, version: str, formats: tuple[str, ...]) -> str:
     raise GitError(
         f"the upstream checkout has no tag for {version} (tried {', '.join(tried)})",
         path=repo,
-        hint="fetch the tags (git fetch --tags), or set [tool.patchkeeper.port] tag",
+        hint="fetch the tags (git fetch --tags), or set pin-tag in [tool.patchkeeper.git]",
     )

@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper import port_git
+from patchkeeper import gitops
 from patchkeeper.engine import FileState
+from patchkeeper.errors import GitError
 
 CLEAN = "clean"
 CONFLICT = "conflict"
@@ -85,9 +86,13 @@ def merge_file(
     args = ["merge-file", "-p", "--diff3"]
     for label in (labels.new, labels.old, labels.patch):
         args += ["-L", label]
-    done = port_git.call([*args, *files], scratch)
+    done = gitops.call([*args, *files], scratch)
     if done.returncode < 0 or done.returncode > 127:
-        raise port_git.failure(done, scratch, hint="git merges text files only")
+        output = done.stderr.decode("utf-8", "replace").strip()
+        raise GitError(
+            f"git merge-file failed with exit code {done.returncode}: {output}",
+            hint="git merges text files only; port this file by hand",
+        )
     return done.stdout, done.returncode
 
 

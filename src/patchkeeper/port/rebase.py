@@ -132,13 +132,17 @@ class Step:
         record: the report's view.
         data: the refreshed patch's bytes (carried verdicts).
         merges: the per-path merge with content (conflicts: for the work directory).
-        base: the new side's content of the conflicting paths before the patch.
+        base: the new side's content of the merged paths before the patch (git's stage 3).
+        old: the old side's content of the patch's paths before it (stage 1).
+        patched: the same after it (stage 2).
     """
 
     record: PortedPatch
     data: bytes | None = None
     merges: list[FileMerge] = field(default_factory=list)
     base: dict[str, FileState | None] = field(default_factory=dict)
+    old: dict[str, FileState | None] = field(default_factory=dict)
+    patched: dict[str, FileState | None] = field(default_factory=dict)
 
 
 def _states(ws: Workspace, paths: Sequence[str]) -> dict[str, FileState | None]:
@@ -331,7 +335,7 @@ class Rebase:
             patch.name, verdict, summary, files=files, audit=judged, failed_hunks=failed_hunks
         )
         base = {m.target: self.new_ws.get(m.target) for m in merges}
-        return Step(record, None, merges, base)
+        return Step(record, None, merges, base, before_old, after_old)
 
     def _resolved(
         self,

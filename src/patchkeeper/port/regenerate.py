@@ -4,8 +4,8 @@ The issue ("patchkeeper 3"): a refreshed patch keeps its preamble and headers by
 except ``Cut-against``, which becomes the new pin; its body is regenerated against the new
 tree with three lines of context. The body comes from git itself
 (``git diff --no-index`` between two scratch directories holding the touched files before
-and after, with :data:`patchkeeper.port_git.DIFF_OPTIONS`), so it does not depend on the
-user's git configuration.
+and after, through :mod:`patchkeeper.gitops`), so it does not depend on the user's git
+configuration.
 
 File headers follow the original patch: a file diff whose header has no ``index`` line
 (quilt's ``--- a/x`` / ``+++ b/x``, with or without timestamps) keeps its header bytes; a git
@@ -20,9 +20,10 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from patchkeeper import port_git
+from patchkeeper import gitops
 from patchkeeper.engine import FileState, Workspace, apply_patch
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.headers import parse_headers, set_field
 from patchkeeper.model import FileDiff, Patch
 from patchkeeper.parse import parse_patch, split_lines
 
@@ -30,7 +31,6 @@ from patchkeeper.parse import parse_patch, split_lines
 INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
 #: The seed's pin header: ``Cut-against: 0.32.0: re-anchored after #57169``
 CUT_AGAINST = "Cut-against"
-_FIELD = re.compile(rb"^(?P<name>[A-Za-z][A-Za-z0-9_-]*):(?=[ \t\r\n]|$)")
 
 
 class RefreshError(PatchkeeperError):
@@ -42,53 +42,19 @@ class RefreshError(PatchkeeperError):
 # --------------------------------------------------------------------------- Cut-against
 
 
-def cut_against(preamble: bytes) -> tuple[int, int, str] | None:
-    """Where the ``Cut-against`` field is: ``(start byte, end byte, value)``, or ``None``.
-
-    Fields are read up to git's ``---`` separator or the seed's ``--- exported from`` line;
-    a value continues on lines that start with a space or a tab.
-
-    >>> cut_against(b"Kind: fix\\nCut-against: 1.0: re-cut\\n  after #12\\nX: y\\n")
-    (10, 45, '1.0: re-cut after #12')
-    """
-    lines = split_lines(preamble)
-    position = 0
-    for index, line in enumerate(lines):
-        if line.rstrip(b"\r\n") == b"---" or line.startswith(b"--- exported from"):
-            return None
-        match = _FIELD.match(line)
-        if match and match.group("name").lower() == CUT_AGAINST.lower().encode():
-            end = position + len(line)
-            parts = [line[match.end() :].strip()]
-            for nxt in lines[index + 1 :]:
-                if nxt[:1] not in (b" ", b"\t") or not nxt.strip():
-                    break
-                parts.append(nxt.strip())
-                end += len(nxt)
-            value = b" ".join(part for part in parts if part).decode("utf-8", "replace")
-            return position, end, value
-        position += len(line)
-    return None
-
-
 def set_cut_against(preamble: bytes, version: str) -> tuple[bytes, str | None]:
     """Return ``(preamble with Cut-against set to version, the old value)``.
 
-    Every other byte is kept; a preamble without the field is returned unchanged (a Debian
-    patch has none, and the port does not add one).
+    Every other byte is kept (:func:`patchkeeper.headers.set_field`); a preamble without the
+    field is returned unchanged (a Debian patch has none, and the port does not add one).
 
-    >>> set_cut_against(b"Kind: fix\\nCut-against: 1.0: note\\nWhat: x\\n", "1.1")
-    (b'Kind: fix\\nCut-against: 1.1\\nWhat: x\\n', '1.0: note')
+    >>> set_cut_against(b"Kind: fix\\nCut-against: 1.0: note\\n  more\\nWhat: x\\n", "1.1")
+    (b'Kind: fix\\nCut-against: 1.1\\nWhat: x\\n', '1.0: note more')
     """
-    found = cut_against(preamble)
-    if found is None:
+    field = parse_headers(preamble).get(CUT_AGAINST, aliases=False)
+    if field is None:
         return preamble, None
-    start, end, value = found
-    line = preamble[start:end]
-    name = line[: line.index(b":")]
-    newline = b"\r\n" if split_lines(line)[0].endswith(b"\r\n") else b"\n"
-    new = name + b": " + version.encode() + newline
-    return preamble[:start] + new + preamble[end:], value
+    return set_field(preamble, CUT_AGAINST, version), field.value
 
 
 # --------------------------------------------------------------------------- file headers
@@ -195,11 +161,17 @@ def git_diff(
         root = Path(scratch)
         _write_side(root / "a", {p: before.get(p) for p in changed})
         _write_side(root / "b", {p: after.get(p) for p in changed})
-        args = ["diff", "--no-index", "--no-prefix", *port_git.DIFF_OPTIONS]
-        args.append("--full-index" if abbrev is not None and abbrev >= 40 else f"--abbrev={abbrev or 7}")
-        done = port_git.call([*args, "a", "b"], root)
+        # The scratch directories are named a and b, so --no-prefix gives a/ and b/ names.
+        args = ["diff", "--no-index", *gitops.DIFF_OPTIONS, "--no-prefix", "-U3"]
+        full = abbrev is not None and abbrev >= 40
+        args.append("--full-index" if full else f"--abbrev={abbrev or 7}")
+        done = gitops.call([*args, "a", "b"], root)
     if done.returncode not in (0, 1):
-        raise port_git.failure(done, root, hint="this is a bug in patchkeeper; please report it")
+        output = done.stderr.decode("utf-8", "replace").strip()
+        raise RefreshError(
+            f"git diff --no-index failed with exit code {done.returncode}: {output}",
+            hint="this is a bug in patchkeeper; please report it",
+        )
     if not done.stdout:
         return []
     parsed = parse_patch(done.stdout, name="git diff", path=Path("git-diff"), strip=1)

@@ -4,7 +4,9 @@ A sample, in ``patchkeeper.toml``::
 
     [port]
     work-dir = ".patchkeeper-port"        # where a stopped port keeps its state
-    tag = ["v{version}", "{version}"]     # the pins' tags in an --upstream-repo checkout
+
+The pins' tags in an ``--upstream-repo`` checkout come from ``[git] pin-tag``
+(:mod:`patchkeeper.ledger_config`, default ``v{pin}``), then the bare version.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from pathlib import Path
 from patchkeeper.config import Config, register_section
 
 WORK_DIR = ".patchkeeper-port"
-TAGS = ["v{version}", "{version}"]
 
-register_section("port", {"work-dir": (str, WORK_DIR), "tag": (list, TAGS)})
+register_section("port", {"work-dir": (str, WORK_DIR)})
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class PortSettings:
 
     Attributes:
         work_dir: the work directory of a stopped port.
-        tags: tag name formats tried in order, ``{version}`` replaced by the pin.
+        tags: tag name formats tried in order, ``{pin}`` replaced by the version.
     """
 
     work_dir: Path
@@ -34,7 +35,11 @@ class PortSettings:
 
 
 def port_settings(config: Config) -> PortSettings:
-    """Read ``[tool.patchkeeper.port]`` (defaults when absent)."""
+    """Read ``[tool.patchkeeper.port]`` and the pin's tag from ``[tool.patchkeeper.git]``."""
+    from patchkeeper.ledger_config import git_settings
+
     table = config.sections.get("port", {})
     work_dir = config.root / table.get("work-dir", WORK_DIR)
-    return PortSettings(work_dir=work_dir, tags=tuple(table.get("tag", TAGS)))
+    pin_tag = git_settings(config).pin_tag
+    tags = tuple(dict.fromkeys((pin_tag, "{pin}")))
+    return PortSettings(work_dir=work_dir, tags=tags)
