@@ -30,7 +30,6 @@ from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import (
     check_output,
     config_text,
-    ledger_retire,
     pin_change,
     retire_note,
     series_bytes,
@@ -266,14 +265,26 @@ def _finish(ctx: _Context, steps: list[Step]) -> tuple[str, tuple[str, ...], tup
     write_in_place(series, files, data, [pin] if pin else [], ctx.work.journal)  # type: ignore[arg-type]
     retired: list[str] = []
     if ctx.state.retire:
-        retire = ledger_retire()
+        from patchkeeper.ledger import retire
+
         for record in records:
             if record.name in retiring:
-                retire(
-                    ctx.config, record.name, at=ctx.new_version, why=_why(record, ctx.new_version)
-                )  # type: ignore[operator]
+                why = _why(record, ctx.new_version)
+                retire(ctx.config, record.name, at=ctx.new_version, why=why)
                 retired.append(record.name)
+    if _refresh_ledger(ctx.config):
+        todo.append("the ledger table was rewritten from the refreshed headers")
     return str(series_path.parent), tuple(retired), tuple(todo)
+
+
+def _refresh_ledger(config: Config) -> bool:
+    """Rewrite the ledger table when the downstream keeps one (``Cut-against`` changed)."""
+    from patchkeeper import ledger
+    from patchkeeper.ledger_config import ledger_settings
+
+    if not Path(ledger_settings(config).file).is_file():
+        return False
+    return ledger.run(config).written
 
 
 def _todo(ctx: _Context, records: list[PortedPatch], outcome: str, where: str | None) -> list[str]:
@@ -440,7 +451,6 @@ def _check_retire(config: Config, in_place: bool) -> None:
             "--retire records retirements in the ledger of the series in use",
             hint="use it with --in-place, or retire later with 'patchkeeper retire'",
         )
-    ledger_retire()
     from patchkeeper.ledger_config import ledger_settings
 
     ledger_file = ledger_settings(config).file

@@ -138,6 +138,7 @@ def merge_patch(
     theirs: Mapping[str, FileState | None],
     moved: Mapping[str, str],
     labels: Labels,
+    exact: Mapping[str, FileState | None] | None = None,
 ) -> list[FileMerge]:
     """Merge every path a patch touches.
 
@@ -148,13 +149,19 @@ def merge_patch(
         theirs: each *target* path on the new side (``moved.get(path, path)``).
         moved: paths that are gone from the new tree -> where their content likely went.
         labels: the conflict marker names.
+        exact: paths whose hunks all apply at fuzz 0 on the new side, with the result; they
+            are taken as they are, without a merge.
     """
+    exact = exact or {}
     out = []
     with tempfile.TemporaryDirectory(prefix="patchkeeper-merge-") as scratch:
         for path in paths:
             if before.get(path) == after.get(path):
                 continue
             target = moved.get(path, path)
+            if path in exact:
+                out.append(FileMerge(path, target, CLEAN, exact[path]))
+                continue
             out.append(
                 merge_path(
                     path,

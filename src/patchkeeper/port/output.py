@@ -8,8 +8,9 @@ A new series directory also gets a ``patchkeeper.toml`` naming the new pin, so
 journaled transaction (:mod:`patchkeeper.transaction`), and the configured ``pin`` follows
 when the configuration holds it on one plain ``pin = "..."`` line.
 
-``--retire`` hands each upstreamed patch to the ledger's ``retire`` (issue "patchkeeper 2"),
-which removes it from the series and the tree and records it in the Retired table.
+``--retire`` hands each upstreamed patch to :func:`patchkeeper.ledger.retire` (issue
+"patchkeeper 2"), which removes it from the series and the tree and records it in the
+Retired table.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, PatchkeeperError
+from patchkeeper.errors import PatchkeeperError
 from patchkeeper.model import Series
 from patchkeeper.parse import split_lines
 from patchkeeper.transaction import Change, commit
@@ -169,20 +170,3 @@ def write_in_place(
         shutil.rmtree(journal)
     commit(changes, journal)
     return [change.path for change in changes]
-
-
-def ledger_retire() -> object:
-    """The ledger's ``retire`` function (issue "patchkeeper 2").
-
-    Raises:
-        ConfigError: the ledger is not part of this patchkeeper.
-    """
-    try:
-        from patchkeeper.ledger import retire
-    except ImportError:
-        raise ConfigError(
-            "--retire needs the ledger (patchkeeper.ledger), which this patchkeeper lacks",
-            hint="port without --retire; the upstreamed patches are then commented out in "
-            "the series, and 'patchkeeper retire NAME' records them later",
-        ) from None
-    return retire

@@ -84,10 +84,14 @@ def details(patch: PortedPatch, indent: str = "    ") -> list[str]:
     merged = [f for f in patch.files if f.status != "clean" or f.target != f.path]
     for item in merged:
         where = item.target if item.target == item.path else f"{item.path} -> {item.target}"
-        extra = f" ({item.conflicts} conflicts)" if item.status == "conflict" else ""
+        extra = ""
+        if item.status == "conflict":
+            extra = f" ({item.conflicts} region{'s' if item.conflicts != 1 else ''})"
+            if patch.verdict in ("resolved", "dropped"):
+                extra += ", resolved by hand"
         out.append(f"{indent}file: {where}: {item.status}{extra}")
-    if patch.cut_against is not None and patch.verdict in CARRIED:
-        out.append(f"{indent}Cut-against was: {patch.cut_against}")
+    if patch.cut_against and " " in patch.cut_against.strip() and patch.verdict in CARRIED:
+        out.append(f"{indent}Cut-against was: {patch.cut_against} (now the new pin alone)")
     out += _range_diff(patch, indent)
     out += _causes(patch, indent)
     out += _references(patch, indent)
