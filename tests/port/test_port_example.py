@@ -12,8 +12,9 @@ import json
 import shutil
 from pathlib import Path
 
-from helpers import Example, tree_bytes
 from port_support import resolve
+
+from helpers import Example, tree_bytes
 
 PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
 API_KEY = (
