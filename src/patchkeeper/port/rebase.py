@@ -150,10 +150,19 @@ def _states(ws: Workspace, paths: Sequence[str]) -> dict[str, FileState | None]:
     return {path: ws.get(path) for path in paths}
 
 
-def _failed(verdict: PatchVerdict) -> tuple[FailedHunk, ...]:
-    return tuple(
-        FailedHunk(h.path, h.index, h.header) for h in verdict.hunks if h.status == FAILS
-    ) or tuple(FailedHunk(f.path, e.index, e.header) for f in verdict.failures for e in f.hunks)
+def _failed(patch: Patch, verdict: PatchVerdict) -> tuple[FailedHunk, ...]:
+    """The hunks that did not apply at fuzz 0: failing ones, and all of a file that is gone."""
+    failed = [FailedHunk(h.path, h.index, h.header) for h in verdict.hunks if h.status == FAILS]
+    if not failed:
+        failed = [FailedHunk(f.path, e.index, e.header) for f in verdict.failures for e in f.hunks]
+    gone = {m.path for m in verdict.moved}
+    failed += [
+        FailedHunk(d.path, h.index, h.header)
+        for d in patch.files
+        if d.old_path in gone
+        for h in d.hunks
+    ]
+    return tuple(dict.fromkeys(failed))
 
 
 class Rebase:
@@ -244,7 +253,11 @@ class Rebase:
         if judged.verdict == BLOCKED:
             return Step(
                 PortedPatch(
-                    patch.name, BLOCKED, judged.summary, audit=judged, failed_hunks=_failed(judged)
+                    patch.name,
+                    BLOCKED,
+                    judged.summary,
+                    audit=judged,
+                    failed_hunks=_failed(patch, judged),
                 )
             )
         return self._merge(patch, paths, before_old, after_old, judged)
@@ -310,7 +323,7 @@ class Rebase:
         exact = _exact_paths(patch, self.new_ws, moved)
         merges = merge_patch(paths, before_old, after_old, theirs, moved, labels, exact)
         files = tuple(MergedFile(m.path, m.target, m.status, m.conflicts) for m in merges)
-        failed_hunks = _failed(judged)
+        failed_hunks = _failed(patch, judged)
         if patch.name in self.resolutions:
             return self._resolved(patch, judged, files, failed_hunks)
         if all(m.status == MERGE_CLEAN for m in merges):
