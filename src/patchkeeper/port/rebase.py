@@ -330,11 +330,7 @@ class Rebase:
             trial = self.new_ws.fork()
             for merge in merges:
                 trial.set(merge.target, merge.result)
-            where = "; ".join(f"{a} moved to {b}" for a, b in moved.items())
-            summary = (
-                f"does not apply at fuzz 0 ({judged.summary.split(';')[0]}); git's three-way "
-                f"merge carried it" + (f" ({where})" if where else "")
-            )
+            summary = _merged_summary(failed_hunks, moved)
             return self._carry(
                 patch, trial, paths, MERGED, summary, judged, moved, files, failed_hunks
             )
@@ -414,6 +410,16 @@ def _exact_paths(
             mode = int(diff.new_mode[-3:], 8) if diff.new_mode else None
         out[path] = FileState(tuple(result.lines), mode)
     return {path: state for path, state in out.items() if path not in failing}
+
+
+def _merged_summary(failed: tuple[FailedHunk, ...], moved: Mapping[str, str]) -> str:
+    gone = [f"{a} is gone, merged into {b}" for a, b in moved.items()]
+    hunks = [f"{h.path} #{h.index}" for h in failed if h.path not in moved]
+    parts = []
+    if hunks:
+        verb = "does" if len(hunks) == 1 else "do"
+        parts.append(f"{', '.join(hunks)} {verb} not apply at fuzz 0")
+    return "; ".join(parts + gone) + "; git's three-way merge carried the patch"
 
 
 def _pending(record: PortedPatch) -> PortedPatch:
