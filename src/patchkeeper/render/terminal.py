@@ -124,6 +124,9 @@ def verify_text(result: VerifyResult) -> str:
     lines.extend(state_lines(state, result.detailed))
     if result.record_mismatch:
         lines.append(f"  record: {result.record_mismatch}")
+    for overlay in result.overlays:
+        if overlay.state != "ok" or result.detailed:
+            lines.append(f"  overlay: {overlay.path} {overlay.state}")
     applied = sum(1 for p in state.patches if p.state == "applied")
     summary = f"{applied} of {len(state.patches)} patches applied"
     if state.pristine_label is None:
