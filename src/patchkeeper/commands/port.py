@@ -433,16 +433,24 @@ def _start(
     )
     ctx = _context(config, state, work, config.series)
     if not in_place:
-        series_dir = config.series.parent
-        out = (
-            output.resolve()
-            if output
-            else series_dir.with_name(f"{series_dir.name}-{ctx.new_version}")
-        )
+        out = output.resolve() if output else default_output(config.series.parent, ctx)
         check_output(out)
         ctx.state = replace(state, output=str(out))
     steps, stopped = _port(ctx)
     return _conclude(ctx, "port", steps, stopped)
+
+
+def default_output(series_dir: Path, ctx: _Context) -> Path:
+    """``patches-<new pin>`` beside ``patches``; a ``-<old pin>`` suffix is replaced.
+
+    >>> from types import SimpleNamespace as NS
+    >>> default_output(Path("d/patches-0.28.0"), NS(old_version="0.28.0", new_version="0.32.0"))
+    PosixPath('d/patches-0.32.0')
+    """
+    name = series_dir.name
+    if ctx.old_version and name.endswith(f"-{ctx.old_version}"):
+        name = name[: -len(ctx.old_version) - 1]
+    return series_dir.with_name(f"{name}-{ctx.new_version}")
 
 
 def _check_retire(config: Config, in_place: bool) -> None:
