@@ -143,6 +143,12 @@ def test_a_merge_commit_is_a_reference_too(cli, example: Example, upstream: Path
     assert [(r["text"], r["status"], r["commit"]["subject"]) for r in references] == [
         ("minihttp #17", "in the new pin", "Merge pull request #17 from someone/docs")
     ]
+    merge = commit_of(upstream, "Merge pull request #17")
+    assert (
+        f"metrics-same-host.patch: its Upstream reference minihttp #17 is in the new pin "
+        f"({merge[:12]}, first in v1.1), yet the patch is clean, not upstreamed: upstream "
+        "rewrote the change since; consider retiring it instead of carrying it"
+    ) in data["todo"]
 
 
 def test_the_resolved_port_records_the_retirement_reason(

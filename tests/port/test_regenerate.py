@@ -28,7 +28,8 @@ def patch_of(text: bytes, strip: int = 1):
     return parse_patch(text, name="p.patch", path=Path("p.patch"), strip=strip)
 
 
-GIT_PATCH = b"""Subject: [x] change ten
+GIT_PATCH = (
+    b"""Subject: [x] change ten
 
 Kind: fix
 Cut-against: 1.0: re-cut after #12
@@ -46,9 +47,9 @@ index 0123456789ab..0123456789ab 100644
 +line ten
  line 11
  line 12
--- 
-2.39.2
 """
+    + b"-- \n2.39.2\n"
+)  # git format-patch's signature
 
 QUILT_PATCH = b"""Description: change ten
 Index: pkg/a.py

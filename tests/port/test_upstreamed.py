@@ -69,7 +69,7 @@ def variant(code, strict=False):
 def test_reformatted_code_with_other_tests_is_upstreamed(tmp_path: Path) -> None:
     files = {
         "pkg/trans.py": NEW_TRANS,
-        "tests/test_trans.py": "def test_variant():\n    assert variant(\"en\")\n\n\n"
+        "tests/test_trans.py": 'def test_variant():\n    assert variant("en")\n\n\n'
         "def test_too_long():\n    pytest.raises(ValueError, variant, 'x' * 1000)\n",
     }
     [verdict] = judge(tmp_path, files, BACKPORT)
@@ -178,12 +178,16 @@ def test_one_shared_line_is_not_where_a_file_went(tmp_path: Path) -> None:
 
 def test_tokens_and_the_file_index() -> None:
     assert tokens(b"x = f('a', b,)  # note") == [b"x", b"=", b"f", b"(", b'"a"', b",", b"b", b")"]
-    index = FileIndex([b"value = compute(\n", b'    "text",\n', b"    other,\n", b")\n", b"y.x = 1\n"])
+    index = FileIndex(
+        [b"value = compute(\n", b'    "text",\n', b"    other,\n", b")\n", b"y.x = 1\n"]
+    )
     assert index.find(substantive(b"value = compute('text', other)")) == 0
     assert index.find(b"x = 1") is None  # too short to match inside a longer line
     assert index.find(b"y.x = 1") == 4
     assert index.has(b"other,")
-    assert [is_code(p) for p in ("django/utils/html.py", "tests/x.py", "docs/releases/4.2.txt")] == [
+    assert [
+        is_code(p) for p in ("django/utils/html.py", "tests/x.py", "docs/releases/4.2.txt")
+    ] == [
         True,
         False,
         False,

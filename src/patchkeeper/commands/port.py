@@ -24,7 +24,7 @@ from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, TargetError
 from patchkeeper.model import Patch, Series
 from patchkeeper.parse import load_patches, parse_series
-from patchkeeper.port.history import UpstreamHistory, find_tag
+from patchkeeper.port.history import IN_NEW, IN_OLD, UpstreamHistory, find_tag
 from patchkeeper.port.instructions import instructions
 from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import (
@@ -301,6 +301,17 @@ def _todo(ctx: _Context, records: list[PortedPatch], outcome: str, where: str | 
         pending = sum(1 for r in records if r.pending)
         if pending:
             todo.append(f"{pending} more patches follow it (their verdicts are a preview)")
+    for record in records:
+        taken = [r for r in record.references if r.status in (IN_NEW, IN_OLD)]
+        if taken and record.verdict not in RETIRING:
+            ref = taken[0]
+            where = "the new pin" if ref.status == IN_NEW else "the old pin already"
+            todo.append(
+                f"{record.name}: its {ref.field} reference {ref.text} is in {where} "
+                f"({ref.commit.id[:12] if ref.commit else '?'}, first in {ref.first_tag}), yet "
+                f"the patch is {record.verdict}, not upstreamed: upstream rewrote the change "
+                "since; consider retiring it instead of carrying it"
+            )
     retiring = [r.name for r in records if r.verdict in RETIRING and not r.pending]
     if retiring and not ctx.state.retire:
         todo.append(
