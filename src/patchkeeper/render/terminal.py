@@ -101,7 +101,10 @@ def apply_text(result: ApplyResult) -> str:
         lines.extend(failure_lines(result.failures))
     else:
         lines.append(f"{result.action}: the series is {result.outcome} on {result.target}")
-        if result.state is not None and result.outcome != "already applied":
+        if result.state is not None and result.outcome not in (
+            "already applied",
+            "already pristine",
+        ):
             lines.extend(state_lines(result.state, detailed=True))
     for offset in result.offsets:
         lines.append(
@@ -131,6 +134,8 @@ def verify_text(result: VerifyResult) -> str:
     summary = f"{applied} of {len(state.patches)} patches applied"
     if state.pristine_label is None:
         summary += "; drift not checked (no pristine reference: pass --pristine)"
+        if result.pristine_unavailable:
+            lines.append(f"  pristine: {result.pristine_unavailable}")
     else:
         summary += f", {plural(len(state.drifted), 'file')} drifted"
     lines.append(("ok: " if result.ok else "not ok: ") + summary)
