@@ -197,7 +197,8 @@ def test_port_continue_twice_then_the_new_series_verifies(cli, example: Example)
     target = example.root / "target-1.1"
     shutil.copytree(example.new, target)
     assert cli("-C", str(out), "apply", "--target", str(target)).code == 0
-    run = cli("-C", str(out), "verify", "--target", str(target), "--pristine", str(example.new))
+    # the new directory's configuration names the new tree as its pristine reference
+    run = cli("-C", str(out), "verify", "--target", str(target))
     assert (run.code, run.out.splitlines()[-1]) == (
         0,
         "ok: 6 of 6 patches applied, 0 files drifted",
@@ -215,6 +216,7 @@ def test_port_in_place_retire_updates_series_pin_and_ledger(cli, example: Exampl
     assert "retry-backoff-cap.patch" not in (patches / "series").read_text()
     config = (example.downstream / "patchkeeper.toml").read_text()
     assert 'pin = "1.1"\n' in config and 'pin = "1.0"' not in config
+    assert 'pristine = "../upstream/minihttp-1.1"\n' in config
     text = ledger.read_text()
     assert (
         "| retry-backoff-cap | backport | cap the retry backoff at BACKOFF_MAX (120 s) | 1.1 |"
@@ -228,10 +230,12 @@ def test_port_in_place_retire_updates_series_pin_and_ledger(cli, example: Exampl
     target = example.root / "target-1.1"
     shutil.copytree(example.new, target)
     assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
-    run = cli(
-        "verify", "--target", str(target), "--pristine", str(example.new), cwd=example.downstream
+    # the configured pristine tree is now 1.1's
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 6 of 6 patches applied, 0 files drifted",
     )
-    assert run.code == 0
 
 
 def test_port_abort_leaves_everything_as_it_was(cli, example: Example) -> None:
@@ -297,3 +301,10 @@ def test_port_text_and_markdown_reports(cli, example: Example, tmp_path: Path) -
         "| `redirect-strip-api-key.patch` | pending (blocked) | retry.py #1 needs lines "
         in markdown
     )
+
+
+def test_port_from_defaults_to_the_configured_pristine_tree(cli, example: Example) -> None:
+    run = cli("port", "--json", "--to", str(example.new), cwd=example.downstream)
+    assert run.code == 1
+    data = json.loads(run.out)
+    assert (data["source"], data["source_version"]) == (f"directory {example.old}", "1.0")

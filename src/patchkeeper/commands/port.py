@@ -29,8 +29,8 @@ from patchkeeper.port.instructions import instructions
 from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import (
     check_output,
+    config_change,
     config_text,
-    pin_change,
     retire_note,
     series_bytes,
     write_directory,
@@ -132,6 +132,17 @@ def tree_version(tree: Tree) -> str | None:
         version = project.get("version")
         return version if isinstance(version, str) else None
     return None
+
+
+def _configured_pin(config: Config) -> str:
+    """The tree the series is cut against: the configured ``pristine`` (a directory relative
+    to the downstream, or a requirement), else ``upstream==pin``."""
+    if config.pristine:
+        local = config.root / config.pristine
+        if local.is_dir() or config.pristine.startswith((".", "/", "~")):
+            return str(local.expanduser())
+        return config.pristine
+    return config.pin_requirement()
 
 
 def _spec(spec: str) -> str:
@@ -245,7 +256,8 @@ def _finish(ctx: _Context, steps: list[Step]) -> tuple[str, tuple[str, ...], tup
         out = Path(ctx.state.output or "")
         kept = {p.name: p.raw for p in ctx.patches if p.name in retiring}
         data = series_bytes(original, ctx.series, retiring, ctx.new_version)
-        text = config_text(ctx.config, ctx.new_version, ctx.old_version)
+        pristine = ctx.state.new if os.path.isdir(ctx.state.new) else None
+        text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine)
         write_directory(out, {**kept, **files}, data, text)  # type: ignore[dict-item]
         return str(out), (), ()
     series_path = Path(ctx.state.series)
@@ -258,11 +270,16 @@ def _finish(ctx: _Context, steps: list[Step]) -> tuple[str, tuple[str, ...], tup
     series = parse_series(series_path)
     comment = set() if ctx.state.retire else retiring
     data = series_bytes(original, series, comment, ctx.new_version)
-    pin = pin_change(ctx.config, ctx.old_version, ctx.new_version)
-    if pin is None and ctx.config.pin != ctx.new_version:
-        todo.append(f'set pin = "{ctx.new_version}" in the configuration')
+    settings = {"pin": (ctx.config.pin, ctx.new_version)}
+    if ctx.config.pristine:
+        settings["pristine"] = (ctx.config.pristine, _pristine_setting(ctx))
+    change = config_change(ctx.config, settings)
+    if change is None and any(old is not None and old != new for old, new in settings.values()):
+        wanted = ", ".join(f'{key} = "{new}"' for key, (_, new) in settings.items())
+        todo.append(f"set {wanted} in the configuration")
     ctx.work.root.mkdir(parents=True, exist_ok=True)
-    write_in_place(series, files, data, [pin] if pin else [], ctx.work.journal)  # type: ignore[arg-type]
+    extra = [change] if change else []
+    write_in_place(series, files, data, extra, ctx.work.journal, ctx.config.root)
     retired: list[str] = []
     if ctx.state.retire:
         from patchkeeper.ledger import retire
@@ -275,6 +292,14 @@ def _finish(ctx: _Context, steps: list[Step]) -> tuple[str, tuple[str, ...], tup
     if _refresh_ledger(ctx.config):
         todo.append("the ledger table was rewritten from the refreshed headers")
     return str(series_path.parent), tuple(retired), tuple(todo)
+
+
+def _pristine_setting(ctx: _Context) -> str:
+    """The new pin as a ``pristine`` value: a directory relative to the downstream, or the
+    requirement."""
+    if os.path.isdir(ctx.state.new):
+        return os.path.relpath(ctx.state.new, ctx.config.root)
+    return ctx.state.new
 
 
 def _refresh_ledger(config: Config) -> bool:
@@ -400,7 +425,7 @@ def run(
     settings = port_settings(config)
     work = WorkDir(settings.work_dir)
     with locked(config.root, config.lock_timeout, "the downstream's port"):
-        recover(work.journal)
+        recover(work.journal, config.root)
         if action == "abort":
             state = work.load()
             work.remove()
@@ -435,7 +460,7 @@ def _start(
         _check_retire(config, in_place)
     state = PortState(
         series=str(config.series),
-        old=_spec(source or config.pin_requirement()),
+        old=_spec(source or _configured_pin(config)),
         new=_spec(to),
         in_place=in_place,
         retire=retire,

@@ -5,8 +5,9 @@ retirement is commented out with the reason (the issue: "proposed for retirement
 evidence, never silently dropped"), and every carried patch file holds its refreshed bytes.
 A new series directory also gets a ``patchkeeper.toml`` naming the new pin, so
 ``patchkeeper -C DIR apply|verify`` works on it as it is. In place, the change is one
-journaled transaction (:mod:`patchkeeper.transaction`), and the configured ``pin`` follows
-when the configuration holds it on one plain ``pin = "..."`` line.
+journaled transaction (:mod:`patchkeeper.transaction`), and the configured ``pin`` (and
+``pristine``, when set) follow when the configuration holds each on one plain
+``key = "..."`` line.
 
 ``--retire`` hands each upstreamed patch to :func:`patchkeeper.ledger.retire` (issue
 "patchkeeper 2"), which removes it from the series and the tree and records it in the
@@ -29,9 +30,6 @@ from patchkeeper.model import Series
 from patchkeeper.parse import split_lines
 from patchkeeper.transaction import Change, commit
 from patchkeeper.trees import safe_path
-
-#: A configuration line holding the pin: ``pin = "0.27.1"``
-PIN_LINE = re.compile(rb'^(?P<head>[ \t]*pin[ \t]*=[ \t]*)(?P<q>["\'])(?P<value>[^"\']*)(?P=q)')
 
 
 class OutputExistsError(PatchkeeperError):
@@ -81,8 +79,11 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def config_text(config: Config, version: str, source_version: str | None) -> str:
-    """The ``patchkeeper.toml`` of a new series directory."""
+def config_text(
+    config: Config, version: str, source_version: str | None, pristine: str | None
+) -> str:
+    """The ``patchkeeper.toml`` of a new series directory (``pristine``: the new pin's tree
+    when it is a directory, so ``verify`` finds it)."""
     lines = [
         f"# written by 'patchkeeper port': the series ported from {source_version or '?'} "
         f"to {version}",
@@ -96,6 +97,8 @@ def config_text(config: Config, version: str, source_version: str | None) -> str
         f"directory = {_toml_string(config.directory)}",
         f"fetch = {_toml_string(config.fetch)}",
     ]
+    if pristine:
+        lines.append(f"pristine = {_toml_string(pristine)}")
     return "\n".join(lines) + "\n"
 
 
@@ -129,26 +132,47 @@ def write_directory(
         raise
 
 
-def pin_change(config: Config, old: str | None, new: str) -> Change | None:
-    """The configuration file with its one ``pin = "OLD"`` line set to ``new``, or ``None``
-    when there is no such single line (the report then asks for the edit)."""
-    if config.source is None or old is None:
-        return None
-    data = config.source.read_bytes()
+def _set_key(data: bytes, key: str, old: str, new: str) -> bytes | None:
+    """``data`` with its one ``key = "old"`` line set to ``new``, or ``None``."""
+    pattern = re.compile(
+        rb"^(?P<head>[ \t]*" + re.escape(key.encode()) + rb'[ \t]*=[ \t]*)(?P<q>["\'])'
+        rb"(?P<value>[^\"']*)(?P=q)"
+    )
     lines = split_lines(data)
     hits = [
         n
         for n, line in enumerate(lines)
-        if (m := PIN_LINE.match(line)) and m["value"] == old.encode()
+        if (m := pattern.match(line)) and m["value"] == old.encode()
     ]
     if len(hits) != 1:
         return None
-    line = lines[hits[0]]
-    match = PIN_LINE.match(line)
+    match = pattern.match(lines[hits[0]])
     assert match is not None
     quote = match["q"]
-    lines[hits[0]] = match["head"] + quote + new.encode() + quote + line[match.end() :]
-    return Change(config.source, b"".join(lines))
+    value = new.encode().replace(b"\\", b"\\\\").replace(quote, b"\\" + quote)
+    lines[hits[0]] = match["head"] + quote + value + quote + lines[hits[0]][match.end() :]
+    return b"".join(lines)
+
+
+def config_change(config: Config, settings: Mapping[str, tuple[str | None, str]]) -> Change | None:
+    """The configuration file with each ``key = "old"`` line (one per key) set to its new
+    value, or ``None`` when a key has no such single line (the report then asks for the edit).
+
+    ``settings``: key -> ``(old value, new value)``; a key whose old value is ``None`` is
+    not configured and is skipped.
+    """
+    if config.source is None:
+        return None
+    data = config.source.read_bytes()
+    changed = False
+    for key, (old, new) in settings.items():
+        if old is None or old == new:
+            continue
+        edited = _set_key(data, key, old, new)
+        if edited is None:
+            return None
+        data, changed = edited, True
+    return Change(config.source, data) if changed else None
 
 
 def write_in_place(
@@ -157,6 +181,7 @@ def write_in_place(
     series_data: bytes,
     extra: list[Change],
     journal: Path,
+    root: Path,
 ) -> list[Path]:
     """Rewrite the carried patch files, the series and ``extra`` in one transaction.
 
@@ -166,7 +191,5 @@ def write_in_place(
     if series_data != series.path.read_bytes():
         changes.append(Change(series.path, series_data))
     changes.extend(extra)
-    if journal.exists():
-        shutil.rmtree(journal)
-    commit(changes, journal)
+    commit(changes, journal, root=root)
     return [change.path for change in changes]
