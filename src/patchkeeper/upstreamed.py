@@ -35,17 +35,29 @@ PRESENT = "present"
 
 
 class _Status(Protocol):
-    path: str
-    index: int
-    status: str
+    """A hunk's status (:class:`patchkeeper.verdicts.HunkVerdict`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def status(self) -> str: ...
 
 
 class _Share(Protocol):
-    path: str
-    found: int
-    total: int
-    where: str | None
-    missing: tuple[str, ...]
+    """A file's share (:class:`patchkeeper.verdicts.FileShare`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def found(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def where(self) -> str | None: ...
+    @property
+    def missing(self) -> tuple[str, ...]: ...
 
 
 def code_upstream(statuses: Sequence[_Status]) -> str | None:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.commands.common import check_paths
 from patchkeeper.config import Config
+from patchkeeper.engine import FileState
 from patchkeeper.errors import ConfigError, TargetError
 from patchkeeper.model import Patch, Series
 from patchkeeper.parse import load_patches, parse_series
@@ -206,7 +208,9 @@ def _port(ctx: _Context) -> tuple[list[Step], int | None]:
     return _port_with(ctx, ctx.work.resolutions())
 
 
-def _port_with(ctx: _Context, resolutions: dict) -> tuple[list[Step], int | None]:
+def _port_with(
+    ctx: _Context, resolutions: Mapping[str, Mapping[str, FileState | None]]
+) -> tuple[list[Step], int | None]:
     labels = Labels(
         f"new pin {ctx.new_version}", f"old pin {ctx.old_version or ctx.state.old}", "patch"
     )
@@ -258,7 +262,7 @@ def _finish(ctx: _Context, steps: list[Step]) -> tuple[str, tuple[str, ...], tup
         data = series_bytes(original, ctx.series, retiring, ctx.new_version)
         pristine = ctx.state.new if os.path.isdir(ctx.state.new) else None
         text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine)
-        write_directory(out, {**kept, **files}, data, text)  # type: ignore[dict-item]
+        write_directory(out, {**kept, **files}, data, text)
         return str(out), (), ()
     series_path = Path(ctx.state.series)
     if series_path.read_bytes() != original:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from patchkeeper.engine import FileState, Reader, Workspace, apply_patch
 from patchkeeper.errors import PatchkeeperError
@@ -203,7 +204,7 @@ class Rebase:
     def run(self) -> tuple[list[Step], int | None]:
         """Port every patch; return the steps and the index of the first stop (or None)."""
         steps: list[Step] = []
-        failed = []
+        failed: list[Any] = []  # verdicts' records of failing patches, for *blocked*
         stopped: int | None = None
         for index, patch in enumerate(self.patches):
             step = self.port(index, failed)
@@ -215,7 +216,7 @@ class Rebase:
                 failed.append(remember_failure(patch))
         return steps, stopped
 
-    def port(self, index: int, failed: list) -> Step:
+    def port(self, index: int, failed: list[Any]) -> Step:
         """Port patch ``index`` on the new side; advance both sides."""
         patch = self.patches[index]
         paths = list(patch.touched_paths)
