@@ -308,3 +308,15 @@ def test_port_from_defaults_to_the_configured_pristine_tree(cli, example: Exampl
     assert run.code == 1
     data = json.loads(run.out)
     assert (data["source"], data["source_version"]) == (f"directory {example.old}", "1.0")
+
+
+def test_a_series_that_does_not_apply_to_its_old_pin_is_an_input_error(
+    cli, example: Example
+) -> None:
+    run = cli("port", "--to", str(example.new), "--from", str(example.new), cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        f"patchkeeper: error: {example.downstream / 'patches' / 'retry-backoff-cap.patch'}: "
+        "retry-backoff-cap.patch does not apply to the pin the series is ported from"
+    )
+    assert not (example.downstream / ".patchkeeper-port").exists()

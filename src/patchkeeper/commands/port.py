@@ -41,6 +41,7 @@ from patchkeeper.port.output import (
 from patchkeeper.port.rebase import CARRIED, RETIRING, PortedPatch, Rebase, Step
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
+from patchkeeper.progress import note
 from patchkeeper.transaction import locked, recover
 from patchkeeper.trees import Tree, spec_tree
 from patchkeeper.treesearch import TreeSearch
@@ -211,6 +212,10 @@ def _port(ctx: _Context) -> tuple[list[Step], int | None]:
 def _port_with(
     ctx: _Context, resolutions: Mapping[str, Mapping[str, FileState | None]]
 ) -> tuple[list[Step], int | None]:
+    note(
+        f"porting {len(ctx.patches)} patches from {ctx.old_version or ctx.state.old} to "
+        f"{ctx.new_version} ..."
+    )
     labels = Labels(
         f"new pin {ctx.new_version}", f"old pin {ctx.old_version or ctx.state.old}", "patch"
     )
@@ -224,6 +229,8 @@ def _port_with(
         resolutions,
     )
     steps, stopped = rebase.run()
+    if ctx.history is not None:
+        note(f"looking up upstream history in {ctx.history.label} ...")
     return [_evidence(ctx, step) for step in steps], stopped
 
 
