@@ -14,40 +14,32 @@ Exit 0 when the port is done (or aborted), 1 when it stopped at a conflict.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from patchkeeper.commands.common import check_paths
 from patchkeeper.config import Config
 from patchkeeper.engine import FileState
-from patchkeeper.errors import ConfigError, TargetError
-from patchkeeper.model import Patch, Series
-from patchkeeper.parse import load_patches, parse_series
-from patchkeeper.port.history import IN_NEW, IN_OLD, UpstreamHistory, find_tag
+from patchkeeper.errors import ConfigError
+from patchkeeper.port.context import (
+    PortContext,
+    build_context,
+    configured_pin,
+    default_output,
+    stable_spec,
+)
+from patchkeeper.port.finish import DONE, STOPPED, finish, todo_items
 from patchkeeper.port.instructions import instructions
 from patchkeeper.port.merge import Labels
-from patchkeeper.port.output import (
-    check_output,
-    config_change,
-    config_text,
-    retire_note,
-    series_bytes,
-    write_directory,
-    write_in_place,
-)
-from patchkeeper.port.rebase import CARRIED, RETIRING, PortedPatch, Rebase, Step
+from patchkeeper.port.output import check_output
+from patchkeeper.port.rebase import PortedPatch, Rebase, Step
 from patchkeeper.port.settings import port_settings
-from patchkeeper.port.workdir import PortState, WorkDir
+from patchkeeper.port.workdir import PortState, PortStateError, WorkDir
 from patchkeeper.progress import note
 from patchkeeper.transaction import locked, recover
-from patchkeeper.trees import Tree, spec_tree
 from patchkeeper.treesearch import TreeSearch
 
-DONE = "done"
-STOPPED = "stopped"
 ABORTED = "aborted"
 
 
@@ -97,99 +89,7 @@ class PortResult:
         return 1 if self.outcome == STOPPED else 0
 
 
-@dataclass
-class _Context:
-    config: Config
-    state: PortState
-    work: WorkDir
-    series: Series
-    patches: list[Patch]
-    old: Tree
-    new: Tree
-    old_version: str | None
-    new_version: str
-    history: UpstreamHistory | None
-
-
-# --------------------------------------------------------------------------- versions
-
-
-def tree_version(tree: Tree) -> str | None:
-    """The version of an upstream tree: known from the fetch, else ``PKG-INFO``'s
-    ``Version:``, else ``[project] version`` of its ``pyproject.toml``."""
-    if tree.version:
-        return tree.version
-    pkg_info = tree.root / "PKG-INFO"
-    if pkg_info.is_file():
-        for line in pkg_info.read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.startswith("Version:"):
-                return line.split(":", 1)[1].strip()
-    pyproject = tree.root / "pyproject.toml"
-    if pyproject.is_file():
-        import tomllib
-
-        try:
-            project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            return None
-        version = project.get("version")
-        return version if isinstance(version, str) else None
-    return None
-
-
-def _configured_pin(config: Config) -> str:
-    """The tree the series is cut against: the configured ``pristine`` (a directory relative
-    to the downstream, or a requirement), else ``upstream==pin``."""
-    if config.pristine:
-        local = config.root / config.pristine
-        if local.is_dir() or config.pristine.startswith((".", "/", "~")):
-            return str(local.expanduser())
-        return config.pristine
-    return config.pin_requirement()
-
-
-def _spec(spec: str) -> str:
-    """A TARGET spec that still means the same after the current directory changes."""
-    return str(Path(spec).expanduser().resolve()) if os.path.isdir(spec) else spec
-
-
-# --------------------------------------------------------------------------- setting up
-
-
-def _context(config: Config, state: PortState, work: WorkDir, series_path: Path) -> _Context:
-    series = parse_series(series_path)
-    patches = load_patches(series, config.strip)
-    old = spec_tree(state.old, config)
-    new = spec_tree(state.new, config)
-    check_paths(old, patches)
-    check_paths(new, patches)
-    new_version = tree_version(new)
-    if new_version is None:
-        raise TargetError(
-            "cannot tell the version of the new pin",
-            path=new.root,
-            hint="pass a requirement (NAME==VERSION), or a tree with PKG-INFO or pyproject.toml",
-        )
-    old_version = tree_version(old)
-    history = None
-    if state.upstream_repo:
-        repo = Path(state.upstream_repo)
-        tags = port_settings(config).tags
-        if old_version is None:
-            raise TargetError("cannot tell the version of the old pin", path=old.root)
-        history = UpstreamHistory(
-            repo,
-            find_tag(repo, old_version, tags),
-            find_tag(repo, new_version, tags),
-            config.directory,
-            {config.upstream or "", repo.name},
-        )
-    return _Context(
-        config, state, work, series, patches, old, new, old_version, new_version, history
-    )
-
-
-def _evidence(ctx: _Context, step: Step) -> Step:
+def _evidence(ctx: PortContext, step: Step) -> Step:
     """Add the upstream history to a step: references, and causes of failed hunks."""
     if ctx.history is None:
         return step
@@ -205,12 +105,12 @@ def _evidence(ctx: _Context, step: Step) -> Step:
     return step
 
 
-def _port(ctx: _Context) -> tuple[list[Step], int | None]:
+def _port(ctx: PortContext) -> tuple[list[Step], int | None]:
     return _port_with(ctx, ctx.work.resolutions())
 
 
 def _port_with(
-    ctx: _Context, resolutions: Mapping[str, Mapping[str, FileState | None]]
+    ctx: PortContext, resolutions: Mapping[str, Mapping[str, FileState | None]]
 ) -> tuple[list[Step], int | None]:
     note(
         f"porting {len(ctx.patches)} patches from {ctx.old_version or ctx.state.old} to "
@@ -234,7 +134,7 @@ def _port_with(
     return [_evidence(ctx, step) for step in steps], stopped
 
 
-def _write_conflict(ctx: _Context, step: Step) -> None:
+def _write_conflict(ctx: PortContext, step: Step) -> None:
     patch = next(p for p in ctx.patches if p.name == step.record.name)
     history = ctx.history.label if ctx.history else None
     text = instructions(step.record, ctx.work.root, f"the new pin {ctx.new_version}", history)
@@ -244,133 +144,8 @@ def _write_conflict(ctx: _Context, step: Step) -> None:
 # --------------------------------------------------------------------------- finishing
 
 
-def _why(record: PortedPatch, version: str) -> str:
-    """The Retired table's reason: the verdict's first clause and the carrying commit."""
-    reason = record.summary.split(";")[0]
-    found = [r for r in record.references if r.commit is not None and r.status == "in the new pin"]
-    if found:
-        reason += "; " + ", ".join(
-            f"{r.text} is {r.commit.id[:12]}, first in {r.first_tag}"  # type: ignore[union-attr]
-            for r in found
-        )
-    return f"upstreamed in {version}: {reason}"
-
-
-def _finish(ctx: _Context, steps: list[Step]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """Write the new series; return ``(where, retired names, extra to-do items)``."""
-    records = [step.record for step in steps]
-    retiring = {r.name for r in records if r.verdict in RETIRING}
-    files = {step.record.name: step.data for step in steps if step.data is not None}
-    original = ctx.series.path.read_bytes()
-    todo: list[str] = []
-    if not ctx.state.in_place:
-        out = Path(ctx.state.output or "")
-        kept = {p.name: p.raw for p in ctx.patches if p.name in retiring}
-        data = series_bytes(original, ctx.series, retiring, ctx.new_version)
-        pristine = ctx.state.new if os.path.isdir(ctx.state.new) else None
-        text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine)
-        write_directory(out, {**kept, **files}, data, text)
-        return str(out), (), ()
-    series_path = Path(ctx.state.series)
-    if series_path.read_bytes() != original:
-        raise ConfigError(
-            "the series file changed while the port was in progress",
-            path=series_path,
-            hint="restore it (the port's copy is in the work directory) or port --abort",
-        )
-    series = parse_series(series_path)
-    comment = set() if ctx.state.retire else retiring
-    data = series_bytes(original, series, comment, ctx.new_version)
-    settings = {"pin": (ctx.config.pin, ctx.new_version)}
-    if ctx.config.pristine:
-        settings["pristine"] = (ctx.config.pristine, _pristine_setting(ctx))
-    change = config_change(ctx.config, settings)
-    if change is None and any(old is not None and old != new for old, new in settings.values()):
-        wanted = ", ".join(f'{key} = "{new}"' for key, (_, new) in settings.items())
-        todo.append(f"set {wanted} in the configuration")
-    ctx.work.root.mkdir(parents=True, exist_ok=True)
-    extra = [change] if change else []
-    write_in_place(series, files, data, extra, ctx.work.journal, ctx.config.root)
-    retired: list[str] = []
-    if ctx.state.retire:
-        from patchkeeper.ledger import retire
-
-        for record in records:
-            if record.name in retiring:
-                why = _why(record, ctx.new_version)
-                retire(ctx.config, record.name, at=ctx.new_version, why=why)
-                retired.append(record.name)
-    if _refresh_ledger(ctx.config):
-        todo.append("the ledger table was rewritten from the refreshed headers")
-    return str(series_path.parent), tuple(retired), tuple(todo)
-
-
-def _pristine_setting(ctx: _Context) -> str:
-    """The new pin as a ``pristine`` value: a directory relative to the downstream, or the
-    requirement."""
-    if os.path.isdir(ctx.state.new):
-        return os.path.relpath(ctx.state.new, ctx.config.root)
-    return ctx.state.new
-
-
-def _refresh_ledger(config: Config) -> bool:
-    """Rewrite the ledger table when the downstream keeps one (``Cut-against`` changed)."""
-    from patchkeeper import ledger
-    from patchkeeper.ledger_config import ledger_settings
-
-    if not Path(ledger_settings(config).file).is_file():
-        return False
-    return ledger.run(config).written
-
-
-def _todo(ctx: _Context, records: list[PortedPatch], outcome: str, where: str | None) -> list[str]:
-    todo = []
-    stopped = next(
-        (r for r in records if r.verdict not in CARRIED | RETIRING and not r.pending), None
-    )
-    if outcome == STOPPED and stopped is not None:
-        todo.append(
-            f"resolve {stopped.name} in {ctx.work.conflict / 'files'} "
-            f"(see {ctx.work.conflict / 'INSTRUCTIONS.md'}), then run 'patchkeeper port "
-            "--continue' (or 'patchkeeper port --abort')"
-        )
-        pending = sum(1 for r in records if r.pending)
-        if pending:
-            todo.append(f"{pending} more patches follow it (their verdicts are a preview)")
-    for record in records:
-        taken = [r for r in record.references if r.status in (IN_NEW, IN_OLD)]
-        if taken and record.verdict not in RETIRING:
-            ref = taken[0]
-            where = "the new pin" if ref.status == IN_NEW else "the old pin already"
-            todo.append(
-                f"{record.name}: its {ref.field} reference {ref.text} is in {where} "
-                f"({ref.commit.id[:12] if ref.commit else '?'}, first in {ref.first_tag}), yet "
-                f"the patch is {record.verdict}, not upstreamed: upstream rewrote the change "
-                "since; consider retiring it instead of carrying it"
-            )
-    retiring = [r.name for r in records if r.verdict in RETIRING and not r.pending]
-    if retiring and not ctx.state.retire:
-        todo.append(
-            "retire "
-            + ", ".join(retiring)
-            + f" ({retire_note(ctx.new_version)}): 'patchkeeper retire NAME --at "
-            f"{ctx.new_version} --why TEXT', or port with --in-place --retire"
-        )
-    if outcome == DONE and not ctx.state.in_place and where:
-        todo.append(
-            f"review {where}; 'patchkeeper -C {where} apply --target COPY' applies it, then "
-            f"replace {Path(ctx.state.series).parent} with it"
-        )
-    if ctx.history is None:
-        todo.append(
-            "upstream history evidence is missing: pass --upstream-repo PATH (a checkout "
-            "with both pins' tags) for the commits behind each conflict and reference"
-        )
-    return todo
-
-
 def _result(
-    ctx: _Context,
+    ctx: PortContext,
     action: str,
     steps: list[Step],
     stopped: int | None,
@@ -395,18 +170,18 @@ def _result(
         in_place=ctx.state.in_place,
         retired=retired,
         history=ctx.history.label if ctx.history else None,
-        todo=tuple(_todo(ctx, records, outcome, where)) + extra,
+        todo=tuple(todo_items(ctx, records, outcome, where)) + extra,
     )
 
 
-def _conclude(ctx: _Context, action: str, steps: list[Step], stopped: int | None) -> PortResult:
+def _conclude(ctx: PortContext, action: str, steps: list[Step], stopped: int | None) -> PortResult:
     if stopped is not None:
         if not ctx.work.exists:
             ctx.work.start(ctx.state, ctx.series, ctx.patches)
         ctx.work.save(replace(ctx.state, stopped=steps[stopped].record.name))
         _write_conflict(ctx, steps[stopped])
         return _result(ctx, action, steps, stopped)
-    where, retired, extra = _finish(ctx, steps)
+    where, retired, extra = finish(ctx, steps)
     ctx.work.remove()
     return _result(ctx, action, steps, None, where, retired, extra)
 
@@ -458,8 +233,6 @@ def _start(
 ) -> PortResult:
     if work.exists:
         work.load()
-        from patchkeeper.port.workdir import PortStateError
-
         raise PortStateError(
             "a port is already in progress",
             path=work.root,
@@ -471,33 +244,20 @@ def _start(
         _check_retire(config, in_place)
     state = PortState(
         series=str(config.series),
-        old=_spec(source or _configured_pin(config)),
-        new=_spec(to),
+        old=stable_spec(source or configured_pin(config)),
+        new=stable_spec(to),
         in_place=in_place,
         retire=retire,
         output=None,
         upstream_repo=str(upstream_repo.resolve()) if upstream_repo else None,
     )
-    ctx = _context(config, state, work, config.series)
+    ctx = build_context(config, state, work, config.series)
     if not in_place:
         out = output.resolve() if output else default_output(config.series.parent, ctx)
         check_output(out)
         ctx.state = replace(state, output=str(out))
     steps, stopped = _port(ctx)
     return _conclude(ctx, "port", steps, stopped)
-
-
-def default_output(series_dir: Path, ctx: _Context) -> Path:
-    """``patches-<new pin>`` beside ``patches``; a ``-<old pin>`` suffix is replaced.
-
-    >>> from types import SimpleNamespace as NS
-    >>> default_output(Path("d/patches-0.28.0"), NS(old_version="0.28.0", new_version="0.32.0"))
-    PosixPath('d/patches-0.32.0')
-    """
-    name = series_dir.name
-    if ctx.old_version and name.endswith(f"-{ctx.old_version}"):
-        name = name[: -len(ctx.old_version) - 1]
-    return series_dir.with_name(f"{name}-{ctx.new_version}")
 
 
 def _check_retire(config: Config, in_place: bool) -> None:
@@ -520,7 +280,7 @@ def _check_retire(config: Config, in_place: bool) -> None:
 def _continue(config: Config, work: WorkDir) -> PortResult:
     state = work.load()
     name, resolved = work.read_resolution()
-    ctx = _context(config, state, work, work.original_series())
+    ctx = build_context(config, state, work, work.original_series())
     resolutions = {**work.resolutions(), name: resolved}
     labels_ctx = ctx
     steps, stopped = _port_with(labels_ctx, resolutions)

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper import gitops
-from patchkeeper.engine import FileState
+from patchkeeper.engine import FileState, Workspace
 from patchkeeper.errors import GitError
+from patchkeeper.hunks import patch_lines
+from patchkeeper.model import Patch
 
 CLEAN = "clean"
 CONFLICT = "conflict"
@@ -174,3 +176,32 @@ def merge_patch(
                 )
             )
     return out
+
+
+def exact_paths(
+    patch: Patch, ws: Workspace, moved: Mapping[str, str]
+) -> dict[str, FileState | None]:
+    """The paths whose file diffs all apply at fuzz 0 on the new side, with the result:
+    they need no merge (the issue: clean hunks are regenerated, the rest merged)."""
+    out: dict[str, FileState | None] = {}
+    failing: set[str] = set()
+    for diff in patch.files:
+        path = diff.path
+        if path in moved or diff.is_rename or path in failing:
+            failing.add(path)
+            continue
+        state = out[path] if path in out else ws.get(path)
+        if diff.is_deletion or (diff.is_creation and state is not None):
+            failing.add(path)
+            continue
+        lines = state.lines if state is not None else ()
+        result = patch_lines(lines, diff.hunks)
+        if result.lines is None:
+            failing.add(path)
+            continue
+        if state is not None:
+            mode = state.mode
+        else:
+            mode = int(diff.new_mode[-3:], 8) if diff.new_mode else None
+        out[path] = FileState(tuple(result.lines), mode)
+    return {path: state for path, state in out.items() if path not in failing}

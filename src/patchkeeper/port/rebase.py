@@ -26,13 +26,12 @@ from typing import Any
 
 from patchkeeper.engine import FileState, Reader, Workspace, apply_patch
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.hunks import patch_lines
 from patchkeeper.model import Patch
 from patchkeeper.parse import parse_patch
 from patchkeeper.port.changes import PatchChange, compare
 from patchkeeper.port.history import Cause, Reference
 from patchkeeper.port.merge import CLEAN as MERGE_CLEAN
-from patchkeeper.port.merge import FileMerge, Labels, merge_patch
+from patchkeeper.port.merge import FileMerge, Labels, exact_paths, merge_patch
 from patchkeeper.port.regenerate import refresh
 from patchkeeper.treesearch import TreeSearch
 from patchkeeper.verdicts import (
@@ -321,7 +320,7 @@ class Rebase:
         labels = Labels(self.labels.new, self.labels.old, patch.name)
         targets = list(dict.fromkeys(moved.get(p, p) for p in paths))
         theirs = _states(self.new_ws, targets)
-        exact = _exact_paths(patch, self.new_ws, moved)
+        exact = exact_paths(patch, self.new_ws, moved)
         merges = merge_patch(paths, before_old, after_old, theirs, moved, labels, exact)
         files = tuple(MergedFile(m.path, m.target, m.status, m.conflicts) for m in merges)
         failed_hunks = _failed(patch, judged)
@@ -382,35 +381,6 @@ class Rebase:
                 failed_hunks=failed_hunks,
             )
         return step
-
-
-def _exact_paths(
-    patch: Patch, ws: Workspace, moved: Mapping[str, str]
-) -> dict[str, FileState | None]:
-    """The paths whose file diffs all apply at fuzz 0 on the new side, with the result:
-    they need no merge (the issue: clean hunks are regenerated, the rest merged)."""
-    out: dict[str, FileState | None] = {}
-    failing: set[str] = set()
-    for diff in patch.files:
-        path = diff.path
-        if path in moved or diff.is_rename or path in failing:
-            failing.add(path)
-            continue
-        state = out[path] if path in out else ws.get(path)
-        if diff.is_deletion or (diff.is_creation and state is not None):
-            failing.add(path)
-            continue
-        lines = state.lines if state is not None else ()
-        result = patch_lines(lines, diff.hunks)
-        if result.lines is None:
-            failing.add(path)
-            continue
-        if state is not None:
-            mode = state.mode
-        else:
-            mode = int(diff.new_mode[-3:], 8) if diff.new_mode else None
-        out[path] = FileState(tuple(result.lines), mode)
-    return {path: state for path, state in out.items() if path not in failing}
 
 
 def _merged_summary(failed: tuple[FailedHunk, ...], moved: Mapping[str, str]) -> str:

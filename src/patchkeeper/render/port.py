@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from patchkeeper.commands.port import ABORTED, DONE, PortResult
+from patchkeeper.commands.port import ABORTED, PortResult
+from patchkeeper.port.finish import DONE
 from patchkeeper.port.rebase import CARRIED, PortedPatch
 from patchkeeper.render import markdown_renderer, text_renderer
 
