@@ -107,7 +107,11 @@ def register_section(name: str, schema: dict[str, Any]) -> None:
 
 
 #: Modules that declare feature sections with :func:`register_section`.
-SECTION_MODULES: tuple[str, ...] = ("patchkeeper.runtime.settings", "patchkeeper.ledger_config")
+SECTION_MODULES: tuple[str, ...] = (
+    "patchkeeper.runtime.settings",
+    "patchkeeper.ledger_config",
+    "patchkeeper.port.settings",
+)
 
 
 def _type_name(expected: Any) -> str:
