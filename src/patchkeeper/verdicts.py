@@ -18,7 +18,7 @@ remaining hunks apply) changes it, so later patches see the earlier ones.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from patchkeeper.engine import FileState, Workspace, apply_patch
 from patchkeeper.evidence import FileFailure, HunkEvidence, failure_evidence, hunk_evidence
@@ -140,7 +140,7 @@ class PatchVerdict:
 
 
 @dataclass
-class _Failed:
+class FailedPatch:
     """What an earlier failing patch would have added, for *blocked*."""
 
     name: str
@@ -269,7 +269,7 @@ def _moved(
 
 
 def _blocker(
-    failed: list[_Failed], patch: Patch, statuses: list[HunkVerdict], missing: list[FileDiff]
+    failed: list[FailedPatch], patch: Patch, statuses: list[HunkVerdict], missing: list[FileDiff]
 ) -> str | None:
     """The earlier failing patch whose files or added lines this one needs, if any."""
     for earlier in failed:
@@ -287,9 +287,9 @@ def _blocker(
     return None
 
 
-def remember_failure(patch: Patch) -> _Failed:
+def remember_failure(patch: Patch) -> FailedPatch:
     """What ``patch`` would have added, kept so later patches that need it are *blocked*."""
-    record = _Failed(patch.name)
+    record = FailedPatch(patch.name)
     for diff in patch.files:
         if diff.is_creation:
             record.created.add(diff.path)
@@ -323,13 +323,7 @@ def _count(statuses: list[HunkVerdict], status: str) -> int:
     return sum(1 for s in statuses if s.status == status)
 
 
-def _names(names: set[str]) -> str:
-    ordered = sorted(names)
-    noun = "patch" if len(ordered) == 1 else "patches"
-    return f"the later {noun} " + ", ".join(ordered)
-
-
-def _share_text(shares: tuple[FileShare, ...]) -> str:
+def share_text(shares: tuple[FileShare, ...]) -> str:
     found = sum(s.found for s in shares)
     total = sum(s.total for s in shares)
     if not total:
@@ -342,7 +336,7 @@ def _share_text(shares: tuple[FileShare, ...]) -> str:
 
 
 def judge_patch(
-    ws: Workspace, patch: Patch, failed: list[_Failed], search: TreeSearch | None
+    ws: Workspace, patch: Patch, failed: list[FailedPatch], search: TreeSearch | None
 ) -> PatchVerdict:
     """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies."""
     missing = [d for d in patch.files if d.old_path is not None and ws.get(d.old_path) is None]
@@ -366,7 +360,7 @@ def judge_patch(
                 return PatchVerdict(
                     patch.name,
                     UPSTREAMED,
-                    f"{where}; there {present}; " + _share_text(shares),
+                    f"{where}; there {present}; " + share_text(shares),
                     tuple(statuses),
                     shares,
                     moved=moved,
@@ -412,7 +406,7 @@ def judge_patch(
             patch.name,
             UPSTREAMED,
             "the patch reverse-applies: the new "
-            "upstream already has its post-image; " + _share_text(shares),
+            "upstream already has its post-image; " + share_text(shares),
             tuple(statuses),
             shares,
         )
@@ -420,15 +414,14 @@ def judge_patch(
         return PatchVerdict(
             patch.name,
             UPSTREAMED,
-            "every hunk's post-image is there "
-            f"({_refs(statuses, PRESENT)}); " + _share_text(shares),
+            f"every hunk's post-image is there ({_refs(statuses, PRESENT)}); " + share_text(shares),
             tuple(statuses),
             shares,
         )
     upstream = code_upstream(statuses) or written_differently(shares)
     if upstream:
         return PatchVerdict(
-            patch.name, UPSTREAMED, upstream + "; " + _share_text(shares), tuple(statuses), shares
+            patch.name, UPSTREAMED, upstream + "; " + share_text(shares), tuple(statuses), shares
         )
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
@@ -436,7 +429,7 @@ def judge_patch(
             patch.name,
             PARTIALLY_UPSTREAMED,
             f"already upstream: {_refs(statuses, PRESENT)}; still to carry: "
-            f"{_refs(statuses, APPLIES)}; " + _share_text(shares),
+            f"{_refs(statuses, APPLIES)}; " + share_text(shares),
             tuple(statuses),
             shares,
         )
@@ -466,99 +459,8 @@ def judge_patch(
     return PatchVerdict(
         patch.name,
         CONFLICT,
-        text + "; " + _share_text(shares),
+        text + "; " + share_text(shares),
         tuple(statuses),
         shares,
         failures=failures,
     )
-
-
-def _removed_later(patches: Sequence[Patch], start: int, path: str) -> dict[bytes, str]:
-    """Substantive lines that patches after ``start`` remove from ``path``: line -> patch."""
-    out: dict[bytes, str] = {}
-    for later in patches[start + 1 :]:
-        for diff in later.files:
-            if diff.old_path != path:
-                continue
-            for hunk in diff.hunks:
-                removed = [line.text for line in hunk.lines if line.kind == "-"]
-                for line in substantive_lines(removed):
-                    out.setdefault(line, later.name)
-    return out
-
-
-def _superseding(
-    patches: Sequence[Patch], index: int, verdict: PatchVerdict, ws: Workspace
-) -> set[str] | None:
-    """The later patches that rewrite every added line of ``verdict``'s failing hunks that the
-    new upstream lacks; ``None`` when some such line is rewritten by no later patch."""
-    patch = patches[index]
-    failing = {(h.path, h.index) for h in verdict.hunks if h.status == FAILS}
-    by: set[str] = set()
-    for diff in patch.files:
-        hunks = [h for h in diff.hunks if (diff.path, h.index) in failing]
-        if not hunks:
-            continue
-        state = ws.original(diff.path)
-        present = set(substantive_lines(state.lines)) if state is not None else set()
-        removed = _removed_later(patches, index, diff.path)
-        for hunk in hunks:
-            added = substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
-            if not added:
-                return None
-            for line in added:
-                if line in present:
-                    continue
-                if line not in removed:
-                    return None
-                by.add(removed[line])
-    return by
-
-
-def resolve_superseded(
-    patches: Sequence[Patch], verdicts: list[PatchVerdict], ws: Workspace
-) -> list[PatchVerdict]:
-    """Re-judge conflicts whose missing lines later patches of the series rewrite.
-
-    A Debian security series often fixes one line twice (CVE-2023-43804 adds ``"Cookie"``,
-    CVE-2024-37891 then adds ``"Proxy-Authorization"`` to the same line). When every added
-    line of a conflicting hunk is either in the new upstream or rewritten by a later patch,
-    and every such later patch is itself upstreamed, the patch is upstreamed (superseded).
-    """
-    by_name = {v.name: v for v in verdicts}
-    out = list(verdicts)
-    for index, verdict in enumerate(verdicts):
-        if verdict.verdict != CONFLICT:
-            continue
-        later = _superseding(patches, index, verdict, ws)
-        if not later:
-            continue
-        names = _names(later)
-        verb = "rewrites" if len(later) == 1 else "rewrite"
-        if all(by_name[name].verdict == UPSTREAMED for name in later):
-            out[index] = replace(
-                verdict,
-                verdict=UPSTREAMED,
-                failures=(),
-                summary=f"superseded: {names} {verb} every line its failing hunks add, and "
-                "the new upstream carries it; " + _share_text(verdict.shares),
-            )
-        else:
-            out[index] = replace(
-                verdict, summary=verdict.summary + f"; {names} {verb} the lines it adds"
-            )
-    return out
-
-
-def judge_series(
-    ws: Workspace, patches: Sequence[Patch], search: TreeSearch | None
-) -> list[PatchVerdict]:
-    """Judge every patch in series order on ``ws`` (the new tree, in memory)."""
-    failed: list[_Failed] = []
-    verdicts = []
-    for patch in patches:
-        verdict = judge_patch(ws, patch, failed, search)
-        if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED):
-            failed.append(remember_failure(patch))
-        verdicts.append(verdict)
-    return resolve_superseded(patches, verdicts, ws)

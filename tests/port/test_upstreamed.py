@@ -11,10 +11,10 @@ from pathlib import Path
 
 from patchkeeper.engine import Workspace
 from patchkeeper.parse import parse_patch
+from patchkeeper.series_verdicts import judge_series
 from patchkeeper.substance import FileIndex, is_code, substantive, tokens
 from patchkeeper.trees import read_file
 from patchkeeper.treesearch import TreeSearch
-from patchkeeper.verdicts import judge_series
 
 
 def judge(tmp_path: Path, files: dict[str, str], *patches: str):

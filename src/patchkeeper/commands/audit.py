@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from patchkeeper.commands.common import check_paths, load_series
 from patchkeeper.config import Config
 from patchkeeper.engine import Workspace
+from patchkeeper.series_verdicts import judge_series
 from patchkeeper.trees import spec_tree
 from patchkeeper.treesearch import TreeSearch
-from patchkeeper.verdicts import GOOD, UPSTREAMED, PatchVerdict, judge_series
+from patchkeeper.verdicts import GOOD, UPSTREAMED, PatchVerdict
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ failures are silent". Two in-memory workspaces move forward together: the *old* 
 old pin with the original patches applied one by one) and the *new* side (the new pin with
 the ported patches). For each patch, in series order:
 
-1. the audit's verdict (:func:`patchkeeper.verdicts.judge_series` on the pristine new tree,
+1. the audit's verdict (:func:`patchkeeper.series_verdicts.judge_series` on the pristine new tree,
    superseded patches resolved) says *upstreamed*: proposed for retirement, nothing applied;
 2. it applies at fuzz 0 on the new side: *clean* or *offset*, regenerated there;
 3. otherwise it is judged on the new side (:func:`patchkeeper.verdicts.judge_patch`):
@@ -33,6 +33,7 @@ from patchkeeper.port.history import Cause, Reference
 from patchkeeper.port.merge import CLEAN as MERGE_CLEAN
 from patchkeeper.port.merge import FileMerge, Labels, exact_paths, merge_patch
 from patchkeeper.port.regenerate import refresh
+from patchkeeper.series_verdicts import judge_series
 from patchkeeper.treesearch import TreeSearch
 from patchkeeper.verdicts import (
     BLOCKED,
@@ -45,7 +46,6 @@ from patchkeeper.verdicts import (
     UPSTREAMED,
     PatchVerdict,
     judge_patch,
-    judge_series,
     remember_failure,
 )
 
