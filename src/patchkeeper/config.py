@@ -101,7 +101,7 @@ def register_section(name: str, schema: dict[str, Any]) -> None:
 
 
 #: Modules that declare feature sections with :func:`register_section`.
-SECTION_MODULES: tuple[str, ...] = ()
+SECTION_MODULES: tuple[str, ...] = ("patchkeeper.report_settings",)
 
 
 def _type_name(expected: Any) -> str:
