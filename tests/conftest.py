@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import EXAMPLES, Example
 from patchkeeper.main import main
-
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = REPO / "examples"
 
 
 @pytest.fixture(autouse=True)
@@ -53,41 +51,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     return run
 
 
-@dataclass
-class Example:
-    """A private copy of ``examples/``: the downstream and both upstream trees."""
-
-    root: Path
-
-    @property
-    def downstream(self) -> Path:
-        return self.root / "downstream"
-
-    @property
-    def old(self) -> Path:
-        return self.root / "upstream" / "minihttp-1.0"
-
-    @property
-    def new(self) -> Path:
-        return self.root / "upstream" / "minihttp-1.1"
-
-    def target(self, name: str = "target") -> Path:
-        """A fresh copy of the old upstream tree to patch."""
-        dest = self.root / name
-        shutil.copytree(self.old, dest)
-        return dest
-
-
 @pytest.fixture
 def example(tmp_path: Path) -> Example:
     shutil.copytree(EXAMPLES, tmp_path / "examples")
     return Example(tmp_path / "examples")
-
-
-def tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` (relative POSIX path -> bytes), for exact comparisons."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }

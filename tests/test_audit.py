@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import Example, tree_bytes
+from helpers import Example, tree_bytes
 
 EXPECTED = [
     ("retry-backoff-cap.patch", "upstreamed"),

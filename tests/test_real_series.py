@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tree_bytes
 from corpus import debian_series, sdist_tree
+from helpers import tree_bytes
 
 pytestmark = pytest.mark.network
 

@@ -157,6 +157,26 @@ def path_of(outcome: PatchOutcome, placement: object) -> str:
     return ""
 
 
+def _needing_earlier(
+    ws: Workspace, patches: Sequence[Patch], states: list[PatchState]
+) -> list[PatchState]:
+    """A patch in *conflict* only because earlier patches are not applied is *not applied*.
+
+    On a pristine tree a patch that changes lines an earlier patch wrote neither reverses nor
+    applies; it applies once the earlier patches are applied, so it is merely not applied.
+    """
+    out = list(states)
+    for index, state in enumerate(states):
+        if state.state != CONFLICT or all(s.state == APPLIED for s in states[:index]):
+            continue
+        trial = ws.fork()
+        for earlier in patches[:index]:
+            apply_patch(trial, earlier)
+        if apply_patch(trial, patches[index], commit=False).ok:
+            out[index] = PatchState(state.name, NOT_APPLIED, (), state.missing_hunks)
+    return out
+
+
 def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None) -> SeriesState:
     """Walk the series backwards on ``ws`` and compare what is left with ``pristine``.
 
@@ -167,6 +187,7 @@ def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | N
         state, _ = patch_state(ws, patch)
         states.append(state)
     states.reverse()
+    states = _needing_earlier(ws, patches, states)
     checks: list[FileCheck] = []
     if pristine is not None:
         from patchkeeper.parse import sha256_hex

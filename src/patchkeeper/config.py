@@ -101,7 +101,11 @@ def register_section(name: str, schema: dict[str, Any]) -> None:
 
 
 #: Modules that declare feature sections with :func:`register_section`.
-SECTION_MODULES: tuple[str, ...] = ("patchkeeper.report_settings",)
+SECTION_MODULES: tuple[str, ...] = (
+    "patchkeeper.runtime.settings",
+    "patchkeeper.ledger_config",
+    "patchkeeper.report_settings",
+)
 
 
 def _type_name(expected: Any) -> str:

@@ -69,6 +69,8 @@ RENDERER_MODULES = (
     "patchkeeper.render.terminal",
     "patchkeeper.render.markdown",
     "patchkeeper.render.audit",
+    "patchkeeper.render.runtime",
+    "patchkeeper.render.ledger",
     "patchkeeper.render.report",
 )
 
@@ -121,6 +123,10 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
     """Keep a downstream patch series (or runtime patches) true against upstream releases."""
     ctx.obj = Settings(config_file, directory.resolve() if directory else None)
+    if sys.stderr.isatty():
+        from patchkeeper.progress import set_sink
+
+        set_sink(lambda message: click.echo(message, err=True))
 
 
 # --------------------------------------------------------------------------- the series
@@ -234,12 +240,320 @@ def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> 
 # lint, export/import (issue "patchkeeper 2")
 
 
+@cli.command()
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 with a diff if stale.")
+@json_option
+@click.pass_obj
+def ledger(settings: Settings, check: bool, as_json: bool) -> None:
+    """Write the ledger table from the patch headers (--check: only compare)."""
+    from patchkeeper import ledger as command
+
+    emit(command.run(settings.config(), check=check), as_json)
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--at", "at", required=True, help="The upstream version it retired at.")
+@click.option("--why", required=True, help="Why: the upstream change that carries it.")
+@json_option
+@click.pass_obj
+def retire(settings: Settings, name: str, at: str, why: str, as_json: bool) -> None:
+    """Take a patch out of the series and the tree; record it in the Retired table."""
+    from patchkeeper import ledger as command
+
+    emit(command.retire(settings.config(), name, at=at, why=why), as_json)
+
+
+def _checkouts(values: tuple[str, ...]) -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep:
+            name, path = "", value
+        out[name] = Path(path).resolve()
+    return out
+
+
+@cli.command()
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "github"]),
+    default="text",
+    help="text: file:line: code message; github: workflow annotations.",
+)
+@click.option(
+    "--checkout",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="An upstream git checkout: compare each patch with a re-export of its commit.",
+)
+@click.option(
+    "--upstream",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A pristine upstream tree: knobs its registry names count as registered.",
+)
+@click.option(
+    "--foreign-checkout",
+    "foreign",
+    multiple=True,
+    metavar="[NAME=]PATH",
+    help="A checkout for foreign diffs and vendored trees (all, or the entry NAME).",
+)
+@click.option(
+    "--markdown",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the findings as Markdown.",
+)
+@json_option
+@click.pass_obj
+def lint(
+    settings: Settings,
+    output_format: str,
+    checkout: Path | None,
+    upstream: Path | None,
+    foreign: tuple[str, ...],
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """Check headers, the series, hand edits, the knob rule and the other entries."""
+    from patchkeeper import lint as command
+
+    result = command.run(
+        settings.config(),
+        output_format=output_format,
+        checkout=checkout,
+        upstream=upstream,
+        foreign_checkouts=_checkouts(foreign),
+    )
+    emit(result, as_json, markdown)
+
+
+def checkout_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--checkout",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The upstream git checkout (default: [tool.patchkeeper.git] checkout).",
+    )(function)
+
+
+def tag_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--tag", help="The topic tag of '[TAG] <topic>' subjects (default: [git] tag)."
+    )(function)
+
+
+@cli.command()
+@click.argument("rev", required=False)
+@click.option("--range", "rev_range", metavar="BASE..BRANCH", help="Export every topic commit.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="The patch file."
+)
+@checkout_option
+@tag_option
+@json_option
+@click.pass_obj
+def export(
+    settings: Settings,
+    rev: str | None,
+    rev_range: str | None,
+    output: Path | None,
+    checkout: Path | None,
+    tag: str | None,
+    as_json: bool,
+) -> None:
+    """Write a commit (or every topic commit of --range) as a patch file."""
+    from patchkeeper import export as command
+
+    if (rev is None) == (rev_range is None):
+        raise click.UsageError("give either a commit or --range BASE..BRANCH")
+    config = settings.config()
+    if rev_range is not None:
+        if output is not None:
+            raise click.UsageError("-o goes with a single commit, not --range")
+        result = command.export_range(config, rev_range, checkout=checkout, tag=tag)
+    else:
+        result = command.export_commit(config, str(rev), checkout=checkout, output=output, tag=tag)
+    emit(result, as_json)
+
+
+@cli.command("import")
+@checkout_option
+@tag_option
+@click.option("--branch", help="The branch to create (default: [git] branch).")
+@click.option("--force", is_flag=True, help="Move the branch if it exists.")
+@json_option
+@click.pass_obj
+def import_series(
+    settings: Settings,
+    checkout: Path | None,
+    tag: str | None,
+    branch: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Commit each patch of the series on a new branch at the pin's tag."""
+    from patchkeeper import importer as command
+
+    emit(
+        command.run(settings.config(), checkout=checkout, branch=branch, tag=tag, force=force),
+        as_json,
+    )
+
+
+@cli.command("check-branch")
+@click.argument("branch", required=False)
+@checkout_option
+@tag_option
+@json_option
+@click.pass_obj
+def check_branch(
+    settings: Settings,
+    branch: str | None,
+    checkout: Path | None,
+    tag: str | None,
+    as_json: bool,
+) -> None:
+    """Prove that the series applied to the pin's tag is the integration branch."""
+    from patchkeeper import check_branch as command
+
+    emit(command.run(settings.config(), checkout=checkout, branch=branch, tag=tag), as_json)
+
+
 # --------------------------------------------------------------------------- port (issue
 # "patchkeeper 3")
 
 
 # --------------------------------------------------------------------------- runtime patches
 # (issue "patchkeeper 4")
+
+
+def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that say where the plugin is (override [tool.patchkeeper.runtime])."""
+    function = click.option(
+        "--patch-dir",
+        "patch_dir",
+        help="The patch directory, relative to the plugin root (default: <package>/patch).",
+    )(function)
+    function = click.option("--package", "package", help="The plugin's import package.")(function)
+    function = click.option(
+        "--plugin",
+        "plugin",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The directory holding the plugin package (an unpacked sdist, a checkout).",
+    )(function)
+    return function
+
+
+def markdown_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--markdown",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Also write the report as Markdown.",
+    )(function)
+
+
+@cli.group()
+def runtime() -> None:
+    """Runtime (monkey) patches of a plugin: inventory, audit, live check, same-code."""
+
+
+@runtime.command("inventory")
+@plugin_options
+@markdown_option
+@json_option
+@click.pass_obj
+def runtime_inventory(
+    settings: Settings,
+    plugin: Path | None,
+    package: str | None,
+    patch_dir: str | None,
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """List every runtime patch, its mechanism and activation; check headers and ledger."""
+    from patchkeeper.runtime import inventory as command
+
+    result = command.run(
+        settings.config(), plugin=plugin, package=package, patch_directory=patch_dir
+    )
+    emit(result, as_json, markdown, record_as="runtime inventory")
+
+
+@runtime.command("audit")
+@click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
+@click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
+@plugin_options
+@markdown_option
+@json_option
+@click.pass_obj
+def runtime_audit(
+    settings: Settings,
+    old: str,
+    new: str,
+    plugin: Path | None,
+    package: str | None,
+    patch_dir: str | None,
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
+    from patchkeeper.runtime import audit as command
+
+    result = command.run(
+        settings.config(),
+        old=old,
+        new=new,
+        plugin=plugin,
+        package=package,
+        patch_directory=patch_dir,
+    )
+    emit(result, as_json, markdown, record_as="runtime audit")
+
+
+@runtime.command("check")
+@click.option(
+    "--python",
+    "python",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The interpreter of the environment where the plugin and upstream are installed.",
+)
+@click.option("--timeout", default=120.0, show_default=True, help="Seconds before giving up.")
+@plugin_options
+@json_option
+@click.pass_obj
+def runtime_check(
+    settings: Settings,
+    python: Path,
+    timeout: float,
+    plugin: Path | None,
+    package: str | None,
+    patch_dir: str | None,
+    as_json: bool,
+) -> None:
+    """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
+    from patchkeeper.runtime import check as command
+
+    result = command.run(
+        settings.config(),
+        python=python,
+        timeout=timeout,
+        plugin=plugin,
+        package=package,
+        patch_directory=patch_dir,
+    )
+    emit(result, as_json, record_as="runtime check")
+
+
+@runtime.command("same-code")
+@click.argument("left")
+@click.argument("right")
+@json_option
+def runtime_same_code(left: str, right: str, as_json: bool) -> None:
+    """Compare two files or FILE::QUALNAME definitions as ASTs without docstrings."""
+    from patchkeeper.runtime import samecode as command
+
+    emit(command.run(left, right), as_json)
 
 
 # --------------------------------------------------------------------------- the audit record

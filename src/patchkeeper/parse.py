@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from unidiff import PatchSet
+from unidiff import Hunk as UHunk
+from unidiff import PatchedFile, PatchSet
 from unidiff.errors import UnidiffParseError
 
 from patchkeeper import constants as C
@@ -243,7 +244,7 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
 
 
 def _convert_hunk(
-    uhunk: object,
+    uhunk: UHunk,
     index: int,
     path: Path,
     strip_cr: bool,
@@ -252,7 +253,7 @@ def _convert_hunk(
     offset: int,
 ) -> Hunk:
     lines: list[HunkLine] = []
-    for uline in uhunk:  # type: ignore[attr-defined]
+    for uline in uhunk:
         kind = uline.line_type
         if kind == "\\":
             if not lines:
@@ -268,7 +269,7 @@ def _convert_hunk(
         text = _encode(uline.value)
         if strip_cr and text.endswith(b"\r\n"):
             text = text[:-2] + b"\n"
-        lines.append(HunkLine(kind, text, uline.diff_line_no + offset))
+        lines.append(HunkLine(kind, text, (uline.diff_line_no or 0) + offset))
     pre = tuple(line.text for line in lines if line.kind != ADDED)
     post = tuple(line.text for line in lines if line.kind != REMOVED)
     prefix = 0
@@ -330,13 +331,13 @@ def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path
 
 
 def _convert_file(
-    ufile: object, lines: list[bytes], strip: int, path: Path, first_line: int, offset: int
+    ufile: PatchedFile, lines: list[bytes], strip: int, path: Path, first_line: int, offset: int
 ) -> FileDiff:
-    info = list(ufile.patch_info or [])  # type: ignore[attr-defined]
+    info = list(ufile.patch_info or [])
     headers = _extended_headers(info)
-    if "binary" in headers or ufile.is_binary_file:  # type: ignore[attr-defined]
+    if "binary" in headers or ufile.is_binary_file:
         raise PatchFormatError(
-            f"binary diff for {ufile.path}: patchkeeper applies text diffs only",  # type: ignore[attr-defined]
+            f"binary diff for {ufile.path}: patchkeeper applies text diffs only",
             path=path,
             line=first_line,
             hint="ship the binary file as an overlay, or regenerate the diff as text",
@@ -348,8 +349,8 @@ def _convert_file(
             line=first_line,
             hint="regenerate the patch with copy detection off (git diff --no-renames)",
         )
-    source = ufile.source_file  # type: ignore[attr-defined]
-    target = ufile.target_file  # type: ignore[attr-defined]
+    source = ufile.source_file
+    target = ufile.target_file
     old_path = strip_path(source, strip, path=path, line=first_line) if source else None
     new_path = strip_path(target, strip, path=path, line=first_line) if target else None
     if "new_file_mode" in headers:
@@ -371,7 +372,7 @@ def _convert_file(
         first_line - 1 < len(lines) and lines[first_line - 1].endswith(b"\r\n")
     )
     hunks: list[Hunk] = []
-    for number, uhunk in enumerate(ufile, 1):  # type: ignore[attr-defined]
+    for number, uhunk in enumerate(ufile, 1):
         numbered = [line.diff_line_no for line in uhunk if line.diff_line_no]
         header_line = (min(numbered) + offset - 1) if numbered else first_line
         raw_header = lines[header_line - 1]
@@ -448,7 +449,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     plain_starts = _file_start_lines(lines, start)
     files = []
     for ufile in patchset:
-        first_line = ufile.diff_line_no + start
+        first_line = (ufile.diff_line_no or 0) + start
         first_line = plain_starts.get(first_line, first_line)
         files.append(_convert_file(ufile, lines, strip, path, first_line, start))
     files, trailer = _attach_raw(files, lines, start)

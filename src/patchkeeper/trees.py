@@ -181,8 +181,11 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
         FetchError: it cannot be found, downloaded, checked or unpacked.
         TargetError: the unpacked tree lacks the configured ``directory``.
     """
-    from patchkeeper.fetch import fetch_requirement
+    from patchkeeper.fetch import fetch_requirement, find_cached
+    from patchkeeper.progress import note
 
+    if find_cached(requirement, config.fetch) is None:
+        note(f"fetching {requirement} ({config.fetch}) into the cache ...")
     fetched = fetch_requirement(requirement, kind=config.fetch)
     base = _base(fetched.root, config.directory)
     if not base.is_dir():

@@ -30,6 +30,9 @@ class TreeSearch:
     def files(self) -> list[str]:
         """Every regular file under ``base`` as a POSIX path relative to it, sorted."""
         if self._files is None:
+            from patchkeeper.progress import note
+
+            note(f"scanning {self.base} for moved content ...")
             found = []
             for directory, dirnames, filenames in os.walk(self.base):
                 dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)

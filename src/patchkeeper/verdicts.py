@@ -412,11 +412,11 @@ def judge_patch(
     failures = failure_evidence(outcome)
     verb = "fails" if _count(statuses, FAILS) == 1 else "fail"
     text = f"{_refs(statuses, FAILS)} {verb} at fuzz 0"
-    first = failing[0].evidence if failing else None
-    if first is not None and first.closest_line is not None:
+    closest = failing[0].evidence if failing else None
+    if closest is not None and closest.closest_line is not None:
         text += (
-            f" (closest: {first.path} line {first.closest_line}, {first.matching} of "
-            f"{first.total} lines match)"
+            f" (closest: {closest.path} line {closest.closest_line}, {closest.matching} of "
+            f"{closest.total} lines match)"
         )
     present = _refs(statuses, PRESENT)
     if present:

@@ -9,13 +9,14 @@ the series creates are added to ``RECORD`` and ``patchkeeper.json`` records what
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.applied import SeriesState, series_state
-from patchkeeper.commands.common import check_paths, load_series
+from patchkeeper.commands.common import check_paths, load_series, overlay_files
 from patchkeeper.config import Config
 from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
+from patchkeeper.errors import TargetError
 from patchkeeper.evidence import FileFailure, failure_evidence
 from patchkeeper.installed import AppliedRecord, RecordEntry, read_record, render_record
 from patchkeeper.model import Patch
@@ -148,6 +149,37 @@ def _file_changes(tree: Tree, changes: dict[str, FileState | None]) -> list[Chan
     ]
 
 
+def _put_overlays(ws: Workspace, overlays: dict[str, bytes]) -> None:
+    for path, data in overlays.items():
+        current = ws.get(path)
+        mode = current.mode if current is not None and current.mode is not None else 0o644
+        ws.set(path, FileState.from_bytes(data, mode))
+
+
+def _remove_overlays(
+    ws: Workspace, overlays: dict[str, bytes], pristine: Pristine | None, tree: Tree
+) -> None:
+    """Put back what the overlays replaced: nothing where pristine has no file, else its bytes.
+
+    Raises:
+        TargetError: an overlay replaced an upstream file whose pristine bytes are unknown
+            (an installed distribution's ``RECORD`` has only hashes).
+    """
+    for path in overlays:
+        if pristine is None or pristine.expected_sha256(path) is None:
+            ws.set(path, None)
+            continue
+        original = pristine.read(path)
+        if original is None:
+            raise TargetError(
+                f"the overlay file {path} replaced an upstream file whose pristine bytes are "
+                "unknown here",
+                path=tree.path_of(path),
+                hint="pass --pristine DIR|REQUIREMENT, or reinstall the upstream",
+            )
+        ws.set(path, original)
+
+
 def _write(tree: Tree, file_changes: list[Change], extra: list[Change]) -> None:
     commit(file_changes + extra, tree.journal_dir, prune_root=tree.base)
     invalidate_bytecode([change.path for change in file_changes])
@@ -219,15 +251,16 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
         recovery = recover(tree.journal_dir)
         ws = Workspace(tree.reader())
         pristine = record_pristine(tree)[0] if tree.kind == INSTALLED else None
+        overlays = overlay_files(config, tree)
         if pristine is not None and not _pristine_untouched(ws, touched_paths(patches), pristine):
             early = _classify(ws, patches, tree, pristine, names, recovery)
             if early is not None:
-                return early
+                return _refresh_overlays(tree, early, overlays)
         outcomes = apply_series(ws, patches)
         if outcomes and not outcomes[-1].ok:
             early = _classify(Workspace(tree.reader()), patches, tree, pristine, names, recovery)
             if early is not None:
-                return early
+                return _refresh_overlays(tree, early, overlays)
             failed = outcomes[-1]
             return ApplyResult(
                 "apply",
@@ -240,6 +273,7 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
                 recovery=recovery,
                 note="nothing was changed",
             )
+        _put_overlays(ws, overlays)
         changes = ws.changes()
         extra = _record_changes(tree, patches, changes, ws) if tree.kind == INSTALLED else []
         _write(tree, _file_changes(tree, changes), extra)
@@ -251,6 +285,23 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
         tuple(sorted(changes)),
         _offsets(outcomes),
         recovery=recovery,
+    )
+
+
+def _refresh_overlays(tree: Tree, result: ApplyResult, overlays: dict[str, bytes]) -> ApplyResult:
+    """On an already applied series, bring overlay files that differ up to date."""
+    if result.outcome != ALREADY_APPLIED or not overlays:
+        return result
+    ws = Workspace(tree.reader())
+    _put_overlays(ws, overlays)
+    changes = ws.changes()
+    if not changes:
+        return result
+    _write(tree, _file_changes(tree, changes), [])
+    return replace(
+        result,
+        changed=tuple(sorted(changes)),
+        note="the series was already applied; overlay files were brought up to date",
     )
 
 
@@ -306,6 +357,7 @@ def run_unapply(
                 recovery=recovery,
                 note="undoing the series would not give the pristine files; nothing was changed",
             )
+        _remove_overlays(ws, overlay_files(config, tree), reference, tree)
         changes = ws.changes()
         extra = _unrecord_changes(tree) if tree.kind == INSTALLED else []
         _write(tree, _file_changes(tree, changes), extra)

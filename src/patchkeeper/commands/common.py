@@ -27,3 +27,17 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
     """
     for path in touched_paths(patches):
         tree.path_of(path)
+
+
+def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:
+    """The configured overlays (``[tool.patchkeeper.entries]``): path -> bytes to copy into the
+    tree after the series; every path checked against the tree first."""
+    from patchkeeper.entries import load_entries
+    from patchkeeper.entries import overlay_files as configured
+
+    if not any(entry.kind == "overlay" for entry in load_entries(config)):
+        return {}
+    files = configured(config)
+    for path in files:
+        tree.path_of(path)
+    return files

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.applied import SeriesState, series_state
-from patchkeeper.commands.common import check_paths, load_series
+from patchkeeper.commands.common import check_paths, load_series, overlay_files
 from patchkeeper.config import Config
 from patchkeeper.engine import Workspace
 from patchkeeper.errors import ConfigError
@@ -21,6 +21,29 @@ from patchkeeper.installed import AppliedRecord
 from patchkeeper.parse import sha256_hex
 from patchkeeper.transaction import Recovery, locked, recover
 from patchkeeper.trees import INSTALLED, pristine_for, target_tree
+
+
+@dataclass(frozen=True)
+class OverlayCheck:
+    """One overlay file (``[tool.patchkeeper.entries]``) compared with the target.
+
+    Attributes:
+        path: the patch-root-relative path.
+        state: ``"ok"``, ``"missing"`` or ``"differs"``.
+    """
+
+    path: str
+    state: str
+
+
+def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCheck, ...]:
+    """Compare each overlay file's bytes with the target's."""
+    out = []
+    for path, data in sorted(overlays.items()):
+        current = ws.get(path)
+        state = "missing" if current is None else "ok" if current.data == data else "differs"
+        out.append(OverlayCheck(path, state))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -43,10 +66,17 @@ class VerifyResult:
     record_mismatch: str = ""
     recovery: Recovery | None = None
     detailed: bool = False
+    overlays: tuple[OverlayCheck, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return self.state.all_applied and not self.state.drifted and not self.record_mismatch
+        overlays_ok = all(check.state == "ok" for check in self.overlays)
+        return (
+            self.state.all_applied
+            and not self.state.drifted
+            and not self.record_mismatch
+            and overlays_ok
+        )
 
     @property
     def exit_code(self) -> int:
@@ -98,11 +128,18 @@ def run(
     with locked(tree.state_dir, config.lock_timeout, tree.label):
         recovery = recover(tree.journal_dir)
         ws = Workspace(tree.reader())
+        overlays = check_overlays(ws, overlay_files(config, tree))
         state = series_state(ws, patches, reference)
     mismatch = ""
     if tree.kind == INSTALLED and tree.dist is not None:
         record = AppliedRecord.load(tree.dist.applied_record_path)
         mismatch = _record_mismatch(record, [(p.name, sha256_hex(p.raw)) for p in patches])
     return VerifyResult(
-        "status" if detailed else "verify", tree.label, state, mismatch, recovery, detailed
+        "status" if detailed else "verify",
+        tree.label,
+        state,
+        mismatch,
+        recovery,
+        detailed,
+        overlays,
     )

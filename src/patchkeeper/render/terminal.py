@@ -10,6 +10,13 @@ from patchkeeper.evidence import FileFailure, HunkEvidence
 from patchkeeper.render import text_renderer
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 file``, ``2 files``."""
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun}es" if noun.endswith(("ch", "sh", "s")) else f"{count} {noun}s"
+
+
 def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
     """Left-aligned columns separated by two spaces; the last column is not padded."""
     if not rows:
@@ -79,14 +86,15 @@ def apply_text(result: ApplyResult) -> str:
     lines: list[str] = []
     if result.recovery is not None:
         lines.append(
-            f"recovered: rolled back an interrupted run ({len(result.recovery.restored)}"
-            f" files) from {result.recovery.journal}"
+            "recovered: rolled back an interrupted run "
+            f"({plural(len(result.recovery.restored), 'file')}) from {result.recovery.journal}"
         )
     count = len(result.patches)
     if result.outcome in ("applied", "unapplied"):
         verb = "applied" if result.action == "apply" else "unapplied"
         lines.append(
-            f"{verb} {count} patches on {result.target}: {len(result.changed)} files changed"
+            f"{verb} {plural(count, 'patch')} on {result.target}: "
+            f"{plural(len(result.changed), 'file')} changed"
         )
     elif result.outcome == "failed":
         lines.append(f"{result.failed_patch} does not apply to {result.target}")
@@ -116,12 +124,15 @@ def verify_text(result: VerifyResult) -> str:
     lines.extend(state_lines(state, result.detailed))
     if result.record_mismatch:
         lines.append(f"  record: {result.record_mismatch}")
+    for overlay in result.overlays:
+        if overlay.state != "ok" or result.detailed:
+            lines.append(f"  overlay: {overlay.path} {overlay.state}")
     applied = sum(1 for p in state.patches if p.state == "applied")
     summary = f"{applied} of {len(state.patches)} patches applied"
     if state.pristine_label is None:
         summary += "; drift not checked (no pristine reference: pass --pristine)"
     else:
-        summary += f", {len(state.drifted)} files drifted"
+        summary += f", {plural(len(state.drifted), 'file')} drifted"
     lines.append(("ok: " if result.ok else "not ok: ") + summary)
     return "\n".join(lines)
 

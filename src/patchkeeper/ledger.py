@@ -1,0 +1,425 @@
+"""The ledger: a Markdown table of the series, written between two markers from patch headers.
+
+The seed (``shared/seeds/004``) keeps one row per patch, in apply order, generated from the
+``Kind``/``What``/``Upstream``/``Cut-against``/``Retires-when`` headers of each file ("the
+files are the source"), and CI fails when the table is not current. This module renders that
+table (:func:`render_table`), puts it between the markers (:func:`replace_between`), keeps a
+"Retired" table of patches taken out of the series (:func:`retire`), and builds the results
+of ``patchkeeper ledger [--check]`` and ``patchkeeper retire``.
+
+Values are escaped for GitHub-flavoured Markdown tables: a ``|`` becomes ``\\|`` and a line
+break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)").
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import PatchFormatError, PatchkeeperError
+from patchkeeper.headers import Headers, parse_headers
+from patchkeeper.ledger_config import LedgerSettings, header_settings, ledger_settings
+from patchkeeper.model import Series, SeriesEntry
+from patchkeeper.parse import _first_diff_index, parse_series, split_lines
+
+#: Suffixes dropped from a patch's name in the table (``qwen3_5-embed-quant.patch``).
+PATCH_SUFFIXES = (".patch", ".diff")
+#: The Retired table's columns after the name.
+RETIRED_COLUMNS = ("kind", "what", "retired at", "why")
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One row: a patch of the series, or an entry that is not a patch.
+
+    Attributes:
+        name: the first cell (the series name without ``.patch``, or the entry's name).
+        values: the column values, unescaped, in column order.
+        source: the patch file (or the configuration file for an entry).
+        line_no: where the row's headers start in ``source`` (1 when unknown).
+    """
+
+    name: str
+    values: tuple[str, ...]
+    source: Path
+    line_no: int = 1
+
+
+@dataclass(frozen=True)
+class LedgerResult:
+    """What ``patchkeeper ledger [--check]`` found or did.
+
+    Attributes:
+        path: the Markdown file.
+        rows: the rows of the current table.
+        check: ``--check`` was given (nothing is written).
+        stale: the file's table (or Retired section) differs from the series.
+        written: the file was rewritten.
+        diff: a unified diff from the file as it is to the file as it should be.
+        root: the downstream directory (paths are shown relative to it).
+    """
+
+    path: Path
+    rows: tuple[LedgerRow, ...]
+    check: bool
+    stale: bool
+    written: bool
+    diff: str
+    root: Path | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.check and self.stale else 0
+
+
+@dataclass(frozen=True)
+class RetireResult:
+    """What ``patchkeeper retire`` did.
+
+    Attributes:
+        name: the patch's name in the table.
+        patch_file: the file removed (``None`` when it was already gone).
+        series: the series file rewritten.
+        ledger: the Markdown file rewritten.
+        at: the version the patch retired at.
+        why: the reason recorded.
+        root: the downstream directory.
+    """
+
+    name: str
+    patch_file: Path | None
+    series: Path
+    ledger: Path
+    at: str
+    why: str
+    root: Path | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 0
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def row_name(series_name: str) -> str:
+    """The table name of a series entry.
+
+    >>> row_name("kvarn/kvarn-0.32.0.patch")
+    'kvarn/kvarn-0.32.0'
+    """
+    for suffix in PATCH_SUFFIXES:
+        if series_name.endswith(suffix):
+            return series_name[: -len(suffix)]
+    return series_name
+
+
+def escape_cell(value: str) -> str:
+    """Escape a value for one Markdown table cell.
+
+    >>> escape_cell("a | b\\nc")
+    'a \\\\| b<br>c'
+    """
+    text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    text = text.replace("|", "\\|")
+    return "<br>".join(part.strip() for part in text.split("\n"))
+
+
+def column_title(field: str) -> str:
+    """The seed's column title of a field: lower case, ``-`` as a space.
+
+    >>> column_title("Cut-against")
+    'cut against'
+    """
+    return field.lower().replace("-", " ")
+
+
+def render_table(titles: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """Render a Markdown table in the seed's shape (``|---|`` rules, one space of padding).
+
+    >>> print(render_table(("patch", "kind"), [("a", "fix")]), end="")
+    | patch | kind |
+    |---|---|
+    | a | fix |
+    """
+    lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
+    for row in rows:
+        lines.append("| " + " | ".join(escape_cell(cell) for cell in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _find_marker(lines: list[str], marker: str, start: int) -> int:
+    for index in range(start, len(lines)):
+        if lines[index].lstrip().startswith(marker):
+            return index
+    return -1
+
+
+def replace_between(text: str, begin: str, end: str, body: str, path: Path) -> str:
+    """Return ``text`` with the lines between the ``begin`` and ``end`` marker lines replaced.
+
+    The marker lines themselves stay as written (the seed's begin marker carries a note).
+
+    Raises:
+        PatchFormatError: a marker is missing, naming the file and the marker.
+    """
+    lines = text.splitlines(keepends=True)
+    first = _find_marker(lines, begin, 0)
+    if first == -1:
+        raise PatchFormatError(
+            f"no line starting with {begin!r}",
+            path=path,
+            hint=f"add the marker lines {begin} ... --> and {end} where the table goes",
+        )
+    last = _find_marker(lines, end, first + 1)
+    if last == -1:
+        raise PatchFormatError(
+            f"no {end!r} line after the begin marker",
+            path=path,
+            line=first + 1,
+            hint=f"add a line {end} after the table",
+        )
+    return "".join(lines[: first + 1]) + body + "".join(lines[last:])
+
+
+def section_body(text: str, begin: str, end: str) -> str | None:
+    """The text between two marker lines, or ``None`` when the markers are absent."""
+    lines = text.splitlines(keepends=True)
+    first = _find_marker(lines, begin, 0)
+    last = _find_marker(lines, end, first + 1) if first != -1 else -1
+    if first == -1 or last == -1:
+        return None
+    return "".join(lines[first + 1 : last])
+
+
+def unified_diff(before: str, after: str, path: Path) -> str:
+    """A unified diff between two versions of ``path`` (``a/``, ``b/`` labels)."""
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{path.name}",
+            tofile=f"b/{path.name}",
+        )
+    )
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def read_preamble(path: Path) -> tuple[bytes, int]:
+    """Return ``(preamble bytes, line count)`` of a patch file without parsing its hunks.
+
+    Raises:
+        PatchFormatError: the file is missing or unreadable.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PatchFormatError(
+            f"cannot read the patch: {exc.strerror}",
+            path=path,
+            hint="restore the file, or remove it from the series",
+        ) from None
+    lines = split_lines(data)
+    start = _first_diff_index(lines, path)
+    return b"".join(lines[:start]), start
+
+
+def patch_headers(path: Path) -> Headers:
+    """The header fields of the patch file at ``path`` (see :func:`read_preamble`)."""
+    preamble, _ = read_preamble(path)
+    return parse_headers(preamble)
+
+
+def row_for(entry: SeriesEntry, series: Series, columns: tuple[str, ...]) -> LedgerRow:
+    """The ledger row of one series entry, from its patch file's headers."""
+    path = series.directory / entry.name
+    if not path.is_file():
+        raise PatchFormatError(
+            f"the series lists {entry.name}, which does not exist",
+            path=series.path,
+            line=entry.line_no,
+            hint=f"restore {path} or remove the line from the series",
+        )
+    headers = patch_headers(path)
+    first = min((item.line_no for item in headers.fields), default=1)
+    values = tuple(headers.value(column) for column in columns)
+    return LedgerRow(name=row_name(entry.name), values=values, source=path, line_no=first)
+
+
+def ledger_rows(config: Config, series: Series | None = None) -> list[LedgerRow]:
+    """Every row in apply order: the series' patches, then the configured entries."""
+    from patchkeeper.entries import entry_rows
+
+    columns = header_settings(config).columns
+    series = series if series is not None else parse_series(config.series)
+    rows = [row_for(entry, series, columns) for entry in series.entries]
+    return rows + entry_rows(config, columns)
+
+
+def table_text(config: Config, rows: list[LedgerRow]) -> str:
+    """The Markdown table for ``rows`` with the configured columns."""
+    settings = ledger_settings(config)
+    titles = (settings.name_column, *(column_title(c) for c in header_settings(config).columns))
+    return render_table(titles, [(row.name, *row.values) for row in rows])
+
+
+def _read_ledger(settings: LedgerSettings) -> str:
+    path: Path = settings.file
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the ledger file does not exist",
+            path=path,
+            hint=f"create it with the lines {settings.begin_marker} --> and "
+            f"{settings.end_marker}, or set [tool.patchkeeper.ledger] file",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PatchFormatError(f"cannot read the ledger file: {exc}", path=path) from None
+
+
+def run(config: Config, *, check: bool = False) -> LedgerResult:
+    """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
+
+    Returns:
+        A :class:`LedgerResult`; with ``check`` nothing is written and ``exit_code`` is 1
+        when the file is stale.
+
+    Raises:
+        PatchFormatError: the series, a patch or a marker is missing.
+    """
+    settings = ledger_settings(config)
+    rows = ledger_rows(config)
+    before = _read_ledger(settings)
+    after = replace_between(
+        before,
+        settings.begin_marker,
+        settings.end_marker,
+        table_text(config, rows),
+        settings.file,
+    )
+    stale = after != before
+    written = False
+    if stale and not check:
+        write_atomic(settings.file, after.encode("utf-8"))
+        written = True
+    return LedgerResult(
+        path=settings.file,
+        rows=tuple(rows),
+        check=check,
+        stale=stale,
+        written=written,
+        diff=unified_diff(before, after, settings.file) if stale else "",
+        root=config.root,
+    )
+
+
+# --------------------------------------------------------------------------- retire
+
+
+def _retired_body(existing: str | None, row: tuple[str, ...]) -> str:
+    titles = ("patch", *RETIRED_COLUMNS)
+    line = "| " + " | ".join(escape_cell(cell) for cell in row) + " |\n"
+    if existing and existing.strip():
+        return existing + ("" if existing.endswith("\n") else "\n") + line
+    return render_table(titles, []) + line
+
+
+def add_retired(text: str, settings: LedgerSettings, row: tuple[str, ...]) -> str:
+    """Return the ledger text with ``row`` appended to the Retired table (made if absent)."""
+    body = section_body(text, settings.retired_begin, settings.retired_end)
+    if body is None:
+        tail = "" if text.endswith("\n") or not text else "\n"
+        return (
+            f"{text}{tail}\n## Retired\n\n{settings.retired_begin}\n"
+            f"{_retired_body(None, row)}{settings.retired_end}\n"
+        )
+    return replace_between(
+        text,
+        settings.retired_begin,
+        settings.retired_end,
+        _retired_body(body, row),
+        settings.file,
+    )
+
+
+def _find_entry(series: Series, name: str) -> SeriesEntry:
+    for entry in series.entries:
+        if name in (entry.name, row_name(entry.name)):
+            return entry
+    raise PatchkeeperError(
+        f"{name} is not in the series",
+        path=series.path,
+        hint="give the name as the series lists it, with or without .patch",
+    )
+
+
+def remove_series_line(data: bytes, line_no: int) -> bytes:
+    """Return the series bytes without its ``line_no``-th line (1-based); other bytes kept."""
+    lines = split_lines(data)
+    return b"".join(lines[: line_no - 1] + lines[line_no:])
+
+
+def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
+    """``patchkeeper retire NAME --at VERSION --why TEXT``.
+
+    Takes the patch out of the series and the tree and records it in the Retired table
+    (its kind and what from its headers, the version, the reason); the ledger table is
+    rewritten without it. The series and the ledger are written before the file is removed.
+
+    Raises:
+        PatchkeeperError: ``name`` is not in the series, or a marker is missing.
+    """
+    settings = ledger_settings(config)
+    series = parse_series(config.series)
+    entry = _find_entry(series, name)
+    patch_file = series.directory / entry.name
+    headers = patch_headers(patch_file) if patch_file.is_file() else None
+    kind = headers.value("Kind") if headers else ""
+    what = headers.value("What") or headers.value("Description") if headers else ""
+    series_bytes = remove_series_line(series.path.read_bytes(), entry.line_no)
+    remaining = Series(path=series.path, entries=tuple(e for e in series.entries if e is not entry))
+    before = _read_ledger(settings)
+    text = replace_between(
+        before,
+        settings.begin_marker,
+        settings.end_marker,
+        table_text(config, ledger_rows(config, remaining)),
+        settings.file,
+    )
+    text = add_retired(text, settings, (row_name(entry.name), kind, what, at, why))
+    write_atomic(series.path, series_bytes)
+    write_atomic(settings.file, text.encode("utf-8"))
+    removed = None
+    if patch_file.is_file():
+        patch_file.unlink()
+        removed = patch_file
+    return RetireResult(
+        name=row_name(entry.name),
+        patch_file=removed,
+        series=series.path,
+        ledger=settings.file,
+        at=at,
+        why=why,
+        root=config.root,
+    )

@@ -1,0 +1,250 @@
+"""The configuration sub-tables of headers, the ledger, lint, git and non-patch entries.
+
+A sample, in ``patchkeeper.toml`` (the same under ``[tool.patchkeeper.*]`` in pyproject)::
+
+    [headers]
+    schema = "ledger"        # "ledger" (the seed's Kind/What/...) or "dep3" (Debian)
+    required = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
+    kinds = ["backport", "fix", "feature", "local", "own"]
+    columns = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
+
+    [ledger]
+    file = "PATCHES.md"
+    begin-marker = "<!-- table:begin"      # a line starting with this opens the table
+    end-marker = "<!-- table:end -->"
+
+    [lint]
+    knob-pattern = "VLLM_*"                # fnmatch pattern of environment knobs
+    registry = "envs.py"                   # the knob registry, relative to 'directory'
+
+    [git]
+    tag = "qwen38"                         # topic commits are "[qwen38] <topic>"
+    pin-tag = "v{pin}"                     # the upstream tag of the pin
+
+    [entries.overlays.kvarn-files]         # files copied into the upstream tree
+    source = "kvarn/files"
+    fields = { Kind = "own", What = "KVarN kernels", Upstream = "none",
+               Cut-against = "0.32.0", Retires-when = "rides with KVarN" }
+
+The seed (``shared/seeds/004``) is the source of every default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from patchkeeper.config import Config, register_section
+from patchkeeper.errors import ConfigError
+
+#: The seed's ledger schema, in table order.
+LEDGER_FIELDS = ("Kind", "What", "Upstream", "Cut-against", "Retires-when")
+#: The seed's kinds (its list "Kinds: backport, fix, feature, local, own").
+KINDS = ("backport", "fix", "feature", "local", "own")
+#: DEP-3's required field (``Description``, or its alias ``Subject``) and a useful table.
+DEP3_REQUIRED = ("Description",)
+DEP3_COLUMNS = ("Description", "Origin", "Bug", "Forwarded", "Last-Update")
+
+register_section(
+    "headers",
+    {
+        "schema": (str, "ledger"),
+        "required": (list, None),
+        "kinds": (list, list(KINDS)),
+        "columns": (list, None),
+        "placeholders": (list, ["TODO", "TBD", "FIXME", "XXX"]),
+    },
+)
+register_section(
+    "ledger",
+    {
+        "file": (str, "PATCHES.md"),
+        "begin-marker": (str, "<!-- table:begin"),
+        "end-marker": (str, "<!-- table:end -->"),
+        "retired-begin": (str, "<!-- retired:begin -->"),
+        "retired-end": (str, "<!-- retired:end -->"),
+        "name-column": (str, "patch"),
+    },
+)
+register_section(
+    "lint",
+    {
+        "knob-pattern": (str, "VLLM_*"),
+        "registry": (str, "envs.py"),
+        "knob-scope": (str, "patch"),
+        "knob-allow": (list, []),
+        "patch-files": (list, ["*.patch", "*.diff"]),
+        "disable": (list, []),
+    },
+)
+register_section(
+    "git",
+    {
+        "tag": (str, None),
+        "pin-tag": (str, "v{pin}"),
+        "checkout": (str, None),
+        "branch": (str, "patchkeeper/{pin}"),
+        "index-abbrev": (int, 40),
+        "notes-ref": (str, "refs/notes/patchkeeper"),
+    },
+)
+register_section(
+    "entries",
+    {
+        "overlays": (dict, {}),
+        "foreign-diffs": (dict, {}),
+        "vendored": (dict, {}),
+    },
+)
+
+
+@dataclass(frozen=True)
+class HeaderSettings:
+    """``[headers]``: which fields a patch must carry, the kinds, the table's columns."""
+
+    schema: str
+    required: tuple[str, ...]
+    kinds: tuple[str, ...]
+    columns: tuple[str, ...]
+    placeholders: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LedgerSettings:
+    """``[ledger]``: the Markdown file and its markers (paths absolute)."""
+
+    file: Any
+    begin_marker: str
+    end_marker: str
+    retired_begin: str
+    retired_end: str
+    name_column: str
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    """``[lint]``: the knob rule and which files in the patch directory are patches."""
+
+    knob_pattern: str
+    registry: str
+    knob_scope: str
+    knob_allow: tuple[str, ...]
+    patch_files: tuple[str, ...]
+    disable: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GitSettings:
+    """``[git]``: the topic tag, the pin's tag, the default checkout and branch."""
+
+    tag: str | None
+    pin_tag: str
+    checkout: Any
+    branch: str
+    index_abbrev: int
+    notes_ref: str
+
+
+def _section(config: Config, name: str) -> dict[str, Any]:
+    from patchkeeper.config import SCHEMA, validate
+
+    values = config.sections.get(name)
+    if values is None:  # a Config built before this module registered its sections
+        values = validate({}, config.source or config.root, SCHEMA[name], prefix=f"{name}.")
+    return values
+
+
+def header_settings(config: Config) -> HeaderSettings:
+    """Read ``[headers]`` with the schema's defaults filled in.
+
+    Raises:
+        ConfigError: ``schema`` is neither ``"ledger"`` nor ``"dep3"``.
+    """
+    values = _section(config, "headers")
+    schema = values["schema"]
+    if schema not in ("ledger", "dep3"):
+        raise ConfigError(
+            f'key \'headers.schema\' must be "ledger" or "dep3", not {schema!r}',
+            path=config.source,
+        )
+    required = LEDGER_FIELDS if schema == "ledger" else DEP3_REQUIRED
+    columns = LEDGER_FIELDS if schema == "ledger" else DEP3_COLUMNS
+    return HeaderSettings(
+        schema=schema,
+        required=tuple(values["required"] if values["required"] is not None else required),
+        kinds=tuple(values["kinds"]),
+        columns=tuple(values["columns"] if values["columns"] is not None else columns),
+        placeholders=tuple(values["placeholders"]),
+    )
+
+
+def ledger_settings(config: Config) -> LedgerSettings:
+    """Read ``[ledger]``; ``file`` is made absolute against the downstream root."""
+    values = _section(config, "ledger")
+    return LedgerSettings(
+        file=(config.root / values["file"]).resolve(),
+        begin_marker=values["begin-marker"],
+        end_marker=values["end-marker"],
+        retired_begin=values["retired-begin"],
+        retired_end=values["retired-end"],
+        name_column=values["name-column"],
+    )
+
+
+def lint_settings(config: Config) -> LintSettings:
+    """Read ``[lint]``.
+
+    Raises:
+        ConfigError: ``knob-scope`` is neither ``"patch"`` nor ``"series"``.
+    """
+    values = _section(config, "lint")
+    if values["knob-scope"] not in ("patch", "series"):
+        raise ConfigError('key \'lint.knob-scope\' must be "patch" or "series"', path=config.source)
+    return LintSettings(
+        knob_pattern=values["knob-pattern"],
+        registry=values["registry"].strip("/"),
+        knob_scope=values["knob-scope"],
+        knob_allow=tuple(values["knob-allow"]),
+        patch_files=tuple(values["patch-files"]),
+        disable=tuple(values["disable"]),
+    )
+
+
+def git_settings(config: Config) -> GitSettings:
+    """Read ``[git]``; ``checkout`` is made absolute against the downstream root.
+
+    Raises:
+        ConfigError: ``index-abbrev`` is outside 7..40.
+    """
+    values = _section(config, "git")
+    if not 7 <= values["index-abbrev"] <= 40:
+        raise ConfigError("key 'git.index-abbrev' must be between 7 and 40", path=config.source)
+    checkout = values["checkout"]
+    return GitSettings(
+        tag=values["tag"],
+        pin_tag=values["pin-tag"],
+        checkout=(config.root / checkout).resolve() if checkout else None,
+        branch=values["branch"],
+        index_abbrev=values["index-abbrev"],
+        notes_ref=values["notes-ref"],
+    )
+
+
+def entries_table(config: Config) -> dict[str, dict[str, Any]]:
+    """The raw ``[entries]`` sub-tables: ``{"overlays": {...}, "foreign-diffs": ..., ...}``."""
+    return _section(config, "entries")
+
+
+def pin_tag(config: Config) -> str:
+    """The upstream tag of the pin (``v0.27.1``).
+
+    Raises:
+        ConfigError: no pin is configured.
+    """
+    if not config.pin:
+        raise ConfigError(
+            "no pin is configured",
+            path=config.source,
+            hint='set pin = "VERSION" in [tool.patchkeeper]',
+        )
+    return git_settings(config).pin_tag.format(pin=config.pin)

@@ -1,0 +1,153 @@
+"""Terminal and Markdown forms of the ledger, lint, export, import and check-branch results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkeeper.check_branch import CheckBranchResult
+from patchkeeper.export import ExportResult
+from patchkeeper.importer import ImportResult
+from patchkeeper.ledger import LedgerResult, RetireResult, escape_cell
+from patchkeeper.lint import LintResult
+from patchkeeper.render import markdown_renderer, text_renderer
+
+
+def shown(path: Path | None, root: Path | None = None) -> str:
+    """``path`` relative to the downstream ``root`` when inside it, else as given."""
+    if path is None:
+        return "-"
+    if root is not None and path.is_absolute():
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+@text_renderer(LedgerResult)
+def ledger_text(result: LedgerResult) -> str:
+    """``PATCHES.md: the ledger is current (55 rows)``, or the diff of what is stale."""
+    where = shown(result.path, result.root)
+    rows = _plural(len(result.rows), "row")
+    if result.check and result.stale:
+        return (
+            f"{where}: the ledger is stale; run 'patchkeeper ledger' to rewrite it\n{result.diff}"
+        )
+    if result.written:
+        return f"{where}: wrote the ledger ({rows})"
+    return f"{where}: the ledger is current ({rows})"
+
+
+@markdown_renderer(LedgerResult)
+def ledger_markdown(result: LedgerResult) -> str:
+    where = shown(result.path, result.root)
+    if result.stale and result.check:
+        return f"The ledger in `{where}` is stale:\n\n```diff\n{result.diff}```\n"
+    return f"The ledger in `{where}` is current ({len(result.rows)} rows).\n"
+
+
+@text_renderer(RetireResult)
+def retire_text(result: RetireResult) -> str:
+    removed = f"removed {shown(result.patch_file, result.root)}; " if result.patch_file else ""
+    return (
+        f"retired {result.name} at {result.at}: {removed}took it out of "
+        f"{shown(result.series, result.root)}; recorded in {shown(result.ledger, result.root)}"
+    )
+
+
+@markdown_renderer(RetireResult)
+def retire_markdown(result: RetireResult) -> str:
+    return f"Retired `{result.name}` at {result.at}: {result.why}\n"
+
+
+@text_renderer(LintResult)
+def lint_text(result: LintResult) -> str:
+    """One ``file:line: code message`` per finding (or GitHub annotations), then a summary."""
+    if result.output_format == "github":
+        lines = [finding.github() for finding in result.findings]
+    else:
+        lines = [finding.text() for finding in result.findings]
+    scope = _plural(result.patches, "patch").replace("patchs", "patches")
+    if result.entries:
+        scope += f" and {_plural(result.entries, 'entry').replace('entrys', 'entries')}"
+    count = _plural(len(result.findings), "problem")
+    lines.append(f"{count} in {scope}" if result.findings else f"no problems in {scope}")
+    return "\n".join(lines)
+
+
+@markdown_renderer(LintResult)
+def lint_markdown(result: LintResult) -> str:
+    if not result.findings:
+        return f"lint: no problems in {result.patches} patches.\n"
+    rows = ["| where | code | problem |", "|---|---|---|"]
+    for finding in result.findings:
+        where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+        message = escape_cell(finding.message)
+        rows.append(f"| `{where}` | {finding.code} | {message} |")
+    return "\n".join(rows) + "\n"
+
+
+@text_renderer(ExportResult)
+def export_text(result: ExportResult) -> str:
+    lines = []
+    for patch in result.patches:
+        state = "wrote" if patch.changed else "unchanged"
+        lines.append(f"{state} {shown(patch.path, result.root)} (from {patch.commit[:12]})")
+    if result.series is not None:
+        count = len(result.patches)
+        entries = f"{count} entry" if count == 1 else f"{count} entries"
+        lines.append(f"wrote {shown(result.series, result.root)} ({entries})")
+    for name in result.dropped:
+        lines.append(
+            f"{name} is no longer in the series; record it with 'patchkeeper retire' "
+            "or delete the file"
+        )
+    return "\n".join(lines)
+
+
+@markdown_renderer(ExportResult)
+def export_markdown(result: ExportResult) -> str:
+    return "".join(
+        f"- `{shown(p.path, result.root)}` from `{p.commit[:12]}`\n" for p in result.patches
+    )
+
+
+@text_renderer(ImportResult)
+def import_text(result: ImportResult) -> str:
+    lines = [
+        f"created branch {result.branch} at {result.base} with "
+        f"{_plural(len(result.commits), 'commit')} in {shown(result.checkout)}"
+    ]
+    lines += [f"  {item.commit[:12]} {item.topic}" for item in result.commits]
+    return "\n".join(lines)
+
+
+@markdown_renderer(ImportResult)
+def import_markdown(result: ImportResult) -> str:
+    return import_text(result) + "\n"
+
+
+@text_renderer(CheckBranchResult)
+def check_branch_text(result: CheckBranchResult) -> str:
+    head = f"{result.branch} against the series on {result.base}"
+    if not result.differences:
+        return (
+            f"{head}: they agree ({_plural(len(result.topics), 'topic')}, "
+            f"{_plural(result.files, 'file')} compared)"
+        )
+    lines = [f"{head}: {_plural(len(result.differences), 'difference')}"]
+    lines += [f"  {d.kind} {d.name}: {d.detail}" for d in result.differences]
+    return "\n".join(lines)
+
+
+@markdown_renderer(CheckBranchResult)
+def check_branch_markdown(result: CheckBranchResult) -> str:
+    if not result.differences:
+        return f"`{result.branch}` agrees with the series on `{result.base}`.\n"
+    rows = ["| kind | name | difference |", "|---|---|---|"]
+    rows += [f"| {d.kind} | `{d.name}` | {d.detail} |" for d in result.differences]
+    return "\n".join(rows) + "\n"

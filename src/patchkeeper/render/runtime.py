@@ -1,0 +1,167 @@
+"""Terminal and Markdown forms of the runtime-patch results (``patchkeeper runtime ...``)."""
+
+from __future__ import annotations
+
+from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.runtime.audit import RuntimeAudit
+from patchkeeper.runtime.check import LiveCheck
+from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.samecode import SameCode
+
+DIFF_LINES = 40
+
+
+def _counts(counts: dict[str, dict[str, int]]) -> list[str]:
+    return [
+        f"{name}: " + ", ".join(f"{k} {v}" for k, v in table.items())
+        for name, table in counts.items()
+    ]
+
+
+def _activation(entry: PatchEntry) -> str:
+    a = entry.activation
+    if a is None:
+        return "?"
+    if a.status.value == "never-imported":
+        return f"never imported ({a.note})"
+    if a.conditions:
+        return "conditional: " + "; ".join(
+            f"{c.kind} {c.text} ({c.file}:{c.line})" for c in a.conditions
+        )
+    return "active"
+
+
+def _entry_line(entry: PatchEntry) -> str:
+    key = f"[{entry.key}]" if entry.key else ""
+    extra = " allow_missing" if entry.allow_missing else ""
+    return (
+        f"{entry.file}:{entry.line}  {entry.mechanism.value:<11} {entry.target}{key}"
+        f"  <- {entry.replacement}{extra}"
+    )
+
+
+@text_renderer(Inventory)
+def inventory_text(result: Inventory) -> str:
+    lines = [
+        f"plugin {result.package} ({result.plugin_root}), patch directory "
+        f"{result.patch_directory}: {len(result.files)} files, {len(result.entries)} "
+        "entries"
+    ]
+    lines += [
+        f"entry point {e.group}:{e.name} = {e.value} ({e.source})" for e in result.entry_points
+    ]
+    for entry in result.entries:
+        lines.append(_entry_line(entry))
+        lines.append(f"    {_activation(entry)}")
+    if result.findings:
+        lines.append(f"{len(result.findings)} finding(s):")
+        lines += [f"  {f.file}:{f.line}: {f.kind}: {f.message}" for f in result.findings]
+    lines += _counts(result.counts)
+    return "\n".join(lines)
+
+
+@markdown_renderer(Inventory)
+def inventory_markdown(result: Inventory) -> str:
+    lines = [
+        f"# Runtime patches of {result.package}",
+        "",
+        "| file:line | mechanism | target | replacement | activation |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for e in result.entries:
+        key = f"[{e.key}]" if e.key else ""
+        lines.append(
+            f"| {e.file}:{e.line} | {e.mechanism.value} | `{e.target}{key}` | "
+            f"`{e.replacement}` | {_activation(e)} |"
+        )
+    if result.findings:
+        lines += ["", "## Findings", ""]
+        lines += [f"- {f.file}:{f.line} {f.kind}: {f.message}" for f in result.findings]
+    lines += ["", *(f"- {c}" for c in _counts(result.counts))]
+    return "\n".join(lines) + "\n"
+
+
+def _clip(diff: str) -> list[str]:
+    lines = diff.splitlines()
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more lines; --json)"]
+    return ["      " + x for x in lines]
+
+
+@text_renderer(RuntimeAudit)
+def audit_text(result: RuntimeAudit) -> str:
+    lines = [f"runtime audit of {result.inventory.package}: {result.old} -> {result.new}"]
+    for item in result.entries:
+        e, d = item.entry, item.drift
+        lines.append(f"{d.decision.upper():<12} {_entry_line(e)}")
+        lines += [f"    {x}" for x in d.evidence]
+        if d.outside_banners:
+            lines += [f"    outside banners: {x}" for x in d.outside_banners]
+        if d.decision == "update" and d.upstream_diff:
+            lines += _clip(d.upstream_diff)
+    unpatched = [s for s in result.stale if not s.patched_by]
+    lines.append(f"stale bindings: {len(result.stale)} ({len(unpatched)} not patched)")
+    for s in result.stale:
+        state = f"patched by {s.patched_by}" if s.patched_by else "NOT patched"
+        lines.append(f"  {s.file}:{s.line} {s.importer}.{s.local} = {s.defined_at}: {state}")
+    lines += _counts(result.counts)
+    return "\n".join(lines)
+
+
+@markdown_renderer(RuntimeAudit)
+def audit_markdown(result: RuntimeAudit) -> str:
+    lines = [
+        f"# Runtime patch audit: {result.old} -> {result.new}",
+        "",
+        "| decision | file:line | target | evidence |",
+        "| --- | --- | --- | --- |",
+    ]
+    for item in result.entries:
+        e, d = item.entry, item.drift
+        lines.append(
+            f"| {d.decision} | {e.file}:{e.line} | `{e.target}` | {'; '.join(d.evidence)} |"
+        )
+    lines += ["", "## Stale bindings", ""]
+    lines += [
+        f"- `{s.importer}.{s.local}` ({s.file}:{s.line}) binds `{s.defined_at}`: "
+        f"{'patched by ' + s.patched_by if s.patched_by else 'not patched'}"
+        for s in result.stale
+    ]
+    lines += ["", *(f"- {c}" for c in _counts(result.counts))]
+    return "\n".join(lines) + "\n"
+
+
+@text_renderer(LiveCheck)
+def check_text(result: LiveCheck) -> str:
+    lines = [f"interpreter {result.python} (Python {result.version})"]
+    lines += [f"file of {k}: {v}" for k, v in result.files.items()]
+    lines += [f"extension module {x}" for x in result.extensions]
+    for a in result.activation:
+        detail = f" {a.get('module', '')} {a.get('detail', '')}".rstrip()
+        lines.append(f"entry point {a['group']}:{a['name']} = {a['value']}: {a['status']}{detail}")
+    lines += [f"{e.status:<15} {e.file}:{e.line} {e.target} ({e.detail})" for e in result.entries]
+    lines += [
+        f"stale live binding: {s['importer']}.{s['local']} keeps the original {s['target']}"
+        for s in result.stale
+    ]
+    return "\n".join(lines)
+
+
+@markdown_renderer(LiveCheck)
+def check_markdown(result: LiveCheck) -> str:
+    return "```\n" + check_text(result) + "\n```\n"
+
+
+@text_renderer(SameCode)
+def same_text(result: SameCode) -> str:
+    if result.same:
+        return f"same code: {result.left} and {result.right} (docstrings and comments ignored)"
+    return (
+        f"different code: {result.left}:{result.left_line} vs "
+        f"{result.right}:{result.right_line}: {result.difference}"
+    )
+
+
+@markdown_renderer(SameCode)
+def same_markdown(result: SameCode) -> str:
+    return same_text(result) + "\n"

@@ -1,0 +1,92 @@
+"""``patchkeeper runtime audit --from OLD --to NEW``: a decision per patch, with evidence.
+
+Static: the plugin is inventoried (:mod:`patchkeeper.runtime.inventory`), every target is
+resolved in both upstream trees (:mod:`patchkeeper.runtime.resolve`), compared
+(:mod:`patchkeeper.runtime.drift`), and the new tree is searched for stale ``from X import
+name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and cached.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.runtime.drift import RETAIN, Drift, decide
+from patchkeeper.runtime.inventory import scan_plugin
+from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.resolve import Resolution, resolve
+from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.stale import StaleBinding, stale_bindings
+from patchkeeper.runtime.targets import tree_root
+from patchkeeper.runtime.upstream import UpstreamTree
+
+
+@dataclass(frozen=True)
+class AuditedEntry:
+    """One entry with its resolution in both trees and its :class:`Drift`."""
+
+    entry: PatchEntry
+    old: Resolution
+    new: Resolution
+    drift: Drift
+
+
+@dataclass(frozen=True)
+class RuntimeAudit:
+    """The result of ``runtime audit``: per-entry decisions, stale bindings, counts, and the
+    inventory's own findings."""
+
+    old: str
+    new: str
+    inventory: Inventory
+    entries: tuple[AuditedEntry, ...]
+    stale: tuple[StaleBinding, ...]
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an entry needs action (not *retain*/*not-audited*) or a stale binding is
+        unpatched; 0 otherwise."""
+        action = any(a.drift.decision not in (RETAIN, "not-audited") for a in self.entries)
+        return 1 if action or any(not s.patched_by for s in self.stale) else 0
+
+
+def run(
+    config: Any | None,
+    *,
+    old: str,
+    new: str,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> RuntimeAudit:
+    """Audit the plugin's runtime patches from upstream ``old`` to ``new``.
+
+    Args:
+        old, new: upstream trees: directories or requirements (``vllm==0.32.0``).
+
+    Raises:
+        ConfigError, TargetError, FetchError.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    scanned = scan_plugin(settings)
+    old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
+    new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)
+    entries = list(scanned.inventory.entries)
+    audited = []
+    resolved_new: dict[str, Resolution] = {}
+    for entry in entries:
+        before = resolve(old_tree, entry.target)
+        after = resolved_new.setdefault(entry.target, resolve(new_tree, entry.target))
+        drift = decide(entry, before, after, old_tree, new_tree, settings.root)
+        audited.append(AuditedEntry(entry, before, after, drift))
+    stale = stale_bindings(new_tree, entries, resolved_new)
+    old_tree.save()
+    new_tree.save()
+    counts = dict(scanned.inventory.counts)
+    counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
+    return RuntimeAudit(old, new, scanned.inventory, tuple(audited), tuple(stale), counts)

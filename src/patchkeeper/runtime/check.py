@@ -1,0 +1,149 @@
+"""``patchkeeper runtime check``: the live check, opt-in, in a fresh interpreter.
+
+The seed (section 6): "Run import smoke tests in fresh processes ... Verify both successful
+target import and that actual callers reach the replacement ... record package
+``__file__``, relevant extension-module paths, and the active plugin origin". The static
+inventory gives the entries; :mod:`patchkeeper.runtime.probe` runs in ``--python`` with a
+timeout, proxies pointed at a closed local port (no network), and reports as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.errors import TargetError
+from patchkeeper.runtime.inventory import scan_plugin
+from patchkeeper.runtime.settings import resolve_settings
+
+MARKER = "PATCHKEEPER-PROBE "
+GOOD = ("replaced", "registered")
+
+
+@dataclass(frozen=True)
+class LiveEntry:
+    """One entry's live state: ``status`` is ``replaced``, ``original``, ``missing``,
+    ``registered``, ``not-registered`` or ``error``."""
+
+    file: str
+    line: int
+    target: str
+    status: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class LiveCheck:
+    """The result of ``runtime check``: the interpreter, the activation of each entry point,
+    each entry, stale bindings seen live, files of the upstream and plugin packages and
+    their extension modules."""
+
+    python: str
+    version: str
+    activation: tuple[dict[str, Any], ...]
+    entries: tuple[LiveEntry, ...]
+    stale: tuple[dict[str, str], ...]
+    files: dict[str, str | None]
+    extensions: tuple[str, ...]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an entry point failed, an entry is not live or a stale binding exists."""
+        bad = any(a.get("status") != "ok" for a in self.activation)
+        bad = bad or any(e.status not in GOOD for e in self.entries) or bool(self.stale)
+        return 1 if bad else 0
+
+
+def run(
+    config: Any | None,
+    *,
+    python: Path,
+    timeout: float = 120.0,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> LiveCheck:
+    """Check the plugin's patches live in ``python``'s environment.
+
+    Raises:
+        TargetError: the interpreter cannot be run, times out, or prints no result.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    inventory = scan_plugin(settings).inventory
+    request = {
+        "package": settings.package,
+        "upstream_packages": list(settings.upstream_packages),
+        "groups": list(settings.entry_point_groups),
+        "entries": [
+            {
+                "file": e.file,
+                "line": e.line,
+                "target": e.target,
+                "key": e.key,
+                "replacement": e.replacement,
+            }
+            for e in inventory.entries
+            if e.activation is not None and e.activation.status.value == "active"
+        ],
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    closed = "http://127.0.0.1:9"
+    env.update(
+        PYTHONNOUSERSITE="1",
+        HTTP_PROXY=closed,
+        HTTPS_PROXY=closed,
+        http_proxy=closed,
+        https_proxy=closed,
+        NO_PROXY="",
+        PIP_NO_INDEX="1",
+    )
+    probe = Path(__file__).with_name("probe.py")
+    try:
+        done = subprocess.run(
+            [str(python), str(probe)],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=tempfile.gettempdir(),
+            check=False,
+        )
+    except FileNotFoundError:
+        raise TargetError(
+            "no such interpreter",
+            path=python,
+            hint="give --python the interpreter of the audited environment",
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise TargetError(
+            f"the live check took more than {timeout:g} s",
+            path=python,
+            hint="raise --timeout, or look for a blocking import",
+        ) from None
+    line = next((x for x in done.stdout.splitlines() if x.startswith(MARKER)), None)
+    if line is None:
+        raise TargetError(
+            f"the probe printed no result (exit {done.returncode}): {done.stderr.strip()[-800:]}",
+            path=python,
+        )
+    data = json.loads(line[len(MARKER) :])
+    return LiveCheck(
+        python=data["python"],
+        version=data["version"],
+        activation=tuple(data["activation"]),
+        entries=tuple(
+            LiveEntry(e["file"], e["line"], e["target"], e["status"], e["detail"])
+            for e in data["entries"]
+        ),
+        stale=tuple(data["stale"]),
+        files=data["files"],
+        extensions=tuple(data["extensions"]),
+    )

@@ -1,0 +1,139 @@
+"""``patchkeeper runtime inventory``: every runtime patch of a plugin, statically.
+
+The audit seed's section 2 ("Inventory every patch and its activation path") as a command:
+every Python file of the patch directory (initializers included) is parsed, never
+imported; each patch entry gets its activation from the entry points
+(:mod:`patchkeeper.runtime.activation`); each file's header block and the ledger comment
+are checked (:mod:`patchkeeper.runtime.headers`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.runtime.activation import Reachability, roots_for
+from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
+from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
+from patchkeeper.runtime.plugin import PluginTree
+from patchkeeper.runtime.scan import is_external
+from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
+
+
+@dataclass
+class Scanned:
+    """The inventory with what produced it, for the audit and the live check."""
+
+    inventory: Inventory
+    tree: PluginTree
+    reach: Reachability
+
+
+def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
+    """An assignment of a plugin class that subclasses an upstream class is a subclass swap."""
+    if entry.mechanism is not Mechanism.ASSIGNMENT or ":" not in entry.replacement:
+        return entry
+    module, _, qual = entry.replacement.partition(":")
+    facts = tree.facts_of(module)
+    bases = facts.classes.get(qual, ()) if facts else ()
+    if any(is_external(b, tree.settings.package) for b in bases):
+        return replace(entry, mechanism=Mechanism.SUBCLASS)
+    return entry
+
+
+def scan_plugin(settings: RuntimeSettings) -> Scanned:
+    """Build the inventory of ``settings``' plugin (see :func:`run`)."""
+    tree = PluginTree(settings)
+    files: list[str] = []
+    raw: list[tuple[PatchEntry, tuple]] = []
+    findings: list[Finding] = []
+    for path in tree.patch_files():
+        module, _ = tree.module_name(path)
+        facts = tree.facts_of(module)
+        if facts is None:
+            continue
+        files.append(facts.file)
+        if facts.syntax_error:
+            findings.append(Finding("syntax", facts.syntax_error, facts.file))
+        raw.extend(facts.entries)
+        findings.extend(
+            Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
+        )
+        if settings.header_fields:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            findings.extend(check_header(text, settings.header_fields, facts.file))
+    entry_points = tree.entry_points()
+    reach = Reachability(tree, roots_for(entry_points, settings.activation))
+    entries = []
+    for entry, local in raw:
+        entry = _upgrade_subclass(entry, tree)
+        entries.append(
+            replace(entry, activation=reach.activation(entry.module, entry.scope, local))
+        )
+    entries.sort(key=lambda e: (e.file, e.line, e.target, e.key or ""))
+    findings.extend(_ledger_findings(settings, entries))
+    tree.cache.save()
+    inventory = Inventory(
+        plugin_root=str(settings.root),
+        package=settings.package,
+        patch_directory=settings.patch_directory,
+        entry_points=entry_points,
+        files=tuple(files),
+        entries=tuple(entries),
+        findings=tuple(sorted(findings, key=lambda f: (f.file, f.line, f.kind, f.message))),
+        counts=count_entries(entries),
+    )
+    return Scanned(inventory, tree, reach)
+
+
+def _ledger_findings(settings: RuntimeSettings, entries: list[PatchEntry]) -> list[Finding]:
+    name = settings.ledger_file or f"{settings.patch_directory}/__init__.py"
+    path = settings.root / name
+    if not path.is_file():
+        return (
+            [Finding("ledger-missing", "the ledger file does not exist", name)]
+            if settings.ledger_file
+            else []
+        )
+    items = parse_ledger(path.read_text(encoding="utf-8", errors="replace"))
+    if not items and not settings.ledger_file:
+        return []
+    return check_ledger(items, entries, settings.patch_directory, name)
+
+
+def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:
+    """Counts by mechanism and by activation status (keys sorted)."""
+    mechanisms = Counter(e.mechanism.value for e in entries)
+    activations = Counter(e.activation.status.value for e in entries if e.activation)
+    return {
+        "mechanism": dict(sorted(mechanisms.items())),
+        "activation": dict(sorted(activations.items())),
+    }
+
+
+def run(
+    config: Any | None,
+    *,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> Inventory:
+    """Inventory the plugin's runtime patches.
+
+    Args:
+        config: the loaded :class:`patchkeeper.config.Config` (or ``None``: options only).
+        plugin, package, patch_directory: override ``[tool.patchkeeper.runtime]``.
+
+    Returns:
+        :class:`Inventory`; its ``exit_code`` is 1 when a header, ledger or decorator finding
+        exists.
+
+    Raises:
+        ConfigError: the plugin is not configured or not found.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    return scan_plugin(settings).inventory

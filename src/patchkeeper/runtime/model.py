@@ -1,0 +1,147 @@
+"""Plain data of the runtime-patch commands: entries, activation, findings.
+
+Every record keeps its source position (a file relative to the plugin root and a 1-based
+line) so that a report can point at it. The words are the audit seed's
+(``shared/seeds/000_11120255c7070f00.txt``): a patch *entry* replaces one upstream
+attribute; its *activation* says whether the plugin's entry points reach it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Mechanism(str, enum.Enum):
+    """How a plugin replaces an upstream object (the seed's section 2 list)."""
+
+    DECORATOR = "decorator"  # @patch("vllm.x", "Cls.meth")
+    ASSIGNMENT = "assignment"  # vllm.x.f = g ; Cls.meth = f
+    SETATTR = "setattr"  # setattr(Cls, "meth", f)
+    REGISTRY = "registry"  # TABLE[key] = v ; TABLE.update(...) ; REG.register(...)
+    SYS_MODULES = "sys-modules"  # sys.modules["vllm.x"] = module
+    SUBCLASS = "subclass"  # vllm.x.Cls = OurSubclassOfCls
+    WRAPPER = "wrapper"  # orig = m.f ; m.f = wrap(orig)
+
+
+class ActivationStatus(str, enum.Enum):
+    """Whether the entry points reach an entry."""
+
+    ACTIVE = "active"  # reached without any condition
+    CONDITIONAL = "conditional"  # reached only under the listed conditions
+    NEVER = "never-imported"  # no chain of imports and calls reaches it
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition on the way to an entry.
+
+    ``kind`` is ``"if"``, ``"else"`` (the negation of ``text``), ``"version"`` (an ``if`` on a
+    version), ``"try-import"`` (inside ``try`` guarded by ``except ImportError``); ``text`` is
+    the source of the test; ``file``/``line`` where it is.
+    """
+
+    kind: str
+    text: str
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Activation:
+    """How the plugin's entry points reach an entry.
+
+    ``chain`` lists the steps from an entry point to the entry's scope (``"entry point
+    vllm.general_plugins:ascend_model = vllm_ascend:register_model"``, then modules and
+    functions); ``conditions`` are those met on that chain (empty when active); ``note`` says,
+    for a never-imported entry, where its import is commented out or that none exists.
+    """
+
+    status: ActivationStatus
+    chain: tuple[str, ...] = ()
+    conditions: tuple[Condition, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PatchEntry:
+    """One replaced upstream attribute (or registry key, or ``sys.modules`` name).
+
+    Attributes:
+        file: the plugin file, relative to the plugin root (``vllm_ascend/patch/x.py``).
+        line: 1-based line of the statement or decorator.
+        module: the plugin module holding it (``vllm_ascend.patch.platform.patch_x``).
+        scope: ``"<module>"`` or the qualified name of the function it runs in.
+        target: the dotted upstream path (``vllm.v1.core.sched.scheduler.Scheduler.schedule``);
+            for a registry entry the registry object; for ``sys.modules`` the module name.
+        module_hint: the longest prefix of ``target`` known to be a module from the import
+            itself (``import vllm.x as m`` gives ``vllm.x``); ``""`` when not known.
+        mechanism: see :class:`Mechanism`.
+        key: the registry key (source text), or ``None``.
+        replacement: the plugin object installed (``module:qualname``), ``"<lambda>"``, or
+            ``"<expr>"`` when it is an expression.
+        allow_missing: the decorator's ``allow_missing`` (``False`` for other mechanisms).
+        descriptors: decorators under the patch decorator or wrapping calls around the value
+            (``("staticmethod",)``, ``("triton.jit",)``).
+        activation: filled in by :mod:`patchkeeper.runtime.activation`.
+    """
+
+    file: str
+    line: int
+    module: str
+    scope: str
+    target: str
+    mechanism: Mechanism
+    module_hint: str = ""
+    key: str | None = None
+    replacement: str = "<expr>"
+    allow_missing: bool = False
+    descriptors: tuple[str, ...] = ()
+    activation: Activation | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem found in the plugin: ``kind`` (``header-missing``, ``header-placeholder``,
+    ``ledger-undocumented``, ``ledger-missing-code``, ``decorator-order``, ``syntax``), a
+    message, and where."""
+
+    kind: str
+    message: str
+    file: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """An entry point of the plugin: ``group`` / ``name`` = ``value`` (``pkg.mod:attr``), and
+    the file that declares it."""
+
+    group: str
+    name: str
+    value: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """The result of ``patchkeeper runtime inventory``.
+
+    ``entries`` in file then line order; ``files`` every Python file of the patch directory;
+    ``findings`` header, ledger and decorator problems; ``counts`` by mechanism and by
+    activation status.
+    """
+
+    plugin_root: str
+    package: str
+    patch_directory: str
+    entry_points: tuple[EntryPoint, ...]
+    files: tuple[str, ...]
+    entries: tuple[PatchEntry, ...]
+    findings: tuple[Finding, ...]
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when there is no finding, 1 otherwise."""
+        return 1 if self.findings else 0

@@ -1,0 +1,151 @@
+"""Name binding inside one module: what a local name refers to, as a dotted path.
+
+Static only (the issue: never import the plugin or upstream). ``import vllm.x as m`` binds
+``m`` to the module ``vllm.x``; ``from vllm.x import Cls`` binds ``Cls`` to ``vllm.x.Cls``
+(a module or an attribute: not known without the upstream tree); ``orig = m.f`` binds
+``orig`` to ``vllm.x.f``; ``m = importlib.import_module("vllm.x")`` binds a module.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Binding:
+    """``dotted``: what the name refers to; ``module``: the longest prefix of ``dotted`` known
+    to be a module (``""`` when unknown)."""
+
+    dotted: str
+    module: str = ""
+
+
+Table = dict[str, Binding]
+
+
+def absolute_module(current: str, is_package: bool, level: int, name: str | None) -> str:
+    """Resolve ``from .name import x`` written in module ``current`` to an absolute name.
+
+    >>> absolute_module("a.b.c", False, 1, "d")
+    'a.b.d'
+    >>> absolute_module("a.b", True, 2, None)
+    'a'
+    """
+    if level == 0:
+        return name or ""
+    parts = current.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    base = ".".join(parts)
+    if name:
+        return f"{base}.{name}" if base else name
+    return base
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom, current: str, is_package: bool) -> Table:
+    """The names one import statement binds."""
+    out: Table = {}
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                out[alias.asname] = Binding(alias.name, alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                out[top] = Binding(top, top)
+        return out
+    base = absolute_module(current, is_package, node.level, node.module)
+    for alias in node.names:
+        if alias.name == "*":
+            continue
+        out[alias.asname or alias.name] = Binding(f"{base}.{alias.name}", base)
+    return out
+
+
+def dotted(expr: ast.expr, table: Table) -> Binding | None:
+    """The dotted path an expression (``m.Cls.meth``) refers to, or ``None``.
+
+    ``importlib.import_module("vllm.x")`` resolves to the module ``vllm.x``.
+    """
+    if isinstance(expr, ast.Name):
+        return table.get(expr.id)
+    if isinstance(expr, ast.Attribute):
+        base = dotted(expr.value, table)
+        if base is None:
+            return None
+        return Binding(f"{base.dotted}.{expr.attr}", base.module)
+    if (
+        isinstance(expr, ast.Call)
+        and expr.args
+        and isinstance(expr.args[0], ast.Constant)
+        and isinstance(expr.args[0].value, str)
+    ):
+        func = dotted(expr.func, table)
+        if func is not None and func.dotted in ("importlib.import_module", "__import__"):
+            name = expr.args[0].value
+            return Binding(name, name)
+    return None
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_SKIP = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def walk_scope(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node of a scope, without descending into nested functions or classes (those
+    nodes themselves are yielded; lambdas are walked). Faster than :func:`ast.walk`: it reads
+    ``_fields`` directly and skips context and operator nodes."""
+    stack: list[ast.AST] = list(body)[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            continue
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in reversed(value):
+                    if isinstance(item, ast.AST) and not isinstance(item, _SKIP):
+                        stack.append(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, _SKIP):
+                stack.append(value)
+
+
+def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a scope, through compound statements, not into nested scopes."""
+    stack: list[ast.AST] = list(body)[::-1]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+            if isinstance(node, _SCOPES):
+                continue
+        for name in _BLOCKS:
+            value = getattr(node, name, None)
+            if value:
+                stack.extend(reversed(value))
+
+
+def scope_table(body: Iterable[ast.stmt], base: Table, current: str, is_package: bool) -> Table:
+    """``base`` plus the imports and simple aliases bound in one scope's statements.
+
+    An alias is ``name = <expression resolving to a dotted path>`` (``orig = m.f``); names
+    defined by ``def``/``class`` in the scope shadow earlier bindings.
+    """
+    table = dict(base)
+    nodes = list(walk_statements(body))
+    for node in nodes:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            table.update(import_bindings(node, current, is_package))
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                bound = dotted(node.value, table)
+                if bound is not None:
+                    table[target.id] = bound
+    return table

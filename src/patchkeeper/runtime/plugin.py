@@ -1,0 +1,174 @@
+"""The plugin's source tree: module files, entry points, and cached per-file facts.
+
+Static only: files are read and parsed, never imported. Entry points are read from the
+plugin's ``pyproject.toml`` (``[project.entry-points."vllm.general_plugins"]``), its
+``setup.cfg`` (``[options.entry_points]``), the ``entry_points=`` literal of ``setup.py``, or
+an ``*.egg-info/entry_points.txt`` of an sdist, in that order of preference.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import sys
+from pathlib import Path
+
+from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.model import EntryPoint
+from patchkeeper.runtime.scan import FileFacts, ScanSettings, scan_source
+from patchkeeper.runtime.settings import RuntimeSettings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 only
+    import tomli as tomllib
+
+
+class PluginTree:
+    """Module lookup and cached :class:`FileFacts` for one plugin source tree."""
+
+    def __init__(self, settings: RuntimeSettings) -> None:
+        self.settings = settings
+        self.root = settings.root
+        self.scan_settings = ScanSettings(settings.package, settings.decorators)
+        self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
+        self.facts: dict[str, FileFacts] = {}
+        self._files: dict[str, tuple[Path, bool] | None] = {}
+
+    def module_file(self, module: str) -> tuple[Path, bool] | None:
+        """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file."""
+        if module not in self._files:
+            self._files[module] = self._find(module)
+        return self._files[module]
+
+    def _find(self, module: str) -> tuple[Path, bool] | None:
+        base = self.root / module.replace(".", "/")
+        if (base / "__init__.py").is_file():
+            return base / "__init__.py", True
+        if base.with_suffix(".py").is_file():
+            return base.with_suffix(".py"), False
+        return None
+
+    def module_name(self, file: Path) -> tuple[str, bool]:
+        """The dotted module name of a file under the root, and whether it is a package."""
+        parts = list(file.relative_to(self.root).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        return ".".join(parts), is_package
+
+    def relative(self, file: Path) -> str:
+        return file.relative_to(self.root).as_posix()
+
+    def facts_of(self, module: str) -> FileFacts | None:
+        """The facts of a plugin module (parsed once, cached on disk), or ``None``."""
+        if module in self.facts:
+            return self.facts[module]
+        found = self.module_file(module)
+        if found is None:
+            return None
+        file, is_package = found
+        facts = self.cache.get(file)
+        if facts is None:
+            facts = scan_source(
+                file.read_bytes(), module, self.relative(file), is_package, self.scan_settings
+            )
+            self.cache.put(file, facts)
+        self.facts[module] = facts
+        return facts
+
+    def patch_files(self) -> list[Path]:
+        """Every Python file of the patch directory, initializers included, sorted."""
+        return sorted((self.root / self.settings.patch_directory).rglob("*.py"))
+
+    def entry_points(self) -> tuple[EntryPoint, ...]:
+        """The plugin's entry points in the configured groups (see the module docstring)."""
+        groups = self.settings.entry_point_groups
+        for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
+            found = reader(self.root)
+            if found:
+                return tuple(e for e in found if e.group in groups)
+        return ()
+
+
+def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
+    name, sep, value = line.partition("=")
+    if not sep:
+        return None
+    return EntryPoint(group.strip(), name.strip(), value.split("[")[0].strip(), source)
+
+
+def _from_pyproject(root: Path) -> list[EntryPoint]:
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+        return []
+    table = data.get("project", {}).get("entry-points", {})
+    return [
+        EntryPoint(group, name, str(value), "pyproject.toml")
+        for group, items in table.items()
+        if isinstance(items, dict)
+        for name, value in items.items()
+    ]
+
+
+def _from_setup_cfg(root: Path) -> list[EntryPoint]:
+    path = root / "setup.cfg"
+    if not path.is_file():
+        return []
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, OSError):
+        return []
+    if not parser.has_section("options.entry_points"):
+        return []
+    out = []
+    for group, text in parser.items("options.entry_points"):
+        for line in text.splitlines():
+            spec = _parse_spec(group, line, "setup.cfg") if line.strip() else None
+            if spec:
+                out.append(spec)
+    return out
+
+
+def _from_setup_py(root: Path) -> list[EntryPoint]:
+    path = root / "setup.py"
+    if not path.is_file():
+        return []
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, OSError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "entry_points":
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                for group, items in value.items():
+                    for line in [items] if isinstance(items, str) else items:
+                        spec = _parse_spec(group, line, "setup.py")
+                        if spec:
+                            out.append(spec)
+    return out
+
+
+def _from_egg_info(root: Path) -> list[EntryPoint]:
+    out = []
+    for path in sorted(root.glob("*.egg-info/entry_points.txt")):
+        group = ""
+        for line in path.read_text(encoding="utf-8").splitlines():
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                group = line[1:-1]
+            elif line and group:
+                spec = _parse_spec(group, line, path.relative_to(root).as_posix())
+                if spec:
+                    out.append(spec)
+    return out

@@ -1,0 +1,178 @@
+"""Resolve a patched target (``vllm.x.Cls.meth``) in an upstream tree.
+
+The seed (section 3): "Trace dynamic exports, inherited methods, and imported aliases to
+their definitions; a failed static lookup does not establish that an upstream target was
+removed." So a lookup follows ``from x import y`` aliases and re-exports, star imports,
+submodules and base classes; and when it fails the name is searched in the whole tree:
+*moved* (with the new locations) or *removed*.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchkeeper.runtime.upstream import Definition, UpstreamTree
+
+FOUND = "found"
+MOVED = "moved"
+REMOVED = "removed"
+OUTSIDE = "outside"  # not in the audited upstream packages
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a target is in one tree.
+
+    ``status``: ``found``, ``moved``, ``removed`` or ``outside``. For ``found``:
+    ``module``/``qualname`` of the definition reached, ``file``/``line``, ``definition``,
+    and ``via`` (the steps followed: ``"re-export vllm.x -> vllm.x.y"``, ``"inherited from
+    vllm.a.Base"``). ``partial``: a prefix was found but the rest is an attribute of a value
+    (an instance), not followed statically. ``candidates``: for ``moved``, where the name
+    is defined now (``module.qualname`` with a line).
+    """
+
+    target: str
+    status: str
+    module: str = ""
+    qualname: str = ""
+    file: str = ""
+    line: int = 0
+    definition: Definition | None = None
+    via: tuple[str, ...] = ()
+    partial: str = ""
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> str:
+        return f"{self.module}.{self.qualname}" if self.qualname else self.module
+
+
+def _split(tree: UpstreamTree, dotted: str) -> tuple[str, list[str]] | None:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = ".".join(parts[:cut])
+        if tree.module_file(module) is not None:
+            return module, parts[cut:]
+    return None
+
+
+def _lookup(
+    tree: UpstreamTree, module: str, parts: list[str], via: tuple[str, ...], depth: int
+) -> Resolution | None:
+    if depth > 12:
+        return None
+    summary = tree.summary(module)
+    if summary is None:
+        return None
+    if not parts:
+        return Resolution("", FOUND, module, "", summary.file, 1, None, via)
+    name = parts[0]
+    definition = summary.definitions.get(name)
+    if definition is not None:
+        return _member(tree, module, summary.file, definition, parts, via, depth)
+    sub = f"{module}.{name}"
+    if tree.module_file(sub) is not None:
+        return _lookup(tree, sub, parts[1:], via, depth + 1)
+    binding = summary.imports.get(name)
+    if binding is not None and tree.contains(binding.dotted):
+        split = _split(tree, binding.dotted)
+        if split is not None:
+            target_module, rest = split
+            return _lookup(
+                tree,
+                target_module,
+                rest + parts[1:],
+                (*via, f"{module}.{name} is imported from {binding.dotted}"),
+                depth + 1,
+            )
+    for star in summary.star_imports:
+        found = _lookup(tree, star, parts, (*via, f"{module} re-exports * from {star}"), depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _member(tree, module, file, definition: Definition, parts, via, depth) -> Resolution | None:
+    summary = tree.summary(module)
+    qual = definition.qualname
+    rest = parts[1:]
+    while rest:
+        nested = summary.definitions.get(f"{qual}.{rest[0]}")
+        if nested is not None:
+            definition, qual, rest = nested, f"{qual}.{rest[0]}", rest[1:]
+            continue
+        if definition.kind == "class":
+            for base in definition.bases:
+                split = _split(tree, base)
+                if split is None:
+                    continue
+                base_module, base_parts = split
+                found = _lookup(
+                    tree,
+                    base_module,
+                    base_parts + rest,
+                    (*via, f"{module}.{qual} inherits from {base}"),
+                    depth + 1,
+                )
+                if found is not None:
+                    return found
+            missing = ".".join(rest)
+            return Resolution(
+                "",
+                FOUND,
+                module,
+                qual,
+                file,
+                definition.line,
+                definition,
+                (*via, f"{missing} is not defined in {qual} or its bases"),
+                partial=missing,
+            )
+        return Resolution(
+            "", FOUND, module, qual, file, definition.line, definition, via, partial=".".join(rest)
+        )
+    return Resolution("", FOUND, module, qual, file, definition.line, definition, via)
+
+
+def resolve(tree: UpstreamTree, target: str) -> Resolution:
+    """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
+    if not tree.contains(target):
+        return Resolution(target, OUTSIDE)
+    split = _split(tree, target)
+    found = _lookup(tree, split[0], split[1], (), 0) if split else None
+    if found is not None:
+        return Resolution(
+            target,
+            found.status,
+            found.module,
+            found.qualname,
+            found.file,
+            found.line,
+            found.definition,
+            found.via,
+            found.partial,
+        )
+    return _search(tree, target)
+
+
+def _search(tree: UpstreamTree, target: str) -> Resolution:
+    """Search the whole tree for the target's name: *moved* or *removed*."""
+    parts = target.split(".")
+    candidates: list[str] = []
+    # Search the outermost missing name first: for vllm.x.Cls.meth, where Cls went; else meth.
+    split = _split(tree, target)
+    rest = split[1] if split else parts[-1:]
+    for index, name in enumerate(rest or parts[-1:]):
+        for module, _line in tree.defined(name):
+            summary = tree.summary(module)
+            if summary is None:
+                continue
+            for qual, definition in summary.definitions.items():
+                if qual.rsplit(".", 1)[-1] == name:
+                    suffix = ".".join((rest or [])[index + 1 :])
+                    location = f"{module}.{qual}" + (f".{suffix}" if suffix else "")
+                    candidates.append(f"{location} (line {definition.line})")
+        if candidates:
+            break
+    unique = tuple(dict.fromkeys(candidates))[:10]
+    return Resolution(target, MOVED if unique else REMOVED, candidates=unique)

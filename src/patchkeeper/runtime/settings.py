@@ -1,0 +1,113 @@
+"""``[tool.patchkeeper.runtime]``: where the plugin is and how it patches.
+
+A sample (``pyproject.toml`` of a plugin in the seed's shape)::
+
+    [tool.patchkeeper.runtime]
+    package = "vllm_metax"                  # the plugin's import package
+    root = "."                              # the directory holding that package
+    patch-directory = "vllm_metax/patch"    # default: <package>/patch
+    decorators = ["vllm_metax.patch.utils.patch"]   # default: any `patch` inside the plugin
+    entry-point-groups = ["vllm.general_plugins", "vllm.platform_plugins"]
+    activation = ""                         # or "vllm_metax.patch:apply_all", a function
+    ledger-file = ""                        # default: <patch-directory>/__init__.py
+    header-fields = ["Note", "Affected versions", "Remove at"]
+    markers = ["Modification"]              # banners around downstream changes
+    upstream-packages = ["vllm"]            # default: the configured upstream
+
+Command-line options override these keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.config import register_section
+from patchkeeper.errors import ConfigError
+
+SECTION = "runtime"
+DEFAULT_GROUPS = ("vllm.general_plugins", "vllm.platform_plugins")
+DEFAULT_HEADER_FIELDS = ("Note", "Affected versions", "Remove at")
+
+register_section(
+    SECTION,
+    {
+        "package": (str, ""),
+        "root": (str, "."),
+        "patch-directory": (str, ""),
+        "decorators": (list, []),
+        "entry-point-groups": (list, list(DEFAULT_GROUPS)),
+        "activation": (str, ""),
+        "ledger-file": (str, ""),
+        "header-fields": (list, list(DEFAULT_HEADER_FIELDS)),
+        "markers": (list, ["Modification"]),
+        "upstream-packages": (list, []),
+    },
+)
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    """The resolved settings (absolute ``root``; other paths relative to it, POSIX)."""
+
+    root: Path
+    package: str
+    patch_directory: str
+    decorators: tuple[str, ...] = ()
+    entry_point_groups: tuple[str, ...] = DEFAULT_GROUPS
+    activation: str = ""
+    ledger_file: str = ""
+    header_fields: tuple[str, ...] = DEFAULT_HEADER_FIELDS
+    markers: tuple[str, ...] = ("Modification",)
+    upstream_packages: tuple[str, ...] = ("vllm",)
+
+
+def resolve_settings(
+    config: Any | None,
+    *,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> RuntimeSettings:
+    """Combine ``[tool.patchkeeper.runtime]`` of ``config`` (a
+    :class:`patchkeeper.config.Config`, or ``None``) with command-line overrides.
+
+    Raises:
+        ConfigError: the package is not known, or the plugin root or patch directory does not
+            exist.
+    """
+    table: dict[str, Any] = dict(config.sections.get(SECTION, {})) if config else {}
+    base = config.root if config else Path.cwd()
+    root = (plugin if plugin is not None else base / table.get("root", ".")).resolve()
+    name = package or table.get("package") or ""
+    if not name:
+        raise ConfigError(
+            "the plugin package is not configured",
+            path=getattr(config, "source", None),
+            hint='pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]',
+        )
+    if not (root / name.replace(".", "/")).is_dir():
+        raise ConfigError(
+            f"the plugin package {name} is not under {root}",
+            hint="pass --plugin DIR (the directory holding the package) or set root",
+        )
+    directory = patch_directory or table.get("patch-directory") or f"{name.replace('.', '/')}/patch"
+    if not (root / directory).is_dir():
+        raise ConfigError(
+            f"the patch directory {directory} does not exist under {root}",
+            hint="pass --patch-dir or set patch-directory in [tool.patchkeeper.runtime]",
+        )
+    upstream = table.get("upstream-packages") or [getattr(config, "upstream", None) or "vllm"]
+    return RuntimeSettings(
+        root=root,
+        package=name,
+        patch_directory=directory.strip("/"),
+        decorators=tuple(table.get("decorators", ())),
+        entry_point_groups=tuple(table.get("entry-point-groups", DEFAULT_GROUPS)),
+        activation=table.get("activation", ""),
+        ledger_file=table.get("ledger-file", ""),
+        header_fields=tuple(table.get("header-fields", DEFAULT_HEADER_FIELDS)),
+        markers=tuple(table.get("markers", ("Modification",))),
+        upstream_packages=tuple(upstream),
+    )

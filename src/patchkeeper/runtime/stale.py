@@ -1,0 +1,80 @@
+"""Stale bindings: upstream modules that imported a patched name before the plugin ran.
+
+The seed (section 4): "Check whether ``from ... import ...`` already bound the old object;
+successful patch import does not prove every caller uses the replacement." For a patched
+module-level name ``M.N``, every module of the new upstream that binds it at module level
+with ``from M import N`` (or ``from M import N as L``, or through a module re-exporting it)
+keeps the original object; each is listed with whether the plugin patches that binding too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.resolve import FOUND, Resolution
+from patchkeeper.runtime.upstream import UpstreamTree
+
+
+@dataclass(frozen=True)
+class StaleBinding:
+    """``importer`` binds ``local`` to ``target`` (defined at ``defined_at``) at ``file``:``line``;
+    ``patched_by`` is the plugin entry (``file:line``) that patches ``importer.local`` too, or
+    ``""`` when nothing does (the caller keeps the original object)."""
+
+    target: str
+    defined_at: str
+    importer: str
+    local: str
+    file: str
+    line: int
+    patched_by: str
+
+
+def stale_bindings(
+    tree: UpstreamTree, entries: list[PatchEntry], resolved: dict[str, Resolution]
+) -> list[StaleBinding]:
+    """Every module-level ``from X import name`` binding of a patched top-level name."""
+    patched = {}
+    for entry in entries:
+        patched.setdefault(entry.target, f"{entry.file}:{entry.line}")
+    out: list[StaleBinding] = []
+    seen: set[tuple[str, str, str]] = set()
+    for entry in entries:
+        found = resolved.get(entry.target)
+        if found is None or found.status != FOUND or "." in found.qualname or not found.qualname:
+            continue
+        if entry.key is not None or entry.mechanism.value == "sys-modules" or found.partial:
+            continue
+        parent, _, last = entry.target.rpartition(".")
+        if tree.module_file(parent) is None or last != found.qualname:
+            continue  # a class attribute: every caller reaches it through the class
+        defined = f"{found.module}.{found.qualname}"
+        sources = {found.module, entry.target.rsplit(".", 1)[0]}
+        name = found.qualname
+        for importer, source, local, line, indent in tree.importers(name):
+            if source not in sources or importer in sources:
+                continue
+            if indent:  # inside a block: parse to tell module level from a function body
+                summary = tree.summary(importer)
+                bound = summary.imports.get(local) if summary else None
+                if bound is None or bound.dotted != f"{source}.{name}":
+                    continue  # imported inside a function: bound at call time, not stale
+            key = (entry.target, importer, local)
+            if key in seen:
+                continue
+            seen.add(key)
+            found_file = tree.module_file(importer)
+            file = tree.relative(found_file[0]) if found_file else importer
+            out.append(
+                StaleBinding(
+                    entry.target,
+                    defined,
+                    importer,
+                    local,
+                    file,
+                    line,
+                    patched.get(f"{importer}.{local}", ""),
+                )
+            )
+    return sorted(out, key=lambda s: (s.target, s.importer, s.local))

@@ -1,0 +1,29 @@
+"""An audit target: a directory, or a requirement (``vllm==0.32.0``) fetched as an sdist
+through :func:`patchkeeper.fetch.fetch_requirement` (downloaded once into the corpus cache).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkeeper.errors import TargetError
+
+
+def tree_root(spec: str) -> Path:
+    """The directory of an upstream tree named by ``spec`` (a directory or a requirement).
+
+    Raises:
+        TargetError: ``spec`` is neither an existing directory nor a requirement.
+        FetchError: the requirement cannot be found, downloaded or unpacked.
+    """
+    from patchkeeper import fetch
+
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return path.resolve()
+    if not fetch.is_requirement(spec):
+        raise TargetError(
+            f"no such directory: {spec}",
+            hint="give a directory or a pinned requirement such as vllm==0.32.0",
+        )
+    return Path(fetch.fetch_requirement(spec, kind="sdist").root)

@@ -1,0 +1,44 @@
+"""Helpers shared by the tests (import them as ``from helpers import ...``)."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+
+
+@dataclass
+class Example:
+    """A private copy of ``examples/``: the downstream and both upstream trees."""
+
+    root: Path
+
+    @property
+    def downstream(self) -> Path:
+        return self.root / "downstream"
+
+    @property
+    def old(self) -> Path:
+        return self.root / "upstream" / "minihttp-1.0"
+
+    @property
+    def new(self) -> Path:
+        return self.root / "upstream" / "minihttp-1.1"
+
+    def target(self, name: str = "target") -> Path:
+        """A fresh copy of the old upstream tree to patch."""
+        dest = self.root / name
+        shutil.copytree(self.old, dest)
+        return dest
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (relative POSIX path -> bytes), for exact comparisons."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }

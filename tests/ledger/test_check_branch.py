@@ -1,0 +1,107 @@
+"""``patchkeeper check-branch``: the series on the pin's tag is the integration branch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_support import commit_topic, config_at, git, ledger_body
+
+from patchkeeper import check_branch, ledger
+from patchkeeper.main import main
+
+
+def _differences(root: Path, branch: str = "work") -> list[tuple[str, str, str]]:
+    result = check_branch.run(config_at(root), branch=branch)
+    return [(d.kind, d.name, d.detail) for d in result.differences]
+
+
+def test_branch_and_series_agree(downstream: Path, capsys) -> None:
+    ledger.run(config_at(downstream))
+    assert main(["-C", str(downstream), "check-branch", "work"]) == 0
+    assert capsys.readouterr().out == (
+        "work against the series on v1.0: they agree (2 topics, 3 files compared)\n"
+    )
+
+
+def test_a_topic_committed_twice(downstream: Path, topics: Path) -> None:
+    ledger.run(config_at(downstream))
+    commit_topic(
+        topics, "[pk] extra-module", "", {"pkg/extra.py": "def extra():\n    return 'EXTRA'\n"}
+    )
+    assert _differences(downstream) == [
+        ("topic", "extra-module", "on the branch twice"),
+        ("file", "pkg/extra.py", "differs from the branch at line 2"),
+    ]
+
+
+def test_file_differences_are_named(downstream: Path, topics: Path) -> None:
+    ledger.run(config_at(downstream))
+    git(topics, "reset", "-q", "--hard", "work~1")
+    commit_topic(
+        topics,
+        "[pk] extra-module",
+        ledger_body(),
+        {"pkg/extra.py": "def extra():\n    return 'EXTRA'\n", "pkg/more.py": "x = 1\n"},
+    )
+    commit_topic(topics, "[pk] readme", ledger_body(), {"README.md": "ours\n"})
+    assert _differences(downstream) == [
+        ("topic", "readme", "on the branch, not in the series"),
+        ("topic", "readme", "on the branch, not in the ledger"),
+        ("file", "README.md", "changed on the branch outside pkg/"),
+        ("file", "pkg/extra.py", "differs from the branch at line 2"),
+        ("file", "pkg/more.py", "on the branch, not made by the series"),
+    ]
+
+
+def test_topics_against_series_and_ledger(downstream: Path, topics: Path, capsys) -> None:
+    ledger.run(config_at(downstream))
+    series = downstream / "patches" / "series"
+    series.write_text("extra-module.patch\nsize-knob.patch\n")  # order swapped, both apply
+    assert _differences(downstream) == [
+        ("topic", "extra-module", "series position 1, but the branch has size-knob there"),
+    ]
+    git(topics, "reset", "-q", "--hard", "work~1")
+    assert _differences(downstream) == [
+        ("topic", "extra-module", "in the series, not on the branch"),
+        ("topic", "extra-module", "in the ledger, not on the branch"),
+        ("file", "pkg/extra.py", "made by the series, not on the branch"),
+    ]
+    capsys.readouterr()
+    assert main(["-C", str(downstream), "check-branch", "work"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "work against the series on v1.0: 3 differences",
+        "  topic extra-module: in the series, not on the branch",
+        "  topic extra-module: in the ledger, not on the branch",
+        "  file pkg/extra.py: made by the series, not on the branch",
+    ]
+
+
+def test_non_topic_commit_and_patch_that_does_not_apply(downstream: Path, topics: Path) -> None:
+    ledger.run(config_at(downstream))
+    commit_topic(topics, "wip", "", {"pkg/core.py": "gone\n"})
+    head = git(topics, "rev-parse", "HEAD")[:12]
+    differences = _differences(downstream)
+    assert differences[0] == ("topic", head, "not a topic commit: 'wip'")
+    assert ("file", "pkg/core.py", "differs from the branch at line 1") in differences
+    patch = downstream / "patches" / "size-knob.patch"
+    patch.write_bytes(patch.read_bytes().replace(b"-    return 4\n", b"-    return 5\n"))
+    assert _differences(downstream)[1:] == [
+        ("topic", "size-knob", "does not apply: core.py hunk #1"),
+    ]
+
+
+def test_overlay_files_are_part_of_the_expected_tree(downstream: Path, topics: Path) -> None:
+    (downstream / "overlay" / "kernels").mkdir(parents=True)
+    (downstream / "overlay" / "kernels" / "k.py").write_text("K = 1\n")
+    text = (downstream / "patchkeeper.toml").read_text()
+    (downstream / "patchkeeper.toml").write_text(
+        text + '\n[entries.overlays.kernels]\nsource = "overlay"\n'
+        'fields = { Kind = "own", What = "kernels", Upstream = "none", Cut-against = "1.0", '
+        'Retires-when = "stays" }\n'
+    )
+    ledger.run(config_at(downstream))
+    assert _differences(downstream) == [
+        ("file", "pkg/kernels/k.py", "made by the series, not on the branch"),
+    ]
+    commit_topic(topics, "[pk] kernels", "", {"pkg/kernels/k.py": "K = 1\n"})
+    assert _differences(downstream) == []

@@ -1,0 +1,171 @@
+"""Entries that are not patches: overlay, foreign diff, vendored tree with a PIN file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ledger_support import commit_topic, config_at, git, make_upstream, write_files
+
+from patchkeeper import entries, lint
+from patchkeeper.errors import ConfigError
+from patchkeeper.main import main
+
+FIELDS = (
+    'fields = { Kind = "feature", What = "w", Upstream = "none", Cut-against = "1.0", '
+    'Retires-when = "stays" }\n'
+)
+
+
+def _configure(root: Path, table: str) -> None:
+    path = root / "patchkeeper.toml"
+    path.write_text(path.read_text() + "\n" + table)
+
+
+@pytest.fixture
+def foreign(tmp_path: Path) -> Path:
+    """Another repository (the seed's flash-attention / pth-flash-attn), two commits."""
+    repo = make_upstream(
+        tmp_path / "foreign",
+        {
+            "csrc/attn.cu": "int a = 1;\nint b = 2;\nint c = 3;\n",
+            "py/fa.py": "X = 1\n",
+            "README": "fa\n",
+        },
+        tag="v2.0",
+    )
+    commit_topic(repo, "later", "", {"csrc/attn.cu": "int a = 10;\nint b = 2;\nint c = 3;\n"})
+    return repo
+
+
+def test_overlay_files_for_apply_and_verify(downstream: Path, tmp_path: Path) -> None:
+    write_files(downstream, {"kvarn/files/ops/kvarn.py": "K = 1\n", "kvarn/files/top.py": "T\n"})
+    _configure(
+        downstream,
+        '[entries.overlays.kvarn]\nsource = "kvarn/files"\ntarget = "model_executor"\n' + FIELDS,
+    )
+    config = config_at(downstream)
+    assert entries.overlay_files(config) == {
+        "model_executor/ops/kvarn.py": b"K = 1\n",
+        "model_executor/top.py": b"T\n",
+    }
+    tree = tmp_path / "tree"
+    write_files(
+        tree,
+        {"pkg/model_executor/ops/kvarn.py": "K = 1\n", "pkg/model_executor/top.py": "changed\n"},
+    )
+    assert [f.text() for f in entries.check_overlay_tree(config, tree)] == [
+        f"patchkeeper.toml: PK501 overlay file model_executor/top.py differs in {tree / 'pkg'}"
+    ]
+
+
+def test_overlay_lint_and_fields(downstream: Path) -> None:
+    _configure(
+        downstream,
+        '[entries.overlays.kvarn]\nsource = "kvarn/files"\nfields = { Kind = "other" }\n',
+    )
+    findings = [f.text() for f in lint.run(config_at(downstream)).findings]
+    assert findings == [
+        "patchkeeper.toml: PK101 kvarn: missing header 'What:'",
+        "patchkeeper.toml: PK101 kvarn: missing header 'Upstream:'",
+        "patchkeeper.toml: PK101 kvarn: missing header 'Cut-against:'",
+        "patchkeeper.toml: PK101 kvarn: missing header 'Retires-when:'",
+        "patchkeeper.toml: PK103 kvarn: kind 'other' is not one of backport, fix, feature, "
+        "local, own",
+        "patchkeeper.toml: PK501 overlay 'kvarn': kvarn/files is missing or empty",
+    ]
+
+
+def test_entry_configuration_errors(downstream: Path) -> None:
+    _configure(downstream, '[entries.overlays.bad]\nsource = "../outside"\n')
+    with pytest.raises(ConfigError) as caught:
+        entries.load_entries(config_at(downstream))
+    assert caught.value.message == "source '../outside' is outside the downstream"
+    text = (
+        (downstream / "patchkeeper.toml").read_text().replace('source = "../outside"', "sauce = 1")
+    )
+    (downstream / "patchkeeper.toml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        entries.load_entries(config_at(downstream))
+    assert caught.value.message == "unknown key 'entries.bad.sauce'"
+
+
+def test_foreign_diff_applies_at_its_pinned_commit(downstream: Path, foreign: Path, capsys) -> None:
+    pinned = git(foreign, "rev-parse", "v2.0")
+    write_files(
+        downstream,
+        {
+            "fa2/fp8.diff": (
+                "--- a/csrc/attn.cu\n+++ b/csrc/attn.cu\n@@ -1,3 +1,3 @@\n"
+                " int a = 1;\n-int b = 2;\n"
+                "+int b = 8;\n int c = 3;\n"
+            )
+        },
+    )
+    _configure(
+        downstream,
+        f'[entries.foreign-diffs.fa2]\ndiff = "fa2/fp8.diff"\ncommit = "{pinned}"\n' + FIELDS,
+    )
+    assert main(["-C", str(downstream), "lint", "--foreign-checkout", str(foreign)]) == 0
+    assert capsys.readouterr().out == "no problems in 2 patches and 1 entry\n"
+    # The checkout's HEAD moved on: the check still uses the pinned commit, not HEAD.
+    assert git(foreign, "rev-parse", "HEAD") != pinned
+    # Pinned at the later commit, the context 'int a = 1;' is gone: no fuzz, a finding.
+    later = git(foreign, "rev-parse", "HEAD")
+    text = (downstream / "patchkeeper.toml").read_text().replace(pinned, later)
+    (downstream / "patchkeeper.toml").write_text(text)
+    assert main(["-C", str(downstream), "lint", "--foreign-checkout", f"fa2={foreign}"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"fa2/fp8.diff: PK505 does not apply at {later[:12]}: patch failed: csrc/attn.cu:1",
+        f"fa2/fp8.diff: PK505 does not apply at {later[:12]}: csrc/attn.cu: patch does not apply",
+        "2 problems in 2 patches and 1 entry",
+    ]
+    # Without a checkout the diff is not checked (nothing to check it against).
+    assert main(["-C", str(downstream), "lint"]) == 0
+
+
+def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> None:
+    pinned = git(foreign, "rev-parse", "v2.0")
+    write_files(
+        downstream,
+        {
+            "pthfa/PIN": f"# vendored from pth-flash-attn\n{pinned}\n",
+            "pthfa/csrc/attn.cu": "int a = 1;\nint b = 2;\nint c = 3;\n",
+            "pthfa/py/fa.py": "X = 2\n",
+            "pthfa/install.sh": "#!/bin/sh\n",
+            "pthfa/extra.txt": "ours\n",
+        },
+    )
+    _configure(
+        downstream,
+        '[entries.vendored.pthfa]\ndirectory = "pthfa"\nexclude = ["install.sh"]\n'
+        "complete = true\n" + FIELDS,
+    )
+    findings = [
+        f.text() for f in lint.run(config_at(downstream), foreign_checkouts={"": foreign}).findings
+    ]
+    assert findings == [
+        f"pthfa/extra.txt: PK503 not in {pinned[:12]}",
+        f"pthfa/py/fa.py: PK502 differs from {pinned[:12]}",
+        f"pthfa/README: PK504 missing; {pinned[:12]} has it",
+    ]
+    assert entries.read_pin(downstream / "pthfa" / "PIN") == pinned
+    (downstream / "pthfa" / "PIN").write_text("Repository: x\nCommit: v2.0\n")
+    assert entries.read_pin(downstream / "pthfa" / "PIN") == "v2.0"
+    (downstream / "pthfa" / "PIN").write_text("deadbeefdeadbeef\n")
+    findings = [
+        f.text() for f in lint.run(config_at(downstream), foreign_checkouts={"": foreign}).findings
+    ]
+    assert findings == [
+        f"patchkeeper.toml: PK506 pthfa: no revision 'deadbeefdeadbeef^{{commit}}' in {foreign}"
+    ]
+
+
+def test_entry_rows_use_fields_case_insensitively(downstream: Path) -> None:
+    _configure(
+        downstream,
+        '[entries.vendored.pthfa]\ndirectory = "pthfa"\n'
+        'fields = { kind = "local", WHAT = "an extension" }\n',
+    )
+    rows = entries.entry_rows(config_at(downstream), ("Kind", "What", "Upstream"))
+    assert [(r.name, r.values) for r in rows] == [("pthfa", ("local", "an extension", ""))]

@@ -1,0 +1,302 @@
+"""``export``, ``export --range`` and ``import`` on small real git repositories."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from ledger_support import commit_topic, config_at, git, ledger_body, write_config
+
+from patchkeeper import export, gitops, importer
+from patchkeeper.errors import ConfigError, GitError
+from patchkeeper.main import main
+
+HOSTILE = """\
+[diff]
+    noprefix = true
+    mnemonicPrefix = true
+    renames = copies
+    algorithm = histogram
+    context = 5
+    orderFile = {order}
+[color]
+    ui = always
+    diff = always
+[core]
+    abbrev = 7
+    quotePath = false
+[log]
+    showSignature = true
+[format]
+    signature = hostile
+"""
+
+
+def _patches(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / "patches").iterdir())}
+
+
+def test_export_range_writes_topics_and_series(downstream: Path) -> None:
+    files = _patches(downstream)
+    assert list(files) == ["extra-module.patch", "series", "size-knob.patch"]
+    assert files["series"] == b"size-knob.patch\nextra-module.patch\n"
+    assert files["extra-module.patch"] == (
+        b"Kind: feature\nWhat: adds pkg.extra\nUpstream: pkg #12 (open)\nCut-against: 1.0\n"
+        b"Retires-when: upstreamed\n"
+        b"--- exported from 4bf84a1e5262fdbc009190f644d6e87ccc42fb3f\n"
+        b"diff --git a/extra.py b/extra.py\n"
+        b"new file mode 100644\n"
+        b"index 0000000000000000000000000000000000000000.."
+        b"3b1f81a677d340be5761685e72193415087e9d15\n"
+        b"--- /dev/null\n+++ b/extra.py\n@@ -0,0 +1,2 @@\n+def extra():\n+    return 'extra'\n"
+    )
+
+
+def test_export_single_commit_cli(downstream: Path, topics: Path, capsys) -> None:
+    target = downstream / "patches" / "size-knob.patch"
+    before = target.read_bytes()
+    target.unlink()
+    code = main(["-C", str(downstream), "export", "work~1"])
+    assert code == 0
+    assert capsys.readouterr().out == "wrote patches/size-knob.patch (from 4968156bf4ef)\n"
+    assert target.read_bytes() == before
+    assert main(["-C", str(downstream), "export", "work~1"]) == 0
+    assert capsys.readouterr().out == "unchanged patches/size-knob.patch (from 4968156bf4ef)\n"
+    out = downstream / "elsewhere.patch"
+    assert main(["-C", str(downstream), "export", "work", "-o", str(out)]) == 0
+    assert out.read_bytes() == (downstream / "patches" / "extra-module.patch").read_bytes()
+
+
+def test_export_is_independent_of_git_configuration(
+    downstream: Path, topics: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = _patches(downstream)
+    order = tmp_path / "order"
+    order.write_text("extra.py\nenvs.py\ncore.py\n")
+    hostile = tmp_path / "hostile.gitconfig"
+    hostile.write_text(HOSTILE.format(order=order))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(hostile))
+    monkeypatch.setenv("GIT_DIFF_OPTS", "--unified=9")
+    # The repository's own configuration is read by git too: make it hostile as well.
+    (topics / ".git" / "config").write_text(
+        (topics / ".git" / "config").read_text() + HOSTILE.format(order=order)
+    )
+    assert "a/" not in git(topics, "show", "--format=", "work")  # the user's git is hostile
+    for path in (downstream / "patches").glob("*.patch"):
+        path.unlink()
+    export.export_range(config_at(downstream), "v1.0..work")
+    assert _patches(downstream) == before
+
+
+def test_range_refuses_non_topic_commits_and_duplicates(downstream: Path, topics: Path) -> None:
+    before = _patches(downstream)
+    commit_topic(topics, "fix typo", "", {"pkg/extra.py": "def extra():\n    return 'x'\n"})
+    with pytest.raises(export.ExportError) as caught:
+        export.export_range(config_at(downstream), "v1.0..work")
+    head = git(topics, "rev-parse", "HEAD")[:12]
+    assert caught.value.message == f"{head} is not a topic commit: 'fix typo'"
+    git(topics, "commit", "-q", "--amend", "-m", "[pk] extra-module")
+    with pytest.raises(export.ExportError) as caught:
+        export.export_range(config_at(downstream), "v1.0..work")
+    assert caught.value.message.startswith("topic extra-module is carried by two commits: ")
+    assert _patches(downstream) == before
+
+
+def test_changes_outside_the_directory_are_refused(downstream: Path, topics: Path) -> None:
+    commit_topic(topics, "[pk] readme", ledger_body(), {"README.md": "changed\n"})
+    with pytest.raises(export.ExportError) as caught:
+        export.export_commit(config_at(downstream), "work")
+    assert caught.value.message.endswith("changes files outside pkg/: README.md")
+
+
+def test_merge_commit_refused(downstream: Path, topics: Path) -> None:
+    git(topics, "checkout", "-q", "-b", "side", "v1.0")
+    commit_topic(topics, "[pk] side", ledger_body(), {"pkg/side.py": "x = 1\n"})
+    git(topics, "checkout", "-q", "work")
+    git(topics, "merge", "-q", "--no-ff", "-m", "[pk] merged", "side")
+    with pytest.raises(export.ExportError) as caught:
+        export.export_commit(config_at(downstream), "work")
+    assert "is a merge commit; a topic commit has exactly one parent" in caught.value.message
+
+
+def test_series_rewrite_keeps_comments_and_reports_dropped(downstream: Path) -> None:
+    series = downstream / "patches" / "series"
+    series.write_text("# our series\nold-topic.patch\nextra-module.patch  # keep me\n")
+    result = export.export_range(config_at(downstream), "v1.0..work")
+    assert series.read_text() == "# our series\nsize-knob.patch\nextra-module.patch  # keep me\n"
+    assert result.dropped == ("old-topic.patch",)
+    assert [p.changed for p in result.patches] == [False, False]
+
+
+def test_no_tag_no_checkout(tmp_path: Path, topics: Path) -> None:
+    root = write_config(tmp_path / "bare")
+    (root / "patchkeeper.toml").write_text('upstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n')
+    with pytest.raises(ConfigError) as caught:
+        export.export_range(config_at(root), "v1.0..work", checkout=topics)
+    assert caught.value.message == "no topic tag"
+    with pytest.raises(ConfigError) as caught:
+        export.export_commit(config_at(root), "work")
+    assert caught.value.message == "no upstream checkout given"
+
+
+def test_import_then_export_round_trips_in_another_clone(downstream: Path, tmp_path: Path) -> None:
+    """The series was exported from commits that the other clone does not have."""
+    before = _patches(downstream)
+    clone = tmp_path / "integration"
+    source = downstream.parent / "upstream"
+    git(tmp_path, "clone", "-q", "--no-local", "-b", "main", str(source), str(clone))
+    git(clone, "update-ref", "-d", "refs/remotes/origin/work")
+    git(clone, "reflog", "expire", "--expire=now", "--all")
+    git(clone, "gc", "-q", "--prune=now")
+    assert not gitops.has_revision(clone, "4bf84a1e5262fdbc009190f644d6e87ccc42fb3f^{commit}")
+    status_before = git(clone, "status", "--porcelain=v1", "-b")
+    result = importer.run(config_at(downstream), checkout=clone)
+    assert result.branch == "patchkeeper/1.0"
+    assert [c.topic for c in result.commits] == ["size-knob", "extra-module"]
+    assert [c.origin for c in result.commits] == [
+        "4968156bf4ef7e240ef557cd3aa11024be0539db",
+        "4bf84a1e5262fdbc009190f644d6e87ccc42fb3f",
+    ]
+    assert git(clone, "status", "--porcelain=v1", "-b") == status_before  # HEAD, index, tree
+    log = git(clone, "log", "--format=%s|%an|%cn", "v1.0..patchkeeper/1.0")
+    assert log.splitlines() == [
+        "[pk] extra-module|patchkeeper|patchkeeper",
+        "[pk] size-knob|patchkeeper|patchkeeper",
+    ]
+    for path in (downstream / "patches").glob("*.patch"):
+        path.unlink()
+    export.export_range(config_at(downstream), "v1.0..patchkeeper/1.0", checkout=clone)
+    assert _patches(downstream) == before
+
+
+def test_import_is_deterministic_and_refuses_an_existing_branch(
+    downstream: Path, topics: Path, capsys
+) -> None:
+    first = importer.run(config_at(downstream))
+    with pytest.raises(importer.SeriesImportError) as caught:
+        importer.run(config_at(downstream))
+    assert caught.value.message == "branch patchkeeper/1.0 already exists"
+    second = importer.run(config_at(downstream), force=True)
+    assert [c.commit for c in second.commits] == [c.commit for c in first.commits]
+    capsys.readouterr()
+    assert main(["-C", str(downstream), "import", "--branch", "again"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"created branch again at v1.0 with 2 commits in {topics}"
+    assert out[1:] == [f"  {c.commit[:12]} {c.topic}" for c in first.commits]
+
+
+def test_an_amended_commit_gets_its_own_id(downstream: Path, topics: Path) -> None:
+    """Provenance is kept only for unchanged content: a note copied to an amended commit
+    (notes.rewriteRef) no longer matches its hash, so the new id is written."""
+    importer.run(config_at(downstream))
+    git(topics, "checkout", "-q", "patchkeeper/1.0")
+    message = git(topics, "log", "-1", "--format=%B").replace("adds pkg.extra", "adds extra")
+    git(
+        topics,
+        "-c",
+        "notes.rewriteRef=refs/notes/patchkeeper",
+        "commit",
+        "-q",
+        "--amend",
+        "--cleanup=verbatim",
+        "-m",
+        message + "\n",
+    )
+    amended = git(topics, "rev-parse", "HEAD")
+    assert git(topics, "notes", "--ref=patchkeeper", "list", amended)  # the note followed
+    export.export_range(config_at(downstream), "v1.0..patchkeeper/1.0")
+    text = (downstream / "patches" / "extra-module.patch").read_bytes()
+    assert f"--- exported from {amended}\n".encode() in text
+    assert b"What: adds extra\n" in text
+    size = (downstream / "patches" / "size-knob.patch").read_bytes()
+    assert b"--- exported from 4968156bf4ef7e240ef557cd3aa11024be0539db\n" in size
+
+
+def test_import_author_from_mail_headers(downstream: Path, topics: Path) -> None:
+    patch = downstream / "patches" / "extra-module.patch"
+    patch.write_bytes(
+        b"From: =?utf-8?q?Rapha=C3=ABl_Hertzog?= <hertzog@debian.org>\n"
+        b"Date: Sun, 11 Oct 2015 11:43:19 +1100\n" + patch.read_bytes()
+    )
+    result = importer.run(config_at(downstream))
+    out = git(
+        topics, "log", "-1", "--format=%an|%ae|%ad|%B", "--date=raw", result.commits[1].commit
+    )
+    assert out.startswith(
+        "Raphaël Hertzog|hertzog@debian.org|1444524199 +1100|[pk] extra-module\n\n"
+        "From: =?utf-8?q?Rapha=C3=ABl_Hertzog?= <hertzog@debian.org>\n"
+    )
+
+
+def test_import_stops_on_a_patch_that_does_not_apply(downstream: Path, topics: Path) -> None:
+    patch = downstream / "patches" / "size-knob.patch"
+    patch.write_bytes(patch.read_bytes().replace(b"-    return 4\n", b"-    return 5\n"))
+    with pytest.raises(importer.SeriesImportError) as caught:
+        importer.run(config_at(downstream))
+    assert caught.value.message.startswith("size-knob.patch does not apply: error: patch failed:")
+    assert not gitops.has_revision(topics, "refs/heads/patchkeeper/1.0")
+
+
+def test_git_errors_carry_command_code_and_output(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(GitError) as caught:
+        gitops.run(["log", "-1"], tmp_path / "plain")
+    message = caught.value.message
+    assert message.startswith("'git log -1' failed with exit code 128: fatal: not a git repository")
+    with pytest.raises(GitError) as caught:
+        gitops.toplevel(tmp_path / "plain")
+    assert caught.value.message == f"{tmp_path / 'plain'} is not a git checkout"
+
+
+def test_environment_drops_caller_git_variables(
+    upstream: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "nowhere-index"))
+    env = gitops.environment()
+    assert "GIT_DIR" not in env and "GIT_INDEX_FILE" not in env
+    assert env["GIT_CONFIG_GLOBAL"] == "/dev/null" and env["GIT_CONFIG_NOSYSTEM"] == "1"
+    assert gitops.commit_id(upstream, "v1.0") == git(
+        upstream.parent,
+        "-C",
+        str(upstream),
+        "--git-dir",
+        str(upstream / ".git"),
+        "rev-parse",
+        "v1.0",
+    )
+
+
+def test_hash_blob_matches_git(upstream: Path) -> None:
+    data = (upstream / "pkg" / "core.py").read_bytes()
+    assert gitops.hash_blob(data) == git(upstream, "hash-object", "pkg/core.py")
+    shutil.rmtree(upstream / ".git" / "hooks", ignore_errors=True)
+
+
+def test_gitops_helpers_for_other_commands(topics: Path) -> None:
+    """The general helpers (``port`` uses them for git log evidence)."""
+    records = gitops.log(topics, "v1.0..work", "%H%x00%s%x00%an")
+    assert [(r[1], r[2]) for r in records] == [
+        ("[pk] size-knob", "Tess Ter"),
+        ("[pk] extra-module", "Tess Ter"),
+    ]
+    assert [r[0] for r in records] == gitops.rev_list(topics, "v1.0..work")
+    assert gitops.tags(topics) == ["v1.0"]
+    assert gitops.show_file(topics, "work", "pkg/extra.py") == b"def extra():\n    return 'extra'\n"
+    assert sorted(gitops.ls_tree(topics, "work", "pkg")) == [
+        "__init__.py",
+        "core.py",
+        "envs.py",
+        "extra.py",
+    ]
+    assert gitops.diff_names(topics, "v1.0", "work") == [
+        "pkg/core.py",
+        "pkg/envs.py",
+        "pkg/extra.py",
+    ]
+    gitops.create_tag(topics, "v1.1", "work")
+    assert gitops.commit_id(topics, "v1.1") == gitops.commit_id(topics, "work")
+    with pytest.raises(GitError) as caught:
+        gitops.show_file(topics, "v1.0", "pkg/extra.py")
+    assert "'git cat-file blob v1.0:pkg/extra.py' failed with exit code 128" in caught.value.message

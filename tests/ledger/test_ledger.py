@@ -1,0 +1,170 @@
+"""``patchkeeper ledger [--check]`` and ``patchkeeper retire`` on a seed-shaped downstream."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ledger_support import LEDGER_TEXT, config_at, write_config
+
+from patchkeeper import ledger
+from patchkeeper.errors import PatchFormatError
+from patchkeeper.main import main
+
+TABLE = (
+    "| patch | kind | what | upstream | cut against | retires when |\n"
+    "|---|---|---|---|---|---|\n"
+    "| size-knob | local | size read from PKG_SIZE \\| env | none | 1.0 | stays |\n"
+    "| extra-module | feature | adds pkg.extra | pkg #12 (open) | 1.0 | upstreamed |\n"
+)
+
+
+def _expected(table: str) -> str:
+    return LEDGER_TEXT.replace("do not edit it -->\n", "do not edit it -->\n" + table)
+
+
+def test_ledger_writes_the_table_between_the_markers(downstream: Path, capsys) -> None:
+    code = main(["-C", str(downstream), "ledger"])
+    assert code == 0
+    assert (downstream / "PATCHES.md").read_text() == _expected(TABLE)
+    assert capsys.readouterr().out == "PATCHES.md: wrote the ledger (2 rows)\n"
+    assert main(["-C", str(downstream), "ledger", "--check"]) == 0
+
+
+def test_ledger_check_is_stale_with_a_diff_and_changes_nothing(downstream: Path, capsys) -> None:
+    main(["-C", str(downstream), "ledger"])
+    patch = downstream / "patches" / "extra-module.patch"
+    patch.write_bytes(patch.read_bytes().replace(b"Kind: feature", b"Kind: fix"))
+    before = (downstream / "PATCHES.md").read_bytes()
+    capsys.readouterr()
+    code = main(["-C", str(downstream), "ledger", "--check"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert (downstream / "PATCHES.md").read_bytes() == before
+    assert "-| extra-module | feature | adds pkg.extra |" in out
+    assert "+| extra-module | fix | adds pkg.extra |" in out
+    assert out.startswith("PATCHES.md: the ledger is stale; run 'patchkeeper ledger'")
+
+
+def test_ledger_json(downstream: Path, capsys) -> None:
+    main(["-C", str(downstream), "ledger", "--check", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["stale"] is True
+    assert [row["name"] for row in data["rows"]] == ["size-knob", "extra-module"]
+    assert data["rows"][0]["values"] == [
+        "local",
+        "size read from PKG_SIZE | env",
+        "none",
+        "1.0",
+        "stays",
+    ]
+
+
+def test_escaping_pipes_and_newlines() -> None:
+    assert ledger.escape_cell("a|b") == "a\\|b"
+    assert ledger.escape_cell("one\n two\r\nthree") == "one<br>two<br>three"
+    assert ledger.render_table(("patch", "what"), [("p", "x | y\nz")]) == (
+        "| patch | what |\n|---|---|\n| p | x \\| y<br>z |\n"
+    )
+
+
+def test_missing_marker_is_an_input_error(downstream: Path, capsys) -> None:
+    (downstream / "PATCHES.md").write_text("# no markers\n")
+    with pytest.raises(PatchFormatError) as caught:
+        ledger.run(config_at(downstream))
+    assert caught.value.message == "no line starting with '<!-- table:begin'"
+    assert main(["-C", str(downstream), "ledger"]) == 2
+    assert "PATCHES.md: no line starting with '<!-- table:begin'" in capsys.readouterr().err
+
+
+def test_columns_and_markers_are_configurable(downstream: Path) -> None:
+    write_config(
+        downstream,
+        '\n[headers]\ncolumns = ["Kind", "Upstream"]\n'
+        '[ledger]\nfile = "docs/series.md"\nbegin-marker = "<!-- BEGIN"\n'
+        'end-marker = "<!-- END -->"\nname-column = "topic"\n',
+    )
+    (downstream / "docs").mkdir()
+    (downstream / "docs" / "series.md").write_text("<!-- BEGIN -->\nold\n<!-- END -->\n")
+    ledger.run(config_at(downstream))
+    assert (downstream / "docs" / "series.md").read_text() == (
+        "<!-- BEGIN -->\n| topic | kind | upstream |\n|---|---|---|\n"
+        "| size-knob | local | none |\n| extra-module | feature | pkg #12 (open) |\n"
+        "<!-- END -->\n"
+    )
+
+
+def test_entries_get_their_own_rows_after_the_patches(downstream: Path) -> None:
+    (downstream / "kvarn" / "files").mkdir(parents=True)
+    (downstream / "kvarn" / "files" / "kvarn.py").write_text("X = 1\n")
+    write_config(
+        downstream,
+        '\n[entries.overlays.kvarn-files]\nsource = "kvarn/files"\n'
+        'fields = { Kind = "own", What = "KVarN | kernels", Upstream = "none", '
+        'Cut-against = "1.0", Retires-when = "rides with KVarN" }\n',
+    )
+    result = ledger.run(config_at(downstream))
+    assert [row.name for row in result.rows] == ["size-knob", "extra-module", "kvarn-files"]
+    assert (downstream / "PATCHES.md").read_text() == _expected(
+        TABLE + "| kvarn-files | own | KVarN \\| kernels | none | 1.0 | rides with KVarN |\n"
+    )
+
+
+def test_retire_takes_the_patch_out_and_records_it(downstream: Path, capsys) -> None:
+    main(["-C", str(downstream), "ledger"])
+    series_before = (downstream / "patches" / "series").read_text()
+    assert series_before == "size-knob.patch\nextra-module.patch\n"
+    code = main(
+        [
+            "-C",
+            str(downstream),
+            "retire",
+            "extra-module",
+            "--at",
+            "1.1",
+            "--why",
+            "pkg #12 | in 1.1",
+        ]
+    )
+    assert code == 0
+    assert capsys.readouterr().out.endswith(
+        "retired extra-module at 1.1: removed patches/extra-module.patch; took it out of "
+        "patches/series; recorded in PATCHES.md\n"
+    )
+    assert not (downstream / "patches" / "extra-module.patch").exists()
+    assert (downstream / "patches" / "series").read_text() == "size-knob.patch\n"
+    table = TABLE.replace(
+        "| extra-module | feature | adds pkg.extra | pkg #12 (open) | 1.0 | upstreamed |\n", ""
+    )
+    assert (downstream / "PATCHES.md").read_text() == _expected(table) + (
+        "\n## Retired\n\n<!-- retired:begin -->\n"
+        "| patch | kind | what | retired at | why |\n|---|---|---|---|---|\n"
+        "| extra-module | feature | adds pkg.extra | 1.1 | pkg #12 \\| in 1.1 |\n"
+        "<!-- retired:end -->\n"
+    )
+    assert main(["-C", str(downstream), "ledger", "--check"]) == 0
+    # A second retirement appends to the same table.
+    assert (
+        main(["-C", str(downstream), "retire", "size-knob.patch", "--at", "2.0", "--why", "gone"])
+        == 0
+    )
+    text = (downstream / "PATCHES.md").read_text()
+    assert text.endswith(
+        "| extra-module | feature | adds pkg.extra | 1.1 | pkg #12 \\| in 1.1 |\n"
+        "| size-knob | local | size read from PKG_SIZE \\| env | 2.0 | gone |\n"
+        "<!-- retired:end -->\n"
+    )
+    assert (downstream / "patches" / "series").read_text() == ""
+
+
+def test_retire_unknown_name(downstream: Path, capsys) -> None:
+    assert main(["-C", str(downstream), "retire", "nope", "--at", "1", "--why", "x"]) == 2
+    assert "patches/series: nope is not in the series" in capsys.readouterr().err
+
+
+def test_series_comments_survive_retire(downstream: Path) -> None:
+    series = downstream / "patches" / "series"
+    series.write_text("# the order matters\nsize-knob.patch  # first\n\nextra-module.patch\n")
+    ledger.retire(config_at(downstream), "size-knob", at="1.1", why="x")
+    assert series.read_text() == "# the order matters\n\nextra-module.patch\n"

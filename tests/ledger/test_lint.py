@@ -1,0 +1,203 @@
+"""``patchkeeper lint``: every check, its code, its line, and the GitHub format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_support import config_at, write_config
+
+from patchkeeper import lint
+from patchkeeper.main import main
+
+
+def _texts(root: Path, **kwargs) -> list[str]:
+    return [f.text() for f in lint.run(config_at(root), **kwargs).findings]
+
+
+def _lint_options(root: Path, lines: str) -> None:
+    """Add ``lines`` to the downstream's ``[lint]`` table."""
+    path = root / "patchkeeper.toml"
+    marker = 'knob-pattern = "PKG_*"\n'
+    path.write_text(path.read_text().replace(marker, marker + lines))
+
+
+def _edit(path: Path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert old in data
+    path.write_bytes(data.replace(old, new, 1))
+
+
+def test_clean_series_has_no_findings(downstream: Path, topics: Path, capsys) -> None:
+    assert main(["-C", str(downstream), "lint", "--checkout", str(topics)]) == 0
+    assert capsys.readouterr().out == "no problems in 2 patches\n"
+
+
+def test_header_checks(downstream: Path, capsys) -> None:
+    patch = downstream / "patches" / "size-knob.patch"
+    _edit(patch, b"Kind: local\n", b"Kind: bugfix\n")
+    _edit(patch, b"Upstream: none\n", b"Upstream: someday maybe\n")
+    _edit(patch, b"Cut-against: 1.0\n", b"Cut-against: 1.01: moved\n")
+    _edit(patch, b"Retires-when: stays\n", b"Retires-when: TODO\n")
+    _edit(patch, b"What: size read from PKG_SIZE | env\n", b"What:\n")
+    other = downstream / "patches" / "extra-module.patch"
+    _edit(other, b"Upstream: pkg #12 (open)\n", b"")
+    _edit(other, b"Retires-when: upstreamed\n", b"Retires-when: <when>\n")
+    code = main(["-C", str(downstream), "lint"])
+    assert code == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "patches/size-knob.patch:3: PK103 kind 'bugfix' is not one of backport, fix, feature, "
+        "local, own",
+        "patches/size-knob.patch:4: PK102 header 'what' is empty",
+        "patches/size-knob.patch:5: PK106 Upstream 'someday maybe' is not none, a URL, or "
+        "PROJECT #NUMBER",
+        "patches/size-knob.patch:6: PK104 Cut-against '1.01: moved' does not begin with 1.0",
+        "patches/size-knob.patch:7: PK105 'retires-when' is a placeholder: 'TODO'",
+        "patches/extra-module.patch:4: PK101 missing header 'Upstream:'",
+        "patches/extra-module.patch:4: PK105 'retires-when' is a placeholder: '<when>'",
+        "7 problems in 2 patches",
+    ]
+
+
+def test_github_format(downstream: Path, capsys) -> None:
+    patch = downstream / "patches" / "size-knob.patch"
+    _edit(patch, b"Kind: local\n", b"Kind: bug,fix\n")
+    assert main(["-C", str(downstream), "lint", "--format", "github"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "::error file=patches/size-knob.patch,line=3,title=PK103::kind 'bug,fix' is not one of "
+        "backport, fix, feature, local, own",
+        "1 problem in 2 patches",
+    ]
+
+
+def test_upstream_reference_forms() -> None:
+    good = [
+        "none",
+        "none yet",
+        "none yet (upstream pads)",
+        "none; vllm #54840 (open) logs a per-group block budget",
+        "vllm #50021 (open)",
+        "vllm #64141 (open), fixing #63944; runtime change credited to yueyinmochen",
+        "vllm #58092 (merged after 0.30.0)",
+        "vllm-project/flash-attention #12",
+        "https://github.com/vllm-project/vllm/pull/59888",
+    ]
+    bad = ["upstream PR (syv-ai #94/#110)", "HyperQwen issue #405", "someday", "vllm 50021"]
+    assert [v for v in good if not lint.UPSTREAM_VALUE.match(v)] == []
+    assert [v for v in bad if lint.UPSTREAM_VALUE.match(v)] == []
+
+
+def test_series_against_directory(downstream: Path) -> None:
+    patches = downstream / "patches"
+    (patches / "stray.patch").write_text("Kind: fix\n")
+    (patches / "sub").mkdir()
+    (patches / "sub" / "nested.diff").write_text("")
+    (patches / "notes.txt").write_text("not a patch\n")
+    (patches / "series").write_text(
+        "size-knob.patch\nextra-module.patch\nsize-knob.patch\ngone.patch\n"
+    )
+    assert _texts(downstream) == [
+        "patches/series:3: PK203 size-knob.patch is already listed on line 1",
+        "patches/series:4: PK201 gone.patch does not exist",
+        "patches/stray.patch: PK202 not listed in patches/series",
+        "patches/sub/nested.diff: PK202 not listed in patches/series",
+    ]
+
+
+def test_hand_edited_hunk_counts(downstream: Path) -> None:
+    patch = downstream / "patches" / "extra-module.patch"
+    _edit(patch, b"+    return 'extra'\n", b"+    return 'extra'\n+    # added by hand\n")
+    assert _texts(downstream) == [
+        "patches/extra-module.patch:15: PK301 hunk #1 of extra.py (@@ -0,0 +1,2 @@) has more "
+        "lines than its header counts (0 old, 2 new): line 15 continues it"
+    ]
+
+
+def test_hand_edit_against_re_export(downstream: Path, topics: Path) -> None:
+    patch = downstream / "patches" / "size-knob.patch"
+    _edit(patch, b"+    return envs.PKG_SIZE\n", b"+    return envs.PKG_SIZE  # tuned\n")
+    assert _texts(downstream, checkout=topics) == [
+        "patches/size-knob.patch:18: PK302 differs from re-exporting 4968156bf4ef (edited by hand?)"
+    ]
+
+
+def test_exported_from_commit_missing_from_checkout(downstream: Path, topics: Path) -> None:
+    patch = downstream / "patches" / "extra-module.patch"
+    _edit(patch, b"--- exported from 4bf84a1e", b"--- exported from 0bf84a1e")
+    assert _texts(downstream, checkout=topics) == [
+        "patches/extra-module.patch:6: PK303 commit 0bf84a1e5262 is not in " + str(topics)
+    ]
+
+
+def test_knob_rule(downstream: Path, tmp_path: Path) -> None:
+    patch = downstream / "patches" / "size-knob.patch"
+    # Drop the registration: the read through envs is now unregistered.
+    _edit(patch, b'+    "PKG_SIZE"', b' #   "PKG_SIZE"')
+    _edit(patch, b"@@ -1,5 +1,6 @@", b"@@ -1,6 +1,6 @@")
+    text = _texts(downstream)
+    assert text == [
+        "patches/size-knob.patch:18: PK401 reads PKG_SIZE (envs) but does not "
+        "register it in envs.py"
+    ]
+    # Knobs upstream registers count as registered with --upstream.
+    upstream_tree = tmp_path / "pristine"
+    (upstream_tree / "pkg").mkdir(parents=True)
+    (upstream_tree / "pkg" / "envs.py").write_text('"PKG_SIZE": lambda: 1\n')
+    assert _texts(downstream, upstream=upstream_tree) == []
+    # An allow list also works.
+    _lint_options(downstream, 'knob-allow = ["PKG_SIZE"]\n')
+    assert _texts(downstream) == []
+
+
+def test_knob_reads_every_form() -> None:
+    from patchkeeper.parse import parse_patch
+
+    data = (
+        b"--- a/x.py\n+++ b/x.py\n@@ -1 +1,6 @@\n x\n"
+        b'+a = os.environ["VLLM_A"]\n'
+        b"+b = os.environ.get('VLLM_B', '1')\n"
+        b'+c = os.getenv("VLLM_C")\n'
+        b'+d = "VLLM_D" in os.environ or envs.VLLM_E\n'
+        b'+e = os.getenv("OTHER")\n'
+    )
+    patch = parse_patch(data, name="x.patch", path=Path("x.patch"))
+    assert lint.knob_reads(patch, "VLLM_*", "envs.py") == [
+        ("VLLM_A", "os.environ", 5),
+        ("VLLM_B", "os.environ", 6),
+        ("VLLM_C", "os.getenv", 7),
+        ("VLLM_D", "os.environ", 8),
+        ("VLLM_E", "envs", 8),
+    ]
+
+
+def test_knob_scope_series_accepts_an_earlier_registration(downstream: Path) -> None:
+    patch = downstream / "patches" / "extra-module.patch"
+    _edit(patch, b"+    return 'extra'\n", b"+    return envs.PKG_SIZE\n")
+    assert _texts(downstream) == [
+        "patches/extra-module.patch:14: PK401 reads PKG_SIZE (envs) but does not register it "
+        "in envs.py"
+    ]
+    _lint_options(downstream, 'knob-scope = "series"\n')
+    assert _texts(downstream) == []
+
+
+def test_disable_codes(downstream: Path) -> None:
+    (downstream / "patches" / "stray.patch").write_text("")
+    _lint_options(downstream, 'disable = ["PK202"]\n')
+    assert _texts(downstream) == []
+
+
+def test_dep3_schema(tmp_path: Path) -> None:
+    root = write_config(tmp_path / "deb", '\n[headers]\nschema = "dep3"\n')
+    patches = root / "patches"
+    (patches / "a.patch").write_text(
+        "From: A <a@b.c>\nSubject: fix a thing\nOrigin: upstream, https://x/1\n"
+        "Forwarded: not-needed\n---\n x | 1 +\n\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    (patches / "b.patch").write_text(
+        "Origin: vendor\nLast-Update: TBD\n\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    (patches / "series").write_text("a.patch\nb.patch\n")
+    assert _texts(root) == [
+        "patches/b.patch:2: PK101 missing header 'Description:'",
+        "patches/b.patch:2: PK105 'last-update' is a placeholder: 'TBD'",
+    ]

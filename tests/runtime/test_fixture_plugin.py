@@ -1,0 +1,271 @@
+"""The seed-shaped fixture plugin: inventory, audit, stale bindings, same-code, end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime import audit, inventory, samecode
+from patchkeeper.runtime.settings import resolve_settings
+
+
+def _config(plugin: Path):
+    return load_config(plugin / "pyproject.toml")
+
+
+def test_inventory_entries_mechanisms_activation(runtime_trees: Path) -> None:
+    plugin = runtime_trees / "plugin"
+    result = inventory.run(_config(plugin))
+    rows = [
+        (
+            e.file,
+            e.line,
+            e.mechanism.value,
+            e.target,
+            e.key,
+            e.replacement,
+            e.allow_missing,
+            e.descriptors,
+            e.activation.status.value,
+        )
+        for e in result.entries
+    ]
+    assert rows == [
+        (
+            "metaplug/patch/bugfix/fix_disabled.py",
+            11,
+            "decorator",
+            "tinyup.sampler.sample",
+            None,
+            "metaplug.patch.bugfix.fix_disabled:sample",
+            False,
+            (),
+            "never-imported",
+        ),
+        (
+            "metaplug/patch/bugfix/fix_sampler.py",
+            19,
+            "wrapper",
+            "tinyup.sampler.sample",
+            None,
+            "metaplug.patch.bugfix.fix_sampler:_sample_with_guard",
+            False,
+            (),
+            "active",
+        ),
+        (
+            "metaplug/patch/bugfix/fix_scheduler.py",
+            11,
+            "decorator",
+            "tinyup.scheduler.Scheduler.schedule",
+            None,
+            "metaplug.patch.bugfix.fix_scheduler:schedule",
+            False,
+            (),
+            "active",
+        ),
+        (
+            "metaplug/patch/bugfix/fix_scheduler.py",
+            21,
+            "decorator",
+            "tinyup.scheduler.Scheduler.make",
+            None,
+            "metaplug.patch.bugfix.fix_scheduler:make",
+            False,
+            ("staticmethod",),
+            "active",
+        ),
+        (
+            "metaplug/patch/bugfix/fix_scheduler.py",
+            29,
+            "decorator",
+            "tinyup.scheduler.Scheduler.create",
+            None,
+            "metaplug.patch.bugfix.fix_scheduler:create",
+            False,
+            ("classmethod",),
+            "active",
+        ),
+        (
+            "metaplug/patch/enhancement/backends.py",
+            10,
+            "registry",
+            "tinyup.registry.BACKENDS",
+            "'npu'",
+            "<expr>",
+            False,
+            (),
+            "conditional",
+        ),
+        (
+            "metaplug/patch/performance/kernels.py",
+            12,
+            "decorator",
+            "tinyup.kernels.add_kernel",
+            None,
+            "metaplug.patch.performance.kernels:add_kernel",
+            False,
+            ("jit",),
+            "conditional",
+        ),
+        (
+            "metaplug/patch/performance/kernels.py",
+            22,
+            "decorator",
+            "tinyup.kernels.sub_kernel",
+            None,
+            "metaplug.patch.performance.kernels:_sub",
+            True,
+            (),
+            "conditional",
+        ),
+    ]
+    never = result.entries[0].activation
+    assert never.note == (
+        "import commented out at metaplug/patch/bugfix/__init__.py:11: "
+        "# import metaplug.patch.bugfix.fix_disabled"
+    )
+    registry = result.entries[5].activation
+    assert [(c.kind, c.file, c.line) for c in registry.conditions] == [
+        ("try-import", "metaplug/patch/enhancement/__init__.py", 8)
+    ]
+    kernel = result.entries[6].activation
+    assert [(c.kind, c.text) for c in kernel.conditions] == [
+        ("version", "tinyup.__version__.startswith('1.')")
+    ]
+    assert result.entries[2].activation.chain[0] == (
+        "entry point tinyup.general_plugins:metaplug = metaplug:register (pyproject.toml)"
+    )
+    assert [(f.kind, f.file, f.line, f.message) for f in result.findings] == [
+        (
+            "header-placeholder",
+            "metaplug/patch/bugfix/fix_disabled.py",
+            2,
+            "'Note:' is a placeholder: TODO",
+        ),
+    ]
+    assert result.counts == {
+        "mechanism": {"decorator": 6, "registry": 1, "wrapper": 1},
+        "activation": {"active": 4, "conditional": 3, "never-imported": 1},
+    }
+    assert result.exit_code == 1
+
+
+def test_decorator_under_a_descriptor_is_a_finding(runtime_trees: Path) -> None:
+    kernels = runtime_trees / "plugin/metaplug/patch/performance/kernels.py"
+    text = kernels.read_text()
+    kernels.write_text(
+        text.replace(
+            '@patch("tinyup.kernels", "add_kernel")\n@jit\n',
+            '@jit\n@patch("tinyup.kernels", "add_kernel")\n',
+        )
+    )
+    result = inventory.run(_config(runtime_trees / "plugin"))
+    assert [(f.kind, f.line) for f in result.findings if f.kind == "decorator-order"] == [
+        ("decorator-order", 13)
+    ]
+
+
+def test_audit_decisions_with_evidence(runtime_trees: Path) -> None:
+    plugin = runtime_trees / "plugin"
+    result = audit.run(
+        _config(plugin),
+        old=str(runtime_trees / "upstream-1.0"),
+        new=str(runtime_trees / "upstream-2.0"),
+    )
+    decisions = [(a.entry.target, a.entry.line, a.drift.decision) for a in result.entries]
+    assert decisions == [
+        ("tinyup.sampler.sample", 11, "retain"),
+        ("tinyup.sampler.sample", 19, "retain"),
+        ("tinyup.scheduler.Scheduler.schedule", 11, "update"),
+        ("tinyup.scheduler.Scheduler.make", 21, "retain"),
+        ("tinyup.scheduler.Scheduler.create", 29, "update"),
+        ("tinyup.registry.BACKENDS", 10, "remove"),
+        ("tinyup.kernels.add_kernel", 12, "investigate"),
+        ("tinyup.kernels.sub_kernel", 22, "investigate"),
+    ]
+    schedule = result.entries[2].drift
+    assert schedule.upstream_changes == ("body",)
+    assert "-    return budget\n+    return min(budget, 64)\n" in schedule.upstream_diff
+    assert schedule.evidence[1] == (
+        "the replacement's code outside its Modification banners equals the old upstream"
+    )
+    assert "-    if budget <= 0:\n" in schedule.downstream_diff
+    create = result.entries[4].drift
+    assert create.upstream_changes == ("signature: (cls) -> (cls, name=None)", "body")
+    assert result.entries[5].drift.evidence == (
+        "the new upstream tinyup.registry.BACKENDS already has the key 'npu'",
+    )
+    assert result.entries[6].drift.evidence == (
+        "tinyup.kernels.add_kernel is moved in the new upstream; now defined at "
+        "tinyup.ops.kernels.add_kernel (line 5)",
+    )
+    assert result.entries[7].drift.evidence == (
+        "tinyup.kernels.sub_kernel is removed in the new upstream; no definition of the name "
+        "anywhere in the new upstream",
+    )
+    assert [(s.importer, s.local, s.file, s.line, s.patched_by) for s in result.stale] == [
+        ("tinyup.engine", "sample", "tinyup/engine.py", 1, ""),
+    ]
+    assert result.counts["decision"] == {"investigate": 2, "remove": 1, "retain": 3, "update": 2}
+    assert result.exit_code == 1
+
+
+def test_audit_cli_json_and_warm_cache(runtime_trees: Path, cli) -> None:
+    plugin = runtime_trees / "plugin"
+    args = [
+        "runtime",
+        "audit",
+        "--from",
+        str(runtime_trees / "upstream-1.0"),
+        "--to",
+        str(runtime_trees / "upstream-2.0"),
+        "--json",
+    ]
+    first = cli(*args, cwd=plugin)
+    second = cli(*args, cwd=plugin)
+    assert first.code == 1 and second.code == 1
+    assert first.out == second.out
+    data = json.loads(first.out)
+    assert data["counts"]["decision"]["update"] == 2
+    assert data["stale"][0]["importer"] == "tinyup.engine"
+
+
+def test_inventory_cli_text(runtime_trees: Path, cli) -> None:
+    run = cli("runtime", "inventory", cwd=runtime_trees / "plugin")
+    assert run.code == 1
+    assert run.out.splitlines()[-2:] == [
+        "mechanism: decorator 6, registry 1, wrapper 1",
+        "activation: active 4, conditional 3, never-imported 1",
+    ]
+
+
+def test_missing_package_is_an_input_error(tmp_path: Path, cli) -> None:
+    run = cli("runtime", "inventory", "--plugin", str(tmp_path), "--package", "nothing")
+    assert run.code == 2
+    assert "the plugin package nothing is not under" in run.err
+
+
+def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> None:
+    old = runtime_trees / "upstream-1.0/tinyup/scheduler.py"
+    new = runtime_trees / "upstream-2.0/tinyup/scheduler.py"
+    same = samecode.run(f"{old}::Scheduler.make", f"{new}::Scheduler.make")
+    assert same.same is True and same.exit_code == 0
+    differs = samecode.run(f"{old}::Scheduler.schedule", f"{new}::Scheduler.schedule")
+    assert (differs.same, differs.left_line, differs.right_line) == (False, 6, 6)
+    assert differs.difference == "budget  !=  min(budget, 64)"
+    run = cli("runtime", "same-code", str(old), str(new))
+    assert run.code == 1
+    assert run.out.startswith(f"different code: {old}:6 vs {new}:6")
+    missing = cli("runtime", "same-code", f"{old}::Nope", str(new))
+    assert missing.code == 2 and "no function or class Nope" in missing.err
+
+
+def test_settings_defaults(runtime_trees: Path) -> None:
+    settings = resolve_settings(_config(runtime_trees / "plugin"))
+    assert (settings.package, settings.patch_directory, settings.upstream_packages) == (
+        "metaplug",
+        "metaplug/patch",
+        ("tinyup",),
+    )

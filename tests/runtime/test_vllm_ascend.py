@@ -1,0 +1,137 @@
+"""vllm-ascend 0.30.0rc2 (the real sdist): 20 patched targets checked by hand, and the audit
+from vLLM 0.30.0 to 0.32.0 (both sdists)."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus import sdist_tree
+from patchkeeper.runtime import audit, inventory
+
+#: (file, line, mechanism, target) read by hand in the sdist.
+SAMPLE = [
+    (
+        "platform/patch_balance_schedule.py",
+        897,
+        "subclass",
+        "vllm.v1.core.sched.scheduler.Scheduler",
+    ),
+    (
+        "platform/patch_deepseek_v4_vision.py",
+        47,
+        "registry",
+        "vllm.transformers_utils.model_arch_config_convertor.MODEL_ARCH_CONFIG_CONVERTORS",
+    ),
+    ("platform/patch_distributed.py", 82, "wrapper", "torch.distributed.all_reduce"),
+    (
+        "platform/patch_dp_device_ids.py",
+        71,
+        "wrapper",
+        "vllm.v1.engine.utils.get_physical_gpu_ids_for_local_dp_rank",
+    ),
+    ("platform/patch_engine_core.py", 40, "subclass", "vllm.v1.engine.core.DPEngineCoreProc"),
+    (
+        "platform/patch_engine_core.py",
+        71,
+        "wrapper",
+        "vllm.v1.engine.core.EngineCoreProc.run_engine_core",
+    ),
+    (
+        "platform/patch_glm5next_config.py",
+        30,
+        "registry",
+        "vllm.transformers_utils.config._CONFIG_REGISTRY",
+    ),
+    (
+        "platform/patch_mamba_block_aligned_split.py",
+        172,
+        "wrapper",
+        "vllm.v1.core.sched.scheduler.Scheduler._mamba_block_aligned_split",
+    ),
+    (
+        "platform/patch_mamba_manager.py",
+        91,
+        "subclass",
+        "vllm.v1.core.single_type_kv_cache_manager.MambaManager",
+    ),
+    (
+        "platform/patch_mla_prefill_backend.py",
+        48,
+        "assignment",
+        "vllm.model_executor.layers.attention.mla_attention.get_mla_prefill_backend",
+    ),
+    (
+        "platform/patch_multiproc_executor.py",
+        211,
+        "subclass",
+        "vllm.v1.executor.multiproc_executor.MultiprocExecutor",
+    ),
+    (
+        "platform/patch_parallel_config.py",
+        28,
+        "assignment",
+        "vllm.config.parallel.ParallelConfig.use_sequence_parallel_moe",
+    ),
+    ("platform/patch_torch_accelerator.py", 8, "assignment", "torch.accelerator.empty_cache"),
+    (
+        "worker/patch_v2/patch_triton.py",
+        41,
+        "assignment",
+        "vllm.v1.worker.gpu.sample.penalties.apply_penalties",
+    ),
+    ("worker/patch_bind_kv_cache.py", 60, "assignment", "vllm.v1.worker.utils.bind_kv_cache"),
+    (
+        "worker/patch_distributed.py",
+        253,
+        "subclass",
+        "vllm.distributed.parallel_state.GroupCoordinator",
+    ),
+    (
+        "worker/patch_kv_cache_dtype.py",
+        53,
+        "registry",
+        "vllm.utils.torch_utils.STR_DTYPE_TO_TORCH_DTYPE",
+    ),
+    (
+        "worker/patch_qwen3vl.py",
+        65,
+        "assignment",
+        "vllm.model_executor.models.qwen3.Qwen3Attention.forward",
+    ),
+    (
+        "worker/patch_v2/patch_input_batch.py",
+        27,
+        "subclass",
+        "vllm.v1.worker.gpu.model_runner.InputBatch",
+    ),
+    (
+        "worker/patch_v2/patch_uva.py",
+        185,
+        "assignment",
+        "vllm.v1.worker.gpu.buffer_utils.UvaBuffer",
+    ),
+]
+
+
+@pytest.mark.network
+def test_inventory_finds_the_hand_checked_sample() -> None:
+    root = sdist_tree("vllm-ascend==0.30.0rc2")
+    result = inventory.run(None, plugin=root, package="vllm_ascend")
+    assert len(result.files) == 68
+    found = {
+        (e.file.removeprefix("vllm_ascend/patch/"), e.line, e.mechanism.value, e.target)
+        for e in result.entries
+    }
+    assert [s for s in SAMPLE if tuple(s) not in found] == []
+    assert len(result.entries) == 241
+
+
+@pytest.mark.network
+def test_audit_from_vllm_030_to_032() -> None:
+    root = sdist_tree("vllm-ascend==0.30.0rc2")
+    result = audit.run(
+        None, old="vllm==0.30.0", new="vllm==0.32.0", plugin=root, package="vllm_ascend"
+    )
+    assert sum(result.counts["decision"].values()) == 241
+    assert all(a.drift.evidence for a in result.entries)
+    assert result.stale
