@@ -63,6 +63,9 @@ class Record:
         validation: patchkeeper's commands, then the recorded ones.
         untested: the scope left untested, one sentence each.
         findings: what makes the record stale or false (shown as open problems).
+        stale: the ``runtime audit``'s stale bindings, one sentence each.
+        live: per package, its file in the ``runtime check`` process and in the measured
+            environment (``(package, live file, measured file)``).
         decisions_file, evidence_dir: where the inputs are (downstream-relative).
     """
 
@@ -77,6 +80,8 @@ class Record:
     findings: tuple[Finding, ...]
     decisions_file: str
     evidence_dir: str
+    stale: tuple[str, ...] = ()
+    live: tuple[tuple[str, str, str], ...] = ()
 
 
 # --------------------------------------------------------------------------- summaries
@@ -246,7 +251,8 @@ def environment_sources(
     config: Config, settings: ReportSettings, evidence: dict[str, StoredEvidence]
 ) -> list[Source]:
     """Every tree the evidence was read from, and the downstream; a tree read twice is listed
-    once with its roles joined (``"pin, port base"``)."""
+    once with its roles joined (``"pin, port base"``; the downstream's identity leaves the
+    record's own files out)."""
     kinds = (config.fetch, "wheel" if config.fetch == "sdist" else "sdist")
     found = [directory_source("downstream", config.root, settings.record_files(config.root))]
     if config.upstream and config.pin and config.series.is_file():
@@ -268,9 +274,9 @@ def environment_sources(
         inventory = stored.result.get("inventory") if isinstance(stored.result, dict) else None
         if isinstance(inventory, dict) and inventory.get("plugin_root"):
             found.append(directory_source("plugin", Path(inventory["plugin_root"])))
-    merged: dict[tuple[str, str, str], Source] = {}
+    merged: dict[tuple[str, str], Source] = {}
     for source in found:
-        key = (source.kind, source.location, source.identity)
+        key = (source.kind, source.location)
         if key in merged and source.role not in merged[key].role.split(", "):
             old = merged[key]
             merged[key] = replace(old, role=f"{old.role}, {source.role}")
@@ -307,6 +313,60 @@ def environment_packages(
     return list(dict.fromkeys(names))
 
 
+# --------------------------------------------------------------------------- runtime extras
+
+
+def stale_bindings(evidence: dict[str, StoredEvidence]) -> list[str]:
+    """The seed's "``from ... import ...`` already bound the old object", from ``runtime
+    audit``: one sentence per binding."""
+    stored = evidence.get("runtime audit")
+    result = stored.result if stored is not None and isinstance(stored.result, dict) else {}
+    out = []
+    for s in result.get("stale", []):
+        state = f"patched by {s['patched_by']}" if s.get("patched_by") else "NOT patched"
+        out.append(
+            f"`{s['file']}:{s['line']}` binds `{s['importer']}.{s['local']}` to "
+            f"`{s['target']}` at import: {state}"
+        )
+    return out
+
+
+def live_origins(
+    evidence: dict[str, StoredEvidence], environment: dict[str, Any]
+) -> tuple[list[tuple[str, str, str]], list[Finding]]:
+    """Per package, the file the ``runtime check`` process imported and the one measured
+    for this record; a finding where they or the interpreters differ (the seed, section 6:
+    "compare them with the preflight plan")."""
+    from patchkeeper.reconcile import ENVIRONMENT_CHANGED
+
+    stored = evidence.get("runtime check")
+    if stored is None or not isinstance(stored.result, dict) or not environment:
+        return [], []
+    measured = {o["package"]: o.get("file") or "" for o in environment.get("origins", [])}
+    rows, findings = [], []
+    python = environment.get("interpreter", {}).get("executable", "")
+    if stored.result.get("python") and stored.result["python"] != python:
+        findings.append(
+            Finding(
+                ENVIRONMENT_CHANGED,
+                "",
+                f"runtime check ran in {stored.result['python']}, the record measures {python}",
+            )
+        )
+    for package, file in sorted((stored.result.get("files") or {}).items()):
+        rows.append((package, file or "", measured.get(package, "")))
+        if package in measured and (file or "") != measured[package]:
+            findings.append(
+                Finding(
+                    ENVIRONMENT_CHANGED,
+                    "",
+                    f"{package} came from {file} in the runtime check process, "
+                    f"from {measured[package] or 'nowhere'} in the measured environment",
+                )
+            )
+    return rows, findings
+
+
 # --------------------------------------------------------------------------- the record
 
 
@@ -326,7 +386,8 @@ def build_record(
     if audit is not None and isinstance(audit.result, dict):
         target_version = audit.result.get("target_version") or audit.result.get("new_version")
     rows = build_rows(items, decisions, target_version)
-    findings = record_findings(rows, set(evidence))
+    live, live_findings = live_origins(evidence, environment)
+    findings = record_findings(rows, set(evidence)) + live_findings
 
     from patchkeeper.evidence_store import EVIDENCE_DIR
 
@@ -346,4 +407,6 @@ def build_record(
         findings=tuple(findings),
         decisions_file=decisions_file,
         evidence_dir=EVIDENCE_DIR,
+        stale=tuple(stale_bindings(evidence)),
+        live=tuple(live),
     )

@@ -297,11 +297,12 @@ def checkout_source(role: str, directory: Path, exclude: tuple[str, ...] = ()) -
 
 
 def _sdist_metadata(directory: Path) -> dict[str, str]:
-    """``Name``/``Version`` from an unpacked sdist's ``PKG-INFO`` (empty when there is none)."""
+    """``name``/``version`` from an unpacked sdist's ``PKG-INFO``, else from the static
+    ``[project]`` table of ``pyproject.toml`` (PEP 621); empty when neither says."""
     try:
         text = (directory / "PKG-INFO").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return {}
+        return _pyproject_metadata(directory)
     out = {}
     for line in text.splitlines():
         if not line.strip():
@@ -310,6 +311,17 @@ def _sdist_metadata(directory: Path) -> dict[str, str]:
         if key in ("Name", "Version"):
             out[key.lower()] = value.strip()
     return out
+
+
+def _pyproject_metadata(directory: Path) -> dict[str, str]:
+    from patchkeeper.config import tomllib
+
+    try:
+        with (directory / "pyproject.toml").open("rb") as handle:
+            project = tomllib.load(handle).get("project", {})
+    except (OSError, ValueError):
+        return {}
+    return {k: str(project[k]) for k in ("name", "version") if isinstance(project.get(k), str)}
 
 
 def tree_digest(directory: Path, exclude: tuple[str, ...] = ()) -> tuple[str, int]:

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from patchkeeper import constants as C
 from patchkeeper.config import Config
 from patchkeeper.decisions import (
     CARRY,
@@ -41,6 +40,7 @@ from patchkeeper.decisions import (
     runtime_key,
 )
 from patchkeeper.evidence_store import StoredEvidence
+from patchkeeper.headers import parse_headers
 
 SERIES_SUGGESTIONS = {
     "clean": CARRY,
@@ -95,33 +95,6 @@ class Item:
 
 
 # --------------------------------------------------------------------------- headers
-
-
-def preamble_fields(preamble: bytes) -> dict[str, str]:
-    """``Name: value`` fields of a patch preamble, keys lower-cased, continuations joined.
-
-    Reading stops at git's ``---`` separator or the seed's ``--- exported from`` line. (The
-    full reader with line numbers and DEP-3 aliases is the ledger's ``headers`` module.)
-
-    >>> preamble_fields(b"Kind: fix\\nRetires-when: the pin that\\n  carries #12\\n---\\nX: y\\n")
-    {'kind': 'fix', 'retires-when': 'the pin that carries #12'}
-    """
-    out: dict[str, str] = {}
-    current = ""
-    for raw in preamble.split(b"\n"):
-        line = raw.rstrip(b"\r")
-        if line == b"---" or C.EXPORTED_FROM.match(line):
-            break
-        text = line.decode("utf-8", "replace")
-        match = re.match(r"^([A-Za-z][A-Za-z0-9-]*):(?:\s+(.*))?$", text)
-        if match:
-            current = match.group(1).lower()
-            out.setdefault(current, (match.group(2) or "").strip())
-        elif current and text[:1] in (" ", "\t") and text.strip():
-            out[current] = (out[current] + " " + text.strip()).strip()
-        else:
-            current = ""
-    return out
 
 
 def file_header_field(path: Path, name: str) -> str:
@@ -208,9 +181,9 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
         if patch.name in verified:
             lines.append(f"verify: {verified[patch.name]}")
         command, verdict = (found[-1][0], found[-1][1]) if found else ("", "")
-        fields = preamble_fields(patch.preamble)
+        headers = parse_headers(patch.preamble)
         name, condition = next(
-            ((f, fields[f.lower()]) for f in CONDITION_FIELDS if fields.get(f.lower())), ("", "")
+            ((f, headers.value(f)) for f in CONDITION_FIELDS if headers.value(f)), ("", "")
         )
         try:
             where = patch.path.relative_to(config.root).as_posix()

@@ -203,6 +203,20 @@ def environment_blocks(env: dict[str, Any]) -> list[Block]:
     return blocks
 
 
+def live_blocks(record: Record) -> list[Block]:
+    """The origins seen by ``runtime check`` beside the measured ones."""
+    if not record.live:
+        return []
+    rows = tuple(
+        (_code(package), _code(live), _code(measured), "yes" if live == measured else "NO")
+        for package, live, measured in record.live
+    )
+    return [
+        Heading(3, "Origins in the runtime check process"),
+        Table(("package", "runtime check", "measured above", "same"), rows, flag_column=None),
+    ]
+
+
 # --------------------------------------------------------------------------- decisions
 
 
@@ -256,6 +270,8 @@ def decision_blocks(record: Record) -> list[Block]:
         blocks += [Heading(3, f"Series patches ({len(series)})"), _rows_table(series, False)]
     if runtime:
         blocks += [Heading(3, f"Runtime entries ({len(runtime)})"), _rows_table(runtime, True)]
+    if record.stale:
+        blocks += [Heading(3, "Stale bindings (runtime audit)"), Bullets(record.stale)]
     if not series and not runtime:
         blocks.append(Paragraph("No series patch and no runtime entry is known."))
     if unknown:
@@ -309,6 +325,7 @@ def record_blocks(record: Record) -> list[Block]:
         Heading(2, "Open problems", "problems"),
         Bullets(problems) if problems else Paragraph("None."),
         *environment_blocks(record.environment),
+        *live_blocks(record),
         *decision_blocks(record),
         *validation_blocks(record),
     ]
