@@ -275,7 +275,11 @@ def decision_blocks(record: Record) -> list[Block]:
     if not series and not runtime:
         blocks.append(Paragraph("No series patch and no runtime entry is known."))
     if unknown:
-        items = tuple(f"{r.kind} {_code(r.key)}: {r.decided or '(none)'}" for r in unknown)
+        items = tuple(
+            f"{r.kind} {_code(r.key)}: {r.decided or '(none)'}"
+            + (f": {r.decision.reason}" if r.decision is not None and r.decision.reason else "")
+            for r in unknown
+        )
         blocks += [
             Heading(3, "Decisions about patches or entries no longer present"),
             Bullets(items),
