@@ -11,9 +11,9 @@ import sys
 import venv
 from pathlib import Path
 
-from patchkeeper.environment import tree_digest
-
 from recordhelpers import AGREEING, drop_from_series, write_decisions
+
+from patchkeeper.environment import tree_digest
 
 
 def check(cli, root: Path, *options: str) -> tuple[int, list[tuple[str, str, str]]]:
