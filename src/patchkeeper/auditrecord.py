@@ -95,14 +95,14 @@ def _verdict_summary(result: dict[str, Any], key: str = "verdicts") -> str:
     verdicts = result.get(key) or result.get("patches") or []
     names = [str(v.get("verdict", "")) for v in verdicts if isinstance(v, dict)]
     target = result.get("target") or result.get("to") or ""
-    return f"{len(names)} patches against {target}: {_counts(names) or 'none'}"
+    return f"{len(names)} patches against `{target}`: {_counts(names) or 'none'}"
 
 
 def _verify_summary(result: dict[str, Any]) -> str:
     state = result.get("state", {})
     states = [str(p.get("state")) for p in state.get("patches", [])]
     drifted = [f["path"] for f in state.get("files", []) if f.get("drifted")]
-    text = f"{len(states)} patches on {result.get('target', '')}: {_counts(states) or 'none'}"
+    text = f"{len(states)} patches on `{result.get('target', '')}`: {_counts(states) or 'none'}"
     text += f"; {len(drifted)} files drifted" + (f" ({', '.join(drifted)})" if drifted else "")
     if result.get("record_mismatch"):
         text += f"; {result['record_mismatch']}"
@@ -115,7 +115,8 @@ def _runtime_audit_summary(result: dict[str, Any]) -> str:
     stale = [s for s in result.get("stale", []) if not s.get("patched_by")]
     listed = ", ".join(f"{n} {d}" for d, n in decisions.items())
     return (
-        f"{total} entries from {result.get('old')} to {result.get('new')}: {listed or 'none'}; "
+        f"{total} entries from `{result.get('old')}` to `{result.get('new')}`: "
+        f"{listed or 'none'}; "
         f"{len(stale)} stale bindings not patched"
     )
 
@@ -207,7 +208,7 @@ def untested_scope(
     for origin in environment.get("origins", []):
         if not origin.get("distributions"):
             out.append(
-                f"{origin['package']} is not installed in {interpreter.get('executable')}: "
+                f"{origin['package']} is not installed in `{interpreter.get('executable')}`: "
                 "nothing was imported or run against an installed copy"
             )
     if not recorded:

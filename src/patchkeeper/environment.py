@@ -457,7 +457,7 @@ def measure(
         origins.append(origin)
         if not dists:
             installed.append(Source("installed", package, None, ABSENT, "", "", detail=""))
-            notes.append(f"{package} is not installed in {interpreter.executable}")
+            notes.append(f"{package} is not installed in `{interpreter.executable}`")
         for d in dists:
             if d["name"] in seen:
                 continue

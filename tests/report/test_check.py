@@ -180,8 +180,8 @@ def test_another_interpreter(cli, audited: Path, tmp_path: Path) -> None:
     assert [message for _, _, message in findings] == [
         f'environment changed: interpreter.executable: "{sys.executable}" -> "{other}/bin/python"',
         f'environment changed: interpreter.prefix: "{sys.prefix}" -> "{other}"',
-        f'environment changed: notes.0: "minihttp is not installed in {sys.executable}" -> '
-        f'"minihttp is not installed in {other}/bin/python"',
+        f'environment changed: notes.0: "minihttp is not installed in `{sys.executable}`" -> '
+        f'"minihttp is not installed in `{other}/bin/python`"',
     ]
 
 

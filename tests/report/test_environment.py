@@ -209,8 +209,8 @@ def test_an_absent_package_and_a_slow_import(tmp_path: Path) -> None:
         ("slowpkg", None, "the environment probe (package slowpkg) took more than 2 s"),
     ]
     assert env["notes"] == [
-        f"nosuchpkg is not installed in {sys.executable}",
-        f"slowpkg is not installed in {sys.executable}",
+        f"nosuchpkg is not installed in `{sys.executable}`",
+        f"slowpkg is not installed in `{sys.executable}`",
     ]
 
 
