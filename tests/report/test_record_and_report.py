@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -111,7 +112,13 @@ def test_the_record_lists_decisions_validation_and_untested_scope(cli, agreed: P
         f"- `{sys.executable} -c 'raise SystemExit(2)'` failed (exit 2): what it tests is not validated",
     ]
     times = [line for line in text.splitlines() if "UTC" in line]
-    assert len(times) == 1 and times[0].startswith("Evidence taken between ")
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert len(times) == 1
+    assert re.fullmatch(
+        rf"Evidence taken (between {stamp} and )?{stamp} \(UTC\); this is the only line of the "
+        "record that depends on when the commands ran.",
+        times[0],
+    )
 
 
 def test_the_same_inputs_give_the_same_bytes(cli, agreed: Path) -> None:
