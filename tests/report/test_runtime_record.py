@@ -115,6 +115,8 @@ def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
         "| remove | runtime audit: remove: the new upstream tinyup.registry.BACKENDS already has "
         "the key 'npu'<br>activation: conditional | header: Remove at: tinyup schedules "
         "zero-budget requests itself. | suggested by patchkeeper decide from the runtime audit "
-        "verdict: remove |  |"
+        "verdict: remove | metaplug/patch/enhancement/backends.py::tinyup.registry.BACKENDS"
+        "\\['npu'\\] is decided remove, but it is still in the code "
+        "(metaplug/patch/enhancement/backends.py:10) |"
     ) in text
     assert "- runtime check not run: no live evidence that the runtime patches take effect" in text

@@ -228,6 +228,14 @@ def _decision_cells(row: Row) -> tuple[str, tuple[str, ...], str]:
     return d.decision, words, d.removal_condition
 
 
+def _flags(row: Row) -> tuple[str, ...]:
+    """Every finding on the row (a contradiction, a missing decision or condition)."""
+    from patchkeeper.reconcile import row_findings
+
+    prefix = f"{row.key}: "
+    return tuple(f.message.removeprefix(prefix) for f in row_findings(row))
+
+
 def _rows_table(rows: list[Row], runtime: bool) -> Table:
     out = []
     for number, row in enumerate(rows, 1):
@@ -246,7 +254,7 @@ def _rows_table(rows: list[Row], runtime: bool) -> Table:
             evidence,
             tuple(x for x in (condition, f"header: {header}" if header else "") if x) or NONE,
             words or NONE,
-            tuple(row.flags),
+            _flags(row),
         )
         out.append(cells)
     first = "entry" if runtime else "patch"
