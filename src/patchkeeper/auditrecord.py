@@ -317,17 +317,26 @@ def environment_packages(
 # --------------------------------------------------------------------------- runtime extras
 
 
+#: How many unpatched bindings of one target the record names (the evidence has them all).
+STALE_SHOWN = 5
+
+
 def stale_bindings(evidence: dict[str, StoredEvidence]) -> list[str]:
     """The seed's "``from ... import ...`` already bound the old object", from ``runtime
-    audit``: one sentence per binding."""
+    audit``: one sentence per patched target, naming the bindings nothing patches."""
     stored = evidence.get("runtime audit")
     result = stored.result if stored is not None and isinstance(stored.result, dict) else {}
+    by_target: dict[str, list[dict[str, Any]]] = {}
+    for binding in result.get("stale", []):
+        by_target.setdefault(str(binding["target"]), []).append(binding)
     out = []
-    for s in result.get("stale", []):
-        state = f"patched by {s['patched_by']}" if s.get("patched_by") else "NOT patched"
+    for target, bindings in by_target.items():
+        open_ = [b for b in bindings if not b.get("patched_by")]
+        where = ", ".join(f"`{b['file']}:{b['line']}`" for b in open_[:STALE_SHOWN])
+        more = f" and {len(open_) - STALE_SHOWN} more" if len(open_) > STALE_SHOWN else ""
         out.append(
-            f"`{s['file']}:{s['line']}` binds `{s['importer']}.{s['local']}` to "
-            f"`{s['target']}` at import: {state}"
+            f"`{target}`: bound at import by {len(bindings)} upstream module(s), "
+            f"{len(open_)} not patched" + (f" ({where}{more})" if open_ else "")
         )
     return out
 

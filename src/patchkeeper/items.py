@@ -58,6 +58,8 @@ NOT_APPLYING = frozenset({"conflict", "target gone", "blocked"})
 #: series seed's ``Retires-when``, DEP-3's ``Applied-Upstream``, the audit seed's ``Remove at``.
 CONDITION_FIELDS = ("Retires-when", "Applied-Upstream")
 REMOVE_AT = "Remove at"
+#: The removal plan of a plugin's ledger comment (vllm-ascend's ``Future Plan:``).
+FUTURE_PLAN = "Future Plan"
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,34 @@ def file_header_field(path: Path, name: str) -> str:
         else:
             value += " " + comment
     return value or ""
+
+
+def ledger_plans(path: Path) -> dict[str, str]:
+    """``file -> Future Plan`` from a plugin's ledger comment (vllm-ascend's
+    ``vllm_ascend/patch/__init__.py``: ``# ** 1. File: platform/patch_x.py**`` headings, each
+    with a ``Future Plan:`` paragraph); files are relative to the patch directory."""
+    from patchkeeper.runtime.headers import LEDGER_FILE
+
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return {}
+    plans: dict[str, str] = {}
+    section, collecting = "", False
+    for line in lines:
+        text = line.strip().lstrip("#").strip()
+        heading = LEDGER_FILE.match(line.strip())
+        if heading:
+            section, collecting = heading.group("file"), False
+        elif section and re.match(r"(?i)^future plan\s*[:：]", text):
+            collecting = True
+            rest = re.split(r"[:：]", text, maxsplit=1)[1].strip()
+            plans[section] = rest
+        elif collecting and text and not re.match(r"^[\w ()/,-]+[:：]$", text):
+            plans[section] = f"{plans[section]} {text}".strip()
+        else:
+            collecting = False
+    return plans
 
 
 # --------------------------------------------------------------------------- series
@@ -261,7 +291,11 @@ def _live_states(evidence: dict[str, StoredEvidence]) -> dict[tuple[str, str], s
 
 
 def _runtime_item(
-    record: dict[str, Any], command: str, root: Path, live: dict[tuple[str, str], str]
+    record: dict[str, Any],
+    command: str,
+    root: Path,
+    live: dict[tuple[str, str], str],
+    plans: dict[str, str],
 ) -> Item:
     entry = record["entry"]
     key = runtime_key(entry["file"], entry["target"], entry.get("key"))
@@ -277,6 +311,10 @@ def _runtime_item(
     state = live.get((entry["file"], entry["target"]), "")
     if state:
         lines.append(f"runtime check: {state}")
+    field, condition = REMOVE_AT, file_header_field(root / entry["file"], REMOVE_AT)
+    plan = next((p for f, p in plans.items() if entry["file"].endswith("/" + f)), "")
+    if not condition and plan:
+        field, condition = FUTURE_PLAN, plan
     return Item(
         kind=RUNTIME,
         key=key,
@@ -285,8 +323,8 @@ def _runtime_item(
         source=command if verdict else "",
         evidence=tuple(lines),
         suggested=RUNTIME_SUGGESTIONS.get(verdict, ""),
-        condition_field=REMOVE_AT,
-        condition=file_header_field(root / entry["file"], REMOVE_AT),
+        condition_field=field,
+        condition=condition,
         target_gone=new.get("status") in ("moved", "removed"),
         live=state.split(":", 1)[0],
         extra={"entry": entry},
@@ -301,11 +339,13 @@ def runtime_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[I
         return []
     root = Path(inventory.get("plugin_root", config.root))
     live = _live_states(evidence)
+    directory = inventory.get("patch_directory") or ""
+    plans = ledger_plans(root / directory / "__init__.py") if directory else {}
     keys = current_runtime_keys(config, inventory) if inventory.get("plugin_root") else None
     items: list[Item] = []
     seen: dict[str, int] = {}
     for record in records:
-        item = _runtime_item(record, command, root, live)
+        item = _runtime_item(record, command, root, live, plans)
         count = seen[item.key] = seen.get(item.key, 0) + 1
         present = item.key in keys if keys is not None else _still_in_file(root, record["entry"])
         key = item.key if count == 1 else f"{item.key} #{count}"

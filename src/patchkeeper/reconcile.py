@@ -53,7 +53,7 @@ FINDING_KINDS = (
 )
 #: A removal condition that waits for upstream: ``upstreamed``, ``upstream PR``,
 #: ``the pin that carries #50021``, ``vllm #59888``.
-UPSTREAM_CONDITION = re.compile(r"(?i)upstream|#\d+|pin that carries|\bmerged\b")
+UPSTREAM_CONDITION = re.compile(r"(?i)upstream|#\d+|pin that carries|\bmerge[sd]?\b")
 #: ``rides with spec-decode-attn``: retires with another patch.
 RIDES_WITH = re.compile(r"(?i)^rides with (?P<name>[\w./+-]+)")
 #: DEP-3 ``Applied-Upstream: 1.26.18, https://...``: the first upstream version with it.

@@ -107,8 +107,8 @@ def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
     text = (plugin / "AUDIT.md").read_text()
     assert "### Runtime entries (8)" in text
     assert (
-        "- `tinyup/engine.py:1` binds `tinyup.engine.sample` to `tinyup.sampler.sample` at "
-        "import: NOT patched"
+        "- `tinyup.sampler.sample`: bound at import by 1 upstream module(s), 1 not patched "
+        "(`tinyup/engine.py:1`)"
     ) in text
     assert (
         "| 6 | `tinyup.registry.BACKENDS['npu']`<br>`metaplug/patch/enhancement/backends.py:10` "
