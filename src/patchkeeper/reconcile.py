@@ -175,14 +175,14 @@ def row_findings(row: Row) -> list[Finding]:
     what = "patch" if row.kind == SERIES else "entry"
     out = []
     if item is not None and item.present and not decided:
-        out.append(Finding(NO_DECISION, row.key, f"the {what} {row.key} has no decision"))
+        out.append(Finding(NO_DECISION, row.key, f"the {what} `{row.key}` has no decision"))
     if item is not None and item.present and decided in DROPS:
-        place = "the series" if row.kind == SERIES else f"the code ({item.where})"
+        place = "the series" if row.kind == SERIES else f"the code (`{item.where}`)"
         out.append(
             Finding(
                 DROPPED_BUT_PRESENT,
                 row.key,
-                f"{row.key} is decided {decided}, but it is still in {place}",
+                f"`{row.key}` is decided {decided}, but it is still in {place}",
             )
         )
     if item is not None and not item.present and decided in KEEPS_CHANGE:
@@ -190,7 +190,7 @@ def row_findings(row: Row) -> list[Finding]:
             Finding(
                 KEPT_BUT_GONE,
                 row.key,
-                f"{row.key} is decided {decided}, but it is no longer in the code",
+                f"`{row.key}` is decided {decided}, but it is no longer in the code",
             )
         )
     if decided in KEEPS and row.decision is not None and not row.decision.removal_condition.strip():
@@ -198,19 +198,19 @@ def row_findings(row: Row) -> list[Finding]:
             Finding(
                 KEPT_WITHOUT_CONDITION,
                 row.key,
-                f"{row.key} is decided {decided} without a removal condition",
+                f"`{row.key}` is decided {decided} without a removal condition",
             )
         )
     for flag in row.flags:
         kind = CONDITION_MET if " is met: " in flag else CONTRADICTION
-        out.append(Finding(kind, row.key, f"{row.key}: {flag}"))
+        out.append(Finding(kind, row.key, f"`{row.key}`: {flag}"))
     if item is None and decided and decided not in DROPS:
         place = "the series" if row.kind == SERIES else "the runtime inventory"
         out.append(
             Finding(
                 UNKNOWN_KEY,
                 row.key,
-                f"{row.key} is decided {decided}, but it is not in {place}",
+                f"`{row.key}` is decided {decided}, but it is not in {place}",
             )
         )
     return out
@@ -228,7 +228,7 @@ def record_findings(rows: list[Row], evidence_commands: set[str]) -> list[Findin
                     Finding(
                         STALE_EVIDENCE,
                         row.key,
-                        f"{row.key} is not in the {'/'.join(sorted(series_evidence))} "
+                        f"`{row.key}` is not in the {'/'.join(sorted(series_evidence))} "
                         "evidence: run it again",
                     )
                 )

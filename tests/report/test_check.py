@@ -48,7 +48,7 @@ def test_a_patch_without_a_decision(cli, audited: Path) -> None:
             (
                 "no-decision",
                 "client-describe-version.patch",
-                "the patch client-describe-version.patch has no decision",
+                "the patch `client-describe-version.patch` has no decision",
             )
         ],
     )
@@ -61,7 +61,7 @@ def test_an_empty_decision_counts_as_none(cli, audited: Path) -> None:
         (
             "no-decision",
             "headers-merge-order.patch",
-            "the patch headers-merge-order.patch has no decision",
+            "the patch `headers-merge-order.patch` has no decision",
         )
     ]
 
@@ -74,7 +74,7 @@ def test_a_retired_patch_still_in_the_series(cli, audited: Path) -> None:
             (
                 "dropped-but-present",
                 "retry-backoff-cap.patch",
-                "retry-backoff-cap.patch is decided retire, but it is still in the series",
+                "`retry-backoff-cap.patch` is decided retire, but it is still in the series",
             )
         ],
     )
@@ -89,7 +89,7 @@ def test_a_kept_patch_without_a_removal_condition(cli, audited: Path) -> None:
             (
                 "kept-without-condition",
                 "client-describe-version.patch",
-                "client-describe-version.patch is decided carry without a removal condition",
+                "`client-describe-version.patch` is decided carry without a removal condition",
             )
         ],
     )
@@ -104,12 +104,12 @@ def test_a_carried_upstreamed_patch_whose_retires_when_is_met(cli, audited: Path
             (
                 "contradiction",
                 "retry-backoff-cap.patch",
-                "retry-backoff-cap.patch: carry of an upstreamed patch (audit: upstreamed)",
+                "`retry-backoff-cap.patch`: carry of an upstreamed patch (audit: upstreamed)",
             ),
             (
                 "condition-met",
                 "retry-backoff-cap.patch",
-                "retry-backoff-cap.patch: Retires-when 'the pin that carries #12' is met: "
+                "`retry-backoff-cap.patch`: Retires-when 'the pin that carries #12' is met: "
                 "audit finds the change upstream; decided carry",
             ),
         ],
@@ -126,7 +126,7 @@ def test_a_patch_that_rides_with_a_removed_one(cli, audited: Path) -> None:
             (
                 "condition-met",
                 "metrics-same-host.patch",
-                "metrics-same-host.patch: Retires-when 'rides with metrics-redirects' is met: "
+                "`metrics-same-host.patch`: Retires-when 'rides with metrics-redirects' is met: "
                 "metrics-redirects.patch is decided remove; decided carry",
             )
         ],
@@ -145,7 +145,7 @@ def test_a_retired_patch_the_evidence_does_not_find_upstream(cli, audited: Path)
         (
             "unknown-key",
             "metrics-same-host.patch",
-            "metrics-same-host.patch is decided carry, but it is not in the series",
+            "`metrics-same-host.patch` is decided carry, but it is not in the series",
         )
     ]
 

@@ -73,12 +73,12 @@ def test_runtime_findings(cli, plugin: Path) -> None:
     assert findings == [
         (
             "dropped-but-present",
-            f"{PREFIX}{KEYS[5]} is decided remove, but it is still in the code "
-            f"({PREFIX}enhancement/backends.py:10)",
+            f"`{PREFIX}{KEYS[5]}` is decided remove, but it is still in the code "
+            f"(`{PREFIX}enhancement/backends.py:10`)",
         ),
         (
             "contradiction",
-            f"{PREFIX}{KEYS[6]}: retain whose target is gone (runtime audit: investigate)",
+            f"`{PREFIX}{KEYS[6]}`: retain whose target is gone (runtime audit: investigate)",
         ),
     ]
 
@@ -115,8 +115,7 @@ def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
         "| remove | runtime audit: remove: the new upstream tinyup.registry.BACKENDS already has "
         "the key 'npu'<br>activation: conditional | header: Remove at: tinyup schedules "
         "zero-budget requests itself. | suggested by patchkeeper decide from the runtime audit "
-        "verdict: remove | metaplug/patch/enhancement/backends.py::tinyup.registry.BACKENDS"
-        "\\['npu'\\] is decided remove, but it is still in the code "
-        "(metaplug/patch/enhancement/backends.py:10) |"
+        "verdict: remove | it is decided remove, but it is still in the code "
+        "(`metaplug/patch/enhancement/backends.py:10`) |"
     ) in text
     assert "- runtime check not run: no live evidence that the runtime patches take effect" in text

@@ -45,12 +45,13 @@ class Preformatted:
 
 @dataclass(frozen=True)
 class Table:
-    """A table; a non-empty cell in ``flag_column`` is marked (red in HTML)."""
+    """A table; a non-empty cell in ``flag_column`` is marked (red in HTML); ``widths``
+    (CSS lengths, one per column) fix the HTML column widths of a wide table."""
 
     headers: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     flag_column: int | None = None
-    classes: tuple[str, ...] = field(default=())
+    widths: tuple[str, ...] = field(default=())
 
 
 Block = Heading | Paragraph | Bullets | Preformatted | Table
@@ -120,8 +121,10 @@ h2 { font-size: 19px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; mar
 h3 { font-size: 16px; margin-top: 20px; }
 table { border-collapse: collapse; margin: 8px 0 16px 0; width: 100%; table-layout: auto; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top;
-  overflow-wrap: break-word; }
+  overflow-wrap: anywhere; }
 th { background: #f6f8fa; font-weight: 600; white-space: nowrap; }
+table.fixed { table-layout: fixed; }
+table.fixed th { white-space: normal; }
 tr:nth-child(even) td { background: #fbfcfd; }
 td.flag { background: #ffebe9 !important; color: #82071e; font-weight: 600; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px;
@@ -129,6 +132,7 @@ code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 1
 pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 8px; font-size: 12.5px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 ul { padding-left: 22px; }
+p, li { overflow-wrap: anywhere; }
 """
 
 
@@ -176,7 +180,15 @@ def _html_table(block: Table) -> str:
             cells.append(f"<td{attribute}>{_html_cell(cell)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     body = "\n".join(rows)
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
+    columns = ""
+    opening = "<table>"
+    if block.widths:
+        columns = "<colgroup>" + "".join(f'<col style="width: {w}">' for w in block.widths)
+        columns += "</colgroup>\n"
+        opening = '<table class="fixed">'
+    return (
+        f"{opening}\n{columns}<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
+    )
 
 
 def to_html(blocks: list[Block], title: str) -> str:

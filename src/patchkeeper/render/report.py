@@ -232,8 +232,12 @@ def _flags(row: Row) -> tuple[str, ...]:
     """Every finding on the row (a contradiction, a missing decision or condition)."""
     from patchkeeper.reconcile import row_findings
 
-    prefix = f"{row.key}: "
-    return tuple(f.message.removeprefix(prefix) for f in row_findings(row))
+    key = f"`{row.key}`"
+    return tuple(
+        f.message.removeprefix(f"{key}: ").replace(f"the {w} {key}", "it").replace(key, "it")
+        for f in row_findings(row)
+        for w in ("patch" if row.kind == "series" else "entry",)
+    )
 
 
 def _rows_table(rows: list[Row], runtime: bool) -> Table:
@@ -259,7 +263,8 @@ def _rows_table(rows: list[Row], runtime: bool) -> Table:
         out.append(cells)
     first = "entry" if runtime else "patch"
     headers = ("#", first, "decision", "evidence", "removal condition", "reason", "flag")
-    return Table(headers, tuple(out), flag_column=6)
+    widths = ("3%", "21%", "7%", "29%", "16%", "12%", "12%")
+    return Table(headers, tuple(out), flag_column=6, widths=widths)
 
 
 def decision_blocks(record: Record) -> list[Block]:
