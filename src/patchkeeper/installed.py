@@ -163,10 +163,10 @@ def read_record(dist: InstalledDistribution) -> list[RecordEntry]:
     return entries
 
 
-def render_record(entries: list[RecordEntry]) -> bytes:
-    """Write ``RECORD`` rows back (hashes in ``RECORD``'s base64 spelling)."""
+def render_record(entries: list[RecordEntry], line_end: str = "\n") -> bytes:
+    """Write ``RECORD`` rows (hashes in ``RECORD``'s base64 spelling), each ending ``line_end``."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator=line_end)
     for entry in entries:
         digest = ""
         if entry.sha256 is not None:
@@ -174,6 +174,45 @@ def render_record(entries: list[RecordEntry]) -> bytes:
             digest = "sha256=" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
         writer.writerow([entry.path, digest, "" if entry.size is None else str(entry.size)])
     return out.getvalue().encode("utf-8")
+
+
+def read_record_bytes(dist: InstalledDistribution) -> bytes:
+    """``RECORD`` as it is on disk.
+
+    Raises:
+        TargetError: it cannot be read.
+    """
+    try:
+        return dist.record_path.read_bytes()
+    except OSError as exc:
+        raise TargetError(f"cannot read RECORD: {exc.strerror}", path=dist.record_path) from None
+
+
+def _row_path(line: bytes) -> str | None:
+    text = line.decode("utf-8", "surrogateescape").rstrip("\r\n")
+    if not text:
+        return None
+    return next(csv.reader([text]))[0]
+
+
+def add_record_rows(data: bytes, entries: list[RecordEntry]) -> bytes:
+    """``RECORD``'s bytes ``data`` with ``entries`` appended, every existing byte kept.
+
+    New rows end as the file's first row does: pip writes ``RECORD`` with csv's default
+    ``\r\n``, other installers with ``\n``; so that ``unapply`` gives the file back byte
+    for byte (with :func:`without_record_rows`).
+    """
+    first = data.find(b"\n")
+    line_end = "\r\n" if first > 0 and data[first - 1 : first] == b"\r" else "\n"
+    if data and not data.endswith(b"\n"):
+        data += line_end.encode("ascii")
+    return data + render_record(entries, line_end)
+
+
+def without_record_rows(data: bytes, paths: set[str]) -> bytes:
+    """``RECORD``'s bytes ``data`` without the rows whose path is in ``paths``; every other
+    byte kept."""
+    return b"".join(line for line in data.splitlines(keepends=True) if _row_path(line) not in paths)
 
 
 @dataclass(frozen=True)

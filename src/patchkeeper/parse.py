@@ -175,7 +175,9 @@ def _unquote(name: str) -> str:
 def strip_path(name: str, strip: int, *, path: Path, line: int) -> str | None:
     """Strip ``strip`` leading components from a diff file name (``patch -pN``).
 
-    Returns ``None`` for ``/dev/null``.
+    Returns ``None`` for ``/dev/null``. As GNU patch's ``fetchname`` does, each run of
+    slashes counts once, the leading slash of an absolute name included: ``-p1`` turns
+    ``/etc/x`` into ``etc/x``, while ``-p0`` keeps it absolute, for the caller to refuse.
 
     Raises:
         PatchFormatError: the name has too few components for the strip level, or is empty.
@@ -184,19 +186,24 @@ def strip_path(name: str, strip: int, *, path: Path, line: int) -> str | None:
     'src/x.py'
     >>> strip_path("/dev/null", 1, path=Path("p"), line=1) is None
     True
+    >>> [strip_path(n, s, path=Path("p"), line=1) for n, s in [("/t/x", 1), ("b//x", 1), ("/x", 0)]]
+    ['t/x', 'x', '/x']
     """
     name = _unquote(name.rstrip("\r").strip())
     if name == C.DEV_NULL:
         return None
     parts = [part for part in name.split("/") if part]
-    if len(parts) <= strip:
+    leading = 1 if name.startswith("/") else 0  # the leading slash is one strip level
+    if leading and strip == 0:
+        return "/" + "/".join(parts)
+    if len(parts) <= strip - leading:
         raise PatchFormatError(
             f"file name {name!r} has fewer than {strip + 1} path components for -p{strip}",
             path=path,
             line=line,
             hint="check the strip level ('strip' in the configuration, or -pN in the series)",
         )
-    return "/".join(parts[strip:])
+    return "/".join(parts[strip - leading :])
 
 
 class _LineFeed:

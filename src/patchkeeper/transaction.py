@@ -167,15 +167,82 @@ def _remove_journal(journal: Path) -> None:
             pass
 
 
-def commit(changes: list[Change], journal: Path, prune_root: Path | None = None) -> None:
-    """Apply ``changes`` atomically, journaled in ``journal`` (which must not exist).
+def _inside(path: Path, root: Path) -> bool:
+    """True when ``path``, symlinks resolved, is ``root`` or below it."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return False
 
-    Directories left empty by a deleted file are removed up to ``prune_root``.
+
+def check_journal(journal: Path, root: Path) -> None:
+    """Refuse a journal that would make patchkeeper write outside ``root``.
+
+    The journal must lie inside the target (not behind a symlink), and a manifest found there
+    may only name paths inside it and backups inside the journal: a tree that ships a crafted
+    ``.patchkeeper/journal`` must not turn a roll-back into a write anywhere (DESIGN.md,
+    "never write outside the target").
 
     Raises:
-        TargetError: the target is read-only (checked before anything is written), or a
-            write fails (everything already written is rolled back first).
+        TargetError: naming the journal or the offending path; nothing was written.
     """
+    if not _inside(journal, root):
+        raise TargetError(
+            "patchkeeper's journal directory leads outside the target (through a symlink)",
+            path=journal,
+            hint=f"remove {journal.parent} if it is a symlink; nothing was written",
+        )
+    manifest_path = journal / MANIFEST
+    if not manifest_path.is_file():
+        return
+    hint = (
+        f"this journal was not written by patchkeeper for this target: inspect and remove {journal}"
+    )
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        paths = [str(e["path"]) for e in manifest["entries"]]
+        paths += [str(d) for d in manifest["created_dirs"]]
+        backups = [str(e["backup"]) for e in manifest["entries"] if e["existed"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TargetError(
+            f"the journal of an interrupted run cannot be read ({exc})",
+            path=manifest_path,
+            hint=hint,
+        ) from None
+    for path in paths:
+        if not os.path.isabs(path) or not _inside(Path(path), root):
+            raise TargetError(
+                f"the journal lists {path}, outside the target; nothing was rolled back",
+                path=manifest_path,
+                hint=hint,
+            )
+    for backup in backups:
+        if not backup or "/" in backup or backup in (".", ".."):
+            raise TargetError(
+                f"the journal names the backup {backup!r}, outside the journal",
+                path=manifest_path,
+                hint=hint,
+            )
+
+
+def commit(
+    changes: list[Change],
+    journal: Path,
+    prune_root: Path | None = None,
+    root: Path | None = None,
+) -> None:
+    """Apply ``changes`` atomically, journaled in ``journal`` (which must not exist).
+
+    Directories left empty by a deleted file are removed up to ``prune_root``. With ``root``
+    (the target), the journal must lie inside it (see :func:`check_journal`).
+
+    Raises:
+        TargetError: the target is read-only or the journal would be outside it (checked
+            before anything is written), or a write fails (everything already written is
+            rolled back first).
+    """
+    if root is not None:
+        check_journal(journal, root)
     _check_writable(changes)
     faults = _Faults()
     journal.mkdir(parents=True, exist_ok=False)
@@ -255,14 +322,19 @@ def rollback(journal: Path) -> tuple[Path, ...]:
     return tuple(restored)
 
 
-def recover(journal: Path) -> Recovery | None:
+def recover(journal: Path, root: Path | None = None) -> Recovery | None:
     """Roll back an interrupted transaction, if ``journal`` exists; else return ``None``.
 
+    With ``root`` (the target), the journal is checked first (:func:`check_journal`).
+
     Raises:
-        TargetError: the journal exists but the target cannot be written.
+        TargetError: the journal exists but the target cannot be written, or it would make
+            the roll-back write outside ``root``.
     """
     if not journal.exists():
         return None
+    if root is not None:
+        check_journal(journal, root)
     try:
         restored = rollback(journal)
     except OSError as exc:

@@ -18,7 +18,14 @@ from patchkeeper.config import Config
 from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.errors import TargetError
 from patchkeeper.evidence import FileFailure, failure_evidence
-from patchkeeper.installed import AppliedRecord, RecordEntry, read_record, render_record
+from patchkeeper.installed import (
+    AppliedRecord,
+    RecordEntry,
+    add_record_rows,
+    read_record,
+    read_record_bytes,
+    without_record_rows,
+)
 from patchkeeper.model import Patch
 from patchkeeper.parse import sha256_hex
 from patchkeeper.transaction import Change, Recovery, commit, invalidate_bytecode, locked, recover
@@ -97,8 +104,8 @@ def _record_changes(
     """RECORD and patchkeeper.json updates for an apply on an installed distribution."""
     dist = tree.dist
     assert dist is not None
-    entries = read_record(dist)
-    known = {entry.path for entry in entries}
+    known = {entry.path for entry in read_record(dist)}
+    added: list[RecordEntry] = []
     files: dict[str, tuple[str | None, str | None]] = {}
     created: list[str] = []
     for path, state in changes.items():
@@ -110,7 +117,7 @@ def _record_changes(
         )
         if before is None and state is not None and key not in known:
             created.append(key)
-            entries.append(RecordEntry(key, sha256_hex(state.data), len(state.data)))
+            added.append(RecordEntry(key, sha256_hex(state.data), len(state.data)))
     record = AppliedRecord(
         series=tuple((p.name, sha256_hex(p.raw)) for p in patches),
         files=files,
@@ -119,11 +126,11 @@ def _record_changes(
     )
     data = record.to_bytes()
     record_key = dist.record_key(dist.applied_record_path)
-    entries = [e for e in entries if e.path != record_key]
-    entries.append(RecordEntry(record_key, sha256_hex(data), len(data)))
+    added.append(RecordEntry(record_key, sha256_hex(data), len(data)))
+    rows = without_record_rows(read_record_bytes(dist), {record_key})
     return [
         Change(dist.applied_record_path, data),
-        Change(dist.record_path, render_record(entries)),
+        Change(dist.record_path, add_record_rows(rows, added)),
     ]
 
 
@@ -135,10 +142,9 @@ def _unrecord_changes(tree: Tree) -> list[Change]:
     if applied is None:
         return []
     drop = set(applied.created) | {dist.record_key(dist.applied_record_path)}
-    entries = [e for e in read_record(dist) if e.path not in drop]
     return [
         Change(dist.applied_record_path, None),
-        Change(dist.record_path, render_record(entries)),
+        Change(dist.record_path, without_record_rows(read_record_bytes(dist), drop)),
     ]
 
 
@@ -181,7 +187,7 @@ def _remove_overlays(
 
 
 def _write(tree: Tree, file_changes: list[Change], extra: list[Change]) -> None:
-    commit(file_changes + extra, tree.journal_dir, prune_root=tree.base)
+    commit(file_changes + extra, tree.journal_dir, prune_root=tree.base, root=tree.root)
     invalidate_bytecode([change.path for change in file_changes])
 
 
@@ -248,7 +254,7 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
     with locked(tree.state_dir, config.lock_timeout, tree.label):
-        recovery = recover(tree.journal_dir)
+        recovery = recover(tree.journal_dir, tree.root)
         ws = Workspace(tree.reader())
         pristine = record_pristine(tree)[0] if tree.kind == INSTALLED else None
         overlays = overlay_files(config, tree)
@@ -321,9 +327,13 @@ def run_unapply(
     names = tuple(p.name for p in patches)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
-    reference = pristine_for(config, tree, pristine)
+    # RECORD is read under the lock, after any roll-back (see verify.run).
+    from_record = tree.kind == INSTALLED and pristine is None
+    reference = None if from_record else pristine_for(config, tree, pristine)
     with locked(tree.state_dir, config.lock_timeout, tree.label):
-        recovery = recover(tree.journal_dir)
+        recovery = recover(tree.journal_dir, tree.root)
+        if from_record:
+            reference = record_pristine(tree)[0]
         ws = Workspace(tree.reader())
         state = series_state(ws, patches, reference)
         if state.none_applied and not state.drifted:

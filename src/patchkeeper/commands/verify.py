@@ -20,7 +20,7 @@ from patchkeeper.errors import ConfigError
 from patchkeeper.installed import AppliedRecord
 from patchkeeper.parse import sha256_hex
 from patchkeeper.transaction import Recovery, locked, recover
-from patchkeeper.trees import INSTALLED, pristine_for, target_tree
+from patchkeeper.trees import INSTALLED, pristine_for, record_pristine, target_tree
 
 
 @dataclass(frozen=True)
@@ -119,14 +119,19 @@ def run(
     _, patches = load_series(config)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
-    reference = pristine_for(config, tree, pristine)
-    if reference is None and not detailed:
+    # An installed tree's RECORD is read under the lock, after any roll-back: a killed run
+    # may have left RECORD and patchkeeper.json half-changed.
+    from_record = tree.kind == INSTALLED and pristine is None
+    reference = None if from_record else pristine_for(config, tree, pristine)
+    if reference is None and not from_record and not detailed:
         raise ConfigError(
             "verify needs a pristine reference for a directory target",
             hint="pass --pristine DIR|REQUIREMENT, or configure upstream and pin",
         )
     with locked(tree.state_dir, config.lock_timeout, tree.label):
-        recovery = recover(tree.journal_dir)
+        recovery = recover(tree.journal_dir, tree.root)
+        if from_record:
+            reference = record_pristine(tree)[0]
         ws = Workspace(tree.reader())
         overlays = check_overlays(ws, overlay_files(config, tree))
         state = series_state(ws, patches, reference)

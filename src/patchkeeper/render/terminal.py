@@ -101,7 +101,10 @@ def apply_text(result: ApplyResult) -> str:
         lines.extend(failure_lines(result.failures))
     else:
         lines.append(f"{result.action}: the series is {result.outcome} on {result.target}")
-        if result.state is not None and result.outcome != "already applied":
+        if result.state is not None and result.outcome not in (
+            "already applied",
+            "already pristine",
+        ):
             lines.extend(state_lines(result.state, detailed=True))
     for offset in result.offsets:
         lines.append(
