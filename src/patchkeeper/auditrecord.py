@@ -190,6 +190,11 @@ def untested_scope(
 ) -> list[str]:
     """What the record does not cover, listed explicitly, one sentence each."""
     out = []
+    if not settings.evidence:
+        out.append(
+            "the evidence store is off (`evidence = false` in [tool.patchkeeper.report]): "
+            "patchkeeper's own commands were not recorded"
+        )
     has_series = any(i.kind == "series" for i in items)
     has_runtime = any(i.kind == "runtime" for i in items)
     if has_series and not ({"audit", "port"} & set(evidence)):

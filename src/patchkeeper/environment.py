@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -314,7 +315,10 @@ def _sdist_metadata(directory: Path) -> dict[str, str]:
 
 
 def _pyproject_metadata(directory: Path) -> dict[str, str]:
-    from patchkeeper.config import tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
 
     try:
         with (directory / "pyproject.toml").open("rb") as handle:

@@ -10,7 +10,8 @@ patchkeeper's version and its exit code. A later run of the same command replace
 
 One line of each file holds a time, ``"recorded": "2026-11-30T09:52:42Z"`` (UTC, seconds):
 the record says when the evidence was taken; nothing else in the store depends on the clock.
-Commit the directory with the record: ``report --check`` in CI reads it.
+Commit the directory with the record: ``report --check`` in CI reads it. Saving is switched
+on per downstream with ``evidence = true`` in ``[tool.patchkeeper.report]`` (:func:`enabled`).
 
 A sample ``audit.json``::
 
@@ -105,6 +106,12 @@ class StoredEvidence:
                 if arg.startswith(name + "="):
                     return arg[len(name) + 1 :]
         return None
+
+
+def enabled(config: Config) -> bool:
+    """Whether the downstream keeps evidence: ``evidence = true`` in
+    ``[tool.patchkeeper.report]`` (off by default, so a read-only command writes nothing)."""
+    return bool((config.sections.get("report") or {}).get("evidence", False))
 
 
 def evidence_dir(config: Config) -> Path:

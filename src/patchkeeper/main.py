@@ -41,7 +41,8 @@ def emit(
     """Print ``result`` (JSON or text), write Markdown if asked, and exit with its code.
 
     ``record_as``: save the result as evidence of that command (``"audit"``, ``"runtime
-    audit"``) in the downstream's evidence store, for the audit record (issue 6).
+    audit"``) in the downstream's evidence store, for the audit record (issue 6), when the
+    downstream keeps one (``[tool.patchkeeper.report] evidence = true``).
     """
     from patchkeeper import render
 
@@ -56,7 +57,9 @@ def emit(
 
         settings = click.get_current_context().find_object(Settings)
         assert settings is not None
-        evidence_store.save(settings.config(), record_as, result, ARGV)
+        config = settings.config()
+        if evidence_store.enabled(config):
+            evidence_store.save(config, record_as, result, ARGV)
     sys.exit(getattr(result, "exit_code", 0))
 
 

@@ -3,6 +3,8 @@
 A sample (every key optional)::
 
     [tool.patchkeeper.report]
+    evidence = true                 # audit, port, verify and the runtime commands save their
+                                    # results in .patchkeeper/evidence/ (default: false)
     decisions-file = "patchkeeper-decisions.toml"
     audit-file = "AUDIT.md"
     html-file = "AUDIT.html"        # written by ``report --html``
@@ -13,7 +15,8 @@ A sample (every key optional)::
     output-tail = 30                # lines of output ``record`` keeps
     untested = ["no multi-node run"]  # scope you know is untested, listed in the record
 
-Paths are relative to the downstream root.
+Paths are relative to the downstream root. Saving evidence is opt-in: a command that only
+reads (``verify`` of a read-only tree) writes nothing into a downstream that keeps no record.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ SECTION = "report"
 register_section(
     SECTION,
     {
+        "evidence": (bool, False),
         "decisions-file": (str, "patchkeeper-decisions.toml"),
         "audit-file": (str, "AUDIT.md"),
         "html-file": (str, "AUDIT.html"),
@@ -44,6 +48,7 @@ register_section(
 class ReportSettings:
     """The resolved section: absolute paths, the interpreter (``None``: patchkeeper's own)."""
 
+    evidence: bool
     decisions_file: Path
     audit_file: Path
     html_file: Path
@@ -75,6 +80,7 @@ def report_settings(config: Config) -> ReportSettings:
 
     python = table.get("python") or ""
     return ReportSettings(
+        evidence=bool(table.get("evidence", False)),
         decisions_file=path("decisions-file", "patchkeeper-decisions.toml"),
         audit_file=path("audit-file", "AUDIT.md"),
         html_file=path("html-file", "AUDIT.html"),

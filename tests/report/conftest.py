@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from recordhelpers import enable_evidence
 
 from helpers import Example
 
@@ -19,7 +20,9 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def audited(cli, example: Example, private_cache: Path) -> Path:
-    """The example downstream after ``audit --to ../upstream/minihttp-1.1`` (exit 1)."""
+    """The example downstream keeping evidence, after ``audit --to ../upstream/minihttp-1.1``
+    (exit 1)."""
+    enable_evidence(example.downstream / "patchkeeper.toml")
     run = cli("audit", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
     assert run.code == 1
     return example.downstream

@@ -6,6 +6,12 @@ import json
 from pathlib import Path
 
 
+def enable_evidence(config: Path) -> None:
+    """Switch the evidence store on in a ``patchkeeper.toml`` or ``pyproject.toml``."""
+    table = "[tool.patchkeeper.report]" if config.name == "pyproject.toml" else "[report]"
+    config.write_text(config.read_text() + f"\n{table}\nevidence = true\n")
+
+
 def write_decisions(root: Path, tables: dict[str, tuple[str, str]], kind: str = "series") -> Path:
     """Write ``patchkeeper-decisions.toml``: ``{key: (decision, removal condition)}``."""
     lines = []

@@ -13,7 +13,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from recordhelpers import AGREEING, drop_from_series, write_decisions
+from recordhelpers import AGREEING, drop_from_series, enable_evidence, write_decisions
 
 pytestmark = pytest.mark.network
 
@@ -121,6 +121,7 @@ def test_a_runtime_record_with_long_keys_fits_the_window(cli, tmp_path: Path, mo
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     shutil.copytree(Path(__file__).resolve().parents[1] / "runtime" / "fixtures", tmp_path / "w")
     plugin = tmp_path / "w" / "plugin"
+    enable_evidence(plugin / "pyproject.toml")
     cli("runtime", "audit", "--from", "../upstream-1.0", "--to", "../upstream-2.0", cwd=plugin)
     cli("decide", cwd=plugin)
     assert cli("report", "--html", cwd=plugin).code == 1

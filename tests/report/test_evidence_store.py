@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from recordhelpers import enable_evidence
 
 from patchkeeper import evidence_store
 from patchkeeper.config import load_config
@@ -49,6 +50,7 @@ def test_the_only_time_is_the_recorded_line_and_source_date_epoch_fixes_it(
 
 
 def test_verify_saves_its_evidence(cli, example) -> None:
+    enable_evidence(example.downstream / "patchkeeper.toml")
     target = example.target()
     assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
     run = cli(
@@ -62,8 +64,22 @@ def test_verify_saves_its_evidence(cli, example) -> None:
 
 
 def test_status_is_not_evidence(cli, example) -> None:
+    enable_evidence(example.downstream / "patchkeeper.toml")
     cli("status", "--target", str(example.old), cwd=example.downstream)
     assert not (example.downstream / ".patchkeeper").exists()
+
+
+def test_without_evidence_enabled_nothing_is_written(cli, example) -> None:
+    assert cli("audit", "--to", "../upstream/minihttp-1.1", cwd=example.downstream).code == 1
+    old = str(example.old)
+    assert cli("verify", "--target", old, "--pristine", old, cwd=example.downstream).code == 1
+    assert not (example.downstream / ".patchkeeper").exists()
+    cli("report", cwd=example.downstream)
+    text = (example.downstream / "AUDIT.md").read_text()
+    assert (
+        "- the evidence store is off (`evidence = false` in \\[tool.patchkeeper.report\\]): "
+        "patchkeeper's own commands were not recorded"
+    ) in text
 
 
 def test_a_corrupt_evidence_file_is_an_input_error(cli, audited: Path) -> None:

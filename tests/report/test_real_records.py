@@ -81,7 +81,9 @@ def test_urllib3_series_record_with_the_installed_wheel(cli, tmp_path: Path) -> 
     patches, version = debian_series("python-urllib3")
     root = tmp_path / "python-urllib3"
     shutil.copytree(patches, root / "patches")
-    (root / "patchkeeper.toml").write_text(f'upstream = "urllib3"\npin = "{version}"\n')
+    (root / "patchkeeper.toml").write_text(
+        f'upstream = "urllib3"\npin = "{version}"\n\n[report]\nevidence = true\n'
+    )
     python = make_venv(tmp_path / "env", "urllib3==1.26.20")
     site = next((tmp_path / "env" / "lib").glob("python3.*")) / "site-packages"
 
@@ -182,6 +184,7 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
     root.mkdir()
     (root / "patchkeeper.toml").write_text(
         f'upstream = "vllm"\n\n[runtime]\npackage = "vllm_ascend"\nroot = "{plugin.root}"\n'
+        "\n[report]\nevidence = true\n"
     )
     python = make_venv(tmp_path / "env")
 

@@ -147,7 +147,7 @@ def test_report_paths_come_from_the_report_section(cli, audited: Path) -> None:
     config = audited / "patchkeeper.toml"
     config.write_text(
         config.read_text()
-        + '\n[report]\naudit-file = "docs/RECORD.md"\ndecisions-file = "docs/decisions.toml"\n'
+        + 'audit-file = "docs/RECORD.md"\ndecisions-file = "docs/decisions.toml"\n'
         + 'untested = ["no multi-node run"]\n'
     )
     assert cli("decide", cwd=audited).code == 0

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from recordhelpers import write_decisions
+from recordhelpers import enable_evidence, write_decisions
 
 FIXTURES = Path(__file__).resolve().parents[1] / "runtime" / "fixtures"
 PREFIX = "metaplug/patch/"
@@ -30,6 +30,7 @@ def plugin(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     work = tmp_path / "work"
     shutil.copytree(FIXTURES, work)
     root = work / "plugin"
+    enable_evidence(root / "pyproject.toml")
     run = cli("runtime", "audit", "--from", "../upstream-1.0", "--to", "../upstream-2.0", cwd=root)
     assert run.code == 1
     return root
