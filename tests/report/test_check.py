@@ -7,6 +7,7 @@ is current) and then ``report --check``, and asserts the exact findings.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import venv
 from pathlib import Path
@@ -214,3 +215,26 @@ def test_no_record_at_all(cli, audited: Path) -> None:
             ("record-not-current", "", "AUDIT.md is missing: run patchkeeper report"),
         ],
     )
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def test_a_committed_record_in_a_git_downstream_stays_current(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    write_decisions(audited, AGREEING)
+    git(audited, "init", "-q")
+    git(audited, "add", ".")
+    git(audited, "commit", "-qm", "series and decisions")
+    assert cli("report", cwd=audited).code == 0
+    git(audited, "add", ".")
+    git(audited, "commit", "-qm", "the audit record")
+    assert cli("report", "--check", cwd=audited).code == 0
+    (audited / "patches" / "series").write_text((audited / "patches" / "series").read_text() + "\n")
+    code, findings = check(cli, audited)
+    assert code == 1
+    assert [message.split(": ", 2)[1] for _, _, message in findings] == [
+        "sources.0.detail",
+        "sources.0.dirty",
+    ]

@@ -94,3 +94,40 @@ def test_a_corrupt_evidence_file_is_an_input_error(cli, audited: Path) -> None:
 
 def test_a_missing_command_has_no_evidence(example) -> None:
     assert evidence_store.load(load_config(start=example.downstream), "port") is None
+
+
+def test_port_evidence_is_read_by_patch_name_and_verdict(audited: Path) -> None:
+    """``port`` is not on main yet: its result is read in the shape ``audit`` has (a list of
+    ``{"name", "verdict", "summary"}`` under ``verdicts`` or ``patches``), and when both
+    exist the port's verdict is the one a suggestion follows."""
+    from patchkeeper.items import series_items
+
+    config = load_config(start=audited)
+    port = {
+        "target": "minihttp 1.1",
+        "patches": [
+            {
+                "name": "retry-backoff-cap.patch",
+                "verdict": "upstreamed",
+                "summary": "proposed for retirement",
+            },
+            {
+                "name": "headers-merge-order.patch",
+                "verdict": "clean",
+                "summary": "refreshed onto httputil.py",
+            },
+        ],
+    }
+    evidence_store.save(config, "port", _Result(port), ["port", "--to", "../upstream/minihttp-1.1"])
+    items = {i.key: i for i in series_items(config, evidence_store.load_all(config))}
+    moved = items["headers-merge-order.patch"]
+    assert (moved.source, moved.verdict, moved.suggested) == ("port", "clean", "carry")
+    assert moved.evidence == (
+        "audit: target gone: headers.py no longer exists; likely moved to httputil.py (same "
+        "content: 4 of 4 context lines found there)",
+        "port: clean: refreshed onto httputil.py",
+    )
+
+
+class _Result(dict):
+    exit_code = 0
