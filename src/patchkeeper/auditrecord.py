@@ -10,6 +10,7 @@ Same inputs, same record: nothing here reads the clock.
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -360,7 +361,8 @@ def live_origins(
     measured = {o["package"]: o.get("file") or "" for o in environment.get("origins", [])}
     rows, findings = [], []
     python = environment.get("interpreter", {}).get("executable", "")
-    if stored.result.get("python") and stored.result["python"] != python:
+    live_python = stored.result.get("python") or ""
+    if live_python and os.path.normpath(live_python) != os.path.normpath(python):
         findings.append(
             Finding(
                 ENVIRONMENT_CHANGED,

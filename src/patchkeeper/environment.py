@@ -421,7 +421,8 @@ def requirement_source(role: str, requirement: str, kinds: tuple[str, ...]) -> S
 
 
 def installed_source(dist: InstalledDistribution) -> Source:
-    """An installed distribution: version, location, and the sha256 of its ``RECORD``."""
+    """An installed distribution: version, location, and the sha256 of its ``RECORD`` (an
+    ``.egg-info`` left in a source tree by a build has none, and says so)."""
     try:
         digest = hashlib.sha256(dist.record_path.read_bytes()).hexdigest()
     except OSError:
@@ -432,7 +433,7 @@ def installed_source(dist: InstalledDistribution) -> Source:
         version=dist.version,
         kind=INSTALLED,
         location=str(dist.site),
-        identity=f"RECORD sha256 {digest}" if digest else "no RECORD",
+        identity=f"RECORD sha256 {digest}" if digest else f"no RECORD in `{dist.dist_info}`",
         detail=dist.dist_info.name,
     )
 
@@ -463,9 +464,9 @@ def measure(
             installed.append(Source("installed", package, None, ABSENT, "", "", detail=""))
             notes.append(f"{package} is not installed in `{interpreter.executable}`")
         for d in dists:
-            if d["name"] in seen:
+            if d["dist_info"] in seen:
                 continue
-            seen.add(d["name"])
+            seen.add(d["dist_info"])
             dist = InstalledDistribution(
                 d["name"], d["version"], Path(d["dist_info"]), Path(d["location"]), str(python)
             )
@@ -496,7 +497,7 @@ def _comparisons(
 
     out = []
     for inst in installed:
-        if inst.kind != INSTALLED:
+        if inst.kind != INSTALLED or not inst.identity.startswith("RECORD"):
             continue
         tree = next(
             (

@@ -49,18 +49,21 @@ def distributions(name):
         mapping = importlib.metadata.packages_distributions()
     except AttributeError:  # Python < 3.10
         mapping = {}
-    out = []
-    for dist_name in sorted(set(mapping.get(name, ()))):
-        try:
-            dist = importlib.metadata.distribution(dist_name)
-        except importlib.metadata.PackageNotFoundError:
+    wanted = set(mapping.get(name, ()))
+    out, seen = [], set()
+    for dist in importlib.metadata.distributions():  # every copy on sys.path, in order
+        if dist.metadata["Name"] not in wanted:
             continue
+        info = os.path.abspath(str(getattr(dist, "_path", "")))
+        if info in seen:
+            continue
+        seen.add(info)
         out.append(
             {
                 "name": dist.metadata["Name"],
                 "version": dist.version,
-                "location": str(dist.locate_file("")),
-                "dist_info": str(getattr(dist, "_path", "")),
+                "location": os.path.abspath(str(dist.locate_file(""))),
+                "dist_info": info,
             }
         )
     return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import venv
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,45 @@ def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
         "(`metaplug/patch/enhancement/backends.py:10`) |"
     ) in text
     assert "- runtime check not run: no live evidence that the runtime patches take effect" in text
+
+
+@pytest.mark.network
+def test_the_live_check_origins_agree_with_the_measured_ones(
+    cli, plugin: Path, tmp_path: Path
+) -> None:
+    """tinyup 2.0 and the plugin pip-installed in a venv (their build backend comes from the
+    index): ``runtime check`` there, then the record measured in the same interpreter."""
+    env = tmp_path / "env"
+    venv.create(env, with_pip=True)
+    python = env / "bin" / "python"
+    for project in (plugin.parent / "upstream-2.0", plugin):
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", str(project)],
+            check=True,
+            capture_output=True,
+        )
+    site = next((env / "lib").glob("python3.*")) / "site-packages"
+    cli("runtime", "check", "--python", str(python), cwd=plugin)
+    cli("decide", cwd=plugin)
+    cli("report", "--python", str(python), cwd=plugin)
+    text = (plugin / "AUDIT.md").read_text()
+    # started in the plugin's checkout, ``import metaplug`` finds the checkout, not the copy
+    # pip installed (which runtime check, started elsewhere, used): the record says so
+    checkout = plugin / "metaplug" / "__init__.py"
+    assert f"| `metaplug` | `{site}/metaplug/__init__.py` | `{checkout}` | NO |" in text
+    assert f"| `tinyup` | `{site}/tinyup/__init__.py` | `{site}/tinyup/__init__.py` | yes |" in text
+    environment = json.loads((plugin / ".patchkeeper/evidence/environment.json").read_text())
+    comparison = environment["environment"]["comparisons"]
+    assert [(c["source"], c["installed"], c["equal"], c["different"]) for c in comparison] == [
+        (str(plugin.parent / "upstream-2.0"), f"tinyup 2.0 in {site}", 7, []),
+        (str(plugin), f"metaplug 0.1 in {site}", 11, []),
+    ]
+    run = cli("report", "--check", "--json", "--python", str(python), cwd=plugin)
+    changed = [
+        f["message"] for f in json.loads(run.out)["findings"] if f["kind"] == "environment-changed"
+    ]
+    assert changed == [
+        f"metaplug came from {site}/metaplug/__init__.py in the runtime check process, "
+        f"from {checkout} in the measured environment"
+    ]
+    assert "runtime check: replaced" in text

@@ -83,13 +83,14 @@ def measure_now(
 
 
 def _interpreter(python: Path | None, settings: ReportSettings, recorded: Any) -> Path:
-    if python is not None:
-        return python
-    if settings.python is not None:
-        return settings.python
-    if isinstance(recorded, dict) and recorded.get("python"):
-        return Path(recorded["python"])
-    return Path(sys.executable)
+    """The audited interpreter, absolute but not resolved (a venv's ``python`` is a symlink
+    whose target is another environment)."""
+    import os
+
+    chosen = python or settings.python
+    if chosen is None and isinstance(recorded, dict) and recorded.get("python"):
+        chosen = Path(recorded["python"])
+    return Path(os.path.abspath(chosen or sys.executable))
 
 
 def _counts(record: Record) -> dict[str, int]:
