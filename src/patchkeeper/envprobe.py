@@ -16,6 +16,8 @@ not have patchkeeper. Prints one line, ``PATCHKEEPER-ENV {json}``.
   extension-module paths, and the active plugin origin".
 """
 
+from __future__ import annotations
+
 import glob
 import importlib
 import importlib.machinery
@@ -25,12 +27,13 @@ import json
 import os
 import platform
 import sys
+from typing import Any
 
 MARKER = "PATCHKEEPER-ENV "
 DEVICE_PATTERNS = ("/dev/nvidia[0-9]*", "/dev/kfd", "/dev/davinci[0-9]*")
 
 
-def interpreter():
+def interpreter() -> dict[str, Any]:
     return {
         "executable": sys.executable,
         "version": platform.python_version(),
@@ -44,7 +47,7 @@ def interpreter():
     }
 
 
-def distributions(name):
+def distributions(name: str) -> list[dict[str, str]]:
     try:
         mapping = importlib.metadata.packages_distributions()
     except AttributeError:  # Python < 3.10
@@ -69,8 +72,14 @@ def distributions(name):
     return out
 
 
-def package(name):
-    out = {"package": name, "spec_origin": None, "file": None, "path": [], "version": None}
+def package(name: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "package": name,
+        "spec_origin": None,
+        "file": None,
+        "path": [],
+        "version": None,
+    }
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError) as exc:
@@ -99,7 +108,7 @@ def package(name):
     return out
 
 
-def main():
+def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "interpreter"
     data = package(sys.argv[2]) if mode == "package" else interpreter()
     sys.stdout.write(MARKER + json.dumps(data, sort_keys=True) + "\n")
