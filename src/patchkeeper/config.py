@@ -9,6 +9,8 @@ A sample ``patchkeeper.toml`` (the same keys go under ``[tool.patchkeeper]``)::
     directory = "vllm"         # patch paths are relative to this directory inside the upstream
                                # tree (site-packages/vllm for a wheel, the sdist root + vllm/)
     fetch = "sdist"            # what a requirement target downloads: "sdist" or "wheel"
+    pristine = "../vllm-0.27.1"  # the pristine tree for directory targets: a directory (relative
+                               # to this file) or a requirement; default: upstream==pin
 
 Every key is checked: an unknown key or a value of the wrong type is a :class:`ConfigError`
 naming the key and the file. Feature sections (``[tool.patchkeeper.ledger]`` and so on) are
@@ -41,6 +43,7 @@ SCHEMA: dict[str, Any] = {
     "strip": (int, 1),
     "directory": (str, ""),
     "fetch": (str, "sdist"),
+    "pristine": (str, None),
     "lock-timeout": ((int, float), 10.0),
 }
 
@@ -60,6 +63,8 @@ class Config:
         directory: the directory inside an upstream tree that patch paths are relative to,
             as a POSIX relative path (``""`` means the tree root).
         fetch: ``"sdist"`` or ``"wheel"``, what a requirement target downloads.
+        pristine: the pristine reference of a directory target (a directory relative to
+            ``root``, or a requirement), or ``None`` for ``upstream==pin``.
         lock_timeout: seconds to wait for another process's lock on a target.
         sections: the validated feature sub-tables (``{"ledger": {...}}``), raw values.
     """
@@ -72,6 +77,7 @@ class Config:
     strip: int = 1
     directory: str = ""
     fetch: str = "sdist"
+    pristine: str | None = None
     lock_timeout: float = 10.0
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -258,6 +264,7 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         strip=values["strip"],
         directory=directory,
         fetch=values["fetch"],
+        pristine=values["pristine"],
         lock_timeout=float(values["lock-timeout"]),
         sections=sections,
     )

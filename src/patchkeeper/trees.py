@@ -282,12 +282,26 @@ def record_pristine(tree: Tree) -> tuple[Pristine, AppliedRecord | None]:
 
 def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | None:
     """The pristine reference for ``tree``: ``--pristine`` if given, ``RECORD`` for an
-    installed tree, else the configured pin when one is configured, else ``None``."""
+    installed tree, else the configured ``pristine`` (a directory relative to the downstream,
+    or a requirement), else ``upstream==pin`` when both are configured, else ``None``.
+
+    Raises:
+        FetchError: the reference is a requirement that cannot be fetched.
+        TargetError: the reference is a directory that does not exist.
+    """
     if spec is not None:
         other = spec_tree(spec, config)
         return Pristine(other.label, tree=other)
     if tree.kind == INSTALLED:
         return record_pristine(tree)[0]
+    if config.pristine:
+        configured = config.pristine
+        local = config.root / configured
+        if local.is_dir() or configured.startswith((".", "/", "~")):
+            other = directory_tree(local.expanduser(), config)
+        else:
+            other = requirement_tree(configured, config)
+        return Pristine(other.label, tree=other)
     if config.upstream and config.pin:
         other = requirement_tree(config.pin_requirement(), config)
         return Pristine(other.label, tree=other)

@@ -16,7 +16,7 @@ from patchkeeper.applied import SeriesState, series_state
 from patchkeeper.commands.common import check_paths, load_series, overlay_files
 from patchkeeper.config import Config
 from patchkeeper.engine import Workspace
-from patchkeeper.errors import ConfigError
+from patchkeeper.errors import ConfigError, FetchError
 from patchkeeper.installed import AppliedRecord
 from patchkeeper.parse import sha256_hex
 from patchkeeper.transaction import Recovery, locked, recover
@@ -58,6 +58,9 @@ class VerifyResult:
             with the current series (``""`` when it agrees or there is none).
         recovery: a journal rolled back first, if any.
         detailed: show every hunk (``status``).
+        overlays: the overlay files compared with the target.
+        pristine_unavailable: why the default pristine reference could not be had (``status``
+            goes on without it), or ``""``.
     """
 
     command: str
@@ -67,6 +70,7 @@ class VerifyResult:
     recovery: Recovery | None = None
     detailed: bool = False
     overlays: tuple[OverlayCheck, ...] = ()
+    pristine_unavailable: str = ""
 
     @property
     def ok(self) -> bool:
@@ -122,7 +126,13 @@ def run(
     # An installed tree's RECORD is read under the lock, after any roll-back: a killed run
     # may have left RECORD and patchkeeper.json half-changed.
     from_record = tree.kind == INSTALLED and pristine is None
-    reference = None if from_record else pristine_for(config, tree, pristine)
+    unavailable = ""
+    try:
+        reference = None if from_record else pristine_for(config, tree, pristine)
+    except FetchError as exc:
+        if not detailed or pristine is not None:
+            raise
+        reference, unavailable = None, exc.message
     if reference is None and not from_record and not detailed:
         raise ConfigError(
             "verify needs a pristine reference for a directory target",
@@ -135,10 +145,10 @@ def run(
         ws = Workspace(tree.reader())
         overlays = check_overlays(ws, overlay_files(config, tree))
         state = series_state(ws, patches, reference)
-    mismatch = ""
-    if tree.kind == INSTALLED and tree.dist is not None:
-        record = AppliedRecord.load(tree.dist.applied_record_path)
-        mismatch = _record_mismatch(record, [(p.name, sha256_hex(p.raw)) for p in patches])
+        mismatch = ""
+        if tree.kind == INSTALLED and tree.dist is not None:
+            record = AppliedRecord.load(tree.dist.applied_record_path)
+            mismatch = _record_mismatch(record, [(p.name, sha256_hex(p.raw)) for p in patches])
     return VerifyResult(
         "status" if detailed else "verify",
         tree.label,
@@ -147,4 +157,5 @@ def run(
         recovery,
         detailed,
         overlays,
+        unavailable,
     )

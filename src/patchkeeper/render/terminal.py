@@ -134,6 +134,8 @@ def verify_text(result: VerifyResult) -> str:
     summary = f"{applied} of {len(state.patches)} patches applied"
     if state.pristine_label is None:
         summary += "; drift not checked (no pristine reference: pass --pristine)"
+        if result.pristine_unavailable:
+            lines.append(f"  pristine: {result.pristine_unavailable}")
     else:
         summary += f", {plural(len(state.drifted), 'file')} drifted"
     lines.append(("ok: " if result.ok else "not ok: ") + summary)

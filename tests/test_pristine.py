@@ -1,0 +1,46 @@
+"""The pristine reference of a directory target: --pristine, the configured one, the pin."""
+
+from __future__ import annotations
+
+from helpers import Example
+
+
+def without_configured_pristine(example: Example) -> None:
+    config = example.downstream / "patchkeeper.toml"
+    lines = config.read_text().splitlines()
+    config.write_text("\n".join(line for line in lines if not line.startswith("pristine")) + "\n")
+
+
+def test_configured_pristine_directory_is_the_default(cli, example: Example) -> None:
+    target = example.target()
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert run.code == 0
+    assert run.out.splitlines()[0] == (
+        f"verify: directory {target} against directory {example.old}"
+    )
+
+
+def test_status_goes_on_when_the_pin_cannot_be_fetched(
+    cli, example: Example, monkeypatch, tmp_path
+) -> None:
+    without_configured_pristine(example)
+    index = tmp_path / "index"
+    index.mkdir()
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("PIP_INDEX_URL", index.as_uri())
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    target = example.target()
+    run = cli("status", "--target", str(target), cwd=example.downstream)
+    assert run.code == 1
+    lines = run.out.splitlines()
+    assert lines[-1] == (
+        "not ok: 0 of 7 patches applied; drift not checked (no pristine reference: pass --pristine)"
+    )
+    assert lines[-2] == "  pristine: no project named 'minihttp' on the package indexes"
+    # verify needs the reference: the fetch error is the answer
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert run.code == 2
+    assert "no project named 'minihttp' on the package indexes" in run.err
