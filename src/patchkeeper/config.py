@@ -110,6 +110,7 @@ def register_section(name: str, schema: dict[str, Any]) -> None:
 SECTION_MODULES: tuple[str, ...] = (
     "patchkeeper.runtime.settings",
     "patchkeeper.ledger_config",
+    "patchkeeper.port.settings",
     "patchkeeper.report_settings",
 )
 

@@ -12,7 +12,8 @@ Suggestions (the series seed's kinds and the audit seed's section 3 table):
 evidence verdict                            suggested decision
 ==========================================  =====================
 clean, offset (applies at fuzz 0)           carry
-upstreamed                                  retire
+port: merged, resolved                      carry (the refreshed patch)
+upstreamed, port: dropped                   retire
 partially upstreamed, conflict,             update
 target gone, blocked
 runtime: retain / update / remove / migrate the same
@@ -50,6 +51,11 @@ SERIES_SUGGESTIONS = {
     "conflict": UPDATE,
     "target gone": UPDATE,
     "blocked": UPDATE,
+    # port's own verdicts: refreshed by git's three-way merge, resolved by a person and
+    # finished with --continue, dropped because upstream has it
+    "merged": CARRY,
+    "resolved": CARRY,
+    "dropped": RETIRE,
 }
 RUNTIME_SUGGESTIONS = {d: d for d in (RETAIN, UPDATE, REMOVE, MIGRATE)}
 #: The verdicts that say a patch no longer applies as it is.
@@ -179,8 +185,34 @@ def series_evidence(evidence: dict[str, StoredEvidence]) -> dict[str, list[tuple
             continue
         for verdict in _verdict_lists(stored.result):
             summary = str(verdict.get("summary") or verdict.get("evidence") or "")
+            if verdict.get("pending"):
+                summary = "pending (judged after the port stopped): " + summary
             out.setdefault(str(verdict["name"]), []).append(
                 (command, str(verdict["verdict"]), summary)
+            )
+    return out
+
+
+def carried_references(evidence: dict[str, StoredEvidence]) -> dict[str, list[str]]:
+    """``patch name -> ["vllm #50021 (in the new pin: commit, first in v0.32.0)"]``: the
+    header references that ``port --upstream-repo`` found in the new or the old pin."""
+    stored = evidence.get("port")
+    out: dict[str, list[str]] = {}
+    for patch in _verdict_lists(stored.result if stored is not None else None):
+        for ref in patch.get("references") or ():
+            if ref.get("status") not in ("in the new pin", "already in the old pin"):
+                continue
+            commit = (ref.get("commit") or {}).get("sha") or (ref.get("commit") or {}).get("id")
+            where = ", ".join(
+                x
+                for x in (
+                    str(commit or "")[:12],
+                    f"first in {ref['first_tag']}" if ref.get("first_tag") else "",
+                )
+                if x
+            )
+            out.setdefault(str(patch["name"]), []).append(
+                f"{ref['text']} ({ref['status']}" + (f": {where}" if where else "") + ")"
             )
     return out
 
@@ -204,12 +236,16 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
     _, patches = load_series(config)
     by_name = series_evidence(evidence)
     verified = _verify_states(evidence)
+    references = carried_references(evidence)
     items = []
     for patch in patches:
         found = by_name.get(patch.name, [])
         lines = [f"{command}: {verdict}: {summary}" for command, verdict, summary in found]
         if patch.name in verified:
             lines.append(f"verify: {verified[patch.name]}")
+        carried = references.get(patch.name, [])
+        if carried:
+            lines.append("port: upstream carries " + "; ".join(carried))
         command, verdict = (found[-1][0], found[-1][1]) if found else ("", "")
         headers = parse_headers(patch.preamble)
         name, condition = next(
@@ -232,6 +268,7 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
                 condition=condition,
                 present=True,
                 target_gone=verdict == "target gone",
+                extra={"carried": tuple(carried)},
             )
         )
     return items

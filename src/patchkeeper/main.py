@@ -74,6 +74,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.audit",
     "patchkeeper.render.runtime",
     "patchkeeper.render.ledger",
+    "patchkeeper.render.port",
     "patchkeeper.render.report",
 )
 
@@ -424,6 +425,86 @@ def check_branch(
 
 # --------------------------------------------------------------------------- port (issue
 # "patchkeeper 3")
+
+
+@cli.command()
+@click.option("--to", "to", help="The new upstream: a requirement (vllm==0.28.0) or a directory.")
+@click.option(
+    "--from",
+    "source",
+    help="The upstream the series is cut against (default: the configured pin).",
+)
+@click.option("--in-place", is_flag=True, help="Rewrite the series where it is.")
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The new series directory (default: the series directory's name plus the new pin).",
+)
+@click.option(
+    "--retire",
+    is_flag=True,
+    help="Record upstreamed patches in the ledger's Retired section (with --in-place).",
+)
+@click.option(
+    "--upstream-repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="An upstream git checkout with both pins' tags, for history evidence.",
+)
+@click.option("--continue", "resume", is_flag=True, help="Carry on after resolving a conflict.")
+@click.option("--abort", is_flag=True, help="Drop the port in progress (nothing else was written).")
+@click.option(
+    "--markdown",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the report as Markdown, for a pull request.",
+)
+@json_option
+@click.pass_obj
+def port(
+    settings: Settings,
+    to: str | None,
+    source: str | None,
+    in_place: bool,
+    output: Path | None,
+    retire: bool,
+    upstream_repo: Path | None,
+    resume: bool,
+    abort: bool,
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """Carry the series to a new upstream release: refresh, merge, retire; stop at conflicts."""
+    from patchkeeper.commands import port as command
+
+    if resume and abort:
+        raise click.UsageError("--continue and --abort exclude each other")
+    given = [
+        name
+        for name, value in (
+            ("--to", to),
+            ("--from", source),
+            ("--in-place", in_place),
+            ("--output", output),
+            ("--retire", retire),
+            ("--upstream-repo", upstream_repo),
+        )
+        if value
+    ]
+    if (resume or abort) and given:
+        raise click.UsageError(
+            f"{', '.join(given)}: the port in progress keeps the options it was started with"
+        )
+    action = "continue" if resume else "abort" if abort else "port"
+    result = command.run(
+        settings.config(),
+        to=to,
+        source=source,
+        in_place=in_place,
+        retire=retire,
+        upstream_repo=upstream_repo,
+        output=output,
+        action=action,
+    )
+    emit(result, as_json, markdown, record_as=None if abort else "port")
 
 
 # --------------------------------------------------------------------------- runtime patches

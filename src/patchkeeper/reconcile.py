@@ -96,7 +96,7 @@ def contradictions(item: Item, decided: str) -> list[str]:
             out.append(f"{decided} of an upstreamed patch ({source}: upstreamed)")
         elif decided in KEEPS and verdict in NOT_APPLYING:
             out.append(f"{decided}, but the patch does not apply as it is ({source}: {verdict})")
-        elif decided == RETIRE and verdict not in ("upstreamed", "partially upstreamed"):
+        elif decided == RETIRE and verdict not in ("upstreamed", "partially upstreamed", "dropped"):
             out.append(f"retire, but {source} does not find it upstream ({verdict})")
         elif decided == UPDATE and verdict == "upstreamed":
             out.append(f"update of an upstreamed patch ({source}: upstreamed)")
@@ -124,11 +124,15 @@ def condition_met(item: Item, decisions: Decisions, target_version: str | None) 
     if not condition:
         return ""
     label = f"{item.condition_field} '{condition}'"
-    upstream = (item.kind == SERIES and item.verdict == "upstreamed") or (
+    upstream = (item.kind == SERIES and item.verdict in ("upstreamed", "dropped")) or (
         item.kind == RUNTIME and item.verdict == REMOVE
     )
     if upstream and UPSTREAM_CONDITION.search(condition):
         return f"{label} is met: {item.source} finds the change upstream"
+    for carried in item.extra.get("carried", ()):
+        number = re.search(r"#\d+", carried)
+        if number and re.search(rf"{number.group(0)}\b", condition):
+            return f"{label} is met: port finds {carried}"
     rides = RIDES_WITH.match(condition)
     if rides:
         name = rides.group("name").rstrip(".,;")

@@ -23,14 +23,10 @@ from dataclasses import dataclass, field, replace
 from patchkeeper.engine import FileState, Workspace, apply_patch
 from patchkeeper.evidence import FileFailure, HunkEvidence, failure_evidence, hunk_evidence
 from patchkeeper.hunks import HunkFailure, closest_match, first_line, locate, patch_lines
-from patchkeeper.model import ADDED, FileDiff, Hunk, Patch
-from patchkeeper.substance import (
-    added_by_path,
-    contains_in_order,
-    substantive,
-    substantive_lines,
-)
+from patchkeeper.model import ADDED, REMOVED, FileDiff, Hunk, Patch
+from patchkeeper.substance import added_by_path, file_index, substantive_lines
 from patchkeeper.treesearch import TreeSearch
+from patchkeeper.upstreamed import code_upstream, written_differently
 
 CLEAN = "clean"
 OFFSET = "offset"
@@ -82,12 +78,14 @@ class FileShare:
         found: how many of its added lines are found.
         total: how many substantive added lines the patch adds there.
         where: the file they were found in (``path`` itself, or where the content moved).
+        missing: the added lines not found (normalized), at most five.
     """
 
     path: str
     found: int
     total: int
     where: str | None
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,6 +155,11 @@ def _file_lines(ws: Workspace, path: str | None) -> tuple[bytes, ...] | None:
     return state.lines if state is not None else None
 
 
+def _span(hunk: Hunk) -> int:
+    """How many lines a hunk's added lines may spread over once reformatted upstream."""
+    return max(3 * len(hunk.post_image), len(hunk.post_image) + 20)
+
+
 def _hunk_status(lines: Sequence[bytes], path: str, hunk: Hunk) -> HunkVerdict:
     """Judge one hunk on its own against a file's lines."""
     where = locate(lines, hunk)
@@ -167,13 +170,16 @@ def _hunk_status(lines: Sequence[bytes], path: str, hunk: Hunk) -> HunkVerdict:
     if where is not None:
         return HunkVerdict(path, hunk.index, hunk.header, PRESENT, where, how="reverse-applies")
     added = substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
+    removed = substantive_lines(line.text for line in hunk.lines if line.kind == REMOVED)
+    index = file_index(lines)
     if added:
-        normalized = [substantive(line) or b"" for line in lines]
-        positions = contains_in_order(normalized, added)
+        positions = index.find_in_order(added, _span(hunk))
         if positions is not None:
             return HunkVerdict(
                 path, hunk.index, hunk.header, PRESENT, positions[0] + 1, how="added lines found"
             )
+    elif removed and not any(index.has(line) for line in removed):
+        return HunkVerdict(path, hunk.index, hunk.header, PRESENT, how="removed lines gone")
     pattern = hunk.pre_image
     guess = first_line(hunk, False)
     failure = HunkFailure(hunk, guess, closest_match(lines, pattern, guess))
@@ -189,6 +195,18 @@ def _creation_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
     status = PRESENT if tuple(existing) == post else FAILS
     how = "the file exists with the same content" if status == PRESENT else ""
     return [HunkVerdict(path, h.index, h.header, status, 1, how=how) for h in diff.hunks]
+
+
+def _moved_statuses(ws: Workspace, patch: Patch, moved: dict[str, str]) -> list[HunkVerdict]:
+    """Every hunk judged against the file its content moved to (or its own file)."""
+    out: list[HunkVerdict] = []
+    for diff in patch.files:
+        if diff.is_creation:
+            out.extend(_creation_status(ws, diff))
+            continue
+        lines = _file_lines(ws, moved.get(diff.old_path or "", diff.old_path)) or ()
+        out.extend(_hunk_status(lines, diff.path, hunk) for hunk in diff.hunks)
+    return out
 
 
 def hunk_statuses(ws: Workspace, patch: Patch) -> list[HunkVerdict]:
@@ -215,9 +233,11 @@ def file_shares(ws: Workspace, patch: Patch, search: TreeSearch | None) -> tuple
             where = best[0] if best else None
             text = search.read(where) if where else b""
             state = FileState.from_bytes(text) if where else None
-        present = set(substantive_lines(state.lines)) if state is not None else set()
-        found = sum(1 for line in added if line in present)
-        shares.append(FileShare(path, found, len(added), where if found else None))
+        index = file_index(state.lines) if state is not None else None
+        absent = [line for line in added if index is None or not index.has(line)]
+        found = len(added) - len(absent)
+        missing = tuple(line.decode("utf-8", "replace") for line in absent[:5])
+        shares.append(FileShare(path, found, len(added), where if found else None, missing))
     return tuple(shares)
 
 
@@ -240,7 +260,8 @@ def _moved(
                 best, reason = (candidate, count), "same name"
         if best is None or best[1] == 0:
             match = search.best_match(needles, diff.old_path)
-            if match is not None:
+            # one shared line (an import, a return) says nothing about where a file went
+            if match is not None and match[1] >= max(2, (len(needles) + 1) // 2):
                 best, reason = match, "same content"
         likely, found = best if best and best[1] else (None, 0)
         out.append(MovedFile(diff.old_path, likely, found, len(needles), reason))
@@ -266,7 +287,8 @@ def _blocker(
     return None
 
 
-def _remember_failure(patch: Patch) -> _Failed:
+def remember_failure(patch: Patch) -> _Failed:
+    """What ``patch`` would have added, kept so later patches that need it are *blocked*."""
     record = _Failed(patch.name)
     for diff in patch.files:
         if diff.is_creation:
@@ -334,6 +356,21 @@ def judge_patch(
                 blocked_by=blocker,
             )
         moved = _moved(ws, patch, missing, search)
+        shares = file_shares(ws, patch, search)
+        if all(m.likely for m in moved):
+            targets = {m.path: m.likely for m in moved if m.likely}
+            statuses = _moved_statuses(ws, patch, targets)
+            present = code_upstream(statuses)
+            if present:
+                where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
+                return PatchVerdict(
+                    patch.name,
+                    UPSTREAMED,
+                    f"{where}; there {present}; " + _share_text(shares),
+                    tuple(statuses),
+                    shares,
+                    moved=moved,
+                )
         first = moved[0]
         where = (
             f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
@@ -346,7 +383,7 @@ def judge_patch(
             TARGET_GONE,
             f"{first.path} no longer exists{where}",
             moved=moved,
-            shares=file_shares(ws, patch, search),
+            shares=shares,
         )
     outcome = apply_patch(ws, patch)
     if outcome.ok:
@@ -387,6 +424,11 @@ def judge_patch(
             f"({_refs(statuses, PRESENT)}); " + _share_text(shares),
             tuple(statuses),
             shares,
+        )
+    upstream = code_upstream(statuses) or written_differently(shares)
+    if upstream:
+        return PatchVerdict(
+            patch.name, UPSTREAMED, upstream + "; " + _share_text(shares), tuple(statuses), shares
         )
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
@@ -517,6 +559,6 @@ def judge_series(
     for patch in patches:
         verdict = judge_patch(ws, patch, failed, search)
         if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED):
-            failed.append(_remember_failure(patch))
+            failed.append(remember_failure(patch))
         verdicts.append(verdict)
     return resolve_superseded(patches, verdicts, ws)

@@ -96,38 +96,47 @@ def test_a_missing_command_has_no_evidence(example) -> None:
     assert evidence_store.load(load_config(start=example.downstream), "port") is None
 
 
-def test_port_evidence_is_read_by_patch_name_and_verdict(audited: Path) -> None:
-    """``port`` is not on main yet: its result is read in the shape ``audit`` has (a list of
-    ``{"name", "verdict", "summary"}`` under ``verdicts`` or ``patches``), and when both
-    exist the port's verdict is the one a suggestion follows."""
-    from patchkeeper.items import series_items
+def test_port_evidence_leads_the_suggestions(cli, audited: Path) -> None:
+    assert cli("port", "--to", "../upstream/minihttp-1.1", cwd=audited).code == 1
+    run = cli("decide", cwd=audited)
+    assert run.out.splitlines()[1:] == [
+        "  series retry-backoff-cap.patch: retire (upstreamed)",
+        "  series redirect-strip-proxy-auth.patch: update (conflict)",
+        "  series headers-merge-order.patch: carry (merged)",
+        "  series client-describe-version.patch: carry (offset)",
+        "  series metrics-redirects.patch: carry (offset)",
+        "  series metrics-same-host.patch: carry (clean)",
+        "  series redirect-strip-api-key.patch: update (blocked)",
+    ]
+
+
+def test_a_reference_the_port_finds_in_the_new_pin_meets_retires_when(cli, audited: Path) -> None:
+    """``port --upstream-repo`` looks header references up; saved through the real result
+    types, a carried ``#12`` meets ``Retires-when: the pin that carries #12``."""
+    from patchkeeper.commands.port import PortResult
+    from patchkeeper.port.history import Commit, Reference
+    from patchkeeper.port.rebase import PortedPatch
 
     config = load_config(start=audited)
-    port = {
-        "target": "minihttp 1.1",
-        "patches": [
-            {
-                "name": "retry-backoff-cap.patch",
-                "verdict": "upstreamed",
-                "summary": "proposed for retirement",
-            },
-            {
-                "name": "headers-merge-order.patch",
-                "verdict": "clean",
-                "summary": "refreshed onto httputil.py",
-            },
-        ],
-    }
-    evidence_store.save(config, "port", _Result(port), ["port", "--to", "../upstream/minihttp-1.1"])
-    items = {i.key: i for i in series_items(config, evidence_store.load_all(config))}
-    moved = items["headers-merge-order.patch"]
-    assert (moved.source, moved.verdict, moved.suggested) == ("port", "clean", "carry")
-    assert moved.evidence == (
-        "audit: target gone: headers.py no longer exists; likely moved to httputil.py (same "
-        "content: 4 of 4 context lines found there)",
-        "port: clean: refreshed onto httputil.py",
+    reference = Reference(
+        "Upstream", "minihttp #12", "in the new pin", Commit("ab" * 20, "cap (#12)"), "v1.1"
     )
-
-
-class _Result(dict):
-    exit_code = 0
+    ported = PortedPatch("retry-backoff-cap.patch", "offset", "applies", references=(reference,))
+    result = PortResult("port", "done", "patches/series", patches=(ported,))
+    evidence_store.save(config, "port", result, ["port", "--to", "../upstream/minihttp-1.1"])
+    (audited / "patchkeeper-decisions.toml").write_text(
+        '[series."retry-backoff-cap.patch"]\ndecision = "carry"\nremoval-condition = "the pin that carries #12"\n'
+    )
+    run = cli("report", "--json", cwd=audited)
+    findings = [
+        (f["kind"], f["message"])
+        for f in json.loads(run.out)["findings"]
+        if f["key"] == "retry-backoff-cap.patch"
+    ]
+    assert findings == [
+        (
+            "condition-met",
+            "`retry-backoff-cap.patch`: Retires-when 'the pin that carries #12' is met: port "
+            f"finds minihttp #12 (in the new pin: {'ab' * 6}, first in v1.1); decided carry",
+        )
+    ]

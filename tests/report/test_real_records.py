@@ -33,7 +33,11 @@ URLLIB3_DECISIONS = {
     "CVE-2023-43804.patch": ("retire", "", ""),
     "CVE-2023-45803.patch": ("retire", "", ""),
     "CVE-2024-37891.patch": ("retire", "", ""),
-    "CVE-2025-50181.patch": ("update", "", "upstream 1.26.x has no release with it"),
+    "CVE-2025-50181.patch": (
+        "carry",
+        "a 1.26.x release carries commit f05b1329",
+        "git's three-way merge carried it in the port",
+    ),
     "CVE-2025-66418.patch": ("carry", "a 1.26.x release carries commit 24d7b67e", ""),
     "CVE-2026-21441.patch": ("carry", "a 1.26.x release carries commit 8864ac40", ""),
     "Prevent-issue-in-HTTPResponse-.read-when-decoded_con.patch": (
@@ -88,6 +92,8 @@ def test_urllib3_series_record_with_the_installed_wheel(cli, tmp_path: Path) -> 
     site = next((tmp_path / "env" / "lib").glob("python3.*")) / "site-packages"
 
     assert cli("audit", "--to", "urllib3==1.26.20", cwd=root).code == 1
+    # the port stops at the first conflict; the later patches are judged as a preview
+    assert cli("port", "--to", "urllib3==1.26.20", cwd=root).code == 1
     run = cli("decide", cwd=root)
     assert run.out.splitlines()[1:] == [
         f"  series {name}: {decision} ({verdict})"
@@ -97,7 +103,7 @@ def test_urllib3_series_record_with_the_installed_wheel(cli, tmp_path: Path) -> 
             ("CVE-2023-43804.patch", "retire", "upstreamed"),
             ("CVE-2023-45803.patch", "retire", "upstreamed"),
             ("CVE-2024-37891.patch", "retire", "upstreamed"),
-            ("CVE-2025-50181.patch", "update", "conflict"),
+            ("CVE-2025-50181.patch", "carry", "merged"),
             ("CVE-2025-66418.patch", "carry", "offset"),
             ("CVE-2026-21441.patch", "carry", "offset"),
             ("Prevent-issue-in-HTTPResponse-.read-when-decoded_con.patch", "carry", "offset"),
@@ -131,7 +137,7 @@ def test_urllib3_series_record_with_the_installed_wheel(cli, tmp_path: Path) -> 
         for s in environment["sources"][1:]
     ] == [
         ("pin", "urllib3", "1.26.12", "sdist", f"sha256 {pin.sha256}"),
-        ("audit target", "urllib3", "1.26.20", "sdist", f"sha256 {target.sha256}"),
+        ("audit target, port target", "urllib3", "1.26.20", "sdist", f"sha256 {target.sha256}"),
         (
             "installed",
             "urllib3",

@@ -1,0 +1,288 @@
+"""``port --to TARGET``: carry the series to a new upstream release, with evidence.
+
+Every patch is carried onto the new pin in series order (:mod:`patchkeeper.port.rebase`):
+regenerated when it applies, merged with git's three-way merge when it does not, proposed
+for retirement when upstream has it. The first real conflict stops the port, like ``git
+rebase``: its files wait in the work directory with conflict markers and their upstream
+cause; ``port --continue`` regenerates that patch from the resolved files and carries on;
+``port --abort`` drops the work directory. Nothing outside the work directory is written
+until every patch is through; then the new series goes to a new directory (default: beside
+the series directory, named after the new pin) or, with ``--in-place``, over the old one.
+
+Exit 0 when the port is done (or aborted), 1 when it stopped at a conflict.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.engine import FileState
+from patchkeeper.errors import ConfigError
+from patchkeeper.port.context import (
+    PortContext,
+    build_context,
+    configured_pin,
+    default_output,
+    stable_spec,
+)
+from patchkeeper.port.finish import DONE, STOPPED, finish, todo_items
+from patchkeeper.port.instructions import instructions
+from patchkeeper.port.merge import Labels
+from patchkeeper.port.output import check_output
+from patchkeeper.port.rebase import PortedPatch, Rebase, Step
+from patchkeeper.port.settings import port_settings
+from patchkeeper.port.workdir import PortState, PortStateError, WorkDir
+from patchkeeper.progress import note
+from patchkeeper.transaction import locked, recover
+from patchkeeper.treesearch import TreeSearch
+
+ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class PortResult:
+    """The outcome of ``port``, ``port --continue`` or ``port --abort``.
+
+    Attributes:
+        action: ``"port"``, ``"continue"`` or ``"abort"``.
+        outcome: :data:`DONE`, :data:`STOPPED` or :data:`ABORTED`.
+        series: the series file.
+        source, target: the old and new pin's trees, described.
+        source_version, target_version: their versions.
+        patches: every patch of the series, in order, with its verdict and evidence.
+        stopped_at: the patch whose conflict waits in the work directory.
+        work_dir: the work directory (while a port is in progress).
+        output: the new series directory, or the series directory rewritten in place.
+        in_place: the series was rewritten where it is.
+        retired: patches recorded in the ledger's Retired section (``--retire``).
+        history: the upstream checkout and tags used as evidence, ``None`` without one.
+        todo: what is left to do, in order.
+    """
+
+    action: str
+    outcome: str
+    series: str
+    source: str = ""
+    target: str = ""
+    source_version: str | None = None
+    target_version: str | None = None
+    patches: tuple[PortedPatch, ...] = ()
+    stopped_at: str | None = None
+    work_dir: str | None = None
+    output: str | None = None
+    in_place: bool = False
+    retired: tuple[str, ...] = ()
+    history: str | None = None
+    todo: tuple[str, ...] = ()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many patches got each verdict (pending ones counted as ``pending``)."""
+        return dict(Counter("pending" if p.pending else p.verdict for p in self.patches))
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.outcome == STOPPED else 0
+
+
+def _evidence(ctx: PortContext, step: Step) -> Step:
+    """Add the upstream history to a step: references, and causes of failed hunks."""
+    if ctx.history is None:
+        return step
+    patch = next(p for p in ctx.patches if p.name == step.record.name)
+    references = tuple(ctx.history.references(patch))
+    causes = []
+    failed = {(h.path, h.index) for h in step.record.failed_hunks}
+    for diff in patch.files:
+        for hunk in diff.hunks:
+            if (diff.path, hunk.index) in failed:
+                causes.append(ctx.history.cause(diff.path, hunk))
+    step.record = replace(step.record, references=references, causes=tuple(causes))
+    return step
+
+
+def _port(ctx: PortContext) -> tuple[list[Step], int | None]:
+    return _port_with(ctx, ctx.work.resolutions())
+
+
+def _port_with(
+    ctx: PortContext, resolutions: Mapping[str, Mapping[str, FileState | None]]
+) -> tuple[list[Step], int | None]:
+    note(
+        f"porting {len(ctx.patches)} patches from {ctx.old_version or ctx.state.old} to "
+        f"{ctx.new_version} ..."
+    )
+    labels = Labels(
+        f"new pin {ctx.new_version}", f"old pin {ctx.old_version or ctx.state.old}", "patch"
+    )
+    rebase = Rebase(
+        ctx.patches,
+        ctx.old.reader(),
+        ctx.new.reader(),
+        TreeSearch(ctx.new.base),
+        ctx.new_version,
+        labels,
+        resolutions,
+    )
+    steps, stopped = rebase.run()
+    if ctx.history is not None:
+        note(f"looking up upstream history in {ctx.history.label} ...")
+    return [_evidence(ctx, step) for step in steps], stopped
+
+
+def _write_conflict(ctx: PortContext, step: Step) -> None:
+    patch = next(p for p in ctx.patches if p.name == step.record.name)
+    history = ctx.history.label if ctx.history else None
+    text = instructions(step.record, ctx.work.root, f"the new pin {ctx.new_version}", history)
+    ctx.work.write_conflict(patch, step.merges, step.base, step.old, step.patched, text)
+
+
+# --------------------------------------------------------------------------- finishing
+
+
+def _result(
+    ctx: PortContext,
+    action: str,
+    steps: list[Step],
+    stopped: int | None,
+    where: str | None = None,
+    retired: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
+) -> PortResult:
+    records = [step.record for step in steps]
+    outcome = STOPPED if stopped is not None else DONE
+    return PortResult(
+        action=action,
+        outcome=outcome,
+        series=ctx.state.series,
+        source=ctx.old.label,
+        target=ctx.new.label,
+        source_version=ctx.old_version,
+        target_version=ctx.new_version,
+        patches=tuple(records),
+        stopped_at=records[stopped].name if stopped is not None else None,
+        work_dir=str(ctx.work.root) if stopped is not None else None,
+        output=where,
+        in_place=ctx.state.in_place,
+        retired=retired,
+        history=ctx.history.label if ctx.history else None,
+        todo=tuple(todo_items(ctx, records, outcome, where)) + extra,
+    )
+
+
+def _conclude(ctx: PortContext, action: str, steps: list[Step], stopped: int | None) -> PortResult:
+    if stopped is not None:
+        if not ctx.work.exists:
+            ctx.work.start(ctx.state, ctx.series, ctx.patches)
+        ctx.work.save(replace(ctx.state, stopped=steps[stopped].record.name))
+        _write_conflict(ctx, steps[stopped])
+        return _result(ctx, action, steps, stopped)
+    where, retired, extra = finish(ctx, steps)
+    ctx.work.remove()
+    return _result(ctx, action, steps, None, where, retired, extra)
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def run(
+    config: Config,
+    *,
+    to: str | None = None,
+    source: str | None = None,
+    in_place: bool = False,
+    retire: bool = False,
+    upstream_repo: Path | None = None,
+    output: Path | None = None,
+    action: str = "port",
+) -> PortResult:
+    """``port`` (``action="port"``), ``port --continue`` or ``port --abort``.
+
+    Raises:
+        ConfigError: ``--to`` is missing, ``--retire`` without ``--in-place`` or a ledger.
+        PortStateError: a port is (or is not) in progress.
+        UnresolvedError: ``--continue`` with conflict markers left.
+        PatchFormatError, FetchError, TargetError, GitError: as their names say.
+    """
+    settings = port_settings(config)
+    work = WorkDir(settings.work_dir)
+    with locked(config.root, config.lock_timeout, "the downstream's port"):
+        recover(work.journal, config.root)
+        if action == "abort":
+            state = work.load()
+            work.remove()
+            return PortResult("abort", ABORTED, state.series, work_dir=str(work.root))
+        if action == "continue":
+            return _continue(config, work)
+        return _start(config, work, to, source, in_place, retire, upstream_repo, output)
+
+
+def _start(
+    config: Config,
+    work: WorkDir,
+    to: str | None,
+    source: str | None,
+    in_place: bool,
+    retire: bool,
+    upstream_repo: Path | None,
+    output: Path | None,
+) -> PortResult:
+    if work.exists:
+        work.load()
+        raise PortStateError(
+            "a port is already in progress",
+            path=work.root,
+            hint="run 'patchkeeper port --continue' or 'patchkeeper port --abort'",
+        )
+    if not to:
+        raise ConfigError("port needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
+    if retire:
+        _check_retire(config, in_place)
+    state = PortState(
+        series=str(config.series),
+        old=stable_spec(source or configured_pin(config)),
+        new=stable_spec(to),
+        in_place=in_place,
+        retire=retire,
+        output=None,
+        upstream_repo=str(upstream_repo.resolve()) if upstream_repo else None,
+    )
+    ctx = build_context(config, state, work, config.series)
+    if not in_place:
+        out = output.resolve() if output else default_output(config.series.parent, ctx)
+        check_output(out)
+        ctx.state = replace(state, output=str(out))
+    steps, stopped = _port(ctx)
+    return _conclude(ctx, "port", steps, stopped)
+
+
+def _check_retire(config: Config, in_place: bool) -> None:
+    if not in_place:
+        raise ConfigError(
+            "--retire records retirements in the ledger of the series in use",
+            hint="use it with --in-place, or retire later with 'patchkeeper retire'",
+        )
+    from patchkeeper.ledger_config import ledger_settings
+
+    ledger_file = ledger_settings(config).file
+    if not Path(ledger_file).is_file():
+        raise ConfigError(
+            "--retire needs the ledger file, which does not exist",
+            path=ledger_file,
+            hint="create it with 'patchkeeper ledger', or port without --retire",
+        )
+
+
+def _continue(config: Config, work: WorkDir) -> PortResult:
+    state = work.load()
+    name, resolved = work.read_resolution()
+    ctx = build_context(config, state, work, work.original_series())
+    resolutions = {**work.resolutions(), name: resolved}
+    labels_ctx = ctx
+    steps, stopped = _port_with(labels_ctx, resolutions)
+    work.save_resolution(name, resolved)
+    return _conclude(ctx, "continue", steps, stopped)

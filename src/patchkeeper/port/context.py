@@ -1,0 +1,124 @@
+"""What a port works with: the series, both pins' trees and versions, the history.
+
+Built the same way for a new port and for every ``--continue`` (which replays the port from
+the work directory's copy of the series).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.commands.common import check_paths
+from patchkeeper.config import Config
+from patchkeeper.errors import TargetError
+from patchkeeper.model import Patch, Series
+from patchkeeper.parse import load_patches, parse_series
+from patchkeeper.port.history import UpstreamHistory, find_tag
+from patchkeeper.port.settings import port_settings
+from patchkeeper.port.workdir import PortState, WorkDir
+from patchkeeper.trees import Tree, spec_tree
+
+
+@dataclass
+class PortContext:
+    """The inputs of one port (see the module docstring)."""
+
+    config: Config
+    state: PortState
+    work: WorkDir
+    series: Series
+    patches: list[Patch]
+    old: Tree
+    new: Tree
+    old_version: str | None
+    new_version: str
+    history: UpstreamHistory | None
+
+
+def tree_version(tree: Tree) -> str | None:
+    """The version of an upstream tree: known from the fetch, else ``PKG-INFO``'s
+    ``Version:``, else ``[project] version`` of its ``pyproject.toml``."""
+    if tree.version:
+        return tree.version
+    pkg_info = tree.root / "PKG-INFO"
+    if pkg_info.is_file():
+        for line in pkg_info.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("Version:"):
+                return line.split(":", 1)[1].strip()
+    pyproject = tree.root / "pyproject.toml"
+    if pyproject.is_file():
+        import tomllib
+
+        try:
+            project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            return None
+        version = project.get("version")
+        return version if isinstance(version, str) else None
+    return None
+
+
+def configured_pin(config: Config) -> str:
+    """The tree the series is cut against: the configured ``pristine`` (a directory relative
+    to the downstream, or a requirement), else ``upstream==pin``."""
+    if config.pristine:
+        local = config.root / config.pristine
+        if local.is_dir() or config.pristine.startswith((".", "/", "~")):
+            return str(local.expanduser())
+        return config.pristine
+    return config.pin_requirement()
+
+
+def stable_spec(spec: str) -> str:
+    """A TARGET spec that still means the same after the current directory changes."""
+    return str(Path(spec).expanduser().resolve()) if os.path.isdir(spec) else spec
+
+
+def build_context(
+    config: Config, state: PortState, work: WorkDir, series_path: Path
+) -> PortContext:
+    series = parse_series(series_path)
+    patches = load_patches(series, config.strip)
+    old = spec_tree(state.old, config)
+    new = spec_tree(state.new, config)
+    check_paths(old, patches)
+    check_paths(new, patches)
+    new_version = tree_version(new)
+    if new_version is None:
+        raise TargetError(
+            "cannot tell the version of the new pin",
+            path=new.root,
+            hint="pass a requirement (NAME==VERSION), or a tree with PKG-INFO or pyproject.toml",
+        )
+    old_version = tree_version(old)
+    history = None
+    if state.upstream_repo:
+        repo = Path(state.upstream_repo)
+        tags = port_settings(config).tags
+        if old_version is None:
+            raise TargetError("cannot tell the version of the old pin", path=old.root)
+        history = UpstreamHistory(
+            repo,
+            find_tag(repo, old_version, tags),
+            find_tag(repo, new_version, tags),
+            config.directory,
+            {config.upstream or "", repo.name},
+        )
+    return PortContext(
+        config, state, work, series, patches, old, new, old_version, new_version, history
+    )
+
+
+def default_output(series_dir: Path, ctx: PortContext) -> Path:
+    """``patches-<new pin>`` beside ``patches``; a ``-<old pin>`` suffix is replaced.
+
+    >>> from types import SimpleNamespace as NS
+    >>> default_output(Path("d/patches-0.28.0"), NS(old_version="0.28.0", new_version="0.32.0"))
+    PosixPath('d/patches-0.32.0')
+    """
+    name = series_dir.name
+    if ctx.old_version and name.endswith(f"-{ctx.old_version}"):
+        name = name[: -len(ctx.old_version) - 1]
+    return series_dir.with_name(f"{name}-{ctx.new_version}")

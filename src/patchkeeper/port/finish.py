@@ -1,0 +1,151 @@
+"""The end of a port: the new series written, retirements recorded, what is left to do."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import ConfigError
+from patchkeeper.parse import parse_series
+from patchkeeper.port.context import PortContext
+from patchkeeper.port.history import IN_NEW, IN_OLD
+from patchkeeper.port.output import (
+    config_change,
+    config_text,
+    retire_note,
+    series_bytes,
+    write_directory,
+    write_in_place,
+)
+from patchkeeper.port.rebase import CARRIED, RETIRING, PortedPatch, Step
+
+DONE = "done"
+STOPPED = "stopped"
+
+
+def _why(record: PortedPatch, version: str) -> str:
+    """The Retired table's reason: the verdict's first clause and the carrying commit."""
+    reason = record.summary.split(";")[0]
+    found = [r for r in record.references if r.commit is not None and r.status == "in the new pin"]
+    if found:
+        reason += "; " + ", ".join(
+            f"{r.text} is {r.commit.id[:12]}, first in {r.first_tag}"  # type: ignore[union-attr]
+            for r in found
+        )
+    return f"upstreamed in {version}: {reason}"
+
+
+def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """Write the new series; return ``(where, retired names, extra to-do items)``."""
+    records = [step.record for step in steps]
+    retiring = {r.name for r in records if r.verdict in RETIRING}
+    files = {step.record.name: step.data for step in steps if step.data is not None}
+    original = ctx.series.path.read_bytes()
+    todo: list[str] = []
+    if not ctx.state.in_place:
+        out = Path(ctx.state.output or "")
+        kept = {p.name: p.raw for p in ctx.patches if p.name in retiring}
+        data = series_bytes(original, ctx.series, retiring, ctx.new_version)
+        pristine = ctx.state.new if os.path.isdir(ctx.state.new) else None
+        text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine)
+        write_directory(out, {**kept, **files}, data, text)
+        return str(out), (), ()
+    series_path = Path(ctx.state.series)
+    if series_path.read_bytes() != original:
+        raise ConfigError(
+            "the series file changed while the port was in progress",
+            path=series_path,
+            hint="restore it (the port's copy is in the work directory) or port --abort",
+        )
+    series = parse_series(series_path)
+    comment = set() if ctx.state.retire else retiring
+    data = series_bytes(original, series, comment, ctx.new_version)
+    settings = {"pin": (ctx.config.pin, ctx.new_version)}
+    if ctx.config.pristine:
+        settings["pristine"] = (ctx.config.pristine, _pristine_setting(ctx))
+    change = config_change(ctx.config, settings)
+    if change is None and any(old is not None and old != new for old, new in settings.values()):
+        wanted = ", ".join(f'{key} = "{new}"' for key, (_, new) in settings.items())
+        todo.append(f"set {wanted} in the configuration")
+    ctx.work.root.mkdir(parents=True, exist_ok=True)
+    extra = [change] if change else []
+    write_in_place(series, files, data, extra, ctx.work.journal, ctx.config.root)
+    retired: list[str] = []
+    if ctx.state.retire:
+        from patchkeeper.ledger import retire
+
+        for record in records:
+            if record.name in retiring:
+                why = _why(record, ctx.new_version)
+                retire(ctx.config, record.name, at=ctx.new_version, why=why)
+                retired.append(record.name)
+    if _refresh_ledger(ctx.config):
+        todo.append("the ledger table was rewritten from the refreshed headers")
+    return str(series_path.parent), tuple(retired), tuple(todo)
+
+
+def _pristine_setting(ctx: PortContext) -> str:
+    """The new pin as a ``pristine`` value: a directory relative to the downstream, or the
+    requirement."""
+    if os.path.isdir(ctx.state.new):
+        return os.path.relpath(ctx.state.new, ctx.config.root)
+    return ctx.state.new
+
+
+def _refresh_ledger(config: Config) -> bool:
+    """Rewrite the ledger table when the downstream keeps one (``Cut-against`` changed)."""
+    from patchkeeper import ledger
+    from patchkeeper.ledger_config import ledger_settings
+
+    if not Path(ledger_settings(config).file).is_file():
+        return False
+    return ledger.run(config).written
+
+
+def todo_items(
+    ctx: PortContext, records: list[PortedPatch], outcome: str, where: str | None
+) -> list[str]:
+    todo = []
+    stopped = next(
+        (r for r in records if r.verdict not in CARRIED | RETIRING and not r.pending), None
+    )
+    if outcome == STOPPED and stopped is not None:
+        todo.append(
+            f"resolve {stopped.name} in {ctx.work.conflict / 'files'} "
+            f"(see {ctx.work.conflict / 'INSTRUCTIONS.md'}), then run 'patchkeeper port "
+            "--continue' (or 'patchkeeper port --abort')"
+        )
+        pending = sum(1 for r in records if r.pending)
+        if pending:
+            todo.append(f"{pending} more patches follow it (their verdicts are a preview)")
+    for record in records:
+        taken = [r for r in record.references if r.status in (IN_NEW, IN_OLD)]
+        if taken and record.verdict not in RETIRING:
+            ref = taken[0]
+            where = "the new pin" if ref.status == IN_NEW else "the old pin already"
+            todo.append(
+                f"{record.name}: its {ref.field} reference {ref.text} is in {where} "
+                f"({ref.commit.id[:12] if ref.commit else '?'}, first in {ref.first_tag}), yet "
+                f"the patch is {record.verdict}, not upstreamed: upstream rewrote the change "
+                "since; consider retiring it instead of carrying it"
+            )
+    retiring = [r.name for r in records if r.verdict in RETIRING and not r.pending]
+    if retiring and not ctx.state.retire:
+        todo.append(
+            "retire "
+            + ", ".join(retiring)
+            + f" ({retire_note(ctx.new_version)}): 'patchkeeper retire NAME --at "
+            f"{ctx.new_version} --why TEXT', or port with --in-place --retire"
+        )
+    if outcome == DONE and not ctx.state.in_place and where:
+        todo.append(
+            f"review {where}; 'patchkeeper -C {where} apply --target COPY' applies it, then "
+            f"replace {Path(ctx.state.series).parent} with it"
+        )
+    if ctx.history is None:
+        todo.append(
+            "upstream history evidence is missing: pass --upstream-repo PATH (a checkout "
+            "with both pins' tags) for the commits behind each conflict and reference"
+        )
+    return todo

@@ -1,0 +1,207 @@
+"""The three-way merge of one patch, file by file, with ``git merge-file``.
+
+The issue ("patchkeeper 3"): when a patch does not apply at fuzz 0, merge per file with
+base = the old pristine file with the earlier patches applied, ours = the same with this
+patch, theirs = the new pristine file with the earlier *ported* patches applied, using git's
+merge machinery, never a merge of our own. ``git merge-file CURRENT BASE OTHER`` is called
+with CURRENT = theirs and OTHER = ours, as ``git rebase`` does (its conflict markers show the
+new base first, then the commit being replayed), in diff3 style so the old lines show too.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper import gitops
+from patchkeeper.engine import FileState, Workspace
+from patchkeeper.errors import GitError
+from patchkeeper.hunks import patch_lines
+from patchkeeper.model import Patch
+
+CLEAN = "clean"
+CONFLICT = "conflict"
+#: The file is gone from the new tree and nothing says where its content went.
+GONE = "gone"
+#: The patch deletes a file the new upstream changed.
+MODIFY_DELETE = "modify/delete"
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The names in conflict markers: ``<<<<<<< new``, ``||||||| old``, ``>>>>>>> patch``."""
+
+    new: str
+    old: str
+    patch: str
+
+
+@dataclass(frozen=True)
+class FileMerge:
+    """The merge of one path of a patch.
+
+    Attributes:
+        path: the path the patch names.
+        target: where the result goes in the new tree (``path``, or where the file moved).
+        status: :data:`CLEAN`, :data:`CONFLICT`, :data:`GONE` or :data:`MODIFY_DELETE`.
+        result: the merged file (with conflict markers for :data:`CONFLICT`), ``None`` for a
+            deletion or when there is nothing to write (:data:`GONE`).
+        conflicts: how many conflict regions git left.
+    """
+
+    path: str
+    target: str
+    status: str
+    result: FileState | None
+    conflicts: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == CLEAN
+
+
+def merge_file(
+    base: bytes, ours: bytes, theirs: bytes, labels: Labels, scratch: Path
+) -> tuple[bytes, int]:
+    """Merge one file with ``git merge-file -p --diff3``.
+
+    Args:
+        base: the common ancestor (old upstream with the earlier patches).
+        ours: the base with the patch applied.
+        theirs: the new upstream with the earlier ported patches.
+        labels: the conflict marker names.
+        scratch: an existing directory for the three temporary files.
+
+    Returns:
+        ``(merged bytes, number of conflicts)``; 0 conflicts is a clean merge.
+
+    Raises:
+        GitError: git cannot merge the files at all (binary content).
+    """
+    files = []
+    for name, data in (("theirs", theirs), ("base", base), ("ours", ours)):
+        path = scratch / name
+        path.write_bytes(data)
+        files.append(name)
+    args = ["merge-file", "-p", "--diff3"]
+    for label in (labels.new, labels.old, labels.patch):
+        args += ["-L", label]
+    done = gitops.call([*args, *files], scratch)
+    if done.returncode < 0 or done.returncode > 127:
+        output = done.stderr.decode("utf-8", "replace").strip()
+        raise GitError(
+            f"git merge-file failed with exit code {done.returncode}: {output}",
+            hint="git merges text files only; port this file by hand",
+        )
+    return done.stdout, done.returncode
+
+
+def _mode(base: FileState | None, ours: FileState | None, theirs: FileState | None) -> int | None:
+    if ours is not None and base is not None and ours.mode != base.mode:
+        return ours.mode
+    if theirs is not None:
+        return theirs.mode
+    return ours.mode if ours is not None else None
+
+
+def merge_path(
+    path: str,
+    target: str,
+    base: FileState | None,
+    ours: FileState | None,
+    theirs: FileState | None,
+    labels: Labels,
+    scratch: Path,
+) -> FileMerge:
+    """Merge one path; ``None`` states are absent files (created or deleted)."""
+    if ours is None:  # the patch deletes the file
+        if theirs is None or theirs == base:
+            return FileMerge(path, target, CLEAN, None)
+        return FileMerge(path, target, MODIFY_DELETE, theirs, 1)
+    if theirs is None and base is not None:
+        return FileMerge(path, target, GONE, None, 1)
+    data, conflicts = merge_file(
+        base.data if base is not None else b"",
+        ours.data,
+        theirs.data if theirs is not None else b"",
+        labels,
+        scratch,
+    )
+    state = FileState.from_bytes(data, _mode(base, ours, theirs))
+    return FileMerge(path, target, CONFLICT if conflicts else CLEAN, state, conflicts)
+
+
+def merge_patch(
+    paths: list[str],
+    before: Mapping[str, FileState | None],
+    after: Mapping[str, FileState | None],
+    theirs: Mapping[str, FileState | None],
+    moved: Mapping[str, str],
+    labels: Labels,
+    exact: Mapping[str, FileState | None] | None = None,
+) -> list[FileMerge]:
+    """Merge every path a patch touches.
+
+    Args:
+        paths: the patch's paths, in order.
+        before: each path on the old side before the patch (base).
+        after: each path on the old side after the patch (ours).
+        theirs: each *target* path on the new side (``moved.get(path, path)``).
+        moved: paths that are gone from the new tree -> where their content likely went.
+        labels: the conflict marker names.
+        exact: paths whose hunks all apply at fuzz 0 on the new side, with the result; they
+            are taken as they are, without a merge.
+    """
+    exact = exact or {}
+    out = []
+    with tempfile.TemporaryDirectory(prefix="patchkeeper-merge-") as scratch:
+        for path in paths:
+            if before.get(path) == after.get(path):
+                continue
+            target = moved.get(path, path)
+            if path in exact:
+                out.append(FileMerge(path, target, CLEAN, exact[path]))
+                continue
+            out.append(
+                merge_path(
+                    path,
+                    target,
+                    before.get(path),
+                    after.get(path),
+                    theirs.get(target),
+                    labels,
+                    Path(scratch),
+                )
+            )
+    return out
+
+
+def exact_paths(
+    patch: Patch, ws: Workspace, moved: Mapping[str, str]
+) -> dict[str, FileState | None]:
+    """The paths whose file diffs all apply at fuzz 0 on the new side, with the result:
+    they need no merge (the issue: clean hunks are regenerated, the rest merged)."""
+    out: dict[str, FileState | None] = {}
+    failing: set[str] = set()
+    for diff in patch.files:
+        path = diff.path
+        if path in moved or diff.is_rename or path in failing:
+            failing.add(path)
+            continue
+        state = out[path] if path in out else ws.get(path)
+        if diff.is_deletion or (diff.is_creation and state is not None):
+            failing.add(path)
+            continue
+        lines = state.lines if state is not None else ()
+        result = patch_lines(lines, diff.hunks)
+        if result.lines is None:
+            failing.add(path)
+            continue
+        if state is not None:
+            mode = state.mode
+        else:
+            mode = int(diff.new_mode[-3:], 8) if diff.new_mode else None
+        out[path] = FileState(tuple(result.lines), mode)
+    return {path: state for path, state in out.items() if path not in failing}

@@ -1,0 +1,195 @@
+"""What a finished port writes: a new series directory, or the series rewritten in place.
+
+Either way the series file keeps its bytes, except that the line of each patch proposed for
+retirement is commented out with the reason (the issue: "proposed for retirement with its
+evidence, never silently dropped"), and every carried patch file holds its refreshed bytes.
+A new series directory also gets a ``patchkeeper.toml`` naming the new pin, so
+``patchkeeper -C DIR apply|verify`` works on it as it is. In place, the change is one
+journaled transaction (:mod:`patchkeeper.transaction`), and the configured ``pin`` (and
+``pristine``, when set) follow when the configuration holds each on one plain
+``key = "..."`` line.
+
+``--retire`` hands each upstreamed patch to :func:`patchkeeper.ledger.retire` (issue
+"patchkeeper 2"), which removes it from the series and the tree and records it in the
+Retired table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.model import Series
+from patchkeeper.parse import split_lines
+from patchkeeper.transaction import Change, commit
+from patchkeeper.trees import safe_path
+
+
+class OutputExistsError(PatchkeeperError):
+    """The new series directory already exists."""
+
+
+def retire_note(version: str) -> str:
+    """The comment a retired patch's series line gets."""
+    return f"upstreamed in {version}: proposed for retirement by 'patchkeeper port'"
+
+
+def series_bytes(data: bytes, series: Series, retiring: set[str], version: str) -> bytes:
+    """The series file with the lines of ``retiring`` patches commented out.
+
+    >>> from patchkeeper.model import SeriesEntry
+    >>> s = Series(Path("series"), (SeriesEntry("a.patch", 1), SeriesEntry("b.patch", 2)))
+    >>> lines = series_bytes(b"a.patch\\nb.patch -p0\\n", s, {"b.patch"}, "2.0").splitlines()
+    >>> lines[0], lines[1].decode()[:40]
+    (b'a.patch', '# b.patch -p0  # upstreamed in 2.0: prop')
+    """
+    lines = split_lines(data)
+    for entry in series.entries:
+        if entry.name not in retiring:
+            continue
+        line = lines[entry.line_no - 1]
+        body = line.rstrip(b"\r\n")
+        ending = line[len(body) :] or b"\n"
+        lines[entry.line_no - 1] = b"# " + body + b"  # " + retire_note(version).encode() + ending
+    return b"".join(lines)
+
+
+def check_output(path: Path) -> None:
+    """Refuse a new series directory that exists and is not empty.
+
+    Raises:
+        OutputExistsError: naming it.
+    """
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise OutputExistsError(
+            "the new series directory already exists",
+            path=path,
+            hint="remove it, pass --output DIR, or port --in-place",
+        )
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def config_text(
+    config: Config, version: str, source_version: str | None, pristine: str | None
+) -> str:
+    """The ``patchkeeper.toml`` of a new series directory (``pristine``: the new pin's tree
+    when it is a directory, so ``verify`` finds it)."""
+    lines = [
+        f"# written by 'patchkeeper port': the series ported from {source_version or '?'} "
+        f"to {version}",
+    ]
+    if config.upstream:
+        lines.append(f"upstream = {_toml_string(config.upstream)}")
+    lines += [
+        f"pin = {_toml_string(version)}",
+        'series = "series"',
+        f"strip = {config.strip}",
+        f"directory = {_toml_string(config.directory)}",
+        f"fetch = {_toml_string(config.fetch)}",
+    ]
+    if pristine:
+        lines.append(f"pristine = {_toml_string(pristine)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_directory(
+    out: Path,
+    files: Mapping[str, bytes],
+    series: bytes,
+    config: str,
+) -> None:
+    """Create ``out`` with ``series``, ``patchkeeper.toml`` and the patch files, atomically
+    (written beside it, then renamed into place).
+
+    Raises:
+        OutputExistsError: ``out`` exists and is not empty.
+    """
+    check_output(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        (scratch / "series").write_bytes(series)
+        (scratch / "patchkeeper.toml").write_text(config, encoding="utf-8")
+        for name, data in files.items():
+            dest = safe_path(scratch, name)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(data)
+        if out.exists():
+            out.rmdir()
+        os.rename(scratch, out)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+
+
+def _set_key(data: bytes, key: str, old: str, new: str) -> bytes | None:
+    """``data`` with its one ``key = "old"`` line set to ``new``, or ``None``."""
+    pattern = re.compile(
+        rb"^(?P<head>[ \t]*" + re.escape(key.encode()) + rb'[ \t]*=[ \t]*)(?P<q>["\'])'
+        rb"(?P<value>[^\"']*)(?P=q)"
+    )
+    lines = split_lines(data)
+    hits = [
+        n
+        for n, line in enumerate(lines)
+        if (m := pattern.match(line)) and m["value"] == old.encode()
+    ]
+    if len(hits) != 1:
+        return None
+    match = pattern.match(lines[hits[0]])
+    assert match is not None
+    quote = match["q"]
+    value = new.encode().replace(b"\\", b"\\\\").replace(quote, b"\\" + quote)
+    lines[hits[0]] = match["head"] + quote + value + quote + lines[hits[0]][match.end() :]
+    return b"".join(lines)
+
+
+def config_change(config: Config, settings: Mapping[str, tuple[str | None, str]]) -> Change | None:
+    """The configuration file with each ``key = "old"`` line (one per key) set to its new
+    value, or ``None`` when a key has no such single line (the report then asks for the edit).
+
+    ``settings``: key -> ``(old value, new value)``; a key whose old value is ``None`` is
+    not configured and is skipped.
+    """
+    if config.source is None:
+        return None
+    data = config.source.read_bytes()
+    changed = False
+    for key, (old, new) in settings.items():
+        if old is None or old == new:
+            continue
+        edited = _set_key(data, key, old, new)
+        if edited is None:
+            return None
+        data, changed = edited, True
+    return Change(config.source, data) if changed else None
+
+
+def write_in_place(
+    series: Series,
+    files: Mapping[str, bytes],
+    series_data: bytes,
+    extra: list[Change],
+    journal: Path,
+    root: Path,
+) -> list[Path]:
+    """Rewrite the carried patch files, the series and ``extra`` in one transaction.
+
+    Returns the files written.
+    """
+    changes = [Change(safe_path(series.directory, name), data) for name, data in files.items()]
+    if series_data != series.path.read_bytes():
+        changes.append(Change(series.path, series_data))
+    changes.extend(extra)
+    commit(changes, journal, root=root)
+    return [change.path for change in changes]

@@ -1,0 +1,399 @@
+"""The port of a series, patch by patch: a rebase whose conflicts are the work.
+
+The series seed: "a port is a rebase whose conflicts are the work, not a regeneration whose
+failures are silent". Two in-memory workspaces move forward together: the *old* side (the
+old pin with the original patches applied one by one) and the *new* side (the new pin with
+the ported patches). For each patch, in series order:
+
+1. the audit's verdict (:func:`patchkeeper.verdicts.judge_series` on the pristine new tree,
+   superseded patches resolved) says *upstreamed*: proposed for retirement, nothing applied;
+2. it applies at fuzz 0 on the new side: *clean* or *offset*, regenerated there;
+3. otherwise it is judged on the new side (:func:`patchkeeper.verdicts.judge_patch`):
+   *upstreamed*, or *partially upstreamed* (the rest applies and is regenerated), or else
+4. git's three-way merge per file (:mod:`patchkeeper.port.merge`): clean everywhere is
+   *merged*; nothing left to carry is *upstreamed*; a conflict, or a file gone with nowhere
+   to go, stops the port there (a resolution recorded by ``port --continue`` is used instead).
+
+After a stop the remaining patches are still judged, on the new side without the stopped
+patch, as a preview (``pending``), so the report says what is left to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from patchkeeper.engine import FileState, Reader, Workspace, apply_patch
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.model import Patch
+from patchkeeper.parse import parse_patch
+from patchkeeper.port.changes import PatchChange, compare
+from patchkeeper.port.history import Cause, Reference
+from patchkeeper.port.merge import CLEAN as MERGE_CLEAN
+from patchkeeper.port.merge import FileMerge, Labels, exact_paths, merge_patch
+from patchkeeper.port.regenerate import refresh
+from patchkeeper.treesearch import TreeSearch
+from patchkeeper.verdicts import (
+    BLOCKED,
+    CLEAN,
+    CONFLICT,
+    FAILS,
+    OFFSET,
+    PARTIALLY_UPSTREAMED,
+    TARGET_GONE,
+    UPSTREAMED,
+    PatchVerdict,
+    judge_patch,
+    judge_series,
+    remember_failure,
+)
+
+#: Port verdicts beyond the audit's: carried by git's three-way merge; a conflict resolved by
+#: hand (``port --continue``); resolved by hand to no change at all.
+MERGED = "merged"
+RESOLVED = "resolved"
+DROPPED = "dropped"
+
+#: Verdicts whose patch is in the new series.
+CARRIED = frozenset({CLEAN, OFFSET, PARTIALLY_UPSTREAMED, MERGED, RESOLVED})
+#: Verdicts that propose retiring the patch.
+RETIRING = frozenset({UPSTREAMED, DROPPED})
+#: Verdicts that stop the port until the conflict is resolved.
+STOPS = frozenset({CONFLICT, TARGET_GONE, BLOCKED})
+
+
+class SeriesDoesNotApplyError(PatchkeeperError):
+    """The series does not apply to the pin it is ported from."""
+
+
+@dataclass(frozen=True)
+class MergedFile:
+    """One path of a three-way merge, without its content (for the report).
+
+    Attributes:
+        path: the path the patch names.
+        target: where its change goes in the new tree.
+        status: ``clean``, ``conflict``, ``gone`` or ``modify/delete``.
+        conflicts: conflict regions git left.
+    """
+
+    path: str
+    target: str
+    status: str
+    conflicts: int = 0
+
+
+@dataclass(frozen=True)
+class FailedHunk:
+    """A hunk that did not apply at fuzz 0 on the new side (its cause is looked up)."""
+
+    path: str
+    index: int
+    header: str
+
+
+@dataclass(frozen=True)
+class PortedPatch:
+    """One patch of the port, with its evidence.
+
+    Attributes:
+        name: the series name.
+        verdict: an audit verdict or :data:`MERGED`, :data:`RESOLVED`, :data:`DROPPED`.
+        summary: the evidence in one sentence.
+        pending: judged after the port stopped (a preview on the new side without the
+            stopped patch); it is ported for real by ``port --continue``.
+        files: the three-way merge per path, when one ran.
+        change: what the refreshed patch adds or removes differently (range-diff).
+        cut_against: the ``Cut-against`` value before the port, when the patch has one.
+        audit: the audit's verdict on the pristine new tree, with its evidence.
+        failed_hunks: hunks that did not apply at fuzz 0 on the new side.
+        references: the header's upstream references, looked up (``--upstream-repo``).
+        causes: the upstream commits that changed the failed hunks' lines.
+    """
+
+    name: str
+    verdict: str
+    summary: str
+    pending: bool = False
+    files: tuple[MergedFile, ...] = ()
+    change: PatchChange | None = None
+    cut_against: str | None = None
+    audit: PatchVerdict | None = None
+    failed_hunks: tuple[FailedHunk, ...] = ()
+    references: tuple[Reference, ...] = ()
+    causes: tuple[Cause, ...] = ()
+
+
+@dataclass
+class Step:
+    """The outcome of one patch, with what the port writes.
+
+    Attributes:
+        record: the report's view.
+        data: the refreshed patch's bytes (carried verdicts).
+        merges: the per-path merge with content (conflicts: for the work directory).
+        base: the new side's content of the merged paths before the patch (git's stage 3).
+        old: the old side's content of the patch's paths before it (stage 1).
+        patched: the same after it (stage 2).
+    """
+
+    record: PortedPatch
+    data: bytes | None = None
+    merges: list[FileMerge] = field(default_factory=list)
+    base: dict[str, FileState | None] = field(default_factory=dict)
+    old: dict[str, FileState | None] = field(default_factory=dict)
+    patched: dict[str, FileState | None] = field(default_factory=dict)
+
+
+def _states(ws: Workspace, paths: Sequence[str]) -> dict[str, FileState | None]:
+    return {path: ws.get(path) for path in paths}
+
+
+def _failed(patch: Patch, verdict: PatchVerdict) -> tuple[FailedHunk, ...]:
+    """The hunks that did not apply at fuzz 0: failing ones, and all of a file that is gone."""
+    failed = [FailedHunk(h.path, h.index, h.header) for h in verdict.hunks if h.status == FAILS]
+    if not failed:
+        failed = [FailedHunk(f.path, e.index, e.header) for f in verdict.failures for e in f.hunks]
+    gone = {m.path for m in verdict.moved}
+    failed += [
+        FailedHunk(d.path, h.index, h.header)
+        for d in patch.files
+        if d.old_path in gone
+        for h in d.hunks
+    ]
+    return tuple(dict.fromkeys(failed))
+
+
+class Rebase:
+    """The port of ``patches`` from one tree to another, in memory.
+
+    Args:
+        patches: the original series.
+        old: reader of the old pin's tree.
+        new: reader of the new pin's tree.
+        search: a search over the new tree (moved files, added lines elsewhere).
+        version: the new pin, written into ``Cut-against``.
+        labels: conflict marker names (the patch name is filled in per patch).
+        resolutions: patch name -> the resolved new-side content of its paths.
+    """
+
+    def __init__(
+        self,
+        patches: Sequence[Patch],
+        old: Reader,
+        new: Reader,
+        search: TreeSearch | None,
+        version: str | None,
+        labels: Labels,
+        resolutions: Mapping[str, Mapping[str, FileState | None]] | None = None,
+    ) -> None:
+        self.patches = list(patches)
+        self.old_ws = Workspace(old)
+        self.new_ws = Workspace(new)
+        self.search = search
+        self.version = version
+        self.labels = labels
+        self.resolutions = dict(resolutions or {})
+        # The audit reads through a fork, so both share one cache of the new tree's files.
+        self.audit = judge_series(self.new_ws.fork(), self.patches, search)
+
+    # ----------------------------------------------------------------- the loop
+
+    def run(self) -> tuple[list[Step], int | None]:
+        """Port every patch; return the steps and the index of the first stop (or None)."""
+        steps: list[Step] = []
+        failed: list[Any] = []  # verdicts' records of failing patches, for *blocked*
+        stopped: int | None = None
+        for index, patch in enumerate(self.patches):
+            step = self.port(index, failed)
+            if stopped is not None:
+                step.record = _pending(step.record)
+            steps.append(step)
+            if step.record.verdict in STOPS:
+                stopped = index if stopped is None else stopped
+                failed.append(remember_failure(patch))
+        return steps, stopped
+
+    def port(self, index: int, failed: list[Any]) -> Step:
+        """Port patch ``index`` on the new side; advance both sides."""
+        patch = self.patches[index]
+        paths = list(patch.touched_paths)
+        before_old = _states(self.old_ws, paths)
+        outcome = apply_patch(self.old_ws, patch)
+        if not outcome.ok:
+            raise SeriesDoesNotApplyError(
+                f"{patch.name} does not apply to the pin the series is ported from",
+                path=patch.path,
+                hint="check --from (default: the configured pin); 'patchkeeper audit --to "
+                "OLDPIN' shows what fails",
+            )
+        after_old = _states(self.old_ws, paths)
+        audit = self.audit[index]
+        if audit.verdict == UPSTREAMED:
+            return Step(PortedPatch(patch.name, UPSTREAMED, audit.summary, audit=audit))
+        trial = self.new_ws.fork()
+        applied = apply_patch(trial, patch)
+        if applied.ok:
+            verdict = CLEAN if applied.max_offset == 0 else OFFSET
+            summary = (
+                "applies at fuzz 0 on the new pin"
+                if verdict == CLEAN
+                else f"applies at fuzz 0 with hunks moved up to {applied.max_offset} lines"
+            )
+            return self._carry(patch, trial, paths, verdict, summary, audit)
+        judged_ws = self.new_ws.fork()
+        judged = judge_patch(judged_ws, patch, failed, self.search)
+        if judged.verdict == UPSTREAMED:
+            return Step(PortedPatch(patch.name, UPSTREAMED, judged.summary, audit=judged))
+        if judged.verdict == PARTIALLY_UPSTREAMED:
+            return self._carry(
+                patch, judged_ws, paths, PARTIALLY_UPSTREAMED, judged.summary, judged
+            )
+        if judged.verdict == BLOCKED:
+            return Step(
+                PortedPatch(
+                    patch.name,
+                    BLOCKED,
+                    judged.summary,
+                    audit=judged,
+                    failed_hunks=_failed(patch, judged),
+                )
+            )
+        return self._merge(patch, paths, before_old, after_old, judged)
+
+    # ----------------------------------------------------------------- outcomes
+
+    def _carry(
+        self,
+        patch: Patch,
+        after_ws: Workspace,
+        paths: Sequence[str],
+        verdict: str,
+        summary: str,
+        evidence: PatchVerdict,
+        moved: Mapping[str, str] | None = None,
+        files: tuple[MergedFile, ...] = (),
+        failed_hunks: tuple[FailedHunk, ...] = (),
+    ) -> Step:
+        targets = list(dict.fromkeys((moved or {}).get(p, p) for p in paths))
+        before = _states(self.new_ws, targets)
+        after = _states(after_ws, targets)
+        refreshed = refresh(patch, before, after, self.version, moved)
+        if refreshed is None:
+            return Step(
+                PortedPatch(
+                    patch.name,
+                    UPSTREAMED,
+                    "nothing is left to carry on the new pin: " + summary,
+                    files=files,
+                    audit=evidence,
+                    failed_hunks=failed_hunks,
+                )
+            )
+        data, old_value = refreshed
+        new_patch = parse_patch(data, name=patch.name, path=patch.path, strip=patch.strip)
+        change = compare(patch, new_patch, moved)
+        for path in targets:
+            self.new_ws.set(path, after[path])
+        record = PortedPatch(
+            patch.name,
+            verdict,
+            summary,
+            files=files,
+            change=change,
+            cut_against=old_value,
+            audit=evidence,
+            failed_hunks=failed_hunks,
+        )
+        return Step(record, data)
+
+    def _merge(
+        self,
+        patch: Patch,
+        paths: list[str],
+        before_old: dict[str, FileState | None],
+        after_old: dict[str, FileState | None],
+        judged: PatchVerdict,
+    ) -> Step:
+        moved = {m.path: m.likely for m in judged.moved if m.likely}
+        labels = Labels(self.labels.new, self.labels.old, patch.name)
+        targets = list(dict.fromkeys(moved.get(p, p) for p in paths))
+        theirs = _states(self.new_ws, targets)
+        exact = exact_paths(patch, self.new_ws, moved)
+        merges = merge_patch(paths, before_old, after_old, theirs, moved, labels, exact)
+        files = tuple(MergedFile(m.path, m.target, m.status, m.conflicts) for m in merges)
+        failed_hunks = _failed(patch, judged)
+        if patch.name in self.resolutions:
+            return self._resolved(patch, judged, files, failed_hunks)
+        if all(m.status == MERGE_CLEAN for m in merges):
+            trial = self.new_ws.fork()
+            for merge in merges:
+                trial.set(merge.target, merge.result)
+            summary = _merged_summary(failed_hunks, moved)
+            return self._carry(
+                patch, trial, paths, MERGED, summary, judged, moved, files, failed_hunks
+            )
+        bad = [m for m in merges if m.status != MERGE_CLEAN]
+        verdict = TARGET_GONE if all(m.status == "gone" for m in bad) else CONFLICT
+        detail = ", ".join(
+            f"{m.target} ({m.conflicts} conflict region{'s' if m.conflicts != 1 else ''})"
+            if m.status == "conflict"
+            else f"{m.path} ({m.status})"
+            for m in bad
+        )
+        summary = f"git's three-way merge stopped at {detail}; fuzz 0: {judged.summary}"
+        record = PortedPatch(
+            patch.name, verdict, summary, files=files, audit=judged, failed_hunks=failed_hunks
+        )
+        base = {m.target: self.new_ws.get(m.target) for m in merges}
+        return Step(record, None, merges, base, before_old, after_old)
+
+    def _resolved(
+        self,
+        patch: Patch,
+        judged: PatchVerdict,
+        files: tuple[MergedFile, ...],
+        failed_hunks: tuple[FailedHunk, ...],
+    ) -> Step:
+        resolution = self.resolutions[patch.name]
+        trial = self.new_ws.fork()
+        for path, state in resolution.items():
+            trial.set(path, state)
+        step = self._carry(
+            patch,
+            trial,
+            list(resolution),
+            RESOLVED,
+            "resolved by hand (port --continue) after git's three-way merge stopped",
+            judged,
+            None,
+            files,
+            failed_hunks,
+        )
+        if step.record.verdict == UPSTREAMED:
+            step.record = PortedPatch(
+                patch.name,
+                DROPPED,
+                "resolved by hand to no change: nothing left to carry",
+                files=files,
+                audit=judged,
+                failed_hunks=failed_hunks,
+            )
+        return step
+
+
+def _merged_summary(failed: tuple[FailedHunk, ...], moved: Mapping[str, str]) -> str:
+    gone = [f"{a} is gone, merged into {b}" for a, b in moved.items()]
+    hunks = [f"{h.path} #{h.index}" for h in failed if h.path not in moved]
+    parts = []
+    if hunks:
+        verb = "does" if len(hunks) == 1 else "do"
+        parts.append(f"{', '.join(hunks)} {verb} not apply at fuzz 0")
+    return "; ".join(parts + gone) + "; git's three-way merge carried the patch"
+
+
+def _pending(record: PortedPatch) -> PortedPatch:
+    from dataclasses import replace
+
+    return replace(record, pending=True)

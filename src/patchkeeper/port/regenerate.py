@@ -1,0 +1,271 @@
+"""A refreshed patch: the same preamble and headers, the diff body regenerated on the new tree.
+
+The issue ("patchkeeper 3"): a refreshed patch keeps its preamble and headers byte for byte
+except ``Cut-against``, which becomes the new pin; its body is regenerated against the new
+tree with three lines of context. The body comes from git itself
+(``git diff --no-index`` between two scratch directories holding the touched files before
+and after, through :mod:`patchkeeper.gitops`), so it does not depend on the user's git
+configuration.
+
+File headers follow the original patch: a file diff whose header has no ``index`` line
+(quilt's ``--- a/x`` / ``+++ b/x``, with or without timestamps) keeps its header bytes; a git
+header is rebuilt with the original's path prefixes and ``index`` abbreviation, since its
+blob ids change with the content. Files keep the original patch's order.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from patchkeeper import gitops
+from patchkeeper.engine import FileState, Workspace, apply_patch
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.headers import parse_headers, set_field
+from patchkeeper.model import FileDiff, Patch
+from patchkeeper.parse import parse_patch, split_lines
+
+#: An ``index`` line of a git file header: ``index 2da36e6..f639f1f 100644``
+INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
+#: The seed's pin header: ``Cut-against: 0.32.0: re-anchored after #57169``
+CUT_AGAINST = "Cut-against"
+
+
+class RefreshError(PatchkeeperError):
+    """A regenerated patch does not turn the new file into the merged one (a bug)."""
+
+    exit_code = 3
+
+
+# --------------------------------------------------------------------------- Cut-against
+
+
+def set_cut_against(preamble: bytes, version: str) -> tuple[bytes, str | None]:
+    """Return ``(preamble with Cut-against set to version, the old value)``.
+
+    Every other byte is kept (:func:`patchkeeper.headers.set_field`); a preamble without the
+    field is returned unchanged (a Debian patch has none, and the port does not add one).
+
+    >>> set_cut_against(b"Kind: fix\\nCut-against: 1.0: note\\n  more\\nWhat: x\\n", "1.1")
+    (b'Kind: fix\\nCut-against: 1.1\\nWhat: x\\n', '1.0: note more')
+    """
+    field = parse_headers(preamble).get(CUT_AGAINST, aliases=False)
+    if field is None:
+        return preamble, None
+    return set_field(preamble, CUT_AGAINST, version), field.value
+
+
+# --------------------------------------------------------------------------- file headers
+
+
+def _name_on(header: bytes, marker: bytes) -> str | None:
+    for line in split_lines(header):
+        if line.startswith(marker):
+            name = line[len(marker) :].rstrip(b"\r\n").split(b"\t")[0].strip()
+            return name.decode("utf-8", "surrogateescape")
+    return None
+
+
+def prefixes(patch: Patch) -> tuple[str, str]:
+    """The path prefixes of the patch's file headers: ``("a/", "b/")`` for ``-p1``.
+
+    Read from the first ``---``/``+++`` names that are not ``/dev/null``; ``("a/", "b/")``
+    (``("", "")`` at ``-p0``) when the patch has none.
+    """
+    src = dst = None
+    for diff in patch.files:
+        old = _name_on(diff.header_raw, b"--- ")
+        new = _name_on(diff.header_raw, b"+++ ")
+        if src is None and old and diff.old_path and old.endswith(diff.old_path):
+            src = old[: len(old) - len(diff.old_path)]
+        if dst is None and new and diff.new_path and new.endswith(diff.new_path):
+            dst = new[: len(new) - len(diff.new_path)]
+    default = ("a/", "b/") if patch.strip else ("", "")
+    return (src if src is not None else default[0], dst if dst is not None else default[1])
+
+
+def index_abbrev(patch: Patch) -> int | None:
+    """Hex digits of the original's ``index`` lines, or ``None`` when it has none."""
+    for diff in patch.files:
+        for line in split_lines(diff.header_raw):
+            match = INDEX_LINE.match(line)
+            if match:
+                return len(match.group(1))
+    return None
+
+
+def _has_index(header: bytes) -> bool:
+    return any(INDEX_LINE.match(line) for line in split_lines(header))
+
+
+def _git_style(patch: Patch) -> bool:
+    return any(diff.header_raw.lstrip().startswith(b"diff --git ") for diff in patch.files) or (
+        not patch.files
+    )
+
+
+def _compose_header(
+    diff: FileDiff, git_header: bytes, names: tuple[str, str], git_style: bool, keep_index: bool
+) -> bytes:
+    """A file header in the original's style for a regenerated file diff."""
+    src, dst = names
+    old = f"{src}{diff.old_path}" if diff.old_path is not None else "/dev/null"
+    new = f"{dst}{diff.new_path}" if diff.new_path is not None else "/dev/null"
+    out: list[bytes] = []
+    if git_style:
+        path = diff.path
+        out.append(f"diff --git {src}{path} {dst}{path}\n".encode("utf-8", "surrogateescape"))
+        for line in split_lines(git_header)[1:]:
+            if line.startswith((b"--- ", b"+++ ")):
+                break
+            if INDEX_LINE.match(line) and not keep_index:
+                continue
+            out.append(line)
+    if diff.hunks:
+        out.append(f"--- {old}\n".encode("utf-8", "surrogateescape"))
+        out.append(f"+++ {new}\n".encode("utf-8", "surrogateescape"))
+    return b"".join(out)
+
+
+# --------------------------------------------------------------------------- the diff body
+
+
+def _write_side(root: Path, states: Mapping[str, FileState | None]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    for path, state in states.items():
+        if state is None:
+            continue
+        dest = root.joinpath(*path.split("/"))
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(state.data)
+        dest.chmod(state.mode if state.mode is not None else 0o644)
+
+
+def git_diff(
+    before: Mapping[str, FileState | None],
+    after: Mapping[str, FileState | None],
+    abbrev: int | None,
+) -> list[FileDiff]:
+    """The file diffs from ``before`` to ``after`` (path -> state, ``None`` = absent), by git.
+
+    Returns file diffs parsed at ``-p1`` (git's ``a/``, ``b/`` names), in git's order; paths
+    whose state is equal on both sides are left out.
+    """
+    changed = [path for path in before if before[path] != after.get(path)]
+    changed += [path for path in after if path not in before and after[path] is not None]
+    if not changed:
+        return []
+    with tempfile.TemporaryDirectory(prefix="patchkeeper-diff-") as scratch:
+        root = Path(scratch)
+        _write_side(root / "a", {p: before.get(p) for p in changed})
+        _write_side(root / "b", {p: after.get(p) for p in changed})
+        # The scratch directories are named a and b, so --no-prefix gives a/ and b/ names.
+        args = ["diff", "--no-index", *gitops.DIFF_OPTIONS, "--no-prefix", "-U3"]
+        full = abbrev is not None and abbrev >= 40
+        args.append("--full-index" if full else f"--abbrev={abbrev or 7}")
+        done = gitops.call([*args, "a", "b"], root)
+    if done.returncode not in (0, 1):
+        output = done.stderr.decode("utf-8", "replace").strip()
+        raise RefreshError(
+            f"git diff --no-index failed with exit code {done.returncode}: {output}",
+            hint="this is a bug in patchkeeper; please report it",
+        )
+    if not done.stdout:
+        return []
+    parsed = parse_patch(done.stdout, name="git diff", path=Path("git-diff"), strip=1)
+    return list(parsed.files)
+
+
+def _original_for(patch: Patch) -> dict[str, FileDiff]:
+    return {diff.path: diff for diff in patch.files}
+
+
+def _ordered(diffs: list[FileDiff], order: Sequence[str]) -> list[FileDiff]:
+    rank = {path: number for number, path in enumerate(order)}
+    return sorted(diffs, key=lambda d: (rank.get(d.path, len(rank)), diffs.index(d)))
+
+
+def refresh(
+    patch: Patch,
+    before: Mapping[str, FileState | None],
+    after: Mapping[str, FileState | None],
+    version: str | None,
+    moved: Mapping[str, str] | None = None,
+) -> tuple[bytes, str | None] | None:
+    """The refreshed patch's bytes, or ``None`` when ``before`` and ``after`` are equal.
+
+    Args:
+        patch: the original patch (its preamble, headers, prefixes and trailer are kept).
+        before: every path the new patch may touch, on the new tree before it.
+        after: the same paths after it (``None`` = absent).
+        version: the new pin for ``Cut-against`` (``None`` leaves it as it is).
+        moved: old path -> new path for files whose content moved upstream.
+
+    Returns:
+        ``(bytes, the old Cut-against value or None)``.
+
+    Raises:
+        RefreshError: the regenerated patch does not turn ``before`` into ``after``.
+    """
+    moved = moved or {}
+    diffs = git_diff(before, after, index_abbrev(patch))
+    if not diffs:
+        return None
+    order = [moved.get(diff.path, diff.path) for diff in patch.files]
+    originals = _original_for(patch)
+    by_target = {moved.get(path, path): diff for path, diff in originals.items()}
+    names = prefixes(patch)
+    git_style = _git_style(patch)
+    keep_index = index_abbrev(patch) is not None or not patch.files
+    parts: list[bytes] = []
+    preamble = patch.preamble
+    old_value = None
+    if version is not None:
+        preamble, old_value = set_cut_against(preamble, version)
+    parts.append(preamble)
+    for diff in _ordered(diffs, order):
+        original = by_target.get(diff.path)
+        same_paths = original is not None and (original.old_path, original.new_path) == (
+            diff.old_path,
+            diff.new_path,
+        )
+        if same_paths and original is not None and not _has_index(original.header_raw):
+            parts.append(original.header_raw)
+        else:
+            parts.append(_compose_header(diff, diff.header_raw, names, git_style, keep_index))
+        parts.extend(hunk.raw for hunk in diff.hunks)
+    parts.append(patch.trailer)
+    data = b"".join(parts)
+    check(data, patch, before, after)
+    return data, old_value
+
+
+def check(
+    data: bytes,
+    patch: Patch,
+    before: Mapping[str, FileState | None],
+    after: Mapping[str, FileState | None],
+) -> None:
+    """Apply the refreshed patch to ``before`` in memory and compare with ``after``.
+
+    Raises:
+        RefreshError: it does not apply, or gives other content.
+    """
+    refreshed = parse_patch(data, name=patch.name, path=patch.path, strip=patch.strip)
+    ws = Workspace(lambda path: before.get(path))
+    outcome = apply_patch(ws, refreshed)
+    wrong = [] if outcome.ok else [o.path for o in outcome.files if not o.ok]
+    if outcome.ok:
+        for path, state in after.items():
+            got = ws.get(path)
+            if (got.data if got else None) != (state.data if state else None):
+                wrong.append(path)
+    if wrong:
+        raise RefreshError(
+            f"the regenerated {patch.name} does not reproduce the merged files: "
+            + ", ".join(wrong),
+            path=patch.path,
+            hint="this is a bug in patchkeeper; please report it with the patch",
+        )

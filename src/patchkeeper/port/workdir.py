@@ -1,0 +1,286 @@
+"""The work directory of a port that stopped at a conflict, like ``.git/rebase-merge``.
+
+One directory per downstream (default ``.patchkeeper-port/`` beside the configuration)::
+
+    state.json                  what the port was started with, and where it stopped
+    original/series             the series as it was when the port started, and its patches
+    original/<patch>
+    resolved/<n>/               resolutions recorded by ``port --continue``: manifest.json
+                                (patch name, every path with its mode or absence) and files/
+    conflict/INSTRUCTIONS.md    what to do, with the cause of the conflict
+    conflict/manifest.json      the stopped patch and its paths
+    conflict/files/<path>       the files to resolve: git's merge, conflict markers included
+    conflict/reference/         the original patch; old/, patched/, new/ copies of each path
+                                (git's stages 1, 2 and 3: base, the patch's side, the new pin)
+
+Nothing outside this directory is written until the port finishes, so ``port --abort`` only
+removes it. The port is replayed from ``original/`` on every ``--continue``, using the
+resolutions recorded so far (the replay is deterministic: same trees, same patches).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.engine import FileState
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.model import Patch, Series
+from patchkeeper.parse import split_lines
+from patchkeeper.port.merge import FileMerge
+from patchkeeper.trees import read_file, safe_path
+
+FORMAT = 1
+STATE = "state.json"
+MANIFEST = "manifest.json"
+INSTRUCTIONS = "INSTRUCTIONS.md"
+#: Lines git's merge leaves around a conflict (git-merge-file(1), diff3 style).
+MARKERS = (b"<<<<<<< ", b"||||||| ", b">>>>>>> ")
+SEPARATOR = b"======="
+
+
+class PortStateError(PatchkeeperError):
+    """A port is in progress where none should be, or none is where one should be."""
+
+
+class UnresolvedError(PatchkeeperError):
+    """``port --continue`` found conflict markers left in a file."""
+
+
+@dataclass(frozen=True)
+class PortState:
+    """What ``port`` was started with (``state.json``).
+
+    Attributes:
+        series: the series file being ported.
+        old: the ``--from`` spec; new: the ``--to`` spec.
+        in_place: rewrite the series where it is.
+        retire: record upstreamed patches in the ledger's Retired section.
+        output: the new series directory (when not in place).
+        upstream_repo: the ``--upstream-repo`` checkout, if any.
+        stopped: the patch the port stopped at.
+    """
+
+    series: str
+    old: str
+    new: str
+    in_place: bool
+    retire: bool
+    output: str | None
+    upstream_repo: str | None
+    stopped: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, **self.__dict__}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PortState:
+        fields = {k: v for k, v in data.items() if k != "format"}
+        return cls(**fields)
+
+
+class WorkDir:
+    """The work directory at ``root`` (it may not exist yet)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def exists(self) -> bool:
+        return (self.root / STATE).is_file()
+
+    @property
+    def conflict(self) -> Path:
+        return self.root / "conflict"
+
+    @property
+    def journal(self) -> Path:
+        return self.root / "journal"
+
+    # ----------------------------------------------------------------- state
+
+    def load(self) -> PortState:
+        """Read ``state.json``.
+
+        Raises:
+            PortStateError: no port is in progress here.
+        """
+        if not self.exists:
+            raise PortStateError(
+                "no port is in progress",
+                path=self.root,
+                hint="start one with 'patchkeeper port --to NEWPIN'",
+            )
+        data = json.loads((self.root / STATE).read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            raise PortStateError(
+                f"the work directory has format {data.get('format')!r}, not {FORMAT}",
+                path=self.root / STATE,
+                hint="finish or abort it with the patchkeeper that started it",
+            )
+        return PortState.from_json(data)
+
+    def save(self, state: PortState) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        _write(self.root / STATE, json.dumps(state.to_json(), indent=1).encode() + b"\n")
+
+    def start(self, state: PortState, series: Series, patches: list[Patch]) -> None:
+        """Create the directory: the state and a copy of the series and its patches.
+
+        Raises:
+            PortStateError: a port is already in progress.
+        """
+        if self.exists:
+            raise PortStateError(
+                "a port is already in progress",
+                path=self.root,
+                hint="run 'patchkeeper port --continue' or 'patchkeeper port --abort'",
+            )
+        if self.root.exists():
+            shutil.rmtree(self.root)
+        original = self.root / "original"
+        original.mkdir(parents=True)
+        _write(original / "series", series.path.read_bytes())
+        for patch in patches:
+            _write(safe_path(original, patch.name), patch.raw)
+        self.save(state)
+
+    def original_series(self) -> Path:
+        return self.root / "original" / "series"
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # ----------------------------------------------------------------- conflicts
+
+    def write_conflict(
+        self,
+        patch: Patch,
+        merges: list[FileMerge],
+        base: Mapping[str, FileState | None],
+        old: Mapping[str, FileState | None],
+        patched: Mapping[str, FileState | None],
+        instructions: str,
+    ) -> None:
+        """Lay out the stopped patch's files for resolution (replacing any earlier one)."""
+        if self.conflict.exists():
+            shutil.rmtree(self.conflict)
+        files = self.conflict / "files"
+        reference = self.conflict / "reference"
+        files.mkdir(parents=True)
+        paths: dict[str, dict[str, Any]] = {}
+        for merge in merges:
+            state = merge.result if merge.status != "gone" else None
+            if state is not None:
+                _write(safe_path(files, merge.target), state.data)
+            mode = next(
+                (s.mode for s in (base.get(merge.target), patched.get(merge.path)) if s), None
+            )
+            paths[merge.target] = {"path": merge.path, "status": merge.status, "mode": mode}
+            for side, states, key in (
+                ("old", old, merge.path),
+                ("patched", patched, merge.path),
+                ("new", base, merge.target),
+            ):
+                state = states.get(key)
+                if state is not None:
+                    _write(safe_path(reference / side, key), state.data)
+        _write(safe_path(reference, patch.name), patch.raw)
+        manifest = {"patch": patch.name, "paths": paths}
+        _write(self.conflict / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
+        _write(self.conflict / INSTRUCTIONS, instructions.encode("utf-8"))
+
+    def read_resolution(self) -> tuple[str, dict[str, FileState | None]]:
+        """The stopped patch's name and its resolved files (path -> content, ``None`` = absent).
+
+        Every file under ``conflict/files`` counts, listed or not; a listed path whose file
+        was removed is a deletion.
+
+        Raises:
+            PortStateError: there is no conflict to resolve.
+            UnresolvedError: a file still has conflict markers (naming the file and line).
+        """
+        manifest_path = self.conflict / MANIFEST
+        if not manifest_path.is_file():
+            raise PortStateError(
+                "the port has no conflict to resolve", path=self.root, hint="run port --abort"
+            )
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        files = self.conflict / "files"
+        resolved: dict[str, FileState | None] = {}
+        for target, info in manifest["paths"].items():
+            state = read_file(safe_path(files, target))
+            if state is not None and info.get("mode") is not None:
+                state = FileState(state.lines, info["mode"])
+            resolved[target] = state
+        for path in sorted(files.rglob("*")):
+            relative = path.relative_to(files).as_posix()
+            if path.is_file() and relative not in resolved:
+                resolved[relative] = read_file(path)
+        for target, state in resolved.items():
+            if state is not None:
+                _check_markers(files / target, state)
+        return manifest["patch"], resolved
+
+    def save_resolution(self, name: str, resolved: Mapping[str, FileState | None]) -> None:
+        """Record a resolution under ``resolved/``; the conflict directory is removed."""
+        number = len(self.resolutions())
+        dest = self.root / "resolved" / f"{number:04d}"
+        if dest.exists():
+            shutil.rmtree(dest)
+        paths = {}
+        for path, state in resolved.items():
+            paths[path] = None if state is None else state.mode
+            if state is not None:
+                _write(safe_path(dest / "files", path), state.data)
+        _write(dest / MANIFEST, json.dumps({"patch": name, "paths": paths}, indent=1).encode())
+        shutil.rmtree(self.conflict, ignore_errors=True)
+
+    def resolutions(self) -> dict[str, dict[str, FileState | None]]:
+        """Every recorded resolution: patch name -> path -> content (``None`` = absent)."""
+        out: dict[str, dict[str, FileState | None]] = {}
+        root = self.root / "resolved"
+        if not root.is_dir():
+            return out
+        for entry in sorted(root.iterdir()):
+            manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
+            states: dict[str, FileState | None] = {}
+            for path, mode in manifest["paths"].items():
+                if mode is None and not safe_path(entry / "files", path).is_file():
+                    states[path] = None
+                    continue
+                data = safe_path(entry / "files", path).read_bytes()
+                states[path] = FileState.from_bytes(data, mode)
+            out[manifest["patch"]] = states
+        return out
+
+
+def _check_markers(path: Path, state: FileState) -> None:
+    for number, line in enumerate(state.lines, 1):
+        if line.startswith(MARKERS) or line.rstrip(b"\r\n") == SEPARATOR:
+            raise UnresolvedError(
+                "conflict markers are left in this file",
+                path=path,
+                line=number,
+                hint="edit the file to the content the patch should produce, remove the "
+                "markers, then run 'patchkeeper port --continue'",
+            )
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def has_markers(data: bytes) -> bool:
+    """Whether ``data`` has a conflict marker line."""
+    return any(
+        line.startswith(MARKERS) or line.rstrip(b"\r\n") == SEPARATOR for line in split_lines(data)
+    )

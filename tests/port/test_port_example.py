@@ -1,0 +1,322 @@
+"""``port`` end to end on the bundled example (minihttp 1.0 -> 1.1, seven patches).
+
+The example covers every case: a patch upstream took (retry-backoff-cap), two real conflicts
+on one line (redirect-strip-proxy-auth, then redirect-strip-api-key on top of it), a file
+upstream moved (headers.py -> httputil.py, merged there by git), offsets, a clean patch and a
+new file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from port_support import resolve
+
+from helpers import Example, tree_bytes
+
+PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+API_KEY = (
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
+    b'"X-Api-Key"])\n'
+)
+
+FIRST_STOP = [
+    ("retry-backoff-cap.patch", "upstreamed", False),
+    ("redirect-strip-proxy-auth.patch", "conflict", False),
+    ("headers-merge-order.patch", "merged", True),
+    ("client-describe-version.patch", "offset", True),
+    ("metrics-redirects.patch", "offset", True),
+    ("metrics-same-host.patch", "clean", True),
+    ("redirect-strip-api-key.patch", "blocked", True),
+]
+
+FINAL = [
+    ("retry-backoff-cap.patch", "upstreamed"),
+    ("redirect-strip-proxy-auth.patch", "resolved"),
+    ("headers-merge-order.patch", "merged"),
+    ("client-describe-version.patch", "offset"),
+    ("metrics-redirects.patch", "offset"),
+    ("metrics-same-host.patch", "clean"),
+    ("redirect-strip-api-key.patch", "resolved"),
+]
+
+CONFLICT_REGION = (
+    b"<<<<<<< new pin 1.1\n"
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie"])\n'
+    b"||||||| old pin 1.0\n"
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization"])\n'
+    b"=======\n"
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Proxy-Authorization"])\n'
+    b">>>>>>> redirect-strip-proxy-auth.patch\n"
+)
+
+HEADERS_MERGE_ORDER = b'''From: Example Maintainer <maintainer@example.org>
+Subject: [minihttp] headers-merge-order
+
+Our proxy logs headers in insertion order and wants the request's own first.
+
+Kind: feature
+What: merged headers list the overriding dict's names first
+Upstream: none
+Cut-against: 1.1
+Retires-when: upstreamed
+---
+diff --git a/httputil.py b/httputil.py
+index f3d405f..849ad75 100644
+--- a/httputil.py
++++ b/httputil.py
+@@ -7,7 +7,8 @@ def normalize(name):
+ 
+ 
+ def merge(first, second):
+-    """Merge two header dicts; ``second`` wins."""
+-    out = {normalize(k): v for k, v in first.items()}
+-    out.update({normalize(k): v for k, v in second.items()})
++    """Merge two header dicts; ``second`` wins, and its names come first."""
++    out = {normalize(k): v for k, v in second.items()}
++    for name, value in first.items():
++        out.setdefault(normalize(name), value)
+     return out
+'''
+
+
+def start(cli, example: Example, *extra: str):
+    return cli(
+        "port",
+        "--json",
+        "--to",
+        str(example.new),
+        "--from",
+        str(example.old),
+        *extra,
+        cwd=example.downstream,
+    )
+
+
+def work_files(example: Example) -> Path:
+    return example.downstream / ".patchkeeper-port" / "conflict" / "files"
+
+
+def port_to_the_end(cli, example: Example, *extra: str) -> dict:
+    """Start, resolve both conflicts, and return the last report."""
+    assert start(cli, example, *extra).code == 1
+    resolve(work_files(example) / "retry.py", PROXY)
+    assert cli("port", "--continue", cwd=example.downstream).code == 1
+    resolve(work_files(example) / "retry.py", API_KEY)
+    run = cli("port", "--continue", "--json", cwd=example.downstream)
+    assert run.code == 0, run.out + run.err
+    return json.loads(run.out)
+
+
+def test_port_stops_at_the_first_conflict_with_its_files(cli, example: Example) -> None:
+    before = tree_bytes(example.downstream)
+    run = start(cli, example)
+    assert run.code == 1
+    data = json.loads(run.out)
+    assert [(p["name"], p["verdict"], p["pending"]) for p in data["patches"]] == FIRST_STOP
+    assert (data["outcome"], data["stopped_at"]) == ("stopped", "redirect-strip-proxy-auth.patch")
+    conflict = data["patches"][1]
+    assert conflict["files"] == [
+        {"path": "retry.py", "target": "retry.py", "status": "conflict", "conflicts": 1}
+    ]
+    assert conflict["summary"].startswith(
+        "git's three-way merge stopped at retry.py (1 conflict region); fuzz 0: retry.py #1 "
+        "fails at fuzz 0 (closest: retry.py line 8, 6 of 7 lines match)"
+    )
+    work = example.downstream / ".patchkeeper-port"
+    retry = (work_files(example) / "retry.py").read_bytes()
+    assert CONFLICT_REGION in retry
+    assert retry.replace(CONFLICT_REGION, b"") == (
+        example.new / "minihttp" / "retry.py"
+    ).read_bytes().replace(
+        b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie"])\n', b""
+    )
+    assert (work / "conflict" / "reference" / "new" / "retry.py").read_bytes() == (
+        example.new / "minihttp" / "retry.py"
+    ).read_bytes()
+    assert (work / "conflict" / "reference" / "redirect-strip-proxy-auth.patch").read_bytes() == (
+        example.downstream / "patches" / "redirect-strip-proxy-auth.patch"
+    ).read_bytes()
+    instructions = (work / "conflict" / "INSTRUCTIONS.md").read_text()
+    assert instructions.startswith("# Port stopped at `redirect-strip-proxy-auth.patch`: conflict")
+    assert "Upstream history evidence is missing" in instructions
+    # nothing outside the work directory was written
+    after = {
+        k: v for k, v in tree_bytes(example.downstream).items() if ".patchkeeper-port" not in k
+    }
+    assert after == before
+    assert data["todo"][-1].startswith("upstream history evidence is missing")
+
+
+def test_port_continue_twice_then_the_new_series_verifies(cli, example: Example) -> None:
+    data = port_to_the_end(cli, example)
+    assert [(p["name"], p["verdict"]) for p in data["patches"]] == FINAL
+    assert not any(p["pending"] for p in data["patches"])
+    out = example.downstream / "patches-1.1"
+    assert data["output"] == str(out)
+    assert not (example.downstream / ".patchkeeper-port").exists()
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["series", "patchkeeper.toml"] + [name for name, _ in FINAL]
+    )
+    series = (out / "series").read_text().splitlines()
+    assert series[1] == (
+        "# retry-backoff-cap.patch  # upstreamed in 1.1: proposed for retirement by "
+        "'patchkeeper port'"
+    )
+    assert series[2:] == [name for name, _ in FINAL[1:]]
+    # upstreamed: kept as it was, for review
+    old = example.downstream / "patches"
+    assert (out / "retry-backoff-cap.patch").read_bytes() == (
+        old / "retry-backoff-cap.patch"
+    ).read_bytes()
+    # moved upstream: merged into the new file, headers kept but Cut-against
+    assert (out / "headers-merge-order.patch").read_bytes() == HEADERS_MERGE_ORDER
+    # every refreshed patch keeps its preamble but Cut-against
+    for name, _ in FINAL[1:]:
+        before = (old / name).read_bytes().split(b"\n---\n")[0]
+        after = (out / name).read_bytes().split(b"\n---\n")[0]
+        assert after == before.replace(b"Cut-against: 1.0", b"Cut-against: 1.1")
+    # the range-diff of the resolved patch
+    change = data["patches"][6]["change"]
+    assert change["same"] is False
+    assert [(line["side"], line["kind"], line["text"]) for line in change["lines"]] == [
+        ("-", "-", '    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Proxy-Authorization"])'),
+        (
+            "-",
+            "+",
+            '    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Proxy-Authorization", '
+            '"X-Api-Key"])',
+        ),
+        ("+", "-", PROXY.decode().rstrip("\n")),
+        ("+", "+", API_KEY.decode().rstrip("\n")),
+    ]
+    assert data["patches"][5]["change"]["same"] is True
+    # verify passes on the new pin with the new series
+    target = example.root / "target-1.1"
+    shutil.copytree(example.new, target)
+    assert cli("-C", str(out), "apply", "--target", str(target)).code == 0
+    # the new directory's configuration names the new tree as its pristine reference
+    run = cli("-C", str(out), "verify", "--target", str(target))
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 6 of 6 patches applied, 0 files drifted",
+    )
+
+
+def test_port_in_place_retire_updates_series_pin_and_ledger(cli, example: Example) -> None:
+    ledger = example.downstream / "PATCHES.md"
+    ledger.write_text("# Patches\n\n<!-- table:begin -->\n<!-- table:end -->\n")
+    assert cli("ledger", cwd=example.downstream).code == 0
+    data = port_to_the_end(cli, example, "--in-place", "--retire")
+    assert data["retired"] == ["retry-backoff-cap.patch"]
+    patches = example.downstream / "patches"
+    assert not (patches / "retry-backoff-cap.patch").exists()
+    assert "retry-backoff-cap.patch" not in (patches / "series").read_text()
+    config = (example.downstream / "patchkeeper.toml").read_text()
+    assert 'pin = "1.1"\n' in config and 'pin = "1.0"' not in config
+    assert 'pristine = "../upstream/minihttp-1.1"\n' in config
+    text = ledger.read_text()
+    assert (
+        "| retry-backoff-cap | backport | cap the retry backoff at BACKOFF_MAX (120 s) | 1.1 |"
+        in text
+    )
+    assert (
+        "| redirect-strip-api-key | own | also drop X-Api-Key on a cross-host redirect | none | 1.1 |"
+        in text
+    )
+    assert cli("ledger", "--check", cwd=example.downstream).code == 0
+    target = example.root / "target-1.1"
+    shutil.copytree(example.new, target)
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    # the configured pristine tree is now 1.1's
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 6 of 6 patches applied, 0 files drifted",
+    )
+
+
+def test_port_abort_leaves_everything_as_it_was(cli, example: Example) -> None:
+    before = tree_bytes(example.downstream)
+    assert start(cli, example).code == 1
+    run = cli("port", "--abort", cwd=example.downstream)
+    assert run.code == 0
+    assert run.out.startswith("aborted the port of ")
+    assert tree_bytes(example.downstream) == before
+
+
+def test_port_refuses_what_does_not_make_sense(cli, example: Example) -> None:
+    run = cli("port", "--continue", cwd=example.downstream)
+    assert (run.code, run.err.splitlines()[0].endswith(": no port is in progress")) == (2, True)
+    run = start(cli, example, "--retire")
+    assert run.code == 2
+    assert "--retire records retirements in the ledger of the series in use" in run.err
+    assert start(cli, example).code == 1
+    run = start(cli, example)
+    assert run.code == 2
+    assert "a port is already in progress" in run.err
+    run = cli("port", "--continue", cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        f"patchkeeper: error: {work_files(example) / 'retry.py'}:11: conflict markers are left "
+        "in this file"
+    )
+    run = cli("port", "--continue", "--to", "x", cwd=example.downstream)
+    assert run.code == 2
+    assert "the port in progress keeps the options it was started with" in run.err
+
+
+def test_port_refuses_an_existing_output_directory(cli, example: Example) -> None:
+    (example.downstream / "patches-1.1").mkdir()
+    (example.downstream / "patches-1.1" / "x").write_text("x")
+    run = start(cli, example)
+    assert run.code == 2
+    assert "the new series directory already exists" in run.err
+    assert not (example.downstream / ".patchkeeper-port").exists()
+
+
+def test_port_text_and_markdown_reports(cli, example: Example, tmp_path: Path) -> None:
+    report = tmp_path / "port.md"
+    run = cli(
+        "port",
+        "--to",
+        str(example.new),
+        "--from",
+        str(example.old),
+        "--markdown",
+        str(report),
+        cwd=example.downstream,
+    )
+    assert run.code == 1
+    assert "7 patches: 1 upstreamed, 1 conflict, 5 pending" in run.out
+    assert (
+        "  headers-merge-order.patch (pending (merged)):\n    file: headers.py -> httputil.py: clean"
+        in run.out
+    )
+    markdown = report.read_text()
+    assert markdown.startswith("## patchkeeper port: 1.0 -> 1.1\n")
+    assert (
+        "| `redirect-strip-api-key.patch` | pending (blocked) | retry.py #1 needs lines "
+        in markdown
+    )
+
+
+def test_port_from_defaults_to_the_configured_pristine_tree(cli, example: Example) -> None:
+    run = cli("port", "--json", "--to", str(example.new), cwd=example.downstream)
+    assert run.code == 1
+    data = json.loads(run.out)
+    assert (data["source"], data["source_version"]) == (f"directory {example.old}", "1.0")
+
+
+def test_a_series_that_does_not_apply_to_its_old_pin_is_an_input_error(
+    cli, example: Example
+) -> None:
+    run = cli("port", "--to", str(example.new), "--from", str(example.new), cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        f"patchkeeper: error: {example.downstream / 'patches' / 'retry-backoff-cap.patch'}: "
+        "retry-backoff-cap.patch does not apply to the pin the series is ported from"
+    )
+    assert not (example.downstream / ".patchkeeper-port").exists()
