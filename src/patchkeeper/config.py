@@ -111,6 +111,7 @@ SECTION_MODULES: tuple[str, ...] = (
     "patchkeeper.runtime.settings",
     "patchkeeper.ledger_config",
     "patchkeeper.port.settings",
+    "patchkeeper.report_settings",
 )
 
 

@@ -35,8 +35,15 @@ class Settings:
         return load_config(self.config_file, start=self.directory)
 
 
-def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
-    """Print ``result`` (JSON or text), write Markdown if asked, and exit with its code."""
+def emit(
+    result: Any, as_json: bool, markdown: Path | None = None, record_as: str | None = None
+) -> None:
+    """Print ``result`` (JSON or text), write Markdown if asked, and exit with its code.
+
+    ``record_as``: save the result as evidence of that command (``"audit"``, ``"runtime
+    audit"``) in the downstream's evidence store, for the audit record (issue 6), when the
+    downstream keeps one (``[tool.patchkeeper.report] evidence = true``).
+    """
     from patchkeeper import render
 
     _load_renderers()
@@ -45,7 +52,19 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     text = render.render_json(result) if as_json else render.render_text(result)
     if text:
         click.echo(text.rstrip("\n"))
+    if record_as is not None:
+        from patchkeeper import evidence_store
+
+        settings = click.get_current_context().find_object(Settings)
+        assert settings is not None
+        config = settings.config()
+        if evidence_store.enabled(config):
+            evidence_store.save(config, record_as, result, ARGV)
     sys.exit(getattr(result, "exit_code", 0))
+
+
+#: The arguments of the running command line (without the program name), for the evidence.
+ARGV: list[str] = []
 
 
 #: Modules that register renderers for result types (``patchkeeper.render``).
@@ -56,6 +75,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.runtime",
     "patchkeeper.render.ledger",
     "patchkeeper.render.port",
+    "patchkeeper.render.report",
 )
 
 
@@ -172,6 +192,7 @@ def verify(
             settings.config(), target=target, python=python, pristine=pristine, detailed=False
         ),
         as_json,
+        record_as="verify",
     )
 
 
@@ -216,7 +237,7 @@ def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> 
     """Apply the series to a new upstream release in memory and judge every patch."""
     from patchkeeper.commands import audit as command
 
-    emit(command.run(settings.config(), to=to), as_json, markdown)
+    emit(command.run(settings.config(), to=to), as_json, markdown, record_as="audit")
 
 
 # --------------------------------------------------------------------------- headers, ledger,
@@ -483,7 +504,7 @@ def port(
         output=output,
         action=action,
     )
-    emit(result, as_json, markdown)
+    emit(result, as_json, markdown, record_as=None if abort else "port")
 
 
 # --------------------------------------------------------------------------- runtime patches
@@ -539,7 +560,7 @@ def runtime_inventory(
     result = command.run(
         settings.config(), plugin=plugin, package=package, patch_directory=patch_dir
     )
-    emit(result, as_json, markdown)
+    emit(result, as_json, markdown, record_as="runtime inventory")
 
 
 @runtime.command("audit")
@@ -570,7 +591,7 @@ def runtime_audit(
         package=package,
         patch_directory=patch_dir,
     )
-    emit(result, as_json, markdown)
+    emit(result, as_json, markdown, record_as="runtime audit")
 
 
 @runtime.command("check")
@@ -605,7 +626,7 @@ def runtime_check(
         package=package,
         patch_directory=patch_dir,
     )
-    emit(result, as_json)
+    emit(result, as_json, record_as="runtime check")
 
 
 @runtime.command("same-code")
@@ -621,6 +642,47 @@ def runtime_same_code(left: str, right: str, as_json: bool) -> None:
 
 # --------------------------------------------------------------------------- the audit record
 # (issue "patchkeeper 5")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def decide(settings: Settings, as_json: bool) -> None:
+    """Add suggested decisions from the last evidence; never change a decision that exists."""
+    from patchkeeper.commands import decide as command
+
+    emit(command.run(settings.config()), as_json)
+
+
+@cli.command()
+@click.option(
+    "--python",
+    "python",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The audited interpreter (default: [tool.patchkeeper.report] python, else this one).",
+)
+@click.option("--html", is_flag=True, help="Also write the record as one self-contained page.")
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 if the record is stale or false."
+)
+@json_option
+@click.pass_obj
+def report(settings: Settings, python: Path | None, html: bool, check: bool, as_json: bool) -> None:
+    """Write the audit record (AUDIT.md): environment, decisions with evidence, validation."""
+    from patchkeeper.commands import report as command
+
+    emit(command.run(settings.config(), python=python, html=html, check=check), as_json)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@json_option
+@click.argument("command_line", nargs=-1, type=click.UNPROCESSED, required=True)
+@click.pass_obj
+def record(settings: Settings, command_line: tuple[str, ...], as_json: bool) -> None:
+    """Run a validation command (after --) and keep its exit code, time and output tail."""
+    from patchkeeper.commands import record as command
+
+    emit(command.run(settings.config(), list(command_line)), as_json)
 
 
 def _log_bug() -> Path:
@@ -641,6 +703,7 @@ def _log_bug() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line and return the exit code (for tests: ``main(["apply"])``)."""
+    ARGV[:] = list(sys.argv[1:] if argv is None else argv)
     try:
         cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)
     except SystemExit as exc:

@@ -1,0 +1,93 @@
+"""``decide``: start the decisions file from the evidence, never overwriting a decision.
+
+For every series patch and runtime entry that has no table in the decisions file yet,
+``decide`` appends one with the decision the last ``audit``/``port``/``runtime audit``
+evidence suggests (:mod:`patchkeeper.items`), the evidence as the reason, and the header's
+removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, the seed's ``Remove at``)
+when the suggestion keeps the change. A table that exists is left byte for byte as it is:
+the file is merged by key. Where the evidence suggests nothing (a runtime *investigate*), the
+decision is left empty for a person, and ``report --check`` fails until one is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchkeeper import evidence_store as store
+from patchkeeper.config import Config
+from patchkeeper.decisions import DROPS, Decision, append_tables, load
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.items import Item, all_items
+from patchkeeper.report_settings import report_settings
+
+
+@dataclass(frozen=True)
+class Added:
+    """A table ``decide`` added: kind, key, the decision (``""``: none suggested), and the
+    evidence verdict it came from."""
+
+    kind: str
+    key: str
+    decision: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class DecideResult:
+    """The decisions file, the tables added, and how many were already there."""
+
+    path: str
+    added: tuple[Added, ...]
+    kept: int
+
+    @property
+    def exit_code(self) -> int:
+        return 0
+
+
+def suggestion(item: Item) -> tuple[Decision, tuple[str, ...]]:
+    """The table ``decide`` writes for ``item``, and the comment lines above its fields."""
+    reason = f"suggested by patchkeeper decide from the {item.source} verdict: {item.verdict}"
+    if item.suggested:
+        comment = f"suggested from {item.source}: {item.verdict}"
+    elif item.verdict:
+        comment = f"no suggestion: {item.source} says {item.verdict}; decide by hand"
+    else:
+        comment = "no evidence yet: run audit, port or runtime audit, or decide by hand"
+    condition = "" if item.suggested in DROPS else item.condition
+    comments = [comment]
+    if condition:
+        comments.append(f"removal condition from the {item.condition_field} header")
+    reason = reason if item.suggested else ""
+    decision = Decision(item.kind, item.key, item.suggested, reason, condition, "")
+    return decision, tuple(comments)
+
+
+def run(config: Config) -> DecideResult:
+    """Add a table for each patch and entry without one; return what was added.
+
+    Raises:
+        PatchkeeperError: there is nothing to decide (no series, no runtime evidence).
+        ConfigError: the existing decisions file is malformed.
+        EvidenceError: the evidence store is unreadable.
+    """
+    settings = report_settings(config)
+    evidence = store.load_all(config)
+    items = all_items(config, evidence)
+    if not items:
+        raise PatchkeeperError(
+            "nothing to decide: no series file and no runtime inventory evidence",
+            path=config.series,
+            hint="configure the series, or run 'patchkeeper runtime audit' first",
+        )
+    existing = load(settings.decisions_file)
+    new = [suggestion(item) for item in items if existing.get(item.kind, item.key) is None]
+    if new:
+        text = append_tables(settings.decisions_file, new)
+        store.write_text(settings.decisions_file, text)
+    added = tuple(Added(d.kind, d.key, d.decision, _verdict(items, d)) for d, _ in new)
+    return DecideResult(str(settings.decisions_file), added, len(items) - len(new))
+
+
+def _verdict(items: list[Item], decision: Decision) -> str:
+    return next((i.verdict for i in items if (i.kind, i.key) == (decision.kind, decision.key)), "")

@@ -1,0 +1,75 @@
+"""``record -- CMD...``: run a validation command and keep its result as evidence.
+
+The audit seed, section 6: "Record the interpreter, commands, results, temporary workarounds,
+and untested scope". The command runs in the current directory with its standard output and
+error captured together; its exit code, wall time and the last ``output-tail`` lines
+(``[tool.patchkeeper.report]``) go to ``.patchkeeper/evidence/recorded.json``, replacing an
+earlier run of the same command in the same directory. The report lists it under
+*Validation*; a failed one also under the untested scope.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+
+from patchkeeper import evidence_store as store
+from patchkeeper.config import Config
+from patchkeeper.errors import ConfigError
+from patchkeeper.report_settings import report_settings
+
+#: The exit code recorded for a command that cannot be started (the shell's convention).
+NOT_STARTED = 127
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The recorded command and the store file."""
+
+    command: store.RecordedCommand
+    path: str
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the command passed, 1 when it failed (a finding, not an input error)."""
+        return 0 if self.command.exit_code == 0 else 1
+
+
+def run(config: Config, argv: list[str]) -> RecordResult:
+    """Run ``argv`` and record it.
+
+    Raises:
+        ConfigError: ``argv`` is empty.
+        EvidenceError: the store cannot be written.
+    """
+    if not argv:
+        raise ConfigError(
+            "no command to record", hint="write the command after --: patchkeeper record -- pytest"
+        )
+    tail_lines = report_settings(config).output_tail
+    start = time.monotonic()
+    try:
+        done = subprocess.run(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        code, output = done.returncode, done.stdout.decode("utf-8", "replace")
+    except OSError as exc:
+        code, output = NOT_STARTED, f"cannot run {argv[0]}: {exc.strerror}\n"
+    duration = round(time.monotonic() - start, 1)
+    lines = output.splitlines()
+    command = store.RecordedCommand(
+        argv=tuple(argv),
+        cwd=os.getcwd(),
+        exit_code=code,
+        duration=duration,
+        tail=tuple(lines[-tail_lines:] if tail_lines > 0 else ()),
+        recorded=store.now_utc(),
+    )
+    path = store.save_recorded(config, command)
+    return RecordResult(command, str(path))

@@ -1,0 +1,164 @@
+"""``record -- CMD`` and the written record: its sections, its bytes, its reproducibility."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from recordhelpers import AGREEING, drop_from_series, write_decisions
+
+
+def test_record_keeps_exit_code_duration_and_output_tail(cli, audited: Path) -> None:
+    script = "import sys\nfor i in range(40): print('line', i)\nsys.exit(3)"
+    run = cli("record", "--", sys.executable, "-c", script, cwd=audited)
+    assert run.code == 1
+    data = json.loads((audited / ".patchkeeper/evidence/recorded.json").read_text())
+    [command] = data["commands"]
+    assert command["argv"] == [sys.executable, "-c", script]
+    assert command["cwd"] == str(audited)
+    assert command["exit_code"] == 3
+    assert 0 <= command["duration"] < 30
+    assert command["tail"] == [f"line {i}" for i in range(10, 40)]
+    assert run.out.splitlines()[0].startswith(f"{sys.executable} -c ")
+    assert run.out.splitlines()[-1] == "  | line 39"
+
+
+def test_recording_the_same_command_again_replaces_it(cli, audited: Path) -> None:
+    cli("record", "--", sys.executable, "-c", "print('first')", cwd=audited)
+    cli("record", "--", sys.executable, "-c", "raise SystemExit(1)", cwd=audited)
+    assert cli("record", "--", sys.executable, "-c", "print('first')", cwd=audited).code == 0
+    data = json.loads((audited / ".patchkeeper/evidence/recorded.json").read_text())
+    assert [(c["argv"][-1], c["exit_code"]) for c in data["commands"]] == [
+        ("print('first')", 0),
+        ("raise SystemExit(1)", 1),
+    ]
+
+
+def test_a_command_that_cannot_start_is_recorded_as_127(cli, audited: Path) -> None:
+    run = cli("record", "--", "no-such-command-here", cwd=audited)
+    assert run.code == 1
+    data = json.loads((audited / ".patchkeeper/evidence/recorded.json").read_text())
+    assert (data["commands"][0]["exit_code"], data["commands"][0]["tail"]) == (
+        127,
+        ["cannot run no-such-command-here: No such file or directory"],
+    )
+
+
+def test_record_without_a_command_is_a_usage_error(cli, audited: Path) -> None:
+    assert cli("record", cwd=audited).code == 2
+
+
+@pytest.fixture
+def agreed(cli, audited: Path) -> Path:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    write_decisions(audited, AGREEING)
+    cli("record", "--", sys.executable, "-c", "print('ok')", cwd=audited)
+    cli("record", "--", sys.executable, "-c", "raise SystemExit(2)", cwd=audited)
+    return audited
+
+
+def section(text: str, heading: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index(heading) + 1
+    end = next(
+        (
+            i
+            for i in range(start, len(lines))
+            if lines[i].startswith("#") and lines[i].count("#") <= heading.count("#")
+        ),
+        len(lines),
+    )
+    return [line for line in lines[start:end] if line]
+
+
+def test_the_record_lists_decisions_validation_and_untested_scope(cli, agreed: Path) -> None:
+    assert cli("report", cwd=agreed).code == 0
+    text = (agreed / "AUDIT.md").read_text()
+    assert text.splitlines()[0] == "# Audit record: minihttp 1.0"
+    assert section(text, "## Open problems") == ["None."]
+    rows = section(text, "### Series patches (6)")
+    assert rows[:2] == [
+        "| # | patch | decision | evidence | removal condition | reason | flag |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    assert rows[5] == (
+        "| 4 | `metrics-redirects.patch` | carry | audit: offset: applies at fuzz 0; hunks "
+        "moved: client.py #1 +5 | upstreamed | reviewed |  |"
+    )
+    assert section(text, "### Decisions about patches or entries no longer present") == [
+        "- series `retry-backoff-cap.patch`: retire: reviewed"
+    ]
+    validation = section(text, "## Validation")
+    assert validation[2] == (
+        "| `patchkeeper audit --to ../upstream/minihttp-1.1` | patchkeeper | 1 | 7 patches "
+        f"against `directory {agreed.parent / 'upstream' / 'minihttp-1.1'}`: 1 upstreamed, "
+        "1 conflict, 1 target gone, 2 offset, 1 clean, 1 blocked | - |"
+    )
+    assert validation[3].startswith(
+        f"| `{sys.executable} -c 'print('\"'\"'ok'\"'\"')'` | recorded | 0 | passed | "
+    )
+    assert validation[4].startswith(
+        f"| `{sys.executable} -c 'raise SystemExit(2)'` | recorded | 2 | failed (exit 2) | "
+    )
+    assert section(text, "### Not tested") == [
+        "- verify not run: no evidence that the series is applied to the upstream",
+        "- no GPU run: the audited environment has no accelerator device (looked for "
+        "/dev/nvidia\\*, /dev/kfd, /dev/davinci\\*)",
+        f"- minihttp is not installed in `{sys.executable}`: nothing was imported or run "
+        "against an installed copy",
+        f"- `{sys.executable} -c 'raise SystemExit(2)'` failed (exit 2): what it tests is not validated",
+    ]
+    times = [line for line in text.splitlines() if "UTC" in line]
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert len(times) == 1
+    assert re.fullmatch(
+        rf"Evidence taken (between {stamp} and )?{stamp} \(UTC\); this is the only line of the "
+        "record that depends on when the commands ran.",
+        times[0],
+    )
+
+
+def test_the_same_inputs_give_the_same_bytes(cli, agreed: Path) -> None:
+    cli("report", "--html", cwd=agreed)
+    first = (agreed / "AUDIT.md").read_bytes(), (agreed / "AUDIT.html").read_bytes()
+    environment = (agreed / ".patchkeeper/evidence/environment.json").read_bytes()
+    assert cli("report", "--html", cwd=agreed).code == 0
+    assert ((agreed / "AUDIT.md").read_bytes(), (agreed / "AUDIT.html").read_bytes()) == first
+    assert (agreed / ".patchkeeper/evidence/environment.json").read_bytes() == environment
+    assert cli("report", "--check", "--html", cwd=agreed).code == 0
+
+
+def test_the_html_page_has_the_same_tables_and_no_external_resource(cli, agreed: Path) -> None:
+    cli("report", "--html", cwd=agreed)
+    page = (agreed / "AUDIT.html").read_text()
+    markdown = (agreed / "AUDIT.md").read_text()
+    assert page.count("<table") == sum(
+        1 for line in markdown.splitlines() if line.startswith("|---")
+    )
+    assert "<code>metrics-<wbr>redirects.<wbr>patch</code>" in page
+    for external in ("http://", "https://", "<link", "<script", "src="):
+        assert external not in page
+
+
+def test_report_paths_come_from_the_report_section(cli, audited: Path) -> None:
+    config = audited / "patchkeeper.toml"
+    config.write_text(
+        config.read_text()
+        + 'audit-file = "docs/RECORD.md"\ndecisions-file = "docs/decisions.toml"\n'
+        + 'untested = ["no multi-node run"]\n'
+    )
+    assert cli("decide", cwd=audited).code == 0
+    assert (audited / "docs" / "decisions.toml").is_file()
+    cli("report", cwd=audited)
+    text = (audited / "docs" / "RECORD.md").read_text()
+    assert section(text, "### Not tested")[-2:] == [
+        "- no validation command recorded (patchkeeper record -- CMD...)",
+        "- no multi-node run",
+    ]
+    config.write_text(config.read_text() + "unknown-key = 1\n")
+    run = cli("report", cwd=audited)
+    assert run.code == 2
+    assert "unknown key 'report.unknown-key'" in run.err

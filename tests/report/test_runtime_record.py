@@ -1,0 +1,166 @@
+"""The record of a plugin's runtime patches: the runtime tests' seed-shaped fixture plugin
+(``tests/runtime/fixtures``), audited from its upstream 1.0 to 2.0 by ``runtime audit``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import venv
+from pathlib import Path
+
+import pytest
+from recordhelpers import enable_evidence, write_decisions
+
+FIXTURES = Path(__file__).resolve().parents[1] / "runtime" / "fixtures"
+PREFIX = "metaplug/patch/"
+KEYS = [
+    "bugfix/fix_disabled.py::tinyup.sampler.sample",
+    "bugfix/fix_sampler.py::tinyup.sampler.sample",
+    "bugfix/fix_scheduler.py::tinyup.scheduler.Scheduler.schedule",
+    "bugfix/fix_scheduler.py::tinyup.scheduler.Scheduler.make",
+    "bugfix/fix_scheduler.py::tinyup.scheduler.Scheduler.create",
+    "enhancement/backends.py::tinyup.registry.BACKENDS['npu']",
+    "performance/kernels.py::tinyup.kernels.add_kernel",
+    "performance/kernels.py::tinyup.kernels.sub_kernel",
+]
+
+
+@pytest.fixture
+def plugin(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURES, work)
+    root = work / "plugin"
+    enable_evidence(root / "pyproject.toml")
+    run = cli("runtime", "audit", "--from", "../upstream-1.0", "--to", "../upstream-2.0", cwd=root)
+    assert run.code == 1
+    return root
+
+
+def test_decide_suggests_from_the_runtime_audit(cli, plugin: Path) -> None:
+    run = cli("decide", cwd=plugin)
+    assert run.code == 0
+    assert run.out.splitlines()[1:] == [
+        f"  runtime {PREFIX}{KEYS[0]}: retain (retain)",
+        f"  runtime {PREFIX}{KEYS[1]}: retain (retain)",
+        f"  runtime {PREFIX}{KEYS[2]}: update (update)",
+        f"  runtime {PREFIX}{KEYS[3]}: retain (retain)",
+        f"  runtime {PREFIX}{KEYS[4]}: update (update)",
+        f"  runtime {PREFIX}{KEYS[5]}: remove (remove)",
+        f"  runtime {PREFIX}{KEYS[6]}: (none: decide by hand) (investigate)",
+        f"  runtime {PREFIX}{KEYS[7]}: (none: decide by hand) (investigate)",
+    ]
+    text = (plugin / "patchkeeper-decisions.toml").read_text()
+    assert (
+        f'[runtime."{PREFIX}{KEYS[6]}"]\n'
+        "# no suggestion: runtime audit says investigate; decide by hand\n"
+        "# removal condition from the Remove at header\n"
+        'decision = ""\n'
+        'reason = ""\n'
+        'removal-condition = "tinyup schedules zero-budget requests itself."\n'
+    ) in text
+
+
+def test_runtime_findings(cli, plugin: Path) -> None:
+    condition = "tinyup schedules zero-budget requests itself."
+    tables = {PREFIX + key: ("retain", condition) for key in KEYS}
+    tables[PREFIX + KEYS[2]] = ("update", "")
+    tables[PREFIX + KEYS[4]] = ("update", "")
+    tables[PREFIX + KEYS[5]] = ("remove", "")
+    tables[PREFIX + KEYS[7]] = ("migrate", "")
+    write_decisions(plugin, tables, kind="runtime")
+    assert cli("report", cwd=plugin).code == 1
+    run = cli("report", "--check", "--json", cwd=plugin)
+    findings = [(f["kind"], f["message"]) for f in json.loads(run.out)["findings"]]
+    assert findings == [
+        (
+            "dropped-but-present",
+            f"`{PREFIX}{KEYS[5]}` is decided remove, but it is still in the code "
+            f"(`{PREFIX}enhancement/backends.py:10`)",
+        ),
+        (
+            "contradiction",
+            f"`{PREFIX}{KEYS[6]}`: retain whose target is gone (runtime audit: investigate)",
+        ),
+    ]
+
+
+def test_a_removed_entry_is_no_longer_in_the_code(cli, plugin: Path) -> None:
+    backends = plugin / PREFIX / "enhancement" / "backends.py"
+    backends.write_text(backends.read_text().replace('BACKENDS["npu"]', "_UNUSED"))
+    write_decisions(
+        plugin,
+        {PREFIX + KEYS[5]: ("remove", ""), PREFIX + KEYS[0]: ("retain", "")},
+        kind="runtime",
+    )
+    cli("report", cwd=plugin)
+    run = cli("report", "--check", "--json", cwd=plugin)
+    kinds = [(f["kind"], f["key"]) for f in json.loads(run.out)["findings"]]
+    assert ("dropped-but-present", PREFIX + KEYS[5]) not in kinds
+    assert kinds == [
+        ("kept-without-condition", PREFIX + KEYS[0]),
+        *[("no-decision", PREFIX + key) for key in KEYS[1:5] + KEYS[6:]],
+    ]
+
+
+def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
+    cli("decide", cwd=plugin)
+    cli("report", cwd=plugin)
+    text = (plugin / "AUDIT.md").read_text()
+    assert "### Runtime entries (8)" in text
+    assert (
+        "- `tinyup.sampler.sample`: bound at import by 1 upstream module(s), 1 not patched "
+        "(`tinyup/engine.py:1`)"
+    ) in text
+    assert (
+        "| 6 | `tinyup.registry.BACKENDS['npu']`<br>`metaplug/patch/enhancement/backends.py:10` "
+        "| remove | runtime audit: remove: the new upstream tinyup.registry.BACKENDS already has "
+        "the key 'npu'<br>activation: conditional | header: Remove at: tinyup schedules "
+        "zero-budget requests itself. | suggested by patchkeeper decide from the runtime audit "
+        "verdict: remove | it is decided remove, but it is still in the code "
+        "(`metaplug/patch/enhancement/backends.py:10`) |"
+    ) in text
+    assert "- runtime check not run: no live evidence that the runtime patches take effect" in text
+
+
+@pytest.mark.network
+def test_the_live_check_origins_agree_with_the_measured_ones(
+    cli, plugin: Path, tmp_path: Path
+) -> None:
+    """tinyup 2.0 and the plugin pip-installed in a venv (their build backend comes from the
+    index): ``runtime check`` there, then the record measured in the same interpreter."""
+    env = tmp_path / "env"
+    venv.create(env, with_pip=True)
+    python = env / "bin" / "python"
+    for project in (plugin.parent / "upstream-2.0", plugin):
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", str(project)],
+            check=True,
+            capture_output=True,
+        )
+    site = next((env / "lib").glob("python3.*")) / "site-packages"
+    cli("runtime", "check", "--python", str(python), cwd=plugin)
+    cli("decide", cwd=plugin)
+    cli("report", "--python", str(python), cwd=plugin)
+    text = (plugin / "AUDIT.md").read_text()
+    # started in the plugin's checkout, ``import metaplug`` finds the checkout, not the copy
+    # pip installed (which runtime check, started elsewhere, used): the record says so
+    checkout = plugin / "metaplug" / "__init__.py"
+    assert f"| `metaplug` | `{site}/metaplug/__init__.py` | `{checkout}` | NO |" in text
+    assert f"| `tinyup` | `{site}/tinyup/__init__.py` | `{site}/tinyup/__init__.py` | yes |" in text
+    environment = json.loads((plugin / ".patchkeeper/evidence/environment.json").read_text())
+    comparison = environment["environment"]["comparisons"]
+    assert [(c["source"], c["installed"], c["equal"], c["different"]) for c in comparison] == [
+        (str(plugin.parent / "upstream-2.0"), f"tinyup 2.0 in {site}", 7, []),
+        (str(plugin), f"metaplug 0.1 in {site}", 11, []),
+    ]
+    run = cli("report", "--check", "--json", "--python", str(python), cwd=plugin)
+    changed = [
+        f["message"] for f in json.loads(run.out)["findings"] if f["kind"] == "environment-changed"
+    ]
+    assert changed == [
+        f"metaplug came from {site}/metaplug/__init__.py in the runtime check process, "
+        f"from {checkout} in the measured environment"
+    ]
+    assert "runtime check: replaced" in text
