@@ -36,9 +36,15 @@ class Example:
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` (relative POSIX path -> bytes), for exact comparisons."""
+    """Every file under ``root`` (relative POSIX path -> bytes), for exact comparisons.
+
+    Left out: bytecode caches, and the downstream's evidence store (``.patchkeeper/evidence``),
+    which records what ran rather than being part of any tree.
+    """
     return {
-        p.relative_to(root).as_posix(): p.read_bytes()
+        key: p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and not (key := p.relative_to(root).as_posix()).startswith(".patchkeeper/evidence/")
     }

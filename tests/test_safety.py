@@ -38,6 +38,8 @@ def everything(root: Path) -> dict[str, bytes | str]:
     out: dict[str, bytes | str] = {}
     for path in sorted(root.rglob("*")):
         key = path.relative_to(root).as_posix()
+        if "/.patchkeeper/evidence" in f"/{key}" or key.endswith("/.patchkeeper"):
+            continue  # the downstream's evidence store: the record of what ran, not the target
         if path.is_symlink():
             out[key] = "-> " + os.readlink(path)
         elif path.is_file():

@@ -109,9 +109,15 @@ class StoredEvidence:
 
 
 def enabled(config: Config) -> bool:
-    """Whether the downstream keeps evidence: ``evidence = true`` in
-    ``[tool.patchkeeper.report]`` (off by default, so a read-only command writes nothing)."""
-    return bool((config.sections.get("report") or {}).get("evidence", False))
+    """Whether the downstream keeps evidence: on unless ``evidence = false`` in
+    ``[tool.patchkeeper.report]``."""
+    return (config.sections.get("report") or {}).get("evidence") is not False
+
+
+def required(config: Config) -> bool:
+    """Whether the user asked for evidence explicitly (``evidence = true``): then a failure
+    to save it is worth a warning; by default it is skipped quietly."""
+    return (config.sections.get("report") or {}).get("evidence") is True
 
 
 def evidence_dir(config: Config) -> Path:

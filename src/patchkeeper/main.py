@@ -42,7 +42,7 @@ def emit(
 
     ``record_as``: save the result as evidence of that command (``"audit"``, ``"runtime
     audit"``) in the downstream's evidence store, for the audit record (issue 6), when the
-    downstream keeps one (``[tool.patchkeeper.report] evidence = true``).
+    downstream keeps one (on unless ``[tool.patchkeeper.report] evidence = false``).
     """
     from patchkeeper import render
 
@@ -53,14 +53,28 @@ def emit(
     if text:
         click.echo(text.rstrip("\n"))
     if record_as is not None:
-        from patchkeeper import evidence_store
-
-        settings = click.get_current_context().find_object(Settings)
-        assert settings is not None
-        config = settings.config()
-        if evidence_store.enabled(config):
-            evidence_store.save(config, record_as, result, ARGV)
+        _save_evidence(record_as, result)
     sys.exit(getattr(result, "exit_code", 0))
+
+
+def _save_evidence(command: str, result: Any) -> None:
+    """Keep ``result`` in the downstream's evidence store (``.patchkeeper/evidence/``).
+
+    The store is on by default and quietly skipped when the downstream cannot be written (a
+    read-only checkout); a failure is a warning only when ``evidence = true`` was set.
+    """
+    from patchkeeper import evidence_store
+
+    settings = click.get_current_context().find_object(Settings)
+    assert settings is not None
+    config = settings.config()
+    if not evidence_store.enabled(config):
+        return
+    try:
+        evidence_store.save(config, command, result, ARGV)
+    except (PatchkeeperError, OSError) as exc:
+        if evidence_store.required(config):
+            click.echo(f"patchkeeper: warning: the evidence was not saved: {exc}", err=True)
 
 
 #: The arguments of the running command line (without the program name), for the evidence.

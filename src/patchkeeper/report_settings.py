@@ -4,7 +4,8 @@ A sample (every key optional)::
 
     [tool.patchkeeper.report]
     evidence = true                 # audit, port, verify and the runtime commands save their
-                                    # results in .patchkeeper/evidence/ (default: false)
+                                    # results in .patchkeeper/evidence/ (default: on; false
+                                    # turns it off)
     decisions-file = "patchkeeper-decisions.toml"
     audit-file = "AUDIT.md"
     html-file = "AUDIT.html"        # written by ``report --html``
@@ -15,8 +16,9 @@ A sample (every key optional)::
     output-tail = 30                # lines of output ``record`` keeps
     untested = ["no multi-node run"]  # scope you know is untested, listed in the record
 
-Paths are relative to the downstream root. Saving evidence is opt-in: a command that only
-reads (``verify`` of a read-only tree) writes nothing into a downstream that keeps no record.
+Paths are relative to the downstream root. Evidence is saved by default, quietly skipped when
+the downstream cannot be written; with ``evidence = true`` set explicitly, a failure to save
+is a warning; ``evidence = false`` turns saving off.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ SECTION = "report"
 register_section(
     SECTION,
     {
-        "evidence": (bool, False),
+        "evidence": (bool, None),
         "decisions-file": (str, "patchkeeper-decisions.toml"),
         "audit-file": (str, "AUDIT.md"),
         "html-file": (str, "AUDIT.html"),
@@ -80,7 +82,7 @@ def report_settings(config: Config) -> ReportSettings:
 
     python = table.get("python") or ""
     return ReportSettings(
-        evidence=bool(table.get("evidence", False)),
+        evidence=table.get("evidence") is not False,
         decisions_file=path("decisions-file", "patchkeeper-decisions.toml"),
         audit_file=path("audit-file", "AUDIT.md"),
         html_file=path("html-file", "AUDIT.html"),

@@ -69,7 +69,9 @@ def test_status_is_not_evidence(cli, example) -> None:
     assert not (example.downstream / ".patchkeeper").exists()
 
 
-def test_without_evidence_enabled_nothing_is_written(cli, example) -> None:
+def test_with_evidence_off_nothing_is_written(cli, example) -> None:
+    with (example.downstream / "patchkeeper.toml").open("a") as handle:
+        handle.write("\n[report]\nevidence = false\n")
     assert cli("audit", "--to", "../upstream/minihttp-1.1", cwd=example.downstream).code == 1
     old = str(example.old)
     assert cli("verify", "--target", old, "--pristine", old, cwd=example.downstream).code == 1
