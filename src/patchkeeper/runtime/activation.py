@@ -16,9 +16,9 @@ import heapq
 import itertools
 from dataclasses import dataclass
 
+from patchkeeper.runtime.facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
 from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, EntryPoint
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.scan import MODULE_SCOPE, CondSpec, Edge, FileFacts
 
 
 @dataclass(frozen=True)
@@ -39,15 +39,6 @@ class Reachability:
         self._search(roots)
 
     # ----------------------------------------------------------------- resolution
-    def _split(self, dotted: str) -> tuple[str, str] | None:
-        """``(module, qualname)`` of a plugin dotted path; qualname ``""`` for a module."""
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            module = ".".join(parts[:cut])
-            if self.tree.module_file(module) is not None:
-                return module, ".".join(parts[cut:])
-        return None
-
     def _nodes(self, dotted: str) -> list[str]:
         """Node keys an edge target stands for: ``m:<module>``, ``f:module:qual``,
         ``c:module:qual``."""
@@ -56,7 +47,7 @@ class Reachability:
         return self._memo[dotted]
 
     def _resolve(self, dotted: str) -> list[str]:
-        split = self._split(dotted)
+        split = self.tree.split(dotted)
         if split is None:
             return []
         module, qual = split

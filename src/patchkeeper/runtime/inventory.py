@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.activation import Reachability, roots_for
+from patchkeeper.runtime.facts import is_external
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.scan import is_external
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 
 
@@ -31,14 +31,35 @@ class Scanned:
     reach: Reachability
 
 
+def upstream_base(tree: PluginTree, module: str, qual: str, depth: int = 0) -> str | None:
+    """The first upstream class among the bases of the plugin class ``module:qual``,
+    following bases that are plugin classes themselves (``Ours310(OursBase)`` with
+    ``OursBase(UpstreamCls)``), depth first in base order; ``None`` when there is none or a
+    base is not bound statically (marked ``?`` by the scanner)."""
+    facts = tree.facts_of(module)
+    if facts is None or depth > 20:
+        return None
+    for base in facts.classes.get(qual, ()):
+        if base.startswith("?"):
+            continue
+        if is_external(base, tree.settings.package):
+            return base
+        split = tree.split(base)
+        if split is not None and split[1]:
+            found = upstream_base(tree, split[0], split[1], depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
-    """An assignment of a plugin class that subclasses an upstream class is a subclass swap."""
+    """An assignment of a plugin class deriving (directly or through plugin classes) from an
+    upstream class is a subclass swap."""
     if entry.mechanism is not Mechanism.ASSIGNMENT or ":" not in entry.replacement:
         return entry
     module, _, qual = entry.replacement.partition(":")
-    facts = tree.facts_of(module)
-    bases = facts.classes.get(qual, ()) if facts else ()
-    if any(is_external(b, tree.settings.package) for b in bases):
+    split = tree.split(f"{module}.{qual}")
+    if split is not None and upstream_base(tree, *split) is not None:
         return replace(entry, mechanism=Mechanism.SUBCLASS)
     return entry
 

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.facts import FileFacts, ScanSettings, from_record, to_record
 from patchkeeper.runtime.model import EntryPoint
-from patchkeeper.runtime.scan import FileFacts, ScanSettings, scan_source
+from patchkeeper.runtime.scan import scan_source
 from patchkeeper.runtime.settings import RuntimeSettings
 
 if sys.version_info >= (3, 11):
@@ -49,6 +50,16 @@ class PluginTree:
             return base.with_suffix(".py"), False
         return None
 
+    def split(self, dotted: str) -> tuple[str, str] | None:
+        """``(module, qualname)`` of a plugin dotted path (the longest prefix with a file);
+        qualname ``""`` for a module; ``None`` when no prefix is a plugin module."""
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if self.module_file(module) is not None:
+                return module, ".".join(parts[cut:])
+        return None
+
     def module_name(self, file: Path) -> tuple[str, bool]:
         """The dotted module name of a file under the root, and whether it is a package."""
         parts = list(file.relative_to(self.root).with_suffix("").parts)
@@ -68,12 +79,14 @@ class PluginTree:
         if found is None:
             return None
         file, is_package = found
-        facts = self.cache.get(file)
-        if facts is None:
+        record = self.cache.get(file)
+        if record is not None:
+            facts = from_record(record)
+        else:
             facts = scan_source(
                 file.read_bytes(), module, self.relative(file), is_package, self.scan_settings
             )
-            self.cache.put(file, facts)
+            self.cache.put(file, to_record(facts))
         self.facts[module] = facts
         return facts
 

@@ -17,6 +17,8 @@ FOUND = "found"
 MOVED = "moved"
 REMOVED = "removed"
 OUTSIDE = "outside"  # not in the audited upstream packages
+#: The most places a *moved* target lists.
+MAX_CANDIDATES = 10
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,9 @@ def _search(tree: UpstreamTree, target: str) -> Resolution:
     split = _split(tree, target)
     rest = split[1] if split else parts[-1:]
     for index, name in enumerate(rest or parts[-1:]):
-        for module, _line in tree.defined(name):
+        for module in dict.fromkeys(module for module, _line in tree.defined(name)):
+            if len(candidates) >= MAX_CANDIDATES:
+                break  # only that many are reported: parse no further module
             summary = tree.summary(module)
             if summary is None:
                 continue
@@ -171,8 +175,10 @@ def _search(tree: UpstreamTree, target: str) -> Resolution:
                 if qual.rsplit(".", 1)[-1] == name:
                     suffix = ".".join((rest or [])[index + 1 :])
                     location = f"{module}.{qual}" + (f".{suffix}" if suffix else "")
-                    candidates.append(f"{location} (line {definition.line})")
+                    candidates = list(
+                        dict.fromkeys([*candidates, f"{location} (line {definition.line})"])
+                    )
         if candidates:
             break
-    unique = tuple(dict.fromkeys(candidates))[:10]
+    unique = tuple(candidates)[:MAX_CANDIDATES]
     return Resolution(target, MOVED if unique else REMOVED, candidates=unique)
