@@ -8,14 +8,17 @@ name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and ca
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.runtime.drift import RETAIN, Drift, decide
+from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import Resolution, resolve
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
@@ -78,15 +81,41 @@ def run(
     new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)
     entries = list(scanned.inventory.entries)
     audited = []
+    resolved_old: dict[str, Resolution] = {}
     resolved_new: dict[str, Resolution] = {}
+    store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
     for entry in entries:
-        before = resolve(old_tree, entry.target)
-        after = resolved_new.setdefault(entry.target, resolve(new_tree, entry.target))
-        drift = decide(entry, before, after, old_tree, new_tree, settings.root)
+        if entry.target not in resolved_old:
+            resolved_old[entry.target] = resolve(old_tree, entry.target)
+            resolved_new[entry.target] = resolve(new_tree, entry.target)
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        drift = _drift(store, entry, before, after, (old_tree, new_tree), scanned.tree)
         audited.append(AuditedEntry(entry, before, after, drift))
     stale = stale_bindings(new_tree, entries, resolved_new)
-    old_tree.save()
-    new_tree.save()
+    for cache in (old_tree, new_tree, store):
+        cache.save()
     counts = dict(scanned.inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
     return RuntimeAudit(old, new, scanned.inventory, tuple(audited), tuple(stale), counts)
+
+
+def _drift(
+    store: SummaryCache,
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    plugin: PluginTree,
+) -> Drift:
+    """:func:`decide`, remembered under a digest of everything it reads (the entry's
+    target, key, mechanism and replacement, both resolutions, the three source spans)."""
+    spans = codes(entry, old, new, trees, plugin)
+    material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    name = f"{entry.file}:{entry.line}:{entry.target}:{entry.key}"
+    cached = store.get_value(name, digest)
+    if cached is not None:
+        return Drift(*cached)
+    drift = decide(entry, old, new, *spans)
+    store.put_value(name, digest, astuple(drift))
+    return drift

@@ -130,6 +130,8 @@ class _Scanner(AssignmentForms):
 
     def klass(self, node: ast.ClassDef, conds: Conds, scope: str, table: Table, cls: str) -> None:
         qual = f"{cls}.{node.name}" if cls else node.name
+        if scope != MODULE_SCOPE and not cls:
+            qual = f"{scope}.{node.name}"  # as a function's local class is named in its scope
         bases = []
         for base in node.bases:
             bound = names.dotted(base, table)
