@@ -36,6 +36,7 @@ class Reachability:
         self.tree = tree
         self.best: dict[str, _Reached] = {}
         self._memo: dict[str, list[str]] = {}
+        self._by_scope: dict[str, dict[str, list[Edge]]] = {}
         self._search(roots)
 
     # ----------------------------------------------------------------- resolution
@@ -100,9 +101,7 @@ class Reachability:
         else:
             scope = qual
             known = self._arguments(facts, qual, args)
-        for edge in facts.edges:
-            if edge.scope != scope:
-                continue
+        for edge in self._edges_of(facts).get(scope, ()):
             conditions = self._conditions(edge, facts, known if kind == "f" else {})
             if conditions is None:
                 continue
@@ -112,6 +111,16 @@ class Reachability:
                 nargs = edge.args if target.startswith("f:") and edge.kind == "call" else ()
                 step = f"{edge.kind} {edge.target} ({facts.file}:{edge.line})"
                 yield target, tuple(sorted(nargs, key=repr)), step, conditions
+
+    def _edges_of(self, facts: FileFacts) -> dict[str, list[Edge]]:
+        """The edges of one file grouped by scope, in file order (grouped once per file)."""
+        grouped = self._by_scope.get(facts.module)
+        if grouped is None:
+            grouped = {}
+            for edge in facts.edges:
+                grouped.setdefault(edge.scope, []).append(edge)
+            self._by_scope[facts.module] = grouped
+        return grouped
 
     def _arguments(self, facts: FileFacts, qual: str, args: dict[str, object]) -> dict:
         info = facts.functions.get(qual)

@@ -19,7 +19,7 @@ from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.resolve import Resolution, resolve
+from patchkeeper.runtime.resolve import Resolution, resolve_all
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
@@ -81,13 +81,10 @@ def run(
     new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)
     entries = list(scanned.inventory.entries)
     audited = []
-    resolved_old: dict[str, Resolution] = {}
-    resolved_new: dict[str, Resolution] = {}
+    resolved_old = resolve_all(old_tree, (e.target for e in entries))
+    resolved_new = resolve_all(new_tree, (e.target for e in entries))
     store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
     for entry in entries:
-        if entry.target not in resolved_old:
-            resolved_old[entry.target] = resolve(old_tree, entry.target)
-            resolved_new[entry.target] = resolve(new_tree, entry.target)
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         drift = _drift(store, entry, before, after, (old_tree, new_tree), scanned.tree)
         audited.append(AuditedEntry(entry, before, after, drift))

@@ -75,17 +75,30 @@ def from_imports(data: bytes) -> list[Imported]:
     return out
 
 
-def definitions(data: bytes) -> list[tuple[str, int]]:
+def definition_pattern(wanted: list[str]) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """:data:`DEF_OR_CLASS` and :data:`ASSIGNED` restricted to the names ``wanted``."""
+    choice = b"|".join(re.escape(name.encode()) for name in sorted(wanted))
+    return (
+        re.compile(rb"(?:def|class)[ \t]+(" + choice + rb")\b"),
+        re.compile(rb"\n(" + choice + rb")[ \t]*(?::[^=\n]*)?=(?!=)"),
+    )
+
+
+def definitions(
+    data: bytes, patterns: tuple[re.Pattern[bytes], re.Pattern[bytes]] = (DEF_OR_CLASS, ASSIGNED)
+) -> list[tuple[str, int]]:
     """``(name, line)`` of every ``def``/``class`` at the start of a line and every
-    assignment at column 0, in file order."""
+    assignment at column 0, in file order (of the names ``patterns`` allow: by default
+    every name; see :func:`definition_pattern`)."""
+    def_or_class, assigned = patterns
     found: list[tuple[int, str]] = []
-    for match in DEF_OR_CLASS.finditer(data):
+    for match in def_or_class.finditer(data):
         start = match.start()
         line_start = data.rfind(b"\n", 0, start) + 1
         prefix = data[line_start:start].strip(b" \t")
         if prefix in (b"", b"async"):
             found.append((start, match.group(1).decode()))
-    for match in ASSIGNED.finditer(b"\n" + data):
+    for match in assigned.finditer(b"\n" + data):
         found.append((match.start(), match.group(1).decode()))
     found.sort()
     lines = _Lines(data)
@@ -109,14 +122,4 @@ def build_importers(root: Path, files: list[Path]) -> ImporterIndex:
             level = len(base) - len(base.lstrip("."))
             source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
             index.setdefault(name, []).append((module, source, asname, line, indent))
-    return index
-
-
-def build_definitions(root: Path, files: list[Path]) -> DefinitionIndex:
-    """The definition index of ``files`` (see :func:`definitions`)."""
-    index: DefinitionIndex = {}
-    for file in files:
-        module, _ = module_of(root, file)
-        for name, line in definitions(file.read_bytes()):
-            index.setdefault(name, []).append((module, line))
     return index

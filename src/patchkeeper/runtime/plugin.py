@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import os
 import sys
 from pathlib import Path
 
@@ -35,12 +36,31 @@ class PluginTree:
         self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
         self.facts: dict[str, FileFacts] = {}
         self._files: dict[str, tuple[Path, bool] | None] = {}
+        self._top = settings.package.split(".")[0]
 
     def module_file(self, module: str) -> tuple[Path, bool] | None:
-        """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file."""
+        """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file.
+        Modules of the plugin's top-level package come from one walk of its directory
+        (thousands of lookups, no ``stat`` each); others are looked up on disk."""
+        if not self._files:
+            self._files.update(self._walk())
         if module not in self._files:
-            self._files[module] = self._find(module)
+            top = module.split(".")[0]
+            self._files[module] = None if top == self._top else self._find(module)
         return self._files[module]
+
+    def _walk(self) -> dict[str, tuple[Path, bool] | None]:
+        found: dict[str, tuple[Path, bool] | None] = {}
+        for directory, subdirs, files in os.walk(self.root / self._top):
+            subdirs.sort()
+            base = Path(directory)
+            module = ".".join(base.relative_to(self.root).parts)
+            for name in sorted(files):
+                if name == "__init__.py":
+                    found[module] = (base / name, True)
+                elif name.endswith(".py"):
+                    found.setdefault(f"{module}.{name[:-3]}", (base / name, False))
+        return found
 
     def _find(self, module: str) -> tuple[Path, bool] | None:
         base = self.root / module.replace(".", "/")

@@ -9,6 +9,7 @@ submodules and base classes; and when it fails the name is searched in the whole
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from patchkeeper.runtime.upstream import Definition, UpstreamTree
@@ -136,35 +137,62 @@ def _member(tree, module, file, definition: Definition, parts, via, depth) -> Re
     return Resolution("", FOUND, module, qual, file, definition.line, definition, via)
 
 
-def resolve(tree: UpstreamTree, target: str) -> Resolution:
-    """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
+def _static(tree: UpstreamTree, target: str) -> Resolution | None:
+    """The lookup without the tree-wide search: ``None`` when it fails."""
     if not tree.contains(target):
         return Resolution(target, OUTSIDE)
     split = _split(tree, target)
     found = _lookup(tree, split[0], split[1], (), 0) if split else None
-    if found is not None:
-        return Resolution(
-            target,
-            found.status,
-            found.module,
-            found.qualname,
-            found.file,
-            found.line,
-            found.definition,
-            found.via,
-            found.partial,
-        )
-    return _search(tree, target)
+    if found is None:
+        return None
+    return Resolution(
+        target,
+        found.status,
+        found.module,
+        found.qualname,
+        found.file,
+        found.line,
+        found.definition,
+        found.via,
+        found.partial,
+    )
+
+
+def resolve(tree: UpstreamTree, target: str) -> Resolution:
+    """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
+    return resolve_all(tree, [target])[target]
+
+
+def resolve_all(tree: UpstreamTree, targets: Iterable[str]) -> dict[str, Resolution]:
+    """:func:`resolve` for many targets, the names of every failed lookup searched in one
+    pass over the tree (:meth:`UpstreamTree.find_definitions`)."""
+    out: dict[str, Resolution] = {}
+    failed: list[str] = []
+    for target in dict.fromkeys(targets):
+        found = _static(tree, target)
+        if found is None:
+            failed.append(target)
+        else:
+            out[target] = found
+    tree.find_definitions(name for target in failed for name in _search_names(tree, target))
+    for target in failed:
+        out[target] = _search(tree, target)
+    return out
+
+
+def _search_names(tree: UpstreamTree, target: str) -> list[str]:
+    """The names :func:`_search` looks for, outermost first: for ``vllm.x.Cls.meth`` where
+    ``vllm.x`` exists, ``Cls`` then ``meth``."""
+    split = _split(tree, target)
+    rest = split[1] if split else target.split(".")[-1:]
+    return rest or target.split(".")[-1:]
 
 
 def _search(tree: UpstreamTree, target: str) -> Resolution:
     """Search the whole tree for the target's name: *moved* or *removed*."""
-    parts = target.split(".")
     candidates: list[str] = []
-    # Search the outermost missing name first: for vllm.x.Cls.meth, where Cls went; else meth.
-    split = _split(tree, target)
-    rest = split[1] if split else parts[-1:]
-    for index, name in enumerate(rest or parts[-1:]):
+    names = _search_names(tree, target)
+    for index, name in enumerate(names):
         for module in dict.fromkeys(module for module, _line in tree.defined(name)):
             if len(candidates) >= MAX_CANDIDATES:
                 break  # only that many are reported: parse no further module
@@ -173,7 +201,7 @@ def _search(tree: UpstreamTree, target: str) -> Resolution:
                 continue
             for qual, definition in summary.definitions.items():
                 if qual.rsplit(".", 1)[-1] == name:
-                    suffix = ".".join((rest or [])[index + 1 :])
+                    suffix = ".".join(names[index + 1 :])
                     location = f"{module}.{qual}" + (f".{suffix}" if suffix else "")
                     candidates = list(
                         dict.fromkeys([*candidates, f"{location} (line {definition.line})"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,7 +169,7 @@ class UpstreamTree:
         self._files: dict[str, tuple[Path, bool] | None] = {}
         self._lines: dict[str, list[str]] = {}
         self._signature: tuple[list[Path], str] | None = None
-        self._defined: nameindex.DefinitionIndex | None = None
+        self._defined: nameindex.DefinitionIndex = {}
         self._imported: nameindex.ImporterIndex | None = None
 
     def contains(self, dotted: str) -> bool:
@@ -230,29 +231,59 @@ class UpstreamTree:
             self._signature = files, digest.hexdigest()
         return self._signature
 
-    def _index(self, half: str, build):
+    def importers_index(self) -> nameindex.ImporterIndex:
+        """The ``from X import name`` index of the whole tree (built once, cached under the
+        digest of the tree's file list)."""
+        if self._imported is None:
+            files, signature = self._files_signature()
+            cached = self.cache.get_value("#importers", signature)
+            if cached is None:
+                cached = nameindex.build_importers(self.root, files)
+                self.cache.put_value("#importers", signature, cached)
+            self._imported = cached
+        return self._imported
+
+    def find_definitions(self, wanted: Iterable[str]) -> None:
+        """Look up where each name of ``wanted`` is defined, in one pass over the tree: a
+        file's text is searched for the name's bytes first and only a file containing one
+        is matched with :func:`nameindex.definitions`. Results are cached per name."""
         files, signature = self._files_signature()
-        key = f"#index-{half}"
-        cached = self.cache.get_value(key, signature)
-        if cached is not None:
-            return {name: [tuple(x) for x in rows] for name, rows in cached.items()}
-        index = build(self.root, files)
-        self.cache.put_value(key, signature, {k: tuple(v) for k, v in index.items()})
-        return index
+        missing = []
+        for name in dict.fromkeys(wanted):
+            if name in self._defined:
+                continue
+            cached = self.cache.get_value(f"#defined:{name}", signature)
+            if cached is not None:
+                self._defined[name] = cached
+            else:
+                missing.append(name)
+        if not missing:
+            return
+        found: nameindex.DefinitionIndex = {name: [] for name in missing}
+        needles = [name.encode() for name in missing]
+        patterns = nameindex.definition_pattern(missing)
+        for file in files:
+            data = file.read_bytes()
+            if not any(needle in data for needle in needles):
+                continue
+            module = nameindex.module_of(self.root, file)[0]
+            for name, line in nameindex.definitions(data, patterns):
+                found[name].append((module, line))
+        for name, rows in found.items():
+            self._defined[name] = rows
+            self.cache.put_value(f"#defined:{name}", signature, rows)
 
     def defined(self, name: str) -> list[tuple[str, int]]:
         """Modules (with a line) whose text defines ``name`` (``def``/``class`` at any depth,
-        an assignment at column 0)."""
-        if self._defined is None:
-            self._defined = self._index("defined", nameindex.build_definitions)
-        return self._defined.get(name, [])
+        an assignment at column 0); see :meth:`find_definitions`."""
+        if name not in self._defined:
+            self.find_definitions([name])
+        return self._defined[name]
 
     def importers(self, name: str) -> list[tuple[str, str, str, int, int]]:
         """``(module, from-module, local name, line, indent)`` for every ``from X import
         name`` of the tree."""
-        if self._imported is None:
-            self._imported = self._index("imported", nameindex.build_importers)
-        return self._imported.get(name, [])
+        return self.importers_index().get(name, [])
 
     def save(self) -> None:
         self.cache.save()
