@@ -26,7 +26,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, OUTSIDE, Resolution
-from patchkeeper.runtime.samecode import normalized
+from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
 
 RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
@@ -252,15 +252,12 @@ def decide(
     if old_code is None or new_code is None:
         return Drift(RETAIN, (f"{new.location} is a module; it exists in both versions",))
     old_node = new_node = None
-    new_dump = ""
     if old_code.text() == new_code.text():
         changes: list[str] = []  # the same source: the same AST, signature and decorators
     else:
         old_node, new_node = old_code.node(), new_code.node()
         changes = signature_changes(old_node, new_node) if old_node and new_node else []
-        old_dump = normalized(old_node, "_") if old_node else ""
-        new_dump = normalized(new_node, "_") if new_node else ""
-        if not (old_node and new_node and old_dump == new_dump):
+        if not (old_node and new_node and same_ast(old_node, new_node)):
             changes.append("body")
     diff = unified(old_code, new_code) if changes else ""
     downstream = unified(old_code, mine) if mine else ""
@@ -308,7 +305,7 @@ def decide(
         )
     if mine is not None and new_node is not None:
         mine_node = mine.node()
-        if mine_node is not None and normalized(mine_node, "_") == new_dump:
+        if mine_node is not None and same_ast(mine_node, new_node):
             return Drift(
                 REMOVE,
                 ("the new upstream implementation equals the replacement", *evidence),

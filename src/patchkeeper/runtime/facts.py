@@ -89,10 +89,18 @@ class FileFacts:
 @dataclass(frozen=True)
 class ScanSettings:
     """``package``: the plugin's import package; ``decorators``: dotted names of the patch
-    decorator (empty: any ``patch`` defined inside the plugin package)."""
+    decorator (empty: any ``patch`` defined inside the plugin package); ``patch_package``:
+    the dotted name of the patch directory (``vllm_ascend.patch``): files outside it are
+    scanned for edges and definitions only, since their entries are never reported
+    (empty: every file is scanned for entries)."""
 
     package: str
     decorators: tuple[str, ...] = ()
+    patch_package: str = ""
+
+    def reports_entries(self, module: str) -> bool:
+        """Whether the entries of ``module`` are part of the inventory."""
+        return not self.patch_package or is_plugin(module, self.patch_package)
 
 
 def is_plugin(path: str, package: str) -> bool:

@@ -123,3 +123,39 @@ def build_importers(root: Path, files: list[Path]) -> ImporterIndex:
             source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
             index.setdefault(name, []).append((module, source, asname, line, indent))
     return index
+
+
+#: A compound statement's header that keeps its body at module level when it is at module
+#: level itself: ``if x:``, ``else:``, ``try:``, ``except ImportError as e:``, ``with y:``.
+BLOCK_HEADER = re.compile(
+    r"^(?:if|elif|else|try|except|finally|with|for|while|async\s+(?:with|for))\b"
+)
+#: The header of a block that never runs: ``if TYPE_CHECKING:``, ``if typing.TYPE_CHECKING:``
+TYPE_CHECKING_HEADER = re.compile(r"^if\s+(?:typing\.)?TYPE_CHECKING\s*:")
+#: A header that starts a new scope: ``def f(...):``, ``async def``, ``class C:``.
+SCOPE_HEADER = re.compile(r"^(?:def|class|async\s+def)\b")
+
+
+def module_level(lines: list[str], line: int, indent: int) -> bool | None:
+    """Whether the statement at ``line`` (1-based) with ``indent`` columns of indentation
+    runs at module level, read from the headers above it: each enclosing line with less
+    indentation must be an ``if``/``try``/``with``/... header, up to column 0 (``True``);
+    a ``def``/``class`` header means a function or class body, ``if TYPE_CHECKING:`` a
+    block that never runs (``False``, for both: not bound when the plugin runs). ``None`` when
+    an enclosing line is neither (a continuation line, a string): parse to know."""
+    for number in range(line - 2, -1, -1):
+        if indent == 0:
+            return True
+        text = lines[number]
+        stripped = text.lstrip(" \t")
+        if not stripped.strip() or stripped.startswith("#"):
+            continue
+        depth = len(text) - len(stripped)
+        if depth >= indent:
+            continue
+        if SCOPE_HEADER.match(stripped) or TYPE_CHECKING_HEADER.match(stripped):
+            return False
+        if not BLOCK_HEADER.match(stripped) or not stripped.split("#")[0].rstrip().endswith(":"):
+            return None
+        indent = depth
+    return indent == 0 or None

@@ -32,7 +32,11 @@ class PluginTree:
     def __init__(self, settings: RuntimeSettings) -> None:
         self.settings = settings
         self.root = settings.root
-        self.scan_settings = ScanSettings(settings.package, settings.decorators)
+        self.scan_settings = ScanSettings(
+            settings.package,
+            settings.decorators,
+            settings.patch_directory.strip("/").replace("/", "."),
+        )
         self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
         self.facts: dict[str, FileFacts] = {}
         self._files: dict[str, tuple[Path, bool] | None] = {}

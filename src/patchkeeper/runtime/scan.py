@@ -55,6 +55,7 @@ class _Scanner(AssignmentForms):
         self.module_table = names.scope_table(tree.body, base, self.module, is_package)
         self.tree = tree
         self._defs = None
+        self.entries = cfg.reports_entries(self.module)
 
     # ----------------------------------------------------------------- scopes
     def run(self) -> None:
@@ -120,7 +121,8 @@ class _Scanner(AssignmentForms):
         self.facts.functions[qual] = _function_info(qual, node)
         for deco in node.decorator_list:
             self.expressions(deco, conds, scope, table)
-        self.decorators(node, qual, conds, scope, table)
+        if self.entries:
+            self.decorators(node, qual, conds, scope, table)
         local = dict(table)
         for sub in names.walk_statements(node.body):
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -141,7 +143,8 @@ class _Scanner(AssignmentForms):
         self.facts.class_spans[qual] = (node.lineno, node.end_lineno or node.lineno)
         for item in (*node.decorator_list, *node.bases, *node.keywords):
             self.expressions(item, conds, scope, table)
-        self.decorators(node, qual, conds, scope, table)
+        if self.entries:
+            self.decorators(node, qual, conds, scope, table)
         self.block(node.body, conds, scope, table, qual)
 
     # ----------------------------------------------------------------- statements
@@ -150,6 +153,8 @@ class _Scanner(AssignmentForms):
             self.imports(stmt, conds, scope)
             return
         calls = self.expressions(stmt, conds, scope, table)
+        if not self.entries:
+            return
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
@@ -179,20 +184,21 @@ class _Scanner(AssignmentForms):
         called: set[int] = set()
         calls: list[ast.Call] = []
         for sub in names.walk_scope([node]):
-            if isinstance(sub, ast.Call):
+            kind = sub.__class__
+            if kind is ast.Call:
                 calls.append(sub)
                 bound = self.plugin_binding(sub.func, table)
                 if bound is not None:
                     called.add(id(sub.func))
                     self.edge(scope, bound.dotted, "call", sub.lineno, conds, _const_args(sub))
-            elif isinstance(sub, (ast.Name, ast.Attribute)) and id(sub) not in called:
-                if isinstance(sub.ctx, ast.Load):
+            elif kind is ast.Name or kind is ast.Attribute:
+                if id(sub) not in called and sub.ctx.__class__ is ast.Load:
                     bound = self.plugin_binding(sub, table)
                     if bound is not None and bound.dotted != self.module:
                         self.edge(scope, bound.dotted, "ref", sub.lineno, conds)
-            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            elif kind is ast.Constant and sub.value.__class__ is str:
                 text = sub.value
-                if DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
+                if pkg in text and DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
                     self.edge(scope, text.replace(":", "."), "string", sub.lineno, conds)
         return calls
 
@@ -201,16 +207,16 @@ class _Scanner(AssignmentForms):
         name is bound outside the plugin is rejected without building its path (most names
         of a file are: ``self``, ``torch``, upstream imports)."""
         root: ast.expr = expr
-        while isinstance(root, ast.Attribute):
-            root = root.value
+        while root.__class__ is ast.Attribute:
+            root = root.value  # type: ignore[attr-defined]
         pkg = self.cfg.package
-        if isinstance(root, ast.Name):
-            bound = table.get(root.id)
+        if root.__class__ is ast.Name:
+            bound = table.get(root.id)  # type: ignore[attr-defined]
             if bound is None:
                 return None
             if not is_plugin(bound.dotted, pkg) and not pkg.startswith(bound.dotted + "."):
                 return None
-        elif not isinstance(root, ast.Call):
+        elif root.__class__ is not ast.Call:
             return None
         found = names.dotted(expr, table)
         return found if found is not None and is_plugin(found.dotted, pkg) else None

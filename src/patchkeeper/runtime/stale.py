@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from patchkeeper.runtime import nameindex
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.resolve import FOUND, Resolution
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -55,11 +56,8 @@ def stale_bindings(
         for importer, source, local, line, indent in tree.importers(name):
             if source not in sources or importer in sources:
                 continue
-            if indent:  # inside a block: parse to tell module level from a function body
-                summary = tree.summary(importer)
-                bound = summary.imports.get(local) if summary else None
-                if bound is None or bound.dotted != f"{source}.{name}":
-                    continue  # imported inside a function: bound at call time, not stale
+            if indent and not _at_module_level(tree, importer, line, indent, local, source, name):
+                continue  # imported inside a function: bound at call time, not stale
             key = (entry.target, importer, local)
             if key in seen:
                 continue
@@ -78,3 +76,20 @@ def stale_bindings(
                 )
             )
     return sorted(out, key=lambda s: (s.target, s.importer, s.local))
+
+
+def _at_module_level(
+    tree: UpstreamTree, importer: str, line: int, indent: int, local: str, source: str, name: str
+) -> bool:
+    """Whether an indented ``from source import name as local`` runs at module level: read
+    from the block headers above it (:func:`nameindex.module_level`), or, when they do not
+    tell, from the parsed module's module-level bindings."""
+    found = tree.module_file(importer)
+    if found is not None:
+        lines = tree.source_lines(importer, 1, 10**9)
+        verdict = nameindex.module_level(lines, line, indent) if line <= len(lines) else None
+        if verdict is not None:
+            return verdict
+    summary = tree.summary(importer)
+    bound = summary.imports.get(local) if summary else None
+    return bound is not None and bound.dotted == f"{source}.{name}"
