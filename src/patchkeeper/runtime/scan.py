@@ -25,6 +25,7 @@ from patchkeeper.runtime.facts import (
     ScanSettings,
     is_plugin,
 )
+from patchkeeper.runtime.hotlines import any_within, hot_lines, plugin_names
 from patchkeeper.runtime.names import Binding, Table
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
@@ -43,7 +44,14 @@ Conds = tuple[CondSpec, ...]
 
 
 class _Scanner(AssignmentForms):
-    def __init__(self, tree: ast.Module, facts: FileFacts, is_package: bool, cfg: ScanSettings):
+    def __init__(
+        self,
+        tree: ast.Module,
+        facts: FileFacts,
+        is_package: bool,
+        cfg: ScanSettings,
+        hot: list[int] | None = None,
+    ):
         self.facts = facts
         self.cfg = cfg
         self.is_package = is_package
@@ -56,6 +64,8 @@ class _Scanner(AssignmentForms):
         self.tree = tree
         self._defs = None
         self.entries = cfg.reports_entries(self.module)
+        #: Lines that may hold an edge (:mod:`patchkeeper.runtime.hotlines`); ``None``: all.
+        self.hot = hot
 
     # ----------------------------------------------------------------- scopes
     def run(self) -> None:
@@ -97,11 +107,24 @@ class _Scanner(AssignmentForms):
         else:
             self.simple(stmt, conds, scope, table)
 
+    def cold(self, node: ast.AST) -> bool:
+        """Whether no line of ``node`` can hold an edge (so none is recorded inside it)."""
+        first = getattr(node, "lineno", None)
+        if self.hot is None or first is None:
+            return False
+        return not any_within(self.hot, first, getattr(node, "end_lineno", None) or first)
+
     def if_statement(self, stmt: ast.If, conds: Conds, scope: str, table: Table, cls: str) -> None:
-        text = ast.unparse(stmt.test)
-        if text in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+        if _is_type_checking(stmt.test):
             self.block(stmt.orelse, conds, scope, table, cls)
             return
+        if self.cold(stmt):
+            # Nothing inside records an edge, so the conditions are never shown: only the
+            # definitions inside are wanted.
+            self.block(stmt.body, conds, scope, table, cls)
+            self.block(stmt.orelse, conds, scope, table, cls)
+            return
+        text = ast.unparse(stmt.test)
         self.expressions(stmt.test, conds, scope, table)
         kind = "version" if VERSION_TEST.search(text) else "if"
         param, truth = _param_test(stmt.test)
@@ -180,6 +203,8 @@ class _Scanner(AssignmentForms):
     def expressions(self, node: ast.AST, conds: Conds, scope: str, table: Table) -> list[ast.Call]:
         """Edges for every call, reference and dotted string in ``node``; returns the calls
         (outside nested scopes) for the mechanism checks."""
+        if self.cold(node):
+            return []
         pkg = self.cfg.package
         called: set[int] = set()
         calls: list[ast.Call] = []
@@ -308,5 +333,21 @@ def scan_source(
     except SyntaxError as exc:
         facts.syntax_error = f"{exc.msg} (line {exc.lineno})"
         return facts
-    _Scanner(tree, facts, is_package, cfg).run()
+    hot = None
+    if not cfg.reports_entries(module):
+        needles = plugin_names(tree, module, is_package, cfg.package) | {cfg.package}
+        hot = hot_lines(text, needles)
+    _Scanner(tree, facts, is_package, cfg, hot).run()
     return facts
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:``"""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return (
+        isinstance(test, ast.Attribute)
+        and test.attr == "TYPE_CHECKING"
+        and isinstance(test.value, ast.Name)
+        and test.value.id == "typing"
+    )
