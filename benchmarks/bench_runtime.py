@@ -11,7 +11,9 @@ the corpus cache). Each command runs as the console would run it, in a fresh pro
 
 The upstream trees and the plugin are given as directories, so no command downloads. Prints
 per run the seconds of each command and their sum, then the medians, and the largest
-resident set of any child (``ru_maxrss`` of that child from ``os.wait4``).
+resident set of any child (``ru_maxrss`` of that child from ``os.wait4``). CPU seconds (user
++ system, also from ``os.wait4``) are printed beside wall seconds: the 2 cores are shared,
+and under load the wall time says more about the neighbours than about the code.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[1]
 PLUGIN = "vllm-ascend==0.30.0rc2"
 OLD, NEW = "vllm==0.30.0", "vllm==0.32.0"
+WARM_UP = (
+    "import patchkeeper.main, patchkeeper.render.runtime, "
+    "patchkeeper.runtime.audit, patchkeeper.runtime.inventory"
+)
 
 
 def trees() -> tuple[Path, Path, Path]:
@@ -38,8 +44,8 @@ def trees() -> tuple[Path, Path, Path]:
     return tuple(Path(fetch_requirement(r, kind="sdist").root) for r in (PLUGIN, OLD, NEW))
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
-    """Run ``argv``; return (wall seconds, peak RSS in KiB of that child)."""
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int]:
+    """Run ``argv``; return (wall seconds, CPU seconds, peak RSS in KiB) of that child."""
     start = time.perf_counter()
     process = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -50,7 +56,7 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
     if code not in (0, 1):
         message = process.stderr.read().decode() if process.stderr else ""
         raise SystemExit(f"{' '.join(argv)} exited {code}: {message}")
-    return seconds, usage.ru_maxrss
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def main() -> None:
@@ -64,28 +70,36 @@ def main() -> None:
         "inventory": [*base, "inventory", *where],
         "audit": [*base, "audit", "--from", str(old), "--to", str(new), *where],
     }
-    figures: dict[str, list[float]] = {"cold": [], "warm": []}
+    figures: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": []}
     peak = 0
     with tempfile.TemporaryDirectory() as scratch:
         cache = Path(scratch) / "cache"
         env = dict(os.environ, PATCHKEEPER_CACHE=str(cache))
+        # As installed: the modules' bytecode is written once (pip does it at install),
+        # not compiled again by every process as PYTHONDONTWRITEBYTECODE would have it.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([sys.executable, "-c", WARM_UP], env=env, check=True)
         for run in range(1, args.runs + 1):
             shutil.rmtree(cache, ignore_errors=True)
             for label in ("cold", "warm"):
                 parts = []
                 for name, argv in commands.items():
-                    seconds, rss = timed(argv, env, Path(scratch))
+                    seconds, cpu, rss = timed(argv, env, Path(scratch))
                     peak = max(peak, rss)
-                    parts.append(f"{name} {seconds:.2f} s ({rss / 1024:.0f} MiB)")
-                    figures[label].append(seconds)
-                total = sum(figures[label][-2:])
-                print(f"run {run} {label}: {', '.join(parts)}; total {total:.2f} s", flush=True)
+                    parts.append(f"{name} {seconds:.2f} s ({cpu:.2f} s CPU, {rss / 1024:.0f} MiB)")
+                    figures[label].append((seconds, cpu))
+                wall = sum(f[0] for f in figures[label][-2:])
+                cpu = sum(f[1] for f in figures[label][-2:])
+                summary = f"total {wall:.2f} s ({cpu:.2f} s CPU)"
+                print(f"run {run} {label}: {', '.join(parts)}; {summary}")
     for label, values in figures.items():
-        totals = [values[i] + values[i + 1] for i in range(0, len(values), 2)]
+        inventory, audit = values[0::2], values[1::2]
+        median = statistics.median
         print(
-            f"{label}: median inventory {statistics.median(values[0::2]):.2f} s, "
-            f"audit {statistics.median(values[1::2]):.2f} s, "
-            f"inventory + audit {statistics.median(totals):.2f} s"
+            f"{label}: median inventory {median(v[0] for v in inventory):.2f} s, "
+            f"audit {median(v[0] for v in audit):.2f} s, "
+            f"inventory + audit {median(a[0] + b[0] for a, b in zip(inventory, audit)):.2f} s "
+            f"({median(a[1] + b[1] for a, b in zip(inventory, audit)):.2f} s CPU)"
         )
     print(f"peak RSS of any command: {peak / 1024:.0f} MiB")
     print(f"load average at the end: {os.getloadavg()[0]:.2f} (2 cores, shared)")

@@ -135,13 +135,15 @@ _ENTRY_FIELDS = (
 )
 
 
-def _entry_record(entry: PatchEntry) -> tuple[Any, ...]:
+def entry_record(entry: PatchEntry) -> tuple[Any, ...]:
+    """A :class:`PatchEntry` without its activation, as a tuple of builtin values."""
     values = [getattr(entry, name) for name in _ENTRY_FIELDS]
     values[5] = entry.mechanism.value
     return tuple(values)
 
 
-def _entry(record: tuple[Any, ...]) -> PatchEntry:
+def entry_from_record(record: tuple[Any, ...]) -> PatchEntry:
+    """The inverse of :func:`entry_record`."""
     fields = dict(zip(_ENTRY_FIELDS, record, strict=True))
     fields["mechanism"] = Mechanism(fields["mechanism"])
     return PatchEntry(**fields)
@@ -156,7 +158,7 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
     return (
         facts.module,
         facts.file,
-        tuple((_entry_record(e), tuple(tuple(c) for c in conds)) for e, conds in facts.entries),
+        tuple((entry_record(e), tuple(tuple(c) for c in conds)) for e, conds in facts.entries),
         tuple(
             (e.scope, e.target, e.kind, e.line, tuple(tuple(c) for c in e.conditions), e.args)
             for e in facts.edges
@@ -176,7 +178,7 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
     return FileFacts(
         module=module,
         file=file,
-        entries=[(_entry(e), _conds(c)) for e, c in entries],
+        entries=[(entry_from_record(e), _conds(c)) for e, c in entries],
         edges=[Edge(s, t, k, n, _conds(c), a) for s, t, k, n, c, a in edges],
         functions={f[0]: FunctionInfo(*f) for f in functions},
         classes=dict(classes),

@@ -19,16 +19,16 @@ from patchkeeper.runtime.facts import is_external
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
+from patchkeeper.runtime.records import inventory_from_record, inventory_record
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 
 
 @dataclass
 class Scanned:
-    """The inventory with what produced it, for the audit and the live check."""
+    """The inventory with the tree it was read from, for the audit and the live check."""
 
     inventory: Inventory
     tree: PluginTree
-    reach: Reachability
 
 
 def upstream_base(tree: PluginTree, module: str, qual: str, depth: int = 0) -> str | None:
@@ -67,6 +67,17 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
 def scan_plugin(settings: RuntimeSettings) -> Scanned:
     """Build the inventory of ``settings``' plugin (see :func:`run`)."""
     tree = PluginTree(settings)
+    signature = tree.signature()
+    cached = tree.cache.get_value("#inventory", signature)
+    if cached is not None:
+        return Scanned(inventory_from_record(cached), tree)
+    inventory = _inventory(settings, tree)
+    tree.cache.put_value("#inventory", signature, inventory_record(inventory))
+    tree.cache.save()
+    return Scanned(inventory, tree)
+
+
+def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple]] = []
     findings: list[Finding] = []
@@ -95,8 +106,7 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
         )
     entries.sort(key=lambda e: (e.file, e.line, e.target, e.key or ""))
     findings.extend(_ledger_findings(settings, entries))
-    tree.cache.save()
-    inventory = Inventory(
+    return Inventory(
         plugin_root=str(settings.root),
         package=settings.package,
         patch_directory=settings.patch_directory,
@@ -106,7 +116,6 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
         findings=tuple(sorted(findings, key=lambda f: (f.file, f.line, f.kind, f.message))),
         counts=count_entries(entries),
     )
-    return Scanned(inventory, tree, reach)
 
 
 def _ledger_findings(settings: RuntimeSettings, entries: list[PatchEntry]) -> list[Finding]:

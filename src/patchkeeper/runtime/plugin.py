@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -73,6 +74,27 @@ class PluginTree:
         if base.with_suffix(".py").is_file():
             return base.with_suffix(".py"), False
         return None
+
+    def signature(self) -> str:
+        """A digest of what an inventory of this tree reads: the settings, and the path,
+        size and modification time of every file of the plugin package, of the files that
+        declare entry points and of the ledger file."""
+        if not self._files:
+            self._files.update(self._walk())
+        digest = hashlib.sha256(repr(self.settings).encode())
+        extra = [self.root / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
+        extra += sorted(self.root.glob("*.egg-info/entry_points.txt"))
+        if self.settings.ledger_file:
+            extra.append(self.root / self.settings.ledger_file)
+        files = [found[0] for found in self._files.values() if found is not None]
+        files += self.patch_files()  # also when the patch directory is outside the package
+        for file in [*files, *extra]:
+            try:
+                stat = file.stat()
+            except OSError:
+                continue
+            digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        return digest.hexdigest()
 
     def split(self, dotted: str) -> tuple[str, str] | None:
         """``(module, qualname)`` of a plugin dotted path (the longest prefix with a file);
