@@ -131,3 +131,34 @@ def test_from_imports_and_definitions_from_text() -> None:
     assert nameindex.definitions(data) == [("x", 3), ("K", 5), ("a", 6), ("a", 8)]
     patterns = nameindex.definition_pattern(["a"])
     assert nameindex.definitions(data, patterns) == [("a", 6), ("a", 8)]
+
+
+def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees: Path) -> None:
+    """``engine`` imports ``sample`` from ``sampler``; ``api`` imports it from ``engine``.
+    Patching ``sampler.sample`` leaves both with the original; patching only the re-export
+    ``engine.sample`` leaves ``api`` with it, not ``engine`` (it never had that binding)."""
+    (runtime_trees / "upstream-2.0/tinyup/api.py").write_text(
+        "from tinyup.engine import sample as run_sample\n"
+    )
+    plugin = runtime_trees / "plugin"
+    (plugin / "metaplug/patch/enhancement/reexport.py").write_text(
+        "import tinyup.engine\n\n\ndef quiet(logits):\n    return logits\n\n\n"
+        "tinyup.engine.sample = quiet\n"
+    )
+    init = plugin / "metaplug/patch/enhancement/__init__.py"
+    init.write_text(init.read_text() + "\nimport metaplug.patch.enhancement.reexport  # noqa\n")
+    result = audit.run(
+        _config(plugin),
+        old=str(runtime_trees / "upstream-1.0"),
+        new=str(runtime_trees / "upstream-2.0"),
+    )
+    assert [(s.target, s.importer, s.local, s.patched_by) for s in result.stale] == [
+        ("tinyup.engine.sample", "tinyup.api", "run_sample", ""),
+        ("tinyup.sampler.sample", "tinyup.api", "run_sample", ""),
+        (
+            "tinyup.sampler.sample",
+            "tinyup.engine",
+            "sample",
+            "metaplug/patch/enhancement/reexport.py:8",
+        ),
+    ]
