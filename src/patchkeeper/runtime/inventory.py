@@ -105,7 +105,7 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
             replace(entry, activation=reach.activation(entry.module, entry.scope, local))
         )
     entries.sort(key=lambda e: (e.file, e.line, e.target, e.key or ""))
-    findings.extend(_ledger_findings(settings, entries))
+    findings.extend(_ledger_findings(settings, entries, files))
     return Inventory(
         plugin_root=str(settings.root),
         package=settings.package,
@@ -118,7 +118,9 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     )
 
 
-def _ledger_findings(settings: RuntimeSettings, entries: list[PatchEntry]) -> list[Finding]:
+def _ledger_findings(
+    settings: RuntimeSettings, entries: list[PatchEntry], files: list[str]
+) -> list[Finding]:
     name = settings.ledger_file or f"{settings.patch_directory}/__init__.py"
     path = settings.root / name
     if not path.is_file():
@@ -128,9 +130,9 @@ def _ledger_findings(settings: RuntimeSettings, entries: list[PatchEntry]) -> li
             else []
         )
     items = parse_ledger(path.read_text(encoding="utf-8", errors="replace"))
-    if not items and not settings.ledger_file:
+    if not any(item.target for item in items) and not settings.ledger_file:
         return []
-    return check_ledger(items, entries, settings.patch_directory, name)
+    return check_ledger(items, entries, settings.patch_directory, name, files)
 
 
 def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:
