@@ -19,7 +19,7 @@ from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.resolve import Resolution, resolve_all
+from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
@@ -81,8 +81,12 @@ def run(
     new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)
     entries = list(scanned.inventory.entries)
     audited = []
-    resolved_old = resolve_all(old_tree, (e.target for e in entries))
     resolved_new = resolve_all(new_tree, (e.target for e in entries))
+    # Where a name went in the old tree matters only when the new tree has it (the
+    # decision for a target gone from the new tree rests on the new tree alone).
+    resolved_old = resolve_all(
+        old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
+    )
     store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
     for entry in entries:
         before, after = resolved_old[entry.target], resolved_new[entry.target]

@@ -52,13 +52,14 @@ class Code:
     start: int
     lines: tuple[str, ...]
 
+    @functools.cached_property
     def text(self) -> str:
-        """The span's source, dedented."""
+        """The span's source, dedented (computed once)."""
         return textwrap.dedent("".join(self.lines))
 
     def node(self) -> ast.stmt | None:
         try:
-            tree = ast.parse(self.text())
+            tree = ast.parse(self.text)
         except SyntaxError:
             return None
         return tree.body[0] if tree.body else None
@@ -100,8 +101,8 @@ def unified(a: Code, b: Code) -> str:
     """A unified diff of two spans, labelled with files and first lines."""
     return "".join(
         difflib.unified_diff(
-            list(textwrap.dedent("".join(a.lines)).splitlines(True)),
-            list(textwrap.dedent("".join(b.lines)).splitlines(True)),
+            list(a.text.splitlines(True)),
+            list(b.text.splitlines(True)),
             fromfile=f"a/{a.name}:{a.start}",
             tofile=f"b/{b.name}:{b.start}",
             n=2,
@@ -252,7 +253,7 @@ def decide(
     if old_code is None or new_code is None:
         return Drift(RETAIN, (f"{new.location} is a module; it exists in both versions",))
     old_node = new_node = None
-    if old_code.text() == new_code.text():
+    if old_code.text == new_code.text:
         changes: list[str] = []  # the same source: the same AST, signature and decorators
     else:
         old_node, new_node = old_code.node(), new_code.node()

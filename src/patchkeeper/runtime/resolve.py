@@ -9,7 +9,7 @@ submodules and base classes; and when it fails the name is searched in the whole
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from patchkeeper.runtime.upstream import Definition, UpstreamTree
@@ -18,6 +18,9 @@ FOUND = "found"
 MOVED = "moved"
 REMOVED = "removed"
 OUTSIDE = "outside"  # not in the audited upstream packages
+#: Not found where it was looked up, and not searched elsewhere: nothing depends on where
+#: it went (the audit searches the old tree only for targets the new tree has).
+NOT_SEARCHED = "not-searched"
 #: The most places a *moved* target lists.
 MAX_CANDIDATES = 10
 
@@ -26,7 +29,8 @@ MAX_CANDIDATES = 10
 class Resolution:
     """Where a target is in one tree.
 
-    ``status``: ``found``, ``moved``, ``removed`` or ``outside``. For ``found``:
+    ``status``: ``found``, ``moved``, ``removed``, ``outside`` or ``not-searched``. For
+    ``found``:
     ``module``/``qualname`` of the definition reached, ``file``/``line``, ``definition``,
     and ``via`` (the steps followed: ``"re-export vllm.x -> vllm.x.y"``, ``"inherited from
     vllm.a.Base"``). ``partial``: a prefix was found but the rest is an attribute of a value
@@ -163,17 +167,22 @@ def resolve(tree: UpstreamTree, target: str) -> Resolution:
     return resolve_all(tree, [target])[target]
 
 
-def resolve_all(tree: UpstreamTree, targets: Iterable[str]) -> dict[str, Resolution]:
+def resolve_all(
+    tree: UpstreamTree, targets: Iterable[str], search: Callable[[str], bool] | None = None
+) -> dict[str, Resolution]:
     """:func:`resolve` for many targets, the names of every failed lookup searched in one
-    pass over the tree (:meth:`UpstreamTree.find_definitions`)."""
+    pass over the tree (:meth:`UpstreamTree.find_definitions`); with ``search``, only the
+    failed targets it accepts are searched, the others are ``not-searched``."""
     out: dict[str, Resolution] = {}
     failed: list[str] = []
     for target in dict.fromkeys(targets):
         found = _static(tree, target)
-        if found is None:
+        if found is not None:
+            out[target] = found
+        elif search is None or search(target):
             failed.append(target)
         else:
-            out[target] = found
+            out[target] = Resolution(target, NOT_SEARCHED)
     tree.find_definitions(name for target in failed for name in _search_names(tree, target))
     for target in failed:
         out[target] = _search(tree, target)
