@@ -14,13 +14,14 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.runtime.bulk import fewer_collections
 from patchkeeper.runtime.cache import SummaryCache
 from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
-from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -76,6 +77,11 @@ def run(
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
+    with fewer_collections():
+        return _audit(settings, old, new)
+
+
+def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     scanned = scan_plugin(settings)
     old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
     new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.activation import Reachability, roots_for
+from patchkeeper.runtime.bulk import fewer_collections
 from patchkeeper.runtime.facts import is_external
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
@@ -71,7 +72,8 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
     cached = tree.cache.get_value("#inventory", signature)
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree)
-    inventory = _inventory(settings, tree)
+    with fewer_collections():
+        inventory = _inventory(settings, tree)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
     return Scanned(inventory, tree)
