@@ -66,19 +66,6 @@ def strip_docstrings(node: ast.AST) -> ast.AST:
     return node
 
 
-def fingerprint(node: ast.AST, rename: str | None = None) -> str:
-    """A hash of ``node``'s AST without docstrings, positions or (when ``rename`` is given)
-    its own name, so a replacement named differently compares equal to the original."""
-    import copy
-
-    clone = strip_docstrings(copy.deepcopy(node))
-    if rename is not None and isinstance(
-        clone, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    ):
-        clone.name = rename
-    return hashlib.sha256(ast.dump(clone, annotate_fields=False).encode()).hexdigest()[:20]
-
-
 def _definition(node: ast.stmt, qual: str, conditional: bool, table) -> Definition:
     end = getattr(node, "end_lineno", node.lineno) or node.lineno
     start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
