@@ -3,6 +3,11 @@ from vLLM 0.30.0 to 0.32.0 (both sdists)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from corpus import sdist_tree
@@ -73,11 +78,14 @@ SAMPLE = [
         "vllm.config.parallel.ParallelConfig.use_sequence_parallel_moe",
     ),
     ("platform/patch_torch_accelerator.py", 8, "assignment", "torch.accelerator.empty_cache"),
+    # The replacement lives outside the patch directory and derives from the upstream
+    # class through a plugin class (AutoRegressiveAclGraphManager310 ->
+    # AutoRegressiveAclGraphManager -> vLLM's SpeculatorCudaGraphManager).
     (
-        "worker/patch_v2/patch_triton.py",
-        41,
-        "assignment",
-        "vllm.v1.worker.gpu.sample.penalties.apply_penalties",
+        "worker/__init__.py",
+        81,
+        "subclass",
+        "vllm.v1.worker.gpu.spec_decode.autoregressive.speculator.SpeculatorCudaGraphManager",
     ),
     ("worker/patch_bind_kv_cache.py", 60, "assignment", "vllm.v1.worker.utils.bind_kv_cache"),
     (
@@ -135,3 +143,20 @@ def test_audit_from_vllm_030_to_032() -> None:
     assert sum(result.counts["decision"].values()) == 241
     assert all(a.drift.evidence for a in result.entries)
     assert result.stale
+
+
+@pytest.mark.network
+def test_inventory_json_is_the_same_under_two_hash_seeds(tmp_path: Path) -> None:
+    """Set and dict order must not leak into the result: two fresh processes with other
+    ``PYTHONHASHSEED`` values and empty caches print the same bytes."""
+    root = sdist_tree("vllm-ascend==0.30.0rc2")
+    outputs = []
+    for seed in ("0", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PATCHKEEPER_CACHE=str(tmp_path / seed))
+        argv = [sys.executable, "-m", "patchkeeper", "runtime", "inventory"]
+        argv += ["--plugin", str(root), "--package", "vllm_ascend", "--json"]
+        done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, check=False)
+        assert done.returncode == 1, done.stderr.decode()  # header and ledger findings
+        outputs.append(done.stdout)
+    assert len(outputs[0]) > 100_000
+    assert outputs[0] == outputs[1]

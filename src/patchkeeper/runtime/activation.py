@@ -16,14 +16,14 @@ import heapq
 import itertools
 from dataclasses import dataclass
 
+from patchkeeper.runtime.facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
 from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, EntryPoint
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.scan import MODULE_SCOPE, CondSpec, Edge, FileFacts
 
 
 @dataclass(frozen=True)
 class _Reached:
-    chain: tuple[str, ...]
+    chain: tuple  # linked: (step, previous chain), see Reachability._search
     conditions: tuple[Condition, ...]
 
 
@@ -36,18 +36,10 @@ class Reachability:
         self.tree = tree
         self.best: dict[str, _Reached] = {}
         self._memo: dict[str, list[str]] = {}
+        self._by_scope: dict[str, dict[str, list[Edge]]] = {}
         self._search(roots)
 
     # ----------------------------------------------------------------- resolution
-    def _split(self, dotted: str) -> tuple[str, str] | None:
-        """``(module, qualname)`` of a plugin dotted path; qualname ``""`` for a module."""
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            module = ".".join(parts[:cut])
-            if self.tree.module_file(module) is not None:
-                return module, ".".join(parts[cut:])
-        return None
-
     def _nodes(self, dotted: str) -> list[str]:
         """Node keys an edge target stands for: ``m:<module>``, ``f:module:qual``,
         ``c:module:qual``."""
@@ -56,7 +48,7 @@ class Reachability:
         return self._memo[dotted]
 
     def _resolve(self, dotted: str) -> list[str]:
-        split = self._split(dotted)
+        split = self.tree.split(dotted)
         if split is None:
             return []
         module, qual = split
@@ -73,11 +65,14 @@ class Reachability:
 
     # ----------------------------------------------------------------- search
     def _search(self, roots: list[tuple[str, str]]) -> None:
+        # A chain is a linked list (step, previous chain), its steps formatted only for the
+        # entries asked about (:meth:`activation`); a successor already expanded with the
+        # same arguments is not pushed (it would be popped and skipped).
         counter = itertools.count()
         heap: list = []
         for label, dotted in roots:
             for node in self._nodes(dotted):
-                heapq.heappush(heap, (0, next(counter), node, (), (label,), ()))
+                heapq.heappush(heap, (0, next(counter), node, (), (label, None), ()))
         expanded: set[tuple[str, tuple]] = set()
         while heap:
             _cost, _, node, args, chain, conds = heapq.heappop(heap)
@@ -87,8 +82,10 @@ class Reachability:
                 continue
             expanded.add((node, args))
             for nxt, nargs, step, more in self._successors(node, dict(args)):
+                if (nxt, nargs) in expanded:
+                    continue
                 total = conds + more
-                heapq.heappush(heap, (len(total), next(counter), nxt, nargs, (*chain, step), total))
+                heapq.heappush(heap, (len(total), next(counter), nxt, nargs, (step, chain), total))
 
     def _successors(self, node: str, args: dict[str, object]):
         kind, _, rest = node.partition(":")
@@ -99,19 +96,17 @@ class Reachability:
         if kind == "m":
             parent = module.rpartition(".")[0]
             if parent:
-                yield f"m:{parent}", (), f"import {parent} (parent package)", ()
+                yield f"m:{parent}", (), ("parent", parent), ()
             scope = MODULE_SCOPE
         elif kind == "c":
             for name in facts.functions:
                 if name.startswith(qual + "."):
-                    yield f"f:{module}:{name}", (), f"method {module}.{name}", ()
+                    yield f"f:{module}:{name}", (), ("method", f"{module}.{name}"), ()
             return
         else:
             scope = qual
             known = self._arguments(facts, qual, args)
-        for edge in facts.edges:
-            if edge.scope != scope:
-                continue
+        for edge in self._edges_of(facts).get(scope, ()):
             conditions = self._conditions(edge, facts, known if kind == "f" else {})
             if conditions is None:
                 continue
@@ -119,8 +114,18 @@ class Reachability:
                 if target == node:
                     continue
                 nargs = edge.args if target.startswith("f:") and edge.kind == "call" else ()
-                step = f"{edge.kind} {edge.target} ({facts.file}:{edge.line})"
+                step = (edge.kind, edge.target, facts.file, edge.line)
                 yield target, tuple(sorted(nargs, key=repr)), step, conditions
+
+    def _edges_of(self, facts: FileFacts) -> dict[str, list[Edge]]:
+        """The edges of one file grouped by scope, in file order (grouped once per file)."""
+        grouped = self._by_scope.get(facts.module)
+        if grouped is None:
+            grouped = {}
+            for edge in facts.edges:
+                grouped.setdefault(edge.scope, []).append(edge)
+            self._by_scope[facts.module] = grouped
+        return grouped
 
     def _arguments(self, facts: FileFacts, qual: str, args: dict[str, object]) -> dict:
         info = facts.functions.get(qual)
@@ -161,7 +166,7 @@ class Reachability:
         file = facts.file if facts else module
         conditions = reached.conditions + tuple(_condition(c, file) for c in local)
         status = ActivationStatus.CONDITIONAL if conditions else ActivationStatus.ACTIVE
-        return Activation(status, reached.chain, conditions)
+        return Activation(status, _chain(reached.chain), conditions)
 
     def why_not(self, module: str, scope: str) -> str:
         """Where the import of an unreached module is commented out, or who imports it."""
@@ -181,6 +186,23 @@ class Reachability:
         if importers:
             return "imported only by modules not reached themselves: " + ", ".join(importers)
         return f"no import of {module} in the modules read"
+
+
+def _chain(linked: tuple | None) -> tuple[str, ...]:
+    """The steps of a linked chain (see :meth:`Reachability._search`), first step first."""
+    steps: list[str] = []
+    while linked is not None:
+        step, linked = linked
+        if isinstance(step, str):
+            steps.append(step)  # the entry point's label
+        elif step[0] == "parent":
+            steps.append(f"import {step[1]} (parent package)")
+        elif step[0] == "method":
+            steps.append(f"method {step[1]}")
+        else:
+            kind, target, file, line = step
+            steps.append(f"{kind} {target} ({file}:{line})")
+    return tuple(reversed(steps))
 
 
 def _condition(spec: CondSpec, file: str) -> Condition:

@@ -8,16 +8,20 @@ name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and ca
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.runtime.drift import RETAIN, Drift, decide
+from patchkeeper.runtime.bulk import fewer_collections
+from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.model import Inventory, PatchEntry
-from patchkeeper.runtime.resolve import Resolution, resolve
-from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.plugin import PluginTree
+from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
+from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -73,20 +77,52 @@ def run(
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
+    with fewer_collections():
+        return _audit(settings, old, new)
+
+
+def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     scanned = scan_plugin(settings)
     old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
     new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)
     entries = list(scanned.inventory.entries)
     audited = []
-    resolved_new: dict[str, Resolution] = {}
+    resolved_new = resolve_all(new_tree, (e.target for e in entries))
+    # Where a name went in the old tree matters only when the new tree has it (the
+    # decision for a target gone from the new tree rests on the new tree alone).
+    resolved_old = resolve_all(
+        old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
+    )
+    store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
     for entry in entries:
-        before = resolve(old_tree, entry.target)
-        after = resolved_new.setdefault(entry.target, resolve(new_tree, entry.target))
-        drift = decide(entry, before, after, old_tree, new_tree, settings.root)
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        drift = _drift(store, entry, before, after, (old_tree, new_tree), scanned.tree)
         audited.append(AuditedEntry(entry, before, after, drift))
     stale = stale_bindings(new_tree, entries, resolved_new)
-    old_tree.save()
-    new_tree.save()
+    for cache in (old_tree, new_tree, store):
+        cache.save()
     counts = dict(scanned.inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
     return RuntimeAudit(old, new, scanned.inventory, tuple(audited), tuple(stale), counts)
+
+
+def _drift(
+    store: SummaryCache,
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    plugin: PluginTree,
+) -> Drift:
+    """:func:`decide`, remembered under a digest of everything it reads (the entry's
+    target, key, mechanism and replacement, both resolutions, the three source spans)."""
+    spans = codes(entry, old, new, trees, plugin)
+    material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    name = f"{entry.file}:{entry.line}:{entry.target}:{entry.key}"
+    cached = store.get_value(name, digest)
+    if cached is not None:
+        return Drift(*cached)
+    drift = decide(entry, old, new, *spans)
+    store.put_value(name, digest, astuple(drift))
+    return drift

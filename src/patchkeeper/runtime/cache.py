@@ -1,25 +1,30 @@
-"""The parsed-tree cache: per-file summaries pickled under the corpus cache.
+"""The parsed-tree cache: per-file records of builtin values, stored with :mod:`marshal`.
 
-A summary is keyed by the file's absolute path, size and modification time (nanoseconds),
-and the whole store by the tree root and a *salt* (the summary format version plus the
-settings that change a summary), so a changed file is parsed again and nothing else is.
-The store lives in ``$PATCHKEEPER_CACHE/runtime/`` (default ``~/.cache/patchkeeper-corpus``);
-a missing, unreadable or foreign store is treated as empty, never as an error.
+One store per tree holds ``relative path -> (size, mtime_ns, marshalled record)``; a record
+is decoded only when its file is asked for, so loading a store costs one read and one
+:func:`marshal.loads` of byte strings, whatever the number of files. A record is valid
+while the file's size and modification time (nanoseconds) are unchanged. The store's name
+is a digest of the tree root, a *salt* (the settings that change a record), :data:`FORMAT`
+and the source of this package (so a record written by another version of the code is
+never read). Stores live in ``$PATCHKEEPER_CACHE/runtime/`` (default
+``~/.cache/patchkeeper-corpus``); a missing, unreadable or foreign store is treated as
+empty, never as an error.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import marshal
 import os
-import pickle
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from patchkeeper.constants import CACHE_ENV
 
-#: Bump when a cached summary's shape changes.
-FORMAT = "runtime-7"
+#: Bump when a record's shape changes (the code digest also changes the store's name).
+FORMAT = "runtime-8"
 
 
 def cache_root() -> Path:
@@ -28,30 +33,46 @@ def cache_root() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "patchkeeper-corpus"
 
 
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of every module of this package (what the records are computed by)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 class SummaryCache:
-    """A dict-like store ``file -> summary`` for one tree, loaded once, saved once.
+    """A store ``file -> record`` for one tree, loaded once, saved once.
 
     Args:
-        root: the tree's root directory (part of the key).
-        salt: what else the summaries depend on (settings), as text.
+        root: the tree's root directory (part of the store's name; keys are relative to it).
+        salt: what else the records depend on (settings), as text.
     """
 
     def __init__(self, root: Path, salt: str) -> None:
-        digest = hashlib.sha256(f"{FORMAT}\0{root.resolve()}\0{salt}".encode()).hexdigest()[:24]
-        self.path = cache_root() / "runtime" / f"{digest}.pickle"
-        self.entries: dict[str, tuple[int, int, Any]] = {}
+        self.root = root.resolve()
+        key = f"{FORMAT}\0{code_digest()}\0{self.root}\0{salt}"
+        name = hashlib.sha256(key.encode()).hexdigest()[:24]
+        self.path = cache_root() / "runtime" / f"{name}.marshal"
+        self.entries: dict[str, tuple[Any, Any, bytes]] = {}
         self.dirty = False
         try:
-            with self.path.open("rb") as handle:
-                loaded = pickle.load(handle)
-            if isinstance(loaded, dict):
-                self.entries = loaded
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
-            self.entries = {}
+            loaded = marshal.loads(self.path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return
+        if isinstance(loaded, dict):
+            self.entries = loaded
+
+    def _key(self, file: Path) -> str:
+        try:
+            return file.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(file)
 
     def get(self, file: Path) -> Any | None:
-        """The cached summary of ``file`` if it has not changed since, else ``None``."""
-        hit = self.entries.get(str(file))
+        """The record of ``file`` if it has not changed since it was stored, else ``None``."""
+        hit = self.entries.get(self._key(file))
         if hit is None:
             return None
         try:
@@ -60,15 +81,27 @@ class SummaryCache:
             return None
         if (stat.st_size, stat.st_mtime_ns) != hit[:2]:
             return None
-        return hit[2]
+        return marshal.loads(hit[2])
 
-    def put(self, file: Path, summary: Any) -> None:
-        """Remember ``summary`` for the current state of ``file``."""
+    def put(self, file: Path, record: Any) -> None:
+        """Remember ``record`` (builtin values only) for the current state of ``file``."""
         try:
             stat = file.stat()
         except OSError:
             return
-        self.entries[str(file)] = (stat.st_size, stat.st_mtime_ns, summary)
+        self.entries[self._key(file)] = (stat.st_size, stat.st_mtime_ns, marshal.dumps(record))
+        self.dirty = True
+
+    def get_value(self, key: str, signature: str) -> Any | None:
+        """A record stored under a free ``key`` with the same ``signature``, else ``None``."""
+        hit = self.entries.get(key)
+        if hit is None or hit[0] != signature:
+            return None
+        return marshal.loads(hit[2])
+
+    def put_value(self, key: str, signature: str, record: Any) -> None:
+        """Store ``record`` under ``key`` with ``signature`` (what it was computed from)."""
+        self.entries[key] = (signature, 0, marshal.dumps(record))
         self.dirty = True
 
     def save(self) -> None:
@@ -79,8 +112,8 @@ class SummaryCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump(self.entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                handle.write(marshal.dumps(self.entries))
             os.replace(tmp, self.path)
             self.dirty = False
-        except OSError:
+        except (OSError, ValueError):
             return

@@ -24,8 +24,9 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, OUTSIDE, Resolution
-from patchkeeper.runtime.samecode import find_definition, normalized
+from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
 
 RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
@@ -51,9 +52,14 @@ class Code:
     start: int
     lines: tuple[str, ...]
 
+    @functools.cached_property
+    def text(self) -> str:
+        """The span's source, dedented (computed once)."""
+        return textwrap.dedent("".join(self.lines))
+
     def node(self) -> ast.stmt | None:
         try:
-            tree = ast.parse(textwrap.dedent("".join(self.lines)))
+            tree = ast.parse(self.text)
         except SyntaxError:
             return None
         return tree.body[0] if tree.body else None
@@ -68,39 +74,35 @@ def upstream_code(tree: UpstreamTree, found: Resolution) -> Code | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _parse_plugin_file(file: Path) -> tuple[str, ast.Module] | None:
+def _plugin_lines(file: Path) -> tuple[str, ...]:
     try:
-        text = file.read_text(encoding="utf-8", errors="replace")
-        return text, ast.parse(text)
-    except (OSError, SyntaxError):
-        return None
+        return tuple(file.read_text(encoding="utf-8", errors="replace").splitlines(True))
+    except OSError:
+        return ()
 
 
-def plugin_code(root: Path, replacement: str) -> Code | None:
-    """The source span of the plugin's replacement ``module:qualname`` under ``root``."""
+def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
+    """The source span of the plugin's replacement ``module:qualname`` (from the scanned
+    facts: no second parse), decorators excluded; ``None`` for an expression."""
     module, _, qual = replacement.partition(":")
     if not qual or "<" in replacement:
         return None
-    base = root / module.replace(".", "/")
-    file = base / "__init__.py" if (base / "__init__.py").is_file() else base.with_suffix(".py")
-    parsed = _parse_plugin_file(file)
-    if parsed is None:
+    facts = tree.facts_of(module)
+    span = facts.span(qual) if facts is not None else None
+    found = tree.module_file(module)
+    if span is None or found is None:
         return None
-    text, tree = parsed
-    node = find_definition(tree, qual)
-    if node is None:
-        return None
-    start = node.lineno  # the patch decorator is not part of the compared code
-    lines = text.splitlines(True)[start - 1 : node.end_lineno]
-    return Code(file.relative_to(root).as_posix(), start, tuple(lines))
+    start, end = span  # the patch decorator is not part of the compared code
+    lines = _plugin_lines(found[0])[start - 1 : end]
+    return Code(tree.relative(found[0]), start, tuple(lines))
 
 
 def unified(a: Code, b: Code) -> str:
     """A unified diff of two spans, labelled with files and first lines."""
     return "".join(
         difflib.unified_diff(
-            list(textwrap.dedent("".join(a.lines)).splitlines(True)),
-            list(textwrap.dedent("".join(b.lines)).splitlines(True)),
+            list(a.text.splitlines(True)),
+            list(b.text.splitlines(True)),
             fromfile=f"a/{a.name}:{a.start}",
             tofile=f"b/{b.name}:{b.start}",
             n=2,
@@ -197,16 +199,31 @@ class Drift:
     outside_banners: tuple[str, ...] = ()
 
 
+def codes(
+    entry, old: Resolution, new: Resolution, trees: tuple[UpstreamTree, UpstreamTree], plugin
+) -> tuple[Code | None, Code | None, Code | None]:
+    """The three spans :func:`decide` compares: the old and new upstream definitions and
+    the plugin's replacement (``plugin``: a :class:`~patchkeeper.runtime.plugin.PluginTree`)."""
+    if new.status != FOUND or old.status != FOUND or new.partial:
+        return None, None, None
+    return (
+        upstream_code(trees[0], old),
+        upstream_code(trees[1], new),
+        plugin_code(plugin, entry.replacement),
+    )
+
+
 def decide(
     entry,
     old: Resolution,
     new: Resolution,
-    old_tree: UpstreamTree,
-    new_tree: UpstreamTree,
-    plugin_root,
+    old_code: Code | None,
+    new_code: Code | None,
+    mine: Code | None,
 ) -> Drift:
     """Suggest a decision for ``entry`` (a :class:`~patchkeeper.runtime.model.PatchEntry`)
-    from its resolutions in the old and new upstream."""
+    from its resolutions in the old and new upstream and the spans of :func:`codes` (a
+    function of these values only, so the audit may cache it)."""
     if new.status == OUTSIDE:
         return Drift(NOT_AUDITED, (f"{entry.target} is outside the audited upstream packages",))
     if new.status != FOUND:
@@ -233,18 +250,17 @@ def decide(
                 "one; nothing upstream to compare",
             ),
         )
-    old_code, new_code = upstream_code(old_tree, old), upstream_code(new_tree, new)
     if old_code is None or new_code is None:
         return Drift(RETAIN, (f"{new.location} is a module; it exists in both versions",))
-    old_node, new_node = old_code.node(), new_code.node()
-    changes = signature_changes(old_node, new_node) if old_node and new_node else []
-    old_dump = normalized(old_node, "_") if old_node else ""
-    new_dump = normalized(new_node, "_") if new_node else ""
-    same_body = bool(old_node and new_node and old_dump == new_dump)
-    if not same_body:
-        changes.append("body")
+    old_node = new_node = None
+    if old_code.text == new_code.text:
+        changes: list[str] = []  # the same source: the same AST, signature and decorators
+    else:
+        old_node, new_node = old_code.node(), new_code.node()
+        changes = signature_changes(old_node, new_node) if old_node and new_node else []
+        if not (old_node and new_node and same_ast(old_node, new_node)):
+            changes.append("body")
     diff = unified(old_code, new_code) if changes else ""
-    mine = plugin_code(plugin_root, entry.replacement)
     downstream = unified(old_code, mine) if mine else ""
     banners, has_banners = outside_banners(old_code, mine) if mine else ([], False)
     evidence: list[str] = []
@@ -290,7 +306,7 @@ def decide(
         )
     if mine is not None and new_node is not None:
         mine_node = mine.node()
-        if mine_node is not None and normalized(mine_node, "_") == new_dump:
+        if mine_node is not None and same_ast(mine_node, new_node):
             return Drift(
                 REMOVE,
                 ("the new upstream implementation equals the replacement", *evidence),

@@ -31,8 +31,11 @@ PLACEHOLDER = re.compile(
 )
 #: A ledger heading: ``# ** 1. File: platform/patch_balance_schedule.py**``
 LEDGER_FILE = re.compile(r"^#\s*\*\*\s*(?:[\w.]+\s+)?File:\s*(?P<file>[\w./-]+\.py)\s*\*\*")
-#: A documented target: a dotted name in backquotes, ``\`vllm.v1.core.sched.Scheduler\```
-LEDGER_TARGET = re.compile(r"`(?P<target>[A-Za-z_]\w*(?:\.\w+)+)`")
+#: A documented target: a dotted name in backquotes, ``\`vllm.v1.core.sched.Scheduler\```,
+#: also followed by an item, a call or an assignment inside them, as vllm-ascend writes
+#: ``\`vllm.utils.torch_utils.STR_DTYPE_TO_TORCH_DTYPE["fp8"]\``` and
+#: ``\`vllm.v1.worker.mamba_utils.batch_memcpy_kernel = batch_memcpy_kernel\```
+LEDGER_TARGET = re.compile(r"`(?P<target>[A-Za-z_]\w*(?:\.\w+)+)(?:\[[^\]`]*\]|\(\)|\s*=[^`]*)?`")
 #: The end of a section's target list: ``#    Why:``
 LEDGER_WHY = re.compile(r"^#\s*Why\s*[:：]")
 
@@ -99,7 +102,9 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
 @dataclass(frozen=True)
 class LedgerItem:
     """A documented target: the file heading it is under (relative to the patch
-    directory), the target, and its line in the ledger file."""
+    directory), the target, and its line in the ledger file. A heading itself is an item
+    with the target ``""`` (so that a section whose targets are not recognised is still
+    a section)."""
 
     file: str
     target: str
@@ -115,6 +120,7 @@ def parse_ledger(text: str) -> list[LedgerItem]:
         heading = LEDGER_FILE.match(line.strip())
         if heading:
             section, listing = heading.group("file"), True
+            items.append(LedgerItem(section, "", number))
             continue
         if not line.strip().startswith("#"):
             continue
@@ -146,14 +152,21 @@ def _matches(documented: str, entry: PatchEntry) -> bool:
 
 
 def check_ledger(
-    items: list[LedgerItem], entries: Iterable[PatchEntry], patch_directory: str, ledger: str
+    items: list[LedgerItem],
+    entries: Iterable[PatchEntry],
+    patch_directory: str,
+    ledger: str,
+    files: Iterable[str] | None = None,
 ) -> list[Finding]:
     """Mismatches between the ledger and the code.
 
     ``ledger-missing-code``: a documented target no entry of its file patches (the message
-    names another file that patches it, if any); ``ledger-undocumented``: an entry whose
-    target its file's section does not list (or whose file has no section).
+    names another file that patches it, if any, or says that the file does not exist when
+    ``files``, the plugin files relative to the root, does not hold it);
+    ``ledger-undocumented``: an entry whose target its file's section does not list (or
+    whose file has no section).
     """
+    existing = None if files is None else set(files)
     entries = list(entries)
     by_file: dict[str, list[PatchEntry]] = {}
     for entry in entries:
@@ -168,10 +181,12 @@ def check_ledger(
         documented.setdefault(item.file, []).append(item)
     findings: list[Finding] = []
     for item in items:
-        if any(_matches(item.target, e) for e in by_file.get(item.file, [])):
+        if not item.target or any(_matches(item.target, e) for e in by_file.get(item.file, [])):
             continue
         elsewhere = sorted({e.file for e in entries if _matches(item.target, e)})
         where = f"; patched in {', '.join(elsewhere)}" if elsewhere else ""
+        if existing is not None and f"{patch_directory}/{item.file}" not in existing:
+            where = f"; {patch_directory}/{item.file} does not exist{where}"
         findings.append(
             Finding(
                 "ledger-missing-code",
@@ -185,7 +200,7 @@ def check_ledger(
         for entry in file_entries:
             if section is None:
                 message = f"{entry.target} is patched but {relative} has no section in the ledger"
-            elif not any(_matches(i.target, entry) for i in section):
+            elif not any(i.target and _matches(i.target, entry) for i in section):
                 message = f"{entry.target} is patched but not documented under {relative}"
             else:
                 continue

@@ -15,30 +15,52 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.activation import Reachability, roots_for
+from patchkeeper.runtime.bulk import fewer_collections
+from patchkeeper.runtime.facts import is_external
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.scan import is_external
+from patchkeeper.runtime.records import inventory_from_record, inventory_record
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 
 
 @dataclass
 class Scanned:
-    """The inventory with what produced it, for the audit and the live check."""
+    """The inventory with the tree it was read from, for the audit and the live check."""
 
     inventory: Inventory
     tree: PluginTree
-    reach: Reachability
+
+
+def upstream_base(tree: PluginTree, module: str, qual: str, depth: int = 0) -> str | None:
+    """The first upstream class among the bases of the plugin class ``module:qual``,
+    following bases that are plugin classes themselves (``Ours310(OursBase)`` with
+    ``OursBase(UpstreamCls)``), depth first in base order; ``None`` when there is none or a
+    base is not bound statically (marked ``?`` by the scanner)."""
+    facts = tree.facts_of(module)
+    if facts is None or depth > 20:
+        return None
+    for base in facts.classes.get(qual, ()):
+        if base.startswith("?"):
+            continue
+        if is_external(base, tree.settings.package):
+            return base
+        split = tree.split(base)
+        if split is not None and split[1]:
+            found = upstream_base(tree, split[0], split[1], depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
-    """An assignment of a plugin class that subclasses an upstream class is a subclass swap."""
+    """An assignment of a plugin class deriving (directly or through plugin classes) from an
+    upstream class is a subclass swap."""
     if entry.mechanism is not Mechanism.ASSIGNMENT or ":" not in entry.replacement:
         return entry
     module, _, qual = entry.replacement.partition(":")
-    facts = tree.facts_of(module)
-    bases = facts.classes.get(qual, ()) if facts else ()
-    if any(is_external(b, tree.settings.package) for b in bases):
+    split = tree.split(f"{module}.{qual}")
+    if split is not None and upstream_base(tree, *split) is not None:
         return replace(entry, mechanism=Mechanism.SUBCLASS)
     return entry
 
@@ -46,6 +68,18 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
 def scan_plugin(settings: RuntimeSettings) -> Scanned:
     """Build the inventory of ``settings``' plugin (see :func:`run`)."""
     tree = PluginTree(settings)
+    signature = tree.signature()
+    cached = tree.cache.get_value("#inventory", signature)
+    if cached is not None:
+        return Scanned(inventory_from_record(cached), tree)
+    with fewer_collections():
+        inventory = _inventory(settings, tree)
+    tree.cache.put_value("#inventory", signature, inventory_record(inventory))
+    tree.cache.save()
+    return Scanned(inventory, tree)
+
+
+def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple]] = []
     findings: list[Finding] = []
@@ -73,9 +107,8 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
             replace(entry, activation=reach.activation(entry.module, entry.scope, local))
         )
     entries.sort(key=lambda e: (e.file, e.line, e.target, e.key or ""))
-    findings.extend(_ledger_findings(settings, entries))
-    tree.cache.save()
-    inventory = Inventory(
+    findings.extend(_ledger_findings(settings, entries, files))
+    return Inventory(
         plugin_root=str(settings.root),
         package=settings.package,
         patch_directory=settings.patch_directory,
@@ -85,10 +118,11 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
         findings=tuple(sorted(findings, key=lambda f: (f.file, f.line, f.kind, f.message))),
         counts=count_entries(entries),
     )
-    return Scanned(inventory, tree, reach)
 
 
-def _ledger_findings(settings: RuntimeSettings, entries: list[PatchEntry]) -> list[Finding]:
+def _ledger_findings(
+    settings: RuntimeSettings, entries: list[PatchEntry], files: list[str]
+) -> list[Finding]:
     name = settings.ledger_file or f"{settings.patch_directory}/__init__.py"
     path = settings.root / name
     if not path.is_file():
@@ -98,9 +132,9 @@ def _ledger_findings(settings: RuntimeSettings, entries: list[PatchEntry]) -> li
             else []
         )
     items = parse_ledger(path.read_text(encoding="utf-8", errors="replace"))
-    if not items and not settings.ledger_file:
+    if not any(item.target for item in items) and not settings.ledger_file:
         return []
-    return check_ledger(items, entries, settings.patch_directory, name)
+    return check_ledger(items, entries, settings.patch_directory, name, files)
 
 
 def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:

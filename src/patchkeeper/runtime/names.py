@@ -91,28 +91,66 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_SKIP = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 _BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+#: Fields that never hold a child node worth visiting: names, flags, and the context and
+#: operator singletons (``Load``, ``Add``...), which carry nothing.
+_SCALAR_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "id",
+        "attr",
+        "arg",
+        "name",
+        "asname",
+        "module",
+        "level",
+        "conversion",
+        "is_async",
+        "type_comment",
+        "kind",
+        "simple",
+        "tag",
+        "type_ignores",
+    }
+)
+#: Nodes whose remaining fields hold plain values (a constant, a list of names).
+_LEAVES = (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        if issubclass(cls, _SCOPES + _LEAVES):
+            fields = ()
+        else:
+            fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _SCALAR_FIELDS)
+        _CHILD_FIELDS[cls] = fields
+    return fields
 
 
 def walk_scope(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """Every node of a scope, without descending into nested functions or classes (those
-    nodes themselves are yielded; lambdas are walked). Faster than :func:`ast.walk`: it reads
-    ``_fields`` directly and skips context and operator nodes."""
+    """Every node of a scope in preorder, without descending into nested functions or
+    classes (those nodes themselves are yielded; lambdas are walked), nor into context and
+    operator nodes. Faster than :func:`ast.walk`: the fields that can hold a child are
+    known per node class."""
     stack: list[ast.AST] = list(body)[::-1]
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        if isinstance(node, _SCOPES):
-            continue
-        for name in node._fields:
+        for name in _child_fields(node.__class__):
             value = getattr(node, name, None)
-            if isinstance(value, list):
+            if value is None:
+                continue
+            if value.__class__ is list:
                 for item in reversed(value):
-                    if isinstance(item, ast.AST) and not isinstance(item, _SKIP):
-                        stack.append(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, _SKIP):
-                stack.append(value)
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
 
 
 def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:

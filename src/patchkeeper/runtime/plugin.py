@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import ast
 import configparser
+import hashlib
+import os
 import sys
 from pathlib import Path
 
 from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.facts import FileFacts, ScanSettings, from_record, to_record
 from patchkeeper.runtime.model import EntryPoint
-from patchkeeper.runtime.scan import FileFacts, ScanSettings, scan_source
+from patchkeeper.runtime.scan import scan_source
 from patchkeeper.runtime.settings import RuntimeSettings
 
 if sys.version_info >= (3, 11):
@@ -30,16 +33,39 @@ class PluginTree:
     def __init__(self, settings: RuntimeSettings) -> None:
         self.settings = settings
         self.root = settings.root
-        self.scan_settings = ScanSettings(settings.package, settings.decorators)
+        self.scan_settings = ScanSettings(
+            settings.package,
+            settings.decorators,
+            settings.patch_directory.strip("/").replace("/", "."),
+        )
         self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
         self.facts: dict[str, FileFacts] = {}
         self._files: dict[str, tuple[Path, bool] | None] = {}
+        self._top = settings.package.split(".")[0]
 
     def module_file(self, module: str) -> tuple[Path, bool] | None:
-        """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file."""
+        """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file.
+        Modules of the plugin's top-level package come from one walk of its directory
+        (thousands of lookups, no ``stat`` each); others are looked up on disk."""
+        if not self._files:
+            self._files.update(self._walk())
         if module not in self._files:
-            self._files[module] = self._find(module)
+            top = module.split(".")[0]
+            self._files[module] = None if top == self._top else self._find(module)
         return self._files[module]
+
+    def _walk(self) -> dict[str, tuple[Path, bool] | None]:
+        found: dict[str, tuple[Path, bool] | None] = {}
+        for directory, subdirs, files in os.walk(self.root / self._top):
+            subdirs.sort()
+            base = Path(directory)
+            module = ".".join(base.relative_to(self.root).parts)
+            for name in sorted(files):
+                if name == "__init__.py":
+                    found[module] = (base / name, True)
+                elif name.endswith(".py"):
+                    found.setdefault(f"{module}.{name[:-3]}", (base / name, False))
+        return found
 
     def _find(self, module: str) -> tuple[Path, bool] | None:
         base = self.root / module.replace(".", "/")
@@ -47,6 +73,37 @@ class PluginTree:
             return base / "__init__.py", True
         if base.with_suffix(".py").is_file():
             return base.with_suffix(".py"), False
+        return None
+
+    def signature(self) -> str:
+        """A digest of what an inventory of this tree reads: the settings, and the path,
+        size and modification time of every file of the plugin package, of the files that
+        declare entry points and of the ledger file."""
+        if not self._files:
+            self._files.update(self._walk())
+        digest = hashlib.sha256(repr(self.settings).encode())
+        extra = [self.root / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
+        extra += sorted(self.root.glob("*.egg-info/entry_points.txt"))
+        if self.settings.ledger_file:
+            extra.append(self.root / self.settings.ledger_file)
+        files = [found[0] for found in self._files.values() if found is not None]
+        files += self.patch_files()  # also when the patch directory is outside the package
+        for file in [*files, *extra]:
+            try:
+                stat = file.stat()
+            except OSError:
+                continue
+            digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        return digest.hexdigest()
+
+    def split(self, dotted: str) -> tuple[str, str] | None:
+        """``(module, qualname)`` of a plugin dotted path (the longest prefix with a file);
+        qualname ``""`` for a module; ``None`` when no prefix is a plugin module."""
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if self.module_file(module) is not None:
+                return module, ".".join(parts[cut:])
         return None
 
     def module_name(self, file: Path) -> tuple[str, bool]:
@@ -68,12 +125,14 @@ class PluginTree:
         if found is None:
             return None
         file, is_package = found
-        facts = self.cache.get(file)
-        if facts is None:
+        record = self.cache.get(file)
+        if record is not None:
+            facts = from_record(record)
+        else:
             facts = scan_source(
                 file.read_bytes(), module, self.relative(file), is_package, self.scan_settings
             )
-            self.cache.put(file, facts)
+            self.cache.put(file, to_record(facts))
         self.facts[module] = facts
         return facts
 

@@ -9,6 +9,7 @@ submodules and base classes; and when it fails the name is searched in the whole
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from patchkeeper.runtime.upstream import Definition, UpstreamTree
@@ -17,13 +18,19 @@ FOUND = "found"
 MOVED = "moved"
 REMOVED = "removed"
 OUTSIDE = "outside"  # not in the audited upstream packages
+#: Not found where it was looked up, and not searched elsewhere: nothing depends on where
+#: it went (the audit searches the old tree only for targets the new tree has).
+NOT_SEARCHED = "not-searched"
+#: The most places a *moved* target lists.
+MAX_CANDIDATES = 10
 
 
 @dataclass(frozen=True)
 class Resolution:
     """Where a target is in one tree.
 
-    ``status``: ``found``, ``moved``, ``removed`` or ``outside``. For ``found``:
+    ``status``: ``found``, ``moved``, ``removed``, ``outside`` or ``not-searched``. For
+    ``found``:
     ``module``/``qualname`` of the definition reached, ``file``/``line``, ``definition``,
     and ``via`` (the steps followed: ``"re-export vllm.x -> vllm.x.y"``, ``"inherited from
     vllm.a.Base"``). ``partial``: a prefix was found but the rest is an attribute of a value
@@ -134,45 +141,81 @@ def _member(tree, module, file, definition: Definition, parts, via, depth) -> Re
     return Resolution("", FOUND, module, qual, file, definition.line, definition, via)
 
 
-def resolve(tree: UpstreamTree, target: str) -> Resolution:
-    """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
+def _static(tree: UpstreamTree, target: str) -> Resolution | None:
+    """The lookup without the tree-wide search: ``None`` when it fails."""
     if not tree.contains(target):
         return Resolution(target, OUTSIDE)
     split = _split(tree, target)
     found = _lookup(tree, split[0], split[1], (), 0) if split else None
-    if found is not None:
-        return Resolution(
-            target,
-            found.status,
-            found.module,
-            found.qualname,
-            found.file,
-            found.line,
-            found.definition,
-            found.via,
-            found.partial,
-        )
-    return _search(tree, target)
+    if found is None:
+        return None
+    return Resolution(
+        target,
+        found.status,
+        found.module,
+        found.qualname,
+        found.file,
+        found.line,
+        found.definition,
+        found.via,
+        found.partial,
+    )
+
+
+def resolve(tree: UpstreamTree, target: str) -> Resolution:
+    """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
+    return resolve_all(tree, [target])[target]
+
+
+def resolve_all(
+    tree: UpstreamTree, targets: Iterable[str], search: Callable[[str], bool] | None = None
+) -> dict[str, Resolution]:
+    """:func:`resolve` for many targets, the names of every failed lookup searched in one
+    pass over the tree (:meth:`UpstreamTree.find_definitions`); with ``search``, only the
+    failed targets it accepts are searched, the others are ``not-searched``."""
+    out: dict[str, Resolution] = {}
+    failed: list[str] = []
+    for target in dict.fromkeys(targets):
+        found = _static(tree, target)
+        if found is not None:
+            out[target] = found
+        elif search is None or search(target):
+            failed.append(target)
+        else:
+            out[target] = Resolution(target, NOT_SEARCHED)
+    tree.find_definitions(name for target in failed for name in _search_names(tree, target))
+    for target in failed:
+        out[target] = _search(tree, target)
+    return out
+
+
+def _search_names(tree: UpstreamTree, target: str) -> list[str]:
+    """The names :func:`_search` looks for, outermost first: for ``vllm.x.Cls.meth`` where
+    ``vllm.x`` exists, ``Cls`` then ``meth``."""
+    split = _split(tree, target)
+    rest = split[1] if split else target.split(".")[-1:]
+    return rest or target.split(".")[-1:]
 
 
 def _search(tree: UpstreamTree, target: str) -> Resolution:
     """Search the whole tree for the target's name: *moved* or *removed*."""
-    parts = target.split(".")
     candidates: list[str] = []
-    # Search the outermost missing name first: for vllm.x.Cls.meth, where Cls went; else meth.
-    split = _split(tree, target)
-    rest = split[1] if split else parts[-1:]
-    for index, name in enumerate(rest or parts[-1:]):
-        for module, _line in tree.defined(name):
+    names = _search_names(tree, target)
+    for index, name in enumerate(names):
+        for module in dict.fromkeys(module for module, _line in tree.defined(name)):
+            if len(candidates) >= MAX_CANDIDATES:
+                break  # only that many are reported: parse no further module
             summary = tree.summary(module)
             if summary is None:
                 continue
             for qual, definition in summary.definitions.items():
                 if qual.rsplit(".", 1)[-1] == name:
-                    suffix = ".".join((rest or [])[index + 1 :])
+                    suffix = ".".join(names[index + 1 :])
                     location = f"{module}.{qual}" + (f".{suffix}" if suffix else "")
-                    candidates.append(f"{location} (line {definition.line})")
+                    candidates = list(
+                        dict.fromkeys([*candidates, f"{location} (line {definition.line})"])
+                    )
         if candidates:
             break
-    unique = tuple(dict.fromkeys(candidates))[:10]
+    unique = tuple(candidates)[:MAX_CANDIDATES]
     return Resolution(target, MOVED if unique else REMOVED, candidates=unique)

@@ -125,6 +125,55 @@ def normalized(node: ast.AST, name: str | None = None) -> str:
     return ast.dump(node, annotate_fields=False)
 
 
+_DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
+_PASS = [ast.Pass()]
+
+
+def _body(node: ast.AST) -> list[ast.stmt]:
+    """``node.body`` without its docstring (``[Pass]`` when nothing else is left), as
+    :func:`~patchkeeper.runtime.upstream.strip_docstrings` leaves it."""
+    body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        return body[1:] or _PASS
+    return body
+
+
+def same_ast(left: ast.AST, right: ast.AST, rename: bool = True) -> bool:
+    """Whether two trees are equal once docstrings are removed, ignoring positions (and,
+    with ``rename``, the outermost node's own name): the answer of comparing
+    :func:`normalized` dumps, without building them, and stopping at the first
+    difference. Constants compare by type and value (``1``, ``1.0`` and ``True`` differ,
+    as in a dump)."""
+    stack: list[tuple[object, object]] = [(left, right)]
+    skip_name = rename
+    while stack:
+        a, b = stack.pop()
+        if a.__class__ is not b.__class__:
+            return False
+        if isinstance(a, ast.AST):
+            documented = isinstance(a, _DOCUMENTED)
+            for name in a._fields:
+                if skip_name and name == "name":
+                    continue
+                if documented and name == "body":
+                    stack.append((_body(a), _body(b)))  # type: ignore[arg-type]
+                else:
+                    stack.append((getattr(a, name, None), getattr(b, name, None)))
+            skip_name = False
+        elif isinstance(a, list):
+            if len(a) != len(b):  # type: ignore[arg-type]
+                return False
+            stack.extend(zip(a, b))  # type: ignore[arg-type]
+        elif a != b and repr(a) != repr(b):
+            return False
+    return True
+
+
 def compare(left: ast.AST, right: ast.AST, rename: bool = True) -> tuple[bool, ast.AST, ast.AST]:
     """Compare two ASTs without docstrings (and, for two definitions with ``rename``,
     without their own names). Returns ``(same, left node, right node)`` where the nodes are

@@ -1,32 +1,23 @@
 """An upstream source tree, read statically: module files, per-module summaries, a
-tree-wide name index. Summaries and the index are cached per file
+tree-wide name index. Summaries are cached per file and the index per tree
 (:mod:`patchkeeper.runtime.cache`), so a tree is parsed once.
 
 Only the modules a question touches are parsed with :mod:`ast`; the tree-wide index (which
-modules define a name, which modules ``from X import`` it) is built with two regular
-expressions over every file, which is several times faster than parsing the tree.
+modules define a name, which modules ``from X import`` it) is built from the text
+(:mod:`patchkeeper.runtime.nameindex`), each half only when a question needs it.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchkeeper.runtime import names
+from patchkeeper.runtime import nameindex, names
 from patchkeeper.runtime.cache import SummaryCache
 from patchkeeper.runtime.names import Binding
-
-#: ``def name`` / ``class name`` at any indentation, or ``NAME = `` / ``NAME: T =`` at column 0.
-DEFINITION = re.compile(
-    rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M
-)
-#: ``from vllm.x import a, b as c`` (parenthesised lists included), at any indentation.
-FROM_IMPORT = re.compile(
-    rb"^([ \t]*)from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M
-)
 
 
 @dataclass(frozen=True)
@@ -73,19 +64,6 @@ def strip_docstrings(node: ast.AST) -> ast.AST:
             ):
                 sub.body = body[1:] or [ast.Pass()]
     return node
-
-
-def fingerprint(node: ast.AST, rename: str | None = None) -> str:
-    """A hash of ``node``'s AST without docstrings, positions or (when ``rename`` is given)
-    its own name, so a replacement named differently compares equal to the original."""
-    import copy
-
-    clone = strip_docstrings(copy.deepcopy(node))
-    if rename is not None and isinstance(
-        clone, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    ):
-        clone.name = rename
-    return hashlib.sha256(ast.dump(clone, annotate_fields=False).encode()).hexdigest()[:20]
 
 
 def _definition(node: ast.stmt, qual: str, conditional: bool, table) -> Definition:
@@ -146,34 +124,6 @@ def summarize(source: bytes, module: str, file: str, is_package: bool) -> Module
     return summary
 
 
-@dataclass(frozen=True)
-class FileIndex:
-    """The regular-expression facts of one file: names it defines, names it imports
-    (``(indent, from-module, name, as-name, line)``)."""
-
-    defined: tuple[tuple[str, int], ...]
-    imported: tuple[tuple[int, str, str, str, int], ...]
-
-
-def index_source(data: bytes) -> FileIndex:
-    """Build the :class:`FileIndex` of one file's bytes."""
-    defined = []
-    for match in DEFINITION.finditer(data):
-        name = match.group(1) or match.group(2)
-        defined.append((name.decode(), data.count(b"\n", 0, match.start()) + 1))
-    imported = []
-    for match in FROM_IMPORT.finditer(data):
-        line = data.count(b"\n", 0, match.start()) + 1
-        listing = match.group(3).decode("utf-8", "replace").strip().strip("()")
-        for item in listing.replace("\n", " ").split(","):
-            parts = item.split("#")[0].split()
-            if not parts or parts[0] == "*":
-                continue
-            asname = parts[2] if len(parts) == 3 and parts[1] == "as" else parts[0]
-            imported.append((len(match.group(1)), match.group(2).decode(), parts[0], asname, line))
-    return FileIndex(tuple(defined), tuple(imported))
-
-
 class UpstreamTree:
     """One upstream tree (an unpacked sdist, a checkout, site-packages).
 
@@ -205,8 +155,9 @@ class UpstreamTree:
         self.summaries: dict[str, ModuleSummary] = {}
         self._files: dict[str, tuple[Path, bool] | None] = {}
         self._lines: dict[str, list[str]] = {}
-        self._defined: dict[str, list[tuple[str, int]]] | None = None
-        self._imported: dict[str, list[tuple[str, str, str, int, int]]] | None = None
+        self._signature: tuple[list[Path], str] | None = None
+        self._defined: nameindex.DefinitionIndex = {}
+        self._imported: nameindex.ImporterIndex | None = None
 
     def contains(self, dotted: str) -> bool:
         """Whether ``dotted`` starts with one of this tree's packages."""
@@ -235,16 +186,12 @@ class UpstreamTree:
         if found is None:
             return None
         file, is_package = found
-        key = file.with_name(file.name + "#summary")
-        summary = None
-        cached = self.cache.entries.get(str(key))
-        stat = file.stat()
-        if cached and cached[:2] == (stat.st_size, stat.st_mtime_ns):
-            summary = cached[2]
-        if summary is None:
+        record = self.cache.get(file)
+        if record is not None:
+            summary = summary_from_record(record)
+        else:
             summary = summarize(file.read_bytes(), module, self.relative(file), is_package)
-            self.cache.entries[str(key)] = (stat.st_size, stat.st_mtime_ns, summary)
-            self.cache.dirty = True
+            self.cache.put(file, summary_record(summary))
         self.summaries[module] = summary
         return summary
 
@@ -258,64 +205,100 @@ class UpstreamTree:
 
     # ----------------------------------------------------------------- the name index
     def _files_signature(self) -> tuple[list[Path], str]:
-        files: list[Path] = []
-        digest = hashlib.sha256()
-        for package in self.packages:
-            for file in sorted((self.root / package).rglob("*.py")):
-                stat = file.stat()
-                files.append(file)
-                digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-        return files, digest.hexdigest()
+        """Every Python file of the packages, and a digest of their names, sizes and
+        modification times (what the index is valid for)."""
+        if self._signature is None:
+            files: list[Path] = []
+            digest = hashlib.sha256()
+            for package in self.packages:
+                for file in sorted((self.root / package).rglob("*.py")):
+                    stat = file.stat()
+                    files.append(file)
+                    digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+            self._signature = files, digest.hexdigest()
+        return self._signature
 
-    def _build_index(self) -> None:
-        """Build (or load) the tree-wide index; it is cached whole, keyed by the list of
-        files with their sizes and modification times."""
+    def importers_index(self) -> nameindex.ImporterIndex:
+        """The ``from X import name`` index of the whole tree (built once, cached under the
+        digest of the tree's file list)."""
+        if self._imported is None:
+            files, signature = self._files_signature()
+            cached = self.cache.get_value("#importers", signature)
+            if cached is None:
+                cached = nameindex.build_importers(self.root, files)
+                self.cache.put_value("#importers", signature, cached)
+            self._imported = cached
+        return self._imported
+
+    def find_definitions(self, wanted: Iterable[str]) -> None:
+        """Look up where each name of ``wanted`` is defined, in one pass over the tree: a
+        file's text is searched for the name's bytes first and only a file containing one
+        is matched with :func:`nameindex.definitions`. Results are cached per name."""
         files, signature = self._files_signature()
-        key = str(self.root / "#index")
-        cached = self.cache.entries.get(key)
-        if cached and cached[0] == signature:
-            self._defined, self._imported = cached[2]
+        missing = []
+        for name in dict.fromkeys(wanted):
+            if name in self._defined:
+                continue
+            cached = self.cache.get_value(f"#defined:{name}", signature)
+            if cached is not None:
+                self._defined[name] = cached
+            else:
+                missing.append(name)
+        if not missing:
             return
-        self._defined, self._imported = build_index(self.root, files)
-        self.cache.entries[key] = (signature, 0, (self._defined, self._imported))
-        self.cache.dirty = True
+        found: nameindex.DefinitionIndex = {name: [] for name in missing}
+        needles = [name.encode() for name in missing]
+        patterns = nameindex.definition_pattern(missing)
+        for file in files:
+            data = file.read_bytes()
+            if not any(needle in data for needle in needles):
+                continue
+            module = nameindex.module_of(self.root, file)[0]
+            for name, line in nameindex.definitions(data, patterns):
+                found[name].append((module, line))
+        for name, rows in found.items():
+            self._defined[name] = rows
+            self.cache.put_value(f"#defined:{name}", signature, rows)
 
     def defined(self, name: str) -> list[tuple[str, int]]:
         """Modules (with a line) whose text defines ``name`` (``def``/``class`` at any depth,
-        an assignment at column 0)."""
-        if self._defined is None:
-            self._build_index()
-        assert self._defined is not None
-        return self._defined.get(name, [])
+        an assignment at column 0); see :meth:`find_definitions`."""
+        if name not in self._defined:
+            self.find_definitions([name])
+        return self._defined[name]
 
     def importers(self, name: str) -> list[tuple[str, str, str, int, int]]:
         """``(module, from-module, local name, line, indent)`` for every ``from X import
         name`` of the tree."""
-        if self._imported is None:
-            self._build_index()
-        assert self._imported is not None
-        return self._imported.get(name, [])
+        return self.importers_index().get(name, [])
 
     def save(self) -> None:
         self.cache.save()
 
 
-def build_index(
-    root: Path, files: list[Path]
-) -> tuple[dict[str, list[tuple[str, int]]], dict[str, list[tuple[str, str, str, int, int]]]]:
-    """The tree-wide name index of ``files`` (see :meth:`UpstreamTree.defined` and
-    :meth:`UpstreamTree.importers`)."""
-    defined: dict[str, list[tuple[str, int]]] = {}
-    imported: dict[str, list[tuple[str, str, str, int, int]]] = {}
-    for file in files:
-        index = index_source(file.read_bytes())
-        rel = file.relative_to(root).with_suffix("").parts
-        is_package = rel[-1] == "__init__"
-        module = ".".join(rel[:-1] if is_package else rel)
-        for name, line in index.defined:
-            defined.setdefault(name, []).append((module, line))
-        for indent, base, name, asname, line in index.imported:
-            level = len(base) - len(base.lstrip("."))
-            source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
-            imported.setdefault(name, []).append((module, source, asname, line, indent))
-    return defined, imported
+def summary_record(summary: ModuleSummary) -> tuple:
+    """``summary`` as nested tuples of builtin values (for the cache)."""
+    return (
+        summary.module,
+        summary.file,
+        tuple(
+            (d.qualname, d.kind, d.line, d.end_line, d.bases, d.conditional)
+            for d in summary.definitions.values()
+        ),
+        tuple((k, b.dotted, b.module) for k, b in summary.imports.items()),
+        summary.star_imports,
+        summary.syntax_error,
+    )
+
+
+def summary_from_record(record: tuple) -> ModuleSummary:
+    """The inverse of :func:`summary_record`."""
+    module, file, definitions, imports, stars, error = record
+    return ModuleSummary(
+        module,
+        file,
+        {d[0]: Definition(*d) for d in definitions},
+        {k: Binding(dotted, mod) for k, dotted, mod in imports},
+        tuple(stars),
+        error,
+    )

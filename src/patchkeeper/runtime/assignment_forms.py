@@ -1,0 +1,211 @@
+"""The statement forms of runtime patches (the issue's list, the seed's section 2), for the
+file scanner.
+
+- ``module.attr = value`` / ``Class.attr = value`` on an upstream object reached through an
+  import (*assignment*; *wrapper* when the value mentions the original, directly or in the
+  body of the plugin function installed; the inventory, which sees every file, turns an
+  assignment of a plugin class deriving from an upstream class into a *subclass* swap);
+- ``setattr(obj, "name", value)``;
+- registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
+  ``REGISTRY.register(key, v)`` on upstream objects;
+- ``sys.modules[name] = module``;
+- ``patch(module, attribute)(fn)``, the decorator called directly.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from patchkeeper.runtime import names
+from patchkeeper.runtime.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
+from patchkeeper.runtime.facts import is_plugin
+from patchkeeper.runtime.model import Mechanism
+from patchkeeper.runtime.names import Table
+
+
+class AssignmentForms(DecoratorForms):
+    """Mixin of the file scanner: entries made by statements and calls."""
+
+    tree: ast.Module
+    module_table: Table
+    is_package: bool
+    _defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None
+
+    def assignment(
+        self,
+        target: ast.expr,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
+    ) -> None:
+        """An entry for ``target = value`` when ``target`` is an upstream attribute or an
+        item of an upstream registry or of ``sys.modules``."""
+        if isinstance(target, ast.Attribute):
+            bound = self.external(target, table)
+            if bound is None:
+                return
+            replacement, descriptors, refs = self.describe(value, table)
+            mechanism = Mechanism.ASSIGNMENT
+            if bound.dotted in refs or self.wraps(replacement, bound.dotted):
+                mechanism = Mechanism.WRAPPER
+            self.add(
+                conds,
+                line=stmt.lineno,
+                scope=scope,
+                target=bound.dotted,
+                module_hint=bound.module,
+                mechanism=mechanism,
+                replacement=replacement,
+                descriptors=descriptors,
+            )
+        elif isinstance(target, ast.Subscript):
+            self.item_assignment(target, value, stmt, conds, scope, table)
+
+    def item_assignment(
+        self, target: ast.Subscript, value: ast.expr, stmt: ast.stmt, conds, scope, table
+    ) -> None:
+        bound = self.external(target.value, table)
+        if bound is None:
+            return
+        replacement, descriptors, _ = self.describe(value, table)
+        key = target.slice
+        if bound.dotted == "sys.modules":
+            name = key.value if isinstance(key, ast.Constant) else ast.unparse(key)
+            self.add(
+                conds,
+                line=stmt.lineno,
+                scope=scope,
+                target=str(name),
+                module_hint=str(name),
+                mechanism=Mechanism.SYS_MODULES,
+                replacement=replacement,
+            )
+            return
+        self.add(
+            conds,
+            line=stmt.lineno,
+            scope=scope,
+            target=bound.dotted,
+            module_hint=bound.module,
+            mechanism=Mechanism.REGISTRY,
+            key=ast.unparse(key),
+            replacement=replacement,
+            descriptors=descriptors,
+        )
+
+    def call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
+        """Entries for ``setattr(...)``, ``patch(m, a)(fn)``, ``X.update(...)`` and
+        ``X.register(...)`` on upstream objects."""
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "setattr" and "setattr" not in table:
+            self.setattr_call(node, conds, scope, table)
+            return
+        if isinstance(func, ast.Call) and self.is_patch_decorator(func.func, table):
+            if node.args:
+                replacement, descriptors, _ = self.describe(node.args[0], table)
+                name = replacement.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+                self.decorator_entry(
+                    func, name, replacement, descriptors, node.lineno, conds, scope
+                )
+            return
+        if not isinstance(func, ast.Attribute) or func.attr not in ("update", "register"):
+            return
+        bound = self.external(func.value, table)
+        if bound is None or bound.dotted == "sys.modules":
+            return
+        keys: list[str | None] = []
+        value: ast.expr | None = None
+        if func.attr == "update":
+            for arg in node.args:
+                if isinstance(arg, ast.Dict):
+                    keys += [ast.unparse(k) if k is not None else None for k in arg.keys]
+            keys += [repr(kw.arg) for kw in node.keywords if kw.arg]
+        else:
+            keys.append(ast.unparse(node.args[0]) if node.args else None)
+            value = node.args[1] if len(node.args) > 1 else None
+        replacement = self.describe(value, table)[0] if value is not None else "<expr>"
+        for key in keys or [None]:
+            self.add(
+                conds,
+                line=node.lineno,
+                scope=scope,
+                target=bound.dotted,
+                module_hint=bound.module,
+                mechanism=Mechanism.REGISTRY,
+                key=key,
+                replacement=replacement,
+            )
+
+    def setattr_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
+        if len(node.args) < 3 or not isinstance(node.args[1], ast.Constant):
+            return
+        bound = self.external(node.args[0], table)
+        if bound is None:
+            return
+        replacement, descriptors, refs = self.describe(node.args[2], table)
+        target = f"{bound.dotted}.{node.args[1].value}"
+        mechanism = Mechanism.WRAPPER if target in refs else Mechanism.SETATTR
+        self.add(
+            conds,
+            line=node.lineno,
+            scope=scope,
+            target=target,
+            module_hint=bound.module,
+            mechanism=mechanism,
+            replacement=replacement,
+            descriptors=descriptors,
+        )
+
+    # ----------------------------------------------------------------- values
+    def describe(self, value: ast.expr, table: Table) -> tuple[str, tuple[str, ...], set[str]]:
+        """(replacement, descriptors, dotted paths the value mentions)."""
+        refs = {
+            b.dotted
+            for n in names.walk_scope([value])
+            if isinstance(n, (ast.Name, ast.Attribute))
+            if (b := names.dotted(n, table)) is not None
+        }
+        descriptors: list[str] = []
+        node = value
+        while isinstance(node, ast.Call) and node.args:
+            wrapper = deco_name(node.func)
+            descriptors.append(wrapper)
+            if wrapper.split(".")[-1] not in DESCRIPTORS:
+                break
+            node = node.args[0]
+        if isinstance(node, ast.Lambda):
+            return "<lambda>", tuple(descriptors), refs
+        if isinstance(node, ast.Call):
+            node = node.func
+        bound = names.dotted(node, table) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if bound is not None and is_plugin(bound.dotted, self.cfg.package):
+            module = bound.module or self.module
+            rest = (
+                bound.dotted[len(module) + 1 :]
+                if bound.dotted.startswith(module + ".")
+                else bound.dotted
+            )
+            return f"{module}:{rest}", tuple(descriptors), refs
+        return "<expr>", tuple(descriptors), refs
+
+    def wraps(self, replacement: str, original: str) -> bool:
+        """Whether a function of this module named by ``replacement`` mentions ``original``."""
+        module, _, qual = replacement.partition(":")
+        if module != self.module or not qual:
+            return False
+        if self._defs is None:
+            self._defs = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._defs.setdefault(node.name, []).append(node)
+        for node in self._defs.get(qual.rsplit(".", 1)[-1], []):
+            table = names.scope_table(node.body, self.module_table, module, self.is_package)
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.Name, ast.Attribute)):
+                    bound = names.dotted(sub, table)
+                    if bound is not None and bound.dotted == original:
+                        return True
+        return False

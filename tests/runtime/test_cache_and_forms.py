@@ -1,0 +1,164 @@
+"""The parsed-tree and result caches follow the files; subclass swaps through plugin bases;
+stale bindings under ``if TYPE_CHECKING:``; the name-index helpers on written text."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime import audit, inventory, nameindex
+from patchkeeper.runtime.cache import cache_root
+
+
+def _config(plugin: Path):
+    return load_config(plugin / "pyproject.toml")
+
+
+def _activation(result, file: str) -> list[str]:
+    return [e.activation.status.value for e in result.entries if e.file.endswith(file)]
+
+
+def test_edited_file_changes_the_next_inventory(runtime_trees: Path) -> None:
+    plugin = runtime_trees / "plugin"
+    first = inventory.run(_config(plugin))
+    assert _activation(first, "fix_disabled.py") == ["never-imported"]
+    stores = sorted(p.name for p in (cache_root() / "runtime").iterdir())
+    assert stores and all(name.endswith(".marshal") for name in stores)
+    init = plugin / "metaplug/patch/bugfix/__init__.py"
+    init.write_text(
+        init.read_text().replace(
+            "# import metaplug.patch.bugfix.fix_disabled",
+            "import metaplug.patch.bugfix.fix_disabled  # noqa: F401",
+        )
+    )
+    second = inventory.run(_config(plugin))
+    assert _activation(second, "fix_disabled.py") == ["active"]
+    third = inventory.run(_config(plugin))  # from the result cache
+    assert third == second
+
+
+def test_unchanged_plugin_inventory_comes_from_the_cache_unchanged(runtime_trees: Path) -> None:
+    plugin = runtime_trees / "plugin"
+    first = inventory.run(_config(plugin))
+    for path in (cache_root() / "runtime").iterdir():
+        os.utime(path, (1, 1))  # the store is read, not rewritten, on a warm run
+    second = inventory.run(_config(plugin))
+    assert second == first
+    assert all(p.stat().st_mtime == 1 for p in (cache_root() / "runtime").iterdir())
+
+
+def test_subclass_swap_through_a_plugin_base_class(runtime_trees: Path) -> None:
+    plugin = runtime_trees / "plugin"
+    (plugin / "metaplug/bases.py").write_text(
+        "from tinyup.scheduler import Scheduler\n\n\n"
+        "class OurScheduler(Scheduler):\n    pass\n\n\n"
+        "class Generic310(dict[str, int]):\n    pass\n"
+    )
+    (plugin / "metaplug/device.py").write_text(
+        "from metaplug.bases import OurScheduler\n\n\nclass Scheduler310(OurScheduler):\n    pass\n"
+    )
+    (plugin / "metaplug/patch/enhancement/swap.py").write_text(
+        "import tinyup.scheduler\n"
+        "import tinyup.registry\n\n"
+        "from metaplug.bases import Generic310\nfrom metaplug.device import Scheduler310\n\n"
+        "tinyup.scheduler.Scheduler = Scheduler310\n"
+        "tinyup.registry.Table = Generic310\n"
+    )
+    result = inventory.run(_config(plugin))
+    swaps = [(e.line, e.mechanism.value, e.replacement) for e in result.entries if "swap" in e.file]
+    assert swaps == [
+        (7, "subclass", "metaplug.device:Scheduler310"),
+        (8, "assignment", "metaplug.bases:Generic310"),
+    ]
+
+
+def test_imports_under_type_checking_are_not_stale(runtime_trees: Path) -> None:
+    engine = runtime_trees / "upstream-2.0/tinyup/engine.py"
+    text = engine.read_text()
+    engine.write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+        "    from tinyup.sampler import sample as typed_sample\n"
+        "try:\n    from tinyup.sampler import sample as tried_sample\n"
+        "except ImportError:\n    pass\n\n\n"
+        "def later():\n    from tinyup.sampler import sample as local_sample\n\n\n" + text
+    )
+    plugin = runtime_trees / "plugin"
+    result = audit.run(
+        _config(plugin),
+        old=str(runtime_trees / "upstream-1.0"),
+        new=str(runtime_trees / "upstream-2.0"),
+    )
+    assert [(s.importer, s.local, s.line) for s in result.stale] == [
+        ("tinyup.engine", "sample", 15),
+        ("tinyup.engine", "tried_sample", 6),
+    ]
+
+
+def test_module_level_reads_block_headers() -> None:
+    lines = [
+        "import os\n",
+        "if os.name:\n",
+        "    try:\n",
+        "        from a import b\n",
+        "    except ImportError:\n",
+        "        pass\n",
+        "def f():\n",
+        "    if x:\n",
+        "        from a import c\n",
+        "x = (\n",
+        "    1)\n",
+        "        from a import d\n",
+    ]
+    assert nameindex.module_level(lines, 4, 8) is True
+    assert nameindex.module_level(lines, 9, 8) is False
+    assert nameindex.module_level(lines, 12, 8) is None
+
+
+def test_from_imports_and_definitions_from_text() -> None:
+    data = (
+        b"from .x import (a,\n    b as c)  # two\n"
+        b"x = 'from y import z'\n"
+        b"    from vllm.q import r\n"
+        b"class K:\n    def a(self):\n        pass\n"
+        b"a: int = 3\nundef a\n"
+    )
+    assert nameindex.from_imports(data) == [
+        (".x", "a", "a", 1, 0),
+        (".x", "b", "c", 1, 0),
+        ("vllm.q", "r", "r", 4, 4),
+    ]
+    assert nameindex.definitions(data) == [("x", 3), ("K", 5), ("a", 6), ("a", 8)]
+    patterns = nameindex.definition_pattern(["a"])
+    assert nameindex.definitions(data, patterns) == [("a", 6), ("a", 8)]
+
+
+def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees: Path) -> None:
+    """``engine`` imports ``sample`` from ``sampler``; ``api`` imports it from ``engine``.
+    Patching ``sampler.sample`` leaves both with the original; patching only the re-export
+    ``engine.sample`` leaves ``api`` with it, not ``engine`` (it never had that binding)."""
+    (runtime_trees / "upstream-2.0/tinyup/api.py").write_text(
+        "from tinyup.engine import sample as run_sample\n"
+    )
+    plugin = runtime_trees / "plugin"
+    (plugin / "metaplug/patch/enhancement/reexport.py").write_text(
+        "import tinyup.engine\n\n\ndef quiet(logits):\n    return logits\n\n\n"
+        "tinyup.engine.sample = quiet\n"
+    )
+    init = plugin / "metaplug/patch/enhancement/__init__.py"
+    init.write_text(init.read_text() + "\nimport metaplug.patch.enhancement.reexport  # noqa\n")
+    result = audit.run(
+        _config(plugin),
+        old=str(runtime_trees / "upstream-1.0"),
+        new=str(runtime_trees / "upstream-2.0"),
+    )
+    assert [(s.target, s.importer, s.local, s.patched_by) for s in result.stale] == [
+        ("tinyup.engine.sample", "tinyup.api", "run_sample", ""),
+        ("tinyup.sampler.sample", "tinyup.api", "run_sample", ""),
+        (
+            "tinyup.sampler.sample",
+            "tinyup.engine",
+            "sample",
+            "metaplug/patch/enhancement/reexport.py:8",
+        ),
+    ]
