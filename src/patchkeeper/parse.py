@@ -15,6 +15,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from unidiff import PatchSet
@@ -380,6 +381,13 @@ def _convert_file(
     file_path = new_path or old_path or ""
     for hunk in hunks:
         _check_after_hunk(lines, hunk, file_path, path)
+    # GNU patch (pch.c, intuit_diff_type): an empty side (``-0,0`` / ``+0,0`` in the first
+    # hunk) whose header carries the epoch as timestamp means "no such file", as
+    # ``diff -N`` writes it: the diff creates or deletes the file, like ``/dev/null``.
+    if hunks and hunks[0].old_start == 0 and is_epoch(ufile.source_timestamp):  # type: ignore[attr-defined]
+        old_path = None
+    if hunks and hunks[0].new_start == 0 and is_epoch(ufile.target_timestamp):  # type: ignore[attr-defined]
+        new_path = None
     old_mode = (
         headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
     )
@@ -392,6 +400,23 @@ def _convert_file(
         hunks=tuple(hunks),
         line_no=first_line,
     )
+
+
+def is_epoch(timestamp: str | None) -> bool:
+    """True when a ``diff -u`` header timestamp is the Unix epoch, in any time zone.
+
+    >>> is_epoch("1970-01-01 00:00:00.000000000 +0000"), is_epoch("1969-12-31 19:00:00 -0500")
+    (True, True)
+    >>> is_epoch("2024-05-01 10:00:00.1 +0200"), is_epoch(None)
+    (False, False)
+    """
+    match = C.DIFF_TIMESTAMP.match(timestamp.strip()) if timestamp else None
+    if match is None:
+        return False
+    year, month, day, hour, minute, second, sign, zone_h, zone_m = match.groups()
+    moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))
+    zone = (int(zone_h) * 60 + int(zone_m)) * (1 if sign == "+" else -1)
+    return moment - timedelta(minutes=zone) == datetime(1970, 1, 1)
 
 
 def _unidiff_message(message: str) -> str:
