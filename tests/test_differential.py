@@ -412,6 +412,24 @@ REGRESSIONS = {
         {"f": b"x\n"},
         None,
     ),
+    # GNU patch 2.7.6 locates a hunk no earlier than the line after the last one the
+    # previous hunk removed or copied (min_where = last_frozen_line + 1).
+    "hunk-may-not-start-on-lines-the-previous-one-consumed": (
+        b"--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n b\n@@ -4,2 +3,4 @@\n a\n+b\n+a\n b\n",
+        {"f": b"a\nb\n"},
+        None,
+    ),
+    "context-may-not-reach-back-over-a-removed-line": (
+        b"--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-x\n a\n@@ -10,3 +9,3 @@\n x\n a\n-b\n+B\n",
+        {"f": b"x\na\nb\n"},
+        None,
+    ),
+    # Two hunks whose contexts overlap share those input lines: each is written once.
+    "hunks-sharing-context-write-it-once": (
+        b"--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n+b\n a\n@@ -4,2 +5 @@\n a\n-b\n",
+        {"f": b"a\nb\n"},
+        {"f": b"b\na\n"},
+    ),
 }
 
 
