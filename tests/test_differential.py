@@ -430,6 +430,12 @@ REGRESSIONS = {
         {"f": b"a\nb\n"},
         {"f": b"b\na\n"},
     ),
+    # An insertion after line 1 of an empty file: the empty pattern lands past the end.
+    "insertion-past-the-end-of-an-empty-file": (
+        b"--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+a\n",
+        {"f": b""},
+        {"f": b"a\n"},
+    ),
 }
 
 

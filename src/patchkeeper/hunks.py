@@ -271,11 +271,14 @@ def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bo
     frozen = 0  # input lines already copied or removed (GNU's last_frozen_line)
 
     def copy_till(last: int) -> None:
+        # Like GNU's, this may run past the end of the input (an empty pattern placed after
+        # the last line): there is nothing to copy there, but the count still moves.
         nonlocal frozen
         while frozen < last:
-            if out and not out[-1].endswith(b"\n"):
-                out[-1] += b"\n"
-            out.append(lines[frozen])
+            if frozen < len(lines):
+                if out and not out[-1].endswith(b"\n"):
+                    out[-1] += b"\n"
+                out.append(lines[frozen])
             frozen += 1
 
     for placement in placements:
