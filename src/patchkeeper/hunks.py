@@ -272,14 +272,15 @@ def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bo
 
     def copy_till(last: int) -> None:
         # Like GNU's, this may run past the end of the input (an empty pattern placed after
-        # the last line): there is nothing to copy there, but the count still moves.
+        # the last line): there is nothing to copy there, but the count still moves. Only
+        # the input's last line can lack its newline, so one check at the seam is enough.
         nonlocal frozen
-        while frozen < last:
-            if frozen < len(lines):
-                if out and not out[-1].endswith(b"\n"):
-                    out[-1] += b"\n"
-                out.append(lines[frozen])
-            frozen += 1
+        end = min(last, len(lines))
+        if frozen < end:
+            if out and not out[-1].endswith(b"\n"):
+                out[-1] += b"\n"
+            out.extend(lines[frozen:end])
+        frozen = max(frozen, last)
 
     for placement in placements:
         pattern, replacement = _sides(placement.hunk, reverse)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -52,6 +53,9 @@ class Tree:
     dist: InstalledDistribution | None = None
     version: str | None = None
     sha256: str | None = None
+    #: Paths already checked by :meth:`path_of` (a command checks, reads and writes the same
+    #: paths; patchkeeper never creates symlinks, so an answer holds for the tree's life).
+    _checked: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
 
     def path_of(self, relative: str) -> Path:
         """The absolute path of a patch path, refused if it leaves the base.
@@ -60,7 +64,15 @@ class Tree:
             TargetError: the path is absolute, has a ``..`` component, or resolves (through a
                 symlink) outside the base.
         """
-        return safe_path(self.base, relative)
+        path = self._checked.get(relative)
+        if path is None:
+            path = safe_path(self.base, relative, resolved_base=self._resolved_base)
+            self._checked[relative] = path
+        return path
+
+    @cached_property
+    def _resolved_base(self) -> Path:
+        return self.base.resolve()
 
     def reader(self) -> Callable[[str], FileState | None]:
         """``read(path) -> FileState | None`` for an engine workspace over this tree."""
@@ -80,7 +92,7 @@ class Tree:
         return self.root / ".patchkeeper" / "journal"
 
 
-def safe_path(base: Path, relative: str) -> Path:
+def safe_path(base: Path, relative: str, *, resolved_base: Path | None = None) -> Path:
     """Join ``relative`` (POSIX) to ``base``, refusing anything that escapes ``base``.
 
     Raises:
@@ -98,7 +110,7 @@ def safe_path(base: Path, relative: str) -> Path:
     path = base.joinpath(*parts)
     try:
         resolved = path.resolve()
-        inside = resolved.is_relative_to(base.resolve())
+        inside = resolved.is_relative_to(resolved_base or base.resolve())
     except (OSError, RuntimeError):
         inside = False
     if not inside:
