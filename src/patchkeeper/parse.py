@@ -46,9 +46,15 @@ def split_lines(data: bytes) -> list[bytes]:
     [b'a\\r\\n', b'b\\n', b'c']
     >>> split_lines(b"")
     []
+    >>> split_lines(b"a\\n\\nb\\n")
+    [b'a\\n', b'\\n', b'b\\n']
+    >>> split_lines(b"a\\rb\\n")
+    [b'a\\rb\\n']
     """
     if not data:
         return []
+    if b"\r" not in data:  # then bytes.splitlines (\n, \r, \r\n) splits on \n only, in C
+        return data.splitlines(keepends=True)
     lines = data.split(b"\n")
     last = lines.pop()
     out = [line + b"\n" for line in lines]
