@@ -15,7 +15,6 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
 
 from unidiff import PatchSet
@@ -255,9 +254,10 @@ def _convert_hunk(
     path: Path,
     strip_cr: bool,
     header_line: int,
-    raw_header: bytes,
+    patch_lines: list[bytes],
     offset: int,
 ) -> Hunk:
+    raw_header = patch_lines[header_line - 1]
     lines: list[HunkLine] = []
     for uline in uhunk:  # type: ignore[attr-defined]
         kind = uline.line_type
@@ -272,10 +272,14 @@ def _convert_hunk(
             continue
         if kind not in (CONTEXT, REMOVED, ADDED):
             continue  # unidiff's trailing empty separator lines
-        text = _encode(uline.value)
+        line_no = uline.diff_line_no + offset
+        raw = patch_lines[line_no - 1]
+        # unidiff's value is the line after its marker column, or the whole line for an
+        # empty context line; the raw bytes spare an encode per line.
+        text = raw if raw[:1] in (b"\n", b"\r") else raw[1:]
         if strip_cr and text.endswith(b"\r\n"):
             text = text[:-2] + b"\n"
-        lines.append(HunkLine(kind, text, uline.diff_line_no + offset))
+        lines.append(HunkLine(kind, text, line_no))
     pre = tuple(line.text for line in lines if line.kind != ADDED)
     post = tuple(line.text for line in lines if line.kind != REMOVED)
     prefix = 0
@@ -297,6 +301,9 @@ def _convert_hunk(
     new_start = int(match.group(3))
     new_len = int(match.group(4)) if match.group(4) is not None else 1
     section = raw_header[match.end() :].strip().decode(_ENCODING, _ERRORS)
+    end = max((line.line_no for line in lines), default=header_line)
+    while end < len(patch_lines) and patch_lines[end].startswith(b"\\"):
+        end += 1
     return Hunk(
         index=index,
         old_start=old_start,
@@ -311,6 +318,7 @@ def _convert_hunk(
         post_image=post,
         prefix_context=prefix,
         suffix_context=suffix,
+        raw=b"".join(patch_lines[header_line - 1 : end]),
     )
 
 
@@ -381,8 +389,7 @@ def _convert_file(
     for number, uhunk in enumerate(ufile, 1):  # type: ignore[attr-defined]
         numbered = [line.diff_line_no for line in uhunk if line.diff_line_no]
         header_line = (min(numbered) + offset - 1) if numbered else first_line
-        raw_header = lines[header_line - 1]
-        hunk = _convert_hunk(uhunk, number, path, strip_cr, header_line, raw_header, offset)
+        hunk = _convert_hunk(uhunk, number, path, strip_cr, header_line, lines, offset)
         hunks.append(hunk)
     file_path = new_path or old_path or ""
     for hunk in hunks:
@@ -419,6 +426,8 @@ def is_epoch(timestamp: str | None) -> bool:
     match = C.DIFF_TIMESTAMP.match(timestamp.strip()) if timestamp else None
     if match is None:
         return False
+    from datetime import datetime, timedelta  # only diffs with timestamps need it
+
     year, month, day, hour, minute, second, sign, zone_h, zone_m = match.groups()
     moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))
     zone = (int(zone_h) * 60 + int(zone_m)) * (1 if sign == "+" else -1)
@@ -506,7 +515,8 @@ def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
 def _attach_raw(
     files: list[FileDiff], lines: list[bytes], start: int
 ) -> tuple[list[FileDiff], bytes]:
-    """Give every file diff and hunk its raw bytes, so that rendering round-trips."""
+    """Give every file diff its raw header bytes, so that rendering round-trips (hunks
+    carry theirs from :func:`_convert_hunk`); return the file diffs and the trailer."""
     out = []
     cursor = start
     for number, diff in enumerate(files):
@@ -517,13 +527,10 @@ def _attach_raw(
         else:
             header_end = len(lines)
         header = b"".join(lines[cursor:header_end])
-        hunks = []
         cursor = header_end
-        for hunk in diff.hunks:
-            end = _hunk_end(lines, hunk)
-            hunks.append(replace(hunk, raw=b"".join(lines[hunk.line_no - 1 : end])))
-            cursor = end
-        out.append(replace(diff, hunks=tuple(hunks), header_raw=header))
+        if diff.hunks:  # each hunk got its raw bytes in _convert_hunk
+            cursor = _hunk_end(lines, diff.hunks[-1])
+        out.append(replace(diff, header_raw=header))
     return out, b"".join(lines[cursor:])
 
 
