@@ -248,38 +248,63 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
     return out
 
 
+def _no_newline(lines: list[HunkLine], path: Path, header_line: int) -> None:
+    r"""Apply a ``\ No newline at end of file`` marker to the line before it."""
+    if not lines:
+        raise PatchFormatError(
+            "'\\ No newline' marker with no line before it", path=path, line=header_line
+        )
+    last = lines[-1]
+    if last.text.endswith(b"\n"):
+        lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
+
+
 def _convert_hunk(
-    uhunk: object,
-    index: int,
-    path: Path,
-    strip_cr: bool,
-    header_line: int,
-    patch_lines: list[bytes],
-    offset: int,
+    index: int, path: Path, strip_cr: bool, header_line: int, patch_lines: list[bytes]
 ) -> Hunk:
+    r"""Read the hunk whose header is at 1-based ``header_line`` from the patch's lines.
+
+    unidiff (in its ``metadata_only`` mode) has already checked the body against the
+    header's line counts; this walks the same lines as its ``_parse_hunk`` does: a marker
+    column of ``-``, ``+`` or space, an empty line as empty context, and ``\`` lines as
+    no-newline markers (one after the hunk's last line too).
+    """
     raw_header = patch_lines[header_line - 1]
+    match = C.HUNK_HEADER.match(raw_header)
+    assert match is not None
+    old_start = int(match.group(1))
+    old_len = int(match.group(2)) if match.group(2) is not None else 1
+    new_start = int(match.group(3))
+    new_len = int(match.group(4)) if match.group(4) is not None else 1
     lines: list[HunkLine] = []
-    for uline in uhunk:  # type: ignore[attr-defined]
-        kind = uline.line_type
-        if kind == "\\":
-            if not lines:
-                raise PatchFormatError(
-                    "'\\ No newline' marker with no line before it", path=path, line=header_line
-                )
-            last = lines[-1]
-            if last.text.endswith(b"\n"):
-                lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
+    old_left, new_left = old_len, new_len
+    position = header_line  # 0-based index of the next body line
+    total = len(patch_lines)
+    while (old_left > 0 or new_left > 0) and position < total:
+        raw = patch_lines[position]
+        position += 1
+        marker = raw[:1]
+        if marker == b"\\":
+            _no_newline(lines, path, header_line)
             continue
-        if kind not in (CONTEXT, REMOVED, ADDED):
-            continue  # unidiff's trailing empty separator lines
-        line_no = uline.diff_line_no + offset
-        raw = patch_lines[line_no - 1]
-        # unidiff's value is the line after its marker column, or the whole line for an
-        # empty context line; the raw bytes spare an encode per line.
-        text = raw if raw[:1] in (b"\n", b"\r") else raw[1:]
+        if marker == b"-":
+            kind, text = REMOVED, raw[1:]
+            old_left -= 1
+        elif marker == b"+":
+            kind, text = ADDED, raw[1:]
+            new_left -= 1
+        else:  # " " + text, or an empty line (unidiff's empty context line)
+            kind, text = CONTEXT, (raw[1:] if marker == b" " else raw)
+            old_left -= 1
+            new_left -= 1
         if strip_cr and text.endswith(b"\r\n"):
             text = text[:-2] + b"\n"
-        lines.append(HunkLine(kind, text, line_no))
+        lines.append(HunkLine(kind, text, position))
+    end = position
+    if end < total and patch_lines[end].startswith(C.NO_NEWLINE):
+        _no_newline(lines, path, header_line)
+    while end < total and patch_lines[end].startswith(b"\\"):
+        end += 1
     pre = tuple(line.text for line in lines if line.kind != ADDED)
     post = tuple(line.text for line in lines if line.kind != REMOVED)
     prefix = 0
@@ -294,16 +319,7 @@ def _convert_hunk(
         suffix += 1
     if prefix == len(lines):
         suffix = prefix
-    match = C.HUNK_HEADER.match(raw_header)
-    assert match is not None
-    old_start = int(match.group(1))
-    old_len = int(match.group(2)) if match.group(2) is not None else 1
-    new_start = int(match.group(3))
-    new_len = int(match.group(4)) if match.group(4) is not None else 1
     section = raw_header[match.end() :].strip().decode(_ENCODING, _ERRORS)
-    end = max((line.line_no for line in lines), default=header_line)
-    while end < len(patch_lines) and patch_lines[end].startswith(b"\\"):
-        end += 1
     return Hunk(
         index=index,
         old_start=old_start,
@@ -345,7 +361,12 @@ def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path
 
 
 def _convert_file(
-    ufile: object, lines: list[bytes], strip: int, path: Path, first_line: int, offset: int
+    ufile: object,
+    lines: list[bytes],
+    strip: int,
+    path: Path,
+    first_line: int,
+    hunk_headers: Iterator[int],
 ) -> FileDiff:
     info = list(ufile.patch_info or [])  # type: ignore[attr-defined]
     headers = _extended_headers(info)
@@ -385,12 +406,10 @@ def _convert_file(
     strip_cr = any(_encode(raw).endswith(b"\r\n") for raw in info[:1]) or (
         first_line - 1 < len(lines) and lines[first_line - 1].endswith(b"\r\n")
     )
-    hunks: list[Hunk] = []
-    for number, uhunk in enumerate(ufile, 1):  # type: ignore[attr-defined]
-        numbered = [line.diff_line_no for line in uhunk if line.diff_line_no]
-        header_line = (min(numbered) + offset - 1) if numbered else first_line
-        hunk = _convert_hunk(uhunk, number, path, strip_cr, header_line, lines, offset)
-        hunks.append(hunk)
+    hunks = [
+        _convert_hunk(number, path, strip_cr, next(hunk_headers), lines)
+        for number, _uhunk in enumerate(ufile, 1)  # type: ignore[call-overload]
+    ]
     file_path = new_path or old_path or ""
     for hunk in hunks:
         _check_after_hunk(lines, hunk, file_path, path)
@@ -477,7 +496,10 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     start = _first_diff_index(lines, path)
     feed = _LineFeed(lines[start:], start)
     try:
-        patchset = PatchSet(iter(feed))
+        # unidiff reads the structure and checks every hunk's line counts; the hunk lines
+        # themselves are read from ``lines`` (_convert_hunk), which is faster than building
+        # unidiff's Line objects and gives the exact bytes.
+        patchset = PatchSet(iter(feed), metadata_only=True)
     except UnidiffParseError as exc:
         raise PatchFormatError(
             _unidiff_message(str(exc)),
@@ -486,11 +508,16 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
             hint="regenerate the patch; do not edit hunks by hand",
         ) from None
     plain_starts = _file_start_lines(lines, start)
+    # The hunk headers in order: unidiff takes every such line outside a hunk body as one,
+    # and no body line can start with "@@" (its first column is a marker).
+    hunk_headers = iter(
+        [index + 1 for index in range(start, len(lines)) if C.HUNK_HEADER.match(lines[index])]
+    )
     files = []
     for ufile in patchset:
         first_line = ufile.diff_line_no + start
         first_line = plain_starts.get(first_line, first_line)
-        files.append(_convert_file(ufile, lines, strip, path, first_line, start))
+        files.append(_convert_file(ufile, lines, strip, path, first_line, hunk_headers))
     files, trailer = _attach_raw(files, lines, start)
     return Patch(
         name=name,
