@@ -56,6 +56,7 @@ class Tree:
     #: Paths already checked by :meth:`path_of` (a command checks, reads and writes the same
     #: paths; patchkeeper never creates symlinks, so an answer holds for the tree's life).
     _checked: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
+    _real_dirs: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def path_of(self, relative: str) -> Path:
         """The absolute path of a patch path, refused if it leaves the base.
@@ -66,7 +67,12 @@ class Tree:
         """
         path = self._checked.get(relative)
         if path is None:
-            path = safe_path(self.base, relative, resolved_base=self._resolved_base)
+            path = safe_path(
+                self.base,
+                relative,
+                resolved_base=self._resolved_base,
+                real_dirs=self._real_dirs,
+            )
             self._checked[relative] = path
         return path
 
@@ -92,8 +98,18 @@ class Tree:
         return self.root / ".patchkeeper" / "journal"
 
 
-def safe_path(base: Path, relative: str, *, resolved_base: Path | None = None) -> Path:
+def safe_path(
+    base: Path,
+    relative: str,
+    *,
+    resolved_base: Path | None = None,
+    real_dirs: dict[str, str] | None = None,
+) -> Path:
     """Join ``relative`` (POSIX) to ``base``, refusing anything that escapes ``base``.
+
+    ``resolved_base`` (``base.resolve()``) and ``real_dirs`` (directory -> its real path,
+    filled as directories are resolved) let a caller that checks many paths resolve each
+    directory once.
 
     Raises:
         TargetError: as :meth:`Tree.path_of`.
@@ -109,7 +125,7 @@ def safe_path(base: Path, relative: str, *, resolved_base: Path | None = None) -
         )
     path = base.joinpath(*parts)
     try:
-        resolved = path.resolve()
+        resolved = path.resolve() if real_dirs is None else _resolve(path, real_dirs)
         inside = resolved.is_relative_to(resolved_base or base.resolve())
     except (OSError, RuntimeError):
         inside = False
@@ -122,24 +138,42 @@ def safe_path(base: Path, relative: str, *, resolved_base: Path | None = None) -
     return path
 
 
+def _resolve(path: Path, real_dirs: dict[str, str]) -> Path:
+    """``path.resolve()``, with the real path of its directory taken from or added to
+    ``real_dirs``: the real path of ``dir/name`` is ``realpath(dir)/name`` unless ``name``
+    is itself a symlink."""
+    parent = str(path.parent)
+    real_parent = real_dirs.get(parent)
+    if real_parent is None:
+        real_parent = real_dirs[parent] = os.path.realpath(parent)
+    leaf = os.path.join(real_parent, path.name)
+    return Path(os.path.realpath(leaf) if os.path.islink(leaf) else leaf)
+
+
 def read_file(path: Path) -> FileState | None:
     """Read a file's bytes and permission bits; ``None`` when it does not exist.
+
+    One ``open`` and one ``fstat`` per file (apply reads every file a series touches).
 
     Raises:
         TargetError: it is a directory or cannot be read.
     """
     try:
-        info = path.stat()
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise TargetError("a patch names this path as a file, but it is a directory", path=path)
     try:
-        data = path.read_bytes()
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise TargetError("a patch names this path as a file, but it is a directory", path=path)
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read()
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+    finally:
+        os.close(fd)
     return FileState.from_bytes(data, stat.S_IMODE(info.st_mode))
 
 
