@@ -255,11 +255,11 @@ def report(vllm: dict, urllib3: dict, runs: int, command: str) -> str:
         ("vLLM: one `git apply` of all patches", f"{git:.2f} s", spread(t["git-apply"]), ""),
         (
             "vLLM: loop / patchkeeper apply",
-            f"{loop / pk:.1f}x",
+            f"{loop / pk:.2f}x",
             "",
             f"≥ 3x: {verdict(loop / pk >= 3)}",
         ),
-        ("vLLM: loop / git apply", f"{loop / git:.1f}x", "", ""),
+        ("vLLM: loop / git apply", f"{loop / git:.2f}x", "", ""),
         ("vLLM: git apply / patchkeeper apply", f"{git / pk:.2f}x", "", ""),
         (
             "vLLM: `patchkeeper verify --pristine`",
