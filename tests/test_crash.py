@@ -122,6 +122,7 @@ def recover_and_check(cli, scenario: Scenario, target: Path, command: str) -> st
         str(scenario.series.upstream),
         cwd=scenario.series.downstream,
     )
+    assert run.out, run.err
     first = run.out.splitlines()[0]
     if had_journal:
         assert first == f"recovered: rolled back an interrupted run from {journal}"

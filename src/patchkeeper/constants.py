@@ -60,3 +60,10 @@ APPLIED_RECORD = "patchkeeper.json"
 
 #: The directory holding the lock and the journal of a directory target.
 STATE_DIR = ".patchkeeper"
+
+#: A ``diff -u`` timestamp after a file name (GNU diffutils' default format):
+#: ``--- a/x.py\t1970-01-01 00:00:00.000000000 +0000``. ``diff -N`` writes the epoch for a
+#: file that does not exist, which GNU patch reads as "create" or "delete".
+DIFF_TIMESTAMP = re.compile(
+    r"^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.\d+)?\s*([+-])(\d\d):?(\d\d)\s*$"
+)

@@ -163,6 +163,20 @@ def _patched(state: FileState | None, hunks: Sequence[Hunk], reverse: bool) -> F
     return patch_lines(lines, hunks, reverse=reverse)
 
 
+def _may_be_absent(diff: FileDiff, reverse: bool) -> bool:
+    """True when the diff says its source is empty, so a missing file reads as an empty one.
+
+    GNU patch (pch.c, ``intuit_diff_type``): a first hunk whose source range starts at line 0
+    (``@@ -0,0 +1,3 @@``) marks the old file "existent and probably empty"; a missing file
+    is then patched as if empty, i.e. created. ``diff -u`` of an empty file writes such a
+    diff with ordinary ``a/``/``b/`` names instead of ``/dev/null``.
+    """
+    if not diff.hunks:
+        return False
+    first = diff.hunks[0]
+    return (first.new_start if reverse else first.old_start) == 0
+
+
 def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutcome, dict]:
     """Apply one file diff; return its outcome and the workspace writes it implies."""
     source = diff.new_path if reverse else diff.old_path
@@ -178,7 +192,7 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
         result = _patched(None, diff.hunks, reverse)
     else:
         existing = ws.get(source)
-        if existing is None:
+        if existing is None and not _may_be_absent(diff, reverse):
             return FileOutcome(diff, source, MISSING), writes
         result = _patched(existing, diff.hunks, reverse)
         if dest is not None and dest != source and ws.get(dest) is not None:

@@ -9,8 +9,12 @@ The search follows GNU patch's ``locate_hunk`` (patch.c) at fuzz 0, so that patc
 - a hunk with fewer leading than trailing context lines that starts at line 1 can only match
   at the start of the file; one with fewer trailing than leading context lines can only match
   at the end of the file (a diff cuts context short only at a file boundary);
-- a hunk may not start before the lines the previous hunk already consumed;
-- every hunk is located in the *original* content, and the output is assembled afterwards.
+- a hunk may not start before the lines the previous hunk already consumed (GNU patch
+  2.7.6: ``min_where = last_frozen_line + 1``; 2.7.3 let its context reach back over them);
+- every hunk is located in the *original* content, and the output is assembled afterwards
+  the way ``apply_hunk`` writes it: input lines are copied once, in order, so a hunk that
+  starts inside the previous hunk's trailing context shares those lines instead of
+  repeating them.
 
 Lines are ``bytes`` that keep their ``\\n``; a line matches only if its bytes are equal,
 line ending included.
@@ -22,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from patchkeeper.model import Hunk
+from patchkeeper.model import ADDED, REMOVED, Hunk
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,7 @@ def locate(
     prefix_fuzz = prefix_context - context
     suffix_fuzz = suffix_context - context
     max_where = input_lines - (pat_lines - suffix_fuzz) + 1
-    min_where = last_frozen + 1 - (prefix_context - prefix_fuzz)
+    min_where = last_frozen + 1
     max_pos_offset = max_where - first_guess
     max_neg_offset = first_guess - min_where
     max_offset = max(max_pos_offset, max_neg_offset)
@@ -194,10 +198,17 @@ def locate(
             return first_guess - offset
         return None
 
-    for offset in range(max_offset + 1):
+    # When the guess lies outside [min_where, max_where], start at the nearest end of it.
+    if max_pos_offset < 0:
+        min_offset = first_guess - max_where
+    elif max_neg_offset < 0:
+        min_offset = first_guess - min_where
+    else:
+        min_offset = 0
+    for offset in range(min_offset, max_offset + 1):
         if offset <= max_pos_offset and _matches(lines, pattern, first_guess + offset):
             return first_guess + offset
-        if 0 < offset <= max_neg_offset and _matches(lines, pattern, first_guess - offset):
+        if offset <= max_neg_offset and _matches(lines, pattern, first_guess - offset):
             return first_guess - offset
     return None
 
@@ -239,25 +250,65 @@ def closest_match(
     )
 
 
-def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bool) -> list[bytes]:
-    """Assemble the output: the input with each placed pattern replaced by its replacement.
+def _sides(hunk: Hunk, reverse: bool) -> tuple[list[tuple[bool, bytes]], list[tuple[bool, bytes]]]:
+    """The pattern and the replacement as ``(changed, text)`` pairs, in hunk order."""
+    gone, come = (ADDED, REMOVED) if reverse else (REMOVED, ADDED)
+    pattern = [(line.kind == gone, line.text) for line in hunk.lines if line.kind != come]
+    replacement = [(line.kind == come, line.text) for line in hunk.lines if line.kind != gone]
+    return pattern, replacement
 
-    As GNU patch does, a line that lacks its ``\\n`` but is followed by more output gets one.
+
+def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bool) -> list[bytes]:
+    """Assemble the output as GNU patch's ``apply_hunk``, ``copy_till`` and ``spew_output``
+    write it (patch.c).
+
+    Input lines are copied once and in order, up to each change; a removed line is skipped,
+    an added one written. Context lines are never written by the hunk itself, so two hunks
+    whose contexts overlap share those input lines. A line that lacks its ``\\n`` gets one
+    when an input line is copied after it, or an added line follows at the end of a hunk.
     """
     out: list[bytes] = []
-    cursor = 0
+    frozen = 0  # input lines already copied or removed (GNU's last_frozen_line)
+
+    def copy_till(last: int) -> None:
+        # Like GNU's, this may run past the end of the input (an empty pattern placed after
+        # the last line): there is nothing to copy there, but the count still moves. Only
+        # the input's last line can lack its newline, so one check at the seam is enough.
+        nonlocal frozen
+        end = min(last, len(lines))
+        if frozen < end:
+            if out and not out[-1].endswith(b"\n"):
+                out[-1] += b"\n"
+            out.extend(lines[frozen:end])
+        frozen = max(frozen, last)
+
     for placement in placements:
-        pattern, replacement = images(placement.hunk, reverse)
-        start = placement.line - 1
-        out.extend(lines[cursor:start])
-        if out and not out[-1].endswith(b"\n") and replacement:
-            out[-1] += b"\n"
-        out.extend(replacement)
-        cursor = start + len(pattern)
-    rest = lines[cursor:]
-    if rest and out and not out[-1].endswith(b"\n"):
-        out[-1] += b"\n"
-    out.extend(rest)
+        pattern, replacement = _sides(placement.hunk, reverse)
+        where = placement.line - 1
+        old = new = 0
+        while old < len(pattern):
+            if pattern[old][0]:  # removed
+                copy_till(where + old)
+                frozen += 1
+                old += 1
+            elif new >= len(replacement):
+                break
+            elif replacement[new][0]:  # added
+                copy_till(where + old)
+                out.append(replacement[new][1])
+                new += 1
+            else:  # context on both sides
+                old += 1
+                new += 1
+        if new < len(replacement) and replacement[new][0]:
+            copy_till(where + old)
+            for changed, text in replacement[new:]:
+                if not changed:
+                    break
+                if out and not out[-1].endswith(b"\n"):
+                    out[-1] += b"\n"
+                out.append(text)
+    copy_till(len(lines))
     return out
 
 

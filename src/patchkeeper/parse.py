@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from unidiff import Hunk as UHunk
 from unidiff import PatchedFile, PatchSet
 from unidiff.errors import UnidiffParseError
 
@@ -46,9 +45,15 @@ def split_lines(data: bytes) -> list[bytes]:
     [b'a\\r\\n', b'b\\n', b'c']
     >>> split_lines(b"")
     []
+    >>> split_lines(b"a\\n\\nb\\n")
+    [b'a\\n', b'\\n', b'b\\n']
+    >>> split_lines(b"a\\rb\\n")
+    [b'a\\rb\\n']
     """
     if not data:
         return []
+    if b"\r" not in data:  # then bytes.splitlines (\n, \r, \r\n) splits on \n only, in C
+        return data.splitlines(keepends=True)
     lines = data.split(b"\n")
     last = lines.pop()
     out = [line + b"\n" for line in lines]
@@ -250,33 +255,63 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
     return out
 
 
+def _no_newline(lines: list[HunkLine], path: Path, header_line: int) -> None:
+    r"""Apply a ``\ No newline at end of file`` marker to the line before it."""
+    if not lines:
+        raise PatchFormatError(
+            "'\\ No newline' marker with no line before it", path=path, line=header_line
+        )
+    last = lines[-1]
+    if last.text.endswith(b"\n"):
+        lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
+
+
 def _convert_hunk(
-    uhunk: UHunk,
-    index: int,
-    path: Path,
-    strip_cr: bool,
-    header_line: int,
-    raw_header: bytes,
-    offset: int,
+    index: int, path: Path, strip_cr: bool, header_line: int, patch_lines: list[bytes]
 ) -> Hunk:
+    r"""Read the hunk whose header is at 1-based ``header_line`` from the patch's lines.
+
+    unidiff (in its ``metadata_only`` mode) has already checked the body against the
+    header's line counts; this walks the same lines as its ``_parse_hunk`` does: a marker
+    column of ``-``, ``+`` or space, an empty line as empty context, and ``\`` lines as
+    no-newline markers (one after the hunk's last line too).
+    """
+    raw_header = patch_lines[header_line - 1]
+    match = C.HUNK_HEADER.match(raw_header)
+    assert match is not None
+    old_start = int(match.group(1))
+    old_len = int(match.group(2)) if match.group(2) is not None else 1
+    new_start = int(match.group(3))
+    new_len = int(match.group(4)) if match.group(4) is not None else 1
     lines: list[HunkLine] = []
-    for uline in uhunk:
-        kind = uline.line_type
-        if kind == "\\":
-            if not lines:
-                raise PatchFormatError(
-                    "'\\ No newline' marker with no line before it", path=path, line=header_line
-                )
-            last = lines[-1]
-            if last.text.endswith(b"\n"):
-                lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
+    old_left, new_left = old_len, new_len
+    position = header_line  # 0-based index of the next body line
+    total = len(patch_lines)
+    while (old_left > 0 or new_left > 0) and position < total:
+        raw = patch_lines[position]
+        position += 1
+        marker = raw[:1]
+        if marker == b"\\":
+            _no_newline(lines, path, header_line)
             continue
-        if kind not in (CONTEXT, REMOVED, ADDED):
-            continue  # unidiff's trailing empty separator lines
-        text = _encode(uline.value)
+        if marker == b"-":
+            kind, text = REMOVED, raw[1:]
+            old_left -= 1
+        elif marker == b"+":
+            kind, text = ADDED, raw[1:]
+            new_left -= 1
+        else:  # " " + text, or an empty line (unidiff's empty context line)
+            kind, text = CONTEXT, (raw[1:] if marker == b" " else raw)
+            old_left -= 1
+            new_left -= 1
         if strip_cr and text.endswith(b"\r\n"):
             text = text[:-2] + b"\n"
-        lines.append(HunkLine(kind, text, (uline.diff_line_no or 0) + offset))
+        lines.append(HunkLine(kind, text, position))
+    end = position
+    if end < total and patch_lines[end].startswith(C.NO_NEWLINE):
+        _no_newline(lines, path, header_line)
+    while end < total and patch_lines[end].startswith(b"\\"):
+        end += 1
     pre = tuple(line.text for line in lines if line.kind != ADDED)
     post = tuple(line.text for line in lines if line.kind != REMOVED)
     prefix = 0
@@ -291,12 +326,6 @@ def _convert_hunk(
         suffix += 1
     if prefix == len(lines):
         suffix = prefix
-    match = C.HUNK_HEADER.match(raw_header)
-    assert match is not None
-    old_start = int(match.group(1))
-    old_len = int(match.group(2)) if match.group(2) is not None else 1
-    new_start = int(match.group(3))
-    new_len = int(match.group(4)) if match.group(4) is not None else 1
     section = raw_header[match.end() :].strip().decode(_ENCODING, _ERRORS)
     return Hunk(
         index=index,
@@ -312,6 +341,7 @@ def _convert_hunk(
         post_image=post,
         prefix_context=prefix,
         suffix_context=suffix,
+        raw=b"".join(patch_lines[header_line - 1 : end]),
     )
 
 
@@ -338,7 +368,12 @@ def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path
 
 
 def _convert_file(
-    ufile: PatchedFile, lines: list[bytes], strip: int, path: Path, first_line: int, offset: int
+    ufile: PatchedFile,
+    lines: list[bytes],
+    strip: int,
+    path: Path,
+    first_line: int,
+    hunk_headers: Iterator[int],
 ) -> FileDiff:
     info = list(ufile.patch_info or [])
     headers = _extended_headers(info)
@@ -378,16 +413,20 @@ def _convert_file(
     strip_cr = any(_encode(raw).endswith(b"\r\n") for raw in info[:1]) or (
         first_line - 1 < len(lines) and lines[first_line - 1].endswith(b"\r\n")
     )
-    hunks: list[Hunk] = []
-    for number, uhunk in enumerate(ufile, 1):
-        numbered = [line.diff_line_no for line in uhunk if line.diff_line_no]
-        header_line = (min(numbered) + offset - 1) if numbered else first_line
-        raw_header = lines[header_line - 1]
-        hunk = _convert_hunk(uhunk, number, path, strip_cr, header_line, raw_header, offset)
-        hunks.append(hunk)
+    hunks = [
+        _convert_hunk(number, path, strip_cr, next(hunk_headers), lines)
+        for number in range(1, len(ufile) + 1)
+    ]
     file_path = new_path or old_path or ""
     for hunk in hunks:
         _check_after_hunk(lines, hunk, file_path, path)
+    # GNU patch (pch.c, intuit_diff_type): an empty side (``-0,0`` / ``+0,0`` in the first
+    # hunk) whose header carries the epoch as timestamp means "no such file", as
+    # ``diff -N`` writes it: the diff creates or deletes the file, like ``/dev/null``.
+    if hunks and hunks[0].old_start == 0 and is_epoch(ufile.source_timestamp):  # type: ignore[attr-defined]
+        old_path = None
+    if hunks and hunks[0].new_start == 0 and is_epoch(ufile.target_timestamp):  # type: ignore[attr-defined]
+        new_path = None
     old_mode = (
         headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
     )
@@ -400,6 +439,25 @@ def _convert_file(
         hunks=tuple(hunks),
         line_no=first_line,
     )
+
+
+def is_epoch(timestamp: str | None) -> bool:
+    """True when a ``diff -u`` header timestamp is the Unix epoch, in any time zone.
+
+    >>> is_epoch("1970-01-01 00:00:00.000000000 +0000"), is_epoch("1969-12-31 19:00:00 -0500")
+    (True, True)
+    >>> is_epoch("2024-05-01 10:00:00.1 +0200"), is_epoch(None)
+    (False, False)
+    """
+    match = C.DIFF_TIMESTAMP.match(timestamp.strip()) if timestamp else None
+    if match is None:
+        return False
+    from datetime import datetime, timedelta  # only diffs with timestamps need it
+
+    year, month, day, hour, minute, second, sign, zone_h, zone_m = match.groups()
+    moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))
+    zone = (int(zone_h) * 60 + int(zone_m)) * (1 if sign == "+" else -1)
+    return moment - timedelta(minutes=zone) == datetime(1970, 1, 1)
 
 
 def _unidiff_message(message: str) -> str:
@@ -445,7 +503,10 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     start = _first_diff_index(lines, path)
     feed = _LineFeed(lines[start:], start)
     try:
-        patchset = PatchSet(iter(feed))
+        # unidiff reads the structure and checks every hunk's line counts; the hunk lines
+        # themselves are read from ``lines`` (_convert_hunk), which is faster than building
+        # unidiff's Line objects and gives the exact bytes.
+        patchset = PatchSet(iter(feed), metadata_only=True)
     except UnidiffParseError as exc:
         raise PatchFormatError(
             _unidiff_message(str(exc)),
@@ -454,11 +515,16 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
             hint="regenerate the patch; do not edit hunks by hand",
         ) from None
     plain_starts = _file_start_lines(lines, start)
+    # The hunk headers in order: unidiff takes every such line outside a hunk body as one,
+    # and no body line can start with "@@" (its first column is a marker).
+    hunk_headers = iter(
+        [index + 1 for index in range(start, len(lines)) if C.HUNK_HEADER.match(lines[index])]
+    )
     files = []
     for ufile in patchset:
         first_line = (ufile.diff_line_no or 0) + start
         first_line = plain_starts.get(first_line, first_line)
-        files.append(_convert_file(ufile, lines, strip, path, first_line, start))
+        files.append(_convert_file(ufile, lines, strip, path, first_line, hunk_headers))
     files, trailer = _attach_raw(files, lines, start)
     return Patch(
         name=name,
@@ -483,7 +549,8 @@ def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
 def _attach_raw(
     files: list[FileDiff], lines: list[bytes], start: int
 ) -> tuple[list[FileDiff], bytes]:
-    """Give every file diff and hunk its raw bytes, so that rendering round-trips."""
+    """Give every file diff its raw header bytes, so that rendering round-trips (hunks
+    carry theirs from :func:`_convert_hunk`); return the file diffs and the trailer."""
     out = []
     cursor = start
     for number, diff in enumerate(files):
@@ -494,13 +561,10 @@ def _attach_raw(
         else:
             header_end = len(lines)
         header = b"".join(lines[cursor:header_end])
-        hunks = []
         cursor = header_end
-        for hunk in diff.hunks:
-            end = _hunk_end(lines, hunk)
-            hunks.append(replace(hunk, raw=b"".join(lines[hunk.line_no - 1 : end])))
-            cursor = end
-        out.append(replace(diff, hunks=tuple(hunks), header_raw=header))
+        if diff.hunks:  # each hunk got its raw bytes in _convert_hunk
+            cursor = _hunk_end(lines, diff.hunks[-1])
+        out.append(replace(diff, header_raw=header))
     return out, b"".join(lines[cursor:])
 
 

@@ -1,13 +1,21 @@
 """Atomic changes to a tree: a lock, a write-ahead journal, and roll-back after a crash.
 
 The protocol (a rollback journal, as SQLite's): before the first file changes, the original
-bytes of every file to be changed are copied into the journal and a manifest listing them is
-renamed into place. Each file is then replaced atomically (a temporary file beside it, then
-``os.replace``). When every change is done the manifest is deleted: that single unlink is
-the commit. A process killed at any moment therefore leaves the tree as before, fully
-changed, or with a manifest that the next patchkeeper command uses to roll back before doing
-anything else. Like pip, patchkeeper does not fsync: the guarantee is against a killed
-process, not a power cut.
+bytes of every file to be changed are copied into one journal file, and a manifest listing
+them (path, offset, size, mode) is renamed into place. Each file is then rewritten, and when
+every change is done the manifest is deleted: that single unlink is the commit. A process
+killed at any moment therefore leaves the tree as before, fully changed, or with a manifest
+that the next patchkeeper command uses to roll back before doing anything else. Like pip,
+patchkeeper does not fsync: the guarantee is against a killed process, not a power cut.
+
+How a file is rewritten: a plain file with a single link is overwritten in place (new bytes,
+then truncated to their length); anything else (a new file, a symlink, a file with other hard
+links, which an in-place write would change too: installers such as uv hard-link from their
+cache) gets a temporary file beside it that ``os.replace`` renames over the path. The journal
+makes both safe against a kill. In-place is the fast path because ext4's default
+``auto_da_alloc`` starts writeback on every rename over an existing file (and on every
+truncation to zero): on the 1,000-patch vLLM benchmark, renaming took about 0.7 s for 762
+files and in-place writes about 0.02 s (``benchmarks/results/series.md``).
 
 Two processes cannot interleave: every command holds an ``flock`` on the target's state
 directory while it works; a second one waits a bounded time, then fails with a clear message.
@@ -20,6 +28,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +39,8 @@ from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import LockError, TargetError
 
 MANIFEST = "manifest.json"
+#: The journal file holding the original bytes of every changed file, one after another.
+ORIGINALS = "originals"
 TMP_SUFFIX = ".patchkeeper-tmp"
 #: Testing hook: kill the process (SIGKILL) at the N-th journaled step (1-based).
 FAULT_ENV = "PATCHKEEPER_FAULT_AT"
@@ -144,6 +155,39 @@ def _atomic_write(path: Path, data: bytes, mode: int | None, faults: _Faults) ->
     os.replace(tmp, path)
 
 
+def _write_in_place(path: Path, data: bytes, mode: int | None, faults: _Faults) -> bool:
+    """Overwrite a plain, singly linked file's bytes in place; ``False`` (nothing written)
+    for anything else: a missing file, a symlink (``O_NOFOLLOW``), a file with other links.
+
+    The fault step falls between the two halves of the write, so that the crash tests also
+    kill a process that has torn a file (the journal then puts it back).
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            return False
+        half = len(data) // 2
+        _write_all(fd, data[:half])
+        faults.step()
+        _write_all(fd, data[half:])
+        os.ftruncate(fd, len(data))
+        if mode is not None and mode != stat.S_IMODE(info.st_mode):
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def _prune_empty_dirs(path: Path, stop: Path | None) -> None:
     """Remove the directories above a deleted file that it left empty, up to ``stop``, as GNU
     patch does when a diff deletes a file."""
@@ -202,7 +246,16 @@ def check_journal(journal: Path, root: Path) -> None:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         paths = [str(e["path"]) for e in manifest["entries"]]
         paths += [str(d) for d in manifest["created_dirs"]]
-        backups = [str(e["backup"]) for e in manifest["entries"] if e["existed"]]
+        # format 1 kept one backup file per entry; format 2 keeps offsets into "originals"
+        backups = [str(e["backup"]) for e in manifest["entries"] if e["existed"] and "backup" in e]
+        for entry in manifest["entries"]:
+            stored_at = (entry.get("offset"), entry.get("size"))
+            if (
+                entry["existed"]
+                and "backup" not in entry
+                and not all(isinstance(value, int) and value >= 0 for value in stored_at)
+            ):
+                raise ValueError(f"bad offset or size for {entry['path']}")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TargetError(
             f"the journal of an interrupted run cannot be read ({exc})",
@@ -248,20 +301,28 @@ def commit(
     journal.mkdir(parents=True, exist_ok=False)
     entries = []
     created_dirs: list[str] = []
-    for number, change in enumerate(changes):
-        existed = change.path.exists()
-        entry = {"path": str(change.path), "existed": existed, "backup": None, "mode": None}
-        if existed:
-            backup = journal / f"{number}.orig"
-            shutil.copyfile(change.path, backup)
-            entry["backup"] = backup.name
-            entry["mode"] = change.path.stat().st_mode & 0o7777
-            faults.step()
-        for directory in _missing_dirs(change.path):
-            if str(directory) not in created_dirs:
-                created_dirs.append(str(directory))
-        entries.append(entry)
-    manifest = {"format": 1, "entries": entries, "created_dirs": created_dirs}
+    with open(journal / ORIGINALS, "wb") as originals:
+        for change in changes:
+            entry = {"path": str(change.path), "existed": False}
+            try:
+                info = change.path.stat()
+            except FileNotFoundError:
+                info = None
+            if info is not None:
+                data = change.path.read_bytes()
+                entry.update(
+                    existed=True,
+                    offset=originals.tell(),
+                    size=len(data),
+                    mode=stat.S_IMODE(info.st_mode),
+                )
+                originals.write(data)
+                faults.step()
+            for directory in _missing_dirs(change.path):
+                if str(directory) not in created_dirs:
+                    created_dirs.append(str(directory))
+            entries.append(entry)
+    manifest = {"format": 2, "entries": entries, "created_dirs": created_dirs}
     tmp = journal / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     os.replace(tmp, journal / MANIFEST)
@@ -274,8 +335,9 @@ def commit(
                     _prune_empty_dirs(change.path, prune_root)
                 faults.step()
                 continue
-            change.path.parent.mkdir(parents=True, exist_ok=True)
-            _atomic_write(change.path, change.data, change.mode, faults)
+            if not _write_in_place(change.path, change.data, change.mode, faults):
+                change.path.parent.mkdir(parents=True, exist_ok=True)
+                _atomic_write(change.path, change.data, change.mode, faults)
             faults.step()
     except OSError as exc:
         rollback(journal)
@@ -297,13 +359,18 @@ def rollback(journal: Path) -> tuple[Path, ...]:
     restored: list[Path] = []
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        originals = journal / ORIGINALS
+        stored = originals.read_bytes() if originals.exists() else b""
         for entry in manifest["entries"]:
             path = Path(entry["path"])
             tmp = path.with_name(path.name + TMP_SUFFIX)
             if tmp.exists():
                 tmp.unlink()
             if entry["existed"]:
-                data = (journal / entry["backup"]).read_bytes()
+                if "backup" in entry:  # format 1: one backup file per entry
+                    data = (journal / entry["backup"]).read_bytes()
+                else:
+                    data = stored[entry["offset"] : entry["offset"] + entry["size"]]
                 path.parent.mkdir(parents=True, exist_ok=True)
                 with open(tmp, "wb") as handle:
                     handle.write(data)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -52,6 +53,10 @@ class Tree:
     dist: InstalledDistribution | None = None
     version: str | None = None
     sha256: str | None = None
+    #: Paths already checked by :meth:`path_of` (a command checks, reads and writes the same
+    #: paths; patchkeeper never creates symlinks, so an answer holds for the tree's life).
+    _checked: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
+    _real_dirs: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def path_of(self, relative: str) -> Path:
         """The absolute path of a patch path, refused if it leaves the base.
@@ -60,7 +65,20 @@ class Tree:
             TargetError: the path is absolute, has a ``..`` component, or resolves (through a
                 symlink) outside the base.
         """
-        return safe_path(self.base, relative)
+        path = self._checked.get(relative)
+        if path is None:
+            path = safe_path(
+                self.base,
+                relative,
+                resolved_base=self._resolved_base,
+                real_dirs=self._real_dirs,
+            )
+            self._checked[relative] = path
+        return path
+
+    @cached_property
+    def _resolved_base(self) -> Path:
+        return self.base.resolve()
 
     def reader(self) -> Callable[[str], FileState | None]:
         """``read(path) -> FileState | None`` for an engine workspace over this tree."""
@@ -80,8 +98,18 @@ class Tree:
         return self.root / ".patchkeeper" / "journal"
 
 
-def safe_path(base: Path, relative: str) -> Path:
+def safe_path(
+    base: Path,
+    relative: str,
+    *,
+    resolved_base: Path | None = None,
+    real_dirs: dict[str, str] | None = None,
+) -> Path:
     """Join ``relative`` (POSIX) to ``base``, refusing anything that escapes ``base``.
+
+    ``resolved_base`` (``base.resolve()``) and ``real_dirs`` (directory -> its real path,
+    filled as directories are resolved) let a caller that checks many paths resolve each
+    directory once.
 
     Raises:
         TargetError: as :meth:`Tree.path_of`.
@@ -97,8 +125,8 @@ def safe_path(base: Path, relative: str) -> Path:
         )
     path = base.joinpath(*parts)
     try:
-        resolved = path.resolve()
-        inside = resolved.is_relative_to(base.resolve())
+        resolved = path.resolve() if real_dirs is None else _resolve(path, real_dirs)
+        inside = resolved.is_relative_to(resolved_base or base.resolve())
     except (OSError, RuntimeError):
         inside = False
     if not inside:
@@ -110,24 +138,42 @@ def safe_path(base: Path, relative: str) -> Path:
     return path
 
 
+def _resolve(path: Path, real_dirs: dict[str, str]) -> Path:
+    """``path.resolve()``, with the real path of its directory taken from or added to
+    ``real_dirs``: the real path of ``dir/name`` is ``realpath(dir)/name`` unless ``name``
+    is itself a symlink."""
+    parent = str(path.parent)
+    real_parent = real_dirs.get(parent)
+    if real_parent is None:
+        real_parent = real_dirs[parent] = os.path.realpath(parent)
+    leaf = os.path.join(real_parent, path.name)
+    return Path(os.path.realpath(leaf) if os.path.islink(leaf) else leaf)
+
+
 def read_file(path: Path) -> FileState | None:
     """Read a file's bytes and permission bits; ``None`` when it does not exist.
+
+    One ``open`` and one ``fstat`` per file (apply reads every file a series touches).
 
     Raises:
         TargetError: it is a directory or cannot be read.
     """
     try:
-        info = path.stat()
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise TargetError("a patch names this path as a file, but it is a directory", path=path)
     try:
-        data = path.read_bytes()
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise TargetError("a patch names this path as a file, but it is a directory", path=path)
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read()
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+    finally:
+        os.close(fd)
     return FileState.from_bytes(data, stat.S_IMODE(info.st_mode))
 
 
