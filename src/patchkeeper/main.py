@@ -46,7 +46,8 @@ def emit(
     """
     from patchkeeper import render
 
-    _load_renderers()
+    if markdown is not None or not as_json:
+        _load_renderers(result, markdown is not None)
     if markdown is not None:
         markdown.write_text(render.render_markdown(result), encoding="utf-8")
     text = render.render_json(result) if as_json else render.render_text(result)
@@ -93,10 +94,16 @@ RENDERER_MODULES = (
 )
 
 
-def _load_renderers() -> None:
+def _load_renderers(result: Any, markdown: bool) -> None:
+    """Import renderer modules, in order, until ``result`` has the forms asked for (only the
+    ones needed: a renderer module imports its feature's code)."""
     import importlib
 
+    from patchkeeper import render
+
     for module in RENDERER_MODULES:
+        if render.has_renderer(result, markdown=markdown):
+            return
         importlib.import_module(module)
 
 
@@ -717,6 +724,11 @@ def _log_bug() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line and return the exit code (for tests: ``main(["apply"])``)."""
+    import gc
+
+    # A short-lived command allocates many small objects (a hunk line each) and frees them
+    # all at exit: the young-generation collector would only walk them again and again.
+    gc.set_threshold(100_000, 50, 50)
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)
     try:
         cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)

@@ -44,6 +44,13 @@ def _lookup(table: dict[type, Callable[[Any], str]], result: Any) -> Callable[[A
     raise LookupError(f"no renderer for {type(result).__name__}")
 
 
+def has_renderer(result: Any, markdown: bool = False) -> bool:
+    """Whether ``result`` has a terminal form (and a Markdown form, if asked) registered."""
+    kinds = type(result).__mro__
+    text = any(kind in _TEXT for kind in kinds)
+    return text and (not markdown or any(kind in _MARKDOWN for kind in kinds))
+
+
 def render_text(result: Any) -> str:
     """Return the terminal form of ``result`` (plain text; colour only in the terminal)."""
     return _lookup(_TEXT, result)(result)

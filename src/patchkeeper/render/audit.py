@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from patchkeeper.commands.audit import AuditResult
-from patchkeeper.render import markdown_renderer
+from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.verdicts import GOOD, PatchVerdict
 
 
@@ -34,6 +34,7 @@ def _hunk_detail(verdict: PatchVerdict, indent: str) -> list[str]:
     return lines
 
 
+@text_renderer(AuditResult)
 def audit_text(result: AuditResult) -> str:
     """The terminal form: one row per patch, then details for those needing work."""
     from patchkeeper.render.terminal import table

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from patchkeeper.applied import SeriesState
 from patchkeeper.commands.apply import ApplyResult
-from patchkeeper.commands.audit import AuditResult
 from patchkeeper.commands.verify import VerifyResult
 from patchkeeper.evidence import FileFailure, HunkEvidence
 from patchkeeper.render import text_renderer
@@ -141,9 +140,3 @@ def verify_text(result: VerifyResult) -> str:
     lines.append(("ok: " if result.ok else "not ok: ") + summary)
     return "\n".join(lines)
 
-
-@text_renderer(AuditResult)
-def audit_text(result: AuditResult) -> str:
-    from patchkeeper.render.audit import audit_text as render
-
-    return render(result)
