@@ -64,3 +64,16 @@ def test_partially_applied_names_the_hunks(pristine: Pristine) -> None:
     assert [(h.path, h.index, h.line) for h in only.applied_hunks] == [("f", 1, 1)]
     assert [(h.path, h.index) for h in only.missing_hunks] == [("f", 2)]
     assert state.drifted == ()
+
+
+def test_context_free_deletion_is_applied_only_when_its_lines_are_gone(pristine: Pristine) -> None:
+    # diff -U0: "@@ -3 +2,0 @@" deletes line 3 ("c") with no context at all
+    deletion = patch("del", "--- a/f\n+++ b/f\n@@ -2,0 +3 @@\n+new\n@@ -3 +3,0 @@\n-c\n")
+    still_there = workspace({"f": b"a\nb\nc\nd\ne\n", "g": b"x\ny\n"})
+    (state,) = series_state(still_there, [deletion], pristine).patches
+    assert state.state == NOT_APPLIED
+    half = workspace({"f": b"a\nb\nnew\nc\nd\ne\n", "g": b"x\ny\n"})
+    (state,) = series_state(half, [deletion], pristine).patches
+    assert state.state == PARTIAL
+    assert [(h.path, h.index) for h in state.applied_hunks] == [("f", 1)]
+    assert [(h.path, h.index) for h in state.missing_hunks] == [("f", 2)]

@@ -106,9 +106,53 @@ def _hunk_refs(patch: Patch, ws: Workspace, reverse: bool) -> tuple[list[HunkRef
         lines = state.lines if state is not None else ()
         for hunk in diff.hunks:
             where = locate(lines, hunk, reverse=reverse) if state is not None else None
+            if reverse and not hunk.post_image and state is not None:
+                # A hunk that leaves nothing (a deletion without context) "matches" anywhere
+                # when reversed: it is applied only if the lines it removes are gone.
+                gone = locate(lines, hunk) is None
+                where = first_line_after_removal(hunk) if gone else None
             ref = HunkRef(path, hunk.index, hunk.header, where)
             (found if where is not None else missing).append(ref)
     return found, missing
+
+
+def _removals_still_there(ws: Workspace, patch: Patch) -> bool:
+    """Whether a context-free deletion hunk of ``patch`` still finds the lines it removes.
+
+    Such a hunk (``@@ -3 +2,0 @@``, ``diff -U0``) leaves nothing to look for, so undoing it
+    "succeeds" anywhere; it is applied only when its removed lines are gone.
+    """
+    for diff in patch.files:
+        path = diff.new_path if diff.new_path is not None else diff.old_path
+        state = ws.get(path) if path else None
+        if state is None:
+            continue
+        for hunk in diff.hunks:
+            if not hunk.post_image and locate(state.lines, hunk) is not None:
+                return True
+    return False
+
+
+def _insertions_already_there(ws: Workspace, patch: Patch) -> bool:
+    """Whether a context-free insertion hunk of ``patch`` finds its lines already there.
+
+    The mirror of :func:`_removals_still_there`: such a hunk's pre-image is empty, so it
+    "applies" anywhere; when its added lines are already in place it is applied, not missing.
+    """
+    for diff in patch.files:
+        path = diff.new_path if diff.new_path is not None else diff.old_path
+        state = ws.get(path) if path else None
+        if state is None:
+            continue
+        for hunk in diff.hunks:
+            if not hunk.pre_image and locate(state.lines, hunk, reverse=True) is not None:
+                return True
+    return False
+
+
+def first_line_after_removal(hunk: object) -> int:
+    """Where a context-free deletion left its mark: the line after the removed block."""
+    return max(getattr(hunk, "new_start", 1), 1)
 
 
 def _undo_some(ws: Workspace, patch: Patch, applied: list[HunkRef]) -> None:
@@ -128,15 +172,16 @@ def _undo_some(ws: Workspace, patch: Patch, applied: list[HunkRef]) -> None:
 def patch_state(ws: Workspace, patch: Patch) -> tuple[PatchState, PatchOutcome | None]:
     """Judge one patch on ``ws`` (the tree with every later patch already undone) and undo
     what of it is applied."""
-    undone = apply_patch(ws, patch, reverse=True)
-    if undone.ok:
+    ambiguous = _removals_still_there(ws, patch)
+    undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous)
+    if undone.ok and not ambiguous:
         refs = [
             HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line)
             for p in undone.placements
         ]
         return PatchState(patch.name, APPLIED, tuple(refs)), undone
     forward = apply_patch(ws, patch, commit=False)
-    if forward.ok:
+    if forward.ok and not _insertions_already_there(ws, patch):
         missing = [
             HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line)
             for p in forward.placements

@@ -139,4 +139,3 @@ def verify_text(result: VerifyResult) -> str:
         summary += f", {plural(len(state.drifted), 'file')} drifted"
     lines.append(("ok: " if result.ok else "not ok: ") + summary)
     return "\n".join(lines)
-
