@@ -28,6 +28,7 @@ from patchkeeper.render.document import (
     to_html,
     to_markdown,
 )
+from patchkeeper.render.terminal import plural
 
 NONE = "-"
 
@@ -372,12 +373,12 @@ def report_text(result: ReportResult) -> str:
             f"the record {result.audit_file} is current and true ({counted})"
             if not result.findings
             else f"the record {result.audit_file} is stale or false: "
-            f"{len(result.findings)} findings ({counted})"
+            f"{plural(len(result.findings), 'finding')} ({counted})"
         )
     else:
         head = f"wrote {', '.join(result.written)} ({counted})"
         if result.findings:
-            head += f"; {len(result.findings)} open problems"
+            head += f"; {plural(len(result.findings), 'open problem')}"
     lines = [head] + [f"  {f.kind}: {f.message}" for f in result.findings]
     return "\n".join(lines)
 
