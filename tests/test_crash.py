@@ -229,3 +229,12 @@ def test_kill_at_random_moments(cli, big: Scenario) -> None:
         states.append(recover_and_check(cli, big, target, "apply"))
         shutil.rmtree(target)
     assert set(states) <= {"pristine", "applied"}
+
+
+def test_an_empty_state_directory_left_by_a_kill_is_removed(cli, example) -> None:
+    """A kill between creating ``.patchkeeper/`` and its journal leaves it empty."""
+    target = example.target()
+    (target / ".patchkeeper").mkdir()
+    run = cli("status", "--target", str(target), cwd=example.downstream)
+    assert run.out.splitlines()[0].startswith("status: ")
+    assert not (target / ".patchkeeper").exists()

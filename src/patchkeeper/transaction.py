@@ -389,6 +389,16 @@ def rollback(journal: Path) -> tuple[Path, ...]:
     return tuple(restored)
 
 
+def _remove_empty_state_dir(journal: Path) -> None:
+    """A run killed between creating ``.patchkeeper/`` and its journal (or after removing the
+    journal) leaves the state directory empty: remove it."""
+    if journal.parent.name == STATE_DIR and not journal.parent.is_symlink():
+        try:
+            journal.parent.rmdir()
+        except OSError:
+            pass
+
+
 def recover(journal: Path, root: Path | None = None) -> Recovery | None:
     """Roll back an interrupted transaction, if ``journal`` exists; else return ``None``.
 
@@ -399,6 +409,7 @@ def recover(journal: Path, root: Path | None = None) -> Recovery | None:
             the roll-back write outside ``root``.
     """
     if not journal.exists():
+        _remove_empty_state_dir(journal)
         return None
     if root is not None:
         check_journal(journal, root)
