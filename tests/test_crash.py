@@ -238,3 +238,29 @@ def test_an_empty_state_directory_left_by_a_kill_is_removed(cli, example) -> Non
     run = cli("status", "--target", str(target), cwd=example.downstream)
     assert run.out.splitlines()[0].startswith("status: ")
     assert not (target / ".patchkeeper").exists()
+
+
+@pytest.mark.parametrize("step", [1, 3, 6, 12])
+def test_ctrl_c_during_apply_puts_everything_back(example, step: int) -> None:
+    """Ctrl-C (KeyboardInterrupt) at a journaled step: the files are restored before exit."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import tree_bytes
+
+    target = example.target()
+    before = tree_bytes(target)
+    env = {**os.environ, "PATCHKEEPER_INTERRUPT_AT": str(step)}
+    done = subprocess.run(
+        [sys.executable, "-m", "patchkeeper", "apply", "--target", str(target)],
+        cwd=example.downstream,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 130
+    assert done.stderr.startswith("patchkeeper: error: interrupted ")
+    assert "nothing was changed" in done.stderr
+    assert tree_bytes(target) == before
+    assert not (target / ".patchkeeper").exists()

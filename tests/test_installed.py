@@ -417,3 +417,20 @@ def test_kill_at_every_step_of_apply_and_unapply_on_an_installed_distribution(
             assert cli(back, "--python", python, cwd=example.downstream).code == 0
         assert step > 15  # every journaled step was a kill point
     venv.pip("uninstall", "--yes", "minihttp")
+
+
+def test_editable_install_is_refused_with_the_checkout_to_patch(
+    cli, example: Example, venv: Venv, cleanup: list[str], tmp_path: Path
+) -> None:
+    """An editable install's files live in the checkout, not in site-packages: say so."""
+    source = tmp_path / "minihttp-1.0"
+    shutil.copytree(EXAMPLES / "upstream" / "minihttp-1.0", source)
+    cleanup.append("minihttp")
+    venv.pip("install", "--quiet", "--no-deps", "-e", str(source))
+    run = cli("apply", "--python", str(venv.python), cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {venv.python}: minihttp 1.0 is installed in editable mode from "
+        f"{source}: its files are not in site-packages and RECORD does not list them",
+        f"  hint: patch the checkout itself with --target {source}",
+    ]

@@ -76,3 +76,9 @@ class LockError(PatchkeeperError):
 
 class GitError(PatchkeeperError):
     """A git command failed; the message holds the command, exit code and output."""
+
+
+class Interrupted(PatchkeeperError):
+    """The user interrupted (Ctrl-C) a change, which was rolled back first (exit 130)."""
+
+    exit_code = 130

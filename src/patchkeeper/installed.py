@@ -29,10 +29,17 @@ import importlib.metadata as m, json, sys
 try:
     d = m.distribution(sys.argv[1])
 except m.PackageNotFoundError:
-    print(json.dumps(None)); raise SystemExit(0)
-print(json.dumps({"info": str(d._path), "site": str(d.locate_file("")),
-                  "version": d.version, "name": d.metadata["Name"],
-                  "python": sys.executable}))
+    print(json.dumps({"patchkeeper-locate": 1, "missing": True})); raise SystemExit(0)
+url = d.read_text("direct_url.json")
+editable = None
+if url:
+    info = json.loads(url)
+    if info.get("dir_info", {}).get("editable"):
+        editable = info.get("url", "")
+print(json.dumps({"patchkeeper-locate": 1, "info": str(d._path),
+                  "site": str(d.locate_file("")), "version": d.version,
+                  "name": d.metadata["Name"], "python": sys.executable,
+                  "editable": editable}))
 """
 
 
@@ -76,6 +83,18 @@ class InstalledDistribution:
         return path.relative_to(self.site).as_posix()
 
 
+def _answer(stdout: str) -> dict | None:
+    """The location query's answer, or ``None`` when the program did not give one."""
+    for line in reversed(stdout.splitlines()):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("patchkeeper-locate") == 1:
+            return data
+    return None
+
+
 def locate_distribution(name: str, python: Path | None = None) -> InstalledDistribution:
     """Find the installed distribution ``name``.
 
@@ -93,10 +112,17 @@ def locate_distribution(name: str, python: Path | None = None) -> InstalledDistr
         proc = subprocess.run(
             [interpreter, "-I", "-c", _LOCATE, name],
             capture_output=True,
+            stdin=subprocess.DEVNULL,
             text=True,
             timeout=60,
             check=False,
         )
+    except subprocess.TimeoutExpired:
+        raise TargetError(
+            "the interpreter did not answer within 60 s",
+            path=interpreter,
+            hint="pass --python the path of a Python executable",
+        ) from None
     except OSError as exc:
         raise TargetError(
             f"cannot run the interpreter: {exc.strerror}",
@@ -109,12 +135,26 @@ def locate_distribution(name: str, python: Path | None = None) -> InstalledDistr
             f"{proc.stderr.strip()[-400:]}",
             path=interpreter,
         )
-    found = json.loads(proc.stdout or "null")
+    found = _answer(proc.stdout)
     if found is None:
+        raise TargetError(
+            "this is not a Python interpreter (it did not answer the location query)",
+            path=interpreter,
+            hint="pass --python the path of a Python executable, such as VENV/bin/python",
+        )
+    if found.get("missing"):
         raise TargetError(
             f"{name} is not installed in the environment of {interpreter}",
             hint=f"install it (pip install {name}), pass --python for another environment, "
             "or --target DIR for a source tree",
+        )
+    if found.get("editable") is not None:
+        source = found["editable"].removeprefix("file://") or "its source directory"
+        raise TargetError(
+            f"{name} {found['version']} is installed in editable mode from {source}: its files "
+            "are not in site-packages and RECORD does not list them",
+            path=interpreter,
+            hint=f"patch the checkout itself with --target {source}",
         )
     dist = InstalledDistribution(
         name=found["name"],

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.constants import STATE_DIR
-from patchkeeper.errors import LockError, TargetError
+from patchkeeper.errors import Interrupted, LockError, TargetError
 
 MANIFEST = "manifest.json"
 #: The journal file holding the original bytes of every changed file, one after another.
@@ -44,6 +44,8 @@ ORIGINALS = "originals"
 TMP_SUFFIX = ".patchkeeper-tmp"
 #: Testing hook: kill the process (SIGKILL) at the N-th journaled step (1-based).
 FAULT_ENV = "PATCHKEEPER_FAULT_AT"
+#: Testing hook: raise KeyboardInterrupt (a Ctrl-C) at the N-th journaled step.
+INTERRUPT_ENV = "PATCHKEEPER_INTERRUPT_AT"
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,25 @@ class Recovery:
 
 
 class _Faults:
+    """Testing hooks: at the N-th journaled step, kill the process (``PATCHKEEPER_FAULT_AT``)
+    or raise ``KeyboardInterrupt`` as a Ctrl-C would (``PATCHKEEPER_INTERRUPT_AT``)."""
+
     def __init__(self) -> None:
-        value = os.environ.get(FAULT_ENV, "")
-        self.at = int(value) if value.isdigit() else None
+        self.kill_at = self._read(FAULT_ENV)
+        self.interrupt_at = self._read(INTERRUPT_ENV)
         self.count = 0
+
+    @staticmethod
+    def _read(name: str) -> int | None:
+        value = os.environ.get(name, "")
+        return int(value) if value.isdigit() else None
 
     def step(self) -> None:
         self.count += 1
-        if self.at is not None and self.count == self.at:
+        if self.kill_at is not None and self.count == self.kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
+        if self.interrupt_at is not None and self.count == self.interrupt_at:
+            raise KeyboardInterrupt
 
 
 @contextmanager
@@ -299,6 +311,38 @@ def commit(
     _check_writable(changes)
     faults = _Faults()
     journal.mkdir(parents=True, exist_ok=False)
+    try:
+        manifest = _journal_originals(changes, journal, faults)
+    except KeyboardInterrupt:
+        _remove_journal(journal)  # nothing was written to the target yet
+        raise Interrupted("interrupted before any file was written; nothing was changed") from None
+    tmp = journal / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    os.replace(tmp, journal / MANIFEST)
+    faults.step()
+    try:
+        _write_changes(changes, prune_root, faults)
+    except OSError as exc:
+        rollback(journal)
+        raise TargetError(
+            f"writing failed ({exc.strerror}); everything was put back", path=exc.filename
+        ) from None
+    except KeyboardInterrupt:
+        restored = rollback(journal)
+        raise Interrupted(
+            f"interrupted while writing; the {len(restored)} files of this run were put back, "
+            "nothing was changed"
+        ) from None
+    (journal / MANIFEST).unlink()  # the commit point: from here on the change is done
+    faults.step()
+    try:
+        _remove_journal(journal)
+    except KeyboardInterrupt:
+        _remove_journal(journal)  # finish the clean-up; the change itself is complete
+
+
+def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict:
+    """Copy the original bytes of every file to change into the journal; return the manifest."""
     entries = []
     created_dirs: list[str] = []
     with open(journal / ORIGINALS, "wb") as originals:
@@ -322,31 +366,21 @@ def commit(
                 if str(directory) not in created_dirs:
                     created_dirs.append(str(directory))
             entries.append(entry)
-    manifest = {"format": 2, "entries": entries, "created_dirs": created_dirs}
-    tmp = journal / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    os.replace(tmp, journal / MANIFEST)
-    faults.step()
-    try:
-        for change in changes:
-            if change.data is None:
-                if change.path.exists():
-                    change.path.unlink()
-                    _prune_empty_dirs(change.path, prune_root)
-                faults.step()
-                continue
-            if not _write_in_place(change.path, change.data, change.mode, faults):
-                change.path.parent.mkdir(parents=True, exist_ok=True)
-                _atomic_write(change.path, change.data, change.mode, faults)
+    return {"format": 2, "entries": entries, "created_dirs": created_dirs}
+
+
+def _write_changes(changes: list[Change], prune_root: Path | None, faults: _Faults) -> None:
+    for change in changes:
+        if change.data is None:
+            if change.path.exists():
+                change.path.unlink()
+                _prune_empty_dirs(change.path, prune_root)
             faults.step()
-    except OSError as exc:
-        rollback(journal)
-        raise TargetError(
-            f"writing failed ({exc.strerror}); everything was put back", path=exc.filename
-        ) from None
-    (journal / MANIFEST).unlink()  # the commit point
-    faults.step()
-    _remove_journal(journal)
+            continue
+        if not _write_in_place(change.path, change.data, change.mode, faults):
+            change.path.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(change.path, change.data, change.mode, faults)
+        faults.step()
 
 
 def rollback(journal: Path) -> tuple[Path, ...]:
