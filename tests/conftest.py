@@ -54,5 +54,10 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture
 def example(tmp_path: Path) -> Example:
-    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    # A user who ran the README's first command has .patchkeeper/ (evidence) in the example.
+    shutil.copytree(
+        EXAMPLES,
+        tmp_path / "examples",
+        ignore=shutil.ignore_patterns(".patchkeeper", "__pycache__"),
+    )
     return Example(tmp_path / "examples")

@@ -88,3 +88,17 @@ def test_failure_reports_closest_match_and_differences() -> None:
 
 def test_closest_match_none_when_nothing_shared() -> None:
     assert closest_match(lines("x", "y"), lines("a", "b"), 1) is None
+
+
+def test_refusal_note_when_every_line_matches_elsewhere() -> None:
+    from patchkeeper.evidence import hunk_evidence
+
+    # fewer leading than trailing context at line 1: only the start of the file will do
+    (hunk,) = hunks("@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n")
+    result = patch_lines(lines("z", "a", "b", "c"), [hunk])
+    evidence = hunk_evidence("f", result.failures[0])
+    assert (evidence.closest_line, evidence.matching, evidence.total) == (2, 3, 3)
+    assert evidence.note == (
+        "every line matches there, but the hunk has fewer leading than trailing context "
+        "lines and starts at line 1, so it may only apply at the start of the file"
+    )

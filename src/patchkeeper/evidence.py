@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from patchkeeper.engine import EXISTS, MISSING, NOT_EMPTY, PatchOutcome
-from patchkeeper.hunks import HunkFailure
+from patchkeeper.hunks import HunkFailure, first_line
 
 _PROBLEM_TEXT = {
     MISSING: "the file does not exist",
@@ -53,6 +53,8 @@ class HunkEvidence:
         matching: how many pre-image lines match there.
         total: the pre-image length.
         mismatches: the lines that differ there.
+        note: why the hunk was refused when its lines all match somewhere (GNU patch's rules
+            on where a hunk with cut context may apply), else ``""``.
     """
 
     path: str
@@ -64,6 +66,36 @@ class HunkEvidence:
     matching: int
     total: int
     mismatches: tuple[LineMismatch, ...]
+    note: str = ""
+
+
+def refusal_note(failure: HunkFailure) -> str:
+    """Why a hunk whose every line matches at the closest place still does not apply.
+
+    GNU patch (``locate_hunk``) anchors a hunk whose context a diff cut short: fewer leading
+    than trailing context lines at line 1 means "at the start of the file", fewer trailing
+    than leading means "at the end of the file"; and a hunk may not start inside the lines
+    the previous hunk of the file consumed.
+    """
+    closest = failure.closest
+    if closest is None or closest.matching != closest.total:
+        return ""
+    hunk = failure.hunk
+    at_start = min(first_line(hunk, False), first_line(hunk, True)) <= 1
+    if hunk.prefix_context < hunk.suffix_context and at_start:
+        return (
+            "every line matches there, but the hunk has fewer leading than trailing context "
+            "lines and starts at line 1, so it may only apply at the start of the file"
+        )
+    if hunk.suffix_context < hunk.prefix_context:
+        return (
+            "every line matches there, but the hunk has fewer trailing than leading context "
+            "lines, so it may only apply at the end of the file"
+        )
+    return (
+        "every line matches there, but that place overlaps the lines the previous hunk "
+        "changed (hunks apply in order)"
+    )
 
 
 @dataclass(frozen=True)
@@ -100,6 +132,7 @@ def hunk_evidence(path: str, failure: HunkFailure) -> HunkEvidence:
         matching=closest.matching if closest else 0,
         total=len(failure.hunk.pre_image),
         mismatches=mismatches,
+        note=refusal_note(failure),
     )
 
 

@@ -49,13 +49,25 @@ def emit(
     if markdown is not None or not as_json:
         _load_renderers(result, markdown is not None)
     if markdown is not None:
-        markdown.write_text(render.render_markdown(result), encoding="utf-8")
+        _write_markdown(markdown, render.render_markdown(result))
     text = render.render_json(result) if as_json else render.render_text(result)
     if text:
         click.echo(text.rstrip("\n"))
     if record_as is not None:
         _save_evidence(record_as, result)
     sys.exit(getattr(result, "exit_code", 0))
+
+
+def _write_markdown(path: Path, text: str) -> None:
+    """Write the ``--markdown`` report, or fail with a message naming the file."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise PatchkeeperError(
+            f"cannot write the Markdown report: {exc.strerror}",
+            path=path,
+            hint="pass --markdown a file in a directory that exists and can be written",
+        ) from None
 
 
 def _save_evidence(command: str, result: Any) -> None:

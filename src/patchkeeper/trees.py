@@ -18,7 +18,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.engine import FileState
-from patchkeeper.errors import ConfigError, TargetError
+from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.installed import (
     AppliedRecord,
     InstalledDistribution,
@@ -349,6 +349,15 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             other = requirement_tree(configured, config)
         return Pristine(other.label, tree=other)
     if config.upstream and config.pin:
-        other = requirement_tree(config.pin_requirement(), config)
+        try:
+            other = requirement_tree(config.pin_requirement(), config)
+        except FetchError as exc:
+            raise FetchError(
+                f"the pristine reference {config.pin_requirement()} (upstream==pin) cannot be "
+                f"fetched: {exc.message}",
+                path=config.source,
+                hint='pass --pristine DIR|REQUIREMENT, or set pristine = "DIR" in the '
+                "configuration",
+            ) from None
         return Pristine(other.label, tree=other)
     return None

@@ -44,6 +44,8 @@ def hunk_lines(evidence: HunkEvidence, indent: str = "    ") -> list[str]:
         found = "(end of file)" if mismatch.found is None else repr(mismatch.found)
         out.append(f"{indent}  line {mismatch.line}: expected {mismatch.expected!r}")
         out.append(f"{indent}  {' ' * len(str(mismatch.line))}       found    {found}")
+    if evidence.note:
+        out.append(f"{indent}  {evidence.note}")
     if len(evidence.mismatches) > 8:
         out.append(f"{indent}  ... {len(evidence.mismatches) - 8} more lines differ")
     return out
@@ -61,6 +63,20 @@ def failure_lines(failures: tuple[FileFailure, ...], indent: str = "  ") -> list
     return out
 
 
+def _drift_words(check: object) -> str:
+    """What a drifted file is, compared with pristine, in words."""
+    actual = getattr(check, "actual_sha256", None)
+    expected = getattr(check, "expected_sha256", None)
+    if expected is None:
+        return f"exists (sha256 {actual[:12]}) but pristine has no such file"
+    if actual is None:
+        return f"is missing once the series is undone (pristine sha256 {expected[:12]})"
+    return (
+        f"differs from pristine once the series is undone (sha256 {actual[:12]}, "
+        f"pristine {expected[:12]})"
+    )
+
+
 def state_lines(state: SeriesState, detailed: bool) -> list[str]:
     rows = [(patch.state, patch.name) for patch in state.patches]
     out = table(rows)
@@ -72,11 +88,7 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
         for ref in patch.missing_hunks:
             out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} not applied")
     for check in state.drifted:
-        out.append(
-            f"  drift: {check.path} differs from pristine once the series is undone "
-            f"(sha256 {str(check.actual_sha256)[:12]}, pristine "
-            f"{str(check.expected_sha256)[:12]})"
-        )
+        out.append(f"  drift: {check.path} {_drift_words(check)}")
     return out
 
 
