@@ -227,3 +227,50 @@ def test_series_bad_option(tmp_path: Path) -> None:
 
 def test_split_lines_only_on_newline() -> None:
     assert split_lines(b"a\rb\x0cc\r\nd") == [b"a\rb\x0cc\r\n", b"d"]
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "message"),
+    [
+        (
+            b"",
+            1,
+            "the patch is empty: no '--- a/FILE' / '+++ b/FILE' or 'diff --git' header "
+            "with hunks was found",
+        ),
+        (
+            b"Just some prose.\nNo diff here.\n",
+            1,
+            "the patch holds no diff: no '--- a/FILE' / '+++ b/FILE' or 'diff --git' header with "
+            "hunks was found",
+        ),
+        (b"Subject: x\n\n--- a/f.py\n+++ b/f.py\n", 3, "the file header for f.py has no hunk"),
+    ],
+)
+def test_a_patch_that_changes_nothing_is_refused(data: bytes, line: int, message: str) -> None:
+    with pytest.raises(PatchFormatError) as caught:
+        parse(data)
+    assert (caught.value.line, caught.value.message) == (line, message)
+
+
+def test_a_series_entry_listed_twice_is_refused(tmp_path: Path) -> None:
+    from patchkeeper.parse import load_patches
+
+    (tmp_path / "a.patch").write_bytes(b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n")
+    series = tmp_path / "series"
+    series.write_text("a.patch\n# note\na.patch\n")
+    with pytest.raises(PatchFormatError) as caught:
+        load_patches(parse_series(series), 1)
+    assert (caught.value.path, caught.value.line, caught.value.message) == (
+        series,
+        3,
+        "a.patch is listed twice (first on line 1)",
+    )
+
+
+def test_git_hunkless_changes_are_changes() -> None:
+    data = (
+        b"diff --git a/empty.txt b/empty.txt\nnew file mode 100644\nindex 0000000..e69de29\n"
+        b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+    )
+    assert [f.kind for f in parse(data).files] == ["create", "mode"]

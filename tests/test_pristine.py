@@ -39,8 +39,12 @@ def test_status_goes_on_when_the_pin_cannot_be_fetched(
     assert lines[-1] == (
         "not ok: 0 of 7 patches applied; drift not checked (no pristine reference: pass --pristine)"
     )
-    assert lines[-2] == "  pristine: no project named 'minihttp' on the package indexes"
+    assert lines[-2] == (
+        "  pristine: the pristine reference minihttp==1.0 (upstream==pin) cannot be fetched: "
+        "no project named 'minihttp' on the package indexes"
+    )
     # verify needs the reference: the fetch error is the answer
     run = cli("verify", "--target", str(target), cwd=example.downstream)
     assert run.code == 2
     assert "no project named 'minihttp' on the package indexes" in run.err
+    assert "hint: pass --pristine DIR|REQUIREMENT" in run.err

@@ -483,6 +483,33 @@ def _file_start_lines(lines: list[bytes], start: int) -> dict[int, int]:
     }
 
 
+def _check_has_changes(files: list[FileDiff], lines: list[bytes], path: Path) -> None:
+    """A patch must change something: GNU patch says "Only garbage was found in the patch
+    input", git apply "No valid patches in input". A plain ``---``/``+++`` header with no
+    hunk is also refused; git's hunkless headers (new or deleted empty file, rename, mode
+    change) are changes."""
+    if not files:
+        what = "is empty" if not any(line.strip() for line in lines) else "holds no diff"
+        raise PatchFormatError(
+            f"the patch {what}: no '--- a/FILE' / '+++ b/FILE' or 'diff --git' header with "
+            "hunks was found",
+            path=path,
+            line=1,
+            hint="regenerate the patch, or take it out of the series",
+        )
+    for diff in files:
+        if diff.hunks or diff.is_creation or diff.is_deletion or diff.is_rename:
+            continue
+        if diff.old_mode != diff.new_mode:
+            continue
+        raise PatchFormatError(
+            f"the file header for {diff.path} has no hunk",
+            path=path,
+            line=diff.line_no,
+            hint="regenerate the patch; a file header must be followed by '@@' hunks",
+        )
+
+
 def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     """Parse one patch file.
 
@@ -525,6 +552,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         first_line = (ufile.diff_line_no or 0) + start
         first_line = plain_starts.get(first_line, first_line)
         files.append(_convert_file(ufile, lines, strip, path, first_line, hunk_headers))
+    _check_has_changes(files, lines, path)
     files, trailer = _attach_raw(files, lines, start)
     return Patch(
         name=name,
@@ -607,7 +635,16 @@ def load_patches(series: Series, default_strip: int) -> list[Patch]:
         PatchFormatError: a listed patch is missing (naming the series line) or malformed.
     """
     patches = []
+    seen: dict[str, int] = {}
     for entry in series.entries:
+        if entry.name in seen:
+            raise PatchFormatError(
+                f"{entry.name} is listed twice (first on line {seen[entry.name]})",
+                path=series.path,
+                line=entry.line_no,
+                hint="a patch applies once: remove one of the two lines",
+            )
+        seen[entry.name] = entry.line_no
         patch_path = series.directory / entry.name
         if not patch_path.is_file():
             raise PatchFormatError(
