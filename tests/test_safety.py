@@ -84,7 +84,8 @@ def test_dotdot_path_is_refused(cli, example: Example) -> None:
         cli,
         example,
         target,
-        f"the patch path '../../outside/owned.py' escapes the target {target.resolve()}/minihttp",
+        f"{example.downstream}/patches/escape.patch:3: the patch path '../../outside/owned.py' "
+        f"escapes the target {target.resolve()}/minihttp; nothing was written",
     )
     assert not (example.root / "outside" / "owned.py").exists()
 
@@ -99,7 +100,8 @@ def test_absolute_path_is_refused_at_p0(cli, example: Example) -> None:
         cli,
         example,
         target,
-        f"the patch path '{absolute}' escapes the target {target.resolve()}/minihttp",
+        f"{example.downstream}/patches/absolute.patch:3: the patch path '{absolute}' escapes "
+        f"the target {target.resolve()}/minihttp; nothing was written",
     )
 
 
@@ -132,8 +134,9 @@ def test_symlinked_directory_pointing_outside_is_refused(cli, example: Example) 
         cli,
         example,
         target,
-        f"{target.resolve()}/minihttp/plugins/owned.py: the patch path 'plugins/owned.py' "
-        "leads outside the target through a symlink",
+        f"{example.downstream}/patches/through-link.patch:3: the patch path 'plugins/owned.py' "
+        f"leads outside the target through a symlink at {target.resolve()}/minihttp/plugins/"
+        "owned.py; nothing was written",
     )
     assert list(outside.iterdir()) == []
 
@@ -150,7 +153,8 @@ def test_symlinked_file_pointing_outside_is_refused(cli, example: Example) -> No
         cli,
         example,
         target,
-        f"{retry}: the patch path 'retry.py' leads outside the target through a symlink",
+        f"{example.downstream}/patches/retry-backoff-cap.patch:13: the patch path 'retry.py' "
+        f"leads outside the target through a symlink at {retry}; nothing was written",
     )
     assert (outside / "retry.py").read_bytes() == (
         example.old / "minihttp" / "retry.py"

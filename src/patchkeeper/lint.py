@@ -263,6 +263,27 @@ def _unlisted(
             yield path
 
 
+def commented_entries(series: Path) -> set[str]:
+    """Patch names on commented-out series lines (``# name.patch  # why``): quilt's way of
+    keeping a patch in the directory but out of the series (``port`` writes upstreamed
+    patches so); such a file is not "unlisted".
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp(), "series")
+    >>> _ = path.write_text("# a note\\n# old.patch  # upstreamed in 1.1\\nnew.patch\\n")
+    >>> sorted(commented_entries(path))
+    ['a', 'old.patch']
+    """
+    names = set()
+    for raw in series.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = raw.strip()
+        if text.startswith("#"):
+            words = text.lstrip("#").split()
+            if words:
+                names.add(words[0])
+    return names
+
+
 def check_series(config: Config, entries: list[Entry], settings: LintSettings) -> list[Finding]:
     """Series against directory: PK201 missing, PK202 not listed, PK203 listed twice."""
     series = parse_series(config.series)
@@ -284,7 +305,8 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
         if not (series.directory / entry.name).is_file():
             out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} does not exist"))
     skip = {entry.path.resolve() for entry in entries}
-    for path in _unlisted(config, set(seen), skip, settings.patch_files):
+    disabled = commented_entries(series.path)
+    for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):
         shown = display_path(path, config.root)
         out.append(Finding(shown, None, "PK202", f"not listed in {where}"))
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from patchkeeper.config import Config
-from patchkeeper.engine import touched_paths
+from patchkeeper.errors import TargetError
 from patchkeeper.model import Patch, Series
 from patchkeeper.parse import load_patches, parse_series
 from patchkeeper.trees import Tree
@@ -23,10 +23,26 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
     """Refuse, before anything is read or written, any patch path that escapes ``tree``.
 
     Raises:
-        TargetError: naming the path (see :func:`patchkeeper.trees.safe_path`).
+        TargetError: naming the patch file, the line of the file diff and the path (see
+            :func:`patchkeeper.trees.safe_path`).
     """
-    for path in touched_paths(patches):
-        tree.path_of(path)
+    checked: set[str] = set()
+    for patch in patches:
+        for diff in patch.files:
+            for path in (diff.old_path, diff.new_path):
+                if path is None or path in checked:
+                    continue
+                try:
+                    tree.path_of(path)
+                except TargetError as exc:
+                    where = f" at {exc.path}" if exc.path is not None else ""
+                    raise TargetError(
+                        f"{exc.message}{where}; nothing was written",
+                        path=patch.path,
+                        line=diff.line_no,
+                        hint=exc.hint,
+                    ) from None
+                checked.add(path)
 
 
 def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:
