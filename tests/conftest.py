@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,7 +46,11 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
         if cwd is not None:
             monkeypatch.chdir(cwd)
         capsys.readouterr()
-        code = main(list(args))
+        before = os.getcwd()
+        try:
+            code = main(list(args))
+        finally:
+            os.chdir(before)  # ``-C DIR`` changes directory, as git -C does
         captured = capsys.readouterr()
         return Run(code, captured.out, captured.err)
 

@@ -24,3 +24,20 @@ def test_example_series_applies_to_its_pin(cli, example: Example) -> None:
         0,
         "ok: 7 of 7 patches applied, 0 files drifted",
     )
+
+
+def test_dash_c_reads_relative_paths_from_that_directory(cli, example: Example, tmp_path) -> None:
+    run = cli("-C", str(example.downstream), "verify", "--target", "../upstream/minihttp-1.0",
+              cwd=tmp_path)
+    assert (run.code, run.out.splitlines()[-1]) == (1, "not ok: 0 of 7 patches applied, 0 files drifted")
+
+
+def test_no_configuration_found_says_so(cli, tmp_path) -> None:
+    run = cli("apply", "--target", str(tmp_path), cwd=tmp_path)
+    assert run.code == 2
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: no patchkeeper configuration here: no patchkeeper.toml, nor a "
+        f"pyproject.toml with [tool.patchkeeper], in {tmp_path} or a directory above it",
+        "  hint: run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
+        "README's Configuration section shows the keys",
+    ]

@@ -252,6 +252,8 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         )
     if values["strip"] < 0:
         raise ConfigError("key 'strip' must be 0 or more", path=source)
+    if values["lock-timeout"] < 0:
+        raise ConfigError("key 'lock-timeout' must be 0 or more seconds", path=source)
     directory = values["directory"].strip("/")
     if directory.startswith("..") or "/../" in f"/{directory}/":
         raise ConfigError("key 'directory' must stay inside the upstream tree", path=source)

@@ -27,12 +27,59 @@ class Settings:
     def __init__(self, config_file: Path | None, directory: Path | None) -> None:
         self.config_file = config_file
         self.directory = directory
+        self._config: Any = None
 
     def config(self) -> Any:
-        """Load the downstream configuration (:class:`patchkeeper.config.Config`)."""
-        from patchkeeper.config import load_config
+        """Load the downstream configuration (:class:`patchkeeper.config.Config`), once.
 
-        return load_config(self.config_file, start=self.directory)
+        Raises:
+            ConfigError: no configuration was found and the command needs a series that is
+                not at the default place either (instead of "the series file does not exist").
+        """
+        if self._config is None:
+            from patchkeeper.config import load_config
+
+            self._config = load_config(self.config_file, start=self.directory)
+            self._require_series(self._config)
+        return self._config
+
+    @staticmethod
+    def _require_series(config: Any) -> None:
+        from patchkeeper.errors import ConfigError
+
+        context = click.get_current_context(silent=True)
+        command = context.info_name if context is not None else None
+        if config.source is not None or command not in SERIES_COMMANDS:
+            return
+        if config.series.exists():
+            return
+        raise ConfigError(
+            f"no patchkeeper configuration here: no patchkeeper.toml, nor a pyproject.toml with "
+            f"[tool.patchkeeper], in {config.root} or a directory above it",
+            hint="run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
+            "README's Configuration section shows the keys",
+        )
+
+
+#: Commands that read the series, and so need a configuration or the default series file.
+SERIES_COMMANDS = frozenset(
+    {
+        "apply",
+        "unapply",
+        "verify",
+        "status",
+        "audit",
+        "port",
+        "ledger",
+        "lint",
+        "retire",
+        "export",
+        "import",
+        "check-branch",
+        "decide",
+        "report",
+    }
+)
 
 
 def emit(
@@ -159,7 +206,14 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
 @click.pass_context
 def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
     """Keep a downstream patch series (or runtime patches) true against upstream releases."""
-    ctx.obj = Settings(config_file, directory.resolve() if directory else None)
+    if directory is not None:
+        # like git -C: every relative path on the command line is read from DIR too
+        try:
+            os.chdir(directory)
+        except OSError as exc:
+            raise click.BadParameter(f"{directory}: {exc.strerror}", param_hint="-C") from None
+        directory = None
+    ctx.obj = Settings(config_file.resolve() if config_file else None, directory)
     if sys.stderr.isatty():
         from patchkeeper.progress import set_sink
 

@@ -250,7 +250,18 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
 
 
 def spec_tree(spec: str, config: Config) -> Tree:
-    """A tree from a TARGET spec: an existing directory, else a requirement."""
+    """A tree from a TARGET spec: an existing directory, else a requirement.
+
+    Raises:
+        TargetError: ``spec`` is an existing file (neither a directory nor a requirement).
+    """
+    if os.path.isfile(spec):
+        raise TargetError(
+            "this is a file; a target is an upstream tree (a directory) or a requirement such "
+            "as NAME==VERSION",
+            path=spec,
+            hint="unpack the sdist and pass its directory, or pass NAME==VERSION",
+        )
     if os.path.isdir(spec) or spec.startswith((".", "/", "~")):
         return directory_tree(Path(spec).expanduser(), config)
     return requirement_tree(spec, config)
