@@ -59,7 +59,7 @@ class Source:
     detail: str = ""
 
 
-def _git_output(directory: Path, *args: str) -> str | None:
+def _git(directory: Path, *args: str) -> str | None:
     """The output of ``git args`` run in ``directory``, or ``None`` when git fails there.
 
     ``GIT_OPTIONAL_LOCKS=0``: a status never rewrites the index of a tree it only reads;
@@ -84,24 +84,34 @@ def checkout_source(role: str, directory: Path, exclude: tuple[str, ...] = ()) -
     commit's last change: the record's own files, so that committing ``AUDIT.md`` does not
     make the record stale.
     """
-    if _git_output(directory, "rev-parse", "--is-inside-work-tree") is None:
+    if _git(directory, "rev-parse", "--is-inside-work-tree") is None:
         return None
     specs = ["--", ".", *(f":(exclude){path}" for path in exclude)]
-    commit = (_git_output(directory, "log", "-1", "--format=%H", *specs) or "").strip()
-    status = (
-        _git_output(directory, "status", "--porcelain", "--untracked-files=normal", *specs) or ""
-    )
+    commit = (_git(directory, "log", "-1", "--format=%H", *specs) or "").strip()
+    status = _git(directory, "status", "--porcelain", "--untracked-files=normal", *specs) or ""
     changed = [line[3:] for line in status.splitlines() if line.strip()]
+    return _tree_source(
+        role,
+        directory,
+        CHECKOUT,
+        f"commit {commit}" if commit else "no commit yet",
+        dirty=bool(changed),
+        detail=(f"{len(changed)} changed: " + ", ".join(sorted(changed)[:5])) if changed else "",
+    )
+
+
+def _tree_source(role: str, directory: Path, kind: str, identity: str, **fields: Any) -> Source:
+    """A tree named by its own metadata (see :func:`_sdist_metadata`), else by its directory;
+    ``fields``: ``dirty``, ``detail``."""
     meta = _sdist_metadata(directory)
     return Source(
         role=role,
         name=meta.get("name", directory.name),
         version=meta.get("version"),
-        kind=CHECKOUT,
+        kind=kind,
         location=str(directory),
-        identity=f"commit {commit}" if commit else "no commit yet",
-        dirty=bool(changed),
-        detail=(f"{len(changed)} changed: " + ", ".join(sorted(changed)[:5])) if changed else "",
+        identity=identity,
+        **fields,
     )
 
 
@@ -197,16 +207,8 @@ def directory_source(role: str, directory: Path, exclude: tuple[str, ...] = ()) 
     record = _cached_by_root(directory)
     if record is not None:
         return _fetched_source(role, record, directory)
-    meta = _sdist_metadata(directory)
     digest, count = tree_digest(directory, exclude)
-    return Source(
-        role=role,
-        name=meta.get("name", directory.name),
-        version=meta.get("version"),
-        kind=DIRECTORY,
-        location=str(directory),
-        identity=f"tree sha256 {digest} ({count} files)",
-    )
+    return _tree_source(role, directory, DIRECTORY, f"tree sha256 {digest} ({count} files)")
 
 
 def requirement_source(role: str, requirement: str, kinds: tuple[str, ...]) -> Source:
