@@ -25,7 +25,7 @@ from patchkeeper.evidence import FileFailure, HunkEvidence, failure_evidence, hu
 from patchkeeper.hunks import HunkFailure, closest_match, first_line, locate, patch_lines
 from patchkeeper.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.substance import added_by_path, file_index, substantive_lines
-from patchkeeper.treesearch import TreeSearch
+from patchkeeper.treesearch import MovedFile, TreeSearch, moved_files
 from patchkeeper.upstreamed import code_upstream, written_differently
 
 CLEAN = "clean"
@@ -86,25 +86,6 @@ class FileShare:
     total: int
     where: str | None
     missing: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class MovedFile:
-    """A file the patch modifies that is gone, and where its content likely went.
-
-    Attributes:
-        path: the missing file.
-        likely: the likely new path, or ``None``.
-        found: how many of the patch's substantive context/removed lines ``likely`` holds.
-        total: how many there are.
-        reason: ``"same name"`` or ``"same content"``.
-    """
-
-    path: str
-    likely: str | None
-    found: int
-    total: int
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -241,33 +222,6 @@ def file_shares(ws: Workspace, patch: Patch, search: TreeSearch | None) -> tuple
     return tuple(shares)
 
 
-def _moved(
-    ws: Workspace, patch: Patch, missing: list[FileDiff], search: TreeSearch | None
-) -> tuple[MovedFile, ...]:
-    out = []
-    for diff in missing:
-        assert diff.old_path is not None
-        needles = substantive_lines(line for hunk in diff.hunks for line in hunk.pre_image)
-        if search is None:
-            out.append(MovedFile(diff.old_path, None, 0, len(needles), ""))
-            continue
-        best: tuple[str, int] | None = None
-        reason = "same content"
-        for candidate in search.same_name(diff.old_path):
-            present = set(substantive_lines(FileState.from_bytes(search.read(candidate)).lines))
-            count = sum(1 for needle in needles if needle in present)
-            if best is None or count > best[1]:
-                best, reason = (candidate, count), "same name"
-        if best is None or best[1] == 0:
-            match = search.best_match(needles, diff.old_path)
-            # one shared line (an import, a return) says nothing about where a file went
-            if match is not None and match[1] >= max(2, (len(needles) + 1) // 2):
-                best, reason = match, "same content"
-        likely, found = best if best and best[1] else (None, 0)
-        out.append(MovedFile(diff.old_path, likely, found, len(needles), reason))
-    return tuple(out)
-
-
 def _blocker(
     failed: list[FailedPatch], patch: Patch, statuses: list[HunkVerdict], missing: list[FileDiff]
 ) -> str | None:
@@ -349,7 +303,7 @@ def judge_patch(
                 f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
                 blocked_by=blocker,
             )
-        moved = _moved(ws, patch, missing, search)
+        moved = moved_files(missing, search)
         shares = file_shares(ws, patch, search)
         if all(m.likely for m in moved):
             targets = {m.path: m.likely for m in moved if m.likely}
