@@ -178,26 +178,18 @@ def _creation_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
     return [HunkVerdict(path, h.index, h.header, status, 1, how=how) for h in diff.hunks]
 
 
-def _moved_statuses(ws: Workspace, patch: Patch, moved: dict[str, str]) -> list[HunkVerdict]:
-    """Every hunk judged against the file its content moved to (or its own file)."""
+def hunk_statuses(
+    ws: Workspace, patch: Patch, moved: dict[str, str] | None = None
+) -> list[HunkVerdict]:
+    """Every hunk of ``patch`` judged on its own against ``ws``: against its own file, or
+    against the file its content moved to (``moved``: old path -> new path)."""
+    moved = moved or {}
     out: list[HunkVerdict] = []
     for diff in patch.files:
         if diff.is_creation:
             out.extend(_creation_status(ws, diff))
             continue
         lines = _file_lines(ws, moved.get(diff.old_path or "", diff.old_path)) or ()
-        out.extend(_hunk_status(lines, diff.path, hunk) for hunk in diff.hunks)
-    return out
-
-
-def hunk_statuses(ws: Workspace, patch: Patch) -> list[HunkVerdict]:
-    """Every hunk of ``patch`` judged on its own against ``ws``."""
-    out: list[HunkVerdict] = []
-    for diff in patch.files:
-        if diff.is_creation:
-            out.extend(_creation_status(ws, diff))
-            continue
-        lines = _file_lines(ws, diff.old_path) or ()
         out.extend(_hunk_status(lines, diff.path, hunk) for hunk in diff.hunks)
     return out
 
@@ -307,7 +299,7 @@ def judge_patch(
         shares = file_shares(ws, patch, search)
         if all(m.likely for m in moved):
             targets = {m.path: m.likely for m in moved if m.likely}
-            statuses = _moved_statuses(ws, patch, targets)
+            statuses = hunk_statuses(ws, patch, targets)
             present = code_upstream(statuses)
             if present:
                 where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
