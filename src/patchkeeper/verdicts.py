@@ -281,6 +281,19 @@ def share_text(shares: tuple[FileShare, ...]) -> str:
     return f"{found} of {total} substantive added lines already upstream{where})"
 
 
+def _upstreamed(
+    patch: Patch,
+    why: str,
+    statuses: list[HunkVerdict],
+    shares: tuple[FileShare, ...],
+    moved: tuple[MovedFile, ...] = (),
+) -> PatchVerdict:
+    """An *upstreamed* verdict: ``why``, then how much of its added lines upstream has."""
+    return PatchVerdict(
+        patch.name, UPSTREAMED, f"{why}; " + share_text(shares), tuple(statuses), shares, moved
+    )
+
+
 def judge_patch(
     ws: Workspace, patch: Patch, failed: list[FailedPatch], search: TreeSearch | None
 ) -> PatchVerdict:
@@ -303,14 +316,7 @@ def judge_patch(
             present = code_upstream(statuses)
             if present:
                 where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
-                return PatchVerdict(
-                    patch.name,
-                    UPSTREAMED,
-                    f"{where}; there {present}; " + share_text(shares),
-                    tuple(statuses),
-                    shares,
-                    moved=moved,
-                )
+                return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved)
         first = moved[0]
         where = (
             f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
@@ -348,27 +354,14 @@ def judge_patch(
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
     statuses = hunk_statuses(ws, patch)
     if reverse.ok:
-        return PatchVerdict(
-            patch.name,
-            UPSTREAMED,
-            "the patch reverse-applies: the new "
-            "upstream already has its post-image; " + share_text(shares),
-            tuple(statuses),
-            shares,
-        )
+        why = "the patch reverse-applies: the new upstream already has its post-image"
+        return _upstreamed(patch, why, statuses, shares)
     if all(s.status == PRESENT for s in statuses):
-        return PatchVerdict(
-            patch.name,
-            UPSTREAMED,
-            f"every hunk's post-image is there ({_refs(statuses, PRESENT)}); " + share_text(shares),
-            tuple(statuses),
-            shares,
-        )
+        why = f"every hunk's post-image is there ({_refs(statuses, PRESENT)})"
+        return _upstreamed(patch, why, statuses, shares)
     upstream = code_upstream(statuses) or written_differently(shares)
     if upstream:
-        return PatchVerdict(
-            patch.name, UPSTREAMED, upstream + "; " + share_text(shares), tuple(statuses), shares
-        )
+        return _upstreamed(patch, upstream, statuses, shares)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(
