@@ -8,6 +8,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
+#: The series of the bundled example downstream (``examples/downstream/patches/series``).
+EXAMPLE_SERIES = [
+    "retry-backoff-cap.patch",
+    "redirect-strip-proxy-auth.patch",
+    "headers-merge-order.patch",
+    "client-describe-version.patch",
+    "metrics-redirects.patch",
+    "metrics-same-host.patch",
+    "redirect-strip-api-key.patch",
+]
 
 
 @dataclass

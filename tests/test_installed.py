@@ -28,19 +28,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import EXAMPLE_SERIES as SERIES
 from helpers import EXAMPLES, REPO, Example
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
-
-SERIES = [
-    "retry-backoff-cap.patch",
-    "redirect-strip-proxy-auth.patch",
-    "headers-merge-order.patch",
-    "client-describe-version.patch",
-    "metrics-redirects.patch",
-    "metrics-same-host.patch",
-    "redirect-strip-api-key.patch",
-]
 
 
 class Venv:

@@ -15,17 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers import EXAMPLE_SERIES as SERIES
 from helpers import Example, tree_bytes
 
-SERIES = [
-    "retry-backoff-cap.patch",
-    "redirect-strip-proxy-auth.patch",
-    "headers-merge-order.patch",
-    "client-describe-version.patch",
-    "metrics-redirects.patch",
-    "metrics-same-host.patch",
-    "redirect-strip-api-key.patch",
-]
 CHANGED = ["client.py", "headers.py", "metrics.py", "retry.py"]
 
 

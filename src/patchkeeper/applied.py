@@ -10,12 +10,12 @@ by file; a file that does not is *drifted* (changed outside the series).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from patchkeeper.engine import PatchOutcome, Workspace, apply_patch, touched_paths
+from patchkeeper.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
 from patchkeeper.hunks import locate, patch_lines
-from patchkeeper.model import Patch
+from patchkeeper.model import Hunk, Patch
 from patchkeeper.trees import Pristine
 
 APPLIED = "applied"
@@ -116,21 +116,28 @@ def _hunk_refs(patch: Patch, ws: Workspace, reverse: bool) -> tuple[list[HunkRef
     return found, missing
 
 
-def _removals_still_there(ws: Workspace, patch: Patch) -> bool:
-    """Whether a context-free deletion hunk of ``patch`` still finds the lines it removes.
-
-    Such a hunk (``@@ -3 +2,0 @@``, ``diff -U0``) leaves nothing to look for, so undoing it
-    "succeeds" anywhere; it is applied only when its removed lines are gone.
-    """
+def _hunks_on_files(ws: Workspace, patch: Patch) -> Iterator[tuple[FileState, Hunk]]:
+    """Each hunk of ``patch`` with the state of its file in ``ws`` (files absent from ``ws``
+    are left out)."""
     for diff in patch.files:
         path = diff.new_path if diff.new_path is not None else diff.old_path
         state = ws.get(path) if path else None
         if state is None:
             continue
         for hunk in diff.hunks:
-            if not hunk.post_image and locate(state.lines, hunk) is not None:
-                return True
-    return False
+            yield state, hunk
+
+
+def _removals_still_there(ws: Workspace, patch: Patch) -> bool:
+    """Whether a context-free deletion hunk of ``patch`` still finds the lines it removes.
+
+    Such a hunk (``@@ -3 +2,0 @@``, ``diff -U0``) leaves nothing to look for, so undoing it
+    "succeeds" anywhere; it is applied only when its removed lines are gone.
+    """
+    return any(
+        not hunk.post_image and locate(state.lines, hunk) is not None
+        for state, hunk in _hunks_on_files(ws, patch)
+    )
 
 
 def _insertions_already_there(ws: Workspace, patch: Patch) -> bool:
@@ -139,15 +146,10 @@ def _insertions_already_there(ws: Workspace, patch: Patch) -> bool:
     The mirror of :func:`_removals_still_there`: such a hunk's pre-image is empty, so it
     "applies" anywhere; when its added lines are already in place it is applied, not missing.
     """
-    for diff in patch.files:
-        path = diff.new_path if diff.new_path is not None else diff.old_path
-        state = ws.get(path) if path else None
-        if state is None:
-            continue
-        for hunk in diff.hunks:
-            if not hunk.pre_image and locate(state.lines, hunk, reverse=True) is not None:
-                return True
-    return False
+    return any(
+        not hunk.pre_image and locate(state.lines, hunk, reverse=True) is not None
+        for state, hunk in _hunks_on_files(ws, patch)
+    )
 
 
 def first_line_after_removal(hunk: object) -> int:

@@ -19,11 +19,11 @@ from typing import Any
 
 from patchkeeper.config import Config
 from patchkeeper.decisions import Decisions
-from patchkeeper.environment import Source, directory_source, requirement_source
 from patchkeeper.evidence_store import RecordedCommand, StoredEvidence
 from patchkeeper.items import Item
 from patchkeeper.reconcile import Finding, Row, build_rows, record_findings
 from patchkeeper.report_settings import ReportSettings
+from patchkeeper.sources import Source, directory_source, requirement_source
 
 #: Accelerator device files the environment probe looks for (see ``envprobe``).
 DEVICES = "/dev/nvidia*, /dev/kfd, /dev/davinci*"

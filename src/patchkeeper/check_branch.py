@@ -23,10 +23,10 @@ from patchkeeper import gitops
 from patchkeeper.config import Config
 from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.entries import overlay_files
-from patchkeeper.errors import ConfigError, GitError
+from patchkeeper.errors import GitError
 from patchkeeper.export import split_message, topic_pattern
 from patchkeeper.ledger import row_name, section_body
-from patchkeeper.ledger_config import git_settings, ledger_settings, pin_tag
+from patchkeeper.ledger_config import ledger_settings, pin_tag, topic_checkout
 from patchkeeper.parse import load_patches, parse_series
 
 
@@ -223,16 +223,8 @@ def run(
         GitError: the pin's tag or the branch is not in the checkout.
         PatchFormatError: the series or a patch is missing or malformed.
     """
-    settings = git_settings(config)
-    tag = tag or settings.tag
-    chosen = checkout or settings.checkout
-    if not tag or chosen is None:
-        raise ConfigError(
-            "check-branch needs the topic tag and an upstream checkout",
-            path=config.source,
-            hint="set tag and checkout in [tool.patchkeeper.git], or pass --tag and --checkout",
-        )
-    root = gitops.toplevel(Path(chosen))
+    settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
+    root = gitops.toplevel(chosen)
     base = pin_tag(config)
     branch = branch or settings.branch.format(pin=config.pin, tag=tag)
     base_id, branch_id = gitops.commit_id(root, base), gitops.commit_id(root, branch)

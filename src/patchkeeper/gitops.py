@@ -126,11 +126,15 @@ def call(
     *,
     input: bytes | None = None,
     env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
 ) -> Completed:
     """Run ``git ARGS`` in ``cwd`` and return the outcome whatever the exit code.
 
+    ``timeout``: seconds before the call is given up (``None``: no limit).
+
     Raises:
-        GitError: git cannot be started at all (not installed) or ``cwd`` does not exist.
+        GitError: git cannot be started at all (not installed), ``cwd`` does not exist, or
+            the call took more than ``timeout`` seconds.
     """
     try:
         process = subprocess.run(
@@ -139,6 +143,7 @@ def call(
             input=input if input is not None else b"",
             capture_output=True,
             env=environment(env),
+            timeout=timeout,
             check=False,
         )
     except FileNotFoundError as exc:
@@ -150,6 +155,9 @@ def call(
         ) from None
     except NotADirectoryError:
         raise GitError(f"{cwd} is not a directory", path=cwd) from None
+    except subprocess.TimeoutExpired:
+        shown = " ".join(["git", *args])
+        raise GitError(f"'{shown}' took more than {timeout:g} s", path=cwd) from None
     return Completed(tuple(args), process.returncode, process.stdout, process.stderr)
 
 

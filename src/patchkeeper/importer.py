@@ -27,11 +27,11 @@ from types import TracebackType
 from patchkeeper import constants as C
 from patchkeeper import gitops
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, PatchkeeperError
+from patchkeeper.errors import PatchkeeperError
 from patchkeeper.export import content_hash
 from patchkeeper.headers import parse_headers
 from patchkeeper.ledger import row_name
-from patchkeeper.ledger_config import git_settings, pin_tag
+from patchkeeper.ledger_config import pin_tag, topic_checkout
 from patchkeeper.model import Patch
 from patchkeeper.parse import load_patches, parse_series, split_lines
 
@@ -208,16 +208,8 @@ def run(
         ConfigError: no checkout, pin or topic tag.
         GitError: the pin's tag is not in the checkout.
     """
-    settings = git_settings(config)
-    tag = tag or settings.tag
-    chosen = checkout or settings.checkout
-    if not tag or chosen is None:
-        raise ConfigError(
-            "import needs the topic tag and an upstream checkout",
-            path=config.source,
-            hint="set tag and checkout in [tool.patchkeeper.git], or pass --tag and --checkout",
-        )
-    root = gitops.toplevel(Path(chosen))
+    settings, tag, chosen = topic_checkout(config, "import", checkout, tag)
+    root = gitops.toplevel(chosen)
     base_name = pin_tag(config)
     base = gitops.commit_id(root, base_name)
     branch = branch or settings.branch.format(pin=config.pin, tag=tag)

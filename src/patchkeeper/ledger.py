@@ -24,7 +24,7 @@ from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.headers import Headers, parse_headers
 from patchkeeper.ledger_config import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.model import Series, SeriesEntry
-from patchkeeper.parse import _first_diff_index, parse_series, split_lines
+from patchkeeper.parse import _first_diff_index, listed_patch, parse_series, split_lines
 
 #: Suffixes dropped from a patch's name in the table (``qwen3_5-embed-quant.patch``).
 PATCH_SUFFIXES = (".patch", ".diff")
@@ -252,14 +252,7 @@ def patch_headers(path: Path) -> Headers:
 
 def row_for(entry: SeriesEntry, series: Series, columns: tuple[str, ...]) -> LedgerRow:
     """The ledger row of one series entry, from its patch file's headers."""
-    path = series.directory / entry.name
-    if not path.is_file():
-        raise PatchFormatError(
-            f"the series lists {entry.name}, which does not exist",
-            path=series.path,
-            line=entry.line_no,
-            hint=f"restore {path} or remove the line from the series",
-        )
+    path = listed_patch(series, entry)
     headers = patch_headers(path)
     first = min((item.line_no for item in headers.fields), default=1)
     values = tuple(headers.value(column) for column in columns)

@@ -32,6 +32,7 @@ The seed (``shared/seeds/004``) is the source of every default.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config, register_section
@@ -228,6 +229,28 @@ def git_settings(config: Config) -> GitSettings:
         index_abbrev=values["index-abbrev"],
         notes_ref=values["notes-ref"],
     )
+
+
+def topic_checkout(
+    config: Config, command: str, checkout: Path | None, tag: str | None
+) -> tuple[GitSettings, str, Path]:
+    """``[git]``, the topic tag and the upstream checkout that ``command`` (``"import"``,
+    ``"check-branch"``) works with: ``checkout`` and ``tag`` from the command line when given,
+    else the configured ones.
+
+    Raises:
+        ConfigError: there is no topic tag or no checkout.
+    """
+    settings = git_settings(config)
+    tag = tag or settings.tag
+    chosen = checkout or settings.checkout
+    if not tag or chosen is None:
+        raise ConfigError(
+            f"{command} needs the topic tag and an upstream checkout",
+            path=config.source,
+            hint="set tag and checkout in [tool.patchkeeper.git], or pass --tag and --checkout",
+        )
+    return settings, tag, Path(chosen)
 
 
 def entries_table(config: Config) -> dict[str, dict[str, Any]]:

@@ -8,9 +8,10 @@ command runs, so ``--help`` and short commands start fast.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -166,14 +167,46 @@ def _load_renderers(result: Any, markdown: bool) -> None:
         importlib.import_module(module)
 
 
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(
         function
     )
 
 
+def markdown_option(help: str = "Also write the report as Markdown.") -> Decorator:
+    """``--markdown PATH``: also write the result as Markdown; ``help`` says what it is."""
+    return click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path), help=help)
+
+
+def pristine_option(
+    help: str = "The pristine upstream: a directory or a requirement.",
+) -> Decorator:
+    return click.option("--pristine", help=help)
+
+
+def _passed_as(into: str, keywords: Mapping[str, str]) -> Decorator:
+    """Hand the options named in ``keywords`` to the command function as one mapping ``into``
+    (option parameter -> keyword argument of the command module's ``run``), so that the
+    command passes them on as ``**into``."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            kwargs[into] = {keyword: kwargs.pop(name) for name, keyword in keywords.items()}
+            return function(*args, **kwargs)
+
+        return command
+
+    return decorate
+
+
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """The options that say which upstream tree a command works on."""
+    """The options that say which upstream tree a command works on, passed to the command
+    as one mapping ``upstream`` (``target=`` and ``python=`` of its ``run``)."""
+    function = _passed_as("upstream", {"target": "target", "python": "python"})(function)
     function = click.option(
         "--python",
         "python",
@@ -227,83 +260,57 @@ def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) ->
 @target_options
 @json_option
 @click.pass_obj
-def apply(settings: Settings, target: Path | None, python: Path | None, as_json: bool) -> None:
+def apply(settings: Settings, upstream: dict[str, Path | None], as_json: bool) -> None:
     """Apply the whole series to the target, atomically, at fuzz 0."""
     from patchkeeper.commands import apply as command
 
-    emit(command.run(settings.config(), target=target, python=python), as_json)
+    emit(command.run(settings.config(), **upstream), as_json)
 
 
 @cli.command()
 @target_options
-@click.option("--pristine", help="The pristine upstream: a directory or a requirement.")
+@pristine_option()
 @json_option
 @click.pass_obj
 def unapply(
-    settings: Settings,
-    target: Path | None,
-    python: Path | None,
-    pristine: str | None,
-    as_json: bool,
+    settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
 ) -> None:
     """Reverse the whole series, last patch first, back to pristine."""
     from patchkeeper.commands import apply as command
 
-    emit(
-        command.run_unapply(settings.config(), target=target, python=python, pristine=pristine),
-        as_json,
-    )
+    emit(command.run_unapply(settings.config(), **upstream, pristine=pristine), as_json)
 
 
 @cli.command()
 @target_options
-@click.option(
-    "--pristine",
-    help="The pristine upstream: a directory or a requirement "
-    "(default for a directory target: the configured pin).",
+@pristine_option(
+    "The pristine upstream: a directory or a requirement "
+    "(default for a directory target: the configured pin)."
 )
 @json_option
 @click.pass_obj
 def verify(
-    settings: Settings,
-    target: Path | None,
-    python: Path | None,
-    pristine: str | None,
-    as_json: bool,
+    settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
 ) -> None:
     """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
     from patchkeeper.commands import verify as command
 
-    emit(
-        command.run(
-            settings.config(), target=target, python=python, pristine=pristine, detailed=False
-        ),
-        as_json,
-        record_as="verify",
-    )
+    result = command.run(settings.config(), **upstream, pristine=pristine, detailed=False)
+    emit(result, as_json, record_as="verify")
 
 
 @cli.command()
 @target_options
-@click.option("--pristine", help="The pristine upstream: a directory or a requirement.")
+@pristine_option()
 @json_option
 @click.pass_obj
 def status(
-    settings: Settings,
-    target: Path | None,
-    python: Path | None,
-    pristine: str | None,
-    as_json: bool,
+    settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
 ) -> None:
     """Show per patch and per file what is applied, partly applied or drifted."""
     from patchkeeper.commands import verify as command
 
-    emit(
-        command.run(
-            settings.config(), target=target, python=python, pristine=pristine, detailed=True
-        ),
-        as_json,
-    )
+    emit(command.run(settings.config(), **upstream, pristine=pristine, detailed=True), as_json)
 
 
 @cli.command()
@@ -313,11 +320,7 @@ def status(
     required=True,
     help="The new upstream: a requirement (urllib3==1.26.20) or a directory.",
 )
-@click.option(
-    "--markdown",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the report as Markdown, for a pull request.",
-)
+@markdown_option("Also write the report as Markdown, for a pull request.")
 @json_option
 @click.pass_obj
 def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> None:
@@ -390,11 +393,7 @@ def _checkouts(values: tuple[str, ...]) -> dict[str, Path]:
     metavar="[NAME=]PATH",
     help="A checkout for foreign diffs and vendored trees (all, or the entry NAME).",
 )
-@click.option(
-    "--markdown",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the findings as Markdown.",
-)
+@markdown_option("Also write the findings as Markdown.")
 @json_option
 @click.pass_obj
 def lint(
@@ -539,11 +538,7 @@ def check_branch(
 )
 @click.option("--continue", "resume", is_flag=True, help="Carry on after resolving a conflict.")
 @click.option("--abort", is_flag=True, help="Drop the port in progress (nothing else was written).")
-@click.option(
-    "--markdown",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the report as Markdown, for a pull request.",
-)
+@markdown_option("Also write the report as Markdown, for a pull request.")
 @json_option
 @click.pass_obj
 def port(
@@ -599,7 +594,11 @@ def port(
 
 
 def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """The options that say where the plugin is (override [tool.patchkeeper.runtime])."""
+    """The options that say where the plugin is (override [tool.patchkeeper.runtime]), passed
+    to the command as one mapping ``plugin_location`` (``plugin=``, ``package=`` and
+    ``patch_directory=`` of its ``run``)."""
+    keywords = {"plugin": "plugin", "package": "package", "patch_dir": "patch_directory"}
+    function = _passed_as("plugin_location", keywords)(function)
     function = click.option(
         "--patch-dir",
         "patch_dir",
@@ -615,14 +614,6 @@ def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
-def markdown_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--markdown",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Also write the report as Markdown.",
-    )(function)
-
-
 @cli.group()
 def runtime() -> None:
     """Runtime (monkey) patches of a plugin: inventory, audit, live check, same-code."""
@@ -630,23 +621,16 @@ def runtime() -> None:
 
 @runtime.command("inventory")
 @plugin_options
-@markdown_option
+@markdown_option()
 @json_option
 @click.pass_obj
 def runtime_inventory(
-    settings: Settings,
-    plugin: Path | None,
-    package: str | None,
-    patch_dir: str | None,
-    markdown: Path | None,
-    as_json: bool,
+    settings: Settings, plugin_location: dict[str, Any], markdown: Path | None, as_json: bool
 ) -> None:
     """List every runtime patch, its mechanism and activation; check headers and ledger."""
     from patchkeeper.runtime import inventory as command
 
-    result = command.run(
-        settings.config(), plugin=plugin, package=package, patch_directory=patch_dir
-    )
+    result = command.run(settings.config(), **plugin_location)
     emit(result, as_json, markdown, record_as="runtime inventory")
 
 
@@ -654,30 +638,21 @@ def runtime_inventory(
 @click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
 @click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
 @plugin_options
-@markdown_option
+@markdown_option()
 @json_option
 @click.pass_obj
 def runtime_audit(
     settings: Settings,
     old: str,
     new: str,
-    plugin: Path | None,
-    package: str | None,
-    patch_dir: str | None,
+    plugin_location: dict[str, Any],
     markdown: Path | None,
     as_json: bool,
 ) -> None:
     """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
     from patchkeeper.runtime import audit as command
 
-    result = command.run(
-        settings.config(),
-        old=old,
-        new=new,
-        plugin=plugin,
-        package=package,
-        patch_directory=patch_dir,
-    )
+    result = command.run(settings.config(), old=old, new=new, **plugin_location)
     emit(result, as_json, markdown, record_as="runtime audit")
 
 
@@ -697,22 +672,13 @@ def runtime_check(
     settings: Settings,
     python: Path,
     timeout: float,
-    plugin: Path | None,
-    package: str | None,
-    patch_dir: str | None,
+    plugin_location: dict[str, Any],
     as_json: bool,
 ) -> None:
     """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
     from patchkeeper.runtime import check as command
 
-    result = command.run(
-        settings.config(),
-        python=python,
-        timeout=timeout,
-        plugin=plugin,
-        package=package,
-        patch_directory=patch_dir,
-    )
+    result = command.run(settings.config(), python=python, timeout=timeout, **plugin_location)
     emit(result, as_json, record_as="runtime check")
 
 

@@ -645,14 +645,23 @@ def load_patches(series: Series, default_strip: int) -> list[Patch]:
                 hint="a patch applies once: remove one of the two lines",
             )
         seen[entry.name] = entry.line_no
-        patch_path = series.directory / entry.name
-        if not patch_path.is_file():
-            raise PatchFormatError(
-                f"the series lists {entry.name}, which does not exist",
-                path=series.path,
-                line=entry.line_no,
-                hint=f"restore {patch_path} or remove the line from the series",
-            )
         strip = entry.strip if entry.strip is not None else default_strip
-        patches.append(read_patch(patch_path, name=entry.name, strip=strip))
+        patches.append(read_patch(listed_patch(series, entry), name=entry.name, strip=strip))
     return patches
+
+
+def listed_patch(series: Series, entry: SeriesEntry) -> Path:
+    """The patch file a series line names (relative to the series' directory).
+
+    Raises:
+        PatchFormatError: the file does not exist (naming the series line).
+    """
+    path = series.directory / entry.name
+    if not path.is_file():
+        raise PatchFormatError(
+            f"the series lists {entry.name}, which does not exist",
+            path=series.path,
+            line=entry.line_no,
+            hint=f"restore {path} or remove the line from the series",
+        )
+    return path

@@ -94,27 +94,26 @@ def substantive_lines(lines: Iterable[bytes]) -> list[bytes]:
 
 def added_by_path(patch: Patch) -> dict[str, list[bytes]]:
     """The patch's substantive added lines, per path it writes."""
-    out: dict[str, list[bytes]] = {}
-    for diff in patch.files:
-        if diff.new_path is None:
-            continue
-        lines = [line.text for hunk in diff.hunks for line in hunk.lines if line.kind == ADDED]
-        found = substantive_lines(lines)
-        if found:
-            out.setdefault(diff.new_path, []).extend(found)
-    return out
+    return _lines_by_path(patch, ADDED)
 
 
 def removed_by_path(patch: Patch) -> dict[str, list[bytes]]:
     """The patch's substantive removed lines, per path it reads."""
+    return _lines_by_path(patch, REMOVED)
+
+
+def _lines_by_path(patch: Patch, kind: str) -> dict[str, list[bytes]]:
+    """The patch's substantive lines of ``kind`` (added: per new path; removed: per old
+    path), leaving out the files that have none."""
     out: dict[str, list[bytes]] = {}
     for diff in patch.files:
-        if diff.old_path is None:
+        path = diff.new_path if kind == ADDED else diff.old_path
+        if path is None:
             continue
-        lines = [line.text for hunk in diff.hunks for line in hunk.lines if line.kind == REMOVED]
+        lines = [line.text for hunk in diff.hunks for line in hunk.lines if line.kind == kind]
         found = substantive_lines(lines)
         if found:
-            out.setdefault(diff.old_path, []).extend(found)
+            out.setdefault(path, []).extend(found)
     return out
 
 

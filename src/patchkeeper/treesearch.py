@@ -7,8 +7,10 @@ the tree is listed and read lazily, once per run.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from patchkeeper.model import FileDiff
 from patchkeeper.parse import split_lines
 from patchkeeper.substance import substantive_lines
 
@@ -87,3 +89,53 @@ class TreeSearch:
             if count and (best is None or count > best[1]):
                 best = (path, count)
         return best
+
+
+@dataclass(frozen=True)
+class MovedFile:
+    """A file the patch modifies that is gone, and where its content likely went.
+
+    Attributes:
+        path: the missing file.
+        likely: the likely new path, or ``None``.
+        found: how many of the patch's substantive context/removed lines ``likely`` holds.
+        total: how many there are.
+        reason: ``"same name"`` or ``"same content"``.
+    """
+
+    path: str
+    likely: str | None
+    found: int
+    total: int
+    reason: str
+
+
+def moved_files(missing: list[FileDiff], search: TreeSearch | None) -> tuple[MovedFile, ...]:
+    """Where the content of each gone file of a patch likely went (*target gone*).
+
+    A file of the same name elsewhere wins when it holds any of the hunks' substantive
+    context/removed lines; otherwise the file of ``search`` holding most of them, when it
+    holds at least two and at least half. Without a ``search`` nothing is looked for.
+    """
+    out = []
+    for diff in missing:
+        assert diff.old_path is not None
+        needles = substantive_lines(line for hunk in diff.hunks for line in hunk.pre_image)
+        if search is None:
+            out.append(MovedFile(diff.old_path, None, 0, len(needles), ""))
+            continue
+        best: tuple[str, int] | None = None
+        reason = "same content"
+        for candidate in search.same_name(diff.old_path):
+            present = set(substantive_lines(split_lines(search.read(candidate))))
+            count = sum(1 for needle in needles if needle in present)
+            if best is None or count > best[1]:
+                best, reason = (candidate, count), "same name"
+        if best is None or best[1] == 0:
+            match = search.best_match(needles, diff.old_path)
+            # one shared line (an import, a return) says nothing about where a file went
+            if match is not None and match[1] >= max(2, (len(needles) + 1) // 2):
+                best, reason = match, "same content"
+        likely, found = best if best and best[1] else (None, 0)
+        out.append(MovedFile(diff.old_path, likely, found, len(needles), reason))
+    return tuple(out)

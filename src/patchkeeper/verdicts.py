@@ -25,7 +25,7 @@ from patchkeeper.evidence import FileFailure, HunkEvidence, failure_evidence, hu
 from patchkeeper.hunks import HunkFailure, closest_match, first_line, locate, patch_lines
 from patchkeeper.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.substance import added_by_path, file_index, substantive_lines
-from patchkeeper.treesearch import TreeSearch
+from patchkeeper.treesearch import MovedFile, TreeSearch, moved_files
 from patchkeeper.upstreamed import code_upstream, written_differently
 
 CLEAN = "clean"
@@ -86,25 +86,6 @@ class FileShare:
     total: int
     where: str | None
     missing: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class MovedFile:
-    """A file the patch modifies that is gone, and where its content likely went.
-
-    Attributes:
-        path: the missing file.
-        likely: the likely new path, or ``None``.
-        found: how many of the patch's substantive context/removed lines ``likely`` holds.
-        total: how many there are.
-        reason: ``"same name"`` or ``"same content"``.
-    """
-
-    path: str
-    likely: str | None
-    found: int
-    total: int
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -197,26 +178,18 @@ def _creation_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
     return [HunkVerdict(path, h.index, h.header, status, 1, how=how) for h in diff.hunks]
 
 
-def _moved_statuses(ws: Workspace, patch: Patch, moved: dict[str, str]) -> list[HunkVerdict]:
-    """Every hunk judged against the file its content moved to (or its own file)."""
+def hunk_statuses(
+    ws: Workspace, patch: Patch, moved: dict[str, str] | None = None
+) -> list[HunkVerdict]:
+    """Every hunk of ``patch`` judged on its own against ``ws``: against its own file, or
+    against the file its content moved to (``moved``: old path -> new path)."""
+    moved = moved or {}
     out: list[HunkVerdict] = []
     for diff in patch.files:
         if diff.is_creation:
             out.extend(_creation_status(ws, diff))
             continue
         lines = _file_lines(ws, moved.get(diff.old_path or "", diff.old_path)) or ()
-        out.extend(_hunk_status(lines, diff.path, hunk) for hunk in diff.hunks)
-    return out
-
-
-def hunk_statuses(ws: Workspace, patch: Patch) -> list[HunkVerdict]:
-    """Every hunk of ``patch`` judged on its own against ``ws``."""
-    out: list[HunkVerdict] = []
-    for diff in patch.files:
-        if diff.is_creation:
-            out.extend(_creation_status(ws, diff))
-            continue
-        lines = _file_lines(ws, diff.old_path) or ()
         out.extend(_hunk_status(lines, diff.path, hunk) for hunk in diff.hunks)
     return out
 
@@ -239,33 +212,6 @@ def file_shares(ws: Workspace, patch: Patch, search: TreeSearch | None) -> tuple
         missing = tuple(line.decode("utf-8", "replace") for line in absent[:5])
         shares.append(FileShare(path, found, len(added), where if found else None, missing))
     return tuple(shares)
-
-
-def _moved(
-    ws: Workspace, patch: Patch, missing: list[FileDiff], search: TreeSearch | None
-) -> tuple[MovedFile, ...]:
-    out = []
-    for diff in missing:
-        assert diff.old_path is not None
-        needles = substantive_lines(line for hunk in diff.hunks for line in hunk.pre_image)
-        if search is None:
-            out.append(MovedFile(diff.old_path, None, 0, len(needles), ""))
-            continue
-        best: tuple[str, int] | None = None
-        reason = "same content"
-        for candidate in search.same_name(diff.old_path):
-            present = set(substantive_lines(FileState.from_bytes(search.read(candidate)).lines))
-            count = sum(1 for needle in needles if needle in present)
-            if best is None or count > best[1]:
-                best, reason = (candidate, count), "same name"
-        if best is None or best[1] == 0:
-            match = search.best_match(needles, diff.old_path)
-            # one shared line (an import, a return) says nothing about where a file went
-            if match is not None and match[1] >= max(2, (len(needles) + 1) // 2):
-                best, reason = match, "same content"
-        likely, found = best if best and best[1] else (None, 0)
-        out.append(MovedFile(diff.old_path, likely, found, len(needles), reason))
-    return tuple(out)
 
 
 def _blocker(
@@ -335,6 +281,19 @@ def share_text(shares: tuple[FileShare, ...]) -> str:
     return f"{found} of {total} substantive added lines already upstream{where})"
 
 
+def _upstreamed(
+    patch: Patch,
+    why: str,
+    statuses: list[HunkVerdict],
+    shares: tuple[FileShare, ...],
+    moved: tuple[MovedFile, ...] = (),
+) -> PatchVerdict:
+    """An *upstreamed* verdict: ``why``, then how much of its added lines upstream has."""
+    return PatchVerdict(
+        patch.name, UPSTREAMED, f"{why}; " + share_text(shares), tuple(statuses), shares, moved
+    )
+
+
 def judge_patch(
     ws: Workspace, patch: Patch, failed: list[FailedPatch], search: TreeSearch | None
 ) -> PatchVerdict:
@@ -349,22 +308,15 @@ def judge_patch(
                 f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
                 blocked_by=blocker,
             )
-        moved = _moved(ws, patch, missing, search)
+        moved = moved_files(missing, search)
         shares = file_shares(ws, patch, search)
         if all(m.likely for m in moved):
             targets = {m.path: m.likely for m in moved if m.likely}
-            statuses = _moved_statuses(ws, patch, targets)
+            statuses = hunk_statuses(ws, patch, targets)
             present = code_upstream(statuses)
             if present:
                 where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
-                return PatchVerdict(
-                    patch.name,
-                    UPSTREAMED,
-                    f"{where}; there {present}; " + share_text(shares),
-                    tuple(statuses),
-                    shares,
-                    moved=moved,
-                )
+                return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved)
         first = moved[0]
         where = (
             f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
@@ -402,27 +354,14 @@ def judge_patch(
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
     statuses = hunk_statuses(ws, patch)
     if reverse.ok:
-        return PatchVerdict(
-            patch.name,
-            UPSTREAMED,
-            "the patch reverse-applies: the new "
-            "upstream already has its post-image; " + share_text(shares),
-            tuple(statuses),
-            shares,
-        )
+        why = "the patch reverse-applies: the new upstream already has its post-image"
+        return _upstreamed(patch, why, statuses, shares)
     if all(s.status == PRESENT for s in statuses):
-        return PatchVerdict(
-            patch.name,
-            UPSTREAMED,
-            f"every hunk's post-image is there ({_refs(statuses, PRESENT)}); " + share_text(shares),
-            tuple(statuses),
-            shares,
-        )
+        why = f"every hunk's post-image is there ({_refs(statuses, PRESENT)})"
+        return _upstreamed(patch, why, statuses, shares)
     upstream = code_upstream(statuses) or written_differently(shares)
     if upstream:
-        return PatchVerdict(
-            patch.name, UPSTREAMED, upstream + "; " + share_text(shares), tuple(statuses), shares
-        )
+        return _upstreamed(patch, upstream, statuses, shares)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(

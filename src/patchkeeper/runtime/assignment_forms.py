@@ -51,15 +51,8 @@ class AssignmentForms(DecoratorForms):
             mechanism = Mechanism.ASSIGNMENT
             if bound.dotted in refs or self.wraps(replacement, bound.dotted):
                 mechanism = Mechanism.WRAPPER
-            self.add(
-                conds,
-                line=stmt.lineno,
-                scope=scope,
-                target=bound.dotted,
-                module_hint=bound.module,
-                mechanism=mechanism,
-                replacement=replacement,
-                descriptors=descriptors,
+            self.upstream_entry(
+                conds, stmt.lineno, scope, bound, mechanism, replacement, descriptors=descriptors
             )
         elif isinstance(target, ast.Subscript):
             self.item_assignment(target, value, stmt, conds, scope, table)
@@ -84,15 +77,14 @@ class AssignmentForms(DecoratorForms):
                 replacement=replacement,
             )
             return
-        self.add(
+        self.upstream_entry(
             conds,
-            line=stmt.lineno,
-            scope=scope,
-            target=bound.dotted,
-            module_hint=bound.module,
-            mechanism=Mechanism.REGISTRY,
+            stmt.lineno,
+            scope,
+            bound,
+            Mechanism.REGISTRY,
+            replacement,
             key=ast.unparse(key),
-            replacement=replacement,
             descriptors=descriptors,
         )
 
@@ -128,15 +120,8 @@ class AssignmentForms(DecoratorForms):
             value = node.args[1] if len(node.args) > 1 else None
         replacement = self.describe(value, table)[0] if value is not None else "<expr>"
         for key in keys or [None]:
-            self.add(
-                conds,
-                line=node.lineno,
-                scope=scope,
-                target=bound.dotted,
-                module_hint=bound.module,
-                mechanism=Mechanism.REGISTRY,
-                key=key,
-                replacement=replacement,
+            self.upstream_entry(
+                conds, node.lineno, scope, bound, Mechanism.REGISTRY, replacement, key=key
             )
 
     def setattr_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:

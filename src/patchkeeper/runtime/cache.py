@@ -18,13 +18,16 @@ import hashlib
 import marshal
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from patchkeeper.constants import CACHE_ENV
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
 FORMAT = "runtime-8"
+
+Parsed = TypeVar("Parsed")
 
 
 def cache_root() -> Path:
@@ -117,3 +120,40 @@ class SummaryCache:
             self.dirty = False
         except (OSError, ValueError):
             return
+
+
+def parsed_module(
+    module: str,
+    memo: dict[str, Parsed],
+    locate: Callable[[str], tuple[Path, bool] | None],
+    cache: SummaryCache,
+    parse: Callable[[Path, bool], Parsed],
+    codec: tuple[Callable[[Parsed], Any], Callable[[Any], Parsed]],
+) -> Parsed | None:
+    """The parsed form of ``module`` of a tree, computed once per run and once per file state.
+
+    Args:
+        memo: the tree's parsed modules so far (filled in here).
+        locate: ``module -> (file, is_package)``, or ``None`` when the tree has no such file.
+        cache: the tree's store; a valid record of the file is decoded instead of parsing.
+        parse: ``(file, is_package) -> parsed``, for a file without a valid record.
+        codec: ``(encode, decode)`` between the parsed form and a record (builtin values).
+
+    Returns:
+        The parsed form, or ``None`` when ``locate`` finds no file (not remembered).
+    """
+    if module in memo:
+        return memo[module]
+    found = locate(module)
+    if found is None:
+        return None
+    file, is_package = found
+    encode, decode = codec
+    record = cache.get(file)
+    if record is not None:
+        parsed = decode(record)
+    else:
+        parsed = parse(file, is_package)
+        cache.put(file, encode(parsed))
+    memo[module] = parsed
+    return parsed

@@ -56,6 +56,29 @@ class DecoratorForms:
         entry = PatchEntry(file=self.facts.file, module=self.module, **fields)
         self.facts.entries.append((entry, tuple(conds)))
 
+    def upstream_entry(
+        self,
+        conds: Any,
+        line: int,
+        scope: str,
+        bound: names.Binding,
+        mechanism: Mechanism,
+        replacement: str,
+        **fields: Any,
+    ) -> None:
+        """Record an entry whose target is the upstream object ``bound`` itself (its dotted
+        path, and its module as the hint); ``fields``: ``key``, ``descriptors``."""
+        self.add(
+            conds,
+            line=line,
+            scope=scope,
+            target=bound.dotted,
+            module_hint=bound.module,
+            mechanism=mechanism,
+            replacement=replacement,
+            **fields,
+        )
+
     def external(self, expr: ast.expr, table: Table) -> names.Binding | None:
         """The binding of ``expr`` when it names an upstream object (outside the plugin and
         the standard library), else ``None``."""
@@ -95,15 +118,8 @@ class DecoratorForms:
                 bound = self.external(call.func.value, table)
                 if bound is not None:
                     key = ast.unparse(call.args[0]) if call.args else None
-                    self.add(
-                        conds,
-                        line=deco.lineno,
-                        scope=scope,
-                        target=bound.dotted,
-                        module_hint=bound.module,
-                        mechanism=Mechanism.REGISTRY,
-                        key=key,
-                        replacement=replacement,
+                    self.upstream_entry(
+                        conds, deco.lineno, scope, bound, Mechanism.REGISTRY, replacement, key=key
                     )
             elif below[index].split(".")[-1] in DESCRIPTORS:
                 seen_descriptor.append(below[index])

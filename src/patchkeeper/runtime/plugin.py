@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.cache import SummaryCache, parsed_module
 from patchkeeper.runtime.facts import FileFacts, ScanSettings, from_record, to_record
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.scan import scan_source
@@ -119,22 +119,13 @@ class PluginTree:
 
     def facts_of(self, module: str) -> FileFacts | None:
         """The facts of a plugin module (parsed once, cached on disk), or ``None``."""
-        if module in self.facts:
-            return self.facts[module]
-        found = self.module_file(module)
-        if found is None:
-            return None
-        file, is_package = found
-        record = self.cache.get(file)
-        if record is not None:
-            facts = from_record(record)
-        else:
-            facts = scan_source(
-                file.read_bytes(), module, self.relative(file), is_package, self.scan_settings
-            )
-            self.cache.put(file, to_record(facts))
-        self.facts[module] = facts
-        return facts
+
+        def scan(file: Path, is_package: bool) -> FileFacts:
+            data = file.read_bytes()
+            return scan_source(data, module, self.relative(file), is_package, self.scan_settings)
+
+        codec = (to_record, from_record)
+        return parsed_module(module, self.facts, self.module_file, self.cache, scan, codec)
 
     def patch_files(self) -> list[Path]:
         """Every Python file of the patch directory, initializers included, sorted."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchkeeper.runtime import nameindex, names
-from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.cache import SummaryCache, parsed_module
 from patchkeeper.runtime.names import Binding
 
 
@@ -180,20 +180,12 @@ class UpstreamTree:
 
     def summary(self, module: str) -> ModuleSummary | None:
         """The parsed summary of ``module`` (cached), or ``None`` when it has no file."""
-        if module in self.summaries:
-            return self.summaries[module]
-        found = self.module_file(module)
-        if found is None:
-            return None
-        file, is_package = found
-        record = self.cache.get(file)
-        if record is not None:
-            summary = summary_from_record(record)
-        else:
-            summary = summarize(file.read_bytes(), module, self.relative(file), is_package)
-            self.cache.put(file, summary_record(summary))
-        self.summaries[module] = summary
-        return summary
+
+        def parse(file: Path, is_package: bool) -> ModuleSummary:
+            return summarize(file.read_bytes(), module, self.relative(file), is_package)
+
+        codec = (summary_record, summary_from_record)
+        return parsed_module(module, self.summaries, self.module_file, self.cache, parse, codec)
 
     def source_lines(self, module: str, start: int, end: int) -> list[str]:
         """Lines ``start``..``end`` (1-based, inclusive) of a module, with line ends."""
