@@ -27,9 +27,18 @@ def test_example_series_applies_to_its_pin(cli, example: Example) -> None:
 
 
 def test_dash_c_reads_relative_paths_from_that_directory(cli, example: Example, tmp_path) -> None:
-    run = cli("-C", str(example.downstream), "verify", "--target", "../upstream/minihttp-1.0",
-              cwd=tmp_path)
-    assert (run.code, run.out.splitlines()[-1]) == (1, "not ok: 0 of 7 patches applied, 0 files drifted")
+    run = cli(
+        "-C",
+        str(example.downstream),
+        "verify",
+        "--target",
+        "../upstream/minihttp-1.0",
+        cwd=tmp_path,
+    )
+    assert (run.code, run.out.splitlines()[-1]) == (
+        1,
+        "not ok: 0 of 7 patches applied, 0 files drifted",
+    )
 
 
 def test_no_configuration_found_says_so(cli, tmp_path) -> None:

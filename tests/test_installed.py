@@ -182,6 +182,19 @@ def test_minihttp_apply_verify_unapply_uninstall(
     assert verify.out.splitlines()[0] == f"verify: {label} against RECORD of minihttp 1.0"
     assert verify.out.splitlines()[-1] == "ok: 7 of 7 patches applied, 0 files drifted"
 
+    # A change outside the series, in a recorded file and as an unrecorded file: drift.
+    init = (package / "__init__.py").read_bytes()
+    (package / "__init__.py").write_bytes(init + b"# edited\n")
+    (package / "extra.py").write_bytes(b"extra = 1\n")
+    drift = cli("verify", "--python", python, cwd=example.downstream)
+    assert drift.code == 1
+    assert [line.split(" (sha256")[0] for line in drift.out.splitlines()[-3:-1]] == [
+        "  changed outside the series: __init__.py differs from pristine",
+        "  changed outside the series: extra.py exists",
+    ]
+    (package / "__init__.py").write_bytes(init)
+    (package / "extra.py").unlink()
+
     assert venv.run(PATCHED).splitlines() == [
         "minihttp 1.0 client (timeout=10.0, retries=3)",
         "1 1",

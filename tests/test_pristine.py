@@ -48,3 +48,24 @@ def test_status_goes_on_when_the_pin_cannot_be_fetched(
     assert run.code == 2
     assert "no project named 'minihttp' on the package indexes" in run.err
     assert "hint: pass --pristine DIR|REQUIREMENT" in run.err
+
+
+def test_verify_sees_changes_to_files_the_series_does_not_touch(cli, example: Example) -> None:
+    target = example.target()
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    (target / "minihttp" / "__init__.py").write_text("changed = True\n")
+    (target / "minihttp" / "extra.py").write_text("extra = 1\n")
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert run.code == 1
+    lines = run.out.splitlines()
+    assert lines[-3].startswith(
+        "  changed outside the series: __init__.py differs from pristine (sha256 "
+    )
+    assert lines[-2].startswith("  changed outside the series: extra.py exists (sha256 ")
+    assert lines[-2].endswith(") but pristine has no such file")
+    assert lines[-1] == "not ok: 7 of 7 patches applied, 2 files drifted"
+    (target / "minihttp" / "extra.py").unlink()
+    (target / "minihttp" / "__init__.py").write_bytes(
+        (example.old / "minihttp" / "__init__.py").read_bytes()
+    )
+    assert cli("verify", "--target", str(target), cwd=example.downstream).code == 0

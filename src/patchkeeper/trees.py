@@ -313,6 +313,26 @@ class Pristine:
             return None
         return self._hashes.get(key)
 
+    @property
+    def at_site_root(self) -> bool:
+        """For a ``RECORD`` reference: the base is site-packages itself (``directory = ""``)."""
+        return self._tree is None and self._prefix == ""
+
+    @property
+    def tree(self) -> Tree | None:
+        """The pristine tree, when the reference is one (not ``RECORD`` hashes)."""
+        return self._tree
+
+    def recorded(self) -> dict[str, str]:
+        """For a ``RECORD`` reference: every hashed file under the base, as a patch path
+        (relative to the base) -> sha256, without the files the series created."""
+        out = {}
+        for key, sha in self._hashes.items():
+            if key in self._created or not key.startswith(self._prefix):
+                continue
+            out[key[len(self._prefix) :]] = sha
+        return out
+
     def read(self, relative: str) -> FileState | None:
         """The pristine content when it is known (a tree), for showing drift; else ``None``."""
         if self._tree is None:

@@ -12,15 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.applied import SeriesState, series_state
+from patchkeeper.applied import FileCheck, SeriesState, series_state
 from patchkeeper.commands.common import check_paths, load_series, overlay_files
 from patchkeeper.config import Config
-from patchkeeper.engine import Workspace
+from patchkeeper.engine import Workspace, touched_paths
 from patchkeeper.errors import ConfigError, FetchError
 from patchkeeper.installed import AppliedRecord
 from patchkeeper.parse import sha256_hex
 from patchkeeper.transaction import Recovery, locked, recover
 from patchkeeper.trees import INSTALLED, pristine_for, record_pristine, target_tree
+from patchkeeper.untouched import untouched_drift
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class VerifyResult:
         overlays: the overlay files compared with the target.
         pristine_unavailable: why the default pristine reference could not be had (``status``
             goes on without it), or ``""``.
+        untouched: files the series does not touch that differ from pristine (changed,
+            added, missing): changes made outside the series.
     """
 
     command: str
@@ -71,6 +74,7 @@ class VerifyResult:
     detailed: bool = False
     overlays: tuple[OverlayCheck, ...] = ()
     pristine_unavailable: str = ""
+    untouched: tuple[FileCheck, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -80,6 +84,7 @@ class VerifyResult:
             and not self.state.drifted
             and not self.record_mismatch
             and overlays_ok
+            and not self.untouched
         )
 
     @property
@@ -143,8 +148,13 @@ def run(
         if from_record:
             reference = record_pristine(tree)[0]
         ws = Workspace(tree.reader())
-        overlays = check_overlays(ws, overlay_files(config, tree))
+        overlay_paths = overlay_files(config, tree)
+        overlays = check_overlays(ws, overlay_paths)
         state = series_state(ws, patches, reference)
+        untouched: tuple[FileCheck, ...] = ()
+        if reference is not None:
+            skip = set(touched_paths(patches)) | set(overlay_paths)
+            untouched = untouched_drift(tree, reference, skip)
         mismatch = ""
         if tree.kind == INSTALLED and tree.dist is not None:
             record = AppliedRecord.load(tree.dist.applied_record_path)
@@ -158,4 +168,5 @@ def run(
         detailed,
         overlays,
         unavailable,
+        untouched,
     )

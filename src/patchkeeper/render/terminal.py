@@ -63,18 +63,17 @@ def failure_lines(failures: tuple[FileFailure, ...], indent: str = "  ") -> list
     return out
 
 
-def _drift_words(check: object) -> str:
-    """What a drifted file is, compared with pristine, in words."""
+def _drift_words(check: object, undone: bool = True) -> str:
+    """What a drifted file is, compared with pristine, in words (``undone``: once the series
+    is undone, for the files it touches)."""
     actual = getattr(check, "actual_sha256", None)
     expected = getattr(check, "expected_sha256", None)
     if expected is None:
         return f"exists (sha256 {actual[:12]}) but pristine has no such file"
+    when = " once the series is undone" if undone else ""
     if actual is None:
-        return f"is missing once the series is undone (pristine sha256 {expected[:12]})"
-    return (
-        f"differs from pristine once the series is undone (sha256 {actual[:12]}, "
-        f"pristine {expected[:12]})"
-    )
+        return f"is missing{when} (pristine sha256 {expected[:12]})"
+    return f"differs from pristine{when} (sha256 {actual[:12]}, pristine {expected[:12]})"
 
 
 def state_lines(state: SeriesState, detailed: bool) -> list[str]:
@@ -138,6 +137,9 @@ def verify_text(result: VerifyResult) -> str:
     lines.extend(state_lines(state, result.detailed))
     if result.record_mismatch:
         lines.append(f"  record: {result.record_mismatch}")
+    for check in result.untouched:
+        words = _drift_words(check, undone=False)
+        lines.append(f"  changed outside the series: {check.path} {words}")
     for overlay in result.overlays:
         if overlay.state != "ok" or result.detailed:
             lines.append(f"  overlay: {overlay.path} {overlay.state}")
@@ -148,6 +150,7 @@ def verify_text(result: VerifyResult) -> str:
         if result.pristine_unavailable:
             lines.append(f"  pristine: {result.pristine_unavailable}")
     else:
-        summary += f", {plural(len(state.drifted), 'file')} drifted"
+        drifted = len(state.drifted) + len(result.untouched)
+        summary += f", {plural(drifted, 'file')} drifted"
     lines.append(("ok: " if result.ok else "not ok: ") + summary)
     return "\n".join(lines)
