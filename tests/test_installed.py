@@ -438,3 +438,27 @@ def test_editable_install_is_refused_with_the_checkout_to_patch(
         f"{source}: its files are not in site-packages and RECORD does not list them",
         f"  hint: patch the checkout itself with --target {source}",
     ]
+
+
+def test_target_site_packages_is_the_installed_distribution(
+    cli, example: Example, venv: Venv, minihttp_wheel: Path, cleanup: list[str]
+) -> None:
+    """--target SITE_PACKAGES that holds the upstream's .dist-info keeps RECORD true too."""
+    before_install = venv.listing()
+    cleanup.append("minihttp")
+    venv.pip("install", "--quiet", "--no-deps", str(minihttp_wheel))
+    run = cli("apply", "--target", str(venv.site), cwd=example.downstream)
+    assert (run.code, run.out.splitlines()) == (
+        0,
+        [f"applied 7 patches on minihttp 1.0 installed in {venv.site}: 4 files changed"],
+    )
+    record = (venv.site / "minihttp-1.0.dist-info" / "RECORD").read_text()
+    assert "minihttp/metrics.py,sha256=" in record
+    assert "minihttp-1.0.dist-info/patchkeeper.json,sha256=" in record
+    run = cli("verify", "--target", str(venv.site), cwd=example.downstream)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 7 of 7 patches applied, 0 files drifted",
+    )
+    venv.pip("uninstall", "--yes", "minihttp")
+    assert venv.listing() == before_install

@@ -95,6 +95,41 @@ def _answer(stdout: str) -> dict | None:
     return None
 
 
+def _editable_url(url: str) -> str:
+    return json.dumps({"url": url, "dir_info": {"editable": True}})
+
+
+def check_installed(
+    dist: InstalledDistribution, direct_url: str | None, where: str | None = None
+) -> None:
+    """Refuse a distribution whose files patchkeeper cannot manage.
+
+    Args:
+        dist: the distribution.
+        direct_url: the text of its ``direct_url.json`` (PEP 610), or ``None``.
+        where: the interpreter or directory it was found through, for the message.
+
+    Raises:
+        TargetError: it is an editable install (its files are in a checkout, not listed in
+            ``RECORD``), or it has no ``RECORD`` (its pristine content is unknown).
+    """
+    info = json.loads(direct_url) if direct_url else {}
+    if isinstance(info, dict) and info.get("dir_info", {}).get("editable"):
+        source = str(info.get("url", "")).removeprefix("file://") or "its source directory"
+        raise TargetError(
+            f"{dist.name} {dist.version} is installed in editable mode from {source}: its "
+            "files are not in site-packages and RECORD does not list them",
+            path=where or dist.dist_info,
+            hint=f"patch the checkout itself with --target {source}",
+        )
+    if not dist.record_path.is_file():
+        raise TargetError(
+            f"{dist.name} {dist.version} has no RECORD, so its pristine content is unknown",
+            path=dist.dist_info,
+            hint="reinstall it from a wheel with pip",
+        )
+
+
 def locate_distribution(name: str, python: Path | None = None) -> InstalledDistribution:
     """Find the installed distribution ``name``.
 
@@ -148,14 +183,6 @@ def locate_distribution(name: str, python: Path | None = None) -> InstalledDistr
             hint=f"install it (pip install {name}), pass --python for another environment, "
             "or --target DIR for a source tree",
         )
-    if found.get("editable") is not None:
-        source = found["editable"].removeprefix("file://") or "its source directory"
-        raise TargetError(
-            f"{name} {found['version']} is installed in editable mode from {source}: its files "
-            "are not in site-packages and RECORD does not list them",
-            path=interpreter,
-            hint=f"patch the checkout itself with --target {source}",
-        )
     dist = InstalledDistribution(
         name=found["name"],
         version=found["version"],
@@ -163,12 +190,8 @@ def locate_distribution(name: str, python: Path | None = None) -> InstalledDistr
         site=Path(found["site"]),
         python=found["python"],
     )
-    if not dist.record_path.is_file():
-        raise TargetError(
-            f"{name} {dist.version} has no RECORD, so its pristine content is unknown",
-            path=dist.dist_info,
-            hint="reinstall it from a wheel with pip",
-        )
+    editable = found.get("editable")
+    check_installed(dist, None if editable is None else _editable_url(editable), interpreter)
     return dist
 
 

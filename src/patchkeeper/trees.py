@@ -22,6 +22,7 @@ from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.installed import (
     AppliedRecord,
     InstalledDistribution,
+    check_installed,
     locate_distribution,
     read_record,
 )
@@ -275,8 +276,44 @@ def target_tree(config: Config, target: Path | None, python: Path | None) -> Tre
             hint="--target names a directory; --python an environment",
         )
     if target is not None:
+        site = site_distribution(target, config)
+        if site is not None:
+            return site
         return directory_tree(target, config)
     return installed_tree(config, python)
+
+
+def site_distribution(directory: Path, config: Config) -> Tree | None:
+    """``--target SITE_PACKAGES`` holding the configured upstream's ``.dist-info``: the
+    installed distribution there (so ``RECORD`` is kept true), else ``None``.
+
+    Raises:
+        TargetError: as :func:`patchkeeper.installed.check_installed`.
+    """
+    import importlib.metadata as metadata
+
+    from packaging.utils import canonicalize_name
+
+    if not config.upstream or not directory.is_dir():
+        return None
+    wanted = canonicalize_name(config.upstream)
+    for dist in metadata.distributions(path=[str(directory.resolve())]):
+        if canonicalize_name(dist.metadata["Name"] or "") != wanted:
+            continue
+        info = Path(str(dist._path))  # type: ignore[attr-defined]
+        site = directory.resolve()
+        found = InstalledDistribution(
+            name=dist.metadata["Name"],
+            version=dist.version,
+            dist_info=info,
+            site=site,
+            python="(none: found by --target)",
+        )
+        check_installed(found, dist.read_text("direct_url.json"))
+        base = _base(site, config.directory)
+        label = f"{found.name} {found.version} installed in {site}"
+        return Tree(INSTALLED, site, base, label, dist=found, version=found.version)
+    return None
 
 
 # --------------------------------------------------------------------------- pristine content
