@@ -301,6 +301,8 @@ def site_distribution(directory: Path, config: Config) -> Tree | None:
         if canonicalize_name(dist.metadata["Name"] or "") != wanted:
             continue
         info = Path(str(dist._path))  # type: ignore[attr-defined]
+        if not info.name.endswith(".dist-info"):
+            continue  # an sdist's or checkout's .egg-info: a source tree, not an install
         site = directory.resolve()
         found = InstalledDistribution(
             name=dist.metadata["Name"],
