@@ -231,7 +231,11 @@ def run(
     topics, differences = branch_topics(root, base_id, branch_id, tag)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
     lsettings = ledger_settings(config)
-    text = lsettings.file.read_text(encoding="utf-8") if lsettings.file.is_file() else ""
+    text = (  # bytes kept as they are, as the ledger writes them (:mod:`patchkeeper.ledger`)
+        lsettings.file.read_bytes().decode("utf-8", "surrogateescape")
+        if lsettings.file.is_file()
+        else ""
+    )
     from patchkeeper.entries import load_entries
 
     entry_names = {entry.name for entry in load_entries(config)}

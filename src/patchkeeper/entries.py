@@ -249,12 +249,13 @@ def read_pin(path: Path) -> str:
         TargetError: the file is missing or names nothing.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise TargetError(f"cannot read the PIN file: {exc.strerror}", path=path) from None
     from patchkeeper.headers import parse_headers
 
-    commit = parse_headers(text.encode("utf-8")).value("Commit")
+    text = data.decode("utf-8", "surrogateescape")  # a stray byte is not a crash
+    commit = parse_headers(data).value("Commit")
     if commit:
         return commit.split()[0]
     for line in text.splitlines():

@@ -9,6 +9,12 @@ of ``patchkeeper ledger [--check]`` and ``patchkeeper retire``.
 
 Values are escaped for GitHub-flavoured Markdown tables: a ``|`` becomes ``\\|`` and a line
 break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)").
+
+Bytes are kept as they are: header values are decoded as UTF-8 with ``surrogateescape``
+(:mod:`patchkeeper.headers`), and the ledger file is read and written the same way, so a
+Latin-1 ``What: caf\\xe9`` lands in the table as the byte ``\\xe9`` (Debian headers are often
+Latin-1). Every command here writes its files in one journaled transaction under the
+downstream's lock (:mod:`patchkeeper.downstream`): all of them change, or none.
 """
 
 from __future__ import annotations
@@ -20,16 +26,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.downstream import commit_files, locked_downstream
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.headers import Headers, parse_headers
 from patchkeeper.ledger_config import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.model import Series, SeriesEntry
 from patchkeeper.parse import _first_diff_index, listed_patch, parse_series, split_lines
+from patchkeeper.transaction import Change
 
 #: Suffixes dropped from a patch's name in the table (``qwen3_5-embed-quant.patch``).
 PATCH_SUFFIXES = (".patch", ".diff")
 #: The Retired table's columns after the name.
 RETIRED_COLUMNS = ("kind", "what", "retired at", "why")
+#: How the ledger file's bytes become text and back: undecodable bytes survive the round trip.
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
 
 
 @dataclass(frozen=True)
@@ -276,10 +287,20 @@ def table_text(config: Config, rows: list[LedgerRow]) -> str:
     return render_table(titles, [(row.name, *row.values) for row in rows])
 
 
+def encode_text(text: str) -> bytes:
+    """The bytes of ledger text; characters decoded by ``surrogateescape`` become their
+    original bytes again.
+
+    >>> encode_text("caf\\udce9 \u2192")
+    b'caf\\xe9 \\xe2\\x86\\x92'
+    """
+    return text.encode(ENCODING, ERRORS)
+
+
 def _read_ledger(settings: LedgerSettings) -> str:
     path: Path = settings.file
     try:
-        return path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode(ENCODING, ERRORS)
     except FileNotFoundError:
         raise PatchFormatError(
             "the ledger file does not exist",
@@ -287,12 +308,15 @@ def _read_ledger(settings: LedgerSettings) -> str:
             hint=f"create it with the lines {settings.begin_marker} --> and "
             f"{settings.end_marker}, or set [tool.patchkeeper.ledger] file",
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PatchFormatError(f"cannot read the ledger file: {exc}", path=path) from None
+    except OSError as exc:
+        raise PatchFormatError(f"cannot read the ledger file: {exc.strerror}", path=path) from None
 
 
 def run(config: Config, *, check: bool = False) -> LedgerResult:
     """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
+
+    Holds the downstream's lock (:func:`patchkeeper.downstream.locked_downstream`), which
+    first rolls back a write that an interrupted command left half done.
 
     Returns:
         A :class:`LedgerResult`; with ``check`` nothing is written and ``exit_code`` is 1
@@ -300,7 +324,14 @@ def run(config: Config, *, check: bool = False) -> LedgerResult:
 
     Raises:
         PatchFormatError: the series, a patch or a marker is missing.
+        LockError: another patchkeeper process works on the downstream.
     """
+    with locked_downstream(config):
+        return update_ledger(config, check=check)
+
+
+def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:
+    """:func:`run` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
     rows = ledger_rows(config)
     before = _read_ledger(settings)
@@ -314,7 +345,7 @@ def run(config: Config, *, check: bool = False) -> LedgerResult:
     stale = after != before
     written = False
     if stale and not check:
-        write_atomic(settings.file, after.encode("utf-8"))
+        commit_files(config, [Change(settings.file, encode_text(after))])
         written = True
     return LedgerResult(
         path=settings.file,
@@ -378,11 +409,20 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
 
     Takes the patch out of the series and the tree and records it in the Retired table
     (its kind and what from its headers, the version, the reason); the ledger table is
-    rewritten without it. The series and the ledger are written before the file is removed.
+    rewritten without it. The series, the ledger and the removal of the patch file are one
+    transaction under the downstream's lock: all three happen, or none.
 
     Raises:
         PatchkeeperError: ``name`` is not in the series, or a marker is missing.
+        TargetError: a file cannot be written (nothing was changed).
+        LockError: another patchkeeper process works on the downstream.
     """
+    with locked_downstream(config):
+        return retire_patch(config, name, at=at, why=why)
+
+
+def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResult:
+    """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
     series = parse_series(config.series)
     entry = _find_entry(series, name)
@@ -401,12 +441,12 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
         settings.file,
     )
     text = add_retired(text, settings, (row_name(entry.name), kind, what, at, why))
-    write_atomic(series.path, series_bytes)
-    write_atomic(settings.file, text.encode("utf-8"))
+    changes = [Change(series.path, series_bytes), Change(settings.file, encode_text(text))]
     removed = None
     if patch_file.is_file():
-        patch_file.unlink()
+        changes.append(Change(patch_file, None))
         removed = patch_file
+    commit_files(config, changes)
     return RetireResult(
         name=row_name(entry.name),
         patch_file=removed,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.downstream import journal_dir
 from patchkeeper.engine import FileState
 from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import (
@@ -212,6 +213,7 @@ def run(
     work = WorkDir(settings.work_dir)
     with locked(config.root, config.lock_timeout, "the downstream's port"):
         recover(work.journal, config.root)
+        recover(journal_dir(config), config.root)  # a retire or ledger write cut short
         if action == "abort":
             state = work.load()
             work.remove()
