@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper import gitops
-from patchkeeper.config import Config, validate
+from patchkeeper.config import Bounds, Config, validate
 from patchkeeper.errors import ConfigError, GitError, TargetError
 from patchkeeper.findings import Finding, display_path
 from patchkeeper.ledger_config import entries_table
@@ -52,7 +52,7 @@ _FOREIGN_SCHEMA: dict[str, Any] = {
     "commit": (str, None),
     "pin-file": (str, None),
     "repository": (str, ""),
-    "strip": (int, 1),
+    "strip": (int, 1, Bounds(0, hint="strip = 1 drops the a/ and b/ of git's paths; 0 keeps them")),
     "checkout": (str, None),
     "fields": (dict, {}),
 }
