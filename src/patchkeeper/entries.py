@@ -90,7 +90,16 @@ class Entry:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def field_value(self, name: str) -> str:
-        """The value of field ``name`` (any case), ``""`` when absent."""
+        """The value of field ``name`` (any case), ``""`` when absent; a family (``Bug*``)
+        joins its members as :meth:`patchkeeper.headers.Headers.value` does."""
+        from patchkeeper.headers import FAMILY, family_label, in_family
+
+        if name.endswith(FAMILY):
+            return ", ".join(
+                family_label(name, key) + str(value)
+                for key, value in self.fields.items()
+                if in_family(name, key)
+            )
         for key, value in self.fields.items():
             if key.lower() == name.lower():
                 return str(value)

@@ -7,6 +7,7 @@ A sample, in ``patchkeeper.toml`` (the same under ``[tool.patchkeeper.*]`` in py
     required = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
     kinds = ["backport", "fix", "feature", "local", "own"]
     columns = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
+                             # a name ending in * is a family: "Bug*" is Bug and Bug-<Vendor>
 
     [ledger]
     file = "PATCHES.md"
@@ -43,9 +44,11 @@ from patchkeeper.findings import CODES
 LEDGER_FIELDS = ("Kind", "What", "Upstream", "Cut-against", "Retires-when")
 #: The seed's kinds (its list "Kinds: backport, fix, feature, local, own").
 KINDS = ("backport", "fix", "feature", "local", "own")
-#: DEP-3's required field (``Description``, or its alias ``Subject``) and a useful table.
+#: DEP-3's required field (``Description``, or its alias ``Subject``) and a useful table;
+#: ``Bug*`` is one column for ``Bug`` and every ``Bug-<Vendor>`` (:func:`headers.in_family`),
+#: so Debian's ``Bug-Debian`` lines show (the user-test report, bug 19).
 DEP3_REQUIRED = ("Description",)
-DEP3_COLUMNS = ("Description", "Origin", "Bug", "Forwarded", "Last-Update")
+DEP3_COLUMNS = ("Description", "Origin", "Bug*", "Forwarded", "Last-Update")
 
 register_section(
     "headers",
