@@ -202,7 +202,7 @@ class WorkDir:
         _write(safe_path(reference, patch.name), patch.raw)
         manifest = {"patch": patch.name, "paths": paths}
         _write(self.conflict / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
-        _write(self.conflict / INSTRUCTIONS, instructions.encode("utf-8"))
+        _write(self.conflict / INSTRUCTIONS, instructions.encode("utf-8", "surrogateescape"))
 
     def read_resolution(self) -> tuple[str, dict[str, FileState | None]]:
         """The stopped patch's name and its resolved files (path -> content, ``None`` = absent).
