@@ -192,3 +192,21 @@ def test_records_keep_a_latin1_byte(tmp_path: Path) -> None:
         b'{\n  "why": "Retires-when: caf\\udce9 done"\n}\n'
     )
     assert evidence_store.read_json(tmp_path / "e.json") == {"why": value}
+
+
+def test_decisions_toml_gets_a_replacement_character_and_reads_only_utf8(tmp_path: Path) -> None:
+    """A Latin-1 removal condition goes into the TOML decisions file as U+FFFD (TOML is UTF-8);
+    a decisions file with a byte that is not UTF-8 is an input error naming its line."""
+    from patchkeeper import decisions
+    from patchkeeper.errors import ConfigError
+
+    condition = b"caf\xe9 upstreamed".decode("utf-8", "surrogateescape")
+    table = decisions.Decision("series", "a.patch", "carry", "", condition, "")
+    path = tmp_path / "patchkeeper-decisions.toml"
+    path.write_text(decisions.render_table(table))
+    assert path.read_bytes().splitlines()[3] == b'removal-condition = "caf\xef\xbf\xbd upstreamed"'
+    assert decisions.load(path).get("series", "a.patch").removal_condition == "caf\ufffd upstreamed"
+    path.write_bytes(path.read_bytes() + b"# Ren\xe9\n")
+    with pytest.raises(ConfigError) as caught:
+        decisions.load(path)
+    assert (caught.value.message, caught.value.line) == ("not UTF-8 (TOML is): byte 0xe9", 6)
