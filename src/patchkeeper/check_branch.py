@@ -72,14 +72,17 @@ def _unescape(cell: str) -> str:
     return cell.strip().replace("\\|", "|")
 
 
-def ledger_names(text: str, begin: str, end: str) -> list[str]:
+def ledger_names(text: str, begin: str, end: str, path: Path | None = None) -> list[str]:
     """The first cells of the table rows between the markers (header and rule skipped).
+
+    Raises:
+        PatchFormatError: the markers of ``path`` are not one pair.
 
     >>> ledger_names("<!-- b -->\\n| patch | kind |\\n|---|---|\\n| a | fix |\\n<!-- e -->\\n",
     ...              "<!-- b", "<!-- e")
     ['a']
     """
-    body = section_body(text, begin, end) or ""
+    body = section_body(text, begin, end, path) or ""
     rows = [line for line in body.splitlines() if line.strip().startswith("|")]
     names = []
     for line in rows[2:]:
@@ -231,13 +234,17 @@ def run(
     topics, differences = branch_topics(root, base_id, branch_id, tag)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
     lsettings = ledger_settings(config)
-    text = lsettings.file.read_text(encoding="utf-8") if lsettings.file.is_file() else ""
+    text = (  # bytes kept as they are, as the ledger writes them (:mod:`patchkeeper.ledger`)
+        lsettings.file.read_bytes().decode("utf-8", "surrogateescape")
+        if lsettings.file.is_file()
+        else ""
+    )
     from patchkeeper.entries import load_entries
 
     entry_names = {entry.name for entry in load_entries(config)}
     ledger = [
         name
-        for name in ledger_names(text, lsettings.begin_marker, lsettings.end_marker)
+        for name in ledger_names(text, lsettings.begin_marker, lsettings.end_marker, lsettings.file)
         if name not in entry_names
     ]
     differences += compare_topics(

@@ -12,9 +12,12 @@ A sample ``patchkeeper.toml`` (the same keys go under ``[tool.patchkeeper]``)::
     pristine = "../vllm-0.27.1"  # the pristine tree for directory targets: a directory (relative
                                # to this file) or a requirement; default: upstream==pin
 
-Every key is checked: an unknown key or a value of the wrong type is a :class:`ConfigError`
-naming the key and the file. Feature sections (``[tool.patchkeeper.ledger]`` and so on) are
-declared in :data:`SCHEMA` too, so the same check covers them.
+Every key is checked: an unknown key, a value of the wrong type, a value outside its allowed
+set (:class:`OneOf`) or range (:class:`Bounds`) is a :class:`ConfigError` naming the key, the
+file and what is allowed. Feature sections (``[tool.patchkeeper.ledger]`` and so on) are
+declared in :data:`SCHEMA` too, so the same check covers them when the configuration is
+loaded, whatever the command (the user-test report, bug 18: ``[headers] schema = "dep4"``
+passed ``apply`` and ``verify`` silently).
 """
 
 from __future__ import annotations
@@ -34,17 +37,99 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 CONFIG_FILE = "patchkeeper.toml"
 PYPROJECT = "pyproject.toml"
 
-#: key -> (expected type(s), default). A nested dict is a sub-table with its own schema.
-#: Types: str, int, float, bool, list (of str), dict (free-form table).
+
+@dataclass(frozen=True)
+class OneOf:
+    """A rule: the value (each item of a list value) is one of ``values``.
+
+    Attributes:
+        values: the allowed values, in the order the error message lists them.
+        hint: what to tell the user, when more than the list helps.
+    """
+
+    values: tuple[str, ...]
+    hint: str | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` (a message tail), or ``None`` when it is allowed.
+
+        >>> print(OneOf(("ledger", "dep3")).problem("dep4"))
+        must be "ledger" or "dep3", not 'dep4'
+        >>> print(OneOf(("a", "b", "c")).problem(["a", "x"]))
+        may only list "a", "b" or "c", not 'x'
+        """
+        allowed = _listed(self.values)
+        if isinstance(value, list):
+            bad = next((item for item in value if item not in self.values), None)
+            return None if bad is None else f"may only list {allowed}, not {bad!r}"
+        return None if value in self.values else f"must be {allowed}, not {value!r}"
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A rule: a number at least ``minimum`` (more than it, when ``exclusive``) and at most
+    ``maximum``.
+
+    Attributes:
+        minimum, maximum: the limits (``None``: none).
+        exclusive: the minimum itself is not allowed (a timeout of 0 s).
+        unit: the unit named in the message (``"seconds"``).
+        hint: what to tell the user.
+    """
+
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive: bool = False
+    unit: str = ""
+    hint: str | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` (a message tail), or ``None`` when it is allowed.
+
+        >>> Bounds(0, unit="seconds").problem(-5)
+        'must be 0 seconds or more, not -5'
+        >>> Bounds(0, exclusive=True).problem(0), Bounds(7, 40).problem(3)
+        ('must be more than 0, not 0', 'must be between 7 and 40, not 3')
+        """
+        low, high = self.minimum, self.maximum
+        too_low = low is not None and (value <= low if self.exclusive else value < low)
+        if not too_low and (high is None or value <= high):
+            return None
+        unit = f" {self.unit}" if self.unit else ""
+        if low is not None and high is not None:
+            wanted = f"between {low:g} and {high:g}{unit}"
+        elif low is not None:
+            wanted = f"more than {low:g}{unit}" if self.exclusive else f"{low:g}{unit} or more"
+        else:
+            wanted = f"{high:g}{unit} or less"
+        return f"must be {wanted}, not {value!r}"
+
+
+def _listed(values: tuple[str, ...]) -> str:
+    quoted = [f'"{value}"' for value in values]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+#: key -> (expected type(s), default) or (type(s), default, rule): a rule (:class:`OneOf`,
+#: :class:`Bounds`) limits the values a key may take. A nested dict is a sub-table with its own
+#: schema. Types: str, int, float, bool, list (of str), dict (free-form table).
 SCHEMA: dict[str, Any] = {
     "upstream": (str, None),
     "pin": (str, None),
     "series": (str, "patches/series"),
-    "strip": (int, 1),
+    "strip": (
+        int,
+        1,
+        Bounds(0, hint="strip = 1 drops the a/ and b/ of git's paths (patch -p1); 0 keeps them"),
+    ),
     "directory": (str, ""),
-    "fetch": (str, "sdist"),
+    "fetch": (str, "sdist", OneOf(("sdist", "wheel"))),
     "pristine": (str, None),
-    "lock-timeout": ((int, float), 10.0),
+    "lock-timeout": (
+        (int, float),
+        10.0,
+        Bounds(0, unit="seconds", hint="0 fails at once when another process holds the lock"),
+    ),
 }
 
 
@@ -143,14 +228,27 @@ def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:
         )
 
 
+def _check_rule(key: str, value: Any, rule: OneOf | Bounds, source: Path) -> None:
+    problem = rule.problem(value)
+    if problem is None:
+        return
+    if rule.hint:
+        hint = rule.hint
+    elif isinstance(rule, OneOf):
+        hint = f"set '{key}' to one of: {', '.join(rule.values)}"
+    else:
+        hint = f"fix '{key}' in the [tool.patchkeeper] settings"
+    raise ConfigError(f"key '{key}' {problem}", path=source, hint=hint)
+
+
 def validate(
     table: dict[str, Any], source: Path, schema: dict[str, Any] | None = None, prefix: str = ""
 ) -> dict[str, Any]:
     """Check ``table`` against ``schema`` and return it with defaults filled in.
 
     Raises:
-        ConfigError: naming the dotted key (``ledger.markers``) for an unknown key or a
-            value of the wrong type.
+        ConfigError: naming the dotted key (``ledger.markers``) for an unknown key, a value
+            of the wrong type, or a value its rule does not allow (with the allowed values).
     """
     schema = SCHEMA if schema is None else schema
     out: dict[str, Any] = {}
@@ -170,6 +268,8 @@ def validate(
             out[key] = validate(value, source, spec, prefix=f"{dotted}.")
         else:
             _check_value(dotted, value, spec[0], source)
+            if len(spec) > 2:
+                _check_rule(dotted, value, spec[2], source)
             out[key] = value
     for key, spec in schema.items():
         if key in out:
@@ -246,14 +346,6 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         source, table = find_config((start or Path.cwd()).resolve())
     root = source.parent if source else (start or Path.cwd()).resolve()
     values = validate(table, source or root / CONFIG_FILE)
-    if values["fetch"] not in ("sdist", "wheel"):
-        raise ConfigError(
-            f'key \'fetch\' must be "sdist" or "wheel", not {values["fetch"]!r}', path=source
-        )
-    if values["strip"] < 0:
-        raise ConfigError("key 'strip' must be 0 or more", path=source)
-    if values["lock-timeout"] < 0:
-        raise ConfigError("key 'lock-timeout' must be 0 or more seconds", path=source)
     directory = values["directory"].strip("/")
     if directory.startswith("..") or "/../" in f"/{directory}/":
         raise ConfigError("key 'directory' must stay inside the upstream tree", path=source)

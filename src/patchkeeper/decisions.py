@@ -102,14 +102,20 @@ class Decisions:
 
 
 def toml_string(text: str) -> str:
-    """A TOML basic string (``"..."``) holding ``text`` exactly.
+    """A TOML basic string (``"..."``) holding ``text`` exactly, except a byte that was not
+    UTF-8 (kept by ``surrogateescape``, as a Latin-1 header's): TOML is UTF-8 and cannot hold
+    it, so it becomes U+FFFD, as a UTF-8 editor shows it.
 
     >>> print(toml_string('say "hi"\\nC:\\\\'))
     "say \\"hi\\"\\nC:\\\\"
+    >>> toml_string("caf\\udce9") == '"caf\\ufffd"'
+    True
     """
     out = []
     for char in text:
-        if char in '"\\':
+        if "\udc80" <= char <= "\udcff":
+            out.append("\ufffd")
+        elif char in '"\\':
             out.append("\\" + char)
         elif char == "\n":
             out.append("\\n")
@@ -120,6 +126,30 @@ def toml_string(text: str) -> str:
         else:
             out.append(char)
     return '"' + "".join(out) + '"'
+
+
+def read_utf8(path: Path) -> str:
+    """The text of the decisions file (TOML is UTF-8).
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ConfigError: it cannot be read, or a byte is not UTF-8 (naming its line).
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"not UTF-8 (TOML is): byte 0x{data[exc.start]:02x}",
+            path=path,
+            line=data.count(b"\n", 0, exc.start) + 1,
+            hint="save the file as UTF-8",
+        ) from None
 
 
 def table_header(kind: str, key: str) -> str:
@@ -146,11 +176,9 @@ def load(path: Path) -> Decisions:
             allowed for its kind; the message names the table and its line.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path)
     except FileNotFoundError:
         return Decisions(path, {})
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -226,7 +254,7 @@ def append_tables(path: Path, new: list[tuple[Decision, tuple[str, ...]]]) -> st
     ``new`` (the caller merges by key). Returns the text; the caller writes it.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path)
     except FileNotFoundError:
         text = HEADER
     if not new:

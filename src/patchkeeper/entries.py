@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper import gitops
-from patchkeeper.config import Config, validate
+from patchkeeper.config import Bounds, Config, validate
 from patchkeeper.errors import ConfigError, GitError, TargetError
 from patchkeeper.findings import Finding, display_path
 from patchkeeper.ledger_config import entries_table
@@ -52,7 +52,7 @@ _FOREIGN_SCHEMA: dict[str, Any] = {
     "commit": (str, None),
     "pin-file": (str, None),
     "repository": (str, ""),
-    "strip": (int, 1),
+    "strip": (int, 1, Bounds(0, hint="strip = 1 drops the a/ and b/ of git's paths; 0 keeps them")),
     "checkout": (str, None),
     "fields": (dict, {}),
 }
@@ -90,7 +90,16 @@ class Entry:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def field_value(self, name: str) -> str:
-        """The value of field ``name`` (any case), ``""`` when absent."""
+        """The value of field ``name`` (any case), ``""`` when absent; a family (``Bug*``)
+        joins its members as :meth:`patchkeeper.headers.Headers.value` does."""
+        from patchkeeper.headers import FAMILY, family_label, in_family
+
+        if name.endswith(FAMILY):
+            return ", ".join(
+                family_label(name, key) + str(value)
+                for key, value in self.fields.items()
+                if in_family(name, key)
+            )
         for key, value in self.fields.items():
             if key.lower() == name.lower():
                 return str(value)
@@ -249,12 +258,13 @@ def read_pin(path: Path) -> str:
         TargetError: the file is missing or names nothing.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise TargetError(f"cannot read the PIN file: {exc.strerror}", path=path) from None
     from patchkeeper.headers import parse_headers
 
-    commit = parse_headers(text.encode("utf-8")).value("Commit")
+    text = data.decode("utf-8", "surrogateescape")  # a stray byte is not a crash
+    commit = parse_headers(data).value("Commit")
     if commit:
         return commit.split()[0]
     for line in text.splitlines():

@@ -156,6 +156,8 @@ def now_utc() -> str:
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8, ``\n`` line endings) atomically: a temporary file renamed.
 
+    A byte kept by ``surrogateescape`` (a Latin-1 patch header) is written as that byte.
+
     Raises:
         EvidenceError: the directory cannot be created or written.
     """
@@ -163,7 +165,9 @@ def write_text(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            with os.fdopen(
+                fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n"
+            ) as handle:
                 handle.write(text)
             os.replace(tmp, path)
         finally:
@@ -177,8 +181,12 @@ def write_text(path: Path, text: str) -> None:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as indented UTF-8 JSON, atomically (see :func:`write_text`)."""
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Write ``data`` as indented UTF-8 JSON, atomically (see :func:`write_text`); a byte
+    kept by ``surrogateescape`` is written as its ``\\udcXX`` escape, so the file stays UTF-8
+    and reads back as the same string (:func:`patchkeeper.render.json_text`)."""
+    from patchkeeper.render import json_text
+
+    write_text(path, json_text(data) + "\n")
 
 
 def read_json(path: Path) -> Any | None:

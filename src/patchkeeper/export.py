@@ -28,12 +28,14 @@ from pathlib import Path
 from patchkeeper import constants as C
 from patchkeeper import gitops
 from patchkeeper.config import Config
+from patchkeeper.downstream import commit_files, locked_downstream
 from patchkeeper.errors import ConfigError, PatchkeeperError
 from patchkeeper.findings import Finding
 from patchkeeper.ledger import write_atomic
 from patchkeeper.ledger_config import GitSettings, git_settings
 from patchkeeper.model import Patch
 from patchkeeper.parse import split_lines
+from patchkeeper.transaction import Change
 
 #: A topic name: ``qwen3_5-embed-quant``, ``kvarn/kvarn-0.32.0`` (no ``..``, no leading ``/``).
 TOPIC = r"[A-Za-z0-9][A-Za-z0-9._+-]*(?:/[A-Za-z0-9][A-Za-z0-9._+-]*)*"
@@ -311,7 +313,8 @@ def export_range(
     """``patchkeeper export --range BASE..BRANCH``: every topic commit to
     ``<patches>/<topic>.patch``, and the series rewritten in commit order.
 
-    Nothing is written when a commit is not a topic commit or a topic repeats.
+    Nothing is written when a commit is not a topic commit or a topic repeats; the patch
+    files and the series are written in one transaction (:mod:`patchkeeper.downstream`).
 
     Raises:
         ExportError: as :func:`range_topics` and :func:`commit_diff`.
@@ -334,12 +337,16 @@ def export_range(
         (commit, topic, render_commit(root, commit, config, notes.get(commit))[1])
         for commit, topic, _ in topics
     ]
-    written = []
-    for commit, topic, data in rendered:
-        path = config.patches_dir / f"{topic}.patch"
-        written.append(ExportedPatch(topic, commit, path, _write(path, data)))
-    data, dropped = series_bytes(config.series, [f"{topic}.patch" for _, topic, _ in rendered])
-    _write(config.series, data)
+    with locked_downstream(config):
+        data, dropped = series_bytes(config.series, [f"{topic}.patch" for _, topic, _ in rendered])
+        changes = [
+            Change(config.patches_dir / f"{topic}.patch", patch) for _, topic, patch in rendered
+        ]
+        changed = set(commit_files(config, [*changes, Change(config.series, data)]))
+    written = [
+        ExportedPatch(topic, commit, change.path, change.path in changed)
+        for (commit, topic, _), change in zip(rendered, changes, strict=True)
+    ]
     return ExportResult(
         patches=tuple(written), series=config.series, dropped=dropped, root=config.root
     )

@@ -49,6 +49,34 @@ ALIASES: dict[str, tuple[str, ...]] = {
 #: Mail headers whose values may hold RFC 2047 encoded words (``=?utf-8?q?...?=``).
 MAIL_HEADERS = frozenset({"from", "subject", "to", "cc"})
 
+#: A name ending in this names a family of fields: ``Bug*`` is ``Bug`` and every
+#: ``Bug-<Vendor>`` (DEP-3: ``Bug-Debian``, ``Bug-Ubuntu``; Debian also writes
+#: ``Bug-Debian-Security``).
+FAMILY = "*"
+
+
+def in_family(family: str, name: str) -> bool:
+    """Whether field ``name`` belongs to ``family`` (``Bug*``): the family's name itself, or
+    that name, ``-`` and more; any case.
+
+    >>> [in_family("Bug*", n) for n in ("BUG", "Bug-Debian", "Bugs", "Debian-Bug")]
+    [True, True, False, False]
+    """
+    base = normalize(family.removesuffix(FAMILY))
+    key = normalize(name)
+    return key == base or key.startswith(base + "-")
+
+
+def family_label(family: str, name: str) -> str:
+    """The prefix a member's value gets in a family's value: ``""`` for the family's own
+    name, else the vendor as written and ``": "``.
+
+    >>> family_label("Bug*", "Bug"), family_label("Bug*", "Bug-Debian-Security")
+    ('', 'Debian-Security: ')
+    """
+    vendor = name.strip()[len(family.removesuffix(FAMILY)) + 1 :]
+    return f"{vendor}: " if vendor else ""
+
 
 def normalize(name: str) -> str:
     """Return the comparison key of a field name: lower case, surrounding blanks removed.
@@ -121,8 +149,19 @@ class Headers:
     def value(self, name: str, *, aliases: bool = True) -> str:
         """Every value of ``name`` (or of its first present alias) joined by ``", "``; ``""``.
 
-        A ``Subject`` loses its ``[PATCH ...]`` prefix, as ``git am`` drops it.
+        A ``Subject`` loses its ``[PATCH ...]`` prefix, as ``git am`` drops it. A family name
+        (``Bug*``) gives the value of every member in file order, a vendor's labelled:
+
+        >>> h = parse_headers(b"Bug-Debian: https://bugs/1\\nBug: https://gh/2\\n")
+        >>> h.value("Bug*")
+        'Debian: https://bugs/1, https://gh/2'
         """
+        if name.endswith(FAMILY):
+            return ", ".join(
+                family_label(name, item.name) + item.value
+                for item in self.fields
+                if in_family(name, item.name)
+            )
         first = self.get(name, aliases=aliases)
         if first is None:
             return ""

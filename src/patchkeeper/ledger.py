@@ -9,6 +9,12 @@ of ``patchkeeper ledger [--check]`` and ``patchkeeper retire``.
 
 Values are escaped for GitHub-flavoured Markdown tables: a ``|`` becomes ``\\|`` and a line
 break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)").
+
+Bytes are kept as they are: header values are decoded as UTF-8 with ``surrogateescape``
+(:mod:`patchkeeper.headers`), and the ledger file is read and written the same way, so a
+Latin-1 ``What: caf\\xe9`` lands in the table as the byte ``\\xe9`` (Debian headers are often
+Latin-1). Every command here writes its files in one journaled transaction under the
+downstream's lock (:mod:`patchkeeper.downstream`): all of them change, or none.
 """
 
 from __future__ import annotations
@@ -20,16 +26,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.downstream import commit_files, locked_downstream
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
-from patchkeeper.headers import Headers, parse_headers
+from patchkeeper.headers import FAMILY, Headers, parse_headers
 from patchkeeper.ledger_config import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.model import Series, SeriesEntry
 from patchkeeper.parse import _first_diff_index, listed_patch, parse_series, split_lines
+from patchkeeper.transaction import Change
 
 #: Suffixes dropped from a patch's name in the table (``qwen3_5-embed-quant.patch``).
 PATCH_SUFFIXES = (".patch", ".diff")
 #: The Retired table's columns after the name.
 RETIRED_COLUMNS = ("kind", "what", "retired at", "why")
+#: How the ledger file's bytes become text and back: undecodable bytes survive the round trip.
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
 
 
 @dataclass(frozen=True)
@@ -130,12 +141,13 @@ def escape_cell(value: str) -> str:
 
 
 def column_title(field: str) -> str:
-    """The seed's column title of a field: lower case, ``-`` as a space.
+    """The seed's column title of a field: lower case, ``-`` as a space; a family (``Bug*``)
+    is titled by its name.
 
-    >>> column_title("Cut-against")
-    'cut against'
+    >>> column_title("Cut-against"), column_title("Bug*")
+    ('cut against', 'bug')
     """
-    return field.lower().replace("-", " ")
+    return field.removesuffix(FAMILY).lower().replace("-", " ")
 
 
 def render_table(titles: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
@@ -152,11 +164,76 @@ def render_table(titles: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _find_marker(lines: list[str], marker: str, start: int) -> int:
-    for index in range(start, len(lines)):
-        if lines[index].lstrip().startswith(marker):
-            return index
-    return -1
+def _marker_kind(line: str, begin: str, end: str) -> str | None:
+    """``"begin"``, ``"end"`` or ``None`` for one line (a line matching both markers, when one
+    is a prefix of the other, is the longer one's)."""
+    text = line.lstrip()
+    found = [(len(m), kind) for m, kind in ((begin, "begin"), (end, "end")) if text.startswith(m)]
+    return max(found)[1] if found else None
+
+
+def marker_lines(text: str, begin: str, end: str, path: Path | None) -> tuple[int, int] | None:
+    """The 0-based indices of the ``begin`` and ``end`` marker lines of ``text``, or ``None``
+    when neither marker is there.
+
+    A file holds one pair: a second begin line (a second table, which ``ledger`` would
+    silently leave stale) or an end line outside the pair is an error, as is a begin line
+    without an end line after it (the user-test report, bug 19).
+
+    >>> marker_lines("a\\n<!-- b -->\\n| t |\\n<!-- e -->\\n", "<!-- b", "<!-- e", None)
+    (1, 3)
+
+    Raises:
+        PatchFormatError: naming ``path`` and the offending line.
+    """
+    lines = text.splitlines()
+    kinds = [_marker_kind(line, begin, end) for line in lines]
+    begins = [index for index, kind in enumerate(kinds) if kind == "begin"]
+    ends = [index for index, kind in enumerate(kinds) if kind == "end"]
+    if not begins:
+        if ends:
+            raise PatchFormatError(
+                f"a {end!r} line, but no line starting with {begin!r} before it",
+                path=path,
+                line=ends[0] + 1,
+                hint=f"add a line {begin} ... --> where the table starts",
+            )
+        return None
+    first = begins[0]
+    following = [index for index in ends if index > first]
+    if len(begins) > 1 and (not following or begins[1] < following[0]):
+        raise PatchFormatError(
+            f"a second {begin!r} line before the {end!r} line of the one on line {first + 1}",
+            path=path,
+            line=begins[1] + 1,
+            hint=f"remove it, or add the line {end} that closes the first table",
+        )
+    if not following:
+        raise PatchFormatError(
+            f"no {end!r} line after the begin marker",
+            path=path,
+            line=first + 1,
+            hint=f"add a line {end} after the table",
+        )
+    last = following[0]
+    if len(begins) > 1:
+        raise PatchFormatError(
+            f"a second {begin!r} line; the table is already between lines {first + 1} and "
+            f"{last + 1}",
+            path=path,
+            line=begins[1] + 1,
+            hint="the file holds one table: remove the second begin line (and its end line and "
+            "table, if any)",
+        )
+    stray = [index for index in ends if index != last]
+    if stray:
+        raise PatchFormatError(
+            f"a {end!r} line outside the table between lines {first + 1} and {last + 1}",
+            path=path,
+            line=stray[0] + 1,
+            hint="remove it: the table has one begin and one end marker",
+        )
+    return first, last
 
 
 def replace_between(text: str, begin: str, end: str, body: str, path: Path) -> str:
@@ -165,35 +242,32 @@ def replace_between(text: str, begin: str, end: str, body: str, path: Path) -> s
     The marker lines themselves stay as written (the seed's begin marker carries a note).
 
     Raises:
-        PatchFormatError: a marker is missing, naming the file and the marker.
+        PatchFormatError: a marker is missing or repeated (:func:`marker_lines`), naming the
+            file, the line and the marker.
     """
-    lines = text.splitlines(keepends=True)
-    first = _find_marker(lines, begin, 0)
-    if first == -1:
+    found = marker_lines(text, begin, end, path)
+    if found is None:
         raise PatchFormatError(
             f"no line starting with {begin!r}",
             path=path,
             hint=f"add the marker lines {begin} ... --> and {end} where the table goes",
         )
-    last = _find_marker(lines, end, first + 1)
-    if last == -1:
-        raise PatchFormatError(
-            f"no {end!r} line after the begin marker",
-            path=path,
-            line=first + 1,
-            hint=f"add a line {end} after the table",
-        )
+    first, last = found
+    lines = text.splitlines(keepends=True)
     return "".join(lines[: first + 1]) + body + "".join(lines[last:])
 
 
-def section_body(text: str, begin: str, end: str) -> str | None:
-    """The text between two marker lines, or ``None`` when the markers are absent."""
-    lines = text.splitlines(keepends=True)
-    first = _find_marker(lines, begin, 0)
-    last = _find_marker(lines, end, first + 1) if first != -1 else -1
-    if first == -1 or last == -1:
+def section_body(text: str, begin: str, end: str, path: Path | None = None) -> str | None:
+    """The text between two marker lines, or ``None`` when the markers are absent.
+
+    Raises:
+        PatchFormatError: the markers are not one pair (:func:`marker_lines`).
+    """
+    found = marker_lines(text, begin, end, path)
+    if found is None:
         return None
-    return "".join(lines[first + 1 : last])
+    first, last = found
+    return "".join(text.splitlines(keepends=True)[first + 1 : last])
 
 
 def unified_diff(before: str, after: str, path: Path) -> str:
@@ -276,10 +350,20 @@ def table_text(config: Config, rows: list[LedgerRow]) -> str:
     return render_table(titles, [(row.name, *row.values) for row in rows])
 
 
+def encode_text(text: str) -> bytes:
+    """The bytes of ledger text; characters decoded by ``surrogateescape`` become their
+    original bytes again.
+
+    >>> encode_text("caf\\udce9 \u2192")
+    b'caf\\xe9 \\xe2\\x86\\x92'
+    """
+    return text.encode(ENCODING, ERRORS)
+
+
 def _read_ledger(settings: LedgerSettings) -> str:
     path: Path = settings.file
     try:
-        return path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode(ENCODING, ERRORS)
     except FileNotFoundError:
         raise PatchFormatError(
             "the ledger file does not exist",
@@ -287,12 +371,15 @@ def _read_ledger(settings: LedgerSettings) -> str:
             hint=f"create it with the lines {settings.begin_marker} --> and "
             f"{settings.end_marker}, or set [tool.patchkeeper.ledger] file",
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PatchFormatError(f"cannot read the ledger file: {exc}", path=path) from None
+    except OSError as exc:
+        raise PatchFormatError(f"cannot read the ledger file: {exc.strerror}", path=path) from None
 
 
 def run(config: Config, *, check: bool = False) -> LedgerResult:
     """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
+
+    Holds the downstream's lock (:func:`patchkeeper.downstream.locked_downstream`), which
+    first rolls back a write that an interrupted command left half done.
 
     Returns:
         A :class:`LedgerResult`; with ``check`` nothing is written and ``exit_code`` is 1
@@ -300,10 +387,18 @@ def run(config: Config, *, check: bool = False) -> LedgerResult:
 
     Raises:
         PatchFormatError: the series, a patch or a marker is missing.
+        LockError: another patchkeeper process works on the downstream.
     """
+    with locked_downstream(config):
+        return update_ledger(config, check=check)
+
+
+def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:
+    """:func:`run` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
     rows = ledger_rows(config)
     before = _read_ledger(settings)
+    _check_retired_markers(before, settings)
     after = replace_between(
         before,
         settings.begin_marker,
@@ -314,7 +409,7 @@ def run(config: Config, *, check: bool = False) -> LedgerResult:
     stale = after != before
     written = False
     if stale and not check:
-        write_atomic(settings.file, after.encode("utf-8"))
+        commit_files(config, [Change(settings.file, encode_text(after))])
         written = True
     return LedgerResult(
         path=settings.file,
@@ -340,7 +435,7 @@ def _retired_body(existing: str | None, row: tuple[str, ...]) -> str:
 
 def add_retired(text: str, settings: LedgerSettings, row: tuple[str, ...]) -> str:
     """Return the ledger text with ``row`` appended to the Retired table (made if absent)."""
-    body = section_body(text, settings.retired_begin, settings.retired_end)
+    body = section_body(text, settings.retired_begin, settings.retired_end, settings.file)
     if body is None:
         tail = "" if text.endswith("\n") or not text else "\n"
         return (
@@ -354,6 +449,11 @@ def add_retired(text: str, settings: LedgerSettings, row: tuple[str, ...]) -> st
         _retired_body(body, row),
         settings.file,
     )
+
+
+def _check_retired_markers(text: str, settings: LedgerSettings) -> None:
+    """Fail on a Retired section whose markers are not one pair (:func:`marker_lines`)."""
+    marker_lines(text, settings.retired_begin, settings.retired_end, settings.file)
 
 
 def _find_entry(series: Series, name: str) -> SeriesEntry:
@@ -378,11 +478,20 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
 
     Takes the patch out of the series and the tree and records it in the Retired table
     (its kind and what from its headers, the version, the reason); the ledger table is
-    rewritten without it. The series and the ledger are written before the file is removed.
+    rewritten without it. The series, the ledger and the removal of the patch file are one
+    transaction under the downstream's lock: all three happen, or none.
 
     Raises:
         PatchkeeperError: ``name`` is not in the series, or a marker is missing.
+        TargetError: a file cannot be written (nothing was changed).
+        LockError: another patchkeeper process works on the downstream.
     """
+    with locked_downstream(config):
+        return retire_patch(config, name, at=at, why=why)
+
+
+def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResult:
+    """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
     series = parse_series(config.series)
     entry = _find_entry(series, name)
@@ -393,6 +502,7 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     series_bytes = remove_series_line(series.path.read_bytes(), entry.line_no)
     remaining = Series(path=series.path, entries=tuple(e for e in series.entries if e is not entry))
     before = _read_ledger(settings)
+    _check_retired_markers(before, settings)  # errors name the lines of the file as it is
     text = replace_between(
         before,
         settings.begin_marker,
@@ -401,12 +511,12 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
         settings.file,
     )
     text = add_retired(text, settings, (row_name(entry.name), kind, what, at, why))
-    write_atomic(series.path, series_bytes)
-    write_atomic(settings.file, text.encode("utf-8"))
+    changes = [Change(series.path, series_bytes), Change(settings.file, encode_text(text))]
     removed = None
     if patch_file.is_file():
-        patch_file.unlink()
+        changes.append(Change(patch_file, None))
         removed = patch_file
+    commit_files(config, changes)
     return RetireResult(
         name=row_name(entry.name),
         patch_file=removed,

@@ -7,6 +7,7 @@ A sample, in ``patchkeeper.toml`` (the same under ``[tool.patchkeeper.*]`` in py
     required = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
     kinds = ["backport", "fix", "feature", "local", "own"]
     columns = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
+                             # a name ending in * is a family: "Bug*" is Bug and Bug-<Vendor>
 
     [ledger]
     file = "PATCHES.md"
@@ -35,21 +36,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.config import Config, register_section
+from patchkeeper.config import Bounds, Config, OneOf, register_section
 from patchkeeper.errors import ConfigError
+from patchkeeper.findings import CODES
 
 #: The seed's ledger schema, in table order.
 LEDGER_FIELDS = ("Kind", "What", "Upstream", "Cut-against", "Retires-when")
 #: The seed's kinds (its list "Kinds: backport, fix, feature, local, own").
 KINDS = ("backport", "fix", "feature", "local", "own")
-#: DEP-3's required field (``Description``, or its alias ``Subject``) and a useful table.
+#: DEP-3's required field (``Description``, or its alias ``Subject``) and a useful table;
+#: ``Bug*`` is one column for ``Bug`` and every ``Bug-<Vendor>`` (:func:`headers.in_family`),
+#: so Debian's ``Bug-Debian`` lines show (the user-test report, bug 19).
 DEP3_REQUIRED = ("Description",)
-DEP3_COLUMNS = ("Description", "Origin", "Bug", "Forwarded", "Last-Update")
+DEP3_COLUMNS = ("Description", "Origin", "Bug*", "Forwarded", "Last-Update")
 
 register_section(
     "headers",
     {
-        "schema": (str, "ledger"),
+        "schema": (
+            str,
+            "ledger",
+            OneOf(
+                ("ledger", "dep3"),
+                hint='"ledger" reads Kind/What/Upstream/Cut-against/Retires-when (the seed), '
+                '"dep3" reads Debian\'s DEP-3 fields (Description, Origin, Bug, Forwarded, ...)',
+            ),
+        ),
         "required": (list, None),
         "kinds": (list, list(KINDS)),
         "columns": (list, None),
@@ -72,10 +84,10 @@ register_section(
     {
         "knob-pattern": (str, "VLLM_*"),
         "registry": (str, "envs.py"),
-        "knob-scope": (str, "patch"),
+        "knob-scope": (str, "patch", OneOf(("patch", "series"))),
         "knob-allow": (list, []),
         "patch-files": (list, ["*.patch", "*.diff"]),
-        "disable": (list, []),
+        "disable": (list, [], OneOf(tuple(CODES), hint="the codes are listed in docs/ci.md")),
     },
 )
 register_section(
@@ -85,7 +97,7 @@ register_section(
         "pin-tag": (str, "v{pin}"),
         "checkout": (str, None),
         "branch": (str, "patchkeeper/{pin}"),
-        "index-abbrev": (int, 40),
+        "index-abbrev": (int, 40, Bounds(7, 40, hint="git abbreviates blob ids to 7..40 digits")),
         "notes-ref": (str, "refs/notes/patchkeeper"),
     },
 )
@@ -156,18 +168,10 @@ def _section(config: Config, name: str) -> dict[str, Any]:
 
 
 def header_settings(config: Config) -> HeaderSettings:
-    """Read ``[headers]`` with the schema's defaults filled in.
-
-    Raises:
-        ConfigError: ``schema`` is neither ``"ledger"`` nor ``"dep3"``.
-    """
+    """Read ``[headers]`` with the schema's defaults filled in (``schema`` was checked to be
+    ``"ledger"`` or ``"dep3"`` when the configuration was loaded)."""
     values = _section(config, "headers")
     schema = values["schema"]
-    if schema not in ("ledger", "dep3"):
-        raise ConfigError(
-            f'key \'headers.schema\' must be "ledger" or "dep3", not {schema!r}',
-            path=config.source,
-        )
     required = LEDGER_FIELDS if schema == "ledger" else DEP3_REQUIRED
     columns = LEDGER_FIELDS if schema == "ledger" else DEP3_COLUMNS
     return HeaderSettings(
@@ -193,14 +197,8 @@ def ledger_settings(config: Config) -> LedgerSettings:
 
 
 def lint_settings(config: Config) -> LintSettings:
-    """Read ``[lint]``.
-
-    Raises:
-        ConfigError: ``knob-scope`` is neither ``"patch"`` nor ``"series"``.
-    """
+    """Read ``[lint]`` (its values were checked when the configuration was loaded)."""
     values = _section(config, "lint")
-    if values["knob-scope"] not in ("patch", "series"):
-        raise ConfigError('key \'lint.knob-scope\' must be "patch" or "series"', path=config.source)
     return LintSettings(
         knob_pattern=values["knob-pattern"],
         registry=values["registry"].strip("/"),
@@ -212,14 +210,8 @@ def lint_settings(config: Config) -> LintSettings:
 
 
 def git_settings(config: Config) -> GitSettings:
-    """Read ``[git]``; ``checkout`` is made absolute against the downstream root.
-
-    Raises:
-        ConfigError: ``index-abbrev`` is outside 7..40.
-    """
+    """Read ``[git]``; ``checkout`` is made absolute against the downstream root."""
     values = _section(config, "git")
-    if not 7 <= values["index-abbrev"] <= 40:
-        raise ConfigError("key 'git.index-abbrev' must be between 7 and 40", path=config.source)
     checkout = values["checkout"]
     return GitSettings(
         tag=values["tag"],

@@ -275,7 +275,7 @@ def commented_entries(series: Path) -> set[str]:
     ['a', 'old.patch']
     """
     names = set()
-    for raw in series.read_text(encoding="utf-8", errors="replace").splitlines():
+    for raw in series.read_text(encoding="utf-8", errors="surrogateescape").splitlines():
         text = raw.strip()
         if text.startswith("#"):
             words = text.lstrip("#").split()

@@ -100,7 +100,9 @@ def emit(
         _write_markdown(markdown, render.render_markdown(result))
     text = render.render_json(result) if as_json else render.render_text(result)
     if text:
-        click.echo(text.rstrip("\n"))
+        text = text.rstrip("\n")
+        data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))
+        click.echo(text if data is None else data)
     if record_as is not None:
         _save_evidence(record_as, result)
     sys.exit(getattr(result, "exit_code", 0))
@@ -109,7 +111,7 @@ def emit(
 def _write_markdown(path: Path, text: str) -> None:
     """Write the ``--markdown`` report, or fail with a message naming the file."""
     try:
-        path.write_text(text, encoding="utf-8")
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")  # bytes kept
     except OSError as exc:
         raise PatchkeeperError(
             f"cannot write the Markdown report: {exc.strerror}",

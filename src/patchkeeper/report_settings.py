@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.config import Config, register_section
+from patchkeeper.config import Bounds, Config, register_section
 
 SECTION = "report"
 
@@ -39,8 +39,8 @@ register_section(
         "html-file": (str, "AUDIT.html"),
         "python": (str, ""),
         "packages": (list, []),
-        "import-timeout": ((int, float), 120),
-        "output-tail": (int, 30),
+        "import-timeout": ((int, float), 120, Bounds(0, exclusive=True, unit="seconds")),
+        "output-tail": (int, 30, Bounds(0, unit="lines")),
         "untested": (list, []),
     },
 )

@@ -40,14 +40,26 @@ def test_urllib3_ledger_rows(tmp_path: Path, capsys) -> None:
         "Backport GHSA-v845-jxx5-vc9f",
         "https://github.com/urllib3/urllib3/commit/01220354d389cd05474713f8c982d05c9b17aafb",
         "https://github.com/urllib3/urllib3/security/advisories/GHSA-v845-jxx5-vc9f, "
-        "https://github.com/urllib3/urllib3/pull/3139",
+        "https://github.com/urllib3/urllib3/pull/3139, "
+        "Debian: https://security-tracker.debian.org/tracker/CVE-2023-43804, "
+        "Debian: https://bugs.debian.org/1053626",
         "",
         "",
+    )
+    # The bug column is Bug and every Bug-<Vendor>, the vendor's labelled (bug 19 of the user
+    # test: this row's bug column was empty).
+    assert rows["CVE-2024-37891"][2] == (
+        "Debian: https://security-tracker.debian.org/tracker/CVE-2024-37891, "
+        "Debian: https://bugs.debian.org/1074149"
+    )
+    assert rows["CVE-2025-50181"][2] == (
+        "Debian: https://bugs.debian.org/1108076, "
+        "Debian-Security: https://security-tracker.debian.org/tracker/CVE-2025-50181"
     )
     assert rows["02_require-cert-verification"] == (
         "require SSL certificate validation by default by using",
         "",
-        "",
+        "Ubuntu: https://launchpad.net/bugs/1047054, Debian: http://bugs.debian.org/686872",
         "",
         "2014-09-01",
     )
@@ -58,6 +70,7 @@ def test_urllib3_ledger_rows(tmp_path: Path, capsys) -> None:
     )
     text = (root / "PATCHES.md").read_text()
     assert text.count("\n| ") == 13  # the header and twelve rows, in series order
+    assert "\n| patch | description | origin | bug | forwarded | last update |\n" in text
     assert "| 01_do-not-use-embedded-python-six | Do not use embedded copy of python-six. |" in text
 
 
@@ -108,6 +121,12 @@ def test_django_ledger_and_lint(tmp_path: Path, capsys) -> None:
         "",
         "not-needed",
         "",
+    )
+    assert rows["0002-use_debian_geoip_database_as_default"][2] == (
+        "Debian: http://bugs.debian.org/645094"
+    )
+    assert rows["0012-Add-Python-3.11-support-for-tests"][2] == (
+        "Ubuntu: https://bugs.launchpad.net/ubuntu/+source/python-django/+bug/2002012"
     )
     assert rows["0013-fix-url-validator"] == (
         "Fixed URLValidator crash in some edge cases",

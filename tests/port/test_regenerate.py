@@ -162,3 +162,15 @@ def test_range_diff_compares_changed_lines_only(new_body, same, lines) -> None:
     change = compare(patch, patch_of(data))
     assert change.same is same
     assert [(c.side, c.kind, c.text) for c in change.lines] == lines
+
+
+def test_range_diff_tells_apart_lines_that_differ_in_a_non_utf8_byte() -> None:
+    """Two Latin-1 bytes once both decoded to U+FFFD and the change looked like no change."""
+    old = GIT_PATCH.replace(b"+line ten\n", b"+line caf\xe9\n")
+    new = GIT_PATCH.replace(b"+line ten\n", b"+line caf\xe8\n")
+    change = compare(patch_of(old), patch_of(new))
+    assert change.same is False
+    assert [(c.side, c.kind, c.text.encode("utf-8", "surrogateescape")) for c in change.lines] == [
+        ("-", "+", b"line caf\xe9"),
+        ("+", "+", b"line caf\xe8"),
+    ]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.downstream import journal_dir
 from patchkeeper.engine import FileState
 from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import (
@@ -35,7 +36,13 @@ from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import check_output
 from patchkeeper.port.rebase import PortedPatch, Rebase, Step
 from patchkeeper.port.settings import port_settings
-from patchkeeper.port.workdir import PortState, PortStateError, WorkDir
+from patchkeeper.port.workdir import (
+    PortState,
+    PortStateError,
+    WorkDir,
+    changed_inputs,
+    input_digests,
+)
 from patchkeeper.progress import note
 from patchkeeper.transaction import locked, recover
 from patchkeeper.treesearch import TreeSearch
@@ -177,6 +184,7 @@ def _result(
 def _conclude(ctx: PortContext, action: str, steps: list[Step], stopped: int | None) -> PortResult:
     if stopped is not None:
         if not ctx.work.exists:
+            ctx.state = replace(ctx.state, inputs=_inputs(ctx))
             ctx.work.start(ctx.state, ctx.series, ctx.patches)
         ctx.work.save(replace(ctx.state, stopped=steps[stopped].record.name))
         _write_conflict(ctx, steps[stopped])
@@ -184,6 +192,44 @@ def _conclude(ctx: PortContext, action: str, steps: list[Step], stopped: int | N
     where, retired, extra = finish(ctx, steps)
     ctx.work.remove()
     return _result(ctx, action, steps, None, where, retired, extra)
+
+
+def _inputs(ctx: PortContext) -> dict[str, str]:
+    """The sha256 of every file the port read as it started: the series, the patches (the
+    bytes it parsed), the configuration."""
+    files = {ctx.series.path: ctx.series.path.read_bytes()}
+    files.update((patch.path, patch.raw) for patch in ctx.patches)
+    if ctx.config.source is not None:
+        files[ctx.config.source] = ctx.config.source.read_bytes()
+    return input_digests(files)
+
+
+def check_inputs(config: Config, work: WorkDir, state: PortState) -> None:
+    """Refuse to go on when an input of the port changed since it started: the port replays
+    from its copy in ``original/`` and would silently overwrite (in place) or leave out the
+    edit (the user-test report, bug 4).
+
+    Raises:
+        PortStateError: naming each changed file, relative to the downstream.
+    """
+    changed = changed_inputs(state.inputs or {})
+    if not changed:
+        return
+    names = ", ".join(f"{_shown(path, config.root)} ({how})" for path, how in changed)
+    raise PortStateError(
+        f"the port's inputs changed since it started: {names}",
+        path=work.root,
+        hint=f"the port carries the series as it was then (copied in {work.root / 'original'}) "
+        "and would lose the change: undo it and run 'patchkeeper port --continue' again, or "
+        "run 'patchkeeper port --abort' and start the port again to carry the changed series",
+    )
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 # --------------------------------------------------------------------------- entry points
@@ -206,12 +252,15 @@ def run(
         ConfigError: ``--to`` is missing, ``--retire`` without ``--in-place`` or a ledger.
         PortStateError: a port is (or is not) in progress.
         UnresolvedError: ``--continue`` with conflict markers left.
+        PortStateError: ``--continue`` after the series, a patch or the configuration
+            changed since the port started (see :func:`check_inputs`).
         PatchFormatError, FetchError, TargetError, GitError: as their names say.
     """
     settings = port_settings(config)
     work = WorkDir(settings.work_dir)
     with locked(config.root, config.lock_timeout, "the downstream's port"):
         recover(work.journal, config.root)
+        recover(journal_dir(config), config.root)  # a retire or ledger write cut short
         if action == "abort":
             state = work.load()
             work.remove()
@@ -279,6 +328,7 @@ def _check_retire(config: Config, in_place: bool) -> None:
 
 def _continue(config: Config, work: WorkDir) -> PortResult:
     state = work.load()
+    check_inputs(config, work, state)
     name, resolved = work.read_resolution()
     ctx = build_context(config, state, work, work.original_series())
     resolutions = {**work.resolutions(), name: resolved}

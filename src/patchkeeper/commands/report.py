@@ -198,7 +198,7 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
         expected.append((settings.html_file, record_html(record)))
     for path, text in expected:
         try:
-            actual = path.read_text(encoding="utf-8")
+            actual = path.read_bytes().decode("utf-8", "surrogateescape")  # as written
         except OSError:
             actual = None
         if actual != text:

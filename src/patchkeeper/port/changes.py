@@ -82,7 +82,7 @@ def changed_lines(patch: Patch, moved: Mapping[str, str] | None = None) -> dict[
         for hunk in diff.hunks:
             for line in hunk.lines:
                 if line.kind in (ADDED, REMOVED):
-                    text = line.text.decode("utf-8", "replace").rstrip("\r\n")
+                    text = line.text.decode("utf-8", "surrogateescape").rstrip("\r\n")
                     lines.append(line.kind + text)
     return out
 

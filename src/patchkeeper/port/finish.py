@@ -73,12 +73,12 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
     write_in_place(series, files, data, extra, ctx.work.journal, ctx.config.root)
     retired: list[str] = []
     if ctx.state.retire:
-        from patchkeeper.ledger import retire
+        from patchkeeper.ledger import retire_patch
 
         for record in records:
             if record.name in retiring:
                 why = _why(record, ctx.new_version)
-                retire(ctx.config, record.name, at=ctx.new_version, why=why)
+                retire_patch(ctx.config, record.name, at=ctx.new_version, why=why)
                 retired.append(record.name)
     if _refresh_ledger(ctx.config):
         todo.append("the ledger table was rewritten from the refreshed headers")
@@ -100,7 +100,7 @@ def _refresh_ledger(config: Config) -> bool:
 
     if not Path(ledger_settings(config).file).is_file():
         return False
-    return ledger.run(config).written
+    return ledger.update_ledger(config).written  # port holds the downstream's lock
 
 
 def todo_items(

@@ -2,7 +2,8 @@
 
 One directory per downstream (default ``.patchkeeper-port/`` beside the configuration)::
 
-    state.json                  what the port was started with, and where it stopped
+    state.json                  what the port was started with, and where it stopped; the
+                                sha256 of every input (series, patches, configuration)
     original/series             the series as it was when the port started, and its patches
     original/<patch>
     resolved/<n>/               resolutions recorded by ``port --continue``: manifest.json
@@ -15,11 +16,15 @@ One directory per downstream (default ``.patchkeeper-port/`` beside the configur
 
 Nothing outside this directory is written until the port finishes, so ``port --abort`` only
 removes it. The port is replayed from ``original/`` on every ``--continue``, using the
-resolutions recorded so far (the replay is deterministic: same trees, same patches).
+resolutions recorded so far (the replay is deterministic: same trees, same patches). An edit
+to an input while the port is stopped would therefore be lost (the user-test report, bug 4):
+``--continue`` compares every input with the sha256 recorded when the port started
+(:func:`changed_inputs`) and refuses when one differs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -64,6 +69,9 @@ class PortState:
         output: the new series directory (when not in place).
         upstream_repo: the ``--upstream-repo`` checkout, if any.
         stopped: the patch the port stopped at.
+        inputs: absolute path -> sha256 (hex) of every file the port read when it started:
+            the series, its patches, the configuration (``None`` in a work directory made
+            by a patchkeeper that did not record them).
     """
 
     series: str
@@ -74,6 +82,7 @@ class PortState:
     output: str | None
     upstream_repo: str | None
     stopped: str | None = None
+    inputs: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, **self.__dict__}
@@ -193,7 +202,7 @@ class WorkDir:
         _write(safe_path(reference, patch.name), patch.raw)
         manifest = {"patch": patch.name, "paths": paths}
         _write(self.conflict / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
-        _write(self.conflict / INSTRUCTIONS, instructions.encode("utf-8"))
+        _write(self.conflict / INSTRUCTIONS, instructions.encode("utf-8", "surrogateescape"))
 
     def read_resolution(self) -> tuple[str, dict[str, FileState | None]]:
         """The stopped patch's name and its resolved files (path -> content, ``None`` = absent).
@@ -258,6 +267,34 @@ class WorkDir:
                 states[path] = FileState.from_bytes(data, mode)
             out[manifest["patch"]] = states
         return out
+
+
+def input_digests(files: Mapping[Path, bytes]) -> dict[str, str]:
+    """``{absolute path: sha256 hex}`` of the bytes each file had when the port read it.
+
+    >>> input_digests({Path("/d/series"): b"a.patch\\n"})
+    {'/d/series': 'c8e4f4be59dfbb338a380a7018c08486ee56c6a5e286142a41834fb73239bfd6'}
+    """
+    return {str(path): hashlib.sha256(data).hexdigest() for path, data in files.items()}
+
+
+def changed_inputs(recorded: Mapping[str, str]) -> list[tuple[Path, str]]:
+    """The recorded inputs whose file differs now: ``(path, "edited" | "removed" |
+    "unreadable")``, in recorded order; ``[]`` when every file has its recorded bytes."""
+    changed = []
+    for name, expected in recorded.items():
+        path = Path(name)
+        try:
+            actual = hashlib.sha256(path.read_bytes()).hexdigest()
+        except FileNotFoundError:
+            changed.append((path, "removed"))
+            continue
+        except OSError:
+            changed.append((path, "unreadable"))
+            continue
+        if actual != expected:
+            changed.append((path, "edited"))
+    return changed
 
 
 def _check_markers(path: Path, state: FileState) -> None:

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
+
+#: A character that stands for an undecodable byte: text decoded with ``surrogateescape``
+#: (a Latin-1 ``What: caf\xe9`` header reads as ``"caf\udce9"``).
+ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 _TEXT: dict[type, Callable[[Any], str]] = {}
 _MARKDOWN: dict[type, Callable[[Any], str]] = {}
@@ -88,7 +93,32 @@ def to_jsonable(value: Any) -> Any:
 
 
 def render_json(result: Any) -> str:
-    """Return ``result`` as indented JSON text (keys in field order)."""
+    """Return ``result`` as indented JSON text (keys in field order; see :func:`json_text`)."""
+    return json_text(to_jsonable(result))
+
+
+def json_text(data: Any, indent: int = 2) -> str:
+    """``data`` as JSON text; non-ASCII characters as they are, an undecodable byte kept by
+    ``surrogateescape`` as its ``\\udcXX`` escape (valid JSON, and Python's ``json.loads``
+    gives the same string back, so ``.encode("utf-8", "surrogateescape")`` restores the byte).
+
+    >>> json_text({"what": "caf\\udce9 \u00e9"}, indent=0)
+    '{\\n"what": "caf\\\\udce9 \u00e9"\\n}'
+    """
     import json
 
-    return json.dumps(to_jsonable(result), indent=2, ensure_ascii=False)
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return ESCAPED_BYTE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def output_bytes(text: str, encoding: str | None) -> bytes | None:
+    """The bytes to print for ``text`` when it holds bytes kept by ``surrogateescape`` (each
+    printed as the byte it was, as ``cat`` prints a patch file), else ``None`` (print the
+    text as it is).
+
+    >>> output_bytes("caf\\udce9", "utf-8"), output_bytes("caf\u00e9", "utf-8")
+    (b'caf\\xe9', None)
+    """
+    if ESCAPED_BYTE.search(text) is None:
+        return None
+    return text.encode(encoding or "utf-8", "surrogateescape")
