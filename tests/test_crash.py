@@ -240,7 +240,7 @@ def test_an_empty_state_directory_left_by_a_kill_is_removed(cli, example) -> Non
     assert not (target / ".patchkeeper").exists()
 
 
-@pytest.mark.parametrize("step", [1, 3, 6, 12])
+@pytest.mark.parametrize("step", [1, 3, 4, 5, 6, 12])
 def test_ctrl_c_during_apply_puts_everything_back(example, step: int) -> None:
     """Ctrl-C (KeyboardInterrupt) at a journaled step: the files are restored before exit."""
     import os

@@ -317,10 +317,14 @@ def commit(
         _remove_journal(journal)  # nothing was written to the target yet
         raise Interrupted("interrupted before any file was written; nothing was changed") from None
     tmp = journal / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    os.replace(tmp, journal / MANIFEST)
-    faults.step()
     try:
+        tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    except KeyboardInterrupt:
+        _remove_journal(journal)
+        raise Interrupted("interrupted before any file was written; nothing was changed") from None
+    os.replace(tmp, journal / MANIFEST)
+    try:
+        faults.step()
         _write_changes(changes, prune_root, faults)
     except OSError as exc:
         rollback(journal)
@@ -334,11 +338,14 @@ def commit(
             "nothing was changed"
         ) from None
     (journal / MANIFEST).unlink()  # the commit point: from here on the change is done
-    faults.step()
+    try:
+        faults.step()
+    except KeyboardInterrupt:
+        pass  # the change is complete; finish the clean-up and report it
     try:
         _remove_journal(journal)
     except KeyboardInterrupt:
-        _remove_journal(journal)  # finish the clean-up; the change itself is complete
+        _remove_journal(journal)
 
 
 def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict:
