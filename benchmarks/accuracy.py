@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -562,6 +563,23 @@ def render_upgrade(result: UpgradeResult) -> list[str]:
     return [*lines, ""]
 
 
+def machine() -> str:
+    """One line on where and when the figures were taken: UTC time, commit, CPUs, load."""
+    done = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    commit = done.stdout.strip() or "unknown"
+    load = " ".join(f"{value:.1f}" for value in os.getloadavg())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return (
+        f"Run {when} at commit {commit}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, load average {load} (the machine is shared: times vary)."
+    )
+
+
 def render(results: list[UpgradeResult], command: str) -> str:
     """The whole report: totals first, then the timings, then each upgrade."""
     tool, baseline = scores(results)
@@ -572,6 +590,8 @@ def render(results: list[UpgradeResult], command: str) -> str:
         "",
         f"Produced by `{command}` (benchmarks/accuracy.py; the upgrades and their hand-written "
         "truths are in benchmarks/accuracy/upgrades/).",
+        "",
+        machine(),
         "",
         f"{len(results)} upgrades, {len(tool.pairs)} patches scored "
         f"({upstreamed} truly upstreamed), {unscored} not scored.",
@@ -588,20 +608,31 @@ def render(results: list[UpgradeResult], command: str) -> str:
         "",
         *summary_lines(baseline),
         "",
-        "## Times (wall clock, this run)",
+        "## Per upgrade (wall clock times of this run)",
         "",
-        "| upgrade | patches | audit | baseline |",
-        "| --- | --- | --- | --- |",
+        "| upgrade | patches scored | upstreamed | right | upstreamed found "
+        "| carried called upstream | baseline right | audit | baseline |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for result in results:
         upgrade = result.upgrade
+        one, base = scores([result])
+        found, truly = one.upstreamed_found
+        worst, _carried = one.carried_called_upstream
         lines.append(
-            f"| {upgrade.source} {upgrade.pin} -> {upgrade.to} | {len(result.patches)} | "
-            f"{seconds(result.audit_seconds)} | {seconds(result.baseline_seconds)} |"
+            f"| {upgrade.source} {upgrade.pin} -> {upgrade.to} | {len(one.pairs)} | {truly} "
+            f"| {one.right} | {found} | {worst} | {base.right} "
+            f"| {seconds(result.audit_seconds)} | {seconds(result.baseline_seconds)} |"
         )
     audit_total = sum(r.audit_seconds or 0 for r in results)
     baseline_total = sum(r.baseline_seconds or 0 for r in results)
-    lines += [f"| total | | {audit_total:.2f} s | {baseline_total:.2f} s |", ""]
+    found, truly = tool.upstreamed_found
+    worst, _carried = tool.carried_called_upstream
+    lines += [
+        f"| total | {len(tool.pairs)} | {truly} | {tool.right} | {found} | {worst} "
+        f"| {baseline.right} | {audit_total:.2f} s | {baseline_total:.2f} s |",
+        "",
+    ]
     for result in results:
         lines += render_upgrade(result)
     return "\n".join(lines).rstrip() + "\n"
