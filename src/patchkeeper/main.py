@@ -126,7 +126,7 @@ def _save_evidence(command: str, result: Any) -> None:
     The store is on by default and quietly skipped when the downstream cannot be written (a
     read-only checkout); a failure is a warning only when ``evidence = true`` was set.
     """
-    from patchkeeper import evidence_store
+    from patchkeeper.record import evidence_store
 
     settings = click.get_current_context().find_object(Settings)
     assert settings is not None
@@ -342,7 +342,7 @@ def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> 
 @click.pass_obj
 def ledger(settings: Settings, check: bool, as_json: bool) -> None:
     """Write the ledger table from the patch headers (--check: only compare)."""
-    from patchkeeper import ledger as command
+    from patchkeeper.ledger import table as command
 
     emit(command.run(settings.config(), check=check), as_json)
 
@@ -355,7 +355,7 @@ def ledger(settings: Settings, check: bool, as_json: bool) -> None:
 @click.pass_obj
 def retire(settings: Settings, name: str, at: str, why: str, as_json: bool) -> None:
     """Take a patch out of the series and the tree; record it in the Retired table."""
-    from patchkeeper import ledger as command
+    from patchkeeper.ledger import table as command
 
     emit(command.retire(settings.config(), name, at=at, why=why), as_json)
 
@@ -408,7 +408,7 @@ def lint(
     as_json: bool,
 ) -> None:
     """Check headers, the series, hand edits, the knob rule and the other entries."""
-    from patchkeeper import lint as command
+    from patchkeeper.ledger import lint as command
 
     result = command.run(
         settings.config(),
@@ -454,7 +454,7 @@ def export(
     as_json: bool,
 ) -> None:
     """Write a commit (or every topic commit of --range) as a patch file."""
-    from patchkeeper import export as command
+    from patchkeeper.ledger import export as command
 
     if (rev is None) == (rev_range is None):
         raise click.UsageError("give either a commit or --range BASE..BRANCH")
@@ -484,7 +484,7 @@ def import_series(
     as_json: bool,
 ) -> None:
     """Commit each patch of the series on a new branch at the pin's tag."""
-    from patchkeeper import importer as command
+    from patchkeeper.ledger import importer as command
 
     emit(
         command.run(settings.config(), checkout=checkout, branch=branch, tag=tag, force=force),
@@ -506,7 +506,7 @@ def check_branch(
     as_json: bool,
 ) -> None:
     """Prove that the series applied to the pin's tag is the integration branch."""
-    from patchkeeper import check_branch as command
+    from patchkeeper.ledger import check_branch as command
 
     emit(command.run(settings.config(), checkout=checkout, branch=branch, tag=tag), as_json)
 

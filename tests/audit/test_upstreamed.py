@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.engine import Workspace
-from patchkeeper.parse import parse_patch
-from patchkeeper.series_verdicts import judge_series
-from patchkeeper.substance import FileIndex, is_code, substantive, tokens
-from patchkeeper.trees import read_file
-from patchkeeper.treesearch import TreeSearch
+from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.parse import parse_patch
+from patchkeeper.series.substantive_lines import FileIndex, is_code, substantive, tokens
+from patchkeeper.trees.tree import read_file
+from patchkeeper.upstream.treesearch import TreeSearch
 
 
 def judge(tmp_path: Path, files: dict[str, str], *patches: str):

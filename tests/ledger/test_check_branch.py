@@ -6,7 +6,8 @@ from pathlib import Path
 
 from ledger_support import commit_topic, config_at, git, ledger_body
 
-from patchkeeper import check_branch, ledger
+from patchkeeper.ledger import check_branch
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
 
 

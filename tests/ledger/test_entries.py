@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from ledger_support import commit_topic, config_at, git, make_upstream, write_files
 
-from patchkeeper import entries, lint
 from patchkeeper.errors import ConfigError
+from patchkeeper.ledger import entries, lint
 from patchkeeper.main import main
 
 FIELDS = (

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from ledger_support import commit_topic, config_at, git, ledger_body, write_config
 
-from patchkeeper import export, gitops, importer
 from patchkeeper.errors import ConfigError, GitError
+from patchkeeper.ledger import export, importer
 from patchkeeper.main import main
+from patchkeeper.upstream import gitops
 
 HOSTILE = """\
 [diff]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from ledger_support import LEDGER_TEXT, config_at, write_config
 
-from patchkeeper import ledger
 from patchkeeper.errors import PatchFormatError
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
 
 TABLE = (

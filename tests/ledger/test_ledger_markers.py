@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from ledger_support import LEDGER_TEXT, config_at
 
-from patchkeeper import ledger
-from patchkeeper.headers import parse_headers
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
+from patchkeeper.series.headers import parse_headers
 
 #: Two patches in the shape of Debian's python-urllib3 series (gbp pq mail headers, DEP-3).
 CVE_PATCH = b"""\

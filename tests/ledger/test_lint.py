@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ledger_support import config_at, write_config
 
-from patchkeeper import lint
+from patchkeeper.ledger import lint
 from patchkeeper.main import main
 
 
@@ -149,7 +149,7 @@ def test_knob_rule(downstream: Path, tmp_path: Path) -> None:
 
 
 def test_knob_reads_every_form() -> None:
-    from patchkeeper.parse import parse_patch
+    from patchkeeper.series.parse import parse_patch
 
     data = (
         b"--- a/x.py\n+++ b/x.py\n@@ -1 +1,6 @@\n x\n"

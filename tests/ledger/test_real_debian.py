@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from corpus import debian_series
-from patchkeeper import ledger, lint
 from patchkeeper.config import load_config
-from patchkeeper.headers import parse_headers
+from patchkeeper.ledger import lint
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
+from patchkeeper.series.headers import parse_headers
 
 pytestmark = pytest.mark.network
 

@@ -14,8 +14,9 @@ import pytest
 from ledger_support import git
 from realrepo import TAG, commit_files, show, vllm_clone_bare_tree
 
-from patchkeeper import check_branch, export, importer, ledger, lint
 from patchkeeper.config import load_config
+from patchkeeper.ledger import check_branch, export, importer, lint
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from recordhelpers import AGREEING, drop_from_series, write_decisions
 
-from patchkeeper.environment import tree_digest
+from patchkeeper.record.environment import tree_digest
 
 
 def check(cli, root: Path, *options: str) -> tuple[int, list[tuple[str, str, str]]]:

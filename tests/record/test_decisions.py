@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from patchkeeper.decisions import Decision, load, runtime_key, toml_string
 from patchkeeper.errors import ConfigError
+from patchkeeper.record.decisions import Decision, load, runtime_key, toml_string
 
 if sys.version_info >= (3, 11):
     import tomllib

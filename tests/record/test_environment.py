@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from patchkeeper.environment import (
+from patchkeeper.record.environment import (
     differences,
     directory_source,
     measure,
@@ -253,7 +253,7 @@ def test_a_checkout_with_its_commit_and_dirty_state(tmp_path: Path) -> None:
 
 
 def test_a_requirement_is_read_from_the_fetch_cache_only(tmp_path: Path, monkeypatch) -> None:
-    from patchkeeper.fetch import RECORD_FORMAT, record_path
+    from patchkeeper.upstream.fetch import RECORD_FORMAT, record_path
 
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "cache" / "trees" / "pkdemo" / "pkdemo-1.0" / "pkdemo-1.0"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from recordhelpers import enable_evidence
 
-from patchkeeper import evidence_store
 from patchkeeper.config import load_config
+from patchkeeper.record import evidence_store
 
 
 def test_audit_saves_its_json_result_argv_version_and_exit_code(cli, audited: Path) -> None:

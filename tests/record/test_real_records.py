@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from corpus import debian_series
-from patchkeeper.fetch import fetch_requirement
+from patchkeeper.upstream.fetch import fetch_requirement
 
 pytestmark = pytest.mark.network
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from patchkeeper.commands import apply as apply_command
 from patchkeeper.config import load_config
-from patchkeeper.engine import FileState, Workspace, apply_patch
-from patchkeeper.parse import parse_patch
+from patchkeeper.series.engine import FileState, Workspace, apply_patch
+from patchkeeper.series.parse import parse_patch
 
 #: The reference command of the issue; ``-N`` never reverses, ``-r -`` drops rejects.
 GNU_PATCH = ("patch", "-p1", "--fuzz", "0", "-N", "-s", "-r", "-", "--no-backup-if-mismatch")

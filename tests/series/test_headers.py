@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from patchkeeper.headers import format_field, parse_headers, remove_field, set_field
+from patchkeeper.series.headers import format_field, parse_headers, remove_field, set_field
 
 SEED_PATCH = (
     b"Pass quant_config to the token embedding.\n"

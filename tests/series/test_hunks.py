@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.hunks import closest_match, locate, patch_lines
-from patchkeeper.parse import parse_patch
+from patchkeeper.series.hunks import closest_match, locate, patch_lines
+from patchkeeper.series.parse import parse_patch
 
 
 def hunks(diff: str):
@@ -91,7 +91,7 @@ def test_closest_match_none_when_nothing_shared() -> None:
 
 
 def test_refusal_note_when_every_line_matches_elsewhere() -> None:
-    from patchkeeper.evidence import hunk_evidence
+    from patchkeeper.audit.evidence import hunk_evidence
 
     # fewer leading than trailing context at line 1: only the start of the file will do
     (hunk,) = hunks("@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.errors import PatchFormatError
-from patchkeeper.parse import parse_patch, parse_series, render_patch, split_lines
+from patchkeeper.series.parse import parse_patch, parse_series, render_patch, split_lines
 
 P = Path("x.patch")
 
@@ -254,7 +254,7 @@ def test_a_patch_that_changes_nothing_is_refused(data: bytes, line: int, message
 
 
 def test_a_series_entry_listed_twice_is_refused(tmp_path: Path) -> None:
-    from patchkeeper.parse import load_patches
+    from patchkeeper.series.parse import load_patches
 
     (tmp_path / "a.patch").write_bytes(b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n")
     series = tmp_path / "series"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from patchkeeper.applied import APPLIED, CONFLICT, NOT_APPLIED, PARTIAL, series_state
-from patchkeeper.engine import FileState, Workspace
-from patchkeeper.parse import parse_patch
-from patchkeeper.trees import Pristine, Tree
+from patchkeeper.series.engine import FileState, Workspace
+from patchkeeper.series.parse import parse_patch
+from patchkeeper.trees.applied import APPLIED, CONFLICT, NOT_APPLIED, PARTIAL, series_state
+from patchkeeper.trees.tree import Pristine, Tree
 
 
 def patch(name: str, diff: str):

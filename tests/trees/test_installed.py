@@ -1,7 +1,7 @@
 """apply / verify / unapply on a distribution pip installed into a real virtual environment.
 
 Two real wheels: minihttp 1.0 built by pip from the bundled example (``pip wheel``), with the
-example's series; and six 1.16.0 from the index (through :mod:`patchkeeper.fetch`), with a
+example's series; and six 1.16.0 from the index (through :mod:`patchkeeper.upstream.fetch`), with a
 two-patch series this test writes against the downloaded ``six.py``. Checked, exactly:
 ``RECORD`` gains the created files (sha256 and size) and ``patchkeeper.json``, which records
 the series; a fresh interpreter of the environment imports and calls the patched code (and
@@ -259,7 +259,7 @@ def six_series(downstream: Path, six_py: bytes) -> None:
 def test_six_wheel_series_and_no_stale_bytecode(
     cli, tmp_path: Path, venv: Venv, cleanup: list[str]
 ) -> None:
-    from patchkeeper.fetch import cache_root, fetch_requirement
+    from patchkeeper.upstream.fetch import cache_root, fetch_requirement
 
     fetched = fetch_requirement("six==1.16.0", kind="wheel")
     wheel = cache_root() / "downloads" / fetched.name / fetched.filename

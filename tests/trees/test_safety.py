@@ -221,7 +221,7 @@ def test_a_symlinked_state_directory_is_refused(cli, example: Example) -> None:
 HOLDER = """
 import sys
 from pathlib import Path
-from patchkeeper.transaction import locked
+from patchkeeper.trees.transaction import locked
 
 with locked(Path(sys.argv[1]), 5.0, "holder"):
     print("locked", flush=True)

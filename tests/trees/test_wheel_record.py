@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from patchkeeper.installed import RecordEntry, add_record_rows, without_record_rows
+from patchkeeper.trees.installed import RecordEntry, add_record_rows, without_record_rows
 
 SHA = "00" * 32
 ROW = "pkg/new.py,sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA,12"

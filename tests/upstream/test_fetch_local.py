@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.errors import FetchError
-from patchkeeper.fetch import FetchedTree, fetch_requirement, find_cached, record_path
+from patchkeeper.upstream.fetch import FetchedTree, fetch_requirement, find_cached, record_path
 
 SETUP_PY = b"raise SystemExit('an sdist is never built')\n"
 INIT_PY = b"VALUE = 1\n"
@@ -64,7 +64,7 @@ def test_fast_path_imports_no_index_client(local_index, tar_bytes):
     tree = fetch_requirement("pk-demo==1.0")
     code = (
         "import sys\n"
-        "from patchkeeper.fetch import fetch_requirement\n"
+        "from patchkeeper.upstream.fetch import fetch_requirement\n"
         "print(fetch_requirement('pk-demo==1.0').root)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('unearth', 'pip', 'packaging', 'httpx2')))\n"
@@ -193,7 +193,7 @@ def test_concurrent_fetches_share_one_complete_tree(local_index, private_cache, 
     files = [(f"pk_demo-1.0/pk_demo/m{i}.py", b"x = %d\n" % i * 2000) for i in range(300)]
     local_index.publish("pk-demo", "pk_demo-1.0.tar.gz", tar_bytes(files))
     code = (
-        "from patchkeeper.fetch import fetch_requirement\n"
+        "from patchkeeper.upstream.fetch import fetch_requirement\n"
         "print(fetch_requirement('pk-demo==1.0').root)\n"
     )
     runs = [

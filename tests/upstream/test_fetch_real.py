@@ -13,7 +13,7 @@ import pytest
 
 from corpus import debian_series, sdist_tree
 from patchkeeper.errors import FetchError
-from patchkeeper.fetch import cache_root, fetch_requirement, record_path
+from patchkeeper.upstream.fetch import cache_root, fetch_requirement, record_path
 
 pytestmark = pytest.mark.network
 
@@ -49,7 +49,7 @@ def test_a_cached_pin_needs_no_network(monkeypatch):
     monkeypatch.setenv("PIP_INDEX_URL", UNREACHABLE)
     assert fetch_requirement("urllib3==1.26.20") == first
 
-    code = "from patchkeeper.fetch import fetch_requirement as f; print(f('urllib3==1.26.20').root)"
+    code = "from patchkeeper.upstream.fetch import fetch_requirement as f; print(f('urllib3==1.26.20').root)"
     env = {**os.environ, "PIP_INDEX_URL": UNREACHABLE, "PIP_CONFIG_FILE": os.devnull}
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from pip._internal.models.index import PyPI
 
-import patchkeeper.fetch
-import patchkeeper.finder
-import patchkeeper.unpack
-from patchkeeper.fetch import cache_root, is_requirement
-from patchkeeper.pipsettings import PipSettings, read_pip_settings
+import patchkeeper.upstream.fetch
+import patchkeeper.upstream.finder
+import patchkeeper.upstream.unpack
+from patchkeeper.upstream.fetch import cache_root, is_requirement
+from patchkeeper.upstream.pipsettings import PipSettings, read_pip_settings
 
 
 def test_pip_default_index_when_nothing_is_configured(pip_isolated):
@@ -118,7 +118,9 @@ def test_cache_root_follows_the_environment(tmp_path, monkeypatch):
     assert cache_root() == tmp_path / "home" / ".cache" / "patchkeeper-corpus"
 
 
-@pytest.mark.parametrize("module", [patchkeeper.fetch, patchkeeper.finder, patchkeeper.unpack])
+@pytest.mark.parametrize(
+    "module", [patchkeeper.upstream.fetch, patchkeeper.upstream.finder, patchkeeper.upstream.unpack]
+)
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
 

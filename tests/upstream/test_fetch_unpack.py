@@ -8,7 +8,7 @@ import tarfile
 import pytest
 
 from patchkeeper.errors import FetchError
-from patchkeeper.unpack import unpack_archive
+from patchkeeper.upstream.unpack import unpack_archive
 
 
 def test_a_link_inside_the_tree_is_kept(tmp_path, tar_bytes):

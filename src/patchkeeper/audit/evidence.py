@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from patchkeeper.engine import EXISTS, MISSING, NOT_EMPTY, PatchOutcome
-from patchkeeper.hunks import HunkFailure, first_line
+from patchkeeper.series.engine import EXISTS, MISSING, NOT_EMPTY, PatchOutcome
+from patchkeeper.series.hunks import HunkFailure, first_line
 
 _PROBLEM_TEXT = {
     MISSING: "the file does not exist",

@@ -11,11 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from patchkeeper.engine import Workspace
-from patchkeeper.model import ADDED, Patch
-from patchkeeper.substance import substantive_lines
-from patchkeeper.treesearch import TreeSearch
-from patchkeeper.verdicts import (
+from patchkeeper.audit.verdicts import (
     BLOCKED,
     CONFLICT,
     FAILS,
@@ -27,6 +23,10 @@ from patchkeeper.verdicts import (
     remember_failure,
     share_text,
 )
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.model import ADDED, Patch
+from patchkeeper.series.substantive_lines import substantive_lines
+from patchkeeper.upstream.treesearch import TreeSearch
 
 
 def _names(names: set[str]) -> str:

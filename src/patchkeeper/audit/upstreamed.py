@@ -6,8 +6,9 @@ another file, writes its own tests and release notes. So, beyond "the patch reve
 and "every hunk's post-image is there", two weaker rules, weighed by file:
 
 - *code upstream, tests and docs differ*: every hunk of every code file (not a test, not
-  documentation: :func:`patchkeeper.substance.is_code`) has its added lines in the new file,
-  in order and close together (reformatted lines count, :class:`patchkeeper.substance.FileIndex`);
+  documentation: :func:`patchkeeper.series.substantive_lines.is_code`) has its added lines in
+  the new file, in order and close together (reformatted lines count,
+  :class:`patchkeeper.series.substantive_lines.FileIndex`);
 - *written differently*: every code file has at least :data:`WRITTEN_DIFFERENTLY` of its
   substantive added lines somewhere in the new file (or where the file's content moved), and
   together they add at least :data:`MIN_CODE_LINES`; the lines that are missing are named,
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from patchkeeper.substance import is_code
+from patchkeeper.series.substantive_lines import is_code
 
 #: The share of a code file's substantive added lines that must be in the new upstream for
 #: *written differently* (Django 3.2 -> 4.2: upstream fixes score 0.75 to 1.0 per file;
@@ -35,7 +36,7 @@ PRESENT = "present"
 
 
 class _Status(Protocol):
-    """A hunk's status (:class:`patchkeeper.verdicts.HunkVerdict`)."""
+    """A hunk's status (:class:`patchkeeper.audit.verdicts.HunkVerdict`)."""
 
     @property
     def path(self) -> str: ...
@@ -46,7 +47,7 @@ class _Status(Protocol):
 
 
 class _Share(Protocol):
-    """A file's share (:class:`patchkeeper.verdicts.FileShare`)."""
+    """A file's share (:class:`patchkeeper.audit.verdicts.FileShare`)."""
 
     @property
     def path(self) -> str: ...

@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from patchkeeper.applied import SeriesState, series_state
+from patchkeeper.audit.evidence import FileFailure, failure_evidence
 from patchkeeper.commands.common import check_paths, load_series, overlay_files
 from patchkeeper.config import Config
-from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.errors import TargetError
-from patchkeeper.evidence import FileFailure, failure_evidence
-from patchkeeper.installed import (
+from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
+from patchkeeper.series.model import Patch
+from patchkeeper.series.parse import sha256_hex
+from patchkeeper.trees.applied import SeriesState, series_state
+from patchkeeper.trees.installed import (
     AppliedRecord,
     RecordEntry,
     add_record_rows,
@@ -26,10 +28,22 @@ from patchkeeper.installed import (
     read_record_bytes,
     without_record_rows,
 )
-from patchkeeper.model import Patch
-from patchkeeper.parse import sha256_hex
-from patchkeeper.transaction import Change, Recovery, commit, invalidate_bytecode, locked, recover
-from patchkeeper.trees import INSTALLED, Pristine, Tree, pristine_for, record_pristine, target_tree
+from patchkeeper.trees.transaction import (
+    Change,
+    Recovery,
+    commit,
+    invalidate_bytecode,
+    locked,
+    recover,
+)
+from patchkeeper.trees.tree import (
+    INSTALLED,
+    Pristine,
+    Tree,
+    pristine_for,
+    record_pristine,
+    target_tree,
+)
 
 APPLIED = "applied"
 UNAPPLIED = "unapplied"

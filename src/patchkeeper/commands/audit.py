@@ -2,7 +2,7 @@
 
 The series is applied in order to an in-memory copy of the new upstream tree (a requirement
 fetched once into the cache, or a directory); nothing on disk changes. Every patch gets a
-verdict (:mod:`patchkeeper.verdicts`). Exit 1 when any patch is not clean, offset or
+verdict (:mod:`patchkeeper.audit.verdicts`). Exit 1 when any patch is not clean, offset or
 upstreamed: a patch to retire is a finding to act on, not an error.
 """
 
@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.audit.verdicts import GOOD, UPSTREAMED, PatchVerdict
 from patchkeeper.commands.common import check_paths, load_series
 from patchkeeper.config import Config
-from patchkeeper.engine import Workspace
-from patchkeeper.series_verdicts import judge_series
-from patchkeeper.trees import spec_tree
-from patchkeeper.treesearch import TreeSearch
-from patchkeeper.verdicts import GOOD, UPSTREAMED, PatchVerdict
+from patchkeeper.series.engine import Workspace
+from patchkeeper.trees.tree import spec_tree
+from patchkeeper.upstream.treesearch import TreeSearch
 
 
 @dataclass(frozen=True)

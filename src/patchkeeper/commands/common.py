@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
-from patchkeeper.model import Patch, Series
-from patchkeeper.parse import load_patches, parse_series
-from patchkeeper.trees import Tree
+from patchkeeper.series.model import Patch, Series
+from patchkeeper.series.parse import load_patches, parse_series
+from patchkeeper.trees.tree import Tree
 
 
 def load_series(config: Config) -> tuple[Series, list[Patch]]:
@@ -24,7 +24,7 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
 
     Raises:
         TargetError: naming the patch file, the line of the file diff and the path (see
-            :func:`patchkeeper.trees.safe_path`).
+            :func:`patchkeeper.trees.tree.safe_path`).
     """
     checked: set[str] = set()
     for patch in patches:
@@ -48,8 +48,8 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
 def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:
     """The configured overlays (``[tool.patchkeeper.entries]``): path -> bytes to copy into the
     tree after the series; every path checked against the tree first."""
-    from patchkeeper.entries import load_entries
-    from patchkeeper.entries import overlay_files as configured
+    from patchkeeper.ledger.entries import load_entries
+    from patchkeeper.ledger.entries import overlay_files as configured
 
     if not any(entry.kind == "overlay" for entry in load_entries(config)):
         return {}

@@ -20,8 +20,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.downstream import journal_dir
-from patchkeeper.engine import FileState
 from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import (
     PortContext,
@@ -44,8 +42,10 @@ from patchkeeper.port.workdir import (
     input_digests,
 )
 from patchkeeper.progress import note
-from patchkeeper.transaction import locked, recover
-from patchkeeper.treesearch import TreeSearch
+from patchkeeper.series.engine import FileState
+from patchkeeper.trees.downstream import journal_dir
+from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.upstream.treesearch import TreeSearch
 
 ABORTED = "aborted"
 
@@ -315,7 +315,7 @@ def _check_retire(config: Config, in_place: bool) -> None:
             "--retire records retirements in the ledger of the series in use",
             hint="use it with --in-place, or retire later with 'patchkeeper retire'",
         )
-    from patchkeeper.ledger_config import ledger_settings
+    from patchkeeper.ledger.settings import ledger_settings
 
     ledger_file = ledger_settings(config).file
     if not Path(ledger_file).is_file():

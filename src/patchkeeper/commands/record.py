@@ -15,10 +15,10 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from patchkeeper import evidence_store as store
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError
-from patchkeeper.report_settings import report_settings
+from patchkeeper.record import evidence_store as store
+from patchkeeper.record.settings import report_settings
 
 #: The exit code recorded for a command that cannot be started (the shell's convention).
 NOT_STARTED = 127

@@ -1,6 +1,6 @@
 """``verify`` and ``status``: which patches are applied, and did anything else change.
 
-Both walk the series backwards on an in-memory copy (see :mod:`patchkeeper.applied`) and
+Both walk the series backwards on an in-memory copy (see :mod:`patchkeeper.trees.applied`) and
 compare what is left with the pristine reference: ``RECORD`` hashes for an installed
 distribution, ``--pristine DIR|REQUIREMENT``, or the configured pin. Exit 0 only when every
 patch is applied and nothing drifted. ``status`` also works without a pristine reference and
@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.applied import FileCheck, SeriesState, series_state
 from patchkeeper.commands.common import check_paths, load_series, overlay_files
 from patchkeeper.config import Config
-from patchkeeper.engine import Workspace, touched_paths
 from patchkeeper.errors import ConfigError, FetchError
-from patchkeeper.installed import AppliedRecord
-from patchkeeper.parse import sha256_hex
-from patchkeeper.transaction import Recovery, locked, recover
-from patchkeeper.trees import INSTALLED, pristine_for, record_pristine, target_tree
-from patchkeeper.untouched import untouched_drift
+from patchkeeper.series.engine import Workspace, touched_paths
+from patchkeeper.series.parse import sha256_hex
+from patchkeeper.trees.applied import FileCheck, SeriesState, series_state
+from patchkeeper.trees.installed import AppliedRecord
+from patchkeeper.trees.transaction import Recovery, locked, recover
+from patchkeeper.trees.tree import INSTALLED, pristine_for, record_pristine, target_tree
+from patchkeeper.trees.untouched_files import untouched_drift
 
 
 @dataclass(frozen=True)

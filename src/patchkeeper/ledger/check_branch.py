@@ -4,7 +4,7 @@ The seed's invariant (``shared/seeds/004``): applying the series to the pin's ta
 exactly the tree of the integration branch, and the rows of the ledger and the commit
 subjects on the branch match one to one. Both halves are checked here:
 
-- files: the series is applied in memory by the engine (:mod:`patchkeeper.engine`, fuzz 0)
+- files: the series is applied in memory by the engine (:mod:`patchkeeper.series.engine`, fuzz 0)
   to the files of the pin's tag, overlays are laid on top, and every path that either the
   series or the branch changes is compared byte for byte with the branch;
 - topics: the ``[TAG] <topic>`` subjects of ``TAG..BRANCH``, in order, against the patch
@@ -19,15 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper import gitops
 from patchkeeper.config import Config
-from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
-from patchkeeper.entries import overlay_files
 from patchkeeper.errors import GitError
-from patchkeeper.export import split_message, topic_pattern
-from patchkeeper.ledger import row_name, section_body
-from patchkeeper.ledger_config import ledger_settings, pin_tag, topic_checkout
-from patchkeeper.parse import load_patches, parse_series
+from patchkeeper.ledger.entries import overlay_files
+from patchkeeper.ledger.export import split_message, topic_pattern
+from patchkeeper.ledger.settings import ledger_settings, pin_tag, topic_checkout
+from patchkeeper.ledger.table import row_name, section_body
+from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
+from patchkeeper.series.parse import load_patches, parse_series
+from patchkeeper.upstream import gitops
 
 
 @dataclass(frozen=True)
@@ -234,12 +234,12 @@ def run(
     topics, differences = branch_topics(root, base_id, branch_id, tag)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
     lsettings = ledger_settings(config)
-    text = (  # bytes kept as they are, as the ledger writes them (:mod:`patchkeeper.ledger`)
+    text = (  # bytes kept as they are, as the ledger writes them (:mod:`patchkeeper.ledger.table`)
         lsettings.file.read_bytes().decode("utf-8", "surrogateescape")
         if lsettings.file.is_file()
         else ""
     )
-    from patchkeeper.entries import load_entries
+    from patchkeeper.ledger.entries import load_entries
 
     entry_names = {entry.name for entry in load_entries(config)}
     ledger = [

@@ -40,11 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchkeeper import gitops
 from patchkeeper.config import Bounds, Config, validate
 from patchkeeper.errors import ConfigError, GitError, TargetError
-from patchkeeper.findings import Finding, display_path
-from patchkeeper.ledger_config import entries_table
+from patchkeeper.ledger.findings import Finding, display_path
+from patchkeeper.ledger.settings import entries_table
+from patchkeeper.upstream import gitops
 
 _OVERLAY_SCHEMA: dict[str, Any] = {"source": (str, None), "target": (str, ""), "fields": (dict, {})}
 _FOREIGN_SCHEMA: dict[str, Any] = {
@@ -91,8 +91,8 @@ class Entry:
 
     def field_value(self, name: str) -> str:
         """The value of field ``name`` (any case), ``""`` when absent; a family (``Bug*``)
-        joins its members as :meth:`patchkeeper.headers.Headers.value` does."""
-        from patchkeeper.headers import FAMILY, family_label, in_family
+        joins its members as :meth:`patchkeeper.series.headers.Headers.value` does."""
+        from patchkeeper.series.headers import FAMILY, family_label, in_family
 
         if name.endswith(FAMILY):
             return ", ".join(
@@ -150,8 +150,8 @@ def load_entries(config: Config) -> list[Entry]:
 
 
 def entry_rows(config: Config, columns: tuple[str, ...]) -> list[Any]:
-    """Ledger rows (:class:`patchkeeper.ledger.LedgerRow`) for the configured entries."""
-    from patchkeeper.ledger import LedgerRow
+    """Ledger rows (:class:`patchkeeper.ledger.table.LedgerRow`) for the configured entries."""
+    from patchkeeper.ledger.table import LedgerRow
 
     source = config.source or config.root
     return [
@@ -261,7 +261,7 @@ def read_pin(path: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise TargetError(f"cannot read the PIN file: {exc.strerror}", path=path) from None
-    from patchkeeper.headers import parse_headers
+    from patchkeeper.series.headers import parse_headers
 
     text = data.decode("utf-8", "surrogateescape")  # a stray byte is not a crash
     commit = parse_headers(data).value("Commit")

@@ -8,7 +8,7 @@ into a file whose ``--- exported from`` line names that commit". A patch file is
     --- exported from <full commit id>
     <git's diff of the commit, paths relative to the configured directory>
 
-The bytes depend only on the commit: every git call goes through :mod:`patchkeeper.gitops`
+The bytes depend only on the commit: every git call goes through :mod:`patchkeeper.upstream.gitops`
 (no user configuration, fixed diff options, full blob ids by default), so exporting twice, on
 any machine, gives the same file.
 
@@ -26,16 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper import constants as C
-from patchkeeper import gitops
 from patchkeeper.config import Config
-from patchkeeper.downstream import commit_files, locked_downstream
 from patchkeeper.errors import ConfigError, PatchkeeperError
-from patchkeeper.findings import Finding
-from patchkeeper.ledger import write_atomic
-from patchkeeper.ledger_config import GitSettings, git_settings
-from patchkeeper.model import Patch
-from patchkeeper.parse import split_lines
-from patchkeeper.transaction import Change
+from patchkeeper.ledger.findings import Finding
+from patchkeeper.ledger.settings import GitSettings, git_settings
+from patchkeeper.ledger.table import write_atomic
+from patchkeeper.series.model import Patch
+from patchkeeper.series.parse import split_lines
+from patchkeeper.trees.downstream import commit_files, locked_downstream
+from patchkeeper.trees.transaction import Change
+from patchkeeper.upstream import gitops
 
 #: A topic name: ``qwen3_5-embed-quant``, ``kvarn/kvarn-0.32.0`` (no ``..``, no leading ``/``).
 TOPIC = r"[A-Za-z0-9][A-Za-z0-9._+-]*(?:/[A-Za-z0-9][A-Za-z0-9._+-]*)*"
@@ -288,7 +288,7 @@ def _series_lines(series: Path) -> tuple[list[bytes], dict[str, bytes]]:
     """The series' leading comment block and ``{name: line}`` of its entries."""
     if not series.is_file():
         return [], {}
-    from patchkeeper.parse import parse_series
+    from patchkeeper.series.parse import parse_series
 
     lines = split_lines(series.read_bytes())
     entries = parse_series(series).entries
@@ -314,7 +314,7 @@ def export_range(
     ``<patches>/<topic>.patch``, and the series rewritten in commit order.
 
     Nothing is written when a commit is not a topic commit or a topic repeats; the patch
-    files and the series are written in one transaction (:mod:`patchkeeper.downstream`).
+    files and the series are written in one transaction (:mod:`patchkeeper.trees.downstream`).
 
     Raises:
         ExportError: as :func:`range_topics` and :func:`commit_diff`.

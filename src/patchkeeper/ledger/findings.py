@@ -1,7 +1,7 @@
 """Lint findings: one problem at one place, printed as ``file:line: code message``.
 
-Shared by :mod:`patchkeeper.lint` and :mod:`patchkeeper.entries`. Codes are stable (a CI
-configuration may disable one by name); each group of codes is one kind of check:
+Shared by :mod:`patchkeeper.ledger.lint` and :mod:`patchkeeper.ledger.entries`. Codes are stable
+(a CI configuration may disable one by name); each group of codes is one kind of check:
 
 - ``PK1xx`` header fields (missing, empty, unknown kind, pin, placeholder, Upstream form)
 - ``PK2xx`` the series file against the patch directory

@@ -1,6 +1,6 @@
 """``patchkeeper import``: the series -> a branch of topic commits at the pin's tag.
 
-The inverse of :mod:`patchkeeper.export`. In an upstream checkout, a branch is created at the
+The inverse of :mod:`patchkeeper.ledger.export`. In an upstream checkout, a branch is created at the
 pin's tag (``v0.27.1``) with one commit per patch, in series order: subject
 ``[TAG] <topic>``, body = the patch's preamble up to its ``--- exported from`` line, author
 and date from the mail headers (``From:``/``Date:``, as ``git format-patch`` and ``gbp pq``
@@ -25,15 +25,15 @@ from pathlib import Path
 from types import TracebackType
 
 from patchkeeper import constants as C
-from patchkeeper import gitops
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.export import content_hash
-from patchkeeper.headers import parse_headers
-from patchkeeper.ledger import row_name
-from patchkeeper.ledger_config import pin_tag, topic_checkout
-from patchkeeper.model import Patch
-from patchkeeper.parse import load_patches, parse_series, split_lines
+from patchkeeper.ledger.export import content_hash
+from patchkeeper.ledger.settings import pin_tag, topic_checkout
+from patchkeeper.ledger.table import row_name
+from patchkeeper.series.headers import parse_headers
+from patchkeeper.series.model import Patch
+from patchkeeper.series.parse import load_patches, parse_series, split_lines
+from patchkeeper.upstream import gitops
 
 #: The committer line of a commit object: ``committer Name <mail> 1700000000 +0000``
 COMMITTER = re.compile(rb"^committer .* (\d+ [+-]\d{4})$", re.M)

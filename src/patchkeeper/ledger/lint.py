@@ -1,6 +1,6 @@
 """``patchkeeper lint``: the checks the seed's hand-written scripts made, as one command.
 
-Every problem is a :class:`patchkeeper.findings.Finding`, printed ``file:line: code message``
+Every problem is a :class:`patchkeeper.ledger.findings.Finding`, printed ``file:line: code message``
 (or as GitHub annotations). The checks (issue "patchkeeper 2"):
 
 - header fields: a required one missing or empty, a ``Kind`` outside the vocabulary, a
@@ -13,7 +13,7 @@ Every problem is a :class:`patchkeeper.findings.Finding`, printed ``file:line: c
 - the knob rule (the seed: "a patch that reads an env knob registers it in envs.py in its
   own hunk ... and reads it through vllm.envs"): a patch adding a read of a knob matching
   the pattern must add the name to the registry file;
-- entries that are not patches (:mod:`patchkeeper.entries`).
+- entries that are not patches (:mod:`patchkeeper.ledger.entries`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.entries import (
+from patchkeeper.errors import PatchFormatError
+from patchkeeper.ledger.entries import (
     Entry,
     check_foreign_diff,
     check_vendored,
@@ -33,13 +34,12 @@ from patchkeeper.entries import (
     lint_overlay,
     load_entries,
 )
-from patchkeeper.errors import PatchFormatError
-from patchkeeper.findings import Finding, display_path
-from patchkeeper.headers import Headers, parse_headers
-from patchkeeper.ledger import read_preamble
-from patchkeeper.ledger_config import HeaderSettings, LintSettings, header_settings, lint_settings
-from patchkeeper.model import ADDED, Patch
-from patchkeeper.parse import parse_patch, parse_series
+from patchkeeper.ledger.findings import Finding, display_path
+from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_settings, lint_settings
+from patchkeeper.ledger.table import read_preamble
+from patchkeeper.series.headers import Headers, parse_headers
+from patchkeeper.series.model import ADDED, Patch
+from patchkeeper.series.parse import parse_patch, parse_series
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
 #: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
@@ -415,7 +415,7 @@ def run(
     registered = upstream_knobs(upstream, config.directory, lsettings.registry)
     reexport = None
     if checkout is not None:
-        from patchkeeper.export import reexport_checker
+        from patchkeeper.ledger.export import reexport_checker
 
         reexport = reexport_checker(config, checkout)
     count = 0

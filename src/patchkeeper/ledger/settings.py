@@ -38,7 +38,7 @@ from typing import Any
 
 from patchkeeper.config import Bounds, Config, OneOf, register_section
 from patchkeeper.errors import ConfigError
-from patchkeeper.findings import CODES
+from patchkeeper.ledger.findings import CODES
 
 #: The seed's ledger schema, in table order.
 LEDGER_FIELDS = ("Kind", "What", "Upstream", "Cut-against", "Retires-when")

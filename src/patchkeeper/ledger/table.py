@@ -11,10 +11,10 @@ Values are escaped for GitHub-flavoured Markdown tables: a ``|`` becomes ``\\|``
 break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)").
 
 Bytes are kept as they are: header values are decoded as UTF-8 with ``surrogateescape``
-(:mod:`patchkeeper.headers`), and the ledger file is read and written the same way, so a
+(:mod:`patchkeeper.series.headers`), and the ledger file is read and written the same way, so a
 Latin-1 ``What: caf\\xe9`` lands in the table as the byte ``\\xe9`` (Debian headers are often
 Latin-1). Every command here writes its files in one journaled transaction under the
-downstream's lock (:mod:`patchkeeper.downstream`): all of them change, or none.
+downstream's lock (:mod:`patchkeeper.trees.downstream`): all of them change, or none.
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.downstream import commit_files, locked_downstream
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
-from patchkeeper.headers import FAMILY, Headers, parse_headers
-from patchkeeper.ledger_config import LedgerSettings, header_settings, ledger_settings
-from patchkeeper.model import Series, SeriesEntry
-from patchkeeper.parse import _first_diff_index, listed_patch, parse_series, split_lines
-from patchkeeper.transaction import Change
+from patchkeeper.ledger.settings import LedgerSettings, header_settings, ledger_settings
+from patchkeeper.series.headers import FAMILY, Headers, parse_headers
+from patchkeeper.series.model import Series, SeriesEntry
+from patchkeeper.series.parse import _first_diff_index, listed_patch, parse_series, split_lines
+from patchkeeper.trees.downstream import commit_files, locked_downstream
+from patchkeeper.trees.transaction import Change
 
 #: Suffixes dropped from a patch's name in the table (``qwen3_5-embed-quant.patch``).
 PATCH_SUFFIXES = (".patch", ".diff")
@@ -335,7 +335,7 @@ def row_for(entry: SeriesEntry, series: Series, columns: tuple[str, ...]) -> Led
 
 def ledger_rows(config: Config, series: Series | None = None) -> list[LedgerRow]:
     """Every row in apply order: the series' patches, then the configured entries."""
-    from patchkeeper.entries import entry_rows
+    from patchkeeper.ledger.entries import entry_rows
 
     columns = header_settings(config).columns
     series = series if series is not None else parse_series(config.series)
@@ -378,7 +378,7 @@ def _read_ledger(settings: LedgerSettings) -> str:
 def run(config: Config, *, check: bool = False) -> LedgerResult:
     """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
 
-    Holds the downstream's lock (:func:`patchkeeper.downstream.locked_downstream`), which
+    Holds the downstream's lock (:func:`patchkeeper.trees.downstream.locked_downstream`), which
     first rolls back a write that an interrupted command left half done.
 
     Returns:

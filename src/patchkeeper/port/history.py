@@ -20,12 +20,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper import gitops
 from patchkeeper.errors import GitError
-from patchkeeper.headers import parse_headers
-from patchkeeper.hunks import closest_match
-from patchkeeper.model import Hunk, Patch
-from patchkeeper.parse import split_lines
+from patchkeeper.series.headers import parse_headers
+from patchkeeper.series.hunks import closest_match
+from patchkeeper.series.model import Hunk, Patch
+from patchkeeper.series.parse import split_lines
+from patchkeeper.upstream import gitops
 
 #: ``vllm #50021 (open)``, ``upstream PR (syv-ai #94/#110)``
 PROJECT_REFERENCE = re.compile(r"(?P<project>[A-Za-z0-9][\w.-]*)\s+(?P<numbers>#\d+(?:/#\d+)*)")

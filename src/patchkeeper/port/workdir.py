@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.engine import FileState
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.model import Patch, Series
-from patchkeeper.parse import split_lines
 from patchkeeper.port.merge import FileMerge
-from patchkeeper.trees import read_file, safe_path
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.model import Patch, Series
+from patchkeeper.series.parse import split_lines
+from patchkeeper.trees.tree import read_file, safe_path
 
 FORMAT = 1
 STATE = "state.json"

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config
-from patchkeeper.decisions import Decisions
-from patchkeeper.evidence_store import RecordedCommand, StoredEvidence
-from patchkeeper.items import Item
-from patchkeeper.reconcile import Finding, Row, build_rows, record_findings
-from patchkeeper.report_settings import ReportSettings
-from patchkeeper.sources import Source, directory_source, requirement_source
+from patchkeeper.record.decisions import Decisions
+from patchkeeper.record.evidence_store import RecordedCommand, StoredEvidence
+from patchkeeper.record.patch_evidence import Item
+from patchkeeper.record.reconcile import Finding, Row, build_rows, record_findings
+from patchkeeper.record.settings import ReportSettings
+from patchkeeper.record.sources import Source, directory_source, requirement_source
 
 #: Accelerator device files the environment probe looks for (see ``envprobe``).
 DEVICES = "/dev/nvidia*, /dev/kfd, /dev/davinci*"
@@ -59,7 +59,7 @@ class Record:
         upstream, pin: the configured upstream and pin.
         time_line: the one sentence that depends on when the evidence was taken.
         environment: the measured environment (JSON form of
-            :class:`patchkeeper.environment.Environment`).
+            :class:`patchkeeper.record.environment.Environment`).
         rows: one per series patch and runtime entry, then decisions about unknown keys.
         validation: patchkeeper's commands, then the recorded ones.
         untested: the scope left untested, one sentence each.
@@ -246,7 +246,7 @@ def time_line(
 
 
 def _spec_source(role: str, spec: str, cwd: str, kinds: tuple[str, ...]) -> Source:
-    from patchkeeper.fetch import is_requirement
+    from patchkeeper.upstream.fetch import is_requirement
 
     path = Path(cwd) / Path(spec).expanduser()
     if not path.exists() and is_requirement(spec):
@@ -299,10 +299,10 @@ def environment_packages(
 ) -> list[str]:
     """The import packages whose origins to measure: the upstream's, the runtime upstream
     packages and the plugin (when there is runtime evidence), and the configured ones."""
-    from patchkeeper.contents import installed_packages
     from patchkeeper.errors import TargetError
-    from patchkeeper.fetch import canonical_name
-    from patchkeeper.installed import locate_distribution
+    from patchkeeper.record.wheel_contents import installed_packages
+    from patchkeeper.trees.installed import locate_distribution
+    from patchkeeper.upstream.fetch import canonical_name
 
     names: list[str] = []
     if config.upstream:
@@ -355,7 +355,7 @@ def live_origins(
     """Per package, the file the ``runtime check`` process imported and the one measured
     for this record; a finding where they or the interpreters differ (the seed, section 6:
     "compare them with the preflight plan")."""
-    from patchkeeper.reconcile import ENVIRONMENT_CHANGED
+    from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED
 
     stored = evidence.get("runtime check")
     if stored is None or not isinstance(stored.result, dict) or not environment:
@@ -408,7 +408,7 @@ def build_record(
     live, live_findings = live_origins(evidence, environment)
     findings = record_findings(rows, set(evidence)) + live_findings
 
-    from patchkeeper.evidence_store import EVIDENCE_DIR
+    from patchkeeper.record.evidence_store import EVIDENCE_DIR
 
     root = config.root
     path = decisions.path

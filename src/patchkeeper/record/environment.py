@@ -7,11 +7,12 @@ locations, effective import origins, content-comparison results". This module pu
 
 - the interpreter (path, version, virtual environment) and the effective import origins of
   the upstream and plugin packages, each in a fresh process of that interpreter started in
-  the downstream directory, with a timeout and no network (:mod:`patchkeeper.import_origins`);
+  the downstream directory, with a timeout and no network
+  (:mod:`patchkeeper.record.import_origins`);
 - every upstream tree the evidence was read from and the installed distributions
-  (:class:`~patchkeeper.sources.Source`, :mod:`patchkeeper.sources`);
+  (:class:`~patchkeeper.record.sources.Source`, :mod:`patchkeeper.record.sources`);
 - a content comparison of a source tree and the installed distribution of the same version
-  (:mod:`patchkeeper.contents`).
+  (:mod:`patchkeeper.record.wheel_contents`).
 
 :func:`differences` compares a recorded environment with a new measurement (``report
 --check``).
@@ -24,10 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.contents import ContentComparison, compare
-from patchkeeper.import_origins import ImportOrigin, Interpreter, probe_interpreter, probe_package
-from patchkeeper.installed import InstalledDistribution
-from patchkeeper.sources import (
+from patchkeeper.record.import_origins import (
+    ImportOrigin,
+    Interpreter,
+    probe_interpreter,
+    probe_package,
+)
+from patchkeeper.record.sources import (
     ABSENT,
     CHECKOUT,
     DIRECTORY,
@@ -38,9 +42,11 @@ from patchkeeper.sources import (
 )
 
 # Re-exported: the names callers imported from here before the split.
-from patchkeeper.sources import directory_source as directory_source
-from patchkeeper.sources import requirement_source as requirement_source
-from patchkeeper.sources import tree_digest as tree_digest
+from patchkeeper.record.sources import directory_source as directory_source
+from patchkeeper.record.sources import requirement_source as requirement_source
+from patchkeeper.record.sources import tree_digest as tree_digest
+from patchkeeper.record.wheel_contents import ContentComparison, compare
+from patchkeeper.trees.installed import InstalledDistribution
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,7 @@ def measure(
 
 
 def _same_name(a: str, b: str) -> bool:
-    from patchkeeper.fetch import canonical_name
+    from patchkeeper.upstream.fetch import canonical_name
 
     return canonical_name(a) == canonical_name(b)
 
@@ -119,7 +125,7 @@ def _comparisons(
 ) -> list[ContentComparison]:
     """Compare each installed distribution with a source tree of its name and version: one
     the evidence read, else the cached sdist of that version."""
-    from patchkeeper.fetch import find_cached
+    from patchkeeper.upstream.fetch import find_cached
 
     out = []
     for inst in installed:

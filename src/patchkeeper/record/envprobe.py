@@ -1,4 +1,5 @@
-"""The environment probe, run by :mod:`patchkeeper.import_origins` in the audited interpreter.
+"""The environment probe, run by :mod:`patchkeeper.record.import_origins` in the audited
+interpreter.
 
 Run as ``python -c <this file's source> MODE [PACKAGE]`` in a fresh process (so the current
 directory, not patchkeeper's package, is first on ``sys.path``, as for any ``python -c`` the

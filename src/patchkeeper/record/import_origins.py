@@ -1,8 +1,8 @@
 """The audited interpreter and the effective import origins, measured in fresh processes.
 
-Part of the environment correspondence table (:mod:`patchkeeper.environment`; the audit seed,
+Part of the environment correspondence table (:mod:`patchkeeper.record.environment`; the audit seed,
 section 7: "interpreter/venv", "effective import origins"). Each measurement runs
-:mod:`patchkeeper.envprobe` in the audited interpreter, started in the downstream directory,
+:mod:`patchkeeper.record.envprobe` in the audited interpreter, started in the downstream directory,
 with a timeout and no network; the probe prints one JSON line after :data:`MARKER`.
 """
 
@@ -85,7 +85,7 @@ class Interpreter:
 
 
 def run_probe(python: Path, args: list[str], cwd: Path, timeout: float) -> dict[str, Any]:
-    """Run :mod:`patchkeeper.envprobe` in ``python`` and return its JSON.
+    """Run :mod:`patchkeeper.record.envprobe` in ``python`` and return its JSON.
 
     Raises:
         TargetError: the interpreter does not run, times out, or prints no result.
@@ -126,7 +126,7 @@ def run_probe(python: Path, args: list[str], cwd: Path, timeout: float) -> dict[
 
 
 def probe_interpreter(python: Path, cwd: Path, timeout: float) -> Interpreter:
-    """The interpreter's own description (see :mod:`patchkeeper.envprobe`)."""
+    """The interpreter's own description (see :mod:`patchkeeper.record.envprobe`)."""
     data = run_probe(python, ["interpreter"], cwd, timeout)
     data["accelerators"] = tuple(data.get("accelerators", ()))
     return Interpreter(**data)

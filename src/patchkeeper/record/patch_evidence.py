@@ -3,7 +3,7 @@
 Each :class:`Item` joins, for one patch or entry, what the stored evidence says about it
 (``audit``, ``port``, ``verify``, ``runtime audit``, ``runtime check``), the decision that
 evidence suggests, the removal condition its header states, and whether it is still in the
-code. Evidence is read in its JSON form (:mod:`patchkeeper.evidence_store`), so this module
+code. Evidence is read in its JSON form (:mod:`patchkeeper.record.evidence_store`), so this module
 depends on the shapes of the results, not on the modules that make them.
 
 Suggestions (the series seed's kinds and the audit seed's section 3 table):
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config
-from patchkeeper.decisions import (
+from patchkeeper.record.decisions import (
     CARRY,
     MIGRATE,
     REMOVE,
@@ -40,8 +40,8 @@ from patchkeeper.decisions import (
     UPDATE,
     runtime_key,
 )
-from patchkeeper.evidence_store import StoredEvidence
-from patchkeeper.headers import parse_headers
+from patchkeeper.record.evidence_store import StoredEvidence
+from patchkeeper.series.headers import parse_headers
 
 SERIES_SUGGESTIONS = {
     "clean": CARRY,

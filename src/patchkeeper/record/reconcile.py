@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from patchkeeper.decisions import (
+from patchkeeper.record.decisions import (
     DROPS,
     KEEPS,
     MIGRATE,
@@ -27,7 +27,7 @@ from patchkeeper.decisions import (
     Decision,
     Decisions,
 )
-from patchkeeper.items import NOT_APPLYING, Item
+from patchkeeper.record.patch_evidence import NOT_APPLYING, Item
 
 NO_DECISION = "no-decision"
 DROPPED_BUT_PRESENT = "dropped-but-present"

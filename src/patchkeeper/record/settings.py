@@ -63,7 +63,7 @@ class ReportSettings:
     def record_files(self, root: Path) -> tuple[str, ...]:
         """The record's own files, relative to ``root`` (POSIX), with the evidence store:
         they never count as a change of the downstream's checkout."""
-        from patchkeeper.evidence_store import EVIDENCE_DIR
+        from patchkeeper.record.evidence_store import EVIDENCE_DIR
 
         out = [EVIDENCE_DIR]
         for path in (self.decisions_file, self.audit_file, self.html_file):

@@ -1,10 +1,10 @@
 """Where the evidence was read from: one :class:`Source` per upstream tree or distribution.
 
-Part of the environment correspondence table (:mod:`patchkeeper.environment`; the audit seed,
+Part of the environment correspondence table (:mod:`patchkeeper.record.environment`; the audit seed,
 section 7: "both local checkouts and commits/dirty state, both installed distributions and
 package locations"). A tree is identified without trusting its name: an sdist or wheel from
 the fetch cache by its sha256, a git checkout by its commit and dirty state (git through
-:mod:`patchkeeper.gitops`), another directory by a digest of its files; an installed
+:mod:`patchkeeper.upstream.gitops`), another directory by a digest of its files; an installed
 distribution by its version, location and the sha256 of its ``RECORD``.
 """
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper import gitops
 from patchkeeper.errors import GitError
-from patchkeeper.installed import InstalledDistribution
+from patchkeeper.trees.installed import InstalledDistribution
+from patchkeeper.upstream import gitops
 
 SDIST, WHEEL, CHECKOUT, DIRECTORY, INSTALLED, ABSENT, NOT_FETCHED = (
     "sdist",
@@ -169,7 +169,7 @@ def tree_digest(directory: Path, exclude: tuple[str, ...] = ()) -> tuple[str, in
 
 def _cached_by_root(directory: Path) -> dict[str, Any] | None:
     """The fetch cache's record of the tree unpacked at ``directory``, if it is one."""
-    from patchkeeper.fetch import cache_root
+    from patchkeeper.upstream.fetch import cache_root
 
     root = cache_root()
     if not directory.is_relative_to(root):
@@ -213,7 +213,7 @@ def directory_source(role: str, directory: Path, exclude: tuple[str, ...] = ()) 
 
 def requirement_source(role: str, requirement: str, kinds: tuple[str, ...]) -> Source:
     """A requirement as the fetch cache holds it (never fetched here: no network)."""
-    from patchkeeper.fetch import find_cached
+    from patchkeeper.upstream.fetch import find_cached
 
     for kind in kinds:
         fetched = find_cached(requirement, kind)

@@ -17,7 +17,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.installed import InstalledDistribution, read_record
+from patchkeeper.trees.installed import InstalledDistribution, read_record
 
 #: Source layouts searched for an import package, in order (setuptools' flat and src layouts).
 LAYOUTS = ("", "src/")

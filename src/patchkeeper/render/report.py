@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from patchkeeper.auditrecord import Record
 from patchkeeper.commands.decide import DecideResult
 from patchkeeper.commands.record import RecordResult
 from patchkeeper.commands.report import ReportResult
-from patchkeeper.reconcile import Row
+from patchkeeper.record.build import Record
+from patchkeeper.record.reconcile import Row
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.document import (
     Block,
@@ -231,7 +231,7 @@ def _decision_cells(row: Row) -> tuple[str, tuple[str, ...], str]:
 
 def _flags(row: Row) -> tuple[str, ...]:
     """Every finding on the row (a contradiction, a missing decision or condition)."""
-    from patchkeeper.reconcile import row_findings
+    from patchkeeper.record.reconcile import row_findings
 
     key = f"`{row.key}`"
     return tuple(

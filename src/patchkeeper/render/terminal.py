@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from patchkeeper.applied import SeriesState
+from patchkeeper.audit.evidence import FileFailure, HunkEvidence
 from patchkeeper.commands.apply import ApplyResult
 from patchkeeper.commands.verify import VerifyResult
-from patchkeeper.evidence import FileFailure, HunkEvidence
 from patchkeeper.render import text_renderer
+from patchkeeper.trees.applied import SeriesState
 
 
 def plural(count: int, noun: str) -> str:

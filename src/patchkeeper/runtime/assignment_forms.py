@@ -19,7 +19,7 @@ from typing import Any
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
-from patchkeeper.runtime.facts import is_plugin
+from patchkeeper.runtime.file_facts import is_plugin
 from patchkeeper.runtime.model import Mechanism
 from patchkeeper.runtime.names import Table
 

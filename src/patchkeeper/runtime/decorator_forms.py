@@ -16,12 +16,12 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from patchkeeper.runtime import names
-from patchkeeper.runtime.facts import is_external, is_plugin
+from patchkeeper.runtime.file_facts import is_external, is_plugin
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.names import Table
 
 if TYPE_CHECKING:
-    from patchkeeper.runtime.facts import FileFacts, ScanSettings
+    from patchkeeper.runtime.file_facts import FileFacts, ScanSettings
 
 #: Decorators that make a descriptor or a kernel; the patch decorator must sit above them
 #: (seed section 4: "Preserve descriptor semantics, Triton decorator order").

@@ -17,7 +17,7 @@ import bisect
 from collections.abc import Iterator
 
 from patchkeeper.runtime import names
-from patchkeeper.runtime.facts import is_plugin
+from patchkeeper.runtime.file_facts import is_plugin
 
 _BODIES = {
     ast.FunctionDef: ("body",),

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.activation import Reachability, roots_for
-from patchkeeper.runtime.bulk import fewer_collections
-from patchkeeper.runtime.facts import is_external
+from patchkeeper.runtime.file_facts import is_external
+from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from patchkeeper.hunks import FilePatchResult, HunkFailure, Placement, patch_lines
-from patchkeeper.model import FileDiff, Hunk, Patch
-from patchkeeper.parse import split_lines
+from patchkeeper.series.hunks import FilePatchResult, HunkFailure, Placement, patch_lines
+from patchkeeper.series.model import FileDiff, Hunk, Patch
+from patchkeeper.series.parse import split_lines
 
 #: Problems a whole file can have (as opposed to a hunk): the file a diff modifies is
 #: missing, a file it creates already exists, a file it deletes is not what it expects.
@@ -27,7 +27,7 @@ class FileState:
     """A file's content and mode in the workspace.
 
     Attributes:
-        lines: the content, split by :func:`patchkeeper.parse.split_lines`.
+        lines: the content, split by :func:`patchkeeper.series.parse.split_lines`.
         mode: the permission bits (``0o644``), or ``None`` when unknown.
     """
 

@@ -230,7 +230,7 @@ def parse_headers(preamble: bytes, *, first_line: int = 1, offset: int = 0) -> H
     """Read the header fields of ``preamble`` (the bytes before a patch's first diff).
 
     Args:
-        preamble: the preamble bytes (:attr:`patchkeeper.model.Patch.preamble`); a whole
+        preamble: the preamble bytes (:attr:`patchkeeper.series.model.Patch.preamble`); a whole
             patch file works too, reading stops at ``---``.
         first_line: the file line number of the preamble's first line.
         offset: the file byte offset of the preamble's first byte.

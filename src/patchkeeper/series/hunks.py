@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from patchkeeper.model import ADDED, REMOVED, Hunk
+from patchkeeper.series.model import ADDED, REMOVED, Hunk
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Plain, immutable data for a patch series: series entries, patches, file diffs, hunks.
 
-Everything here is built by :mod:`patchkeeper.parse` and never does I/O. Every object keeps
+Everything here is built by :mod:`patchkeeper.series.parse` and never does I/O. Every object keeps
 its source position (the patch file and the 1-based line), so any error can point at it, the
 habit of python-unidiff's ``diff_line_no``. Content is ``bytes``: a *line* is the bytes up to
 and including its ``\\n`` (the last line of a file may lack it), exactly as GNU patch sees it.

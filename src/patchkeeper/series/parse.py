@@ -1,4 +1,4 @@
-"""Series files and unified diffs -> :mod:`patchkeeper.model`.
+"""Series files and unified diffs -> :mod:`patchkeeper.series.model`.
 
 The diff structure (file diffs, git extended headers, hunks, ``\\ No newline at end of file``)
 is read by python-unidiff; this module splits off the preamble, keeps exact bytes and line
@@ -22,7 +22,7 @@ from unidiff.errors import UnidiffParseError
 
 from patchkeeper import constants as C
 from patchkeeper.errors import PatchFormatError
-from patchkeeper.model import (
+from patchkeeper.series.model import (
     ADDED,
     CONTEXT,
     REMOVED,

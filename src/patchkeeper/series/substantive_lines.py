@@ -11,7 +11,7 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 
-from patchkeeper.model import ADDED, REMOVED, Patch
+from patchkeeper.series.model import ADDED, REMOVED, Patch
 
 _SPACE = re.compile(rb"\s+")
 _COMMENT_PREFIXES = (b"#", b"//", b"/*", b"* ", b"*/", b'"""', b"'''")

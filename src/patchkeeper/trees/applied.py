@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from patchkeeper.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
-from patchkeeper.hunks import locate, patch_lines
-from patchkeeper.model import Hunk, Patch
-from patchkeeper.trees import Pristine
+from patchkeeper.series.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
+from patchkeeper.series.hunks import locate, patch_lines
+from patchkeeper.series.model import Hunk, Patch
+from patchkeeper.trees.tree import Pristine
 
 APPLIED = "applied"
 NOT_APPLIED = "not applied"
@@ -237,7 +237,7 @@ def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | N
     states = _needing_earlier(ws, patches, states)
     checks: list[FileCheck] = []
     if pristine is not None:
-        from patchkeeper.parse import sha256_hex
+        from patchkeeper.series.parse import sha256_hex
 
         for path in touched_paths(patches):
             current = ws.get(path)

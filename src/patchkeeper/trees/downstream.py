@@ -2,7 +2,7 @@
 
 ``retire`` rewrites the series and the ledger and deletes a patch file; ``ledger`` rewrites
 the ledger; ``export --range`` writes every topic's patch file and the series. Each such
-command writes through one journaled transaction (:func:`patchkeeper.transaction.commit`)
+command writes through one journaled transaction (:func:`patchkeeper.trees.transaction.commit`)
 under the downstream's lock, so a crash, a Ctrl-C or a failed write leaves every file as it
 was or every file changed (the user-test report, bug 1: ``retire`` took the patch out of the
 series, then crashed before the ledger was written).
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.constants import STATE_DIR
-from patchkeeper.transaction import Change, Recovery, commit, locked, recover
+from patchkeeper.trees.transaction import Change, Recovery, commit, locked, recover
 
 #: The journal directory, relative to the downstream root.
 JOURNAL = Path(STATE_DIR) / "journal"
@@ -34,10 +34,10 @@ def journal_dir(config: Config) -> Path:
 def locked_downstream(config: Config) -> Iterator[Recovery | None]:
     """Hold the downstream's lock; first roll back what an interrupted write left.
 
-    Yields the :class:`~patchkeeper.transaction.Recovery` of that roll-back, or ``None``.
+    Yields the :class:`~patchkeeper.trees.transaction.Recovery` of that roll-back, or ``None``.
     Do not nest it (``flock`` would wait for itself): ``port`` holds the same lock and calls
-    the unlocked functions (:func:`patchkeeper.ledger.update_ledger`,
-    :func:`patchkeeper.ledger.retire_patch`).
+    the unlocked functions (:func:`patchkeeper.ledger.table.update_ledger`,
+    :func:`patchkeeper.ledger.table.retire_patch`).
 
     Raises:
         LockError: another patchkeeper process holds the lock longer than ``lock-timeout``.

@@ -17,16 +17,16 @@ from functools import cached_property
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.engine import FileState
 from patchkeeper.errors import ConfigError, FetchError, TargetError
-from patchkeeper.installed import (
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.parse import sha256_hex
+from patchkeeper.trees.installed import (
     AppliedRecord,
     InstalledDistribution,
     check_installed,
     locate_distribution,
     read_record,
 )
-from patchkeeper.parse import sha256_hex
 
 DIRECTORY = "directory"
 INSTALLED = "installed"
@@ -228,8 +228,8 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
         FetchError: it cannot be found, downloaded, checked or unpacked.
         TargetError: the unpacked tree lacks the configured ``directory``.
     """
-    from patchkeeper.fetch import fetch_requirement, find_cached
     from patchkeeper.progress import note
+    from patchkeeper.upstream.fetch import fetch_requirement, find_cached
 
     if find_cached(requirement, config.fetch) is None:
         note(f"fetching {requirement} ({config.fetch}) into the cache ...")
@@ -288,7 +288,7 @@ def site_distribution(directory: Path, config: Config) -> Tree | None:
     installed distribution there (so ``RECORD`` is kept true), else ``None``.
 
     Raises:
-        TargetError: as :func:`patchkeeper.installed.check_installed`.
+        TargetError: as :func:`patchkeeper.trees.installed.check_installed`.
     """
     import importlib.metadata as metadata
 

@@ -2,7 +2,7 @@
 
 ``verify`` promises that nothing but the series changed the target (issue "patchkeeper 1":
 "per file: drift (changed outside the series)"). The files the series touches are checked by
-undoing it (:mod:`patchkeeper.applied`); this module checks every other file under the
+undoing it (:mod:`patchkeeper.trees.applied`); this module checks every other file under the
 target's base: against a pristine tree (changed, added or missing files), or against an
 installed distribution's ``RECORD`` (changed or missing recorded files, and files nobody
 recorded inside the distribution's own directories).
@@ -14,8 +14,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from patchkeeper.applied import FileCheck
-from patchkeeper.trees import Pristine, Tree
+from patchkeeper.trees.applied import FileCheck
+from patchkeeper.trees.tree import Pristine, Tree
 
 #: Never part of an upstream tree: caches, VCS data, patchkeeper's own state.
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".patchkeeper", "patchkeeper-journal"})

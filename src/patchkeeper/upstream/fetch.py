@@ -12,7 +12,8 @@ cache (:func:`cache_root`) holds::
 An exact pin whose record exists is answered from the record alone: no network, no import of
 pip, unearth or packaging (``patchkeeper audit --to urllib3==1.26.20`` must finish in 0.5 s with
 interpreter start, issue 2 "Performance"). Anything else asks the indexes pip is configured
-with (:mod:`patchkeeper.finder`) for the best matching version and caches it by that version.
+with (:mod:`patchkeeper.upstream.finder`) for the best matching version and caches it by that
+version.
 
 Every write is a temporary file or directory renamed into place, so two processes fetching the
 same requirement at once both end with the same complete tree.
@@ -169,7 +170,7 @@ def fetch_requirement(requirement: str, kind: str = "sdist") -> FetchedTree:
         cached = _read_record(requirement, name, pinned, kind)
         if cached is not None:
             return cached
-    from patchkeeper.finder import Finder
+    from patchkeeper.upstream.finder import Finder
 
     with Finder() as finder:
         candidate = finder.choose(parsed, kind)
@@ -184,7 +185,7 @@ def _fetch_candidate(requirement: str, finder: Any, candidate: Any) -> FetchedTr
     root = cache_root()
     archive = root / "downloads" / candidate.name / candidate.filename
     sha256 = _verified_download(archive, candidate) or finder.download(candidate, archive)
-    from patchkeeper.unpack import archive_stem
+    from patchkeeper.upstream.unpack import archive_stem
 
     unpacked = root / "trees" / candidate.name / archive_stem(candidate.filename)
     if not unpacked.is_dir():
@@ -290,7 +291,7 @@ def _verified_download(archive: Path, candidate: Any) -> str | None:
     A cached file that does not match (truncated, corrupted) is deleted so it is downloaded
     again. A file the index gives no hash for is never reused.
     """
-    from patchkeeper.finder import file_digests, pick_hash
+    from patchkeeper.upstream.finder import file_digests, pick_hash
 
     algorithm, expected = pick_hash(candidate.hashes)
     if expected is None or not archive.is_file():
@@ -310,7 +311,7 @@ def _unpack_atomically(archive: Path, dest: Path) -> None:
     import shutil
     import tempfile
 
-    from patchkeeper.unpack import unpack_archive
+    from patchkeeper.upstream.unpack import unpack_archive
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))

@@ -1,6 +1,6 @@
 """Find one distribution file on the package indexes pip is configured with, and download it.
 
-The indexes are pip's, as pip itself sees them (:mod:`patchkeeper.pipsettings`). The files
+The indexes are pip's, as pip itself sees them (:mod:`patchkeeper.upstream.pipsettings`). The files
 are listed by ``unearth.PackageFinder`` (issue 2, "Targets": ``pip download`` of an sdist
 prepares its metadata, which fails for vLLM, so it is not used).
 
@@ -25,8 +25,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
 from patchkeeper.errors import FetchError
-from patchkeeper.pipsettings import PipSettings, read_pip_settings
-from patchkeeper.unpack import is_archive
+from patchkeeper.upstream.pipsettings import PipSettings, read_pip_settings
+from patchkeeper.upstream.unpack import is_archive
 
 #: Bytes read per chunk while downloading.
 CHUNK = 1 << 20

@@ -10,9 +10,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from patchkeeper.model import FileDiff
-from patchkeeper.parse import split_lines
-from patchkeeper.substance import substantive_lines
+from patchkeeper.series.model import FileDiff
+from patchkeeper.series.parse import split_lines
+from patchkeeper.series.substantive_lines import substantive_lines
 
 _SKIP_DIRS = frozenset({".git", "__pycache__", ".patchkeeper", "node_modules", ".tox"})
 
