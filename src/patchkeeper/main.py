@@ -152,7 +152,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.runtime",
     "patchkeeper.render.ledger",
     "patchkeeper.render.port",
-    "patchkeeper.render.report",
+    "patchkeeper.render.record",
 )
 
 

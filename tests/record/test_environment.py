@@ -100,7 +100,7 @@ def extension_expected() -> list[dict[str, str]]:
 
 
 def as_json(value):
-    from patchkeeper.render import to_jsonable
+    from patchkeeper.jsonable import to_jsonable
 
     return json.loads(json.dumps(to_jsonable(value)))
 

@@ -115,9 +115,9 @@ def test_port_evidence_leads_the_suggestions(cli, audited: Path) -> None:
 def test_a_reference_the_port_finds_in_the_new_pin_meets_retires_when(cli, audited: Path) -> None:
     """``port --upstream-repo`` looks header references up; saved through the real result
     types, a carried ``#12`` meets ``Retires-when: the pin that carries #12``."""
-    from patchkeeper.commands.port import PortResult
     from patchkeeper.port.history import Commit, Reference
     from patchkeeper.port.rebase import PortedPatch
+    from patchkeeper.port.results import PortResult
 
     config = load_config(start=audited)
     reference = Reference(

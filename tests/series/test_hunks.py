@@ -91,7 +91,7 @@ def test_closest_match_none_when_nothing_shared() -> None:
 
 
 def test_refusal_note_when_every_line_matches_elsewhere() -> None:
-    from patchkeeper.audit.evidence import hunk_evidence
+    from patchkeeper.series.hunk_evidence import hunk_evidence
 
     # fewer leading than trailing context at line 1: only the start of the file will do
     (hunk,) = hunks("@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n")

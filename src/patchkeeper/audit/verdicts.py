@@ -20,9 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from patchkeeper.audit.evidence import FileFailure, HunkEvidence, failure_evidence, hunk_evidence
 from patchkeeper.audit.upstreamed import code_upstream, written_differently
 from patchkeeper.series.engine import FileState, Workspace, apply_patch
+from patchkeeper.series.hunk_evidence import (
+    FileFailure,
+    HunkEvidence,
+    failure_evidence,
+    hunk_evidence,
+)
 from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate, patch_lines
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import added_by_path, file_index, substantive_lines

@@ -12,38 +12,13 @@ one is written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.record import evidence_store as store
 from patchkeeper.record.decisions import DROPS, Decision, append_tables, load
 from patchkeeper.record.patch_evidence import Item, all_items
+from patchkeeper.record.results import Added, DecideResult
 from patchkeeper.record.settings import report_settings
-
-
-@dataclass(frozen=True)
-class Added:
-    """A table ``decide`` added: kind, key, the decision (``""``: none suggested), and the
-    evidence verdict it came from."""
-
-    kind: str
-    key: str
-    decision: str
-    verdict: str
-
-
-@dataclass(frozen=True)
-class DecideResult:
-    """The decisions file, the tables added, and how many were already there."""
-
-    path: str
-    added: tuple[Added, ...]
-    kept: int
-
-    @property
-    def exit_code(self) -> int:
-        return 0
 
 
 def suggestion(item: Item) -> tuple[Decision, tuple[str, ...]]:

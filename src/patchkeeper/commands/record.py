@@ -13,28 +13,15 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from dataclasses import dataclass
 
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError
 from patchkeeper.record import evidence_store as store
+from patchkeeper.record.results import RecordResult
 from patchkeeper.record.settings import report_settings
 
 #: The exit code recorded for a command that cannot be started (the shell's convention).
 NOT_STARTED = 127
-
-
-@dataclass(frozen=True)
-class RecordResult:
-    """The recorded command and the store file."""
-
-    command: store.RecordedCommand
-    path: str
-
-    @property
-    def exit_code(self) -> int:
-        """0 when the command passed, 1 when it failed (a finding, not an input error)."""
-        return 0 if self.command.exit_code == 0 else 1
 
 
 def run(config: Config, argv: list[str]) -> RecordResult:

@@ -9,32 +9,26 @@ shows every hunk; ``verify`` requires one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.commands.common import check_paths, load_series, overlay_files
+from patchkeeper.commands.common import overlay_files
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError
 from patchkeeper.series.engine import Workspace, touched_paths
+from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import sha256_hex
-from patchkeeper.trees.applied import FileCheck, SeriesState, series_state
+from patchkeeper.trees.applied import FileCheck, series_state
 from patchkeeper.trees.installed import AppliedRecord
-from patchkeeper.trees.transaction import Recovery, locked, recover
-from patchkeeper.trees.tree import INSTALLED, pristine_for, record_pristine, target_tree
+from patchkeeper.trees.results import OverlayCheck, VerifyResult
+from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.trees.tree import (
+    INSTALLED,
+    check_paths,
+    pristine_for,
+    record_pristine,
+    target_tree,
+)
 from patchkeeper.trees.untouched_files import untouched_drift
-
-
-@dataclass(frozen=True)
-class OverlayCheck:
-    """One overlay file (``[tool.patchkeeper.entries]``) compared with the target.
-
-    Attributes:
-        path: the patch-root-relative path.
-        state: ``"ok"``, ``"missing"`` or ``"differs"``.
-    """
-
-    path: str
-    state: str
 
 
 def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCheck, ...]:
@@ -45,51 +39,6 @@ def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCh
         state = "missing" if current is None else "ok" if current.data == data else "differs"
         out.append(OverlayCheck(path, state))
     return tuple(out)
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    """The state of the series on a target.
-
-    Attributes:
-        command: ``"verify"`` or ``"status"``.
-        target: the target's description.
-        state: per patch and per file.
-        record_mismatch: for an installed distribution, how ``patchkeeper.json`` disagrees
-            with the current series (``""`` when it agrees or there is none).
-        recovery: a journal rolled back first, if any.
-        detailed: show every hunk (``status``).
-        overlays: the overlay files compared with the target.
-        pristine_unavailable: why the default pristine reference could not be had (``status``
-            goes on without it), or ``""``.
-        untouched: files the series does not touch that differ from pristine (changed,
-            added, missing): changes made outside the series.
-    """
-
-    command: str
-    target: str
-    state: SeriesState
-    record_mismatch: str = ""
-    recovery: Recovery | None = None
-    detailed: bool = False
-    overlays: tuple[OverlayCheck, ...] = ()
-    pristine_unavailable: str = ""
-    untouched: tuple[FileCheck, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        overlays_ok = all(check.state == "ok" for check in self.overlays)
-        return (
-            self.state.all_applied
-            and not self.state.drifted
-            and not self.record_mismatch
-            and overlays_ok
-            and not self.untouched
-        )
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
 
 
 def _record_mismatch(record: AppliedRecord | None, names_hashes: list[tuple[str, str]]) -> str:

@@ -43,6 +43,7 @@ from typing import Any
 from patchkeeper.config import Bounds, Config, validate
 from patchkeeper.errors import ConfigError, GitError, TargetError
 from patchkeeper.ledger.findings import Finding, display_path
+from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import entries_table
 from patchkeeper.upstream import gitops
 
@@ -150,8 +151,7 @@ def load_entries(config: Config) -> list[Entry]:
 
 
 def entry_rows(config: Config, columns: tuple[str, ...]) -> list[Any]:
-    """Ledger rows (:class:`patchkeeper.ledger.table.LedgerRow`) for the configured entries."""
-    from patchkeeper.ledger.table import LedgerRow
+    """Ledger rows (:class:`patchkeeper.ledger.rows.LedgerRow`) for the configured entries."""
 
     source = config.source or config.root
     return [

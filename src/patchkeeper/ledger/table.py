@@ -27,6 +27,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
+from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.series.headers import FAMILY, Headers, parse_headers
 from patchkeeper.series.model import Series, SeriesEntry
@@ -41,23 +42,6 @@ RETIRED_COLUMNS = ("kind", "what", "retired at", "why")
 #: How the ledger file's bytes become text and back: undecodable bytes survive the round trip.
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
-
-
-@dataclass(frozen=True)
-class LedgerRow:
-    """One row: a patch of the series, or an entry that is not a patch.
-
-    Attributes:
-        name: the first cell (the series name without ``.patch``, or the entry's name).
-        values: the column values, unescaped, in column order.
-        source: the patch file (or the configuration file for an entry).
-        line_no: where the row's headers start in ``source`` (1 when unknown).
-    """
-
-    name: str
-    values: tuple[str, ...]
-    source: Path
-    line_no: int = 1
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,9 @@
-"""The audit record (``AUDIT.md`` and its HTML page) and the forms of ``report``, ``decide``
-and ``record`` results.
+"""The audit record as a document: ``AUDIT.md`` and its HTML page.
 
 The record's sections follow the audit seed's section 7: the environment correspondence
 table, every decision with its evidence and removal condition, the validation commands and
 their results, and the untested scope. Both forms come from the same blocks
-(:mod:`patchkeeper.render.document`).
+(:mod:`patchkeeper.record.markup`).
 """
 
 from __future__ import annotations
@@ -12,13 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from patchkeeper.commands.decide import DecideResult
-from patchkeeper.commands.record import RecordResult
-from patchkeeper.commands.report import ReportResult
 from patchkeeper.record.build import Record
-from patchkeeper.record.reconcile import Row
-from patchkeeper.render import markdown_renderer, text_renderer
-from patchkeeper.render.document import (
+from patchkeeper.record.markup import (
     Block,
     Bullets,
     Heading,
@@ -28,7 +22,7 @@ from patchkeeper.render.document import (
     to_html,
     to_markdown,
 )
-from patchkeeper.render.terminal import plural
+from patchkeeper.record.reconcile import Row
 
 NONE = "-"
 
@@ -357,58 +351,3 @@ def record_markdown(record: Record) -> str:
 def record_html(record: Record) -> str:
     """The self-contained HTML page with the same content."""
     return to_html(record_blocks(record), title(record))
-
-
-# --------------------------------------------------------------------------- results
-
-
-@text_renderer(ReportResult)
-def report_text(result: ReportResult) -> str:
-    c = result.counts
-    counted = (
-        f"{c['series']} series patches, {c['runtime']} runtime entries, {c['decided']} decided"
-    )
-    if result.check:
-        head = (
-            f"the record {result.audit_file} is current and true ({counted})"
-            if not result.findings
-            else f"the record {result.audit_file} is stale or false: "
-            f"{plural(len(result.findings), 'finding')} ({counted})"
-        )
-    else:
-        head = f"wrote {', '.join(result.written)} ({counted})"
-        if result.findings:
-            head += f"; {plural(len(result.findings), 'open problem')}"
-    lines = [head] + [f"  {f.kind}: {f.message}" for f in result.findings]
-    return "\n".join(lines)
-
-
-@text_renderer(DecideResult)
-def decide_text(result: DecideResult) -> str:
-    lines = [f"{result.path}: added {len(result.added)}, kept {result.kept} existing"]
-    for added in result.added:
-        decision = added.decision or "(none: decide by hand)"
-        lines.append(f"  {added.kind} {added.key}: {decision} ({added.verdict or 'no evidence'})")
-    return "\n".join(lines)
-
-
-@text_renderer(RecordResult)
-def record_text(result: RecordResult) -> str:
-    import shlex
-
-    c = result.command
-    lines = [
-        f"{shlex.join(c.argv)}: exit {c.exit_code} in {c.duration:.1f} s; recorded in {result.path}"
-    ]
-    lines += [f"  | {line}" for line in c.tail]
-    return "\n".join(lines)
-
-
-@markdown_renderer(ReportResult)
-@markdown_renderer(DecideResult)
-@markdown_renderer(RecordResult)
-def fenced(result: Any) -> str:
-    """The terminal text in a code block."""
-    from patchkeeper.render import render_text
-
-    return "```\n" + render_text(result) + "\n```\n"

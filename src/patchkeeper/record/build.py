@@ -4,7 +4,7 @@ The audit seed, section 7: the record holds "the environment correspondence tabl
 retain/update/migrate/remove decision, concrete upstream evidence, and removal condition",
 and "reproducible validation commands, results, and untested scope". :func:`build_record`
 gathers them from the evidence store, the decisions file and a measured environment; the
-renderers in :mod:`patchkeeper.render.report` turn a :class:`Record` into Markdown and HTML.
+document in :mod:`patchkeeper.record.audit_md` turns a :class:`Record` into Markdown and HTML.
 Same inputs, same record: nothing here reads the clock.
 """
 

@@ -2,7 +2,7 @@
 
 Issue "patchkeeper 5": the audit record is built from what patchkeeper measured, so each of
 ``audit``, ``port``, ``runtime audit``, ``runtime check`` and ``verify`` saves its JSON
-result (:func:`patchkeeper.render.to_jsonable`) at ``<downstream>/.patchkeeper/evidence/
+result (:func:`patchkeeper.jsonable.to_jsonable`) at ``<downstream>/.patchkeeper/evidence/
 <command>.json`` (``runtime audit`` -> ``runtime-audit.json``), with the argv it ran with,
 patchkeeper's version and its exit code. A later run of the same command replaces the file.
 ``patchkeeper record -- CMD...`` adds the validation commands a person runs
@@ -183,8 +183,8 @@ def write_text(path: Path, text: str) -> None:
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as indented UTF-8 JSON, atomically (see :func:`write_text`); a byte
     kept by ``surrogateescape`` is written as its ``\\udcXX`` escape, so the file stays UTF-8
-    and reads back as the same string (:func:`patchkeeper.render.json_text`)."""
-    from patchkeeper.render import json_text
+    and reads back as the same string (:func:`patchkeeper.jsonable.json_text`)."""
+    from patchkeeper.jsonable import json_text
 
     write_text(path, json_text(data) + "\n")
 
@@ -221,7 +221,7 @@ def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple
     Raises:
         EvidenceError: the store cannot be written.
     """
-    from patchkeeper.render import to_jsonable
+    from patchkeeper.jsonable import to_jsonable
 
     data = {
         "format": FORMAT,
@@ -337,7 +337,7 @@ def save_recorded(config: Config, command: RecordedCommand) -> Path:
     Raises:
         EvidenceError: the store cannot be read or written.
     """
-    from patchkeeper.render import to_jsonable
+    from patchkeeper.jsonable import to_jsonable
 
     commands = load_recorded(config)
     same = [i for i, c in enumerate(commands) if (c.argv, c.cwd) == (command.argv, command.cwd)]

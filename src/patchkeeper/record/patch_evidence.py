@@ -231,7 +231,7 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
     """
     if not config.series.is_file():
         return []
-    from patchkeeper.commands.common import load_series
+    from patchkeeper.series.load import load_series
 
     _, patches = load_series(config)
     by_name = series_evidence(evidence)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.verdicts import GOOD, PatchVerdict
-from patchkeeper.commands.audit import AuditResult
 from patchkeeper.render import markdown_renderer, text_renderer
 
 

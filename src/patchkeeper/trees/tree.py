@@ -19,6 +19,7 @@ from pathlib import Path
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.series.engine import FileState
+from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.installed import (
     AppliedRecord,
@@ -431,3 +432,29 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             ) from None
         return Pristine(other.label, tree=other)
     return None
+
+
+def check_paths(tree: Tree, patches: list[Patch]) -> None:
+    """Refuse, before anything is read or written, any patch path that escapes ``tree``.
+
+    Raises:
+        TargetError: naming the patch file, the line of the file diff and the path (see
+            :func:`safe_path`).
+    """
+    checked: set[str] = set()
+    for patch in patches:
+        for diff in patch.files:
+            for path in (diff.old_path, diff.new_path):
+                if path is None or path in checked:
+                    continue
+                try:
+                    tree.path_of(path)
+                except TargetError as exc:
+                    where = f" at {exc.path}" if exc.path is not None else ""
+                    raise TargetError(
+                        f"{exc.message}{where}; nothing was written",
+                        path=patch.path,
+                        line=diff.line_no,
+                        hint=exc.hint,
+                    ) from None
+                checked.add(path)
