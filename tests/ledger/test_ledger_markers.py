@@ -101,7 +101,7 @@ def test_a_family_column_can_be_configured_and_covers_entries(debian: Path) -> N
         + 'columns = ["Bug-Debian", "Bug*"]\n\n[entries.overlays.extra]\nsource = "overlay"\n'
         + 'fields = { Bug-Ubuntu = "https://launchpad.net/bugs/2", Bug = "#3" }\n'
     )
-    rows = ledger.run(config_at(debian)).rows
+    rows = ledger.write_ledger(config_at(debian)).rows
     assert [(row.name, row.values) for row in rows] == [
         (
             "02_require-cert-verification",

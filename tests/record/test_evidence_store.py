@@ -142,3 +142,39 @@ def test_a_reference_the_port_finds_in_the_new_pin_meets_retires_when(cli, audit
             f"finds minihttp #12 (in the new pin: {'ab' * 6}, first in v1.1); decided carry",
         )
     ]
+
+
+def test_the_audit_command_run_from_python_saves_its_evidence(
+    example, private_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Saving is the command's job, not a side effect of printing: ``commands.audit.run``
+    keeps the result, with the command line that asks for it."""
+    from patchkeeper.commands import audit
+
+    enable_evidence(example.downstream / "patchkeeper.toml")
+    monkeypatch.chdir(example.downstream)
+    result = audit.run(load_config(start=example.downstream), to="../upstream/minihttp-1.1")
+    stored = evidence_store.load(load_config(start=example.downstream), "audit")
+    assert stored is not None
+    assert stored.argv == ("audit", "--to", "../upstream/minihttp-1.1")
+    assert stored.exit_code == result.exit_code == 1
+    assert [v["verdict"] for v in stored.result["verdicts"]] == [
+        "upstreamed",
+        "conflict",
+        "target gone",
+        "offset",
+        "offset",
+        "clean",
+        "blocked",
+    ]
+
+
+def test_a_store_that_cannot_be_written_is_a_warning_when_evidence_was_asked_for(
+    cli, example, private_cache: Path
+) -> None:
+    enable_evidence(example.downstream / "patchkeeper.toml")
+    (example.downstream / ".patchkeeper").write_text("not a directory\n")
+    run = cli("audit", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
+    assert run.code == 1
+    assert run.out.splitlines()[-1] == "to retire (already upstream): retry-backoff-cap.patch"
+    assert run.err.startswith("patchkeeper: warning: the evidence was not saved: ")

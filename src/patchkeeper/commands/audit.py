@@ -8,17 +8,23 @@ upstreamed: a patch to retire is a finding to act on, not an error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
+from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.tree import check_paths, spec_tree
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def run(config: Config, *, to: str) -> AuditResult:
-    """Audit the configured series against the upstream ``to`` (requirement or directory).
+def run(config: Config, *, to: str, argv: Sequence[str] | None = None) -> AuditResult:
+    """Audit the configured series against the upstream ``to`` (requirement or directory),
+    and keep the result in the evidence store (with ``argv``, the command line; default: the
+    one that asks for this audit).
 
     Raises:
         PatchFormatError, FetchError, TargetError: as their names say.
@@ -28,10 +34,12 @@ def run(config: Config, *, to: str) -> AuditResult:
     check_paths(tree, patches)
     ws = Workspace(tree.reader())
     verdicts = judge_series(ws, patches, TreeSearch(tree.base))
-    return AuditResult(
+    result = AuditResult(
         series=str(series.path),
         pin=config.pin,
         target=tree.label,
         target_version=tree.version,
         verdicts=tuple(verdicts),
     )
+    evidence_store.keep(config, "audit", result, command_line(["audit"], {"--to": to}, argv))
+    return result

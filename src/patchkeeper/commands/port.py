@@ -14,10 +14,11 @@ Exit 0 when the port is done (or aborted), 1 when it stopped at a conflict.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import (
@@ -42,6 +43,7 @@ from patchkeeper.port.workdir import (
     input_digests,
 )
 from patchkeeper.progress import note
+from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import FileState
 from patchkeeper.trees.downstream import journal_dir
 from patchkeeper.trees.transaction import locked, recover
@@ -197,8 +199,50 @@ def run(
     upstream_repo: Path | None = None,
     output: Path | None = None,
     action: str = "port",
+    argv: Sequence[str] | None = None,
 ) -> PortResult:
-    """``port`` (``action="port"``), ``port --continue`` or ``port --abort``.
+    """``port`` (``action="port"``), ``port --continue`` or ``port --abort``; the result of a
+    port or a ``--continue`` is kept in the evidence store, with ``argv`` (the command line;
+    default: the one that asks for this port).
+
+    Raises: as :func:`carry`.
+    """
+    result = carry(
+        config,
+        to=to,
+        source=source,
+        in_place=in_place,
+        retire=retire,
+        upstream_repo=upstream_repo,
+        output=output,
+        action=action,
+    )
+    if action != "abort":
+        options = {
+            "--to": to,
+            "--from": source,
+            "--in-place": in_place,
+            "--output": output,
+            "--retire": retire,
+            "--upstream-repo": upstream_repo,
+            "--continue": action == "continue",
+        }
+        evidence_store.keep(config, "port", result, command_line(["port"], options, argv))
+    return result
+
+
+def carry(
+    config: Config,
+    *,
+    to: str | None = None,
+    source: str | None = None,
+    in_place: bool = False,
+    retire: bool = False,
+    upstream_repo: Path | None = None,
+    output: Path | None = None,
+    action: str = "port",
+) -> PortResult:
+    """Do ``port``, ``port --continue`` or ``port --abort`` (see :func:`run`).
 
     Raises:
         ConfigError: ``--to`` is missing, ``--retire`` without ``--in-place`` or a ledger.

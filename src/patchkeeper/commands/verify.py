@@ -9,11 +9,13 @@ shows every hunk; ``verify`` requires one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from patchkeeper.commands.common import overlay_files
+from patchkeeper.commands.common import command_line, overlay_files
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError
+from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace, touched_paths
 from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import sha256_hex
@@ -67,8 +69,11 @@ def run(
     python: Path | None = None,
     pristine: str | None = None,
     detailed: bool = False,
+    argv: Sequence[str] | None = None,
 ) -> VerifyResult:
-    """Compute the state of the configured series on the target.
+    """Compute the state of the configured series on the target; ``verify`` (not
+    ``detailed``) keeps it in the evidence store, with ``argv`` (the command line; default:
+    the one that asks for this check).
 
     Raises:
         ConfigError: ``verify`` on a directory with no pristine reference.
@@ -108,7 +113,7 @@ def run(
         if tree.kind == INSTALLED and tree.dist is not None:
             record = AppliedRecord.load(tree.dist.applied_record_path)
             mismatch = _record_mismatch(record, [(p.name, sha256_hex(p.raw)) for p in patches])
-    return VerifyResult(
+    result = VerifyResult(
         "status" if detailed else "verify",
         tree.label,
         state,
@@ -119,3 +124,7 @@ def run(
         unavailable,
         untouched,
     )
+    if not detailed:
+        options = {"--target": target, "--python": python, "--pristine": pristine}
+        evidence_store.keep(config, "verify", result, command_line(["verify"], options, argv))
+    return result

@@ -212,7 +212,7 @@ def _first_line_difference(a: bytes, b: bytes) -> int:
     return min(len(left), len(right)) + 1
 
 
-def run(
+def check_branch(
     config: Config,
     *,
     checkout: Path | None = None,

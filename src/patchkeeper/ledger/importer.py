@@ -186,7 +186,7 @@ def _add_note(checkout: Path, ref: str, commit: str, origin: str, body: bytes, d
     )
 
 
-def run(
+def import_series(
     config: Config,
     *,
     checkout: Path | None = None,

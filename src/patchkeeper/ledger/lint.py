@@ -385,7 +385,7 @@ def lint_entries(
 # --------------------------------------------------------------------------- the command
 
 
-def run(
+def lint_downstream(
     config: Config,
     *,
     output_format: str = "text",

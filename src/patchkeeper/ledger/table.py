@@ -359,7 +359,7 @@ def _read_ledger(settings: LedgerSettings) -> str:
         raise PatchFormatError(f"cannot read the ledger file: {exc.strerror}", path=path) from None
 
 
-def run(config: Config, *, check: bool = False) -> LedgerResult:
+def write_ledger(config: Config, *, check: bool = False) -> LedgerResult:
     """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
 
     Holds the downstream's lock (:func:`patchkeeper.trees.downstream.locked_downstream`), which
@@ -378,7 +378,7 @@ def run(config: Config, *, check: bool = False) -> LedgerResult:
 
 
 def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:
-    """:func:`run` for a caller that already holds the downstream's lock (``port``)."""
+    """:func:`write_ledger` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
     rows = ledger_rows(config)
     before = _read_ledger(settings)

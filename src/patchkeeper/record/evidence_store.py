@@ -238,6 +238,27 @@ def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple
     return path
 
 
+def keep(
+    config: Config | None, command_name: str, result: Any, argv: list[str] | tuple[str, ...]
+) -> None:
+    """Save ``result`` as the evidence of ``command_name`` (:func:`save`) when the downstream
+    keeps evidence (:func:`enabled`; ``config`` ``None``: no downstream, nothing kept).
+
+    A store that cannot be written (a read-only checkout) is skipped quietly; when the user
+    asked for evidence (``evidence = true``, :func:`required`) the failure is a warning
+    (:func:`patchkeeper.progress.warn`), never an error: the command's own result stands.
+    """
+    from patchkeeper.progress import warn
+
+    if config is None or not enabled(config):
+        return
+    try:
+        save(config, command_name, result, argv)
+    except (PatchkeeperError, OSError) as exc:
+        if required(config):
+            warn(f"the evidence was not saved: {exc}")
+
+
 def load(config: Config, command_name: str) -> StoredEvidence | None:
     """The latest saved evidence of ``command_name``, or ``None`` when it never ran.
 

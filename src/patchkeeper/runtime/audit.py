@@ -57,7 +57,7 @@ class RuntimeAudit:
         return 1 if action or any(not s.patched_by for s in self.stale) else 0
 
 
-def run(
+def audit_runtime(
     config: Any | None,
     *,
     old: str,

@@ -59,7 +59,7 @@ class LiveCheck:
         return 1 if bad else 0
 
 
-def run(
+def check_live(
     config: Any | None,
     *,
     python: Path,

@@ -66,7 +66,7 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
 
 
 def scan_plugin(settings: RuntimeSettings) -> Scanned:
-    """Build the inventory of ``settings``' plugin (see :func:`run`)."""
+    """Build the inventory of ``settings``' plugin (see :func:`take_inventory`)."""
     tree = PluginTree(settings)
     signature = tree.signature()
     cached = tree.cache.get_value("#inventory", signature)
@@ -147,7 +147,7 @@ def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:
     }
 
 
-def run(
+def take_inventory(
     config: Any | None,
     *,
     plugin: Path | None = None,
