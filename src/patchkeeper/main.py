@@ -1,9 +1,9 @@
 """The command line: parses arguments, dispatches to ``patchkeeper.commands``, prints results.
 
-Nothing else prints or exits. Exit codes (DESIGN.md): 0 all good, 1 findings (not applied,
-conflict, lint failure, stale ledger), 2 usage or input error, 3 a bug in patchkeeper (the
-traceback goes to a log file), 130 interrupted. Command modules are imported only when their
-command runs, so ``--help`` and short commands start fast.
+Nothing else prints or exits. Exit codes (docs/architecture.md): 0 all good, 1 findings (not
+applied, conflict, lint failure, stale ledger), 2 usage or input error, 3 a bug in patchkeeper (the
+traceback goes to a log file), 130 interrupted. Command modules are imported only when their command
+runs, so ``--help`` and short commands start fast.
 """
 
 from __future__ import annotations
@@ -312,7 +312,7 @@ def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> 
 
 
 # --------------------------------------------------------------------------- headers, ledger,
-# lint, export/import (issue "patchkeeper 2")
+# lint, export/import
 
 
 @cli.command()
@@ -571,7 +571,6 @@ def port(
 
 
 # --------------------------------------------------------------------------- runtime patches
-# (issue "patchkeeper 4")
 
 
 def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -677,7 +676,6 @@ def runtime_same_code(left: str, right: str, as_json: bool) -> None:
 
 
 # --------------------------------------------------------------------------- the audit record
-# (issue "patchkeeper 5")
 
 
 @cli.command()

@@ -1,9 +1,9 @@
 """When is a patch upstream although it does not reverse-apply? The file-weighted rules.
 
-Real backports rarely match upstream's fix line for line (issue "patchkeeper 3", verdict
-accuracy): upstream reformats (Django 4.0 ran black over the whole tree), moves the code to
-another file, writes its own tests and release notes. So, beyond "the patch reverse-applies"
-and "every hunk's post-image is there", two weaker rules, weighed by file:
+Real backports rarely match upstream's fix line for line: upstream reformats (Django 4.0 ran black
+over the whole tree), moves the code to another file, writes its own tests and release notes. So,
+beyond "the patch reverse-applies" and "every hunk's post-image is there", two weaker rules, weighed
+by file:
 
 - *code upstream, tests and docs differ*: every hunk of every code file (not a test, not
   documentation: :func:`patchkeeper.series.substantive_lines.is_code`) has its added lines in

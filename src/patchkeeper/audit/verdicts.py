@@ -1,6 +1,6 @@
 """Judge every patch of a series against a new upstream tree, with evidence.
 
-The verdicts (DESIGN.md glossary):
+The verdicts (docs/glossary.md):
 
 - *clean*: applies at fuzz 0 with every hunk where its header says;
 - *offset*: applies at fuzz 0, some hunks moved (by how many lines);
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from patchkeeper.audit.upstreamed import code_upstream, written_differently
+from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import FileState, Workspace, apply_patch
 from patchkeeper.series.hunk_evidence import (
     FileFailure,
@@ -33,20 +34,42 @@ from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import added_by_path, file_index, substantive_lines
 from patchkeeper.upstream.treesearch import MovedFile, TreeSearch, moved_files
 
-CLEAN = "clean"
-OFFSET = "offset"
-UPSTREAMED = "upstreamed"
-PARTIALLY_UPSTREAMED = "partially upstreamed"
-CONFLICT = "conflict"
-TARGET_GONE = "target gone"
-BLOCKED = "blocked"
+
+class Verdict(WordEnum):
+    """The audit verdict of one patch against a new upstream (see docs/glossary.md)."""
+
+    CLEAN = "clean"  # applies at fuzz 0, every hunk in place
+    OFFSET = "offset"  # applies at fuzz 0, some hunk moved
+    UPSTREAMED = "upstreamed"  # the new upstream carries the change
+    PARTIALLY_UPSTREAMED = "partially upstreamed"  # some of it
+    CONFLICT = "conflict"  # a hunk's pre-image is not there
+    TARGET_GONE = "target gone"  # a file it changes no longer exists
+    BLOCKED = "blocked"  # needs lines a failing earlier patch adds
+
+
+CLEAN = Verdict.CLEAN
+OFFSET = Verdict.OFFSET
+UPSTREAMED = Verdict.UPSTREAMED
+PARTIALLY_UPSTREAMED = Verdict.PARTIALLY_UPSTREAMED
+CONFLICT = Verdict.CONFLICT
+TARGET_GONE = Verdict.TARGET_GONE
+BLOCKED = Verdict.BLOCKED
 
 #: Verdicts that need no work: the series can move to the new pin as it is.
 GOOD = frozenset({CLEAN, OFFSET, UPSTREAMED})
 
-APPLIES = "applies"
-PRESENT = "present"
-FAILS = "fails"
+
+class HunkState(WordEnum):
+    """One hunk against the new upstream."""
+
+    APPLIES = "applies"  # its pre-image is there (at an offset perhaps)
+    PRESENT = "present"  # its post-image is already there
+    FAILS = "fails"  # neither
+
+
+APPLIES = HunkState.APPLIES
+PRESENT = HunkState.PRESENT
+FAILS = HunkState.FAILS
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 For every series patch and runtime entry that has no table in the decisions file yet,
 ``decide`` appends one with the decision the last ``audit``/``port``/``runtime audit``
 evidence suggests (:mod:`patchkeeper.record.patch_evidence`), the evidence as the reason, and
-the header's removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, the seed's
-``Remove at``) when the suggestion keeps the change. A table that exists is left byte for
+the header's removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, a runtime
+file's ``Remove at``) when the suggestion keeps the change. A table that exists is left byte for
 byte as it is: the file is merged by key. Where the evidence suggests nothing (a runtime
 *investigate*), the decision is left empty for a person, and ``report --check`` fails until
 one is written.

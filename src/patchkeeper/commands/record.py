@@ -1,9 +1,9 @@
 """``record -- CMD...``: run a validation command and keep its result as evidence.
 
-The audit seed, section 6: "Record the interpreter, commands, results, temporary workarounds,
-and untested scope". The command runs in the current directory with its standard output and
-error captured together; its exit code, wall time and the last ``output-tail`` lines
-(``[tool.patchkeeper.report]``) go to ``.patchkeeper/evidence/recorded.json``, replacing an
+The runtime audit workflow (docs/glossary.md), step 6: "Record the interpreter, commands, results,
+temporary workarounds, and untested scope". The command runs in the current directory with its
+standard output and error captured together; its exit code, wall time and the last ``output-tail``
+lines (``[tool.patchkeeper.report]``) go to ``.patchkeeper/evidence/recorded.json``, replacing an
 earlier run of the same command in the same directory. The report lists it under
 *Validation*; a failed one also under the untested scope.
 """

@@ -1,6 +1,6 @@
 """``patchkeeper check-branch``: the series and the integration branch say the same thing.
 
-The seed's invariant (``shared/seeds/004``): applying the series to the pin's tag yields
+The series workflow's invariant (docs/glossary.md): applying the series to the pin's tag yields
 exactly the tree of the integration branch, and the rows of the ledger and the commit
 subjects on the branch match one to one. Both halves are checked here:
 

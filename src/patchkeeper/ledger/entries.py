@@ -1,6 +1,6 @@
 """Entries that are not patches: an overlay, a foreign diff, a vendored tree.
 
-The seed (``shared/seeds/004``) carries three such things beside its series:
+The series workflow (docs/glossary.md) carries three such things beside its series:
 
 - an *overlay* (``kvarn/files/``): files copied into the upstream tree; ``apply`` copies
   them, ``verify`` checks their bytes (:func:`overlay_files` is what both call);

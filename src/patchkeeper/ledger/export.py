@@ -1,6 +1,6 @@
 """``patchkeeper export``: a topic commit in an upstream checkout -> its patch file.
 
-The seed (``shared/seeds/004``): "each contributor keeps the topics as commits (subject
+The series workflow (docs/glossary.md): "each contributor keeps the topics as commits (subject
 ``[qwen38] <topic>``) in that pinned checkout, and ``scripts/export-patch.sh`` turns a commit
 into a file whose ``--- exported from`` line names that commit". A patch file is::
 
@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper import constants as C
+from patchkeeper.atomic import write_atomic
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, PatchkeeperError
 from patchkeeper.ledger.findings import Finding
 from patchkeeper.ledger.settings import GitSettings, git_settings
-from patchkeeper.ledger.table import write_atomic
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import split_lines
 from patchkeeper.trees.downstream import commit_files, locked_downstream

@@ -1,7 +1,7 @@
-"""``patchkeeper lint``: the checks the seed's hand-written scripts made, as one command.
+"""``patchkeeper lint``: the checks the series workflow's scripts made, as one command.
 
 Every problem is a :class:`patchkeeper.ledger.findings.Finding`, printed ``file:line: code message``
-(or as GitHub annotations). The checks (issue "patchkeeper 2"):
+(or as GitHub annotations). The checks:
 
 - header fields: a required one missing or empty, a ``Kind`` outside the vocabulary, a
   ``Cut-against`` that does not begin with the pin, a template placeholder left in,
@@ -10,7 +10,8 @@ Every problem is a :class:`patchkeeper.ledger.findings.Finding`, printed ``file:
   duplicate entry;
 - a hand-edited patch: hunk line counts that do not add up, or (with a checkout) bytes that
   differ from re-exporting the commit its ``--- exported from`` line names;
-- the knob rule (the seed: "a patch that reads an env knob registers it in envs.py in its
+- the knob rule (the series workflow, docs/glossary.md: "a patch that reads an env knob registers it
+in envs.py in its
   own hunk ... and reads it through vllm.envs"): a patch adding a read of a knob matching
   the pattern must add the name to the registry file;
 - entries that are not patches (:mod:`patchkeeper.ledger.entries`).
@@ -61,7 +62,7 @@ KNOB_READS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
     ("os.environ", re.compile(rb"[\"']" + _NAME + rb"[\"']\s+(?:not\s+)?in\s+(?:os\.)?environ\b")),
     # os.getenv("VLLM_X", "0")
     ("os.getenv", re.compile(rb"\bgetenv\(\s*[\"']" + _NAME)),
-    # envs.VLLM_X (vllm.envs, the seed's way)
+    # envs.VLLM_X (vllm.envs, the series workflow's way)
     ("envs", re.compile(rb"\benvs\." + _NAME)),
 )
 

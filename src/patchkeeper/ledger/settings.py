@@ -3,7 +3,7 @@
 A sample, in ``patchkeeper.toml`` (the same under ``[tool.patchkeeper.*]`` in pyproject)::
 
     [headers]
-    schema = "ledger"        # "ledger" (the seed's Kind/What/...) or "dep3" (Debian)
+    schema = "ledger"        # "ledger" (the series workflow's Kind/What/...) or "dep3" (Debian)
     required = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
     kinds = ["backport", "fix", "feature", "local", "own"]
     columns = ["Kind", "What", "Upstream", "Cut-against", "Retires-when"]
@@ -27,7 +27,7 @@ A sample, in ``patchkeeper.toml`` (the same under ``[tool.patchkeeper.*]`` in py
     fields = { Kind = "own", What = "KVarN kernels", Upstream = "none",
                Cut-against = "0.32.0", Retires-when = "rides with KVarN" }
 
-The seed (``shared/seeds/004``) is the source of every default.
+The series workflow (docs/glossary.md) is the source of every default.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from patchkeeper.config import Bounds, Config, OneOf, register_section
 from patchkeeper.errors import ConfigError
 from patchkeeper.ledger.findings import CODES
 
-#: The seed's ledger schema, in table order.
+#: The series workflow's ledger schema (docs/glossary.md), in table order.
 LEDGER_FIELDS = ("Kind", "What", "Upstream", "Cut-against", "Retires-when")
-#: The seed's kinds (its list "Kinds: backport, fix, feature, local, own").
+#: The series workflow's kinds (its list "Kinds: backport, fix, feature, local, own").
 KINDS = ("backport", "fix", "feature", "local", "own")
 #: DEP-3's required field (``Description``, or its alias ``Subject``) and a useful table;
 #: ``Bug*`` is one column for ``Bug`` and every ``Bug-<Vendor>`` (:func:`headers.in_family`),

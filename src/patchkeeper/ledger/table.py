@@ -1,6 +1,6 @@
 """The ledger: a Markdown table of the series, written between two markers from patch headers.
 
-The seed (``shared/seeds/004``) keeps one row per patch, in apply order, generated from the
+The series workflow (docs/glossary.md) keeps one row per patch, in apply order, generated from the
 ``Kind``/``What``/``Upstream``/``Cut-against``/``Retires-when`` headers of each file ("the
 files are the source"), and CI fails when the table is not current. This module renders that
 table (:func:`render_table`), puts it between the markers (:func:`replace_between`), keeps a
@@ -20,8 +20,6 @@ downstream's lock (:mod:`patchkeeper.trees.downstream`): all of them change, or 
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,8 +123,8 @@ def escape_cell(value: str) -> str:
 
 
 def column_title(field: str) -> str:
-    """The seed's column title of a field: lower case, ``-`` as a space; a family (``Bug*``)
-    is titled by its name.
+    """The series workflow's column title of a field: lower case, ``-`` as a space; a family
+    (``Bug*``) is titled by its name.
 
     >>> column_title("Cut-against"), column_title("Bug*")
     ('cut against', 'bug')
@@ -135,7 +133,8 @@ def column_title(field: str) -> str:
 
 
 def render_table(titles: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """Render a Markdown table in the seed's shape (``|---|`` rules, one space of padding).
+    """Render a Markdown table in the series workflow's shape (``|---|`` rules, one space of
+    padding).
 
     >>> print(render_table(("patch", "kind"), [("a", "fix")]), end="")
     | patch | kind |
@@ -223,7 +222,7 @@ def marker_lines(text: str, begin: str, end: str, path: Path | None) -> tuple[in
 def replace_between(text: str, begin: str, end: str, body: str, path: Path) -> str:
     """Return ``text`` with the lines between the ``begin`` and ``end`` marker lines replaced.
 
-    The marker lines themselves stay as written (the seed's begin marker carries a note).
+    The marker lines themselves stay as written (the series workflow's begin marker carries a note).
 
     Raises:
         PatchFormatError: a marker is missing or repeated (:func:`marker_lines`), naming the
@@ -264,20 +263,6 @@ def unified_diff(before: str, after: str, path: Path) -> str:
             tofile=f"b/{path.name}",
         )
     )
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 # --------------------------------------------------------------------------- rows

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.constants import WordEnum
 from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import PortContext
 from patchkeeper.port.history import IN_NEW, IN_OLD
@@ -20,8 +21,17 @@ from patchkeeper.port.output import (
 from patchkeeper.port.rebase import CARRIED, RETIRING, PortedPatch, Step
 from patchkeeper.series.parse import parse_series
 
-DONE = "done"
-STOPPED = "stopped"
+
+class PortOutcome(WordEnum):
+    """Where ``port`` ended."""
+
+    DONE = "done"  # every patch through, the new series written
+    STOPPED = "stopped"  # a conflict waits in the work directory
+    ABORTED = "aborted"  # ``port --abort`` dropped the work directory
+
+
+DONE = PortOutcome.DONE
+STOPPED = PortOutcome.STOPPED
 
 
 def _why(record: PortedPatch, version: str) -> str:

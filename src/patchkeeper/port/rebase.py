@@ -1,8 +1,8 @@
 """The port of a series, patch by patch: a rebase whose conflicts are the work.
 
-The series seed: "a port is a rebase whose conflicts are the work, not a regeneration whose
-failures are silent". Two in-memory workspaces move forward together: the *old* side (the
-old pin with the original patches applied one by one) and the *new* side (the new pin with
+The series workflow (docs/glossary.md): "a port is a rebase whose conflicts are the work, not a
+regeneration whose failures are silent". Two in-memory workspaces move forward together: the *old*
+side (the old pin with the original patches applied one by one) and the *new* side (the new pin with
 the ported patches). For each patch, in series order:
 
 1. the audit's verdict (:func:`patchkeeper.audit.series_verdicts.judge_series` on the pristine
@@ -39,6 +39,7 @@ from patchkeeper.audit.verdicts import (
     judge_patch,
     remember_failure,
 )
+from patchkeeper.constants import WordEnum
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.port.changes import PatchChange, compare
 from patchkeeper.port.history import Cause, Reference
@@ -52,9 +53,19 @@ from patchkeeper.upstream.treesearch import TreeSearch
 
 #: Port verdicts beyond the audit's: carried by git's three-way merge; a conflict resolved by
 #: hand (``port --continue``); resolved by hand to no change at all.
-MERGED = "merged"
-RESOLVED = "resolved"
-DROPPED = "dropped"
+
+
+class PortVerdict(WordEnum):
+    """A port verdict beyond the audit's (:class:`patchkeeper.audit.verdicts.Verdict`)."""
+
+    MERGED = "merged"  # carried by git's three-way merge
+    RESOLVED = "resolved"  # a conflict resolved by hand
+    DROPPED = "dropped"  # resolved by hand to no change at all
+
+
+MERGED = PortVerdict.MERGED
+RESOLVED = PortVerdict.RESOLVED
+DROPPED = PortVerdict.DROPPED
 
 #: Verdicts whose patch is in the new series.
 CARRIED = frozenset({CLEAN, OFFSET, PARTIALLY_UPSTREAMED, MERGED, RESOLVED})

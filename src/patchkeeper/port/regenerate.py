@@ -29,7 +29,7 @@ from patchkeeper.upstream import gitops
 
 #: An ``index`` line of a git file header: ``index 2da36e6..f639f1f 100644``
 INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
-#: The seed's pin header: ``Cut-against: 0.32.0: re-anchored after #57169``
+#: The series workflow's pin header: ``Cut-against: 0.32.0: re-anchored after #57169``
 CUT_AGAINST = "Cut-against"
 
 

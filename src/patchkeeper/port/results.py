@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from patchkeeper.port.finish import STOPPED
+from patchkeeper.port.finish import STOPPED, PortOutcome
 from patchkeeper.port.rebase import PortedPatch
 
-ABORTED = "aborted"
+ABORTED = PortOutcome.ABORTED
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.atomic import write_atomic
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.port.merge import FileMerge
 from patchkeeper.series.engine import FileState
@@ -310,10 +310,7 @@ def _check_markers(path: Path, state: FileState) -> None:
 
 
 def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_atomic(path, data, parents=True, temporary=path.with_name(path.name + ".tmp"))
 
 
 def has_markers(data: bytes) -> bool:

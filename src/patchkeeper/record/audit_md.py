@@ -1,8 +1,8 @@
 """The audit record as a document: ``AUDIT.md`` and its HTML page.
 
-The record's sections follow the audit seed's section 7: the environment correspondence
-table, every decision with its evidence and removal condition, the validation commands and
-their results, and the untested scope. Both forms come from the same blocks
+The record's sections follow step 7 of the runtime audit workflow (docs/glossary.md): the
+environment correspondence table, every decision with its evidence and removal condition, the
+validation commands and their results, and the untested scope. Both forms come from the same blocks
 (:mod:`patchkeeper.record.markup`).
 """
 
@@ -227,12 +227,7 @@ def _flags(row: Row) -> tuple[str, ...]:
     """Every finding on the row (a contradiction, a missing decision or condition)."""
     from patchkeeper.record.reconcile import row_findings
 
-    key = f"`{row.key}`"
-    return tuple(
-        f.message.removeprefix(f"{key}: ").replace(f"the {w} {key}", "it").replace(key, "it")
-        for f in row_findings(row)
-        for w in ("patch" if row.kind == "series" else "entry",)
-    )
+    return tuple(finding.in_row for finding in row_findings(row))
 
 
 def _rows_table(rows: list[Row], runtime: bool) -> Table:

@@ -1,11 +1,11 @@
 """The audit record's content: everything ``AUDIT.md`` says, as plain data.
 
-The audit seed, section 7: the record holds "the environment correspondence table", "each
-retain/update/migrate/remove decision, concrete upstream evidence, and removal condition",
-and "reproducible validation commands, results, and untested scope". :func:`build_record`
-gathers them from the evidence store, the decisions file and a measured environment; the
-document in :mod:`patchkeeper.record.audit_md` turns a :class:`Record` into Markdown and HTML.
-Same inputs, same record: nothing here reads the clock.
+The runtime audit workflow, step 7 (docs/glossary.md): the record holds "the environment
+correspondence table", "each retain/update/migrate/remove decision, concrete upstream evidence, and
+removal condition", and "reproducible validation commands, results, and untested scope".
+:func:`build_record` gathers them from the evidence store, the decisions file and a measured
+environment; the document in :mod:`patchkeeper.record.audit_md` turns a :class:`Record` into
+Markdown and HTML. Same inputs, same record: nothing here reads the clock.
 """
 
 from __future__ import annotations
@@ -330,8 +330,8 @@ STALE_SHOWN = 5
 
 
 def stale_bindings(evidence: dict[str, StoredEvidence]) -> list[str]:
-    """The seed's "``from ... import ...`` already bound the old object", from ``runtime
-    audit``: one sentence per patched target, naming the bindings nothing patches."""
+    """The runtime audit workflow's "``from ... import ...`` already bound the old object", from
+    ``runtime audit``: one sentence per patched target, naming the bindings nothing patches."""
     stored = evidence.get("runtime audit")
     result = stored.result if stored is not None and isinstance(stored.result, dict) else {}
     by_target: dict[str, list[dict[str, Any]]] = {}
@@ -353,8 +353,8 @@ def live_origins(
     evidence: dict[str, StoredEvidence], environment: dict[str, Any]
 ) -> tuple[list[tuple[str, str, str]], list[Finding]]:
     """Per package, the file the ``runtime check`` process imported and the one measured
-    for this record; a finding where they or the interpreters differ (the seed, section 6:
-    "compare them with the preflight plan")."""
+    for this record; a finding where they or the interpreters differ (the runtime audit workflow,
+    step 6: "compare them with the preflight plan")."""
     from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED
 
     stored = evidence.get("runtime check")

@@ -1,6 +1,6 @@
 """The decisions file: what the downstream decided for every patch and runtime entry, and why.
 
-Issue "patchkeeper 5", "Decisions are data". A TOML file in the downstream (default
+Decisions are data (docs/audit-record.md). A TOML file in the downstream (default
 ``patchkeeper-decisions.toml``, key ``decisions-file`` of ``[tool.patchkeeper.report]``)
 holds one table per series patch and per runtime inventory entry::
 
@@ -15,7 +15,7 @@ holds one table per series patch and per runtime inventory entry::
     reason = "Ascend needs the host-side copy"
     removal-condition = "upstream exposes a platform hook for it"
 
-The decisions are the audit seed's ``retain``, ``update``, ``migrate`` and ``remove``; a
+The decisions are the runtime audit workflow's ``retain``, ``update``, ``migrate`` and ``remove``; a
 series patch may also be ``carry`` (kept as it is) or ``retire`` (upstream has it). A runtime
 entry's key is ``FILE::TARGET`` (``FILE::TARGET[KEY]`` for a registry key), stable when lines
 move. :func:`append_tables` adds tables for new keys at the end of the file and never changes
@@ -29,6 +29,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.constants import DecisionWord
 from patchkeeper.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -39,14 +40,18 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 SERIES, RUNTIME = "series", "runtime"
 KINDS = (SERIES, RUNTIME)
 CARRY, RETIRE, RETAIN, UPDATE, MIGRATE, REMOVE = (
-    "carry",
-    "retire",
-    "retain",
-    "update",
-    "migrate",
-    "remove",
+    w.value
+    for w in (
+        DecisionWord.CARRY,
+        DecisionWord.RETIRE,
+        DecisionWord.RETAIN,
+        DecisionWord.UPDATE,
+        DecisionWord.MIGRATE,
+        DecisionWord.REMOVE,
+    )
 )
-#: The decisions each kind of item may take (the audit seed's four, plus two for a series).
+#: The decisions each kind of item may take (the runtime audit workflow's four, plus two for a
+#: series).
 ALLOWED = {
     SERIES: (CARRY, RETIRE, RETAIN, UPDATE, MIGRATE, REMOVE),
     RUNTIME: (RETAIN, UPDATE, MIGRATE, REMOVE),

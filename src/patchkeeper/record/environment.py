@@ -1,9 +1,9 @@
 """The environment correspondence table, measured, never asked.
 
-The audit seed (section 7) ends with "the environment correspondence table: interpreter/venv,
-both local checkouts and commits/dirty state, both installed distributions and package
-locations, effective import origins, content-comparison results". This module puts them together
-(:func:`measure`):
+The runtime audit workflow (docs/glossary.md, step 7) ends with "the environment correspondence
+table: interpreter/venv, both local checkouts and commits/dirty state, both installed distributions
+and package locations, effective import origins, content-comparison results". This module puts them
+together (:func:`measure`):
 
 - the interpreter (path, version, virtual environment) and the effective import origins of
   the upstream and plugin packages, each in a fresh process of that interpreter started in

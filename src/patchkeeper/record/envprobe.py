@@ -13,7 +13,7 @@ not have patchkeeper. Prints one line, ``PATCHKEEPER-ENV {json}``.
   ``__file__``/``__path__`` after it, the distributions that provide it
   (``importlib.metadata``), and the extension modules the import loaded (modules new in
   ``sys.modules`` whose file ends in an extension suffix). An import error is reported, not
-  raised. The audit seed, section 6: "record package ``__file__``/``__path__``, relevant
+  raised. The runtime audit workflow, step 6: "record package ``__file__``/``__path__``, relevant
   extension-module paths, and the active plugin origin".
 """
 

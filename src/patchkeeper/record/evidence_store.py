@@ -1,6 +1,6 @@
 """The evidence store: the last result of every evidence-producing command, in the downstream.
 
-Issue "patchkeeper 5": the audit record is built from what patchkeeper measured, so each of
+The audit record (docs/audit-record.md) is built from what patchkeeper measured, so each of
 ``audit``, ``port``, ``runtime audit``, ``runtime check`` and ``verify`` saves its JSON
 result (:func:`patchkeeper.jsonable.to_jsonable`) at ``<downstream>/.patchkeeper/evidence/
 <command>.json`` (``runtime audit`` -> ``runtime-audit.json``), with the argv it ran with,
@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.atomic import write_atomic
 from patchkeeper.config import Config
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import PatchkeeperError
@@ -162,16 +162,7 @@ def write_text(path: Path, text: str) -> None:
         EvidenceError: the directory cannot be created or written.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-        try:
-            with os.fdopen(
-                fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n"
-            ) as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_atomic(path, text.encode("utf-8", "surrogateescape"), parents=True)
     except OSError as exc:
         raise EvidenceError(
             f"cannot write: {exc.strerror}",

@@ -1,21 +1,21 @@
 """The audited interpreter and the effective import origins, measured in fresh processes.
 
-Part of the environment correspondence table (:mod:`patchkeeper.record.environment`; the audit seed,
-section 7: "interpreter/venv", "effective import origins"). Each measurement runs
+Part of the environment correspondence table (:mod:`patchkeeper.record.environment`; the runtime
+audit workflow, step 7: "interpreter/venv", "effective import origins"). Each measurement runs
 :mod:`patchkeeper.record.envprobe` in the audited interpreter, started in the downstream directory,
 with a timeout and no network; the probe prints one JSON line after :data:`MARKER`.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper import probe_launcher
 from patchkeeper.errors import TargetError
+from patchkeeper.probe_launcher import ProbeWords, answer_after
 
 MARKER = "PATCHKEEPER-ENV "
 #: Proxies pointed at a closed local port: the probe's imports cannot reach a network.
@@ -91,38 +91,22 @@ def run_probe(python: Path, args: list[str], cwd: Path, timeout: float) -> dict[
         TargetError: the interpreter does not run, times out, or prints no result.
     """
     source = Path(__file__).with_name("envprobe.py").read_text(encoding="utf-8")
+    words = ProbeWords(
+        run_hint="give --python (or [tool.patchkeeper.report] python) a Python executable",
+        too_slow=f"the environment probe ({' '.join(args)}) took more than {{timeout:g}} s",
+        too_slow_hint="raise import-timeout in [tool.patchkeeper.report]",
+    )
     env = {**os.environ, **NO_NETWORK}
-    try:
-        done = subprocess.run(
-            [str(python), "-c", source, *args],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except OSError as exc:
-        raise TargetError(
-            f"cannot run the interpreter: {exc.strerror}",
-            path=python,
-            hint="give --python (or [tool.patchkeeper.report] python) a Python executable",
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise TargetError(
-            f"the environment probe ({' '.join(args)}) took more than {timeout:g} s",
-            path=python,
-            hint="raise import-timeout in [tool.patchkeeper.report]",
-        ) from None
-    line = next((x for x in done.stdout.splitlines() if x.startswith(MARKER)), None)
-    if line is None:
+    command = ["-c", source, *args]
+    done = probe_launcher.run_probe(python, command, words, timeout=timeout, cwd=cwd, env=env)
+    answer = answer_after(done.stdout, MARKER)
+    if answer is None:
         raise TargetError(
             f"the environment probe printed no result (exit {done.returncode}): "
             f"{done.stderr.strip()[-600:]}",
             path=python,
         )
-    return dict(json.loads(line[len(MARKER) :]))
+    return dict(answer)
 
 
 def probe_interpreter(python: Path, cwd: Path, timeout: float) -> Interpreter:

@@ -1,7 +1,7 @@
 """A small document model rendered to Markdown and to one self-contained HTML page.
 
-The audit record has one content and two forms (issue "patchkeeper 5": ``--html`` writes "a
-single self-contained HTML page with the same content"), so the record is built once as
+The audit record has one content and two forms (``--html`` writes a
+single self-contained HTML page with the same content), so the record is built once as
 blocks (:class:`Heading`, :class:`Paragraph`, :class:`Table`, :class:`Bullets`,
 :class:`Preformatted`) and each form renders the same blocks. Text may hold code spans in
 backquotes; everything else is escaped for its form. The HTML page has its CSS inline and no

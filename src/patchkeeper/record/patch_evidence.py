@@ -6,7 +6,8 @@ evidence suggests, the removal condition its header states, and whether it is st
 code. Evidence is read in its JSON form (:mod:`patchkeeper.record.evidence_store`), so this module
 depends on the shapes of the results, not on the modules that make them.
 
-Suggestions (the series seed's kinds and the audit seed's section 3 table):
+Suggestions (the series workflow's kinds and step 3 of the runtime audit workflow,
+docs/glossary.md):
 
 ==========================================  =====================
 evidence verdict                            suggested decision
@@ -61,7 +62,8 @@ RUNTIME_SUGGESTIONS = {d: d for d in (RETAIN, UPDATE, REMOVE, MIGRATE)}
 #: The verdicts that say a patch no longer applies as it is.
 NOT_APPLYING = frozenset({"conflict", "target gone", "blocked"})
 #: Header fields that state a removal condition, in the order they are looked for: the
-#: series seed's ``Retires-when``, DEP-3's ``Applied-Upstream``, the audit seed's ``Remove at``.
+#: series workflow's ``Retires-when``, DEP-3's ``Applied-Upstream``, the runtime audit
+#: workflow's ``Remove at``.
 CONDITION_FIELDS = ("Retires-when", "Applied-Upstream")
 REMOVE_AT = "Remove at"
 #: The removal plan of a plugin's ledger comment (vllm-ascend's ``Future Plan:``).
@@ -106,8 +108,9 @@ class Item:
 
 
 def file_header_field(path: Path, name: str) -> str:
-    """The value of ``# Name: value`` in a Python file's comments (the audit seed's section 5
-    header), continuation comment lines joined; ``""`` when absent or unreadable."""
+    """The value of ``# Name: value`` in a Python file's comments (the runtime audit
+    workflow's step 5 header), continuation comment lines joined; ``""`` when absent or
+    unreadable."""
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

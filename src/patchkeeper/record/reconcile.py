@@ -1,6 +1,6 @@
 """Decisions against evidence: one row per item, its flags, and the record's findings.
 
-Issue "patchkeeper 5": the record flags "where the decision contradicts the evidence (a
+The record (docs/audit-record.md) flags "where the decision contradicts the evidence (a
 ``retain`` whose target is gone, a ``carry`` of an upstreamed patch)", and ``report --check``
 fails on "an inventory entry or patch without a decision; a ``remove``/``retire`` decision
 whose patch or target still exists in the code; a ``retain`` without a removal condition; ...
@@ -12,7 +12,7 @@ evidence shows met)". The rules are listed in :func:`contradictions` and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from patchkeeper.record.decisions import (
     DROPS,
@@ -80,11 +80,28 @@ class Row:
 @dataclass(frozen=True)
 class Finding:
     """Why the record is stale or false: ``kind`` (:data:`FINDING_KINDS`), the item's
-    ``key`` (``""`` for the whole record), and a sentence."""
+    ``key`` (``""`` for the whole record), and a sentence.
+
+    ``_in_row`` is the same finding worded for the record's table, in the row that already
+    names the patch or entry (``"it has no decision"``); ``""`` when the sentence stands as
+    it is. It is left out of the JSON form (see :func:`patchkeeper.jsonable.to_jsonable`).
+    """
 
     kind: str
     key: str
     message: str
+    _in_row: str = field(default="", compare=False)
+
+    @property
+    def in_row(self) -> str:
+        """The finding as the record's table shows it in the item's row."""
+        return self._in_row or self.message
+
+
+def _about(kind: str, row: Row, subject: str, predicate: str) -> Finding:
+    """A finding about ``row``'s item: "``subject`` ``predicate``", and in its row "it
+    ``predicate``"."""
+    return Finding(kind, row.key, f"{subject} {predicate}", f"it {predicate}")
 
 
 def contradictions(item: Item, decided: str) -> list[str]:
@@ -179,42 +196,46 @@ def row_findings(row: Row) -> list[Finding]:
     what = "patch" if row.kind == SERIES else "entry"
     out = []
     if item is not None and item.present and not decided:
-        out.append(Finding(NO_DECISION, row.key, f"the {what} `{row.key}` has no decision"))
+        out.append(_about(NO_DECISION, row, f"the {what} `{row.key}`", "has no decision"))
     if item is not None and item.present and decided in DROPS:
         place = "the series" if row.kind == SERIES else f"the code (`{item.where}`)"
         out.append(
-            Finding(
+            _about(
                 DROPPED_BUT_PRESENT,
-                row.key,
-                f"`{row.key}` is decided {decided}, but it is still in {place}",
+                row,
+                f"`{row.key}`",
+                f"is decided {decided}, but it is still in {place}",
             )
         )
     if item is not None and not item.present and decided in KEEPS_CHANGE:
         out.append(
-            Finding(
+            _about(
                 KEPT_BUT_GONE,
-                row.key,
-                f"`{row.key}` is decided {decided}, but it is no longer in the code",
+                row,
+                f"`{row.key}`",
+                f"is decided {decided}, but it is no longer in the code",
             )
         )
     if decided in KEEPS and row.decision is not None and not row.decision.removal_condition.strip():
         out.append(
-            Finding(
+            _about(
                 KEPT_WITHOUT_CONDITION,
-                row.key,
-                f"`{row.key}` is decided {decided} without a removal condition",
+                row,
+                f"`{row.key}`",
+                f"is decided {decided} without a removal condition",
             )
         )
     for flag in row.flags:
         kind = CONDITION_MET if " is met: " in flag else CONTRADICTION
-        out.append(Finding(kind, row.key, f"`{row.key}`: {flag}"))
+        out.append(Finding(kind, row.key, f"`{row.key}`: {flag}", flag))
     if item is None and decided and decided not in DROPS:
         place = "the series" if row.kind == SERIES else "the runtime inventory"
         out.append(
-            Finding(
+            _about(
                 UNKNOWN_KEY,
-                row.key,
-                f"`{row.key}` is decided {decided}, but it is not in {place}",
+                row,
+                f"`{row.key}`",
+                f"is decided {decided}, but it is not in {place}",
             )
         )
     return out

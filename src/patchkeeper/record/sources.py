@@ -1,9 +1,9 @@
 """Where the evidence was read from: one :class:`Source` per upstream tree or distribution.
 
-Part of the environment correspondence table (:mod:`patchkeeper.record.environment`; the audit seed,
-section 7: "both local checkouts and commits/dirty state, both installed distributions and
-package locations"). A tree is identified without trusting its name: an sdist or wheel from
-the fetch cache by its sha256, a git checkout by its commit and dirty state (git through
+Part of the environment correspondence table (:mod:`patchkeeper.record.environment`; the runtime
+audit workflow, step 7: "both local checkouts and commits/dirty state, both installed distributions
+and package locations"). A tree is identified without trusting its name: an sdist or wheel from the
+fetch cache by its sha256, a git checkout by its commit and dirty state (git through
 :mod:`patchkeeper.upstream.gitops`), another directory by a digest of its files; an installed
 distribution by its version, location and the sha256 of its ``RECORD``.
 """

@@ -1,10 +1,10 @@
 """Content comparison: a source tree (a checkout, an unpacked sdist) against an installed wheel.
 
-The audit seed (section 7) asks for "content-comparison results, and any intentional
-source/wheel differences": a checkout and a wheel of the same version that disagree make
-every other finding doubtful. The installed side is the distribution's ``RECORD`` (the hashes
-of what the installer wrote, PEP 376/627), so the comparison holds even after a series was
-applied to the installed files; those are counted separately as *changed since install*.
+The runtime audit workflow (docs/glossary.md, step 7) asks for "content-comparison results, and any
+intentional source/wheel differences": a checkout and a wheel of the same version that disagree make
+every other finding doubtful. The installed side is the distribution's ``RECORD`` (the hashes of
+what the installer wrote, PEP 376/627), so the comparison holds even after a series was applied to
+the installed files; those are counted separately as *changed since install*.
 
 Only the distribution's import packages are compared (the first path component of its
 ``RECORD`` rows, found in the source tree at ``<root>/<name>`` or ``<root>/src/<name>``);

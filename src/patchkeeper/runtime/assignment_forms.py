@@ -1,4 +1,4 @@
-"""The statement forms of runtime patches (the issue's list, the seed's section 2), for the
+"""The statement forms of runtime patches (step 2 of the runtime audit workflow), for the
 file scanner.
 
 - ``module.attr = value`` / ``Class.attr = value`` on an upstream object reached through an

@@ -1,4 +1,4 @@
-"""The patch decorator forms of the audit seed (section 2 and 4), for the file scanner.
+"""The patch decorator forms of the runtime audit workflow (steps 2 and 4), for the file scanner.
 
 ``@patch(module_path, attribute=None, *, allow_missing=False)`` over a function or class, the
 attribute inferred from the replacement's ``__name__`` when omitted, a dotted

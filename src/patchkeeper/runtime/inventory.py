@@ -1,10 +1,10 @@
 """``patchkeeper runtime inventory``: every runtime patch of a plugin, statically.
 
-The audit seed's section 2 ("Inventory every patch and its activation path") as a command:
-every Python file of the patch directory (initializers included) is parsed, never
-imported; each patch entry gets its activation from the entry points
-(:mod:`patchkeeper.runtime.activation`); each file's header block and the ledger comment
-are checked (:mod:`patchkeeper.runtime.headers`).
+Step 2 of the runtime audit workflow (docs/glossary.md; "Inventory every patch and its activation
+path") as a command: every Python file of the patch directory (initializers included) is parsed,
+never imported; each patch entry gets its activation from the entry points
+(:mod:`patchkeeper.runtime.activation`); each file's header block and the ledger comment are checked
+(:mod:`patchkeeper.runtime.headers`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The facts of a file depend only on its bytes, its module name and the settings, 
 are cached per file (:mod:`patchkeeper.runtime.cache`). This module walks scopes and
 statements, keeps the conditions met on the way (``if``, version tests, ``try/except
 ImportError``) and records the edges the activation search follows; the mechanisms of the
-audit seed's section 2 are recognised by :mod:`patchkeeper.runtime.decorator_forms` and
+runtime audit workflow's step 2 are recognised by :mod:`patchkeeper.runtime.decorator_forms` and
 :mod:`patchkeeper.runtime.assignment_forms`.
 """
 

@@ -2,7 +2,7 @@
 
 A :class:`Workspace` reads files from a tree on first use and keeps every change in memory, so
 a series can be applied, reversed or judged without touching the disk; only
-``transaction.py`` writes, and only once everything succeeded (DESIGN.md: atomic, exact or
+``transaction.py`` writes, and only once everything succeeded (docs/architecture.md: exact or
 nothing). A patch changes the workspace only if all of its file diffs apply.
 """
 

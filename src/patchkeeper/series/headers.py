@@ -3,7 +3,7 @@
 Three conventions share one reader, because all three are RFC 2822-like ``Name: value``
 lines whose long values continue on lines that start with white space:
 
-- the seed's ledger schema (``shared/seeds/004``): ``Kind``, ``What``, ``Upstream``,
+- the ledger schema of the series workflow (docs/glossary.md): ``Kind``, ``What``, ``Upstream``,
   ``Cut-against``, ``Retires-when``, one per line, at the end of the preamble;
 - DEP-3 (``Description``/``Subject``, ``Origin``, ``Author``/``From``, ``Bug``,
   ``Bug-<Vendor>``, ``Forwarded``, ``Applied-Upstream``, ``Last-Update``; a ``.`` line is an
@@ -12,8 +12,8 @@ lines whose long values continue on lines that start with white space:
 - Yocto's ``Upstream-Status``.
 
 Fields are read from the start of the preamble up to git's ``---`` separator (after which
-``format-patch`` puts a diffstat) or the seed's ``--- exported from`` line. Unknown fields
-are kept (gbp keeps them as pseudo-headers); names compare case-insensitively (b4's trailer
+``format-patch`` puts a diffstat) or the series workflow's ``--- exported from`` line. Unknown
+fields are kept (gbp keeps them as pseudo-headers); names compare case-insensitively (b4's trailer
 equality). :func:`set_field` rewrites one field and keeps every other byte of the file.
 """
 

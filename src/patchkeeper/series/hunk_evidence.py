@@ -1,7 +1,7 @@
 """Why a verdict holds: where a hunk failed and what differs, which lines are already there.
 
-DESIGN.md: "a verdict without evidence is a bug". These are plain records built from engine
-outcomes; renderers turn them into text.
+docs/architecture.md: "a verdict without evidence is a bug". These are plain records built from
+engine outcomes; renderers turn them into text.
 """
 
 from __future__ import annotations

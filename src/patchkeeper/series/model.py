@@ -148,7 +148,7 @@ class Patch:
         path: the patch file.
         raw: the file's bytes, unchanged (rendering a parsed patch gives these back).
         preamble: the bytes before the first file diff (description, header fields, the
-            seed's ``--- exported from <commit>`` line, a diffstat).
+            series workflow's ``--- exported from <commit>`` line, a diffstat).
         preamble_lines: how many lines the preamble has.
         files: the file diffs, in order.
         strip: the strip level used to derive the paths.

@@ -119,8 +119,9 @@ def parse_series(path: Path) -> Series:
 def _first_diff_index(lines: list[bytes], path: Path) -> int:
     """Return the index of the first line of the first file diff (``len(lines)`` if none).
 
-    The seed's ``--- exported from <commit>`` line and git format-patch's ``---`` separator
-    are preamble: a ``--- `` line starts a file diff only when a ``+++ `` line follows it.
+    The series workflow's (docs/glossary.md) ``--- exported from <commit>`` line and git
+    format-patch's ``---`` separator are preamble: a ``--- `` line starts a file diff only when a
+    ``+++ `` line follows it.
     """
     count = len(lines)
     for index, line in enumerate(lines):

@@ -1,6 +1,6 @@
 """Which patches of a series are applied to a tree: exact, even when patches overlap.
 
-The rule (issue "patchkeeper 1", verify): reverse the whole series, last patch first, on an
+The rule of ``verify``: reverse the whole series, last patch first, on an
 in-memory copy of the touched files. A patch that reverses exactly is *applied*; one that
 does not reverse but applies forward is *not applied*; one some of whose hunks reverse is
 *partially applied* (those hunks are undone and the walk goes on); one that does neither is
@@ -13,15 +13,26 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
 from patchkeeper.series.hunks import locate, patch_lines
 from patchkeeper.series.model import Hunk, Patch
 from patchkeeper.trees.tree import Pristine
 
-APPLIED = "applied"
-NOT_APPLIED = "not applied"
-PARTIAL = "partially applied"
-CONFLICT = "conflict"
+
+class PatchStatus(WordEnum):
+    """Whether one patch of the series is applied to a tree (see :func:`series_state`)."""
+
+    APPLIED = "applied"  # it reverses exactly
+    NOT_APPLIED = "not applied"  # it does not reverse but applies forward
+    PARTIAL = "partially applied"  # some of its hunks reverse
+    CONFLICT = "conflict"  # neither: the file differs from both sides
+
+
+APPLIED = PatchStatus.APPLIED
+NOT_APPLIED = PatchStatus.NOT_APPLIED
+PARTIAL = PatchStatus.PARTIAL
+CONFLICT = PatchStatus.CONFLICT
 
 
 @dataclass(frozen=True)

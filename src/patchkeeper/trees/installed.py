@@ -16,13 +16,13 @@ import csv
 import hashlib
 import io
 import json
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.constants import APPLIED_RECORD
 from patchkeeper.errors import TargetError
+from patchkeeper.probe_launcher import ProbeWords, run_probe
 
 _LOCATE = r"""
 import importlib.metadata as m, json, sys
@@ -41,6 +41,14 @@ print(json.dumps({"patchkeeper-locate": 1, "info": str(d._path),
                   "name": d.metadata["Name"], "python": sys.executable,
                   "editable": editable}))
 """
+
+
+#: How the location query words an interpreter that does not run or answer.
+_LOCATE_WORDS = ProbeWords(
+    run_hint="pass --python the path of a Python executable",
+    too_slow="the interpreter did not answer within {timeout:g} s",
+    too_slow_hint="pass --python the path of a Python executable",
+)
 
 
 @dataclass(frozen=True)
@@ -143,27 +151,7 @@ def locate_distribution(name: str, python: Path | None = None) -> InstalledDistr
             it has no ``RECORD`` (not installed from a wheel by a PEP 376 installer).
     """
     interpreter = str(python) if python is not None else sys.executable
-    try:
-        proc = subprocess.run(
-            [interpreter, "-I", "-c", _LOCATE, name],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise TargetError(
-            "the interpreter did not answer within 60 s",
-            path=interpreter,
-            hint="pass --python the path of a Python executable",
-        ) from None
-    except OSError as exc:
-        raise TargetError(
-            f"cannot run the interpreter: {exc.strerror}",
-            path=interpreter,
-            hint="pass --python the path of a Python executable",
-        ) from None
+    proc = run_probe(interpreter, ["-I", "-c", _LOCATE, name], _LOCATE_WORDS, timeout=60)
     if proc.returncode != 0:
         raise TargetError(
             f"the interpreter failed to locate {name} (exit {proc.returncode}): "

@@ -4,17 +4,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from patchkeeper.constants import WordEnum
 from patchkeeper.series.hunk_evidence import FileFailure
-from patchkeeper.trees.applied import FileCheck, SeriesState
+from patchkeeper.trees.applied import FileCheck, PatchStatus, SeriesState
 from patchkeeper.trees.transaction import Recovery
 
-APPLIED = "applied"
-UNAPPLIED = "unapplied"
-ALREADY_APPLIED = "already applied"
-ALREADY_PRISTINE = "already pristine"
-PARTIAL = "partially applied"
-FAILED = "failed"
-DRIFTED = "drifted"
+
+class Outcome(WordEnum):
+    """What ``apply`` or ``unapply`` did to the target."""
+
+    APPLIED = PatchStatus.APPLIED.value  # every patch applied
+    UNAPPLIED = "unapplied"  # every patch reversed
+    ALREADY_APPLIED = "already applied"  # nothing to do
+    ALREADY_PRISTINE = "already pristine"  # nothing to do
+    PARTIAL = PatchStatus.PARTIAL.value  # some patches applied: not patched further
+    FAILED = "failed"  # a hunk does not apply at fuzz 0: nothing written
+    DRIFTED = "drifted"  # the tree differs from pristine outside the series
+
+
+APPLIED = Outcome.APPLIED
+UNAPPLIED = Outcome.UNAPPLIED
+ALREADY_APPLIED = Outcome.ALREADY_APPLIED
+ALREADY_PRISTINE = Outcome.ALREADY_PRISTINE
+PARTIAL = Outcome.PARTIAL
+FAILED = Outcome.FAILED
+DRIFTED = Outcome.DRIFTED
 
 
 @dataclass(frozen=True)

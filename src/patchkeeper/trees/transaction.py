@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.atomic import write_atomic
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import Interrupted, LockError, TargetError
 
@@ -157,14 +158,7 @@ def _missing_dirs(path: Path) -> list[Path]:
 
 def _atomic_write(path: Path, data: bytes, mode: int | None, faults: _Faults) -> None:
     tmp = path.with_name(path.name + TMP_SUFFIX)
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    if mode is not None:
-        os.chmod(tmp, mode)
-    elif path.exists():
-        os.chmod(tmp, path.stat().st_mode & 0o7777)
-    faults.step()
-    os.replace(tmp, path)
+    write_atomic(path, data, mode=mode, temporary=tmp, before_replace=faults.step)
 
 
 def _write_in_place(path: Path, data: bytes, mode: int | None, faults: _Faults) -> bool:
@@ -236,8 +230,8 @@ def check_journal(journal: Path, root: Path) -> None:
 
     The journal must lie inside the target (not behind a symlink), and a manifest found there
     may only name paths inside it and backups inside the journal: a tree that ships a crafted
-    ``.patchkeeper/journal`` must not turn a roll-back into a write anywhere (DESIGN.md,
-    "never write outside the target").
+    ``.patchkeeper/journal`` must not turn a roll-back into a write anywhere (docs/architecture.md,
+    "nothing is ever written outside the target").
 
     Raises:
         TargetError: naming the journal or the offending path; nothing was written.
@@ -316,13 +310,12 @@ def commit(
     except KeyboardInterrupt:
         _remove_journal(journal)  # nothing was written to the target yet
         raise Interrupted("interrupted before any file was written; nothing was changed") from None
-    tmp = journal / (MANIFEST + ".tmp")
+    data = json.dumps(manifest, indent=1).encode("utf-8")
     try:
-        tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        write_atomic(journal / MANIFEST, data, temporary=journal / (MANIFEST + ".tmp"))
     except KeyboardInterrupt:
         _remove_journal(journal)
         raise Interrupted("interrupted before any file was written; nothing was changed") from None
-    os.replace(tmp, journal / MANIFEST)
     try:
         faults.step()
         _write_changes(changes, prune_root, faults)
@@ -412,11 +405,7 @@ def rollback(journal: Path) -> tuple[Path, ...]:
                     data = (journal / entry["backup"]).read_bytes()
                 else:
                     data = stored[entry["offset"] : entry["offset"] + entry["size"]]
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with open(tmp, "wb") as handle:
-                    handle.write(data)
-                os.chmod(tmp, entry["mode"])
-                os.replace(tmp, path)
+                write_atomic(path, data, mode=entry["mode"], parents=True, temporary=tmp)
             elif path.exists():
                 path.unlink()
             restored.append(path)

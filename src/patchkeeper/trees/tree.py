@@ -2,9 +2,10 @@
 
 A tree has a *root* (an unpacked sdist's top directory, a checkout, site-packages) and a
 *base*, ``root / directory``, which patch paths are relative to (the configured
-``directory``: ``vllm`` for the seed's series, empty for a Debian series). Every path a patch
+``directory``: ``vllm`` for a vLLM fork's series, empty for a Debian series). Every path a patch
 names is checked before use: an absolute path, a ``..`` component, or a path that leaves the
-base through a symlink is refused (DESIGN.md, "never write outside the target").
+base through a symlink is refused (docs/architecture.md, "nothing is ever written outside the
+target").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Files the series does not touch, compared with the pristine reference.
 
-``verify`` promises that nothing but the series changed the target (issue "patchkeeper 1":
-"per file: drift (changed outside the series)"). The files the series touches are checked by
+``verify`` promises that nothing but the series changed the target: no file is *drifted*
+(changed outside the series; docs/glossary.md). The files the series touches are checked by
 undoing it (:mod:`patchkeeper.trees.applied`); this module checks every other file under the
 target's base: against a pristine tree (changed, added or missing files), or against an
 installed distribution's ``RECORD`` (changed or missing recorded files, and files nobody

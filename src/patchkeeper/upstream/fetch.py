@@ -11,7 +11,7 @@ cache (:func:`cache_root`) holds::
 
 An exact pin whose record exists is answered from the record alone: no network, no import of
 pip, unearth or packaging (``patchkeeper audit --to urllib3==1.26.20`` must finish in 0.5 s with
-interpreter start, issue 2 "Performance"). Anything else asks the indexes pip is configured
+interpreter start). Anything else asks the indexes pip is configured
 with (:mod:`patchkeeper.upstream.finder`) for the best matching version and caches it by that
 version.
 
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.atomic import write_atomic
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import FetchError
 
@@ -336,17 +337,8 @@ def _sdist_top(unpacked: Path) -> Path:
 
 
 def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True)
-            handle.write("\n")
-        os.replace(tmp_name, path)
-    finally:
-        Path(tmp_name).unlink(missing_ok=True)
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    write_atomic(path, text.encode("utf-8"), parents=True)
 
 
 def _without_auth(url: str) -> str:

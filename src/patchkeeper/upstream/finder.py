@@ -1,7 +1,7 @@
 """Find one distribution file on the package indexes pip is configured with, and download it.
 
 The indexes are pip's, as pip itself sees them (:mod:`patchkeeper.upstream.pipsettings`). The files
-are listed by ``unearth.PackageFinder`` (issue 2, "Targets": ``pip download`` of an sdist
+are listed by ``unearth.PackageFinder`` (``pip download`` of an sdist
 prepares its metadata, which fails for vLLM, so it is not used).
 
 This module is imported only when the cache cannot answer, because pip and unearth take a few
@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import ssl
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
+from patchkeeper.atomic import write_atomic
 from patchkeeper.errors import FetchError
 from patchkeeper.upstream.pipsettings import PipSettings, read_pip_settings
 from patchkeeper.upstream.unpack import is_archive
@@ -155,17 +154,16 @@ class Finder:
             FetchError: the download failed, or the digest differs (the bad file is deleted).
         """
         algorithm, expected = pick_hash(candidate.hashes)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-        tmp = Path(tmp_name)
-        try:
-            with os.fdopen(fd, "wb") as out, self._network_errors(candidate.filename):
+
+        def download(out: BinaryIO) -> dict[str, str]:
+            with self._network_errors(candidate.filename):
                 digests = _stream_to(self._session, candidate.url, out, algorithm)
             if expected is not None and digests[algorithm] != expected.lower():
                 raise hash_mismatch(candidate.filename, algorithm, expected, digests[algorithm])
-            os.replace(tmp, dest)
-        finally:
-            tmp.unlink(missing_ok=True)
+            return digests
+
+        digests = write_atomic(dest, download, parents=True)
+        assert digests is not None
         return digests["sha256"]
 
     @contextmanager

@@ -1,8 +1,8 @@
 """Unpack a downloaded sdist or wheel safely: nothing is written outside the destination.
 
-Every member is checked before anything is extracted (issue 2, "Safety"; the same rules as
-``tarfile``'s ``data`` filter, PEP 706, applied by hand so that they hold on every Python and
-so that an absolute member name is refused instead of silently made relative):
+Every member is checked before anything is extracted (docs/architecture.md, *Principles*; the same
+rules as ``tarfile``'s ``data`` filter, PEP 706, applied by hand so that they hold on every Python
+and so that an absolute member name is refused instead of silently made relative):
 
 - no absolute name (``/etc/passwd``, ``C:/x``) and no ``..`` component;
 - tar only: no device or FIFO member, no symbolic or hard link whose target leaves the tree.
