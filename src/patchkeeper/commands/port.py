@@ -205,45 +205,6 @@ def run(
     port or a ``--continue`` is kept in the evidence store, with ``argv`` (the command line;
     default: the one that asks for this port).
 
-    Raises: as :func:`carry`.
-    """
-    result = carry(
-        config,
-        to=to,
-        source=source,
-        in_place=in_place,
-        retire=retire,
-        upstream_repo=upstream_repo,
-        output=output,
-        action=action,
-    )
-    if action != "abort":
-        options = {
-            "--to": to,
-            "--from": source,
-            "--in-place": in_place,
-            "--output": output,
-            "--retire": retire,
-            "--upstream-repo": upstream_repo,
-            "--continue": action == "continue",
-        }
-        evidence_store.keep(config, "port", result, command_line(["port"], options, argv))
-    return result
-
-
-def carry(
-    config: Config,
-    *,
-    to: str | None = None,
-    source: str | None = None,
-    in_place: bool = False,
-    retire: bool = False,
-    upstream_repo: Path | None = None,
-    output: Path | None = None,
-    action: str = "port",
-) -> PortResult:
-    """Do ``port``, ``port --continue`` or ``port --abort`` (see :func:`run`).
-
     Raises:
         ConfigError: ``--to`` is missing, ``--retire`` without ``--in-place`` or a ledger.
         PortStateError: a port is (or is not) in progress.
@@ -262,8 +223,20 @@ def carry(
             work.remove()
             return PortResult("abort", ABORTED, state.series, work_dir=str(work.root))
         if action == "continue":
-            return _continue(config, work)
-        return _start(config, work, to, source, in_place, retire, upstream_repo, output)
+            result = _continue(config, work)
+        else:
+            result = _start(config, work, to, source, in_place, retire, upstream_repo, output)
+    options = {
+        "--to": to,
+        "--from": source,
+        "--in-place": in_place,
+        "--output": output,
+        "--retire": retire,
+        "--upstream-repo": upstream_repo,
+        "--continue": action == "continue",
+    }
+    evidence_store.keep(config, "port", result, command_line(["port"], options, argv))
+    return result
 
 
 def _start(

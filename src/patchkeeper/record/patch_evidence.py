@@ -30,35 +30,32 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config
-from patchkeeper.record.decisions import (
-    CARRY,
-    MIGRATE,
-    REMOVE,
-    RETAIN,
-    RETIRE,
-    RUNTIME,
-    SERIES,
-    UPDATE,
-    runtime_key,
-)
+from patchkeeper.constants import DecisionWord as Word
+from patchkeeper.record.decisions import RUNTIME, SERIES, runtime_key
 from patchkeeper.record.evidence_store import StoredEvidence
 from patchkeeper.series.headers import parse_headers
 
-SERIES_SUGGESTIONS = {
-    "clean": CARRY,
-    "offset": CARRY,
-    "upstreamed": RETIRE,
-    "partially upstreamed": UPDATE,
-    "conflict": UPDATE,
-    "target gone": UPDATE,
-    "blocked": UPDATE,
+#: The decision an audit or port verdict suggests, by the verdict's word in the stored
+#: evidence (:class:`patchkeeper.audit.verdicts.Verdict`,
+#: :class:`patchkeeper.port.rebase.PortVerdict`).
+SERIES_SUGGESTIONS: dict[str, str] = {
+    "clean": Word.CARRY,
+    "offset": Word.CARRY,
+    "upstreamed": Word.RETIRE,
+    "partially upstreamed": Word.UPDATE,
+    "conflict": Word.UPDATE,
+    "target gone": Word.UPDATE,
+    "blocked": Word.UPDATE,
     # port's own verdicts: refreshed by git's three-way merge, resolved by a person and
     # finished with --continue, dropped because upstream has it
-    "merged": CARRY,
-    "resolved": CARRY,
-    "dropped": RETIRE,
+    "merged": Word.CARRY,
+    "resolved": Word.CARRY,
+    "dropped": Word.RETIRE,
 }
-RUNTIME_SUGGESTIONS = {d: d for d in (RETAIN, UPDATE, REMOVE, MIGRATE)}
+#: A runtime audit's suggestion is the decision itself (``investigate`` suggests none).
+RUNTIME_SUGGESTIONS: dict[str, str] = {
+    w: w for w in (Word.RETAIN, Word.UPDATE, Word.REMOVE, Word.MIGRATE)
+}
 #: The verdicts that say a patch no longer applies as it is.
 NOT_APPLYING = frozenset({"conflict", "target gone", "blocked"})
 #: Header fields that state a removal condition, in the order they are looked for: the
