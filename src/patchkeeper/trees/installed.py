@@ -1,12 +1,13 @@
-"""An installed distribution: where it is, its ``RECORD``, and patchkeeper's record inside it.
+"""An installed distribution: where it is, its ``RECORD``, and patchkeeper's install manifest.
 
 The distribution is found through ``importlib.metadata`` in the interpreter that runs
 patchkeeper, or in another environment's interpreter (``--python``) through a subprocess.
 ``RECORD`` (the wheel spec, PEP 376/627) lists every installed file with
 ``sha256=<urlsafe base64, no padding>`` and its size: that is the pristine reference.
 
-What patchkeeper applied is written to ``<name>-<version>.dist-info/patchkeeper.json`` and
-listed in ``RECORD``, as are files the series creates, so ``pip uninstall`` removes them.
+What patchkeeper applied, the *install manifest* (docs/glossary.md), is written to
+``<name>-<version>.dist-info/patchkeeper.json`` and listed in ``RECORD``, as are files the
+series creates, so ``pip uninstall`` removes them.
 """
 
 from __future__ import annotations
@@ -268,7 +269,8 @@ def without_record_rows(data: bytes, paths: set[str]) -> bytes:
 
 @dataclass(frozen=True)
 class AppliedRecord:
-    """What patchkeeper applied to an installed distribution (``patchkeeper.json``).
+    """The install manifest: what patchkeeper applied to an installed distribution
+    (``patchkeeper.json``).
 
     Attributes:
         series: ``(patch name, sha256 of the patch file)`` in apply order.
