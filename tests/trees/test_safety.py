@@ -360,7 +360,7 @@ def world(tmp_path: Path) -> Iterator[Example]:
     """A copy of the examples in a directory every user can read (pytest's tmp is 0700)."""
     root = Path(tempfile.mkdtemp(prefix="patchkeeper-readonly-"))
     os.chmod(root, 0o755)
-    shutil.copytree(Path(__file__).resolve().parent.parent / "examples", root / "examples")
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples", root / "examples")
     yield Example(root / "examples")
     _immutable([root], on=False)
     for path in [root, *root.rglob("*")]:
