@@ -291,6 +291,21 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
 
 
+def read_table(config_file: Path) -> dict[str, Any]:
+    """The patchkeeper table of ``config_file`` as written, no defaults filled in: the whole
+    file for a ``patchkeeper.toml``, ``[tool.patchkeeper]`` of a ``pyproject.toml`` (or of
+    any file with a ``[tool]`` table).
+
+    Raises:
+        ConfigError: the file is unreadable or not TOML.
+    """
+    data = _read_toml(config_file)
+    if config_file.name == PYPROJECT or "tool" in data:
+        tool = data.get("tool", {})
+        data = tool.get("patchkeeper", {}) if isinstance(tool, dict) else {}
+    return data
+
+
 def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
     """Find the configuration from ``start`` upwards.
 
@@ -336,12 +351,8 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         config_file = config_file.resolve()
         if not config_file.is_file():
             raise ConfigError("no such configuration file", path=config_file)
-        data = _read_toml(config_file)
-        if config_file.name == PYPROJECT or "tool" in data:
-            tool = data.get("tool", {})
-            data = tool.get("patchkeeper", {}) if isinstance(tool, dict) else {}
         source: Path | None = config_file
-        table = data
+        table = read_table(config_file)
     else:
         source, table = find_config((start or Path.cwd()).resolve())
     root = source.parent if source else (start or Path.cwd()).resolve()
