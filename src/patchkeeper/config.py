@@ -11,6 +11,9 @@ A sample ``patchkeeper.toml`` (the same keys go under ``[tool.patchkeeper]``)::
     fetch = "sdist"            # what a requirement target downloads: "sdist" or "wheel"
     pristine = "../vllm-0.27.1"  # the pristine tree for directory targets: a directory (relative
                                # to this file) or a requirement; default: upstream==pin
+    ignore = ["/build/", "*.egg-info/", ".pytest_cache/"]  # build and test leftovers verify
+                               # does not compare (gitignore-style globs, relative to
+                               # 'directory'); default: patchkeeper.leftovers.DEFAULT_IGNORE
 
 Every key is checked: an unknown key, a value of the wrong type, a value outside its allowed
 set (:class:`OneOf`) or range (:class:`Bounds`) is a :class:`ConfigError` naming the key, the
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.errors import ConfigError
+from patchkeeper.leftovers import DEFAULT_IGNORE
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -130,6 +134,7 @@ SCHEMA: dict[str, Any] = {
         10.0,
         Bounds(0, unit="seconds", hint="0 fails at once when another process holds the lock"),
     ),
+    "ignore": (list, list(DEFAULT_IGNORE)),
 }
 
 
@@ -152,6 +157,8 @@ class Config:
             ``root``, or a requirement), or ``None`` for ``upstream==pin``.
         lock_timeout: seconds to wait for another process's lock on a target.
         sections: the validated feature sub-tables (``{"ledger": {...}}``), raw values.
+        ignore: glob patterns of build and test leftovers ``verify`` does not compare
+            (:mod:`patchkeeper.leftovers`; default :data:`~patchkeeper.leftovers.DEFAULT_IGNORE`).
     """
 
     root: Path
@@ -165,6 +172,7 @@ class Config:
     pristine: str | None = None
     lock_timeout: float = 10.0
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ignore: tuple[str, ...] = DEFAULT_IGNORE
 
     @property
     def patches_dir(self) -> Path:
@@ -373,4 +381,5 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         pristine=values["pristine"],
         lock_timeout=float(values["lock-timeout"]),
         sections=sections,
+        ignore=tuple(values["ignore"]),
     )

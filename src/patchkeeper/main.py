@@ -272,15 +272,26 @@ def apply(settings: Settings, upstream: dict[str, Path | None], as_json: bool) -
 @cli.command()
 @target_options
 @pristine_option()
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Undo the series even where files changed outside it; their bytes are kept in "
+    ".patchkeeper/backup/ first.",
+)
 @json_option
 @click.pass_obj
 def unapply(
-    settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
+    settings: Settings,
+    upstream: dict[str, Path | None],
+    pristine: str | None,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Reverse the whole series, last patch first, back to pristine."""
     from patchkeeper.commands import apply as command
 
-    emit(command.run_unapply(settings.config(), **upstream, pristine=pristine), as_json)
+    result = command.run_unapply(settings.config(), **upstream, pristine=pristine, force=force)
+    emit(result, as_json)
 
 
 @cli.command()

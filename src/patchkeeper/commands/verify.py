@@ -64,6 +64,8 @@ class VerifyResult:
             goes on without it), or ``""``.
         untouched: files the series does not touch that differ from pristine (changed,
             added, missing): changes made outside the series.
+        ignored: paths the configuration's ``ignore`` patterns left out of that comparison
+            (build and test leftovers), in either tree; an ignored directory once, ``dir/``.
     """
 
     command: str
@@ -75,6 +77,7 @@ class VerifyResult:
     overlays: tuple[OverlayCheck, ...] = ()
     pristine_unavailable: str = ""
     untouched: tuple[FileCheck, ...] = ()
+    ignored: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -152,9 +155,10 @@ def run(
         overlays = check_overlays(ws, overlay_paths)
         state = series_state(ws, patches, reference)
         untouched: tuple[FileCheck, ...] = ()
+        ignored: tuple[str, ...] = ()
         if reference is not None:
             skip = set(touched_paths(patches)) | set(overlay_paths)
-            untouched = untouched_drift(tree, reference, skip)
+            untouched, ignored = untouched_drift(tree, reference, skip, config.ignore)
         mismatch = ""
         if tree.kind == INSTALLED and tree.dist is not None:
             record = AppliedRecord.load(tree.dist.applied_record_path)
@@ -169,4 +173,5 @@ def run(
         overlays,
         unavailable,
         untouched,
+        ignored,
     )
