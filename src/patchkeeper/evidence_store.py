@@ -39,6 +39,7 @@ from typing import Any
 from patchkeeper.config import Config
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.filemodes import settle_file
 
 #: The evidence directory, relative to the downstream root.
 EVIDENCE_DIR = f"{STATE_DIR}/evidence"
@@ -169,6 +170,7 @@ def write_text(path: Path, text: str) -> None:
                 fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n"
             ) as handle:
                 handle.write(text)
+            settle_file(tmp, path)
             os.replace(tmp, path)
         finally:
             Path(tmp).unlink(missing_ok=True)

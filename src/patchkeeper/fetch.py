@@ -29,6 +29,7 @@ from typing import Any
 
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import FetchError
+from patchkeeper.filemodes import settle_dir, settle_file
 
 #: The kinds of distribution file a requirement can be fetched as (config key ``fetch``).
 KINDS = ("sdist", "wheel")
@@ -315,6 +316,7 @@ def _unpack_atomically(archive: Path, dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
     try:
+        settle_dir(scratch)
         unpack_archive(archive, scratch)
         try:
             os.rename(scratch, dest)
@@ -343,6 +345,7 @@ def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2, sort_keys=True)
             handle.write("\n")
+        settle_file(tmp_name, path)
         os.replace(tmp_name, path)
     finally:
         Path(tmp_name).unlink(missing_ok=True)

@@ -25,6 +25,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
 from patchkeeper.errors import FetchError
+from patchkeeper.filemodes import settle_file
 from patchkeeper.pipsettings import PipSettings, read_pip_settings, redact_url
 from patchkeeper.unpack import is_archive
 
@@ -163,6 +164,7 @@ class Finder:
                 digests = _stream_to(self._session, candidate.url, out, algorithm)
             if expected is not None and digests[algorithm] != expected.lower():
                 raise hash_mismatch(candidate.filename, algorithm, expected, digests[algorithm])
+            settle_file(tmp, dest)
             os.replace(tmp, dest)
         finally:
             tmp.unlink(missing_ok=True)

@@ -28,6 +28,7 @@ from pathlib import Path
 from patchkeeper.config import Config
 from patchkeeper.downstream import commit_files, locked_downstream
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
+from patchkeeper.filemodes import settle_file
 from patchkeeper.headers import FAMILY, Headers, parse_headers
 from patchkeeper.ledger_config import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.model import Series, SeriesEntry
@@ -283,13 +284,13 @@ def unified_diff(before: str, after: str, path: Path) -> str:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    """Write ``data`` to ``path`` through a temporary file in the same directory; the file
+    keeps its permission bits, a new one gets the umask's (:mod:`patchkeeper.filemodes`)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        settle_file(temporary, path)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -26,6 +26,7 @@ from pathlib import Path
 from patchkeeper.carried_config import carried_table, carried_text
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.filemodes import settle_dir
 from patchkeeper.model import Series
 from patchkeeper.parse import split_lines
 from patchkeeper.transaction import Change, commit
@@ -108,6 +109,7 @@ def write_directory(
     out.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
+        settle_dir(scratch)
         (scratch / "series").write_bytes(series)
         (scratch / "patchkeeper.toml").write_text(config, encoding="utf-8")
         for name, data in files.items():

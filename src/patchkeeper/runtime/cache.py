@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from patchkeeper.constants import CACHE_ENV
+from patchkeeper.filemodes import settle_file
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
 FORMAT = "runtime-8"
@@ -116,6 +117,7 @@ class SummaryCache:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(marshal.dumps(self.entries))
+            settle_file(tmp, self.path)
             os.replace(tmp, self.path)
             self.dirty = False
         except (OSError, ValueError):
