@@ -85,12 +85,15 @@ class LintResult:
         patches: how many patch files were read.
         entries: how many non-patch entries were checked.
         output_format: ``"text"`` or ``"github"`` (how the terminal renderer prints).
+        skipped: checks not run, one sentence each (a vendored tree or foreign diff with no
+            checkout to compare it with).
     """
 
     findings: tuple[Finding, ...]
     patches: int
     entries: int
     output_format: str = "text"
+    skipped: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -355,10 +358,14 @@ def _by_line(findings: list[Finding]) -> list[Finding]:
 
 
 def lint_entries(
-    config: Config, entries: list[Entry], checkouts: Mapping[str, Path]
+    config: Config,
+    entries: list[Entry],
+    checkouts: Mapping[str, Path],
+    skipped: list[str] | None = None,
 ) -> list[Finding]:
     """Fields of every entry, overlay sources, and (with a checkout) foreign diffs and
-    vendored trees against their pinned commits."""
+    vendored trees against their pinned commits; a check left out for want of a checkout is
+    described in ``skipped`` (one sentence per entry)."""
     hsettings = header_settings(config)
     source = config.source or config.root
     where = display_path(source, config.root)
@@ -374,12 +381,24 @@ def lint_entries(
             continue
         checkout = checkout_for(entry, checkouts, config.root)
         if checkout is None:
+            if skipped is not None:
+                skipped.append(_skipped_check(entry))
             continue
         if entry.kind == "foreign-diff":
             out += check_foreign_diff(entry, checkout, config.root, source)
         else:
             out += check_vendored(entry, checkout, config.root, source)
     return out
+
+
+def _skipped_check(entry: Entry) -> str:
+    what = "vendored tree" if entry.kind == "vendored" else "foreign diff"
+    table = "vendored" if entry.kind == "vendored" else "foreign-diffs"
+    return (
+        f"{what} '{entry.name}' was not compared with its pinned commit: no checkout "
+        f"(pass --foreign-checkout {entry.name}=PATH, or set checkout in "
+        f"[entries.{table}.{entry.name}])"
+    )
 
 
 # --------------------------------------------------------------------------- the command
@@ -431,8 +450,13 @@ def run(
         findings += found
         if patch is not None and lsettings.knob_scope == "series":
             registered |= knob_registrations(patch, lsettings.registry)
-    findings += lint_entries(config, entries, foreign_checkouts or {})
+    skipped: list[str] = []
+    findings += lint_entries(config, entries, foreign_checkouts or {}, skipped)
     kept = tuple(f for f in findings if f.code not in lsettings.disable)
     return LintResult(
-        findings=kept, patches=count, entries=len(entries), output_format=output_format
+        findings=kept,
+        patches=count,
+        entries=len(entries),
+        output_format=output_format,
+        skipped=tuple(skipped),
     )
