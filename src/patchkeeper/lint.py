@@ -21,7 +21,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -391,6 +391,27 @@ def lint_entries(
     return out
 
 
+def from_repository_root(findings: tuple[Finding, ...], root: Path) -> tuple[Finding, ...]:
+    """``findings`` with paths relative to the top of the git work tree holding ``root`` (the
+    downstream), where GitHub looks for an annotation's file (``git rev-parse
+    --show-toplevel``); unchanged outside a work tree, or for a path outside it.
+    """
+    from patchkeeper import gitops
+    from patchkeeper.errors import GitError
+
+    try:
+        top = gitops.toplevel(root).resolve()
+    except GitError:
+        return findings
+    out = []
+    for finding in findings:
+        path = (root / finding.path).resolve()
+        if path.is_relative_to(top):
+            finding = replace(finding, path=path.relative_to(top).as_posix())
+        out.append(finding)
+    return tuple(out)
+
+
 def _skipped_check(entry: Entry) -> str:
     what = "vendored tree" if entry.kind == "vendored" else "foreign diff"
     table = "vendored" if entry.kind == "vendored" else "foreign-diffs"
@@ -415,7 +436,8 @@ def run(
     """``patchkeeper lint``.
 
     Args:
-        output_format: ``"text"`` or ``"github"``.
+        output_format: ``"text"`` or ``"github"`` (paths relative to the git work tree's
+            top, :func:`from_repository_root`).
         checkout: an upstream git checkout; each patch is compared with a re-export of the
             commit its ``--- exported from`` line names (PK302, PK303).
         upstream: a pristine upstream tree; knobs its registry file names count as
@@ -453,6 +475,8 @@ def run(
     skipped: list[str] = []
     findings += lint_entries(config, entries, foreign_checkouts or {}, skipped)
     kept = tuple(f for f in findings if f.code not in lsettings.disable)
+    if output_format == "github":
+        kept = from_repository_root(kept, config.root)
     return LintResult(
         findings=kept,
         patches=count,
