@@ -1,7 +1,8 @@
 """pip's index settings, as pip itself sees them, read through pip's supported interface.
 
 pip has no Python API (its documentation says so of ``pip._internal``). Its settings are read
-the way a user reads them: ``python -m pip config list`` in a subprocess of this interpreter,
+the way a user reads them: ``python -m pip config list`` in a subprocess of this interpreter
+(or, when pip is not installed for it, by :mod:`patchkeeper.pipfiles` following pip's rules),
 which merges pip's configuration files in pip's documented order (``PIP_CONFIG_FILE``, global,
 user, site) and the ``PIP_*`` environment variables (listed as ``:env:.NAME``), one line per
 key: ``SECTION.NAME='VALUE'``. The sections apply as pip's option parser applies them to ``pip
@@ -98,14 +99,21 @@ def read_pip_settings(python: str | None = None) -> PipSettings:
 
     Args:
         python: the interpreter whose pip (and whose site configuration file) to ask;
-            this interpreter (``sys.executable``) by default.
+            this interpreter (``sys.executable``) by default, and when pip is not installed
+            for it, its files and variables are read without pip
+            (:func:`patchkeeper.pipfiles.read_configuration`, pip's rules).
 
     Raises:
-        FetchError: pip is not installed for that interpreter, ``pip config list`` fails
-            (an unreadable configuration file), or a value is invalid (the message names the
-            key and the value, the hint says how to see where it is set).
+        FetchError: pip is not installed for the ``python`` given, ``pip config list``
+            fails (an unreadable configuration file), or a value is invalid (the message
+            names the key and the value, the hint says how to see where it is set).
     """
-    listing = pip_config_list(python or sys.executable)
+    if python is None and importlib.util.find_spec("pip") is None:
+        from patchkeeper.pipfiles import read_configuration
+
+        listing = read_configuration()
+    else:
+        listing = pip_config_list(python or sys.executable)
     return settings_from_values(merged_values(listing))
 
 

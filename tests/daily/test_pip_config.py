@@ -176,3 +176,88 @@ def test_an_interpreter_without_pip(pip_home, tmp_path):
         f"install pip for it (`{python} -m ensurepip`)",
     )
     assert os.path.exists(python)
+
+
+@pytest.fixture(scope="module")
+def pip_env(tmp_path_factory) -> Path:
+    """A virtual environment with pip: its own site configuration file can be written."""
+    env_dir = tmp_path_factory.mktemp("pipenv") / "env"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    return env_dir
+
+
+def layered_files(tmp_path: Path, home: Path, site: Path) -> Path:
+    """One file per level, each setting its own key and index-url; returns the
+    PIP_CONFIG_FILE candidate (not yet named)."""
+    write(
+        tmp_path / "xdg1" / "pip" / "pip.conf", "[global]\nindex-url = file:///xdg1\ntimeout = 1\n"
+    )
+    write(tmp_path / "xdg2" / "pip" / "pip.conf", "[global]\nindex-url = file:///xdg2\ncert = /c\n")
+    write(home / ".pip" / "pip.conf", "[global]\nindex-url = file:///legacy\nproxy = http://p\n")
+    write(
+        home / ".config" / "pip" / "pip.conf",
+        "[global]\nindex-url = file:///user\n[download]\nno_index = no\n",
+    )
+    write(site / "pip.conf", "[global]\nindex-url = file:///site\nfind-links =\n  /a\n  /b\n")
+    return write(tmp_path / "named.conf", "[global]\nindex-url = file:///named\n[install]\nx = 1\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "variables",
+    [
+        {},
+        {"PIP_INDEX_URL": "file:///env", "PIP_NO_CACHE_DIR": "1"},
+        {"PIP_CONFIG_FILE": "NAMED"},
+        {"PIP_CONFIG_FILE": "MISSING", "PIP_TRUSTED_HOST": "h"},
+        {"PIP_CONFIG_FILE": os.devnull, "PIP_DEFAULT_TIMEOUT": "3"},
+        {"PIP_ISOLATED_MODE": "1", "PIP_INDEX_URL": "file:///env"},
+    ],
+    ids=["files", "variables", "named-file", "missing-named-file", "devnull", "isolated"],
+)
+def test_read_without_pip_as_pip_reads_it(pip_home, pip_env, tmp_path, monkeypatch, variables):
+    from patchkeeper.pipfiles import read_configuration
+    from patchkeeper.pipsettings import pip_config_list
+
+    named = layered_files(tmp_path, pip_home, pip_env)
+    monkeypatch.setenv("XDG_CONFIG_DIRS", f"{tmp_path / 'xdg1'}{os.pathsep}{tmp_path / 'xdg2'}")
+    for name, value in variables.items():
+        value = {"NAMED": str(named), "MISSING": str(tmp_path / "missing.conf")}.get(value, value)
+        monkeypatch.setenv(name, value)
+    python = str(pip_env / "bin" / "python")
+
+    ours = read_configuration(prefix=str(pip_env))
+
+    assert ours == pip_config_list(python)
+    assert "global.index-url" in ours or variables.get("PIP_CONFIG_FILE") == os.devnull
+
+
+def test_settings_are_read_without_pip_when_it_is_not_installed(pip_home, tmp_path):
+    env_dir = tmp_path / "bare"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    path = tmp_path / "path"
+    path.mkdir()
+    (path / "patchkeeper").symlink_to(ROOT / "src" / "patchkeeper")
+    write(
+        pip_home / ".config" / "pip" / "pip.conf",
+        "[global]\nindex-url = file:///srv/simple\nextra-index-url = file:///x file:///y\n",
+    )
+    code = (
+        "import importlib.util, sys\n"
+        "assert importlib.util.find_spec('pip') is None\n"
+        "from patchkeeper.pipsettings import read_pip_settings\n"
+        "print(read_pip_settings().index_urls)\n"
+    )
+    done = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(path)},
+        check=False,
+    )
+
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "('file:///srv/simple', 'file:///x', 'file:///y')\n",
+        "",
+    )
