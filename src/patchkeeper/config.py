@@ -11,6 +11,9 @@ A sample ``patchkeeper.toml`` (the same keys go under ``[tool.patchkeeper]``)::
     fetch = "sdist"            # what a requirement target downloads: "sdist" or "wheel"
     pristine = "../vllm-0.27.1"  # the pristine tree for directory targets: a directory (relative
                                # to this file) or a requirement; default: upstream==pin
+    ignore = ["/build/", "*.egg-info/", ".pytest_cache/"]  # build and test leftovers verify
+                               # does not compare (gitignore-style globs, relative to
+                               # 'directory'); default: patchkeeper.constants.DEFAULT_IGNORE
 
 Every key is checked: an unknown key, a value of the wrong type, a value outside its allowed
 set (:class:`OneOf`) or range (:class:`Bounds`) is a :class:`ConfigError` naming the key, the
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.constants import DEFAULT_IGNORE
 from patchkeeper.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -130,6 +134,7 @@ SCHEMA: dict[str, Any] = {
         10.0,
         Bounds(0, unit="seconds", hint="0 fails at once when another process holds the lock"),
     ),
+    "ignore": (list, list(DEFAULT_IGNORE)),
 }
 
 
@@ -152,6 +157,9 @@ class Config:
             ``root``, or a requirement), or ``None`` for ``upstream==pin``.
         lock_timeout: seconds to wait for another process's lock on a target.
         sections: the validated feature sub-tables (``{"ledger": {...}}``), raw values.
+        ignore: glob patterns of build and test leftovers ``verify`` does not compare
+            (:mod:`patchkeeper.trees.leftovers`; default
+            :data:`~patchkeeper.constants.DEFAULT_IGNORE`).
     """
 
     root: Path
@@ -165,6 +173,7 @@ class Config:
     pristine: str | None = None
     lock_timeout: float = 10.0
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ignore: tuple[str, ...] = DEFAULT_IGNORE
 
     @property
     def patches_dir(self) -> Path:
@@ -291,6 +300,21 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
 
 
+def read_table(config_file: Path) -> dict[str, Any]:
+    """The patchkeeper table of ``config_file`` as written, no defaults filled in: the whole
+    file for a ``patchkeeper.toml``, ``[tool.patchkeeper]`` of a ``pyproject.toml`` (or of
+    any file with a ``[tool]`` table).
+
+    Raises:
+        ConfigError: the file is unreadable or not TOML.
+    """
+    data = _read_toml(config_file)
+    if config_file.name == PYPROJECT or "tool" in data:
+        tool = data.get("tool", {})
+        data = tool.get("patchkeeper", {}) if isinstance(tool, dict) else {}
+    return data
+
+
 def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
     """Find the configuration from ``start`` upwards.
 
@@ -336,12 +360,8 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         config_file = config_file.resolve()
         if not config_file.is_file():
             raise ConfigError("no such configuration file", path=config_file)
-        data = _read_toml(config_file)
-        if config_file.name == PYPROJECT or "tool" in data:
-            tool = data.get("tool", {})
-            data = tool.get("patchkeeper", {}) if isinstance(tool, dict) else {}
         source: Path | None = config_file
-        table = data
+        table = read_table(config_file)
     else:
         source, table = find_config((start or Path.cwd()).resolve())
     root = source.parent if source else (start or Path.cwd()).resolve()
@@ -362,4 +382,5 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         pristine=values["pristine"],
         lock_timeout=float(values["lock-timeout"]),
         sections=sections,
+        ignore=tuple(values["ignore"]),
     )

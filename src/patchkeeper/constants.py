@@ -99,3 +99,19 @@ STATE_DIR = ".patchkeeper"
 DIFF_TIMESTAMP = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.\d+)?\s*([+-])(\d\d):?(\d\d)\s*$"
 )
+
+#: Build and test leftovers. ``/build/`` is anchored: ``build`` directories inside a package
+#: (pip's ``operations/build/``) are upstream code.
+DEFAULT_IGNORE: tuple[str, ...] = (
+    "/build/",
+    "*.egg-info/",
+    ".pybuild/",
+    "__pycache__/",
+    "*.pyc",
+    ".pytest_cache/",
+    ".tox/",
+    ".nox/",
+    ".mypy_cache/",
+    ".ruff_cache/",
+    ".hypothesis/",
+)

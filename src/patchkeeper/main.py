@@ -205,13 +205,14 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     "--config",
     "config_file",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="patchkeeper.toml or pyproject.toml to read (default: search upwards).",
+    help="patchkeeper.toml or pyproject.toml to read (default: search upwards); "
+    "may also follow the command.",
 )
 @click.option(
     "-C",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Run as if started in this downstream directory.",
+    help="Run as if started in this downstream directory; may also follow the command.",
 )
 @click.version_option(package_name="patchkeeper")
 @click.pass_context
@@ -224,10 +225,10 @@ def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) ->
         except OSError as exc:
             raise click.BadParameter(f"{directory}: {exc.strerror}", param_hint="-C") from None
         directory = None
-    ctx.obj = Settings(config_file.resolve() if config_file else None, directory)
     from patchkeeper.progress import set_warning_sink
 
     set_warning_sink(lambda message: click.echo(f"patchkeeper: warning: {message}", err=True))
+    ctx.obj = Settings(config_file, directory)  # load_config resolves it, after any -C
     if sys.stderr.isatty():
         from patchkeeper.progress import set_sink
 
@@ -251,15 +252,26 @@ def apply(settings: Settings, upstream: dict[str, Path | None], as_json: bool) -
 @cli.command()
 @target_options
 @pristine_option()
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Undo the series even where files changed outside it; their bytes are kept in "
+    ".patchkeeper/backup/ first.",
+)
 @json_option
 @click.pass_obj
 def unapply(
-    settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
+    settings: Settings,
+    upstream: dict[str, Path | None],
+    pristine: str | None,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Reverse the whole series, last patch first, back to pristine."""
     from patchkeeper.commands import unapply as command
 
-    emit(command.run(settings.config(), **upstream, pristine=pristine), as_json)
+    result = command.run(settings.config(), **upstream, pristine=pristine, force=force)
+    emit(result, as_json)
 
 
 @cli.command()
@@ -735,6 +747,54 @@ def _log_bug() -> Path:
     return log
 
 
+def _late_directory(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """``-C DIR`` after the command: change directory as the group's ``-C`` does."""
+    if value is not None:
+        try:
+            os.chdir(value)
+        except OSError as exc:
+            raise click.BadParameter(f"{value}: {exc.strerror}", param_hint="-C") from None
+
+
+def _late_config(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """``--config FILE`` after the command: the file to read (resolved when it is loaded)."""
+    if value is not None:
+        settings = ctx.find_object(Settings)
+        assert settings is not None
+        settings.config_file = value
+
+
+def accept_global_options(group: click.Group) -> None:
+    """Let ``-C`` and ``--config`` follow any command of ``group`` (and of its sub-groups):
+    pre-commit appends a hook's ``args`` after the command, ``patchkeeper ledger --check -C
+    sub``. They apply in command-line order, as the group's options do (hidden from the
+    commands' help; the group's help names them)."""
+    for command in group.commands.values():
+        command.params += [
+            click.Option(
+                ["-C", "late_directory"],
+                type=click.Path(file_okay=False, path_type=Path),
+                expose_value=False,
+                is_eager=True,
+                hidden=True,
+                callback=_late_directory,
+            ),
+            click.Option(
+                ["--config", "late_config"],
+                type=click.Path(dir_okay=False, path_type=Path),
+                expose_value=False,
+                is_eager=True,
+                hidden=True,
+                callback=_late_config,
+            ),
+        ]
+        if isinstance(command, click.Group):
+            accept_global_options(command)
+
+
+accept_global_options(cli)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line and return the exit code (for tests: ``main(["apply"])``)."""
     import gc
@@ -743,6 +803,12 @@ def main(argv: list[str] | None = None) -> int:
     # all at exit: the young-generation collector would only walk them again and again.
     gc.set_threshold(100_000, 50, 50)
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)
+    from patchkeeper.system.platforms import unsupported
+
+    problem = unsupported(sys.platform)
+    if problem is not None:
+        click.echo(f"patchkeeper: error: {problem}", err=True)
+        return 2
     try:
         cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)
     except SystemExit as exc:

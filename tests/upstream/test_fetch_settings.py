@@ -7,19 +7,19 @@ import os
 from pathlib import Path
 
 import pytest
-from pip._internal.models.index import PyPI
 
 import patchkeeper.upstream.fetch
 import patchkeeper.upstream.finder
 import patchkeeper.upstream.unpack
 from patchkeeper.upstream.fetch import cache_root, is_requirement
-from patchkeeper.upstream.pipsettings import PipSettings, read_pip_settings
+from patchkeeper.upstream.pipsettings import PipSettings, default_index_url, read_pip_settings
 
 
 def test_pip_default_index_when_nothing_is_configured(pip_isolated):
     settings = read_pip_settings()
 
-    assert settings.index_urls == (PyPI.simple_url,)
+    assert settings.index_urls == (default_index_url(),)
+    assert settings.index_urls[0].endswith("/simple/")
     assert settings.find_links == ()
 
 

@@ -9,6 +9,8 @@ the series creates are added to ``RECORD`` and ``patchkeeper.json`` records what
 
 from __future__ import annotations
 
+import shutil
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -288,8 +290,14 @@ def run_unapply(
     target: Path | None = None,
     python: Path | None = None,
     pristine: str | None = None,
+    force: bool = False,
 ) -> ApplyResult:
     """Undo the configured series on the target, checked against the pristine reference.
+
+    A target whose touched files drifted (undoing the series would not give the pristine
+    files) is refused, naming them; with ``force`` the series is undone anyway and the
+    drifted files' bytes from before are first copied to a backup directory
+    (:func:`backup_files`), named in the result.
 
     Raises:
         as :func:`run`, and FetchError when the pristine reference must be downloaded.
@@ -328,7 +336,8 @@ def run_unapply(
                 note="nothing was changed; undo by hand "
                 "what 'patchkeeper status' lists, or reinstall the upstream",
             )
-        if state.drifted:
+        drifted = [check.path for check in state.drifted]
+        if drifted and not force:
             return ApplyResult(
                 "unapply",
                 tree.label,
@@ -336,13 +345,24 @@ def run_unapply(
                 names,
                 state=state,
                 recovery=recovery,
-                note="undoing the series would not give the pristine files; nothing was changed",
+                note=_drift_refusal(drifted),
             )
         _remove_overlays(ws, overlay_files(config, tree), reference, tree)
         changes = ws.changes()
         extra = _unrecord_changes(tree) if tree.kind == INSTALLED else []
-        _write(tree, _file_changes(tree, changes), extra)
+        backup = backup_files(tree, drifted, config.root) if drifted else None
+        try:
+            _write(tree, _file_changes(tree, changes), extra)
+        except BaseException:
+            if backup is not None:
+                shutil.rmtree(backup, ignore_errors=True)
+            raise
     note = "" if reference else "no pristine reference was available: the result is unchecked"
+    if backup is not None:
+        note = (
+            f"the series was undone anyway (--force); these files still differ from pristine: "
+            f"{', '.join(drifted)}; their bytes from before are saved in {backup}"
+        )
     return ApplyResult(
         "unapply",
         tree.label,
@@ -351,4 +371,54 @@ def run_unapply(
         tuple(sorted(changes)),
         recovery=recovery,
         note=note,
+        backup=str(backup) if backup is not None else "",
     )
+
+
+def _drift_refusal(drifted: list[str]) -> str:
+    return (
+        "undoing the series would not give the pristine files; nothing was changed\n"
+        f"changed outside the series: {', '.join(drifted)}\n"
+        "restore them from the upstream, or run 'patchkeeper unapply --force' to undo the "
+        "series anyway (their current bytes are kept in a backup directory first)"
+    )
+
+
+#: Where ``unapply --force`` keeps drifted files, under the downstream root.
+BACKUP_DIR = ".patchkeeper/backup"
+
+
+def backup_files(tree: Tree, paths: list[str], root: Path) -> Path:
+    """Copy the target's files at ``paths`` (patch paths; an absent one is skipped) to a new
+    directory ``ROOT/.patchkeeper/backup/unapply-<UTC time>[-N]/<patch path>``, modes kept.
+
+    Returns:
+        The backup directory (absolute).
+
+    Raises:
+        TargetError: the backup cannot be written (nothing is left behind).
+    """
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    parent = (root / BACKUP_DIR).resolve()
+    backup = parent / f"unapply-{stamp}"
+    number = 1
+    while backup.exists():
+        number += 1
+        backup = parent / f"unapply-{stamp}-{number}"
+    try:
+        backup.mkdir(parents=True)
+        for path in paths:
+            source = tree.path_of(path)
+            if source.is_file():
+                dest = backup / path
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, dest)
+    except OSError as exc:
+        shutil.rmtree(backup, ignore_errors=True)
+        raise TargetError(
+            f"cannot keep the drifted files in {backup}: {exc.strerror}",
+            path=backup,
+            hint="make the directory writable, or restore the drifted files and unapply "
+            "without --force",
+        ) from None
+    return backup

@@ -15,9 +15,12 @@ def run(
     target: Path | None = None,
     python: Path | None = None,
     pristine: str | None = None,
+    force: bool = False,
 ) -> ApplyResult:
     """Undo the series on the target, checked against the pristine reference.
 
+    ``force`` undoes the series even over drifted files, keeping their bytes in a backup.
+
     Raises: as :func:`patchkeeper.commands.apply.run_unapply`.
     """
-    return run_unapply(config, target=target, python=python, pristine=pristine)
+    return run_unapply(config, target=target, python=python, pristine=pristine, force=force)

@@ -106,9 +106,10 @@ def run(
         overlays = check_overlays(ws, overlay_paths)
         state = series_state(ws, patches, reference)
         untouched: tuple[FileCheck, ...] = ()
+        ignored: tuple[str, ...] = ()
         if reference is not None:
             skip = set(touched_paths(patches)) | set(overlay_paths)
-            untouched = untouched_drift(tree, reference, skip)
+            untouched, ignored = untouched_drift(tree, reference, skip, config.ignore)
         mismatch = ""
         if tree.kind == INSTALLED and tree.dist is not None:
             record = AppliedRecord.load(tree.dist.applied_record_path)
@@ -123,6 +124,7 @@ def run(
         overlays,
         unavailable,
         untouched,
+        ignored,
     )
     if not detailed:
         options = {"--target": target, "--python": python, "--pristine": pristine}

@@ -35,8 +35,10 @@ class BranchDifference:
     """One way the branch and the series disagree.
 
     Attributes:
-        kind: ``"file"`` or ``"topic"``.
-        name: the path (relative to the upstream root) or the topic.
+        kind: ``"file"``, ``"topic"`` or ``"ledger"`` (the ledger file is missing or has no
+            table; reported once instead of a difference per topic).
+        name: the path (relative to the upstream root), the topic, or the ledger file
+            (relative to the downstream root).
         detail: what differs.
     """
 
@@ -111,9 +113,10 @@ def branch_topics(
 
 
 def compare_topics(
-    branch: list[str], series: list[str], ledger: list[str]
+    branch: list[str], series: list[str], ledger: list[str] | None
 ) -> list[BranchDifference]:
-    """Topics on the branch against the series and the ledger rows, one to one, in order."""
+    """Topics on the branch against the series and the ledger rows, one to one, in order
+    (``ledger`` ``None``: there is no ledger table to compare, said once by the caller)."""
     out = []
     seen: set[str] = set()
     for topic in branch:
@@ -123,12 +126,12 @@ def compare_topics(
         seen.add(topic)
         if topic not in series:
             out.append(BranchDifference("topic", topic, "on the branch, not in the series"))
-        if topic not in ledger:
+        if ledger is not None and topic not in ledger:
             out.append(BranchDifference("topic", topic, "on the branch, not in the ledger"))
     for topic in series:
         if topic not in branch:
             out.append(BranchDifference("topic", topic, "in the series, not on the branch"))
-    for topic in ledger:
+    for topic in ledger or ():
         if topic not in branch:
             out.append(BranchDifference("topic", topic, "in the ledger, not on the branch"))
     common = [t for t in series if t in branch]
@@ -212,6 +215,33 @@ def _first_line_difference(a: bytes, b: bytes) -> int:
     return min(len(left), len(right)) + 1
 
 
+def _ledger_rows(
+    config: Config, entry_names: set[str]
+) -> tuple[list[str] | None, BranchDifference | None]:
+    """The ledger table's patch rows (entries left out), or ``None`` and the one difference
+    that says why there is no table: the file is missing, or has no markers."""
+    settings = ledger_settings(config)
+    path = settings.file
+    shown = path.relative_to(config.root).as_posix() if path.is_relative_to(config.root) else path
+    markers = f"{settings.begin_marker} --> and {settings.end_marker}"
+    if not path.is_file():
+        detail = (
+            f"the ledger file does not exist: create it with the lines {markers}, then run "
+            "'patchkeeper ledger'"
+        )
+        return None, BranchDifference("ledger", str(shown), detail)
+    # bytes kept as they are, as the ledger writes them (:mod:`patchkeeper.ledger.table`)
+    text = path.read_bytes().decode("utf-8", "surrogateescape")
+    if section_body(text, settings.begin_marker, settings.end_marker, path) is None:
+        detail = (
+            f"the ledger file has no table: add the lines {markers} where it goes, then run "
+            "'patchkeeper ledger'"
+        )
+        return None, BranchDifference("ledger", str(shown), detail)
+    names = ledger_names(text, settings.begin_marker, settings.end_marker, path)
+    return [name for name in names if name not in entry_names], None
+
+
 def check_branch(
     config: Config,
     *,
@@ -233,20 +263,12 @@ def check_branch(
     base_id, branch_id = gitops.commit_id(root, base), gitops.commit_id(root, branch)
     topics, differences = branch_topics(root, base_id, branch_id, tag)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
-    lsettings = ledger_settings(config)
-    text = (  # bytes kept as they are, as the ledger writes them (:mod:`patchkeeper.ledger.table`)
-        lsettings.file.read_bytes().decode("utf-8", "surrogateescape")
-        if lsettings.file.is_file()
-        else ""
-    )
     from patchkeeper.ledger.entries import load_entries
 
     entry_names = {entry.name for entry in load_entries(config)}
-    ledger = [
-        name
-        for name in ledger_names(text, lsettings.begin_marker, lsettings.end_marker, lsettings.file)
-        if name not in entry_names
-    ]
+    ledger, problem = _ledger_rows(config, entry_names)
+    if problem is not None:
+        differences.append(problem)
     differences += compare_topics(
         [t for t in topics if t not in entry_names], series_topics, ledger
     )

@@ -108,8 +108,17 @@ class Entry:
 
 
 def _inside(root: Path, relative: str, what: str, source: Path | None) -> Path:
+    # The downstream is the configuration's directory or, when that is inside a git work
+    # tree, the whole work tree: a series directory written by ``port`` (patches-NEWPIN/)
+    # names the downstream's files as ../kvarn/files.
     path = (root / relative).resolve()
-    if not path.is_relative_to(root.resolve()):
+    if path.is_relative_to(root.resolve()):
+        return path
+    try:
+        top = gitops.toplevel(root).resolve()
+    except GitError:
+        top = None
+    if top is None or not path.is_relative_to(top):
         raise ConfigError(f"{what} {relative!r} is outside the downstream", path=source)
     return path
 

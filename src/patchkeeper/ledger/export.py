@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper import constants as C
-from patchkeeper.atomic import write_atomic
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, PatchkeeperError
 from patchkeeper.ledger.findings import Finding
 from patchkeeper.ledger.settings import GitSettings, git_settings
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import split_lines
+from patchkeeper.system.atomic import write_atomic
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 from patchkeeper.upstream import gitops

@@ -22,7 +22,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -86,12 +86,15 @@ class LintResult:
         patches: how many patch files were read.
         entries: how many non-patch entries were checked.
         output_format: ``"text"`` or ``"github"`` (how the terminal renderer prints).
+        skipped: checks not run, one sentence each (a vendored tree or foreign diff with no
+            checkout to compare it with).
     """
 
     findings: tuple[Finding, ...]
     patches: int
     entries: int
     output_format: str = "text"
+    skipped: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -356,10 +359,14 @@ def _by_line(findings: list[Finding]) -> list[Finding]:
 
 
 def lint_entries(
-    config: Config, entries: list[Entry], checkouts: Mapping[str, Path]
+    config: Config,
+    entries: list[Entry],
+    checkouts: Mapping[str, Path],
+    skipped: list[str] | None = None,
 ) -> list[Finding]:
     """Fields of every entry, overlay sources, and (with a checkout) foreign diffs and
-    vendored trees against their pinned commits."""
+    vendored trees against their pinned commits; a check left out for want of a checkout is
+    described in ``skipped`` (one sentence per entry)."""
     hsettings = header_settings(config)
     source = config.source or config.root
     where = display_path(source, config.root)
@@ -375,12 +382,45 @@ def lint_entries(
             continue
         checkout = checkout_for(entry, checkouts, config.root)
         if checkout is None:
+            if skipped is not None:
+                skipped.append(_skipped_check(entry))
             continue
         if entry.kind == "foreign-diff":
             out += check_foreign_diff(entry, checkout, config.root, source)
         else:
             out += check_vendored(entry, checkout, config.root, source)
     return out
+
+
+def from_repository_root(findings: tuple[Finding, ...], root: Path) -> tuple[Finding, ...]:
+    """``findings`` with paths relative to the top of the git work tree holding ``root`` (the
+    downstream), where GitHub looks for an annotation's file (``git rev-parse
+    --show-toplevel``); unchanged outside a work tree, or for a path outside it.
+    """
+    from patchkeeper.errors import GitError
+    from patchkeeper.upstream import gitops
+
+    try:
+        top = gitops.toplevel(root).resolve()
+    except GitError:
+        return findings
+    out = []
+    for finding in findings:
+        path = (root / finding.path).resolve()
+        if path.is_relative_to(top):
+            finding = replace(finding, path=path.relative_to(top).as_posix())
+        out.append(finding)
+    return tuple(out)
+
+
+def _skipped_check(entry: Entry) -> str:
+    what = "vendored tree" if entry.kind == "vendored" else "foreign diff"
+    table = "vendored" if entry.kind == "vendored" else "foreign-diffs"
+    return (
+        f"{what} '{entry.name}' was not compared with its pinned commit: no checkout "
+        f"(pass --foreign-checkout {entry.name}=PATH, or set checkout in "
+        f"[entries.{table}.{entry.name}])"
+    )
 
 
 # --------------------------------------------------------------------------- the command
@@ -397,7 +437,8 @@ def lint_downstream(
     """``patchkeeper lint``.
 
     Args:
-        output_format: ``"text"`` or ``"github"``.
+        output_format: ``"text"`` or ``"github"`` (paths relative to the git work tree's
+            top, :func:`from_repository_root`).
         checkout: an upstream git checkout; each patch is compared with a re-export of the
             commit its ``--- exported from`` line names (PK302, PK303).
         upstream: a pristine upstream tree; knobs its registry file names count as
@@ -432,8 +473,15 @@ def lint_downstream(
         findings += found
         if patch is not None and lsettings.knob_scope == "series":
             registered |= knob_registrations(patch, lsettings.registry)
-    findings += lint_entries(config, entries, foreign_checkouts or {})
+    skipped: list[str] = []
+    findings += lint_entries(config, entries, foreign_checkouts or {}, skipped)
     kept = tuple(f for f in findings if f.code not in lsettings.disable)
+    if output_format == "github":
+        kept = from_repository_root(kept, config.root)
     return LintResult(
-        findings=kept, patches=count, entries=len(entries), output_format=output_format
+        findings=kept,
+        patches=count,
+        entries=len(entries),
+        output_format=output_format,
+        skipped=tuple(skipped),
     )

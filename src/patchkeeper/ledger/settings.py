@@ -231,16 +231,22 @@ def topic_checkout(
     else the configured ones.
 
     Raises:
-        ConfigError: there is no topic tag or no checkout.
+        ConfigError: there is no topic tag or no checkout; the message names only what is
+            missing.
     """
     settings = git_settings(config)
     tag = tag or settings.tag
     chosen = checkout or settings.checkout
+    missing = [("the topic tag", "tag")] if not tag else []
+    if chosen is None:
+        missing.append(("an upstream checkout", "checkout"))
     if not tag or chosen is None:
+        keys = [key for _, key in missing]
         raise ConfigError(
-            f"{command} needs the topic tag and an upstream checkout",
+            f"{command} needs {' and '.join(what for what, _ in missing)}",
             path=config.source,
-            hint="set tag and checkout in [tool.patchkeeper.git], or pass --tag and --checkout",
+            hint=f"set {' and '.join(keys)} in [tool.patchkeeper.git], or pass "
+            + " and ".join(f"--{key}" for key in keys),
         )
     return settings, tag, Path(chosen)
 

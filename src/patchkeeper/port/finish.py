@@ -58,7 +58,7 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
         kept = {p.name: p.raw for p in ctx.patches if p.name in retiring}
         data = series_bytes(original, ctx.series, retiring, ctx.new_version)
         pristine = ctx.state.new if os.path.isdir(ctx.state.new) else None
-        text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine)
+        text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine, out)
         write_directory(out, {**kept, **files}, data, text)
         return str(out), (), ()
     series_path = Path(ctx.state.series)

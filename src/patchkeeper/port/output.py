@@ -16,7 +16,6 @@ Retired table.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -26,8 +25,10 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.port.carried_config import carried_table, carried_text
 from patchkeeper.series.model import Series
 from patchkeeper.series.parse import split_lines
+from patchkeeper.system.atomic import settle_dir
 from patchkeeper.trees.transaction import Change, commit
 from patchkeeper.trees.tree import safe_path
 
@@ -75,31 +76,21 @@ def check_output(path: Path) -> None:
         )
 
 
-def _toml_string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def config_text(
-    config: Config, version: str, source_version: str | None, pristine: str | None
+    config: Config, version: str, source_version: str | None, pristine: str | None, out: Path
 ) -> str:
-    """The ``patchkeeper.toml`` of a new series directory (``pristine``: the new pin's tree
-    when it is a directory, so ``verify`` finds it)."""
-    lines = [
-        f"# written by 'patchkeeper port': the series ported from {source_version or '?'} "
-        f"to {version}",
-    ]
-    if config.upstream:
-        lines.append(f"upstream = {_toml_string(config.upstream)}")
-    lines += [
-        f"pin = {_toml_string(version)}",
-        'series = "series"',
-        f"strip = {config.strip}",
-        f"directory = {_toml_string(config.directory)}",
-        f"fetch = {_toml_string(config.fetch)}",
-    ]
+    """The ``patchkeeper.toml`` of the new series directory ``out``: the downstream's whole
+    configuration with the new pin (:mod:`patchkeeper.port.carried_config`: every section, paths
+    rewritten to name the same files); ``pristine``: the new pin's tree when it is a
+    directory, so ``verify`` finds it."""
     if pristine:
-        lines.append(f"pristine = {_toml_string(pristine)}")
-    return "\n".join(lines) + "\n"
+        pristine = Path(os.path.relpath(os.path.abspath(pristine), os.path.abspath(out))).as_posix()
+    table = carried_table(config, out, version, pristine)
+    comment = (
+        f"written by 'patchkeeper port': the series ported from {source_version or '?'} "
+        f"to {version}"
+    )
+    return carried_text(table, comment)
 
 
 def write_directory(
@@ -118,6 +109,7 @@ def write_directory(
     out.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
+        settle_dir(scratch)
         (scratch / "series").write_bytes(series)
         (scratch / "patchkeeper.toml").write_text(config, encoding="utf-8")
         for name, data in files.items():

@@ -32,12 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.atomic import write_atomic
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.port.merge import FileMerge
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import split_lines
+from patchkeeper.system.atomic import write_atomic
 from patchkeeper.trees.tree import read_file, safe_path
 
 FORMAT = 1

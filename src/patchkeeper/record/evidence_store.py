@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.atomic import write_atomic
 from patchkeeper.config import Config
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.system.atomic import write_atomic
 
 #: The evidence directory, relative to the downstream root.
 EVIDENCE_DIR = f"{STATE_DIR}/evidence"

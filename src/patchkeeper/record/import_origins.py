@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper import probe_launcher
 from patchkeeper.errors import TargetError
-from patchkeeper.probe_launcher import ProbeWords, answer_after
+from patchkeeper.system import probes
+from patchkeeper.system.probes import ProbeWords, answer_after
 
 MARKER = "PATCHKEEPER-ENV "
 #: Proxies pointed at a closed local port: the probe's imports cannot reach a network.
@@ -98,7 +98,7 @@ def run_probe(python: Path, args: list[str], cwd: Path, timeout: float) -> dict[
     )
     env = {**os.environ, **NO_NETWORK}
     command = ["-c", source, *args]
-    done = probe_launcher.run_probe(python, command, words, timeout=timeout, cwd=cwd, env=env)
+    done = probes.run_probe(python, command, words, timeout=timeout, cwd=cwd, env=env)
     answer = answer_after(done.stdout, MARKER)
     if answer is None:
         raise TargetError(

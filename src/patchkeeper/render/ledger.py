@@ -74,6 +74,10 @@ def lint_text(result: LintResult) -> str:
     scope = _plural(result.patches, "patch").replace("patchs", "patches")
     if result.entries:
         scope += f" and {_plural(result.entries, 'entry').replace('entrys', 'entries')}"
+    if result.output_format == "github":
+        lines += [f"::notice::skipped: {note}" for note in result.skipped]
+    else:
+        lines += [f"skipped: {note}" for note in result.skipped]
     count = _plural(len(result.findings), "problem")
     lines.append(f"{count} in {scope}" if result.findings else f"no problems in {scope}")
     return "\n".join(lines)
@@ -81,14 +85,15 @@ def lint_text(result: LintResult) -> str:
 
 @markdown_renderer(LintResult)
 def lint_markdown(result: LintResult) -> str:
+    notes = "".join(f"\nSkipped: {note}\n" for note in result.skipped)
     if not result.findings:
-        return f"lint: no problems in {result.patches} patches.\n"
+        return f"lint: no problems in {result.patches} patches.\n" + notes
     rows = ["| where | code | problem |", "|---|---|---|"]
     for finding in result.findings:
         where = f"{finding.path}:{finding.line}" if finding.line else finding.path
         message = escape_cell(finding.message)
         rows.append(f"| `{where}` | {finding.code} | {message} |")
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows) + "\n" + notes
 
 
 @text_renderer(ExportResult)

@@ -139,6 +139,8 @@ def verify_text(result: VerifyResult) -> str:
     for check in result.untouched:
         words = _drift_words(check, undone=False)
         lines.append(f"  changed outside the series: {check.path} {words}")
+    if result.ignored:
+        lines.append(f"  ignored (build and test leftovers): {', '.join(result.ignored)}")
     for overlay in result.overlays:
         if overlay.state != "ok" or result.detailed:
             lines.append(f"  overlay: {overlay.path} {overlay.state}")

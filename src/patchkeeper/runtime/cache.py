@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from patchkeeper.atomic import write_atomic
 from patchkeeper.constants import CACHE_ENV
+from patchkeeper.system.atomic import write_atomic
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
 FORMAT = "runtime-8"

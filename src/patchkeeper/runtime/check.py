@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.errors import TargetError
-from patchkeeper.probe_launcher import ProbeWords, answer_after, run_probe
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.system.probes import ProbeWords, answer_after, run_probe
 
 MARKER = "PATCHKEEPER-PROBE "
 GOOD = ("replaced", "registered")

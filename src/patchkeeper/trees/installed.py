@@ -23,7 +23,7 @@ from pathlib import Path
 
 from patchkeeper.constants import APPLIED_RECORD
 from patchkeeper.errors import TargetError
-from patchkeeper.probe_launcher import ProbeWords, run_probe
+from patchkeeper.system.probes import ProbeWords, run_probe
 
 _LOCATE = r"""
 import importlib.metadata as m, json, sys

@@ -59,6 +59,8 @@ class ApplyResult:
         state: the per-patch state, for :data:`PARTIAL` and :data:`DRIFTED`.
         recovery: a journal of an interrupted run rolled back first, if any.
         note: one more sentence for the user, or ``""``.
+        backup: for ``unapply --force`` over drifted files, the directory holding their
+            bytes from before the unapply (their patch paths under it), else ``""``.
     """
 
     action: str
@@ -72,6 +74,7 @@ class ApplyResult:
     state: SeriesState | None = None
     recovery: Recovery | None = None
     note: str = ""
+    backup: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -109,6 +112,8 @@ class VerifyResult:
             goes on without it), or ``""``.
         untouched: files the series does not touch that differ from pristine (changed,
             added, missing): changes made outside the series.
+        ignored: paths the configuration's ``ignore`` patterns left out of that comparison
+            (build and test leftovers), in either tree; an ignored directory once, ``dir/``.
     """
 
     command: str
@@ -120,6 +125,7 @@ class VerifyResult:
     overlays: tuple[OverlayCheck, ...] = ()
     pristine_unavailable: str = ""
     untouched: tuple[FileCheck, ...] = ()
+    ignored: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

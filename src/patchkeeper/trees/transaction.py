@@ -35,9 +35,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.atomic import write_atomic
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import Interrupted, LockError, TargetError
+from patchkeeper.system.atomic import write_atomic
 
 MANIFEST = "manifest.json"
 #: The journal file holding the original bytes of every changed file, one after another.

@@ -12,32 +12,50 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from patchkeeper.trees.applied import FileCheck
+from patchkeeper.trees.leftovers import ignored_by
 from patchkeeper.trees.tree import Pristine, Tree
 
 #: Never part of an upstream tree: caches, VCS data, patchkeeper's own state.
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".patchkeeper", "patchkeeper-journal"})
 
 
-def _files(base: Path, top: tuple[str, ...] = ("",)) -> dict[str, int]:
-    """Regular files (and symlinks) under ``base``/each of ``top``: patch path -> size."""
+def _files(
+    base: Path, top: tuple[str, ...] = ("",), ignore: Sequence[str] = ()
+) -> tuple[dict[str, int], set[str]]:
+    """Regular files (and symlinks) under ``base``/each of ``top``: ``(patch path -> size,
+    ignored paths)``; an ignored directory is not walked and is listed once, as ``dir/``."""
     out: dict[str, int] = {}
+    ignored: set[str] = set()
     for start in top:
         root = base / start if start else base
         if not root.is_dir():
             continue
         for directory, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
             rel = Path(directory).relative_to(base).as_posix()
+            prefix = "" if rel == "." else f"{rel}/"
+            kept = []
+            for name in dirnames:
+                if name in SKIPPED_DIRS:
+                    continue
+                if ignore and ignored_by(prefix + name, ignore, is_dir=True):
+                    ignored.add(f"{prefix}{name}/")
+                    continue
+                kept.append(name)
+            dirnames[:] = kept
             for name in filenames:
-                path = name if rel == "." else f"{rel}/{name}"
+                path = prefix + name
+                if ignore and ignored_by(path, ignore):
+                    ignored.add(path)
+                    continue
                 try:
                     out[path] = (Path(directory) / name).lstat().st_size
                 except OSError:
                     continue
-    return out
+    return out, ignored
 
 
 def _sha(path: Path) -> str | None:
@@ -47,9 +65,11 @@ def _sha(path: Path) -> str | None:
         return None
 
 
-def _against_tree(target: Tree, pristine: Tree, skip: set[str]) -> list[FileCheck]:
-    ours = _files(target.base)
-    theirs = _files(pristine.base)
+def _against_tree(
+    target: Tree, pristine: Tree, skip: set[str], ignore: Sequence[str]
+) -> tuple[list[FileCheck], set[str]]:
+    ours, ignored = _files(target.base, ignore=ignore)
+    theirs, ignored_there = _files(pristine.base, ignore=ignore)
     out = []
     for path in sorted((ours.keys() | theirs.keys()) - skip):
         mine = target.base / path if path in ours else None
@@ -60,15 +80,23 @@ def _against_tree(target: Tree, pristine: Tree, skip: set[str]) -> list[FileChec
         actual = _sha(mine) if mine is not None else None
         expected = _sha(base) if base is not None else None
         out.append(FileCheck(path, True, expected, actual))
-    return out
+    return out, ignored | ignored_there
 
 
 def _against_record(
-    target: Tree, recorded: dict[str, str], skip: set[str], at_site_root: bool
-) -> list[FileCheck]:
+    target: Tree,
+    recorded: dict[str, str],
+    skip: set[str],
+    at_site_root: bool,
+    ignore: Sequence[str],
+) -> tuple[list[FileCheck], set[str]]:
     out = []
+    ignored: set[str] = set()
     for path, expected in sorted(recorded.items()):
         if path in skip:
+            continue
+        if ignore and ignored_by(path, ignore):
+            ignored.add(path)
             continue
         actual = _sha(target.base / path)
         if actual != expected:
@@ -80,24 +108,35 @@ def _against_record(
         tops = tuple(top for top in tops if not top.endswith(".dist-info"))
     else:
         tops = ("",)
-    for path in sorted(_files(target.base, tops)):
+    present, ignored_here = _files(target.base, tops, ignore)
+    for path in sorted(present):
         if path not in recorded and path not in skip and not path.endswith(".pyc"):
             out.append(FileCheck(path, True, None, _sha(target.base / path)))
-    return out
+    return out, ignored | ignored_here
 
 
-def untouched_drift(target: Tree, pristine: Pristine, skip: set[str]) -> tuple[FileCheck, ...]:
+def untouched_drift(
+    target: Tree, pristine: Pristine, skip: set[str], ignore: Sequence[str] = ()
+) -> tuple[tuple[FileCheck, ...], tuple[str, ...]]:
     """Every file under the target's base that the series does not explain.
 
     Args:
         target: the tree being verified.
         pristine: its pristine reference (a tree, or ``RECORD`` hashes).
         skip: paths already judged (the series' touched files, overlay files).
+        ignore: the configuration's ``ignore`` patterns (:mod:`patchkeeper.trees.leftovers`):
+            build and test leftovers, not compared.
 
     Returns:
-        One :class:`FileCheck` per file that changed (both hashes), appeared (expected
-        ``None``) or went missing (actual ``None``), sorted by path.
+        ``(drift, ignored)``: one :class:`FileCheck` per file that changed (both hashes),
+        appeared (expected ``None``) or went missing (actual ``None``), sorted by path; and
+        the ignored paths found in either tree, sorted (an ignored directory once, as
+        ``dir/``).
     """
     if pristine.tree is not None:
-        return tuple(_against_tree(target, pristine.tree, skip))
-    return tuple(_against_record(target, pristine.recorded(), skip, pristine.at_site_root))
+        drift, ignored = _against_tree(target, pristine.tree, skip, ignore)
+    else:
+        drift, ignored = _against_record(
+            target, pristine.recorded(), skip, pristine.at_site_root, ignore
+        )
+    return tuple(drift), tuple(sorted(ignored))

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.atomic import write_atomic
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import FetchError
+from patchkeeper.system.atomic import settle_dir, write_atomic
 
 #: The kinds of distribution file a requirement can be fetched as (config key ``fetch``).
 KINDS = ("sdist", "wheel")
@@ -317,6 +317,7 @@ def _unpack_atomically(archive: Path, dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
     try:
+        settle_dir(scratch)
         unpack_archive(archive, scratch)
         try:
             os.rename(scratch, dest)

@@ -4,8 +4,8 @@ The indexes are pip's, as pip itself sees them (:mod:`patchkeeper.upstream.pipse
 are listed by ``unearth.PackageFinder`` (``pip download`` of an sdist
 prepares its metadata, which fails for vLLM, so it is not used).
 
-This module is imported only when the cache cannot answer, because pip and unearth take a few
-hundred milliseconds to import.
+This module is imported only when the cache cannot answer, because unearth takes a few
+hundred milliseconds to import and pip's settings are read in a subprocess.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any, BinaryIO
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
-from patchkeeper.atomic import write_atomic
 from patchkeeper.errors import FetchError
-from patchkeeper.upstream.pipsettings import PipSettings, read_pip_settings
+from patchkeeper.system.atomic import write_atomic
+from patchkeeper.upstream.pipsettings import PipSettings, read_pip_settings, redact_url
 from patchkeeper.upstream.unpack import is_archive
 
 #: Bytes read per chunk while downloading.
@@ -274,10 +274,8 @@ def _version_key(version: str) -> Any:
 
 
 def _redact(exc: Any) -> str:
-    from pip._internal.utils.misc import redact_auth_from_url
-
     try:
-        return redact_auth_from_url(str(exc.request.url))
+        return redact_url(str(exc.request.url))
     except (AttributeError, RuntimeError):  # an error raised before a request existed
         return "no request"
 

@@ -7,7 +7,7 @@ from typing import BinaryIO
 
 import pytest
 
-from patchkeeper.atomic import write_atomic
+from patchkeeper.system.atomic import write_atomic
 
 
 def test_replaces_the_file_keeping_its_mode(tmp_path: Path) -> None:

@@ -5,6 +5,13 @@ patchkeeper process, a crash, a Ctrl-C) sees the old file or the whole new one, 
 one. Every file patchkeeper writes whole goes through :func:`write_atomic`: the ledger, the
 evidence store, the fetch cache and its downloads, the runtime cache, the port's work
 directory and the transaction's files and journal.
+
+``tempfile.mkstemp`` creates its file 0600 and ``tempfile.mkdtemp`` its directory 0700
+(Python's documentation: "readable and writable only by the creating user"), which suits a
+secret, not a report: a file written through one and renamed into place would keep those bits.
+So a write sets the bits ``open()`` would have given a new file (``0o666 & ~umask``, and
+``0o777 & ~umask`` for a directory; POSIX ``open(2)``/``mkdir(2)``), or keeps the bits of the
+file it replaces.
 """
 
 from __future__ import annotations
@@ -34,8 +41,7 @@ def write_atomic(
         data: the bytes, or a function that writes into the open binary file and returns a
             value (a download that checks its digest: raising stops the write).
         mode: the permission bits of the new file; default: those of the file it replaces,
-            else what the temporary file got (``0o600`` for a unique name, the umask's for
-            ``temporary``).
+            else a new file's bits under the umask (:func:`new_file_mode`).
         parents: create ``path``'s missing parent directories first.
         temporary: a fixed temporary path (a journal that must find it after a crash);
             default: a unique ``.NAME.XXXX.part`` beside ``path``.
@@ -63,8 +69,8 @@ def write_atomic(
                 handle.write(data)
         if mode is not None:
             os.chmod(tmp, mode)
-        elif path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            settle_file(tmp, path)
         if before_replace is not None:
             before_replace()
         os.replace(tmp, path)
@@ -72,3 +78,47 @@ def write_atomic(
         tmp.unlink(missing_ok=True)
         raise
     return result
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and putting it back, as pip does).
+
+    >>> old = os.umask(0o027); mask = current_umask(); _ = os.umask(old); oct(mask)
+    '0o27'
+    """
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def new_file_mode() -> int:
+    """The bits a new file gets from ``open()``: ``0o666`` less the umask."""
+    return 0o666 & ~current_umask()
+
+
+def new_dir_mode() -> int:
+    """The bits a new directory gets from ``mkdir()``: ``0o777`` less the umask."""
+    return 0o777 & ~current_umask()
+
+
+def settle_file(temporary: Path | str, destination: Path | str) -> None:
+    """Give ``temporary`` (about to be renamed to ``destination``) the bits of the file it
+    replaces, or a new file's bits when there is none.
+
+    Raises:
+        OSError: as ``os.chmod``.
+    """
+    try:
+        mode = os.stat(destination).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = new_file_mode()
+    os.chmod(temporary, mode)
+
+
+def settle_dir(temporary: Path | str) -> None:
+    """Give a directory made by ``tempfile.mkdtemp`` a new directory's bits.
+
+    Raises:
+        OSError: as ``os.chmod``.
+    """
+    os.chmod(temporary, new_dir_mode())

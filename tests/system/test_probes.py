@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.errors import TargetError
-from patchkeeper.probe_launcher import ProbeWords, answer_after, run_probe
+from patchkeeper.system.probes import ProbeWords, answer_after, run_probe
 
 WORDS = ProbeWords(
     missing="no such interpreter",

@@ -1,0 +1,6 @@
+"""What patchkeeper needs from the operating system, each in one place.
+
+``atomic``: the one atomic file write, with the permission bits ``open()`` would give (the
+user's umask); ``probes``: the one launcher of a probe in another interpreter; ``platforms``:
+the platforms patchkeeper runs on (Linux and macOS).
+"""
