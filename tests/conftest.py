@@ -26,6 +26,7 @@ NOT_BY_DEFAULT = ("network", "slow")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--all``: the whole suite, as CI and the README's set-up command run it."""
     parser.addoption(
         "--all",
         action="store_true",
@@ -49,6 +50,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
+    """Say, above the results, that a plain run leaves tests out and how to run them."""
     if config.getoption("--all") or config.getoption("-m"):
         return None
     return "network and slow tests are deselected: pytest --all runs every test"
@@ -61,7 +63,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         missing = [name for name in marker.args if shutil.which(name) is None]
         if not missing:
             continue
-        reason = f"{', '.join(missing)} not installed (.ci/run installs it when CI is set)"
+        verb = "is" if len(missing) == 1 else "are"
+        reason = f"{', '.join(missing)} {verb} not installed (.ci/run installs it when CI is set)"
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but {reason}", pytrace=False)
         pytest.skip(reason)
