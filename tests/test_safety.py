@@ -340,6 +340,7 @@ def test_waiting_process_proceeds_when_the_lock_is_released(
     assert out == f"applied 7 patches on directory {target.resolve()}: 4 files changed\n"
 
 
+@pytest.mark.slow  # a stress run: 200 files, 60 patches, applied three times
 def test_two_real_applies_do_not_interleave(tmp_path: Path) -> None:
     """Started together on one target: one applies, the other waits, then finds the series
     applied. (Without the lock the second one trips over the first one's journal.)"""
