@@ -293,7 +293,7 @@ import json, sys, time
 from collections import defaultdict
 from pathlib import Path
 import patchkeeper.port.rebase as rebase
-import patchkeeper.trees as trees
+import patchkeeper.trees.tree as trees
 from patchkeeper.commands import port
 from patchkeeper.config import load_config
 

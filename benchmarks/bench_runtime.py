@@ -39,7 +39,7 @@ WARM_UP = (
 
 def trees() -> tuple[Path, Path, Path]:
     """The unpacked sdists (plugin, old upstream, new upstream), fetched once."""
-    from patchkeeper.fetch import fetch_requirement
+    from patchkeeper.upstream.fetch import fetch_requirement
 
     return tuple(Path(fetch_requirement(r, kind="sdist").root) for r in (PLUGIN, OLD, NEW))
 

@@ -44,7 +44,7 @@ from generate_series import CONFIG as GENERATOR_CONFIG  # noqa: E402
 from generate_series import PACKAGE, generate  # noqa: E402
 
 from corpus import debian_series  # noqa: E402
-from patchkeeper.fetch import fetch_requirement  # noqa: E402
+from patchkeeper.upstream.fetch import fetch_requirement  # noqa: E402
 
 RESULTS = BENCHMARKS / "results" / "series.md"
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "LC_ALL": "C"}

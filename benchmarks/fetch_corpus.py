@@ -18,7 +18,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "tests"))  # the corpus helpers live with the tests
 
 from corpus import VERSION_FILE, debian_series  # noqa: E402
-from patchkeeper.fetch import cache_root, fetch_requirement, record_path  # noqa: E402
+from patchkeeper.upstream.fetch import cache_root, fetch_requirement, record_path  # noqa: E402
 
 #: (kind, requirement) of every upstream release the tests and benchmarks use.
 RELEASES = [

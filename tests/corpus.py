@@ -2,7 +2,7 @@
 
 Importable from any test as ``from corpus import debian_series, sdist_tree`` (pyproject's
 ``pythonpath = ["tests"]``). Nothing here is committed: ``shared/REAL-DATA.md`` says where each
-thing comes from; it lands under :func:`patchkeeper.fetch.cache_root`.
+thing comes from; it lands under :func:`patchkeeper.upstream.fetch.cache_root`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from patchkeeper.fetch import cache_root, fetch_requirement
+from patchkeeper.upstream.fetch import cache_root, fetch_requirement
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 

@@ -118,7 +118,7 @@ def test_values_inside_the_rules_load(example: Example) -> None:
 
 
 def test_a_foreign_diff_entry_with_a_negative_strip(example: Example) -> None:
-    from patchkeeper.entries import load_entries
+    from patchkeeper.ledger.entries import load_entries
 
     config = example.downstream / "patchkeeper.toml"
     (example.downstream / "extra.diff").write_text("")

@@ -194,9 +194,9 @@ def register_section(name: str, schema: dict[str, Any]) -> None:
 #: Modules that declare feature sections with :func:`register_section`.
 SECTION_MODULES: tuple[str, ...] = (
     "patchkeeper.runtime.settings",
-    "patchkeeper.ledger_config",
+    "patchkeeper.ledger.settings",
     "patchkeeper.port.settings",
-    "patchkeeper.report_settings",
+    "patchkeeper.record.settings",
 )
 
 

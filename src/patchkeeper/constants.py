@@ -5,9 +5,41 @@ Kept in one place so that literals do not drift apart (the habit of unidiff's ``
 
 from __future__ import annotations
 
+import enum
 import re
 
-#: The seed's provenance line between a patch's preamble and its diff:
+
+class WordEnum(str, enum.Enum):
+    """A set of words with one spelling each: a member is the string it stands for, and
+    prints, compares, hashes and goes into JSON as that string (as Python 3.11's
+    ``enum.StrEnum`` does; Python 3.10 is supported too).
+
+    >>> class Colour(WordEnum):
+    ...     DARK_RED = "dark red"
+    >>> f"{Colour.DARK_RED}", Colour.DARK_RED == "dark red", Colour("dark red").name
+    ('dark red', True, 'DARK_RED')
+    """
+
+    __str__ = str.__str__
+
+
+class DecisionWord(WordEnum):
+    """What is decided about a patch or a runtime entry: the ``decision`` of the decisions
+    file (a series patch takes any but ``investigate``; a runtime entry ``retain``,
+    ``update``, ``migrate`` or ``remove``), and what ``runtime audit`` suggests (any but
+    ``carry`` and ``retire``; ``investigate`` leaves it to a person). See docs/glossary.md.
+    """
+
+    CARRY = "carry"  # keep the series patch as it is (refreshed onto the new pin)
+    RETIRE = "retire"  # take the patch out: upstream has it
+    RETAIN = "retain"  # keep the change
+    UPDATE = "update"  # keep it, changed for the new upstream
+    MIGRATE = "migrate"  # move it to another mechanism or place
+    REMOVE = "remove"  # drop the change
+    INVESTIGATE = "investigate"  # the evidence does not decide: a person does
+
+
+#: The series workflow's provenance line between a patch's preamble and its diff:
 #: ``--- exported from 3f1c2a9d0b7e4c5f8a6b1d2e3f4a5b6c7d8e9f01``
 EXPORTED_FROM = re.compile(rb"^--- exported from (?P<commit>[0-9a-fA-F]{7,64})\s*$")
 

@@ -1,9 +1,9 @@
 """The command line: parses arguments, dispatches to ``patchkeeper.commands``, prints results.
 
-Nothing else prints or exits. Exit codes (DESIGN.md): 0 all good, 1 findings (not applied,
-conflict, lint failure, stale ledger), 2 usage or input error, 3 a bug in patchkeeper (the
-traceback goes to a log file), 130 interrupted. Command modules are imported only when their
-command runs, so ``--help`` and short commands start fast.
+Nothing else prints or exits. Exit codes (docs/architecture.md): 0 all good, 1 findings (not
+applied, conflict, lint failure, stale ledger), 2 usage or input error, 3 a bug in patchkeeper (the
+traceback goes to a log file), 130 interrupted. Command modules are imported only when their command
+runs, so ``--help`` and short commands start fast.
 """
 
 from __future__ import annotations
@@ -83,14 +83,11 @@ SERIES_COMMANDS = frozenset(
 )
 
 
-def emit(
-    result: Any, as_json: bool, markdown: Path | None = None, record_as: str | None = None
-) -> None:
+def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     """Print ``result`` (JSON or text), write Markdown if asked, and exit with its code.
 
-    ``record_as``: save the result as evidence of that command (``"audit"``, ``"runtime
-    audit"``) in the downstream's evidence store, for the audit record (issue 6), when the
-    downstream keeps one (on unless ``[tool.patchkeeper.report] evidence = false``).
+    The evidence commands keep their results in the evidence store themselves (their
+    ``run``); printing saves nothing.
     """
     from patchkeeper import render
 
@@ -103,8 +100,6 @@ def emit(
         text = text.rstrip("\n")
         data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))
         click.echo(text if data is None else data)
-    if record_as is not None:
-        _save_evidence(record_as, result)
     sys.exit(getattr(result, "exit_code", 0))
 
 
@@ -120,27 +115,8 @@ def _write_markdown(path: Path, text: str) -> None:
         ) from None
 
 
-def _save_evidence(command: str, result: Any) -> None:
-    """Keep ``result`` in the downstream's evidence store (``.patchkeeper/evidence/``).
-
-    The store is on by default and quietly skipped when the downstream cannot be written (a
-    read-only checkout); a failure is a warning only when ``evidence = true`` was set.
-    """
-    from patchkeeper import evidence_store
-
-    settings = click.get_current_context().find_object(Settings)
-    assert settings is not None
-    config = settings.config()
-    if not evidence_store.enabled(config):
-        return
-    try:
-        evidence_store.save(config, command, result, ARGV)
-    except (PatchkeeperError, OSError) as exc:
-        if evidence_store.required(config):
-            click.echo(f"patchkeeper: warning: the evidence was not saved: {exc}", err=True)
-
-
-#: The arguments of the running command line (without the program name), for the evidence.
+#: The arguments of the running command line (without the program name), kept with the
+#: evidence of the command.
 ARGV: list[str] = []
 
 
@@ -152,7 +128,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.runtime",
     "patchkeeper.render.ledger",
     "patchkeeper.render.port",
-    "patchkeeper.render.report",
+    "patchkeeper.render.record",
 )
 
 
@@ -249,6 +225,9 @@ def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) ->
             raise click.BadParameter(f"{directory}: {exc.strerror}", param_hint="-C") from None
         directory = None
     ctx.obj = Settings(config_file.resolve() if config_file else None, directory)
+    from patchkeeper.progress import set_warning_sink
+
+    set_warning_sink(lambda message: click.echo(f"patchkeeper: warning: {message}", err=True))
     if sys.stderr.isatty():
         from patchkeeper.progress import set_sink
 
@@ -278,9 +257,9 @@ def unapply(
     settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
 ) -> None:
     """Reverse the whole series, last patch first, back to pristine."""
-    from patchkeeper.commands import apply as command
+    from patchkeeper.commands import unapply as command
 
-    emit(command.run_unapply(settings.config(), **upstream, pristine=pristine), as_json)
+    emit(command.run(settings.config(), **upstream, pristine=pristine), as_json)
 
 
 @cli.command()
@@ -297,8 +276,8 @@ def verify(
     """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
     from patchkeeper.commands import verify as command
 
-    result = command.run(settings.config(), **upstream, pristine=pristine, detailed=False)
-    emit(result, as_json, record_as="verify")
+    result = command.run(settings.config(), **upstream, pristine=pristine, argv=ARGV)
+    emit(result, as_json)
 
 
 @cli.command()
@@ -310,9 +289,9 @@ def status(
     settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
 ) -> None:
     """Show per patch and per file what is applied, partly applied or drifted."""
-    from patchkeeper.commands import verify as command
+    from patchkeeper.commands import status as command
 
-    emit(command.run(settings.config(), **upstream, pristine=pristine, detailed=True), as_json)
+    emit(command.run(settings.config(), **upstream, pristine=pristine), as_json)
 
 
 @cli.command()
@@ -329,11 +308,11 @@ def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> 
     """Apply the series to a new upstream release in memory and judge every patch."""
     from patchkeeper.commands import audit as command
 
-    emit(command.run(settings.config(), to=to), as_json, markdown, record_as="audit")
+    emit(command.run(settings.config(), to=to, argv=ARGV), as_json, markdown)
 
 
 # --------------------------------------------------------------------------- headers, ledger,
-# lint, export/import (issue "patchkeeper 2")
+# lint, export/import
 
 
 @cli.command()
@@ -342,7 +321,7 @@ def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> 
 @click.pass_obj
 def ledger(settings: Settings, check: bool, as_json: bool) -> None:
     """Write the ledger table from the patch headers (--check: only compare)."""
-    from patchkeeper import ledger as command
+    from patchkeeper.commands import ledger as command
 
     emit(command.run(settings.config(), check=check), as_json)
 
@@ -355,9 +334,9 @@ def ledger(settings: Settings, check: bool, as_json: bool) -> None:
 @click.pass_obj
 def retire(settings: Settings, name: str, at: str, why: str, as_json: bool) -> None:
     """Take a patch out of the series and the tree; record it in the Retired table."""
-    from patchkeeper import ledger as command
+    from patchkeeper.commands import retire as command
 
-    emit(command.retire(settings.config(), name, at=at, why=why), as_json)
+    emit(command.run(settings.config(), name, at=at, why=why), as_json)
 
 
 def _checkouts(values: tuple[str, ...]) -> dict[str, Path]:
@@ -408,7 +387,7 @@ def lint(
     as_json: bool,
 ) -> None:
     """Check headers, the series, hand edits, the knob rule and the other entries."""
-    from patchkeeper import lint as command
+    from patchkeeper.commands import lint as command
 
     result = command.run(
         settings.config(),
@@ -454,17 +433,16 @@ def export(
     as_json: bool,
 ) -> None:
     """Write a commit (or every topic commit of --range) as a patch file."""
-    from patchkeeper import export as command
+    from patchkeeper.commands import export as command
 
     if (rev is None) == (rev_range is None):
         raise click.UsageError("give either a commit or --range BASE..BRANCH")
     config = settings.config()
-    if rev_range is not None:
-        if output is not None:
-            raise click.UsageError("-o goes with a single commit, not --range")
-        result = command.export_range(config, rev_range, checkout=checkout, tag=tag)
-    else:
-        result = command.export_commit(config, str(rev), checkout=checkout, output=output, tag=tag)
+    if rev_range is not None and output is not None:
+        raise click.UsageError("-o goes with a single commit, not --range")
+    result = command.run(
+        config, rev=rev, rev_range=rev_range, checkout=checkout, output=output, tag=tag
+    )
     emit(result, as_json)
 
 
@@ -484,7 +462,7 @@ def import_series(
     as_json: bool,
 ) -> None:
     """Commit each patch of the series on a new branch at the pin's tag."""
-    from patchkeeper import importer as command
+    from patchkeeper.commands import import_ as command
 
     emit(
         command.run(settings.config(), checkout=checkout, branch=branch, tag=tag, force=force),
@@ -506,7 +484,7 @@ def check_branch(
     as_json: bool,
 ) -> None:
     """Prove that the series applied to the pin's tag is the integration branch."""
-    from patchkeeper import check_branch as command
+    from patchkeeper.commands import check_branch as command
 
     emit(command.run(settings.config(), checkout=checkout, branch=branch, tag=tag), as_json)
 
@@ -587,12 +565,12 @@ def port(
         upstream_repo=upstream_repo,
         output=output,
         action=action,
+        argv=ARGV,
     )
-    emit(result, as_json, markdown, record_as=None if abort else "port")
+    emit(result, as_json, markdown)
 
 
 # --------------------------------------------------------------------------- runtime patches
-# (issue "patchkeeper 4")
 
 
 def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -630,10 +608,10 @@ def runtime_inventory(
     settings: Settings, plugin_location: dict[str, Any], markdown: Path | None, as_json: bool
 ) -> None:
     """List every runtime patch, its mechanism and activation; check headers and ledger."""
-    from patchkeeper.runtime import inventory as command
+    from patchkeeper.commands import runtime_inventory as command
 
-    result = command.run(settings.config(), **plugin_location)
-    emit(result, as_json, markdown, record_as="runtime inventory")
+    result = command.run(settings.config(), **plugin_location, argv=ARGV)
+    emit(result, as_json, markdown)
 
 
 @runtime.command("audit")
@@ -652,10 +630,10 @@ def runtime_audit(
     as_json: bool,
 ) -> None:
     """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
-    from patchkeeper.runtime import audit as command
+    from patchkeeper.commands import runtime_audit as command
 
-    result = command.run(settings.config(), old=old, new=new, **plugin_location)
-    emit(result, as_json, markdown, record_as="runtime audit")
+    result = command.run(settings.config(), old=old, new=new, **plugin_location, argv=ARGV)
+    emit(result, as_json, markdown)
 
 
 @runtime.command("check")
@@ -678,10 +656,12 @@ def runtime_check(
     as_json: bool,
 ) -> None:
     """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
-    from patchkeeper.runtime import check as command
+    from patchkeeper.commands import runtime_check as command
 
-    result = command.run(settings.config(), python=python, timeout=timeout, **plugin_location)
-    emit(result, as_json, record_as="runtime check")
+    result = command.run(
+        settings.config(), python=python, timeout=timeout, **plugin_location, argv=ARGV
+    )
+    emit(result, as_json)
 
 
 @runtime.command("same-code")
@@ -690,13 +670,12 @@ def runtime_check(
 @json_option
 def runtime_same_code(left: str, right: str, as_json: bool) -> None:
     """Compare two files or FILE::QUALNAME definitions as ASTs without docstrings."""
-    from patchkeeper.runtime import samecode as command
+    from patchkeeper.commands import runtime_same_code as command
 
     emit(command.run(left, right), as_json)
 
 
 # --------------------------------------------------------------------------- the audit record
-# (issue "patchkeeper 5")
 
 
 @cli.command()

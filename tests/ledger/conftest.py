@@ -84,7 +84,7 @@ def topics(upstream: Path) -> Path:
 @pytest.fixture
 def downstream(tmp_path: Path, topics: Path) -> Path:
     """A downstream whose series was exported from ``topics`` (branch ``work``)."""
-    from patchkeeper.export import export_range
+    from patchkeeper.ledger.export import export_range
 
     root = write_config(tmp_path / "down", checkout=topics)
     export_range(config_at(root), "v1.0..work")

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from corpus import sdist_tree
-from patchkeeper.fetch import cache_root
+from patchkeeper.upstream.fetch import cache_root
 
 VERSION = "0.27.1"
 TAG = f"v{VERSION}"

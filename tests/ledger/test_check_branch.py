@@ -6,17 +6,18 @@ from pathlib import Path
 
 from ledger_support import commit_topic, config_at, git, ledger_body
 
-from patchkeeper import check_branch, ledger
+from patchkeeper.ledger import check_branch
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
 
 
 def _differences(root: Path, branch: str = "work") -> list[tuple[str, str, str]]:
-    result = check_branch.run(config_at(root), branch=branch)
+    result = check_branch.check_branch(config_at(root), branch=branch)
     return [(d.kind, d.name, d.detail) for d in result.differences]
 
 
 def test_branch_and_series_agree(downstream: Path, capsys) -> None:
-    ledger.run(config_at(downstream))
+    ledger.write_ledger(config_at(downstream))
     assert main(["-C", str(downstream), "check-branch", "work"]) == 0
     assert capsys.readouterr().out == (
         "work against the series on v1.0: they agree (2 topics, 3 files compared)\n"
@@ -24,7 +25,7 @@ def test_branch_and_series_agree(downstream: Path, capsys) -> None:
 
 
 def test_a_topic_committed_twice(downstream: Path, topics: Path) -> None:
-    ledger.run(config_at(downstream))
+    ledger.write_ledger(config_at(downstream))
     commit_topic(
         topics, "[pk] extra-module", "", {"pkg/extra.py": "def extra():\n    return 'EXTRA'\n"}
     )
@@ -35,7 +36,7 @@ def test_a_topic_committed_twice(downstream: Path, topics: Path) -> None:
 
 
 def test_file_differences_are_named(downstream: Path, topics: Path) -> None:
-    ledger.run(config_at(downstream))
+    ledger.write_ledger(config_at(downstream))
     git(topics, "reset", "-q", "--hard", "work~1")
     commit_topic(
         topics,
@@ -54,7 +55,7 @@ def test_file_differences_are_named(downstream: Path, topics: Path) -> None:
 
 
 def test_topics_against_series_and_ledger(downstream: Path, topics: Path, capsys) -> None:
-    ledger.run(config_at(downstream))
+    ledger.write_ledger(config_at(downstream))
     series = downstream / "patches" / "series"
     series.write_text("extra-module.patch\nsize-knob.patch\n")  # order swapped, both apply
     assert _differences(downstream) == [
@@ -77,7 +78,7 @@ def test_topics_against_series_and_ledger(downstream: Path, topics: Path, capsys
 
 
 def test_non_topic_commit_and_patch_that_does_not_apply(downstream: Path, topics: Path) -> None:
-    ledger.run(config_at(downstream))
+    ledger.write_ledger(config_at(downstream))
     commit_topic(topics, "wip", "", {"pkg/core.py": "gone\n"})
     head = git(topics, "rev-parse", "HEAD")[:12]
     differences = _differences(downstream)
@@ -99,7 +100,7 @@ def test_overlay_files_are_part_of_the_expected_tree(downstream: Path, topics: P
         'fields = { Kind = "own", What = "kernels", Upstream = "none", Cut-against = "1.0", '
         'Retires-when = "stays" }\n'
     )
-    ledger.run(config_at(downstream))
+    ledger.write_ledger(config_at(downstream))
     assert _differences(downstream) == [
         ("file", "pkg/kernels/k.py", "made by the series, not on the branch"),
     ]

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from ledger_support import commit_topic, config_at, git, make_upstream, write_files
 
-from patchkeeper import entries, lint
 from patchkeeper.errors import ConfigError
+from patchkeeper.ledger import entries, lint
 from patchkeeper.main import main
 
 FIELDS = (
@@ -64,7 +64,7 @@ def test_overlay_lint_and_fields(downstream: Path) -> None:
         downstream,
         '[entries.overlays.kvarn]\nsource = "kvarn/files"\nfields = { Kind = "other" }\n',
     )
-    findings = [f.text() for f in lint.run(config_at(downstream)).findings]
+    findings = [f.text() for f in lint.lint_downstream(config_at(downstream)).findings]
     assert findings == [
         "patchkeeper.toml: PK101 kvarn: missing header 'What:'",
         "patchkeeper.toml: PK101 kvarn: missing header 'Upstream:'",
@@ -142,7 +142,10 @@ def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> 
         "complete = true\n" + FIELDS,
     )
     findings = [
-        f.text() for f in lint.run(config_at(downstream), foreign_checkouts={"": foreign}).findings
+        f.text()
+        for f in lint.lint_downstream(
+            config_at(downstream), foreign_checkouts={"": foreign}
+        ).findings
     ]
     assert findings == [
         f"pthfa/extra.txt: PK503 not in {pinned[:12]}",
@@ -154,7 +157,10 @@ def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> 
     assert entries.read_pin(downstream / "pthfa" / "PIN") == "v2.0"
     (downstream / "pthfa" / "PIN").write_text("deadbeefdeadbeef\n")
     findings = [
-        f.text() for f in lint.run(config_at(downstream), foreign_checkouts={"": foreign}).findings
+        f.text()
+        for f in lint.lint_downstream(
+            config_at(downstream), foreign_checkouts={"": foreign}
+        ).findings
     ]
     assert findings == [
         f"patchkeeper.toml: PK506 pthfa: no revision 'deadbeefdeadbeef^{{commit}}' in {foreign}"

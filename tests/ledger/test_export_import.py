@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from ledger_support import commit_topic, config_at, git, ledger_body, write_config
 
-from patchkeeper import export, gitops, importer
 from patchkeeper.errors import ConfigError, GitError
+from patchkeeper.ledger import export, importer
 from patchkeeper.main import main
+from patchkeeper.upstream import gitops
 
 HOSTILE = """\
 [diff]
@@ -151,7 +152,7 @@ def test_import_then_export_round_trips_in_another_clone(downstream: Path, tmp_p
     git(clone, "gc", "-q", "--prune=now")
     assert not gitops.has_revision(clone, "4bf84a1e5262fdbc009190f644d6e87ccc42fb3f^{commit}")
     status_before = git(clone, "status", "--porcelain=v1", "-b")
-    result = importer.run(config_at(downstream), checkout=clone)
+    result = importer.import_series(config_at(downstream), checkout=clone)
     assert result.branch == "patchkeeper/1.0"
     assert [c.topic for c in result.commits] == ["size-knob", "extra-module"]
     assert [c.origin for c in result.commits] == [
@@ -173,11 +174,11 @@ def test_import_then_export_round_trips_in_another_clone(downstream: Path, tmp_p
 def test_import_is_deterministic_and_refuses_an_existing_branch(
     downstream: Path, topics: Path, capsys
 ) -> None:
-    first = importer.run(config_at(downstream))
+    first = importer.import_series(config_at(downstream))
     with pytest.raises(importer.SeriesImportError) as caught:
-        importer.run(config_at(downstream))
+        importer.import_series(config_at(downstream))
     assert caught.value.message == "branch patchkeeper/1.0 already exists"
-    second = importer.run(config_at(downstream), force=True)
+    second = importer.import_series(config_at(downstream), force=True)
     assert [c.commit for c in second.commits] == [c.commit for c in first.commits]
     capsys.readouterr()
     assert main(["-C", str(downstream), "import", "--branch", "again"]) == 0
@@ -189,7 +190,7 @@ def test_import_is_deterministic_and_refuses_an_existing_branch(
 def test_an_amended_commit_gets_its_own_id(downstream: Path, topics: Path) -> None:
     """Provenance is kept only for unchanged content: a note copied to an amended commit
     (notes.rewriteRef) no longer matches its hash, so the new id is written."""
-    importer.run(config_at(downstream))
+    importer.import_series(config_at(downstream))
     git(topics, "checkout", "-q", "patchkeeper/1.0")
     message = git(topics, "log", "-1", "--format=%B").replace("adds pkg.extra", "adds extra")
     git(
@@ -219,7 +220,7 @@ def test_import_author_from_mail_headers(downstream: Path, topics: Path) -> None
         b"From: =?utf-8?q?Rapha=C3=ABl_Hertzog?= <hertzog@debian.org>\n"
         b"Date: Sun, 11 Oct 2015 11:43:19 +1100\n" + patch.read_bytes()
     )
-    result = importer.run(config_at(downstream))
+    result = importer.import_series(config_at(downstream))
     out = git(
         topics, "log", "-1", "--format=%an|%ae|%ad|%B", "--date=raw", result.commits[1].commit
     )
@@ -233,7 +234,7 @@ def test_import_stops_on_a_patch_that_does_not_apply(downstream: Path, topics: P
     patch = downstream / "patches" / "size-knob.patch"
     patch.write_bytes(patch.read_bytes().replace(b"-    return 4\n", b"-    return 5\n"))
     with pytest.raises(importer.SeriesImportError) as caught:
-        importer.run(config_at(downstream))
+        importer.import_series(config_at(downstream))
     assert caught.value.message.startswith("size-knob.patch does not apply: error: patch failed:")
     assert not gitops.has_revision(topics, "refs/heads/patchkeeper/1.0")
 

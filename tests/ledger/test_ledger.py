@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from ledger_support import LEDGER_TEXT, config_at, write_config
 
-from patchkeeper import ledger
 from patchkeeper.errors import PatchFormatError
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
 
 TABLE = (
@@ -72,7 +72,7 @@ def test_escaping_pipes_and_newlines() -> None:
 def test_missing_marker_is_an_input_error(downstream: Path, capsys) -> None:
     (downstream / "PATCHES.md").write_text("# no markers\n")
     with pytest.raises(PatchFormatError) as caught:
-        ledger.run(config_at(downstream))
+        ledger.write_ledger(config_at(downstream))
     assert caught.value.message == "no line starting with '<!-- table:begin'"
     assert main(["-C", str(downstream), "ledger"]) == 2
     assert "PATCHES.md: no line starting with '<!-- table:begin'" in capsys.readouterr().err
@@ -87,7 +87,7 @@ def test_columns_and_markers_are_configurable(downstream: Path) -> None:
     )
     (downstream / "docs").mkdir()
     (downstream / "docs" / "series.md").write_text("<!-- BEGIN -->\nold\n<!-- END -->\n")
-    ledger.run(config_at(downstream))
+    ledger.write_ledger(config_at(downstream))
     assert (downstream / "docs" / "series.md").read_text() == (
         "<!-- BEGIN -->\n| topic | kind | upstream |\n|---|---|---|\n"
         "| size-knob | local | none |\n| extra-module | feature | pkg #12 (open) |\n"
@@ -104,7 +104,7 @@ def test_entries_get_their_own_rows_after_the_patches(downstream: Path) -> None:
         'fields = { Kind = "own", What = "KVarN | kernels", Upstream = "none", '
         'Cut-against = "1.0", Retires-when = "rides with KVarN" }\n',
     )
-    result = ledger.run(config_at(downstream))
+    result = ledger.write_ledger(config_at(downstream))
     assert [row.name for row in result.rows] == ["size-knob", "extra-module", "kvarn-files"]
     assert (downstream / "PATCHES.md").read_text() == _expected(
         TABLE + "| kvarn-files | own | KVarN \\| kernels | none | 1.0 | rides with KVarN |\n"

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from ledger_support import LEDGER_TEXT, config_at
 
-from patchkeeper import entries, export
 from patchkeeper.errors import Interrupted
+from patchkeeper.ledger import entries, export
 from patchkeeper.main import main
-from patchkeeper.transaction import FAULT_ENV, INTERRUPT_ENV
+from patchkeeper.trees.transaction import FAULT_ENV, INTERRUPT_ENV
 
 OLD_WHAT = b"What: size read from PKG_SIZE | env"
 LATIN1_WHAT = b"What: caf\xe9 | env"
@@ -182,7 +182,7 @@ def test_a_pin_file_with_a_latin1_byte(tmp_path: Path) -> None:
 
 def test_records_keep_a_latin1_byte(tmp_path: Path) -> None:
     """What ``report`` writes (AUDIT.md, the evidence JSON) keeps a header's byte too."""
-    from patchkeeper import evidence_store
+    from patchkeeper.record import evidence_store
 
     value = b"Retires-when: caf\xe9 done".decode("utf-8", "surrogateescape")
     evidence_store.write_text(tmp_path / "AUDIT.md", f"| {value} |\n")
@@ -197,8 +197,8 @@ def test_records_keep_a_latin1_byte(tmp_path: Path) -> None:
 def test_decisions_toml_gets_a_replacement_character_and_reads_only_utf8(tmp_path: Path) -> None:
     """A Latin-1 removal condition goes into the TOML decisions file as U+FFFD (TOML is UTF-8);
     a decisions file with a byte that is not UTF-8 is an input error naming its line."""
-    from patchkeeper import decisions
     from patchkeeper.errors import ConfigError
+    from patchkeeper.record import decisions
 
     condition = b"caf\xe9 upstreamed".decode("utf-8", "surrogateescape")
     table = decisions.Decision("series", "a.patch", "carry", "", condition, "")

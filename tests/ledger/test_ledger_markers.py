@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from ledger_support import LEDGER_TEXT, config_at
 
-from patchkeeper import ledger
-from patchkeeper.headers import parse_headers
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
+from patchkeeper.series.headers import parse_headers
 
 #: Two patches in the shape of Debian's python-urllib3 series (gbp pq mail headers, DEP-3).
 CVE_PATCH = b"""\
@@ -101,7 +101,7 @@ def test_a_family_column_can_be_configured_and_covers_entries(debian: Path) -> N
         + 'columns = ["Bug-Debian", "Bug*"]\n\n[entries.overlays.extra]\nsource = "overlay"\n'
         + 'fields = { Bug-Ubuntu = "https://launchpad.net/bugs/2", Bug = "#3" }\n'
     )
-    rows = ledger.run(config_at(debian)).rows
+    rows = ledger.write_ledger(config_at(debian)).rows
     assert [(row.name, row.values) for row in rows] == [
         (
             "02_require-cert-verification",

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from ledger_support import config_at, write_config
 
-from patchkeeper import lint
+from patchkeeper.ledger import lint
 from patchkeeper.main import main
 
 
 def _texts(root: Path, **kwargs) -> list[str]:
-    return [f.text() for f in lint.run(config_at(root), **kwargs).findings]
+    return [f.text() for f in lint.lint_downstream(config_at(root), **kwargs).findings]
 
 
 def _lint_options(root: Path, lines: str) -> None:
@@ -149,7 +149,7 @@ def test_knob_rule(downstream: Path, tmp_path: Path) -> None:
 
 
 def test_knob_reads_every_form() -> None:
-    from patchkeeper.parse import parse_patch
+    from patchkeeper.series.parse import parse_patch
 
     data = (
         b"--- a/x.py\n+++ b/x.py\n@@ -1 +1,6 @@\n x\n"

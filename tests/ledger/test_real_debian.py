@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from corpus import debian_series
-from patchkeeper import ledger, lint
 from patchkeeper.config import load_config
-from patchkeeper.headers import parse_headers
+from patchkeeper.ledger import lint
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
+from patchkeeper.series.headers import parse_headers
 
 pytestmark = pytest.mark.network
 
@@ -33,7 +34,7 @@ def test_urllib3_ledger_rows(tmp_path: Path, capsys) -> None:
     root = _downstream(tmp_path, "python-urllib3")
     assert main(["-C", str(root), "ledger"]) == 0
     assert main(["-C", str(root), "ledger", "--check"]) == 0
-    result = ledger.run(load_config(root / "patchkeeper.toml"), check=True)
+    result = ledger.write_ledger(load_config(root / "patchkeeper.toml"), check=True)
     rows = {row.name: row.values for row in result.rows}
     assert len(rows) == 12
     assert rows["CVE-2023-43804"] == (
@@ -99,7 +100,7 @@ def test_urllib3_lint(tmp_path: Path, capsys) -> None:
     root = _downstream(
         tmp_path / "strict", "python-urllib3", 'required = ["Description", "Origin"]\n'
     )
-    result = lint.run(load_config(root / "patchkeeper.toml"))
+    result = lint.lint_downstream(load_config(root / "patchkeeper.toml"))
     assert [(Path(f.path).name, f.line, f.code, f.message) for f in result.findings] == [
         ("01_do-not-use-embedded-python-six.patch", 7, "PK101", "missing header 'Origin:'"),
         ("02_require-cert-verification.patch", 10, "PK101", "missing header 'Origin:'"),
@@ -110,7 +111,7 @@ def test_django_ledger_and_lint(tmp_path: Path, capsys) -> None:
     root = _downstream(tmp_path, "python-django")
     assert main(["-C", str(root), "lint", "--format", "github"]) == 0
     assert capsys.readouterr().out == "no problems in 38 patches\n"
-    result = ledger.run(load_config(root / "patchkeeper.toml"))
+    result = ledger.write_ledger(load_config(root / "patchkeeper.toml"))
     rows = {row.name: row.values for row in result.rows}
     assert len(result.rows) == 38
     assert result.rows[0].name == "0001-disable-sources-in-sphinxdoc"
@@ -149,7 +150,7 @@ def test_django_with_the_ledger_schema_reports_every_missing_field(tmp_path: Pat
     root = _downstream(tmp_path, "python-django")
     text = (root / "patchkeeper.toml").read_text().replace('schema = "dep3"', 'schema = "ledger"')
     (root / "patchkeeper.toml").write_text(text)
-    findings = lint.run(load_config(root / "patchkeeper.toml")).findings
+    findings = lint.lint_downstream(load_config(root / "patchkeeper.toml")).findings
     assert len(findings) == 38 * 5
     assert {f.code for f in findings} == {"PK101"}
     assert (

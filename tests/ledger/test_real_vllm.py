@@ -14,8 +14,9 @@ import pytest
 from ledger_support import git
 from realrepo import TAG, commit_files, show, vllm_clone_bare_tree
 
-from patchkeeper import check_branch, export, importer, ledger, lint
 from patchkeeper.config import load_config
+from patchkeeper.ledger import check_branch, export, importer, lint
+from patchkeeper.ledger import table as ledger
 from patchkeeper.main import main
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
@@ -210,7 +211,7 @@ def test_export_lint_and_ledger_on_vllm(downstream: Path, contributor: Path, cap
     patch = downstream / "patches" / "log-fileinfo-knob.patch"
     renamed = patch.read_bytes().replace(b"VLLM_LOG_FILEINFO", b"VLLM_LOG_FILEINF0")
     patch.write_bytes(renamed.replace(b"envs.VLLM_LOG_FILEINF0", b"envs.VLLM_LOG_FILEINFO"))
-    findings = lint.run(load_config(downstream / "patchkeeper.toml")).findings
+    findings = lint.lint_downstream(load_config(downstream / "patchkeeper.toml")).findings
     assert [(f.code, f.message) for f in findings] == [
         ("PK401", "reads VLLM_LOG_FILEINFO (envs) but does not register it in envs.py")
     ]
@@ -224,7 +225,7 @@ def test_import_export_round_trip_byte_for_byte(
     integration = vllm_clone_bare_tree(tmp_path / "integration")
     config_path.write_text(CONFIG + f'checkout = "{integration}"\n')
     config = load_config(config_path)
-    result = importer.run(config)
+    result = importer.import_series(config)
     assert result.branch == "integration"
     assert [c.topic for c in result.commits] == [
         "log-fileinfo-knob",
@@ -236,8 +237,8 @@ def test_import_export_round_trip_byte_for_byte(
         path.unlink()
     export.export_range(config, f"{TAG}..integration")
     assert _files(downstream) == before
-    ledger.run(config)
-    assert check_branch.run(config).differences == ()
+    ledger.write_ledger(config)
+    assert check_branch.check_branch(config).differences == ()
     # The same under a hostile configuration, global and in the repository.
     hostile = tmp_path / "hostile.gitconfig"
     hostile.write_text(HOSTILE)
@@ -246,7 +247,7 @@ def test_import_export_round_trip_byte_for_byte(
     (third / ".git" / "config").write_text((third / ".git" / "config").read_text() + HOSTILE)
     config_path.write_text(CONFIG + f'checkout = "{third}"\n')
     config = load_config(config_path)
-    hostile_import = importer.run(config)
+    hostile_import = importer.import_series(config)
     shown = git(third, "show", "--format=", "integration~3")  # the user's git is hostile
     assert "diff --git vllm/envs.py vllm/envs.py" in shown and "\x1b[" in shown
     assert [c.commit for c in hostile_import.commits] == [c.commit for c in result.commits]
@@ -257,14 +258,14 @@ def test_import_export_round_trip_byte_for_byte(
 
 
 def test_check_branch_on_vllm(downstream: Path, contributor: Path, capsys) -> None:
-    ledger.run(load_config(downstream / "patchkeeper.toml"))
+    ledger.write_ledger(load_config(downstream / "patchkeeper.toml"))
     assert main(["-C", str(downstream), "check-branch", "work"]) == 0
     assert capsys.readouterr().out == (
         "work against the series on v0.27.1: they agree (4 topics, 4 files compared)\n"
     )
     patch = downstream / "patches" / "max-tokens-default.patch"
     patch.write_bytes(patch.read_bytes().replace(b"= 64", b"= 65"))
-    result = check_branch.run(load_config(downstream / "patchkeeper.toml"), branch="work")
+    result = check_branch.check_branch(load_config(downstream / "patchkeeper.toml"), branch="work")
     assert [(d.kind, d.name, d.detail) for d in result.differences] == [
         ("file", "vllm/sampling_params.py", "differs from the branch at line 262"),
     ]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from patchkeeper.engine import FileState
 from patchkeeper.port.history import _carry_line
 from patchkeeper.port.merge import CLEAN, CONFLICT, GONE, MODIFY_DELETE, Labels, merge_patch
+from patchkeeper.series.engine import FileState
 
 LABELS = Labels("new pin 2.0", "old pin 1.0", "fix.patch")
 BASE = FileState.from_bytes(b"a\nb\nc\nd\ne\n", 0o644)

@@ -19,7 +19,7 @@ from port_support import resolve, upstream_repository
 
 from corpus import debian_series, sdist_tree
 from helpers import tree_bytes
-from patchkeeper.parse import read_patch
+from patchkeeper.series.parse import read_patch
 
 pytestmark = pytest.mark.network
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from patchkeeper.engine import FileState
-from patchkeeper.gitops import hash_blob
-from patchkeeper.parse import parse_patch
 from patchkeeper.port.changes import compare
 from patchkeeper.port.regenerate import prefixes, refresh, set_cut_against
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.parse import parse_patch
+from patchkeeper.upstream.gitops import hash_blob
 
 OLD = b"".join(b"line %d\n" % n for n in range(1, 21))
 NEW = OLD.replace(b"line 10\n", b"line ten\n")

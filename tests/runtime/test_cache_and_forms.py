@@ -21,7 +21,7 @@ def _activation(result, file: str) -> list[str]:
 
 def test_edited_file_changes_the_next_inventory(runtime_trees: Path) -> None:
     plugin = runtime_trees / "plugin"
-    first = inventory.run(_config(plugin))
+    first = inventory.take_inventory(_config(plugin))
     assert _activation(first, "fix_disabled.py") == ["never-imported"]
     stores = sorted(p.name for p in (cache_root() / "runtime").iterdir())
     assert stores and all(name.endswith(".marshal") for name in stores)
@@ -32,18 +32,18 @@ def test_edited_file_changes_the_next_inventory(runtime_trees: Path) -> None:
             "import metaplug.patch.bugfix.fix_disabled  # noqa: F401",
         )
     )
-    second = inventory.run(_config(plugin))
+    second = inventory.take_inventory(_config(plugin))
     assert _activation(second, "fix_disabled.py") == ["active"]
-    third = inventory.run(_config(plugin))  # from the result cache
+    third = inventory.take_inventory(_config(plugin))  # from the result cache
     assert third == second
 
 
 def test_unchanged_plugin_inventory_comes_from_the_cache_unchanged(runtime_trees: Path) -> None:
     plugin = runtime_trees / "plugin"
-    first = inventory.run(_config(plugin))
+    first = inventory.take_inventory(_config(plugin))
     for path in (cache_root() / "runtime").iterdir():
         os.utime(path, (1, 1))  # the store is read, not rewritten, on a warm run
-    second = inventory.run(_config(plugin))
+    second = inventory.take_inventory(_config(plugin))
     assert second == first
     assert all(p.stat().st_mtime == 1 for p in (cache_root() / "runtime").iterdir())
 
@@ -65,7 +65,7 @@ def test_subclass_swap_through_a_plugin_base_class(runtime_trees: Path) -> None:
         "tinyup.scheduler.Scheduler = Scheduler310\n"
         "tinyup.registry.Table = Generic310\n"
     )
-    result = inventory.run(_config(plugin))
+    result = inventory.take_inventory(_config(plugin))
     swaps = [(e.line, e.mechanism.value, e.replacement) for e in result.entries if "swap" in e.file]
     assert swaps == [
         (7, "subclass", "metaplug.device:Scheduler310"),
@@ -84,7 +84,7 @@ def test_imports_under_type_checking_are_not_stale(runtime_trees: Path) -> None:
         "def later():\n    from tinyup.sampler import sample as local_sample\n\n\n" + text
     )
     plugin = runtime_trees / "plugin"
-    result = audit.run(
+    result = audit.audit_runtime(
         _config(plugin),
         old=str(runtime_trees / "upstream-1.0"),
         new=str(runtime_trees / "upstream-2.0"),
@@ -147,7 +147,7 @@ def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees:
     )
     init = plugin / "metaplug/patch/enhancement/__init__.py"
     init.write_text(init.read_text() + "\nimport metaplug.patch.enhancement.reexport  # noqa\n")
-    result = audit.run(
+    result = audit.audit_runtime(
         _config(plugin),
         old=str(runtime_trees / "upstream-1.0"),
         new=str(runtime_trees / "upstream-2.0"),

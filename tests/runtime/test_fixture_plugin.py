@@ -16,7 +16,7 @@ def _config(plugin: Path):
 
 def test_inventory_entries_mechanisms_activation(runtime_trees: Path) -> None:
     plugin = runtime_trees / "plugin"
-    result = inventory.run(_config(plugin))
+    result = inventory.take_inventory(_config(plugin))
     rows = [
         (
             e.file,
@@ -161,7 +161,7 @@ def test_decorator_under_a_descriptor_is_a_finding(runtime_trees: Path) -> None:
             '@jit\n@patch("tinyup.kernels", "add_kernel")\n',
         )
     )
-    result = inventory.run(_config(runtime_trees / "plugin"))
+    result = inventory.take_inventory(_config(runtime_trees / "plugin"))
     assert [(f.kind, f.line) for f in result.findings if f.kind == "decorator-order"] == [
         ("decorator-order", 13)
     ]
@@ -169,7 +169,7 @@ def test_decorator_under_a_descriptor_is_a_finding(runtime_trees: Path) -> None:
 
 def test_audit_decisions_with_evidence(runtime_trees: Path) -> None:
     plugin = runtime_trees / "plugin"
-    result = audit.run(
+    result = audit.audit_runtime(
         _config(plugin),
         old=str(runtime_trees / "upstream-1.0"),
         new=str(runtime_trees / "upstream-2.0"),
@@ -250,9 +250,9 @@ def test_missing_package_is_an_input_error(tmp_path: Path, cli) -> None:
 def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> None:
     old = runtime_trees / "upstream-1.0/tinyup/scheduler.py"
     new = runtime_trees / "upstream-2.0/tinyup/scheduler.py"
-    same = samecode.run(f"{old}::Scheduler.make", f"{new}::Scheduler.make")
+    same = samecode.same_code(f"{old}::Scheduler.make", f"{new}::Scheduler.make")
     assert same.same is True and same.exit_code == 0
-    differs = samecode.run(f"{old}::Scheduler.schedule", f"{new}::Scheduler.schedule")
+    differs = samecode.same_code(f"{old}::Scheduler.schedule", f"{new}::Scheduler.schedule")
     assert (differs.same, differs.left_line, differs.right_line) == (False, 6, 6)
     assert differs.difference == "budget  !=  min(budget, 64)"
     run = cli("runtime", "same-code", str(old), str(new))

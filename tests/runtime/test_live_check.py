@@ -25,7 +25,7 @@ def test_live_check_in_a_real_venv(runtime_trees: Path, tmp_path: Path, cli) -> 
             capture_output=True,
         )
     plugin = runtime_trees / "plugin"
-    result = check.run(load_config(plugin / "pyproject.toml"), python=python)
+    result = check.check_live(load_config(plugin / "pyproject.toml"), python=python)
     assert result.python == str(python)
     assert [(a["name"], a["status"]) for a in result.activation] == [("metaplug", "ok")]
     assert [(e.target, e.status) for e in result.entries] == [
@@ -54,7 +54,7 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
         check=True,
         capture_output=True,
     )
-    result = check.run(load_config(runtime_trees / "plugin/pyproject.toml"), python=python)
+    result = check.check_live(load_config(runtime_trees / "plugin/pyproject.toml"), python=python)
     assert [(a["status"], a["module"]) for a in result.activation] == [
         ("import-error", "tinyup")  # metaplug.patch imports tinyup, not installed here
     ]

@@ -124,7 +124,7 @@ SAMPLE = [
 @pytest.mark.network
 def test_inventory_finds_the_hand_checked_sample() -> None:
     root = sdist_tree("vllm-ascend==0.30.0rc2")
-    result = inventory.run(None, plugin=root, package="vllm_ascend")
+    result = inventory.take_inventory(None, plugin=root, package="vllm_ascend")
     assert len(result.files) == 68
     found = {
         (e.file.removeprefix("vllm_ascend/patch/"), e.line, e.mechanism.value, e.target)
@@ -137,7 +137,7 @@ def test_inventory_finds_the_hand_checked_sample() -> None:
 @pytest.mark.network
 def test_audit_from_vllm_030_to_032() -> None:
     root = sdist_tree("vllm-ascend==0.30.0rc2")
-    result = audit.run(
+    result = audit.audit_runtime(
         None, old="vllm==0.30.0", new="vllm==0.32.0", plugin=root, package="vllm_ascend"
     )
     assert sum(result.counts["decision"].values()) == 241

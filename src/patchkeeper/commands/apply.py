@@ -9,16 +9,19 @@ the series creates are added to ``RECORD`` and ``patchkeeper.json`` records what
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from patchkeeper.applied import SeriesState, series_state
-from patchkeeper.commands.common import check_paths, load_series, overlay_files
+from patchkeeper.commands.common import overlay_files
 from patchkeeper.config import Config
-from patchkeeper.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.errors import TargetError
-from patchkeeper.evidence import FileFailure, failure_evidence
-from patchkeeper.installed import (
+from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
+from patchkeeper.series.hunk_evidence import failure_evidence
+from patchkeeper.series.load import load_series
+from patchkeeper.series.model import Patch
+from patchkeeper.series.parse import sha256_hex
+from patchkeeper.trees.applied import series_state
+from patchkeeper.trees.installed import (
     AppliedRecord,
     RecordEntry,
     add_record_rows,
@@ -26,66 +29,34 @@ from patchkeeper.installed import (
     read_record_bytes,
     without_record_rows,
 )
-from patchkeeper.model import Patch
-from patchkeeper.parse import sha256_hex
-from patchkeeper.transaction import Change, Recovery, commit, invalidate_bytecode, locked, recover
-from patchkeeper.trees import INSTALLED, Pristine, Tree, pristine_for, record_pristine, target_tree
-
-APPLIED = "applied"
-UNAPPLIED = "unapplied"
-ALREADY_APPLIED = "already applied"
-ALREADY_PRISTINE = "already pristine"
-PARTIAL = "partially applied"
-FAILED = "failed"
-DRIFTED = "drifted"
-
-
-@dataclass(frozen=True)
-class HunkOffset:
-    """A hunk that applied away from its header's line."""
-
-    patch: str
-    path: str
-    index: int
-    line: int
-    offset: int
-
-
-@dataclass(frozen=True)
-class ApplyResult:
-    """The outcome of ``apply`` or ``unapply``.
-
-    Attributes:
-        action: ``"apply"`` or ``"unapply"``.
-        target: the target's description.
-        outcome: :data:`APPLIED`, :data:`UNAPPLIED`, :data:`ALREADY_APPLIED`,
-            :data:`ALREADY_PRISTINE`, :data:`PARTIAL`, :data:`FAILED` or :data:`DRIFTED`.
-        patches: the series names, in order.
-        changed: the files written or removed (patch paths), sorted.
-        offsets: hunks that applied at an offset.
-        failed_patch: the first patch that does not apply, for :data:`FAILED`.
-        failures: its failing files and hunks, with the closest match.
-        state: the per-patch state, for :data:`PARTIAL` and :data:`DRIFTED`.
-        recovery: a journal of an interrupted run rolled back first, if any.
-        note: one more sentence for the user, or ``""``.
-    """
-
-    action: str
-    target: str
-    outcome: str
-    patches: tuple[str, ...]
-    changed: tuple[str, ...] = ()
-    offsets: tuple[HunkOffset, ...] = ()
-    failed_patch: str | None = None
-    failures: tuple[FileFailure, ...] = ()
-    state: SeriesState | None = None
-    recovery: Recovery | None = None
-    note: str = ""
-
-    @property
-    def exit_code(self) -> int:
-        ok = (APPLIED, UNAPPLIED, ALREADY_APPLIED, ALREADY_PRISTINE)
-        return 0 if self.outcome in ok else 1
+from patchkeeper.trees.results import (
+    ALREADY_APPLIED,
+    ALREADY_PRISTINE,
+    APPLIED,
+    DRIFTED,
+    FAILED,
+    PARTIAL,
+    UNAPPLIED,
+    ApplyResult,
+    HunkOffset,
+)
+from patchkeeper.trees.transaction import (
+    Change,
+    Recovery,
+    commit,
+    invalidate_bytecode,
+    locked,
+    recover,
+)
+from patchkeeper.trees.tree import (
+    INSTALLED,
+    Pristine,
+    Tree,
+    check_paths,
+    pristine_for,
+    record_pristine,
+    target_tree,
+)
 
 
 def _offsets(outcomes: list) -> tuple[HunkOffset, ...]:

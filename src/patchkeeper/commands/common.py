@@ -1,55 +1,19 @@
-"""What several commands do first: read the series, check its paths against a tree."""
+"""What several commands share: the configured overlays checked against the tree, and the
+command line an evidence command keeps when it is run from Python."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from patchkeeper.config import Config
-from patchkeeper.errors import TargetError
-from patchkeeper.model import Patch, Series
-from patchkeeper.parse import load_patches, parse_series
-from patchkeeper.trees import Tree
-
-
-def load_series(config: Config) -> tuple[Series, list[Patch]]:
-    """Read the configured series file and every patch it lists.
-
-    Raises:
-        PatchFormatError: naming the series or patch file and line.
-    """
-    series = parse_series(config.series)
-    return series, load_patches(series, config.strip)
-
-
-def check_paths(tree: Tree, patches: list[Patch]) -> None:
-    """Refuse, before anything is read or written, any patch path that escapes ``tree``.
-
-    Raises:
-        TargetError: naming the patch file, the line of the file diff and the path (see
-            :func:`patchkeeper.trees.safe_path`).
-    """
-    checked: set[str] = set()
-    for patch in patches:
-        for diff in patch.files:
-            for path in (diff.old_path, diff.new_path):
-                if path is None or path in checked:
-                    continue
-                try:
-                    tree.path_of(path)
-                except TargetError as exc:
-                    where = f" at {exc.path}" if exc.path is not None else ""
-                    raise TargetError(
-                        f"{exc.message}{where}; nothing was written",
-                        path=patch.path,
-                        line=diff.line_no,
-                        hint=exc.hint,
-                    ) from None
-                checked.add(path)
+from patchkeeper.trees.tree import Tree
 
 
 def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:
     """The configured overlays (``[tool.patchkeeper.entries]``): path -> bytes to copy into the
     tree after the series; every path checked against the tree first."""
-    from patchkeeper.entries import load_entries
-    from patchkeeper.entries import overlay_files as configured
+    from patchkeeper.ledger.entries import load_entries
+    from patchkeeper.ledger.entries import overlay_files as configured
 
     if not any(entry.kind == "overlay" for entry in load_entries(config)):
         return {}
@@ -57,3 +21,27 @@ def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:
     for path in files:
         tree.path_of(path)
     return files
+
+
+def command_line(
+    words: Sequence[str], options: Mapping[str, object], given: Sequence[str] | None = None
+) -> list[str]:
+    """The command line kept with a command's evidence: ``given`` (the arguments ``main``
+    parsed) when there is one, else the one that asks for ``options``.
+
+    ``options`` maps an option to its value: ``None`` or ``False`` leaves it out, ``True`` is
+    a flag, anything else is written as text after it.
+
+    >>> command_line(["audit"], {"--to": "urllib3==1.26.20", "--json": False, "--x": None})
+    ['audit', '--to', 'urllib3==1.26.20']
+    >>> command_line(["port"], {"--in-place": True}, given=["-C", "d", "port", "--in-place"])
+    ['-C', 'd', 'port', '--in-place']
+    """
+    if given is not None:
+        return list(given)
+    line = list(words)
+    for option, value in options.items():
+        if value is None or value is False:
+            continue
+        line += [option] if value is True else [option, str(value)]
+    return line

@@ -2,47 +2,23 @@
 
 For every series patch and runtime entry that has no table in the decisions file yet,
 ``decide`` appends one with the decision the last ``audit``/``port``/``runtime audit``
-evidence suggests (:mod:`patchkeeper.items`), the evidence as the reason, and the header's
-removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, the seed's ``Remove at``)
-when the suggestion keeps the change. A table that exists is left byte for byte as it is:
-the file is merged by key. Where the evidence suggests nothing (a runtime *investigate*), the
-decision is left empty for a person, and ``report --check`` fails until one is written.
+evidence suggests (:mod:`patchkeeper.record.patch_evidence`), the evidence as the reason, and
+the header's removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, a runtime
+file's ``Remove at``) when the suggestion keeps the change. A table that exists is left byte for
+byte as it is: the file is merged by key. Where the evidence suggests nothing (a runtime
+*investigate*), the decision is left empty for a person, and ``report --check`` fails until
+one is written.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from patchkeeper import evidence_store as store
 from patchkeeper.config import Config
-from patchkeeper.decisions import DROPS, Decision, append_tables, load
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.items import Item, all_items
-from patchkeeper.report_settings import report_settings
-
-
-@dataclass(frozen=True)
-class Added:
-    """A table ``decide`` added: kind, key, the decision (``""``: none suggested), and the
-    evidence verdict it came from."""
-
-    kind: str
-    key: str
-    decision: str
-    verdict: str
-
-
-@dataclass(frozen=True)
-class DecideResult:
-    """The decisions file, the tables added, and how many were already there."""
-
-    path: str
-    added: tuple[Added, ...]
-    kept: int
-
-    @property
-    def exit_code(self) -> int:
-        return 0
+from patchkeeper.record import evidence_store as store
+from patchkeeper.record.decisions import DROPS, Decision, append_tables, load
+from patchkeeper.record.patch_evidence import Item, all_items
+from patchkeeper.record.results import Added, DecideResult
+from patchkeeper.record.settings import report_settings
 
 
 def suggestion(item: Item) -> tuple[Decision, tuple[str, ...]]:

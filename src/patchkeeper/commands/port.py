@@ -14,14 +14,12 @@ Exit 0 when the port is done (or aborted), 1 when it stopped at a conflict.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
-from patchkeeper.downstream import journal_dir
-from patchkeeper.engine import FileState
 from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import (
     PortContext,
@@ -34,7 +32,8 @@ from patchkeeper.port.finish import DONE, STOPPED, finish, todo_items
 from patchkeeper.port.instructions import instructions
 from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import check_output
-from patchkeeper.port.rebase import PortedPatch, Rebase, Step
+from patchkeeper.port.rebase import Rebase, Step
+from patchkeeper.port.results import ABORTED, PortResult
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import (
     PortState,
@@ -44,56 +43,11 @@ from patchkeeper.port.workdir import (
     input_digests,
 )
 from patchkeeper.progress import note
-from patchkeeper.transaction import locked, recover
-from patchkeeper.treesearch import TreeSearch
-
-ABORTED = "aborted"
-
-
-@dataclass(frozen=True)
-class PortResult:
-    """The outcome of ``port``, ``port --continue`` or ``port --abort``.
-
-    Attributes:
-        action: ``"port"``, ``"continue"`` or ``"abort"``.
-        outcome: :data:`DONE`, :data:`STOPPED` or :data:`ABORTED`.
-        series: the series file.
-        source, target: the old and new pin's trees, described.
-        source_version, target_version: their versions.
-        patches: every patch of the series, in order, with its verdict and evidence.
-        stopped_at: the patch whose conflict waits in the work directory.
-        work_dir: the work directory (while a port is in progress).
-        output: the new series directory, or the series directory rewritten in place.
-        in_place: the series was rewritten where it is.
-        retired: patches recorded in the ledger's Retired section (``--retire``).
-        history: the upstream checkout and tags used as evidence, ``None`` without one.
-        todo: what is left to do, in order.
-    """
-
-    action: str
-    outcome: str
-    series: str
-    source: str = ""
-    target: str = ""
-    source_version: str | None = None
-    target_version: str | None = None
-    patches: tuple[PortedPatch, ...] = ()
-    stopped_at: str | None = None
-    work_dir: str | None = None
-    output: str | None = None
-    in_place: bool = False
-    retired: tuple[str, ...] = ()
-    history: str | None = None
-    todo: tuple[str, ...] = ()
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """How many patches got each verdict (pending ones counted as ``pending``)."""
-        return dict(Counter("pending" if p.pending else p.verdict for p in self.patches))
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.outcome == STOPPED else 0
+from patchkeeper.record import evidence_store
+from patchkeeper.series.engine import FileState
+from patchkeeper.trees.downstream import journal_dir
+from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.upstream.treesearch import TreeSearch
 
 
 def _evidence(ctx: PortContext, step: Step) -> Step:
@@ -245,8 +199,11 @@ def run(
     upstream_repo: Path | None = None,
     output: Path | None = None,
     action: str = "port",
+    argv: Sequence[str] | None = None,
 ) -> PortResult:
-    """``port`` (``action="port"``), ``port --continue`` or ``port --abort``.
+    """``port`` (``action="port"``), ``port --continue`` or ``port --abort``; the result of a
+    port or a ``--continue`` is kept in the evidence store, with ``argv`` (the command line;
+    default: the one that asks for this port).
 
     Raises:
         ConfigError: ``--to`` is missing, ``--retire`` without ``--in-place`` or a ledger.
@@ -266,8 +223,20 @@ def run(
             work.remove()
             return PortResult("abort", ABORTED, state.series, work_dir=str(work.root))
         if action == "continue":
-            return _continue(config, work)
-        return _start(config, work, to, source, in_place, retire, upstream_repo, output)
+            result = _continue(config, work)
+        else:
+            result = _start(config, work, to, source, in_place, retire, upstream_repo, output)
+    options = {
+        "--to": to,
+        "--from": source,
+        "--in-place": in_place,
+        "--output": output,
+        "--retire": retire,
+        "--upstream-repo": upstream_repo,
+        "--continue": action == "continue",
+    }
+    evidence_store.keep(config, "port", result, command_line(["port"], options, argv))
+    return result
 
 
 def _start(
@@ -315,7 +284,7 @@ def _check_retire(config: Config, in_place: bool) -> None:
             "--retire records retirements in the ledger of the series in use",
             hint="use it with --in-place, or retire later with 'patchkeeper retire'",
         )
-    from patchkeeper.ledger_config import ledger_settings
+    from patchkeeper.ledger.settings import ledger_settings
 
     ledger_file = ledger_settings(config).file
     if not Path(ledger_file).is_file():

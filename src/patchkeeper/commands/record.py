@@ -1,9 +1,9 @@
 """``record -- CMD...``: run a validation command and keep its result as evidence.
 
-The audit seed, section 6: "Record the interpreter, commands, results, temporary workarounds,
-and untested scope". The command runs in the current directory with its standard output and
-error captured together; its exit code, wall time and the last ``output-tail`` lines
-(``[tool.patchkeeper.report]``) go to ``.patchkeeper/evidence/recorded.json``, replacing an
+The runtime audit workflow (docs/glossary.md), step 6: "Record the interpreter, commands, results,
+temporary workarounds, and untested scope". The command runs in the current directory with its
+standard output and error captured together; its exit code, wall time and the last ``output-tail``
+lines (``[tool.patchkeeper.report]``) go to ``.patchkeeper/evidence/recorded.json``, replacing an
 earlier run of the same command in the same directory. The report lists it under
 *Validation*; a failed one also under the untested scope.
 """
@@ -13,28 +13,15 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from dataclasses import dataclass
 
-from patchkeeper import evidence_store as store
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError
-from patchkeeper.report_settings import report_settings
+from patchkeeper.record import evidence_store as store
+from patchkeeper.record.results import RecordResult
+from patchkeeper.record.settings import report_settings
 
 #: The exit code recorded for a command that cannot be started (the shell's convention).
 NOT_STARTED = 127
-
-
-@dataclass(frozen=True)
-class RecordResult:
-    """The recorded command and the store file."""
-
-    command: store.RecordedCommand
-    path: str
-
-    @property
-    def exit_code(self) -> int:
-        """0 when the command passed, 1 when it failed (a finding, not an input error)."""
-        return 0 if self.command.exit_code == 0 else 1
 
 
 def run(config: Config, argv: list[str]) -> RecordResult:

@@ -1,13 +1,13 @@
 """``report [--html] [--check]``: write the audit record, or check that it is still true.
 
-``report`` measures the environment (:mod:`patchkeeper.environment`), saves it in the evidence
-store (``environment.json``), and writes ``AUDIT.md`` (``audit-file`` in
+``report`` measures the environment (:mod:`patchkeeper.record.environment`), saves it in the
+evidence store (``environment.json``), and writes ``AUDIT.md`` (``audit-file`` in
 ``[tool.patchkeeper.report]``) from the evidence, the decisions file and that measurement;
 ``--html`` also writes one self-contained page (``html-file``). An unchanged environment keeps
 its recorded time, so the same inputs give the same bytes.
 
 ``report --check`` writes nothing and exits 1 when the record is stale or false: every
-finding of :mod:`patchkeeper.reconcile` (a patch or entry without a decision, a dropped one
+finding of :mod:`patchkeeper.record.reconcile` (a patch or entry without a decision, a dropped one
 still in the code, a kept one without a removal condition, a decision the evidence or the
 headers contradict), an environment that differs from the recorded one, and an ``AUDIT.md``
 (or, with ``--html``, an HTML page) that differs from what ``report`` would write now.
@@ -16,50 +16,24 @@ headers contradict), an environment that differs from the recorded one, and an `
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper import evidence_store as store
-from patchkeeper.auditrecord import (
+from patchkeeper.config import Config
+from patchkeeper.errors import TargetError
+from patchkeeper.record import evidence_store as store
+from patchkeeper.record.build import (
     Record,
     build_record,
     environment_packages,
     environment_sources,
 )
-from patchkeeper.config import Config
-from patchkeeper.decisions import load as load_decisions
-from patchkeeper.environment import differences, measure
-from patchkeeper.errors import TargetError
-from patchkeeper.items import all_items
-from patchkeeper.reconcile import ENVIRONMENT_CHANGED, RECORD_NOT_CURRENT, Finding
-from patchkeeper.report_settings import ReportSettings, report_settings
-
-
-@dataclass(frozen=True)
-class ReportResult:
-    """What ``report`` wrote, or what ``report --check`` found.
-
-    Attributes:
-        check: ``True`` for ``--check`` (nothing written).
-        audit_file: the Markdown record.
-        html_file: the HTML page, when asked for.
-        written: the files written (empty for ``--check``).
-        counts: how many rows of each kind (``{"series": 12, "runtime": 0}``) and how many
-            have a decision (``"decided"``).
-        findings: what makes the record stale or false.
-    """
-
-    check: bool
-    audit_file: str
-    html_file: str | None
-    written: tuple[str, ...]
-    counts: dict[str, int]
-    findings: tuple[Finding, ...]
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.findings else 0
+from patchkeeper.record.decisions import load as load_decisions
+from patchkeeper.record.environment import differences, measure
+from patchkeeper.record.patch_evidence import all_items
+from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED, RECORD_NOT_CURRENT, Finding
+from patchkeeper.record.results import ReportResult
+from patchkeeper.record.settings import ReportSettings, report_settings
 
 
 def environment_path(config: Config) -> Path:
@@ -74,7 +48,7 @@ def measure_now(
     python: Path,
 ) -> dict[str, Any]:
     """Measure the environment for this record; its JSON form."""
-    from patchkeeper.render import to_jsonable
+    from patchkeeper.jsonable import to_jsonable
 
     sources = environment_sources(config, settings, evidence)
     packages = environment_packages(config, settings, evidence, python)
@@ -123,7 +97,7 @@ def run(
     """
     if check:
         return _check(config, python, html)
-    from patchkeeper.render.report import record_html, record_markdown
+    from patchkeeper.record.audit_md import record_html, record_markdown
 
     settings = report_settings(config)
     evidence, recorded, items, decisions = _inputs(config, settings)
@@ -162,7 +136,7 @@ def run(
 
 
 def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
-    from patchkeeper.render.report import record_html, record_markdown
+    from patchkeeper.record.audit_md import record_html, record_markdown
 
     settings = report_settings(config)
     evidence, recorded, items, decisions = _inputs(config, settings)

@@ -1,6 +1,6 @@
 """``verify`` and ``status``: which patches are applied, and did anything else change.
 
-Both walk the series backwards on an in-memory copy (see :mod:`patchkeeper.applied`) and
+Both walk the series backwards on an in-memory copy (see :mod:`patchkeeper.trees.applied`) and
 compare what is left with the pristine reference: ``RECORD`` hashes for an installed
 distribution, ``--pristine DIR|REQUIREMENT``, or the configured pin. Exit 0 only when every
 patch is applied and nothing drifted. ``status`` also works without a pristine reference and
@@ -9,32 +9,28 @@ shows every hunk; ``verify`` requires one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
-from patchkeeper.applied import FileCheck, SeriesState, series_state
-from patchkeeper.commands.common import check_paths, load_series, overlay_files
+from patchkeeper.commands.common import command_line, overlay_files
 from patchkeeper.config import Config
-from patchkeeper.engine import Workspace, touched_paths
 from patchkeeper.errors import ConfigError, FetchError
-from patchkeeper.installed import AppliedRecord
-from patchkeeper.parse import sha256_hex
-from patchkeeper.transaction import Recovery, locked, recover
-from patchkeeper.trees import INSTALLED, pristine_for, record_pristine, target_tree
-from patchkeeper.untouched import untouched_drift
-
-
-@dataclass(frozen=True)
-class OverlayCheck:
-    """One overlay file (``[tool.patchkeeper.entries]``) compared with the target.
-
-    Attributes:
-        path: the patch-root-relative path.
-        state: ``"ok"``, ``"missing"`` or ``"differs"``.
-    """
-
-    path: str
-    state: str
+from patchkeeper.record import evidence_store
+from patchkeeper.series.engine import Workspace, touched_paths
+from patchkeeper.series.load import load_series
+from patchkeeper.series.parse import sha256_hex
+from patchkeeper.trees.applied import FileCheck, series_state
+from patchkeeper.trees.installed import AppliedRecord
+from patchkeeper.trees.results import OverlayCheck, VerifyResult
+from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.trees.tree import (
+    INSTALLED,
+    check_paths,
+    pristine_for,
+    record_pristine,
+    target_tree,
+)
+from patchkeeper.trees.untouched_files import untouched_drift
 
 
 def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCheck, ...]:
@@ -45,51 +41,6 @@ def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCh
         state = "missing" if current is None else "ok" if current.data == data else "differs"
         out.append(OverlayCheck(path, state))
     return tuple(out)
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    """The state of the series on a target.
-
-    Attributes:
-        command: ``"verify"`` or ``"status"``.
-        target: the target's description.
-        state: per patch and per file.
-        record_mismatch: for an installed distribution, how ``patchkeeper.json`` disagrees
-            with the current series (``""`` when it agrees or there is none).
-        recovery: a journal rolled back first, if any.
-        detailed: show every hunk (``status``).
-        overlays: the overlay files compared with the target.
-        pristine_unavailable: why the default pristine reference could not be had (``status``
-            goes on without it), or ``""``.
-        untouched: files the series does not touch that differ from pristine (changed,
-            added, missing): changes made outside the series.
-    """
-
-    command: str
-    target: str
-    state: SeriesState
-    record_mismatch: str = ""
-    recovery: Recovery | None = None
-    detailed: bool = False
-    overlays: tuple[OverlayCheck, ...] = ()
-    pristine_unavailable: str = ""
-    untouched: tuple[FileCheck, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        overlays_ok = all(check.state == "ok" for check in self.overlays)
-        return (
-            self.state.all_applied
-            and not self.state.drifted
-            and not self.record_mismatch
-            and overlays_ok
-            and not self.untouched
-        )
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
 
 
 def _record_mismatch(record: AppliedRecord | None, names_hashes: list[tuple[str, str]]) -> str:
@@ -118,8 +69,11 @@ def run(
     python: Path | None = None,
     pristine: str | None = None,
     detailed: bool = False,
+    argv: Sequence[str] | None = None,
 ) -> VerifyResult:
-    """Compute the state of the configured series on the target.
+    """Compute the state of the configured series on the target; ``verify`` (not
+    ``detailed``) keeps it in the evidence store, with ``argv`` (the command line; default:
+    the one that asks for this check).
 
     Raises:
         ConfigError: ``verify`` on a directory with no pristine reference.
@@ -159,7 +113,7 @@ def run(
         if tree.kind == INSTALLED and tree.dist is not None:
             record = AppliedRecord.load(tree.dist.applied_record_path)
             mismatch = _record_mismatch(record, [(p.name, sha256_hex(p.raw)) for p in patches])
-    return VerifyResult(
+    result = VerifyResult(
         "status" if detailed else "verify",
         tree.label,
         state,
@@ -170,3 +124,7 @@ def run(
         unavailable,
         untouched,
     )
+    if not detailed:
+        options = {"--target": target, "--python": python, "--pristine": pristine}
+        evidence_store.keep(config, "verify", result, command_line(["verify"], options, argv))
+    return result

@@ -13,7 +13,7 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from patchkeeper.model import ADDED, REMOVED, Patch
+from patchkeeper.series.model import ADDED, REMOVED, Patch
 
 #: Only in the old patch / only in the refreshed one (range-diff's outer column).
 OLD_ONLY = "-"

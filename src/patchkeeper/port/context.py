@@ -10,15 +10,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.commands.common import check_paths
 from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
-from patchkeeper.model import Patch, Series
-from patchkeeper.parse import load_patches, parse_series
 from patchkeeper.port.history import UpstreamHistory, find_tag
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
-from patchkeeper.trees import Tree, spec_tree
+from patchkeeper.series.model import Patch, Series
+from patchkeeper.series.parse import load_patches, parse_series
+from patchkeeper.trees.tree import Tree, check_paths, spec_tree
 
 
 @dataclass

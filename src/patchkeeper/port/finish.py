@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.constants import WordEnum
 from patchkeeper.errors import ConfigError
-from patchkeeper.parse import parse_series
 from patchkeeper.port.context import PortContext
 from patchkeeper.port.history import IN_NEW, IN_OLD
 from patchkeeper.port.output import (
@@ -19,9 +19,19 @@ from patchkeeper.port.output import (
     write_in_place,
 )
 from patchkeeper.port.rebase import CARRIED, RETIRING, PortedPatch, Step
+from patchkeeper.series.parse import parse_series
 
-DONE = "done"
-STOPPED = "stopped"
+
+class PortOutcome(WordEnum):
+    """Where ``port`` ended."""
+
+    DONE = "done"  # every patch through, the new series written
+    STOPPED = "stopped"  # a conflict waits in the work directory
+    ABORTED = "aborted"  # ``port --abort`` dropped the work directory
+
+
+DONE = PortOutcome.DONE
+STOPPED = PortOutcome.STOPPED
 
 
 def _why(record: PortedPatch, version: str) -> str:
@@ -73,7 +83,7 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
     write_in_place(series, files, data, extra, ctx.work.journal, ctx.config.root)
     retired: list[str] = []
     if ctx.state.retire:
-        from patchkeeper.ledger import retire_patch
+        from patchkeeper.ledger.table import retire_patch
 
         for record in records:
             if record.name in retiring:
@@ -95,8 +105,8 @@ def _pristine_setting(ctx: PortContext) -> str:
 
 def _refresh_ledger(config: Config) -> bool:
     """Rewrite the ledger table when the downstream keeps one (``Cut-against`` changed)."""
-    from patchkeeper import ledger
-    from patchkeeper.ledger_config import ledger_settings
+    from patchkeeper.ledger import table as ledger
+    from patchkeeper.ledger.settings import ledger_settings
 
     if not Path(ledger_settings(config).file).is_file():
         return False

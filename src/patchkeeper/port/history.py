@@ -1,6 +1,6 @@
 """Upstream history as evidence, from a git checkout that has both pins' tags.
 
-Two questions (issue "patchkeeper 3"; the series seed: "each conflict gets its cause from
+Two questions (the series workflow, docs/glossary.md: "each conflict gets its cause from
 ``git log v<old>..v<new> -- <file>``"):
 
 - does the new pin carry a referenced pull request? A ``PROJECT #NUMBER`` in ``Upstream:`` or
@@ -20,12 +20,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper import gitops
 from patchkeeper.errors import GitError
-from patchkeeper.headers import parse_headers
-from patchkeeper.hunks import closest_match
-from patchkeeper.model import Hunk, Patch
-from patchkeeper.parse import split_lines
+from patchkeeper.series.headers import parse_headers
+from patchkeeper.series.hunks import closest_match
+from patchkeeper.series.model import Hunk, Patch
+from patchkeeper.series.parse import split_lines
+from patchkeeper.upstream import gitops
 
 #: ``vllm #50021 (open)``, ``upstream PR (syv-ai #94/#110)``
 PROJECT_REFERENCE = re.compile(r"(?P<project>[A-Za-z0-9][\w.-]*)\s+(?P<numbers>#\d+(?:/#\d+)*)")
@@ -33,7 +33,7 @@ PROJECT_REFERENCE = re.compile(r"(?P<project>[A-Za-z0-9][\w.-]*)\s+(?P<numbers>#
 PULL_URL = re.compile(r"/(?P<repo>[\w.-]+)/pull/(?P<number>\d+)")
 #: ``https://github.com/urllib3/urllib3/commit/f05b1329126d5be6de501f9d1e3e36738bc08857``
 COMMIT_URL = re.compile(r"/(?P<repo>[\w.-]+)/commit/(?P<sha>[0-9a-f]{7,40})\b")
-#: Fields whose ``PROJECT #NUMBER`` references are looked up (the seed's ledger schema).
+#: Fields whose ``PROJECT #NUMBER`` references are looked up (the ledger schema).
 REFERENCE_FIELDS = ("upstream", "retires-when")
 #: DEP-3 fields whose URLs are looked up.
 URL_FIELDS = ("origin", "applied-upstream", "bug", "forwarded")

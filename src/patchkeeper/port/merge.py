@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper import gitops
-from patchkeeper.engine import FileState, Workspace
 from patchkeeper.errors import GitError
-from patchkeeper.hunks import patch_lines
-from patchkeeper.model import Patch
+from patchkeeper.series.engine import FileState, Workspace
+from patchkeeper.series.hunks import patch_lines
+from patchkeeper.series.model import Patch
+from patchkeeper.upstream import gitops
 
 CLEAN = "clean"
 CONFLICT = "conflict"

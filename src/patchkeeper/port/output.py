@@ -5,11 +5,11 @@ retirement is commented out with the reason (the issue: "proposed for retirement
 evidence, never silently dropped"), and every carried patch file holds its refreshed bytes.
 A new series directory also gets a ``patchkeeper.toml`` naming the new pin, so
 ``patchkeeper -C DIR apply|verify`` works on it as it is. In place, the change is one
-journaled transaction (:mod:`patchkeeper.transaction`), and the configured ``pin`` (and
+journaled transaction (:mod:`patchkeeper.trees.transaction`), and the configured ``pin`` (and
 ``pristine``, when set) follow when the configuration holds each on one plain
 ``key = "..."`` line.
 
-``--retire`` hands each upstreamed patch to :func:`patchkeeper.ledger.retire` (issue
+``--retire`` hands each upstreamed patch to :func:`patchkeeper.ledger.table.retire` (issue
 "patchkeeper 2"), which removes it from the series and the tree and records it in the
 Retired table.
 """
@@ -26,10 +26,10 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.model import Series
-from patchkeeper.parse import split_lines
-from patchkeeper.transaction import Change, commit
-from patchkeeper.trees import safe_path
+from patchkeeper.series.model import Series
+from patchkeeper.series.parse import split_lines
+from patchkeeper.trees.transaction import Change, commit
+from patchkeeper.trees.tree import safe_path
 
 
 class OutputExistsError(PatchkeeperError):
@@ -44,7 +44,7 @@ def retire_note(version: str) -> str:
 def series_bytes(data: bytes, series: Series, retiring: set[str], version: str) -> bytes:
     """The series file with the lines of ``retiring`` patches commented out.
 
-    >>> from patchkeeper.model import SeriesEntry
+    >>> from patchkeeper.series.model import SeriesEntry
     >>> s = Series(Path("series"), (SeriesEntry("a.patch", 1), SeriesEntry("b.patch", 2)))
     >>> lines = series_bytes(b"a.patch\\nb.patch -p0\\n", s, {"b.patch"}, "2.0").splitlines()
     >>> lines[0], lines[1].decode()[:40]

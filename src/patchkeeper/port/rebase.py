@@ -1,14 +1,15 @@
 """The port of a series, patch by patch: a rebase whose conflicts are the work.
 
-The series seed: "a port is a rebase whose conflicts are the work, not a regeneration whose
-failures are silent". Two in-memory workspaces move forward together: the *old* side (the
-old pin with the original patches applied one by one) and the *new* side (the new pin with
+The series workflow (docs/glossary.md): "a port is a rebase whose conflicts are the work, not a
+regeneration whose failures are silent". Two in-memory workspaces move forward together: the *old*
+side (the old pin with the original patches applied one by one) and the *new* side (the new pin with
 the ported patches). For each patch, in series order:
 
-1. the audit's verdict (:func:`patchkeeper.series_verdicts.judge_series` on the pristine new tree,
-   superseded patches resolved) says *upstreamed*: proposed for retirement, nothing applied;
+1. the audit's verdict (:func:`patchkeeper.audit.series_verdicts.judge_series` on the pristine
+   new tree, superseded patches resolved) says *upstreamed*: proposed for retirement, nothing
+   applied;
 2. it applies at fuzz 0 on the new side: *clean* or *offset*, regenerated there;
-3. otherwise it is judged on the new side (:func:`patchkeeper.verdicts.judge_patch`):
+3. otherwise it is judged on the new side (:func:`patchkeeper.audit.verdicts.judge_patch`):
    *upstreamed*, or *partially upstreamed* (the rest applies and is regenerated), or else
 4. git's three-way merge per file (:mod:`patchkeeper.port.merge`): clean everywhere is
    *merged*; nothing left to carry is *upstreamed*; a conflict, or a file gone with nowhere
@@ -24,18 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from patchkeeper.engine import FileState, Reader, Workspace, apply_patch
-from patchkeeper.errors import PatchkeeperError
-from patchkeeper.model import Patch
-from patchkeeper.parse import parse_patch
-from patchkeeper.port.changes import PatchChange, compare
-from patchkeeper.port.history import Cause, Reference
-from patchkeeper.port.merge import CLEAN as MERGE_CLEAN
-from patchkeeper.port.merge import FileMerge, Labels, exact_paths, merge_patch
-from patchkeeper.port.regenerate import refresh
-from patchkeeper.series_verdicts import judge_series
-from patchkeeper.treesearch import TreeSearch
-from patchkeeper.verdicts import (
+from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.audit.verdicts import (
     BLOCKED,
     CLEAN,
     CONFLICT,
@@ -48,12 +39,33 @@ from patchkeeper.verdicts import (
     judge_patch,
     remember_failure,
 )
+from patchkeeper.constants import WordEnum
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.port.changes import PatchChange, compare
+from patchkeeper.port.history import Cause, Reference
+from patchkeeper.port.merge import CLEAN as MERGE_CLEAN
+from patchkeeper.port.merge import FileMerge, Labels, exact_paths, merge_patch
+from patchkeeper.port.regenerate import refresh
+from patchkeeper.series.engine import FileState, Reader, Workspace, apply_patch
+from patchkeeper.series.model import Patch
+from patchkeeper.series.parse import parse_patch
+from patchkeeper.upstream.treesearch import TreeSearch
 
 #: Port verdicts beyond the audit's: carried by git's three-way merge; a conflict resolved by
 #: hand (``port --continue``); resolved by hand to no change at all.
-MERGED = "merged"
-RESOLVED = "resolved"
-DROPPED = "dropped"
+
+
+class PortVerdict(WordEnum):
+    """A port verdict beyond the audit's (:class:`patchkeeper.audit.verdicts.Verdict`)."""
+
+    MERGED = "merged"  # carried by git's three-way merge
+    RESOLVED = "resolved"  # a conflict resolved by hand
+    DROPPED = "dropped"  # resolved by hand to no change at all
+
+
+MERGED = PortVerdict.MERGED
+RESOLVED = PortVerdict.RESOLVED
+DROPPED = PortVerdict.DROPPED
 
 #: Verdicts whose patch is in the new series.
 CARRIED = frozenset({CLEAN, OFFSET, PARTIALLY_UPSTREAMED, MERGED, RESOLVED})

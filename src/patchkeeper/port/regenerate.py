@@ -4,7 +4,7 @@ The issue ("patchkeeper 3"): a refreshed patch keeps its preamble and headers by
 except ``Cut-against``, which becomes the new pin; its body is regenerated against the new
 tree with three lines of context. The body comes from git itself
 (``git diff --no-index`` between two scratch directories holding the touched files before
-and after, through :mod:`patchkeeper.gitops`), so it does not depend on the user's git
+and after, through :mod:`patchkeeper.upstream.gitops`), so it does not depend on the user's git
 configuration.
 
 File headers follow the original patch: a file diff whose header has no ``index`` line
@@ -20,16 +20,16 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from patchkeeper import gitops
-from patchkeeper.engine import FileState, Workspace, apply_patch
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.headers import parse_headers, set_field
-from patchkeeper.model import FileDiff, Patch
-from patchkeeper.parse import parse_patch, split_lines
+from patchkeeper.series.engine import FileState, Workspace, apply_patch
+from patchkeeper.series.headers import parse_headers, set_field
+from patchkeeper.series.model import FileDiff, Patch
+from patchkeeper.series.parse import parse_patch, split_lines
+from patchkeeper.upstream import gitops
 
 #: An ``index`` line of a git file header: ``index 2da36e6..f639f1f 100644``
 INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)")
-#: The seed's pin header: ``Cut-against: 0.32.0: re-anchored after #57169``
+#: The series workflow's pin header: ``Cut-against: 0.32.0: re-anchored after #57169``
 CUT_AGAINST = "Cut-against"
 
 
@@ -45,7 +45,7 @@ class RefreshError(PatchkeeperError):
 def set_cut_against(preamble: bytes, version: str) -> tuple[bytes, str | None]:
     """Return ``(preamble with Cut-against set to version, the old value)``.
 
-    Every other byte is kept (:func:`patchkeeper.headers.set_field`); a preamble without the
+    Every other byte is kept (:func:`patchkeeper.series.headers.set_field`); a preamble without the
     field is returned unchanged (a Debian patch has none, and the port does not add one).
 
     >>> set_cut_against(b"Kind: fix\\nCut-against: 1.0: note\\n  more\\nWhat: x\\n", "1.1")

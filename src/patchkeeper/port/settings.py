@@ -6,7 +6,7 @@ A sample, in ``patchkeeper.toml``::
     work-dir = ".patchkeeper-port"        # where a stopped port keeps its state
 
 The pins' tags in an ``--upstream-repo`` checkout come from ``[git] pin-tag``
-(:mod:`patchkeeper.ledger_config`, default ``v{pin}``), then the bare version.
+(:mod:`patchkeeper.ledger.settings`, default ``v{pin}``), then the bare version.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class PortSettings:
 
 def port_settings(config: Config) -> PortSettings:
     """Read ``[tool.patchkeeper.port]`` and the pin's tag from ``[tool.patchkeeper.git]``."""
-    from patchkeeper.ledger_config import git_settings
+    from patchkeeper.ledger.settings import git_settings
 
     table = config.sections.get("port", {})
     work_dir = config.root / table.get("work-dir", WORK_DIR)

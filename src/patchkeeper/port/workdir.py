@@ -26,19 +26,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.engine import FileState
+from patchkeeper.atomic import write_atomic
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.model import Patch, Series
-from patchkeeper.parse import split_lines
 from patchkeeper.port.merge import FileMerge
-from patchkeeper.trees import read_file, safe_path
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.model import Patch, Series
+from patchkeeper.series.parse import split_lines
+from patchkeeper.trees.tree import read_file, safe_path
 
 FORMAT = 1
 STATE = "state.json"
@@ -310,10 +310,7 @@ def _check_markers(path: Path, state: FileState) -> None:
 
 
 def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_atomic(path, data, parents=True, temporary=path.with_name(path.name + ".tmp"))
 
 
 def has_markers(data: bytes) -> bool:

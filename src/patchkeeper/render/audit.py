@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from patchkeeper.commands.audit import AuditResult
+from patchkeeper.audit.results import AuditResult
+from patchkeeper.audit.verdicts import GOOD, PatchVerdict
 from patchkeeper.render import markdown_renderer, text_renderer
-from patchkeeper.verdicts import GOOD, PatchVerdict
 
 
 def _counts_line(result: AuditResult) -> str:

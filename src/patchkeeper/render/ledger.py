@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.check_branch import CheckBranchResult
-from patchkeeper.export import ExportResult
-from patchkeeper.importer import ImportResult
-from patchkeeper.ledger import LedgerResult, RetireResult, escape_cell
-from patchkeeper.lint import LintResult
+from patchkeeper.ledger.check_branch import CheckBranchResult
+from patchkeeper.ledger.export import ExportResult
+from patchkeeper.ledger.importer import ImportResult
+from patchkeeper.ledger.lint import LintResult
+from patchkeeper.ledger.table import LedgerResult, RetireResult, escape_cell
 from patchkeeper.render import markdown_renderer, text_renderer
 
 

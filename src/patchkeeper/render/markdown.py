@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from patchkeeper.commands.apply import ApplyResult
-from patchkeeper.commands.verify import VerifyResult
 from patchkeeper.render import markdown_renderer, render_text
+from patchkeeper.trees.results import ApplyResult, VerifyResult
 
 
 @markdown_renderer(ApplyResult)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from patchkeeper.commands.port import ABORTED, PortResult
 from patchkeeper.port.finish import DONE
 from patchkeeper.port.rebase import CARRIED, PortedPatch
+from patchkeeper.port.results import ABORTED, PortResult
 from patchkeeper.render import markdown_renderer, text_renderer
 
 #: Verdicts in the order the counts line lists them.

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from patchkeeper.applied import SeriesState
-from patchkeeper.commands.apply import ApplyResult
-from patchkeeper.commands.verify import VerifyResult
-from patchkeeper.evidence import FileFailure, HunkEvidence
 from patchkeeper.render import text_renderer
+from patchkeeper.series.hunk_evidence import FileFailure, HunkEvidence
+from patchkeeper.trees.applied import SeriesState
+from patchkeeper.trees.results import ApplyResult, VerifyResult
 
 
 def plural(count: int, noun: str) -> str:

@@ -16,7 +16,7 @@ import heapq
 import itertools
 from dataclasses import dataclass
 
-from patchkeeper.runtime.facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
+from patchkeeper.runtime.file_facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
 from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, EntryPoint
 from patchkeeper.runtime.plugin import PluginTree
 

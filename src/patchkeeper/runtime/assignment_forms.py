@@ -1,4 +1,4 @@
-"""The statement forms of runtime patches (the issue's list, the seed's section 2), for the
+"""The statement forms of runtime patches (step 2 of the runtime audit workflow), for the
 file scanner.
 
 - ``module.attr = value`` / ``Class.attr = value`` on an upstream object reached through an
@@ -19,7 +19,7 @@ from typing import Any
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
-from patchkeeper.runtime.facts import is_plugin
+from patchkeeper.runtime.file_facts import is_plugin
 from patchkeeper.runtime.model import Mechanism
 from patchkeeper.runtime.names import Table
 

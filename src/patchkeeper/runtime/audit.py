@@ -14,9 +14,9 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.runtime.bulk import fewer_collections
 from patchkeeper.runtime.cache import SummaryCache
 from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
+from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
@@ -57,7 +57,7 @@ class RuntimeAudit:
         return 1 if action or any(not s.patched_by for s in self.stale) else 0
 
 
-def run(
+def audit_runtime(
     config: Any | None,
     *,
     old: str,

@@ -17,11 +17,11 @@ import functools
 import hashlib
 import marshal
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from patchkeeper.atomic import write_atomic
 from patchkeeper.constants import CACHE_ENV
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
@@ -112,11 +112,7 @@ class SummaryCache:
         if not self.dirty:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(marshal.dumps(self.entries))
-            os.replace(tmp, self.path)
+            write_atomic(self.path, marshal.dumps(self.entries), parents=True)
             self.dirty = False
         except (OSError, ValueError):
             return

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from patchkeeper.errors import TargetError
+from patchkeeper.probe_launcher import ProbeWords, answer_after, run_probe
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.settings import resolve_settings
 
@@ -59,7 +59,16 @@ class LiveCheck:
         return 1 if bad else 0
 
 
-def run(
+#: How the live check words an interpreter that does not run or answer.
+_LIVE_WORDS = ProbeWords(
+    missing="no such interpreter",
+    run_hint="give --python the interpreter of the audited environment",
+    too_slow="the live check took more than {timeout:g} s",
+    too_slow_hint="raise --timeout, or look for a blocking import",
+)
+
+
+def check_live(
     config: Any | None,
     *,
     python: Path,
@@ -105,36 +114,21 @@ def run(
         PIP_NO_INDEX="1",
     )
     probe = Path(__file__).with_name("probe.py")
-    try:
-        done = subprocess.run(
-            [str(python), str(probe)],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-            cwd=tempfile.gettempdir(),
-            check=False,
-        )
-    except FileNotFoundError:
-        raise TargetError(
-            "no such interpreter",
-            path=python,
-            hint="give --python the interpreter of the audited environment",
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise TargetError(
-            f"the live check took more than {timeout:g} s",
-            path=python,
-            hint="raise --timeout, or look for a blocking import",
-        ) from None
-    line = next((x for x in done.stdout.splitlines() if x.startswith(MARKER)), None)
-    if line is None:
+    done = run_probe(
+        python,
+        [str(probe)],
+        _LIVE_WORDS,
+        timeout=timeout,
+        cwd=tempfile.gettempdir(),
+        env=env,
+        request=json.dumps(request),
+    )
+    data = answer_after(done.stdout, MARKER)
+    if data is None:
         raise TargetError(
             f"the probe printed no result (exit {done.returncode}): {done.stderr.strip()[-800:]}",
             path=python,
         )
-    data = json.loads(line[len(MARKER) :])
     return LiveCheck(
         python=data["python"],
         version=data["version"],

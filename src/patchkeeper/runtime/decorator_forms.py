@@ -1,4 +1,4 @@
-"""The patch decorator forms of the audit seed (section 2 and 4), for the file scanner.
+"""The patch decorator forms of the runtime audit workflow (steps 2 and 4), for the file scanner.
 
 ``@patch(module_path, attribute=None, *, allow_missing=False)`` over a function or class, the
 attribute inferred from the replacement's ``__name__`` when omitted, a dotted
@@ -16,12 +16,12 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from patchkeeper.runtime import names
-from patchkeeper.runtime.facts import is_external, is_plugin
+from patchkeeper.runtime.file_facts import is_external, is_plugin
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.names import Table
 
 if TYPE_CHECKING:
-    from patchkeeper.runtime.facts import FileFacts, ScanSettings
+    from patchkeeper.runtime.file_facts import FileFacts, ScanSettings
 
 #: Decorators that make a descriptor or a kernel; the patch decorator must sit above them
 #: (seed section 4: "Preserve descriptor semantics, Triton decorator order").

@@ -1,6 +1,6 @@
 """Old upstream vs new upstream, and the downstream's change, for one patch entry.
 
-The seed's section 3 table, as a suggestion with its evidence:
+Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with its evidence:
 
 - upstream unchanged -> *retain*;
 - upstream changed and the downstream's change is not in it -> *update* (the upstream diff
@@ -24,21 +24,26 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.constants import DecisionWord
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
 
+#: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
 RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
-    "retain",
-    "update",
-    "migrate",
-    "remove",
-    "investigate",
+    w.value
+    for w in (
+        DecisionWord.RETAIN,
+        DecisionWord.UPDATE,
+        DecisionWord.MIGRATE,
+        DecisionWord.REMOVE,
+        DecisionWord.INVESTIGATE,
+    )
 )
 NOT_AUDITED = "not-audited"
-#: Banner lines around a downstream change (the seed's ``MetaX Modification`` banners):
-#: ``# /------ Metax Modification ------\`` or ``# ┌--- Metax Modification ---┐`` opens,
+#: Banner lines around a downstream change (the ``MetaX Modification`` banners of the audited
+#: plugins): ``# /------ Metax Modification ------\`` or ``# ┌--- Metax Modification ---┐`` opens,
 #: ``# \-------------------------------/`` or ``# └--- Metax Modification ---┘`` closes.
 BANNER_OPEN = re.compile(r"^\s*#\s*[/┌]")
 BANNER_CLOSE = re.compile(r"^\s*#\s*[\\└]")

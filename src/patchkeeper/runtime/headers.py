@@ -1,6 +1,7 @@
-"""The seed's per-file header block and the plugin's ledger comment.
+"""The runtime audit workflow's per-file header block and the plugin's ledger comment.
 
-Header (audit seed, section 5): every Python file of the patch directory carries::
+Header (docs/glossary.md, the runtime audit workflow, step 5): every Python file of the patch
+directory carries::
 
     # Note: Describe the concrete issue, trigger, and reason for the difference.
     #

@@ -1,10 +1,10 @@
 """``patchkeeper runtime inventory``: every runtime patch of a plugin, statically.
 
-The audit seed's section 2 ("Inventory every patch and its activation path") as a command:
-every Python file of the patch directory (initializers included) is parsed, never
-imported; each patch entry gets its activation from the entry points
-(:mod:`patchkeeper.runtime.activation`); each file's header block and the ledger comment
-are checked (:mod:`patchkeeper.runtime.headers`).
+Step 2 of the runtime audit workflow (docs/glossary.md; "Inventory every patch and its activation
+path") as a command: every Python file of the patch directory (initializers included) is parsed,
+never imported; each patch entry gets its activation from the entry points
+(:mod:`patchkeeper.runtime.activation`); each file's header block and the ledger comment are checked
+(:mod:`patchkeeper.runtime.headers`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.activation import Reachability, roots_for
-from patchkeeper.runtime.bulk import fewer_collections
-from patchkeeper.runtime.facts import is_external
+from patchkeeper.runtime.file_facts import is_external
+from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
@@ -66,7 +66,7 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
 
 
 def scan_plugin(settings: RuntimeSettings) -> Scanned:
-    """Build the inventory of ``settings``' plugin (see :func:`run`)."""
+    """Build the inventory of ``settings``' plugin (see :func:`take_inventory`)."""
     tree = PluginTree(settings)
     signature = tree.signature()
     cached = tree.cache.get_value("#inventory", signature)
@@ -147,7 +147,7 @@ def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:
     }
 
 
-def run(
+def take_inventory(
     config: Any | None,
     *,
     plugin: Path | None = None,

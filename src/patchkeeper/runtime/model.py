@@ -1,8 +1,8 @@
 """Plain data of the runtime-patch commands: entries, activation, findings.
 
 Every record keeps its source position (a file relative to the plugin root and a 1-based
-line) so that a report can point at it. The words are the audit seed's
-(``shared/seeds/000_11120255c7070f00.txt``): a patch *entry* replaces one upstream
+line) so that a report can point at it. The words are the runtime audit
+workflow's (docs/glossary.md): a patch *entry* replaces one upstream
 attribute; its *activation* says whether the plugin's entry points reach it.
 """
 
@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 
 class Mechanism(str, enum.Enum):
-    """How a plugin replaces an upstream object (the seed's section 2 list)."""
+    """How a plugin replaces an upstream object (step 2 of the runtime audit workflow,
+    docs/glossary.md)."""
 
     DECORATOR = "decorator"  # @patch("vllm.x", "Cls.meth")
     ASSIGNMENT = "assignment"  # vllm.x.f = g ; Cls.meth = f

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from patchkeeper.runtime.cache import SummaryCache, parsed_module
-from patchkeeper.runtime.facts import FileFacts, ScanSettings, from_record, to_record
+from patchkeeper.runtime.file_facts import FileFacts, ScanSettings, from_record, to_record
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.scan import scan_source
 from patchkeeper.runtime.settings import RuntimeSettings

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchkeeper.runtime.facts import entry_from_record, entry_record
+from patchkeeper.runtime.file_facts import entry_from_record, entry_record
 from patchkeeper.runtime.model import (
     Activation,
     ActivationStatus,

@@ -187,7 +187,7 @@ def compare(left: ast.AST, right: ast.AST, rename: bool = True) -> tuple[bool, a
     return False, x, y
 
 
-def run(left: str, right: str) -> SameCode:
+def same_code(left: str, right: str) -> SameCode:
     """Compare ``left`` and ``right`` (files or ``FILE::QUALNAME``).
 
     Raises:

@@ -4,7 +4,7 @@ The facts of a file depend only on its bytes, its module name and the settings, 
 are cached per file (:mod:`patchkeeper.runtime.cache`). This module walks scopes and
 statements, keeps the conditions met on the way (``if``, version tests, ``try/except
 ImportError``) and records the edges the activation search follows; the mechanisms of the
-audit seed's section 2 are recognised by :mod:`patchkeeper.runtime.decorator_forms` and
+runtime audit workflow's step 2 are recognised by :mod:`patchkeeper.runtime.decorator_forms` and
 :mod:`patchkeeper.runtime.assignment_forms`.
 """
 
@@ -16,7 +16,8 @@ from collections.abc import Iterator
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.assignment_forms import AssignmentForms
-from patchkeeper.runtime.facts import (
+from patchkeeper.runtime.edge_lines import any_within, hot_lines, plugin_names
+from patchkeeper.runtime.file_facts import (
     MODULE_SCOPE,
     CondSpec,
     Edge,
@@ -25,7 +26,6 @@ from patchkeeper.runtime.facts import (
     ScanSettings,
     is_plugin,
 )
-from patchkeeper.runtime.hotlines import any_within, hot_lines, plugin_names
 from patchkeeper.runtime.names import Binding, Table
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
@@ -64,7 +64,7 @@ class _Scanner(AssignmentForms):
         self.tree = tree
         self._defs = None
         self.entries = cfg.reports_entries(self.module)
-        #: Lines that may hold an edge (:mod:`patchkeeper.runtime.hotlines`); ``None``: all.
+        #: Lines that may hold an edge (:mod:`patchkeeper.runtime.edge_lines`); ``None``: all.
         self.hot = hot
 
     # ----------------------------------------------------------------- scopes

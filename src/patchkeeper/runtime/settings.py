@@ -1,6 +1,6 @@
 """``[tool.patchkeeper.runtime]``: where the plugin is and how it patches.
 
-A sample (``pyproject.toml`` of a plugin in the seed's shape)::
+A sample (``pyproject.toml`` of a plugin in the runtime audit workflow's shape)::
 
     [tool.patchkeeper.runtime]
     package = "vllm_metax"                  # the plugin's import package

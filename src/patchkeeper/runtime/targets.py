@@ -1,5 +1,6 @@
 """An audit target: a directory, or a requirement (``vllm==0.32.0``) fetched as an sdist
-through :func:`patchkeeper.fetch.fetch_requirement` (downloaded once into the corpus cache).
+through :func:`patchkeeper.upstream.fetch.fetch_requirement` (downloaded once into the corpus
+cache).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ def tree_root(spec: str) -> Path:
         TargetError: ``spec`` is neither an existing directory nor a requirement.
         FetchError: the requirement cannot be found, downloaded or unpacked.
     """
-    from patchkeeper import fetch
+    from patchkeeper.upstream import fetch
 
     path = Path(spec).expanduser()
     if path.is_dir():

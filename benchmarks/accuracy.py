@@ -1,0 +1,728 @@
+"""How often `audit --to` is right: the accuracy corpus of real upgrades (issue "patchkeeper 6").
+
+    python benchmarks/accuracy.py [--only NAME[,NAME]] [--jobs N] [--json FILE] [--markdown FILE]
+    python benchmarks/accuracy.py --at-pin [--only NAME]     # does each series apply at its pin?
+
+Every ``benchmarks/accuracy/upgrades/*.toml`` names a Debian source package, the suite its
+patch series comes from, the PyPI release the series is cut against (``pin``), a later release
+(``to``) and, for every patch of the series, the truth written by hand: ``upstreamed``,
+``partial`` or ``carried``, with a short why, written from evidence before the audit ran
+(the format: ``benchmarks/accuracy/FORMAT.md``). For each upgrade the script
+
+1. fetches the Debian series with ``../shared/tools/debian-series`` (``SUITE`` set to the
+   suite) into the corpus cache (``$PATCHKEEPER_CACHE`` or ``~/.cache/patchkeeper-corpus``,
+   under ``debian-series/SUITE/SOURCE``) once, and reuses it; warns when the Debian version
+   differs from the file's ``debian-version`` (the truth was written for that one);
+2. builds a temporary downstream (the patches copied, a ``patchkeeper.toml`` with upstream,
+   pin, series, strip and directory) and runs the installed CLI, only as a subprocess:
+   ``patchkeeper -C DIR audit --to UPSTREAM==TO --json`` (the CLI fetches the sdists);
+3. runs the naive baseline on the same new tree: GNU ``patch -R --dry-run --fuzz 0 -pSTRIP``
+   of each patch in series order on a scratch copy of the files the series names, where each
+   patch that reverse-applies is then reversed for real (so that a later patch sees the tree
+   without it); "upstreamed" when it reverse-applies, otherwise "carried";
+4. scores both against the truth: a verdict is right when truth *upstreamed* gets
+   *upstreamed*, truth *partial* gets *partially upstreamed*, truth *carried* gets any carried
+   verdict (*clean*, *offset*, *conflict*, *target gone*, *blocked*).
+
+It prints per-upgrade and total confusion tables (truth against verdict), the accuracy, the
+upstreamed patches found, the carried patches called upstreamed or partially upstreamed (the
+worst error: a maintainer who trusts the verdict drops a fix upstream lacks), every
+disagreement with the tool's evidence, the baseline's tables and the wall times. The report is
+Markdown; the whole corpus also writes it to ``benchmarks/results/accuracy.md`` (``--only``
+writes it only when ``--markdown`` is given). ``--json FILE`` writes every patch's truth,
+verdict, baseline verdict and evidence. Exit status: 0 when every upgrade ran, 1 when one
+failed (fetch, audit), 2 on a bad upgrade file.
+
+Standard library only (``tomllib``; ``tomli`` on Python 3.10, a dependency of the project).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+BENCHMARKS = Path(__file__).resolve().parent
+REPOSITORY = BENCHMARKS.parent
+UPGRADES = BENCHMARKS / "accuracy" / "upgrades"
+RESULTS = BENCHMARKS / "results" / "accuracy.md"
+#: The shared download tool, beside the repository (shared/REAL-DATA.md).
+DEBIAN_SERIES = REPOSITORY.parent / "shared" / "tools" / "debian-series"
+#: Written beside ``debian/`` once a fetched series is complete: the upstream version, one line.
+VERSION_FILE = "UPSTREAM-VERSION"
+
+TRUTHS = ("upstreamed", "partial", "carried")
+#: The audit's verdicts, in the order of the tables' columns.
+VERDICTS = (
+    "upstreamed",
+    "partially upstreamed",
+    "clean",
+    "offset",
+    "conflict",
+    "target gone",
+    "blocked",
+)
+CARRIED_VERDICTS = frozenset(VERDICTS[2:])
+#: Which verdict class is right for each truth.
+RIGHT = {"upstreamed": {"upstreamed"}, "partial": {"partially upstreamed"}}
+RIGHT["carried"] = set(CARRIED_VERDICTS)
+BASELINE_VERDICTS = ("upstreamed", "carried")
+REQUIRED_KEYS = {"source": str, "suite": str, "debian-version": str, "upstream": str}
+REQUIRED_KEYS |= {"pin": str, "to": str, "to-why": str}
+PATCH_FLAGS = ("tests-only", "notes-only", "creates-file", "deletes-file")
+
+
+class UpgradeFileError(ValueError):
+    """An upgrade file that is not in the corpus format (the message names file and key)."""
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The hand-written truth of one patch: ``truth`` is one of :data:`TRUTHS`."""
+
+    name: str
+    truth: str
+    why: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """One upgrade file: a Debian series (``source`` in ``suite``) from ``pin`` to ``to``."""
+
+    path: Path
+    source: str
+    suite: str
+    debian_version: str
+    upstream: str
+    pin: str
+    to: str
+    to_why: str
+    strip: int
+    directory: str
+    truths: dict[str, Truth]
+
+
+@dataclass
+class PatchResult:
+    """One patch of one upgrade: its truth (None when the file has none) and both verdicts."""
+
+    name: str
+    truth: Truth | None
+    verdict: str | None = None
+    summary: str = ""
+    baseline: str | None = None
+
+
+@dataclass
+class UpgradeResult:
+    """What one upgrade gave: patches in series order, warnings, errors, wall times (s)."""
+
+    upgrade: Upgrade
+    patches: list[PatchResult] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    debian_version: str | None = None
+    audit_seconds: float | None = None
+    baseline_seconds: float | None = None
+    target: str = ""
+
+
+def load_upgrade(path: Path) -> Upgrade:
+    """Read and check one upgrade file.
+
+    Raises:
+        UpgradeFileError: not TOML, a required key missing or of the wrong type, an unknown
+            truth value.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise UpgradeFileError(f"{path}: {error}") from None
+    for key, kind in REQUIRED_KEYS.items():
+        if not isinstance(data.get(key), kind):
+            raise UpgradeFileError(f"{path}: key {key!r} must be a string")
+    strip = data.get("strip", 1)
+    directory = data.get("directory", "")
+    if not isinstance(strip, int) or isinstance(strip, bool) or strip < 0:
+        raise UpgradeFileError(f"{path}: key 'strip' must be a whole number >= 0")
+    if not isinstance(directory, str):
+        raise UpgradeFileError(f"{path}: key 'directory' must be a string")
+    truths = {}
+    for name, entry in data.get("patches", {}).items():
+        truth = entry.get("truth") if isinstance(entry, dict) else None
+        if truth not in TRUTHS:
+            raise UpgradeFileError(
+                f"{path}: [patches.{name!r}] truth must be one of {', '.join(TRUTHS)}"
+            )
+        flags = tuple(flag for flag in PATCH_FLAGS if entry.get(flag) is True)
+        truths[name] = Truth(name, truth, str(entry.get("why", "")), flags)
+    return Upgrade(
+        path=path,
+        source=data["source"],
+        suite=data["suite"],
+        debian_version=data["debian-version"],
+        upstream=data["upstream"],
+        pin=data["pin"],
+        to=data["to"],
+        to_why=data["to-why"],
+        strip=strip,
+        directory=directory,
+        truths=truths,
+    )
+
+
+def cache_root() -> Path:
+    """``$PATCHKEEPER_CACHE`` (``~`` expanded) or ``~/.cache/patchkeeper-corpus``."""
+    configured = os.environ.get("PATCHKEEPER_CACHE")
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".cache" / "patchkeeper-corpus"
+
+
+def fetch_series(source: str, suite: str) -> Path:
+    """Return the cached ``debian/`` directory of ``source`` in ``suite``, fetching it once.
+
+    The tool downloads into a scratch directory that is renamed into place when complete, so
+    a cut-short download is never taken for a cached one.
+
+    Raises:
+        RuntimeError: the tool failed (its message included).
+    """
+    dest = cache_root() / "debian-series" / suite / source
+    if not (dest / VERSION_FILE).is_file():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{source}.", dir=dest.parent))
+        try:
+            done = subprocess.run(
+                [str(DEBIAN_SERIES), source, str(scratch)],
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "SUITE": suite},
+                check=False,
+            )
+            lines = done.stdout.strip().splitlines()
+            if done.returncode != 0 or not lines:
+                message = done.stderr.strip() or "no Debian source tarball downloaded"
+                raise RuntimeError(f"debian-series {source} ({suite}) failed: {message}")
+            (scratch / VERSION_FILE).write_text(lines[-1] + "\n", encoding="utf-8")
+            if dest.exists():
+                shutil.rmtree(dest)
+            os.rename(scratch, dest)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return dest / "debian"
+
+
+def debian_version(debian: Path) -> str | None:
+    """The Debian version (no epoch) of a fetched series, from its ``.debian.tar.*`` name."""
+    for tarball in sorted(debian.parent.glob("*.debian.tar.*")):
+        return tarball.name.split("_", 1)[1].split(".debian.tar.")[0]
+    return None
+
+
+def read_series(series: Path) -> list[tuple[str, int | None]]:
+    """``(patch name, -pN or None)`` of each entry of a quilt series file, in order."""
+    entries = []
+    for line in series.read_text(encoding="utf-8", errors="replace").splitlines():
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        strip = None
+        for word in words[1:]:
+            if re.fullmatch(r"-p\d+", word):
+                strip = int(word[2:])
+        entries.append((words[0], strip))
+    return entries
+
+
+def patchkeeper_command() -> str:
+    """The installed CLI: beside this interpreter (a venv), else on ``PATH``."""
+    beside = Path(sys.executable).parent / "patchkeeper"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("patchkeeper")
+    if found is None:
+        raise RuntimeError("patchkeeper is not installed: python -m pip install -e .")
+    return found
+
+
+def make_downstream(upgrade: Upgrade, debian: Path, work: Path) -> Path:
+    """Write a downstream in ``work``: ``patches/`` (the series) and its ``patchkeeper.toml``."""
+    shutil.copytree(debian / "patches", work / "patches")
+    config = (
+        f"upstream = {json.dumps(upgrade.upstream)}\n"
+        f"pin = {json.dumps(upgrade.pin)}\n"
+        'series = "patches/series"\n'
+        f"strip = {upgrade.strip}\n"
+        f"directory = {json.dumps(upgrade.directory)}\n"
+        "\n[report]\nevidence = false\n"
+    )
+    (work / "patchkeeper.toml").write_text(config, encoding="utf-8")
+    return work
+
+
+def run_audit(downstream: Path, requirement: str) -> tuple[dict, float]:
+    """Run ``patchkeeper -C DOWNSTREAM audit --to REQUIREMENT --json``; return (JSON, seconds).
+
+    Raises:
+        RuntimeError: the audit exited 2 or 3, or wrote no JSON (its stderr included).
+    """
+    command = [patchkeeper_command(), "-C", str(downstream), "audit", "--to", requirement]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [*command, "--json"], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {tail}")
+    try:
+        return json.loads(done.stdout), seconds
+    except json.JSONDecodeError:
+        raise RuntimeError(f"{' '.join(command)} wrote no JSON: {done.stderr.strip()}") from None
+
+
+def new_tree(audit: dict, upgrade: Upgrade) -> Path:
+    """The unpacked new release the audit read, found in the cache from the audit's target.
+
+    The target reads ``NAME VERSION (sdist FILE, sha256 ...)``; the CLI unpacks ``FILE``
+    under ``trees/*/STEM/`` with the sdist's top directory inside.
+
+    Raises:
+        RuntimeError: no such tree in the cache.
+    """
+    target = audit.get("target", "")
+    match = re.search(r"\((?:sdist|wheel) ([^,)]+)", target)
+    stems = []
+    if match:
+        stems.append(re.sub(r"\.(tar\.gz|tar\.bz2|tar\.xz|zip|tgz|whl)$", "", match.group(1)))
+    stems.append(f"*-{upgrade.to}")
+    for stem in stems:
+        for candidate in sorted((cache_root() / "trees").glob(f"*/{stem}")):
+            inner = [entry for entry in candidate.iterdir() if entry.is_dir()]
+            if len(inner) == 1:
+                return inner[0]
+    raise RuntimeError(f"the new tree of {target!r} is not in {cache_root() / 'trees'}")
+
+
+def patch_paths(patch: Path, strip: int) -> set[str]:
+    """The paths (after stripping ``strip`` components) a unified diff names."""
+    paths = set()
+    text = patch.read_text(encoding="utf-8", errors="replace")
+    for match in re.finditer(r"^(?:---|\+\+\+) (\S+)", text, re.M):
+        name = match.group(1)
+        if name == "/dev/null":
+            continue
+        parts = name.split("/")[strip:]
+        if parts and ".." not in parts:
+            paths.add("/".join(parts))
+    return paths
+
+
+def run_baseline(
+    upgrade: Upgrade, debian: Path, tree: Path, work: Path
+) -> tuple[dict[str, str], float]:
+    """The naive reverse-apply baseline; return ({patch: "upstreamed"|"carried"}, seconds).
+
+    GNU patch at fuzz 0 (``--fuzz 0``), reversed (``-R``), with ``--force``: it never asks
+    and never takes a patch that looks reversed for a reversed one (``--batch`` would, and
+    would call a patch that still applies forwards "upstreamed"); a scratch copy holds only
+    the files the series names.
+    """
+    start = time.perf_counter()
+    series = read_series(debian / "patches" / "series")
+    root = tree / upgrade.directory if upgrade.directory else tree
+    scratch = work / "baseline"
+    scratch.mkdir()
+    for name, strip in series:
+        for relative in patch_paths(debian / "patches" / name, strip or upgrade.strip):
+            source = root / relative
+            if source.is_file():
+                (scratch / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, scratch / relative)
+    verdicts = {}
+    for name, strip in series:
+        patch = str(debian / "patches" / name)
+        base = ["patch", "-R", "--fuzz", "0", f"-p{strip or upgrade.strip}", "--force"]
+        base += ["--no-backup-if-mismatch", "-s", "-d", str(scratch), "-i", patch]
+        quiet = {"capture_output": True, "stdin": subprocess.DEVNULL}
+        dry = subprocess.run([*base, "--dry-run"], **quiet)
+        if dry.returncode == 0:
+            subprocess.run(base, **quiet)
+            verdicts[name] = "upstreamed"
+        else:
+            verdicts[name] = "carried"
+    return verdicts, time.perf_counter() - start
+
+
+def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
+    """Fetch, audit and baseline one upgrade; errors land in the result, not raised."""
+    result = UpgradeResult(upgrade)
+    try:
+        debian = fetch_series(upgrade.source, upgrade.suite)
+    except RuntimeError as error:
+        result.error = str(error)
+        return result
+    result.debian_version = debian_version(debian)
+    if result.debian_version != upgrade.debian_version:
+        result.warnings.append(
+            f"Debian version {result.debian_version} differs from the truth's "
+            f"{upgrade.debian_version}: check the truths against the new series"
+        )
+    series = [name for name, _strip in read_series(debian / "patches" / "series")]
+    for name in series:
+        result.patches.append(PatchResult(name, upgrade.truths.get(name)))
+        if name not in upgrade.truths:
+            result.warnings.append(f"{name} has no truth: reported, not scored")
+    for name in upgrade.truths:
+        if name not in series:
+            result.warnings.append(f"truth for {name}, which is not in the series")
+    with tempfile.TemporaryDirectory(prefix=f"accuracy-{upgrade.source}-") as scratch:
+        work = Path(scratch)
+        downstream = make_downstream(upgrade, debian, work / "downstream")
+        version = upgrade.pin if at_pin else upgrade.to
+        try:
+            audit, result.audit_seconds = run_audit(downstream, f"{upgrade.upstream}=={version}")
+        except RuntimeError as error:
+            result.error = str(error)
+            return result
+        result.target = audit.get("target", "")
+        by_name = {entry["name"]: entry for entry in audit.get("verdicts", [])}
+        for patch in result.patches:
+            entry = by_name.get(patch.name)
+            if entry is not None:
+                patch.verdict, patch.summary = entry["verdict"], entry.get("summary", "")
+        if at_pin:
+            return result
+        try:
+            tree = new_tree(audit, upgrade)
+            baseline, result.baseline_seconds = run_baseline(upgrade, debian, tree, work)
+        except (RuntimeError, OSError) as error:
+            result.warnings.append(f"baseline not run: {error}")
+            return result
+        for patch in result.patches:
+            patch.baseline = baseline.get(patch.name)
+    return result
+
+
+def verdict_class(verdict: str | None) -> str:
+    """``upstreamed``, ``partial`` or ``carried``: the truth a verdict claims."""
+    if verdict == "upstreamed":
+        return "upstreamed"
+    if verdict == "partially upstreamed":
+        return "partial"
+    return "carried"
+
+
+def is_right(truth: str, verdict: str) -> bool:
+    """Whether ``verdict`` (an audit or baseline verdict) agrees with ``truth``."""
+    return verdict_class(verdict) == truth
+
+
+@dataclass
+class Score:
+    """Counts over scored patches: (truth, verdict) pairs, of the tool or the baseline."""
+
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+
+    def count(self, truth: str, verdict: str) -> int:
+        """How many patches have this truth and this verdict."""
+        return sum(1 for pair in self.pairs if pair == (truth, verdict))
+
+    @property
+    def right(self) -> int:
+        """Patches whose verdict agrees with the truth."""
+        return sum(1 for truth, verdict in self.pairs if is_right(truth, verdict))
+
+    @property
+    def upstreamed_found(self) -> tuple[int, int]:
+        """(truth upstreamed called upstreamed, truth upstreamed)."""
+        found = self.count("upstreamed", "upstreamed")
+        return found, sum(1 for truth, _verdict in self.pairs if truth == "upstreamed")
+
+    @property
+    def carried_called_upstream(self) -> tuple[int, int]:
+        """(truth carried called upstreamed or partially upstreamed, truth carried)."""
+        wrong = sum(
+            1
+            for truth, verdict in self.pairs
+            if truth == "carried" and verdict in ("upstreamed", "partially upstreamed")
+        )
+        return wrong, sum(1 for truth, _verdict in self.pairs if truth == "carried")
+
+
+def scores(results: list[UpgradeResult]) -> tuple[Score, Score]:
+    """(the tool's score, the baseline's score) over the patches with a truth and a verdict."""
+    tool, baseline = Score(), Score()
+    for result in results:
+        for patch in result.patches:
+            if patch.truth is None or patch.verdict is None:
+                continue
+            tool.pairs.append((patch.truth.truth, patch.verdict))
+            if patch.baseline is not None:
+                baseline.pairs.append((patch.truth.truth, patch.baseline))
+    return tool, baseline
+
+
+def percent(part: int, whole: int) -> str:
+    """``"part of whole (P%)"``, or ``"0 of 0"``."""
+    if whole == 0:
+        return "0 of 0"
+    return f"{part} of {whole} ({100 * part / whole:.1f}%)"
+
+
+def table(score: Score, columns: tuple[str, ...]) -> list[str]:
+    """A Markdown confusion table: a row per truth, a column per verdict, then right/total."""
+    lines = [
+        "| truth \\ verdict | " + " | ".join(columns) + " | right | total |",
+        "| --- " * (len(columns) + 3) + "|",
+    ]
+    for truth in TRUTHS:
+        total = sum(1 for pair in score.pairs if pair[0] == truth)
+        right = sum(1 for pair in score.pairs if pair[0] == truth and is_right(*pair))
+        cells = [str(score.count(truth, column)) for column in columns]
+        lines.append(f"| {truth} | " + " | ".join(cells) + f" | {right} | {total} |")
+    return lines
+
+
+def summary_lines(score: Score) -> list[str]:
+    """Accuracy, upstreamed found and the worst error, one bullet each."""
+    found, upstreamed = score.upstreamed_found
+    wrong, carried = score.carried_called_upstream
+    return [
+        f"- verdicts right: {percent(score.right, len(score.pairs))}",
+        f"- upstreamed found: {percent(found, upstreamed)}",
+        f"- carried called upstreamed or partially upstreamed: {percent(wrong, carried)}",
+    ]
+
+
+def seconds(value: float | None) -> str:
+    """Wall time as ``"1.23 s"``, or ``"-"`` when not measured."""
+    return "-" if value is None else f"{value:.2f} s"
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, safe in a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def render_upgrade(result: UpgradeResult) -> list[str]:
+    """The Markdown section of one upgrade."""
+    upgrade = result.upgrade
+    lines = [
+        f"## {upgrade.source}: {upgrade.upstream} {upgrade.pin} -> {upgrade.to}",
+        "",
+        f"Debian {upgrade.suite} {result.debian_version or upgrade.debian_version}; "
+        f"to {upgrade.to}: {upgrade.to_why}.",
+        "",
+    ]
+    lines += [f"- warning: {warning}" for warning in result.warnings]
+    if result.error:
+        return [*lines, f"- error: {one_line(result.error)}", ""]
+    tool, baseline = scores([result])
+    lines += ["", *table(tool, VERDICTS), "", *summary_lines(tool), ""]
+    wrong = [
+        p
+        for p in result.patches
+        if p.truth and p.verdict and not is_right(p.truth.truth, p.verdict)
+    ]
+    if wrong:
+        lines += [
+            "Disagreements:",
+            "",
+            "| patch | truth | verdict | evidence |",
+            "| --- | --- | --- | --- |",
+        ]
+        for patch in wrong:
+            evidence = one_line(patch.summary)
+            lines.append(f"| {patch.name} | {patch.truth.truth} | {patch.verdict} | {evidence} |")
+        lines.append("")
+    lines += ["Naive baseline (GNU patch -R --dry-run --fuzz 0):", ""]
+    lines += [*table(baseline, BASELINE_VERDICTS), "", *summary_lines(baseline), ""]
+    lines.append(
+        f"Wall time: audit {seconds(result.audit_seconds)}, "
+        f"baseline {seconds(result.baseline_seconds)}."
+    )
+    return [*lines, ""]
+
+
+def machine() -> str:
+    """One line on where and when the figures were taken: UTC time, commit, CPUs, load."""
+    done = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    commit = done.stdout.strip() or "unknown"
+    load = " ".join(f"{value:.1f}" for value in os.getloadavg())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return (
+        f"Run {when} at commit {commit}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, load average {load} (the machine is shared: times vary)."
+    )
+
+
+def render(results: list[UpgradeResult], command: str) -> str:
+    """The whole report: totals first, then the timings, then each upgrade."""
+    tool, baseline = scores(results)
+    upstreamed = sum(1 for truth, _verdict in tool.pairs if truth == "upstreamed")
+    unscored = sum(1 for r in results for p in r.patches if p.truth is None or p.verdict is None)
+    lines = [
+        "# Accuracy of `audit --to` on real upgrades",
+        "",
+        f"Produced by `{command}` (benchmarks/accuracy.py; the upgrades and their hand-written "
+        "truths are in benchmarks/accuracy/upgrades/).",
+        "",
+        machine(),
+        "",
+        f"{len(results)} upgrades, {len(tool.pairs)} patches scored "
+        f"({upstreamed} truly upstreamed), {unscored} not scored.",
+        "",
+        "## Total: patchkeeper audit --to",
+        "",
+        *table(tool, VERDICTS),
+        "",
+        *summary_lines(tool),
+        "",
+        "## Total: naive baseline (GNU patch -R --dry-run --fuzz 0, series order)",
+        "",
+        *table(baseline, BASELINE_VERDICTS),
+        "",
+        *summary_lines(baseline),
+        "",
+        "## Per upgrade (wall clock times of this run)",
+        "",
+        "| upgrade | patches scored | upstreamed | right | upstreamed found "
+        "| carried called upstream | baseline right | audit | baseline |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for result in results:
+        upgrade = result.upgrade
+        one, base = scores([result])
+        found, truly = one.upstreamed_found
+        worst, _carried = one.carried_called_upstream
+        lines.append(
+            f"| {upgrade.source} {upgrade.pin} -> {upgrade.to} | {len(one.pairs)} | {truly} "
+            f"| {one.right} | {found} | {worst} | {base.right} "
+            f"| {seconds(result.audit_seconds)} | {seconds(result.baseline_seconds)} |"
+        )
+    audit_total = sum(r.audit_seconds or 0 for r in results)
+    baseline_total = sum(r.baseline_seconds or 0 for r in results)
+    found, truly = tool.upstreamed_found
+    worst, _carried = tool.carried_called_upstream
+    lines += [
+        f"| total | {len(tool.pairs)} | {truly} | {tool.right} | {found} | {worst} "
+        f"| {baseline.right} | {audit_total:.2f} s | {baseline_total:.2f} s |",
+        "",
+    ]
+    for result in results:
+        lines += render_upgrade(result)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_json(results: list[UpgradeResult]) -> dict:
+    """Every patch's truth, verdict, baseline verdict and evidence, per upgrade."""
+    return {
+        "upgrades": [
+            {
+                "source": r.upgrade.source,
+                "pin": r.upgrade.pin,
+                "to": r.upgrade.to,
+                "debian_version": r.debian_version,
+                "error": r.error,
+                "warnings": r.warnings,
+                "audit_seconds": r.audit_seconds,
+                "baseline_seconds": r.baseline_seconds,
+                "patches": [
+                    {
+                        "name": p.name,
+                        "truth": p.truth.truth if p.truth else None,
+                        "verdict": p.verdict,
+                        "baseline": p.baseline,
+                        "summary": p.summary,
+                    }
+                    for p in r.patches
+                ],
+            }
+            for r in results
+        ]
+    }
+
+
+def render_at_pin(results: list[UpgradeResult]) -> str:
+    """Whether each series applies at its pin: every verdict clean or offset."""
+    lines = []
+    for result in results:
+        upgrade = result.upgrade
+        if result.error:
+            lines.append(f"{upgrade.source} {upgrade.pin}: error: {one_line(result.error)}")
+            continue
+        bad = [p for p in result.patches if p.verdict not in ("clean", "offset")]
+        state = "applies" if not bad else f"{len(bad)} of {len(result.patches)} do not apply"
+        lines.append(f"{upgrade.source} {upgrade.pin}: {state}")
+        lines += [f"  {p.name}: {p.verdict}: {one_line(p.summary)}" for p in bad]
+    return "\n".join(lines) + "\n"
+
+
+def select(paths: list[Path], only: str | None) -> list[Path]:
+    """The upgrade files named by ``--only`` (file stems, comma-separated), or all of them."""
+    if not only:
+        return paths
+    wanted = [name.strip() for name in only.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in {path.stem for path in paths}]
+    if unknown:
+        raise UpgradeFileError(f"no upgrade file for {', '.join(unknown)} in {UPGRADES}")
+    return [path for path in paths if path.stem in wanted]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated upgrade names (file stems)")
+    parser.add_argument("--jobs", type=int, default=1, help="upgrades run at once (default 1)")
+    parser.add_argument("--json", type=Path, help="write every patch's result to this file")
+    parser.add_argument("--markdown", type=Path, help=f"the report file (default {RESULTS})")
+    parser.add_argument("--at-pin", action="store_true", help="audit against the pin instead")
+    args = parser.parse_args(argv)
+    try:
+        paths = select(sorted(UPGRADES.glob("*.toml")), args.only)
+        upgrades = [load_upgrade(path) for path in paths]
+    except UpgradeFileError as error:
+        print(f"accuracy: {error}", file=sys.stderr)
+        return 2
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(lambda u: run_upgrade(u, args.at_pin), upgrades))
+    if args.at_pin:
+        sys.stdout.write(render_at_pin(results))
+        return 1 if any(r.error for r in results) else 0
+    command = "python benchmarks/accuracy.py" + (f" --only {args.only}" if args.only else "")
+    report = render(results, command)
+    sys.stdout.write(report)
+    markdown = args.markdown or (None if args.only else RESULTS)
+    if markdown is not None:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(report, encoding="utf-8")
+    if args.json is not None:
+        args.json.write_text(json.dumps(to_json(results), indent=2) + "\n", encoding="utf-8")
+    return 1 if any(r.error for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

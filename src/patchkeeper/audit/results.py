@@ -1,0 +1,41 @@
+"""The result of auditing a series against a new upstream release."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from patchkeeper.audit.verdicts import GOOD, UPSTREAMED, PatchVerdict
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The audit of a series against a new upstream.
+
+    Attributes:
+        series: the series file.
+        pin: the configured pin (the series' current base), or ``None``.
+        target: the new upstream's description.
+        target_version: its version, when known.
+        verdicts: one per patch, in series order.
+    """
+
+    series: str
+    pin: str | None
+    target: str
+    target_version: str | None
+    verdicts: tuple[PatchVerdict, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many patches got each verdict."""
+        return dict(Counter(v.verdict for v in self.verdicts))
+
+    @property
+    def to_retire(self) -> tuple[str, ...]:
+        """The patches the new upstream already carries."""
+        return tuple(v.name for v in self.verdicts if v.verdict == UPSTREAMED)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if all(v.verdict in GOOD for v in self.verdicts) else 1

@@ -1,0 +1,126 @@
+"""Judge a whole series: every patch in order, then the patches later ones supersede.
+
+A Debian security series often fixes one line twice (CVE-2023-43804 adds ``"Cookie"``,
+CVE-2024-37891 then adds ``"Proxy-Authorization"`` to the same line). The first patch no longer
+applies to a release that carries both fixes, yet it is upstream: every line it adds that the
+new release lacks is rewritten by a later patch that the release carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from patchkeeper.audit.verdicts import (
+    BLOCKED,
+    CONFLICT,
+    FAILS,
+    TARGET_GONE,
+    UPSTREAMED,
+    FailedPatch,
+    PatchVerdict,
+    judge_patch,
+    remember_failure,
+    share_text,
+)
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.model import ADDED, Patch
+from patchkeeper.series.substantive_lines import substantive_lines
+from patchkeeper.upstream.treesearch import TreeSearch
+
+
+def _names(names: set[str]) -> str:
+    ordered = sorted(names)
+    noun = "patch" if len(ordered) == 1 else "patches"
+    return f"the later {noun} " + ", ".join(ordered)
+
+
+def _removed_later(patches: Sequence[Patch], start: int, path: str) -> dict[bytes, str]:
+    """Substantive lines that patches after ``start`` remove from ``path``: line -> patch."""
+    out: dict[bytes, str] = {}
+    for later in patches[start + 1 :]:
+        for diff in later.files:
+            if diff.old_path != path:
+                continue
+            for hunk in diff.hunks:
+                removed = [line.text for line in hunk.lines if line.kind == "-"]
+                for line in substantive_lines(removed):
+                    out.setdefault(line, later.name)
+    return out
+
+
+def _superseding(
+    patches: Sequence[Patch], index: int, verdict: PatchVerdict, ws: Workspace
+) -> set[str] | None:
+    """The later patches that rewrite every added line of ``verdict``'s failing hunks that the
+    new upstream lacks; ``None`` when some such line is rewritten by no later patch."""
+    patch = patches[index]
+    failing = {(h.path, h.index) for h in verdict.hunks if h.status == FAILS}
+    by: set[str] = set()
+    for diff in patch.files:
+        hunks = [h for h in diff.hunks if (diff.path, h.index) in failing]
+        if not hunks:
+            continue
+        state = ws.original(diff.path)
+        present = set(substantive_lines(state.lines)) if state is not None else set()
+        removed = _removed_later(patches, index, diff.path)
+        for hunk in hunks:
+            added = substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
+            if not added:
+                return None
+            for line in added:
+                if line in present:
+                    continue
+                if line not in removed:
+                    return None
+                by.add(removed[line])
+    return by
+
+
+def resolve_superseded(
+    patches: Sequence[Patch], verdicts: list[PatchVerdict], ws: Workspace
+) -> list[PatchVerdict]:
+    """Re-judge conflicts whose missing lines later patches of the series rewrite.
+
+    A Debian security series often fixes one line twice (CVE-2023-43804 adds ``"Cookie"``,
+    CVE-2024-37891 then adds ``"Proxy-Authorization"`` to the same line). When every added
+    line of a conflicting hunk is either in the new upstream or rewritten by a later patch,
+    and every such later patch is itself upstreamed, the patch is upstreamed (superseded).
+    """
+    by_name = {v.name: v for v in verdicts}
+    out = list(verdicts)
+    for index, verdict in enumerate(verdicts):
+        if verdict.verdict != CONFLICT:
+            continue
+        later = _superseding(patches, index, verdict, ws)
+        if not later:
+            continue
+        names = _names(later)
+        verb = "rewrites" if len(later) == 1 else "rewrite"
+        if all(by_name[name].verdict == UPSTREAMED for name in later):
+            out[index] = replace(
+                verdict,
+                verdict=UPSTREAMED,
+                failures=(),
+                summary=f"superseded: {names} {verb} every line its failing hunks add, and "
+                "the new upstream carries it; " + share_text(verdict.shares),
+            )
+        else:
+            out[index] = replace(
+                verdict, summary=verdict.summary + f"; {names} {verb} the lines it adds"
+            )
+    return out
+
+
+def judge_series(
+    ws: Workspace, patches: Sequence[Patch], search: TreeSearch | None
+) -> list[PatchVerdict]:
+    """Judge every patch in series order on ``ws`` (the new tree, in memory)."""
+    failed: list[FailedPatch] = []
+    verdicts = []
+    for patch in patches:
+        verdict = judge_patch(ws, patch, failed, search)
+        if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED):
+            failed.append(remember_failure(patch))
+        verdicts.append(verdict)
+    return resolve_superseded(patches, verdicts, ws)

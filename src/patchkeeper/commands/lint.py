@@ -1,0 +1,30 @@
+"""``lint``: check the headers, the series, hand edits, the knob rule and the other entries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.ledger.lint import LintResult, lint_downstream
+
+
+def run(
+    config: Config,
+    *,
+    output_format: str = "text",
+    checkout: Path | None = None,
+    upstream: Path | None = None,
+    foreign_checkouts: Mapping[str, Path] | None = None,
+) -> LintResult:
+    """Lint the downstream; ``output_format`` is ``"text"`` or ``"github"``.
+
+    Raises: as :func:`patchkeeper.ledger.lint.lint_downstream`.
+    """
+    return lint_downstream(
+        config,
+        output_format=output_format,
+        checkout=checkout,
+        upstream=upstream,
+        foreign_checkouts=foreign_checkouts,
+    )

@@ -1,0 +1,43 @@
+"""``runtime audit --from OLD --to NEW``: retain/update/remove/investigate per runtime patch,
+with evidence, and the stale bindings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from patchkeeper.commands.common import command_line
+from patchkeeper.config import Config
+from patchkeeper.record import evidence_store
+from patchkeeper.runtime.audit import RuntimeAudit, audit_runtime
+
+
+def run(
+    config: Config | None,
+    *,
+    old: str,
+    new: str,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+    argv: Sequence[str] | None = None,
+) -> RuntimeAudit:
+    """Audit the plugin's runtime patches from upstream ``old`` to ``new`` (directories or
+    requirements) and keep the result in the evidence store, with ``argv`` (the command line;
+    default: the one that asks for this audit).
+
+    Raises: as :func:`patchkeeper.runtime.audit.audit_runtime`.
+    """
+    result = audit_runtime(
+        config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    options = {
+        "--from": old,
+        "--to": new,
+        "--plugin": plugin,
+        "--package": package,
+        "--patch-dir": patch_directory,
+    }
+    line = command_line(["runtime", "audit"], options, argv)
+    evidence_store.keep(config, "runtime audit", result, line)
+    return result

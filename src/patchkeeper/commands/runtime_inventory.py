@@ -1,0 +1,33 @@
+"""``runtime inventory``: every runtime patch of the plugin, its mechanism and activation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from patchkeeper.commands.common import command_line
+from patchkeeper.config import Config
+from patchkeeper.record import evidence_store
+from patchkeeper.runtime.inventory import take_inventory
+from patchkeeper.runtime.model import Inventory
+
+
+def run(
+    config: Config | None,
+    *,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+    argv: Sequence[str] | None = None,
+) -> Inventory:
+    """Inventory the plugin's runtime patches (the options override ``[tool.patchkeeper.
+    runtime]``) and keep the result in the evidence store, with ``argv`` (the command line;
+    default: the one that asks for this inventory).
+
+    Raises: as :func:`patchkeeper.runtime.inventory.take_inventory`.
+    """
+    result = take_inventory(config, plugin=plugin, package=package, patch_directory=patch_directory)
+    options = {"--plugin": plugin, "--package": package, "--patch-dir": patch_directory}
+    line = command_line(["runtime", "inventory"], options, argv)
+    evidence_store.keep(config, "runtime inventory", result, line)
+    return result

@@ -1,0 +1,260 @@
+"""``patchkeeper check-branch``: the series and the integration branch say the same thing.
+
+The series workflow's invariant (docs/glossary.md): applying the series to the pin's tag yields
+exactly the tree of the integration branch, and the rows of the ledger and the commit
+subjects on the branch match one to one. Both halves are checked here:
+
+- files: the series is applied in memory by the engine (:mod:`patchkeeper.series.engine`, fuzz 0)
+  to the files of the pin's tag, overlays are laid on top, and every path that either the
+  series or the branch changes is compared byte for byte with the branch;
+- topics: the ``[TAG] <topic>`` subjects of ``TAG..BRANCH``, in order, against the patch
+  rows of the ledger table and the series.
+
+Each difference is reported by file or by topic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import GitError
+from patchkeeper.ledger.entries import overlay_files
+from patchkeeper.ledger.export import split_message, topic_pattern
+from patchkeeper.ledger.settings import ledger_settings, pin_tag, topic_checkout
+from patchkeeper.ledger.table import row_name, section_body
+from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
+from patchkeeper.series.parse import load_patches, parse_series
+from patchkeeper.upstream import gitops
+
+
+@dataclass(frozen=True)
+class BranchDifference:
+    """One way the branch and the series disagree.
+
+    Attributes:
+        kind: ``"file"`` or ``"topic"``.
+        name: the path (relative to the upstream root) or the topic.
+        detail: what differs.
+    """
+
+    kind: str
+    name: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class CheckBranchResult:
+    """What ``patchkeeper check-branch`` found.
+
+    Attributes:
+        branch: the integration branch.
+        base: the pin's tag.
+        topics: the branch's topics in commit order.
+        files: how many paths were compared.
+        differences: every disagreement; empty when the branch and the files agree.
+    """
+
+    branch: str
+    base: str
+    topics: tuple[str, ...]
+    files: int
+    differences: tuple[BranchDifference, ...]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.differences else 0
+
+
+def _unescape(cell: str) -> str:
+    return cell.strip().replace("\\|", "|")
+
+
+def ledger_names(text: str, begin: str, end: str, path: Path | None = None) -> list[str]:
+    """The first cells of the table rows between the markers (header and rule skipped).
+
+    Raises:
+        PatchFormatError: the markers of ``path`` are not one pair.
+
+    >>> ledger_names("<!-- b -->\\n| patch | kind |\\n|---|---|\\n| a | fix |\\n<!-- e -->\\n",
+    ...              "<!-- b", "<!-- e")
+    ['a']
+    """
+    body = section_body(text, begin, end, path) or ""
+    rows = [line for line in body.splitlines() if line.strip().startswith("|")]
+    names = []
+    for line in rows[2:]:
+        cells = line.strip()[1:].split(" | ")
+        names.append(_unescape(cells[0].rstrip("|")))
+    return names
+
+
+def branch_topics(
+    root: Path, base: str, branch: str, tag: str
+) -> tuple[list[str], list[BranchDifference]]:
+    """The topics of ``base..branch`` in order, and a difference per non-topic commit."""
+    pattern = topic_pattern(tag)
+    commits = gitops.rev_list(root, f"{base}..{branch}")
+    messages = gitops.cat_file_batch(root, commits)
+    topics, problems = [], []
+    for commit in commits:
+        subject, _ = split_message(messages[commit].partition(b"\n\n")[2])
+        text = subject.decode("utf-8", "replace")
+        match = pattern.match(text)
+        if match is None:
+            problems.append(BranchDifference("topic", commit[:12], f"not a topic commit: {text!r}"))
+        else:
+            topics.append(match.group("topic"))
+    return topics, problems
+
+
+def compare_topics(
+    branch: list[str], series: list[str], ledger: list[str]
+) -> list[BranchDifference]:
+    """Topics on the branch against the series and the ledger rows, one to one, in order."""
+    out = []
+    seen: set[str] = set()
+    for topic in branch:
+        if topic in seen:
+            out.append(BranchDifference("topic", topic, "on the branch twice"))
+            continue
+        seen.add(topic)
+        if topic not in series:
+            out.append(BranchDifference("topic", topic, "on the branch, not in the series"))
+        if topic not in ledger:
+            out.append(BranchDifference("topic", topic, "on the branch, not in the ledger"))
+    for topic in series:
+        if topic not in branch:
+            out.append(BranchDifference("topic", topic, "in the series, not on the branch"))
+    for topic in ledger:
+        if topic not in branch:
+            out.append(BranchDifference("topic", topic, "in the ledger, not on the branch"))
+    common = [t for t in series if t in branch]
+    on_branch = list(dict.fromkeys(t for t in branch if t in series))
+    for position, (want, have) in enumerate(zip(common, on_branch, strict=False), 1):
+        if want != have:
+            out.append(
+                BranchDifference(
+                    "topic", want, f"series position {position}, but the branch has {have} there"
+                )
+            )
+            break
+    return out
+
+
+def _reader(
+    root: Path, rev: str, directory: str, paths: list[str]
+) -> Callable[[str], FileState | None]:
+    prefix = f"{directory}/" if directory else ""
+    blobs = gitops.cat_file_batch(root, [f"{rev}:{prefix}{path}" for path in paths])
+
+    def read(path: str) -> FileState | None:
+        key = f"{rev}:{prefix}{path}"
+        if key in blobs:
+            return FileState.from_bytes(blobs[key])
+        try:
+            return FileState.from_bytes(gitops.show_file(root, rev, f"{prefix}{path}"))
+        except GitError:
+            return None
+
+    return read
+
+
+def compare_files(
+    config: Config, root: Path, base: str, branch: str
+) -> tuple[int, list[BranchDifference]]:
+    """Apply the series (and overlays) to ``base`` in memory; compare with ``branch``."""
+    directory = config.directory
+    patches = load_patches(parse_series(config.series), config.strip)
+    changed = gitops.diff_names(root, base, branch)
+    prefix = f"{directory}/" if directory else ""
+    out = [
+        BranchDifference("file", path, f"changed on the branch outside {directory}/")
+        for path in changed
+        if not path.startswith(prefix)
+    ]
+    on_branch = [path[len(prefix) :] for path in changed if path.startswith(prefix)]
+    overlays = overlay_files(config)
+    paths = list(dict.fromkeys([*touched_paths(patches), *on_branch, *overlays]))
+    workspace = Workspace(_reader(root, base, directory, paths))
+    for outcome in apply_series(workspace, patches):
+        if not outcome.ok:
+            where = ", ".join(f"{o.path} hunk #{f.hunk.index}" for o, f in outcome.failures[:3])
+            problem = next((o.problem for o in outcome.files if o.problem), None)
+            detail = where or problem or "does not apply"
+            out.append(
+                BranchDifference("topic", row_name(outcome.patch.name), f"does not apply: {detail}")
+            )
+            return len(paths), out
+    for path, data in overlays.items():
+        workspace.set(path, FileState.from_bytes(data))
+    branch_files = _reader(root, branch, directory, paths)
+    for path in paths:
+        expected, actual = workspace.get(path), branch_files(path)
+        shown = f"{prefix}{path}"
+        if expected is None and actual is not None:
+            out.append(BranchDifference("file", shown, "on the branch, not made by the series"))
+        elif expected is not None and actual is None:
+            out.append(BranchDifference("file", shown, "made by the series, not on the branch"))
+        elif expected is not None and actual is not None and expected.data != actual.data:
+            line = _first_line_difference(expected.data, actual.data)
+            out.append(BranchDifference("file", shown, f"differs from the branch at line {line}"))
+    return len(paths), out
+
+
+def _first_line_difference(a: bytes, b: bytes) -> int:
+    left, right = a.split(b"\n"), b.split(b"\n")
+    for number, (x, y) in enumerate(zip(left, right, strict=False), 1):
+        if x != y:
+            return number
+    return min(len(left), len(right)) + 1
+
+
+def check_branch(
+    config: Config,
+    *,
+    checkout: Path | None = None,
+    branch: str | None = None,
+    tag: str | None = None,
+) -> CheckBranchResult:
+    """``patchkeeper check-branch [BRANCH]``.
+
+    Raises:
+        ConfigError: no checkout or topic tag.
+        GitError: the pin's tag or the branch is not in the checkout.
+        PatchFormatError: the series or a patch is missing or malformed.
+    """
+    settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
+    root = gitops.toplevel(chosen)
+    base = pin_tag(config)
+    branch = branch or settings.branch.format(pin=config.pin, tag=tag)
+    base_id, branch_id = gitops.commit_id(root, base), gitops.commit_id(root, branch)
+    topics, differences = branch_topics(root, base_id, branch_id, tag)
+    series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
+    lsettings = ledger_settings(config)
+    text = (  # bytes kept as they are, as the ledger writes them (:mod:`patchkeeper.ledger.table`)
+        lsettings.file.read_bytes().decode("utf-8", "surrogateescape")
+        if lsettings.file.is_file()
+        else ""
+    )
+    from patchkeeper.ledger.entries import load_entries
+
+    entry_names = {entry.name for entry in load_entries(config)}
+    ledger = [
+        name
+        for name in ledger_names(text, lsettings.begin_marker, lsettings.end_marker, lsettings.file)
+        if name not in entry_names
+    ]
+    differences += compare_topics(
+        [t for t in topics if t not in entry_names], series_topics, ledger
+    )
+    count, files = compare_files(config, root, base_id, branch_id)
+    return CheckBranchResult(
+        branch=branch,
+        base=base,
+        topics=tuple(topics),
+        files=count,
+        differences=tuple(differences + files),
+    )

@@ -1,0 +1,410 @@
+"""``patchkeeper export``: a topic commit in an upstream checkout -> its patch file.
+
+The series workflow (docs/glossary.md): "each contributor keeps the topics as commits (subject
+``[qwen38] <topic>``) in that pinned checkout, and ``scripts/export-patch.sh`` turns a commit
+into a file whose ``--- exported from`` line names that commit". A patch file is::
+
+    <the commit body: prose and header fields>
+    --- exported from <full commit id>
+    <git's diff of the commit, paths relative to the configured directory>
+
+The bytes depend only on the commit: every git call goes through :mod:`patchkeeper.upstream.gitops`
+(no user configuration, fixed diff options, full blob ids by default), so exporting twice, on
+any machine, gives the same file.
+
+Provenance survives ``import``: it records, in a git note on each commit it makes, the
+commit id the file named and a hash of the file's content. When the commit is exported
+unchanged, the note's id is written again, so ``import`` then ``export`` is byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper import constants as C
+from patchkeeper.atomic import write_atomic
+from patchkeeper.config import Config
+from patchkeeper.errors import ConfigError, PatchkeeperError
+from patchkeeper.ledger.findings import Finding
+from patchkeeper.ledger.settings import GitSettings, git_settings
+from patchkeeper.series.model import Patch
+from patchkeeper.series.parse import split_lines
+from patchkeeper.trees.downstream import commit_files, locked_downstream
+from patchkeeper.trees.transaction import Change
+from patchkeeper.upstream import gitops
+
+#: A topic name: ``qwen3_5-embed-quant``, ``kvarn/kvarn-0.32.0`` (no ``..``, no leading ``/``).
+TOPIC = r"[A-Za-z0-9][A-Za-z0-9._+-]*(?:/[A-Za-z0-9][A-Za-z0-9._+-]*)*"
+#: A note's fields: ``exported-from <id>`` and ``content-sha256 <hex>``.
+NOTE_ORIGIN = re.compile(rb"^exported-from ([0-9a-f]{40,64})$", re.M)
+NOTE_HASH = re.compile(rb"^content-sha256 ([0-9a-f]{64})$", re.M)
+
+
+class ExportError(PatchkeeperError):
+    """A commit cannot be exported (a merge, a root, files outside the directory, ...)."""
+
+
+@dataclass(frozen=True)
+class ExportedPatch:
+    """One written patch file.
+
+    Attributes:
+        topic: the topic (``None`` for a single export with ``-o``).
+        commit: the commit exported.
+        path: the file.
+        changed: the file's bytes changed (or it is new).
+    """
+
+    topic: str | None
+    commit: str
+    path: Path
+    changed: bool
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What ``patchkeeper export`` wrote.
+
+    Attributes:
+        patches: the files, in commit order.
+        series: the series file rewritten by ``--range``, else ``None``.
+        dropped: series entries of before that the range no longer has (retire them).
+    """
+
+    patches: tuple[ExportedPatch, ...]
+    series: Path | None
+    dropped: tuple[str, ...] = ()
+    root: Path | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 0
+
+
+# --------------------------------------------------------------------------- one commit
+
+
+def topic_pattern(tag: str) -> re.Pattern[str]:
+    """The subject of a topic commit: ``[TAG] <topic>``.
+
+    >>> topic_pattern("qwen38").match("[qwen38] marlin-tune-table").group("topic")
+    'marlin-tune-table'
+    """
+    return re.compile(rf"^\[{re.escape(tag)}\] (?P<topic>{TOPIC})$")
+
+
+def split_message(message: bytes) -> tuple[bytes, bytes]:
+    """Split a commit message into its first line and the body after one blank line.
+
+    >>> split_message(b"[t] a\\n\\nKind: fix\\n")
+    (b'[t] a', b'Kind: fix\\n')
+    """
+    subject, _, rest = message.partition(b"\n")
+    body = rest[1:] if rest.startswith(b"\n") else rest
+    if body and not body.endswith(b"\n"):
+        body += b"\n"
+    return subject, body
+
+
+def content_hash(body: bytes, diff: bytes) -> str:
+    """The hash a provenance note keeps: sha256 of the body, a NUL, and the diff."""
+    return hashlib.sha256(body + b"\0" + diff).hexdigest()
+
+
+def provenance(note: bytes | None, body: bytes, diff: bytes) -> str | None:
+    """The commit id a note records, if the note's content hash matches ``body``/``diff``."""
+    if not note:
+        return None
+    origin, digest = NOTE_ORIGIN.search(note), NOTE_HASH.search(note)
+    if origin is None or digest is None:
+        return None
+    if digest.group(1).decode() != content_hash(body, diff):
+        return None
+    return origin.group(1).decode()
+
+
+def _under(path: str, directory: str) -> bool:
+    return not directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> bytes:
+    """The diff of a one-parent commit, relative to ``directory``.
+
+    Raises:
+        ExportError: a merge or root commit, changes outside ``directory``, no change under
+            it, or a binary change.
+    """
+    parents = gitops.commit_parents(checkout, commit)
+    short = commit[:12]
+    if len(parents) != 1:
+        what = "a merge commit" if parents else "the root commit"
+        raise ExportError(
+            f"{short} is {what}; a topic commit has exactly one parent",
+            path=checkout,
+            hint="rebase the topics into a linear branch on the pin's tag",
+        )
+    outside = [
+        p for p in gitops.diff_names(checkout, parents[0], commit) if not _under(p, directory)
+    ]
+    if outside:
+        raise ExportError(
+            f"{short} changes files outside {directory}/: {', '.join(outside[:5])}",
+            path=checkout,
+            hint=f"a patch is relative to {directory}/; move those changes to another commit",
+        )
+    diff = gitops.diff_patch(checkout, parents[0], commit, relative=directory, abbrev=abbrev)
+    if not diff:
+        raise ExportError(f"{short} changes nothing", path=checkout, hint="drop the empty commit")
+    if b"\nBinary files " in b"\n" + diff:
+        raise ExportError(
+            f"{short} changes a binary file",
+            path=checkout,
+            hint="carry binary files as an overlay entry, not in a patch",
+        )
+    return diff
+
+
+def render_commit(
+    checkout: Path, commit: str, config: Config, note: bytes | None = None
+) -> tuple[bytes, bytes]:
+    """Return ``(subject, patch file bytes)`` of ``commit``.
+
+    ``note`` is the commit's provenance note (see :func:`provenance`), if any.
+    """
+    settings = git_settings(config)
+    subject, body = split_message(gitops.commit_message(checkout, commit))
+    diff = commit_diff(checkout, commit, config.directory, settings.index_abbrev)
+    origin = provenance(note, body, diff) or commit
+    exported = b"--- exported from " + origin.encode("ascii") + b"\n"
+    return subject, body + exported + diff
+
+
+def _checkout(config: Config, checkout: Path | None) -> Path:
+    chosen = checkout or git_settings(config).checkout
+    if chosen is None:
+        raise ConfigError(
+            "no upstream checkout given",
+            path=config.source,
+            hint="pass --checkout PATH or set checkout in [tool.patchkeeper.git]",
+        )
+    return gitops.toplevel(Path(chosen))
+
+
+def _write(path: Path, data: bytes) -> bool:
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, data)
+    return True
+
+
+def _topic(config: Config, tag: str | None, subject: bytes, commit: str) -> str | None:
+    tag = tag or git_settings(config).tag
+    if not tag:
+        return None
+    match = topic_pattern(tag).match(subject.decode("utf-8", "replace"))
+    return match.group("topic") if match else None
+
+
+def export_commit(
+    config: Config,
+    rev: str,
+    *,
+    checkout: Path | None = None,
+    output: Path | None = None,
+    tag: str | None = None,
+) -> ExportResult:
+    """``patchkeeper export REV``: write one commit's patch file.
+
+    The file is ``output``, else ``<patches>/<topic>.patch`` from a ``[TAG] <topic>`` subject.
+
+    Raises:
+        ExportError: the commit cannot be exported, or no output is known.
+        GitError: the checkout or the revision does not exist.
+    """
+    root = _checkout(config, checkout)
+    commit = gitops.commit_id(root, rev)
+    notes = gitops.notes(root, git_settings(config).notes_ref)
+    subject, data = render_commit(root, commit, config, notes.get(commit))
+    topic = _topic(config, tag, subject, commit)
+    if output is None:
+        if topic is None:
+            raise ExportError(
+                f"{commit[:12]} has no '[TAG] <topic>' subject: "
+                f"{subject.decode(errors='replace')!r}",
+                path=root,
+                hint="pass -o FILE, or set the topic tag ([tool.patchkeeper.git] tag or --tag)",
+            )
+        output = config.patches_dir / f"{topic}.patch"
+    changed = _write(output, data)
+    return ExportResult(
+        patches=(ExportedPatch(topic, commit, output, changed),), series=None, root=config.root
+    )
+
+
+# --------------------------------------------------------------------------- a range
+
+
+def range_topics(root: Path, rev_range: str, tag: str) -> list[tuple[str, str, bytes]]:
+    """``(commit, topic, subject)`` for every commit of ``rev_range``, oldest first.
+
+    Raises:
+        ExportError: a commit whose subject is not ``[TAG] <topic>``, a merge, or a topic
+            carried by two commits.
+    """
+    pattern = topic_pattern(tag)
+    commits = gitops.rev_list(root, rev_range)
+    messages = gitops.cat_file_batch(root, commits)
+    out: list[tuple[str, str, bytes]] = []
+    seen: dict[str, str] = {}
+    for commit in commits:
+        raw = messages[commit]
+        _, _, message = raw.partition(b"\n\n")
+        subject, _ = split_message(message)
+        match = pattern.match(subject.decode("utf-8", "replace"))
+        if match is None:
+            raise ExportError(
+                f"{commit[:12]} is not a topic commit: {subject.decode(errors='replace')!r}",
+                path=root,
+                hint=f"every commit of the range needs the subject '[{tag}] <topic>'",
+            )
+        topic = match.group("topic")
+        if topic in seen:
+            raise ExportError(
+                f"topic {topic} is carried by two commits: {seen[topic][:12]} and {commit[:12]}",
+                path=root,
+                hint="squash them into one commit per topic",
+            )
+        seen[topic] = commit
+        out.append((commit, topic, subject))
+    return out
+
+
+def _series_lines(series: Path) -> tuple[list[bytes], dict[str, bytes]]:
+    """The series' leading comment block and ``{name: line}`` of its entries."""
+    if not series.is_file():
+        return [], {}
+    from patchkeeper.series.parse import parse_series
+
+    lines = split_lines(series.read_bytes())
+    entries = parse_series(series).entries
+    first = entries[0].line_no - 1 if entries else len(lines)
+    by_name = {entry.name: lines[entry.line_no - 1] for entry in entries}
+    return lines[:first], by_name
+
+
+def series_bytes(series: Path, names: list[str]) -> tuple[bytes, tuple[str, ...]]:
+    """The new series: its comment header, then ``names`` (an old line for a name is kept
+    with its options and comment). Returns the bytes and the names dropped."""
+    head, old = _series_lines(series)
+    body = [old.get(name, f"{name}\n".encode()) for name in names]
+    body = [line if line.endswith(b"\n") else line + b"\n" for line in body]
+    dropped = tuple(name for name in old if name not in names)
+    return b"".join(head + body), dropped
+
+
+def export_range(
+    config: Config, rev_range: str, *, checkout: Path | None = None, tag: str | None = None
+) -> ExportResult:
+    """``patchkeeper export --range BASE..BRANCH``: every topic commit to
+    ``<patches>/<topic>.patch``, and the series rewritten in commit order.
+
+    Nothing is written when a commit is not a topic commit or a topic repeats; the patch
+    files and the series are written in one transaction (:mod:`patchkeeper.trees.downstream`).
+
+    Raises:
+        ExportError: as :func:`range_topics` and :func:`commit_diff`.
+        ConfigError: no topic tag is configured or given.
+    """
+    settings: GitSettings = git_settings(config)
+    tag = tag or settings.tag
+    if not tag:
+        raise ConfigError(
+            "no topic tag",
+            path=config.source,
+            hint='set tag = "NAME" in [tool.patchkeeper.git] or pass --tag NAME',
+        )
+    if ".." not in rev_range:
+        raise ExportError(f"{rev_range!r} is not a range", hint="write BASE..BRANCH")
+    root = _checkout(config, checkout)
+    topics = range_topics(root, rev_range, tag)
+    notes = gitops.notes(root, settings.notes_ref)
+    rendered = [
+        (commit, topic, render_commit(root, commit, config, notes.get(commit))[1])
+        for commit, topic, _ in topics
+    ]
+    with locked_downstream(config):
+        data, dropped = series_bytes(config.series, [f"{topic}.patch" for _, topic, _ in rendered])
+        changes = [
+            Change(config.patches_dir / f"{topic}.patch", patch) for _, topic, patch in rendered
+        ]
+        changed = set(commit_files(config, [*changes, Change(config.series, data)]))
+    written = [
+        ExportedPatch(topic, commit, change.path, change.path in changed)
+        for (commit, topic, _), change in zip(rendered, changes, strict=True)
+    ]
+    return ExportResult(
+        patches=tuple(written), series=config.series, dropped=dropped, root=config.root
+    )
+
+
+# --------------------------------------------------------------------------- lint's check
+
+
+def exported_from(patch: Patch) -> tuple[str, int] | None:
+    """The commit id and 1-based line of a patch's ``--- exported from`` line, if any."""
+    for number, line in enumerate(split_lines(patch.preamble), 1):
+        match = C.EXPORTED_FROM.match(line.rstrip(b"\r\n"))
+        if match:
+            return match.group("commit").decode("ascii"), number
+    return None
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    left, right = split_lines(a), split_lines(b)
+    for number, (x, y) in enumerate(zip(left, right, strict=False), 1):
+        if x != y:
+            return number
+    return min(len(left), len(right)) + 1
+
+
+def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], list[Finding]]:
+    """A function ``check(patch, where) -> findings`` comparing a patch with a re-export of
+    the commit its ``--- exported from`` line names (PK302), or reporting that the commit is
+    not in ``checkout`` (PK303). A commit made by ``import`` stands for the id its note
+    records."""
+    root = gitops.toplevel(checkout)
+    notes = gitops.notes(root, git_settings(config).notes_ref)
+    by_origin: dict[str, str] = {}
+    for commit, note in notes.items():
+        origin = NOTE_ORIGIN.search(note)
+        if origin:
+            by_origin[origin.group(1).decode()] = commit
+
+    def check(patch: Patch, where: str) -> list[Finding]:
+        found = exported_from(patch)
+        if found is None:
+            return []
+        named, line = found
+        if gitops.has_revision(root, f"{named}^{{commit}}"):
+            commit = gitops.commit_id(root, named)
+        elif named in by_origin:
+            commit = by_origin[named]
+        else:
+            return [Finding(where, line, "PK303", f"commit {named[:12]} is not in {root}")]
+        try:
+            _, expected = render_commit(root, commit, config, notes.get(commit))
+        except ExportError as exc:
+            return [Finding(where, line, "PK302", f"cannot re-export {named[:12]}: {exc.message}")]
+        if expected == patch.raw:
+            return []
+        at = _first_difference(patch.raw, expected)
+        return [
+            Finding(where, at, "PK302", f"differs from re-exporting {named[:12]} (edited by hand?)")
+        ]
+
+    return check

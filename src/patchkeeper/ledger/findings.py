@@ -1,0 +1,88 @@
+"""Lint findings: one problem at one place, printed as ``file:line: code message``.
+
+Shared by :mod:`patchkeeper.ledger.lint` and :mod:`patchkeeper.ledger.entries`. Codes are stable
+(a CI configuration may disable one by name); each group of codes is one kind of check:
+
+- ``PK1xx`` header fields (missing, empty, unknown kind, pin, placeholder, Upstream form)
+- ``PK2xx`` the series file against the patch directory
+- ``PK3xx`` hand-edited patches (hunk counts, bytes against a re-export)
+- ``PK4xx`` the knob rule
+- ``PK5xx`` entries that are not patches (overlay, foreign diff, vendored tree)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Every code with a one-line description (``patchkeeper lint --json`` and docs/ci.md).
+CODES: dict[str, str] = {
+    "PK101": "a required header field is missing",
+    "PK102": "a header field is empty",
+    "PK103": "the Kind is not in the configured vocabulary",
+    "PK104": "Cut-against does not begin with the configured pin",
+    "PK105": "a header value is still a template placeholder",
+    "PK106": "Upstream is neither none, a URL, nor PROJECT #NUMBER",
+    "PK201": "the series lists a file that does not exist",
+    "PK202": "a patch file in the directory is not in the series",
+    "PK203": "the series lists a patch twice",
+    "PK301": "a hunk's line counts do not add up (the patch was edited by hand)",
+    "PK302": "the patch differs from re-exporting the commit it names",
+    "PK303": "the commit the patch names is not in the checkout",
+    "PK304": "the patch cannot be parsed",
+    "PK401": "a patch reads an environment knob it does not register",
+    "PK501": "an overlay's source directory is missing or empty",
+    "PK502": "a vendored file differs from the pinned commit",
+    "PK503": "a vendored file is not in the pinned commit",
+    "PK504": "a file of the pinned commit is missing from the vendored tree",
+    "PK505": "a foreign diff does not apply at its pinned commit at fuzz 0",
+    "PK506": "an entry's pin cannot be read or resolved",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem.
+
+    Attributes:
+        path: the file it is in (relative to the downstream root when inside it).
+        line: 1-based line, or ``None`` for the whole file.
+        code: a key of :data:`CODES`.
+        message: what is wrong, one sentence.
+    """
+
+    path: str
+    line: int | None
+    code: str
+    message: str
+
+    def text(self) -> str:
+        """``file:line: code message`` (``file: code message`` without a line)."""
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.code} {self.message}"
+
+    def github(self) -> str:
+        """A GitHub Actions annotation: ``::error file=F,line=N,title=CODE::message``."""
+        props = [f"file={_escape_property(self.path)}"]
+        if self.line is not None:
+            props.append(f"line={self.line}")
+        props.append(f"title={self.code}")
+        return f"::error {','.join(props)}::{_escape_data(self.message)}"
+
+
+def _escape_data(text: str) -> str:
+    # GitHub's workflow-command escaping (actions/toolkit, command.ts: escapeData).
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    # actions/toolkit, command.ts: escapeProperty.
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def display_path(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when inside it, else as given (POSIX separators)."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -1,0 +1,439 @@
+"""``patchkeeper lint``: the checks the series workflow's scripts made, as one command.
+
+Every problem is a :class:`patchkeeper.ledger.findings.Finding`, printed ``file:line: code message``
+(or as GitHub annotations). The checks:
+
+- header fields: a required one missing or empty, a ``Kind`` outside the vocabulary, a
+  ``Cut-against`` that does not begin with the pin, a template placeholder left in,
+  an ``Upstream`` that is neither ``none``, a URL, nor ``PROJECT #NUMBER`` (+ status);
+- the series against the directory: a listed file missing, a patch file not listed, a
+  duplicate entry;
+- a hand-edited patch: hunk line counts that do not add up, or (with a checkout) bytes that
+  differ from re-exporting the commit its ``--- exported from`` line names;
+- the knob rule (the series workflow, docs/glossary.md: "a patch that reads an env knob registers it
+in envs.py in its
+  own hunk ... and reads it through vllm.envs"): a patch adding a read of a knob matching
+  the pattern must add the name to the registry file;
+- entries that are not patches (:mod:`patchkeeper.ledger.entries`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import PatchFormatError
+from patchkeeper.ledger.entries import (
+    Entry,
+    check_foreign_diff,
+    check_vendored,
+    checkout_for,
+    lint_overlay,
+    load_entries,
+)
+from patchkeeper.ledger.findings import Finding, display_path
+from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_settings, lint_settings
+from patchkeeper.ledger.table import read_preamble
+from patchkeeper.series.headers import Headers, parse_headers
+from patchkeeper.series.model import ADDED, Patch
+from patchkeeper.series.parse import parse_patch, parse_series
+
+#: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
+#: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
+#: ``none`` may be followed by anything (``none yet (upstream pads)``).
+_REFERENCE = r"(?:https?://\S+|[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?\s+#\d+)"
+_TAIL = r"(?:\s*\([^()]*\))?(?:\s*[;,:.]\s*.*)?"
+UPSTREAM_VALUE = re.compile(rf"^(?:none\b.*|{_REFERENCE}{_TAIL})$", re.IGNORECASE | re.DOTALL)
+
+#: An identifier that may name a knob.
+_NAME = rb"([A-Za-z_][A-Za-z0-9_]*)"
+#: Reads of an environment variable in an added Python line, each with a sample:
+KNOB_READS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
+    # os.environ["VLLM_X"], os.environ.get("VLLM_X"), environ.setdefault('VLLM_X', ...)
+    (
+        "os.environ",
+        re.compile(rb"\benviron\s*(?:\[|\.get\(|\.setdefault\(|\.pop\()\s*[\"']" + _NAME),
+    ),
+    # "VLLM_X" in os.environ
+    ("os.environ", re.compile(rb"[\"']" + _NAME + rb"[\"']\s+(?:not\s+)?in\s+(?:os\.)?environ\b")),
+    # os.getenv("VLLM_X", "0")
+    ("os.getenv", re.compile(rb"\bgetenv\(\s*[\"']" + _NAME)),
+    # envs.VLLM_X (vllm.envs, the series workflow's way)
+    ("envs", re.compile(rb"\benvs\." + _NAME)),
+)
+
+#: A registration in the registry file, each with a sample: vLLM's envs.py has both forms.
+REGISTRATIONS: tuple[re.Pattern[bytes], ...] = (
+    # "VLLM_X": lambda: int(os.getenv("VLLM_X", "0")),   (the environment_variables dict)
+    re.compile(rb"[\"']" + _NAME + rb"[\"']\s*:"),
+    # VLLM_X: int = 0   (the TYPE_CHECKING block), or VLLM_X = ...
+    re.compile(rb"^\s*" + _NAME + rb"\s*[:=]", re.M),
+)
+
+_HUNK_COUNT_WORDS = ("hunk line counts", "truncated hunk", "more lines than its header")
+
+
+@dataclass(frozen=True)
+class LintResult:
+    """What ``patchkeeper lint`` found.
+
+    Attributes:
+        findings: every problem, in series order, then entries.
+        patches: how many patch files were read.
+        entries: how many non-patch entries were checked.
+        output_format: ``"text"`` or ``"github"`` (how the terminal renderer prints).
+    """
+
+    findings: tuple[Finding, ...]
+    patches: int
+    entries: int
+    output_format: str = "text"
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.findings else 0
+
+
+# --------------------------------------------------------------------------- header fields
+
+
+def _placeholder(value: str, words: tuple[str, ...]) -> bool:
+    text = value.strip()
+    if re.fullmatch(r"<[^<>]*>", text):
+        return True
+    return any(re.match(rf"{re.escape(word)}\b", text) for word in words)
+
+
+def _pin_prefix(value: str, pin: str) -> bool:
+    if not value.startswith(pin):
+        return False
+    rest = value[len(pin) :]
+    return not rest or not (rest[0].isalnum() or rest[0] == ".")
+
+
+def check_fields(
+    get: Mapping[str, tuple[str, int | None]],
+    where: str,
+    fallback_line: int | None,
+    settings: HeaderSettings,
+    pin: str | None,
+) -> list[Finding]:
+    """Check header values; ``get`` maps a lower-case field name to ``(value, line)``.
+
+    Used for patches (from :class:`Headers`) and for entries (from their ``fields`` table).
+    """
+    out: list[Finding] = []
+    for name in settings.required:
+        if name.lower() not in get:
+            out.append(Finding(where, fallback_line, "PK101", f"missing header '{name}:'"))
+    for key, (value, line) in get.items():
+        if not value.strip() and key in {n.lower() for n in settings.required}:
+            out.append(Finding(where, line, "PK102", f"header '{key}' is empty"))
+        elif _placeholder(value, settings.placeholders):
+            out.append(Finding(where, line, "PK105", f"'{key}' is a placeholder: {value!r}"))
+    kind = get.get("kind")
+    if kind and kind[0].strip() and kind[0].strip() not in settings.kinds:
+        allowed = ", ".join(settings.kinds)
+        out.append(Finding(where, kind[1], "PK103", f"kind '{kind[0]}' is not one of {allowed}"))
+    cut = get.get("cut-against")
+    if pin and cut and cut[0].strip() and not _pin_prefix(cut[0].strip(), pin):
+        out.append(
+            Finding(
+                where, cut[1], "PK104", f"Cut-against '{cut[0][:40]}' does not begin with {pin}"
+            )
+        )
+    upstream = get.get("upstream")
+    if upstream and upstream[0].strip() and not UPSTREAM_VALUE.match(upstream[0].strip()):
+        out.append(
+            Finding(
+                where,
+                upstream[1],
+                "PK106",
+                f"Upstream '{upstream[0][:60]}' is not none, a URL, or PROJECT #NUMBER",
+            )
+        )
+    return out
+
+
+def _header_map(headers: Headers, settings: HeaderSettings) -> dict[str, tuple[str, int | None]]:
+    out: dict[str, tuple[str, int | None]] = {}
+    for item in headers.fields:
+        out.setdefault(item.key, (item.value, item.line_no))
+    for name in settings.required:  # DEP-3 aliases: Description may be Subject
+        found = headers.get(name)
+        if found is not None:
+            out.setdefault(name.lower(), (found.value, found.line_no))
+    return out
+
+
+# --------------------------------------------------------------------------- knobs
+
+
+def knob_reads(patch: Patch, pattern: str, registry: str) -> list[tuple[str, str, int]]:
+    """The knob reads a patch adds: ``(name, how, line)`` for ``+`` lines of ``.py`` files
+    other than the registry, whose variable matches ``pattern`` (fnmatch)."""
+    out = []
+    for diff in patch.files:
+        if diff.new_path is None or not diff.new_path.endswith(".py") or diff.new_path == registry:
+            continue
+        for hunk in diff.hunks:
+            for line in hunk.lines:
+                if line.kind != ADDED:
+                    continue
+                for how, regex in KNOB_READS:
+                    for match in regex.finditer(line.text):
+                        name = match.group(1).decode("ascii")
+                        if fnmatch.fnmatchcase(name, pattern):
+                            out.append((name, how, line.line_no))
+    return out
+
+
+def registered_names(text: bytes) -> set[str]:
+    """Names a registry text registers: dict keys and annotated or assigned names.
+
+    >>> text = b'    VLLM_A: int = 0\\n    "VLLM_B": lambda: os.getenv("VLLM_C")\\n'
+    >>> sorted(registered_names(text))
+    ['VLLM_A', 'VLLM_B']
+    """
+    return {m.decode("ascii") for regex in REGISTRATIONS for m in regex.findall(text)}
+
+
+def knob_registrations(patch: Patch, registry: str) -> set[str]:
+    """Names the patch registers on the ``+`` lines it adds to the registry file."""
+    names: set[str] = set()
+    for diff in patch.files:
+        if diff.new_path != registry:
+            continue
+        for hunk in diff.hunks:
+            for line in hunk.lines:
+                if line.kind == ADDED:
+                    names |= registered_names(line.text)
+    return names
+
+
+def upstream_knobs(tree: Path | None, directory: str, registry: str) -> set[str]:
+    """Names a pristine upstream tree's registry file registers (knobs upstream has)."""
+    if tree is None:
+        return set()
+    path = tree / directory / registry if directory else tree / registry
+    if not path.is_file():
+        return set()
+    return registered_names(path.read_bytes())
+
+
+def check_knobs(
+    patch: Patch, where: str, settings: LintSettings, registered: set[str]
+) -> list[Finding]:
+    """The knob rule for one patch; ``registered`` holds names registered elsewhere."""
+    own = knob_registrations(patch, settings.registry)
+    out = []
+    for name, how, line in knob_reads(patch, settings.knob_pattern, settings.registry):
+        if name in own or name in registered or name in settings.knob_allow:
+            continue
+        out.append(
+            Finding(
+                where,
+                line,
+                "PK401",
+                f"reads {name} ({how}) but does not register it in {settings.registry}",
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- the series
+
+
+def _unlisted(
+    config: Config, listed: set[str], skip: set[Path], patterns: tuple[str, ...]
+) -> Iterator[Path]:
+    directory = config.patches_dir
+    found: list[Path] = []
+    for pattern in patterns:
+        found += directory.rglob(pattern)
+    for path in sorted(set(found)):
+        if not path.is_file() or path.resolve() in skip:
+            continue
+        if any(path.resolve().is_relative_to(s) for s in skip if s.is_dir()):
+            continue
+        if path.relative_to(directory).as_posix() not in listed:
+            yield path
+
+
+def commented_entries(series: Path) -> set[str]:
+    """Patch names on commented-out series lines (``# name.patch  # why``): quilt's way of
+    keeping a patch in the directory but out of the series (``port`` writes upstreamed
+    patches so); such a file is not "unlisted".
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp(), "series")
+    >>> _ = path.write_text("# a note\\n# old.patch  # upstreamed in 1.1\\nnew.patch\\n")
+    >>> sorted(commented_entries(path))
+    ['a', 'old.patch']
+    """
+    names = set()
+    for raw in series.read_text(encoding="utf-8", errors="surrogateescape").splitlines():
+        text = raw.strip()
+        if text.startswith("#"):
+            words = text.lstrip("#").split()
+            if words:
+                names.add(words[0])
+    return names
+
+
+def check_series(config: Config, entries: list[Entry], settings: LintSettings) -> list[Finding]:
+    """Series against directory: PK201 missing, PK202 not listed, PK203 listed twice."""
+    series = parse_series(config.series)
+    where = display_path(series.path, config.root)
+    out = []
+    seen: dict[str, int] = {}
+    for entry in series.entries:
+        if entry.name in seen:
+            out.append(
+                Finding(
+                    where,
+                    entry.line_no,
+                    "PK203",
+                    f"{entry.name} is already listed on line {seen[entry.name]}",
+                )
+            )
+            continue
+        seen[entry.name] = entry.line_no
+        if not (series.directory / entry.name).is_file():
+            out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} does not exist"))
+    skip = {entry.path.resolve() for entry in entries}
+    disabled = commented_entries(series.path)
+    for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):
+        shown = display_path(path, config.root)
+        out.append(Finding(shown, None, "PK202", f"not listed in {where}"))
+    return out
+
+
+# --------------------------------------------------------------------------- one patch
+
+
+def _parse_finding(exc: PatchFormatError, where: str) -> Finding:
+    code = "PK301" if any(w in exc.message for w in _HUNK_COUNT_WORDS) else "PK304"
+    return Finding(where, exc.line, code, exc.message)
+
+
+def lint_patch(
+    path: Path,
+    name: str,
+    strip: int,
+    config: Config,
+    registered: set[str],
+    reexport: Callable[[Patch, str], list[Finding]] | None,
+) -> tuple[list[Finding], Patch | None]:
+    """Every per-file check of one patch; returns the findings and the parsed patch."""
+    hsettings = header_settings(config)
+    lsettings = lint_settings(config)
+    where = display_path(path, config.root)
+    data = path.read_bytes()
+    preamble, preamble_lines = read_preamble(path)
+    headers = parse_headers(preamble)
+    fallback = headers.fields[-1].end_line if headers.fields else max(preamble_lines, 1)
+    findings = check_fields(_header_map(headers, hsettings), where, fallback, hsettings, config.pin)
+    try:
+        patch = parse_patch(data, name=name, path=path, strip=strip)
+    except PatchFormatError as exc:
+        return _by_line([*findings, _parse_finding(exc, where)]), None
+    findings += check_knobs(patch, where, lsettings, registered)
+    if reexport is not None:
+        findings += reexport(patch, where)
+    return _by_line(findings), patch
+
+
+def _by_line(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.line or 0, f.code))
+
+
+# --------------------------------------------------------------------------- entries
+
+
+def lint_entries(
+    config: Config, entries: list[Entry], checkouts: Mapping[str, Path]
+) -> list[Finding]:
+    """Fields of every entry, overlay sources, and (with a checkout) foreign diffs and
+    vendored trees against their pinned commits."""
+    hsettings = header_settings(config)
+    source = config.source or config.root
+    where = display_path(source, config.root)
+    out: list[Finding] = []
+    for entry in entries:
+        values = {k.lower(): (str(v), None) for k, v in entry.fields.items()}
+        for finding in check_fields(values, where, None, hsettings, config.pin):
+            out.append(
+                Finding(finding.path, None, finding.code, f"{entry.name}: {finding.message}")
+            )
+        if entry.kind == "overlay":
+            out += lint_overlay(entry, config.root, source)
+            continue
+        checkout = checkout_for(entry, checkouts, config.root)
+        if checkout is None:
+            continue
+        if entry.kind == "foreign-diff":
+            out += check_foreign_diff(entry, checkout, config.root, source)
+        else:
+            out += check_vendored(entry, checkout, config.root, source)
+    return out
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def lint_downstream(
+    config: Config,
+    *,
+    output_format: str = "text",
+    checkout: Path | None = None,
+    upstream: Path | None = None,
+    foreign_checkouts: Mapping[str, Path] | None = None,
+) -> LintResult:
+    """``patchkeeper lint``.
+
+    Args:
+        output_format: ``"text"`` or ``"github"``.
+        checkout: an upstream git checkout; each patch is compared with a re-export of the
+            commit its ``--- exported from`` line names (PK302, PK303).
+        upstream: a pristine upstream tree; knobs its registry file names count as
+            registered.
+        foreign_checkouts: ``{entry name or "": checkout}`` for foreign diffs and vendored
+            trees.
+
+    Raises:
+        PatchFormatError: the series file is missing or malformed (exit 2).
+        ConfigError: the configuration is invalid.
+    """
+    lsettings = lint_settings(config)
+    entries = load_entries(config)
+    findings = check_series(config, entries, lsettings)
+    series = parse_series(config.series)
+    registered = upstream_knobs(upstream, config.directory, lsettings.registry)
+    reexport = None
+    if checkout is not None:
+        from patchkeeper.ledger.export import reexport_checker
+
+        reexport = reexport_checker(config, checkout)
+    count = 0
+    seen: set[str] = set()
+    for entry in series.entries:
+        path = series.directory / entry.name
+        if entry.name in seen or not path.is_file():
+            continue
+        seen.add(entry.name)
+        count += 1
+        strip = entry.strip if entry.strip is not None else config.strip
+        found, patch = lint_patch(path, entry.name, strip, config, set(registered), reexport)
+        findings += found
+        if patch is not None and lsettings.knob_scope == "series":
+            registered |= knob_registrations(patch, lsettings.registry)
+    findings += lint_entries(config, entries, foreign_checkouts or {})
+    kept = tuple(f for f in findings if f.code not in lsettings.disable)
+    return LintResult(
+        findings=kept, patches=count, entries=len(entries), output_format=output_format
+    )

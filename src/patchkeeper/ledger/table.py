@@ -1,0 +1,497 @@
+"""The ledger: a Markdown table of the series, written between two markers from patch headers.
+
+The series workflow (docs/glossary.md) keeps one row per patch, in apply order, generated from the
+``Kind``/``What``/``Upstream``/``Cut-against``/``Retires-when`` headers of each file ("the
+files are the source"), and CI fails when the table is not current. This module renders that
+table (:func:`render_table`), puts it between the markers (:func:`replace_between`), keeps a
+"Retired" table of patches taken out of the series (:func:`retire`), and builds the results
+of ``patchkeeper ledger [--check]`` and ``patchkeeper retire``.
+
+Values are escaped for GitHub-flavoured Markdown tables: a ``|`` becomes ``\\|`` and a line
+break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)").
+
+Bytes are kept as they are: header values are decoded as UTF-8 with ``surrogateescape``
+(:mod:`patchkeeper.series.headers`), and the ledger file is read and written the same way, so a
+Latin-1 ``What: caf\\xe9`` lands in the table as the byte ``\\xe9`` (Debian headers are often
+Latin-1). Every command here writes its files in one journaled transaction under the
+downstream's lock (:mod:`patchkeeper.trees.downstream`): all of them change, or none.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import PatchFormatError, PatchkeeperError
+from patchkeeper.ledger.rows import LedgerRow
+from patchkeeper.ledger.settings import LedgerSettings, header_settings, ledger_settings
+from patchkeeper.series.headers import FAMILY, Headers, parse_headers
+from patchkeeper.series.model import Series, SeriesEntry
+from patchkeeper.series.parse import _first_diff_index, listed_patch, parse_series, split_lines
+from patchkeeper.trees.downstream import commit_files, locked_downstream
+from patchkeeper.trees.transaction import Change
+
+#: Suffixes dropped from a patch's name in the table (``qwen3_5-embed-quant.patch``).
+PATCH_SUFFIXES = (".patch", ".diff")
+#: The Retired table's columns after the name.
+RETIRED_COLUMNS = ("kind", "what", "retired at", "why")
+#: How the ledger file's bytes become text and back: undecodable bytes survive the round trip.
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+
+
+@dataclass(frozen=True)
+class LedgerResult:
+    """What ``patchkeeper ledger [--check]`` found or did.
+
+    Attributes:
+        path: the Markdown file.
+        rows: the rows of the current table.
+        check: ``--check`` was given (nothing is written).
+        stale: the file's table (or Retired section) differs from the series.
+        written: the file was rewritten.
+        diff: a unified diff from the file as it is to the file as it should be.
+        root: the downstream directory (paths are shown relative to it).
+    """
+
+    path: Path
+    rows: tuple[LedgerRow, ...]
+    check: bool
+    stale: bool
+    written: bool
+    diff: str
+    root: Path | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.check and self.stale else 0
+
+
+@dataclass(frozen=True)
+class RetireResult:
+    """What ``patchkeeper retire`` did.
+
+    Attributes:
+        name: the patch's name in the table.
+        patch_file: the file removed (``None`` when it was already gone).
+        series: the series file rewritten.
+        ledger: the Markdown file rewritten.
+        at: the version the patch retired at.
+        why: the reason recorded.
+        root: the downstream directory.
+    """
+
+    name: str
+    patch_file: Path | None
+    series: Path
+    ledger: Path
+    at: str
+    why: str
+    root: Path | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 0
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def row_name(series_name: str) -> str:
+    """The table name of a series entry.
+
+    >>> row_name("kvarn/kvarn-0.32.0.patch")
+    'kvarn/kvarn-0.32.0'
+    """
+    for suffix in PATCH_SUFFIXES:
+        if series_name.endswith(suffix):
+            return series_name[: -len(suffix)]
+    return series_name
+
+
+def escape_cell(value: str) -> str:
+    """Escape a value for one Markdown table cell.
+
+    >>> escape_cell("a | b\\nc")
+    'a \\\\| b<br>c'
+    """
+    text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    text = text.replace("|", "\\|")
+    return "<br>".join(part.strip() for part in text.split("\n"))
+
+
+def column_title(field: str) -> str:
+    """The series workflow's column title of a field: lower case, ``-`` as a space; a family
+    (``Bug*``) is titled by its name.
+
+    >>> column_title("Cut-against"), column_title("Bug*")
+    ('cut against', 'bug')
+    """
+    return field.removesuffix(FAMILY).lower().replace("-", " ")
+
+
+def render_table(titles: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """Render a Markdown table in the series workflow's shape (``|---|`` rules, one space of
+    padding).
+
+    >>> print(render_table(("patch", "kind"), [("a", "fix")]), end="")
+    | patch | kind |
+    |---|---|
+    | a | fix |
+    """
+    lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
+    for row in rows:
+        lines.append("| " + " | ".join(escape_cell(cell) for cell in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _marker_kind(line: str, begin: str, end: str) -> str | None:
+    """``"begin"``, ``"end"`` or ``None`` for one line (a line matching both markers, when one
+    is a prefix of the other, is the longer one's)."""
+    text = line.lstrip()
+    found = [(len(m), kind) for m, kind in ((begin, "begin"), (end, "end")) if text.startswith(m)]
+    return max(found)[1] if found else None
+
+
+def marker_lines(text: str, begin: str, end: str, path: Path | None) -> tuple[int, int] | None:
+    """The 0-based indices of the ``begin`` and ``end`` marker lines of ``text``, or ``None``
+    when neither marker is there.
+
+    A file holds one pair: a second begin line (a second table, which ``ledger`` would
+    silently leave stale) or an end line outside the pair is an error, as is a begin line
+    without an end line after it (the user-test report, bug 19).
+
+    >>> marker_lines("a\\n<!-- b -->\\n| t |\\n<!-- e -->\\n", "<!-- b", "<!-- e", None)
+    (1, 3)
+
+    Raises:
+        PatchFormatError: naming ``path`` and the offending line.
+    """
+    lines = text.splitlines()
+    kinds = [_marker_kind(line, begin, end) for line in lines]
+    begins = [index for index, kind in enumerate(kinds) if kind == "begin"]
+    ends = [index for index, kind in enumerate(kinds) if kind == "end"]
+    if not begins:
+        if ends:
+            raise PatchFormatError(
+                f"a {end!r} line, but no line starting with {begin!r} before it",
+                path=path,
+                line=ends[0] + 1,
+                hint=f"add a line {begin} ... --> where the table starts",
+            )
+        return None
+    first = begins[0]
+    following = [index for index in ends if index > first]
+    if len(begins) > 1 and (not following or begins[1] < following[0]):
+        raise PatchFormatError(
+            f"a second {begin!r} line before the {end!r} line of the one on line {first + 1}",
+            path=path,
+            line=begins[1] + 1,
+            hint=f"remove it, or add the line {end} that closes the first table",
+        )
+    if not following:
+        raise PatchFormatError(
+            f"no {end!r} line after the begin marker",
+            path=path,
+            line=first + 1,
+            hint=f"add a line {end} after the table",
+        )
+    last = following[0]
+    if len(begins) > 1:
+        raise PatchFormatError(
+            f"a second {begin!r} line; the table is already between lines {first + 1} and "
+            f"{last + 1}",
+            path=path,
+            line=begins[1] + 1,
+            hint="the file holds one table: remove the second begin line (and its end line and "
+            "table, if any)",
+        )
+    stray = [index for index in ends if index != last]
+    if stray:
+        raise PatchFormatError(
+            f"a {end!r} line outside the table between lines {first + 1} and {last + 1}",
+            path=path,
+            line=stray[0] + 1,
+            hint="remove it: the table has one begin and one end marker",
+        )
+    return first, last
+
+
+def replace_between(text: str, begin: str, end: str, body: str, path: Path) -> str:
+    """Return ``text`` with the lines between the ``begin`` and ``end`` marker lines replaced.
+
+    The marker lines themselves stay as written (the series workflow's begin marker carries a note).
+
+    Raises:
+        PatchFormatError: a marker is missing or repeated (:func:`marker_lines`), naming the
+            file, the line and the marker.
+    """
+    found = marker_lines(text, begin, end, path)
+    if found is None:
+        raise PatchFormatError(
+            f"no line starting with {begin!r}",
+            path=path,
+            hint=f"add the marker lines {begin} ... --> and {end} where the table goes",
+        )
+    first, last = found
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[: first + 1]) + body + "".join(lines[last:])
+
+
+def section_body(text: str, begin: str, end: str, path: Path | None = None) -> str | None:
+    """The text between two marker lines, or ``None`` when the markers are absent.
+
+    Raises:
+        PatchFormatError: the markers are not one pair (:func:`marker_lines`).
+    """
+    found = marker_lines(text, begin, end, path)
+    if found is None:
+        return None
+    first, last = found
+    return "".join(text.splitlines(keepends=True)[first + 1 : last])
+
+
+def unified_diff(before: str, after: str, path: Path) -> str:
+    """A unified diff between two versions of ``path`` (``a/``, ``b/`` labels)."""
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{path.name}",
+            tofile=f"b/{path.name}",
+        )
+    )
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def read_preamble(path: Path) -> tuple[bytes, int]:
+    """Return ``(preamble bytes, line count)`` of a patch file without parsing its hunks.
+
+    Raises:
+        PatchFormatError: the file is missing or unreadable.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PatchFormatError(
+            f"cannot read the patch: {exc.strerror}",
+            path=path,
+            hint="restore the file, or remove it from the series",
+        ) from None
+    lines = split_lines(data)
+    start = _first_diff_index(lines, path)
+    return b"".join(lines[:start]), start
+
+
+def patch_headers(path: Path) -> Headers:
+    """The header fields of the patch file at ``path`` (see :func:`read_preamble`)."""
+    preamble, _ = read_preamble(path)
+    return parse_headers(preamble)
+
+
+def row_for(entry: SeriesEntry, series: Series, columns: tuple[str, ...]) -> LedgerRow:
+    """The ledger row of one series entry, from its patch file's headers."""
+    path = listed_patch(series, entry)
+    headers = patch_headers(path)
+    first = min((item.line_no for item in headers.fields), default=1)
+    values = tuple(headers.value(column) for column in columns)
+    return LedgerRow(name=row_name(entry.name), values=values, source=path, line_no=first)
+
+
+def ledger_rows(config: Config, series: Series | None = None) -> list[LedgerRow]:
+    """Every row in apply order: the series' patches, then the configured entries."""
+    from patchkeeper.ledger.entries import entry_rows
+
+    columns = header_settings(config).columns
+    series = series if series is not None else parse_series(config.series)
+    rows = [row_for(entry, series, columns) for entry in series.entries]
+    return rows + entry_rows(config, columns)
+
+
+def table_text(config: Config, rows: list[LedgerRow]) -> str:
+    """The Markdown table for ``rows`` with the configured columns."""
+    settings = ledger_settings(config)
+    titles = (settings.name_column, *(column_title(c) for c in header_settings(config).columns))
+    return render_table(titles, [(row.name, *row.values) for row in rows])
+
+
+def encode_text(text: str) -> bytes:
+    """The bytes of ledger text; characters decoded by ``surrogateescape`` become their
+    original bytes again.
+
+    >>> encode_text("caf\\udce9 \u2192")
+    b'caf\\xe9 \\xe2\\x86\\x92'
+    """
+    return text.encode(ENCODING, ERRORS)
+
+
+def _read_ledger(settings: LedgerSettings) -> str:
+    path: Path = settings.file
+    try:
+        return path.read_bytes().decode(ENCODING, ERRORS)
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the ledger file does not exist",
+            path=path,
+            hint=f"create it with the lines {settings.begin_marker} --> and "
+            f"{settings.end_marker}, or set [tool.patchkeeper.ledger] file",
+        ) from None
+    except OSError as exc:
+        raise PatchFormatError(f"cannot read the ledger file: {exc.strerror}", path=path) from None
+
+
+def write_ledger(config: Config, *, check: bool = False) -> LedgerResult:
+    """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
+
+    Holds the downstream's lock (:func:`patchkeeper.trees.downstream.locked_downstream`), which
+    first rolls back a write that an interrupted command left half done.
+
+    Returns:
+        A :class:`LedgerResult`; with ``check`` nothing is written and ``exit_code`` is 1
+        when the file is stale.
+
+    Raises:
+        PatchFormatError: the series, a patch or a marker is missing.
+        LockError: another patchkeeper process works on the downstream.
+    """
+    with locked_downstream(config):
+        return update_ledger(config, check=check)
+
+
+def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:
+    """:func:`write_ledger` for a caller that already holds the downstream's lock (``port``)."""
+    settings = ledger_settings(config)
+    rows = ledger_rows(config)
+    before = _read_ledger(settings)
+    _check_retired_markers(before, settings)
+    after = replace_between(
+        before,
+        settings.begin_marker,
+        settings.end_marker,
+        table_text(config, rows),
+        settings.file,
+    )
+    stale = after != before
+    written = False
+    if stale and not check:
+        commit_files(config, [Change(settings.file, encode_text(after))])
+        written = True
+    return LedgerResult(
+        path=settings.file,
+        rows=tuple(rows),
+        check=check,
+        stale=stale,
+        written=written,
+        diff=unified_diff(before, after, settings.file) if stale else "",
+        root=config.root,
+    )
+
+
+# --------------------------------------------------------------------------- retire
+
+
+def _retired_body(existing: str | None, row: tuple[str, ...]) -> str:
+    titles = ("patch", *RETIRED_COLUMNS)
+    line = "| " + " | ".join(escape_cell(cell) for cell in row) + " |\n"
+    if existing and existing.strip():
+        return existing + ("" if existing.endswith("\n") else "\n") + line
+    return render_table(titles, []) + line
+
+
+def add_retired(text: str, settings: LedgerSettings, row: tuple[str, ...]) -> str:
+    """Return the ledger text with ``row`` appended to the Retired table (made if absent)."""
+    body = section_body(text, settings.retired_begin, settings.retired_end, settings.file)
+    if body is None:
+        tail = "" if text.endswith("\n") or not text else "\n"
+        return (
+            f"{text}{tail}\n## Retired\n\n{settings.retired_begin}\n"
+            f"{_retired_body(None, row)}{settings.retired_end}\n"
+        )
+    return replace_between(
+        text,
+        settings.retired_begin,
+        settings.retired_end,
+        _retired_body(body, row),
+        settings.file,
+    )
+
+
+def _check_retired_markers(text: str, settings: LedgerSettings) -> None:
+    """Fail on a Retired section whose markers are not one pair (:func:`marker_lines`)."""
+    marker_lines(text, settings.retired_begin, settings.retired_end, settings.file)
+
+
+def _find_entry(series: Series, name: str) -> SeriesEntry:
+    for entry in series.entries:
+        if name in (entry.name, row_name(entry.name)):
+            return entry
+    raise PatchkeeperError(
+        f"{name} is not in the series",
+        path=series.path,
+        hint="give the name as the series lists it, with or without .patch",
+    )
+
+
+def remove_series_line(data: bytes, line_no: int) -> bytes:
+    """Return the series bytes without its ``line_no``-th line (1-based); other bytes kept."""
+    lines = split_lines(data)
+    return b"".join(lines[: line_no - 1] + lines[line_no:])
+
+
+def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
+    """``patchkeeper retire NAME --at VERSION --why TEXT``.
+
+    Takes the patch out of the series and the tree and records it in the Retired table
+    (its kind and what from its headers, the version, the reason); the ledger table is
+    rewritten without it. The series, the ledger and the removal of the patch file are one
+    transaction under the downstream's lock: all three happen, or none.
+
+    Raises:
+        PatchkeeperError: ``name`` is not in the series, or a marker is missing.
+        TargetError: a file cannot be written (nothing was changed).
+        LockError: another patchkeeper process works on the downstream.
+    """
+    with locked_downstream(config):
+        return retire_patch(config, name, at=at, why=why)
+
+
+def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResult:
+    """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
+    settings = ledger_settings(config)
+    series = parse_series(config.series)
+    entry = _find_entry(series, name)
+    patch_file = series.directory / entry.name
+    headers = patch_headers(patch_file) if patch_file.is_file() else None
+    kind = headers.value("Kind") if headers else ""
+    what = headers.value("What") or headers.value("Description") if headers else ""
+    series_bytes = remove_series_line(series.path.read_bytes(), entry.line_no)
+    remaining = Series(path=series.path, entries=tuple(e for e in series.entries if e is not entry))
+    before = _read_ledger(settings)
+    _check_retired_markers(before, settings)  # errors name the lines of the file as it is
+    text = replace_between(
+        before,
+        settings.begin_marker,
+        settings.end_marker,
+        table_text(config, ledger_rows(config, remaining)),
+        settings.file,
+    )
+    text = add_retired(text, settings, (row_name(entry.name), kind, what, at, why))
+    changes = [Change(series.path, series_bytes), Change(settings.file, encode_text(text))]
+    removed = None
+    if patch_file.is_file():
+        changes.append(Change(patch_file, None))
+        removed = patch_file
+    commit_files(config, changes)
+    return RetireResult(
+        name=row_name(entry.name),
+        patch_file=removed,
+        series=series.path,
+        ledger=settings.file,
+        at=at,
+        why=why,
+        root=config.root,
+    )

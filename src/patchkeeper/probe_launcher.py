@@ -1,0 +1,94 @@
+"""The one launcher for probes that run in another interpreter.
+
+Three things run a small standard-library script in an interpreter that is not patchkeeper's
+(the audited environment, ``--python``): locating an installed distribution
+(:mod:`patchkeeper.trees.installed`), measuring the interpreter and the import origins
+(:mod:`patchkeeper.record.import_origins` with :mod:`patchkeeper.record.envprobe`), and the
+live check of runtime patches (:mod:`patchkeeper.runtime.check` with
+:mod:`patchkeeper.runtime.probe`). Each runs with a timeout and its output captured; an
+interpreter that cannot be started or does not finish in time is a :class:`TargetError`
+naming it, worded by the probe (:class:`ProbeWords`). The probe answers with one line of
+JSON, found by :func:`answer_after`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.errors import TargetError
+
+
+@dataclass(frozen=True)
+class ProbeWords:
+    """How one probe words its failures; each names the interpreter as the error's path.
+
+    Attributes:
+        not_run: the interpreter cannot be started; ``{reason}`` is the system's reason.
+        missing: the interpreter does not exist (default: :attr:`not_run`).
+        run_hint: the hint for both.
+        too_slow: the probe did not finish; ``{timeout}`` is the limit in seconds.
+        too_slow_hint: the hint for it.
+    """
+
+    not_run: str = "cannot run the interpreter: {reason}"
+    missing: str = ""
+    run_hint: str | None = None
+    too_slow: str = "the probe took more than {timeout:g} s"
+    too_slow_hint: str | None = None
+
+
+def run_probe(
+    python: Path | str,
+    args: Sequence[str],
+    words: ProbeWords,
+    *,
+    timeout: float,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    request: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python ARGS...`` and return what it did (exit code, standard output and error as
+    text); ``request`` is written to its standard input (default: none, ``/dev/null``).
+
+    Raises:
+        TargetError: the interpreter cannot be started or takes more than ``timeout``
+            seconds, worded by ``words``.
+    """
+    try:
+        return subprocess.run(
+            [str(python), *args],
+            input=request,
+            stdin=subprocess.DEVNULL if request is None else None,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise TargetError(
+            words.too_slow.format(timeout=timeout), path=python, hint=words.too_slow_hint
+        ) from None
+    except OSError as exc:
+        wording = words.missing if isinstance(exc, FileNotFoundError) else ""
+        raise TargetError(
+            (wording or words.not_run).format(reason=exc.strerror),
+            path=python,
+            hint=words.run_hint,
+        ) from None
+
+
+def answer_after(stdout: str, marker: str) -> Any | None:
+    """The JSON value on the first line of ``stdout`` that starts with ``marker``, or ``None``.
+
+    >>> answer_after('noise\\nPK {"a": 1}\\n', "PK ")
+    {'a': 1}
+    """
+    line = next((x for x in stdout.splitlines() if x.startswith(marker)), None)
+    return None if line is None else json.loads(line[len(marker) :])

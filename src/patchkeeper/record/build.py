@@ -1,0 +1,431 @@
+"""The audit record's content: everything ``AUDIT.md`` says, as plain data.
+
+The runtime audit workflow, step 7 (docs/glossary.md): the record holds "the environment
+correspondence table", "each retain/update/migrate/remove decision, concrete upstream evidence, and
+removal condition", and "reproducible validation commands, results, and untested scope".
+:func:`build_record` gathers them from the evidence store, the decisions file and a measured
+environment; the document in :mod:`patchkeeper.record.audit_md` turns a :class:`Record` into
+Markdown and HTML. Same inputs, same record: nothing here reads the clock.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.config import Config
+from patchkeeper.record.decisions import Decisions
+from patchkeeper.record.evidence_store import RecordedCommand, StoredEvidence
+from patchkeeper.record.patch_evidence import Item
+from patchkeeper.record.reconcile import Finding, Row, build_rows, record_findings
+from patchkeeper.record.settings import ReportSettings
+from patchkeeper.record.sources import Source, directory_source, requirement_source
+
+#: Accelerator device files the environment probe looks for (see ``envprobe``).
+DEVICES = "/dev/nvidia*, /dev/kfd, /dev/davinci*"
+
+
+@dataclass(frozen=True)
+class Validation:
+    """One command and its result.
+
+    Attributes:
+        command: the command line, shell-quoted.
+        by: ``"patchkeeper"`` (evidence saved by a command) or ``"recorded"`` (``record``).
+        exit_code: its exit code.
+        result: one line about what it found.
+        duration: seconds (recorded commands only).
+        tail: the last lines of its output (recorded commands only).
+    """
+
+    command: str
+    by: str
+    exit_code: int
+    result: str
+    duration: float | None = None
+    tail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Record:
+    """The content of ``AUDIT.md``.
+
+    Attributes:
+        downstream: the downstream directory.
+        upstream, pin: the configured upstream and pin.
+        time_line: the one sentence that depends on when the evidence was taken.
+        environment: the measured environment (JSON form of
+            :class:`patchkeeper.record.environment.Environment`).
+        rows: one per series patch and runtime entry, then decisions about unknown keys.
+        validation: patchkeeper's commands, then the recorded ones.
+        untested: the scope left untested, one sentence each.
+        findings: what makes the record stale or false (shown as open problems).
+        stale: the ``runtime audit``'s stale bindings, one sentence each.
+        live: per package, its file in the ``runtime check`` process and in the measured
+            environment (``(package, live file, measured file)``).
+        decisions_file, evidence_dir: where the inputs are (downstream-relative).
+    """
+
+    downstream: str
+    upstream: str | None
+    pin: str | None
+    time_line: str
+    environment: dict[str, Any]
+    rows: tuple[Row, ...]
+    validation: tuple[Validation, ...]
+    untested: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    decisions_file: str
+    evidence_dir: str
+    stale: tuple[str, ...] = ()
+    live: tuple[tuple[str, str, str], ...] = ()
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+def _counts(values: list[str]) -> str:
+    return ", ".join(f"{n} {v}" for v, n in Counter(values).items())
+
+
+def _verdict_summary(result: dict[str, Any], key: str = "verdicts") -> str:
+    verdicts = result.get(key) or result.get("patches") or []
+    names = [str(v.get("verdict", "")) for v in verdicts if isinstance(v, dict)]
+    target = result.get("target") or result.get("to") or ""
+    return f"{len(names)} patches against `{target}`: {_counts(names) or 'none'}"
+
+
+def _verify_summary(result: dict[str, Any]) -> str:
+    state = result.get("state", {})
+    states = [str(p.get("state")) for p in state.get("patches", [])]
+    drifted = [f["path"] for f in state.get("files", []) if f.get("drifted")]
+    text = f"{len(states)} patches on `{result.get('target', '')}`: {_counts(states) or 'none'}"
+    text += f"; {len(drifted)} files drifted" + (f" ({', '.join(drifted)})" if drifted else "")
+    if result.get("record_mismatch"):
+        text += f"; {result['record_mismatch']}"
+    return text
+
+
+def _runtime_audit_summary(result: dict[str, Any]) -> str:
+    decisions = result.get("counts", {}).get("decision", {})
+    total = sum(decisions.values())
+    stale = [s for s in result.get("stale", []) if not s.get("patched_by")]
+    listed = ", ".join(f"{n} {d}" for d, n in decisions.items())
+    return (
+        f"{total} entries from `{result.get('old')}` to `{result.get('new')}`: "
+        f"{listed or 'none'}; "
+        f"{len(stale)} stale bindings not patched"
+    )
+
+
+def _runtime_check_summary(result: dict[str, Any]) -> str:
+    states = [str(e.get("status")) for e in result.get("entries", [])]
+    failed = [a for a in result.get("activation", []) if a.get("status") != "ok"]
+    return (
+        f"{len(states)} entries live-checked in python {result.get('version', '')}: "
+        f"{_counts(states) or 'none'}; {len(failed)} entry points failed; "
+        f"{len(result.get('stale', []))} stale bindings"
+    )
+
+
+def _inventory_summary(result: dict[str, Any]) -> str:
+    return (
+        f"{len(result.get('entries', []))} entries in {len(result.get('files', []))} files; "
+        f"{len(result.get('findings', []))} findings"
+    )
+
+
+SUMMARIES = {
+    "audit": _verdict_summary,
+    "port": _verdict_summary,
+    "verify": _verify_summary,
+    "runtime audit": _runtime_audit_summary,
+    "runtime check": _runtime_check_summary,
+    "runtime inventory": _inventory_summary,
+}
+
+
+def validation_lines(
+    evidence: dict[str, StoredEvidence], recorded: list[RecordedCommand]
+) -> list[Validation]:
+    """patchkeeper's evidence commands (in :data:`EVIDENCE_COMMANDS` order), then the
+    recorded ones (in the order first recorded)."""
+    out = []
+    for name, stored in evidence.items():
+        result = stored.result if isinstance(stored.result, dict) else {}
+        out.append(
+            Validation(
+                command="patchkeeper " + shlex.join(stored.argv),
+                by="patchkeeper",
+                exit_code=stored.exit_code,
+                result=SUMMARIES[name](result) if name in SUMMARIES else "",
+            )
+        )
+    for command in recorded:
+        out.append(
+            Validation(
+                command=shlex.join(command.argv),
+                by="recorded",
+                exit_code=command.exit_code,
+                result="passed" if command.exit_code == 0 else f"failed (exit {command.exit_code})",
+                duration=command.duration,
+                tail=command.tail,
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- untested scope
+
+
+def untested_scope(
+    settings: ReportSettings,
+    items: list[Item],
+    evidence: dict[str, StoredEvidence],
+    recorded: list[RecordedCommand],
+    environment: dict[str, Any],
+) -> list[str]:
+    """What the record does not cover, listed explicitly, one sentence each."""
+    out = []
+    if not settings.evidence:
+        out.append(
+            "the evidence store is off (`evidence = false` in [tool.patchkeeper.report]): "
+            "patchkeeper's own commands were not recorded"
+        )
+    has_series = any(i.kind == "series" for i in items)
+    has_runtime = any(i.kind == "runtime" for i in items)
+    if has_series and not ({"audit", "port"} & set(evidence)):
+        out.append("audit and port not run: the series was not judged against a new upstream")
+    if has_series and "verify" not in evidence:
+        out.append("verify not run: no evidence that the series is applied to the upstream")
+    if has_runtime and "runtime audit" not in evidence:
+        out.append("runtime audit not run: no runtime entry was compared across versions")
+    if has_runtime and "runtime check" not in evidence:
+        out.append("runtime check not run: no live evidence that the runtime patches take effect")
+    interpreter = environment.get("interpreter", {})
+    if not interpreter.get("accelerators"):
+        out.append(
+            f"no GPU run: the audited environment has no accelerator device (looked for {DEVICES})"
+        )
+    for origin in environment.get("origins", []):
+        if not origin.get("distributions"):
+            out.append(
+                f"{origin['package']} is not installed in `{interpreter.get('executable')}`: "
+                "nothing was imported or run against an installed copy"
+            )
+    if not recorded:
+        out.append("no validation command recorded (patchkeeper record -- CMD...)")
+    for command in recorded:
+        if command.exit_code != 0:
+            out.append(
+                f"`{shlex.join(command.argv)}` failed (exit {command.exit_code}): "
+                "what it tests is not validated"
+            )
+    out.extend(settings.untested)
+    return out
+
+
+def time_line(
+    evidence: dict[str, StoredEvidence], recorded: list[RecordedCommand], measured: str
+) -> str:
+    """The record's one line that depends on the clock: when its evidence was taken."""
+    stamps = {e.recorded for e in evidence.values()} | {c.recorded for c in recorded}
+    times = sorted((stamps | {measured}) - {""})
+    span = times[0] if len(times) == 1 else f"between {times[0]} and {times[-1]}"
+    return (
+        f"Evidence taken {span} (UTC); this is the only line of the record that depends on "
+        "when the commands ran."
+    )
+
+
+# --------------------------------------------------------------------------- environment inputs
+
+
+def _spec_source(role: str, spec: str, cwd: str, kinds: tuple[str, ...]) -> Source:
+    from patchkeeper.upstream.fetch import is_requirement
+
+    path = Path(cwd) / Path(spec).expanduser()
+    if not path.exists() and is_requirement(spec):
+        return requirement_source(role, spec, kinds)
+    return directory_source(role, path)
+
+
+def environment_sources(
+    config: Config, settings: ReportSettings, evidence: dict[str, StoredEvidence]
+) -> list[Source]:
+    """Every tree the evidence was read from, and the downstream; a tree read twice is listed
+    once with its roles joined (``"pin, port base"``; the downstream's identity leaves the
+    record's own files out)."""
+    kinds = (config.fetch, "wheel" if config.fetch == "sdist" else "sdist")
+    found = [directory_source("downstream", config.root, settings.record_files(config.root))]
+    if config.pristine and config.series.is_file():
+        found.append(_spec_source("pin", config.pristine, str(config.root), kinds))
+    elif config.upstream and config.pin and config.series.is_file():
+        found.append(requirement_source("pin", config.pin_requirement(), kinds))
+    options = {
+        "audit": (("--to", "audit target"),),
+        "port": (("--from", "port base"), ("--to", "port target")),
+        "verify": (("--target", "verify target"), ("--pristine", "verify pristine")),
+        "runtime audit": (("--from", "runtime old"), ("--to", "runtime new")),
+    }
+    for command, pairs in options.items():
+        stored = evidence.get(command)
+        if stored is None:
+            continue
+        for option, role in pairs:
+            spec = stored.option(option)
+            if spec:
+                found.append(_spec_source(role, spec, stored.cwd, kinds))
+        inventory = stored.result.get("inventory") if isinstance(stored.result, dict) else None
+        if isinstance(inventory, dict) and inventory.get("plugin_root"):
+            found.append(directory_source("plugin", Path(inventory["plugin_root"])))
+    merged: dict[tuple[str, str], Source] = {}
+    for source in found:
+        key = (source.kind, source.location)
+        if key in merged and source.role not in merged[key].role.split(", "):
+            old = merged[key]
+            merged[key] = replace(old, role=f"{old.role}, {source.role}")
+        else:
+            merged.setdefault(key, source)
+    return list(merged.values())
+
+
+def environment_packages(
+    config: Config, settings: ReportSettings, evidence: dict[str, StoredEvidence], python: Path
+) -> list[str]:
+    """The import packages whose origins to measure: the upstream's, the runtime upstream
+    packages and the plugin (when there is runtime evidence), and the configured ones."""
+    from patchkeeper.errors import TargetError
+    from patchkeeper.record.wheel_contents import installed_packages
+    from patchkeeper.trees.installed import locate_distribution
+    from patchkeeper.upstream.fetch import canonical_name
+
+    names: list[str] = []
+    if config.upstream:
+        try:
+            dist = locate_distribution(config.upstream, python)
+            names += [n.removesuffix(".py") for n in installed_packages(dist)]
+        except TargetError:
+            names.append(canonical_name(config.upstream).replace("-", "_"))
+    runtime = evidence.get("runtime audit") or evidence.get("runtime inventory")
+    if runtime is not None and isinstance(runtime.result, dict):
+        inventory = runtime.result.get("inventory", runtime.result)
+        table = config.sections.get("runtime") or {}
+        names += list(table.get("upstream-packages") or [config.upstream or "vllm"])
+        if inventory.get("package"):
+            names.append(str(inventory["package"]))
+    names += settings.packages
+    return list(dict.fromkeys(names))
+
+
+# --------------------------------------------------------------------------- runtime extras
+
+
+#: How many unpatched bindings of one target the record names (the evidence has them all).
+STALE_SHOWN = 5
+
+
+def stale_bindings(evidence: dict[str, StoredEvidence]) -> list[str]:
+    """The runtime audit workflow's "``from ... import ...`` already bound the old object", from
+    ``runtime audit``: one sentence per patched target, naming the bindings nothing patches."""
+    stored = evidence.get("runtime audit")
+    result = stored.result if stored is not None and isinstance(stored.result, dict) else {}
+    by_target: dict[str, list[dict[str, Any]]] = {}
+    for binding in result.get("stale", []):
+        by_target.setdefault(str(binding["target"]), []).append(binding)
+    out = []
+    for target, bindings in by_target.items():
+        open_ = [b for b in bindings if not b.get("patched_by")]
+        where = ", ".join(f"`{b['file']}:{b['line']}`" for b in open_[:STALE_SHOWN])
+        more = f" and {len(open_) - STALE_SHOWN} more" if len(open_) > STALE_SHOWN else ""
+        out.append(
+            f"`{target}`: bound at import by {len(bindings)} upstream module(s), "
+            f"{len(open_)} not patched" + (f" ({where}{more})" if open_ else "")
+        )
+    return out
+
+
+def live_origins(
+    evidence: dict[str, StoredEvidence], environment: dict[str, Any]
+) -> tuple[list[tuple[str, str, str]], list[Finding]]:
+    """Per package, the file the ``runtime check`` process imported and the one measured
+    for this record; a finding where they or the interpreters differ (the runtime audit workflow,
+    step 6: "compare them with the preflight plan")."""
+    from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED
+
+    stored = evidence.get("runtime check")
+    if stored is None or not isinstance(stored.result, dict) or not environment:
+        return [], []
+    measured = {o["package"]: o.get("file") or "" for o in environment.get("origins", [])}
+    rows, findings = [], []
+    python = environment.get("interpreter", {}).get("executable", "")
+    live_python = stored.result.get("python") or ""
+    if live_python and os.path.normpath(live_python) != os.path.normpath(python):
+        findings.append(
+            Finding(
+                ENVIRONMENT_CHANGED,
+                "",
+                f"runtime check ran in {stored.result['python']}, the record measures {python}",
+            )
+        )
+    for package, file in sorted((stored.result.get("files") or {}).items()):
+        rows.append((package, file or "", measured.get(package, "")))
+        if package in measured and (file or "") != measured[package]:
+            findings.append(
+                Finding(
+                    ENVIRONMENT_CHANGED,
+                    "",
+                    f"{package} came from {file} in the runtime check process, "
+                    f"from {measured[package] or 'nowhere'} in the measured environment",
+                )
+            )
+    return rows, findings
+
+
+# --------------------------------------------------------------------------- the record
+
+
+def build_record(
+    config: Config,
+    settings: ReportSettings,
+    evidence: dict[str, StoredEvidence],
+    recorded: list[RecordedCommand],
+    items: list[Item],
+    decisions: Decisions,
+    environment: dict[str, Any],
+    measured: str,
+) -> Record:
+    """Assemble the record from its inputs (nothing here is measured or read from disk)."""
+    audit = evidence.get("port") or evidence.get("audit")
+    target_version = None
+    if audit is not None and isinstance(audit.result, dict):
+        target_version = audit.result.get("target_version") or audit.result.get("new_version")
+    rows = build_rows(items, decisions, target_version)
+    live, live_findings = live_origins(evidence, environment)
+    findings = record_findings(rows, set(evidence)) + live_findings
+
+    from patchkeeper.record.evidence_store import EVIDENCE_DIR
+
+    root = config.root
+    path = decisions.path
+    decisions_file = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+    return Record(
+        downstream=str(config.root),
+        upstream=config.upstream,
+        pin=config.pin,
+        time_line=time_line(evidence, recorded, measured),
+        environment=environment,
+        rows=tuple(rows),
+        validation=tuple(validation_lines(evidence, recorded)),
+        untested=tuple(untested_scope(settings, items, evidence, recorded, environment)),
+        findings=tuple(findings),
+        decisions_file=decisions_file,
+        evidence_dir=EVIDENCE_DIR,
+        stale=tuple(stale_bindings(evidence)),
+        live=tuple(live),
+    )

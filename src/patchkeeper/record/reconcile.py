@@ -1,0 +1,260 @@
+"""Decisions against evidence: one row per item, its flags, and the record's findings.
+
+The record (docs/audit-record.md) flags "where the decision contradicts the evidence (a
+``retain`` whose target is gone, a ``carry`` of an upstreamed patch)", and ``report --check``
+fails on "an inventory entry or patch without a decision; a ``remove``/``retire`` decision
+whose patch or target still exists in the code; a ``retain`` without a removal condition; ...
+the decisions disagreeing with the patch headers (a patch whose ``Retires-when`` condition the
+evidence shows met)". The rules are listed in :func:`contradictions` and
+:func:`condition_met`; each finding names its kind (:data:`FINDING_KINDS`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from patchkeeper.record.decisions import (
+    DROPS,
+    KEEPS,
+    MIGRATE,
+    REMOVE,
+    RETAIN,
+    RETIRE,
+    RUNTIME,
+    SERIES,
+    UPDATE,
+    Decision,
+    Decisions,
+)
+from patchkeeper.record.patch_evidence import NOT_APPLYING, Item
+
+NO_DECISION = "no-decision"
+DROPPED_BUT_PRESENT = "dropped-but-present"
+KEPT_WITHOUT_CONDITION = "kept-without-condition"
+KEPT_BUT_GONE = "kept-but-gone"
+CONTRADICTION = "contradiction"
+CONDITION_MET = "condition-met"
+UNKNOWN_KEY = "unknown-key"
+STALE_EVIDENCE = "stale-evidence"
+ENVIRONMENT_CHANGED = "environment-changed"
+RECORD_NOT_CURRENT = "record-not-current"
+FINDING_KINDS = (
+    NO_DECISION,
+    DROPPED_BUT_PRESENT,
+    KEPT_WITHOUT_CONDITION,
+    KEPT_BUT_GONE,
+    CONTRADICTION,
+    CONDITION_MET,
+    UNKNOWN_KEY,
+    STALE_EVIDENCE,
+    ENVIRONMENT_CHANGED,
+    RECORD_NOT_CURRENT,
+)
+#: A removal condition that waits for upstream: ``upstreamed``, ``upstream PR``,
+#: ``the pin that carries #50021``, ``vllm #59888``.
+UPSTREAM_CONDITION = re.compile(r"(?i)upstream|#\d+|pin that carries|\bmerge[sd]?\b")
+#: ``rides with spec-decode-attn``: retires with another patch.
+RIDES_WITH = re.compile(r"(?i)^rides with (?P<name>[\w./+-]+)")
+#: DEP-3 ``Applied-Upstream: 1.26.18, https://...``: the first upstream version with it.
+APPLIED_VERSION = re.compile(r"^v?(?P<version>\d+(?:\.\d+)+)")
+KEEPS_CHANGE = KEEPS | {UPDATE, MIGRATE}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the record: an item (``None`` for a decision about nothing known), its
+    decision (``None`` when there is no table), and the flags on it."""
+
+    kind: str
+    key: str
+    item: Item | None
+    decision: Decision | None
+    flags: tuple[str, ...] = ()
+
+    @property
+    def decided(self) -> str:
+        return self.decision.decision if self.decision is not None else ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Why the record is stale or false: ``kind`` (:data:`FINDING_KINDS`), the item's
+    ``key`` (``""`` for the whole record), and a sentence.
+
+    ``_in_row`` is the same finding worded for the record's table, in the row that already
+    names the patch or entry (``"it has no decision"``); ``""`` when the sentence stands as
+    it is. It is left out of the JSON form (see :func:`patchkeeper.jsonable.to_jsonable`).
+    """
+
+    kind: str
+    key: str
+    message: str
+    _in_row: str = field(default="", compare=False)
+
+    @property
+    def in_row(self) -> str:
+        """The finding as the record's table shows it in the item's row."""
+        return self._in_row or self.message
+
+
+def _about(kind: str, row: Row, subject: str, predicate: str) -> Finding:
+    """A finding about ``row``'s item: "``subject`` ``predicate``", and in its row "it
+    ``predicate``"."""
+    return Finding(kind, row.key, f"{subject} {predicate}", f"it {predicate}")
+
+
+def contradictions(item: Item, decided: str) -> list[str]:
+    """Where ``decided`` contradicts ``item``'s evidence, one sentence each."""
+    out: list[str] = []
+    source, verdict = item.source, item.verdict
+    if item.kind == SERIES and verdict:
+        if decided in KEEPS and verdict == "upstreamed":
+            out.append(f"{decided} of an upstreamed patch ({source}: upstreamed)")
+        elif decided in KEEPS and verdict in NOT_APPLYING:
+            out.append(f"{decided}, but the patch does not apply as it is ({source}: {verdict})")
+        elif decided == RETIRE and verdict not in ("upstreamed", "partially upstreamed", "dropped"):
+            out.append(f"retire, but {source} does not find it upstream ({verdict})")
+        elif decided == UPDATE and verdict == "upstreamed":
+            out.append(f"update of an upstreamed patch ({source}: upstreamed)")
+    if item.kind == RUNTIME:
+        if decided in (RETAIN, UPDATE) and item.target_gone:
+            out.append(f"{decided} whose target is gone ({source}: {verdict or 'gone'})")
+        elif decided == RETAIN and verdict == REMOVE:
+            out.append(f"retain, but the new upstream already has the change ({source}: remove)")
+        elif decided == RETAIN and verdict == UPDATE:
+            out.append(f"retain, but upstream changed the target ({source}: update)")
+        if decided in KEEPS_CHANGE and item.live and item.live not in ("replaced", "registered"):
+            out.append(f"{decided}, but runtime check finds it {item.live}")
+    return out
+
+
+def condition_met(item: Item, decisions: Decisions, target_version: str | None) -> str:
+    """Why ``item``'s header removal condition is met by the evidence, or ``""``.
+
+    Met when: the condition waits for upstream (:data:`UPSTREAM_CONDITION`) and the evidence
+    finds the change upstream (*upstreamed*; a runtime *remove*); it rides with a patch
+    decided ``retire``/``remove``; DEP-3 ``Applied-Upstream`` names a version at or below
+    the audited one.
+    """
+    condition = item.condition.strip()
+    if not condition:
+        return ""
+    label = f"{item.condition_field} '{condition}'"
+    upstream = (item.kind == SERIES and item.verdict in ("upstreamed", "dropped")) or (
+        item.kind == RUNTIME and item.verdict == REMOVE
+    )
+    if upstream and UPSTREAM_CONDITION.search(condition):
+        return f"{label} is met: {item.source} finds the change upstream"
+    for carried in item.extra.get("carried", ()):
+        number = re.search(r"#\d+", carried)
+        if number and re.search(rf"{number.group(0)}\b", condition):
+            return f"{label} is met: port finds {carried}"
+    rides = RIDES_WITH.match(condition)
+    if rides:
+        name = rides.group("name").rstrip(".,;")
+        for key in (name, f"{name}.patch"):
+            other = decisions.get(item.kind, key)
+            if other is not None and other.decision in DROPS:
+                return f"{label} is met: {key} is decided {other.decision}"
+    applied = APPLIED_VERSION.match(condition)
+    if item.condition_field == "Applied-Upstream" and applied and target_version:
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            if Version(target_version) >= Version(applied.group("version")):
+                return f"{label} is met: the audited upstream is {target_version}"
+        except InvalidVersion:
+            return ""
+    return ""
+
+
+def build_rows(
+    items: list[Item], decisions: Decisions, target_version: str | None = None
+) -> list[Row]:
+    """One row per item, in item order, then one per decision about an unknown key."""
+    rows = []
+    known = set()
+    for item in items:
+        known.add((item.kind, item.key))
+        decision = decisions.get(item.kind, item.key)
+        decided = decision.decision if decision else ""
+        flags = contradictions(item, decided) if decided else []
+        met = condition_met(item, decisions, target_version) if decided in KEEPS_CHANGE else ""
+        if met:
+            flags.append(met + f"; decided {decided}")
+        rows.append(Row(item.kind, item.key, item, decision, tuple(flags)))
+    for (kind, key), decision in decisions.tables.items():
+        if (kind, key) not in known:
+            rows.append(Row(kind, key, None, decision))
+    return rows
+
+
+def row_findings(row: Row) -> list[Finding]:
+    """The findings of one row (see the module docstring)."""
+    item, decided = row.item, row.decided
+    what = "patch" if row.kind == SERIES else "entry"
+    out = []
+    if item is not None and item.present and not decided:
+        out.append(_about(NO_DECISION, row, f"the {what} `{row.key}`", "has no decision"))
+    if item is not None and item.present and decided in DROPS:
+        place = "the series" if row.kind == SERIES else f"the code (`{item.where}`)"
+        out.append(
+            _about(
+                DROPPED_BUT_PRESENT,
+                row,
+                f"`{row.key}`",
+                f"is decided {decided}, but it is still in {place}",
+            )
+        )
+    if item is not None and not item.present and decided in KEEPS_CHANGE:
+        out.append(
+            _about(
+                KEPT_BUT_GONE,
+                row,
+                f"`{row.key}`",
+                f"is decided {decided}, but it is no longer in the code",
+            )
+        )
+    if decided in KEEPS and row.decision is not None and not row.decision.removal_condition.strip():
+        out.append(
+            _about(
+                KEPT_WITHOUT_CONDITION,
+                row,
+                f"`{row.key}`",
+                f"is decided {decided} without a removal condition",
+            )
+        )
+    for flag in row.flags:
+        kind = CONDITION_MET if " is met: " in flag else CONTRADICTION
+        out.append(Finding(kind, row.key, f"`{row.key}`: {flag}", flag))
+    if item is None and decided and decided not in DROPS:
+        place = "the series" if row.kind == SERIES else "the runtime inventory"
+        out.append(
+            _about(
+                UNKNOWN_KEY,
+                row,
+                f"`{row.key}`",
+                f"is decided {decided}, but it is not in {place}",
+            )
+        )
+    return out
+
+
+def record_findings(rows: list[Row], evidence_commands: set[str]) -> list[Finding]:
+    """Every row's findings, then stale evidence: a series patch the ``audit``/``port``
+    evidence has no verdict for while that evidence exists."""
+    out = [finding for row in rows for finding in row_findings(row)]
+    series_evidence = evidence_commands & {"audit", "port"}
+    if series_evidence:
+        for row in rows:
+            if row.kind == SERIES and row.item is not None and not row.item.verdict:
+                out.append(
+                    Finding(
+                        STALE_EVIDENCE,
+                        row.key,
+                        f"`{row.key}` is not in the {'/'.join(sorted(series_evidence))} "
+                        "evidence: run it again",
+                    )
+                )
+    return out

@@ -1,0 +1,71 @@
+"""The results of the audit-record commands: ``decide``, ``record`` and ``report``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchkeeper.record import evidence_store as store
+from patchkeeper.record.reconcile import Finding
+
+
+@dataclass(frozen=True)
+class Added:
+    """A table ``decide`` added: kind, key, the decision (``""``: none suggested), and the
+    evidence verdict it came from."""
+
+    kind: str
+    key: str
+    decision: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class DecideResult:
+    """The decisions file, the tables added, and how many were already there."""
+
+    path: str
+    added: tuple[Added, ...]
+    kept: int
+
+    @property
+    def exit_code(self) -> int:
+        return 0
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The recorded command and the store file."""
+
+    command: store.RecordedCommand
+    path: str
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the command passed, 1 when it failed (a finding, not an input error)."""
+        return 0 if self.command.exit_code == 0 else 1
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """What ``report`` wrote, or what ``report --check`` found.
+
+    Attributes:
+        check: ``True`` for ``--check`` (nothing written).
+        audit_file: the Markdown record.
+        html_file: the HTML page, when asked for.
+        written: the files written (empty for ``--check``).
+        counts: how many rows of each kind (``{"series": 12, "runtime": 0}``) and how many
+            have a decision (``"decided"``).
+        findings: what makes the record stale or false.
+    """
+
+    check: bool
+    audit_file: str
+    html_file: str | None
+    written: tuple[str, ...]
+    counts: dict[str, int]
+    findings: tuple[Finding, ...]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.findings else 0

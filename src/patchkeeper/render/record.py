@@ -1,0 +1,62 @@
+"""The terminal and Markdown forms of the audit-record commands' results: ``report``,
+``decide`` and ``record``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from patchkeeper.record.results import DecideResult, RecordResult, ReportResult
+from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.render.terminal import plural
+
+
+@text_renderer(ReportResult)
+def report_text(result: ReportResult) -> str:
+    c = result.counts
+    counted = (
+        f"{c['series']} series patches, {c['runtime']} runtime entries, {c['decided']} decided"
+    )
+    if result.check:
+        head = (
+            f"the record {result.audit_file} is current and true ({counted})"
+            if not result.findings
+            else f"the record {result.audit_file} is stale or false: "
+            f"{plural(len(result.findings), 'finding')} ({counted})"
+        )
+    else:
+        head = f"wrote {', '.join(result.written)} ({counted})"
+        if result.findings:
+            head += f"; {plural(len(result.findings), 'open problem')}"
+    lines = [head] + [f"  {f.kind}: {f.message}" for f in result.findings]
+    return "\n".join(lines)
+
+
+@text_renderer(DecideResult)
+def decide_text(result: DecideResult) -> str:
+    lines = [f"{result.path}: added {len(result.added)}, kept {result.kept} existing"]
+    for added in result.added:
+        decision = added.decision or "(none: decide by hand)"
+        lines.append(f"  {added.kind} {added.key}: {decision} ({added.verdict or 'no evidence'})")
+    return "\n".join(lines)
+
+
+@text_renderer(RecordResult)
+def record_text(result: RecordResult) -> str:
+    import shlex
+
+    c = result.command
+    lines = [
+        f"{shlex.join(c.argv)}: exit {c.exit_code} in {c.duration:.1f} s; recorded in {result.path}"
+    ]
+    lines += [f"  | {line}" for line in c.tail]
+    return "\n".join(lines)
+
+
+@markdown_renderer(ReportResult)
+@markdown_renderer(DecideResult)
+@markdown_renderer(RecordResult)
+def fenced(result: Any) -> str:
+    """The terminal text in a code block."""
+    from patchkeeper.render import render_text
+
+    return "```\n" + render_text(result) + "\n```\n"

@@ -1,0 +1,120 @@
+"""The lines of a plugin file that can hold an edge to another plugin object.
+
+An edge (:mod:`patchkeeper.runtime.scan`) is recorded for a name bound to a plugin path
+(an import of the plugin, a function or class of the file, an alias of either) or for a
+string naming the plugin package; every such name or string is written on some line of the
+statement that holds it. So a statement whose lines contain none of those names and not
+the package's name has no edge, and its expressions need not be walked: most statements of
+a plugin's non-patch files (the activation search reads all ~700 files of vllm-ascend).
+The set of names is a superset (every binding that *may* refer to the plugin, matched as
+substrings), so nothing is skipped that could hold an edge.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections.abc import Iterator
+
+from patchkeeper.runtime import names
+from patchkeeper.runtime.file_facts import is_plugin
+
+_BODIES = {
+    ast.FunctionDef: ("body",),
+    ast.AsyncFunctionDef: ("body",),
+    ast.ClassDef: ("body",),
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
+    ast.Try: ("body", "handlers", "orelse", "finalbody"),
+    ast.ExceptHandler: ("body",),
+    ast.Match: ("cases",),
+    ast.match_case: ("body",),
+}
+if hasattr(ast, "TryStar"):  # Python 3.11
+    _BODIES[ast.TryStar] = ("body", "handlers", "orelse", "finalbody")
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement of a module, nested scopes included (expressions not walked)."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _BODIES.get(node.__class__, ()):
+            stack.extend(reversed(getattr(node, field)))
+
+
+def _refers_to_plugin(value: ast.expr, bound: set[str], package: str) -> bool:
+    root = value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name):
+        return root.id in bound
+    if isinstance(root, ast.Call):  # importlib.import_module("vllm_ascend.x")
+        return any(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) and package in a.value
+            for a in root.args
+        )
+    return False
+
+
+def plugin_names(tree: ast.Module, module: str, is_package: bool, package: str) -> set[str]:
+    """Every name the file may bind to a plugin path, in any scope."""
+    bound: set[str] = set()
+    aliases: list[tuple[str, ast.expr]] = []
+    for node in _statements(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for local, binding in names.import_bindings(node, module, is_package).items():
+                dotted = binding.dotted
+                if is_plugin(dotted, package) or package.startswith(dotted + "."):
+                    bound.add(local)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            aliases.append((node.targets[0].id, node.value))
+    changed = True
+    while changed:  # aliases of aliases
+        changed = False
+        for name, value in aliases:
+            if name not in bound and _refers_to_plugin(value, bound, package):
+                bound.add(name)
+                changed = True
+    return bound
+
+
+def hot_lines(text: str, needles: set[str]) -> list[int]:
+    """The sorted 1-based numbers of the lines of ``text`` holding one of ``needles``
+    (as a substring)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # the parser's line ends
+    positions: list[int] = []
+    for needle in needles:
+        if not needle:
+            continue
+        position = text.find(needle)
+        while position != -1:
+            positions.append(position)
+            end = text.find("\n", position)  # one hit per line is enough
+            position = text.find(needle, end) if end != -1 else -1
+    positions.sort()
+    lines: list[int] = []
+    line, last = 1, 0
+    for position in positions:
+        line += text.count("\n", last, position)
+        last = position
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def any_within(hot: list[int], first: int, last: int) -> bool:
+    """Whether a line of ``hot`` (sorted) lies in ``first``..``last``."""
+    index = bisect.bisect_left(hot, first)
+    return index < len(hot) and hot[index] <= last

@@ -1,0 +1,268 @@
+"""Apply and reverse whole patches and series on an in-memory view of a tree.
+
+A :class:`Workspace` reads files from a tree on first use and keeps every change in memory, so
+a series can be applied, reversed or judged without touching the disk; only
+``transaction.py`` writes, and only once everything succeeded (docs/architecture.md: exact or
+nothing). A patch changes the workspace only if all of its file diffs apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from patchkeeper.series.hunks import FilePatchResult, HunkFailure, Placement, patch_lines
+from patchkeeper.series.model import FileDiff, Hunk, Patch
+from patchkeeper.series.parse import split_lines
+
+#: Problems a whole file can have (as opposed to a hunk): the file a diff modifies is
+#: missing, a file it creates already exists, a file it deletes is not what it expects.
+MISSING = "missing"
+EXISTS = "exists"
+NOT_EMPTY = "not-empty"
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file's content and mode in the workspace.
+
+    Attributes:
+        lines: the content, split by :func:`patchkeeper.series.parse.split_lines`.
+        mode: the permission bits (``0o644``), or ``None`` when unknown.
+    """
+
+    lines: tuple[bytes, ...]
+    mode: int | None = None
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self.lines)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, mode: int | None = None) -> FileState:
+        return cls(tuple(split_lines(data)), mode)
+
+
+Reader = Callable[[str], "FileState | None"]
+
+
+class Workspace:
+    """A copy-on-write view of the files of one tree.
+
+    Args:
+        reader: ``reader(path) -> FileState | None`` reads a file (``None`` if absent), with
+            ``path`` relative to the patch root, POSIX style.
+    """
+
+    def __init__(self, reader: Reader) -> None:
+        self._reader = reader
+        self._base: dict[str, FileState | None] = {}
+        self._current: dict[str, FileState | None] = {}
+
+    def original(self, path: str) -> FileState | None:
+        """The file as the tree has it."""
+        if path not in self._base:
+            self._base[path] = self._reader(path)
+        return self._base[path]
+
+    def get(self, path: str) -> FileState | None:
+        """The file as the workspace has it now."""
+        if path in self._current:
+            return self._current[path]
+        return self.original(path)
+
+    def set(self, path: str, state: FileState | None) -> None:
+        self._current[path] = state
+
+    def changes(self) -> dict[str, FileState | None]:
+        """Every path whose content or mode differs from the tree: path -> new state."""
+        out: dict[str, FileState | None] = {}
+        for path, state in self._current.items():
+            before = self.original(path)
+            if state is None and before is None:
+                continue
+            if state is not None and before is not None and state == before:
+                continue
+            out[path] = state
+        return out
+
+    def snapshot(self) -> dict[str, FileState | None]:
+        return dict(self._current)
+
+    def restore(self, snapshot: dict[str, FileState | None]) -> None:
+        self._current = dict(snapshot)
+
+    def fork(self) -> Workspace:
+        """A new workspace on the same tree with the same pending changes."""
+        other = Workspace(self._reader)
+        other._base = self._base
+        other._current = dict(self._current)
+        return other
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What happened to one file diff.
+
+    Attributes:
+        diff: the file diff.
+        path: the path it was applied to (the new path for a rename when reversing).
+        problem: ``None``, or :data:`MISSING`, :data:`EXISTS`, :data:`NOT_EMPTY`.
+        placements: where hunks applied.
+        failures: the hunks that did not.
+    """
+
+    diff: FileDiff
+    path: str
+    problem: str | None = None
+    placements: tuple[Placement, ...] = ()
+    failures: tuple[HunkFailure, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None and not self.failures
+
+
+@dataclass(frozen=True)
+class PatchOutcome:
+    """What happened when one patch was applied (or reversed) to a workspace.
+
+    Attributes:
+        patch: the patch.
+        reverse: whether it was being undone.
+        files: one outcome per file diff, in order.
+    """
+
+    patch: Patch
+    reverse: bool
+    files: tuple[FileOutcome, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return all(outcome.ok for outcome in self.files)
+
+    @property
+    def placements(self) -> tuple[Placement, ...]:
+        return tuple(p for outcome in self.files for p in outcome.placements)
+
+    @property
+    def failures(self) -> tuple[tuple[FileOutcome, HunkFailure], ...]:
+        return tuple((o, f) for o in self.files for f in o.failures)
+
+    @property
+    def max_offset(self) -> int:
+        return max((abs(p.offset) for p in self.placements), default=0)
+
+
+def _mode_int(mode: str | None) -> int | None:
+    return int(mode[-3:], 8) if mode else None
+
+
+def _patched(state: FileState | None, hunks: Sequence[Hunk], reverse: bool) -> FilePatchResult:
+    lines: Sequence[bytes] = state.lines if state is not None else ()
+    return patch_lines(lines, hunks, reverse=reverse)
+
+
+def _may_be_absent(diff: FileDiff, reverse: bool) -> bool:
+    """True when the diff says its source is empty, so a missing file reads as an empty one.
+
+    GNU patch (pch.c, ``intuit_diff_type``): a first hunk whose source range starts at line 0
+    (``@@ -0,0 +1,3 @@``) marks the old file "existent and probably empty"; a missing file
+    is then patched as if empty, i.e. created. ``diff -u`` of an empty file writes such a
+    diff with ordinary ``a/``/``b/`` names instead of ``/dev/null``.
+    """
+    if not diff.hunks:
+        return False
+    first = diff.hunks[0]
+    return (first.new_start if reverse else first.old_start) == 0
+
+
+def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutcome, dict]:
+    """Apply one file diff; return its outcome and the workspace writes it implies."""
+    source = diff.new_path if reverse else diff.old_path
+    dest = diff.old_path if reverse else diff.new_path
+    new_mode = _mode_int(diff.old_mode if reverse else diff.new_mode)
+    writes: dict[str, FileState | None] = {}
+    path = dest if dest is not None else source
+    assert path is not None
+    if source is None:  # creation
+        existing = ws.get(dest)  # type: ignore[arg-type]
+        if existing is not None and existing.lines:
+            return FileOutcome(diff, path, EXISTS), writes
+        result = _patched(None, diff.hunks, reverse)
+    else:
+        existing = ws.get(source)
+        if existing is None and not _may_be_absent(diff, reverse):
+            return FileOutcome(diff, source, MISSING), writes
+        result = _patched(existing, diff.hunks, reverse)
+        if dest is not None and dest != source and ws.get(dest) is not None:
+            return FileOutcome(diff, dest, EXISTS, result.placements, result.failures), writes
+    if not result.ok:
+        return FileOutcome(diff, path, None, result.placements, result.failures), writes
+    assert result.lines is not None
+    if dest is None:  # deletion: the hunks must have emptied the file
+        if result.lines:
+            return FileOutcome(diff, path, NOT_EMPTY, result.placements), writes
+        writes[source] = None  # type: ignore[index]
+        return FileOutcome(diff, path, None, result.placements), writes
+    mode = new_mode
+    if mode is None and source is not None:
+        before = ws.get(source)
+        mode = before.mode if before is not None else None
+    writes[dest] = FileState(tuple(result.lines), mode)
+    if source is not None and source != dest:
+        writes[source] = None
+    return FileOutcome(diff, path, None, result.placements), writes
+
+
+def apply_patch(
+    ws: Workspace, patch: Patch, *, reverse: bool = False, commit: bool = True
+) -> PatchOutcome:
+    """Apply (or undo) ``patch`` on ``ws``; change ``ws`` only if every file diff applies.
+
+    File diffs are applied in order (in reverse order when undoing), each seeing the result
+    of the ones before it, so a patch that touches one file twice works both ways.
+
+    Args:
+        ws: the workspace.
+        patch: the patch.
+        reverse: undo the patch instead.
+        commit: when false, leave ``ws`` unchanged even on success (a dry run).
+    """
+    snapshot = ws.snapshot()
+    diffs = reversed(patch.files) if reverse else patch.files
+    outcomes = []
+    ok = True
+    for diff in diffs:
+        outcome, writes = _apply_file(ws, diff, reverse)
+        outcomes.append(outcome)
+        if not outcome.ok:
+            ok = False
+            continue
+        for path, state in writes.items():
+            ws.set(path, state)
+    if reverse:
+        outcomes.reverse()
+    if not ok or not commit:
+        ws.restore(snapshot)
+    return PatchOutcome(patch, reverse, tuple(outcomes))
+
+
+def apply_series(ws: Workspace, patches: Iterable[Patch]) -> list[PatchOutcome]:
+    """Apply patches in order; stop at the first that fails (its outcome is the last)."""
+    outcomes = []
+    for patch in patches:
+        outcome = apply_patch(ws, patch)
+        outcomes.append(outcome)
+        if not outcome.ok:
+            break
+    return outcomes
+
+
+def touched_paths(patches: Iterable[Patch]) -> list[str]:
+    """Every path any of the patches reads or writes, in first-seen order."""
+    seen: dict[str, None] = {}
+    for patch in patches:
+        for path in patch.touched_paths:
+            seen.setdefault(path, None)
+    return list(seen)

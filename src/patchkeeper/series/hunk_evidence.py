@@ -1,0 +1,148 @@
+"""Why a verdict holds: where a hunk failed and what differs, which lines are already there.
+
+docs/architecture.md: "a verdict without evidence is a bug". These are plain records built from
+engine outcomes; renderers turn them into text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchkeeper.series.engine import EXISTS, MISSING, NOT_EMPTY, PatchOutcome
+from patchkeeper.series.hunks import HunkFailure, first_line
+
+_PROBLEM_TEXT = {
+    MISSING: "the file does not exist",
+    EXISTS: "the file the patch creates already exists",
+    NOT_EMPTY: "the file the patch deletes has other content",
+}
+
+
+def _text(line: bytes | None) -> str | None:
+    if line is None:
+        return None
+    return line.decode("utf-8", "replace").rstrip("\n")
+
+
+@dataclass(frozen=True)
+class LineMismatch:
+    """A pre-image line that differs at the closest place.
+
+    Attributes:
+        line: 1-based line of the file where it was expected.
+        expected: the hunk's line (text, no line ending).
+        found: the file's line there, or ``None`` past the end of the file.
+    """
+
+    line: int
+    expected: str
+    found: str | None
+
+
+@dataclass(frozen=True)
+class HunkEvidence:
+    """A hunk that does not apply, and the closest place its context was found.
+
+    Attributes:
+        path: the file (patch path).
+        index: the hunk's number in its file diff (1-based).
+        header: the ``@@`` line.
+        patch_line: the header's line in the patch file.
+        expected_line: where the search started (1-based line of the file).
+        closest_line: where the closest window starts, or ``None`` when no line matched.
+        matching: how many pre-image lines match there.
+        total: the pre-image length.
+        mismatches: the lines that differ there.
+        note: why the hunk was refused when its lines all match somewhere (GNU patch's rules
+            on where a hunk with cut context may apply), else ``""``.
+    """
+
+    path: str
+    index: int
+    header: str
+    patch_line: int
+    expected_line: int
+    closest_line: int | None
+    matching: int
+    total: int
+    mismatches: tuple[LineMismatch, ...]
+    note: str = ""
+
+
+def refusal_note(failure: HunkFailure) -> str:
+    """Why a hunk whose every line matches at the closest place still does not apply.
+
+    GNU patch (``locate_hunk``) anchors a hunk whose context a diff cut short: fewer leading
+    than trailing context lines at line 1 means "at the start of the file", fewer trailing
+    than leading means "at the end of the file"; and a hunk may not start inside the lines
+    the previous hunk of the file consumed.
+    """
+    closest = failure.closest
+    if closest is None or closest.matching != closest.total:
+        return ""
+    hunk = failure.hunk
+    at_start = min(first_line(hunk, False), first_line(hunk, True)) <= 1
+    if hunk.prefix_context < hunk.suffix_context and at_start:
+        return (
+            "every line matches there, but the hunk has fewer leading than trailing context "
+            "lines and starts at line 1, so it may only apply at the start of the file"
+        )
+    if hunk.suffix_context < hunk.prefix_context:
+        return (
+            "every line matches there, but the hunk has fewer trailing than leading context "
+            "lines, so it may only apply at the end of the file"
+        )
+    return (
+        "every line matches there, but that place overlaps the lines the previous hunk "
+        "changed (hunks apply in order)"
+    )
+
+
+@dataclass(frozen=True)
+class FileFailure:
+    """One file diff of a patch that does not apply.
+
+    Attributes:
+        path: the file.
+        problem: a whole-file problem in words (missing, exists), or ``None``.
+        hunks: the hunks that fail.
+    """
+
+    path: str
+    problem: str | None
+    hunks: tuple[HunkEvidence, ...]
+
+
+def hunk_evidence(path: str, failure: HunkFailure) -> HunkEvidence:
+    """Turn an engine :class:`HunkFailure` into evidence."""
+    closest = failure.closest
+    mismatches: tuple[LineMismatch, ...] = ()
+    if closest is not None:
+        mismatches = tuple(
+            LineMismatch(closest.line + d.index, _text(d.expected) or "", _text(d.found))
+            for d in closest.differences
+        )
+    return HunkEvidence(
+        path=path,
+        index=failure.hunk.index,
+        header=failure.hunk.header,
+        patch_line=failure.hunk.line_no,
+        expected_line=failure.expected_line,
+        closest_line=closest.line if closest else None,
+        matching=closest.matching if closest else 0,
+        total=len(failure.hunk.pre_image),
+        mismatches=mismatches,
+        note=refusal_note(failure),
+    )
+
+
+def failure_evidence(outcome: PatchOutcome) -> tuple[FileFailure, ...]:
+    """Every file diff of ``outcome`` that failed, with its evidence."""
+    out = []
+    for file_outcome in outcome.files:
+        if file_outcome.ok:
+            continue
+        problem = _PROBLEM_TEXT.get(file_outcome.problem or "")
+        hunks = tuple(hunk_evidence(file_outcome.path, f) for f in file_outcome.failures)
+        out.append(FileFailure(file_outcome.path, problem, hunks))
+    return tuple(out)

@@ -1,0 +1,346 @@
+"""Locate, apply and reverse hunks exactly: fuzz 0, offsets allowed.
+
+The search follows GNU patch's ``locate_hunk`` (patch.c) at fuzz 0, so that patchkeeper and
+``patch -p1 --fuzz 0`` agree on where a hunk lands and on whether it applies:
+
+- the first guess is the header's line plus the offset of the previous hunk of the same file;
+  candidates are tried at offsets 0, +1, -1, +2, -2, ... (the nearest wins, later before
+  earlier);
+- a hunk with fewer leading than trailing context lines that starts at line 1 can only match
+  at the start of the file; one with fewer trailing than leading context lines can only match
+  at the end of the file (a diff cuts context short only at a file boundary);
+- a hunk may not start before the lines the previous hunk already consumed (GNU patch
+  2.7.6: ``min_where = last_frozen_line + 1``; 2.7.3 let its context reach back over them);
+- every hunk is located in the *original* content, and the output is assembled afterwards
+  the way ``apply_hunk`` writes it: input lines are copied once, in order, so a hunk that
+  starts inside the previous hunk's trailing context shares those lines instead of
+  repeating them.
+
+Lines are ``bytes`` that keep their ``\\n``; a line matches only if its bytes are equal,
+line ending included.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from patchkeeper.series.model import ADDED, REMOVED, Hunk
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a hunk applied.
+
+    Attributes:
+        hunk: the hunk.
+        line: 1-based line of the input where the hunk's pre-image starts.
+        offset: ``line`` minus the line the header promised (0 when it applied in place).
+    """
+
+    hunk: Hunk
+    line: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class LineDifference:
+    """One pre-image line that differs at the closest place.
+
+    Attributes:
+        index: 0-based position in the hunk's pre-image.
+        expected: what the hunk expects.
+        found: what the file has there (``None`` past the end of the file).
+    """
+
+    index: int
+    expected: bytes
+    found: bytes | None
+
+
+@dataclass(frozen=True)
+class ClosestMatch:
+    """Where a failed hunk's context came closest to matching.
+
+    Attributes:
+        line: 1-based line of the file where the best window starts.
+        matching: how many pre-image lines are equal there.
+        total: the pre-image length.
+        differences: the lines that differ, in order.
+    """
+
+    line: int
+    matching: int
+    total: int
+    differences: tuple[LineDifference, ...]
+
+
+@dataclass(frozen=True)
+class HunkFailure:
+    """A hunk that does not apply at fuzz 0.
+
+    Attributes:
+        hunk: the hunk.
+        expected_line: the 1-based line the search started from.
+        closest: the closest place, or ``None`` when no pre-image line occurs in the file.
+    """
+
+    hunk: Hunk
+    expected_line: int
+    closest: ClosestMatch | None
+
+
+@dataclass(frozen=True)
+class FilePatchResult:
+    """The outcome of applying a file diff's hunks to one file's lines.
+
+    Attributes:
+        lines: the new content when every hunk applied, else ``None``.
+        placements: the hunks that could be placed, in order.
+        failures: the hunks that could not.
+    """
+
+    lines: list[bytes] | None
+    placements: tuple[Placement, ...]
+    failures: tuple[HunkFailure, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def images(hunk: Hunk, reverse: bool) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """Return ``(pattern, replacement)``: the pre- and post-image, swapped when reversing."""
+    if reverse:
+        return hunk.post_image, hunk.pre_image
+    return hunk.pre_image, hunk.post_image
+
+
+def first_line(hunk: Hunk, reverse: bool) -> int:
+    """The 1-based line the header promises for the pattern (GNU's ``pch_first``).
+
+    An empty range (``@@ -5,0 +6,2 @@``) names the line *before* the insertion, so the
+    pattern's first line is one more.
+    """
+    start, length = (hunk.new_start, hunk.new_len) if reverse else (hunk.old_start, hunk.old_len)
+    return start + 1 if length == 0 else start
+
+
+def _matches(lines: Sequence[bytes], pattern: Sequence[bytes], start: int) -> bool:
+    """True when ``pattern`` equals ``lines`` from 1-based line ``start``."""
+    index = start - 1
+    if index < 0 or index + len(pattern) > len(lines):
+        return False
+    for offset, expected in enumerate(pattern):
+        if lines[index + offset] != expected:
+            return False
+    return True
+
+
+def locate(
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    *,
+    reverse: bool = False,
+    in_offset: int = 0,
+    last_frozen: int = 0,
+) -> int | None:
+    """Find where ``hunk`` applies in ``lines`` at fuzz 0, as GNU patch does.
+
+    Args:
+        lines: the file's original lines.
+        hunk: the hunk.
+        reverse: look for the post-image (to undo the hunk).
+        in_offset: the offset at which the previous hunk of this file applied.
+        last_frozen: how many input lines the previous hunks consumed (GNU's
+            ``last_frozen_line``); no change may be placed before them.
+
+    Returns:
+        The 1-based line where the pattern starts, or ``None``.
+    """
+    pattern, _ = images(hunk, reverse)
+    pat_lines = len(pattern)
+    input_lines = len(lines)
+    first_guess = first_line(hunk, reverse) + in_offset
+    prefix_context = hunk.prefix_context
+    suffix_context = hunk.suffix_context
+    context = max(prefix_context, suffix_context)
+    prefix_fuzz = prefix_context - context
+    suffix_fuzz = suffix_context - context
+    max_where = input_lines - (pat_lines - suffix_fuzz) + 1
+    min_where = last_frozen + 1
+    max_pos_offset = max_where - first_guess
+    max_neg_offset = first_guess - min_where
+    max_offset = max(max_pos_offset, max_neg_offset)
+
+    if not pat_lines:  # an empty pattern matches where the header says
+        return first_guess
+    if first_guess <= max_neg_offset:  # do not try lines <= 0
+        max_neg_offset = first_guess - 1
+
+    if prefix_fuzz < 0 and first_line(hunk, reverse) <= 1:
+        # Can only match the start of the file.
+        if suffix_fuzz < 0 and (pat_lines != input_lines or prefix_context < last_frozen):
+            return None  # can only match the entire file
+        offset = 1 - first_guess
+        if (
+            last_frozen <= prefix_context
+            and offset <= max_pos_offset
+            and _matches(lines, pattern, first_guess + offset)
+        ):
+            return first_guess + offset
+        return None
+    if suffix_fuzz < 0:
+        # Can only match the end of the file.
+        offset = first_guess - (input_lines - pat_lines + 1)
+        if offset <= max_neg_offset and _matches(lines, pattern, first_guess - offset):
+            return first_guess - offset
+        return None
+
+    # When the guess lies outside [min_where, max_where], start at the nearest end of it.
+    if max_pos_offset < 0:
+        min_offset = first_guess - max_where
+    elif max_neg_offset < 0:
+        min_offset = first_guess - min_where
+    else:
+        min_offset = 0
+    for offset in range(min_offset, max_offset + 1):
+        if offset <= max_pos_offset and _matches(lines, pattern, first_guess + offset):
+            return first_guess + offset
+        if offset <= max_neg_offset and _matches(lines, pattern, first_guess - offset):
+            return first_guess - offset
+    return None
+
+
+def closest_match(
+    lines: Sequence[bytes], pattern: Sequence[bytes], near: int
+) -> ClosestMatch | None:
+    """Find the window of ``lines`` that shares the most lines with ``pattern``, aligned.
+
+    Each occurrence of a pattern line votes for the window start that would align it; the
+    window with most votes wins, the one nearest to ``near`` (1-based) on a tie.
+
+    Returns:
+        The :class:`ClosestMatch`, or ``None`` when no pattern line occurs in ``lines``.
+    """
+    if not pattern:
+        return None
+    wanted: dict[bytes, list[int]] = {}
+    for index, line in enumerate(pattern):
+        wanted.setdefault(line, []).append(index)
+    votes: Counter[int] = Counter()
+    for position, line in enumerate(lines):
+        for index in wanted.get(line, ()):
+            votes[position - index] += 1
+    if not votes:
+        return None
+    start = min(votes, key=lambda s: (-votes[s], abs(s + 1 - near), s))
+    differences = []
+    for index, expected in enumerate(pattern):
+        position = start + index
+        found = lines[position] if 0 <= position < len(lines) else None
+        if found != expected:
+            differences.append(LineDifference(index, expected, found))
+    return ClosestMatch(
+        line=start + 1,
+        matching=len(pattern) - len(differences),
+        total=len(pattern),
+        differences=tuple(differences),
+    )
+
+
+def _sides(hunk: Hunk, reverse: bool) -> tuple[list[tuple[bool, bytes]], list[tuple[bool, bytes]]]:
+    """The pattern and the replacement as ``(changed, text)`` pairs, in hunk order."""
+    gone, come = (ADDED, REMOVED) if reverse else (REMOVED, ADDED)
+    pattern = [(line.kind == gone, line.text) for line in hunk.lines if line.kind != come]
+    replacement = [(line.kind == come, line.text) for line in hunk.lines if line.kind != gone]
+    return pattern, replacement
+
+
+def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bool) -> list[bytes]:
+    """Assemble the output as GNU patch's ``apply_hunk``, ``copy_till`` and ``spew_output``
+    write it (patch.c).
+
+    Input lines are copied once and in order, up to each change; a removed line is skipped,
+    an added one written. Context lines are never written by the hunk itself, so two hunks
+    whose contexts overlap share those input lines. A line that lacks its ``\\n`` gets one
+    when an input line is copied after it, or an added line follows at the end of a hunk.
+    """
+    out: list[bytes] = []
+    frozen = 0  # input lines already copied or removed (GNU's last_frozen_line)
+
+    def copy_till(last: int) -> None:
+        # Like GNU's, this may run past the end of the input (an empty pattern placed after
+        # the last line): there is nothing to copy there, but the count still moves. Only
+        # the input's last line can lack its newline, so one check at the seam is enough.
+        nonlocal frozen
+        end = min(last, len(lines))
+        if frozen < end:
+            if out and not out[-1].endswith(b"\n"):
+                out[-1] += b"\n"
+            out.extend(lines[frozen:end])
+        frozen = max(frozen, last)
+
+    for placement in placements:
+        pattern, replacement = _sides(placement.hunk, reverse)
+        where = placement.line - 1
+        old = new = 0
+        while old < len(pattern):
+            if pattern[old][0]:  # removed
+                copy_till(where + old)
+                frozen += 1
+                old += 1
+            elif new >= len(replacement):
+                break
+            elif replacement[new][0]:  # added
+                copy_till(where + old)
+                out.append(replacement[new][1])
+                new += 1
+            else:  # context on both sides
+                old += 1
+                new += 1
+        if new < len(replacement) and replacement[new][0]:
+            copy_till(where + old)
+            for changed, text in replacement[new:]:
+                if not changed:
+                    break
+                if out and not out[-1].endswith(b"\n"):
+                    out[-1] += b"\n"
+                out.append(text)
+    copy_till(len(lines))
+    return out
+
+
+def patch_lines(
+    lines: Sequence[bytes], hunks: Sequence[Hunk], *, reverse: bool = False
+) -> FilePatchResult:
+    """Apply (or, with ``reverse``, undo) ``hunks`` to ``lines``, all or nothing.
+
+    Every hunk is located in the original ``lines`` with :func:`locate`, the offset of each
+    placed hunk carried to the next as GNU patch does; a hunk that does not apply is reported
+    with its closest match, and the others are still located so that the result lists every
+    failure at once.
+
+    Returns:
+        A :class:`FilePatchResult`; ``lines`` is ``None`` unless every hunk applied.
+    """
+    in_offset = 0
+    last_frozen = 0
+    placements: list[Placement] = []
+    failures: list[HunkFailure] = []
+    for hunk in hunks:
+        where = locate(lines, hunk, reverse=reverse, in_offset=in_offset, last_frozen=last_frozen)
+        expected = first_line(hunk, reverse)
+        if where is None:
+            pattern, _ = images(hunk, reverse)
+            guess = expected + in_offset
+            failures.append(HunkFailure(hunk, guess, closest_match(lines, pattern, guess)))
+            continue
+        pattern, _ = images(hunk, reverse)
+        in_offset = where - expected
+        placements.append(Placement(hunk, where, where - expected))
+        last_frozen = where - 1 + len(pattern) - hunk.suffix_context
+    if failures:
+        return FilePatchResult(None, tuple(placements), tuple(failures))
+    return FilePatchResult(_splice(lines, placements, reverse), tuple(placements), ())

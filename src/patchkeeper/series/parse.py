@@ -1,0 +1,668 @@
+"""Series files and unified diffs -> :mod:`patchkeeper.series.model`.
+
+The diff structure (file diffs, git extended headers, hunks, ``\\ No newline at end of file``)
+is read by python-unidiff; this module splits off the preamble, keeps exact bytes and line
+numbers, checks what unidiff lets through (a hunk longer than its header says, a hunk before
+any file header, binary content), and turns everything into frozen model objects.
+
+Lines are split on ``\\n`` only, as GNU patch does: a ``\\r`` stays part of its line, so CRLF
+files are matched byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from unidiff import PatchedFile, PatchSet
+from unidiff.errors import UnidiffParseError
+
+from patchkeeper import constants as C
+from patchkeeper.errors import PatchFormatError
+from patchkeeper.series.model import (
+    ADDED,
+    CONTEXT,
+    REMOVED,
+    FileDiff,
+    Hunk,
+    HunkLine,
+    Patch,
+    Series,
+    SeriesEntry,
+)
+
+_ENCODING = "utf-8"
+_ERRORS = "surrogateescape"
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Split ``data`` into lines that keep their ``\\n``; only ``\\n`` ends a line.
+
+    >>> split_lines(b"a\\r\\nb\\nc")
+    [b'a\\r\\n', b'b\\n', b'c']
+    >>> split_lines(b"")
+    []
+    >>> split_lines(b"a\\n\\nb\\n")
+    [b'a\\n', b'\\n', b'b\\n']
+    >>> split_lines(b"a\\rb\\n")
+    [b'a\\rb\\n']
+    """
+    if not data:
+        return []
+    if b"\r" not in data:  # then bytes.splitlines (\n, \r, \r\n) splits on \n only, in C
+        return data.splitlines(keepends=True)
+    lines = data.split(b"\n")
+    last = lines.pop()
+    out = [line + b"\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def sha256_hex(data: bytes) -> str:
+    """Return the hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------- series
+
+
+def parse_series(path: Path) -> Series:
+    """Read a series file: one patch per line, ``#`` comments, blank lines, quilt's ``-pN``.
+
+    Raises:
+        PatchFormatError: the file is missing or a line has an option other than ``-pN``.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = Path(d, "series")
+    >>> _ = p.write_text("# comment\\n\\na.patch\\nb.patch -p0  # why\\n")
+    >>> [(e.name, e.line_no, e.strip) for e in parse_series(p).entries]
+    [('a.patch', 3, None), ('b.patch', 4, 0)]
+    """
+    try:
+        text = path.read_bytes().decode(_ENCODING, _ERRORS)
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the series file does not exist",
+            path=path,
+            hint="create it, or set 'series' in [tool.patchkeeper]",
+        ) from None
+    except OSError as exc:
+        raise PatchFormatError(f"cannot read the series file: {exc.strerror}", path=path) from None
+    entries: list[SeriesEntry] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if not line:
+            continue
+        name, *options = line.split()
+        strip: int | None = None
+        for option in options:
+            match = re.fullmatch(r"-p(\d+)", option)
+            if not match:
+                raise PatchFormatError(
+                    f"unknown option {option!r} after {name}",
+                    path=path,
+                    line=number,
+                    hint="a series line is a patch name, optionally followed by -pN",
+                )
+            strip = int(match.group(1))
+        entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
+    return Series(path=path, entries=tuple(entries))
+
+
+# --------------------------------------------------------------------------- patches
+
+
+def _first_diff_index(lines: list[bytes], path: Path) -> int:
+    """Return the index of the first line of the first file diff (``len(lines)`` if none).
+
+    The series workflow's (docs/glossary.md) ``--- exported from <commit>`` line and git
+    format-patch's ``---`` separator are preamble: a ``--- `` line starts a file diff only when a
+    ``+++ `` line follows it.
+    """
+    count = len(lines)
+    for index, line in enumerate(lines):
+        nxt = lines[index + 1] if index + 1 < count else b""
+        if line.startswith(C.DIFF_GIT):
+            return index
+        if line.startswith(C.OLD_FILE) and nxt.startswith(C.NEW_FILE):
+            return index
+        if line.startswith(C.INDEX_LINE) and nxt.startswith(C.INDEX_RULE):
+            return index
+        if line.startswith(C.DIFF_OTHER) and nxt.startswith(C.OLD_FILE):
+            return index
+        if C.HUNK_HEADER.match(line):
+            raise PatchFormatError(
+                "hunk before any file header",
+                path=path,
+                line=index + 1,
+                hint="a hunk must follow '--- a/FILE' and '+++ b/FILE' lines",
+            )
+    return count
+
+
+_C_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    '"': '"',
+    "\\": "\\",
+}
+
+
+def _unquote(name: str) -> str:
+    """Undo git's C-style quoting of a path: ``"a/sp\\303\\251c"`` -> ``a/spéc``."""
+    if not (len(name) >= 2 and name[0] == '"' and name[-1] == '"'):
+        return name
+    body, out, index = name[1:-1], bytearray(), 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\" and index + 1 < len(body):
+            nxt = body[index + 1]
+            if nxt in "01234567" and index + 3 < len(body) + 1:
+                out.append(int(body[index + 1 : index + 4], 8))
+                index += 4
+                continue
+            out += _C_ESCAPES.get(nxt, nxt).encode(_ENCODING, _ERRORS)
+            index += 2
+            continue
+        out += char.encode(_ENCODING, _ERRORS)
+        index += 1
+    return out.decode(_ENCODING, _ERRORS)
+
+
+def strip_path(name: str, strip: int, *, path: Path, line: int) -> str | None:
+    """Strip ``strip`` leading components from a diff file name (``patch -pN``).
+
+    Returns ``None`` for ``/dev/null``. As GNU patch's ``fetchname`` does, each run of
+    slashes counts once, the leading slash of an absolute name included: ``-p1`` turns
+    ``/etc/x`` into ``etc/x``, while ``-p0`` keeps it absolute, for the caller to refuse.
+
+    Raises:
+        PatchFormatError: the name has too few components for the strip level, or is empty.
+
+    >>> strip_path("a/src/x.py", 1, path=Path("p"), line=1)
+    'src/x.py'
+    >>> strip_path("/dev/null", 1, path=Path("p"), line=1) is None
+    True
+    >>> [strip_path(n, s, path=Path("p"), line=1) for n, s in [("/t/x", 1), ("b//x", 1), ("/x", 0)]]
+    ['t/x', 'x', '/x']
+    """
+    name = _unquote(name.rstrip("\r").strip())
+    if name == C.DEV_NULL:
+        return None
+    parts = [part for part in name.split("/") if part]
+    leading = 1 if name.startswith("/") else 0  # the leading slash is one strip level
+    if leading and strip == 0:
+        return "/" + "/".join(parts)
+    if len(parts) <= strip - leading:
+        raise PatchFormatError(
+            f"file name {name!r} has fewer than {strip + 1} path components for -p{strip}",
+            path=path,
+            line=line,
+            hint="check the strip level ('strip' in the configuration, or -pN in the series)",
+        )
+    return "/".join(parts[strip - leading :])
+
+
+class _LineFeed:
+    """Feeds decoded lines to unidiff and remembers the last line number handed out."""
+
+    def __init__(self, lines: list[bytes], offset: int) -> None:
+        self.lines = lines
+        self.offset = offset
+        self.last = offset
+
+    def __iter__(self) -> Iterator[str]:
+        for index, line in enumerate(self.lines, self.offset + 1):
+            self.last = index
+            yield line.decode(_ENCODING, _ERRORS)
+
+
+def _encode(text: str) -> bytes:
+    return text.encode(_ENCODING, _ERRORS)
+
+
+def _extended_headers(info: list[str]) -> dict[str, str]:
+    """Read git's extended header lines (rename, modes) from unidiff's patch info."""
+    out: dict[str, str] = {}
+    for raw in info:
+        line = raw.rstrip("\r\n")
+        if line.startswith(C.RENAME_FROM):
+            out["rename_from"] = line[len(C.RENAME_FROM) :]
+        elif line.startswith(C.RENAME_TO):
+            out["rename_to"] = line[len(C.RENAME_TO) :]
+        elif line.startswith(C.COPY_FROM):
+            out["copy"] = line
+        elif line.startswith("Binary files ") or line == "GIT binary patch":
+            out["binary"] = line
+        for key, pattern in (
+            ("old_mode", C.OLD_MODE),
+            ("new_mode", C.NEW_MODE),
+            ("new_file_mode", C.NEW_FILE_MODE),
+            ("deleted_file_mode", C.DELETED_FILE_MODE),
+            ("index_mode", C.INDEX_MODE),
+        ):
+            match = pattern.match(line)
+            if match:
+                out[key] = match.group(1)
+    return out
+
+
+def _no_newline(lines: list[HunkLine], path: Path, header_line: int) -> None:
+    r"""Apply a ``\ No newline at end of file`` marker to the line before it."""
+    if not lines:
+        raise PatchFormatError(
+            "'\\ No newline' marker with no line before it", path=path, line=header_line
+        )
+    last = lines[-1]
+    if last.text.endswith(b"\n"):
+        lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
+
+
+def _convert_hunk(
+    index: int, path: Path, strip_cr: bool, header_line: int, patch_lines: list[bytes]
+) -> Hunk:
+    r"""Read the hunk whose header is at 1-based ``header_line`` from the patch's lines.
+
+    unidiff (in its ``metadata_only`` mode) has already checked the body against the
+    header's line counts; this walks the same lines as its ``_parse_hunk`` does: a marker
+    column of ``-``, ``+`` or space, an empty line as empty context, and ``\`` lines as
+    no-newline markers (one after the hunk's last line too).
+    """
+    raw_header = patch_lines[header_line - 1]
+    match = C.HUNK_HEADER.match(raw_header)
+    assert match is not None
+    old_start = int(match.group(1))
+    old_len = int(match.group(2)) if match.group(2) is not None else 1
+    new_start = int(match.group(3))
+    new_len = int(match.group(4)) if match.group(4) is not None else 1
+    lines: list[HunkLine] = []
+    old_left, new_left = old_len, new_len
+    position = header_line  # 0-based index of the next body line
+    total = len(patch_lines)
+    while (old_left > 0 or new_left > 0) and position < total:
+        raw = patch_lines[position]
+        position += 1
+        marker = raw[:1]
+        if marker == b"\\":
+            _no_newline(lines, path, header_line)
+            continue
+        if marker == b"-":
+            kind, text = REMOVED, raw[1:]
+            old_left -= 1
+        elif marker == b"+":
+            kind, text = ADDED, raw[1:]
+            new_left -= 1
+        else:  # " " + text, or an empty line (unidiff's empty context line)
+            kind, text = CONTEXT, (raw[1:] if marker == b" " else raw)
+            old_left -= 1
+            new_left -= 1
+        if strip_cr and text.endswith(b"\r\n"):
+            text = text[:-2] + b"\n"
+        lines.append(HunkLine(kind, text, position))
+    end = position
+    if end < total and patch_lines[end].startswith(C.NO_NEWLINE):
+        _no_newline(lines, path, header_line)
+    while end < total and patch_lines[end].startswith(b"\\"):
+        end += 1
+    pre = tuple(line.text for line in lines if line.kind != ADDED)
+    post = tuple(line.text for line in lines if line.kind != REMOVED)
+    prefix = 0
+    for line in lines:
+        if line.kind != CONTEXT:
+            break
+        prefix += 1
+    suffix = 0
+    for line in reversed(lines):
+        if line.kind != CONTEXT:
+            break
+        suffix += 1
+    if prefix == len(lines):
+        suffix = prefix
+    section = raw_header[match.end() :].strip().decode(_ENCODING, _ERRORS)
+    return Hunk(
+        index=index,
+        old_start=old_start,
+        old_len=old_len,
+        new_start=new_start,
+        new_len=new_len,
+        section=section,
+        header=raw_header.rstrip(b"\r\n").decode(_ENCODING, _ERRORS),
+        line_no=header_line,
+        lines=tuple(lines),
+        pre_image=pre,
+        post_image=post,
+        prefix_context=prefix,
+        suffix_context=suffix,
+        raw=b"".join(patch_lines[header_line - 1 : end]),
+    )
+
+
+def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path) -> None:
+    """Reject a hunk whose body goes on past the line counts of its header."""
+    last = max((line.line_no for line in hunk.lines), default=hunk.line_no)
+    nxt_index = last  # 0-based index of the line after ``last``
+    if nxt_index < len(lines) and lines[nxt_index].startswith(C.NO_NEWLINE):
+        nxt_index += 1
+    if nxt_index >= len(lines):
+        return
+    nxt = lines[nxt_index]
+    if nxt.startswith((C.OLD_FILE, C.NEW_FILE, C.SIGNATURE, b"@@", C.DIFF_OTHER)):
+        return
+    if nxt[:1] in (b"+", b"-", b" ") and nxt.strip():
+        raise PatchFormatError(
+            f"hunk #{hunk.index} of {file_path} ({hunk.header}) has more lines than its "
+            f"header counts ({hunk.old_len} old, {hunk.new_len} new): line {nxt_index + 1} "
+            "continues it",
+            path=path,
+            line=nxt_index + 1,
+            hint="the hunk was edited by hand; regenerate the patch instead of editing it",
+        )
+
+
+def _convert_file(
+    ufile: PatchedFile,
+    lines: list[bytes],
+    strip: int,
+    path: Path,
+    first_line: int,
+    hunk_headers: Iterator[int],
+) -> FileDiff:
+    info = list(ufile.patch_info or [])
+    headers = _extended_headers(info)
+    if "binary" in headers or ufile.is_binary_file:
+        raise PatchFormatError(
+            f"binary diff for {ufile.path}: patchkeeper applies text diffs only",
+            path=path,
+            line=first_line,
+            hint="ship the binary file as an overlay, or regenerate the diff as text",
+        )
+    if "copy" in headers:
+        raise PatchFormatError(
+            f"git copy diff ({headers['copy']}) is not supported",
+            path=path,
+            line=first_line,
+            hint="regenerate the patch with copy detection off (git diff --no-renames)",
+        )
+    source = ufile.source_file
+    target = ufile.target_file
+    old_path = strip_path(source, strip, path=path, line=first_line) if source else None
+    new_path = strip_path(target, strip, path=path, line=first_line) if target else None
+    if "new_file_mode" in headers:
+        old_path = None
+    if "deleted_file_mode" in headers:
+        new_path = None
+    if "rename_from" in headers and "rename_to" in headers:
+        rename_strip = max(strip - 1, 0)
+        old_path = strip_path(headers["rename_from"], rename_strip, path=path, line=first_line)
+        new_path = strip_path(headers["rename_to"], rename_strip, path=path, line=first_line)
+    elif old_path is not None and new_path is not None and old_path != new_path:
+        # Not a git rename: a plain diff whose two names differ (foo.py.orig / foo.py).
+        old_path = new_path
+    if old_path is None and new_path is None:
+        raise PatchFormatError(
+            "a file diff with /dev/null on both sides", path=path, line=first_line
+        )
+    strip_cr = any(_encode(raw).endswith(b"\r\n") for raw in info[:1]) or (
+        first_line - 1 < len(lines) and lines[first_line - 1].endswith(b"\r\n")
+    )
+    hunks = [
+        _convert_hunk(number, path, strip_cr, next(hunk_headers), lines)
+        for number in range(1, len(ufile) + 1)
+    ]
+    file_path = new_path or old_path or ""
+    for hunk in hunks:
+        _check_after_hunk(lines, hunk, file_path, path)
+    # GNU patch (pch.c, intuit_diff_type): an empty side (``-0,0`` / ``+0,0`` in the first
+    # hunk) whose header carries the epoch as timestamp means "no such file", as
+    # ``diff -N`` writes it: the diff creates or deletes the file, like ``/dev/null``.
+    if hunks and hunks[0].old_start == 0 and is_epoch(ufile.source_timestamp):  # type: ignore[attr-defined]
+        old_path = None
+    if hunks and hunks[0].new_start == 0 and is_epoch(ufile.target_timestamp):  # type: ignore[attr-defined]
+        new_path = None
+    old_mode = (
+        headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
+    )
+    new_mode = headers.get("new_mode") or headers.get("new_file_mode") or headers.get("index_mode")
+    return FileDiff(
+        old_path=old_path,
+        new_path=new_path,
+        old_mode=old_mode,
+        new_mode=new_mode,
+        hunks=tuple(hunks),
+        line_no=first_line,
+    )
+
+
+def is_epoch(timestamp: str | None) -> bool:
+    """True when a ``diff -u`` header timestamp is the Unix epoch, in any time zone.
+
+    >>> is_epoch("1970-01-01 00:00:00.000000000 +0000"), is_epoch("1969-12-31 19:00:00 -0500")
+    (True, True)
+    >>> is_epoch("2024-05-01 10:00:00.1 +0200"), is_epoch(None)
+    (False, False)
+    """
+    match = C.DIFF_TIMESTAMP.match(timestamp.strip()) if timestamp else None
+    if match is None:
+        return False
+    from datetime import datetime, timedelta  # only diffs with timestamps need it
+
+    year, month, day, hour, minute, second, sign, zone_h, zone_m = match.groups()
+    moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))
+    zone = (int(zone_h) * 60 + int(zone_m)) * (1 if sign == "+" else -1)
+    return moment - timedelta(minutes=zone) == datetime(1970, 1, 1)
+
+
+def _unidiff_message(message: str) -> str:
+    if message.startswith("Hunk is shorter"):
+        return "truncated hunk: the patch ends before the line counts of its header are met"
+    if message.startswith("Hunk is longer"):
+        return "hunk line counts do not add up: more lines than its header says"
+    if message.startswith("Hunk diff line expected"):
+        return "hunk line counts do not add up: expected a hunk line (' ', '-', '+'), got " + repr(
+            message.split(": ", 1)[-1].rstrip("\n")
+        )
+    if message.startswith("Unexpected hunk"):
+        return "hunk before any file header"
+    return message
+
+
+def _file_start_lines(lines: list[bytes], start: int) -> dict[int, int]:
+    """Map the line number unidiff gives a plain ``+++`` header to its ``---`` line."""
+    return {
+        index + 2: index + 1
+        for index in range(start, len(lines) - 1)
+        if lines[index].startswith(C.OLD_FILE) and lines[index + 1].startswith(C.NEW_FILE)
+    }
+
+
+def _check_has_changes(files: list[FileDiff], lines: list[bytes], path: Path) -> None:
+    """A patch must change something: GNU patch says "Only garbage was found in the patch
+    input", git apply "No valid patches in input". A plain ``---``/``+++`` header with no
+    hunk is also refused; git's hunkless headers (new or deleted empty file, rename, mode
+    change) are changes."""
+    if not files:
+        what = "is empty" if not any(line.strip() for line in lines) else "holds no diff"
+        raise PatchFormatError(
+            f"the patch {what}: no '--- a/FILE' / '+++ b/FILE' or 'diff --git' header with "
+            "hunks was found",
+            path=path,
+            line=1,
+            hint="regenerate the patch, or take it out of the series",
+        )
+    for diff in files:
+        if diff.hunks or diff.is_creation or diff.is_deletion or diff.is_rename:
+            continue
+        if diff.old_mode != diff.new_mode:
+            continue
+        raise PatchFormatError(
+            f"the file header for {diff.path} has no hunk",
+            path=path,
+            line=diff.line_no,
+            hint="regenerate the patch; a file header must be followed by '@@' hunks",
+        )
+
+
+def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
+    """Parse one patch file.
+
+    Args:
+        data: the patch file's bytes.
+        name: the series name of the patch.
+        path: the patch file, for messages.
+        strip: leading path components to remove from file names (``-p``).
+
+    Returns:
+        The :class:`Patch`, whose ``raw`` is ``data`` unchanged.
+
+    Raises:
+        PatchFormatError: naming ``path`` and the line, for wrong hunk line counts, a
+            truncated hunk, a hunk before any file header, or a binary diff.
+    """
+    lines = split_lines(data)
+    start = _first_diff_index(lines, path)
+    feed = _LineFeed(lines[start:], start)
+    try:
+        # unidiff reads the structure and checks every hunk's line counts; the hunk lines
+        # themselves are read from ``lines`` (_convert_hunk), which is faster than building
+        # unidiff's Line objects and gives the exact bytes.
+        patchset = PatchSet(iter(feed), metadata_only=True)
+    except UnidiffParseError as exc:
+        raise PatchFormatError(
+            _unidiff_message(str(exc)),
+            path=path,
+            line=feed.last,
+            hint="regenerate the patch; do not edit hunks by hand",
+        ) from None
+    plain_starts = _file_start_lines(lines, start)
+    # The hunk headers in order: unidiff takes every such line outside a hunk body as one,
+    # and no body line can start with "@@" (its first column is a marker).
+    hunk_headers = iter(
+        [index + 1 for index in range(start, len(lines)) if C.HUNK_HEADER.match(lines[index])]
+    )
+    files = []
+    for ufile in patchset:
+        first_line = (ufile.diff_line_no or 0) + start
+        first_line = plain_starts.get(first_line, first_line)
+        files.append(_convert_file(ufile, lines, strip, path, first_line, hunk_headers))
+    _check_has_changes(files, lines, path)
+    files, trailer = _attach_raw(files, lines, start)
+    return Patch(
+        name=name,
+        path=path,
+        raw=data,
+        preamble=b"".join(lines[:start]),
+        preamble_lines=start,
+        files=tuple(files),
+        strip=strip,
+        trailer=trailer,
+    )
+
+
+def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
+    r"""The 0-based index just past the hunk's last line (its ``\`` marker included)."""
+    end = max((line.line_no for line in hunk.lines), default=hunk.line_no)
+    while end < len(lines) and lines[end].startswith(b"\\"):
+        end += 1
+    return end
+
+
+def _attach_raw(
+    files: list[FileDiff], lines: list[bytes], start: int
+) -> tuple[list[FileDiff], bytes]:
+    """Give every file diff its raw header bytes, so that rendering round-trips (hunks
+    carry theirs from :func:`_convert_hunk`); return the file diffs and the trailer."""
+    out = []
+    cursor = start
+    for number, diff in enumerate(files):
+        if diff.hunks:
+            header_end = diff.hunks[0].line_no - 1
+        elif number + 1 < len(files):
+            header_end = files[number + 1].line_no - 1
+        else:
+            header_end = len(lines)
+        header = b"".join(lines[cursor:header_end])
+        cursor = header_end
+        if diff.hunks:  # each hunk got its raw bytes in _convert_hunk
+            cursor = _hunk_end(lines, diff.hunks[-1])
+        out.append(replace(diff, header_raw=header))
+    return out, b"".join(lines[cursor:])
+
+
+def render_patch(patch: Patch) -> bytes:
+    """The bytes of ``patch`` from its parts: preamble, file headers, hunks, trailer.
+
+    For a parsed patch this gives back exactly the file's bytes.
+    """
+    parts = [patch.preamble]
+    for diff in patch.files:
+        parts.append(diff.header_raw)
+        parts.extend(hunk.raw for hunk in diff.hunks)
+    parts.append(patch.trailer)
+    return b"".join(parts)
+
+
+def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
+    """Read and parse the patch file at ``path``.
+
+    Raises:
+        PatchFormatError: the file is missing, unreadable or malformed.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the patch file does not exist",
+            path=path,
+            hint="remove it from the series, or restore the file",
+        ) from None
+    except OSError as exc:
+        raise PatchFormatError(f"cannot read the patch: {exc.strerror}", path=path) from None
+    return parse_patch(data, name=name or path.name, path=path, strip=strip)
+
+
+def load_patches(series: Series, default_strip: int) -> list[Patch]:
+    """Read every patch a series lists, in order.
+
+    Raises:
+        PatchFormatError: a listed patch is missing (naming the series line) or malformed.
+    """
+    patches = []
+    seen: dict[str, int] = {}
+    for entry in series.entries:
+        if entry.name in seen:
+            raise PatchFormatError(
+                f"{entry.name} is listed twice (first on line {seen[entry.name]})",
+                path=series.path,
+                line=entry.line_no,
+                hint="a patch applies once: remove one of the two lines",
+            )
+        seen[entry.name] = entry.line_no
+        strip = entry.strip if entry.strip is not None else default_strip
+        patches.append(read_patch(listed_patch(series, entry), name=entry.name, strip=strip))
+    return patches
+
+
+def listed_patch(series: Series, entry: SeriesEntry) -> Path:
+    """The patch file a series line names (relative to the series' directory).
+
+    Raises:
+        PatchFormatError: the file does not exist (naming the series line).
+    """
+    path = series.directory / entry.name
+    if not path.is_file():
+        raise PatchFormatError(
+            f"the series lists {entry.name}, which does not exist",
+            path=series.path,
+            line=entry.line_no,
+            hint=f"restore {path} or remove the line from the series",
+        )
+    return path

@@ -1,0 +1,331 @@
+"""Substantive lines: what of a patch's change can be searched for in another tree.
+
+A backport is often written differently from the upstream fix, reformatted or moved, so the
+search compares normalized lines (whitespace collapsed) and ignores lines that say nothing on
+their own: blank lines, comments, lone brackets and keywords.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+
+from patchkeeper.series.model import ADDED, REMOVED, Patch
+
+_SPACE = re.compile(rb"\s+")
+_COMMENT_PREFIXES = (b"#", b"//", b"/*", b"* ", b"*/", b'"""', b"'''")
+_TRIVIAL = frozenset(
+    b.encode()
+    for b in (
+        "pass",
+        "else:",
+        "try:",
+        "finally:",
+        "return",
+        "continue",
+        "break",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        "),",
+        "],",
+        "},",
+        "):",
+        "})",
+        "*",
+        "-->",
+        "end",
+        "fi",
+        "done",
+        "else",
+        "}:",
+        "@staticmethod",
+        "@classmethod",
+        "@property",
+        "raise",
+        "yield",
+        "return None",
+        "return True",
+        "return False",
+        "except Exception:",
+        "*/",
+        ");",
+        "};",
+    )
+)
+
+
+def normalize(line: bytes) -> bytes:
+    """Collapse whitespace runs to one space and strip the ends.
+
+    >>> normalize(b"  x  =\\t1\\r\\n")
+    b'x = 1'
+    """
+    return _SPACE.sub(b" ", line).strip()
+
+
+def substantive(line: bytes) -> bytes | None:
+    """The normalized line if it says something on its own, else ``None``.
+
+    >>> substantive(b"    # a comment\\n") is None, substantive(b"  )\\n") is None
+    (True, True)
+    >>> substantive(b"    retries = Retry(3)\\n")
+    b'retries = Retry(3)'
+    """
+    text = normalize(line)
+    if len(text) < 3 or text in _TRIVIAL or text.startswith(_COMMENT_PREFIXES):
+        return None
+    return text
+
+
+def substantive_lines(lines: Iterable[bytes]) -> list[bytes]:
+    """The substantive lines of ``lines``, normalized, in order."""
+    out = []
+    for line in lines:
+        text = substantive(line)
+        if text is not None:
+            out.append(text)
+    return out
+
+
+def added_by_path(patch: Patch) -> dict[str, list[bytes]]:
+    """The patch's substantive added lines, per path it writes."""
+    return _lines_by_path(patch, ADDED)
+
+
+def removed_by_path(patch: Patch) -> dict[str, list[bytes]]:
+    """The patch's substantive removed lines, per path it reads."""
+    return _lines_by_path(patch, REMOVED)
+
+
+def _lines_by_path(patch: Patch, kind: str) -> dict[str, list[bytes]]:
+    """The patch's substantive lines of ``kind`` (added: per new path; removed: per old
+    path), leaving out the files that have none."""
+    out: dict[str, list[bytes]] = {}
+    for diff in patch.files:
+        path = diff.new_path if kind == ADDED else diff.old_path
+        if path is None:
+            continue
+        lines = [line.text for hunk in diff.hunks for line in hunk.lines if line.kind == kind]
+        found = substantive_lines(lines)
+        if found:
+            out.setdefault(path, []).extend(found)
+    return out
+
+
+def contains_in_order(haystack: list[bytes], needles: list[bytes]) -> list[int] | None:
+    """0-based positions of ``needles`` found in order in ``haystack``, or ``None``.
+
+    >>> contains_in_order([b"a", b"x", b"b"], [b"a", b"b"])
+    [0, 2]
+    >>> contains_in_order([b"b", b"a"], [b"a", b"b"]) is None
+    True
+    """
+    positions = []
+    start = 0
+    for needle in needles:
+        try:
+            index = haystack.index(needle, start)
+        except ValueError:
+            return None
+        positions.append(index)
+        start = index + 1
+    return positions
+
+
+# --------------------------------------------------------------------------- reformatting
+
+#: Tokens of a line: names, numbers, string literals (one line), any other character.
+_TOKEN = re.compile(
+    rb"""[A-Za-z_][A-Za-z0-9_]*|\d[\w.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\S"""
+)
+_CLOSERS = frozenset((b")", b"]", b"}"))
+_SEP = b"\x00"
+#: Needles with fewer tokens must match whole lines (``x = 1`` is inside ``y.x = 1``).
+MIN_FRAGMENT_TOKENS = 4
+
+
+def _raw_tokens(line: bytes) -> list[bytes]:
+    out: list[bytes] = []
+    for token in _TOKEN.findall(line):
+        if token == b"#":
+            break
+        if len(token) >= 2 and token[:1] == token[-1:] == b"'" and b'"' not in token:
+            token = b'"' + token[1:-1] + b'"'
+        elif token == b"'":
+            token = b'"'
+        out.append(token)
+    return out
+
+
+def _drop_commas(toks: list[bytes]) -> list[bytes]:
+    """Drop commas before a closing bracket (black's magic trailing comma)."""
+    return [
+        token
+        for i, token in enumerate(toks)
+        if not (token == b"," and i + 1 < len(toks) and toks[i + 1] in _CLOSERS)
+    ]
+
+
+def tokens(line: bytes) -> list[bytes]:
+    """The line's tokens, normalized so that a reformatted line gives the same ones.
+
+    String literals are double-quoted when that needs no escape (black's quote rule), a ``#``
+    outside a string ends the line (a comment), a comma before a closing bracket or at the
+    end of the line is dropped.
+
+    >>> tokens(b"  raise E('no path',)  # why\\n")
+    [b'raise', b'E', b'(', b'"no path"', b')']
+    """
+    out = _drop_commas(_raw_tokens(line))
+    while out and out[-1] == b",":
+        out.pop()
+    return out
+
+
+class FileIndex:
+    """Where substantive lines occur in one file, exactly or reformatted.
+
+    A line is *in* the file when its normalized text is one of the file's lines, or when its
+    tokens (:func:`tokens`) occur in the file's token stream: spread over whole lines (black
+    split it), or, for a line of at least :data:`MIN_FRAGMENT_TOKENS` tokens, anywhere (the
+    backport split what upstream wrote on one line).
+
+    Args:
+        lines: the file's lines.
+    """
+
+    def __init__(self, lines: Sequence[bytes]) -> None:
+        self.line_set = {text for text in map(substantive, lines) if text is not None}
+        stream: list[bytes] = []
+        owner: list[int] = []
+        for number, line in enumerate(lines):
+            toks = _raw_tokens(line)
+            stream.extend(toks)
+            owner.extend([number] * len(toks))
+        keep = [
+            i
+            for i, token in enumerate(stream)
+            if not (token == b"," and i + 1 < len(stream) and stream[i + 1] in _CLOSERS)
+        ]
+        self._tokens = [stream[i] for i in keep]
+        self._line_of = [owner[i] for i in keep]
+        self._offsets: list[int] = []
+        position = 1
+        for token in self._tokens:
+            self._offsets.append(position)
+            position += len(token) + 1
+        self._data = _SEP + _SEP.join(self._tokens) + _SEP
+
+    def _ends_line(self, k: int) -> bool:
+        return k + 1 == len(self._tokens) or self._line_of[k + 1] != self._line_of[k]
+
+    def _whole_lines(self, first: int, last: int) -> bool:
+        """Whether tokens ``first..last`` are whole lines (a trailing comma may follow)."""
+        starts = first == 0 or self._line_of[first - 1] != self._line_of[first]
+        if self._ends_line(last):
+            return starts
+        return starts and self._tokens[last + 1] == b"," and self._ends_line(last + 1)
+
+    def find(self, needle: bytes, after: int = -1) -> int | None:
+        """The first 0-based line at or after ``after + 1`` where ``needle`` starts."""
+        toks = tokens(needle)
+        if not toks:
+            return None
+        whole = len(toks) < MIN_FRAGMENT_TOKENS
+        key = _SEP + _SEP.join(toks) + _SEP
+        k = bisect.bisect_right(self._line_of, after)
+        start = self._offsets[k] - 1 if k < len(self._offsets) else len(self._data)
+        while True:
+            found = self._data.find(key, start)
+            if found == -1:
+                return None
+            first = bisect.bisect_left(self._offsets, found + 1)
+            if not whole or self._whole_lines(first, first + len(toks) - 1):
+                return self._line_of[first]
+            start = found + 1
+
+    def has(self, needle: bytes) -> bool:
+        """Whether ``needle`` (a normalized substantive line) is in the file."""
+        return needle in self.line_set or self.find(needle) is not None
+
+    def find_in_order(self, needles: list[bytes], span: int) -> list[int] | None:
+        """0-based lines where ``needles`` occur in order, all within ``span`` lines of the
+        first, or ``None``. Each occurrence of the first needle is tried in turn (up to 64)."""
+        if not needles:
+            return None
+        anchor = -1
+        for _ in range(64):
+            first = self.find(needles[0], anchor)
+            if first is None:
+                return None
+            positions = [first]
+            for needle in needles[1:]:
+                found = self.find(needle, positions[-1] - 1)
+                if found is None or found - first > span:
+                    break
+                positions.append(found)
+            else:
+                return positions
+            anchor = first
+        return None
+
+
+_INDEXES: dict[int, tuple[Sequence[bytes], FileIndex]] = {}
+
+
+def file_index(lines: Sequence[bytes]) -> FileIndex:
+    """The :class:`FileIndex` of ``lines``, cached while the same sequence object lives."""
+    key = id(lines)
+    cached = _INDEXES.get(key)
+    if cached is not None and cached[0] is lines:
+        return cached[1]
+    if len(_INDEXES) > 512:
+        _INDEXES.clear()
+    index = FileIndex(lines)
+    _INDEXES[key] = (lines, index)
+    return index
+
+
+# --------------------------------------------------------------------------- kinds of file
+
+#: Directory names and file names that hold tests, documentation or release notes: an
+#: upstream fix often comes with tests and notes of its own, written differently.
+_TEST_DIRS = frozenset({"test", "tests", "testing", "testcases"})
+_DOC_DIRS = frozenset({"doc", "docs", "changelog", "changes", "news", "release-notes"})
+_DOC_SUFFIXES = (".rst", ".md", ".txt", ".adoc")
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test file.
+
+    >>> is_test("tests/i18n/tests.py"), is_test("src/x/conftest.py"), is_test("src/x/y.py")
+    (True, True, False)
+    """
+    parts = path.split("/")
+    name = parts[-1]
+    return (
+        any(part in _TEST_DIRS for part in parts[:-1])
+        or name.startswith("test_")
+        or name.endswith(("_test.py", "_tests.py"))
+        or name in ("conftest.py", "tests.py")
+    )
+
+
+def is_doc(path: str) -> bool:
+    """Whether ``path`` is documentation or a release note.
+
+    >>> is_doc("docs/ref/utils.txt"), is_doc("changelog/3433.bugfix.rst"), is_doc("a/b.py")
+    (True, True, False)
+    """
+    parts = path.split("/")
+    return parts[0].lower() in _DOC_DIRS or parts[-1].lower().endswith(_DOC_SUFFIXES)
+
+
+def is_code(path: str) -> bool:
+    """Neither a test nor documentation: the files whose change *is* the fix."""
+    return not is_test(path) and not is_doc(path)

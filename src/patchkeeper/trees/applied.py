@@ -1,0 +1,258 @@
+"""Which patches of a series are applied to a tree: exact, even when patches overlap.
+
+The rule of ``verify``: reverse the whole series, last patch first, on an
+in-memory copy of the touched files. A patch that reverses exactly is *applied*; one that
+does not reverse but applies forward is *not applied*; one some of whose hunks reverse is
+*partially applied* (those hunks are undone and the walk goes on); one that does neither is
+in *conflict* with the file. What is left at the end must equal the pristine content, file
+by file; a file that does not is *drifted* (changed outside the series).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from patchkeeper.constants import WordEnum
+from patchkeeper.series.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
+from patchkeeper.series.hunks import locate, patch_lines
+from patchkeeper.series.model import Hunk, Patch
+from patchkeeper.trees.tree import Pristine
+
+
+class PatchStatus(WordEnum):
+    """Whether one patch of the series is applied to a tree (see :func:`series_state`)."""
+
+    APPLIED = "applied"  # it reverses exactly
+    NOT_APPLIED = "not applied"  # it does not reverse but applies forward
+    PARTIAL = "partially applied"  # some of its hunks reverse
+    CONFLICT = "conflict"  # neither: the file differs from both sides
+
+
+APPLIED = PatchStatus.APPLIED
+NOT_APPLIED = PatchStatus.NOT_APPLIED
+PARTIAL = PatchStatus.PARTIAL
+CONFLICT = PatchStatus.CONFLICT
+
+
+@dataclass(frozen=True)
+class HunkRef:
+    """A hunk by file and number, with the 1-based line where it was found (if found)."""
+
+    path: str
+    index: int
+    header: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class PatchState:
+    """One patch's state on the tree.
+
+    Attributes:
+        name: the series name.
+        state: :data:`APPLIED`, :data:`NOT_APPLIED`, :data:`PARTIAL` or :data:`CONFLICT`.
+        applied_hunks: the hunks found applied (their post-image present).
+        missing_hunks: the hunks not applied.
+    """
+
+    name: str
+    state: str
+    applied_hunks: tuple[HunkRef, ...] = ()
+    missing_hunks: tuple[HunkRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """A touched file compared with the pristine reference after undoing the series.
+
+    Attributes:
+        path: the patch path.
+        drifted: the file, with the series undone, differs from pristine.
+        expected_sha256: the pristine hash (``None``: must be absent).
+        actual_sha256: the hash after undoing (``None``: absent).
+    """
+
+    path: str
+    drifted: bool
+    expected_sha256: str | None
+    actual_sha256: str | None
+
+
+@dataclass(frozen=True)
+class SeriesState:
+    """The state of a whole series on a tree.
+
+    Attributes:
+        patches: one :class:`PatchState` per patch, in series order.
+        files: one :class:`FileCheck` per touched file (empty without a pristine reference).
+        pristine_label: what the files were compared with, or ``None``.
+    """
+
+    patches: tuple[PatchState, ...]
+    files: tuple[FileCheck, ...]
+    pristine_label: str | None
+
+    @property
+    def all_applied(self) -> bool:
+        return all(p.state == APPLIED for p in self.patches)
+
+    @property
+    def none_applied(self) -> bool:
+        return all(p.state == NOT_APPLIED for p in self.patches)
+
+    @property
+    def drifted(self) -> tuple[FileCheck, ...]:
+        return tuple(f for f in self.files if f.drifted)
+
+
+def _hunk_refs(patch: Patch, ws: Workspace, reverse: bool) -> tuple[list[HunkRef], list[HunkRef]]:
+    """Locate each hunk on its own: found (in the given direction) or not."""
+    found: list[HunkRef] = []
+    missing: list[HunkRef] = []
+    for diff in patch.files:
+        path = diff.new_path if diff.new_path is not None else diff.old_path
+        assert path is not None
+        state = ws.get(path)
+        lines = state.lines if state is not None else ()
+        for hunk in diff.hunks:
+            where = locate(lines, hunk, reverse=reverse) if state is not None else None
+            if reverse and not hunk.post_image and state is not None:
+                # A hunk that leaves nothing (a deletion without context) "matches" anywhere
+                # when reversed: it is applied only if the lines it removes are gone.
+                gone = locate(lines, hunk) is None
+                where = first_line_after_removal(hunk) if gone else None
+            ref = HunkRef(path, hunk.index, hunk.header, where)
+            (found if where is not None else missing).append(ref)
+    return found, missing
+
+
+def _hunks_on_files(ws: Workspace, patch: Patch) -> Iterator[tuple[FileState, Hunk]]:
+    """Each hunk of ``patch`` with the state of its file in ``ws`` (files absent from ``ws``
+    are left out)."""
+    for diff in patch.files:
+        path = diff.new_path if diff.new_path is not None else diff.old_path
+        state = ws.get(path) if path else None
+        if state is None:
+            continue
+        for hunk in diff.hunks:
+            yield state, hunk
+
+
+def _removals_still_there(ws: Workspace, patch: Patch) -> bool:
+    """Whether a context-free deletion hunk of ``patch`` still finds the lines it removes.
+
+    Such a hunk (``@@ -3 +2,0 @@``, ``diff -U0``) leaves nothing to look for, so undoing it
+    "succeeds" anywhere; it is applied only when its removed lines are gone.
+    """
+    return any(
+        not hunk.post_image and locate(state.lines, hunk) is not None
+        for state, hunk in _hunks_on_files(ws, patch)
+    )
+
+
+def _insertions_already_there(ws: Workspace, patch: Patch) -> bool:
+    """Whether a context-free insertion hunk of ``patch`` finds its lines already there.
+
+    The mirror of :func:`_removals_still_there`: such a hunk's pre-image is empty, so it
+    "applies" anywhere; when its added lines are already in place it is applied, not missing.
+    """
+    return any(
+        not hunk.pre_image and locate(state.lines, hunk, reverse=True) is not None
+        for state, hunk in _hunks_on_files(ws, patch)
+    )
+
+
+def first_line_after_removal(hunk: object) -> int:
+    """Where a context-free deletion left its mark: the line after the removed block."""
+    return max(getattr(hunk, "new_start", 1), 1)
+
+
+def _undo_some(ws: Workspace, patch: Patch, applied: list[HunkRef]) -> None:
+    """Undo only the hunks found applied, file by file, when they undo together."""
+    wanted = {(ref.path, ref.index) for ref in applied}
+    for diff in patch.files:
+        path = diff.new_path if diff.new_path is not None else diff.old_path
+        state = ws.get(path) if path else None
+        hunks = [h for h in diff.hunks if (path, h.index) in wanted]
+        if state is None or not hunks:
+            continue
+        result = patch_lines(state.lines, hunks, reverse=True)
+        if result.lines is not None:
+            ws.set(path, type(state)(tuple(result.lines), state.mode))  # type: ignore[arg-type]
+
+
+def patch_state(ws: Workspace, patch: Patch) -> tuple[PatchState, PatchOutcome | None]:
+    """Judge one patch on ``ws`` (the tree with every later patch already undone) and undo
+    what of it is applied."""
+    ambiguous = _removals_still_there(ws, patch)
+    undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous)
+    if undone.ok and not ambiguous:
+        refs = [
+            HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line)
+            for p in undone.placements
+        ]
+        return PatchState(patch.name, APPLIED, tuple(refs)), undone
+    forward = apply_patch(ws, patch, commit=False)
+    if forward.ok and not _insertions_already_there(ws, patch):
+        missing = [
+            HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line)
+            for p in forward.placements
+        ]
+        return PatchState(patch.name, NOT_APPLIED, (), tuple(missing)), forward
+    applied, missing = _hunk_refs(patch, ws, reverse=True)
+    if applied:
+        _undo_some(ws, patch, applied)
+        return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
+    return PatchState(patch.name, CONFLICT, (), tuple(missing)), None
+
+
+def path_of(outcome: PatchOutcome, placement: object) -> str:
+    """The path of the file outcome that holds ``placement``."""
+    for file_outcome in outcome.files:
+        if placement in file_outcome.placements:
+            return file_outcome.path
+    return ""
+
+
+def _needing_earlier(
+    ws: Workspace, patches: Sequence[Patch], states: list[PatchState]
+) -> list[PatchState]:
+    """A patch in *conflict* only because earlier patches are not applied is *not applied*.
+
+    On a pristine tree a patch that changes lines an earlier patch wrote neither reverses nor
+    applies; it applies once the earlier patches are applied, so it is merely not applied.
+    """
+    out = list(states)
+    for index, state in enumerate(states):
+        if state.state != CONFLICT or all(s.state == APPLIED for s in states[:index]):
+            continue
+        trial = ws.fork()
+        for earlier in patches[:index]:
+            apply_patch(trial, earlier)
+        if apply_patch(trial, patches[index], commit=False).ok:
+            out[index] = PatchState(state.name, NOT_APPLIED, (), state.missing_hunks)
+    return out
+
+
+def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None) -> SeriesState:
+    """Walk the series backwards on ``ws`` and compare what is left with ``pristine``.
+
+    ``ws`` is left holding the content with the applied parts of the series undone.
+    """
+    states: list[PatchState] = []
+    for patch in reversed(patches):
+        state, _ = patch_state(ws, patch)
+        states.append(state)
+    states.reverse()
+    states = _needing_earlier(ws, patches, states)
+    checks: list[FileCheck] = []
+    if pristine is not None:
+        from patchkeeper.series.parse import sha256_hex
+
+        for path in touched_paths(patches):
+            current = ws.get(path)
+            actual = sha256_hex(current.data) if current is not None else None
+            expected = pristine.expected_sha256(path)
+            checks.append(FileCheck(path, actual != expected, expected, actual))
+    return SeriesState(tuple(states), tuple(checks), pristine.label if pristine else None)

@@ -1,0 +1,319 @@
+"""An installed distribution: where it is, its ``RECORD``, and patchkeeper's install manifest.
+
+The distribution is found through ``importlib.metadata`` in the interpreter that runs
+patchkeeper, or in another environment's interpreter (``--python``) through a subprocess.
+``RECORD`` (the wheel spec, PEP 376/627) lists every installed file with
+``sha256=<urlsafe base64, no padding>`` and its size: that is the pristine reference.
+
+What patchkeeper applied, the *install manifest* (docs/glossary.md), is written to
+``<name>-<version>.dist-info/patchkeeper.json`` and listed in ``RECORD``, as are files the
+series creates, so ``pip uninstall`` removes them.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.constants import APPLIED_RECORD
+from patchkeeper.errors import TargetError
+from patchkeeper.probe_launcher import ProbeWords, run_probe
+
+_LOCATE = r"""
+import importlib.metadata as m, json, sys
+try:
+    d = m.distribution(sys.argv[1])
+except m.PackageNotFoundError:
+    print(json.dumps({"patchkeeper-locate": 1, "missing": True})); raise SystemExit(0)
+url = d.read_text("direct_url.json")
+editable = None
+if url:
+    info = json.loads(url)
+    if info.get("dir_info", {}).get("editable"):
+        editable = info.get("url", "")
+print(json.dumps({"patchkeeper-locate": 1, "info": str(d._path),
+                  "site": str(d.locate_file("")), "version": d.version,
+                  "name": d.metadata["Name"], "python": sys.executable,
+                  "editable": editable}))
+"""
+
+
+#: How the location query words an interpreter that does not run or answer.
+_LOCATE_WORDS = ProbeWords(
+    run_hint="pass --python the path of a Python executable",
+    too_slow="the interpreter did not answer within {timeout:g} s",
+    too_slow_hint="pass --python the path of a Python executable",
+)
+
+
+@dataclass(frozen=True)
+class RecordEntry:
+    """One ``RECORD`` row: ``path,sha256=...,size`` (hash and size may be empty)."""
+
+    path: str
+    sha256: str | None
+    size: int | None
+
+
+@dataclass(frozen=True)
+class InstalledDistribution:
+    """A distribution installed in some environment.
+
+    Attributes:
+        name: the project name as its metadata spells it.
+        version: the installed version.
+        dist_info: the ``.dist-info`` directory.
+        site: the directory ``RECORD`` paths are relative to (site-packages).
+        python: the interpreter whose environment holds it.
+    """
+
+    name: str
+    version: str
+    dist_info: Path
+    site: Path
+    python: str
+
+    @property
+    def record_path(self) -> Path:
+        return self.dist_info / "RECORD"
+
+    @property
+    def applied_record_path(self) -> Path:
+        return self.dist_info / APPLIED_RECORD
+
+    def record_key(self, path: Path) -> str:
+        """The ``RECORD`` spelling of an absolute path inside ``site``."""
+        return path.relative_to(self.site).as_posix()
+
+
+def _answer(stdout: str) -> dict | None:
+    """The location query's answer, or ``None`` when the program did not give one."""
+    for line in reversed(stdout.splitlines()):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("patchkeeper-locate") == 1:
+            return data
+    return None
+
+
+def _editable_url(url: str) -> str:
+    return json.dumps({"url": url, "dir_info": {"editable": True}})
+
+
+def check_installed(
+    dist: InstalledDistribution, direct_url: str | None, where: str | None = None
+) -> None:
+    """Refuse a distribution whose files patchkeeper cannot manage.
+
+    Args:
+        dist: the distribution.
+        direct_url: the text of its ``direct_url.json`` (PEP 610), or ``None``.
+        where: the interpreter or directory it was found through, for the message.
+
+    Raises:
+        TargetError: it is an editable install (its files are in a checkout, not listed in
+            ``RECORD``), or it has no ``RECORD`` (its pristine content is unknown).
+    """
+    info = json.loads(direct_url) if direct_url else {}
+    if isinstance(info, dict) and info.get("dir_info", {}).get("editable"):
+        source = str(info.get("url", "")).removeprefix("file://") or "its source directory"
+        raise TargetError(
+            f"{dist.name} {dist.version} is installed in editable mode from {source}: its "
+            "files are not in site-packages and RECORD does not list them",
+            path=where or dist.dist_info,
+            hint=f"patch the checkout itself with --target {source}",
+        )
+    if not dist.record_path.is_file():
+        raise TargetError(
+            f"{dist.name} {dist.version} has no RECORD, so its pristine content is unknown",
+            path=dist.dist_info,
+            hint="reinstall it from a wheel with pip",
+        )
+
+
+def locate_distribution(name: str, python: Path | None = None) -> InstalledDistribution:
+    """Find the installed distribution ``name``.
+
+    Args:
+        name: the distribution name (``"vllm"``).
+        python: another environment's interpreter; ``None`` means the one running
+            patchkeeper.
+
+    Raises:
+        TargetError: the interpreter does not run, or the distribution is not installed, or
+            it has no ``RECORD`` (not installed from a wheel by a PEP 376 installer).
+    """
+    interpreter = str(python) if python is not None else sys.executable
+    proc = run_probe(interpreter, ["-I", "-c", _LOCATE, name], _LOCATE_WORDS, timeout=60)
+    if proc.returncode != 0:
+        raise TargetError(
+            f"the interpreter failed to locate {name} (exit {proc.returncode}): "
+            f"{proc.stderr.strip()[-400:]}",
+            path=interpreter,
+        )
+    found = _answer(proc.stdout)
+    if found is None:
+        raise TargetError(
+            "this is not a Python interpreter (it did not answer the location query)",
+            path=interpreter,
+            hint="pass --python the path of a Python executable, such as VENV/bin/python",
+        )
+    if found.get("missing"):
+        raise TargetError(
+            f"{name} is not installed in the environment of {interpreter}",
+            hint=f"install it (pip install {name}), pass --python for another environment, "
+            "or --target DIR for a source tree",
+        )
+    dist = InstalledDistribution(
+        name=found["name"],
+        version=found["version"],
+        dist_info=Path(found["info"]),
+        site=Path(found["site"]),
+        python=found["python"],
+    )
+    editable = found.get("editable")
+    check_installed(dist, None if editable is None else _editable_url(editable), interpreter)
+    return dist
+
+
+def record_hash(data: bytes) -> str:
+    """``RECORD``'s hash spelling of ``data``: ``sha256=<urlsafe base64 without padding>``."""
+    digest = hashlib.sha256(data).digest()
+    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def read_record(dist: InstalledDistribution) -> list[RecordEntry]:
+    """Parse ``RECORD``.
+
+    Raises:
+        TargetError: it cannot be read or a row is malformed (naming the line).
+    """
+    try:
+        text = dist.record_path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TargetError(f"cannot read RECORD: {exc.strerror}", path=dist.record_path) from None
+    entries = []
+    for number, row in enumerate(csv.reader(io.StringIO(text)), 1):
+        if not row:
+            continue
+        if len(row) != 3:
+            raise TargetError("a RECORD row must have 3 fields", path=dist.record_path, line=number)
+        path, digest, size = row
+        sha = None
+        if digest.startswith("sha256="):
+            raw = digest[len("sha256=") :]
+            sha = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+        entries.append(RecordEntry(path, sha, int(size) if size else None))
+    return entries
+
+
+def render_record(entries: list[RecordEntry], line_end: str = "\n") -> bytes:
+    """Write ``RECORD`` rows (hashes in ``RECORD``'s base64 spelling), each ending ``line_end``."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator=line_end)
+    for entry in entries:
+        digest = ""
+        if entry.sha256 is not None:
+            raw = bytes.fromhex(entry.sha256)
+            digest = "sha256=" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+        writer.writerow([entry.path, digest, "" if entry.size is None else str(entry.size)])
+    return out.getvalue().encode("utf-8")
+
+
+def read_record_bytes(dist: InstalledDistribution) -> bytes:
+    """``RECORD`` as it is on disk.
+
+    Raises:
+        TargetError: it cannot be read.
+    """
+    try:
+        return dist.record_path.read_bytes()
+    except OSError as exc:
+        raise TargetError(f"cannot read RECORD: {exc.strerror}", path=dist.record_path) from None
+
+
+def _row_path(line: bytes) -> str | None:
+    text = line.decode("utf-8", "surrogateescape").rstrip("\r\n")
+    if not text:
+        return None
+    return next(csv.reader([text]))[0]
+
+
+def add_record_rows(data: bytes, entries: list[RecordEntry]) -> bytes:
+    """``RECORD``'s bytes ``data`` with ``entries`` appended, every existing byte kept.
+
+    New rows end as the file's first row does: pip writes ``RECORD`` with csv's default
+    ``\r\n``, other installers with ``\n``; so that ``unapply`` gives the file back byte
+    for byte (with :func:`without_record_rows`).
+    """
+    first = data.find(b"\n")
+    line_end = "\r\n" if first > 0 and data[first - 1 : first] == b"\r" else "\n"
+    if data and not data.endswith(b"\n"):
+        data += line_end.encode("ascii")
+    return data + render_record(entries, line_end)
+
+
+def without_record_rows(data: bytes, paths: set[str]) -> bytes:
+    """``RECORD``'s bytes ``data`` without the rows whose path is in ``paths``; every other
+    byte kept."""
+    return b"".join(line for line in data.splitlines(keepends=True) if _row_path(line) not in paths)
+
+
+@dataclass(frozen=True)
+class AppliedRecord:
+    """The install manifest: what patchkeeper applied to an installed distribution
+    (``patchkeeper.json``).
+
+    Attributes:
+        series: ``(patch name, sha256 of the patch file)`` in apply order.
+        files: path (``RECORD`` spelling) -> ``(sha256 before or None, sha256 after or None)``.
+        created: the paths the series created (added to ``RECORD``).
+        directory: the configured directory patch paths are relative to.
+    """
+
+    series: tuple[tuple[str, str], ...]
+    files: dict[str, tuple[str | None, str | None]]
+    created: tuple[str, ...]
+    directory: str
+
+    def to_bytes(self) -> bytes:
+        data = {
+            "format": 1,
+            "directory": self.directory,
+            "series": [{"name": n, "sha256": s} for n, s in self.series],
+            "files": {p: {"before": b, "after": a} for p, (b, a) in sorted(self.files.items())},
+            "created": sorted(self.created),
+        }
+        return (json.dumps(data, indent=2, sort_keys=False) + "\n").encode("utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> AppliedRecord | None:
+        """Read the record, or ``None`` when there is none.
+
+        Raises:
+            TargetError: the file exists but is not a record patchkeeper wrote.
+        """
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                series=tuple((e["name"], e["sha256"]) for e in data["series"]),
+                files={p: (v["before"], v["after"]) for p, v in data["files"].items()},
+                created=tuple(data["created"]),
+                directory=data["directory"],
+            )
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise TargetError(
+                f"not a patchkeeper record ({exc})",
+                path=path,
+                hint="restore it from a backup, or reinstall the distribution",
+            ) from None

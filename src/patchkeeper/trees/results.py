@@ -1,0 +1,137 @@
+"""The results of the series commands on a target: ``apply``/``unapply``, ``verify``/``status``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchkeeper.constants import WordEnum
+from patchkeeper.series.hunk_evidence import FileFailure
+from patchkeeper.trees.applied import FileCheck, PatchStatus, SeriesState
+from patchkeeper.trees.transaction import Recovery
+
+
+class Outcome(WordEnum):
+    """What ``apply`` or ``unapply`` did to the target."""
+
+    APPLIED = PatchStatus.APPLIED.value  # every patch applied
+    UNAPPLIED = "unapplied"  # every patch reversed
+    ALREADY_APPLIED = "already applied"  # nothing to do
+    ALREADY_PRISTINE = "already pristine"  # nothing to do
+    PARTIAL = PatchStatus.PARTIAL.value  # some patches applied: not patched further
+    FAILED = "failed"  # a hunk does not apply at fuzz 0: nothing written
+    DRIFTED = "drifted"  # the tree differs from pristine outside the series
+
+
+APPLIED = Outcome.APPLIED
+UNAPPLIED = Outcome.UNAPPLIED
+ALREADY_APPLIED = Outcome.ALREADY_APPLIED
+ALREADY_PRISTINE = Outcome.ALREADY_PRISTINE
+PARTIAL = Outcome.PARTIAL
+FAILED = Outcome.FAILED
+DRIFTED = Outcome.DRIFTED
+
+
+@dataclass(frozen=True)
+class HunkOffset:
+    """A hunk that applied away from its header's line."""
+
+    patch: str
+    path: str
+    index: int
+    line: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """The outcome of ``apply`` or ``unapply``.
+
+    Attributes:
+        action: ``"apply"`` or ``"unapply"``.
+        target: the target's description.
+        outcome: :data:`APPLIED`, :data:`UNAPPLIED`, :data:`ALREADY_APPLIED`,
+            :data:`ALREADY_PRISTINE`, :data:`PARTIAL`, :data:`FAILED` or :data:`DRIFTED`.
+        patches: the series names, in order.
+        changed: the files written or removed (patch paths), sorted.
+        offsets: hunks that applied at an offset.
+        failed_patch: the first patch that does not apply, for :data:`FAILED`.
+        failures: its failing files and hunks, with the closest match.
+        state: the per-patch state, for :data:`PARTIAL` and :data:`DRIFTED`.
+        recovery: a journal of an interrupted run rolled back first, if any.
+        note: one more sentence for the user, or ``""``.
+    """
+
+    action: str
+    target: str
+    outcome: str
+    patches: tuple[str, ...]
+    changed: tuple[str, ...] = ()
+    offsets: tuple[HunkOffset, ...] = ()
+    failed_patch: str | None = None
+    failures: tuple[FileFailure, ...] = ()
+    state: SeriesState | None = None
+    recovery: Recovery | None = None
+    note: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        ok = (APPLIED, UNAPPLIED, ALREADY_APPLIED, ALREADY_PRISTINE)
+        return 0 if self.outcome in ok else 1
+
+
+@dataclass(frozen=True)
+class OverlayCheck:
+    """One overlay file (``[tool.patchkeeper.entries]``) compared with the target.
+
+    Attributes:
+        path: the patch-root-relative path.
+        state: ``"ok"``, ``"missing"`` or ``"differs"``.
+    """
+
+    path: str
+    state: str
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """The state of the series on a target.
+
+    Attributes:
+        command: ``"verify"`` or ``"status"``.
+        target: the target's description.
+        state: per patch and per file.
+        record_mismatch: for an installed distribution, how ``patchkeeper.json`` disagrees
+            with the current series (``""`` when it agrees or there is none).
+        recovery: a journal rolled back first, if any.
+        detailed: show every hunk (``status``).
+        overlays: the overlay files compared with the target.
+        pristine_unavailable: why the default pristine reference could not be had (``status``
+            goes on without it), or ``""``.
+        untouched: files the series does not touch that differ from pristine (changed,
+            added, missing): changes made outside the series.
+    """
+
+    command: str
+    target: str
+    state: SeriesState
+    record_mismatch: str = ""
+    recovery: Recovery | None = None
+    detailed: bool = False
+    overlays: tuple[OverlayCheck, ...] = ()
+    pristine_unavailable: str = ""
+    untouched: tuple[FileCheck, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        overlays_ok = all(check.state == "ok" for check in self.overlays)
+        return (
+            self.state.all_applied
+            and not self.state.drifted
+            and not self.record_mismatch
+            and overlays_ok
+            and not self.untouched
+        )
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1

@@ -1,0 +1,472 @@
+"""Atomic changes to a tree: a lock, a write-ahead journal, and roll-back after a crash.
+
+The protocol (a rollback journal, as SQLite's): before the first file changes, the original
+bytes of every file to be changed are copied into one journal file, and a manifest listing
+them (path, offset, size, mode) is renamed into place. Each file is then rewritten, and when
+every change is done the manifest is deleted: that single unlink is the commit. A process
+killed at any moment therefore leaves the tree as before, fully changed, or with a manifest
+that the next patchkeeper command uses to roll back before doing anything else. Like pip,
+patchkeeper does not fsync: the guarantee is against a killed process, not a power cut.
+
+How a file is rewritten: a plain file with a single link is overwritten in place (new bytes,
+then truncated to their length); anything else (a new file, a symlink, a file with other hard
+links, which an in-place write would change too: installers such as uv hard-link from their
+cache) gets a temporary file beside it that ``os.replace`` renames over the path. The journal
+makes both safe against a kill. In-place is the fast path because ext4's default
+``auto_da_alloc`` starts writeback on every rename over an existing file (and on every
+truncation to zero): on the 1,000-patch vLLM benchmark, renaming took about 0.7 s for 762
+files and in-place writes about 0.02 s (``benchmarks/results/series.md``).
+
+Two processes cannot interleave: every command holds an ``flock`` on the target's state
+directory while it works; a second one waits a bounded time, then fails with a clear message.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import signal
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.atomic import write_atomic
+from patchkeeper.constants import STATE_DIR
+from patchkeeper.errors import Interrupted, LockError, TargetError
+
+MANIFEST = "manifest.json"
+#: The journal file holding the original bytes of every changed file, one after another.
+ORIGINALS = "originals"
+TMP_SUFFIX = ".patchkeeper-tmp"
+#: Testing hook: kill the process (SIGKILL) at the N-th journaled step (1-based).
+FAULT_ENV = "PATCHKEEPER_FAULT_AT"
+#: Testing hook: raise KeyboardInterrupt (a Ctrl-C) at the N-th journaled step.
+INTERRUPT_ENV = "PATCHKEEPER_INTERRUPT_AT"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file to write or delete.
+
+    Attributes:
+        path: the absolute path.
+        data: the new bytes, or ``None`` to delete the file.
+        mode: the permission bits to set, or ``None`` to keep the current ones (0o644 for a
+            new file).
+    """
+
+    path: Path
+    data: bytes | None
+    mode: int | None = None
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A journal found and rolled back before the command ran.
+
+    Attributes:
+        journal: the journal directory.
+        restored: the files put back as they were.
+    """
+
+    journal: Path
+    restored: tuple[Path, ...]
+
+
+class _Faults:
+    """Testing hooks: at the N-th journaled step, kill the process (``PATCHKEEPER_FAULT_AT``)
+    or raise ``KeyboardInterrupt`` as a Ctrl-C would (``PATCHKEEPER_INTERRUPT_AT``)."""
+
+    def __init__(self) -> None:
+        self.kill_at = self._read(FAULT_ENV)
+        self.interrupt_at = self._read(INTERRUPT_ENV)
+        self.count = 0
+
+    @staticmethod
+    def _read(name: str) -> int | None:
+        value = os.environ.get(name, "")
+        return int(value) if value.isdigit() else None
+
+    def step(self) -> None:
+        self.count += 1
+        if self.kill_at is not None and self.count == self.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if self.interrupt_at is not None and self.count == self.interrupt_at:
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def locked(directory: Path, timeout: float, what: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory`` for the duration of the block.
+
+    Raises:
+        LockError: another process holds it for longer than ``timeout`` seconds.
+        TargetError: the directory cannot be opened.
+    """
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError as exc:
+        raise TargetError(
+            f"cannot open the target to lock it: {exc.strerror}", path=directory
+        ) from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockError(
+                        f"another patchkeeper process is working on {what}; waited {timeout:g} s",
+                        path=directory,
+                        hint="wait for it to finish, or raise 'lock-timeout' in the configuration",
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _check_writable(changes: list[Change]) -> None:
+    for change in changes:
+        target = change.path
+        parent = target.parent
+        while not parent.exists():
+            parent = parent.parent
+        if (target.exists() and not os.access(target, os.W_OK)) or not os.access(parent, os.W_OK):
+            raise TargetError(
+                "the target is read-only here; nothing was changed",
+                path=target if target.exists() else parent,
+                hint="run as a user who can write the target, or apply to a copy with --target",
+            )
+
+
+def _missing_dirs(path: Path) -> list[Path]:
+    missing = []
+    parent = path.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    return list(reversed(missing))
+
+
+def _atomic_write(path: Path, data: bytes, mode: int | None, faults: _Faults) -> None:
+    tmp = path.with_name(path.name + TMP_SUFFIX)
+    write_atomic(path, data, mode=mode, temporary=tmp, before_replace=faults.step)
+
+
+def _write_in_place(path: Path, data: bytes, mode: int | None, faults: _Faults) -> bool:
+    """Overwrite a plain, singly linked file's bytes in place; ``False`` (nothing written)
+    for anything else: a missing file, a symlink (``O_NOFOLLOW``), a file with other links.
+
+    The fault step falls between the two halves of the write, so that the crash tests also
+    kill a process that has torn a file (the journal then puts it back).
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            return False
+        half = len(data) // 2
+        _write_all(fd, data[:half])
+        faults.step()
+        _write_all(fd, data[half:])
+        os.ftruncate(fd, len(data))
+        if mode is not None and mode != stat.S_IMODE(info.st_mode):
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _prune_empty_dirs(path: Path, stop: Path | None) -> None:
+    """Remove the directories above a deleted file that it left empty, up to ``stop``, as GNU
+    patch does when a diff deletes a file."""
+    if stop is None:
+        return
+    parent = path.parent
+    while parent != stop and parent.is_relative_to(stop):
+        try:
+            parent.rmdir()
+        except OSError:
+            return
+        parent = parent.parent
+
+
+def _remove_journal(journal: Path) -> None:
+    shutil.rmtree(journal, ignore_errors=True)
+    if journal.parent.name == STATE_DIR:
+        try:
+            journal.parent.rmdir()  # the state directory, when nothing else is in it
+        except OSError:
+            pass
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """True when ``path``, symlinks resolved, is ``root`` or below it."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+def check_journal(journal: Path, root: Path) -> None:
+    """Refuse a journal that would make patchkeeper write outside ``root``.
+
+    The journal must lie inside the target (not behind a symlink), and a manifest found there
+    may only name paths inside it and backups inside the journal: a tree that ships a crafted
+    ``.patchkeeper/journal`` must not turn a roll-back into a write anywhere (docs/architecture.md,
+    "nothing is ever written outside the target").
+
+    Raises:
+        TargetError: naming the journal or the offending path; nothing was written.
+    """
+    if not _inside(journal, root):
+        raise TargetError(
+            "patchkeeper's journal directory leads outside the target (through a symlink)",
+            path=journal,
+            hint=f"remove {journal.parent} if it is a symlink; nothing was written",
+        )
+    manifest_path = journal / MANIFEST
+    if not manifest_path.is_file():
+        return
+    hint = (
+        f"this journal was not written by patchkeeper for this target: inspect and remove {journal}"
+    )
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        paths = [str(e["path"]) for e in manifest["entries"]]
+        paths += [str(d) for d in manifest["created_dirs"]]
+        # format 1 kept one backup file per entry; format 2 keeps offsets into "originals"
+        backups = [str(e["backup"]) for e in manifest["entries"] if e["existed"] and "backup" in e]
+        for entry in manifest["entries"]:
+            stored_at = (entry.get("offset"), entry.get("size"))
+            if (
+                entry["existed"]
+                and "backup" not in entry
+                and not all(isinstance(value, int) and value >= 0 for value in stored_at)
+            ):
+                raise ValueError(f"bad offset or size for {entry['path']}")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TargetError(
+            f"the journal of an interrupted run cannot be read ({exc})",
+            path=manifest_path,
+            hint=hint,
+        ) from None
+    for path in paths:
+        if not os.path.isabs(path) or not _inside(Path(path), root):
+            raise TargetError(
+                f"the journal lists {path}, outside the target; nothing was rolled back",
+                path=manifest_path,
+                hint=hint,
+            )
+    for backup in backups:
+        if not backup or "/" in backup or backup in (".", ".."):
+            raise TargetError(
+                f"the journal names the backup {backup!r}, outside the journal",
+                path=manifest_path,
+                hint=hint,
+            )
+
+
+def commit(
+    changes: list[Change],
+    journal: Path,
+    prune_root: Path | None = None,
+    root: Path | None = None,
+) -> None:
+    """Apply ``changes`` atomically, journaled in ``journal`` (which must not exist).
+
+    Directories left empty by a deleted file are removed up to ``prune_root``. With ``root``
+    (the target), the journal must lie inside it (see :func:`check_journal`).
+
+    Raises:
+        TargetError: the target is read-only or the journal would be outside it (checked
+            before anything is written), or a write fails (everything already written is
+            rolled back first).
+    """
+    if root is not None:
+        check_journal(journal, root)
+    _check_writable(changes)
+    faults = _Faults()
+    journal.mkdir(parents=True, exist_ok=False)
+    try:
+        manifest = _journal_originals(changes, journal, faults)
+    except KeyboardInterrupt:
+        _remove_journal(journal)  # nothing was written to the target yet
+        raise Interrupted("interrupted before any file was written; nothing was changed") from None
+    data = json.dumps(manifest, indent=1).encode("utf-8")
+    try:
+        write_atomic(journal / MANIFEST, data, temporary=journal / (MANIFEST + ".tmp"))
+    except KeyboardInterrupt:
+        _remove_journal(journal)
+        raise Interrupted("interrupted before any file was written; nothing was changed") from None
+    try:
+        faults.step()
+        _write_changes(changes, prune_root, faults)
+    except OSError as exc:
+        rollback(journal)
+        raise TargetError(
+            f"writing failed ({exc.strerror}); everything was put back", path=exc.filename
+        ) from None
+    except KeyboardInterrupt:
+        restored = rollback(journal)
+        raise Interrupted(
+            f"interrupted while writing; the {len(restored)} files of this run were put back, "
+            "nothing was changed"
+        ) from None
+    (journal / MANIFEST).unlink()  # the commit point: from here on the change is done
+    try:
+        faults.step()
+    except KeyboardInterrupt:
+        pass  # the change is complete; finish the clean-up and report it
+    try:
+        _remove_journal(journal)
+    except KeyboardInterrupt:
+        _remove_journal(journal)
+
+
+def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict:
+    """Copy the original bytes of every file to change into the journal; return the manifest."""
+    entries = []
+    created_dirs: list[str] = []
+    with open(journal / ORIGINALS, "wb") as originals:
+        for change in changes:
+            entry = {"path": str(change.path), "existed": False}
+            try:
+                info = change.path.stat()
+            except FileNotFoundError:
+                info = None
+            if info is not None:
+                data = change.path.read_bytes()
+                entry.update(
+                    existed=True,
+                    offset=originals.tell(),
+                    size=len(data),
+                    mode=stat.S_IMODE(info.st_mode),
+                )
+                originals.write(data)
+                faults.step()
+            for directory in _missing_dirs(change.path):
+                if str(directory) not in created_dirs:
+                    created_dirs.append(str(directory))
+            entries.append(entry)
+    return {"format": 2, "entries": entries, "created_dirs": created_dirs}
+
+
+def _write_changes(changes: list[Change], prune_root: Path | None, faults: _Faults) -> None:
+    for change in changes:
+        if change.data is None:
+            if change.path.exists():
+                change.path.unlink()
+                _prune_empty_dirs(change.path, prune_root)
+            faults.step()
+            continue
+        if not _write_in_place(change.path, change.data, change.mode, faults):
+            change.path.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(change.path, change.data, change.mode, faults)
+        faults.step()
+
+
+def rollback(journal: Path) -> tuple[Path, ...]:
+    """Put every file listed in the journal's manifest back; remove the journal.
+
+    Returns the files restored or removed. A journal without a manifest never changed
+    anything (or finished) and is simply removed.
+    """
+    manifest_path = journal / MANIFEST
+    restored: list[Path] = []
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        originals = journal / ORIGINALS
+        stored = originals.read_bytes() if originals.exists() else b""
+        for entry in manifest["entries"]:
+            path = Path(entry["path"])
+            tmp = path.with_name(path.name + TMP_SUFFIX)
+            if tmp.exists():
+                tmp.unlink()
+            if entry["existed"]:
+                if "backup" in entry:  # format 1: one backup file per entry
+                    data = (journal / entry["backup"]).read_bytes()
+                else:
+                    data = stored[entry["offset"] : entry["offset"] + entry["size"]]
+                write_atomic(path, data, mode=entry["mode"], parents=True, temporary=tmp)
+            elif path.exists():
+                path.unlink()
+            restored.append(path)
+        for directory in reversed(manifest["created_dirs"]):
+            try:
+                os.rmdir(directory)
+            except OSError:
+                pass
+        manifest_path.unlink()
+    _remove_journal(journal)
+    return tuple(restored)
+
+
+def _remove_empty_state_dir(journal: Path) -> None:
+    """A run killed between creating ``.patchkeeper/`` and its journal (or after removing the
+    journal) leaves the state directory empty: remove it."""
+    if journal.parent.name == STATE_DIR and not journal.parent.is_symlink():
+        try:
+            journal.parent.rmdir()
+        except OSError:
+            pass
+
+
+def recover(journal: Path, root: Path | None = None) -> Recovery | None:
+    """Roll back an interrupted transaction, if ``journal`` exists; else return ``None``.
+
+    With ``root`` (the target), the journal is checked first (:func:`check_journal`).
+
+    Raises:
+        TargetError: the journal exists but the target cannot be written, or it would make
+            the roll-back write outside ``root``.
+    """
+    if not journal.exists():
+        _remove_empty_state_dir(journal)
+        return None
+    if root is not None:
+        check_journal(journal, root)
+    try:
+        restored = rollback(journal)
+    except OSError as exc:
+        raise TargetError(
+            f"an interrupted patchkeeper run left a journal, and rolling it back failed: "
+            f"{exc.strerror}",
+            path=journal,
+            hint="make the target writable and run the command again",
+        ) from None
+    return Recovery(journal, restored)
+
+
+def invalidate_bytecode(paths: list[Path]) -> None:
+    """Delete the cached bytecode of changed ``.py`` files, so a fresh interpreter compiles
+    the new source (a rewrite within the same second and of the same size would otherwise
+    pass the pyc's mtime/size check)."""
+    for path in paths:
+        if path.suffix != ".py":
+            continue
+        cache = path.parent / "__pycache__"
+        if not cache.is_dir():
+            continue
+        for pyc in cache.glob(f"{path.stem}.*.pyc"):
+            try:
+                pyc.unlink()
+            except OSError:
+                pass

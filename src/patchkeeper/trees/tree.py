@@ -1,0 +1,461 @@
+"""Upstream trees: a directory, an installed distribution, or a fetched requirement.
+
+A tree has a *root* (an unpacked sdist's top directory, a checkout, site-packages) and a
+*base*, ``root / directory``, which patch paths are relative to (the configured
+``directory``: ``vllm`` for a vLLM fork's series, empty for a Debian series). Every path a patch
+names is checked before use: an absolute path, a ``..`` component, or a path that leaves the
+base through a symlink is refused (docs/architecture.md, "nothing is ever written outside the
+target").
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import ConfigError, FetchError, TargetError
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.model import Patch
+from patchkeeper.series.parse import sha256_hex
+from patchkeeper.trees.installed import (
+    AppliedRecord,
+    InstalledDistribution,
+    check_installed,
+    locate_distribution,
+    read_record,
+)
+
+DIRECTORY = "directory"
+INSTALLED = "installed"
+REQUIREMENT = "requirement"
+
+
+@dataclass(frozen=True)
+class Tree:
+    """An upstream tree patchkeeper reads (and, for a target, writes).
+
+    Attributes:
+        kind: :data:`DIRECTORY`, :data:`INSTALLED` or :data:`REQUIREMENT`.
+        root: the tree's root directory.
+        base: ``root / directory``: where patch paths start.
+        label: a one-line description for reports (``urllib3 1.26.20 (sdist ...)``).
+        dist: the installed distribution, for :data:`INSTALLED`.
+        version: the upstream version when known.
+        sha256: the hash of the downloaded file, for :data:`REQUIREMENT`.
+    """
+
+    kind: str
+    root: Path
+    base: Path
+    label: str
+    dist: InstalledDistribution | None = None
+    version: str | None = None
+    sha256: str | None = None
+    #: Paths already checked by :meth:`path_of` (a command checks, reads and writes the same
+    #: paths; patchkeeper never creates symlinks, so an answer holds for the tree's life).
+    _checked: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
+    _real_dirs: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def path_of(self, relative: str) -> Path:
+        """The absolute path of a patch path, refused if it leaves the base.
+
+        Raises:
+            TargetError: the path is absolute, has a ``..`` component, or resolves (through a
+                symlink) outside the base.
+        """
+        path = self._checked.get(relative)
+        if path is None:
+            path = safe_path(
+                self.base,
+                relative,
+                resolved_base=self._resolved_base,
+                real_dirs=self._real_dirs,
+            )
+            self._checked[relative] = path
+        return path
+
+    @cached_property
+    def _resolved_base(self) -> Path:
+        return self.base.resolve()
+
+    def reader(self) -> Callable[[str], FileState | None]:
+        """``read(path) -> FileState | None`` for an engine workspace over this tree."""
+        return lambda relative: read_file(self.path_of(relative))
+
+    @property
+    def state_dir(self) -> Path:
+        """Where the lock's directory and the journal live."""
+        if self.dist is not None:
+            return self.dist.dist_info
+        return self.root
+
+    @property
+    def journal_dir(self) -> Path:
+        if self.dist is not None:
+            return self.dist.dist_info / "patchkeeper-journal"
+        return self.root / ".patchkeeper" / "journal"
+
+
+def safe_path(
+    base: Path,
+    relative: str,
+    *,
+    resolved_base: Path | None = None,
+    real_dirs: dict[str, str] | None = None,
+) -> Path:
+    """Join ``relative`` (POSIX) to ``base``, refusing anything that escapes ``base``.
+
+    ``resolved_base`` (``base.resolve()``) and ``real_dirs`` (directory -> its real path,
+    filled as directories are resolved) let a caller that checks many paths resolve each
+    directory once.
+
+    Raises:
+        TargetError: as :meth:`Tree.path_of`.
+
+    >>> safe_path(Path("/t"), "a/b.py").as_posix()
+    '/t/a/b.py'
+    """
+    parts = relative.split("/")
+    if not relative or relative.startswith("/") or ".." in parts or "\0" in relative:
+        raise TargetError(
+            f"the patch path {relative!r} escapes the target {base}",
+            hint="a patch may only name files inside the target; fix the patch",
+        )
+    path = base.joinpath(*parts)
+    try:
+        resolved = path.resolve() if real_dirs is None else _resolve(path, real_dirs)
+        inside = resolved.is_relative_to(resolved_base or base.resolve())
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise TargetError(
+            f"the patch path {relative!r} leads outside the target through a symlink",
+            path=path,
+            hint="remove the symlink or fix the patch; nothing was written",
+        )
+    return path
+
+
+def _resolve(path: Path, real_dirs: dict[str, str]) -> Path:
+    """``path.resolve()``, with the real path of its directory taken from or added to
+    ``real_dirs``: the real path of ``dir/name`` is ``realpath(dir)/name`` unless ``name``
+    is itself a symlink."""
+    parent = str(path.parent)
+    real_parent = real_dirs.get(parent)
+    if real_parent is None:
+        real_parent = real_dirs[parent] = os.path.realpath(parent)
+    leaf = os.path.join(real_parent, path.name)
+    return Path(os.path.realpath(leaf) if os.path.islink(leaf) else leaf)
+
+
+def read_file(path: Path) -> FileState | None:
+    """Read a file's bytes and permission bits; ``None`` when it does not exist.
+
+    One ``open`` and one ``fstat`` per file (apply reads every file a series touches).
+
+    Raises:
+        TargetError: it is a directory or cannot be read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise TargetError("a patch names this path as a file, but it is a directory", path=path)
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+    finally:
+        os.close(fd)
+    return FileState.from_bytes(data, stat.S_IMODE(info.st_mode))
+
+
+def _base(root: Path, directory: str) -> Path:
+    return root.joinpath(*directory.split("/")) if directory else root
+
+
+def directory_tree(path: Path, config: Config) -> Tree:
+    """A tree from a directory given on the command line.
+
+    Raises:
+        TargetError: it does not exist, or lacks the configured ``directory``.
+    """
+    root = path.resolve()
+    if not root.is_dir():
+        raise TargetError("the target directory does not exist", path=path)
+    base = _base(root, config.directory)
+    if not base.is_dir():
+        raise TargetError(
+            f"the target has no {config.directory}/ directory, which patch paths are relative to",
+            path=root,
+            hint="pass the tree's root (the directory holding "
+            f"{config.directory}/), or fix 'directory' in the configuration",
+        )
+    return Tree(DIRECTORY, root, base, f"directory {root}")
+
+
+def installed_tree(config: Config, python: Path | None = None) -> Tree:
+    """The configured upstream as installed in an environment.
+
+    Raises:
+        ConfigError: no upstream is configured.
+        TargetError: it is not installed (see :func:`locate_distribution`).
+    """
+    if not config.upstream:
+        raise ConfigError(
+            "no upstream distribution is configured, so there is no default target",
+            path=config.source,
+            hint='set upstream = "NAME" in [tool.patchkeeper], or pass --target DIR',
+        )
+    dist = locate_distribution(config.upstream, python)
+    base = _base(dist.site, config.directory)
+    label = f"{dist.name} {dist.version} installed in {dist.site} (python {dist.python})"
+    return Tree(INSTALLED, dist.site, base, label, dist=dist, version=dist.version)
+
+
+def requirement_tree(requirement: str, config: Config) -> Tree:
+    """A requirement (``urllib3==1.26.20``), fetched once into the cache, read-only.
+
+    Raises:
+        FetchError: it cannot be found, downloaded, checked or unpacked.
+        TargetError: the unpacked tree lacks the configured ``directory``.
+    """
+    from patchkeeper.progress import note
+    from patchkeeper.upstream.fetch import fetch_requirement, find_cached
+
+    if find_cached(requirement, config.fetch) is None:
+        note(f"fetching {requirement} ({config.fetch}) into the cache ...")
+    fetched = fetch_requirement(requirement, kind=config.fetch)
+    base = _base(fetched.root, config.directory)
+    if not base.is_dir():
+        raise TargetError(
+            f"{fetched.filename} has no {config.directory}/ directory",
+            path=fetched.root,
+            hint="fix 'directory' in the configuration",
+        )
+    label = (
+        f"{fetched.name} {fetched.version} ({fetched.kind} {fetched.filename}, sha256 "
+        f"{fetched.sha256[:12]})"
+    )
+    return Tree(
+        REQUIREMENT, fetched.root, base, label, version=fetched.version, sha256=fetched.sha256
+    )
+
+
+def spec_tree(spec: str, config: Config) -> Tree:
+    """A tree from a TARGET spec: an existing directory, else a requirement.
+
+    Raises:
+        TargetError: ``spec`` is an existing file (neither a directory nor a requirement).
+    """
+    if os.path.isfile(spec):
+        raise TargetError(
+            "this is a file; a target is an upstream tree (a directory) or a requirement such "
+            "as NAME==VERSION",
+            path=spec,
+            hint="unpack the sdist and pass its directory, or pass NAME==VERSION",
+        )
+    if os.path.isdir(spec) or spec.startswith((".", "/", "~")):
+        return directory_tree(Path(spec).expanduser(), config)
+    return requirement_tree(spec, config)
+
+
+def target_tree(config: Config, target: Path | None, python: Path | None) -> Tree:
+    """The tree ``apply``/``verify`` work on: ``--target DIR``, else the installed upstream."""
+    if target is not None and python is not None:
+        raise ConfigError(
+            "--target and --python exclude each other",
+            hint="--target names a directory; --python an environment",
+        )
+    if target is not None:
+        site = site_distribution(target, config)
+        if site is not None:
+            return site
+        return directory_tree(target, config)
+    return installed_tree(config, python)
+
+
+def site_distribution(directory: Path, config: Config) -> Tree | None:
+    """``--target SITE_PACKAGES`` holding the configured upstream's ``.dist-info``: the
+    installed distribution there (so ``RECORD`` is kept true), else ``None``.
+
+    Raises:
+        TargetError: as :func:`patchkeeper.trees.installed.check_installed`.
+    """
+    import importlib.metadata as metadata
+
+    from packaging.utils import canonicalize_name
+
+    if not config.upstream or not directory.is_dir():
+        return None
+    wanted = canonicalize_name(config.upstream)
+    for dist in metadata.distributions(path=[str(directory.resolve())]):
+        if canonicalize_name(dist.metadata["Name"] or "") != wanted:
+            continue
+        info = Path(str(dist._path))  # type: ignore[attr-defined]
+        if not info.name.endswith(".dist-info"):
+            continue  # an sdist's or checkout's .egg-info: a source tree, not an install
+        site = directory.resolve()
+        found = InstalledDistribution(
+            name=dist.metadata["Name"],
+            version=dist.version,
+            dist_info=info,
+            site=site,
+            python="(none: found by --target)",
+        )
+        check_installed(found, dist.read_text("direct_url.json"))
+        base = _base(site, config.directory)
+        label = f"{found.name} {found.version} installed in {site}"
+        return Tree(INSTALLED, site, base, label, dist=found, version=found.version)
+    return None
+
+
+# --------------------------------------------------------------------------- pristine content
+
+
+class Pristine:
+    """The pristine reference for the files a series touches.
+
+    Either a tree (its files are the pristine content) or an installed distribution's
+    ``RECORD`` (the hashes; files the series created are pristine when absent).
+    """
+
+    def __init__(
+        self,
+        label: str,
+        tree: Tree | None = None,
+        hashes: dict[str, str] | None = None,
+        created: frozenset[str] = frozenset(),
+        record_prefix: str = "",
+    ) -> None:
+        self.label = label
+        self._tree = tree
+        self._hashes = hashes or {}
+        self._created = created
+        self._prefix = record_prefix
+
+    def expected_sha256(self, relative: str) -> str | None:
+        """The sha256 the file must have, ``None`` when it must be absent."""
+        if self._tree is not None:
+            state = read_file(self._tree.path_of(relative))
+            return sha256_hex(state.data) if state is not None else None
+        key = self._prefix + relative
+        if key in self._created:
+            return None
+        return self._hashes.get(key)
+
+    @property
+    def at_site_root(self) -> bool:
+        """For a ``RECORD`` reference: the base is site-packages itself (``directory = ""``)."""
+        return self._tree is None and self._prefix == ""
+
+    @property
+    def tree(self) -> Tree | None:
+        """The pristine tree, when the reference is one (not ``RECORD`` hashes)."""
+        return self._tree
+
+    def recorded(self) -> dict[str, str]:
+        """For a ``RECORD`` reference: every hashed file under the base, as a patch path
+        (relative to the base) -> sha256, without the files the series created."""
+        out = {}
+        for key, sha in self._hashes.items():
+            if key in self._created or not key.startswith(self._prefix):
+                continue
+            out[key[len(self._prefix) :]] = sha
+        return out
+
+    def read(self, relative: str) -> FileState | None:
+        """The pristine content when it is known (a tree), for showing drift; else ``None``."""
+        if self._tree is None:
+            return None
+        return read_file(self._tree.path_of(relative))
+
+    def matches(self, relative: str, state: FileState | None) -> bool:
+        expected = self.expected_sha256(relative)
+        actual = sha256_hex(state.data) if state is not None else None
+        return expected == actual
+
+
+def record_pristine(tree: Tree) -> tuple[Pristine, AppliedRecord | None]:
+    """The pristine reference of an installed tree: its ``RECORD`` minus what we created."""
+    assert tree.dist is not None
+    applied = AppliedRecord.load(tree.dist.applied_record_path)
+    hashes = {e.path: e.sha256 for e in read_record(tree.dist) if e.sha256}
+    created = frozenset(applied.created) if applied else frozenset()
+    prefix = tree.base.relative_to(tree.dist.site).as_posix()
+    prefix = "" if prefix == "." else prefix + "/"
+    label = f"RECORD of {tree.dist.name} {tree.dist.version}"
+    return Pristine(label, hashes=hashes, created=created, record_prefix=prefix), applied
+
+
+def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | None:
+    """The pristine reference for ``tree``: ``--pristine`` if given, ``RECORD`` for an
+    installed tree, else the configured ``pristine`` (a directory relative to the downstream,
+    or a requirement), else ``upstream==pin`` when both are configured, else ``None``.
+
+    Raises:
+        FetchError: the reference is a requirement that cannot be fetched.
+        TargetError: the reference is a directory that does not exist.
+    """
+    if spec is not None:
+        other = spec_tree(spec, config)
+        return Pristine(other.label, tree=other)
+    if tree.kind == INSTALLED:
+        return record_pristine(tree)[0]
+    if config.pristine:
+        configured = config.pristine
+        local = config.root / configured
+        if local.is_dir() or configured.startswith((".", "/", "~")):
+            other = directory_tree(local.expanduser(), config)
+        else:
+            other = requirement_tree(configured, config)
+        return Pristine(other.label, tree=other)
+    if config.upstream and config.pin:
+        try:
+            other = requirement_tree(config.pin_requirement(), config)
+        except FetchError as exc:
+            raise FetchError(
+                f"the pristine reference {config.pin_requirement()} (upstream==pin) cannot be "
+                f"fetched: {exc.message}",
+                path=config.source,
+                hint='pass --pristine DIR|REQUIREMENT, or set pristine = "DIR" in the '
+                "configuration",
+            ) from None
+        return Pristine(other.label, tree=other)
+    return None
+
+
+def check_paths(tree: Tree, patches: list[Patch]) -> None:
+    """Refuse, before anything is read or written, any patch path that escapes ``tree``.
+
+    Raises:
+        TargetError: naming the patch file, the line of the file diff and the path (see
+            :func:`safe_path`).
+    """
+    checked: set[str] = set()
+    for patch in patches:
+        for diff in patch.files:
+            for path in (diff.old_path, diff.new_path):
+                if path is None or path in checked:
+                    continue
+                try:
+                    tree.path_of(path)
+                except TargetError as exc:
+                    where = f" at {exc.path}" if exc.path is not None else ""
+                    raise TargetError(
+                        f"{exc.message}{where}; nothing was written",
+                        path=patch.path,
+                        line=diff.line_no,
+                        hint=exc.hint,
+                    ) from None
+                checked.add(path)

@@ -1,0 +1,141 @@
+"""Search a whole upstream tree for lines: where did a file's content move?
+
+Used only when a patch's file is gone or its added lines are not in the file it names, so
+the tree is listed and read lazily, once per run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from patchkeeper.series.model import FileDiff
+from patchkeeper.series.parse import split_lines
+from patchkeeper.series.substantive_lines import substantive_lines
+
+_SKIP_DIRS = frozenset({".git", "__pycache__", ".patchkeeper", "node_modules", ".tox"})
+
+
+class TreeSearch:
+    """Lazy listing and content search over the files under ``base``.
+
+    Args:
+        base: the directory patch paths are relative to.
+    """
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self._files: list[str] | None = None
+        self._data: dict[str, bytes] = {}
+
+    def files(self) -> list[str]:
+        """Every regular file under ``base`` as a POSIX path relative to it, sorted."""
+        if self._files is None:
+            from patchkeeper.progress import note
+
+            note(f"scanning {self.base} for moved content ...")
+            found = []
+            for directory, dirnames, filenames in os.walk(self.base):
+                dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+                rel = Path(directory).relative_to(self.base).as_posix()
+                for name in filenames:
+                    found.append(name if rel == "." else f"{rel}/{name}")
+            self._files = sorted(found)
+        return self._files
+
+    def read(self, path: str) -> bytes:
+        if path not in self._data:
+            try:
+                self._data[path] = (self.base / path).read_bytes()
+            except OSError:
+                self._data[path] = b""
+        return self._data[path]
+
+    def same_name(self, path: str) -> list[str]:
+        """Files elsewhere in the tree with the same file name as ``path``."""
+        name = PurePosixPath(path).name
+        return [f for f in self.files() if PurePosixPath(f).name == name and f != path]
+
+    def best_match(
+        self, needles: list[bytes], like: str, exclude: frozenset[str] = frozenset()
+    ) -> tuple[str, int] | None:
+        """The file holding most of ``needles`` (normalized substantive lines).
+
+        Candidates are the files with the same suffix as ``like``; a quick substring filter
+        on each needle's longest word picks the five best, which are then counted exactly.
+
+        Returns:
+            ``(path, how many needles it holds)``, or ``None`` when none holds any.
+        """
+        if not needles:
+            return None
+        suffix = PurePosixPath(like).suffix
+        keys = [max(needle.split(b" "), key=len) for needle in needles]
+        scored = []
+        for path in self.files():
+            if path in exclude or PurePosixPath(path).suffix != suffix:
+                continue
+            data = self.read(path)
+            score = sum(1 for key in keys if key in data)
+            if score:
+                scored.append((score, path))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        best: tuple[str, int] | None = None
+        wanted = set(needles)
+        for _, path in scored[:5]:
+            present = set(substantive_lines(split_lines(self.read(path))))
+            count = sum(1 for needle in needles if needle in present and needle in wanted)
+            if count and (best is None or count > best[1]):
+                best = (path, count)
+        return best
+
+
+@dataclass(frozen=True)
+class MovedFile:
+    """A file the patch modifies that is gone, and where its content likely went.
+
+    Attributes:
+        path: the missing file.
+        likely: the likely new path, or ``None``.
+        found: how many of the patch's substantive context/removed lines ``likely`` holds.
+        total: how many there are.
+        reason: ``"same name"`` or ``"same content"``.
+    """
+
+    path: str
+    likely: str | None
+    found: int
+    total: int
+    reason: str
+
+
+def moved_files(missing: list[FileDiff], search: TreeSearch | None) -> tuple[MovedFile, ...]:
+    """Where the content of each gone file of a patch likely went (*target gone*).
+
+    A file of the same name elsewhere wins when it holds any of the hunks' substantive
+    context/removed lines; otherwise the file of ``search`` holding most of them, when it
+    holds at least two and at least half. Without a ``search`` nothing is looked for.
+    """
+    out = []
+    for diff in missing:
+        assert diff.old_path is not None
+        needles = substantive_lines(line for hunk in diff.hunks for line in hunk.pre_image)
+        if search is None:
+            out.append(MovedFile(diff.old_path, None, 0, len(needles), ""))
+            continue
+        best: tuple[str, int] | None = None
+        reason = "same content"
+        for candidate in search.same_name(diff.old_path):
+            present = set(substantive_lines(split_lines(search.read(candidate))))
+            count = sum(1 for needle in needles if needle in present)
+            if best is None or count > best[1]:
+                best, reason = (candidate, count), "same name"
+        if best is None or best[1] == 0:
+            match = search.best_match(needles, diff.old_path)
+            # one shared line (an import, a return) says nothing about where a file went
+            if match is not None and match[1] >= max(2, (len(needles) + 1) // 2):
+                best, reason = match, "same content"
+        likely, found = best if best and best[1] else (None, 0)
+        out.append(MovedFile(diff.old_path, likely, found, len(needles), reason))
+    return tuple(out)

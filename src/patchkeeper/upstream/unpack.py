@@ -1,0 +1,147 @@
+"""Unpack a downloaded sdist or wheel safely: nothing is written outside the destination.
+
+Every member is checked before anything is extracted (docs/architecture.md, *Principles*; the same
+rules as ``tarfile``'s ``data`` filter, PEP 706, applied by hand so that they hold on every Python
+and so that an absolute member name is refused instead of silently made relative):
+
+- no absolute name (``/etc/passwd``, ``C:/x``) and no ``..`` component;
+- tar only: no device or FIFO member, no symbolic or hard link whose target leaves the tree.
+
+On Pythons that have it, tar extraction then also runs with ``filter="data"``. Nothing is ever
+built or executed: ``setup.py`` is a file like any other.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import tarfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from patchkeeper.errors import FetchError
+
+#: File name endings of archives this module unpacks, longest first.
+TAR_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tbz", ".txz", ".tar")
+ZIP_SUFFIXES = (".whl", ".zip")
+
+#: A Windows drive prefix in a member name: ``C:/evil`` or ``c:\\evil``.
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def archive_stem(filename: str) -> str:
+    """Return ``filename`` without its archive ending.
+
+    >>> archive_stem("urllib3-1.26.20.tar.gz")
+    'urllib3-1.26.20'
+    >>> archive_stem("six-1.16.0-py2.py3-none-any.whl")
+    'six-1.16.0-py2.py3-none-any'
+    """
+    for suffix in TAR_SUFFIXES + ZIP_SUFFIXES:
+        if filename.endswith(suffix):
+            return filename[: -len(suffix)]
+    return filename
+
+
+def is_archive(filename: str) -> bool:
+    """Whether :func:`unpack_archive` knows the format of ``filename`` (by its ending)."""
+    return filename.endswith(TAR_SUFFIXES + ZIP_SUFFIXES)
+
+
+def unpack_archive(archive: Path, dest: Path) -> None:
+    """Extract the tar or zip file ``archive`` into the directory ``dest`` (created if missing).
+
+    Raises:
+        FetchError: the archive is unreadable or corrupt, of an unknown format, or has an
+            unsafe member (``path=archive``; the message names the member). All members are
+            checked before the first one is written, so a refused archive writes nothing.
+    """
+    name = archive.name
+    try:
+        if name.endswith(ZIP_SUFFIXES):
+            _unpack_zip(archive, dest)
+        elif name.endswith(TAR_SUFFIXES):
+            _unpack_tar(archive, dest)
+        else:
+            raise FetchError(
+                f"unknown archive format: {name}",
+                path=archive,
+                hint="patchkeeper unpacks .tar.gz, .tar.bz2, .tar.xz, .zip and .whl files",
+            )
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise FetchError(
+            f"cannot unpack {name}: {exc}",
+            path=archive,
+            hint="delete the file from the cache and fetch it again",
+        ) from exc
+
+
+def unsafe_name(name: str) -> str | None:
+    """Say why the archive member name ``name`` is unsafe, or return ``None`` if it is fine.
+
+    >>> unsafe_name("urllib3-1.26.20/src/urllib3/__init__.py") is None
+    True
+    >>> unsafe_name("../evil")
+    'it leaves the destination (..)'
+    >>> unsafe_name("/etc/evil")
+    'it is an absolute path'
+    """
+    if name.startswith(("/", "\\")) or _DRIVE.match(name):
+        return "it is an absolute path"
+    if ".." in PurePosixPath(name.replace("\\", "/")).parts:
+        return "it leaves the destination (..)"
+    return None
+
+
+def _refuse(archive: Path, member: str, why: str) -> FetchError:
+    return FetchError(
+        f"unsafe member {member!r} in {archive.name}: {why}; nothing was unpacked",
+        path=archive,
+        hint="the distribution file is malformed or hostile; report it to the project",
+    )
+
+
+def _tar_member_problem(member: tarfile.TarInfo) -> str | None:
+    why = unsafe_name(member.name)
+    if why is not None or member.isfile() or member.isdir():
+        return why
+    if member.issym():
+        target = member.linkname
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(member.name), target))
+        if target.startswith("/") or joined == ".." or joined.startswith("../"):
+            return f"a symbolic link to {target!r} outside the tree"
+        return None
+    if member.islnk():
+        if unsafe_name(member.linkname) is not None:
+            return f"a hard link to {member.linkname!r} outside the tree"
+        return None
+    return "a device, FIFO or other special file"
+
+
+def _unpack_tar(archive: Path, dest: Path) -> None:
+    with tarfile.open(archive, mode="r:*") as tar:
+        members = tar.getmembers()
+        for member in members:
+            why = _tar_member_problem(member)
+            if why is not None:
+                raise _refuse(archive, member.name, why)
+        dest.mkdir(parents=True, exist_ok=True)
+        if hasattr(tarfile, "data_filter"):
+            try:
+                tar.extractall(dest, members=members, filter="data")
+            except tarfile.FilterError as exc:
+                refused = str(getattr(getattr(exc, "tarinfo", None), "name", "?"))
+                raise _refuse(archive, refused, str(exc)) from exc
+        else:  # pragma: no cover - Pythons without PEP 706 (before 3.10.12 / 3.11.4)
+            tar.extractall(dest, members=members)
+
+
+def _unpack_zip(archive: Path, dest: Path) -> None:
+    with zipfile.ZipFile(archive) as zf:
+        infos = zf.infolist()
+        for info in infos:
+            why = unsafe_name(info.filename)
+            if why is not None:
+                raise _refuse(archive, info.filename, why)
+        dest.mkdir(parents=True, exist_ok=True)
+        zf.extractall(dest, members=infos)

@@ -1,0 +1,243 @@
+"""``report --check`` fails on each way the record can be stale or false (issue 6, "Done when").
+
+Each test starts from the audited example, writes decisions, runs ``report`` (so the record
+is current) and then ``report --check``, and asserts the exact findings.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from recordhelpers import AGREEING, drop_from_series, write_decisions
+
+from patchkeeper.record.environment import tree_digest
+
+
+def check(cli, root: Path, *options: str) -> tuple[int, list[tuple[str, str, str]]]:
+    run = cli("report", "--check", "--json", *options, cwd=root)
+    data = json.loads(run.out)
+    return run.code, [(f["kind"], f["key"], f["message"]) for f in data["findings"]]
+
+
+def reported(cli, root: Path, tables: dict[str, tuple[str, str]]) -> int:
+    write_decisions(root, tables)
+    return cli("report", cwd=root).code
+
+
+def test_an_agreeing_record_passes(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    assert reported(cli, audited, AGREEING) == 0
+    run = cli("report", "--check", cwd=audited)
+    assert run.code == 0
+    assert run.out == (
+        f"the record {audited}/AUDIT.md is current and true "
+        "(6 series patches, 0 runtime entries, 6 decided)\n"
+    )
+
+
+def test_a_patch_without_a_decision(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    tables = {k: v for k, v in AGREEING.items() if k != "client-describe-version.patch"}
+    assert reported(cli, audited, tables) == 1
+    assert check(cli, audited) == (
+        1,
+        [
+            (
+                "no-decision",
+                "client-describe-version.patch",
+                "the patch `client-describe-version.patch` has no decision",
+            )
+        ],
+    )
+
+
+def test_an_empty_decision_counts_as_none(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    reported(cli, audited, {**AGREEING, "headers-merge-order.patch": ("", "")})
+    assert check(cli, audited)[1] == [
+        (
+            "no-decision",
+            "headers-merge-order.patch",
+            "the patch `headers-merge-order.patch` has no decision",
+        )
+    ]
+
+
+def test_a_retired_patch_still_in_the_series(cli, audited: Path) -> None:
+    assert reported(cli, audited, AGREEING) == 1
+    assert check(cli, audited) == (
+        1,
+        [
+            (
+                "dropped-but-present",
+                "retry-backoff-cap.patch",
+                "`retry-backoff-cap.patch` is decided retire, but it is still in the series",
+            )
+        ],
+    )
+
+
+def test_a_kept_patch_without_a_removal_condition(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    reported(cli, audited, {**AGREEING, "client-describe-version.patch": ("carry", " ")})
+    assert check(cli, audited) == (
+        1,
+        [
+            (
+                "kept-without-condition",
+                "client-describe-version.patch",
+                "`client-describe-version.patch` is decided carry without a removal condition",
+            )
+        ],
+    )
+
+
+def test_a_carried_upstreamed_patch_whose_retires_when_is_met(cli, audited: Path) -> None:
+    tables = {**AGREEING, "retry-backoff-cap.patch": ("carry", "the pin that carries #12")}
+    assert reported(cli, audited, tables) == 1
+    assert check(cli, audited) == (
+        1,
+        [
+            (
+                "contradiction",
+                "retry-backoff-cap.patch",
+                "`retry-backoff-cap.patch`: carry of an upstreamed patch (audit: upstreamed)",
+            ),
+            (
+                "condition-met",
+                "retry-backoff-cap.patch",
+                "`retry-backoff-cap.patch`: Retires-when 'the pin that carries #12' is met: "
+                "audit finds the change upstream; decided carry",
+            ),
+        ],
+    )
+
+
+def test_a_patch_that_rides_with_a_removed_one(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch", "metrics-redirects.patch")
+    tables = {**AGREEING, "metrics-redirects.patch": ("remove", "")}
+    reported(cli, audited, tables)
+    assert check(cli, audited) == (
+        1,
+        [
+            (
+                "condition-met",
+                "metrics-same-host.patch",
+                "`metrics-same-host.patch`: Retires-when 'rides with metrics-redirects' is met: "
+                "metrics-redirects.patch is decided remove; decided carry",
+            )
+        ],
+    )
+
+
+def test_a_retired_patch_the_evidence_does_not_find_upstream(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch", "metrics-same-host.patch")
+    reported(cli, audited, {**AGREEING, "metrics-same-host.patch": ("retire", "")})
+    write_decisions(audited, {**AGREEING, "client-describe-version.patch": ("retire", "")})
+    drop_from_series(audited, "client-describe-version.patch")
+    cli("report", cwd=audited)
+    code, findings = check(cli, audited)
+    assert code == 1
+    assert findings == [
+        (
+            "unknown-key",
+            "metrics-same-host.patch",
+            "`metrics-same-host.patch` is decided carry, but it is not in the series",
+        )
+    ]
+
+
+def test_the_environment_changed(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    reported(cli, audited, AGREEING)
+    record_files = (".patchkeeper/evidence", "patchkeeper-decisions.toml", "AUDIT.md", "AUDIT.html")
+    before, count = tree_digest(audited, record_files)
+    (audited / "patches" / "notes.txt").write_text("a change outside the record\n")
+    after, _ = tree_digest(audited, record_files)
+    assert check(cli, audited) == (
+        1,
+        [
+            (
+                "environment-changed",
+                "",
+                f'environment changed: sources.0.identity: "tree sha256 {before} ({count} files)"'
+                f' -> "tree sha256 {after} ({count + 1} files)"',
+            )
+        ],
+    )
+
+
+@pytest.mark.slow  # makes a venv
+def test_another_interpreter(cli, audited: Path, tmp_path: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    reported(cli, audited, AGREEING)
+    other = tmp_path / "other"
+    venv.create(other, with_pip=False)
+    code, findings = check(cli, audited, "--python", str(other / "bin" / "python"))
+    assert code == 1
+    assert [message for _, _, message in findings] == [
+        f'environment changed: interpreter.executable: "{sys.executable}" -> "{other}/bin/python"',
+        f'environment changed: interpreter.prefix: "{sys.prefix}" -> "{other}"',
+        f'environment changed: notes.0: "minihttp is not installed in `{sys.executable}`" -> '
+        f'"minihttp is not installed in `{other}/bin/python`"',
+    ]
+
+
+def test_the_record_is_older_than_the_decisions(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    reported(cli, audited, AGREEING)
+    path = audited / "patchkeeper-decisions.toml"
+    text = path.read_text()
+    table = text.index('[series."metrics-redirects.patch"]')
+    path.write_text(text[:table] + text[table:].replace('"reviewed"', '"re-reviewed"', 1))
+    assert check(cli, audited) == (
+        1,
+        [
+            (
+                "record-not-current",
+                "",
+                "AUDIT.md differs from what report writes now: run patchkeeper report",
+            )
+        ],
+    )
+
+
+def test_no_record_at_all(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    write_decisions(audited, AGREEING)
+    assert check(cli, audited) == (
+        1,
+        [
+            ("record-not-current", "", "no recorded environment: run patchkeeper report"),
+            ("record-not-current", "", "AUDIT.md is missing: run patchkeeper report"),
+        ],
+    )
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+@pytest.mark.slow
+def test_a_committed_record_in_a_git_downstream_stays_current(cli, audited: Path) -> None:
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    write_decisions(audited, AGREEING)
+    git(audited, "init", "-q")
+    git(audited, "add", ".")
+    git(audited, "commit", "-qm", "series and decisions")
+    assert cli("report", cwd=audited).code == 0
+    git(audited, "add", ".")
+    git(audited, "commit", "-qm", "the audit record")
+    assert cli("report", "--check", cwd=audited).code == 0
+    (audited / "patches" / "series").write_text((audited / "patches" / "series").read_text() + "\n")
+    code, findings = check(cli, audited)
+    assert code == 1
+    assert [message.split(": ", 2)[1] for _, _, message in findings] == [
+        "sources.0.detail",
+        "sources.0.dirty",
+    ]

@@ -1,0 +1,137 @@
+"""The decisions file and ``decide``: suggestions from evidence, never over a person's."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from patchkeeper.errors import ConfigError
+from patchkeeper.record.decisions import Decision, load, runtime_key, toml_string
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+EXPECTED_SUGGESTIONS = [
+    ("retry-backoff-cap.patch", "retire", "upstreamed", ""),
+    ("redirect-strip-proxy-auth.patch", "update", "conflict", "upstream takes #15"),
+    ("headers-merge-order.patch", "update", "target gone", "upstreamed"),
+    ("client-describe-version.patch", "carry", "offset", "stays"),
+    ("metrics-redirects.patch", "carry", "offset", "upstreamed"),
+    ("metrics-same-host.patch", "carry", "clean", "rides with metrics-redirects"),
+    ("redirect-strip-api-key.patch", "update", "blocked", "rides with redirect-strip-proxy-auth"),
+]
+
+
+@pytest.mark.slow
+@given(st.text())
+def test_toml_string_round_trips_any_text(text: str) -> None:
+    assert tomllib.loads(f"k = {toml_string(text)}")["k"] == text
+
+
+def test_decide_writes_the_suggestions_of_the_audit(cli, audited: Path) -> None:
+    run = cli("decide", cwd=audited)
+    assert run.code == 0
+    path = audited / "patchkeeper-decisions.toml"
+    assert run.out.splitlines()[0] == f"{path}: added 7, kept 0 existing"
+    decisions = load(path)
+    assert [
+        (d.key, d.decision, d.reason.rsplit(": ", 1)[1], d.removal_condition)
+        for d in decisions.tables.values()
+    ] == EXPECTED_SUGGESTIONS
+    first = decisions.get("series", "retry-backoff-cap.patch")
+    assert first == Decision(
+        "series",
+        "retry-backoff-cap.patch",
+        "retire",
+        "suggested by patchkeeper decide from the audit verdict: upstreamed",
+        "",
+        "",
+        line=10,
+    )
+    text = path.read_text()
+    assert text.splitlines()[9:16] == [
+        '[series."retry-backoff-cap.patch"]',
+        "# suggested from audit: upstreamed",
+        'decision = "retire"',
+        'reason = "suggested by patchkeeper decide from the audit verdict: upstreamed"',
+        'removal-condition = ""',
+        'notes = ""',
+        "",
+    ]
+
+
+def test_decide_never_changes_what_a_person_wrote(cli, audited: Path) -> None:
+    path = audited / "patchkeeper-decisions.toml"
+    mine = (
+        "# reviewed by Ana on the 1.1 upgrade\n"
+        '[series."metrics-redirects.patch"]   # kept: monitoring needs it\n'
+        'decision = "carry"\n'
+        'reason = "our dashboards read these counters"\n'
+        'removal-condition = "upstream ships redirect metrics"\n'
+        "\n"
+        '[series."retry-backoff-cap.patch"]\n'
+        'decision = "remove"\n'
+    )
+    path.write_text(mine)
+    run = cli("decide", cwd=audited)
+    assert run.code == 0
+    assert run.out.splitlines()[0] == f"{path}: added 5, kept 2 existing"
+    text = path.read_text()
+    assert text.startswith(mine + "\n")
+    decisions = load(path)
+    assert decisions.get("series", "metrics-redirects.patch").reason == (
+        "our dashboards read these counters"
+    )
+    assert decisions.get("series", "retry-backoff-cap.patch").decision == "remove"
+    assert cli("decide", cwd=audited).out.splitlines()[0] == f"{path}: added 0, kept 7 existing"
+    assert path.read_text() == text
+
+
+def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path) -> None:
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "x"\n')
+    run = cli("decide", cwd=tmp_path)
+    assert run.code == 2
+    assert "nothing to decide: no series file and no runtime inventory evidence" in run.err
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        (
+            '[series."a.patch"]\ndecision = "keep"\n',
+            "decision 'keep' in [series.\"a.patch\"] is not one of carry, retire, retain, update, migrate, remove",
+            1,
+        ),
+        ('x = 1\n[runtime."f.py::m.f"]\ndecision = "carry"\n', "unknown table 'x'", None),
+        (
+            '[runtime."f.py::m.f"]\ndecision = "carry"\n',
+            "decision 'carry' in [runtime.\"f.py::m.f\"] is not one of retain, update, migrate, remove",
+            1,
+        ),
+        ('\n[series."a.patch"]\nwhy = "x"\n', "unknown field 'why' in [series.\"a.patch\"]", 2),
+        (
+            '[series."a.patch"]\ndecision = 3\n',
+            "'decision' in [series.\"a.patch\"] must be a string",
+            1,
+        ),
+    ],
+)
+def test_a_malformed_decisions_file_names_the_table_and_line(
+    tmp_path: Path, text: str, message: str, line: int | None
+) -> None:
+    path = tmp_path / "patchkeeper-decisions.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load(path)
+    assert (caught.value.message, caught.value.line) == (message, line)
+
+
+def test_runtime_keys_are_stable_when_lines_move() -> None:
+    assert runtime_key("p/patch/x.py", "up.mod.Cls.meth") == "p/patch/x.py::up.mod.Cls.meth"
+    assert runtime_key("p/patch/x.py", "up.REG", "'npu'") == "p/patch/x.py::up.REG['npu']"

@@ -1,0 +1,104 @@
+"""Hunk location at fuzz 0 (GNU patch's rules), application, reversal, closest match."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkeeper.series.hunks import closest_match, locate, patch_lines
+from patchkeeper.series.parse import parse_patch
+
+
+def hunks(diff: str):
+    data = ("--- a/f\n+++ b/f\n" + diff).encode()
+    return parse_patch(data, name="t", path=Path("t"), strip=1).files[0].hunks
+
+
+def lines(*items: str) -> list[bytes]:
+    return [f"{item}\n".encode() for item in items]
+
+
+MIDDLE = """\
+@@ -3,3 +3,3 @@
+ c
+-d
++D
+ e
+"""
+
+
+def test_in_place_then_offsets_nearest_first_later_before_earlier() -> None:
+    (hunk,) = hunks(MIDDLE)
+    assert locate(lines("a", "b", "c", "d", "e", "f"), hunk) == 3
+    # two candidates, 2 lines before and 2 lines after the header's line: after wins
+    text = lines("c", "d", "e", "x", "c", "d", "e", "y", "z", "w")
+    assert locate(text, hunk) == 5
+    assert locate(lines("c", "d", "e", "x", "y", "z"), hunk) == 1
+
+
+def test_offset_carries_to_the_next_hunk() -> None:
+    first, second = hunks("@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -7,3 +7,3 @@\n g\n-h\n+H\n i\n")
+    text = lines("x", "x", "a", "b", "c", "d", "e", "f", "g", "h", "i")
+    result = patch_lines(text, [first, second])
+    assert [(p.line, p.offset) for p in result.placements] == [(3, 2), (9, 2)]
+    assert result.lines == lines("x", "x", "a", "B", "c", "d", "e", "f", "g", "H", "i")
+
+
+def test_short_leading_context_anchors_to_start_of_file() -> None:
+    # fewer leading than trailing context lines at line 1: only the start of the file matches
+    (hunk,) = hunks("@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n")
+    assert locate(lines("a", "b", "c"), hunk) == 1
+    assert locate(lines("z", "a", "b", "c"), hunk) is None
+
+
+def test_short_trailing_context_anchors_to_end_of_file() -> None:
+    (hunk,) = hunks("@@ -2,3 +2,3 @@\n b\n c\n-d\n+D\n")
+    assert locate(lines("a", "b", "c", "d"), hunk) == 2
+    assert locate(lines("b", "c", "d", "e"), hunk) is None
+
+
+def test_pure_insertion_without_context_goes_where_the_header_says() -> None:
+    (hunk,) = hunks("@@ -2,0 +3,1 @@\n+new\n")
+    assert patch_lines(lines("a", "b", "c"), [hunk]).lines == lines("a", "b", "new", "c")
+
+
+def test_reverse_undoes_exactly() -> None:
+    (hunk,) = hunks(MIDDLE)
+    patched = lines("a", "b", "c", "D", "e", "f")
+    assert patch_lines(patched, [hunk], reverse=True).lines == lines("a", "b", "c", "d", "e", "f")
+    assert patch_lines(patched, [hunk]).failures[0].hunk is hunk
+
+
+def test_missing_final_newline_must_match_exactly() -> None:
+    (hunk,) = hunks("@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n")
+    assert patch_lines([b"a\n", b"b"], [hunk]).lines == [b"a\n", b"c\n"]
+    assert not patch_lines([b"a\n", b"b\n"], [hunk]).ok
+
+
+def test_failure_reports_closest_match_and_differences() -> None:
+    (hunk,) = hunks(MIDDLE)
+    result = patch_lines(lines("q", "q", "q", "q", "c", "X", "e"), [hunk])
+    assert result.lines is None
+    failure = result.failures[0]
+    assert failure.expected_line == 3
+    closest = failure.closest
+    assert closest is not None
+    assert (closest.line, closest.matching, closest.total) == (5, 2, 3)
+    assert [(d.index, d.expected, d.found) for d in closest.differences] == [(1, b"d\n", b"X\n")]
+
+
+def test_closest_match_none_when_nothing_shared() -> None:
+    assert closest_match(lines("x", "y"), lines("a", "b"), 1) is None
+
+
+def test_refusal_note_when_every_line_matches_elsewhere() -> None:
+    from patchkeeper.series.hunk_evidence import hunk_evidence
+
+    # fewer leading than trailing context at line 1: only the start of the file will do
+    (hunk,) = hunks("@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n")
+    result = patch_lines(lines("z", "a", "b", "c"), [hunk])
+    evidence = hunk_evidence("f", result.failures[0])
+    assert (evidence.closest_line, evidence.matching, evidence.total) == (2, 3, 3)
+    assert evidence.note == (
+        "every line matches there, but the hunk has fewer leading than trailing context "
+        "lines and starts at line 1, so it may only apply at the start of the file"
+    )

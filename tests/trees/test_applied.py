@@ -1,0 +1,79 @@
+"""Which patches are applied: exact even when two patches touch the same lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.series.engine import FileState, Workspace
+from patchkeeper.series.parse import parse_patch
+from patchkeeper.trees.applied import APPLIED, CONFLICT, NOT_APPLIED, PARTIAL, series_state
+from patchkeeper.trees.tree import Pristine, Tree
+
+
+def patch(name: str, diff: str):
+    return parse_patch(diff.encode(), name=name, path=Path(name), strip=1)
+
+
+# P1 changes line 3 from "c" to "C"; P2 changes the same line again, "C" to "CC", and adds a
+# line; P3 changes another file.
+P1 = patch("p1", "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n")
+P2 = patch("p2", "--- a/f\n+++ b/f\n@@ -2,3 +2,4 @@\n b\n-C\n+CC\n+extra\n d\n")
+P3 = patch("p3", "--- a/g\n+++ b/g\n@@ -1,2 +1,2 @@\n-x\n+X\n y\n")
+PRISTINE = {"f": b"a\nb\nc\nd\ne\n", "g": b"x\ny\n"}
+
+
+def workspace(files: dict[str, bytes]) -> Workspace:
+    return Workspace(lambda path: FileState.from_bytes(files[path]) if path in files else None)
+
+
+@pytest.fixture
+def pristine(tmp_path: Path) -> Pristine:
+    for name, data in PRISTINE.items():
+        (tmp_path / name).write_bytes(data)
+    tree = Tree("directory", tmp_path, tmp_path, "pristine")
+    return Pristine("pristine", tree=tree)
+
+
+@pytest.mark.parametrize(
+    ("files", "states", "drifted"),
+    [
+        ({"f": b"a\nb\nCC\nextra\nd\ne\n", "g": b"X\ny\n"}, [APPLIED, APPLIED, APPLIED], []),
+        (PRISTINE, [NOT_APPLIED, NOT_APPLIED, NOT_APPLIED], []),
+        ({"f": b"a\nb\nC\nd\ne\n", "g": b"x\ny\n"}, [APPLIED, NOT_APPLIED, NOT_APPLIED], []),
+        ({"f": b"a\nb\nCC\nextra\nd\ne\n", "g": b"x\ny\n"}, [APPLIED, APPLIED, NOT_APPLIED], []),
+        # f edited by hand after the series: P2 no longer reverses, and f drifted
+        ({"f": b"a\nb\nCC\nextra\nd\nEDIT\n", "g": b"X\ny\n"}, [APPLIED, APPLIED, APPLIED], ["f"]),
+        ({"f": b"a\nb\nZ\nd\ne\n", "g": b"X\ny\n"}, [CONFLICT, CONFLICT, APPLIED], ["f"]),
+    ],
+)
+def test_states_and_drift(files, states, drifted, pristine: Pristine) -> None:
+    result = series_state(workspace(files), [P1, P2, P3], pristine)
+    assert [p.state for p in result.patches] == states
+    assert [f.path for f in result.drifted] == drifted
+
+
+def test_partially_applied_names_the_hunks(pristine: Pristine) -> None:
+    two = patch(
+        "two", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n@@ -4,2 +4,2 @@\n d\n-e\n+E\n"
+    )
+    state = series_state(workspace({"f": b"A\nb\nc\nd\ne\n", "g": b"x\ny\n"}), [two], pristine)
+    (only,) = state.patches
+    assert only.state == PARTIAL
+    assert [(h.path, h.index, h.line) for h in only.applied_hunks] == [("f", 1, 1)]
+    assert [(h.path, h.index) for h in only.missing_hunks] == [("f", 2)]
+    assert state.drifted == ()
+
+
+def test_context_free_deletion_is_applied_only_when_its_lines_are_gone(pristine: Pristine) -> None:
+    # diff -U0: "@@ -3 +2,0 @@" deletes line 3 ("c") with no context at all
+    deletion = patch("del", "--- a/f\n+++ b/f\n@@ -2,0 +3 @@\n+new\n@@ -3 +3,0 @@\n-c\n")
+    still_there = workspace({"f": b"a\nb\nc\nd\ne\n", "g": b"x\ny\n"})
+    (state,) = series_state(still_there, [deletion], pristine).patches
+    assert state.state == NOT_APPLIED
+    half = workspace({"f": b"a\nb\nnew\nc\nd\ne\n", "g": b"x\ny\n"})
+    (state,) = series_state(half, [deletion], pristine).patches
+    assert state.state == PARTIAL
+    assert [(h.path, h.index) for h in state.applied_hunks] == [("f", 1)]
+    assert [(h.path, h.index) for h in state.missing_hunks] == [("f", 2)]
