@@ -1,4 +1,12 @@
-"""Shared fixtures: an isolated git, a copy of the bundled example, and running the CLI."""
+"""Shared fixtures: an isolated git, a copy of the bundled example, and running the CLI.
+
+Also which tests run. Plain ``pytest`` runs the fast ones: a test marked ``network`` (downloads
+real releases and series) or ``slow`` (seconds each: the differential and crash tests, real
+browsers and venvs) is deselected unless ``--all`` is given (CI and the README run
+``pytest --all``) or ``-m`` picks tests by marker itself (``pytest -m slow``). A test marked
+``tool("name", ...)`` needs those executables: absent, it is skipped, except in CI (the
+variable ``CI`` set), where ``.ci/run`` installs them first and an absent tool fails the test.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +20,54 @@ import pytest
 
 from helpers import EXAMPLES, Example
 from patchkeeper.main import main
+
+#: The markers plain ``pytest`` leaves out; ``--all`` (or any ``-m``) takes them in.
+NOT_BY_DEFAULT = ("network", "slow")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--all``: the whole suite, as CI and the README's set-up command run it."""
+    parser.addoption(
+        "--all",
+        action="store_true",
+        default=False,
+        help="run every test, network and slow ones too (CI runs this; plain pytest runs "
+        "the fast tests only)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the ``network`` and ``slow`` tests unless ``--all`` or ``-m`` is given."""
+    if config.getoption("--all") or config.getoption("-m"):
+        return
+    kept, left_out = [], []
+    for item in items:
+        marked = any(item.get_closest_marker(name) for name in NOT_BY_DEFAULT)
+        (left_out if marked else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Say, above the results, that a plain run leaves tests out and how to run them."""
+    if config.getoption("--all") or config.getoption("-m"):
+        return None
+    return "network and slow tests are deselected: pytest --all runs every test"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``tool(...)`` whose executable is absent: skipped, or failed in CI."""
+    for marker in item.iter_markers("tool"):
+        missing = [name for name in marker.args if shutil.which(name) is None]
+        if not missing:
+            continue
+        verb = "is" if len(missing) == 1 else "are"
+        reason = f"{', '.join(missing)} {verb} not installed (.ci/run installs it when CI is set)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {reason}", pytrace=False)
+        pytest.skip(reason)
 
 
 @pytest.fixture(autouse=True)

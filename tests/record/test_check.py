@@ -12,6 +12,7 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
 from recordhelpers import AGREEING, drop_from_series, write_decisions
 
 from patchkeeper.record.environment import tree_digest
@@ -171,6 +172,7 @@ def test_the_environment_changed(cli, audited: Path) -> None:
     )
 
 
+@pytest.mark.slow  # makes a venv
 def test_another_interpreter(cli, audited: Path, tmp_path: Path) -> None:
     drop_from_series(audited, "retry-backoff-cap.patch")
     reported(cli, audited, AGREEING)
@@ -221,6 +223,7 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_committed_record_in_a_git_downstream_stays_current(cli, audited: Path) -> None:
     drop_from_series(audited, "retry-backoff-cap.patch")
     write_decisions(audited, AGREEING)

@@ -28,6 +28,7 @@ EXPECTED_SUGGESTIONS = [
 ]
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_toml_string_round_trips_any_text(text: str) -> None:
     assert tomllib.loads(f"k = {toml_string(text)}")["k"] == text

@@ -105,6 +105,7 @@ def as_json(value):
     return json.loads(json.dumps(to_jsonable(value)))
 
 
+@pytest.mark.slow  # demo_env: a real venv with a wheel pip builds
 def test_an_installed_wheel_against_its_source_tree(demo_env: Path, tmp_path: Path) -> None:
     tree = source_tree(tmp_path / "pkdemo-1.0")
     python = demo_env / "bin" / "python"
@@ -164,6 +165,7 @@ def test_an_installed_wheel_against_its_source_tree(demo_env: Path, tmp_path: Pa
     assert env["notes"] == []
 
 
+@pytest.mark.slow
 def test_differences_between_source_wheel_and_installed_files(
     demo_env: Path, tmp_path: Path
 ) -> None:
@@ -187,6 +189,7 @@ def test_differences_between_source_wheel_and_installed_files(
     assert comparison["changed_since_install"] == ["pkdemo/__init__.py"]
 
 
+@pytest.mark.slow
 def test_the_current_directory_shadows_the_installed_package(
     demo_env: Path, tmp_path: Path
 ) -> None:

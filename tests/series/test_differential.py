@@ -29,10 +29,8 @@ from patchkeeper.series.parse import parse_patch
 #: The reference command of the issue; ``-N`` never reverses, ``-r -`` drops rejects.
 GNU_PATCH = ("patch", "-p1", "--fuzz", "0", "-N", "-s", "-r", "-", "--no-backup-if-mismatch")
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("patch") is None or shutil.which("diff") is None,
-    reason="GNU patch and diffutils are needed for the differential tests",
-)
+#: GNU patch and diffutils; the generated cases are ``slow`` (minutes), the regressions are not.
+pytestmark = pytest.mark.tool("patch", "diff")
 
 # --------------------------------------------------------------------------- generated content
 
@@ -175,6 +173,7 @@ def single_cases(draw: st.DrawFn) -> tuple[bytes, bytes, bytes, int, bool]:
     return render(*old), render(*new), render(*target), context, crlf_patch
 
 
+@pytest.mark.slow
 @settings(
     max_examples=2000,
     deadline=None,
@@ -322,6 +321,7 @@ def snapshot(root: Path) -> tuple[dict[str, bytes], set[str]]:
     return files, dirs
 
 
+@pytest.mark.slow
 @settings(
     max_examples=600,
     deadline=None,

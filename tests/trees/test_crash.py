@@ -143,6 +143,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     return Scenario(tmp_path_factory.mktemp("crash"), files=24, patches=10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "points"), [("apply", 30), ("unapply", 25)])
 def test_kill_at_random_journaled_steps(cli, small: Scenario, command: str, points: int) -> None:
     total = steps(small, command)
@@ -205,6 +206,7 @@ def _kill_inside_commit(scenario: Scenario, command: str, delay: float) -> tuple
     return proc.returncode == -signal.SIGKILL, target
 
 
+@pytest.mark.slow
 def test_kill_at_random_moments(cli, big: Scenario) -> None:
     rng = random.Random(f"{SEED}-timed")
     states = []
@@ -240,6 +242,7 @@ def test_an_empty_state_directory_left_by_a_kill_is_removed(cli, example) -> Non
     assert not (target / ".patchkeeper").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", [1, 3, 4, 5, 6, 12])
 def test_ctrl_c_during_apply_puts_everything_back(example, step: int) -> None:
     """Ctrl-C (KeyboardInterrupt) at a journaled step: the files are restored before exit."""

@@ -75,11 +75,29 @@ class Venv:
         return sorted(p.relative_to(self.site).as_posix() for p in self.site.rglob("*"))
 
 
+def copy_of_the_checkout(destination: Path) -> Path:
+    """The repository's files (tracked, and new ones git does not ignore) copied under
+    ``destination``: pip builds in the source directory (``*.egg-info``, ``build/``), which
+    must not be the checkout the tests run from."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = REPO / name
+        if source.is_file():  # a tracked file deleted in the working tree is left out
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    return destination
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
-    """One environment for the module, with patchkeeper itself installed (editable)."""
+    """One environment for the module, with patchkeeper itself installed from a copy of the
+    checkout."""
     env = Venv(tmp_path_factory.mktemp("venv") / "env")
-    env.pip("install", "--quiet", "-e", str(REPO))
+    env.pip("install", "--quiet", str(copy_of_the_checkout(tmp_path_factory.mktemp("source"))))
     return env
 
 

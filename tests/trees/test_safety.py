@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -247,6 +249,43 @@ def held_lock(example: Example) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
         holder.wait()
 
 
+#: ``python -m patchkeeper ARGS...`` that writes ``refused`` to the file descriptor in
+#: ``argv[1]`` each time ``flock`` finds the lock held: the event the waiting test waits for.
+WAITER = """
+import fcntl, os, runpy, sys
+
+report, real_flock = int(sys.argv[1]), fcntl.flock
+
+def flock(fd, operation):
+    try:
+        real_flock(fd, operation)
+    except BlockingIOError:
+        os.write(report, b"refused\\n")
+        raise
+
+fcntl.flock = flock
+sys.argv = ["patchkeeper", *sys.argv[2:]]
+runpy.run_module("patchkeeper", run_name="__main__", alter_sys=True)
+"""
+
+
+def read_reports(reports: BinaryIO, count: int, deadline: float) -> list[bytes]:
+    """The first ``count`` lines written to ``reports``, waiting at most ``deadline`` seconds
+    in all; fewer when the writer closed its end first or the time ran out."""
+    lines: list[bytes] = []
+    buffer = b""
+    end = time.monotonic() + deadline
+    while len(lines) < count:
+        ready, _, _ = select.select([reports], [], [], max(0.0, end - time.monotonic()))
+        chunk = reports.read(4096) if ready else b""
+        if not chunk:
+            break
+        buffer += chunk
+        *done, buffer = buffer.split(b"\n")
+        lines += [line + b"\n" for line in done]
+    return lines[:count]
+
+
 def test_second_process_fails_after_the_bounded_wait(
     cli, example: Example, held_lock: tuple[Path, subprocess.Popen[str]]
 ) -> None:
@@ -279,16 +318,21 @@ def test_waiting_process_proceeds_when_the_lock_is_released(
     example: Example, held_lock: tuple[Path, subprocess.Popen[str]]
 ) -> None:
     target, holder = held_lock
+    report, report_to = os.pipe()
     waiter = subprocess.Popen(
-        [sys.executable, "-m", "patchkeeper", "apply", "--target", str(target)],
+        [sys.executable, "-c", WAITER, str(report_to), "apply", "--target", str(target)],
         cwd=example.downstream,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        pass_fds=(report_to,),
     )
-    time.sleep(0.5)
-    assert waiter.poll() is None  # still waiting for the lock (lock-timeout is 10 s)
-    assert tree_bytes(target) == tree_bytes(example.old)
+    os.close(report_to)
+    with os.fdopen(report, "rb", buffering=0) as reports:
+        # Refused twice: it tried the lock, and tried again instead of giving up.
+        assert read_reports(reports, 2, deadline=30.0) == [b"refused\n", b"refused\n"]
+        assert waiter.poll() is None  # still waiting for the lock (lock-timeout is 10 s)
+        assert tree_bytes(target) == tree_bytes(example.old)
     assert holder.stdin is not None
     holder.stdin.close()
     out, err = waiter.communicate(timeout=30)
@@ -296,6 +340,7 @@ def test_waiting_process_proceeds_when_the_lock_is_released(
     assert out == f"applied 7 patches on directory {target.resolve()}: 4 files changed\n"
 
 
+@pytest.mark.slow  # a stress run: 200 files, 60 patches, applied three times
 def test_two_real_applies_do_not_interleave(tmp_path: Path) -> None:
     """Started together on one target: one applies, the other waits, then finds the series
     applied. (Without the lock the second one trips over the first one's journal.)"""

@@ -189,6 +189,7 @@ def test_bad_requests_are_errors(private_cache, requirement, kind, message):
     assert caught.value.message.startswith(message)
 
 
+@pytest.mark.slow
 def test_concurrent_fetches_share_one_complete_tree(local_index, private_cache, tar_bytes):
     files = [(f"pk_demo-1.0/pk_demo/m{i}.py", b"x = %d\n" % i * 2000) for i in range(300)]
     local_index.publish("pk-demo", "pk_demo-1.0.tar.gz", tar_bytes(files))
