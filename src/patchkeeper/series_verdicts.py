@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from patchkeeper.engine import Workspace
 from patchkeeper.model import ADDED, Patch
-from patchkeeper.substance import substantive_lines
+from patchkeeper.substance import substantive, substantive_lines
 from patchkeeper.treesearch import TreeSearch
 from patchkeeper.verdicts import (
     BLOCKED,
@@ -23,9 +23,10 @@ from patchkeeper.verdicts import (
     UPSTREAMED,
     FailedPatch,
     PatchVerdict,
-    judge_patch,
+    judge_unfinished,
     remember_failure,
     share_text,
+    with_action,
 )
 
 
@@ -112,15 +113,38 @@ def resolve_superseded(
     return out
 
 
+def register_lines(search: TreeSearch, patches: Sequence[Patch]) -> None:
+    """Register every substantive line of every hunk with ``search``'s line index, so the
+    first question about any of them scans the tree once for all."""
+    for patch in patches:
+        for diff in patch.files:
+            lines = [
+                line.text
+                for hunk in diff.hunks
+                for line in hunk.lines
+                if substantive(line.text) is not None
+            ]
+            if lines:
+                search.index.want(lines, diff.path)
+
+
 def judge_series(
-    ws: Workspace, patches: Sequence[Patch], search: TreeSearch | None
+    ws: Workspace,
+    patches: Sequence[Patch],
+    search: TreeSearch | None,
+    pin: TreeSearch | None = None,
 ) -> list[PatchVerdict]:
-    """Judge every patch in series order on ``ws`` (the new tree, in memory)."""
+    """Judge every patch in series order on ``ws`` (the new tree, in memory).
+
+    ``pin`` is the old pin's tree (see :func:`patchkeeper.verdicts.judge_patch`).
+    """
+    if search is not None:
+        register_lines(search, patches)
     failed: list[FailedPatch] = []
     verdicts = []
     for patch in patches:
-        verdict = judge_patch(ws, patch, failed, search)
+        verdict = judge_unfinished(ws, patch, failed, search, pin)
         if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED):
             failed.append(remember_failure(patch))
         verdicts.append(verdict)
-    return resolve_superseded(patches, verdicts, ws)
+    return [with_action(v) for v in resolve_superseded(patches, verdicts, ws)]

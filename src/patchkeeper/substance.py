@@ -11,6 +11,7 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 
+from patchkeeper import filekinds
 from patchkeeper.model import ADDED, REMOVED, Patch
 
 _SPACE = re.compile(rb"\s+")
@@ -292,40 +293,21 @@ def file_index(lines: Sequence[bytes]) -> FileIndex:
 
 
 # --------------------------------------------------------------------------- kinds of file
+# The kinds live in :mod:`patchkeeper.filekinds`; these names are kept for callers.
 
-#: Directory names and file names that hold tests, documentation or release notes: an
-#: upstream fix often comes with tests and notes of its own, written differently.
-_TEST_DIRS = frozenset({"test", "tests", "testing", "testcases"})
-_DOC_DIRS = frozenset({"doc", "docs", "changelog", "changes", "news", "release-notes"})
-_DOC_SUFFIXES = (".rst", ".md", ".txt", ".adoc")
-
-
-def is_test(path: str) -> bool:
-    """Whether ``path`` is a test file.
-
-    >>> is_test("tests/i18n/tests.py"), is_test("src/x/conftest.py"), is_test("src/x/y.py")
-    (True, True, False)
-    """
-    parts = path.split("/")
-    name = parts[-1]
-    return (
-        any(part in _TEST_DIRS for part in parts[:-1])
-        or name.startswith("test_")
-        or name.endswith(("_test.py", "_tests.py"))
-        or name in ("conftest.py", "tests.py")
-    )
+is_test = filekinds.is_test
 
 
 def is_doc(path: str) -> bool:
-    """Whether ``path`` is documentation or a release note.
+    """Whether ``path`` is documentation or release notes (:mod:`patchkeeper.filekinds`).
 
     >>> is_doc("docs/ref/utils.txt"), is_doc("changelog/3433.bugfix.rst"), is_doc("a/b.py")
     (True, True, False)
     """
-    parts = path.split("/")
-    return parts[0].lower() in _DOC_DIRS or parts[-1].lower().endswith(_DOC_SUFFIXES)
+    return filekinds.kind_of(path) in (filekinds.DOCS, filekinds.NOTES)
 
 
 def is_code(path: str) -> bool:
-    """Neither a test nor documentation: the files whose change *is* the fix."""
-    return not is_test(path) and not is_doc(path)
+    """Neither tests, documentation, release notes nor configuration: the files whose change
+    *is* the fix."""
+    return filekinds.kind_of(path) == filekinds.CODE
