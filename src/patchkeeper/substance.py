@@ -66,7 +66,7 @@ def normalize(line: bytes) -> bytes:
     >>> normalize(b"  x  =\\t1\\r\\n")
     b'x = 1'
     """
-    return _SPACE.sub(b" ", line).strip()
+    return b" ".join(line.split())
 
 
 def substantive(line: bytes) -> bytes | None:
@@ -201,10 +201,26 @@ class FileIndex:
     """
 
     def __init__(self, lines: Sequence[bytes]) -> None:
-        self.line_set = {text for text in map(substantive, lines) if text is not None}
+        self._lines = lines
+        self._raw = b"".join(lines)
+        self._line_set: set[bytes] | None = None
+        self._built = False
+
+    @property
+    def line_set(self) -> set[bytes]:
+        """The file's substantive lines, normalized (built on first use)."""
+        if self._line_set is None:
+            self._line_set = {text for text in map(substantive, self._lines) if text is not None}
+        return self._line_set
+
+    def _build(self) -> None:
+        """The token stream, built on the first search whose words are all in the file."""
+        if self._built:
+            return
+        self._built = True
         stream: list[bytes] = []
         owner: list[int] = []
-        for number, line in enumerate(lines):
+        for number, line in enumerate(self._lines):
             toks = _raw_tokens(line)
             stream.extend(toks)
             owner.extend([number] * len(toks))
@@ -222,6 +238,15 @@ class FileIndex:
             position += len(token) + 1
         self._data = _SEP + _SEP.join(self._tokens) + _SEP
 
+    def _may_hold(self, toks: list[bytes]) -> bool:
+        """A quick necessary test: every word and string body of ``toks`` occurs in the
+        file's bytes (tokenizing the file is the expensive part)."""
+        for token in toks:
+            body = token[1:-1] if token[:1] == b'"' else token
+            if len(body) >= 3 and body not in self._raw:
+                return False
+        return True
+
     def _ends_line(self, k: int) -> bool:
         return k + 1 == len(self._tokens) or self._line_of[k + 1] != self._line_of[k]
 
@@ -235,8 +260,9 @@ class FileIndex:
     def find(self, needle: bytes, after: int = -1) -> int | None:
         """The first 0-based line at or after ``after + 1`` where ``needle`` starts."""
         toks = tokens(needle)
-        if not toks:
+        if not toks or not self._may_hold(toks):
             return None
+        self._build()
         whole = len(toks) < MIN_FRAGMENT_TOKENS
         key = _SEP + _SEP.join(toks) + _SEP
         k = bisect.bisect_right(self._line_of, after)

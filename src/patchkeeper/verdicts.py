@@ -475,8 +475,10 @@ def hunk_statuses(
 
 
 def _pin_has(pin: TreeSearch | None, path: str, line: bytes) -> bool:
+    """Whether the pin's ``path`` has the normalized ``line`` (the patch was cut against the
+    pin, so its lines are there as they are: no reformatting to allow for)."""
     state = pin.state(path) if pin is not None else None
-    return state is not None and file_index(state.lines).has(line)
+    return state is not None and line in file_index(state.lines).line_set
 
 
 def _elsewhere(search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, path: str) -> bool:
@@ -484,8 +486,9 @@ def _elsewhere(search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, pa
     if search is None or pin is None:
         return False
     search.index.want([raw], path)
+    text = substantive(raw) or b""
     for holder in search.index.holders(raw)[:8]:
-        if holder != path and not _pin_has(pin, holder, substantive(raw) or b""):
+        if holder != path and not _pin_has(pin, holder, text):
             return True
     return False
 
