@@ -474,11 +474,15 @@ def hunk_statuses(
 # --------------------------------------------------------------------------- added lines
 
 
-def _pin_has(pin: TreeSearch | None, path: str, line: bytes) -> bool:
-    """Whether the pin's ``path`` has the normalized ``line`` (the patch was cut against the
-    pin, so its lines are there as they are: no reformatting to allow for)."""
+def _pin_has(pin: TreeSearch | None, path: str, line: bytes, exact: bool = False) -> bool:
+    """Whether the pin's ``path`` has the normalized ``line``: as the new release is searched
+    (reformatting allowed), or, ``exact``, as one whole line (for a line the tree's index
+    found whole in another file)."""
     state = pin.state(path) if pin is not None else None
-    return state is not None and line in file_index(state.lines).line_set
+    if state is None:
+        return False
+    index = file_index(state.lines)
+    return line in index.line_set if exact else index.has(line)
 
 
 def _elsewhere(search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, path: str) -> bool:
@@ -488,7 +492,7 @@ def _elsewhere(search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, pa
     search.index.want([raw], path)
     text = substantive(raw) or b""
     for holder in search.index.holders(raw)[:8]:
-        if holder != path and not _pin_has(pin, holder, text):
+        if holder != path and not _pin_has(pin, holder, text, exact=True):
             return True
     return False
 
@@ -538,9 +542,10 @@ def file_shares(
         at_pin = new_found = 0
         differing = []
         for text, raw in pairs:
-            if _pin_has(pin, path, text):
+            there = index is not None and index.has(text)
+            if _pin_has(pin, path, text, exact=not there):
                 at_pin += 1
-            elif (index is not None and index.has(text)) or _elsewhere(search, pin, raw, path):
+            elif there or _elsewhere(search, pin, raw, path):
                 new_found += 1
             else:
                 differing.append(text.decode("utf-8", "replace"))
