@@ -160,6 +160,45 @@ def _raw_tokens(line: bytes) -> list[bytes]:
         elif token == b"'":
             token = b'"'
         out.append(token)
+    return _modern_typing(out) if b"Optional" in line or b"List" in line or b"Dict" in line else out
+
+
+#: PEP 585 builtin generics: ``List[int]`` is written ``list[int]`` since Python 3.9.
+_BUILTIN_GENERICS = {b"List": b"list", b"Dict": b"dict", b"Set": b"set", b"Tuple": b"tuple",
+                     b"FrozenSet": b"frozenset", b"Type": b"type"}  # fmt: skip
+_TYPING_MODULES = frozenset({b"t", b"typing", b"typ"})
+
+
+def _modern_typing(toks: list[bytes]) -> list[bytes]:
+    """Annotations as PEP 604 and PEP 585 write them, so that an upgrade of the annotation
+    style is not a difference: ``t.Optional[int]`` -> ``int | None``, ``typing.List[str]``
+    -> ``list[str]`` (a one-token argument only; longer ones are left as they are).
+
+    >>> b" ".join(_modern_typing(_raw_tokens(b"x: t.Optional[int] = f(List[str])")))
+    b'x : int | None = f ( list [ str ] )'
+    """
+    out: list[bytes] = []
+    i = 0
+    while i < len(toks):
+        token = toks[i]
+        name = token
+        skip = 0
+        if token in _TYPING_MODULES and toks[i + 1 : i + 2] == [b"."] and i + 2 < len(toks):
+            name, skip = toks[i + 2], 2
+        if (
+            name == b"Optional"
+            and toks[i + skip + 1 : i + skip + 2] == [b"["]
+            and toks[i + skip + 3 : i + skip + 4] == [b"]"]
+        ):
+            out.extend((toks[i + skip + 2], b"|", b"None"))
+            i += skip + 4
+            continue
+        if name in _BUILTIN_GENERICS and toks[i + skip + 1 : i + skip + 2] == [b"["]:
+            out.append(_BUILTIN_GENERICS[name])
+            i += skip + 1
+            continue
+        out.append(token)
+        i += 1
     return out
 
 

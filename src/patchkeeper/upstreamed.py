@@ -63,6 +63,8 @@ class _Share(Protocol):
     def missing(self) -> tuple[str, ...]: ...
     @property
     def counted(self) -> tuple[int, int]: ...
+    @property
+    def respelled(self) -> tuple[tuple[str, str], ...]: ...
 
 
 def decides(path: str, kind: str) -> bool:
@@ -102,12 +104,19 @@ def _counted(shares: Sequence[_Share], kind: str) -> list[_Share]:
 
 
 def _missing_text(shares: Sequence[_Share]) -> str:
+    """The differing lines named: those not found, then those found spelled differently."""
+    text = ""
     missing = [line for share in shares for line in share.missing]
-    if not missing:
-        return ""
-    shown = "; ".join(f"`{line}`" for line in missing[:3])
-    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-    return f"; not found, review before retiring: {shown}{more}"
+    if missing:
+        shown = "; ".join(f"`{line}`" for line in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        text += f"; not found, review before retiring: {shown}{more}"
+    respelled = [pair for share in shares for pair in share.respelled]
+    if respelled:
+        shown = "; ".join(f"`{a}` as `{b}`" for a, b in respelled[:2])
+        more = f" and {len(respelled) - 2} more" if len(respelled) > 2 else ""
+        text += f"; spelled differently: {shown}{more}"
+    return text
 
 
 def _pin_text(pin_known: bool) -> str:

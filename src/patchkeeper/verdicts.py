@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 
 from patchkeeper.engine import (
     EXISTS,
@@ -44,7 +45,13 @@ from patchkeeper.filekinds import CODE, CONFIG, NOTES, kind_of, primary_kind
 from patchkeeper.hunks import HunkFailure, closest_match, first_line, locate, patch_lines
 from patchkeeper.mentions import Mention, new_mentions, references
 from patchkeeper.model import ADDED, REMOVED, FileDiff, Hunk, Patch
-from patchkeeper.substance import added_by_path, file_index, substantive, substantive_lines
+from patchkeeper.substance import (
+    added_by_path,
+    file_index,
+    substantive,
+    substantive_lines,
+    tokens,
+)
 from patchkeeper.treesearch import MovedFile, TreeSearch, moved_files
 from patchkeeper.upstreamed import code_upstream, decides, mostly_there, written_differently
 
@@ -127,6 +134,8 @@ class FileShare:
             where it moved, or in another file that the pin lacked them in); ``None``
             without the pin's tree.
         new_total: how many added lines the pin lacks; ``None`` without the pin's tree.
+        respelled: added lines counted in ``new_found`` because the new release has a line
+            spelled differently (:func:`respelled_as`), with that line, at most five.
     """
 
     path: str
@@ -138,6 +147,7 @@ class FileShare:
     at_pin: int | None = None
     new_found: int | None = None
     new_total: int | None = None
+    respelled: tuple[tuple[str, str], ...] = ()
 
     @property
     def counted(self) -> tuple[int, int]:
@@ -511,6 +521,67 @@ def _raw_added(patch: Patch) -> dict[str, list[tuple[bytes, bytes]]]:
     return out
 
 
+#: How alike (difflib's ratio over tokens) a new release's line must be to an added line to
+#: count as the same line spelled differently (``t.Optional[int]`` -> ``int | None``, a
+#: helper renamed, ``self.`` added).
+RESPELLED_RATIO = 0.8
+#: Lines shorter than this (in tokens) are too short to tell a respelling from another line.
+RESPELLED_MIN_TOKENS = 6
+
+
+#: At most this many tokens of either line may differ (a name, an argument): a line that
+#: shares its frame with another but differs in a whole clause is another line.
+RESPELLED_MAX_TOKENS = 2
+
+
+def _few_edits(matcher: SequenceMatcher) -> bool:
+    changed_a = changed_b = 0
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op != "equal":
+            changed_a += a2 - a1
+            changed_b += b2 - b1
+    return max(changed_a, changed_b) <= RESPELLED_MAX_TOKENS
+
+
+def respelled_as(
+    line: bytes, new: FileState, pin: FileState | None, ratio: float = RESPELLED_RATIO
+) -> str | None:
+    """The line of ``new`` that is ``line`` spelled differently, or ``None``.
+
+    A candidate shares the line's longest word, has tokens at least ``ratio`` alike
+    (:class:`difflib.SequenceMatcher` over :func:`patchkeeper.substance.tokens`) with at most
+    :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and is not
+    at the old pin (``pin``): a line the pin had is the old code the patch changed, not
+    upstream's version of the change.
+    """
+    wanted = tokens(line)
+    if len(wanted) < RESPELLED_MIN_TOKENS:
+        return None
+    words = [t for t in wanted if t[:1].isalpha() or t[:1] == b"_"]
+    if not words:
+        return None
+    key = max(words, key=len)
+    pin_index = file_index(pin.lines) if pin is not None else None
+    matcher = SequenceMatcher(autojunk=False)
+    matcher.set_seq2(wanted)
+    best: tuple[float, bytes] | None = None
+    for candidate in new.lines:
+        if key not in candidate:
+            continue
+        text = substantive(candidate)
+        if text is None:
+            continue
+        matcher.set_seq1(tokens(text))
+        if matcher.real_quick_ratio() < ratio or matcher.quick_ratio() < ratio:
+            continue
+        score = matcher.ratio()
+        if score >= ratio and (best is None or score > best[0]) and _few_edits(matcher):
+            if pin_index is not None and pin_index.has(text):
+                continue
+            best = (score, text)
+    return best[1].decode("utf-8", "replace") if best else None
+
+
 def file_shares(
     ws: Workspace, patch: Patch, search: TreeSearch | None, pin: TreeSearch | None = None
 ) -> tuple[FileShare, ...]:
@@ -541,6 +612,8 @@ def file_shares(
             continue
         at_pin = new_found = 0
         differing = []
+        respelled = []
+        pin_state = pin.state(path)
         for text, raw in pairs:
             there = index is not None and index.has(text)
             if _pin_has(pin, path, text, exact=not there):
@@ -548,7 +621,12 @@ def file_shares(
             elif there or _elsewhere(search, pin, raw, path):
                 new_found += 1
             else:
-                differing.append(text.decode("utf-8", "replace"))
+                near = respelled_as(text, state, pin_state) if state is not None else None
+                if near is not None:
+                    new_found += 1
+                    respelled.append((text.decode("utf-8", "replace"), near))
+                else:
+                    differing.append(text.decode("utf-8", "replace"))
         shares.append(
             replace(
                 share,
@@ -556,6 +634,7 @@ def file_shares(
                 at_pin=at_pin,
                 new_found=new_found,
                 new_total=len(pairs) - at_pin,
+                respelled=tuple(respelled[:5]),
             )
         )
     return tuple(shares)

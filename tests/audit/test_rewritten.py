@@ -38,8 +38,9 @@ BACKPORT = """Subject: limit the host name length (CVE-2031-0001)
      return open_socket(host, port)
 """
 
-# upstream's own fix: the same lines, but typed with PEP 604 and the function reformatted
-NEW = """from pkg.util import check_port, log
+# upstream's own fix: typed with PEP 604 (the same line for the audit), the logger renamed (a
+# line spelled differently), its own exception (a line not found), the function reformatted
+NEW = """from pkg.util import check_port, logger
 
 
 def connect(
@@ -48,8 +49,8 @@ def connect(
 ) -> None:
     check_port(port)
     if len(host) > MAX_HOST_LENGTH:
-        log.warning("host name too long: %d characters", len(host))
-        raise ValueError("host name too long")
+        logger.warning("host name too long: %d characters", len(host))
+        raise InvalidHost(host)
     timeout: float | None = DEFAULT_TIMEOUT
     return open_socket(host, port, timeout=timeout)
 """
@@ -63,9 +64,11 @@ def test_rewritten_fix_is_upstreamed_written_differently(tmp_path: Path) -> None
     assert verdict.summary == (
         "upstream has it written differently: every code file has at least 75% of its "
         "substantive added lines there (pkg/net.py 3/4) (lines the old pin already had are not "
-        "counted); not found, review before retiring: `timeout: t.Optional[float] = "
-        "DEFAULT_TIMEOUT`; 4 of 5 substantive added lines already upstream (strongest: "
-        "pkg/net.py 4/5); to do: retire (after reviewing the lines not found)"
+        'counted); not found, review before retiring: `raise ValueError("host name too long")`; '
+        'spelled differently: `log.warning("host name too long: %d characters", len(host))` as '
+        '`logger.warning("host name too long: %d characters", len(host))`; 3 of 5 substantive '
+        "added lines already upstream (strongest: pkg/net.py 3/5); to do: retire (after "
+        "reviewing the lines not found)"
     )
     [share] = verdict.shares
     assert (share.at_pin, share.new_found, share.new_total) == (1, 3, 4)
@@ -100,9 +103,11 @@ def test_half_rewritten_fix_is_partially_upstreamed(tmp_path: Path) -> None:
     assert verdict.summary == (
         "most of its new lines are upstream, written differently: 4 of 6 (pkg/net.py 3/4, "
         "pkg/util.py 1/2) (lines the old pin already had are not counted); not found, review "
-        "before retiring: `timeout: t.Optional[float] = DEFAULT_TIMEOUT`; `raise "
-        'ValueError("port out of range: %d" % port)`; pkg/net.py #1, pkg/util.py #1 fail at '
-        "fuzz 0; to do: look (most of it is upstream, written differently; decide what is left)"
+        'before retiring: `raise ValueError("host name too long")`; `raise ValueError("port out '
+        'of range: %d" % port)`; spelled differently: `log.warning("host name too long: %d '
+        'characters", len(host))` as `logger.warning("host name too long: %d characters", '
+        "len(host))`; pkg/net.py #1, pkg/util.py #1 fail at fuzz 0; to do: look (most of it is "
+        "upstream, written differently; decide what is left)"
     )
     # one line of six: a conflict
     new["pkg/net.py"] = OLD.replace("t.Optional[int]", "int | None")
@@ -133,9 +138,11 @@ def test_lines_already_at_the_pin_prove_nothing(tmp_path: Path) -> None:
 
 
 def test_without_the_pin_the_summary_says_so(tmp_path: Path) -> None:
+    # without the pin a respelling cannot be told from the old line the patch changed, and
+    # lines the pin had count too
     [verdict] = judge(tmp_path, {"pkg/net.py": NEW}, [("host.patch", BACKPORT)], None)
-    assert verdict.verdict == "upstreamed"
-    assert (
-        "(pkg/net.py 4/5) (the old pin's tree was not available: lines it already had are "
-        "counted too)" in verdict.summary
+    assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
+    assert verdict.summary.startswith(
+        "most of its new lines are upstream, written differently: 3 of 5 (pkg/net.py 3/5) (the "
+        "old pin's tree was not available: lines it already had are counted too);"
     )
