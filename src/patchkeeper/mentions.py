@@ -114,18 +114,19 @@ def _pattern(reference: Reference) -> re.Pattern[str]:
 
 
 def find_mentions(
-    refs: tuple[Reference, ...], files: dict[str, bytes], limit: int = 3
+    refs: tuple[Reference, ...], files: dict[str, str], limit: int = 3
 ) -> dict[str, list[Mention]]:
-    """Per reference, the changelog lines of ``files`` (path -> bytes) that name it, at most
+    """Per reference, the changelog lines of ``files`` (path -> text) that name it, at most
     ``limit`` each."""
     out: dict[str, list[Mention]] = {}
     if not refs:
         return out
-    patterns = [(ref.value, _pattern(ref)) for ref in refs]
-    for path, data in files.items():
-        text = data.decode("utf-8", "replace")
-        for value, pattern in patterns:
-            if len(out.get(value, ())) >= limit or not pattern.search(text):
+    patterns = [(ref.value, ref.value.removeprefix("CVE-"), _pattern(ref)) for ref in refs]
+    for path, text in files.items():
+        for value, plain, pattern in patterns:
+            if len(out.get(value, ())) >= limit or plain not in text:
+                continue
+            if not pattern.search(text):
                 continue
             for number, line in enumerate(text.splitlines(), 1):
                 if pattern.search(line):
@@ -138,7 +139,7 @@ def find_mentions(
 
 
 def new_mentions(
-    refs: tuple[Reference, ...], new: dict[str, bytes], old: dict[str, bytes] | None
+    refs: tuple[Reference, ...], new: dict[str, str], old: dict[str, str] | None
 ) -> tuple[Mention, ...]:
     """The mentions of ``refs`` in the new release's changelogs whose reference the old
     release's changelogs do not name (all of them when ``old`` is ``None``: unknown)."""

@@ -33,9 +33,9 @@ class TreeSearch:
         self.base = base
         self.label = label or str(base)
         self._files: list[str] | None = None
-        self._data: dict[str, bytes] = {}
         self._states: dict[str, FileState | None] = {}
-        self._changelogs: dict[str, bytes] | None = None
+        self._changelogs: dict[str, str] | None = None
+        self._changelog_lines: dict[str, tuple[bytes, ...]] | None = None
         self.index = LineIndex(self.files, self.read)
 
     def files(self) -> list[str]:
@@ -56,13 +56,10 @@ class TreeSearch:
     def read(self, path: str) -> bytes:
         """A file's bytes; ``b""`` when it cannot be read. Not kept: the index reads each
         file once, and the few files read again are cheap."""
-        data = self._data.get(path)
-        if data is None:
-            try:
-                data = (self.base / path).read_bytes()
-            except OSError:
-                data = b""
-        return data
+        try:
+            return (self.base / path).read_bytes()
+        except OSError:
+            return b""
 
     def state(self, path: str) -> FileState | None:
         """A file's content, ``None`` when the tree does not have it (kept once read)."""
@@ -77,15 +74,21 @@ class TreeSearch:
             self._states[path] = state
         return self._states[path]
 
-    def changelog_data(self) -> dict[str, bytes]:
-        """Every changelog of the tree: path -> bytes (read once)."""
+    def changelog_text(self) -> dict[str, str]:
+        """Every changelog of the tree: path -> text (UTF-8, errors replaced; read once)."""
         if self._changelogs is None:
-            self._changelogs = {path: self.read(path) for path in self.changelogs()}
+            self._changelogs = {
+                path: self.read(path).decode("utf-8", "replace") for path in self.changelogs()
+            }
         return self._changelogs
 
     def changelog_lines(self) -> dict[str, tuple[bytes, ...]]:
-        """Every changelog of the tree: path -> lines."""
-        return {path: tuple(split_lines(data)) for path, data in self.changelog_data().items()}
+        """Every changelog of the tree: path -> lines (split once)."""
+        if self._changelog_lines is None:
+            self._changelog_lines = {
+                path: tuple(split_lines(self.read(path))) for path in self.changelogs()
+            }
+        return self._changelog_lines
 
     def changelogs(self) -> list[str]:
         """The tree's changelogs and release notes (:func:`patchkeeper.filekinds.is_changelog`)."""

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from difflib import SequenceMatcher
 
 from patchkeeper.engine import (
     EXISTS,
@@ -40,17 +39,26 @@ from patchkeeper.engine import (
     Workspace,
     apply_patch,
 )
-from patchkeeper.evidence import FileFailure, HunkEvidence, failure_evidence, hunk_evidence
-from patchkeeper.filekinds import CODE, CONFIG, NOTES, kind_of, primary_kind
-from patchkeeper.hunks import HunkFailure, closest_match, first_line, locate, patch_lines
+from patchkeeper.evidence import FileFailure, failure_evidence
+from patchkeeper.filekinds import CODE, NOTES, kind_of, primary_kind
+from patchkeeper.hunk_verdicts import (
+    APPLIES,
+    FAILS,
+    PRESENT,
+    HunkVerdict,
+    creates_file,
+    file_lines,
+    hunk_statuses,
+    removed_lines,
+)
+from patchkeeper.hunks import patch_lines
 from patchkeeper.mentions import Mention, new_mentions, references
-from patchkeeper.model import ADDED, REMOVED, FileDiff, Hunk, Patch
+from patchkeeper.model import FileDiff, Hunk, Patch
+from patchkeeper.shares import FileShare, file_shares, share_text
 from patchkeeper.substance import (
     added_by_path,
     file_index,
-    substantive,
     substantive_lines,
-    tokens,
 )
 from patchkeeper.treesearch import MovedFile, TreeSearch, moved_files
 from patchkeeper.upstreamed import code_upstream, decides, mostly_there, written_differently
@@ -66,9 +74,6 @@ BLOCKED = "blocked"
 #: Verdicts that need no work: the series can move to the new pin as it is.
 GOOD = frozenset({CLEAN, OFFSET, UPSTREAMED})
 
-APPLIES = "applies"
-PRESENT = "present"
-FAILS = "fails"
 
 RETIRE = "retire"
 CARRY = "carry"
@@ -76,85 +81,6 @@ PORT = "port"
 LOOK = "look"
 #: What a maintainer does with a patch, by the verdict's evidence.
 ACTIONS = (RETIRE, CARRY, PORT, LOOK)
-
-#: A hunk whose pre-image is this close to another file of the new tree was moved there
-#: (at least this many substantive context/removed lines, and at least half of them).
-MIN_MOVED_LINES = 2
-
-
-@dataclass(frozen=True)
-class HunkVerdict:
-    """One hunk on the new tree.
-
-    Attributes:
-        path: the file.
-        index: the hunk's number in its file diff.
-        header: its ``@@`` line.
-        status: ``"applies"``, ``"present"`` (already upstream) or ``"fails"``.
-        line: where it applies or where its post-image is (1-based), if found.
-        offset: lines away from the header's position, when it applies.
-        how: how presence was established (``"reverse-applies"``, ``"added lines found"``).
-        evidence: the closest match, when it fails.
-        moved_to: another file of the new tree that holds the hunk's context (the code moved
-            there while the old file stayed), or ``None``.
-        moved_line: the 1-based line there where the context starts, when it applies there.
-        moved_found: how many of the hunk's substantive context/removed lines ``moved_to``
-            holds, of ``moved_total``.
-        moved_total: how many there are.
-    """
-
-    path: str
-    index: int
-    header: str
-    status: str
-    line: int | None = None
-    offset: int | None = None
-    how: str = ""
-    evidence: HunkEvidence | None = None
-    moved_to: str | None = None
-    moved_line: int | None = None
-    moved_found: int = 0
-    moved_total: int = 0
-
-
-@dataclass(frozen=True)
-class FileShare:
-    """How many of a file's substantive added lines the new upstream already has.
-
-    Attributes:
-        path: the file the patch writes.
-        found: how many of its added lines are found.
-        total: how many substantive added lines the patch adds there.
-        where: the file they were found in (``path`` itself, or where the content moved).
-        missing: the added lines not found (normalized), at most five.
-        kind: the file's kind (:func:`patchkeeper.filekinds.kind_of`).
-        at_pin: added lines the old pin already has in this file (no evidence either way),
-            or ``None`` when the pin's tree is not known.
-        new_found: of the lines the pin lacks, how many the new release has (in this file,
-            where it moved, or in another file that the pin lacked them in); ``None``
-            without the pin's tree.
-        new_total: how many added lines the pin lacks; ``None`` without the pin's tree.
-        respelled: added lines counted in ``new_found`` because the new release has a line
-            spelled differently (:func:`respelled_as`), with that line, at most five.
-    """
-
-    path: str
-    found: int
-    total: int
-    where: str | None
-    missing: tuple[str, ...] = ()
-    kind: str = CODE
-    at_pin: int | None = None
-    new_found: int | None = None
-    new_total: int | None = None
-    respelled: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def counted(self) -> tuple[int, int]:
-        """``(found, total)`` of the lines that count: those the pin lacks when it is known."""
-        if self.new_total is not None and self.new_found is not None:
-            return self.new_found, self.new_total
-        return self.found, self.total
 
 
 @dataclass(frozen=True)
@@ -206,440 +132,6 @@ class FailedPatch:
     added: dict[str, set[bytes]] = field(default_factory=dict)
 
 
-# --------------------------------------------------------------------------- file diffs
-
-
-def creates_file(diff: FileDiff) -> bool:
-    """Whether ``diff`` creates its file: ``--- /dev/null``, or a single hunk with an empty
-    source range (``--- a/path`` with ``@@ -0,0 +1,N @@``, as some exporters write; GNU
-    patch reads it as "existent and probably empty", pch.c ``intuit_diff_type``)."""
-    if diff.is_creation:
-        return True
-    return (
-        len(diff.hunks) == 1
-        and diff.hunks[0].old_start == 0
-        and diff.hunks[0].old_len == 0
-        and not diff.is_deletion
-    )
-
-
-def _file_lines(ws: Workspace, path: str | None) -> tuple[bytes, ...] | None:
-    if path is None:
-        return None
-    state = ws.get(path)
-    return state.lines if state is not None else None
-
-
-def _span(hunk: Hunk) -> int:
-    """How many lines a hunk's added lines may spread over once reformatted upstream."""
-    return max(3 * len(hunk.post_image), len(hunk.post_image) + 20)
-
-
-def _added(hunk: Hunk) -> list[bytes]:
-    return substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
-
-
-def _removed(hunk: Hunk) -> list[bytes]:
-    return substantive_lines(line.text for line in hunk.lines if line.kind == REMOVED)
-
-
-def _in_order(lines: Sequence[bytes] | None, needles: list[bytes], span: int) -> bool:
-    return bool(lines) and file_index(lines).find_in_order(needles, span) is not None  # type: ignore[arg-type]
-
-
-def _presence(
-    lines: Sequence[bytes], hunk: Hunk, kind: str, pin: Sequence[bytes] | None
-) -> tuple[int | None, str] | None:
-    """Where the hunk's intent is in ``lines`` although it does not reverse-apply, and how:
-    ``(line or None, how)``, else ``None``.
-
-    - added lines: all of them in order, close together (reformatting allowed), and not
-      already so at the pin (a line the pin has proves nothing); for a configuration file
-      the whole post-image must be there, line after line;
-    - only removed lines: they are gone *and* the lines around them are together, as the
-      post-image has them (a removed line that upstream rewrote is not a removal).
-    """
-    added = _added(hunk)
-    index = file_index(lines)
-    if added:
-        if kind == CONFIG:
-            post = substantive_lines(hunk.post_image)
-            positions = index.find_in_order(post, len(hunk.post_image))
-        else:
-            positions = index.find_in_order(added, _span(hunk))
-        if positions is None:
-            return None
-        if not _in_order(pin, added, _span(hunk)):
-            return positions[0] + 1, "added lines found"
-        # the pin has these lines in this order too: only the whole post-image, which the
-        # pin lacks, shows the change (a line moved within the file)
-        post = substantive_lines(hunk.post_image)
-        positions = index.find_in_order(post, _span(hunk))
-        if positions is None or _in_order(pin, post, _span(hunk)):
-            return None
-        return positions[0] + 1, "post-image found"
-    removed = _removed(hunk)
-    if not removed or any(index.has(line) for line in removed):
-        return None
-    first = None
-    for before, after, distance in _around_removals(hunk):
-        positions = index.find_in_order([before, after], distance)
-        if positions is None:
-            return None
-        first = positions[0] + 1 if first is None else first
-    if first is None:
-        return None
-    return first, "removed lines gone, the lines around them together"
-
-
-def _around_removals(hunk: Hunk) -> list[tuple[bytes, bytes, int]]:
-    """For each run of removed lines, the nearest substantive line before and after it in
-    the post-image, and how many post-image lines apart they are (at most that far apart
-    once the removal is made). A run at the hunk's edge has no such pair: it gives none,
-    so the removal cannot be shown to be made."""
-    post: list[tuple[int, bytes | None]] = []  # post-image position, substantive text
-    cuts: list[int] = []  # post-image positions where removed runs were
-    for line in hunk.lines:
-        if line.kind == REMOVED:
-            if not cuts or cuts[-1] != len(post):
-                cuts.append(len(post))
-            continue
-        post.append((len(post), substantive(line.text)))
-    out = []
-    for cut in cuts:
-        before = next(((i, t) for i, t in reversed(post[:cut]) if t is not None), None)
-        after = next(((i, t) for i, t in post[cut:] if t is not None), None)
-        if before is None or after is None:
-            return []
-        out.append((before[1], after[1], after[0] - before[0]))
-    return out
-
-
-def _hunk_status(
-    lines: Sequence[bytes], path: str, hunk: Hunk, pin: Sequence[bytes] | None
-) -> HunkVerdict:
-    """Judge one hunk on its own against a file's lines (``pin``: the file at the old pin)."""
-    where = locate(lines, hunk)
-    if where is not None:
-        offset = where - first_line(hunk, False)
-        return HunkVerdict(path, hunk.index, hunk.header, APPLIES, where, offset)
-    if hunk.post_image:
-        where = locate(lines, hunk, reverse=True)
-        if where is not None:
-            return HunkVerdict(path, hunk.index, hunk.header, PRESENT, where, how="reverse-applies")
-    found = _presence(lines, hunk, kind_of(path), pin) if lines else None
-    if found is not None:
-        return HunkVerdict(path, hunk.index, hunk.header, PRESENT, found[0], how=found[1])
-    guess = first_line(hunk, False)
-    failure = HunkFailure(hunk, guess, closest_match(lines, hunk.pre_image, guess))
-    return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=hunk_evidence(path, failure))
-
-
-def _creation_status(ws: Workspace, diff: FileDiff, search: TreeSearch | None) -> list[HunkVerdict]:
-    """A diff that creates its file: it applies while the new release has no file of that
-    name; the same content there is upstream; a changelog that has a release-note
-    fragment's text consumed it (towncrier, scriv)."""
-    path = diff.path
-    existing = _file_lines(ws, path)
-    if existing:
-        post = tuple(line for hunk in diff.hunks for line in hunk.post_image)
-        status = PRESENT if tuple(existing) == post else FAILS
-        how = "the file exists with the same content" if status == PRESENT else ""
-        return [
-            replace(_failing_creation(path, h), status=status, how=how)
-            if status == FAILS
-            else HunkVerdict(path, h.index, h.header, status, 1, how=how)
-            for h in diff.hunks
-        ]
-    if kind_of(path) == NOTES and search is not None:
-        consumed = _consumed(diff, search)
-        if consumed is not None:
-            return [
-                HunkVerdict(path, h.index, h.header, PRESENT, consumed[1], how=consumed[0])
-                for h in diff.hunks
-            ]
-    return [HunkVerdict(path, h.index, h.header, APPLIES, 1, 0) for h in diff.hunks]
-
-
-def _failing_creation(path: str, hunk: Hunk) -> HunkVerdict:
-    evidence = HunkEvidence(
-        path, hunk.index, hunk.header, hunk.line_no, 1, None, 0, 0, (),
-        note="the new release has a file of this name with other content",
-    )  # fmt: skip
-    return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=evidence)
-
-
-def _fragment_lines(diff: FileDiff) -> list[bytes]:
-    """A release-note fragment's text lines, without a trailing ``(#123)``-style reference
-    (the changelog renders it as a link)."""
-    out = []
-    for hunk in diff.hunks:
-        for line in hunk.lines:
-            text = substantive(line.text) if line.kind == ADDED else None
-            if text is None:
-                continue
-            cut = text.rfind(b"(")
-            if cut > 20 and text.rstrip(b".").endswith(b")"):
-                text = text[:cut].rstrip()
-            out.append(text)
-    return out
-
-
-def _consumed(diff: FileDiff, search: TreeSearch) -> tuple[str, int] | None:
-    """``(how, line)`` when a changelog of the new tree holds the fragment's text."""
-    needles = _fragment_lines(diff)
-    if not needles:
-        return None
-    for path, lines in search.changelog_lines().items():
-        index = file_index(lines)
-        positions = [index.find(needle) for needle in needles]
-        if all(p is not None for p in positions):
-            line = min(p for p in positions if p is not None) + 1
-            return f"consumed into {path} (line {line})", line
-    return None
-
-
-def _deletion_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
-    """A diff that deletes its file: upstream for that file when the new release deleted it
-    too; it applies when the file is there with the content the diff removes; otherwise it
-    fails (the file is still there, with other content)."""
-    path = diff.old_path or diff.path
-    existing = _file_lines(ws, path)
-    if existing is None:
-        how = "the new release deleted the file too"
-        return [HunkVerdict(path, h.index, h.header, PRESENT, how=how) for h in diff.hunks]
-    pre = tuple(line for hunk in diff.hunks for line in hunk.pre_image)
-    if tuple(existing) == pre:
-        return [HunkVerdict(path, h.index, h.header, APPLIES, 1, 0) for h in diff.hunks]
-    out = []
-    for hunk in diff.hunks:
-        failure = HunkFailure(hunk, 1, closest_match(existing, hunk.pre_image, 1))
-        out.append(
-            HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=hunk_evidence(path, failure))
-        )
-    return out
-
-
-def _moved_hunk(
-    status: HunkVerdict, hunk: Hunk, search: TreeSearch, pin: TreeSearch | None
-) -> HunkVerdict:
-    """A hunk that fails in its file: look for its context/removed lines in the rest of the
-    new tree (the code moved while the old file stayed); name the place, and judge the hunk
-    there."""
-    needles = [line for line in hunk.pre_image if substantive(line) is not None]
-    distinct = list(dict.fromkeys(line.strip() for line in needles))
-    if len(distinct) < MIN_MOVED_LINES:
-        return status
-    best = search.best_match(distinct, status.path, exclude=frozenset({status.path}))
-    if best is None or best[1] < max(MIN_MOVED_LINES, (len(distinct) + 1) // 2):
-        return status
-    other, count = best
-    state = search.state(other)
-    if state is None:
-        return status
-    pin_state = pin.state(other) if pin is not None else None
-    there = _hunk_status(state.lines, status.path, hunk, pin_state.lines if pin_state else None)
-    moved = {"moved_to": other, "moved_found": count, "moved_total": len(distinct)}
-    if there.status == PRESENT:
-        how = f"{there.how} in {other}"
-        return replace(status, status=PRESENT, line=there.line, how=how, evidence=None, **moved)
-    if there.status == APPLIES:
-        return replace(status, moved_line=there.line, **moved)
-    closest = closest_match(state.lines, hunk.pre_image, 1)
-    return replace(status, moved_line=closest.line if closest else None, **moved)
-
-
-def hunk_statuses(
-    ws: Workspace,
-    patch: Patch,
-    moved: dict[str, str] | None = None,
-    search: TreeSearch | None = None,
-    pin: TreeSearch | None = None,
-) -> list[HunkVerdict]:
-    """Every hunk of ``patch`` judged on its own against ``ws``: against its own file, or
-    against the file its content moved to (``moved``: old path -> new path); a hunk that
-    fails in its file is looked for in the rest of the tree when ``search`` is given.
-    ``pin`` (the old pin's tree) keeps lines already there at the pin from counting."""
-    moved = moved or {}
-    out: list[HunkVerdict] = []
-    for diff in patch.files:
-        if creates_file(diff):
-            out.extend(_creation_status(ws, diff, search))
-            continue
-        if diff.is_deletion:
-            out.extend(_deletion_status(ws, diff))
-            continue
-        source = moved.get(diff.old_path or "", diff.old_path)
-        lines = _file_lines(ws, source) or ()
-        pin_state = pin.state(diff.old_path) if pin is not None and diff.old_path else None
-        pin_lines = pin_state.lines if pin_state is not None else None
-        for hunk in diff.hunks:
-            status = _hunk_status(lines, diff.path, hunk, pin_lines)
-            if status.status == FAILS and search is not None and lines:
-                status = _moved_hunk(status, hunk, search, pin)
-            out.append(status)
-    return out
-
-
-# --------------------------------------------------------------------------- added lines
-
-
-def _pin_has(pin: TreeSearch | None, path: str, line: bytes, exact: bool = False) -> bool:
-    """Whether the pin's ``path`` has the normalized ``line``: as the new release is searched
-    (reformatting allowed), or, ``exact``, as one whole line (for a line the tree's index
-    found whole in another file)."""
-    state = pin.state(path) if pin is not None else None
-    if state is None:
-        return False
-    index = file_index(state.lines)
-    return line in index.line_set if exact else index.has(line)
-
-
-def _elsewhere(search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, path: str) -> bool:
-    """Whether another file of the new tree holds the line and the pin lacked it there."""
-    if search is None or pin is None:
-        return False
-    search.index.want([raw], path)
-    text = substantive(raw) or b""
-    for holder in search.index.holders(raw)[:8]:
-        if holder != path and not _pin_has(pin, holder, text, exact=True):
-            return True
-    return False
-
-
-def _raw_added(patch: Patch) -> dict[str, list[tuple[bytes, bytes]]]:
-    """Per written path, ``(normalized, raw)`` of each substantive added line."""
-    out: dict[str, list[tuple[bytes, bytes]]] = {}
-    for diff in patch.files:
-        if diff.new_path is None:
-            continue
-        for hunk in diff.hunks:
-            for line in hunk.lines:
-                text = substantive(line.text) if line.kind == ADDED else None
-                if text is not None:
-                    out.setdefault(diff.new_path, []).append((text, line.text))
-    return out
-
-
-#: How alike (difflib's ratio over tokens) a new release's line must be to an added line to
-#: count as the same line spelled differently (``t.Optional[int]`` -> ``int | None``, a
-#: helper renamed, ``self.`` added).
-RESPELLED_RATIO = 0.8
-#: Lines shorter than this (in tokens) are too short to tell a respelling from another line.
-RESPELLED_MIN_TOKENS = 6
-
-
-#: At most this many tokens of either line may differ (a name, an argument): a line that
-#: shares its frame with another but differs in a whole clause is another line.
-RESPELLED_MAX_TOKENS = 2
-
-
-def _few_edits(matcher: SequenceMatcher) -> bool:
-    changed_a = changed_b = 0
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op != "equal":
-            changed_a += a2 - a1
-            changed_b += b2 - b1
-    return max(changed_a, changed_b) <= RESPELLED_MAX_TOKENS
-
-
-def respelled_as(
-    line: bytes, new: FileState, pin: FileState | None, ratio: float = RESPELLED_RATIO
-) -> str | None:
-    """The line of ``new`` that is ``line`` spelled differently, or ``None``.
-
-    A candidate shares the line's longest word, has tokens at least ``ratio`` alike
-    (:class:`difflib.SequenceMatcher` over :func:`patchkeeper.substance.tokens`) with at most
-    :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and is not
-    at the old pin (``pin``): a line the pin had is the old code the patch changed, not
-    upstream's version of the change.
-    """
-    wanted = tokens(line)
-    if len(wanted) < RESPELLED_MIN_TOKENS:
-        return None
-    words = [t for t in wanted if t[:1].isalpha() or t[:1] == b"_"]
-    if not words:
-        return None
-    key = max(words, key=len)
-    pin_index = file_index(pin.lines) if pin is not None else None
-    matcher = SequenceMatcher(autojunk=False)
-    matcher.set_seq2(wanted)
-    best: tuple[float, bytes] | None = None
-    for candidate in new.lines:
-        if key not in candidate:
-            continue
-        text = substantive(candidate)
-        if text is None:
-            continue
-        matcher.set_seq1(tokens(text))
-        if matcher.real_quick_ratio() < ratio or matcher.quick_ratio() < ratio:
-            continue
-        score = matcher.ratio()
-        if score >= ratio and (best is None or score > best[0]) and _few_edits(matcher):
-            if pin_index is not None and pin_index.has(text):
-                continue
-            best = (score, text)
-    return best[1].decode("utf-8", "replace") if best else None
-
-
-def file_shares(
-    ws: Workspace, patch: Patch, search: TreeSearch | None, pin: TreeSearch | None = None
-) -> tuple[FileShare, ...]:
-    """Per written file, how many substantive added lines the new upstream (before any
-    patch) holds: in the same file, or, when it is gone, in the best file of the tree.
-
-    With the old pin's tree (``pin``), the lines the pin already has in that file are set
-    apart (``at_pin``: they prove nothing), and of the others (``new_total``) those the new
-    release has in the file, where it moved, or in another file that lacked them at the pin
-    are counted (``new_found``).
-    """
-    shares = []
-    for path, pairs in _raw_added(patch).items():
-        added = [text for text, _ in pairs]
-        state = ws.original(path)
-        where: str | None = path
-        if state is None and search is not None:
-            best = search.best_match([raw.strip() for _, raw in pairs], path)
-            where = best[0] if best else None
-            state = search.state(where) if where else None
-        index = file_index(state.lines) if state is not None else None
-        absent = [line for line in added if index is None or not index.has(line)]
-        found = len(added) - len(absent)
-        share = FileShare(path, found, len(added), where if found else None, kind=kind_of(path))
-        if pin is None:
-            missing = tuple(line.decode("utf-8", "replace") for line in absent[:5])
-            shares.append(replace(share, missing=missing))
-            continue
-        at_pin = new_found = 0
-        differing = []
-        respelled = []
-        pin_state = pin.state(path)
-        for text, raw in pairs:
-            there = index is not None and index.has(text)
-            if _pin_has(pin, path, text, exact=not there):
-                at_pin += 1
-            elif there or _elsewhere(search, pin, raw, path):
-                new_found += 1
-            else:
-                near = respelled_as(text, state, pin_state) if state is not None else None
-                if near is not None:
-                    new_found += 1
-                    respelled.append((text.decode("utf-8", "replace"), near))
-                else:
-                    differing.append(text.decode("utf-8", "replace"))
-        shares.append(
-            replace(
-                share,
-                missing=tuple(differing[:5]),
-                at_pin=at_pin,
-                new_found=new_found,
-                new_total=len(pairs) - at_pin,
-                respelled=tuple(respelled[:5]),
-            )
-        )
-    return tuple(shares)
-
-
 # --------------------------------------------------------------------------- blocked
 
 
@@ -650,7 +142,7 @@ def _needs(hunk: Hunk, status: HunkVerdict) -> list[bytes]:
     if status.status == FAILS:
         return substantive_lines(hunk.pre_image)
     if status.status == PRESENT and status.how.startswith("removed lines gone"):
-        return _removed(hunk)
+        return removed_lines(hunk)
     return []
 
 
@@ -737,19 +229,6 @@ def _count(statuses: Sequence[HunkVerdict], status: str) -> int:
     return sum(1 for s in statuses if s.status == status)
 
 
-def share_text(shares: tuple[FileShare, ...]) -> str:
-    """How many added lines upstream has, with the file that has most of them."""
-    found = sum(s.found for s in shares)
-    total = sum(s.total for s in shares)
-    if not total:
-        return "it adds no substantive lines"
-    best = max(shares, key=lambda s: (s.found / s.total if s.total else 0, s.found))
-    where = f" (strongest: {best.path} {best.found}/{best.total}"
-    if best.where and best.where != best.path:
-        where += f", found in {best.where}"
-    return f"{found} of {total} substantive added lines already upstream{where})"
-
-
 def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
     """Where the failing hunks' context is now, when another file holds it."""
     parts = []
@@ -794,8 +273,8 @@ def _mentions(patch: Patch, ctx: _Context) -> tuple[Mention, ...]:
     refs = references(patch)
     if not refs:
         return ()
-    old = ctx.pin.changelog_data() if ctx.pin is not None else None
-    return new_mentions(refs, ctx.search.changelog_data(), old)
+    old = ctx.pin.changelog_text() if ctx.pin is not None else None
+    return new_mentions(refs, ctx.search.changelog_text(), old)
 
 
 def _upstreamed(
@@ -872,7 +351,7 @@ def _created_clash(ws: Workspace, patch: Patch) -> PatchOutcome | None:
     clash = [
         FileOutcome(d, d.path, EXISTS)
         for d in patch.files
-        if creates_file(d) and not d.is_creation and _file_lines(ws, d.path)
+        if creates_file(d) and not d.is_creation and file_lines(ws, d.path)
     ]
     return PatchOutcome(patch, False, tuple(clash)) if clash else None
 
