@@ -1,20 +1,25 @@
 """When is a patch upstream although it does not reverse-apply? The file-weighted rules.
 
-Real backports rarely match upstream's fix line for line (issue "patchkeeper 3", verdict
-accuracy): upstream reformats (Django 4.0 ran black over the whole tree), moves the code to
-another file, writes its own tests and release notes. So, beyond "the patch reverse-applies"
-and "every hunk's post-image is there", two weaker rules, weighed by file:
+Real backports rarely match upstream's fix line for line (issues "patchkeeper 3" and "6",
+verdict accuracy): upstream reformats (Django 4.0 ran black over the whole tree), moves the
+code to another file, renames a helper, writes its own tests and release notes. So, beyond
+"the patch reverse-applies" and "every hunk's post-image is there", weaker rules, weighed by
+the patch's deciding kind of file (:func:`patchkeeper.filekinds.primary_kind`: its code, and
+configuration with it; its tests for a tests-only patch):
 
-- *code upstream, tests and docs differ*: every hunk of every code file (not a test, not
-  documentation: :func:`patchkeeper.substance.is_code`) has its added lines in the new file,
-  in order and close together (reformatted lines count, :class:`patchkeeper.substance.FileIndex`);
-- *written differently*: every code file has at least :data:`WRITTEN_DIFFERENTLY` of its
-  substantive added lines somewhere in the new file (or where the file's content moved), and
-  together they add at least :data:`MIN_CODE_LINES`; the lines that are missing are named,
-  because they are what retiring the patch would lose.
+- *code upstream, tests and docs differ*: every hunk of the deciding files has its intent in
+  the new release (:mod:`patchkeeper.hunk_verdicts`);
+- *written differently*: every deciding file has at least :data:`WRITTEN_DIFFERENTLY` of its
+  counted added lines in the new release (those the old pin lacks, when its tree is known:
+  :mod:`patchkeeper.shares`), or, when the new release's changelog names the fix, the files
+  together at least :data:`MENTIONED_SHARE`; at least :data:`MIN_CODE_LINES` lines count;
+  the lines not found and those spelled differently are named, because they are what
+  retiring the patch would lose;
+- *most of it there* (more than half, not enough for the above): *partially upstreamed*, for
+  a person to decide; never a plain conflict.
 
-Both were measured on Debian's python-django series from 3.2.25 to 4.2.30, where every
-security backport is upstream and written differently (``benchmarks/results/port.md``).
+Measured on Debian's python-django series from 3.2.25 to 4.2.30, where every security
+backport is upstream and written differently (``benchmarks/results/port.md``).
 """
 
 from __future__ import annotations
