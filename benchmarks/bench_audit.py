@@ -30,9 +30,10 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "port"), str(ROOT / "benchmarks")]
 
 from generate_series import generate  # noqa: E402
+from vllm_series import write_series  # noqa: E402
 
 from corpus import sdist_tree  # noqa: E402
 
@@ -82,16 +83,23 @@ def audit_in_process(downstream: Path, new: Path, old: Path) -> dict[str, float]
 
         setattr(owner, name, wrapper)
 
-    timed(treeindex.LineIndex, "_scan", "of which: the new tree's line index (one pass)")
-    timed(verdicts, "_judge_failing", "judging the patches that do not apply")
-    timed(verdicts, "file_shares", "of which: added lines counted against both pins")
-    timed(audit, "load_series", "reading and parsing the series")
+    labels = (
+        "reading and parsing the series",
+        "judging the patches that do not apply",
+        "of which: added lines counted against both pins",
+        "of which: the new tree's line index (one pass)",
+    )
+    timed(audit, "load_series", labels[0])
+    timed(verdicts, "_judge_failing", labels[1])
+    timed(verdicts, "file_shares", labels[2])
+    timed(treeindex.LineIndex, "_scan", labels[3])
     config = load_config(start=downstream)
     wall, cpu = time.perf_counter(), time.process_time()
     audit.run(config, to=str(new), pristine=str(old))
-    spent["the whole audit (in-process wall clock)"] = time.perf_counter() - wall
-    spent["the whole audit (in-process CPU)"] = time.process_time() - cpu
-    return spent
+    out = {"the whole audit, in-process: CPU time": time.process_time() - cpu}
+    out["the whole audit, in-process: wall clock"] = time.perf_counter() - wall
+    out.update((f"({label}, CPU)", spent.get(label, 0.0)) for label in labels)
+    return out
 
 
 def gnu_loop(downstream: Path, new: Path) -> tuple[float, int]:
@@ -122,15 +130,23 @@ def main() -> None:
     old = sdist_tree("vllm==0.27.1")
     new = sdist_tree("vllm==0.28.0")
     with tempfile.TemporaryDirectory(prefix="bench-audit-") as tmp:
+        topics = Path(tmp) / "topics"
+        count = len(write_series(old, topics))
+        seed_wall, seed_data = audit_subprocess(topics, new, old, args.repeat)
         downstream = Path(tmp) / "downstream"
         generate(old, downstream, args.patches, args.seed)
         wall, data = audit_subprocess(downstream, new, old, args.repeat)
         parts = audit_in_process(downstream, new, old)
         gnu_seconds, gnu_failures = gnu_loop(downstream, new)
+    seed_verdicts = Counter(v["verdict"] for v in seed_data["verdicts"])
     counts = Counter(v["verdict"] for v in data["verdicts"])
     not_applying = sum(counts[v] for v in ORDER if v not in ("clean", "offset"))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    seed_text = ", ".join(f"{seed_verdicts[v]} {v}" for v in ORDER if seed_verdicts.get(v))
     rows = [
+        (f"the seed-shaped {count}-patch series over vLLM 0.27.1 (`tests/port/vllm_series.py`: "
+         f"{seed_text}), `audit --to vllm-0.28.0` (console script, best of {args.repeat})",
+         f"{seed_wall:.2f} s", "< 1 s"),
         (f"`patchkeeper audit --to vllm-0.28.0 --pristine vllm-0.27.1`, {args.patches} patches "
          "(console script, start-up included, best of "
          f"{args.repeat})", f"{wall:.2f} s", "< 3 s"),
@@ -162,7 +178,7 @@ changed or a deleted line, a new module in about 3 % of them), audited against v
 with the old pin's tree given (`--pristine`), both sdists unpacked in the corpus cache.
 Python {platform.python_version()}; the machine's load average during the run was
 {load:.1f} on {os.cpu_count()} cores (shared with other work), so the wall-clock figures are
-upper bounds; the CPU figure is what one quiet core would take.
+upper bounds; the CPU time of the process is the steadier figure.
 
 {chr(10).join(table)}
 

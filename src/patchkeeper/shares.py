@@ -110,12 +110,25 @@ RESPELLED_MIN_TOKENS = 6
 RESPELLED_MAX_TOKENS = 2
 
 
-def _few_edits(matcher: SequenceMatcher) -> bool:
+def _body(token: bytes) -> bytes:
+    """A token as it is written in a file: a string literal without its quotes."""
+    return token[1:-1] if token[:1] == b'"' and len(token) >= 2 else token
+
+
+def _respelling(matcher: SequenceMatcher, wanted: list[bytes], pin: bytes) -> bool:
+    """Whether the candidate (``matcher``'s first sequence) is ``wanted`` respelled: at most
+    :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and every token of
+    ``wanted`` that the candidate lacks already at the pin (``pin``: its bytes). A token the
+    patch introduces (a new name, a new string) is what the change is about; upstream
+    writing another one there is another change."""
     changed_a = changed_b = 0
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op != "equal":
-            changed_a += a2 - a1
-            changed_b += b2 - b1
+        if op == "equal":
+            continue
+        changed_a += a2 - a1
+        changed_b += b2 - b1
+        if any(_body(token) not in pin for token in wanted[b1:b2]):
+            return False
     return max(changed_a, changed_b) <= RESPELLED_MAX_TOKENS
 
 
@@ -124,20 +137,19 @@ def respelled_as(
 ) -> str | None:
     """The line of ``new`` that is ``line`` spelled differently, or ``None``.
 
-    A candidate shares the line's longest word, has tokens at least ``ratio`` alike
-    (:class:`difflib.SequenceMatcher` over :func:`patchkeeper.substance.tokens`) with at most
-    :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and is not
-    at the old pin (``pin``): a line the pin had is the old code the patch changed, not
-    upstream's version of the change.
+    A candidate shares the line's longest token, has tokens at least ``ratio`` alike
+    (:class:`difflib.SequenceMatcher` over :func:`patchkeeper.substance.tokens`), differs by
+    at most :data:`RESPELLED_MAX_TOKENS` tokens on either side, keeps every token the patch
+    introduces (those the old pin lacks), and is not at the old pin: a line the pin had is
+    the old code the patch changed, not upstream's version of the change. Without the pin's
+    file nothing counts (the old line itself would look like a respelling).
     """
     wanted = tokens(line)
-    if len(wanted) < RESPELLED_MIN_TOKENS:
+    if pin is None or len(wanted) < RESPELLED_MIN_TOKENS:
         return None
-    words = [t for t in wanted if t[:1].isalpha() or t[:1] == b"_"]
-    if not words:
-        return None
-    key = max(words, key=len)
-    pin_index = file_index(pin.lines) if pin is not None else None
+    key = max((_body(t) for t in wanted), key=len)
+    pin_index = file_index(pin.lines)
+    pin_bytes = pin.data
     matcher = SequenceMatcher(autojunk=False)
     matcher.set_seq2(wanted)
     best: tuple[float, bytes] | None = None
@@ -151,9 +163,9 @@ def respelled_as(
         if matcher.real_quick_ratio() < ratio or matcher.quick_ratio() < ratio:
             continue
         score = matcher.ratio()
-        if score >= ratio and (best is None or score > best[0]) and _few_edits(matcher):
-            if pin_index is not None and pin_index.has(text):
-                continue
+        if score < ratio or (best is not None and score <= best[0]):
+            continue
+        if _respelling(matcher, wanted, pin_bytes) and not pin_index.has(text):
             best = (score, text)
     return best[1].decode("utf-8", "replace") if best else None
 

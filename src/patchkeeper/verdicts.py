@@ -235,11 +235,9 @@ def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
     for s in statuses:
         if s.moved_to is None or s.status == PRESENT:
             continue
-        line = f" line {s.moved_line}," if s.moved_line else ""
-        parts.append(
-            f"{s.path} #{s.index} is now in {s.moved_to} ({line.strip()} {s.moved_found} of "
-            f"{s.moved_total} context lines there)".replace("( ", "(")
-        )
+        line = f"line {s.moved_line}, " if s.moved_line else ""
+        counts = f"{s.moved_found} of {s.moved_total} context lines there"
+        parts.append(f"{s.path} #{s.index}: its context is in {s.moved_to} ({line}{counts})")
     return "; ".join(parts)
 
 

@@ -68,7 +68,7 @@ def test_a_hunk_whose_code_moved_names_the_place(tmp_path: Path) -> None:
     )
     assert verdict.summary == (
         "pkg/client.py #1 fails at fuzz 0; "
-        "pkg/client.py #1 is now in pkg/redirects.py (line 4, 5 of 5 context lines there); 0 of "
+        "pkg/client.py #1: its context is in pkg/redirects.py (line 4, 5 of 5 context lines there); 0 of "
         "1 substantive added lines already upstream (strongest: pkg/client.py 0/1); to do: port "
         "(rework the failing hunks)"
     )

@@ -146,3 +146,24 @@ def test_without_the_pin_the_summary_says_so(tmp_path: Path) -> None:
         "most of its new lines are upstream, written differently: 3 of 5 (pkg/net.py 3/5) (the "
         "old pin's tree was not available: lines it already had are counted too);"
     )
+
+
+def test_another_name_in_the_same_frame_is_not_a_respelling(tmp_path: Path) -> None:
+    # the patch registers its own knob; the new release registered another one the same way
+    old = 'KNOBS = {\n    "VLLM_A": lambda: int(os.getenv("VLLM_A", "0")),\n}\n'
+    patch = """Subject: register the fast-path knob
+---
+--- a/pkg/envs.py
++++ b/pkg/envs.py
+@@ -1,3 +1,4 @@
+ KNOBS = {
+     "VLLM_A": lambda: int(os.getenv("VLLM_A", "0")),
++    "VLLM_FAST": lambda: int(os.getenv("VLLM_FAST", "0")),
+ }
+"""
+    new = old.replace("}\n", '    "VLLM_B": lambda: int(os.getenv("VLLM_B", "0")),\n}\n')
+    new = new.replace("KNOBS = {", "KNOBS: dict = {")
+    [verdict] = judge(tmp_path, {"pkg/envs.py": new}, [("knob.patch", patch)], {"pkg/envs.py": old})
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    [share] = verdict.shares
+    assert (share.new_found, share.new_total, share.respelled) == (0, 1, ())
