@@ -108,7 +108,10 @@ class LineIndex:
         """
         skip = set(exclude)
         counts: dict[str, int] = {}
-        for line in dict.fromkeys(key(line) for line in lines):
+        wanted = list(dict.fromkeys(key(line) for line in lines))
+        # every line not seen yet is looked up in the same pass
+        self._pending.update(k for k in wanted if k not in self._holders)
+        for line in wanted:
             for path in self.holders(line):
                 if path in skip or (suffix is not None and PurePosixPath(path).suffix != suffix):
                     continue
