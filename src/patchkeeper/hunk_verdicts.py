@@ -19,7 +19,7 @@ from patchkeeper.evidence import HunkEvidence, hunk_evidence
 from patchkeeper.filekinds import CONFIG, NOTES, kind_of
 from patchkeeper.hunks import HunkFailure, closest_match, first_line, locate
 from patchkeeper.model import ADDED, REMOVED, FileDiff, Hunk, Patch
-from patchkeeper.substance import file_index, substantive, substantive_lines
+from patchkeeper.substance import file_index, substantive, substantive_lines, tokens
 from patchkeeper.treesearch import TreeSearch
 
 APPLIES = "applies"
@@ -109,6 +109,13 @@ def _in_order(lines: Sequence[bytes] | None, needles: list[bytes], span: int) ->
     return bool(lines) and file_index(lines).find_in_order(needles, span) is not None  # type: ignore[arg-type]
 
 
+def _changed_added(hunk: Hunk) -> list[bytes]:
+    """The hunk's substantive added lines that are not one of its removed lines with only a
+    comment or white space changed (their tokens differ from every removed line's)."""
+    removed = {tuple(tokens(line)) for line in removed_lines(hunk)}
+    return [line for line in _added(hunk) if tuple(tokens(line)) not in removed]
+
+
 def _presence(
     lines: Sequence[bytes], hunk: Hunk, kind: str, pin: Sequence[bytes] | None
 ) -> tuple[int | None, str] | None:
@@ -121,8 +128,10 @@ def _presence(
     - only removed lines: they are gone *and* the lines around them are together, as the
       post-image has them (a removed line that upstream rewrote is not a removal).
     """
-    added = _added(hunk)
+    added = _changed_added(hunk)
     index = file_index(lines)
+    if hunk.added and not added:
+        return None  # only comments or white space changed: nothing to search for
     if added:
         if kind == CONFIG:
             post = substantive_lines(hunk.post_image)
@@ -299,8 +308,12 @@ def _moved_hunk(
     state = search.state(other)
     if state is None:
         return status
-    pin_state = pin.state(other) if pin is not None else None
-    there = _hunk_status(state.lines, status.path, hunk, pin_state.lines if pin_state else None)
+    # lines the pin had, in the hunk's own file or in that one, prove nothing
+    pin_lines: tuple[bytes, ...] = ()
+    for path in (status.path, other):
+        pin_state = pin.state(path) if pin is not None else None
+        pin_lines += pin_state.lines if pin_state is not None else ()
+    there = _hunk_status(state.lines, status.path, hunk, pin_lines or None)
     moved = {"moved_to": other, "moved_found": count, "moved_total": len(distinct)}
     if there.status == PRESENT:
         how = f"{there.how} in {other}"

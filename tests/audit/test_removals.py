@@ -92,3 +92,22 @@ def test_deleting_a_file_upstream_deleted_is_upstream(tmp_path: Path) -> None:
         "the patch reverse-applies: the new upstream already has its post-image; it adds no "
         "substantive lines; to do: retire (upstream has it)"
     )
+
+
+def test_a_comment_added_to_a_line_is_not_found_by_the_line(tmp_path: Path) -> None:
+    old = "def total(items):\n    count = len(items)\n    return count\n"
+    patch = """Subject: mark the count
+---
+--- a/pkg/sums.py
++++ b/pkg/sums.py
+@@ -1,3 +1,3 @@
+ def total(items):
+-    count = len(items)
++    count = len(items)  # downstream: counted before filtering
+     return count
+"""
+    # upstream changed the function around the line; the line itself (code) is still there
+    new = "def total(items, strict=False):\n    count = len(items)\n    return count\n"
+    [verdict] = judge(tmp_path, {"pkg/sums.py": new}, [("c.patch", patch)], {"pkg/sums.py": old})
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert [h.status for h in verdict.hunks] == ["fails"]
