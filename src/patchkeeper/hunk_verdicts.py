@@ -110,10 +110,16 @@ def _in_order(lines: Sequence[bytes] | None, needles: list[bytes], span: int) ->
 
 
 def _changed_added(hunk: Hunk) -> list[bytes]:
-    """The hunk's substantive added lines that are not one of its removed lines with only a
-    comment or white space changed (their tokens differ from every removed line's)."""
-    removed = {tuple(tokens(line)) for line in removed_lines(hunk)}
-    return [line for line in _added(hunk) if tuple(tokens(line)) not in removed]
+    """The hunk's substantive added lines, without those that are one of its removed lines
+    with only a comment or the quotes changed (same tokens, other text). A line moved
+    as it is (same text) stays: the move is the change."""
+    removed = {tuple(tokens(line)): line for line in removed_lines(hunk)}
+    out = []
+    for line in _added(hunk):
+        same = removed.get(tuple(tokens(line)))
+        if same is None or same == line:
+            out.append(line)
+    return out
 
 
 def _presence(
