@@ -313,14 +313,20 @@ def status(
     required=True,
     help="The new upstream: a requirement (urllib3==1.26.20) or a directory.",
 )
+@pristine_option(
+    "The old pin's tree, to weigh the evidence against: a directory or a requirement "
+    "(default: the configured pristine, else upstream==pin)."
+)
 @markdown_option("Also write the report as Markdown, for a pull request.")
 @json_option
 @click.pass_obj
-def audit(settings: Settings, to: str, markdown: Path | None, as_json: bool) -> None:
+def audit(
+    settings: Settings, to: str, pristine: str | None, markdown: Path | None, as_json: bool
+) -> None:
     """Apply the series to a new upstream release in memory and judge every patch."""
     from patchkeeper.commands import audit as command
 
-    emit(command.run(settings.config(), to=to, argv=ARGV), as_json, markdown)
+    emit(command.run(settings.config(), to=to, pristine=pristine, argv=ARGV), as_json, markdown)
 
 
 # --------------------------------------------------------------------------- headers, ledger,

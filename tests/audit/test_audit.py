@@ -26,8 +26,12 @@ def test_audit_example_verdicts_and_evidence(cli, example: Example) -> None:
     by_name = {v["name"]: v for v in data["verdicts"]}
     assert by_name["retry-backoff-cap.patch"]["summary"] == (
         "every hunk's post-image is there (retry.py #1); 2 of 2 substantive added lines "
-        "already upstream (strongest: retry.py 2/2)"
+        "already upstream (strongest: retry.py 2/2); to do: retire (upstream has it)"
     )
+    assert [v["action"] for v in data["verdicts"]] == [
+        "retire", "port", "port", "carry", "carry", "carry", "port"
+    ]  # fmt: skip
+    assert data["pin_tree"] == f"directory {example.old.resolve()}"
     assert by_name["headers-merge-order.patch"]["moved"] == [
         {
             "path": "headers.py",
@@ -77,7 +81,8 @@ def test_audit_text_and_markdown(cli, example: Example, tmp_path) -> None:
     assert markdown.startswith("## patchkeeper audit: directory ")
     assert (
         "| `headers-merge-order.patch` | target gone | headers.py no longer exists; likely "
-        "moved to httputil.py (same content: 4 of 4 context lines found there) |" in markdown
+        "moved to httputil.py (same content: 4 of 4 context lines found there); to do: port "
+        "(onto the file its content moved to) |" in markdown
     )
     assert "### To retire\n\n- `retry-backoff-cap.patch`\n" in markdown
 

@@ -103,7 +103,8 @@ def test_written_differently_names_what_is_missing(tmp_path: Path) -> None:
     assert verdict.verdict == "upstreamed"
     assert verdict.summary.startswith(
         "upstream has it written differently: every code file has at least 75% of its "
-        "substantive added lines there (pkg/mod.py 3/4); not found, review before retiring: "
+        "substantive added lines there (pkg/mod.py 3/4) (the old pin's tree was not available: "
+        "lines it already had are counted too); not found, review before retiring: "
         "`notify_downstream_listeners(stored)`"
     )
 
@@ -173,7 +174,10 @@ def test_one_shared_line_is_not_where_a_file_went(tmp_path: Path) -> None:
 """
     [verdict] = judge(tmp_path, {"pkg/apps.py": "from pkg import main\n"}, patch)
     assert verdict.verdict == "target gone"
-    assert verdict.summary == "bin/tool.py no longer exists; its content was not found elsewhere"
+    assert verdict.summary == (
+        "bin/tool.py no longer exists; its content was not found elsewhere; to do: look (its "
+        "file is gone and its content was not found)"
+    )
 
 
 def test_tokens_and_the_file_index() -> None:

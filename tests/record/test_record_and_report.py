@@ -86,7 +86,7 @@ def test_the_record_lists_decisions_validation_and_untested_scope(cli, agreed: P
     ]
     assert rows[5] == (
         "| 4 | `metrics-redirects.patch` | carry | audit: offset: applies at fuzz 0; hunks "
-        "moved: client.py #1 +5 | upstreamed | reviewed |  |"
+        "moved: client.py #1 +5; to do: carry (it applies) | upstreamed | reviewed |  |"
     )
     assert section(text, "### Decisions about patches or entries no longer present") == [
         "- series `retry-backoff-cap.patch`: retire: reviewed"

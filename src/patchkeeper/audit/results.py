@@ -18,6 +18,9 @@ class AuditResult:
         target: the new upstream's description.
         target_version: its version, when known.
         verdicts: one per patch, in series order.
+        pin_tree: the old pin's tree the evidence was weighed against (lines already there
+            at the pin prove nothing), described; ``None`` when it could not be had.
+        pin_note: why the old pin's tree could not be had, else ``None``.
     """
 
     series: str
@@ -25,6 +28,8 @@ class AuditResult:
     target: str
     target_version: str | None
     verdicts: tuple[PatchVerdict, ...]
+    pin_tree: str | None = None
+    pin_note: str | None = None
 
     @property
     def counts(self) -> dict[str, int]:

@@ -19,13 +19,14 @@ from patchkeeper.audit.verdicts import (
     UPSTREAMED,
     FailedPatch,
     PatchVerdict,
-    judge_patch,
+    judge_unfinished,
     remember_failure,
     share_text,
+    with_action,
 )
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.model import ADDED, Patch
-from patchkeeper.series.substantive_lines import substantive_lines
+from patchkeeper.series.substantive_lines import substantive, substantive_lines
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -112,15 +113,38 @@ def resolve_superseded(
     return out
 
 
+def register_lines(search: TreeSearch, patches: Sequence[Patch]) -> None:
+    """Register every substantive line of every hunk with ``search``'s line index, so the
+    first question about any of them scans the tree once for all."""
+    for patch in patches:
+        for diff in patch.files:
+            lines = [
+                line.text
+                for hunk in diff.hunks
+                for line in hunk.lines
+                if substantive(line.text) is not None
+            ]
+            if lines:
+                search.index.want(lines, diff.path)
+
+
 def judge_series(
-    ws: Workspace, patches: Sequence[Patch], search: TreeSearch | None
+    ws: Workspace,
+    patches: Sequence[Patch],
+    search: TreeSearch | None,
+    pin: TreeSearch | None = None,
 ) -> list[PatchVerdict]:
-    """Judge every patch in series order on ``ws`` (the new tree, in memory)."""
+    """Judge every patch in series order on ``ws`` (the new tree, in memory).
+
+    ``pin`` is the old pin's tree (see :func:`patchkeeper.audit.verdicts.judge_patch`).
+    """
+    if search is not None:
+        register_lines(search, patches)
     failed: list[FailedPatch] = []
     verdicts = []
     for patch in patches:
-        verdict = judge_patch(ws, patch, failed, search)
+        verdict = judge_unfinished(ws, patch, failed, search, pin)
         if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED):
             failed.append(remember_failure(patch))
         verdicts.append(verdict)
-    return resolve_superseded(patches, verdicts, ws)
+    return [with_action(v) for v in resolve_superseded(patches, verdicts, ws)]

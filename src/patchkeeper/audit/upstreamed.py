@@ -1,21 +1,25 @@
 """When is a patch upstream although it does not reverse-apply? The file-weighted rules.
 
-Real backports rarely match upstream's fix line for line: upstream reformats (Django 4.0 ran black
-over the whole tree), moves the code to another file, writes its own tests and release notes. So,
-beyond "the patch reverse-applies" and "every hunk's post-image is there", two weaker rules, weighed
-by file:
+Real backports rarely match upstream's fix line for line (issues "patchkeeper 3" and "6",
+verdict accuracy): upstream reformats (Django 4.0 ran black over the whole tree), moves the
+code to another file, renames a helper, writes its own tests and release notes. So, beyond
+"the patch reverse-applies" and "every hunk's post-image is there", weaker rules, weighed by
+the patch's deciding kind of file (:func:`patchkeeper.series.filekinds.primary_kind`: its code, and
+configuration with it; its tests for a tests-only patch):
 
-- *code upstream, tests and docs differ*: every hunk of every code file (not a test, not
-  documentation: :func:`patchkeeper.series.substantive_lines.is_code`) has its added lines in
-  the new file, in order and close together (reformatted lines count,
-  :class:`patchkeeper.series.substantive_lines.FileIndex`);
-- *written differently*: every code file has at least :data:`WRITTEN_DIFFERENTLY` of its
-  substantive added lines somewhere in the new file (or where the file's content moved), and
-  together they add at least :data:`MIN_CODE_LINES`; the lines that are missing are named,
-  because they are what retiring the patch would lose.
+- *code upstream, tests and docs differ*: every hunk of the deciding files has its intent in
+  the new release (:mod:`patchkeeper.audit.hunk_verdicts`);
+- *written differently*: every deciding file has at least :data:`WRITTEN_DIFFERENTLY` of its
+  counted added lines in the new release (those the old pin lacks, when its tree is known:
+  :mod:`patchkeeper.audit.shares`), or, when the new release's changelog names the fix, the files
+  together at least :data:`MENTIONED_SHARE`; at least :data:`MIN_CODE_LINES` lines count;
+  the lines not found and those spelled differently are named, because they are what
+  retiring the patch would lose;
+- *most of it there* (more than half, not enough for the above): *partially upstreamed*, for
+  a person to decide; never a plain conflict.
 
-Both were measured on Debian's python-django series from 3.2.25 to 4.2.30, where every
-security backport is upstream and written differently (``benchmarks/results/port.md``).
+Measured on Debian's python-django series from 3.2.25 to 4.2.30, where every security
+backport is upstream and written differently (``benchmarks/results/port.md``).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from patchkeeper.series.substantive_lines import is_code
+from patchkeeper.series.filekinds import CODE, CONFIG, kind_of
 
 #: The share of a code file's substantive added lines that must be in the new upstream for
 #: *written differently* (Django 3.2 -> 4.2: upstream fixes score 0.75 to 1.0 per file;
@@ -32,6 +36,9 @@ WRITTEN_DIFFERENTLY = 0.75
 #: At least this many substantive added lines over the code files, so that one or two
 #: common lines (``return cols``) cannot carry the verdict alone.
 MIN_CODE_LINES = 3
+#: With the new release's changelog naming the fix, this share of the counted added lines
+#: over all files of the deciding kind is enough.
+MENTIONED_SHARE = 0.5
 PRESENT = "present"
 
 
@@ -59,43 +66,116 @@ class _Share(Protocol):
     def where(self) -> str | None: ...
     @property
     def missing(self) -> tuple[str, ...]: ...
+    @property
+    def counted(self) -> tuple[int, int]: ...
+    @property
+    def respelled(self) -> tuple[tuple[str, str], ...]: ...
 
 
-def code_upstream(statuses: Sequence[_Status]) -> str | None:
-    """The evidence that every code hunk is upstream, or ``None``.
+def decides(path: str, kind: str) -> bool:
+    """Whether ``path``'s hunks decide a verdict judged on ``kind``: files of that kind, and
+    configuration when the patch has code (configuration is never waived like tests)."""
+    mine = kind_of(path)
+    return mine == kind or (kind == CODE and mine == CONFIG)
 
-    ``None`` also when the patch has no code hunk (a test-only patch is not judged by this
-    rule).
+
+def code_upstream(statuses: Sequence[_Status], kind: str = CODE) -> str | None:
+    """The evidence that every hunk of the deciding kind is upstream, or ``None``.
+
+    ``kind`` is the patch's deciding kind (:func:`patchkeeper.series.filekinds.primary_kind`): its
+    code (and configuration) for a patch with code, its tests for a tests-only patch. The
+    other files (tests, docs, release notes) may differ: upstream writes its own.
     """
-    code = [s for s in statuses if is_code(s.path)]
-    if not code or any(s.status != PRESENT for s in code):
+    judged = [s for s in statuses if decides(s.path, kind)]
+    if not judged or any(s.status != PRESENT for s in judged):
         return None
-    present = ", ".join(f"{s.path} #{s.index}" for s in code)
-    rest = [f"{s.path} #{s.index} {s.status}" for s in statuses if not is_code(s.path)]
-    text = f"every code hunk's post-image is there ({present})"
+    present = ", ".join(f"{s.path} #{s.index}" for s in judged)
+    rest = [f"{s.path} #{s.index} {s.status}" for s in statuses if not decides(s.path, kind)]
+    name = "code" if kind == CODE else kind
+    text = f"every {name} hunk's post-image is there ({present})"
+    if kind != CODE:
+        text += f" ({kind} only)"
     if rest:
-        text += f"; tests and docs differ ({', '.join(rest)})"
+        text += f"; {_others(kind)} differ ({', '.join(rest)})"
     return text
 
 
-def written_differently(shares: Sequence[_Share]) -> str | None:
-    """The evidence that upstream has the change written differently, or ``None``."""
-    code = [s for s in shares if is_code(s.path) and s.total]
-    if not code or sum(s.total for s in code) < MIN_CODE_LINES:
-        return None
-    if any(s.found < WRITTEN_DIFFERENTLY * s.total for s in code):
-        return None
-    parts = []
-    for share in code:
-        where = f" (in {share.where})" if share.where and share.where != share.path else ""
-        parts.append(f"{share.path} {share.found}/{share.total}{where}")
-    text = (
-        "upstream has it written differently: every code file has at least "
-        f"{WRITTEN_DIFFERENTLY:.0%} of its substantive added lines there ({', '.join(parts)})"
-    )
-    missing = [line for share in code for line in share.missing]
+def _others(kind: str) -> str:
+    return "tests and docs" if kind == CODE else "the other files"
+
+
+def _counted(shares: Sequence[_Share], kind: str) -> list[_Share]:
+    return [s for s in shares if decides(s.path, kind) and s.counted[1]]
+
+
+def _missing_text(shares: Sequence[_Share]) -> str:
+    """The differing lines named: those not found, then those found spelled differently."""
+    text = ""
+    missing = [line for share in shares for line in share.missing]
     if missing:
         shown = "; ".join(f"`{line}`" for line in missing[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         text += f"; not found, review before retiring: {shown}{more}"
+    respelled = [pair for share in shares for pair in share.respelled]
+    if respelled:
+        shown = "; ".join(f"`{a}` as `{b}`" for a, b in respelled[:2])
+        more = f" and {len(respelled) - 2} more" if len(respelled) > 2 else ""
+        text += f"; spelled differently: {shown}{more}"
     return text
+
+
+def _pin_text(pin_known: bool) -> str:
+    return (
+        " (lines the old pin already had are not counted)"
+        if pin_known
+        else " (the old pin's tree was not available: lines it already had are counted too)"
+    )
+
+
+def written_differently(
+    shares: Sequence[_Share], kind: str = CODE, mentioned: bool = False, pin_known: bool = False
+) -> str | None:
+    """The evidence that upstream has the change written differently, or ``None``.
+
+    Every file of the deciding kind must have at least :data:`WRITTEN_DIFFERENTLY` of its
+    counted added lines (those the old pin lacks, when its tree is known) in the new
+    release; or, when the new release's changelog names the patch's fix (``mentioned``),
+    the files together at least :data:`MENTIONED_SHARE`. At least :data:`MIN_CODE_LINES`
+    lines must count.
+    """
+    counted = _counted(shares, kind)
+    found = sum(s.counted[0] for s in counted)
+    total = sum(s.counted[1] for s in counted)
+    if not counted or total < MIN_CODE_LINES:
+        return None
+    every = all(s.counted[0] >= WRITTEN_DIFFERENTLY * s.counted[1] for s in counted)
+    if not every and not (mentioned and found >= MENTIONED_SHARE * total):
+        return None
+    parts = []
+    for share in counted:
+        where = f" (in {share.where})" if share.where and share.where != share.path else ""
+        parts.append(f"{share.path} {share.counted[0]}/{share.counted[1]}{where}")
+    name = "code file" if kind == CODE else f"{kind} file"
+    rule = (
+        f"every {name} has at least {WRITTEN_DIFFERENTLY:.0%} of its substantive added lines there"
+        if every
+        else f"{found} of {total} substantive added lines are there and the changelog names the fix"
+    )
+    text = f"upstream has it written differently: {rule} ({', '.join(parts)})"
+    if kind != CODE:
+        text += f" ({kind} only)"
+    return text + _pin_text(pin_known) + _missing_text(counted)
+
+
+def mostly_there(shares: Sequence[_Share], kind: str = CODE, pin_known: bool = False) -> str | None:
+    """The evidence that most (more than half) of the counted added lines of the deciding
+    kind are in the new release, though not enough for :func:`written_differently`; else
+    ``None``. Such a patch is never a plain conflict: part of it is upstream."""
+    counted = _counted(shares, kind)
+    found = sum(s.counted[0] for s in counted)
+    total = sum(s.counted[1] for s in counted)
+    if total < MIN_CODE_LINES or found * 2 <= total:
+        return None
+    parts = ", ".join(f"{s.path} {s.counted[0]}/{s.counted[1]}" for s in counted)
+    text = f"most of its new lines are upstream, written differently: {found} of {total} ({parts})"
+    return text + _pin_text(pin_known) + _missing_text(counted)

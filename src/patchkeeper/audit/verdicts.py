@@ -4,12 +4,23 @@ The verdicts (docs/glossary.md):
 
 - *clean*: applies at fuzz 0 with every hunk where its header says;
 - *offset*: applies at fuzz 0, some hunks moved (by how many lines);
-- *upstreamed*: the new upstream already has the change: the patch reverse-applies, or every
-  hunk's post-image is there (its substantive added lines, in order, in the same file);
-- *partially upstreamed*: some hunks are already there and the others still apply;
-- *conflict*: a hunk neither applies nor is there (with the closest match and what differs);
+- *upstreamed*: the new upstream already has the change: the patch reverse-applies, every
+  hunk's post-image is there (its substantive added lines, in order, in the same file), or
+  upstream wrote it differently (most of the lines it adds that the old pin lacks are in the
+  new release, the differing ones named; :mod:`patchkeeper.audit.upstreamed`);
+- *partially upstreamed*: some hunks are already there and the others still apply, or most
+  (not enough) of its new lines are there;
+- *conflict*: a hunk neither applies nor is there (with the closest match and what differs,
+  and where else in the new tree its context is);
 - *target gone*: a file the patch modifies no longer exists (with the likely new path);
-- *blocked*: it touches a file or lines that an earlier failing patch adds.
+- *blocked*: it needs a file or lines that an earlier failing patch adds.
+
+Every verdict says what to do (:data:`ACTIONS`): *retire* (upstream has it), *carry* (it
+applies), *port* (rework it onto the new release), *look* (the evidence is mixed; a person
+decides), in :attr:`PatchVerdict.action` and at the end of the summary.
+
+Files are weighed by kind (:mod:`patchkeeper.series.filekinds`): release notes never decide a
+verdict, a tests-only patch is judged on its tests, configuration is not code.
 
 Patches are judged in series order on one workspace: a patch that applies (or whose
 remaining hunks apply) changes it, so later patches see the earlier ones.
@@ -18,20 +29,39 @@ remaining hunks apply) changes it, so later patches see the earlier ones.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from patchkeeper.audit.upstreamed import code_upstream, written_differently
-from patchkeeper.constants import WordEnum
-from patchkeeper.series.engine import FileState, Workspace, apply_patch
-from patchkeeper.series.hunk_evidence import (
-    FileFailure,
-    HunkEvidence,
-    failure_evidence,
-    hunk_evidence,
+from patchkeeper.audit.hunk_verdicts import (
+    APPLIES,
+    FAILS,
+    PRESENT,
+    HunkVerdict,
+    creates_file,
+    file_lines,
+    hunk_statuses,
+    removed_lines,
 )
-from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate, patch_lines
-from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
-from patchkeeper.series.substantive_lines import added_by_path, file_index, substantive_lines
+from patchkeeper.audit.mentions import Mention, new_mentions, references
+from patchkeeper.audit.shares import FileShare, file_shares, share_text
+from patchkeeper.audit.upstreamed import code_upstream, decides, mostly_there, written_differently
+from patchkeeper.constants import WordEnum
+from patchkeeper.series.engine import (
+    EXISTS,
+    FileOutcome,
+    FileState,
+    PatchOutcome,
+    Workspace,
+    apply_patch,
+)
+from patchkeeper.series.filekinds import CODE, NOTES, kind_of, primary_kind
+from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
+from patchkeeper.series.hunks import patch_lines
+from patchkeeper.series.model import FileDiff, Hunk, Patch
+from patchkeeper.series.substantive_lines import (
+    added_by_path,
+    file_index,
+    substantive_lines,
+)
 from patchkeeper.upstream.treesearch import MovedFile, TreeSearch, moved_files
 
 
@@ -59,61 +89,12 @@ BLOCKED = Verdict.BLOCKED
 GOOD = frozenset({CLEAN, OFFSET, UPSTREAMED})
 
 
-class HunkState(WordEnum):
-    """One hunk against the new upstream."""
-
-    APPLIES = "applies"  # its pre-image is there (at an offset perhaps)
-    PRESENT = "present"  # its post-image is already there
-    FAILS = "fails"  # neither
-
-
-APPLIES = HunkState.APPLIES
-PRESENT = HunkState.PRESENT
-FAILS = HunkState.FAILS
-
-
-@dataclass(frozen=True)
-class HunkVerdict:
-    """One hunk on the new tree.
-
-    Attributes:
-        path: the file.
-        index: the hunk's number in its file diff.
-        header: its ``@@`` line.
-        status: ``"applies"``, ``"present"`` (already upstream) or ``"fails"``.
-        line: where it applies or where its post-image is (1-based), if found.
-        offset: lines away from the header's position, when it applies.
-        how: how presence was established (``"reverse-applies"``, ``"added lines found"``).
-        evidence: the closest match, when it fails.
-    """
-
-    path: str
-    index: int
-    header: str
-    status: str
-    line: int | None = None
-    offset: int | None = None
-    how: str = ""
-    evidence: HunkEvidence | None = None
-
-
-@dataclass(frozen=True)
-class FileShare:
-    """How many of a file's substantive added lines the new upstream already has.
-
-    Attributes:
-        path: the file the patch writes.
-        found: how many of its added lines are found.
-        total: how many substantive added lines the patch adds there.
-        where: the file they were found in (``path`` itself, or where the content moved).
-        missing: the added lines not found (normalized), at most five.
-    """
-
-    path: str
-    found: int
-    total: int
-    where: str | None
-    missing: tuple[str, ...] = ()
+RETIRE = "retire"
+CARRY = "carry"
+PORT = "port"
+LOOK = "look"
+#: What a maintainer does with a patch, by the verdict's evidence.
+ACTIONS = (RETIRE, CARRY, PORT, LOOK)
 
 
 @dataclass(frozen=True)
@@ -123,13 +104,18 @@ class PatchVerdict:
     Attributes:
         name: the series name.
         verdict: one of the verdict constants.
-        summary: the evidence in one sentence.
+        summary: the evidence in one sentence, ending with what to do.
         hunks: every hunk's status.
         shares: per written file, the added lines the new upstream already has.
         moved: missing files and their likely new paths (*target gone*).
         blocked_by: the earlier failing patch (*blocked*).
         failures: the failing files and hunks with their closest match (*conflict*).
         max_offset: the largest offset of an applied hunk, in lines.
+        action: what to do (:data:`ACTIONS`).
+        kind: the kind of file that decided the verdict (``"code"``, ``"tests"`` for a
+            tests-only patch, ...; :mod:`patchkeeper.series.filekinds`).
+        mentions: lines of the new release's changelog that name the patch's CVE id, bug
+            or pull request and that the old release's changelog does not.
     """
 
     name: str
@@ -141,6 +127,9 @@ class PatchVerdict:
     blocked_by: str | None = None
     failures: tuple[FileFailure, ...] = ()
     max_offset: int = 0
+    action: str = ""
+    kind: str = CODE
+    mentions: tuple[Mention, ...] = ()
 
     @property
     def share(self) -> tuple[int, int]:
@@ -157,106 +146,49 @@ class FailedPatch:
     added: dict[str, set[bytes]] = field(default_factory=dict)
 
 
-def _file_lines(ws: Workspace, path: str | None) -> tuple[bytes, ...] | None:
-    if path is None:
-        return None
-    state = ws.get(path)
-    return state.lines if state is not None else None
+# --------------------------------------------------------------------------- blocked
 
 
-def _span(hunk: Hunk) -> int:
-    """How many lines a hunk's added lines may spread over once reformatted upstream."""
-    return max(3 * len(hunk.post_image), len(hunk.post_image) + 20)
-
-
-def _hunk_status(lines: Sequence[bytes], path: str, hunk: Hunk) -> HunkVerdict:
-    """Judge one hunk on its own against a file's lines."""
-    where = locate(lines, hunk)
-    if where is not None:
-        offset = where - first_line(hunk, False)
-        return HunkVerdict(path, hunk.index, hunk.header, APPLIES, where, offset)
-    where = locate(lines, hunk, reverse=True)
-    if where is not None:
-        return HunkVerdict(path, hunk.index, hunk.header, PRESENT, where, how="reverse-applies")
-    added = substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
-    removed = substantive_lines(line.text for line in hunk.lines if line.kind == REMOVED)
-    index = file_index(lines)
-    if added:
-        positions = index.find_in_order(added, _span(hunk))
-        if positions is not None:
-            return HunkVerdict(
-                path, hunk.index, hunk.header, PRESENT, positions[0] + 1, how="added lines found"
-            )
-    elif removed and not any(index.has(line) for line in removed):
-        return HunkVerdict(path, hunk.index, hunk.header, PRESENT, how="removed lines gone")
-    pattern = hunk.pre_image
-    guess = first_line(hunk, False)
-    failure = HunkFailure(hunk, guess, closest_match(lines, pattern, guess))
-    return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=hunk_evidence(path, failure))
-
-
-def _creation_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
-    path = diff.path
-    existing = _file_lines(ws, path)
-    if not existing:
-        return [HunkVerdict(path, h.index, h.header, APPLIES, 1, 0) for h in diff.hunks]
-    post = tuple(line for hunk in diff.hunks for line in hunk.post_image)
-    status = PRESENT if tuple(existing) == post else FAILS
-    how = "the file exists with the same content" if status == PRESENT else ""
-    return [HunkVerdict(path, h.index, h.header, status, 1, how=how) for h in diff.hunks]
-
-
-def hunk_statuses(
-    ws: Workspace, patch: Patch, moved: dict[str, str] | None = None
-) -> list[HunkVerdict]:
-    """Every hunk of ``patch`` judged on its own against ``ws``: against its own file, or
-    against the file its content moved to (``moved``: old path -> new path)."""
-    moved = moved or {}
-    out: list[HunkVerdict] = []
-    for diff in patch.files:
-        if diff.is_creation:
-            out.extend(_creation_status(ws, diff))
-            continue
-        lines = _file_lines(ws, moved.get(diff.old_path or "", diff.old_path)) or ()
-        out.extend(_hunk_status(lines, diff.path, hunk) for hunk in diff.hunks)
-    return out
-
-
-def file_shares(ws: Workspace, patch: Patch, search: TreeSearch | None) -> tuple[FileShare, ...]:
-    """Per written file, how many substantive added lines the new upstream (before any
-    patch) holds: in the same file, or, when it is gone, in the best file of the tree."""
-    shares = []
-    for path, added in added_by_path(patch).items():
-        state = ws.original(path)
-        where: str | None = path
-        if state is None and search is not None:
-            best = search.best_match(added, path)
-            where = best[0] if best else None
-            text = search.read(where) if where else b""
-            state = FileState.from_bytes(text) if where else None
-        index = file_index(state.lines) if state is not None else None
-        absent = [line for line in added if index is None or not index.has(line)]
-        found = len(added) - len(absent)
-        missing = tuple(line.decode("utf-8", "replace") for line in absent[:5])
-        shares.append(FileShare(path, found, len(added), where if found else None, missing))
-    return tuple(shares)
+def _needs(hunk: Hunk, status: HunkVerdict) -> list[bytes]:
+    """The lines a hunk needs from the tree to hold where it is judged: its whole pre-image
+    when it fails; its removed lines when it counts as there only because they are gone
+    (lines a failed earlier patch would have added are naturally gone)."""
+    if status.status == FAILS:
+        return substantive_lines(hunk.pre_image)
+    if status.status == PRESENT and status.how.startswith("removed lines gone"):
+        return removed_lines(hunk)
+    return []
 
 
 def _blocker(
-    failed: list[FailedPatch], patch: Patch, statuses: list[HunkVerdict], missing: list[FileDiff]
+    failed: list[FailedPatch],
+    patch: Patch,
+    statuses: list[HunkVerdict],
+    missing: list[FileDiff],
+    ws: Workspace,
 ) -> str | None:
-    """The earlier failing patch whose files or added lines this one needs, if any."""
+    """The earlier failing patch whose files or added lines this one needs, if any.
+
+    A hunk of a deciding file (:func:`patchkeeper.audit.upstreamed.decides`) needs the failing
+    patch when it fails and its context or removed lines are lines that patch adds and the
+    new release lacks, or when it counts as upstream only because such lines are gone.
+    """
     for earlier in failed:
         if any(diff.old_path in earlier.created for diff in missing):
             return earlier.name
-    failing = {(s.path, s.index) for s in statuses if s.status == FAILS}
+    kind = primary_kind([d.path for d in patch.files])
+    judged = {(s.path, s.index): s for s in statuses}
     for diff in patch.files:
+        if not decides(diff.path, kind):
+            continue
+        state = ws.original(diff.old_path) if diff.old_path else None
+        there = file_index(state.lines) if state is not None else None
         for hunk in diff.hunks:
-            if (diff.path, hunk.index) not in failing:
-                continue
-            needed = set(substantive_lines(hunk.pre_image))
+            status = judged.get((diff.path, hunk.index))
+            needed = set(_needs(hunk, status)) if status is not None else set()
             for earlier in failed:
-                if needed & earlier.added.get(diff.old_path or "", set()):
+                lines = needed & earlier.added.get(diff.old_path or "", set())
+                if any(there is None or not there.has(line) for line in lines):
                     return earlier.name
     return None
 
@@ -265,7 +197,7 @@ def remember_failure(patch: Patch) -> FailedPatch:
     """What ``patch`` would have added, kept so later patches that need it are *blocked*."""
     record = FailedPatch(patch.name)
     for diff in patch.files:
-        if diff.is_creation:
+        if creates_file(diff):
             record.created.add(diff.path)
     for path, lines in added_by_path(patch).items():
         record.added.setdefault(path, set()).update(lines)
@@ -275,38 +207,86 @@ def remember_failure(patch: Patch) -> FailedPatch:
 def _apply_remaining(ws: Workspace, patch: Patch, statuses: list[HunkVerdict]) -> bool:
     """Apply the hunks that still apply (those not already upstream); True on success."""
     applies = {(s.path, s.index) for s in statuses if s.status == APPLIES}
+    snapshot = ws.snapshot()
     for diff in patch.files:
         hunks = [h for h in diff.hunks if (diff.path, h.index) in applies]
-        if not hunks or diff.is_creation or diff.old_path is None:
+        if not hunks:
             continue
-        state = ws.get(diff.old_path)
+        if creates_file(diff):
+            if ws.get(diff.path) is None or not ws.get(diff.path).lines:  # type: ignore[union-attr]
+                post = tuple(line for hunk in hunks for line in hunk.post_image)
+                ws.set(diff.path, FileState(post))
+            continue
+        if diff.is_deletion:
+            ws.set(diff.old_path or diff.path, None)
+            continue
+        state = ws.get(diff.old_path or diff.path)
         if state is None:
+            ws.restore(snapshot)
             return False
         result = patch_lines(state.lines, hunks)
         if result.lines is None:
+            ws.restore(snapshot)
             return False
-        ws.set(diff.old_path, FileState(tuple(result.lines), state.mode))
+        ws.set(diff.old_path or diff.path, FileState(tuple(result.lines), state.mode))
     return True
 
 
-def _refs(statuses: list[HunkVerdict], status: str) -> str:
+# --------------------------------------------------------------------------- text
+
+
+def _refs(statuses: Sequence[HunkVerdict], status: str) -> str:
     return ", ".join(f"{s.path} #{s.index}" for s in statuses if s.status == status)
 
 
-def _count(statuses: list[HunkVerdict], status: str) -> int:
+def _count(statuses: Sequence[HunkVerdict], status: str) -> int:
     return sum(1 for s in statuses if s.status == status)
 
 
-def share_text(shares: tuple[FileShare, ...]) -> str:
-    found = sum(s.found for s in shares)
-    total = sum(s.total for s in shares)
-    if not total:
-        return "it adds no substantive lines"
-    best = max(shares, key=lambda s: (s.found / s.total if s.total else 0, s.found))
-    where = f" (strongest: {best.path} {best.found}/{best.total}"
-    if best.where and best.where != best.path:
-        where += f", found in {best.where}"
-    return f"{found} of {total} substantive added lines already upstream{where})"
+def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
+    """Where the failing hunks' context is now, when another file holds it."""
+    parts = []
+    for s in statuses:
+        if s.moved_to is None or s.status == PRESENT:
+            continue
+        line = f"line {s.moved_line}, " if s.moved_line else ""
+        counts = f"{s.moved_found} of {s.moved_total} context lines there"
+        parts.append(f"{s.path} #{s.index}: its context is in {s.moved_to} ({line}{counts})")
+    return "; ".join(parts)
+
+
+def _mention_text(mentions: Sequence[Mention]) -> str:
+    first = mentions[0]
+    more = f" (and {len(mentions) - 1} more)" if len(mentions) > 1 else ""
+    return (
+        f"the new release's changelog names {first.reference}: {first.path} line {first.line}: "
+        f"'{first.text}'{more}"
+    )
+
+
+def _kind_text(kind: str) -> str:
+    return "" if kind == CODE else f" ({kind} only)"
+
+
+# --------------------------------------------------------------------------- judging
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a judgement reads besides the workspace: the new tree's search, the old pin's."""
+
+    search: TreeSearch | None
+    pin: TreeSearch | None
+
+
+def _mentions(patch: Patch, ctx: _Context) -> tuple[Mention, ...]:
+    if ctx.search is None:
+        return ()
+    refs = references(patch)
+    if not refs:
+        return ()
+    old = ctx.pin.changelog_text() if ctx.pin is not None else None
+    return new_mentions(refs, ctx.search.changelog_text(), old)
 
 
 def _upstreamed(
@@ -315,81 +295,205 @@ def _upstreamed(
     statuses: list[HunkVerdict],
     shares: tuple[FileShare, ...],
     moved: tuple[MovedFile, ...] = (),
+    kind: str = CODE,
 ) -> PatchVerdict:
     """An *upstreamed* verdict: ``why``, then how much of its added lines upstream has."""
     return PatchVerdict(
-        patch.name, UPSTREAMED, f"{why}; " + share_text(shares), tuple(statuses), shares, moved
+        patch.name,
+        UPSTREAMED,
+        f"{why}; " + share_text(shares),
+        tuple(statuses),
+        shares,
+        moved,
+        kind=kind,
     )
 
 
-def judge_patch(
-    ws: Workspace, patch: Patch, failed: list[FailedPatch], search: TreeSearch | None
+def _without_notes(patch: Patch) -> Patch | None:
+    """The patch without its release-note files, when it has both notes and other files."""
+    kept = tuple(d for d in patch.files if kind_of(d.path) != NOTES)
+    if not kept or len(kept) == len(patch.files):
+        return None
+    return replace(patch, files=kept)
+
+
+def _judge_gone(
+    ws: Workspace, patch: Patch, failed: list[FailedPatch], missing: list[FileDiff], ctx: _Context
 ) -> PatchVerdict:
-    """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies."""
-    missing = [d for d in patch.files if d.old_path is not None and ws.get(d.old_path) is None]
-    if missing:
-        blocker = _blocker(failed, patch, [], missing)
-        if blocker:
-            return PatchVerdict(
-                patch.name,
-                BLOCKED,
-                f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
-                blocked_by=blocker,
-            )
-        moved = moved_files(missing, search)
-        shares = file_shares(ws, patch, search)
-        if all(m.likely for m in moved):
-            targets = {m.path: m.likely for m in moved if m.likely}
-            statuses = hunk_statuses(ws, patch, targets)
-            present = code_upstream(statuses)
-            if present:
-                where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
-                return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved)
-        first = moved[0]
-        where = (
-            f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
-            f"{first.total} context lines found there)"
-            if first.likely
-            else "; its content was not found elsewhere"
-        )
+    """A patch that modifies files the new release no longer has."""
+    blocker = _blocker(failed, patch, [], missing, ws)
+    if blocker:
         return PatchVerdict(
             patch.name,
-            TARGET_GONE,
-            f"{first.path} no longer exists{where}",
-            moved=moved,
-            shares=shares,
+            BLOCKED,
+            f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
+            blocked_by=blocker,
         )
+    moved = moved_files(missing, ctx.search)
+    shares = file_shares(ws, patch, ctx.search, ctx.pin)
+    kind = primary_kind([d.path for d in patch.files])
+    if all(m.likely for m in moved):
+        targets = {m.path: m.likely for m in moved if m.likely}
+        statuses = hunk_statuses(ws, patch, targets, pin=ctx.pin)
+        present = code_upstream(statuses, kind)
+        if present:
+            where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
+            return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved, kind)
+    first = moved[0]
+    where = (
+        f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
+        f"{first.total} context lines found there)"
+        if first.likely
+        else "; its content was not found elsewhere"
+    )
+    return PatchVerdict(
+        patch.name,
+        TARGET_GONE,
+        f"{first.path} no longer exists{where}",
+        moved=moved,
+        shares=shares,
+        kind=kind,
+    )
+
+
+def _created_clash(ws: Workspace, patch: Patch) -> PatchOutcome | None:
+    """The outcome of a patch that creates, with an empty source range under an ordinary
+    name (``--- a/path``, ``@@ -0,0 +1,N @@``), a file the new release has: GNU patch would
+    prepend the lines to it; for the audit the file exists (``None`` when no such diff)."""
+    clash = [
+        FileOutcome(d, d.path, EXISTS)
+        for d in patch.files
+        if creates_file(d) and not d.is_creation and file_lines(ws, d.path)
+    ]
+    return PatchOutcome(patch, False, tuple(clash)) if clash else None
+
+
+def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
+    statuses = [
+        HunkVerdict(o.path, p.hunk.index, p.hunk.header, APPLIES, p.line, p.offset)
+        for o in outcome.files
+        for p in o.placements
+    ]
+    kind = primary_kind([d.path for d in patch.files])
+    if outcome.max_offset == 0:
+        return PatchVerdict(
+            patch.name,
+            CLEAN,
+            "applies at fuzz 0, every hunk in place",
+            tuple(statuses),
+            kind=kind,
+        )
+    moved_text = ", ".join(f"{s.path} #{s.index} {s.offset:+d}" for s in statuses if s.offset)
+    return PatchVerdict(
+        patch.name,
+        OFFSET,
+        f"applies at fuzz 0; hunks moved: {moved_text}",
+        tuple(statuses),
+        max_offset=outcome.max_offset,
+        kind=kind,
+    )
+
+
+def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context) -> PatchVerdict:
+    """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies (no action
+    yet: :func:`with_action`)."""
+    missing = [
+        d
+        for d in patch.files
+        if d.old_path is not None
+        and not creates_file(d)
+        and not d.is_deletion
+        and ws.get(d.old_path) is None
+    ]
+    if missing:
+        return _judge_gone(ws, patch, failed, missing, ctx)
+    if all(kind_of(d.path) == NOTES for d in patch.files):
+        consumed = _consumed_notes(ws, patch, ctx)
+        if consumed is not None:
+            return consumed
+    clash = _created_clash(ws, patch)
+    if clash is not None:
+        return _judge_failing(ws, patch, failed, ctx, clash)
     outcome = apply_patch(ws, patch)
     if outcome.ok:
-        statuses = [
-            HunkVerdict(o.path, p.hunk.index, p.hunk.header, APPLIES, p.line, p.offset)
-            for o in outcome.files
-            for p in o.placements
-        ]
-        if outcome.max_offset == 0:
-            return PatchVerdict(
-                patch.name, CLEAN, "applies at fuzz 0, every hunk in place", tuple(statuses)
-            )
-        moved_text = ", ".join(f"{s.path} #{s.index} {s.offset:+d}" for s in statuses if s.offset)
+        return _judge_applied(patch, outcome)
+    core = _without_notes(patch)
+    if core is not None:
+        return _with_notes(ws, patch, _judge(ws, core, failed, ctx), ctx)
+    return _judge_failing(ws, patch, failed, ctx, outcome)
+
+
+def _consumed_notes(ws: Workspace, patch: Patch, ctx: _Context) -> PatchVerdict | None:
+    """A release-notes-only patch whose every hunk the new release has (a fragment consumed
+    into the changelog): *upstreamed*; else ``None``."""
+    statuses = hunk_statuses(ws, patch, search=ctx.search, pin=ctx.pin)
+    if not statuses or any(s.status != PRESENT for s in statuses):
+        return None
+    why = f"every hunk's post-image is there ({_refs(statuses, PRESENT)}){_kind_text(NOTES)}"
+    how = "; ".join(f"{s.path} {s.how}" for s in statuses if s.how)
+    if how:
+        why += f": {how}"
+    shares = file_shares(ws, patch, ctx.search, ctx.pin)
+    return _upstreamed(patch, why, statuses, shares, kind=NOTES)
+
+
+def _with_notes(ws: Workspace, patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVerdict:
+    """``verdict`` (on the patch without its release notes) with the notes' hunks judged
+    beside it: named as consumed when the changelog has them, else left aside."""
+    notes = replace(patch, files=tuple(d for d in patch.files if kind_of(d.path) == NOTES))
+    statuses = hunk_statuses(ws, notes, search=ctx.search, pin=ctx.pin)
+    consumed = [s for s in statuses if s.status == PRESENT]
+    if consumed and len(consumed) == len(statuses):
+        text = "; release notes: " + ", ".join(f"{s.path} {s.how}" for s in consumed)
+    else:
+        paths = ", ".join(dict.fromkeys(d.path for d in notes.files))
+        text = f"; release notes left aside ({paths}): a note never decides the verdict"
+    return replace(verdict, summary=verdict.summary + text, hunks=verdict.hunks + tuple(statuses))
+
+
+def _judge_failing(
+    ws: Workspace,
+    patch: Patch,
+    failed: list[FailedPatch],
+    ctx: _Context,
+    outcome: PatchOutcome,
+) -> PatchVerdict:
+    """A patch that does not apply at fuzz 0 as a whole."""
+    kind = primary_kind([d.path for d in patch.files])
+    statuses = hunk_statuses(ws, patch, search=ctx.search, pin=ctx.pin)
+    shares = file_shares(ws, patch, ctx.search, ctx.pin)
+    blocker = _blocker(failed, patch, statuses, [], ws)
+    if blocker:
+        needing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
+        needing += [s for s in statuses if s.how.startswith("removed lines gone")]
+        refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
+        verb = "needs" if len(needing) == 1 else "need"
         return PatchVerdict(
             patch.name,
-            OFFSET,
-            f"applies at fuzz 0; hunks moved: {moved_text}",
+            BLOCKED,
+            f"{refs} {verb} lines that the failing patch {blocker} adds",
             tuple(statuses),
-            max_offset=outcome.max_offset,
+            shares,
+            blocked_by=blocker,
+            kind=kind,
         )
-    shares = file_shares(ws, patch, search)
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
-    statuses = hunk_statuses(ws, patch)
     if reverse.ok:
         why = "the patch reverse-applies: the new upstream already has its post-image"
-        return _upstreamed(patch, why, statuses, shares)
+        return _upstreamed(patch, why + _kind_text(kind), statuses, shares, kind=kind)
     if all(s.status == PRESENT for s in statuses):
         why = f"every hunk's post-image is there ({_refs(statuses, PRESENT)})"
-        return _upstreamed(patch, why, statuses, shares)
-    upstream = code_upstream(statuses) or written_differently(shares)
+        return _upstreamed(patch, why + _kind_text(kind), statuses, shares, kind=kind)
+    upstream = code_upstream(statuses, kind)
     if upstream:
-        return _upstreamed(patch, upstream, statuses, shares)
+        return _upstreamed(patch, upstream, statuses, shares, kind=kind)
+    mentions = _mentions(patch, ctx)
+    rewritten = written_differently(shares, kind, bool(mentions), ctx.pin is not None)
+    if rewritten:
+        if mentions:
+            rewritten += "; " + _mention_text(mentions)
+        verdict = _upstreamed(patch, rewritten, statuses, shares, kind=kind)
+        return replace(verdict, mentions=mentions)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(
@@ -399,35 +503,126 @@ def judge_patch(
             f"{_refs(statuses, APPLIES)}; " + share_text(shares),
             tuple(statuses),
             shares,
+            kind=kind,
+            mentions=mentions,
         )
-    blocker = _blocker(failed, patch, statuses, [])
-    if blocker:
+    most = mostly_there(shares, kind, ctx.pin is not None)
+    if most:
+        text = f"{most}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
+        if mentions:
+            text += "; " + _mention_text(mentions)
         return PatchVerdict(
             patch.name,
-            BLOCKED,
-            f"{_refs(statuses, FAILS)} {'needs' if _count(statuses, FAILS) == 1 else 'need'} "
-            f"lines that the failing patch {blocker} adds",
+            PARTIALLY_UPSTREAMED,
+            text,
             tuple(statuses),
             shares,
-            blocked_by=blocker,
+            failures=failure_evidence(outcome),
+            kind=kind,
+            mentions=mentions,
         )
-    failures = failure_evidence(outcome)
-    verb = "fails" if _count(statuses, FAILS) == 1 else "fail"
-    text = f"{_refs(statuses, FAILS)} {verb} at fuzz 0"
+    return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+def _verb(statuses: Sequence[HunkVerdict]) -> str:
+    return "fails" if _count(statuses, FAILS) == 1 else "fail"
+
+
+def _conflict(
+    patch: Patch,
+    statuses: list[HunkVerdict],
+    shares: tuple[FileShare, ...],
+    outcome: PatchOutcome,
+    kind: str,
+    mentions: tuple[Mention, ...],
+) -> PatchVerdict:
+    failing = [s for s in statuses if s.status == FAILS]
+    text = f"{_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
     closest = failing[0].evidence if failing else None
     if closest is not None and closest.closest_line is not None:
         text += (
             f" (closest: {closest.path} line {closest.closest_line}, {closest.matching} of "
             f"{closest.total} lines match)"
         )
+    moved = _moved_text(statuses)
+    if moved:
+        text += f"; {moved}"
     present = _refs(statuses, PRESENT)
     if present:
         text += f"; already upstream: {present}"
+    text += "; " + share_text(shares)
+    if mentions:
+        text += "; " + _mention_text(mentions) + ", a reason to look"
     return PatchVerdict(
         patch.name,
         CONFLICT,
-        text + "; " + share_text(shares),
+        text,
         tuple(statuses),
         shares,
-        failures=failures,
+        failures=failure_evidence(outcome),
+        kind=kind,
+        mentions=mentions,
     )
+
+
+def action_of(verdict: PatchVerdict) -> tuple[str, str]:
+    """What to do with a patch, and why in a few words: ``(action, reason)``."""
+    if verdict.verdict in (CLEAN, OFFSET):
+        return CARRY, "it applies"
+    if verdict.verdict == UPSTREAMED:
+        short = any(s.counted[0] < s.counted[1] for s in verdict.shares if s.kind == verdict.kind)
+        if short and "written differently" in verdict.summary:
+            return RETIRE, "after reviewing the lines not found"
+        return RETIRE, "upstream has it"
+    if verdict.verdict == PARTIALLY_UPSTREAMED:
+        if any(h.status == FAILS for h in verdict.hunks):
+            return LOOK, "most of it is upstream, written differently; decide what is left"
+        return PORT, "drop the hunks upstream has"
+    if verdict.verdict == CONFLICT:
+        if verdict.mentions:
+            return LOOK, "the changelog names its fix, the content differs"
+        return PORT, "rework the failing hunks"
+    if verdict.verdict == TARGET_GONE:
+        if any(m.likely for m in verdict.moved):
+            return PORT, "onto the file its content moved to"
+        return LOOK, "its file is gone and its content was not found"
+    return PORT, f"after {verdict.blocked_by}"
+
+
+def with_action(verdict: PatchVerdict) -> PatchVerdict:
+    """``verdict`` with :attr:`PatchVerdict.action` set and the summary ending with it."""
+    if verdict.action:
+        return verdict
+    action, reason = action_of(verdict)
+    return replace(verdict, action=action, summary=f"{verdict.summary}; to do: {action} ({reason})")
+
+
+def judge_patch(
+    ws: Workspace,
+    patch: Patch,
+    failed: list[FailedPatch],
+    search: TreeSearch | None,
+    pin: TreeSearch | None = None,
+) -> PatchVerdict:
+    """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies.
+
+    Args:
+        ws: the new release, with the earlier patches of the series that applied.
+        patch: the patch.
+        failed: the earlier patches that failed (for *blocked*).
+        search: the new release's tree (moved content, changelogs), or ``None``.
+        pin: the old pin's tree (lines already there at the pin do not count as evidence;
+            changelog mentions it already has are not new), or ``None`` when it cannot be had.
+    """
+    return with_action(_judge(ws, patch, failed, _Context(search, pin)))
+
+
+def judge_unfinished(
+    ws: Workspace,
+    patch: Patch,
+    failed: list[FailedPatch],
+    search: TreeSearch | None,
+    pin: TreeSearch | None = None,
+) -> PatchVerdict:
+    """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
+    return _judge(ws, patch, failed, _Context(search, pin))

@@ -2,8 +2,9 @@
 
 The series is applied in order to an in-memory copy of the new upstream tree (a requirement
 fetched once into the cache, or a directory); nothing on disk changes. Every patch gets a
-verdict (:mod:`patchkeeper.audit.verdicts`). Exit 1 when any patch is not clean, offset or
-upstreamed: a patch to retire is a finding to act on, not an error.
+verdict (:mod:`patchkeeper.audit.verdicts`), weighed against the old pin's tree where it can be
+had (a line already there at the pin proves nothing). Exit 1 when any patch is not clean,
+offset or upstreamed: a patch to retire is a finding to act on, not an error.
 """
 
 from __future__ import annotations
@@ -14,17 +15,49 @@ from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
+from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
-from patchkeeper.trees.tree import check_paths, spec_tree
+from patchkeeper.trees.tree import Tree, check_paths, pristine_for, spec_tree
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def run(config: Config, *, to: str, argv: Sequence[str] | None = None) -> AuditResult:
+def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None, str | None]:
+    """The old pin's tree: ``--pristine`` (``spec``), else the configured ``pristine``, else
+    ``upstream==pin`` fetched (:func:`patchkeeper.trees.tree.pristine_for`).
+
+    Returns:
+        ``(tree, None)``, or ``(None, why)`` when none is configured or it cannot be had
+        (the audit goes on, and says so).
+
+    Raises:
+        FetchError, TargetError: ``spec`` was given and cannot be had.
+    """
+    if spec is not None:
+        return spec_tree(spec, config), None
+    try:
+        pristine = pristine_for(config, tree, None)
+    except (FetchError, TargetError) as exc:
+        return None, exc.message
+    if pristine is None or pristine.tree is None:
+        return None, "no pin is configured (set upstream and pin, or pass --pristine)"
+    return pristine.tree, None
+
+
+def run(
+    config: Config,
+    *,
+    to: str,
+    pristine: str | None = None,
+    argv: Sequence[str] | None = None,
+) -> AuditResult:
     """Audit the configured series against the upstream ``to`` (requirement or directory),
     and keep the result in the evidence store (with ``argv``, the command line; default: the
     one that asks for this audit).
+
+    ``pristine`` is the old pin's tree (directory or requirement); by default the configured
+    ``pristine`` or ``upstream==pin``.
 
     Raises:
         PatchFormatError, FetchError, TargetError: as their names say.
@@ -32,14 +65,19 @@ def run(config: Config, *, to: str, argv: Sequence[str] | None = None) -> AuditR
     series, patches = load_series(config)
     tree = spec_tree(to, config)
     check_paths(tree, patches)
+    old, note = pin_tree(config, tree, pristine)
     ws = Workspace(tree.reader())
-    verdicts = judge_series(ws, patches, TreeSearch(tree.base))
+    pin = TreeSearch(old.base, old.label) if old is not None else None
+    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin)
     result = AuditResult(
         series=str(series.path),
         pin=config.pin,
         target=tree.label,
         target_version=tree.version,
         verdicts=tuple(verdicts),
+        pin_tree=old.label if old is not None else None,
+        pin_note=note,
     )
-    evidence_store.keep(config, "audit", result, command_line(["audit"], {"--to": to}, argv))
+    options = {"--to": to, "--pristine": pristine}
+    evidence_store.keep(config, "audit", result, command_line(["audit"], options, argv))
     return result

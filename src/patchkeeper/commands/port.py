@@ -84,10 +84,11 @@ def _port_with(
         ctx.patches,
         ctx.old.reader(),
         ctx.new.reader(),
-        TreeSearch(ctx.new.base),
+        TreeSearch(ctx.new.base, ctx.new.label),
         ctx.new_version,
         labels,
         resolutions,
+        pin=TreeSearch(ctx.old.base, ctx.old.label),
     )
     steps, stopped = rebase.run()
     if ctx.history is not None:

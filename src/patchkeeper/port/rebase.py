@@ -188,6 +188,8 @@ class Rebase:
         version: the new pin, written into ``Cut-against``.
         labels: conflict marker names (the patch name is filled in per patch).
         resolutions: patch name -> the resolved new-side content of its paths.
+        pin: a search over the old pin's tree (lines already there at the pin are no
+            evidence of upstream), or ``None``.
     """
 
     def __init__(
@@ -199,6 +201,7 @@ class Rebase:
         version: str | None,
         labels: Labels,
         resolutions: Mapping[str, Mapping[str, FileState | None]] | None = None,
+        pin: TreeSearch | None = None,
     ) -> None:
         self.patches = list(patches)
         self.old_ws = Workspace(old)
@@ -208,7 +211,8 @@ class Rebase:
         self.labels = labels
         self.resolutions = dict(resolutions or {})
         # The audit reads through a fork, so both share one cache of the new tree's files.
-        self.audit = judge_series(self.new_ws.fork(), self.patches, search)
+        self.pin = pin
+        self.audit = judge_series(self.new_ws.fork(), self.patches, search, pin)
 
     # ----------------------------------------------------------------- the loop
 
@@ -255,10 +259,12 @@ class Rebase:
             )
             return self._carry(patch, trial, paths, verdict, summary, audit)
         judged_ws = self.new_ws.fork()
-        judged = judge_patch(judged_ws, patch, failed, self.search)
+        judged = judge_patch(judged_ws, patch, failed, self.search, self.pin)
         if judged.verdict == UPSTREAMED:
             return Step(PortedPatch(patch.name, UPSTREAMED, judged.summary, audit=judged))
-        if judged.verdict == PARTIALLY_UPSTREAMED:
+        if judged.verdict == PARTIALLY_UPSTREAMED and not any(
+            h.status == FAILS for h in judged.hunks
+        ):
             return self._carry(
                 patch, judged_ws, paths, PARTIALLY_UPSTREAMED, judged.summary, judged
             )

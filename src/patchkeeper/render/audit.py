@@ -21,6 +21,16 @@ def _counts_line(result: AuditResult) -> str:
     return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
 
 
+def _pin_line(result: AuditResult) -> str:
+    """Which old tree the evidence was weighed against, or why there was none."""
+    if result.pin_tree is not None:
+        return f"weighed against the old pin's tree: {result.pin_tree}"
+    return (
+        f"the old pin's tree could not be had ({result.pin_note}): lines it already had "
+        "count as evidence too"
+    )
+
+
 def _hunk_detail(verdict: PatchVerdict, indent: str) -> list[str]:
     from patchkeeper.render.terminal import failure_lines, hunk_lines
 
@@ -42,7 +52,7 @@ def audit_text(result: AuditResult) -> str:
     head = f"audit of {result.series}"
     if result.pin:
         head += f" (pin {result.pin})"
-    lines = [head, f"against {result.target}", ""]
+    lines = [head, f"against {result.target}", _pin_line(result), ""]
     width = max((len(v.name) for v in result.verdicts), default=5)
     rows = [(v.name.ljust(width), v.verdict, v.summary) for v in result.verdicts]
     lines.extend(table([("patch".ljust(width), "verdict", "evidence"), *rows]))
@@ -72,7 +82,7 @@ def audit_markdown(result: AuditResult) -> str:
     out.append(
         f"Series `{result.series}`"
         + (f", pinned to {result.pin}" if result.pin else "")
-        + f", against {result.target}."
+        + f", against {result.target}; {_pin_line(result)}."
     )
     out.append("")
     out.append(f"**{len(result.verdicts)} patches: {_counts_line(result)}.**")

@@ -11,6 +11,7 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 
+from patchkeeper.series import filekinds
 from patchkeeper.series.model import ADDED, REMOVED, Patch
 
 _SPACE = re.compile(rb"\s+")
@@ -65,7 +66,7 @@ def normalize(line: bytes) -> bytes:
     >>> normalize(b"  x  =\\t1\\r\\n")
     b'x = 1'
     """
-    return _SPACE.sub(b" ", line).strip()
+    return b" ".join(line.split())
 
 
 def substantive(line: bytes) -> bytes | None:
@@ -159,6 +160,45 @@ def _raw_tokens(line: bytes) -> list[bytes]:
         elif token == b"'":
             token = b'"'
         out.append(token)
+    return _modern_typing(out) if b"Optional" in line or b"List" in line or b"Dict" in line else out
+
+
+#: PEP 585 builtin generics: ``List[int]`` is written ``list[int]`` since Python 3.9.
+_BUILTIN_GENERICS = {b"List": b"list", b"Dict": b"dict", b"Set": b"set", b"Tuple": b"tuple",
+                     b"FrozenSet": b"frozenset", b"Type": b"type"}  # fmt: skip
+_TYPING_MODULES = frozenset({b"t", b"typing", b"typ"})
+
+
+def _modern_typing(toks: list[bytes]) -> list[bytes]:
+    """Annotations as PEP 604 and PEP 585 write them, so that an upgrade of the annotation
+    style is not a difference: ``t.Optional[int]`` -> ``int | None``, ``typing.List[str]``
+    -> ``list[str]`` (a one-token argument only; longer ones are left as they are).
+
+    >>> b" ".join(_modern_typing(_raw_tokens(b"x: t.Optional[int] = f(List[str])")))
+    b'x : int | None = f ( list [ str ] )'
+    """
+    out: list[bytes] = []
+    i = 0
+    while i < len(toks):
+        token = toks[i]
+        name = token
+        skip = 0
+        if token in _TYPING_MODULES and toks[i + 1 : i + 2] == [b"."] and i + 2 < len(toks):
+            name, skip = toks[i + 2], 2
+        if (
+            name == b"Optional"
+            and toks[i + skip + 1 : i + skip + 2] == [b"["]
+            and toks[i + skip + 3 : i + skip + 4] == [b"]"]
+        ):
+            out.extend((toks[i + skip + 2], b"|", b"None"))
+            i += skip + 4
+            continue
+        if name in _BUILTIN_GENERICS and toks[i + skip + 1 : i + skip + 2] == [b"["]:
+            out.append(_BUILTIN_GENERICS[name])
+            i += skip + 1
+            continue
+        out.append(token)
+        i += 1
     return out
 
 
@@ -200,10 +240,26 @@ class FileIndex:
     """
 
     def __init__(self, lines: Sequence[bytes]) -> None:
-        self.line_set = {text for text in map(substantive, lines) if text is not None}
+        self._lines = lines
+        self._raw = b"".join(lines)
+        self._line_set: set[bytes] | None = None
+        self._built = False
+
+    @property
+    def line_set(self) -> set[bytes]:
+        """The file's substantive lines, normalized (built on first use)."""
+        if self._line_set is None:
+            self._line_set = {text for text in map(substantive, self._lines) if text is not None}
+        return self._line_set
+
+    def _build(self) -> None:
+        """The token stream, built on the first search whose words are all in the file."""
+        if self._built:
+            return
+        self._built = True
         stream: list[bytes] = []
         owner: list[int] = []
-        for number, line in enumerate(lines):
+        for number, line in enumerate(self._lines):
             toks = _raw_tokens(line)
             stream.extend(toks)
             owner.extend([number] * len(toks))
@@ -221,6 +277,15 @@ class FileIndex:
             position += len(token) + 1
         self._data = _SEP + _SEP.join(self._tokens) + _SEP
 
+    def _may_hold(self, toks: list[bytes]) -> bool:
+        """A quick necessary test: every word and string body of ``toks`` occurs in the
+        file's bytes (tokenizing the file is the expensive part)."""
+        for token in toks:
+            body = token[1:-1] if token[:1] == b'"' else token
+            if len(body) >= 3 and body not in self._raw:
+                return False
+        return True
+
     def _ends_line(self, k: int) -> bool:
         return k + 1 == len(self._tokens) or self._line_of[k + 1] != self._line_of[k]
 
@@ -234,8 +299,9 @@ class FileIndex:
     def find(self, needle: bytes, after: int = -1) -> int | None:
         """The first 0-based line at or after ``after + 1`` where ``needle`` starts."""
         toks = tokens(needle)
-        if not toks:
+        if not toks or not self._may_hold(toks):
             return None
+        self._build()
         whole = len(toks) < MIN_FRAGMENT_TOKENS
         key = _SEP + _SEP.join(toks) + _SEP
         k = bisect.bisect_right(self._line_of, after)
@@ -292,40 +358,21 @@ def file_index(lines: Sequence[bytes]) -> FileIndex:
 
 
 # --------------------------------------------------------------------------- kinds of file
+# The kinds live in :mod:`patchkeeper.series.filekinds`; these names are kept for callers.
 
-#: Directory names and file names that hold tests, documentation or release notes: an
-#: upstream fix often comes with tests and notes of its own, written differently.
-_TEST_DIRS = frozenset({"test", "tests", "testing", "testcases"})
-_DOC_DIRS = frozenset({"doc", "docs", "changelog", "changes", "news", "release-notes"})
-_DOC_SUFFIXES = (".rst", ".md", ".txt", ".adoc")
-
-
-def is_test(path: str) -> bool:
-    """Whether ``path`` is a test file.
-
-    >>> is_test("tests/i18n/tests.py"), is_test("src/x/conftest.py"), is_test("src/x/y.py")
-    (True, True, False)
-    """
-    parts = path.split("/")
-    name = parts[-1]
-    return (
-        any(part in _TEST_DIRS for part in parts[:-1])
-        or name.startswith("test_")
-        or name.endswith(("_test.py", "_tests.py"))
-        or name in ("conftest.py", "tests.py")
-    )
+is_test = filekinds.is_test
 
 
 def is_doc(path: str) -> bool:
-    """Whether ``path`` is documentation or a release note.
+    """Whether ``path`` is documentation or release notes (:mod:`patchkeeper.series.filekinds`).
 
     >>> is_doc("docs/ref/utils.txt"), is_doc("changelog/3433.bugfix.rst"), is_doc("a/b.py")
     (True, True, False)
     """
-    parts = path.split("/")
-    return parts[0].lower() in _DOC_DIRS or parts[-1].lower().endswith(_DOC_SUFFIXES)
+    return filekinds.kind_of(path) in (filekinds.DOCS, filekinds.NOTES)
 
 
 def is_code(path: str) -> bool:
-    """Neither a test nor documentation: the files whose change *is* the fix."""
-    return not is_test(path) and not is_doc(path)
+    """Neither tests, documentation, release notes nor configuration: the files whose change
+    *is* the fix."""
+    return filekinds.kind_of(path) == filekinds.CODE

@@ -1,7 +1,8 @@
 """Search a whole upstream tree for lines: where did a file's content move?
 
-Used only when a patch's file is gone or its added lines are not in the file it names, so
-the tree is listed and read lazily, once per run.
+Used only when a patch's file is gone, a hunk fails in place or its added lines are not in the
+file it names, so the tree is listed and read lazily, once per run; the line searches go
+through one :class:`patchkeeper.upstream.treeindex.LineIndex` per tree (one pass over the tree).
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.filekinds import is_changelog
 from patchkeeper.series.model import FileDiff
 from patchkeeper.series.parse import split_lines
 from patchkeeper.series.substantive_lines import substantive_lines
+from patchkeeper.upstream.treeindex import LineIndex
 
 _SKIP_DIRS = frozenset({".git", "__pycache__", ".patchkeeper", "node_modules", ".tox"})
 
@@ -22,12 +26,17 @@ class TreeSearch:
 
     Args:
         base: the directory patch paths are relative to.
+        label: how reports name the tree (``"the pin 3.2.25"``), else its directory.
     """
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, label: str | None = None) -> None:
         self.base = base
+        self.label = label or str(base)
         self._files: list[str] | None = None
-        self._data: dict[str, bytes] = {}
+        self._states: dict[str, FileState | None] = {}
+        self._changelogs: dict[str, str] | None = None
+        self._changelog_lines: dict[str, tuple[bytes, ...]] | None = None
+        self.index = LineIndex(self.files, self.read)
 
     def files(self) -> list[str]:
         """Every regular file under ``base`` as a POSIX path relative to it, sorted."""
@@ -45,12 +54,46 @@ class TreeSearch:
         return self._files
 
     def read(self, path: str) -> bytes:
-        if path not in self._data:
+        """A file's bytes; ``b""`` when it cannot be read. Not kept: the index reads each
+        file once, and the few files read again are cheap."""
+        try:
+            return (self.base / path).read_bytes()
+        except OSError:
+            return b""
+
+    def state(self, path: str) -> FileState | None:
+        """A file's content, ``None`` when the tree does not have it (kept once read)."""
+        if path not in self._states:
+            file = self.base / path
+            state = None
             try:
-                self._data[path] = (self.base / path).read_bytes()
+                if file.is_file():
+                    state = FileState.from_bytes(file.read_bytes())
             except OSError:
-                self._data[path] = b""
-        return self._data[path]
+                pass
+            self._states[path] = state
+        return self._states[path]
+
+    def changelog_text(self) -> dict[str, str]:
+        """Every changelog of the tree: path -> text (UTF-8, errors replaced; read once)."""
+        if self._changelogs is None:
+            self._changelogs = {
+                path: self.read(path).decode("utf-8", "replace") for path in self.changelogs()
+            }
+        return self._changelogs
+
+    def changelog_lines(self) -> dict[str, tuple[bytes, ...]]:
+        """Every changelog of the tree: path -> lines (split once)."""
+        if self._changelog_lines is None:
+            self._changelog_lines = {
+                path: tuple(split_lines(self.read(path))) for path in self.changelogs()
+            }
+        return self._changelog_lines
+
+    def changelogs(self) -> list[str]:
+        """The tree's changelogs and release notes
+        (:func:`patchkeeper.series.filekinds.is_changelog`)."""
+        return [path for path in self.files() if is_changelog(path)]
 
     def same_name(self, path: str) -> list[str]:
         """Files elsewhere in the tree with the same file name as ``path``."""
@@ -60,35 +103,16 @@ class TreeSearch:
     def best_match(
         self, needles: list[bytes], like: str, exclude: frozenset[str] = frozenset()
     ) -> tuple[str, int] | None:
-        """The file holding most of ``needles`` (normalized substantive lines).
-
-        Candidates are the files with the same suffix as ``like``; a quick substring filter
-        on each needle's longest word picks the five best, which are then counted exactly.
+        """The file with the suffix of ``like`` holding most of ``needles`` (substantive
+        lines), from the tree's line index.
 
         Returns:
-            ``(path, how many needles it holds)``, or ``None`` when none holds any.
+            ``(path, how many distinct needles it holds)``, or ``None`` when none holds any.
         """
         if not needles:
             return None
-        suffix = PurePosixPath(like).suffix
-        keys = [max(needle.split(b" "), key=len) for needle in needles]
-        scored = []
-        for path in self.files():
-            if path in exclude or PurePosixPath(path).suffix != suffix:
-                continue
-            data = self.read(path)
-            score = sum(1 for key in keys if key in data)
-            if score:
-                scored.append((score, path))
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        best: tuple[str, int] | None = None
-        wanted = set(needles)
-        for _, path in scored[:5]:
-            present = set(substantive_lines(split_lines(self.read(path))))
-            count = sum(1 for needle in needles if needle in present and needle in wanted)
-            if count and (best is None or count > best[1]):
-                best = (path, count)
-        return best
+        self.index.want(needles, like)
+        return self.index.best_file(needles, PurePosixPath(like).suffix, exclude)
 
 
 @dataclass(frozen=True)

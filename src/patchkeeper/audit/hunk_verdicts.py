@@ -1,0 +1,372 @@
+"""Each hunk of a patch judged on its own against the new release: applies, present, fails.
+
+A hunk *applies* at fuzz 0 (GNU patch's rules, :mod:`patchkeeper.series.hunks`); it is *present*
+when the new release already has its intent: it reverse-applies, its added lines are there in
+order (and were not so at the old pin), its removal is made (the removed lines gone and the
+lines around them together), the file it creates exists with the same content, a release-note
+fragment it creates was consumed into the changelog, or the file it deletes is gone; else it
+*fails*, with the closest match, and when its context is in another file of the new tree
+(code moved while the old file stayed), that place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from patchkeeper.constants import WordEnum
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.filekinds import CONFIG, NOTES, kind_of
+from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
+from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
+from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
+from patchkeeper.series.substantive_lines import file_index, substantive, substantive_lines, tokens
+from patchkeeper.upstream.treesearch import TreeSearch
+
+
+class HunkState(WordEnum):
+    """One hunk against the new upstream."""
+
+    APPLIES = "applies"  # its pre-image is there (at an offset perhaps)
+    PRESENT = "present"  # its post-image is already there
+    FAILS = "fails"  # neither
+
+
+APPLIES = HunkState.APPLIES
+PRESENT = HunkState.PRESENT
+FAILS = HunkState.FAILS
+
+#: A hunk whose pre-image is this close to another file of the new tree was moved there
+#: (at least this many substantive context/removed lines, and at least half of them).
+MIN_MOVED_LINES = 2
+
+
+@dataclass(frozen=True)
+class HunkVerdict:
+    """One hunk on the new tree.
+
+    Attributes:
+        path: the file.
+        index: the hunk's number in its file diff.
+        header: its ``@@`` line.
+        status: ``"applies"``, ``"present"`` (already upstream) or ``"fails"``.
+        line: where it applies or where its post-image is (1-based), if found.
+        offset: lines away from the header's position, when it applies.
+        how: how presence was established (``"reverse-applies"``, ``"added lines found"``).
+        evidence: the closest match, when it fails.
+        moved_to: another file of the new tree that holds the hunk's context (the code moved
+            there while the old file stayed), or ``None``.
+        moved_line: the 1-based line there where the context starts, when it applies there.
+        moved_found: how many of the hunk's substantive context/removed lines ``moved_to``
+            holds, of ``moved_total``.
+        moved_total: how many there are.
+    """
+
+    path: str
+    index: int
+    header: str
+    status: str
+    line: int | None = None
+    offset: int | None = None
+    how: str = ""
+    evidence: HunkEvidence | None = None
+    moved_to: str | None = None
+    moved_line: int | None = None
+    moved_found: int = 0
+    moved_total: int = 0
+
+
+# --------------------------------------------------------------------------- file diffs
+
+
+def creates_file(diff: FileDiff) -> bool:
+    """Whether ``diff`` creates its file: ``--- /dev/null``, or a single hunk with an empty
+    source range (``--- a/path`` with ``@@ -0,0 +1,N @@``, as some exporters write; GNU
+    patch reads it as "existent and probably empty", pch.c ``intuit_diff_type``)."""
+    if diff.is_creation:
+        return True
+    return (
+        len(diff.hunks) == 1
+        and diff.hunks[0].old_start == 0
+        and diff.hunks[0].old_len == 0
+        and not diff.is_deletion
+    )
+
+
+def file_lines(ws: Workspace, path: str | None) -> tuple[bytes, ...] | None:
+    """A file's lines as ``ws`` has them now; ``None`` when it does not exist."""
+    if path is None:
+        return None
+    state = ws.get(path)
+    return state.lines if state is not None else None
+
+
+def _span(hunk: Hunk) -> int:
+    """How many lines a hunk's added lines may spread over once reformatted upstream."""
+    return max(3 * len(hunk.post_image), len(hunk.post_image) + 20)
+
+
+def _added(hunk: Hunk) -> list[bytes]:
+    return substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
+
+
+def removed_lines(hunk: Hunk) -> list[bytes]:
+    """The hunk's substantive removed lines, normalized."""
+    return substantive_lines(line.text for line in hunk.lines if line.kind == REMOVED)
+
+
+def _in_order(lines: Sequence[bytes] | None, needles: list[bytes], span: int) -> bool:
+    return bool(lines) and file_index(lines).find_in_order(needles, span) is not None  # type: ignore[arg-type]
+
+
+def _changed_added(hunk: Hunk) -> list[bytes]:
+    """The hunk's substantive added lines, without those that are one of its removed lines
+    with only a comment or the quotes changed (same tokens, other text). A line moved
+    as it is (same text) stays: the move is the change."""
+    removed = {tuple(tokens(line)): line for line in removed_lines(hunk)}
+    out = []
+    for line in _added(hunk):
+        same = removed.get(tuple(tokens(line)))
+        if same is None or same == line:
+            out.append(line)
+    return out
+
+
+def _presence(
+    lines: Sequence[bytes], hunk: Hunk, kind: str, pin: Sequence[bytes] | None
+) -> tuple[int | None, str] | None:
+    """Where the hunk's intent is in ``lines`` although it does not reverse-apply, and how:
+    ``(line or None, how)``, else ``None``.
+
+    - added lines: all of them in order, close together (reformatting allowed), and not
+      already so at the pin (a line the pin has proves nothing); for a configuration file
+      the whole post-image must be there, line after line;
+    - only removed lines: they are gone *and* the lines around them are together, as the
+      post-image has them (a removed line that upstream rewrote is not a removal).
+    """
+    added = _changed_added(hunk)
+    index = file_index(lines)
+    if hunk.added and not added:
+        return None  # only comments or white space changed: nothing to search for
+    if added:
+        if kind == CONFIG:
+            post = substantive_lines(hunk.post_image)
+            positions = index.find_in_order(post, len(hunk.post_image))
+        else:
+            positions = index.find_in_order(added, _span(hunk))
+        if positions is None:
+            return None
+        if not _in_order(pin, added, _span(hunk)):
+            return positions[0] + 1, "added lines found"
+        # the pin has these lines in this order too: only the whole post-image, which the
+        # pin lacks, shows the change (a line moved within the file)
+        post = substantive_lines(hunk.post_image)
+        positions = index.find_in_order(post, _span(hunk))
+        if positions is None or _in_order(pin, post, _span(hunk)):
+            return None
+        return positions[0] + 1, "post-image found"
+    removed = removed_lines(hunk)
+    if not removed or any(index.has(line) for line in removed):
+        return None
+    first = None
+    for before, after, distance in _around_removals(hunk):
+        positions = index.find_in_order([before, after], distance)
+        if positions is None:
+            return None
+        first = positions[0] + 1 if first is None else first
+    if first is None:
+        return None
+    return first, "removed lines gone, the lines around them together"
+
+
+def _around_removals(hunk: Hunk) -> list[tuple[bytes, bytes, int]]:
+    """For each run of removed lines, the nearest substantive line before and after it in
+    the post-image, and how many post-image lines apart they are (at most that far apart
+    once the removal is made). A run at the hunk's edge has no such pair: it gives none,
+    so the removal cannot be shown to be made."""
+    post: list[tuple[int, bytes | None]] = []  # post-image position, substantive text
+    cuts: list[int] = []  # post-image positions where removed runs were
+    for line in hunk.lines:
+        if line.kind == REMOVED:
+            if not cuts or cuts[-1] != len(post):
+                cuts.append(len(post))
+            continue
+        post.append((len(post), substantive(line.text)))
+    out = []
+    for cut in cuts:
+        before = next(((i, t) for i, t in reversed(post[:cut]) if t is not None), None)
+        after = next(((i, t) for i, t in post[cut:] if t is not None), None)
+        if before is None or after is None:
+            return []
+        out.append((before[1], after[1], after[0] - before[0]))
+    return out
+
+
+def _hunk_status(
+    lines: Sequence[bytes], path: str, hunk: Hunk, pin: Sequence[bytes] | None
+) -> HunkVerdict:
+    """Judge one hunk on its own against a file's lines (``pin``: the file at the old pin)."""
+    where = locate(lines, hunk)
+    if where is not None:
+        offset = where - first_line(hunk, False)
+        return HunkVerdict(path, hunk.index, hunk.header, APPLIES, where, offset)
+    if hunk.post_image:
+        where = locate(lines, hunk, reverse=True)
+        if where is not None:
+            return HunkVerdict(path, hunk.index, hunk.header, PRESENT, where, how="reverse-applies")
+    found = _presence(lines, hunk, kind_of(path), pin) if lines else None
+    if found is not None:
+        return HunkVerdict(path, hunk.index, hunk.header, PRESENT, found[0], how=found[1])
+    guess = first_line(hunk, False)
+    failure = HunkFailure(hunk, guess, closest_match(lines, hunk.pre_image, guess))
+    return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=hunk_evidence(path, failure))
+
+
+def _creation_status(ws: Workspace, diff: FileDiff, search: TreeSearch | None) -> list[HunkVerdict]:
+    """A diff that creates its file: it applies while the new release has no file of that
+    name; the same content there is upstream; a changelog that has a release-note
+    fragment's text consumed it (towncrier, scriv)."""
+    path = diff.path
+    existing = file_lines(ws, path)
+    if existing:
+        post = tuple(line for hunk in diff.hunks for line in hunk.post_image)
+        status = PRESENT if tuple(existing) == post else FAILS
+        how = "the file exists with the same content" if status == PRESENT else ""
+        return [
+            replace(_failing_creation(path, h), status=status, how=how)
+            if status == FAILS
+            else HunkVerdict(path, h.index, h.header, status, 1, how=how)
+            for h in diff.hunks
+        ]
+    if kind_of(path) == NOTES and search is not None:
+        consumed = _consumed(diff, search)
+        if consumed is not None:
+            return [
+                HunkVerdict(path, h.index, h.header, PRESENT, consumed[1], how=consumed[0])
+                for h in diff.hunks
+            ]
+    return [HunkVerdict(path, h.index, h.header, APPLIES, 1, 0) for h in diff.hunks]
+
+
+def _failing_creation(path: str, hunk: Hunk) -> HunkVerdict:
+    evidence = HunkEvidence(
+        path, hunk.index, hunk.header, hunk.line_no, 1, None, 0, 0, (),
+        note="the new release has a file of this name with other content",
+    )  # fmt: skip
+    return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=evidence)
+
+
+def _fragment_lines(diff: FileDiff) -> list[bytes]:
+    """A release-note fragment's text lines, without a trailing ``(#123)``-style reference
+    (the changelog renders it as a link)."""
+    out = []
+    for hunk in diff.hunks:
+        for line in hunk.lines:
+            text = substantive(line.text) if line.kind == ADDED else None
+            if text is None:
+                continue
+            cut = text.rfind(b"(")
+            if cut > 20 and text.rstrip(b".").endswith(b")"):
+                text = text[:cut].rstrip()
+            out.append(text)
+    return out
+
+
+def _consumed(diff: FileDiff, search: TreeSearch) -> tuple[str, int] | None:
+    """``(how, line)`` when a changelog of the new tree holds the fragment's text."""
+    needles = _fragment_lines(diff)
+    if not needles:
+        return None
+    for path, lines in search.changelog_lines().items():
+        index = file_index(lines)
+        positions = [index.find(needle) for needle in needles]
+        if all(p is not None for p in positions):
+            line = min(p for p in positions if p is not None) + 1
+            return f"consumed into {path} (line {line})", line
+    return None
+
+
+def _deletion_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
+    """A diff that deletes its file: upstream for that file when the new release deleted it
+    too; it applies when the file is there with the content the diff removes; otherwise it
+    fails (the file is still there, with other content)."""
+    path = diff.old_path or diff.path
+    existing = file_lines(ws, path)
+    if existing is None:
+        how = "the new release deleted the file too"
+        return [HunkVerdict(path, h.index, h.header, PRESENT, how=how) for h in diff.hunks]
+    pre = tuple(line for hunk in diff.hunks for line in hunk.pre_image)
+    if tuple(existing) == pre:
+        return [HunkVerdict(path, h.index, h.header, APPLIES, 1, 0) for h in diff.hunks]
+    out = []
+    for hunk in diff.hunks:
+        failure = HunkFailure(hunk, 1, closest_match(existing, hunk.pre_image, 1))
+        out.append(
+            HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=hunk_evidence(path, failure))
+        )
+    return out
+
+
+def _moved_hunk(
+    status: HunkVerdict, hunk: Hunk, search: TreeSearch, pin: TreeSearch | None
+) -> HunkVerdict:
+    """A hunk that fails in its file: look for its context/removed lines in the rest of the
+    new tree (the code moved while the old file stayed); name the place, and judge the hunk
+    there."""
+    needles = [line for line in hunk.pre_image if substantive(line) is not None]
+    distinct = list(dict.fromkeys(line.strip() for line in needles))
+    if len(distinct) < MIN_MOVED_LINES:
+        return status
+    best = search.best_match(distinct, status.path, exclude=frozenset({status.path}))
+    if best is None or best[1] < max(MIN_MOVED_LINES, (len(distinct) + 1) // 2):
+        return status
+    other, count = best
+    state = search.state(other)
+    if state is None:
+        return status
+    # lines the pin had, in the hunk's own file or in that one, prove nothing
+    pin_lines: tuple[bytes, ...] = ()
+    for path in (status.path, other):
+        pin_state = pin.state(path) if pin is not None else None
+        pin_lines += pin_state.lines if pin_state is not None else ()
+    there = _hunk_status(state.lines, status.path, hunk, pin_lines or None)
+    moved = {"moved_to": other, "moved_found": count, "moved_total": len(distinct)}
+    if there.status == PRESENT:
+        how = f"{there.how} in {other}"
+        return replace(status, status=PRESENT, line=there.line, how=how, evidence=None, **moved)
+    if there.status == APPLIES:
+        return replace(status, moved_line=there.line, **moved)
+    closest = closest_match(state.lines, hunk.pre_image, 1)
+    return replace(status, moved_line=closest.line if closest else None, **moved)
+
+
+def hunk_statuses(
+    ws: Workspace,
+    patch: Patch,
+    moved: dict[str, str] | None = None,
+    search: TreeSearch | None = None,
+    pin: TreeSearch | None = None,
+) -> list[HunkVerdict]:
+    """Every hunk of ``patch`` judged on its own against ``ws``: against its own file, or
+    against the file its content moved to (``moved``: old path -> new path); a hunk that
+    fails in its file is looked for in the rest of the tree when ``search`` is given.
+    ``pin`` (the old pin's tree) keeps lines already there at the pin from counting."""
+    moved = moved or {}
+    out: list[HunkVerdict] = []
+    for diff in patch.files:
+        if creates_file(diff):
+            out.extend(_creation_status(ws, diff, search))
+            continue
+        if diff.is_deletion:
+            out.extend(_deletion_status(ws, diff))
+            continue
+        source = moved.get(diff.old_path or "", diff.old_path)
+        lines = file_lines(ws, source) or ()
+        pin_state = pin.state(diff.old_path) if pin is not None and diff.old_path else None
+        pin_lines = pin_state.lines if pin_state is not None else None
+        for hunk in diff.hunks:
+            status = _hunk_status(lines, diff.path, hunk, pin_lines)
+            if status.status == FAILS and search is not None and lines:
+                status = _moved_hunk(status, hunk, search, pin)
+            out.append(status)
+    return out

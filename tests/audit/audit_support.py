@@ -1,0 +1,38 @@
+"""Build small upstream trees (the old pin and the new release) and a series from strings,
+and judge the series the way ``audit --to`` does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.audit.verdicts import PatchVerdict
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.parse import parse_patch
+from patchkeeper.trees.tree import read_file
+from patchkeeper.upstream.treesearch import TreeSearch
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (path -> text) under ``root``; return ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for path, text in files.items():
+        dest = root / path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text)
+    return root
+
+
+def judge(
+    tmp_path: Path,
+    new: dict[str, str],
+    patches: list[tuple[str, str]],
+    old: dict[str, str] | None = None,
+) -> list[PatchVerdict]:
+    """Judge ``patches`` (name, text) on the new tree ``new``, with the old pin's tree ``old``
+    when given (``None``: the pin's tree cannot be had)."""
+    new_root = write_tree(tmp_path / "new", new)
+    pin = TreeSearch(write_tree(tmp_path / "old", old), "old") if old is not None else None
+    parsed = [parse_patch(text.encode(), name=name, path=Path(name)) for name, text in patches]
+    ws = Workspace(lambda path: read_file(new_root / path))
+    return judge_series(ws, parsed, TreeSearch(new_root, "new"), pin)

@@ -1,0 +1,173 @@
+"""Class 3: what a file is. Release notes never decide a verdict (a fragment upstream consumed
+into its changelog is upstream), a tests-only patch is judged on its tests and says so, and a
+configuration hunk is not waived like tests nor found as loosely as code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit_support import judge
+
+from patchkeeper.series.filekinds import kind_of
+
+CODE = """def read(stream, amt=None):
+    data = stream.read(amt)
+    return data
+"""
+
+FIX = """Subject: stop on an empty chunk (#4242)
+---
+--- a/pkg/response.py
++++ b/pkg/response.py
+@@ -1,3 +1,5 @@
+ def read(stream, amt=None):
+     data = stream.read(amt)
++    if not data and amt:
++        raise ProtocolError("empty chunk before the end of the body")
+     return data
+"""
+
+CHANGES_HUNK = """--- a/CHANGES.rst
++++ b/CHANGES.rst
+@@ -1,3 +1,6 @@
+ Changes
+ =======
+ 
++1.4.1 (unreleased)
++- Stop reading on an empty chunk before the end of the body.
++
+"""
+
+FRAGMENT = """--- /dev/null
++++ b/newsfragments/4242.bugfix.rst
+@@ -0,0 +1 @@
++Stop reading on an empty chunk before the end of the body. (#4242)
+"""
+
+
+def test_kinds_of_files() -> None:
+    paths = [
+        "newsfragments/4242.bugfix.rst", "changelog.d/x.md", "NEWS", "HISTORY.rst",
+        "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml", "tests/test_x.py",
+        "docs/index.rst", "src/pkg/x.py",
+    ]  # fmt: skip
+    assert [kind_of(p) for p in paths] == [
+        "release notes", "release notes", "release notes", "release notes",
+        "configuration", "configuration", "configuration", "configuration", "tests",
+        "docs", "code",
+    ]  # fmt: skip
+
+
+def test_a_note_never_blocks_a_code_verdict(tmp_path: Path) -> None:
+    new = {"pkg/response.py": CODE, "CHANGES.rst": "Changes\n=======\n\n1.5.0\n- Other.\n"}
+    [verdict] = judge(tmp_path, new, [("empty.patch", FIX + CHANGES_HUNK)])
+    assert (verdict.verdict, verdict.action) == ("clean", "carry")
+    assert verdict.summary == (
+        "applies at fuzz 0, every hunk in place; release notes left aside (CHANGES.rst): a "
+        "note never decides the verdict; to do: carry (it applies)"
+    )
+
+
+def test_a_fragment_consumed_into_the_changelog_is_upstream(tmp_path: Path) -> None:
+    changes = (
+        "Changes\n=======\n\n1.4.1\n-----\n\n- Stop reading on an empty chunk before the end of "
+        "the body. (`#4242 <https://example.org/issues/4242>`__)\n"
+    )
+    fixed = CODE.replace(
+        "    return data",
+        "    if not data and amt:\n        raise ProtocolError(\n"
+        '            "empty chunk before the end of the body"\n        )\n    return data',
+    )
+    new = {"pkg/response.py": fixed, "CHANGES.rst": changes}
+    [verdict] = judge(tmp_path, new, [("empty.patch", FIX + FRAGMENT)])
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert [(h.path, h.status, h.how) for h in verdict.hunks] == [
+        ("pkg/response.py", "present", "added lines found"),
+        ("newsfragments/4242.bugfix.rst", "present", "consumed into CHANGES.rst (line 7)"),
+    ]
+    # the fragment alone: upstream too, and it says where
+    [verdict] = judge(tmp_path / "b", new, [("note.patch", "Subject: note\n---\n" + FRAGMENT)])
+    assert (verdict.verdict, verdict.kind) == ("upstreamed", "release notes")
+    assert verdict.summary.startswith(
+        "every hunk's post-image is there (newsfragments/4242.bugfix.rst #1) (release notes only)"
+    )
+    # not in the changelog: the fragment is simply created
+    [verdict] = judge(
+        tmp_path / "c", {"CHANGES.rst": "Changes\n"}, [("n.patch", "S: n\n---\n" + FRAGMENT)]
+    )
+    assert (verdict.verdict, verdict.action) == ("clean", "carry")
+
+
+TEST_ONLY = """Subject: skip the IPv6 test without a network
+---
+--- a/tests/test_net.py
++++ b/tests/test_net.py
+@@ -1,4 +1,6 @@
+ import pytest
+ 
++
++@pytest.mark.skipif(not HAS_IPV6, reason="no IPv6 network")
+ def test_ipv6():
+     assert connect("::1")
+"""
+
+
+def test_a_tests_only_patch_is_judged_on_its_tests(tmp_path: Path) -> None:
+    new = {
+        "pkg/net.py": "def connect(host):\n    return host\n",
+        "tests/test_net.py": 'import pytest\n\n\n@pytest.mark.skipif(not HAS_IPV6, reason="no IPv6 network")\n'
+        "def test_ipv6() -> None:\n    assert connect('::1')\n",
+    }
+    [verdict] = judge(tmp_path, new, [("skip.patch", TEST_ONLY)])
+    assert (verdict.verdict, verdict.kind, verdict.action) == ("upstreamed", "tests", "retire")
+    assert verdict.summary == (
+        "every hunk's post-image is there (tests/test_net.py #1) (tests only); 1 of 1 "
+        "substantive added lines already upstream (strongest: tests/test_net.py 1/1); to do: "
+        "retire (upstream has it)"
+    )
+    new["tests/test_net.py"] = (
+        "import pytest\n\n\ndef test_ipv6() -> None:\n    assert connect('::1')\n"
+    )
+    [verdict] = judge(tmp_path / "b", new, [("skip.patch", TEST_ONLY)])
+    assert (verdict.verdict, verdict.kind) == ("conflict", "tests")
+
+
+SETUP_CFG = """[tool:pytest]
+addopts = -ra
+filterwarnings =
+    error
+    ignore::DeprecationWarning:six
+
+[flake8]
+max-line-length = 100
+"""
+
+CONFIG_PATCH = """Subject: ignore the deprecation warnings of six
+---
+--- a/setup.cfg
++++ b/setup.cfg
+@@ -1,6 +1,7 @@
+ [tool:pytest]
+ addopts = -ra
+ filterwarnings =
+     error
++    ignore::DeprecationWarning:pkg.compat
+     ignore::DeprecationWarning:six
+ 
+"""
+
+
+def test_a_configuration_hunk_is_not_found_as_loosely_as_code(tmp_path: Path) -> None:
+    # the new release has the added line, but in another section: not this change
+    new_cfg = SETUP_CFG.replace("addopts = -ra", "addopts = -ra -q").replace(
+        "max-line-length = 100", "max-line-length = 100\nignore::DeprecationWarning:pkg.compat"
+    )
+    [verdict] = judge(tmp_path, {"setup.cfg": new_cfg}, [("cfg.patch", CONFIG_PATCH)])
+    assert (verdict.verdict, verdict.kind, verdict.action) == ("conflict", "configuration", "port")
+    # with the whole post-image there (reformatted around it), it is upstream
+    new_cfg = SETUP_CFG.replace("addopts = -ra", "addopts = -ra -q").replace(
+        "    error\n", "    error\n    ignore::DeprecationWarning:pkg.compat\n"
+    )
+    [verdict] = judge(tmp_path / "b", {"setup.cfg": new_cfg}, [("cfg.patch", CONFIG_PATCH)])
+    assert (verdict.verdict, verdict.kind) == ("upstreamed", "configuration")
+    assert verdict.hunks[0].how == "added lines found"

@@ -1,0 +1,190 @@
+"""Class 6: code moved to another file while the old file still exists; class 7: the new
+release's changelog names the patch's fix (a CVE id, a pull request)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit_support import judge
+
+CLIENT_OLD = """from pkg.util import log
+
+
+def send(request):
+    return request.send()
+
+
+def redirect(response, headers):
+    location = response.headers["Location"]
+    headers.pop("Authorization", None)
+    log.debug("redirect to %s", location)
+    return location
+"""
+
+STRIP_COOKIE = """Subject: strip the cookie on redirect
+---
+--- a/pkg/client.py
++++ b/pkg/client.py
+@@ -8,5 +8,6 @@ def send(request):
+ def redirect(response, headers):
+     location = response.headers["Location"]
+     headers.pop("Authorization", None)
++    headers.pop("Cookie", None)
+     log.debug("redirect to %s", location)
+     return location
+"""
+
+CLIENT_NEW = """from pkg.redirects import redirect
+from pkg.util import log
+
+
+def send(request, timeout=None):
+    return request.send(timeout=timeout)
+"""
+
+REDIRECTS_NEW = """from pkg.util import log
+
+
+def redirect(response, headers):
+    location = response.headers["Location"]
+    headers.pop("Authorization", None)
+    log.debug("redirect to %s", location)
+    return location
+"""
+
+
+def test_a_hunk_whose_code_moved_names_the_place(tmp_path: Path) -> None:
+    new = {"pkg/client.py": CLIENT_NEW, "pkg/redirects.py": REDIRECTS_NEW}
+    [verdict] = judge(
+        tmp_path, new, [("cookie.patch", STRIP_COOKIE)], {"pkg/client.py": CLIENT_OLD}
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    [hunk] = verdict.hunks
+    assert (hunk.moved_to, hunk.moved_line, hunk.moved_found, hunk.moved_total) == (
+        "pkg/redirects.py",
+        4,
+        5,
+        5,
+    )
+    assert verdict.summary == (
+        "pkg/client.py #1 fails at fuzz 0; "
+        "pkg/client.py #1: its context is in pkg/redirects.py (line 4, 5 of 5 context lines there); 0 of "
+        "1 substantive added lines already upstream (strongest: pkg/client.py 0/1); to do: port "
+        "(rework the failing hunks)"
+    )
+
+
+def test_a_fix_upstream_made_in_the_file_the_code_moved_to(tmp_path: Path) -> None:
+    fixed = REDIRECTS_NEW.replace(
+        '    headers.pop("Authorization", None)\n',
+        '    headers.pop("Authorization", None)\n    headers.pop("Cookie", None)\n',
+    )
+    new = {"pkg/client.py": CLIENT_NEW, "pkg/redirects.py": fixed}
+    [verdict] = judge(
+        tmp_path, new, [("cookie.patch", STRIP_COOKIE)], {"pkg/client.py": CLIENT_OLD}
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [hunk] = verdict.hunks
+    assert (hunk.status, hunk.how, hunk.moved_to) == (
+        "present",
+        "reverse-applies in pkg/redirects.py",
+        "pkg/redirects.py",
+    )
+
+
+CVE_PATCH = """From: A Maintainer <maintainer@example.org>
+Subject: Limit the length of the Location header
+Origin: upstream, https://example.org/pkg/pkg/pull/812
+Bug-Debian: https://example.org/debian/1074149
+---
+--- a/pkg/client.py
++++ b/pkg/client.py
+@@ -8,5 +8,8 @@ def send(request):
+ def redirect(response, headers):
+     location = response.headers["Location"]
++    location = location.strip()
++    if len(location) > MAX_LOCATION_LENGTH:
++        raise RedirectError("Location header too long")
+     headers.pop("Authorization", None)
+     log.debug("redirect to %s", location)
+     return location
+"""
+
+CHANGES_OLD = "Changes\n=======\n\n1.4.0\n-----\n\n- Dropped Python 3.7 (#790).\n"
+CHANGES_NEW = (
+    "Changes\n=======\n\n1.4.1\n-----\n\n- Limit the length of redirect locations "
+    "(CVE-2031-0002, #812).\n\n1.4.0\n-----\n\n- Dropped Python 3.7 (#790).\n"
+)
+
+
+def _client_with(*lines: str) -> str:
+    body = "".join(f"    {line}\n" for line in lines)
+    return CLIENT_OLD.replace(
+        '    headers.pop("Authorization", None)\n',
+        body + '    headers.pop("Authorization", None)\n',
+    ).replace("def send(request):", "def send(request, timeout=None):")
+
+
+def test_a_changelog_mention_supports_written_differently(tmp_path: Path) -> None:
+    client = _client_with(
+        "location = location.strip()",
+        "if len(location) > MAX_LOCATION_LENGTH:",
+        "    raise RedirectError(f'Location header too long: {len(location)}')",
+    ).replace(
+        '    location = response.headers["Location"]\n',
+        '    location = response.headers.get("Location")\n',
+    )
+    new = {"pkg/client.py": client, "CHANGES.rst": CHANGES_NEW}
+    old = {"pkg/client.py": CLIENT_OLD, "CHANGES.rst": CHANGES_OLD}
+    name = "CVE-2031-0002.patch"
+    [verdict] = judge(tmp_path, new, [(name, CVE_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert [(m.reference, m.path, m.line) for m in verdict.mentions] == [
+        ("812", "CHANGES.rst", 7),
+        ("CVE-2031-0002", "CHANGES.rst", 7),
+    ]
+    assert verdict.summary == (
+        "upstream has it written differently: 2 of 3 substantive added lines are there and the "
+        "changelog names the fix (pkg/client.py 2/3) (lines the old pin already had are not "
+        'counted); not found, review before retiring: `raise RedirectError("Location header too '
+        "long\")`; the new release's changelog names 812: CHANGES.rst line 7: '- Limit the "
+        "length of redirect locations (CVE-2031-0002, #812).' (and 1 more); 2 of 3 substantive "
+        "added lines already upstream (strongest: pkg/client.py 2/3); to do: retire (after "
+        "reviewing the lines not found)"
+    )
+    # the same content without the mention: most of it is there, not enough to retire
+    new["CHANGES.rst"] = CHANGES_OLD
+    [verdict] = judge(tmp_path / "b", new, [(name, CVE_PATCH)], old)
+    assert (verdict.verdict, verdict.action, verdict.mentions) == (
+        "partially upstreamed",
+        "look",
+        (),
+    )
+
+
+def test_a_changelog_mention_alone_is_a_reason_to_look(tmp_path: Path) -> None:
+    client = _client_with("check_location(location)")
+    new = {"pkg/client.py": client, "CHANGES.rst": CHANGES_NEW}
+    old = {"pkg/client.py": CLIENT_OLD, "CHANGES.rst": CHANGES_OLD}
+    [verdict] = judge(tmp_path, new, [("CVE-2031-0002.patch", CVE_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "look")
+    assert verdict.summary.endswith(
+        "; the new release's changelog names 812: CHANGES.rst line 7: '- Limit the length of "
+        "redirect locations (CVE-2031-0002, #812).' (and 1 more), a reason to look; to do: look "
+        "(the changelog names its fix, the content differs)"
+    )
+
+
+def test_a_mention_the_old_changelog_has_is_no_evidence(tmp_path: Path) -> None:
+    client = _client_with("check_location(location)")
+    new = {"pkg/client.py": client, "CHANGES.rst": CHANGES_NEW}
+    # the old release's changelog already named both (an earlier fix of the same CVE)
+    old = {"pkg/client.py": CLIENT_OLD, "CHANGES.rst": CHANGES_NEW}
+    [verdict] = judge(tmp_path, new, [("CVE-2031-0002.patch", CVE_PATCH)], old)
+    assert (verdict.verdict, verdict.action, verdict.mentions) == ("conflict", "port", ())
+    # a Debian bug number is not upstream's: never looked for
+    debian_only = CHANGES_NEW.replace("#812", "#1074149")
+    new["CHANGES.rst"] = debian_only
+    old["CHANGES.rst"] = CHANGES_OLD
+    [verdict] = judge(tmp_path / "b", new, [("fix.patch", CVE_PATCH)], old)
+    assert verdict.mentions == ()

@@ -1,0 +1,113 @@
+"""Class 2: "the removed lines are gone" is not proof. The intent (the post-image: the lines
+around a removal, together) must be there; a file the patch deletes is not upstream while
+the new release still has it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit_support import judge
+
+CONF_OLD = """project = "minihttp"
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx-favicon",
+    "sphinx.ext.intersphinx",
+]
+html_theme = "alabaster"
+"""
+
+# Debian drops the favicon extension (not packaged)
+DROP_FAVICON = """Subject: do not use sphinx-favicon
+---
+--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -1,7 +1,6 @@
+ project = "minihttp"
+ extensions = [
+     "sphinx.ext.autodoc",
+-    "sphinx-favicon",
+     "sphinx.ext.intersphinx",
+ ]
+ html_theme = "alabaster"
+"""
+
+
+def test_a_renamed_line_is_not_a_removal_upstream_made(tmp_path: Path) -> None:
+    # upstream renamed the extension and kept it: the removed line is gone, the intent is not
+    new = CONF_OLD.replace('"sphinx-favicon"', '"sphinx_favicon"').replace("alabaster", "furo")
+    [verdict] = judge(tmp_path, {"docs/conf.py": new}, [("favicon.patch", DROP_FAVICON)])
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert verdict.summary.startswith(
+        "docs/conf.py #1 fails at fuzz 0 (closest: docs/conf.py line 1, 5 of 7 lines match);"
+    )
+    assert verdict.summary.endswith("; to do: port (rework the failing hunks)")
+
+
+def test_a_removal_upstream_made_is_upstreamed(tmp_path: Path) -> None:
+    new = CONF_OLD.replace('    "sphinx-favicon",\n', "").replace("alabaster", "furo")
+    new = new.replace('"sphinx.ext.autodoc",', "'sphinx.ext.autodoc',")
+    [verdict] = judge(tmp_path, {"docs/conf.py": new}, [("favicon.patch", DROP_FAVICON)])
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.hunks[0].how == "removed lines gone, the lines around them together"
+    assert verdict.summary == (
+        "every hunk's post-image is there (docs/conf.py #1) (docs only); it adds no "
+        "substantive lines; to do: retire (upstream has it)"
+    )
+
+
+DELETE_VENDORED = """Subject: use the system six, drop the vendored copy
+---
+--- a/pkg/packages/six.py
++++ /dev/null
+@@ -1,3 +0,0 @@
+-\"\"\"Vendored six.\"\"\"
+-PY2 = False
+-PY3 = True
+"""
+
+SIX = '"""Vendored six."""\nPY2 = False\nPY3 = True\n'
+
+
+def test_deleting_a_file_the_new_release_still_has_is_not_upstream(tmp_path: Path) -> None:
+    [verdict] = judge(
+        tmp_path, {"pkg/packages/six.py": SIX + "PY34 = True\n"}, [("six.patch", DELETE_VENDORED)]
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert [(h.path, h.status) for h in verdict.hunks] == [("pkg/packages/six.py", "fails")]
+    [verdict] = judge(
+        tmp_path / "same", {"pkg/packages/six.py": SIX}, [("six.patch", DELETE_VENDORED)]
+    )
+    assert (verdict.verdict, verdict.summary) == (
+        "clean",
+        "applies at fuzz 0, every hunk in place; to do: carry (it applies)",
+    )
+
+
+def test_deleting_a_file_upstream_deleted_is_upstream(tmp_path: Path) -> None:
+    [verdict] = judge(tmp_path, {"pkg/__init__.py": ""}, [("six.patch", DELETE_VENDORED)])
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.hunks[0].how == "the new release deleted the file too"
+    assert verdict.summary == (
+        "the patch reverse-applies: the new upstream already has its post-image; it adds no "
+        "substantive lines; to do: retire (upstream has it)"
+    )
+
+
+def test_a_comment_added_to_a_line_is_not_found_by_the_line(tmp_path: Path) -> None:
+    old = "def total(items):\n    count = len(items)\n    return count\n"
+    patch = """Subject: mark the count
+---
+--- a/pkg/sums.py
++++ b/pkg/sums.py
+@@ -1,3 +1,3 @@
+ def total(items):
+-    count = len(items)
++    count = len(items)  # downstream: counted before filtering
+     return count
+"""
+    # upstream changed the function around the line; the line itself (code) is still there
+    new = "def total(items, strict=False):\n    count = len(items)\n    return count\n"
+    [verdict] = judge(tmp_path, {"pkg/sums.py": new}, [("c.patch", patch)], {"pkg/sums.py": old})
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert [h.status for h in verdict.hunks] == ["fails"]

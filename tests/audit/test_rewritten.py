@@ -1,0 +1,169 @@
+"""Class 1: upstream rewrote the fix. Most of the lines the patch adds that the old pin lacks
+are in the new release, spelled differently in places (``t.Optional[int]`` became
+``int | None``), and the hunks fail at fuzz 0: *upstreamed* (written differently) or
+*partially upstreamed*, never a plain conflict; lines the pin already had count for nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit_support import judge
+
+OLD = """import typing as t
+
+from pkg.util import check_port, log
+
+
+def connect(host: str, port: t.Optional[int] = None) -> None:
+    check_port(port)
+    return open_socket(host, port)
+"""
+
+# the backport, cut against OLD: five substantive added lines; "check_port(port)" is a line
+# the pin already has (it proves nothing when the new release has it too)
+BACKPORT = """Subject: limit the host name length (CVE-2031-0001)
+---
+--- a/pkg/net.py
++++ b/pkg/net.py
+@@ -5,4 +5,9 @@ from pkg.util import check_port, log
+ 
+ def connect(host: str, port: t.Optional[int] = None) -> None:
+     check_port(port)
++    if len(host) > MAX_HOST_LENGTH:
++        log.warning("host name too long: %d characters", len(host))
++        raise ValueError("host name too long")
++    timeout: t.Optional[float] = DEFAULT_TIMEOUT
++    check_port(port)
+     return open_socket(host, port)
+"""
+
+# upstream's own fix: typed with PEP 604 (the same line for the audit), the logger renamed (a
+# line spelled differently), its own exception (a line not found), the function reformatted
+NEW = """from pkg.util import check_port, logger
+
+
+def connect(
+    host: str,
+    port: int | None = None,
+) -> None:
+    check_port(port)
+    if len(host) > MAX_HOST_LENGTH:
+        logger.warning("host name too long: %d characters", len(host))
+        raise InvalidHost(host)
+    timeout: float | None = DEFAULT_TIMEOUT
+    return open_socket(host, port, timeout=timeout)
+"""
+
+
+def test_rewritten_fix_is_upstreamed_written_differently(tmp_path: Path) -> None:
+    [verdict] = judge(
+        tmp_path, {"pkg/net.py": NEW}, [("host.patch", BACKPORT)], {"pkg/net.py": OLD}
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary == (
+        "upstream has it written differently: every code file has at least 75% of its "
+        "substantive added lines there (pkg/net.py 3/4) (lines the old pin already had are not "
+        'counted); not found, review before retiring: `raise ValueError("host name too long")`; '
+        'spelled differently: `log.warning("host name too long: %d characters", len(host))` as '
+        '`logger.warning("host name too long: %d characters", len(host))`; 3 of 5 substantive '
+        "added lines already upstream (strongest: pkg/net.py 3/5); to do: retire (after "
+        "reviewing the lines not found)"
+    )
+    [share] = verdict.shares
+    assert (share.at_pin, share.new_found, share.new_total) == (1, 3, 4)
+    assert [h.status for h in verdict.hunks] == ["fails"]
+
+
+UTIL_OLD = """def check_port(port):
+    if port is not None and port < 0:
+        raise ValueError(port)
+"""
+
+UTIL_PATCH = """--- a/pkg/util.py
++++ b/pkg/util.py
+@@ -1,3 +1,5 @@
+ def check_port(port):
+     if port is not None and port < 0:
+         raise ValueError(port)
++    if port is not None and port > 65535:
++        raise ValueError("port out of range: %d" % port)
+"""
+
+
+def test_half_rewritten_fix_is_partially_upstreamed(tmp_path: Path) -> None:
+    old = {"pkg/net.py": OLD, "pkg/util.py": UTIL_OLD}
+    # upstream wrote the range check its own way: one of the two lines is the same
+    util_new = (
+        UTIL_OLD + "    if port is not None and port > 65535:\n        raise PortError(port)\n"
+    )
+    new = {"pkg/net.py": NEW, "pkg/util.py": util_new.replace("ValueError(port)", "E(port)")}
+    [verdict] = judge(tmp_path, new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
+    assert verdict.summary == (
+        "most of its new lines are upstream, written differently: 4 of 6 (pkg/net.py 3/4, "
+        "pkg/util.py 1/2) (lines the old pin already had are not counted); not found, review "
+        'before retiring: `raise ValueError("host name too long")`; `raise ValueError("port out '
+        'of range: %d" % port)`; spelled differently: `log.warning("host name too long: %d '
+        'characters", len(host))` as `logger.warning("host name too long: %d characters", '
+        "len(host))`; pkg/net.py #1, pkg/util.py #1 fail at fuzz 0; to do: look (most of it is "
+        "upstream, written differently; decide what is left)"
+    )
+    # one line of six: a conflict
+    new["pkg/net.py"] = OLD.replace("t.Optional[int]", "int | None")
+    [verdict] = judge(tmp_path / "b", new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+
+
+def test_lines_already_at_the_pin_prove_nothing(tmp_path: Path) -> None:
+    # the patch adds three lines the pin already has elsewhere in the file; the new release
+    # has them too (where the pin had them), but not the patch's change
+    old = OLD + "\n\ndef reconnect(host, port):\n    check_port(port)\n    log.info(host)\n"
+    patch = """Subject: check twice
+---
+--- a/pkg/net.py
++++ b/pkg/net.py
+@@ -6,3 +6,5 @@ from pkg.util import check_port, log
+ def connect(host: str, port: t.Optional[int] = None) -> None:
+     check_port(port)
++    log.info(host)
++    check_port(port)
+     return open_socket(host, port)
+"""
+    new = old.replace("t.Optional[int]", "int | None").replace("import typing as t\n\n", "")
+    [verdict] = judge(tmp_path, {"pkg/net.py": new}, [("twice.patch", patch)], {"pkg/net.py": old})
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    [share] = verdict.shares
+    assert (share.found, share.at_pin, share.new_total) == (2, 2, 0)
+
+
+def test_without_the_pin_the_summary_says_so(tmp_path: Path) -> None:
+    # without the pin a respelling cannot be told from the old line the patch changed, and
+    # lines the pin had count too
+    [verdict] = judge(tmp_path, {"pkg/net.py": NEW}, [("host.patch", BACKPORT)], None)
+    assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
+    assert verdict.summary.startswith(
+        "most of its new lines are upstream, written differently: 3 of 5 (pkg/net.py 3/5) (the "
+        "old pin's tree was not available: lines it already had are counted too);"
+    )
+
+
+def test_another_name_in_the_same_frame_is_not_a_respelling(tmp_path: Path) -> None:
+    # the patch registers its own knob; the new release registered another one the same way
+    old = 'KNOBS = {\n    "VLLM_A": lambda: int(os.getenv("VLLM_A", "0")),\n}\n'
+    patch = """Subject: register the fast-path knob
+---
+--- a/pkg/envs.py
++++ b/pkg/envs.py
+@@ -1,3 +1,4 @@
+ KNOBS = {
+     "VLLM_A": lambda: int(os.getenv("VLLM_A", "0")),
++    "VLLM_FAST": lambda: int(os.getenv("VLLM_FAST", "0")),
+ }
+"""
+    new = old.replace("}\n", '    "VLLM_B": lambda: int(os.getenv("VLLM_B", "0")),\n}\n')
+    new = new.replace("KNOBS = {", "KNOBS: dict = {")
+    [verdict] = judge(tmp_path, {"pkg/envs.py": new}, [("knob.patch", patch)], {"pkg/envs.py": old})
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    [share] = verdict.shares
+    assert (share.new_found, share.new_total, share.respelled) == (0, 1, ())
