@@ -58,6 +58,10 @@ class Workspace:
         self._reader = reader
         self._base: dict[str, FileState | None] = {}
         self._current: dict[str, FileState | None] = {}
+        #: Paths that undoing a diff with an empty old side (``@@ -0,0 +1,N @@`` under
+        #: ordinary names) left absent: before the diff the file was absent *or* empty, and
+        #: only a pristine reference tells which (see :meth:`settle_empty`).
+        self.absent_or_empty: set[str] = set()
 
     def original(self, path: str) -> FileState | None:
         """The file as the tree has it."""
@@ -86,17 +90,29 @@ class Workspace:
             out[path] = state
         return out
 
-    def snapshot(self) -> dict[str, FileState | None]:
-        return dict(self._current)
+    def snapshot(self) -> tuple[dict[str, FileState | None], frozenset[str]]:
+        return dict(self._current), frozenset(self.absent_or_empty)
 
-    def restore(self, snapshot: dict[str, FileState | None]) -> None:
-        self._current = dict(snapshot)
+    def restore(self, snapshot: tuple[dict[str, FileState | None], frozenset[str]]) -> None:
+        self._current = dict(snapshot[0])
+        self.absent_or_empty = set(snapshot[1])
+
+    def settle_empty(self, path: str, empty: bool) -> None:
+        """Decide a path of :attr:`absent_or_empty`: an empty file (``empty``, with the mode
+        the tree's file has) or no file."""
+        if path not in self.absent_or_empty:
+            return
+        self.absent_or_empty.discard(path)
+        if empty and self.get(path) is None:
+            before = self.original(path)
+            self.set(path, FileState((), before.mode if before is not None else None))
 
     def fork(self) -> Workspace:
         """A new workspace on the same tree with the same pending changes."""
         other = Workspace(self._reader)
         other._base = self._base
         other._current = dict(self._current)
+        other.absent_or_empty = set(self.absent_or_empty)
         return other
 
 
@@ -209,6 +225,13 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
     if mode is None and source is not None:
         before = ws.get(source)
         mode = before.mode if before is not None else None
+    if reverse and not result.lines and _may_be_absent(diff, False) and source == dest:
+        # Undoing ``@@ -0,0 +1,N @@`` under ordinary names: GNU patch created the file from
+        # nothing (or filled an empty one); undoing it removes the file, unless a pristine
+        # reference says an empty file was there (Workspace.settle_empty).
+        writes[dest] = None
+        ws.absent_or_empty.add(dest)  # undone by apply_patch's restore if the patch fails
+        return FileOutcome(diff, path, None, result.placements), writes
     writes[dest] = FileState(tuple(result.lines), mode)
     if source is not None and source != dest:
         writes[source] = None
@@ -241,6 +264,8 @@ def apply_patch(
             continue
         for path, state in writes.items():
             ws.set(path, state)
+            if state is not None:
+                ws.absent_or_empty.discard(path)
     if reverse:
         outcomes.reverse()
     if not ok or not commit:

@@ -75,12 +75,22 @@ def refusal_note(failure: HunkFailure) -> str:
     GNU patch (``locate_hunk``) anchors a hunk whose context a diff cut short: fewer leading
     than trailing context lines at line 1 means "at the start of the file", fewer trailing
     than leading means "at the end of the file"; and a hunk may not start inside the lines
-    the previous hunk of the file consumed.
+    the previous hunk of the file consumed. A hunk without context (``diff -U0``) applies
+    only at the line its header names. A hunk that would match but for its line endings says
+    so (GNU patch: "different line endings").
     """
+    if failure.endings:
+        return failure.endings
     closest = failure.closest
     if closest is None or closest.matching != closest.total:
         return ""
     hunk = failure.hunk
+    if not hunk.has_context:
+        return (
+            f"every line matches at line {closest.line}, but the hunk has no context lines "
+            f"(diff -U0), so it may only apply at the line its header names "
+            f"({failure.expected_line}); regenerate the patch with context (diff -u)"
+        )
     at_start = min(first_line(hunk, False), first_line(hunk, True)) <= 1
     if hunk.prefix_context < hunk.suffix_context and at_start:
         return (

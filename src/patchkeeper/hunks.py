@@ -84,11 +84,15 @@ class HunkFailure:
         hunk: the hunk.
         expected_line: the 1-based line the search started from.
         closest: the closest place, or ``None`` when no pre-image line occurs in the file.
+        endings: when the hunk would apply but for its line endings, the mismatch in words
+            (``"the file's lines end in CRLF, the patch's in LF"``, GNU patch's "different
+            line endings"), else ``""``.
     """
 
     hunk: Hunk
     expected_line: int
     closest: ClosestMatch | None
+    endings: str = ""
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,13 @@ def locate(
     max_offset = max(max_pos_offset, max_neg_offset)
 
     if not pat_lines:  # an empty pattern matches where the header says
+        return first_guess
+    if not hunk.has_context:
+        # A hunk without context (diff -U0) carries no evidence of where it belongs but its
+        # line numbers: it applies where they say or not at all, so that undoing it (which
+        # puts lines back where the header says) is exact.
+        if first_guess < min_where or not _matches(lines, pattern, first_guess):
+            return None
         return first_guess
     if first_guess <= max_neg_offset:  # do not try lines <= 0
         max_neg_offset = first_guess - 1
@@ -335,7 +346,9 @@ def patch_lines(
         if where is None:
             pattern, _ = images(hunk, reverse)
             guess = expected + in_offset
-            failures.append(HunkFailure(hunk, guess, closest_match(lines, pattern, guess)))
+            closest = closest_match(lines, pattern, guess)
+            endings = line_ending_mismatch(lines, hunk, reverse)
+            failures.append(HunkFailure(hunk, guess, closest, endings))
             continue
         pattern, _ = images(hunk, reverse)
         in_offset = where - expected
@@ -344,3 +357,53 @@ def patch_lines(
     if failures:
         return FilePatchResult(None, tuple(placements), tuple(failures))
     return FilePatchResult(_splice(lines, placements, reverse), tuple(placements), ())
+
+
+def _ending(line: bytes) -> str:
+    if line.endswith(b"\r\n"):
+        return "CRLF"
+    return "LF" if line.endswith(b"\n") else ""
+
+
+def line_ending_style(lines: Sequence[bytes]) -> str:
+    """``"CRLF"``, ``"LF"`` or ``"mixed"``: how the lines that end in a newline end
+    (``"LF"`` when none does)."""
+    styles = {_ending(line) for line in lines} - {""}
+    if len(styles) > 1:
+        return "mixed"
+    return styles.pop() if styles else "LF"
+
+
+def _plain(line: bytes) -> bytes:
+    return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
+
+
+def line_ending_mismatch(lines: Sequence[bytes], hunk: Hunk, reverse: bool) -> str:
+    """Why a hunk fails when only line endings keep it from matching, else ``""``.
+
+    Every ``\r\n`` is read as ``\n`` on both sides; if the pattern then occurs in the file,
+    the failure is the line endings (GNU patch: "(different line endings)"), and the message
+    names both styles.
+    """
+    pattern, _ = images(hunk, reverse)
+    if not pattern:
+        return ""
+    plain_pattern = [_plain(line) for line in pattern]
+    if plain_pattern == list(pattern) and not any(b"\r\n" in line for line in lines):
+        return ""
+    plain_lines = [_plain(line) for line in lines]
+    size = len(plain_pattern)
+    found = any(
+        plain_lines[start : start + size] == plain_pattern
+        for start in range(len(plain_lines) - size + 1)
+    )
+    if not found:
+        return ""
+    file_style = line_ending_style(lines)
+    patch_style = line_ending_style(pattern)
+    if file_style == patch_style:
+        return ""
+    return (
+        f"different line endings: the file's lines end in {file_style}, "
+        f"the patch's in {patch_style}"
+    )

@@ -67,6 +67,11 @@ class Hunk:
     raw: bytes = b""
 
     @property
+    def has_context(self) -> bool:
+        """Whether the hunk has any context line (``diff -U0`` writes hunks without)."""
+        return any(line.kind == CONTEXT for line in self.lines)
+
+    @property
     def added(self) -> tuple[HunkLine, ...]:
         """The ``+`` lines."""
         return tuple(line for line in self.lines if line.kind == ADDED)

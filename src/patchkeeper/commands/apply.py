@@ -68,6 +68,8 @@ class ApplyResult:
         state: the per-patch state, for :data:`PARTIAL` and :data:`DRIFTED`.
         recovery: a journal of an interrupted run rolled back first, if any.
         note: one more sentence for the user, or ``""``.
+        edited_overlays: overlay files whose bytes in the target differ from the overlay's
+            (edited there), for :data:`DRIFTED` on ``unapply``: they are never removed.
     """
 
     action: str
@@ -81,6 +83,7 @@ class ApplyResult:
     state: SeriesState | None = None
     recovery: Recovery | None = None
     note: str = ""
+    edited_overlays: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -184,6 +187,17 @@ def _remove_overlays(
                 hint="pass --pristine DIR|REQUIREMENT, or reinstall the upstream",
             )
         ws.set(path, original)
+
+
+def _edited_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[str, ...]:
+    """The overlay files the target holds with other bytes than the overlay's: drift, as an
+    edited patched file is (an overlay file the target lacks is not: nothing would be lost)."""
+    edited = []
+    for path, data in sorted(overlays.items()):
+        current = ws.original(path)
+        if current is not None and current.data != data:
+            edited.append(path)
+    return tuple(edited)
 
 
 def _write(tree: Tree, file_changes: list[Change], extra: list[Change]) -> None:
@@ -367,7 +381,21 @@ def run_unapply(
                 recovery=recovery,
                 note="undoing the series would not give the pristine files; nothing was changed",
             )
-        _remove_overlays(ws, overlay_files(config, tree), reference, tree)
+        overlays = overlay_files(config, tree)
+        edited = _edited_overlays(ws, overlays)
+        if edited:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                DRIFTED,
+                names,
+                state=state,
+                recovery=recovery,
+                note="overlay files were edited in the target; undoing the series would lose "
+                "the edits; nothing was changed",
+                edited_overlays=edited,
+            )
+        _remove_overlays(ws, overlays, reference, tree)
         changes = ws.changes()
         extra = _unrecord_changes(tree) if tree.kind == INSTALLED else []
         _write(tree, _file_changes(tree, changes), extra)

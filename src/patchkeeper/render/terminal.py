@@ -116,6 +116,10 @@ def apply_text(result: ApplyResult) -> str:
             "already pristine",
         ):
             lines.extend(state_lines(result.state, detailed=True))
+    for path in result.edited_overlays:
+        lines.append(
+            f"  drift: overlay file {path} differs from the overlay's (edited in the target)"
+        )
     for offset in result.offsets:
         lines.append(
             f"  offset: {offset.patch} {offset.path} hunk #{offset.index} at line "
