@@ -98,9 +98,10 @@ def parse_series(path: Path) -> Series:
         if not line:
             continue
         name, *options = line.split()
+        check_series_name(name, path, number)
         strip: int | None = None
         for option in options:
-            match = re.fullmatch(r"-p(\d+)", option)
+            match = re.fullmatch(r"-p(\d{1,4})", option)
             if not match:
                 raise PatchFormatError(
                     f"unknown option {option!r} after {name}",
@@ -111,6 +112,36 @@ def parse_series(path: Path) -> Series:
             strip = int(match.group(1))
         entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
     return Series(path=path, entries=tuple(entries))
+
+
+def check_series_name(name: str, path: Path, line: int) -> None:
+    """Refuse a series entry that would leave the series directory or cannot be a file name.
+
+    A patch name is relative to the series file's directory (quilt's rule); an absolute name,
+    a ``..`` component or a control character is refused before anything is read.
+
+    Raises:
+        PatchFormatError: naming the series file and line.
+
+    >>> check_series_name("sub/a.patch", Path("series"), 1)
+    >>> try:
+    ...     check_series_name("../x.patch", Path("series"), 2)
+    ... except PatchFormatError as exc:
+    ...     print(exc.message)
+    the series entry '../x.patch' leaves the series directory
+    """
+    problem = ""
+    if name.startswith("/") or ".." in name.split("/"):
+        problem = "leaves the series directory"
+    elif any(ord(char) < 32 or char == "\x7f" for char in name):
+        problem = "holds a control character"
+    if problem:
+        raise PatchFormatError(
+            f"the series entry {name!r} {problem}",
+            path=path,
+            line=line,
+            hint="name a patch file inside the series directory, relative to it",
+        )
 
 
 # --------------------------------------------------------------------------- patches
@@ -528,6 +559,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     """
     lines = split_lines(data)
     start = _first_diff_index(lines, path)
+    _check_hunk_numbers(lines, start, path)
     feed = _LineFeed(lines[start:], start)
     try:
         # unidiff reads the structure and checks every hunk's line counts; the hunk lines
@@ -564,6 +596,32 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         strip=strip,
         trailer=trailer,
     )
+
+
+#: The most digits a hunk header's number may have (a file of 10**12 lines is no source file;
+#: Python refuses to convert more than 4,300 digits at all).
+MAX_NUMBER_DIGITS = 12
+
+
+def _check_hunk_numbers(lines: list[bytes], start: int, path: Path) -> None:
+    """Refuse a hunk header whose line number or count is absurdly long.
+
+    Raises:
+        PatchFormatError: naming the patch and the header's line.
+    """
+    for index in range(start, len(lines)):
+        match = C.HUNK_HEADER.match(lines[index])
+        if match is None:
+            continue
+        longest = max(len(group) for group in match.groups() if group is not None)
+        if longest > MAX_NUMBER_DIGITS:
+            raise PatchFormatError(
+                f"a hunk header holds a number of {longest} digits (at most "
+                f"{MAX_NUMBER_DIGITS} are taken)",
+                path=path,
+                line=index + 1,
+                hint="the header is corrupt; regenerate the patch",
+            )
 
 
 def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
@@ -654,10 +712,31 @@ def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     """The patch file a series line names (relative to the series' directory).
 
     Raises:
-        PatchFormatError: the file does not exist (naming the series line).
+        PatchFormatError: the file does not exist, cannot be looked at (a name too long for
+            the file system), or lies outside the series directory through a symlink (naming
+            the series line).
     """
     path = series.directory / entry.name
-    if not path.is_file():
+    check_series_name(entry.name, series.path, entry.line_no)
+    try:
+        inside = path.resolve().is_relative_to(series.directory.resolve())
+        exists = path.is_file()
+    except (OSError, RuntimeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise PatchFormatError(
+            f"the series lists {entry.name}, which cannot be read: {reason}",
+            path=series.path,
+            line=entry.line_no,
+            hint="rename the patch file, or fix the line",
+        ) from None
+    if not inside:
+        raise PatchFormatError(
+            f"the series entry {entry.name} leads outside the series directory (a symlink)",
+            path=series.path,
+            line=entry.line_no,
+            hint="copy the patch into the series directory instead of linking it",
+        )
+    if not exists:
         raise PatchFormatError(
             f"the series lists {entry.name}, which does not exist",
             path=series.path,
