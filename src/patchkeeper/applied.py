@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from patchkeeper.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
 from patchkeeper.hunks import locate, patch_lines
-from patchkeeper.model import Hunk, Patch
+from patchkeeper.model import FileDiff, Hunk, Patch
 from patchkeeper.parse import sha256_hex
 from patchkeeper.trees import Pristine
 
@@ -96,14 +96,15 @@ class SeriesState:
         return tuple(f for f in self.files if f.drifted)
 
 
-def unprovable(hunk: Hunk) -> bool:
+def unprovable(diff: FileDiff, hunk: Hunk) -> bool:
     """A hunk whose being applied the tree cannot show: no context and nothing added (a
-    ``diff -U0`` removal). Only a pristine reference can confirm it."""
-    return not hunk.has_context and not hunk.post_image
+    ``diff -U0`` removal) in a file the diff keeps (a deleted file shows it by its absence).
+    Only a pristine reference can confirm it."""
+    return not diff.is_deletion and not hunk.has_context and not hunk.post_image
 
 
 def _has_unprovable(patch: Patch) -> bool:
-    return any(unprovable(hunk) for diff in patch.files for hunk in diff.hunks)
+    return any(unprovable(diff, hunk) for diff in patch.files for hunk in diff.hunks)
 
 
 def _hunk_refs(
@@ -124,7 +125,7 @@ def _hunk_refs(
             if reverse and not hunk.post_image and state is not None:
                 # A hunk that leaves nothing (a deletion without context) "matches" anywhere
                 # when reversed: it is applied only if the lines it removes are gone.
-                gone = locate(lines, hunk) is None and (confirm or not unprovable(hunk))
+                gone = locate(lines, hunk) is None and (confirm or not unprovable(diff, hunk))
                 where = first_line_after_removal(hunk) if gone else None
             ref = HunkRef(path, hunk.index, hunk.header, where)
             (found if where is not None else missing).append(ref)
@@ -298,7 +299,7 @@ def _walk(
 
 def _unconfirmed_hunks(patch: Patch, checks: tuple[FileCheck, ...]) -> bool:
     drifted = {c.path for c in checks if c.drifted}
-    return any(unprovable(h) and d.path in drifted for d in patch.files for h in d.hunks)
+    return any(unprovable(d, h) and d.path in drifted for d in patch.files for h in d.hunks)
 
 
 #: The sha256 of no bytes: an empty file.
@@ -318,7 +319,7 @@ def _unconfirmed(
             HunkRef(diff.path, hunk.index, hunk.header)
             for diff in patch.files
             for hunk in diff.hunks
-            if unprovable(hunk) and diff.path in drifted
+            if unprovable(diff, hunk) and diff.path in drifted
         ]
         if doubtful:
             keys = {(ref.path, ref.index) for ref in doubtful}

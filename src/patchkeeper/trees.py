@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -124,6 +125,12 @@ def safe_path(
             f"the patch path {relative!r} escapes the target {base}",
             hint="a patch may only name files inside the target; fix the patch",
         )
+    problem = name_problem(relative)
+    if problem:
+        raise TargetError(
+            f"the patch path {relative!r} {problem}",
+            hint="rename the file in the patch; nothing was written",
+        )
     path = base.joinpath(*parts)
     try:
         resolved = path.resolve() if real_dirs is None else _resolve(path, real_dirs)
@@ -137,6 +144,30 @@ def safe_path(
             hint="remove the symlink or fix the patch; nothing was written",
         )
     return path
+
+
+def name_problem(relative: str) -> str:
+    """Why a patch path cannot name a file patchkeeper writes, or ``""``.
+
+    Refused: a control character (C0, DEL, C1: a newline, an escape) and bytes that are not
+    valid in the file system's encoding (a name read with ``surrogateescape``); such names
+    break messages, the journal and the terminal, and git quotes them for that reason.
+
+    >>> name_problem("pkg/mod.py")
+    ''
+    >>> print(name_problem("a" + chr(27) + "[31m"))
+    holds the control character '\\x1b'
+    """
+    for char in relative:
+        code = ord(char)
+        if code < 32 or 127 <= code < 160:
+            return f"holds the control character {char!r}"
+    encoding = sys.getfilesystemencoding()
+    try:
+        relative.encode(encoding)
+    except UnicodeEncodeError:
+        return f"holds bytes that are not valid {encoding} (the file system's encoding)"
+    return ""
 
 
 def _resolve(path: Path, real_dirs: dict[str, str]) -> Path:
@@ -160,7 +191,7 @@ def read_file(path: Path) -> FileState | None:
         TargetError: it is a directory or cannot be read.
     """
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the read
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -169,6 +200,10 @@ def read_file(path: Path) -> FileState | None:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise TargetError("a patch names this path as a file, but it is a directory", path=path)
+        if not stat.S_ISREG(info.st_mode):
+            raise TargetError(
+                "a patch names this path as a file, but it is not a regular file", path=path
+            )
         with open(fd, "rb", closefd=False) as handle:
             data = handle.read()
     except OSError as exc:

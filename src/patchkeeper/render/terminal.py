@@ -35,6 +35,8 @@ def hunk_lines(evidence: HunkEvidence, indent: str = "    ") -> list[str]:
         out.append(
             f"{indent}  none of its {evidence.total} context/removed lines occur in the file"
         )
+        if evidence.note:
+            out.append(f"{indent}  {evidence.note}")
         return out
     out.append(
         f"{indent}  expected at line {evidence.expected_line}; closest match at line "
