@@ -20,6 +20,8 @@ from patchkeeper.parse import split_lines
 MISSING = "missing"
 EXISTS = "exists"
 NOT_EMPTY = "not-empty"
+#: The file's executable bit is not the one a mode change (``old mode``/``new mode``) expects.
+MODE = "mode"
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,19 @@ def _mode_int(mode: str | None) -> int | None:
     return int(mode[-3:], 8) if mode else None
 
 
+def _mode_mismatch(diff: FileDiff, state: FileState | None, reverse: bool) -> bool:
+    """Whether a mode change meets a file whose executable bit is not the one it changes
+    from (git: "has type 100644, expected 100755"): changing it anyway would make undoing it
+    give a wrong mode."""
+    if diff.old_mode is None or diff.new_mode is None or diff.old_mode == diff.new_mode:
+        return False
+    if state is None or state.mode is None:
+        return False
+    expected = _mode_int(diff.new_mode if reverse else diff.old_mode)
+    assert expected is not None
+    return bool(expected & 0o111) != bool(state.mode & 0o111)
+
+
 def _patched(state: FileState | None, hunks: Sequence[Hunk], reverse: bool) -> FilePatchResult:
     lines: Sequence[bytes] = state.lines if state is not None else ()
     return patch_lines(lines, hunks, reverse=reverse)
@@ -210,6 +225,8 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
         existing = ws.get(source)
         if existing is None and not _may_be_absent(diff, reverse):
             return FileOutcome(diff, source, MISSING), writes
+        if _mode_mismatch(diff, existing, reverse):
+            return FileOutcome(diff, source, MODE), writes
         result = _patched(existing, diff.hunks, reverse)
         if dest is not None and dest != source and ws.get(dest) is not None:
             return FileOutcome(diff, dest, EXISTS, result.placements, result.failures), writes

@@ -213,7 +213,10 @@ def locate(
     if max_pos_offset < 0:
         min_offset = first_guess - max_where
     elif max_neg_offset < 0:
-        min_offset = first_guess - min_where
+        # The guess lies before min_where: the nearest allowed line is min_where, at a
+        # positive offset (a guess far out, from a corrupt header, must not make the loop
+        # walk every offset in between).
+        min_offset = min_where - first_guess
     else:
         min_offset = 0
     for offset in range(min_offset, max_offset + 1):

@@ -283,6 +283,10 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
             match = pattern.match(line)
             if match:
                 out[key] = match.group(1)
+        if line.startswith(C.MODE_LINES) and not any(
+            p.match(line) for p in (C.OLD_MODE, C.NEW_MODE, C.NEW_FILE_MODE, C.DELETED_FILE_MODE)
+        ):
+            out.setdefault("bad_mode", line)
     return out
 
 
@@ -415,6 +419,24 @@ def _convert_file(
             line=first_line,
             hint="ship the binary file as an overlay, or regenerate the diff as text",
         )
+    if "bad_mode" in headers:
+        raise PatchFormatError(
+            f"malformed mode line {headers['bad_mode'][:60]!r}: a git mode is six octal digits",
+            path=path,
+            line=first_line,
+            hint="regenerate the patch with git diff",
+        )
+    for key in ("old_mode", "new_mode", "new_file_mode", "deleted_file_mode", "index_mode"):
+        mode = headers.get(key)
+        if mode is not None and not mode.startswith(C.REGULAR_TYPE):
+            kind = {"120000": "a symbolic link", "160000": "a submodule"}.get(mode, "not a file")
+            raise PatchFormatError(
+                f"the diff for {ufile.path} has mode {mode} ({kind}): patchkeeper patches "
+                "regular files only",
+                path=path,
+                line=first_line,
+                hint="create the link or submodule outside the series (e.g. in the build)",
+            )
     if "copy" in headers:
         raise PatchFormatError(
             f"git copy diff ({headers['copy']}) is not supported",
