@@ -132,27 +132,32 @@ def _hunk_refs(
     return found, missing
 
 
-def _hunks_on_files(ws: Workspace, patch: Patch) -> Iterator[tuple[FileState, Hunk]]:
-    """Each hunk of ``patch`` with the state of its file in ``ws`` (files absent from ``ws``
-    are left out)."""
+def _hunks_on_files(ws: Workspace, patch: Patch) -> Iterator[tuple[FileDiff, FileState, Hunk]]:
+    """Each hunk of ``patch`` with its file diff and the state of its file in ``ws`` (files
+    absent from ``ws`` are left out)."""
     for diff in patch.files:
         path = diff.new_path if diff.new_path is not None else diff.old_path
         state = ws.get(path) if path else None
         if state is None:
             continue
         for hunk in diff.hunks:
-            yield state, hunk
+            yield diff, state, hunk
 
 
-def _removals_still_there(ws: Workspace, patch: Patch) -> bool:
+def _removals_still_there(ws: Workspace, patch: Patch, *, deletions_only: bool = False) -> bool:
     """Whether a context-free deletion hunk of ``patch`` still finds the lines it removes.
 
     Such a hunk (``@@ -3 +2,0 @@``, ``diff -U0``) leaves nothing to look for, so undoing it
-    "succeeds" anywhere; it is applied only when its removed lines are gone.
+    "succeeds" anywhere; without a pristine reference it is taken as applied only when its
+    removed lines are gone. With one (``deletions_only``), only a diff that deletes the whole
+    file is judged so: the lines of a kept file may well still be there (a removed line
+    equal to its neighbour), and the pristine comparison decides (:func:`_unconfirmed`).
     """
     return any(
-        not hunk.post_image and locate(state.lines, hunk) is not None
-        for state, hunk in _hunks_on_files(ws, patch)
+        not hunk.post_image
+        and (diff.is_deletion or not deletions_only)
+        and locate(state.lines, hunk) is not None
+        for diff, state, hunk in _hunks_on_files(ws, patch)
     )
 
 
@@ -164,7 +169,7 @@ def _insertions_already_there(ws: Workspace, patch: Patch) -> bool:
     """
     return any(
         not hunk.pre_image and locate(state.lines, hunk, reverse=True) is not None
-        for state, hunk in _hunks_on_files(ws, patch)
+        for _, state, hunk in _hunks_on_files(ws, patch)
     )
 
 
@@ -197,7 +202,9 @@ def patch_state(
     :func:`unprovable` hunks may be judged applied (:func:`series_state` takes it back if
     its files then differ from pristine); without one, such a patch is never applied.
     """
-    ambiguous = _removals_still_there(ws, patch) or (not confirm and _has_unprovable(patch))
+    ambiguous = _removals_still_there(ws, patch, deletions_only=confirm) or (
+        not confirm and _has_unprovable(patch)
+    )
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous)
     if undone.ok and not ambiguous:
         refs = [

@@ -22,6 +22,8 @@ EXISTS = "exists"
 NOT_EMPTY = "not-empty"
 #: The file's executable bit is not the one a mode change (``old mode``/``new mode``) expects.
 MODE = "mode"
+#: git's ``index`` line says the file is empty before the diff (``e69de29``); it is not.
+NOT_EMPTY_BEFORE = "not-empty-before"
 
 
 @dataclass(frozen=True)
@@ -208,8 +210,36 @@ def _may_be_absent(diff: FileDiff, reverse: bool) -> bool:
     return (first.new_start if reverse else first.old_start) == 0
 
 
-def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutcome, dict]:
+@dataclass(frozen=True)
+class _Renames:
+    """The renames of one patch, in the direction it is applied: a rename whose destination
+    is another rename's source (a criss-cross, ``git diff -M -B`` after swapping files) reads
+    its source as the patch found it and does not remove it (git applies a patch's renames
+    at once, reading every pre-image first)."""
+
+    start: Workspace | None = None
+    sources: frozenset[str] = frozenset()
+    destinations: frozenset[str] = frozenset()
+
+
+def _renames(ws: Workspace, patch: Patch, reverse: bool) -> _Renames:
+    pairs = [
+        (d.new_path, d.old_path) if reverse else (d.old_path, d.new_path)
+        for d in patch.files
+        if d.is_rename
+    ]
+    sources = frozenset(str(source) for source, _ in pairs)
+    destinations = frozenset(str(dest) for _, dest in pairs)
+    if not sources & destinations:
+        return _Renames()
+    return _Renames(ws.fork(), sources, destinations)
+
+
+def _apply_file(
+    ws: Workspace, diff: FileDiff, reverse: bool, renames: _Renames | None = None
+) -> tuple[FileOutcome, dict]:
     """Apply one file diff; return its outcome and the workspace writes it implies."""
+    renames = renames or _Renames()
     source = diff.new_path if reverse else diff.old_path
     dest = diff.old_path if reverse else diff.new_path
     new_mode = _mode_int(diff.old_mode if reverse else diff.new_mode)
@@ -222,13 +252,21 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
             return FileOutcome(diff, path, EXISTS), writes
         result = _patched(None, diff.hunks, reverse)
     else:
-        existing = ws.get(source)
+        crossed = renames.start is not None and source in renames.destinations
+        existing = renames.start.get(source) if crossed else ws.get(source)  # type: ignore[union-attr]
         if existing is None and not _may_be_absent(diff, reverse):
             return FileOutcome(diff, source, MISSING), writes
         if _mode_mismatch(diff, existing, reverse):
             return FileOutcome(diff, source, MODE), writes
+        if (
+            existing is not None
+            and existing.lines
+            and (diff.new_empty if reverse else diff.old_empty)
+        ):
+            return FileOutcome(diff, source, NOT_EMPTY_BEFORE), writes
         result = _patched(existing, diff.hunks, reverse)
-        if dest is not None and dest != source and ws.get(dest) is not None:
+        vacated = dest in renames.sources
+        if dest is not None and dest != source and ws.get(dest) is not None and not vacated:
             return FileOutcome(diff, dest, EXISTS, result.placements, result.failures), writes
     if not result.ok:
         return FileOutcome(diff, path, None, result.placements, result.failures), writes
@@ -237,6 +275,10 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
         if result.lines:
             return FileOutcome(diff, path, NOT_EMPTY, result.placements), writes
         writes[source] = None  # type: ignore[index]
+        if reverse and diff.is_creation:
+            # GNU patch creates over an existing empty file: undoing the creation leaves
+            # an empty file when the pristine reference has one (Workspace.settle_empty).
+            ws.absent_or_empty.add(source)  # type: ignore[arg-type]
         return FileOutcome(diff, path, None, result.placements), writes
     mode = new_mode
     if mode is None and source is not None:
@@ -250,7 +292,7 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
         ws.absent_or_empty.add(dest)  # undone by apply_patch's restore if the patch fails
         return FileOutcome(diff, path, None, result.placements), writes
     writes[dest] = FileState(tuple(result.lines), mode)
-    if source is not None and source != dest:
+    if source is not None and source != dest and source not in renames.destinations:
         writes[source] = None
     return FileOutcome(diff, path, None, result.placements), writes
 
@@ -271,10 +313,11 @@ def apply_patch(
     """
     snapshot = ws.snapshot()
     diffs = reversed(patch.files) if reverse else patch.files
+    renames = _renames(ws, patch, reverse)
     outcomes = []
     ok = True
     for diff in diffs:
-        outcome, writes = _apply_file(ws, diff, reverse)
+        outcome, writes = _apply_file(ws, diff, reverse, renames)
         outcomes.append(outcome)
         if not outcome.ok:
             ok = False

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from patchkeeper.engine import EXISTS, MISSING, MODE, NOT_EMPTY, PatchOutcome
+from patchkeeper.engine import EXISTS, MISSING, MODE, NOT_EMPTY, NOT_EMPTY_BEFORE, PatchOutcome
 from patchkeeper.hunks import HunkFailure, first_line
 
 _PROBLEM_TEXT = {
     MISSING: "the file does not exist",
     EXISTS: "the file the patch creates already exists",
     NOT_EMPTY: "the file the patch deletes has other content",
+    NOT_EMPTY_BEFORE: "the patch's index line says the file is empty (e69de29), but it is not",
     MODE: "the file's executable bit is not the one the patch's mode change starts from",
 }
 

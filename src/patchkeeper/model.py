@@ -96,6 +96,8 @@ class FileDiff:
         is_binary: a binary diff, which patchkeeper does not apply (parse rejects it).
         header_raw: the bytes from the end of the previous file diff (or the preamble) to this
             file's first hunk: ``diff --git``, ``index``, ``---``/``+++`` lines and the like.
+        old_empty, new_empty: git's ``index`` line names the empty blob (``e69de29``) for
+            the file before (after) the diff: it must be empty then.
     """
 
     old_path: str | None
@@ -106,6 +108,8 @@ class FileDiff:
     line_no: int
     is_binary: bool = False
     header_raw: bytes = b""
+    old_empty: bool = False
+    new_empty: bool = False
 
     @property
     def path(self) -> str:

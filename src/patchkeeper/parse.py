@@ -271,6 +271,10 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
             out["rename_to"] = line[len(C.RENAME_TO) :]
         elif line.startswith(C.COPY_FROM):
             out["copy"] = line
+        elif line.startswith("index ") and ".." in line:
+            blobs = line[len("index ") :].split()[0].split("..")
+            if len(blobs) == 2:
+                out["index_old"], out["index_new"] = blobs
         elif line.startswith("Binary files ") or line == "GIT binary patch":
             out["binary"] = line
         for key, pattern in (
@@ -444,8 +448,9 @@ def _convert_file(
             line=first_line,
             hint="regenerate the patch with copy detection off (git diff --no-renames)",
         )
-    source = ufile.source_file
-    target = ufile.target_file
+    source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)  # type: ignore[attr-defined]
+    target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)  # type: ignore[attr-defined]
+    _check_git_names(lines, first_line, headers, strip, path)
     old_path = strip_path(source, strip, path=path, line=first_line) if source else None
     new_path = strip_path(target, strip, path=path, line=first_line) if target else None
     if "new_file_mode" in headers:
@@ -476,9 +481,9 @@ def _convert_file(
     # GNU patch (pch.c, intuit_diff_type): an empty side (``-0,0`` / ``+0,0`` in the first
     # hunk) whose header carries the epoch as timestamp means "no such file", as
     # ``diff -N`` writes it: the diff creates or deletes the file, like ``/dev/null``.
-    if hunks and hunks[0].old_start == 0 and is_epoch(ufile.source_timestamp):  # type: ignore[attr-defined]
+    if hunks and hunks[0].old_start == 0 and is_epoch(source_stamp):
         old_path = None
-    if hunks and hunks[0].new_start == 0 and is_epoch(ufile.target_timestamp):  # type: ignore[attr-defined]
+    if hunks and hunks[0].new_start == 0 and is_epoch(target_stamp):
         new_path = None
     old_mode = (
         headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
@@ -491,7 +496,113 @@ def _convert_file(
         new_mode=new_mode,
         hunks=tuple(hunks),
         line_no=first_line,
+        old_empty=_is_empty_blob(headers.get("index_old")),
+        new_empty=_is_empty_blob(headers.get("index_new")),
     )
+
+
+#: git's id of the empty blob (``git hash-object /dev/null``).
+EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+
+
+def _is_empty_blob(blob: str | None) -> bool:
+    """Whether an ``index`` line's (abbreviated) blob id is the empty blob's."""
+    return blob is not None and len(blob) >= 7 and EMPTY_BLOB.startswith(blob.lower())
+
+
+#: A ``diff -u`` timestamp after a name separated by spaces instead of a tab (a header that
+#: went through a mailer or an editor): ``--- name   2010-08-18 20:13:31 -0500``, also with
+#: fractional seconds or a colon in the zone (git's t4135 "whitespace-damaged" cases).
+_SPACED_STAMP = re.compile(
+    r"^(?P<name>.*?) +(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? ?[+-]\d\d:?\d\d)\s*$"
+)
+
+
+def _name_and_stamp(name: str | None, stamp: str | None) -> tuple[str | None, str | None]:
+    """A header's file name and timestamp, with a timestamp separated by spaces split off
+    (git apply does the same; GNU patch keeps it in the name).
+
+    >>> _name_and_stamp("a/post image.txt   2010-08-18 20:13:31 -0500", None)
+    ('a/post image.txt', '2010-08-18 20:13:31 -0500')
+    >>> _name_and_stamp("a/f", "2010-08-18 20:13:31 -0500")
+    ('a/f', '2010-08-18 20:13:31 -0500')
+    """
+    if name is None or stamp:
+        return name, stamp
+    match = _SPACED_STAMP.match(name)
+    if match is None:
+        return name, stamp
+    return match.group("name"), re.sub(r"([+-]\d\d):(\d\d)$", r"\1\2", match.group("stamp"))
+
+
+def _git_names(line: bytes) -> tuple[str, str] | None:
+    """The two names of an unquoted ``diff --git a/NAME b/NAME`` line when they are equal
+    after their first component (git's rule when no rename header names them), else
+    ``None``.
+
+    >>> _git_names(b"diff --git a/x y b/x y")
+    ('a/x y', 'b/x y')
+    """
+    rest = line[len(C.DIFF_GIT) :].rstrip(b"\r\n").decode(_ENCODING, _ERRORS)
+    if rest.startswith('"'):
+        return None
+    for index, char in enumerate(rest):
+        if char != " ":
+            continue
+        old, new = rest[:index], rest[index + 1 :]
+        if "/" in old and "/" in new and old.split("/", 1)[1] == new.split("/", 1)[1]:
+            return old, new
+    return None
+
+
+def _check_git_names(
+    lines: list[bytes], first_line: int, headers: dict[str, str], strip: int, path: Path
+) -> None:
+    """A git diff with hunks must have both ``---`` and ``+++`` lines, and their names must
+    be the ``diff --git`` line's (git apply: "lacks filename information", "inconsistent
+    old/new filename").
+
+    Raises:
+        PatchFormatError: naming the patch and the line.
+    """
+    if not lines[first_line - 1].startswith(C.DIFF_GIT):
+        return
+    names: dict[bytes, tuple[int, str]] = {}
+    index = first_line
+    while index < len(lines) and not lines[index].startswith((b"@@", C.DIFF_OTHER)):
+        for marker in (C.OLD_FILE, C.NEW_FILE):
+            if lines[index].startswith(marker) and marker not in names:
+                raw = lines[index][len(marker) :].rstrip(b"\r\n").decode(_ENCODING, _ERRORS)
+                names[marker] = (index + 1, raw.split("\t", 1)[0])
+        index += 1
+    has_hunk = index < len(lines) and C.HUNK_HEADER.match(lines[index]) is not None
+    if has_hunk and len(names) < 2:
+        raise PatchFormatError(
+            "the git diff header lacks filename information: no "
+            + ("'+++' line" if C.OLD_FILE in names else "'---' line"),
+            path=path,
+            line=index + 1,
+            hint="a hunk must follow '--- a/FILE' and '+++ b/FILE' lines; regenerate the patch",
+        )
+    git = _git_names(lines[first_line - 1])
+    if git is None or "rename_from" in headers or not has_hunk:
+        return
+    for (marker, (line_no, raw)), expected, side in zip(
+        sorted(names.items(), key=lambda item: item[0] != C.OLD_FILE), git, ("old", "new")
+    ):
+        name, _ = _name_and_stamp(raw, None)
+        if name is None or name.strip() == C.DEV_NULL:
+            continue
+        got = strip_path(name, strip, path=path, line=line_no)
+        want = strip_path(expected, strip, path=path, line=first_line)
+        if got != want:
+            raise PatchFormatError(
+                f"inconsistent {side} filename: '{marker.decode().strip()} {name}' names "
+                f"{got}, the 'diff --git' line {want}",
+                path=path,
+                line=line_no,
+                hint="the header was edited by hand; regenerate the patch",
+            )
 
 
 def is_epoch(timestamp: str | None) -> bool:
