@@ -242,7 +242,10 @@ def _apply_file(
     renames = renames or _Renames()
     source = diff.new_path if reverse else diff.old_path
     dest = diff.old_path if reverse else diff.new_path
-    new_mode = _mode_int(diff.old_mode if reverse else diff.new_mode)
+    # A mode is written only when the diff changes it or creates the file: an ``index`` line's
+    # mode (``index 1a2b..3c4d 100644``) leaves the file's own mode alone, as git apply does.
+    changes_mode = diff.old_mode != diff.new_mode or source is None
+    new_mode = _mode_int(diff.old_mode if reverse else diff.new_mode) if changes_mode else None
     writes: dict[str, FileState | None] = {}
     path = dest if dest is not None else source
     assert path is not None
