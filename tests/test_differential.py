@@ -163,11 +163,15 @@ def single_file_case(
 
 
 def zero_context_refusals(outcome) -> bool:
-    """Whether every hunk that failed has no context and occurs, whole, somewhere else."""
+    """Whether every hunk that failed has no context and occurs, whole, somewhere else, or
+    leaves its last line without a newline where other lines follow (README, Limits)."""
     return all(
-        not failure.hunk.has_context
-        and failure.closest is not None
-        and failure.closest.matching == failure.closest.total
+        (
+            not failure.hunk.has_context
+            and failure.closest is not None
+            and failure.closest.matching == failure.closest.total
+        )
+        or (failure.hunk.post_image and not failure.hunk.post_image[-1].endswith(b"\n"))
         for _, failure in outcome.failures
     )
 
@@ -387,7 +391,10 @@ def refused_for_no_context(result: apply_command.ApplyResult) -> bool:
         result.outcome == apply_command.FAILED
         and bool(hunks)
         and all(not failure.problem for failure in result.failures)
-        and all("the hunk has no context lines" in hunk.note for hunk in hunks)
+        and all(
+            "the hunk has no context lines" in hunk.note or "without a newline" in hunk.note
+            for hunk in hunks
+        )
     )
 
 

@@ -83,6 +83,11 @@ def refusal_note(failure: HunkFailure) -> str:
     """
     if failure.endings:
         return failure.endings
+    if failure.hunk.post_image and not failure.hunk.post_image[-1].endswith(b"\n"):
+        return (
+            "the hunk leaves its last line without a newline ('\\ No newline at end of "
+            "file'), so it may only apply at the end of the file"
+        )
     closest = failure.closest
     if closest is None or closest.matching != closest.total:
         return ""

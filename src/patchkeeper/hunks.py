@@ -178,6 +178,14 @@ def locate(
     max_neg_offset = first_guess - min_where
     max_offset = max(max_pos_offset, max_neg_offset)
 
+    _, replacement = images(hunk, reverse)
+    if replacement and not replacement[-1].endswith(b"\n"):
+        # The hunk leaves a last line without its newline: it ends the file (a line followed
+        # by others would get a newline, and undoing the hunk could not find it again).
+        at_end = input_lines - pat_lines + 1
+        if at_end < min_where or (not hunk.has_context and at_end != first_guess):
+            return None
+        return at_end if _matches(lines, pattern, at_end) or not pat_lines else None
     if not pat_lines:  # an empty pattern matches where the header says
         return first_guess
     if not hunk.has_context:

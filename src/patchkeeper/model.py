@@ -123,6 +123,13 @@ class FileDiff:
         return self.old_path is None
 
     @property
+    def old_side_empty(self) -> bool:
+        """The first hunk's old range is ``-0,0``: the file before was empty or absent (GNU
+        patch's "existent and probably empty"), so on a tree without the file the diff
+        creates it, whatever its ``---`` line names."""
+        return bool(self.hunks) and self.hunks[0].old_start == 0 and self.hunks[0].old_len == 0
+
+    @property
     def is_deletion(self) -> bool:
         return self.new_path is None
 

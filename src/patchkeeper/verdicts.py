@@ -186,7 +186,7 @@ def hunk_statuses(
     moved = moved or {}
     out: list[HunkVerdict] = []
     for diff in patch.files:
-        if diff.is_creation:
+        if diff.is_creation or (diff.old_side_empty and ws.get(diff.path) is None):
             out.extend(_creation_status(ws, diff))
             continue
         lines = _file_lines(ws, moved.get(diff.old_path or "", diff.old_path)) or ()
@@ -298,7 +298,11 @@ def judge_patch(
     ws: Workspace, patch: Patch, failed: list[FailedPatch], search: TreeSearch | None
 ) -> PatchVerdict:
     """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies."""
-    missing = [d for d in patch.files if d.old_path is not None and ws.get(d.old_path) is None]
+    missing = [
+        d
+        for d in patch.files
+        if d.old_path is not None and ws.get(d.old_path) is None and not d.old_side_empty
+    ]
     if missing:
         blocker = _blocker(failed, patch, [], missing)
         if blocker:

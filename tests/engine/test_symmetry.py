@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from engine_support import make_downstream, run, tree_state
+from fuzzing import run_command
 
 CREATE_A = b"--- a/new.py\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+n1\n+n2\n"
 CREATE_P0 = b"--- pkg/new.py\n+++ pkg/new.py\n@@ -0,0 +1,2 @@\n+n1\n+n2\n"
@@ -36,6 +37,11 @@ def test_creation_without_dev_null_is_undone(tmp_path, files, patch, strip, crea
     assert outcome.code == 0, outcome.out
     assert tree_state(ds.target) == pristine  # the file is gone, its directory too
     assert run(ds, "verify").code == 1
+    code, out = run_command(ds.down, "audit", ds.pristine)  # a creation there too
+    assert (code, out.splitlines()[4]) == (
+        0,
+        "  p.patch  clean    applies at fuzz 0, every hunk in place",
+    )
 
 
 def test_modification_of_an_empty_file_keeps_it(tmp_path) -> None:
@@ -145,3 +151,19 @@ def test_overlay_file_edited_in_the_target_is_drift(tmp_path) -> None:
     (ds.target / "contrib" / "tool.py").write_bytes(b"TOOL = 1\n")
     assert run(ds, "unapply").code == 0
     assert tree_state(ds.target) == tree_state(ds.pristine)
+
+
+def test_a_last_line_without_newline_only_ends_the_file(tmp_path) -> None:
+    """Found by the property test: ``@@ -0,0 +1 @@ +a`` with ``\\ No newline`` put before
+    other lines would get a newline, and undoing it could not find it again."""
+    patch = b"--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+a\n\\ No newline at end of file\n"
+    ds = make_downstream(tmp_path, {"f": b"a\n"}, {"p.patch": patch})
+    outcome = run(ds, "apply")
+    assert outcome.code == 1
+    assert outcome.out.splitlines()[2:5] == [
+        "    hunk #1 @@ -0,0 +1 @@  (patch line 3)",
+        "      none of its 0 context/removed lines occur in the file",
+        "      the hunk leaves its last line without a newline ('\\ No newline at end of "
+        "file'), so it may only apply at the end of the file",
+    ]
+    assert (ds.target / "f").read_bytes() == b"a\n"
