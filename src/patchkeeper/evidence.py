@@ -78,17 +78,21 @@ def refusal_note(failure: HunkFailure) -> str:
     than trailing context lines at line 1 means "at the start of the file", fewer trailing
     than leading means "at the end of the file"; and a hunk may not start inside the lines
     the previous hunk of the file consumed. A hunk without context (``diff -U0``) applies
-    only at the line its header names. A hunk that would match but for its line endings says
-    so (GNU patch: "different line endings").
+    only at the line its header names, and one that leaves its last line without a newline
+    only at the end of the file. A hunk that would match but for its line endings says so
+    (GNU patch: "different line endings").
     """
     if failure.endings:
         return failure.endings
-    if failure.hunk.post_image and not failure.hunk.post_image[-1].endswith(b"\n"):
+    closest = failure.closest
+    whole = (closest is None and not failure.hunk.pre_image) or (
+        closest is not None and closest.matching == closest.total
+    )
+    if whole and failure.hunk.post_image and not failure.hunk.post_image[-1].endswith(b"\n"):
         return (
             "the hunk leaves its last line without a newline ('\\ No newline at end of "
             "file'), so it may only apply at the end of the file"
         )
-    closest = failure.closest
     if closest is None or closest.matching != closest.total:
         return ""
     hunk = failure.hunk

@@ -183,7 +183,12 @@ def locate(
         # The hunk leaves a last line without its newline: it ends the file (a line followed
         # by others would get a newline, and undoing the hunk could not find it again).
         at_end = input_lines - pat_lines + 1
-        if at_end < min_where or (not hunk.has_context and at_end != first_guess):
+        at_start_only = prefix_fuzz < 0 and first_line(hunk, reverse) <= 1
+        if (
+            at_end < min_where
+            or (at_start_only and at_end != 1)
+            or (not hunk.has_context and at_end != first_guess)
+        ):
             return None
         return at_end if _matches(lines, pattern, at_end) or not pat_lines else None
     if not pat_lines:  # an empty pattern matches where the header says
