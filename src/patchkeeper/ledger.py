@@ -31,7 +31,13 @@ from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.headers import FAMILY, Headers, parse_headers
 from patchkeeper.ledger_config import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.model import Series, SeriesEntry
-from patchkeeper.parse import _first_diff_index, listed_patch, parse_series, split_lines
+from patchkeeper.parse import (
+    _first_diff_index,
+    entry_file_exists,
+    listed_patch,
+    parse_series,
+    split_lines,
+)
 from patchkeeper.transaction import Change
 
 #: Suffixes dropped from a patch's name in the table (``qwen3_5-embed-quant.patch``).
@@ -496,7 +502,7 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
     series = parse_series(config.series)
     entry = _find_entry(series, name)
     patch_file = series.directory / entry.name
-    headers = patch_headers(patch_file) if patch_file.is_file() else None
+    headers = patch_headers(patch_file) if entry_file_exists(series, entry) else None
     kind = headers.value("Kind") if headers else ""
     what = headers.value("What") or headers.value("Description") if headers else ""
     series_bytes = remove_series_line(series.path.read_bytes(), entry.line_no)

@@ -39,7 +39,7 @@ from patchkeeper.headers import Headers, parse_headers
 from patchkeeper.ledger import read_preamble
 from patchkeeper.ledger_config import HeaderSettings, LintSettings, header_settings, lint_settings
 from patchkeeper.model import ADDED, Patch
-from patchkeeper.parse import parse_patch, parse_series
+from patchkeeper.parse import entry_file_exists, parse_patch, parse_series
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
 #: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
@@ -302,7 +302,7 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             )
             continue
         seen[entry.name] = entry.line_no
-        if not (series.directory / entry.name).is_file():
+        if not entry_file_exists(series, entry):
             out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} does not exist"))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
@@ -422,7 +422,7 @@ def run(
     seen: set[str] = set()
     for entry in series.entries:
         path = series.directory / entry.name
-        if entry.name in seen or not path.is_file():
+        if entry.name in seen or not entry_file_exists(series, entry):
             continue
         seen.add(entry.name)
         count += 1

@@ -841,6 +841,15 @@ def load_patches(series: Series, default_strip: int) -> list[Patch]:
     return patches
 
 
+def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
+    """Whether the file a series line names exists (``False`` too when the file system
+    cannot even look it up: a name longer than it allows)."""
+    try:
+        return (series.directory / entry.name).is_file()
+    except OSError:
+        return False
+
+
 def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     """The patch file a series line names (relative to the series' directory).
 

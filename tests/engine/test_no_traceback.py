@@ -85,3 +85,32 @@ def test_series_entry_longer_than_the_file_system_allows(tmp_path, command) -> N
         f"patchkeeper: error: {ds.patches}/series:2: the series lists {name}, which cannot be "
         "read: File name too long\n  hint: rename the patch file, or fix the line\n",
     )
+
+
+@pytest.mark.parametrize("command", ["lint", "ledger"])
+def test_series_entry_too_long_in_the_paperwork_commands(tmp_path, command) -> None:
+    ds = downstream(tmp_path)
+    name = "x" * 300 + ".patch"
+    (ds.patches / "series").write_text(f"p.patch\n{name}\n")
+    import contextlib
+    import io
+    import os
+
+    from patchkeeper.main import main
+
+    out = io.StringIO()
+    before = os.getcwd()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            code = main(["-C", str(ds.down), command])
+        finally:
+            os.chdir(before)
+    text = out.getvalue()
+    if command == "lint":  # a finding, the lint's own exit
+        assert (code, f"{name} does not exist" in text) == (1, True), text
+    else:
+        assert (code, text.splitlines()[0]) == (
+            2,
+            f"patchkeeper: error: {ds.patches}/series:2: the series lists {name}, which cannot "
+            "be read: File name too long",
+        )
