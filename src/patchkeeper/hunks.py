@@ -150,6 +150,30 @@ def locate(
     in_offset: int = 0,
     last_frozen: int = 0,
 ) -> int | None:
+    """Find where ``hunk`` applies in ``lines`` at fuzz 0, as GNU patch does (see
+    :func:`_search`), with one more rule: a hunk that leaves its last line without a newline
+    (``\\ No newline at end of file``) applies only where it ends the file. GNU patch
+    places it elsewhere too and gives the line a newline, which no undoing can find again.
+
+    Returns:
+        The 1-based line where the pattern starts, or ``None``.
+    """
+    where = _search(lines, hunk, reverse=reverse, in_offset=in_offset, last_frozen=last_frozen)
+    _, replacement = images(hunk, reverse)
+    if where is None or not replacement or replacement[-1].endswith(b"\n"):
+        return where
+    pattern, _ = images(hunk, reverse)
+    return where if where + len(pattern) - 1 == len(lines) else None
+
+
+def _search(
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    *,
+    reverse: bool = False,
+    in_offset: int = 0,
+    last_frozen: int = 0,
+) -> int | None:
     """Find where ``hunk`` applies in ``lines`` at fuzz 0, as GNU patch does.
 
     Args:
@@ -178,19 +202,6 @@ def locate(
     max_neg_offset = first_guess - min_where
     max_offset = max(max_pos_offset, max_neg_offset)
 
-    _, replacement = images(hunk, reverse)
-    if replacement and not replacement[-1].endswith(b"\n"):
-        # The hunk leaves a last line without its newline: it ends the file (a line followed
-        # by others would get a newline, and undoing the hunk could not find it again).
-        at_end = input_lines - pat_lines + 1
-        at_start_only = prefix_fuzz < 0 and first_line(hunk, reverse) <= 1
-        if (
-            at_end < min_where
-            or (at_start_only and at_end != 1)
-            or (not hunk.has_context and at_end != first_guess)
-        ):
-            return None
-        return at_end if _matches(lines, pattern, at_end) or not pat_lines else None
     if not pat_lines:  # an empty pattern matches where the header says
         return first_guess
     if not hunk.has_context:
