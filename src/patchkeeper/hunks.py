@@ -393,11 +393,11 @@ def _ending(line: bytes) -> str:
 
 
 def line_ending_style(lines: Sequence[bytes]) -> str:
-    """``"CRLF"``, ``"LF"`` or ``"mixed"``: how the lines that end in a newline end
-    (``"LF"`` when none does)."""
+    """``"CRLF"``, ``"LF"`` or ``"a mix of CRLF and LF"``: how the lines that end in a
+    newline end (``"LF"`` when none does)."""
     styles = {_ending(line) for line in lines} - {""}
     if len(styles) > 1:
-        return "mixed"
+        return "a mix of CRLF and LF"
     return styles.pop() if styles else "LF"
 
 
@@ -420,11 +420,10 @@ def line_ending_mismatch(lines: Sequence[bytes], hunk: Hunk, reverse: bool) -> s
         return ""
     plain_lines = [_plain(line) for line in lines]
     size = len(plain_pattern)
-    found = any(
-        plain_lines[start : start + size] == plain_pattern
-        for start in range(len(plain_lines) - size + 1)
-    )
-    if not found:
+    starts = range(len(plain_lines) - size + 1)
+    if any(list(lines[start : start + size]) == list(pattern) for start in starts):
+        return ""  # the lines occur as they are: the endings are not what keeps them out
+    if not any(plain_lines[start : start + size] == plain_pattern for start in starts):
         return ""
     file_style = line_ending_style(lines)
     patch_style = line_ending_style(pattern)
