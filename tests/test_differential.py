@@ -96,6 +96,19 @@ def gnu_diff(old: Path, new: Path, context: int, old_label: str, new_label: str)
     return done.stdout
 
 
+def gnu_offsets(tree: Path, patch: Path) -> bool:
+    """Whether GNU patch, run on ``tree`` (changed), places a hunk at an offset."""
+    verbose = tuple(arg for arg in GNU_PATCH if arg != "-s")
+    done = subprocess.run(
+        [*verbose, "-d", tree, "-i", patch],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        start_new_session=True,
+        check=False,
+    )
+    return b"(offset " in done.stdout
+
+
 def gnu_patch(tree: Path, patch: Path) -> int:
     """Run GNU patch on ``tree`` (no terminal, no questions); return its exit code."""
     done = subprocess.run(
@@ -373,7 +386,11 @@ def test_several_files_agree_with_gnu_patch(
         event("a hunk applied at an offset")
 
     verdicts = f"GNU ok={gnu_ok}, patchkeeper {result.outcome}"
-    if gnu_ok and not ours_ok and refused_for_no_context(result):
+    no_context_offset = context == 0 and gnu_ok and not ours_ok
+    if no_context_offset:
+        write_tree(work / "gnu-offsets", target)
+        no_context_offset = gnu_offsets(work / "gnu-offsets", downstream / "case.patch")
+    if no_context_offset or (gnu_ok and not ours_ok and refused_for_no_context(result)):
         event("a hunk without context at an offset: refused")  # README, Limits
         assert snapshot(work / "pk") == pristine, "a failed apply changed the target"
         return
