@@ -367,6 +367,7 @@ def patch_lines(
     last_frozen = 0
     placements: list[Placement] = []
     failures: list[HunkFailure] = []
+    file_crlf: bool | None = None
     for hunk in hunks:
         where = locate(lines, hunk, reverse=reverse, in_offset=in_offset, last_frozen=last_frozen)
         expected = first_line(hunk, reverse)
@@ -374,7 +375,9 @@ def patch_lines(
             pattern, _ = images(hunk, reverse)
             guess = expected + in_offset
             closest = closest_match(lines, pattern, guess)
-            endings = line_ending_mismatch(lines, hunk, reverse)
+            if file_crlf is None:  # once per file: only a failure needs it
+                file_crlf = any(line.endswith(b"\r\n") for line in lines)
+            endings = line_ending_mismatch(lines, hunk, reverse, file_crlf=file_crlf)
             failures.append(HunkFailure(hunk, guess, closest, endings))
             continue
         pattern, _ = images(hunk, reverse)
@@ -405,18 +408,23 @@ def _plain(line: bytes) -> bytes:
     return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
 
 
-def line_ending_mismatch(lines: Sequence[bytes], hunk: Hunk, reverse: bool) -> str:
+def line_ending_mismatch(
+    lines: Sequence[bytes], hunk: Hunk, reverse: bool, *, file_crlf: bool | None = None
+) -> str:
     """Why a hunk fails when only line endings keep it from matching, else ``""``.
 
     Every ``\r\n`` is read as ``\n`` on both sides; if the pattern then occurs in the file,
     the failure is the line endings (GNU patch: "(different line endings)"), and the message
-    names both styles.
+    names both styles. ``file_crlf``: whether any line of ``lines`` ends in CRLF, when the
+    caller knows.
     """
     pattern, _ = images(hunk, reverse)
     if not pattern:
         return ""
     plain_pattern = [_plain(line) for line in pattern]
-    if plain_pattern == list(pattern) and not any(b"\r\n" in line for line in lines):
+    if file_crlf is None:
+        file_crlf = any(line.endswith(b"\r\n") for line in lines)
+    if plain_pattern == list(pattern) and not file_crlf:
         return ""
     plain_lines = [_plain(line) for line in lines]
     size = len(plain_pattern)
