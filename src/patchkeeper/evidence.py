@@ -84,6 +84,13 @@ def refusal_note(failure: HunkFailure) -> str:
     """
     if failure.endings:
         return failure.endings
+    hunk = failure.hunk
+    if not hunk.has_context and not hunk.post_image and failure.closest is None:
+        return (
+            "the hunk only removes lines and has no context (diff -U0): its lines are gone, "
+            "which may mean it is already applied, but only a pristine reference can tell "
+            "(status --pristine DIR, or 'pristine' in the configuration)"
+        )
     closest = failure.closest
     whole = (closest is None and not failure.hunk.pre_image) or (
         closest is not None and closest.matching == closest.total

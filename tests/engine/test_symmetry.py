@@ -71,6 +71,9 @@ def test_empty_post_image_on_a_file_with_other_lines_does_not_apply(tmp_path) ->
         "  f:",
         "    hunk #1 @@ -1,2 +0,0 @@  (patch line 3)",
         "      none of its 2 context/removed lines occur in the file",
+        "      the hunk only removes lines and has no context (diff -U0): its lines are gone, "
+        "which may mean it is already applied, but only a pristine reference can tell "
+        "(status --pristine DIR, or 'pristine' in the configuration)",
         "nothing was changed",
     ]
     status = run(ds, "status")
