@@ -291,13 +291,82 @@ def validate(
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file.
+
+    Raises:
+        ConfigError: the file cannot be read, is not UTF-8 (TOML's encoding; naming the line
+            of the first bad byte) or is not valid TOML.
+    """
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded (TOML files are UTF-8)",
+            path=path,
+            line=line,
+            hint="save the file as UTF-8",
+        ) from None
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    return table
+
+
+def key_line(text: str, key: str) -> int | None:
+    """The 1-based line of the first ``key = ...`` in a TOML text, when one can be found.
+
+    >>> key_line('a = 1\\n[t]\\n  series = "x"\\n', "series")
+    3
+    """
+    import re
+
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _bad_character(value: str) -> str | None:
+    """The first character a configuration string may not hold (NUL and the other C0
+    controls but tab, newline and carriage return, and DEL), else ``None``."""
+    for char in value:
+        if (ord(char) < 32 and char not in "\t\n\r") or char == "\x7f":
+            return char
+    return None
+
+
+def check_strings(table: Any, path: Path, text: str, prefix: str = "") -> None:
+    """Refuse a control character (a NUL above all: no path or file name may hold one) in
+    any key or string value of a TOML table, naming the dotted key and its line.
+
+    Raises:
+        ConfigError: naming ``path``, the line of the key when it can be found, the key.
+    """
+    items = table.items() if isinstance(table, dict) else enumerate(table)
+    for key, value in items:
+        dotted = f"{prefix}{key}" if isinstance(table, dict) else f"{prefix.rstrip('.')}[{key}]"
+        for what, string in (("key", str(key)), ("value", value)):
+            if not isinstance(string, str):
+                continue
+            bad = _bad_character(string)
+            if bad is None:
+                continue
+            name = str(key) if isinstance(table, dict) else prefix.rstrip(".").split(".")[-1]
+            raise ConfigError(
+                f"the {what} of '{dotted}' holds the control character {bad!r}",
+                path=path,
+                line=key_line(text, name),
+                hint="remove it; no configuration string may hold control characters",
+            )
+        if isinstance(value, (dict, list)):
+            check_strings(value, path, text, f"{dotted}.")
 
 
 def read_table(config_file: Path) -> dict[str, Any]:
@@ -365,6 +434,8 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
     else:
         source, table = find_config((start or Path.cwd()).resolve())
     root = source.parent if source else (start or Path.cwd()).resolve()
+    if source is not None:
+        check_strings(table, source, source.read_bytes().decode("utf-8", "replace"))
     values = validate(table, source or root / CONFIG_FILE)
     directory = values["directory"].strip("/")
     if directory.startswith("..") or "/../" in f"/{directory}/":

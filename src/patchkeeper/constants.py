@@ -73,13 +73,18 @@ RENAME_TO = "rename to "
 #: ``copy from a.py`` / ``copy to b.py``
 COPY_FROM = "copy from "
 #: ``old mode 100644`` / ``new mode 100755``
-OLD_MODE = re.compile(r"^old mode (\d{6})")
-NEW_MODE = re.compile(r"^new mode (\d{6})")
+OLD_MODE = re.compile(r"^old mode ([0-7]{6})\s*$")
+NEW_MODE = re.compile(r"^new mode ([0-7]{6})\s*$")
 #: ``new file mode 100644`` / ``deleted file mode 100644``
-NEW_FILE_MODE = re.compile(r"^new file mode (\d{6})")
-DELETED_FILE_MODE = re.compile(r"^deleted file mode (\d{6})")
+NEW_FILE_MODE = re.compile(r"^new file mode ([0-7]{6})\s*$")
+DELETED_FILE_MODE = re.compile(r"^deleted file mode ([0-7]{6})\s*$")
+#: The start of every mode line, to refuse one whose mode is not six octal digits.
+MODE_LINES = ("old mode ", "new mode ", "new file mode ", "deleted file mode ")
+#: The file type of a git mode that patchkeeper writes: a regular file (``100644``,
+#: ``100755``); symlinks (``120000``) and submodules (``160000``) are refused.
+REGULAR_TYPE = "100"
 #: ``index 4473a8e..8caad44 100644``
-INDEX_MODE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+ (\d{6})")
+INDEX_MODE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+ ([0-7]{6})\s*$")
 
 #: A gbp/git-format-patch signature that ends a patch: ``-- `` then ``2.39.2``
 SIGNATURE = b"-- \n"

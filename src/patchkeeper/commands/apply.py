@@ -159,6 +159,17 @@ def _remove_overlays(
         ws.set(path, original)
 
 
+def _edited_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[str, ...]:
+    """The overlay files the target holds with other bytes than the overlay's: drift, as an
+    edited patched file is (an overlay file the target lacks is not: nothing would be lost)."""
+    edited = []
+    for path, data in sorted(overlays.items()):
+        current = ws.original(path)
+        if current is not None and current.data != data:
+            edited.append(path)
+    return tuple(edited)
+
+
 def _write(tree: Tree, file_changes: list[Change], extra: list[Change]) -> None:
     commit(file_changes + extra, tree.journal_dir, prune_root=tree.base, root=tree.root)
     invalidate_bytecode([change.path for change in file_changes])
@@ -347,7 +358,21 @@ def run_unapply(
                 recovery=recovery,
                 note=_drift_refusal(drifted),
             )
-        _remove_overlays(ws, overlay_files(config, tree), reference, tree)
+        overlays = overlay_files(config, tree)
+        edited = _edited_overlays(ws, overlays)
+        if edited:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                DRIFTED,
+                names,
+                state=state,
+                recovery=recovery,
+                note="overlay files were edited in the target; undoing the series would lose "
+                "the edits; nothing was changed",
+                edited_overlays=edited,
+            )
+        _remove_overlays(ws, overlays, reference, tree)
         changes = ws.changes()
         extra = _unrecord_changes(tree) if tree.kind == INSTALLED else []
         backup = backup_files(tree, drifted, config.root) if drifted else None

@@ -40,7 +40,7 @@ from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_set
 from patchkeeper.ledger.table import read_preamble
 from patchkeeper.series.headers import Headers, parse_headers
 from patchkeeper.series.model import ADDED, Patch
-from patchkeeper.series.parse import parse_patch, parse_series
+from patchkeeper.series.parse import entry_file_exists, parse_patch, parse_series
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
 #: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
@@ -306,7 +306,7 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             )
             continue
         seen[entry.name] = entry.line_no
-        if not (series.directory / entry.name).is_file():
+        if not entry_file_exists(series, entry):
             out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} does not exist"))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
@@ -464,7 +464,7 @@ def lint_downstream(
     seen: set[str] = set()
     for entry in series.entries:
         path = series.directory / entry.name
-        if entry.name in seen or not path.is_file():
+        if entry.name in seen or not entry_file_exists(series, entry):
             continue
         seen.add(entry.name)
         count += 1

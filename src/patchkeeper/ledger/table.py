@@ -29,7 +29,13 @@ from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.series.headers import FAMILY, Headers, parse_headers
 from patchkeeper.series.model import Series, SeriesEntry
-from patchkeeper.series.parse import _first_diff_index, listed_patch, parse_series, split_lines
+from patchkeeper.series.parse import (
+    _first_diff_index,
+    entry_file_exists,
+    listed_patch,
+    parse_series,
+    split_lines,
+)
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 
@@ -465,7 +471,7 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
     series = parse_series(config.series)
     entry = _find_entry(series, name)
     patch_file = series.directory / entry.name
-    headers = patch_headers(patch_file) if patch_file.is_file() else None
+    headers = patch_headers(patch_file) if entry_file_exists(series, entry) else None
     kind = headers.value("Kind") if headers else ""
     what = headers.value("What") or headers.value("Description") if headers else ""
     series_bytes = remove_series_line(series.path.read_bytes(), entry.line_no)

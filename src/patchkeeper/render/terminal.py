@@ -34,6 +34,8 @@ def hunk_lines(evidence: HunkEvidence, indent: str = "    ") -> list[str]:
         out.append(
             f"{indent}  none of its {evidence.total} context/removed lines occur in the file"
         )
+        if evidence.note:
+            out.append(f"{indent}  {evidence.note}")
         return out
     out.append(
         f"{indent}  expected at line {evidence.expected_line}; closest match at line "
@@ -115,6 +117,10 @@ def apply_text(result: ApplyResult) -> str:
             "already pristine",
         ):
             lines.extend(state_lines(result.state, detailed=True))
+    for path in result.edited_overlays:
+        lines.append(
+            f"  drift: overlay file {path} differs from the overlay's (edited in the target)"
+        )
     for offset in result.offsets:
         lines.append(
             f"  offset: {offset.patch} {offset.path} hunk #{offset.index} at line "

@@ -20,6 +20,10 @@ from patchkeeper.series.parse import split_lines
 MISSING = "missing"
 EXISTS = "exists"
 NOT_EMPTY = "not-empty"
+#: The file's executable bit is not the one a mode change (``old mode``/``new mode``) expects.
+MODE = "mode"
+#: git's ``index`` line says the file is empty before the diff (``e69de29``); it is not.
+NOT_EMPTY_BEFORE = "not-empty-before"
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,10 @@ class Workspace:
         self._reader = reader
         self._base: dict[str, FileState | None] = {}
         self._current: dict[str, FileState | None] = {}
+        #: Paths that undoing a diff with an empty old side (``@@ -0,0 +1,N @@`` under
+        #: ordinary names) left absent: before the diff the file was absent *or* empty, and
+        #: only a pristine reference tells which (see :meth:`settle_empty`).
+        self.absent_or_empty: set[str] = set()
 
     def original(self, path: str) -> FileState | None:
         """The file as the tree has it."""
@@ -86,17 +94,29 @@ class Workspace:
             out[path] = state
         return out
 
-    def snapshot(self) -> dict[str, FileState | None]:
-        return dict(self._current)
+    def snapshot(self) -> tuple[dict[str, FileState | None], frozenset[str]]:
+        return dict(self._current), frozenset(self.absent_or_empty)
 
-    def restore(self, snapshot: dict[str, FileState | None]) -> None:
-        self._current = dict(snapshot)
+    def restore(self, snapshot: tuple[dict[str, FileState | None], frozenset[str]]) -> None:
+        self._current = dict(snapshot[0])
+        self.absent_or_empty = set(snapshot[1])
+
+    def settle_empty(self, path: str, empty: bool) -> None:
+        """Decide a path of :attr:`absent_or_empty`: an empty file (``empty``, with the mode
+        the tree's file has) or no file."""
+        if path not in self.absent_or_empty:
+            return
+        self.absent_or_empty.discard(path)
+        if empty and self.get(path) is None:
+            before = self.original(path)
+            self.set(path, FileState((), before.mode if before is not None else None))
 
     def fork(self) -> Workspace:
         """A new workspace on the same tree with the same pending changes."""
         other = Workspace(self._reader)
         other._base = self._base
         other._current = dict(self._current)
+        other.absent_or_empty = set(self.absent_or_empty)
         return other
 
 
@@ -158,6 +178,19 @@ def _mode_int(mode: str | None) -> int | None:
     return int(mode[-3:], 8) if mode else None
 
 
+def _mode_mismatch(diff: FileDiff, state: FileState | None, reverse: bool) -> bool:
+    """Whether a mode change meets a file whose executable bit is not the one it changes
+    from (git: "has type 100644, expected 100755"): changing it anyway would make undoing it
+    give a wrong mode."""
+    if diff.old_mode is None or diff.new_mode is None or diff.old_mode == diff.new_mode:
+        return False
+    if state is None or state.mode is None:
+        return False
+    expected = _mode_int(diff.new_mode if reverse else diff.old_mode)
+    assert expected is not None
+    return bool(expected & 0o111) != bool(state.mode & 0o111)
+
+
 def _patched(state: FileState | None, hunks: Sequence[Hunk], reverse: bool) -> FilePatchResult:
     lines: Sequence[bytes] = state.lines if state is not None else ()
     return patch_lines(lines, hunks, reverse=reverse)
@@ -177,11 +210,42 @@ def _may_be_absent(diff: FileDiff, reverse: bool) -> bool:
     return (first.new_start if reverse else first.old_start) == 0
 
 
-def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutcome, dict]:
+@dataclass(frozen=True)
+class _Renames:
+    """The renames of one patch, in the direction it is applied: a rename whose destination
+    is another rename's source (a criss-cross, ``git diff -M -B`` after swapping files) reads
+    its source as the patch found it and does not remove it (git applies a patch's renames
+    at once, reading every pre-image first)."""
+
+    start: Workspace | None = None
+    sources: frozenset[str] = frozenset()
+    destinations: frozenset[str] = frozenset()
+
+
+def _renames(ws: Workspace, patch: Patch, reverse: bool) -> _Renames:
+    pairs = [
+        (d.new_path, d.old_path) if reverse else (d.old_path, d.new_path)
+        for d in patch.files
+        if d.is_rename
+    ]
+    sources = frozenset(str(source) for source, _ in pairs)
+    destinations = frozenset(str(dest) for _, dest in pairs)
+    if not sources & destinations:
+        return _Renames()
+    return _Renames(ws.fork(), sources, destinations)
+
+
+def _apply_file(
+    ws: Workspace, diff: FileDiff, reverse: bool, renames: _Renames | None = None
+) -> tuple[FileOutcome, dict]:
     """Apply one file diff; return its outcome and the workspace writes it implies."""
+    renames = renames or _Renames()
     source = diff.new_path if reverse else diff.old_path
     dest = diff.old_path if reverse else diff.new_path
-    new_mode = _mode_int(diff.old_mode if reverse else diff.new_mode)
+    # A mode is written only when the diff changes it or creates the file: an ``index`` line's
+    # mode (``index 1a2b..3c4d 100644``) leaves the file's own mode alone, as git apply does.
+    changes_mode = diff.old_mode != diff.new_mode or source is None
+    new_mode = _mode_int(diff.old_mode if reverse else diff.new_mode) if changes_mode else None
     writes: dict[str, FileState | None] = {}
     path = dest if dest is not None else source
     assert path is not None
@@ -191,11 +255,21 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
             return FileOutcome(diff, path, EXISTS), writes
         result = _patched(None, diff.hunks, reverse)
     else:
-        existing = ws.get(source)
+        crossed = renames.start is not None and source in renames.destinations
+        existing = renames.start.get(source) if crossed else ws.get(source)  # type: ignore[union-attr]
         if existing is None and not _may_be_absent(diff, reverse):
             return FileOutcome(diff, source, MISSING), writes
+        if _mode_mismatch(diff, existing, reverse):
+            return FileOutcome(diff, source, MODE), writes
+        if (
+            existing is not None
+            and existing.lines
+            and (diff.new_empty if reverse else diff.old_empty)
+        ):
+            return FileOutcome(diff, source, NOT_EMPTY_BEFORE), writes
         result = _patched(existing, diff.hunks, reverse)
-        if dest is not None and dest != source and ws.get(dest) is not None:
+        vacated = dest in renames.sources
+        if dest is not None and dest != source and ws.get(dest) is not None and not vacated:
             return FileOutcome(diff, dest, EXISTS, result.placements, result.failures), writes
     if not result.ok:
         return FileOutcome(diff, path, None, result.placements, result.failures), writes
@@ -204,13 +278,24 @@ def _apply_file(ws: Workspace, diff: FileDiff, reverse: bool) -> tuple[FileOutco
         if result.lines:
             return FileOutcome(diff, path, NOT_EMPTY, result.placements), writes
         writes[source] = None  # type: ignore[index]
+        if reverse and diff.is_creation:
+            # GNU patch creates over an existing empty file: undoing the creation leaves
+            # an empty file when the pristine reference has one (Workspace.settle_empty).
+            ws.absent_or_empty.add(source)  # type: ignore[arg-type]
         return FileOutcome(diff, path, None, result.placements), writes
     mode = new_mode
     if mode is None and source is not None:
         before = ws.get(source)
         mode = before.mode if before is not None else None
+    if reverse and not result.lines and _may_be_absent(diff, False) and source == dest:
+        # Undoing ``@@ -0,0 +1,N @@`` under ordinary names: GNU patch created the file from
+        # nothing (or filled an empty one); undoing it removes the file, unless a pristine
+        # reference says an empty file was there (Workspace.settle_empty).
+        writes[dest] = None
+        ws.absent_or_empty.add(dest)  # undone by apply_patch's restore if the patch fails
+        return FileOutcome(diff, path, None, result.placements), writes
     writes[dest] = FileState(tuple(result.lines), mode)
-    if source is not None and source != dest:
+    if source is not None and source != dest and source not in renames.destinations:
         writes[source] = None
     return FileOutcome(diff, path, None, result.placements), writes
 
@@ -231,16 +316,19 @@ def apply_patch(
     """
     snapshot = ws.snapshot()
     diffs = reversed(patch.files) if reverse else patch.files
+    renames = _renames(ws, patch, reverse)
     outcomes = []
     ok = True
     for diff in diffs:
-        outcome, writes = _apply_file(ws, diff, reverse)
+        outcome, writes = _apply_file(ws, diff, reverse, renames)
         outcomes.append(outcome)
         if not outcome.ok:
             ok = False
             continue
         for path, state in writes.items():
             ws.set(path, state)
+            if state is not None:
+                ws.absent_or_empty.discard(path)
     if reverse:
         outcomes.reverse()
     if not ok or not commit:

@@ -8,13 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from patchkeeper.series.engine import EXISTS, MISSING, NOT_EMPTY, PatchOutcome
+from patchkeeper.series.engine import (
+    EXISTS,
+    MISSING,
+    MODE,
+    NOT_EMPTY,
+    NOT_EMPTY_BEFORE,
+    PatchOutcome,
+)
 from patchkeeper.series.hunks import HunkFailure, first_line
 
 _PROBLEM_TEXT = {
     MISSING: "the file does not exist",
     EXISTS: "the file the patch creates already exists",
     NOT_EMPTY: "the file the patch deletes has other content",
+    NOT_EMPTY_BEFORE: "the patch's index line says the file is empty (e69de29), but it is not",
+    MODE: "the file's executable bit is not the one the patch's mode change starts from",
 }
 
 
@@ -75,12 +84,38 @@ def refusal_note(failure: HunkFailure) -> str:
     GNU patch (``locate_hunk``) anchors a hunk whose context a diff cut short: fewer leading
     than trailing context lines at line 1 means "at the start of the file", fewer trailing
     than leading means "at the end of the file"; and a hunk may not start inside the lines
-    the previous hunk of the file consumed.
+    the previous hunk of the file consumed. A hunk without context (``diff -U0``) applies
+    only at the line its header names, and one that leaves its last line without a newline
+    only at the end of the file. A hunk that would match but for its line endings says so
+    (GNU patch: "different line endings").
     """
+    if failure.endings:
+        return failure.endings
+    hunk = failure.hunk
+    if not hunk.has_context and not hunk.post_image and failure.closest is None:
+        return (
+            "the hunk only removes lines and has no context (diff -U0): its lines are gone, "
+            "which may mean it is already applied, but only a pristine reference can tell "
+            "(status --pristine DIR, or 'pristine' in the configuration)"
+        )
     closest = failure.closest
+    whole = (closest is None and not failure.hunk.pre_image) or (
+        closest is not None and closest.matching == closest.total
+    )
+    if whole and failure.hunk.post_image and not failure.hunk.post_image[-1].endswith(b"\n"):
+        return (
+            "the hunk leaves its last line without a newline ('\\ No newline at end of "
+            "file'), so it may only apply at the end of the file"
+        )
     if closest is None or closest.matching != closest.total:
         return ""
     hunk = failure.hunk
+    if not hunk.has_context:
+        return (
+            f"every line matches at line {closest.line}, but the hunk has no context lines "
+            f"(diff -U0), so it may only apply at the line its header names "
+            f"({failure.expected_line}); regenerate the patch with context (diff -u)"
+        )
     at_start = min(first_line(hunk, False), first_line(hunk, True)) <= 1
     if hunk.prefix_context < hunk.suffix_context and at_start:
         return (

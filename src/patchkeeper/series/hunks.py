@@ -84,11 +84,15 @@ class HunkFailure:
         hunk: the hunk.
         expected_line: the 1-based line the search started from.
         closest: the closest place, or ``None`` when no pre-image line occurs in the file.
+        endings: when the hunk would apply but for its line endings, the mismatch in words
+            (``"the file's lines end in CRLF, the patch's in LF"``, GNU patch's "different
+            line endings"), else ``""``.
     """
 
     hunk: Hunk
     expected_line: int
     closest: ClosestMatch | None
+    endings: str = ""
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,30 @@ def locate(
     in_offset: int = 0,
     last_frozen: int = 0,
 ) -> int | None:
+    """Find where ``hunk`` applies in ``lines`` at fuzz 0, as GNU patch does (see
+    :func:`_search`), with one more rule: a hunk that leaves its last line without a newline
+    (``\\ No newline at end of file``) applies only where it ends the file. GNU patch
+    places it elsewhere too and gives the line a newline, which no undoing can find again.
+
+    Returns:
+        The 1-based line where the pattern starts, or ``None``.
+    """
+    where = _search(lines, hunk, reverse=reverse, in_offset=in_offset, last_frozen=last_frozen)
+    _, replacement = images(hunk, reverse)
+    if where is None or not replacement or replacement[-1].endswith(b"\n"):
+        return where
+    pattern, _ = images(hunk, reverse)
+    return where if where + len(pattern) - 1 == len(lines) else None
+
+
+def _search(
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    *,
+    reverse: bool = False,
+    in_offset: int = 0,
+    last_frozen: int = 0,
+) -> int | None:
     """Find where ``hunk`` applies in ``lines`` at fuzz 0, as GNU patch does.
 
     Args:
@@ -176,6 +204,13 @@ def locate(
 
     if not pat_lines:  # an empty pattern matches where the header says
         return first_guess
+    if not hunk.has_context:
+        # A hunk without context (diff -U0) carries no evidence of where it belongs but its
+        # line numbers: it applies where they say or not at all, so that undoing it (which
+        # puts lines back where the header says) is exact.
+        if first_guess < min_where or not _matches(lines, pattern, first_guess):
+            return None
+        return first_guess
     if first_guess <= max_neg_offset:  # do not try lines <= 0
         max_neg_offset = first_guess - 1
 
@@ -202,7 +237,10 @@ def locate(
     if max_pos_offset < 0:
         min_offset = first_guess - max_where
     elif max_neg_offset < 0:
-        min_offset = first_guess - min_where
+        # The guess lies before min_where: the nearest allowed line is min_where, at a
+        # positive offset (a guess far out, from a corrupt header, must not make the loop
+        # walk every offset in between).
+        min_offset = min_where - first_guess
     else:
         min_offset = 0
     for offset in range(min_offset, max_offset + 1):
@@ -329,13 +367,18 @@ def patch_lines(
     last_frozen = 0
     placements: list[Placement] = []
     failures: list[HunkFailure] = []
+    file_crlf: bool | None = None
     for hunk in hunks:
         where = locate(lines, hunk, reverse=reverse, in_offset=in_offset, last_frozen=last_frozen)
         expected = first_line(hunk, reverse)
         if where is None:
             pattern, _ = images(hunk, reverse)
             guess = expected + in_offset
-            failures.append(HunkFailure(hunk, guess, closest_match(lines, pattern, guess)))
+            closest = closest_match(lines, pattern, guess)
+            if file_crlf is None:  # once per file: only a failure needs it
+                file_crlf = any(line.endswith(b"\r\n") for line in lines)
+            endings = line_ending_mismatch(lines, hunk, reverse, file_crlf=file_crlf)
+            failures.append(HunkFailure(hunk, guess, closest, endings))
             continue
         pattern, _ = images(hunk, reverse)
         in_offset = where - expected
@@ -344,3 +387,57 @@ def patch_lines(
     if failures:
         return FilePatchResult(None, tuple(placements), tuple(failures))
     return FilePatchResult(_splice(lines, placements, reverse), tuple(placements), ())
+
+
+def _ending(line: bytes) -> str:
+    if line.endswith(b"\r\n"):
+        return "CRLF"
+    return "LF" if line.endswith(b"\n") else ""
+
+
+def line_ending_style(lines: Sequence[bytes]) -> str:
+    """``"CRLF"``, ``"LF"`` or ``"a mix of CRLF and LF"``: how the lines that end in a
+    newline end (``"LF"`` when none does)."""
+    styles = {_ending(line) for line in lines} - {""}
+    if len(styles) > 1:
+        return "a mix of CRLF and LF"
+    return styles.pop() if styles else "LF"
+
+
+def _plain(line: bytes) -> bytes:
+    return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
+
+
+def line_ending_mismatch(
+    lines: Sequence[bytes], hunk: Hunk, reverse: bool, *, file_crlf: bool | None = None
+) -> str:
+    """Why a hunk fails when only line endings keep it from matching, else ``""``.
+
+    Every ``\r\n`` is read as ``\n`` on both sides; if the pattern then occurs in the file,
+    the failure is the line endings (GNU patch: "(different line endings)"), and the message
+    names both styles. ``file_crlf``: whether any line of ``lines`` ends in CRLF, when the
+    caller knows.
+    """
+    pattern, _ = images(hunk, reverse)
+    if not pattern:
+        return ""
+    plain_pattern = [_plain(line) for line in pattern]
+    if file_crlf is None:
+        file_crlf = any(line.endswith(b"\r\n") for line in lines)
+    if plain_pattern == list(pattern) and not file_crlf:
+        return ""
+    plain_lines = [_plain(line) for line in lines]
+    size = len(plain_pattern)
+    starts = range(len(plain_lines) - size + 1)
+    if any(list(lines[start : start + size]) == list(pattern) for start in starts):
+        return ""  # the lines occur as they are: the endings are not what keeps them out
+    if not any(plain_lines[start : start + size] == plain_pattern for start in starts):
+        return ""
+    file_style = line_ending_style(lines)
+    patch_style = line_ending_style(pattern)
+    if file_style == patch_style:
+        return ""
+    return (
+        f"different line endings: the file's lines end in {file_style}, "
+        f"the patch's in {patch_style}"
+    )

@@ -67,6 +67,11 @@ class Hunk:
     raw: bytes = b""
 
     @property
+    def has_context(self) -> bool:
+        """Whether the hunk has any context line (``diff -U0`` writes hunks without)."""
+        return any(line.kind == CONTEXT for line in self.lines)
+
+    @property
     def added(self) -> tuple[HunkLine, ...]:
         """The ``+`` lines."""
         return tuple(line for line in self.lines if line.kind == ADDED)
@@ -91,6 +96,8 @@ class FileDiff:
         is_binary: a binary diff, which patchkeeper does not apply (parse rejects it).
         header_raw: the bytes from the end of the previous file diff (or the preamble) to this
             file's first hunk: ``diff --git``, ``index``, ``---``/``+++`` lines and the like.
+        old_empty, new_empty: git's ``index`` line names the empty blob (``e69de29``) for
+            the file before (after) the diff: it must be empty then.
     """
 
     old_path: str | None
@@ -101,6 +108,8 @@ class FileDiff:
     line_no: int
     is_binary: bool = False
     header_raw: bytes = b""
+    old_empty: bool = False
+    new_empty: bool = False
 
     @property
     def path(self) -> str:
@@ -112,6 +121,13 @@ class FileDiff:
     @property
     def is_creation(self) -> bool:
         return self.old_path is None
+
+    @property
+    def old_side_empty(self) -> bool:
+        """The first hunk's old range is ``-0,0``: the file before was empty or absent (GNU
+        patch's "existent and probably empty"), so on a tree without the file the diff
+        creates it, whatever its ``---`` line names."""
+        return bool(self.hunks) and self.hunks[0].old_start == 0 and self.hunks[0].old_len == 0
 
     @property
     def is_deletion(self) -> bool:

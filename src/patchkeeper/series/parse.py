@@ -98,9 +98,10 @@ def parse_series(path: Path) -> Series:
         if not line:
             continue
         name, *options = line.split()
+        check_series_name(name, path, number)
         strip: int | None = None
         for option in options:
-            match = re.fullmatch(r"-p(\d+)", option)
+            match = re.fullmatch(r"-p(\d{1,4})", option)
             if not match:
                 raise PatchFormatError(
                     f"unknown option {option!r} after {name}",
@@ -111,6 +112,36 @@ def parse_series(path: Path) -> Series:
             strip = int(match.group(1))
         entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
     return Series(path=path, entries=tuple(entries))
+
+
+def check_series_name(name: str, path: Path, line: int) -> None:
+    """Refuse a series entry that would leave the series directory or cannot be a file name.
+
+    A patch name is relative to the series file's directory (quilt's rule); an absolute name,
+    a ``..`` component or a control character is refused before anything is read.
+
+    Raises:
+        PatchFormatError: naming the series file and line.
+
+    >>> check_series_name("sub/a.patch", Path("series"), 1)
+    >>> try:
+    ...     check_series_name("../x.patch", Path("series"), 2)
+    ... except PatchFormatError as exc:
+    ...     print(exc.message)
+    the series entry '../x.patch' leaves the series directory
+    """
+    problem = ""
+    if name.startswith("/") or ".." in name.split("/"):
+        problem = "leaves the series directory"
+    elif any(ord(char) < 32 or char == "\x7f" for char in name):
+        problem = "holds a control character"
+    if problem:
+        raise PatchFormatError(
+            f"the series entry {name!r} {problem}",
+            path=path,
+            line=line,
+            hint="name a patch file inside the series directory, relative to it",
+        )
 
 
 # --------------------------------------------------------------------------- patches
@@ -241,6 +272,10 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
             out["rename_to"] = line[len(C.RENAME_TO) :]
         elif line.startswith(C.COPY_FROM):
             out["copy"] = line
+        elif line.startswith("index ") and ".." in line:
+            blobs = line[len("index ") :].split()[0].split("..")
+            if len(blobs) == 2:
+                out["index_old"], out["index_new"] = blobs
         elif line.startswith("Binary files ") or line == "GIT binary patch":
             out["binary"] = line
         for key, pattern in (
@@ -253,6 +288,10 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
             match = pattern.match(line)
             if match:
                 out[key] = match.group(1)
+        if line.startswith(C.MODE_LINES) and not any(
+            p.match(line) for p in (C.OLD_MODE, C.NEW_MODE, C.NEW_FILE_MODE, C.DELETED_FILE_MODE)
+        ):
+            out.setdefault("bad_mode", line)
     return out
 
 
@@ -385,6 +424,24 @@ def _convert_file(
             line=first_line,
             hint="ship the binary file as an overlay, or regenerate the diff as text",
         )
+    if "bad_mode" in headers:
+        raise PatchFormatError(
+            f"malformed mode line {headers['bad_mode'][:60]!r}: a git mode is six octal digits",
+            path=path,
+            line=first_line,
+            hint="regenerate the patch with git diff",
+        )
+    for key in ("old_mode", "new_mode", "new_file_mode", "deleted_file_mode", "index_mode"):
+        mode = headers.get(key)
+        if mode is not None and not mode.startswith(C.REGULAR_TYPE):
+            kind = {"120000": "a symbolic link", "160000": "a submodule"}.get(mode, "not a file")
+            raise PatchFormatError(
+                f"the diff for {ufile.path} has mode {mode} ({kind}): patchkeeper patches "
+                "regular files only",
+                path=path,
+                line=first_line,
+                hint="create the link or submodule outside the series (e.g. in the build)",
+            )
     if "copy" in headers:
         raise PatchFormatError(
             f"git copy diff ({headers['copy']}) is not supported",
@@ -392,8 +449,9 @@ def _convert_file(
             line=first_line,
             hint="regenerate the patch with copy detection off (git diff --no-renames)",
         )
-    source = ufile.source_file
-    target = ufile.target_file
+    source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)  # type: ignore[attr-defined]
+    target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)  # type: ignore[attr-defined]
+    _check_git_names(lines, first_line, headers, strip, path)
     old_path = strip_path(source, strip, path=path, line=first_line) if source else None
     new_path = strip_path(target, strip, path=path, line=first_line) if target else None
     if "new_file_mode" in headers:
@@ -424,9 +482,9 @@ def _convert_file(
     # GNU patch (pch.c, intuit_diff_type): an empty side (``-0,0`` / ``+0,0`` in the first
     # hunk) whose header carries the epoch as timestamp means "no such file", as
     # ``diff -N`` writes it: the diff creates or deletes the file, like ``/dev/null``.
-    if hunks and hunks[0].old_start == 0 and is_epoch(ufile.source_timestamp):  # type: ignore[attr-defined]
+    if hunks and hunks[0].old_start == 0 and is_epoch(source_stamp):
         old_path = None
-    if hunks and hunks[0].new_start == 0 and is_epoch(ufile.target_timestamp):  # type: ignore[attr-defined]
+    if hunks and hunks[0].new_start == 0 and is_epoch(target_stamp):
         new_path = None
     old_mode = (
         headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
@@ -439,7 +497,113 @@ def _convert_file(
         new_mode=new_mode,
         hunks=tuple(hunks),
         line_no=first_line,
+        old_empty=_is_empty_blob(headers.get("index_old")),
+        new_empty=_is_empty_blob(headers.get("index_new")),
     )
+
+
+#: git's id of the empty blob (``git hash-object /dev/null``).
+EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+
+
+def _is_empty_blob(blob: str | None) -> bool:
+    """Whether an ``index`` line's (abbreviated) blob id is the empty blob's."""
+    return blob is not None and len(blob) >= 7 and EMPTY_BLOB.startswith(blob.lower())
+
+
+#: A ``diff -u`` timestamp after a name separated by spaces instead of a tab (a header that
+#: went through a mailer or an editor): ``--- name   2010-08-18 20:13:31 -0500``, also with
+#: fractional seconds or a colon in the zone (git's t4135 "whitespace-damaged" cases).
+_SPACED_STAMP = re.compile(
+    r"^(?P<name>.*?) +(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? ?[+-]\d\d:?\d\d)\s*$"
+)
+
+
+def _name_and_stamp(name: str | None, stamp: str | None) -> tuple[str | None, str | None]:
+    """A header's file name and timestamp, with a timestamp separated by spaces split off
+    (git apply does the same; GNU patch keeps it in the name).
+
+    >>> _name_and_stamp("a/post image.txt   2010-08-18 20:13:31 -0500", None)
+    ('a/post image.txt', '2010-08-18 20:13:31 -0500')
+    >>> _name_and_stamp("a/f", "2010-08-18 20:13:31 -0500")
+    ('a/f', '2010-08-18 20:13:31 -0500')
+    """
+    if name is None or stamp:
+        return name, stamp
+    match = _SPACED_STAMP.match(name)
+    if match is None:
+        return name, stamp
+    return match.group("name"), re.sub(r"([+-]\d\d):(\d\d)$", r"\1\2", match.group("stamp"))
+
+
+def _git_names(line: bytes) -> tuple[str, str] | None:
+    """The two names of an unquoted ``diff --git a/NAME b/NAME`` line when they are equal
+    after their first component (git's rule when no rename header names them), else
+    ``None``.
+
+    >>> _git_names(b"diff --git a/x y b/x y")
+    ('a/x y', 'b/x y')
+    """
+    rest = line[len(C.DIFF_GIT) :].rstrip(b"\r\n").decode(_ENCODING, _ERRORS)
+    if rest.startswith('"'):
+        return None
+    for index, char in enumerate(rest):
+        if char != " ":
+            continue
+        old, new = rest[:index], rest[index + 1 :]
+        if "/" in old and "/" in new and old.split("/", 1)[1] == new.split("/", 1)[1]:
+            return old, new
+    return None
+
+
+def _check_git_names(
+    lines: list[bytes], first_line: int, headers: dict[str, str], strip: int, path: Path
+) -> None:
+    """A git diff with hunks must have both ``---`` and ``+++`` lines, and their names must
+    be the ``diff --git`` line's (git apply: "lacks filename information", "inconsistent
+    old/new filename").
+
+    Raises:
+        PatchFormatError: naming the patch and the line.
+    """
+    if not lines[first_line - 1].startswith(C.DIFF_GIT):
+        return
+    names: dict[bytes, tuple[int, str]] = {}
+    index = first_line
+    while index < len(lines) and not lines[index].startswith((b"@@", C.DIFF_OTHER)):
+        for marker in (C.OLD_FILE, C.NEW_FILE):
+            if lines[index].startswith(marker) and marker not in names:
+                raw = lines[index][len(marker) :].rstrip(b"\r\n").decode(_ENCODING, _ERRORS)
+                names[marker] = (index + 1, raw.split("\t", 1)[0])
+        index += 1
+    has_hunk = index < len(lines) and C.HUNK_HEADER.match(lines[index]) is not None
+    if has_hunk and len(names) < 2:
+        raise PatchFormatError(
+            "the git diff header lacks filename information: no "
+            + ("'+++' line" if C.OLD_FILE in names else "'---' line"),
+            path=path,
+            line=index + 1,
+            hint="a hunk must follow '--- a/FILE' and '+++ b/FILE' lines; regenerate the patch",
+        )
+    git = _git_names(lines[first_line - 1])
+    if git is None or "rename_from" in headers or not has_hunk:
+        return
+    for (marker, (line_no, raw)), expected, side in zip(
+        sorted(names.items(), key=lambda item: item[0] != C.OLD_FILE), git, ("old", "new")
+    ):
+        name, _ = _name_and_stamp(raw, None)
+        if name is None or name.strip() == C.DEV_NULL:
+            continue
+        got = strip_path(name, strip, path=path, line=line_no)
+        want = strip_path(expected, strip, path=path, line=first_line)
+        if got != want:
+            raise PatchFormatError(
+                f"inconsistent {side} filename: '{marker.decode().strip()} {name}' names "
+                f"{got}, the 'diff --git' line {want}",
+                path=path,
+                line=line_no,
+                hint="the header was edited by hand; regenerate the patch",
+            )
 
 
 def is_epoch(timestamp: str | None) -> bool:
@@ -529,6 +693,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     """
     lines = split_lines(data)
     start = _first_diff_index(lines, path)
+    _check_hunk_numbers(lines, start, path)
     feed = _LineFeed(lines[start:], start)
     try:
         # unidiff reads the structure and checks every hunk's line counts; the hunk lines
@@ -565,6 +730,32 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         strip=strip,
         trailer=trailer,
     )
+
+
+#: The most digits a hunk header's number may have (a file of 10**12 lines is no source file;
+#: Python refuses to convert more than 4,300 digits at all).
+MAX_NUMBER_DIGITS = 12
+
+
+def _check_hunk_numbers(lines: list[bytes], start: int, path: Path) -> None:
+    """Refuse a hunk header whose line number or count is absurdly long.
+
+    Raises:
+        PatchFormatError: naming the patch and the header's line.
+    """
+    for index in range(start, len(lines)):
+        match = C.HUNK_HEADER.match(lines[index])
+        if match is None:
+            continue
+        longest = max(len(group) for group in match.groups() if group is not None)
+        if longest > MAX_NUMBER_DIGITS:
+            raise PatchFormatError(
+                f"a hunk header holds a number of {longest} digits (at most "
+                f"{MAX_NUMBER_DIGITS} are taken)",
+                path=path,
+                line=index + 1,
+                hint="the header is corrupt; regenerate the patch",
+            )
 
 
 def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
@@ -651,14 +842,44 @@ def load_patches(series: Series, default_strip: int) -> list[Patch]:
     return patches
 
 
+def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
+    """Whether the file a series line names exists (``False`` too when the file system
+    cannot even look it up: a name longer than it allows)."""
+    try:
+        return (series.directory / entry.name).is_file()
+    except OSError:
+        return False
+
+
 def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     """The patch file a series line names (relative to the series' directory).
 
     Raises:
-        PatchFormatError: the file does not exist (naming the series line).
+        PatchFormatError: the file does not exist, cannot be looked at (a name too long for
+            the file system), or lies outside the series directory through a symlink (naming
+            the series line).
     """
     path = series.directory / entry.name
-    if not path.is_file():
+    check_series_name(entry.name, series.path, entry.line_no)
+    try:
+        inside = path.resolve().is_relative_to(series.directory.resolve())
+        exists = path.is_file()
+    except (OSError, RuntimeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise PatchFormatError(
+            f"the series lists {entry.name}, which cannot be read: {reason}",
+            path=series.path,
+            line=entry.line_no,
+            hint="rename the patch file, or fix the line",
+        ) from None
+    if not inside:
+        raise PatchFormatError(
+            f"the series entry {entry.name} leads outside the series directory (a symlink)",
+            path=series.path,
+            line=entry.line_no,
+            hint="copy the patch into the series directory instead of linking it",
+        )
+    if not exists:
         raise PatchFormatError(
             f"the series lists {entry.name}, which does not exist",
             path=series.path,

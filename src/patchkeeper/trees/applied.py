@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
 from patchkeeper.series.hunks import locate, patch_lines
-from patchkeeper.series.model import Hunk, Patch
+from patchkeeper.series.model import FileDiff, Hunk, Patch
+from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.tree import Pristine
 
 
@@ -106,8 +107,23 @@ class SeriesState:
         return tuple(f for f in self.files if f.drifted)
 
 
-def _hunk_refs(patch: Patch, ws: Workspace, reverse: bool) -> tuple[list[HunkRef], list[HunkRef]]:
-    """Locate each hunk on its own: found (in the given direction) or not."""
+def unprovable(diff: FileDiff, hunk: Hunk) -> bool:
+    """A hunk whose being applied the tree cannot show: no context and nothing added (a
+    ``diff -U0`` removal) in a file the diff keeps (a deleted file shows it by its absence).
+    Only a pristine reference can confirm it."""
+    return not diff.is_deletion and not hunk.has_context and not hunk.post_image
+
+
+def _has_unprovable(patch: Patch) -> bool:
+    return any(unprovable(diff, hunk) for diff in patch.files for hunk in diff.hunks)
+
+
+def _hunk_refs(
+    patch: Patch, ws: Workspace, reverse: bool, confirm: bool = True
+) -> tuple[list[HunkRef], list[HunkRef]]:
+    """Locate each hunk on its own: found (in the given direction) or not. Without
+    ``confirm`` (no pristine reference to check against), an :func:`unprovable` hunk is
+    never found applied."""
     found: list[HunkRef] = []
     missing: list[HunkRef] = []
     for diff in patch.files:
@@ -120,34 +136,39 @@ def _hunk_refs(patch: Patch, ws: Workspace, reverse: bool) -> tuple[list[HunkRef
             if reverse and not hunk.post_image and state is not None:
                 # A hunk that leaves nothing (a deletion without context) "matches" anywhere
                 # when reversed: it is applied only if the lines it removes are gone.
-                gone = locate(lines, hunk) is None
+                gone = locate(lines, hunk) is None and (confirm or not unprovable(diff, hunk))
                 where = first_line_after_removal(hunk) if gone else None
             ref = HunkRef(path, hunk.index, hunk.header, where)
             (found if where is not None else missing).append(ref)
     return found, missing
 
 
-def _hunks_on_files(ws: Workspace, patch: Patch) -> Iterator[tuple[FileState, Hunk]]:
-    """Each hunk of ``patch`` with the state of its file in ``ws`` (files absent from ``ws``
-    are left out)."""
+def _hunks_on_files(ws: Workspace, patch: Patch) -> Iterator[tuple[FileDiff, FileState, Hunk]]:
+    """Each hunk of ``patch`` with its file diff and the state of its file in ``ws`` (files
+    absent from ``ws`` are left out)."""
     for diff in patch.files:
         path = diff.new_path if diff.new_path is not None else diff.old_path
         state = ws.get(path) if path else None
         if state is None:
             continue
         for hunk in diff.hunks:
-            yield state, hunk
+            yield diff, state, hunk
 
 
-def _removals_still_there(ws: Workspace, patch: Patch) -> bool:
+def _removals_still_there(ws: Workspace, patch: Patch, *, deletions_only: bool = False) -> bool:
     """Whether a context-free deletion hunk of ``patch`` still finds the lines it removes.
 
     Such a hunk (``@@ -3 +2,0 @@``, ``diff -U0``) leaves nothing to look for, so undoing it
-    "succeeds" anywhere; it is applied only when its removed lines are gone.
+    "succeeds" anywhere; without a pristine reference it is taken as applied only when its
+    removed lines are gone. With one (``deletions_only``), only a diff that deletes the whole
+    file is judged so: the lines of a kept file may well still be there (a removed line
+    equal to its neighbour), and the pristine comparison decides (:func:`_unconfirmed`).
     """
     return any(
-        not hunk.post_image and locate(state.lines, hunk) is not None
-        for state, hunk in _hunks_on_files(ws, patch)
+        not hunk.post_image
+        and (diff.is_deletion or not deletions_only)
+        and locate(state.lines, hunk) is not None
+        for diff, state, hunk in _hunks_on_files(ws, patch)
     )
 
 
@@ -159,7 +180,7 @@ def _insertions_already_there(ws: Workspace, patch: Patch) -> bool:
     """
     return any(
         not hunk.pre_image and locate(state.lines, hunk, reverse=True) is not None
-        for state, hunk in _hunks_on_files(ws, patch)
+        for _, state, hunk in _hunks_on_files(ws, patch)
     )
 
 
@@ -182,10 +203,19 @@ def _undo_some(ws: Workspace, patch: Patch, applied: list[HunkRef]) -> None:
             ws.set(path, type(state)(tuple(result.lines), state.mode))  # type: ignore[arg-type]
 
 
-def patch_state(ws: Workspace, patch: Patch) -> tuple[PatchState, PatchOutcome | None]:
+def patch_state(
+    ws: Workspace, patch: Patch, confirm: bool = True
+) -> tuple[PatchState, PatchOutcome | None]:
     """Judge one patch on ``ws`` (the tree with every later patch already undone) and undo
-    what of it is applied."""
-    ambiguous = _removals_still_there(ws, patch)
+    what of it is applied.
+
+    ``confirm``: a pristine reference will check the result, so a patch that relies on
+    :func:`unprovable` hunks may be judged applied (:func:`series_state` takes it back if
+    its files then differ from pristine); without one, such a patch is never applied.
+    """
+    ambiguous = _removals_still_there(ws, patch, deletions_only=confirm) or (
+        not confirm and _has_unprovable(patch)
+    )
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous)
     if undone.ok and not ambiguous:
         refs = [
@@ -200,7 +230,7 @@ def patch_state(ws: Workspace, patch: Patch) -> tuple[PatchState, PatchOutcome |
             for p in forward.placements
         ]
         return PatchState(patch.name, NOT_APPLIED, (), tuple(missing)), forward
-    applied, missing = _hunk_refs(patch, ws, reverse=True)
+    applied, missing = _hunk_refs(patch, ws, reverse=True, confirm=confirm)
     if applied:
         _undo_some(ws, patch, applied)
         return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
@@ -240,19 +270,77 @@ def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | N
 
     ``ws`` is left holding the content with the applied parts of the series undone.
     """
+    snapshot = ws.snapshot()
+    doubtful: set[str] = set()
+    while True:
+        states, checks = _walk(ws, patches, pristine, doubtful)
+        taken_back = {
+            patch.name
+            for patch, state in zip(patches, states)
+            if state.state == CONFLICT
+            and patch.name not in doubtful
+            and _unconfirmed_hunks(patch, checks)
+        }
+        if not taken_back:
+            break
+        # Walk again with those patches judged without their unprovable hunks, so that the
+        # content left in ``ws`` (and the drift reported) does not hold their undoing.
+        doubtful |= taken_back
+        ws.restore(snapshot)
+    return SeriesState(tuple(states), tuple(checks), pristine.label if pristine else None)
+
+
+def _walk(
+    ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None, doubtful: set[str]
+) -> tuple[list[PatchState], tuple[FileCheck, ...]]:
+    """One backward walk (see :func:`series_state`); the patches named in ``doubtful`` are
+    judged as if no pristine reference could confirm them."""
     states: list[PatchState] = []
     for patch in reversed(patches):
-        state, _ = patch_state(ws, patch)
+        confirm = pristine is not None and patch.name not in doubtful
+        state, _ = patch_state(ws, patch, confirm=confirm)
         states.append(state)
     states.reverse()
     states = _needing_earlier(ws, patches, states)
     checks: list[FileCheck] = []
     if pristine is not None:
-        from patchkeeper.series.parse import sha256_hex
-
+        for path in sorted(ws.absent_or_empty):
+            ws.settle_empty(path, pristine.expected_sha256(path) == EMPTY_SHA256)
         for path in touched_paths(patches):
             current = ws.get(path)
             actual = sha256_hex(current.data) if current is not None else None
             expected = pristine.expected_sha256(path)
             checks.append(FileCheck(path, actual != expected, expected, actual))
-    return SeriesState(tuple(states), tuple(checks), pristine.label if pristine else None)
+        states = _unconfirmed(patches, states, {c.path for c in checks if c.drifted})
+    return states, tuple(checks)
+
+
+def _unconfirmed_hunks(patch: Patch, checks: tuple[FileCheck, ...]) -> bool:
+    drifted = {c.path for c in checks if c.drifted}
+    return any(unprovable(d, h) and d.path in drifted for d in patch.files for h in d.hunks)
+
+
+#: The sha256 of no bytes: an empty file.
+EMPTY_SHA256 = sha256_hex(b"")
+
+
+def _unconfirmed(
+    patches: Sequence[Patch], states: list[PatchState], drifted: set[str]
+) -> list[PatchState]:
+    """Take back *applied* from a patch whose :func:`unprovable` hunks were undone on a file
+    that then differs from pristine: nothing showed those hunks applied (a conflict)."""
+    out = list(states)
+    for index, (patch, state) in enumerate(zip(patches, states)):
+        if state.state != APPLIED:
+            continue
+        doubtful = [
+            HunkRef(diff.path, hunk.index, hunk.header)
+            for diff in patch.files
+            for hunk in diff.hunks
+            if unprovable(diff, hunk) and diff.path in drifted
+        ]
+        if doubtful:
+            keys = {(ref.path, ref.index) for ref in doubtful}
+            kept = tuple(r for r in state.applied_hunks if (r.path, r.index) not in keys)
+            out[index] = PatchState(state.name, CONFLICT, kept, tuple(doubtful))
+    return out

@@ -59,6 +59,8 @@ class ApplyResult:
         state: the per-patch state, for :data:`PARTIAL` and :data:`DRIFTED`.
         recovery: a journal of an interrupted run rolled back first, if any.
         note: one more sentence for the user, or ``""``.
+        edited_overlays: overlay files whose bytes in the target differ from the overlay's
+            (edited there), for :data:`DRIFTED` on ``unapply``: they are never removed.
         backup: for ``unapply --force`` over drifted files, the directory holding their
             bytes from before the unapply (their patch paths under it), else ``""``.
     """
@@ -74,6 +76,7 @@ class ApplyResult:
     state: SeriesState | None = None
     recovery: Recovery | None = None
     note: str = ""
+    edited_overlays: tuple[str, ...] = ()
     backup: str = ""
 
     @property

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -126,6 +127,12 @@ def safe_path(
             f"the patch path {relative!r} escapes the target {base}",
             hint="a patch may only name files inside the target; fix the patch",
         )
+    problem = name_problem(relative)
+    if problem:
+        raise TargetError(
+            f"the patch path {relative!r} {problem}",
+            hint="rename the file in the patch; nothing was written",
+        )
     path = base.joinpath(*parts)
     try:
         resolved = path.resolve() if real_dirs is None else _resolve(path, real_dirs)
@@ -139,6 +146,30 @@ def safe_path(
             hint="remove the symlink or fix the patch; nothing was written",
         )
     return path
+
+
+def name_problem(relative: str) -> str:
+    """Why a patch path cannot name a file patchkeeper writes, or ``""``.
+
+    Refused: a control character (C0, DEL, C1: a newline, an escape) and bytes that are not
+    valid in the file system's encoding (a name read with ``surrogateescape``); such names
+    break messages, the journal and the terminal, and git quotes them for that reason.
+
+    >>> name_problem("pkg/mod.py")
+    ''
+    >>> print(name_problem("a" + chr(27) + "[31m"))
+    holds the control character '\\x1b'
+    """
+    for char in relative:
+        code = ord(char)
+        if code < 32 or 127 <= code < 160:
+            return f"holds the control character {char!r}"
+    encoding = sys.getfilesystemencoding()
+    try:
+        relative.encode(encoding)
+    except UnicodeEncodeError:
+        return f"holds bytes that are not valid {encoding} (the file system's encoding)"
+    return ""
 
 
 def _resolve(path: Path, real_dirs: dict[str, str]) -> Path:
@@ -162,7 +193,7 @@ def read_file(path: Path) -> FileState | None:
         TargetError: it is a directory or cannot be read.
     """
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the read
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -171,6 +202,10 @@ def read_file(path: Path) -> FileState | None:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise TargetError("a patch names this path as a file, but it is a directory", path=path)
+        if not stat.S_ISREG(info.st_mode):
+            raise TargetError(
+                "a patch names this path as a file, but it is not a regular file", path=path
+            )
         with open(fd, "rb", closefd=False) as handle:
             data = handle.read()
     except OSError as exc:
@@ -449,7 +484,7 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                 if path is None or path in checked:
                     continue
                 try:
-                    tree.path_of(path)
+                    check_target_file(tree, tree.path_of(path), path)
                 except TargetError as exc:
                     where = f" at {exc.path}" if exc.path is not None else ""
                     raise TargetError(
@@ -459,3 +494,41 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                         hint=exc.hint,
                     ) from None
                 checked.add(path)
+
+
+def check_target_file(tree: Tree, path: Path, relative: str) -> None:
+    """Refuse a patch path that is a symlink or another non-regular file in the target (GNU
+    patch: "not a regular file"; writing it would replace the link), or that lies in
+    patchkeeper's own state (``.patchkeeper/``, the journal, ``patchkeeper.json``).
+
+    Raises:
+        TargetError: naming the path.
+    """
+    if path.is_symlink():
+        raise TargetError(
+            f"the patch path {relative!r} is a symbolic link in the target; patchkeeper "
+            "patches regular files only (GNU patch: not a regular file)",
+            path=path,
+            hint="patch the file the link points to, or remove the link",
+        )
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise TargetError(
+            f"the patch path {relative!r} is not a regular file in the target",
+            path=path,
+        )
+    for state in own_state(tree):
+        if path == state or path.is_relative_to(state):
+            raise TargetError(
+                f"the patch path {relative!r} lies in patchkeeper's own state ({state})",
+                path=path,
+                hint="a patch may not change patchkeeper's state; fix the patch",
+            )
+
+
+def own_state(tree: Tree) -> tuple[Path, ...]:
+    """Where patchkeeper keeps its state in ``tree``: the journal, and ``.patchkeeper/`` of a
+    directory or ``patchkeeper.json`` and ``RECORD`` of an installed distribution."""
+    if tree.dist is not None:
+        dist = tree.dist
+        return (tree.journal_dir, dist.applied_record_path, dist.record_path)
+    return (tree.root / ".patchkeeper", tree.journal_dir)
