@@ -21,10 +21,13 @@ from patchkeeper.trees.tree import check_paths, spec_tree
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def run(config: Config, *, to: str, argv: Sequence[str] | None = None) -> AuditResult:
-    """Audit the configured series against the upstream ``to`` (requirement or directory),
-    and keep the result in the evidence store (with ``argv``, the command line; default: the
-    one that asks for this audit).
+def run(
+    config: Config, *, to: str, argv: Sequence[str] | None = None, save_evidence: bool = False
+) -> AuditResult:
+    """Audit the configured series against the upstream ``to`` (requirement or directory);
+    keep the result in the evidence store when ``save_evidence`` (``--save-evidence``) or
+    ``evidence = true`` says so (with ``argv``, the command line; default: the one that asks
+    for this audit).
 
     Raises:
         PatchFormatError, FetchError, TargetError: as their names say.
@@ -41,5 +44,7 @@ def run(config: Config, *, to: str, argv: Sequence[str] | None = None) -> AuditR
         target_version=tree.version,
         verdicts=tuple(verdicts),
     )
-    evidence_store.keep(config, "audit", result, command_line(["audit"], {"--to": to}, argv))
+    evidence_store.keep(
+        config, "audit", result, command_line(["audit"], {"--to": to}, argv), save_evidence
+    )
     return result

@@ -191,10 +191,11 @@ def untested_scope(
 ) -> list[str]:
     """What the record does not cover, listed explicitly, one sentence each."""
     out = []
-    if not settings.evidence:
+    if not evidence:
         out.append(
-            "the evidence store is off (`evidence = false` in [tool.patchkeeper.report]): "
-            "patchkeeper's own commands were not recorded"
+            "no evidence saved: patchkeeper's own commands were not recorded (run audit, "
+            "verify, port and the runtime commands with --save-evidence, or set "
+            "`evidence = true` in [tool.patchkeeper.report])"
         )
     has_series = any(i.kind == "series" for i in items)
     has_runtime = any(i.kind == "runtime" for i in items)
