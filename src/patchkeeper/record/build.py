@@ -236,6 +236,8 @@ def time_line(
     """The record's one line that depends on the clock: when its evidence was taken."""
     stamps = {e.recorded for e in evidence.values()} | {c.recorded for c in recorded}
     times = sorted((stamps | {measured}) - {""})
+    if not times:  # ``report --check`` before any evidence or ``report``
+        return "No evidence taken: no command's result was saved and no environment measured."
     span = times[0] if len(times) == 1 else f"between {times[0]} and {times[-1]}"
     return (
         f"Evidence taken {span} (UTC); this is the only line of the record that depends on "
