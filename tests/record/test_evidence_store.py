@@ -79,8 +79,9 @@ def test_without_evidence_on_nothing_is_written(cli, example, table: str) -> Non
     assert not (example.downstream / ".patchkeeper").exists()
     decide = cli("decide", cwd=example.downstream)
     assert decide.out.splitlines()[-1] == (
-        "no evidence saved: run the command with --save-evidence, or set evidence = true in "
-        "[tool.patchkeeper.report] to keep every run's result"
+        "no evidence saved: run audit, port, verify or the runtime commands with "
+        "--save-evidence, or set evidence = true in [tool.patchkeeper.report] to keep every "
+        "run's result"
     )
     cli("report", cwd=example.downstream)
     text = (example.downstream / "AUDIT.md").read_text()

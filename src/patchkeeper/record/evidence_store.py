@@ -118,8 +118,8 @@ def enabled(config: Config) -> bool:
 
 #: What to do to get evidence, for messages that find none.
 HOW_TO_SAVE = (
-    "run the command with --save-evidence, or set evidence = true in "
-    "[tool.patchkeeper.report] to keep every run's result"
+    "run audit, port, verify or the runtime commands with --save-evidence, or set "
+    "evidence = true in [tool.patchkeeper.report] to keep every run's result"
 )
 
 
