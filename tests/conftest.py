@@ -115,7 +115,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture
 def example(tmp_path: Path) -> Example:
-    # A user who ran the README's first command has .patchkeeper/ (evidence) in the example.
+    # A user who ran the example with --save-evidence has .patchkeeper/ (evidence) in it.
     shutil.copytree(
         EXAMPLES,
         tmp_path / "examples",

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from patchkeeper import __version__
 from patchkeeper.errors import PatchkeeperError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -159,6 +160,17 @@ def markdown_option(help: str = "Also write the report as Markdown.") -> Decorat
     return click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path), help=help)
 
 
+def save_evidence_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--save-evidence``: keep this run's result in ``.patchkeeper/evidence/`` (saving is
+    off by default; ``evidence = true`` in ``[tool.patchkeeper.report]`` turns it on)."""
+    return click.option(
+        "--save-evidence",
+        is_flag=True,
+        help="Keep the result in .patchkeeper/evidence/ for the audit record "
+        "(default: only with evidence = true in [report]).",
+    )(function)
+
+
 def pristine_option(
     help: str = "The pristine upstream: a directory or a requirement.",
 ) -> Decorator:
@@ -214,7 +226,7 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     type=click.Path(file_okay=False, path_type=Path),
     help="Run as if started in this downstream directory; may also follow the command.",
 )
-@click.version_option(package_name="patchkeeper")
+@click.version_option(version=__version__, prog_name="patchkeeper")
 @click.pass_context
 def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
     """Keep a downstream patch series (or runtime patches) true against upstream releases."""
@@ -280,15 +292,22 @@ def unapply(
     "The pristine upstream: a directory or a requirement "
     "(default for a directory target: the configured pin)."
 )
+@save_evidence_option
 @json_option
 @click.pass_obj
 def verify(
-    settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
+    settings: Settings,
+    upstream: dict[str, Path | None],
+    pristine: str | None,
+    save_evidence: bool,
+    as_json: bool,
 ) -> None:
     """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
     from patchkeeper.commands import verify as command
 
-    result = command.run(settings.config(), **upstream, pristine=pristine, argv=ARGV)
+    result = command.run(
+        settings.config(), **upstream, pristine=pristine, argv=ARGV, save_evidence=save_evidence
+    )
     emit(result, as_json)
 
 
@@ -318,15 +337,23 @@ def status(
     "(default: the configured pristine, else upstream==pin)."
 )
 @markdown_option("Also write the report as Markdown, for a pull request.")
+@save_evidence_option
 @json_option
 @click.pass_obj
 def audit(
-    settings: Settings, to: str, pristine: str | None, markdown: Path | None, as_json: bool
+    settings: Settings,
+    to: str,
+    pristine: str | None,
+    markdown: Path | None,
+    save_evidence: bool,
+    as_json: bool,
 ) -> None:
     """Apply the series to a new upstream release in memory and judge every patch."""
     from patchkeeper.commands import audit as command
 
-    emit(command.run(settings.config(), to=to, pristine=pristine, argv=ARGV), as_json, markdown)
+    config = settings.config()
+    result = command.run(config, to=to, pristine=pristine, argv=ARGV, save_evidence=save_evidence)
+    emit(result, as_json, markdown)
 
 
 # --------------------------------------------------------------------------- headers, ledger,
@@ -537,6 +564,7 @@ def check_branch(
 @click.option("--continue", "resume", is_flag=True, help="Carry on after resolving a conflict.")
 @click.option("--abort", is_flag=True, help="Drop the port in progress (nothing else was written).")
 @markdown_option("Also write the report as Markdown, for a pull request.")
+@save_evidence_option
 @json_option
 @click.pass_obj
 def port(
@@ -550,6 +578,7 @@ def port(
     resume: bool,
     abort: bool,
     markdown: Path | None,
+    save_evidence: bool,
     as_json: bool,
 ) -> None:
     """Carry the series to a new upstream release: refresh, merge, retire; stop at conflicts."""
@@ -584,6 +613,7 @@ def port(
         output=output,
         action=action,
         argv=ARGV,
+        save_evidence=save_evidence,
     )
     emit(result, as_json, markdown)
 
@@ -620,15 +650,22 @@ def runtime() -> None:
 @runtime.command("inventory")
 @plugin_options
 @markdown_option()
+@save_evidence_option
 @json_option
 @click.pass_obj
 def runtime_inventory(
-    settings: Settings, plugin_location: dict[str, Any], markdown: Path | None, as_json: bool
+    settings: Settings,
+    plugin_location: dict[str, Any],
+    markdown: Path | None,
+    save_evidence: bool,
+    as_json: bool,
 ) -> None:
     """List every runtime patch, its mechanism and activation; check headers and ledger."""
     from patchkeeper.commands import runtime_inventory as command
 
-    result = command.run(settings.config(), **plugin_location, argv=ARGV)
+    result = command.run(
+        settings.config(), **plugin_location, argv=ARGV, save_evidence=save_evidence
+    )
     emit(result, as_json, markdown)
 
 
@@ -637,6 +674,7 @@ def runtime_inventory(
 @click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
 @plugin_options
 @markdown_option()
+@save_evidence_option
 @json_option
 @click.pass_obj
 def runtime_audit(
@@ -645,12 +683,20 @@ def runtime_audit(
     new: str,
     plugin_location: dict[str, Any],
     markdown: Path | None,
+    save_evidence: bool,
     as_json: bool,
 ) -> None:
     """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
     from patchkeeper.commands import runtime_audit as command
 
-    result = command.run(settings.config(), old=old, new=new, **plugin_location, argv=ARGV)
+    result = command.run(
+        settings.config(),
+        old=old,
+        new=new,
+        **plugin_location,
+        argv=ARGV,
+        save_evidence=save_evidence,
+    )
     emit(result, as_json, markdown)
 
 
@@ -664,6 +710,7 @@ def runtime_audit(
 )
 @click.option("--timeout", default=120.0, show_default=True, help="Seconds before giving up.")
 @plugin_options
+@save_evidence_option
 @json_option
 @click.pass_obj
 def runtime_check(
@@ -671,13 +718,19 @@ def runtime_check(
     python: Path,
     timeout: float,
     plugin_location: dict[str, Any],
+    save_evidence: bool,
     as_json: bool,
 ) -> None:
     """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
     from patchkeeper.commands import runtime_check as command
 
     result = command.run(
-        settings.config(), python=python, timeout=timeout, **plugin_location, argv=ARGV
+        settings.config(),
+        python=python,
+        timeout=timeout,
+        **plugin_location,
+        argv=ARGV,
+        save_evidence=save_evidence,
     )
     emit(result, as_json)
 

@@ -1,4 +1,4 @@
-"""The evidence store: every evidence-producing command saves its JSON result."""
+"""The evidence store: an evidence command saves its JSON result when asked or configured."""
 
 from __future__ import annotations
 
@@ -69,19 +69,37 @@ def test_status_is_not_evidence(cli, example) -> None:
     assert not (example.downstream / ".patchkeeper").exists()
 
 
-def test_with_evidence_off_nothing_is_written(cli, example) -> None:
+@pytest.mark.parametrize("table", ["", "\n[report]\nevidence = false\n"], ids=["default", "off"])
+def test_without_evidence_on_nothing_is_written(cli, example, table: str) -> None:
     with (example.downstream / "patchkeeper.toml").open("a") as handle:
-        handle.write("\n[report]\nevidence = false\n")
+        handle.write(table)
     assert cli("audit", "--to", "../upstream/minihttp-1.1", cwd=example.downstream).code == 1
     old = str(example.old)
     assert cli("verify", "--target", old, "--pristine", old, cwd=example.downstream).code == 1
     assert not (example.downstream / ".patchkeeper").exists()
+    decide = cli("decide", cwd=example.downstream)
+    assert decide.out.splitlines()[-1] == (
+        "no evidence saved: run audit, port, verify or the runtime commands with "
+        "--save-evidence, or set evidence = true in [tool.patchkeeper.report] to keep every "
+        "run's result"
+    )
     cli("report", cwd=example.downstream)
     text = (example.downstream / "AUDIT.md").read_text()
     assert (
-        "- the evidence store is off (`evidence = false` in \\[tool.patchkeeper.report\\]): "
-        "patchkeeper's own commands were not recorded"
+        "- no evidence saved: patchkeeper's own commands were not recorded (run audit, "
+        "verify, port and the runtime commands with --save-evidence, or set "
+        "`evidence = true` in \\[tool.patchkeeper.report\\])"
     ) in text
+
+
+def test_save_evidence_saves_one_run(cli, example) -> None:
+    down = example.downstream
+    assert cli("audit", "--to", "../upstream/minihttp-1.1", "--save-evidence", cwd=down).code == 1
+    assert sorted(p.name for p in (down / ".patchkeeper/evidence").iterdir()) == ["audit.json"]
+    saved = json.loads((down / ".patchkeeper/evidence/audit.json").read_text())
+    assert saved["argv"] == ["audit", "--to", "../upstream/minihttp-1.1", "--save-evidence"]
+    assert cli("audit", "--to", "../upstream/minihttp-1.1", cwd=down).code == 1
+    assert json.loads((down / ".patchkeeper/evidence/audit.json").read_text()) == saved
 
 
 def test_a_corrupt_evidence_file_is_an_input_error(cli, audited: Path) -> None:

@@ -51,10 +51,12 @@ def run(
     to: str,
     pristine: str | None = None,
     argv: Sequence[str] | None = None,
+    save_evidence: bool = False,
 ) -> AuditResult:
-    """Audit the configured series against the upstream ``to`` (requirement or directory),
-    and keep the result in the evidence store (with ``argv``, the command line; default: the
-    one that asks for this audit).
+    """Audit the configured series against the upstream ``to`` (requirement or directory);
+    keep the result in the evidence store when ``save_evidence`` (``--save-evidence``) or
+    ``evidence = true`` says so (with ``argv``, the command line; default: the one that asks
+    for this audit).
 
     ``pristine`` is the old pin's tree (directory or requirement); by default the configured
     ``pristine`` or ``upstream==pin``.
@@ -79,5 +81,6 @@ def run(
         pin_note=note,
     )
     options = {"--to": to, "--pristine": pristine}
-    evidence_store.keep(config, "audit", result, command_line(["audit"], options, argv))
+    line = command_line(["audit"], options, argv)
+    evidence_store.keep(config, "audit", result, line, save_evidence)
     return result

@@ -29,7 +29,10 @@ def suggestion(item: Item) -> tuple[Decision, tuple[str, ...]]:
     elif item.verdict:
         comment = f"no suggestion: {item.source} says {item.verdict}; decide by hand"
     else:
-        comment = "no evidence yet: run audit, port or runtime audit, or decide by hand"
+        comment = (
+            "no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
+            "evidence = true in [tool.patchkeeper.report]), or decide by hand"
+        )
     condition = "" if item.suggested in DROPS else item.condition
     comments = [comment]
     if condition:
@@ -62,7 +65,8 @@ def run(config: Config) -> DecideResult:
         text = append_tables(settings.decisions_file, new)
         store.write_text(settings.decisions_file, text)
     added = tuple(Added(d.kind, d.key, d.decision, _verdict(items, d)) for d, _ in new)
-    return DecideResult(str(settings.decisions_file), added, len(items) - len(new))
+    hint = "" if evidence else f"no evidence saved: {store.HOW_TO_SAVE}"
+    return DecideResult(str(settings.decisions_file), added, len(items) - len(new), hint)
 
 
 def _verdict(items: list[Item], decision: Decision) -> str:

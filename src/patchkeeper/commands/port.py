@@ -201,6 +201,7 @@ def run(
     output: Path | None = None,
     action: str = "port",
     argv: Sequence[str] | None = None,
+    save_evidence: bool = False,
 ) -> PortResult:
     """``port`` (``action="port"``), ``port --continue`` or ``port --abort``; the result of a
     port or a ``--continue`` is kept in the evidence store, with ``argv`` (the command line;
@@ -236,7 +237,9 @@ def run(
         "--upstream-repo": upstream_repo,
         "--continue": action == "continue",
     }
-    evidence_store.keep(config, "port", result, command_line(["port"], options, argv))
+    evidence_store.keep(
+        config, "port", result, command_line(["port"], options, argv), save_evidence
+    )
     return result
 
 

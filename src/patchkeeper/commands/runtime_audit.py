@@ -21,6 +21,7 @@ def run(
     package: str | None = None,
     patch_directory: str | None = None,
     argv: Sequence[str] | None = None,
+    save_evidence: bool = False,
 ) -> RuntimeAudit:
     """Audit the plugin's runtime patches from upstream ``old`` to ``new`` (directories or
     requirements) and keep the result in the evidence store, with ``argv`` (the command line;
@@ -39,5 +40,5 @@ def run(
         "--patch-dir": patch_directory,
     }
     line = command_line(["runtime", "audit"], options, argv)
-    evidence_store.keep(config, "runtime audit", result, line)
+    evidence_store.keep(config, "runtime audit", result, line, save_evidence)
     return result

@@ -21,6 +21,7 @@ def run(
     package: str | None = None,
     patch_directory: str | None = None,
     argv: Sequence[str] | None = None,
+    save_evidence: bool = False,
 ) -> LiveCheck:
     """Check the plugin's patches live in ``python``'s environment (``timeout`` in seconds)
     and keep the result in the evidence store, with ``argv`` (the command line; default: the
@@ -44,5 +45,5 @@ def run(
         "--patch-dir": patch_directory,
     }
     line = command_line(["runtime", "check"], options, argv)
-    evidence_store.keep(config, "runtime check", result, line)
+    evidence_store.keep(config, "runtime check", result, line, save_evidence)
     return result

@@ -19,6 +19,7 @@ def run(
     package: str | None = None,
     patch_directory: str | None = None,
     argv: Sequence[str] | None = None,
+    save_evidence: bool = False,
 ) -> Inventory:
     """Inventory the plugin's runtime patches (the options override ``[tool.patchkeeper.
     runtime]``) and keep the result in the evidence store, with ``argv`` (the command line;
@@ -29,5 +30,5 @@ def run(
     result = take_inventory(config, plugin=plugin, package=package, patch_directory=patch_directory)
     options = {"--plugin": plugin, "--package": package, "--patch-dir": patch_directory}
     line = command_line(["runtime", "inventory"], options, argv)
-    evidence_store.keep(config, "runtime inventory", result, line)
+    evidence_store.keep(config, "runtime inventory", result, line, save_evidence)
     return result

@@ -70,6 +70,7 @@ def run(
     pristine: str | None = None,
     detailed: bool = False,
     argv: Sequence[str] | None = None,
+    save_evidence: bool = False,
 ) -> VerifyResult:
     """Compute the state of the configured series on the target; ``verify`` (not
     ``detailed``) keeps it in the evidence store, with ``argv`` (the command line; default:
@@ -128,5 +129,7 @@ def run(
     )
     if not detailed:
         options = {"--target": target, "--python": python, "--pristine": pristine}
-        evidence_store.keep(config, "verify", result, command_line(["verify"], options, argv))
+        evidence_store.keep(
+            config, "verify", result, command_line(["verify"], options, argv), save_evidence
+        )
     return result

@@ -191,10 +191,11 @@ def untested_scope(
 ) -> list[str]:
     """What the record does not cover, listed explicitly, one sentence each."""
     out = []
-    if not settings.evidence:
+    if not evidence:
         out.append(
-            "the evidence store is off (`evidence = false` in [tool.patchkeeper.report]): "
-            "patchkeeper's own commands were not recorded"
+            "no evidence saved: patchkeeper's own commands were not recorded (run audit, "
+            "verify, port and the runtime commands with --save-evidence, or set "
+            "`evidence = true` in [tool.patchkeeper.report])"
         )
     has_series = any(i.kind == "series" for i in items)
     has_runtime = any(i.kind == "runtime" for i in items)
@@ -235,6 +236,8 @@ def time_line(
     """The record's one line that depends on the clock: when its evidence was taken."""
     stamps = {e.recorded for e in evidence.values()} | {c.recorded for c in recorded}
     times = sorted((stamps | {measured}) - {""})
+    if not times:  # ``report --check`` before any evidence or ``report``
+        return "No evidence taken: no command's result was saved and no environment measured."
     span = times[0] if len(times) == 1 else f"between {times[0]} and {times[-1]}"
     return (
         f"Evidence taken {span} (UTC); this is the only line of the record that depends on "

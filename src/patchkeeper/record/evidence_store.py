@@ -1,7 +1,8 @@
 """The evidence store: the last result of every evidence-producing command, in the downstream.
 
 The audit record (docs/audit-record.md) is built from what patchkeeper measured, so each of
-``audit``, ``port``, ``runtime audit``, ``runtime check`` and ``verify`` saves its JSON
+``audit``, ``port``, ``runtime inventory``, ``runtime audit``, ``runtime check`` and ``verify``
+can save its JSON
 result (:func:`patchkeeper.jsonable.to_jsonable`) at ``<downstream>/.patchkeeper/evidence/
 <command>.json`` (``runtime audit`` -> ``runtime-audit.json``), with the argv it ran with,
 patchkeeper's version and its exit code. A later run of the same command replaces the file.
@@ -10,8 +11,9 @@ patchkeeper's version and its exit code. A later run of the same command replace
 
 One line of each file holds a time, ``"recorded": "2026-11-30T09:52:42Z"`` (UTC, seconds):
 the record says when the evidence was taken; nothing else in the store depends on the clock.
-Commit the directory with the record: ``report --check`` in CI reads it. Saving is switched
-on per downstream with ``evidence = true`` in ``[tool.patchkeeper.report]`` (:func:`enabled`).
+Commit the directory with the record: ``report --check`` in CI reads it. Saving is off by
+default (a command that reads writes nothing): it is on for one run with ``--save-evidence``,
+and for every run with ``evidence = true`` in ``[tool.patchkeeper.report]`` (:func:`enabled`).
 
 A sample ``audit.json``::
 
@@ -109,15 +111,16 @@ class StoredEvidence:
 
 
 def enabled(config: Config) -> bool:
-    """Whether the downstream keeps evidence: on unless ``evidence = false`` in
-    ``[tool.patchkeeper.report]``."""
-    return (config.sections.get("report") or {}).get("evidence") is not False
-
-
-def required(config: Config) -> bool:
-    """Whether the user asked for evidence explicitly (``evidence = true``): then a failure
-    to save it is worth a warning; by default it is skipped quietly."""
+    """Whether the downstream keeps evidence by configuration: ``evidence = true`` in
+    ``[tool.patchkeeper.report]``; off by default (a command that reads writes nothing)."""
     return (config.sections.get("report") or {}).get("evidence") is True
+
+
+#: What to do to get evidence, for messages that find none.
+HOW_TO_SAVE = (
+    "run audit, port, verify or the runtime commands with --save-evidence, or set "
+    "evidence = true in [tool.patchkeeper.report] to keep every run's result"
+)
 
 
 def evidence_dir(config: Config) -> Path:
@@ -131,13 +134,11 @@ def file_name(command_name: str) -> str:
 
 
 def patchkeeper_version() -> str:
-    """The installed patchkeeper's version (``"0.1.0"``)."""
-    from importlib.metadata import PackageNotFoundError, version
+    """patchkeeper's version (``"0.1.0"``): :data:`patchkeeper.__version__`, the one place it
+    is written (``pyproject.toml`` reads it from there)."""
+    from patchkeeper import __version__
 
-    try:
-        return version("patchkeeper")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "unknown"
+    return __version__
 
 
 def now_utc() -> str:
@@ -230,24 +231,28 @@ def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple
 
 
 def keep(
-    config: Config | None, command_name: str, result: Any, argv: list[str] | tuple[str, ...]
-) -> None:
-    """Save ``result`` as the evidence of ``command_name`` (:func:`save`) when the downstream
-    keeps evidence (:func:`enabled`; ``config`` ``None``: no downstream, nothing kept).
+    config: Config | None,
+    command_name: str,
+    result: Any,
+    argv: list[str] | tuple[str, ...],
+    asked: bool = False,
+) -> Path | None:
+    """Save ``result`` as the evidence of ``command_name`` (:func:`save`) when it is asked for
+    (``asked``: ``--save-evidence``) or configured (:func:`enabled`); return the file written,
+    or ``None`` (off, or ``config`` ``None``: no downstream).
 
-    A store that cannot be written (a read-only checkout) is skipped quietly; when the user
-    asked for evidence (``evidence = true``, :func:`required`) the failure is a warning
+    A store that cannot be written (a read-only checkout) is a warning
     (:func:`patchkeeper.progress.warn`), never an error: the command's own result stands.
     """
     from patchkeeper.progress import warn
 
-    if config is None or not enabled(config):
-        return
+    if config is None or not (asked or enabled(config)):
+        return None
     try:
-        save(config, command_name, result, argv)
+        return save(config, command_name, result, argv)
     except (PatchkeeperError, OSError) as exc:
-        if required(config):
-            warn(f"the evidence was not saved: {exc}")
+        warn(f"the evidence was not saved: {exc}")
+        return None
 
 
 def load(config: Config, command_name: str) -> StoredEvidence | None:

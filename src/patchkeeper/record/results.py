@@ -21,11 +21,13 @@ class Added:
 
 @dataclass(frozen=True)
 class DecideResult:
-    """The decisions file, the tables added, and how many were already there."""
+    """The decisions file, the tables added, and how many were already there; ``hint``: when
+    no evidence was saved at all, how to save it (``""`` otherwise)."""
 
     path: str
     added: tuple[Added, ...]
     kept: int
+    hint: str = ""
 
     @property
     def exit_code(self) -> int:

@@ -4,8 +4,8 @@ A sample (every key optional)::
 
     [tool.patchkeeper.report]
     evidence = true                 # audit, port, verify and the runtime commands save their
-                                    # results in .patchkeeper/evidence/ (default: on; false
-                                    # turns it off)
+                                    # results in .patchkeeper/evidence/ on every run (default:
+                                    # off; --save-evidence saves one run)
     decisions-file = "patchkeeper-decisions.toml"
     audit-file = "AUDIT.md"
     html-file = "AUDIT.html"        # written by ``report --html``
@@ -16,9 +16,9 @@ A sample (every key optional)::
     output-tail = 30                # lines of output ``record`` keeps
     untested = ["no multi-node run"]  # scope you know is untested, listed in the record
 
-Paths are relative to the downstream root. Evidence is saved by default, quietly skipped when
-the downstream cannot be written; with ``evidence = true`` set explicitly, a failure to save
-is a warning; ``evidence = false`` turns saving off.
+Paths are relative to the downstream root. Evidence is not saved by default: a command that
+reads writes nothing. ``evidence = true`` saves every evidence command's result,
+``--save-evidence`` one run's; a failure to save is a warning, not an error.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def report_settings(config: Config) -> ReportSettings:
 
     python = table.get("python") or ""
     return ReportSettings(
-        evidence=table.get("evidence") is not False,
+        evidence=table.get("evidence") is True,
         decisions_file=path("decisions-file", "patchkeeper-decisions.toml"),
         audit_file=path("audit-file", "AUDIT.md"),
         html_file=path("html-file", "AUDIT.html"),

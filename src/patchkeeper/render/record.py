@@ -37,6 +37,8 @@ def decide_text(result: DecideResult) -> str:
     for added in result.added:
         decision = added.decision or "(none: decide by hand)"
         lines.append(f"  {added.kind} {added.key}: {decision} ({added.verdict or 'no evidence'})")
+    if result.hint:
+        lines.append(result.hint)
     return "\n".join(lines)
 
 

@@ -1,0 +1,109 @@
+"""A command that only reads writes nothing: every read-only command leaves a git downstream's
+``git status --porcelain --ignored`` as it was; evidence is saved only when asked
+(``--save-evidence``) or configured (``evidence = true``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import EXAMPLES
+
+FIXTURES = Path(__file__).resolve().parents[1] / "runtime" / "fixtures"
+AUDIT = ("audit", "--to", "../upstream/minihttp-1.1")
+RUNTIME_AUDIT = ("runtime", "audit", "--from", "../upstream-1.0", "--to", "../upstream-2.0")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def porcelain(root: Path) -> str:
+    return git(root, "status", "--porcelain", "--ignored")
+
+
+@pytest.fixture
+def repo(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository holding the bundled example (downstream and both upstream trees), the
+    runtime tests' fixture plugin and its upstreams under ``runtime/``, and ``target/``: the
+    old upstream with the series applied (git-ignored, as a build tree is), all committed."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, root)
+    shutil.copytree(FIXTURES, root / "runtime")
+    shutil.copytree(root / "upstream" / "minihttp-1.0", root / "target")
+    (root / ".gitignore").write_text("target/\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "downstream")
+    assert cli("apply", "--target", "../target", cwd=root / "downstream").code == 0
+    return root
+
+
+# (directory under the repository, command line, exit code)
+READ_ONLY = [
+    ("downstream", ("verify", "--target", "../target"), 0),
+    ("downstream", ("status", "--target", "../target"), 0),
+    ("downstream", AUDIT, 1),
+    ("downstream", ("lint",), 0),
+    ("downstream", ("ledger", "--check"), 0),
+    ("downstream", ("report", "--check"), 1),  # no record yet: findings, nothing written
+    ("runtime/plugin", ("runtime", "inventory"), 1),
+    ("runtime/plugin", RUNTIME_AUDIT, 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("where", "args", "code"), READ_ONLY, ids=[" ".join(a[:2]) for _, a, _ in READ_ONLY]
+)
+def test_a_read_only_command_writes_nothing(cli, repo: Path, where, args, code) -> None:
+    before = porcelain(repo)
+    assert before == "!! target/\n"
+    assert cli(*args, cwd=repo / where).code == code
+    assert porcelain(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("where", "args", "code", "saved"),
+    [
+        ("downstream", ("verify", "--target", "../target"), 0, "verify.json"),
+        ("downstream", AUDIT, 1, "audit.json"),
+        ("runtime/plugin", ("runtime", "inventory"), 1, "runtime-inventory.json"),
+        ("runtime/plugin", RUNTIME_AUDIT, 1, "runtime-audit.json"),
+    ],
+    ids=["verify", "audit", "runtime inventory", "runtime audit"],
+)
+def test_save_evidence_saves_the_result(cli, repo: Path, where, args, code, saved) -> None:
+    assert cli(*args, "--save-evidence", cwd=repo / where).code == code
+    assert porcelain(repo) == f"?? {where}/.patchkeeper/\n!! target/\n"
+    assert sorted(p.name for p in (repo / where / ".patchkeeper/evidence").iterdir()) == [saved]
+
+
+def test_evidence_true_in_the_configuration_saves_every_run(cli, repo: Path) -> None:
+    down = repo / "downstream"
+    with (down / "patchkeeper.toml").open("a") as config:
+        config.write("\n[report]\nevidence = true\n")
+    assert cli(*AUDIT, cwd=down).code == 1
+    assert sorted(p.name for p in (down / ".patchkeeper/evidence").iterdir()) == ["audit.json"]
+
+
+def test_port_then_abort_leaves_no_evidence(cli, repo: Path) -> None:
+    down = repo / "downstream"
+    before = porcelain(repo)
+    started = cli("port", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert started.code == 1  # stopped at a conflict
+    assert cli("port", "--abort", cwd=down).code == 0
+    assert not (down / ".patchkeeper/evidence/port.json").exists()
+    assert porcelain(repo) == before
+
+
+def test_port_with_save_evidence_keeps_its_result_after_abort(cli, repo: Path) -> None:
+    down = repo / "downstream"
+    assert cli("port", "--to", "../upstream/minihttp-1.1", "--save-evidence", cwd=down).code == 1
+    assert cli("port", "--abort", cwd=down).code == 0
+    assert (down / ".patchkeeper/evidence/port.json").is_file()
