@@ -126,6 +126,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.terminal",
     "patchkeeper.render.markdown",
     "patchkeeper.render.audit",
+    "patchkeeper.render.horizon",
     "patchkeeper.render.runtime",
     "patchkeeper.render.ledger",
     "patchkeeper.render.port",
@@ -330,7 +331,14 @@ def status(
     "--to",
     "to",
     required=True,
-    help="The new upstream: a requirement (urllib3==1.26.20) or a directory.",
+    help="The new upstream: a requirement (urllib3==1.26.20) or a directory; a range "
+    "('vllm>=0.28,<0.34') audits every release in it (the upgrade horizon).",
+)
+@click.option(
+    "--releases",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With a range: choose the releases among the NAME-VERSION subdirectories of this "
+    "directory instead of the package indexes.",
 )
 @pristine_option(
     "The old pin's tree, to weigh the evidence against: a directory or a requirement "
@@ -343,12 +351,22 @@ def status(
 def audit(
     settings: Settings,
     to: str,
+    releases: Path | None,
     pristine: str | None,
     markdown: Path | None,
     save_evidence: bool,
     as_json: bool,
 ) -> None:
     """Apply the series to a new upstream release in memory and judge every patch."""
+    from patchkeeper.audit.horizon import is_range
+
+    if releases is not None or is_range(to):
+        from patchkeeper.commands import horizon
+
+        if save_evidence:
+            raise click.UsageError("--save-evidence keeps one release's audit; pass NAME==VERSION")
+        result = horizon.run(settings.config(), to=to, releases=releases, pristine=pristine)
+        emit(result, as_json, markdown)
     from patchkeeper.commands import audit as command
 
     config = settings.config()

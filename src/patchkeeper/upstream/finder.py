@@ -143,6 +143,22 @@ class Finder:
             )
         return chosen
 
+    def versions(self, name: str, kind: str) -> list[str]:
+        """Every version of the project ``name`` that has a file of ``kind`` on the indexes
+        (yanked files left out, PEP 592), in no particular order.
+
+        Raises:
+            FetchError: no such project, or an index cannot be reached.
+        """
+        with self._network_errors(name), _quiet_unearth() as notes:
+            packages = list(self._finder.find_all_packages(name))
+        if not packages:
+            raise FetchError(
+                f"no project named {name!r} on the package indexes",
+                hint=f"check the name ({self.settings.describe()}){_notes(notes)}",
+            )
+        return sorted({p.version for p in packages if p.version and _kind(p) == kind})
+
     def download(self, candidate: Candidate, dest: Path) -> str:
         """Download ``candidate`` to the file ``dest`` atomically; return its hex sha256.
 

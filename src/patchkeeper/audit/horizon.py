@@ -1,0 +1,214 @@
+"""The upgrade horizon: the series audited at every release in a version range.
+
+``audit --to 'vllm>=0.28,<0.34'`` lists the releases the range admits (final releases only,
+unless the range itself names a pre-release: PEP 440's rule, as ``packaging`` applies it),
+fetches each once into the cache, and judges every patch at each of them, so a maintainer sees
+at which release a patch starts to conflict and at which one upstream takes it, and which
+release to pin next.
+
+The releases come from the package indexes pip is configured with
+(:meth:`patchkeeper.upstream.finder.Finder.versions`), or, with ``--releases DIR``, from the
+subdirectories of ``DIR`` named ``NAME-VERSION`` (``examples/upstream/minihttp-1.1``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from patchkeeper.audit.verdicts import BLOCKED, CONFLICT, GOOD, TARGET_GONE, PatchVerdict
+from patchkeeper.errors import TargetError
+
+#: Verdicts that keep a release from being suggested as the next pin.
+BLOCKING = frozenset({CONFLICT, TARGET_GONE, BLOCKED})
+
+#: At most this many releases are fetched at once (downloads wait on the network, not the CPU).
+FETCH_WORKERS = 4
+
+
+@dataclass(frozen=True)
+class ReleaseVerdicts:
+    """The verdicts of the series at one release.
+
+    Attributes:
+        version: the release, ``"1.26.19"``.
+        target: the audited tree, described (as :attr:`AuditResult.target`).
+        verdicts: one per patch, in series order.
+    """
+
+    version: str
+    target: str
+    verdicts: tuple[PatchVerdict, ...]
+
+    @property
+    def blocking(self) -> tuple[str, ...]:
+        """The patches whose verdict keeps this release from being the next pin."""
+        return tuple(v.name for v in self.verdicts if v.verdict in BLOCKING)
+
+
+@dataclass(frozen=True)
+class HorizonResult:
+    """The series audited at every release of a range.
+
+    Attributes:
+        series: the series file.
+        pin: the configured pin, or ``None``.
+        requirement: the range asked for, ``"minihttp>1.0"``.
+        releases: one per release in the range, oldest first.
+        patches: the patch names, in series order (the table's rows).
+        next_pin: the highest release where no patch conflicts, is *target gone* or *blocked*,
+            else ``None``.
+        pin_tree: the old pin's tree the evidence was weighed against, or ``None``.
+        pin_note: why it could not be had, else ``None``.
+    """
+
+    series: str
+    pin: str | None
+    requirement: str
+    releases: tuple[ReleaseVerdicts, ...]
+    patches: tuple[str, ...]
+    next_pin: str | None
+    pin_tree: str | None = None
+    pin_note: str | None = None
+
+    def row(self, patch: str) -> tuple[str, ...]:
+        """The verdicts of ``patch`` at each release, oldest first."""
+        return tuple(
+            next(v.verdict for v in release.verdicts if v.name == patch)
+            for release in self.releases
+        )
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every patch is clean, offset or upstreamed at every release, else 1 (as
+        ``audit``: a patch that needs work somewhere in the range is a finding)."""
+        good = all(v.verdict in GOOD for r in self.releases for v in r.verdicts)
+        return 0 if good else 1
+
+
+def is_range(spec: str) -> bool:
+    """Whether ``spec`` (a ``--to`` value) asks for a range of releases: a requirement whose
+    specifier is not one ``==`` pinning one version (``==1.*`` is a range).
+
+    >>> is_range("vllm>=0.28,<0.34"), is_range("vllm==0.32.0"), is_range("vllm==0.3.*")
+    (True, False, True)
+    >>> is_range("./examples/upstream/minihttp-1.1"), is_range("vllm")
+    (False, False)
+    """
+    requirement = _requirement(spec)
+    if requirement is None or requirement.url is not None or not requirement.specifier:
+        return False
+    specifiers = list(requirement.specifier)
+    exact = len(specifiers) == 1 and specifiers[0].operator in ("==", "===")
+    return not (exact and not specifiers[0].version.endswith(".*"))
+
+
+def parse_range(spec: str) -> Requirement:
+    """``spec`` as a requirement with a version range.
+
+    Raises:
+        TargetError: it is not one (the message says what a range looks like).
+    """
+    requirement = _requirement(spec)
+    if requirement is None or not requirement.specifier or requirement.url is not None:
+        raise TargetError(
+            f"{spec!r} is not a requirement with a version range",
+            hint="pass NAME followed by a range, such as 'vllm>=0.28,<0.34' or 'minihttp>1.0'",
+        )
+    return requirement
+
+
+def in_range(requirement: Requirement, versions: Sequence[str]) -> list[str]:
+    """The versions ``requirement`` admits, oldest first, each once.
+
+    Pre-releases count only when the range names one (``>=2.0rc1``): PEP 440's rule, with no
+    fallback to pre-releases when no final release matches.
+
+    >>> in_range(Requirement("x>1.0,<2"), ["1.0", "1.2", "1.1", "2.0", "1.3rc1", "bad"])
+    ['1.1', '1.2']
+    >>> in_range(Requirement("x>=1.3rc1"), ["1.2", "1.3rc1", "1.3"])
+    ['1.3rc1', '1.3']
+    """
+    specifier = requirement.specifier
+    pre = any(Version(s.version.rstrip(".*")).is_prerelease for s in specifier if _parses(s))
+    parsed = {}
+    for text in versions:
+        try:
+            parsed.setdefault(Version(text), text)
+        except InvalidVersion:
+            continue
+    chosen = specifier.filter(parsed, prereleases=pre)
+    return [parsed[v] for v in sorted(chosen)]
+
+
+def directory_releases(requirement: Requirement, releases: Path) -> dict[str, Path]:
+    """The release trees in ``releases``: subdirectories named ``NAME-VERSION`` (PEP 503
+    name, as an sdist's top directory is), version -> directory, for ``requirement``'s name.
+
+    Raises:
+        TargetError: ``releases`` is not a directory.
+    """
+    if not releases.is_dir():
+        raise TargetError(
+            "the releases directory does not exist",
+            path=releases,
+            hint="pass --releases a directory holding NAME-VERSION subdirectories",
+        )
+    name = canonicalize_name(requirement.name)
+    found: dict[str, Path] = {}
+    for child in sorted(releases.iterdir()):
+        stem, sep, version = child.name.rpartition("-")
+        if child.is_dir() and sep and canonicalize_name(stem) == name:
+            found[version] = child
+    return found
+
+
+def fetch_all(versions: Sequence[str], fetch: Callable[[str], object]) -> list[object]:
+    """``fetch(version)`` for each version, in parallel threads (downloads wait on the
+    network), results in the order of ``versions``. The first error raised is raised."""
+    if len(versions) <= 1:
+        return [fetch(v) for v in versions]
+    with ThreadPoolExecutor(max_workers=min(FETCH_WORKERS, len(versions))) as pool:
+        return list(pool.map(fetch, versions))
+
+
+def next_pin(releases: Sequence[ReleaseVerdicts]) -> str | None:
+    """The highest release where no patch is :data:`BLOCKING`, else ``None``."""
+    for release in reversed(releases):
+        if not release.blocking:
+            return release.version
+    return None
+
+
+def no_release(requirement: Requirement, where: str, available: Sequence[str]) -> TargetError:
+    """The error for a range that admits no release (the hint lists what there is)."""
+    listed = ", ".join(available[-12:]) if available else "none"
+    return TargetError(
+        f"no release of {requirement.name} in {where} matches {requirement}",
+        hint=f"releases found: {listed}; widen the range",
+    )
+
+
+def _requirement(spec: str) -> Requirement | None:
+    text = spec.strip()
+    if not text or text.startswith((".", "/", "~", "\\")) or re.search(r"[\\/]", text):
+        return None
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
+def _parses(specifier: object) -> bool:
+    try:
+        Version(str(getattr(specifier, "version", "")).rstrip(".*"))
+    except InvalidVersion:
+        return False
+    return True

@@ -1,0 +1,112 @@
+"""``audit --to RANGE``: the upgrade horizon, the series judged at every release of a range.
+
+The releases come from the package indexes (each fetched once into the cache, several at a
+time) or, with ``--releases DIR``, from the ``NAME-VERSION`` subdirectories of a directory.
+Every release is judged as ``audit --to NAME==VERSION`` judges it, against the same old pin's
+tree; nothing on disk changes (see :mod:`patchkeeper.audit.horizon`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from patchkeeper.audit.horizon import (
+    HorizonResult,
+    ReleaseVerdicts,
+    directory_releases,
+    fetch_all,
+    in_range,
+    next_pin,
+    no_release,
+    parse_range,
+)
+from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.commands.audit import pin_tree
+from patchkeeper.config import Config
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.load import load_series
+from patchkeeper.trees.tree import Tree, check_paths, directory_tree, requirement_tree
+from patchkeeper.upstream.treesearch import TreeSearch
+
+
+def run(
+    config: Config,
+    *,
+    to: str,
+    releases: Path | None = None,
+    pristine: str | None = None,
+) -> HorizonResult:
+    """Audit the configured series at every release the range ``to`` admits, oldest first.
+
+    Args:
+        to: a requirement with a version range, ``"vllm>=0.28,<0.34"``.
+        releases: a directory of ``NAME-VERSION`` release trees to choose from instead of
+            the package indexes.
+        pristine: the old pin's tree (as ``audit --pristine``).
+
+    Raises:
+        TargetError: ``to`` is not a range, or it admits no release.
+        PatchFormatError, FetchError: as their names say.
+    """
+    requirement = parse_range(to)
+    series, patches = load_series(config)
+    trees = release_trees(config, requirement, releases)
+    for _, tree in trees:
+        check_paths(tree, patches)
+    old, note = pin_tree(config, trees[-1][1], pristine)
+    pin = TreeSearch(old.base, old.label) if old is not None else None
+    judged = []
+    for version, tree in trees:
+        ws = Workspace(tree.reader())
+        verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin)
+        judged.append(ReleaseVerdicts(version, tree.label, tuple(verdicts)))
+    return HorizonResult(
+        series=str(series.path),
+        pin=config.pin,
+        requirement=to.strip(),
+        releases=tuple(judged),
+        patches=tuple(p.name for p in patches),
+        next_pin=next_pin(judged),
+        pin_tree=old.label if old is not None else None,
+        pin_note=note,
+    )
+
+
+def release_trees(
+    config: Config, requirement: Requirement, releases: Path | None
+) -> list[tuple[str, Tree]]:
+    """``(version, tree)`` for every release in range, oldest first: the directories of
+    ``releases``, else the indexes' releases fetched into the cache (in parallel).
+
+    Raises:
+        TargetError: no release matches (the hint lists the releases found).
+        FetchError: the index cannot be asked, or a release cannot be fetched.
+    """
+    if releases is not None:
+        found = directory_releases(requirement, releases)
+        versions = in_range(requirement, list(found))
+        if not versions:
+            raise no_release(requirement, str(releases), in_range_all(found))
+        return [(v, directory_tree(found[v], config)) for v in versions]
+    from patchkeeper.upstream.finder import Finder
+
+    name = canonicalize_name(requirement.name)
+    with Finder() as finder:
+        available = finder.versions(name, config.fetch)
+    versions = in_range(requirement, available)
+    if not versions:
+        raise no_release(requirement, "the package indexes", in_range_all(available))
+
+    def fetch(version: str) -> Tree:
+        return requirement_tree(f"{name}=={version}", config)
+
+    trees = fetch_all(versions, fetch)
+    return [(v, t) for v, t in zip(versions, trees) if isinstance(t, Tree)]
+
+
+def in_range_all(versions: object) -> list[str]:
+    """Every valid version among ``versions``, oldest first (for an error's hint)."""
+    return in_range(Requirement("any>=0.dev0"), list(versions))  # type: ignore[call-overload]

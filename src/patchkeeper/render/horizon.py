@@ -1,0 +1,117 @@
+"""The upgrade horizon as a table: one row per patch, one column per release."""
+
+from __future__ import annotations
+
+import shutil
+
+from patchkeeper.audit.horizon import HorizonResult
+from patchkeeper.render import markdown_renderer, text_renderer
+
+#: Shorter verdict words for a table too wide for the terminal (a legend says what they mean).
+SHORT = {
+    "upstreamed": "upstr.",
+    "partially upstreamed": "partial",
+    "target gone": "gone",
+    "conflict": "conflict",
+    "blocked": "blocked",
+    "clean": "clean",
+    "offset": "offset",
+}
+
+#: A patch name is never cut shorter than this many characters.
+MIN_NAME = 16
+
+GAP = "  "
+
+
+#: What keeps a release from being the next pin, in words
+#: (:data:`patchkeeper.audit.horizon.BLOCKING`).
+BLOCKING_WORDS = "conflicts, is target gone or is blocked"
+
+
+def next_pin_line(result: HorizonResult) -> str:
+    """The suggestion under the table: the next pin, or why there is none."""
+    if result.next_pin is not None:
+        return f"next pin: {result.next_pin} (the highest release where no patch {BLOCKING_WORDS})"
+    return f"next pin: none (at every release some patch {BLOCKING_WORDS})"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def horizon_table(result: HorizonResult, width: int) -> list[str]:
+    """The table's lines, fitted to ``width`` columns: full verdict words when they fit, else
+    the :data:`SHORT` words (with a legend line), and patch names cut with ``...`` last."""
+    versions = [r.version for r in result.releases]
+    rows = {name: list(result.row(name)) for name in result.patches}
+    name_width = max([len("patch"), *(len(n) for n in result.patches)])
+    lines: list[str] = []
+    for words in (None, SHORT):
+        cells = {n: [words.get(v, v) if words else v for v in row] for n, row in rows.items()}
+        widths = [
+            max(len(version), *(len(cells[n][i]) for n in cells))
+            for i, version in enumerate(versions)
+        ]
+        room = width - len(GAP) - sum(len(GAP) + w for w in widths)
+        if room >= name_width or words is SHORT:
+            break
+    names = min(name_width, max(MIN_NAME, room))
+    header = [_cut("patch", names).ljust(names), *(v.ljust(w) for v, w in zip(versions, widths))]
+    lines.append((GAP + GAP.join(header)).rstrip())
+    for name in result.patches:
+        row = [_cut(name, names).ljust(names), *(c.ljust(w) for c, w in zip(cells[name], widths))]
+        lines.append((GAP + GAP.join(row)).rstrip())
+    if words is SHORT:
+        used = sorted({c for row in cells.values() for c in row} - set(rows_words(rows)))
+        legend = ", ".join(f"{s} = {_long(s)}" for s in used)
+        if legend:
+            lines.append(f"{GAP}({legend})")
+    return lines
+
+
+def rows_words(rows: dict[str, list[str]]) -> set[str]:
+    """Every verdict word in ``rows`` (to leave the unshortened ones out of the legend)."""
+    return {word for row in rows.values() for word in row}
+
+
+def _long(short: str) -> str:
+    return next(long for long, s in SHORT.items() if s == short)
+
+
+@text_renderer(HorizonResult)
+def horizon_text(result: HorizonResult) -> str:
+    """The horizon for a terminal, fitted to its width (``$COLUMNS``, else 80)."""
+    width = shutil.get_terminal_size((80, 24)).columns
+    out = [
+        f"upgrade horizon of {result.series} (pin {result.pin or 'not set'})",
+        f"releases in {result.requirement}: {', '.join(r.version for r in result.releases)}",
+    ]
+    if result.pin_tree is not None:
+        out.append(f"weighed against the old pin's tree: {result.pin_tree}")
+    elif result.pin_note is not None:
+        out.append(f"not weighed against the old pin's tree: {result.pin_note}")
+    out.append("")
+    out.extend(horizon_table(result, width))
+    out.append("")
+    out.append(next_pin_line(result))
+    return "\n".join(out) + "\n"
+
+
+@markdown_renderer(HorizonResult)
+def horizon_markdown(result: HorizonResult) -> str:
+    """The horizon as Markdown, for a pull request: the table with every verdict in full."""
+    versions = [r.version for r in result.releases]
+    out = [
+        f"## Upgrade horizon: {result.requirement}",
+        "",
+        f"Series `{result.series}`, pin {result.pin or 'not set'}; releases {', '.join(versions)}.",
+        "",
+        "| patch | " + " | ".join(versions) + " |",
+        "|---|" + "---|" * len(versions),
+    ]
+    for name in result.patches:
+        out.append(f"| `{name}` | " + " | ".join(result.row(name)) + " |")
+    out.append("")
+    out.append(f"**{next_pin_line(result)}**")
+    return "\n".join(out) + "\n"

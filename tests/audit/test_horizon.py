@@ -1,0 +1,185 @@
+"""The upgrade horizon: ``audit --to RANGE`` judges the series at every release of the range.
+
+Offline on the bundled example (minihttp 1.0, 1.1 and 1.2 under ``examples/upstream``); the
+real index range is in ``tests/commands/test_horizon_real.py``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from packaging.requirements import Requirement
+
+from helpers import Example, tree_bytes
+from patchkeeper.audit.horizon import in_range, is_range
+
+TABLE_80 = """\
+  patch                            1.0    1.1          1.2
+  retry-backoff-cap.patch          clean  upstreamed   upstreamed
+  redirect-strip-proxy-auth.patch  clean  conflict     conflict
+  headers-merge-order.patch        clean  target gone  target gone
+  client-describe-version.patch    clean  offset       upstreamed
+  metrics-redirects.patch          clean  offset       conflict
+  metrics-same-host.patch          clean  clean        blocked
+  redirect-strip-api-key.patch     clean  blocked      blocked
+"""
+
+TABLE_50 = """\
+  patch                  1.0    1.1       1.2
+  retry-backoff-cap....  clean  upstr.    upstr.
+  redirect-strip-pro...  clean  conflict  conflict
+  headers-merge-orde...  clean  gone      gone
+  client-describe-ve...  clean  offset    upstr.
+  metrics-redirects....  clean  offset    conflict
+  metrics-same-host....  clean  clean     blocked
+  redirect-strip-api...  clean  blocked   blocked
+  (gone = target gone, upstr. = upstreamed)
+"""
+
+
+def test_horizon_table_at_80_columns(cli, example: Example, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    before = tree_bytes(example.root)
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=example.downstream)
+    series = example.downstream / "patches" / "series"
+    assert run.code == 1
+    assert run.out == (
+        f"upgrade horizon of {series} (pin 1.0)\n"
+        "releases in minihttp>=1.0: 1.0, 1.1, 1.2\n"
+        f"weighed against the old pin's tree: directory {example.old}\n"
+        "\n" + TABLE_80 + "\n"
+        "next pin: 1.0 (the highest release where no patch conflicts, is target gone or is "
+        "blocked)\n"
+    )
+    assert max(len(line) for line in TABLE_80.splitlines()) <= 80
+    assert tree_bytes(example.root) == before  # a command that reads writes nothing
+
+
+def test_horizon_table_narrow_terminal_uses_short_words(cli, example: Example, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "50")
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=example.downstream)
+    assert run.code == 1
+    table = run.out.split("\n\n")[1] + "\n"
+    assert table == TABLE_50
+    assert max(len(line) for line in table.splitlines()) <= 50
+
+
+def test_horizon_range_excludes_the_pin_and_suggests_no_pin(cli, example: Example) -> None:
+    markdown = example.root / "horizon.md"
+    run = cli(
+        "audit",
+        "--to",
+        "minihttp>1.0",
+        "--releases",
+        "../upstream",
+        "--markdown",
+        str(markdown),
+        "--json",
+        cwd=example.downstream,
+    )
+    assert run.code == 1
+    data = json.loads(run.out)
+    assert data["requirement"] == "minihttp>1.0"
+    assert data["next_pin"] is None
+    assert data["patches"] == [
+        "retry-backoff-cap.patch",
+        "redirect-strip-proxy-auth.patch",
+        "headers-merge-order.patch",
+        "client-describe-version.patch",
+        "metrics-redirects.patch",
+        "metrics-same-host.patch",
+        "redirect-strip-api-key.patch",
+    ]
+    assert [
+        (r["version"], r["target"], [v["verdict"] for v in r["verdicts"]]) for r in data["releases"]
+    ] == [
+        (
+            "1.1",
+            f"directory {example.root / 'upstream' / 'minihttp-1.1'}",
+            ["upstreamed", "conflict", "target gone", "offset", "offset", "clean", "blocked"],
+        ),
+        (
+            "1.2",
+            f"directory {example.root / 'upstream' / 'minihttp-1.2'}",
+            [
+                "upstreamed",
+                "conflict",
+                "target gone",
+                "upstreamed",
+                "conflict",
+                "blocked",
+                "blocked",
+            ],
+        ),
+    ]
+    metrics = data["releases"][1]["verdicts"][4]
+    assert metrics["summary"].startswith(
+        "client.py #1 fails at fuzz 0 (closest: client.py line 22, 5 of 6 lines match)"
+    )
+    series = example.downstream / "patches" / "series"
+    assert markdown.read_text() == (
+        "## Upgrade horizon: minihttp>1.0\n"
+        "\n"
+        f"Series `{series}`, pin 1.0; releases 1.1, 1.2.\n"
+        "\n"
+        "| patch | 1.1 | 1.2 |\n"
+        "|---|---|---|\n"
+        "| `retry-backoff-cap.patch` | upstreamed | upstreamed |\n"
+        "| `redirect-strip-proxy-auth.patch` | conflict | conflict |\n"
+        "| `headers-merge-order.patch` | target gone | target gone |\n"
+        "| `client-describe-version.patch` | offset | upstreamed |\n"
+        "| `metrics-redirects.patch` | offset | conflict |\n"
+        "| `metrics-same-host.patch` | clean | blocked |\n"
+        "| `redirect-strip-api-key.patch` | blocked | blocked |\n"
+        "\n"
+        "**next pin: none (at every release some patch conflicts, is target gone or is "
+        "blocked)**\n"
+    )
+
+
+def test_horizon_no_release_in_range_names_what_there_is(cli, example: Example) -> None:
+    run = cli("audit", "--to", "minihttp>1.2", "--releases", "../upstream", cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines() == [
+        "patchkeeper: error: no release of minihttp in ../upstream matches minihttp>1.2",
+        "  hint: releases found: 1.0, 1.1, 1.2; widen the range",
+    ]
+
+
+def test_horizon_releases_needs_a_version_specifier(cli, example: Example) -> None:
+    run = cli("audit", "--to", "minihttp", "--releases", "../upstream", cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines() == [
+        "patchkeeper: error: 'minihttp' is not a requirement with a version range",
+        "  hint: pass NAME followed by a range, such as 'vllm>=0.28,<0.34' or 'minihttp>1.0'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("vllm>=0.28,<0.34", True),
+        ("vllm==0.32.0", False),
+        ("vllm == 0.32.0", False),
+        ("vllm==0.32.*", True),
+        ("vllm~=0.32.0", True),
+        ("vllm", False),
+        ("../upstream/minihttp-1.1", False),
+        ("examples/upstream", False),
+    ],
+)
+def test_is_range(spec: str, expected: bool) -> None:
+    assert is_range(spec) is expected
+
+
+def test_in_range_takes_pre_releases_only_when_named() -> None:
+    versions = ["0.33.0rc1", "0.32.0", "0.28.1", "0.27.0", "0.34.0", "0.30.0", "0.31.0.post1"]
+    assert in_range(Requirement("vllm>=0.28,<0.34"), versions) == [
+        "0.28.1",
+        "0.30.0",
+        "0.31.0.post1",
+        "0.32.0",
+    ]
+    assert in_range(Requirement("vllm>=0.33.0rc1"), versions) == ["0.33.0rc1", "0.34.0"]
+    assert in_range(Requirement("vllm>0.34"), ["0.35.0rc1"]) == []
