@@ -49,8 +49,7 @@ def test_horizon_table_at_80_columns(cli, example: Example, monkeypatch) -> None
         "releases in minihttp>=1.0: 1.0, 1.1, 1.2\n"
         f"weighed against the old pin's tree: directory {example.old}\n"
         "\n" + TABLE_80 + "\n"
-        "next pin: 1.0 (the highest release where no patch conflicts, is target gone or is "
-        "blocked)\n"
+        "next pin: stay at 1.0 (highest release with no conflict, target gone or blocked)\n"
     )
     assert max(len(line) for line in TABLE_80.splitlines()) <= 80
     assert tree_bytes(example.root) == before  # a command that reads writes nothing
@@ -133,8 +132,7 @@ def test_horizon_range_excludes_the_pin_and_suggests_no_pin(cli, example: Exampl
         "| `metrics-same-host.patch` | clean | blocked |\n"
         "| `redirect-strip-api-key.patch` | blocked | blocked |\n"
         "\n"
-        "**next pin: none (at every release some patch conflicts, is target gone or is "
-        "blocked)**\n"
+        "**next pin: none (every release has a conflict, target gone or blocked patch)**\n"
     )
 
 
@@ -183,3 +181,29 @@ def test_in_range_takes_pre_releases_only_when_named() -> None:
     ]
     assert in_range(Requirement("vllm>=0.33.0rc1"), versions) == ["0.33.0rc1", "0.34.0"]
     assert in_range(Requirement("vllm>0.34"), ["0.35.0rc1"]) == []
+
+
+def test_next_pin_is_the_highest_release_without_a_blocking_verdict() -> None:
+    from patchkeeper.audit.horizon import HorizonResult, ReleaseVerdicts, next_pin
+    from patchkeeper.audit.verdicts import PatchVerdict
+    from patchkeeper.render.horizon import next_pin_line
+
+    def release(version: str, *verdicts: str) -> ReleaseVerdicts:
+        judged = tuple(PatchVerdict(f"p{i}.patch", v, "") for i, v in enumerate(verdicts))
+        return ReleaseVerdicts(version, f"tree {version}", judged)
+
+    releases = [
+        release("0.30.0", "clean", "offset"),
+        release("0.31.0", "upstreamed", "partially upstreamed"),
+        release("0.32.0", "upstreamed", "conflict"),
+    ]
+    assert next_pin(releases) == "0.31.0"
+    assert next_pin(releases[2:]) is None
+    result = HorizonResult(
+        "series", "0.30", "vllm>=0.30", tuple(releases), ("p0.patch", "p1.patch"), "0.31.0"
+    )
+    assert result.row("p1.patch") == ("offset", "partially upstreamed", "conflict")
+    assert next_pin_line(result) == (
+        "next pin: 0.31.0 (highest release with no conflict, target gone or blocked)"
+    )
+    assert result.exit_code == 1

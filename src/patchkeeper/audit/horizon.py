@@ -86,6 +86,16 @@ class HorizonResult:
         )
 
     @property
+    def next_pin_is_current(self) -> bool:
+        """Whether the suggested next pin is the configured pin (PEP 440 equality)."""
+        if self.next_pin is None or self.pin is None:
+            return False
+        try:
+            return Version(self.next_pin) == Version(self.pin)
+        except InvalidVersion:
+            return False
+
+    @property
     def exit_code(self) -> int:
         """0 when every patch is clean, offset or upstreamed at every release, else 1 (as
         ``audit``: a patch that needs work somewhere in the range is a finding)."""

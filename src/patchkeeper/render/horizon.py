@@ -26,14 +26,16 @@ GAP = "  "
 
 #: What keeps a release from being the next pin, in words
 #: (:data:`patchkeeper.audit.horizon.BLOCKING`).
-BLOCKING_WORDS = "conflicts, is target gone or is blocked"
+BLOCKING_WORDS = "no conflict, target gone or blocked"
 
 
 def next_pin_line(result: HorizonResult) -> str:
-    """The suggestion under the table: the next pin, or why there is none."""
-    if result.next_pin is not None:
-        return f"next pin: {result.next_pin} (the highest release where no patch {BLOCKING_WORDS})"
-    return f"next pin: none (at every release some patch {BLOCKING_WORDS})"
+    """The suggestion under the table: the next pin ("stay at" when it is the configured
+    pin), or none."""
+    if result.next_pin is None:
+        return "next pin: none (every release has a conflict, target gone or blocked patch)"
+    stay = "stay at " if result.next_pin_is_current else ""
+    return f"next pin: {stay}{result.next_pin} (highest release with {BLOCKING_WORDS})"
 
 
 def _cut(text: str, width: int) -> str:
