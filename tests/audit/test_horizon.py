@@ -207,3 +207,20 @@ def test_next_pin_is_the_highest_release_without_a_blocking_verdict() -> None:
         "next pin: 0.31.0 (highest release with no conflict, target gone or blocked)"
     )
     assert result.exit_code == 1
+
+
+def test_save_evidence_with_a_range_is_a_usage_error(cli, example: Example) -> None:
+    run = cli(
+        "audit",
+        "--to",
+        "minihttp>=1.0",
+        "--releases",
+        "../upstream",
+        "--save-evidence",
+        cwd=example.downstream,
+    )
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines()[-1] == (
+        "Error: --save-evidence keeps one release's audit; pass NAME==VERSION"
+    )
+    assert not (example.downstream / ".patchkeeper").exists()

@@ -8,6 +8,7 @@ tree; nothing on disk changes (see :mod:`patchkeeper.audit.horizon`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -107,6 +108,7 @@ def release_trees(
     return [(v, t) for v, t in zip(versions, trees) if isinstance(t, Tree)]
 
 
-def in_range_all(versions: object) -> list[str]:
-    """Every valid version among ``versions``, oldest first (for an error's hint)."""
-    return in_range(Requirement("any>=0.dev0"), list(versions))  # type: ignore[call-overload]
+def in_range_all(versions: Iterable[str]) -> list[str]:
+    """Every valid version among ``versions``, pre-releases too, oldest first (for an error's
+    hint)."""
+    return in_range(Requirement("any>=0.dev0"), list(versions))
