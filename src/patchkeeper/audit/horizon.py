@@ -18,13 +18,19 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING
 
 from patchkeeper.audit.verdicts import BLOCKED, CONFLICT, GOOD, TARGET_GONE, PatchVerdict
 from patchkeeper.errors import TargetError
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
+# ``packaging`` is imported where it is used: ``main`` asks :func:`is_range` on every
+# ``audit``, and an exact pin answered from the cache must not pay for it.
+
+#: Characters only a version range (or a marker) has; an ``==`` without them pins one version.
+_RANGE_CHARACTERS = frozenset("<>!~,*;")
 
 #: Verdicts that keep a release from being suggested as the next pin.
 BLOCKING = frozenset({CONFLICT, TARGET_GONE, BLOCKED})
@@ -90,6 +96,8 @@ class HorizonResult:
         """Whether the suggested next pin is the configured pin (PEP 440 equality)."""
         if self.next_pin is None or self.pin is None:
             return False
+        from packaging.version import InvalidVersion, Version
+
         try:
             return Version(self.next_pin) == Version(self.pin)
         except InvalidVersion:
@@ -112,6 +120,9 @@ def is_range(spec: str) -> bool:
     >>> is_range("./examples/upstream/minihttp-1.1"), is_range("vllm")
     (False, False)
     """
+    text = spec.strip()
+    if "==" in text and not _RANGE_CHARACTERS.intersection(text):
+        return False  # NAME==VERSION: one release, answered without importing packaging
     requirement = _requirement(spec)
     if requirement is None or requirement.url is not None or not requirement.specifier:
         return False
@@ -141,11 +152,14 @@ def in_range(requirement: Requirement, versions: Sequence[str]) -> list[str]:
     Pre-releases count only when the range names one (``>=2.0rc1``): PEP 440's rule, with no
     fallback to pre-releases when no final release matches.
 
+    >>> from packaging.requirements import Requirement
     >>> in_range(Requirement("x>1.0,<2"), ["1.0", "1.2", "1.1", "2.0", "1.3rc1", "bad"])
     ['1.1', '1.2']
     >>> in_range(Requirement("x>=1.3rc1"), ["1.2", "1.3rc1", "1.3"])
     ['1.3rc1', '1.3']
     """
+    from packaging.version import InvalidVersion, Version
+
     specifier = requirement.specifier
     pre = any(Version(s.version.rstrip(".*")).is_prerelease for s in specifier if _parses(s))
     parsed = {}
@@ -171,6 +185,8 @@ def directory_releases(requirement: Requirement, releases: Path) -> dict[str, Pa
             path=releases,
             hint="pass --releases a directory holding NAME-VERSION subdirectories",
         )
+    from packaging.utils import canonicalize_name
+
     name = canonicalize_name(requirement.name)
     found: dict[str, Path] = {}
     for child in sorted(releases.iterdir()):
@@ -210,6 +226,8 @@ def _requirement(spec: str) -> Requirement | None:
     text = spec.strip()
     if not text or text.startswith((".", "/", "~", "\\")) or re.search(r"[\\/]", text):
         return None
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         return Requirement(text)
     except InvalidRequirement:
@@ -217,6 +235,8 @@ def _requirement(spec: str) -> Requirement | None:
 
 
 def _parses(specifier: object) -> bool:
+    from packaging.version import InvalidVersion, Version
+
     try:
         Version(str(getattr(specifier, "version", "")).rstrip(".*"))
     except InvalidVersion:
