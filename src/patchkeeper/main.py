@@ -150,6 +150,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.markdown",
     "patchkeeper.render.audit",
     "patchkeeper.render.runtime",
+    "patchkeeper.render.runtime_update",
     "patchkeeper.render.ledger",
     "patchkeeper.render.port",
     "patchkeeper.render.report",
@@ -682,6 +683,19 @@ def runtime_check(
 
     result = command.run(settings.config(), python=python, timeout=timeout, **plugin_location)
     emit(result, as_json, record_as="runtime check")
+
+
+@runtime.command("lock")
+@click.option("--at", "at", required=True, help="The audited upstream: a directory or vllm==X.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="The lock file.")
+@plugin_options
+@json_option
+@click.pass_obj
+def runtime_lock(settings: Settings, at: str, output: Path | None, plugin_location, as_json):
+    """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
+    from patchkeeper.runtime import lock as command
+
+    emit(command.run(settings.config(), at=at, output=output, **plugin_location), as_json)
 
 
 @runtime.command("same-code")
