@@ -17,14 +17,16 @@ file (``benchmarks/bench_guard.py`` measures 250 targets).
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
 import sys
-import textwrap
 import warnings
-from typing import NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing is not imported: it would cost the import time measured
+if TYPE_CHECKING:
+    import ast
 
 #: Version of the lock file layout; another version is refused.
 LOCK_FORMAT = 1
@@ -39,16 +41,17 @@ class GuardError(RuntimeError):
     the lock file cannot be read."""
 
 
-class Difference(NamedTuple):
+class Difference(namedtuple("Difference", "target reason")):
     """One target that is not as audited: ``target`` (dotted), ``reason`` (a sentence)."""
 
-    target: str
-    reason: str
+    __slots__ = ()
 
 
 def find_definition(tree: ast.Module, qualname: str) -> ast.stmt | None:
     """The statement defining ``qualname`` (``Cls.meth``) in a module: a function or class,
     or an assignment of that name at the innermost level; ``None`` when absent."""
+    import ast
+
     body = tree.body
     found: ast.stmt | None = None
     for part in qualname.split("."):
@@ -76,6 +79,8 @@ def definition_digest(lines: list[str], tree: ast.Module, qualname: str) -> str:
     """sha256 (hex) of the source of ``qualname`` in a module (``lines``: its text split
     with line ends kept; ``tree``: its parse): decorators included, dedented; ``""`` when
     the module does not define it."""
+    import textwrap
+
     node = find_definition(tree, qualname)
     if node is None:
         return ""
@@ -136,6 +141,8 @@ def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> l
             continue
         if hashlib.sha256(data).hexdigest() == record["sha256"]:
             continue  # the audited file: every definition in it is the audited one
+        import ast  # only when upstream differs: the audited case never parses
+
         text = data.decode("utf-8", "replace")
         try:
             tree = ast.parse(text)
