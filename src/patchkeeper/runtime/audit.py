@@ -8,6 +8,7 @@ name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and ca
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from collections import Counter
 from dataclasses import astuple, dataclass, field
@@ -16,8 +17,16 @@ from typing import Any
 
 from patchkeeper.runtime.bulk import fewer_collections
 from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.crosscheck import (
+    AuditFinding,
+    broken_references,
+    duplicates,
+    version_gates,
+)
 from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
+from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.inventory import scan_plugin
+from patchkeeper.runtime.judge import judge
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
@@ -48,13 +57,16 @@ class RuntimeAudit:
     entries: tuple[AuditedEntry, ...]
     stale: tuple[StaleBinding, ...]
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    findings: tuple[AuditFinding, ...] = ()
+    gates: tuple[Gate, ...] = ()
 
     @property
     def exit_code(self) -> int:
-        """1 when an entry needs action (not *retain*/*not-audited*) or a stale binding is
-        unpatched; 0 otherwise."""
+        """1 when an entry needs action (not *retain*/*not-audited*), a stale binding is
+        unpatched, or a finding exists; 0 otherwise."""
         action = any(a.drift.decision not in (RETAIN, "not-audited") for a in self.entries)
-        return 1 if action or any(not s.patched_by for s in self.stale) else 0
+        findings = any(f.kind != "version-gate" for f in self.findings)
+        return 1 if action or findings or any(not s.patched_by for s in self.stale) else 0
 
 
 def run(
@@ -94,16 +106,66 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
     store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
+    trees = (old_tree, new_tree)
+    versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
+    headers: dict[str, str] = {}
     for entry in entries:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
-        drift = _drift(store, entry, before, after, (old_tree, new_tree), scanned.tree)
+        drift = _drift(store, entry, before, after, trees, scanned.tree)
+        spans = codes(entry, before, after, trees, scanned.tree)
+        if entry.file not in headers:
+            headers[entry.file] = file_header(settings.root / entry.file)
+        drift = judge(entry, drift, before, after, trees, spans, versions, headers[entry.file])
         audited.append(AuditedEntry(entry, before, after, drift))
     stale = stale_bindings(new_tree, entries, resolved_new)
+    files = _patch_files(scanned.tree)
+    patched = {e.target for e in entries}
+    findings = duplicates(entries) + broken_references(files, trees, patched)
+    gates = version_gates(files, versions)
     for cache in (old_tree, new_tree, store):
         cache.save()
     counts = dict(scanned.inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
-    return RuntimeAudit(old, new, scanned.inventory, tuple(audited), tuple(stale), counts)
+    return RuntimeAudit(
+        old,
+        new,
+        scanned.inventory,
+        tuple(audited),
+        tuple(stale),
+        counts,
+        tuple(findings),
+        gates,
+    )
+
+
+def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
+    """``(path, relative, module, is_package)`` of every file of the patch directory."""
+    out = []
+    for path in tree.patch_files():
+        module, is_package = tree.module_name(path)
+        out.append((path, tree.relative(path), module, is_package))
+    return out
+
+
+def file_header(path: Path) -> str:
+    """The comment lines and the module docstring at the top of a plugin file (its header:
+    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#") or not stripped:
+            lines.append(stripped.lstrip("#"))
+        else:
+            break
+    try:
+        docstring = ast.get_docstring(ast.parse(text)) or ""
+    except SyntaxError:
+        docstring = ""
+    return "\n".join(lines) + "\n" + docstring
 
 
 def _drift(
