@@ -698,6 +698,24 @@ def runtime_lock(settings: Settings, at: str, output: Path | None, plugin_locati
     emit(command.run(settings.config(), at=at, output=output, **plugin_location), as_json)
 
 
+@runtime.command("port")
+@click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
+@click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
+@click.option("--write", is_flag=True, help="Apply the update to the plugin's files.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Diff file.")
+@plugin_options
+@json_option
+@click.pass_obj
+def runtime_port(settings: Settings, old, new, write, output, plugin_location, as_json) -> None:
+    """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
+    from patchkeeper.runtime import port as command
+
+    result = command.run(
+        settings.config(), old=old, new=new, write=write, output=output, **plugin_location
+    )
+    emit(result, as_json)
+
+
 @runtime.command("same-code")
 @click.argument("left")
 @click.argument("right")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,7 +161,8 @@ def gate_edit(test: str, live_old: bool | None, live_new: bool | None, new: str)
 
 def release_version(spec: str, root: Path) -> str:
     """The upstream version a tree is: the pin of a requirement (``vllm==0.30.0``), else the
-    ``Version:`` of the tree's ``PKG-INFO`` (an unpacked sdist); ``""`` when unknown."""
+    ``Version:`` of the tree's ``PKG-INFO`` (an unpacked sdist), else the ``version = "X"``
+    line of its ``pyproject.toml``; ``""`` when unknown."""
     _name, sep, version = spec.partition("==")
     if sep and _version(version.strip()) is not None and not Path(spec).exists():
         return version.strip()
@@ -171,4 +173,10 @@ def release_version(spec: str, root: Path) -> str:
                 return line.split(":", 1)[1].strip()
             if not line.strip():
                 break
+    project = root / "pyproject.toml"
+    if project.is_file():
+        text = project.read_text(encoding="utf-8", errors="replace")
+        found = re.search(r'(?m)^version\s*=\s*["\']([^"\']+)["\']', text)
+        if found:
+            return found.group(1)
     return ""
