@@ -25,6 +25,7 @@ from patchkeeper.runtime.crosscheck import (
 )
 from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
 from patchkeeper.runtime.gates import Gate, release_version
+from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.judge import judge
 from patchkeeper.runtime.model import Inventory, PatchEntry
@@ -109,10 +110,17 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     trees = (old_tree, new_tree)
     versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     headers: dict[str, str] = {}
+    spans_of = {}
+    hook_names: set[str] = set()
+    for entry in entries:
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        spans = spans_of[id(entry)] = codes(entry, before, after, trees, scanned.tree)
+        hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
+    old_tree.find_definitions(sorted(hook_names))  # one pass over the old tree for all
     for entry in entries:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         drift = _drift(store, entry, before, after, trees, scanned.tree)
-        spans = codes(entry, before, after, trees, scanned.tree)
+        spans = spans_of[id(entry)]
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
         drift = judge(entry, drift, before, after, trees, spans, versions, headers[entry.file])

@@ -86,6 +86,29 @@ def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST]]
     return out
 
 
+def candidates(
+    new: Resolution, new_tree: UpstreamTree, old_code: Code | None, new_code: Code | None
+) -> dict[str, str]:
+    """The hooks the new target (or a caller in its module) consults and the old target did
+    not: hook name -> ``"<how it is reached> (in <where>)"`` (not yet checked against the
+    old tree)."""
+    if old_code is None or new_code is None or old_code.text == new_code.text:
+        return {}
+    old_node, new_node = old_code.node(), new_code.node()
+    if old_node is None or new_node is None:
+        return {}
+    before = consulted(old_node)
+    sites = [(new.location, consulted(new_node))]
+    if new.qualname and "." not in new.qualname:  # a module-level function: its callers
+        sites += [(f"{new.module}.{q}", consulted(n)) for q, n in _callers(new_tree, new)]
+    found: dict[str, str] = {}
+    for where, hooks in sites:
+        for name, how in hooks.items():
+            if name not in before and name not in found:
+                found[name] = f"{how} (in {where})"
+    return found
+
+
 def new_hooks(
     entry,
     old: Resolution,
@@ -95,23 +118,8 @@ def new_hooks(
     new_code: Code | None,
 ) -> list[str]:
     """The extension points the new target or its callers consult that the old release did
-    not define, each as ``"<how it is reached> (in <where>)"``; empty when none."""
-    if old_code is None or new_code is None:
-        return []
-    old_node, new_node = old_code.node(), new_code.node()
-    if old_node is None or new_node is None:
-        return []
-    before = consulted(old_node)
-    sites = [(new.location, consulted(new_node))]
-    if new.qualname and "." not in new.qualname:  # a module-level function: its callers
-        sites += [(f"{new.module}.{q}", consulted(n)) for q, n in _callers(trees[1], new)]
-    candidates: dict[str, str] = {}
-    for where, hooks in sites:
-        for name, how in hooks.items():
-            if name not in before and name not in candidates:
-                candidates[name] = f"{how} (in {where})"
-    if not candidates:
-        return []
-    old_tree = trees[0]
-    old_tree.find_definitions(candidates)
-    return [how for name, how in candidates.items() if not old_tree.defined(name)]
+    not define anywhere, each as ``"<how it is reached> (in <where>)"``; empty when none.
+    (The audit looks up every candidate name of every entry in the old tree in one pass
+    first: :meth:`UpstreamTree.find_definitions`.)"""
+    found = candidates(new, trees[1], old_code, new_code)
+    return [how for name, how in found.items() if not trees[0].defined(name)]

@@ -84,6 +84,8 @@ def judge(
         )
     if drift.decision == NOT_AUDITED:
         return drift
+    if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
+        return _removal(entry, drift, new)
     if new.status != FOUND:
         return _missing(entry, drift, old, new)
     if old.status != FOUND:
@@ -109,6 +111,22 @@ def judge(
             f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
         )
     return drift
+
+
+def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
+    """A registry key the plugin deletes: still needed while upstream still has the key."""
+    if drift.decision == REMOVE:  # drift found the key in the new upstream definition
+        return _with(
+            drift,
+            RETAIN,
+            f"the new upstream {new.location} still has the key {entry.key}: the plugin's "
+            "removal of it is still needed",
+        )
+    return _with(
+        drift,
+        REMOVE,
+        f"the new upstream {new.location} no longer has the key {entry.key}: nothing to remove",
+    )
 
 
 def _missing(entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution) -> Drift:

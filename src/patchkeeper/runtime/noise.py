@@ -10,7 +10,8 @@ these is taken away from both:
   (``is_cuda``, ``is_cuda_alike``, ``is_xpu``, ``is_tpu``, ``is_cpu``, ``is_rocm``, and
   ``or`` of them); the ``else`` branch, which the plugin's platform takes, is kept;
 - statements that mention a name the patch's header says it avoids on purpose (a name in
-  backquotes on a header line that says *avoid*, *skip*, *without*, *drop* or *instead of*).
+  backquotes in a header sentence that says *avoid*, *skip*, *without*, *drop*, *bypass*
+  or *instead of*).
 """
 
 from __future__ import annotations
@@ -88,12 +89,13 @@ class _Avoided(ast.NodeTransformer):
 
 
 def avoided_names(header: str) -> set[str]:
-    """The names in backquotes on the header lines that say the patch avoids them
+    """The names in backquotes in the header's sentences that say the patch avoids them
     (the last part of a dotted name: ``torch.compile`` gives ``compile``)."""
     names: set[str] = set()
-    for line in header.splitlines():
-        if AVOIDS.search(line):
-            names |= {m.split(".")[-1] for m in BACKQUOTED.findall(line)}
+    text = " ".join(line.strip() for line in header.splitlines())
+    for sentence in re.split(r"(?<=[.;:])\s+", text):
+        if AVOIDS.search(sentence):
+            names |= {m.split(".")[-1] for m in BACKQUOTED.findall(sentence)}
     return names
 
 
