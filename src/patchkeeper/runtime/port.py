@@ -68,8 +68,9 @@ class PortedEntry:
 
 @dataclass(frozen=True)
 class RuntimePort:
-    """The result of ``runtime port``: the ``diff`` (unified, of the plugin), the
-    per-entry report, the files changed, and whether they were written."""
+    """The result of ``runtime port``: the two upstream versions (or the specs given when
+    a tree has no version), the ``diff`` (unified, of the plugin), the per-entry report, the
+    files changed, and whether they were written."""
 
     old: str
     new: str
@@ -347,6 +348,7 @@ def run(
             for f in files
         }
         write_files(settings.root, data)
+    labels = [release_version(s, t.root) or s for s, t in zip((old, new), trees, strict=True)]
     return RuntimePort(
-        old, new, tuple(entries), diff, files, write and bool(files), str(output or "")
+        *labels, tuple(entries), diff, files, write and bool(files), str(output or "")
     )
