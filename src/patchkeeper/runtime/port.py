@@ -352,3 +352,6 @@ def run(
     return RuntimePort(
         *labels, tuple(entries), diff, files, write and bool(files), str(output or "")
     )
+
+
+__all__ = ["Labels", "PortedEntry", "RuntimePort", "merge_copy", "port_plan", "run"]
