@@ -10,6 +10,11 @@ directories: per entry of the older release, what the maintainers did (*remove*:
 ``VLLM_TAG`` of its Dockerfile, recorded in the truth file) to the newer release's vLLM, and
 each suggestion is scored against the truth.
 
+The audit before issue 10 is scored too (*before*): the same run with the decision layer of
+:mod:`patchkeeper.runtime.judge` switched off, so that each entry keeps the suggestion of
+:func:`patchkeeper.runtime.drift.decide` alone (the inventory is today's: it also sees the
+registry removals and parameter-module patches issue 10 added, a handful of entries).
+
 Prints per pair the confusion table (rows: truth, columns: suggestion) and the agreement,
 then writes all of it, with every disagreement and the audit's evidence, to
 ``benchmarks/results/runtime-history.md``. Every release is an sdist fetched once into the
@@ -65,14 +70,22 @@ def tree(requirement: str) -> Path:
     return Path(fetch_requirement(requirement, kind="sdist").root)
 
 
-def score(truth_file: Path) -> dict:
-    """Audit one pair and compare; returns the pair's figures and rows."""
+def score(truth_file: Path, before: bool = False) -> dict:
+    """Audit one pair and compare; returns the pair's figures and rows (``before``: with
+    the issue-10 decision layer switched off)."""
     truth = tomllib.loads(truth_file.read_text(encoding="utf-8"))
     pair = truth["pair"]
     plugin = tree(f"vllm-ascend=={pair['plugin_old']}")
     old, new = tree(f"vllm=={pair['vllm_old']}"), tree(f"vllm=={pair['vllm_new']}")
     start = time.perf_counter()
-    result = audit.run(None, old=str(old), new=str(new), plugin=plugin, package="vllm_ascend")
+    judge = getattr(audit, "judge", None)
+    if before and judge is not None:
+        audit.judge = lambda _entry, drift, *_args, **_kwargs: drift
+    try:
+        result = audit.run(None, old=str(old), new=str(new), plugin=plugin, package="vllm_ascend")
+    finally:
+        if judge is not None:
+            audit.judge = judge
     seconds = time.perf_counter() - start
     expected = {row["entry"]: row for row in truth["entry"]}
     seen: Counter = Counter()
@@ -143,6 +156,13 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     return out
 
 
+def agreement(result: dict) -> str:
+    """``"agree of total (percent)"`` of one scored pair."""
+    rows = result["rows"]
+    agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
+    return f"{agree} of {len(rows)} ({100 * agree / max(len(rows), 1):.0f}%)"
+
+
 def table(rows: list) -> tuple[list[str], dict[tuple[str, str], int]]:
     """The columns and the counts of (truth, suggestion)."""
     counts = Counter((truth, suggested) for _n, truth, suggested, _r, _a in rows)
@@ -190,14 +210,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated pair names (file stems)")
     args = parser.parse_args(argv)
     wanted = set(args.only.split(",")) if args.only else None
-    sections = []
+    sections, summary = [], []
     for truth_file in sorted(TRUTHS.glob("*.toml")):
         if wanted and truth_file.stem not in wanted:
             continue
+        earlier = score(truth_file, before=True)
         result = score(truth_file)
         text = render(result)
         sections.append(text)
-        print(text.split("\nDisagreements:")[0])
+        print(text if wanted else text.split("\nDisagreements:")[0])
+        summary.append((truth_file.stem, agreement(earlier), agreement(result)))
+    lines = ["| pair | before | after |", "|---|---|---|"]
+    lines += [f"| {pair} | {b} | {a} |" for pair, b, a in summary]
+    print("\n".join(lines))
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     header = (
         "# runtime audit vs the vllm-ascend maintainers\n\n"
@@ -205,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         "`benchmarks/runtime_history/`.\n\n"
     )
     if not wanted:
-        RESULT.write_text(header + "\n".join(sections), encoding="utf-8")
+        table = "Agreement with the maintainers per pair:\n\n" + "\n".join(lines) + "\n\n"
+        RESULT.write_text(header + table + "\n".join(sections), encoding="utf-8")
     return 0
 
 
