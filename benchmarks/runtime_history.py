@@ -89,13 +89,16 @@ def score(truth_file: Path, before: bool = False) -> dict:
     seconds = time.perf_counter() - start
     expected = {row["entry"]: row for row in truth["entry"]}
     seen: Counter = Counter()
-    rows = []
+    rows, extra = [], []
     for audited in result.entries:
         name = entry_id(audited.entry, result.inventory.patch_directory, seen)
         suggested = audited.drift.decision
         suggested = AS_RETAIN.get(suggested, suggested)
         row = expected.pop(name, None)
-        rows.append((name, row["truth"] if row else "?", suggested, row, audited))
+        if row is None:
+            extra.append(name)  # found only by today's inventory: listed, not scored
+            continue
+        rows.append((name, row["truth"], suggested, row, audited))
     reproduced = reproduce(
         result, rows, plugin, (old, new), tree(f"vllm-ascend=={pair['plugin_new']}")
     )
@@ -103,6 +106,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
         "pair": pair,
         "rows": rows,
         "unmatched": sorted(expected),
+        "extra": extra,
         "seconds": seconds,
         "port": reproduced,
     }
@@ -156,6 +160,17 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     return out
 
 
+def lagged(truth: str, suggested: str, audited) -> bool:
+    """Whether the maintainers kept an entry whose upstream target changed in signature or
+    kind (the copy is now behind upstream), as the audit's evidence shows."""
+    changes = audited.drift.upstream_changes
+    return (
+        truth == "retain"
+        and suggested == "update"
+        and any(c.startswith(("signature", "kind")) for c in changes)
+    )
+
+
 def agreement(result: dict) -> str:
     """``"agree of total (percent)"`` of one scored pair."""
     rows = result["rows"]
@@ -194,12 +209,16 @@ def render(result: dict) -> str:
     for name, truth, suggested, row, audited in rows:
         if truth == suggested:
             continue
-        why = row["why"] if row else "no truth row"
         evidence = "; ".join(audited.drift.evidence)[:300]
-        lines.append(f"- `{name}`: truth {truth} ({why}); suggested {suggested}: {evidence}")
+        lag = " **Maintainers lagged upstream.**" if lagged(truth, suggested, audited) else ""
+        lines.append(
+            f"- `{name}`: truth {truth} ({row['why']}); suggested {suggested}: {evidence}{lag}"
+        )
     if result["port"]:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result["port"].items()))
         lines += ["", f"runtime port on the truth's update entries: {counts}"]
+    if result["extra"]:
+        lines += ["", "Entries without a truth row (not scored): " + ", ".join(result["extra"])]
     if result["unmatched"]:
         lines += ["", "Truth rows the audit did not produce: " + ", ".join(result["unmatched"])]
     return "\n".join(lines) + "\n"

@@ -63,13 +63,25 @@ def consulted(node: ast.AST) -> dict[str, str]:
     return found
 
 
+_PARSED: dict[tuple[str, str], ast.Module | None] = {}
+
+
+def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
+    """The parsed module (once per tree and module in a process)."""
+    key = (str(tree.root), module)
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = ast.parse("".join(tree.source_lines(module, 1, 10**9)))
+        except SyntaxError:
+            _PARSED[key] = None
+    return _PARSED[key]
+
+
 def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST]]:
     """``(qualname, node)`` of the functions of the target's module that mention the
     target's name (its callers in that module)."""
-    lines = tree.source_lines(found.module, 1, 10**9)
-    try:
-        module = ast.parse("".join(lines))
-    except SyntaxError:
+    module = _module_ast(tree, found.module)
+    if module is None:
         return []
     name = found.qualname.rsplit(".", 1)[-1]
     out = []
