@@ -50,7 +50,7 @@ def test_item1_migrate_names_the_new_platform_hook(result) -> None:
 def test_item2_never_imported_is_remove_naming_the_commented_import(result) -> None:
     assert _decision(result, "disabled.py", "upup.sampler.greedy") == (
         "remove",
-        "never imported (import commented out at upplug/patch/__init__.py:16: "
+        "never imported (import commented out at upplug/patch/__init__.py:17: "
         "# import upplug.patch.disabled): remove it, or re-enable the import",
     )
 
@@ -209,3 +209,41 @@ def test_item9_a_removal_upstream_still_needs_is_retained(result) -> None:
         "the new upstream upup.registry.TABLE still has the key 'a': the plugin's removal of "
         "it is still needed",
     )
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        (
+            "upup.engine.Worker",
+            (
+                "retain",
+                "the plugin's class derives from Worker and inherits the upstream change; the "
+                "methods it overrides (run) are unchanged upstream",
+            ),
+        ),
+        (
+            "torch.compile",
+            (
+                "retain",
+                "torch.compile is not part of the upstream being upgraded: this upgrade does not "
+                "change it",
+            ),
+        ),
+        (
+            "upup.kernels._prepare",
+            ("update", "upup.kernels._prepare was renamed: retarget to upup.kernels.prepare"),
+        ),
+        (
+            "upup.engine.npu_hook",
+            (
+                "retain",
+                "upup.engine.npu_hook is in neither release: the plugin's assignment adds it (if "
+                "it was meant to replace something, a typo or a future name)",
+            ),
+        ),
+    ],
+)
+def test_decisions_maintainers_take_on_real_history(result, target: str, expected) -> None:
+    """Rules found from the disagreements with the vllm-ascend maintainers."""
+    assert _decision(result, "more.py", target) == expected
