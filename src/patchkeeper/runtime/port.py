@@ -20,6 +20,7 @@ conflict) is reported as left by hand. The result is a unified diff of the plugi
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 import tempfile
@@ -35,6 +36,7 @@ from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, cod
 from patchkeeper.runtime.gates import evaluate, release_version
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, MOVED
+from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
@@ -156,24 +158,65 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
     if old_code is None or new_code is None or mine is None:
         reason = "the replacement is not a function or class of the plugin: update it by hand"
         return _replace(base, detail=reason)
-    lines = edits.original(mine.name)[mine.start - 1 : mine.start - 1 + len(mine.lines)]
     specs = (result.old, result.new)
     versions = [release_version(s, t.root) or s for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
-    merged, conflicts = merge_copy(old_code, new_code, lines, labels)
-    end = mine.start + len(mine.lines) - 1
-    if not edits.replace(mine.name, mine.start, end, merged):
-        return _replace(base, detail="another entry already rewrites these lines")
+    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+    if pieces is None:
+        pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
+    if not pieces:
+        return _replace(base, detail="no method the subclass overrides changed upstream")
+    conflicts = 0
+    for old_piece, new_piece, start, end in pieces:
+        lines = edits.original(mine.name)[start - 1 : end]
+        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        if not edits.replace(mine.name, start, end, merged):
+            return _replace(base, detail="another entry already rewrites these lines")
+        conflicts += found
+    what = f"three-way merge of {mine.name}:{mine.start}"
+    if len(pieces) > 1 or pieces[0][2] != mine.start:
+        what += f" ({len(pieces)} overridden method(s))"
     if conflicts:
         return _replace(
             base,
             action=CONFLICT,
-            detail=f"three-way merge of {mine.name}:{mine.start}: {conflicts} conflict(s) marked",
+            detail=f"{what}: {conflicts} conflict(s) marked",
             conflicts=conflicts,
         )
-    return _replace(
-        base, action=MERGED, detail=f"three-way merge of {mine.name}:{mine.start}: clean"
-    )
+    return _replace(base, action=MERGED, detail=f"{what}: clean")
+
+
+def _span(code: Code, node: ast.stmt) -> Code:
+    """The part of ``code`` that is ``node`` (a method of the class ``code`` holds)."""
+    lines = code.text.splitlines(True)[node.lineno - 1 : node.end_lineno]
+    return Code(code.name, code.start + node.lineno - 1, tuple(lines))
+
+
+def _subclass_pieces(entry, old: Code, new: Code, mine: Code):
+    """For a plugin class deriving from the upstream class it replaces, the methods it
+    overrides whose upstream definition changed, as ``(old method, new method, first line,
+    last line in the plugin file)``; ``None`` when the replacement is not such a subclass
+    (the whole definition is merged)."""
+    ours, before, after = mine.node(), old.node(), new.node()
+    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
+        return None
+    name = entry.target.rsplit(".", 1)[-1]
+    if name not in {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}:
+        return None
+    methods = (ast.FunctionDef, ast.AsyncFunctionDef)
+    old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
+    new_methods = {n.name: n for n in after.body if isinstance(n, methods)}
+    pieces = []
+    for node in ours.body:
+        if not isinstance(node, methods):
+            continue
+        a, b = old_methods.get(node.name), new_methods.get(node.name)
+        if a is None or b is None or same_ast(a, b):
+            continue
+        # From the def line on: decorators stay as the plugin wrote them.
+        start, end = mine.start + node.lineno - 1, mine.start + node.end_lineno - 1
+        pieces.append((_span(old, a), _span(new, b), start, end))
+    return pieces
 
 
 def _retarget(item: AuditedEntry, edits: _Edits) -> PortedEntry:
