@@ -102,14 +102,26 @@ def without_decorators(code: Code) -> str:
     return "".join(code.text.splitlines(True)[node.lineno - 1 :])
 
 
+_HEADER = re.compile(r"^(\s*(?:async\s+)?(?:def|class)\s+)(\w+)")
+
+
+def _named(text: str, ours_first: str) -> str:
+    """``text`` with its ``def``/``class`` name replaced by the copy's (the plugin often
+    names its copy differently: the name is not an upstream change to merge)."""
+    mine = _HEADER.match(ours_first)
+    if mine is None:
+        return text
+    return _HEADER.sub(lambda m: m.group(1) + mine.group(2), text, count=1)
+
+
 def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
     """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
     their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
     text in the copy's indentation, number of conflicts)``."""
     first = next((x for x in mine_lines if x.strip()), "")
     indent = first[: len(first) - len(first.lstrip())]
-    base = _reindent(without_decorators(old), indent)
-    theirs = _reindent(without_decorators(new), indent)
+    base = _named(_reindent(without_decorators(old), indent), first)
+    theirs = _named(_reindent(without_decorators(new), indent), first)
     ours = "".join(mine_lines)
     with tempfile.TemporaryDirectory(prefix="patchkeeper-runtime-port-") as scratch:
         merged, conflicts = merge_file(
