@@ -110,21 +110,29 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     trees = (old_tree, new_tree)
     versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     headers: dict[str, str] = {}
-    spans_of = {}
-    hook_names: set[str] = set()
-    for entry in entries:
-        before, after = resolved_old[entry.target], resolved_new[entry.target]
-        spans = spans_of[id(entry)] = codes(entry, before, after, trees, scanned.tree)
-        hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
-    old_tree.find_definitions(sorted(hook_names))  # one pass over the old tree for all
+    judged = JudgeCache(store, trees, versions)
+    todo = []
     for entry in entries:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         drift = _drift(store, entry, before, after, trees, scanned.tree)
-        spans = spans_of[id(entry)]
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
-        drift = judge(entry, drift, before, after, trees, spans, versions, headers[entry.file])
-        audited.append(AuditedEntry(entry, before, after, drift))
+        cached = judged.get(entry, drift, before, after, headers[entry.file])
+        todo.append((entry, before, after, drift, cached))
+    # One pass over the old tree for the hook names of every entry still to judge.
+    hook_names: set[str] = set()
+    for entry, before, after, _unused, cached in todo:
+        if cached is None:
+            spans = codes(entry, before, after, trees, scanned.tree)
+            hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
+    old_tree.find_definitions(sorted(hook_names))
+    for entry, before, after, drift, cached in todo:
+        if cached is None:
+            spans = codes(entry, before, after, trees, scanned.tree)
+            header = headers[entry.file]
+            cached = judge(entry, drift, before, after, trees, spans, versions, header)
+            judged.put(entry, drift, before, after, header, cached)
+        audited.append(AuditedEntry(entry, before, after, cached))
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
     patched = {e.target for e in entries}
@@ -174,6 +182,31 @@ def file_header(path: Path) -> str:
     except SyntaxError:
         docstring = ""
     return "\n".join(lines) + "\n" + docstring
+
+
+class JudgeCache:
+    """:func:`patchkeeper.runtime.judge.judge` results remembered in the drift store, under
+    a digest of everything the judge reads: the entry (with its activation), its drift, both
+    resolutions, the versions, the file's header, and the two trees' file signatures (the
+    judge reads callers and hook definitions beyond the compared spans)."""
+
+    def __init__(self, store: SummaryCache, trees, versions: tuple[str, str]) -> None:
+        self.store = store
+        self.salt = (versions, trees[0].signature(), trees[1].signature())
+
+    def _key(self, entry, drift, old, new, header) -> tuple[str, str]:
+        material = (entry, astuple(drift), old, new, header, self.salt)
+        digest = hashlib.sha256(repr(material).encode()).hexdigest()
+        return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
+
+    def get(self, entry, drift, old, new, header) -> Drift | None:
+        name, digest = self._key(entry, drift, old, new, header)
+        cached = self.store.get_value(name, digest)
+        return Drift(*cached) if cached is not None else None
+
+    def put(self, entry, drift, old, new, header, result: Drift) -> None:
+        name, digest = self._key(entry, drift, old, new, header)
+        self.store.put_value(name, digest, astuple(result))
 
 
 def _drift(

@@ -77,25 +77,37 @@ def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
     return _PARSED[key]
 
 
+_MENTIONS: dict[tuple[str, str], list[tuple[str, ast.AST, frozenset[str]]]] = {}
+
+
+def _functions(tree: UpstreamTree, module: str) -> list[tuple[str, ast.AST, frozenset[str]]]:
+    """``(name, node, names it mentions)`` of every function of a module (built once per
+    tree and module in a process)."""
+    key = (str(tree.root), module)
+    if key not in _MENTIONS:
+        parsed = _module_ast(tree, module)
+        found = []
+        for node in ast.walk(parsed) if parsed is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                mentioned = frozenset(
+                    s.id if isinstance(s, ast.Name) else s.attr
+                    for s in ast.walk(node)
+                    if isinstance(s, (ast.Name, ast.Attribute))
+                )
+                found.append((node.name, node, mentioned))
+        _MENTIONS[key] = found
+    return _MENTIONS[key]
+
+
 def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST]]:
     """``(qualname, node)`` of the functions of the target's module that mention the
     target's name (its callers in that module)."""
-    module = _module_ast(tree, found.module)
-    if module is None:
-        return []
     name = found.qualname.rsplit(".", 1)[-1]
-    out = []
-    for node in ast.walk(module):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name == name:
-            continue
-        mentions = any(
-            (isinstance(s, ast.Name) and s.id == name)
-            or (isinstance(s, ast.Attribute) and s.attr == name)
-            for s in ast.walk(node)
-        )
-        if mentions:
-            out.append((node.name, node))
-    return out
+    return [
+        (qual, node)
+        for qual, node, mentioned in _functions(tree, found.module)
+        if qual != name and name in mentioned
+    ]
 
 
 def candidates(
