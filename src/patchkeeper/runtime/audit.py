@@ -136,8 +136,8 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
     patched = {e.target for e in entries}
-    findings = duplicates(entries) + broken_references(files, trees, patched)
-    gates = version_gates(files, versions)
+    broken, gates = _crosscheck(store, files, trees, patched, versions)
+    findings = duplicates(entries) + broken
     for cache in (old_tree, new_tree, store):
         cache.save()
     counts = dict(scanned.inventory.counts)
@@ -152,6 +152,29 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         tuple(findings),
         gates,
     )
+
+
+def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
+    """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
+    under a digest of the patch files' bytes, the patched targets, the versions and both
+    trees' file signatures."""
+    material = (
+        versions,
+        trees[0].signature(),
+        trees[1].signature(),
+        sorted(patched),
+        [(relative, hashlib.sha256(path.read_bytes()).hexdigest()) for path, relative, *_ in files],
+    )
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    cached = store.get_value("#crosscheck", digest)
+    if cached is not None:
+        return [AuditFinding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
+    broken = broken_references(files, trees, patched)
+    gates = version_gates(files, versions)
+    store.put_value(
+        "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
+    )
+    return broken, gates
 
 
 def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
