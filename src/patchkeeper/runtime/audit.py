@@ -8,7 +8,6 @@ name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and ca
 
 from __future__ import annotations
 
-import ast
 import hashlib
 from collections import Counter
 from dataclasses import astuple, dataclass, field
@@ -156,12 +155,10 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
 
 def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
     """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
-    under a digest of the patch files' bytes, the patched targets, the versions and both
-    trees' file signatures."""
+    under a digest of the patch files' bytes, the patched targets and the versions (the
+    store is per pair of tree roots)."""
     material = (
         versions,
-        trees[0].signature(),
-        trees[1].signature(),
         sorted(patched),
         [(relative, hashlib.sha256(path.read_bytes()).hexdigest()) for path, relative, *_ in files],
     )
@@ -188,34 +185,30 @@ def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
 
 def file_header(path: Path) -> str:
     """The comment lines and the module docstring at the top of a plugin file (its header:
-    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation)."""
+    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
+    the first ``import``, ``from``, ``def``, ``class`` or ``@`` line."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
     lines = []
     for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#") or not stripped:
-            lines.append(stripped.lstrip("#"))
-        else:
+        if line.startswith(("import ", "from ", "def ", "class ", "@", "async def ")):
             break
-    try:
-        docstring = ast.get_docstring(ast.parse(text)) or ""
-    except SyntaxError:
-        docstring = ""
-    return "\n".join(lines) + "\n" + docstring
+        lines.append(line.strip().lstrip("#").strip("\"' "))
+    return "\n".join(lines)
 
 
 class JudgeCache:
     """:func:`patchkeeper.runtime.judge.judge` results remembered in the drift store, under
-    a digest of everything the judge reads: the entry (with its activation), its drift, both
-    resolutions, the versions, the file's header, and the two trees' file signatures (the
-    judge reads callers and hook definitions beyond the compared spans)."""
+    a digest of what the judge reads: the entry (with its activation), its drift, both
+    resolutions, the versions and the file's header. The callers and hook definitions it
+    reads beyond the compared spans belong to the two trees, which the store is named by
+    (an unpacked release does not change under its root)."""
 
     def __init__(self, store: SummaryCache, trees, versions: tuple[str, str]) -> None:
         self.store = store
-        self.salt = (versions, trees[0].signature(), trees[1].signature())
+        self.salt = versions  # the store itself is per pair of tree roots
 
     def _key(self, entry, drift, old, new, header) -> tuple[str, str]:
         material = (entry, astuple(drift), old, new, header, self.salt)

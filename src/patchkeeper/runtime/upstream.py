@@ -210,10 +210,6 @@ class UpstreamTree:
             self._signature = files, digest.hexdigest()
         return self._signature
 
-    def signature(self) -> str:
-        """A digest of the tree's Python file names, sizes and modification times."""
-        return self._files_signature()[1]
-
     def importers_index(self) -> nameindex.ImporterIndex:
         """The ``from X import name`` index of the whole tree (built once, cached under the
         digest of the tree's file list)."""
