@@ -124,7 +124,8 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         if cached is None:
             spans = codes(entry, before, after, trees, scanned.tree)
             hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
-    old_tree.find_definitions(sorted(hook_names))
+    if hook_names:
+        old_tree.find_definitions(sorted(hook_names))
     for entry, before, after, drift, cached in todo:
         if cached is None:
             spans = codes(entry, before, after, trees, scanned.tree)
