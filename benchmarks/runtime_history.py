@@ -79,13 +79,19 @@ def score(truth_file: Path, before: bool = False) -> dict:
     old, new = tree(f"vllm=={pair['vllm_old']}"), tree(f"vllm=={pair['vllm_new']}")
     start = time.perf_counter()
     judge = getattr(audit, "judge", None)
+    cache = getattr(audit, "JudgeCache", None)
+    saved = (cache.get, cache.put) if cache is not None else None
     if before and judge is not None:
+        # Neither judged nor read from (or written to) the judge's cache.
         audit.judge = lambda _entry, drift, *_args, **_kwargs: drift
+        cache.get = lambda *_args: None
+        cache.put = lambda *_args: None
     try:
         result = audit.run(None, old=str(old), new=str(new), plugin=plugin, package="vllm_ascend")
     finally:
         if judge is not None:
             audit.judge = judge
+            cache.get, cache.put = saved
     seconds = time.perf_counter() - start
     expected = {row["entry"]: row for row in truth["entry"]}
     seen: Counter = Counter()

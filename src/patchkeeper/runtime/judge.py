@@ -18,6 +18,8 @@ first rule that applies decides):
 6. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
+
+The audit remembers each result (:class:`patchkeeper.runtime.audit.JudgeCache`).
 """
 
 from __future__ import annotations
