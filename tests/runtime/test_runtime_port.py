@@ -89,3 +89,33 @@ def test_port_cli_prints_the_diff_and_the_report(runtime_trees: Path, cli) -> No
         "runtime port 1.0 -> 2.0: by hand 2, conflict 1, merged 1, nothing to do 3, "
         "retargeted 1; not written (--write applies it)"
     )
+
+
+def test_port_lists_version_gates_and_writes_the_reviewed_release(runtime_trees: Path) -> None:
+    work = runtime_trees / "update"
+    result = port.run(
+        load_config(work / "upplug" / "pyproject.toml"),
+        old=str(work / "upup-1.0"),
+        new=str(work / "upup-2.0"),
+    )
+    gates = [(e.file, e.line, e.action, e.detail) for e in result.entries if e.decision == "gate"]
+    assert gates == [
+        (
+            "upplug/patch/gates.py",
+            22,
+            "by hand",
+            "the `if` branch of `vllm_version_is('1.0')` is dead at 2.0: delete it, or name 2.0 "
+            "if the patch inside is still needed",
+        ),
+        (
+            "upplug/patch/gates.py",
+            25,
+            "by hand",
+            "the `else` branch of `not vllm_version_is('1.0')` is dead at 2.0: delete it and "
+            "drop the test",
+        ),
+    ]
+    assert (
+        "-# Affected versions: upup 1.0.\n+# Affected versions: upup 1.0. Reviewed against 2.0.\n"
+    ) in result.diff
+    assert result.exit_code == 1

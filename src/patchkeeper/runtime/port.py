@@ -9,7 +9,8 @@ upstream release to ``NEW``, per entry:
   upstream spans re-indented to the copy's indentation; conflicts are left marked (diff3
   style, as ``patchkeeper port`` leaves them);
 - a target that moved: the old module path in the patch statement becomes the new one;
-- a version gate naming the old release around entries still needed: the new release;
+- a version gate whose live branch changes: listed with its edit, left by hand (the entries
+  behind a branch that dies are *remove* in the audit, and deleting a branch is a review);
 - each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``.
 
 Everything else (*remove*, *migrate*, *investigate*, wrappers whose signature changed, a
@@ -33,7 +34,7 @@ from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime import audit as runtime_audit
 from patchkeeper.runtime.audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, codes
-from patchkeeper.runtime.gates import evaluate, release_version
+from patchkeeper.runtime.gates import release_version
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
@@ -41,11 +42,10 @@ from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
 
-MERGED, CONFLICT, RETARGETED, GATE, LEFT, NOTHING = (
+MERGED, CONFLICT, RETARGETED, LEFT, NOTHING = (
     "merged",
     "conflict",
     "retargeted",
-    "gate",
     "by hand",
     "nothing to do",
 )
@@ -258,32 +258,13 @@ def _replace(entry: PortedEntry, **changes: Any) -> PortedEntry:
     return replace(entry, **changes)
 
 
-def _gates(result: RuntimeAudit, versions: tuple[str, str], edits: _Edits) -> list[PortedEntry]:
-    """Gates naming the old release that hold entries still needed get the new release."""
-    old, new = versions
-    needed = {
-        (c.file, c.line)
-        for a in result.entries
-        if a.drift.decision in (RETAIN, UPDATE) and a.entry.activation
-        for c in a.entry.activation.conditions
-    }
+def _gates(result: RuntimeAudit) -> list[PortedEntry]:
+    """Every version gate whose live branch changes at the new release, left by hand with
+    the edit it needs (the entries behind a dead branch are *remove* in the audit)."""
     out = []
     for gate in result.gates:
-        if old not in gate.versions or (gate.file, gate.line) not in needed:
-            continue
-        if not (gate.live_old and gate.live_new is False):
-            continue
-        lines = edits.original(gate.file)
-        text = lines[gate.line - 1]
-        changed = text.replace(f'"{old}"', f'"{new}"').replace(f"'{old}'", f"'{new}'")
-        if (
-            changed != text
-            and evaluate(gate.test.replace(old, new), new)
-            and edits.replace(gate.file, gate.line, gate.line, changed)
-        ):
-            out.append(
-                PortedEntry(gate.file, gate.line, gate.test, "gate", GATE, f"{old} -> {new}")
-            )
+        if gate.edit:
+            out.append(PortedEntry(gate.file, gate.line, gate.test, "gate", LEFT, gate.edit))
     return out
 
 
@@ -322,7 +303,7 @@ def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[Porte
             done.append(_replace(base, detail=item.drift.evidence[0]))
         else:
             done.append(_replace(base, detail=item.drift.evidence[0]))
-    done += _gates(result, versions, edits)
+    done += _gates(result)
     _headers(result, versions[1], edits)
     return done, edits.result()
 
