@@ -74,6 +74,9 @@ def main() -> None:
     peak = 0
     with tempfile.TemporaryDirectory() as scratch:
         cache = Path(scratch) / "cache"
+        # The commands run in a downstream: a minimal configuration naming the upstream
+        # (``runtime audit`` keeps its evidence there, as a user's downstream would).
+        (Path(scratch) / "patchkeeper.toml").write_text('upstream = "vllm"\n', encoding="utf-8")
         env = dict(os.environ, PATCHKEEPER_CACHE=str(cache))
         # As installed: the modules' bytecode is written once (pip does it at install),
         # not compiled again by every process as PYTHONDONTWRITEBYTECODE would have it.

@@ -32,6 +32,13 @@ RELEASES = [
     ("sdist", "vllm==0.30.0"),
     ("sdist", "vllm==0.32.0"),
     ("sdist", "vllm-ascend==0.30.0rc2"),
+    # runtime_history.py: consecutive plugin releases and the vLLM each one pins
+    *(("sdist", f"vllm=={v}") for v in ("0.24.0", "0.25.1", "0.26.0", "0.29.0")),
+    *(
+        ("sdist", f"vllm-ascend=={v}")
+        for v in ("0.24.0rc1", "0.25.1rc1", "0.26.0rc1", "0.27.1rc1", "0.28.0rc1", "0.29.0rc1")
+    ),
+    ("sdist", "vllm-ascend==0.30.0rc1"),
     ("wheel", "six==1.16.0"),
 ]
 

@@ -34,11 +34,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("upstream", ("patchkeeper.upstream",)),
     ("trees", ("patchkeeper.trees",)),
     ("audit", ("patchkeeper.audit",)),
-    ("ledger, runtime", ("patchkeeper.ledger", "patchkeeper.runtime")),
-    ("port, record", ("patchkeeper.port", "patchkeeper.record")),
+    ("ledger", ("patchkeeper.ledger",)),
+    ("port", ("patchkeeper.port",)),
+    ("runtime, record", ("patchkeeper.runtime", "patchkeeper.record")),
     ("render", ("patchkeeper.render",)),
     ("commands", ("patchkeeper.commands",)),
-    ("main", ("patchkeeper.main", "patchkeeper.__main__")),
+    ("main", ("patchkeeper.main", "patchkeeper.__main__", "patchkeeper.guard")),
 )
 
 

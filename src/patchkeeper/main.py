@@ -128,6 +128,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.audit",
     "patchkeeper.render.horizon",
     "patchkeeper.render.runtime",
+    "patchkeeper.render.runtime_update",
     "patchkeeper.render.ledger",
     "patchkeeper.render.port",
     "patchkeeper.render.record",
@@ -749,6 +750,37 @@ def runtime_check(
         **plugin_location,
         argv=ARGV,
         save_evidence=save_evidence,
+    )
+    emit(result, as_json)
+
+
+@runtime.command("lock")
+@click.option("--at", "at", required=True, help="The audited upstream: a directory or vllm==X.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="The lock file.")
+@plugin_options
+@json_option
+@click.pass_obj
+def runtime_lock(settings: Settings, at: str, output: Path | None, plugin_location, as_json):
+    """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
+    from patchkeeper.commands import runtime_lock as command
+
+    emit(command.run(settings.config(), at=at, output=output, **plugin_location), as_json)
+
+
+@runtime.command("port")
+@click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
+@click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
+@click.option("--write", is_flag=True, help="Apply the update to the plugin's files.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Diff file.")
+@plugin_options
+@json_option
+@click.pass_obj
+def runtime_port(settings: Settings, old, new, write, output, plugin_location, as_json) -> None:
+    """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
+    from patchkeeper.commands import runtime_port as command
+
+    result = command.run(
+        settings.config(), old=old, new=new, write=write, output=output, **plugin_location
     )
     emit(result, as_json)
 

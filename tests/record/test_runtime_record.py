@@ -42,23 +42,21 @@ def test_decide_suggests_from_the_runtime_audit(cli, plugin: Path) -> None:
     run = cli("decide", cwd=plugin)
     assert run.code == 0
     assert run.out.splitlines()[1:] == [
-        f"  runtime {PREFIX}{KEYS[0]}: retain (retain)",
+        f"  runtime {PREFIX}{KEYS[0]}: remove (remove)",
         f"  runtime {PREFIX}{KEYS[1]}: retain (retain)",
         f"  runtime {PREFIX}{KEYS[2]}: update (update)",
         f"  runtime {PREFIX}{KEYS[3]}: retain (retain)",
         f"  runtime {PREFIX}{KEYS[4]}: update (update)",
         f"  runtime {PREFIX}{KEYS[5]}: remove (remove)",
-        f"  runtime {PREFIX}{KEYS[6]}: (none: decide by hand) (investigate)",
-        f"  runtime {PREFIX}{KEYS[7]}: (none: decide by hand) (investigate)",
+        f"  runtime {PREFIX}{KEYS[6]}: update (update)",
+        f"  runtime {PREFIX}{KEYS[7]}: retain (retain)",
     ]
     text = (plugin / "patchkeeper-decisions.toml").read_text()
     assert (
-        f'[runtime."{PREFIX}{KEYS[6]}"]\n'
-        "# no suggestion: runtime audit says investigate; decide by hand\n"
-        "# removal condition from the Remove at header\n"
-        'decision = ""\n'
-        'reason = ""\n'
-        'removal-condition = "tinyup schedules zero-budget requests itself."\n'
+        f'[runtime."{PREFIX}{KEYS[0]}"]\n'
+        "# suggested from runtime audit: remove\n"
+        'decision = "remove"\n'
+        'reason = "suggested by patchkeeper decide from the runtime audit verdict: remove"\n'
     ) in text
 
 
@@ -75,13 +73,18 @@ def test_runtime_findings(cli, plugin: Path) -> None:
     findings = [(f["kind"], f["message"]) for f in json.loads(run.out)["findings"]]
     assert findings == [
         (
+            "contradiction",
+            f"`{PREFIX}{KEYS[0]}`: retain, but the new upstream already has the change "
+            "(runtime audit: remove)",
+        ),
+        (
             "dropped-but-present",
             f"`{PREFIX}{KEYS[5]}` is decided remove, but it is still in the code "
             f"(`{PREFIX}enhancement/backends.py:10`)",
         ),
         (
             "contradiction",
-            f"`{PREFIX}{KEYS[6]}`: retain whose target is gone (runtime audit: investigate)",
+            f"`{PREFIX}{KEYS[6]}`: retain whose target is gone (runtime audit: update)",
         ),
     ]
 
@@ -100,6 +103,7 @@ def test_a_removed_entry_is_no_longer_in_the_code(cli, plugin: Path) -> None:
     assert ("dropped-but-present", PREFIX + KEYS[5]) not in kinds
     assert kinds == [
         ("kept-without-condition", PREFIX + KEYS[0]),
+        ("contradiction", PREFIX + KEYS[0]),
         *[("no-decision", PREFIX + key) for key in KEYS[1:5] + KEYS[6:]],
     ]
 

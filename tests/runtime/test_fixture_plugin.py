@@ -176,15 +176,19 @@ def test_audit_decisions_with_evidence(runtime_trees: Path) -> None:
     )
     decisions = [(a.entry.target, a.entry.line, a.drift.decision) for a in result.entries]
     assert decisions == [
-        ("tinyup.sampler.sample", 11, "retain"),
+        ("tinyup.sampler.sample", 11, "remove"),
         ("tinyup.sampler.sample", 19, "retain"),
         ("tinyup.scheduler.Scheduler.schedule", 11, "update"),
         ("tinyup.scheduler.Scheduler.make", 21, "retain"),
         ("tinyup.scheduler.Scheduler.create", 29, "update"),
         ("tinyup.registry.BACKENDS", 10, "remove"),
-        ("tinyup.kernels.add_kernel", 12, "investigate"),
-        ("tinyup.kernels.sub_kernel", 22, "investigate"),
+        ("tinyup.kernels.add_kernel", 12, "update"),
+        ("tinyup.kernels.sub_kernel", 22, "retain"),
     ]
+    assert result.entries[0].drift.evidence[0] == (
+        "never imported (import commented out at metaplug/patch/bugfix/__init__.py:11: "
+        "# import metaplug.patch.bugfix.fix_disabled): remove it, or re-enable the import"
+    )
     schedule = result.entries[2].drift
     assert schedule.upstream_changes == ("body",)
     assert "-    return budget\n+    return min(budget, 64)\n" in schedule.upstream_diff
@@ -198,17 +202,20 @@ def test_audit_decisions_with_evidence(runtime_trees: Path) -> None:
         "the new upstream tinyup.registry.BACKENDS already has the key 'npu'",
     )
     assert result.entries[6].drift.evidence == (
+        "tinyup.kernels.add_kernel moved: retarget to tinyup.ops.kernels.add_kernel (line 5)",
         "tinyup.kernels.add_kernel is moved in the new upstream; now defined at "
         "tinyup.ops.kernels.add_kernel (line 5)",
     )
     assert result.entries[7].drift.evidence == (
+        "tinyup.kernels.sub_kernel is in neither release; the patch adds it on purpose "
+        "(allow_missing)",
         "tinyup.kernels.sub_kernel is removed in the new upstream; no definition of the name "
         "anywhere in the new upstream",
     )
     assert [(s.importer, s.local, s.file, s.line, s.patched_by) for s in result.stale] == [
         ("tinyup.engine", "sample", "tinyup/engine.py", 1, ""),
     ]
-    assert result.counts["decision"] == {"investigate": 2, "remove": 1, "retain": 3, "update": 2}
+    assert result.counts["decision"] == {"remove": 2, "retain": 3, "update": 3}
     assert result.exit_code == 1
 
 
@@ -228,7 +235,7 @@ def test_audit_cli_json_and_warm_cache(runtime_trees: Path, cli) -> None:
     assert first.code == 1 and second.code == 1
     assert first.out == second.out
     data = json.loads(first.out)
-    assert data["counts"]["decision"]["update"] == 2
+    assert data["counts"]["decision"]["update"] == 3
     assert data["stale"][0]["importer"] == "tinyup.engine"
 
 

@@ -9,7 +9,12 @@ file scanner.
 - registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
   ``REGISTRY.register(key, v)`` on upstream objects;
 - ``sys.modules[name] = module``;
-- ``patch(module, attribute)(fn)``, the decorator called directly.
+- ``patch(module, attribute)(fn)``, the decorator called directly;
+- ``param.attr = value`` inside a plugin function whose parameter ``param`` is given an
+  upstream module or class at a call of that function in the same file
+  (``_apply(vllm.x)``);
+- removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
+  ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``).
 """
 
 from __future__ import annotations
@@ -31,6 +36,62 @@ class AssignmentForms(DecoratorForms):
     module_table: Table
     is_package: bool
     _defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None
+    #: Function qualname -> ``(parameter index, parameter name, attribute, line, value,
+    #: conditions)`` of each ``param.attr = value`` in its body, waiting for a call.
+    _param_sets: dict[str, list[tuple[int, str, str, int, str, Any]]]
+
+    def removal(self, stmt: ast.Delete, conds: Any, scope: str, table: Table) -> None:
+        """Entries for ``del TABLE[key]`` / ``del module.attr`` on upstream objects."""
+        for target in stmt.targets:
+            if isinstance(target, ast.Subscript):
+                bound = self.external(target.value, table)
+                if bound is not None and bound.dotted != "sys.modules":
+                    key = ast.unparse(target.slice)
+                    self.upstream_entry(
+                        conds, stmt.lineno, scope, bound, Mechanism.REGISTRY, "<removed>", key=key
+                    )
+            elif isinstance(target, ast.Attribute):
+                bound = self.external(target, table)
+                if bound is not None:
+                    self.upstream_entry(
+                        conds, stmt.lineno, scope, bound, Mechanism.ASSIGNMENT, "<removed>"
+                    )
+
+    def parameter_assignment(
+        self, target: ast.Attribute, value: ast.expr, stmt: ast.stmt, conds, scope, table
+    ) -> None:
+        """Remember ``param.attr = value`` in a function whose parameter is ``param``."""
+        if not isinstance(target.value, ast.Name):
+            return
+        info = self.facts.functions.get(scope)
+        if info is None or target.value.id not in info.params:
+            return
+        index = info.params.index(target.value.id)
+        replacement = self.describe(value, table)[0]
+        record = (index, target.value.id, target.attr, stmt.lineno, replacement, conds)
+        self._param_sets.setdefault(scope, []).append(record)
+
+    def parameter_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
+        """At ``f(vllm.x)`` of a function ``f`` of this file that sets attributes on its
+        parameter: one entry per attribute, on the upstream object passed."""
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id not in self._param_sets:
+            return
+        for index, param, attr, line, replacement, inner in self._param_sets[func.id]:
+            arg = node.args[index] if index < len(node.args) else None
+            arg = arg or next((k.value for k in node.keywords if k.arg == param), None)
+            bound = self.external(arg, table) if arg is not None else None
+            if bound is None:
+                continue
+            self.add(
+                (*conds, *inner),
+                line=line,
+                scope=func.id,
+                target=f"{bound.dotted}.{attr}",
+                module_hint=bound.module or bound.dotted,
+                mechanism=Mechanism.ASSIGNMENT,
+                replacement=replacement,
+            )
 
     def assignment(
         self,
@@ -46,6 +107,7 @@ class AssignmentForms(DecoratorForms):
         if isinstance(target, ast.Attribute):
             bound = self.external(target, table)
             if bound is None:
+                self.parameter_assignment(target, value, stmt, conds, scope, table)
                 return
             replacement, descriptors, refs = self.describe(value, table)
             mechanism = Mechanism.ASSIGNMENT
@@ -103,13 +165,25 @@ class AssignmentForms(DecoratorForms):
                     func, name, replacement, descriptors, node.lineno, conds, scope
                 )
             return
-        if not isinstance(func, ast.Attribute) or func.attr not in ("update", "register"):
+        self.parameter_call(node, conds, scope, table)
+        removing = ("pop", "remove", "discard")
+        if not isinstance(func, ast.Attribute) or func.attr not in (
+            "update",
+            "register",
+            *removing,
+        ):
             return
         bound = self.external(func.value, table)
         if bound is None or bound.dotted == "sys.modules":
             return
         keys: list[str | None] = []
         value: ast.expr | None = None
+        if func.attr in removing:
+            key = ast.unparse(node.args[0]) if node.args else None
+            self.upstream_entry(
+                conds, node.lineno, scope, bound, Mechanism.REGISTRY, "<removed>", key=key
+            )
+            return
         if func.attr == "update":
             for arg in node.args:
                 if isinstance(arg, ast.Dict):

@@ -15,9 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.crosscheck import (
+    AuditFinding,
+    broken_references,
+    duplicates,
+    version_gates,
+)
 from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
+from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
+from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.inventory import scan_plugin
+from patchkeeper.runtime.judge import judge
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
@@ -48,13 +57,16 @@ class RuntimeAudit:
     entries: tuple[AuditedEntry, ...]
     stale: tuple[StaleBinding, ...]
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    findings: tuple[AuditFinding, ...] = ()
+    gates: tuple[Gate, ...] = ()
 
     @property
     def exit_code(self) -> int:
-        """1 when an entry needs action (not *retain*/*not-audited*) or a stale binding is
-        unpatched; 0 otherwise."""
+        """1 when an entry needs action (not *retain*/*not-audited*), a stale binding is
+        unpatched, or a finding exists; 0 otherwise."""
         action = any(a.drift.decision not in (RETAIN, "not-audited") for a in self.entries)
-        return 1 if action or any(not s.patched_by for s in self.stale) else 0
+        findings = any(f.kind != "version-gate" for f in self.findings)
+        return 1 if action or findings or any(not s.patched_by for s in self.stale) else 0
 
 
 def audit_runtime(
@@ -94,16 +106,124 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
     store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
+    trees = (old_tree, new_tree)
+    versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
+    headers: dict[str, str] = {}
+    judged = JudgeCache(store, trees, versions)
+    todo = []
     for entry in entries:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
-        drift = _drift(store, entry, before, after, (old_tree, new_tree), scanned.tree)
-        audited.append(AuditedEntry(entry, before, after, drift))
+        drift = _drift(store, entry, before, after, trees, scanned.tree)
+        if entry.file not in headers:
+            headers[entry.file] = file_header(settings.root / entry.file)
+        cached = judged.get(entry, drift, before, after, headers[entry.file])
+        todo.append((entry, before, after, drift, cached))
+    # One pass over the old tree for the hook names of every entry still to judge.
+    hook_names: set[str] = set()
+    for entry, before, after, _unused, cached in todo:
+        if cached is None:
+            spans = codes(entry, before, after, trees, scanned.tree)
+            hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
+    if hook_names:
+        old_tree.find_definitions(sorted(hook_names))
+    for entry, before, after, drift, cached in todo:
+        if cached is None:
+            spans = codes(entry, before, after, trees, scanned.tree)
+            header = headers[entry.file]
+            cached = judge(entry, drift, before, after, trees, spans, versions, header)
+            judged.put(entry, drift, before, after, header, cached)
+        audited.append(AuditedEntry(entry, before, after, cached))
     stale = stale_bindings(new_tree, entries, resolved_new)
+    files = _patch_files(scanned.tree)
+    patched = {e.target for e in entries}
+    broken, gates = _crosscheck(store, files, trees, patched, versions)
+    findings = duplicates(entries) + broken
     for cache in (old_tree, new_tree, store):
         cache.save()
     counts = dict(scanned.inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
-    return RuntimeAudit(old, new, scanned.inventory, tuple(audited), tuple(stale), counts)
+    return RuntimeAudit(
+        old,
+        new,
+        scanned.inventory,
+        tuple(audited),
+        tuple(stale),
+        counts,
+        tuple(findings),
+        gates,
+    )
+
+
+def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
+    """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
+    under a digest of the patch files' bytes, the patched targets and the versions (the
+    store is per pair of tree roots)."""
+    material = (
+        versions,
+        sorted(patched),
+        [(relative, hashlib.sha256(path.read_bytes()).hexdigest()) for path, relative, *_ in files],
+    )
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    cached = store.get_value("#crosscheck", digest)
+    if cached is not None:
+        return [AuditFinding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
+    broken = broken_references(files, trees, patched)
+    gates = version_gates(files, versions)
+    store.put_value(
+        "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
+    )
+    return broken, gates
+
+
+def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
+    """``(path, relative, module, is_package)`` of every file of the patch directory."""
+    out = []
+    for path in tree.patch_files():
+        module, is_package = tree.module_name(path)
+        out.append((path, tree.relative(path), module, is_package))
+    return out
+
+
+def file_header(path: Path) -> str:
+    """The comment lines and the module docstring at the top of a plugin file (its header:
+    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
+    the first ``import``, ``from``, ``def``, ``class`` or ``@`` line."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("import ", "from ", "def ", "class ", "@", "async def ")):
+            break
+        lines.append(line.strip().lstrip("#").strip("\"' "))
+    return "\n".join(lines)
+
+
+class JudgeCache:
+    """:func:`patchkeeper.runtime.judge.judge` results remembered in the drift store, under
+    a digest of what the judge reads: the entry (with its activation), its drift, both
+    resolutions, the versions and the file's header. The callers and hook definitions it
+    reads beyond the compared spans belong to the two trees, which the store is named by
+    (an unpacked release does not change under its root)."""
+
+    def __init__(self, store: SummaryCache, trees, versions: tuple[str, str]) -> None:
+        self.store = store
+        self.salt = versions  # the store itself is per pair of tree roots
+
+    def _key(self, entry, drift, old, new, header) -> tuple[str, str]:
+        material = (entry, astuple(drift), old, new, header, self.salt)
+        digest = hashlib.sha256(repr(material).encode()).hexdigest()
+        return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
+
+    def get(self, entry, drift, old, new, header) -> Drift | None:
+        name, digest = self._key(entry, drift, old, new, header)
+        cached = self.store.get_value(name, digest)
+        return Drift(*cached) if cached is not None else None
+
+    def put(self, entry, drift, old, new, header, result: Drift) -> None:
+        name, digest = self._key(entry, drift, old, new, header)
+        self.store.put_value(name, digest, astuple(result))
 
 
 def _drift(

@@ -63,6 +63,7 @@ class _Scanner(AssignmentForms):
         self.module_table = names.scope_table(tree.body, base, self.module, is_package)
         self.tree = tree
         self._defs = None
+        self._param_sets = {}
         self.entries = cfg.reports_entries(self.module)
         #: Lines that may hold an edge (:mod:`patchkeeper.runtime.edge_lines`); ``None``: all.
         self.hot = hot
@@ -178,6 +179,8 @@ class _Scanner(AssignmentForms):
         calls = self.expressions(stmt, conds, scope, table)
         if not self.entries:
             return
+        if isinstance(stmt, ast.Delete):
+            self.removal(stmt, conds, scope, table)
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:

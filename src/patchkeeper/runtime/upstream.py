@@ -226,9 +226,12 @@ class UpstreamTree:
         """Look up where each name of ``wanted`` is defined, in one pass over the tree: a
         file's text is searched for the name's bytes first and only a file containing one
         is matched with :func:`nameindex.definitions`. Results are cached per name."""
+        names = [name for name in dict.fromkeys(wanted) if name not in self._defined]
+        if not names:
+            return  # nothing to look up: no walk over the tree's files
         files, signature = self._files_signature()
         missing = []
-        for name in dict.fromkeys(wanted):
+        for name in names:
             if name in self._defined:
                 continue
             cached = self.cache.get_value(f"#defined:{name}", signature)

@@ -1,0 +1,266 @@
+"""Benchmark: ``runtime audit`` against what the vllm-ascend maintainers really did.
+
+    python benchmarks/runtime_history.py [--only 0.29.0rc1_0.30.0rc1]
+
+For each pair of consecutive plugin releases, ``benchmarks/runtime_history/<old>_<new>.toml``
+holds the truth, written from the diff of the two releases' ``vllm_ascend/patch/``
+directories: per entry of the older release, what the maintainers did (*remove*: deleted;
+*migrate*: moved to an upstream registry or hook; *update*: body changed to follow upstream;
+*retain*: unchanged) and why. The older plugin release is audited from its vLLM (the
+``VLLM_TAG`` of its Dockerfile, recorded in the truth file) to the newer release's vLLM, and
+each suggestion is scored against the truth.
+
+The audit before issue 10 is scored too (*before*): the same run with the decision layer of
+:mod:`patchkeeper.runtime.judge` switched off, so that each entry keeps the suggestion of
+:func:`patchkeeper.runtime.drift.decide` alone (the inventory is today's: it also sees the
+registry removals and parameter-module patches issue 10 added, a handful of entries).
+
+Prints per pair the confusion table (rows: truth, columns: suggestion) and the agreement,
+then writes all of it, with every disagreement and the audit's evidence, to
+``benchmarks/results/runtime-history.md``. Every release is an sdist fetched once into the
+corpus cache (``patchkeeper.upstream.fetch``), the vLLM ones included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+
+import tomllib
+
+from patchkeeper.runtime import audit
+from patchkeeper.runtime.samecode import find_definition, same_ast
+from patchkeeper.upstream.fetch import fetch_requirement
+
+try:  # runtime port is measured when this version of patchkeeper has it
+    from patchkeeper.runtime import port
+    from patchkeeper.runtime.drift import codes
+    from patchkeeper.runtime.inventory import scan_plugin
+    from patchkeeper.runtime.settings import resolve_settings
+    from patchkeeper.runtime.upstream import UpstreamTree
+except ImportError:  # the audit before issue 10
+    port = None
+
+HERE = Path(__file__).resolve().parent
+TRUTHS = HERE / "runtime_history"
+RESULT = HERE / "results" / "runtime-history.md"
+#: Truth classes, in table order; a suggestion outside them gets its own column.
+CLASSES = ("retain", "update", "migrate", "remove")
+#: Suggestions that count as *retain* (nothing to do: the change upstream is cosmetic).
+AS_RETAIN = {"cosmetic": "retain"}
+
+
+def entry_id(entry, patch_directory: str, seen: Counter) -> str:
+    """The truth files' name of an entry: ``file-under-patch-dir::target[key]`` (``#n`` for
+    the n-th entry of the same name in one file)."""
+    file = entry.file.removeprefix(patch_directory + "/")
+    key = f"[{entry.key}]" if entry.key is not None else ""
+    name = f"{file}::{entry.target}{key}"
+    seen[name] += 1
+    return name if seen[name] == 1 else f"{name}#{seen[name]}"
+
+
+def tree(requirement: str) -> Path:
+    """The unpacked sdist of ``requirement`` (fetched once)."""
+    return Path(fetch_requirement(requirement, kind="sdist").root)
+
+
+def score(truth_file: Path, before: bool = False) -> dict:
+    """Audit one pair and compare; returns the pair's figures and rows (``before``: with
+    the issue-10 decision layer switched off)."""
+    truth = tomllib.loads(truth_file.read_text(encoding="utf-8"))
+    pair = truth["pair"]
+    plugin = tree(f"vllm-ascend=={pair['plugin_old']}")
+    old, new = tree(f"vllm=={pair['vllm_old']}"), tree(f"vllm=={pair['vllm_new']}")
+    start = time.perf_counter()
+    judge = getattr(audit, "judge", None)
+    cache = getattr(audit, "JudgeCache", None)
+    saved = (cache.get, cache.put) if cache is not None else None
+    if before and judge is not None:
+        # Neither judged nor read from (or written to) the judge's cache.
+        audit.judge = lambda _entry, drift, *_args, **_kwargs: drift
+        cache.get = lambda *_args: None
+        cache.put = lambda *_args: None
+    try:
+        result = audit.audit_runtime(
+            None, old=str(old), new=str(new), plugin=plugin, package="vllm_ascend"
+        )
+    finally:
+        if judge is not None:
+            audit.judge = judge
+            cache.get, cache.put = saved
+    seconds = time.perf_counter() - start
+    expected = {row["entry"]: row for row in truth["entry"]}
+    seen: Counter = Counter()
+    rows, extra = [], []
+    for audited in result.entries:
+        name = entry_id(audited.entry, result.inventory.patch_directory, seen)
+        suggested = audited.drift.decision
+        suggested = AS_RETAIN.get(suggested, suggested)
+        row = expected.pop(name, None)
+        if row is None:
+            extra.append(name)  # found only by today's inventory: listed, not scored
+            continue
+        rows.append((name, row["truth"], suggested, row, audited))
+    reproduced = reproduce(
+        result, rows, plugin, (old, new), tree(f"vllm-ascend=={pair['plugin_new']}")
+    )
+    return {
+        "pair": pair,
+        "rows": rows,
+        "unmatched": sorted(expected),
+        "extra": extra,
+        "seconds": seconds,
+        "port": reproduced,
+    }
+
+
+def _definition(root: Path, replacement: str):
+    """The plugin's replacement ``module:qualname`` parsed from the release at ``root``."""
+    module, _, qual = replacement.partition(":")
+    base = root / Path(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            try:
+                return find_definition(ast.parse(path.read_bytes()), qual)
+            except SyntaxError:
+                return None
+    return None
+
+
+def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path) -> Counter:
+    """What ``runtime port`` does for the truth's *update* entries: ``merged-equal`` (the
+    merged copy is the maintainers' new copy, AST without docstrings), ``merged-different``,
+    ``conflict``, ``retargeted``, ``by hand`` / ``nothing to do`` (not written)."""
+    out: Counter = Counter()
+    if port is None:
+        return out
+    settings = resolve_settings(None, plugin=plugin, package="vllm_ascend", patch_directory=None)
+    scanned = scan_plugin(settings)
+    trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
+    actions, _changed = port.port_plan(result, settings.root, trees, scanned.tree)
+    by_entry = {(a.file, a.line, a.target): a for a in actions}
+    for _name, truth, _suggested, _row, audited in rows:
+        if truth != "update":
+            continue
+        entry = audited.entry
+        action = by_entry.get((entry.file, entry.line, entry.target))
+        kind = action.action if action else "by hand"
+        if kind == "merged":
+            old_code, new_code, mine = codes(entry, audited.old, audited.new, trees, scanned.tree)
+            lines = list(mine.lines)
+            merged, _conflicts = port.merge_copy(
+                old_code, new_code, lines, port.Labels("n", "o", "p")
+            )
+            theirs = _definition(newer, entry.replacement)
+            try:
+                ours = ast.parse(textwrap.dedent(merged)).body[0]
+            except (SyntaxError, IndexError):
+                ours = None
+            equal = ours is not None and theirs is not None and same_ast(ours, theirs)
+            kind = "merged-equal" if equal else "merged-different"
+        out[kind] += 1
+    return out
+
+
+def lagged(truth: str, suggested: str, audited) -> bool:
+    """Whether the maintainers kept an entry whose upstream target changed in signature or
+    kind (the copy is now behind upstream), as the audit's evidence shows."""
+    changes = audited.drift.upstream_changes
+    return (
+        truth == "retain"
+        and suggested == "update"
+        and any(c.startswith(("signature", "kind")) for c in changes)
+    )
+
+
+def agreement(result: dict) -> str:
+    """``"agree of total (percent)"`` of one scored pair."""
+    rows = result["rows"]
+    agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
+    return f"{agree} of {len(rows)} ({100 * agree / max(len(rows), 1):.0f}%)"
+
+
+def table(rows: list) -> tuple[list[str], dict[tuple[str, str], int]]:
+    """The columns and the counts of (truth, suggestion)."""
+    counts = Counter((truth, suggested) for _n, truth, suggested, _r, _a in rows)
+    columns = list(CLASSES) + sorted({s for _t, s in counts} - set(CLASSES))
+    return columns, counts
+
+
+def render(result: dict) -> str:
+    """One pair as Markdown: the confusion table, the agreement, the disagreements."""
+    pair, rows = result["pair"], result["rows"]
+    columns, counts = table(rows)
+    agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
+    title = f"vllm-ascend {pair['plugin_old']} -> {pair['plugin_new']}"
+    lines = [
+        f"## {title} (vLLM {pair['vllm_old']} -> {pair['vllm_new']})",
+        "",
+        f"Agreement: **{agree} of {len(rows)}** ({100 * agree / max(len(rows), 1):.0f}%); "
+        f"audit {result['seconds']:.1f} s.",
+        "",
+        "| truth \\ suggested | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
+    for truth in [*CLASSES, "?"]:
+        if not any(t == truth for t, _s in counts):
+            continue
+        cells = [str(counts.get((truth, c), 0)) for c in columns]
+        lines.append(f"| {truth} | " + " | ".join(cells) + " |")
+    lines += ["", "Disagreements:", ""]
+    for name, truth, suggested, row, audited in rows:
+        if truth == suggested:
+            continue
+        evidence = "; ".join(audited.drift.evidence)[:300]
+        lag = " **Maintainers lagged upstream.**" if lagged(truth, suggested, audited) else ""
+        lines.append(
+            f"- `{name}`: truth {truth} ({row['why']}); suggested {suggested}: {evidence}{lag}"
+        )
+    if result["port"]:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(result["port"].items()))
+        lines += ["", f"runtime port on the truth's update entries: {counts}"]
+    if result["extra"]:
+        lines += ["", "Entries without a truth row (not scored): " + ", ".join(result["extra"])]
+    if result["unmatched"]:
+        lines += ["", "Truth rows the audit did not produce: " + ", ".join(result["unmatched"])]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated pair names (file stems)")
+    args = parser.parse_args(argv)
+    wanted = set(args.only.split(",")) if args.only else None
+    sections, summary = [], []
+    for truth_file in sorted(TRUTHS.glob("*.toml")):
+        if wanted and truth_file.stem not in wanted:
+            continue
+        earlier = score(truth_file, before=True)
+        result = score(truth_file)
+        text = render(result)
+        sections.append(text)
+        print(text if wanted else text.split("\nDisagreements:")[0])
+        summary.append((truth_file.stem, agreement(earlier), agreement(result)))
+    lines = ["| pair | before | after |", "|---|---|---|"]
+    lines += [f"| {pair} | {b} | {a} |" for pair, b, a in summary]
+    print("\n".join(lines))
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    header = (
+        "# runtime audit vs the vllm-ascend maintainers\n\n"
+        "Written by `python benchmarks/runtime_history.py`; truth files in "
+        "`benchmarks/runtime_history/`.\n\n"
+    )
+    if not wanted:
+        table = "Agreement with the maintainers per pair:\n\n" + "\n".join(lines) + "\n\n"
+        RESULT.write_text(header + table + "\n".join(sections), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Terminal forms of ``runtime lock`` and ``runtime port`` results."""
+
+from __future__ import annotations
+
+from patchkeeper.render import text_renderer
+from patchkeeper.runtime.lock import LockResult
+from patchkeeper.runtime.port import RuntimePort
+
+
+@text_renderer(LockResult)
+def lock_text(result: LockResult) -> str:
+    lines = [
+        f"locked {result.targets} targets in {result.files} upstream files at {result.at}: "
+        f"{result.path}"
+    ]
+    if result.skipped:
+        lines.append(f"not locked ({len(result.skipped)}):")
+        lines += [f"  {target}: {why}" for target, why in result.skipped]
+    return "\n".join(lines)
+
+
+@text_renderer(RuntimePort)
+def port_text(result: RuntimePort) -> str:
+    """The diff (unless written to a file or applied), then one line per entry."""
+    lines = []
+    if result.diff and not result.output and not result.written:
+        lines.append(result.diff.rstrip("\n"))
+    counts: dict[str, int] = {}
+    for entry in result.entries:
+        counts[entry.action] = counts.get(entry.action, 0) + 1
+        if entry.action != "nothing to do":
+            lines.append(
+                f"{entry.action.upper():<13} {entry.file}:{entry.line} {entry.target}: "
+                f"{entry.detail}"
+            )
+    where = "written to the plugin" if result.written else "not written (--write applies it)"
+    if result.output:
+        where += f"; diff in {result.output}"
+    summary = ", ".join(f"{action} {count}" for action, count in sorted(counts.items()))
+    lines.append(f"runtime port {result.old} -> {result.new}: {summary}; {where}")
+    return "\n".join(lines)

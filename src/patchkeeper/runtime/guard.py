@@ -1,0 +1,184 @@
+"""The import-time guard a plugin calls: is the running upstream the one that was audited?
+
+``patchkeeper runtime lock`` writes a lock file (JSON) with, for every patched upstream
+target, its module, qualified name and the sha256 of its source at the audited release
+(:func:`definition_digest`), and the sha256 of each module file. A plugin calls, before it
+patches::
+
+    from patchkeeper.guard import check
+    check("vllm_metax/patch/patchkeeper.lock")            # warns on a difference
+    check("vllm_metax/patch/patchkeeper.lock", strict=True)  # raises GuardError instead
+
+Only the standard library is imported, upstream is never imported (its files are read where
+the running interpreter would import them from), and a module file whose bytes equal the
+audited file's is not parsed at all, so an audited upstream costs one read and one sha256 per
+file (``benchmarks/bench_guard.py`` measures 250 targets).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import warnings
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing is not imported: it would cost the import time measured
+if TYPE_CHECKING:
+    import ast
+
+#: Version of the lock file layout; another version is refused.
+LOCK_FORMAT = 1
+
+
+class GuardWarning(UserWarning):
+    """A patched upstream target differs from the audited one (``check`` without strict)."""
+
+
+class GuardError(RuntimeError):
+    """A patched upstream target differs from the audited one (``check(strict=True)``), or
+    the lock file cannot be read."""
+
+
+class Difference(namedtuple("Difference", "target reason")):
+    """One target that is not as audited: ``target`` (dotted), ``reason`` (a sentence)."""
+
+    __slots__ = ()
+
+
+def find_definition(tree: ast.Module, qualname: str) -> ast.stmt | None:
+    """The statement defining ``qualname`` (``Cls.meth``) in a module: a function or class,
+    or an assignment of that name at the innermost level; ``None`` when absent."""
+    import ast
+
+    body = tree.body
+    found: ast.stmt | None = None
+    for part in qualname.split("."):
+        found = None
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if node.name == part:
+                    found = node
+            elif isinstance(node, ast.Assign):
+                if any(isinstance(t, ast.Name) and t.id == part for t in node.targets):
+                    found = node
+            elif (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and node.target.id == part
+            ):
+                found = node
+        if found is None:
+            return None
+        body = getattr(found, "body", [])
+    return found
+
+
+def definition_digest(lines: list[str], tree: ast.Module, qualname: str) -> str:
+    """sha256 (hex) of the source of ``qualname`` in a module (``lines``: its text split
+    with line ends kept; ``tree``: its parse): decorators included, dedented; ``""`` when
+    the module does not define it."""
+    import textwrap
+
+    node = find_definition(tree, qualname)
+    if node is None:
+        return ""
+    decorators = getattr(node, "decorator_list", [])
+    start = min([node.lineno, *(d.lineno for d in decorators)])
+    text = textwrap.dedent("".join(lines[start - 1 : node.end_lineno]))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def upstream_root(package: str) -> str | None:
+    """The directory the running interpreter imports ``package`` from the parent of (the
+    directory holding ``vllm/``); ``None`` when it is not importable. An imported package's
+    ``__file__`` is used first; otherwise ``sys.path`` is searched without importing."""
+    module = sys.modules.get(package)
+    file = getattr(module, "__file__", None)
+    if file:
+        return os.path.dirname(os.path.dirname(os.path.abspath(file)))
+    for entry in sys.path:
+        base = os.path.join(entry or os.getcwd(), package)
+        if os.path.isfile(os.path.join(base, "__init__.py")):
+            return os.path.abspath(entry or os.getcwd())
+    return None
+
+
+def _load(lock_file: str | os.PathLike[str]) -> dict:
+    try:
+        with open(lock_file, encoding="utf-8") as handle:
+            lock = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise GuardError(f"{lock_file}: cannot read the lock file: {exc}") from None
+    if not isinstance(lock, dict) or lock.get("format") != LOCK_FORMAT:
+        raise GuardError(f"{lock_file}: not a patchkeeper lock file of format {LOCK_FORMAT}")
+    return lock
+
+
+def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> list[Difference]:
+    """Every locked target whose running source differs from the audited one.
+
+    Args:
+        lock_file: the JSON file ``patchkeeper runtime lock`` wrote.
+        root: the directory holding the upstream package; default: where the running
+            interpreter imports it from (:func:`upstream_root`).
+
+    Raises:
+        GuardError: the lock file cannot be read or has another format.
+    """
+    lock = _load(lock_file)
+    root = root or upstream_root(lock["package"])
+    if root is None:
+        return [Difference(lock["package"], "the upstream package is not importable")]
+    found: list[Difference] = []
+    for relative, record in lock["files"].items():
+        try:
+            with open(os.path.join(root, relative), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            found += [Difference(t, f"{relative} is missing") for t in record["targets"]]
+            continue
+        if hashlib.sha256(data).hexdigest() == record["sha256"]:
+            continue  # the audited file: every definition in it is the audited one
+        import ast  # only when upstream differs: the audited case never parses
+
+        text = data.decode("utf-8", "replace")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            found += [Difference(t, f"{relative} does not parse") for t in record["targets"]]
+            continue
+        lines = text.splitlines(True)
+        for target, item in record["targets"].items():
+            digest = definition_digest(lines, tree, item["qualname"])
+            if not digest:
+                found.append(Difference(target, f"{item['qualname']} is gone from {relative}"))
+            elif digest != item["sha256"]:
+                found.append(Difference(target, f"{item['qualname']} in {relative} changed"))
+    return found
+
+
+def check(
+    lock_file: str | os.PathLike[str], *, strict: bool = False, root: str | None = None
+) -> list[Difference]:
+    """Warn (``GuardWarning``) or, with ``strict``, raise ``GuardError`` when a patched
+    upstream target differs from the audited release recorded in ``lock_file``; return the
+    differences (empty when the running upstream is the audited one).
+
+    Raises:
+        GuardError: ``strict`` and a difference, or an unreadable lock file.
+    """
+    found = differences(lock_file, root)
+    if found:
+        lock_version = _load(lock_file).get("version", "?")
+        listed = "; ".join(f"{d.target}: {d.reason}" for d in found[:5])
+        more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
+        message = (
+            f"{len(found)} patched upstream target(s) differ from the audited release "
+            f"{lock_version}: {listed}{more}; run patchkeeper runtime audit and lock again"
+        )
+        if strict:
+            raise GuardError(message)
+        warnings.warn(message, GuardWarning, stacklevel=2)
+    return found

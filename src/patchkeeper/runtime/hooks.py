@@ -1,0 +1,149 @@
+"""Extension points upstream gained that can replace a monkey patch (issue 10, item 1).
+
+The seed's *migrate* row: "A registry, platform hook, CustomOp, or narrower extension point
+now supports the requirement." A hook is consulted by code; this module looks at the new
+upstream definition of the target and at the functions of the target's module that call it,
+and lists the hooks they consult that the old release did not define anywhere:
+
+- a platform method: ``current_platform.<m>(...)``, ``<x>.platform.<m>``, ``Platform.<m>``;
+- a registration function or method: ``register_<x>(...)``, ``<X>.register<_x>(...)``,
+  ``CustomOp.register_oot``;
+- a registry read: ``<NAME>_REGISTRY[...]`` / ``.get(...)``, ``<x>_registry.<m>(...)``;
+- an allocator or kernel-selection hook: a call of ``get_<x>_backend<...>``,
+  ``<x>_allocator<...>`` or ``select_<x>``.
+
+"Did not define" is checked in the whole old tree (:meth:`UpstreamTree.defined`), so a hook
+that only moved is not new.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from patchkeeper.runtime.drift import Code
+from patchkeeper.runtime.resolve import Resolution
+from patchkeeper.runtime.upstream import UpstreamTree
+
+_PLATFORM_OBJECTS = re.compile(r"(?i)(^|\.)(current_platform|platform|platform_cls)$|Platform$")
+_REGISTER = re.compile(r"^register(_\w+)?$|_register$|^register_oot$")
+_REGISTRY = re.compile(r"(?i)registry$")
+_SELECTION = re.compile(r"^get_\w*backend\w*$|allocator|^select_\w+$")
+
+
+def _dotted(node: ast.expr) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def consulted(node: ast.AST) -> dict[str, str]:
+    """The hooks ``node`` consults: the hook's own name -> how it is reached
+    (``"current_platform.get_attn_backend_cls"``)."""
+    found: dict[str, str] = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            text = _dotted(func)
+            name = text.rsplit(".", 1)[-1]
+            owner = text.rsplit(".", 1)[0] if "." in text else ""
+            platform = bool(owner) and bool(_PLATFORM_OBJECTS.search(owner))
+            if platform or _REGISTER.search(name) or _SELECTION.search(name):
+                found.setdefault(name, text)
+            elif owner and _REGISTRY.search(owner.rsplit(".", 1)[-1]):
+                found.setdefault(owner.rsplit(".", 1)[-1], text)
+        elif isinstance(sub, ast.Subscript):
+            text = _dotted(sub.value)
+            if text and _REGISTRY.search(text.rsplit(".", 1)[-1]):
+                found.setdefault(text.rsplit(".", 1)[-1], text + "[...]")
+    return found
+
+
+_PARSED: dict[tuple[str, str], ast.Module | None] = {}
+
+
+def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
+    """The parsed module (once per tree and module in a process)."""
+    key = (str(tree.root), module)
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = ast.parse("".join(tree.source_lines(module, 1, 10**9)))
+        except SyntaxError:
+            _PARSED[key] = None
+    return _PARSED[key]
+
+
+_MENTIONS: dict[tuple[str, str], list[tuple[str, ast.AST, frozenset[str]]]] = {}
+
+
+def _functions(tree: UpstreamTree, module: str) -> list[tuple[str, ast.AST, frozenset[str]]]:
+    """``(name, node, names it mentions)`` of every function of a module (built once per
+    tree and module in a process)."""
+    key = (str(tree.root), module)
+    if key not in _MENTIONS:
+        parsed = _module_ast(tree, module)
+        found = []
+        for node in ast.walk(parsed) if parsed is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                mentioned = frozenset(
+                    s.id if isinstance(s, ast.Name) else s.attr
+                    for s in ast.walk(node)
+                    if isinstance(s, (ast.Name, ast.Attribute))
+                )
+                found.append((node.name, node, mentioned))
+        _MENTIONS[key] = found
+    return _MENTIONS[key]
+
+
+def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST]]:
+    """``(qualname, node)`` of the functions of the target's module that mention the
+    target's name (its callers in that module)."""
+    name = found.qualname.rsplit(".", 1)[-1]
+    return [
+        (qual, node)
+        for qual, node, mentioned in _functions(tree, found.module)
+        if qual != name and name in mentioned
+    ]
+
+
+def candidates(
+    new: Resolution, new_tree: UpstreamTree, old_code: Code | None, new_code: Code | None
+) -> dict[str, str]:
+    """The hooks the new target (or a caller in its module) consults and the old target did
+    not: hook name -> ``"<how it is reached> (in <where>)"`` (not yet checked against the
+    old tree)."""
+    if old_code is None or new_code is None or old_code.text == new_code.text:
+        return {}
+    old_node, new_node = old_code.node(), new_code.node()
+    if old_node is None or new_node is None:
+        return {}
+    before = consulted(old_node)
+    sites = [(new.location, consulted(new_node))]
+    if new.qualname and "." not in new.qualname:  # a module-level function: its callers
+        sites += [(f"{new.module}.{q}", consulted(n)) for q, n in _callers(new_tree, new)]
+    found: dict[str, str] = {}
+    for where, hooks in sites:
+        for name, how in hooks.items():
+            if name not in before and name not in found:
+                found[name] = f"{how} (in {where})"
+    return found
+
+
+def new_hooks(
+    entry,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    old_code: Code | None,
+    new_code: Code | None,
+) -> list[str]:
+    """The extension points the new target or its callers consult that the old release did
+    not define anywhere, each as ``"<how it is reached> (in <where>)"``; empty when none.
+    (The audit looks up every candidate name of every entry in the old tree in one pass
+    first: :meth:`UpstreamTree.find_definitions`.)"""
+    found = candidates(new, trees[1], old_code, new_code)
+    return [how for name, how in found.items() if not trees[0].defined(name)]

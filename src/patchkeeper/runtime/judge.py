@@ -1,0 +1,258 @@
+"""From the drift of one entry to the decision a careful maintainer takes (issue 10).
+
+:func:`patchkeeper.runtime.drift.decide` compares the old upstream, the new upstream and the
+plugin's replacement. This module adds what that comparison cannot see, in this order (the
+first rule that applies decides):
+
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
+2. a version gate on the entry's activation that is dead at the new release -> **remove**;
+3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
+   says ``allow_missing``; a target that existed at the old release and is gone without a
+   trace -> **remove** (the affected path no longer exists); moved -> **update** (retarget);
+4. the new upstream target, or a function of its module that calls it, consults an extension
+   point the old release did not have (:mod:`patchkeeper.runtime.hooks`) -> **migrate**;
+5. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
+   said to be cosmetic with the reason; a subclass swap whose overridden methods did not
+   change upstream inherits the change -> **retain**; a target outside the upstream being
+   upgraded (``torch``) -> **retain** (this upgrade does not change it);
+6. a full-replacement copy that already differs from the OLD upstream outside its
+   Modification banners -> **update** even when this upgrade did not touch the target (the
+   copy missed an earlier upstream change).
+
+The audit remembers each result (:class:`patchkeeper.runtime.audit.JudgeCache`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+
+from patchkeeper.runtime.drift import (
+    INVESTIGATE,
+    MIGRATE,
+    NOT_AUDITED,
+    REMOVE,
+    RETAIN,
+    UPDATE,
+    Code,
+    Drift,
+)
+from patchkeeper.runtime.gates import evaluate
+from patchkeeper.runtime.hooks import new_hooks
+from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
+from patchkeeper.runtime.noise import cosmetic_reason
+from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
+from patchkeeper.runtime.samecode import same_ast
+from patchkeeper.runtime.upstream import UpstreamTree
+
+
+def _dead_gate(entry: PatchEntry, new_version: str) -> str:
+    """The first version condition on the way to ``entry`` that is false at
+    ``new_version``, as ``"file:line: test"``; ``""`` when none."""
+    activation = entry.activation
+    if activation is None or not new_version:
+        return ""
+    for condition in activation.conditions:
+        test = condition.text
+        if condition.kind == "else" or test.startswith("not ("):
+            test = test if test.startswith("not (") else f"not ({test})"
+        if evaluate(test, new_version) is False:
+            return f"{condition.file}:{condition.line}: {condition.text}"
+    return ""
+
+
+def judge(
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    spans: tuple[Code | None, Code | None, Code | None],
+    versions: tuple[str, str],
+    header: str = "",
+) -> Drift:
+    """The refined :class:`Drift` of one entry (see the module docstring).
+
+    Args:
+        versions: the old and new upstream versions (``""`` when unknown: gates are then
+            not evaluated).
+        header: the entry's file's header comment (its ``Note:`` and the rest), read for
+            what the patch says it avoids on purpose.
+    """
+    activation = entry.activation
+    if activation is not None and activation.status is ActivationStatus.NEVER:
+        note = activation.note or "no import reaches it"
+        return _with(drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import")
+    gate = _dead_gate(entry, versions[1])
+    if gate:
+        return _with(
+            drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
+        )
+    if drift.decision == NOT_AUDITED:
+        return _with(
+            drift,
+            RETAIN,
+            f"{entry.target} is not part of the upstream being upgraded: this upgrade does not "
+            "change it",
+        )
+    if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
+        return _removal(entry, drift, new)
+    if new.status != FOUND:
+        return _missing(entry, drift, old, new, trees[1])
+    if old.status != FOUND:
+        return drift
+    old_code, new_code, mine = spans
+    hooks = new_hooks(entry, old, new, trees, old_code, new_code)
+    if hooks:
+        return _with(
+            drift,
+            MIGRATE,
+            "the new upstream consults an extension point the old release did not have: "
+            + "; ".join(hooks),
+        )
+    if drift.decision == UPDATE and old_code is not None and new_code is not None:
+        reason = cosmetic_reason(old_code, new_code, header)
+        if reason:
+            return _with(drift, RETAIN, f"the upstream change is cosmetic: {reason}")
+        inherited = _inherited(entry, old_code, new_code, mine)
+        if inherited:
+            return _with(drift, RETAIN, inherited)
+    if drift.decision == RETAIN and drift.outside_banners:
+        return _with(
+            drift,
+            UPDATE,
+            f"the copy differs from the old upstream outside its Modification banners "
+            f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
+        )
+    return drift
+
+
+def _methods(node) -> dict[str, ast.stmt]:
+    return {
+        n.name: n
+        for n in getattr(node, "body", [])
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str:
+    """For a plugin class deriving from the upstream class it replaces (a subclass swap):
+    why the upstream change needs no update (none of the methods it overrides changed: it
+    inherits the rest), or ``""``."""
+    if mine is None:
+        return ""
+    ours, before, after = mine.node(), old.node(), new.node()
+    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
+        return ""
+    name = entry.target.rsplit(".", 1)[-1]
+    bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}
+    if entry.mechanism is not Mechanism.SUBCLASS and name not in bases:
+        return ""  # a full copy of the class, not a subclass
+    overridden = sorted(_methods(ours))
+    old_methods, new_methods = _methods(before), _methods(after)
+    changed = [
+        m
+        for m in overridden
+        if (m in old_methods) != (m in new_methods)
+        or (m in old_methods and not same_ast(old_methods[m], new_methods[m]))
+    ]
+    if changed:
+        return ""
+    listed = ", ".join(overridden[:6]) + (" ..." if len(overridden) > 6 else "") or "none"
+    return (
+        f"the plugin's class derives from {name} and inherits the upstream change; the "
+        f"methods it overrides ({listed}) are unchanged upstream"
+    )
+
+
+def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
+    """A registry key the plugin deletes: still needed while upstream still has the key."""
+    if not re.match(r"""^(['"]).*\1$|^-?\d+$""", entry.key or ""):
+        return _with(
+            drift,
+            RETAIN,
+            f"the key {entry.key} is computed at run time: the removal cannot be checked here",
+        )
+    if drift.decision == REMOVE:  # drift found the key in the new upstream definition
+        return _with(
+            drift,
+            RETAIN,
+            f"the new upstream {new.location} still has the key {entry.key}: the plugin's "
+            "removal of it is still needed",
+        )
+    return _with(
+        drift,
+        REMOVE,
+        f"the new upstream {new.location} no longer has the key {entry.key}: nothing to remove",
+    )
+
+
+def _renamed(entry: PatchEntry, tree: UpstreamTree) -> str:
+    """Where a private name went when only its leading underscore changed, in the same
+    module of the new release (``_allocate_kv_cache`` -> ``allocate_kv_cache``); ``""``."""
+    module = entry.module_hint or entry.target.rsplit(".", 1)[0]
+    tail = entry.target[len(module) + 1 :]
+    if not tail or "." in tail:
+        return ""
+    summary = tree.summary(module)
+    if summary is None:
+        return ""
+    for other in (tail.lstrip("_"), f"_{tail}"):
+        if other != tail and other in summary.definitions:
+            return f"{module}.{other}"
+    return ""
+
+
+def _missing(
+    entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, tree: UpstreamTree
+) -> Drift:
+    """The decision for a target the new release does not define where the plugin says."""
+    renamed = _renamed(entry, tree)
+    if renamed:
+        return _with(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
+    if old.status != FOUND and new.status == REMOVED:
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
+            return _with(
+                drift,
+                RETAIN,
+                f"{entry.target} is in neither release: the plugin's assignment adds it "
+                "(if it was meant to replace something, a typo or a future name)",
+            )
+        if entry.allow_missing:
+            return _with(
+                drift,
+                RETAIN,
+                f"{entry.target} is in neither release; the patch adds it on purpose "
+                "(allow_missing)",
+            )
+        return _with(
+            drift,
+            INVESTIGATE,
+            f"{entry.target} is in neither release: a typo or a future name",
+        )
+    if old.status != FOUND and new.status == MOVED:
+        return _with(
+            drift,
+            INVESTIGATE,
+            f"{entry.target} is not defined at that path in either release; the name is "
+            f"defined at {', '.join(new.candidates[:3])}: a wrong path or a future name",
+        )
+    if new.status == MOVED:
+        return _with(
+            drift, UPDATE, f"{entry.target} moved: retarget to {', '.join(new.candidates[:3])}"
+        )
+    if new.status == REMOVED:
+        return _with(
+            drift,
+            REMOVE,
+            f"{entry.target} existed at the old release and is gone from the new one: "
+            "the affected path no longer exists",
+        )
+    return drift
+
+
+def _with(drift: Drift, decision: str, reason: str) -> Drift:
+    """``drift`` with ``decision`` and ``reason`` first in its evidence."""
+    evidence = (reason, *(e for e in drift.evidence if e != reason))
+    return replace(drift, decision=decision, evidence=evidence)

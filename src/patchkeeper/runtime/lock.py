@@ -1,0 +1,113 @@
+"""``patchkeeper runtime lock --at vllm==X``: the lock file the import-time guard reads.
+
+For every entry of the plugin's inventory whose target resolves to a definition in the
+audited upstream tree (:mod:`patchkeeper.runtime.resolve`: re-exports and inheritance
+followed), the lock records the module file, the qualified name and the sha256 of the
+definition's source (:func:`patchkeeper.runtime.guard.definition_digest`, the function the
+guard itself uses), and per file the sha256 of its bytes. Targets that do not resolve to a
+definition (outside the upstream packages, attributes of instances, missing names) are
+listed in the result, not locked. The file is JSON (the guard needs no TOML parser on
+Python 3.10) and is written atomically.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.runtime.guard import LOCK_FORMAT, definition_digest
+from patchkeeper.runtime.inventory import scan_plugin
+from patchkeeper.runtime.resolve import FOUND, resolve_all
+from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.targets import tree_root
+from patchkeeper.runtime.upstream import UpstreamTree
+from patchkeeper.runtime.writes import write_files
+
+#: Where the lock goes when ``--output`` is not given: beside the patch directory's files.
+DEFAULT_NAME = "patchkeeper.lock"
+
+
+@dataclass(frozen=True)
+class LockResult:
+    """The result of ``runtime lock``: the file written, the upstream release (``at``), the
+    number of targets and files locked, and the targets left out with why."""
+
+    path: str
+    at: str
+    targets: int
+    files: int
+    skipped: tuple[tuple[str, str], ...]
+
+    @property
+    def exit_code(self) -> int:
+        """Always 0: a target that cannot be locked is reported, not an error."""
+        return 0
+
+
+def build_lock(tree: UpstreamTree, targets: list[str], version: str) -> tuple[dict, list]:
+    """The lock mapping for ``targets`` in ``tree``, and ``(target, reason)`` for those left
+    out."""
+    files: dict[str, dict[str, Any]] = {}
+    skipped: list[tuple[str, str]] = []
+    resolved = resolve_all(tree, targets)
+    parsed: dict[str, tuple[list[str], ast.Module]] = {}
+    for target in sorted(set(targets)):
+        found = resolved[target]
+        if found.status != FOUND or found.partial or not found.qualname:
+            why = found.status if found.status != FOUND else "not a definition upstream"
+            skipped.append((target, why))
+            continue
+        file = found.file
+        if file not in parsed:
+            data = (tree.root / file).read_bytes()
+            text = data.decode("utf-8", "replace")
+            parsed[file] = (text.splitlines(True), ast.parse(text))
+            files[file] = {"sha256": hashlib.sha256(data).hexdigest(), "targets": {}}
+        digest = definition_digest(*parsed[file], found.qualname)
+        if not digest:
+            skipped.append((target, f"{found.qualname} is not a top-level definition of {file}"))
+            continue
+        files[file]["targets"][target] = {"qualname": found.qualname, "sha256": digest}
+    files = {name: record for name, record in sorted(files.items()) if record["targets"]}
+    lock = {
+        "format": LOCK_FORMAT,
+        "package": tree.packages[0],
+        "version": version,
+        "files": files,
+    }
+    return lock, skipped
+
+
+def write_lock(
+    config: Any | None,
+    *,
+    at: str,
+    output: Path | None = None,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> LockResult:
+    """Write the lock file of the plugin's targets at the upstream release ``at`` (a
+    directory or ``vllm==X``) to ``output`` (default: ``<patch-directory>/patchkeeper.lock``).
+
+    Raises:
+        ConfigError, TargetError, FetchError.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    scanned = scan_plugin(settings)
+    tree = UpstreamTree(tree_root(at), settings.upstream_packages)
+    targets = [e.target for e in scanned.inventory.entries if tree.contains(e.target)]
+    outside = [e.target for e in scanned.inventory.entries if not tree.contains(e.target)]
+    lock, skipped = build_lock(tree, targets, at)
+    skipped += [(t, "outside the upstream packages") for t in sorted(set(outside))]
+    path = output or settings.root / settings.patch_directory / DEFAULT_NAME
+    data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    write_files(settings.root, {Path(path).resolve(): data})
+    count = sum(len(record["targets"]) for record in lock["files"].values())
+    return LockResult(str(path), at, count, len(lock["files"]), tuple(sorted(skipped)))

@@ -1,0 +1,123 @@
+"""Upstream changes that need no update of a patch: noise (issue 10, item 6).
+
+An upstream change is *cosmetic* for a patch when the old and new upstream definitions are
+the same AST (docstrings removed, :func:`patchkeeper.runtime.samecode.same_ast`) once any of
+these is taken away from both:
+
+- type annotations (argument and return annotations; an annotated assignment becomes a
+  plain one);
+- the bodies of branches taken only on another platform: ``if current_platform.is_rocm():``
+  (``is_cuda``, ``is_cuda_alike``, ``is_xpu``, ``is_tpu``, ``is_cpu``, ``is_rocm``, and
+  ``or`` of them); the ``else`` branch, which the plugin's platform takes, is kept;
+- statements that mention a name the patch's header says it avoids on purpose (a name in
+  backquotes in a header sentence that says *avoid*, *skip*, *without*, *drop*, *bypass*
+  or *instead of*).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from patchkeeper.runtime.drift import Code
+from patchkeeper.runtime.samecode import same_ast
+
+#: Platform predicates of upstream's ``current_platform`` that are false on a plugin's device.
+OTHER_PLATFORMS = frozenset(
+    {"is_cuda", "is_cuda_alike", "is_rocm", "is_xpu", "is_tpu", "is_cpu", "is_neuron", "is_hpu"}
+)
+#: A header line that says what the patch leaves out on purpose.
+AVOIDS = re.compile(r"(?i)\b(avoid|skip|without|drop|instead of|bypass)")
+BACKQUOTED = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
+
+
+def _strip_annotations(node: ast.AST) -> ast.AST:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.arg):
+            sub.annotation = None
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            sub.returns = None
+    return _Annotations().visit(node)
+
+
+class _Annotations(ast.NodeTransformer):
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST | None:
+        if node.value is None:
+            return ast.Pass()
+        return ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno)
+
+
+def _other_platform(test: ast.expr) -> bool:
+    """Whether ``test`` holds only on another platform (``x.is_rocm()``, ``or`` of such)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return all(_other_platform(v) for v in test.values)
+    return (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Attribute)
+        and test.func.attr in OTHER_PLATFORMS
+    )
+
+
+class _Platforms(ast.NodeTransformer):
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        if _other_platform(node.test):
+            node.body = [ast.Pass()]
+        return node
+
+
+class _Avoided(ast.NodeTransformer):
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                kept = [s for s in body if not self._mentions(s)]
+                setattr(node, field, kept or [ast.Pass()])
+        return super().generic_visit(node)
+
+    def _mentions(self, stmt: ast.stmt) -> bool:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If)):
+            return False  # a compound statement is looked into, not dropped whole
+        for sub in ast.walk(stmt):
+            name = sub.attr if isinstance(sub, ast.Attribute) else getattr(sub, "id", None)
+            if name in self.names:
+                return True
+        return False
+
+
+def avoided_names(header: str) -> set[str]:
+    """The names in backquotes in the header's sentences that say the patch avoids them
+    (the last part of a dotted name: ``torch.compile`` gives ``compile``)."""
+    names: set[str] = set()
+    text = " ".join(line.strip() for line in header.splitlines())
+    for sentence in re.split(r"(?<=[.;:])\s+", text):
+        if AVOIDS.search(sentence):
+            names |= {m.split(".")[-1] for m in BACKQUOTED.findall(sentence)}
+    return names
+
+
+def _same_after(old: Code, new: Code, transform) -> bool:
+    a, b = old.node(), new.node()
+    if a is None or b is None:
+        return False
+    return same_ast(transform(a), transform(b))
+
+
+def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
+    """Why the change from ``old`` to ``new`` (upstream definitions) is cosmetic for a patch
+    whose file has ``header``; ``""`` when it is not."""
+    if _same_after(old, new, _strip_annotations):
+        return "only type annotations changed"
+    if _same_after(old, new, lambda n: _Platforms().visit(n)):
+        return "only branches for other platforms changed (is_rocm/is_cuda/is_xpu/...)"
+    names = avoided_names(header)
+    if names and _same_after(old, new, lambda n: _Avoided(names).visit(n)):
+        listed = ", ".join(f"`{n}`" for n in sorted(names))
+        return f"only code the patch header says it avoids changed ({listed})"
+    both = lambda n: _Platforms().visit(_strip_annotations(n))  # noqa: E731
+    if _same_after(old, new, both):
+        return "only type annotations and branches for other platforms changed"
+    return ""

@@ -1,0 +1,393 @@
+"""``patchkeeper runtime port --to NEW``: write the mechanical part of a plugin's update.
+
+From the runtime audit (:mod:`patchkeeper.runtime.audit`) of the plugin from the old
+upstream release to ``NEW``, per entry:
+
+- a full-replacement copy (the plugin's own function or class replacing an upstream one)
+  whose upstream definition changed: a three-way merge with ``git merge-file`` (base: the old
+  upstream definition; ours: the plugin's copy; theirs: the new upstream definition), the
+  upstream spans re-indented to the copy's indentation; conflicts are left marked (diff3
+  style, as ``patchkeeper port`` leaves them);
+- a target that moved: the old module path in the patch statement becomes the new one;
+- a version gate whose live branch changes: listed with its edit, left by hand (the entries
+  behind a branch that dies are *remove* in the audit, and deleting a branch is a review);
+- each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``.
+
+Everything else (*remove*, *migrate*, *investigate*, wrappers whose signature changed, a
+conflict) is reported as left by hand. The result is a unified diff of the plugin
+(``a/``/``b/`` paths relative to the plugin root); ``--write`` applies it atomically
+(:mod:`patchkeeper.runtime.writes`). Nothing is written otherwise.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import tempfile
+import textwrap
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.port.merge import Labels, merge_file
+from patchkeeper.runtime import audit as runtime_audit
+from patchkeeper.runtime.audit import AuditedEntry, RuntimeAudit
+from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, codes
+from patchkeeper.runtime.gates import release_version
+from patchkeeper.runtime.inventory import scan_plugin
+from patchkeeper.runtime.resolve import FOUND, MOVED
+from patchkeeper.runtime.samecode import same_ast
+from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.upstream import UpstreamTree
+from patchkeeper.runtime.writes import write_files
+
+MERGED, CONFLICT, RETARGETED, LEFT, NOTHING = (
+    "merged",
+    "conflict",
+    "retargeted",
+    "by hand",
+    "nothing to do",
+)
+#: The header field that records the reviewed release (the seed's section 5 template).
+AFFECTED = re.compile(r"^(?P<lead>\s*#\s*Affected versions:)(?P<rest>.*)$")
+
+
+@dataclass(frozen=True)
+class PortedEntry:
+    """What ``runtime port`` did for one entry: ``action`` (``merged``, ``conflict``,
+    ``retargeted``, ``gate``, ``by hand``, ``nothing to do``) and a ``detail`` sentence;
+    ``conflicts`` the number of conflict regions left in a merge."""
+
+    file: str
+    line: int
+    target: str
+    decision: str
+    action: str
+    detail: str
+    conflicts: int = 0
+
+
+@dataclass(frozen=True)
+class RuntimePort:
+    """The result of ``runtime port``: the two upstream versions (or the specs given when
+    a tree has no version), the ``diff`` (unified, of the plugin), the per-entry report, the
+    files changed, and whether they were written."""
+
+    old: str
+    new: str
+    entries: tuple[PortedEntry, ...]
+    diff: str
+    files: tuple[str, ...]
+    written: bool = False
+    output: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        """1 when something is left by hand or a conflict is marked, 0 otherwise."""
+        left = any(e.action in (LEFT, CONFLICT) for e in self.entries)
+        return 1 if left else 0
+
+
+def _reindent(text: str, indent: str) -> str:
+    return textwrap.indent(textwrap.dedent(text), indent, lambda line: bool(line.strip()))
+
+
+def without_decorators(code: Code) -> str:
+    """The definition's text from its ``def``/``class`` line on (the plugin's copy is
+    compared without the decorators above it, the patch decorator among them)."""
+    node = code.node()
+    if node is None:
+        return code.text
+    return "".join(code.text.splitlines(True)[node.lineno - 1 :])
+
+
+_HEADER = re.compile(r"^(\s*(?:async\s+)?(?:def|class)\s+)(\w+)")
+
+
+def _named(text: str, ours_first: str) -> str:
+    """``text`` with its ``def``/``class`` name replaced by the copy's (the plugin often
+    names its copy differently: the name is not an upstream change to merge)."""
+    mine = _HEADER.match(ours_first)
+    if mine is None:
+        return text
+    return _HEADER.sub(lambda m: m.group(1) + mine.group(2), text, count=1)
+
+
+def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
+    """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
+    their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
+    text in the copy's indentation, number of conflicts)``."""
+    first = next((x for x in mine_lines if x.strip()), "")
+    indent = first[: len(first) - len(first.lstrip())]
+    base = _named(_reindent(without_decorators(old), indent), first)
+    theirs = _named(_reindent(without_decorators(new), indent), first)
+    ours = "".join(mine_lines)
+    with tempfile.TemporaryDirectory(prefix="patchkeeper-runtime-port-") as scratch:
+        merged, conflicts = merge_file(
+            base.encode(), ours.encode(), theirs.encode(), labels, Path(scratch)
+        )
+    return merged.decode("utf-8", "replace"), conflicts
+
+
+class _Edits:
+    """Pending line replacements per plugin file (1-based inclusive spans)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lines: dict[str, list[str]] = {}
+        self.spans: dict[str, list[tuple[int, int, str]]] = {}
+
+    def original(self, file: str) -> list[str]:
+        if file not in self.lines:
+            text = (self.root / file).read_text(encoding="utf-8", errors="surrogateescape")
+            self.lines[file] = text.splitlines(True)
+        return self.lines[file]
+
+    def replace(self, file: str, start: int, end: int, text: str) -> bool:
+        """Queue ``text`` for lines ``start``..``end``; refuse an overlap (``False``)."""
+        spans = self.spans.setdefault(file, [])
+        if any(not (end < s or start > e) for s, e, _t in spans):
+            return False
+        self.original(file)
+        spans.append((start, end, text))
+        return True
+
+    def result(self) -> dict[str, str]:
+        out = {}
+        for file, spans in self.spans.items():
+            lines = list(self.original(file))
+            for start, end, text in sorted(spans, reverse=True):
+                lines[start - 1 : end] = text.splitlines(True)
+            out[file] = "".join(lines)
+        return out
+
+
+def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -> PortedEntry:
+    entry, drift = item.entry, item.drift
+    base = PortedEntry(entry.file, entry.line, entry.target, drift.decision, LEFT, "")
+    old_code, new_code, mine = codes(entry, item.old, item.new, trees, tree)
+    if old_code is None or new_code is None or mine is None:
+        reason = "the replacement is not a function or class of the plugin: update it by hand"
+        return _replace(base, detail=reason)
+    specs = (result.old, result.new)
+    versions = [release_version(s, t.root) or s for s, t in zip(specs, trees, strict=True)]
+    labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
+    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+    if pieces is None:
+        pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
+    if not pieces:
+        return _replace(base, detail="no method the subclass overrides changed upstream")
+    conflicts = 0
+    for old_piece, new_piece, start, end in pieces:
+        lines = edits.original(mine.name)[start - 1 : end]
+        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        if not edits.replace(mine.name, start, end, merged):
+            return _replace(base, detail="another entry already rewrites these lines")
+        conflicts += found
+    what = f"three-way merge of {mine.name}:{mine.start}"
+    if len(pieces) > 1 or pieces[0][2] != mine.start:
+        what += f" ({len(pieces)} overridden method(s))"
+    if conflicts:
+        return _replace(
+            base,
+            action=CONFLICT,
+            detail=f"{what}: {conflicts} conflict(s) marked",
+            conflicts=conflicts,
+        )
+    return _replace(base, action=MERGED, detail=f"{what}: clean")
+
+
+def _span(code: Code, node: ast.stmt) -> Code:
+    """The part of ``code`` that is ``node`` (a method of the class ``code`` holds)."""
+    lines = code.text.splitlines(True)[node.lineno - 1 : node.end_lineno]
+    return Code(code.name, code.start + node.lineno - 1, tuple(lines))
+
+
+def _subclass_pieces(entry, old: Code, new: Code, mine: Code):
+    """For a plugin class deriving from the upstream class it replaces, the methods it
+    overrides whose upstream definition changed, as ``(old method, new method, first line,
+    last line in the plugin file)``; ``None`` when the replacement is not such a subclass
+    (the whole definition is merged)."""
+    ours, before, after = mine.node(), old.node(), new.node()
+    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
+        return None
+    name = entry.target.rsplit(".", 1)[-1]
+    if name not in {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}:
+        return None
+    methods = (ast.FunctionDef, ast.AsyncFunctionDef)
+    old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
+    new_methods = {n.name: n for n in after.body if isinstance(n, methods)}
+    pieces = []
+    for node in ours.body:
+        if not isinstance(node, methods):
+            continue
+        a, b = old_methods.get(node.name), new_methods.get(node.name)
+        if a is None or b is None or same_ast(a, b):
+            continue
+        # From the def line on: decorators stay as the plugin wrote them.
+        start, end = mine.start + node.lineno - 1, mine.start + node.end_lineno - 1
+        pieces.append((_span(old, a), _span(new, b), start, end))
+    return pieces
+
+
+def _retarget(item: AuditedEntry, edits: _Edits) -> PortedEntry:
+    entry = item.entry
+    base = PortedEntry(entry.file, entry.line, entry.target, item.drift.decision, LEFT, "")
+    if item.new.status != MOVED or len(item.new.candidates) != 1:
+        return _replace(base, detail="the target moved to several places: choose one by hand")
+    location = item.new.candidates[0].split(" (line")[0]
+    old_module = entry.module_hint or entry.target.rsplit(".", 1)[0]
+    tail = entry.target[len(old_module) + 1 :]
+    if not location.endswith("." + tail):
+        return _replace(base, detail=f"the target is now {location}: rename it by hand")
+    new_module = location[: -len(tail) - 1]
+    lines = edits.original(entry.file)
+    for number in range(entry.line, min(entry.line + 4, len(lines) + 1)):
+        text = lines[number - 1]
+        if old_module in text:
+            changed = text.replace(old_module, new_module)
+            if edits.replace(entry.file, number, number, changed):
+                return _replace(
+                    base, action=RETARGETED, detail=f"{old_module} -> {new_module} at line {number}"
+                )
+    return _replace(base, detail=f"{old_module} is not written in the patch statement")
+
+
+def _replace(entry: PortedEntry, **changes: Any) -> PortedEntry:
+    return replace(entry, **changes)
+
+
+def _gates(result: RuntimeAudit) -> list[PortedEntry]:
+    """Every version gate whose live branch changes at the new release, left by hand with
+    the edit it needs (the entries behind a dead branch are *remove* in the audit)."""
+    out = []
+    for gate in result.gates:
+        if gate.edit:
+            out.append(PortedEntry(gate.file, gate.line, gate.test, "gate", LEFT, gate.edit))
+    return out
+
+
+def _headers(result: RuntimeAudit, new: str, edits: _Edits) -> None:
+    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.``"""
+    for file in sorted({a.entry.file for a in result.entries}):
+        lines = edits.original(file)
+        for number, line in enumerate(lines[:80], 1):
+            match = AFFECTED.match(line.rstrip("\n"))
+            if match and new not in line:
+                ending = line[len(line.rstrip("\r\n")) :]
+                rest = match.group("rest").rstrip()
+                text = f"{match.group('lead')}{rest} Reviewed against {new}.{ending}"
+                edits.replace(file, number, number, text)
+                break
+
+
+def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[PortedEntry], dict]:
+    """Per-entry actions and the new text of every changed file (relative path -> text)."""
+    edits = _Edits(root)
+    versions = tuple(
+        release_version(spec, tree_.root) or spec
+        for spec, tree_ in zip((result.old, result.new), trees)
+    )
+    done: list[PortedEntry] = []
+    for item in result.entries:
+        entry, decision = item.entry, item.drift.decision
+        base = PortedEntry(entry.file, entry.line, entry.target, decision, LEFT, "")
+        if decision == RETAIN or decision == "not-audited":
+            done.append(_replace(base, action=NOTHING, detail=item.drift.evidence[0]))
+        elif decision == UPDATE and item.new.status == MOVED:
+            done.append(_retarget(item, edits))
+        elif decision == UPDATE and item.new.status == FOUND and item.old.status == FOUND:
+            done.append(_merge_entry(item, result, trees, tree, edits))
+        elif decision in (REMOVE, MIGRATE):
+            done.append(_replace(base, detail=item.drift.evidence[0]))
+        else:
+            done.append(_replace(base, detail=item.drift.evidence[0]))
+    done += _gates(result)
+    _headers(result, versions[1], edits)
+    return done, edits.result()
+
+
+def unified_diff(root: Path, changed: dict[str, str]) -> str:
+    """The unified diff of the changed files, ``a/``/``b/`` paths relative to ``root``."""
+    out = []
+    for file in sorted(changed):
+        before = (root / file).read_text(encoding="utf-8", errors="surrogateescape")
+        if before == changed[file]:
+            continue
+        out += difflib.unified_diff(
+            before.splitlines(True), changed[file].splitlines(True), f"a/{file}", f"b/{file}"
+        )
+    return "".join(out)
+
+
+def _write_output(output: Path, diff: str) -> None:
+    """Write the diff to ``output`` through a temporary file renamed into place.
+
+    Raises:
+        TargetError: the file cannot be written.
+    """
+    import os
+
+    from patchkeeper.errors import TargetError
+
+    temporary = output.with_name(output.name + ".patchkeeper-tmp")
+    try:
+        temporary.write_text(diff, encoding="utf-8", errors="surrogateescape")
+        os.replace(temporary, output)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise TargetError(
+            f"cannot write the diff: {exc.strerror}", path=output, hint="choose another --output"
+        ) from None
+
+
+def port_runtime(
+    config: Any | None,
+    *,
+    old: str,
+    new: str,
+    write: bool = False,
+    output: Path | None = None,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> RuntimePort:
+    """Port the plugin's runtime patches from upstream ``old`` to ``new``.
+
+    Args:
+        write: apply the diff to the plugin's files (atomically).
+        output: also write the diff to this file.
+
+    Raises:
+        ConfigError, TargetError, FetchError, GitError.
+    """
+    result = runtime_audit.audit_runtime(
+        config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    tree = scan_plugin(settings).tree
+    trees = tuple(
+        UpstreamTree(runtime_audit.tree_root(spec), settings.upstream_packages)
+        for spec in (old, new)
+    )
+    entries, changed = port_plan(result, settings.root, trees, tree)
+    diff = unified_diff(settings.root, changed)
+    files = tuple(sorted(f for f in changed if f"a/{f}" in diff))
+    if output is not None:
+        _write_output(output, diff)
+    if write and files:
+        data = {
+            (settings.root / f).resolve(): changed[f].encode("utf-8", "surrogateescape")
+            for f in files
+        }
+        write_files(settings.root, data)
+    labels = [release_version(s, t.root) or s for s, t in zip((old, new), trees, strict=True)]
+    return RuntimePort(
+        *labels, tuple(entries), diff, files, write and bool(files), str(output or "")
+    )
+
+
+__all__ = ["Labels", "PortedEntry", "RuntimePort", "merge_copy", "port_plan", "port_runtime"]

@@ -1,0 +1,121 @@
+"""``runtime port`` on the fixture plugin (tinyup 1.0 -> 2.0): the diff, --write, --output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime import port
+
+MERGED_CREATE = """@patch("tinyup.scheduler", "Scheduler.create")
+@classmethod
+def create(cls, name=None):
+    return cls()
+"""
+
+
+def _run(work: Path, **options):
+    plugin = work / "plugin"
+    return port.port_runtime(
+        load_config(plugin / "pyproject.toml"),
+        old=str(work / "upstream-1.0"),
+        new=str(work / "upstream-2.0"),
+        **options,
+    )
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.py")}
+
+
+def test_port_reports_each_entry_and_writes_nothing(runtime_trees: Path) -> None:
+    before = _files(runtime_trees / "plugin")
+    result = _run(runtime_trees)
+    assert [(e.line, e.target, e.action, e.conflicts) for e in result.entries] == [
+        (11, "tinyup.sampler.sample", "by hand", 0),
+        (19, "tinyup.sampler.sample", "nothing to do", 0),
+        (11, "tinyup.scheduler.Scheduler.schedule", "conflict", 2),
+        (21, "tinyup.scheduler.Scheduler.make", "nothing to do", 0),
+        (29, "tinyup.scheduler.Scheduler.create", "merged", 0),
+        (10, "tinyup.registry.BACKENDS", "by hand", 0),
+        (12, "tinyup.kernels.add_kernel", "retargeted", 0),
+        (22, "tinyup.kernels.sub_kernel", "nothing to do", 0),
+    ]
+    assert result.entries[6].detail == "tinyup.kernels -> tinyup.ops.kernels at line 12"
+    assert '+@patch("tinyup.ops.kernels", "add_kernel")\n' in result.diff
+    assert "+def create(cls, name=None):\n" in result.diff
+    assert "+<<<<<<< upstream 2.0\n" in result.diff and "+||||||| upstream 1.0\n" in result.diff
+    assert (
+        "-# Affected versions: tinyup 1.0 (reviewed at 1.0).\n"
+        "+# Affected versions: tinyup 1.0 (reviewed at 1.0). Reviewed against 2.0.\n"
+    ) in result.diff
+    assert result.files == (
+        "metaplug/patch/bugfix/fix_disabled.py",
+        "metaplug/patch/bugfix/fix_sampler.py",
+        "metaplug/patch/bugfix/fix_scheduler.py",
+        "metaplug/patch/enhancement/backends.py",
+        "metaplug/patch/performance/kernels.py",
+    )
+    assert (result.written, result.exit_code) == (False, 1)
+    assert _files(runtime_trees / "plugin") == before
+
+
+def test_port_write_applies_the_diff(runtime_trees: Path, tmp_path: Path) -> None:
+    diff_file = tmp_path / "update.diff"
+    result = _run(runtime_trees, write=True, output=diff_file)
+    assert result.written is True
+    assert diff_file.read_text(encoding="utf-8") == result.diff
+    scheduler = (runtime_trees / "plugin/metaplug/patch/bugfix/fix_scheduler.py").read_text()
+    assert scheduler.endswith(MERGED_CREATE)
+    assert scheduler.count("<<<<<<< upstream 2.0\n") == 2
+    kernels = (runtime_trees / "plugin/metaplug/patch/performance/kernels.py").read_text()
+    assert '@patch("tinyup.ops.kernels", "add_kernel")\n' in kernels
+    assert not (runtime_trees / "plugin" / ".patchkeeper" / "journal").exists()
+
+
+def test_port_cli_prints_the_diff_and_the_report(runtime_trees: Path, cli) -> None:
+    run = cli(
+        "runtime",
+        "port",
+        "--from",
+        str(runtime_trees / "upstream-1.0"),
+        "--to",
+        str(runtime_trees / "upstream-2.0"),
+        cwd=runtime_trees / "plugin",
+    )
+    assert run.code == 1
+    assert run.out.startswith("--- a/metaplug/patch/bugfix/fix_disabled.py\n")
+    assert run.out.splitlines()[-1] == (
+        "runtime port 1.0 -> 2.0: by hand 2, conflict 1, merged 1, nothing to do 3, "
+        "retargeted 1; not written (--write applies it)"
+    )
+
+
+def test_port_lists_version_gates_and_writes_the_reviewed_release(runtime_trees: Path) -> None:
+    work = runtime_trees / "update"
+    result = port.port_runtime(
+        load_config(work / "upplug" / "pyproject.toml"),
+        old=str(work / "upup-1.0"),
+        new=str(work / "upup-2.0"),
+    )
+    gates = [(e.file, e.line, e.action, e.detail) for e in result.entries if e.decision == "gate"]
+    assert gates == [
+        (
+            "upplug/patch/gates.py",
+            22,
+            "by hand",
+            "the `if` branch of `vllm_version_is('1.0')` is dead at 2.0: delete it, or name 2.0 "
+            "if the patch inside is still needed",
+        ),
+        (
+            "upplug/patch/gates.py",
+            25,
+            "by hand",
+            "the `else` branch of `not vllm_version_is('1.0')` is dead at 2.0: delete it and "
+            "drop the test",
+        ),
+    ]
+    assert (
+        "-# Affected versions: upup 1.0.\n+# Affected versions: upup 1.0. Reviewed against 2.0.\n"
+    ) in result.diff
+    assert result.exit_code == 1
