@@ -17,9 +17,16 @@ from patchkeeper.errors import PatchkeeperError
 from patchkeeper.jsonable import to_jsonable
 from patchkeeper.trees.target_label import TargetLabel
 
-#: Result fields given under another key, per command: ``patches`` is the list of patch
-#: names (apply, unapply), so lint's count of patches is ``patch_count``.
-RENAMED: dict[str, dict[str, str]] = {"lint": {"patches": "patch_count"}}
+#: Result fields given under another key, per command, so that a key has one JSON type in
+#: every command: ``patches``, ``entries`` and ``files`` are lists (apply's patch names,
+#: runtime's entries and files), so lint's and check-branch's counts are ``patch_count``,
+#: ``entry_count`` and ``file_count``; ``written`` says whether ledger wrote its file, so the
+#: files report wrote are ``written_files``.
+RENAMED: dict[str, dict[str, str]] = {
+    "lint": {"patches": "patch_count", "entries": "entry_count"},
+    "check-branch": {"files": "file_count"},
+    "report": {"written": "written_files"},
+}
 
 #: Result fields left out, per command: lint's ``output_format`` is how the command line asked
 #: to print (``--format``), not part of the result.
