@@ -4,6 +4,7 @@ validates against docs/json-schema.json; an error under ``--json`` is JSON too."
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from helpers import EXAMPLE_SERIES, Example
@@ -33,6 +34,7 @@ def test_every_example_command_prints_the_envelope(cli, example: Example) -> Non
         ("decide", 0, cli("decide", "--json", cwd=down)),
         ("report", 1, cli("report", "--check", "--json", cwd=down)),
         ("port", 1, cli("port", "--to", str(example.new), "--json", cwd=down)),
+        ("record", 0, cli("record", "--json", "--", sys.executable, "-c", "pass", cwd=down)),
         (
             "retire",
             0,
@@ -65,6 +67,7 @@ def test_every_example_command_prints_the_envelope(cli, example: Example) -> Non
     assert seen["report"]["written_files"] == [] and "written" not in seen["report"]
     assert seen["ledger"]["written"] is False
     assert [patch["name"] for patch in seen["port"]["patches"]] == EXAMPLE_SERIES
+    assert seen["record"]["path"] == str(down / ".patchkeeper" / "evidence" / "recorded.json")
     assert (seen["retire"]["name"], seen["retire"]["at"]) == ("retry-backoff-cap", "1.1")
 
 
