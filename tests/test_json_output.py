@@ -133,5 +133,8 @@ def test_the_schema_refuses_a_result_without_its_keys() -> None:
     ]
     leaky = lint | {"findings": [], "patch_count": 7, "entry_count": 0, "skipped": []}
     assert schema_errors(leaky) == []
-    assert schema_errors(leaky | {"output_format": "text"}) != []
+    [leak] = schema_errors(leaky | {"output_format": "text"})
+    assert leak.endswith("should not be valid under {'anyOf': [{'required': ['output_format']}]}")
+    old_target = {"command": "x", "patchkeeper_version": "0.1.0", "exit_code": 0, "target": "d"}
+    assert schema_errors(old_target) == ["target: 'd' is not valid under any of the given schemas"]
     assert schema_errors(leaky | {"patches": 7}) == ["patches: 7 is not of type 'array'"]
