@@ -97,9 +97,7 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     if markdown is not None:
         _write_markdown(markdown, render.render_markdown(result))
     if as_json:
-        from patchkeeper.render.envelope import envelope
-
-        text = render.json_text(envelope(command_name(click.get_current_context()), result))
+        text = render.render_json(result, command_name(click.get_current_context()))
     else:
         text = render.render_text(result)
     if text:
