@@ -116,6 +116,12 @@ def test_a_missing_configuration_and_a_usage_error_are_json(cli, tmp_path: Path)
         {"message": "No such option '--bogus'.", "file": None, "line": None, "hint": None},
     )
     assert output(run.out)["command"] == "runtime audit"
+    run = cli("nosuch", "--json", cwd=tmp_path)
+    assert (run.code, output(run.out)["command"], output(run.out)["error"]["message"]) == (
+        2,
+        "",
+        "No such command 'nosuch'.",
+    )
 
 
 def test_without_json_an_error_prints_nothing_on_standard_output(cli, tmp_path: Path) -> None:

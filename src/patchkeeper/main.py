@@ -154,8 +154,8 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 def command_name(ctx: click.Context) -> str:
     """The running command's name as typed, without the program: ``"audit"``,
-    ``"runtime audit"``."""
-    return ctx.command_path.partition(" ")[2] or ctx.command_path
+    ``"runtime audit"``; ``""`` before a command is known (``patchkeeper nosuch``)."""
+    return ctx.command_path.partition(" ")[2]
 
 
 #: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
