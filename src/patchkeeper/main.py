@@ -96,7 +96,10 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         _load_renderers(result, markdown is not None)
     if markdown is not None:
         _write_markdown(markdown, render.render_markdown(result))
-    text = render.render_json(result) if as_json else render.render_text(result)
+    if as_json:
+        text = render.render_json(result, command_name(click.get_current_context()))
+    else:
+        text = render.render_text(result)
     if text:
         text = text.rstrip("\n")
         data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))
@@ -151,10 +154,54 @@ def _load_renderers(result: Any, markdown: bool) -> None:
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
+def command_name(ctx: click.Context) -> str:
+    """The running command's name as typed, without the program: ``"audit"``,
+    ``"runtime audit"``; ``""`` before a command is known (``patchkeeper nosuch``)."""
+    return ctx.command_path.partition(" ")[2]
+
+
+#: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
+JSON_COMMAND: list[str] = []
+
+
+def _json_requested(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        JSON_COMMAND[:] = [command_name(ctx)]
+    return value
+
+
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(
-        function
-    )
+    """``--json``: print the result (or an error) as the JSON envelope of docs/json.md."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        callback=_json_requested,
+        help="Print the result as JSON (docs/json.md).",
+    )(function)
+
+
+def _json_error(command: str | None, error: BaseException, exit_code: int) -> None:
+    """Print ``error`` as the JSON envelope on standard output when ``--json`` was asked
+    (the message also goes to standard error as text)."""
+    if command is None:
+        return
+    from patchkeeper.jsonable import json_text
+    from patchkeeper.render.envelope import error_envelope
+
+    click.echo(json_text(error_envelope(command, error, exit_code)))
+
+
+def _json_command(error: BaseException | None = None) -> str | None:
+    """The command to print an error of as JSON, or ``None`` (no ``--json``): the one whose
+    ``--json`` was parsed, else, for a usage error met before, the command it names when
+    ``--json`` is on the command line."""
+    if JSON_COMMAND:
+        return JSON_COMMAND[0]
+    if "--json" not in ARGV:
+        return None
+    ctx = getattr(error, "ctx", None)
+    return command_name(ctx) if isinstance(ctx, click.Context) else ""
 
 
 def markdown_option(help: str = "Also write the report as Markdown.") -> Decorator:
@@ -912,6 +959,7 @@ def main(argv: list[str] | None = None) -> int:
     # all at exit: the young-generation collector would only walk them again and again.
     gc.set_threshold(100_000, 50, 50)
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)
+    JSON_COMMAND.clear()
     from patchkeeper.system.platforms import unsupported
 
     problem = unsupported(sys.platform)
@@ -924,12 +972,14 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     except PatchkeeperError as exc:
         click.echo(f"patchkeeper: error: {exc}", err=True)
+        _json_error(_json_command(exc), exc, exc.exit_code)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("patchkeeper: interrupted", err=True)
         return 130
     except click.ClickException as exc:
         exc.show()
+        _json_error(_json_command(exc), exc, 2)
         return 2
     except KeyboardInterrupt:
         click.echo("patchkeeper: interrupted", err=True)
@@ -941,6 +991,11 @@ def main(argv: list[str] | None = None) -> int:
             f"the traceback is in {log}; please report it",
             err=True,
         )
+        bug = PatchkeeperError(
+            f"internal error ({type(exc).__name__}: {exc})",
+            hint=f"the traceback is in {log}; please report it",
+        )
+        _json_error(_json_command(), bug, 3)
         return 3
     return 0
 

@@ -78,7 +78,7 @@ def test_audit_text_and_markdown(cli, example: Example, tmp_path) -> None:
         in run.out
     )
     markdown = report.read_text()
-    assert markdown.startswith("## patchkeeper audit: directory ")
+    assert markdown.startswith("## patchkeeper audit: 1.1\n")  # the version its pyproject declares
     assert (
         "| `headers-merge-order.patch` | target gone | headers.py no longer exists; likely "
         "moved to httputil.py (same content: 4 of 4 context lines found there); to do: port "

@@ -56,11 +56,17 @@ def test_every_changed_input_is_named(cli, example: Example) -> None:
         config.write("\n")
     resolve(work_files(example) / "retry.py", PROXY)
     run = cli("port", "--continue", "--json", cwd=down)
-    assert (run.code, run.out) == (2, "")
+    assert run.code == 2
     assert run.err == (
         f"patchkeeper: error: {down / '.patchkeeper-port'}: the port's inputs changed since "
         "it started: patches/series (edited), patches/client-describe-version.patch "
         "(removed), patchkeeper.toml (edited)\n" + _hint(example)
+    )
+    error = json.loads(run.out)["error"]  # under --json the error is JSON on stdout too
+    assert (error["message"], error["file"]) == (
+        "the port's inputs changed since it started: patches/series (edited), "
+        "patches/client-describe-version.patch (removed), patchkeeper.toml (edited)",
+        str(down / ".patchkeeper-port"),
     )
     assert cli("port", "--abort", cwd=down).code == 0
     assert not (down / ".patchkeeper-port").exists()

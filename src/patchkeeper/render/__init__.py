@@ -3,7 +3,8 @@
 Operations return frozen dataclasses; nothing below ``main`` prints. A result type gets its
 terminal and Markdown forms by registering functions with :func:`text_renderer` and
 :func:`markdown_renderer`; JSON works for every dataclass through
-:func:`patchkeeper.jsonable.to_jsonable`.
+:func:`patchkeeper.jsonable.to_jsonable`, inside the one envelope of
+:mod:`patchkeeper.render.envelope` (docs/json.md).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from patchkeeper.jsonable import ESCAPED_BYTE, json_text, to_jsonable
+from patchkeeper.jsonable import ESCAPED_BYTE, json_text
 
 _TEXT: dict[type, Callable[[Any], str]] = {}
 _MARKDOWN: dict[type, Callable[[Any], str]] = {}
@@ -61,9 +62,13 @@ def render_markdown(result: Any) -> str:
     return _lookup(_MARKDOWN, result)(result)
 
 
-def render_json(result: Any) -> str:
-    """Return ``result`` as indented JSON text (keys in field order; see :func:`json_text`)."""
-    return json_text(to_jsonable(result))
+def render_json(result: Any, command: str) -> str:
+    """Return ``result`` of ``command`` (its name as typed, ``"runtime audit"``) as the
+    indented JSON text of its envelope (docs/json.md; keys in field order after the
+    envelope's; see :func:`json_text`)."""
+    from patchkeeper.render.envelope import envelope
+
+    return json_text(envelope(command, result))
 
 
 def output_bytes(text: str, encoding: str | None) -> bytes | None:

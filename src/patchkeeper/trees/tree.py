@@ -30,6 +30,7 @@ from patchkeeper.trees.installed import (
     locate_distribution,
     read_record,
 )
+from patchkeeper.trees.target_label import TargetLabel, declared_metadata
 
 DIRECTORY = "directory"
 INSTALLED = "installed"
@@ -236,7 +237,9 @@ def directory_tree(path: Path, config: Config) -> Tree:
             hint="pass the tree's root (the directory holding "
             f"{config.directory}/), or fix 'directory' in the configuration",
         )
-    return Tree(DIRECTORY, root, base, f"directory {root}")
+    name, version = declared_metadata(root)
+    label = TargetLabel(f"directory {root}", kind=DIRECTORY, path=root, name=name, version=version)
+    return Tree(DIRECTORY, root, base, label, version=version)
 
 
 def installed_tree(config: Config, python: Path | None = None) -> Tree:
@@ -254,7 +257,13 @@ def installed_tree(config: Config, python: Path | None = None) -> Tree:
         )
     dist = locate_distribution(config.upstream, python)
     base = _base(dist.site, config.directory)
-    label = f"{dist.name} {dist.version} installed in {dist.site} (python {dist.python})"
+    label = TargetLabel(
+        f"{dist.name} {dist.version} installed in {dist.site} (python {dist.python})",
+        kind=INSTALLED,
+        path=dist.site,
+        name=dist.name,
+        version=dist.version,
+    )
     return Tree(INSTALLED, dist.site, base, label, dist=dist, version=dist.version)
 
 
@@ -278,9 +287,13 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
             path=fetched.root,
             hint="fix 'directory' in the configuration",
         )
-    label = (
+    label = TargetLabel(
         f"{fetched.name} {fetched.version} ({fetched.kind} {fetched.filename}, sha256 "
-        f"{fetched.sha256[:12]})"
+        f"{fetched.sha256[:12]})",
+        kind=REQUIREMENT,
+        path=fetched.root,
+        name=fetched.name,
+        version=fetched.version,
     )
     return Tree(
         REQUIREMENT, fetched.root, base, label, version=fetched.version, sha256=fetched.sha256
@@ -350,7 +363,13 @@ def site_distribution(directory: Path, config: Config) -> Tree | None:
         )
         check_installed(found, dist.read_text("direct_url.json"))
         base = _base(site, config.directory)
-        label = f"{found.name} {found.version} installed in {site}"
+        label = TargetLabel(
+            f"{found.name} {found.version} installed in {site}",
+            kind=INSTALLED,
+            path=site,
+            name=found.name,
+            version=found.version,
+        )
         return Tree(INSTALLED, site, base, label, dist=found, version=found.version)
     return None
 

@@ -1,0 +1,91 @@
+"""The one shape of every command's ``--json`` output (docs/json.md).
+
+Every output is one JSON object: the envelope (``command``, ``patchkeeper_version``,
+``exit_code``, and for a command with a target tree ``target`` as an object with the old
+one-line label kept as ``target_label``), then the command's result under its own keys. An
+error is the envelope with ``error`` (``message``, ``file``, ``line``, ``hint``) instead of a
+result. A key means one thing in every command: :data:`RENAMED` and :data:`DROPPED` say where a
+result's field is given under another name or left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from patchkeeper import __version__
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.jsonable import to_jsonable
+from patchkeeper.trees.target_label import TargetLabel
+
+#: Result fields given under another key, per command, so that a key has one JSON type in
+#: every command: ``patches``, ``entries`` and ``files`` are lists (apply's patch names,
+#: runtime's entries and files), so lint's and check-branch's counts are ``patch_count``,
+#: ``entry_count`` and ``file_count``; ``written`` says whether ledger wrote its file, so the
+#: files report wrote are ``written_files``.
+RENAMED: dict[str, dict[str, str]] = {
+    "lint": {"patches": "patch_count", "entries": "entry_count"},
+    "check-branch": {"files": "file_count"},
+    "report": {"written": "written_files"},
+}
+
+#: Result fields left out, per command: lint's ``output_format`` is how the command line asked
+#: to print (``--format``), not part of the result.
+DROPPED: dict[str, tuple[str, ...]] = {"lint": ("output_format",)}
+
+
+def target_object(target: Any, version: Any = None) -> dict[str, Any] | None:
+    """The envelope's ``target`` object for a result's ``target`` field.
+
+    ``target`` is a :class:`TargetLabel` (every tree patchkeeper opens has one); a plain
+    label (a result read back from saved evidence) gives ``kind``, ``path`` and ``name``
+    ``None`` and the result's ``target_version`` as ``version``; ``None`` stays ``None``.
+    """
+    if target is None:
+        return None
+    if isinstance(target, TargetLabel):
+        return target.as_object()
+    return {"kind": None, "path": None, "name": None, "version": version}
+
+
+def envelope(command: str, result: Any) -> dict[str, Any]:
+    """``result`` (a result dataclass) as the JSON envelope of ``command`` (its name as typed:
+    ``"audit"``, ``"runtime audit"``), with ``exit_code`` from the result (0 if it has none)."""
+    body = to_jsonable(result)
+    if not isinstance(body, dict):
+        body = {"result": body}
+    for key in DROPPED.get(command, ()):
+        body.pop(key, None)
+    for old, new in RENAMED.get(command, {}).items():
+        if old in body:
+            body[new] = body.pop(old)
+    head: dict[str, Any] = {
+        "command": command,
+        "patchkeeper_version": __version__,
+        "exit_code": int(getattr(result, "exit_code", 0)),
+    }
+    body.pop("command", None)  # verify's and status's own name: the envelope's
+    if "target" in body and (body["target"] is None or isinstance(body["target"], str)):
+        raw = getattr(result, "target", body["target"])
+        head["target"] = target_object(raw, body.get("target_version"))
+        head["target_label"] = body.pop("target")
+    return head | body
+
+
+def error_envelope(command: str | None, error: BaseException, exit_code: int) -> dict[str, Any]:
+    """The envelope of a failed command: ``error`` with ``message``, ``file`` and ``line``
+    (where the problem is, ``None`` when unknown) and ``hint`` (what to do, or ``None``)."""
+    if isinstance(error, PatchkeeperError):
+        detail = {
+            "message": error.message,
+            "file": str(error.path) if error.path is not None else None,
+            "line": error.line,
+            "hint": error.hint,
+        }
+    else:
+        detail = {"message": str(error), "file": None, "line": None, "hint": None}
+    return {
+        "command": command,
+        "patchkeeper_version": __version__,
+        "exit_code": exit_code,
+        "error": detail,
+    }

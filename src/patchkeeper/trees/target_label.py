@@ -1,0 +1,77 @@
+"""A tree's one-line label that also knows what it names: kind, path, name and version.
+
+Results keep a tree as its human label (``directory /src/urllib3-1.26.20``); the label is a
+:class:`TargetLabel`, a ``str`` that also carries the facts the ``--json`` envelope gives as
+its ``target`` object (docs/json.md). A directory's name and version are read as an sdist or a
+checkout declares them: ``PKG-INFO``'s ``Name:``/``Version:`` (the core metadata an sdist
+carries), else ``[project]`` ``name``/``version`` of ``pyproject.toml`` when they are static.
+"""
+
+from __future__ import annotations
+
+import email.parser
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+
+class TargetLabel(str):
+    """A tree's label (the ``str`` itself) with what it names.
+
+    Attributes:
+        kind: ``"directory"``, ``"installed"`` or ``"requirement"``.
+        path: the tree's root directory, absolute.
+        name: the distribution's name when known, else ``None``.
+        version: the upstream version when known, else ``None``.
+    """
+
+    kind: str
+    path: str
+    name: str | None
+    version: str | None
+
+    def __new__(
+        cls, text: str, *, kind: str, path: Path, name: str | None, version: str | None
+    ) -> TargetLabel:
+        label = super().__new__(cls, text)
+        label.kind = kind
+        label.path = str(path)
+        label.name = name
+        label.version = version
+        return label
+
+    def as_object(self) -> dict[str, Any]:
+        """The ``target`` object of the JSON envelope: ``kind``, ``path``, ``name``,
+        ``version`` (the last two ``None`` when unknown)."""
+        return {"kind": self.kind, "path": self.path, "name": self.name, "version": self.version}
+
+
+def declared_metadata(root: Path) -> tuple[str | None, str | None]:
+    """``(name, version)`` a source tree declares: ``PKG-INFO`` (an unpacked sdist), else
+    the static ``[project]`` table of ``pyproject.toml`` (a checkout); ``None`` for what
+    neither says (a dynamic version, no metadata, an unreadable file).
+
+    >>> declared_metadata(Path("/nonexistent"))
+    (None, None)
+    """
+    pkg_info = root / "PKG-INFO"
+    try:
+        text = pkg_info.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = None
+    if text is not None:
+        headers = email.parser.Parser().parsestr(text, headersonly=True)
+        return headers.get("Name"), headers.get("Version")
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None, None
+    table = project.get("project")
+    if not isinstance(table, dict):
+        return None, None
+    name, version = table.get("name"), table.get("version")
+    return (
+        name if isinstance(name, str) else None,
+        version if isinstance(version, str) else None,
+    )

@@ -1,0 +1,44 @@
+"""``runtime inventory``, ``runtime audit`` and ``runtime same-code`` print the one JSON
+envelope (docs/json.md) on the runtime fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from json_schema_check import output
+from patchkeeper import __version__
+
+
+def test_runtime_commands_print_the_envelope(runtime_trees: Path, cli) -> None:
+    plugin = runtime_trees / "plugin"
+    old, new = runtime_trees / "upstream-1.0", runtime_trees / "upstream-2.0"
+    runs = [
+        ("runtime inventory", 1, cli("runtime", "inventory", "--json", cwd=plugin)),
+        (
+            "runtime audit",
+            1,
+            cli("runtime", "audit", "--from", str(old), "--to", str(new), "--json", cwd=plugin),
+        ),
+        (
+            "runtime same-code",
+            1,
+            cli(
+                "runtime",
+                "same-code",
+                str(old / "tinyup/scheduler.py"),
+                str(new / "tinyup/scheduler.py"),
+                "--json",
+            ),
+        ),
+    ]
+    seen = {}
+    for command, code, run in runs:
+        data = output(run.out)
+        assert (run.code, tuple(data.items())[:3]) == (
+            code,
+            (("command", command), ("patchkeeper_version", __version__), ("exit_code", code)),
+        )
+        seen[command] = data
+    assert seen["runtime inventory"]["package"] == "metaplug"
+    assert seen["runtime audit"]["counts"]["decision"] == {"remove": 2, "retain": 3, "update": 3}
+    assert (seen["runtime same-code"]["left_line"], seen["runtime same-code"]["same"]) == (6, False)

@@ -1,0 +1,166 @@
+"""Every command's ``--json`` on the bundled example is one envelope (docs/json.md) that
+validates against docs/json-schema.json; an error under ``--json`` is JSON too."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from helpers import EXAMPLE_SERIES, Example
+from json_schema_check import output, schema_errors
+from patchkeeper import __version__
+
+
+def _directory(path: Path, version: str | None) -> dict[str, str | None]:
+    return {"kind": "directory", "path": str(path), "name": "minihttp", "version": version}
+
+
+def _head(data: dict, count: int = 3) -> tuple:
+    return tuple(data.items())[:count]
+
+
+def test_every_example_command_prints_the_envelope(cli, example: Example) -> None:
+    target = example.target()
+    down = example.downstream
+    runs = [
+        ("apply", 0, cli("apply", "--target", str(target), "--json", cwd=down)),
+        ("verify", 0, cli("verify", "--target", str(target), "--json", cwd=down)),
+        ("status", 0, cli("status", "--target", str(target), "--json", cwd=down)),
+        ("unapply", 0, cli("unapply", "--target", str(target), "--json", cwd=down)),
+        ("audit", 1, cli("audit", "--to", str(example.new), "--json", cwd=down)),
+        ("ledger", 0, cli("ledger", "--check", "--json", cwd=down)),
+        ("lint", 0, cli("lint", "--json", cwd=down)),
+        ("decide", 0, cli("decide", "--json", cwd=down)),
+        ("report", 1, cli("report", "--check", "--json", cwd=down)),
+        ("port", 1, cli("port", "--to", str(example.new), "--json", cwd=down)),
+        ("record", 0, cli("record", "--json", "--", sys.executable, "-c", "pass", cwd=down)),
+        (
+            "retire",
+            0,
+            cli("retire", "retry-backoff-cap", "--at", "1.1", "--why", "taken", "--json", cwd=down),
+        ),
+    ]
+    seen = {}
+    for command, code, run in runs:
+        data = output(run.out)
+        assert (run.code, _head(data)) == (
+            code,
+            (("command", command), ("patchkeeper_version", __version__), ("exit_code", code)),
+        )
+        seen[command] = data
+    for command in ("apply", "verify", "status", "unapply"):
+        assert seen[command]["target"] == _directory(target, "1.0")
+        assert seen[command]["target_label"] == f"directory {target}"
+    for command in ("audit", "port"):
+        assert seen[command]["target"] == _directory(example.new, "1.1")
+        assert seen[command]["target_version"] == "1.1"
+    assert seen["apply"]["patches"] == EXAMPLE_SERIES
+    assert (seen["apply"]["action"], seen["verify"]["detailed"]) == ("apply", False)
+    lint = seen["lint"]
+    assert {key: lint[key] for key in ("patch_count", "entry_count", "findings")} == {
+        "patch_count": 7,
+        "entry_count": 0,
+        "findings": [],
+    }
+    assert not {"patches", "entries", "output_format"} & set(lint)
+    assert seen["report"]["written_files"] == [] and "written" not in seen["report"]
+    assert seen["ledger"]["written"] is False
+    assert [patch["name"] for patch in seen["port"]["patches"]] == EXAMPLE_SERIES
+    assert seen["record"]["path"] == str(down / ".patchkeeper" / "evidence" / "recorded.json")
+    assert (seen["retire"]["name"], seen["retire"]["at"]) == ("retry-backoff-cap", "1.1")
+
+
+def test_an_sdist_target_has_the_version_of_its_pkg_info(cli, example: Example) -> None:
+    sdist = example.root / "minihttp-1.1.post1"
+    shutil.copytree(example.new, sdist)
+    (sdist / "pyproject.toml").unlink()
+    (sdist / "PKG-INFO").write_text(
+        "Metadata-Version: 2.1\nName: minihttp\nVersion: 1.1.post1\nSummary: x\n"
+    )
+    run = cli("audit", "--to", str(sdist), "--json", cwd=example.downstream)
+    data = output(run.out)
+    assert (run.code, data["target"], data["target_version"]) == (
+        1,
+        _directory(sdist, "1.1.post1"),
+        "1.1.post1",
+    )
+
+
+def test_an_error_under_json_is_json_on_standard_output(cli, example: Example) -> None:
+    run = cli("retire", "nope", "--at", "1.1", "--why", "gone", "--json", cwd=example.downstream)
+    assert run.code == 2
+    assert output(run.out) == {
+        "command": "retire",
+        "patchkeeper_version": __version__,
+        "exit_code": 2,
+        "error": {
+            "message": "nope is not in the series",
+            "file": str(example.downstream / "patches" / "series"),
+            "line": None,
+            "hint": "give the name as the series lists it, with or without .patch",
+        },
+    }
+    assert run.err.startswith("patchkeeper: error: ")
+
+
+def test_a_missing_configuration_and_a_usage_error_are_json(cli, tmp_path: Path) -> None:
+    run = cli("apply", "--target", str(tmp_path), "--json", cwd=tmp_path)
+    data = output(run.out)
+    assert (run.code, data["command"], data["exit_code"]) == (2, "apply", 2)
+    assert data["error"]["message"].startswith("no patchkeeper configuration here")
+    assert data["error"]["hint"].startswith("run patchkeeper in the downstream")
+    run = cli("runtime", "audit", "--bogus", "--json", cwd=tmp_path)
+    assert (run.code, output(run.out)["error"]) == (
+        2,
+        {"message": "No such option '--bogus'.", "file": None, "line": None, "hint": None},
+    )
+    assert output(run.out)["command"] == "runtime audit"
+    run = cli("nosuch", "--json", cwd=tmp_path)
+    assert (run.code, output(run.out)["command"], output(run.out)["error"]["message"]) == (
+        2,
+        "",
+        "No such command 'nosuch'.",
+    )
+
+
+def test_without_json_an_error_prints_nothing_on_standard_output(cli, tmp_path: Path) -> None:
+    run = cli("apply", "--target", str(tmp_path), cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+
+
+def test_the_schema_refuses_a_result_without_its_keys() -> None:
+    lint = {"command": "lint", "patchkeeper_version": "0.1.0", "exit_code": 0}
+    assert schema_errors(lint) == [
+        ": 'entry_count' is a required property",
+        ": 'findings' is a required property",
+        ": 'patch_count' is a required property",
+        ": 'skipped' is a required property",
+    ]
+    leaky = lint | {"findings": [], "patch_count": 7, "entry_count": 0, "skipped": []}
+    assert schema_errors(leaky) == []
+    [leak] = schema_errors(leaky | {"output_format": "text"})
+    assert leak.endswith("should not be valid under {'anyOf': [{'required': ['output_format']}]}")
+    old_target = {"command": "x", "patchkeeper_version": "0.1.0", "exit_code": 0, "target": "d"}
+    assert schema_errors(old_target) == ["target: 'd' is not valid under any of the given schemas"]
+    assert schema_errors(leaky | {"patches": 7}) == ["patches: 7 is not of type 'array'"]
+
+
+def test_the_upgrade_horizon_prints_the_envelope(cli, example: Example) -> None:
+    run = cli(
+        "audit",
+        "--to",
+        "minihttp>=1.0",
+        "--releases",
+        "../upstream",
+        "--json",
+        cwd=example.downstream,
+    )
+    data = output(run.out)
+    assert (run.code, schema_errors(data)) == (1, [])
+    assert (data["command"], data["requirement"], data["next_pin"]) == (
+        "audit",
+        "minihttp>=1.0",
+        "1.0",
+    )
+    assert [release["version"] for release in data["releases"]] == ["1.0", "1.1", "1.2"]
