@@ -82,12 +82,13 @@ UTIL_OLD = """def check_port(port):
 
 UTIL_PATCH = """--- a/pkg/util.py
 +++ b/pkg/util.py
-@@ -1,3 +1,5 @@
+@@ -1,3 +1,6 @@
  def check_port(port):
      if port is not None and port < 0:
          raise ValueError(port)
 +    if port is not None and port > 65535:
 +        raise ValueError("port out of range: %d" % port)
++    log.debug("port %d checked", port)
 """
 
 
@@ -101,15 +102,23 @@ def test_half_rewritten_fix_is_partially_upstreamed(tmp_path: Path) -> None:
     [verdict] = judge(tmp_path, new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
     assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
     assert verdict.summary == (
-        "most of its new lines are upstream, written differently: 4 of 6 (pkg/net.py 3/4, "
-        "pkg/util.py 1/2) (lines the old pin already had are not counted); not found, review "
+        "most of its new lines are upstream, written differently: 4 of 7 (pkg/net.py 3/4, "
+        "pkg/util.py 1/3) (lines the old pin already had are not counted); not found, review "
         'before retiring: `raise ValueError("host name too long")`; `raise ValueError("port out '
-        'of range: %d" % port)`; spelled differently: `log.warning("host name too long: %d '
+        'of range: %d" % port)`; `log.debug("port %d checked", port)`; spelled differently: `log.warning("host name too long: %d '
         'characters", len(host))` as `logger.warning("host name too long: %d characters", '
         "len(host))`; pkg/net.py #1, pkg/util.py #1 fail at fuzz 0; to do: look (most of it is "
         "upstream, written differently; decide what is left)"
     )
-    # one line of six: a conflict
+    # upstream has the debug line too: 5 of 7, one file short of 75%: written differently
+    new["pkg/util.py"] += '    log.debug("port %d checked", port)\n'
+    [verdict] = judge(tmp_path / "c", new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "upstream has it written differently: 5 of 7 substantive added lines are there "
+        "(pkg/net.py 3/4, pkg/util.py 2/3)"
+    )
+    # one line of seven: a conflict
     new["pkg/net.py"] = OLD.replace("t.Optional[int]", "int | None")
     [verdict] = judge(tmp_path / "b", new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "port")
