@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     FAILS,
@@ -43,7 +44,13 @@ from patchkeeper.audit.hunk_verdicts import (
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
-from patchkeeper.audit.upstreamed import code_upstream, decides, mostly_there, written_differently
+from patchkeeper.audit.upstreamed import (
+    WRITTEN_DIFFERENTLY,
+    code_upstream,
+    decides,
+    mostly_there,
+    written_differently,
+)
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import (
     EXISTS,
@@ -330,6 +337,9 @@ def _judge_gone(
             blocked_by=blocker,
         )
     moved = moved_files(missing, ctx.search)
+    rejudged = _rejudge_gone(ws, patch, failed, missing, moved, ctx)
+    if rejudged is not None:
+        return rejudged
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
     kind = primary_kind([d.path for d in patch.files])
     if all(m.likely for m in moved):
@@ -354,6 +364,66 @@ def _judge_gone(
         shares=shares,
         kind=kind,
     )
+
+
+def _gone_file(diff: FileDiff, share: FileShare | None, kind: str, ctx: _Context) -> str | None:
+    """Why a gone file (no likely new place) need not stop the patch's verdict, or ``None``
+    (:mod:`patchkeeper.audit.gone_files`)."""
+    old = diff.old_path
+    if ctx.search is not None and ctx.pin is not None and content_gone(diff, ctx.search, ctx.pin):
+        return f"{old} is gone upstream with the content the patch removes"
+    if ctx.pin is not None and share is not None and share.counted[1]:
+        found, total = share.counted
+        if found >= WRITTEN_DIFFERENTLY * total:
+            where = f" (in {share.where})" if share.where else ""
+            return f"{old} is gone upstream; {found} of {total} of its new lines are there{where}"
+    if not decides(diff.path, kind):
+        return f"{old} is gone upstream (set aside: {kind_of(diff.path)}, the patch is {kind})"
+    return None
+
+
+def _rejudge_gone(
+    ws: Workspace,
+    patch: Patch,
+    failed: list[FailedPatch],
+    missing: list[FileDiff],
+    moved: tuple[MovedFile, ...],
+    ctx: _Context,
+) -> PatchVerdict | None:
+    """The patch judged on the files that exist, each moved file at its new place, when
+    every gone file is moved or need not stop the verdict (:func:`_gone_file`) and that
+    judgement is *upstreamed*; else ``None`` (``ws`` left as it was)."""
+    kind = primary_kind([d.path for d in patch.files])
+    renames = {m.path: m.likely for m in moved if m.likely}
+    shares = file_shares(ws, patch, ctx.search, ctx.pin)
+    by_path = {s.path: s for s in shares}
+    reasons = [f"{old} moved to {new}" for old, new in renames.items()]
+    dropped = []
+    for diff in missing:
+        if diff.old_path in renames:
+            continue
+        reason = _gone_file(diff, by_path.get(diff.path), kind, ctx)
+        if reason is None:
+            return None
+        reasons.append(reason)
+        dropped.append(diff.old_path or "")
+    if not dropped and not renames:
+        return None
+    rest = renamed(patch, renames, dropped)
+    why = "; ".join(reasons)
+    if not rest.files:
+        if any(decides(d.path, kind) for d in missing):
+            return _upstreamed(patch, why, [], shares, moved, kind)
+        return None
+    pin = ctx.pin
+    if pin is not None and renames:
+        pin = RenamedPin(pin, {new: old for old, new in renames.items()})  # type: ignore[assignment]
+    snapshot = ws.snapshot()
+    verdict = _judge(ws, rest, failed, _Context(ctx.search, pin))
+    if verdict.verdict == UPSTREAMED:
+        return replace(verdict, summary=f"{why}; {verdict.summary}", moved=moved)
+    ws.restore(snapshot)
+    return None
 
 
 def _created_clash(ws: Workspace, patch: Patch) -> PatchOutcome | None:
