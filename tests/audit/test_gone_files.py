@@ -1,0 +1,112 @@
+"""Classes 4 and 6: one gone file does not stop the audit. A file upstream deleted with the
+content the patch removes is upstream for that file; a gone test file of a code patch is set
+aside and the code judged; a removal whose key content upstream kept elsewhere (a tracking id
+now set in a configuration file) is not upstream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit_support import judge
+
+LAYOUT = """{% extends "!layout.html" %}
+{% block header %}
+<div class="header">Project</div>
+<div id="forkongithub"><a href="https://example.org/project">Fork me</a></div>
+<script>track('create', 'UA-0000001-1', 'auto');</script>
+{% endblock %}
+"""
+
+RIBBON = """Subject: drop the ribbon
+---
+--- a/doc/_templates/layout.html
++++ b/doc/_templates/layout.html
+@@ -2,5 +2,4 @@
+ {% block header %}
+ <div class="header">Project</div>
+-<div id="forkongithub"><a href="https://example.org/project">Fork me</a></div>
+ <script>track('create', 'UA-0000001-1', 'auto');</script>
+ {% endblock %}
+"""
+
+TRACKING = """Subject: drop the tracking
+---
+--- a/doc/_templates/layout.html
++++ b/doc/_templates/layout.html
+@@ -3,4 +3,3 @@
+ <div class="header">Project</div>
+ <div id="forkongithub"><a href="https://example.org/project">Fork me</a></div>
+-<script>track('create', 'UA-0000001-1', 'auto');</script>
+ {% endblock %}
+"""
+
+CONF_OLD = 'project = "Project"\nhtml_theme = "alabaster"\n'
+# the new release dropped the template; its configuration sets the tracking id instead
+CONF_NEW = CONF_OLD + 'html_theme_options = {"analytics_id": "UA-0000001-1"}\n'
+
+
+def test_a_removal_from_a_file_upstream_deleted_with_that_content_is_upstream(
+    tmp_path: Path,
+) -> None:
+    old = {"doc/_templates/layout.html": LAYOUT, "doc/conf.py": CONF_OLD}
+    new = {"doc/conf.py": CONF_NEW}
+    ribbon, tracking = judge(tmp_path, new, [("ribbon.patch", RIBBON), ("ga.patch", TRACKING)], old)
+    assert (ribbon.verdict, ribbon.action) == ("upstreamed", "retire")
+    assert ribbon.summary == (
+        "doc/_templates/layout.html is gone upstream with the content the patch removes; it "
+        "adds no substantive lines; to do: retire (upstream has it)"
+    )
+    # the tracking id lives on in the new release's configuration: not upstream
+    assert (tracking.verdict, tracking.action) == ("target gone", "look")
+
+
+CODE_OLD = """def redirect(headers):
+    headers.pop("Authorization", None)
+    return headers
+"""
+
+CODE_NEW = """def redirect(headers):
+    headers.pop("Authorization", None)
+    headers.pop("Cookie", None)
+    return headers
+"""
+
+TEST_OLD = """from pkg.redirect import redirect
+
+
+def test_redirect():
+    assert redirect({}) == {}
+"""
+
+FIX = """Subject: drop the cookie on redirect
+---
+--- a/pkg/redirect.py
++++ b/pkg/redirect.py
+@@ -1,3 +1,4 @@
+ def redirect(headers):
+     headers.pop("Authorization", None)
++    headers.pop("Cookie", None)
+     return headers
+--- a/tests/test_redirect_legacy.py
++++ b/tests/test_redirect_legacy.py
+@@ -3,3 +3,4 @@ from pkg.redirect import redirect
+ 
+ def test_redirect():
+     assert redirect({}) == {}
++    assert redirect({"Cookie": "a"}) == {}
+"""
+
+
+def test_a_gone_test_file_is_set_aside_and_the_code_judged(tmp_path: Path) -> None:
+    old = {"pkg/redirect.py": CODE_OLD, "tests/test_redirect_legacy.py": TEST_OLD}
+    [verdict] = judge(tmp_path, {"pkg/redirect.py": CODE_NEW}, [("fix.patch", FIX)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary == (
+        "tests/test_redirect_legacy.py is gone upstream (set aside: tests, the patch is code); "
+        "the patch reverse-applies: the new upstream already has its post-image; 1 of 1 "
+        "substantive added lines already upstream (strongest: pkg/redirect.py 1/1); to do: "
+        "retire (upstream has it)"
+    )
+    # the code is not upstream: the gone test file keeps it target gone
+    [verdict] = judge(tmp_path / "b", {"pkg/redirect.py": CODE_OLD}, [("fix.patch", FIX)], old)
+    assert verdict.verdict == "target gone"
