@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from patchkeeper.series.filekinds import CODE, CONFIG, kind_of
+from patchkeeper.series.filekinds import CODE, CONFIG, NOTES, kind_of
 
 #: The share of a code file's substantive added lines that must be in the new upstream for
 #: *written differently* (Django 3.2 -> 4.2: upstream fixes score 0.75 to 1.0 per file;
@@ -156,12 +156,12 @@ def written_differently(
     found = sum(s.counted[0] for s in counted)
     total = sum(s.counted[1] for s in counted)
     if not counted or total < MIN_CODE_LINES:
-        return None
+        return _with_tests(shares, found, mentioned and pin_known)
     every = all(s.counted[0] >= WRITTEN_DIFFERENTLY * s.counted[1] for s in counted)
     overall = pin_known and total >= OVERALL_MIN_LINES
     enough = MENTIONED_SHARE if mentioned else OVERALL_SHARE if overall else 1.0
     if not every and found < enough * total:
-        return None
+        return _with_tests(shares, found, mentioned and pin_known)
     parts = []
     for share in counted:
         where = f" (in {share.where})" if share.where and share.where != share.path else ""
@@ -178,6 +178,27 @@ def written_differently(
     if kind != CODE:
         text += f" ({kind} only)"
     return text + _pin_text(pin_known) + _missing_text(counted)
+
+
+def _with_tests(shares: Sequence[_Share], found: int, mentioned: bool) -> str | None:
+    """With the changelog naming the fix and the old pin known, the patch's files of every
+    kind but release notes together (upstream's own regression tests for the fix count):
+    at least :data:`WRITTEN_DIFFERENTLY` of at least :data:`OVERALL_MIN_LINES` counted lines,
+    with at least one deciding line among them (``found``); else ``None``."""
+    if not mentioned or not found:
+        return None
+    counted = [s for s in shares if kind_of(s.path) != NOTES and s.counted[1]]
+    whole_found = sum(s.counted[0] for s in counted)
+    whole = sum(s.counted[1] for s in counted)
+    if whole < OVERALL_MIN_LINES or whole_found < WRITTEN_DIFFERENTLY * whole:
+        return None
+    parts = ", ".join(f"{s.path} {s.counted[0]}/{s.counted[1]}" for s in counted)
+    return (
+        f"upstream has it written differently: with its tests, {whole_found} of {whole} "
+        f"substantive added lines are there and the changelog names the fix ({parts})"
+        + _pin_text(True)
+        + _missing_text(counted)
+    )
 
 
 def mostly_there(shares: Sequence[_Share], kind: str = CODE, pin_known: bool = False) -> str | None:
