@@ -564,6 +564,11 @@ def _judge_failing(
             rewritten += "; " + _mention_text(mentions)
         verdict = _upstreamed(patch, rewritten, statuses, shares, kind=kind)
         return replace(verdict, mentions=mentions)
+    obsolete = _obsolete(ws, patch, statuses, kind) if mentions else None
+    if obsolete:
+        text = f"{obsolete}; {_mention_text(mentions)}"
+        verdict = _upstreamed(patch, text, statuses, shares, kind=kind)
+        return replace(verdict, mentions=mentions)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(
@@ -592,6 +597,31 @@ def _judge_failing(
             mentions=mentions,
         )
     return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
+    """The evidence that the code the failing hunks change is gone from the new release:
+    every failing hunk of a deciding file removes substantive lines and the new release's
+    file has none of them (upstream rewrote that code); else ``None``. With the changelog
+    naming the fix, the patch is obsolete: upstream fixed it its own way."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
+    if not failing:
+        return None
+    for status in failing:
+        diff, hunk = hunks[(status.path, status.index)]
+        state = ws.original(diff.old_path or diff.path)
+        removed = removed_lines(hunk)
+        if state is None or not removed:
+            return None
+        index = file_index(state.lines)
+        if any(index.has(line) for line in removed):
+            return None
+    refs = ", ".join(f"{s.path} #{s.index}" for s in failing)
+    return (
+        f"upstream rewrote the code the patch changes: the lines {refs} remove are gone from "
+        "the new release"
+    )
 
 
 def _verb(statuses: Sequence[HunkVerdict]) -> str:
