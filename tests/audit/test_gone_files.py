@@ -99,7 +99,12 @@ FIX = """Subject: drop the cookie on redirect
 
 def test_a_gone_test_file_is_set_aside_and_the_code_judged(tmp_path: Path) -> None:
     old = {"pkg/redirect.py": CODE_OLD, "tests/test_redirect_legacy.py": TEST_OLD}
-    [verdict] = judge(tmp_path, {"pkg/redirect.py": CODE_NEW}, [("fix.patch", FIX)], old)
+    # upstream rewrote its tests in another module; the test the patch extends is still there
+    rewritten = (
+        "from pkg import redirect as r\n\n\ndef test_redirect():\n    assert r.redirect({})\n"
+    )
+    new = {"pkg/redirect.py": CODE_NEW, "tests/test_redirect.py": rewritten}
+    [verdict] = judge(tmp_path, new, [("fix.patch", FIX)], old)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
     assert verdict.summary == (
         "tests/test_redirect_legacy.py is gone upstream (set aside: tests, the patch is code); "
@@ -108,5 +113,34 @@ def test_a_gone_test_file_is_set_aside_and_the_code_judged(tmp_path: Path) -> No
         "retire (upstream has it)"
     )
     # the code is not upstream: the gone test file keeps it target gone
-    [verdict] = judge(tmp_path / "b", {"pkg/redirect.py": CODE_OLD}, [("fix.patch", FIX)], old)
+    new["pkg/redirect.py"] = CODE_OLD
+    [verdict] = judge(tmp_path / "b", new, [("fix.patch", FIX)], old)
+    assert verdict.verdict == "target gone"
+
+
+SKIP = """Subject: skip a test that needs the network
+---
+--- a/tests/test_redirect_legacy.py
++++ b/tests/test_redirect_legacy.py
+@@ -2,4 +2,5 @@ from pkg.redirect import redirect
+ 
+ 
++@pytest.mark.skip("needs the network")
+ def test_redirect():
+     assert redirect({}) == {}
+"""
+
+
+def test_a_skip_of_a_test_upstream_removed_is_upstream(tmp_path: Path) -> None:
+    old = {"pkg/redirect.py": CODE_OLD, "tests/test_redirect_legacy.py": TEST_OLD}
+    new = {"pkg/redirect.py": CODE_OLD, "tests/test_other.py": "def test_other():\n    pass\n"}
+    [verdict] = judge(tmp_path, new, [("skip.patch", SKIP)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "tests/test_redirect_legacy.py is gone upstream and so are the tests the patch changes "
+        "there; "
+    )
+    # the test lives on in another module: the skip may still be needed
+    new["tests/test_redirect.py"] = TEST_OLD
+    [verdict] = judge(tmp_path / "b", new, [("skip.patch", SKIP)], old)
     assert verdict.verdict == "target gone"

@@ -8,6 +8,8 @@ patch's other files, so each gone file is either
 - *moved*: a file elsewhere holds its content (:func:`patchkeeper.upstream.treesearch.moved_files`);
   the patch is judged against it (:func:`renamed`), the old pin read under the old name
   (:class:`RenamedPin`);
+- *its tests gone*: the tests its hunks change exist nowhere in the new release
+  (:func:`tests_gone`);
 - *gone with its content*: the patch only removes lines from it and the new release has
   none of what made those lines what they were (:func:`content_gone`); upstream did what the
   patch did, for that file;
@@ -21,12 +23,14 @@ or it keeps the patch *target gone*.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
 from patchkeeper.audit.hunk_verdicts import removed_lines
 from patchkeeper.series.engine import FileState
+from patchkeeper.series.filekinds import TESTS, kind_of
 from patchkeeper.series.model import ADDED, FileDiff, Patch
 from patchkeeper.series.substantive_lines import substantive, tokens
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -125,3 +129,31 @@ def content_gone(diff: FileDiff, search: TreeSearch, pin: TreeSearch) -> bool:
     if not keys:
         return False
     return not any(key in search.read(other) for other in _near(search, old) for key in keys)
+
+
+_TEST_DEF = re.compile(rb"^\s*(?:async\s+)?def\s+(test\w*)\s*\(")
+
+
+def tests_gone(diff: FileDiff, search: TreeSearch) -> bool:
+    """Whether the tests a gone test file's hunks change (``def test_...`` among their
+    context and removed lines) exist nowhere in the new release's tests: upstream removed
+    them, so a patch that skips or changes them has nothing left to change. Without such a
+    name nothing can be told (``False``)."""
+    names = {
+        match.group(1)
+        for hunk in diff.hunks
+        for line in hunk.lines
+        if line.kind != ADDED
+        for match in [_TEST_DEF.match(line.text)]
+        if match
+    }
+    if not names:
+        return False
+    wanted = [b"def " + name + b"(" for name in names]
+    for path in search.files():
+        if kind_of(path) != TESTS:
+            continue
+        data = search.read(path)
+        if any(needle in data for needle in wanted):
+            return False
+    return True

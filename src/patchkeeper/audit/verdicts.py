@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed
+from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed, tests_gone
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     FAILS,
@@ -60,7 +60,7 @@ from patchkeeper.series.engine import (
     Workspace,
     apply_patch,
 )
-from patchkeeper.series.filekinds import CODE, NOTES, kind_of, primary_kind
+from patchkeeper.series.filekinds import CODE, NOTES, TESTS, kind_of, primary_kind
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
@@ -372,6 +372,8 @@ def _gone_file(diff: FileDiff, share: FileShare | None, kind: str, ctx: _Context
     old = diff.old_path
     if ctx.search is not None and ctx.pin is not None and content_gone(diff, ctx.search, ctx.pin):
         return f"{old} is gone upstream with the content the patch removes"
+    if ctx.search is not None and kind_of(diff.path) == TESTS and tests_gone(diff, ctx.search):
+        return f"{old} is gone upstream and so are the tests the patch changes there"
     if ctx.pin is not None and share is not None and share.counted[1]:
         found, total = share.counted
         if found >= WRITTEN_DIFFERENTLY * total:
