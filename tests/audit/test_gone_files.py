@@ -144,3 +144,39 @@ def test_a_skip_of_a_test_upstream_removed_is_upstream(tmp_path: Path) -> None:
     new["tests/test_redirect.py"] = TEST_OLD
     [verdict] = judge(tmp_path / "b", new, [("skip.patch", SKIP)], old)
     assert verdict.verdict == "target gone"
+
+
+SERVER_OLD = """def handle(request):
+    status = request.status
+    return respond(status)
+"""
+
+WITH_SERVER = (
+    FIX.split("--- a/tests/")[0]
+    + """--- a/pkg/server.py
++++ b/pkg/server.py
+@@ -1,3 +1,5 @@
+ def handle(request):
+     status = request.status
++    if isinstance(status, bytes):
++        status = status.decode("latin-1")
+     return respond(status)
+"""
+)
+
+
+def test_a_code_file_gone_without_a_trace_is_set_aside_only_beside_upstream_code(
+    tmp_path: Path,
+) -> None:
+    old = {"pkg/redirect.py": CODE_OLD, "pkg/server.py": SERVER_OLD}
+    new = {"pkg/redirect.py": CODE_NEW}
+    [verdict] = judge(tmp_path, new, [("fix.patch", WITH_SERVER)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "pkg/server.py is gone upstream and none of its lines the patch touches is anywhere; "
+        "the patch reverse-applies"
+    )
+    # the same gone file beside code upstream lacks: target gone
+    new["pkg/redirect.py"] = CODE_OLD
+    [verdict] = judge(tmp_path / "b", new, [("fix.patch", WITH_SERVER)], old)
+    assert verdict.verdict == "target gone"

@@ -366,9 +366,16 @@ def _judge_gone(
     )
 
 
-def _gone_file(diff: FileDiff, share: FileShare | None, kind: str, ctx: _Context) -> str | None:
+NO_SUCCESSOR = "is gone upstream and none of its lines the patch touches is anywhere"
+
+
+def _gone_file(
+    diff: FileDiff, share: FileShare | None, moved: MovedFile | None, kind: str, ctx: _Context
+) -> str | None:
     """Why a gone file (no likely new place) need not stop the patch's verdict, or ``None``
-    (:mod:`patchkeeper.audit.gone_files`)."""
+    (:mod:`patchkeeper.audit.gone_files`). A deciding file with no successor (none of its
+    context and removed lines anywhere in the new tree) is set aside too: the rest of the
+    patch must then be upstream on its own."""
     old = diff.old_path
     if ctx.search is not None and ctx.pin is not None and content_gone(diff, ctx.search, ctx.pin):
         return f"{old} is gone upstream with the content the patch removes"
@@ -381,6 +388,8 @@ def _gone_file(diff: FileDiff, share: FileShare | None, kind: str, ctx: _Context
             return f"{old} is gone upstream; {found} of {total} of its new lines are there{where}"
     if not decides(diff.path, kind):
         return f"{old} is gone upstream (set aside: {kind_of(diff.path)}, the patch is {kind})"
+    if moved is not None and moved.found == 0 and moved.total:
+        return f"{old} {NO_SUCCESSOR}"
     return None
 
 
@@ -404,7 +413,8 @@ def _rejudge_gone(
     for diff in missing:
         if diff.old_path in renames:
             continue
-        reason = _gone_file(diff, by_path.get(diff.path), kind, ctx)
+        where = next((m for m in moved if m.path == diff.old_path), None)
+        reason = _gone_file(diff, by_path.get(diff.path), where, kind, ctx)
         if reason is None:
             return None
         reasons.append(reason)
@@ -413,6 +423,10 @@ def _rejudge_gone(
         return None
     rest = renamed(patch, renames, dropped)
     why = "; ".join(reasons)
+    if any(reason.endswith(NO_SUCCESSOR) for reason in reasons) and not any(
+        decides(d.path, kind) for d in rest.files
+    ):
+        return None  # a file gone without a trace proves nothing alone
     if not rest.files:
         if any(decides(d.path, kind) for d in missing):
             return _upstreamed(patch, why, [], shares, moved, kind)
