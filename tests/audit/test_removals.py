@@ -111,3 +111,59 @@ def test_a_comment_added_to_a_line_is_not_found_by_the_line(tmp_path: Path) -> N
     [verdict] = judge(tmp_path, {"pkg/sums.py": new}, [("c.patch", patch)], {"pkg/sums.py": old})
     assert (verdict.verdict, verdict.action) == ("conflict", "port")
     assert [h.status for h in verdict.hunks] == ["fails"]
+
+
+EXTENSIONS_OLD = """extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx_issues",
+    "sphinx_removed_in",
+    "sphinx-favicon",
+    "sphinxext.opengraph",
+]
+"""
+
+DROP_EXTENSION = """--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -1,7 +1,6 @@
+ extensions = [
+     "sphinx.ext.autodoc",
+     "sphinx_issues",
+-    "{name}",
+     "{after}",
+     "sphinxext.opengraph",
+ ]
+"""
+
+
+def test_a_docs_removal_whose_name_is_gone_though_its_neighbours_changed(tmp_path: Path) -> None:
+    # upstream dropped sphinx_removed_in and sphinx_issues and renamed sphinx-favicon
+    new_conf = (
+        'extensions = [\n    "sphinx.ext.autodoc",\n    "sphinx_favicon",\n'
+        '    "sphinxext.opengraph",\n]\n'
+    )
+    old_conf = EXTENSIONS_OLD.replace('    "sphinx-favicon",\n', "").replace(
+        '    "sphinx_removed_in",\n', '    "sphinx_removed_in",\n    "sphinx-favicon",\n'
+    )
+    patch = DROP_EXTENSION.format(name="sphinx_removed_in", after="sphinx-favicon")
+    [verdict] = judge(
+        tmp_path, {"docs/conf.py": new_conf}, [("p.patch", patch)], {"docs/conf.py": old_conf}
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [hunk] = verdict.hunks
+    assert (hunk.status, hunk.how) == (
+        "present",
+        "removed lines gone, and nothing they name is in the file",
+    )
+    # removing sphinx-favicon: upstream kept it, spelled sphinx_favicon: not upstream
+    patch = """--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -2,5 +2,4 @@ extensions = [
+     "sphinx.ext.autodoc",
+     "sphinx_issues",
+     "sphinx_removed_in",
+-    "sphinx-favicon",
+     "sphinxext.opengraph",
+"""
+    old = {"docs/conf.py": EXTENSIONS_OLD}
+    [verdict] = judge(tmp_path / "b", {"docs/conf.py": new_conf}, [("p.patch", patch)], old)
+    assert verdict.verdict == "conflict"
