@@ -580,6 +580,9 @@ def _judge_failing(
             rewritten += "; " + _mention_text(mentions)
         verdict = _upstreamed(patch, rewritten, statuses, shares, kind=kind)
         return replace(verdict, mentions=mentions)
+    reordered = _reordered(statuses, shares, kind) if ctx.pin is not None else None
+    if reordered:
+        return _upstreamed(patch, reordered, statuses, shares, kind=kind)
     obsolete = _obsolete(ws, patch, statuses, kind) if mentions else None
     if obsolete:
         text = f"{obsolete}; {_mention_text(mentions)}"
@@ -613,6 +616,35 @@ def _judge_failing(
             mentions=mentions,
         )
     return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+#: Upstream's tests must add at least this many lines the pin lacks to speak for a code
+#: change that only reorders lines.
+MIN_TEST_LINES = 3
+
+
+def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind: str) -> str | None:
+    """The evidence for a code fix that only moves lines the old pin has (so no line of it
+    can be found as new upstream) when every test hunk is there and upstream has every
+    test line the pin lacks (at least :data:`MIN_TEST_LINES`): the tests show the fix is in;
+    else ``None``."""
+    if kind != CODE:
+        return None
+    code = [s for s in shares if decides(s.path, kind) and s.total]
+    tests = [s for s in shares if kind_of(s.path) == TESTS and s.counted[1]]
+    if not code or any(s.counted[1] for s in code) or not tests:
+        return None
+    found = sum(s.counted[0] for s in tests)
+    total = sum(s.counted[1] for s in tests)
+    if found < total or total < MIN_TEST_LINES:
+        return None
+    test_hunks = [s for s in statuses if kind_of(s.path) == TESTS]
+    if not test_hunks or any(s.status != PRESENT for s in test_hunks):
+        return None
+    return (
+        "its code only moves lines the old pin has and upstream has its tests: every test "
+        f"hunk is there ({_refs(test_hunks, PRESENT)}), {found} of {total} new test lines"
+    )
 
 
 def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
