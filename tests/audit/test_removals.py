@@ -167,3 +167,42 @@ def test_a_docs_removal_whose_name_is_gone_though_its_neighbours_changed(tmp_pat
     old = {"docs/conf.py": EXTENSIONS_OLD}
     [verdict] = judge(tmp_path / "b", {"docs/conf.py": new_conf}, [("p.patch", patch)], old)
     assert verdict.verdict == "conflict"
+
+
+LIST_OLD = """from pkg.utils.misc import (
+    write_output,
+)
+from pkg.utils.parallel import map_multithread
+from pkg.utils.typing import CHECKING
+
+
+def iter_latest(packages):
+    yield from map_multithread(latest, packages)
+"""
+
+NATIVE_MAP = """--- a/pkg/commands/list.py
++++ b/pkg/commands/list.py
+@@ -1,7 +1,6 @@
+ from pkg.utils.misc import (
+     write_output,
+ )
+-from pkg.utils.parallel import map_multithread
+ from pkg.utils.typing import CHECKING
+ 
+ 
+"""
+
+
+def test_a_code_removal_whose_names_are_gone_from_a_reworked_file(tmp_path: Path) -> None:
+    # upstream reorganised the imports and no longer uses the helper at all
+    new = "from pkg.utils.misc import write_output\n\n\ndef iter_latest(packages):\n"
+    new += "    yield from map(latest, packages)\n"
+    old = {"pkg/commands/list.py": LIST_OLD}
+    [verdict] = judge(tmp_path, {"pkg/commands/list.py": new}, [("map.patch", NATIVE_MAP)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    # the helper still used: the import was only moved, not removed
+    new = new.replace("map(latest", "map_multithread(latest")
+    [verdict] = judge(
+        tmp_path / "b", {"pkg/commands/list.py": new}, [("map.patch", NATIVE_MAP)], old
+    )
+    assert verdict.verdict == "conflict"

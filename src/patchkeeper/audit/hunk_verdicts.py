@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
-from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, kind_of
+from patchkeeper.series.filekinds import CONFIG, NOTES, kind_of
 from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
 from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
@@ -172,10 +172,10 @@ def _presence(
     for before, after, distance in _around_removals(hunk):
         positions = index.find_in_order([before, after], distance)
         if positions is None:
-            return _named_gone(lines, hunk, removed) if kind == DOCS else None
+            return _named_gone(lines, hunk, removed) if kind != CONFIG else None
         first = positions[0] + 1 if first is None else first
     if first is None:
-        return _named_gone(lines, hunk, removed) if kind == DOCS else None
+        return _named_gone(lines, hunk, removed) if kind != CONFIG else None
     return first, "removed lines gone, the lines around them together"
 
 
@@ -193,23 +193,17 @@ def _letters(data: bytes) -> bytes:
 def _named_gone(
     lines: Sequence[bytes], hunk: Hunk, removed: list[bytes]
 ) -> tuple[int | None, str] | None:
-    """For a documentation file whose lines around a removal changed too: the removal is
+    """For a file (not configuration) whose lines around a removal changed too: the removal is
     made when every removed line names something (a token of at least
     :data:`KEY_WORD_LENGTH` letters and digits) that the file no longer names, however it is
     spelled (class 2: upstream renaming ``'sphinx-favicon'`` to ``'sphinx_favicon'`` kept the
-    extension), and a line of the hunk's context is still there (it is the same place)."""
+    extension). The file is the same file: its other lines may have changed around."""
     text = _letters(b"".join(lines))
     for line in removed:
         words = [_letters(t) for t in tokens(line)]
         keys = [w for w in words if len(w) >= KEY_WORD_LENGTH]
         if not keys or all(key in text for key in keys):
             return None
-    index = file_index(lines)
-    context = substantive_lines(
-        line.text for line in hunk.lines if line.kind not in (ADDED, REMOVED)
-    )
-    if not any(index.has(line) for line in context):
-        return None
     return None, "removed lines gone, and nothing they name is in the file"
 
 
