@@ -194,15 +194,22 @@ def _named_gone(
     lines: Sequence[bytes], hunk: Hunk, removed: list[bytes]
 ) -> tuple[int | None, str] | None:
     """For a file (not configuration) whose lines around a removal changed too: the removal is
-    made when every removed line names something (a token of at least
-    :data:`KEY_WORD_LENGTH` letters and digits) that the file no longer names, however it is
+    made when every removed line names something (tokens of at least
+    :data:`KEY_WORD_LENGTH` letters and digits that the hunk's context lines do not have)
+    and the file names none of it, however it is
     spelled (class 2: upstream renaming ``'sphinx-favicon'`` to ``'sphinx_favicon'`` kept the
     extension). The file is the same file: its other lines may have changed around."""
     text = _letters(b"".join(lines))
+    kept = {
+        _letters(token)
+        for line in hunk.lines
+        if line.kind not in (ADDED, REMOVED)
+        for token in tokens(line.text)
+    }
     for line in removed:
         words = [_letters(t) for t in tokens(line)]
-        keys = [w for w in words if len(w) >= KEY_WORD_LENGTH]
-        if not keys or all(key in text for key in keys):
+        keys = [w for w in words if len(w) >= KEY_WORD_LENGTH and w not in kept]
+        if not keys or any(key in text for key in keys):
             return None
     return None, "removed lines gone, and nothing they name is in the file"
 
