@@ -206,3 +206,45 @@ def test_a_code_removal_whose_names_are_gone_from_a_reworked_file(tmp_path: Path
         tmp_path / "b", {"pkg/commands/list.py": new}, [("map.patch", NATIVE_MAP)], old
     )
     assert verdict.verdict == "conflict"
+
+
+PAGE_OLD = """<html>
+<head>
+<script src="https://cdn.example.org/libs/jquery/1.4.2/jquery.min.js">
+</script>
+<script>
+  $(function() { connect(); });
+</script>
+"""
+
+LOCAL_JQUERY = """--- a/examples/page.html
++++ b/examples/page.html
+@@ -1,6 +1,6 @@
+ <html>
+ <head>
+-<script src="https://cdn.example.org/libs/jquery/1.4.2/jquery.min.js">
++<script src="file:///usr/share/javascript/jquery/jquery.min.js">
+ </script>
+ <script>
+   $(function() { connect(); });
+"""
+
+
+def test_a_docs_replacement_of_something_upstream_dropped_is_upstream(tmp_path: Path) -> None:
+    # upstream's example no longer loads the library at all
+    new = "<html>\n<head>\n<script>\n  window.onload = connect;\n</script>\n"
+    old = {"examples/page.html": PAGE_OLD}
+    [verdict] = judge(tmp_path, {"examples/page.html": new}, [("jq.patch", LOCAL_JQUERY)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [hunk] = verdict.hunks
+    assert hunk.how == "the lines it replaces and all they name are gone from the file"
+    # upstream still loads it from the CDN (the tag written another way): not upstream
+    new = new.replace(
+        "<script>\n  window",
+        '<script defer src="https://cdn.example.org/libs/jquery/1.4.2/jquery.min.js"></script>\n'
+        "<script>\n  window",
+    )
+    [verdict] = judge(
+        tmp_path / "b", {"examples/page.html": new}, [("jq.patch", LOCAL_JQUERY)], old
+    )
+    assert verdict.verdict == "conflict"

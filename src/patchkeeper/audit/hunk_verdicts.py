@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
-from patchkeeper.series.filekinds import CONFIG, NOTES, kind_of
+from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, kind_of
 from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
 from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
@@ -155,7 +155,7 @@ def _presence(
         else:
             positions = index.find_in_order(added, _span(hunk))
         if positions is None:
-            return None
+            return _replaced_thing_gone(lines, hunk) if kind == DOCS else None
         if not _in_order(pin, added, _span(hunk)):
             return positions[0] + 1, "added lines found"
         # the pin has these lines in this order too: only the whole post-image, which the
@@ -212,6 +212,21 @@ def _named_gone(
         if not keys or any(key in text for key in keys):
             return None
     return None, "removed lines gone, and nothing they name is in the file"
+
+
+def _replaced_thing_gone(lines: Sequence[bytes], hunk: Hunk) -> tuple[int | None, str] | None:
+    """For a documentation hunk that replaces lines (a CDN script by a local copy, a URL by
+    a path) whose added lines upstream lacks: upstream dropped the replaced thing itself when
+    nothing the removed lines name is left in the file (:func:`_named_gone`), so there is
+    nothing left to replace."""
+    removed = removed_lines(hunk)
+    index = file_index(lines)
+    if not removed or any(index.has(line) for line in removed):
+        return None
+    found = _named_gone(lines, hunk, removed)
+    if found is None:
+        return None
+    return None, "the lines it replaces and all they name are gone from the file"
 
 
 def _around_removals(hunk: Hunk) -> list[tuple[bytes, bytes, int]]:
