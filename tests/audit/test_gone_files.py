@@ -180,3 +180,57 @@ def test_a_code_file_gone_without_a_trace_is_set_aside_only_beside_upstream_code
     new["pkg/redirect.py"] = CODE_OLD
     [verdict] = judge(tmp_path / "b", new, [("fix.patch", WITH_SERVER)], old)
     assert verdict.verdict == "target gone"
+
+
+CIPHER_OLD = """def update_into(self, data, buf):
+    view = memoryview(buf)
+    return self._update(data, view)
+"""
+
+CIPHER_FIX = """Subject: Don't allow update_into to mutate immutable objects (CVE-2031-0004)
+---
+--- a/pkg/backends/ciphers.py
++++ b/pkg/backends/ciphers.py
+@@ -1,3 +1,5 @@
+ def update_into(self, data, buf):
+     view = memoryview(buf)
++    if view.readonly:
++        raise TypeError("buffer must be writable")
+     return self._update(data, view)
+--- a/tests/test_ciphers.py
++++ b/tests/test_ciphers.py
+@@ -1,2 +1,6 @@
+ def test_update_into():
+     assert True
++
++
++def test_update_into_immutable():
++    assert update_into_raises(bytes(16))
+"""
+
+
+def test_a_code_file_gone_without_a_trace_with_the_fix_named_is_obsolete(tmp_path: Path) -> None:
+    # upstream rewrote the backend in another language; its changelog names the fix
+    old = {
+        "pkg/backends/ciphers.py": CIPHER_OLD,
+        "tests/test_ciphers.py": "def test_update_into():\n    assert True\n",
+        "CHANGELOG.rst": "Changelog\n=========\n\n1.0\n---\n\n- First.\n",
+    }
+    new = {
+        "src/rust/cipher.rs": "fn update_into() {}\n",
+        "tests/test_ciphers.py": "def test_update_into():\n    assert True\n",
+        "CHANGELOG.rst": old["CHANGELOG.rst"].replace(
+            "1.0\n",
+            "1.1\n---\n\n- Fixed CVE-2031-0004: update_into and immutable buffers.\n\n1.0\n",
+        ),
+    }
+    [verdict] = judge(tmp_path, new, [("CVE-2031-0004.patch", CIPHER_FIX)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "pkg/backends/ciphers.py is gone upstream and none of its lines the patch touches is "
+        "anywhere; the new release's changelog names CVE-2031-0004: CHANGELOG.rst line 7: "
+    )
+    # the same without the changelog's word: target gone
+    new["CHANGELOG.rst"] = old["CHANGELOG.rst"]
+    [verdict] = judge(tmp_path / "b", new, [("CVE-2031-0004.patch", CIPHER_FIX)], old)
+    assert verdict.verdict == "target gone"

@@ -426,7 +426,13 @@ def _rejudge_gone(
     if any(reason.endswith(NO_SUCCESSOR) for reason in reasons) and not any(
         decides(d.path, kind) for d in rest.files
     ):
-        return None  # a file gone without a trace proves nothing alone
+        # a file gone without a trace proves nothing alone; with the new release's
+        # changelog naming the fix, upstream fixed it where the code went (obsolete)
+        mentions = _mentions(patch, ctx)
+        if not mentions:
+            return None
+        text = f"{why}; {_mention_text(mentions)}"
+        return replace(_upstreamed(patch, text, [], shares, moved, kind), mentions=mentions)
     if not rest.files:
         if any(decides(d.path, kind) for d in missing):
             return _upstreamed(patch, why, [], shares, moved, kind)
