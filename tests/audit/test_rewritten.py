@@ -176,3 +176,53 @@ def test_another_name_in_the_same_frame_is_not_a_respelling(tmp_path: Path) -> N
     assert (verdict.verdict, verdict.action) == ("conflict", "port")
     [share] = verdict.shares
     assert (share.new_found, share.new_total, share.respelled) == (0, 1, ())
+
+
+EVAL_OLD = """def safe_eval(expression, names):
+    scope = dict(names)
+    return eval(expression, scope)
+"""
+
+EVAL_FIX = """Subject: restrict the environment's keys (CVE-2031-0005)
+---
+--- a/pkg/evaluate.py
++++ b/pkg/evaluate.py
+@@ -1,3 +1,5 @@
+ def safe_eval(expression, names):
+     scope = dict(names)
++    if any('__' in k or hasattr(__builtins__, k) for k in scope):
++        raise ValueError(f"names not allowed in {sorted(scope)!r}")
+     return eval(expression, scope)
+"""
+
+# upstream: the same check on the builtins module, the message unchanged
+EVAL_NEW = """import builtins
+
+
+def safe_eval(expression, names):
+    scope = dict(names)
+    if any("__" in k or hasattr(builtins, k) for k in scope):
+        raise ValueError(f"names not allowed in {sorted(scope)!r}")
+    return eval(expression, scope)
+"""
+
+NOTES_OLD = "Changes\n=======\n\n2.0\n---\n\n- Faster.\n"
+NOTES_NEW = "Changes\n=======\n\n2.1\n---\n\n- Fixed CVE-2031-0005.\n\n2.0\n---\n\n- Faster.\n"
+
+
+def test_a_two_line_fix_named_by_the_changelog_with_a_name_respelled(tmp_path: Path) -> None:
+    old = {"pkg/evaluate.py": EVAL_OLD, "CHANGES.rst": NOTES_OLD}
+    new = {"pkg/evaluate.py": EVAL_NEW, "CHANGES.rst": NOTES_NEW}
+    [verdict] = judge(tmp_path, new, [("CVE-2031-0005.patch", EVAL_FIX)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [share] = verdict.shares
+    assert share.respelled == (
+        (
+            "if any('__' in k or hasattr(__builtins__, k) for k in scope):",
+            'if any("__" in k or hasattr(builtins, k) for k in scope):',
+        ),
+    )
+    # two lines are too few without the changelog's word
+    new["CHANGES.rst"] = NOTES_OLD
+    [verdict] = judge(tmp_path / "b", new, [("CVE-2031-0005.patch", EVAL_FIX)], old)
+    assert verdict.verdict == "conflict"

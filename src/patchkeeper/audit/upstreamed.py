@@ -39,6 +39,9 @@ MIN_CODE_LINES = 3
 #: With the new release's changelog naming the fix, this share of the counted added lines
 #: over all files of the deciding kind is enough.
 MENTIONED_SHARE = 0.5
+#: With the changelog naming the fix and the pin known, this many counted lines are enough
+#: when every one of them is there (a two-line fix, spelled differently).
+MENTIONED_MIN_LINES = 2
 #: Without a mention, this share of the counted added lines over all files of the deciding
 #: kind is enough even when one file falls short of :data:`WRITTEN_DIFFERENTLY` (upstream
 #: rewrote one function of the fix: measured on the accuracy corpus, upstream fixes score
@@ -155,7 +158,8 @@ def written_differently(
     counted = _counted(shares, kind)
     found = sum(s.counted[0] for s in counted)
     total = sum(s.counted[1] for s in counted)
-    if not counted or total < MIN_CODE_LINES:
+    few = mentioned and pin_known and total >= MENTIONED_MIN_LINES and found == total
+    if not counted or (total < MIN_CODE_LINES and not few):
         return _with_tests(shares, found, mentioned and pin_known)
     every = all(s.counted[0] >= WRITTEN_DIFFERENTLY * s.counted[1] for s in counted)
     overall = pin_known and total >= OVERALL_MIN_LINES
