@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from patchkeeper.audit.requirement_bumps import raised_further
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, kind_of
@@ -150,6 +151,8 @@ def _presence(
         return None  # only comments or white space changed: nothing to search for
     if added:
         if kind == CONFIG:
+            if raised_further(lines, hunk):
+                return None, "the new release requires at least the version it raises to"
             post = substantive_lines(hunk.post_image)
             positions = index.find_in_order(post, len(hunk.post_image))
         else:
