@@ -3,7 +3,10 @@
 A hunk *applies* at fuzz 0 (GNU patch's rules, :mod:`patchkeeper.series.hunks`); it is *present*
 when the new release already has its intent: it reverse-applies, its added lines are there in
 order (and were not so at the old pin), its removal is made (the removed lines gone and the
-lines around them together), the file it creates exists with the same content, a release-note
+lines around them together, or, the lines around changed too, nothing the removed lines name
+left in the file), a documentation hunk's replaced thing is gone from the file altogether, a
+configuration hunk's raised requirement minimum is met by the new release's own, the file it
+creates exists with the same content, a release-note
 fragment it creates was consumed into the changelog, or the file it deletes is gone; else it
 *fails*, with the closest match, and when its context is in another file of the new tree
 (code moved while the old file stayed), that place.
