@@ -302,13 +302,17 @@ def run_audit(downstream: Path, requirement: str) -> tuple[dict, float]:
 def new_tree(audit: dict, upgrade: Upgrade) -> Path:
     """The unpacked new release the audit read, found in the cache from the audit's target.
 
-    The target reads ``NAME VERSION (sdist FILE, sha256 ...)``; the CLI unpacks ``FILE``
-    under ``trees/*/STEM/`` with the sdist's top directory inside.
+    The JSON envelope's ``target`` is an object whose ``path`` is the unpacked tree; its
+    ``target_label`` reads ``NAME VERSION (sdist FILE, sha256 ...)`` (the CLI unpacks
+    ``FILE`` under ``trees/*/STEM/`` with the sdist's top directory inside).
 
     Raises:
         RuntimeError: no such tree in the cache.
     """
-    target = audit.get("target", "")
+    found = audit.get("target")
+    if isinstance(found, dict) and found.get("path") and Path(found["path"]).is_dir():
+        return Path(found["path"])
+    target = audit.get("target_label") or (found if isinstance(found, str) else "")
     match = re.search(r"\((?:sdist|wheel) ([^,)]+)", target)
     stems = []
     if match:
@@ -403,7 +407,7 @@ def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
         except RuntimeError as error:
             result.error = str(error)
             return result
-        result.target = audit.get("target", "")
+        result.target = audit.get("target_label") or str(audit.get("target", ""))
         by_name = {entry["name"]: entry for entry in audit.get("verdicts", [])}
         for patch in result.patches:
             entry = by_name.get(patch.name)

@@ -30,12 +30,17 @@ AGREED = {
     ("flask", "remove-using-intersphinx.patch"): "conflict",
     ("flask", "remove-eticalads-in-doc.patch"): "conflict",
     ("flask", "CVE-2023-30861_set_Vary_Cookie_header_consistently_for_session.patch"): "upstreamed",
-    ("python-urllib3", "CVE-2025-50181.patch"): "blocked",
+    ("python-urllib3", "CVE-2023-43804.patch"): "upstreamed",
+    ("python-urllib3", "CVE-2023-45803.patch"): "upstreamed",
+    ("python-urllib3", "CVE-2024-37891.patch"): "upstreamed",
+    ("python-urllib3", "CVE-2025-50181.patch"): "conflict",
     ("python-urllib3", "CVE-2025-66418.patch"): "conflict",
-    ("python-urllib3", "CVE-2026-21441.patch"): "blocked",
+    ("python-urllib3", "CVE-2026-21441.patch"): "conflict",
     ("python-urllib3", "Prevent-issue-in-HTTPResponse-.read-when-decoded_con.patch"): "upstreamed",
     ("python-urllib3", "fix-missed-coverage-when-calling-read-having-amt-Non.patch"): "upstreamed",
+    ("python-urllib3", "apply-suggestion-from-pquentin.patch"): "upstreamed",
     ("python-urllib3", "CVE-2026-44431.patch"): "conflict",
+    ("sphinx", "disable_js_version_check.diff"): "upstreamed",
     ("sphinx", "no_external_css.diff"): "clean",
     ("sphinx", "remove_contrib_references.diff"): "conflict",
     ("sphinx", "skip_tests_jsmath.diff"): "target gone",
@@ -44,20 +49,15 @@ AGREED = {
     ("sphinx", "move_sphinxcontrib_to_extras_require.diff"): "conflict",
     ("sphinx", "intersphinx_local.diff"): "conflict",
     ("sphinx", "support_old_search_indexes.diff"): "conflict",
+    ("sphinx", "highlight_search_terms.diff"): "upstreamed",
+    ("sphinx", "pygments_2.14.diff"): "upstreamed",
 }
 
 #: (upgrade, patch, truth, verdict) where the verdict disagrees with the truth, in series order.
 DISAGREEMENTS = [
     ("python-urllib3", "01_do-not-use-embedded-python-six.patch", "upstreamed", "target gone"),
     ("python-urllib3", "02_require-cert-verification.patch", "upstreamed", "conflict"),
-    ("python-urllib3", "CVE-2023-43804.patch", "upstreamed", "target gone"),
-    ("python-urllib3", "CVE-2023-45803.patch", "upstreamed", "target gone"),
-    ("python-urllib3", "CVE-2024-37891.patch", "upstreamed", "target gone"),
-    ("python-urllib3", "apply-suggestion-from-pquentin.patch", "upstreamed", "blocked"),
-    ("sphinx", "disable_js_version_check.diff", "upstreamed", "target gone"),
     ("sphinx", "skip_tests_network.diff", "upstreamed", "target gone"),
-    ("sphinx", "highlight_search_terms.diff", "upstreamed", "blocked"),
-    ("sphinx", "pygments_2.14.diff", "upstreamed", "target gone"),
 ]
 
 
@@ -126,7 +126,7 @@ def test_naive_baseline_finds_none_of_these(corpus) -> None:
 def test_report_totals(corpus) -> None:
     done, _data = corpus
     assert "3 upgrades, 29 patches scored (13 truly upstreamed), 0 not scored." in done.stdout
-    assert "- verdicts right: 19 of 29 (65.5%)" in done.stdout
-    assert "- upstreamed found: 3 of 13 (23.1%)" in done.stdout
+    assert "- verdicts right: 26 of 29 (89.7%)" in done.stdout
+    assert "- upstreamed found: 10 of 13 (76.9%)" in done.stdout
     assert "- carried called upstreamed or partially upstreamed: 0 of 16 (0.0%)" in done.stdout
     assert "- verdicts right: 16 of 29 (55.2%)" in done.stdout  # the baseline

@@ -188,3 +188,56 @@ def test_a_mention_the_old_changelog_has_is_no_evidence(tmp_path: Path) -> None:
     old["CHANGES.rst"] = CHANGES_OLD
     [verdict] = judge(tmp_path / "b", new, [("fix.patch", CVE_PATCH)], old)
     assert verdict.mentions == ()
+
+
+TESTS_OLD = """from pkg.client import redirect
+
+
+def test_redirect():
+    assert redirect(Response(), {}) == "/"
+"""
+
+CVE_TESTS = """--- a/tests/test_client.py
++++ b/tests/test_client.py
+@@ -3,3 +3,10 @@ from pkg.client import redirect
+ 
+ def test_redirect():
+     assert redirect(Response(), {}) == "/"
++
++
++def test_long_location():
++    location = "/" * 5000
++    response = Response(location=location)
++    with pytest.raises(RedirectError):
++        redirect(response, {})
+"""
+
+
+def test_a_mention_with_upstreams_own_tests_for_the_fix(tmp_path: Path) -> None:
+    # upstream rewrote the code (one line of three the same) and kept the patch's test
+    client = _client_with(
+        "location = location.strip()",
+        "check_location(location)",
+    )
+    tests = TESTS_OLD + (
+        '\n\ndef test_long_location():\n    location = "/" * 5000\n'
+        "    response = Response(location=location)\n"
+        "    with pytest.raises(RedirectError):\n        redirect(response, {})\n"
+    )
+    new = {"pkg/client.py": client, "tests/test_client.py": tests, "CHANGES.rst": CHANGES_NEW}
+    old = {"pkg/client.py": CLIENT_OLD, "tests/test_client.py": TESTS_OLD}
+    old["CHANGES.rst"] = CHANGES_OLD
+    patches = [("CVE-2031-0002.patch", CVE_PATCH + CVE_TESTS)]
+    [verdict] = judge(tmp_path, new, patches, old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "upstream has it written differently: with its tests, 6 of 8 substantive added lines "
+        "are there and the changelog names the fix (pkg/client.py 1/3, tests/test_client.py "
+        "5/5) (lines the old pin already had are not counted); not found, review before "
+        "retiring: `if len(location) > MAX_LOCATION_LENGTH:`; "
+        '`raise RedirectError("Location header too long")`'
+    )
+    # without the mention the code decides: one line of three is not enough
+    new["CHANGES.rst"] = CHANGES_OLD
+    [verdict] = judge(tmp_path / "b", new, patches, old)
+    assert verdict.verdict == "conflict"

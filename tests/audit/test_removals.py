@@ -111,3 +111,140 @@ def test_a_comment_added_to_a_line_is_not_found_by_the_line(tmp_path: Path) -> N
     [verdict] = judge(tmp_path, {"pkg/sums.py": new}, [("c.patch", patch)], {"pkg/sums.py": old})
     assert (verdict.verdict, verdict.action) == ("conflict", "port")
     assert [h.status for h in verdict.hunks] == ["fails"]
+
+
+EXTENSIONS_OLD = """extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx_issues",
+    "sphinx_removed_in",
+    "sphinx-favicon",
+    "sphinxext.opengraph",
+]
+"""
+
+DROP_EXTENSION = """--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -1,7 +1,6 @@
+ extensions = [
+     "sphinx.ext.autodoc",
+     "sphinx_issues",
+-    "{name}",
+     "{after}",
+     "sphinxext.opengraph",
+ ]
+"""
+
+
+def test_a_docs_removal_whose_name_is_gone_though_its_neighbours_changed(tmp_path: Path) -> None:
+    # upstream dropped sphinx_removed_in and sphinx_issues and renamed sphinx-favicon
+    new_conf = (
+        'extensions = [\n    "sphinx.ext.autodoc",\n    "sphinx_favicon",\n'
+        '    "sphinxext.opengraph",\n]\n'
+    )
+    old_conf = EXTENSIONS_OLD.replace('    "sphinx-favicon",\n', "").replace(
+        '    "sphinx_removed_in",\n', '    "sphinx_removed_in",\n    "sphinx-favicon",\n'
+    )
+    patch = DROP_EXTENSION.format(name="sphinx_removed_in", after="sphinx-favicon")
+    [verdict] = judge(
+        tmp_path, {"docs/conf.py": new_conf}, [("p.patch", patch)], {"docs/conf.py": old_conf}
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [hunk] = verdict.hunks
+    assert (hunk.status, hunk.how) == (
+        "present",
+        "removed lines gone, and nothing they name is in the file",
+    )
+    # removing sphinx-favicon: upstream kept it, spelled sphinx_favicon: not upstream
+    patch = """--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -2,5 +2,4 @@ extensions = [
+     "sphinx.ext.autodoc",
+     "sphinx_issues",
+     "sphinx_removed_in",
+-    "sphinx-favicon",
+     "sphinxext.opengraph",
+"""
+    old = {"docs/conf.py": EXTENSIONS_OLD}
+    [verdict] = judge(tmp_path / "b", {"docs/conf.py": new_conf}, [("p.patch", patch)], old)
+    assert verdict.verdict == "conflict"
+
+
+LIST_OLD = """from pkg.utils.misc import (
+    write_output,
+)
+from pkg.utils.parallel import map_multithread
+from pkg.utils.typing import CHECKING
+
+
+def iter_latest(packages):
+    yield from map_multithread(latest, packages)
+"""
+
+NATIVE_MAP = """--- a/pkg/commands/list.py
++++ b/pkg/commands/list.py
+@@ -1,7 +1,6 @@
+ from pkg.utils.misc import (
+     write_output,
+ )
+-from pkg.utils.parallel import map_multithread
+ from pkg.utils.typing import CHECKING
+ 
+ 
+"""
+
+
+def test_a_code_removal_whose_names_are_gone_from_a_reworked_file(tmp_path: Path) -> None:
+    # upstream reorganised the imports and no longer uses the helper at all
+    new = "from pkg.utils.misc import write_output\n\n\ndef iter_latest(packages):\n"
+    new += "    yield from map(latest, packages)\n"
+    old = {"pkg/commands/list.py": LIST_OLD}
+    [verdict] = judge(tmp_path, {"pkg/commands/list.py": new}, [("map.patch", NATIVE_MAP)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    # the helper still used: the import was only moved, not removed
+    new = new.replace("map(latest", "map_multithread(latest")
+    [verdict] = judge(
+        tmp_path / "b", {"pkg/commands/list.py": new}, [("map.patch", NATIVE_MAP)], old
+    )
+    assert verdict.verdict == "conflict"
+
+
+PAGE_OLD = """<html>
+<head>
+<script src="https://cdn.example.org/libs/jquery/1.4.2/jquery.min.js">
+</script>
+<script>
+  $(function() { connect(); });
+</script>
+"""
+
+LOCAL_JQUERY = """--- a/examples/page.html
++++ b/examples/page.html
+@@ -1,6 +1,6 @@
+ <html>
+ <head>
+-<script src="https://cdn.example.org/libs/jquery/1.4.2/jquery.min.js">
++<script src="file:///usr/share/javascript/jquery/jquery.min.js">
+ </script>
+ <script>
+   $(function() { connect(); });
+"""
+
+
+def test_a_docs_replacement_of_something_upstream_dropped_is_upstream(tmp_path: Path) -> None:
+    # upstream's example no longer loads the library at all
+    new = "<html>\n<head>\n<script>\n  window.onload = connect;\n</script>\n"
+    old = {"examples/page.html": PAGE_OLD}
+    [verdict] = judge(tmp_path, {"examples/page.html": new}, [("jq.patch", LOCAL_JQUERY)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [hunk] = verdict.hunks
+    assert hunk.how == "the lines it replaces and all they name are gone from the file"
+    # upstream still loads it from the CDN (the tag written another way): not upstream
+    new = new.replace(
+        "<script>\n  window",
+        '<script defer src="https://cdn.example.org/libs/jquery/1.4.2/jquery.min.js"></script>\n'
+        "<script>\n  window",
+    )
+    [verdict] = judge(
+        tmp_path / "b", {"examples/page.html": new}, [("jq.patch", LOCAL_JQUERY)], old
+    )
+    assert verdict.verdict == "conflict"

@@ -82,12 +82,13 @@ UTIL_OLD = """def check_port(port):
 
 UTIL_PATCH = """--- a/pkg/util.py
 +++ b/pkg/util.py
-@@ -1,3 +1,5 @@
+@@ -1,3 +1,6 @@
  def check_port(port):
      if port is not None and port < 0:
          raise ValueError(port)
 +    if port is not None and port > 65535:
 +        raise ValueError("port out of range: %d" % port)
++    log.debug("port %d checked", port)
 """
 
 
@@ -101,15 +102,23 @@ def test_half_rewritten_fix_is_partially_upstreamed(tmp_path: Path) -> None:
     [verdict] = judge(tmp_path, new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
     assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
     assert verdict.summary == (
-        "most of its new lines are upstream, written differently: 4 of 6 (pkg/net.py 3/4, "
-        "pkg/util.py 1/2) (lines the old pin already had are not counted); not found, review "
+        "most of its new lines are upstream, written differently: 4 of 7 (pkg/net.py 3/4, "
+        "pkg/util.py 1/3) (lines the old pin already had are not counted); not found, review "
         'before retiring: `raise ValueError("host name too long")`; `raise ValueError("port out '
-        'of range: %d" % port)`; spelled differently: `log.warning("host name too long: %d '
+        'of range: %d" % port)`; `log.debug("port %d checked", port)`; spelled differently: `log.warning("host name too long: %d '
         'characters", len(host))` as `logger.warning("host name too long: %d characters", '
         "len(host))`; pkg/net.py #1, pkg/util.py #1 fail at fuzz 0; to do: look (most of it is "
         "upstream, written differently; decide what is left)"
     )
-    # one line of six: a conflict
+    # upstream has the debug line too: 5 of 7, one file short of 75%: written differently
+    new["pkg/util.py"] += '    log.debug("port %d checked", port)\n'
+    [verdict] = judge(tmp_path / "c", new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "upstream has it written differently: 5 of 7 substantive added lines are there "
+        "(pkg/net.py 3/4, pkg/util.py 2/3)"
+    )
+    # one line of seven: a conflict
     new["pkg/net.py"] = OLD.replace("t.Optional[int]", "int | None")
     [verdict] = judge(tmp_path / "b", new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "port")
@@ -167,3 +176,53 @@ def test_another_name_in_the_same_frame_is_not_a_respelling(tmp_path: Path) -> N
     assert (verdict.verdict, verdict.action) == ("conflict", "port")
     [share] = verdict.shares
     assert (share.new_found, share.new_total, share.respelled) == (0, 1, ())
+
+
+EVAL_OLD = """def safe_eval(expression, names):
+    scope = dict(names)
+    return eval(expression, scope)
+"""
+
+EVAL_FIX = """Subject: restrict the environment's keys (CVE-2031-0005)
+---
+--- a/pkg/evaluate.py
++++ b/pkg/evaluate.py
+@@ -1,3 +1,5 @@
+ def safe_eval(expression, names):
+     scope = dict(names)
++    if any('__' in k or hasattr(__builtins__, k) for k in scope):
++        raise ValueError(f"names not allowed in {sorted(scope)!r}")
+     return eval(expression, scope)
+"""
+
+# upstream: the same check on the builtins module, the message unchanged
+EVAL_NEW = """import builtins
+
+
+def safe_eval(expression, names):
+    scope = dict(names)
+    if any("__" in k or hasattr(builtins, k) for k in scope):
+        raise ValueError(f"names not allowed in {sorted(scope)!r}")
+    return eval(expression, scope)
+"""
+
+NOTES_OLD = "Changes\n=======\n\n2.0\n---\n\n- Faster.\n"
+NOTES_NEW = "Changes\n=======\n\n2.1\n---\n\n- Fixed CVE-2031-0005.\n\n2.0\n---\n\n- Faster.\n"
+
+
+def test_a_two_line_fix_named_by_the_changelog_with_a_name_respelled(tmp_path: Path) -> None:
+    old = {"pkg/evaluate.py": EVAL_OLD, "CHANGES.rst": NOTES_OLD}
+    new = {"pkg/evaluate.py": EVAL_NEW, "CHANGES.rst": NOTES_NEW}
+    [verdict] = judge(tmp_path, new, [("CVE-2031-0005.patch", EVAL_FIX)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [share] = verdict.shares
+    assert share.respelled == (
+        (
+            "if any('__' in k or hasattr(__builtins__, k) for k in scope):",
+            'if any("__" in k or hasattr(builtins, k) for k in scope):',
+        ),
+    )
+    # two lines are too few without the changelog's word
+    new["CHANGES.rst"] = NOTES_OLD
+    [verdict] = judge(tmp_path / "b", new, [("CVE-2031-0005.patch", EVAL_FIX)], old)
+    assert verdict.verdict == "conflict"

@@ -156,9 +156,11 @@ def test_a_fix_in_a_file_that_became_a_package_is_upstreamed(tmp_path: Path) -> 
     files = {"pkg/storage/base.py": moved, "pkg/storage/__init__.py": "from .base import *\n"}
     [verdict] = judge(tmp_path, files, patch)
     assert verdict.verdict == "upstreamed"
-    assert verdict.summary.startswith(
-        "pkg/storage.py moved to pkg/storage/base.py; there every code hunk's post-image is "
-        "there (pkg/storage.py #1)"
+    # judged against the file it moved to: there the patch reverse-applies
+    assert verdict.summary == (
+        "pkg/storage.py moved to pkg/storage/base.py; the patch reverse-applies: the new "
+        "upstream already has its post-image; 1 of 1 substantive added lines already upstream "
+        "(strongest: pkg/storage/base.py 1/1); to do: retire (upstream has it)"
     )
 
 

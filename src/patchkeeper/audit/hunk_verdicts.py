@@ -3,7 +3,10 @@
 A hunk *applies* at fuzz 0 (GNU patch's rules, :mod:`patchkeeper.series.hunks`); it is *present*
 when the new release already has its intent: it reverse-applies, its added lines are there in
 order (and were not so at the old pin), its removal is made (the removed lines gone and the
-lines around them together), the file it creates exists with the same content, a release-note
+lines around them together, or, the lines around changed too, nothing the removed lines name
+left in the file), a documentation hunk's replaced thing is gone from the file altogether, a
+configuration hunk's raised requirement minimum is met by the new release's own, the file it
+creates exists with the same content, a release-note
 fragment it creates was consumed into the changelog, or the file it deletes is gone; else it
 *fails*, with the closest match, and when its context is in another file of the new tree
 (code moved while the old file stayed), that place.
@@ -14,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from patchkeeper.audit.requirement_bumps import raised_further
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
-from patchkeeper.series.filekinds import CONFIG, NOTES, kind_of
+from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, kind_of
 from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
 from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
@@ -150,12 +154,14 @@ def _presence(
         return None  # only comments or white space changed: nothing to search for
     if added:
         if kind == CONFIG:
+            if raised_further(lines, hunk):
+                return None, "the new release requires at least the version it raises to"
             post = substantive_lines(hunk.post_image)
             positions = index.find_in_order(post, len(hunk.post_image))
         else:
             positions = index.find_in_order(added, _span(hunk))
         if positions is None:
-            return None
+            return _replaced_thing_gone(lines, hunk) if kind == DOCS else None
         if not _in_order(pin, added, _span(hunk)):
             return positions[0] + 1, "added lines found"
         # the pin has these lines in this order too: only the whole post-image, which the
@@ -172,11 +178,61 @@ def _presence(
     for before, after, distance in _around_removals(hunk):
         positions = index.find_in_order([before, after], distance)
         if positions is None:
-            return None
+            return _named_gone(lines, hunk, removed) if kind != CONFIG else None
         first = positions[0] + 1 if first is None else first
     if first is None:
-        return None
+        return _named_gone(lines, hunk, removed) if kind != CONFIG else None
     return first, "removed lines gone, the lines around them together"
+
+
+#: A word of a removed line names what the line is about when it has at least this many
+#: letters and digits (``sphinx_removed_in``, a URL), not ``numpy`` or ``True``.
+KEY_WORD_LENGTH = 8
+
+
+def _letters(data: bytes) -> bytes:
+    """Only the letters and digits of ``data``, lower case: ``sphinx-favicon`` and
+    ``sphinx_favicon`` are the same name."""
+    return bytes(c for c in data.lower() if chr(c).isalnum())
+
+
+def _named_gone(
+    lines: Sequence[bytes], hunk: Hunk, removed: list[bytes]
+) -> tuple[int | None, str] | None:
+    """For a file (not configuration) whose lines around a removal changed too: the removal is
+    made when every removed line names something (tokens of at least
+    :data:`KEY_WORD_LENGTH` letters and digits that the hunk's context lines do not have)
+    and the file names none of it, however it is
+    spelled (class 2: upstream renaming ``'sphinx-favicon'`` to ``'sphinx_favicon'`` kept the
+    extension). The file is the same file: its other lines may have changed around."""
+    text = _letters(b"".join(lines))
+    kept = {
+        _letters(token)
+        for line in hunk.lines
+        if line.kind not in (ADDED, REMOVED)
+        for token in tokens(line.text)
+    }
+    for line in removed:
+        words = [_letters(t) for t in tokens(line)]
+        keys = [w for w in words if len(w) >= KEY_WORD_LENGTH and w not in kept]
+        if not keys or any(key in text for key in keys):
+            return None
+    return None, "removed lines gone, and nothing they name is in the file"
+
+
+def _replaced_thing_gone(lines: Sequence[bytes], hunk: Hunk) -> tuple[int | None, str] | None:
+    """For a documentation hunk that replaces lines (a CDN script by a local copy, a URL by
+    a path) whose added lines upstream lacks: upstream dropped the replaced thing itself when
+    nothing the removed lines name is left in the file (:func:`_named_gone`), so there is
+    nothing left to replace."""
+    removed = removed_lines(hunk)
+    index = file_index(lines)
+    if not removed or any(index.has(line) for line in removed):
+        return None
+    found = _named_gone(lines, hunk, removed)
+    if found is None:
+        return None
+    return None, "the lines it replaces and all they name are gone from the file"
 
 
 def _around_removals(hunk: Hunk) -> list[tuple[bytes, bytes, int]]:

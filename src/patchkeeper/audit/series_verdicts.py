@@ -140,11 +140,57 @@ def judge_series(
     """
     if search is not None:
         register_lines(search, patches)
+    start = ws.snapshot()
+    verdicts = _judge_in_order(ws, patches, search, pin, frozenset())
+    resolved = resolve_superseded(patches, verdicts, ws)
+    pending = _superseded_by_failing(patches, verdicts, resolved, ws)
+    if pending:
+        # the later patches that rewrite these failed because these did: judge again with
+        # these taken as upstream, and keep that judgement only when it bears them out
+        ws.restore(start)
+        again = _judge_in_order(ws, patches, search, pin, pending)
+        retried = resolve_superseded(patches, again, ws)
+        if all(
+            retried[i].verdict == UPSTREAMED for i, p in enumerate(patches) if p.name in pending
+        ):
+            resolved = retried
+    return [with_action(v) for v in resolved]
+
+
+def _judge_in_order(
+    ws: Workspace,
+    patches: Sequence[Patch],
+    search: TreeSearch | None,
+    pin: TreeSearch | None,
+    upstream: frozenset[str],
+) -> list[PatchVerdict]:
+    """Every patch judged in series order; a failing patch is remembered for *blocked*
+    unless its name is in ``upstream`` (taken as upstream: a later patch rewrites it)."""
     failed: list[FailedPatch] = []
     verdicts = []
     for patch in patches:
         verdict = judge_unfinished(ws, patch, failed, search, pin)
-        if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED):
+        if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED) and patch.name not in upstream:
             failed.append(remember_failure(patch))
         verdicts.append(verdict)
-    return [with_action(v) for v in resolve_superseded(patches, verdicts, ws)]
+    return verdicts
+
+
+def _superseded_by_failing(
+    patches: Sequence[Patch],
+    verdicts: list[PatchVerdict],
+    resolved: list[PatchVerdict],
+    ws: Workspace,
+) -> frozenset[str]:
+    """The conflicting patches whose failing lines later patches rewrite, where some of those
+    later patches are not upstream only because they are *blocked* or *target gone* (they
+    may need exactly the lines the conflicting patch adds)."""
+    by_name = {v.name: v for v in verdicts}
+    out = set()
+    for index, verdict in enumerate(resolved):
+        if verdict.verdict != CONFLICT:
+            continue
+        later = _superseding(patches, index, verdict, ws)
+        if later and any(by_name[n].verdict in (BLOCKED, TARGET_GONE) for n in later):
+            out.add(verdict.name)
+    return frozenset(out)

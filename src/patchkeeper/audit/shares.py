@@ -116,6 +116,12 @@ def _body(token: bytes) -> bytes:
     return token[1:-1] if token[:1] == b'"' and len(token) >= 2 else token
 
 
+def _same_name(a: bytes, b: bytes) -> bool:
+    """Whether two tokens are one name with other underscores around it (``builtins`` and
+    ``__builtins__``, ``_helper`` and ``helper``)."""
+    return a != b and a.strip(b"_") == b.strip(b"_") and bool(a.strip(b"_"))
+
+
 def _respelling(matcher: SequenceMatcher, wanted: list[bytes], pin: bytes) -> bool:
     """Whether the candidate (``matcher``'s first sequence) is ``wanted`` respelled: at most
     :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and every token of
@@ -123,11 +129,16 @@ def _respelling(matcher: SequenceMatcher, wanted: list[bytes], pin: bytes) -> bo
     patch introduces (a new name, a new string) is what the change is about; upstream
     writing another one there is another change."""
     changed_a = changed_b = 0
+    candidate = matcher.a
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op == "equal":
             continue
         changed_a += a2 - a1
         changed_b += b2 - b1
+        if op == "replace" and a2 - a1 == b2 - b1:
+            pairs = zip(candidate[a1:a2], wanted[b1:b2], strict=True)
+            if all(_same_name(mine, theirs) or _body(theirs) in pin for mine, theirs in pairs):
+                continue
         if any(_body(token) not in pin for token in wanted[b1:b2]):
             return False
     return max(changed_a, changed_b) <= RESPELLED_MAX_TOKENS
@@ -149,7 +160,7 @@ def respelled_as(
     wanted = tokens(line)
     if pin is None or len(wanted) < RESPELLED_MIN_TOKENS:
         return None
-    key = max((_body(t) for t in wanted), key=len)
+    key = max((_body(t) for t in wanted), key=len).strip(b"_") or b"_"
     pin_index = file_index(pin.lines)
     pin_bytes = pin.data
     matcher = SequenceMatcher(autojunk=False)

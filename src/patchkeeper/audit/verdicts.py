@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed, tests_gone
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     FAILS,
@@ -43,7 +44,13 @@ from patchkeeper.audit.hunk_verdicts import (
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
-from patchkeeper.audit.upstreamed import code_upstream, decides, mostly_there, written_differently
+from patchkeeper.audit.upstreamed import (
+    WRITTEN_DIFFERENTLY,
+    code_upstream,
+    decides,
+    mostly_there,
+    written_differently,
+)
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import (
     EXISTS,
@@ -53,7 +60,7 @@ from patchkeeper.series.engine import (
     Workspace,
     apply_patch,
 )
-from patchkeeper.series.filekinds import CODE, NOTES, kind_of, primary_kind
+from patchkeeper.series.filekinds import CODE, NOTES, TESTS, kind_of, primary_kind
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
@@ -330,6 +337,9 @@ def _judge_gone(
             blocked_by=blocker,
         )
     moved = moved_files(missing, ctx.search)
+    rejudged = _rejudge_gone(ws, patch, failed, missing, moved, ctx)
+    if rejudged is not None:
+        return rejudged
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
     kind = primary_kind([d.path for d in patch.files])
     if all(m.likely for m in moved):
@@ -354,6 +364,88 @@ def _judge_gone(
         shares=shares,
         kind=kind,
     )
+
+
+NO_SUCCESSOR = "is gone upstream and none of its lines the patch touches is anywhere"
+
+
+def _gone_file(
+    diff: FileDiff, share: FileShare | None, moved: MovedFile | None, kind: str, ctx: _Context
+) -> str | None:
+    """Why a gone file (no likely new place) need not stop the patch's verdict, or ``None``
+    (:mod:`patchkeeper.audit.gone_files`). A deciding file with no successor (none of its
+    context and removed lines anywhere in the new tree) is set aside too: the rest of the
+    patch must then be upstream on its own."""
+    old = diff.old_path
+    if ctx.search is not None and ctx.pin is not None and content_gone(diff, ctx.search, ctx.pin):
+        return f"{old} is gone upstream with the content the patch removes"
+    if ctx.search is not None and kind_of(diff.path) == TESTS and tests_gone(diff, ctx.search):
+        return f"{old} is gone upstream and so are the tests the patch changes there"
+    if ctx.pin is not None and share is not None and share.counted[1]:
+        found, total = share.counted
+        if found >= WRITTEN_DIFFERENTLY * total:
+            where = f" (in {share.where})" if share.where else ""
+            return f"{old} is gone upstream; {found} of {total} of its new lines are there{where}"
+    if not decides(diff.path, kind):
+        return f"{old} is gone upstream (set aside: {kind_of(diff.path)}, the patch is {kind})"
+    if moved is not None and moved.found == 0 and moved.total:
+        return f"{old} {NO_SUCCESSOR}"
+    return None
+
+
+def _rejudge_gone(
+    ws: Workspace,
+    patch: Patch,
+    failed: list[FailedPatch],
+    missing: list[FileDiff],
+    moved: tuple[MovedFile, ...],
+    ctx: _Context,
+) -> PatchVerdict | None:
+    """The patch judged on the files that exist, each moved file at its new place, when
+    every gone file is moved or need not stop the verdict (:func:`_gone_file`) and that
+    judgement is *upstreamed*; else ``None`` (``ws`` left as it was)."""
+    kind = primary_kind([d.path for d in patch.files])
+    renames = {m.path: m.likely for m in moved if m.likely}
+    shares = file_shares(ws, patch, ctx.search, ctx.pin)
+    by_path = {s.path: s for s in shares}
+    reasons = [f"{old} moved to {new}" for old, new in renames.items()]
+    dropped = []
+    for diff in missing:
+        if diff.old_path in renames:
+            continue
+        where = next((m for m in moved if m.path == diff.old_path), None)
+        reason = _gone_file(diff, by_path.get(diff.path), where, kind, ctx)
+        if reason is None:
+            return None
+        reasons.append(reason)
+        dropped.append(diff.old_path or "")
+    if not dropped and not renames:
+        return None
+    rest = renamed(patch, renames, dropped)
+    why = "; ".join(reasons)
+    if any(reason.endswith(NO_SUCCESSOR) for reason in reasons) and not any(
+        decides(d.path, kind) for d in rest.files
+    ):
+        # a file gone without a trace proves nothing alone; with the new release's
+        # changelog naming the fix, upstream fixed it where the code went (obsolete)
+        mentions = _mentions(patch, ctx)
+        if not mentions:
+            return None
+        text = f"{why}; {_mention_text(mentions)}"
+        return replace(_upstreamed(patch, text, [], shares, moved, kind), mentions=mentions)
+    if not rest.files:
+        if any(decides(d.path, kind) for d in missing):
+            return _upstreamed(patch, why, [], shares, moved, kind)
+        return None
+    pin = ctx.pin
+    if pin is not None and renames:
+        pin = RenamedPin(pin, {new: old for old, new in renames.items()})  # type: ignore[assignment]
+    snapshot = ws.snapshot()
+    verdict = _judge(ws, rest, failed, _Context(ctx.search, pin))
+    if verdict.verdict == UPSTREAMED:
+        return replace(verdict, summary=f"{why}; {verdict.summary}", moved=moved)
+    ws.restore(snapshot)
+    return None
 
 
 def _created_clash(ws: Workspace, patch: Patch) -> PatchOutcome | None:
@@ -494,6 +586,14 @@ def _judge_failing(
             rewritten += "; " + _mention_text(mentions)
         verdict = _upstreamed(patch, rewritten, statuses, shares, kind=kind)
         return replace(verdict, mentions=mentions)
+    reordered = _reordered(statuses, shares, kind) if ctx.pin is not None else None
+    if reordered:
+        return _upstreamed(patch, reordered, statuses, shares, kind=kind)
+    obsolete = _obsolete(ws, patch, statuses, kind) if mentions else None
+    if obsolete:
+        text = f"{obsolete}; {_mention_text(mentions)}"
+        verdict = _upstreamed(patch, text, statuses, shares, kind=kind)
+        return replace(verdict, mentions=mentions)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(
@@ -522,6 +622,60 @@ def _judge_failing(
             mentions=mentions,
         )
     return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+#: Upstream's tests must add at least this many lines the pin lacks to speak for a code
+#: change that only reorders lines.
+MIN_TEST_LINES = 3
+
+
+def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind: str) -> str | None:
+    """The evidence for a code fix that only moves lines the old pin has (so no line of it
+    can be found as new upstream) when every test hunk is there and upstream has every
+    test line the pin lacks (at least :data:`MIN_TEST_LINES`): the tests show the fix is in;
+    else ``None``."""
+    if kind != CODE:
+        return None
+    code = [s for s in shares if decides(s.path, kind) and s.total]
+    tests = [s for s in shares if kind_of(s.path) == TESTS and s.counted[1]]
+    if not code or any(s.counted[1] for s in code) or not tests:
+        return None
+    found = sum(s.counted[0] for s in tests)
+    total = sum(s.counted[1] for s in tests)
+    if found < total or total < MIN_TEST_LINES:
+        return None
+    test_hunks = [s for s in statuses if kind_of(s.path) == TESTS]
+    if not test_hunks or any(s.status != PRESENT for s in test_hunks):
+        return None
+    return (
+        "its code only moves lines the old pin has and upstream has its tests: every test "
+        f"hunk is there ({_refs(test_hunks, PRESENT)}), {found} of {total} new test lines"
+    )
+
+
+def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
+    """The evidence that the code the failing hunks change is gone from the new release:
+    every failing hunk of a deciding file removes substantive lines and the new release's
+    file has none of them (upstream rewrote that code); else ``None``. With the changelog
+    naming the fix, the patch is obsolete: upstream fixed it its own way."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
+    if not failing:
+        return None
+    for status in failing:
+        diff, hunk = hunks[(status.path, status.index)]
+        state = ws.original(diff.old_path or diff.path)
+        removed = removed_lines(hunk)
+        if state is None or not removed:
+            return None
+        index = file_index(state.lines)
+        if any(index.has(line) for line in removed):
+            return None
+    refs = ", ".join(f"{s.path} #{s.index}" for s in failing)
+    return (
+        f"upstream rewrote the code the patch changes: the lines {refs} remove are gone from "
+        "the new release"
+    )
 
 
 def _verb(statuses: Sequence[HunkVerdict]) -> str:

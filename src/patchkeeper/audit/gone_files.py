@@ -1,0 +1,159 @@
+"""A patch whose target files are gone: judge what exists, and each gone file by where its
+content went (issue "patchkeeper 6", classes 4 and 6).
+
+Upstream deletes, splits and moves files (a test module split in two, ``python3/pkg/`` moved
+to ``pkg/``, a documentation template dropped). One gone file must not stop the audit of the
+patch's other files, so each gone file is either
+
+- *moved*: a file elsewhere holds its content (:func:`patchkeeper.upstream.treesearch.moved_files`);
+  the patch is judged against it (:func:`renamed`), the old pin read under the old name
+  (:class:`RenamedPin`);
+- *its tests gone*: the tests its hunks change exist nowhere in the new release
+  (:func:`tests_gone`);
+- *gone with its content*: the patch only removes lines from it and the new release has
+  none of what made those lines what they were (:func:`content_gone`); upstream did what the
+  patch did, for that file;
+- *set aside*: a file that does not decide the patch's verdict (tests of a code patch:
+  :func:`patchkeeper.audit.upstreamed.decides`), or one whose added lines the new release
+  has elsewhere (its counted share at least
+  :data:`patchkeeper.audit.upstreamed.WRITTEN_DIFFERENTLY`);
+
+or it keeps the patch *target gone*.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from patchkeeper.audit.hunk_verdicts import removed_lines
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.filekinds import TESTS, kind_of
+from patchkeeper.series.model import ADDED, FileDiff, Patch
+from patchkeeper.series.substantive_lines import substantive, tokens
+from patchkeeper.upstream.treesearch import TreeSearch
+
+#: A token of a removed line names what the line is about when its text is at least this
+#: long (a URL, an identifier, a tracking id), not ``(`` or ``self``.
+KEY_TOKEN_LENGTH = 8
+
+
+class RenamedPin:
+    """The old pin's tree seen under the new release's paths: ``state(new)`` reads the old
+    path the patch was cut against. Everything else is the pin's own.
+
+    Args:
+        pin: the old pin's tree.
+        renames: new path -> old path.
+    """
+
+    def __init__(self, pin: TreeSearch, renames: dict[str, str]) -> None:
+        self._pin = pin
+        self._renames = renames
+
+    def state(self, path: str) -> FileState | None:
+        """The pin's file for ``path``, read under its old name when it was moved."""
+        return self._pin.state(self._renames.get(path, path))
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._pin, name)
+
+
+def renamed(patch: Patch, renames: dict[str, str], dropped: Iterable[str]) -> Patch:
+    """``patch`` with each file of ``renames`` (old path -> new path) written against its new
+    path, and the files of ``dropped`` (old paths) left out."""
+    skip = set(dropped)
+    files = []
+    for diff in patch.files:
+        if diff.old_path in skip:
+            continue
+        new = renames.get(diff.old_path or "")
+        if new is None:
+            files.append(diff)
+            continue
+        files.append(replace(diff, old_path=new, new_path=new if diff.new_path else None))
+    return replace(patch, files=tuple(files))
+
+
+def adds_nothing(diff: FileDiff) -> bool:
+    """Whether the diff adds no substantive line (it only removes or comments)."""
+    return not any(
+        line.kind == ADDED and substantive(line.text) is not None
+        for hunk in diff.hunks
+        for line in hunk.lines
+    )
+
+
+def _key_tokens(diff: FileDiff) -> set[bytes]:
+    """The long tokens of the diff's removed lines (string bodies without their quotes)."""
+    out: set[bytes] = set()
+    for hunk in diff.hunks:
+        for line in removed_lines(hunk):
+            for token in tokens(line):
+                body = token[1:-1] if token[:1] == b'"' and len(token) >= 2 else token
+                if len(body) >= KEY_TOKEN_LENGTH:
+                    out.add(body)
+    return out
+
+
+def _near(tree: TreeSearch, path: str) -> list[str]:
+    """The files of ``tree`` under ``path``'s top directory (the whole tree for a file at
+    the top), other than ``path``."""
+    parts = PurePosixPath(path).parts
+    prefix = f"{parts[0]}/" if len(parts) > 1 else ""
+    return [f for f in tree.files() if f.startswith(prefix) and f != path]
+
+
+def content_gone(diff: FileDiff, search: TreeSearch, pin: TreeSearch) -> bool:
+    """Whether a gone file's removed content is gone from the new release too.
+
+    The diff must only remove (:func:`adds_nothing`). Its key tokens are the long tokens of
+    its removed lines that no other file near it (under the same top directory) had at the
+    old pin: what only that file said (a ribbon's id, a badge's URL, a tracking id). When at
+    least one exists and the new release has none of them near the file, upstream removed
+    what the patch removes; when the new release still has one (a tracking id now set in a
+    configuration file), the patch's intent is not upstream. Without a key token nothing can
+    be told (``False``).
+    """
+    old = diff.old_path or ""
+    if not adds_nothing(diff):
+        return False
+    keys = _key_tokens(diff)
+    for other in _near(pin, old):
+        if not keys:
+            break
+        data = pin.read(other)
+        keys = {key for key in keys if key not in data}
+    if not keys:
+        return False
+    return not any(key in search.read(other) for other in _near(search, old) for key in keys)
+
+
+_TEST_DEF = re.compile(rb"^\s*(?:async\s+)?def\s+(test\w*)\s*\(")
+
+
+def tests_gone(diff: FileDiff, search: TreeSearch) -> bool:
+    """Whether the tests a gone test file's hunks change (``def test_...`` among their
+    context and removed lines) exist nowhere in the new release's tests: upstream removed
+    them, so a patch that skips or changes them has nothing left to change. Without such a
+    name nothing can be told (``False``)."""
+    names = {
+        match.group(1)
+        for hunk in diff.hunks
+        for line in hunk.lines
+        if line.kind != ADDED
+        for match in [_TEST_DEF.match(line.text)]
+        if match
+    }
+    if not names:
+        return False
+    wanted = [b"def " + name + b"(" for name in names]
+    for path in search.files():
+        if kind_of(path) != TESTS:
+            continue
+        data = search.read(path)
+        if any(needle in data for needle in wanted):
+            return False
+    return True
