@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
+from collections.abc import Iterator
 
 from patchkeeper.runtime.drift import Code
 from patchkeeper.runtime.resolve import Resolution
@@ -41,9 +43,19 @@ def _dotted(node: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
+_CONSULTED: dict[int, tuple[ast.AST, dict[str, str]]] = {}
+
+
 def consulted(node: ast.AST) -> dict[str, str]:
     """The hooks ``node`` consults: the hook's own name -> how it is reached
-    (``"current_platform.get_attn_backend_cls"``)."""
+    (``"current_platform.get_attn_backend_cls"``); walked once per node in a process."""
+    hit = _CONSULTED.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = _CONSULTED[id(node)] = (node, _consulted(node))
+    return dict(hit[1])
+
+
+def _consulted(node: ast.AST) -> dict[str, str]:
     found: dict[str, str] = {}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
@@ -77,6 +89,23 @@ def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
     return _PARSED[key]
 
 
+_STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(module: ast.Module) -> Iterator[ast.AST]:
+    """The statements of ``module`` at any depth (with the ``except`` handlers and ``case``
+    blocks that hold some), in :func:`ast.walk`'s order: a definition is a statement and
+    an expression holds none, so expressions are not entered."""
+    todo: deque[ast.AST] = deque([module])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, _STATEMENT_LIKE))
+        yield node
+
+
 _FUNCTIONS: dict[tuple[str, str], list[tuple[str, ast.AST, int, int]]] = {}
 
 
@@ -87,7 +116,7 @@ def _functions(tree: UpstreamTree, module: str) -> list[tuple[str, ast.AST, int,
     if key not in _FUNCTIONS:
         parsed = _module_ast(tree, module)
         found = []
-        for node in ast.walk(parsed) if parsed is not None else ():
+        for node in _statements(parsed) if parsed is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 start = min([d.lineno for d in node.decorator_list] + [node.lineno])
                 found.append((node.name, node, start, node.end_lineno or node.lineno))
