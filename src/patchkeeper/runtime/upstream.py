@@ -158,8 +158,6 @@ class UpstreamTree:
         self._signature: tuple[list[Path], str] | None = None
         self._defined: nameindex.DefinitionIndex = {}
         self._imported: nameindex.ImporterIndex | None = None
-        #: The bytes of every file :meth:`find_definitions` read (each read once per run).
-        self._texts: dict[Path, bytes] = {}
 
     def contains(self, dotted: str) -> bool:
         """Whether ``dotted`` starts with one of this tree's packages."""
@@ -227,8 +225,7 @@ class UpstreamTree:
     def find_definitions(self, wanted: Iterable[str]) -> None:
         """Look up where each name of ``wanted`` is defined, in one pass over the tree: a
         file's text is searched for the name's bytes first and only a file containing one
-        is matched with :func:`nameindex.definitions`. Results are cached per name; the files'
-        bytes are kept for the next call in the run."""
+        is matched with :func:`nameindex.definitions`. Results are cached per name."""
         names = [name for name in dict.fromkeys(wanted) if name not in self._defined]
         if not names:
             return  # nothing to look up: no walk over the tree's files
@@ -248,9 +245,7 @@ class UpstreamTree:
         needles = [name.encode() for name in missing]
         patterns = nameindex.definition_pattern(missing)
         for file in files:
-            data = self._texts.get(file)
-            if data is None:
-                data = self._texts[file] = file.read_bytes()
+            data = file.read_bytes()
             if not any(needle in data for needle in needles):
                 continue
             module = nameindex.module_of(self.root, file)[0]
