@@ -21,7 +21,7 @@ from patchkeeper.runtime.crosscheck import (
     duplicates,
     version_gates,
 )
-from patchkeeper.runtime.drift import RETAIN, Drift, codes, decide
+from patchkeeper.runtime.drift import RETAIN, Code, Drift, codes, decide
 from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.hooks import candidates
@@ -113,22 +113,21 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     todo = []
     for entry in entries:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
-        drift = _drift(store, entry, before, after, trees, scanned.tree)
+        spans = codes(entry, before, after, trees, scanned.tree)
+        drift = _drift(store, entry, before, after, spans)
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
         cached = judged.get(entry, drift, before, after, headers[entry.file])
-        todo.append((entry, before, after, drift, cached))
+        todo.append((entry, before, after, drift, cached, spans))
     # One pass over the old tree for the hook names of every entry still to judge.
     hook_names: set[str] = set()
-    for entry, before, after, _unused, cached in todo:
+    for _entry, _before, after, _unused, cached, spans in todo:
         if cached is None:
-            spans = codes(entry, before, after, trees, scanned.tree)
             hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
     if hook_names:
         old_tree.find_definitions(sorted(hook_names))
-    for entry, before, after, drift, cached in todo:
+    for entry, before, after, drift, cached, spans in todo:
         if cached is None:
-            spans = codes(entry, before, after, trees, scanned.tree)
             header = headers[entry.file]
             cached = judge(entry, drift, before, after, trees, spans, versions, header)
             judged.put(entry, drift, before, after, header, cached)
@@ -231,12 +230,11 @@ def _drift(
     entry: PatchEntry,
     old: Resolution,
     new: Resolution,
-    trees: tuple[UpstreamTree, UpstreamTree],
-    plugin: PluginTree,
+    spans: tuple[Code | None, Code | None, Code | None],
 ) -> Drift:
     """:func:`decide`, remembered under a digest of everything it reads (the entry's
-    target, key, mechanism and replacement, both resolutions, the three source spans)."""
-    spans = codes(entry, old, new, trees, plugin)
+    target, key, mechanism and replacement, both resolutions, the three source spans
+    :func:`codes` gives)."""
     material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     name = f"{entry.file}:{entry.line}:{entry.target}:{entry.key}"

@@ -17,7 +17,8 @@ Only the patch directory is read, as ASTs; upstream is read through
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +76,19 @@ class _Reference:
     at_import: bool
 
 
+def _walk_scoped(tree: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
+    """:func:`ast.walk`'s nodes in its order, each with whether it runs at import (it is
+    not inside a function or lambda body)."""
+    todo = deque([(tree, True)])
+    while todo:
+        node, at_import = todo.popleft()
+        inner = at_import and not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        )
+        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
+        yield node, at_import
+
+
 def _references(path: Path, relative: str, module: str, is_package: bool, roots) -> list:
     """Every upstream dotted name the file imports or references, with where."""
     try:
@@ -83,12 +97,7 @@ def _references(path: Path, relative: str, module: str, is_package: bool, roots)
         return []
     table = names.scope_table(tree.body, {}, module, is_package)
     out: list[_Reference] = []
-    nested: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            nested.update(id(s) for s in ast.walk(node) if s is not node)
-    for node in ast.walk(tree):
-        at_import = id(node) not in nested
+    for node, at_import in _walk_scoped(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module.split(".")[0] in roots:
                 out += [

@@ -63,11 +63,26 @@ class Code:
         return textwrap.dedent("".join(self.lines))
 
     def node(self) -> ast.stmt | None:
+        """A fresh parse of :attr:`text` (the caller may change it in place); ``None`` when
+        it does not parse."""
         try:
             tree = ast.parse(self.text)
         except SyntaxError:
             return None
         return tree.body[0] if tree.body else None
+
+    @property
+    def parsed(self) -> ast.stmt | None:
+        """The parse of :attr:`text`, shared by every span with the same text (parsed once
+        per process): read it, never change it (:meth:`node` gives a fresh one to change)."""
+        text = self.text
+        if text not in _SHARED_PARSES:
+            _SHARED_PARSES[text] = self.node()
+        return _SHARED_PARSES[text]
+
+
+#: :attr:`Code.parsed` by dedented source text.
+_SHARED_PARSES: dict[str, ast.stmt | None] = {}
 
 
 def upstream_code(tree: UpstreamTree, found: Resolution) -> Code | None:
@@ -261,7 +276,7 @@ def decide(
     if old_code.text == new_code.text:
         changes: list[str] = []  # the same source: the same AST, signature and decorators
     else:
-        old_node, new_node = old_code.node(), new_code.node()
+        old_node, new_node = old_code.parsed, new_code.parsed
         changes = signature_changes(old_node, new_node) if old_node and new_node else []
         if not (old_node and new_node and same_ast(old_node, new_node)):
             changes.append("body")
@@ -310,7 +325,7 @@ def decide(
             **common,
         )
     if mine is not None and new_node is not None:
-        mine_node = mine.node()
+        mine_node = mine.parsed
         if mine_node is not None and same_ast(mine_node, new_node):
             return Drift(
                 REMOVE,

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
+from collections.abc import Iterator
 
 from patchkeeper.runtime.drift import Code
 from patchkeeper.runtime.resolve import Resolution
@@ -41,9 +43,19 @@ def _dotted(node: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
+_CONSULTED: dict[int, tuple[ast.AST, dict[str, str]]] = {}
+
+
 def consulted(node: ast.AST) -> dict[str, str]:
     """The hooks ``node`` consults: the hook's own name -> how it is reached
-    (``"current_platform.get_attn_backend_cls"``)."""
+    (``"current_platform.get_attn_backend_cls"``); walked once per node in a process."""
+    hit = _CONSULTED.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = _CONSULTED[id(node)] = (node, _consulted(node))
+    return dict(hit[1])
+
+
+def _consulted(node: ast.AST) -> dict[str, str]:
     found: dict[str, str] = {}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
@@ -77,37 +89,76 @@ def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
     return _PARSED[key]
 
 
-_MENTIONS: dict[tuple[str, str], list[tuple[str, ast.AST, frozenset[str]]]] = {}
+_STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
-def _functions(tree: UpstreamTree, module: str) -> list[tuple[str, ast.AST, frozenset[str]]]:
-    """``(name, node, names it mentions)`` of every function of a module (built once per
-    tree and module in a process)."""
+def _statements(module: ast.Module) -> Iterator[ast.AST]:
+    """The statements of ``module`` at any depth (with the ``except`` handlers and ``case``
+    blocks that hold some), in :func:`ast.walk`'s order: a definition is a statement and
+    an expression holds none, so expressions are not entered."""
+    todo: deque[ast.AST] = deque([module])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, _STATEMENT_LIKE))
+        yield node
+
+
+_FUNCTIONS: dict[tuple[str, str], list[tuple[str, ast.AST, int, int]]] = {}
+
+
+def _functions(tree: UpstreamTree, module: str) -> list[tuple[str, ast.AST, int, int]]:
+    """``(name, node, first line, last line)`` of every function of a module, decorators
+    included in the span (built once per tree and module in a process)."""
     key = (str(tree.root), module)
-    if key not in _MENTIONS:
+    if key not in _FUNCTIONS:
         parsed = _module_ast(tree, module)
         found = []
-        for node in ast.walk(parsed) if parsed is not None else ():
+        for node in _statements(parsed) if parsed is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                mentioned = frozenset(
-                    s.id if isinstance(s, ast.Name) else s.attr
-                    for s in ast.walk(node)
-                    if isinstance(s, (ast.Name, ast.Attribute))
-                )
-                found.append((node.name, node, mentioned))
-        _MENTIONS[key] = found
-    return _MENTIONS[key]
+                start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                found.append((node.name, node, start, node.end_lineno or node.lineno))
+        _FUNCTIONS[key] = found
+    return _FUNCTIONS[key]
+
+
+_MENTIONS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+
+
+def _mentioned(node: ast.AST) -> frozenset[str]:
+    """The names (``Name`` ids, ``Attribute`` attributes) inside ``node`` (once per node)."""
+    hit = _MENTIONS.get(id(node))
+    if hit is None or hit[0] is not node:
+        names = frozenset(
+            s.id if isinstance(s, ast.Name) else s.attr
+            for s in ast.walk(node)
+            if isinstance(s, (ast.Name, ast.Attribute))
+        )
+        hit = _MENTIONS[id(node)] = (node, names)
+    return hit[1]
 
 
 def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST]]:
     """``(qualname, node)`` of the functions of the target's module that mention the
-    target's name (its callers in that module)."""
+    target's name (its callers in that module). A function whose ASCII source does not
+    contain the name cannot mention it (an identifier is its own text there), so only the
+    others are walked."""
     name = found.qualname.rsplit(".", 1)[-1]
-    return [
-        (qual, node)
-        for qual, node, mentioned in _functions(tree, found.module)
-        if qual != name and name in mentioned
-    ]
+    callers = []
+    for qual, node, start, end in _functions(tree, found.module):
+        if qual == name:
+            continue
+        text = "".join(tree.source_lines(found.module, start, end))
+        if text.isascii() and name not in text:
+            continue
+        if name in _mentioned(node):
+            callers.append((qual, node))
+    return callers
+
+
+_CANDIDATES: dict[tuple, dict[str, str]] = {}
 
 
 def candidates(
@@ -118,7 +169,15 @@ def candidates(
     old tree)."""
     if old_code is None or new_code is None or old_code.text == new_code.text:
         return {}
-    old_node, new_node = old_code.node(), new_code.node()
+    key = (str(new_tree.root), new.module, new.qualname, new.location)
+    key += (old_code.text, new_code.text)
+    if key not in _CANDIDATES:
+        _CANDIDATES[key] = _candidates(new, new_tree, old_code, new_code)
+    return dict(_CANDIDATES[key])
+
+
+def _candidates(new: Resolution, new_tree: UpstreamTree, old_code: Code, new_code: Code):
+    old_node, new_node = old_code.parsed, new_code.parsed
     if old_node is None or new_node is None:
         return {}
     before = consulted(old_node)

@@ -142,7 +142,7 @@ def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> st
     inherits the rest), or ``""``."""
     if mine is None:
         return ""
-    ours, before, after = mine.node(), old.node(), new.node()
+    ours, before, after = mine.parsed, old.parsed, new.parsed
     if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
         return ""
     name = entry.target.rsplit(".", 1)[-1]

@@ -32,19 +32,29 @@ BACKQUOTED = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
 
 
 def _strip_annotations(node: ast.AST) -> ast.AST:
+    """``node`` without type annotations (changed in place, in one walk): argument and
+    return annotations removed, an annotated assignment in a statement list made a plain
+    one (``pass`` when it has no value). Returns the node (a replacement when ``node`` is
+    itself an annotated assignment)."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.arg):
             sub.annotation = None
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
             sub.returns = None
-    return _Annotations().visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(sub, field, None)
+            if isinstance(body, list):
+                for index, stmt in enumerate(body):
+                    if isinstance(stmt, ast.AnnAssign):
+                        body[index] = _plain(stmt)
+    return _plain(node) if isinstance(node, ast.AnnAssign) else node
 
 
-class _Annotations(ast.NodeTransformer):
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST | None:
-        if node.value is None:
-            return ast.Pass()
-        return ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno)
+def _plain(node: ast.AnnAssign) -> ast.stmt:
+    if node.value is None:
+        return ast.Pass()
+    return ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno)
 
 
 def _other_platform(test: ast.expr) -> bool:
@@ -106,18 +116,35 @@ def _same_after(old: Code, new: Code, transform) -> bool:
     return same_ast(transform(a), transform(b))
 
 
+def _platform_free(code: Code) -> bool:
+    """Whether :class:`_Platforms` leaves ``code`` as it is: its ASCII text names none of
+    :data:`OTHER_PLATFORMS` (an attribute's name is its own text there)."""
+    text = code.text
+    return text.isascii() and not any(name in text for name in OTHER_PLATFORMS)
+
+
 def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
     """Why the change from ``old`` to ``new`` (upstream definitions) is cosmetic for a patch
     whose file has ``header``; ``""`` when it is not."""
-    if _same_after(old, new, _strip_annotations):
+    a, b = old.node(), new.node()
+    if a is None or b is None:
+        return ""
+    a, b = _strip_annotations(a), _strip_annotations(b)
+    if same_ast(a, b):
         return "only type annotations changed"
-    if _same_after(old, new, lambda n: _Platforms().visit(n)):
+    # Without a branch for another platform on either side, :class:`_Platforms` changes
+    # nothing: the parses compare as they are, and the last test is the first one's.
+    untouched = _platform_free(old) and _platform_free(new)
+    if untouched:
+        platforms = same_ast(old.parsed, new.parsed)
+    else:
+        platforms = _same_after(old, new, lambda n: _Platforms().visit(n))
+    if platforms:
         return "only branches for other platforms changed (is_rocm/is_cuda/is_xpu/...)"
     names = avoided_names(header)
     if names and _same_after(old, new, lambda n: _Avoided(names).visit(n)):
         listed = ", ".join(f"`{n}`" for n in sorted(names))
         return f"only code the patch header says it avoids changed ({listed})"
-    both = lambda n: _Platforms().visit(_strip_annotations(n))  # noqa: E731
-    if _same_after(old, new, both):
+    if not untouched and same_ast(_Platforms().visit(a), _Platforms().visit(b)):
         return "only type annotations and branches for other platforms changed"
     return ""
