@@ -201,7 +201,7 @@ CIPHER_FIX = """Subject: Don't allow update_into to mutate immutable objects (CV
 +++ b/tests/test_ciphers.py
 @@ -1,2 +1,6 @@
  def test_update_into():
-     assert True
+     assert update_into(bytearray(16))
 +
 +
 +def test_update_into_immutable():
@@ -213,12 +213,12 @@ def test_a_code_file_gone_without_a_trace_with_the_fix_named_is_obsolete(tmp_pat
     # upstream rewrote the backend in another language; its changelog names the fix
     old = {
         "pkg/backends/ciphers.py": CIPHER_OLD,
-        "tests/test_ciphers.py": "def test_update_into():\n    assert True\n",
+        "tests/test_ciphers.py": "def test_update_into():\n    assert update_into(bytearray(16))\n",
         "CHANGELOG.rst": "Changelog\n=========\n\n1.0\n---\n\n- First.\n",
     }
     new = {
         "src/rust/cipher.rs": "fn update_into() {}\n",
-        "tests/test_ciphers.py": "def test_update_into():\n    assert True\n",
+        "tests/test_ciphers.py": "def test_update_into():\n    assert update_into(bytearray(16))\n",
         "CHANGELOG.rst": old["CHANGELOG.rst"].replace(
             "1.0\n",
             "1.1\n---\n\n- Fixed CVE-2031-0004: update_into and immutable buffers.\n\n1.0\n",

@@ -262,6 +262,7 @@ def test_drift_after_apply_is_named(cli, example: Example) -> None:
         "series anyway (their current bytes are kept in a backup directory first)",
     ]
     assert tree_bytes(target) == before
+    assert not (example.downstream / ".patchkeeper" / "backup").exists()
 
 
 def test_unapply_returns_to_pristine_and_removes_created_directories(cli, example: Example) -> None:

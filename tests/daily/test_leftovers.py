@@ -132,25 +132,6 @@ def drift_client(cli, example: Example):
     return target, drifted
 
 
-def test_unapply_names_the_drifted_files_and_changes_nothing(cli, example: Example) -> None:
-    target, _ = drift_client(cli, example)
-    before = tree_bytes(target)
-
-    refused = cli(
-        "unapply", "--target", str(target), "--pristine", str(example.old), cwd=example.downstream
-    )
-
-    assert refused.code == 1
-    assert refused.out.splitlines()[-3:] == [
-        "undoing the series would not give the pristine files; nothing was changed",
-        "changed outside the series: client.py",
-        "restore them from the upstream, or run 'patchkeeper unapply --force' to undo the "
-        "series anyway (their current bytes are kept in a backup directory first)",
-    ]
-    assert tree_bytes(target) == before
-    assert not (example.downstream / ".patchkeeper" / "backup").exists()
-
-
 def test_unapply_force_undoes_the_series_and_keeps_the_drifted_bytes(cli, example: Example) -> None:
     target, drifted = drift_client(cli, example)
     pristine = tree_bytes(example.old)
