@@ -1,0 +1,302 @@
+"""The terminal: how wide the text output may be, whether it has colour, and the progress bars
+on standard error; the one owner of ``rich`` (imported only inside the functions that draw to
+a terminal, never when this module is imported, so ``patchkeeper --help`` starts fast).
+
+What is decided (README, "Terminal output"):
+
+- width: ``$COLUMNS`` when set (a positive number), else the terminal's width when standard
+  output is a terminal, else none: a pipe or a file gets one line per row, as a script
+  expects (``grep`` keeps working);
+- colour: on a terminal only, unless ``NO_COLOR`` is set and not empty (no-color.org: it
+  always wins) or ``PATCHKEEPER_COLOR`` says ``always``/``never``;
+- progress bars: on standard error when it is a terminal, else nothing is printed.
+
+Renderers build their text at the width of :func:`current` (tables through :func:`table`);
+``main`` then passes the whole text through :func:`finish`, which wraps the lines still too
+long at word boundaries (the rest indented under the line) and colours the verdicts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Any
+
+from patchkeeper.constants import COLOR_ENV
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """How text output is shaped.
+
+    Attributes:
+        width: columns a line may take; ``None`` when lines are never wrapped or cut
+            (standard output is not a terminal and ``$COLUMNS`` is not set).
+        colour: whether verdicts are coloured (ANSI escape codes in the text).
+    """
+
+    width: int | None
+    colour: bool
+
+
+#: Text as it always was: no width, no colour (a pipe; renderers called from a test).
+PLAIN = Terminal(width=None, colour=False)
+
+_current = PLAIN
+
+#: A cell of a table (a patch name) is never cut shorter than this many characters.
+MIN_CELL = 16
+
+#: Continuation lines of a wrapped line are indented this much more than the line.
+HANG = "    "
+
+#: Verdict words and their colours: red needs work, yellow wants a look, green is good. A word
+#: is coloured where it stands as a table cell (at the start of the line or after two spaces,
+#: followed by two spaces or the end of the line), so prose that uses it is left alone.
+COLOURS = {
+    "not ok:": "red",
+    "ok:": "green",
+    "not applied": "red",
+    "partially applied": "yellow",
+    "partially upstreamed": "yellow",
+    "applied": "green",
+    "clean": "green",
+    "offset": "yellow",
+    "upstreamed": "cyan",
+    "upstr.": "cyan",
+    "partial": "yellow",
+    "conflict": "red",
+    "target gone": "red",
+    "gone": "red",
+    "blocked": "red",
+    "retain": "green",
+    "update": "yellow",
+    "migrate": "yellow",
+    "remove": "cyan",
+    "investigate": "red",
+}
+
+_VERDICT = re.compile(
+    r"(?:^|(?<=  ))\s*(?P<word>"
+    + "|".join(re.escape(word) for word in sorted(COLOURS, key=len, reverse=True))
+    + r")(?=  |$|(?<=:) )",
+    re.IGNORECASE,
+)
+
+
+def detect(stream: IO[str] | Any, environ: Mapping[str, str]) -> Terminal:
+    """The shape of output to ``stream`` (standard output) under ``environ``.
+
+    >>> import io
+    >>> detect(io.StringIO(), {})
+    Terminal(width=None, colour=False)
+    >>> detect(io.StringIO(), {"COLUMNS": "80", "PATCHKEEPER_COLOR": "always"})
+    Terminal(width=80, colour=True)
+    >>> detect(io.StringIO(), {"PATCHKEEPER_COLOR": "always", "NO_COLOR": "1"}).colour
+    False
+    """
+    tty = _is_terminal(stream)
+    width = _columns(environ)
+    if width is None and tty:
+        width = _terminal_width(stream)
+    mode = environ.get(COLOR_ENV, "auto").strip().lower()
+    colour = mode == "always" or (mode != "never" and tty)
+    if environ.get("NO_COLOR", ""):
+        colour = False
+    return Terminal(width=width, colour=colour)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _columns(environ: Mapping[str, str]) -> int | None:
+    value = environ.get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def _terminal_width(stream: Any) -> int | None:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or None
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def use(terminal: Terminal) -> None:
+    """Render the text of the command that runs for ``terminal`` (``main`` sets it)."""
+    global _current
+    _current = terminal
+
+
+def current() -> Terminal:
+    """The :class:`Terminal` renderers build their text for (:data:`PLAIN` unless
+    :func:`use` said otherwise)."""
+    return _current
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, ending in ``...`` when cut."""
+    return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
+
+
+def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+    """Rows as left-aligned columns two spaces apart, the last column not padded.
+
+    With no width (:func:`current`) each row is one line, however long. With a width, the
+    table fits it (``rich.table``): a cell of the first columns longer than a third of the
+    width is cut with ``...`` (the whole text is in ``--json`` and ``--markdown``), and the
+    last column (the evidence) wraps at word boundaries under its own start.
+
+    Args:
+        rows: rows of equally many cells; the first row is the header when there is one.
+        indent: put before every line.
+
+    Returns:
+        The lines, without trailing spaces.
+    """
+    if not rows:
+        return []
+    width = current().width
+    if width is None:
+        return _plain_table(rows, indent)
+    return _fitted_table(rows, indent, width)
+
+
+def _plain_table(rows: list[tuple[str, ...]], indent: str) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    out = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+        out.append((indent + "  ".join(cells)).rstrip())
+    return out
+
+
+def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[str]:
+    from rich.table import Table
+    from rich.text import Text
+
+    room = max(width - len(indent), 2 * MIN_CELL)
+    cap = max(MIN_CELL, room // 3)
+    grid = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False, expand=False)
+    for _ in rows[0][:-1]:
+        grid.add_column(no_wrap=True, overflow="crop")
+    grid.add_column(overflow="fold")
+    for row in rows:
+        cells = [_cut(cell.rstrip(), cap) for cell in row[:-1]] + [row[-1]]
+        grid.add_row(*(Text(cell) for cell in cells))
+    console = _console(room, colour=False)
+    with console.capture() as capture:
+        console.print(grid)
+    return [(indent + line).rstrip() for line in capture.get().splitlines()]
+
+
+def finish(text: str, terminal: Terminal) -> str:
+    """``text`` made ready for ``terminal``: lines longer than its width wrapped at word
+    boundaries (the continuation indented :data:`HANG` deeper than the line), verdicts
+    coloured (:data:`COLOURS`) when it has colour. Unchanged for :data:`PLAIN`, and for
+    text holding raw bytes of a patch (printed byte for byte)."""
+    from patchkeeper.jsonable import ESCAPED_BYTE
+
+    if terminal == PLAIN or not text or ESCAPED_BYTE.search(text):
+        return text
+    from rich.text import Text
+
+    width = terminal.width
+    console = _console(width or 1_000_000, colour=terminal.colour)
+    lines: list[Text] = []
+    for line in text.split("\n"):
+        for piece in _wrap(line, width, console):
+            if terminal.colour:
+                for match in _VERDICT.finditer(piece.plain):
+                    style = COLOURS[match.group("word").lower()]
+                    piece.stylize(style, match.start("word"), match.end("word"))
+            lines.append(piece)
+    with console.capture() as capture:
+        console.print(Text("\n").join(lines), end="", soft_wrap=True)
+    return capture.get()
+
+
+def _wrap(line: str, width: int | None, console: Any) -> list[Any]:
+    """``line`` as one or more ``rich`` Text lines of at most ``width`` cells."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    if width is None or cell_len(line) <= width:
+        return [Text(line)]
+    body = line.lstrip(" ")
+    indent = line[: len(line) - len(body)]
+    hang = indent + HANG if width - len(indent + HANG) >= MIN_CELL else indent
+    pieces = Text(body).wrap(console, max(width - len(hang), MIN_CELL), overflow="fold")
+    out = []
+    for number, piece in enumerate(pieces):
+        piece.rstrip()
+        out.append(Text(indent if number == 0 else hang) + piece)
+    return out
+
+
+def _console(width: int, colour: bool, file: IO[str] | None = None, stderr: bool = False) -> Any:
+    """A ``rich`` Console of ``width`` columns that writes colour only when asked (neither
+    the environment nor the stream decides: :func:`detect` did)."""
+    from rich.console import Console
+
+    return Console(
+        file=file,
+        stderr=stderr,
+        width=width,
+        force_terminal=colour,
+        no_color=not colour,
+        color_system="standard" if colour else None,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        legacy_windows=False,
+    )
+
+
+@contextmanager
+def progress_bar(
+    description: str, total: int | None, unit: str, stream: IO[str] | None = None
+) -> Iterator[Any]:
+    """A progress bar (``rich.progress``) for one long step, on ``stream`` (standard error
+    when ``None``): bytes, rate and time left for ``unit="bytes"``, a count of files
+    otherwise. Prints nothing when ``stream`` is not a terminal (a file, a pipe, a CI log).
+    The bar goes away when the step ends. Yields ``advance(amount=1)``
+    (:class:`patchkeeper.progress.Advance`); see :func:`patchkeeper.progress.track`.
+    """
+    import sys
+
+    target = sys.stderr if stream is None else stream
+    if not _is_terminal(target) or os.environ.get("TERM", "") in ("dumb", "unknown"):
+        yield _nothing
+        return
+    from rich import progress
+    from rich.console import Console
+
+    console = Console(file=target, force_terminal=True, highlight=False, markup=False)
+
+    columns: list[Any] = [progress.TextColumn("{task.description}"), progress.BarColumn()]
+    if unit == "bytes":
+        columns += [
+            progress.DownloadColumn(),
+            progress.TransferSpeedColumn(),
+            progress.TimeRemainingColumn(),
+        ]
+    else:
+        columns += [progress.MofNCompleteColumn(), progress.TimeElapsedColumn()]
+    with progress.Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(description, total=total)
+
+        def advance(amount: int = 1) -> None:
+            bar.advance(task, amount)
+
+        yield advance
+
+
+def _nothing(amount: int = 1) -> None:
+    """The ``advance`` of a bar that is not drawn."""
