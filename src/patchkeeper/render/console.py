@@ -87,6 +87,12 @@ _VERDICT = re.compile(
 )
 
 
+#: Lines never wrapped, whatever the width: those of a unified diff (a stale ledger's diff
+#: can be saved and applied) and GitHub workflow commands (``::error file=...``), which are
+#: read by programs.
+VERBATIM = re.compile(r"^(?:[-+@](?!\s*$)|\s(?!\s)|diff |index |::)")
+
+
 def detect(stream: IO[str] | Any, environ: Mapping[str, str]) -> Terminal:
     """The shape of output to ``stream`` (standard output) under ``environ``.
 
@@ -198,7 +204,8 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
 
 def finish(text: str, terminal: Terminal) -> str:
     """``text`` made ready for ``terminal``: lines longer than its width wrapped at word
-    boundaries (the continuation indented :data:`HANG` deeper than the line), verdicts
+    boundaries (the continuation indented :data:`HANG` deeper than the line; never the
+    :data:`VERBATIM` ones), verdicts
     coloured (:data:`COLOURS`) when it has colour. Unchanged for :data:`PLAIN`, and for
     text holding raw bytes of a patch (printed byte for byte)."""
     from patchkeeper.jsonable import ESCAPED_BYTE
@@ -227,7 +234,7 @@ def _wrap(line: str, width: int | None, console: Any) -> list[Any]:
     from rich.cells import cell_len
     from rich.text import Text
 
-    if width is None or cell_len(line) <= width:
+    if width is None or cell_len(line) <= width or VERBATIM.match(line):
         return [Text(line)]
     body = line.lstrip(" ")
     indent = line[: len(line) - len(body)]

@@ -1,0 +1,232 @@
+"""The terminal: tables that fit the width, verdicts in colour, progress bars on standard error
+(render/console.py; README, "Terminal output")."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from helpers import Example
+from patchkeeper import progress
+from patchkeeper.render.console import (
+    PLAIN,
+    Terminal,
+    detect,
+    finish,
+    progress_bar,
+    table,
+    use,
+)
+
+
+class TerminalStream(io.StringIO):
+    """A stream that says it is a terminal (as ``sys.stdout`` does in one)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+#: The bundled example's audit table at 80 columns: names cut with "...", the evidence wrapped
+#: at word boundaries under its own column.
+AUDIT_80 = """\
+  patch                       verdict      evidence
+  retry-backoff-cap.patch     upstreamed   every hunk's post-image is there
+                                           (retry.py #1); 2 of 2 substantive
+                                           added lines already upstream
+                                           (strongest: retry.py 2/2); to do:
+                                           retire (upstream has it)
+  redirect-strip-proxy-au...  conflict     retry.py #1 fails at fuzz 0 (closest:
+                                           retry.py line 8, 6 of 7 lines match);
+                                           0 of 1 substantive added lines
+                                           already upstream (strongest: retry.py
+                                           0/1); the later patch
+                                           redirect-strip-api-key.patch rewrites
+                                           the lines it adds; to do: port
+                                           (rework the failing hunks)
+  headers-merge-order.patch   target gone  headers.py no longer exists; likely
+                                           moved to httputil.py (same content: 4
+                                           of 4 context lines found there); to
+                                           do: port (onto the file its content
+                                           moved to)
+  client-describe-version...  offset       applies at fuzz 0; hunks moved:
+                                           client.py #1 +5; to do: carry (it
+                                           applies)
+  metrics-redirects.patch     offset       applies at fuzz 0; hunks moved:
+                                           client.py #1 +5; to do: carry (it
+                                           applies)
+  metrics-same-host.patch     clean        applies at fuzz 0, every hunk in
+                                           place; to do: carry (it applies)
+  redirect-strip-api-key....  blocked      retry.py #1 needs lines that the
+                                           failing patch
+                                           redirect-strip-proxy-auth.patch adds;
+                                           to do: port (after
+                                           redirect-strip-proxy-auth.patch)"""
+
+#: The conflict's row when nothing asks for a width (a pipe without $COLUMNS): one line.
+CONFLICT_ROW = (
+    "  redirect-strip-proxy-auth.patch  conflict     retry.py #1 fails at fuzz 0 (closest: "
+    "retry.py line 8, 6 of 7 lines match); 0 of 1 substantive added lines already upstream "
+    "(strongest: retry.py 0/1); the later patch redirect-strip-api-key.patch rewrites the "
+    "lines it adds; to do: port (rework the failing hunks)"
+)
+
+
+def _audit(cli, example: Example, *extra: str):
+    return cli("audit", "--to", str(example.new), *extra, cwd=example.downstream)
+
+
+def test_audit_fits_80_columns(cli, example: Example, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    run = _audit(cli, example)
+    assert run.code == 1
+    assert run.out.split("\n\n")[1] == AUDIT_80
+    assert max(len(line) for line in run.out.splitlines()) <= 80
+    assert "\x1b" not in run.out  # not a terminal: no colour
+    # no word is cut: the wrapped evidence is the JSON's summary, word for word
+    summaries = json.loads(_audit(cli, example, "--json").out)["verdicts"]
+    evidence = " ".join(line[43:] for line in AUDIT_80.splitlines()[1:6])
+    assert evidence == summaries[0]["summary"]
+    assert summaries[1]["name"] == "redirect-strip-proxy-auth.patch"  # whole in --json
+
+
+def test_audit_wraps_the_hunk_evidence_under_its_line(cli, example: Example, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    run = _audit(cli, example)
+    detail = run.out.split("\n\n")[2].splitlines()
+    assert detail[4:7] == [
+        "        line 11: expected '    REMOVE_ON_REDIRECT =",
+        '            frozenset(["Authorization"])\'',
+        "                 found    '    REMOVE_ON_REDIRECT =",
+    ]
+
+
+def test_audit_in_a_pipe_without_columns_is_one_line_per_row(cli, example: Example) -> None:
+    run = _audit(cli, example)
+    assert CONFLICT_ROW in run.out.splitlines()
+    assert "\x1b" not in run.out
+
+
+def test_verdicts_in_colour_when_asked_and_never_with_no_color(
+    cli, example: Example, monkeypatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("PATCHKEEPER_COLOR", "always")
+    rows = _audit(cli, example).out.split("\n\n")[1].splitlines()
+    assert rows[6] == (
+        "  redirect-strip-proxy-au...  \x1b[31mconflict\x1b[0m     "
+        "retry.py #1 fails at fuzz 0 (closest:"
+    )
+    assert rows[1].startswith("  retry-backoff-cap.patch     \x1b[36mupstreamed\x1b[0m   ")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert _audit(cli, example).out.split("\n\n")[1] == AUDIT_80
+
+
+def test_detect_reads_the_stream_and_the_environment() -> None:
+    tty = TerminalStream()
+    assert detect(io.StringIO(), {}) == PLAIN
+    assert detect(io.StringIO(), {"COLUMNS": "80"}) == Terminal(width=80, colour=False)
+    assert detect(tty, {"COLUMNS": "100"}) == Terminal(width=100, colour=True)
+    assert detect(tty, {"NO_COLOR": "1"}) == Terminal(width=None, colour=False)
+    assert detect(tty, {"NO_COLOR": ""}) == Terminal(width=None, colour=True)  # empty: unset
+    assert detect(tty, {"PATCHKEEPER_COLOR": "never"}).colour is False
+    assert detect(io.StringIO(), {"PATCHKEEPER_COLOR": "always"}).colour is True
+    assert detect(io.StringIO(), {"COLUMNS": "wide"}) == PLAIN
+
+
+def test_finish_wraps_long_lines_at_words_and_leaves_diffs_and_annotations() -> None:
+    text = (
+        "  changed outside the series: src/minihttp/client.py differs from pristine "
+        "(sha256 0123456789ab, pristine ba9876543210)\n"
+        "-a removed line of a stale ledger's diff that is longer than forty columns\n"
+        "::error file=patches/a.patch,line=3::a GitHub annotation longer than forty"
+    )
+    assert finish(text, Terminal(width=40, colour=False)) == (
+        "  changed outside the series:\n"
+        "      src/minihttp/client.py differs\n"
+        "      from pristine (sha256\n"
+        "      0123456789ab, pristine\n"
+        "      ba9876543210)\n"
+        "-a removed line of a stale ledger's diff that is longer than forty columns\n"
+        "::error file=patches/a.patch,line=3::a GitHub annotation longer than forty"
+    )
+    assert finish(text, PLAIN) == text
+
+
+def test_finish_colours_verdict_cells_only() -> None:
+    text = "  applied      a.patch\n  not applied  b.patch\nnot ok: 1 of 2 patches applied"
+    assert finish(text, Terminal(width=None, colour=True)) == (
+        "  \x1b[32mapplied\x1b[0m      a.patch\n"
+        "  \x1b[31mnot applied\x1b[0m  b.patch\n"
+        "\x1b[31mnot ok:\x1b[0m 1 of 2 patches applied"
+    )
+
+
+def test_table_cuts_first_columns_with_dots_and_wraps_the_last() -> None:
+    rows = [("a-patch-with-a-very-long-name.patch", "conflict", "one two three four five six")]
+    use(Terminal(width=50, colour=False))
+    try:
+        fitted = table(rows)
+    finally:
+        use(PLAIN)
+    assert fitted == [
+        "  a-patch-with-...  conflict  one two three four",
+        "                              five six",
+    ]
+    assert table(rows) == [
+        "  a-patch-with-a-very-long-name.patch  conflict  one two three four five six"
+    ]
+
+
+def test_progress_bar_is_silent_when_not_a_terminal() -> None:
+    stream = io.StringIO()
+    with progress_bar("scanning 3 files", 3, "files", stream) as advance:
+        advance()
+        advance(2)
+    assert stream.getvalue() == ""
+
+
+def test_progress_bar_counts_files_and_bytes_on_a_terminal() -> None:
+    stream = TerminalStream()
+    with progress_bar("scanning 2000 files", 2000, "files", stream) as advance:
+        for _ in range(2000):
+            advance()
+    shown = stream.getvalue()
+    assert "scanning 2000 files" in shown
+    assert "\x1b[32m2000/2000\x1b[0m" in shown
+    assert shown.endswith("\x1b[?25h\r\x1b[1A\x1b[2K")  # the bar is erased when done
+    stream = TerminalStream()
+    with progress_bar("downloading vllm-0.28.0.tar.gz", 40_000_000, "bytes", stream) as advance:
+        advance(40_000_000)
+    assert "\x1b[32m40.0/40.0 MB\x1b[0m" in stream.getvalue()
+
+
+def test_track_without_a_bar_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    with progress.track("scanning", 2) as advance:
+        advance()
+    assert capsys.readouterr() == ("", "")
+
+
+def test_track_draws_through_the_factory_main_sets() -> None:
+    stream = TerminalStream()
+    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream))
+    try:
+        with progress.track("searching 2 files for moved lines", 2) as advance:
+            advance(2)
+    finally:
+        progress.set_bar_factory(None)
+    assert "\x1b[32m2/2\x1b[0m" in stream.getvalue()
+
+
+def test_rich_is_not_imported_to_start() -> None:
+    code = (
+        "import sys\n"
+        "import patchkeeper.main, patchkeeper.render.console, patchkeeper.progress\n"
+        "import patchkeeper.upstream.treeindex, patchkeeper.upstream.finder\n"
+        "print(sorted(m for m in sys.modules if m == 'rich' or m.startswith('rich.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"
