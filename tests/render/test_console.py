@@ -163,6 +163,7 @@ def test_finish_colours_verdict_cells_only() -> None:
         "  \x1b[31mnot applied\x1b[0m  b.patch\n"
         "\x1b[31mnot ok:\x1b[0m 1 of 2 patches applied"
     )
+    assert finish("+\tindented by a tab", Terminal(width=80, colour=True)) == "+\tindented by a tab"
 
 
 def test_table_cuts_first_columns_with_dots_and_wraps_the_last() -> None:

@@ -224,9 +224,22 @@ def finish(text: str, terminal: Terminal) -> str:
                     style = COLOURS[match.group("word").lower()]
                     piece.stylize(style, match.start("word"), match.end("word"))
             lines.append(piece)
-    with console.capture() as capture:
-        console.print(Text("\n").join(lines), end="", soft_wrap=True)
-    return capture.get()
+    if not terminal.colour:
+        return "\n".join(line.plain for line in lines)
+    return "\n".join(_ansi(line, console) for line in lines)
+
+
+def _ansi(line: Any, console: Any) -> str:
+    """A styled ``rich`` Text line as text with ANSI escape codes (the 8 standard colours),
+    its characters (tabs too) as they are."""
+    from rich.color import ColorSystem
+
+    return "".join(
+        segment.style.render(segment.text, color_system=ColorSystem.STANDARD)
+        if segment.style
+        else segment.text
+        for segment in line.render(console)
+    )
 
 
 def _wrap(line: str, width: int | None, console: Any) -> list[Any]:
