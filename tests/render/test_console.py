@@ -30,41 +30,51 @@ class TerminalStream(io.StringIO):
         return True
 
 
-#: The bundled example's audit table at 80 columns: names cut with "...", the evidence wrapped
-#: at word boundaries under its own column.
+#: The bundled example's audit table at 80 columns: the names whole, the evidence wrapped at
+#: word boundaries under its own column.
 AUDIT_80 = """\
-  patch                       verdict      evidence
-  retry-backoff-cap.patch     upstreamed   every hunk's post-image is there
-                                           (retry.py #1); 2 of 2 substantive
-                                           added lines already upstream
-                                           (strongest: retry.py 2/2); to do:
-                                           retire (upstream has it)
-  redirect-strip-proxy-au...  conflict     retry.py #1 fails at fuzz 0 (closest:
-                                           retry.py line 8, 6 of 7 lines match);
-                                           0 of 1 substantive added lines
-                                           already upstream (strongest: retry.py
-                                           0/1); the later patch
-                                           redirect-strip-api-key.patch rewrites
-                                           the lines it adds; to do: port
-                                           (rework the failing hunks)
-  headers-merge-order.patch   target gone  headers.py no longer exists; likely
-                                           moved to httputil.py (same content: 4
-                                           of 4 context lines found there); to
-                                           do: port (onto the file its content
-                                           moved to)
-  client-describe-version...  offset       applies at fuzz 0; hunks moved:
-                                           client.py #1 +5; to do: carry (it
-                                           applies)
-  metrics-redirects.patch     offset       applies at fuzz 0; hunks moved:
-                                           client.py #1 +5; to do: carry (it
-                                           applies)
-  metrics-same-host.patch     clean        applies at fuzz 0, every hunk in
-                                           place; to do: carry (it applies)
-  redirect-strip-api-key....  blocked      retry.py #1 needs lines that the
-                                           failing patch
-                                           redirect-strip-proxy-auth.patch adds;
-                                           to do: port (after
-                                           redirect-strip-proxy-auth.patch)"""
+  patch                            verdict      evidence
+  retry-backoff-cap.patch          upstreamed   every hunk's post-image is there
+                                                (retry.py #1); 2 of 2
+                                                substantive added lines already
+                                                upstream (strongest: retry.py
+                                                2/2); to do: retire (upstream
+                                                has it)
+  redirect-strip-proxy-auth.patch  conflict     retry.py #1 fails at fuzz 0
+                                                (closest: retry.py line 8, 6 of
+                                                7 lines match); 0 of 1
+                                                substantive added lines already
+                                                upstream (strongest: retry.py
+                                                0/1); the later patch
+                                                redirect-strip-api-key.patch
+                                                rewrites the lines it adds; to
+                                                do: port (rework the failing
+                                                hunks)
+  headers-merge-order.patch        target gone  headers.py no longer exists;
+                                                likely moved to httputil.py
+                                                (same content: 4 of 4 context
+                                                lines found there); to do: port
+                                                (onto the file its content moved
+                                                to)
+  client-describe-version.patch    offset       applies at fuzz 0; hunks moved:
+                                                client.py #1 +5; to do: carry
+                                                (it applies)
+  metrics-redirects.patch          offset       applies at fuzz 0; hunks moved:
+                                                client.py #1 +5; to do: carry
+                                                (it applies)
+  metrics-same-host.patch          clean        applies at fuzz 0, every hunk in
+                                                place; to do: carry (it applies)
+  redirect-strip-api-key.patch     blocked      retry.py #1 needs lines that the
+                                                failing patch
+                                                redirect-strip-proxy-auth.patch
+                                                adds; to do: port (after
+                                                redirect-strip-proxy-auth.patch)"""
+
+#: The first rows at 60 columns: names cut with "..." (whole in --json and --markdown).
+AUDIT_60_HEAD = """\
+  patch                 verdict      evidence
+  retry-backoff-cap...  upstreamed   every hunk's post-image
+                                     is there (retry.py #1);"""
 
 #: The conflict's row when nothing asks for a width (a pipe without $COLUMNS): one line.
 CONFLICT_ROW = (
@@ -88,9 +98,19 @@ def test_audit_fits_80_columns(cli, example: Example, monkeypatch) -> None:
     assert "\x1b" not in run.out  # not a terminal: no colour
     # no word is cut: the wrapped evidence is the JSON's summary, word for word
     summaries = json.loads(_audit(cli, example, "--json").out)["verdicts"]
-    evidence = " ".join(line[43:] for line in AUDIT_80.splitlines()[1:6])
+    evidence = " ".join(line[48:] for line in AUDIT_80.splitlines()[1:7])
     assert evidence == summaries[0]["summary"]
-    assert summaries[1]["name"] == "redirect-strip-proxy-auth.patch"  # whole in --json
+
+
+def test_audit_cuts_names_with_dots_at_60_columns(cli, example: Example, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    markdown = example.root / "audit.md"
+    run = _audit(cli, example, "--markdown", str(markdown))
+    table = run.out.split("\n\n")[1]
+    assert table.startswith(AUDIT_60_HEAD + "\n")
+    assert "  redirect-strip-pr...  conflict     retry.py #1 fails at" in table.splitlines()
+    assert max(len(line) for line in run.out.splitlines()) <= 60
+    assert "| `redirect-strip-proxy-auth.patch` | conflict |" in markdown.read_text()
 
 
 def test_audit_wraps_the_hunk_evidence_under_its_line(cli, example: Example, monkeypatch) -> None:
@@ -116,11 +136,10 @@ def test_verdicts_in_colour_when_asked_and_never_with_no_color(
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("PATCHKEEPER_COLOR", "always")
     rows = _audit(cli, example).out.split("\n\n")[1].splitlines()
-    assert rows[6] == (
-        "  redirect-strip-proxy-au...  \x1b[31mconflict\x1b[0m     "
-        "retry.py #1 fails at fuzz 0 (closest:"
+    assert rows[7] == (
+        "  redirect-strip-proxy-auth.patch  \x1b[31mconflict\x1b[0m     retry.py #1 fails at fuzz 0"
     )
-    assert rows[1].startswith("  retry-backoff-cap.patch     \x1b[36mupstreamed\x1b[0m   ")
+    assert rows[1].startswith("  retry-backoff-cap.patch          \x1b[36mupstreamed\x1b[0m   ")
     monkeypatch.setenv("NO_COLOR", "1")
     assert _audit(cli, example).out.split("\n\n")[1] == AUDIT_80
 
@@ -174,8 +193,8 @@ def test_table_cuts_first_columns_with_dots_and_wraps_the_last() -> None:
     finally:
         use(PLAIN)
     assert fitted == [
-        "  a-patch-with-...  conflict  one two three four",
-        "                              five six",
+        "  a-patch-with-a...  conflict  one two three four",
+        "                               five six",
     ]
     assert table(rows) == [
         "  a-patch-with-a-very-long-name.patch  conflict  one two three four five six"

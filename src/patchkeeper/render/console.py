@@ -188,18 +188,43 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
     from rich.text import Text
 
     room = max(width - len(indent), 2 * MIN_CELL)
-    cap = max(MIN_CELL, room // 3)
+    caps = _caps(rows, room)
     grid = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False, expand=False)
     for _ in rows[0][:-1]:
         grid.add_column(no_wrap=True, overflow="crop")
     grid.add_column(overflow="fold")
     for row in rows:
-        cells = [_cut(cell.rstrip(), cap) for cell in row[:-1]] + [row[-1]]
+        cells = [_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] + [row[-1]]
         grid.add_row(*(Text(cell) for cell in cells))
     console = _console(room, colour=False)
     with console.capture() as capture:
         console.print(grid)
     return [(indent + line).rstrip() for line in capture.get().splitlines()]
+
+
+def _caps(rows: list[tuple[str, ...]], room: int) -> list[int]:
+    """The widths the first columns may take in ``room`` cells: their own when the table
+    fits, else shared fairly (narrow columns whole, the rest cut to what is left, never
+    below :data:`MIN_CELL`), keeping two fifths of the room, or its whole width, for the last
+    column.
+
+    >>> _caps([("a-long-patch-name.patch", "conflict", "x " * 40)], 40)
+    [16, 8]
+    >>> _caps([("a-long-patch-name.patch", "conflict", "short")], 40)
+    [23, 8]
+    """
+    natural = [max(len(row[i].rstrip()) for row in rows) for i in range(len(rows[0]) - 1)]
+    last = max(len(row[-1]) for row in rows)
+    budget = room - 2 * len(natural) - min(last, room * 2 // 5)
+    caps = list(natural)
+    left = len(natural)
+    for i in sorted(range(len(natural)), key=natural.__getitem__):
+        caps[i] = (
+            max(MIN_CELL, min(natural[i], budget // left)) if natural[i] > MIN_CELL else natural[i]
+        )
+        budget -= caps[i]
+        left -= 1
+    return caps
 
 
 def finish(text: str, terminal: Terminal) -> str:
