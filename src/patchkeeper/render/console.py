@@ -18,6 +18,7 @@ long at word boundaries (the rest indented under the line) and colours the verdi
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -230,9 +231,9 @@ def _caps(rows: list[tuple[str, ...]], room: int) -> list[int]:
 def finish(text: str, terminal: Terminal) -> str:
     """``text`` made ready for ``terminal``: lines longer than its width wrapped at word
     boundaries (the continuation indented :data:`HANG` deeper than the line; never the
-    :data:`VERBATIM` ones), verdicts
-    coloured (:data:`COLOURS`) when it has colour. Unchanged for :data:`PLAIN`, and for
-    text holding raw bytes of a patch (printed byte for byte)."""
+    :data:`VERBATIM` ones), verdicts coloured (:data:`COLOURS`) when it has colour.
+    Unchanged for :data:`PLAIN`, and for text holding raw bytes of a patch (printed byte
+    for byte, as ``cat`` would)."""
     from patchkeeper.jsonable import ESCAPED_BYTE
 
     if terminal == PLAIN or not text or ESCAPED_BYTE.search(text):
@@ -285,14 +286,13 @@ def _wrap(line: str, width: int | None, console: Any) -> list[Any]:
     return out
 
 
-def _console(width: int, colour: bool, file: IO[str] | None = None, stderr: bool = False) -> Any:
+def _console(width: int, colour: bool) -> Any:
     """A ``rich`` Console of ``width`` columns that writes colour only when asked (neither
     the environment nor the stream decides: :func:`detect` did)."""
     from rich.console import Console
 
     return Console(
-        file=file,
-        stderr=stderr,
+        file=io.StringIO(),
         width=width,
         force_terminal=colour,
         no_color=not colour,
