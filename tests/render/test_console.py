@@ -234,7 +234,7 @@ def test_track_draws_through_the_factory_main_sets() -> None:
     stream = TerminalStream()
     progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream))
     try:
-        with progress.track("searching 2 files for moved lines", 2) as advance:
+        with progress.track("searching files for moved lines", 2) as advance:
             advance(2)
     finally:
         progress.set_bar_factory(None)
@@ -250,3 +250,39 @@ def test_rich_is_not_imported_to_start() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"
+
+
+def test_a_scan_draws_its_bar_on_a_terminal_stderr_only(example: Example) -> None:
+    """End to end: ``main`` plugs the bar in when standard error is a terminal (a
+    pseudo-terminal here); standard output, a pipe, stays plain, one line per row."""
+    import os
+    import pty
+
+    environ = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("COLUMNS", "NO_COLOR", "PATCHKEEPER_COLOR", "FORCE_COLOR")
+    }
+    master, slave = pty.openpty()
+    command = [sys.executable, "-m", "patchkeeper", "audit", "--to", str(example.new)]
+    with subprocess.Popen(
+        command, cwd=example.downstream, stdout=subprocess.PIPE, stderr=slave, env=environ
+    ) as process:
+        os.close(slave)
+        out = process.stdout.read().decode() if process.stdout else ""
+        code = process.wait()
+    shown = b""
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the other end is closed: all is read
+            break
+        if not data:
+            break
+        shown += data
+    os.close(master)
+    assert code == 1
+    assert CONFLICT_ROW in out.splitlines()
+    assert "\x1b" not in out
+    assert b"searching files for moved lines" in shown
+    assert b"\x1b[32m4/4\x1b[0m" in shown  # minihttp-1.1's four .py files

@@ -118,7 +118,7 @@ def build_importers(root: Path, files: list[Path]) -> ImporterIndex:
     from patchkeeper.progress import track
 
     index: ImporterIndex = {}
-    with track(f"indexing the imports of {len(files)} files", len(files)) as advance:
+    with track("indexing imports", len(files)) as advance:
         for file in files:
             advance()
             module, is_package = module_of(root, file)

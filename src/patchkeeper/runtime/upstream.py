@@ -245,9 +245,7 @@ class UpstreamTree:
         found: nameindex.DefinitionIndex = {name: [] for name in missing}
         needles = [name.encode() for name in missing]
         patterns = nameindex.definition_pattern(missing)
-        with track(
-            f"looking up {len(missing)} definitions in {len(files)} files", len(files)
-        ) as advance:
+        with track("looking up definitions", len(files)) as advance:
             for file in files:
                 advance()
                 data = file.read_bytes()

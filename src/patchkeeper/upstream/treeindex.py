@@ -75,7 +75,7 @@ class LineIndex:
         self.passes += 1
         found: dict[bytes, list[str]] = {line: [] for line in wanted}
         paths = [path for path in self._files() if PurePosixPath(path).suffix in suffixes]
-        with track(f"searching {len(paths)} files for moved lines", len(paths)) as advance:
+        with track("searching files for moved lines", len(paths)) as advance:
             for path in paths:
                 advance()
                 data = self._read(path)
