@@ -119,7 +119,7 @@ def test_audit_wraps_the_hunk_evidence_under_its_line(cli, example: Example, mon
     detail = run.out.split("\n\n")[2].splitlines()
     assert detail[4:7] == [
         "        line 11: expected '    REMOVE_ON_REDIRECT =",
-        '            frozenset(["Authorization"])\'',
+        '              frozenset(["Authorization"])\'',
         "                 found    '    REMOVE_ON_REDIRECT =",
     ]
 
@@ -165,10 +165,10 @@ def test_finish_wraps_long_lines_at_words_and_leaves_diffs_and_annotations() -> 
     )
     assert finish(text, Terminal(width=40, colour=False)) == (
         "  changed outside the series:\n"
-        "      src/minihttp/client.py differs\n"
-        "      from pristine (sha256\n"
-        "      0123456789ab, pristine\n"
-        "      ba9876543210)\n"
+        "        src/minihttp/client.py differs\n"
+        "        from pristine (sha256\n"
+        "        0123456789ab, pristine\n"
+        "        ba9876543210)\n"
         "-a removed line of a stale ledger's diff that is longer than forty columns\n"
         "::error file=patches/a.patch,line=3::a GitHub annotation longer than forty"
     )

@@ -52,7 +52,7 @@ _current = PLAIN
 MIN_CELL = 16
 
 #: Continuation lines of a wrapped line are indented this much more than the line.
-HANG = "    "
+HANG = "      "
 
 #: Verdict words and their colours: red needs work, yellow wants a look, green is good. A word
 #: is coloured where it stands as a table cell (at the start of the line or after two spaces,
@@ -277,13 +277,33 @@ def _wrap(line: str, width: int | None, console: Any) -> list[Any]:
         return [Text(line)]
     body = line.lstrip(" ")
     indent = line[: len(line) - len(body)]
-    hang = indent + HANG if width - len(indent + HANG) >= MIN_CELL else indent
+    hang = " " * _hang(line, indent, width)
     pieces = Text(body).wrap(console, max(width - len(hang), MIN_CELL), overflow="fold")
     out = []
     for number, piece in enumerate(pieces):
         piece.rstrip()
         out.append(Text(indent if number == 0 else hang) + piece)
     return out
+
+
+#: A row's first cell (one word after the indent) and the gap of two spaces or more after it.
+_FIRST_CELL = re.compile(r" *\S+ {2,}(?=\S)")
+
+
+def _hang(line: str, indent: str, width: int) -> int:
+    """Where the continuation of a wrapped ``line`` starts: under its second cell when it
+    is a row (``RETAIN       plugin/x.py:11  decorator``) whose first cell takes less than
+    half the width, else :data:`HANG` deeper than the line (not when too little would be
+    left of the width).
+
+    >>> _hang("RETAIN       a.py:11  decorator", "", 80), _hang("  a long sentence", "  ", 80)
+    (13, 8)
+    """
+    cell = _FIRST_CELL.match(line)
+    if cell is not None and cell.end() <= width // 2:
+        return cell.end()
+    deeper = len(indent) + len(HANG)
+    return deeper if width - deeper >= MIN_CELL else len(indent)
 
 
 def _console(width: int, colour: bool) -> Any:
