@@ -18,6 +18,7 @@ long at word boundaries (the rest indented under the line) and colours the verdi
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -54,9 +55,10 @@ MIN_CELL = 16
 #: Continuation lines of a wrapped line are indented this much more than the line.
 HANG = "      "
 
-#: Verdict words and their colours: red needs work, yellow wants a look, green is good. A word
-#: is coloured where it stands as a table cell (at the start of the line or after two spaces,
-#: followed by two spaces or the end of the line), so prose that uses it is left alone.
+#: Verdict words and their colours: red needs work, yellow wants a look, green is good, cyan
+#: upstream has it. A word is coloured where it is a whole cell of a row (cells are two spaces
+#: or more apart; any case: ``RETAIN``), so prose that uses it is left alone; ``ok:`` and
+#: ``not ok:`` where a line starts with them.
 COLOURS = {
     "not ok:": "red",
     "ok:": "green",
@@ -80,12 +82,8 @@ COLOURS = {
     "investigate": "red",
 }
 
-_VERDICT = re.compile(
-    r"(?:^|(?<=  ))\s*(?P<word>"
-    + "|".join(re.escape(word) for word in sorted(COLOURS, key=len, reverse=True))
-    + r")(?=  |$|(?<=:) )",
-    re.IGNORECASE,
-)
+#: Two spaces or more: what separates the cells of a row.
+_CELL_GAP = re.compile(r"( {2,})")
 
 
 #: Lines never wrapped, whatever the width: those of a unified diff (a stale ledger's diff
@@ -185,22 +183,38 @@ def _plain_table(rows: list[tuple[str, ...]], indent: str) -> list[str]:
 
 
 def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[str]:
-    from rich.table import Table
-    from rich.text import Text
+    """The rows laid out in ``width`` columns: the first columns cut to :func:`_caps` and
+    padded, the last wrapped (``rich``'s word wrap) in what is left, under its own start."""
+    from rich.cells import cell_len
 
     room = max(width - len(indent), 2 * MIN_CELL)
     caps = _caps(rows, room)
-    grid = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False, expand=False)
-    for _ in rows[0][:-1]:
-        grid.add_column(no_wrap=True, overflow="crop")
-    grid.add_column(overflow="fold")
-    for row in rows:
-        cells = [_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] + [row[-1]]
-        grid.add_row(*(Text(cell) for cell in cells))
-    console = _console(room, colour=False)
-    with console.capture() as capture:
-        console.print(grid)
-    return [(indent + line).rstrip() for line in capture.get().splitlines()]
+    cut = [[_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] for row in rows]
+    widths = [max(cell_len(row[i]) for row in cut) for i in range(len(caps))]
+    start = len(indent) + sum(widths) + 2 * len(widths)
+    last = max(width - start, MIN_CELL)
+    out = []
+    for cells, row in zip(cut, rows):
+        head = indent + "".join(_pad(cell, w) + "  " for cell, w in zip(cells, widths))
+        pieces = _wrap_words(row[-1], last) or [""]
+        out.append((head + pieces[0]).rstrip())
+        out.extend(" " * start + piece for piece in pieces[1:])
+    return out
+
+
+def _pad(cell: str, width: int) -> str:
+    """``cell`` padded with spaces to ``width`` terminal cells."""
+    from rich.cells import cell_len
+
+    return cell + " " * (width - cell_len(cell))
+
+
+def _wrap_words(text: str, width: int) -> list[str]:
+    """``text`` wrapped at word boundaries in lines of at most ``width`` cells (a word
+    longer than that folded), by ``rich``'s ``Text.wrap``; trailing spaces removed."""
+    from rich.text import Text
+
+    return [line.plain.rstrip() for line in Text(text).wrap(_layout(), width, overflow="fold")]
 
 
 def _caps(rows: list[tuple[str, ...]], room: int) -> list[int]:
@@ -230,60 +244,64 @@ def _caps(rows: list[tuple[str, ...]], room: int) -> list[int]:
 
 def finish(text: str, terminal: Terminal) -> str:
     """``text`` made ready for ``terminal``: lines longer than its width wrapped at word
-    boundaries (the continuation indented :data:`HANG` deeper than the line; never the
-    :data:`VERBATIM` ones), verdicts coloured (:data:`COLOURS`) when it has colour.
-    Unchanged for :data:`PLAIN`, and for text holding raw bytes of a patch (printed byte
-    for byte, as ``cat`` would)."""
+    boundaries (the continuation under the row's second column or :data:`HANG` deeper than
+    the line; never the :data:`VERBATIM` ones), verdicts coloured (:data:`COLOURS`) when it
+    has colour. Unchanged for :data:`PLAIN`, and for text holding raw bytes of a patch
+    (printed byte for byte, as ``cat`` would)."""
     from patchkeeper.jsonable import ESCAPED_BYTE
 
     if terminal == PLAIN or not text or ESCAPED_BYTE.search(text):
         return text
-    from rich.text import Text
-
-    width = terminal.width
-    console = _console(width or 1_000_000, colour=terminal.colour)
-    lines: list[Text] = []
+    out = []
     for line in text.split("\n"):
-        for piece in _wrap(line, width, console):
-            if terminal.colour:
-                for match in _VERDICT.finditer(piece.plain):
-                    style = COLOURS[match.group("word").lower()]
-                    piece.stylize(style, match.start("word"), match.end("word"))
-            lines.append(piece)
-    if not terminal.colour:
-        return "\n".join(line.plain for line in lines)
-    return "\n".join(_ansi(line, console) for line in lines)
+        for piece in _wrap(line, terminal.width):
+            out.append(_paint(piece) if terminal.colour else piece)
+    return "\n".join(out)
 
 
-def _ansi(line: Any, console: Any) -> str:
-    """A styled ``rich`` Text line as text with ANSI escape codes (the 8 standard colours),
-    its characters (tabs too) as they are."""
+def _paint(line: str) -> str:
+    """``line`` with each verdict cell (:data:`COLOURS`) between the ANSI codes of its
+    colour, and a leading ``ok:``/``not ok:`` too."""
+    parts = _CELL_GAP.split(line)  # cells at even places, the gaps between them at odd
+    for place in range(0, len(parts), 2):
+        cell = parts[place]
+        colour = COLOURS.get(cell.lower())
+        if colour is not None and not cell.endswith(":"):
+            before, after = _codes(colour)
+            parts[place] = f"{before}{cell}{after}"
+    for word in ("not ok:", "ok:"):
+        if parts[0].startswith(word):
+            before, after = _codes(COLOURS[word])
+            parts[0] = f"{before}{word}{after}{parts[0][len(word) :]}"
+            break
+    return "".join(parts)
+
+
+@functools.cache
+def _codes(colour: str) -> tuple[str, str]:
+    """The ANSI codes that start and end ``colour`` (one of the 8 standard colours, as
+    ``rich`` writes them): ``("\\x1b[31m", "\\x1b[0m")`` for red."""
     from rich.color import ColorSystem
+    from rich.style import Style
 
-    return "".join(
-        segment.style.render(segment.text, color_system=ColorSystem.STANDARD)
-        if segment.style
-        else segment.text
-        for segment in line.render(console)
-    )
+    text = Style.parse(colour).render("\0", color_system=ColorSystem.STANDARD)
+    before, _, after = text.partition("\0")
+    return before, after
 
 
-def _wrap(line: str, width: int | None, console: Any) -> list[Any]:
-    """``line`` as one or more ``rich`` Text lines of at most ``width`` cells."""
+def _wrap(line: str, width: int | None) -> list[str]:
+    """``line`` as one or more lines of at most ``width`` cells."""
     from rich.cells import cell_len
-    from rich.text import Text
 
-    if width is None or cell_len(line) <= width or VERBATIM.match(line):
-        return [Text(line)]
+    if width is None or (line.isascii() and len(line) <= width):
+        return [line]  # the common case, without measuring cells
+    if VERBATIM.match(line) or cell_len(line) <= width:
+        return [line]
     body = line.lstrip(" ")
     indent = line[: len(line) - len(body)]
-    hang = " " * _hang(line, indent, width)
-    pieces = Text(body).wrap(console, max(width - len(hang), MIN_CELL), overflow="fold")
-    out = []
-    for number, piece in enumerate(pieces):
-        piece.rstrip()
-        out.append(Text(indent if number == 0 else hang) + piece)
-    return out
+    hang = _hang(line, indent, width)
+    pieces = _wrap_words(body, max(width - hang, MIN_CELL)) or [""]
+    return [indent + pieces[0], *(" " * hang + piece for piece in pieces[1:])]
 
 
 #: A row's first cell (one word after the indent) and the gap of two spaces or more after it.
@@ -306,17 +324,18 @@ def _hang(line: str, indent: str, width: int) -> int:
     return deeper if width - deeper >= MIN_CELL else len(indent)
 
 
-def _console(width: int, colour: bool) -> Any:
-    """A ``rich`` Console of ``width`` columns that writes colour only when asked (neither
-    the environment nor the stream decides: :func:`detect` did)."""
+@functools.lru_cache(maxsize=1)
+def _layout() -> Any:
+    """The ``rich`` Console that measures and wraps text: it writes nowhere and decides
+    nothing about colour (:func:`detect` did)."""
     from rich.console import Console
 
     return Console(
         file=io.StringIO(),
-        width=width,
-        force_terminal=colour,
-        no_color=not colour,
-        color_system="standard" if colour else None,
+        width=1_000_000,
+        force_terminal=False,
+        no_color=True,
+        color_system=None,
         markup=False,
         emoji=False,
         highlight=False,
