@@ -217,11 +217,27 @@ def test_progress_bar_counts_files_and_bytes_on_a_terminal() -> None:
     shown = stream.getvalue()
     assert "scanning 2000 files" in shown
     assert "\x1b[32m2000/2000\x1b[0m" in shown
-    assert shown.endswith("\x1b[?25h\r\x1b[1A\x1b[2K")  # the bar is erased when done
+    assert shown.endswith("\r\x1b[2K\x1b[?25h\r")  # the bar is erased when done
     stream = TerminalStream()
     with progress_bar("downloading vllm-0.28.0.tar.gz", 40_000_000, "bytes", stream) as advance:
         advance(40_000_000)
     assert "\x1b[32m40.0/40.0 MB\x1b[0m" in stream.getvalue()
+
+
+def test_steps_at_once_share_one_display() -> None:
+    """The horizon downloads releases in threads: each gets its bar in the one display
+    (``rich`` allows one live display at a time)."""
+    stream = TerminalStream()
+    with progress_bar("downloading a-1.0.tar.gz", 10, "bytes", stream) as first:
+        with progress_bar("downloading a-2.0.tar.gz", 20, "bytes", stream) as second:
+            first(10)
+            second(20)
+    shown = stream.getvalue()
+    assert "\x1b[32m10/10 bytes\x1b[0m" in shown
+    assert "\x1b[32m20/20 bytes\x1b[0m" in shown
+    with progress_bar("scanning", 1, "files", stream) as advance:  # a new display after
+        advance()
+    assert "\x1b[32m1/1\x1b[0m" in stream.getvalue()
 
 
 def test_track_without_a_bar_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:

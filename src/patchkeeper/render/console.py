@@ -22,6 +22,7 @@ import functools
 import io
 import os
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -343,14 +344,22 @@ def _layout() -> Any:
     )
 
 
+#: The live bars: one ``rich`` Progress per stream, shared by the steps that run at once (the
+#: horizon fetches several releases in threads; ``rich`` draws one live display at a time),
+#: with how many steps use it.
+_BARS: dict[int, tuple[Any, int]] = {}
+_BARS_LOCK = threading.Lock()
+
+
 @contextmanager
 def progress_bar(
     description: str, total: int | None, unit: str, stream: IO[str] | None = None
 ) -> Iterator[Any]:
     """A progress bar (``rich.progress``) for one long step, on ``stream`` (standard error
-    when ``None``): bytes, rate and time left for ``unit="bytes"``, a count of files
-    otherwise. Prints nothing when ``stream`` is not a terminal (a file, a pipe, a CI log).
-    The bar goes away when the step ends. Yields ``advance(amount=1)``
+    when ``None``): bytes, rate and time left for ``unit="bytes"``, a count of files and the
+    time taken otherwise. Prints nothing when ``stream`` is not a terminal (a file, a pipe, a
+    CI log) or the terminal is ``dumb``. Steps that run at once (threads) get one bar each
+    in the same display; a bar goes away when its step ends. Yields ``advance(amount=1)``
     (:class:`patchkeeper.progress.Advance`); see :func:`patchkeeper.progress.track`.
     """
     import sys
@@ -359,27 +368,62 @@ def progress_bar(
     if not _is_terminal(target) or os.environ.get("TERM", "") in ("dumb", "unknown"):
         yield _nothing
         return
+    with _BARS_LOCK:
+        bars, users = _BARS.get(id(target)) or (_start_bars(target), 0)
+        _BARS[id(target)] = (bars, users + 1)
+        task = bars.add_task(description, total=total, unit=unit)
+        bars.refresh()  # drawn at once, not at the next tick
+    try:
+
+        def advance(amount: int = 1) -> None:
+            bars.advance(task, amount)
+
+        yield advance
+    finally:
+        with _BARS_LOCK:
+            bars.refresh()  # its last state, then it goes
+            bars.remove_task(task)
+            users = _BARS[id(target)][1] - 1
+            if users:
+                _BARS[id(target)] = (bars, users)
+            else:
+                del _BARS[id(target)]
+                bars.stop()
+
+
+def _start_bars(target: IO[str]) -> Any:
+    """A started ``rich`` Progress drawing to ``target``, its bars gone when it stops."""
     from rich import progress
     from rich.console import Console
 
     console = Console(file=target, force_terminal=True, highlight=False, markup=False)
+    columns = (progress.TextColumn("{task.description}"), progress.BarColumn(), _amount_column())
+    bars = progress.Progress(*columns, console=console, transient=True)
+    bars.start()
+    return bars
 
-    columns: list[Any] = [progress.TextColumn("{task.description}"), progress.BarColumn()]
-    if unit == "bytes":
-        columns += [
-            progress.DownloadColumn(),
-            progress.TransferSpeedColumn(),
-            progress.TimeRemainingColumn(),
-        ]
-    else:
-        columns += [progress.MofNCompleteColumn(), progress.TimeElapsedColumn()]
-    with progress.Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(description, total=total)
 
-        def advance(amount: int = 1) -> None:
-            bar.advance(task, amount)
+def _amount_column() -> Any:
+    """A ``rich`` progress column showing how far a step is, by its ``unit`` field: bytes,
+    rate and time left for a download, a count and the time taken for files."""
+    from rich import progress
+    from rich.text import Text
 
-        yield advance
+    class Amount(progress.ProgressColumn):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bytes = (
+                progress.DownloadColumn(),
+                progress.TransferSpeedColumn(),
+                progress.TimeRemainingColumn(),
+            )
+            self.files = (progress.MofNCompleteColumn(), progress.TimeElapsedColumn())
+
+        def render(self, task: Any) -> Any:
+            columns = self.bytes if task.fields.get("unit") == "bytes" else self.files
+            return Text(" ").join(column.render(task) for column in columns)
+
+    return Amount()
 
 
 def _nothing(amount: int = 1) -> None:
