@@ -228,10 +228,12 @@ def test_steps_at_once_share_one_display() -> None:
     """The horizon downloads releases in threads: each gets its bar in the one display
     (``rich`` allows one live display at a time)."""
     stream = TerminalStream()
-    with progress_bar("downloading a-1.0.tar.gz", 10, "bytes", stream) as first:
-        with progress_bar("downloading a-2.0.tar.gz", 20, "bytes", stream) as second:
-            first(10)
-            second(20)
+    with (
+        progress_bar("downloading a-1.0.tar.gz", 10, "bytes", stream) as first,
+        progress_bar("downloading a-2.0.tar.gz", 20, "bytes", stream) as second,
+    ):
+        first(10)
+        second(20)
     shown = stream.getvalue()
     assert "\x1b[32m10/10 bytes\x1b[0m" in shown
     assert "\x1b[32m20/20 bytes\x1b[0m" in shown
