@@ -398,7 +398,9 @@ def _start_bars(target: IO[str]) -> Any:
 
     console = Console(file=target, force_terminal=True, highlight=False, markup=False)
     columns = (progress.TextColumn("{task.description}"), progress.BarColumn(), _amount_column())
-    bars = progress.Progress(*columns, console=console, transient=True)
+    # notes and warnings on standard error print above the bars; standard output stays
+    # standard output (rich would send it to the bars' stream)
+    bars = progress.Progress(*columns, console=console, transient=True, redirect_stdout=False)
     bars.start()
     return bars
 
