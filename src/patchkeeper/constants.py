@@ -93,8 +93,8 @@ SIGNATURE = b"-- \n"
 CACHE_ENV = "PATCHKEEPER_CACHE"
 
 #: Environment variable choosing colour on standard output: ``always`` (even in a pipe),
-#: ``never``, or ``auto`` (the default: on a terminal). ``NO_COLOR`` (no-color.org), when set
-#: and not empty, turns colour off whatever this says.
+#: ``never``, or ``auto`` (the default: on a terminal; ``always`` when ``FORCE_COLOR`` is set).
+#: ``NO_COLOR`` (no-color.org), when set and not empty, turns colour off whatever this says.
 COLOR_ENV = "PATCHKEEPER_COLOR"
 
 #: The record of an applied series inside an installed distribution's ``.dist-info``.

@@ -154,6 +154,9 @@ def test_detect_reads_the_stream_and_the_environment() -> None:
     assert detect(tty, {"PATCHKEEPER_COLOR": "never"}).colour is False
     assert detect(io.StringIO(), {"PATCHKEEPER_COLOR": "always"}).colour is True
     assert detect(io.StringIO(), {"COLUMNS": "wide"}) == PLAIN
+    assert detect(io.StringIO(), {"FORCE_COLOR": "1"}).colour is True  # CI logs
+    assert detect(io.StringIO(), {"FORCE_COLOR": "1", "NO_COLOR": "1"}).colour is False
+    assert detect(tty, {"FORCE_COLOR": "1", "PATCHKEEPER_COLOR": "never"}).colour is False
 
 
 def test_finish_wraps_long_lines_at_words_and_leaves_diffs_and_annotations() -> None:

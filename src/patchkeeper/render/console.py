@@ -8,7 +8,8 @@ What is decided (README, "Terminal output"):
   output is a terminal, else none: a pipe or a file gets one line per row, as a script
   expects (``grep`` keeps working);
 - colour: on a terminal only, unless ``NO_COLOR`` is set and not empty (no-color.org: it
-  always wins) or ``PATCHKEEPER_COLOR`` says ``always``/``never``;
+  always wins) or ``PATCHKEEPER_COLOR`` says ``always``/``never`` (``FORCE_COLOR`` set and
+  not empty, as CI services use it, means ``always`` when ``PATCHKEEPER_COLOR`` is unset);
 - progress bars: on standard error when it is a terminal, else nothing is printed.
 
 Renderers build their text at the width of :func:`current` (tables through :func:`table`);
@@ -103,12 +104,15 @@ def detect(stream: IO[str] | Any, environ: Mapping[str, str]) -> Terminal:
     Terminal(width=80, colour=True)
     >>> detect(io.StringIO(), {"PATCHKEEPER_COLOR": "always", "NO_COLOR": "1"}).colour
     False
+    >>> detect(io.StringIO(), {"FORCE_COLOR": "1"}).colour
+    True
     """
     tty = _is_terminal(stream)
     width = _columns(environ)
     if width is None and tty:
         width = _terminal_width(stream)
-    mode = environ.get(COLOR_ENV, "auto").strip().lower()
+    forced = "always" if environ.get("FORCE_COLOR", "") else "auto"
+    mode = environ.get(COLOR_ENV, forced).strip().lower()
     colour = mode == "always" or (mode != "never" and tty)
     if environ.get("NO_COLOR", ""):
         colour = False
