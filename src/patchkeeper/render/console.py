@@ -54,6 +54,9 @@ _current = PLAIN
 #: A cell of a table (a patch name) is never cut shorter than this many characters.
 MIN_CELL = 16
 
+#: A progress bar is never narrower than this many cells.
+MIN_BAR = 10
+
 #: Continuation lines of a wrapped line are indented this much more than the line.
 HANG = "      "
 
@@ -399,12 +402,22 @@ def _start_bars(target: IO[str]) -> Any:
     """A started ``rich`` Progress drawing to ``target``, its bars gone when it stops."""
     from rich import progress
     from rich.console import Console
+    from rich.table import Column
 
     console = Console(file=target, force_terminal=True, highlight=False, markup=False)
-    columns = (progress.TextColumn("{task.description}"), progress.BarColumn(), _amount_column())
+    # one line per bar whatever the width: the description takes at most half of it (cut
+    # with an ellipsis) and the bar what is left (at least MIN_BAR cells)
+    described = Column(no_wrap=True, overflow="ellipsis", max_width=max(console.width // 2, 20))
+    columns = (
+        progress.TextColumn("{task.description}", table_column=described),
+        progress.BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=MIN_BAR)),
+        _amount_column(),
+    )
     # notes and warnings on standard error print above the bars; standard output stays
     # standard output (rich would send it to the bars' stream)
-    bars = progress.Progress(*columns, console=console, transient=True, redirect_stdout=False)
+    bars = progress.Progress(
+        *columns, console=console, transient=True, redirect_stdout=False, expand=True
+    )
     bars.start()
     return bars
 
@@ -413,11 +426,12 @@ def _amount_column() -> Any:
     """A ``rich`` progress column showing how far a step is, by its ``unit`` field: bytes,
     rate and time left for a download, a count and the time taken for files."""
     from rich import progress
+    from rich.table import Column
     from rich.text import Text
 
     class Amount(progress.ProgressColumn):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(table_column=Column(no_wrap=True))
             self.bytes = (
                 progress.DownloadColumn(),
                 progress.TransferSpeedColumn(),
