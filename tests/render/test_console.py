@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -225,6 +226,19 @@ def test_progress_bar_counts_files_and_bytes_on_a_terminal() -> None:
     with progress_bar("downloading vllm-0.28.0.tar.gz", 40_000_000, "bytes", stream) as advance:
         advance(40_000_000)
     assert "\x1b[32m40.0/40.0 MB\x1b[0m" in stream.getvalue()
+
+
+def test_a_bar_stays_on_one_line_of_the_terminal() -> None:
+    stream = TerminalStream()  # 80 columns: rich's default for a stream of unknown size
+    name = "downloading a-very-long-distribution-name-with-many-words-0.28.0.tar.gz"
+    with progress_bar(name, 40_000_000, "bytes", stream) as advance:
+        advance(40_000_000)
+    frames = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", stream.getvalue()).split("\r")
+    drawn = [frame.rstrip("\n") for frame in frames if frame.strip()]
+    assert drawn[-1] == (
+        "downloading a-very-long-distribution-na\u2026 " + "\u2501" * 16 + " 40.0/40.0 MB ? 0:00:00"
+    )
+    assert {len(frame) for frame in drawn} == {80}
 
 
 def test_steps_at_once_share_one_display() -> None:
