@@ -14,7 +14,8 @@ What is decided (README, "Terminal output"):
 
 Renderers build their text at the width of :func:`current` (tables through :func:`table`);
 ``main`` then passes the whole text through :func:`finish`, which wraps the lines still too
-long at word boundaries (the rest indented under the line) and colours the verdicts.
+long at word boundaries (the rest under the row's second column, or indented deeper than the
+line) and colours the verdicts.
 """
 
 from __future__ import annotations
@@ -162,9 +163,10 @@ def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
     """Rows as left-aligned columns two spaces apart, the last column not padded.
 
     With no width (:func:`current`) each row is one line, however long. With a width, the
-    table fits it (``rich.table``): a cell of the first columns longer than a third of the
-    width is cut with ``...`` (the whole text is in ``--json`` and ``--markdown``), and the
-    last column (the evidence) wraps at word boundaries under its own start.
+    table fits it: when the first columns leave less than two fifths of it to the last, their
+    longest cells are cut with ``...`` (:func:`_caps`; the whole text is in ``--json`` and
+    ``--markdown``), and the last column (the evidence) wraps at word boundaries (``rich``'s
+    word wrap, which counts the cells of wide characters) under its own start.
 
     Args:
         rows: rows of equally many cells; the first row is the header when there is one.
