@@ -180,11 +180,17 @@ def test_finish_wraps_long_lines_at_words_and_leaves_diffs_and_annotations() -> 
 
 
 def test_finish_colours_verdict_cells_only() -> None:
-    text = "  applied      a.patch\n  not applied  b.patch\nnot ok: 1 of 2 patches applied"
+    text = (
+        "  applied      a.patch\n  not applied  b.patch\nnot ok: 1 of 2 patches applied\n"
+        "  c.patch  pending (conflict)  retry.py #1 conflicts\n"
+        "the patch is clean and applied"
+    )
     assert finish(text, Terminal(width=None, colour=True)) == (
         "  \x1b[32mapplied\x1b[0m      a.patch\n"
         "  \x1b[31mnot applied\x1b[0m  b.patch\n"
-        "\x1b[31mnot ok:\x1b[0m 1 of 2 patches applied"
+        "\x1b[31mnot ok:\x1b[0m 1 of 2 patches applied\n"
+        "  c.patch  \x1b[31mpending (conflict)\x1b[0m  retry.py #1 conflicts\n"
+        "the patch is clean and applied"
     )
     assert finish("+\tindented by a tab", Terminal(width=80, colour=True)) == "+\tindented by a tab"
 

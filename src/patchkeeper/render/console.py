@@ -81,6 +81,9 @@ COLOURS = {
     "target gone": "red",
     "gone": "red",
     "blocked": "red",
+    "merged": "yellow",
+    "resolved": "green",
+    "dropped": "cyan",
     "retain": "green",
     "update": "yellow",
     "migrate": "yellow",
@@ -275,7 +278,10 @@ def _paint(line: str) -> str:
     parts = _CELL_GAP.split(line)  # cells at even places, the gaps between them at odd
     for place in range(0, len(parts), 2):
         cell = parts[place]
-        colour = COLOURS.get(cell.lower())
+        word = cell.lower()
+        if word.startswith("pending (") and word.endswith(")"):
+            word = word[len("pending (") : -1]  # a port's "pending (conflict)": its verdict
+        colour = COLOURS.get(word)
         if colour is not None and not cell.endswith(":"):
             before, after = _codes(colour)
             parts[place] = f"{before}{cell}{after}"
