@@ -118,10 +118,11 @@ def test_audit_wraps_the_hunk_evidence_under_its_line(cli, example: Example, mon
     monkeypatch.setenv("COLUMNS", "80")
     run = _audit(cli, example)
     detail = run.out.split("\n\n")[2].splitlines()
-    assert detail[4:7] == [
+    assert detail[4:8] == [
         "        line 11: expected '    REMOVE_ON_REDIRECT =",
         '              frozenset(["Authorization"])\'',
-        "                 found    '    REMOVE_ON_REDIRECT =",
+        '                 found    \'    REMOVE_ON_REDIRECT = frozenset(["Authorization",',
+        '                          "Cookie"])\'',
     ]
 
 
@@ -327,3 +328,32 @@ def test_a_scan_draws_its_bar_on_a_terminal_stderr_only(example: Example) -> Non
     assert "\x1b" not in out
     assert b"searching files for moved lines" in shown
     assert b"\x1b[32m4/4\x1b[0m" in shown  # minihttp-1.1's four .py files
+
+
+def test_verify_fits_and_colours_its_rows(cli, example: Example, monkeypatch) -> None:
+    import shutil
+
+    target = example.root / "target"
+    shutil.copytree(example.old, target)
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    (target / "minihttp" / "left-over.txt").write_text("written by hand\n")
+    args = ("verify", "--target", str(target), "--pristine", str(example.old))
+    plain = cli(*args, cwd=example.downstream)
+    monkeypatch.setenv("COLUMNS", "60")
+    monkeypatch.setenv("PATCHKEEPER_COLOR", "always")
+    fitted = cli(*args, cwd=example.downstream)
+    assert plain.code == fitted.code == 1
+    lines = fitted.out.splitlines()
+    assert lines[-10:] == [
+        "  \x1b[32mapplied\x1b[0m  retry-backoff-cap.patch",
+        "  \x1b[32mapplied\x1b[0m  redirect-strip-proxy-auth.patch",
+        "  \x1b[32mapplied\x1b[0m  headers-merge-order.patch",
+        "  \x1b[32mapplied\x1b[0m  client-describe-version.patch",
+        "  \x1b[32mapplied\x1b[0m  metrics-redirects.patch",
+        "  \x1b[32mapplied\x1b[0m  metrics-same-host.patch",
+        "  \x1b[32mapplied\x1b[0m  redirect-strip-api-key.patch",
+        "  changed outside the series: left-over.txt exists (sha256",
+        "        e0b034665693) but pristine has no such file",
+        "\x1b[31mnot ok:\x1b[0m 7 of 7 patches applied, 1 file drifted",
+    ]
+    assert "  changed outside the series: left-over.txt exists (sha256" in plain.out

@@ -316,7 +316,12 @@ def _wrap(line: str, width: int | None) -> list[str]:
     body = line.lstrip(" ")
     indent = line[: len(line) - len(body)]
     hang = _hang(line, indent, width)
-    pieces = _wrap_words(body, max(width - hang, MIN_CELL)) or [""]
+    first = (_wrap_words(body, max(width - len(indent), MIN_CELL)) or [""])[0]
+    if body.startswith(first):  # the first line takes the whole width, the rest less
+        rest = _wrap_words(body[len(first) :].lstrip(" "), max(width - hang, MIN_CELL))
+        pieces = [first, *rest]
+    else:  # a tab in the first line: rich expanded it; wrap the whole at the narrower width
+        pieces = _wrap_words(body, max(width - hang, MIN_CELL)) or [""]
     return [indent + pieces[0], *(" " * hang + piece for piece in pieces[1:])]
 
 
