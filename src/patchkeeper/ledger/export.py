@@ -27,11 +27,13 @@ from pathlib import Path
 
 from patchkeeper import constants as C
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, PatchkeeperError
+from patchkeeper.errors import ConfigError, PatchFormatError, PatchkeeperError
+from patchkeeper.ledger import patch_form
 from patchkeeper.ledger.findings import Finding
+from patchkeeper.ledger.patch_form import Sides
 from patchkeeper.ledger.settings import GitSettings, git_settings
 from patchkeeper.series.model import Patch
-from patchkeeper.series.parse import split_lines
+from patchkeeper.series.parse import parse_patch, parse_series, read_patch, split_lines
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
@@ -169,18 +171,75 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
 
 
 def render_commit(
-    checkout: Path, commit: str, config: Config, note: bytes | None = None
+    checkout: Path,
+    commit: str,
+    config: Config,
+    note: bytes | None = None,
+    reference: Patch | None = None,
 ) -> tuple[bytes, bytes]:
     """Return ``(subject, patch file bytes)`` of ``commit``.
 
-    ``note`` is the commit's provenance note (see :func:`provenance`), if any.
+    ``note`` is the commit's provenance note (see :func:`provenance`), if any. ``reference``
+    is the patch file already written for it: its form is kept
+    (:mod:`patchkeeper.ledger.patch_form`; an ``--- exported from`` line only if it has one);
+    ``None`` writes git's form.
     """
     settings = git_settings(config)
     subject, body = split_message(gitops.commit_message(checkout, commit))
-    diff = commit_diff(checkout, commit, config.directory, settings.index_abbrev)
+    abbrev = settings.index_abbrev
+    if reference is not None:
+        abbrev = patch_form.index_abbrev(reference) or abbrev
+    diff = commit_diff(checkout, commit, config.directory, abbrev)
     origin = provenance(note, body, diff) or commit
     exported = b"--- exported from " + origin.encode("ascii") + b"\n"
-    return subject, body + exported + diff
+    if reference is None:
+        return subject, body + exported + diff
+    preamble = kept_body(checkout, reference, body)
+    if exported_from(reference) is not None:
+        preamble += exported
+    git = parse_patch(diff, name=reference.name, path=reference.path, strip=1)
+    sides = commit_sides(checkout, commit, config.directory, [reference, git])
+    return subject, patch_form.render_in_form(reference, preamble, git, sides)
+
+
+def kept_body(checkout: Path, reference: Patch, body: bytes) -> bytes:
+    """The reference's description (its preamble before any ``--- exported from`` line) when
+    ``body`` differs from it only in what git's message clean-up removes (``git stripspace``:
+    trailing white space, repeated and leading/trailing blank lines; ``git commit --amend``
+    does that to the blank line before a Debian patch's first ``Index:`` line), else
+    ``body``."""
+    lines = split_lines(reference.preamble)
+    found = exported_from(reference)
+    own = b"".join(lines[: found[1] - 1]) if found is not None else reference.preamble
+    if own == body:
+        return own
+    clean = [gitops.run(["stripspace"], checkout, input=text) for text in (own, body)]
+    return own if clean[0] == clean[1] else body
+
+
+def commit_sides(checkout: Path, commit: str, directory: str, patches: list[Patch]) -> Sides:
+    """The files the ``patches`` touch in ``commit``'s parent and in ``commit``, read in one
+    ``git cat-file --batch`` call; paths are relative to ``directory``."""
+    parent = gitops.commit_parents(checkout, commit)[0]
+    paths = sorted({path for patch in patches for path in patch.touched_paths})
+    prefix = directory.strip("/") + "/" if directory.strip("/") else ""
+    names = [f"{rev}:{prefix}{path}" for rev in (parent, commit) for path in paths]
+    blobs = gitops.cat_file_batch(checkout, names)
+    return Sides(
+        before=lambda path: blobs.get(f"{parent}:{prefix}{path}"),
+        after=lambda path: blobs.get(f"{commit}:{prefix}{path}"),
+    )
+
+
+def reference_patch(path: Path, strip: int) -> Patch | None:
+    """The patch file at ``path`` whose form an export keeps, or ``None`` when there is none
+    or it does not parse (it is then written in git's form)."""
+    if not path.is_file():
+        return None
+    try:
+        return read_patch(path, strip=strip)
+    except PatchFormatError:
+        return None
 
 
 def _checkout(config: Config, checkout: Path | None) -> Path:
@@ -217,10 +276,13 @@ def export_commit(
     checkout: Path | None = None,
     output: Path | None = None,
     tag: str | None = None,
+    normalise: bool = False,
 ) -> ExportResult:
     """``patchkeeper export REV``: write one commit's patch file.
 
     The file is ``output``, else ``<patches>/<topic>.patch`` from a ``[TAG] <topic>`` subject.
+    When the file exists its form is kept (:mod:`patchkeeper.ledger.patch_form`) unless
+    ``normalise``: then it is written in git's form.
 
     Raises:
         ExportError: the commit cannot be exported, or no output is known.
@@ -229,7 +291,7 @@ def export_commit(
     root = _checkout(config, checkout)
     commit = gitops.commit_id(root, rev)
     notes = gitops.notes(root, git_settings(config).notes_ref)
-    subject, data = render_commit(root, commit, config, notes.get(commit))
+    subject, _ = split_message(gitops.commit_message(root, commit))
     topic = _topic(config, tag, subject, commit)
     if output is None:
         if topic is None:
@@ -240,10 +302,25 @@ def export_commit(
                 hint="pass -o FILE, or set the topic tag ([tool.patchkeeper.git] tag or --tag)",
             )
         output = config.patches_dir / f"{topic}.patch"
+    strip = _strips(config).get(output, config.strip)
+    reference = None if normalise else reference_patch(output, strip)
+    _, data = render_commit(root, commit, config, notes.get(commit), reference)
     changed = _write(output, data)
     return ExportResult(
         patches=(ExportedPatch(topic, commit, output, changed),), series=None, root=config.root
     )
+
+
+def _strips(config: Config) -> dict[Path, int]:
+    """``{patch file: strip level}`` of the series entries with their own level (``-p0``);
+    every other file has the configured one."""
+    if not config.series.is_file():
+        return {}
+    return {
+        config.series.parent / entry.name: entry.strip
+        for entry in parse_series(config.series).entries
+        if entry.strip is not None
+    }
 
 
 # --------------------------------------------------------------------------- a range
@@ -288,8 +365,6 @@ def _series_lines(series: Path) -> tuple[list[bytes], dict[str, bytes]]:
     """The series' leading comment block and ``{name: line}`` of its entries."""
     if not series.is_file():
         return [], {}
-    from patchkeeper.series.parse import parse_series
-
     lines = split_lines(series.read_bytes())
     entries = parse_series(series).entries
     first = entries[0].line_no - 1 if entries else len(lines)
@@ -308,10 +383,16 @@ def series_bytes(series: Path, names: list[str]) -> tuple[bytes, tuple[str, ...]
 
 
 def export_range(
-    config: Config, rev_range: str, *, checkout: Path | None = None, tag: str | None = None
+    config: Config,
+    rev_range: str,
+    *,
+    checkout: Path | None = None,
+    tag: str | None = None,
+    normalise: bool = False,
 ) -> ExportResult:
     """``patchkeeper export --range BASE..BRANCH``: every topic commit to
-    ``<patches>/<topic>.patch``, and the series rewritten in commit order.
+    ``<patches>/<topic>.patch``, and the series rewritten in commit order. A file that
+    exists keeps its form unless ``normalise`` (as :func:`export_commit`).
 
     Nothing is written when a commit is not a topic commit or a topic repeats; the patch
     files and the series are written in one transaction (:mod:`patchkeeper.trees.downstream`).
@@ -333,8 +414,14 @@ def export_range(
     root = _checkout(config, checkout)
     topics = range_topics(root, rev_range, tag)
     notes = gitops.notes(root, settings.notes_ref)
+    strips = _strips(config)
+
+    def reference(topic: str) -> Patch | None:
+        path = config.patches_dir / f"{topic}.patch"
+        return None if normalise else reference_patch(path, strips.get(path, config.strip))
+
     rendered = [
-        (commit, topic, render_commit(root, commit, config, notes.get(commit))[1])
+        (commit, topic, render_commit(root, commit, config, notes.get(commit), reference(topic))[1])
         for commit, topic, _ in topics
     ]
     with locked_downstream(config):
