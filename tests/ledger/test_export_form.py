@@ -172,7 +172,7 @@ SERIES = (
     b"# Debian patches of minihttp\n"
     b"0001-default-timeout.patch\n"
     b"0002-upper-case-parameters.patch\n"
-    b"0003-add-compat-module.patch\n"
+    b"0003-add-compat-module.diff\n"
     b"0004-keep-alive.patch\n"
 )
 
@@ -198,7 +198,7 @@ def debian(tmp_path: Path) -> Path:
         "series": SERIES,
         "0001-default-timeout.patch": TIMEOUT,
         "0002-upper-case-parameters.patch": UPPER,
-        "0003-add-compat-module.patch": COMPAT,
+        "0003-add-compat-module.diff": COMPAT,
         "0004-keep-alive.patch": _keep_alive(),
     }.items():
         (patches / name).write_bytes(data)

@@ -32,6 +32,7 @@ from patchkeeper.ledger import patch_form
 from patchkeeper.ledger.findings import Finding
 from patchkeeper.ledger.patch_form import Sides
 from patchkeeper.ledger.settings import GitSettings, git_settings
+from patchkeeper.ledger.table import row_name
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import parse_patch, parse_series, read_patch, split_lines
 from patchkeeper.system.atomic import write_atomic
@@ -301,7 +302,7 @@ def export_commit(
                 path=root,
                 hint="pass -o FILE, or set the topic tag ([tool.patchkeeper.git] tag or --tag)",
             )
-        output = config.patches_dir / f"{topic}.patch"
+        output = config.patches_dir / file_names(config).get(topic, f"{topic}.patch")
     strip = _strips(config).get(output, config.strip)
     reference = None if normalise else reference_patch(output, strip)
     _, data = render_commit(root, commit, config, notes.get(commit), reference)
@@ -309,6 +310,15 @@ def export_commit(
     return ExportResult(
         patches=(ExportedPatch(topic, commit, output, changed),), series=None, root=config.root
     )
+
+
+def file_names(config: Config) -> dict[str, str]:
+    """``{topic: series name}`` of the series' entries (``0001-fix.diff`` for topic
+    ``0001-fix``): a topic the series lists is written to its file, whatever its suffix
+    (:data:`patchkeeper.ledger.table.PATCH_SUFFIXES`); a new topic gets ``<topic>.patch``."""
+    if not config.series.is_file():
+        return {}
+    return {row_name(entry.name): entry.name for entry in parse_series(config.series).entries}
 
 
 def _strips(config: Config) -> dict[Path, int]:
@@ -415,9 +425,11 @@ def export_range(
     topics = range_topics(root, rev_range, tag)
     notes = gitops.notes(root, settings.notes_ref)
     strips = _strips(config)
+    known = file_names(config)
+    names = {topic: known.get(topic, f"{topic}.patch") for _, topic, _ in topics}
 
     def reference(topic: str) -> Patch | None:
-        path = config.patches_dir / f"{topic}.patch"
+        path = config.patches_dir / names[topic]
         return None if normalise else reference_patch(path, strips.get(path, config.strip))
 
     rendered = [
@@ -425,10 +437,8 @@ def export_range(
         for commit, topic, _ in topics
     ]
     with locked_downstream(config):
-        data, dropped = series_bytes(config.series, [f"{topic}.patch" for _, topic, _ in rendered])
-        changes = [
-            Change(config.patches_dir / f"{topic}.patch", patch) for _, topic, patch in rendered
-        ]
+        data, dropped = series_bytes(config.series, [names[topic] for _, topic, _ in rendered])
+        changes = [Change(config.patches_dir / names[topic], patch) for _, topic, patch in rendered]
         changed = set(commit_files(config, [*changes, Change(config.series, data)]))
     written = [
         ExportedPatch(topic, commit, change.path, change.path in changed)

@@ -10,9 +10,12 @@ hunk-header text. A series that was not written by ``export`` (a Debian or quilt
 ``--no-timestamps`` choose the form of what it regenerates) and ``gbp pq export`` writes
 unchanged patches only when asked (``--drop``/``--commit`` aside):
 
-- a file section whose change is the commit's (its hunks apply to the commit's parent in place,
-  at offset 0 and fuzz 0, and give the commit's file) keeps its bytes, header lines,
-  timestamps, ``index`` line and hunk-header text included;
+- a file section whose change is the commit's (its hunks apply to the commit's parent at fuzz
+  0 and give the commit's file) keeps its bytes, header lines, timestamps, ``index`` line,
+  hunk-header text and line numbers included: a section cut against another release that
+  applies at an offset stays as it was (python-urllib3's
+  ``fix-missed-coverage-when-calling-read-having-amt-Non.patch`` says ``@@ -587,6`` where
+  1.26.12 has the lines at 476);
 - a section whose file the commit changes differently is written from git's diff in the
   section's form: its own header lines for a ``---``/``+++`` section (``Index:`` line, names,
   timestamps; ``/dev/null`` where the file is created or deleted and the section said
@@ -226,8 +229,9 @@ def plain_form(patch: Patch) -> PlainForm | None:
 
 def same_change(section: FileDiff, sides: Sides) -> bool:
     """Whether a reference section makes exactly the commit's change to its file: its hunks
-    apply to the parent's file at their own lines (offset 0, fuzz 0) and give the commit's
-    file, and the file exists before (after) exactly when the section says so."""
+    apply to the parent's file at fuzz 0 (at any offset, as ``import``'s ``git apply`` took
+    them) and give the commit's file, and the file exists before (after) exactly when the
+    section says so."""
     old, new = section.old_path, section.new_path
     before = sides.before(old) if old is not None else None
     if old is None and new is not None and sides.before(new) is not None:
@@ -242,7 +246,7 @@ def same_change(section: FileDiff, sides: Sides) -> bool:
     if section.is_rename and old is not None and sides.after(old) is not None:
         return False
     result = patch_lines(split_lines(before or b""), section.hunks)
-    if result.lines is None or any(place.offset for place in result.placements):
+    if result.lines is None:
         return False
     return b"".join(result.lines) == (after or b"")
 
