@@ -473,7 +473,9 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
     """A function ``check(patch, where) -> findings`` comparing a patch with a re-export of
     the commit its ``--- exported from`` line names (PK302), or reporting that the commit is
     not in ``checkout`` (PK303). A commit made by ``import`` stands for the id its note
-    records."""
+    records. The re-export keeps the patch's form, as ``export`` does
+    (:mod:`patchkeeper.ledger.patch_form`): a changed line of a hunk is found, a section
+    kept where it applies at an offset is not."""
     root = gitops.toplevel(checkout)
     notes = gitops.notes(root, git_settings(config).notes_ref)
     by_origin: dict[str, str] = {}
@@ -494,7 +496,7 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
         else:
             return [Finding(where, line, "PK303", f"commit {named[:12]} is not in {root}")]
         try:
-            _, expected = render_commit(root, commit, config, notes.get(commit))
+            _, expected = render_commit(root, commit, config, notes.get(commit), patch)
         except ExportError as exc:
             return [Finding(where, line, "PK302", f"cannot re-export {named[:12]}: {exc.message}")]
         if expected == patch.raw:
