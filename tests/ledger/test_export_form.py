@@ -172,6 +172,7 @@ SERIES = (
     b"# Debian patches of minihttp\n"
     b"0001-default-timeout.patch\n"
     b"0002-upper-case-parameters.patch\n"
+    b"#0005-python2-compat.patch\n"  # commented out, as numpy's #python3.11.patch
     b"0003-add-compat-module.diff\n"
     b"0004-keep-alive.patch\n"
 )

@@ -137,3 +137,26 @@ def test_a_changed_hunk_gets_diff_p_text_cut_at_40_bytes() -> None:
     out = render_in_form(with_text, b"", git, _sides({"d.py": before}, {"d.py": after}))
     assert out.splitlines()[2] == b"@@ -1,4 +1,4 @@ x"  # the same hunk keeps its text
     assert b"@@ -5,4 +5,4 @@ class VeryLongClassNameForTheHunkHeaderT\n" in out
+
+
+def test_a_plain_section_of_an_executable_file_keeps_its_bytes() -> None:
+    """A ``---``/``+++`` diff says nothing of modes: a file that is 100755 before and after
+    (Pillow's ``setup.py``) does not make the section differ."""
+    reference = _patch(b"--- a/run.py\n+++ b/run.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n")
+    git = _patch(
+        b"diff --git a/run.py b/run.py\n"
+        b"index 1111111..2222222 100755\n"
+        b"--- a/run.py\n+++ b/run.py\n"
+        b"@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    )
+    sides = _sides({"run.py": b"x = 1\n"}, {"run.py": b"x = 2\n"})
+    assert render_in_form(reference, b"", git, sides) == reference.raw
+    mode_change = _patch(
+        b"diff --git a/run.py b/run.py\n"
+        b"old mode 100644\nnew mode 100755\n"
+        b"index 1111111..2222222\n"
+        b"--- a/run.py\n+++ b/run.py\n"
+        b"@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    )
+    # A mode change cannot be said in this form: the section gets git's header.
+    assert render_in_form(reference, b"", mode_change, sides) == mode_change.raw

@@ -371,22 +371,30 @@ def range_topics(root: Path, rev_range: str, tag: str) -> list[tuple[str, str, b
     return out
 
 
-def _series_lines(series: Path) -> tuple[list[bytes], dict[str, bytes]]:
-    """The series' leading comment block and ``{name: line}`` of its entries."""
+def _series_lines(series: Path) -> tuple[list[bytes], dict[str, list[bytes]]]:
+    """The series' leading comment block and ``{name: lines}`` of its entries: the entry's
+    line and the comment and blank lines after it, up to the next entry (a commented-out
+    entry such as numpy's ``#python3.11.patch`` stays where it was)."""
     if not series.is_file():
         return [], {}
     lines = split_lines(series.read_bytes())
     entries = parse_series(series).entries
     first = entries[0].line_no - 1 if entries else len(lines)
-    by_name = {entry.name: lines[entry.line_no - 1] for entry in entries}
+    ends = [entry.line_no - 1 for entry in entries[1:]] + [len(lines)] if entries else []
+    by_name = {
+        entry.name: lines[entry.line_no - 1 : end] for entry, end in zip(entries, ends, strict=True)
+    }
     return lines[:first], by_name
 
 
 def series_bytes(series: Path, names: list[str]) -> tuple[bytes, tuple[str, ...]]:
-    """The new series: its comment header, then ``names`` (an old line for a name is kept
-    with its options and comment). Returns the bytes and the names dropped."""
+    """The new series: its comment header, then ``names``; an old entry is kept with its
+    options, its comment and the comment lines after it, so the same names in the same order
+    give the same bytes. Returns the bytes and the names dropped."""
     head, old = _series_lines(series)
-    body = [old.get(name, f"{name}\n".encode()) for name in names]
+    if list(old) == names:
+        return series.read_bytes(), ()
+    body = [line for name in names for line in old.get(name, [f"{name}\n".encode()])]
     body = [line if line.endswith(b"\n") else line + b"\n" for line in body]
     dropped = tuple(name for name in old if name not in names)
     return b"".join(head + body), dropped

@@ -252,13 +252,23 @@ def same_change(section: FileDiff, sides: Sides) -> bool:
 
 
 def _same_modes(section: FileDiff, git: list[FileDiff]) -> bool:
-    """A git section's modes are git's; a ``---``/``+++`` one can only say 100644."""
+    """A git section's modes are git's. A ``---``/``+++`` section says nothing of modes: it
+    makes the commit's change when the commit changes no mode and creates no file other
+    than 100644 (what ``git apply`` gives a file such a diff creates); an executable file it
+    modifies stays executable (Pillow's ``setup.py``)."""
     if is_git_section(section):
         if section.is_rename:
             return True
         return all((section.old_mode, section.new_mode) == (g.old_mode, g.new_mode) for g in git)
-    regular = {None, C.REGULAR_TYPE + "644"}
-    return all(g.old_mode in regular and g.new_mode in regular for g in git)
+    return all(_same_modes_plain(g) for g in git)
+
+
+def _same_modes_plain(git: FileDiff) -> bool:
+    """Whether a ``---``/``+++`` header can stand for git's section: no mode change, and a
+    created file is 100644."""
+    if git.is_creation:
+        return git.new_mode in (None, C.REGULAR_TYPE + "644")
+    return git.is_deletion or git.old_mode == git.new_mode
 
 
 def _restyle(git: FileDiff, section: FileDiff | None, plain: PlainForm | None, rule: str) -> bytes:
@@ -268,6 +278,8 @@ def _restyle(git: FileDiff, section: FileDiff | None, plain: PlainForm | None, r
     hunks = b"".join(_retext(hunk, rule, known) for hunk in git.hunks)
     if section is not None and is_git_section(section):
         return git.header_raw + hunks
+    if not _same_modes_plain(git):
+        return git.header_raw + hunks  # a mode a ---/+++ header cannot say: git's header
     if section is not None:
         before, old, new = _header_lines(section)
         kept = (
