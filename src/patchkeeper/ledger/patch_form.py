@@ -6,9 +6,9 @@ hunk-header text. A series that was not written by ``export`` (a Debian or quilt
 ``--- pkg.orig/x`` / ``+++ pkg/x`` names with timestamps, abbreviated blob ids, hunk headers as
 ``diff -p`` writes them. Rewriting such a file in git's form after ``import`` makes the first
 ``export`` a diff of noise, so the file already on disk (the *reference*) decides the form, as
-``quilt refresh`` keeps a patch's header and description (its ``--no-index``, ``-p ab`` and
-``--no-timestamps`` choose the form of what it regenerates) and ``gbp pq export`` writes
-unchanged patches only when asked (``--drop``/``--commit`` aside):
+``quilt refresh`` keeps a patch's description (its ``--no-index``, ``-p ab`` and
+``--no-timestamps`` choose the form of what it regenerates), where ``gbp pq export`` writes
+every patch anew in ``git format-patch``'s form (the form ``--normalise`` asks for):
 
 - a file section whose change is the commit's (its hunks apply to the commit's parent at fuzz
   0 and give the commit's file) keeps its bytes, header lines, timestamps, ``index`` line,
