@@ -543,6 +543,11 @@ def tag_option(function: Callable[..., Any]) -> Callable[..., Any]:
 )
 @checkout_option
 @tag_option
+@click.option(
+    "--normalise",
+    is_flag=True,
+    help="Write git's form (diff --git, full ids, an exported-from line), not the file's own.",
+)
 @json_option
 @click.pass_obj
 def export(
@@ -552,6 +557,7 @@ def export(
     output: Path | None,
     checkout: Path | None,
     tag: str | None,
+    normalise: bool,
     as_json: bool,
 ) -> None:
     """Write a commit (or every topic commit of --range) as a patch file."""
@@ -563,7 +569,13 @@ def export(
     if rev_range is not None and output is not None:
         raise click.UsageError("-o goes with a single commit, not --range")
     result = command.run(
-        config, rev=rev, rev_range=rev_range, checkout=checkout, output=output, tag=tag
+        config,
+        rev=rev,
+        rev_range=rev_range,
+        checkout=checkout,
+        output=output,
+        tag=tag,
+        normalise=normalise,
     )
     emit(result, as_json)
 
