@@ -20,6 +20,7 @@ from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.tree import Tree, check_paths, pristine_for, spec_tree
+from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -64,6 +65,8 @@ def run(
     Raises:
         PatchFormatError, FetchError, TargetError: as their names say.
     """
+    check_release_option(to, "--to", config.upstream, config.source)
+    check_release_option(pristine, "--pristine", config.upstream, config.source)
     series, patches = load_series(config)
     tree = spec_tree(to, config)
     check_paths(tree, patches)

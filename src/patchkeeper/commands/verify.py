@@ -31,6 +31,7 @@ from patchkeeper.trees.tree import (
     target_tree,
 )
 from patchkeeper.trees.untouched_files import untouched_drift
+from patchkeeper.upstream.requirements import check_release_option
 
 
 def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCheck, ...]:
@@ -80,6 +81,7 @@ def run(
         ConfigError: ``verify`` on a directory with no pristine reference.
         PatchFormatError, TargetError, FetchError, LockError: as their names say.
     """
+    check_release_option(pristine, "--pristine", config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
