@@ -50,7 +50,7 @@ class Settings:
         from patchkeeper.errors import ConfigError
 
         context = click.get_current_context(silent=True)
-        command = context.info_name if context is not None else None
+        command = command_name(context) if context is not None else None
         if config.source is not None or command not in SERIES_COMMANDS:
             return
         if config.series.exists():
