@@ -4,6 +4,7 @@ activated through the plugin's real entry point."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
@@ -59,3 +60,18 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
         ("import-error", "tinyup")  # metaplug.patch imports tinyup, not installed here
     ]
     assert result.exit_code == 1
+
+
+def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees: Path, cli):
+    """patchkeeper's own interpreter has neither metaplug nor tinyup: exit 2 naming both, not
+    one "missing" line per entry (user report: ~200 ImportError lines, exit 1)."""
+    python = Path(sys.executable)
+    run = cli("runtime", "check", "--python", str(python), cwd=runtime_trees / "plugin")
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {python}: metaplug and tinyup cannot be imported by this "
+        f"interpreter (Python {version}): not installed in its environment, or not on its path\n"
+        f"  hint: install them in that environment ({python} -m pip install ...), or give "
+        "--python the interpreter of the environment where metaplug and tinyup are installed\n"
+    )
