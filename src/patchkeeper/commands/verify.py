@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from patchkeeper.commands.common import command_line, overlay_files
+from patchkeeper.commands.common import command_line, overlay_files, pin_mismatch
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError
+from patchkeeper.progress import warn
 from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace, touched_paths
 from patchkeeper.series.load import load_series
@@ -85,6 +86,9 @@ def run(
     _, patches = load_series(config)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
+    pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
     # An installed tree's RECORD is read under the lock, after any roll-back: a killed run
     # may have left RECORD and patchkeeper.json half-changed.
     from_record = tree.kind == INSTALLED and pristine is None
@@ -128,6 +132,7 @@ def run(
         unavailable,
         untouched,
         ignored,
+        pin_note,
     )
     if not detailed:
         options = {"--target": target, "--python": python, "--pristine": pristine}
