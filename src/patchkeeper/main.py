@@ -189,7 +189,7 @@ def _json_error(command: str | None, error: BaseException, exit_code: int) -> No
     from patchkeeper.jsonable import json_text
     from patchkeeper.render.envelope import error_envelope
 
-    click.echo(json_text(error_envelope(command, error, exit_code)))
+    click.echo(json_text(error_envelope(command, error, exit_code), latin1=True))
 
 
 def _json_command(error: BaseException | None = None) -> str | None:

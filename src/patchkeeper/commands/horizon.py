@@ -76,6 +76,7 @@ def run(
         next_pin=next_pin(judged),
         pin_tree=old.label if old is not None else None,
         pin_note=note,
+        releases_dir=str(releases.resolve()) if releases is not None else None,
     )
 
 
