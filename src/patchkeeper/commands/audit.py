@@ -36,7 +36,7 @@ def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None,
         FetchError, TargetError: ``spec`` was given and cannot be had.
     """
     if spec is not None:
-        return spec_tree(spec, config), None
+        return spec_tree(spec, config, "the pristine reference (--pristine)"), None
     try:
         pristine = pristine_for(config, tree, None)
     except (FetchError, TargetError) as exc:
@@ -68,7 +68,7 @@ def run(
     check_release_option(to, "--to", config.upstream, config.source)
     check_release_option(pristine, "--pristine", config.upstream, config.source)
     series, patches = load_series(config)
-    tree = spec_tree(to, config)
+    tree = spec_tree(to, config, "the new upstream (--to)")
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine)
     ws = Workspace(tree.reader())
