@@ -100,3 +100,26 @@ def test_a_path_and_an_exact_pin_are_not_refused(cli, example: Example) -> None:
               "--pristine", "../upstream/minihttp-1.0", cwd=example.downstream)  # fmt: skip
     assert run.code == 1
     assert "next pin: stay at 1.0" in run.out
+
+
+def test_the_configured_pristine_is_checked_too(cli, example: Example) -> None:
+    config = example.downstream / "patchkeeper.toml"
+    text = config.read_text().replace('pristine = "../upstream/minihttp-1.0"', "")
+    config.write_text(text + 'pristine = "minihttp>=1.0"\n')
+    line = len(config.read_text().splitlines())
+    target = example.target()
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {config}:{line}: pristine names one release, but minihttp>=1.0 "
+        'has the range >=1.0, not one version\n  hint: use pristine = "minihttp==VERSION" (or '
+        "a directory)\n",
+    )
+    config.write_text(text + 'pristine = "requests==2.0"\n')
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (
+        2,
+        f'patchkeeper: error: {config}:2: pristine = "requests==2.0" names the project '
+        "requests, but the configured upstream is minihttp\n  hint: pass a requirement of "
+        "minihttp (pristine = \"minihttp==VERSION\"), or fix 'upstream' in patchkeeper.toml\n",
+    )

@@ -49,15 +49,16 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     init = runtime_trees / "plugin/metaplug/__init__.py"
-    init.write_text("def register():\n    import metaplug.patch.nowhere  # noqa: F401\n")
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", str(runtime_trees / "plugin")],
-        check=True,
-        capture_output=True,
-    )
+    init.write_text("def register():\n    import missing_dependency  # noqa: F401\n")
+    for project in ("upstream-1.0", "plugin"):
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", str(runtime_trees / project)],
+            check=True,
+            capture_output=True,
+        )
     result = check.check_live(load_config(runtime_trees / "plugin/pyproject.toml"), python=python)
     assert [(a["status"], a["module"]) for a in result.activation] == [
-        ("import-error", "tinyup")  # metaplug.patch imports tinyup, not installed here
+        ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1
 

@@ -475,6 +475,9 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             what = f"the pristine reference (pristine = {configured!r} in {config.source})"
             other = directory_tree(local.expanduser(), config, what)
         else:
+            from patchkeeper.upstream.requirements import check_release_option
+
+            check_release_option(configured, "pristine =", config.upstream, config.source)
             other = requirement_tree(configured, config)
         return Pristine(other.label, tree=other)
     if config.upstream and config.pin:

@@ -77,18 +77,20 @@ def check_project(
     if canonicalize_name(requirement.name) == canonicalize_name(upstream):
         return
     raise TargetError(
-        f"{option} {spec.strip()} names the project {requirement.name}, but the configured "
-        f"upstream is {upstream}",
+        f"{_given(option, spec.strip())} names the project {requirement.name}, but the "
+        f"configured upstream is {upstream}",
         path=config_file,
         line=_upstream_line(config_file),
-        hint=f"pass a requirement of {upstream} ({option} {upstream}==VERSION), or fix "
-        f"'upstream' in {config_file.name if config_file else 'the configuration'}",
+        hint=f"pass a requirement of {upstream} ({_given(option, upstream + '==VERSION')}), "
+        f"or fix 'upstream' in {config_file.name if config_file else 'the configuration'}",
     )
 
 
-def check_one_release(spec: str | None, option: str) -> None:
+def check_one_release(spec: str | None, option: str, config_file: Path | None = None) -> None:
     """Refuse a requirement ``spec`` (given as ``option``, which names one release) that is
     not pinned to one version: ``werkzeug>=2.2`` would silently mean the newest release.
+    ``option`` is a command-line option (``"--pristine"``), or a configuration key ending in
+    ``=`` (``"pristine ="``) set in ``config_file``.
 
     Raises:
         TargetError: naming the option and the requirement, saying to use ``NAME==VERSION``.
@@ -97,10 +99,23 @@ def check_one_release(spec: str | None, option: str) -> None:
     if requirement is None or one_version(requirement) is not None:
         return
     what = f"the range {requirement.specifier}" if requirement.specifier else "no version"
+    key = option.endswith("=")
     raise TargetError(
-        f"{option} names one release, but {spec.strip()} has {what}, not one version",
-        hint=f"use {option} {requirement.name}==VERSION (or a directory)",
+        f"{option.rstrip(' =')} names one release, but {spec.strip()} has {what}, not one version",
+        path=config_file if key else None,
+        line=_key_line(config_file, option.rstrip(" =")) if key else None,
+        hint=f"use {_given(option, requirement.name + '==VERSION')} (or a directory)",
     )
+
+
+def _given(option: str, value: str) -> str:
+    """How ``value`` is written for ``option``: ``--to werkzeug==2.2.3`` on the command line,
+    ``pristine = "werkzeug==2.2.3"`` in the configuration.
+
+    >>> _given("--to", "x==1"), _given("pristine =", "x==1")
+    ('--to x==1', 'pristine = "x==1"')
+    """
+    return f'{option} "{value}"' if option.endswith("=") else f"{option} {value}"
 
 
 def check_release_option(
@@ -119,15 +134,22 @@ def check_release_option(
     """
     check_project(spec, option, upstream, config_file)
     if not range_allowed:
-        check_one_release(spec, option)
+        check_one_release(spec, option, config_file)
 
 
 def _upstream_line(config_file: Path | None) -> int | None:
+    return _key_line(config_file, "upstream")
+
+
+def _key_line(config_file: Path | None, key: str) -> int | None:
+    """The line of the top-level patchkeeper key ``key`` in ``config_file``, if found."""
     if config_file is None:
         return None
-    from patchkeeper.config import key_line
+    from patchkeeper.config import CONFIG_FILE, table_key_line
 
+    table = () if config_file.name == CONFIG_FILE else ("tool", "patchkeeper")
     try:
-        return key_line(config_file.read_text(encoding="utf-8", errors="replace"), "upstream")
+        text = config_file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    return table_key_line(text, table, key)
