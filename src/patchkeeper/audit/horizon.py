@@ -95,12 +95,15 @@ class HorizonResult:
         from packaging.requirements import Requirement
 
         parsed = Requirement(self.requirement)
+        # the specifier as written (a SpecifierSet orders its parts its own way)
+        written = self.requirement.split(";")[0].strip()[len(parsed.name) :]
+        written = re.sub(r"^\s*\[[^\]]*\]", "", written).replace(" ", "")
         return {
             "kind": "requirement",
             "path": self.releases_dir,
             "name": parsed.name,
             "version": None,
-            "range": str(parsed.specifier),
+            "range": written or str(parsed.specifier),
         }
 
     def row(self, patch: str) -> tuple[str, ...]:
