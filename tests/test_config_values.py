@@ -252,3 +252,10 @@ def test_a_pyproject_without_the_table_beside_patchkeeper_toml_is_fine(tmp_path)
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "patchkeeper-user"\n')
     loaded = load_config(start=tmp_path)
     assert (loaded.source, loaded.upstream) == (tmp_path / "patchkeeper.toml", "a")
+
+
+def test_a_broken_pyproject_beside_patchkeeper_toml_is_not_read(tmp_path) -> None:
+    """As before the two-file check: the patchkeeper.toml is the configuration."""
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "a"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.patchkeeper\nupstream = "b"\n')
+    assert load_config(start=tmp_path).upstream == "a"

@@ -513,7 +513,13 @@ def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
     """
     for directory in (start, *start.parents):
         own = directory / CONFIG_FILE
-        pyproject = _pyproject_table(directory / PYPROJECT)
+        if own.is_file():
+            try:  # beside a patchkeeper.toml, a pyproject.toml matters only when it has the table
+                pyproject = _pyproject_table(directory / PYPROJECT)
+            except ConfigError:
+                pyproject = None
+        else:
+            pyproject = _pyproject_table(directory / PYPROJECT)
         if own.is_file() and pyproject is not None:
             raise ConfigError(
                 f"two configurations here: {own} and the [tool.patchkeeper] table of "
