@@ -22,6 +22,9 @@ from typing import Any
 from patchkeeper.errors import TargetError
 
 _PATH_START = (".", "/", "~")
+#: How the file names of sdists and wheels end (PEP 625, PEP 427, older sdists): such a name
+#: without a version specifier is a path, even when the file is missing.
+_ARCHIVE_ENDINGS = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
 
 
 def parsed_requirement(spec: str) -> Any | None:
@@ -30,6 +33,8 @@ def parsed_requirement(spec: str) -> Any | None:
 
     >>> str(parsed_requirement("Flask==2.2.2").name), parsed_requirement("./flask==2.2.2")
     ('Flask', None)
+    >>> parsed_requirement("werkzeug-2.2.2.tar.gz") is None
+    True
     """
     from packaging.requirements import InvalidRequirement, Requirement
 
@@ -40,7 +45,11 @@ def parsed_requirement(spec: str) -> Any | None:
         requirement = Requirement(text)
     except InvalidRequirement:
         return None
-    return None if requirement.url is not None else requirement
+    if requirement.url is not None:
+        return None
+    if not requirement.specifier and text.lower().endswith(_ARCHIVE_ENDINGS):
+        return None
+    return requirement
 
 
 def one_version(requirement: Any) -> str | None:
