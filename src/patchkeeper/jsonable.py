@@ -43,15 +43,24 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def json_text(data: Any, indent: int = 2) -> str:
+def json_text(data: Any, indent: int = 2, *, latin1: bool = False) -> str:
     """``data`` as JSON text; non-ASCII characters as they are, an undecodable byte kept by
     ``surrogateescape`` as its ``\\udcXX`` escape (valid JSON, and Python's ``json.loads``
-    gives the same string back, so ``.encode("utf-8", "surrogateescape")`` restores the byte).
+    gives the same string back, so ``.encode("utf-8", "surrogateescape")`` restores the byte:
+    the evidence store's round trip).
+
+    With ``latin1`` (the ``--json`` output, docs/json.md), such a byte is the Latin-1
+    character of that byte instead (``\\udce9`` -> ``é``): a lone surrogate is no Unicode
+    character, and strict readers refuse it (it cannot be encoded as UTF-8).
 
     >>> json_text({"what": "caf\\udce9 \u00e9"}, indent=0)
     '{\\n"what": "caf\\\\udce9 \u00e9"\\n}'
+    >>> json_text({"what": "caf\\udce9"}, indent=0, latin1=True)
+    '{\\n"what": "caf\u00e9"\\n}'
     """
     import json
 
     text = json.dumps(data, indent=indent, ensure_ascii=False)
+    if latin1:
+        return ESCAPED_BYTE.sub(lambda found: chr(ord(found.group()) - 0xDC00), text)
     return ESCAPED_BYTE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)

@@ -50,7 +50,7 @@ class Settings:
         from patchkeeper.errors import ConfigError
 
         context = click.get_current_context(silent=True)
-        command = context.info_name if context is not None else None
+        command = command_name(context) if context is not None else None
         if config.source is not None or command not in SERIES_COMMANDS:
             return
         if config.series.exists():
@@ -198,7 +198,7 @@ def _json_error(command: str | None, error: BaseException, exit_code: int) -> No
     from patchkeeper.jsonable import json_text
     from patchkeeper.render.envelope import error_envelope
 
-    click.echo(json_text(error_envelope(command, error, exit_code)))
+    click.echo(json_text(error_envelope(command, error, exit_code), latin1=True))
 
 
 def _json_command(error: BaseException | None = None) -> str | None:

@@ -212,6 +212,14 @@ def test_next_pin_is_the_highest_release_without_a_blocking_verdict() -> None:
         "next pin: 0.31.0 (highest release with no conflict, target gone or blocked)"
     )
     assert result.exit_code == 1
+    assert result.envelope_target == {
+        "kind": "requirement", "path": None, "name": "vllm", "version": None, "range": ">=0.30"
+    }  # fmt: skip
+    spaced = HorizonResult("s", None, "Vllm [audio] >= 0.30, <0.33", (), (), None, None, None, "/r")
+    assert spaced.envelope_target == {
+        "kind": "requirement", "path": "/r", "name": "Vllm", "version": None,
+        "range": ">=0.30,<0.33",
+    }  # fmt: skip
 
 
 def test_save_evidence_with_a_range_is_a_usage_error(cli, example: Example) -> None:

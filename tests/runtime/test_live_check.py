@@ -4,6 +4,7 @@ activated through the plugin's real entry point."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
@@ -57,14 +58,30 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     init = runtime_trees / "plugin/metaplug/__init__.py"
-    init.write_text("def register():\n    import metaplug.patch.nowhere  # noqa: F401\n")
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", str(runtime_trees / "plugin")],
-        check=True,
-        capture_output=True,
-    )
+    init.write_text("def register():\n    import missing_dependency  # noqa: F401\n")
+    for project in ("upstream-1.0", "plugin"):
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", str(runtime_trees / project)],
+            check=True,
+            capture_output=True,
+        )
     result = check.check_live(load_config(runtime_trees / "plugin/pyproject.toml"), python=python)
     assert [(a["status"], a["module"]) for a in result.activation] == [
-        ("import-error", "tinyup")  # metaplug.patch imports tinyup, not installed here
+        ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1
+
+
+def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees: Path, cli):
+    """patchkeeper's own interpreter has neither metaplug nor tinyup: exit 2 naming both, not
+    one "missing" line per entry (user report: ~200 ImportError lines, exit 1)."""
+    python = Path(sys.executable)
+    run = cli("runtime", "check", "--python", str(python), cwd=runtime_trees / "plugin")
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {python}: metaplug and tinyup cannot be imported by this "
+        f"interpreter (Python {version}): not installed in its environment, or not on its path\n"
+        f"  hint: install them in that environment ({python} -m pip install ...), or give "
+        "--python the interpreter of the environment where metaplug and tinyup are installed\n"
+    )

@@ -48,6 +48,7 @@ from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import FileState
 from patchkeeper.trees.downstream import journal_dir
 from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -268,6 +269,8 @@ def _start(
         )
     if not to:
         raise ConfigError("port needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
+    check_release_option(to, "--to", config.upstream, config.source)
+    check_release_option(source, "--from", config.upstream, config.source)
     if retire:
         _check_retire(config, in_place)
     state = PortState(

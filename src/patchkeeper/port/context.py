@@ -83,8 +83,8 @@ def build_context(
 ) -> PortContext:
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
-    old = spec_tree(state.old, config)
-    new = spec_tree(state.new, config)
+    old = spec_tree(state.old, config, "the old upstream (--from, or the configured pin)")
+    new = spec_tree(state.new, config, "the new upstream (--to)")
     check_paths(old, patches)
     check_paths(new, patches)
     new_version = tree_version(new)

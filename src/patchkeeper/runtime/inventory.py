@@ -80,6 +80,21 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
     return Scanned(inventory, tree)
 
 
+def syntax_finding(error: str, file: str) -> Finding:
+    """The finding of a plugin file Python cannot parse, at the line of the error: ``error``
+    is the scan's ``"invalid syntax (line 2)"`` (:func:`patchkeeper.runtime.scan.scan_source`).
+
+    >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py")
+    Finding(kind='syntax', message='invalid syntax', file='p/patch_broken.py', line=2)
+    """
+    import re
+
+    match = re.fullmatch(r"(.*) \(line (\d+)\)", error, re.DOTALL)
+    if match is None:
+        return Finding("syntax", error, file)
+    return Finding("syntax", match[1], file, int(match[2]))
+
+
 def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple]] = []
@@ -94,7 +109,7 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
                 continue
             files.append(facts.file)
             if facts.syntax_error:
-                findings.append(Finding("syntax", facts.syntax_error, facts.file))
+                findings.append(syntax_finding(facts.syntax_error, facts.file))
             raw.extend(facts.entries)
             findings.extend(
                 Finding(kind, message, facts.file, line) for kind, message, line in facts.problems

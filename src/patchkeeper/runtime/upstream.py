@@ -148,7 +148,9 @@ class UpstreamTree:
             raise TargetError(
                 f"no {' or '.join(packages)} package in this upstream tree",
                 path=root,
-                hint="give the directory holding the upstream package (an unpacked sdist)",
+                hint="give the directory holding the upstream package (an unpacked sdist); "
+                "the packages looked for are [runtime] upstream-packages in the configuration "
+                '(default: the configured upstream = "NAME", else vllm)',
             )
         self.root = root
         self.packages = present

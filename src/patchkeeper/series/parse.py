@@ -625,7 +625,33 @@ def is_epoch(timestamp: str | None) -> bool:
     return moment - timedelta(minutes=zone) == datetime(1970, 1, 1)
 
 
+#: unidiff's structural errors (``unidiff/patch.py``), in the project's words: the start of
+#: unidiff's message -> what is wrong (the offending line follows in quotes).
+_UNIDIFF_WORDS = {
+    "Target without source": "a '+++' file header without the '---' line before it",
+    "Unexpected new file found": "a 'new file mode' line outside a git file header "
+    "(a 'diff --git' line and no hunk yet)",
+    "Unexpected deleted file found": "a 'deleted file mode' line outside a git file header "
+    "(a 'diff --git' line and no hunk yet)",
+    "Unexpected marker": "a '\\ No newline at end of file' marker outside a hunk",
+    "Unexpected binary patch marker": "a binary patch marker outside a git file header",
+    "Unexpected trailing newline character": "an empty line where a hunk line was expected",
+}
+
+
 def _unidiff_message(message: str) -> str:
+    """unidiff's parse error ``message`` in the project's words, with the line it names
+    quoted and no trailing newline (the patch file and line go with it in the error).
+
+    >>> _unidiff_message("Target without source: +++ metrics.py\\n")
+    "a '+++' file header without the '---' line before it: '+++ metrics.py'"
+    """
+    message = message.rstrip("\r\n")
+    for start, words in _UNIDIFF_WORDS.items():
+        if message.startswith(start):
+            rest = message[len(start) :].lstrip(":").strip()
+            quoted = rest and start != "Unexpected marker"  # the marker is in the words
+            return f"{words}: {rest!r}" if quoted else words
     if message.startswith("Hunk is shorter"):
         return "truncated hunk: the patch ends before the line counts of its header are met"
     if message.startswith("Hunk is longer"):
