@@ -10,8 +10,8 @@ resolved, with the judgements a stopped port keeps and without them, side by sid
 Times are the console script in a subprocess, start-up included, best of ``--repeat`` runs.
 Where the time goes is measured in-process, by wrapping the port's steps with timers.
 
-Run: ``python benchmarks/bench_port.py [--patches 200] [--repeat 3] [--skip-vllm] [--only-continue]``
-(downloads the sdists and Debian series once into the corpus cache).
+Run: ``python benchmarks/bench_port.py [--patches 200] [--repeat 3] [--skip-vllm]
+[--only-continue]`` (downloads the sdists and Debian series once into the corpus cache).
 """
 
 from __future__ import annotations
