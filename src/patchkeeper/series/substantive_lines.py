@@ -150,6 +150,10 @@ _SEP = b"\x00"
 MIN_FRAGMENT_TOKENS = 4
 
 
+#: A hexadecimal escape in a string literal: ``\x0B`` and ``\x0b`` are the same character.
+_HEX_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*\\x)([0-9A-Fa-f]{2})")
+
+
 def _raw_tokens(line: bytes) -> list[bytes]:
     out: list[bytes] = []
     for token in _TOKEN.findall(line):
@@ -159,6 +163,8 @@ def _raw_tokens(line: bytes) -> list[bytes]:
             token = b'"' + token[1:-1] + b'"'
         elif token == b"'":
             token = b'"'
+        if token[:1] == b'"' and b"\\x" in token:
+            token = _HEX_ESCAPE.sub(lambda m: m.group(1) + m.group(2).lower(), token)
         out.append(token)
     return _modern_typing(out) if b"Optional" in line or b"List" in line or b"Dict" in line else out
 
@@ -214,7 +220,8 @@ def _drop_commas(toks: list[bytes]) -> list[bytes]:
 def tokens(line: bytes) -> list[bytes]:
     """The line's tokens, normalized so that a reformatted line gives the same ones.
 
-    String literals are double-quoted when that needs no escape (black's quote rule), a ``#``
+    String literals are double-quoted when that needs no escape (black's quote rule), their
+    hexadecimal escapes lower case (``\\x0B`` is ``\\x0b``: the same character), a ``#``
     outside a string ends the line (a comment), a comma before a closing bracket or at the
     end of the line is dropped.
 
