@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from patchkeeper.audit.dropped_modules import import_swaps, respelled_only
 from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed, tests_gone
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
@@ -594,6 +595,9 @@ def _judge_failing(
     tested = _tested_rewrite(ws, patch, statuses, shares, kind) if ctx.pin is not None else None
     if tested:
         return _upstreamed(patch, tested, statuses, shares, kind=kind)
+    swapped = _swapped_imports(patch, statuses, kind, ctx)
+    if swapped:
+        return _upstreamed(patch, swapped, statuses, shares, kind=kind)
     obsolete = _obsolete(ws, patch, statuses, kind) if mentions else None
     if obsolete:
         text = f"{obsolete}; {_mention_text(mentions)}"
@@ -710,6 +714,35 @@ def _tested_rewrite(
         f"upstream has its tests ({found} of {total} new test lines) and rewrote the code it "
         f"changes: what {_refs(failing, FAILS)} {'changes' if len(failing) == 1 else 'change'} "
         f"is gone from the new release{there}"
+    )
+
+
+def _swapped_imports(
+    patch: Patch, statuses: list[HunkVerdict], kind: str, ctx: _Context
+) -> str | None:
+    """The evidence for a patch whose failing hunks of deciding files only swap imports of a
+    module the new release dropped (:func:`patchkeeper.audit.dropped_modules.import_swaps`)
+    or only respell lines (:func:`patchkeeper.audit.dropped_modules.respelled_only`), every
+    other such hunk being there and none still applying; else ``None``."""
+    if ctx.search is None or ctx.pin is None:
+        return None
+    code = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in code if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in code):
+        return None
+    hunks = {(d.path, h.index): (d.old_path or d.path, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in failing if not respelled_only(hunks[(s.path, s.index)][1])]
+    swap = import_swaps([hunks[(s.path, s.index)] for s in failing], ctx.pin, ctx.search)
+    if swap is None:
+        return None
+    modules = ", ".join(swap.dropped)
+    verb = "is" if len(swap.dropped) == 1 else "are"
+    present = _refs(code, PRESENT)
+    there = f"; {present} there" if present else ""
+    return (
+        f"upstream dropped the module its imports replace: {modules} {verb} gone from the new "
+        f"release, and the files of {_refs(failing, FAILS)} no longer name "
+        f"{', '.join(swap.instead)}{there}"
     )
 
 

@@ -165,6 +165,8 @@ def _raw_tokens(line: bytes) -> list[bytes]:
             token = b'"'
         if token[:1] == b'"' and b"\\x" in token:
             token = _HEX_ESCAPE.sub(lambda m: m.group(1) + m.group(2).lower(), token)
+        if token[:1] == b'"' and out and out[-1] in (b"u", b"U"):
+            out.pop()  # Python 2's unicode prefix: the same string in Python 3
         out.append(token)
     return _modern_typing(out) if b"Optional" in line or b"List" in line or b"Dict" in line else out
 
@@ -221,7 +223,8 @@ def tokens(line: bytes) -> list[bytes]:
     """The line's tokens, normalized so that a reformatted line gives the same ones.
 
     String literals are double-quoted when that needs no escape (black's quote rule), their
-    hexadecimal escapes lower case (``\\x0B`` is ``\\x0b``: the same character), a ``#``
+    hexadecimal escapes lower case (``\\x0B`` is ``\\x0b``: the same character), without
+    Python 2's ``u`` prefix, a ``#``
     outside a string ends the line (a comment), a comma before a closing bracket or at the
     end of the line is dropped.
 
