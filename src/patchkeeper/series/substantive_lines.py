@@ -155,8 +155,19 @@ _HEX_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*\\x)([0-9A-Fa-f]{2})")
 
 
 def _raw_tokens(line: bytes) -> list[bytes]:
+    found = _TOKEN.findall(line)
+    if b"#" in line or b"'" in line or b'"' in line:
+        found = _quoted(found)
+    if b"Optional" in line or b"List" in line or b"Dict" in line:
+        return _modern_typing(found)
+    return found
+
+
+def _quoted(found: list[bytes]) -> list[bytes]:
+    """Tokens of a line with a string or a comment: strings double-quoted, hexadecimal
+    escapes lower case, a ``u`` prefix dropped, a comment cut."""
     out: list[bytes] = []
-    for token in _TOKEN.findall(line):
+    for token in found:
         if token == b"#":
             break
         if len(token) >= 2 and token[:1] == token[-1:] == b"'" and b'"' not in token:
@@ -168,7 +179,7 @@ def _raw_tokens(line: bytes) -> list[bytes]:
         if token[:1] == b'"' and out and out[-1] in (b"u", b"U"):
             out.pop()  # Python 2's unicode prefix: the same string in Python 3
         out.append(token)
-    return _modern_typing(out) if b"Optional" in line or b"List" in line or b"Dict" in line else out
+    return out
 
 
 #: PEP 585 builtin generics: ``List[int]`` is written ``list[int]`` since Python 3.9.
@@ -355,10 +366,14 @@ _INDEXES: dict[int, tuple[Sequence[bytes], FileIndex]] = {}
 
 
 def file_index(lines: Sequence[bytes]) -> FileIndex:
-    """The :class:`FileIndex` of ``lines``, cached while the same sequence object lives."""
-    key = id(lines)
+    """The :class:`FileIndex` of ``lines``, cached: by content for a tuple (the old pin's
+    file and the new release's, when equal, share one; so do the pin lines joined anew for
+    each hunk), else while the same sequence object lives."""
+    key = hash(lines) if isinstance(lines, tuple) else id(lines)
     cached = _INDEXES.get(key)
-    if cached is not None and cached[0] is lines:
+    if cached is not None and (
+        cached[0] is lines or (isinstance(lines, tuple) and cached[0] == lines)
+    ):
         return cached[1]
     if len(_INDEXES) > 512:
         _INDEXES.clear()
