@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from json_schema_check import output
+from patchkeeper import __version__
 from patchkeeper.config import load_config
 from patchkeeper.runtime import check
 
@@ -35,11 +37,18 @@ def test_live_check_in_a_real_venv(runtime_trees: Path, tmp_path: Path, cli) -> 
         ("tinyup.scheduler.Scheduler.create", "replaced"),
     ]
     assert result.stale == ()  # tinyup.engine is not imported by the plugin's activation
-    assert result.files["metaplug"].startswith(str(env_dir))
-    assert result.files["tinyup"].startswith(str(env_dir))
+    assert result.package_files["metaplug"].startswith(str(env_dir))
+    assert result.package_files["tinyup"].startswith(str(env_dir))
     run = cli("runtime", "check", "--python", str(python), cwd=plugin)
     assert run.code == 0
     assert f"interpreter {python}" in run.out
+    data = output(cli("runtime", "check", "--python", str(python), "--json", cwd=plugin).out)
+    assert tuple(data.items())[:3] == (
+        ("command", "runtime check"),
+        ("patchkeeper_version", __version__),
+        ("exit_code", 0),
+    )
+    assert sorted(data["package_files"]) == ["metaplug", "tinyup"]
 
 
 @pytest.mark.network

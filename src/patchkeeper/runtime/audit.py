@@ -14,6 +14,7 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.progress import track
 from patchkeeper.runtime.cache import SummaryCache
 from patchkeeper.runtime.crosscheck import (
     AuditFinding,
@@ -111,14 +112,16 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     headers: dict[str, str] = {}
     judged = JudgeCache(store, trees, versions)
     todo = []
-    for entry in entries:
-        before, after = resolved_old[entry.target], resolved_new[entry.target]
-        spans = codes(entry, before, after, trees, scanned.tree)
-        drift = _drift(store, entry, before, after, spans)
-        if entry.file not in headers:
-            headers[entry.file] = file_header(settings.root / entry.file)
-        cached = judged.get(entry, drift, before, after, headers[entry.file])
-        todo.append((entry, before, after, drift, cached, spans))
+    with track("comparing entries with upstream", len(entries)) as advance:
+        for entry in entries:
+            advance()
+            before, after = resolved_old[entry.target], resolved_new[entry.target]
+            spans = codes(entry, before, after, trees, scanned.tree)
+            drift = _drift(store, entry, before, after, spans)
+            if entry.file not in headers:
+                headers[entry.file] = file_header(settings.root / entry.file)
+            cached = judged.get(entry, drift, before, after, headers[entry.file])
+            todo.append((entry, before, after, drift, cached, spans))
     # One pass over the old tree for the hook names of every entry still to judge.
     hook_names: set[str] = set()
     for _entry, _before, after, _unused, cached, spans in todo:
@@ -126,12 +129,14 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
             hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
     if hook_names:
         old_tree.find_definitions(sorted(hook_names))
-    for entry, before, after, drift, cached, spans in todo:
-        if cached is None:
-            header = headers[entry.file]
-            cached = judge(entry, drift, before, after, trees, spans, versions, header)
-            judged.put(entry, drift, before, after, header, cached)
-        audited.append(AuditedEntry(entry, before, after, cached))
+    with track("judging entries", len(todo)) as advance:
+        for entry, before, after, drift, cached, spans in todo:
+            advance()
+            if cached is None:
+                header = headers[entry.file]
+                cached = judge(entry, drift, before, after, trees, spans, versions, header)
+                judged.put(entry, drift, before, after, header, cached)
+            audited.append(AuditedEntry(entry, before, after, cached))
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
     patched = {e.target for e in entries}

@@ -40,15 +40,16 @@ class LiveEntry:
 @dataclass(frozen=True)
 class LiveCheck:
     """The result of ``runtime check``: the interpreter, the activation of each entry point,
-    each entry, stale bindings seen live, files of the upstream and plugin packages and
-    their extension modules."""
+    each entry, stale bindings seen live, the file of each upstream and plugin package
+    (``package_files``: ``{package: file or None}``, a mapping, so not ``files``, which is a
+    list in every ``--json``) and their extension modules."""
 
     python: str
     version: str
     activation: tuple[dict[str, Any], ...]
     entries: tuple[LiveEntry, ...]
     stale: tuple[dict[str, str], ...]
-    files: dict[str, str | None]
+    package_files: dict[str, str | None]
     extensions: tuple[str, ...]
 
     @property
@@ -138,6 +139,6 @@ def check_live(
             for e in data["entries"]
         ),
         stale=tuple(data["stale"]),
-        files=data["files"],
+        package_files=data["files"],
         extensions=tuple(data["extensions"]),
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.progress import track
 from patchkeeper.runtime.activation import Reachability, roots_for
 from patchkeeper.runtime.file_facts import is_external
 from patchkeeper.runtime.gc_threshold import fewer_collections
@@ -83,21 +84,24 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple]] = []
     findings: list[Finding] = []
-    for path in tree.patch_files():
-        module, _ = tree.module_name(path)
-        facts = tree.facts_of(module)
-        if facts is None:
-            continue
-        files.append(facts.file)
-        if facts.syntax_error:
-            findings.append(Finding("syntax", facts.syntax_error, facts.file))
-        raw.extend(facts.entries)
-        findings.extend(
-            Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
-        )
-        if settings.header_fields:
-            text = path.read_text(encoding="utf-8", errors="replace")
-            findings.extend(check_header(text, settings.header_fields, facts.file))
+    paths = tree.patch_files()
+    with track("reading patch files", len(paths)) as advance:
+        for path in paths:
+            advance()
+            module, _ = tree.module_name(path)
+            facts = tree.facts_of(module)
+            if facts is None:
+                continue
+            files.append(facts.file)
+            if facts.syntax_error:
+                findings.append(Finding("syntax", facts.syntax_error, facts.file))
+            raw.extend(facts.entries)
+            findings.extend(
+                Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
+            )
+            if settings.header_fields:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                findings.extend(check_header(text, settings.header_fields, facts.file))
     entry_points = tree.entry_points()
     reach = Reachability(tree, roots_for(entry_points, settings.activation))
     entries = []

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from patchkeeper.progress import track
+
 #: Files larger than this are not indexed (generated data, vendored bundles), in bytes.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -80,15 +82,16 @@ class LineIndex:
         self._pending = set()
         self.passes += 1
         found: dict[bytes, list[str]] = {line: [] for line in wanted}
-        for path in self._files():
-            if suffix_of(path) not in suffixes:
-                continue
-            data = self._read(path)
-            if not data or len(data) > MAX_FILE_BYTES or b"\0" in data[:1024]:
-                continue
-            lines = set(map(bytes.strip, data.split(b"\n")))
-            for hit in lines & wanted:
-                found[hit].append(path)
+        paths = [path for path in self._files() if suffix_of(path) in suffixes]
+        with track("searching files for moved lines", len(paths)) as advance:
+            for path in paths:
+                advance()
+                data = self._read(path)
+                if not data or len(data) > MAX_FILE_BYTES or b"\0" in data[:1024]:
+                    continue
+                lines = set(map(bytes.strip, data.split(b"\n")))
+                for hit in lines & wanted:
+                    found[hit].append(path)
         for line, paths in found.items():
             self._holders[line] = paths
         self._scanned_suffixes |= suffixes
