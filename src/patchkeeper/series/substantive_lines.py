@@ -268,9 +268,11 @@ class FileIndex:
 
     @property
     def line_set(self) -> set[bytes]:
-        """The file's substantive lines, normalized (built on first use)."""
+        """The file's lines, normalized (built on first use): a substantive line is in it
+        exactly when the file has it as a whole line (the other lines, never asked for, are
+        not sorted out)."""
         if self._line_set is None:
-            self._line_set = {text for text in map(substantive, self._lines) if text is not None}
+            self._line_set = {b" ".join(line.split()) for line in self._lines}
         return self._line_set
 
     def _build(self) -> None:
