@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 from pathlib import Path, PurePath
 from typing import Any
@@ -17,18 +18,26 @@ from typing import Any
 ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
+#: Values that are JSON as they are (exact types: a ``str`` enum is converted by its value).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.cache
+def _public_fields(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names, those starting with ``_`` left out (once per class)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+
+
 def to_jsonable(value: Any) -> Any:
     """Turn dataclasses, enums, paths, bytes, tuples and dicts into JSON-ready values.
 
     Bytes are decoded as UTF-8 with replacement; a dataclass field whose name starts with
     ``_`` is left out.
     """
+    if type(value) in _PLAIN:
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            field.name: to_jsonable(getattr(value, field.name))
-            for field in dataclasses.fields(value)
-            if not field.name.startswith("_")
-        }
+        return {name: to_jsonable(getattr(value, name)) for name in _public_fields(type(value))}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, (Path, PurePath)):

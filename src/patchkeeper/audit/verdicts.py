@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from patchkeeper.audit.dropped_modules import import_swaps, respelled_only
 from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed, tests_gone
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
@@ -45,6 +46,8 @@ from patchkeeper.audit.hunk_verdicts import (
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
+    MIN_CODE_LINES,
+    OVERALL_SHARE,
     WRITTEN_DIFFERENTLY,
     code_upstream,
     decides,
@@ -589,6 +592,12 @@ def _judge_failing(
     reordered = _reordered(statuses, shares, kind) if ctx.pin is not None else None
     if reordered:
         return _upstreamed(patch, reordered, statuses, shares, kind=kind)
+    tested = _tested_rewrite(ws, patch, statuses, shares, kind) if ctx.pin is not None else None
+    if tested:
+        return _upstreamed(patch, tested, statuses, shares, kind=kind)
+    swapped = _swapped_imports(patch, statuses, kind, ctx)
+    if swapped:
+        return _upstreamed(patch, swapped, statuses, shares, kind=kind)
     obsolete = _obsolete(ws, patch, statuses, kind) if mentions else None
     if obsolete:
         text = f"{obsolete}; {_mention_text(mentions)}"
@@ -653,27 +662,120 @@ def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind:
     )
 
 
+def _test_share(shares: tuple[FileShare, ...]) -> tuple[int, int]:
+    """``(found, total)`` of the counted added lines of the patch's test files."""
+    tests = [s for s in shares if kind_of(s.path) == TESTS]
+    return sum(s.counted[0] for s in tests), sum(s.counted[1] for s in tests)
+
+
+def _rewritten_away(lines: Sequence[bytes], hunk: Hunk) -> bool:
+    """Whether the code a hunk changes is gone from its file: none of its substantive
+    removed lines is there, and fewer than half of its distinct substantive pre-image lines
+    (context and removed) are (upstream rewrote that code; a hunk whose context only
+    drifted keeps most of it)."""
+    index = file_index(lines)
+    if any(index.has(line) for line in removed_lines(hunk)):
+        return False
+    pre = set(substantive_lines(hunk.pre_image))
+    return bool(pre) and 2 * sum(1 for line in pre if index.has(line)) < len(pre)
+
+
+def _tested_rewrite(
+    ws: Workspace,
+    patch: Patch,
+    statuses: list[HunkVerdict],
+    shares: tuple[FileShare, ...],
+    kind: str,
+) -> str | None:
+    """The evidence for a code fix upstream rewrote, shown by its tests: upstream has at
+    least :data:`patchkeeper.audit.upstreamed.OVERALL_SHARE` of the test lines the
+    patch adds that the old pin lacks (at least :data:`MIN_TEST_LINES`), and every code hunk
+    is there or the code it changes is gone from its file (:func:`_rewritten_away`; none
+    still applies, none moved to another file); else ``None``. Upstream's regression tests
+    for the fix are in, and the code the backport patched no longer exists to patch."""
+    if kind != CODE:
+        return None
+    found, total = _test_share(shares)
+    if total < MIN_TEST_LINES or found < OVERALL_SHARE * total:
+        return None
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    code = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in code if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in code):
+        return None
+    for status in failing:
+        diff, hunk = hunks[(status.path, status.index)]
+        state = ws.original(diff.old_path or diff.path)
+        if status.moved_to is not None or state is None or not _rewritten_away(state.lines, hunk):
+            return None
+    present = _refs(code, PRESENT)
+    there = f"; {present} there" if present else ""
+    return (
+        f"upstream has its tests ({found} of {total} new test lines) and rewrote the code it "
+        f"changes: what {_refs(failing, FAILS)} {'changes' if len(failing) == 1 else 'change'} "
+        f"is gone from the new release{there}"
+    )
+
+
+def _swapped_imports(
+    patch: Patch, statuses: list[HunkVerdict], kind: str, ctx: _Context
+) -> str | None:
+    """The evidence for a patch whose failing hunks of deciding files only swap imports of a
+    module the new release dropped (:func:`patchkeeper.audit.dropped_modules.import_swaps`)
+    or only respell lines (:func:`patchkeeper.audit.dropped_modules.respelled_only`), every
+    other such hunk being there and none still applying; else ``None``."""
+    if ctx.search is None or ctx.pin is None:
+        return None
+    code = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in code if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in code):
+        return None
+    hunks = {(d.path, h.index): (d.old_path or d.path, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in failing if not respelled_only(hunks[(s.path, s.index)][1])]
+    swap = import_swaps([hunks[(s.path, s.index)] for s in failing], ctx.pin, ctx.search)
+    if swap is None:
+        return None
+    modules = ", ".join(swap.dropped)
+    verb = "is" if len(swap.dropped) == 1 else "are"
+    present = _refs(code, PRESENT)
+    there = f"; {present} there" if present else ""
+    return (
+        f"upstream dropped the module its imports replace: {modules} {verb} gone from the new "
+        f"release, and the files of {_refs(failing, FAILS)} no longer name "
+        f"{', '.join(swap.instead)}{there}"
+    )
+
+
 def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
     """The evidence that the code the failing hunks change is gone from the new release:
-    every failing hunk of a deciding file removes substantive lines and the new release's
-    file has none of them (upstream rewrote that code); else ``None``. With the changelog
+    the failing hunks of deciding files that remove substantive lines (at least one; a hunk
+    that only adds, an import say, has nothing to tell by) remove lines the new release's
+    files lack, all of them or at least
+    :data:`patchkeeper.audit.upstreamed.WRITTEN_DIFFERENTLY` of at least
+    :data:`patchkeeper.audit.upstreamed.MIN_CODE_LINES` (a shared import line the patch
+    rewrote may stay): upstream rewrote that code; else ``None``. With the changelog
     naming the fix, the patch is obsolete: upstream fixed it its own way."""
     hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
     failing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
-    if not failing:
-        return None
+    removing = []
+    gone = total = 0
     for status in failing:
         diff, hunk = hunks[(status.path, status.index)]
         state = ws.original(diff.old_path or diff.path)
         removed = removed_lines(hunk)
         if state is None or not removed:
-            return None
+            continue
+        removing.append(status)
         index = file_index(state.lines)
-        if any(index.has(line) for line in removed):
-            return None
-    refs = ", ".join(f"{s.path} #{s.index}" for s in failing)
+        total += len(removed)
+        gone += sum(1 for line in removed if not index.has(line))
+    most = total >= MIN_CODE_LINES and gone >= WRITTEN_DIFFERENTLY * total
+    if not removing or (gone < total and not most):
+        return None
+    refs = ", ".join(f"{s.path} #{s.index}" for s in removing)
+    lines = "the lines" if gone == total else f"{gone} of the {total} lines"
     return (
-        f"upstream rewrote the code the patch changes: the lines {refs} remove are gone from "
+        f"upstream rewrote the code the patch changes: {lines} {refs} remove are gone from "
         "the new release"
     )
 

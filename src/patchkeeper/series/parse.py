@@ -11,6 +11,7 @@ files are matched byte for byte.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterator
@@ -877,6 +878,12 @@ def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=8)
+def _resolved(directory: Path) -> Path:
+    """``directory`` resolved once per run (a series' entries are checked against it)."""
+    return directory.resolve()
+
+
 def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     """The patch file a series line names (relative to the series' directory).
 
@@ -888,7 +895,7 @@ def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     path = series.directory / entry.name
     check_series_name(entry.name, series.path, entry.line_no)
     try:
-        inside = path.resolve().is_relative_to(series.directory.resolve())
+        inside = path.resolve().is_relative_to(_resolved(series.directory))
         exists = path.is_file()
     except (OSError, RuntimeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
