@@ -66,7 +66,7 @@ from patchkeeper.series.engine import (
 from patchkeeper.series.filekinds import CODE, NOTES, TESTS, kind_of, primary_kind
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import patch_lines
-from patchkeeper.series.model import FileDiff, Hunk, Patch
+from patchkeeper.series.model import ADDED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
     added_by_path,
     file_index,
@@ -159,13 +159,25 @@ class FailedPatch:
 # --------------------------------------------------------------------------- blocked
 
 
+def _rests_on_absence(hunk: Hunk, status: HunkVerdict) -> bool:
+    """Whether a hunk counts as there only because lines it removes are gone: it is
+    *present* by its removal being made, or, however its presence was found (a removal-only
+    hunk reverse-applies as soon as its removed lines are missing), it adds no substantive
+    line that could speak for it."""
+    if status.status != PRESENT or not removed_lines(hunk):
+        return False
+    added = substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
+    return status.how.startswith("removed lines gone") or not added
+
+
 def _needs(hunk: Hunk, status: HunkVerdict) -> list[bytes]:
     """The lines a hunk needs from the tree to hold where it is judged: its whole pre-image
     when it fails; its removed lines when it counts as there only because they are gone
-    (lines a failed earlier patch would have added are naturally gone)."""
+    (:func:`_rests_on_absence`; lines a failed earlier patch would have added are naturally
+    gone)."""
     if status.status == FAILS:
         return substantive_lines(hunk.pre_image)
-    if status.status == PRESENT and status.how.startswith("removed lines gone"):
+    if _rests_on_absence(hunk, status):
         return removed_lines(hunk)
     return []
 
@@ -559,8 +571,9 @@ def _judge_failing(
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
     blocker = _blocker(failed, patch, statuses, [], ws)
     if blocker:
+        hunks = {(d.path, h.index): h for d in patch.files for h in d.hunks}
         needing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
-        needing += [s for s in statuses if s.how.startswith("removed lines gone")]
+        needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.index)], s)]
         refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
         verb = "needs" if len(needing) == 1 else "need"
         return PatchVerdict(
