@@ -364,7 +364,7 @@ def _judge_gone(
         if present:
             where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
             return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved, kind)
-    first = moved[0]
+    first = _unplaced(moved, kind) or moved[0]
     where = (
         f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
         f"{first.total} context lines found there)"
@@ -379,6 +379,14 @@ def _judge_gone(
         shares=shares,
         kind=kind,
     )
+
+
+def _unplaced(moved: Sequence[MovedFile], kind: str) -> MovedFile | None:
+    """The first gone file that decides the verdict (:func:`decides` on ``kind``; any gone
+    file when none decides) and has no likely new place, else ``None``: while there is one,
+    there is nowhere to port the patch to."""
+    deciding = [m for m in moved if decides(m.path, kind)] or list(moved)
+    return next((m for m in deciding if not m.likely), None)
 
 
 NO_SUCCESSOR = "is gone upstream and none of its lines the patch touches is anywhere"
@@ -852,7 +860,7 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return LOOK, "the changelog names its fix, the content differs"
         return PORT, "rework the failing hunks"
     if verdict.verdict == TARGET_GONE:
-        if any(m.likely for m in verdict.moved):
+        if verdict.moved and _unplaced(verdict.moved, verdict.kind) is None:
             return PORT, "onto the file its content moved to"
         return LOOK, "its file is gone and its content was not found"
     return PORT, f"after {verdict.blocked_by}"
