@@ -212,7 +212,7 @@ class Rebase:
         self.resolutions = dict(resolutions or {})
         # The audit reads through a fork, so both share one cache of the new tree's files.
         self.pin = pin
-        self.audit = judge_series(self.new_ws.fork(), self.patches, search, pin)
+        self.audit = judge_series(self.new_ws.fork(), self.patches, search, pin, version)
 
     # ----------------------------------------------------------------- the loop
 
@@ -259,7 +259,7 @@ class Rebase:
             )
             return self._carry(patch, trial, paths, verdict, summary, audit)
         judged_ws = self.new_ws.fork()
-        judged = judge_patch(judged_ws, patch, failed, self.search, self.pin)
+        judged = judge_patch(judged_ws, patch, failed, self.search, self.pin, self.version)
         if judged.verdict == UPSTREAMED:
             return Step(PortedPatch(patch.name, UPSTREAMED, judged.summary, audit=judged))
         if judged.verdict == PARTIALLY_UPSTREAMED and not any(
