@@ -8,7 +8,10 @@ header that the release has the fix, whatever shape upstream gave it since (a la
 may rewrite the code): the audit weighs the content with it as it weighs a changelog that names
 the fix (:mod:`patchkeeper.audit.mentions`), and a patch whose content still differs is for a
 person to look at, never only to port. A URL or a commit alone names no release: no evidence
-here (``port --upstream-repo`` looks commits up in upstream's history).
+here (``port --upstream-repo`` looks commits up in upstream's history). Versions compare in
+PEP 440 order, not by date: a fix released on a maintenance branch (3.2.20) after a new
+major release (4.0.0) compares lower though 4.0.0 may lack it, which is why the header never
+decides alone: the content must bear it out, else the patch is to look at.
 
 The field is read as DEP-3 writes it; a line ``␣Applied-Upstream: 2.2.3`` indented under the
 ``Description`` (RFC 822 folding makes it part of the description, a slip seen in real series)
