@@ -73,7 +73,7 @@ def run(
     old, note = pin_tree(config, tree, pristine)
     ws = Workspace(tree.reader())
     pin = TreeSearch(old.base, old.label) if old is not None else None
-    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin)
+    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
     result = AuditResult(
         series=str(series.path),
         pin=config.pin,

@@ -65,7 +65,7 @@ def run(
     judged = []
     for version, tree in trees:
         ws = Workspace(tree.reader())
-        verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin)
+        verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, version)
         judged.append(ReleaseVerdicts(version, tree.label, tuple(verdicts)))
     return HorizonResult(
         series=str(series.path),

@@ -221,7 +221,7 @@ class Rebase:
         if self.memo.series is not None and search is not None:
             register_lines(search, self.patches)  # what judge_series would have registered
         self.audit = self.memo.judge_series(
-            lambda: judge_series(self.new_ws.fork(), self.patches, search, pin)
+            lambda: judge_series(self.new_ws.fork(), self.patches, search, pin, version)
         )
 
     # ----------------------------------------------------------------- the loop
@@ -273,7 +273,7 @@ class Rebase:
             judged_ws,
             patch,
             failed,
-            lambda ws: judge_patch(ws, patch, failed, self.search, self.pin),
+            lambda ws: judge_patch(ws, patch, failed, self.search, self.pin, self.version),
         )
         if judged.verdict == UPSTREAMED:
             return Step(PortedPatch(patch.name, UPSTREAMED, judged.summary, audit=judged))
