@@ -6,6 +6,10 @@ browsers and venvs) is deselected unless ``--all`` is given (CI and the README r
 ``pytest --all``) or ``-m`` picks tests by marker itself (``pytest -m slow``). A test marked
 ``tool("name", ...)`` needs those executables: absent, it is skipped, except in CI (the
 variable ``CI`` set), where ``.ci/run`` installs them first and an absent tool fails the test.
+
+The property tests (hypothesis) explore new cases on every local run and keep the failing
+ones in ``.hypothesis/``; in CI they run the same derandomised cases each time, so a result
+there depends on the change, not on the draw.
 """
 
 from __future__ import annotations
@@ -17,9 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from helpers import EXAMPLES, Example
 from patchkeeper.main import main
+
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 #: The markers plain ``pytest`` leaves out; ``--all`` (or any ``-m``) takes them in.
 NOT_BY_DEFAULT = ("network", "slow")
