@@ -291,8 +291,10 @@ def closest_match(
 def _sides(hunk: Hunk, reverse: bool) -> tuple[list[tuple[bool, bytes]], list[tuple[bool, bytes]]]:
     """The pattern and the replacement as ``(changed, text)`` pairs, in hunk order."""
     gone, come = (ADDED, REMOVED) if reverse else (REMOVED, ADDED)
-    pattern = [(line.kind == gone, line.text) for line in hunk.lines if line.kind != come]
-    replacement = [(line.kind == come, line.text) for line in hunk.lines if line.kind != gone]
+    before, after = images(hunk, reverse)
+    kinds = hunk.kinds
+    pattern = list(zip([kind == gone for kind in kinds if kind != come], before))
+    replacement = list(zip([kind == come for kind in kinds if kind != gone], after))
     return pattern, replacement
 
 
