@@ -323,8 +323,27 @@ def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bo
         frozen = max(frozen, last)
 
     for placement in placements:
-        pattern, replacement = _sides(placement.hunk, reverse)
         where = placement.line - 1
+        hunk = placement.hunk
+        before, after = images(hunk, reverse)
+        end = where + len(before)
+        if (
+            before
+            and frozen <= where
+            and end <= len(lines)
+            and before[-1].endswith(b"\n")
+            and (not after or after[-1].endswith(b"\n"))
+        ):
+            # The common case, in slices: no line without its newline, no overlap with
+            # what an earlier hunk froze. The context the hunk has in common with the input
+            # is the input's (fuzz 0), so writing the post-image up to its trailing context
+            # is what the line-by-line walk below writes; the trailing context is left for
+            # the next copy, as there.
+            copy_till(where)
+            out.extend(after[: len(after) - hunk.suffix_context])
+            frozen = end - hunk.suffix_context
+            continue
+        pattern, replacement = _sides(hunk, reverse)
         old = new = 0
         while old < len(pattern):
             if pattern[old][0]:  # removed
