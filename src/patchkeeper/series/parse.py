@@ -18,9 +18,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-
-from unidiff import PatchedFile, PatchSet
-from unidiff.errors import UnidiffParseError
+from typing import TYPE_CHECKING
 
 from patchkeeper import constants as C
 from patchkeeper.errors import PatchFormatError
@@ -34,6 +32,9 @@ from patchkeeper.series.model import (
     Series,
     SeriesEntry,
 )
+
+if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
+    from unidiff import PatchedFile
 
 _ENCODING = "utf-8"
 _ERRORS = "surrogateescape"
@@ -695,6 +696,9 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         PatchFormatError: naming ``path`` and the line, for wrong hunk line counts, a
             truncated hunk, a hunk before any file header, or a binary diff.
     """
+    from unidiff import PatchSet
+    from unidiff.errors import UnidiffParseError
+
     lines = split_lines(data)
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)

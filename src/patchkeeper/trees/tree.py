@@ -17,21 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
-from patchkeeper.trees.installed import (
-    AppliedRecord,
-    InstalledDistribution,
-    check_installed,
-    locate_distribution,
-    read_record,
-)
 from patchkeeper.trees.target_label import TargetLabel, declared_metadata
 
+if TYPE_CHECKING:  # the installed-distribution code is imported when a tree is one
+    from patchkeeper.trees.installed import AppliedRecord, InstalledDistribution
 DIRECTORY = "directory"
 INSTALLED = "installed"
 REQUIREMENT = "requirement"
@@ -136,8 +132,12 @@ def safe_path(
         )
     path = base.joinpath(*parts)
     try:
-        resolved = path.resolve() if real_dirs is None else _resolve(path, real_dirs)
-        inside = resolved.is_relative_to(resolved_base or base.resolve())
+        if real_dirs is None:
+            inside = path.resolve().is_relative_to(resolved_base or base.resolve())
+        else:
+            real_base = str(resolved_base or base.resolve())
+            real = _resolve(path, real_dirs)
+            inside = real == real_base or real.startswith(real_base.rstrip("/") + "/")
     except (OSError, RuntimeError):
         inside = False
     if not inside:
@@ -173,16 +173,20 @@ def name_problem(relative: str) -> str:
     return ""
 
 
-def _resolve(path: Path, real_dirs: dict[str, str]) -> Path:
-    """``path.resolve()``, with the real path of its directory taken from or added to
+def _resolve(path: Path, real_dirs: dict[str, str]) -> str:
+    """``str(path.resolve())``, with the real path of its directory taken from or added to
     ``real_dirs``: the real path of ``dir/name`` is ``realpath(dir)/name`` unless ``name``
-    is itself a symlink."""
-    parent = str(path.parent)
+    is itself a symlink.
+
+    Raises:
+        RuntimeError: a symlink loop (as :meth:`pathlib.Path.resolve`).
+    """
+    parent, name = os.path.split(str(path))
     real_parent = real_dirs.get(parent)
     if real_parent is None:
-        real_parent = real_dirs[parent] = os.path.realpath(parent)
-    leaf = os.path.join(real_parent, path.name)
-    return Path(os.path.realpath(leaf) if os.path.islink(leaf) else leaf)
+        real_parent = real_dirs[parent] = str(Path(parent).resolve())
+    leaf = os.path.join(real_parent, name)
+    return str(Path(leaf).resolve()) if os.path.islink(leaf) else leaf
 
 
 def read_file(path: Path) -> FileState | None:
@@ -255,6 +259,8 @@ def installed_tree(config: Config, python: Path | None = None) -> Tree:
             path=config.source,
             hint='set upstream = "NAME" in [tool.patchkeeper], or pass --target DIR',
         )
+    from patchkeeper.trees.installed import locate_distribution
+
     dist = locate_distribution(config.upstream, python)
     base = _base(dist.site, config.directory)
     label = TargetLabel(
@@ -333,6 +339,16 @@ def target_tree(config: Config, target: Path | None, python: Path | None) -> Tre
     return installed_tree(config, python)
 
 
+def _holds_dist_info(directory: Path) -> bool:
+    """Whether ``directory`` is a directory with a ``*.dist-info`` entry (an installation:
+    a plain source tree is not probed further)."""
+    try:
+        with os.scandir(directory) as entries:
+            return any(entry.name.endswith(".dist-info") for entry in entries)
+    except OSError:
+        return False
+
+
 def site_distribution(directory: Path, config: Config) -> Tree | None:
     """``--target SITE_PACKAGES`` holding the configured upstream's ``.dist-info``: the
     installed distribution there (so ``RECORD`` is kept true), else ``None``.
@@ -340,12 +356,14 @@ def site_distribution(directory: Path, config: Config) -> Tree | None:
     Raises:
         TargetError: as :func:`patchkeeper.trees.installed.check_installed`.
     """
+    if not config.upstream or not _holds_dist_info(directory):
+        return None
     import importlib.metadata as metadata
 
     from packaging.utils import canonicalize_name
 
-    if not config.upstream or not directory.is_dir():
-        return None
+    from patchkeeper.trees.installed import InstalledDistribution, check_installed
+
     wanted = canonicalize_name(config.upstream)
     for dist in metadata.distributions(path=[str(directory.resolve())]):
         if canonicalize_name(dist.metadata["Name"] or "") != wanted:
@@ -442,6 +460,8 @@ class Pristine:
 
 def record_pristine(tree: Tree) -> tuple[Pristine, AppliedRecord | None]:
     """The pristine reference of an installed tree: its ``RECORD`` minus what we created."""
+    from patchkeeper.trees.installed import AppliedRecord, read_record
+
     assert tree.dist is not None
     applied = AppliedRecord.load(tree.dist.applied_record_path)
     hashes = {e.path: e.sha256 for e in read_record(tree.dist) if e.sha256}
@@ -523,20 +543,25 @@ def check_target_file(tree: Tree, path: Path, relative: str) -> None:
     Raises:
         TargetError: naming the path.
     """
-    if path.is_symlink():
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        mode = 0
+    if stat.S_ISLNK(mode):
         raise TargetError(
             f"the patch path {relative!r} is a symbolic link in the target; patchkeeper "
             "patches regular files only (GNU patch: not a regular file)",
             path=path,
             hint="patch the file the link points to, or remove the link",
         )
-    if path.exists() and not path.is_file() and not path.is_dir():
+    if mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise TargetError(
             f"the patch path {relative!r} is not a regular file in the target",
             path=path,
         )
+    text = str(path)
     for state in own_state(tree):
-        if path == state or path.is_relative_to(state):
+        if text == str(state) or text.startswith(str(state).rstrip("/") + "/"):
             raise TargetError(
                 f"the patch path {relative!r} lies in patchkeeper's own state ({state})",
                 path=path,
