@@ -17,7 +17,7 @@ from pathlib import Path
 
 from patchkeeper.trees.applied import FileCheck
 from patchkeeper.trees.equal_cache import EqualFiles, StatKey, stat_key
-from patchkeeper.trees.leftovers import ignored_by
+from patchkeeper.trees.leftovers import WalkIgnore, ignored_by
 from patchkeeper.trees.tree import Pristine, Tree
 
 #: Never part of an upstream tree: caches, VCS data, patchkeeper's own state.
@@ -32,6 +32,7 @@ def _files(
     is not walked and is listed once, as ``dir/``."""
     out: dict[str, StatKey] = {}
     ignored: set[str] = set()
+    walk = WalkIgnore(ignore) if ignore else None
     for start in top:
         root = base / start if start else base
         if not root.is_dir():
@@ -52,14 +53,14 @@ def _files(
                 if is_dir:
                     if name in SKIPPED_DIRS:
                         continue
-                    if ignore and ignored_by(prefix + name, ignore, is_dir=True):
+                    if walk is not None and walk.ignores(prefix + name, is_dir=True):
                         ignored.add(f"{prefix}{name}/")
                         continue
                     if not entry.is_symlink():  # not followed (os.walk's default)
                         pending.append((entry.path, f"{prefix}{name}/"))
                     continue
                 path = prefix + name
-                if ignore and ignored_by(path, ignore):
+                if walk is not None and walk.ignores(path, is_dir=False):
                     ignored.add(path)
                     continue
                 try:
