@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,28 @@ def test_a_damaged_store_is_read_as_empty(series: Path) -> None:
     store.write_bytes(b"\x00not marshal")
     assert load_patches(parse_series(series), 1) == expected
     assert store.read_bytes() != b"\x00not marshal"  # written again
+
+
+def test_an_unchanged_file_is_not_read_and_an_edit_is_found(
+    series: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real() + 10**10)  # the files are old now
+    expected = load_patches(parse_series(series), 1)
+    reads: list[str] = []
+    opened = builtins.open
+
+    def counting_open(file, *args, **kwargs):
+        reads.append(os.path.basename(str(file)))
+        return opened(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    assert load_patches(parse_series(series), 1) == expected
+    assert [name for name in reads if name.endswith(".patch")] == []
+    second = series.parent / "second.patch"
+    stamp = second.stat()
+    second.write_bytes(SECOND.replace(b"+new", b"+NEW"))  # same size
+    os.utime(second, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # same modification time
+    patches = load_patches(parse_series(series), 1)
+    assert [name for name in reads if name.endswith(".patch")] == ["second.patch"]
+    assert patches[1].files[0].hunks[0].post_image == (b"NEW\n",)

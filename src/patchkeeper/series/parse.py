@@ -863,16 +863,21 @@ def load_patches(series: Series, default_strip: int, *, cache: bool = True) -> l
             )
         seen[entry.name] = entry.line_no
         strip = entry.strip if entry.strip is not None else default_strip
-        path = files.path(entry)
-        data = _read_patch_bytes(path)
+        path, info = files.path(entry)
         if store is None:
+            data = _read_patch_bytes(path)
             patches.append(parse_patch(data, name=entry.name, path=path, strip=strip))
             continue
-        key = content_key(data, entry.name, strip)
-        patch = store.get(key, data, entry.name, path, strip)
+        key = store.unchanged(entry.name, info, strip)
+        patch = store.get(key, None, entry.name, path, strip) if key is not None else None
         if patch is None:
-            patch = parse_patch(data, name=entry.name, path=path, strip=strip)
-            store.put(key, patch)
+            data = _read_patch_bytes(path)
+            key = content_key(data, entry.name, strip)
+            patch = store.get(key, data, entry.name, path, strip)
+            if patch is None:
+                patch = parse_patch(data, name=entry.name, path=path, strip=strip)
+                store.put(key, patch)
+        store.seen(entry.name, info, strip, key)
         patches.append(patch)
     if store is not None:
         store.save()
@@ -945,8 +950,9 @@ class _ListedFiles:
         self.inside = {self.directory}
         self.real_dirs: dict[str, str] = {}
 
-    def path(self, entry: SeriesEntry) -> Path:
-        """The patch file of ``entry``.
+    def path(self, entry: SeriesEntry) -> tuple[Path, os.stat_result | None]:
+        """The patch file of ``entry``, and its ``lstat`` when it is a regular file found the
+        fast way (``None`` otherwise: a symlink, a new subdirectory).
 
         Raises:
             PatchFormatError: as :func:`listed_patch`.
@@ -954,15 +960,15 @@ class _ListedFiles:
         check_series_name(entry.name, self.series.path, entry.line_no)
         full = os.path.join(self.directory, entry.name)
         try:
-            mode = os.lstat(full).st_mode
+            info: os.stat_result | None = os.lstat(full)
         except OSError:
-            mode = 0
+            info = None
         parent = os.path.dirname(full)
-        if stat.S_ISREG(mode) and parent in self.inside:
-            return Path(full)
+        if info is not None and stat.S_ISREG(info.st_mode) and parent in self.inside:
+            return Path(full), info
         path = listed_patch(self.series, entry, self.real_dirs)
         self.inside.add(parent)  # listed_patch raised if it were outside
-        return path
+        return path, None
 
 
 def _real_dir(directory: str, real_dirs: dict[str, str]) -> str:

@@ -16,7 +16,8 @@ cannot be written is skipped silently (the cache only saves time).
 
 A record keeps the patch's structure as builtin values (:mod:`marshal`): byte ranges into the
 patch file for the raw parts (preamble, file headers, hunks, trailer), which are sliced
-again from the bytes just read, and the pre- and post-images as bytes.
+again from the patch's bytes, and the pre- and post-images as bytes. The bytes are stored
+too, with each patch file's stat key, so that an unchanged file is not read at all.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import functools
 import hashlib
 import marshal
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,7 @@ from patchkeeper.constants import CACHE_ENV
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
-FORMAT = "series-1"
+FORMAT = "series-2"
 #: Stores kept in the cache directory; the least recently written beyond this are removed.
 MAX_STORES = 64
 _SOURCES = ("model.py", "parse.py", "parse_cache.py")
@@ -62,8 +64,23 @@ def content_key(data: bytes, name: str, strip: int) -> bytes:
     return digest.digest()
 
 
+#: A file changed this recently has its stat key not remembered (git's "racily clean" rule:
+#: a change within the file system's timestamp granularity would keep the key).
+RACY_SECONDS = 2.0
+
+
+def stat_key(info: os.stat_result) -> tuple[int, int, int, int]:
+    """``(size, mtime_ns, ctime_ns, inode)`` of a file: any write changes the change time,
+    which no program can set."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
 class ParseCache:
     """The stored parses of one series' patches, loaded once, saved once if changed.
+
+    A parse is found by the digest of the patch's bytes (:func:`content_key`). A patch file
+    whose stat key (:func:`stat_key`) is the one remembered with its name is not even read:
+    its bytes are kept in the store too (as ``git status`` trusts its index's stat data).
 
     Args:
         series_file: the series file (its resolved path names the store).
@@ -75,22 +92,38 @@ class ParseCache:
         name = hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
         self.path = cache_dir() / f"{name}.marshal"
         self.stored: dict[bytes, Any] = {}
+        self.stats: dict[str, tuple] = {}
         self.used: dict[bytes, Any] = {}
+        self.used_stats: dict[str, tuple] = {}
         self.dirty = False
+        self._recent_ns = time.time_ns() - int(RACY_SECONDS * 1e9)
         try:
             loaded = marshal.loads(self.path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return
-        if isinstance(loaded, dict):
-            self.stored = loaded
+        if isinstance(loaded, tuple) and len(loaded) == 2:
+            self.stored, self.stats = loaded
 
-    def get(self, key: bytes, data: bytes, name: str, path: Path, strip: int) -> Patch | None:
-        """The cached parse of ``data`` as a :class:`Patch`, or ``None``."""
+    def unchanged(self, name: str, info: os.stat_result | None, strip: int) -> bytes | None:
+        """The key of ``name``'s parse when its file has the stat key remembered with it (and
+        the bytes are stored), else ``None``."""
+        remembered = self.stats.get(name)
+        if info is None or remembered is None:
+            return None
+        if remembered[0] != stat_key(info) or remembered[1] != strip:
+            return None
+        return remembered[2] if remembered[2] in self.stored else None
+
+    def get(
+        self, key: bytes, data: bytes | None, name: str, path: Path, strip: int
+    ) -> Patch | None:
+        """The cached parse of ``data`` (``None``: the stored bytes) as a :class:`Patch`, or
+        ``None``."""
         record = self.stored.get(key)
         if record is None:
             return None
         try:
-            patch = decode(record, data, name, path, strip)
+            patch = decode(record[0], record[1] if data is None else data, name, path, strip)
         except (ValueError, TypeError, IndexError):
             return None
         self.used[key] = record
@@ -98,18 +131,29 @@ class ParseCache:
 
     def put(self, key: bytes, patch: Patch) -> None:
         """Remember the parse of a patch (written by :meth:`save`)."""
-        self.used[key] = encode(patch)
+        self.used[key] = (encode(patch), patch.raw)
         self.dirty = True
+
+    def seen(self, name: str, info: os.stat_result | None, strip: int, key: bytes) -> None:
+        """Remember that the file of ``name``, with this stat, holds the bytes of ``key``
+        (unless it was changed too recently to trust its stat key)."""
+        if info is None or max(info.st_mtime_ns, info.st_ctime_ns) > self._recent_ns:
+            return
+        entry = (stat_key(info), strip, key)
+        self.used_stats[name] = entry
+        if self.stats.get(name) != entry:
+            self.dirty = True
 
     def save(self) -> None:
         """Write the store when a parse was added or a stored one is no longer listed; the
         store then holds exactly the series' current patches."""
-        if not self.dirty and len(self.used) == len(self.stored):
+        unchanged = len(self.used) == len(self.stored) and len(self.used_stats) == len(self.stats)
+        if not self.dirty and unchanged:
             return
         from patchkeeper.system.atomic import write_atomic
 
         try:
-            write_atomic(self.path, marshal.dumps(self.used), parents=True)
+            write_atomic(self.path, marshal.dumps((self.used, self.used_stats)), parents=True)
         except OSError:
             return
         _prune(self.path.parent)
