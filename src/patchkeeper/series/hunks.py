@@ -136,6 +136,8 @@ def _matches(lines: Sequence[bytes], pattern: Sequence[bytes], start: int) -> bo
     index = start - 1
     if index < 0 or index + len(pattern) > len(lines):
         return False
+    if type(lines) is type(pattern):  # both tuples (a workspace's file, an image): in C
+        return lines[index : index + len(pattern)] == pattern
     for offset, expected in enumerate(pattern):
         if lines[index + offset] != expected:
             return False
