@@ -205,7 +205,8 @@ def series_rows(count: int, figures: dict, apply_limit: float) -> list[Row]:
         peer_median = statistics.median(peer)
         rows.append(
             Row(
-                f"`verify --pristine` of {count:,} patches: <= 2x `git apply --check` + `diff -rq`",
+                f"`verify --pristine` of {count:,} patches: <= 2x `git apply` (pristine copy)"
+                " + `diff -rq`",
                 f"{verify:.2f} s ({median(figures['verify'], 'cpu'):.2f} s CPU)",
                 f"{peer_median:.2f} s ({median(figures['check']):.2f} + "
                 f"{median(figures['diff']):.2f})",

@@ -9,7 +9,6 @@ the series creates are added to ``RECORD`` and ``patchkeeper.json`` records what
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -390,6 +389,8 @@ def run_unapply(
             _write(tree, _file_changes(tree, changes), extra)
         except BaseException:
             if backup is not None:
+                import shutil
+
                 shutil.rmtree(backup, ignore_errors=True)
             raise
     note = "" if reference else "no pristine reference was available: the result is unchecked"
@@ -433,6 +434,8 @@ def backup_files(tree: Tree, paths: list[str], root: Path) -> Path:
     Raises:
         TargetError: the backup cannot be written (nothing is left behind).
     """
+    import shutil
+
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     parent = (root / BACKUP_DIR).resolve()
     backup = parent / f"unapply-{stamp}"

@@ -26,7 +26,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 import signal
 import stat
 import time
@@ -219,7 +218,19 @@ def _prune_empty_dirs(path: Path, stop: Path | None) -> None:
 
 
 def _remove_journal(journal: Path) -> None:
-    shutil.rmtree(journal, ignore_errors=True)
+    for name in (ORIGINALS, MANIFEST):  # what a journal holds; anything else: rmtree
+        try:
+            os.unlink(journal / name)
+        except OSError:
+            pass
+    try:
+        journal.rmdir()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        import shutil
+
+        shutil.rmtree(journal, ignore_errors=True)
     if journal.parent.name == STATE_DIR:
         try:
             journal.parent.rmdir()  # the state directory, when nothing else is in it
