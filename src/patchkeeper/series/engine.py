@@ -33,18 +33,22 @@ class FileState:
     Attributes:
         lines: the content, split by :func:`patchkeeper.series.parse.split_lines`.
         mode: the permission bits (``0o644``), or ``None`` when unknown.
+        raw: the content as one ``bytes`` when the state was made from it (not compared):
+            :attr:`data` then need not join the lines again.
     """
 
     lines: tuple[bytes, ...]
     mode: int | None = None
+    raw: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def data(self) -> bytes:
-        return b"".join(self.lines)
+        """The content as one ``bytes``."""
+        return self.raw if self.raw is not None else b"".join(self.lines)
 
     @classmethod
     def from_bytes(cls, data: bytes, mode: int | None = None) -> FileState:
-        return cls(tuple(split_lines(data)), mode)
+        return cls(tuple(split_lines(data)), mode, data)
 
 
 Reader = Callable[[str], "FileState | None"]

@@ -138,15 +138,16 @@ def locked(directory: Path, timeout: float, what: str) -> Iterator[None]:
 
 def _check_writable(changes: list[Change]) -> None:
     # directory -> (its nearest existing directory, whether that can be written), asked once
-    writable: dict[Path, tuple[Path, bool]] = {}
+    writable: dict[str, tuple[Path, bool]] = {}
     for change in changes:
         target = change.path
-        if target.parent not in writable:
+        directory = os.path.dirname(target)
+        if directory not in writable:
             existing = target.parent
             while not existing.exists():
                 existing = existing.parent
-            writable[target.parent] = (existing, os.access(existing, os.W_OK))
-        parent, parent_writable = writable[target.parent]
+            writable[directory] = (existing, os.access(existing, os.W_OK))
+        parent, parent_writable = writable[directory]
         exists = change.original is not None or target.exists()
         if (exists and not os.access(target, os.W_OK)) or not parent_writable:
             raise TargetError(
@@ -366,7 +367,7 @@ def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) ->
     """Copy the original bytes of every file to change into the journal; return the manifest."""
     entries = []
     created_dirs: dict[str, None] = {}
-    present: set[Path] = set()  # directories known to exist
+    present: set[str] = set()  # directories known to exist
     offset = 0
     with open(journal / ORIGINALS, "wb") as originals:
         for change in changes:
@@ -378,10 +379,11 @@ def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) ->
                 originals.write(data)
                 offset += len(data)
                 faults.step()
-            if change.path.parent not in present:
+            parent = os.path.dirname(change.path)
+            if parent not in present:
                 for directory in _missing_dirs(change.path):
                     created_dirs.setdefault(str(directory), None)
-                present.add(change.path.parent)
+                present.add(parent)
             entries.append(entry)
     return {"format": 2, "entries": entries, "created_dirs": list(created_dirs)}
 
