@@ -11,6 +11,7 @@ target").
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable
@@ -149,6 +150,10 @@ def safe_path(
     return path
 
 
+#: C0 and C1 control characters and DEL.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def name_problem(relative: str) -> str:
     """Why a patch path cannot name a file patchkeeper writes, or ``""``.
 
@@ -161,10 +166,9 @@ def name_problem(relative: str) -> str:
     >>> print(name_problem("a" + chr(27) + "[31m"))
     holds the control character '\\x1b'
     """
-    for char in relative:
-        code = ord(char)
-        if code < 32 or 127 <= code < 160:
-            return f"holds the control character {char!r}"
+    control = _CONTROL.search(relative)
+    if control is not None:
+        return f"holds the control character {control.group()!r}"
     encoding = sys.getfilesystemencoding()
     try:
         relative.encode(encoding)
@@ -517,13 +521,14 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
             :func:`safe_path`).
     """
     checked: set[str] = set()
+    state = tuple(str(path) for path in own_state(tree))
     for patch in patches:
         for diff in patch.files:
             for path in (diff.old_path, diff.new_path):
                 if path is None or path in checked:
                     continue
                 try:
-                    check_target_file(tree, tree.path_of(path), path)
+                    check_target_file(tree, tree.path_of(path), path, state)
                 except TargetError as exc:
                     where = f" at {exc.path}" if exc.path is not None else ""
                     raise TargetError(
@@ -535,10 +540,14 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                 checked.add(path)
 
 
-def check_target_file(tree: Tree, path: Path, relative: str) -> None:
+def check_target_file(
+    tree: Tree, path: Path, relative: str, state: tuple[str, ...] | None = None
+) -> None:
     """Refuse a patch path that is a symlink or another non-regular file in the target (GNU
     patch: "not a regular file"; writing it would replace the link), or that lies in
     patchkeeper's own state (``.patchkeeper/``, the journal, ``patchkeeper.json``).
+
+    ``state``: :func:`own_state` as strings, when the caller checks many paths.
 
     Raises:
         TargetError: naming the path.
@@ -560,10 +569,10 @@ def check_target_file(tree: Tree, path: Path, relative: str) -> None:
             path=path,
         )
     text = str(path)
-    for state in own_state(tree):
-        if text == str(state) or text.startswith(str(state).rstrip("/") + "/"):
+    for place in state if state is not None else tuple(str(p) for p in own_state(tree)):
+        if text == place or text.startswith(place.rstrip("/") + "/"):
             raise TargetError(
-                f"the patch path {relative!r} lies in patchkeeper's own state ({state})",
+                f"the patch path {relative!r} lies in patchkeeper's own state ({place})",
                 path=path,
                 hint="a patch may not change patchkeeper's state; fix the patch",
             )
