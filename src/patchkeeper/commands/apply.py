@@ -9,7 +9,6 @@ the series creates are added to ``RECORD`` and ``patchkeeper.json`` records what
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -24,14 +23,6 @@ from patchkeeper.series.load import load_series
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.applied import series_state
-from patchkeeper.trees.installed import (
-    AppliedRecord,
-    RecordEntry,
-    add_record_rows,
-    read_record,
-    read_record_bytes,
-    without_record_rows,
-)
 from patchkeeper.trees.results import (
     ALREADY_APPLIED,
     ALREADY_PRISTINE,
@@ -76,6 +67,15 @@ def _record_changes(
     tree: Tree, patches: list[Patch], changes: dict[str, FileState | None], ws: Workspace
 ) -> list[Change]:
     """RECORD and patchkeeper.json updates for an apply on an installed distribution."""
+    from patchkeeper.trees.installed import (
+        AppliedRecord,
+        RecordEntry,
+        add_record_rows,
+        read_record,
+        read_record_bytes,
+        without_record_rows,
+    )
+
     dist = tree.dist
     assert dist is not None
     known = {entry.path for entry in read_record(dist)}
@@ -110,6 +110,8 @@ def _record_changes(
 
 def _unrecord_changes(tree: Tree) -> list[Change]:
     """RECORD and patchkeeper.json updates for an unapply on an installed distribution."""
+    from patchkeeper.trees.installed import AppliedRecord, read_record_bytes, without_record_rows
+
     dist = tree.dist
     assert dist is not None
     applied = AppliedRecord.load(dist.applied_record_path)
@@ -122,11 +124,18 @@ def _unrecord_changes(tree: Tree) -> list[Change]:
     ]
 
 
-def _file_changes(tree: Tree, changes: dict[str, FileState | None]) -> list[Change]:
-    return [
-        Change(tree.path_of(path), state.data if state else None, state.mode if state else None)
-        for path, state in sorted(changes.items())
-    ]
+def _file_changes(
+    tree: Tree, changes: dict[str, FileState | None], ws: Workspace | None = None
+) -> list[Change]:
+    """The writes for ``changes``; with ``ws`` (read under the lock), each change carries the
+    file's bytes from before, so the journal does not read them again."""
+    out = []
+    for path, state in sorted(changes.items()):
+        before = ws.original(path) if ws is not None else None
+        original = (before.data, before.mode) if before and before.mode is not None else None
+        data, mode = (state.data, state.mode) if state else (None, None)
+        out.append(Change(tree.path_of(path), data, mode, original))
+    return out
 
 
 def _put_overlays(ws: Workspace, overlays: dict[str, bytes]) -> None:
@@ -270,7 +279,7 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
         _put_overlays(ws, overlays)
         changes = ws.changes()
         extra = _record_changes(tree, patches, changes, ws) if tree.kind == INSTALLED else []
-        _write(tree, _file_changes(tree, changes), extra)
+        _write(tree, _file_changes(tree, changes, ws), extra)
     return ApplyResult(
         "apply",
         tree.label,
@@ -384,6 +393,8 @@ def run_unapply(
             _write(tree, _file_changes(tree, changes), extra)
         except BaseException:
             if backup is not None:
+                import shutil
+
                 shutil.rmtree(backup, ignore_errors=True)
             raise
     note = "" if reference else "no pristine reference was available: the result is unchecked"
@@ -427,6 +438,8 @@ def backup_files(tree: Tree, paths: list[str], root: Path) -> Path:
     Raises:
         TargetError: the backup cannot be written (nothing is left behind).
     """
+    import shutil
+
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     parent = (root / BACKUP_DIR).resolve()
     backup = parent / f"unapply-{stamp}"

@@ -12,6 +12,9 @@ from patchkeeper.trees.tree import Tree
 def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:
     """The configured overlays (``[tool.patchkeeper.entries]``): path -> bytes to copy into the
     tree after the series; every path checked against the tree first."""
+    entries = config.sections.get("entries")
+    if entries is not None and not entries.get("overlays"):
+        return {}  # nothing to read: the ledger's modules are not even imported
     from patchkeeper.ledger.entries import load_entries
     from patchkeeper.ledger.entries import overlay_files as configured
 

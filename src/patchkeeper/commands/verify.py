@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchkeeper.commands.common import command_line, overlay_files, pin_mismatch
 from patchkeeper.config import Config
@@ -21,7 +22,6 @@ from patchkeeper.series.engine import Workspace, touched_paths
 from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.applied import FileCheck, series_state
-from patchkeeper.trees.installed import AppliedRecord
 from patchkeeper.trees.results import OverlayCheck, VerifyResult
 from patchkeeper.trees.transaction import locked, recover
 from patchkeeper.trees.tree import (
@@ -33,6 +33,9 @@ from patchkeeper.trees.tree import (
 )
 from patchkeeper.trees.untouched_files import untouched_drift
 from patchkeeper.upstream.requirements import check_release_option
+
+if TYPE_CHECKING:
+    from patchkeeper.trees.installed import AppliedRecord
 
 
 def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCheck, ...]:
@@ -119,6 +122,8 @@ def run(
             untouched, ignored = untouched_drift(tree, reference, skip, config.ignore)
         mismatch = ""
         if tree.kind == INSTALLED and tree.dist is not None:
+            from patchkeeper.trees.installed import AppliedRecord
+
             record = AppliedRecord.load(tree.dist.applied_record_path)
             mismatch = _record_mismatch(record, [(p.name, sha256_hex(p.raw)) for p in patches])
     result = VerifyResult(

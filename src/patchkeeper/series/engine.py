@@ -33,21 +33,27 @@ class FileState:
     Attributes:
         lines: the content, split by :func:`patchkeeper.series.parse.split_lines`.
         mode: the permission bits (``0o644``), or ``None`` when unknown.
+        raw: the content as one ``bytes`` when the state was made from it (not compared):
+            :attr:`data` then need not join the lines again.
     """
 
     lines: tuple[bytes, ...]
     mode: int | None = None
+    raw: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def data(self) -> bytes:
-        return b"".join(self.lines)
+        """The content as one ``bytes``."""
+        return self.raw if self.raw is not None else b"".join(self.lines)
 
     @classmethod
     def from_bytes(cls, data: bytes, mode: int | None = None) -> FileState:
-        return cls(tuple(split_lines(data)), mode)
+        return cls(tuple(split_lines(data)), mode, data)
 
 
 Reader = Callable[[str], "FileState | None"]
+#: What :meth:`Workspace.begin` remembers for a path that had no pending change.
+_UNSET = object()
 
 
 class Workspace:
@@ -66,6 +72,8 @@ class Workspace:
         #: ordinary names) left absent: before the diff the file was absent *or* empty, and
         #: only a pristine reference tells which (see :meth:`settle_empty`).
         self.absent_or_empty: set[str] = set()
+        self._undo: dict[str, object] | None = None
+        self._absent_before: frozenset[str] = frozenset()
 
     def original(self, path: str) -> FileState | None:
         """The file as the tree has it."""
@@ -80,7 +88,30 @@ class Workspace:
         return self.original(path)
 
     def set(self, path: str, state: FileState | None) -> None:
+        undo = self._undo
+        if undo is not None and path not in undo:
+            undo[path] = self._current.get(path, _UNSET)
         self._current[path] = state
+
+    def begin(self) -> None:
+        """Start remembering what :meth:`set` replaces, for :meth:`roll_back` (cheaper than a
+        :meth:`snapshot` of every pending change, which a long series makes large)."""
+        self._undo = {}
+        self._absent_before = frozenset(self.absent_or_empty)
+
+    def roll_back(self) -> None:
+        """Undo every :meth:`set` since :meth:`begin`; stop remembering."""
+        for path, state in (self._undo or {}).items():
+            if state is _UNSET:
+                del self._current[path]
+            else:
+                self._current[path] = state  # type: ignore[assignment]
+        self.absent_or_empty = set(self._absent_before)
+        self._undo = None
+
+    def end(self) -> None:
+        """Keep every :meth:`set` since :meth:`begin`; stop remembering."""
+        self._undo = None
 
     def changes(self) -> dict[str, FileState | None]:
         """Every path whose content or mode differs from the tree: path -> new state."""
@@ -222,7 +253,12 @@ class _Renames:
     destinations: frozenset[str] = frozenset()
 
 
+_NO_RENAMES = _Renames()
+
+
 def _renames(ws: Workspace, patch: Patch, reverse: bool) -> _Renames:
+    if len(patch.files) < 2:  # a criss-cross takes two renames
+        return _NO_RENAMES
     pairs = [
         (d.new_path, d.old_path) if reverse else (d.old_path, d.new_path)
         for d in patch.files
@@ -239,7 +275,7 @@ def _apply_file(
     ws: Workspace, diff: FileDiff, reverse: bool, renames: _Renames | None = None
 ) -> tuple[FileOutcome, dict]:
     """Apply one file diff; return its outcome and the workspace writes it implies."""
-    renames = renames or _Renames()
+    renames = renames or _NO_RENAMES
     source = diff.new_path if reverse else diff.old_path
     dest = diff.old_path if reverse else diff.new_path
     # A mode is written only when the diff changes it or creates the file: an ``index`` line's
@@ -314,7 +350,7 @@ def apply_patch(
         reverse: undo the patch instead.
         commit: when false, leave ``ws`` unchanged even on success (a dry run).
     """
-    snapshot = ws.snapshot()
+    ws.begin()
     diffs = reversed(patch.files) if reverse else patch.files
     renames = _renames(ws, patch, reverse)
     outcomes = []
@@ -332,7 +368,9 @@ def apply_patch(
     if reverse:
         outcomes.reverse()
     if not ok or not commit:
-        ws.restore(snapshot)
+        ws.roll_back()
+    else:
+        ws.end()
     return PatchOutcome(patch, reverse, tuple(outcomes))
 
 

@@ -136,6 +136,8 @@ def _matches(lines: Sequence[bytes], pattern: Sequence[bytes], start: int) -> bo
     index = start - 1
     if index < 0 or index + len(pattern) > len(lines):
         return False
+    if type(lines) is type(pattern):  # both tuples (a workspace's file, an image): in C
+        return lines[index : index + len(pattern)] == pattern
     for offset, expected in enumerate(pattern):
         if lines[index + offset] != expected:
             return False
@@ -316,8 +318,10 @@ def closest_match(
 def _sides(hunk: Hunk, reverse: bool) -> tuple[list[tuple[bool, bytes]], list[tuple[bool, bytes]]]:
     """The pattern and the replacement as ``(changed, text)`` pairs, in hunk order."""
     gone, come = (ADDED, REMOVED) if reverse else (REMOVED, ADDED)
-    pattern = [(line.kind == gone, line.text) for line in hunk.lines if line.kind != come]
-    replacement = [(line.kind == come, line.text) for line in hunk.lines if line.kind != gone]
+    before, after = images(hunk, reverse)
+    kinds = hunk.kinds
+    pattern = list(zip([kind == gone for kind in kinds if kind != come], before))
+    replacement = list(zip([kind == come for kind in kinds if kind != gone], after))
     return pattern, replacement
 
 
@@ -346,8 +350,27 @@ def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bo
         frozen = max(frozen, last)
 
     for placement in placements:
-        pattern, replacement = _sides(placement.hunk, reverse)
         where = placement.line - 1
+        hunk = placement.hunk
+        before, after = images(hunk, reverse)
+        end = where + len(before)
+        if (
+            before
+            and frozen <= where
+            and end <= len(lines)
+            and before[-1].endswith(b"\n")
+            and (not after or after[-1].endswith(b"\n"))
+        ):
+            # The common case, in slices: no line without its newline, no overlap with
+            # what an earlier hunk froze. The context the hunk has in common with the input
+            # is the input's (fuzz 0), so writing the post-image up to its trailing context
+            # is what the line-by-line walk below writes; the trailing context is left for
+            # the next copy, as there.
+            copy_till(where)
+            out.extend(after[: len(after) - hunk.suffix_context])
+            frozen = end - hunk.suffix_context
+            continue
+        pattern, replacement = _sides(hunk, reverse)
         old = new = 0
         while old < len(pattern):
             if pattern[old][0]:  # removed

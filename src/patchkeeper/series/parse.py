@@ -11,15 +11,14 @@ files are matched byte for byte.
 
 from __future__ import annotations
 
-import functools
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-
-from unidiff import PatchedFile, PatchSet
-from unidiff.errors import UnidiffParseError
+from typing import TYPE_CHECKING
 
 from patchkeeper import constants as C
 from patchkeeper.errors import PatchFormatError
@@ -29,11 +28,13 @@ from patchkeeper.series.model import (
     REMOVED,
     FileDiff,
     Hunk,
-    HunkLine,
     Patch,
     Series,
     SeriesEntry,
 )
+
+if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
+    from unidiff import PatchedFile
 
 _ENCODING = "utf-8"
 _ERRORS = "surrogateescape"
@@ -115,6 +116,10 @@ def parse_series(path: Path) -> Series:
     return Series(path=path, entries=tuple(entries))
 
 
+#: A C0 control character or DEL.
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def check_series_name(name: str, path: Path, line: int) -> None:
     """Refuse a series entry that would leave the series directory or cannot be a file name.
 
@@ -134,7 +139,7 @@ def check_series_name(name: str, path: Path, line: int) -> None:
     problem = ""
     if name.startswith("/") or ".." in name.split("/"):
         problem = "leaves the series directory"
-    elif any(ord(char) < 32 or char == "\x7f" for char in name):
+    elif _CONTROL.search(name):
         problem = "holds a control character"
     if problem:
         raise PatchFormatError(
@@ -296,15 +301,14 @@ def _extended_headers(info: list[str]) -> dict[str, str]:
     return out
 
 
-def _no_newline(lines: list[HunkLine], path: Path, header_line: int) -> None:
+def _no_newline(texts: list[bytes], path: Path, header_line: int) -> None:
     r"""Apply a ``\ No newline at end of file`` marker to the line before it."""
-    if not lines:
+    if not texts:
         raise PatchFormatError(
             "'\\ No newline' marker with no line before it", path=path, line=header_line
         )
-    last = lines[-1]
-    if last.text.endswith(b"\n"):
-        lines[-1] = HunkLine(last.kind, last.text[:-1], last.line_no)
+    if texts[-1].endswith(b"\n"):
+        texts[-1] = texts[-1][:-1]
 
 
 def _convert_hunk(
@@ -324,7 +328,9 @@ def _convert_hunk(
     old_len = int(match.group(2)) if match.group(2) is not None else 1
     new_start = int(match.group(3))
     new_len = int(match.group(4)) if match.group(4) is not None else 1
-    lines: list[HunkLine] = []
+    kinds: list[str] = []
+    texts: list[bytes] = []
+    line_nos: list[int] = []
     old_left, new_left = old_len, new_len
     position = header_line  # 0-based index of the next body line
     total = len(patch_lines)
@@ -333,7 +339,7 @@ def _convert_hunk(
         position += 1
         marker = raw[:1]
         if marker == b"\\":
-            _no_newline(lines, path, header_line)
+            _no_newline(texts, path, header_line)
             continue
         if marker == b"-":
             kind, text = REMOVED, raw[1:]
@@ -347,26 +353,23 @@ def _convert_hunk(
             new_left -= 1
         if strip_cr and text.endswith(b"\r\n"):
             text = text[:-2] + b"\n"
-        lines.append(HunkLine(kind, text, position))
+        kinds.append(kind)
+        texts.append(text)
+        line_nos.append(position)
     end = position
     if end < total and patch_lines[end].startswith(C.NO_NEWLINE):
-        _no_newline(lines, path, header_line)
+        _no_newline(texts, path, header_line)
     while end < total and patch_lines[end].startswith(b"\\"):
         end += 1
-    pre = tuple(line.text for line in lines if line.kind != ADDED)
-    post = tuple(line.text for line in lines if line.kind != REMOVED)
-    prefix = 0
-    for line in lines:
-        if line.kind != CONTEXT:
-            break
-        prefix += 1
-    suffix = 0
-    for line in reversed(lines):
-        if line.kind != CONTEXT:
-            break
-        suffix += 1
-    if prefix == len(lines):
-        suffix = prefix
+    markers = "".join(kinds)
+    pre = tuple([text for kind, text in zip(kinds, texts) if kind != ADDED])
+    post = tuple([text for kind, text in zip(kinds, texts) if kind != REMOVED])
+    changed = markers.replace(CONTEXT, "")
+    if changed:
+        prefix = len(markers) - len(markers.lstrip(CONTEXT))
+        suffix = len(markers) - len(markers.rstrip(CONTEXT))
+    else:
+        prefix = suffix = len(markers)
     section = raw_header[match.end() :].strip().decode(_ENCODING, _ERRORS)
     return Hunk(
         index=index,
@@ -377,7 +380,8 @@ def _convert_hunk(
         section=section,
         header=raw_header.rstrip(b"\r\n").decode(_ENCODING, _ERRORS),
         line_no=header_line,
-        lines=tuple(lines),
+        kinds=markers,
+        line_nos=tuple(line_nos),
         pre_image=pre,
         post_image=post,
         prefix_context=prefix,
@@ -388,7 +392,7 @@ def _convert_hunk(
 
 def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path) -> None:
     """Reject a hunk whose body goes on past the line counts of its header."""
-    last = max((line.line_no for line in hunk.lines), default=hunk.line_no)
+    last = max(hunk.line_nos, default=hunk.line_no)
     nxt_index = last  # 0-based index of the line after ``last``
     if nxt_index < len(lines) and lines[nxt_index].startswith(C.NO_NEWLINE):
         nxt_index += 1
@@ -718,6 +722,9 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         PatchFormatError: naming ``path`` and the line, for wrong hunk line counts, a
             truncated hunk, a hunk before any file header, or a binary diff.
     """
+    from unidiff import PatchSet
+    from unidiff.errors import UnidiffParseError
+
     lines = split_lines(data)
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)
@@ -787,7 +794,7 @@ def _check_hunk_numbers(lines: list[bytes], start: int, path: Path) -> None:
 
 def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
     r"""The 0-based index just past the hunk's last line (its ``\`` marker included)."""
-    end = max((line.line_no for line in hunk.lines), default=hunk.line_no)
+    end = max(hunk.line_nos, default=hunk.line_no)
     while end < len(lines) and lines[end].startswith(b"\\"):
         end += 1
     return end
@@ -828,14 +835,15 @@ def render_patch(patch: Patch) -> bytes:
     return b"".join(parts)
 
 
-def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
-    """Read and parse the patch file at ``path``.
+def _read_patch_bytes(path: Path) -> bytes:
+    """The bytes of a patch file.
 
     Raises:
-        PatchFormatError: the file is missing, unreadable or malformed.
+        PatchFormatError: the file is missing or unreadable.
     """
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            return handle.read()
     except FileNotFoundError:
         raise PatchFormatError(
             "the patch file does not exist",
@@ -844,17 +852,33 @@ def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
         ) from None
     except OSError as exc:
         raise PatchFormatError(f"cannot read the patch: {exc.strerror}", path=path) from None
-    return parse_patch(data, name=name or path.name, path=path, strip=strip)
 
 
-def load_patches(series: Series, default_strip: int) -> list[Patch]:
+def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
+    """Read and parse the patch file at ``path``.
+
+    Raises:
+        PatchFormatError: the file is missing, unreadable or malformed.
+    """
+    return parse_patch(_read_patch_bytes(path), name=name or path.name, path=path, strip=strip)
+
+
+def load_patches(series: Series, default_strip: int, *, cache: bool = True) -> list[Patch]:
     """Read every patch a series lists, in order.
+
+    With ``cache``, a patch whose exact bytes were parsed before (under the same name and
+    strip level) is taken from the parse cache (:mod:`patchkeeper.series.parse_cache`)
+    instead of being parsed again, and new parses are added to it.
 
     Raises:
         PatchFormatError: a listed patch is missing (naming the series line) or malformed.
     """
+    from patchkeeper.series.parse_cache import ParseCache, content_key
+
     patches = []
     seen: dict[str, int] = {}
+    store = ParseCache(series.path) if cache else None
+    files = _ListedFiles(series)
     for entry in series.entries:
         if entry.name in seen:
             raise PatchFormatError(
@@ -865,7 +889,24 @@ def load_patches(series: Series, default_strip: int) -> list[Patch]:
             )
         seen[entry.name] = entry.line_no
         strip = entry.strip if entry.strip is not None else default_strip
-        patches.append(read_patch(listed_patch(series, entry), name=entry.name, strip=strip))
+        path, info = files.path(entry)
+        if store is None:
+            data = _read_patch_bytes(path)
+            patches.append(parse_patch(data, name=entry.name, path=path, strip=strip))
+            continue
+        key = store.unchanged(entry.name, info, strip)
+        patch = store.get(key, None, entry.name, path, strip) if key is not None else None
+        if patch is None:
+            data = _read_patch_bytes(path)
+            key = content_key(data, entry.name, strip)
+            patch = store.get(key, data, entry.name, path, strip)
+            if patch is None:
+                patch = parse_patch(data, name=entry.name, path=path, strip=strip)
+                store.put(key, patch)
+        store.seen(entry.name, info, strip, key)
+        patches.append(patch)
+    if store is not None:
+        store.save()
     return patches
 
 
@@ -878,14 +919,13 @@ def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=8)
-def _resolved(directory: Path) -> Path:
-    """``directory`` resolved once per run (a series' entries are checked against it)."""
-    return directory.resolve()
-
-
-def listed_patch(series: Series, entry: SeriesEntry) -> Path:
+def listed_patch(
+    series: Series, entry: SeriesEntry, real_dirs: dict[str, str] | None = None
+) -> Path:
     """The patch file a series line names (relative to the series' directory).
+
+    ``real_dirs`` (directory -> its real path, filled as directories are resolved) lets a
+    caller that looks up many patches resolve each directory once.
 
     Raises:
         PatchFormatError: the file does not exist, cannot be looked at (a name too long for
@@ -894,8 +934,11 @@ def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     """
     path = series.directory / entry.name
     check_series_name(entry.name, series.path, entry.line_no)
+    real_dirs = {} if real_dirs is None else real_dirs
     try:
-        inside = path.resolve().is_relative_to(_resolved(series.directory))
+        inside = _real_path(path, real_dirs).startswith(
+            _real_dir(str(series.directory), real_dirs).rstrip(os.sep) + os.sep
+        )
         exists = path.is_file()
     except (OSError, RuntimeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
@@ -920,3 +963,53 @@ def listed_patch(series: Series, entry: SeriesEntry) -> Path:
             hint=f"restore {path} or remove the line from the series",
         )
     return path
+
+
+class _ListedFiles:
+    """:func:`listed_patch` for every entry of one series: a regular file in a directory
+    already found inside the series directory costs one ``lstat``; anything else (a symlink,
+    a missing file, a new subdirectory) gets the general checks."""
+
+    def __init__(self, series: Series) -> None:
+        self.series = series
+        self.directory = str(series.directory)
+        self.inside = {self.directory}
+        self.real_dirs: dict[str, str] = {}
+
+    def path(self, entry: SeriesEntry) -> tuple[Path, os.stat_result | None]:
+        """The patch file of ``entry``, and its ``lstat`` when it is a regular file found the
+        fast way (``None`` otherwise: a symlink, a new subdirectory).
+
+        Raises:
+            PatchFormatError: as :func:`listed_patch`.
+        """
+        check_series_name(entry.name, self.series.path, entry.line_no)
+        full = os.path.join(self.directory, entry.name)
+        try:
+            info: os.stat_result | None = os.lstat(full)
+        except OSError:
+            info = None
+        parent = os.path.dirname(full)
+        if info is not None and stat.S_ISREG(info.st_mode) and parent in self.inside:
+            return Path(full), info
+        path = listed_patch(self.series, entry, self.real_dirs)
+        self.inside.add(parent)  # listed_patch raised if it were outside
+        return path, None
+
+
+def _real_dir(directory: str, real_dirs: dict[str, str]) -> str:
+    real = real_dirs.get(directory)
+    if real is None:
+        real = real_dirs[directory] = str(Path(directory).resolve())
+    return real
+
+
+def _real_path(path: Path, real_dirs: dict[str, str]) -> str:
+    """``path.resolve()``, the real path of its directory resolved once: the real path of
+    ``dir/name`` is ``realpath(dir)/name`` unless ``name`` is itself a symlink.
+
+    Raises:
+        RuntimeError: a symlink loop (as :meth:`pathlib.Path.resolve`).
+    """
+    leaf = os.path.join(_real_dir(str(path.parent), real_dirs), path.name)
+    return str(Path(leaf).resolve()) if os.path.islink(leaf) else leaf

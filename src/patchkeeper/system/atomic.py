@@ -17,7 +17,6 @@ file it replaces.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, TypeVar
@@ -58,6 +57,8 @@ def write_atomic(
     if parents:
         path.parent.mkdir(parents=True, exist_ok=True)
     if temporary is None:
+        import tempfile  # only for a unique name: random is slow to import
+
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
         tmp, handle = Path(name), os.fdopen(fd, "wb")
     else:

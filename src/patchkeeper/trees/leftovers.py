@@ -15,8 +15,9 @@ patterns, matched against patch paths (relative to the patch root) with gitignor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 
 from patchkeeper.constants import DEFAULT_IGNORE  # noqa: F401 (the doctests' list)
 
@@ -59,3 +60,53 @@ def ignored_by(path: str, patterns: Sequence[str], *, is_dir: bool = False) -> s
             if _matches(body, segments[:end]):
                 return pattern
     return None
+
+
+class WalkIgnore:
+    """:func:`ignored_by` for a walk that does not enter ignored directories: only the path
+    itself is matched (the directories above it were matched on the way down), and the
+    patterns that match a name at any depth are one regular expression.
+
+    Args:
+        patterns: :data:`DEFAULT_IGNORE` or the configured list.
+
+    >>> walk = WalkIgnore(DEFAULT_IGNORE)
+    >>> walk.ignores("src/pkg.egg-info", is_dir=True), walk.ignores("a/x.pyc", is_dir=False)
+    (True, True)
+    >>> walk.ignores("build", is_dir=True), walk.ignores("ops/build", is_dir=True)
+    (True, False)
+    """
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        names: list[str] = []
+        dir_names: list[str] = []
+        self.anchored: list[tuple[bool, list[str]]] = []
+        for pattern in patterns:
+            dir_only = pattern.endswith("/")
+            body = pattern.rstrip("/")
+            if not body:
+                continue
+            if pattern.startswith("/") or "/" in body.lstrip("/"):
+                self.anchored.append((dir_only, body.lstrip("/").split("/")))
+            else:
+                (dir_names if dir_only else names).append(translate(body))
+        self.names = re.compile("|".join(names)).match if names else None
+        self.dir_names = re.compile("|".join(dir_names)).match if dir_names else None
+
+    def ignores(self, path: str, *, is_dir: bool) -> bool:
+        """Whether a pattern matches ``path`` itself (POSIX, relative to the patch root)."""
+        name = path.rpartition("/")[2]
+        if self.names is not None and self.names(name):
+            return True
+        if is_dir and self.dir_names is not None and self.dir_names(name):
+            return True
+        if self.anchored:
+            segments = path.split("/")
+            for dir_only, wanted in self.anchored:
+                if (
+                    (is_dir or not dir_only)
+                    and len(wanted) == len(segments)
+                    and all(fnmatchcase(part, want) for part, want in zip(segments, wanted))
+                ):
+                    return True
+        return False

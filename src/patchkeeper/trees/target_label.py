@@ -9,7 +9,6 @@ carries), else ``[project]`` ``name``/``version`` of ``pyproject.toml`` when the
 
 from __future__ import annotations
 
-import email.parser
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +60,7 @@ def declared_metadata(root: Path) -> tuple[str | None, str | None]:
     except OSError:
         text = None
     if text is not None:
-        headers = email.parser.Parser().parsestr(text, headersonly=True)
-        return headers.get("Name"), headers.get("Version")
+        return _header(text, "Name"), _header(text, "Version")
     try:
         project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -75,3 +73,22 @@ def declared_metadata(root: Path) -> tuple[str | None, str | None]:
         name if isinstance(name, str) else None,
         version if isinstance(version, str) else None,
     )
+
+
+def _header(text: str, name: str) -> str | None:
+    """The first ``name:`` field of core metadata's header block (the email-style fields
+    before the first empty line; a continuation line begins with white space), else ``None``.
+
+    >>> _header("Metadata-Version: 2.1\\nName: vllm\\n\\nName: body", "Name")
+    'vllm'
+    """
+    wanted = name.lower()
+    for line in text.splitlines():
+        if not line.strip():
+            return None
+        if line[0] in " \t":
+            continue
+        key, colon, value = line.partition(":")
+        if colon and key.strip().lower() == wanted:
+            return value.strip()
+    return None

@@ -26,7 +26,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 import signal
 import stat
 import time
@@ -58,11 +57,15 @@ class Change:
         data: the new bytes, or ``None`` to delete the file.
         mode: the permission bits to set, or ``None`` to keep the current ones (0o644 for a
             new file).
+        original: the file's bytes and permission bits as the caller read them while holding
+            the lock (so the journal need not read the file again), or ``None``: unknown, or
+            no file.
     """
 
     path: Path
     data: bytes | None
     mode: int | None = None
+    original: tuple[bytes, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -134,15 +137,22 @@ def locked(directory: Path, timeout: float, what: str) -> Iterator[None]:
 
 
 def _check_writable(changes: list[Change]) -> None:
+    # directory -> (its nearest existing directory, whether that can be written), asked once
+    writable: dict[str, tuple[Path, bool]] = {}
     for change in changes:
         target = change.path
-        parent = target.parent
-        while not parent.exists():
-            parent = parent.parent
-        if (target.exists() and not os.access(target, os.W_OK)) or not os.access(parent, os.W_OK):
+        directory = os.path.dirname(target)
+        if directory not in writable:
+            existing = target.parent
+            while not existing.exists():
+                existing = existing.parent
+            writable[directory] = (existing, os.access(existing, os.W_OK))
+        parent, parent_writable = writable[directory]
+        exists = change.original is not None or target.exists()
+        if (exists and not os.access(target, os.W_OK)) or not parent_writable:
             raise TargetError(
                 "the target is read-only here; nothing was changed",
-                path=target if target.exists() else parent,
+                path=target if exists else parent,
                 hint="run as a user who can write the target, or apply to a copy with --target",
             )
 
@@ -209,7 +219,19 @@ def _prune_empty_dirs(path: Path, stop: Path | None) -> None:
 
 
 def _remove_journal(journal: Path) -> None:
-    shutil.rmtree(journal, ignore_errors=True)
+    for name in (ORIGINALS, MANIFEST):  # what a journal holds; anything else: rmtree
+        try:
+            os.unlink(journal / name)
+        except OSError:
+            pass
+    try:
+        journal.rmdir()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        import shutil
+
+        shutil.rmtree(journal, ignore_errors=True)
     if journal.parent.name == STATE_DIR:
         try:
             journal.parent.rmdir()  # the state directory, when nothing else is in it
@@ -310,7 +332,7 @@ def commit(
     except KeyboardInterrupt:
         _remove_journal(journal)  # nothing was written to the target yet
         raise Interrupted("interrupted before any file was written; nothing was changed") from None
-    data = json.dumps(manifest, indent=1).encode("utf-8")
+    data = json.dumps(manifest, separators=(",", ":")).encode("utf-8")
     try:
         write_atomic(journal / MANIFEST, data, temporary=journal / (MANIFEST + ".tmp"))
     except KeyboardInterrupt:
@@ -344,29 +366,35 @@ def commit(
 def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict:
     """Copy the original bytes of every file to change into the journal; return the manifest."""
     entries = []
-    created_dirs: list[str] = []
+    created_dirs: dict[str, None] = {}
+    present: set[str] = set()  # directories known to exist
+    offset = 0
     with open(journal / ORIGINALS, "wb") as originals:
         for change in changes:
-            entry = {"path": str(change.path), "existed": False}
-            try:
-                info = change.path.stat()
-            except FileNotFoundError:
-                info = None
-            if info is not None:
-                data = change.path.read_bytes()
-                entry.update(
-                    existed=True,
-                    offset=originals.tell(),
-                    size=len(data),
-                    mode=stat.S_IMODE(info.st_mode),
-                )
+            entry: dict = {"path": str(change.path), "existed": False}
+            original = change.original if change.original is not None else _read(change.path)
+            if original is not None:
+                data, mode = original
+                entry.update(existed=True, offset=offset, size=len(data), mode=mode)
                 originals.write(data)
+                offset += len(data)
                 faults.step()
-            for directory in _missing_dirs(change.path):
-                if str(directory) not in created_dirs:
-                    created_dirs.append(str(directory))
+            parent = os.path.dirname(change.path)
+            if parent not in present:
+                for directory in _missing_dirs(change.path):
+                    created_dirs.setdefault(str(directory), None)
+                present.add(parent)
             entries.append(entry)
-    return {"format": 2, "entries": entries, "created_dirs": created_dirs}
+    return {"format": 2, "entries": entries, "created_dirs": list(created_dirs)}
+
+
+def _read(path: Path) -> tuple[bytes, int] | None:
+    """A file's bytes and permission bits, ``None`` when there is no file."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return path.read_bytes(), stat.S_IMODE(info.st_mode)
 
 
 def _write_changes(changes: list[Change], prune_root: Path | None, faults: _Faults) -> None:
@@ -459,14 +487,20 @@ def invalidate_bytecode(paths: list[Path]) -> None:
     """Delete the cached bytecode of changed ``.py`` files, so a fresh interpreter compiles
     the new source (a rewrite within the same second and of the same size would otherwise
     pass the pyc's mtime/size check)."""
+    listed: dict[Path, list[str]] = {}  # __pycache__ -> its entries, listed once
     for path in paths:
         if path.suffix != ".py":
             continue
         cache = path.parent / "__pycache__"
-        if not cache.is_dir():
-            continue
-        for pyc in cache.glob(f"{path.stem}.*.pyc"):
+        if cache not in listed:
             try:
-                pyc.unlink()
+                listed[cache] = os.listdir(cache)
             except OSError:
-                pass
+                listed[cache] = []
+        prefix = path.stem + "."
+        for name in listed[cache]:
+            if name.startswith(prefix) and name.endswith(".pyc") and len(name) > len(prefix) + 3:
+                try:
+                    os.unlink(cache / name)
+                except OSError:
+                    pass

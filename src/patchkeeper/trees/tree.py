@@ -11,27 +11,24 @@ target").
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
-from patchkeeper.trees.installed import (
-    AppliedRecord,
-    InstalledDistribution,
-    check_installed,
-    locate_distribution,
-    read_record,
-)
 from patchkeeper.trees.target_label import TargetLabel, declared_metadata
 
+if TYPE_CHECKING:  # the installed-distribution code is imported when a tree is one
+    from patchkeeper.trees.installed import AppliedRecord, InstalledDistribution
 DIRECTORY = "directory"
 INSTALLED = "installed"
 REQUIREMENT = "requirement"
@@ -136,8 +133,12 @@ def safe_path(
         )
     path = base.joinpath(*parts)
     try:
-        resolved = path.resolve() if real_dirs is None else _resolve(path, real_dirs)
-        inside = resolved.is_relative_to(resolved_base or base.resolve())
+        if real_dirs is None:
+            inside = path.resolve().is_relative_to(resolved_base or base.resolve())
+        else:
+            real_base = str(resolved_base or base.resolve())
+            real = _resolve(path, real_dirs)
+            inside = real == real_base or real.startswith(real_base.rstrip("/") + "/")
     except (OSError, RuntimeError):
         inside = False
     if not inside:
@@ -147,6 +148,10 @@ def safe_path(
             hint="remove the symlink or fix the patch; nothing was written",
         )
     return path
+
+
+#: C0 and C1 control characters and DEL.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def name_problem(relative: str) -> str:
@@ -161,10 +166,9 @@ def name_problem(relative: str) -> str:
     >>> print(name_problem("a" + chr(27) + "[31m"))
     holds the control character '\\x1b'
     """
-    for char in relative:
-        code = ord(char)
-        if code < 32 or 127 <= code < 160:
-            return f"holds the control character {char!r}"
+    control = _CONTROL.search(relative)
+    if control is not None:
+        return f"holds the control character {control.group()!r}"
     encoding = sys.getfilesystemencoding()
     try:
         relative.encode(encoding)
@@ -173,16 +177,20 @@ def name_problem(relative: str) -> str:
     return ""
 
 
-def _resolve(path: Path, real_dirs: dict[str, str]) -> Path:
-    """``path.resolve()``, with the real path of its directory taken from or added to
+def _resolve(path: Path, real_dirs: dict[str, str]) -> str:
+    """``str(path.resolve())``, with the real path of its directory taken from or added to
     ``real_dirs``: the real path of ``dir/name`` is ``realpath(dir)/name`` unless ``name``
-    is itself a symlink."""
-    parent = str(path.parent)
+    is itself a symlink.
+
+    Raises:
+        RuntimeError: a symlink loop (as :meth:`pathlib.Path.resolve`).
+    """
+    parent, name = os.path.split(str(path))
     real_parent = real_dirs.get(parent)
     if real_parent is None:
-        real_parent = real_dirs[parent] = os.path.realpath(parent)
-    leaf = os.path.join(real_parent, path.name)
-    return Path(os.path.realpath(leaf) if os.path.islink(leaf) else leaf)
+        real_parent = real_dirs[parent] = str(Path(parent).resolve())
+    leaf = os.path.join(real_parent, name)
+    return str(Path(leaf).resolve()) if os.path.islink(leaf) else leaf
 
 
 def read_file(path: Path) -> FileState | None:
@@ -256,6 +264,8 @@ def installed_tree(config: Config, python: Path | None = None) -> Tree:
             path=config.source,
             hint='set upstream = "NAME" in [tool.patchkeeper], or pass --target DIR',
         )
+    from patchkeeper.trees.installed import locate_distribution
+
     dist = locate_distribution(config.upstream, python)
     base = _base(dist.site, config.directory)
     label = TargetLabel(
@@ -335,6 +345,16 @@ def target_tree(config: Config, target: Path | None, python: Path | None) -> Tre
     return installed_tree(config, python)
 
 
+def _holds_dist_info(directory: Path) -> bool:
+    """Whether ``directory`` is a directory with a ``*.dist-info`` entry (an installation:
+    a plain source tree is not probed further)."""
+    try:
+        with os.scandir(directory) as entries:
+            return any(entry.name.endswith(".dist-info") for entry in entries)
+    except OSError:
+        return False
+
+
 def site_distribution(directory: Path, config: Config) -> Tree | None:
     """``--target SITE_PACKAGES`` holding the configured upstream's ``.dist-info``: the
     installed distribution there (so ``RECORD`` is kept true), else ``None``.
@@ -342,12 +362,14 @@ def site_distribution(directory: Path, config: Config) -> Tree | None:
     Raises:
         TargetError: as :func:`patchkeeper.trees.installed.check_installed`.
     """
+    if not config.upstream or not _holds_dist_info(directory):
+        return None
     import importlib.metadata as metadata
 
     from packaging.utils import canonicalize_name
 
-    if not config.upstream or not directory.is_dir():
-        return None
+    from patchkeeper.trees.installed import InstalledDistribution, check_installed
+
     wanted = canonicalize_name(config.upstream)
     for dist in metadata.distributions(path=[str(directory.resolve())]):
         if canonicalize_name(dist.metadata["Name"] or "") != wanted:
@@ -444,6 +466,8 @@ class Pristine:
 
 def record_pristine(tree: Tree) -> tuple[Pristine, AppliedRecord | None]:
     """The pristine reference of an installed tree: its ``RECORD`` minus what we created."""
+    from patchkeeper.trees.installed import AppliedRecord, read_record
+
     assert tree.dist is not None
     applied = AppliedRecord.load(tree.dist.applied_record_path)
     hashes = {e.path: e.sha256 for e in read_record(tree.dist) if e.sha256}
@@ -503,13 +527,14 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
             :func:`safe_path`).
     """
     checked: set[str] = set()
+    state = tuple(str(path) for path in own_state(tree))
     for patch in patches:
         for diff in patch.files:
             for path in (diff.old_path, diff.new_path):
                 if path is None or path in checked:
                     continue
                 try:
-                    check_target_file(tree, tree.path_of(path), path)
+                    check_target_file(tree, tree.path_of(path), path, state)
                 except TargetError as exc:
                     where = f" at {exc.path}" if exc.path is not None else ""
                     raise TargetError(
@@ -521,30 +546,39 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                 checked.add(path)
 
 
-def check_target_file(tree: Tree, path: Path, relative: str) -> None:
+def check_target_file(
+    tree: Tree, path: Path, relative: str, state: tuple[str, ...] | None = None
+) -> None:
     """Refuse a patch path that is a symlink or another non-regular file in the target (GNU
     patch: "not a regular file"; writing it would replace the link), or that lies in
     patchkeeper's own state (``.patchkeeper/``, the journal, ``patchkeeper.json``).
 
+    ``state``: :func:`own_state` as strings, when the caller checks many paths.
+
     Raises:
         TargetError: naming the path.
     """
-    if path.is_symlink():
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        mode = 0
+    if stat.S_ISLNK(mode):
         raise TargetError(
             f"the patch path {relative!r} is a symbolic link in the target; patchkeeper "
             "patches regular files only (GNU patch: not a regular file)",
             path=path,
             hint="patch the file the link points to, or remove the link",
         )
-    if path.exists() and not path.is_file() and not path.is_dir():
+    if mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         raise TargetError(
             f"the patch path {relative!r} is not a regular file in the target",
             path=path,
         )
-    for state in own_state(tree):
-        if path == state or path.is_relative_to(state):
+    text = str(path)
+    for place in state if state is not None else tuple(str(p) for p in own_state(tree)):
+        if text == place or text.startswith(place.rstrip("/") + "/"):
             raise TargetError(
-                f"the patch path {relative!r} lies in patchkeeper's own state ({state})",
+                f"the patch path {relative!r} lies in patchkeeper's own state ({place})",
                 path=path,
                 hint="a patch may not change patchkeeper's state; fix the patch",
             )

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from patchkeeper.trees.applied import FileCheck
-from patchkeeper.trees.leftovers import ignored_by
+from patchkeeper.trees.equal_cache import EqualFiles, StatKey, stat_key
+from patchkeeper.trees.leftovers import WalkIgnore, ignored_by
 from patchkeeper.trees.tree import Pristine, Tree
 
 #: Never part of an upstream tree: caches, VCS data, patchkeeper's own state.
@@ -25,34 +26,45 @@ SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".patchkeeper", "patchkeeper-jo
 
 def _files(
     base: Path, top: tuple[str, ...] = ("",), ignore: Sequence[str] = ()
-) -> tuple[dict[str, int], set[str]]:
-    """Regular files (and symlinks) under ``base``/each of ``top``: ``(patch path -> size,
-    ignored paths)``; an ignored directory is not walked and is listed once, as ``dir/``."""
-    out: dict[str, int] = {}
+) -> tuple[dict[str, StatKey], set[str]]:
+    """Regular files (and symlinks) under ``base``/each of ``top``: ``(patch path -> stat key
+    (:func:`patchkeeper.trees.equal_cache.stat_key`), ignored paths)``; an ignored directory
+    is not walked and is listed once, as ``dir/``."""
+    out: dict[str, StatKey] = {}
     ignored: set[str] = set()
+    walk = WalkIgnore(ignore) if ignore else None
     for start in top:
         root = base / start if start else base
         if not root.is_dir():
             continue
-        for directory, dirnames, filenames in os.walk(root):
-            rel = Path(directory).relative_to(base).as_posix()
-            prefix = "" if rel == "." else f"{rel}/"
-            kept = []
-            for name in dirnames:
-                if name in SKIPPED_DIRS:
+        pending = [(str(root), "" if not start else f"{start}/")]
+        while pending:
+            directory, prefix = pending.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                name = entry.name
+                try:
+                    is_dir = entry.is_dir()  # a link to a directory too, as os.walk sorts
+                except OSError:
                     continue
-                if ignore and ignored_by(prefix + name, ignore, is_dir=True):
-                    ignored.add(f"{prefix}{name}/")
+                if is_dir:
+                    if name in SKIPPED_DIRS:
+                        continue
+                    if walk is not None and walk.ignores(prefix + name, is_dir=True):
+                        ignored.add(f"{prefix}{name}/")
+                        continue
+                    if not entry.is_symlink():  # not followed (os.walk's default)
+                        pending.append((entry.path, f"{prefix}{name}/"))
                     continue
-                kept.append(name)
-            dirnames[:] = kept
-            for name in filenames:
                 path = prefix + name
-                if ignore and ignored_by(path, ignore):
+                if walk is not None and walk.ignores(path, is_dir=False):
                     ignored.add(path)
                     continue
                 try:
-                    out[path] = (Path(directory) / name).lstat().st_size
+                    out[path] = stat_key(entry.stat(follow_symlinks=False))
                 except OSError:
                     continue
     return out, ignored
@@ -65,21 +77,36 @@ def _sha(path: Path) -> str | None:
         return None
 
 
+def _same(mine: Path, base: Path) -> bool:
+    try:
+        return mine.read_bytes() == base.read_bytes()
+    except OSError:
+        return False
+
+
 def _against_tree(
     target: Tree, pristine: Tree, skip: set[str], ignore: Sequence[str]
 ) -> tuple[list[FileCheck], set[str]]:
+    """Files that differ between the target and the pristine tree; a pair of the same size
+    is read only when :class:`EqualFiles` does not know it as equal already."""
     ours, ignored = _files(target.base, ignore=ignore)
     theirs, ignored_there = _files(pristine.base, ignore=ignore)
+    equal = EqualFiles(target.base, pristine.base)
     out = []
     for path in sorted((ours.keys() | theirs.keys()) - skip):
         mine = target.base / path if path in ours else None
         base = pristine.base / path if path in theirs else None
-        same_size = mine is not None and base is not None and ours[path] == theirs[path]
-        if same_size and mine.read_bytes() == base.read_bytes():  # type: ignore[union-attr]
-            continue
+        if mine is not None and base is not None and ours[path][0] == theirs[path][0]:
+            if equal.known_equal(path, ours[path], theirs[path]):
+                continue
+            if _same(mine, base):
+                equal.found_equal(path, ours[path], theirs[path])
+                continue
+        equal.forget(path)
         actual = _sha(mine) if mine is not None else None
         expected = _sha(base) if base is not None else None
         out.append(FileCheck(path, True, expected, actual))
+    equal.save(present=ours.keys() & theirs.keys())
     return out, ignored | ignored_there
 
 

@@ -1,0 +1,413 @@
+"""Benchmark: patchkeeper beside the fastest peer, pairs in one run (issue "patchkeeper 11").
+
+    python benchmarks/bench_speed.py [--runs 5] [--no-griffe] [--no-runtime] [--no-10k]
+
+Prints one row per target: patchkeeper's figure, the peer's figure from the same run, the
+ratio and whether the target is met; writes the table to ``benchmarks/results/speed.md``.
+Everything runs as the console would run it, each command a fresh process, wall seconds
+measured around it and CPU seconds and peak memory taken from ``os.wait4``. The 2 cores are
+shared: the tools take turns, run by run, so that a busy moment falls on both, and the
+medians are compared. The corpus comes from the cache (``benchmarks/fetch_corpus.py``).
+
+- ``apply``: 1,000 (and 10,000) generated patches (``generate_series.py``) over the vLLM
+  0.27.1 sdist, against one ``git apply`` of the same patches in a ``git init`` copy. Each run
+  starts from the pristine tree (the touched files put back, then ``sync``); the results must
+  be byte-identical. patchkeeper's parse cache lives in a private ``PATCHKEEPER_CACHE``: the
+  first run fills it (shown as "cold"), the median is over the runs after it.
+- ``verify --pristine`` of that series (every file of the tree compared), against ``git
+  apply`` of the series on a pristine copy plus ``diff -rq`` of that copy and the target:
+  ``git apply --check`` and ``-R --check`` do not chain several patches (each is checked
+  against the files as they were), so git can only check a series by applying it.
+- start-up: ``patchkeeper --version`` and ``--help`` against ``python -c pass``.
+- runtime: ``runtime inventory`` + ``runtime audit`` of vllm-ascend 0.30.0rc2 from vLLM
+  0.30.0 to 0.32.0, cold (empty cache) and warm, as ``bench_runtime.py`` runs them; beside
+  it, griffe (the field's tool for API drift) loading both vLLM releases, installed into a
+  temporary virtual environment by pip (``pip install griffe``: a peer, not a dependency).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCHMARKS))
+
+from bench_series import GIT_ENV, restore, tree_digest  # noqa: E402
+from generate_series import PACKAGE, generate  # noqa: E402
+
+from patchkeeper.upstream.fetch import fetch_requirement  # noqa: E402
+
+RESULTS = BENCHMARKS / "results" / "speed.md"
+MIB = 1024
+PLUGIN, OLD, NEW = "vllm-ascend==0.30.0rc2", "vllm==0.30.0", "vllm==0.32.0"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One process: wall seconds, CPU seconds (user + system), peak RSS in KiB."""
+
+    wall: float
+    cpu: float
+    rss_kib: int
+
+
+def run(
+    argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, ok=(0,)
+) -> Run:
+    """Run ``argv`` to completion (output discarded) and measure it; fail on another exit."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+    )
+    _pid, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        message = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
+        raise SystemExit(f"{' '.join(argv[:4])} ... exited {code}:\n{message[-3000:]}")
+    if process.stderr:
+        process.stderr.close()
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+
+def median(runs: list[Run], what: str = "wall") -> float:
+    return statistics.median(getattr(r, what) for r in runs)
+
+
+@dataclass
+class Row:
+    """One line of the table."""
+
+    target: str
+    ours: str
+    peer: str
+    ratio: str
+    met: bool | None
+
+    def cells(self) -> list[str]:
+        verdict = "" if self.met is None else ("met" if self.met else "**not met**")
+        return [self.target, self.ours, self.peer, self.ratio, verdict]
+
+
+def base_env(cache: Path) -> dict[str, str]:
+    env = dict(os.environ, PATCHKEEPER_CACHE=str(cache))
+    # As installed: bytecode written once (pip does it), not compiled by every process.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def console_script() -> str:
+    beside = Path(sys.executable).parent / "patchkeeper"
+    found = str(beside) if beside.exists() else shutil.which("patchkeeper")
+    if not found:
+        raise SystemExit("the patchkeeper console script is not installed (pip install -e .)")
+    return found
+
+
+# --------------------------------------------------------------------------- apply, verify
+
+
+def series_pair(work: Path, pk: str, count: int, runs: int, env: dict[str, str]) -> dict:
+    """``apply`` against ``git apply`` and ``verify`` against ``git apply -R --check`` +
+    ``diff -rq``, for a generated series of ``count`` patches."""
+    pristine = fetch_requirement("vllm==0.27.1").root
+    downstream = work / f"series-{count}"
+    series = generate(pristine, downstream, count)
+    paths = list(series.expected)
+    patch_files = [str(downstream / "patches" / name) for name in series.names]
+    ours, theirs = work / f"pk-{count}", work / f"git-{count}"
+    for copy in (ours, theirs):
+        shutil.copytree(pristine, copy, symlinks=True)
+    run(["git", "init", "-q", str(theirs)], env={**env, **GIT_ENV})
+    git_env = {**env, **GIT_ENV}
+    apply_ours = [pk, "-C", str(downstream), "apply", "--target", str(ours)]
+    apply_git = ["git", "-C", str(theirs), "apply", f"--directory={PACKAGE}", *patch_files]
+    figures: dict[str, list[Run]] = {"ours": [], "git": [], "verify": [], "check": [], "diff": []}
+    cold = None
+    for number in range(runs + 1):  # the first run of patchkeeper fills its parse cache
+        restore(ours, pristine, paths)
+        restore(theirs, pristine, paths)
+        os.sync()
+        order = [("git", apply_git, theirs), ("ours", apply_ours, ours)]
+        for name, argv, _copy in order if number % 2 else reversed(order):
+            result = run(argv, env=git_env if name == "git" else env)
+            if name == "ours" and number == 0:
+                cold = result
+            elif number:
+                figures[name].append(result)
+    if tree_digest(ours) != tree_digest(theirs):
+        raise SystemExit(f"patchkeeper's and git's trees differ after {count} patches")
+    if any((ours / p).read_bytes() != data for p, data in series.expected.items() if data):
+        raise SystemExit("patchkeeper's tree is not what the generator expects")
+    verify = [pk, "-C", str(downstream), "verify", "--target", str(ours), "--pristine"]
+    verify.append(str(pristine))
+    # git applies several patches one after another only by writing each result (with
+    # --check, or -R --check, a later patch is checked against the files as they were, and
+    # fails where two patches touch one file), so the peer applies the series to a pristine
+    # copy and compares that with the target: the same reading and matching of every hunk,
+    # and diff -rq reads both trees whole.
+    check = ["git", "-C", str(theirs), "apply", f"--directory={PACKAGE}", *patch_files]
+    diff = ["diff", "-rq", "-x", ".git", "-x", ".patchkeeper", str(ours), str(theirs)]
+    for number in range(runs):
+        restore(theirs, pristine, paths)
+        os.sync()
+        pair = [("verify", verify), ("check", check)]
+        for name, argv in pair if number % 2 else reversed(pair):
+            figures[name].append(run(argv, env=git_env if name == "check" else env))
+            if name == "check":
+                figures["diff"].append(run(diff, env=env))
+    figures["cold"] = [cold] if cold else []
+    return figures
+
+
+def series_rows(count: int, figures: dict, apply_limit: float) -> list[Row]:
+    ours, git = figures["ours"], figures["git"]
+    ratio = median(ours) / median(git)
+    cold = figures["cold"][0] if figures["cold"] else None
+    rss = max(r.rss_kib for r in ours) / MIB
+    rows = [
+        Row(
+            f"`apply` of {count:,} patches: wall <= {apply_limit}x one `git apply`",
+            f"{median(ours):.2f} s ({median(ours, 'cpu'):.2f} s CPU"
+            + (f"; first run, parse cache empty: {cold.wall:.2f} s)" if cold else ")"),
+            f"{median(git):.2f} s ({median(git, 'cpu'):.2f} s CPU)",
+            f"{ratio:.2f}x",
+            ratio <= apply_limit,
+        ),
+    ]
+    if count == 1000:
+        rows.append(
+            Row(
+                f"`apply` of {count:,} patches: peak memory < 100 MiB",
+                f"{rss:.0f} MiB",
+                f"{max(r.rss_kib for r in git) / MIB:.0f} MiB",
+                "",
+                rss < 100,
+            )
+        )
+        verify = median(figures["verify"])
+        peer = [c.wall + d.wall for c, d in zip(figures["check"], figures["diff"])]
+        peer_median = statistics.median(peer)
+        rows.append(
+            Row(
+                f"`verify --pristine` of {count:,} patches: <= 2x `git apply` (pristine copy)"
+                " + `diff -rq`",
+                f"{verify:.2f} s ({median(figures['verify'], 'cpu'):.2f} s CPU)",
+                f"{peer_median:.2f} s ({median(figures['check']):.2f} + "
+                f"{median(figures['diff']):.2f})",
+                f"{verify / peer_median:.2f}x",
+                verify / peer_median <= 2,
+            )
+        )
+    return rows
+
+
+# --------------------------------------------------------------------------- start-up
+
+
+def startup_rows(pk: str, runs: int, env: dict[str, str]) -> list[Row]:
+    commands = {
+        "pass": [sys.executable, "-c", "pass"],
+        "--version": [pk, "--version"],
+        "--help": [pk, "--help"],
+    }
+    figures: dict[str, list[Run]] = {name: [] for name in commands}
+    for _ in range(max(runs, 5) * 4):
+        for name, argv in commands.items():
+            figures[name].append(run(argv, env=env))
+    base = median(figures["pass"])
+    rows = []
+    for name in ("--version", "--help"):
+        ratio = median(figures[name]) / base
+        rows.append(
+            Row(
+                f"`patchkeeper {name}`: <= 2.5x `python -c pass`",
+                f"{median(figures[name]) * 1000:.0f} ms",
+                f"{base * 1000:.0f} ms",
+                f"{ratio:.2f}x",
+                ratio <= 2.5,
+            )
+        )
+    return rows
+
+
+# --------------------------------------------------------------------------- runtime, griffe
+
+
+def runtime_rows(work: Path, runs: int, env: dict[str, str]) -> tuple[list[Row], float]:
+    """``runtime inventory`` + ``runtime audit`` cold and warm (as ``bench_runtime.py``)."""
+    plugin, old, new = (Path(fetch_requirement(r, kind="sdist").root) for r in (PLUGIN, OLD, NEW))
+    scratch = work / "runtime"
+    scratch.mkdir()
+    (scratch / "patchkeeper.toml").write_text('upstream = "vllm"\n', encoding="utf-8")
+    cache = scratch / "cache"
+    env = dict(env, PATCHKEEPER_CACHE=str(cache))
+    base = [sys.executable, "-m", "patchkeeper", "runtime"]
+    where = ["--plugin", str(plugin), "--package", "vllm_ascend", "--json"]
+    pair = [
+        [*base, "inventory", *where],
+        [*base, "audit", "--from", str(old), "--to", str(new), *where],
+    ]
+    figures: dict[str, list[tuple[float, float, int]]] = {"cold": [], "warm": []}
+    for _ in range(runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        for label in ("cold", "warm"):
+            results = [run(argv, env=env, cwd=scratch, ok=(0, 1)) for argv in pair]
+            figures[label].append(
+                (
+                    sum(r.wall for r in results),
+                    sum(r.cpu for r in results),
+                    max(r.rss_kib for r in results),
+                )
+            )
+    rows = []
+    for label, limit in (("cold", 3.0), ("warm", 0.5)):
+        wall = statistics.median(f[0] for f in figures[label])
+        cpu = statistics.median(f[1] for f in figures[label])
+        rows.append(
+            Row(
+                f"runtime inventory + audit, vllm-ascend, vLLM 0.30.0 -> 0.32.0, {label}:"
+                f" < {limit} s",
+                f"{wall:.2f} s ({cpu:.2f} s CPU)",
+                "",
+                "",
+                wall < limit,
+            )
+        )
+    rss = max(f[2] for values in figures.values() for f in values) / MIB
+    rows.append(Row("runtime: peak memory < 300 MiB", f"{rss:.0f} MiB", "", "", rss < 300))
+    cold = statistics.median(f[0] for f in figures["cold"])
+    return rows, cold
+
+
+GRIFFE_LOAD = """
+import sys, griffe
+for root in sys.argv[1:]:
+    griffe.load("vllm", search_paths=[root], allow_inspection=False)
+"""
+
+
+def griffe_row(work: Path, env: dict[str, str], ours_cold: float | None) -> Row:
+    """griffe loading both vLLM releases (static analysis only), in a temporary venv."""
+    venv = work / "griffe-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "griffe"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    roots = [str(fetch_requirement(r, kind="sdist").root) for r in (OLD, NEW)]
+    result = run([str(python), "-c", GRIFFE_LOAD, *roots], env=env)
+    version = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('griffe'))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    ours = f"{ours_cold:.2f} s (cold inventory + audit)" if ours_cold is not None else ""
+    ratio = f"{ours_cold / result.wall:.2f}x" if ours_cold is not None else ""
+    return Row(
+        f"beside griffe {version} loading vLLM 0.30.0 and 0.32.0 (static)",
+        ours,
+        f"{result.wall:.1f} s ({result.cpu:.1f} s CPU), {result.rss_kib / MIB:.0f} MiB",
+        ratio,
+        None,
+    )
+
+
+# --------------------------------------------------------------------------- report
+
+
+def first_line(argv: list[str]) -> str:
+    output = subprocess.run(argv, capture_output=True, text=True, check=False).stdout
+    return output.split("\n")[0]
+
+
+def report(rows: list[Row], runs: int, command: str) -> str:
+    machine = (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, {first_line(['git', '--version'])}; "
+        f"load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    table = [
+        "| target | patchkeeper | peer (same run) | ratio | |",
+        "|---|---|---|---|---|",
+    ]
+    table += ["| " + " | ".join(row.cells()) + " |" for row in rows]
+    return "\n".join(
+        [
+            "# Speed beside the fastest peer",
+            "",
+            f"Produced by `{command}` on {time.strftime('%Y-%m-%d')} ({machine}). Wall times"
+            f" are medians of {runs} runs, interpreter start included, the tools taking turns.",
+            "",
+            *table,
+            "",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-10k", action="store_true", help="skip the 10,000-patch series")
+    parser.add_argument("--no-runtime", action="store_true", help="skip the runtime rows")
+    parser.add_argument("--no-griffe", action="store_true", help="skip griffe")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    for tool in ("git", "diff"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} is needed for the comparison")
+    pk = console_script()
+    work = Path(tempfile.mkdtemp(prefix="patchkeeper-speed-"))
+    env = base_env(work / "cache")
+    rows: list[Row] = []
+    try:
+        print(f"working in {work}", flush=True)
+        rows += startup_rows(pk, args.runs, env)
+        rows += series_rows(1000, series_pair(work, pk, 1000, args.runs, env), 1.0)
+        print("\n".join(" | ".join(r.cells()) for r in rows), flush=True)
+        if not args.no_10k:
+            rows += series_rows(10000, series_pair(work, pk, 10000, args.runs, env), 0.8)
+            print(" | ".join(rows[-1].cells()), flush=True)
+        cold = None
+        if not args.no_runtime:
+            runtime, cold = runtime_rows(work, max(1, min(args.runs, 3)), env)
+            rows += runtime
+            print("\n".join(" | ".join(r.cells()) for r in runtime), flush=True)
+        if not args.no_griffe:
+            try:
+                rows.append(griffe_row(work, env, cold))
+            except (SystemExit, subprocess.CalledProcessError) as exc:
+                rows.append(
+                    Row(
+                        "beside griffe loading vLLM 0.30.0 and 0.32.0", "", f"{exc}"[:200], "", None
+                    )
+                )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    command = " ".join(["python benchmarks/bench_speed.py", *sys.argv[1:]])
+    text = report(rows, args.runs, command)
+    print(text)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""Pairs of files found byte-identical before, so that ``verify`` need not read them again.
+
+``verify`` compares every file the series does not touch with the pristine tree. Reading
+both trees whole is most of its time; like ``git status``, which trusts its index's stat data,
+a pair of files found equal is remembered with each file's *stat key* (size, modification
+and change time in nanoseconds, inode), and while both keys are unchanged the pair is equal
+without a read. Any write changes the change time (which no program can set), so an edited
+file is read again. A pair is remembered only when both files were last changed more than
+:data:`RACY_SECONDS` before the comparison (git's "racily clean" rule): a file changed again
+within the file system's timestamp granularity would otherwise keep its key.
+
+One store per (target, pristine tree) pair, in ``$PATCHKEEPER_CACHE/verify/`` (default
+``~/.cache/patchkeeper-corpus/verify/``), never in the target or the downstream. A missing,
+unreadable or foreign store is read as empty; one that cannot be written is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import time
+from pathlib import Path
+
+from patchkeeper.constants import CACHE_ENV
+
+#: Bump when a store's shape changes.
+FORMAT = "verify-1"
+#: A file changed this recently is not remembered (its key may not change on the next write).
+RACY_SECONDS = 2.0
+#: Stores kept; the least recently written beyond this are removed.
+MAX_STORES = 32
+
+#: ``(size, mtime_ns, ctime_ns, inode)`` of a file (``os.lstat``).
+StatKey = tuple[int, int, int, int]
+
+
+def stat_key(info: os.stat_result) -> StatKey:
+    """The stat key of an ``os.lstat`` result."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def cache_dir() -> Path:
+    """``$PATCHKEEPER_CACHE/verify`` or ``~/.cache/patchkeeper-corpus/verify``."""
+    env = os.environ.get(CACHE_ENV)
+    root = Path(env).expanduser() if env else Path.home() / ".cache" / "patchkeeper-corpus"
+    return root / "verify"
+
+
+class EqualFiles:
+    """The remembered equal pairs between two trees, loaded once, saved once if changed.
+
+    Args:
+        ours: the target's base directory.
+        theirs: the pristine tree's base directory.
+    """
+
+    def __init__(self, ours: Path, theirs: Path) -> None:
+        key = f"{FORMAT}\0{os.path.realpath(ours)}\0{os.path.realpath(theirs)}"
+        name = hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+        self.path = cache_dir() / f"{name}.marshal"
+        self.pairs: dict[str, tuple[StatKey, StatKey]] = {}
+        self.dirty = False
+        self._recent_ns = time.time_ns() - int(RACY_SECONDS * 1e9)
+        try:
+            loaded = marshal.loads(self.path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return
+        if isinstance(loaded, dict):
+            self.pairs = loaded
+
+    def known_equal(self, path: str, mine: StatKey, base: StatKey) -> bool:
+        """Whether ``path`` was found equal in both trees with these very stat keys."""
+        return self.pairs.get(path) == (mine, base)
+
+    def found_equal(self, path: str, mine: StatKey, base: StatKey) -> None:
+        """Remember that ``path`` is equal in both trees (unless either was changed lately)."""
+        if max(mine[1], mine[2], base[1], base[2]) > self._recent_ns:
+            return
+        self.pairs[path] = (mine, base)
+        self.dirty = True
+
+    def forget(self, path: str) -> None:
+        """Drop ``path`` (found different, or gone)."""
+        if self.pairs.pop(path, None) is not None:
+            self.dirty = True
+
+    def save(self, present: set[str] | None = None) -> None:
+        """Write the store if it changed; with ``present``, keep only those paths."""
+        if present is not None and any(path not in present for path in self.pairs):
+            self.pairs = {p: keys for p, keys in self.pairs.items() if p in present}
+            self.dirty = True
+        if not self.dirty:
+            return
+        from patchkeeper.system.atomic import write_atomic
+
+        try:
+            write_atomic(self.path, marshal.dumps(self.pairs), parents=True)
+        except OSError:
+            return
+        _prune(self.path.parent)
+
+
+def _prune(directory: Path) -> None:
+    """Remove the least recently written stores beyond :data:`MAX_STORES`."""
+    try:
+        stores = [entry for entry in os.scandir(directory) if entry.name.endswith(".marshal")]
+        if len(stores) <= MAX_STORES:
+            return
+        stores.sort(key=lambda entry: entry.stat().st_mtime_ns)
+        for entry in stores[: len(stores) - MAX_STORES]:
+            os.unlink(entry.path)
+    except OSError:
+        return
