@@ -131,6 +131,36 @@ def test_from_imports_and_definitions_from_text() -> None:
     assert nameindex.definitions(data) == [("x", 3), ("K", 5), ("a", 6), ("a", 8)]
     patterns = nameindex.definition_pattern(["a"])
     assert nameindex.definitions(data, patterns) == [("a", 6), ("a", 8)]
+    # The prefilter's names: every name definitions() reports, and matches that do not
+    # start a line (``undef a``: the name ``a`` again; ``'from y import z'`` none).
+    assert nameindex.defined_names(data) == {b"x", b"K", b"a"}
+    assert nameindex.defined_names(b"x = 1\ny == 2\nasync def f(): pass\n") == {b"x", b"f"}
+
+
+def test_build_index_reads_each_file_once_for_both_indexes(tmp_path: Path) -> None:
+    """Files in path-component order (``a/b.py`` before ``a-c/x.py``, unlike string
+    order); per file its name set; the importer index with the from-module absolute."""
+    for rel, text in {
+        "pkg/__init__.py": "from .a.b import f\n",
+        "pkg/a/__init__.py": "",
+        "pkg/a/b.py": "def f():\n    pass\n",
+        "pkg/a-c/x.py": "class C:\n    pass\n",
+        "pkg/notes.txt": "def g(): pass\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    files = nameindex.python_files(tmp_path / "pkg")
+    root = str(tmp_path)
+    assert [f[len(root) + 1 :] for f in files] == [
+        "pkg/__init__.py",
+        "pkg/a/__init__.py",
+        "pkg/a/b.py",
+        "pkg/a-c/x.py",
+    ]
+    sets, importers = nameindex.build_index(tmp_path, files, importers=True)
+    assert sets == [frozenset(), frozenset(), {b"f"}, {b"C"}]
+    assert importers == {"f": [("pkg", "pkg.a.b", "f", 1, 0)]}
+    assert nameindex.build_index(tmp_path, files) == (sets, None)
 
 
 def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees: Path) -> None:

@@ -96,7 +96,9 @@ def audit_runtime(
 def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     scanned = scan_plugin(settings)
     old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
-    new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)
+    # The stale-binding search reads the new tree's importer index: built in the same pass
+    # over the tree as its definition index.
+    new_tree = UpstreamTree(tree_root(new), settings.upstream_packages, importers=True)
     entries = list(scanned.inventory.entries)
     audited = []
     resolved_new = resolve_all(new_tree, (e.target for e in entries))
