@@ -17,18 +17,31 @@ from typing import Any
 ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
+#: Scalars returned as they are (exact classes: an enum deriving from ``str`` is converted).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+#: Per dataclass, the names of its fields that are not left out (``_``-prefixed).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+        _FIELDS[cls] = names
+    return names
+
+
 def to_jsonable(value: Any) -> Any:
     """Turn dataclasses, enums, paths, bytes, tuples and dicts into JSON-ready values.
 
     Bytes are decoded as UTF-8 with replacement; a dataclass field whose name starts with
     ``_`` is left out.
     """
+    cls = value.__class__
+    if cls in _SCALARS:
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            field.name: to_jsonable(getattr(value, field.name))
-            for field in dataclasses.fields(value)
-            if not field.name.startswith("_")
-        }
+        return {name: to_jsonable(getattr(value, name)) for name in _field_names(cls)}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, (Path, PurePath)):
