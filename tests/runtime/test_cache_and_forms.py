@@ -9,6 +9,8 @@ from pathlib import Path
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit, inventory, nameindex
 from patchkeeper.runtime.cache import cache_root
+from patchkeeper.runtime.file_facts import ScanSettings
+from patchkeeper.runtime.scan import scan_source
 
 
 def _config(plugin: Path):
@@ -192,3 +194,41 @@ def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees:
             "metaplug/patch/enhancement/reexport.py:8",
         ),
     ]
+
+
+def test_cold_function_body_keeps_its_import_edges_and_conditions() -> None:
+    """A function body with no line naming the plugin (a cold body) is not walked
+    expression by expression, but its import statements still give edges (a relative star
+    import names nothing the hot-line search looks for) under the conditions met on the
+    way; ``if TYPE_CHECKING:`` blocks give none; a body naming the plugin is walked."""
+    source = (
+        b"from plug.helpers import Base\n"  # 1
+        b"\n"
+        b"def quiet(flag=True):\n"  # 3
+        b"    import torch\n"
+        b"    try:\n"  # 5
+        b"        from .extra import *\n"
+        b"    except ImportError:\n"  # 7
+        b"        from .fallback import *\n"
+        b"    if TYPE_CHECKING:\n"  # 9
+        b"        from .typing_only import *\n"
+        b"    for _ in range(2):\n"  # 11
+        b"        torch.ones(1)\n"
+        b"\n"
+        b"def loud():\n"  # 14
+        b"    return Base()\n"
+    )
+    settings = ScanSettings("plug", (), "plug.patch")
+    facts = scan_source(source, "plug.ops", "plug/ops.py", False, settings)
+    edges = [
+        (e.scope, e.target, e.kind, e.line, [c.text for c in e.conditions]) for e in facts.edges
+    ]
+    assert edges == [
+        ("<module>", "plug.helpers", "import", 1, []),
+        ("<module>", "plug.helpers.Base", "import", 1, []),
+        ("quiet", "plug.extra", "import", 6, ["try: ... except ImportError"]),
+        ("quiet", "plug.fallback", "import", 8, ["except ImportError"]),
+        ("loud", "plug.helpers.Base", "call", 15, []),
+    ]
+    assert list(facts.functions) == ["quiet", "loud"]
+    assert facts.functions["quiet"].defaults == (("flag", True),)
