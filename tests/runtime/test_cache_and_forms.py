@@ -232,3 +232,24 @@ def test_cold_function_body_keeps_its_import_edges_and_conditions() -> None:
     ]
     assert list(facts.functions) == ["quiet", "loud"]
     assert facts.functions["quiet"].defaults == (("flag", True),)
+
+
+def test_audit_result_is_remembered_until_an_upstream_file_changes(runtime_trees: Path) -> None:
+    """A second audit of the same plugin and trees is the remembered result (no store
+    rewritten); a file of the new tree edited in place is read again."""
+    plugin = runtime_trees / "plugin"
+    api = runtime_trees / "upstream-2.0/tinyup/api.py"
+    api.write_text("import os\n")
+    trees = {"old": str(runtime_trees / "upstream-1.0"), "new": str(runtime_trees / "upstream-2.0")}
+    first = audit.audit_runtime(_config(plugin), **trees)
+    assert [s.importer for s in first.stale if s.importer == "tinyup.api"] == []
+    api.write_text("from tinyup.sampler import sample as run_sample\n")
+    second = audit.audit_runtime(_config(plugin), **trees)
+    assert [
+        (s.target, s.importer, s.local) for s in second.stale if s.importer == "tinyup.api"
+    ] == [("tinyup.sampler.sample", "tinyup.api", "run_sample")]
+    for path in (cache_root() / "runtime").iterdir():
+        os.utime(path, (1, 1))
+    third = audit.audit_runtime(_config(plugin), **trees)
+    assert third == second
+    assert all(p.stat().st_mtime == 1 for p in (cache_root() / "runtime").iterdir())

@@ -218,6 +218,11 @@ class UpstreamTree:
             self._signature = files, digest.hexdigest()
         return self._signature
 
+    def signature(self) -> str:
+        """A digest of the path, size and modification time of every Python file of the
+        tree's packages: two equal signatures mean the same sources (computed once)."""
+        return self._files_signature()[1]
+
     def _build_indexes(self, importers: bool) -> None:
         """Load or build the per-file name sets (:func:`nameindex.defined_names`) and, when
         ``importers`` (or the tree was made with ``importers=True``), the importer index:
