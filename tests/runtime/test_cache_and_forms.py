@@ -11,6 +11,7 @@ from patchkeeper.runtime import audit, inventory, nameindex
 from patchkeeper.runtime.cache import cache_root
 from patchkeeper.runtime.file_facts import ScanSettings
 from patchkeeper.runtime.scan import scan_source
+from patchkeeper.runtime.upstream import UpstreamTree
 
 
 def _config(plugin: Path):
@@ -253,3 +254,17 @@ def test_audit_result_is_remembered_until_an_upstream_file_changes(runtime_trees
     third = audit.audit_runtime(_config(plugin), **trees)
     assert third == second
     assert all(p.stat().st_mtime == 1 for p in (cache_root() / "runtime").iterdir())
+
+
+def test_name_search_finds_ascii_and_other_names(tmp_path: Path) -> None:
+    """The per-file name sets prefilter ASCII names; a name with other characters is
+    looked for in every file, and both are found where they are defined."""
+    (tmp_path / "up").mkdir()
+    (tmp_path / "up/__init__.py").write_text("")
+    (tmp_path / "up/a.py").write_text("def café_x():\n    pass\n\n\nclass Plain:\n    pass\n")
+    (tmp_path / "up/b.py").write_text("café_x = 1\nPlainer = 2\n")
+    tree = UpstreamTree(tmp_path, ("up",))
+    tree.find_definitions(["café_x", "Plain"])
+    assert tree.defined("café_x") == [("up.a", 1), ("up.b", 1)]
+    assert tree.defined("Plain") == [("up.a", 5)]
+    assert tree.defined("Missing") == []

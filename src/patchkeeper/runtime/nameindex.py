@@ -112,11 +112,13 @@ def definitions(
 
 
 def defined_names(data: bytes) -> frozenset[bytes]:
-    """Every name that :func:`definitions` could report for ``data`` (a superset: matches
-    not at the start of a line are kept too), found by :data:`DEF`, :data:`CLASS` and
-    :data:`ASSIGNED` without a match object each: the prefilter of a name search (a file
-    whose set lacks a name cannot define it, since a match at the start of a line is never
-    overlapped by an earlier one on that line)."""
+    r"""Every ASCII name that :func:`definitions` could report for ``data`` (a superset:
+    matches not at the start of a line are kept too), found by :data:`DEF`, :data:`CLASS`
+    and :data:`ASSIGNED` without a match object each: the prefilter of a name search (a
+    file whose set lacks an ASCII name cannot define it, since a match at the start of a
+    line is never overlapped by an earlier one on that line; ``\w`` of a bytes pattern
+    matches ASCII word characters only, so a name with other characters is not
+    prefiltered by this set)."""
     return frozenset([*DEF.findall(data), *CLASS.findall(data), *ASSIGNED.findall(b"\n" + data)])
 
 

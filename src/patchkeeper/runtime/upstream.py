@@ -276,13 +276,19 @@ class UpstreamTree:
             return
         self._build_indexes(importers=False)
         found: nameindex.DefinitionIndex = {name: [] for name in missing}
+        # A name set holds ASCII words (the patterns' \w in bytes): a name with other
+        # characters is looked for in every file's bytes, as a substring.
         needles = {name.encode() for name in missing}
+        plain = {needle for needle in needles if needle.isascii()}
+        other = needles - plain
         patterns = nameindex.definition_pattern(missing)
         for file, defined in zip(files, self._name_sets, strict=True):
-            if defined.isdisjoint(needles):
+            if not other and defined.isdisjoint(plain):
                 continue
             with open(file, "rb") as handle:
                 data = handle.read()
+            if defined.isdisjoint(plain) and not any(needle in data for needle in other):
+                continue
             module = nameindex.module_of(self.root, Path(file))[0]
             for name, line in nameindex.definitions(data, patterns):
                 found[name].append((module, line))
