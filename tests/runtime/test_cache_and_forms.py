@@ -9,6 +9,9 @@ from pathlib import Path
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit, inventory, nameindex
 from patchkeeper.runtime.cache import cache_root
+from patchkeeper.runtime.file_facts import ScanSettings
+from patchkeeper.runtime.scan import scan_source
+from patchkeeper.runtime.upstream import UpstreamTree
 
 
 def _config(plugin: Path):
@@ -131,6 +134,36 @@ def test_from_imports_and_definitions_from_text() -> None:
     assert nameindex.definitions(data) == [("x", 3), ("K", 5), ("a", 6), ("a", 8)]
     patterns = nameindex.definition_pattern(["a"])
     assert nameindex.definitions(data, patterns) == [("a", 6), ("a", 8)]
+    # The prefilter's names: every name definitions() reports, and matches that do not
+    # start a line (``undef a``: the name ``a`` again; ``'from y import z'`` none).
+    assert nameindex.defined_names(data) == {b"x", b"K", b"a"}
+    assert nameindex.defined_names(b"x = 1\ny == 2\nasync def f(): pass\n") == {b"x", b"f"}
+
+
+def test_build_index_reads_each_file_once_for_both_indexes(tmp_path: Path) -> None:
+    """Files in path-component order (``a/b.py`` before ``a-c/x.py``, unlike string
+    order); per file its name set; the importer index with the from-module absolute."""
+    for rel, text in {
+        "pkg/__init__.py": "from .a.b import f\n",
+        "pkg/a/__init__.py": "",
+        "pkg/a/b.py": "def f():\n    pass\n",
+        "pkg/a-c/x.py": "class C:\n    pass\n",
+        "pkg/notes.txt": "def g(): pass\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    files = nameindex.python_files(tmp_path / "pkg")
+    root = str(tmp_path)
+    assert [f[len(root) + 1 :] for f in files] == [
+        "pkg/__init__.py",
+        "pkg/a/__init__.py",
+        "pkg/a/b.py",
+        "pkg/a-c/x.py",
+    ]
+    sets, importers = nameindex.build_index(tmp_path, files, importers=True)
+    assert sets == [frozenset(), frozenset(), {b"f"}, {b"C"}]
+    assert importers == {"f": [("pkg", "pkg.a.b", "f", 1, 0)]}
+    assert nameindex.build_index(tmp_path, files) == (sets, None)
 
 
 def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees: Path) -> None:
@@ -162,3 +195,76 @@ def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees:
             "metaplug/patch/enhancement/reexport.py:8",
         ),
     ]
+
+
+def test_cold_function_body_keeps_its_import_edges_and_conditions() -> None:
+    """A function body with no line naming the plugin (a cold body) is not walked
+    expression by expression, but its import statements still give edges (a relative star
+    import names nothing the hot-line search looks for) under the conditions met on the
+    way; ``if TYPE_CHECKING:`` blocks give none; a body naming the plugin is walked."""
+    source = (
+        b"from plug.helpers import Base\n"  # 1
+        b"\n"
+        b"def quiet(flag=True):\n"  # 3
+        b"    import torch\n"
+        b"    try:\n"  # 5
+        b"        from .extra import *\n"
+        b"    except ImportError:\n"  # 7
+        b"        from .fallback import *\n"
+        b"    if TYPE_CHECKING:\n"  # 9
+        b"        from .typing_only import *\n"
+        b"    for _ in range(2):\n"  # 11
+        b"        torch.ones(1)\n"
+        b"\n"
+        b"def loud():\n"  # 14
+        b"    return Base()\n"
+    )
+    settings = ScanSettings("plug", (), "plug.patch")
+    facts = scan_source(source, "plug.ops", "plug/ops.py", False, settings)
+    edges = [
+        (e.scope, e.target, e.kind, e.line, [c.text for c in e.conditions]) for e in facts.edges
+    ]
+    assert edges == [
+        ("<module>", "plug.helpers", "import", 1, []),
+        ("<module>", "plug.helpers.Base", "import", 1, []),
+        ("quiet", "plug.extra", "import", 6, ["try: ... except ImportError"]),
+        ("quiet", "plug.fallback", "import", 8, ["except ImportError"]),
+        ("loud", "plug.helpers.Base", "call", 15, []),
+    ]
+    assert list(facts.functions) == ["quiet", "loud"]
+    assert facts.functions["quiet"].defaults == (("flag", True),)
+
+
+def test_audit_result_is_remembered_until_an_upstream_file_changes(runtime_trees: Path) -> None:
+    """A second audit of the same plugin and trees is the remembered result (no store
+    rewritten); a file of the new tree edited in place is read again."""
+    plugin = runtime_trees / "plugin"
+    api = runtime_trees / "upstream-2.0/tinyup/api.py"
+    api.write_text("import os\n")
+    trees = {"old": str(runtime_trees / "upstream-1.0"), "new": str(runtime_trees / "upstream-2.0")}
+    first = audit.audit_runtime(_config(plugin), **trees)
+    assert [s.importer for s in first.stale if s.importer == "tinyup.api"] == []
+    api.write_text("from tinyup.sampler import sample as run_sample\n")
+    second = audit.audit_runtime(_config(plugin), **trees)
+    assert [
+        (s.target, s.importer, s.local) for s in second.stale if s.importer == "tinyup.api"
+    ] == [("tinyup.sampler.sample", "tinyup.api", "run_sample")]
+    for path in (cache_root() / "runtime").iterdir():
+        os.utime(path, (1, 1))
+    third = audit.audit_runtime(_config(plugin), **trees)
+    assert third == second
+    assert all(p.stat().st_mtime == 1 for p in (cache_root() / "runtime").iterdir())
+
+
+def test_name_search_finds_ascii_and_other_names(tmp_path: Path) -> None:
+    """The per-file name sets prefilter ASCII names; a name with other characters is
+    looked for in every file, and both are found where they are defined."""
+    (tmp_path / "up").mkdir()
+    (tmp_path / "up/__init__.py").write_text("")
+    (tmp_path / "up/a.py").write_text("def café_x():\n    pass\n\n\nclass Plain:\n    pass\n")
+    (tmp_path / "up/b.py").write_text("café_x = 1\nPlainer = 2\n")
+    tree = UpstreamTree(tmp_path, ("up",))
+    tree.find_definitions(["café_x", "Plain"])
+    assert tree.defined("café_x") == [("up.a", 1), ("up.b", 1)]
+    assert tree.defined("Plain") == [("up.a", 5)]
+    assert tree.defined("Missing") == []

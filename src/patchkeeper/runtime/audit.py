@@ -9,6 +9,7 @@ name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and ca
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections import Counter
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
@@ -95,9 +96,50 @@ def audit_runtime(
 
 
 def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
+    """The audit, or the one a previous run computed from the same inputs: the result is
+    remembered in the drift store under :func:`_result_key` (pickled: its dataclasses hold
+    only builtin values, enums and other dataclasses of this package, whose source is part
+    of the store's name)."""
     scanned = scan_plugin(settings)
     old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
-    new_tree = UpstreamTree(tree_root(new), settings.upstream_packages)
+    # The stale-binding search reads the new tree's importer index: built in the same pass
+    # over the tree as its definition index.
+    new_tree = UpstreamTree(tree_root(new), settings.upstream_packages, importers=True)
+    store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
+    versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
+    key = _result_key(scanned, (old, new), (old_tree, new_tree), versions)
+    cached = store.get_value("#result", key)
+    if cached is not None:
+        try:
+            return pickle.loads(cached)
+        except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError):
+            pass  # a cache: computed again below
+    result = _evaluate(settings, scanned, (old, new), (old_tree, new_tree), store, versions)
+    store.put_value("#result", key, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    for cache in (old_tree, new_tree, store):
+        cache.save()
+    return result
+
+
+def _result_key(scanned, specs: tuple[str, str], trees, versions: tuple[str, str]) -> str:
+    """A digest of everything an audit reads: the plugin (its inventory's signature: the
+    settings and every plugin file's size and modification time), the two upstream specs
+    and versions, and both trees' roots and file signatures (every Python file's size and
+    modification time, :meth:`UpstreamTree.signature`)."""
+    material = (scanned.signature, specs, versions, [(t.root, t.signature()) for t in trees])
+    return hashlib.sha256(repr(material).encode()).hexdigest()
+
+
+def _evaluate(
+    settings: RuntimeSettings,
+    scanned,
+    specs: tuple[str, str],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    store: SummaryCache,
+    versions: tuple[str, str],
+) -> RuntimeAudit:
+    old, new = specs
+    old_tree, new_tree = trees
     entries = list(scanned.inventory.entries)
     audited = []
     resolved_new = resolve_all(new_tree, (e.target for e in entries))
@@ -106,9 +148,6 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     resolved_old = resolve_all(
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
-    store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
-    trees = (old_tree, new_tree)
-    versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     headers: dict[str, str] = {}
     judged = JudgeCache(store, trees, versions)
     todo = []
@@ -142,8 +181,6 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     patched = {e.target for e in entries}
     broken, gates = _crosscheck(store, files, trees, patched, versions)
     findings = duplicates(entries) + broken
-    for cache in (old_tree, new_tree, store):
-        cache.save()
     counts = dict(scanned.inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
     return RuntimeAudit(

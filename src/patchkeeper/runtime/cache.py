@@ -38,9 +38,11 @@ def cache_root() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
-    """A digest of every module of this package (what the records are computed by)."""
+    """A digest of every module of this package and of :mod:`patchkeeper.constants` (the
+    decision words): what the records and remembered results are computed by."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    here = Path(__file__).parent
+    for path in [*sorted(here.glob("*.py")), here.parent / "constants.py"]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 

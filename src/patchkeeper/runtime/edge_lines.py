@@ -38,14 +38,21 @@ if hasattr(ast, "TryStar"):  # Python 3.11
     _BODIES[ast.TryStar] = ("body", "handlers", "orelse", "finalbody")
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every statement of a module, nested scopes included (expressions not walked)."""
-    stack: list[ast.AST] = list(reversed(body))
+def _statements(body: list[ast.stmt]) -> Iterator[tuple[ast.AST, bool]]:
+    """Every statement of a module, nested scopes included (expressions not walked), each
+    with whether it belongs to a class body (directly or through ``if``/``try``/... blocks
+    of the class body)."""
+    stack: list[tuple[ast.AST, bool]] = [(node, False) for node in reversed(body)]
     while stack:
-        node = stack.pop()
-        yield node
+        node, in_class = stack.pop()
+        yield node, in_class
+        inner = in_class
+        if node.__class__ is ast.ClassDef:
+            inner = True
+        elif node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef):
+            inner = False
         for field in _BODIES.get(node.__class__, ()):
-            stack.extend(reversed(getattr(node, field)))
+            stack.extend((child, inner) for child in reversed(getattr(node, field)))
 
 
 def _refers_to_plugin(value: ast.expr, bound: set[str], package: str) -> bool:
@@ -63,12 +70,17 @@ def _refers_to_plugin(value: ast.expr, bound: set[str], package: str) -> bool:
 
 
 def plugin_names(tree: ast.Module, module: str, is_package: bool, package: str) -> set[str]:
-    """Every name the file may bind to a plugin path, in any scope."""
+    """Every name the file may bind to a plugin path, in any scope: the functions and classes
+    it defines outside class bodies (a method's name is never bound in a scope: the scanner's
+    name tables hold the module's and the enclosing functions' definitions, imports and
+    aliases, :func:`patchkeeper.runtime.names.scope_table`), its imports of the plugin, and
+    aliases of either."""
     bound: set[str] = set()
     aliases: list[tuple[str, ast.expr]] = []
-    for node in _statements(tree.body):
+    for node, in_class in _statements(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
+            if not in_class:
+                bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for local, binding in names.import_bindings(node, module, is_package).items():
                 dotted = binding.dotted

@@ -31,6 +31,8 @@ class Scanned:
 
     inventory: Inventory
     tree: PluginTree
+    #: :meth:`PluginTree.signature`: what the inventory was computed from.
+    signature: str = ""
 
 
 def upstream_base(tree: PluginTree, module: str, qual: str, depth: int = 0) -> str | None:
@@ -72,12 +74,12 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
     signature = tree.signature()
     cached = tree.cache.get_value("#inventory", signature)
     if cached is not None:
-        return Scanned(inventory_from_record(cached), tree)
+        return Scanned(inventory_from_record(cached), tree, signature)
     with fewer_collections():
         inventory = _inventory(settings, tree)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
-    return Scanned(inventory, tree)
+    return Scanned(inventory, tree, signature)
 
 
 def syntax_finding(error: str, file: str) -> Finding:

@@ -12,6 +12,7 @@ parsed afterwards when a question needs certainty.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -21,6 +22,11 @@ from patchkeeper.runtime import names
 FROM_IMPORT = re.compile(rb"from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)")
 #: ``def name`` / ``async def name`` / ``class name`` at any indentation.
 DEF_OR_CLASS = re.compile(rb"(?:def|class)[ \t]+(\w+)")
+#: The same as two patterns that each start with a literal word: the engine skips to the
+#: word, about ten times as fast over a tree as the alternation, which has no literal
+#: prefix (:func:`defined_names`).
+DEF = re.compile(rb"def[ \t]+(\w+)")
+CLASS = re.compile(rb"class[ \t]+(\w+)")
 #: ``NAME =`` or ``NAME: T =`` at column 0 (after a newline).
 ASSIGNED = re.compile(rb"\n(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 
@@ -105,6 +111,17 @@ def definitions(
     return [(name, lines.at(offset)) for offset, name in found]
 
 
+def defined_names(data: bytes) -> frozenset[bytes]:
+    r"""Every ASCII name that :func:`definitions` could report for ``data`` (a superset:
+    matches not at the start of a line are kept too), found by :data:`DEF`, :data:`CLASS`
+    and :data:`ASSIGNED` without a match object each: the prefilter of a name search (a
+    file whose set lacks an ASCII name cannot define it, since a match at the start of a
+    line is never overlapped by an earlier one on that line; ``\w`` of a bytes pattern
+    matches ASCII word characters only, so a name with other characters is not
+    prefiltered by this set)."""
+    return frozenset([*DEF.findall(data), *CLASS.findall(data), *ASSIGNED.findall(b"\n" + data)])
+
+
 def module_of(root: Path, file: Path) -> tuple[str, bool]:
     """The dotted module name of ``file`` under ``root`` and whether it is a package."""
     rel = file.relative_to(root).with_suffix("").parts
@@ -112,21 +129,51 @@ def module_of(root: Path, file: Path) -> tuple[str, bool]:
     return ".".join(rel[:-1] if is_package else rel), is_package
 
 
-def build_importers(root: Path, files: list[Path]) -> ImporterIndex:
-    """The ``from X import name`` index of ``files`` (see :func:`from_imports`), with the
-    from-module made absolute."""
+def python_files(directory: Path) -> list[str]:
+    """Every ``*.py`` file under ``directory`` (symbolic links to directories not followed),
+    as paths, in the order of :class:`pathlib.Path` sorting (by path components). One
+    :func:`os.walk`: several times as fast as :meth:`pathlib.Path.rglob` on a large tree."""
+    found: list[str] = []
+    for folder, _subdirs, files in os.walk(directory):
+        found.extend(f"{folder}/{name}" for name in files if name.endswith(".py"))
+    return sorted(found, key=lambda path: path.split("/"))
+
+
+def _module_of_path(root: str, path: str) -> tuple[str, bool]:
+    """:func:`module_of` for a path string under ``root`` (no :mod:`pathlib`)."""
+    rel = path[len(root) + 1 : -3].split("/")
+    is_package = rel[-1] == "__init__"
+    return ".".join(rel[:-1] if is_package else rel), is_package
+
+
+def build_index(
+    root: Path, files: list[str], *, definitions: bool = True, importers: bool = False
+) -> tuple[list[frozenset[bytes]] | None, ImporterIndex | None]:
+    """The tree-wide indexes of ``files`` (paths under ``root``), each file read once: per
+    file the names it may define (:func:`defined_names`, in ``files``' order), and
+    ``name -> [(importer, from-module, local name, line, indent)]`` of every ``from X
+    import name`` (:func:`from_imports`, the from-module made absolute, in file order then
+    line order); each is ``None`` when not asked for."""
+    defined: list[frozenset[bytes]] | None = [] if definitions else None
+    imported: ImporterIndex | None = {} if importers else None
     from patchkeeper.progress import track
 
-    index: ImporterIndex = {}
-    with track("indexing imports", len(files)) as advance:
+    base_path = str(root)
+    with track("indexing names and imports", len(files)) as advance:
         for file in files:
             advance()
-            module, is_package = module_of(root, file)
-            for base, name, asname, line, indent in from_imports(file.read_bytes()):
+            with open(file, "rb") as handle:
+                data = handle.read()
+            if defined is not None:
+                defined.append(defined_names(data))
+            if imported is None:
+                continue
+            module, is_package = _module_of_path(base_path, file)
+            for base, name, asname, line, indent in from_imports(data):
                 level = len(base) - len(base.lstrip("."))
                 source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
-                index.setdefault(name, []).append((module, source, asname, line, indent))
-    return index
+                imported.setdefault(name, []).append((module, source, asname, line, indent))
+    return defined, imported
 
 
 #: A compound statement's header that keeps its body at module level when it is at module

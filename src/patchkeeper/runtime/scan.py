@@ -147,12 +147,69 @@ class _Scanner(AssignmentForms):
             self.expressions(deco, conds, scope, table)
         if self.entries:
             self.decorators(node, qual, conds, scope, table)
-        local = dict(table)
-        for sub in names.walk_statements(node.body):
-            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                local[sub.name] = Binding(f"{self.module}.{qual}.{sub.name}", self.module)
-        inner = names.scope_table(node.body, local, self.module, self.is_package)
+        if not self.entries and self.cold_body(node):
+            self.outline(node.body, (), qual, self._inner_table(node, qual, lambda: table), "")
+            return
+        inner = self._inner_table(node, qual, lambda: table)()
         self.block(node.body, (), qual, inner, "")
+
+    def _inner_table(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qual: str, outer):
+        """A function computing, once, the name table of ``node``'s body: ``outer()`` plus
+        the functions and classes the body defines, its imports and aliases."""
+        memo: list[Table] = []
+
+        def table() -> Table:
+            if not memo:
+                local = dict(outer())
+                for sub in names.walk_statements(node.body):
+                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        local[sub.name] = Binding(f"{self.module}.{qual}.{sub.name}", self.module)
+                memo.append(names.scope_table(node.body, local, self.module, self.is_package))
+            return memo[0]
+
+        return table
+
+    def cold_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether no line of the body of ``node`` can hold an edge (see :meth:`cold`)."""
+        first = node.body[0].lineno
+        return self.hot is not None and not any_within(self.hot, first, node.end_lineno or first)
+
+    # ----------------------------------------------------------------- cold bodies
+    def outline(self, body: list[ast.stmt], conds: Conds, scope: str, table, cls: str) -> None:
+        """:meth:`block` over statements none of whose lines can hold an edge, in a file
+        whose entries are not reported: what :meth:`block` would record there (the edges of
+        import statements, recorded whatever their lines hold, under the same conditions),
+        without walking expressions or building the scope's name table (``table``: a
+        function giving it)."""
+        for stmt in body:
+            kind = stmt.__class__
+            if kind is ast.Import or kind is ast.ImportFrom:
+                self.imports(stmt, conds, scope)
+            elif kind is ast.If:
+                if not _is_type_checking(stmt.test):
+                    self.outline(stmt.body, conds, scope, table, cls)
+                self.outline(stmt.orelse, conds, scope, table, cls)
+            elif kind is ast.Try:
+                guarded = any(_catches_import_error(h) for h in stmt.handlers)
+                inner = (
+                    (*conds, CondSpec("try-import", "try: ... except ImportError", stmt.lineno))
+                    if guarded
+                    else conds
+                )
+                self.outline(stmt.body, inner, scope, table, cls)
+                for handler in stmt.handlers:
+                    caught = ast.unparse(handler.type) if handler.type else "any exception"
+                    spec = CondSpec("except", f"except {caught}", handler.lineno)
+                    self.outline(handler.body, (*conds, spec), scope, table, cls)
+                self.outline(stmt.orelse, inner, scope, table, cls)
+                self.outline(stmt.finalbody, conds, scope, table, cls)
+            elif kind in (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith):
+                self.outline(stmt.body, conds, scope, table, cls)
+                self.outline(getattr(stmt, "orelse", []), conds, scope, table, cls)
+            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                # Not met in a cold body (a function or class defined in a function is
+                # bound there, so its own line is hot); walked in full if it were.
+                self.statement(stmt, conds, scope, table(), cls)
 
     def klass(self, node: ast.ClassDef, conds: Conds, scope: str, table: Table, cls: str) -> None:
         qual = f"{cls}.{node.name}" if cls else node.name

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchkeeper.progress import track
 from patchkeeper.runtime import nameindex, names
 from patchkeeper.runtime.cache import SummaryCache, parsed_module
 from patchkeeper.runtime.names import Binding
@@ -132,12 +132,14 @@ class UpstreamTree:
         root: the tree; the packages are found in it (``root/vllm``) or it is the package
             directory itself (``.../vllm``), in which case its parent is used.
         packages: the top-level packages to read (``("vllm",)``).
+        importers: the caller will ask for the importer index (:meth:`importers`) too:
+            build it in the same pass over the files as the definition index.
 
     Raises:
         TargetError: none of ``packages`` is in ``root``.
     """
 
-    def __init__(self, root: Path, packages: tuple[str, ...]) -> None:
+    def __init__(self, root: Path, packages: tuple[str, ...], *, importers: bool = False) -> None:
         from patchkeeper.errors import TargetError
 
         root = root.resolve()
@@ -158,9 +160,13 @@ class UpstreamTree:
         self.summaries: dict[str, ModuleSummary] = {}
         self._files: dict[str, tuple[Path, bool] | None] = {}
         self._lines: dict[str, list[str]] = {}
-        self._signature: tuple[list[Path], str] | None = None
+        self._signature: tuple[list[str], str] | None = None
         self._defined: nameindex.DefinitionIndex = {}
+        self._name_sets: list[frozenset[bytes]] | None = None
         self._imported: nameindex.ImporterIndex | None = None
+        #: Build the importer index with the definition index (one read of the tree for
+        #: both) when the caller will ask for both.
+        self.index_importers = importers
 
     def contains(self, dotted: str) -> bool:
         """Whether ``dotted`` starts with one of this tree's packages."""
@@ -199,44 +205,70 @@ class UpstreamTree:
         return self._lines[module][start - 1 : end]
 
     # ----------------------------------------------------------------- the name index
-    def _files_signature(self) -> tuple[list[Path], str]:
-        """Every Python file of the packages, and a digest of their names, sizes and
-        modification times (what the index is valid for)."""
+    def _files_signature(self) -> tuple[list[str], str]:
+        """Every Python file of the packages (paths, :func:`nameindex.python_files`), and a
+        digest of their names, sizes and modification times (what the indexes are valid
+        for)."""
         if self._signature is None:
-            files: list[Path] = []
+            files: list[str] = []
             digest = hashlib.sha256()
             for package in self.packages:
-                for file in sorted((self.root / package).rglob("*.py")):
-                    stat = file.stat()
+                for file in nameindex.python_files(self.root / package):
+                    stat = os.stat(file)
                     files.append(file)
                     digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
             self._signature = files, digest.hexdigest()
         return self._signature
 
+    def signature(self) -> str:
+        """A digest of the path, size and modification time of every Python file of the
+        tree's packages: two equal signatures mean the same sources (computed once)."""
+        return self._files_signature()[1]
+
+    def _build_indexes(self, importers: bool) -> None:
+        """Load or build the per-file name sets (:func:`nameindex.defined_names`) and, when
+        ``importers`` (or the tree was made with ``importers=True``), the importer index:
+        one read of the tree's files for both (:func:`nameindex.build_index`), each cached
+        under the digest of the file list."""
+        want_importers = (importers or self.index_importers) and self._imported is None
+        if self._name_sets is not None and not want_importers:
+            return
+        files, signature = self._files_signature()
+        if self._name_sets is None:
+            self._name_sets = self.cache.get_value("#names", signature)
+        if want_importers:
+            self._imported = self.cache.get_value("#importers", signature)
+            want_importers = self._imported is None
+        if self._name_sets is not None and not want_importers:
+            return
+        sets, imported = nameindex.build_index(
+            self.root, files, definitions=self._name_sets is None, importers=want_importers
+        )
+        if sets is not None:
+            self._name_sets = sets
+            self.cache.put_value("#names", signature, sets)
+        if imported is not None:
+            self._imported = imported
+            self.cache.put_value("#importers", signature, imported)
+
     def importers_index(self) -> nameindex.ImporterIndex:
         """The ``from X import name`` index of the whole tree (built once, cached under the
         digest of the tree's file list)."""
         if self._imported is None:
-            files, signature = self._files_signature()
-            cached = self.cache.get_value("#importers", signature)
-            if cached is None:
-                cached = nameindex.build_importers(self.root, files)
-                self.cache.put_value("#importers", signature, cached)
-            self._imported = cached
+            self._build_indexes(importers=True)
         return self._imported
 
     def find_definitions(self, wanted: Iterable[str]) -> None:
-        """Look up where each name of ``wanted`` is defined, in one pass over the tree: a
-        file's text is searched for the name's bytes first and only a file containing one
-        is matched with :func:`nameindex.definitions`. Results are cached per name."""
+        """Look up where each name of ``wanted`` is defined: the files whose name set
+        (:meth:`_build_indexes`, one pass over the tree per run, cached) holds one of the
+        names are read and matched with :func:`nameindex.definitions`. Results are cached
+        per name."""
         names = [name for name in dict.fromkeys(wanted) if name not in self._defined]
         if not names:
             return  # nothing to look up: no walk over the tree's files
         files, signature = self._files_signature()
         missing = []
         for name in names:
-            if name in self._defined:
-                continue
             cached = self.cache.get_value(f"#defined:{name}", signature)
             if cached is not None:
                 self._defined[name] = cached
@@ -244,18 +276,24 @@ class UpstreamTree:
                 missing.append(name)
         if not missing:
             return
+        self._build_indexes(importers=False)
         found: nameindex.DefinitionIndex = {name: [] for name in missing}
-        needles = [name.encode() for name in missing]
+        # A name set holds ASCII words (the patterns' \w in bytes): a name with other
+        # characters is looked for in every file's bytes, as a substring.
+        needles = {name.encode() for name in missing}
+        plain = {needle for needle in needles if needle.isascii()}
+        other = needles - plain
         patterns = nameindex.definition_pattern(missing)
-        with track("looking up definitions", len(files)) as advance:
-            for file in files:
-                advance()
-                data = file.read_bytes()
-                if not any(needle in data for needle in needles):
-                    continue
-                module = nameindex.module_of(self.root, file)[0]
-                for name, line in nameindex.definitions(data, patterns):
-                    found[name].append((module, line))
+        for file, defined in zip(files, self._name_sets, strict=True):
+            if not other and defined.isdisjoint(plain):
+                continue
+            with open(file, "rb") as handle:
+                data = handle.read()
+            if defined.isdisjoint(plain) and not any(needle in data for needle in other):
+                continue
+            module = nameindex.module_of(self.root, Path(file))[0]
+            for name, line in nameindex.definitions(data, patterns):
+                found[name].append((module, line))
         for name, rows in found.items():
             self._defined[name] = rows
             self.cache.put_value(f"#defined:{name}", signature, rows)
