@@ -41,7 +41,7 @@ from patchkeeper.runtime.drift import (
 from patchkeeper.runtime.gates import evaluate
 from patchkeeper.runtime.hooks import new_hooks
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
-from patchkeeper.runtime.noise import cosmetic_reason
+from patchkeeper.runtime.noise import cosmetic_reason, outside_copy_reason
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -99,10 +99,17 @@ def judge(
     if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
         return _removal(entry, drift, new)
     if new.status != FOUND:
-        return _missing(entry, drift, old, new, trees[1])
+        return _missing(entry, drift, old, new, trees)
     if old.status != FOUND:
-        return drift
+        return _arrived(entry, drift, new)
     old_code, new_code, mine = spans
+    if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
+        return _with(
+            drift,
+            RETAIN,
+            f"the old upstream {old.location} had the key {entry.key} too: the plugin "
+            "overrides upstream's value on purpose",
+        )
     hooks = new_hooks(entry, old, new, trees, old_code, new_code)
     if hooks:
         return _with(
@@ -118,6 +125,10 @@ def judge(
         inherited = _inherited(entry, old_code, new_code, mine)
         if inherited:
             return _with(drift, RETAIN, inherited)
+        if mine is not None and drift.upstream_changes == ("body",):
+            outside = outside_copy_reason(old_code, new_code, mine)
+            if outside:
+                return _with(drift, RETAIN, outside)
     if drift.decision == RETAIN and drift.outside_banners:
         return _with(
             drift,
@@ -126,6 +137,27 @@ def judge(
             f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
         )
     return drift
+
+
+def _has_key(code: Code | None, key: str) -> bool:
+    """Whether the source of ``code`` holds the literal registry key ``key`` (quoted)."""
+    if code is None:
+        return False
+    bare = key.strip("'\"")
+    return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
+
+
+def _arrived(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
+    """A target the old release did not define and the new one does: the patch was written
+    ahead of upstream (a backport, or compatibility with a later release) and now replaces
+    upstream's own definition, which the maintainers must read against it."""
+    return _with(
+        drift,
+        UPDATE,
+        f"{entry.target} is new upstream at {new.location} (the old release did not have "
+        "it): the patch now replaces upstream's own definition; review it against upstream's "
+        "(remove it if it was a backport of that change)",
+    )
 
 
 def _methods(node) -> dict[str, ast.stmt]:
@@ -188,31 +220,53 @@ def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
     )
 
 
-def _renamed(entry: PatchEntry, tree: UpstreamTree) -> str:
-    """Where a private name went when only its leading underscore changed, in the same
-    module of the new release (``_allocate_kv_cache`` -> ``allocate_kv_cache``); ``""``."""
-    module = entry.module_hint or entry.target.rsplit(".", 1)[0]
+def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """Where a name went when the new release renamed it, as ``"module.name"``; ``""``.
+
+    In this order: only its leading underscore changed, in the same module
+    (``_allocate_kv_cache`` -> ``allocate_kv_cache``) or, when the module no longer has it,
+    in one other module of the new release; or the same module newly defines a name that
+    extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more that the
+    old module did not define)."""
+    module = entry.target.rsplit(".", 1)[0]
     tail = entry.target[len(module) + 1 :]
-    if not tail or "." in tail:
+    old, new = trees[0].summary(module), trees[1].summary(module)
+    if not tail or (old is None and new is None):
+        return ""  # not a module-level name of an upstream module
+    others = [o for o in (tail.lstrip("_"), f"_{tail}") if o != tail]
+    if new is not None:
+        for other in others:
+            if other in new.definitions:
+                return f"{module}.{other}"
+    for other in others:
+        places = sorted({m for m, _line in trees[1].defined(other)})
+        if len(places) == 1:
+            return f"{places[0]}.{other}"
+    if new is None or len(tail) < 6:
         return ""
-    summary = tree.summary(module)
-    if summary is None:
-        return ""
-    for other in (tail.lstrip("_"), f"_{tail}"):
-        if other != tail and other in summary.definitions:
-            return f"{module}.{other}"
-    return ""
+    before = set(old.definitions) if old is not None else set()
+    grown = sorted(
+        n
+        for n in new.definitions
+        if n.startswith(tail) and n != tail and "." not in n and n not in before
+    )
+    return f"{module}.{grown[0]}" if len(grown) == 1 else ""
 
 
 def _missing(
-    entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, tree: UpstreamTree
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
 ) -> Drift:
     """The decision for a target the new release does not define where the plugin says."""
-    renamed = _renamed(entry, tree)
+    renamed = _renamed(entry, trees)
     if renamed:
         return _with(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
     if old.status != FOUND and new.status == REMOVED:
-        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
+        # a subclass swap of a name upstream never had is an assignment of the plugin's class
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
             return _with(
                 drift,
                 RETAIN,
@@ -232,6 +286,14 @@ def _missing(
             f"{entry.target} is in neither release: a typo or a future name",
         )
     if old.status != FOUND and new.status == MOVED:
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
+            return _with(
+                drift,
+                RETAIN,
+                f"{entry.target} is not defined at that path in either release: the plugin's "
+                f"assignment adds it there (upstream defines the name at "
+                f"{', '.join(new.candidates[:3])}; if it was meant to replace that, a wrong path)",
+            )
         return _with(
             drift,
             INVESTIGATE,
