@@ -117,6 +117,9 @@ def score(truth_file: Path, before: bool = False) -> dict:
         "extra": extra,
         "seconds": seconds,
         "port": reproduced,
+        "later": later_truths(truth_file),
+        "newer": tree(f"vllm-ascend=={pair['plugin_new']}"),
+        "patch_directory": result.inventory.patch_directory,
     }
 
 
@@ -168,15 +171,49 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     return out
 
 
-def lagged(truth: str, suggested: str, audited) -> bool:
-    """Whether the maintainers kept an entry whose upstream target changed in signature or
-    kind (the copy is now behind upstream), as the audit's evidence shows."""
+def later_truths(truth_file: Path) -> dict[str, tuple[str, str]]:
+    """The next pair's truth per entry (``{entry: (pair, truth)}``): the pair whose older
+    plugin release is this pair's newer one; empty when there is none."""
+    this = tomllib.loads(truth_file.read_text(encoding="utf-8"))["pair"]
+    for other in sorted(TRUTHS.glob("*.toml")):
+        data = tomllib.loads(other.read_text(encoding="utf-8"))
+        if data["pair"]["plugin_old"] == this["plugin_new"]:
+            return {row["entry"]: (other.stem, row["truth"]) for row in data["entry"]}
+    return {}
+
+
+def lagged(name: str, truth: str, suggested: str, audited, later: dict) -> str:
+    """Why the disagreement is the maintainers lagging upstream, or ``""``: they did what the
+    audit suggests at the next release (the next pair's truth for the same entry), or they
+    kept a copy whose upstream target changed its signature or kind (the copy is behind
+    upstream; the audit's evidence shows the change)."""
+    pair, next_truth = later.get(name, ("", ""))
+    if truth == "retain" and suggested != "retain" and next_truth == suggested:
+        return f"Maintainers lagged upstream: they did this a release later ({pair})."
     changes = audited.drift.upstream_changes
-    return (
+    if (
         truth == "retain"
         and suggested == "update"
         and any(c.startswith(("signature", "kind")) for c in changes)
+    ):
+        return "Maintainers lagged upstream: their copy keeps the old signature."
+    return ""
+
+
+def deleted_note(name: str, truth: str, audited, newer: Path, patch_directory: str) -> str:
+    """For a *remove* truth the audit disagrees with: that the newer release deleted the
+    whole patch file, and whether upstream left the target unchanged (then the reason lies
+    outside the target: a feature the plugin dropped, or code it moved); ``""`` otherwise."""
+    file = name.split("::", 1)[0]
+    if truth != "remove" or (newer / patch_directory / file).exists():
+        return ""
+    unchanged = audited.drift.upstream_changes == () and audited.new.status == "found"
+    why = (
+        " while upstream left the target unchanged: the reason lies outside the target"
+        if unchanged
+        else ""
     )
+    return f"The newer release deleted the whole file `{file}`{why}."
 
 
 def agreement(result: dict) -> str:
@@ -218,7 +255,10 @@ def render(result: dict) -> str:
         if truth == suggested:
             continue
         evidence = "; ".join(audited.drift.evidence)[:300]
-        lag = " **Maintainers lagged upstream.**" if lagged(truth, suggested, audited) else ""
+        lag = lagged(name, truth, suggested, audited, result["later"])
+        lag = f" **{lag}**" if lag else ""
+        note = deleted_note(name, truth, audited, result["newer"], result["patch_directory"])
+        lag += f" {note}" if note else ""
         lines.append(
             f"- `{name}`: truth {truth} ({row['why']}); suggested {suggested}: {evidence}{lag}"
         )

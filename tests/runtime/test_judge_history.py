@@ -80,6 +80,14 @@ def test_each_rule_on_the_fixture(result) -> None:
             "update",
             "hup.layers._alloc was renamed: retarget to hup.utils.alloc",
         ),
+        # hup 1.0's Engine has no drain (the old resolution is partial), hup 2.0's has
+        ("hup.engine.Engine.drain", None): (
+            "remove",
+            "the patch's header says it is a backport, and hup.engine.Engine.drain is new "
+            "upstream at hup.engine.Engine.drain (the old release did not have it): the "
+            "backported change has landed; remove the patch once upstream's version is "
+            "checked to do the same",
+        ),
     }
     mechanisms = {a.entry.target: a.entry.mechanism.value for a in result.entries}
     assert mechanisms["hup.layers.NormFn"] == "subclass"

@@ -7,17 +7,29 @@ first rule that applies decides):
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
 2. a version gate on the entry's activation that is dead at the new release -> **remove**;
 3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
-   says ``allow_missing``; a target that existed at the old release and is gone without a
-   trace -> **remove** (the affected path no longer exists); moved -> **update** (retarget);
-4. the new upstream target, or a function of its module that calls it, consults an extension
+   says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
+   **retain**); a target that existed at the old release and is gone without a trace ->
+   **remove** (the affected path no longer exists); moved or renamed (a private name's
+   underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
+   (retarget);
+4. a target new upstream (the old release did not define it, or not under the class found)
+   -> **remove** when the patch's header says it is a backport (the change landed), else
+   **update** (the patch now replaces upstream's own definition);
+5. a registry key the new upstream has and the old one had too -> **retain** (the plugin
+   overrides upstream's value on purpose);
+6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.hooks`) -> **migrate**;
-5. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
+7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods did not
-   change upstream inherits the change -> **retain**; a target outside the upstream being
-   upgraded (``torch``) -> **retain** (this upgrade does not change it);
-6. a full-replacement copy that already differs from the OLD upstream outside its
+   change upstream inherits the change -> **retain**; a change of the body alone that lies
+   only in code the replacement does not copy -> **retain**; a target outside the upstream
+   being upgraded (``torch``) -> **retain** (this upgrade does not change it);
+8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
+
+Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
+maintainers over six releases (``benchmarks/runtime_history.py``).
 
 The audit remembers each result (:class:`patchkeeper.runtime.audit.JudgeCache`).
 """
@@ -100,8 +112,8 @@ def judge(
         return _removal(entry, drift, new)
     if new.status != FOUND:
         return _missing(entry, drift, old, new, trees)
-    if old.status != FOUND:
-        return _arrived(entry, drift, new)
+    if old.status != FOUND or (old.partial and not new.partial):
+        return _arrived(entry, drift, new, header)
     old_code, new_code, mine = spans
     if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
         return _with(
@@ -147,10 +159,24 @@ def _has_key(code: Code | None, key: str) -> bool:
     return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
 
 
-def _arrived(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
-    """A target the old release did not define and the new one does: the patch was written
-    ahead of upstream (a backport, or compatibility with a later release) and now replaces
-    upstream's own definition, which the maintainers must read against it."""
+#: A header that says the patch backports an upstream change.
+BACKPORT = re.compile(r"(?i)\bback-?port")
+
+
+def _arrived(entry: PatchEntry, drift: Drift, new: Resolution, header: str) -> Drift:
+    """A target the old release did not define (not at all, or not under the class found)
+    and the new one does: the patch was written ahead of upstream and now replaces
+    upstream's own definition. When the header says the patch is a backport, the backported
+    change has landed: *remove*; otherwise the maintainers must read it against upstream's:
+    *update*."""
+    if BACKPORT.search(header):
+        return _with(
+            drift,
+            REMOVE,
+            f"the patch's header says it is a backport, and {entry.target} is new upstream at "
+            f"{new.location} (the old release did not have it): the backported change has "
+            "landed; remove the patch once upstream's version is checked to do the same",
+        )
     return _with(
         drift,
         UPDATE,
