@@ -250,18 +250,26 @@ def render(result: dict) -> str:
             continue
         cells = [str(counts.get((truth, c), 0)) for c in columns]
         lines.append(f"| {truth} | " + " | ".join(cells) + " |")
-    lines += ["", "Disagreements:", ""]
+    listed, kinds = [], Counter()
     for name, truth, suggested, row, audited in rows:
         if truth == suggested:
             continue
         evidence = "; ".join(audited.drift.evidence)[:300]
         lag = lagged(name, truth, suggested, audited, result["later"])
-        lag = f" **{lag}**" if lag else ""
         note = deleted_note(name, truth, audited, result["newer"], result["patch_directory"])
-        lag += f" {note}" if note else ""
-        lines.append(
-            f"- `{name}`: truth {truth} ({row['why']}); suggested {suggested}: {evidence}{lag}"
+        kinds["lagged" if lag else "deleted file" if note else "other"] += 1
+        tail = (f" **{lag}**" if lag else "") + (f" {note}" if note else "")
+        listed.append(
+            f"- `{name}`: truth {truth} ({row['why']}); suggested {suggested}: {evidence}{tail}"
         )
+    lines += [
+        "",
+        f"Disagreements: {sum(kinds.values())}: the maintainers lagged upstream on "
+        f"{kinds['lagged']}, deleted the whole patch file on {kinds['deleted file']}, "
+        f"other {kinds['other']}.",
+        "",
+        *listed,
+    ]
     if result["port"]:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result["port"].items()))
         lines += ["", f"runtime port on the truth's update entries: {counts}"]
