@@ -171,25 +171,36 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     return out
 
 
-def later_truths(truth_file: Path) -> dict[str, tuple[str, str]]:
-    """The next pair's truth per entry (``{entry: (pair, truth)}``): the pair whose older
-    plugin release is this pair's newer one; empty when there is none."""
-    this = tomllib.loads(truth_file.read_text(encoding="utf-8"))["pair"]
+def later_truths(truth_file: Path) -> list[tuple[str, dict[str, str]]]:
+    """The truths of the pairs after this one, in release order (``[(pair, {entry:
+    truth})]``): each pair's older plugin release is the previous pair's newer one."""
+    pairs = {}
     for other in sorted(TRUTHS.glob("*.toml")):
         data = tomllib.loads(other.read_text(encoding="utf-8"))
-        if data["pair"]["plugin_old"] == this["plugin_new"]:
-            return {row["entry"]: (other.stem, row["truth"]) for row in data["entry"]}
-    return {}
+        pairs[data["pair"]["plugin_old"]] = (other.stem, data)
+    this = tomllib.loads(truth_file.read_text(encoding="utf-8"))["pair"]
+    out, release = [], this["plugin_new"]
+    while release in pairs:
+        stem, data = pairs[release]
+        out.append((stem, {row["entry"]: row["truth"] for row in data["entry"]}))
+        release = data["pair"]["plugin_new"]
+    return out
 
 
-def lagged(name: str, truth: str, suggested: str, audited, later: dict) -> str:
-    """Why the disagreement is the maintainers lagging upstream, or ``""``: they did what the
-    audit suggests at the next release (the next pair's truth for the same entry), or they
-    kept a copy whose upstream target changed its signature or kind (the copy is behind
-    upstream; the audit's evidence shows the change)."""
-    pair, next_truth = later.get(name, ("", ""))
-    if truth == "retain" and suggested != "retain" and next_truth == suggested:
-        return f"Maintainers lagged upstream: they did this a release later ({pair})."
+def lagged(name: str, truth: str, suggested: str, audited, later: list) -> str:
+    """Why the disagreement is the maintainers lagging upstream, or ``""``: they kept the
+    entry and did what the audit suggests at a later release (the first later pair whose
+    truth for the same entry is not *retain* says *update*/*remove*/*migrate* as the audit
+    did), or they kept a copy whose upstream target changed its signature or kind (the
+    copy is behind upstream; the audit's evidence shows the change)."""
+    if truth == "retain" and suggested != "retain":
+        for steps, (pair, truths) in enumerate(later, 1):
+            later_truth = truths.get(name)
+            if later_truth is None or later_truth != "retain":
+                if later_truth == suggested:
+                    when = "a release later" if steps == 1 else f"{steps} releases later"
+                    return f"Maintainers lagged upstream: they did this {when} ({pair})."
+                break
     changes = audited.drift.upstream_changes
     if (
         truth == "retain"
