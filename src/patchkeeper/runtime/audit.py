@@ -8,7 +8,9 @@ name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and ca
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import re
 from collections import Counter
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
@@ -109,6 +111,7 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     trees = (old_tree, new_tree)
     versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     headers: dict[str, str] = {}
+    landed = landed_features(settings.root, entries, trees)
     judged = JudgeCache(store, trees, versions)
     todo = []
     for entry in entries:
@@ -117,7 +120,8 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         drift = _drift(store, entry, before, after, spans)
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
-        cached = judged.get(entry, drift, before, after, headers[entry.file])
+        context = (headers[entry.file], landed.get(entry.file, ()))
+        cached = judged.get(entry, drift, before, after, context)
         todo.append((entry, before, after, drift, cached, spans))
     # One pass over the old tree for the hook names of every entry still to judge.
     hook_names: set[str] = set()
@@ -128,9 +132,9 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         old_tree.find_definitions(sorted(hook_names))
     for entry, before, after, drift, cached, spans in todo:
         if cached is None:
-            header = headers[entry.file]
-            cached = judge(entry, drift, before, after, trees, spans, versions, header)
-            judged.put(entry, drift, before, after, header, cached)
+            header, names = headers[entry.file], landed.get(entry.file, ())
+            cached = judge(entry, drift, before, after, trees, spans, versions, header, names)
+            judged.put(entry, drift, before, after, (header, names), cached)
         audited.append(AuditedEntry(entry, before, after, cached))
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
@@ -183,6 +187,52 @@ def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
     return out
 
 
+#: A class name specific enough to identify a feature (``KimiK3Renderer``): CamelCase, 8
+#: characters or more.
+_FEATURE_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]{2,}$")
+
+
+def landed_features(
+    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree]
+) -> dict[str, tuple[str, ...]]:
+    """Per patch file (relative path): the classes it defines itself that the new upstream
+    defines and the old one did not (upstream took in the feature the file adds: vLLM's own
+    ``KimiK3Renderer`` arriving where the plugin carried one). A class named like one of
+    the file's targets is its replacement, not a feature, and is left out; so are names
+    :data:`_FEATURE_CLASS` finds too generic. The names of every file are looked up in one
+    pass over each tree."""
+    own: dict[str, set[str]] = {}
+    for entry in entries:
+        own.setdefault(entry.file, set()).add(entry.target.rsplit(".", 1)[-1])
+    defined: dict[str, list[str]] = {}
+    for file, targets in own.items():
+        try:
+            module = ast.parse((root / file).read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        names = [
+            node.name
+            for node in module.body
+            if isinstance(node, ast.ClassDef)
+            and len(node.name) >= 8
+            and _FEATURE_CLASS.match(node.name)
+            and node.name not in targets
+        ]
+        if names:
+            defined[file] = names
+    wanted = sorted({name for names in defined.values() for name in names})
+    if not wanted:
+        return {}
+    for tree in trees:
+        tree.find_definitions(wanted)
+    out = {}
+    for file, names in defined.items():
+        found = tuple(n for n in names if trees[1].defined(n) and not trees[0].defined(n))
+        if found:
+            out[file] = found
+    return out
+
+
 def file_header(path: Path) -> str:
     """The comment lines and the module docstring at the top of a plugin file (its header:
     ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
@@ -210,18 +260,19 @@ class JudgeCache:
         self.store = store
         self.salt = versions  # the store itself is per pair of tree roots
 
-    def _key(self, entry, drift, old, new, header) -> tuple[str, str]:
-        material = (entry, astuple(drift), old, new, header, self.salt)
+    def _key(self, entry, drift, old, new, context) -> tuple[str, str]:
+        material = (entry, astuple(drift), old, new, context, self.salt)
         digest = hashlib.sha256(repr(material).encode()).hexdigest()
         return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
 
-    def get(self, entry, drift, old, new, header) -> Drift | None:
-        name, digest = self._key(entry, drift, old, new, header)
+    def get(self, entry, drift, old, new, context) -> Drift | None:
+        """The remembered result; ``context``: the file's header and landed features."""
+        name, digest = self._key(entry, drift, old, new, context)
         cached = self.store.get_value(name, digest)
         return Drift(*cached) if cached is not None else None
 
-    def put(self, entry, drift, old, new, header, result: Drift) -> None:
-        name, digest = self._key(entry, drift, old, new, header)
+    def put(self, entry, drift, old, new, context, result: Drift) -> None:
+        name, digest = self._key(entry, drift, old, new, context)
         self.store.put_value(name, digest, astuple(result))
 
 

@@ -6,6 +6,8 @@ first rule that applies decides):
 
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
 2. a version gate on the entry's activation that is dead at the new release -> **remove**;
+   the new upstream defines a class the entry's file defines itself (upstream took the
+   feature in) -> **remove**;
 3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
    **retain**); a target that existed at the old release and is gone without a trace ->
@@ -83,6 +85,7 @@ def judge(
     spans: tuple[Code | None, Code | None, Code | None],
     versions: tuple[str, str],
     header: str = "",
+    landed: tuple[str, ...] = (),
 ) -> Drift:
     """The refined :class:`Drift` of one entry (see the module docstring).
 
@@ -91,6 +94,9 @@ def judge(
             not evaluated).
         header: the entry's file's header comment (its ``Note:`` and the rest), read for
             what the patch says it avoids on purpose.
+        landed: classes the entry's file defines itself that the new upstream now defines
+            (:func:`patchkeeper.runtime.audit.landed_features`): upstream took the feature
+            in, and the whole file goes (**remove**).
     """
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
@@ -100,6 +106,15 @@ def judge(
     if gate:
         return _with(
             drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
+        )
+    if landed:
+        listed = ", ".join(landed)
+        return _with(
+            drift,
+            REMOVE,
+            f"the new upstream defines {listed}, which the patch's file defines itself and the "
+            "old release did not have: upstream took the feature in; remove the file's "
+            "patches once upstream's version is checked to cover them",
         )
     if drift.decision == NOT_AUDITED:
         return _with(
