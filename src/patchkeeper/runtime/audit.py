@@ -8,7 +8,6 @@ name`` bindings (:mod:`patchkeeper.runtime.stale`). Trees are parsed once and ca
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import re
 from collections import Counter
@@ -190,6 +189,8 @@ def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
 #: A class name specific enough to identify a feature (``KimiK3Renderer``): CamelCase, 8
 #: characters or more.
 _FEATURE_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]{2,}$")
+#: ``class Name`` at the start of a line: a module-level class statement.
+_CLASS_LINE = re.compile(r"^class\s+([A-Za-z_]\w*)", re.M)
 
 
 def landed_features(
@@ -207,16 +208,14 @@ def landed_features(
     defined: dict[str, list[str]] = {}
     for file, targets in own.items():
         try:
-            module = ast.parse((root / file).read_bytes())
-        except (OSError, SyntaxError, ValueError):
+            data = (root / file).read_text(encoding="utf-8", errors="replace")
+        except OSError:
             continue
+        # a class statement at column 0 (a regular expression, not a parse: cheap per run)
         names = [
-            node.name
-            for node in module.body
-            if isinstance(node, ast.ClassDef)
-            and len(node.name) >= 8
-            and _FEATURE_CLASS.match(node.name)
-            and node.name not in targets
+            name
+            for name in _CLASS_LINE.findall(data)
+            if len(name) >= 8 and _FEATURE_CLASS.match(name) and name not in targets
         ]
         if names:
             defined[file] = names
