@@ -27,7 +27,7 @@ from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.judge import judge
+from patchkeeper.runtime.judge import judge, renamed_names
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
@@ -110,7 +110,7 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     trees = (old_tree, new_tree)
     versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     headers: dict[str, str] = {}
-    landed = landed_features(settings.root, entries, trees)
+    landed = landed_features(settings.root, entries, trees, store)
     judged = JudgeCache(store, trees, versions)
     todo = []
     for entry in entries:
@@ -123,12 +123,18 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         cached = judged.get(entry, drift, before, after, context)
         todo.append((entry, before, after, drift, cached, spans))
     # One pass over the old tree for the hook names of every entry still to judge.
+    # And one pass over the new tree for the names a gone target may have been renamed to.
     hook_names: set[str] = set()
-    for _entry, _before, after, _unused, cached, spans in todo:
+    renames: set[str] = set()
+    for entry, _before, after, _unused, cached, spans in todo:
         if cached is None:
             hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
+            if after.status != FOUND:
+                renames |= set(renamed_names(entry.target))
     if hook_names:
         old_tree.find_definitions(sorted(hook_names))
+    if renames:
+        new_tree.find_definitions(sorted(renames))
     for entry, before, after, drift, cached, spans in todo:
         if cached is None:
             header, names = headers[entry.file], landed.get(entry.file, ())
@@ -194,14 +200,18 @@ _CLASS_LINE = re.compile(r"^class\s+([A-Za-z_]\w*)", re.M)
 
 
 def landed_features(
-    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree]
+    root: Path,
+    entries: list[PatchEntry],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    store: SummaryCache | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """Per patch file (relative path): the classes it defines itself that the new upstream
     defines and the old one did not (upstream took in the feature the file adds: vLLM's own
     ``KimiK3Renderer`` arriving where the plugin carried one). A class named like one of
     the file's targets is its replacement, not a feature, and is left out; so are names
     :data:`_FEATURE_CLASS` finds too generic. The names of every file are looked up in one
-    pass over each tree."""
+    pass over each tree, and the answer is remembered in ``store`` (the drift store of the
+    pair of trees) under a digest of the names: a warm run does not walk the trees."""
     own: dict[str, set[str]] = {}
     for entry in entries:
         own.setdefault(entry.file, set()).add(entry.target.rsplit(".", 1)[-1])
@@ -222,6 +232,10 @@ def landed_features(
     wanted = sorted({name for names in defined.values() for name in names})
     if not wanted:
         return {}
+    digest = hashlib.sha256(repr(sorted(defined.items())).encode()).hexdigest()
+    cached = store.get_value("#landed", digest) if store is not None else None
+    if cached is not None:
+        return {file: tuple(names) for file, names in cached}
     for tree in trees:
         tree.find_definitions(wanted)
     out = {}
@@ -229,6 +243,8 @@ def landed_features(
         found = tuple(n for n in names if trees[1].defined(n) and not trees[0].defined(n))
         if found:
             out[file] = found
+    if store is not None:
+        store.put_value("#landed", digest, [(file, list(names)) for file, names in out.items()])
     return out
 
 

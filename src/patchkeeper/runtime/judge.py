@@ -261,6 +261,13 @@ def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
     )
 
 
+def renamed_names(target: str) -> list[str]:
+    """The names a target's last part may have been renamed to by its leading underscore
+    (``_alloc`` -> ``alloc``; ``alloc`` -> ``_alloc``)."""
+    tail = target.rsplit(".", 1)[-1]
+    return [o for o in (tail.lstrip("_"), f"_{tail}") if o and o != tail]
+
+
 def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
     """Where a name went when the new release renamed it, as ``"module.name"``; ``""``.
 
