@@ -80,6 +80,12 @@ def test_each_rule_on_the_fixture(result) -> None:
             "update",
             "hup.layers._alloc was renamed: retarget to hup.utils.alloc",
         ),
+        ("hup.utils.scale", None): (
+            "update",
+            "hup.utils.scale moved to the patch's path in the new upstream (the old release "
+            "defined it elsewhere: hup.layers.scale (line 16)): review the patch against "
+            "upstream's definition there",
+        ),
         # hup 2.0 ships the DeviceRenderer patch_feature.py defines itself
         ("hup.utils.helper", None): (
             "remove",

@@ -128,7 +128,7 @@ def judge(
     if new.status != FOUND:
         return _missing(entry, drift, old, new, trees)
     if old.status != FOUND or (old.partial and not new.partial):
-        return _arrived(entry, drift, new, header)
+        return _arrived(entry, drift, old, new, header)
     old_code, new_code, mine = spans
     if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
         return _with(
@@ -178,12 +178,23 @@ def _has_key(code: Code | None, key: str) -> bool:
 BACKPORT = re.compile(r"(?i)\bback-?port")
 
 
-def _arrived(entry: PatchEntry, drift: Drift, new: Resolution, header: str) -> Drift:
-    """A target the old release did not define (not at all, or not under the class found)
-    and the new one does: the patch was written ahead of upstream and now replaces
-    upstream's own definition. When the header says the patch is a backport, the backported
-    change has landed: *remove*; otherwise the maintainers must read it against upstream's:
-    *update*."""
+def _arrived(
+    entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, header: str
+) -> Drift:
+    """A target the old release did not define at that path (not at all, or not under the
+    class found) and the new one does: the patch was written ahead of upstream and now
+    replaces upstream's own definition. When the header says the patch is a backport, the
+    backported change has landed: *remove*; otherwise the maintainers must read it against
+    upstream's: *update*. (The evidence says where the old release had the name, if
+    anywhere.)"""
+    if old.status == MOVED and old.candidates:
+        where = f"the old release defined it elsewhere: {', '.join(old.candidates[:2])}"
+        return _with(
+            drift,
+            UPDATE,
+            f"{entry.target} moved to the patch's path in the new upstream ({where}): "
+            "review the patch against upstream's definition there",
+        )
     if BACKPORT.search(header):
         return _with(
             drift,
