@@ -75,9 +75,10 @@ def audit_subprocess(
 
 def audit_in_process(downstream: Path, new: Path, old: Path) -> dict[str, float]:
     """One in-process audit with timers around its parts: seconds of CPU per part."""
-    from patchkeeper import treeindex, verdicts
+    from patchkeeper.audit import verdicts
     from patchkeeper.commands import audit
     from patchkeeper.config import load_config
+    from patchkeeper.upstream import treeindex
 
     spent: dict[str, float] = {}
 

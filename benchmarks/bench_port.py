@@ -4,13 +4,14 @@ Targets (issue "patchkeeper 3"): the Debian urllib3 series to 1.26.20 under 2 s 
 sdists cached; a generated 200-patch series over vLLM from 0.27.1 to 0.28.0 under 60 s, with
 the time per patch and where it goes. Accuracy: for the urllib3 series and the Django series
 (3.2.25 -> 4.2.30) the port's verdict per patch next to the expected one, and the count of
-agreements.
+agreements. ``port --continue`` (issue "patchkeeper 6"): the Django port to the end, each stop
+resolved, with the judgements a stopped port keeps and without them, side by side.
 
 Times are the console script in a subprocess, start-up included, best of ``--repeat`` runs.
 Where the time goes is measured in-process, by wrapping the port's steps with timers.
 
-Run: ``python benchmarks/bench_port.py [--patches 200] [--repeat 3] [--skip-vllm]``
-(downloads the sdists and Debian series once into the corpus cache).
+Run: ``python benchmarks/bench_port.py [--patches 200] [--repeat 3] [--skip-vllm]
+[--only-continue]`` (downloads the sdists and Debian series once into the corpus cache).
 """
 
 from __future__ import annotations
@@ -228,6 +229,51 @@ def bench_django(tmp: Path, repeat: int) -> None:
     accuracy(data, DJANGO, "Django 3.2.25 -> 4.2.30")
 
 
+# --------------------------------------------------------------------------- continue
+
+
+CONFLICT = re.compile(rb"<<<<<<< [^\n]*\n(.*?)\|\|\|\|\|\|\| .*?>>>>>>> [^\n]*\n", re.S)
+
+
+def take_new_pin(root: Path) -> None:
+    """Resolve every conflict region of the stopped patch by keeping the new pin's side."""
+    files = root / ".patchkeeper-port" / "conflict" / "files"
+    for path in files.rglob("*"):
+        if path.is_file() and b"<<<<<<< " in path.read_bytes():
+            path.write_bytes(CONFLICT.sub(lambda m: m.group(1), path.read_bytes()))
+
+
+def continue_to_the_end(root: Path, to: str, memo: bool) -> tuple[float, int]:
+    """Seconds for ``port`` then one ``port --continue`` per stop (each conflict resolved to
+    the new pin's side) until the port is done; and the number of stops. Without ``memo``
+    the judgements kept in the work directory are deleted before each ``--continue``, which
+    replays the whole series as before the memo existed."""
+    seconds, done = run(["port", "--json", "--to", to], root)
+    stops = 0
+    while json.loads(done.stdout)["outcome"] == "stopped":
+        stops += 1
+        take_new_pin(root)
+        if not memo:
+            (root / ".patchkeeper-port" / "judged.pickle").unlink(missing_ok=True)
+        took, done = run(["port", "--continue", "--json"], root)
+        seconds += took
+    shutil.rmtree(Path(json.loads(done.stdout)["output"]))
+    return seconds, stops
+
+
+def bench_continue(tmp: Path) -> None:
+    """Django 3.2.25 -> 4.2.30 to the end, every stop resolved, with and without the memo
+    (``patchkeeper.port.memo``), side by side in one run."""
+    root = downstream(tmp, "python-django", "Django")
+    print("\nDjango 3.2.25 -> 4.2.30, port and every --continue to the end:\n")
+    print("| run | seconds in total | stops |")
+    print("|---|---|---|")
+    for memo in (True, False, True, False):
+        seconds, stops = continue_to_the_end(root, "Django==4.2.30", memo)
+        label = "judgements kept (memo)" if memo else "whole series judged again"
+        print(f"| {label} | {seconds:.2f} | {stops} |")
+
+
 # --------------------------------------------------------------------------- vLLM, generated
 
 
@@ -356,11 +402,16 @@ def main() -> None:
     parser.add_argument("--patches", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-vllm", action="store_true")
+    parser.add_argument("--only-continue", action="store_true", help="only the --continue run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-port-") as scratch:
         tmp = Path(scratch)
+        if args.only_continue:
+            bench_continue(tmp)
+            return
         bench_urllib3(tmp, args.repeat)
         bench_django(tmp, args.repeat)
+        bench_continue(tmp)
         if not args.skip_vllm:
             bench_vllm(tmp, args.patches, args.repeat)
 

@@ -85,6 +85,14 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
     monkeypatch.delenv("PATCHKEEPER_INTERRUPT_AT", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output shaped as for a pipe: no ``$COLUMNS`` (a shell that exports it would wrap the
+    exact outputs), no colour switch (README, "Terminal output")."""
+    for name in ("COLUMNS", "NO_COLOR", "PATCHKEEPER_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @dataclass
 class Run:
     """The outcome of one CLI run: exit code, standard output and error."""

@@ -30,6 +30,7 @@ AGREED = {
     ("flask", "remove-using-intersphinx.patch"): "conflict",
     ("flask", "remove-eticalads-in-doc.patch"): "conflict",
     ("flask", "CVE-2023-30861_set_Vary_Cookie_header_consistently_for_session.patch"): "upstreamed",
+    ("python-urllib3", "01_do-not-use-embedded-python-six.patch"): "upstreamed",
     ("python-urllib3", "CVE-2023-43804.patch"): "upstreamed",
     ("python-urllib3", "CVE-2023-45803.patch"): "upstreamed",
     ("python-urllib3", "CVE-2024-37891.patch"): "upstreamed",
@@ -55,7 +56,6 @@ AGREED = {
 
 #: (upgrade, patch, truth, verdict) where the verdict disagrees with the truth, in series order.
 DISAGREEMENTS = [
-    ("python-urllib3", "01_do-not-use-embedded-python-six.patch", "upstreamed", "target gone"),
     ("python-urllib3", "02_require-cert-verification.patch", "upstreamed", "conflict"),
     ("sphinx", "skip_tests_network.diff", "upstreamed", "target gone"),
 ]
@@ -126,7 +126,7 @@ def test_naive_baseline_finds_none_of_these(corpus) -> None:
 def test_report_totals(corpus) -> None:
     done, _data = corpus
     assert "3 upgrades, 29 patches scored (13 truly upstreamed), 0 not scored." in done.stdout
-    assert "- verdicts right: 26 of 29 (89.7%)" in done.stdout
-    assert "- upstreamed found: 10 of 13 (76.9%)" in done.stdout
+    assert "- verdicts right: 27 of 29 (93.1%)" in done.stdout
+    assert "- upstreamed found: 11 of 13 (84.6%)" in done.stdout
     assert "- carried called upstreamed or partially upstreamed: 0 of 16 (0.0%)" in done.stdout
     assert "- verdicts right: 16 of 29 (55.2%)" in done.stdout  # the baseline

@@ -46,13 +46,13 @@ BAD_VALUES = [
         "import-timeout = 0",
         "report",
         "key 'report.import-timeout' must be more than 0 seconds, not 0",
-        "fix 'report.import-timeout' in the [tool.patchkeeper] settings",
+        "fix 'import-timeout' in the [report] table of patchkeeper.toml",
     ),
     (
         "output-tail = -3",
         "report",
         "key 'report.output-tail' must be 0 lines or more, not -3",
-        "fix 'report.output-tail' in the [tool.patchkeeper] settings",
+        "fix 'output-tail' in the [report] table of patchkeeper.toml",
     ),
     (
         "strip = -1",
@@ -85,7 +85,7 @@ def _configure(example: Example, setting: str, section: str) -> str:
     else:
         text += f"\n[{section}]\n{setting}\n"
     config.write_text(text)
-    return str(config)
+    return f"{config}:{text.splitlines().index(setting) + 1}"
 
 
 @pytest.mark.parametrize(("setting", "section", "message", "hint"), BAD_VALUES)
@@ -128,6 +128,7 @@ def test_a_foreign_diff_entry_with_a_negative_strip(example: Example) -> None:
     with pytest.raises(ConfigError) as caught:
         load_entries(load_config(config))
     assert caught.value.message == "key 'entries.x.strip' must be 0 or more, not -2"
+    assert caught.value.line == len(config.read_text().splitlines())
 
 
 def test_rule_messages() -> None:
@@ -136,3 +137,125 @@ def test_rule_messages() -> None:
     assert Bounds(maximum=9).problem(10) == "must be 9 or less, not 10"
     assert Bounds(0.5, unit="seconds").problem(0.25) == "must be 0.5 seconds or more, not 0.25"
     assert Bounds(0, exclusive=True).problem(0.1) is None
+
+
+#: (the file's text, its name, the error line, the hint line): values of the wrong type, with
+#: the line of the key and a hint naming the real file and table (user report).
+WRONG_TYPES = [
+    (
+        'upstream = "x"\nlock-timeout = "ten"\n',
+        "patchkeeper.toml",
+        "2: key 'lock-timeout' must be an integer or a number, not 'ten'",
+        "fix 'lock-timeout' in patchkeeper.toml",
+    ),
+    (
+        '[project]\nname = "x"\nseries = 1\n\n[tool.patchkeeper]\nupstream = "x"\nseries = 1\n',
+        "pyproject.toml",
+        "7: key 'series' must be a string, not 1",
+        "fix 'series' in the [tool.patchkeeper] table of pyproject.toml",
+    ),
+    (
+        '[tool.patchkeeper]\nupstream = "x"\n[tool.patchkeeper.ledger]\n\nfile = 3\n',
+        "pyproject.toml",
+        "5: key 'ledger.file' must be a string, not 3",
+        "fix 'file' in the [tool.patchkeeper.ledger] table of pyproject.toml",
+    ),
+    (
+        'upstream = "x"\n[ledger]\nfile = ["a"]\n',
+        "patchkeeper.toml",
+        "3: key 'ledger.file' must be a string, not ['a']",
+        "fix 'file' in the [ledger] table of patchkeeper.toml",
+    ),
+    (
+        'pin = "1.0"\nupstream = ""\n',
+        "patchkeeper.toml",
+        "2: key 'upstream' must not be empty",
+        'the upstream distribution name, as pip knows it: upstream = "vllm"',
+    ),
+    (
+        'upstream = "x"\npin = "  "\n',
+        "patchkeeper.toml",
+        "2: key 'pin' must not be empty",
+        'the version the series is cut against: pin = "0.27.1"',
+    ),
+    (
+        'upstream = "x"\nnosuch = 1\n',
+        "patchkeeper.toml",
+        "2: unknown key 'nosuch'",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "name", "message", "hint"), WRONG_TYPES)
+def test_a_wrong_value_names_its_line_and_table(
+    cli, tmp_path, text: str, name: str, message: str, hint: str | None
+) -> None:
+    (tmp_path / name).write_text(text)
+    run = cli("status", cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    first, _, rest = run.err.partition("\n")
+    assert first == f"patchkeeper: error: {tmp_path / name}:{message}"
+    if hint is not None:
+        assert rest == f"  hint: {hint}\n"
+
+
+SYNTAX_HINT = (
+    '  hint: fix the syntax at column {column}: a value is quoted text ("0.27.1"), a number, '
+    "true/false or a [list]; one key = value per line; a table header is [name] (the README's "
+    "Configuration section shows every key)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message", "column"),
+    [
+        ('pin = "1.0"\nupstream = werkzeug\n', 2, "Invalid value", 12),
+        ('upstream = "x"\n[ledger\nfile = "a"\n', 2, "Expected ']' at the end of a table declaration", 8),
+        ('upstream = "x\n', 1, "Illegal character '\\n'", 14),
+    ],
+)  # fmt: skip
+def test_a_toml_syntax_error_names_line_column_and_what_to_do(
+    cli, tmp_path, text: str, line: int, message: str, column: int
+) -> None:
+    config = tmp_path / "patchkeeper.toml"
+    config.write_text(text)
+    run = cli("status", cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {config}:{line}: not valid TOML: {message} (column {column})\n"
+        + SYNTAX_HINT.format(column=column)
+    )
+
+
+def test_patchkeeper_toml_and_pyproject_table_in_one_directory(cli, tmp_path) -> None:
+    """The README defines no precedence: neither file is silently ignored."""
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "a"\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "d"\n[tool.patchkeeper]\npin = "1"\n'
+    )
+    (tmp_path / "sub").mkdir()
+    for cwd in (tmp_path, tmp_path / "sub"):
+        run = cli("status", cwd=cwd)
+        assert (run.code, run.out) == (2, "")
+        assert run.err == (
+            f"patchkeeper: error: {tmp_path / 'patchkeeper.toml'}: two configurations here: "
+            f"{tmp_path / 'patchkeeper.toml'} and the [tool.patchkeeper] table of "
+            f"{tmp_path / 'pyproject.toml'}\n"
+            "  hint: keep one: move the settings into one file and delete the other (or pass "
+            "--config FILE to choose)\n"
+        )
+
+
+def test_a_pyproject_without_the_table_beside_patchkeeper_toml_is_fine(tmp_path) -> None:
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "a"\n')
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "patchkeeper-user"\n')
+    loaded = load_config(start=tmp_path)
+    assert (loaded.source, loaded.upstream) == (tmp_path / "patchkeeper.toml", "a")
+
+
+def test_a_broken_pyproject_beside_patchkeeper_toml_is_not_read(tmp_path) -> None:
+    """As before the two-file check: the patchkeeper.toml is the configuration."""
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "a"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.patchkeeper\nupstream = "b"\n')
+    assert load_config(start=tmp_path).upstream == "a"

@@ -164,3 +164,15 @@ def test_the_upgrade_horizon_prints_the_envelope(cli, example: Example) -> None:
         "1.0",
     )
     assert [release["version"] for release in data["releases"]] == ["1.0", "1.1", "1.2"]
+    assert (data["target"], data["target_label"]) == (
+        {
+            "kind": "requirement",
+            "path": str(example.root / "upstream"),
+            "name": "minihttp",
+            "version": None,
+            "range": ">=1.0",
+        },
+        "minihttp>=1.0",
+    )
+    no_range = data | {"target": {k: v for k, v in data["target"].items() if k != "range"}}
+    assert schema_errors(no_range) == ["target: 'range' is a required property"]

@@ -109,6 +109,26 @@ class Bounds:
         return f"must be {wanted}, not {value!r}"
 
 
+@dataclass(frozen=True)
+class NotEmpty:
+    """A rule: a string that is not empty (nor only spaces): ``upstream = ""`` names no
+    project, ``pin = ""`` no version.
+
+    Attributes:
+        hint: what to tell the user.
+    """
+
+    hint: str | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` (a message tail), or ``None`` when it is allowed.
+
+        >>> NotEmpty().problem(" "), NotEmpty().problem("vllm")
+        ('must not be empty', None)
+        """
+        return "must not be empty" if not value.strip() else None
+
+
 def _listed(values: tuple[str, ...]) -> str:
     quoted = [f'"{value}"' for value in values]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
@@ -118,9 +138,13 @@ def _listed(values: tuple[str, ...]) -> str:
 #: :class:`Bounds`) limits the values a key may take. A nested dict is a sub-table with its own
 #: schema. Types: str, int, float, bool, list (of str), dict (free-form table).
 SCHEMA: dict[str, Any] = {
-    "upstream": (str, None),
-    "pin": (str, None),
-    "series": (str, "patches/series"),
+    "upstream": (
+        str,
+        None,
+        NotEmpty('the upstream distribution name, as pip knows it: upstream = "vllm"'),
+    ),
+    "pin": (str, None, NotEmpty('the version the series is cut against: pin = "0.27.1"')),
+    "series": (str, "patches/series", NotEmpty('the series file: series = "patches/series"')),
     "strip": (
         int,
         1,
@@ -222,6 +246,23 @@ def _type_name(expected: Any) -> str:
     }.get(expected, str(expected))
 
 
+def table_name(source: Path | None, dotted: str) -> str:
+    """Where the key ``dotted`` (``"lock-timeout"``, ``"ledger.file"``) is written, in the
+    user's words: ``"patchkeeper.toml"``, ``"the [ledger] table of patchkeeper.toml"``,
+    ``"the [tool.patchkeeper] table of pyproject.toml"``.
+
+    >>> table_name(Path("/d/patchkeeper.toml"), "ledger.file")
+    'the [ledger] table of patchkeeper.toml'
+    >>> table_name(Path("/d/pyproject.toml"), "strip")
+    'the [tool.patchkeeper] table of pyproject.toml'
+    """
+    name = source.name if source is not None else CONFIG_FILE
+    table = dotted.rpartition(".")[0]
+    if name != CONFIG_FILE:
+        table = f"tool.patchkeeper.{table}" if table else "tool.patchkeeper"
+    return f"the [{table}] table of {name}" if table else name
+
+
 def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:
     types = expected if isinstance(expected, tuple) else (expected,)
     ok = any(
@@ -233,11 +274,11 @@ def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:
         raise ConfigError(
             f"key '{key}' must be {_type_name(expected)}, not {value!r}",
             path=source,
-            hint=f"fix '{key}' in the [tool.patchkeeper] settings",
+            hint=f"fix '{key.rpartition('.')[2]}' in {table_name(source, key)}",
         )
 
 
-def _check_rule(key: str, value: Any, rule: OneOf | Bounds, source: Path) -> None:
+def _check_rule(key: str, value: Any, rule: OneOf | Bounds | NotEmpty, source: Path) -> None:
     problem = rule.problem(value)
     if problem is None:
         return
@@ -246,7 +287,7 @@ def _check_rule(key: str, value: Any, rule: OneOf | Bounds, source: Path) -> Non
     elif isinstance(rule, OneOf):
         hint = f"set '{key}' to one of: {', '.join(rule.values)}"
     else:
-        hint = f"fix '{key}' in the [tool.patchkeeper] settings"
+        hint = f"fix '{key.rpartition('.')[2]}' in {table_name(source, key)}"
     raise ConfigError(f"key '{key}' {problem}", path=source, hint=hint)
 
 
@@ -268,18 +309,25 @@ def validate(
             raise ConfigError(
                 f"unknown key '{dotted}'",
                 path=source,
+                line=_line(source, dotted),
                 hint=f"the known keys here are: {known}",
             )
         spec = schema[key]
         if isinstance(spec, dict):
             if not isinstance(value, dict):
-                raise ConfigError(f"key '{dotted}' must be a table", path=source)
+                raise ConfigError(
+                    f"key '{dotted}' must be a table", path=source, line=_line(source, dotted)
+                )
             out[key] = validate(value, source, spec, prefix=f"{dotted}.")
-        else:
+            continue
+        try:
             _check_value(dotted, value, spec[0], source)
             if len(spec) > 2:
                 _check_rule(dotted, value, spec[2], source)
-            out[key] = value
+        except ConfigError as exc:
+            exc.line = exc.line or _line(source, dotted)
+            raise
+        out[key] = value
     for key, spec in schema.items():
         if key in out:
             continue
@@ -314,10 +362,29 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+        raise _syntax_error(path, str(exc)) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise ConfigError(f"not valid TOML: {exc}", path=path) from None
     return table
+
+
+def _syntax_error(path: Path, message: str) -> ConfigError:
+    """A TOML syntax error as a :class:`ConfigError` with the line tomllib names in its
+    message (``... (at line 3, column 9)``) and a hint on the usual causes."""
+    import re
+
+    match = re.search(r"\(at line (\d+), column (\d+)\)$", message)
+    line = int(match[1]) if match else None
+    what = message[: match.start()].rstrip() if match else message
+    column = f" column {match[2]}" if match else ""
+    return ConfigError(
+        f"not valid TOML: {what}" + (f" (column {match[2]})" if match else ""),
+        path=path,
+        line=line,
+        hint=f"fix the syntax at{column or ' the place named'}: a value is quoted text "
+        '("0.27.1"), a number, true/false or a [list]; one key = value per line; a table '
+        "header is [name] (the README's Configuration section shows every key)",
+    )
 
 
 def key_line(text: str, key: str) -> int | None:
@@ -331,6 +398,56 @@ def key_line(text: str, key: str) -> int | None:
     pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=", re.MULTILINE)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def table_key_line(text: str, table: tuple[str, ...], key: str) -> int | None:
+    """The 1-based line where ``key`` is set in the TOML table ``table`` (``()`` for the
+    top level, ``("tool", "patchkeeper")``), found in the text (tomllib gives no positions):
+    the first ``key = ...`` after that table's header and before the next header, else
+    ``None``. A header that holds the table's names in order with the same last name counts
+    too (``[entries.foreign-diffs.x]`` for the entry ``("entries", "x")``).
+
+    >>> text = '[project]\\nname = "x"\\n[tool.patchkeeper]\\nname = 1\\nstrip = -1\\n'
+    >>> table_key_line(text, ("tool", "patchkeeper"), "name")
+    4
+    >>> table_key_line('strip = 1\\n[ledger]\\nfile = 3\\n', ("ledger",), "file")
+    3
+    """
+    import re
+
+    header = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+    assignment = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    current: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = header.match(line)
+        if match:
+            current = tuple(part.strip().strip("\"'") for part in match[1].split("."))
+        elif _names_table(current, table) and assignment.match(line):
+            return number
+    return None
+
+
+def _names_table(header: tuple[str, ...], table: tuple[str, ...]) -> bool:
+    if header == table:
+        return True
+    if not table or not header or header[-1] != table[-1]:
+        return False
+    rest = iter(header)
+    return all(name in rest for name in table)
+
+
+def _line(source: Path | None, dotted: str) -> int | None:
+    """The line of the key ``dotted`` (``"strip"``, ``"ledger.file"``) in the configuration
+    file ``source``, or ``None`` when the file cannot be read or the key is not found."""
+    if source is None:
+        return None
+    try:
+        text = source.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    *tables, key = dotted.split(".")
+    prefix = ("tool", "patchkeeper") if source.name != CONFIG_FILE else ()
+    return table_key_line(text, (*prefix, *tables), key)
 
 
 def _bad_character(value: str) -> str | None:
@@ -389,21 +506,53 @@ def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
 
     Returns ``(file, table)``: the first ``patchkeeper.toml``, or ``pyproject.toml`` with a
     ``[tool.patchkeeper]`` table, in ``start`` or a parent; ``(None, {})`` when there is none.
+
+    Raises:
+        ConfigError: a directory holds both (the README defines no precedence, so neither is
+            silently ignored), or a file is unreadable or not TOML.
     """
     for directory in (start, *start.parents):
-        candidate = directory / CONFIG_FILE
-        if candidate.is_file():
-            return candidate, _read_toml(candidate)
-        candidate = directory / PYPROJECT
-        if candidate.is_file():
-            data = _read_toml(candidate)
-            tool = data.get("tool", {})
-            if isinstance(tool, dict) and "patchkeeper" in tool:
-                table = tool["patchkeeper"]
-                if not isinstance(table, dict):
-                    raise ConfigError("[tool.patchkeeper] must be a table", path=candidate)
-                return candidate, table
+        own = directory / CONFIG_FILE
+        if own.is_file():
+            try:  # beside a patchkeeper.toml, a pyproject.toml matters only when it has the table
+                pyproject = _pyproject_table(directory / PYPROJECT)
+            except ConfigError:
+                pyproject = None
+        else:
+            pyproject = _pyproject_table(directory / PYPROJECT)
+        if own.is_file() and pyproject is not None:
+            raise ConfigError(
+                f"two configurations here: {own} and the [tool.patchkeeper] table of "
+                f"{directory / PYPROJECT}",
+                path=own,
+                hint="keep one: move the settings into one file and delete the other "
+                "(or pass --config FILE to choose)",
+            )
+        if own.is_file():
+            return own, _read_toml(own)
+        if pyproject is not None:
+            return directory / PYPROJECT, pyproject
     return None, {}
+
+
+def _pyproject_table(candidate: Path) -> dict[str, Any] | None:
+    """The ``[tool.patchkeeper]`` table of ``candidate`` (a ``pyproject.toml``), or ``None``
+    when there is no such file or table (a file that never names patchkeeper is not parsed).
+
+    Raises:
+        ConfigError: the file is not TOML, or ``tool.patchkeeper`` is not a table.
+    """
+    try:
+        if b"patchkeeper" not in candidate.read_bytes():
+            return None
+    except OSError:
+        return None
+    tool = _read_toml(candidate).get("tool", {})
+    if not isinstance(tool, dict) or "patchkeeper" not in tool:
+        return None
+    if not isinstance(tool["patchkeeper"], dict):
+        raise ConfigError("[tool.patchkeeper] must be a table", path=candidate)
+    return tool["patchkeeper"]
 
 
 def _import_sections() -> None:

@@ -92,6 +92,11 @@ SIGNATURE = b"-- \n"
 #: Environment variable overriding the download cache (``~/.cache/patchkeeper-corpus``).
 CACHE_ENV = "PATCHKEEPER_CACHE"
 
+#: Environment variable choosing colour on standard output: ``always`` (even in a pipe),
+#: ``never``, or ``auto`` (the default: on a terminal; ``always`` when ``FORCE_COLOR`` is set).
+#: ``NO_COLOR`` (no-color.org), when set and not empty, turns colour off whatever this says.
+COLOR_ENV = "PATCHKEEPER_COLOR"
+
 #: The record of an applied series inside an installed distribution's ``.dist-info``.
 APPLIED_RECORD = "patchkeeper.json"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 from pathlib import Path, PurePath
 from typing import Any
@@ -17,18 +18,26 @@ from typing import Any
 ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
+#: Values that are JSON as they are (exact types: a ``str`` enum is converted by its value).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.cache
+def _public_fields(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names, those starting with ``_`` left out (once per class)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+
+
 def to_jsonable(value: Any) -> Any:
     """Turn dataclasses, enums, paths, bytes, tuples and dicts into JSON-ready values.
 
     Bytes are decoded as UTF-8 with replacement; a dataclass field whose name starts with
     ``_`` is left out.
     """
+    if type(value) in _PLAIN:
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            field.name: to_jsonable(getattr(value, field.name))
-            for field in dataclasses.fields(value)
-            if not field.name.startswith("_")
-        }
+        return {name: to_jsonable(getattr(value, name)) for name in _public_fields(type(value))}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, (Path, PurePath)):
@@ -43,15 +52,24 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def json_text(data: Any, indent: int = 2) -> str:
+def json_text(data: Any, indent: int = 2, *, latin1: bool = False) -> str:
     """``data`` as JSON text; non-ASCII characters as they are, an undecodable byte kept by
     ``surrogateescape`` as its ``\\udcXX`` escape (valid JSON, and Python's ``json.loads``
-    gives the same string back, so ``.encode("utf-8", "surrogateescape")`` restores the byte).
+    gives the same string back, so ``.encode("utf-8", "surrogateescape")`` restores the byte:
+    the evidence store's round trip).
+
+    With ``latin1`` (the ``--json`` output, docs/json.md), such a byte is the Latin-1
+    character of that byte instead (``\\udce9`` -> ``é``): a lone surrogate is no Unicode
+    character, and strict readers refuse it (it cannot be encoded as UTF-8).
 
     >>> json_text({"what": "caf\\udce9 \u00e9"}, indent=0)
     '{\\n"what": "caf\\\\udce9 \u00e9"\\n}'
+    >>> json_text({"what": "caf\\udce9"}, indent=0, latin1=True)
+    '{\\n"what": "caf\u00e9"\\n}'
     """
     import json
 
     text = json.dumps(data, indent=indent, ensure_ascii=False)
+    if latin1:
+        return ESCAPED_BYTE.sub(lambda found: chr(ord(found.group()) - 0xDC00), text)
     return ESCAPED_BYTE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)

@@ -50,7 +50,7 @@ class Settings:
         from patchkeeper.errors import ConfigError
 
         context = click.get_current_context(silent=True)
-        command = context.info_name if context is not None else None
+        command = command_name(context) if context is not None else None
         if config.source is not None or command not in SERIES_COMMANDS:
             return
         if config.series.exists():
@@ -96,14 +96,23 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         _load_renderers(result, markdown is not None)
     if markdown is not None:
         _write_markdown(markdown, render.render_markdown(result))
+    colour = None  # click strips escape codes when standard output is not a terminal
     if as_json:
         text = render.render_json(result, command_name(click.get_current_context()))
     else:
-        text = render.render_text(result)
+        from patchkeeper.render import console
+
+        terminal = console.detect(sys.stdout, os.environ)
+        console.use(terminal)
+        try:
+            text = console.finish(render.render_text(result), terminal)
+        finally:
+            console.use(console.PLAIN)
+        colour = terminal.colour or None
     if text:
         text = text.rstrip("\n")
         data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))
-        click.echo(text if data is None else data)
+        click.echo(text if data is None else data, color=colour)
     sys.exit(getattr(result, "exit_code", 0))
 
 
@@ -189,7 +198,7 @@ def _json_error(command: str | None, error: BaseException, exit_code: int) -> No
     from patchkeeper.jsonable import json_text
     from patchkeeper.render.envelope import error_envelope
 
-    click.echo(json_text(error_envelope(command, error, exit_code)))
+    click.echo(json_text(error_envelope(command, error, exit_code), latin1=True))
 
 
 def _json_command(error: BaseException | None = None) -> str | None:
@@ -291,9 +300,11 @@ def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) ->
     set_warning_sink(lambda message: click.echo(f"patchkeeper: warning: {message}", err=True))
     ctx.obj = Settings(config_file, directory)  # load_config resolves it, after any -C
     if sys.stderr.isatty():
-        from patchkeeper.progress import set_sink
+        from patchkeeper.progress import set_bar_factory, set_sink
+        from patchkeeper.render.console import progress_bar
 
         set_sink(lambda message: click.echo(message, err=True))
+        set_bar_factory(progress_bar)
 
 
 # --------------------------------------------------------------------------- the series
@@ -532,6 +543,11 @@ def tag_option(function: Callable[..., Any]) -> Callable[..., Any]:
 )
 @checkout_option
 @tag_option
+@click.option(
+    "--normalise",
+    is_flag=True,
+    help="Write git's form (diff --git, full ids, an exported-from line), not the file's own.",
+)
 @json_option
 @click.pass_obj
 def export(
@@ -541,6 +557,7 @@ def export(
     output: Path | None,
     checkout: Path | None,
     tag: str | None,
+    normalise: bool,
     as_json: bool,
 ) -> None:
     """Write a commit (or every topic commit of --range) as a patch file."""
@@ -552,7 +569,13 @@ def export(
     if rev_range is not None and output is not None:
         raise click.UsageError("-o goes with a single commit, not --range")
     result = command.run(
-        config, rev=rev, rev_range=rev_range, checkout=checkout, output=output, tag=tag
+        config,
+        rev=rev,
+        rev_range=rev_range,
+        checkout=checkout,
+        output=output,
+        tag=tag,
+        normalise=normalise,
     )
     emit(result, as_json)
 

@@ -1,17 +1,35 @@
-"""Progress notes for steps that can take more than a second (a download, a tree scan), and
-warnings about a step that failed without failing the command (evidence not saved).
+"""Progress notes and bars for steps that can take more than a second (a download, a tree
+scan), and warnings about a step that failed without failing the command (evidence not saved).
 
-Operations call :func:`note` and :func:`warn`; only ``main`` decides where they go (notes to
-standard error when it is a terminal, warnings to standard error), so nothing below ``main``
-prints.
+Operations call :func:`note`, :func:`track` and :func:`warn`; only ``main`` decides where they
+go (notes and bars to standard error when it is a terminal, warnings to standard error), so
+nothing below ``main`` prints. The bar itself (``rich.progress``) is drawn by
+:mod:`patchkeeper.render.console`; this module only holds the hooks, so that the low layers
+that report progress import nothing of ``rich``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Protocol
 
 _sink: Callable[[str], None] | None = None
 _warning_sink: Callable[[str], None] | None = None
+
+
+class Advance(Protocol):
+    """What a running step reports: ``advance(amount)`` after each piece of work (bytes
+    downloaded, files scanned)."""
+
+    def __call__(self, amount: int = 1) -> None: ...
+
+
+#: ``factory(description, total, unit)`` opens a bar: ``total`` is ``None`` when unknown,
+#: ``unit`` is ``"bytes"`` or ``"files"``; the context manager yields its :class:`Advance`.
+BarFactory = Callable[[str, "int | None", str], AbstractContextManager[Advance]]
+
+_bar_factory: BarFactory | None = None
 
 
 def set_sink(sink: Callable[[str], None] | None) -> None:
@@ -24,6 +42,36 @@ def note(message: str) -> None:
     """Report a step that may take a while, e.g. ``fetching vllm==0.28.0 (sdist)``."""
     if _sink is not None:
         _sink(message)
+
+
+def set_bar_factory(factory: BarFactory | None) -> None:
+    """Draw progress bars with ``factory`` (``None``: draw none, the default)."""
+    global _bar_factory
+    _bar_factory = factory
+
+
+def _ignore(amount: int = 1) -> None:
+    """The :class:`Advance` of a step nobody watches."""
+
+
+@contextmanager
+def track(description: str, total: int | None, unit: str = "files") -> Iterator[Advance]:
+    """Report the progress of one long step: ``with track("downloading x.tar.gz", size,
+    "bytes") as advance: ... advance(len(chunk))``.
+
+    Args:
+        description: what the step does, ``"scanning vllm-0.28.0"``.
+        total: how many units the step has in all (bytes, files); ``None`` when unknown.
+        unit: ``"bytes"`` (a bar shows bytes and rate) or ``"files"`` (a count).
+
+    Without a bar factory (standard error is not a terminal, or a test) the step runs
+    unwatched and nothing is printed.
+    """
+    if _bar_factory is None:
+        yield _ignore
+        return
+    with _bar_factory(description, total, unit) as advance:
+        yield advance
 
 
 def set_warning_sink(sink: Callable[[str], None] | None) -> None:

@@ -28,11 +28,13 @@ def judge(
     new: dict[str, str],
     patches: list[tuple[str, str]],
     old: dict[str, str] | None = None,
+    version: str | None = None,
 ) -> list[PatchVerdict]:
     """Judge ``patches`` (name, text) on the new tree ``new``, with the old pin's tree ``old``
-    when given (``None``: the pin's tree cannot be had)."""
+    when given (``None``: the pin's tree cannot be had), as release ``version`` (``None``:
+    unknown)."""
     new_root = write_tree(tmp_path / "new", new)
     pin = TreeSearch(write_tree(tmp_path / "old", old), "old") if old is not None else None
     parsed = [parse_patch(text.encode(), name=name, path=Path(name)) for name, text in patches]
     ws = Workspace(lambda path: read_file(new_root / path))
-    return judge_series(ws, parsed, TreeSearch(new_root, "new"), pin)
+    return judge_series(ws, parsed, TreeSearch(new_root, "new"), pin, version)

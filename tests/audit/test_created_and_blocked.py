@@ -103,3 +103,118 @@ def test_a_patch_whose_lines_upstream_has_is_not_blocked(tmp_path: Path) -> None
     new += "        self.backoff_jitter = 0.0\n"
     a, b = judge(tmp_path, {"pkg/retry.py": new}, [("a.patch", ADD_CAP), ("b.patch", DROP_JITTER)])
     assert (a.verdict, b.verdict) == ("upstreamed", "clean")
+
+
+# The shape of a two-part security fix (a Debian CVE-...-1 and -2): part 1 guards the debugger
+# by asserting the host in ``__call__`` and trusts the server's host name in ``run_simple``;
+# part 2 moves the guard into a method and drops part 1's two lines again.
+SERVING = """def run_simple(hostname, port, application, use_debugger=False):
+    if use_debugger:
+        application = DebuggedApplication(application)
+    s = prepare_socket(hostname, port)
+    serve(s, application)
+"""
+
+DEBUG = """class DebuggedApplication:
+    def __init__(self, app):
+        self.app = app
+
+    def pin_auth(self, request):
+        return Response("ok")
+
+    def __call__(self, environ, start_response):
+        request = Request(environ)
+        response = self.debug_application
+        return response(environ, start_response)
+"""
+
+GUARD_PART_1 = """Subject: guard the debugger by host (part 1)
+---
+--- a/pkg/debug.py
++++ b/pkg/debug.py
+@@ -7,5 +7,7 @@ class DebuggedApplication:
+ 
+     def __call__(self, environ, start_response):
+         request = Request(environ)
++        request.trusted_hosts = self.trusted_hosts
++        assert request.host  # will raise 400 error if not trusted
+         response = self.debug_application
+         return response(environ, start_response)
+--- a/pkg/serving.py
++++ b/pkg/serving.py
+@@ -1,5 +1,6 @@
+ def run_simple(hostname, port, application, use_debugger=False):
+     if use_debugger:
+         application = DebuggedApplication(application)
++        application.trusted_hosts.append(hostname)
+     s = prepare_socket(hostname, port)
+     serve(s, application)
+"""
+
+GUARD_PART_2 = """Subject: guard the debugger by host (part 2)
+---
+--- a/pkg/debug.py
++++ b/pkg/debug.py
+@@ -4,4 +4,6 @@ class DebuggedApplication:
+ 
+     def pin_auth(self, request):
++        if not host_is_trusted(request.host, self.trusted_hosts):
++            return SecurityError()
+         return Response("ok")
+ 
+@@ -8,6 +10,4 @@ class DebuggedApplication:
+     def __call__(self, environ, start_response):
+         request = Request(environ)
+-        request.trusted_hosts = self.trusted_hosts
+-        assert request.host  # will raise 400 error if not trusted
+         response = self.debug_application
+         return response(environ, start_response)
+"""
+
+
+def test_a_removal_that_reverse_applies_only_without_a_failed_patchs_lines_is_blocked(
+    tmp_path: Path,
+) -> None:
+    # the new release rewrote run_simple (part 1 conflicts) and has none of the fix: part 2's
+    # removal-only hunk reverse-applies because part 1's lines never got in; that is no
+    # evidence of part 2 upstream, part 2 waits for part 1
+    new = SERVING.replace("    s = prepare_socket(hostname, port)\n", "    fd = None\n")
+    files = {"pkg/serving.py": new, "pkg/debug.py": DEBUG}
+    old = {"pkg/serving.py": SERVING, "pkg/debug.py": DEBUG}
+    one, two = judge(
+        tmp_path, files, [("1.patch", GUARD_PART_1), ("2.patch", GUARD_PART_2)], old=old
+    )
+    assert (one.verdict, two.verdict, two.blocked_by, two.action) == (
+        "conflict",
+        "blocked",
+        "1.patch",
+        "port",
+    )
+    assert [(h.path, h.index, h.status, h.how) for h in two.hunks] == [
+        ("pkg/debug.py", 1, "applies", ""),
+        ("pkg/debug.py", 2, "present", "reverse-applies"),
+    ]
+    assert two.summary == (
+        "pkg/debug.py #2 needs lines that the failing patch 1.patch adds; to do: port (after "
+        "1.patch)"
+    )
+
+
+def test_a_removal_upstream_made_after_taking_the_failed_patch_is_not_blocked(
+    tmp_path: Path,
+) -> None:
+    # the new release took part 1's guard in debug.py (so its lines are there for part 2 to
+    # remove; part 1 is partly there): part 2 applies
+    new_serving = SERVING.replace("    s = prepare_socket(hostname, port)\n", "    fd = None\n")
+    guarded = DEBUG.replace(
+        "        request = Request(environ)\n",
+        "        request = Request(environ)\n"
+        "        request.trusted_hosts = self.trusted_hosts\n"
+        "        assert request.host  # will raise 400 error if not trusted\n",
+    )
+    files = {"pkg/serving.py": new_serving, "pkg/debug.py": guarded}
+    old = {"pkg/serving.py": SERVING, "pkg/debug.py": DEBUG}
+    one, two = judge(
+        tmp_path, files, [("1.patch", GUARD_PART_1), ("2.patch", GUARD_PART_2)], old=old
+    )
+    assert (one.verdict, two.verdict, two.action) == ("partially upstreamed", "clean", "carry")

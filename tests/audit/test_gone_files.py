@@ -234,3 +234,72 @@ def test_a_code_file_gone_without_a_trace_with_the_fix_named_is_obsolete(tmp_pat
     new["CHANGELOG.rst"] = old["CHANGELOG.rst"]
     [verdict] = judge(tmp_path / "b", new, [("CVE-2031-0004.patch", CIPHER_FIX)], old)
     assert verdict.verdict == "target gone"
+
+
+# The shape of Debian's urllib3 "do not use the embedded six" patch at 2.x: a test file moved
+# (same content under a new name) while the code file it also changes is gone without a trace
+RETRY_TESTS = """import pytest
+
+from pkg.util.retry import Retry
+
+
+def test_retry_default():
+    retry = Retry()
+    assert retry.total == 10
+    assert retry.connect is None
+"""
+
+HANDLERS_OLD = """import json
+import logging
+
+from pkg.packages.six.moves.http_client import responses
+
+log = logging.getLogger(__name__)
+"""
+
+GONE_AND_MOVED = """Subject: do not use the embedded six
+---
+--- a/tests/test_retry_deprecated.py
++++ b/tests/test_retry_deprecated.py
+@@ -1,6 +1,7 @@
+ import pytest
+ 
+ from pkg.util.retry import Retry
++from six.moves import range
+ 
+ 
+ def test_retry_default():
+--- a/dummyserver/handlers.py
++++ b/dummyserver/handlers.py
+@@ -1,6 +1,6 @@
+ import json
+ import logging
+ 
+-from pkg.packages.six.moves.http_client import responses
++from six.moves.http_client import responses
+ 
+ log = logging.getLogger(__name__)
+"""
+
+
+def test_a_code_file_gone_without_a_trace_is_to_look_at_even_when_a_test_file_moved(
+    tmp_path: Path,
+) -> None:
+    old = {"tests/test_retry_deprecated.py": RETRY_TESTS, "dummyserver/handlers.py": HANDLERS_OLD}
+    new = {"tests/test_retry.py": RETRY_TESTS, "pkg/connection.py": "import socket\n"}
+    [verdict] = judge(tmp_path, new, [("01_six.patch", GONE_AND_MOVED)], old)
+    assert [(m.path, m.likely) for m in verdict.moved] == [
+        ("tests/test_retry_deprecated.py", "tests/test_retry.py"),
+        ("dummyserver/handlers.py", None),
+    ]
+    # the evidence is that the code's content is nowhere: nothing to port onto
+    assert (verdict.verdict, verdict.action) == ("target gone", "look")
+    assert verdict.summary == (
+        "dummyserver/handlers.py no longer exists; its content was not found elsewhere; to do: "
+        "look (its file is gone and its content was not found)"
+    )
+    # with the code file moved too, there is a place to port it to
+    new["pkg/testing/handlers.py"] = HANDLERS_OLD + "\n\ndef handler():\n    pass\n"
+    [verdict] = judge(tmp_path / "b", new, [("01_six.patch", GONE_AND_MOVED)], old)
+    assert (verdict.verdict, verdict.action) == ("target gone", "port")
+    assert verdict.summary.startswith("tests/test_retry_deprecated.py no longer exists; likely ")

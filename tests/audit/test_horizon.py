@@ -44,14 +44,19 @@ def test_horizon_table_at_80_columns(cli, example: Example, monkeypatch) -> None
     run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=example.downstream)
     series = example.downstream / "patches" / "series"
     assert run.code == 1
-    assert run.out == (
+    head, table, tail = run.out.split("\n\n")
+    # $COLUMNS is set: every line fits it; the head's long paths wrap (README, "Terminal output")
+    words = (
         f"upgrade horizon of {series} (pin 1.0)\n"
         "releases in minihttp>=1.0: 1.0, 1.1, 1.2\n"
-        f"weighed against the old pin's tree: directory {example.old}\n"
-        "\n" + TABLE_80 + "\n"
+        f"weighed against the old pin's tree: directory {example.old}"
+    )
+    assert "".join(head.split()) == "".join(words.split())  # the same text, wrapped
+    assert table + "\n" == TABLE_80
+    assert tail == (
         "next pin: stay at 1.0 (highest release with no conflict, target gone or blocked)\n"
     )
-    assert max(len(line) for line in TABLE_80.splitlines()) <= 80
+    assert max(len(line) for line in run.out.splitlines()) <= 80
     assert tree_bytes(example.root) == before  # a command that reads writes nothing
 
 
@@ -207,6 +212,14 @@ def test_next_pin_is_the_highest_release_without_a_blocking_verdict() -> None:
         "next pin: 0.31.0 (highest release with no conflict, target gone or blocked)"
     )
     assert result.exit_code == 1
+    assert result.envelope_target == {
+        "kind": "requirement", "path": None, "name": "vllm", "version": None, "range": ">=0.30"
+    }  # fmt: skip
+    spaced = HorizonResult("s", None, "Vllm [audio] >= 0.30, <0.33", (), (), None, None, None, "/r")
+    assert spaced.envelope_target == {
+        "kind": "requirement", "path": "/r", "name": "Vllm", "version": None,
+        "range": ">=0.30,<0.33",
+    }  # fmt: skip
 
 
 def test_save_evidence_with_a_range_is_a_usage_error(cli, example: Example) -> None:

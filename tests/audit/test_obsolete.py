@@ -68,3 +68,118 @@ def test_a_named_fix_whose_code_upstream_rewrote_is_obsolete(tmp_path: Path) -> 
     new = {"src/transform.c": OLD.replace("return 0;", "return 1;"), "CHANGES.rst": CHANGES_NEW}
     [verdict] = judge(tmp_path / "c", new, [("CVE-2031-0003.patch", FIX)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "look")
+
+
+OLD_INSTALL = """from pkg.version import Version
+
+import os
+
+
+def installed_version(dist):
+    return dist.parsed_version
+
+
+def compatible(req, dist):
+    version = dist.parsed_version
+    return req.specifier.contains(version)
+
+
+def needs_upgrade(dist, candidate):
+    return dist.parsed_version != candidate.version
+"""
+
+OLD_RESOLVE = "import os\n\nfrom pkg.install import needs_upgrade\n"
+
+REPARSE = """Subject: Re-parse versions from strings
+Bug: https://tracker.example/pkg/issues/4321
+---
+--- a/pkg/install.py
++++ b/pkg/install.py
+@@ -1,3 +1,3 @@
+-from pkg.version import Version
++from pkg.version import Version, parse as parse_version
+ 
+ import os
+@@ -6,2 +6,2 @@
+ def installed_version(dist):
+-    return dist.parsed_version
++    return parse_version(dist.version)
+@@ -10,3 +10,3 @@
+ def compatible(req, dist):
+-    version = dist.parsed_version
++    version = parse_version(dist.version)
+     return req.specifier.contains(version)
+@@ -15,2 +15,2 @@
+ def needs_upgrade(dist, candidate):
+-    return dist.parsed_version != candidate.version
++    return parse_version(dist.version) != candidate.version
+--- a/pkg/resolve.py
++++ b/pkg/resolve.py
+@@ -1,3 +1,4 @@
+ import os
++from pkg.version import parse as parse_version
+ 
+ from pkg.install import needs_upgrade
+"""
+
+# upstream's distributions give parsed versions: every parsed_version use is gone, the
+# import line the patch rewrote stays (with other imports around it), and the import the
+# patch adds to resolve.py has nothing to be judged by
+NEW_INSTALL = """from pkg.version import Version
+
+import logging
+
+
+def installed_version(dist):
+    return dist.version
+
+
+def compatible(req, dist):
+    return req.specifier.contains(dist.version, prereleases=True)
+
+
+def needs_upgrade(dist, candidate):
+    return dist.version != candidate.version
+"""
+
+NEW_RESOLVE = "import os\nimport sys\n\nfrom pkg.install import needs_upgrade\n"
+REPARSE_NOTES = CHANGES_OLD.replace(
+    "2.0.0\n", "2.1.0\n-----\n\n- Re-parse versions from strings (#4321).\n\n2.0.0\n", 1
+)
+
+
+def test_a_named_fix_whose_code_is_mostly_gone_is_obsolete(tmp_path: Path) -> None:
+    old = {"pkg/install.py": OLD_INSTALL, "pkg/resolve.py": OLD_RESOLVE, "CHANGES.rst": CHANGES_OLD}
+    new = {
+        "pkg/install.py": NEW_INSTALL,
+        "pkg/resolve.py": NEW_RESOLVE,
+        "CHANGES.rst": REPARSE_NOTES,
+    }
+    [verdict] = judge(tmp_path, new, [("reparse.patch", REPARSE)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "upstream rewrote the code the patch changes: 3 of the 4 lines pkg/install.py #1, "
+        "pkg/install.py #2, pkg/install.py #3, pkg/install.py #4 remove are gone from the new "
+        "release; the new release's changelog names 4321: CHANGES.rst line 7: "
+        "'- Re-parse versions from strings (#4321).';"
+    )
+    # without the changelog's word, code that is gone proves nothing
+    new["CHANGES.rst"] = CHANGES_OLD
+    [verdict] = judge(tmp_path / "b", new, [("reparse.patch", REPARSE)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+
+
+def test_a_named_fix_whose_code_is_mostly_still_there_is_not_obsolete(tmp_path: Path) -> None:
+    # two of the four lines the patch replaces are still in the new release
+    new_install = NEW_INSTALL.replace(
+        "    return dist.version\n\n\ndef compatible",
+        "    return dist.parsed_version\n\n\ndef compatible",
+    )
+    old = {"pkg/install.py": OLD_INSTALL, "pkg/resolve.py": OLD_RESOLVE, "CHANGES.rst": CHANGES_OLD}
+    new = {
+        "pkg/install.py": new_install,
+        "pkg/resolve.py": NEW_RESOLVE,
+        "CHANGES.rst": REPARSE_NOTES,
+    }
+    [verdict] = judge(tmp_path, new, [("reparse.patch", REPARSE)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "look")

@@ -226,3 +226,50 @@ def test_a_two_line_fix_named_by_the_changelog_with_a_name_respelled(tmp_path: P
     new["CHANGES.rst"] = NOTES_OLD
     [verdict] = judge(tmp_path / "b", new, [("CVE-2031-0005.patch", EVAL_FIX)], old)
     assert verdict.verdict == "conflict"
+
+
+SCOPE_OLD = """def evaluate(expression, _environment={}, **kw):
+    args = dict(_environment)
+    args.update(kw)
+    return eval(expression, args)
+"""
+
+SCOPE_FIX = """Subject: refuse dunder names in the environment
+---
+--- a/pkg/evaluate.py
++++ b/pkg/evaluate.py
+@@ -1,4 +1,7 @@
+ def evaluate(expression, _environment={}, **kw):
++    for k in list(_environment.keys()) + list(kw.keys()):
++        if "__" in k:
++            raise ValueError(k)
+     args = dict(_environment)
+     args.update(kw)
+     return eval(expression, args)
+"""
+
+# upstream renamed the parameter (the line's longest name) and made the same check
+SCOPE_NEW = """def evaluate(expression, options=None, **kw):
+    options = options or {}
+    for k in list(options.keys()) + list(kw.keys()):
+        if "__" in k:
+            raise ValueError(k)
+    args = dict(options)
+    args.update(kw)
+    return eval(expression, args)
+"""
+
+
+def test_a_respelling_whose_longest_name_was_renamed(tmp_path: Path) -> None:
+    old = {"pkg/evaluate.py": SCOPE_OLD}
+    new = {"pkg/evaluate.py": SCOPE_NEW}
+    [verdict] = judge(tmp_path, new, [("scope.patch", SCOPE_FIX)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [share] = verdict.shares
+    assert share.counted == (3, 3)
+    assert share.respelled == (
+        (
+            "for k in list(_environment.keys()) + list(kw.keys()):",
+            "for k in list(options.keys()) + list(kw.keys()):",
+        ),
+    )

@@ -191,6 +191,17 @@ def test_tokens_and_the_file_index() -> None:
     assert index.find(b"x = 1") is None  # too short to match inside a longer line
     assert index.find(b"y.x = 1") == 4
     assert index.has(b"other,")
+    # a hexadecimal escape is one character whatever the case of its digits (an escaped
+    # backslash before an x is not an escape)
+    assert tokens(rb'der = b"\x30\x0B" + "\\x0B"') == [
+        b"der",
+        b"=",
+        b"b",
+        rb'"\x30\x0b"',
+        b"+",
+        rb'"\\x0B"',
+    ]
+    assert FileIndex([rb'    der = b"\x30\x0b\x06"' + b"\n"]).has(rb'der = b"\x30\x0B\x06"')
     assert [
         is_code(p) for p in ("django/utils/html.py", "tests/x.py", "docs/releases/4.2.txt")
     ] == [

@@ -15,6 +15,7 @@ from helpers import EXAMPLES
 FIXTURES = Path(__file__).resolve().parents[1] / "runtime" / "fixtures"
 AUDIT = ("audit", "--to", "../upstream/minihttp-1.1")
 RUNTIME_AUDIT = ("runtime", "audit", "--from", "../upstream-1.0", "--to", "../upstream-2.0")
+SAME_CODE = ("upstream-1.0/tinyup/scheduler.py", "upstream-2.0/tinyup/scheduler.py")
 
 
 def git(root: Path, *args: str) -> str:
@@ -55,6 +56,7 @@ READ_ONLY = [
     ("downstream", ("report", "--check"), 1),  # no record yet: findings, nothing written
     ("runtime/plugin", ("runtime", "inventory"), 1),
     ("runtime/plugin", RUNTIME_AUDIT, 1),
+    ("runtime", ("runtime", "same-code", *SAME_CODE), 1),
 ]
 
 

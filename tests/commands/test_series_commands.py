@@ -426,7 +426,8 @@ def test_bad_configuration_names_the_key(cli, example: Example, setting: str, me
     target = example.target()
     run = cli("apply", "--target", str(target), cwd=example.downstream)
     assert (run.code, run.out) == (2, "")
-    assert run.err.splitlines()[0] == f"patchkeeper: error: {config}: {message}"
+    line = len(config.read_text().splitlines())  # the setting is the last line
+    assert run.err.splitlines()[0] == f"patchkeeper: error: {config}:{line}: {message}"
     assert tree_bytes(target) == tree_bytes(example.old)
 
 
@@ -436,8 +437,8 @@ def test_wrong_type_replaces_a_default(cli, example: Example) -> None:
     run = cli("apply", "--target", str(example.target()), cwd=example.downstream)
     assert run.code == 2
     assert run.err.splitlines() == [
-        f"patchkeeper: error: {config}: key 'strip' must be an integer, not '1'",
-        "  hint: fix 'strip' in the [tool.patchkeeper] settings",
+        f"patchkeeper: error: {config}:5: key 'strip' must be an integer, not '1'",
+        "  hint: fix 'strip' in patchkeeper.toml",
     ]
 
 

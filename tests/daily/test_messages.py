@@ -138,3 +138,16 @@ def test_lint_says_the_vendored_tree_was_not_compared(cli, downstream: Path) -> 
         [f"skipped: {note}", "no problems in 2 patches and 1 entry"],
     )
     assert github.out.splitlines()[0] == f"::notice::skipped: {note}"
+
+
+@pytest.mark.parametrize("command", ["status", "verify", "unapply"])
+def test_a_missing_pristine_directory_is_named_as_the_pristine_reference(
+    cli, example, command: str
+) -> None:
+    """Not "the target directory does not exist" (user report: ``status --pristine /nope``)."""
+    target = example.target()
+    run = cli(command, "--target", str(target), "--pristine", "/nope", cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert (
+        run.err == "patchkeeper: error: /nope: the pristine reference (--pristine) does not exist\n"
+    )

@@ -106,3 +106,34 @@ def test_overlay_files_are_part_of_the_expected_tree(downstream: Path, topics: P
     ]
     commit_topic(topics, "[pk] kernels", "", {"pkg/kernels/k.py": "K = 1\n"})
     assert _differences(downstream) == []
+
+
+def test_check_branch_and_lint_against_the_checkout_write_nothing(
+    downstream: Path, topics: Path, capsys
+) -> None:
+    """Commands that only read leave the downstream's and the checkout's ``git status``, and
+    the checkout's refs and notes, as they were (issue 12: no writes from read-only commands;
+    tests/commands/test_read_only.py covers the example's other commands)."""
+    ledger.write_ledger(config_at(downstream))
+    git(downstream, "init", "-q")
+    git(downstream, "add", "-A")
+    git(downstream, "commit", "-q", "-m", "downstream")
+    git(topics, "checkout", "-q", "work")
+
+    def state() -> tuple[str, str, str]:
+        return (
+            git(downstream, "status", "--porcelain", "--ignored"),
+            git(topics, "status", "--porcelain", "--ignored"),
+            git(topics, "for-each-ref"),
+        )
+
+    before = state()
+    assert before[0] == before[1] == ""
+    assert main(["-C", str(downstream), "check-branch", "work"]) == 0
+    assert main(["-C", str(downstream), "lint", "--checkout", str(topics)]) == 0
+    assert main(["-C", str(downstream), "check-branch", "work", "--json"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "work against the series on v1.0: they agree (2 topics, 3 files compared)",
+        "no problems in 2 patches",
+    ]
+    assert state() == before

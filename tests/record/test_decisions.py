@@ -98,6 +98,10 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
     run = cli("decide", cwd=tmp_path)
     assert run.code == 2
     assert "nothing to decide: no series file and no runtime inventory evidence" in run.err
+    assert (
+        "configure the series, or run 'patchkeeper runtime audit --save-evidence' first (or "
+        "set evidence = true in [tool.patchkeeper.report])"
+    ) in " ".join(run.err.split())
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit, inventory, samecode
 from patchkeeper.runtime.settings import resolve_settings
@@ -276,3 +278,26 @@ def test_settings_defaults(runtime_trees: Path) -> None:
         "metaplug/patch",
         ("tinyup",),
     )
+
+
+@pytest.mark.parametrize("command", ["inventory", "audit"])
+def test_runtime_text_fits_80_columns_word_for_word(
+    runtime_trees: Path, cli, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """With ``$COLUMNS`` the long entry lines wrap at words under themselves; without it (a
+    pipe) each stays one line (README, "Terminal output")."""
+    args = ["runtime", command]
+    if command == "audit":
+        args += ["--from", str(runtime_trees / "upstream-1.0")]
+        args += ["--to", str(runtime_trees / "upstream-2.0")]
+    plugin = runtime_trees / "plugin"
+    plain = cli(*args, cwd=plugin).out
+    monkeypatch.setenv("COLUMNS", "80")
+    fitted = cli(*args, cwd=plugin).out
+    assert max(len(line) for line in plain.splitlines()) > 80  # there is something to fit
+    assert max(len(line) for line in fitted.splitlines()) <= 80
+    assert "".join(fitted.split()) == "".join(plain.split())  # the same text
+    # no word that fits a line is cut in two (the temporary paths are longer than a line)
+    short = [word for word in plain.split() if len(word) <= 60]
+    assert [word for word in fitted.split() if word in short] == short
+    assert len(fitted.splitlines()) > len(plain.splitlines())

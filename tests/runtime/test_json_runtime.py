@@ -1,5 +1,6 @@
-"""``runtime inventory``, ``runtime audit`` and ``runtime same-code`` print the one JSON
-envelope (docs/json.md) on the runtime fixtures."""
+"""``runtime inventory``, ``runtime audit``, ``runtime same-code``, ``runtime lock`` and
+``runtime port`` print the one JSON envelope (docs/json.md) on the runtime fixtures; ``runtime
+check`` is in test_live_check.py (it needs a real environment)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,16 @@ def test_runtime_commands_print_the_envelope(runtime_trees: Path, cli) -> None:
                 "--json",
             ),
         ),
+        (
+            "runtime lock",
+            0,
+            cli("runtime", "lock", "--at", str(old), "--json", cwd=plugin),
+        ),
+        (
+            "runtime port",
+            1,
+            cli("runtime", "port", "--from", str(old), "--to", str(new), "--json", cwd=plugin),
+        ),
     ]
     seen = {}
     for command, code, run in runs:
@@ -42,3 +53,9 @@ def test_runtime_commands_print_the_envelope(runtime_trees: Path, cli) -> None:
     assert seen["runtime inventory"]["package"] == "metaplug"
     assert seen["runtime audit"]["counts"]["decision"] == {"remove": 2, "retain": 3, "update": 3}
     assert (seen["runtime same-code"]["left_line"], seen["runtime same-code"]["same"]) == (6, False)
+    # Counts are *_count: "files" is a list in every command's JSON.
+    lock = seen["runtime lock"]
+    assert (lock["target_count"], lock["file_count"], "files" in lock) == (6, 4, False)
+    assert lock["path"] == str(plugin / "metaplug/patch/patchkeeper.lock")
+    assert seen["runtime port"]["files"] == sorted(seen["runtime port"]["files"])
+    assert seen["runtime port"]["written"] is False

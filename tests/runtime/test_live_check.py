@@ -4,11 +4,14 @@ activated through the plugin's real entry point."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
 import pytest
 
+from json_schema_check import output
+from patchkeeper import __version__
 from patchkeeper.config import load_config
 from patchkeeper.runtime import check
 
@@ -35,11 +38,18 @@ def test_live_check_in_a_real_venv(runtime_trees: Path, tmp_path: Path, cli) -> 
         ("tinyup.scheduler.Scheduler.create", "replaced"),
     ]
     assert result.stale == ()  # tinyup.engine is not imported by the plugin's activation
-    assert result.files["metaplug"].startswith(str(env_dir))
-    assert result.files["tinyup"].startswith(str(env_dir))
+    assert result.package_files["metaplug"].startswith(str(env_dir))
+    assert result.package_files["tinyup"].startswith(str(env_dir))
     run = cli("runtime", "check", "--python", str(python), cwd=plugin)
     assert run.code == 0
     assert f"interpreter {python}" in run.out
+    data = output(cli("runtime", "check", "--python", str(python), "--json", cwd=plugin).out)
+    assert tuple(data.items())[:3] == (
+        ("command", "runtime check"),
+        ("patchkeeper_version", __version__),
+        ("exit_code", 0),
+    )
+    assert sorted(data["package_files"]) == ["metaplug", "tinyup"]
 
 
 @pytest.mark.network
@@ -48,14 +58,30 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     init = runtime_trees / "plugin/metaplug/__init__.py"
-    init.write_text("def register():\n    import metaplug.patch.nowhere  # noqa: F401\n")
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", str(runtime_trees / "plugin")],
-        check=True,
-        capture_output=True,
-    )
+    init.write_text("def register():\n    import missing_dependency  # noqa: F401\n")
+    for project in ("upstream-1.0", "plugin"):
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", str(runtime_trees / project)],
+            check=True,
+            capture_output=True,
+        )
     result = check.check_live(load_config(runtime_trees / "plugin/pyproject.toml"), python=python)
     assert [(a["status"], a["module"]) for a in result.activation] == [
-        ("import-error", "tinyup")  # metaplug.patch imports tinyup, not installed here
+        ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1
+
+
+def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees: Path, cli):
+    """patchkeeper's own interpreter has neither metaplug nor tinyup: exit 2 naming both, not
+    one "missing" line per entry (user report: ~200 ImportError lines, exit 1)."""
+    python = Path(sys.executable)
+    run = cli("runtime", "check", "--python", str(python), cwd=runtime_trees / "plugin")
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {python}: metaplug and tinyup cannot be imported by this "
+        f"interpreter (Python {version}): not installed in its environment, or not on its path\n"
+        f"  hint: install them in that environment ({python} -m pip install ...), or give "
+        "--python the interpreter of the environment where metaplug and tinyup are installed\n"
+    )

@@ -17,7 +17,7 @@ from patchkeeper.runtime import lock
 def _lock(work: Path) -> Path:
     plugin = work / "plugin"
     result = lock.write_lock(load_config(plugin / "pyproject.toml"), at=str(work / "upstream-1.0"))
-    assert (result.targets, result.files) == (6, 4)
+    assert (result.target_count, result.file_count) == (6, 4)
     assert result.skipped == (("tinyup.kernels.sub_kernel", "removed"),)
     assert result.path == str(plugin / "metaplug/patch/patchkeeper.lock")
     return Path(result.path)

@@ -77,3 +77,40 @@ def test_context_free_deletion_is_applied_only_when_its_lines_are_gone(pristine:
     assert state.state == PARTIAL
     assert [(h.path, h.index) for h in state.applied_hunks] == [("f", 1)]
     assert [(h.path, h.index) for h in state.missing_hunks] == [("f", 2)]
+
+
+# The shape of Debian's werkzeug CVE-2024-34069-1/-2: the first patch adds two lines to a
+# function, the second takes them back out and changes another place of the file. On the
+# pristine tree the second patch's removal "reverses" (its post-image is the pristine text).
+ADDS = patch(
+    "cve-1",
+    "--- a/f\n+++ b/f\n@@ -1,3 +1,5 @@\n a\n+check = True\n+assert check\n b\n c\n",
+)
+TAKES_BACK = patch(
+    "cve-2",
+    "--- a/f\n+++ b/f\n@@ -1,5 +1,3 @@\n a\n-check = True\n-assert check\n b\n c\n"
+    "@@ -5,2 +3,2 @@\n d\n-e\n+E\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "states"),
+    [
+        # pristine: neither is applied (the take-back alone proves nothing)
+        (b"a\nb\nc\nd\ne\n", [NOT_APPLIED, NOT_APPLIED]),
+        # the first applied, the second not
+        (b"a\ncheck = True\nassert check\nb\nc\nd\ne\n", [APPLIED, NOT_APPLIED]),
+        # both applied
+        (b"a\nb\nc\nd\nE\n", [APPLIED, APPLIED]),
+        # the first applied, the second's other hunk only: truly partial
+        (b"a\ncheck = True\nassert check\nb\nc\nd\nE\n", [APPLIED, PARTIAL]),
+    ],
+)
+def test_a_hunk_taking_back_an_earlier_patch_lines_is_not_evidence_on_its_own(
+    content: bytes, states: list[str], tmp_path: Path
+) -> None:
+    (tmp_path / "f").write_bytes(b"a\nb\nc\nd\ne\n")
+    reference = Pristine("pristine", tree=Tree("directory", tmp_path, tmp_path, "pristine"))
+    result = series_state(workspace({"f": content}), [ADDS, TAKES_BACK], reference)
+    assert [p.state for p in result.patches] == states
+    assert result.drifted == ()

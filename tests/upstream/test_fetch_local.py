@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -289,3 +291,30 @@ def test_find_links_alone_is_enough(private_cache, pip_isolated, tmp_path, tar_b
 
     assert tree.sha256 == hashlib.sha256(data).hexdigest()
     assert (tree.root / "setup.py").read_bytes() == SETUP_PY
+
+
+class TerminalStream(io.StringIO):
+    """A stream that says it is a terminal, as standard error is in one."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_download_and_its_unpacking_show_progress_on_a_terminal(local_index, tar_bytes):
+    """README, "Terminal output": a download's bar counts bytes, unpacking counts members."""
+    from patchkeeper import progress
+    from patchkeeper.render.console import progress_bar
+
+    data = demo_sdist(tar_bytes)
+    local_index.publish("pk-demo", "pk_demo-1.0.tar.gz", data)
+    stream = TerminalStream()
+    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream))
+    try:
+        fetch_requirement("pk-demo==1.0")
+    finally:
+        progress.set_bar_factory(None)
+    shown = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", stream.getvalue())
+    assert "downloading pk_demo-1.0.tar.gz" in shown
+    assert f" {len(data)}/{len(data)} bytes " in shown
+    assert "unpacking pk_demo-1.0.tar.gz" in shown
+    assert " 2/2 " in shown  # setup.py and pk_demo/__init__.py

@@ -73,6 +73,8 @@ class HorizonResult:
             else ``None``.
         pin_tree: the old pin's tree the evidence was weighed against, or ``None``.
         pin_note: why it could not be had, else ``None``.
+        releases_dir: the ``--releases`` directory the releases were chosen from, or ``None``
+            (the package indexes).
     """
 
     series: str
@@ -83,6 +85,26 @@ class HorizonResult:
     next_pin: str | None
     pin_tree: str | None = None
     pin_note: str | None = None
+    releases_dir: str | None = None
+
+    @property
+    def envelope_target(self) -> dict[str, str | None]:
+        """The JSON envelope's ``target`` (docs/json.md): the range asked for, as kind
+        ``"requirement"`` with ``range`` (its specifier) and no one ``version``; ``path`` is
+        the ``--releases`` directory, else ``None``."""
+        from packaging.requirements import Requirement
+
+        parsed = Requirement(self.requirement)
+        # the specifier as written (a SpecifierSet orders its parts its own way)
+        written = self.requirement.split(";")[0].strip()[len(parsed.name) :]
+        written = re.sub(r"^\s*\[[^\]]*\]", "", written).replace(" ", "")
+        return {
+            "kind": "requirement",
+            "path": self.releases_dir,
+            "name": parsed.name,
+            "version": None,
+            "range": written or str(parsed.specifier),
+        }
 
     def row(self, patch: str) -> tuple[str, ...]:
         """The verdicts of ``patch`` at each release, oldest first."""

@@ -133,22 +133,24 @@ def judge_series(
     patches: Sequence[Patch],
     search: TreeSearch | None,
     pin: TreeSearch | None = None,
+    version: str | None = None,
 ) -> list[PatchVerdict]:
     """Judge every patch in series order on ``ws`` (the new tree, in memory).
 
-    ``pin`` is the old pin's tree (see :func:`patchkeeper.audit.verdicts.judge_patch`).
+    ``pin`` is the old pin's tree, ``version`` the new release's version (see
+    :func:`patchkeeper.audit.verdicts.judge_patch`).
     """
     if search is not None:
         register_lines(search, patches)
     start = ws.snapshot()
-    verdicts = _judge_in_order(ws, patches, search, pin, frozenset())
+    verdicts = _judge_in_order(ws, patches, search, pin, frozenset(), version)
     resolved = resolve_superseded(patches, verdicts, ws)
     pending = _superseded_by_failing(patches, verdicts, resolved, ws)
     if pending:
         # the later patches that rewrite these failed because these did: judge again with
         # these taken as upstream, and keep that judgement only when it bears them out
         ws.restore(start)
-        again = _judge_in_order(ws, patches, search, pin, pending)
+        again = _judge_in_order(ws, patches, search, pin, pending, version)
         retried = resolve_superseded(patches, again, ws)
         if all(
             retried[i].verdict == UPSTREAMED for i, p in enumerate(patches) if p.name in pending
@@ -163,13 +165,14 @@ def _judge_in_order(
     search: TreeSearch | None,
     pin: TreeSearch | None,
     upstream: frozenset[str],
+    version: str | None = None,
 ) -> list[PatchVerdict]:
     """Every patch judged in series order; a failing patch is remembered for *blocked*
     unless its name is in ``upstream`` (taken as upstream: a later patch rewrites it)."""
     failed: list[FailedPatch] = []
     verdicts = []
     for patch in patches:
-        verdict = judge_unfinished(ws, patch, failed, search, pin)
+        verdict = judge_unfinished(ws, patch, failed, search, pin, version)
         if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED) and patch.name not in upstream:
             failed.append(remember_failure(patch))
         verdicts.append(verdict)

@@ -144,13 +144,26 @@ def _respelling(matcher: SequenceMatcher, wanted: list[bytes], pin: bytes) -> bo
     return max(changed_a, changed_b) <= RESPELLED_MAX_TOKENS
 
 
+def _keys(wanted: list[bytes], pin: bytes) -> tuple[bytes, ...]:
+    """What a respelling of ``wanted`` must contain one of (a prefilter): the longest token
+    the old pin lacks (the patch introduces it, so a respelling keeps it), or, when the pin
+    has every token (any of them may be a renamed name), the
+    ``RESPELLED_MAX_TOKENS + 1`` longest, one of which is kept (without underscores around,
+    :func:`_same_name`)."""
+    bodies = sorted({_body(t).strip(b"_") for t in wanted} - {b""}, key=len, reverse=True)
+    new = [body for body in bodies if body not in pin]
+    if new:
+        return (new[0],)
+    return tuple(bodies[: RESPELLED_MAX_TOKENS + 1]) or (b"_",)
+
+
 def respelled_as(
     line: bytes, new: FileState, pin: FileState | None, ratio: float = RESPELLED_RATIO
 ) -> str | None:
     """The line of ``new`` that is ``line`` spelled differently, or ``None``.
 
-    A candidate shares the line's longest token, has tokens at least ``ratio`` alike
-    (:class:`difflib.SequenceMatcher` over
+    A candidate shares one of the line's longest tokens (:func:`_keys`), has tokens at
+    least ``ratio`` alike (:class:`difflib.SequenceMatcher` over
     :func:`patchkeeper.series.substantive_lines.tokens`), differs by
     at most :data:`RESPELLED_MAX_TOKENS` tokens on either side, keeps every token the patch
     introduces (those the old pin lacks), and is not at the old pin: a line the pin had is
@@ -160,14 +173,14 @@ def respelled_as(
     wanted = tokens(line)
     if pin is None or len(wanted) < RESPELLED_MIN_TOKENS:
         return None
-    key = max((_body(t) for t in wanted), key=len).strip(b"_") or b"_"
     pin_index = file_index(pin.lines)
     pin_bytes = pin.data
+    keys = _keys(wanted, pin_bytes)
     matcher = SequenceMatcher(autojunk=False)
     matcher.set_seq2(wanted)
     best: tuple[float, bytes] | None = None
     for candidate in new.lines:
-        if key not in candidate:
+        if not any(key in candidate for key in keys):
             continue
         text = substantive(candidate)
         if text is None:

@@ -144,7 +144,11 @@ def _pin_text(pin_known: bool) -> str:
 
 
 def written_differently(
-    shares: Sequence[_Share], kind: str = CODE, mentioned: bool = False, pin_known: bool = False
+    shares: Sequence[_Share],
+    kind: str = CODE,
+    mentioned: bool = False,
+    pin_known: bool = False,
+    named_by: str = "the changelog names the fix",
 ) -> str | None:
     """The evidence that upstream has the change written differently, or ``None``.
 
@@ -152,7 +156,8 @@ def written_differently(
     counted added lines (those the old pin lacks, when its tree is known) in the new
     release; or, with the old pin known and at least :data:`OVERALL_MIN_LINES` counted lines,
     the files together at least :data:`OVERALL_SHARE`; or, when the new release's changelog
-    names the patch's fix (``mentioned``), at least :data:`MENTIONED_SHARE`. At least
+    names the patch's fix (``mentioned``; or the patch's ``Applied-Upstream`` names the
+    release, said by ``named_by``), at least :data:`MENTIONED_SHARE`. At least
     :data:`MIN_CODE_LINES` lines must count.
     """
     counted = _counted(shares, kind)
@@ -160,12 +165,12 @@ def written_differently(
     total = sum(s.counted[1] for s in counted)
     few = mentioned and pin_known and total >= MENTIONED_MIN_LINES and found == total
     if not counted or (total < MIN_CODE_LINES and not few):
-        return _with_tests(shares, found, mentioned and pin_known)
+        return _with_tests(shares, found, mentioned and pin_known, named_by)
     every = all(s.counted[0] >= WRITTEN_DIFFERENTLY * s.counted[1] for s in counted)
     overall = pin_known and total >= OVERALL_MIN_LINES
     enough = MENTIONED_SHARE if mentioned else OVERALL_SHARE if overall else 1.0
     if not every and found < enough * total:
-        return _with_tests(shares, found, mentioned and pin_known)
+        return _with_tests(shares, found, mentioned and pin_known, named_by)
     parts = []
     for share in counted:
         where = f" (in {share.where})" if share.where and share.where != share.path else ""
@@ -174,7 +179,7 @@ def written_differently(
     rule = (
         f"every {name} has at least {WRITTEN_DIFFERENTLY:.0%} of its substantive added lines there"
         if every
-        else f"{found} of {total} substantive added lines are there and the changelog names the fix"
+        else f"{found} of {total} substantive added lines are there and {named_by}"
         if mentioned
         else f"{found} of {total} substantive added lines are there"
     )
@@ -184,7 +189,12 @@ def written_differently(
     return text + _pin_text(pin_known) + _missing_text(counted)
 
 
-def _with_tests(shares: Sequence[_Share], found: int, mentioned: bool) -> str | None:
+def _with_tests(
+    shares: Sequence[_Share],
+    found: int,
+    mentioned: bool,
+    named_by: str = "the changelog names the fix",
+) -> str | None:
     """With the changelog naming the fix and the old pin known, the patch's files of every
     kind but release notes together (upstream's own regression tests for the fix count):
     at least :data:`WRITTEN_DIFFERENTLY` of at least :data:`OVERALL_MIN_LINES` counted lines,
@@ -199,7 +209,7 @@ def _with_tests(shares: Sequence[_Share], found: int, mentioned: bool) -> str | 
     parts = ", ".join(f"{s.path} {s.counted[0]}/{s.counted[1]}" for s in counted)
     return (
         f"upstream has it written differently: with its tests, {whole_found} of {whole} "
-        f"substantive added lines are there and the changelog names the fix ({parts})"
+        f"substantive added lines are there and {named_by} ({parts})"
         + _pin_text(True)
         + _missing_text(counted)
     )

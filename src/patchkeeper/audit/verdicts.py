@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from patchkeeper.audit.applied_upstream import AppliedUpstream, applied_upstream
+from patchkeeper.audit.dropped_modules import import_swaps, respelled_only
 from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed, tests_gone
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
@@ -45,6 +47,8 @@ from patchkeeper.audit.hunk_verdicts import (
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
+    MIN_CODE_LINES,
+    OVERALL_SHARE,
     WRITTEN_DIFFERENTLY,
     code_upstream,
     decides,
@@ -63,7 +67,7 @@ from patchkeeper.series.engine import (
 from patchkeeper.series.filekinds import CODE, NOTES, TESTS, kind_of, primary_kind
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import patch_lines
-from patchkeeper.series.model import FileDiff, Hunk, Patch
+from patchkeeper.series.model import ADDED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
     added_by_path,
     file_index,
@@ -123,6 +127,9 @@ class PatchVerdict:
             tests-only patch, ...; :mod:`patchkeeper.series.filekinds`).
         mentions: lines of the new release's changelog that name the patch's CVE id, bug
             or pull request and that the old release's changelog does not.
+        applied_upstream: the patch's DEP-3 ``Applied-Upstream`` naming a release at or
+            below the audited one, in words, when the verdict is not *clean* or *offset*
+            (:mod:`patchkeeper.audit.applied_upstream`); ``""`` otherwise.
     """
 
     name: str
@@ -137,6 +144,7 @@ class PatchVerdict:
     action: str = ""
     kind: str = CODE
     mentions: tuple[Mention, ...] = ()
+    applied_upstream: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -156,13 +164,25 @@ class FailedPatch:
 # --------------------------------------------------------------------------- blocked
 
 
+def _rests_on_absence(hunk: Hunk, status: HunkVerdict) -> bool:
+    """Whether a hunk counts as there only because lines it removes are gone: it is
+    *present* by its removal being made, or, however its presence was found (a removal-only
+    hunk reverse-applies as soon as its removed lines are missing), it adds no substantive
+    line that could speak for it."""
+    if status.status != PRESENT or not removed_lines(hunk):
+        return False
+    added = substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
+    return status.how.startswith("removed lines gone") or not added
+
+
 def _needs(hunk: Hunk, status: HunkVerdict) -> list[bytes]:
     """The lines a hunk needs from the tree to hold where it is judged: its whole pre-image
     when it fails; its removed lines when it counts as there only because they are gone
-    (lines a failed earlier patch would have added are naturally gone)."""
+    (:func:`_rests_on_absence`; lines a failed earlier patch would have added are naturally
+    gone)."""
     if status.status == FAILS:
         return substantive_lines(hunk.pre_image)
-    if status.status == PRESENT and status.how.startswith("removed lines gone"):
+    if _rests_on_absence(hunk, status):
         return removed_lines(hunk)
     return []
 
@@ -271,6 +291,19 @@ def _mention_text(mentions: Sequence[Mention]) -> str:
     )
 
 
+def _named_text(mentions: Sequence[Mention], applied: AppliedUpstream | None) -> str:
+    """The evidence that names the fix upstream: the changelog's mention, the patch's
+    ``Applied-Upstream`` header; ``""`` when neither."""
+    parts = [_mention_text(mentions)] if mentions else []
+    if applied is not None:
+        parts.append(applied.text)
+    return "; ".join(parts)
+
+
+def _applied_text(applied: AppliedUpstream | None) -> str:
+    return applied.text if applied is not None else ""
+
+
 def _kind_text(kind: str) -> str:
     return "" if kind == CODE else f" ({kind} only)"
 
@@ -280,10 +313,12 @@ def _kind_text(kind: str) -> str:
 
 @dataclass(frozen=True)
 class _Context:
-    """What a judgement reads besides the workspace: the new tree's search, the old pin's."""
+    """What a judgement reads besides the workspace: the new tree's search, the old pin's,
+    the audited release's version (``None``: unknown, a directory say)."""
 
     search: TreeSearch | None
     pin: TreeSearch | None
+    version: str | None = None
 
 
 def _mentions(patch: Patch, ctx: _Context) -> tuple[Mention, ...]:
@@ -349,7 +384,7 @@ def _judge_gone(
         if present:
             where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
             return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved, kind)
-    first = moved[0]
+    first = _unplaced(moved, kind) or moved[0]
     where = (
         f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
         f"{first.total} context lines found there)"
@@ -364,6 +399,14 @@ def _judge_gone(
         shares=shares,
         kind=kind,
     )
+
+
+def _unplaced(moved: Sequence[MovedFile], kind: str) -> MovedFile | None:
+    """The first gone file that decides the verdict (:func:`decides` on ``kind``; any gone
+    file when none decides) and has no likely new place, else ``None``: while there is one,
+    there is nowhere to port the patch to."""
+    deciding = [m for m in moved if decides(m.path, kind)] or list(moved)
+    return next((m for m in deciding if not m.likely), None)
 
 
 NO_SUCCESSOR = "is gone upstream and none of its lines the patch touches is anywhere"
@@ -441,7 +484,7 @@ def _rejudge_gone(
     if pin is not None and renames:
         pin = RenamedPin(pin, {new: old for old, new in renames.items()})  # type: ignore[assignment]
     snapshot = ws.snapshot()
-    verdict = _judge(ws, rest, failed, _Context(ctx.search, pin))
+    verdict = _judge(ws, rest, failed, _Context(ctx.search, pin, ctx.version))
     if verdict.verdict == UPSTREAMED:
         return replace(verdict, summary=f"{why}; {verdict.summary}", moved=moved)
     ws.restore(snapshot)
@@ -556,8 +599,9 @@ def _judge_failing(
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
     blocker = _blocker(failed, patch, statuses, [], ws)
     if blocker:
+        hunks = {(d.path, h.index): h for d in patch.files for h in d.hunks}
         needing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
-        needing += [s for s in statuses if s.how.startswith("removed lines gone")]
+        needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.index)], s)]
         refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
         verb = "needs" if len(needing) == 1 else "need"
         return PatchVerdict(
@@ -580,20 +624,29 @@ def _judge_failing(
     if upstream:
         return _upstreamed(patch, upstream, statuses, shares, kind=kind)
     mentions = _mentions(patch, ctx)
-    rewritten = written_differently(shares, kind, bool(mentions), ctx.pin is not None)
+    applied = applied_upstream(patch, ctx.version)
+    named = _named_text(mentions, applied)
+    by = "the changelog names the fix" if mentions else "its header names the release"
+    rewritten = written_differently(shares, kind, bool(named), ctx.pin is not None, by)
     if rewritten:
-        if mentions:
-            rewritten += "; " + _mention_text(mentions)
+        if named:
+            rewritten += "; " + named
         verdict = _upstreamed(patch, rewritten, statuses, shares, kind=kind)
-        return replace(verdict, mentions=mentions)
+        return replace(verdict, mentions=mentions, applied_upstream=_applied_text(applied))
     reordered = _reordered(statuses, shares, kind) if ctx.pin is not None else None
     if reordered:
         return _upstreamed(patch, reordered, statuses, shares, kind=kind)
-    obsolete = _obsolete(ws, patch, statuses, kind) if mentions else None
+    tested = _tested_rewrite(ws, patch, statuses, shares, kind) if ctx.pin is not None else None
+    if tested:
+        return _upstreamed(patch, tested, statuses, shares, kind=kind)
+    swapped = _swapped_imports(patch, statuses, kind, ctx)
+    if swapped:
+        return _upstreamed(patch, swapped, statuses, shares, kind=kind)
+    obsolete = _obsolete(ws, patch, statuses, kind) if named else None
     if obsolete:
-        text = f"{obsolete}; {_mention_text(mentions)}"
+        text = f"{obsolete}; {named}"
         verdict = _upstreamed(patch, text, statuses, shares, kind=kind)
-        return replace(verdict, mentions=mentions)
+        return replace(verdict, mentions=mentions, applied_upstream=_applied_text(applied))
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(
@@ -653,27 +706,120 @@ def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind:
     )
 
 
+def _test_share(shares: tuple[FileShare, ...]) -> tuple[int, int]:
+    """``(found, total)`` of the counted added lines of the patch's test files."""
+    tests = [s for s in shares if kind_of(s.path) == TESTS]
+    return sum(s.counted[0] for s in tests), sum(s.counted[1] for s in tests)
+
+
+def _rewritten_away(lines: Sequence[bytes], hunk: Hunk) -> bool:
+    """Whether the code a hunk changes is gone from its file: none of its substantive
+    removed lines is there, and fewer than half of its distinct substantive pre-image lines
+    (context and removed) are (upstream rewrote that code; a hunk whose context only
+    drifted keeps most of it)."""
+    index = file_index(lines)
+    if any(index.has(line) for line in removed_lines(hunk)):
+        return False
+    pre = set(substantive_lines(hunk.pre_image))
+    return bool(pre) and 2 * sum(1 for line in pre if index.has(line)) < len(pre)
+
+
+def _tested_rewrite(
+    ws: Workspace,
+    patch: Patch,
+    statuses: list[HunkVerdict],
+    shares: tuple[FileShare, ...],
+    kind: str,
+) -> str | None:
+    """The evidence for a code fix upstream rewrote, shown by its tests: upstream has at
+    least :data:`patchkeeper.audit.upstreamed.OVERALL_SHARE` of the test lines the
+    patch adds that the old pin lacks (at least :data:`MIN_TEST_LINES`), and every code hunk
+    is there or the code it changes is gone from its file (:func:`_rewritten_away`; none
+    still applies, none moved to another file); else ``None``. Upstream's regression tests
+    for the fix are in, and the code the backport patched no longer exists to patch."""
+    if kind != CODE:
+        return None
+    found, total = _test_share(shares)
+    if total < MIN_TEST_LINES or found < OVERALL_SHARE * total:
+        return None
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    code = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in code if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in code):
+        return None
+    for status in failing:
+        diff, hunk = hunks[(status.path, status.index)]
+        state = ws.original(diff.old_path or diff.path)
+        if status.moved_to is not None or state is None or not _rewritten_away(state.lines, hunk):
+            return None
+    present = _refs(code, PRESENT)
+    there = f"; {present} there" if present else ""
+    return (
+        f"upstream has its tests ({found} of {total} new test lines) and rewrote the code it "
+        f"changes: what {_refs(failing, FAILS)} {'changes' if len(failing) == 1 else 'change'} "
+        f"is gone from the new release{there}"
+    )
+
+
+def _swapped_imports(
+    patch: Patch, statuses: list[HunkVerdict], kind: str, ctx: _Context
+) -> str | None:
+    """The evidence for a patch whose failing hunks of deciding files only swap imports of a
+    module the new release dropped (:func:`patchkeeper.audit.dropped_modules.import_swaps`)
+    or only respell lines (:func:`patchkeeper.audit.dropped_modules.respelled_only`), every
+    other such hunk being there and none still applying; else ``None``."""
+    if ctx.search is None or ctx.pin is None:
+        return None
+    code = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in code if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in code):
+        return None
+    hunks = {(d.path, h.index): (d.old_path or d.path, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in failing if not respelled_only(hunks[(s.path, s.index)][1])]
+    swap = import_swaps([hunks[(s.path, s.index)] for s in failing], ctx.pin, ctx.search)
+    if swap is None:
+        return None
+    modules = ", ".join(swap.dropped)
+    verb = "is" if len(swap.dropped) == 1 else "are"
+    present = _refs(code, PRESENT)
+    there = f"; {present} there" if present else ""
+    return (
+        f"upstream dropped the module its imports replace: {modules} {verb} gone from the new "
+        f"release, and the files of {_refs(failing, FAILS)} no longer name "
+        f"{', '.join(swap.instead)}{there}"
+    )
+
+
 def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
     """The evidence that the code the failing hunks change is gone from the new release:
-    every failing hunk of a deciding file removes substantive lines and the new release's
-    file has none of them (upstream rewrote that code); else ``None``. With the changelog
+    the failing hunks of deciding files that remove substantive lines (at least one; a hunk
+    that only adds, an import say, has nothing to tell by) remove lines the new release's
+    files lack, all of them or at least
+    :data:`patchkeeper.audit.upstreamed.WRITTEN_DIFFERENTLY` of at least
+    :data:`patchkeeper.audit.upstreamed.MIN_CODE_LINES` (a shared import line the patch
+    rewrote may stay): upstream rewrote that code; else ``None``. With the changelog
     naming the fix, the patch is obsolete: upstream fixed it its own way."""
     hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
     failing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
-    if not failing:
-        return None
+    removing = []
+    gone = total = 0
     for status in failing:
         diff, hunk = hunks[(status.path, status.index)]
         state = ws.original(diff.old_path or diff.path)
         removed = removed_lines(hunk)
         if state is None or not removed:
-            return None
+            continue
+        removing.append(status)
         index = file_index(state.lines)
-        if any(index.has(line) for line in removed):
-            return None
-    refs = ", ".join(f"{s.path} #{s.index}" for s in failing)
+        total += len(removed)
+        gone += sum(1 for line in removed if not index.has(line))
+    most = total >= MIN_CODE_LINES and gone >= WRITTEN_DIFFERENTLY * total
+    if not removing or (gone < total and not most):
+        return None
+    refs = ", ".join(f"{s.path} #{s.index}" for s in removing)
+    lines = "the lines" if gone == total else f"{gone} of the {total} lines"
     return (
-        f"upstream rewrote the code the patch changes: the lines {refs} remove are gone from "
+        f"upstream rewrote the code the patch changes: {lines} {refs} remove are gone from "
         "the new release"
     )
 
@@ -719,6 +865,27 @@ def _conflict(
     )
 
 
+#: The reason to look at a patch its header says upstream has, whose content differs.
+HEADER_SAYS_UPSTREAM = "its header says upstream has it, the content differs"
+
+
+def _with_header(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVerdict:
+    """``verdict`` with the patch's ``Applied-Upstream`` evidence
+    (:mod:`patchkeeper.audit.applied_upstream`) added when the verdict is neither *clean*,
+    *offset* nor *upstreamed* by it already: in the summary (for a *conflict*, a reason to
+    look) and in :attr:`PatchVerdict.applied_upstream`, which turns *port* into *look*
+    (:func:`action_of`)."""
+    if verdict.verdict in GOOD:
+        return verdict
+    applied = applied_upstream(patch, ctx.version)
+    if applied is None:
+        return verdict
+    text = f"{verdict.summary}; {applied.text}"
+    if verdict.verdict == CONFLICT and not verdict.mentions:
+        text += ", a reason to look"
+    return replace(verdict, summary=text, applied_upstream=applied.text)
+
+
 def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     """What to do with a patch, and why in a few words: ``(action, reason)``."""
     if verdict.verdict in (CLEAN, OFFSET):
@@ -731,13 +898,19 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     if verdict.verdict == PARTIALLY_UPSTREAMED:
         if any(h.status == FAILS for h in verdict.hunks):
             return LOOK, "most of it is upstream, written differently; decide what is left"
+        if verdict.applied_upstream:
+            return LOOK, HEADER_SAYS_UPSTREAM
         return PORT, "drop the hunks upstream has"
     if verdict.verdict == CONFLICT:
         if verdict.mentions:
             return LOOK, "the changelog names its fix, the content differs"
+        if verdict.applied_upstream:
+            return LOOK, HEADER_SAYS_UPSTREAM
         return PORT, "rework the failing hunks"
     if verdict.verdict == TARGET_GONE:
-        if any(m.likely for m in verdict.moved):
+        if verdict.applied_upstream:
+            return LOOK, HEADER_SAYS_UPSTREAM
+        if verdict.moved and _unplaced(verdict.moved, verdict.kind) is None:
             return PORT, "onto the file its content moved to"
         return LOOK, "its file is gone and its content was not found"
     return PORT, f"after {verdict.blocked_by}"
@@ -757,6 +930,7 @@ def judge_patch(
     failed: list[FailedPatch],
     search: TreeSearch | None,
     pin: TreeSearch | None = None,
+    version: str | None = None,
 ) -> PatchVerdict:
     """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies.
 
@@ -767,8 +941,10 @@ def judge_patch(
         search: the new release's tree (moved content, changelogs), or ``None``.
         pin: the old pin's tree (lines already there at the pin do not count as evidence;
             changelog mentions it already has are not new), or ``None`` when it cannot be had.
+        version: the new release's version (for the patch's ``Applied-Upstream``), or
+            ``None`` when unknown.
     """
-    return with_action(_judge(ws, patch, failed, _Context(search, pin)))
+    return with_action(judge_unfinished(ws, patch, failed, search, pin, version))
 
 
 def judge_unfinished(
@@ -777,6 +953,8 @@ def judge_unfinished(
     failed: list[FailedPatch],
     search: TreeSearch | None,
     pin: TreeSearch | None = None,
+    version: str | None = None,
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
-    return _judge(ws, patch, failed, _Context(search, pin))
+    ctx = _Context(search, pin, version)
+    return _with_header(patch, _judge(ws, patch, failed, ctx), ctx)

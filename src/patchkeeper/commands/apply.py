@@ -14,9 +14,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from patchkeeper.commands.common import overlay_files
+from patchkeeper.commands.common import overlay_files, pin_mismatch
 from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
+from patchkeeper.progress import warn
 from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.series.hunk_evidence import failure_evidence
 from patchkeeper.series.load import load_series
@@ -237,6 +238,9 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
     names = tuple(p.name for p in patches)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
+    pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
     with locked(tree.state_dir, config.lock_timeout, tree.label):
         recovery = recover(tree.journal_dir, tree.root)
         ws = Workspace(tree.reader())

@@ -20,6 +20,7 @@ from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.tree import Tree, check_paths, pristine_for, spec_tree
+from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -35,7 +36,7 @@ def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None,
         FetchError, TargetError: ``spec`` was given and cannot be had.
     """
     if spec is not None:
-        return spec_tree(spec, config), None
+        return spec_tree(spec, config, "the pristine reference (--pristine)"), None
     try:
         pristine = pristine_for(config, tree, None)
     except (FetchError, TargetError) as exc:
@@ -64,13 +65,15 @@ def run(
     Raises:
         PatchFormatError, FetchError, TargetError: as their names say.
     """
+    check_release_option(to, "--to", config.upstream, config.source)
+    check_release_option(pristine, "--pristine", config.upstream, config.source)
     series, patches = load_series(config)
-    tree = spec_tree(to, config)
+    tree = spec_tree(to, config, "the new upstream (--to)")
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine)
     ws = Workspace(tree.reader())
     pin = TreeSearch(old.base, old.label) if old is not None else None
-    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin)
+    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
     result = AuditResult(
         series=str(series.path),
         pin=config.pin,

@@ -57,7 +57,8 @@ def run(config: Config) -> DecideResult:
         raise PatchkeeperError(
             "nothing to decide: no series file and no runtime inventory evidence",
             path=config.series,
-            hint="configure the series, or run 'patchkeeper runtime audit' first",
+            hint="configure the series, or run 'patchkeeper runtime audit --save-evidence' "
+            "first (or set evidence = true in [tool.patchkeeper.report])",
         )
     existing = load(settings.decisions_file)
     new = [suggestion(item) for item in items if existing.get(item.kind, item.key) is None]

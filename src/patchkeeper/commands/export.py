@@ -16,13 +16,17 @@ def run(
     checkout: Path | None = None,
     output: Path | None = None,
     tag: str | None = None,
+    normalise: bool = False,
 ) -> ExportResult:
     """Export the commit ``rev`` (to ``output``, default: its series name) or every topic
-    commit of ``rev_range``; exactly one of the two is given (``main`` checks).
+    commit of ``rev_range``; exactly one of the two is given (``main`` checks). A patch file
+    that exists keeps its form unless ``normalise`` (git's form then).
 
     Raises: as :func:`patchkeeper.ledger.export.export_commit` and
         :func:`patchkeeper.ledger.export.export_range`.
     """
     if rev_range is not None:
-        return export_range(config, rev_range, checkout=checkout, tag=tag)
-    return export_commit(config, str(rev), checkout=checkout, output=output, tag=tag)
+        return export_range(config, rev_range, checkout=checkout, tag=tag, normalise=normalise)
+    return export_commit(
+        config, str(rev), checkout=checkout, output=output, tag=tag, normalise=normalise
+    )

@@ -30,6 +30,7 @@ from patchkeeper.config import Config
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.tree import Tree, check_paths, directory_tree, requirement_tree
+from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -52,6 +53,8 @@ def run(
         TargetError: ``to`` is not a range, or it admits no release.
         PatchFormatError, FetchError: as their names say.
     """
+    check_release_option(to, "--to", config.upstream, config.source, range_allowed=True)
+    check_release_option(pristine, "--pristine", config.upstream, config.source)
     requirement = parse_range(to)
     series, patches = load_series(config)
     trees = release_trees(config, requirement, releases)
@@ -62,7 +65,7 @@ def run(
     judged = []
     for version, tree in trees:
         ws = Workspace(tree.reader())
-        verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin)
+        verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, version)
         judged.append(ReleaseVerdicts(version, tree.label, tuple(verdicts)))
     return HorizonResult(
         series=str(series.path),
@@ -73,6 +76,7 @@ def run(
         next_pin=next_pin(judged),
         pin_tree=old.label if old is not None else None,
         pin_note=note,
+        releases_dir=str(releases.resolve()) if releases is not None else None,
     )
 
 

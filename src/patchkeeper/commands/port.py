@@ -30,6 +30,7 @@ from patchkeeper.port.context import (
 )
 from patchkeeper.port.finish import DONE, STOPPED, finish, todo_items
 from patchkeeper.port.instructions import instructions
+from patchkeeper.port.memo import Memo, memo_key
 from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import check_output
 from patchkeeper.port.rebase import Rebase, Step
@@ -47,6 +48,7 @@ from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import FileState
 from patchkeeper.trees.downstream import journal_dir
 from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -80,6 +82,7 @@ def _port_with(
     labels = Labels(
         f"new pin {ctx.new_version}", f"old pin {ctx.old_version or ctx.state.old}", "patch"
     )
+    memo = Memo.load(ctx.work.root, memo_key([ctx.old.label, ctx.new.label]))
     rebase = Rebase(
         ctx.patches,
         ctx.old.reader(),
@@ -89,8 +92,10 @@ def _port_with(
         labels,
         resolutions,
         pin=TreeSearch(ctx.old.base, ctx.old.label),
+        memo=memo,
     )
     steps, stopped = rebase.run()
+    ctx.memo = memo
     if ctx.history is not None:
         note(f"looking up upstream history in {ctx.history.label} ...")
     return [_evidence(ctx, step) for step in steps], stopped
@@ -142,6 +147,8 @@ def _conclude(ctx: PortContext, action: str, steps: list[Step], stopped: int | N
             ctx.state = replace(ctx.state, inputs=_inputs(ctx))
             ctx.work.start(ctx.state, ctx.series, ctx.patches)
         ctx.work.save(replace(ctx.state, stopped=steps[stopped].record.name))
+        if ctx.memo is not None:
+            ctx.memo.save(ctx.work.root)
         _write_conflict(ctx, steps[stopped])
         return _result(ctx, action, steps, stopped)
     where, retired, extra = finish(ctx, steps)
@@ -262,6 +269,8 @@ def _start(
         )
     if not to:
         raise ConfigError("port needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
+    check_release_option(to, "--to", config.upstream, config.source)
+    check_release_option(source, "--from", config.upstream, config.source)
     if retire:
         _check_retire(config, in_place)
     state = PortState(

@@ -10,6 +10,7 @@ from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
 from patchkeeper.record import evidence_store
 from patchkeeper.runtime.audit import RuntimeAudit, audit_runtime
+from patchkeeper.upstream.requirements import check_one_release
 
 
 def run(
@@ -29,6 +30,8 @@ def run(
 
     Raises: as :func:`patchkeeper.runtime.audit.audit_runtime`.
     """
+    check_one_release(old, "--from")
+    check_one_release(new, "--to")
     result = audit_runtime(
         config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
     )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.runtime.lock import LockResult, write_lock
+from patchkeeper.upstream.requirements import check_one_release
 
 
 def run(
@@ -23,6 +24,7 @@ def run(
 
     Raises: as :func:`patchkeeper.runtime.lock.write_lock`.
     """
+    check_one_release(at, "--at")
     return write_lock(
         config,
         at=at,

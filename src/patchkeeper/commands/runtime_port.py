@@ -7,6 +7,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.runtime.port import RuntimePort, port_runtime
+from patchkeeper.upstream.requirements import check_one_release
 
 
 def run(
@@ -26,6 +27,8 @@ def run(
 
     Raises: as :func:`patchkeeper.runtime.port.port_runtime`.
     """
+    check_one_release(old, "--from")
+    check_one_release(new, "--to")
     return port_runtime(
         config,
         old=old,

@@ -7,6 +7,7 @@ from pathlib import Path
 from patchkeeper.commands.apply import run_unapply
 from patchkeeper.config import Config
 from patchkeeper.trees.results import ApplyResult
+from patchkeeper.upstream.requirements import check_release_option
 
 
 def run(
@@ -23,4 +24,5 @@ def run(
 
     Raises: as :func:`patchkeeper.commands.apply.run_unapply`.
     """
+    check_release_option(pristine, "--pristine", config.upstream, config.source)
     return run_unapply(config, target=target, python=python, pristine=pristine, force=force)

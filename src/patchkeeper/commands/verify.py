@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from patchkeeper.commands.common import command_line, overlay_files
+from patchkeeper.commands.common import command_line, overlay_files, pin_mismatch
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError
+from patchkeeper.progress import warn
 from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace, touched_paths
 from patchkeeper.series.load import load_series
@@ -31,6 +32,7 @@ from patchkeeper.trees.tree import (
     target_tree,
 )
 from patchkeeper.trees.untouched_files import untouched_drift
+from patchkeeper.upstream.requirements import check_release_option
 
 
 def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCheck, ...]:
@@ -80,9 +82,13 @@ def run(
         ConfigError: ``verify`` on a directory with no pristine reference.
         PatchFormatError, TargetError, FetchError, LockError: as their names say.
     """
+    check_release_option(pristine, "--pristine", config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
+    pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
     # An installed tree's RECORD is read under the lock, after any roll-back: a killed run
     # may have left RECORD and patchkeeper.json half-changed.
     from_record = tree.kind == INSTALLED and pristine is None
@@ -126,6 +132,7 @@ def run(
         unavailable,
         untouched,
         ignored,
+        pin_note,
     )
     if not detailed:
         options = {"--target": target, "--python": python, "--pristine": pristine}

@@ -27,11 +27,14 @@ from pathlib import Path
 
 from patchkeeper import constants as C
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, PatchkeeperError
+from patchkeeper.errors import ConfigError, PatchFormatError, PatchkeeperError
+from patchkeeper.ledger import patch_form
 from patchkeeper.ledger.findings import Finding
+from patchkeeper.ledger.patch_form import Sides
 from patchkeeper.ledger.settings import GitSettings, git_settings
+from patchkeeper.ledger.table import row_name
 from patchkeeper.series.model import Patch
-from patchkeeper.series.parse import split_lines
+from patchkeeper.series.parse import parse_patch, parse_series, read_patch, split_lines
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
@@ -169,18 +172,75 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
 
 
 def render_commit(
-    checkout: Path, commit: str, config: Config, note: bytes | None = None
+    checkout: Path,
+    commit: str,
+    config: Config,
+    note: bytes | None = None,
+    reference: Patch | None = None,
 ) -> tuple[bytes, bytes]:
     """Return ``(subject, patch file bytes)`` of ``commit``.
 
-    ``note`` is the commit's provenance note (see :func:`provenance`), if any.
+    ``note`` is the commit's provenance note (see :func:`provenance`), if any. ``reference``
+    is the patch file already written for it: its form is kept
+    (:mod:`patchkeeper.ledger.patch_form`; an ``--- exported from`` line only if it has one);
+    ``None`` writes git's form.
     """
     settings = git_settings(config)
     subject, body = split_message(gitops.commit_message(checkout, commit))
-    diff = commit_diff(checkout, commit, config.directory, settings.index_abbrev)
+    abbrev = settings.index_abbrev
+    if reference is not None:
+        abbrev = patch_form.index_abbrev(reference) or abbrev
+    diff = commit_diff(checkout, commit, config.directory, abbrev)
     origin = provenance(note, body, diff) or commit
     exported = b"--- exported from " + origin.encode("ascii") + b"\n"
-    return subject, body + exported + diff
+    if reference is None:
+        return subject, body + exported + diff
+    preamble = kept_body(checkout, reference, body)
+    if exported_from(reference) is not None:
+        preamble += exported
+    git = parse_patch(diff, name=reference.name, path=reference.path, strip=1)
+    sides = commit_sides(checkout, commit, config.directory, [reference, git])
+    return subject, patch_form.render_in_form(reference, preamble, git, sides)
+
+
+def kept_body(checkout: Path, reference: Patch, body: bytes) -> bytes:
+    """The reference's description (its preamble before any ``--- exported from`` line) when
+    ``body`` differs from it only in what git's message clean-up removes (``git stripspace``:
+    trailing white space, repeated and leading/trailing blank lines; ``git commit --amend``
+    does that to the blank line before a Debian patch's first ``Index:`` line), else
+    ``body``."""
+    lines = split_lines(reference.preamble)
+    found = exported_from(reference)
+    own = b"".join(lines[: found[1] - 1]) if found is not None else reference.preamble
+    if own == body:
+        return own
+    clean = [gitops.run(["stripspace"], checkout, input=text) for text in (own, body)]
+    return own if clean[0] == clean[1] else body
+
+
+def commit_sides(checkout: Path, commit: str, directory: str, patches: list[Patch]) -> Sides:
+    """The files the ``patches`` touch in ``commit``'s parent and in ``commit``, read in one
+    ``git cat-file --batch`` call; paths are relative to ``directory``."""
+    parent = gitops.commit_parents(checkout, commit)[0]
+    paths = sorted({path for patch in patches for path in patch.touched_paths})
+    prefix = directory.strip("/") + "/" if directory.strip("/") else ""
+    names = [f"{rev}:{prefix}{path}" for rev in (parent, commit) for path in paths]
+    blobs = gitops.cat_file_batch(checkout, names)
+    return Sides(
+        before=lambda path: blobs.get(f"{parent}:{prefix}{path}"),
+        after=lambda path: blobs.get(f"{commit}:{prefix}{path}"),
+    )
+
+
+def reference_patch(path: Path, strip: int) -> Patch | None:
+    """The patch file at ``path`` whose form an export keeps, or ``None`` when there is none
+    or it does not parse (it is then written in git's form)."""
+    if not path.is_file():
+        return None
+    try:
+        return read_patch(path, strip=strip)
+    except PatchFormatError:
+        return None
 
 
 def _checkout(config: Config, checkout: Path | None) -> Path:
@@ -217,10 +277,13 @@ def export_commit(
     checkout: Path | None = None,
     output: Path | None = None,
     tag: str | None = None,
+    normalise: bool = False,
 ) -> ExportResult:
     """``patchkeeper export REV``: write one commit's patch file.
 
     The file is ``output``, else ``<patches>/<topic>.patch`` from a ``[TAG] <topic>`` subject.
+    When the file exists its form is kept (:mod:`patchkeeper.ledger.patch_form`) unless
+    ``normalise``: then it is written in git's form.
 
     Raises:
         ExportError: the commit cannot be exported, or no output is known.
@@ -229,7 +292,7 @@ def export_commit(
     root = _checkout(config, checkout)
     commit = gitops.commit_id(root, rev)
     notes = gitops.notes(root, git_settings(config).notes_ref)
-    subject, data = render_commit(root, commit, config, notes.get(commit))
+    subject, _ = split_message(gitops.commit_message(root, commit))
     topic = _topic(config, tag, subject, commit)
     if output is None:
         if topic is None:
@@ -239,11 +302,35 @@ def export_commit(
                 path=root,
                 hint="pass -o FILE, or set the topic tag ([tool.patchkeeper.git] tag or --tag)",
             )
-        output = config.patches_dir / f"{topic}.patch"
+        output = config.patches_dir / file_names(config).get(topic, f"{topic}.patch")
+    strip = _strips(config).get(output, config.strip)
+    reference = None if normalise else reference_patch(output, strip)
+    _, data = render_commit(root, commit, config, notes.get(commit), reference)
     changed = _write(output, data)
     return ExportResult(
         patches=(ExportedPatch(topic, commit, output, changed),), series=None, root=config.root
     )
+
+
+def file_names(config: Config) -> dict[str, str]:
+    """``{topic: series name}`` of the series' entries (``0001-fix.diff`` for topic
+    ``0001-fix``): a topic the series lists is written to its file, whatever its suffix
+    (:data:`patchkeeper.ledger.table.PATCH_SUFFIXES`); a new topic gets ``<topic>.patch``."""
+    if not config.series.is_file():
+        return {}
+    return {row_name(entry.name): entry.name for entry in parse_series(config.series).entries}
+
+
+def _strips(config: Config) -> dict[Path, int]:
+    """``{patch file: strip level}`` of the series entries with their own level (``-p0``);
+    every other file has the configured one."""
+    if not config.series.is_file():
+        return {}
+    return {
+        config.series.parent / entry.name: entry.strip
+        for entry in parse_series(config.series).entries
+        if entry.strip is not None
+    }
 
 
 # --------------------------------------------------------------------------- a range
@@ -284,34 +371,46 @@ def range_topics(root: Path, rev_range: str, tag: str) -> list[tuple[str, str, b
     return out
 
 
-def _series_lines(series: Path) -> tuple[list[bytes], dict[str, bytes]]:
-    """The series' leading comment block and ``{name: line}`` of its entries."""
+def _series_lines(series: Path) -> tuple[list[bytes], dict[str, list[bytes]]]:
+    """The series' leading comment block and ``{name: lines}`` of its entries: the entry's
+    line and the comment and blank lines after it, up to the next entry (a commented-out
+    entry such as numpy's ``#python3.11.patch`` stays where it was)."""
     if not series.is_file():
         return [], {}
-    from patchkeeper.series.parse import parse_series
-
     lines = split_lines(series.read_bytes())
     entries = parse_series(series).entries
     first = entries[0].line_no - 1 if entries else len(lines)
-    by_name = {entry.name: lines[entry.line_no - 1] for entry in entries}
+    ends = [entry.line_no - 1 for entry in entries[1:]] + [len(lines)] if entries else []
+    by_name = {
+        entry.name: lines[entry.line_no - 1 : end] for entry, end in zip(entries, ends, strict=True)
+    }
     return lines[:first], by_name
 
 
 def series_bytes(series: Path, names: list[str]) -> tuple[bytes, tuple[str, ...]]:
-    """The new series: its comment header, then ``names`` (an old line for a name is kept
-    with its options and comment). Returns the bytes and the names dropped."""
+    """The new series: its comment header, then ``names``; an old entry is kept with its
+    options, its comment and the comment lines after it, so the same names in the same order
+    give the same bytes. Returns the bytes and the names dropped."""
     head, old = _series_lines(series)
-    body = [old.get(name, f"{name}\n".encode()) for name in names]
+    if list(old) == names:
+        return series.read_bytes(), ()
+    body = [line for name in names for line in old.get(name, [f"{name}\n".encode()])]
     body = [line if line.endswith(b"\n") else line + b"\n" for line in body]
     dropped = tuple(name for name in old if name not in names)
     return b"".join(head + body), dropped
 
 
 def export_range(
-    config: Config, rev_range: str, *, checkout: Path | None = None, tag: str | None = None
+    config: Config,
+    rev_range: str,
+    *,
+    checkout: Path | None = None,
+    tag: str | None = None,
+    normalise: bool = False,
 ) -> ExportResult:
     """``patchkeeper export --range BASE..BRANCH``: every topic commit to
-    ``<patches>/<topic>.patch``, and the series rewritten in commit order.
+    ``<patches>/<topic>.patch``, and the series rewritten in commit order. A file that
+    exists keeps its form unless ``normalise`` (as :func:`export_commit`).
 
     Nothing is written when a commit is not a topic commit or a topic repeats; the patch
     files and the series are written in one transaction (:mod:`patchkeeper.trees.downstream`).
@@ -333,15 +432,21 @@ def export_range(
     root = _checkout(config, checkout)
     topics = range_topics(root, rev_range, tag)
     notes = gitops.notes(root, settings.notes_ref)
+    strips = _strips(config)
+    known = file_names(config)
+    names = {topic: known.get(topic, f"{topic}.patch") for _, topic, _ in topics}
+
+    def reference(topic: str) -> Patch | None:
+        path = config.patches_dir / names[topic]
+        return None if normalise else reference_patch(path, strips.get(path, config.strip))
+
     rendered = [
-        (commit, topic, render_commit(root, commit, config, notes.get(commit))[1])
+        (commit, topic, render_commit(root, commit, config, notes.get(commit), reference(topic))[1])
         for commit, topic, _ in topics
     ]
     with locked_downstream(config):
-        data, dropped = series_bytes(config.series, [f"{topic}.patch" for _, topic, _ in rendered])
-        changes = [
-            Change(config.patches_dir / f"{topic}.patch", patch) for _, topic, patch in rendered
-        ]
+        data, dropped = series_bytes(config.series, [names[topic] for _, topic, _ in rendered])
+        changes = [Change(config.patches_dir / names[topic], patch) for _, topic, patch in rendered]
         changed = set(commit_files(config, [*changes, Change(config.series, data)]))
     written = [
         ExportedPatch(topic, commit, change.path, change.path in changed)
@@ -376,7 +481,9 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
     """A function ``check(patch, where) -> findings`` comparing a patch with a re-export of
     the commit its ``--- exported from`` line names (PK302), or reporting that the commit is
     not in ``checkout`` (PK303). A commit made by ``import`` stands for the id its note
-    records."""
+    records. The re-export keeps the patch's form, as ``export`` does
+    (:mod:`patchkeeper.ledger.patch_form`): a changed line of a hunk is found, a section
+    kept where it applies at an offset is not."""
     root = gitops.toplevel(checkout)
     notes = gitops.notes(root, git_settings(config).notes_ref)
     by_origin: dict[str, str] = {}
@@ -397,7 +504,7 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
         else:
             return [Finding(where, line, "PK303", f"commit {named[:12]} is not in {root}")]
         try:
-            _, expected = render_commit(root, commit, config, notes.get(commit))
+            _, expected = render_commit(root, commit, config, notes.get(commit), patch)
         except ExportError as exc:
             return [Finding(where, line, "PK302", f"cannot re-export {named[:12]}: {exc.message}")]
         if expected == patch.raw:

@@ -13,6 +13,7 @@ from pathlib import Path
 from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
+from patchkeeper.port.memo import Memo
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
 from patchkeeper.series.model import Patch, Series
@@ -34,6 +35,8 @@ class PortContext:
     old_version: str | None
     new_version: str
     history: UpstreamHistory | None
+    #: the judgements of this run (:mod:`patchkeeper.port.memo`), kept when the port stops
+    memo: Memo | None = None
 
 
 def tree_version(tree: Tree) -> str | None:
@@ -80,8 +83,8 @@ def build_context(
 ) -> PortContext:
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
-    old = spec_tree(state.old, config)
-    new = spec_tree(state.new, config)
+    old = spec_tree(state.old, config, "the old upstream (--from, or the configured pin)")
+    new = spec_tree(state.new, config, "the new upstream (--to)")
     check_paths(old, patches)
     check_paths(new, patches)
     new_version = tree_version(new)

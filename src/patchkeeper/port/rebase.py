@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.audit.series_verdicts import judge_series, register_lines
 from patchkeeper.audit.verdicts import (
     BLOCKED,
     CLEAN,
@@ -43,6 +43,7 @@ from patchkeeper.constants import WordEnum
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.port.changes import PatchChange, compare
 from patchkeeper.port.history import Cause, Reference
+from patchkeeper.port.memo import Memo
 from patchkeeper.port.merge import CLEAN as MERGE_CLEAN
 from patchkeeper.port.merge import FileMerge, Labels, exact_paths, merge_patch
 from patchkeeper.port.regenerate import refresh
@@ -190,6 +191,9 @@ class Rebase:
         resolutions: patch name -> the resolved new-side content of its paths.
         pin: a search over the old pin's tree (lines already there at the pin are no
             evidence of upstream), or ``None``.
+        memo: judgements kept from an earlier run of this port (:mod:`patchkeeper.port.memo`);
+            the audit and each judgement whose inputs are unchanged are taken from it, new
+            ones are added to it.
     """
 
     def __init__(
@@ -202,6 +206,7 @@ class Rebase:
         labels: Labels,
         resolutions: Mapping[str, Mapping[str, FileState | None]] | None = None,
         pin: TreeSearch | None = None,
+        memo: Memo | None = None,
     ) -> None:
         self.patches = list(patches)
         self.old_ws = Workspace(old)
@@ -212,7 +217,12 @@ class Rebase:
         self.resolutions = dict(resolutions or {})
         # The audit reads through a fork, so both share one cache of the new tree's files.
         self.pin = pin
-        self.audit = judge_series(self.new_ws.fork(), self.patches, search, pin)
+        self.memo = memo if memo is not None else Memo("")
+        if self.memo.series is not None and search is not None:
+            register_lines(search, self.patches)  # what judge_series would have registered
+        self.audit = self.memo.judge_series(
+            lambda: judge_series(self.new_ws.fork(), self.patches, search, pin, version)
+        )
 
     # ----------------------------------------------------------------- the loop
 
@@ -259,7 +269,12 @@ class Rebase:
             )
             return self._carry(patch, trial, paths, verdict, summary, audit)
         judged_ws = self.new_ws.fork()
-        judged = judge_patch(judged_ws, patch, failed, self.search, self.pin)
+        judged = self.memo.judge_patch(
+            judged_ws,
+            patch,
+            failed,
+            lambda ws: judge_patch(ws, patch, failed, self.search, self.pin, self.version),
+        )
         if judged.verdict == UPSTREAMED:
             return Step(PortedPatch(patch.name, UPSTREAMED, judged.summary, audit=judged))
         if judged.verdict == PARTIALLY_UPSTREAMED and not any(

@@ -375,7 +375,9 @@ def live_origins(
                 f"runtime check ran in {stored.result['python']}, the record measures {python}",
             )
         )
-    for package, file in sorted((stored.result.get("files") or {}).items()):
+    # ``package_files``; evidence saved before the key was renamed has ``files``.
+    live_files = stored.result.get("package_files", stored.result.get("files")) or {}
+    for package, file in sorted(live_files.items()):
         rows.append((package, file or "", measured.get(package, "")))
         if package in measured and (file or "") != measured[package]:
             findings.append(

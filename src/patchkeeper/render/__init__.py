@@ -65,10 +65,10 @@ def render_markdown(result: Any) -> str:
 def render_json(result: Any, command: str) -> str:
     """Return ``result`` of ``command`` (its name as typed, ``"runtime audit"``) as the
     indented JSON text of its envelope (docs/json.md; keys in field order after the
-    envelope's; see :func:`json_text`)."""
+    envelope's; a byte that is not UTF-8 is its Latin-1 character: see :func:`json_text`)."""
     from patchkeeper.render.envelope import envelope
 
-    return json_text(envelope(command, result))
+    return json_text(envelope(command, result), latin1=True)
 
 
 def output_bytes(text: str, encoding: str | None) -> bytes | None:

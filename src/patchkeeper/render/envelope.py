@@ -68,6 +68,9 @@ def envelope(command: str, result: Any) -> dict[str, Any]:
         raw = getattr(result, "target", body["target"])
         head["target"] = target_object(raw, body.get("target_version"))
         head["target_label"] = body.pop("target")
+    elif hasattr(result, "envelope_target"):  # a target that is no one tree (the horizon)
+        head["target"] = result.envelope_target
+        head["target_label"] = getattr(result, "requirement", None)
     return head | body
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
-
 from patchkeeper.audit.horizon import HorizonResult
 from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.render.console import current
 
 #: Shorter verdict words for a table too wide for the terminal (a legend says what they mean).
 SHORT = {
@@ -22,6 +21,9 @@ SHORT = {
 MIN_NAME = 16
 
 GAP = "  "
+
+#: The width of a table that has no width to fit (a pipe without ``$COLUMNS``).
+UNLIMITED = 1_000_000
 
 
 #: What keeps a release from being the next pin, in words
@@ -83,8 +85,9 @@ def _long(short: str) -> str:
 
 @text_renderer(HorizonResult)
 def horizon_text(result: HorizonResult) -> str:
-    """The horizon for a terminal, fitted to its width (``$COLUMNS``, else 80)."""
-    width = shutil.get_terminal_size((80, 24)).columns
+    """The horizon for a terminal, fitted to its width (``$COLUMNS``, else the terminal's;
+    not cut at all when there is neither: see :mod:`patchkeeper.render.console`)."""
+    width = current().width or UNLIMITED
     out = [
         f"upgrade horizon of {result.series} (pin {result.pin or 'not set'})",
         f"releases in {result.requirement}: {', '.join(r.version for r in result.releases)}",

@@ -11,6 +11,11 @@ from patchkeeper.runtime.samecode import SameCode
 DIFF_LINES = 40
 
 
+def _at(file: str, line: int) -> str:
+    """``file:line``, or ``file`` for a finding about the whole file (line 0: none known)."""
+    return f"{file}:{line}" if line else file
+
+
 def _counts(counts: dict[str, dict[str, int]]) -> list[str]:
     return [
         f"{name}: " + ", ".join(f"{k} {v}" for k, v in table.items())
@@ -55,7 +60,7 @@ def inventory_text(result: Inventory) -> str:
         lines.append(f"    {_activation(entry)}")
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s):")
-        lines += [f"  {f.file}:{f.line}: {f.kind}: {f.message}" for f in result.findings]
+        lines += [f"  {_at(f.file, f.line)}: {f.kind}: {f.message}" for f in result.findings]
     lines += _counts(result.counts)
     return "\n".join(lines)
 
@@ -76,7 +81,7 @@ def inventory_markdown(result: Inventory) -> str:
         )
     if result.findings:
         lines += ["", "## Findings", ""]
-        lines += [f"- {f.file}:{f.line} {f.kind}: {f.message}" for f in result.findings]
+        lines += [f"- {_at(f.file, f.line)} {f.kind}: {f.message}" for f in result.findings]
     lines += ["", *(f"- {c}" for c in _counts(result.counts))]
     return "\n".join(lines) + "\n"
 
@@ -134,7 +139,7 @@ def audit_markdown(result: RuntimeAudit) -> str:
 @text_renderer(LiveCheck)
 def check_text(result: LiveCheck) -> str:
     lines = [f"interpreter {result.python} (Python {result.version})"]
-    lines += [f"file of {k}: {v}" for k, v in result.files.items()]
+    lines += [f"file of {k}: {v}" for k, v in result.package_files.items()]
     lines += [f"extension module {x}" for x in result.extensions]
     for a in result.activation:
         detail = f" {a.get('module', '')} {a.get('detail', '')}".rstrip()

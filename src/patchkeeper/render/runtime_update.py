@@ -10,8 +10,8 @@ from patchkeeper.runtime.port import RuntimePort
 @text_renderer(LockResult)
 def lock_text(result: LockResult) -> str:
     lines = [
-        f"locked {result.targets} targets in {result.files} upstream files at {result.at}: "
-        f"{result.path}"
+        f"locked {result.target_count} targets in {result.file_count} upstream files at "
+        f"{result.at}: {result.path}"
     ]
     if result.skipped:
         lines.append(f"not locked ({len(result.skipped)}):")

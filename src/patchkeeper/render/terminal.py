@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from patchkeeper.render import text_renderer
+from patchkeeper.render.console import table
 from patchkeeper.series.hunk_evidence import FileFailure, HunkEvidence
 from patchkeeper.trees.applied import SeriesState
 from patchkeeper.trees.results import ApplyResult, VerifyResult
+
+__all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table"]
 
 
 def plural(count: int, noun: str) -> str:
@@ -13,18 +16,6 @@ def plural(count: int, noun: str) -> str:
     if count == 1:
         return f"{count} {noun}"
     return f"{count} {noun}es" if noun.endswith(("ch", "sh", "s")) else f"{count} {noun}s"
-
-
-def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
-    """Left-aligned columns separated by two spaces; the last column is not padded."""
-    if not rows:
-        return []
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    out = []
-    for row in rows:
-        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
-        out.append((indent + "  ".join(cells)).rstrip())
-    return out
 
 
 def hunk_lines(evidence: HunkEvidence, indent: str = "    ") -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.progress import track
 from patchkeeper.runtime.cache import SummaryCache
 from patchkeeper.runtime.crosscheck import (
     AuditFinding,
@@ -113,15 +114,17 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     landed = landed_features(settings.root, entries, trees, store)
     judged = JudgeCache(store, trees, versions)
     todo = []
-    for entry in entries:
-        before, after = resolved_old[entry.target], resolved_new[entry.target]
-        spans = codes(entry, before, after, trees, scanned.tree)
-        drift = _drift(store, entry, before, after, spans)
-        if entry.file not in headers:
-            headers[entry.file] = file_header(settings.root / entry.file)
-        context = (headers[entry.file], landed.get(entry.file, ()))
-        cached = judged.get(entry, drift, before, after, context)
-        todo.append((entry, before, after, drift, cached, spans))
+    with track("comparing entries with upstream", len(entries)) as advance:
+        for entry in entries:
+            advance()
+            before, after = resolved_old[entry.target], resolved_new[entry.target]
+            spans = codes(entry, before, after, trees, scanned.tree)
+            drift = _drift(store, entry, before, after, spans)
+            if entry.file not in headers:
+                headers[entry.file] = file_header(settings.root / entry.file)
+            context = (headers[entry.file], landed.get(entry.file, ()))
+            cached = judged.get(entry, drift, before, after, context)
+            todo.append((entry, before, after, drift, cached, spans))
     # One pass over the old tree for the hook names of every entry still to judge.
     # And one pass over the new tree for the names a gone target may have been renamed to.
     hook_names: set[str] = set()
@@ -135,12 +138,14 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         old_tree.find_definitions(sorted(hook_names))
     if renames:
         new_tree.find_definitions(sorted(renames))
-    for entry, before, after, drift, cached, spans in todo:
-        if cached is None:
-            header, names = headers[entry.file], landed.get(entry.file, ())
-            cached = judge(entry, drift, before, after, trees, spans, versions, header, names)
-            judged.put(entry, drift, before, after, (header, names), cached)
-        audited.append(AuditedEntry(entry, before, after, cached))
+    with track("judging entries", len(todo)) as advance:
+        for entry, before, after, drift, cached, spans in todo:
+            advance()
+            if cached is None:
+                header, names = headers[entry.file], landed.get(entry.file, ())
+                cached = judge(entry, drift, before, after, trees, spans, versions, header, names)
+                judged.put(entry, drift, before, after, (header, names), cached)
+            audited.append(AuditedEntry(entry, before, after, cached))
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
     patched = {e.target for e in entries}

@@ -40,15 +40,16 @@ class LiveEntry:
 @dataclass(frozen=True)
 class LiveCheck:
     """The result of ``runtime check``: the interpreter, the activation of each entry point,
-    each entry, stale bindings seen live, files of the upstream and plugin packages and
-    their extension modules."""
+    each entry, stale bindings seen live, the file of each upstream and plugin package
+    (``package_files``: ``{package: file or None}``, a mapping, so not ``files``, which is a
+    list in every ``--json``) and their extension modules."""
 
     python: str
     version: str
     activation: tuple[dict[str, Any], ...]
     entries: tuple[LiveEntry, ...]
     stale: tuple[dict[str, str], ...]
-    files: dict[str, str | None]
+    package_files: dict[str, str | None]
     extensions: tuple[str, ...]
 
     @property
@@ -68,6 +69,19 @@ _LIVE_WORDS = ProbeWords(
 )
 
 
+def _unimportable(python: Path, names: list[str], version: str) -> TargetError:
+    """The error of an interpreter whose environment cannot import the plugin or upstream:
+    every entry would be "missing", which says nothing about the patches."""
+    listed = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + ", and " + names[-1]
+    return TargetError(
+        f"{listed} cannot be imported by this interpreter (Python {version}): not installed in "
+        "its environment, or not on its path",
+        path=python,
+        hint=f"install them in that environment ({python} -m pip install ...), or give "
+        f"--python the interpreter of the environment where {listed} are installed",
+    )
+
+
 def check_live(
     config: Any | None,
     *,
@@ -80,7 +94,8 @@ def check_live(
     """Check the plugin's patches live in ``python``'s environment.
 
     Raises:
-        TargetError: the interpreter cannot be run, times out, or prints no result.
+        TargetError: the interpreter cannot be run, times out, prints no result, or cannot
+            import the plugin or an upstream package.
     """
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
@@ -129,6 +144,8 @@ def check_live(
             f"the probe printed no result (exit {done.returncode}): {done.stderr.strip()[-800:]}",
             path=python,
         )
+    if data.get("unimportable"):
+        raise _unimportable(python, data["unimportable"], data["version"])
     return LiveCheck(
         python=data["python"],
         version=data["version"],
@@ -138,6 +155,6 @@ def check_live(
             for e in data["entries"]
         ),
         stale=tuple(data["stale"]),
-        files=data["files"],
+        package_files=data["files"],
         extensions=tuple(data["extensions"]),
     )

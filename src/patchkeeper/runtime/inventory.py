@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.progress import track
 from patchkeeper.runtime.activation import Reachability, roots_for
 from patchkeeper.runtime.file_facts import is_external
 from patchkeeper.runtime.gc_threshold import fewer_collections
@@ -79,25 +80,43 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
     return Scanned(inventory, tree)
 
 
+def syntax_finding(error: str, file: str) -> Finding:
+    """The finding of a plugin file Python cannot parse, at the line of the error: ``error``
+    is the scan's ``"invalid syntax (line 2)"`` (:func:`patchkeeper.runtime.scan.scan_source`).
+
+    >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py")
+    Finding(kind='syntax', message='invalid syntax', file='p/patch_broken.py', line=2)
+    """
+    import re
+
+    match = re.fullmatch(r"(.*) \(line (\d+)\)", error, re.DOTALL)
+    if match is None:
+        return Finding("syntax", error, file)
+    return Finding("syntax", match[1], file, int(match[2]))
+
+
 def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple]] = []
     findings: list[Finding] = []
-    for path in tree.patch_files():
-        module, _ = tree.module_name(path)
-        facts = tree.facts_of(module)
-        if facts is None:
-            continue
-        files.append(facts.file)
-        if facts.syntax_error:
-            findings.append(Finding("syntax", facts.syntax_error, facts.file))
-        raw.extend(facts.entries)
-        findings.extend(
-            Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
-        )
-        if settings.header_fields:
-            text = path.read_text(encoding="utf-8", errors="replace")
-            findings.extend(check_header(text, settings.header_fields, facts.file))
+    paths = tree.patch_files()
+    with track("reading patch files", len(paths)) as advance:
+        for path in paths:
+            advance()
+            module, _ = tree.module_name(path)
+            facts = tree.facts_of(module)
+            if facts is None:
+                continue
+            files.append(facts.file)
+            if facts.syntax_error:
+                findings.append(syntax_finding(facts.syntax_error, facts.file))
+            raw.extend(facts.entries)
+            findings.extend(
+                Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
+            )
+            if settings.header_fields:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                findings.extend(check_header(text, settings.header_fields, facts.file))
     entry_points = tree.entry_points()
     reach = Reachability(tree, roots_for(entry_points, settings.activation))
     entries = []

@@ -34,12 +34,14 @@ DEFAULT_NAME = "patchkeeper.lock"
 @dataclass(frozen=True)
 class LockResult:
     """The result of ``runtime lock``: the file written, the upstream release (``at``), the
-    number of targets and files locked, and the targets left out with why."""
+    number of targets and files locked (``target_count``, ``file_count``: counts, as
+    ``lint``'s ``patch_count``; ``files`` is a list wherever it appears in ``--json``), and the
+    targets left out with why."""
 
     path: str
     at: str
-    targets: int
-    files: int
+    target_count: int
+    file_count: int
     skipped: tuple[tuple[str, str], ...]
 
     @property

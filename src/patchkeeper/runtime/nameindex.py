@@ -115,13 +115,17 @@ def module_of(root: Path, file: Path) -> tuple[str, bool]:
 def build_importers(root: Path, files: list[Path]) -> ImporterIndex:
     """The ``from X import name`` index of ``files`` (see :func:`from_imports`), with the
     from-module made absolute."""
+    from patchkeeper.progress import track
+
     index: ImporterIndex = {}
-    for file in files:
-        module, is_package = module_of(root, file)
-        for base, name, asname, line, indent in from_imports(file.read_bytes()):
-            level = len(base) - len(base.lstrip("."))
-            source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
-            index.setdefault(name, []).append((module, source, asname, line, indent))
+    with track("indexing imports", len(files)) as advance:
+        for file in files:
+            advance()
+            module, is_package = module_of(root, file)
+            for base, name, asname, line, indent in from_imports(file.read_bytes()):
+                level = len(base) - len(base.lstrip("."))
+                source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
+                index.setdefault(name, []).append((module, source, asname, line, indent))
     return index
 
 

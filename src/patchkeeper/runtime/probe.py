@@ -9,6 +9,7 @@ audited environment, not in patchkeeper's.
 
 import importlib
 import importlib.metadata
+import importlib.util
 import json
 import sys
 import traceback
@@ -125,9 +126,28 @@ def stale(entries, lives, packages):
     return found
 
 
+def unimportable(names):
+    """The names among ``names`` that no finder of this interpreter finds (not installed
+    here, or not on its path); nothing is imported."""
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
 def main():
     request = json.loads(sys.stdin.read())
     plugin, packages = request["package"], request["upstream_packages"]
+    missing = unimportable([plugin, *packages])
+    if missing:
+        answer = {"python": sys.executable, "version": sys.version.split()[0]}
+        print("PATCHKEEPER-PROBE " + json.dumps({**answer, "unimportable": missing}))
+        return
     result = {
         "python": sys.executable,
         "version": sys.version.split()[0],

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from patchkeeper.progress import track
 from patchkeeper.runtime import nameindex, names
 from patchkeeper.runtime.cache import SummaryCache, parsed_module
 from patchkeeper.runtime.names import Binding
@@ -147,7 +148,9 @@ class UpstreamTree:
             raise TargetError(
                 f"no {' or '.join(packages)} package in this upstream tree",
                 path=root,
-                hint="give the directory holding the upstream package (an unpacked sdist)",
+                hint="give the directory holding the upstream package (an unpacked sdist); "
+                "the packages looked for are [runtime] upstream-packages in the configuration "
+                '(default: the configured upstream = "NAME", else vllm)',
             )
         self.root = root
         self.packages = present
@@ -244,13 +247,15 @@ class UpstreamTree:
         found: nameindex.DefinitionIndex = {name: [] for name in missing}
         needles = [name.encode() for name in missing]
         patterns = nameindex.definition_pattern(missing)
-        for file in files:
-            data = file.read_bytes()
-            if not any(needle in data for needle in needles):
-                continue
-            module = nameindex.module_of(self.root, file)[0]
-            for name, line in nameindex.definitions(data, patterns):
-                found[name].append((module, line))
+        with track("looking up definitions", len(files)) as advance:
+            for file in files:
+                advance()
+                data = file.read_bytes()
+                if not any(needle in data for needle in needles):
+                    continue
+                module = nameindex.module_of(self.root, file)[0]
+                for name, line in nameindex.definitions(data, patterns):
+                    found[name].append((module, line))
         for name, rows in found.items():
             self._defined[name] = rows
             self.cache.put_value(f"#defined:{name}", signature, rows)

@@ -243,12 +243,37 @@ def _search(
         min_offset = min_where - first_guess
     else:
         min_offset = 0
-    for offset in range(min_offset, max_offset + 1):
-        if offset <= max_pos_offset and _matches(lines, pattern, first_guess + offset):
-            return first_guess + offset
-        if offset <= max_neg_offset and _matches(lines, pattern, first_guess - offset):
-            return first_guess - offset
+    # GNU's order: offsets 0, 1, 2, ... from the guess, the later line before the earlier
+    # one at each; only where the pattern's rarest-looking line (its longest) occurs.
+    candidates = []
+    for start in _starts(lines, pattern, first_guess - max_offset, first_guess + max_offset):
+        offset = start - first_guess
+        if offset >= 0 and min_offset <= offset <= max_pos_offset:
+            candidates.append((offset, 0, start))
+        elif offset < 0 and min_offset <= -offset <= max_neg_offset:
+            candidates.append((-offset, 1, start))
+    for _offset, _side, start in sorted(candidates):
+        if _matches(lines, pattern, start):
+            return start
     return None
+
+
+def _starts(lines: Sequence[bytes], pattern: Sequence[bytes], low: int, high: int) -> list[int]:
+    """The 1-based lines in ``low..high`` where ``pattern`` may start: where its longest line
+    is at its place (found by the sequence's own search, not line by line in Python)."""
+    k = max(range(len(pattern)), key=lambda i: len(pattern[i]))
+    wanted = pattern[k]
+    first = max(low - 1 + k, 0)
+    stop = min(high - 1 + k, len(lines) - 1) + 1
+    out = []
+    while first < stop:
+        try:
+            found = lines.index(wanted, first, stop)  # type: ignore[call-arg]
+        except ValueError:
+            break
+        out.append(found - k + 1)
+        first = found + 1
+    return out
 
 
 def closest_match(

@@ -11,6 +11,7 @@ files are matched byte for byte.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterator
@@ -625,7 +626,33 @@ def is_epoch(timestamp: str | None) -> bool:
     return moment - timedelta(minutes=zone) == datetime(1970, 1, 1)
 
 
+#: unidiff's structural errors (``unidiff/patch.py``), in the project's words: the start of
+#: unidiff's message -> what is wrong (the offending line follows in quotes).
+_UNIDIFF_WORDS = {
+    "Target without source": "a '+++' file header without the '---' line before it",
+    "Unexpected new file found": "a 'new file mode' line outside a git file header "
+    "(a 'diff --git' line and no hunk yet)",
+    "Unexpected deleted file found": "a 'deleted file mode' line outside a git file header "
+    "(a 'diff --git' line and no hunk yet)",
+    "Unexpected marker": "a '\\ No newline at end of file' marker outside a hunk",
+    "Unexpected binary patch marker": "a binary patch marker outside a git file header",
+    "Unexpected trailing newline character": "an empty line where a hunk line was expected",
+}
+
+
 def _unidiff_message(message: str) -> str:
+    """unidiff's parse error ``message`` in the project's words, with the line it names
+    quoted and no trailing newline (the patch file and line go with it in the error).
+
+    >>> _unidiff_message("Target without source: +++ metrics.py\\n")
+    "a '+++' file header without the '---' line before it: '+++ metrics.py'"
+    """
+    message = message.rstrip("\r\n")
+    for start, words in _UNIDIFF_WORDS.items():
+        if message.startswith(start):
+            rest = message[len(start) :].lstrip(":").strip()
+            quoted = rest and start != "Unexpected marker"  # the marker is in the words
+            return f"{words}: {rest!r}" if quoted else words
     if message.startswith("Hunk is shorter"):
         return "truncated hunk: the patch ends before the line counts of its header are met"
     if message.startswith("Hunk is longer"):
@@ -851,6 +878,12 @@ def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=8)
+def _resolved(directory: Path) -> Path:
+    """``directory`` resolved once per run (a series' entries are checked against it)."""
+    return directory.resolve()
+
+
 def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     """The patch file a series line names (relative to the series' directory).
 
@@ -862,7 +895,7 @@ def listed_patch(series: Series, entry: SeriesEntry) -> Path:
     path = series.directory / entry.name
     check_series_name(entry.name, series.path, entry.line_no)
     try:
-        inside = path.resolve().is_relative_to(series.directory.resolve())
+        inside = path.resolve().is_relative_to(_resolved(series.directory))
         exists = path.is_file()
     except (OSError, RuntimeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)

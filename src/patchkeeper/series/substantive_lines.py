@@ -150,17 +150,36 @@ _SEP = b"\x00"
 MIN_FRAGMENT_TOKENS = 4
 
 
+#: A hexadecimal escape in a string literal: ``\x0B`` and ``\x0b`` are the same character.
+_HEX_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*\\x)([0-9A-Fa-f]{2})")
+
+
 def _raw_tokens(line: bytes) -> list[bytes]:
+    found = _TOKEN.findall(line)
+    if b"#" in line or b"'" in line or b'"' in line:
+        found = _quoted(found)
+    if b"Optional" in line or b"List" in line or b"Dict" in line:
+        return _modern_typing(found)
+    return found
+
+
+def _quoted(found: list[bytes]) -> list[bytes]:
+    """Tokens of a line with a string or a comment: strings double-quoted, hexadecimal
+    escapes lower case, a ``u`` prefix dropped, a comment cut."""
     out: list[bytes] = []
-    for token in _TOKEN.findall(line):
+    for token in found:
         if token == b"#":
             break
         if len(token) >= 2 and token[:1] == token[-1:] == b"'" and b'"' not in token:
             token = b'"' + token[1:-1] + b'"'
         elif token == b"'":
             token = b'"'
+        if token[:1] == b'"' and b"\\x" in token:
+            token = _HEX_ESCAPE.sub(lambda m: m.group(1) + m.group(2).lower(), token)
+        if token[:1] == b'"' and out and out[-1] in (b"u", b"U"):
+            out.pop()  # Python 2's unicode prefix: the same string in Python 3
         out.append(token)
-    return _modern_typing(out) if b"Optional" in line or b"List" in line or b"Dict" in line else out
+    return out
 
 
 #: PEP 585 builtin generics: ``List[int]`` is written ``list[int]`` since Python 3.9.
@@ -214,7 +233,9 @@ def _drop_commas(toks: list[bytes]) -> list[bytes]:
 def tokens(line: bytes) -> list[bytes]:
     """The line's tokens, normalized so that a reformatted line gives the same ones.
 
-    String literals are double-quoted when that needs no escape (black's quote rule), a ``#``
+    String literals are double-quoted when that needs no escape (black's quote rule), their
+    hexadecimal escapes lower case (``\\x0B`` is ``\\x0b``: the same character), without
+    Python 2's ``u`` prefix, a ``#``
     outside a string ends the line (a comment), a comma before a closing bracket or at the
     end of the line is dropped.
 
@@ -247,9 +268,11 @@ class FileIndex:
 
     @property
     def line_set(self) -> set[bytes]:
-        """The file's substantive lines, normalized (built on first use)."""
+        """The file's lines, normalized (built on first use): a substantive line is in it
+        exactly when the file has it as a whole line (the other lines, never asked for, are
+        not sorted out)."""
         if self._line_set is None:
-            self._line_set = {text for text in map(substantive, self._lines) if text is not None}
+            self._line_set = {b" ".join(line.split()) for line in self._lines}
         return self._line_set
 
     def _build(self) -> None:
@@ -345,10 +368,14 @@ _INDEXES: dict[int, tuple[Sequence[bytes], FileIndex]] = {}
 
 
 def file_index(lines: Sequence[bytes]) -> FileIndex:
-    """The :class:`FileIndex` of ``lines``, cached while the same sequence object lives."""
-    key = id(lines)
+    """The :class:`FileIndex` of ``lines``, cached: by content for a tuple (the old pin's
+    file and the new release's, when equal, share one; so do the pin lines joined anew for
+    each hunk), else while the same sequence object lives."""
+    key = hash(lines) if isinstance(lines, tuple) else id(lines)
     cached = _INDEXES.get(key)
-    if cached is not None and cached[0] is lines:
+    if cached is not None and (
+        cached[0] is lines or (isinstance(lines, tuple) and cached[0] == lines)
+    ):
         return cached[1]
     if len(_INDEXES) > 512:
         _INDEXES.clear()

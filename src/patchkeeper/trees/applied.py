@@ -4,8 +4,11 @@ The rule of ``verify``: reverse the whole series, last patch first, on an
 in-memory copy of the touched files. A patch that reverses exactly is *applied*; one that
 does not reverse but applies forward is *not applied*; one some of whose hunks reverse is
 *partially applied* (those hunks are undone and the walk goes on); one that does neither is
-in *conflict* with the file. What is left at the end must equal the pristine content, file
-by file; a file that does not is *drifted* (changed outside the series).
+in *conflict* with the file. A patch some of whose hunks reverse is *not applied* instead when
+the earlier patches that share its files, and then the patch itself, apply forward: a hunk
+that takes back lines an earlier patch adds reverses on the pristine text. What is left at the
+end must equal the pristine content, file by file; a file that does not is *drifted* (changed
+outside the series).
 """
 
 from __future__ import annotations
@@ -265,6 +268,35 @@ def _needing_earlier(
     return out
 
 
+def _applies_after_earlier(ws: Workspace, earlier: Sequence[Patch], patch: Patch) -> bool:
+    """Whether ``patch`` applies forward once the earlier patches that share a file with it
+    are applied, each of them applying forward too.
+
+    On a tree where neither is applied, a patch whose hunk takes back lines an earlier patch
+    adds (CVE-2024-34069-2 removing what -1 added) "reverses" there: its post-image is the
+    pristine text. Such a hunk is not evidence of the patch being applied; the patch is
+    *not applied* when the series up to it applies forward.
+    """
+    paths = set(patch.touched_paths)
+    sharing = [e for e in earlier if paths & set(e.touched_paths)]
+    if not sharing:
+        return False
+    trial = ws.fork()
+    for other in sharing:
+        if not apply_patch(trial, other).ok:
+            return False
+    return apply_patch(trial, patch, commit=False).ok
+
+
+def _not_applied(patch: Patch) -> PatchState:
+    missing = tuple(
+        HunkRef(diff.new_path or diff.old_path or diff.path, hunk.index, hunk.header)
+        for diff in patch.files
+        for hunk in diff.hunks
+    )
+    return PatchState(patch.name, NOT_APPLIED, (), missing)
+
+
 def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None) -> SeriesState:
     """Walk the series backwards on ``ws`` and compare what is left with ``pristine``.
 
@@ -296,9 +328,17 @@ def _walk(
     """One backward walk (see :func:`series_state`); the patches named in ``doubtful`` are
     judged as if no pristine reference could confirm them."""
     states: list[PatchState] = []
-    for patch in reversed(patches):
+    for index in range(len(patches) - 1, -1, -1):
+        patch = patches[index]
         confirm = pristine is not None and patch.name not in doubtful
+        before = ws.snapshot()
         state, _ = patch_state(ws, patch, confirm=confirm)
+        if state.state == PARTIAL:
+            ws.restore(before)
+            if _applies_after_earlier(ws, patches[:index], patch):
+                state = _not_applied(patch)
+            else:
+                state, _ = patch_state(ws, patch, confirm=confirm)
         states.append(state)
     states.reverse()
     states = _needing_earlier(ws, patches, states)

@@ -117,6 +117,8 @@ class VerifyResult:
             added, missing): changes made outside the series.
         ignored: paths the configuration's ``ignore`` patterns left out of that comparison
             (build and test leftovers), in either tree; an ignored directory once, ``dir/``.
+        pin_mismatch: for an installed distribution whose version is not the configured
+            pin, the warning that says so (both versions), else ``""``.
     """
 
     command: str
@@ -129,6 +131,7 @@ class VerifyResult:
     pristine_unavailable: str = ""
     untouched: tuple[FileCheck, ...] = ()
     ignored: tuple[str, ...] = ()
+    pin_mismatch: str = ""
 
     @property
     def ok(self) -> bool:

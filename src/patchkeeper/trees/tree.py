@@ -220,15 +220,16 @@ def _base(root: Path, directory: str) -> Path:
     return root.joinpath(*directory.split("/")) if directory else root
 
 
-def directory_tree(path: Path, config: Config) -> Tree:
-    """A tree from a directory given on the command line.
+def directory_tree(path: Path, config: Config, what: str = "the target directory") -> Tree:
+    """A tree from a directory given on the command line; ``what`` names its role in the
+    error (``"the pristine reference (--pristine)"``).
 
     Raises:
         TargetError: it does not exist, or lacks the configured ``directory``.
     """
     root = path.resolve()
     if not root.is_dir():
-        raise TargetError("the target directory does not exist", path=path)
+        raise TargetError(f"{what} does not exist", path=path)
     base = _base(root, config.directory)
     if not base.is_dir():
         raise TargetError(
@@ -300,8 +301,9 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
     )
 
 
-def spec_tree(spec: str, config: Config) -> Tree:
-    """A tree from a TARGET spec: an existing directory, else a requirement.
+def spec_tree(spec: str, config: Config, what: str = "the target directory") -> Tree:
+    """A tree from a TARGET spec: an existing directory, else a requirement; ``what`` names
+    its role in the error when the directory does not exist.
 
     Raises:
         TargetError: ``spec`` is an existing file (neither a directory nor a requirement).
@@ -314,7 +316,7 @@ def spec_tree(spec: str, config: Config) -> Tree:
             hint="unpack the sdist and pass its directory, or pass NAME==VERSION",
         )
     if os.path.isdir(spec) or spec.startswith((".", "/", "~")):
-        return directory_tree(Path(spec).expanduser(), config)
+        return directory_tree(Path(spec).expanduser(), config, what)
     return requirement_tree(spec, config)
 
 
@@ -462,7 +464,7 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
         TargetError: the reference is a directory that does not exist.
     """
     if spec is not None:
-        other = spec_tree(spec, config)
+        other = spec_tree(spec, config, "the pristine reference (--pristine)")
         return Pristine(other.label, tree=other)
     if tree.kind == INSTALLED:
         return record_pristine(tree)[0]
@@ -470,8 +472,12 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
         configured = config.pristine
         local = config.root / configured
         if local.is_dir() or configured.startswith((".", "/", "~")):
-            other = directory_tree(local.expanduser(), config)
+            what = f"the pristine reference (pristine = {configured!r} in {config.source})"
+            other = directory_tree(local.expanduser(), config, what)
         else:
+            from patchkeeper.upstream.requirements import check_release_option
+
+            check_release_option(configured, "pristine =", config.upstream, config.source)
             other = requirement_tree(configured, config)
         return Pristine(other.label, tree=other)
     if config.upstream and config.pin:

@@ -244,14 +244,37 @@ def _hashers(algorithm: str) -> dict[str, Any]:
 
 
 def _stream_to(session: Any, url: str, out: Any, algorithm: str) -> dict[str, str]:
+    """Write the body at ``url`` to ``out``; return its hex digests by algorithm name. A
+    progress bar (bytes and rate) follows the download when standard error is a terminal."""
+    from patchkeeper.progress import track
+
     hashers = _hashers(algorithm)
     with session.get_stream(url) as response:
         response.raise_for_status()
-        for chunk in response.iter_bytes(chunk_size=CHUNK):
-            out.write(chunk)
-            for hasher in hashers.values():
-                hasher.update(chunk)
+        with track(f"downloading {_file_name(url)}", _length(response), "bytes") as advance:
+            for chunk in response.iter_bytes(chunk_size=CHUNK):
+                out.write(chunk)
+                for hasher in hashers.values():
+                    hasher.update(chunk)
+                advance(len(chunk))
     return {name: hasher.hexdigest() for name, hasher in hashers.items()}
+
+
+def _length(response: Any) -> int | None:
+    """The body's size in bytes from its ``Content-Length`` header, ``None`` when not given
+    (or compressed: the header then counts the encoded bytes, not those written)."""
+    headers = response.headers
+    value = headers.get("content-length", "")
+    if headers.get("content-encoding", "identity") != "identity" or not value.isdigit():
+        return None
+    return int(value)
+
+
+def _file_name(url: str) -> str:
+    """The last part of a URL's path: ``vllm-0.28.0.tar.gz``."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).path.rsplit("/", 1)[-1] or url
 
 
 def _first_of_kind(packages: list[Any], kind: str) -> Candidate | None:

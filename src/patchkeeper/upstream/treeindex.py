@@ -19,10 +19,20 @@ white space inside a line must be the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import PurePosixPath
+
+from patchkeeper.progress import track
 
 #: Files larger than this are not indexed (generated data, vendored bundles), in bytes.
 MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def suffix_of(path: str) -> str:
+    """A POSIX path's suffix as :attr:`pathlib.PurePath.suffix` gives it (``".py"``; ``""``
+    for ``.bashrc`` or ``Makefile``), without building a path object (the tree's files are
+    asked for theirs in every pass)."""
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def key(line: bytes) -> bytes:
@@ -54,7 +64,7 @@ class LineIndex:
     def want(self, lines: Iterable[bytes], like: str) -> None:
         """Register ``lines`` (any form: they are keyed by :func:`key`) to be looked up in
         files with the suffix of ``like`` (``.py`` lines are looked for in ``.py`` files)."""
-        suffix = PurePosixPath(like).suffix
+        suffix = suffix_of(like)
         if suffix not in self._scanned_suffixes:
             self._suffixes.add(suffix)
         for line in lines:
@@ -72,15 +82,16 @@ class LineIndex:
         self._pending = set()
         self.passes += 1
         found: dict[bytes, list[str]] = {line: [] for line in wanted}
-        for path in self._files():
-            if PurePosixPath(path).suffix not in suffixes:
-                continue
-            data = self._read(path)
-            if not data or len(data) > MAX_FILE_BYTES or b"\0" in data[:1024]:
-                continue
-            lines = set(map(bytes.strip, data.split(b"\n")))
-            for hit in lines & wanted:
-                found[hit].append(path)
+        paths = [path for path in self._files() if suffix_of(path) in suffixes]
+        with track("searching files for moved lines", len(paths)) as advance:
+            for path in paths:
+                advance()
+                data = self._read(path)
+                if not data or len(data) > MAX_FILE_BYTES or b"\0" in data[:1024]:
+                    continue
+                lines = set(map(bytes.strip, data.split(b"\n")))
+                for hit in lines & wanted:
+                    found[hit].append(path)
         for line, paths in found.items():
             self._holders[line] = paths
         self._scanned_suffixes |= suffixes
@@ -113,7 +124,7 @@ class LineIndex:
         self._pending.update(k for k in wanted if k not in self._holders)
         for line in wanted:
             for path in self.holders(line):
-                if path in skip or (suffix is not None and PurePosixPath(path).suffix != suffix):
+                if path in skip or (suffix is not None and suffix_of(path) != suffix):
                     continue
                 counts[path] = counts.get(path, 0) + 1
         if not counts:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import is_changelog
 from patchkeeper.series.model import FileDiff
 from patchkeeper.series.parse import split_lines
 from patchkeeper.series.substantive_lines import substantive_lines
-from patchkeeper.upstream.treeindex import LineIndex
+from patchkeeper.upstream.treeindex import LineIndex, suffix_of
 
 _SKIP_DIRS = frozenset({".git", "__pycache__", ".patchkeeper", "node_modules", ".tox"})
 
@@ -97,8 +97,8 @@ class TreeSearch:
 
     def same_name(self, path: str) -> list[str]:
         """Files elsewhere in the tree with the same file name as ``path``."""
-        name = PurePosixPath(path).name
-        return [f for f in self.files() if PurePosixPath(f).name == name and f != path]
+        name = path.rpartition("/")[2]
+        return [f for f in self.files() if f.rpartition("/")[2] == name and f != path]
 
     def best_match(
         self, needles: list[bytes], like: str, exclude: frozenset[str] = frozenset()
@@ -112,7 +112,7 @@ class TreeSearch:
         if not needles:
             return None
         self.index.want(needles, like)
-        return self.index.best_file(needles, PurePosixPath(like).suffix, exclude)
+        return self.index.best_file(needles, suffix_of(like), exclude)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,14 @@ import posixpath
 import re
 import tarfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 from patchkeeper.errors import FetchError
+from patchkeeper.progress import Advance, track
+
+_Member = TypeVar("_Member", tarfile.TarInfo, zipfile.ZipInfo)
 
 #: File name endings of archives this module unpacks, longest first.
 TAR_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tbz", ".txz", ".tar")
@@ -126,14 +131,15 @@ def _unpack_tar(archive: Path, dest: Path) -> None:
             if why is not None:
                 raise _refuse(archive, member.name, why)
         dest.mkdir(parents=True, exist_ok=True)
-        if hasattr(tarfile, "data_filter"):
-            try:
-                tar.extractall(dest, members=members, filter="data")
-            except tarfile.FilterError as exc:
-                refused = str(getattr(getattr(exc, "tarinfo", None), "name", "?"))
-                raise _refuse(archive, refused, str(exc)) from exc
-        else:  # pragma: no cover - Pythons without PEP 706 (before 3.10.12 / 3.11.4)
-            tar.extractall(dest, members=members)
+        with track(f"unpacking {archive.name}", len(members)) as advance:
+            if hasattr(tarfile, "data_filter"):
+                try:
+                    tar.extractall(dest, members=_counted(members, advance), filter="data")
+                except tarfile.FilterError as exc:
+                    refused = str(getattr(getattr(exc, "tarinfo", None), "name", "?"))
+                    raise _refuse(archive, refused, str(exc)) from exc
+            else:  # pragma: no cover - Pythons without PEP 706 (before 3.10.12 / 3.11.4)
+                tar.extractall(dest, members=_counted(members, advance))
 
 
 def _unpack_zip(archive: Path, dest: Path) -> None:
@@ -144,4 +150,12 @@ def _unpack_zip(archive: Path, dest: Path) -> None:
             if why is not None:
                 raise _refuse(archive, info.filename, why)
         dest.mkdir(parents=True, exist_ok=True)
-        zf.extractall(dest, members=infos)
+        with track(f"unpacking {archive.name}", len(infos)) as advance:
+            zf.extractall(dest, members=_counted(infos, advance))
+
+
+def _counted(members: list[_Member], advance: Advance) -> Iterator[_Member]:
+    """``members`` one by one, counting each for the progress bar as it is taken."""
+    for member in members:
+        yield member
+        advance()

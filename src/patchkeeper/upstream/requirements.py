@@ -1,0 +1,164 @@
+"""Requirements given as options (``--to``, ``--pristine``, ``--from``, ``--at``), checked
+before anything is fetched.
+
+Two rules, both exit 2 (:class:`~patchkeeper.errors.TargetError`):
+
+- the requirement's project must be the configured upstream, names compared as PEP 503
+  normalised names (``packaging.utils.canonicalize_name``): ``audit --to flask==2.2.2`` in a
+  downstream of ``werkzeug`` would judge the series against another project's tree;
+- an option that names one release takes a requirement pinned to one version (``==X`` without
+  a wildcard, or ``===X``), never a range the index would answer with its newest release.
+
+A spec that is a path (it exists, or starts like one: ``./``, ``/``, ``~``) or not a
+requirement at all is left alone: the tree code reports it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.errors import TargetError
+
+_PATH_START = (".", "/", "~")
+#: How the file names of sdists and wheels end (PEP 625, PEP 427, older sdists): such a name
+#: without a version specifier is a path, even when the file is missing.
+_ARCHIVE_ENDINGS = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
+
+
+def parsed_requirement(spec: str) -> Any | None:
+    """``spec`` as a ``packaging`` ``Requirement`` when it reads as one and is not a path,
+    else ``None`` (a directory, an sdist's path, a malformed requirement).
+
+    >>> str(parsed_requirement("Flask==2.2.2").name), parsed_requirement("./flask==2.2.2")
+    ('Flask', None)
+    >>> parsed_requirement("werkzeug-2.2.2.tar.gz") is None
+    True
+    """
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    text = spec.strip()
+    if not text or text.startswith(_PATH_START) or os.path.exists(os.path.expanduser(spec)):
+        return None
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return None
+    if requirement.url is not None:
+        return None
+    if not requirement.specifier and text.lower().endswith(_ARCHIVE_ENDINGS):
+        return None
+    return requirement
+
+
+def one_version(requirement: Any) -> str | None:
+    """The one version ``requirement`` admits (``==X`` without ``*``, or ``===X``), else
+    ``None`` (PEP 440: only these two operators name a single release).
+
+    >>> from packaging.requirements import Requirement
+    >>> one_version(Requirement("werkzeug==2.2.3")), one_version(Requirement("werkzeug>=2.2"))
+    ('2.2.3', None)
+    >>> one_version(Requirement("werkzeug==2.*")), one_version(Requirement("x===1.0-local"))
+    (None, '1.0-local')
+    """
+    specs = list(requirement.specifier)
+    if len(specs) != 1 or specs[0].operator not in ("==", "===") or "*" in specs[0].version:
+        return None
+    return specs[0].version
+
+
+def check_project(
+    spec: str | None, option: str, upstream: str | None, config_file: Path | None
+) -> None:
+    """Refuse a requirement ``spec`` (given as ``option``) whose project is not the
+    configured ``upstream``; nothing to check when either is missing or ``spec`` is a path.
+
+    Raises:
+        TargetError: naming the option, both projects and the configuration file (and the
+            line of its ``upstream`` key).
+    """
+    requirement = parsed_requirement(spec) if spec else None
+    if requirement is None or not upstream:
+        return
+    from packaging.utils import canonicalize_name
+
+    if canonicalize_name(requirement.name) == canonicalize_name(upstream):
+        return
+    raise TargetError(
+        f"{_given(option, spec.strip())} names the project {requirement.name}, but the "
+        f"configured upstream is {upstream}",
+        path=config_file,
+        line=_upstream_line(config_file),
+        hint=f"pass a requirement of {upstream} ({_given(option, upstream + '==VERSION')}), "
+        f"or fix 'upstream' in {config_file.name if config_file else 'the configuration'}",
+    )
+
+
+def check_one_release(spec: str | None, option: str, config_file: Path | None = None) -> None:
+    """Refuse a requirement ``spec`` (given as ``option``, which names one release) that is
+    not pinned to one version: ``werkzeug>=2.2`` would silently mean the newest release.
+    ``option`` is a command-line option (``"--pristine"``), or a configuration key ending in
+    ``=`` (``"pristine ="``) set in ``config_file``.
+
+    Raises:
+        TargetError: naming the option and the requirement, saying to use ``NAME==VERSION``.
+    """
+    requirement = parsed_requirement(spec) if spec else None
+    if requirement is None or one_version(requirement) is not None:
+        return
+    what = f"the range {requirement.specifier}" if requirement.specifier else "no version"
+    key = option.endswith("=")
+    raise TargetError(
+        f"{option.rstrip(' =')} names one release, but {spec.strip()} has {what}, not one version",
+        path=config_file if key else None,
+        line=_key_line(config_file, option.rstrip(" =")) if key else None,
+        hint=f"use {_given(option, requirement.name + '==VERSION')} (or a directory)",
+    )
+
+
+def _given(option: str, value: str) -> str:
+    """How ``value`` is written for ``option``: ``--to werkzeug==2.2.3`` on the command line,
+    ``pristine = "werkzeug==2.2.3"`` in the configuration.
+
+    >>> _given("--to", "x==1"), _given("pristine =", "x==1")
+    ('--to x==1', 'pristine = "x==1"')
+    """
+    return f'{option} "{value}"' if option.endswith("=") else f"{option} {value}"
+
+
+def check_release_option(
+    spec: str | None,
+    option: str,
+    upstream: str | None,
+    config_file: Path | None,
+    *,
+    range_allowed: bool = False,
+) -> None:
+    """Both checks for one option: :func:`check_project`, then (unless ``range_allowed``, as
+    for ``audit --to``'s horizon) :func:`check_one_release`.
+
+    Raises:
+        TargetError: as those functions.
+    """
+    check_project(spec, option, upstream, config_file)
+    if not range_allowed:
+        check_one_release(spec, option, config_file)
+
+
+def _upstream_line(config_file: Path | None) -> int | None:
+    return _key_line(config_file, "upstream")
+
+
+def _key_line(config_file: Path | None, key: str) -> int | None:
+    """The line of the top-level patchkeeper key ``key`` in ``config_file``, if found."""
+    if config_file is None:
+        return None
+    from patchkeeper.config import CONFIG_FILE, table_key_line
+
+    table = () if config_file.name == CONFIG_FILE else ("tool", "patchkeeper")
+    try:
+        text = config_file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return table_key_line(text, table, key)

@@ -1,0 +1,138 @@
+"""Requirements on the command line are checked before anything is fetched: the project must be
+the configured upstream (PEP 503 names), and an option that names one release takes one version
+(user report: ``audit --to flask==2.2.2`` in a werkzeug downstream; ``verify --pristine
+'werkzeug>=2.2'`` verified against the newest release)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers import Example, tree_bytes
+
+
+def _config_line(example: Example) -> str:
+    return f"{example.downstream / 'patchkeeper.toml'}:2"
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "spec"),
+    [
+        (("audit", "--to", "flask==2.2.2"), "--to", "flask==2.2.2"),
+        (("audit", "--to", "flask>=1.0,<2"), "--to", "flask>=1.0,<2"),
+        (("audit", "--to", "../upstream/minihttp-1.1", "--pristine", "Flask==1.0"), "--pristine",
+         "Flask==1.0"),
+        (("port", "--to", "flask==2.2.2"), "--to", "flask==2.2.2"),
+        (("port", "--to", "../upstream/minihttp-1.1", "--from", "flask==1.0"), "--from",
+         "flask==1.0"),
+        (("verify", "--target", "../upstream/minihttp-1.0", "--pristine", "flask==1.0"),
+         "--pristine", "flask==1.0"),
+        (("status", "--target", "../upstream/minihttp-1.0", "--pristine", "flask==1.0"),
+         "--pristine", "flask==1.0"),
+    ],
+)  # fmt: skip
+def test_a_requirement_of_another_project_is_refused(
+    cli, example: Example, args: tuple[str, ...], option: str, spec: str
+) -> None:
+    before = tree_bytes(example.root)
+    run = cli(*args, cwd=example.downstream)
+    assert run.code == 2
+    project = re.match(r"[\w.-]+", spec)[0]
+    assert run.err == (
+        f"patchkeeper: error: {_config_line(example)}: {option} {spec} names the project "
+        f"{project}, but the configured upstream is minihttp\n"
+        f"  hint: pass a requirement of minihttp ({option} minihttp==VERSION), or fix "
+        "'upstream' in patchkeeper.toml\n"
+    )
+    assert tree_bytes(example.root) == before
+
+
+def test_names_are_compared_as_pep_503_names(cli, example: Example) -> None:
+    """``upstream = "MiniHTTP"`` and ``--to 'MINIHTTP>=1.0'`` name one project."""
+    config = example.downstream / "patchkeeper.toml"
+    config.write_text(config.read_text().replace('upstream = "minihttp"', 'upstream = "MiniHTTP"'))
+    run = cli("audit", "--to", "MINIHTTP>=1.0", "--releases", "../upstream",
+              cwd=example.downstream)  # fmt: skip
+    assert (run.code, run.err) == (1, "")
+    assert "releases in MINIHTTP>=1.0: 1.0, 1.1, 1.2" in run.out
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "spec", "what"),
+    [
+        (("port", "--to", "minihttp>=1.1"), "--to", "minihttp>=1.1", "the range >=1.1"),
+        (("port", "--to", "../upstream/minihttp-1.1", "--from", "minihttp==1.*"), "--from",
+         "minihttp==1.*", "the range ==1.*"),
+        (("verify", "--target", "../upstream/minihttp-1.0", "--pristine", "minihttp>=1.0"),
+         "--pristine", "minihttp>=1.0", "the range >=1.0"),
+        (("status", "--target", "../upstream/minihttp-1.0", "--pristine", "minihttp~=1.0"),
+         "--pristine", "minihttp~=1.0", "the range ~=1.0"),
+        (("unapply", "--target", "../upstream/minihttp-1.0", "--pristine", "minihttp!=1.0"),
+         "--pristine", "minihttp!=1.0", "the range !=1.0"),
+        (("audit", "--to", "minihttp>=1.0", "--pristine", "minihttp>=1.0"), "--pristine",
+         "minihttp>=1.0", "the range >=1.0"),
+        (("runtime", "audit", "--plugin", ".", "--package", "p", "--from", "vllm>=0.30",
+          "--to", "vllm==0.32.0"), "--from", "vllm>=0.30", "the range >=0.30"),
+        (("runtime", "port", "--plugin", ".", "--package", "p", "--from", "vllm==0.30.0",
+          "--to", "vllm<1"), "--to", "vllm<1", "the range <1"),
+        (("runtime", "lock", "--plugin", ".", "--package", "p", "--at", "vllm>0"), "--at",
+         "vllm>0", "the range >0"),
+    ],
+)  # fmt: skip
+def test_an_option_naming_one_release_refuses_a_range(
+    cli, example: Example, args: tuple[str, ...], option: str, spec: str, what: str
+) -> None:
+    before = tree_bytes(example.root)
+    run = cli(*args, cwd=example.downstream)
+    assert run.code == 2
+    name = re.match(r"[\w.-]+", spec)[0]
+    assert run.err == (
+        f"patchkeeper: error: {option} names one release, but {spec} has {what}, not one "
+        f"version\n  hint: use {option} {name}==VERSION (or a directory)\n"
+    )
+    assert tree_bytes(example.root) == before
+
+
+def test_a_path_and_an_exact_pin_are_not_refused(cli, example: Example) -> None:
+    """A directory is not a requirement; ``audit --to`` with a range stays the horizon."""
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream",
+              "--pristine", "../upstream/minihttp-1.0", cwd=example.downstream)  # fmt: skip
+    assert run.code == 1
+    assert "next pin: stay at 1.0" in run.out
+
+
+def test_the_configured_pristine_is_checked_too(cli, example: Example) -> None:
+    config = example.downstream / "patchkeeper.toml"
+    text = config.read_text().replace('pristine = "../upstream/minihttp-1.0"', "")
+    config.write_text(text + 'pristine = "minihttp>=1.0"\n')
+    line = len(config.read_text().splitlines())
+    target = example.target()
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {config}:{line}: pristine names one release, but minihttp>=1.0 "
+        'has the range >=1.0, not one version\n  hint: use pristine = "minihttp==VERSION" (or '
+        "a directory)\n",
+    )
+    config.write_text(text + 'pristine = "requests==2.0"\n')
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (
+        2,
+        f'patchkeeper: error: {config}:2: pristine = "requests==2.0" names the project '
+        "requests, but the configured upstream is minihttp\n  hint: pass a requirement of "
+        "minihttp (pristine = \"minihttp==VERSION\"), or fix 'upstream' in patchkeeper.toml\n",
+    )
+
+
+@pytest.mark.parametrize("spec", ["flask-2.2.2.tar.gz", "./flask==2.2.2"])
+def test_a_path_is_not_a_requirement_of_another_project(cli, example: Example, spec: str) -> None:
+    """An sdist's file name or a path (here existing files) is no requirement: the tree code
+    says what it is, never "names the project flask"."""
+    (example.downstream / spec).write_bytes(b"")
+    run = cli("audit", "--to", spec, cwd=example.downstream)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {spec.removeprefix('./')}: this is a file; a target is an upstream tree (a "
+        "directory) or a requirement such as NAME==VERSION",
+    )

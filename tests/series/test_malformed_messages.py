@@ -1,0 +1,60 @@
+"""A malformed patch is named in the project's words with the patch file and the line, never
+unidiff's raw text with its trailing newline (user report: ``Target without source: +++
+metrics.py`` followed by a blank line)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import tree_bytes
+
+HINT = "  hint: regenerate the patch; do not edit hunks by hand\n"
+HUNK = "@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+HEADER = "--- a/metrics.py\n+++ b/metrics.py\n"
+
+
+@pytest.mark.parametrize(
+    ("patch", "line", "message"),
+    [
+        (
+            HEADER + HUNK + "+++ metrics.py\n" + HUNK,
+            6,
+            "a '+++' file header without the '---' line before it: '+++ metrics.py'",
+        ),
+        (
+            HEADER + HUNK + "new file mode 100644\n",
+            6,
+            "a 'new file mode' line outside a git file header (a 'diff --git' line and no hunk "
+            "yet): 'new file mode 100644'",
+        ),
+        (
+            HEADER + HUNK + "deleted file mode 100644\n",
+            6,
+            "a 'deleted file mode' line outside a git file header (a 'diff --git' line and no "
+            "hunk yet): 'deleted file mode 100644'",
+        ),
+        (
+            HEADER + "\\ No newline at end of file\n" + HUNK,
+            3,
+            "a '\\ No newline at end of file' marker outside a hunk",
+        ),
+    ],
+)
+def test_a_malformed_patch_is_named_in_our_words(
+    cli, tmp_path: Path, patch: str, line: int, message: str
+) -> None:
+    (tmp_path / "patches").mkdir()
+    (tmp_path / "target/pkg").mkdir(parents=True)
+    (tmp_path / "target/pkg/metrics.py").write_text("x = 1\n")
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n')
+    (tmp_path / "patches/series").write_text("m.patch\n")
+    (tmp_path / "patches/m.patch").write_text(patch)
+    before = tree_bytes(tmp_path / "target")
+    run = cli("apply", "--target", "target", cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    assert (
+        run.err == f"patchkeeper: error: {tmp_path / 'patches/m.patch'}:{line}: {message}\n" + HINT
+    )
+    assert tree_bytes(tmp_path / "target") == before
