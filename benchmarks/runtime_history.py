@@ -117,6 +117,9 @@ def score(truth_file: Path, before: bool = False) -> dict:
         "extra": extra,
         "seconds": seconds,
         "port": reproduced,
+        "later": later_truths(truth_file),
+        "newer": tree(f"vllm-ascend=={pair['plugin_new']}"),
+        "patch_directory": result.inventory.patch_directory,
     }
 
 
@@ -168,15 +171,60 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     return out
 
 
-def lagged(truth: str, suggested: str, audited) -> bool:
-    """Whether the maintainers kept an entry whose upstream target changed in signature or
-    kind (the copy is now behind upstream), as the audit's evidence shows."""
+def later_truths(truth_file: Path) -> list[tuple[str, dict[str, str]]]:
+    """The truths of the pairs after this one, in release order (``[(pair, {entry:
+    truth})]``): each pair's older plugin release is the previous pair's newer one."""
+    pairs = {}
+    for other in sorted(TRUTHS.glob("*.toml")):
+        data = tomllib.loads(other.read_text(encoding="utf-8"))
+        pairs[data["pair"]["plugin_old"]] = (other.stem, data)
+    this = tomllib.loads(truth_file.read_text(encoding="utf-8"))["pair"]
+    out, release = [], this["plugin_new"]
+    while release in pairs:
+        stem, data = pairs[release]
+        out.append((stem, {row["entry"]: row["truth"] for row in data["entry"]}))
+        release = data["pair"]["plugin_new"]
+    return out
+
+
+def lagged(name: str, truth: str, suggested: str, audited, later: list) -> str:
+    """Why the disagreement is the maintainers lagging upstream, or ``""``: they kept the
+    entry and did what the audit suggests at a later release (the first later pair whose
+    truth for the same entry is not *retain* says *update*/*remove*/*migrate* as the audit
+    did), or they kept a copy whose upstream target changed its signature or kind (the
+    copy is behind upstream; the audit's evidence shows the change)."""
+    if truth == "retain" and suggested != "retain":
+        for steps, (pair, truths) in enumerate(later, 1):
+            later_truth = truths.get(name)
+            if later_truth is None or later_truth != "retain":
+                if later_truth == suggested:
+                    when = "a release later" if steps == 1 else f"{steps} releases later"
+                    return f"Maintainers lagged upstream: they did this {when} ({pair})."
+                break
     changes = audited.drift.upstream_changes
-    return (
+    if (
         truth == "retain"
         and suggested == "update"
         and any(c.startswith(("signature", "kind")) for c in changes)
+    ):
+        return "Maintainers lagged upstream: their copy keeps the old signature."
+    return ""
+
+
+def deleted_note(name: str, truth: str, audited, newer: Path, patch_directory: str) -> str:
+    """For a *remove* truth the audit disagrees with: that the newer release deleted the
+    whole patch file, and whether upstream left the target unchanged (then the reason lies
+    outside the target: a feature the plugin dropped, or code it moved); ``""`` otherwise."""
+    file = name.split("::", 1)[0]
+    if truth != "remove" or (newer / patch_directory / file).exists():
+        return ""
+    unchanged = audited.drift.upstream_changes == () and audited.new.status == "found"
+    why = (
+        " while upstream left the target unchanged: the reason lies outside the target"
+        if unchanged
+        else ""
     )
+    return f"The newer release deleted the whole file `{file}`{why}."
 
 
 def agreement(result: dict) -> str:
@@ -213,15 +261,26 @@ def render(result: dict) -> str:
             continue
         cells = [str(counts.get((truth, c), 0)) for c in columns]
         lines.append(f"| {truth} | " + " | ".join(cells) + " |")
-    lines += ["", "Disagreements:", ""]
+    listed, kinds = [], Counter()
     for name, truth, suggested, row, audited in rows:
         if truth == suggested:
             continue
         evidence = "; ".join(audited.drift.evidence)[:300]
-        lag = " **Maintainers lagged upstream.**" if lagged(truth, suggested, audited) else ""
-        lines.append(
-            f"- `{name}`: truth {truth} ({row['why']}); suggested {suggested}: {evidence}{lag}"
+        lag = lagged(name, truth, suggested, audited, result["later"])
+        note = deleted_note(name, truth, audited, result["newer"], result["patch_directory"])
+        kinds["lagged" if lag else "deleted file" if note else "other"] += 1
+        tail = (f" **{lag}**" if lag else "") + (f" {note}" if note else "")
+        listed.append(
+            f"- `{name}`: truth {truth} ({row['why']}); suggested {suggested}: {evidence}{tail}"
         )
+    lines += [
+        "",
+        f"Disagreements: {sum(kinds.values())}: the maintainers lagged upstream on "
+        f"{kinds['lagged']}, deleted the whole patch file on {kinds['deleted file']}, "
+        f"other {kinds['other']}.",
+        "",
+        *listed,
+    ]
     if result["port"]:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result["port"].items()))
         lines += ["", f"runtime port on the truth's update entries: {counts}"]

@@ -12,9 +12,17 @@ older release's inventory is looked up in the newer release's inventory by (targ
   or function, or a method of its platform class named like the target (an upstream hook);
 - there, with a version gate on its activation changed: *update*;
 - there, with its replacement's code changed (AST without docstrings) while the upstream
-  target changed between the two vLLM releases (or could not be compared): *update*;
+  target changed between the two vLLM releases (or could not be compared): *update*, unless
+  the maintainers' change shares nothing with the upstream change (no line it adds or
+  drops is one upstream adds or drops, no name it introduces is one upstream introduces,
+  and it adds no version check): then their change is their own (a helper renamed, a
+  feature of theirs) and the entry is *retain* (:func:`follows_upstream`);
 - otherwise *retain*: unchanged, or changed by the plugin for its own reasons while the
   upstream target stayed the same (not an upgrade action), or only moved to another file.
+
+``--review FILE`` applies the draft's rules to an already reviewed truth file: only an
+*update* row that :func:`follows_upstream` reads as the plugin's own change is corrected
+(to *retain*, saying why); every other row stays as reviewed.
 
 The draft is printed as TOML for the hand review; nothing of the plugin is copied (entries
 are named by file, target and key only). The plugin is never imported.
@@ -30,12 +38,14 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import tomllib
+
 from patchkeeper.runtime.drift import upstream_code
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, resolve_all
 from patchkeeper.runtime.samecode import find_definition, same_ast
 from patchkeeper.runtime.settings import resolve_settings
-from patchkeeper.runtime.upstream import UpstreamTree
+from patchkeeper.runtime.upstream import UpstreamTree, strip_docstrings
 from patchkeeper.upstream.fetch import fetch_requirement
 
 #: The vLLM release a plugin release is built against: its Dockerfile's ``ARG VLLM_TAG=vX``.
@@ -50,19 +60,69 @@ def pinned_vllm(root: Path) -> str:
     return found.group(1)
 
 
-def upstream_changed(target: str, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
-    """``"changed"``, ``"unchanged"`` or ``"unknown"``: the target's source text in the two
-    vLLM releases (a fact for the hand review, not a decision)."""
-    spans = []
+def upstream_nodes(target: str, trees: tuple[UpstreamTree, UpstreamTree]) -> list:
+    """The target's parsed definition in each of the two vLLM releases (``None`` where it
+    cannot be found or parsed)."""
+    nodes = []
     for tree in trees:
         found = resolve_all(tree, [target], lambda _t: False)[target]  # no tree-wide search
         code = upstream_code(tree, found) if found.status == FOUND else None
-        if code is None:
-            return "unknown"
-        spans.append(code.node())
-    if spans[0] is None or spans[1] is None:
+        nodes.append(code.node() if code is not None else None)
+    return nodes
+
+
+def upstream_changed(target: str, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """``"changed"``, ``"unchanged"`` or ``"unknown"``: the target's source text in the two
+    vLLM releases (a fact for the hand review, not a decision)."""
+    old, new = upstream_nodes(target, trees)
+    if old is None or new is None:
         return "unknown"
-    return "unchanged" if same_ast(spans[0], spans[1]) else "changed"
+    return "unchanged" if same_ast(old, new) else "changed"
+
+
+def _lines(node: ast.AST) -> set[str]:
+    """The stripped lines of ``node`` unparsed without docstrings (formatting-neutral)."""
+    clean = strip_docstrings(ast.parse(ast.unparse(node)).body[0])
+    return {line.strip() for line in ast.unparse(clean).splitlines() if line.strip()}
+
+
+def _names(node: ast.AST) -> set[str]:
+    """Names, attributes, parameters, keywords and short string constants in ``node``."""
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            found.add(sub.attr)
+        elif isinstance(sub, ast.arg) or (isinstance(sub, ast.keyword) and sub.arg):
+            found.add(sub.arg)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and len(sub.value) < 40:
+            # a keyword spelled as a string (``kwargs["max_in_flight_tokens"]``) is the name
+            found.add(sub.value if sub.value.isidentifier() else repr(sub.value))
+    return found
+
+
+#: A version check in plugin code (the maintainers gating a change on the vLLM release).
+_VERSION_CHECK = re.compile(r"vllm_version_is|__version__|Version\(")
+
+
+def follows_upstream(before, after, old_up, new_up) -> str:
+    """What the maintainers' change of a replacement (``before`` -> ``after``) shares with
+    the upstream change of its target (``old_up`` -> ``new_up``), all parsed definitions:
+    ``"lines: ..."``, ``"names: ..."`` or ``"a version check"`` (one added or dropped: a
+    gate on the vLLM release is an upgrade edit); ``""`` when nothing (the change is the
+    plugin's own)."""
+    added, dropped = _lines(after) - _lines(before), _lines(before) - _lines(after)
+    up_added, up_dropped = _lines(new_up) - _lines(old_up), _lines(old_up) - _lines(new_up)
+    shared = sorted((added & up_added) | (dropped & up_dropped))
+    if shared:
+        return f"lines: {shared[0][:60]}"
+    names = sorted((_names(after) - _names(before)) & (_names(new_up) - _names(old_up)))
+    if names:
+        return "names: " + ", ".join(names[:4])
+    if any(_VERSION_CHECK.search(line) for line in added | dropped):
+        return "a version check"
+    return ""
 
 
 def inventory(requirement: str):
@@ -218,10 +278,23 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
         if changed:
             upstream = upstream_changed(entry.target, trees)
             changed.append(f"upstream target {upstream}")
-            rows.append((name, _changed_truth(changed, upstream, entry, other), "; ".join(changed)))
+            truth = _changed_truth(changed, upstream, entry, other)
+            if truth == "update" and upstream == "changed" and before is not None and after:
+                shared = follows_upstream(before, after, *upstream_nodes(entry.target, trees))
+                if not shared:
+                    truth = "retain"
+                    changed.append(OWN_CHANGE)
+            rows.append((name, truth, "; ".join(changed)))
         else:
             rows.append((name, "retain", "replacement and activation unchanged"))
     return pair, rows
+
+
+#: Why an entry whose replacement changed alongside its upstream target is *retain*.
+OWN_CHANGE = (
+    "the maintainers' change shares no line, name or version check with the upstream "
+    "change: their own change, not an update to follow upstream"
+)
 
 
 def _changed_truth(changed: list[str], upstream: str, entry, other) -> str:
@@ -239,11 +312,67 @@ def _changed_truth(changed: list[str], upstream: str, entry, other) -> str:
     return "retain"
 
 
+def review(truth_file: Path) -> list[str]:
+    """Correct a reviewed truth file in place where the draft's rules now read the
+    maintainers' commit differently: an *update* row drafted from "replacement code changed;
+    ... upstream target changed" whose change :func:`follows_upstream` finds to be the
+    plugin's own becomes *retain*, its ``why`` saying so (:data:`OWN_CHANGE`). Every other
+    row (the hand-checked ones included) is left as it is. Returns the corrected entries."""
+    text = truth_file.read_text(encoding="utf-8")
+    pair = tomllib.loads(text)["pair"]
+    old, old_root = inventory(f"vllm-ascend=={pair['plugin_old']}")
+    new, new_root = inventory(f"vllm-ascend=={pair['plugin_new']}")
+    trees = tuple(
+        UpstreamTree(Path(fetch_requirement(f"vllm=={pair[k]}", kind="sdist").root), ("vllm",))
+        for k in ("vllm_old", "vllm_new")
+    )
+    patch_dir = old.inventory.patch_directory
+    by_target = defaultdict(list)
+    for entry in new.inventory.entries:
+        by_target[(entry.target, entry.key)].append(entry)
+    entries, seen = {}, defaultdict(int)
+    for entry in old.inventory.entries:
+        name = entry_id(entry, patch_dir)
+        seen[name] += 1
+        entries[name if seen[name] == 1 else f"{name}#{seen[name]}"] = entry
+    blocks = text.split("\n[[entry]]\n")
+    corrected = []
+    for index, block in enumerate(blocks[1:], 1):
+        row = tomllib.loads(block)
+        why = row["why"]
+        if row["truth"] != "update" or "replacement code changed" not in why:
+            continue
+        if "upstream target changed" not in why or OWN_CHANGE in why:
+            continue
+        entry = entries.get(row["entry"])
+        matches = by_target.get((entry.target, entry.key), []) if entry else []
+        if not matches:
+            continue
+        other = ([m for m in matches if m.file == entry.file] or matches)[0]
+        before = replacement_node(old_root, entry.replacement)
+        after = replacement_node(new_root, other.replacement)
+        nodes = upstream_nodes(entry.target, trees)
+        if None in (before, after, *nodes) or follows_upstream(before, after, *nodes):
+            continue
+        blocks[index] = (
+            f'entry = {json.dumps(row["entry"])}\ntruth = "retain"\n'
+            f"why = {json.dumps(f'{why}; corrected: {OWN_CHANGE}')}\n"
+        )
+        corrected.append(row["entry"])
+    truth_file.write_text("\n[[entry]]\n".join(blocks), encoding="utf-8")
+    return corrected
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("old")
-    parser.add_argument("new")
+    parser.add_argument("old", help="vllm-ascend==OLD, or a truth file with --review")
+    parser.add_argument("new", nargs="?")
+    parser.add_argument("--review", action="store_true", help="correct the truth file OLD")
     args = parser.parse_args(argv)
+    if args.review:
+        for entry in review(Path(args.old)):
+            print(f"corrected: {entry}")
+        return 0
     pair, rows = draft(args.old, args.new)
     print("[pair]")
     for key, value in pair.items():

@@ -82,7 +82,11 @@ class Item:
         condition_field, condition: the header's removal condition (``"Retires-when"``,
             ``"upstreamed"``), ``""`` when it states none.
         present: the patch is in the series file / the entry is in the plugin's code now.
-        target_gone: the target file or symbol is gone from the new upstream.
+        target_gone: the target file or symbol is gone from the new upstream (for a runtime
+            entry: the old upstream defined it and the new one does not define it there; a
+            name in neither release is not gone, the plugin adds it).
+        removal: for a runtime *remove*, why (:func:`runtime_removal`): ``"never imported"``,
+            ``"dead gate"``, ``"target gone"`` or ``"upstream"``; ``""`` otherwise.
         live: the ``runtime check`` status (``"replaced"``), ``""`` when not checked.
     """
 
@@ -97,6 +101,7 @@ class Item:
     condition: str = ""
     present: bool = True
     target_gone: bool = False
+    removal: str = ""
     live: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -327,6 +332,24 @@ def _live_states(evidence: dict[str, StoredEvidence]) -> dict[tuple[str, str], s
     }
 
 
+def runtime_removal(verdict: str, activation: str, evidence) -> str:
+    """Why the runtime audit suggests *remove* (``""`` for another verdict): the entry is
+    ``"never imported"`` (its activation), its version gate is false at the new release
+    (``"dead gate"``), its target is gone from the new upstream (``"target gone"``), or the
+    new upstream already has its change (``"upstream"``); read from the activation status
+    and the first evidence sentence, which :mod:`patchkeeper.runtime.judge` writes."""
+    if verdict != Word.REMOVE:
+        return ""
+    first = str(evidence[0]) if evidence else ""
+    if activation == "never" or first.startswith("never imported"):
+        return "never imported"
+    if first.startswith("its version gate is false"):
+        return "dead gate"
+    if "is gone from the new one" in first:
+        return "target gone"
+    return "upstream"
+
+
 def _runtime_item(
     record: dict[str, Any],
     command: str,
@@ -338,6 +361,7 @@ def _runtime_item(
     key = runtime_key(entry["file"], entry["target"], entry.get("key"))
     drift = record.get("drift") or {}
     new = record.get("new") or {}
+    old = record.get("old") or {}
     verdict = str(drift.get("decision", ""))
     lines = []
     if verdict:
@@ -362,7 +386,8 @@ def _runtime_item(
         suggested=RUNTIME_SUGGESTIONS.get(verdict, ""),
         condition_field=field,
         condition=condition,
-        target_gone=new.get("status") in ("moved", "removed"),
+        target_gone=new.get("status") in ("moved", "removed") and old.get("status") == "found",
+        removal=runtime_removal(verdict, activation, drift.get("evidence") or ()),
         live=state.split(":", 1)[0],
         extra={"entry": entry},
     )

@@ -54,6 +54,13 @@ FINDING_KINDS = (
 #: A removal condition that waits for upstream: ``upstreamed``, ``upstream PR``,
 #: ``the pin that carries #50021``, ``vllm #59888``.
 UPSTREAM_CONDITION = re.compile(r"(?i)upstream|#\d+|pin that carries|\bmerge[sd]?\b")
+#: Why a runtime *remove* is suggested (:attr:`Item.removal`), as a contradiction says it.
+REMOVAL_WORDS = {
+    "never imported": "the entry is never imported: nothing reaches it",
+    "dead gate": "its version gate is false at the new release: dead code there",
+    "target gone": "its target is gone from the new upstream",
+    "upstream": "the new upstream already has the change",
+}
 #: ``rides with spec-decode-attn``: retires with another patch.
 RIDES_WITH = re.compile(r"(?i)^rides with (?P<name>[\w./+-]+)")
 #: DEP-3 ``Applied-Upstream: 1.26.18, https://...``: the first upstream version with it.
@@ -118,10 +125,13 @@ def contradictions(item: Item, decided: str) -> list[str]:
         elif decided == UPDATE and verdict == "upstreamed":
             out.append(f"update of an upstreamed patch ({source}: upstreamed)")
     if item.kind == RUNTIME:
-        if decided in (RETAIN, UPDATE) and item.target_gone:
+        # an update of a gone target is a retarget when the audit itself says update
+        gone = item.target_gone and (decided == RETAIN or verdict != UPDATE)
+        if decided in (RETAIN, UPDATE) and gone:
             out.append(f"{decided} whose target is gone ({source}: {verdict or 'gone'})")
         elif decided == RETAIN and verdict == REMOVE:
-            out.append(f"retain, but the new upstream already has the change ({source}: remove)")
+            why = REMOVAL_WORDS.get(item.removal, REMOVAL_WORDS["upstream"])
+            out.append(f"retain, but {why} ({source}: remove)")
         elif decided == RETAIN and verdict == UPDATE:
             out.append(f"retain, but upstream changed the target ({source}: update)")
         if decided in KEEPS_CHANGE and item.live and item.live not in ("replaced", "registered"):
@@ -142,7 +152,7 @@ def condition_met(item: Item, decisions: Decisions, target_version: str | None) 
         return ""
     label = f"{item.condition_field} '{condition}'"
     upstream = (item.kind == SERIES and item.verdict in ("upstreamed", "dropped")) or (
-        item.kind == RUNTIME and item.verdict == REMOVE
+        item.kind == RUNTIME and item.verdict == REMOVE and item.removal == "upstream"
     )
     if upstream and UPSTREAM_CONDITION.search(condition):
         return f"{label} is met: {item.source} finds the change upstream"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
 from collections import Counter
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.judge import judge
+from patchkeeper.runtime.judge import judge, renamed_names
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
@@ -149,6 +150,7 @@ def _evaluate(
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
     headers: dict[str, str] = {}
+    landed = landed_features(settings.root, entries, trees, store)
     judged = JudgeCache(store, trees, versions)
     todo = []
     with track("comparing entries with upstream", len(entries)) as advance:
@@ -159,22 +161,29 @@ def _evaluate(
             drift = _drift(store, entry, before, after, spans)
             if entry.file not in headers:
                 headers[entry.file] = file_header(settings.root / entry.file)
-            cached = judged.get(entry, drift, before, after, headers[entry.file])
+            context = (headers[entry.file], landed.get(entry.file, ()))
+            cached = judged.get(entry, drift, before, after, context)
             todo.append((entry, before, after, drift, cached, spans))
     # One pass over the old tree for the hook names of every entry still to judge.
+    # And one pass over the new tree for the names a gone target may have been renamed to.
     hook_names: set[str] = set()
-    for _entry, _before, after, _unused, cached, spans in todo:
+    renames: set[str] = set()
+    for entry, _before, after, _unused, cached, spans in todo:
         if cached is None:
             hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
+            if after.status != FOUND:
+                renames |= set(renamed_names(entry.target))
     if hook_names:
         old_tree.find_definitions(sorted(hook_names))
+    if renames:
+        new_tree.find_definitions(sorted(renames))
     with track("judging entries", len(todo)) as advance:
         for entry, before, after, drift, cached, spans in todo:
             advance()
             if cached is None:
-                header = headers[entry.file]
-                cached = judge(entry, drift, before, after, trees, spans, versions, header)
-                judged.put(entry, drift, before, after, header, cached)
+                header, names = headers[entry.file], landed.get(entry.file, ())
+                cached = judge(entry, drift, before, after, trees, spans, versions, header, names)
+                judged.put(entry, drift, before, after, (header, names), cached)
             audited.append(AuditedEntry(entry, before, after, cached))
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
@@ -225,6 +234,62 @@ def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
     return out
 
 
+#: A class name specific enough to identify a feature (``KimiK3Renderer``): CamelCase, 8
+#: characters or more.
+_FEATURE_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]{2,}$")
+#: ``class Name`` at the start of a line: a module-level class statement.
+_CLASS_LINE = re.compile(r"^class\s+([A-Za-z_]\w*)", re.M)
+
+
+def landed_features(
+    root: Path,
+    entries: list[PatchEntry],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    store: SummaryCache | None = None,
+) -> dict[str, tuple[str, ...]]:
+    """Per patch file (relative path): the classes it defines itself that the new upstream
+    defines and the old one did not (upstream took in the feature the file adds: vLLM's own
+    ``KimiK3Renderer`` arriving where the plugin carried one). A class named like one of
+    the file's targets is its replacement, not a feature, and is left out; so are names
+    :data:`_FEATURE_CLASS` finds too generic. The names of every file are looked up in one
+    pass over each tree, and the answer is remembered in ``store`` (the drift store of the
+    pair of trees) under a digest of the names: a warm run does not walk the trees."""
+    own: dict[str, set[str]] = {}
+    for entry in entries:
+        own.setdefault(entry.file, set()).add(entry.target.rsplit(".", 1)[-1])
+    defined: dict[str, list[str]] = {}
+    for file, targets in own.items():
+        try:
+            data = (root / file).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        # a class statement at column 0 (a regular expression, not a parse: cheap per run)
+        names = [
+            name
+            for name in _CLASS_LINE.findall(data)
+            if len(name) >= 8 and _FEATURE_CLASS.match(name) and name not in targets
+        ]
+        if names:
+            defined[file] = names
+    wanted = sorted({name for names in defined.values() for name in names})
+    if not wanted:
+        return {}
+    digest = hashlib.sha256(repr(sorted(defined.items())).encode()).hexdigest()
+    cached = store.get_value("#landed", digest) if store is not None else None
+    if cached is not None:
+        return {file: tuple(names) for file, names in cached}
+    for tree in trees:
+        tree.find_definitions(wanted)
+    out = {}
+    for file, names in defined.items():
+        found = tuple(n for n in names if trees[1].defined(n) and not trees[0].defined(n))
+        if found:
+            out[file] = found
+    if store is not None:
+        store.put_value("#landed", digest, [(file, list(names)) for file, names in out.items()])
+    return out
+
+
 def file_header(path: Path) -> str:
     """The comment lines and the module docstring at the top of a plugin file (its header:
     ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
@@ -252,18 +317,19 @@ class JudgeCache:
         self.store = store
         self.salt = versions  # the store itself is per pair of tree roots
 
-    def _key(self, entry, drift, old, new, header) -> tuple[str, str]:
-        material = (entry, astuple(drift), old, new, header, self.salt)
+    def _key(self, entry, drift, old, new, context) -> tuple[str, str]:
+        material = (entry, astuple(drift), old, new, context, self.salt)
         digest = hashlib.sha256(repr(material).encode()).hexdigest()
         return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
 
-    def get(self, entry, drift, old, new, header) -> Drift | None:
-        name, digest = self._key(entry, drift, old, new, header)
+    def get(self, entry, drift, old, new, context) -> Drift | None:
+        """The remembered result; ``context``: the file's header and landed features."""
+        name, digest = self._key(entry, drift, old, new, context)
         cached = self.store.get_value(name, digest)
         return Drift(*cached) if cached is not None else None
 
-    def put(self, entry, drift, old, new, header, result: Drift) -> None:
-        name, digest = self._key(entry, drift, old, new, header)
+    def put(self, entry, drift, old, new, context, result: Drift) -> None:
+        name, digest = self._key(entry, drift, old, new, context)
         self.store.put_value(name, digest, astuple(result))
 
 

@@ -7,7 +7,8 @@ and lists the hooks they consult that the old release did not define anywhere:
 
 - a platform method: ``current_platform.<m>(...)``, ``<x>.platform.<m>``, ``Platform.<m>``;
 - a registration function or method: ``register_<x>(...)``, ``<X>.register<_x>(...)``,
-  ``CustomOp.register_oot``;
+  ``CustomOp.register_oot`` (not a method of the object at hand, ``self.<x>.register_<y>``:
+  that is a call into a collaborator, not an extension point a plugin fills);
 - a registry read: ``<NAME>_REGISTRY[...]`` / ``.get(...)``, ``<x>_registry.<m>(...)``;
 - an allocator or kernel-selection hook: a call of ``get_<x>_backend<...>``,
   ``<x>_allocator<...>`` or ``select_<x>``.
@@ -30,6 +31,8 @@ from patchkeeper.runtime.upstream import UpstreamTree
 _PLATFORM_OBJECTS = re.compile(r"(?i)(^|\.)(current_platform|platform|platform_cls)$|Platform$")
 _REGISTER = re.compile(r"^register(_\w+)?$|_register$|^register_oot$")
 _REGISTRY = re.compile(r"(?i)registry$")
+#: The object at hand (``self``, ``self.connector``): its methods are not extension points.
+_INSTANCE = re.compile(r"^(self|cls)(\.|$)")
 _SELECTION = re.compile(r"^get_\w*backend\w*$|allocator|^select_\w+$")
 
 
@@ -64,7 +67,8 @@ def _consulted(node: ast.AST) -> dict[str, str]:
             name = text.rsplit(".", 1)[-1]
             owner = text.rsplit(".", 1)[0] if "." in text else ""
             platform = bool(owner) and bool(_PLATFORM_OBJECTS.search(owner))
-            if platform or _REGISTER.search(name) or _SELECTION.search(name):
+            registers = bool(_REGISTER.search(name)) and not _INSTANCE.match(owner)
+            if platform or registers or _SELECTION.search(name):
                 found.setdefault(name, text)
             elif owner and _REGISTRY.search(owner.rsplit(".", 1)[-1]):
                 found.setdefault(owner.rsplit(".", 1)[-1], text)

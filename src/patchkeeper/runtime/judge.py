@@ -6,18 +6,32 @@ first rule that applies decides):
 
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
 2. a version gate on the entry's activation that is dead at the new release -> **remove**;
+   the new upstream defines a class the entry's file defines itself (upstream took the
+   feature in) -> **remove**;
 3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
-   says ``allow_missing``; a target that existed at the old release and is gone without a
-   trace -> **remove** (the affected path no longer exists); moved -> **update** (retarget);
-4. the new upstream target, or a function of its module that calls it, consults an extension
+   says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
+   **retain**); a target that existed at the old release and is gone without a trace ->
+   **remove** (the affected path no longer exists); moved or renamed (a private name's
+   underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
+   (retarget);
+4. a target new upstream (the old release did not define it, or not under the class found)
+   -> **remove** when the patch's header says it is a backport (the change landed), else
+   **update** (the patch now replaces upstream's own definition);
+5. a registry key the new upstream has and the old one had too -> **retain** (the plugin
+   overrides upstream's value on purpose);
+6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.hooks`) -> **migrate**;
-5. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
+7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods did not
-   change upstream inherits the change -> **retain**; a target outside the upstream being
-   upgraded (``torch``) -> **retain** (this upgrade does not change it);
-6. a full-replacement copy that already differs from the OLD upstream outside its
+   change upstream inherits the change -> **retain**; a change of the body alone that lies
+   only in code the replacement does not copy -> **retain**; a target outside the upstream
+   being upgraded (``torch``) -> **retain** (this upgrade does not change it);
+8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
+
+Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
+maintainers over six releases (``benchmarks/runtime_history.py``).
 
 The audit remembers each result (:class:`patchkeeper.runtime.audit.JudgeCache`).
 """
@@ -41,7 +55,7 @@ from patchkeeper.runtime.drift import (
 from patchkeeper.runtime.gates import evaluate
 from patchkeeper.runtime.hooks import new_hooks
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
-from patchkeeper.runtime.noise import cosmetic_reason
+from patchkeeper.runtime.noise import cosmetic_reason, outside_copy_reason
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -71,6 +85,7 @@ def judge(
     spans: tuple[Code | None, Code | None, Code | None],
     versions: tuple[str, str],
     header: str = "",
+    landed: tuple[str, ...] = (),
 ) -> Drift:
     """The refined :class:`Drift` of one entry (see the module docstring).
 
@@ -79,6 +94,9 @@ def judge(
             not evaluated).
         header: the entry's file's header comment (its ``Note:`` and the rest), read for
             what the patch says it avoids on purpose.
+        landed: classes the entry's file defines itself that the new upstream now defines
+            (:func:`patchkeeper.runtime.audit.landed_features`): upstream took the feature
+            in, and the whole file goes (**remove**).
     """
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
@@ -88,6 +106,15 @@ def judge(
     if gate:
         return _with(
             drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
+        )
+    if landed:
+        listed = ", ".join(landed)
+        return _with(
+            drift,
+            REMOVE,
+            f"the new upstream defines {listed}, which the patch's file defines itself and the "
+            "old release did not have: upstream took the feature in; remove the file's "
+            "patches once upstream's version is checked to cover them",
         )
     if drift.decision == NOT_AUDITED:
         return _with(
@@ -99,10 +126,17 @@ def judge(
     if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
         return _removal(entry, drift, new)
     if new.status != FOUND:
-        return _missing(entry, drift, old, new, trees[1])
-    if old.status != FOUND:
-        return drift
+        return _missing(entry, drift, old, new, trees)
+    if old.status != FOUND or (old.partial and not new.partial):
+        return _arrived(entry, drift, old, new, header)
     old_code, new_code, mine = spans
+    if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
+        return _with(
+            drift,
+            RETAIN,
+            f"the old upstream {old.location} had the key {entry.key} too: the plugin "
+            "overrides upstream's value on purpose",
+        )
     hooks = new_hooks(entry, old, new, trees, old_code, new_code)
     if hooks:
         return _with(
@@ -118,6 +152,10 @@ def judge(
         inherited = _inherited(entry, old_code, new_code, mine)
         if inherited:
             return _with(drift, RETAIN, inherited)
+        if mine is not None and drift.upstream_changes == ("body",):
+            outside = outside_copy_reason(old_code, new_code, mine)
+            if outside:
+                return _with(drift, RETAIN, outside)
     if drift.decision == RETAIN and drift.outside_banners:
         return _with(
             drift,
@@ -126,6 +164,52 @@ def judge(
             f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
         )
     return drift
+
+
+def _has_key(code: Code | None, key: str) -> bool:
+    """Whether the source of ``code`` holds the literal registry key ``key`` (quoted)."""
+    if code is None:
+        return False
+    bare = key.strip("'\"")
+    return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
+
+
+#: A header that says the patch backports an upstream change.
+BACKPORT = re.compile(r"(?i)\bback-?port")
+
+
+def _arrived(
+    entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, header: str
+) -> Drift:
+    """A target the old release did not define at that path (not at all, or not under the
+    class found) and the new one does: the patch was written ahead of upstream and now
+    replaces upstream's own definition. When the header says the patch is a backport, the
+    backported change has landed: *remove*; otherwise the maintainers must read it against
+    upstream's: *update*. (The evidence says where the old release had the name, if
+    anywhere.)"""
+    if old.status == MOVED and old.candidates:
+        where = f"the old release defined it elsewhere: {', '.join(old.candidates[:2])}"
+        return _with(
+            drift,
+            UPDATE,
+            f"{entry.target} moved to the patch's path in the new upstream ({where}): "
+            "review the patch against upstream's definition there",
+        )
+    if BACKPORT.search(header):
+        return _with(
+            drift,
+            REMOVE,
+            f"the patch's header says it is a backport, and {entry.target} is new upstream at "
+            f"{new.location} (the old release did not have it): the backported change has "
+            "landed; remove the patch once upstream's version is checked to do the same",
+        )
+    return _with(
+        drift,
+        UPDATE,
+        f"{entry.target} is new upstream at {new.location} (the old release did not have "
+        "it): the patch now replaces upstream's own definition; review it against upstream's "
+        "(remove it if it was a backport of that change)",
+    )
 
 
 def _methods(node) -> dict[str, ast.stmt]:
@@ -188,31 +272,60 @@ def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
     )
 
 
-def _renamed(entry: PatchEntry, tree: UpstreamTree) -> str:
-    """Where a private name went when only its leading underscore changed, in the same
-    module of the new release (``_allocate_kv_cache`` -> ``allocate_kv_cache``); ``""``."""
-    module = entry.module_hint or entry.target.rsplit(".", 1)[0]
+def renamed_names(target: str) -> list[str]:
+    """The names a target's last part may have been renamed to by its leading underscore
+    (``_alloc`` -> ``alloc``; ``alloc`` -> ``_alloc``)."""
+    tail = target.rsplit(".", 1)[-1]
+    return [o for o in (tail.lstrip("_"), f"_{tail}") if o and o != tail]
+
+
+def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """Where a name went when the new release renamed it, as ``"module.name"``; ``""``.
+
+    In this order: only its leading underscore changed, in the same module
+    (``_allocate_kv_cache`` -> ``allocate_kv_cache``) or, when the module no longer has it,
+    in one other module of the new release; or the same module newly defines a name that
+    extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more that the
+    old module did not define)."""
+    module = entry.target.rsplit(".", 1)[0]
     tail = entry.target[len(module) + 1 :]
-    if not tail or "." in tail:
+    old, new = trees[0].summary(module), trees[1].summary(module)
+    if not tail or (old is None and new is None):
+        return ""  # not a module-level name of an upstream module
+    others = [o for o in (tail.lstrip("_"), f"_{tail}") if o != tail]
+    if new is not None:
+        for other in others:
+            if other in new.definitions:
+                return f"{module}.{other}"
+    for other in others:
+        places = sorted({m for m, _line in trees[1].defined(other)})
+        if len(places) == 1:
+            return f"{places[0]}.{other}"
+    if new is None or len(tail) < 6:
         return ""
-    summary = tree.summary(module)
-    if summary is None:
-        return ""
-    for other in (tail.lstrip("_"), f"_{tail}"):
-        if other != tail and other in summary.definitions:
-            return f"{module}.{other}"
-    return ""
+    before = set(old.definitions) if old is not None else set()
+    grown = sorted(
+        n
+        for n in new.definitions
+        if n.startswith(tail) and n != tail and "." not in n and n not in before
+    )
+    return f"{module}.{grown[0]}" if len(grown) == 1 else ""
 
 
 def _missing(
-    entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, tree: UpstreamTree
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
 ) -> Drift:
     """The decision for a target the new release does not define where the plugin says."""
-    renamed = _renamed(entry, tree)
+    renamed = _renamed(entry, trees)
     if renamed:
         return _with(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
     if old.status != FOUND and new.status == REMOVED:
-        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
+        # a subclass swap of a name upstream never had is an assignment of the plugin's class
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
             return _with(
                 drift,
                 RETAIN,
@@ -232,6 +345,14 @@ def _missing(
             f"{entry.target} is in neither release: a typo or a future name",
         )
     if old.status != FOUND and new.status == MOVED:
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
+            return _with(
+                drift,
+                RETAIN,
+                f"{entry.target} is not defined at that path in either release: the plugin's "
+                f"assignment adds it there (upstream defines the name at "
+                f"{', '.join(new.candidates[:3])}; if it was meant to replace that, a wrong path)",
+            )
         return _with(
             drift,
             INVESTIGATE,

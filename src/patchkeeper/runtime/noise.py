@@ -12,11 +12,18 @@ these is taken away from both:
 - statements that mention a name the patch's header says it avoids on purpose (a name in
   backquotes in a header sentence that says *avoid*, *skip*, *without*, *drop*, *bypass*
   or *instead of*).
+
+A change of the body alone also needs no update when it lies wholly in code the plugin's
+replacement does not copy (:func:`outside_copy_reason`): the replacement is the plugin's own
+code there, so nothing of the upstream change reaches it (the case of a three-way merge in
+which only *ours* keeps the base's lines around upstream's edit: ``git merge-file`` has
+nothing of upstream's to carry into those lines).
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 
 from patchkeeper.runtime.drift import Code
@@ -148,3 +155,61 @@ def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
     if not untouched and same_ast(_Platforms().visit(a), _Platforms().visit(b)):
         return "only type annotations and branches for other platforms changed"
     return ""
+
+
+def _code_line(line: str) -> str:
+    """``line`` without its comment and surrounding blanks (``""`` for a comment line)."""
+    stripped = line.strip()
+    return "" if stripped.startswith("#") else stripped.split("  #", 1)[0].strip()
+
+
+def _kept(base: list[str], other: list[str]) -> set[int]:
+    """Indexes of the non-blank lines of ``base`` that ``other`` keeps unchanged (the
+    ``equal`` blocks of :class:`difflib.SequenceMatcher`)."""
+    matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
+    kept: set[int] = set()
+    for tag, i1, i2, _j1, _j2 in matcher.get_opcodes():
+        if tag == "equal":
+            kept.update(i for i in range(i1, i2) if base[i])
+    return kept
+
+
+def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
+    """Why the upstream change ``old`` -> ``new`` needs no update of the replacement
+    ``mine``: every upstream hunk lies in lines of the old upstream that ``mine`` does not
+    keep (changed or dropped by the plugin, or a replacement that copies nothing), and no
+    upstream insertion touches a line ``mine`` keeps. ``""`` when some hunk reaches the
+    copied code, or when the old upstream has no code line at all.
+
+    Lines are compared without comments and surrounding blanks; blank lines are ignored."""
+    base = [_code_line(x) for x in old.lines]
+    theirs = [_code_line(x) for x in new.lines]
+    ours = [_code_line(x) for x in mine.lines]
+    kept = _kept(base, ours)
+    if not any(base):
+        return ""
+    hunks = 0
+    matcher = difflib.SequenceMatcher(None, base, theirs, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "insert":
+            if not any(theirs[j1:j2]):
+                continue
+            reached = {i1 - 1, i1} & kept
+        else:
+            changed = [i for i in range(i1, i2) if base[i]]
+            if not changed and not any(theirs[j1:j2]):
+                continue
+            reached = set(changed or [i1 - 1, i1]) & kept
+        if reached:
+            return ""
+        hunks += 1
+    if not hunks:
+        return ""
+    share = len(kept) / max(sum(1 for x in base if x), 1)
+    return (
+        f"the upstream change ({hunks} hunk(s)) lies only in code the replacement does not "
+        f"copy (it keeps {share:.0%} of the old upstream's lines, none of those upstream "
+        "changed): nothing of it reaches the plugin's code"
+    )

@@ -1,0 +1,142 @@
+"""The judge's rules found from the disagreements with the vllm-ascend maintainers, on the
+``history`` fixture (plugin ``hplug``, upstream ``hup`` 1.0 -> 2.0): exact decisions and
+first evidence sentences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime import audit
+from patchkeeper.runtime.drift import Code
+from patchkeeper.runtime.noise import outside_copy_reason
+
+
+@pytest.fixture
+def result(runtime_trees: Path) -> audit.RuntimeAudit:
+    trees = runtime_trees / "history"
+    return audit.audit_runtime(
+        load_config(trees / "hplug" / "pyproject.toml"),
+        old=str(trees / "hup-1.0"),
+        new=str(trees / "hup-2.0"),
+    )
+
+
+def _decisions(result: audit.RuntimeAudit) -> dict[tuple[str, str | None], tuple[str, str]]:
+    return {
+        (a.entry.target, a.entry.key): (a.drift.decision, a.drift.evidence[0])
+        for a in result.entries
+    }
+
+
+def test_each_rule_on_the_fixture(result) -> None:
+    assert _decisions(result) == {
+        ("hup.engine.plan", None): (
+            "retain",
+            "the upstream change (1 hunk(s)) lies only in code the replacement does not copy "
+            "(it keeps 17% of the old upstream's lines, none of those upstream changed): "
+            "nothing of it reaches the plugin's code",
+        ),
+        ("hup.engine.schedule", None): (
+            "update",
+            "upstream hup.engine.schedule changed: body; the downstream change is not in the "
+            "new upstream",
+        ),
+        # self.connector.register_finished is a collaborator's method, not an extension point
+        ("hup.engine.Engine.step", None): (
+            "update",
+            "upstream hup.engine.Engine.step changed: body; the downstream change is not in "
+            "the new upstream",
+        ),
+        ("hup.utils.ceil_div", None): (
+            "update",
+            "hup.utils.ceil_div is new upstream at hup.utils.ceil_div (the old release did not "
+            "have it): the patch now replaces upstream's own definition; review it against "
+            "upstream's (remove it if it was a backport of that change)",
+        ),
+        ("hup.layers.helper", None): (
+            "retain",
+            "hup.layers.helper is not defined at that path in either release: the plugin's "
+            "assignment adds it there (upstream defines the name at hup.utils.helper (line 1); "
+            "if it was meant to replace that, a wrong path)",
+        ),
+        ("hup.layers.NormFn", None): (
+            "retain",
+            "hup.layers.NormFn is in neither release: the plugin's assignment adds it (if it "
+            "was meant to replace something, a typo or a future name)",
+        ),
+        ("hup.registry.KINDS", "'fp8'"): (
+            "retain",
+            "the old upstream hup.registry.KINDS had the key 'fp8' too: the plugin overrides "
+            "upstream's value on purpose",
+        ),
+        ("hup.layers.FusedLayer", None): (
+            "update",
+            "hup.layers.FusedLayer was renamed: retarget to hup.layers.FusedLayerFactory",
+        ),
+        ("hup.layers._alloc", None): (
+            "update",
+            "hup.layers._alloc was renamed: retarget to hup.utils.alloc",
+        ),
+        ("hup.utils.scale", None): (
+            "update",
+            "hup.utils.scale moved to the patch's path in the new upstream (the old release "
+            "defined it elsewhere: hup.layers.scale (line 16)): review the patch against "
+            "upstream's definition there",
+        ),
+        # hup 2.0 ships the DeviceRenderer patch_feature.py defines itself
+        ("hup.utils.helper", None): (
+            "remove",
+            "the new upstream defines DeviceRenderer, which the patch's file defines itself and "
+            "the old release did not have: upstream took the feature in; remove the file's "
+            "patches once upstream's version is checked to cover them",
+        ),
+        # hup 1.0's Engine has no drain (the old resolution is partial), hup 2.0's has
+        ("hup.engine.Engine.drain", None): (
+            "remove",
+            "the patch's header says it is a backport, and hup.engine.Engine.drain is new "
+            "upstream at hup.engine.Engine.drain (the old release did not have it): the "
+            "backported change has landed; remove the patch once upstream's version is "
+            "checked to do the same",
+        ),
+    }
+    mechanisms = {a.entry.target: a.entry.mechanism.value for a in result.entries}
+    assert mechanisms["hup.layers.NormFn"] == "subclass"
+
+
+def _code(text: str) -> Code:
+    return Code("f.py", 1, tuple(text.splitlines(True)))
+
+
+OLD = "def f(x):\n    a = x + 1\n    b = a * 2\n    return b\n"
+
+
+@pytest.mark.parametrize(
+    ("new", "mine", "expected"),
+    [
+        # upstream changed `b = ...`, which the plugin replaced with its own line
+        (
+            "def f(x):\n    a = x + 1\n    b = a * 3\n    return b\n",
+            "def f(x):\n    a = x + 1\n    b = a << 1  # the device's shift\n    return b\n",
+            "the upstream change (1 hunk(s)) lies only in code the replacement does not copy "
+            "(it keeps 75% of the old upstream's lines, none of those upstream changed): "
+            "nothing of it reaches the plugin's code",
+        ),
+        # upstream changed `a = ...`, which the plugin's copy still has
+        (
+            "def f(x):\n    a = x + 2\n    b = a * 2\n    return b\n",
+            "def f(x):\n    a = x + 1\n    b = a << 1\n    return b\n",
+            "",
+        ),
+        # an insertion next to a line the copy keeps reaches it
+        (
+            "def f(x):\n    a = x + 1\n    a = abs(a)\n    b = a * 2\n    return b\n",
+            "def f(x):\n    a = x + 1\n    b = a << 1\n    return b\n",
+            "",
+        ),
+    ],
+)
+def test_outside_copy_reason(new: str, mine: str, expected: str) -> None:
+    assert outside_copy_reason(_code(OLD), _code(new), _code(mine)) == expected
