@@ -16,12 +16,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import marshal
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from patchkeeper.constants import CACHE_ENV
+from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
@@ -31,9 +30,9 @@ Parsed = TypeVar("Parsed")
 
 
 def cache_root() -> Path:
-    """``$PATCHKEEPER_CACHE`` or ``~/.cache/patchkeeper-corpus``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path.home() / ".cache" / "patchkeeper-corpus"
+    """``$PATCHKEEPER_CACHE`` or ``~/.cache/patchkeeper-corpus``
+    (:func:`patchkeeper.system.cachedir.cache_root`)."""
+    return cachedir.cache_root()
 
 
 @functools.lru_cache(maxsize=1)

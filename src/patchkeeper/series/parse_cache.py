@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.constants import CACHE_ENV
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
@@ -42,9 +41,9 @@ _SOURCES = ("model.py", "parse.py", "parse_cache.py")
 
 def cache_dir() -> Path:
     """``$PATCHKEEPER_CACHE/series`` or ``~/.cache/patchkeeper-corpus/series``."""
-    env = os.environ.get(CACHE_ENV)
-    root = Path(env).expanduser() if env else Path.home() / ".cache" / "patchkeeper-corpus"
-    return root / "series"
+    from patchkeeper.system.cachedir import cache_root
+
+    return cache_root() / "series"
 
 
 @functools.lru_cache(maxsize=1)
@@ -161,15 +160,9 @@ class ParseCache:
 
 def _prune(directory: Path) -> None:
     """Remove the least recently written stores beyond :data:`MAX_STORES`."""
-    try:
-        stores = [entry for entry in os.scandir(directory) if entry.name.endswith(".marshal")]
-        if len(stores) <= MAX_STORES:
-            return
-        stores.sort(key=lambda entry: entry.stat().st_mtime_ns)
-        for entry in stores[: len(stores) - MAX_STORES]:
-            os.unlink(entry.path)
-    except OSError:
-        return
+    from patchkeeper.system.cachedir import prune
+
+    prune(directory, MAX_STORES)
 
 
 def _span(data: bytes, part: bytes, start: int) -> tuple[int, int]:

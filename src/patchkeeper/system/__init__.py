@@ -2,5 +2,6 @@
 
 ``atomic``: the one atomic file write, with the permission bits ``open()`` would give (the
 user's umask); ``probes``: the one launcher of a probe in another interpreter; ``platforms``:
-the platforms patchkeeper runs on (Linux and macOS).
+the platforms patchkeeper runs on (Linux and macOS); ``cachedir``: the user's cache
+directory for patchkeeper's own stores, and pruning it.
 """

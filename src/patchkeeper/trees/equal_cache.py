@@ -22,8 +22,6 @@ import os
 import time
 from pathlib import Path
 
-from patchkeeper.constants import CACHE_ENV
-
 #: Bump when a store's shape changes.
 FORMAT = "verify-1"
 #: A file changed this recently is not remembered (its key may not change on the next write).
@@ -42,9 +40,9 @@ def stat_key(info: os.stat_result) -> StatKey:
 
 def cache_dir() -> Path:
     """``$PATCHKEEPER_CACHE/verify`` or ``~/.cache/patchkeeper-corpus/verify``."""
-    env = os.environ.get(CACHE_ENV)
-    root = Path(env).expanduser() if env else Path.home() / ".cache" / "patchkeeper-corpus"
-    return root / "verify"
+    from patchkeeper.system.cachedir import cache_root
+
+    return cache_root() / "verify"
 
 
 class EqualFiles:
@@ -103,12 +101,6 @@ class EqualFiles:
 
 def _prune(directory: Path) -> None:
     """Remove the least recently written stores beyond :data:`MAX_STORES`."""
-    try:
-        stores = [entry for entry in os.scandir(directory) if entry.name.endswith(".marshal")]
-        if len(stores) <= MAX_STORES:
-            return
-        stores.sort(key=lambda entry: entry.stat().st_mtime_ns)
-        for entry in stores[: len(stores) - MAX_STORES]:
-            os.unlink(entry.path)
-    except OSError:
-        return
+    from patchkeeper.system.cachedir import prune
+
+    prune(directory, MAX_STORES)
