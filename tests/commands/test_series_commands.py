@@ -490,3 +490,58 @@ def test_json_outputs(cli, example: Example) -> None:
     assert [
         (h["index"], h["closest_line"], h["matching"], h["total"]) for h in failure["hunks"]
     ] == [(1, 13, 10, 13)]
+
+
+def test_unapply_undoes_the_applied_patches_when_one_in_the_middle_was_undone_by_hand(
+    cli, example: Example
+) -> None:
+    target = example.target()
+    pristine = tree_bytes(target)
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    subprocess.run(
+        [
+            "patch",
+            "-p1",
+            "-R",
+            "-s",
+            "--fuzz",
+            "0",
+            "--no-backup-if-mismatch",
+            "-d",
+            str(target / "minihttp"),
+            "-i",
+            str(example.downstream / "patches" / "client-describe-version.patch"),
+        ],
+        check=True,
+    )
+    status = cli("status", "--target", str(target), cwd=example.downstream)
+    assert status.out.splitlines()[1:] == [
+        *status_table(["applied"] * 3 + ["not applied"] + ["applied"] * 3),
+        "    client-describe-version.patch: client.py hunk #1 not applied",
+        "not ok: 6 of 7 patches applied, 0 files drifted",
+    ]
+    run = cli("unapply", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines() == [
+        f"unapplied 6 patches on directory {target.resolve()}: 4 files changed",
+        "not applied, so left as they were: client-describe-version.patch; the target is "
+        "pristine again (checked against the pristine reference)",
+    ]
+    assert tree_bytes(target) == pristine
+
+
+def test_unapply_refuses_a_patch_that_is_half_applied(cli, example: Example) -> None:
+    target = example.target()
+    gnu_patch(target, example.downstream / "patches", SERIES[:5])
+    metrics = target / "minihttp" / "metrics.py"
+    metrics.write_text(
+        metrics.read_text().replace("REDIRECTS = 0\n", "REDIRECTS = 0\nSAME_HOST = 0\n")
+    )
+    before = tree_bytes(target)
+    run = cli("unapply", "--target", str(target), cwd=example.downstream)
+    assert run.code == 1
+    assert run.out.splitlines()[-1] == (
+        "nothing was changed: metrics-same-host.patch is neither applied nor undone (see "
+        "'patchkeeper status'); undo its applied hunks by hand, or reinstall the upstream"
+    )
+    assert tree_bytes(target) == before

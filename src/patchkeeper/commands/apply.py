@@ -22,7 +22,9 @@ from patchkeeper.series.hunk_evidence import failure_evidence
 from patchkeeper.series.load import load_series
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
-from patchkeeper.trees.applied import series_state
+from patchkeeper.trees.applied import APPLIED as APPLIED_STATE
+from patchkeeper.trees.applied import CONFLICT, NOT_APPLIED, SeriesState, series_state
+from patchkeeper.trees.applied import PARTIAL as PARTIAL_STATE
 from patchkeeper.trees.results import (
     ALREADY_APPLIED,
     ALREADY_PRISTINE,
@@ -321,7 +323,10 @@ def run_unapply(
     A target whose touched files drifted (undoing the series would not give the pristine
     files) is refused, naming them; with ``force`` the series is undone anyway and the
     drifted files' bytes from before are first copied to a backup directory
-    (:func:`backup_files`), named in the result.
+    (:func:`backup_files`), named in the result. A series only some of whose patches are
+    applied is undone for those patches when every patch is whole and a pristine reference
+    checks the result (:func:`_whole_patches`); a patch partly applied or in conflict is
+    refused by name.
 
     Raises:
         as :func:`run`, and FetchError when the pristine reference must be downloaded.
@@ -349,7 +354,8 @@ def run_unapply(
                 recovery=recovery,
                 note="nothing was changed",
             )
-        if not state.all_applied:
+        whole = _whole_patches(state, reference)
+        if whole is None:
             return ApplyResult(
                 "unapply",
                 tree.label,
@@ -357,8 +363,7 @@ def run_unapply(
                 names,
                 state=state,
                 recovery=recovery,
-                note="nothing was changed; undo by hand "
-                "what 'patchkeeper status' lists, or reinstall the upstream",
+                note=_partial_refusal(state, reference),
             )
         drifted = [check.path for check in state.drifted]
         if drifted and not force:
@@ -398,6 +403,12 @@ def run_unapply(
                 shutil.rmtree(backup, ignore_errors=True)
             raise
     note = "" if reference else "no pristine reference was available: the result is unchecked"
+    if len(whole) < len(names):
+        left = [name for name in names if name not in whole]
+        note = (
+            f"not applied, so left as they were: {', '.join(left)}; the target is pristine "
+            "again (checked against the pristine reference)"
+        )
     if backup is not None:
         note = (
             f"the series was undone anyway (--force); these files still differ from pristine: "
@@ -407,11 +418,38 @@ def run_unapply(
         "unapply",
         tree.label,
         UNAPPLIED,
-        names,
+        whole,
         tuple(sorted(changes)),
         recovery=recovery,
         note=note,
         backup=str(backup) if backup is not None else "",
+    )
+
+
+def _whole_patches(state: SeriesState, reference: Pristine | None) -> tuple[str, ...] | None:
+    """The names of the applied patches when ``unapply`` can undo exactly those: every patch
+    of the series is whole (applied or not applied, none partially or in conflict); a series
+    only some of whose patches are applied (one in the middle undone by hand) needs the
+    pristine reference, which checks that undoing the applied ones gives the pristine files.
+    ``None`` when it cannot."""
+    if state.all_applied:
+        return tuple(p.name for p in state.patches)
+    if reference is None or any(p.state not in (APPLIED_STATE, NOT_APPLIED) for p in state.patches):
+        return None
+    return tuple(p.name for p in state.patches if p.state == APPLIED_STATE)
+
+
+def _partial_refusal(state: SeriesState, reference: Pristine | None) -> str:
+    broken = [p.name for p in state.patches if p.state in (PARTIAL_STATE, CONFLICT)]
+    if broken:
+        return (
+            f"nothing was changed: {', '.join(broken)} is neither applied nor undone (see "
+            "'patchkeeper status'); undo its applied hunks by hand, or reinstall the upstream"
+        )
+    return (
+        "nothing was changed: only some patches are applied, and without a pristine reference "
+        "undoing them cannot be checked; give --pristine (a directory or NAME==PIN), or "
+        "reinstall the upstream"
     )
 
 
