@@ -207,3 +207,35 @@ def test_a_retired_begin_marker_without_its_end(downstream: Path, capsys) -> Non
     assert (downstream / "patches" / "series").read_bytes() == series
     assert (downstream / "patches" / "size-knob.patch").is_file()
     assert main(["-C", str(downstream), "ledger", "--check"]) == 2  # CI catches it too
+
+
+def test_a_retired_debian_patch_takes_its_kind_from_the_dep3_origin_category(debian: Path) -> None:
+    patch = debian / "debian" / "patches" / "CVE-2024-37891.patch"
+    patch.write_bytes(
+        patch.read_bytes().replace(b"Origin: https://", b"Origin: backport, https://")
+    )
+    assert main(["-C", str(debian), "ledger"]) == 0
+    assert (
+        main(
+            [
+                "-C",
+                str(debian),
+                "retire",
+                "CVE-2024-37891",
+                "--at",
+                "1.26.19",
+                "--why",
+                "in 1.26.19",
+            ]
+        )
+        == 0
+    )
+    assert (
+        (debian / "PATCHES.md")
+        .read_text()
+        .endswith(
+            "| patch | kind | what | retired at | why |\n|---|---|---|---|---|\n"
+            "| CVE-2024-37891 | backport | Merge pull request from GHSA-34jh-p97f-mpxf | 1.26.19 | "
+            "in 1.26.19 |\n<!-- retired:end -->\n"
+        )
+    )

@@ -465,6 +465,23 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
         return retire_patch(config, name, at=at, why=why)
 
 
+#: DEP-3's categories of ``Origin`` (its value starts with one, then a comma).
+ORIGIN_CATEGORIES = ("upstream", "backport", "vendor", "other")
+
+
+def origin_category(origin: str | None) -> str:
+    """The category a DEP-3 ``Origin`` value starts with, or ``""``: the patch's kind in a
+    Debian series, which has no ``Kind:`` field.
+
+    >>> origin_category("backport, https://example.org/pr/12")
+    'backport'
+    >>> origin_category("https://example.org/commit/abc")
+    ''
+    """
+    first = (origin or "").split(",", 1)[0].strip().lower()
+    return first if first in ORIGIN_CATEGORIES else ""
+
+
 def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
@@ -472,7 +489,7 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
     entry = _find_entry(series, name)
     patch_file = series.directory / entry.name
     headers = patch_headers(patch_file) if entry_file_exists(series, entry) else None
-    kind = headers.value("Kind") if headers else ""
+    kind = (headers.value("Kind") or origin_category(headers.value("Origin"))) if headers else ""
     what = headers.value("What") or headers.value("Description") if headers else ""
     series_bytes = remove_series_line(series.path.read_bytes(), entry.line_no)
     remaining = Series(path=series.path, entries=tuple(e for e in series.entries if e is not entry))
