@@ -80,19 +80,8 @@ class _Scanner(AssignmentForms):
         if isinstance(stmt, ast.If):
             self.if_statement(stmt, conds, scope, table, cls)
         elif isinstance(stmt, ast.Try):
-            guarded = any(_catches_import_error(h) for h in stmt.handlers)
-            inner = (
-                (*conds, CondSpec("try-import", "try: ... except ImportError", stmt.lineno))
-                if guarded
-                else conds
-            )
-            self.block(stmt.body, inner, scope, table, cls)
-            for handler in stmt.handlers:
-                caught = ast.unparse(handler.type) if handler.type else "any exception"
-                spec = CondSpec("except", f"except {caught}", handler.lineno)
-                self.block(handler.body, (*conds, spec), scope, table, cls)
-            self.block(stmt.orelse, inner, scope, table, cls)
-            self.block(stmt.finalbody, conds, scope, table, cls)
+            for body, under in try_parts(stmt, conds):
+                self.block(body, under, scope, table, cls)
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
             for part in ("target", "iter", "test", "items"):
                 value = getattr(stmt, part, None)
@@ -190,19 +179,8 @@ class _Scanner(AssignmentForms):
                     self.outline(stmt.body, conds, scope, table, cls)
                 self.outline(stmt.orelse, conds, scope, table, cls)
             elif kind is ast.Try:
-                guarded = any(_catches_import_error(h) for h in stmt.handlers)
-                inner = (
-                    (*conds, CondSpec("try-import", "try: ... except ImportError", stmt.lineno))
-                    if guarded
-                    else conds
-                )
-                self.outline(stmt.body, inner, scope, table, cls)
-                for handler in stmt.handlers:
-                    caught = ast.unparse(handler.type) if handler.type else "any exception"
-                    spec = CondSpec("except", f"except {caught}", handler.lineno)
-                    self.outline(handler.body, (*conds, spec), scope, table, cls)
-                self.outline(stmt.orelse, inner, scope, table, cls)
-                self.outline(stmt.finalbody, conds, scope, table, cls)
+                for body, under in try_parts(stmt, conds):
+                    self.outline(body, under, scope, table, cls)
             elif kind in (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith):
                 self.outline(stmt.body, conds, scope, table, cls)
                 self.outline(getattr(stmt, "orelse", []), conds, scope, table, cls)
@@ -331,6 +309,26 @@ def _param_test(test: ast.expr) -> tuple[str, bool]:
     ):
         return test.operand.id, False
     return "", True
+
+
+def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]:
+    """The blocks of a ``try`` statement, in order, each with the conditions it runs under:
+    the body and ``else`` under "try-import" when a handler catches ``ImportError``, each
+    handler under its ``except``, ``finally`` under ``conds`` alone."""
+    guarded = any(_catches_import_error(h) for h in stmt.handlers)
+    inner = (
+        (*conds, CondSpec("try-import", "try: ... except ImportError", stmt.lineno))
+        if guarded
+        else conds
+    )
+    parts: list[tuple[list[ast.stmt], Conds]] = [(stmt.body, inner)]
+    for handler in stmt.handlers:
+        caught = ast.unparse(handler.type) if handler.type else "any exception"
+        parts.append(
+            (handler.body, (*conds, CondSpec("except", f"except {caught}", handler.lineno)))
+        )
+    parts.extend([(stmt.orelse, inner), (stmt.finalbody, conds)])
+    return parts
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
