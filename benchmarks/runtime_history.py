@@ -70,6 +70,21 @@ def tree(requirement: str) -> Path:
     return Path(fetch_requirement(requirement, kind="sdist").root)
 
 
+def _without_results(store: type) -> type:
+    """``store`` (the runtime audit's summary cache) with its remembered whole results
+    (``#result``) neither read nor written."""
+
+    class WithoutResults(store):  # type: ignore[misc, valid-type]
+        def get_value(self, name, *args, **kwargs):
+            return None if name == "#result" else super().get_value(name, *args, **kwargs)
+
+        def put_value(self, name, *args, **kwargs):
+            if name != "#result":
+                super().put_value(name, *args, **kwargs)
+
+    return WithoutResults
+
+
 def score(truth_file: Path, before: bool = False) -> dict:
     """Audit one pair and compare; returns the pair's figures and rows (``before``: with
     the issue-10 decision layer switched off)."""
@@ -81,11 +96,15 @@ def score(truth_file: Path, before: bool = False) -> dict:
     judge = getattr(audit, "judge", None)
     cache = getattr(audit, "JudgeCache", None)
     saved = (cache.get, cache.put) if cache is not None else None
+    store = getattr(audit, "SummaryCache", None)
     if before and judge is not None:
-        # Neither judged nor read from (or written to) the judge's cache.
+        # Neither judged nor read from (or written to) the judge's cache, nor the whole
+        # audit's remembered result (which the judged run would otherwise take back).
         audit.judge = lambda _entry, drift, *_args, **_kwargs: drift
         cache.get = lambda *_args: None
         cache.put = lambda *_args: None
+        if store is not None:
+            audit.SummaryCache = _without_results(store)
     try:
         result = audit.audit_runtime(
             None, old=str(old), new=str(new), plugin=plugin, package="vllm_ascend"
@@ -94,6 +113,8 @@ def score(truth_file: Path, before: bool = False) -> dict:
         if judge is not None:
             audit.judge = judge
             cache.get, cache.put = saved
+        if store is not None:
+            audit.SummaryCache = store
     seconds = time.perf_counter() - start
     expected = {row["entry"]: row for row in truth["entry"]}
     seen: Counter = Counter()
