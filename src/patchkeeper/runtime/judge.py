@@ -29,7 +29,9 @@ first rule that applies decides):
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods did not
    change upstream inherits the change -> **retain**; a change of the body alone that lies
-   only in code the replacement does not copy -> **retain**; a target outside the upstream
+   only in code the replacement does not copy, or that uses no name new in the release
+   (for a function the plugin replaces whole: the copy keeps working) -> **retain**; a
+   target outside the upstream
    being upgraded (``torch``) -> **retain** (this upgrade does not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
@@ -62,10 +64,14 @@ from patchkeeper.runtime.gates import evaluate
 from patchkeeper.runtime.hooks import new_hooks
 from patchkeeper.runtime.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
-from patchkeeper.runtime.noise import cosmetic_reason, outside_copy_reason
+from patchkeeper.runtime.noise import cosmetic_reason, no_new_name_reason, outside_copy_reason
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
+
+#: Mechanisms that replace the upstream definition whole (the plugin's function runs
+#: instead of upstream's; a wrapper calls the original, a subclass inherits the rest).
+FULL_REPLACEMENTS = (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.DECORATOR)
 
 
 def _dead_gate(entry: PatchEntry, new_version: str) -> str:
@@ -172,6 +178,10 @@ def judge(
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return _with(drift, RETAIN, outside)
+        if entry.mechanism in FULL_REPLACEMENTS and drift.upstream_changes == ("body",):
+            same_names = no_new_name_reason(old_code, new_code, trees)
+            if same_names:
+                return _with(drift, RETAIN, same_names)
     if drift.decision == RETAIN and drift.outside_banners:
         return _with(
             drift,
