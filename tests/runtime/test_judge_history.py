@@ -54,6 +54,19 @@ def test_each_rule_on_the_fixture(result) -> None:
             "register_finished): no new upstream function or attribute is wired in; the copy "
             "keeps working against the new release (review the upstream diff)",
         ),
+        # make_layer's new parameter pad reaches the original through *args/**kwargs
+        ("hup.layers.make_layer", None): (
+            "retain",
+            "the replacement forwards its extra arguments (*args/**kwargs) to the call it "
+            "wraps: upstream's new parameters (pad) pass through, and no parameter it names "
+            "was removed upstream",
+        ),
+        # make_norm's factor, which the replacement names, is ratio in hup 2.0
+        ("hup.layers.make_norm", None): (
+            "update",
+            "upstream hup.layers.make_norm changed: signature: (size, factor=1) -> (size, "
+            "ratio=1), body; the downstream change is not in the new upstream",
+        ),
         # hup 2.0's admit calls fits_cache, new in 2.0: the copy must carry it
         ("hup.engine.admit", None): (
             "update",

@@ -30,7 +30,8 @@ first rule that applies decides):
    said to be cosmetic with the reason; a subclass swap whose overridden methods did not
    change upstream inherits the change -> **retain**; a change of the body alone that lies
    only in code the replacement does not copy, or that uses no name new in the release
-   (for a function the plugin replaces whole: the copy keeps working) -> **retain**; a
+   (for a function the plugin replaces whole: the copy keeps working), or new parameters
+   a replacement forwarding ``*args``/``**kwargs`` passes through -> **retain**; a
    target outside the upstream
    being upgraded (``torch``) -> **retain** (this upgrade does not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
@@ -64,7 +65,12 @@ from patchkeeper.runtime.gates import evaluate
 from patchkeeper.runtime.hooks import new_hooks
 from patchkeeper.runtime.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
-from patchkeeper.runtime.noise import cosmetic_reason, no_new_name_reason, outside_copy_reason
+from patchkeeper.runtime.noise import (
+    cosmetic_reason,
+    forwarded_signature_reason,
+    no_new_name_reason,
+    outside_copy_reason,
+)
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -178,6 +184,11 @@ def judge(
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return _with(drift, RETAIN, outside)
+        changes = drift.upstream_changes
+        if mine is not None and any(c.startswith("signature") for c in changes):
+            forwarded = forwarded_signature_reason(old_code, new_code, mine)
+            if forwarded:
+                return _with(drift, RETAIN, forwarded)
         if entry.mechanism in FULL_REPLACEMENTS and drift.upstream_changes == ("body",):
             same_names = no_new_name_reason(old_code, new_code, trees)
             if same_names:

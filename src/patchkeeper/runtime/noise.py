@@ -275,3 +275,60 @@ def no_new_name_reason(old: Code, new: Code, trees: tuple[UpstreamTree, Upstream
         "is wired in; the copy keeps working against the new release (review the upstream "
         "diff)"
     )
+
+
+def _parameter_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The names of ``node``'s named parameters (``*args``/``**kwargs`` left out)."""
+    arguments = node.args
+    return [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+
+
+def _forwards_extra(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``node`` takes ``**kwargs`` and passes it on to a call (``f(..., **kwargs)``),
+    and passes ``*args`` on too when it takes them."""
+    arguments = node.args
+    if arguments.kwarg is None:
+        return False
+    kwargs, args = arguments.kwarg.arg, arguments.vararg.arg if arguments.vararg else None
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Call):
+            continue
+        passes_kwargs = any(
+            k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs
+            for k in sub.keywords
+        )
+        passes_args = args is None or any(
+            isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == args
+            for a in sub.args
+        )
+        if passes_kwargs and passes_args:
+            return True
+    return False
+
+
+def forwarded_signature_reason(old: Code, new: Code, mine: Code) -> str:
+    """Why a change of upstream's parameters needs no update of a replacement that forwards
+    its extra arguments (``def f(a, *args, b=1, **kwargs): ... original(*args, a=a, b=b,
+    **kwargs)``): the parameters upstream adds reach the wrapped call through ``*args`` and
+    ``**kwargs``, and every parameter the replacement names itself is still upstream's (or
+    was never upstream's: its own). ``""`` when upstream removed or renamed a parameter the
+    replacement names, or the replacement forwards nothing (Python's call semantics: a
+    keyword the function does not name goes to ``**kwargs``)."""
+    nodes = (old.parsed, new.parsed, mine.parsed)
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not all(isinstance(n, functions) for n in nodes):
+        return ""
+    before, after, ours = nodes
+    if not _forwards_extra(ours):  # type: ignore[arg-type]
+        return ""
+    gone = set(_parameter_names(before)) - set(_parameter_names(after))  # type: ignore[arg-type]
+    named = gone & set(_parameter_names(ours))  # type: ignore[arg-type]
+    if named:
+        return ""
+    added = sorted(set(_parameter_names(after)) - set(_parameter_names(before)))  # type: ignore[arg-type]
+    listed = ", ".join(added[:6]) or "none"
+    return (
+        "the replacement forwards its extra arguments (*args/**kwargs) to the call it wraps: "
+        f"upstream's new parameters ({listed}) pass through, and no parameter it names was "
+        "removed upstream"
+    )
