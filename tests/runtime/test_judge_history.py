@@ -39,20 +39,16 @@ def test_each_rule_on_the_fixture(result) -> None:
             "(it keeps 17% of the old upstream's lines, none of those upstream changed): "
             "nothing of it reaches the plugin's code",
         ),
-        # upstream's new condition uses only names the old code had
         ("hup.engine.schedule", None): (
-            "retain",
-            "upstream changed only the body, bringing in no name (lines removed or "
-            "rearranged): no new upstream function or attribute is wired in; the copy keeps "
-            "working against the new release (review the upstream diff)",
+            "update",
+            "upstream hup.engine.schedule changed: body; the downstream change is not in the "
+            "new upstream",
         ),
-        # self.connector.register_finished is a collaborator's method, not an extension
-        # point, nor a name hup 2.0 defines
+        # self.connector.register_finished is a collaborator's method, not an extension point
         ("hup.engine.Engine.step", None): (
-            "retain",
-            "upstream changed only the body, using no name the new release adds (connector, "
-            "register_finished): no new upstream function or attribute is wired in; the copy "
-            "keeps working against the new release (review the upstream diff)",
+            "update",
+            "upstream hup.engine.Engine.step changed: body; the downstream change is not in "
+            "the new upstream",
         ),
         # make_layer's new parameter pad reaches the original through *args/**kwargs
         ("hup.layers.make_layer", None): (

@@ -29,9 +29,8 @@ first rule that applies decides):
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods did not
    change upstream inherits the change -> **retain**; a change of the body alone that lies
-   only in code the replacement does not copy, or that uses no name new in the release
-   (for a function the plugin replaces whole: the copy keeps working), or new parameters
-   a replacement forwarding ``*args``/``**kwargs`` passes through -> **retain**; a
+   only in code the replacement does not copy, or new parameters a replacement forwarding
+   ``*args``/``**kwargs`` passes through -> **retain**; a
    target outside the upstream
    being upgraded (``torch``) -> **retain** (this upgrade does not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
@@ -68,16 +67,11 @@ from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
 from patchkeeper.runtime.noise import (
     cosmetic_reason,
     forwarded_signature_reason,
-    no_new_name_reason,
     outside_copy_reason,
 )
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
-
-#: Mechanisms that replace the upstream definition whole (the plugin's function runs
-#: instead of upstream's; a wrapper calls the original, a subclass inherits the rest).
-FULL_REPLACEMENTS = (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.DECORATOR)
 
 
 def _dead_gate(entry: PatchEntry, new_version: str) -> str:
@@ -189,10 +183,6 @@ def judge(
             forwarded = forwarded_signature_reason(old_code, new_code, mine)
             if forwarded:
                 return _with(drift, RETAIN, forwarded)
-        if entry.mechanism in FULL_REPLACEMENTS and drift.upstream_changes == ("body",):
-            same_names = no_new_name_reason(old_code, new_code, trees)
-            if same_names:
-                return _with(drift, RETAIN, same_names)
     if drift.decision == RETAIN and drift.outside_banners:
         return _with(
             drift,

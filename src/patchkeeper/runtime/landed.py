@@ -99,12 +99,13 @@ def landed_features(
     """Per patch file (relative path): the features it carries that the new upstream now
     has and the old one did not (see the module docstring): classes of the file or of the
     patch directory's helper modules it imports, defined anywhere in the new tree; and
-    module-level constants of the file, defined in a module one of its targets lives in. A
-    class named like one of the file's targets is its replacement, not a feature, and is
-    left out; so are names :data:`_FEATURE_CLASS` finds too generic. The classes of every
-    file are looked up in one pass over each tree, and the answer is remembered in
-    ``store`` (the drift store of the pair of trees) under a digest of the names: a warm run
-    does not walk the trees."""
+    module-level constants of the file, defined in a module one of its targets lives in
+    (also one the file sets there as a target: the old module lacked it). A class named
+    like one of the file's targets is its replacement, not a feature, and is left out; so
+    are names :data:`_FEATURE_CLASS` finds too generic. The classes of every file are
+    looked up in one pass over each tree, and the answer is remembered in ``store`` (the
+    drift store of the pair of trees) under a digest of the names: a warm run does not
+    walk the trees."""
     own: dict[str, set[str]] = {}
     targets: dict[str, set[str]] = {}
     for entry in entries:
@@ -126,7 +127,9 @@ def landed_features(
         ]
         if names:
             defined[file] = list(dict.fromkeys(names))
-        found = [n for n in _CONSTANT_LINE.findall(data) if n not in names_of_targets]
+        # a constant the plugin sets as a target of its own (upstream's module lacked it)
+        # counts too: new upstream at that path, it is upstream's now
+        found = _CONSTANT_LINE.findall(data)
         if found:
             constants[file] = list(dict.fromkeys(found))
     if not defined and not constants:

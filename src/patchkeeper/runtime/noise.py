@@ -17,21 +17,19 @@ A change of the body alone also needs no update when it lies wholly in code the 
 replacement does not copy (:func:`outside_copy_reason`): the replacement is the plugin's own
 code there, so nothing of the upstream change reaches it (the case of a three-way merge in
 which only *ours* keeps the base's lines around upstream's edit: ``git merge-file`` has
-nothing of upstream's to carry into those lines); nor does a change of the body alone of a
-function the plugin replaces whole that uses no name new in the release
-(:func:`no_new_name_reason`).
+nothing of upstream's to carry into those lines); nor does a change of the parameters
+that a replacement forwarding ``*args``/``**kwargs`` passes through
+(:func:`forwarded_signature_reason`).
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import keyword
 import re
 
 from patchkeeper.runtime.drift import Code
 from patchkeeper.runtime.samecode import same_ast
-from patchkeeper.runtime.upstream import UpstreamTree
 
 #: Platform predicates of upstream's ``current_platform`` that are false on a plugin's device.
 OTHER_PLATFORMS = frozenset(
@@ -216,64 +214,6 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
         f"the upstream change ({hunks} hunk(s)) lies only in code the replacement does not "
         f"copy (it keeps {share:.0%} of the old upstream's lines, none of those upstream "
         "changed): nothing of it reaches the plugin's code"
-    )
-
-
-#: An identifier in a line of code.
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-
-
-def _names(lines: list[str]) -> set[str]:
-    """The identifiers of ``lines`` (code without comments), keywords left out."""
-    out: set[str] = set()
-    for line in lines:
-        out |= set(_IDENTIFIER.findall(line))
-    return {n for n in out if not keyword.iskeyword(n)}
-
-
-def added_names(old: Code, new: Code) -> list[str]:
-    """The identifiers the lines ``new`` adds over ``old`` use that ``old`` does not use
-    anywhere (sorted): the names an upstream change of a body brings in."""
-    base = [_code_line(x) for x in old.lines]
-    theirs = [_code_line(x) for x in new.lines]
-    added: list[str] = []
-    matcher = difflib.SequenceMatcher(None, base, theirs, autojunk=False)
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("insert", "replace"):
-            added += theirs[j1:j2]
-    return sorted(_names(added) - _names(base))
-
-
-def no_new_name_reason(old: Code, new: Code, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
-    """Why a change of the body alone needs no update of a full-replacement copy: the lines
-    upstream adds use no name that the new release defines and the old one did not (a
-    function, class, method or module-level name new in this release: ``def``/``class`` at
-    any depth, an assignment at column 0, :meth:`UpstreamTree.defined`). Such a change
-    rearranges, fixes or removes code with what the old release already had (a refactor
-    into a helper the copy does not need, a check, dropped lines): the copy keeps working
-    against the new release, as it did against the old one. A change that calls something
-    new (a helper, a backend method) wires a feature of the release the copy would leave
-    out: ``""``, and the copy needs the update.
-
-    On the vllm-ascend history this is what the maintainers did: of 40 body-only changes
-    of a function the plugin replaces by assignment that use no new name, they updated the
-    copy for 2 (and deleted 1)."""
-    names = added_names(old, new)
-    if names:
-        for tree in trees:
-            tree.find_definitions(names)
-    if any(trees[1].defined(n) and not trees[0].defined(n) for n in names):
-        return ""
-    listed = ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
-    used = (
-        f"using no name the new release adds ({listed})"
-        if names
-        else "bringing in no name (lines removed or rearranged)"
-    )
-    return (
-        f"upstream changed only the body, {used}: no new upstream function or attribute "
-        "is wired in; the copy keeps working against the new release (review the upstream "
-        "diff)"
     )
 
 
