@@ -11,7 +11,7 @@ import pytest
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit
 from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.noise import outside_copy_reason
+from patchkeeper.runtime.noise import cosmetic_reason, outside_copy_reason
 
 
 @pytest.fixture
@@ -159,3 +159,37 @@ OLD = "def f(x):\n    a = x + 1\n    b = a * 2\n    return b\n"
 )
 def test_outside_copy_reason(new: str, mine: str, expected: str) -> None:
     assert outside_copy_reason(_code(OLD), _code(new), _code(mine)) == expected
+
+
+BUILD = (
+    "def build(config):\n"
+    "    logger.info('building %s', config.name)\n"
+    "    size = config.size\n"
+    "    return [0] * size\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("new", "expected"),
+    [
+        # a type checker's assert and a log call that logs once: no behaviour changed
+        (
+            "def build(config):\n"
+            "    assert config.size is not None\n"
+            "    logger.info_once('building %s', config.name)\n"
+            "    size = config.size\n"
+            "    return [0] * size\n",
+            "only assert statements and log calls changed (checks and messages, no behaviour)",
+        ),
+        # a new cap is a change of behaviour: not cosmetic
+        (
+            "def build(config):\n"
+            "    logger.info('building %s', config.name)\n"
+            "    size = min(config.size, 64)\n"
+            "    return [0] * size\n",
+            "",
+        ),
+    ],
+)
+def test_checks_and_log_calls_are_cosmetic(new: str, expected: str) -> None:
+    assert cosmetic_reason(_code(BUILD), _code(new)) == expected

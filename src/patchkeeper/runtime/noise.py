@@ -11,7 +11,10 @@ these is taken away from both:
   ``or`` of them); the ``else`` branch, which the plugin's platform takes, is kept;
 - statements that mention a name the patch's header says it avoids on purpose (a name in
   backquotes in a header sentence that says *avoid*, *skip*, *without*, *drop*, *bypass*
-  or *instead of*).
+  or *instead of*);
+- ``assert`` statements and calls of a logger's methods (``logger.info`` ->
+  ``logger.info_once``; ``assert config is not None`` for a type checker): debug checks
+  and messages, which ``python -O`` drops or which change no value.
 
 A change of the body alone also needs no update when it lies wholly in code the plugin's
 replacement does not copy (:func:`outside_copy_reason`): the replacement is the plugin's own
@@ -107,6 +110,37 @@ class _Avoided(ast.NodeTransformer):
         return False
 
 
+#: The names a module's logger goes by in upstream code (``logger.info(...)``).
+LOGGERS = frozenset({"logger", "logging", "log", "_logger"})
+
+
+def _check_or_log(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is an ``assert`` or a bare call of a logger's method
+    (``logger.info_once(...)``): a debug check or a message, not behaviour."""
+    if isinstance(stmt, ast.Assert):
+        return True
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in LOGGERS
+    )
+
+
+class _ChecksAndLogs(ast.NodeTransformer):
+    """Drops ``assert`` statements and logger calls from every statement list."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                kept = [s for s in body if not _check_or_log(s)]
+                setattr(node, field, kept or [ast.Pass()])
+        return super().generic_visit(node)
+
+
 def avoided_names(header: str) -> set[str]:
     """The names in backquotes in the header's sentences that say the patch avoids them
     (the last part of a dotted name: ``torch.compile`` gives ``compile``)."""
@@ -156,6 +190,8 @@ def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
         return f"only code the patch header says it avoids changed ({listed})"
     if not untouched and same_ast(_Platforms().visit(a), _Platforms().visit(b)):
         return "only type annotations and branches for other platforms changed"
+    if _same_after(old, new, lambda n: _ChecksAndLogs().visit(n)):
+        return "only assert statements and log calls changed (checks and messages, no behaviour)"
     return ""
 
 
