@@ -108,9 +108,10 @@ def test_each_rule_on_the_fixture(result) -> None:
         # hup 2.0 ships the DeviceRenderer patch_feature.py defines itself
         ("hup.utils.helper", None): (
             "remove",
-            "the new upstream defines DeviceRenderer, which the patch's file defines itself and "
-            "the old release did not have: upstream took the feature in; remove the file's "
-            "patches once upstream's version is checked to cover them",
+            "the new upstream defines DeviceRenderer, which the patch's file carries (defined in it "
+            "or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         ),
         # hup 1.0's Engine has no drain (the old resolution is partial), hup 2.0's has
         ("hup.engine.Engine.drain", None): (

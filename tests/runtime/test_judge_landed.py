@@ -50,29 +50,33 @@ def test_landed_changes_on_the_fixture(runtime_trees: Path) -> None:
         ),
         "lup.queue.Queue.wait": (
             "remove",
-            "the new upstream defines QUEUE_RECHECK_INTERVAL_MS, which the patch's file "
-            "defines itself and the old release did not have: upstream took the feature in; "
-            "remove the file's patches once upstream's version is checked to cover them",
+            "the new upstream defines QUEUE_RECHECK_INTERVAL_MS, which the patch's file carries (defined in it "
+            "or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         ),
         # a constant the plugin sets on lup.queue itself, which lup 2.0 defines there
         "lup.queue.QUEUE_DEPTH_LIMIT_DEFAULT": (
             "remove",
-            "the new upstream defines QUEUE_DEPTH_LIMIT_DEFAULT, which the patch's file "
-            "defines itself and the old release did not have: upstream took the feature in; "
-            "remove the file's patches once upstream's version is checked to cover them",
+            "the new upstream defines QUEUE_DEPTH_LIMIT_DEFAULT, which the patch's file carries (defined in it "
+            "or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         ),
         "lup.queue.Queue.depth": (
             "remove",
-            "the new upstream defines QUEUE_DEPTH_LIMIT_DEFAULT, which the patch's file "
-            "defines itself and the old release did not have: upstream took the feature in; "
-            "remove the file's patches once upstream's version is checked to cover them",
+            "the new upstream defines QUEUE_DEPTH_LIMIT_DEFAULT, which the patch's file carries (defined in it "
+            "or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         ),
         # KimiK3Parser comes from kimi_parser.py, a helper module of the patch directory
         "lup.parsers.manager.ParserManager.get_parser": (
             "remove",
-            "the new upstream defines KimiK3Parser, which the patch's file defines itself and "
-            "the old release did not have: upstream took the feature in; remove the file's "
-            "patches once upstream's version is checked to cover them",
+            "the new upstream defines KimiK3Parser, which the patch's file carries (defined in it "
+            "or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         ),
         # upstream's new parameter has another default than the plugin's: not the same
         # change (and DEVICE_QUEUE_TIMEOUT_MS, the file's constant, is not upstream's)

@@ -107,9 +107,10 @@ def judge(
             not evaluated).
         header: the entry's file's header comment (its ``Note:`` and the rest), read for
             what the patch says it avoids on purpose.
-        landed: classes the entry's file defines itself that the new upstream now defines
-            (:func:`patchkeeper.runtime.landed.landed_features`): upstream took the feature
-            in, and the whole file goes (**remove**).
+        landed: the features the entry's file carries (its classes and constants, the
+            classes of the patch directory's helper modules it imports) that the new
+            upstream now defines (:func:`patchkeeper.runtime.landed.landed_features`):
+            upstream took the feature in, and the whole file goes (**remove**).
     """
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
@@ -125,9 +126,10 @@ def judge(
         return _with(
             drift,
             REMOVE,
-            f"the new upstream defines {listed}, which the patch's file defines itself and the "
-            "old release did not have: upstream took the feature in; remove the file's "
-            "patches once upstream's version is checked to cover them",
+            f"the new upstream defines {listed}, which the patch's file carries (defined in "
+            "it or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         )
     if drift.decision == NOT_AUDITED:
         return _with(
