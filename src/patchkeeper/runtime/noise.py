@@ -12,9 +12,11 @@ these is taken away from both:
 - statements that mention a name the patch's header says it avoids on purpose (a name in
   backquotes in a header sentence that says *avoid*, *skip*, *without*, *drop*, *bypass*
   or *instead of*);
-- ``assert`` statements and calls of a logger's methods (``logger.info`` ->
-  ``logger.info_once``; ``assert config is not None`` for a type checker): debug checks
-  and messages, which ``python -O`` drops or which change no value.
+- a type checker's ``assert`` (``assert x is not None``, ``assert isinstance(x, T)``)
+  and calls of a logger's methods (``logger.info`` -> ``logger.info_once``): they narrow
+  a type or say something and change no value. An ``assert`` that checks a value
+  (``assert a.shape == b.shape``) is upstream's new validation, which a copy must not
+  suppress (the audit seed): it is not noise.
 
 A change of the body alone also needs no update when it lies wholly in code the plugin's
 replacement does not copy (:func:`outside_copy_reason`): the replacement is the plugin's own
@@ -114,11 +116,30 @@ class _Avoided(ast.NodeTransformer):
 LOGGERS = frozenset({"logger", "logging", "log", "_logger"})
 
 
+def _narrows_type(test: ast.expr) -> bool:
+    """Whether an ``assert``'s test only narrows a type for a type checker: ``x is not
+    None``, ``x is None``, ``isinstance(x, T)``, or an ``and`` of those."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return all(_narrows_type(value) for value in test.values)
+    if isinstance(test, ast.Compare):
+        return (
+            len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Is | ast.IsNot)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        )
+    return (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+    )
+
+
 def _check_or_log(stmt: ast.stmt) -> bool:
-    """Whether ``stmt`` is an ``assert`` or a bare call of a logger's method
-    (``logger.info_once(...)``): a debug check or a message, not behaviour."""
+    """Whether ``stmt`` is a type checker's ``assert`` (:func:`_narrows_type`) or a bare
+    call of a logger's method (``logger.info_once(...)``): no value changes."""
     if isinstance(stmt, ast.Assert):
-        return True
+        return _narrows_type(stmt.test)
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return False
     func = stmt.value.func
@@ -191,7 +212,7 @@ def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
     if not untouched and same_ast(_Platforms().visit(a), _Platforms().visit(b)):
         return "only type annotations and branches for other platforms changed"
     if _same_after(old, new, lambda n: _ChecksAndLogs().visit(n)):
-        return "only assert statements and log calls changed (checks and messages, no behaviour)"
+        return "only type-narrowing asserts and log calls changed (no value changes)"
     return ""
 
 
