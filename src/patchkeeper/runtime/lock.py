@@ -24,6 +24,7 @@ from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, resolve_all
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.targets import tree_root
+from patchkeeper.runtime.unparsed import refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
 
@@ -97,12 +98,14 @@ def write_lock(
     directory or ``vllm==X``) to ``output`` (default: ``<patch-directory>/patchkeeper.lock``).
 
     Raises:
-        ConfigError, TargetError, FetchError.
+        ConfigError, FetchError; TargetError (also when a patch file does not parse: its
+        targets would be left out of the lock unnoticed).
     """
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
     scanned = scan_plugin(settings)
+    refuse_unparsed(scanned.inventory, settings.root, "runtime lock")
     tree = UpstreamTree(tree_root(at), settings.upstream_packages)
     targets = [e.target for e in scanned.inventory.entries if tree.contains(e.target)]
     outside = [e.target for e in scanned.inventory.entries if not tree.contains(e.target)]

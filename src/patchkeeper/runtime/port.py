@@ -39,6 +39,7 @@ from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.unparsed import refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
 
@@ -360,15 +361,19 @@ def port_runtime(
         output: also write the diff to this file.
 
     Raises:
-        ConfigError, TargetError, FetchError, GitError.
+        ConfigError, FetchError, GitError; TargetError (also when a patch file does not
+        parse, e.g. with the conflict markers of an earlier ``--write``: its copies would be
+        merged again into the markers).
     """
-    result = runtime_audit.audit_runtime(
-        config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
-    )
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
-    tree = scan_plugin(settings).tree
+    scanned = scan_plugin(settings)
+    refuse_unparsed(scanned.inventory, settings.root, "runtime port")
+    result = runtime_audit.audit_runtime(
+        config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    tree = scanned.tree
     trees = tuple(
         UpstreamTree(runtime_audit.tree_root(spec), settings.upstream_packages)
         for spec in (old, new)
