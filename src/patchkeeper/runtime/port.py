@@ -34,7 +34,7 @@ from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime import audit as runtime_audit
 from patchkeeper.runtime.audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, codes
-from patchkeeper.runtime.gates import release_version
+from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
@@ -172,7 +172,7 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         reason = "the replacement is not a function or class of the plugin: update it by hand"
         return _replace(base, detail=reason)
     specs = (result.old, result.new)
-    versions = [release_version(s, t.root) or s for s, t in zip(specs, trees, strict=True)]
+    versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
     pieces = _subclass_pieces(entry, old_code, new_code, mine)
     if pieces is None:
@@ -269,9 +269,24 @@ def _gates(result: RuntimeAudit) -> list[PortedEntry]:
     return out
 
 
-def _headers(result: RuntimeAudit, new: str, edits: _Edits) -> None:
-    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.``"""
-    for file in sorted({a.entry.file for a in result.entries}):
+def _headers(result: RuntimeAudit, new: str, label: str, edits: _Edits) -> list[PortedEntry]:
+    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.``; when the
+    new release's version is unknown (``new`` is ``""``: a directory without ``PKG-INFO`` or
+    a ``version`` in ``pyproject.toml``, such as a checkout), no header is written and one
+    entry says what is left by hand, naming the tree by ``label`` (a path in a header would
+    name nothing)."""
+    files = sorted({a.entry.file for a in result.entries})
+    if not new:
+        if not files:
+            return []
+        detail = (
+            f"the version of {label} is unknown (no PKG-INFO, no version in "
+            "pyproject.toml): add 'Reviewed against VERSION.' to the 'Affected versions:' "
+            f"header of {len(files)} file(s) by hand"
+        )
+        where = result.inventory.patch_directory
+        return [PortedEntry(where, 0, "Affected versions:", "header", LEFT, detail)]
+    for file in files:
         lines = edits.original(file)
         for number, line in enumerate(lines[:80], 1):
             match = AFFECTED.match(line.rstrip("\n"))
@@ -281,15 +296,13 @@ def _headers(result: RuntimeAudit, new: str, edits: _Edits) -> None:
                 text = f"{match.group('lead')}{rest} Reviewed against {new}.{ending}"
                 edits.replace(file, number, number, text)
                 break
+    return []
 
 
 def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[PortedEntry], dict]:
     """Per-entry actions and the new text of every changed file (relative path -> text)."""
     edits = _Edits(root)
-    versions = tuple(
-        release_version(spec, tree_.root) or spec
-        for spec, tree_ in zip((result.old, result.new), trees)
-    )
+    new_version = release_version(result.new, trees[1].root)
     done: list[PortedEntry] = []
     for item in result.entries:
         entry, decision = item.entry, item.drift.decision
@@ -305,7 +318,8 @@ def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[Porte
         else:
             done.append(_replace(base, detail=item.drift.evidence[0]))
     done += _gates(result)
-    _headers(result, versions[1], edits)
+    label = release_label(result.new, trees[1].root)
+    done += _headers(result, new_version, label, edits)
     return done, edits.result()
 
 
@@ -389,7 +403,7 @@ def port_runtime(
             for f in files
         }
         write_files(settings.root, data)
-    labels = [release_version(s, t.root) or s for s, t in zip((old, new), trees, strict=True)]
+    labels = [release_label(s, t.root) for s, t in zip((old, new), trees, strict=True)]
     return RuntimePort(
         *labels, tuple(entries), diff, files, write and bool(files), str(output or "")
     )
