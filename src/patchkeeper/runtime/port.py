@@ -11,7 +11,9 @@ upstream release to ``NEW``, per entry:
 - a target that moved: the old module path in the patch statement becomes the new one;
 - a version gate whose live branch changes: listed with its edit, left by hand (the entries
   behind a branch that dies are *remove* in the audit, and deleting a branch is a review);
-- each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``.
+- each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``; a
+  file whose header already says so was ported before: its copies are not merged again
+  (the resolution of that port's conflicts would meet a second conflict).
 
 Everything else (*remove*, *migrate*, *investigate*, wrappers whose signature changed, a
 conflict) is reported as left by hand. The result is a unified diff of the plugin
@@ -180,12 +182,19 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
     if not pieces:
         return _replace(base, detail="no method the subclass overrides changed upstream")
     conflicts = 0
+    unchanged = True
     for old_piece, new_piece, start, end in pieces:
         lines = edits.original(mine.name)[start - 1 : end]
         merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        if merged == "".join(lines):
+            continue  # the copy already has this upstream change
+        unchanged = False
         if not edits.replace(mine.name, start, end, merged):
             return _replace(base, detail="another entry already rewrites these lines")
         conflicts += found
+    if unchanged:
+        detail = f"the copy at {mine.name}:{mine.start} already has the upstream change"
+        return _replace(base, action=NOTHING, detail=detail)
     what = f"three-way merge of {mine.name}:{mine.start}"
     if len(pieces) > 1 or pieces[0][2] != mine.start:
         what += f" ({len(pieces)} overridden method(s))"
@@ -299,11 +308,29 @@ def _headers(result: RuntimeAudit, new: str, label: str, edits: _Edits) -> list[
     return []
 
 
+def _reviewed_files(result: RuntimeAudit, new: str, edits: _Edits) -> set[str]:
+    """The audited files whose header already says ``Reviewed against NEW.`` (written by an
+    earlier ``runtime port --write`` to ``new``): their copies were merged then, and resolved
+    by hand where they conflicted; merging them again from the old release would conflict
+    with that resolution. Empty when ``new`` (the version) is unknown."""
+    if not new:
+        return set()
+    mark = f"Reviewed against {new}."
+    found = set()
+    for file in sorted({a.entry.file for a in result.entries}):
+        for line in edits.original(file)[:80]:
+            if AFFECTED.match(line.rstrip("\r\n")) and mark in line:
+                found.add(file)
+                break
+    return found
+
+
 def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[PortedEntry], dict]:
     """Per-entry actions and the new text of every changed file (relative path -> text)."""
     edits = _Edits(root)
     new_version = release_version(result.new, trees[1].root)
     done: list[PortedEntry] = []
+    reviewed = _reviewed_files(result, new_version, edits)
     for item in result.entries:
         entry, decision = item.entry, item.drift.decision
         base = PortedEntry(entry.file, entry.line, entry.target, decision, LEFT, "")
@@ -312,7 +339,15 @@ def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[Porte
         elif decision == UPDATE and item.new.status == MOVED:
             done.append(_retarget(item, edits))
         elif decision == UPDATE and item.new.status == FOUND and item.old.status == FOUND:
-            done.append(_merge_entry(item, result, trees, tree, edits))
+            if entry.file in reviewed:
+                detail = (
+                    f"not merged again: the file's 'Affected versions:' says 'Reviewed against "
+                    f"{new_version}.' (an earlier port merged it; a second merge from the old "
+                    "release would conflict with the resolution)"
+                )
+                done.append(_replace(base, action=NOTHING, detail=detail))
+            else:
+                done.append(_merge_entry(item, result, trees, tree, edits))
         elif decision in (REMOVE, MIGRATE):
             done.append(_replace(base, detail=item.drift.evidence[0]))
         else:
