@@ -140,3 +140,35 @@ def test_a_merge_that_changes_nothing_is_nothing_to_do(tmp_path: Path, cli, monk
         "runtime port 0.1.0 -> 0.2.0: nothing to do 1; nothing to write (the plugin has every "
         "change this port makes)\n"
     )
+
+
+def test_the_reviewed_mark_ends_a_value_written_on_several_lines(
+    tmp_path: Path, cli, monkeypatch
+) -> None:
+    """The seed's header template leaves room for a long value: the mark goes after its last
+    line, once, also when the value names a release that contains the new version's text
+    (before: inserted mid-value on the first line, or left out when ``0.2.0`` appeared in
+    ``0.2.0rc1``)."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    plugin = _trees(tmp_path)
+    worker = plugin / "plug/patch/patch_worker.py"
+    header = (
+        "# -----------------------------------------------------------------------------\n"
+        "# Note: doubles every item on our device.\n"
+        "#\n"
+        "# Affected versions: 0.1.0 and 0.2.0rc1 (measured on 910B),\n"
+        "#   reviewed at commit abc123.\n"
+        "#\n"
+        "# Remove at: 0.3.0\n"
+        "# -----------------------------------------------------------------------------\n"
+    )
+    worker.write_text(header + PATCH.split("# Remove at: 0.3.0\n", 1)[1], encoding="utf-8")
+    run = _port(cli, plugin)
+    assert (
+        " # Affected versions: 0.1.0 and 0.2.0rc1 (measured on 910B),\n"
+        "-#   reviewed at commit abc123.\n"
+        "+#   reviewed at commit abc123. Reviewed against 0.2.0.\n"
+        " #\n"
+    ) in run.out
+    assert _port(cli, plugin, "--write").code == 1
+    assert worker.read_text(encoding="utf-8").count("Reviewed against 0.2.0.") == 1

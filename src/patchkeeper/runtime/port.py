@@ -54,6 +54,31 @@ MERGED, CONFLICT, RETARGETED, LEFT, NOTHING = (
 )
 #: The header field that records the reviewed release (the seed's section 5 template).
 AFFECTED = re.compile(r"^(?P<lead>\s*#\s*Affected versions:)(?P<rest>.*)$")
+#: A comment line that starts another header field (``# Remove at: ...``) or is a banner.
+_FIELD_OR_RULE = re.compile(r"^\s*#\s*(?:[A-Z][\w -]*:(?:\s|$)|[-=#*_~]{3,}\s*$)")
+
+
+def affected_field(lines: list[str]) -> tuple[int, int] | None:
+    """The 1-based first and last line of the ``Affected versions:`` field in the first 80
+    lines of a patch file: its line and the comment lines that continue its value (up to
+    an empty ``#`` line, another field, a banner rule or code); ``None`` when absent.
+
+    >>> affected_field(["# Note: n\\n", "# Affected versions: 0.1 (on 910B),\\n",
+    ...                 "#   reviewed at abc.\\n", "#\\n", "# Remove at: r\\n"])
+    (2, 3)
+    """
+    for number, line in enumerate(lines[:80], 1):
+        if AFFECTED.match(line.rstrip("\r\n")):
+            last = number
+            for following in lines[number:80]:
+                text = following.strip()
+                if not text.startswith("#") or not text[1:].strip():
+                    break
+                if _FIELD_OR_RULE.match(text):
+                    break
+                last += 1
+            return number, last
+    return None
 
 
 @dataclass(frozen=True)
@@ -279,7 +304,8 @@ def _gates(result: RuntimeAudit) -> list[PortedEntry]:
 
 
 def _headers(result: RuntimeAudit, new: str, label: str, edits: _Edits) -> list[PortedEntry]:
-    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.``; when the
+    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.`` at the end
+    of its value (:func:`affected_field`), once; when the
     new release's version is unknown (``new`` is ``""``: a directory without ``PKG-INFO`` or
     a ``version`` in ``pyproject.toml``, such as a checkout), no header is written and one
     entry says what is left by hand, naming the tree by ``label`` (a path in a header would
@@ -295,16 +321,17 @@ def _headers(result: RuntimeAudit, new: str, label: str, edits: _Edits) -> list[
         )
         where = result.inventory.patch_directory
         return [PortedEntry(where, 0, "Affected versions:", "header", LEFT, detail)]
+    mark = f"Reviewed against {new}."
     for file in files:
         lines = edits.original(file)
-        for number, line in enumerate(lines[:80], 1):
-            match = AFFECTED.match(line.rstrip("\n"))
-            if match and new not in line:
-                ending = line[len(line.rstrip("\r\n")) :]
-                rest = match.group("rest").rstrip()
-                text = f"{match.group('lead')}{rest} Reviewed against {new}.{ending}"
-                edits.replace(file, number, number, text)
-                break
+        field = affected_field(lines)
+        if field is None or mark in "".join(lines[field[0] - 1 : field[1]]):
+            continue
+        # The mark ends the field's value: after its last continuation line.
+        line = lines[field[1] - 1]
+        ending = line[len(line.rstrip("\r\n")) :]
+        text = f"{line.rstrip()} {mark}{ending}"
+        edits.replace(file, field[1], field[1], text)
     return []
 
 
@@ -318,10 +345,10 @@ def _reviewed_files(result: RuntimeAudit, new: str, edits: _Edits) -> set[str]:
     mark = f"Reviewed against {new}."
     found = set()
     for file in sorted({a.entry.file for a in result.entries}):
-        for line in edits.original(file)[:80]:
-            if AFFECTED.match(line.rstrip("\r\n")) and mark in line:
-                found.add(file)
-                break
+        lines = edits.original(file)
+        field = affected_field(lines)
+        if field and mark in "".join(lines[field[0] - 1 : field[1]]):
+            found.add(file)
     return found
 
 
