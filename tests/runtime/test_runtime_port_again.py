@@ -172,3 +172,22 @@ def test_the_reviewed_mark_ends_a_value_written_on_several_lines(
     ) in run.out
     assert _port(cli, plugin, "--write").code == 1
     assert worker.read_text(encoding="utf-8").count("Reviewed against 0.2.0.") == 1
+
+
+def test_output_into_the_plugin_code_is_refused(tmp_path: Path, cli, monkeypatch) -> None:
+    """``--output`` naming a patch file replaced the patch with the diff (exit 1, as if
+    nothing was wrong)."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    plugin = _trees(tmp_path)
+    for name in ("plug/patch/patch_worker.py", "plug/patch/new_one.py"):
+        before = {p: p.read_bytes() for p in plugin.rglob("*") if p.is_file()}
+        run = _port(cli, plugin, "--output", name)
+        assert (run.code, run.out) == (2, "")
+        assert run.err == (
+            f"patchkeeper: error: {name}: --output names a file of the plugin: the diff would "
+            "replace its code\n"
+            "  hint: write the diff outside the patch directory, e.g. --output update.diff\n"
+        )
+        assert {p: p.read_bytes() for p in plugin.rglob("*") if p.is_file()} == before
+    assert _port(cli, plugin, "--output", "update.diff").code == 1
+    assert (plugin / "update.diff").read_text(encoding="utf-8").startswith("--- a/plug/")

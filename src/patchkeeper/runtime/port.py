@@ -398,6 +398,28 @@ def unified_diff(root: Path, changed: dict[str, str]) -> str:
     return "".join(out)
 
 
+def _refuse_plugin_output(output: Path, root: Path, patch_directory: str, files) -> None:
+    """Refuse an ``--output`` that would overwrite the plugin's own code: a file the diff
+    changes, or a Python file of the patch directory (a slip such as ``--output
+    plugin/patch/patch_x.py`` replaced the patch with its diff).
+
+    Raises:
+        TargetError: naming the file.
+    """
+    from patchkeeper.errors import TargetError
+
+    target = Path(output).resolve()
+    patches = (root / patch_directory).resolve()
+    changed = {(root / f).resolve() for f in files}
+    inside = target.suffix == ".py" and target.is_relative_to(patches)
+    if target in changed or inside:
+        raise TargetError(
+            "--output names a file of the plugin: the diff would replace its code",
+            path=output,
+            hint="write the diff outside the patch directory, e.g. --output update.diff",
+        )
+
+
 def _write_output(output: Path, diff: str) -> None:
     """Write the diff to ``output`` through a temporary file renamed into place.
 
@@ -458,6 +480,7 @@ def port_runtime(
     diff = unified_diff(settings.root, changed)
     files = tuple(sorted(f for f in changed if f"a/{f}" in diff))
     if output is not None:
+        _refuse_plugin_output(output, settings.root, settings.patch_directory, files)
         _write_output(output, diff)
     if write and files:
         data = {
