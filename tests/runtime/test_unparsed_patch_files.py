@@ -109,6 +109,14 @@ def test_audit_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path,
     ) in markdown.read_text(encoding="utf-8")
 
 
+def test_inventory_says_a_file_holds_a_conflict_region(runtime_trees: Path, cli) -> None:
+    plugin = runtime_trees / "plugin"
+    _break(plugin)
+    run = cli("runtime", "inventory", cwd=plugin)
+    assert run.code == 1
+    assert f"  {SCHEDULER}:13: syntax: an unresolved conflict region" in run.out.splitlines()
+
+
 def _hand_made_env(root: Path, work: Path) -> Path:
     """A virtual environment (no pip, no network) in which tinyup 1.0 and a copy of the
     plugin (as installed) are importable through a ``.pth`` file, and the plugin's entry

@@ -9,7 +9,7 @@ from patchkeeper.runtime.audit import RuntimeAudit
 from patchkeeper.runtime.check import LiveCheck
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.samecode import SameCode
-from patchkeeper.runtime.unparsed import describe, unparsed
+from patchkeeper.runtime.unparsed import conflict_line, describe, unparsed
 
 DIFF_LINES = 40
 
@@ -73,9 +73,19 @@ def inventory_text(result: Inventory) -> str:
         lines.append(f"    {_activation(entry)}")
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s):")
-        lines += [f"  {_at(f.file, f.line)}: {f.kind}: {f.message}" for f in result.findings]
+        lines += [f"  {_finding(f, Path(result.plugin_root))}" for f in result.findings]
     lines += _counts(result.counts)
     return "\n".join(lines)
+
+
+def _finding(finding, root: Path) -> str:
+    """``FILE:LINE: KIND: MESSAGE``; a file that does not parse because of a conflict region
+    is said to, at its first marker (:func:`patchkeeper.runtime.unparsed.describe`)."""
+    if finding.kind == "syntax":
+        marker = conflict_line(root / finding.file)
+        if marker:
+            return f"{finding.file}:{marker}: syntax: an unresolved conflict region"
+    return f"{_at(finding.file, finding.line)}: {finding.kind}: {finding.message}"
 
 
 @markdown_renderer(Inventory)
