@@ -191,3 +191,36 @@ def test_output_into_the_plugin_code_is_refused(tmp_path: Path, cli, monkeypatch
         assert {p: p.read_bytes() for p in plugin.rglob("*") if p.is_file()} == before
     assert _port(cli, plugin, "--output", "update.diff").code == 1
     assert (plugin / "update.diff").read_text(encoding="utf-8").startswith("--- a/plug/")
+
+
+def test_a_copy_outside_the_patch_directory_left_mid_merge_is_named(
+    tmp_path: Path, cli, monkeypatch
+) -> None:
+    """vllm-ascend keeps many copies outside its patch directory (``vllm_ascend/ops/...``):
+    after a ``--write`` left conflict markers there, the next port said "the replacement is
+    not a function or class of the plugin"."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    plugin = _trees(tmp_path)
+    copy = PATCH.split("import eng.worker\n\n\n", 1)[1].split("\n\neng.worker", 1)[0] + "\n"
+    (plugin / "plug/ops").mkdir()
+    (plugin / "plug/ops/__init__.py").write_text("")
+    (plugin / "plug/ops/worker.py").write_text(copy, encoding="utf-8")
+    (plugin / "plug/patch/patch_worker.py").write_text(
+        "# Note: n\n# Affected versions: 0.1.0\n# Remove at: r\nimport eng.worker\n\n"
+        "from plug.ops.worker import execute\n\neng.worker.Worker.execute = execute\n",
+        encoding="utf-8",
+    )
+    first = _port(cli, plugin, "--write")
+    assert first.code == 1
+    assert "CONFLICT      plug/patch/patch_worker.py:8 eng.worker.Worker.execute: three-way " in (
+        first.out
+    )
+    expected = (
+        "BY HAND       plug/patch/patch_worker.py:8 eng.worker.Worker.execute: the copy's file "
+        "has an unresolved conflict region at plug/ops/worker.py:4: resolve it first"
+    )
+    assert expected in _port(cli, plugin).out.splitlines()
+    # Without the header (vllm-ascend's files have none), the same.
+    patch = plugin / "plug/patch/patch_worker.py"
+    patch.write_text(patch.read_text().replace(" Reviewed against 0.2.0.", ""))
+    assert expected in _port(cli, plugin).out.splitlines()

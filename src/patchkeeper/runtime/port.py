@@ -41,7 +41,7 @@ from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
-from patchkeeper.runtime.unparsed import refuse_unparsed
+from patchkeeper.runtime.unparsed import conflict_line, refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
 
@@ -197,7 +197,7 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
     old_code, new_code, mine = codes(entry, item.old, item.new, trees, tree)
     if old_code is None or new_code is None or mine is None:
         reason = "the replacement is not a function or class of the plugin: update it by hand"
-        return _replace(base, detail=reason)
+        return _replace(base, detail=_unreadable_copy(entry.replacement, tree) or reason)
     specs = (result.old, result.new)
     versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
@@ -231,6 +231,21 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
             conflicts=conflicts,
         )
     return _replace(base, action=MERGED, detail=f"{what}: clean")
+
+
+def _unreadable_copy(replacement: str, tree) -> str:
+    """Why the replacement (``module:qualname``) could not be read when its module holds
+    the conflict markers of an earlier ``--write`` (a copy outside the patch directory,
+    e.g. ``plugin/ops/x.py``); ``""`` otherwise."""
+    module = replacement.partition(":")[0]
+    found = tree.module_file(module) if module else None
+    if found is None:
+        return ""
+    line = conflict_line(found[0])
+    if not line:
+        return ""
+    where = f"{tree.relative(found[0])}:{line}"
+    return f"the copy's file has an unresolved conflict region at {where}: resolve it first"
 
 
 def _span(code: Code, node: ast.stmt) -> Code:
@@ -366,7 +381,10 @@ def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[Porte
         elif decision == UPDATE and item.new.status == MOVED:
             done.append(_retarget(item, edits))
         elif decision == UPDATE and item.new.status == FOUND and item.old.status == FOUND:
-            if entry.file in reviewed:
+            unresolved = _unreadable_copy(entry.replacement, tree)
+            if entry.file in reviewed and unresolved:
+                done.append(_replace(base, detail=unresolved))
+            elif entry.file in reviewed:
                 detail = (
                     f"not merged again: the file's 'Affected versions:' says 'Reviewed against "
                     f"{new_version}.' (an earlier port merged it; a second merge from the old "
