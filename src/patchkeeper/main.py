@@ -119,12 +119,20 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
 
 def _refuse_input_file(path: Path) -> None:
     """Refuse a ``--markdown`` path that is one of the downstream's own files: the
-    configuration file, the series file, or a patch the series lists. A slip such as
-    ``--markdown patches/fix.patch`` replaced the patch with the report.
+    configuration file, the series file, a patch the series lists, or an existing Python
+    file (a runtime plugin's patch). A slip such as ``--markdown patches/fix.patch``
+    replaced the patch with the report.
 
     Raises:
         PatchkeeperError: naming the file.
     """
+    if path.suffix == ".py" and path.is_file():
+        raise PatchkeeperError(
+            "--markdown names a Python source file (a plugin's patch?): the report would "
+            "replace its code",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
     context = click.get_current_context(silent=True)
     settings = getattr(context, "obj", None) if context is not None else None
     config = getattr(settings, "_config", None)  # only a configuration the command read

@@ -129,3 +129,15 @@ def test_markdown_never_replaces_a_file_of_the_downstream(repo: Path, cli, name:
     again = cli(*AUDIT, "--markdown", "patches/audit.md", cwd=down)
     assert again.code == 1  # a file of its own beside the patches is fine, also the 2nd time
     assert cli(*AUDIT, "--markdown", "patches/audit.md", cwd=down).code == 1
+
+
+def test_markdown_never_replaces_python_source(repo: Path, cli) -> None:
+    plugin = repo / "runtime" / "plugin"
+    name = "metaplug/patch/bugfix/fix_scheduler.py"
+    run = cli(*RUNTIME_AUDIT, "--markdown", name, cwd=plugin)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(
+        f"patchkeeper: error: {name}: --markdown names a Python source file (a plugin's "
+        "patch?): the report would replace its code\n"
+    )
+    assert porcelain(repo) == "!! target/\n"
