@@ -491,10 +491,21 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     transaction under the downstream's lock: all three happen, or none.
 
     Raises:
-        PatchkeeperError: ``name`` is not in the series, or a marker is missing.
+        PatchkeeperError: ``name`` is not in the series, a marker is missing, or ``at`` or
+            ``why`` is empty (a Retired row without its version or reason).
         TargetError: a file cannot be written (nothing was changed).
         LockError: another patchkeeper process works on the downstream.
     """
+    for option, value, example in (
+        ("--at", at, "--at 1.1"),
+        ("--why", why, "--why 'minihttp #12 is in 1.1'"),
+    ):
+        if not value.strip():
+            raise PatchkeeperError(
+                f"{option} is empty: the Retired table records it for {name}",
+                path=ledger_settings(config).file,
+                hint=f"give it, e.g. {example}",
+            )
     with locked_downstream(config):
         return retire_patch(config, name, at=at, why=why)
 
