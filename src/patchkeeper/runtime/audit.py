@@ -36,6 +36,7 @@ from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
+from patchkeeper.runtime.unparsed import unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 
 
@@ -66,9 +67,11 @@ class RuntimeAudit:
     @property
     def exit_code(self) -> int:
         """1 when an entry needs action (not *retain*/*not-audited*), a stale binding is
-        unpatched, or a finding exists; 0 otherwise."""
+        unpatched, a finding exists, or a patch file could not be read (not valid Python:
+        its entries are not audited); 0 otherwise."""
         action = any(a.drift.decision not in (RETAIN, "not-audited") for a in self.entries)
         findings = any(f.kind != "version-gate" for f in self.findings)
+        findings = findings or bool(unparsed(self.inventory))
         return 1 if action or findings or any(not s.patched_by for s in self.stale) else 0
 
 

@@ -11,7 +11,9 @@ upstream release to ``NEW``, per entry:
 - a target that moved: the old module path in the patch statement becomes the new one;
 - a version gate whose live branch changes: listed with its edit, left by hand (the entries
   behind a branch that dies are *remove* in the audit, and deleting a branch is a review);
-- each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``.
+- each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``; a
+  file whose header already says so was ported before: its copies are not merged again
+  (the resolution of that port's conflicts would meet a second conflict).
 
 Everything else (*remove*, *migrate*, *investigate*, wrappers whose signature changed, a
 conflict) is reported as left by hand. The result is a unified diff of the plugin
@@ -34,11 +36,12 @@ from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime import audit as runtime_audit
 from patchkeeper.runtime.audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, codes
-from patchkeeper.runtime.gates import release_version
+from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.unparsed import conflict_line, refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
 
@@ -51,6 +54,31 @@ MERGED, CONFLICT, RETARGETED, LEFT, NOTHING = (
 )
 #: The header field that records the reviewed release (the seed's section 5 template).
 AFFECTED = re.compile(r"^(?P<lead>\s*#\s*Affected versions:)(?P<rest>.*)$")
+#: A comment line that starts another header field (``# Remove at: ...``) or is a banner.
+_FIELD_OR_RULE = re.compile(r"^\s*#\s*(?:[A-Z][\w -]*:(?:\s|$)|[-=#*_~]{3,}\s*$)")
+
+
+def affected_field(lines: list[str]) -> tuple[int, int] | None:
+    """The 1-based first and last line of the ``Affected versions:`` field in the first 80
+    lines of a patch file: its line and the comment lines that continue its value (up to
+    an empty ``#`` line, another field, a banner rule or code); ``None`` when absent.
+
+    >>> affected_field(["# Note: n\\n", "# Affected versions: 0.1 (on 910B),\\n",
+    ...                 "#   reviewed at abc.\\n", "#\\n", "# Remove at: r\\n"])
+    (2, 3)
+    """
+    for number, line in enumerate(lines[:80], 1):
+        if AFFECTED.match(line.rstrip("\r\n")):
+            last = number
+            for following in lines[number:80]:
+                text = following.strip()
+                if not text.startswith("#") or not text[1:].strip():
+                    break
+                if _FIELD_OR_RULE.match(text):
+                    break
+                last += 1
+            return number, last
+    return None
 
 
 @dataclass(frozen=True)
@@ -169,9 +197,9 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
     old_code, new_code, mine = codes(entry, item.old, item.new, trees, tree)
     if old_code is None or new_code is None or mine is None:
         reason = "the replacement is not a function or class of the plugin: update it by hand"
-        return _replace(base, detail=reason)
+        return _replace(base, detail=_unreadable_copy(entry.replacement, tree) or reason)
     specs = (result.old, result.new)
-    versions = [release_version(s, t.root) or s for s, t in zip(specs, trees, strict=True)]
+    versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
     pieces = _subclass_pieces(entry, old_code, new_code, mine)
     if pieces is None:
@@ -179,12 +207,19 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
     if not pieces:
         return _replace(base, detail="no method the subclass overrides changed upstream")
     conflicts = 0
+    unchanged = True
     for old_piece, new_piece, start, end in pieces:
         lines = edits.original(mine.name)[start - 1 : end]
         merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        if merged == "".join(lines):
+            continue  # the copy already has this upstream change
+        unchanged = False
         if not edits.replace(mine.name, start, end, merged):
             return _replace(base, detail="another entry already rewrites these lines")
         conflicts += found
+    if unchanged:
+        detail = f"the copy at {mine.name}:{mine.start} already has the upstream change"
+        return _replace(base, action=NOTHING, detail=detail)
     what = f"three-way merge of {mine.name}:{mine.start}"
     if len(pieces) > 1 or pieces[0][2] != mine.start:
         what += f" ({len(pieces)} overridden method(s))"
@@ -196,6 +231,21 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
             conflicts=conflicts,
         )
     return _replace(base, action=MERGED, detail=f"{what}: clean")
+
+
+def _unreadable_copy(replacement: str, tree) -> str:
+    """Why the replacement (``module:qualname``) could not be read when its module holds
+    the conflict markers of an earlier ``--write`` (a copy outside the patch directory,
+    e.g. ``plugin/ops/x.py``); ``""`` otherwise."""
+    module = replacement.partition(":")[0]
+    found = tree.module_file(module) if module else None
+    if found is None:
+        return ""
+    line = conflict_line(found[0])
+    if not line:
+        return ""
+    where = f"{tree.relative(found[0])}:{line}"
+    return f"the copy's file has an unresolved conflict region at {where}: resolve it first"
 
 
 def _span(code: Code, node: ast.stmt) -> Code:
@@ -268,28 +318,61 @@ def _gates(result: RuntimeAudit) -> list[PortedEntry]:
     return out
 
 
-def _headers(result: RuntimeAudit, new: str, edits: _Edits) -> None:
-    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.``"""
+def _headers(result: RuntimeAudit, new: str, label: str, edits: _Edits) -> list[PortedEntry]:
+    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.`` at the end
+    of its value (:func:`affected_field`), once; when the
+    new release's version is unknown (``new`` is ``""``: a directory without ``PKG-INFO`` or
+    a ``version`` in ``pyproject.toml``, such as a checkout), no header is written and one
+    entry says what is left by hand, naming the tree by ``label`` (a path in a header would
+    name nothing)."""
+    files = sorted({a.entry.file for a in result.entries})
+    if not new:
+        if not files:
+            return []
+        detail = (
+            f"the version of {label} is unknown (no PKG-INFO, no version in "
+            "pyproject.toml): add 'Reviewed against VERSION.' to the 'Affected versions:' "
+            f"header of {len(files)} file(s) by hand"
+        )
+        where = result.inventory.patch_directory
+        return [PortedEntry(where, 0, "Affected versions:", "header", LEFT, detail)]
+    mark = f"Reviewed against {new}."
+    for file in files:
+        lines = edits.original(file)
+        field = affected_field(lines)
+        if field is None or mark in "".join(lines[field[0] - 1 : field[1]]):
+            continue
+        # The mark ends the field's value: after its last continuation line.
+        line = lines[field[1] - 1]
+        ending = line[len(line.rstrip("\r\n")) :]
+        text = f"{line.rstrip()} {mark}{ending}"
+        edits.replace(file, field[1], field[1], text)
+    return []
+
+
+def _reviewed_files(result: RuntimeAudit, new: str, edits: _Edits) -> set[str]:
+    """The audited files whose header already says ``Reviewed against NEW.`` (written by an
+    earlier ``runtime port --write`` to ``new``): their copies were merged then, and resolved
+    by hand where they conflicted; merging them again from the old release would conflict
+    with that resolution. Empty when ``new`` (the version) is unknown."""
+    if not new:
+        return set()
+    mark = f"Reviewed against {new}."
+    found = set()
     for file in sorted({a.entry.file for a in result.entries}):
         lines = edits.original(file)
-        for number, line in enumerate(lines[:80], 1):
-            match = AFFECTED.match(line.rstrip("\n"))
-            if match and new not in line:
-                ending = line[len(line.rstrip("\r\n")) :]
-                rest = match.group("rest").rstrip()
-                text = f"{match.group('lead')}{rest} Reviewed against {new}.{ending}"
-                edits.replace(file, number, number, text)
-                break
+        field = affected_field(lines)
+        if field and mark in "".join(lines[field[0] - 1 : field[1]]):
+            found.add(file)
+    return found
 
 
 def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[PortedEntry], dict]:
     """Per-entry actions and the new text of every changed file (relative path -> text)."""
     edits = _Edits(root)
-    versions = tuple(
-        release_version(spec, tree_.root) or spec
-        for spec, tree_ in zip((result.old, result.new), trees)
-    )
+    new_version = release_version(result.new, trees[1].root)
     done: list[PortedEntry] = []
+    reviewed = _reviewed_files(result, new_version, edits)
     for item in result.entries:
         entry, decision = item.entry, item.drift.decision
         base = PortedEntry(entry.file, entry.line, entry.target, decision, LEFT, "")
@@ -298,13 +381,25 @@ def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[Porte
         elif decision == UPDATE and item.new.status == MOVED:
             done.append(_retarget(item, edits))
         elif decision == UPDATE and item.new.status == FOUND and item.old.status == FOUND:
-            done.append(_merge_entry(item, result, trees, tree, edits))
+            unresolved = _unreadable_copy(entry.replacement, tree)
+            if entry.file in reviewed and unresolved:
+                done.append(_replace(base, detail=unresolved))
+            elif entry.file in reviewed:
+                detail = (
+                    f"not merged again: the file's 'Affected versions:' says 'Reviewed against "
+                    f"{new_version}.' (an earlier port merged it; a second merge from the old "
+                    "release would conflict with the resolution)"
+                )
+                done.append(_replace(base, action=NOTHING, detail=detail))
+            else:
+                done.append(_merge_entry(item, result, trees, tree, edits))
         elif decision in (REMOVE, MIGRATE):
             done.append(_replace(base, detail=item.drift.evidence[0]))
         else:
             done.append(_replace(base, detail=item.drift.evidence[0]))
     done += _gates(result)
-    _headers(result, versions[1], edits)
+    label = release_label(result.new, trees[1].root)
+    done += _headers(result, new_version, label, edits)
     return done, edits.result()
 
 
@@ -319,6 +414,28 @@ def unified_diff(root: Path, changed: dict[str, str]) -> str:
             before.splitlines(True), changed[file].splitlines(True), f"a/{file}", f"b/{file}"
         )
     return "".join(out)
+
+
+def _refuse_plugin_output(output: Path, root: Path, patch_directory: str, files) -> None:
+    """Refuse an ``--output`` that would overwrite the plugin's own code: a file the diff
+    changes, or a Python file of the patch directory (a slip such as ``--output
+    plugin/patch/patch_x.py`` replaced the patch with its diff).
+
+    Raises:
+        TargetError: naming the file.
+    """
+    from patchkeeper.errors import TargetError
+
+    target = Path(output).resolve()
+    patches = (root / patch_directory).resolve()
+    changed = {(root / f).resolve() for f in files}
+    inside = target.suffix == ".py" and target.is_relative_to(patches)
+    if target in changed or inside:
+        raise TargetError(
+            "--output names a file of the plugin: the diff would replace its code",
+            path=output,
+            hint="write the diff outside the patch directory, e.g. --output update.diff",
+        )
 
 
 def _write_output(output: Path, diff: str) -> None:
@@ -360,15 +477,19 @@ def port_runtime(
         output: also write the diff to this file.
 
     Raises:
-        ConfigError, TargetError, FetchError, GitError.
+        ConfigError, FetchError, GitError; TargetError (also when a patch file does not
+        parse, e.g. with the conflict markers of an earlier ``--write``: its copies would be
+        merged again into the markers).
     """
-    result = runtime_audit.audit_runtime(
-        config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
-    )
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
-    tree = scan_plugin(settings).tree
+    scanned = scan_plugin(settings)
+    refuse_unparsed(scanned.inventory, settings.root, "runtime port")
+    result = runtime_audit.audit_runtime(
+        config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    tree = scanned.tree
     trees = tuple(
         UpstreamTree(runtime_audit.tree_root(spec), settings.upstream_packages)
         for spec in (old, new)
@@ -377,6 +498,7 @@ def port_runtime(
     diff = unified_diff(settings.root, changed)
     files = tuple(sorted(f for f in changed if f"a/{f}" in diff))
     if output is not None:
+        _refuse_plugin_output(output, settings.root, settings.patch_directory, files)
         _write_output(output, diff)
     if write and files:
         data = {
@@ -384,7 +506,7 @@ def port_runtime(
             for f in files
         }
         write_files(settings.root, data)
-    labels = [release_version(s, t.root) or s for s, t in zip((old, new), trees, strict=True)]
+    labels = [release_label(s, t.root) for s, t in zip((old, new), trees, strict=True)]
     return RuntimePort(
         *labels, tuple(entries), diff, files, write and bool(files), str(output or "")
     )
