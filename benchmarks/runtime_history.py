@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import sys
-import textwrap
 import time
 from collections import Counter
 from pathlib import Path
@@ -39,7 +39,6 @@ from patchkeeper.upstream.fetch import fetch_requirement
 
 try:  # runtime port is measured when this version of patchkeeper has it
     from patchkeeper.runtime import port
-    from patchkeeper.runtime.drift import codes
     from patchkeeper.runtime.inventory import scan_plugin
     from patchkeeper.runtime.settings import resolve_settings
     from patchkeeper.runtime.upstream import UpstreamTree
@@ -144,30 +143,139 @@ def score(truth_file: Path, before: bool = False) -> dict:
     }
 
 
-def _definition(root: Path, replacement: str):
-    """The plugin's replacement ``module:qualname`` parsed from the release at ``root``."""
-    module, _, qual = replacement.partition(":")
-    base = root / Path(*module.split("."))
+def _module_file(root: Path, module: str) -> str | None:
+    """The file of plugin ``module`` relative to ``root`` (``a/b.py`` or ``a/b/__init__.py``)."""
+    base = Path(*module.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            try:
-                return find_definition(ast.parse(path.read_bytes()), qual)
-            except SyntaxError:
-                return None
+        if (root / path).is_file():
+            return path.as_posix()
+    return None
+
+
+def _parse(text: str | None) -> ast.Module | None:
+    try:
+        return ast.parse(text) if text is not None else None
+    except SyntaxError:
+        return None
+
+
+def _definition(root: Path, replacement: str, text: str | None = None):
+    """The plugin's replacement ``module:qualname`` parsed from the release at ``root``
+    (or from ``text``, that module's source as ``runtime port`` wrote it)."""
+    module, _, qual = replacement.partition(":")
+    if text is None:
+        file = _module_file(root, module)
+        text = (root / file).read_text(encoding="utf-8", errors="replace") if file else None
+    tree = _parse(text)
+    return find_definition(tree, qual) if tree is not None else None
+
+
+def _statements(tree: ast.Module) -> Counter:
+    """A module's top-level statements other than definitions, as AST dumps: each name an
+    import binds counted alone (``from m import a, b`` is ``a`` and ``b`` from ``m``: a
+    formatter may group or order them), docstrings left out."""
+    out: Counter = Counter()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                out[
+                    f"from {'.' * node.level}{node.module} import {alias.name} as {alias.asname}"
+                ] += 1
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                out[f"import {alias.name} as {alias.asname}"] += 1
+        else:
+            out[ast.dump(node)] += 1
+    return out
+
+
+def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
+    for node in tree.body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        if first <= line <= node.end_lineno:
+            return node
+    return None
+
+
+def reproduced(entry, plugin: Path, newer: Path, changed: dict[str, str]) -> str:
+    """Whether what ``runtime port`` wrote for ``entry`` is the maintainers' update:
+    ``equal``, ``different`` or ``not written``. Strict: port changed the entry's
+    replacement definition or the top-level statements of its patch file, and (1) the
+    replacement definition it wrote equals the maintainers' new one (AST without
+    docstrings, decorators included), (2) every top-level statement port added to the patch
+    file is in the maintainers' new file and none it deleted is (imports compared name by
+    name), and (3) the statement holding the entry's patch statement, as port left it, is
+    in the maintainers' new file."""
+    module = entry.replacement.partition(":")[0] if entry.replacement else ""
+    def_file = _module_file(plugin, module) if ":" in (entry.replacement or "") else None
+    before_file = (plugin / entry.file).read_text(encoding="utf-8", errors="replace")
+    ported_file = changed.get(entry.file, before_file)
+    before, ported = _parse(before_file), _parse(ported_file)
+    theirs_text = (
+        (newer / entry.file).read_text(encoding="utf-8", errors="replace")
+        if (newer / entry.file).is_file()
+        else None
+    )
+    theirs = _parse(theirs_text)
+    touched = False
+    ok = True
+    if def_file is not None:
+        mine_before = _definition(plugin, entry.replacement)
+        mine_after = _definition(plugin, entry.replacement, changed.get(def_file))
+        touched |= def_file in changed and not (
+            mine_before is not None
+            and mine_after is not None
+            and ast.dump(mine_before) == ast.dump(mine_after)
+        )
+        maintainers = _definition(newer, entry.replacement)
+        ok &= (
+            mine_after is not None and maintainers is not None and same_ast(mine_after, maintainers)
+        )
+    if before is None or ported is None or theirs is None:
+        return "different" if touched else "not written"
+    old_statements, new_statements = _statements(before), _statements(ported)
+    added, deleted = new_statements - old_statements, old_statements - new_statements
+    touched |= bool(added or deleted)
+    if not touched:
+        return "not written"
+    maintained = _statements(theirs)
+    ok &= not (added - maintained) and not any(maintained[k] for k in deleted)
+    line = _ported_line(before_file, ported_file, entry.line)
+    statement = _statement_at(ported, line) if line is not None else None
+    if statement is not None:
+        ok &= not (_statements(ast.Module([statement], [])) - maintained)
+    return "equal" if ok else "different"
+
+
+def _ported_line(before: str, after: str, line: int) -> int | None:
+    """Line ``line`` of ``before`` in ``after`` (``None``: port changed it)."""
+    if before == after:
+        return line
+    matcher = difflib.SequenceMatcher(
+        None, before.splitlines(True), after.splitlines(True), autojunk=False
+    )
+    for a0, b0, size in matcher.get_matching_blocks():
+        if a0 < line <= a0 + size:
+            return b0 + line - a0
     return None
 
 
 def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path) -> Counter:
-    """What ``runtime port`` does for the truth's *update* entries: ``merged-equal`` (the
-    merged copy is the maintainers' new copy, AST without docstrings), ``merged-different``,
-    ``conflict``, ``retargeted``, ``by hand`` / ``nothing to do`` (not written)."""
+    """What ``runtime port`` does for the truth's *update* entries: ``reproduced`` (what
+    it wrote is the maintainers' update: :func:`reproduced`), ``written, different``,
+    ``conflict`` (written with conflict markers), ``by hand`` / ``nothing to do`` (nothing
+    written for the entry)."""
     out: Counter = Counter()
     if port is None:
         return out
     settings = resolve_settings(None, plugin=plugin, package="vllm_ascend", patch_directory=None)
     scanned = scan_plugin(settings)
     trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
-    actions, _changed = port.port_plan(result, settings.root, trees, scanned.tree)
+    actions, changed = port.port_plan(result, settings.root, trees, scanned.tree)
     by_entry = {(a.file, a.line, a.target): a for a in actions}
     for _name, truth, _suggested, _row, audited in rows:
         if truth != "update":
@@ -175,20 +283,16 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
         entry = audited.entry
         action = by_entry.get((entry.file, entry.line, entry.target))
         kind = action.action if action else "by hand"
-        if kind == "merged":
-            old_code, new_code, mine = codes(entry, audited.old, audited.new, trees, scanned.tree)
-            lines = list(mine.lines)
-            merged, _conflicts = port.merge_copy(
-                old_code, new_code, lines, port.Labels("n", "o", "p")
-            )
-            theirs = _definition(newer, entry.replacement)
-            try:
-                ours = ast.parse(textwrap.dedent(merged)).body[0]
-            except (SyntaxError, IndexError):
-                ours = None
-            equal = ours is not None and theirs is not None and same_ast(ours, theirs)
-            kind = "merged-equal" if equal else "merged-different"
-        out[kind] += 1
+        if kind == "conflict":
+            out[kind] += 1
+            continue
+        verdict = reproduced(entry, settings.root, newer, changed)
+        if verdict == "equal":
+            out["reproduced"] += 1
+        elif verdict == "different":
+            out["written, different"] += 1
+        else:
+            out[kind] += 1
     return out
 
 
