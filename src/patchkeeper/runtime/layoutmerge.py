@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import tempfile
 import tokenize
+from collections import Counter
 from pathlib import Path
 
 from patchkeeper.port.merge import Labels, merge_file
@@ -119,6 +120,31 @@ def _side(new: list[str], old: list[str], mine: list[str], scratch: Path) -> lis
     return out
 
 
+def _keys(lines: list[str]) -> Counter | None:
+    """The logical lines of ``lines`` as :func:`words` keys without indentation, blank and
+    comment-only lines left out (a count of each)."""
+    found = _logical(lines)
+    if found is None:
+        return None
+    keys = (key.lstrip(" \t") for key, _group in found)
+    return Counter(k for k in keys if k and not k.startswith("#"))
+
+
+def has_change(old: list[str], new: list[str], mine: list[str]) -> bool:
+    """Whether the copy ``mine`` already has the upstream change from ``old`` to ``new``
+    (three lists of source lines): it holds every logical line upstream added, at least
+    as often as the new upstream does, and no logical line upstream deleted more often
+    than the new upstream does, layout aside (:func:`words`). The plugin took the change
+    itself (from upstream's development branch): merging it again would add it twice."""
+    before, after, copy = _keys(old), _keys(new), _keys(mine)
+    if before is None or after is None or copy is None:
+        return False
+    added, deleted = after - before, before - after
+    if not added and not deleted:
+        return False
+    return all(copy[k] >= after[k] for k in added) and all(copy[k] <= after[k] for k in deleted)
+
+
 def settle(text: str, markers: tuple[str, str, str]) -> tuple[str, int]:
     """``text`` (a ``git merge-file --diff3`` result) with every conflict region that only
     differs in layout settled; returns ``(text, conflicts left)``. ``markers`` are the
@@ -170,4 +196,4 @@ def _region(lines: list[str], i: int, base: str, end: str):
     return None
 
 
-__all__ = ["settle", "words"]
+__all__ = ["has_change", "settle", "words"]

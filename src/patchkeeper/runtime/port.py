@@ -9,7 +9,9 @@ upstream release to ``NEW``, per entry:
   upstream spans re-indented to the copy's indentation, the copy's gates cut first; the
   conflict regions that differ only in layout are settled
   (:mod:`patchkeeper.runtime.layoutmerge`), the others left marked (diff3 style, as
-  ``patchkeeper port`` leaves them);
+  ``patchkeeper port`` leaves them); a copy that already holds every line the upstream
+  change adds and none it deletes (layout aside: the maintainers took the change from
+  upstream's development branch) is not merged again;
 - a target that moved: the old module path in the patch statement becomes the new one;
 - a version gate whose live branch changes (true at the old release and false at the new
   one, or the reverse): cut in every file port reads, whatever the entries' decisions
@@ -42,7 +44,7 @@ from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, cod
 from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_version
 from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.layoutmerge import settle
+from patchkeeper.runtime.layoutmerge import has_change, settle
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
@@ -157,6 +159,7 @@ class _Edits:
         self.lines: dict[str, list[str]] = {}
         self.cuts: dict[str, tuple[Cut, ...]] = {}
         self.spans: dict[str, list[tuple[int, int, str]]] = {}
+        self.merges: dict[tuple[str, int, str, str], PortedEntry] = {}
         self._maps: dict[str, dict[int, int]] = {}
 
     def original(self, file: str) -> list[str]:
@@ -187,12 +190,11 @@ class _Edits:
 
     def relocate(self, code: Code) -> Code | None:
         """The definition ``code`` (a span of the file as read, from its ``def``/``class``
-        line) in :meth:`original`'s lines, its gates cut; ``None`` when its first line
-        was cut."""
+        line) in :meth:`original`'s lines, its gates cut: the definition that starts on
+        the line its first line became, else the one definition of its name (a gate cut
+        dedented it); ``None`` when there is none or several."""
         start = self.line(code.name, code.start)
-        if start is None:
-            return None
-        if not self.cuts[code.name]:
+        if start is not None and not self.cuts[code.name]:
             return code
         lines = self.original(code.name)
         try:
@@ -200,10 +202,16 @@ class _Edits:
         except SyntaxError:
             return None
         kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        for node in ast.walk(tree):
-            if isinstance(node, kinds) and node.lineno == start:
-                return Code(code.name, start, tuple(lines[start - 1 : node.end_lineno]))
-        return None
+        defined = [node for node in ast.walk(tree) if isinstance(node, kinds)]
+        found = [node for node in defined if node.lineno == start]
+        if not found:
+            node = code.node()
+            name = getattr(node, "name", None)
+            found = [other for other in defined if other.name == name]
+        if len(found) != 1:
+            return None
+        first, last = found[0].lineno, found[0].end_lineno
+        return Code(code.name, first, tuple(lines[first - 1 : last]))
 
     def replace(self, file: str, start: int, end: int, text: str) -> bool:
         """Queue ``text`` for lines ``start``..``end`` of :meth:`original`; refuse an
@@ -239,20 +247,53 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
     specs = (result.old, result.new)
     versions = [release_version(s, t.root) or s for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
-    written = mine.start
+    written, copied = mine.start, mine
     mine = edits.relocate(mine)
     if mine is None:
+        reason = "a version gate cut left no single copy of this name: merge it by hand"
+        return _replace(base, detail=reason)
+    key = (mine.name, mine.start, old_code.text, new_code.text)
+    if key in edits.merges:
+        # Two targets bound to one copy, with the same upstream change: merged once.
+        first = edits.merges[key]
+        detail = f"merged with {first.target} (line {first.line}), the same copy: {first.detail}"
         return _replace(
-            base, detail="a version gate cut rewrote the copy's first line: merge it by hand"
+            first,
+            file=entry.file,
+            line=entry.line,
+            target=entry.target,
+            decision=drift.decision,
+            conflicts=0,
+            detail=detail,
         )
+    if edits.line(copied.name, copied.start) is None:
+        # The copy sits behind a gate that changes at the new release: the definition
+        # of its name left once the gate is cut is the plugin's own version for the
+        # releases after the old one (it already follows upstream).
+        detail = (
+            f"the copy at {mine.name}:{written} sits behind a version gate: the plugin's "
+            f"definition for the new release (line {mine.start} once cut) is kept, not merged"
+        )
+        done = _replace(base, action=MERGED, detail=detail)
+    else:
+        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
+    edits.merges[key] = done
+    return done
+
+
+def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits) -> PortedEntry:
+    """Merge the copy ``mine`` (or the methods of it that a subclass overrides)."""
     pieces = _subclass_pieces(entry, old_code, new_code, mine)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
     if not pieces:
         return _replace(base, detail="no method the subclass overrides changed upstream")
-    conflicts = 0
+    conflicts, had = 0, 0
     for old_piece, new_piece, start, end in pieces:
         lines = edits.original(mine.name)[start - 1 : end]
+        if has_change(list(old_piece.lines), list(new_piece.lines), lines):
+            had += 1
+            continue
         merged, found = merge_copy(old_piece, new_piece, lines, labels)
         if not edits.replace(mine.name, start, end, merged):
             return _replace(base, detail="another entry already rewrites these lines")
@@ -267,6 +308,8 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
             detail=f"{what}: {conflicts} conflict(s) marked",
             conflicts=conflicts,
         )
+    if had == len(pieces):
+        return _replace(base, action=MERGED, detail=f"{what}: the copy already has the change")
     return _replace(base, action=MERGED, detail=f"{what}: clean")
 
 
