@@ -119,3 +119,35 @@ def test_a_text_that_does_not_parse_or_has_no_changing_gate_is_kept() -> None:
     assert cut_gates(broken, "0.25.1", "0.26.0") == (broken, ())
     later = 'if vllm_version_is("0.27.0"):\n    x = 1\n'
     assert cut_gates(later, "0.25.1", "0.26.0") == (later, ())
+
+
+PARTIAL = """def _allocate_kv_cache(kv_cache_config, is_dsv4_model, use_hybrid_layout):
+    if is_dsv4_model and not vllm_version_is("0.28.0"):
+        backing = allocate(kv_cache_config)
+    if vllm_version_is("0.28.0") and "pcp" in kv_cache_config.unsupported:
+        kv_cache_config.unsupported.remove("pcp")
+    stride = 2 if (use_hybrid_layout or vllm_version_is("0.28.0")) else 1
+    if not (vllm_version_is("0.28.0") or is_dsv4_model):
+        stride = 4
+    return backing, stride
+"""
+
+PARTIAL_CUT = """def _allocate_kv_cache(kv_cache_config, is_dsv4_model, use_hybrid_layout):
+    if is_dsv4_model:
+        backing = allocate(kv_cache_config)
+    stride = 2 if (use_hybrid_layout) else 1
+    if not is_dsv4_model:
+        stride = 4
+    return backing, stride
+"""
+
+
+def test_a_gate_inside_and_or_reduces_the_test_to_its_other_operands() -> None:
+    text, cuts = cut_gates(PARTIAL, "0.28.0", "0.29.0")
+    assert text == PARTIAL_CUT
+    assert cuts == (
+        Cut(2, 'is_dsv4_model and not vllm_version_is("0.28.0")', "test: is_dsv4_model"),
+        Cut(4, 'vllm_version_is("0.28.0") and "pcp" in kv_cache_config.unsupported', "nothing"),
+        Cut(6, 'use_hybrid_layout or vllm_version_is("0.28.0")', "test: use_hybrid_layout"),
+        Cut(7, 'not (vllm_version_is("0.28.0") or is_dsv4_model)', "test: not is_dsv4_model"),
+    )

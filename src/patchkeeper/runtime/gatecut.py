@@ -12,6 +12,10 @@ live only at the old release is dead: the maintainers delete it and keep the liv
   when it was the only statement of its block);
 - a conditional expression is replaced by its live operand (in parentheses when that spans
   lines);
+- a gate that is one operand of ``and``/``or`` (``if is_dsv4 and not vllm_version_is(
+  "0.28.0"):``) is replaced by its value and the test reduced: it becomes the other
+  operands (``if is_dsv4:``), or decides the whole test (``False and ...``), which is then
+  cut as above;
 - a gate helper (the function called in a cut test, such as ``vllm_version_is``) that the
   text no longer uses is dropped from its ``from ... import`` statement.
 
@@ -38,7 +42,9 @@ MAX_CUTS = 500
 class Cut:
     """One gate cut: its ``line`` (1-based, in the text given to :func:`cut_gates`), its
     ``test`` (source, as written), and ``kept``: ``"if"``, ``"else"`` or ``"nothing"``
-    for a statement, ``"body"`` or ``"orelse"`` for a conditional expression."""
+    for a statement, ``"body"`` or ``"orelse"`` for a conditional expression, or
+    ``"test: REST"`` when the gate was one operand of ``and``/``or`` and the test became
+    ``REST``."""
 
     line: int
     test: str
@@ -46,12 +52,55 @@ class Cut:
 
 
 def _decided(test: ast.expr, old: str, new: str) -> bool | None:
-    """The test's value at ``new`` when it is known at both releases and differs."""
+    """The value at ``new`` of a test that is a gate on its own and changes between the
+    two releases (known at both, different); ``None`` otherwise."""
     text = ast.unparse(test)
     before, after = evaluate(text, old), evaluate(text, new)
     if before is None or after is None or before == after:
         return None
     return after
+
+
+def _reduce(test: ast.expr, old: str, new: str, source: str) -> bool | str | None:
+    """``test`` with each gate in it that changes between the releases replaced by its
+    value at ``new`` and the ``not``/``and``/``or`` around it reduced: ``True``/``False``
+    when that decides the test, the remaining test's source (the other operands as
+    written) when it only shortens it, ``None`` when no such gate is in it."""
+    value = _decided(test, old, new)
+    if value is not None:
+        return value
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _reduce(test.operand, old, new, source)
+        if isinstance(inner, bool):
+            return not inner
+        return None if inner is None else f"not {_wrap(inner, test.operand)}"
+    if not isinstance(test, ast.BoolOp):
+        return None
+    parts: list[str] = []
+    changed = False
+    absorbing = isinstance(test.op, ast.Or)  # True absorbs ``or``; False absorbs ``and``
+    for operand in test.values:
+        reduced = _reduce(operand, old, new, source)
+        if reduced is None:
+            parts.append(_wrap(ast.get_source_segment(source, operand) or "", operand))
+            continue
+        changed = True
+        if isinstance(reduced, bool):
+            if reduced is absorbing:
+                return absorbing
+            continue  # the neutral value drops out
+        parts.append(_wrap(reduced, operand))
+    if not changed:
+        return None
+    if not parts:
+        return not absorbing
+    return (" or " if absorbing else " and ").join(parts)
+
+
+def _wrap(text: str, node: ast.expr) -> str:
+    """``text`` in parentheses when ``node`` binds looser than an operand of ``and``."""
+    loose = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)
+    return f"({text})" if isinstance(node, loose) and " " in text else text
 
 
 def _indent(line: str) -> str:
@@ -216,12 +265,19 @@ def _cut_ifexp(lines: list[str], node: ast.IfExp, live: bool) -> tuple[list[str]
     return new.splitlines(True), "body" if live else "orelse"
 
 
-def _candidates(tree: ast.Module, old: str, new: str):
+def _candidates(tree: ast.Module, source: str, old: str, new: str):
     for node in ast.walk(tree):
         if isinstance(node, (ast.If, ast.IfExp)):
-            live = _decided(node.test, old, new)
+            live = _reduce(node.test, old, new, source)
             if live is not None:
                 yield node, live
+
+
+def _retest(lines: list[str], node: ast.If | ast.IfExp, test: str) -> tuple[list[str], str]:
+    """The lines with ``node``'s test replaced by ``test`` (the rest of it as written)."""
+    text = "".join(lines)
+    start, end = _segment(lines, node.test)
+    return (text[:start] + test + text[end:]).splitlines(True), f"test: {test}"
 
 
 def _helpers(test: ast.expr) -> set[str]:
@@ -248,9 +304,10 @@ def cut_gates(text: str, old: str, new: str) -> tuple[str, tuple[Cut, ...]]:
         except SyntaxError:
             break
         parents = _parents(tree)
+        source = "".join(lines)
         found = [
             (node, live)
-            for node, live in _candidates(tree, old, new)
+            for node, live in _candidates(tree, source, old, new)
             if (node.lineno, node.col_offset) <= limit
             and (node.lineno, node.col_offset, ast.unparse(node.test)) not in skipped
         ]
@@ -260,7 +317,9 @@ def cut_gates(text: str, old: str, new: str) -> tuple[str, tuple[Cut, ...]]:
         node, live = max(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         key = (node.lineno, node.col_offset, ast.unparse(node.test))
         test = ast.get_source_segment("".join(lines), node.test) or key[2]
-        if isinstance(node, ast.If):
+        if isinstance(live, str):
+            done = _retest(lines, node, live)
+        elif isinstance(node, ast.If):
             done = _cut_if(lines, node, live, parents)
         else:
             done = _cut_ifexp(lines, node, live)

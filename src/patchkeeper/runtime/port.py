@@ -402,6 +402,9 @@ def _cut_detail(found: Cut, new: str) -> str:
         return f"the `if` branch of {test} is dead at {new}: cut it, kept the `else` block"
     if found.kept == "nothing":
         return f"the `if` branch of {test} is dead at {new}: cut it (no `else` block)"
+    if found.kept.startswith("test: "):
+        rest = found.kept.removeprefix("test: ")
+        return f"the version gate in {test} is decided at {new}: the test is now `{rest}`"
     side = "first" if found.kept == "body" else "second"
     return f"{test} is decided at {new}: the conditional expression became its {side} operand"
 
