@@ -32,8 +32,10 @@ from collections import Counter
 from pathlib import Path
 
 import tomllib
+from packaging.version import InvalidVersion, Version
 
 from patchkeeper.runtime import audit
+from patchkeeper.runtime.gates import release_version, versions_named
 from patchkeeper.runtime.samecode import find_definition, same_ast
 from patchkeeper.upstream.fetch import fetch_requirement
 
@@ -127,7 +129,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
             extra.append(name)  # found only by today's inventory: listed, not scored
             continue
         rows.append((name, row["truth"], suggested, row, audited))
-    reproduced = reproduce(
+    reproduced, classes = reproduce(
         result, rows, plugin, (old, new), tree(f"vllm-ascend=={pair['plugin_new']}")
     )
     return {
@@ -137,6 +139,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
         "extra": extra,
         "seconds": seconds,
         "port": reproduced,
+        "port_classes": classes,
         "later": later_truths(truth_file),
         "newer": tree(f"vllm-ascend=={pair['plugin_new']}"),
         "patch_directory": result.inventory.patch_directory,
@@ -264,36 +267,112 @@ def _ported_line(before: str, after: str, line: int) -> int | None:
     return None
 
 
-def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path) -> Counter:
+def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path):
     """What ``runtime port`` does for the truth's *update* entries: ``reproduced`` (what
     it wrote is the maintainers' update: :func:`reproduced`), ``written, different``,
     ``conflict`` (written with conflict markers), ``by hand`` / ``nothing to do`` (nothing
-    written for the entry)."""
+    written for the entry); and each entry's class (:func:`port_class`), as ``(counts,
+    [(entry name, class, port's detail)])``."""
     out: Counter = Counter()
+    classes: list[tuple[str, str, str]] = []
     if port is None:
-        return out
+        return out, classes
     settings = resolve_settings(None, plugin=plugin, package="vllm_ascend", patch_directory=None)
     scanned = scan_plugin(settings)
     trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
     actions, changed = port.port_plan(result, settings.root, trees, scanned.tree)
     by_entry = {(a.file, a.line, a.target): a for a in actions}
-    for _name, truth, _suggested, _row, audited in rows:
+    new_version = release_version(str(uppers[1]), uppers[1])
+    for name, truth, _suggested, row, audited in rows:
         if truth != "update":
             continue
         entry = audited.entry
         action = by_entry.get((entry.file, entry.line, entry.target))
         kind = action.action if action else "by hand"
-        if kind == "conflict":
-            out[kind] += 1
-            continue
-        verdict = reproduced(entry, settings.root, newer, changed)
+        verdict = (
+            "conflict" if kind == "conflict" else reproduced(entry, settings.root, newer, changed)
+        )
         if verdict == "equal":
             out["reproduced"] += 1
         elif verdict == "different":
             out["written, different"] += 1
         else:
             out[kind] += 1
-    return out
+        what = port_class(entry, audited, row, verdict, kind, settings.root, newer, new_version)
+        classes.append((name, what, action.detail if action else ""))
+    return out, classes
+
+
+#: The classes of :func:`port_class`, in table order, with what a tool can do about each.
+PORT_CLASSES = {
+    "reproduced": "runtime port wrote the maintainers' update",
+    "later upstream": (
+        "the maintainers' new copy tests a release at or after the new one (a version gate "
+        "they added): it follows upstream code newer than the new release; no tool can "
+        "write it from the two releases"
+    ),
+    "renamed or moved by the maintainers": (
+        "the newer plugin release has no definition of the replacement's name (renamed, "
+        "moved to another module, or the patch is an expression): a rewrite"
+    ),
+    "own change (upstream unchanged)": (
+        "upstream left the target's definition unchanged: the maintainers' change is their "
+        "own, nothing to follow"
+    ),
+    "merge conflict": "the three-way merge left conflicts (a human resolves them)",
+    "merged, differs": (
+        "port merged (or cut gates) without conflict but the maintainers wrote something else "
+        "too (their own change beside upstream's)"
+    ),
+    "audit: retain": "the audit said retain (nothing to merge); the truth says update",
+    "left by hand": "port left it by hand (retarget it could not write, remove, migrate)",
+}
+
+
+def _gates_at_or_after(node: ast.AST, version: str) -> bool:
+    """Whether ``node`` holds a version gate naming ``version`` or a later release."""
+    for found in ast.walk(node):
+        if isinstance(found, (ast.If, ast.IfExp)):
+            test = ast.unparse(found.test)
+            for named in versions_named(test):
+                try:
+                    if Version(named) >= Version(version):
+                        return True
+                except InvalidVersion:
+                    continue
+    return False
+
+
+def port_class(entry, audited, row, verdict, kind, plugin, newer, new_version) -> str:
+    """Why an *update* entry is or is not reproduced by ``runtime port``, from the facts
+    of both plugin releases and both upstream definitions (:data:`PORT_CLASSES`): the
+    first class that applies, in table order."""
+    if verdict == "equal":
+        return "reproduced"
+    replacement = entry.replacement or ""
+    theirs = _definition(newer, replacement) if ":" in replacement else None
+    mine = _definition(plugin, replacement) if ":" in replacement else None
+    if (
+        theirs is not None
+        and mine is not None
+        and new_version
+        and _gates_at_or_after(theirs, new_version)
+        and not _gates_at_or_after(mine, new_version)
+    ):
+        return "later upstream"
+    if theirs is None:
+        return "renamed or moved by the maintainers"
+    if "upstream target unchanged" in row.get("why", "") or (
+        audited.new.status == "found" and not audited.drift.upstream_changes
+    ):
+        return "own change (upstream unchanged)"
+    if kind == "conflict":
+        return "merge conflict"
+    if verdict == "different":
+        return "merged, differs"
+    if kind == "nothing to do":
+        return "audit: retain"
+    return "left by hand"
 
 
 def later_truths(truth_file: Path) -> list[tuple[str, dict[str, str]]]:
@@ -409,10 +488,51 @@ def render(result: dict) -> str:
     if result["port"]:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result["port"].items()))
         lines += ["", f"runtime port on the truth's update entries: {counts}"]
+        kinds = Counter(what for _n, what, _d in result["port_classes"])
+        lines += ["", "Classes: " + ", ".join(f"{k} {kinds[k]}" for k in PORT_CLASSES if kinds[k])]
+        lines += [""] + [
+            f"- `{name}`: {what}; port: {detail[:160]}"
+            for name, what, detail in result["port_classes"]
+        ]
     if result["extra"]:
         lines += ["", "Entries without a truth row (not scored): " + ", ".join(result["extra"])]
     if result["unmatched"]:
         lines += ["", "Truth rows the audit did not produce: " + ", ".join(result["unmatched"])]
+    return "\n".join(lines) + "\n"
+
+
+def port_tables(ported: list) -> str:
+    """The ``runtime port`` figures of every pair: what it did on the truth's *update*
+    entries, and their classes (:data:`PORT_CLASSES`) with an example of each."""
+    if not any(counts for _p, counts, _c in ported):
+        return ""
+    kinds = ["reproduced", "written, different", "conflict", "by hand", "nothing to do"]
+    lines = [
+        "`runtime port` on the truth's *update* entries (reproduced: what port writes for "
+        "the entry is the maintainers' new release: the replacement definition, AST without "
+        "docstrings, and the patch file's top-level statements it changed):",
+        "",
+        "| pair | " + " | ".join(kinds) + " | entries |",
+        "|---" * (len(kinds) + 2) + "|",
+    ]
+    total: Counter = Counter()
+    for pair, counts, _classes in ported:
+        total += counts
+        cells = [str(counts.get(k, 0)) for k in kinds]
+        lines.append(f"| {pair} | " + " | ".join(cells) + f" | {sum(counts.values())} |")
+    cells = [str(total.get(k, 0)) for k in kinds]
+    lines.append("| all | " + " | ".join(cells) + f" | {sum(total.values())} |")
+    classes = Counter(what for _p, _c, found in ported for _n, what, _d in found)
+    examples: dict[str, str] = {}
+    for pair, _counts, found in ported:
+        for name, what, _detail in found:
+            examples.setdefault(what, f"{pair} `{name}`")
+    lines += ["", "The same entries by class (the first class that applies):", ""]
+    lines += ["| class | entries | meaning | example |", "|---|---|---|---|"]
+    for what, meaning in PORT_CLASSES.items():
+        if classes[what]:
+            example = examples.get(what, "")
+            lines.append(f"| {what} | {classes[what]} | {meaning} | {example} |")
     return "\n".join(lines) + "\n"
 
 
@@ -421,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated pair names (file stems)")
     args = parser.parse_args(argv)
     wanted = set(args.only.split(",")) if args.only else None
-    sections, summary = [], []
+    sections, summary, ported = [], [], []
     for truth_file in sorted(TRUTHS.glob("*.toml")):
         if wanted and truth_file.stem not in wanted:
             continue
@@ -431,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
         sections.append(text)
         print(text if wanted else text.split("\nDisagreements:")[0])
         summary.append((truth_file.stem, agreement(earlier), agreement(result)))
+        ported.append((truth_file.stem, result["port"], result["port_classes"]))
     lines = ["| pair | before | after |", "|---|---|---|"]
     lines += [f"| {pair} | {b} | {a} |" for pair, b, a in summary]
     print("\n".join(lines))
@@ -440,9 +561,11 @@ def main(argv: list[str] | None = None) -> int:
         "Written by `python benchmarks/runtime_history.py`; truth files in "
         "`benchmarks/runtime_history/`.\n\n"
     )
+    port_text = port_tables(ported)
+    print(port_text)
     if not wanted:
         table = "Agreement with the maintainers per pair:\n\n" + "\n".join(lines) + "\n\n"
-        RESULT.write_text(header + table + "\n".join(sections), encoding="utf-8")
+        RESULT.write_text(header + table + port_text + "\n" + "\n".join(sections), encoding="utf-8")
     return 0
 
 

@@ -423,6 +423,21 @@ def _headers(result: RuntimeAudit, new: str, edits: _Edits) -> None:
                 break
 
 
+def _patch_files(result: RuntimeAudit, tree) -> set[str]:
+    """The plugin files the patch consists of: each entry's file and the file of each
+    replacement definition (``module:qualname``) inside the plugin's root."""
+    files = {item.entry.file for item in result.entries}
+    for item in result.entries:
+        module, sep, _qual = (item.entry.replacement or "").partition(":")
+        found = tree.module_file(module) if sep and "<" not in module else None
+        if found is not None:
+            try:
+                files.add(tree.relative(found[0]))
+            except ValueError:
+                continue  # outside the plugin's root
+    return files
+
+
 def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[PortedEntry], dict]:
     """Per-entry actions and the new text of every changed file (relative path -> text)."""
     versions = tuple(
@@ -430,7 +445,7 @@ def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[Porte
         for spec, tree_ in zip((result.old, result.new), trees)
     )
     edits = _Edits(root, (versions[0], versions[1]))
-    for file in sorted({item.entry.file for item in result.entries}):
+    for file in sorted(_patch_files(result, tree)):
         edits.original(file)
     done: list[PortedEntry] = []
     for item in result.entries:
