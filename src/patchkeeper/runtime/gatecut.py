@@ -221,10 +221,12 @@ def _cut_elif(lines: list[str], node: ast.If, live: bool) -> tuple[list[str], st
 
 def _splice(lines: list[str], start: int, end: int, kept: list[str]) -> list[str]:
     """``lines`` with lines ``start``..``end`` replaced by ``kept``; a deletion leaves the
-    longer of the two runs of blank lines it joins, not both."""
+    longer of the two runs of blank lines it joins, not both (none at the top)."""
     if kept:
         return lines[: start - 1] + kept + lines[end:]
     head, tail = lines[: start - 1], lines[end:]
+    if not _strip_blank_end(head):
+        return head + _strip_blank_start(tail)  # nothing above: no blank line first
     above = len(head) - len(_strip_blank_end(head))
     below = len(tail) - len(_strip_blank_start(tail))
     if above and below:
