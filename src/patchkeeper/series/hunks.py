@@ -245,6 +245,9 @@ def _search(
         min_offset = min_where - first_guess
     else:
         min_offset = 0
+        # GNU's order tries the guess itself first: a hunk in place needs no search.
+        if _matches(lines, pattern, first_guess):
+            return first_guess
     # GNU's order: offsets 0, 1, 2, ... from the guess, the later line before the earlier
     # one at each; only where the pattern's rarest-looking line (its longest) occurs.
     candidates = []

@@ -82,6 +82,82 @@ class Tree:
     def _resolved_base(self) -> Path:
         return self.base.resolve()
 
+    def checked_path(self, relative: str, state: tuple[str, ...]) -> Path:
+        """:meth:`path_of` and :func:`check_target_file` in one: the absolute path of a patch
+        path that stays inside the base and is a regular file, a directory or absent there,
+        outside patchkeeper's own ``state`` (:func:`own_state` as strings).
+
+        The common case costs one ``lstat`` and string operations: a plain relative path
+        (no empty or ``.`` component) whose file is not a symlink lies where the real path
+        of its directory (resolved once per directory) says. Anything else takes the general
+        checks, with the same errors.
+
+        Raises:
+            TargetError: as :meth:`path_of` and :func:`check_target_file`.
+        """
+        known = self._checked.get(relative)
+        if known is not None:
+            check_target_file(self, known, relative, state)
+            return known
+        parts = relative.split("/")
+        if "" in parts or "." in parts or ".." in parts or relative.startswith("/"):
+            return self._slow_checked(relative, state)
+        problem = name_problem(relative)
+        if problem:
+            return self._slow_checked(relative, state)
+        base = str(self.base)
+        full = f"{base}/{relative}" if base != "/" else f"/{relative}"
+        try:
+            mode = os.lstat(full).st_mode
+        except (OSError, ValueError):
+            mode = 0
+        if stat.S_ISLNK(mode) or (mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)):
+            return self._slow_checked(relative, state)
+        parent, _, name = full.rpartition("/")
+        try:
+            real_parent = self._real_dir(parent, base)
+        except (OSError, RuntimeError):
+            return self._slow_checked(relative, state)
+        real_base = str(self._resolved_base)
+        real = os.path.join(real_parent, name)
+        if not (real == real_base or real.startswith(real_base.rstrip("/") + "/")):
+            return self._slow_checked(relative, state)
+        for place in state:
+            if full == place or full.startswith(place.rstrip("/") + "/"):
+                return self._slow_checked(relative, state)
+        path = self._checked[relative] = Path(full)
+        return path
+
+    def _real_dir(self, directory: str, base: str) -> str:
+        """The real path of ``directory`` (``base`` or below it), each directory resolved
+        once: ``realpath(parent)/name`` unless ``name`` is itself a symlink.
+
+        Raises:
+            RuntimeError: a symlink loop (as :meth:`pathlib.Path.resolve`).
+        """
+        real = self._real_dirs.get(directory)
+        if real is not None:
+            return real
+        if directory == base or not directory.startswith(base + "/"):
+            real = str(Path(directory or "/").resolve())
+        else:
+            above, _, name = directory.rpartition("/")
+            try:
+                link = stat.S_ISLNK(os.lstat(directory).st_mode)
+            except (OSError, ValueError):
+                link = False
+            if link:
+                real = str(Path(directory).resolve())
+            else:
+                real = os.path.join(self._real_dir(above, base), name)
+        self._real_dirs[directory] = real
+        return real
+
+    def _slow_checked(self, relative: str, state: tuple[str, ...]) -> Path:
+        path = self.path_of(relative)
+        check_target_file(self, path, relative, state)
+        return path
+
     def reader(self) -> Callable[[str], FileState | None]:
         """``read(path) -> FileState | None`` for an engine workspace over this tree."""
         return lambda relative: read_file(self.path_of(relative))
@@ -534,7 +610,7 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                 if path is None or path in checked:
                     continue
                 try:
-                    check_target_file(tree, tree.path_of(path), path, state)
+                    tree.checked_path(path, state)
                 except TargetError as exc:
                     where = f" at {exc.path}" if exc.path is not None else ""
                     raise TargetError(
