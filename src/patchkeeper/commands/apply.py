@@ -18,7 +18,6 @@ from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
 from patchkeeper.progress import warn
 from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
-from patchkeeper.series.hunk_evidence import failure_evidence
 from patchkeeper.series.load import load_series
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
@@ -266,6 +265,8 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
             early = _classify(Workspace(tree.reader()), patches, tree, pristine, names, recovery)
             if early is not None:
                 return _refresh_overlays(tree, early, overlays)
+            from patchkeeper.series.hunk_evidence import failure_evidence
+
             failed = outcomes[-1]
             return ApplyResult(
                 "apply",

@@ -100,14 +100,17 @@ class FilePatchResult:
     """The outcome of applying a file diff's hunks to one file's lines.
 
     Attributes:
-        lines: the new content when every hunk applied, else ``None``.
+        lines: the new content when every hunk applied, else ``None`` (also when it is
+            given as ``data``).
         placements: the hunks that could be placed, in order.
         failures: the hunks that could not.
+        data: the new content as one ``bytes``, from :func:`patch_data`, else ``None``.
     """
 
     lines: list[bytes] | None
     placements: tuple[Placement, ...]
     failures: tuple[HunkFailure, ...]
+    data: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -198,11 +201,6 @@ def _search(
     context = max(prefix_context, suffix_context)
     prefix_fuzz = prefix_context - context
     suffix_fuzz = suffix_context - context
-    max_where = input_lines - (pat_lines - suffix_fuzz) + 1
-    min_where = last_frozen + 1
-    max_pos_offset = max_where - first_guess
-    max_neg_offset = first_guess - min_where
-    max_offset = max(max_pos_offset, max_neg_offset)
 
     if not pat_lines:  # an empty pattern matches where the header says
         return first_guess
@@ -210,11 +208,12 @@ def _search(
         # A hunk without context (diff -U0) carries no evidence of where it belongs but its
         # line numbers: it applies where they say or not at all, so that undoing it (which
         # puts lines back where the header says) is exact.
-        if first_guess < min_where or not _matches(lines, pattern, first_guess):
+        if first_guess < last_frozen + 1 or not _matches(lines, pattern, first_guess):
             return None
         return first_guess
-    if first_guess <= max_neg_offset:  # do not try lines <= 0
-        max_neg_offset = first_guess - 1
+    min_offset, max_pos_offset, max_neg_offset, max_offset = _window(
+        first_guess, pat_lines - suffix_fuzz, input_lines, last_frozen
+    )
 
     if prefix_fuzz < 0 and first_line(hunk, reverse) <= 1:
         # Can only match the start of the file.
@@ -235,19 +234,8 @@ def _search(
             return first_guess - offset
         return None
 
-    # When the guess lies outside [min_where, max_where], start at the nearest end of it.
-    if max_pos_offset < 0:
-        min_offset = first_guess - max_where
-    elif max_neg_offset < 0:
-        # The guess lies before min_where: the nearest allowed line is min_where, at a
-        # positive offset (a guess far out, from a corrupt header, must not make the loop
-        # walk every offset in between).
-        min_offset = min_where - first_guess
-    else:
-        min_offset = 0
-        # GNU's order tries the guess itself first: a hunk in place needs no search.
-        if _matches(lines, pattern, first_guess):
-            return first_guess
+    if min_offset == 0 and _matches(lines, pattern, first_guess):
+        return first_guess  # GNU's order tries the guess itself first: no search needed
     # GNU's order: offsets 0, 1, 2, ... from the guess, the later line before the earlier
     # one at each; only where the pattern's rarest-looking line (its longest) occurs.
     candidates = []
@@ -261,6 +249,36 @@ def _search(
         if _matches(lines, pattern, start):
             return start
     return None
+
+
+def _window(
+    first_guess: int, span: int, input_lines: int, last_frozen: int
+) -> tuple[int, int, int, int]:
+    """GNU's bounds of the search (``locate_hunk``): ``(min_offset, max_pos_offset,
+    max_neg_offset, max_offset)`` for a pattern whose ``span`` lines must lie within the
+    input's ``input_lines`` after the ``last_frozen`` lines the previous hunks consumed.
+
+    A start at offset ``o`` from ``first_guess`` is allowed when ``min_offset <= o <=
+    max_pos_offset`` (``o >= 0``) or ``min_offset <= -o <= max_neg_offset`` (``o < 0``).
+    """
+    max_where = input_lines - span + 1
+    min_where = last_frozen + 1
+    max_pos_offset = max_where - first_guess
+    max_neg_offset = first_guess - min_where
+    max_offset = max(max_pos_offset, max_neg_offset)
+    if first_guess <= max_neg_offset:  # do not try lines <= 0
+        max_neg_offset = first_guess - 1
+    # When the guess lies outside [min_where, max_where], start at the nearest end of it.
+    if max_pos_offset < 0:
+        min_offset = first_guess - max_where
+    elif max_neg_offset < 0:
+        # The guess lies before min_where: the nearest allowed line is min_where, at a
+        # positive offset (a guess far out, from a corrupt header, must not make the loop
+        # walk every offset in between).
+        min_offset = min_where - first_guess
+    else:
+        min_offset = 0
+    return min_offset, max_pos_offset, max_neg_offset, max_offset
 
 
 def _starts(lines: Sequence[bytes], pattern: Sequence[bytes], low: int, high: int) -> list[int]:
@@ -438,6 +456,86 @@ def patch_lines(
     if failures:
         return FilePatchResult(None, tuple(placements), tuple(failures))
     return FilePatchResult(_splice(lines, placements, reverse), tuple(placements), ())
+
+
+def patch_data(
+    data: bytes, hunks: Sequence[Hunk], *, reverse: bool = False
+) -> FilePatchResult | None:
+    """:func:`patch_lines` on ``split_lines(data)`` for the common case, without splitting:
+    each pattern is looked for as one ``bytes`` in ``data`` (a match at the start of a line
+    is a match of its lines, since only ``\\n`` ends a line), and the result is made of
+    slices of ``data`` and the replacements.
+
+    The common case: every hunk has context, as many leading as trailing context lines
+    (so it may lie anywhere in the file), and a pattern and replacement whose last lines
+    end in ``\\n``; every hunk applies. Each is placed where :func:`patch_lines` places
+    it (GNU's order: the nearest allowed offset, the later line first on a tie), and the
+    bytes are those :func:`patch_lines` would give.
+
+    Returns:
+        A :class:`FilePatchResult` with ``data`` set and ``lines`` ``None``, or ``None``
+        outside the common case (a hunk that does not apply included): then
+        :func:`patch_lines` gives the answer and the evidence.
+    """
+    input_lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    in_offset = 0
+    last_frozen = 0
+    frozen_at = 0  # the byte where line last_frozen + 1 starts
+    pieces: list[bytes] = []
+    placements: list[Placement] = []
+    for hunk in hunks:
+        pattern, replacement = images(hunk, reverse)
+        suffix = hunk.suffix_context
+        if (
+            not pattern
+            or not hunk.has_context
+            or hunk.prefix_context != suffix
+            or not pattern[-1].endswith(b"\n")
+            or (replacement and not replacement[-1].endswith(b"\n"))
+        ):
+            return None
+        expected = first_line(hunk, reverse)
+        first_guess = expected + in_offset
+        window = _window(first_guess, len(pattern), input_lines, last_frozen)
+        found = _find_data(data, b"".join(pattern), first_guess, window)
+        if found is None:
+            return None
+        where, at = found
+        kept = len(pattern) - suffix
+        pieces.append(data[frozen_at:at])
+        pieces.extend(replacement[: len(replacement) - suffix])
+        frozen_at = at + sum(map(len, pattern[:kept]))
+        placements.append(Placement(hunk, where, where - expected))
+        in_offset = where - expected
+        last_frozen = where - 1 + kept
+    pieces.append(data[frozen_at:])
+    return FilePatchResult(None, tuple(placements), (), b"".join(pieces))
+
+
+def _find_data(
+    data: bytes, joined: bytes, first_guess: int, window: tuple[int, int, int, int]
+) -> tuple[int, int] | None:
+    """Where the pattern ``joined`` (whole lines) starts in ``data`` as :func:`_search`
+    would choose it: ``(1-based line, byte offset)``, or ``None``."""
+    min_offset, max_pos_offset, max_neg_offset, _ = window
+    best: tuple[tuple[int, int], int, int] | None = None
+    line, counted = 1, 0
+    at = data.find(joined)
+    while at != -1:
+        if at == 0 or data[at - 1] == 10:  # at the start of a line
+            line += data.count(b"\n", counted, at)
+            counted = at
+            offset = line - first_guess
+            if offset > max_pos_offset:
+                break  # every later match lies further on
+            if offset >= 0:
+                key, allowed = (offset, 0), min_offset <= offset
+            else:
+                key, allowed = (-offset, 1), min_offset <= -offset <= max_neg_offset
+            if allowed and (best is None or key < best[0]):
+                best = (key, line, at)
+        at = data.find(joined, at + 1)
+    return (best[1], best[2]) if best is not None else None
 
 
 def _ending(line: bytes) -> str:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from patchkeeper.constants import WordEnum
-from patchkeeper.series.hunk_evidence import FileFailure
 from patchkeeper.trees.applied import FileCheck, PatchStatus, SeriesState
 from patchkeeper.trees.transaction import Recovery
+
+if TYPE_CHECKING:  # failure evidence is imported when a patch fails
+    from patchkeeper.series.hunk_evidence import FileFailure
 
 
 class Outcome(WordEnum):
