@@ -469,15 +469,16 @@ def patch_data(
     The common case: every hunk has context, as many leading as trailing context lines
     (so it may lie anywhere in the file), and a pattern and replacement whose last lines
     end in ``\\n``; every hunk applies. Each is placed where :func:`patch_lines` places
-    it (GNU's order: the nearest allowed offset, the later line first on a tie), and the
-    bytes are those :func:`patch_lines` would give.
+    it, and the bytes are those :func:`patch_lines` would give: of :func:`_search`'s
+    bounds, only "not before the lines the previous hunks consumed" can exclude a place
+    where the pattern occurs whole, so the nearest such place wins (GNU's order: the later
+    line on a tie).
 
     Returns:
         A :class:`FilePatchResult` with ``data`` set and ``lines`` ``None``, or ``None``
         outside the common case (a hunk that does not apply included): then
         :func:`patch_lines` gives the answer and the evidence.
     """
-    input_lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
     in_offset = 0
     last_frozen = 0
     frozen_at = 0  # the byte where line last_frozen + 1 starts
@@ -495,9 +496,7 @@ def patch_data(
         ):
             return None
         expected = first_line(hunk, reverse)
-        first_guess = expected + in_offset
-        window = _window(first_guess, len(pattern), input_lines, last_frozen)
-        found = _find_data(data, b"".join(pattern), first_guess, window)
+        found = _find_data(data, b"".join(pattern), expected + in_offset, last_frozen, frozen_at)
         if found is None:
             return None
         where, at = found
@@ -513,29 +512,26 @@ def patch_data(
 
 
 def _find_data(
-    data: bytes, joined: bytes, first_guess: int, window: tuple[int, int, int, int]
+    data: bytes, joined: bytes, first_guess: int, last_frozen: int, frozen_at: int
 ) -> tuple[int, int] | None:
-    """Where the pattern ``joined`` (whole lines) starts in ``data`` as :func:`_search`
-    would choose it: ``(1-based line, byte offset)``, or ``None``."""
-    min_offset, max_pos_offset, max_neg_offset, _ = window
-    best: tuple[tuple[int, int], int, int] | None = None
-    line, counted = 1, 0
-    at = data.find(joined)
+    """Where the pattern ``joined`` (whole lines) starts in ``data`` after the
+    ``last_frozen`` lines (which end at byte ``frozen_at``), nearest to line
+    ``first_guess`` (the later one on a tie): ``(1-based line, byte offset)``, or
+    ``None``."""
+    line, counted = last_frozen + 1, frozen_at
+    before: tuple[int, int] | None = None  # the nearest place before the guess
+    at = data.find(joined, frozen_at)
     while at != -1:
         if at == 0 or data[at - 1] == 10:  # at the start of a line
             line += data.count(b"\n", counted, at)
             counted = at
-            offset = line - first_guess
-            if offset > max_pos_offset:
-                break  # every later match lies further on
-            if offset >= 0:
-                key, allowed = (offset, 0), min_offset <= offset
-            else:
-                key, allowed = (-offset, 1), min_offset <= -offset <= max_neg_offset
-            if allowed and (best is None or key < best[0]):
-                best = (key, line, at)
+            if line >= first_guess:
+                if before is not None and first_guess - before[0] < line - first_guess:
+                    return before
+                return line, at
+            before = (line, at)
         at = data.find(joined, at + 1)
-    return (best[1], best[2]) if best is not None else None
+    return before
 
 
 def _ending(line: bytes) -> str:
