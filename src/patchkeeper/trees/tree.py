@@ -272,7 +272,8 @@ def _resolve(path: Path, real_dirs: dict[str, str]) -> str:
 def read_file(path: Path) -> FileState | None:
     """Read a file's bytes and permission bits; ``None`` when it does not exist.
 
-    One ``open`` and one ``fstat`` per file (apply reads every file a series touches).
+    One ``open``, one ``fstat`` and one ``read`` per file (apply reads every file a series
+    touches).
 
     Raises:
         TargetError: it is a directory or cannot be read.
@@ -291,13 +292,24 @@ def read_file(path: Path) -> FileState | None:
             raise TargetError(
                 "a patch names this path as a file, but it is not a regular file", path=path
             )
-        with open(fd, "rb", closefd=False) as handle:
-            data = handle.read()
+        data = _read_all(fd, info.st_size)
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
     finally:
         os.close(fd)
     return FileState.from_bytes(data, stat.S_IMODE(info.st_mode))
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The bytes of an open regular file of ``size`` bytes: one ``read`` (a regular file
+    reads short only at its end), more if it grew meanwhile."""
+    data = os.read(fd, size + 1)
+    if len(data) <= size:
+        return data
+    parts = [data]
+    while chunk := os.read(fd, 1 << 20):
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 def _base(root: Path, directory: str) -> Path:
