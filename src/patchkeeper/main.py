@@ -1024,8 +1024,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """The console script."""
-    sys.exit(main())
+    """The console script.
+
+    Before the interpreter exits, every object still alive is moved out of the cyclic
+    collector's reach (:func:`gc.freeze`): the process ends next, and the collections the
+    interpreter runs while shutting down would walk each of them again for nothing (tens
+    of milliseconds after an ``apply`` of 1,000 patches). Exit handlers and the flushing of
+    standard output still run as usual.
+    """
+    code = main()
+    import gc
+
+    gc.freeze()
+    sys.exit(code)
 
 
 if __name__ == "__main__":
