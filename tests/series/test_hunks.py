@@ -147,7 +147,7 @@ def byte_cases(draw: st.DrawFn) -> tuple[bytes, list, bool]:
     return text, list(parsed), draw(st.booleans())
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(case=byte_cases())
 def test_patch_data_places_and_writes_what_patch_lines_does(case) -> None:
     """The bytes fast path gives patch_lines' placements and bytes whenever it answers, and

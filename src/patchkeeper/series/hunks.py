@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from patchkeeper.series.model import ADDED, REMOVED, Hunk
+from patchkeeper.series.model import ADDED, CONTEXT, REMOVED, Hunk
 
 
 @dataclass(frozen=True)
@@ -485,28 +485,36 @@ def patch_data(
     pieces: list[bytes] = []
     placements: list[Placement] = []
     for hunk in hunks:
-        pattern, replacement = images(hunk, reverse)
+        if reverse:
+            pattern, replacement = hunk.post_image, hunk.pre_image
+            expected = hunk.new_start + 1 if hunk.new_len == 0 else hunk.new_start
+        else:
+            pattern, replacement = hunk.pre_image, hunk.post_image
+            expected = hunk.old_start + 1 if hunk.old_len == 0 else hunk.old_start
         suffix = hunk.suffix_context
         if (
             not pattern
-            or not hunk.has_context
             or hunk.prefix_context != suffix
-            or not pattern[-1].endswith(b"\n")
-            or (replacement and not replacement[-1].endswith(b"\n"))
+            or CONTEXT not in hunk.kinds
+            or pattern[-1][-1:] != b"\n"
+            or (replacement and replacement[-1][-1:] != b"\n")
         ):
             return None
-        expected = first_line(hunk, reverse)
-        found = _find_data(data, b"".join(pattern), expected + in_offset, last_frozen, frozen_at)
+        joined = b"".join(pattern)
+        found = _find_data(data, joined, expected + in_offset, last_frozen, frozen_at)
         if found is None:
             return None
         where, at = found
-        kept = len(pattern) - suffix
         pieces.append(data[frozen_at:at])
-        pieces.extend(replacement[: len(replacement) - suffix])
-        frozen_at = at + sum(map(len, pattern[:kept]))
+        if suffix:
+            pieces.extend(replacement[: len(replacement) - suffix])
+            frozen_at = at + len(joined) - sum(map(len, pattern[len(pattern) - suffix :]))
+        else:
+            pieces.extend(replacement)
+            frozen_at = at + len(joined)
         placements.append(Placement(hunk, where, where - expected))
         in_offset = where - expected
-        last_frozen = where - 1 + kept
+        last_frozen = where - 1 + len(pattern) - suffix
     pieces.append(data[frozen_at:])
     return FilePatchResult(None, tuple(placements), (), b"".join(pieces))
 
