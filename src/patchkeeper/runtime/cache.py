@@ -96,6 +96,26 @@ class SummaryCache:
         self.entries[self._key(file)] = (stat.st_size, stat.st_mtime_ns, marshal.dumps(record))
         self.dirty = True
 
+    def valid(self, file: Path) -> bool:
+        """Whether a record of ``file`` is stored for its current size and modification
+        time (:meth:`get` would answer it), without decoding the record."""
+        hit = self.entries.get(self._key(file))
+        if hit is None:
+            return False
+        try:
+            stat = file.stat()
+        except OSError:
+            return False
+        return (stat.st_size, stat.st_mtime_ns) == hit[:2]
+
+    def put_encoded(self, file: Path, state: tuple[int, int], data: bytes) -> None:
+        """Remember a record already encoded (``data``: :func:`marshal.dumps` of it, made by
+        :mod:`patchkeeper.runtime.parallel`'s workers) for ``file`` in ``state``: its
+        ``(size, mtime_ns)`` taken *before* the file was read, so a file changed meanwhile
+        is read again by the next run."""
+        self.entries[self._key(file)] = (state[0], state[1], data)
+        self.dirty = True
+
     def get_value(self, key: str, signature: str) -> Any | None:
         """A record stored under a free ``key`` with the same ``signature``, else ``None``."""
         hit = self.entries.get(key)
