@@ -8,7 +8,7 @@ from pathlib import Path
 
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit, inventory, nameindex
-from patchkeeper.runtime.cache import cache_root
+from patchkeeper.runtime.cache import SummaryCache, cache_root
 from patchkeeper.runtime.file_facts import ScanSettings
 from patchkeeper.runtime.scan import scan_source
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -268,3 +268,56 @@ def test_name_search_finds_ascii_and_other_names(tmp_path: Path) -> None:
     assert tree.defined("café_x") == [("up.a", 1), ("up.b", 1)]
     assert tree.defined("Plain") == [("up.a", 5)]
     assert tree.defined("Missing") == []
+
+
+def test_remembered_folder_listing_notices_added_and_removed_files(tmp_path: Path) -> None:
+    """The listing of a tree's Python files comes from the store while no folder changed,
+    and equals a fresh walk after a file is added, a file removed or a folder added."""
+    (tmp_path / "up/sub").mkdir(parents=True)
+    (tmp_path / "up/__init__.py").write_text("")
+    (tmp_path / "up/sub/a.py").write_text("")
+    (tmp_path / "up/sub/notes.txt").write_text("")
+    store = SummaryCache(tmp_path, "listing")
+    up = str(tmp_path / "up")
+    assert store.python_folders(tmp_path / "up") == [(up, ["__init__.py"]), (f"{up}/sub", ["a.py"])]
+    store.save()
+    again = SummaryCache(tmp_path, "listing")
+    assert again.python_folders(tmp_path / "up") == [
+        (up, ["__init__.py"]),
+        (f"{up}/sub", ["a.py"]),
+    ]
+    assert not again.dirty  # from the store: no folder read, nothing to save
+    (tmp_path / "up/sub/b.py").write_text("")
+    (tmp_path / "up/__init__.py").unlink()
+    (tmp_path / "up/new").mkdir()
+    (tmp_path / "up/new/c.py").write_text("")
+    assert again.python_folders(tmp_path / "up") == [
+        (up, []),
+        (f"{up}/new", ["c.py"]),
+        (f"{up}/sub", ["a.py", "b.py"]),
+    ]
+
+
+def test_prefetched_plugin_facts_equal_facts_scanned_one_by_one(
+    runtime_trees: Path, monkeypatch
+) -> None:
+    """The facts the worker processes send back (records) are the facts one process scans,
+    and a module prefetched but never asked for stays out of ``facts``."""
+    from patchkeeper.runtime import parallel
+    from patchkeeper.runtime.plugin import PluginTree
+    from patchkeeper.runtime.settings import resolve_settings
+
+    settings = resolve_settings(_config(runtime_trees / "plugin"))
+    alone = PluginTree(settings)
+    modules = alone.package_modules()
+    expected = {module: alone.facts_of(module) for module in modules}
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    pooled = PluginTree(settings)  # nothing saved by the first: an empty store
+    assert pooled.cache.entries == {}
+    pooled.prefetch(modules)
+    assert pooled.facts == {}
+    assert sorted(key for key in pooled.cache.entries if not key.startswith("#")) == sorted(
+        alone.relative(alone.module_file(module)[0]) for module in modules
+    )
+    assert {module: pooled.facts_of(module) for module in modules} == expected

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import configparser
 import hashlib
-import os
 import sys
 from pathlib import Path
 
@@ -56,11 +55,11 @@ class PluginTree:
 
     def _walk(self) -> dict[str, tuple[Path, bool] | None]:
         found: dict[str, tuple[Path, bool] | None] = {}
-        for directory, subdirs, files in os.walk(self.root / self._top):
-            subdirs.sort()
+        # os.walk's folders, listed from the store while none changed
+        for directory, files in self.cache.python_folders(self.root / self._top):
             base = Path(directory)
             module = ".".join(base.relative_to(self.root).parts)
-            for name in sorted(files):
+            for name in files:
                 if name == "__init__.py":
                     found[module] = (base / name, True)
                 elif name.endswith(".py"):

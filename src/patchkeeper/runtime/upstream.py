@@ -213,12 +213,22 @@ class UpstreamTree:
             files: list[str] = []
             digest = hashlib.sha256()
             for package in self.packages:
-                for file in nameindex.python_files(self.root / package):
+                for file in self._python_files(self.root / package):
                     stat = os.stat(file)
                     files.append(file)
                     digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
             self._signature = files, digest.hexdigest()
         return self._signature
+
+    def _python_files(self, directory: Path) -> list[str]:
+        """:func:`nameindex.python_files` of ``directory``, its folders listed from the
+        store while none changed (:meth:`SummaryCache.python_folders`)."""
+        found = [
+            f"{folder}/{name}"
+            for folder, names in self.cache.python_folders(directory)
+            for name in names
+        ]
+        return sorted(found, key=lambda path: path.split("/"))
 
     def signature(self) -> str:
         """A digest of the path, size and modification time of every Python file of the
