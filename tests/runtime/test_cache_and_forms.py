@@ -321,3 +321,25 @@ def test_prefetched_plugin_facts_equal_facts_scanned_one_by_one(
         alone.relative(alone.module_file(module)[0]) for module in modules
     )
     assert {module: pooled.facts_of(module) for module in modules} == expected
+
+
+def test_prefetched_upstream_summaries_equal_summaries_parsed_one_by_one(
+    runtime_trees: Path, monkeypatch
+) -> None:
+    """The summaries the worker processes send back equal the ones :meth:`summary` parses
+    in this process, for every module the lookups of the targets start in."""
+    from patchkeeper.runtime import parallel
+    from patchkeeper.runtime.resolve import target_modules
+
+    root = runtime_trees / "upstream-2.0"
+    alone = UpstreamTree(root, ("tinyup",))
+    targets = ["tinyup.gone.run", "tinyup.sampler.sample", "tinyup.ops.kernels.k", "os.path"]
+    modules = target_modules(alone, targets)
+    assert modules == ["tinyup", "tinyup.sampler", "tinyup.ops.kernels"]
+    expected = {module: alone.summary(module) for module in modules}
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    pooled = UpstreamTree(root, ("tinyup",))  # nothing saved by the first: an empty store
+    pooled.prefetch(modules)
+    assert pooled.summaries == {}
+    assert {module: pooled.summary(module) for module in modules} == expected

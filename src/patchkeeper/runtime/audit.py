@@ -32,7 +32,7 @@ from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.judge import judge, renamed_names
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
+from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all, target_modules
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
@@ -143,6 +143,8 @@ def _evaluate(
     old_tree, new_tree = trees
     entries = list(scanned.inventory.entries)
     audited = []
+    for tree in trees:  # the modules every lookup starts in, parsed on every core
+        tree.prefetch(target_modules(tree, (e.target for e in entries)))
     resolved_new = resolve_all(new_tree, (e.target for e in entries))
     # Where a name went in the old tree matters only when the new tree has it (the
     # decision for a target gone from the new tree rests on the new tree alone).

@@ -25,7 +25,7 @@ from pathlib import Path
 from patchkeeper.runtime import names
 from patchkeeper.runtime.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.resolve import FOUND, resolve_all
+from patchkeeper.runtime.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.upstream import UpstreamTree
 
 
@@ -124,6 +124,7 @@ def broken_references(
     roots = set(new_tree.packages)
     references = [r for f in files for r in _references(*f, roots)]
     wanted = sorted({r.dotted for r in references} - patched)
+    new_tree.prefetch(target_modules(new_tree, wanted))  # parsed on every core
     new = resolve_all(new_tree, wanted, lambda _t: False)
     gone = [t for t in wanted if new[t].status != FOUND]
     old = resolve_all(old_tree, gone, lambda _t: False)
