@@ -343,3 +343,30 @@ def test_prefetched_upstream_summaries_equal_summaries_parsed_one_by_one(
     pooled.prefetch(modules)
     assert pooled.summaries == {}
     assert {module: pooled.summary(module) for module in modules} == expected
+
+
+def test_audit_on_every_core_equals_the_audit_in_one_process(
+    runtime_trees: Path, monkeypatch
+) -> None:
+    """Entries compared and judged by forked workers give the result one process gives,
+    and the drift and judgement stores the parent writes serve the next run alike."""
+    from patchkeeper.runtime import parallel
+
+    plugin = runtime_trees / "plugin"
+    trees = {"old": str(runtime_trees / "upstream-1.0"), "new": str(runtime_trees / "upstream-2.0")}
+    alone = audit._evaluate
+    keys = iter(range(10))  # a new key each run: the whole result is never remembered
+    monkeypatch.setattr(audit, "_result_key", lambda *args: f"run {next(keys)}")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 10**9)
+    expected = audit.audit_runtime(_config(plugin), **trees)
+    for path in (cache_root() / "runtime").iterdir():
+        path.unlink()
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    calls = []
+    monkeypatch.setattr(audit, "_evaluate", lambda *a: calls.append(1) or alone(*a))
+    pooled = audit.audit_runtime(_config(plugin), **trees)
+    assert pooled == expected and calls == [1]
+    again = audit.audit_runtime(_config(plugin), **trees)  # drift and judgements from the store
+    assert again == expected and calls == [1, 1]

@@ -27,6 +27,8 @@ Job = TypeVar("Job")
 
 #: Below this many files a pool costs more than it saves (forking, sending the records).
 MIN_FILES = 48
+#: Below this many items (entries to judge) :func:`map_forked` runs in this process.
+MIN_ITEMS = 24
 #: The project's machine has 2 cores; more workers than cores only add switching.
 MAX_WORKERS = 4
 
@@ -38,10 +40,13 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def workers_for(count: int) -> int:
-    """How many worker processes to use for ``count`` files: 0 (run in this process) for
-    fewer than :data:`MIN_FILES` files, on one core, or without ``fork`` on Linux."""
-    if count < MIN_FILES or not sys.platform.startswith("linux"):
+def workers_for(count: int, minimum: int | None = None) -> int:
+    """How many worker processes to use for ``count`` items: 0 (run in this process) for
+    fewer than ``minimum`` (default :data:`MIN_FILES`), on one core, or without ``fork``
+    on Linux."""
+    if count < (MIN_FILES if minimum is None else minimum):
+        return 0
+    if not sys.platform.startswith("linux"):
         return 0
     if "fork" not in multiprocessing.get_all_start_methods():
         return 0
@@ -84,3 +89,36 @@ def map_records(
             results[index] = data
     for index, job in enumerate(jobs):
         yield job, results[index]
+
+
+#: The function and items of the running :func:`map_forked` (read by the forked workers).
+_TASK: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+
+
+def _run_task(index: int) -> Any:
+    function, items = _TASK  # type: ignore[misc]  # set before the workers were forked
+    return function(items[index])
+
+
+def map_forked(
+    function: Callable[[Job], Any], items: Sequence[Job], minimum: int | None = None
+) -> Iterator[Any]:
+    """``function(item)`` for every item, in order, computed by forked workers that share
+    this process's state as it was at the call (parsed trees, remembered lookups): for
+    work that reads much state and returns a small picklable result (an entry's drift or
+    decision). ``function`` may be a closure: only the items' indexes are sent. What the
+    workers remember on the way is lost with them; results must not depend on it. Runs
+    in this process when :func:`workers_for` says so (fewer than ``minimum`` items,
+    default :data:`MIN_ITEMS`), and inside another :func:`map_forked`."""
+    global _TASK
+    workers = workers_for(len(items), MIN_ITEMS if minimum is None else minimum)
+    if workers == 0 or _TASK is not None:
+        for item in items:
+            yield function(item)
+        return
+    _TASK = (function, items)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield from pool.imap(_run_task, range(len(items)), chunksize=2)
+    finally:
+        _TASK = None
