@@ -166,6 +166,28 @@ def test_build_index_reads_each_file_once_for_both_indexes(tmp_path: Path) -> No
     assert nameindex.build_index(tmp_path, files) == (sets, None)
 
 
+def test_build_index_in_chunks_on_every_core_equals_one_process(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Chunks of files indexed by workers and merged give the indexes one process builds:
+    name sets in file order, importers in file order then line order."""
+    from patchkeeper.runtime import parallel
+
+    for index in range(7):
+        (tmp_path / f"pkg/m{index}.py").parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"pkg/m{index}.py").write_text(
+            f"from pkg.base import f\nfrom pkg.m{index} import g\nclass C{index}:\n"
+            "    from pkg.base import f as h\n"
+        )
+    files = nameindex.python_files(tmp_path / "pkg")
+    expected = nameindex.build_index(tmp_path, files, importers=True)
+    assert len(expected[1]["f"]) == 14
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    monkeypatch.setattr(nameindex, "INDEX_CHUNK", 3)
+    assert nameindex.build_index(tmp_path, files, importers=True) == expected
+
+
 def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees: Path) -> None:
     """``engine`` imports ``sample`` from ``sampler``; ``api`` imports it from ``engine``.
     Patching ``sampler.sample`` leaves both with the original; patching only the re-export

@@ -22,6 +22,7 @@ from patchkeeper.runtime.crosscheck import (
     AuditFinding,
     broken_references,
     duplicates,
+    read_patch_files,
     version_gates,
 )
 from patchkeeper.runtime.drift import RETAIN, Code, Drift, codes, decide
@@ -245,8 +246,9 @@ def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
     cached = store.get_value("#crosscheck", digest)
     if cached is not None:
         return [AuditFinding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
-    broken = broken_references(files, trees, patched)
-    gates = version_gates(files, versions)
+    facts = read_patch_files(files, tuple(trees[1].packages))  # one parse per file
+    broken = broken_references(files, trees, patched, facts)
+    gates = version_gates(files, versions, facts)
     store.put_value(
         "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
     )

@@ -54,13 +54,25 @@ def workers_for(count: int, minimum: int | None = None) -> int:
     return min(cores, MAX_WORKERS) if cores > 1 else 0
 
 
+def _quiet() -> None:
+    """A worker's start: no progress bar or note of its own (the parent reports progress
+    as the results come in; two processes drawing on one terminal would garble it)."""
+    from patchkeeper import progress
+
+    progress.set_bar_factory(None)
+    progress.set_sink(None)
+
+
 def _encoded(work: tuple[Callable[[Any], Any], Any]) -> bytes:
     function, job = work
     return marshal.dumps(function(job))
 
 
 def map_records(
-    function: Callable[[Job], Any], jobs: Sequence[Job], sizes: Sequence[int] | None = None
+    function: Callable[[Job], Any],
+    jobs: Sequence[Job],
+    sizes: Sequence[int] | None = None,
+    minimum: int | None = None,
 ) -> Iterator[tuple[Job, bytes]]:
     """``(job, marshal.dumps(function(job)))`` for every job, in the order of ``jobs``.
 
@@ -71,9 +83,12 @@ def map_records(
         sizes: each job's size (bytes of its file), used to hand out the largest first so
             that no worker is left with a large file at the end; same length as ``jobs``.
 
+        minimum: the fewest jobs worth a pool (default :data:`MIN_FILES`; a job that is
+            a chunk of many files may ask for fewer).
+
     Errors raised by ``function`` propagate (it should record them in its result).
     """
-    workers = workers_for(len(jobs))
+    workers = workers_for(len(jobs), minimum)
     if workers == 0:
         for job in jobs:
             yield job, marshal.dumps(function(job))
@@ -83,7 +98,7 @@ def map_records(
         order.sort(key=lambda index: -sizes[index])
     context = multiprocessing.get_context("fork")
     results: dict[int, bytes] = {}
-    with context.Pool(workers) as pool:
+    with context.Pool(workers, initializer=_quiet) as pool:
         work = [(function, jobs[index]) for index in order]
         for index, data in zip(order, pool.imap(_encoded, work, chunksize=4), strict=True):
             results[index] = data
@@ -118,7 +133,7 @@ def map_forked(
         return
     _TASK = (function, items)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet) as pool:
             yield from pool.imap(_run_task, range(len(items)), chunksize=2)
     finally:
         _TASK = None
