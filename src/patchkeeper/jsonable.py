@@ -52,6 +52,21 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (an undecodable byte kept by
+    ``surrogateescape`` is one): its UTF-8 encoding fails, found at C speed, where a search
+    with :data:`ESCAPED_BYTE` walks a long non-ASCII text character by character.
+
+    >>> has_surrogates("caf\\u00e9"), has_surrogates("caf\\udce9")
+    (False, True)
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def json_text(data: Any, indent: int = 2, *, latin1: bool = False) -> str:
     """``data`` as JSON text; non-ASCII characters as they are, an undecodable byte kept by
     ``surrogateescape`` as its ``\\udcXX`` escape (valid JSON, and Python's ``json.loads``
@@ -73,6 +88,8 @@ def json_text(data: Any, indent: int = 2, *, latin1: bool = False) -> str:
         import json
 
         text = json.dumps(data, indent=indent, ensure_ascii=False)
+    if not has_surrogates(text):
+        return text  # nothing to replace (the common case: no regular-expression pass)
     if latin1:
         return ESCAPED_BYTE.sub(lambda found: chr(ord(found.group()) - 0xDC00), text)
     return ESCAPED_BYTE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)

@@ -213,7 +213,8 @@ def _evaluate(
             decisions[id(item)] = decision
     for item in todo:
         entry, before, after, _drift_of, cached, _spans = item
-        audited.append(AuditedEntry(entry, before, after, cached or decisions[id(item)]))
+        decision = cached if cached is not None else decisions[id(item)]
+        audited.append(AuditedEntry(entry, before, after, decision))
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
     patched = {e.target for e in entries}

@@ -17,7 +17,6 @@ fewer than :data:`MIN_FILES` files, the work is done in the calling process.
 from __future__ import annotations
 
 import marshal
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -48,6 +47,8 @@ def workers_for(count: int, minimum: int | None = None) -> int:
         return 0
     if not sys.platform.startswith("linux"):
         return 0
+    import multiprocessing  # here: a warm run, which parses nothing, does not import it
+
     if "fork" not in multiprocessing.get_all_start_methods():
         return 0
     cores = usable_cores()
@@ -96,6 +97,8 @@ def map_records(
     order = list(range(len(jobs)))
     if sizes is not None:
         order.sort(key=lambda index: -sizes[index])
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     results: dict[int, bytes] = {}
     with context.Pool(workers, initializer=_quiet) as pool:
@@ -133,6 +136,8 @@ def map_forked(
         return
     _TASK = (function, items)
     try:
+        import multiprocessing
+
         with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet) as pool:
             yield from pool.imap(_run_task, range(len(items)), chunksize=2)
     finally:
