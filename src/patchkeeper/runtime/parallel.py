@@ -9,9 +9,14 @@ than parsing it again). The parent stores the bytes as they came in the tree's c
 (:meth:`patchkeeper.runtime.cache.SummaryCache.put_encoded`), so the records are the ones a
 warm run reads, and the results are the same as one process's.
 
+The audit's per-entry work (comparing each entry's spans, judging it) reads the parsed
+trees rather than files: :func:`map_forked` runs it in forked workers that inherit those
+trees, and sends back only each entry's small result.
+
 Workers are forked (the parent's modules are already imported, nothing to start); where
-``fork`` is not available (macOS's default is ``spawn``), with a single usable core, or for
-fewer than :data:`MIN_FILES` files, the work is done in the calling process.
+``fork`` is not available (macOS's default is ``spawn``), with a single usable core, for
+fewer than :data:`MIN_FILES` files, inside a worker (no pool of a pool) or when the system
+refuses a process, the work is done in the calling process: the results are the same.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ def workers_for(count: int, minimum: int | None = None) -> int:
     """How many worker processes to use for ``count`` items: 0 (run in this process) for
     fewer than ``minimum`` (default :data:`MIN_FILES`), on one core, or without ``fork``
     on Linux."""
-    if count < (MIN_FILES if minimum is None else minimum):
+    if _IN_WORKER or count < (MIN_FILES if minimum is None else minimum):
         return 0
     if not sys.platform.startswith("linux"):
         return 0
@@ -55,13 +60,31 @@ def workers_for(count: int, minimum: int | None = None) -> int:
     return min(cores, MAX_WORKERS) if cores > 1 else 0
 
 
+#: True in a worker process: a worker starts no pool of its own (its work runs in it).
+_IN_WORKER = False
+
+
 def _quiet() -> None:
     """A worker's start: no progress bar or note of its own (the parent reports progress
-    as the results come in; two processes drawing on one terminal would garble it)."""
+    as the results come in; two processes drawing on one terminal would garble it), and
+    no pool of its own."""
+    global _IN_WORKER
     from patchkeeper import progress
 
+    _IN_WORKER = True
     progress.set_bar_factory(None)
     progress.set_sink(None)
+
+
+def _pool(workers: int) -> Any | None:
+    """A pool of ``workers`` forked processes, or ``None`` when the system refuses to
+    start them (a process limit, no memory: the work then runs in this process)."""
+    import multiprocessing
+
+    try:
+        return multiprocessing.get_context("fork").Pool(workers, initializer=_quiet)
+    except OSError:
+        return None
 
 
 def _encoded(work: tuple[Callable[[Any], Any], Any]) -> bytes:
@@ -83,25 +106,22 @@ def map_records(
         jobs: picklable descriptions of the work (paths and names, not file contents).
         sizes: each job's size (bytes of its file), used to hand out the largest first so
             that no worker is left with a large file at the end; same length as ``jobs``.
-
         minimum: the fewest jobs worth a pool (default :data:`MIN_FILES`; a job that is
             a chunk of many files may ask for fewer).
 
     Errors raised by ``function`` propagate (it should record them in its result).
     """
     workers = workers_for(len(jobs), minimum)
-    if workers == 0:
+    pool = _pool(workers) if workers else None
+    if pool is None:
         for job in jobs:
             yield job, marshal.dumps(function(job))
         return
     order = list(range(len(jobs)))
     if sizes is not None:
         order.sort(key=lambda index: -sizes[index])
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
     results: dict[int, bytes] = {}
-    with context.Pool(workers, initializer=_quiet) as pool:
+    with pool:
         work = [(function, jobs[index]) for index in order]
         for index, data in zip(order, pool.imap(_encoded, work, chunksize=4), strict=True):
             results[index] = data
@@ -134,11 +154,15 @@ def map_forked(
         for item in items:
             yield function(item)
         return
-    _TASK = (function, items)
+    _TASK = (function, items)  # before the fork: the workers read it
+    pool = _pool(workers)
+    if pool is None:
+        _TASK = None
+        for item in items:
+            yield function(item)
+        return
     try:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet) as pool:
+        with pool:
             yield from pool.imap(_run_task, range(len(items)), chunksize=2)
     finally:
         _TASK = None
