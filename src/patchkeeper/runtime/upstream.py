@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import marshal
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -241,13 +242,15 @@ class UpstreamTree:
         for)."""
         if self._signature is None:
             files: list[str] = []
-            digest = hashlib.sha256()
+            states: list[tuple[int, int]] = []
             for package in self.packages:
                 for file in self._python_files(self.root / package):
                     stat = os.stat(file)
                     files.append(file)
-                    digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-            self._signature = files, digest.hexdigest()
+                    states.append((stat.st_size, stat.st_mtime_ns))
+            # one marshalled list, hashed once (a warm audit takes this for every file)
+            digest = hashlib.sha256(marshal.dumps((files, states))).hexdigest()
+            self._signature = files, digest
         return self._signature
 
     def _python_files(self, directory: Path) -> list[str]:
@@ -258,7 +261,8 @@ class UpstreamTree:
             for folder, names in self.cache.python_folders(directory)
             for name in names
         ]
-        return sorted(found, key=lambda path: path.split("/"))
+        # by path components: "/" replaced by the lowest character gives the same order
+        return sorted(found, key=lambda path: path.replace("/", "\0"))
 
     def signature(self) -> str:
         """A digest of the path, size and modification time of every Python file of the
