@@ -95,6 +95,7 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     if markdown is not None or not as_json:
         _load_renderers(result, markdown is not None)
     if markdown is not None:
+        _refuse_input_file(markdown)
         _write_markdown(markdown, render.render_markdown(result))
     colour = None  # click strips escape codes when standard output is not a terminal
     if as_json:
@@ -114,6 +115,46 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))
         click.echo(text if data is None else data, color=colour)
     sys.exit(getattr(result, "exit_code", 0))
+
+
+def _refuse_input_file(path: Path) -> None:
+    """Refuse a ``--markdown`` path that is one of the downstream's own files: the
+    configuration file, the series file, a patch the series lists, or an existing Python
+    file (a runtime plugin's patch). A slip such as ``--markdown patches/fix.patch``
+    replaced the patch with the report.
+
+    Raises:
+        PatchkeeperError: naming the file.
+    """
+    if path.suffix == ".py" and path.is_file():
+        raise PatchkeeperError(
+            "--markdown names a Python source file (a plugin's patch?): the report would "
+            "replace its code",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
+    context = click.get_current_context(silent=True)
+    settings = getattr(context, "obj", None) if context is not None else None
+    config = getattr(settings, "_config", None)  # only a configuration the command read
+    if config is None or not path.exists():
+        return
+    target = path.resolve()
+    own = {p.resolve() for p in (config.source, config.series) if p is not None}
+    if target.parent == config.patches_dir.resolve() and target not in own:
+        from patchkeeper.series.parse import parse_series
+
+        try:
+            names = [entry.name for entry in parse_series(config.series).entries]
+        except PatchkeeperError:
+            names = []
+        own |= {(config.patches_dir / name).resolve() for name in names}
+    if target in own:
+        raise PatchkeeperError(
+            "--markdown names a file of the downstream's series or configuration: the report "
+            "would replace it",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
 
 
 def _write_markdown(path: Path, text: str) -> None:

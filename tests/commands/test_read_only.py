@@ -109,3 +109,35 @@ def test_port_with_save_evidence_keeps_its_result_after_abort(cli, repo: Path) -
     assert cli("port", "--to", "../upstream/minihttp-1.1", "--save-evidence", cwd=down).code == 1
     assert cli("port", "--abort", cwd=down).code == 0
     assert (down / ".patchkeeper/evidence/port.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "name", ["patches/retry-backoff-cap.patch", "patches/series", "patchkeeper.toml"]
+)
+def test_markdown_never_replaces_a_file_of_the_downstream(repo: Path, cli, name: str) -> None:
+    """``--markdown patches/fix.patch`` (a slip of the tab key) wrote the report over the
+    patch, exit 1 as for any audit; the series file and the configuration likewise."""
+    down = repo / "downstream"
+    run = cli(*AUDIT, "--markdown", name, cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {name}: --markdown names a file of the downstream's series or "
+        "configuration: the report would replace it\n"
+        "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n"
+    )
+    assert porcelain(repo) == "!! target/\n"
+    again = cli(*AUDIT, "--markdown", "patches/audit.md", cwd=down)
+    assert again.code == 1  # a file of its own beside the patches is fine, also the 2nd time
+    assert cli(*AUDIT, "--markdown", "patches/audit.md", cwd=down).code == 1
+
+
+def test_markdown_never_replaces_python_source(repo: Path, cli) -> None:
+    plugin = repo / "runtime" / "plugin"
+    name = "metaplug/patch/bugfix/fix_scheduler.py"
+    run = cli(*RUNTIME_AUDIT, "--markdown", name, cwd=plugin)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(
+        f"patchkeeper: error: {name}: --markdown names a Python source file (a plugin's "
+        "patch?): the report would replace its code\n"
+    )
+    assert porcelain(repo) == "!! target/\n"

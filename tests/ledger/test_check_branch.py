@@ -24,6 +24,15 @@ def test_branch_and_series_agree(downstream: Path, capsys) -> None:
     )
 
 
+def test_an_unknown_branch_is_named_as_given(downstream: Path, topics: Path, capsys) -> None:
+    """Before: "no revision 'nope^{commit}'", git's peeling suffix in the user's name."""
+    assert main(["-C", str(downstream), "check-branch", "nope"]) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {topics}: no commit 'nope' in {topics}\n"
+        "  hint: fetch the tag or commit into the checkout, or check its name\n"
+    )
+
+
 def test_a_topic_committed_twice(downstream: Path, topics: Path) -> None:
     ledger.write_ledger(config_at(downstream))
     commit_topic(

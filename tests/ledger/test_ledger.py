@@ -163,6 +163,22 @@ def test_retire_unknown_name(downstream: Path, capsys) -> None:
     assert "patches/series: nope is not in the series" in capsys.readouterr().err
 
 
+def test_retire_refuses_an_empty_reason_or_version(downstream: Path, capsys) -> None:
+    """Before: ``--why ""`` retired the patch with an empty reason in the Retired table."""
+    before = {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()}
+    for at, why, option, example in (
+        ("1.1", " ", "--why", "--why 'minihttp #12 is in 1.1'"),
+        ("", "upstream has it", "--at", "--at 1.1"),
+    ):
+        argv = ["-C", str(downstream), "retire", "size-knob", "--at", at, "--why", why]
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (
+            f"patchkeeper: error: {downstream / 'PATCHES.md'}: {option} is empty: the Retired "
+            f"table records it for size-knob\n  hint: give it, e.g. {example}\n"
+        )
+    assert {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()} == before
+
+
 def test_series_comments_survive_retire(downstream: Path) -> None:
     series = downstream / "patches" / "series"
     series.write_text("# the order matters\nsize-knob.patch  # first\n\nextra-module.patch\n")

@@ -35,6 +35,7 @@ def test_urllib3_series_round_trips(tmp_path: Path, capsys) -> None:
     assert main(["-C", str(root), "import"]) == 0
     assert main(["-C", str(root), "export", "--range", f"v{version}..patchkeeper/{version}"]) == 0
     out = capsys.readouterr().out
-    assert out.count("\nunchanged debian/patches/") == 12
+    assert out.count("\nunchanged debian/patches/") == 13  # twelve patches and the series
+    assert out.endswith("\nunchanged debian/patches/series (12 entries)\n")
     after = {p.name: p.read_bytes() for p in (root / "debian" / "patches").iterdir()}
     assert after == before

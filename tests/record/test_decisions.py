@@ -139,3 +139,56 @@ def test_a_malformed_decisions_file_names_the_table_and_line(
 def test_runtime_keys_are_stable_when_lines_move() -> None:
     assert runtime_key("p/patch/x.py", "up.mod.Cls.meth") == "p/patch/x.py::up.mod.Cls.meth"
     assert runtime_key("p/patch/x.py", "up.REG", "'npu'") == "p/patch/x.py::up.REG['npu']"
+
+
+def test_decide_before_the_audit_then_after_gives_the_suggestions(
+    cli, example, private_cache: Path
+) -> None:
+    """A ``decide`` run before any evidence writes empty tables; after the audit, ``decide``
+    fills those it wrote (untouched since) with the suggestions, and keeps one a person
+    edited. Before, the second run said "added 0, kept 7 existing" and every table stayed
+    empty for good (found on Debian's jinja2 series, 3.1.2 -> 3.1.6)."""
+    down = example.downstream
+    path = down / "patchkeeper-decisions.toml"
+    first = cli("decide", cwd=down)
+    assert first.code == 0
+    assert first.out.splitlines()[0] == f"{path}: added 7, kept 0 existing"
+    early = path.read_text()
+    # A person writes a note into one table: that table is theirs from now on.
+    edited = early.replace(
+        '[series."client-describe-version.patch"]\n'
+        "# no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
+        "evidence = true in [tool.patchkeeper.report]), or decide by hand\n"
+        "# removal condition from the Retires-when header\n"
+        'decision = ""\nreason = ""\nremoval-condition = "stays"\nnotes = ""\n',
+        '[series."client-describe-version.patch"]\n'
+        "# no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
+        "evidence = true in [tool.patchkeeper.report]), or decide by hand\n"
+        "# removal condition from the Retires-when header\n"
+        'decision = ""\nreason = ""\nremoval-condition = "stays"\nnotes = "ask Ana"\n',
+    )
+    assert edited != early
+    path.write_text(edited)
+    audit = cli("audit", "--to", "../upstream/minihttp-1.1", "--save-evidence", cwd=down)
+    assert audit.code == 1
+    second = cli("decide", cwd=down)
+    assert second.code == 0
+    assert second.out.splitlines()[:3] == [
+        f"{path}: added 0, kept 7 existing",
+        "filled 6 existing table(s) written before there was evidence:",
+        "  series retry-backoff-cap.patch: retire (upstreamed)",
+    ]
+    decisions = load(path)
+    assert [
+        (d.key, d.decision, d.reason.rsplit(": ", 1)[-1], d.removal_condition)
+        for d in decisions.tables.values()
+    ] == [
+        row if row[0] != "client-describe-version.patch" else (row[0], "", "", "stays")
+        for row in EXPECTED_SUGGESTIONS
+    ]
+    assert decisions.get("series", "client-describe-version.patch").notes == "ask Ana"
+    text = path.read_text()
+    assert text.startswith(early.split("\n\n[series.", 1)[0])
+    third = cli("decide", cwd=down)
+    assert third.out == f"{path}: added 0, kept 7 existing\n"
+    assert path.read_text() == text

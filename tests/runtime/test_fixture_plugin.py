@@ -271,6 +271,21 @@ def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> 
     assert missing.code == 2 and "no function or class Nope" in missing.err
 
 
+def test_same_code_gives_the_def_line_of_a_changed_argument_list(runtime_trees: Path, cli):
+    """An argument list has no line of its own in the AST: the difference is at the ``def``
+    line (before: ``:0`` on both sides)."""
+    old = runtime_trees / "upstream-1.0/tinyup/scheduler.py"
+    new = runtime_trees / "upstream-2.0/tinyup/scheduler.py"
+    differs = samecode.same_code(f"{old}::Scheduler.create", f"{new}::Scheduler.create")
+    assert (differs.left_line, differs.right_line) == (13, 14)
+    assert differs.difference == "cls  !=  cls, name=None"
+    run = cli("runtime", "same-code", f"{old}::Scheduler.create", f"{new}::Scheduler.create")
+    assert run.out == (
+        f"different code: {old}::Scheduler.create:13 vs {new}::Scheduler.create:14: "
+        "cls  !=  cls, name=None\n"
+    )
+
+
 def test_settings_defaults(runtime_trees: Path) -> None:
     settings = resolve_settings(_config(runtime_trees / "plugin"))
     assert (settings.package, settings.patch_directory, settings.upstream_packages) == (

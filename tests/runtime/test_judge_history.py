@@ -11,7 +11,7 @@ import pytest
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit
 from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.noise import outside_copy_reason
+from patchkeeper.runtime.noise import cosmetic_reason, outside_copy_reason
 
 
 @pytest.fixture
@@ -49,6 +49,25 @@ def test_each_rule_on_the_fixture(result) -> None:
             "update",
             "upstream hup.engine.Engine.step changed: body; the downstream change is not in "
             "the new upstream",
+        ),
+        # make_layer's new parameter pad reaches the original through *args/**kwargs
+        ("hup.layers.make_layer", None): (
+            "retain",
+            "the replacement forwards its extra arguments (*args/**kwargs) to the call it "
+            "wraps: upstream's new parameters (pad) pass through, and no parameter it names "
+            "was removed upstream",
+        ),
+        # make_norm's factor, which the replacement names, is ratio in hup 2.0
+        ("hup.layers.make_norm", None): (
+            "update",
+            "upstream hup.layers.make_norm changed: signature: (size, factor=1) -> (size, "
+            "ratio=1), body; the downstream change is not in the new upstream",
+        ),
+        # hup 2.0's admit calls fits_cache, new in 2.0: the copy must carry it
+        ("hup.engine.admit", None): (
+            "update",
+            "upstream hup.engine.admit changed: body; the downstream change is not in the "
+            "new upstream",
         ),
         ("hup.utils.ceil_div", None): (
             "update",
@@ -89,9 +108,10 @@ def test_each_rule_on_the_fixture(result) -> None:
         # hup 2.0 ships the DeviceRenderer patch_feature.py defines itself
         ("hup.utils.helper", None): (
             "remove",
-            "the new upstream defines DeviceRenderer, which the patch's file defines itself and "
-            "the old release did not have: upstream took the feature in; remove the file's "
-            "patches once upstream's version is checked to cover them",
+            "the new upstream defines DeviceRenderer, which the patch's file carries (defined in it "
+            "or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         ),
         # hup 1.0's Engine has no drain (the old resolution is partial), hup 2.0's has
         ("hup.engine.Engine.drain", None): (
@@ -140,3 +160,46 @@ OLD = "def f(x):\n    a = x + 1\n    b = a * 2\n    return b\n"
 )
 def test_outside_copy_reason(new: str, mine: str, expected: str) -> None:
     assert outside_copy_reason(_code(OLD), _code(new), _code(mine)) == expected
+
+
+BUILD = (
+    "def build(config):\n"
+    "    logger.info('building %s', config.name)\n"
+    "    size = config.size\n"
+    "    return [0] * size\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("new", "expected"),
+    [
+        # a type checker's assert and a log call that logs once: no behaviour changed
+        (
+            "def build(config):\n"
+            "    assert config.size is not None\n"
+            "    logger.info_once('building %s', config.name)\n"
+            "    size = config.size\n"
+            "    return [0] * size\n",
+            "only type-narrowing asserts and log calls changed (no value changes)",
+        ),
+        # an assert that checks a value is upstream's new validation: not cosmetic
+        (
+            "def build(config):\n"
+            "    logger.info('building %s', config.name)\n"
+            "    assert config.size <= 64\n"
+            "    size = config.size\n"
+            "    return [0] * size\n",
+            "",
+        ),
+        # a new cap is a change of behaviour: not cosmetic
+        (
+            "def build(config):\n"
+            "    logger.info('building %s', config.name)\n"
+            "    size = min(config.size, 64)\n"
+            "    return [0] * size\n",
+            "",
+        ),
+    ],
+)
+def test_checks_and_log_calls_are_cosmetic(new: str, expected: str) -> None:
+    assert cosmetic_reason(_code(BUILD), _code(new)) == expected

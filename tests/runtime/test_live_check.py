@@ -3,6 +3,7 @@ activated through the plugin's real entry point."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import venv
@@ -84,4 +85,23 @@ def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees:
         f"interpreter (Python {version}): not installed in its environment, or not on its path\n"
         f"  hint: install them in that environment ({python} -m pip install ...), or give "
         "--python the interpreter of the environment where metaplug and tinyup are installed\n"
+    )
+
+
+def test_a_relative_interpreter_path_is_read_from_the_current_directory(
+    runtime_trees: Path, cli
+) -> None:
+    """``--python ../env/bin/python`` names the file from where patchkeeper runs; the probe
+    runs in another directory, where the same relative path named nothing (user report:
+    "no such interpreter" for an interpreter that exists)."""
+    plugin = runtime_trees / "plugin"
+    (runtime_trees / "env" / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, runtime_trees / "env" / "bin" / "python")
+    relative = "../env/bin/python"
+    run = cli("runtime", "check", "--python", relative, cwd=plugin)
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(
+        f"patchkeeper: error: {relative}: metaplug and tinyup cannot be imported by this "
+        f"interpreter (Python {version}): "
     )

@@ -5,17 +5,32 @@ For every series patch and runtime entry that has no table in the decisions file
 evidence suggests (:mod:`patchkeeper.record.patch_evidence`), the evidence as the reason, and
 the header's removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, a runtime
 file's ``Remove at``) when the suggestion keeps the change. A table that exists is left byte for
-byte as it is: the file is merged by key. Where the evidence suggests nothing (a runtime
-*investigate*), the decision is left empty for a person, and ``report --check`` fails until
-one is written.
+byte as it is: the file is merged by key. The one exception is a table ``decide`` itself
+wrote before there was any evidence and nobody touched since (byte for byte the empty table
+with its "no evidence yet" comment): it gets the suggestion once evidence makes one, or a
+``decide`` run too early would keep every suggestion out for good. Where the evidence
+suggests nothing (a runtime *investigate*), the decision is left empty for a person, and
+``report --check`` fails until one is written.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.record import evidence_store as store
-from patchkeeper.record.decisions import DROPS, Decision, append_tables, load
+from patchkeeper.record.decisions import (
+    DROPS,
+    Decision,
+    Decisions,
+    append_tables,
+    load,
+    read_utf8,
+    render_table,
+    replace_block,
+)
 from patchkeeper.record.patch_evidence import Item, all_items
 from patchkeeper.record.results import Added, DecideResult
 from patchkeeper.record.settings import report_settings
@@ -62,12 +77,48 @@ def run(config: Config) -> DecideResult:
         )
     existing = load(settings.decisions_file)
     new = [suggestion(item) for item in items if existing.get(item.kind, item.key) is None]
-    if new:
-        text = append_tables(settings.decisions_file, new)
+    text, filled = _fill_placeholders(settings.decisions_file, existing, items)
+    if new or filled:
+        text = append_tables(settings.decisions_file, new, text)
         store.write_text(settings.decisions_file, text)
     added = tuple(Added(d.kind, d.key, d.decision, _verdict(items, d)) for d, _ in new)
     hint = "" if evidence else f"no evidence saved: {store.HOW_TO_SAVE}"
-    return DecideResult(str(settings.decisions_file), added, len(items) - len(new), hint)
+    return DecideResult(
+        str(settings.decisions_file), added, len(items) - len(new), hint, tuple(filled)
+    )
+
+
+def _fill_placeholders(
+    path: Path, existing: Decisions, items: list[Item]
+) -> tuple[str | None, list[Added]]:
+    """The decisions file's text with every table ``decide`` wrote before there was evidence
+    (byte for byte as :func:`suggestion` writes an item without a verdict) replaced by the
+    suggestion the evidence now makes; ``(None, [])`` when there is none. A table a person
+    touched (a field, a comment) is kept as it is."""
+    text: str | None = None
+    filled: list[Added] = []
+    tables = [(existing.get(item.kind, item.key), item) for item in items]
+    # Last table first: a replaced block changes the line numbers of the tables below it.
+    for table, item in sorted(
+        ((t, i) for t, i in tables if t is not None), key=lambda pair: -pair[0].line
+    ):
+        if not item.suggested or table.decision or not table.line:
+            continue
+        if text is None:
+            text = read_utf8(path)
+        blank = replace(item, verdict="", source="", evidence=(), suggested="")
+        changed = replace_block(
+            text,
+            table.line,
+            render_table(*suggestion(blank)),
+            render_table(*suggestion(item)),
+        )
+        if changed is not None:
+            text = changed
+            filled.append(Added(item.kind, item.key, item.suggested, item.verdict))
+    order = {(i.kind, i.key): n for n, i in enumerate(items)}
+    filled.sort(key=lambda added: order[(added.kind, added.key)])
+    return (text, filled) if filled else (None, [])
 
 
 def _verdict(items: list[Item], decision: Decision) -> str:

@@ -76,12 +76,15 @@ class ExportResult:
         patches: the files, in commit order.
         series: the series file rewritten by ``--range``, else ``None``.
         dropped: series entries of before that the range no longer has (retire them).
+        series_changed: whether the series file's bytes changed (``False``: the same topics
+            in the same order left it as it was).
     """
 
     patches: tuple[ExportedPatch, ...]
     series: Path | None
     dropped: tuple[str, ...] = ()
     root: Path | None = None
+    series_changed: bool = True
 
     @property
     def exit_code(self) -> int:
@@ -453,7 +456,11 @@ def export_range(
         for (commit, topic, _), change in zip(rendered, changes, strict=True)
     ]
     return ExportResult(
-        patches=tuple(written), series=config.series, dropped=dropped, root=config.root
+        patches=tuple(written),
+        series=config.series,
+        dropped=dropped,
+        root=config.root,
+        series_changed=config.series in changed,
     )
 
 

@@ -225,10 +225,41 @@ def marker_lines(text: str, begin: str, end: str, path: Path | None) -> tuple[in
     return first, last
 
 
+def line_ending(line: str) -> str:
+    """The newline a line ends with (``"\\r\\n"``, ``"\\r"``), ``"\\n"`` for one
+    without.
+
+    >>> line_ending("<!-- table:begin -->\\r\\n"), line_ending("| a |\\n"), line_ending("x")
+    ('\\r\\n', '\\n', '\\n')
+    """
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith("\r"):
+        return "\r"
+    return "\n"
+
+
+def with_newlines(body: str, newline: str) -> str:
+    """``body`` with every line ending made ``newline`` (a ledger written with CRLF, as an
+    editor on Windows or ``core.autocrlf`` leaves it, keeps CRLF in the rows patchkeeper
+    writes: never a file of mixed endings, never a table ``--check`` calls stale for its
+    line endings alone).
+
+    >>> with_newlines("| a |\\n| b |\\r\\n", "\\r\\n")
+    '| a |\\r\\n| b |\\r\\n'
+    """
+    lines = body.splitlines()
+    if not lines:
+        return body
+    tail = newline if body.endswith(("\n", "\r")) else ""
+    return newline.join(lines) + tail
+
+
 def replace_between(text: str, begin: str, end: str, body: str, path: Path) -> str:
     """Return ``text`` with the lines between the ``begin`` and ``end`` marker lines replaced.
 
     The marker lines themselves stay as written (the series workflow's begin marker carries a note).
+    The new lines end as the begin marker line does (:func:`with_newlines`).
 
     Raises:
         PatchFormatError: a marker is missing or repeated (:func:`marker_lines`), naming the
@@ -243,6 +274,7 @@ def replace_between(text: str, begin: str, end: str, body: str, path: Path) -> s
         )
     first, last = found
     lines = text.splitlines(keepends=True)
+    body = with_newlines(body, line_ending(lines[first]))
     return "".join(lines[: first + 1]) + body + "".join(lines[last:])
 
 
@@ -412,11 +444,13 @@ def add_retired(text: str, settings: LedgerSettings, row: tuple[str, ...]) -> st
     """Return the ledger text with ``row`` appended to the Retired table (made if absent)."""
     body = section_body(text, settings.retired_begin, settings.retired_end, settings.file)
     if body is None:
-        tail = "" if text.endswith("\n") or not text else "\n"
-        return (
-            f"{text}{tail}\n## Retired\n\n{settings.retired_begin}\n"
+        newline = line_ending(text.splitlines(keepends=True)[0]) if text else "\n"
+        tail = "" if text.endswith(("\n", "\r")) or not text else newline
+        section = (
+            f"\n## Retired\n\n{settings.retired_begin}\n"
             f"{_retired_body(None, row)}{settings.retired_end}\n"
         )
+        return f"{text}{tail}{with_newlines(section, newline)}"
     return replace_between(
         text,
         settings.retired_begin,
@@ -457,10 +491,21 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     transaction under the downstream's lock: all three happen, or none.
 
     Raises:
-        PatchkeeperError: ``name`` is not in the series, or a marker is missing.
+        PatchkeeperError: ``name`` is not in the series, a marker is missing, or ``at`` or
+            ``why`` is empty (a Retired row without its version or reason).
         TargetError: a file cannot be written (nothing was changed).
         LockError: another patchkeeper process works on the downstream.
     """
+    for option, value, example in (
+        ("--at", at, "--at 1.1"),
+        ("--why", why, "--why 'minihttp #12 is in 1.1'"),
+    ):
+        if not value.strip():
+            raise PatchkeeperError(
+                f"{option} is empty: the Retired table records it for {name}",
+                path=ledger_settings(config).file,
+                hint=f"give it, e.g. {example}",
+            )
     with locked_downstream(config):
         return retire_patch(config, name, at=at, why=why)
 

@@ -69,7 +69,7 @@ HEADER = """\
 # reason: why, in a sentence. removal-condition: when the change can go (required for
 # retain and carry). notes: free text.
 # "patchkeeper decide" adds a table for each patch or entry that has none, suggested from
-# the last audit, port and runtime audit evidence; it never changes a table that exists.
+# the last audit, port and runtime audit evidence; it never changes a table you touched.
 # Review every suggestion: the suggestion is evidence, the decision is yours.
 """
 
@@ -252,22 +252,38 @@ def render_table(decision: Decision, comments: tuple[str, ...] = ()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def append_tables(path: Path, new: list[tuple[Decision, tuple[str, ...]]]) -> str:
-    """The file's new text: its current text unchanged, then one table per ``new`` entry.
+def append_tables(
+    path: Path, new: list[tuple[Decision, tuple[str, ...]]], text: str | None = None
+) -> str:
+    """The file's new text: its current text (or ``text``, the caller's edit of it)
+    unchanged, then one table per ``new`` entry.
 
     A missing file starts with :data:`HEADER`. Keys already in the file must not be in
     ``new`` (the caller merges by key). Returns the text; the caller writes it.
     """
-    try:
-        text = read_utf8(path)
-    except FileNotFoundError:
-        text = HEADER
+    if text is None:
+        try:
+            text = read_utf8(path)
+        except FileNotFoundError:
+            text = HEADER
     if not new:
         return text
     if text and not text.endswith("\n"):
         text += "\n"
     blocks = [render_table(decision, comments) for decision, comments in new]
     return text + "\n" + "\n".join(blocks)
+
+
+def replace_block(text: str, line: int, old: str, new: str) -> str | None:
+    """``text`` with the block ``old`` that starts on the 1-based ``line`` replaced by
+    ``new``, every other byte kept; ``None`` when the lines there are not exactly ``old``
+    (a person edited the table: it is theirs)."""
+    lines = text.splitlines(keepends=True)
+    wanted = old.splitlines(keepends=True)
+    start = line - 1
+    if start < 0 or lines[start : start + len(wanted)] != wanted:
+        return None
+    return "".join(lines[:start]) + new + "".join(lines[start + len(wanted) :])
 
 
 #: A runtime key's parts: ``FILE::TARGET`` or ``FILE::TARGET[KEY]``.

@@ -22,12 +22,15 @@ class Added:
 @dataclass(frozen=True)
 class DecideResult:
     """The decisions file, the tables added, and how many were already there; ``hint``: when
-    no evidence was saved at all, how to save it (``""`` otherwise)."""
+    no evidence was saved at all, how to save it (``""`` otherwise); ``filled``: the tables
+    ``decide`` had written before there was evidence, untouched since, that now got the
+    evidence's suggestion (counted in ``kept`` too)."""
 
     path: str
     added: tuple[Added, ...]
     kept: int
     hint: str = ""
+    filled: tuple[Added, ...] = ()
 
     @property
     def exit_code(self) -> int:

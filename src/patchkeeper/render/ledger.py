@@ -105,7 +105,8 @@ def export_text(result: ExportResult) -> str:
     if result.series is not None:
         count = len(result.patches)
         entries = f"{count} entry" if count == 1 else f"{count} entries"
-        lines.append(f"wrote {shown(result.series, result.root)} ({entries})")
+        state = "wrote" if result.series_changed else "unchanged"
+        lines.append(f"{state} {shown(result.series, result.root)} ({entries})")
     for name in result.dropped:
         lines.append(
             f"{name} is no longer in the series; record it with 'patchkeeper retire' "

@@ -37,6 +37,11 @@ def decide_text(result: DecideResult) -> str:
     for added in result.added:
         decision = added.decision or "(none: decide by hand)"
         lines.append(f"  {added.kind} {added.key}: {decision} ({added.verdict or 'no evidence'})")
+    if result.filled:
+        lines.append(
+            f"filled {len(result.filled)} existing table(s) written before there was evidence:"
+        )
+        lines += [f"  {f.kind} {f.key}: {f.decision} ({f.verdict})" for f in result.filled]
     if result.hint:
         lines.append(result.hint)
     return "\n".join(lines)

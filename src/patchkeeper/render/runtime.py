@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.runtime.audit import RuntimeAudit
 from patchkeeper.runtime.check import LiveCheck
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.samecode import SameCode
+from patchkeeper.runtime.unparsed import conflict_line, describe, unparsed
 
 DIFF_LINES = 40
 
@@ -18,9 +21,19 @@ def _at(file: str, line: int) -> str:
 
 def _counts(counts: dict[str, dict[str, int]]) -> list[str]:
     return [
-        f"{name}: " + ", ".join(f"{k} {v}" for k, v in table.items())
+        f"{name}: " + (", ".join(f"{k} {v}" for k, v in table.items()) or "none")
         for name, table in counts.items()
     ]
+
+
+def _not_read(inventory: Inventory, what: str) -> list[str]:
+    """One line per patch file that does not parse: its entries are not ``what``."""
+    found = unparsed(inventory)
+    if not found:
+        return []
+    lines = [f"not {what} ({len(found)} file(s); their entries are unknown):"]
+    root = Path(inventory.plugin_root)
+    return lines + [f"  {describe(f, root)}" for f in found]
 
 
 def _activation(entry: PatchEntry) -> str:
@@ -60,9 +73,19 @@ def inventory_text(result: Inventory) -> str:
         lines.append(f"    {_activation(entry)}")
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s):")
-        lines += [f"  {_at(f.file, f.line)}: {f.kind}: {f.message}" for f in result.findings]
+        lines += [f"  {_finding(f, Path(result.plugin_root))}" for f in result.findings]
     lines += _counts(result.counts)
     return "\n".join(lines)
+
+
+def _finding(finding, root: Path) -> str:
+    """``FILE:LINE: KIND: MESSAGE``; a file that does not parse because of a conflict region
+    is said to, at its first marker (:func:`patchkeeper.runtime.unparsed.describe`)."""
+    if finding.kind == "syntax":
+        marker = conflict_line(root / finding.file)
+        if marker:
+            return f"{finding.file}:{marker}: syntax: an unresolved conflict region"
+    return f"{_at(finding.file, finding.line)}: {finding.kind}: {finding.message}"
 
 
 @markdown_renderer(Inventory)
@@ -104,6 +127,7 @@ def audit_text(result: RuntimeAudit) -> str:
             lines += [f"    outside banners: {x}" for x in d.outside_banners]
         if d.decision == "update" and d.upstream_diff:
             lines += _clip(d.upstream_diff)
+    lines += _not_read(result.inventory, "audited")
     unpatched = [s for s in result.stale if not s.patched_by]
     lines.append(f"stale bindings: {len(result.stale)} ({len(unpatched)} not patched)")
     for s in result.stale:
@@ -126,6 +150,11 @@ def audit_markdown(result: RuntimeAudit) -> str:
         lines.append(
             f"| {d.decision} | {e.file}:{e.line} | `{e.target}` | {'; '.join(d.evidence)} |"
         )
+    broken = unparsed(result.inventory)
+    if broken:
+        lines += ["", "## Not audited (not valid Python: their entries are unknown)", ""]
+        root = Path(result.inventory.plugin_root)
+        lines += [f"- {describe(f, root)}" for f in broken]
     lines += ["", "## Stale bindings", ""]
     lines += [
         f"- `{s.importer}.{s.local}` ({s.file}:{s.line}) binds `{s.defined_at}`: "
@@ -149,6 +178,9 @@ def check_text(result: LiveCheck) -> str:
         f"stale live binding: {s['importer']}.{s['local']} keeps the original {s['target']}"
         for s in result.stale
     ]
+    if result.unread:
+        lines.append(f"not checked ({len(result.unread)} file(s); their entries are unknown):")
+        lines += [f"  {x}" for x in result.unread]
     return "\n".join(lines)
 
 

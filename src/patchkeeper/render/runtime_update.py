@@ -33,7 +33,12 @@ def port_text(result: RuntimePort) -> str:
                 f"{entry.action.upper():<13} {entry.file}:{entry.line} {entry.target}: "
                 f"{entry.detail}"
             )
-    where = "written to the plugin" if result.written else "not written (--write applies it)"
+    if result.written:
+        where = "written to the plugin"
+    elif not result.diff:
+        where = "nothing to write (the plugin has every change this port makes)"
+    else:
+        where = "not written (--write applies it)"
     if result.output:
         where += f"; diff in {result.output}"
     summary = ", ".join(f"{action} {count}" for action, count in sorted(counts.items()))

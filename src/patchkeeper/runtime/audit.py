@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-import re
 from collections import Counter
-from dataclasses import astuple, dataclass, field
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.judge import judge, renamed_names
+from patchkeeper.runtime.landed import landed_features, spread
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.plugin import PluginTree
@@ -38,6 +38,7 @@ from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all, target_m
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
+from patchkeeper.runtime.unparsed import unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 
 
@@ -68,9 +69,11 @@ class RuntimeAudit:
     @property
     def exit_code(self) -> int:
         """1 when an entry needs action (not *retain*/*not-audited*), a stale binding is
-        unpatched, or a finding exists; 0 otherwise."""
+        unpatched, a finding exists, or a patch file could not be read (not valid Python:
+        its entries are not audited); 0 otherwise."""
         action = any(a.drift.decision not in (RETAIN, "not-audited") for a in self.entries)
         findings = any(f.kind != "version-gate" for f in self.findings)
+        findings = findings or bool(unparsed(self.inventory))
         return 1 if action or findings or any(not s.patched_by for s in self.stale) else 0
 
 
@@ -154,7 +157,7 @@ def _evaluate(
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
     headers: dict[str, str] = {}
-    landed = landed_features(settings.root, entries, trees, store)
+    landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
     judged = JudgeCache(store, trees, versions)
     for entry in entries:
         if entry.file not in headers:
@@ -215,6 +218,9 @@ def _evaluate(
         entry, before, after, _drift_of, cached, _spans = item
         decision = cached if cached is not None else decisions[id(item)]
         audited.append(AuditedEntry(entry, before, after, decision))
+    # A backport upstream took in for one entry of a patch file takes the file's others along.
+    spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
+    audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
     files = _patch_files(scanned.tree)
     patched = {e.target for e in entries}
@@ -262,62 +268,6 @@ def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
     for path in tree.patch_files():
         module, is_package = tree.module_name(path)
         out.append((path, tree.relative(path), module, is_package))
-    return out
-
-
-#: A class name specific enough to identify a feature (``KimiK3Renderer``): CamelCase, 8
-#: characters or more.
-_FEATURE_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]{2,}$")
-#: ``class Name`` at the start of a line: a module-level class statement.
-_CLASS_LINE = re.compile(r"^class\s+([A-Za-z_]\w*)", re.M)
-
-
-def landed_features(
-    root: Path,
-    entries: list[PatchEntry],
-    trees: tuple[UpstreamTree, UpstreamTree],
-    store: SummaryCache | None = None,
-) -> dict[str, tuple[str, ...]]:
-    """Per patch file (relative path): the classes it defines itself that the new upstream
-    defines and the old one did not (upstream took in the feature the file adds: vLLM's own
-    ``KimiK3Renderer`` arriving where the plugin carried one). A class named like one of
-    the file's targets is its replacement, not a feature, and is left out; so are names
-    :data:`_FEATURE_CLASS` finds too generic. The names of every file are looked up in one
-    pass over each tree, and the answer is remembered in ``store`` (the drift store of the
-    pair of trees) under a digest of the names: a warm run does not walk the trees."""
-    own: dict[str, set[str]] = {}
-    for entry in entries:
-        own.setdefault(entry.file, set()).add(entry.target.rsplit(".", 1)[-1])
-    defined: dict[str, list[str]] = {}
-    for file, targets in own.items():
-        try:
-            data = (root / file).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        # a class statement at column 0 (a regular expression, not a parse: cheap per run)
-        names = [
-            name
-            for name in _CLASS_LINE.findall(data)
-            if len(name) >= 8 and _FEATURE_CLASS.match(name) and name not in targets
-        ]
-        if names:
-            defined[file] = names
-    wanted = sorted({name for names in defined.values() for name in names})
-    if not wanted:
-        return {}
-    digest = hashlib.sha256(repr(sorted(defined.items())).encode()).hexdigest()
-    cached = store.get_value("#landed", digest) if store is not None else None
-    if cached is not None:
-        return {file: tuple(names) for file, names in cached}
-    for tree in trees:
-        tree.find_definitions(wanted)
-    out = {}
-    for file, names in defined.items():
-        found = tuple(n for n in names if trees[1].defined(n) and not trees[0].defined(n))
-        if found:
-            out[file] = found
-    if store is not None:
-        store.put_value("#landed", digest, [(file, list(names)) for file, names in out.items()])
     return out
 
 

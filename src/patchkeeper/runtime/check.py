@@ -19,6 +19,7 @@ from typing import Any
 from patchkeeper.errors import TargetError
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.unparsed import describe, unparsed
 from patchkeeper.system.probes import ProbeWords, answer_after, run_probe
 
 MARKER = "PATCHKEEPER-PROBE "
@@ -51,12 +52,16 @@ class LiveCheck:
     stale: tuple[dict[str, str], ...]
     package_files: dict[str, str | None]
     extensions: tuple[str, ...]
+    unread: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
-        """1 when an entry point failed, an entry is not live or a stale binding exists."""
+        """1 when an entry point failed, an entry is not live, a stale binding exists or a
+        patch file could not be read (``unread``: ``FILE:LINE: not valid Python (...)``; its
+        entries were not checked)."""
         bad = any(a.get("status") != "ok" for a in self.activation)
         bad = bad or any(e.status not in GOOD for e in self.entries) or bool(self.stale)
+        bad = bad or bool(self.unread)
         return 1 if bad else 0
 
 
@@ -157,4 +162,5 @@ def check_live(
         stale=tuple(data["stale"]),
         package_files=data["files"],
         extensions=tuple(data["extensions"]),
+        unread=tuple(describe(f, settings.root) for f in unparsed(inventory)),
     )

@@ -159,6 +159,20 @@ def gate_edit(test: str, live_old: bool | None, live_new: bool | None, new: str)
     return f"the `else` branch of `{test}` is dead at {new}: delete it and drop the test"
 
 
+def release_label(spec: str, root: Path) -> str:
+    """How a report, a lock file or a merge label names an upstream tree: its version
+    (:func:`release_version`), else ``directory ROOT`` (the absolute directory, as the series
+    commands name a directory target), never the spec as typed (``../up2`` means nothing
+    once written into a file).
+
+    >>> release_label("vllm==0.32.0", Path("/nonexistent"))
+    '0.32.0'
+    >>> release_label("../up2", Path("/work/up2"))
+    'directory /work/up2'
+    """
+    return release_version(spec, root) or f"directory {root}"
+
+
 def release_version(spec: str, root: Path) -> str:
     """The upstream version a tree is: the pin of a requirement (``vllm==0.30.0``), else the
     ``Version:`` of the tree's ``PKG-INFO`` (an unpacked sdist), else the ``version = "X"``

@@ -41,6 +41,10 @@ class GuardError(RuntimeError):
     the lock file cannot be read."""
 
 
+#: The reason of the one difference when the upstream package cannot be found at all.
+NOT_IMPORTABLE = "the upstream package is not importable"
+
+
 class Difference(namedtuple("Difference", "target reason")):
     """One target that is not as audited: ``target`` (dotted), ``reason`` (a sentence)."""
 
@@ -130,7 +134,7 @@ def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> l
     lock = _load(lock_file)
     root = root or upstream_root(lock["package"])
     if root is None:
-        return [Difference(lock["package"], "the upstream package is not importable")]
+        return [Difference(lock["package"], NOT_IMPORTABLE)]
     found: list[Difference] = []
     for relative, record in lock["files"].items():
         try:
@@ -178,6 +182,13 @@ def check(
             f"{len(found)} patched upstream target(s) differ from the audited release "
             f"{lock_version}: {listed}{more}; run patchkeeper runtime audit and lock again"
         )
+        if len(found) == 1 and found[0].reason == NOT_IMPORTABLE:
+            # Nothing was compared: a new audit and lock would not help.
+            message = (
+                f"{found[0].target} is not importable by this interpreter ({sys.executable}): "
+                f"nothing was compared with the audited release {lock_version}; install it "
+                "in this environment, or pass root= the directory that holds it"
+            )
         if strict:
             raise GuardError(message)
         warnings.warn(message, GuardWarning, stacklevel=2)

@@ -6,14 +6,19 @@ first rule that applies decides):
 
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
 2. a version gate on the entry's activation that is dead at the new release -> **remove**;
-   the new upstream defines a class the entry's file defines itself (upstream took the
-   feature in) -> **remove**;
+   the new upstream defines a class the entry's file (or a helper module of the patch
+   directory it imports) defines, or a constant the file defines in its target's module
+   (upstream took the feature in, :mod:`patchkeeper.runtime.landed`) -> **remove**;
 3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
    **retain**); a target that existed at the old release and is gone without a trace ->
    **remove** (the affected path no longer exists); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
    (retarget);
+   an attribute the plugin adds to an upstream class that the new class sets itself, or
+   a backport whose parameters the new upstream target now has (upstream took the change
+   in) -> **remove**; the audit then carries that to the other entries of a backport's
+   file (:func:`patchkeeper.runtime.landed.spread`);
 4. a target new upstream (the old release did not define it, or not under the class found)
    -> **remove** when the patch's header says it is a backport (the change landed), else
    **update** (the patch now replaces upstream's own definition);
@@ -24,7 +29,9 @@ first rule that applies decides):
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods did not
    change upstream inherits the change -> **retain**; a change of the body alone that lies
-   only in code the replacement does not copy -> **retain**; a target outside the upstream
+   only in code the replacement does not copy, or new parameters a replacement forwarding
+   ``*args``/``**kwargs`` passes through -> **retain**; a
+   target outside the upstream
    being upgraded (``torch``) -> **retain** (this upgrade does not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
@@ -51,11 +58,17 @@ from patchkeeper.runtime.drift import (
     UPDATE,
     Code,
     Drift,
+    upstream_code,
 )
 from patchkeeper.runtime.gates import evaluate
 from patchkeeper.runtime.hooks import new_hooks
+from patchkeeper.runtime.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
-from patchkeeper.runtime.noise import cosmetic_reason, outside_copy_reason
+from patchkeeper.runtime.noise import (
+    cosmetic_reason,
+    forwarded_signature_reason,
+    outside_copy_reason,
+)
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -94,9 +107,10 @@ def judge(
             not evaluated).
         header: the entry's file's header comment (its ``Note:`` and the rest), read for
             what the patch says it avoids on purpose.
-        landed: classes the entry's file defines itself that the new upstream now defines
-            (:func:`patchkeeper.runtime.audit.landed_features`): upstream took the feature
-            in, and the whole file goes (**remove**).
+        landed: the features the entry's file carries (its classes and constants, the
+            classes of the patch directory's helper modules it imports) that the new
+            upstream now defines (:func:`patchkeeper.runtime.landed.landed_features`):
+            upstream took the feature in, and the whole file goes (**remove**).
     """
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
@@ -112,9 +126,10 @@ def judge(
         return _with(
             drift,
             REMOVE,
-            f"the new upstream defines {listed}, which the patch's file defines itself and the "
-            "old release did not have: upstream took the feature in; remove the file's "
-            "patches once upstream's version is checked to cover them",
+            f"the new upstream defines {listed}, which the patch's file carries (defined in "
+            "it or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
         )
     if drift.decision == NOT_AUDITED:
         return _with(
@@ -127,9 +142,18 @@ def judge(
         return _removal(entry, drift, new)
     if new.status != FOUND:
         return _missing(entry, drift, old, new, trees)
+    if new.partial and old.partial == new.partial:
+        pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
+        attribute = attribute_landed(new.partial, *pair)
+        if attribute:
+            return _with(drift, REMOVE, attribute)
     if old.status != FOUND or (old.partial and not new.partial):
         return _arrived(entry, drift, old, new, header)
     old_code, new_code, mine = spans
+    if drift.decision == UPDATE and old_code and new_code and mine:
+        signature = signature_landed(old_code, new_code, mine, header)
+        if signature:
+            return _with(drift, REMOVE, signature)
     if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
         return _with(
             drift,
@@ -156,6 +180,11 @@ def judge(
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return _with(drift, RETAIN, outside)
+        changes = drift.upstream_changes
+        if mine is not None and any(c.startswith("signature") for c in changes):
+            forwarded = forwarded_signature_reason(old_code, new_code, mine)
+            if forwarded:
+                return _with(drift, RETAIN, forwarded)
     if drift.decision == RETAIN and drift.outside_banners:
         return _with(
             drift,
@@ -172,10 +201,6 @@ def _has_key(code: Code | None, key: str) -> bool:
         return False
     bare = key.strip("'\"")
     return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
-
-
-#: A header that says the patch backports an upstream change.
-BACKPORT = re.compile(r"(?i)\bback-?port")
 
 
 def _arrived(

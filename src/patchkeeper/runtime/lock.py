@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.runtime.gates import release_label
 from patchkeeper.runtime.guard import LOCK_FORMAT, definition_digest
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, resolve_all
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.targets import tree_root
+from patchkeeper.runtime.unparsed import refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
 
@@ -33,7 +35,8 @@ DEFAULT_NAME = "patchkeeper.lock"
 
 @dataclass(frozen=True)
 class LockResult:
-    """The result of ``runtime lock``: the file written, the upstream release (``at``), the
+    """The result of ``runtime lock``: the file written, the upstream release (``at``: its
+    version, or ``directory ROOT`` when the tree states none), the
     number of targets and files locked (``target_count``, ``file_count``: counts, as
     ``lint``'s ``patch_count``; ``files`` is a list wherever it appears in ``--json``), and the
     targets left out with why."""
@@ -52,7 +55,8 @@ class LockResult:
 
 def build_lock(tree: UpstreamTree, targets: list[str], version: str) -> tuple[dict, list]:
     """The lock mapping for ``targets`` in ``tree``, and ``(target, reason)`` for those left
-    out."""
+    out; ``version`` names the release in the guard's warning (its version, or ``directory
+    ROOT``: :func:`patchkeeper.runtime.gates.release_label`)."""
     files: dict[str, dict[str, Any]] = {}
     skipped: list[tuple[str, str]] = []
     resolved = resolve_all(tree, targets)
@@ -97,19 +101,22 @@ def write_lock(
     directory or ``vllm==X``) to ``output`` (default: ``<patch-directory>/patchkeeper.lock``).
 
     Raises:
-        ConfigError, TargetError, FetchError.
+        ConfigError, FetchError; TargetError (also when a patch file does not parse: its
+        targets would be left out of the lock unnoticed).
     """
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
     scanned = scan_plugin(settings)
+    refuse_unparsed(scanned.inventory, settings.root, "runtime lock")
     tree = UpstreamTree(tree_root(at), settings.upstream_packages)
     targets = [e.target for e in scanned.inventory.entries if tree.contains(e.target)]
     outside = [e.target for e in scanned.inventory.entries if not tree.contains(e.target)]
-    lock, skipped = build_lock(tree, targets, at)
+    lock, skipped = build_lock(tree, targets, release_label(at, tree.root))
     skipped += [(t, "outside the upstream packages") for t in sorted(set(outside))]
     path = output or settings.root / settings.patch_directory / DEFAULT_NAME
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
     write_files(settings.root, {Path(path).resolve(): data})
     count = sum(len(record["targets"]) for record in lock["files"].values())
-    return LockResult(str(path), at, count, len(lock["files"]), tuple(sorted(skipped)))
+    label = lock["version"]
+    return LockResult(str(path), label, count, len(lock["files"]), tuple(sorted(skipped)))

@@ -11,13 +11,20 @@ these is taken away from both:
   ``or`` of them); the ``else`` branch, which the plugin's platform takes, is kept;
 - statements that mention a name the patch's header says it avoids on purpose (a name in
   backquotes in a header sentence that says *avoid*, *skip*, *without*, *drop*, *bypass*
-  or *instead of*).
+  or *instead of*);
+- a type checker's ``assert`` (``assert x is not None``, ``assert isinstance(x, T)``)
+  and calls of a logger's methods (``logger.info`` -> ``logger.info_once``): they narrow
+  a type or say something and change no value. An ``assert`` that checks a value
+  (``assert a.shape == b.shape``) is upstream's new validation, which a copy must not
+  suppress (the audit seed): it is not noise.
 
 A change of the body alone also needs no update when it lies wholly in code the plugin's
 replacement does not copy (:func:`outside_copy_reason`): the replacement is the plugin's own
 code there, so nothing of the upstream change reaches it (the case of a three-way merge in
 which only *ours* keeps the base's lines around upstream's edit: ``git merge-file`` has
-nothing of upstream's to carry into those lines).
+nothing of upstream's to carry into those lines); nor does a change of the parameters
+that a replacement forwarding ``*args``/``**kwargs`` passes through
+(:func:`forwarded_signature_reason`).
 """
 
 from __future__ import annotations
@@ -105,6 +112,56 @@ class _Avoided(ast.NodeTransformer):
         return False
 
 
+#: The names a module's logger goes by in upstream code (``logger.info(...)``).
+LOGGERS = frozenset({"logger", "logging", "log", "_logger"})
+
+
+def _narrows_type(test: ast.expr) -> bool:
+    """Whether an ``assert``'s test only narrows a type for a type checker: ``x is not
+    None``, ``x is None``, ``isinstance(x, T)``, or an ``and`` of those."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return all(_narrows_type(value) for value in test.values)
+    if isinstance(test, ast.Compare):
+        return (
+            len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Is | ast.IsNot)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        )
+    return (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+    )
+
+
+def _check_or_log(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is a type checker's ``assert`` (:func:`_narrows_type`) or a bare
+    call of a logger's method (``logger.info_once(...)``): no value changes."""
+    if isinstance(stmt, ast.Assert):
+        return _narrows_type(stmt.test)
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in LOGGERS
+    )
+
+
+class _ChecksAndLogs(ast.NodeTransformer):
+    """Drops ``assert`` statements and logger calls from every statement list."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                kept = [s for s in body if not _check_or_log(s)]
+                setattr(node, field, kept or [ast.Pass()])
+        return super().generic_visit(node)
+
+
 def avoided_names(header: str) -> set[str]:
     """The names in backquotes in the header's sentences that say the patch avoids them
     (the last part of a dotted name: ``torch.compile`` gives ``compile``)."""
@@ -154,6 +211,8 @@ def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
         return f"only code the patch header says it avoids changed ({listed})"
     if not untouched and same_ast(_Platforms().visit(a), _Platforms().visit(b)):
         return "only type annotations and branches for other platforms changed"
+    if _same_after(old, new, lambda n: _ChecksAndLogs().visit(n)):
+        return "only type-narrowing asserts and log calls changed (no value changes)"
     return ""
 
 
@@ -212,4 +271,61 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
         f"the upstream change ({hunks} hunk(s)) lies only in code the replacement does not "
         f"copy (it keeps {share:.0%} of the old upstream's lines, none of those upstream "
         "changed): nothing of it reaches the plugin's code"
+    )
+
+
+def _parameter_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The names of ``node``'s named parameters (``*args``/``**kwargs`` left out)."""
+    arguments = node.args
+    return [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+
+
+def _forwards_extra(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``node`` takes ``**kwargs`` and passes it on to a call (``f(..., **kwargs)``),
+    and passes ``*args`` on too when it takes them."""
+    arguments = node.args
+    if arguments.kwarg is None:
+        return False
+    kwargs, args = arguments.kwarg.arg, arguments.vararg.arg if arguments.vararg else None
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Call):
+            continue
+        passes_kwargs = any(
+            k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs
+            for k in sub.keywords
+        )
+        passes_args = args is None or any(
+            isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == args
+            for a in sub.args
+        )
+        if passes_kwargs and passes_args:
+            return True
+    return False
+
+
+def forwarded_signature_reason(old: Code, new: Code, mine: Code) -> str:
+    """Why a change of upstream's parameters needs no update of a replacement that forwards
+    its extra arguments (``def f(a, *args, b=1, **kwargs): ... original(*args, a=a, b=b,
+    **kwargs)``): the parameters upstream adds reach the wrapped call through ``*args`` and
+    ``**kwargs``, and every parameter the replacement names itself is still upstream's (or
+    was never upstream's: its own). ``""`` when upstream removed or renamed a parameter the
+    replacement names, or the replacement forwards nothing (Python's call semantics: a
+    keyword the function does not name goes to ``**kwargs``)."""
+    nodes = (old.parsed, new.parsed, mine.parsed)
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not all(isinstance(n, functions) for n in nodes):
+        return ""
+    before, after, ours = nodes
+    if not _forwards_extra(ours):  # type: ignore[arg-type]
+        return ""
+    gone = set(_parameter_names(before)) - set(_parameter_names(after))  # type: ignore[arg-type]
+    named = gone & set(_parameter_names(ours))  # type: ignore[arg-type]
+    if named:
+        return ""
+    added = sorted(set(_parameter_names(after)) - set(_parameter_names(before)))  # type: ignore[arg-type]
+    listed = ", ".join(added[:6]) or "none"
+    return (
+        "the replacement forwards its extra arguments (*args/**kwargs) to the call it wraps: "
+        f"upstream's new parameters ({listed}) pass through, and no parameter it names was "
+        "removed upstream"
     )

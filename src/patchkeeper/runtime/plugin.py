@@ -3,7 +3,10 @@
 Static only: files are read and parsed, never imported. Entry points are read from the
 plugin's ``pyproject.toml`` (``[project.entry-points."vllm.general_plugins"]``), its
 ``setup.cfg`` (``[options.entry_points]``), the ``entry_points=`` literal of ``setup.py``, or
-an ``*.egg-info/entry_points.txt`` of an sdist, in that order of preference.
+an ``*.egg-info/entry_points.txt`` of an sdist, in that order of preference; in an
+installed tree (``--plugin`` a ``site-packages``, the plugin installed from its wheel), the
+``*.dist-info/entry_points.txt`` entries whose object is in the plugin's package (the other
+distributions' entry points there are not the plugin's).
 """
 
 from __future__ import annotations
@@ -83,6 +86,7 @@ class PluginTree:
         digest = hashlib.sha256(repr(self.settings).encode())
         extra = [self.root / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
         extra += sorted(self.root.glob("*.egg-info/entry_points.txt"))
+        extra += sorted(self.root.glob("*.dist-info/entry_points.txt"))
         if self.settings.ledger_file:
             extra.append(self.root / self.settings.ledger_file)
         files = [found[0] for found in self._files.values() if found is not None]
@@ -174,7 +178,13 @@ class PluginTree:
             found = reader(self.root)
             if found:
                 return tuple(e for e in found if e.group in groups)
-        return ()
+        package = self.settings.package
+        installed = _from_metadata(self.root, "*.dist-info/entry_points.txt")
+        return tuple(
+            e
+            for e in installed
+            if e.group in groups and e.value.split(":")[0].split(".")[0] == package.split(".")[0]
+        )
 
 
 def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple:
@@ -256,8 +266,14 @@ def _from_setup_py(root: Path) -> list[EntryPoint]:
 
 
 def _from_egg_info(root: Path) -> list[EntryPoint]:
+    return _from_metadata(root, "*.egg-info/entry_points.txt")
+
+
+def _from_metadata(root: Path, pattern: str) -> list[EntryPoint]:
+    """The entry points of the ``entry_points.txt`` files matching ``pattern`` under
+    ``root`` (the INI-like format of the packaging specification's entry points file)."""
     out = []
-    for path in sorted(root.glob("*.egg-info/entry_points.txt")):
+    for path in sorted(root.glob(pattern)):
         group = ""
         for line in path.read_text(encoding="utf-8").splitlines():
             line = line.strip()

@@ -116,6 +116,27 @@ def _line(node: ast.AST) -> int:
     return int(getattr(node, "lineno", 0) or 0)
 
 
+def enclosing_line(tree: ast.AST, node: ast.AST) -> int:
+    """The line of ``node`` in ``tree``, or of the innermost node around it that has one
+    (an argument list, a keyword's parts, an operator have none of their own: the ``def``,
+    the call, the expression holding them); 0 when ``node`` is not in ``tree``.
+
+    >>> tree = ast.parse("x = 1\\n\\ndef f(a, b):\\n    pass\\n")
+    >>> enclosing_line(tree, tree.body[1].args)
+    3
+    """
+    parents: dict[int, ast.AST] = {}
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    current: ast.AST | None = node
+    while current is not None:
+        if _line(current):
+            return _line(current)
+        current = parents.get(id(current))
+    return 0
+
+
 def normalized(node: ast.AST, name: str | None = None) -> str:
     """The AST dump of ``node`` without docstrings (and with its own name replaced by
     ``name``, when given); ``node`` is changed in place, so pass a fresh parse."""
@@ -177,13 +198,17 @@ def same_ast(left: ast.AST, right: ast.AST, rename: bool = True) -> bool:
 def compare(left: ast.AST, right: ast.AST, rename: bool = True) -> tuple[bool, ast.AST, ast.AST]:
     """Compare two ASTs without docstrings (and, for two definitions with ``rename``,
     without their own names). Returns ``(same, left node, right node)`` where the nodes are
-    the innermost differing pair (on copies keeping line numbers)."""
+    the innermost differing pair (on copies keeping line numbers; a node without a line of
+    its own, such as an argument list, gets the line of the node around it)."""
     a = copy.deepcopy(left)
     b = copy.deepcopy(right)
     name = getattr(a, "name", None) if rename else None
     if normalized(a) == normalized(b, name):
         return True, a, b
     x, y = _first_difference(a, b)
+    for tree, node in ((a, x), (b, y)):
+        if not _line(node) and not isinstance(node, ast.Module):
+            node.lineno = enclosing_line(tree, node)  # type: ignore[attr-defined]
     return False, x, y
 
 

@@ -14,6 +14,7 @@ JSON, found by :func:`answer_after`.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -55,13 +56,21 @@ def run_probe(
     """Run ``python ARGS...`` and return what it did (exit code, standard output and error as
     text); ``request`` is written to its standard input (default: none, ``/dev/null``).
 
+    A relative ``python`` with a directory part (``../venv/bin/python``) names a file from
+    the current directory, as the user typed it, also when ``cwd`` is another directory (the
+    child would look for it from there); symbolic links are kept (a virtual environment's
+    ``python`` is one). A bare name (``python3``) is looked up on ``PATH``.
+
     Raises:
         TargetError: the interpreter cannot be started or takes more than ``timeout``
             seconds, worded by ``words``.
     """
+    program = str(python)
+    if os.sep in program and not os.path.isabs(program):
+        program = os.path.abspath(program)
     try:
         return subprocess.run(
-            [str(python), *args],
+            [program, *args],
             input=request,
             stdin=subprocess.DEVNULL if request is None else None,
             capture_output=True,

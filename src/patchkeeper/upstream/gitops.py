@@ -223,8 +223,13 @@ def rev_parse(cwd: Path, rev: str) -> str:
     """
     done = call(["rev-parse", "--verify", "--quiet", "--end-of-options", rev], cwd)
     if done.returncode != 0:
+        # The name as the user gave it: git's peeling suffix is ours, not theirs.
+        name, kind = rev, "revision"
+        for suffix in ("commit", "tree"):
+            if rev.endswith(f"^{{{suffix}}}"):
+                name, kind = rev[: -len(suffix) - 3], suffix
         raise GitError(
-            f"no revision '{rev}' in {cwd}",
+            f"no {kind} '{name}' in {cwd}",
             path=cwd,
             hint="fetch the tag or commit into the checkout, or check its name",
         )

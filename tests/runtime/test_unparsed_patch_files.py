@@ -1,0 +1,157 @@
+"""A patch file Python cannot parse (the conflict markers ``runtime port --write`` leaves) is
+never taken for a file without patches: ``runtime lock`` and ``runtime port`` refuse, ``runtime
+audit`` and ``runtime check`` name it and exit 1.
+
+Found by running ``runtime port --write`` on vllm-ascend 0.30.0rc2 (vLLM 0.30.0 -> 0.32.0): 26
+copies were left with conflict markers; afterwards ``runtime lock`` locked 0 of their targets
+(exit 0: the guard then watched nothing of them), ``runtime audit`` listed 186 of 241 entries
+with exit 0 on a one-file plugin, and a second ``runtime port --write`` merged again into a
+file the user had resolved.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sysconfig
+import venv
+from pathlib import Path
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime import check
+
+SCHEDULER = "metaplug/patch/bugfix/fix_scheduler.py"
+CONFLICTED = """@patch("tinyup.scheduler", "Scheduler.schedule")
+def schedule(self, budget):
+<<<<<<< upstream 2.0
+    return max(budget, 0)
+||||||| upstream 1.0
+    return budget
+=======
+    return budget if budget >= 0 else 0
+>>>>>>> plugin
+"""
+
+
+def _break(plugin: Path) -> bytes:
+    """Leave a conflict region in the scheduler copy, as ``runtime port --write`` does."""
+    path = plugin / SCHEDULER
+    text = path.read_text(encoding="utf-8")
+    start = text.index('@patch("tinyup.scheduler", "Scheduler.schedule")')
+    end = text.index('@patch("tinyup.scheduler", "Scheduler.make")')
+    path.write_text(text[:start] + CONFLICTED + "\n\n" + text[end:], encoding="utf-8")
+    return path.read_bytes()
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _versions(work: Path) -> list[str]:
+    return ["--from", str(work / "upstream-1.0"), "--to", str(work / "upstream-2.0")]
+
+
+def test_lock_refuses_a_patch_file_that_does_not_parse(runtime_trees: Path, cli) -> None:
+    plugin = runtime_trees / "plugin"
+    _break(plugin)
+    before = _tree(plugin)
+    run = cli("runtime", "lock", "--at", str(runtime_trees / "upstream-2.0"), cwd=plugin)
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {plugin / SCHEDULER}:13: not valid Python (an unresolved conflict region): "
+        "runtime lock cannot read this file's patches, and would act as if it had none",
+        "  hint: fix the file (conflict markers '<<<<<<<' left by 'patchkeeper runtime port "
+        "--write' are resolved by editing them away) and run the command again",
+    ]
+    assert _tree(plugin) == before  # no lock file written
+
+
+def test_port_refuses_to_merge_again_into_conflict_markers(runtime_trees: Path, cli) -> None:
+    plugin = runtime_trees / "plugin"
+    _break(plugin)
+    before = _tree(plugin)
+    run = cli("runtime", "port", *_versions(runtime_trees), "--write", cwd=plugin)
+    assert run.code == 2
+    assert run.err.startswith(
+        f"patchkeeper: error: {plugin / SCHEDULER}:13: not valid Python (an unresolved conflict region): "
+        "runtime port cannot read"
+    )
+    assert _tree(plugin) == before
+
+
+def test_audit_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path, cli) -> None:
+    plugin = runtime_trees / "plugin"
+    # A one-file plugin whose only file is broken: before, exit 0 and empty counts.
+    for other in ("fix_disabled.py", "fix_sampler.py"):
+        (plugin / "metaplug/patch/bugfix" / other).unlink()
+    (plugin / "metaplug/patch/enhancement/backends.py").unlink()
+    (plugin / "metaplug/patch/performance/kernels.py").unlink()
+    for init in ("bugfix", "enhancement", "performance"):
+        (plugin / "metaplug/patch" / init / "__init__.py").write_text("")
+    (plugin / "metaplug/patch/bugfix/__init__.py").write_text(
+        "from metaplug.patch.bugfix import fix_scheduler  # noqa: F401\n"
+    )
+    _break(plugin)
+    run = cli("runtime", "audit", *_versions(runtime_trees), cwd=plugin)
+    assert run.code == 1
+    lines = run.out.splitlines()
+    assert lines[1:4] == [
+        "not audited (1 file(s); their entries are unknown):",
+        f"  {SCHEDULER}:13: not valid Python (an unresolved conflict region)",
+        "stale bindings: 0 (0 not patched)",
+    ]
+    assert lines[-3:] == ["mechanism: none", "activation: none", "decision: none"]
+    markdown = runtime_trees / "audit.md"
+    cli("runtime", "audit", *_versions(runtime_trees), "--markdown", str(markdown), cwd=plugin)
+    assert (
+        "## Not audited (not valid Python: their entries are unknown)\n\n"
+        f"- {SCHEDULER}:13: not valid Python (an unresolved conflict region)\n"
+    ) in markdown.read_text(encoding="utf-8")
+
+
+def test_inventory_says_a_file_holds_a_conflict_region(runtime_trees: Path, cli) -> None:
+    plugin = runtime_trees / "plugin"
+    _break(plugin)
+    run = cli("runtime", "inventory", cwd=plugin)
+    assert run.code == 1
+    assert f"  {SCHEDULER}:13: syntax: an unresolved conflict region" in run.out.splitlines()
+
+
+def _hand_made_env(root: Path, work: Path) -> Path:
+    """A virtual environment (no pip, no network) in which tinyup 1.0 and a copy of the
+    plugin (as installed) are importable through a ``.pth`` file, and the plugin's entry
+    point is declared by a ``dist-info`` written by hand, as an installer writes it."""
+    venv.create(root, with_pip=False, symlinks=True)
+    python = root / "bin" / "python"
+    purelib = sysconfig.get_path(
+        "purelib", vars={"base": str(root), "platbase": str(root)}, scheme="venv"
+    )
+    site = Path(purelib)
+    installed = shutil.copytree(work / "plugin", root / "installed-plugin")
+    (site / "fixture.pth").write_text(f"{work / 'upstream-1.0'}\n{installed}\n")
+    info = site / "metaplug-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: metaplug\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[tinyup.general_plugins]\nmetaplug = metaplug:register\n"
+    )
+    return python
+
+
+def test_check_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path) -> None:
+    python = _hand_made_env(runtime_trees / "env", runtime_trees)
+    plugin = runtime_trees / "plugin"
+    config = load_config(plugin / "pyproject.toml")
+    whole = check.check_live(config, python=python)
+    assert (whole.unread, whole.exit_code) == ((), 0)
+    # The installed copy still runs; the checkout's scheduler file is mid-merge: its three
+    # entries were checked live before and are not now.
+    _break(plugin)
+    result = check.check_live(config, python=python)
+    assert result.unread == (f"{SCHEDULER}:13: not valid Python (an unresolved conflict region)",)
+    assert [e.target for e in whole.entries if e not in result.entries] == [
+        "tinyup.scheduler.Scheduler.schedule",
+        "tinyup.scheduler.Scheduler.make",
+        "tinyup.scheduler.Scheduler.create",
+    ]
+    assert result.exit_code == 1
