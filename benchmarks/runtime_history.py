@@ -435,7 +435,7 @@ def agreement(result: dict) -> str:
     """``"agree of total (percent)"`` of one scored pair."""
     rows = result["rows"]
     agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
-    return f"{agree} of {len(rows)} ({100 * agree / max(len(rows), 1):.0f}%)"
+    return f"{agree} of {len(rows)} ({100 * agree / max(len(rows), 1):.1f}%)"
 
 
 def table(rows: list) -> tuple[list[str], dict[tuple[str, str], int]]:
@@ -454,7 +454,7 @@ def render(result: dict) -> str:
     lines = [
         f"## {title} (vLLM {pair['vllm_old']} -> {pair['vllm_new']})",
         "",
-        f"Agreement: **{agree} of {len(rows)}** ({100 * agree / max(len(rows), 1):.0f}%); "
+        f"Agreement: **{agree} of {len(rows)}** ({100 * agree / max(len(rows), 1):.1f}%); "
         f"audit {result['seconds']:.1f} s.",
         "",
         "| truth \\ suggested | " + " | ".join(columns) + " |",
