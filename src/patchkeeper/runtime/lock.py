@@ -2,12 +2,14 @@
 
 For every entry of the plugin's inventory whose target resolves to a definition in the
 audited upstream tree (:mod:`patchkeeper.runtime.resolve`: re-exports and inheritance
-followed), the lock records the module file, the qualified name and the sha256 of the
-definition's source (:func:`patchkeeper.runtime.guard.definition_digest`, the function the
-guard itself uses), and per file the sha256 of its bytes. Targets that do not resolve to a
-definition (outside the upstream packages, attributes of instances, missing names) are
-listed in the result, not locked. The file is JSON (the guard needs no TOML parser on
-Python 3.10) and is written atomically.
+followed), the lock records the module file, the qualified name, the sha256 of the
+definition's source (``sha256``: :func:`patchkeeper.runtime.guard.definition_digest`, the
+function the guard itself uses) and of its code without docstrings and comments
+(``code_sha256``: :func:`patchkeeper.runtime.guard.code_digest`, so that the guard does not
+call a docstring-only change a difference), and per file the sha256 of its bytes. Targets
+that do not resolve to a definition (outside the upstream packages, attributes of instances,
+missing names) are listed in the result, not locked. The file is JSON (the guard needs no
+TOML parser on Python 3.10) and is written atomically.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.gates import release_label
-from patchkeeper.runtime.guard import LOCK_FORMAT, definition_digest
+from patchkeeper.runtime.guard import LOCK_FORMAT, code_digest, definition_digest
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.resolve import FOUND, resolve_all
 from patchkeeper.runtime.settings import resolve_settings
@@ -77,7 +79,12 @@ def build_lock(tree: UpstreamTree, targets: list[str], version: str) -> tuple[di
         if not digest:
             skipped.append((target, f"{found.qualname} is not a top-level definition of {file}"))
             continue
-        files[file]["targets"][target] = {"qualname": found.qualname, "sha256": digest}
+        code = code_digest(parsed[file][1], found.qualname)
+        files[file]["targets"][target] = {
+            "qualname": found.qualname,
+            "sha256": digest,
+            "code_sha256": code,
+        }
     files = {name: record for name, record in sorted(files.items()) if record["targets"]}
     lock = {
         "format": LOCK_FORMAT,
