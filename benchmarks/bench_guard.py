@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path(fetch_requirement(UPSTREAM, kind="sdist").root)
     chosen = targets(root, args.targets)
-    lock_data, skipped = build_lock(UpstreamTree(root, ("vllm",)), chosen, UPSTREAM)
+    lock_data, unguarded, skipped = build_lock(UpstreamTree(root, ("vllm",)), chosen, UPSTREAM)
     locked = sum(len(r["targets"]) for r in lock_data["files"].values())
     with tempfile.TemporaryDirectory() as scratch:
         lock = Path(scratch) / "patchkeeper.lock"
@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
             copy = commented / relative
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_text(comment_inside(root / relative, record), encoding="utf-8")
-        print(f"{locked} targets in {len(lock_data['files'])} files ({len(skipped)} skipped)")
+        left_out = len(unguarded) + len(skipped)
+        print(f"{locked} targets in {len(lock_data['files'])} files ({left_out} skipped)")
         cases = [
             ("audited, bare interpreter", root, ""),
             ("audited, standard modules a vLLM process has loaded", root, PRELOADED),

@@ -19,7 +19,10 @@ def _lock(work: Path) -> Path:
     plugin = work / "plugin"
     result = lock.write_lock(load_config(plugin / "pyproject.toml"), at=str(work / "upstream-1.0"))
     assert (result.target_count, result.file_count) == (6, 4)
-    assert result.skipped == (("tinyup.kernels.sub_kernel", "removed"),)
+    assert result.unguarded == (
+        ("tinyup.kernels.sub_kernel", "removed at 1.0: the release defines no such name"),
+    )
+    assert (result.skipped, result.exit_code) == ((), 1)
     assert result.path == str(plugin / "metaplug/patch/patchkeeper.lock")
     return Path(result.path)
 
@@ -183,3 +186,28 @@ def test_guard_imports_only_the_standard_library(runtime_trees: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"
+
+
+def test_lock_names_targets_the_release_removed_or_moved(runtime_trees: Path, cli) -> None:
+    """A target the release moved or removed cannot be guarded: exit 1, each named with
+    where it went; the lock is written for the rest."""
+    plugin = runtime_trees / "plugin"
+    run = cli("runtime", "lock", "--at", "../upstream-2.0", cwd=plugin)
+    lock_file = plugin / "metaplug/patch/patchkeeper.lock"
+    assert (run.code, run.out.splitlines()) == (
+        1,
+        [
+            f"locked 5 targets in 3 upstream files at 2.0: {lock_file}",
+            "unguarded (2): the release removed or moved these targets; their patches replace "
+            "nothing the guard can check (runtime audit says what to do with each):",
+            "  tinyup.kernels.add_kernel: moved at 2.0: defined now as "
+            "tinyup.ops.kernels.add_kernel (line 5)",
+            "  tinyup.kernels.sub_kernel: removed at 2.0: the release defines no such name",
+        ],
+    )
+    data = json.loads(lock_file.read_text(encoding="utf-8"))
+    assert sorted(data["files"]) == [
+        "tinyup/registry.py",
+        "tinyup/sampler.py",
+        "tinyup/scheduler.py",
+    ]

@@ -13,6 +13,13 @@ def lock_text(result: LockResult) -> str:
         f"locked {result.target_count} targets in {result.file_count} upstream files at "
         f"{result.at}: {result.path}"
     ]
+    if result.unguarded:
+        lines.append(
+            f"unguarded ({len(result.unguarded)}): the release removed or moved these targets; "
+            "their patches replace nothing the guard can check (runtime audit says what to do "
+            "with each):"
+        )
+        lines += [f"  {target}: {why}" for target, why in result.unguarded]
     if result.skipped:
         lines.append(f"not locked ({len(result.skipped)}):")
         lines += [f"  {target}: {why}" for target, why in result.skipped]
