@@ -98,12 +98,16 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         _refuse_input_file(markdown)
         _write_markdown(markdown, render.render_markdown(result))
     colour = None  # click strips escape codes when standard output is not a terminal
+    payload = "" if as_json else render.render_payload(result)
+    if payload:  # a diff: printed as it is; the report goes to standard error
+        click.echo(payload.encode("utf-8", "surrogateescape"), nl=False)
+    report = sys.stderr if payload else sys.stdout
     if as_json:
         text = render.render_json(result, command_name(click.get_current_context()))
     else:
         from patchkeeper.render import console
 
-        terminal = console.detect(sys.stdout, os.environ)
+        terminal = console.detect(report, os.environ)
         console.use(terminal)
         try:
             text = console.finish(render.render_text(result), terminal)
@@ -112,8 +116,8 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         colour = terminal.colour or None
     if text:
         text = text.rstrip("\n")
-        data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))
-        click.echo(text if data is None else data, color=colour)
+        data = render.output_bytes(text, getattr(report, "encoding", None))
+        click.echo(text if data is None else data, color=colour, err=bool(payload))
     sys.exit(getattr(result, "exit_code", 0))
 
 

@@ -43,8 +43,8 @@ def test_port_to_an_unversioned_tree_writes_no_path_into_the_plugin(
         f"BY HAND       metaplug/patch:0 Affected versions:: the version of directory {new} "
         "is unknown (no PKG-INFO, no version in pyproject.toml): add 'Reviewed against "
         "VERSION.' to the 'Affected versions:' header of 5 file(s) by hand"
-    ) in run.out.splitlines()
-    assert run.out.splitlines()[-1].startswith(f"runtime port 1.0 -> directory {new}: ")
+    ) in run.err.splitlines()  # the report: the diff alone is on standard output
+    assert run.err.splitlines()[-1].startswith(f"runtime port 1.0 -> directory {new}: ")
 
 
 def test_lock_of_an_unversioned_tree_names_its_directory(runtime_trees: Path, cli) -> None:
