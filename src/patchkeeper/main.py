@@ -42,6 +42,7 @@ class Settings:
             from patchkeeper.config import load_config
 
             self._config = load_config(self.config_file, start=self.directory)
+            CONFIG_SOURCE[:] = [self._config.source] if self._config.source else []
             self._require_series(self._config)
         return self._config
 
@@ -216,6 +217,10 @@ def command_name(ctx: click.Context) -> str:
 
 #: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
 JSON_COMMAND: list[str] = []
+
+#: The configuration file the command read (at most one), so that an error's hint names a
+#: table as that file spells it (:func:`patchkeeper.config.spelt_for`).
+CONFIG_SOURCE: list[Path] = []
 
 
 def _json_requested(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
@@ -1028,6 +1033,7 @@ def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(100_000, 50, 50)
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)
     JSON_COMMAND.clear()
+    CONFIG_SOURCE.clear()
     from patchkeeper.system.platforms import unsupported
 
     problem = unsupported(sys.platform)
@@ -1039,6 +1045,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     except PatchkeeperError as exc:
+        _spell_tables(exc)
         click.echo(f"patchkeeper: error: {exc}", err=True)
         _json_error(_json_command(exc), exc, exc.exit_code)
         return exc.exit_code
@@ -1066,6 +1073,19 @@ def main(argv: list[str] | None = None) -> int:
         _json_error(_json_command(), bug, 3)
         return 3
     return 0
+
+
+def _spell_tables(error: PatchkeeperError) -> None:
+    """Write the configuration tables ``error``'s message and hint name as the file in use
+    spells them (``[git]`` in a ``patchkeeper.toml``, not ``[tool.patchkeeper.git]``)."""
+    if not CONFIG_SOURCE:
+        return
+    from patchkeeper.config import spelt_for
+
+    error.message = spelt_for(error.message, CONFIG_SOURCE[0])
+    error.args = (error.message,)
+    if error.hint:
+        error.hint = spelt_for(error.hint, CONFIG_SOURCE[0])
 
 
 def entry() -> None:
