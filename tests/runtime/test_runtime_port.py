@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from patchkeeper.config import load_config
@@ -92,6 +95,30 @@ def test_port_cli_prints_the_diff_and_the_report(runtime_trees: Path, cli) -> No
     run = cli("runtime", "port", *versions, cwd=plugin)
     assert (run.code, run.out) == (1, diff)
     assert run.err.splitlines() == [*saved.out.splitlines()[:-1], summary]
+
+
+def test_port_redirected_to_a_file_holds_exactly_the_diff(runtime_trees: Path) -> None:
+    """``patchkeeper runtime port ... > update.diff`` in a real process: the file's bytes
+    are the diff ``--output`` writes, the report is on standard error (before: the diff
+    ended with the report's lines)."""
+    versions = ["--from", str(runtime_trees / "upstream-1.0")]
+    versions += ["--to", str(runtime_trees / "upstream-2.0")]
+    plugin = runtime_trees / "plugin"
+    command = [sys.executable, "-m", "patchkeeper", "runtime", "port", *versions]
+    env = {**os.environ, "COLUMNS": "40"}  # the report is wrapped, never the diff
+    saved = runtime_trees / "saved.diff"
+    subprocess.run([*command, "--output", str(saved)], cwd=plugin, capture_output=True, env=env)
+    redirected = runtime_trees / "update.diff"
+    with redirected.open("wb") as out:
+        done = subprocess.run(command, cwd=plugin, stdout=out, stderr=subprocess.PIPE, env=env)
+    assert done.returncode == 1
+    assert redirected.read_bytes() == saved.read_bytes()
+    assert redirected.read_bytes().startswith(b"--- a/metaplug/patch/bugfix/fix_disabled.py\n")
+    assert " ".join(done.stderr.decode().split()).endswith(
+        "runtime port 1.0 -> 2.0: by hand 2, conflict 1, merged 1, nothing to do 3, "
+        "retargeted 1; not written (--write applies it)"
+    )
+    assert max(len(line) for line in redirected.read_text().splitlines()) > 40
 
 
 def test_port_lists_version_gates_and_writes_the_reviewed_release(runtime_trees: Path) -> None:
