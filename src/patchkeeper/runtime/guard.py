@@ -239,7 +239,8 @@ def check(
 
     A lock file that is missing or cannot be read (a plugin wheel shipped without it) is a
     ``GuardWarning`` naming the file and what to do, and the one difference returned
-    (reason :data:`LOCK_UNREADABLE`); with ``strict`` it is the ``GuardError``.
+    (reason :data:`LOCK_UNREADABLE`); with ``strict`` it is the ``GuardError`` (same
+    message). :func:`differences` raises ``GuardError`` in both modes.
 
     Raises:
         GuardError: ``strict`` and a difference, or ``strict`` and an unreadable lock file.
@@ -247,15 +248,14 @@ def check(
     try:
         found = differences(lock_file, root)
     except GuardError as exc:
-        if strict:
-            raise
-        warnings.warn(
+        message = (
             f"{exc}; nothing was compared with the audited release: run patchkeeper runtime "
             "lock --at UPSTREAM==VERSION in the plugin's source tree and ship the lock file "
-            "with the plugin (as package data)",
-            GuardWarning,
-            stacklevel=2,
+            "with the plugin (as package data)"
         )
+        if strict:
+            raise GuardError(message) from None
+        warnings.warn(message, GuardWarning, stacklevel=2)
         return [Difference(str(lock_file), LOCK_UNREADABLE)]
     if found:
         lock_version = _load(lock_file).get("version", "?")
