@@ -1,6 +1,7 @@
 """Benchmark: patchkeeper beside the fastest peer, pairs in one run (issue "patchkeeper 11").
 
     python benchmarks/bench_speed.py [--runs 5] [--no-griffe] [--no-runtime] [--no-10k]
+                                     [--no-series]
 
 Prints one row per target: patchkeeper's figure, the peer's figure from the same run, the
 ratio and whether the target is met; writes the table to ``benchmarks/results/speed.md``.
@@ -369,6 +370,11 @@ def main() -> None:
     parser.add_argument("--no-10k", action="store_true", help="skip the 10,000-patch series")
     parser.add_argument("--no-runtime", action="store_true", help="skip the runtime rows")
     parser.add_argument("--no-griffe", action="store_true", help="skip griffe")
+    parser.add_argument(
+        "--no-series",
+        action="store_true",
+        help="skip the start-up and series rows (apply, verify): the runtime rows alone",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     for tool in ("git", "diff"):
@@ -380,10 +386,11 @@ def main() -> None:
     rows: list[Row] = []
     try:
         print(f"working in {work}", flush=True)
-        rows += startup_rows(pk, args.runs, env)
-        rows += series_rows(1000, series_pair(work, pk, 1000, args.runs, env), 1.0)
-        print("\n".join(" | ".join(r.cells()) for r in rows), flush=True)
-        if not args.no_10k:
+        if not args.no_series:
+            rows += startup_rows(pk, args.runs, env)
+            rows += series_rows(1000, series_pair(work, pk, 1000, args.runs, env), 1.0)
+            print("\n".join(" | ".join(r.cells()) for r in rows), flush=True)
+        if not args.no_10k and not args.no_series:
             rows += series_rows(10000, series_pair(work, pk, 10000, args.runs, env), 0.8)
             print(" | ".join(rows[-1].cells()), flush=True)
         cold = None

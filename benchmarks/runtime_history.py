@@ -25,21 +25,22 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import sys
-import textwrap
 import time
 from collections import Counter
 from pathlib import Path
 
 import tomllib
+from packaging.version import InvalidVersion, Version
 
 from patchkeeper.runtime import audit
+from patchkeeper.runtime.gates import release_version, versions_named
 from patchkeeper.runtime.samecode import find_definition, same_ast
 from patchkeeper.upstream.fetch import fetch_requirement
 
 try:  # runtime port is measured when this version of patchkeeper has it
     from patchkeeper.runtime import port
-    from patchkeeper.runtime.drift import codes
     from patchkeeper.runtime.inventory import scan_plugin
     from patchkeeper.runtime.settings import resolve_settings
     from patchkeeper.runtime.upstream import UpstreamTree
@@ -128,7 +129,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
             extra.append(name)  # found only by today's inventory: listed, not scored
             continue
         rows.append((name, row["truth"], suggested, row, audited))
-    reproduced = reproduce(
+    reproduced, classes = reproduce(
         result, rows, plugin, (old, new), tree(f"vllm-ascend=={pair['plugin_new']}")
     )
     return {
@@ -138,58 +139,240 @@ def score(truth_file: Path, before: bool = False) -> dict:
         "extra": extra,
         "seconds": seconds,
         "port": reproduced,
+        "port_classes": classes,
         "later": later_truths(truth_file),
         "newer": tree(f"vllm-ascend=={pair['plugin_new']}"),
         "patch_directory": result.inventory.patch_directory,
     }
 
 
-def _definition(root: Path, replacement: str):
-    """The plugin's replacement ``module:qualname`` parsed from the release at ``root``."""
-    module, _, qual = replacement.partition(":")
-    base = root / Path(*module.split("."))
+def _module_file(root: Path, module: str) -> str | None:
+    """The file of plugin ``module`` relative to ``root`` (``a/b.py`` or ``a/b/__init__.py``)."""
+    base = Path(*module.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            try:
-                return find_definition(ast.parse(path.read_bytes()), qual)
-            except SyntaxError:
-                return None
+        if (root / path).is_file():
+            return path.as_posix()
     return None
 
 
-def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path) -> Counter:
-    """What ``runtime port`` does for the truth's *update* entries: ``merged-equal`` (the
-    merged copy is the maintainers' new copy, AST without docstrings), ``merged-different``,
-    ``conflict``, ``retargeted``, ``by hand`` / ``nothing to do`` (not written)."""
+def _parse(text: str | None) -> ast.Module | None:
+    try:
+        return ast.parse(text) if text is not None else None
+    except SyntaxError:
+        return None
+
+
+def _definition(root: Path, replacement: str, text: str | None = None):
+    """The plugin's replacement ``module:qualname`` parsed from the release at ``root``
+    (or from ``text``, that module's source as ``runtime port`` wrote it)."""
+    module, _, qual = replacement.partition(":")
+    if text is None:
+        file = _module_file(root, module)
+        text = (root / file).read_text(encoding="utf-8", errors="replace") if file else None
+    tree = _parse(text)
+    return find_definition(tree, qual) if tree is not None else None
+
+
+def _statements(tree: ast.Module) -> Counter:
+    """A module's top-level statements other than definitions, as AST dumps: each name an
+    import binds counted alone (``from m import a, b`` is ``a`` and ``b`` from ``m``: a
+    formatter may group or order them), docstrings left out."""
     out: Counter = Counter()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                out[
+                    f"from {'.' * node.level}{node.module} import {alias.name} as {alias.asname}"
+                ] += 1
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                out[f"import {alias.name} as {alias.asname}"] += 1
+        else:
+            out[ast.dump(node)] += 1
+    return out
+
+
+def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
+    for node in tree.body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        if first <= line <= node.end_lineno:
+            return node
+    return None
+
+
+def reproduced(entry, plugin: Path, newer: Path, changed: dict[str, str]) -> str:
+    """Whether what ``runtime port`` wrote for ``entry`` is the maintainers' update:
+    ``equal``, ``different`` or ``not written``. Strict: port changed the entry's
+    replacement definition or the top-level statements of its patch file, and (1) the
+    replacement definition it wrote equals the maintainers' new one (AST without
+    docstrings, decorators included), (2) every top-level statement port added to the patch
+    file is in the maintainers' new file and none it deleted is (imports compared name by
+    name), and (3) the statement holding the entry's patch statement, as port left it, is
+    in the maintainers' new file."""
+    module = entry.replacement.partition(":")[0] if entry.replacement else ""
+    def_file = _module_file(plugin, module) if ":" in (entry.replacement or "") else None
+    before_file = (plugin / entry.file).read_text(encoding="utf-8", errors="replace")
+    ported_file = changed.get(entry.file, before_file)
+    before, ported = _parse(before_file), _parse(ported_file)
+    theirs_text = (
+        (newer / entry.file).read_text(encoding="utf-8", errors="replace")
+        if (newer / entry.file).is_file()
+        else None
+    )
+    theirs = _parse(theirs_text)
+    touched = False
+    ok = True
+    if def_file is not None:
+        mine_before = _definition(plugin, entry.replacement)
+        mine_after = _definition(plugin, entry.replacement, changed.get(def_file))
+        touched |= def_file in changed and not (
+            mine_before is not None
+            and mine_after is not None
+            and ast.dump(mine_before) == ast.dump(mine_after)
+        )
+        maintainers = _definition(newer, entry.replacement)
+        ok &= (
+            mine_after is not None and maintainers is not None and same_ast(mine_after, maintainers)
+        )
+    if before is None or ported is None or theirs is None:
+        return "different" if touched else "not written"
+    old_statements, new_statements = _statements(before), _statements(ported)
+    added, deleted = new_statements - old_statements, old_statements - new_statements
+    touched |= bool(added or deleted)
+    if not touched:
+        return "not written"
+    maintained = _statements(theirs)
+    ok &= not (added - maintained) and not any(maintained[k] for k in deleted)
+    line = _ported_line(before_file, ported_file, entry.line)
+    statement = _statement_at(ported, line) if line is not None else None
+    if statement is not None:
+        ok &= not (_statements(ast.Module([statement], [])) - maintained)
+    return "equal" if ok else "different"
+
+
+def _ported_line(before: str, after: str, line: int) -> int | None:
+    """Line ``line`` of ``before`` in ``after`` (``None``: port changed it)."""
+    if before == after:
+        return line
+    matcher = difflib.SequenceMatcher(
+        None, before.splitlines(True), after.splitlines(True), autojunk=False
+    )
+    for a0, b0, size in matcher.get_matching_blocks():
+        if a0 < line <= a0 + size:
+            return b0 + line - a0
+    return None
+
+
+def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path):
+    """What ``runtime port`` does for the truth's *update* entries: ``reproduced`` (what
+    it wrote is the maintainers' update: :func:`reproduced`), ``written, different``,
+    ``conflict`` (written with conflict markers), ``by hand`` / ``nothing to do`` (nothing
+    written for the entry); and each entry's class (:func:`port_class`), as ``(counts,
+    [(entry name, class, port's detail)])``."""
+    out: Counter = Counter()
+    classes: list[tuple[str, str, str]] = []
     if port is None:
-        return out
+        return out, classes
     settings = resolve_settings(None, plugin=plugin, package="vllm_ascend", patch_directory=None)
     scanned = scan_plugin(settings)
     trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
-    actions, _changed = port.port_plan(result, settings.root, trees, scanned.tree)
+    actions, changed = port.port_plan(result, settings.root, trees, scanned.tree)
     by_entry = {(a.file, a.line, a.target): a for a in actions}
-    for _name, truth, _suggested, _row, audited in rows:
+    new_version = release_version(str(uppers[1]), uppers[1])
+    for name, truth, _suggested, row, audited in rows:
         if truth != "update":
             continue
         entry = audited.entry
         action = by_entry.get((entry.file, entry.line, entry.target))
         kind = action.action if action else "by hand"
-        if kind == "merged":
-            old_code, new_code, mine = codes(entry, audited.old, audited.new, trees, scanned.tree)
-            lines = list(mine.lines)
-            merged, _conflicts = port.merge_copy(
-                old_code, new_code, lines, port.Labels("n", "o", "p")
-            )
-            theirs = _definition(newer, entry.replacement)
-            try:
-                ours = ast.parse(textwrap.dedent(merged)).body[0]
-            except (SyntaxError, IndexError):
-                ours = None
-            equal = ours is not None and theirs is not None and same_ast(ours, theirs)
-            kind = "merged-equal" if equal else "merged-different"
-        out[kind] += 1
-    return out
+        verdict = (
+            "conflict" if kind == "conflict" else reproduced(entry, settings.root, newer, changed)
+        )
+        if verdict == "equal":
+            out["reproduced"] += 1
+        elif verdict == "different":
+            out["written, different"] += 1
+        else:
+            out[kind] += 1
+        what = port_class(entry, audited, row, verdict, kind, settings.root, newer, new_version)
+        classes.append((name, what, action.detail if action else ""))
+    return out, classes
+
+
+#: The classes of :func:`port_class`, in table order, with what a tool can do about each.
+PORT_CLASSES = {
+    "reproduced": "runtime port wrote the maintainers' update",
+    "later upstream": (
+        "the maintainers' new copy tests a release at or after the new one (a version gate "
+        "they added): it follows upstream code newer than the new release; no tool can "
+        "write it from the two releases"
+    ),
+    "renamed or moved by the maintainers": (
+        "the newer plugin release has no definition of the replacement's name (renamed, "
+        "moved to another module, or the patch is an expression): a rewrite"
+    ),
+    "own change (upstream unchanged)": (
+        "upstream left the target's definition unchanged: the maintainers' change is their "
+        "own, nothing to follow"
+    ),
+    "merge conflict": "the three-way merge left conflicts (a human resolves them)",
+    "merged, differs": (
+        "port merged (or cut gates) without conflict but the maintainers wrote something else "
+        "too (their own change beside upstream's)"
+    ),
+    "audit: retain": "the audit said retain (nothing to merge); the truth says update",
+    "left by hand": "port left it by hand (retarget it could not write, remove, migrate)",
+}
+
+
+def _gates_at_or_after(node: ast.AST, version: str) -> bool:
+    """Whether ``node`` holds a version gate naming ``version`` or a later release."""
+    for found in ast.walk(node):
+        if isinstance(found, (ast.If, ast.IfExp)):
+            test = ast.unparse(found.test)
+            for named in versions_named(test):
+                try:
+                    if Version(named) >= Version(version):
+                        return True
+                except InvalidVersion:
+                    continue
+    return False
+
+
+def port_class(entry, audited, row, verdict, kind, plugin, newer, new_version) -> str:
+    """Why an *update* entry is or is not reproduced by ``runtime port``, from the facts
+    of both plugin releases and both upstream definitions (:data:`PORT_CLASSES`): the
+    first class that applies, in table order."""
+    if verdict == "equal":
+        return "reproduced"
+    replacement = entry.replacement or ""
+    theirs = _definition(newer, replacement) if ":" in replacement else None
+    mine = _definition(plugin, replacement) if ":" in replacement else None
+    if (
+        theirs is not None
+        and mine is not None
+        and new_version
+        and _gates_at_or_after(theirs, new_version)
+        and not _gates_at_or_after(mine, new_version)
+    ):
+        return "later upstream"
+    if theirs is None:
+        return "renamed or moved by the maintainers"
+    if "upstream target unchanged" in row.get("why", "") or (
+        audited.new.status == "found" and not audited.drift.upstream_changes
+    ):
+        return "own change (upstream unchanged)"
+    if kind == "conflict":
+        return "merge conflict"
+    if verdict == "different":
+        return "merged, differs"
+    if kind == "nothing to do":
+        return "audit: retain"
+    return "left by hand"
 
 
 def later_truths(truth_file: Path) -> list[tuple[str, dict[str, str]]]:
@@ -305,10 +488,51 @@ def render(result: dict) -> str:
     if result["port"]:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result["port"].items()))
         lines += ["", f"runtime port on the truth's update entries: {counts}"]
+        kinds = Counter(what for _n, what, _d in result["port_classes"])
+        lines += ["", "Classes: " + ", ".join(f"{k} {kinds[k]}" for k in PORT_CLASSES if kinds[k])]
+        lines += [""] + [
+            f"- `{name}`: {what}; port: {detail[:160]}"
+            for name, what, detail in result["port_classes"]
+        ]
     if result["extra"]:
         lines += ["", "Entries without a truth row (not scored): " + ", ".join(result["extra"])]
     if result["unmatched"]:
         lines += ["", "Truth rows the audit did not produce: " + ", ".join(result["unmatched"])]
+    return "\n".join(lines) + "\n"
+
+
+def port_tables(ported: list) -> str:
+    """The ``runtime port`` figures of every pair: what it did on the truth's *update*
+    entries, and their classes (:data:`PORT_CLASSES`) with an example of each."""
+    if not any(counts for _p, counts, _c in ported):
+        return ""
+    kinds = ["reproduced", "written, different", "conflict", "by hand", "nothing to do"]
+    lines = [
+        "`runtime port` on the truth's *update* entries (reproduced: what port writes for "
+        "the entry is the maintainers' new release: the replacement definition, AST without "
+        "docstrings, and the patch file's top-level statements it changed):",
+        "",
+        "| pair | " + " | ".join(kinds) + " | entries |",
+        "|---" * (len(kinds) + 2) + "|",
+    ]
+    total: Counter = Counter()
+    for pair, counts, _classes in ported:
+        total += counts
+        cells = [str(counts.get(k, 0)) for k in kinds]
+        lines.append(f"| {pair} | " + " | ".join(cells) + f" | {sum(counts.values())} |")
+    cells = [str(total.get(k, 0)) for k in kinds]
+    lines.append("| all | " + " | ".join(cells) + f" | {sum(total.values())} |")
+    classes = Counter(what for _p, _c, found in ported for _n, what, _d in found)
+    examples: dict[str, str] = {}
+    for pair, _counts, found in ported:
+        for name, what, _detail in found:
+            examples.setdefault(what, f"{pair} `{name}`")
+    lines += ["", "The same entries by class (the first class that applies):", ""]
+    lines += ["| class | entries | meaning | example |", "|---|---|---|---|"]
+    for what, meaning in PORT_CLASSES.items():
+        if classes[what]:
+            example = examples.get(what, "")
+            lines.append(f"| {what} | {classes[what]} | {meaning} | {example} |")
     return "\n".join(lines) + "\n"
 
 
@@ -317,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated pair names (file stems)")
     args = parser.parse_args(argv)
     wanted = set(args.only.split(",")) if args.only else None
-    sections, summary = [], []
+    sections, summary, ported = [], [], []
     for truth_file in sorted(TRUTHS.glob("*.toml")):
         if wanted and truth_file.stem not in wanted:
             continue
@@ -327,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
         sections.append(text)
         print(text if wanted else text.split("\nDisagreements:")[0])
         summary.append((truth_file.stem, agreement(earlier), agreement(result)))
+        ported.append((truth_file.stem, result["port"], result["port_classes"]))
     lines = ["| pair | before | after |", "|---|---|---|"]
     lines += [f"| {pair} | {b} | {a} |" for pair, b, a in summary]
     print("\n".join(lines))
@@ -336,9 +561,11 @@ def main(argv: list[str] | None = None) -> int:
         "Written by `python benchmarks/runtime_history.py`; truth files in "
         "`benchmarks/runtime_history/`.\n\n"
     )
+    port_text = port_tables(ported)
+    print(port_text)
     if not wanted:
         table = "Agreement with the maintainers per pair:\n\n" + "\n".join(lines) + "\n\n"
-        RESULT.write_text(header + table + "\n".join(sections), encoding="utf-8")
+        RESULT.write_text(header + table + port_text + "\n" + "\n".join(sections), encoding="utf-8")
     return 0
 
 

@@ -21,6 +21,11 @@ from patchkeeper import __version__
 from patchkeeper.errors import PatchkeeperError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+#: The parameter types of the options that name a file or a directory, made once and shared
+#: (each ``click.Path`` asks gettext for its name: a lookup of translation files, for every
+#: option of every command at each start).
+FILE_PATH = click.Path(dir_okay=False, path_type=Path)
+DIRECTORY_PATH = click.Path(file_okay=False, path_type=Path)
 
 
 class Settings:
@@ -265,7 +270,7 @@ def _json_command(error: BaseException | None = None) -> str | None:
 
 def markdown_option(help: str = "Also write the report as Markdown.") -> Decorator:
     """``--markdown PATH``: also write the result as Markdown; ``help`` says what it is."""
-    return click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path), help=help)
+    return click.option("--markdown", type=FILE_PATH, help=help)
 
 
 def save_evidence_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -308,13 +313,13 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     function = click.option(
         "--python",
         "python",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=FILE_PATH,
         help="Use the configured upstream installed in this interpreter's environment.",
     )(function)
     function = click.option(
         "--target",
         "target",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=DIRECTORY_PATH,
         help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory).",
     )(function)
     return function
@@ -324,14 +329,14 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
 @click.option(
     "--config",
     "config_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE_PATH,
     help="patchkeeper.toml or pyproject.toml to read (default: search upwards); "
     "may also follow the command.",
 )
 @click.option(
     "-C",
     "directory",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIRECTORY_PATH,
     help="Run as if started in this downstream directory; may also follow the command.",
 )
 @click.version_option(version=__version__, prog_name="patchkeeper")
@@ -445,7 +450,7 @@ def status(
 )
 @click.option(
     "--releases",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIRECTORY_PATH,
     help="With a range: choose the releases among the NAME-VERSION subdirectories of this "
     "directory instead of the package indexes.",
 )
@@ -531,12 +536,12 @@ def _checkouts(values: tuple[str, ...]) -> dict[str, Path]:
 )
 @click.option(
     "--checkout",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIRECTORY_PATH,
     help="An upstream git checkout: compare each patch with a re-export of its commit.",
 )
 @click.option(
     "--upstream",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIRECTORY_PATH,
     help="A pristine upstream tree: knobs its registry names count as registered.",
 )
 @click.option(
@@ -574,7 +579,7 @@ def lint(
 def checkout_option(function: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--checkout",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=DIRECTORY_PATH,
         help="The upstream git checkout (default: [tool.patchkeeper.git] checkout).",
     )(function)
 
@@ -588,9 +593,7 @@ def tag_option(function: Callable[..., Any]) -> Callable[..., Any]:
 @cli.command()
 @click.argument("rev", required=False)
 @click.option("--range", "rev_range", metavar="BASE..BRANCH", help="Export every topic commit.")
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="The patch file."
-)
+@click.option("-o", "--output", type=FILE_PATH, help="The patch file.")
 @checkout_option
 @tag_option
 @click.option(
@@ -687,7 +690,7 @@ def check_branch(
 @click.option("--in-place", is_flag=True, help="Rewrite the series where it is.")
 @click.option(
     "--output",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIRECTORY_PATH,
     help="The new series directory (default: the series directory's name plus the new pin).",
 )
 @click.option(
@@ -697,7 +700,7 @@ def check_branch(
 )
 @click.option(
     "--upstream-repo",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIRECTORY_PATH,
     help="An upstream git checkout with both pins' tags, for history evidence.",
 )
 @click.option("--continue", "resume", is_flag=True, help="Carry on after resolving a conflict.")
@@ -775,7 +778,7 @@ def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
     function = click.option(
         "--plugin",
         "plugin",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=DIRECTORY_PATH,
         help="The directory holding the plugin package (an unpacked sdist, a checkout).",
     )(function)
     return function
@@ -844,7 +847,7 @@ def runtime_audit(
     "--python",
     "python",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE_PATH,
     help="The interpreter of the environment where the plugin and upstream are installed.",
 )
 @click.option("--timeout", default=120.0, show_default=True, help="Seconds before giving up.")
@@ -876,7 +879,7 @@ def runtime_check(
 
 @runtime.command("lock")
 @click.option("--at", "at", required=True, help="The audited upstream: a directory or vllm==X.")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="The lock file.")
+@click.option("--output", type=FILE_PATH, help="The lock file.")
 @plugin_options
 @json_option
 @click.pass_obj
@@ -891,7 +894,7 @@ def runtime_lock(settings: Settings, at: str, output: Path | None, plugin_locati
 @click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
 @click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
 @click.option("--write", is_flag=True, help="Apply the update to the plugin's files.")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Diff file.")
+@click.option("--output", type=FILE_PATH, help="Diff file.")
 @plugin_options
 @json_option
 @click.pass_obj
@@ -933,7 +936,7 @@ def decide(settings: Settings, as_json: bool) -> None:
 @click.option(
     "--python",
     "python",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE_PATH,
     help="The audited interpreter (default: [tool.patchkeeper.report] python, else this one).",
 )
 @click.option("--html", is_flag=True, help="Also write the record as one self-contained page.")
@@ -1002,7 +1005,7 @@ def accept_global_options(group: click.Group) -> None:
         command.params += [
             click.Option(
                 ["-C", "late_directory"],
-                type=click.Path(file_okay=False, path_type=Path),
+                type=DIRECTORY_PATH,
                 expose_value=False,
                 is_eager=True,
                 hidden=True,
@@ -1010,7 +1013,7 @@ def accept_global_options(group: click.Group) -> None:
             ),
             click.Option(
                 ["--config", "late_config"],
-                type=click.Path(dir_okay=False, path_type=Path),
+                type=FILE_PATH,
                 expose_value=False,
                 is_eager=True,
                 hidden=True,
@@ -1089,8 +1092,19 @@ def _spell_tables(error: PatchkeeperError) -> None:
 
 
 def entry() -> None:
-    """The console script."""
-    sys.exit(main())
+    """The console script.
+
+    Before the interpreter exits, every object still alive is moved out of the cyclic
+    collector's reach (:func:`gc.freeze`): the process ends next, and the collections the
+    interpreter runs while shutting down would walk each of them again for nothing (tens
+    of milliseconds after an ``apply`` of 1,000 patches). Exit handlers and the flushing of
+    standard output still run as usual.
+    """
+    code = main()
+    import gc
+
+    gc.freeze()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

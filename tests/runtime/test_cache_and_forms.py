@@ -8,7 +8,7 @@ from pathlib import Path
 
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit, inventory, nameindex
-from patchkeeper.runtime.cache import cache_root
+from patchkeeper.runtime.cache import SummaryCache, cache_root
 from patchkeeper.runtime.file_facts import ScanSettings
 from patchkeeper.runtime.scan import scan_source
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -166,6 +166,28 @@ def test_build_index_reads_each_file_once_for_both_indexes(tmp_path: Path) -> No
     assert nameindex.build_index(tmp_path, files) == (sets, None)
 
 
+def test_build_index_in_chunks_on_every_core_equals_one_process(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Chunks of files indexed by workers and merged give the indexes one process builds:
+    name sets in file order, importers in file order then line order."""
+    from patchkeeper.runtime import parallel
+
+    for index in range(7):
+        (tmp_path / f"pkg/m{index}.py").parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"pkg/m{index}.py").write_text(
+            f"from pkg.base import f\nfrom pkg.m{index} import g\nclass C{index}:\n"
+            "    from pkg.base import f as h\n"
+        )
+    files = nameindex.python_files(tmp_path / "pkg")
+    expected = nameindex.build_index(tmp_path, files, importers=True)
+    assert len(expected[1]["f"]) == 14
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    monkeypatch.setattr(nameindex, "INDEX_CHUNK", 3)
+    assert nameindex.build_index(tmp_path, files, importers=True) == expected
+
+
 def test_stale_bindings_follow_re_exports_from_the_patched_module(runtime_trees: Path) -> None:
     """``engine`` imports ``sample`` from ``sampler``; ``api`` imports it from ``engine``.
     Patching ``sampler.sample`` leaves both with the original; patching only the re-export
@@ -268,3 +290,105 @@ def test_name_search_finds_ascii_and_other_names(tmp_path: Path) -> None:
     assert tree.defined("café_x") == [("up.a", 1), ("up.b", 1)]
     assert tree.defined("Plain") == [("up.a", 5)]
     assert tree.defined("Missing") == []
+
+
+def test_remembered_folder_listing_notices_added_and_removed_files(tmp_path: Path) -> None:
+    """The listing of a tree's Python files comes from the store while no folder changed,
+    and equals a fresh walk after a file is added, a file removed or a folder added."""
+    (tmp_path / "up/sub").mkdir(parents=True)
+    (tmp_path / "up/__init__.py").write_text("")
+    (tmp_path / "up/sub/a.py").write_text("")
+    (tmp_path / "up/sub/notes.txt").write_text("")
+    store = SummaryCache(tmp_path, "listing")
+    up = str(tmp_path / "up")
+    assert store.python_folders(tmp_path / "up") == [(up, ["__init__.py"]), (f"{up}/sub", ["a.py"])]
+    store.save()
+    again = SummaryCache(tmp_path, "listing")
+    assert again.python_folders(tmp_path / "up") == [
+        (up, ["__init__.py"]),
+        (f"{up}/sub", ["a.py"]),
+    ]
+    assert not again.dirty  # from the store: no folder read, nothing to save
+    (tmp_path / "up/sub/b.py").write_text("")
+    (tmp_path / "up/__init__.py").unlink()
+    (tmp_path / "up/new").mkdir()
+    (tmp_path / "up/new/c.py").write_text("")
+    assert again.python_folders(tmp_path / "up") == [
+        (up, []),
+        (f"{up}/new", ["c.py"]),
+        (f"{up}/sub", ["a.py", "b.py"]),
+    ]
+
+
+def test_prefetched_plugin_facts_equal_facts_scanned_one_by_one(
+    runtime_trees: Path, monkeypatch
+) -> None:
+    """The facts the worker processes send back (records) are the facts one process scans,
+    and a module prefetched but never asked for stays out of ``facts``."""
+    from patchkeeper.runtime import parallel
+    from patchkeeper.runtime.plugin import PluginTree
+    from patchkeeper.runtime.settings import resolve_settings
+
+    settings = resolve_settings(_config(runtime_trees / "plugin"))
+    alone = PluginTree(settings)
+    modules = alone.package_modules()
+    expected = {module: alone.facts_of(module) for module in modules}
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    pooled = PluginTree(settings)  # nothing saved by the first: an empty store
+    assert pooled.cache.entries == {}
+    pooled.prefetch(modules)
+    assert pooled.facts == {}
+    assert sorted(key for key in pooled.cache.entries if not key.startswith("#")) == sorted(
+        alone.relative(alone.module_file(module)[0]) for module in modules
+    )
+    assert {module: pooled.facts_of(module) for module in modules} == expected
+
+
+def test_prefetched_upstream_summaries_equal_summaries_parsed_one_by_one(
+    runtime_trees: Path, monkeypatch
+) -> None:
+    """The summaries the worker processes send back equal the ones :meth:`summary` parses
+    in this process, for every module the lookups of the targets start in."""
+    from patchkeeper.runtime import parallel
+    from patchkeeper.runtime.resolve import target_modules
+
+    root = runtime_trees / "upstream-2.0"
+    alone = UpstreamTree(root, ("tinyup",))
+    targets = ["tinyup.gone.run", "tinyup.sampler.sample", "tinyup.ops.kernels.k", "os.path"]
+    modules = target_modules(alone, targets)
+    assert modules == ["tinyup", "tinyup.sampler", "tinyup.ops.kernels"]
+    expected = {module: alone.summary(module) for module in modules}
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    pooled = UpstreamTree(root, ("tinyup",))  # nothing saved by the first: an empty store
+    pooled.prefetch(modules)
+    assert pooled.summaries == {}
+    assert {module: pooled.summary(module) for module in modules} == expected
+
+
+def test_audit_on_every_core_equals_the_audit_in_one_process(
+    runtime_trees: Path, monkeypatch
+) -> None:
+    """Entries compared and judged by forked workers give the result one process gives,
+    and the drift and judgement stores the parent writes serve the next run alike."""
+    from patchkeeper.runtime import parallel
+
+    plugin = runtime_trees / "plugin"
+    trees = {"old": str(runtime_trees / "upstream-1.0"), "new": str(runtime_trees / "upstream-2.0")}
+    alone = audit._evaluate
+    keys = iter(range(10))  # a new key each run: the whole result is never remembered
+    monkeypatch.setattr(audit, "_result_key", lambda *args: f"run {next(keys)}")
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 10**9)
+    expected = audit.audit_runtime(_config(plugin), **trees)
+    for path in (cache_root() / "runtime").iterdir():
+        path.unlink()
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    calls = []
+    monkeypatch.setattr(audit, "_evaluate", lambda *a: calls.append(1) or alone(*a))
+    pooled = audit.audit_runtime(_config(plugin), **trees)
+    assert pooled == expected and calls == [1]
+    again = audit.audit_runtime(_config(plugin), **trees)  # drift and judgements from the store
+    assert again == expected and calls == [1, 1]

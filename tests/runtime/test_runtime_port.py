@@ -121,7 +121,38 @@ def test_port_redirected_to_a_file_holds_exactly_the_diff(runtime_trees: Path) -
     assert max(len(line) for line in redirected.read_text().splitlines()) > 40
 
 
-def test_port_lists_version_gates_and_writes_the_reviewed_release(runtime_trees: Path) -> None:
+GATES_DIFF = """--- a/upplug/patch/gates.py
++++ b/upplug/patch/gates.py
+@@ -1,14 +1,12 @@
+ # -----------------------------------------------------------------------------
+ # Note: The fixture device needs its own behaviour here.
+ #
+-# Affected versions: upup 1.0.
++# Affected versions: upup 1.0. Reviewed against 2.0.
+ #
+ # Remove at: upup supports the fixture device.
+ # -----------------------------------------------------------------------------
+ import upup.engine
+ import upup.sampler
+-
+-from upplug.patch.utils import vllm_version_is
+ 
+ 
+ def _greedy(x):
+@@ -19,8 +17,4 @@
+     return x
+ 
+ 
+-if vllm_version_is("1.0"):
+-    upup.sampler.greedy = _greedy
+-
+-if not vllm_version_is("1.0"):
+-    upup.engine.drain = _drain
++upup.engine.drain = _drain
+"""
+
+
+def test_port_cuts_the_version_gates_and_writes_the_reviewed_release(runtime_trees: Path) -> None:
     work = runtime_trees / "update"
     result = port.port_runtime(
         load_config(work / "upplug" / "pyproject.toml"),
@@ -133,19 +164,18 @@ def test_port_lists_version_gates_and_writes_the_reviewed_release(runtime_trees:
         (
             "upplug/patch/gates.py",
             22,
-            "by hand",
-            "the `if` branch of `vllm_version_is('1.0')` is dead at 2.0: delete it, or name 2.0 "
-            "if the patch inside is still needed",
+            "gate cut",
+            'the `if` branch of `vllm_version_is("1.0")` is dead at 2.0: cut it (no `else` block)',
         ),
         (
             "upplug/patch/gates.py",
             25,
-            "by hand",
-            "the `else` branch of `not vllm_version_is('1.0')` is dead at 2.0: delete it and "
-            "drop the test",
+            "gate cut",
+            'the `else` branch of `not vllm_version_is("1.0")` is dead at 2.0: cut the test, '
+            "kept the `if` block",
         ),
     ]
-    assert (
-        "-# Affected versions: upup 1.0.\n+# Affected versions: upup 1.0. Reviewed against 2.0.\n"
-    ) in result.diff
+    start = result.diff.index("--- a/upplug/patch/gates.py\n")
+    end = result.diff.find("--- a/", start + 1)
+    assert result.diff[start : end if end > 0 else None] == GATES_DIFF
     assert result.exit_code == 1

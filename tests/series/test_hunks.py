@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.series.hunks import closest_match, locate, patch_lines
-from patchkeeper.series.parse import parse_patch
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from patchkeeper.errors import PatchFormatError
+from patchkeeper.series.hunks import closest_match, images, locate, patch_data, patch_lines
+from patchkeeper.series.parse import parse_patch, split_lines
 
 
 def hunks(diff: str):
@@ -102,3 +106,69 @@ def test_refusal_note_when_every_line_matches_elsewhere() -> None:
         "every line matches there, but the hunk has fewer leading than trailing context "
         "lines and starts at line 1, so it may only apply at the start of the file"
     )
+
+
+ALPHABET = (b"a\n", b"b\n", b"c\n", b"a\r\n", b"\n")
+
+
+@st.composite
+def byte_cases(draw: st.DrawFn) -> tuple[bytes, list, bool]:
+    """A file of few distinct lines (so a pattern recurs) and 1-3 hunks cut from it, with
+    header lines moved by up to 4 (offsets), in order or not, sometimes changed."""
+    lines = draw(st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=30))
+    text = b"".join(lines)
+    if draw(st.booleans()) and text.endswith(b"\n"):
+        text = text[:-1]  # no newline at the end
+    diff = []
+    for _ in range(draw(st.integers(1, 3))):
+        before = draw(st.integers(0, 3))
+        after = before if draw(st.integers(0, 2)) else draw(st.integers(0, 3))
+        removed = draw(st.integers(0, 2))
+        start = draw(st.integers(0, len(lines)))
+        window = lines[start : start + before + removed + after]
+        cut = min(before, len(window))
+        gone = window[cut : cut + removed]
+        tail = window[cut + len(gone) :]
+        added = draw(st.lists(st.sampled_from(ALPHABET), max_size=2))
+        if draw(st.integers(0, 4)) == 0 and window:  # a pattern that may occur nowhere
+            gone = [b"zzz\n", *gone]
+        body = [b" " + x for x in window[:cut]] + [b"-" + x for x in gone]
+        body += [b"+" + x for x in added] + [b" " + x for x in tail]
+        old_len = cut + len(gone) + len(tail)
+        new_len = cut + len(added) + len(tail)
+        old_start = max(start + 1 + draw(st.integers(-4, 4)), 1) if old_len else start
+        header = b"@@ -%d,%d +%d,%d @@\n" % (old_start, old_len, max(old_start, 1), new_len)
+        diff.append(header + b"".join(body))
+    data = b"--- a/f\n+++ b/f\n" + b"".join(diff)
+    try:
+        parsed = parse_patch(data, name="t", path=Path("t"), strip=1).files[0].hunks
+    except PatchFormatError:
+        parsed = []
+    return text, list(parsed), draw(st.booleans())
+
+
+@settings(max_examples=500, deadline=None)
+@given(case=byte_cases())
+def test_patch_data_places_and_writes_what_patch_lines_does(case) -> None:
+    """The bytes fast path gives patch_lines' placements and bytes whenever it answers, and
+    answers whenever every hunk is of the common case and applies."""
+    text, parsed, reverse = case
+    by_lines = patch_lines(split_lines(text), parsed, reverse=reverse)
+    by_data = patch_data(text, parsed, reverse=reverse)
+    common = all(
+        images(h, reverse)[0]
+        and h.has_context
+        and h.prefix_context == h.suffix_context
+        and images(h, reverse)[0][-1].endswith(b"\n")
+        and (not images(h, reverse)[1] or images(h, reverse)[1][-1].endswith(b"\n"))
+        for h in parsed
+    )
+    event(f"fast path answered: {by_data is not None}")
+    if by_data is None:
+        assert not (common and by_lines.ok)
+        return
+    assert by_lines.ok
+    assert by_data.data == b"".join(by_lines.lines or [])
+    assert [(p.line, p.offset) for p in by_data.placements] == [
+        (p.line, p.offset) for p in by_lines.placements
+    ]

@@ -114,3 +114,15 @@ def test_a_hunk_taking_back_an_earlier_patch_lines_is_not_evidence_on_its_own(
     result = series_state(workspace({"f": content}), [ADDS, TAKES_BACK], reference)
     assert [p.state for p in result.patches] == states
     assert result.drifted == ()
+
+
+def test_apply_outcome_words_are_the_patch_status_words() -> None:
+    """``apply``'s outcome and a patch's state share two words, spelled once each."""
+    from patchkeeper.trees.applied import PatchStatus
+    from patchkeeper.trees.results import Outcome
+
+    assert (Outcome.APPLIED.value, Outcome.PARTIAL.value) == (
+        PatchStatus.APPLIED.value,
+        PatchStatus.PARTIAL.value,
+    )
+    assert (Outcome.APPLIED.value, Outcome.PARTIAL.value) == ("applied", "partially applied")

@@ -12,19 +12,16 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchkeeper.commands.common import overlay_files, pin_mismatch
 from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
 from patchkeeper.progress import warn
 from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
-from patchkeeper.series.hunk_evidence import failure_evidence
 from patchkeeper.series.load import load_series
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
-from patchkeeper.trees.applied import APPLIED as APPLIED_STATE
-from patchkeeper.trees.applied import CONFLICT, NOT_APPLIED, SeriesState, series_state
-from patchkeeper.trees.applied import PARTIAL as PARTIAL_STATE
 from patchkeeper.trees.results import (
     ALREADY_APPLIED,
     ALREADY_PRISTINE,
@@ -53,6 +50,9 @@ from patchkeeper.trees.tree import (
     record_pristine,
     target_tree,
 )
+
+if TYPE_CHECKING:  # the series' state is worked out only when the target is not pristine
+    from patchkeeper.trees.applied import SeriesState
 
 
 def _offsets(outcomes: list) -> tuple[HunkOffset, ...]:
@@ -202,6 +202,8 @@ def _classify(
     recovery: Recovery | None,
 ) -> ApplyResult | None:
     """Why the target cannot take the series (already applied, partly, drifted), or ``None``."""
+    from patchkeeper.trees.applied import series_state
+
     state = series_state(ws.fork(), patches, pristine)
     if state.all_applied and not state.drifted:
         return ApplyResult(
@@ -266,6 +268,8 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
             early = _classify(Workspace(tree.reader()), patches, tree, pristine, names, recovery)
             if early is not None:
                 return _refresh_overlays(tree, early, overlays)
+            from patchkeeper.series.hunk_evidence import failure_evidence
+
             failed = outcomes[-1]
             return ApplyResult(
                 "apply",
@@ -342,6 +346,8 @@ def run_unapply(
         recovery = recover(tree.journal_dir, tree.root)
         if from_record:
             reference = record_pristine(tree)[0]
+        from patchkeeper.trees.applied import series_state
+
         ws = Workspace(tree.reader())
         state = series_state(ws, patches, reference)
         if state.none_applied and not state.drifted:
@@ -432,6 +438,9 @@ def _whole_patches(state: SeriesState, reference: Pristine | None) -> tuple[str,
     only some of whose patches are applied (one in the middle undone by hand) needs the
     pristine reference, which checks that undoing the applied ones gives the pristine files.
     ``None`` when it cannot."""
+    from patchkeeper.trees.applied import APPLIED as APPLIED_STATE
+    from patchkeeper.trees.applied import NOT_APPLIED
+
     if state.all_applied:
         return tuple(p.name for p in state.patches)
     if reference is None or any(p.state not in (APPLIED_STATE, NOT_APPLIED) for p in state.patches):
@@ -440,6 +449,9 @@ def _whole_patches(state: SeriesState, reference: Pristine | None) -> tuple[str,
 
 
 def _partial_refusal(state: SeriesState, reference: Pristine | None) -> str:
+    from patchkeeper.trees.applied import CONFLICT
+    from patchkeeper.trees.applied import PARTIAL as PARTIAL_STATE
+
     broken = [p.name for p in state.patches if p.state in (PARTIAL_STATE, CONFLICT)]
     if broken:
         return (

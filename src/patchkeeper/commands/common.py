@@ -4,9 +4,11 @@ command line an evidence command keeps when it is run from Python."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from patchkeeper.config import Config
-from patchkeeper.trees.tree import Tree
+if TYPE_CHECKING:  # the runtime commands use only command_line: no tree code imported
+    from patchkeeper.config import Config
+    from patchkeeper.trees.tree import Tree
 
 
 def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from patchkeeper.jsonable import ESCAPED_BYTE, json_text
+from patchkeeper.jsonable import ESCAPED_BYTE, has_surrogates, json_text
 
 _TEXT: dict[type, Callable[[Any], str]] = {}
 _MARKDOWN: dict[type, Callable[[Any], str]] = {}
@@ -102,6 +102,6 @@ def output_bytes(text: str, encoding: str | None) -> bytes | None:
     >>> output_bytes("caf\\udce9", "utf-8"), output_bytes("caf\u00e9", "utf-8")
     (b'caf\\xe9', None)
     """
-    if ESCAPED_BYTE.search(text) is None:
+    if not has_surrogates(text) or ESCAPED_BYTE.search(text) is None:
         return None
     return text.encode(encoding or "utf-8", "surrogateescape")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from patchkeeper.render import text_renderer
 from patchkeeper.render.console import table
-from patchkeeper.series.hunk_evidence import FileFailure, HunkEvidence
-from patchkeeper.trees.applied import SeriesState
 from patchkeeper.trees.results import ApplyResult, VerifyResult
+
+if TYPE_CHECKING:  # evidence and series states are imported by the commands that make them
+    from patchkeeper.series.hunk_evidence import FileFailure, HunkEvidence
+    from patchkeeper.trees.applied import SeriesState
 
 __all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table"]
 

@@ -21,6 +21,7 @@ from patchkeeper.runtime.crosscheck import (
     AuditFinding,
     broken_references,
     duplicates,
+    read_patch_files,
     version_gates,
 )
 from patchkeeper.runtime.drift import RETAIN, Code, Drift, codes, decide
@@ -31,8 +32,9 @@ from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.judge import judge, renamed_names
 from patchkeeper.runtime.landed import landed_features, spread
 from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.plugin import PluginTree
-from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all
+from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all, target_modules
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
@@ -146,6 +148,8 @@ def _evaluate(
     old_tree, new_tree = trees
     entries = list(scanned.inventory.entries)
     audited = []
+    for tree in trees:  # the modules every lookup starts in, parsed on every core
+        tree.prefetch(target_modules(tree, (e.target for e in entries)))
     resolved_new = resolve_all(new_tree, (e.target for e in entries))
     # Where a name went in the old tree matters only when the new tree has it (the
     # decision for a target gone from the new tree rests on the new tree alone).
@@ -155,39 +159,65 @@ def _evaluate(
     headers: dict[str, str] = {}
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
     judged = JudgeCache(store, trees, versions)
+    for entry in entries:
+        if entry.file not in headers:
+            headers[entry.file] = file_header(settings.root / entry.file)
+
+    def compare(entry: PatchEntry) -> tuple:
+        """The entry's spans and drift (remembered or decided), its remembered judgement,
+        and for one not remembered the hook names and renamed names to look up."""
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        spans = codes(entry, before, after, trees, scanned.tree)
+        drift, decided = _drift(store, entry, before, after, spans)
+        context = (headers[entry.file], landed.get(entry.file, ()))
+        cached = judged.get(entry, drift, before, after, context)
+        hooks: list[str] = []
+        renames: list[str] = []
+        if cached is None:
+            hooks = list(candidates(after, new_tree, spans[0], spans[1]))
+            if after.status != FOUND:
+                renames = renamed_names(entry.target)
+        return spans, drift, decided, cached, hooks, renames
+
     todo = []
-    with track("comparing entries with upstream", len(entries)) as advance:
-        for entry in entries:
-            advance()
-            before, after = resolved_old[entry.target], resolved_new[entry.target]
-            spans = codes(entry, before, after, trees, scanned.tree)
-            drift = _drift(store, entry, before, after, spans)
-            if entry.file not in headers:
-                headers[entry.file] = file_header(settings.root / entry.file)
-            context = (headers[entry.file], landed.get(entry.file, ()))
-            cached = judged.get(entry, drift, before, after, context)
-            todo.append((entry, before, after, drift, cached, spans))
-    # One pass over the old tree for the hook names of every entry still to judge.
-    # And one pass over the new tree for the names a gone target may have been renamed to.
     hook_names: set[str] = set()
     renames: set[str] = set()
-    for entry, _before, after, _unused, cached, spans in todo:
-        if cached is None:
-            hook_names |= set(candidates(after, new_tree, spans[0], spans[1]))
-            if after.status != FOUND:
-                renames |= set(renamed_names(entry.target))
+    # On every core (forked workers reading the parsed trees); the stores are written here.
+    with track("comparing entries with upstream", len(entries)) as advance:
+        for entry, compared in zip(entries, map_forked(compare, entries), strict=True):
+            advance()
+            spans, drift, decided, cached, hooks, renamed = compared
+            before, after = resolved_old[entry.target], resolved_new[entry.target]
+            if decided:
+                _remember_drift(store, entry, before, after, spans, drift)
+            todo.append((entry, before, after, drift, cached, spans))
+            hook_names.update(hooks)
+            renames.update(renamed)
+    # One pass over the old tree for the hook names of every entry still to judge.
+    # And one pass over the new tree for the names a gone target may have been renamed to.
     if hook_names:
         old_tree.find_definitions(sorted(hook_names))
     if renames:
         new_tree.find_definitions(sorted(renames))
-    with track("judging entries", len(todo)) as advance:
-        for entry, before, after, drift, cached, spans in todo:
+
+    def decide_entry(item: tuple) -> Drift:
+        entry, before, after, drift, _cached, spans = item
+        header, names = headers[entry.file], landed.get(entry.file, ())
+        return judge(entry, drift, before, after, trees, spans, versions, header, names)
+
+    pending = [item for item in todo if item[4] is None]
+    with track("judging entries", len(pending)) as advance:
+        decisions = {}
+        for item, decision in zip(pending, map_forked(decide_entry, pending), strict=True):
             advance()
-            if cached is None:
-                header, names = headers[entry.file], landed.get(entry.file, ())
-                cached = judge(entry, drift, before, after, trees, spans, versions, header, names)
-                judged.put(entry, drift, before, after, (header, names), cached)
-            audited.append(AuditedEntry(entry, before, after, cached))
+            entry, before, after, drift = item[:4]
+            context = (headers[entry.file], landed.get(entry.file, ()))
+            judged.put(entry, drift, before, after, context, decision)
+            decisions[id(item)] = decision
+    for item in todo:
+        entry, before, after, _drift_of, cached, _spans = item
+        decision = cached if cached is not None else decisions[id(item)]
+        audited.append(AuditedEntry(entry, before, after, decision))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
@@ -223,8 +253,9 @@ def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
     cached = store.get_value("#crosscheck", digest)
     if cached is not None:
         return [AuditFinding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
-    broken = broken_references(files, trees, patched)
-    gates = version_gates(files, versions)
+    facts = read_patch_files(files, tuple(trees[1].packages))  # one parse per file
+    broken = broken_references(files, trees, patched, facts)
+    gates = version_gates(files, versions, facts)
     store.put_value(
         "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
     )
@@ -283,22 +314,32 @@ class JudgeCache:
         self.store.put_value(name, digest, astuple(result))
 
 
+def _drift_key(entry: PatchEntry, old: Resolution, new: Resolution, spans) -> tuple[str, str]:
+    """The drift store's name and digest for an entry's :func:`decide`: a digest of
+    everything it reads (the entry's target, key, mechanism and replacement, both
+    resolutions, the three source spans :func:`codes` gives)."""
+    material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    return f"{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
+
+
 def _drift(
     store: SummaryCache,
     entry: PatchEntry,
     old: Resolution,
     new: Resolution,
     spans: tuple[Code | None, Code | None, Code | None],
-) -> Drift:
-    """:func:`decide`, remembered under a digest of everything it reads (the entry's
-    target, key, mechanism and replacement, both resolutions, the three source spans
-    :func:`codes` gives)."""
-    material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
-    digest = hashlib.sha256(repr(material).encode()).hexdigest()
-    name = f"{entry.file}:{entry.line}:{entry.target}:{entry.key}"
+) -> tuple[Drift, bool]:
+    """:func:`decide`, remembered under :func:`_drift_key`; with whether it was decided
+    now (to be remembered by :func:`_remember_drift`: a forked worker's store is lost)."""
+    name, digest = _drift_key(entry, old, new, spans)
     cached = store.get_value(name, digest)
     if cached is not None:
-        return Drift(*cached)
-    drift = decide(entry, old, new, *spans)
+        return Drift(*cached), False
+    return decide(entry, old, new, *spans), True
+
+
+def _remember_drift(store: SummaryCache, entry, old, new, spans, drift: Drift) -> None:
+    """Keep a drift :func:`_drift` decided in the store."""
+    name, digest = _drift_key(entry, old, new, spans)
     store.put_value(name, digest, astuple(drift))
-    return drift

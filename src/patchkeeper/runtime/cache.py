@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import marshal
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -96,6 +97,62 @@ class SummaryCache:
         self.entries[self._key(file)] = (stat.st_size, stat.st_mtime_ns, marshal.dumps(record))
         self.dirty = True
 
+    def valid(self, file: Path) -> bool:
+        """Whether a record of ``file`` is stored for its current size and modification
+        time (:meth:`get` would answer it), without decoding the record."""
+        hit = self.entries.get(self._key(file))
+        if hit is None:
+            return False
+        try:
+            stat = file.stat()
+        except OSError:
+            return False
+        return (stat.st_size, stat.st_mtime_ns) == hit[:2]
+
+    def put_encoded(self, file: Path, state: tuple[int, int], data: bytes) -> None:
+        """Remember a record already encoded (``data``: :func:`marshal.dumps` of it, made by
+        :mod:`patchkeeper.runtime.parallel`'s workers) for ``file`` in ``state``: its
+        ``(size, mtime_ns)`` taken *before* the file was read, so a file changed meanwhile
+        is read again by the next run."""
+        self.entries[self._key(file)] = (state[0], state[1], data)
+        self.dirty = True
+
+    def python_folders(self, directory: Path) -> list[tuple[str, list[str]]]:
+        """``(folder, sorted names of its *.py files)`` for every folder under ``directory``
+        (itself included), top-down with subfolders in sorted order, as :func:`os.walk`
+        gives them (symbolic links to folders not followed).
+
+        The listing is remembered in this store with each folder's inode and modification
+        time, and given again without reading a folder while none of them changed: adding,
+        removing or renaming an entry changes its folder's modification time (POSIX), so
+        the remembered listing is the one a walk would give. A warm run then costs one
+        ``stat`` per folder instead of reading every folder (vLLM: 400 folders).
+        """
+        key = f"#folders:{directory}"
+        hit = self.entries.get(key)
+        if hit is not None:
+            listing = marshal.loads(hit[2])
+            if _unchanged(directory, listing):
+                return [
+                    (f"{directory}/{relative}" if relative else str(directory), names)
+                    for relative, _state, names in listing
+                ]
+        listing = []
+        for folder, subfolders, files in os.walk(directory):
+            subfolders.sort()
+            try:
+                stat = os.stat(folder)
+            except OSError:
+                continue
+            relative = folder[len(str(directory)) + 1 :]
+            names = sorted(name for name in files if name.endswith(".py"))
+            listing.append((relative, (stat.st_ino, stat.st_mtime_ns), names))
+        self.put_value(key, "", listing)
+        return [
+            (f"{directory}/{relative}" if relative else str(directory), names)
+            for relative, _state, names in listing
+        ]
+
     def get_value(self, key: str, signature: str) -> Any | None:
         """A record stored under a free ``key`` with the same ``signature``, else ``None``."""
         hit = self.entries.get(key)
@@ -117,6 +174,20 @@ class SummaryCache:
             self.dirty = False
         except (OSError, ValueError):
             return
+
+
+def _unchanged(directory: Path, listing: list) -> bool:
+    """Whether every folder of a remembered listing (:meth:`SummaryCache.python_folders`)
+    still has its inode and modification time."""
+    base = str(directory)
+    for relative, state, _names in listing:
+        try:
+            stat = os.stat(f"{base}/{relative}" if relative else base)
+        except OSError:
+            return False
+        if (stat.st_ino, stat.st_mtime_ns) != tuple(state):
+            return False
+    return bool(listing)
 
 
 def parsed_module(

@@ -25,7 +25,7 @@ from pathlib import Path
 from patchkeeper.runtime import names
 from patchkeeper.runtime.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.resolve import FOUND, resolve_all
+from patchkeeper.runtime.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.upstream import UpstreamTree
 
 
@@ -89,41 +89,80 @@ def _walk_scoped(tree: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
         yield node, at_import
 
 
-def _references(path: Path, relative: str, module: str, is_package: bool, roots) -> list:
-    """Every upstream dotted name the file imports or references, with where."""
+#: One patch file's facts for the cross-checks, read in one parse (:func:`file_facts`):
+#: ``(references, tests)``, ``references`` as ``(dotted, line, at_import)`` of every upstream
+#: name imported or referenced, ``tests`` as ``(line, source)`` of every ``if`` and
+#: conditional expression's test, in :func:`ast.walk` order.
+PatchFileFacts = tuple[tuple[tuple[str, int, bool], ...], tuple[tuple[int, str], ...]]
+
+
+def file_facts(job: tuple[str, str, bool, tuple[str, ...]]) -> PatchFileFacts:
+    """The cross-check facts of one patch file, ``job`` being ``(path, module, is_package,
+    upstream roots)``: one parse for both :func:`broken_references` and
+    :func:`version_gates` (no facts for a file that does not parse)."""
+    path, module, is_package, roots = job
     try:
-        tree = ast.parse(path.read_bytes())
-    except SyntaxError:
-        return []
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (SyntaxError, ValueError, OSError):
+        return (), ()
     table = names.scope_table(tree.body, {}, module, is_package)
-    out: list[_Reference] = []
+    references: list[tuple[str, int, bool]] = []
+    tests: list[tuple[int, str]] = []
     for node, at_import in _walk_scoped(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module.split(".")[0] in roots:
-                out += [
-                    _Reference(f"{node.module}.{a.name}", relative, node.lineno, at_import)
+                references += [
+                    (f"{node.module}.{a.name}", node.lineno, at_import)
                     for a in node.names
                     if a.name != "*"
                 ]
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             bound = names.dotted(node, table)
             if bound is not None and bound.dotted.split(".")[0] in roots:
-                out.append(_Reference(bound.dotted, relative, node.lineno, at_import))
-    return out
+                references.append((bound.dotted, node.lineno, at_import))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp)):
+            tests.append((node.lineno, ast.unparse(node.test)))
+    return tuple(references), tuple(tests)
+
+
+def read_patch_files(
+    files: list[tuple[Path, str, str, bool]], roots: tuple[str, ...]
+) -> dict[str, PatchFileFacts]:
+    """:func:`file_facts` of every file (``files``: ``(path, relative, module,
+    is_package)``), by relative path, read on every core
+    (:func:`patchkeeper.runtime.parallel.map_records`)."""
+    import marshal
+
+    from patchkeeper.runtime.parallel import map_records
+
+    jobs = [(str(path), module, is_package, roots) for path, _rel, module, is_package in files]
+    sizes = [path.stat().st_size if path.is_file() else 0 for path, *_ in files]
+    facts = [marshal.loads(data) for _job, data in map_records(file_facts, jobs, sizes)]
+    return {relative: fact for (_path, relative, *_), fact in zip(files, facts, strict=True)}
 
 
 def broken_references(
     files: list[tuple[Path, str, str, bool]],
     trees: tuple[UpstreamTree, UpstreamTree],
     patched: set[str],
+    facts: dict[str, PatchFileFacts] | None = None,
 ) -> list[AuditFinding]:
     """Upstream names the plugin uses that the old release defines and the new one does
     not (``files``: ``(path, relative, module, is_package)``; ``patched``: targets the
-    plugin itself installs, which need not exist upstream)."""
+    plugin itself installs, which need not exist upstream; ``facts``: the files'
+    :func:`read_patch_files`, read here when not given)."""
     old_tree, new_tree = trees
-    roots = set(new_tree.packages)
-    references = [r for f in files for r in _references(*f, roots)]
+    if facts is None:
+        facts = read_patch_files(files, tuple(new_tree.packages))
+    references = [
+        _Reference(dotted, relative, line, at_import)
+        for _path, relative, *_ in files
+        for dotted, line, at_import in facts[relative][0]
+    ]
     wanted = sorted({r.dotted for r in references} - patched)
+    new_tree.prefetch(target_modules(new_tree, wanted))  # parsed on every core
     new = resolve_all(new_tree, wanted, lambda _t: False)
     gone = [t for t in wanted if new[t].status != FOUND]
     old = resolve_all(old_tree, gone, lambda _t: False)
@@ -152,25 +191,20 @@ def broken_references(
 
 
 def version_gates(
-    files: list[tuple[Path, str, str, bool]], versions: tuple[str, str]
+    files: list[tuple[Path, str, str, bool]],
+    versions: tuple[str, str],
+    facts: dict[str, PatchFileFacts] | None = None,
 ) -> tuple[Gate, ...]:
     """Every ``if`` of the patch directory whose test is a version gate decided at either
-    release."""
+    release (``facts``: the files' :func:`read_patch_files`, read here when not given)."""
+    if facts is None:
+        facts = read_patch_files(files, ())
     gates = []
-    for path, relative, _module, _pkg in files:
-        try:
-            tree = ast.parse(path.read_bytes())
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.If, ast.IfExp)):
-                continue
-            test = ast.unparse(node.test)
+    for _path, relative, *_ in files:
+        for line, test in facts[relative][1]:
             before, after = evaluate(test, versions[0]), evaluate(test, versions[1])
             if before is None and after is None:
                 continue
             edit = gate_edit(test, before, after, versions[1])
-            gates.append(
-                Gate(relative, node.lineno, test, before, after, versions_named(test), edit)
-            )
+            gates.append(Gate(relative, line, test, before, after, versions_named(test), edit))
     return tuple(sorted(gates, key=lambda g: (g.file, g.line)))

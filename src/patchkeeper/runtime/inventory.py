@@ -102,6 +102,9 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     raw: list[tuple[PatchEntry, tuple]] = []
     findings: list[Finding] = []
     paths = tree.patch_files()
+    # The activation search reads nearly every module of the package: scan them on every
+    # core first (the patch files included), then read each from the cache as it is needed.
+    tree.prefetch([*(tree.module_name(path)[0] for path in paths), *tree.package_modules()])
     with track("reading patch files", len(paths)) as advance:
         for path in paths:
             advance()

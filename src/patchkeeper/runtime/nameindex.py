@@ -154,25 +154,53 @@ def build_index(
     ``name -> [(importer, from-module, local name, line, indent)]`` of every ``from X
     import name`` (:func:`from_imports`, the from-module made absolute, in file order then
     line order); each is ``None`` when not asked for."""
+    import marshal
+
+    from patchkeeper.progress import track
+    from patchkeeper.runtime.parallel import map_records, workers_for
+
+    pooled = workers_for(len(files)) > 0
+    step = INDEX_CHUNK if pooled else max(len(files), 1)  # one process: one chunk
+    chunks = [files[start : start + step] for start in range(0, len(files), step)]
+    jobs = [(str(root), chunk, definitions, importers) for chunk in chunks]
     defined: list[frozenset[bytes]] | None = [] if definitions else None
     imported: ImporterIndex | None = {} if importers else None
-    from patchkeeper.progress import track
-
-    base_path = str(root)
+    # Chunks of files on every core (each a worker's job), merged in file order.
     with track("indexing names and imports", len(files)) as advance:
-        for file in files:
-            advance()
-            with open(file, "rb") as handle:
-                data = handle.read()
+        for job, data in map_records(_index_files, jobs, minimum=1 if pooled else None):
+            advance(len(job[1]))
+            sets, rows = marshal.loads(data)
             if defined is not None:
-                defined.append(defined_names(data))
-            if imported is None:
-                continue
-            module, is_package = _module_of_path(base_path, file)
-            for base, name, asname, line, indent in from_imports(data):
-                level = len(base) - len(base.lstrip("."))
-                source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
-                imported.setdefault(name, []).append((module, source, asname, line, indent))
+                defined.extend(sets)
+            for name, found in (rows or {}).items():
+                imported.setdefault(name, []).extend(map(tuple, found))
+    return defined, imported
+
+
+#: Files per job of :func:`build_index` (a worker's share is read in chunks this size).
+INDEX_CHUNK = 64
+
+
+def _index_files(
+    job: tuple[str, list[str], bool, bool],
+) -> tuple[list[frozenset[bytes]] | None, ImporterIndex | None]:
+    """:func:`build_index`'s work on one chunk of files: ``job`` is ``(root, files,
+    definitions, importers)``."""
+    base_path, files, definitions, importers = job
+    defined: list[frozenset[bytes]] | None = [] if definitions else None
+    imported: ImporterIndex | None = {} if importers else None
+    for file in files:
+        with open(file, "rb") as handle:
+            data = handle.read()
+        if defined is not None:
+            defined.append(defined_names(data))
+        if imported is None:
+            continue
+        module, is_package = _module_of_path(base_path, file)
+        for base, name, asname, line, indent in from_imports(data):
+            level = len(base) - len(base.lstrip("."))
+            source = names.absolute_module(module, is_package, level, base.lstrip(".") or None)
+            imported.setdefault(name, []).append((module, source, asname, line, indent))
     return defined, imported
 
 

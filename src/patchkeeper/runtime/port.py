@@ -6,11 +6,18 @@ upstream release to ``NEW``, per entry:
 - a full-replacement copy (the plugin's own function or class replacing an upstream one)
   whose upstream definition changed: a three-way merge with ``git merge-file`` (base: the old
   upstream definition; ours: the plugin's copy; theirs: the new upstream definition), the
-  upstream spans re-indented to the copy's indentation; conflicts are left marked (diff3
-  style, as ``patchkeeper port`` leaves them);
+  upstream spans re-indented to the copy's indentation, the copy's gates cut first; the
+  conflict regions that differ only in layout are settled
+  (:mod:`patchkeeper.runtime.layoutmerge`), the others left marked (diff3 style, as
+  ``patchkeeper port`` leaves them); a copy that already holds every line the upstream
+  change adds and none it deletes (layout aside: the maintainers took the change from
+  upstream's development branch) is not merged again;
 - a target that moved: the old module path in the patch statement becomes the new one;
-- a version gate whose live branch changes: listed with its edit, left by hand (the entries
-  behind a branch that dies are *remove* in the audit, and deleting a branch is a review);
+- a version gate whose live branch changes (true at the old release and false at the new
+  one, or the reverse): cut in every file port reads, whatever the entries' decisions
+  (:mod:`patchkeeper.runtime.gatecut`: the dead branch deleted, the live one kept and
+  dedented, the gate helper's import dropped when unused); a gate it cannot cut (written on
+  one line) is listed with its edit, left by hand;
 - each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``; a
   file whose header already says so was ported before: its copies are not merged again
   (the resolution of that port's conflicts would meet a second conflict).
@@ -36,8 +43,10 @@ from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime import audit as runtime_audit
 from patchkeeper.runtime.audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, codes
+from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
+from patchkeeper.runtime.layoutmerge import has_change, settle
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
@@ -45,12 +54,13 @@ from patchkeeper.runtime.unparsed import conflict_line, refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
 from patchkeeper.runtime.writes import write_files
 
-MERGED, CONFLICT, RETARGETED, LEFT, NOTHING = (
+MERGED, CONFLICT, RETARGETED, LEFT, NOTHING, GATE_CUT = (
     "merged",
     "conflict",
     "retargeted",
     "by hand",
     "nothing to do",
+    "gate cut",
 )
 #: The header field that records the reviewed release (the seed's section 5 template).
 AFFECTED = re.compile(r"^(?P<lead>\s*#\s*Affected versions:)(?P<rest>.*)$")
@@ -84,7 +94,7 @@ def affected_field(lines: list[str]) -> tuple[int, int] | None:
 @dataclass(frozen=True)
 class PortedEntry:
     """What ``runtime port`` did for one entry: ``action`` (``merged``, ``conflict``,
-    ``retargeted``, ``gate``, ``by hand``, ``nothing to do``) and a ``detail`` sentence;
+    ``retargeted``, ``gate cut``, ``by hand``, ``nothing to do``) and a ``detail`` sentence;
     ``conflicts`` the number of conflict regions left in a merge."""
 
     file: str
@@ -145,7 +155,8 @@ def _named(text: str, ours_first: str) -> str:
 def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
     """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
     their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
-    text in the copy's indentation, number of conflicts)``."""
+    text in the copy's indentation, number of conflicts left)``: the conflict regions that
+    differ only in layout are settled (:func:`~patchkeeper.runtime.layoutmerge.settle`)."""
     first = next((x for x in mine_lines if x.strip()), "")
     indent = first[: len(first) - len(first.lstrip())]
     base = _named(_reindent(without_decorators(old), indent), first)
@@ -155,25 +166,84 @@ def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> t
         merged, conflicts = merge_file(
             base.encode(), ours.encode(), theirs.encode(), labels, Path(scratch)
         )
-    return merged.decode("utf-8", "replace"), conflicts
+    text = merged.decode("utf-8", "replace")
+    if not conflicts:
+        return text, 0
+    return settle(text, (labels.new, labels.old, labels.patch))
 
 
 class _Edits:
-    """Pending line replacements per plugin file (1-based inclusive spans)."""
+    """Pending line replacements per plugin file (1-based inclusive spans).
 
-    def __init__(self, root: Path) -> None:
+    Each file is read once and its changing version gates cut first (``versions``: the old
+    and new upstream versions; ``None`` cuts nothing): the spans are in the lines of that
+    cut text (:meth:`original`); :meth:`line` and :meth:`relocate` carry a line number or
+    a copy of the file as read over to them."""
+
+    def __init__(self, root: Path, versions: tuple[str, str] | None = None) -> None:
         self.root = root
+        self.versions = versions
+        self.read: dict[str, list[str]] = {}
         self.lines: dict[str, list[str]] = {}
+        self.cuts: dict[str, tuple[Cut, ...]] = {}
         self.spans: dict[str, list[tuple[int, int, str]]] = {}
+        self.merges: dict[tuple[str, int, str, str], PortedEntry] = {}
+        self._maps: dict[str, dict[int, int]] = {}
 
     def original(self, file: str) -> list[str]:
+        """The file's lines as port starts from them: as read, with the gates cut."""
         if file not in self.lines:
             text = (self.root / file).read_text(encoding="utf-8", errors="surrogateescape")
-            self.lines[file] = text.splitlines(True)
+            self.read[file] = text.splitlines(True)
+            cut, cuts = (text, ()) if self.versions is None else cut_gates(text, *self.versions)
+            self.lines[file] = cut.splitlines(True)
+            self.cuts[file] = cuts
         return self.lines[file]
 
+    def line(self, file: str, number: int) -> int | None:
+        """Line ``number`` of the file as read, in :meth:`original`'s lines (``None``: a
+        line a gate cut changed or deleted)."""
+        lines = self.original(file)
+        if not self.cuts[file]:
+            return number
+        if file not in self._maps:
+            mapping: dict[int, int] = {}
+            matcher = difflib.SequenceMatcher(None, self.read[file], lines, autojunk=False)
+            for tag, a0, a1, b0, _b1 in matcher.get_opcodes():
+                if tag == "equal":
+                    for k in range(a1 - a0):
+                        mapping[a0 + k + 1] = b0 + k + 1
+            self._maps[file] = mapping
+        return self._maps[file].get(number)
+
+    def relocate(self, code: Code) -> Code | None:
+        """The definition ``code`` (a span of the file as read, from its ``def``/``class``
+        line) in :meth:`original`'s lines, its gates cut: the definition that starts on
+        the line its first line became, else the one definition of its name (a gate cut
+        dedented it); ``None`` when there is none or several."""
+        start = self.line(code.name, code.start)
+        if start is not None and not self.cuts[code.name]:
+            return code
+        lines = self.original(code.name)
+        try:
+            tree = ast.parse("".join(lines))
+        except SyntaxError:
+            return None
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        defined = [node for node in ast.walk(tree) if isinstance(node, kinds)]
+        found = [node for node in defined if node.lineno == start]
+        if not found:
+            node = code.node()
+            name = getattr(node, "name", None)
+            found = [other for other in defined if other.name == name]
+        if len(found) != 1:
+            return None
+        first, last = found[0].lineno, found[0].end_lineno
+        return Code(code.name, first, tuple(lines[first - 1 : last]))
+
     def replace(self, file: str, start: int, end: int, text: str) -> bool:
-        """Queue ``text`` for lines ``start``..``end``; refuse an overlap (``False``)."""
+        """Queue ``text`` for lines ``start``..``end`` of :meth:`original`; refuse an
+        overlap (``False``)."""
         spans = self.spans.setdefault(file, [])
         if any(not (end < s or start > e) for s, e, _t in spans):
             return False
@@ -182,8 +252,12 @@ class _Edits:
         return True
 
     def result(self) -> dict[str, str]:
+        """The new text of every file read that port changes (relative path -> text)."""
         out = {}
-        for file, spans in self.spans.items():
+        for file in self.lines:
+            spans = self.spans.get(file, [])
+            if not spans and not self.cuts[file]:
+                continue
             lines = list(self.original(file))
             for start, end, text in sorted(spans, reverse=True):
                 lines[start - 1 : end] = text.splitlines(True)
@@ -201,26 +275,61 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
     specs = (result.old, result.new)
     versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
+    written, copied = mine.start, mine
+    mine = edits.relocate(mine)
+    if mine is None:
+        reason = "a version gate cut left no single copy of this name: merge it by hand"
+        return _replace(base, detail=reason)
+    key = (mine.name, mine.start, old_code.text, new_code.text)
+    if key in edits.merges:
+        # Two targets bound to one copy, with the same upstream change: merged once.
+        first = edits.merges[key]
+        detail = f"merged with {first.target} (line {first.line}), the same copy: {first.detail}"
+        return _replace(
+            first,
+            file=entry.file,
+            line=entry.line,
+            target=entry.target,
+            decision=drift.decision,
+            conflicts=0,
+            detail=detail,
+        )
+    if edits.line(copied.name, copied.start) is None:
+        # The copy sits behind a gate that changes at the new release: the definition
+        # of its name left once the gate is cut is the plugin's own version for the
+        # releases after the old one (it already follows upstream).
+        detail = (
+            f"the copy at {mine.name}:{written} sits behind a version gate: the plugin's "
+            f"definition for the new release (line {mine.start} once cut) is kept, not merged"
+        )
+        done = _replace(base, action=MERGED, detail=detail)
+    else:
+        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
+    edits.merges[key] = done
+    return done
+
+
+def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits) -> PortedEntry:
+    """Merge the copy ``mine`` (or the methods of it that a subclass overrides)."""
     pieces = _subclass_pieces(entry, old_code, new_code, mine)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
     if not pieces:
         return _replace(base, detail="no method the subclass overrides changed upstream")
-    conflicts = 0
-    unchanged = True
+    conflicts, had = 0, 0
     for old_piece, new_piece, start, end in pieces:
         lines = edits.original(mine.name)[start - 1 : end]
+        if has_change(list(old_piece.lines), list(new_piece.lines), lines):
+            had += 1
+            continue
         merged, found = merge_copy(old_piece, new_piece, lines, labels)
         if merged == "".join(lines):
-            continue  # the copy already has this upstream change
-        unchanged = False
+            had += 1
+            continue  # the merge gives the copy back: it already has this change
         if not edits.replace(mine.name, start, end, merged):
             return _replace(base, detail="another entry already rewrites these lines")
         conflicts += found
-    if unchanged:
-        detail = f"the copy at {mine.name}:{mine.start} already has the upstream change"
-        return _replace(base, action=NOTHING, detail=detail)
-    what = f"three-way merge of {mine.name}:{mine.start}"
+    what = f"three-way merge of {mine.name}:{written}"
     if len(pieces) > 1 or pieces[0][2] != mine.start:
         what += f" ({len(pieces)} overridden method(s))"
     if conflicts:
@@ -230,6 +339,9 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
             detail=f"{what}: {conflicts} conflict(s) marked",
             conflicts=conflicts,
         )
+    if had == len(pieces):
+        detail = f"the copy at {mine.name}:{written} already has the upstream change"
+        return _replace(base, action=NOTHING, detail=detail)
     return _replace(base, action=MERGED, detail=f"{what}: clean")
 
 
@@ -293,13 +405,17 @@ def _retarget(item: AuditedEntry, edits: _Edits) -> PortedEntry:
         return _replace(base, detail=f"the target is now {location}: rename it by hand")
     new_module = location[: -len(tail) - 1]
     lines = edits.original(entry.file)
-    for number in range(entry.line, min(entry.line + 4, len(lines) + 1)):
+    first = edits.line(entry.file, entry.line)
+    if first is None:
+        return _replace(base, detail="a version gate cut rewrote the patch statement")
+    for number in range(first, min(first + 4, len(lines) + 1)):
         text = lines[number - 1]
         if old_module in text:
             changed = text.replace(old_module, new_module)
             if edits.replace(entry.file, number, number, changed):
+                shown = entry.line + number - first
                 return _replace(
-                    base, action=RETARGETED, detail=f"{old_module} -> {new_module} at line {number}"
+                    base, action=RETARGETED, detail=f"{old_module} -> {new_module} at line {shown}"
                 )
     return _replace(base, detail=f"{old_module} is not written in the patch statement")
 
@@ -308,14 +424,36 @@ def _replace(entry: PortedEntry, **changes: Any) -> PortedEntry:
     return replace(entry, **changes)
 
 
-def _gates(result: RuntimeAudit) -> list[PortedEntry]:
-    """Every version gate whose live branch changes at the new release, left by hand with
-    the edit it needs (the entries behind a dead branch are *remove* in the audit)."""
-    out = []
+def _gates(result: RuntimeAudit, edits: _Edits, new: str) -> list[PortedEntry]:
+    """Every gate port cut (``gate cut``, in each file's order), then every version gate
+    whose live branch changes at the new release that it did not cut, left by hand with
+    the edit it needs."""
+    out, cut = [], set()
+    for file in sorted(edits.cuts):
+        for found in edits.cuts[file]:
+            cut.add((file, found.line))
+            detail = _cut_detail(found, new)
+            out.append(PortedEntry(file, found.line, found.test, "gate", GATE_CUT, detail))
     for gate in result.gates:
-        if gate.edit:
+        if gate.edit and (gate.file, gate.line) not in cut:
             out.append(PortedEntry(gate.file, gate.line, gate.test, "gate", LEFT, gate.edit))
     return out
+
+
+def _cut_detail(found: Cut, new: str) -> str:
+    """The sentence of a cut gate: which branch died at ``new`` and what port kept."""
+    test = f"`{found.test}`"
+    if found.kept == "if":
+        return f"the `else` branch of {test} is dead at {new}: cut the test, kept the `if` block"
+    if found.kept == "else":
+        return f"the `if` branch of {test} is dead at {new}: cut it, kept the `else` block"
+    if found.kept == "nothing":
+        return f"the `if` branch of {test} is dead at {new}: cut it (no `else` block)"
+    if found.kept.startswith("test: "):
+        rest = found.kept.removeprefix("test: ")
+        return f"the version gate in {test} is decided at {new}: the test is now `{rest}`"
+    side = "first" if found.kept == "body" else "second"
+    return f"{test} is decided at {new}: the conditional expression became its {side} operand"
 
 
 def _headers(result: RuntimeAudit, new: str, label: str, edits: _Edits) -> list[PortedEntry]:
@@ -367,9 +505,30 @@ def _reviewed_files(result: RuntimeAudit, new: str, edits: _Edits) -> set[str]:
     return found
 
 
+def _patch_files(result: RuntimeAudit, tree) -> set[str]:
+    """The plugin files the patch consists of: each entry's file and the file of each
+    replacement definition (``module:qualname``) inside the plugin's root."""
+    files = {item.entry.file for item in result.entries}
+    for item in result.entries:
+        module, sep, _qual = (item.entry.replacement or "").partition(":")
+        found = tree.module_file(module) if sep and "<" not in module else None
+        if found is not None:
+            try:
+                files.add(tree.relative(found[0]))
+            except ValueError:
+                continue  # outside the plugin's root
+    return files
+
+
 def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[PortedEntry], dict]:
     """Per-entry actions and the new text of every changed file (relative path -> text)."""
-    edits = _Edits(root)
+    versions = tuple(
+        release_version(spec, tree_.root) or spec
+        for spec, tree_ in zip((result.old, result.new), trees)
+    )
+    edits = _Edits(root, (versions[0], versions[1]))
+    for file in sorted(_patch_files(result, tree)):
+        edits.original(file)
     new_version = release_version(result.new, trees[1].root)
     done: list[PortedEntry] = []
     reviewed = _reviewed_files(result, new_version, edits)
@@ -397,9 +556,9 @@ def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[Porte
             done.append(_replace(base, detail=item.drift.evidence[0]))
         else:
             done.append(_replace(base, detail=item.drift.evidence[0]))
-    done += _gates(result)
     label = release_label(result.new, trees[1].root)
     done += _headers(result, new_version, label, edits)
+    done += _gates(result, edits, versions[1])
     return done, edits.result()
 
 

@@ -189,6 +189,13 @@ def resolve_all(
     return out
 
 
+def target_modules(tree: UpstreamTree, targets: Iterable[str]) -> list[str]:
+    """The module each target's lookup starts in (the longest prefix with a file), once
+    each: what :meth:`UpstreamTree.prefetch` can summarize ahead of :func:`resolve_all`."""
+    found = (_split(tree, target) for target in targets if tree.contains(target))
+    return list(dict.fromkeys(split[0] for split in found if split is not None))
+
+
 def _search_names(tree: UpstreamTree, target: str) -> list[str]:
     """The names :func:`_search` looks for, outermost first: for ``vllm.x.Cls.meth`` where
     ``vllm.x`` exists, ``Cls`` then ``meth``."""

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from patchkeeper.series.hunks import FilePatchResult, HunkFailure, Placement, patch_lines
+from patchkeeper.series.hunks import (
+    FilePatchResult,
+    HunkFailure,
+    Placement,
+    patch_data,
+    patch_lines,
+)
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import split_lines
 
@@ -26,29 +32,90 @@ MODE = "mode"
 NOT_EMPTY_BEFORE = "not-empty-before"
 
 
-@dataclass(frozen=True)
 class FileState:
-    """A file's content and mode in the workspace.
+    """A file's content and mode in the workspace (immutable by convention: nothing sets an
+    attribute after construction).
 
-    Attributes:
-        lines: the content, split by :func:`patchkeeper.series.parse.split_lines`.
+    The content is kept as it came, lines or one ``bytes``, and the other form is made on
+    first use: applying a series reads and writes many files whose lines a hunk found in
+    the bytes never needs (:func:`patchkeeper.series.hunks.patch_data`). Two states are
+    equal when their bytes and modes are.
+
+    Args:
+        lines: the content, split by :func:`patchkeeper.series.parse.split_lines` (each
+            line keeps its ``\\n``), or ``None`` when ``raw`` is given.
         mode: the permission bits (``0o644``), or ``None`` when unknown.
-        raw: the content as one ``bytes`` when the state was made from it (not compared):
-            :attr:`data` then need not join the lines again.
+        raw: the content as one ``bytes``, when the state is made from it.
     """
 
-    lines: tuple[bytes, ...]
-    mode: int | None = None
-    raw: bytes | None = field(default=None, compare=False, repr=False)
+    __slots__ = ("_lines", "_raw", "mode")
+
+    def __init__(
+        self,
+        lines: tuple[bytes, ...] | None = (),
+        mode: int | None = None,
+        raw: bytes | None = None,
+    ) -> None:
+        self._lines = lines if raw is None or lines else None
+        self.mode = mode
+        self._raw = raw
+
+    @property
+    def lines(self) -> tuple[bytes, ...]:
+        """The content as lines (split on first use)."""
+        lines = self._lines
+        if lines is None:
+            lines = self._lines = tuple(split_lines(self._raw or b""))
+        return lines
 
     @property
     def data(self) -> bytes:
-        """The content as one ``bytes``."""
-        return self.raw if self.raw is not None else b"".join(self.lines)
+        """The content as one ``bytes`` (joined on first use)."""
+        raw = self._raw
+        if raw is None:
+            raw = self._raw = b"".join(self._lines or ())
+        return raw
+
+    @property
+    def empty(self) -> bool:
+        """Whether the content is empty (no line, no byte)."""
+        return not self._raw if self._raw is not None else not self._lines
+
+    @property
+    def split(self) -> bool:
+        """Whether the lines are at hand (no split needed to read them)."""
+        return self._lines is not None
+
+    @property
+    def raw(self) -> bytes | None:
+        """The content as one ``bytes`` when it is at hand, else ``None``."""
+        return self._raw
 
     @classmethod
     def from_bytes(cls, data: bytes, mode: int | None = None) -> FileState:
-        return cls(tuple(split_lines(data)), mode, data)
+        return cls(None, mode, data)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileState):
+            return NotImplemented
+        if self.mode != other.mode:
+            return False
+        if self._lines is not None and other._lines is not None:
+            return self._lines == other._lines
+        return self.data == other.data
+
+    def __hash__(self) -> int:
+        return hash((self.data, self.mode))
+
+    def __repr__(self) -> str:
+        return f"FileState(<{len(self.data)} bytes>, mode={self.mode!r})"
+
+    def __getstate__(self) -> tuple[bytes, int | None]:
+        return self.data, self.mode
+
+    def __setstate__(self, state: tuple[bytes, int | None]) -> None:
+        self._lines, self._raw = None, state[0]
+        self.mode = state[1]
 
 
 Reader = Callable[[str], "FileState | None"]
@@ -223,8 +290,24 @@ def _mode_mismatch(diff: FileDiff, state: FileState | None, reverse: bool) -> bo
 
 
 def _patched(state: FileState | None, hunks: Sequence[Hunk], reverse: bool) -> FilePatchResult:
+    """The hunks applied to the state: on its bytes when its lines are not at hand and
+    :func:`patch_data` can (``result.data``), else on its lines (``result.lines``)."""
+    if state is not None and not state.split and state.raw:
+        fast = patch_data(state.raw, hunks, reverse=reverse)
+        if fast is not None:
+            return fast
     lines: Sequence[bytes] = state.lines if state is not None else ()
     return patch_lines(lines, hunks, reverse=reverse)
+
+
+def _empty(result: FilePatchResult) -> bool:
+    return not result.data if result.data is not None else not result.lines
+
+
+def _state(result: FilePatchResult, mode: int | None) -> FileState:
+    if result.data is not None:
+        return FileState(None, mode, result.data)
+    return FileState(tuple(result.lines or ()), mode)
 
 
 def _may_be_absent(diff: FileDiff, reverse: bool) -> bool:
@@ -287,7 +370,7 @@ def _apply_file(
     assert path is not None
     if source is None:  # creation
         existing = ws.get(dest)  # type: ignore[arg-type]
-        if existing is not None and existing.lines:
+        if existing is not None and not existing.empty:
             return FileOutcome(diff, path, EXISTS), writes
         result = _patched(None, diff.hunks, reverse)
     else:
@@ -299,7 +382,7 @@ def _apply_file(
             return FileOutcome(diff, source, MODE), writes
         if (
             existing is not None
-            and existing.lines
+            and not existing.empty
             and (diff.new_empty if reverse else diff.old_empty)
         ):
             return FileOutcome(diff, source, NOT_EMPTY_BEFORE), writes
@@ -309,9 +392,9 @@ def _apply_file(
             return FileOutcome(diff, dest, EXISTS, result.placements, result.failures), writes
     if not result.ok:
         return FileOutcome(diff, path, None, result.placements, result.failures), writes
-    assert result.lines is not None
+    assert result.lines is not None or result.data is not None
     if dest is None:  # deletion: the hunks must have emptied the file
-        if result.lines:
+        if not _empty(result):
             return FileOutcome(diff, path, NOT_EMPTY, result.placements), writes
         writes[source] = None  # type: ignore[index]
         if reverse and diff.is_creation:
@@ -323,14 +406,14 @@ def _apply_file(
     if mode is None and source is not None:
         before = ws.get(source)
         mode = before.mode if before is not None else None
-    if reverse and not result.lines and _may_be_absent(diff, False) and source == dest:
+    if reverse and _empty(result) and _may_be_absent(diff, False) and source == dest:
         # Undoing ``@@ -0,0 +1,N @@`` under ordinary names: GNU patch created the file from
         # nothing (or filled an empty one); undoing it removes the file, unless a pristine
         # reference says an empty file was there (Workspace.settle_empty).
         writes[dest] = None
         ws.absent_or_empty.add(dest)  # undone by apply_patch's restore if the patch fails
         return FileOutcome(diff, path, None, result.placements), writes
-    writes[dest] = FileState(tuple(result.lines), mode)
+    writes[dest] = _state(result, mode)
     if source is not None and source != dest and source not in renames.destinations:
         writes[source] = None
     return FileOutcome(diff, path, None, result.placements), writes

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from patchkeeper.series.model import ADDED, REMOVED, Hunk
+from patchkeeper.series.model import ADDED, CONTEXT, REMOVED, Hunk
 
 
 @dataclass(frozen=True)
@@ -100,14 +100,17 @@ class FilePatchResult:
     """The outcome of applying a file diff's hunks to one file's lines.
 
     Attributes:
-        lines: the new content when every hunk applied, else ``None``.
+        lines: the new content when every hunk applied, else ``None`` (also when it is
+            given as ``data``).
         placements: the hunks that could be placed, in order.
         failures: the hunks that could not.
+        data: the new content as one ``bytes``, from :func:`patch_data`, else ``None``.
     """
 
     lines: list[bytes] | None
     placements: tuple[Placement, ...]
     failures: tuple[HunkFailure, ...]
+    data: bytes | None = None
 
     @property
     def ok(self) -> bool:
@@ -198,11 +201,6 @@ def _search(
     context = max(prefix_context, suffix_context)
     prefix_fuzz = prefix_context - context
     suffix_fuzz = suffix_context - context
-    max_where = input_lines - (pat_lines - suffix_fuzz) + 1
-    min_where = last_frozen + 1
-    max_pos_offset = max_where - first_guess
-    max_neg_offset = first_guess - min_where
-    max_offset = max(max_pos_offset, max_neg_offset)
 
     if not pat_lines:  # an empty pattern matches where the header says
         return first_guess
@@ -210,11 +208,12 @@ def _search(
         # A hunk without context (diff -U0) carries no evidence of where it belongs but its
         # line numbers: it applies where they say or not at all, so that undoing it (which
         # puts lines back where the header says) is exact.
-        if first_guess < min_where or not _matches(lines, pattern, first_guess):
+        if first_guess < last_frozen + 1 or not _matches(lines, pattern, first_guess):
             return None
         return first_guess
-    if first_guess <= max_neg_offset:  # do not try lines <= 0
-        max_neg_offset = first_guess - 1
+    min_offset, max_pos_offset, max_neg_offset, max_offset = _window(
+        first_guess, pat_lines - suffix_fuzz, input_lines, last_frozen
+    )
 
     if prefix_fuzz < 0 and first_line(hunk, reverse) <= 1:
         # Can only match the start of the file.
@@ -235,16 +234,8 @@ def _search(
             return first_guess - offset
         return None
 
-    # When the guess lies outside [min_where, max_where], start at the nearest end of it.
-    if max_pos_offset < 0:
-        min_offset = first_guess - max_where
-    elif max_neg_offset < 0:
-        # The guess lies before min_where: the nearest allowed line is min_where, at a
-        # positive offset (a guess far out, from a corrupt header, must not make the loop
-        # walk every offset in between).
-        min_offset = min_where - first_guess
-    else:
-        min_offset = 0
+    if min_offset == 0 and _matches(lines, pattern, first_guess):
+        return first_guess  # GNU's order tries the guess itself first: no search needed
     # GNU's order: offsets 0, 1, 2, ... from the guess, the later line before the earlier
     # one at each; only where the pattern's rarest-looking line (its longest) occurs.
     candidates = []
@@ -258,6 +249,36 @@ def _search(
         if _matches(lines, pattern, start):
             return start
     return None
+
+
+def _window(
+    first_guess: int, span: int, input_lines: int, last_frozen: int
+) -> tuple[int, int, int, int]:
+    """GNU's bounds of the search (``locate_hunk``): ``(min_offset, max_pos_offset,
+    max_neg_offset, max_offset)`` for a pattern whose ``span`` lines must lie within the
+    input's ``input_lines`` after the ``last_frozen`` lines the previous hunks consumed.
+
+    A start at offset ``o`` from ``first_guess`` is allowed when ``min_offset <= o <=
+    max_pos_offset`` (``o >= 0``) or ``min_offset <= -o <= max_neg_offset`` (``o < 0``).
+    """
+    max_where = input_lines - span + 1
+    min_where = last_frozen + 1
+    max_pos_offset = max_where - first_guess
+    max_neg_offset = first_guess - min_where
+    max_offset = max(max_pos_offset, max_neg_offset)
+    if first_guess <= max_neg_offset:  # do not try lines <= 0
+        max_neg_offset = first_guess - 1
+    # When the guess lies outside [min_where, max_where], start at the nearest end of it.
+    if max_pos_offset < 0:
+        min_offset = first_guess - max_where
+    elif max_neg_offset < 0:
+        # The guess lies before min_where: the nearest allowed line is min_where, at a
+        # positive offset (a guess far out, from a corrupt header, must not make the loop
+        # walk every offset in between).
+        min_offset = min_where - first_guess
+    else:
+        min_offset = 0
+    return min_offset, max_pos_offset, max_neg_offset, max_offset
 
 
 def _starts(lines: Sequence[bytes], pattern: Sequence[bytes], low: int, high: int) -> list[int]:
@@ -435,6 +456,90 @@ def patch_lines(
     if failures:
         return FilePatchResult(None, tuple(placements), tuple(failures))
     return FilePatchResult(_splice(lines, placements, reverse), tuple(placements), ())
+
+
+def patch_data(
+    data: bytes, hunks: Sequence[Hunk], *, reverse: bool = False
+) -> FilePatchResult | None:
+    """:func:`patch_lines` on ``split_lines(data)`` for the common case, without splitting:
+    each pattern is looked for as one ``bytes`` in ``data`` (a match at the start of a line
+    is a match of its lines, since only ``\\n`` ends a line), and the result is made of
+    slices of ``data`` and the replacements.
+
+    The common case: every hunk has context, as many leading as trailing context lines
+    (so it may lie anywhere in the file), and a pattern and replacement whose last lines
+    end in ``\\n``; every hunk applies. Each is placed where :func:`patch_lines` places
+    it, and the bytes are those :func:`patch_lines` would give: of :func:`_search`'s
+    bounds, only "not before the lines the previous hunks consumed" can exclude a place
+    where the pattern occurs whole, so the nearest such place wins (GNU's order: the later
+    line on a tie).
+
+    Returns:
+        A :class:`FilePatchResult` with ``data`` set and ``lines`` ``None``, or ``None``
+        outside the common case (a hunk that does not apply included): then
+        :func:`patch_lines` gives the answer and the evidence.
+    """
+    in_offset = 0
+    last_frozen = 0
+    frozen_at = 0  # the byte where line last_frozen + 1 starts
+    pieces: list[bytes] = []
+    placements: list[Placement] = []
+    for hunk in hunks:
+        if reverse:
+            pattern, replacement = hunk.post_image, hunk.pre_image
+            expected = hunk.new_start + 1 if hunk.new_len == 0 else hunk.new_start
+        else:
+            pattern, replacement = hunk.pre_image, hunk.post_image
+            expected = hunk.old_start + 1 if hunk.old_len == 0 else hunk.old_start
+        suffix = hunk.suffix_context
+        if (
+            not pattern
+            or hunk.prefix_context != suffix
+            or CONTEXT not in hunk.kinds
+            or pattern[-1][-1:] != b"\n"
+            or (replacement and replacement[-1][-1:] != b"\n")
+        ):
+            return None
+        joined = b"".join(pattern)
+        found = _find_data(data, joined, expected + in_offset, last_frozen, frozen_at)
+        if found is None:
+            return None
+        where, at = found
+        pieces.append(data[frozen_at:at])
+        if suffix:
+            pieces.extend(replacement[: len(replacement) - suffix])
+            frozen_at = at + len(joined) - sum(map(len, pattern[len(pattern) - suffix :]))
+        else:
+            pieces.extend(replacement)
+            frozen_at = at + len(joined)
+        placements.append(Placement(hunk, where, where - expected))
+        in_offset = where - expected
+        last_frozen = where - 1 + len(pattern) - suffix
+    pieces.append(data[frozen_at:])
+    return FilePatchResult(None, tuple(placements), (), b"".join(pieces))
+
+
+def _find_data(
+    data: bytes, joined: bytes, first_guess: int, last_frozen: int, frozen_at: int
+) -> tuple[int, int] | None:
+    """Where the pattern ``joined`` (whole lines) starts in ``data`` after the
+    ``last_frozen`` lines (which end at byte ``frozen_at``), nearest to line
+    ``first_guess`` (the later one on a tie): ``(1-based line, byte offset)``, or
+    ``None``."""
+    line, counted = last_frozen + 1, frozen_at
+    before: tuple[int, int] | None = None  # the nearest place before the guess
+    at = data.find(joined, frozen_at)
+    while at != -1:
+        if at == 0 or data[at - 1] == 10:  # at the start of a line
+            line += data.count(b"\n", counted, at)
+            counted = at
+            if line >= first_guess:
+                if before is not None and first_guess - before[0] < line - first_guess:
+                    return before
+                return line, at
+            before = (line, at)
+        at = data.find(joined, at + 1)
+    return before
 
 
 def _ending(line: bytes) -> str:

@@ -241,6 +241,14 @@ def _hunk(fields: tuple, data: bytes) -> Hunk:
     return hunk
 
 
+def _made(cls: type, **values: Any) -> Any:
+    """An instance of the frozen dataclass ``cls`` with every field in ``values``, made as
+    :func:`_hunk` makes a hunk (without ``__init__``)."""
+    made = object.__new__(cls)
+    made.__dict__.update(values)
+    return made
+
+
 def decode(record: tuple, data: bytes, name: str, path: Path, strip: int) -> Patch:
     """The :class:`Patch` a record of :func:`encode` describes, its raw parts cut from
     ``data``.
@@ -264,20 +272,22 @@ def decode(record: tuple, data: bytes, name: str, path: Path, strip: int) -> Pat
     ) in file_records:
         hunks = tuple(_hunk(fields, data) for fields in hunk_records)
         files.append(
-            FileDiff(
-                old_path,
-                new_path,
-                old_mode,
-                new_mode,
-                hunks,
-                line_no,
-                is_binary,
-                data[header_start:header_end],
-                old_empty,
-                new_empty,
+            _made(
+                FileDiff,
+                old_path=old_path,
+                new_path=new_path,
+                old_mode=old_mode,
+                new_mode=new_mode,
+                hunks=hunks,
+                line_no=line_no,
+                is_binary=is_binary,
+                header_raw=data[header_start:header_end],
+                old_empty=old_empty,
+                new_empty=new_empty,
             )
         )
-    return Patch(
+    return _made(
+        Patch,
         name=name,
         path=path,
         raw=data,

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from patchkeeper.constants import WordEnum
-from patchkeeper.series.hunk_evidence import FileFailure
-from patchkeeper.trees.applied import FileCheck, PatchStatus, SeriesState
 from patchkeeper.trees.transaction import Recovery
+
+if TYPE_CHECKING:  # failure evidence and series states are imported where they are made
+    from patchkeeper.series.hunk_evidence import FileFailure
+    from patchkeeper.trees.applied import FileCheck, SeriesState
 
 
 class Outcome(WordEnum):
     """What ``apply`` or ``unapply`` did to the target."""
 
-    APPLIED = PatchStatus.APPLIED.value  # every patch applied
+    APPLIED = "applied"  # every patch applied (the word of PatchStatus.APPLIED)
     UNAPPLIED = "unapplied"  # every patch reversed
     ALREADY_APPLIED = "already applied"  # nothing to do
     ALREADY_PRISTINE = "already pristine"  # nothing to do
-    PARTIAL = PatchStatus.PARTIAL.value  # some patches applied: not patched further
+    PARTIAL = "partially applied"  # some patches applied: not patched further (PatchStatus's)
     FAILED = "failed"  # a hunk does not apply at fuzz 0: nothing written
     DRIFTED = "drifted"  # the tree differs from pristine outside the series
 

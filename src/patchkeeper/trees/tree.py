@@ -82,6 +82,82 @@ class Tree:
     def _resolved_base(self) -> Path:
         return self.base.resolve()
 
+    def checked_path(self, relative: str, state: tuple[str, ...]) -> Path:
+        """:meth:`path_of` and :func:`check_target_file` in one: the absolute path of a patch
+        path that stays inside the base and is a regular file, a directory or absent there,
+        outside patchkeeper's own ``state`` (:func:`own_state` as strings).
+
+        The common case costs one ``lstat`` and string operations: a plain relative path
+        (no empty or ``.`` component) whose file is not a symlink lies where the real path
+        of its directory (resolved once per directory) says. Anything else takes the general
+        checks, with the same errors.
+
+        Raises:
+            TargetError: as :meth:`path_of` and :func:`check_target_file`.
+        """
+        known = self._checked.get(relative)
+        if known is not None:
+            check_target_file(self, known, relative, state)
+            return known
+        parts = relative.split("/")
+        if "" in parts or "." in parts or ".." in parts or relative.startswith("/"):
+            return self._slow_checked(relative, state)
+        problem = name_problem(relative)
+        if problem:
+            return self._slow_checked(relative, state)
+        base = str(self.base)
+        full = f"{base}/{relative}" if base != "/" else f"/{relative}"
+        try:
+            mode = os.lstat(full).st_mode
+        except (OSError, ValueError):
+            mode = 0
+        if stat.S_ISLNK(mode) or (mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)):
+            return self._slow_checked(relative, state)
+        parent, _, name = full.rpartition("/")
+        try:
+            real_parent = self._real_dir(parent, base)
+        except (OSError, RuntimeError):
+            return self._slow_checked(relative, state)
+        real_base = str(self._resolved_base)
+        real = os.path.join(real_parent, name)
+        if not (real == real_base or real.startswith(real_base.rstrip("/") + "/")):
+            return self._slow_checked(relative, state)
+        for place in state:
+            if full == place or full.startswith(place.rstrip("/") + "/"):
+                return self._slow_checked(relative, state)
+        path = self._checked[relative] = Path(full)
+        return path
+
+    def _real_dir(self, directory: str, base: str) -> str:
+        """The real path of ``directory`` (``base`` or below it), each directory resolved
+        once: ``realpath(parent)/name`` unless ``name`` is itself a symlink.
+
+        Raises:
+            RuntimeError: a symlink loop (as :meth:`pathlib.Path.resolve`).
+        """
+        real = self._real_dirs.get(directory)
+        if real is not None:
+            return real
+        if directory == base or not directory.startswith(base + "/"):
+            real = str(Path(directory or "/").resolve())
+        else:
+            above, _, name = directory.rpartition("/")
+            try:
+                link = stat.S_ISLNK(os.lstat(directory).st_mode)
+            except (OSError, ValueError):
+                link = False
+            if link:
+                real = str(Path(directory).resolve())
+            else:
+                real = os.path.join(self._real_dir(above, base), name)
+        self._real_dirs[directory] = real
+        return real
+
+    def _slow_checked(self, relative: str, state: tuple[str, ...]) -> Path:
+        path = self.path_of(relative)
+        check_target_file(self, path, relative, state)
+        return path
+
     def reader(self) -> Callable[[str], FileState | None]:
         """``read(path) -> FileState | None`` for an engine workspace over this tree."""
         return lambda relative: read_file(self.path_of(relative))
@@ -196,7 +272,8 @@ def _resolve(path: Path, real_dirs: dict[str, str]) -> str:
 def read_file(path: Path) -> FileState | None:
     """Read a file's bytes and permission bits; ``None`` when it does not exist.
 
-    One ``open`` and one ``fstat`` per file (apply reads every file a series touches).
+    One ``open``, one ``fstat`` and one ``read`` per file (apply reads every file a series
+    touches).
 
     Raises:
         TargetError: it is a directory or cannot be read.
@@ -215,13 +292,24 @@ def read_file(path: Path) -> FileState | None:
             raise TargetError(
                 "a patch names this path as a file, but it is not a regular file", path=path
             )
-        with open(fd, "rb", closefd=False) as handle:
-            data = handle.read()
+        data = _read_all(fd, info.st_size)
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
     finally:
         os.close(fd)
     return FileState.from_bytes(data, stat.S_IMODE(info.st_mode))
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The bytes of an open regular file of ``size`` bytes: one ``read`` (a regular file
+    reads short only at its end), more if it grew meanwhile."""
+    data = os.read(fd, size + 1)
+    if len(data) <= size:
+        return data
+    parts = [data]
+    while chunk := os.read(fd, 1 << 20):
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 def _base(root: Path, directory: str) -> Path:
@@ -534,7 +622,7 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                 if path is None or path in checked:
                     continue
                 try:
-                    check_target_file(tree, tree.path_of(path), path, state)
+                    tree.checked_path(path, state)
                 except TargetError as exc:
                     where = f" at {exc.path}" if exc.path is not None else ""
                     raise TargetError(

@@ -36,11 +36,11 @@ def parsed_requirement(spec: str) -> Any | None:
     >>> parsed_requirement("werkzeug-2.2.2.tar.gz") is None
     True
     """
-    from packaging.requirements import InvalidRequirement, Requirement
-
     text = spec.strip()
     if not text or text.startswith(_PATH_START) or os.path.exists(os.path.expanduser(spec)):
         return None
+    from packaging.requirements import InvalidRequirement, Requirement  # not for a path
+
     try:
         requirement = Requirement(text)
     except InvalidRequirement:
