@@ -25,6 +25,7 @@ passed ``apply`` and ``verify`` silently).
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -261,6 +262,29 @@ def table_name(source: Path | None, dotted: str) -> str:
     if name != CONFIG_FILE:
         table = f"tool.patchkeeper.{table}" if table else "tool.patchkeeper"
     return f"the [{table}] table of {name}" if table else name
+
+
+def spelt_for(text: str, source: Path | None) -> str:
+    """``text`` (a message or hint naming configuration tables as ``pyproject.toml`` spells
+    them: ``[tool.patchkeeper]``, ``[tool.patchkeeper.git]``) with the tables spelt as in
+    ``source``, the configuration file in use (as :func:`table_name` decides): in a
+    ``patchkeeper.toml`` the keys of ``[tool.patchkeeper]`` are at its top level and
+    ``[tool.patchkeeper.git]`` is ``[git]``. Unchanged for a ``pyproject.toml`` or when there
+    is no configuration file.
+
+    >>> spelt_for('set tag = "NAME" in [tool.patchkeeper.git]', Path("/d/patchkeeper.toml"))
+    'set tag = "NAME" in [git]'
+    >>> spelt_for('set pin = "V" in [tool.patchkeeper]', Path("/d/patchkeeper.toml"))
+    'set pin = "V" at the top of patchkeeper.toml (before any [table])'
+    >>> spelt_for('set pin = "V" in [tool.patchkeeper]', Path("/d/pyproject.toml"))
+    'set pin = "V" in [tool.patchkeeper]'
+    """
+    if source is None or source.name != CONFIG_FILE or "[tool.patchkeeper" not in text:
+        return text
+    text = re.sub(r"\[tool\.patchkeeper\.([^\]\s]+)\]", r"[\1]", text)
+    top = f"the top of {source.name} (before any [table])"
+    text = text.replace("in [tool.patchkeeper]", f"at {top}")
+    return text.replace("[tool.patchkeeper]", top)
 
 
 def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:

@@ -47,6 +47,7 @@ class Settings:
             from patchkeeper.config import load_config
 
             self._config = load_config(self.config_file, start=self.directory)
+            CONFIG_SOURCE[:] = [self._config.source] if self._config.source else []
             self._require_series(self._config)
         return self._config
 
@@ -103,12 +104,16 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         _refuse_input_file(markdown)
         _write_markdown(markdown, render.render_markdown(result))
     colour = None  # click strips escape codes when standard output is not a terminal
+    payload = "" if as_json else render.render_payload(result)
+    if payload:  # a diff: printed as it is; the report goes to standard error
+        click.echo(payload.encode("utf-8", "surrogateescape"), nl=False)
+    report = sys.stderr if payload else sys.stdout
     if as_json:
         text = render.render_json(result, command_name(click.get_current_context()))
     else:
         from patchkeeper.render import console
 
-        terminal = console.detect(sys.stdout, os.environ)
+        terminal = console.detect(report, os.environ)
         console.use(terminal)
         try:
             text = console.finish(render.render_text(result), terminal)
@@ -117,8 +122,8 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         colour = terminal.colour or None
     if text:
         text = text.rstrip("\n")
-        data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))
-        click.echo(text if data is None else data, color=colour)
+        data = render.output_bytes(text, getattr(report, "encoding", None))
+        click.echo(text if data is None else data, color=colour, err=bool(payload))
     sys.exit(getattr(result, "exit_code", 0))
 
 
@@ -217,6 +222,10 @@ def command_name(ctx: click.Context) -> str:
 
 #: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
 JSON_COMMAND: list[str] = []
+
+#: The configuration file the command read (at most one), so that an error's hint names a
+#: table as that file spells it (:func:`patchkeeper.config.spelt_for`).
+CONFIG_SOURCE: list[Path] = []
 
 
 def _json_requested(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
@@ -1027,6 +1036,7 @@ def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(100_000, 50, 50)
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)
     JSON_COMMAND.clear()
+    CONFIG_SOURCE.clear()
     from patchkeeper.system.platforms import unsupported
 
     problem = unsupported(sys.platform)
@@ -1038,6 +1048,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     except PatchkeeperError as exc:
+        _spell_tables(exc)
         click.echo(f"patchkeeper: error: {exc}", err=True)
         _json_error(_json_command(exc), exc, exc.exit_code)
         return exc.exit_code
@@ -1065,6 +1076,19 @@ def main(argv: list[str] | None = None) -> int:
         _json_error(_json_command(), bug, 3)
         return 3
     return 0
+
+
+def _spell_tables(error: PatchkeeperError) -> None:
+    """Write the configuration tables ``error``'s message and hint name as the file in use
+    spells them (``[git]`` in a ``patchkeeper.toml``, not ``[tool.patchkeeper.git]``)."""
+    if not CONFIG_SOURCE:
+        return
+    from patchkeeper.config import spelt_for
+
+    error.message = spelt_for(error.message, CONFIG_SOURCE[0])
+    error.args = (error.message,)
+    if error.hint:
+        error.hint = spelt_for(error.hint, CONFIG_SOURCE[0])
 
 
 def entry() -> None:

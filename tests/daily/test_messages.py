@@ -94,7 +94,7 @@ def test_import_with_a_checkout_names_the_missing_tag(cli, downstream: Path) -> 
     assert (run.code, run.err) == (
         2,
         f"patchkeeper: error: {config}: import needs the topic tag\n"
-        "  hint: set tag in [tool.patchkeeper.git], or pass --tag\n",
+        "  hint: set tag in [git], or pass --tag\n",  # as patchkeeper.toml spells the table
     )
 
 
@@ -107,7 +107,7 @@ def test_import_without_either_names_both(cli, downstream: Path) -> None:
     assert (run.code, run.err) == (
         2,
         f"patchkeeper: error: {config}: import needs the topic tag and an upstream checkout\n"
-        "  hint: set tag and checkout in [tool.patchkeeper.git], or pass --tag and "
+        "  hint: set tag and checkout in [git], or pass --tag and "
         "--checkout\n",
     )
 
@@ -150,4 +150,34 @@ def test_a_missing_pristine_directory_is_named_as_the_pristine_reference(
     assert (run.code, run.out) == (2, "")
     assert (
         run.err == "patchkeeper: error: /nope: the pristine reference (--pristine) does not exist\n"
+    )
+
+
+def test_a_hint_names_the_table_as_the_pyproject_spells_it(cli, downstream: Path) -> None:
+    """The same hint with the configuration in ``[tool.patchkeeper]`` of a pyproject.toml."""
+    config = downstream / "patchkeeper.toml"
+    config.unlink()
+    pyproject = downstream / "pyproject.toml"
+    pyproject.write_text('[tool.patchkeeper]\nupstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n')
+
+    run = cli("import", cwd=downstream)
+
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {pyproject}: import needs the topic tag and an upstream "
+        "checkout\n"
+        "  hint: set tag and checkout in [tool.patchkeeper.git], or pass --tag and "
+        "--checkout\n",
+    )
+
+
+def test_a_top_level_key_is_named_at_the_top_of_patchkeeper_toml(cli, downstream: Path) -> None:
+    config = downstream / "patchkeeper.toml"
+    config.write_text(config.read_text().replace('pin = "1.0"\n', ""))
+
+    run = cli("check-branch", cwd=downstream)
+
+    assert run.code == 2
+    assert run.err.splitlines()[-1] == (
+        '  hint: set pin = "VERSION" at the top of patchkeeper.toml (before any [table])'
     )

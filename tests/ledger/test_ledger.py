@@ -179,6 +179,25 @@ def test_retire_refuses_an_empty_reason_or_version(downstream: Path, capsys) -> 
     assert {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()} == before
 
 
+def test_retire_refuses_an_at_that_is_not_a_version(downstream: Path, capsys) -> None:
+    """Before: any text went into the Retired table's version column."""
+    before = {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()}
+    for at in ("yesterday", "pkg==1.1", "1.1 (Debian)"):
+        argv = ["-C", str(downstream), "retire", "size-knob", "--at", at, "--why", "in 1.1"]
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (
+            f"patchkeeper: error: {downstream / 'PATCHES.md'}: --at {at!r} is not a version: "
+            "the Retired table records the upstream release size-knob was retired at\n"
+            "  hint: give the release as a version, e.g. --at 1.1 or --at 2.0rc1 (PEP 440)\n"
+        )
+    assert {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()} == before
+    argv = ["-C", str(downstream), "retire", "size-knob", "--at", "2.0rc1", "--why", "in 2.0"]
+    assert main(argv) == 0
+    assert "| size-knob | local | size read from PKG_SIZE \\| env | 2.0rc1 | in 2.0 |\n" in (
+        (downstream / "PATCHES.md").read_text()
+    )
+
+
 def test_series_comments_survive_retire(downstream: Path) -> None:
     series = downstream / "patches" / "series"
     series.write_text("# the order matters\nsize-knob.patch  # first\n\nextra-module.patch\n")

@@ -100,7 +100,7 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
     assert "nothing to decide: no series file and no runtime inventory evidence" in run.err
     assert (
         "configure the series, or run 'patchkeeper runtime audit --save-evidence' first (or "
-        "set evidence = true in [tool.patchkeeper.report])"
+        "set evidence = true in [report])"  # as patchkeeper.toml spells the table
     ) in " ".join(run.err.split())
 
 

@@ -86,7 +86,7 @@ def test_without_evidence_on_nothing_is_written(cli, example, table: str) -> Non
     decide = cli("decide", cwd=example.downstream)
     assert decide.out.splitlines()[-1] == (
         "no evidence saved: run audit, port, verify or the runtime commands with "
-        "--save-evidence, or set evidence = true in [tool.patchkeeper.report] to keep every "
+        "--save-evidence, or set evidence = true in [report] to keep every "
         "run's result"
     )
     cli("report", cwd=example.downstream)

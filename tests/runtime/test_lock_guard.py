@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -18,7 +19,10 @@ def _lock(work: Path) -> Path:
     plugin = work / "plugin"
     result = lock.write_lock(load_config(plugin / "pyproject.toml"), at=str(work / "upstream-1.0"))
     assert (result.target_count, result.file_count) == (6, 4)
-    assert result.skipped == (("tinyup.kernels.sub_kernel", "removed"),)
+    assert result.unguarded == (
+        ("tinyup.kernels.sub_kernel", "removed at 1.0: the release defines no such name"),
+    )
+    assert (result.skipped, result.exit_code) == ((), 1)
     assert result.path == str(plugin / "metaplug/patch/patchkeeper.lock")
     return Path(result.path)
 
@@ -35,6 +39,11 @@ def test_lock_records_definitions_and_files(runtime_trees: Path) -> None:
     create = data["files"]["tinyup/scheduler.py"]["targets"]["tinyup.scheduler.Scheduler.create"]
     assert create["qualname"] == "Scheduler.create"
     assert len(create["sha256"]) == 64
+    schedule = data["files"]["tinyup/scheduler.py"]["targets"][
+        "tinyup.scheduler.Scheduler.schedule"
+    ]
+    code = "def schedule(self, budget):\n    if budget <= 0:\n        return 0\n    return budget"
+    assert schedule["code_sha256"] == hashlib.sha256(code.encode()).hexdigest()
     assert not (runtime_trees / "plugin" / ".patchkeeper" / "journal").exists()
 
 
@@ -52,15 +61,13 @@ def test_guard_names_every_changed_target(runtime_trees: Path) -> None:
         Difference(
             "tinyup.scheduler.Scheduler.create", "Scheduler.create in tinyup/scheduler.py changed"
         ),
-        Difference(
-            "tinyup.scheduler.Scheduler.make", "Scheduler.make in tinyup/scheduler.py changed"
-        ),
+        # Scheduler.make: only a comment was added in 2.0, no difference
         Difference(
             "tinyup.scheduler.Scheduler.schedule",
             "Scheduler.schedule in tinyup/scheduler.py changed",
         ),
     ]
-    with pytest.warns(GuardWarning, match=r"^5 patched upstream target\(s\) differ"):
+    with pytest.warns(GuardWarning, match=r"^4 patched upstream target\(s\) differ"):
         check(path, root=str(runtime_trees / "upstream-2.0"))
     with pytest.raises(
         GuardError, match=r"tinyup\.kernels\.add_kernel: tinyup/kernels\.py is missing"
@@ -75,11 +82,98 @@ def test_guard_ignores_changes_outside_the_locked_definitions(runtime_trees: Pat
     assert differences(path, root=str(runtime_trees / "upstream-1.0")) == []
 
 
+DOCSTRING_AND_COMMENTS = '''class Scheduler:
+    def schedule(self, budget):
+        """Return how many requests may run in this step (never below zero)."""
+        # nothing to run without a budget
+        if budget <= 0:
+            return 0
+        """A string statement (as PEP 257's attribute docstrings) does nothing when run."""
+        return budget  # all of it
+
+    @staticmethod
+    def make():
+        return Scheduler()
+
+    @classmethod
+    def create(cls):
+        return cls()
+'''
+
+
+def test_guard_ignores_a_docstring_or_comment_only_change(runtime_trees: Path) -> None:
+    path = _lock(runtime_trees)
+    scheduler = runtime_trees / "upstream-1.0" / "tinyup" / "scheduler.py"
+    scheduler.write_text(DOCSTRING_AND_COMMENTS)
+    assert differences(path, root=str(runtime_trees / "upstream-1.0")) == []
+    assert check(path, strict=True, root=str(runtime_trees / "upstream-1.0")) == []
+
+
+def test_guard_still_names_a_code_change_beside_a_docstring_change(runtime_trees: Path) -> None:
+    path = _lock(runtime_trees)
+    scheduler = runtime_trees / "upstream-1.0" / "tinyup" / "scheduler.py"
+    scheduler.write_text(DOCSTRING_AND_COMMENTS.replace("return cls()", "return cls(1)"))
+    assert differences(path, root=str(runtime_trees / "upstream-1.0")) == [
+        Difference(
+            "tinyup.scheduler.Scheduler.create", "Scheduler.create in tinyup/scheduler.py changed"
+        )
+    ]
+
+
+def test_guard_compares_an_old_lock_by_text(runtime_trees: Path) -> None:
+    """A lock written before ``code_sha256`` existed is read as before: text only."""
+    path = _lock(runtime_trees)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for record in data["files"].values():
+        for item in record["targets"].values():
+            del item["code_sha256"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    scheduler = runtime_trees / "upstream-1.0" / "tinyup" / "scheduler.py"
+    scheduler.write_text(DOCSTRING_AND_COMMENTS)
+    assert differences(path, root=str(runtime_trees / "upstream-1.0")) == [
+        Difference(
+            "tinyup.scheduler.Scheduler.schedule",
+            "Scheduler.schedule in tinyup/scheduler.py changed",
+        )
+    ]
+
+
+def test_guard_warns_on_a_missing_lock_file(tmp_path: Path) -> None:
+    missing = tmp_path / "patchkeeper.lock"
+    expected = (
+        f"{missing}: cannot read the lock file: No such file or directory; nothing was "
+        "compared with the audited release: run patchkeeper runtime lock --at "
+        "UPSTREAM==VERSION in the plugin's source tree and ship the lock file with the "
+        "plugin (as package data)"
+    )
+    with pytest.warns(GuardWarning) as caught:
+        found = check(missing)
+    assert [str(w.message) for w in caught] == [expected]
+    assert found == [Difference(str(missing), "the lock file cannot be read")]
+    with pytest.raises(GuardError) as raised:
+        check(missing, strict=True)
+    assert str(raised.value) == expected
+
+
+def test_guard_warns_on_an_unreadable_lock_file(tmp_path: Path) -> None:
+    broken = tmp_path / "patchkeeper.lock"
+    broken.write_text('{"format": 1,')
+    with pytest.warns(GuardWarning) as caught:
+        found = check(broken)
+    assert [str(w.message).split(";")[0] for w in caught] == [
+        f"{broken}: cannot read the lock file: Expecting property name enclosed in double "
+        "quotes: line 1 column 14 (char 13)"
+    ]
+    assert found == [Difference(str(broken), "the lock file cannot be read")]
+
+
 def test_guard_refuses_a_file_that_is_not_a_lock(tmp_path: Path) -> None:
     bad = tmp_path / "x.lock"
     bad.write_text('{"format": 9}')
     with pytest.raises(GuardError, match=r"x.lock: not a patchkeeper lock file of format 1"):
-        check(bad)
+        check(bad, strict=True)
+    with pytest.warns(GuardWarning, match=r"x.lock: not a patchkeeper lock file of format 1; "):
+        assert check(bad) == [Difference(str(bad), "the lock file cannot be read")]
 
 
 def test_guard_imports_only_the_standard_library(runtime_trees: Path) -> None:
@@ -92,3 +186,28 @@ def test_guard_imports_only_the_standard_library(runtime_trees: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"
+
+
+def test_lock_names_targets_the_release_removed_or_moved(runtime_trees: Path, cli) -> None:
+    """A target the release moved or removed cannot be guarded: exit 1, each named with
+    where it went; the lock is written for the rest."""
+    plugin = runtime_trees / "plugin"
+    run = cli("runtime", "lock", "--at", "../upstream-2.0", cwd=plugin)
+    lock_file = plugin / "metaplug/patch/patchkeeper.lock"
+    assert (run.code, run.out.splitlines()) == (
+        1,
+        [
+            f"locked 5 targets in 3 upstream files at 2.0: {lock_file}",
+            "unguarded (2): the release removed or moved these targets; their patches replace "
+            "nothing the guard can check (runtime audit says what to do with each):",
+            "  tinyup.kernels.add_kernel: moved at 2.0: defined now as "
+            "tinyup.ops.kernels.add_kernel (line 5)",
+            "  tinyup.kernels.sub_kernel: removed at 2.0: the release defines no such name",
+        ],
+    )
+    data = json.loads(lock_file.read_text(encoding="utf-8"))
+    assert sorted(data["files"]) == [
+        "tinyup/registry.py",
+        "tinyup/sampler.py",
+        "tinyup/scheduler.py",
+    ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from patchkeeper.config import load_config
@@ -74,21 +77,48 @@ def test_port_write_applies_the_diff(runtime_trees: Path, tmp_path: Path) -> Non
 
 
 def test_port_cli_prints_the_diff_and_the_report(runtime_trees: Path, cli) -> None:
-    run = cli(
-        "runtime",
-        "port",
-        "--from",
-        str(runtime_trees / "upstream-1.0"),
-        "--to",
-        str(runtime_trees / "upstream-2.0"),
-        cwd=runtime_trees / "plugin",
-    )
-    assert run.code == 1
-    assert run.out.startswith("--- a/metaplug/patch/bugfix/fix_disabled.py\n")
-    assert run.out.splitlines()[-1] == (
+    """The diff alone on standard output (``> update.diff``), the report on standard error;
+    with ``--output`` the report is on standard output."""
+    versions = ("--from", str(runtime_trees / "upstream-1.0"))
+    versions += ("--to", str(runtime_trees / "upstream-2.0"))
+    plugin = runtime_trees / "plugin"
+    diff_file = runtime_trees / "update.diff"
+    saved = cli("runtime", "port", *versions, "--output", str(diff_file), cwd=plugin)
+    summary = (
         "runtime port 1.0 -> 2.0: by hand 2, conflict 1, merged 1, nothing to do 3, "
         "retargeted 1; not written (--write applies it)"
     )
+    assert (saved.code, saved.err) == (1, "")
+    assert saved.out.splitlines()[-1] == f"{summary}; diff in {diff_file}"
+    diff = diff_file.read_text(encoding="utf-8")
+    assert diff.startswith("--- a/metaplug/patch/bugfix/fix_disabled.py\n")
+    run = cli("runtime", "port", *versions, cwd=plugin)
+    assert (run.code, run.out) == (1, diff)
+    assert run.err.splitlines() == [*saved.out.splitlines()[:-1], summary]
+
+
+def test_port_redirected_to_a_file_holds_exactly_the_diff(runtime_trees: Path) -> None:
+    """``patchkeeper runtime port ... > update.diff`` in a real process: the file's bytes
+    are the diff ``--output`` writes, the report is on standard error (before: the diff
+    ended with the report's lines)."""
+    versions = ["--from", str(runtime_trees / "upstream-1.0")]
+    versions += ["--to", str(runtime_trees / "upstream-2.0")]
+    plugin = runtime_trees / "plugin"
+    command = [sys.executable, "-m", "patchkeeper", "runtime", "port", *versions]
+    env = {**os.environ, "COLUMNS": "40"}  # the report is wrapped, never the diff
+    saved = runtime_trees / "saved.diff"
+    subprocess.run([*command, "--output", str(saved)], cwd=plugin, capture_output=True, env=env)
+    redirected = runtime_trees / "update.diff"
+    with redirected.open("wb") as out:
+        done = subprocess.run(command, cwd=plugin, stdout=out, stderr=subprocess.PIPE, env=env)
+    assert done.returncode == 1
+    assert redirected.read_bytes() == saved.read_bytes()
+    assert redirected.read_bytes().startswith(b"--- a/metaplug/patch/bugfix/fix_disabled.py\n")
+    assert " ".join(done.stderr.decode().split()).endswith(
+        "runtime port 1.0 -> 2.0: by hand 2, conflict 1, merged 1, nothing to do 3, "
+        "retargeted 1; not written (--write applies it)"
+    )
+    assert max(len(line) for line in redirected.read_text().splitlines()) > 40
 
 
 GATES_DIFF = """--- a/upplug/patch/gates.py

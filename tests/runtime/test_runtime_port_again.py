@@ -219,8 +219,9 @@ def test_a_copy_outside_the_patch_directory_left_mid_merge_is_named(
         "BY HAND       plug/patch/patch_worker.py:8 eng.worker.Worker.execute: the copy's file "
         "has an unresolved conflict region at plug/ops/worker.py:4: resolve it first"
     )
-    assert expected in _port(cli, plugin).out.splitlines()
-    # Without the header (vllm-ascend's files have none), the same.
+    assert expected in _port(cli, plugin).out.splitlines()  # nothing to write: stdout
+    # Without the header (vllm-ascend's files have none), the same; the diff (the header's
+    # mark) is on standard output, the report on standard error.
     patch = plugin / "plug/patch/patch_worker.py"
     patch.write_text(patch.read_text().replace(" Reviewed against 0.2.0.", ""))
-    assert expected in _port(cli, plugin).out.splitlines()
+    assert expected in _port(cli, plugin).err.splitlines()

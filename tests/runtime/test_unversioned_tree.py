@@ -43,31 +43,35 @@ def test_port_to_an_unversioned_tree_writes_no_path_into_the_plugin(
         f"BY HAND       metaplug/patch:0 Affected versions:: the version of directory {new} "
         "is unknown (no PKG-INFO, no version in pyproject.toml): add 'Reviewed against "
         "VERSION.' to the 'Affected versions:' header of 5 file(s) by hand"
-    ) in run.out.splitlines()
-    assert run.out.splitlines()[-1].startswith(f"runtime port 1.0 -> directory {new}: ")
+    ) in run.err.splitlines()  # the report: the diff alone is on standard output
+    assert run.err.splitlines()[-1].startswith(f"runtime port 1.0 -> directory {new}: ")
 
 
 def test_lock_of_an_unversioned_tree_names_its_directory(runtime_trees: Path, cli) -> None:
     old = _checkout(runtime_trees, "1.0")
     plugin = runtime_trees / "plugin"
     run = cli("runtime", "lock", "--at", "../checkout-1.0", cwd=plugin)
-    assert run.code == 0
+    assert run.code == 1  # sub_kernel is not in the tree: its patch is unguarded
     lock_file = plugin / "metaplug/patch/patchkeeper.lock"
-    assert run.out.splitlines()[0] == (
-        f"locked 6 targets in 4 upstream files at directory {old}: {lock_file}"
-    )
+    assert run.out.splitlines() == [
+        f"locked 6 targets in 4 upstream files at directory {old}: {lock_file}",
+        "unguarded (1): the release removed or moved these targets; their patches replace "
+        "nothing the guard can check (runtime audit says what to do with each):",
+        f"  tinyup.kernels.sub_kernel: removed at directory {old}: the release defines no "
+        "such name",
+    ]
     assert json.loads(lock_file.read_text(encoding="utf-8"))["version"] == f"directory {old}"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check(lock_file, root=str(runtime_trees / "upstream-2.0"))
     assert str(caught[0].message).startswith(
-        f"5 patched upstream target(s) differ from the audited release directory {old}: "
+        f"4 patched upstream target(s) differ from the audited release directory {old}: "
     )
 
 
 def test_guard_says_when_the_upstream_is_not_importable(runtime_trees: Path, cli) -> None:
     plugin = runtime_trees / "plugin"
-    assert cli("runtime", "lock", "--at", "../upstream-1.0", cwd=plugin).code == 0
+    assert cli("runtime", "lock", "--at", "../upstream-1.0", cwd=plugin).code == 1
     lock_file = plugin / "metaplug/patch/patchkeeper.lock"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

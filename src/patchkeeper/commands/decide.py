@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from patchkeeper.config import Config
+from patchkeeper.config import Config, spelt_for
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.record import evidence_store as store
 from patchkeeper.record.decisions import (
@@ -82,7 +82,8 @@ def run(config: Config) -> DecideResult:
         text = append_tables(settings.decisions_file, new, text)
         store.write_text(settings.decisions_file, text)
     added = tuple(Added(d.kind, d.key, d.decision, _verdict(items, d)) for d, _ in new)
-    hint = "" if evidence else f"no evidence saved: {store.HOW_TO_SAVE}"
+    how = spelt_for(store.HOW_TO_SAVE, config.source)  # [report] in a patchkeeper.toml
+    hint = "" if evidence else f"no evidence saved: {how}"
     return DecideResult(
         str(settings.decisions_file), added, len(items) - len(new), hint, tuple(filled)
     )

@@ -491,8 +491,10 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     transaction under the downstream's lock: all three happen, or none.
 
     Raises:
-        PatchkeeperError: ``name`` is not in the series, a marker is missing, or ``at`` or
-            ``why`` is empty (a Retired row without its version or reason).
+        PatchkeeperError: ``name`` is not in the series, a marker is missing, ``at`` or
+            ``why`` is empty (a Retired row without its version or reason), or ``at`` is not
+            a version (PEP 440, as ``packaging.version.Version`` reads it: ``1.1``,
+            ``v2.0rc1``, ``1:2.0`` is not one).
         TargetError: a file cannot be written (nothing was changed).
         LockError: another patchkeeper process works on the downstream.
     """
@@ -506,8 +508,30 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
                 path=ledger_settings(config).file,
                 hint=f"give it, e.g. {example}",
             )
+    _check_version(at, name, ledger_settings(config).file)
     with locked_downstream(config):
         return retire_patch(config, name, at=at, why=why)
+
+
+def _check_version(at: str, name: str, ledger: Path) -> None:
+    """Refuse an ``--at`` that is not a version (``packaging.version.Version``, PEP 440):
+    the Retired table says at which upstream release the patch went, and ``--at yesterday``
+    or a pasted requirement (``--at 'pkg==1.1'``) went into it as it was.
+
+    Raises:
+        PatchkeeperError: naming the value (exit 2).
+    """
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(at.strip())
+    except InvalidVersion:
+        raise PatchkeeperError(
+            f"--at {at!r} is not a version: the Retired table records the upstream release "
+            f"{name} was retired at",
+            path=ledger,
+            hint="give the release as a version, e.g. --at 1.1 or --at 2.0rc1 (PEP 440)",
+        ) from None
 
 
 #: DEP-3's categories of ``Origin`` (its value starts with one, then a comma).

@@ -16,6 +16,7 @@ from patchkeeper.jsonable import ESCAPED_BYTE, has_surrogates, json_text
 
 _TEXT: dict[type, Callable[[Any], str]] = {}
 _MARKDOWN: dict[type, Callable[[Any], str]] = {}
+_PAYLOAD: dict[type, Callable[[Any], str]] = {}
 
 
 def text_renderer(kind: type) -> Callable[[Callable[[Any], str]], Callable[[Any], str]]:
@@ -36,6 +37,28 @@ def markdown_renderer(kind: type) -> Callable[[Callable[[Any], str]], Callable[[
         return function
 
     return register
+
+
+def payload_renderer(kind: type) -> Callable[[Callable[[Any], str]], Callable[[Any], str]]:
+    """Register ``function(result) -> str`` as the payload of ``kind``: text printed on
+    standard output exactly as it is (a diff, for ``> update.diff``), the terminal form then
+    going to standard error, as ``git format-patch --stdout`` keeps its messages off the
+    patch. The function returns ``""`` when the result has no payload this time (it was
+    written to a file): the terminal form then goes to standard output as usual."""
+
+    def register(function: Callable[[Any], str]) -> Callable[[Any], str]:
+        _PAYLOAD[kind] = function
+        return function
+
+    return register
+
+
+def render_payload(result: Any) -> str:
+    """The payload of ``result`` (:func:`payload_renderer`), ``""`` when it has none."""
+    for kind in type(result).__mro__:
+        if kind in _PAYLOAD:
+            return _PAYLOAD[kind](result)
+    return ""
 
 
 def _lookup(table: dict[type, Callable[[Any], str]], result: Any) -> Callable[[Any], str]:

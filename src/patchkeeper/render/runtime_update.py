@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from patchkeeper.render import text_renderer
+from patchkeeper.render import payload_renderer, text_renderer
 from patchkeeper.runtime.lock import LockResult
 from patchkeeper.runtime.port import RuntimePort
 
@@ -13,18 +13,31 @@ def lock_text(result: LockResult) -> str:
         f"locked {result.target_count} targets in {result.file_count} upstream files at "
         f"{result.at}: {result.path}"
     ]
+    if result.unguarded:
+        lines.append(
+            f"unguarded ({len(result.unguarded)}): the release removed or moved these targets; "
+            "their patches replace nothing the guard can check (runtime audit says what to do "
+            "with each):"
+        )
+        lines += [f"  {target}: {why}" for target, why in result.unguarded]
     if result.skipped:
         lines.append(f"not locked ({len(result.skipped)}):")
         lines += [f"  {target}: {why}" for target, why in result.skipped]
     return "\n".join(lines)
 
 
+@payload_renderer(RuntimePort)
+def port_diff(result: RuntimePort) -> str:
+    """The diff, for standard output, unless it went to ``--output`` or was applied; the
+    report (:func:`port_text`) then goes to standard error, so ``> update.diff`` holds
+    exactly the diff."""
+    return "" if result.output or result.written else result.diff
+
+
 @text_renderer(RuntimePort)
 def port_text(result: RuntimePort) -> str:
-    """The diff (unless written to a file or applied), then one line per entry."""
+    """One line per entry that is not *nothing to do*, then the summary line."""
     lines = []
-    if result.diff and not result.output and not result.written:
-        lines.append(result.diff.rstrip("\n"))
     counts: dict[str, int] = {}
     for entry in result.entries:
         counts[entry.action] = counts.get(entry.action, 0) + 1

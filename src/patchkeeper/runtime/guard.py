@@ -1,8 +1,9 @@
 """The import-time guard a plugin calls: is the running upstream the one that was audited?
 
 ``patchkeeper runtime lock`` writes a lock file (JSON) with, for every patched upstream
-target, its module, qualified name and the sha256 of its source at the audited release
-(:func:`definition_digest`), and the sha256 of each module file. A plugin calls, before it
+target, its module, qualified name, the sha256 of its source at the audited release
+(:func:`definition_digest`) and the sha256 of its code without docstrings and comments
+(:func:`code_digest`), and the sha256 of each module file. A plugin calls, before it
 patches::
 
     from patchkeeper.guard import check
@@ -12,7 +13,10 @@ patches::
 Only the standard library is imported, upstream is never imported (its files are read where
 the running interpreter would import them from), and a module file whose bytes equal the
 audited file's is not parsed at all, so an audited upstream costs one read and one sha256 per
-file (``benchmarks/bench_guard.py`` measures 250 targets).
+file (``benchmarks/bench_guard.py`` measures 250 targets). In a file that differs, a target
+whose source text differs too is compared once more without docstrings and comments (as
+``runtime same-code`` compares): a change only there is no difference. A lock written before
+the code digest existed has none; its targets are compared by their text alone.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ class GuardError(RuntimeError):
 
 #: The reason of the one difference when the upstream package cannot be found at all.
 NOT_IMPORTABLE = "the upstream package is not importable"
+#: The reason of the one difference ``check`` returns in warn mode when the lock file
+#: cannot be read (``differences`` raises instead).
+LOCK_UNREADABLE = "the lock file cannot be read"
 
 
 class Difference(namedtuple("Difference", "target reason")):
@@ -94,6 +101,56 @@ def definition_digest(lines: list[str], tree: ast.Module, qualname: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def strip_docstrings(node: ast.AST) -> ast.AST:
+    """Remove every statement that is only a string from the statement lists inside ``node``
+    (in place; a list left empty gets ``pass``) and return it. That is the docstring of each
+    function, class and module, as ``runtime same-code`` removes them
+    (:func:`patchkeeper.runtime.upstream.strip_docstrings`), and also the attribute
+    docstrings PEP 257 names (a string after an assignment, as vLLM's config classes document
+    each field): a statement that is only a string does nothing when it runs. Written here
+    because the guard imports nothing of patchkeeper's but this module."""
+    import ast
+
+    for sub in ast.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(sub, field, None)
+            if not isinstance(body, list) or not body or not isinstance(body[0], ast.stmt):
+                continue
+            kept = [statement for statement in body if not _only_a_string(statement)]
+            if len(kept) != len(body):
+                setattr(sub, field, kept or [ast.Pass()])
+    return node
+
+
+def _only_a_string(statement: ast.stmt) -> bool:
+    import ast
+
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def code_digest(tree: ast.Module, qualname: str) -> str:
+    """sha256 (hex) of the code of ``qualname`` in a module's parse ``tree``, decorators
+    included, without docstrings (:func:`strip_docstrings`, which changes ``tree`` in place)
+    and comments (which never reach the AST): the hash of ``ast.unparse`` of the
+    definition, so positions, blank lines, comments and quoting do not count. ``""`` when
+    the module does not define it.
+
+    ``ast.unparse`` writes source text, which stays the same from one Python release to the
+    next far more than ``ast.dump`` (whose fields change: ``type_params`` in 3.12); where it
+    does not, the guard reports the target as changed, as it would without this digest."""
+    import ast
+
+    node = find_definition(tree, qualname)
+    if node is None:
+        return ""
+    text = ast.unparse(strip_docstrings(node))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def upstream_root(package: str) -> str | None:
     """The directory the running interpreter imports ``package`` from the parent of (the
     directory holding ``vllm/``); ``None`` when it is not importable. An imported package's
@@ -113,7 +170,9 @@ def _load(lock_file: str | os.PathLike[str]) -> dict:
     try:
         with open(lock_file, encoding="utf-8") as handle:
             lock = json.load(handle)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise GuardError(f"{lock_file}: cannot read the lock file: {exc.strerror}") from None
+    except ValueError as exc:
         raise GuardError(f"{lock_file}: cannot read the lock file: {exc}") from None
     if not isinstance(lock, dict) or lock.get("format") != LOCK_FORMAT:
         raise GuardError(f"{lock_file}: not a patchkeeper lock file of format {LOCK_FORMAT}")
@@ -158,9 +217,17 @@ def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> l
             digest = definition_digest(lines, tree, item["qualname"])
             if not digest:
                 found.append(Difference(target, f"{item['qualname']} is gone from {relative}"))
-            elif digest != item["sha256"]:
+            elif digest != item["sha256"] and not _same_code(tree, item):
                 found.append(Difference(target, f"{item['qualname']} in {relative} changed"))
     return found
+
+
+def _same_code(tree: ast.Module, item: dict) -> bool:
+    """Whether a target whose text differs from the audited one has the audited code (a
+    change only in docstrings, comments or layout); ``False`` for a lock without the code
+    digest (written before it existed: its targets are compared by text alone)."""
+    audited = item.get("code_sha256")
+    return bool(audited) and code_digest(tree, item["qualname"]) == audited
 
 
 def check(
@@ -170,10 +237,26 @@ def check(
     upstream target differs from the audited release recorded in ``lock_file``; return the
     differences (empty when the running upstream is the audited one).
 
+    A lock file that is missing or cannot be read (a plugin wheel shipped without it) is a
+    ``GuardWarning`` naming the file and what to do, and the one difference returned
+    (reason :data:`LOCK_UNREADABLE`); with ``strict`` it is the ``GuardError`` (same
+    message). :func:`differences` raises ``GuardError`` in both modes.
+
     Raises:
-        GuardError: ``strict`` and a difference, or an unreadable lock file.
+        GuardError: ``strict`` and a difference, or ``strict`` and an unreadable lock file.
     """
-    found = differences(lock_file, root)
+    try:
+        found = differences(lock_file, root)
+    except GuardError as exc:
+        message = (
+            f"{exc}; nothing was compared with the audited release: run patchkeeper runtime "
+            "lock --at UPSTREAM==VERSION in the plugin's source tree and ship the lock file "
+            "with the plugin (as package data)"
+        )
+        if strict:
+            raise GuardError(message) from None
+        warnings.warn(message, GuardWarning, stacklevel=2)
+        return [Difference(str(lock_file), LOCK_UNREADABLE)]
     if found:
         lock_version = _load(lock_file).get("version", "?")
         listed = "; ".join(f"{d.target}: {d.reason}" for d in found[:5])

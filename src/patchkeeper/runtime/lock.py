@@ -2,12 +2,17 @@
 
 For every entry of the plugin's inventory whose target resolves to a definition in the
 audited upstream tree (:mod:`patchkeeper.runtime.resolve`: re-exports and inheritance
-followed), the lock records the module file, the qualified name and the sha256 of the
-definition's source (:func:`patchkeeper.runtime.guard.definition_digest`, the function the
-guard itself uses), and per file the sha256 of its bytes. Targets that do not resolve to a
-definition (outside the upstream packages, attributes of instances, missing names) are
-listed in the result, not locked. The file is JSON (the guard needs no TOML parser on
-Python 3.10) and is written atomically.
+followed), the lock records the module file, the qualified name, the sha256 of the
+definition's source (``sha256``: :func:`patchkeeper.runtime.guard.definition_digest`, the
+function the guard itself uses) and of its code without docstrings and comments
+(``code_sha256``: :func:`patchkeeper.runtime.guard.code_digest`, so that the guard does not
+call a docstring-only change a difference), and per file the sha256 of its bytes. A target
+the release removed or moved (searched by name in the whole tree,
+:mod:`patchkeeper.runtime.resolve`) is *unguarded*: its patch replaces nothing the guard can
+watch, a finding (exit 1) listed with where the name went; the lock is still written for the
+rest. Other targets that do not resolve to a definition (outside the upstream packages,
+attributes of instances) cannot be locked by nature: they are listed, not findings. The
+file is JSON (the guard needs no TOML parser on Python 3.10) and is written atomically.
 """
 
 from __future__ import annotations
@@ -20,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.gates import release_label
-from patchkeeper.runtime.guard import LOCK_FORMAT, definition_digest
+from patchkeeper.runtime.guard import LOCK_FORMAT, code_digest, definition_digest
 from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.resolve import FOUND, resolve_all
+from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, resolve_all
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.targets import tree_root
 from patchkeeper.runtime.unparsed import refuse_unparsed
@@ -38,31 +43,46 @@ class LockResult:
     """The result of ``runtime lock``: the file written, the upstream release (``at``: its
     version, or ``directory ROOT`` when the tree states none), the
     number of targets and files locked (``target_count``, ``file_count``: counts, as
-    ``lint``'s ``patch_count``; ``files`` is a list wherever it appears in ``--json``), and the
-    targets left out with why."""
+    ``lint``'s ``patch_count``; ``files`` is a list wherever it appears in ``--json``), the
+    targets the release removed or moved (``unguarded``: ``(target, why)``, findings), and
+    the other targets left out with why (``skipped``: not definitions upstream, outside its
+    packages)."""
 
     path: str
     at: str
     target_count: int
     file_count: int
+    unguarded: tuple[tuple[str, str], ...]
     skipped: tuple[tuple[str, str], ...]
 
     @property
     def exit_code(self) -> int:
-        """Always 0: a target that cannot be locked is reported, not an error."""
-        return 0
+        """1 when a target is unguarded (removed or moved at the release: its patch is not
+        guarded), else 0; the lock is written either way."""
+        return 1 if self.unguarded else 0
 
 
-def build_lock(tree: UpstreamTree, targets: list[str], version: str) -> tuple[dict, list]:
-    """The lock mapping for ``targets`` in ``tree``, and ``(target, reason)`` for those left
-    out; ``version`` names the release in the guard's warning (its version, or ``directory
-    ROOT``: :func:`patchkeeper.runtime.gates.release_label`)."""
+def build_lock(
+    tree: UpstreamTree, targets: list[str], version: str
+) -> tuple[dict, list[tuple[str, str]], list[tuple[str, str]]]:
+    """The lock mapping for ``targets`` in ``tree``, ``(target, reason)`` for those the
+    release removed or moved (unguarded), and ``(target, reason)`` for the others left out;
+    ``version`` names the release in the guard's warning and the reasons (its version, or
+    ``directory ROOT``: :func:`patchkeeper.runtime.gates.release_label`)."""
     files: dict[str, dict[str, Any]] = {}
+    unguarded: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     resolved = resolve_all(tree, targets)
     parsed: dict[str, tuple[list[str], ast.Module]] = {}
     for target in sorted(set(targets)):
         found = resolved[target]
+        if found.status == MOVED:
+            where = ", ".join(found.candidates)
+            unguarded.append((target, f"moved at {version}: defined now as {where}"))
+            continue
+        if found.status == REMOVED:
+            unguarded.append((target, f"removed at {version}: the release defines no such name"))
+            continue
         if found.status != FOUND or found.partial or not found.qualname:
             why = found.status if found.status != FOUND else "not a definition upstream"
             skipped.append((target, why))
@@ -77,7 +97,12 @@ def build_lock(tree: UpstreamTree, targets: list[str], version: str) -> tuple[di
         if not digest:
             skipped.append((target, f"{found.qualname} is not a top-level definition of {file}"))
             continue
-        files[file]["targets"][target] = {"qualname": found.qualname, "sha256": digest}
+        code = code_digest(parsed[file][1], found.qualname)
+        files[file]["targets"][target] = {
+            "qualname": found.qualname,
+            "sha256": digest,
+            "code_sha256": code,
+        }
     files = {name: record for name, record in sorted(files.items()) if record["targets"]}
     lock = {
         "format": LOCK_FORMAT,
@@ -85,7 +110,7 @@ def build_lock(tree: UpstreamTree, targets: list[str], version: str) -> tuple[di
         "version": version,
         "files": files,
     }
-    return lock, skipped
+    return lock, unguarded, skipped
 
 
 def write_lock(
@@ -112,11 +137,13 @@ def write_lock(
     tree = UpstreamTree(tree_root(at), settings.upstream_packages)
     targets = [e.target for e in scanned.inventory.entries if tree.contains(e.target)]
     outside = [e.target for e in scanned.inventory.entries if not tree.contains(e.target)]
-    lock, skipped = build_lock(tree, targets, release_label(at, tree.root))
+    lock, unguarded, skipped = build_lock(tree, targets, release_label(at, tree.root))
     skipped += [(t, "outside the upstream packages") for t in sorted(set(outside))]
     path = output or settings.root / settings.patch_directory / DEFAULT_NAME
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
     write_files(settings.root, {Path(path).resolve(): data})
     count = sum(len(record["targets"]) for record in lock["files"].values())
     label = lock["version"]
-    return LockResult(str(path), label, count, len(lock["files"]), tuple(sorted(skipped)))
+    return LockResult(
+        str(path), label, count, len(lock["files"]), tuple(unguarded), tuple(sorted(skipped))
+    )
