@@ -17,7 +17,7 @@ import functools
 import hashlib
 import marshal
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -225,3 +225,49 @@ def parsed_module(
         cache.put(file, encode(parsed))
     memo[module] = parsed
     return parsed
+
+
+def prefetch_records(
+    modules: Iterable[str],
+    memo: Container[str],
+    locate: Callable[[str], tuple[Path, bool] | None],
+    cache: SummaryCache,
+    job_of: Callable[[str, Path, bool], tuple],
+    worker: Callable[[tuple], Any],
+) -> None:
+    """Compute the records of the ``modules`` that have none valid in ``cache`` on every
+    usable core (:func:`patchkeeper.runtime.parallel.map_records`) and store them, so that
+    :func:`parsed_module` then decodes them as on a warm run. Only a speed-up: nothing is
+    stored when the work is too small for a pool (each module is then parsed when asked).
+
+    Args:
+        modules: module names; those in ``memo`` or without a file are left out.
+        memo: the modules the tree has parsed already this run.
+        locate: ``module -> (file, is_package)``, or ``None``.
+        cache: the tree's store.
+        job_of: ``(module, file, is_package) -> job``, a picklable tuple whose second item
+            is the module name.
+        worker: a module-level function ``job -> record`` (builtin values).
+    """
+    from patchkeeper.runtime import parallel
+
+    jobs: list[tuple] = []
+    files: dict[str, tuple[Path, tuple[int, int]]] = {}
+    sizes: list[int] = []
+    for module in modules:
+        found = None if module in memo or module in files else locate(module)
+        if found is None or cache.valid(found[0]):
+            continue
+        file, is_package = found
+        try:
+            stat = file.stat()
+        except OSError:
+            continue
+        files[module] = (file, (stat.st_size, stat.st_mtime_ns))
+        sizes.append(stat.st_size)
+        jobs.append(job_of(module, file, is_package))
+    if parallel.workers_for(len(jobs)) == 0:
+        return
+    for job, data in parallel.map_records(worker, jobs, sizes):
+        file, state = files[job[1]]
+        cache.put_encoded(file, state, data)

@@ -17,7 +17,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from patchkeeper.runtime.cache import SummaryCache, parsed_module
+from patchkeeper.runtime.cache import SummaryCache, parsed_module, prefetch_records
 from patchkeeper.runtime.file_facts import FileFacts, ScanSettings, from_record, to_record
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.scan import scan_source
@@ -136,30 +136,11 @@ class PluginTree:
         records; :meth:`facts_of` then decodes them as on a warm run. Only a speed-up: the
         facts are the ones :meth:`facts_of` would compute, and a module is still added to
         :attr:`facts` only when it is asked for (the unreached ones stay out of it)."""
-        from patchkeeper.runtime import parallel
 
-        jobs: list[tuple[str, str, str, bool, ScanSettings]] = []
-        files: dict[str, tuple[Path, tuple[int, int]]] = {}
-        sizes: list[int] = []
-        for module in modules:
-            found = self.module_file(module)
-            if module in self.facts or found is None or module in files:
-                continue
-            file, is_package = found
-            if self.cache.valid(file):
-                continue
-            try:
-                stat = file.stat()
-            except OSError:
-                continue
-            files[module] = (file, (stat.st_size, stat.st_mtime_ns))
-            sizes.append(stat.st_size)
-            jobs.append((str(file), module, self.relative(file), is_package, self.scan_settings))
-        if parallel.workers_for(len(jobs)) == 0:
-            return  # facts_of scans each module when it is asked for
-        for job, data in parallel.map_records(scan_record, jobs, sizes):
-            file, state = files[job[1]]
-            self.cache.put_encoded(file, state, data)
+        def job(module: str, file: Path, is_package: bool) -> tuple:
+            return (str(file), module, self.relative(file), is_package, self.scan_settings)
+
+        prefetch_records(modules, self.facts, self.module_file, self.cache, job, scan_record)
 
     def package_modules(self) -> list[str]:
         """Every module of the plugin's top-level package (one walk of its directory)."""

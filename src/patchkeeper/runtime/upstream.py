@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchkeeper.runtime import nameindex, names
-from patchkeeper.runtime.cache import SummaryCache, parsed_module
+from patchkeeper.runtime.cache import SummaryCache, parsed_module, prefetch_records
 from patchkeeper.runtime.names import Binding
 
 
@@ -202,30 +202,11 @@ class UpstreamTree:
         every usable core (:func:`patchkeeper.runtime.parallel.map_records`), and store their
         records; :meth:`summary` then decodes them as on a warm run. Only a speed-up: the
         summaries are the ones :meth:`summary` would compute."""
-        from patchkeeper.runtime import parallel
 
-        jobs: list[tuple[str, str, str, bool]] = []
-        files: dict[str, tuple[Path, tuple[int, int]]] = {}
-        sizes: list[int] = []
-        for module in modules:
-            found = self.module_file(module)
-            if module in self.summaries or module in files or found is None:
-                continue
-            file, is_package = found
-            if self.cache.valid(file):
-                continue
-            try:
-                stat = file.stat()
-            except OSError:
-                continue
-            files[module] = (file, (stat.st_size, stat.st_mtime_ns))
-            sizes.append(stat.st_size)
-            jobs.append((str(file), module, self.relative(file), is_package))
-        if parallel.workers_for(len(jobs)) == 0:
-            return  # summary() parses each module when it is asked for
-        for job, data in parallel.map_records(summary_job, jobs, sizes):
-            file, state = files[job[1]]
-            self.cache.put_encoded(file, state, data)
+        def job(module: str, file: Path, is_package: bool) -> tuple:
+            return (str(file), module, self.relative(file), is_package)
+
+        prefetch_records(modules, self.summaries, self.module_file, self.cache, job, summary_job)
 
     def source_lines(self, module: str, start: int, end: int) -> list[str]:
         """Lines ``start``..``end`` (1-based, inclusive) of a module, with line ends."""
