@@ -25,6 +25,7 @@ from patchkeeper.commands import apply as apply_command
 from patchkeeper.config import load_config
 from patchkeeper.series.engine import FileState, Workspace, apply_patch
 from patchkeeper.series.parse import parse_patch
+from patchkeeper.trees.results import APPLIED, FAILED, PARTIAL, ApplyResult
 
 #: The reference command of the issue; ``-N`` never reverses, ``-r -`` drops rejects.
 GNU_PATCH = ("patch", "-p1", "--fuzz", "0", "-N", "-s", "-r", "-", "--no-backup-if-mismatch")
@@ -380,7 +381,7 @@ def test_several_files_agree_with_gnu_patch(
     pristine = snapshot(work / "pk")
     config = load_config(downstream / "patchkeeper.toml")
     result = apply_command.run(config, target=work / "pk")
-    ours_ok = result.outcome == apply_command.APPLIED
+    ours_ok = result.outcome == APPLIED
     event(f"{style}: GNU {'applies' if gnu_ok else 'fails'}")
     if result.offsets:
         event("a hunk applied at an offset")
@@ -390,7 +391,7 @@ def test_several_files_agree_with_gnu_patch(
     if no_context_offset:
         write_tree(work / "gnu-offsets", target)
         no_context_offset = gnu_offsets(work / "gnu-offsets", downstream / "case.patch")
-    if context == 0 and gnu_ok and result.outcome == apply_command.PARTIAL:
+    if context == 0 and gnu_ok and result.outcome == PARTIAL:
         # README, Limits: a context-free insertion whose lines are already at its place
         # counts as applied, so the series is partially applied and apply refuses
         event("a hunk without context whose lines are there: partially applied")
@@ -407,11 +408,11 @@ def test_several_files_agree_with_gnu_patch(
         assert snapshot(work / "pk") == pristine, "a failed apply changed the target"
 
 
-def refused_for_no_context(result: apply_command.ApplyResult) -> bool:
+def refused_for_no_context(result: ApplyResult) -> bool:
     """Whether apply failed only on hunks without context that match at another line."""
     hunks = [hunk for failure in result.failures for hunk in failure.hunks]
     return (
-        result.outcome == apply_command.FAILED
+        result.outcome == FAILED
         and bool(hunks)
         and all(not failure.problem for failure in result.failures)
         and all(
@@ -513,9 +514,9 @@ def test_regression_agrees_with_gnu_patch(name: str, work: Path) -> None:
 
     assert gnu_ok == (expected is not None)
     if expected is None:  # refused; the wording (failed, partially applied) is apply's own
-        assert result.outcome != apply_command.APPLIED
+        assert result.outcome != APPLIED
         assert snapshot(work / "pk")[0] == before
     else:
-        assert result.outcome == apply_command.APPLIED
+        assert result.outcome == APPLIED
         assert snapshot(work / "gnu")[0] == expected
         assert snapshot(work / "pk") == snapshot(work / "gnu")

@@ -1,12 +1,18 @@
-"""``unapply``: reverse the whole series, last patch first, back to pristine."""
+"""``unapply``: reverse the whole series, last patch first, back to pristine.
+
+The operation, its refusals and the backup of ``--force`` are in ``trees/unapply_tree.py``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.commands.apply import run_unapply
+from patchkeeper.commands.common import overlay_files
 from patchkeeper.config import Config
+from patchkeeper.series.load import load_series
 from patchkeeper.trees.results import ApplyResult
+from patchkeeper.trees.tree import INSTALLED, check_paths, pristine_for, target_tree
+from patchkeeper.trees.unapply_tree import unapply_from_tree
 from patchkeeper.upstream.requirements import check_release_option
 
 
@@ -18,11 +24,36 @@ def run(
     pristine: str | None = None,
     force: bool = False,
 ) -> ApplyResult:
-    """Undo the series on the target, checked against the pristine reference.
+    """Undo the configured series on the target, checked against the pristine reference.
 
-    ``force`` undoes the series even over drifted files, keeping their bytes in a backup.
+    A target whose touched files drifted (undoing the series would not give the pristine
+    files) is refused, naming them; with ``force`` the series is undone anyway and the
+    drifted files' bytes from before are first copied to a backup directory
+    (:func:`patchkeeper.trees.backup.backup_files`), named in the result. A series only some
+    of whose patches are applied is undone for those patches when every patch is whole and a
+    pristine reference checks the result; a patch partly applied or in conflict is refused by
+    name (:func:`patchkeeper.trees.unapply_tree.unapply_from_tree`).
 
-    Raises: as :func:`patchkeeper.commands.apply.run_unapply`.
+    Raises:
+        PatchFormatError: the series or a patch is malformed.
+        TargetError: a patch path escapes the target, or the target is read-only.
+        LockError: another process holds the target.
+        FetchError: the pristine reference must be downloaded and cannot be.
     """
     check_release_option(pristine, "--pristine", config.upstream, config.source)
-    return run_unapply(config, target=target, python=python, pristine=pristine, force=force)
+    _, patches = load_series(config)
+    tree = target_tree(config, target, python)
+    check_paths(tree, patches)
+    # RECORD is read under the lock, after any roll-back (see verify.run).
+    from_record = tree.kind == INSTALLED and pristine is None
+    reference = None if from_record else pristine_for(config, tree, pristine)
+    return unapply_from_tree(
+        tree,
+        patches,
+        reference,
+        lambda: overlay_files(config, tree),
+        lock_timeout=config.lock_timeout,
+        backup_root=config.root,
+        force=force,
+        from_record=from_record,
+    )

@@ -5,7 +5,7 @@ pristine new tree (:func:`patchkeeper.audit.series_verdicts.judge_series`) and, 
 that did not apply at fuzz 0, :func:`patchkeeper.audit.verdicts.judge_patch` on the new side.
 ``port --continue`` replays the series with the resolution, and most of that work would come
 out the same: the audit does not depend on resolutions at all (``--continue`` refuses to go on
-when the series, a patch or the configuration changed, :func:`patchkeeper.commands.port.
+when the series, a patch or the configuration changed, :func:`patchkeeper.port.session.
 check_inputs`), and a patch's judgement depends only on
 
 - the patch's bytes,

@@ -1,0 +1,309 @@
+"""A port session: ``port`` started, ``--continue``d or ``--abort``ed under the downstream's lock.
+
+Every patch is carried onto the new pin in series order (:mod:`patchkeeper.port.rebase`),
+with the upstream history added as evidence. The first real conflict stops the session, like
+``git rebase``: its files wait in the work directory with conflict markers and their upstream
+cause (:mod:`patchkeeper.port.instructions`); ``--continue`` replays the series with the
+resolved files, refusing when an input changed since the start (:func:`check_inputs`);
+``--abort`` drops the work directory. When every patch is through, the new series is written
+(:func:`patchkeeper.port.finish.finish`) and the work directory removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.errors import ConfigError
+from patchkeeper.port.context import (
+    PortContext,
+    build_context,
+    configured_pin,
+    default_output,
+    stable_spec,
+)
+from patchkeeper.port.finish import DONE, STOPPED, finish, todo_items
+from patchkeeper.port.instructions import instructions
+from patchkeeper.port.memo import Memo, memo_key
+from patchkeeper.port.merge import Labels
+from patchkeeper.port.output import check_output
+from patchkeeper.port.rebase import Rebase, Step
+from patchkeeper.port.results import ABORTED, PortResult
+from patchkeeper.port.settings import port_settings
+from patchkeeper.port.workdir import (
+    PortState,
+    PortStateError,
+    WorkDir,
+    changed_inputs,
+    input_digests,
+)
+from patchkeeper.progress import note
+from patchkeeper.series.engine import FileState
+from patchkeeper.trees.downstream import journal_dir
+from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.upstream.requirements import check_release_option
+from patchkeeper.upstream.treesearch import TreeSearch
+
+
+def port_series(
+    config: Config,
+    *,
+    to: str | None = None,
+    source: str | None = None,
+    in_place: bool = False,
+    retire: bool = False,
+    upstream_repo: Path | None = None,
+    output: Path | None = None,
+    action: str = "port",
+) -> PortResult:
+    """Start a port (``action="port"``), go on with one stopped at a conflict
+    (``"continue"``) or drop it (``"abort"``), under the downstream's lock, after rolling back
+    any journaled write cut short (the port's own, a ``retire``'s or the ledger's).
+
+    ``to`` and ``source`` are the new and the old pin (a requirement ``NAME==VERSION`` or a
+    directory; ``source`` defaults to the configured pin); ``output`` is the new series'
+    directory (default: beside the series directory, named after the new pin), unless
+    ``in_place``; ``retire`` records retirements in the ledger (with ``in_place`` only);
+    ``upstream_repo`` is a git checkout of the upstream whose history is the evidence.
+
+    Returns:
+        The port's result: ``done`` (the new series written, the work directory removed),
+        ``stopped`` (the conflict's files waiting in the work directory) or ``aborted``.
+
+    Raises:
+        ConfigError: ``--to`` is missing, ``--retire`` without ``--in-place`` or a ledger.
+        PortStateError: a port is (or is not) in progress.
+        UnresolvedError: ``--continue`` with conflict markers left.
+        PortStateError: ``--continue`` after the series, a patch or the configuration
+            changed since the port started (see :func:`check_inputs`).
+        PatchFormatError, FetchError, TargetError, GitError: as their names say.
+    """
+    settings = port_settings(config)
+    work = WorkDir(settings.work_dir)
+    with locked(config.root, config.lock_timeout, "the downstream's port"):
+        recover(work.journal, config.root)
+        recover(journal_dir(config), config.root)  # a retire or ledger write cut short
+        if action == "abort":
+            state = work.load()
+            work.remove()
+            return PortResult("abort", ABORTED, state.series, work_dir=str(work.root))
+        if action == "continue":
+            return _continue(config, work)
+        return _start(config, work, to, source, in_place, retire, upstream_repo, output)
+
+
+def _evidence(ctx: PortContext, step: Step) -> Step:
+    """Add the upstream history to a step: references, and causes of failed hunks."""
+    if ctx.history is None:
+        return step
+    patch = next(p for p in ctx.patches if p.name == step.record.name)
+    references = tuple(ctx.history.references(patch))
+    causes = []
+    failed = {(h.path, h.index) for h in step.record.failed_hunks}
+    for diff in patch.files:
+        for hunk in diff.hunks:
+            if (diff.path, hunk.index) in failed:
+                causes.append(ctx.history.cause(diff.path, hunk))
+    step.record = replace(step.record, references=references, causes=tuple(causes))
+    return step
+
+
+def _port(ctx: PortContext) -> tuple[list[Step], int | None]:
+    return _port_with(ctx, ctx.work.resolutions())
+
+
+def _port_with(
+    ctx: PortContext, resolutions: Mapping[str, Mapping[str, FileState | None]]
+) -> tuple[list[Step], int | None]:
+    note(
+        f"porting {len(ctx.patches)} patches from {ctx.old_version or ctx.state.old} to "
+        f"{ctx.new_version} ..."
+    )
+    labels = Labels(
+        f"new pin {ctx.new_version}", f"old pin {ctx.old_version or ctx.state.old}", "patch"
+    )
+    memo = Memo.load(ctx.work.root, memo_key([ctx.old.label, ctx.new.label]))
+    rebase = Rebase(
+        ctx.patches,
+        ctx.old.reader(),
+        ctx.new.reader(),
+        TreeSearch(ctx.new.base, ctx.new.label),
+        ctx.new_version,
+        labels,
+        resolutions,
+        pin=TreeSearch(ctx.old.base, ctx.old.label),
+        memo=memo,
+    )
+    steps, stopped = rebase.run()
+    ctx.memo = memo
+    if ctx.history is not None:
+        note(f"looking up upstream history in {ctx.history.label} ...")
+    return [_evidence(ctx, step) for step in steps], stopped
+
+
+def _write_conflict(ctx: PortContext, step: Step) -> None:
+    patch = next(p for p in ctx.patches if p.name == step.record.name)
+    history = ctx.history.label if ctx.history else None
+    text = instructions(step.record, ctx.work.root, f"the new pin {ctx.new_version}", history)
+    ctx.work.write_conflict(patch, step.merges, step.base, step.old, step.patched, text)
+
+
+# --------------------------------------------------------------------------- finishing
+
+
+def _result(
+    ctx: PortContext,
+    action: str,
+    steps: list[Step],
+    stopped: int | None,
+    where: str | None = None,
+    retired: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
+) -> PortResult:
+    records = [step.record for step in steps]
+    outcome = STOPPED if stopped is not None else DONE
+    return PortResult(
+        action=action,
+        outcome=outcome,
+        series=ctx.state.series,
+        source=ctx.old.label,
+        target=ctx.new.label,
+        source_version=ctx.old_version,
+        target_version=ctx.new_version,
+        patches=tuple(records),
+        stopped_at=records[stopped].name if stopped is not None else None,
+        work_dir=str(ctx.work.root) if stopped is not None else None,
+        output=where,
+        in_place=ctx.state.in_place,
+        retired=retired,
+        history=ctx.history.label if ctx.history else None,
+        todo=tuple(todo_items(ctx, records, outcome, where)) + extra,
+    )
+
+
+def _conclude(ctx: PortContext, action: str, steps: list[Step], stopped: int | None) -> PortResult:
+    if stopped is not None:
+        if not ctx.work.exists:
+            ctx.state = replace(ctx.state, inputs=_inputs(ctx))
+            ctx.work.start(ctx.state, ctx.series, ctx.patches)
+        ctx.work.save(replace(ctx.state, stopped=steps[stopped].record.name))
+        if ctx.memo is not None:
+            ctx.memo.save(ctx.work.root)
+        _write_conflict(ctx, steps[stopped])
+        return _result(ctx, action, steps, stopped)
+    where, retired, extra = finish(ctx, steps)
+    ctx.work.remove()
+    return _result(ctx, action, steps, None, where, retired, extra)
+
+
+def _inputs(ctx: PortContext) -> dict[str, str]:
+    """The sha256 of every file the port read as it started: the series, the patches (the
+    bytes it parsed), the configuration."""
+    files = {ctx.series.path: ctx.series.path.read_bytes()}
+    files.update((patch.path, patch.raw) for patch in ctx.patches)
+    if ctx.config.source is not None:
+        files[ctx.config.source] = ctx.config.source.read_bytes()
+    return input_digests(files)
+
+
+def check_inputs(config: Config, work: WorkDir, state: PortState) -> None:
+    """Refuse to go on when an input of the port changed since it started: the port replays
+    from its copy in ``original/`` and would silently overwrite (in place) or leave out the
+    edit (the user-test report, bug 4).
+
+    Raises:
+        PortStateError: naming each changed file, relative to the downstream.
+    """
+    changed = changed_inputs(state.inputs or {})
+    if not changed:
+        return
+    names = ", ".join(f"{_shown(path, config.root)} ({how})" for path, how in changed)
+    raise PortStateError(
+        f"the port's inputs changed since it started: {names}",
+        path=work.root,
+        hint=f"the port carries the series as it was then (copied in {work.root / 'original'}) "
+        "and would lose the change: undo it and run 'patchkeeper port --continue' again, or "
+        "run 'patchkeeper port --abort' and start the port again to carry the changed series",
+    )
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# --------------------------------------------------------------------------- starting and going on
+
+
+def _start(
+    config: Config,
+    work: WorkDir,
+    to: str | None,
+    source: str | None,
+    in_place: bool,
+    retire: bool,
+    upstream_repo: Path | None,
+    output: Path | None,
+) -> PortResult:
+    if work.exists:
+        work.load()
+        raise PortStateError(
+            "a port is already in progress",
+            path=work.root,
+            hint="run 'patchkeeper port --continue' or 'patchkeeper port --abort'",
+        )
+    if not to:
+        raise ConfigError("port needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
+    check_release_option(to, "--to", config.upstream, config.source)
+    check_release_option(source, "--from", config.upstream, config.source)
+    if retire:
+        _check_retire(config, in_place)
+    state = PortState(
+        series=str(config.series),
+        old=stable_spec(source or configured_pin(config)),
+        new=stable_spec(to),
+        in_place=in_place,
+        retire=retire,
+        output=None,
+        upstream_repo=str(upstream_repo.resolve()) if upstream_repo else None,
+    )
+    ctx = build_context(config, state, work, config.series)
+    if not in_place:
+        out = output.resolve() if output else default_output(config.series.parent, ctx)
+        check_output(out)
+        ctx.state = replace(state, output=str(out))
+    steps, stopped = _port(ctx)
+    return _conclude(ctx, "port", steps, stopped)
+
+
+def _check_retire(config: Config, in_place: bool) -> None:
+    if not in_place:
+        raise ConfigError(
+            "--retire records retirements in the ledger of the series in use",
+            hint="use it with --in-place, or retire later with 'patchkeeper retire'",
+        )
+    from patchkeeper.ledger.settings import ledger_settings
+
+    ledger_file = ledger_settings(config).file
+    if not Path(ledger_file).is_file():
+        raise ConfigError(
+            "--retire needs the ledger file, which does not exist",
+            path=ledger_file,
+            hint="create it with 'patchkeeper ledger', or port without --retire",
+        )
+
+
+def _continue(config: Config, work: WorkDir) -> PortResult:
+    state = work.load()
+    check_inputs(config, work, state)
+    name, resolved = work.read_resolution()
+    ctx = build_context(config, state, work, work.original_series())
+    resolutions = {**work.resolutions(), name: resolved}
+    labels_ctx = ctx
+    steps, stopped = _port_with(labels_ctx, resolutions)
+    work.save_resolution(name, resolved)
+    return _conclude(ctx, "continue", steps, stopped)

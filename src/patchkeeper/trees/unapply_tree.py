@@ -1,0 +1,250 @@
+"""Undoing a series on a tree, last patch first, checked against the pristine reference.
+
+A target whose touched files drifted is refused, naming them, unless forced (the drifted
+files' bytes are then kept in a backup first, ``trees/backup.py``); a series only some of
+whose patches are applied is undone for those when every patch is whole and a pristine
+reference checks the result; overlay files are put back as the pristine reference has them.
+On an installed distribution, ``RECORD`` and ``patchkeeper.json`` are restored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from patchkeeper.errors import TargetError
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.model import Patch
+from patchkeeper.trees.apply_tree import file_changes, write_changes
+from patchkeeper.trees.backup import backup_files
+from patchkeeper.trees.results import (
+    ALREADY_PRISTINE,
+    DRIFTED,
+    PARTIAL,
+    UNAPPLIED,
+    ApplyResult,
+)
+from patchkeeper.trees.transaction import Change, locked, recover
+from patchkeeper.trees.tree import INSTALLED, Pristine, Tree, record_pristine
+
+if TYPE_CHECKING:
+    from patchkeeper.trees.applied import SeriesState
+
+
+def unapply_from_tree(
+    tree: Tree,
+    patches: list[Patch],
+    reference: Pristine | None,
+    overlays: Callable[[], dict[str, bytes]],
+    *,
+    lock_timeout: float,
+    backup_root: Path,
+    force: bool = False,
+    from_record: bool = False,
+) -> ApplyResult:
+    """Undo ``patches`` (the series, in order) on ``tree``, checked against ``reference``.
+
+    ``reference`` is the pristine upstream (``None``: none is available, the result is
+    unchecked); with ``from_record`` it is instead read from the installed distribution's
+    ``RECORD`` under the lock, after any interrupted transaction was rolled back.
+    ``overlays`` is called once, under the lock, only when the series can be undone; it
+    returns patch path -> the overlay's bytes. Drifted files are refused unless ``force``,
+    which first copies them to a new directory under ``backup_root/.patchkeeper/backup/``
+    (:func:`patchkeeper.trees.backup.backup_files`), named in the result.
+    ``lock_timeout`` is in seconds.
+
+    Returns:
+        An ``unapply`` result whose outcome is ``unapplied`` (``patches``: the names undone;
+        ``changed``: the patch paths written), ``already pristine``, ``partially applied``
+        (a patch partly applied or in conflict, or only some applied and no reference) or
+        ``drifted`` (files or overlay files changed outside the series); nothing is written
+        unless ``unapplied``.
+
+    Raises:
+        LockError: another process holds the target.
+        TargetError: the target or the backup cannot be written, or an overlay replaced an
+            upstream file whose pristine bytes are unknown.
+    """
+    names = tuple(p.name for p in patches)
+    with locked(tree.state_dir, lock_timeout, tree.label):
+        recovery = recover(tree.journal_dir, tree.root)
+        if from_record:
+            reference = record_pristine(tree)[0]
+        from patchkeeper.trees.applied import series_state
+
+        ws = Workspace(tree.reader())
+        state = series_state(ws, patches, reference)
+        if state.none_applied and not state.drifted:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                ALREADY_PRISTINE,
+                names,
+                state=state,
+                recovery=recovery,
+                note="nothing was changed",
+            )
+        whole = _whole_patches(state, reference)
+        if whole is None:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                PARTIAL,
+                names,
+                state=state,
+                recovery=recovery,
+                note=_partial_refusal(state, reference),
+            )
+        drifted = [check.path for check in state.drifted]
+        if drifted and not force:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                DRIFTED,
+                names,
+                state=state,
+                recovery=recovery,
+                note=_drift_refusal(drifted),
+            )
+        files = overlays()
+        edited = _edited_overlays(ws, files)
+        if edited:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                DRIFTED,
+                names,
+                state=state,
+                recovery=recovery,
+                note="overlay files were edited in the target; undoing the series would lose "
+                "the edits; nothing was changed",
+                edited_overlays=edited,
+            )
+        _remove_overlays(ws, files, reference, tree)
+        changes = ws.changes()
+        extra = _unrecord_changes(tree) if tree.kind == INSTALLED else []
+        backup = backup_files(tree, drifted, backup_root) if drifted else None
+        try:
+            write_changes(tree, file_changes(tree, changes), extra)
+        except BaseException:
+            if backup is not None:
+                import shutil
+
+                shutil.rmtree(backup, ignore_errors=True)
+            raise
+    note = "" if reference else "no pristine reference was available: the result is unchecked"
+    if len(whole) < len(names):
+        left = [name for name in names if name not in whole]
+        note = (
+            f"not applied, so left as they were: {', '.join(left)}; the target is pristine "
+            "again (checked against the pristine reference)"
+        )
+    if backup is not None:
+        note = (
+            f"the series was undone anyway (--force); these files still differ from pristine: "
+            f"{', '.join(drifted)}; their bytes from before are saved in {backup}"
+        )
+    return ApplyResult(
+        "unapply",
+        tree.label,
+        UNAPPLIED,
+        whole,
+        tuple(sorted(changes)),
+        recovery=recovery,
+        note=note,
+        backup=str(backup) if backup is not None else "",
+    )
+
+
+def _unrecord_changes(tree: Tree) -> list[Change]:
+    """RECORD and patchkeeper.json updates for an unapply on an installed distribution."""
+    from patchkeeper.trees.installed import AppliedRecord, read_record_bytes, without_record_rows
+
+    dist = tree.dist
+    assert dist is not None
+    applied = AppliedRecord.load(dist.applied_record_path)
+    if applied is None:
+        return []
+    drop = set(applied.created) | {dist.record_key(dist.applied_record_path)}
+    return [
+        Change(dist.applied_record_path, None),
+        Change(dist.record_path, without_record_rows(read_record_bytes(dist), drop)),
+    ]
+
+
+def _remove_overlays(
+    ws: Workspace, overlays: dict[str, bytes], pristine: Pristine | None, tree: Tree
+) -> None:
+    """Put back what the overlays replaced: nothing where pristine has no file, else its bytes.
+
+    Raises:
+        TargetError: an overlay replaced an upstream file whose pristine bytes are unknown
+            (an installed distribution's ``RECORD`` has only hashes).
+    """
+    for path in overlays:
+        if pristine is None or pristine.expected_sha256(path) is None:
+            ws.set(path, None)
+            continue
+        original = pristine.read(path)
+        if original is None:
+            raise TargetError(
+                f"the overlay file {path} replaced an upstream file whose pristine bytes are "
+                "unknown here",
+                path=tree.path_of(path),
+                hint="pass --pristine DIR|REQUIREMENT, or reinstall the upstream",
+            )
+        ws.set(path, original)
+
+
+def _edited_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[str, ...]:
+    """The overlay files the target holds with other bytes than the overlay's: drift, as an
+    edited patched file is (an overlay file the target lacks is not: nothing would be lost)."""
+    edited = []
+    for path, data in sorted(overlays.items()):
+        current = ws.original(path)
+        if current is not None and current.data != data:
+            edited.append(path)
+    return tuple(edited)
+
+
+def _whole_patches(state: SeriesState, reference: Pristine | None) -> tuple[str, ...] | None:
+    """The names of the applied patches when ``unapply`` can undo exactly those: every patch
+    of the series is whole (applied or not applied, none partially or in conflict); a series
+    only some of whose patches are applied (one in the middle undone by hand) needs the
+    pristine reference, which checks that undoing the applied ones gives the pristine files.
+    ``None`` when it cannot."""
+    from patchkeeper.trees.applied import APPLIED as APPLIED_STATE
+    from patchkeeper.trees.applied import NOT_APPLIED
+
+    if state.all_applied:
+        return tuple(p.name for p in state.patches)
+    if reference is None or any(p.state not in (APPLIED_STATE, NOT_APPLIED) for p in state.patches):
+        return None
+    return tuple(p.name for p in state.patches if p.state == APPLIED_STATE)
+
+
+def _partial_refusal(state: SeriesState, reference: Pristine | None) -> str:
+    from patchkeeper.trees.applied import CONFLICT
+    from patchkeeper.trees.applied import PARTIAL as PARTIAL_STATE
+
+    broken = [p.name for p in state.patches if p.state in (PARTIAL_STATE, CONFLICT)]
+    if broken:
+        return (
+            f"nothing was changed: {', '.join(broken)} is neither applied nor undone (see "
+            "'patchkeeper status'); undo its applied hunks by hand, or reinstall the upstream"
+        )
+    return (
+        "nothing was changed: only some patches are applied, and without a pristine reference "
+        "undoing them cannot be checked; give --pristine (a directory or NAME==PIN), or "
+        "reinstall the upstream"
+    )
+
+
+def _drift_refusal(drifted: list[str]) -> str:
+    return (
+        "undoing the series would not give the pristine files; nothing was changed\n"
+        f"changed outside the series: {', '.join(drifted)}\n"
+        "restore them from the upstream, or run 'patchkeeper unapply --force' to undo the "
+        "series anyway (their current bytes are kept in a backup directory first)"
+    )
