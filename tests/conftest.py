@@ -100,6 +100,12 @@ def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     exact outputs), no colour switch (README, "Terminal output")."""
     for name in ("COLUMNS", "NO_COLOR", "PATCHKEEPER_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
+    # GNU readline (imported by pytest's debugging plugin) exports COLUMNS/LINES into the
+    # process's C environment when it starts (rl_change_environment), which os.environ
+    # never sees: a subprocess inherited COLUMNS=80 and wrapped its output.
+    for name in ("COLUMNS", "LINES"):
+        if name not in os.environ:
+            os.unsetenv(name)
 
 
 @dataclass
