@@ -111,6 +111,73 @@ def test_zero_context_removal_at_an_offset_is_refused(tmp_path) -> None:
     )
 
 
+def test_zero_context_post_image_in_place_with_its_pre_image_elsewhere_is_refused(
+    tmp_path,
+) -> None:
+    """``@@ -1 +1 @@`` ``-b``/``+a`` on ``a``, ``b``: the post-image ``a`` is at line 1, but
+    the pre-image ``b`` is at line 2, where GNU patch applies the hunk forward (offset +1).
+    Without context nothing tells the two apart, so it is not "already applied"; and
+    nothing undoes it into ``b``, ``b``, which is not the pristine file."""
+    patch = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-b\n+a\n"
+    ds = make_downstream(tmp_path, {"f": b"a\nb\n"}, {"p.patch": patch})
+    before = tree_state(ds.target)
+    outcome = run(ds, "apply")
+    assert outcome.code == 1
+    assert outcome.out.splitlines() == [
+        f"p.patch does not apply to directory {ds.target}",
+        "  f:",
+        "    hunk #1 @@ -1 +1 @@  (patch line 3)",
+        "      expected at line 1; closest match at line 2: 1 of 1 lines match",
+        "      every line matches at line 2, and the lines it puts in are already at line 1, "
+        "where its header puts them; the hunk has no context lines (diff -U0), so it cannot "
+        "tell whether it is applied or belongs at line 2 (where GNU patch applies it); "
+        "regenerate the patch with context (diff -U3), or give a pristine reference "
+        "(status --pristine DIR, or 'pristine' in the configuration)",
+        "nothing was changed",
+    ]
+    assert tree_state(ds.target) == before
+    verify = run(ds, "verify")
+    assert verify.code == 1
+    assert verify.out.splitlines()[1:] == [
+        "  conflict  p.patch",
+        "    p.patch: f hunk #1 not applied",
+        "not ok: 0 of 1 patches applied, 0 files drifted",
+    ]
+    unapply = run(ds, "unapply")
+    assert unapply.code == 1
+    assert unapply.out.splitlines() == [
+        f"unapply: the series is partially applied on directory {ds.target}",
+        "  conflict  p.patch",
+        "    p.patch: f hunk #1 not applied",
+        "nothing was changed: p.patch is neither applied nor undone (see 'patchkeeper "
+        "status'); undo its applied hunks by hand, or reinstall the upstream",
+    ]
+    assert tree_state(ds.target) == before
+
+
+def test_zero_context_post_image_in_place_with_its_pre_image_nowhere_is_applied(
+    tmp_path,
+) -> None:
+    """The same hunk on ``a``, ``c`` (pristine ``b``, ``c``): its pre-image occurs nowhere,
+    so applying it forward is impossible anyway (GNU patch too calls it "previously
+    applied"); it is applied, and undoing it gives the pristine file back."""
+    patch = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-b\n+a\n"
+    ds = make_downstream(tmp_path, {"f": b"b\nc\n"}, {"p.patch": patch})
+    (ds.target / "f").write_bytes(b"a\nc\n")
+    outcome = run(ds, "apply")
+    assert (outcome.code, outcome.out.splitlines()) == (
+        0,
+        [
+            f"apply: the series is already applied on directory {ds.target}",
+            "nothing was changed",
+        ],
+    )
+    assert (ds.target / "f").read_bytes() == b"a\nc\n"
+    assert run(ds, "verify").code == 0
+    assert run(ds, "unapply").code == 0
+    assert (ds.target / "f").read_bytes() == b"b\nc\n"
+
+
 def test_zero_context_hunks_in_place_round_trip(tmp_path) -> None:
     """The same kind of hunks at their header's lines apply, verify and undo exactly."""
     patch = b"--- a/f\n+++ b/f\n@@ -2 +1,0 @@\n-x\n@@ -4,0 +4 @@\n+new\n"

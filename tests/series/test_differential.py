@@ -392,8 +392,9 @@ def test_several_files_agree_with_gnu_patch(
         write_tree(work / "gnu-offsets", target)
         no_context_offset = gnu_offsets(work / "gnu-offsets", downstream / "case.patch")
     if context == 0 and gnu_ok and result.outcome == PARTIAL:
-        # README, Limits: a context-free insertion whose lines are already at its place
-        # counts as applied, so the series is partially applied and apply refuses
+        # README, Limits: a context-free hunk whose new lines are at its place and whose old
+        # lines occur nowhere counts as applied, so the series is partially applied and
+        # apply refuses
         event("a hunk without context whose lines are there: partially applied")
         assert snapshot(work / "pk") == pristine, "a refused apply changed the target"
         return

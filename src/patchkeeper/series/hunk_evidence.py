@@ -86,8 +86,10 @@ def refusal_note(failure: HunkFailure) -> str:
     than leading means "at the end of the file"; and a hunk may not start inside the lines
     the previous hunk of the file consumed. A hunk without context (``diff -U0``) applies
     only at the line its header names, and one that leaves its last line without a newline
-    only at the end of the file. A hunk that would match but for its line endings says so
-    (GNU patch: "different line endings").
+    only at the end of the file; when its post-image already stands there too, it may be
+    applied or not, and only context or a pristine reference can tell (see ``unprovable``
+    in trees/applied.py). A hunk that would match but for its line endings says so (GNU
+    patch: "different line endings").
     """
     if failure.endings:
         return failure.endings
@@ -110,6 +112,15 @@ def refusal_note(failure: HunkFailure) -> str:
     if closest is None or closest.matching != closest.total:
         return ""
     hunk = failure.hunk
+    if not hunk.has_context and failure.done_at is not None:
+        return (
+            f"every line matches at line {closest.line}, and the lines it puts in are already "
+            f"at line {failure.done_at}, where its header puts them; the hunk has no context "
+            "lines (diff -U0), so it cannot tell whether it is applied or belongs at line "
+            f"{closest.line} (where GNU patch applies it); regenerate the patch with context "
+            "(diff -U3), or give a pristine reference (status --pristine DIR, or 'pristine' "
+            "in the configuration)"
+        )
     if not hunk.has_context:
         return (
             f"every line matches at line {closest.line}, but the hunk has no context lines "

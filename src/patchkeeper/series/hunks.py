@@ -87,12 +87,17 @@ class HunkFailure:
         endings: when the hunk would apply but for its line endings, the mismatch in words
             (``"the file's lines end in CRLF, the patch's in LF"``, GNU patch's "different
             line endings"), else ``""``.
+        done_at: for a hunk without context lines whose replacement (the post-image when
+            applying) already stands at the line its header names, that 1-based line, else
+            ``None``: it may be applied, or its lines may be elsewhere, and the hunk cannot
+            tell which.
     """
 
     hunk: Hunk
     expected_line: int
     closest: ClosestMatch | None
     endings: str = ""
+    done_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -447,7 +452,10 @@ def patch_lines(
             if file_crlf is None:  # once per file: only a failure needs it
                 file_crlf = any(line.endswith(b"\r\n") for line in lines)
             endings = line_ending_mismatch(lines, hunk, reverse, file_crlf=file_crlf)
-            failures.append(HunkFailure(hunk, guess, closest, endings))
+            done_at = None
+            if not hunk.has_context and images(hunk, not reverse)[0]:
+                done_at = locate(lines, hunk, reverse=not reverse, in_offset=in_offset)
+            failures.append(HunkFailure(hunk, guess, closest, endings, done_at))
             continue
         pattern, _ = images(hunk, reverse)
         in_offset = where - expected

@@ -110,15 +110,50 @@ class SeriesState:
         return tuple(f for f in self.files if f.drifted)
 
 
-def unprovable(diff: FileDiff, hunk: Hunk) -> bool:
-    """A hunk whose being applied the tree cannot show: no context and nothing added (a
-    ``diff -U0`` removal) in a file the diff keeps (a deleted file shows it by its absence).
-    Only a pristine reference can confirm it."""
-    return not diff.is_deletion and not hunk.has_context and not hunk.post_image
+def unprovable(diff: FileDiff, hunk: Hunk, lines: Sequence[bytes]) -> bool:
+    """A hunk whose being applied the tree cannot show, so that only a pristine reference can
+    confirm it: a hunk without context lines (``diff -U0``) in a file the diff neither
+    deletes nor creates (a deleted file shows it by its absence, a created one by its
+    presence) that either adds nothing, or whose pre-image occurs somewhere in the file's
+    ``lines`` (an empty pre-image occurs everywhere).
+
+    Such a hunk finds its post-image only at the line its header names, which shows where
+    it would be, not that it was put there: ``-b``/``+a`` at line 1 of ``a``, ``b`` finds
+    ``a`` at line 1, yet GNU patch applies it forward at offset +1. GNU patch tries forward
+    first, with its offset search, and calls a patch "reversed (or previously applied)" only
+    when forward fails everywhere (``patch.c``, ``locate_hunk``); with no context, forward
+    fails everywhere exactly when the pre-image occurs nowhere in the file. So a post-image
+    at its place proves the hunk applied only then; otherwise the hunk is ambiguous.
+
+    Args:
+        diff: the hunk's file diff.
+        hunk: the hunk.
+        lines: the file's lines as the hunk is judged (bytes with their line endings).
+    """
+    if diff.is_deletion or diff.is_creation or hunk.has_context:
+        return False
+    return not hunk.post_image or _occurs(lines, hunk.pre_image)
 
 
-def _has_unprovable(patch: Patch) -> bool:
-    return any(unprovable(diff, hunk) for diff in patch.files for hunk in diff.hunks)
+def _occurs(lines: Sequence[bytes], pattern: Sequence[bytes]) -> bool:
+    """Whether ``pattern`` equals consecutive ``lines`` somewhere (an empty one always)."""
+    if not pattern:
+        return True
+    size = len(pattern)
+    head = pattern[0]
+    return any(
+        line == head and tuple(lines[start : start + size]) == tuple(pattern)
+        for start, line in enumerate(lines)
+    )
+
+
+def _unprovable_hunks(ws: Workspace, patch: Patch) -> frozenset[tuple[str, int]]:
+    """The :func:`unprovable` hunks of ``patch`` on ``ws``, as ``(path, hunk index)``."""
+    return frozenset(
+        (diff.path, hunk.index)
+        for diff, state, hunk in _hunks_on_files(ws, patch)
+        if unprovable(diff, hunk, state.lines)
+    )
 
 
 def _hunk_refs(
@@ -139,8 +174,10 @@ def _hunk_refs(
             if reverse and not hunk.post_image and state is not None:
                 # A hunk that leaves nothing (a deletion without context) "matches" anywhere
                 # when reversed: it is applied only if the lines it removes are gone.
-                gone = locate(lines, hunk) is None and (confirm or not unprovable(diff, hunk))
+                gone = locate(lines, hunk) is None
                 where = first_line_after_removal(hunk) if gone else None
+            if reverse and not confirm and unprovable(diff, hunk, lines):
+                where = None
             ref = HunkRef(path, hunk.index, hunk.header, where)
             (found if where is not None else missing).append(ref)
     return found, missing
@@ -217,7 +254,7 @@ def patch_state(
     its files then differ from pristine); without one, such a patch is never applied.
     """
     ambiguous = _removals_still_there(ws, patch, deletions_only=confirm) or (
-        not confirm and _has_unprovable(patch)
+        not confirm and bool(_unprovable_hunks(ws, patch))
     )
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous)
     if undone.ok and not ambiguous:
@@ -305,13 +342,14 @@ def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | N
     snapshot = ws.snapshot()
     doubtful: set[str] = set()
     while True:
-        states, checks = _walk(ws, patches, pristine, doubtful)
+        states, checks, unproven = _walk(ws, patches, pristine, doubtful)
+        drifted = {c.path for c in checks if c.drifted}
         taken_back = {
             patch.name
             for patch, state in zip(patches, states)
             if state.state == CONFLICT
             and patch.name not in doubtful
-            and _unconfirmed_hunks(patch, checks)
+            and any(path in drifted for path, _ in unproven[patch.name])
         }
         if not taken_back:
             break
@@ -324,13 +362,20 @@ def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | N
 
 def _walk(
     ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None, doubtful: set[str]
-) -> tuple[list[PatchState], tuple[FileCheck, ...]]:
+) -> tuple[list[PatchState], tuple[FileCheck, ...], dict[str, frozenset[tuple[str, int]]]]:
     """One backward walk (see :func:`series_state`); the patches named in ``doubtful`` are
-    judged as if no pristine reference could confirm them."""
+    judged as if no pristine reference could confirm them.
+
+    Returns:
+        ``(states, checks, unproven)``: ``unproven`` maps each patch's name to its
+        :func:`unprovable` hunks, ``(path, hunk index)``, on the content it was judged on.
+    """
     states: list[PatchState] = []
+    unproven: dict[str, frozenset[tuple[str, int]]] = {}
     for index in range(len(patches) - 1, -1, -1):
         patch = patches[index]
         confirm = pristine is not None and patch.name not in doubtful
+        unproven[patch.name] = _unprovable_hunks(ws, patch)
         before = ws.snapshot()
         state, _ = patch_state(ws, patch, confirm=confirm)
         if state.state == PARTIAL:
@@ -351,13 +396,9 @@ def _walk(
             actual = sha256_hex(current.data) if current is not None else None
             expected = pristine.expected_sha256(path)
             checks.append(FileCheck(path, actual != expected, expected, actual))
-        states = _unconfirmed(patches, states, {c.path for c in checks if c.drifted})
-    return states, tuple(checks)
-
-
-def _unconfirmed_hunks(patch: Patch, checks: tuple[FileCheck, ...]) -> bool:
-    drifted = {c.path for c in checks if c.drifted}
-    return any(unprovable(d, h) and d.path in drifted for d in patch.files for h in d.hunks)
+        drifted = {c.path for c in checks if c.drifted}
+        states = _unconfirmed(patches, states, drifted, unproven)
+    return states, tuple(checks), unproven
 
 
 #: The sha256 of no bytes: an empty file.
@@ -365,10 +406,14 @@ EMPTY_SHA256 = sha256_hex(b"")
 
 
 def _unconfirmed(
-    patches: Sequence[Patch], states: list[PatchState], drifted: set[str]
+    patches: Sequence[Patch],
+    states: list[PatchState],
+    drifted: set[str],
+    unproven: dict[str, frozenset[tuple[str, int]]],
 ) -> list[PatchState]:
-    """Take back *applied* from a patch whose :func:`unprovable` hunks were undone on a file
-    that then differs from pristine: nothing showed those hunks applied (a conflict)."""
+    """Take back *applied* from a patch whose :func:`unprovable` hunks (``unproven``, by
+    patch name) were undone on a file that then differs from pristine: nothing showed
+    those hunks applied (a conflict)."""
     out = list(states)
     for index, (patch, state) in enumerate(zip(patches, states)):
         if state.state != APPLIED:
@@ -377,7 +422,7 @@ def _unconfirmed(
             HunkRef(diff.path, hunk.index, hunk.header)
             for diff in patch.files
             for hunk in diff.hunks
-            if unprovable(diff, hunk) and diff.path in drifted
+            if (diff.path, hunk.index) in unproven[patch.name] and diff.path in drifted
         ]
         if doubtful:
             keys = {(ref.path, ref.index) for ref in doubtful}
