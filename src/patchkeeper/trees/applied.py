@@ -130,9 +130,15 @@ def unprovable(diff: FileDiff, hunk: Hunk, lines: Sequence[bytes]) -> bool:
         hunk: the hunk.
         lines: the file's lines as the hunk is judged (bytes with their line endings).
     """
-    if diff.is_deletion or diff.is_creation or hunk.has_context:
+    if not _without_context(diff, hunk):
         return False
     return not hunk.post_image or _occurs(lines, hunk.pre_image)
+
+
+def _without_context(diff: FileDiff, hunk: Hunk) -> bool:
+    """A hunk without context lines in a file the diff neither deletes nor creates: the
+    hunks :func:`unprovable` looks at (decided without reading the file)."""
+    return not (diff.is_deletion or diff.is_creation or hunk.has_context)
 
 
 def _occurs(lines: Sequence[bytes], pattern: Sequence[bytes]) -> bool:
@@ -149,6 +155,8 @@ def _occurs(lines: Sequence[bytes], pattern: Sequence[bytes]) -> bool:
 
 def _unprovable_hunks(ws: Workspace, patch: Patch) -> frozenset[tuple[str, int]]:
     """The :func:`unprovable` hunks of ``patch`` on ``ws``, as ``(path, hunk index)``."""
+    if not any(_without_context(diff, hunk) for diff in patch.files for hunk in diff.hunks):
+        return frozenset()  # the common case: no file of the patch is read or split
     return frozenset(
         (diff.path, hunk.index)
         for diff, state, hunk in _hunks_on_files(ws, patch)
