@@ -132,6 +132,23 @@ def inventory(requirement: str):
     return scan_plugin(settings), root
 
 
+def vllm_trees(pair: dict[str, str]) -> tuple:
+    """The pair's old and new vLLM sdist trees (fetched into the cache once)."""
+    return tuple(
+        UpstreamTree(Path(fetch_requirement(f"vllm=={pair[k]}", kind="sdist").root), ("vllm",))
+        for k in ("vllm_old", "vllm_new")
+    )
+
+
+def entries_by_target(scanned) -> dict:
+    """The inventory's entries by ``(target, key)`` (a list each: one target may be patched
+    in several places)."""
+    by_target = defaultdict(list)
+    for entry in scanned.inventory.entries:
+        by_target[(entry.target, entry.key)].append(entry)
+    return by_target
+
+
 def entry_id(entry, patch_directory: str) -> str:
     """``file-under-the-patch-directory::target[key]``: the name of an entry in a truth file."""
     file = entry.file.removeprefix(patch_directory + "/")
@@ -226,14 +243,9 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
         "vllm_old": pinned_vllm(old_root),
         "vllm_new": pinned_vllm(new_root),
     }
-    trees = tuple(
-        UpstreamTree(Path(fetch_requirement(f"vllm=={pair[k]}", kind="sdist").root), ("vllm",))
-        for k in ("vllm_old", "vllm_new")
-    )
+    trees = vllm_trees(pair)
     patch_dir = old.inventory.patch_directory
-    by_target = defaultdict(list)
-    for entry in new.inventory.entries:
-        by_target[(entry.target, entry.key)].append(entry)
+    by_target = entries_by_target(new)
     new_registrations, old_registrations = registrations(new_root), registrations(old_root)
     hooks = platform_methods(new_root)
     hooks = {k: v for k, v in hooks.items() if k not in platform_methods(old_root)}
@@ -322,14 +334,9 @@ def review(truth_file: Path) -> list[str]:
     pair = tomllib.loads(text)["pair"]
     old, old_root = inventory(f"vllm-ascend=={pair['plugin_old']}")
     new, new_root = inventory(f"vllm-ascend=={pair['plugin_new']}")
-    trees = tuple(
-        UpstreamTree(Path(fetch_requirement(f"vllm=={pair[k]}", kind="sdist").root), ("vllm",))
-        for k in ("vllm_old", "vllm_new")
-    )
+    trees = vllm_trees(pair)
     patch_dir = old.inventory.patch_directory
-    by_target = defaultdict(list)
-    for entry in new.inventory.entries:
-        by_target[(entry.target, entry.key)].append(entry)
+    by_target = entries_by_target(new)
     entries, seen = {}, defaultdict(int)
     for entry in old.inventory.entries:
         name = entry_id(entry, patch_dir)
