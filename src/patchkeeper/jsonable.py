@@ -10,6 +10,7 @@ import dataclasses
 import enum
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -82,12 +83,24 @@ def json_text(data: Any, indent: int = 2, *, latin1: bool = False) -> str:
     >>> json_text({"what": "caf\\udce9"}, indent=0, latin1=True)
     '{\\n"what": "caf\u00e9"\\n}'
     """
+    return escaped(raw_json(data, indent), latin1=latin1)
+
+
+def raw_json(data: Any, indent: int = 2) -> str:
+    """``data`` as indented JSON text, an undecodable byte kept by ``surrogateescape`` still
+    a lone surrogate (:func:`escaped` writes it): :func:`indented_json`, or
+    :func:`json.dumps` for a value it does not know."""
     try:
-        text = indented_json(data, indent)
+        return indented_json(data, indent)
     except TypeError:  # a value the fast path does not know: the standard library's
         import json
 
-        text = json.dumps(data, indent=indent, ensure_ascii=False)
+        return json.dumps(data, indent=indent, ensure_ascii=False)
+
+
+def escaped(text: str, *, latin1: bool = False) -> str:
+    """:func:`raw_json`'s ``text`` with each undecodable byte written as :func:`json_text`
+    writes it: its ``\\udcXX`` escape, or with ``latin1`` its Latin-1 character."""
     if not has_surrogates(text):
         return text  # nothing to replace (the common case: no regular-expression pass)
     if latin1:
@@ -158,3 +171,71 @@ def indented_json(data: Any, indent: int) -> str:
 
     value(data, 0)
     return "".join(chunks)
+
+
+def joined_json(head: dict[str, Any], body: str, key: str | None = None, indent: int = 2) -> str:
+    """The indented JSON text of ``head`` with the object whose indented JSON text
+    (:func:`raw_json`, the same ``indent``) is ``body`` joined on without decoding it: its
+    members after ``head``'s (``key`` ``None``: :func:`raw_json` of ``head | body``), or
+    the whole object as the value of ``key`` (:func:`raw_json` of ``head | {key: body}``).
+
+    >>> joined_json({"a": 1}, '{\\n  "b": [\\n    2\\n  ]\\n}')
+    '{\\n  "a": 1,\\n  "b": [\\n    2\\n  ]\\n}'
+    >>> joined_json({"a": 1}, '{\\n  "b": 2\\n}', "r")
+    '{\\n  "a": 1,\\n  "r": {\\n    "b": 2\\n  }\\n}'
+    """
+    text = raw_json(head, indent)
+    if key is not None:  # one level deeper: JSON text has no line break inside a string
+        member = f"{' ' * indent}{raw_json(key)}: " + body.replace("\n", "\n" + " " * indent)
+        return text[:-2] + ",\n" + member + "\n}" if head else "{\n" + member + "\n}"
+    if body == "{}":
+        return text
+    return text[:-2] + "," + body[1:] if head else body
+
+
+class JsonReady:
+    """A result with its JSON form already written: what ``--json`` prints and the evidence
+    store keeps without converting and encoding the result again (a remembered result,
+    :mod:`patchkeeper.runtime.remembered`).
+
+    Attributes:
+        exit_code: the result's exit code.
+        body: :func:`raw_json` of :func:`to_jsonable` of the result (indent 2).
+        fields: the result's top-level keys, in order.
+        plain: whether the envelope is the usual head and these keys, as they are: no
+            ``target`` or ``command`` key, no ``envelope_target`` (render/envelope.py).
+    """
+
+    __slots__ = ("_load", "_result", "body", "exit_code", "fields", "plain")
+
+    def __init__(self, exit_code: int, body: str, fields: tuple[str, ...], plain: bool) -> None:
+        self.exit_code = exit_code
+        self.body = body
+        self.fields = fields
+        self.plain = plain
+        self._result: Any = None
+        self._load: Callable[[], Any] | None = None
+
+    @classmethod
+    def of(cls, result: Any) -> JsonReady:
+        """``result`` (a result dataclass) with its JSON written now."""
+        data = to_jsonable(result)
+        fields = tuple(data) if isinstance(data, dict) else ()
+        plain = isinstance(data, dict) and not {"target", "command"} & set(fields)
+        plain = plain and not hasattr(result, "envelope_target")
+        ready = cls(int(getattr(result, "exit_code", 0)), raw_json(data), fields, plain)
+        ready._result = result
+        return ready
+
+    def set_loader(self, load: Callable[[], Any]) -> None:
+        """How to compute the result object when it is asked for (:attr:`result`)."""
+        self._load = load
+
+    @property
+    def result(self) -> Any:
+        """The result object (computed once, by the loader, when it was not given)."""
+        if self._result is None:
+            if self._load is None:
+                raise LookupError("a JSON-ready result without its result object")
+            self._result = self._load()
+        return self._result

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
+from patchkeeper.jsonable import JsonReady
 from patchkeeper.record import evidence_store
-from patchkeeper.runtime.audit import RuntimeAudit, audit_runtime
+from patchkeeper.runtime import remembered
 from patchkeeper.upstream.requirements import check_one_release
 
 
@@ -23,16 +24,21 @@ def run(
     patch_directory: str | None = None,
     argv: Sequence[str] | None = None,
     save_evidence: bool = False,
-) -> RuntimeAudit:
+) -> JsonReady:
     """Audit the plugin's runtime patches from upstream ``old`` to ``new`` (directories or
     requirements) and keep the result in the evidence store, with ``argv`` (the command line;
     default: the one that asks for this audit).
+
+    Returns:
+        The :class:`patchkeeper.runtime.audit.RuntimeAudit` with its JSON, or the JSON a
+        previous run wrote from the same unchanged files (:mod:`patchkeeper.runtime.
+        remembered`; the result object is then computed only when asked for).
 
     Raises: as :func:`patchkeeper.runtime.audit.audit_runtime`.
     """
     check_one_release(old, "--from")
     check_one_release(new, "--to")
-    result = audit_runtime(
+    result = remembered.audit(
         config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
     )
     options = {

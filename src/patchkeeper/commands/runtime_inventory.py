@@ -7,9 +7,9 @@ from pathlib import Path
 
 from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
+from patchkeeper.jsonable import JsonReady
 from patchkeeper.record import evidence_store
-from patchkeeper.runtime.inventory import take_inventory
-from patchkeeper.runtime.model import Inventory
+from patchkeeper.runtime import remembered
 
 
 def run(
@@ -20,14 +20,21 @@ def run(
     patch_directory: str | None = None,
     argv: Sequence[str] | None = None,
     save_evidence: bool = False,
-) -> Inventory:
+) -> JsonReady:
     """Inventory the plugin's runtime patches (the options override ``[tool.patchkeeper.
     runtime]``) and keep the result in the evidence store, with ``argv`` (the command line;
     default: the one that asks for this inventory).
 
+    Returns:
+        The :class:`patchkeeper.runtime.model.Inventory` with its JSON, or the JSON a
+        previous run wrote from the same unchanged files (:mod:`patchkeeper.runtime.
+        remembered`; the result object is then computed only when asked for).
+
     Raises: as :func:`patchkeeper.runtime.inventory.take_inventory`.
     """
-    result = take_inventory(config, plugin=plugin, package=package, patch_directory=patch_directory)
+    result = remembered.inventory(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
     options = {"--plugin": plugin, "--package": package, "--patch-dir": patch_directory}
     line = command_line(["runtime", "inventory"], options, argv)
     evidence_store.keep(config, "runtime inventory", result, line, save_evidence)

@@ -207,13 +207,14 @@ def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple
     Args:
         config: the downstream configuration (its ``root`` holds the store).
         command_name: one of :data:`EVIDENCE_COMMANDS`.
-        result: the command's result dataclass (its ``exit_code`` is stored too).
+        result: the command's result dataclass (its ``exit_code`` is stored too), or one
+            whose JSON is ready (:class:`patchkeeper.jsonable.JsonReady`).
         argv: the command line without the program name.
 
     Raises:
         EvidenceError: the store cannot be written.
     """
-    from patchkeeper.jsonable import to_jsonable
+    from patchkeeper.jsonable import JsonReady, escaped, joined_json, to_jsonable
 
     data = {
         "format": FORMAT,
@@ -223,9 +224,12 @@ def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple
         "patchkeeper": patchkeeper_version(),
         "exit_code": int(getattr(result, "exit_code", 0)),
         "recorded": now_utc(),
-        "result": to_jsonable(result),
     }
     path = evidence_dir(config) / file_name(command_name)
+    if isinstance(result, JsonReady):  # its JSON is written already: not encoded again
+        write_text(path, escaped(joined_json(data, result.body, "result")) + "\n")
+        return path
+    data["result"] = to_jsonable(result)
     write_json(path, data)
     return path
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from patchkeeper.jsonable import ESCAPED_BYTE, has_surrogates, json_text
+from patchkeeper.jsonable import ESCAPED_BYTE, JsonReady, escaped, has_surrogates, json_text
 
 _TEXT: dict[type, Callable[[Any], str]] = {}
 _MARKDOWN: dict[type, Callable[[Any], str]] = {}
@@ -53,8 +53,14 @@ def payload_renderer(kind: type) -> Callable[[Callable[[Any], str]], Callable[[A
     return register
 
 
+def _object(result: Any) -> Any:
+    """The result object itself: a :class:`JsonReady`'s result, computed when asked."""
+    return result.result if isinstance(result, JsonReady) else result
+
+
 def render_payload(result: Any) -> str:
     """The payload of ``result`` (:func:`payload_renderer`), ``""`` when it has none."""
+    result = _object(result)
     for kind in type(result).__mro__:
         if kind in _PAYLOAD:
             return _PAYLOAD[kind](result)
@@ -70,18 +76,20 @@ def _lookup(table: dict[type, Callable[[Any], str]], result: Any) -> Callable[[A
 
 def has_renderer(result: Any, markdown: bool = False) -> bool:
     """Whether ``result`` has a terminal form (and a Markdown form, if asked) registered."""
-    kinds = type(result).__mro__
+    kinds = type(_object(result)).__mro__
     text = any(kind in _TEXT for kind in kinds)
     return text and (not markdown or any(kind in _MARKDOWN for kind in kinds))
 
 
 def render_text(result: Any) -> str:
     """Return the terminal form of ``result`` (plain text; colour only in the terminal)."""
+    result = _object(result)
     return _lookup(_TEXT, result)(result)
 
 
 def render_markdown(result: Any) -> str:
     """Return the Markdown form of ``result``."""
+    result = _object(result)
     return _lookup(_MARKDOWN, result)(result)
 
 
@@ -89,8 +97,13 @@ def render_json(result: Any, command: str) -> str:
     """Return ``result`` of ``command`` (its name as typed, ``"runtime audit"``) as the
     indented JSON text of its envelope (docs/json.md; keys in field order after the
     envelope's; a byte that is not UTF-8 is its Latin-1 character: see :func:`json_text`)."""
-    from patchkeeper.render.envelope import envelope
+    from patchkeeper.render.envelope import envelope, envelope_text
 
+    if isinstance(result, JsonReady):
+        text = envelope_text(command, result)
+        if text is not None:
+            return escaped(text, latin1=True)
+        result = result.result
     return json_text(envelope(command, result), latin1=True)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from patchkeeper import __version__
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.jsonable import to_jsonable
+from patchkeeper.jsonable import JsonReady, joined_json, to_jsonable
 from patchkeeper.trees.target_label import TargetLabel
 
 #: Result fields given under another key, per command, so that a key has one JSON type in
@@ -92,3 +92,14 @@ def error_envelope(command: str | None, error: BaseException, exit_code: int) ->
         "exit_code": exit_code,
         "error": detail,
     }
+
+
+def envelope_text(command: str, ready: JsonReady) -> str | None:
+    """The envelope of a result whose JSON is ready (:class:`JsonReady`), as JSON text
+    (:func:`patchkeeper.jsonable.raw_json`, undecodable bytes not yet written), without
+    decoding it: the text :func:`envelope` gives; ``None`` when the envelope needs the
+    result object (a ``target`` or ``command`` key, or fields renamed or dropped)."""
+    if not ready.plain or command in DROPPED or command in RENAMED:
+        return None
+    head = {"command": command, "patchkeeper_version": __version__, "exit_code": ready.exit_code}
+    return joined_json(head, ready.body)

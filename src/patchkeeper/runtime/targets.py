@@ -28,3 +28,13 @@ def tree_root(spec: str) -> Path:
             hint="give a directory or a pinned requirement such as vllm==0.32.0",
         )
     return Path(fetch.fetch_requirement(spec, kind="sdist").root)
+
+
+def upstream_root(root: Path, packages: tuple[str, ...]) -> Path:
+    """The directory holding an upstream tree's packages: ``root`` (resolved), or its parent
+    when ``root`` is the package directory itself (``.../vllm``) and holds none of
+    ``packages`` (``("vllm",)``)."""
+    root = root.resolve()
+    if not any((root / p).is_dir() for p in packages) and root.name in packages:
+        return root.parent
+    return root

@@ -20,6 +20,7 @@ from pathlib import Path
 from patchkeeper.runtime import nameindex, names
 from patchkeeper.runtime.cache import SummaryCache, parsed_module, prefetch_records
 from patchkeeper.runtime.names import Binding
+from patchkeeper.runtime.targets import upstream_root
 
 
 @dataclass(frozen=True)
@@ -143,9 +144,7 @@ class UpstreamTree:
     def __init__(self, root: Path, packages: tuple[str, ...], *, importers: bool = False) -> None:
         from patchkeeper.errors import TargetError
 
-        root = root.resolve()
-        if not any((root / p).is_dir() for p in packages) and root.name in packages:
-            root = root.parent
+        root = upstream_root(root, packages)
         present = tuple(p for p in packages if (root / p).is_dir())
         if not present:
             raise TargetError(

@@ -1,0 +1,275 @@
+"""The JSON of ``runtime inventory`` and ``runtime audit`` remembered with what it was read from.
+
+A warm run of either command (nothing it reads has changed since the last run) prints the
+JSON the last run wrote, without importing the scanner, the audit or their result types and
+without rebuilding and encoding the result: what it pays is the check that nothing changed.
+
+What a result is read from (its *dependencies*, :func:`plugin_paths`, :func:`upstream_paths`,
+:func:`code_paths`) is remembered as stat data per path, as git's index keeps stat data per
+tracked file: every folder of the plugin's package, of its patch directory, of each upstream
+tree's packages and of patchkeeper's own code, with every ``*.py`` file in them; the files
+outside them that are read (``pyproject.toml``, ``setup.cfg``, ``setup.py``, the
+``*.egg-info`` and ``*.dist-info`` entry points, the ledger file, ``PKG-INFO``) and the
+tree roots. A path's stat data is its inode, size, modification and change times
+(nanoseconds), or "absent". Editing a file changes its own modification time; adding,
+removing or renaming one changes its folder's (POSIX), so a remembered listing with unchanged
+folders is the one a walk would give; a file replaced by another (a rename over it, an
+unpack) has another inode or change time. The remembered JSON is printed only when every
+path still has the stat data it had *before* the result was computed (a file changed
+meanwhile is read again by the next run).
+
+As git does for a "racily clean" entry, nothing is remembered when a dependency was modified
+within :data:`RACY_SECONDS` of the run: a second change in the same tick of the file
+system's clock could leave the same stat data behind.
+
+What a result is computed with (the settings, as :func:`patchkeeper.runtime.settings.
+resolve_settings` combines the configuration and the options; the upstream specs as given
+and the trees they name; patchkeeper's version; the interpreter) names the store, one file
+per question in ``$PATCHKEEPER_CACHE/runtime/remembered/`` (the :data:`KEEP` most recently
+written are kept). A missing, unreadable or foreign store is a miss, never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from patchkeeper import __version__
+from patchkeeper.jsonable import JsonReady
+from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
+from patchkeeper.runtime.targets import tree_root, upstream_root
+from patchkeeper.system import cachedir
+from patchkeeper.system.atomic import write_atomic
+
+#: Bump when the store's layout changes.
+FORMAT = "remembered-1"
+
+#: A dependency modified this recently (seconds) when the run starts makes the result not
+#: remembered (git's "racily clean" entries).
+RACY_SECONDS = 2
+
+#: How many remembered results are kept (the others are removed, least recently written first).
+KEEP = 16
+
+#: A path's stat data: ``(inode, size, mtime_ns, ctime_ns)``, or ``None`` when it is absent.
+State = tuple[int, int, int, int] | None
+
+
+def state_of(path: str) -> State:
+    """The stat data :func:`unchanged` compares, ``None`` for a path that does not exist."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+def python_tree(directory: Path) -> list[str]:
+    """Every folder under ``directory`` (itself included; symbolic links to folders not
+    followed, as :func:`os.walk`) and every ``*.py`` file in them, folders first in walk
+    order. A ``directory`` that does not exist is itself (recorded as absent)."""
+    paths: list[str] = []
+    files: list[str] = []
+    for folder, subfolders, names in os.walk(directory):
+        subfolders.sort()
+        paths.append(folder)
+        files.extend(f"{folder}/{name}" for name in sorted(names) if name.endswith(".py"))
+    return paths + files if paths else [str(directory)]
+
+
+def code_paths() -> list[str]:
+    """patchkeeper's own code: every folder and ``*.py`` file of the installed package (a
+    result is computed and written by it)."""
+    return python_tree(Path(__file__).resolve().parent.parent)
+
+
+def plugin_paths(settings: RuntimeSettings) -> list[str]:
+    """What an inventory of ``settings``' plugin reads: the folders and ``*.py`` files of the
+    plugin's top-level package and of the patch directory, the root (a new ``*.egg-info``
+    appears in its listing) and its ``*.py`` modules, the files that declare entry points
+    (absent ones included: one created later is read), and the ledger file."""
+    root = settings.root
+    paths = python_tree(root / settings.package.split(".")[0])
+    patches = root / settings.patch_directory
+    if not f"{patches}/".startswith(f"{paths[0]}/"):
+        paths += python_tree(patches)
+    paths += [str(root), *(str(root / n) for n in ("pyproject.toml", "setup.cfg", "setup.py"))]
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        names = []
+    for name in names:
+        if name.endswith((".egg-info", ".dist-info")):
+            paths += [str(root / name), str(root / name / "entry_points.txt")]
+        elif name.endswith(".py"):
+            paths.append(str(root / name))
+    if settings.ledger_file:
+        paths.append(str(root / settings.ledger_file))
+    return paths
+
+
+def upstream_paths(root: Path, packages: Iterable[str]) -> list[str]:
+    """What the audit reads of one upstream tree: the folders and ``*.py`` files of its
+    ``packages``, the root and its ``*.py`` modules, ``PKG-INFO`` and ``pyproject.toml``
+    (the release's version)."""
+    paths = [str(root), str(root / "PKG-INFO"), str(root / "pyproject.toml")]
+    try:
+        paths += sorted(str(root / n) for n in os.listdir(root) if n.endswith(".py"))
+    except OSError:
+        pass
+    for package in packages:
+        paths += python_tree(root / package)
+    return paths
+
+
+def store_path(question: tuple) -> Path:
+    """The store of one question (the command and what it is computed with, as builtin
+    values), named by a digest of it, the interpreter and patchkeeper's version."""
+    material = repr((FORMAT, __version__, sys.version, question))
+    name = hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return cachedir.cache_root() / "runtime" / "remembered" / f"{name}.marshal"
+
+
+def unchanged(paths: list[str], states: list[State]) -> bool:
+    """Whether every path still has the stat data remembered for it (one ``stat`` each)."""
+    stat = os.stat
+    for path, state in zip(paths, states, strict=True):
+        try:
+            found = stat(path)
+        except OSError:
+            if state is None:
+                continue
+            return False
+        if state != (found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns):
+            return False
+    return True
+
+
+def recall(store: Path) -> JsonReady | None:
+    """The remembered JSON in ``store`` when none of its dependencies changed, else ``None``
+    (no store, an unreadable or foreign one, or a dependency changed). The result object
+    itself (:attr:`JsonReady.result`) is not available from a store: the caller sets it."""
+    try:
+        with open(store, "rb") as handle:
+            loaded = marshal.loads(handle.read())
+        form, paths, states, exit_code, fields, plain, body = loaded
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if form != FORMAT or not unchanged(paths, states):
+        return None
+    return JsonReady(exit_code, body, tuple(fields), plain)
+
+
+def remember(
+    store: Path, paths: list[str], states: list[State], started: int, ready: JsonReady
+) -> None:
+    """Keep ``ready``'s JSON in ``store`` with the stat data of its dependencies, taken
+    before the result was computed (at ``started``, nanoseconds since the epoch); nothing is
+    kept when one of them was modified within :data:`RACY_SECONDS` before that, or after
+    (errors are ignored: a cache)."""
+    newest = max((state[2] for state in states if state is not None), default=0)
+    if newest >= started - RACY_SECONDS * 1_000_000_000:
+        return
+    data = (FORMAT, paths, states, ready.exit_code, list(ready.fields), ready.plain, ready.body)
+    try:
+        write_atomic(store, marshal.dumps(data), parents=True)
+    except (OSError, ValueError):
+        return
+    cachedir.prune(store.parent, KEEP)
+
+
+def answer(
+    question: tuple,
+    dependencies: Callable[[], list[str]],
+    compute: Callable[[], Any],
+    again: Callable[[], Any],
+) -> JsonReady:
+    """The result of ``compute`` with its JSON, remembered under ``question``, or the
+    remembered JSON when none of its dependencies changed since (the result object is then
+    computed by ``again`` only when asked for: the text and Markdown forms).
+    ``dependencies`` lists the paths the result is read from (called on a miss only: the
+    store keeps them)."""
+    store = store_path(question)
+    ready = recall(store)
+    if ready is not None:
+        ready.set_loader(again)
+        return ready
+    started = time.time_ns()
+    paths = dependencies()
+    states = [state_of(path) for path in paths]  # before computing: a change meanwhile misses
+    ready = JsonReady.of(compute())
+    remember(store, paths, states, started, ready)
+    return ready
+
+
+def inventory(
+    config: Any | None,
+    *,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> JsonReady:
+    """:func:`patchkeeper.runtime.inventory.take_inventory`, remembered with its JSON.
+
+    Raises: as :func:`patchkeeper.runtime.inventory.take_inventory`.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+
+    def compute() -> Any:
+        from patchkeeper.runtime.inventory import scan_plugin
+
+        return scan_plugin(settings).inventory
+
+    def dependencies() -> list[str]:
+        return plugin_paths(settings) + code_paths()
+
+    return answer(("runtime inventory", repr(settings)), dependencies, compute, compute)
+
+
+def audit(
+    config: Any | None,
+    *,
+    old: str,
+    new: str,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> JsonReady:
+    """:func:`patchkeeper.runtime.audit.audit_runtime`, remembered with its JSON.
+
+    Raises: as :func:`patchkeeper.runtime.audit.audit_runtime`.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    packages = settings.upstream_packages
+    roots = [upstream_root(tree_root(spec), packages) for spec in (old, new)]
+
+    def compute() -> Any:
+        from patchkeeper.runtime.audit import audit_runtime
+
+        return audit_runtime(
+            config,
+            old=old,
+            new=new,
+            plugin=plugin,
+            package=package,
+            patch_directory=patch_directory,
+        )
+
+    def dependencies() -> list[str]:
+        paths = plugin_paths(settings) + code_paths()
+        for root in roots:
+            paths += upstream_paths(root, packages)
+        return paths
+
+    question = ("runtime audit", repr(settings), old, new, [str(root) for root in roots])
+    return answer(question, dependencies, compute, compute)
