@@ -129,9 +129,9 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
 
 def _result_key(scanned, specs: tuple[str, str], trees, versions: tuple[str, str]) -> str:
     """A digest of everything an audit reads: the plugin (its inventory's signature: the
-    settings and every plugin file's size and modification time), the two upstream specs
-    and versions, and both trees' roots and file signatures (every Python file's size and
-    modification time, :meth:`UpstreamTree.signature`)."""
+    settings and every plugin file's stat data), the two upstream specs and versions, and
+    both trees' roots and file signatures (every Python file's stat data,
+    :meth:`UpstreamTree.signature`)."""
     material = (scanned.signature, specs, versions, [(t.root, t.signature()) for t in trees])
     return hashlib.sha256(repr(material).encode()).hexdigest()
 

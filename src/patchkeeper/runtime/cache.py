@@ -1,9 +1,11 @@
 """The parsed-tree cache: per-file records of builtin values, stored with :mod:`marshal`.
 
-One store per tree holds ``relative path -> (size, mtime_ns, marshalled record)``; a record
+One store per tree holds ``relative path -> (stat data, 1, marshalled record)``; a record
 is decoded only when its file is asked for, so loading a store costs one read and one
 :func:`marshal.loads` of byte strings, whatever the number of files. A record is valid
-while the file's size and modification time (nanoseconds) are unchanged. The store's name
+while the file's size, modification and change times (nanoseconds) and inode are unchanged
+(:func:`file_state`, taken before the file is read); a file modified within
+:data:`RACY_SECONDS` is not remembered. The store's name
 is a digest of the tree root, a *salt* (the settings that change a record), :data:`FORMAT`
 and the source of this package (so a record written by another version of the code is
 never read). Stores live in ``$PATCHKEEPER_CACHE/runtime/`` (default
@@ -17,6 +19,7 @@ import functools
 import hashlib
 import marshal
 import os
+import time
 from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +28,15 @@ from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
-FORMAT = "runtime-8"
+FORMAT = "runtime-9"
+
+#: A file modified this recently (seconds) is not remembered: a second change within the
+#: same tick of the file system's clock could leave the same stat data (git's "racily
+#: clean" index entries).
+RACY_SECONDS = 2
+
+#: A file's stat data as the stores compare it (:func:`file_state`).
+State = tuple[int, int, int, int]
 
 Parsed = TypeVar("Parsed")
 
@@ -34,6 +45,20 @@ def cache_root() -> Path:
     """``$PATCHKEEPER_CACHE`` or ``~/.cache/patchkeeper-corpus``
     (:func:`patchkeeper.system.cachedir.cache_root`)."""
     return cachedir.cache_root()
+
+
+def file_state(stat: os.stat_result) -> State:
+    """``(size, mtime_ns, ctime_ns, inode)``: the stat data a record is valid for, as git's
+    index keeps them for a tracked file. Editing a file changes its modification time;
+    replacing it (an unpack, a rename over it, even one that puts the old modification
+    time back) changes its change time or inode."""
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+
+def racy(state: State) -> bool:
+    """Whether a file in ``state`` was modified within :data:`RACY_SECONDS` (or in the
+    future): a record of it is not kept."""
+    return state[1] >= time.time_ns() - RACY_SECONDS * 1_000_000_000
 
 
 @functools.lru_cache(maxsize=1)
@@ -84,7 +109,7 @@ class SummaryCache:
             stat = file.stat()
         except OSError:
             return None
-        if (stat.st_size, stat.st_mtime_ns) != hit[:2]:
+        if file_state(stat) != hit[0]:
             return None
         return marshal.loads(hit[2])
 
@@ -94,8 +119,7 @@ class SummaryCache:
             stat = file.stat()
         except OSError:
             return
-        self.entries[self._key(file)] = (stat.st_size, stat.st_mtime_ns, marshal.dumps(record))
-        self.dirty = True
+        self.put_encoded(file, file_state(stat), marshal.dumps(record))
 
     def valid(self, file: Path) -> bool:
         """Whether a record of ``file`` is stored for its current size and modification
@@ -107,14 +131,16 @@ class SummaryCache:
             stat = file.stat()
         except OSError:
             return False
-        return (stat.st_size, stat.st_mtime_ns) == hit[:2]
+        return file_state(stat) == hit[0]
 
-    def put_encoded(self, file: Path, state: tuple[int, int], data: bytes) -> None:
+    def put_encoded(self, file: Path, state: State, data: bytes) -> None:
         """Remember a record already encoded (``data``: :func:`marshal.dumps` of it, made by
         :mod:`patchkeeper.runtime.parallel`'s workers) for ``file`` in ``state``: its
-        ``(size, mtime_ns)`` taken *before* the file was read, so a file changed meanwhile
-        is read again by the next run."""
-        self.entries[self._key(file)] = (state[0], state[1], data)
+        :func:`file_state` taken *before* the file was read, so a file changed meanwhile
+        is read again by the next run. Nothing is kept for a :func:`racy` state."""
+        if racy(state):
+            return
+        self.entries[self._key(file)] = (state, 1, data)
         self.dirty = True
 
     def python_folders(self, directory: Path) -> list[tuple[str, list[str]]]:
@@ -221,8 +247,13 @@ def parsed_module(
     if record is not None:
         parsed = decode(record)
     else:
+        try:
+            state: State | None = file_state(file.stat())  # before reading: see put_encoded
+        except OSError:
+            state = None
         parsed = parse(file, is_package)
-        cache.put(file, encode(parsed))
+        if state is not None:
+            cache.put_encoded(file, state, marshal.dumps(encode(parsed)))
     memo[module] = parsed
     return parsed
 
@@ -252,7 +283,7 @@ def prefetch_records(
     from patchkeeper.runtime import parallel
 
     jobs: list[tuple] = []
-    files: dict[str, tuple[Path, tuple[int, int]]] = {}
+    files: dict[str, tuple[Path, State]] = {}
     sizes: list[int] = []
     for module in modules:
         found = None if module in memo or module in files else locate(module)
@@ -263,7 +294,7 @@ def prefetch_records(
             stat = file.stat()
         except OSError:
             continue
-        files[module] = (file, (stat.st_size, stat.st_mtime_ns))
+        files[module] = (file, file_state(stat))
         sizes.append(stat.st_size)
         jobs.append(job_of(module, file, is_package))
     if parallel.workers_for(len(jobs)) == 0:

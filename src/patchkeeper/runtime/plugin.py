@@ -17,7 +17,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from patchkeeper.runtime.cache import SummaryCache, parsed_module, prefetch_records
+from patchkeeper.runtime.cache import SummaryCache, file_state, parsed_module, prefetch_records
 from patchkeeper.runtime.file_facts import FileFacts, ScanSettings, from_record, to_record
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.scan import scan_source
@@ -78,9 +78,9 @@ class PluginTree:
         return None
 
     def signature(self) -> str:
-        """A digest of what an inventory of this tree reads: the settings, and the path,
-        size and modification time of every file of the plugin package, of the files that
-        declare entry points and of the ledger file."""
+        """A digest of what an inventory of this tree reads: the settings, and the path and
+        stat data (:func:`patchkeeper.runtime.cache.file_state`) of every file of the plugin
+        package, of the files that declare entry points and of the ledger file."""
         if not self._files:
             self._files.update(self._walk())
         digest = hashlib.sha256(repr(self.settings).encode())
@@ -96,7 +96,7 @@ class PluginTree:
                 stat = file.stat()
             except OSError:
                 continue
-            digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+            digest.update(f"{file}\0{file_state(stat)}\n".encode())
         return digest.hexdigest()
 
     def split(self, dotted: str) -> tuple[str, str] | None:

@@ -42,6 +42,7 @@ from typing import Any
 
 from patchkeeper import __version__
 from patchkeeper.jsonable import JsonReady
+from patchkeeper.runtime import cache
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.targets import tree_root, upstream_root
 from patchkeeper.system import cachedir
@@ -52,7 +53,7 @@ FORMAT = "remembered-1"
 
 #: A dependency modified this recently (seconds) when the run starts makes the result not
 #: remembered (git's "racily clean" entries).
-RACY_SECONDS = 2
+RACY_SECONDS = cache.RACY_SECONDS
 
 #: How many remembered results are kept (the others are removed, least recently written first).
 KEEP = 16

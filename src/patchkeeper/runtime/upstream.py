@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchkeeper.runtime import nameindex, names
-from patchkeeper.runtime.cache import SummaryCache, parsed_module, prefetch_records
+from patchkeeper.runtime.cache import SummaryCache, file_state, parsed_module, prefetch_records
 from patchkeeper.runtime.names import Binding
 from patchkeeper.runtime.targets import upstream_root
 
@@ -222,12 +222,12 @@ class UpstreamTree:
         for)."""
         if self._signature is None:
             files: list[str] = []
-            states: list[tuple[int, int]] = []
+            states: list[tuple[int, int, int, int]] = []
             for package in self.packages:
                 for file in self._python_files(self.root / package):
                     stat = os.stat(file)
                     files.append(file)
-                    states.append((stat.st_size, stat.st_mtime_ns))
+                    states.append(file_state(stat))
             # one marshalled list, hashed once (a warm audit takes this for every file)
             digest = hashlib.sha256(marshal.dumps((files, states))).hexdigest()
             self._signature = files, digest
@@ -245,8 +245,9 @@ class UpstreamTree:
         return sorted(found, key=lambda path: path.replace("/", "\0"))
 
     def signature(self) -> str:
-        """A digest of the path, size and modification time of every Python file of the
-        tree's packages: two equal signatures mean the same sources (computed once)."""
+        """A digest of the path and stat data (:func:`patchkeeper.runtime.cache.file_state`)
+        of every Python file of the tree's packages: two equal signatures mean the same
+        sources (computed once)."""
         return self._files_signature()[1]
 
     def _build_indexes(self, importers: bool) -> None:
