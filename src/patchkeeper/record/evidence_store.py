@@ -31,7 +31,6 @@ A sample ``audit.json``::
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,6 +192,8 @@ def read_json(path: Path) -> Any | None:
         return None
     except OSError as exc:
         raise EvidenceError(f"cannot read: {exc.strerror}", path=path) from None
+    import json
+
     try:
         return json.loads(text)
     except ValueError as exc:

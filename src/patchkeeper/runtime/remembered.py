@@ -24,9 +24,10 @@ system's clock could leave the same stat data behind.
 
 What a result is computed with (the settings, as :func:`patchkeeper.runtime.settings.
 resolve_settings` combines the configuration and the options; the upstream specs as given
-and the trees they name; patchkeeper's version; the interpreter) names the store, one file
-per question in ``$PATCHKEEPER_CACHE/runtime/remembered/`` (the :data:`KEEP` most recently
-written are kept). A missing, unreadable or foreign store is a miss, never an error.
+and the trees they name; patchkeeper's version; the interpreter) names the store and is
+kept in it (compared when it is read): one file per question in
+``$PATCHKEEPER_CACHE/runtime/remembered/`` (the :data:`KEEP` most recently written are
+kept). A missing, unreadable or foreign store is a miss, never an error.
 """
 
 from __future__ import annotations
@@ -74,11 +75,13 @@ def state_of(path: str) -> State:
 def python_tree(directory: Path) -> list[str]:
     """Every folder under ``directory`` (itself included; symbolic links to folders not
     followed, as :func:`os.walk`) and every ``*.py`` file in them, folders first in walk
-    order. A ``directory`` that does not exist is itself (recorded as absent)."""
+    order. A ``directory`` that does not exist is itself (recorded as absent). The
+    ``__pycache__`` folders are left out: they hold no source, and the interpreter writes
+    into them as it imports."""
     paths: list[str] = []
     files: list[str] = []
     for folder, subfolders, names in os.walk(directory):
-        subfolders.sort()
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
         paths.append(folder)
         files.extend(f"{folder}/{name}" for name in sorted(names) if name.endswith(".py"))
     return paths + files if paths else [str(directory)]
@@ -129,11 +132,16 @@ def upstream_paths(root: Path, packages: Iterable[str]) -> list[str]:
     return paths
 
 
+def asked(question: tuple) -> str:
+    """The question (the command and what it is computed with, as builtin values) with
+    the interpreter and patchkeeper's version, as the text a store keeps and compares."""
+    return repr((FORMAT, __version__, sys.version, question))
+
+
 def store_path(question: tuple) -> Path:
-    """The store of one question (the command and what it is computed with, as builtin
-    values), named by a digest of it, the interpreter and patchkeeper's version."""
-    material = repr((FORMAT, __version__, sys.version, question))
-    name = hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    """The store of one question, named by a digest of :func:`asked`."""
+    material = asked(question).encode("utf-8", "surrogateescape")
+    name = hashlib.sha256(material).hexdigest()[:32]
     return cachedir.cache_root() / "runtime" / "remembered" / f"{name}.marshal"
 
 
@@ -152,23 +160,29 @@ def unchanged(paths: list[str], states: list[State]) -> bool:
     return True
 
 
-def recall(store: Path) -> JsonReady | None:
-    """The remembered JSON in ``store`` when none of its dependencies changed, else ``None``
-    (no store, an unreadable or foreign one, or a dependency changed). The result object
-    itself (:attr:`JsonReady.result`) is not available from a store: the caller sets it."""
+def recall(store: Path, question: str) -> JsonReady | None:
+    """The remembered JSON in ``store`` when it answers ``question`` (:func:`asked`) and
+    none of its dependencies changed, else ``None`` (no store, an unreadable or foreign
+    one, or a dependency changed). The result object itself (:attr:`JsonReady.result`) is
+    not available from a store: the caller sets it."""
     try:
         with open(store, "rb") as handle:
             loaded = marshal.loads(handle.read())
         form, paths, states, exit_code, fields, plain, body = loaded
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    if form != FORMAT or not unchanged(paths, states):
+    if form != question or not unchanged(paths, states):
         return None
     return JsonReady(exit_code, body, tuple(fields), plain)
 
 
 def remember(
-    store: Path, paths: list[str], states: list[State], started: int, ready: JsonReady
+    store: Path,
+    question: str,
+    paths: list[str],
+    states: list[State],
+    started: int,
+    ready: JsonReady,
 ) -> None:
     """Keep ``ready``'s JSON in ``store`` with the stat data of its dependencies, taken
     before the result was computed (at ``started``, nanoseconds since the epoch); nothing is
@@ -177,7 +191,7 @@ def remember(
     newest = max((state[2] for state in states if state is not None), default=0)
     if newest >= started - RACY_SECONDS * 1_000_000_000:
         return
-    data = (FORMAT, paths, states, ready.exit_code, list(ready.fields), ready.plain, ready.body)
+    data = (question, paths, states, ready.exit_code, list(ready.fields), ready.plain, ready.body)
     try:
         write_atomic(store, marshal.dumps(data), parents=True)
     except (OSError, ValueError):
@@ -197,7 +211,7 @@ def answer(
     ``dependencies`` lists the paths the result is read from (called on a miss only: the
     store keeps them)."""
     store = store_path(question)
-    ready = recall(store)
+    ready = recall(store, asked(question))
     if ready is not None:
         ready.set_loader(again)
         return ready
@@ -205,7 +219,7 @@ def answer(
     paths = dependencies()
     states = [state_of(path) for path in paths]  # before computing: a change meanwhile misses
     ready = JsonReady.of(compute())
-    remember(store, paths, states, started, ready)
+    remember(store, asked(question), paths, states, started, ready)
     return ready
 
 

@@ -17,11 +17,11 @@ def tree_root(spec: str) -> Path:
         TargetError: ``spec`` is neither an existing directory nor a requirement.
         FetchError: the requirement cannot be found, downloaded or unpacked.
     """
-    from patchkeeper.upstream import fetch
-
     path = Path(spec).expanduser()
     if path.is_dir():
         return path.resolve()
+    from patchkeeper.upstream import fetch  # a requirement: only then
+
     if not fetch.is_requirement(spec):
         raise TargetError(
             f"no such directory: {spec}",
