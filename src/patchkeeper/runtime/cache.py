@@ -16,7 +16,6 @@ empty, never as an error.
 from __future__ import annotations
 
 import functools
-import hashlib
 import marshal
 import os
 import time
@@ -65,6 +64,8 @@ def racy(state: State) -> bool:
 def code_digest() -> str:
     """A digest of every module of this package and of :mod:`patchkeeper.constants` (the
     decision words): what the records and remembered results are computed by."""
+    import hashlib  # here: a warm runtime command that only checks stat data never loads it
+
     digest = hashlib.sha256()
     here = Path(__file__).parent
     for path in [*sorted(here.glob("*.py")), here.parent / "constants.py"]:
@@ -83,6 +84,8 @@ class SummaryCache:
     def __init__(self, root: Path, salt: str) -> None:
         self.root = root.resolve()
         key = f"{FORMAT}\0{code_digest()}\0{self.root}\0{salt}"
+        import hashlib
+
         name = hashlib.sha256(key.encode()).hexdigest()[:24]
         self.path = cache_root() / "runtime" / f"{name}.marshal"
         self.entries: dict[str, tuple[Any, Any, bytes]] = {}

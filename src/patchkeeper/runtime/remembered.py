@@ -32,11 +32,11 @@ kept). A missing, unreadable or foreign store is a miss, never an error.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -139,9 +139,11 @@ def asked(question: tuple) -> str:
 
 
 def store_path(question: tuple) -> Path:
-    """The store of one question, named by a digest of :func:`asked`."""
+    """The store of one question, named by the CRC-32 and Adler-32 checksums of
+    :func:`asked` (:mod:`zlib`: no cryptographic digest to load on a warm run; two questions
+    with the same name only take turns in one store, which keeps the question it answers)."""
     material = asked(question).encode("utf-8", "surrogateescape")
-    name = hashlib.sha256(material).hexdigest()[:32]
+    name = f"{zlib.crc32(material):08x}{zlib.adler32(material):08x}"
     return cachedir.cache_root() / "runtime" / "remembered" / f"{name}.marshal"
 
 
