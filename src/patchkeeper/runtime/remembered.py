@@ -50,7 +50,7 @@ from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
 
 #: Bump when the store's layout changes.
-FORMAT = "remembered-1"
+FORMAT = "remembered-2"
 
 #: A dependency modified this recently (seconds) when the run starts makes the result not
 #: remembered (git's "racily clean" entries).
@@ -59,17 +59,17 @@ RACY_SECONDS = cache.RACY_SECONDS
 #: How many remembered results are kept (the others are removed, least recently written first).
 KEEP = 16
 
-#: A path's stat data: ``(inode, size, mtime_ns, ctime_ns)``, or ``None`` when it is absent.
-State = tuple[int, int, int, int] | None
+#: A path's stat data (:func:`patchkeeper.runtime.cache.file_state`: size, modification and
+#: change times, inode), or ``None`` when it is absent.
+State = cache.State | None
 
 
 def state_of(path: str) -> State:
     """The stat data :func:`unchanged` compares, ``None`` for a path that does not exist."""
     try:
-        found = os.stat(path)
+        return cache.file_state(os.stat(path))
     except OSError:
         return None
-    return (found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 def python_tree(directory: Path) -> list[str]:
@@ -149,7 +149,7 @@ def store_path(question: tuple) -> Path:
 
 def unchanged(paths: list[str], states: list[State]) -> bool:
     """Whether every path still has the stat data remembered for it (one ``stat`` each)."""
-    stat = os.stat
+    stat, file_state = os.stat, cache.file_state
     for path, state in zip(paths, states, strict=True):
         try:
             found = stat(path)
@@ -157,7 +157,7 @@ def unchanged(paths: list[str], states: list[State]) -> bool:
             if state is None:
                 continue
             return False
-        if state != (found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns):
+        if state != file_state(found):
             return False
     return True
 
@@ -190,7 +190,7 @@ def remember(
     before the result was computed (at ``started``, nanoseconds since the epoch); nothing is
     kept when one of them was modified within :data:`RACY_SECONDS` before that, or after
     (errors are ignored: a cache)."""
-    newest = max((state[2] for state in states if state is not None), default=0)
+    newest = max((state[1] for state in states if state is not None), default=0)
     if newest >= started - RACY_SECONDS * 1_000_000_000:
         return
     data = (question, paths, states, ready.exit_code, list(ready.fields), ready.plain, ready.body)
