@@ -33,7 +33,7 @@ def to_jsonable(value: Any) -> Any:
     """Turn dataclasses, enums, paths, bytes, tuples and dicts into JSON-ready values.
 
     Bytes are decoded as UTF-8 with replacement; a dataclass field whose name starts with
-    ``_`` is left out.
+    ``_`` is left out; a :class:`JsonReady` gives the values its JSON text holds.
     """
     if type(value) in _PLAIN:
         return value
@@ -50,6 +50,10 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value) if isinstance(value, (set, frozenset)) else value
         return [to_jsonable(item) for item in items]
+    if isinstance(value, JsonReady):  # its JSON text read back (the same values)
+        import json
+
+        return json.loads(value.body)
     return value
 
 

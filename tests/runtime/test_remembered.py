@@ -218,6 +218,7 @@ def test_the_envelope_of_a_ready_result_is_the_envelope_of_the_result(aged: Path
     remembered_ready = remembered.audit(load_config(plugin / "pyproject.toml"), **trees)
     assert render_json(remembered_ready, "runtime audit") == render_json(result, "runtime audit")
     assert remembered_ready.result == result
+    assert to_jsonable(remembered_ready) == to_jsonable(result)
 
 
 def test_joined_json_is_the_json_of_the_joined_objects() -> None:
