@@ -204,17 +204,26 @@ def test_warm_text_and_evidence_equal_the_cold_ones(
     )
 
 
-def test_the_envelope_of_a_ready_result_is_the_envelope_of_the_result(aged: Path) -> None:
+def test_the_envelope_of_a_ready_result_is_the_envelope_of_the_result(
+    aged: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from patchkeeper.config import load_config
+    from patchkeeper.record import evidence_store
     from patchkeeper.runtime.audit import audit_runtime
 
     plugin = aged / "plugin"
     trees = {"old": str(aged / "upstream-1.0"), "new": str(aged / "upstream-2.0")}
-    result = audit_runtime(load_config(plugin / "pyproject.toml"), **trees)
+    config = load_config(plugin / "pyproject.toml")
+    result = audit_runtime(config, **trees)
     ready = JsonReady.of(result)
     assert ready.body == raw_json(to_jsonable(result))
     assert (ready.exit_code, ready.plain) == (1, True)
     assert render_json(ready, "runtime audit") == render_json(result, "runtime audit")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764000000")
+    argv = ["runtime", "audit", "--from", trees["old"], "--to", trees["new"]]
+    saved = evidence_store.save(config, "runtime audit", result, argv).read_bytes()
+    assert evidence_store.save(config, "runtime audit", ready, argv).read_bytes() == saved
+    assert saved.startswith(b'{\n  "format": 1,\n  "command": "runtime audit",\n')
     remembered_ready = remembered.audit(load_config(plugin / "pyproject.toml"), **trees)
     assert render_json(remembered_ready, "runtime audit") == render_json(result, "runtime audit")
     assert remembered_ready.result == result
