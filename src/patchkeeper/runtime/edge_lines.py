@@ -14,45 +14,10 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Iterator
+import itertools
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.file_facts import is_plugin
-
-_BODIES = {
-    ast.FunctionDef: ("body",),
-    ast.AsyncFunctionDef: ("body",),
-    ast.ClassDef: ("body",),
-    ast.If: ("body", "orelse"),
-    ast.For: ("body", "orelse"),
-    ast.AsyncFor: ("body", "orelse"),
-    ast.While: ("body", "orelse"),
-    ast.With: ("body",),
-    ast.AsyncWith: ("body",),
-    ast.Try: ("body", "handlers", "orelse", "finalbody"),
-    ast.ExceptHandler: ("body",),
-    ast.Match: ("cases",),
-    ast.match_case: ("body",),
-}
-if hasattr(ast, "TryStar"):  # Python 3.11
-    _BODIES[ast.TryStar] = ("body", "handlers", "orelse", "finalbody")
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[tuple[ast.AST, bool]]:
-    """Every statement of a module, nested scopes included (expressions not walked), each
-    with whether it belongs to a class body (directly or through ``if``/``try``/... blocks
-    of the class body)."""
-    stack: list[tuple[ast.AST, bool]] = [(node, False) for node in reversed(body)]
-    while stack:
-        node, in_class = stack.pop()
-        yield node, in_class
-        inner = in_class
-        if node.__class__ is ast.ClassDef:
-            inner = True
-        elif node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef):
-            inner = False
-        for field in _BODIES.get(node.__class__, ()):
-            stack.extend((child, inner) for child in reversed(getattr(node, field)))
 
 
 def _refers_to_plugin(value: ast.expr, bound: set[str], package: str) -> bool:
@@ -69,29 +34,31 @@ def _refers_to_plugin(value: ast.expr, bound: set[str], package: str) -> bool:
     return False
 
 
-def plugin_names(tree: ast.Module, module: str, is_package: bool, package: str) -> set[str]:
+def plugin_names(
+    bindings: names.ScopeBindings, module: str, is_package: bool, package: str
+) -> set[str]:
     """Every name the file may bind to a plugin path, in any scope: the functions and classes
     it defines outside class bodies (a method's name is never bound in a scope: the scanner's
     name tables hold the module's and the enclosing functions' definitions, imports and
     aliases, :func:`patchkeeper.runtime.names.scope_table`), its imports of the plugin, and
-    aliases of either."""
+    aliases of either. ``bindings``: the file's binding statements (one walk of its tree)."""
     bound: set[str] = set()
     aliases: list[tuple[str, ast.expr]] = []
-    for node, in_class in _statements(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if not in_class:
+    for key, found in bindings.scopes.items():
+        in_class = key in bindings.classes
+        for node in found:
+            kind = node.__class__
+            if kind is ast.Import or kind is ast.ImportFrom:
+                for local, binding in names.import_bindings(node, module, is_package).items():
+                    dotted = binding.dotted
+                    if is_plugin(dotted, package) or package.startswith(dotted + "."):
+                        bound.add(local)
+            elif kind is ast.Assign:
+                target = node.targets[0]
+                if target.__class__ is ast.Name:
+                    aliases.append((target.id, node.value))
+            elif not in_class:
                 bound.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for local, binding in names.import_bindings(node, module, is_package).items():
-                dotted = binding.dotted
-                if is_plugin(dotted, package) or package.startswith(dotted + "."):
-                    bound.add(local)
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
-            aliases.append((node.targets[0].id, node.value))
     changed = True
     while changed:  # aliases of aliases
         changed = False
@@ -124,6 +91,18 @@ def hot_lines(text: str, needles: set[str]) -> list[int]:
         if not lines or lines[-1] != line:
             lines.append(line)
     return lines
+
+
+def line_counts(hot: list[int], text: str) -> list[int]:
+    """``counts[n]``: how many lines of ``hot`` (sorted numbers of lines of ``text``) are
+    ``<= n``, for every line ``n`` of ``text`` and one past its end: lines ``first..last``
+    hold no hot line when ``counts[last] == counts[first - 1]`` (:func:`any_within` in two
+    list reads)."""
+    lines = text.count("\n") + text.count("\r") + 2  # the parser's lines, at most
+    flags = bytearray(lines + 1)
+    for line in hot:
+        flags[line] = 1
+    return list(itertools.accumulate(flags))
 
 
 def any_within(hot: list[int], first: int, last: int) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.assignment_forms import AssignmentForms
-from patchkeeper.runtime.edge_lines import any_within, hot_lines, plugin_names
+from patchkeeper.runtime.edge_lines import hot_lines, line_counts, plugin_names
 from patchkeeper.runtime.file_facts import (
     MODULE_SCOPE,
     CondSpec,
@@ -26,7 +26,7 @@ from patchkeeper.runtime.file_facts import (
     ScanSettings,
     is_plugin,
 )
-from patchkeeper.runtime.names import Binding, Table
+from patchkeeper.runtime.names import Binding, ScopeBindings, Table
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -41,6 +41,11 @@ COMMENTED_IMPORT = re.compile(
 DOTTED_STRING = re.compile(r"^[A-Za-z_]\w*(?:\.\w+)+(?::\w+(?:\.\w+)*)?$")
 
 Conds = tuple[CondSpec, ...]
+_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith})
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+#: Statements :meth:`_Scanner.block` hands on whatever their lines hold: compound
+#: statements (definitions and edges inside) and imports (edges whatever their lines hold).
+_ALWAYS_WALKED = frozenset({ast.If, ast.Try, ast.Import, ast.ImportFrom, *_LOOPS, *_DEFINITIONS})
 
 
 class _Scanner(AssignmentForms):
@@ -51,21 +56,27 @@ class _Scanner(AssignmentForms):
         is_package: bool,
         cfg: ScanSettings,
         hot: list[int] | None = None,
+        bindings: ScopeBindings | None = None,
     ):
         self.facts = facts
         self.cfg = cfg
         self.is_package = is_package
         self.module = facts.module
+        #: The binding statements of every scope, from one walk of the tree.
+        self.bindings = bindings if bindings is not None else ScopeBindings(tree)
         base: Table = {}
         for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.__class__ in _DEFINITIONS:
                 base[node.name] = Binding(f"{self.module}.{node.name}", self.module)
-        self.module_table = names.scope_table(tree.body, base, self.module, is_package)
+        self.module_table = names.bindings_table(
+            self.bindings.of(None), base, self.module, is_package
+        )
         self.tree = tree
         self._defs = None
         self._param_sets = {}
         self.entries = cfg.reports_entries(self.module)
-        #: Lines that may hold an edge (:mod:`patchkeeper.runtime.edge_lines`); ``None``: all.
+        #: Lines that may hold an edge (:mod:`patchkeeper.runtime.edge_lines`), as
+        #: :func:`~patchkeeper.runtime.edge_lines.line_counts`; ``None``: every line.
         self.hot = hot
 
     # ----------------------------------------------------------------- scopes
@@ -73,16 +84,26 @@ class _Scanner(AssignmentForms):
         self.block(self.tree.body, (), MODULE_SCOPE, self.module_table, "")
 
     def block(self, body: list[ast.stmt], conds: Conds, scope: str, table: Table, cls: str) -> None:
+        counts = self.hot
         for stmt in body:
+            # A simple statement none of whose lines can hold an edge records nothing (its
+            # entries are not reported where lines are told apart): not even dispatched.
+            if (
+                counts is not None
+                and stmt.__class__ not in _ALWAYS_WALKED
+                and counts[stmt.end_lineno or stmt.lineno] == counts[stmt.lineno - 1]
+            ):
+                continue
             self.statement(stmt, conds, scope, table, cls)
 
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
-        if isinstance(stmt, ast.If):
+        kind = stmt.__class__
+        if kind is ast.If:
             self.if_statement(stmt, conds, scope, table, cls)
-        elif isinstance(stmt, ast.Try):
+        elif kind is ast.Try:
             for body, under in try_parts(stmt, conds):
                 self.block(body, under, scope, table, cls)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        elif kind in _LOOPS:
             for part in ("target", "iter", "test", "items"):
                 value = getattr(stmt, part, None)
                 for item in value if isinstance(value, list) else [value]:
@@ -90,19 +111,22 @@ class _Scanner(AssignmentForms):
                         self.expressions(item, conds, scope, table)
             self.block(stmt.body, conds, scope, table, cls)
             self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             self.function(stmt, conds, scope, table, cls)
-        elif isinstance(stmt, ast.ClassDef):
+        elif kind is ast.ClassDef:
             self.klass(stmt, conds, scope, table, cls)
         else:
             self.simple(stmt, conds, scope, table)
 
     def cold(self, node: ast.AST) -> bool:
         """Whether no line of ``node`` can hold an edge (so none is recorded inside it)."""
-        first = getattr(node, "lineno", None)
-        if self.hot is None or first is None:
+        counts = self.hot
+        if counts is None:
             return False
-        return not any_within(self.hot, first, getattr(node, "end_lineno", None) or first)
+        first = getattr(node, "lineno", None)
+        if first is None:
+            return False
+        return counts[getattr(node, "end_lineno", None) or first] == counts[first - 1]
 
     def if_statement(self, stmt: ast.If, conds: Conds, scope: str, table: Table, cls: str) -> None:
         if _is_type_checking(stmt.test):
@@ -150,18 +174,22 @@ class _Scanner(AssignmentForms):
         def table() -> Table:
             if not memo:
                 local = dict(outer())
-                for sub in names.walk_statements(node.body):
-                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found = self.bindings.of(node)
+                for sub in found:
+                    if sub.__class__ in _DEFINITIONS:
                         local[sub.name] = Binding(f"{self.module}.{qual}.{sub.name}", self.module)
-                memo.append(names.scope_table(node.body, local, self.module, self.is_package))
+                memo.append(names.bindings_table(found, local, self.module, self.is_package))
             return memo[0]
 
         return table
 
     def cold_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Whether no line of the body of ``node`` can hold an edge (see :meth:`cold`)."""
+        counts = self.hot
+        if counts is None:
+            return False
         first = node.body[0].lineno
-        return self.hot is not None and not any_within(self.hot, first, node.end_lineno or first)
+        return counts[node.end_lineno or first] == counts[first - 1]
 
     # ----------------------------------------------------------------- cold bodies
     def outline(self, body: list[ast.stmt], conds: Conds, scope: str, table, cls: str) -> None:
@@ -379,10 +407,19 @@ def commented_imports(
 
 
 def scan_source(
-    source: bytes, module: str, file: str, is_package: bool, cfg: ScanSettings
+    source: bytes,
+    module: str,
+    file: str,
+    is_package: bool,
+    cfg: ScanSettings,
+    *,
+    shortcuts: bool = True,
 ) -> FileFacts:
     """Parse one plugin file and return its :class:`FileFacts` (a syntax error is recorded in
-    ``syntax_error``, never raised)."""
+    ``syntax_error``, never raised). In a file whose entries are not reported, only the
+    statements on lines that can hold an edge are walked (:mod:`~patchkeeper.runtime.
+    edge_lines`); ``shortcuts=False`` walks every statement (the same facts, slower: the
+    reference the shortcuts are tested against)."""
     facts = FileFacts(module=module, file=file)
     text = source.decode("utf-8", "replace")
     facts.commented_imports.extend(commented_imports(text, module, is_package))
@@ -391,11 +428,12 @@ def scan_source(
     except SyntaxError as exc:
         facts.syntax_error = f"{exc.msg} (line {exc.lineno})"
         return facts
+    bindings = ScopeBindings(tree)
     hot = None
-    if not cfg.reports_entries(module):
-        needles = plugin_names(tree, module, is_package, cfg.package) | {cfg.package}
-        hot = hot_lines(text, needles)
-    _Scanner(tree, facts, is_package, cfg, hot).run()
+    if shortcuts and not cfg.reports_entries(module):
+        needles = plugin_names(bindings, module, is_package, cfg.package) | {cfg.package}
+        hot = line_counts(hot_lines(text, needles), text)
+    _Scanner(tree, facts, is_package, cfg, hot, bindings).run()
     return facts
 
 
