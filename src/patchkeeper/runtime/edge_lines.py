@@ -13,25 +13,10 @@ substrings), so nothing is skipped that could hold an edge.
 from __future__ import annotations
 
 import ast
-import bisect
 import itertools
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.file_facts import is_plugin
-
-
-def _refers_to_plugin(value: ast.expr, bound: set[str], package: str) -> bool:
-    root = value
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if isinstance(root, ast.Name):
-        return root.id in bound
-    if isinstance(root, ast.Call):  # importlib.import_module("vllm_ascend.x")
-        return any(
-            isinstance(a, ast.Constant) and isinstance(a.value, str) and package in a.value
-            for a in root.args
-        )
-    return False
 
 
 def plugin_names(
@@ -43,7 +28,8 @@ def plugin_names(
     aliases, :func:`patchkeeper.runtime.names.scope_table`), its imports of the plugin, and
     aliases of either. ``bindings``: the file's binding statements (one walk of its tree)."""
     bound: set[str] = set()
-    aliases: list[tuple[str, ast.expr]] = []
+    #: alias name by the name at the root of its value (``orig = m.f``: ``m`` -> ``orig``)
+    aliases: dict[str, list[str]] = {}
     for key, found in bindings.scopes.items():
         in_class = key in bindings.classes
         for node in found:
@@ -56,17 +42,30 @@ def plugin_names(
             elif kind is ast.Assign:
                 target = node.targets[0]
                 if target.__class__ is ast.Name:
-                    aliases.append((target.id, node.value))
+                    root = node.value
+                    while root.__class__ is ast.Attribute:
+                        root = root.value
+                    if root.__class__ is ast.Name:
+                        aliases.setdefault(root.id, []).append(target.id)
+                    elif root.__class__ is ast.Call and _names_package(root, package):
+                        bound.add(target.id)  # importlib.import_module("vllm_ascend.x")
             elif not in_class:
                 bound.add(node.name)
-    changed = True
-    while changed:  # aliases of aliases
-        changed = False
-        for name, value in aliases:
-            if name not in bound and _refers_to_plugin(value, bound, package):
-                bound.add(name)
-                changed = True
+    waiting = [name for name in aliases if name in bound]
+    while waiting:  # aliases of aliases
+        for alias in aliases.get(waiting.pop(), ()):
+            if alias not in bound:
+                bound.add(alias)
+                waiting.append(alias)
     return bound
+
+
+def _names_package(call: ast.Call, package: str) -> bool:
+    """Whether a positional argument of ``call`` is a string holding ``package``."""
+    return any(
+        isinstance(a, ast.Constant) and isinstance(a.value, str) and package in a.value
+        for a in call.args
+    )
 
 
 def hot_lines(text: str, needles: set[str]) -> list[int]:
@@ -96,16 +95,10 @@ def hot_lines(text: str, needles: set[str]) -> list[int]:
 def line_counts(hot: list[int], text: str) -> list[int]:
     """``counts[n]``: how many lines of ``hot`` (sorted numbers of lines of ``text``) are
     ``<= n``, for every line ``n`` of ``text`` and one past its end: lines ``first..last``
-    hold no hot line when ``counts[last] == counts[first - 1]`` (:func:`any_within` in two
-    list reads)."""
+    hold no hot line when ``counts[last] == counts[first - 1]`` (two list reads, where a
+    search of the sorted lines takes a call)."""
     lines = text.count("\n") + text.count("\r") + 2  # the parser's lines, at most
     flags = bytearray(lines + 1)
     for line in hot:
         flags[line] = 1
     return list(itertools.accumulate(flags))
-
-
-def any_within(hot: list[int], first: int, last: int) -> bool:
-    """Whether a line of ``hot`` (sorted) lies in ``first``..``last``."""
-    index = bisect.bisect_left(hot, first)
-    return index < len(hot) and hot[index] <= last

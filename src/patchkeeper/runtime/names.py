@@ -153,6 +153,38 @@ def walk_scope(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
                 push(value)
 
 
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk_all(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` (itself included), nested scopes included: the nodes of
+    :func:`ast.walk` in another order (and, as :func:`walk_scope`, the attribute names of a
+    class pattern as strings), without its per-node field iteration (the fields that can
+    hold a child are known per node class)."""
+    stack: list[ast.AST] = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        kind = node.__class__
+        fields = _ALL_FIELDS.get(kind)
+        if fields is None:
+            leaf = issubclass(kind, _LEAVES)
+            own = getattr(kind, "_fields", ())  # a str of a pattern has none
+            fields = () if leaf else tuple(f for f in own if f not in _SCALAR_FIELDS)
+            _ALL_FIELDS[kind] = fields
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                for item in value:
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
+
+
 def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of a scope, through compound statements, not into nested scopes."""
     stack: list[ast.AST] = list(body)[::-1]

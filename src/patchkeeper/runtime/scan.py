@@ -132,20 +132,16 @@ class _Scanner(AssignmentForms):
         if _is_type_checking(stmt.test):
             self.block(stmt.orelse, conds, scope, table, cls)
             return
-        if self.cold(stmt):
-            # Nothing inside records an edge, so the conditions are never shown: only the
-            # definitions inside are wanted.
-            self.block(stmt.body, conds, scope, table, cls)
-            self.block(stmt.orelse, conds, scope, table, cls)
+        if self.hot is not None:
+            # Lines told apart (no entries): most tests hold no edge under them, so their
+            # text is written out only for an edge recorded under them.
+            test = _IfTest(stmt)
+            self.expressions(stmt.test, conds, scope, table)
+            self.block(stmt.body, (*conds, _Pending(test, 0)), scope, table, cls)
+            self.block(stmt.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
             return
-        text = ast.unparse(stmt.test)
+        then, other = if_conditions(stmt)
         self.expressions(stmt.test, conds, scope, table)
-        kind = "version" if VERSION_TEST.search(text) else "if"
-        param, truth = _param_test(stmt.test)
-        then = CondSpec(kind, text, stmt.lineno, param, truth)
-        other = CondSpec(
-            "else" if kind == "if" else kind, f"not ({text})", stmt.lineno, param, not truth
-        )
         self.block(stmt.body, (*conds, then), scope, table, cls)
         self.block(stmt.orelse, (*conds, other), scope, table, cls)
 
@@ -203,9 +199,12 @@ class _Scanner(AssignmentForms):
             if kind is ast.Import or kind is ast.ImportFrom:
                 self.imports(stmt, conds, scope)
             elif kind is ast.If:
-                if not _is_type_checking(stmt.test):
-                    self.outline(stmt.body, conds, scope, table, cls)
-                self.outline(stmt.orelse, conds, scope, table, cls)
+                if _is_type_checking(stmt.test):
+                    self.outline(stmt.orelse, conds, scope, table, cls)
+                    continue
+                test = _IfTest(stmt)
+                self.outline(stmt.body, (*conds, _Pending(test, 0)), scope, table, cls)
+                self.outline(stmt.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
                 for body, under in try_parts(stmt, conds):
                     self.outline(body, under, scope, table, cls)
@@ -313,7 +312,51 @@ class _Scanner(AssignmentForms):
         return found if found is not None and is_plugin(found.dotted, pkg) else None
 
     def edge(self, scope: str, target: str, kind: str, line: int, conds: Conds, args=()) -> None:
+        if conds:
+            conds = tuple(c if c.__class__ is CondSpec else c.spec() for c in conds)
         self.facts.edges.append(Edge(scope, target, kind, line, tuple(conds), tuple(args)))
+
+
+def if_conditions(stmt: ast.If) -> tuple[CondSpec, CondSpec]:
+    """The conditions under which the body and the ``else`` of an ``if`` run: its test
+    (kind "version" when it reads a version, else "if") and the test's negation."""
+    text = ast.unparse(stmt.test)
+    kind = "version" if VERSION_TEST.search(text) else "if"
+    param, truth = _param_test(stmt.test)
+    then = CondSpec(kind, text, stmt.lineno, param, truth)
+    other = CondSpec(
+        "else" if kind == "if" else kind, f"not ({text})", stmt.lineno, param, not truth
+    )
+    return then, other
+
+
+class _IfTest:
+    """:func:`if_conditions` of one ``if``, computed when first asked."""
+
+    __slots__ = ("conditions", "stmt")
+
+    def __init__(self, stmt: ast.If) -> None:
+        self.stmt = stmt
+        self.conditions: tuple[CondSpec, CondSpec] | None = None
+
+    def get(self, index: int) -> CondSpec:
+        if self.conditions is None:
+            self.conditions = if_conditions(self.stmt)
+        return self.conditions[index]
+
+
+class _Pending:
+    """In a list of conditions, the condition ``index`` (0: the body's, 1: the ``else``'s)
+    of an ``if`` whose text is not written out yet (:meth:`_Scanner.edge` writes it)."""
+
+    __slots__ = ("index", "test")
+
+    def __init__(self, test: _IfTest, index: int) -> None:
+        self.test = test
+        self.index = index
+
+    def spec(self) -> CondSpec:
+        return self.test.get(self.index)
 
 
 def _const_args(call: ast.Call) -> tuple[tuple[str, object], ...]:
@@ -363,7 +406,17 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(ast.unparse(t).split(".")[-1] in IMPORT_ERRORS for t in types)
+    return any(_last_name(t) in IMPORT_ERRORS for t in types)
+
+
+def _last_name(expr: ast.expr) -> str:
+    """The last dotted part of ``ast.unparse(expr)`` (``"ImportError"`` of
+    ``builtins.ImportError``), without writing out a name or attribute."""
+    if expr.__class__ is ast.Name:
+        return expr.id  # type: ignore[attr-defined]
+    if expr.__class__ is ast.Attribute:
+        return expr.attr  # type: ignore[attr-defined]
+    return ast.unparse(expr).split(".")[-1]
 
 
 def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionInfo:
@@ -381,13 +434,37 @@ def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> F
     return FunctionInfo(qual, node.lineno, params, tuple(defaults), node.end_lineno or node.lineno)
 
 
+#: The line ends :meth:`str.splitlines` knows besides ``"\n"``.
+OTHER_LINE_ENDS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _import_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(number, line)`` of every line of ``text`` (as :meth:`str.splitlines` numbers
+    them) holding ``"import"``; found with :meth:`str.find` rather than by splitting the
+    whole text where ``"\n"`` is the only line end."""
+    if OTHER_LINE_ENDS.search(text):
+        for number, line in enumerate(text.splitlines(), 1):
+            if "import" in line:
+                yield number, line
+        return
+    number, counted = 1, 0
+    position = text.find("import")
+    while position != -1:
+        start = text.rfind("\n", 0, position) + 1
+        end = text.find("\n", position)
+        if end == -1:
+            end = len(text)
+        number += text.count("\n", counted, start)
+        counted = start
+        yield number, text[start:end]
+        position = text.find("import", end)
+
+
 def commented_imports(
     text: str, module: str, is_package: bool
 ) -> Iterator[tuple[int, str, tuple[str, ...]]]:
     """``(line, text, modules)`` for every commented-out import of a file."""
-    for number, line in enumerate(text.splitlines(), 1):
-        if "import" not in line:
-            continue
+    for number, line in _import_lines(text):
         match = COMMENTED_IMPORT.match(line)
         if not match:
             continue
