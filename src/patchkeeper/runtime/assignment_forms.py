@@ -33,6 +33,7 @@ class AssignmentForms(DecoratorForms):
     """Mixin of the file scanner: entries made by statements and calls."""
 
     tree: ast.Module
+    bindings: names.ScopeBindings
     module_table: Table
     is_package: bool
     _defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None
@@ -257,14 +258,17 @@ class AssignmentForms(DecoratorForms):
             return False
         if self._defs is None:
             self._defs = {}
-            for node in ast.walk(self.tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    self._defs.setdefault(node.name, []).append(node)
+            for found in self.bindings.scopes.values():  # every def of the module
+                for node in found:
+                    if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef:
+                        self._defs.setdefault(node.name, []).append(node)  # type: ignore[union-attr]
         for node in self._defs.get(qual.rsplit(".", 1)[-1], []):
-            table = names.scope_table(node.body, self.module_table, module, self.is_package)
-            for sub in ast.walk(node):
-                if isinstance(sub, (ast.Name, ast.Attribute)):
-                    bound = names.dotted(sub, table)
+            table = names.bindings_table(
+                self.bindings.of(node), self.module_table, module, self.is_package
+            )
+            for sub in names.walk_all(node):
+                if sub.__class__ is ast.Name or sub.__class__ is ast.Attribute:
+                    bound = names.dotted(sub, table)  # type: ignore[arg-type]
                     if bound is not None and bound.dotted == original:
                         return True
         return False

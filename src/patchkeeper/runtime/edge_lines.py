@@ -13,93 +13,59 @@ substrings), so nothing is skipped that could hold an edge.
 from __future__ import annotations
 
 import ast
-import bisect
-from collections.abc import Iterator
+import itertools
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.file_facts import is_plugin
 
-_BODIES = {
-    ast.FunctionDef: ("body",),
-    ast.AsyncFunctionDef: ("body",),
-    ast.ClassDef: ("body",),
-    ast.If: ("body", "orelse"),
-    ast.For: ("body", "orelse"),
-    ast.AsyncFor: ("body", "orelse"),
-    ast.While: ("body", "orelse"),
-    ast.With: ("body",),
-    ast.AsyncWith: ("body",),
-    ast.Try: ("body", "handlers", "orelse", "finalbody"),
-    ast.ExceptHandler: ("body",),
-    ast.Match: ("cases",),
-    ast.match_case: ("body",),
-}
-if hasattr(ast, "TryStar"):  # Python 3.11
-    _BODIES[ast.TryStar] = ("body", "handlers", "orelse", "finalbody")
 
-
-def _statements(body: list[ast.stmt]) -> Iterator[tuple[ast.AST, bool]]:
-    """Every statement of a module, nested scopes included (expressions not walked), each
-    with whether it belongs to a class body (directly or through ``if``/``try``/... blocks
-    of the class body)."""
-    stack: list[tuple[ast.AST, bool]] = [(node, False) for node in reversed(body)]
-    while stack:
-        node, in_class = stack.pop()
-        yield node, in_class
-        inner = in_class
-        if node.__class__ is ast.ClassDef:
-            inner = True
-        elif node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef):
-            inner = False
-        for field in _BODIES.get(node.__class__, ()):
-            stack.extend((child, inner) for child in reversed(getattr(node, field)))
-
-
-def _refers_to_plugin(value: ast.expr, bound: set[str], package: str) -> bool:
-    root = value
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if isinstance(root, ast.Name):
-        return root.id in bound
-    if isinstance(root, ast.Call):  # importlib.import_module("vllm_ascend.x")
-        return any(
-            isinstance(a, ast.Constant) and isinstance(a.value, str) and package in a.value
-            for a in root.args
-        )
-    return False
-
-
-def plugin_names(tree: ast.Module, module: str, is_package: bool, package: str) -> set[str]:
+def plugin_names(
+    bindings: names.ScopeBindings, module: str, is_package: bool, package: str
+) -> set[str]:
     """Every name the file may bind to a plugin path, in any scope: the functions and classes
     it defines outside class bodies (a method's name is never bound in a scope: the scanner's
     name tables hold the module's and the enclosing functions' definitions, imports and
     aliases, :func:`patchkeeper.runtime.names.scope_table`), its imports of the plugin, and
-    aliases of either."""
+    aliases of either. ``bindings``: the file's binding statements (one walk of its tree)."""
     bound: set[str] = set()
-    aliases: list[tuple[str, ast.expr]] = []
-    for node, in_class in _statements(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if not in_class:
+    #: alias name by the name at the root of its value (``orig = m.f``: ``m`` -> ``orig``)
+    aliases: dict[str, list[str]] = {}
+    for key, found in bindings.scopes.items():
+        in_class = key in bindings.classes
+        for node in found:
+            kind = node.__class__
+            if kind is ast.Import or kind is ast.ImportFrom:
+                for local, binding in names.import_bindings(node, module, is_package).items():
+                    dotted = binding.dotted
+                    if is_plugin(dotted, package) or package.startswith(dotted + "."):
+                        bound.add(local)
+            elif kind is ast.Assign:
+                target = node.targets[0]
+                if target.__class__ is ast.Name:
+                    root = node.value
+                    while root.__class__ is ast.Attribute:
+                        root = root.value
+                    if root.__class__ is ast.Name:
+                        aliases.setdefault(root.id, []).append(target.id)
+                    elif root.__class__ is ast.Call and _names_package(root, package):
+                        bound.add(target.id)  # importlib.import_module("vllm_ascend.x")
+            elif not in_class:
                 bound.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for local, binding in names.import_bindings(node, module, is_package).items():
-                dotted = binding.dotted
-                if is_plugin(dotted, package) or package.startswith(dotted + "."):
-                    bound.add(local)
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
-            aliases.append((node.targets[0].id, node.value))
-    changed = True
-    while changed:  # aliases of aliases
-        changed = False
-        for name, value in aliases:
-            if name not in bound and _refers_to_plugin(value, bound, package):
-                bound.add(name)
-                changed = True
+    waiting = [name for name in aliases if name in bound]
+    while waiting:  # aliases of aliases
+        for alias in aliases.get(waiting.pop(), ()):
+            if alias not in bound:
+                bound.add(alias)
+                waiting.append(alias)
     return bound
+
+
+def _names_package(call: ast.Call, package: str) -> bool:
+    """Whether a positional argument of ``call`` is a string holding ``package``."""
+    return any(
+        isinstance(a, ast.Constant) and isinstance(a.value, str) and package in a.value
+        for a in call.args
+    )
 
 
 def hot_lines(text: str, needles: set[str]) -> list[int]:
@@ -126,7 +92,13 @@ def hot_lines(text: str, needles: set[str]) -> list[int]:
     return lines
 
 
-def any_within(hot: list[int], first: int, last: int) -> bool:
-    """Whether a line of ``hot`` (sorted) lies in ``first``..``last``."""
-    index = bisect.bisect_left(hot, first)
-    return index < len(hot) and hot[index] <= last
+def line_counts(hot: list[int], text: str) -> list[int]:
+    """``counts[n]``: how many lines of ``hot`` (sorted numbers of lines of ``text``) are
+    ``<= n``, for every line ``n`` of ``text`` and one past its end: lines ``first..last``
+    hold no hot line when ``counts[last] == counts[first - 1]`` (two list reads, where a
+    search of the sorted lines takes a call)."""
+    lines = text.count("\n") + text.count("\r") + 2  # the parser's lines, at most
+    flags = bytearray(lines + 1)
+    for line in hot:
+        flags[line] = 1
+    return list(itertools.accumulate(flags))

@@ -153,6 +153,38 @@ def walk_scope(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
                 push(value)
 
 
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk_all(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` (itself included), nested scopes included: the nodes of
+    :func:`ast.walk` in another order (and, as :func:`walk_scope`, the attribute names of a
+    class pattern as strings), without its per-node field iteration (the fields that can
+    hold a child are known per node class)."""
+    stack: list[ast.AST] = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        kind = node.__class__
+        fields = _ALL_FIELDS.get(kind)
+        if fields is None:
+            leaf = issubclass(kind, _LEAVES)
+            own = getattr(kind, "_fields", ())  # a str of a pattern has none
+            fields = () if leaf else tuple(f for f in own if f not in _SCALAR_FIELDS)
+            _ALL_FIELDS[kind] = fields
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                for item in value:
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
+
+
 def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of a scope, through compound statements, not into nested scopes."""
     stack: list[ast.AST] = list(body)[::-1]
@@ -174,16 +206,83 @@ def scope_table(body: Iterable[ast.stmt], base: Table, current: str, is_package:
     An alias is ``name = <expression resolving to a dotted path>`` (``orig = m.f``); names
     defined by ``def``/``class`` in the scope shadow earlier bindings.
     """
+    return bindings_table(list(walk_statements(body)), base, current, is_package)
+
+
+def bindings_table(nodes: list[ast.stmt], base: Table, current: str, is_package: bool) -> Table:
+    """:func:`scope_table` of a scope whose statements, in :func:`walk_statements` order,
+    are ``nodes`` (only its imports and one-target assignments count: a list of those
+    alone, as :func:`binding_statements` keeps, gives the same table)."""
     table = dict(base)
-    nodes = list(walk_statements(body))
     for node in nodes:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            table.update(import_bindings(node, current, is_package))
+        kind = node.__class__
+        if kind is ast.Import or kind is ast.ImportFrom:
+            table.update(import_bindings(node, current, is_package))  # type: ignore[arg-type]
     for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name):
-                bound = dotted(node.value, table)
+        if node.__class__ is ast.Assign and len(node.targets) == 1:  # type: ignore[attr-defined]
+            target = node.targets[0]  # type: ignore[attr-defined]
+            if target.__class__ is ast.Name:
+                bound = dotted(node.value, table)  # type: ignore[attr-defined]
                 if bound is not None:
                     table[target.id] = bound
     return table
+
+
+#: Statements that bind a name in the scope that holds them (what a name table reads).
+_BINDERS = frozenset({ast.Import, ast.ImportFrom, ast.Assign, *_SCOPES})
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _block_fields(kind: type) -> tuple[str, ...]:
+    """The fields of ``_BLOCKS`` a node class has (statement lists), in that order."""
+    fields = _BLOCK_FIELDS.get(kind)
+    if fields is None:
+        fields = tuple(name for name in _BLOCKS if name in getattr(kind, "_fields", ()))
+        _BLOCK_FIELDS[kind] = fields
+    return fields
+
+
+class ScopeBindings:
+    """The binding statements of a whole module, from one walk of its statements.
+
+    ``scopes``: for the module (key ``0``), each function and each class (key: ``id`` of
+    its node), the imports, one-target assignments and ``def``/``class`` statements of its
+    body, through compound statements and not into nested scopes, in
+    :func:`walk_statements` order: :func:`bindings_table` of a scope's list is its
+    :func:`scope_table`. ``classes``: the keys that are class bodies."""
+
+    __slots__ = ("classes", "scopes")
+
+    def __init__(self, tree: ast.Module) -> None:
+        scopes: dict[int, list[ast.stmt]] = {0: []}
+        classes: set[int] = set()
+        stack: list[tuple[ast.AST, list[ast.stmt]]] = [(n, scopes[0]) for n in reversed(tree.body)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, found = pop()
+            kind = node.__class__
+            if kind in _BINDERS:
+                if kind is ast.Assign and len(node.targets) != 1:  # type: ignore[attr-defined]
+                    continue
+                found.append(node)  # type: ignore[arg-type]
+                if kind is ast.Import or kind is ast.ImportFrom or kind is ast.Assign:
+                    continue
+                inner: list[ast.stmt] = []
+                scopes[id(node)] = inner
+                if kind is ast.ClassDef:
+                    classes.add(id(node))
+                for child in reversed(node.body):  # type: ignore[attr-defined]
+                    push((child, inner))
+                continue
+            fields = _BLOCK_FIELDS.get(kind)
+            for name in _block_fields(kind) if fields is None else fields:
+                value = getattr(node, name)
+                if value:
+                    for child in reversed(value):
+                        push((child, found))
+        self.scopes = scopes
+        self.classes = classes
+
+    def of(self, node: ast.AST | None) -> list[ast.stmt]:
+        """The binding statements of ``node``'s body (``None``: the module's)."""
+        return self.scopes[0 if node is None else id(node)]

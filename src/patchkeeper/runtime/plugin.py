@@ -122,6 +122,9 @@ class PluginTree:
 
     def facts_of(self, module: str) -> FileFacts | None:
         """The facts of a plugin module (parsed once, cached on disk), or ``None``."""
+        known = self.facts.get(module)
+        if known is not None:  # the activation search asks thousands of times
+            return known
 
         def scan(file: Path, is_package: bool) -> FileFacts:
             data = file.read_bytes()

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.assignment_forms import AssignmentForms
-from patchkeeper.runtime.edge_lines import any_within, hot_lines, plugin_names
+from patchkeeper.runtime.edge_lines import hot_lines, line_counts, plugin_names
 from patchkeeper.runtime.file_facts import (
     MODULE_SCOPE,
     CondSpec,
@@ -26,7 +26,7 @@ from patchkeeper.runtime.file_facts import (
     ScanSettings,
     is_plugin,
 )
-from patchkeeper.runtime.names import Binding, Table
+from patchkeeper.runtime.names import Binding, ScopeBindings, Table
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -41,6 +41,11 @@ COMMENTED_IMPORT = re.compile(
 DOTTED_STRING = re.compile(r"^[A-Za-z_]\w*(?:\.\w+)+(?::\w+(?:\.\w+)*)?$")
 
 Conds = tuple[CondSpec, ...]
+_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith})
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+#: Statements :meth:`_Scanner.block` hands on whatever their lines hold: compound
+#: statements (definitions and edges inside) and imports (edges whatever their lines hold).
+_ALWAYS_WALKED = frozenset({ast.If, ast.Try, ast.Import, ast.ImportFrom, *_LOOPS, *_DEFINITIONS})
 
 
 class _Scanner(AssignmentForms):
@@ -51,21 +56,27 @@ class _Scanner(AssignmentForms):
         is_package: bool,
         cfg: ScanSettings,
         hot: list[int] | None = None,
+        bindings: ScopeBindings | None = None,
     ):
         self.facts = facts
         self.cfg = cfg
         self.is_package = is_package
         self.module = facts.module
+        #: The binding statements of every scope, from one walk of the tree.
+        self.bindings = bindings if bindings is not None else ScopeBindings(tree)
         base: Table = {}
         for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.__class__ in _DEFINITIONS:
                 base[node.name] = Binding(f"{self.module}.{node.name}", self.module)
-        self.module_table = names.scope_table(tree.body, base, self.module, is_package)
+        self.module_table = names.bindings_table(
+            self.bindings.of(None), base, self.module, is_package
+        )
         self.tree = tree
         self._defs = None
         self._param_sets = {}
         self.entries = cfg.reports_entries(self.module)
-        #: Lines that may hold an edge (:mod:`patchkeeper.runtime.edge_lines`); ``None``: all.
+        #: Lines that may hold an edge (:mod:`patchkeeper.runtime.edge_lines`), as
+        #: :func:`~patchkeeper.runtime.edge_lines.line_counts`; ``None``: every line.
         self.hot = hot
 
     # ----------------------------------------------------------------- scopes
@@ -73,16 +84,26 @@ class _Scanner(AssignmentForms):
         self.block(self.tree.body, (), MODULE_SCOPE, self.module_table, "")
 
     def block(self, body: list[ast.stmt], conds: Conds, scope: str, table: Table, cls: str) -> None:
+        counts = self.hot
         for stmt in body:
+            # A simple statement none of whose lines can hold an edge records nothing (its
+            # entries are not reported where lines are told apart): not even dispatched.
+            if (
+                counts is not None
+                and stmt.__class__ not in _ALWAYS_WALKED
+                and counts[stmt.end_lineno or stmt.lineno] == counts[stmt.lineno - 1]
+            ):
+                continue
             self.statement(stmt, conds, scope, table, cls)
 
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
-        if isinstance(stmt, ast.If):
+        kind = stmt.__class__
+        if kind is ast.If:
             self.if_statement(stmt, conds, scope, table, cls)
-        elif isinstance(stmt, ast.Try):
+        elif kind is ast.Try:
             for body, under in try_parts(stmt, conds):
                 self.block(body, under, scope, table, cls)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        elif kind in _LOOPS:
             for part in ("target", "iter", "test", "items"):
                 value = getattr(stmt, part, None)
                 for item in value if isinstance(value, list) else [value]:
@@ -90,38 +111,37 @@ class _Scanner(AssignmentForms):
                         self.expressions(item, conds, scope, table)
             self.block(stmt.body, conds, scope, table, cls)
             self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             self.function(stmt, conds, scope, table, cls)
-        elif isinstance(stmt, ast.ClassDef):
+        elif kind is ast.ClassDef:
             self.klass(stmt, conds, scope, table, cls)
         else:
             self.simple(stmt, conds, scope, table)
 
     def cold(self, node: ast.AST) -> bool:
         """Whether no line of ``node`` can hold an edge (so none is recorded inside it)."""
-        first = getattr(node, "lineno", None)
-        if self.hot is None or first is None:
+        counts = self.hot
+        if counts is None:
             return False
-        return not any_within(self.hot, first, getattr(node, "end_lineno", None) or first)
+        first = getattr(node, "lineno", None)
+        if first is None:
+            return False
+        return counts[getattr(node, "end_lineno", None) or first] == counts[first - 1]
 
     def if_statement(self, stmt: ast.If, conds: Conds, scope: str, table: Table, cls: str) -> None:
         if _is_type_checking(stmt.test):
             self.block(stmt.orelse, conds, scope, table, cls)
             return
-        if self.cold(stmt):
-            # Nothing inside records an edge, so the conditions are never shown: only the
-            # definitions inside are wanted.
-            self.block(stmt.body, conds, scope, table, cls)
-            self.block(stmt.orelse, conds, scope, table, cls)
+        if self.hot is not None:
+            # Lines told apart (no entries): most tests hold no edge under them, so their
+            # text is written out only for an edge recorded under them.
+            test = _IfTest(stmt)
+            self.expressions(stmt.test, conds, scope, table)
+            self.block(stmt.body, (*conds, _Pending(test, 0)), scope, table, cls)
+            self.block(stmt.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
             return
-        text = ast.unparse(stmt.test)
+        then, other = if_conditions(stmt)
         self.expressions(stmt.test, conds, scope, table)
-        kind = "version" if VERSION_TEST.search(text) else "if"
-        param, truth = _param_test(stmt.test)
-        then = CondSpec(kind, text, stmt.lineno, param, truth)
-        other = CondSpec(
-            "else" if kind == "if" else kind, f"not ({text})", stmt.lineno, param, not truth
-        )
         self.block(stmt.body, (*conds, then), scope, table, cls)
         self.block(stmt.orelse, (*conds, other), scope, table, cls)
 
@@ -150,18 +170,22 @@ class _Scanner(AssignmentForms):
         def table() -> Table:
             if not memo:
                 local = dict(outer())
-                for sub in names.walk_statements(node.body):
-                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found = self.bindings.of(node)
+                for sub in found:
+                    if sub.__class__ in _DEFINITIONS:
                         local[sub.name] = Binding(f"{self.module}.{qual}.{sub.name}", self.module)
-                memo.append(names.scope_table(node.body, local, self.module, self.is_package))
+                memo.append(names.bindings_table(found, local, self.module, self.is_package))
             return memo[0]
 
         return table
 
     def cold_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Whether no line of the body of ``node`` can hold an edge (see :meth:`cold`)."""
+        counts = self.hot
+        if counts is None:
+            return False
         first = node.body[0].lineno
-        return self.hot is not None and not any_within(self.hot, first, node.end_lineno or first)
+        return counts[node.end_lineno or first] == counts[first - 1]
 
     # ----------------------------------------------------------------- cold bodies
     def outline(self, body: list[ast.stmt], conds: Conds, scope: str, table, cls: str) -> None:
@@ -175,9 +199,12 @@ class _Scanner(AssignmentForms):
             if kind is ast.Import or kind is ast.ImportFrom:
                 self.imports(stmt, conds, scope)
             elif kind is ast.If:
-                if not _is_type_checking(stmt.test):
-                    self.outline(stmt.body, conds, scope, table, cls)
-                self.outline(stmt.orelse, conds, scope, table, cls)
+                if _is_type_checking(stmt.test):
+                    self.outline(stmt.orelse, conds, scope, table, cls)
+                    continue
+                test = _IfTest(stmt)
+                self.outline(stmt.body, (*conds, _Pending(test, 0)), scope, table, cls)
+                self.outline(stmt.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
                 for body, under in try_parts(stmt, conds):
                     self.outline(body, under, scope, table, cls)
@@ -285,7 +312,51 @@ class _Scanner(AssignmentForms):
         return found if found is not None and is_plugin(found.dotted, pkg) else None
 
     def edge(self, scope: str, target: str, kind: str, line: int, conds: Conds, args=()) -> None:
+        if conds:
+            conds = tuple(c if c.__class__ is CondSpec else c.spec() for c in conds)
         self.facts.edges.append(Edge(scope, target, kind, line, tuple(conds), tuple(args)))
+
+
+def if_conditions(stmt: ast.If) -> tuple[CondSpec, CondSpec]:
+    """The conditions under which the body and the ``else`` of an ``if`` run: its test
+    (kind "version" when it reads a version, else "if") and the test's negation."""
+    text = ast.unparse(stmt.test)
+    kind = "version" if VERSION_TEST.search(text) else "if"
+    param, truth = _param_test(stmt.test)
+    then = CondSpec(kind, text, stmt.lineno, param, truth)
+    other = CondSpec(
+        "else" if kind == "if" else kind, f"not ({text})", stmt.lineno, param, not truth
+    )
+    return then, other
+
+
+class _IfTest:
+    """:func:`if_conditions` of one ``if``, computed when first asked."""
+
+    __slots__ = ("conditions", "stmt")
+
+    def __init__(self, stmt: ast.If) -> None:
+        self.stmt = stmt
+        self.conditions: tuple[CondSpec, CondSpec] | None = None
+
+    def get(self, index: int) -> CondSpec:
+        if self.conditions is None:
+            self.conditions = if_conditions(self.stmt)
+        return self.conditions[index]
+
+
+class _Pending:
+    """In a list of conditions, the condition ``index`` (0: the body's, 1: the ``else``'s)
+    of an ``if`` whose text is not written out yet (:meth:`_Scanner.edge` writes it)."""
+
+    __slots__ = ("index", "test")
+
+    def __init__(self, test: _IfTest, index: int) -> None:
+        self.test = test
+        self.index = index
+
+    def spec(self) -> CondSpec:
+        return self.test.get(self.index)
 
 
 def _const_args(call: ast.Call) -> tuple[tuple[str, object], ...]:
@@ -335,7 +406,17 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(ast.unparse(t).split(".")[-1] in IMPORT_ERRORS for t in types)
+    return any(_last_name(t) in IMPORT_ERRORS for t in types)
+
+
+def _last_name(expr: ast.expr) -> str:
+    """The last dotted part of ``ast.unparse(expr)`` (``"ImportError"`` of
+    ``builtins.ImportError``), without writing out a name or attribute."""
+    if expr.__class__ is ast.Name:
+        return expr.id  # type: ignore[attr-defined]
+    if expr.__class__ is ast.Attribute:
+        return expr.attr  # type: ignore[attr-defined]
+    return ast.unparse(expr).split(".")[-1]
 
 
 def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionInfo:
@@ -353,13 +434,37 @@ def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> F
     return FunctionInfo(qual, node.lineno, params, tuple(defaults), node.end_lineno or node.lineno)
 
 
+#: The line ends :meth:`str.splitlines` knows besides ``"\n"``.
+OTHER_LINE_ENDS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _import_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(number, line)`` of every line of ``text`` (as :meth:`str.splitlines` numbers
+    them) holding ``"import"``; found with :meth:`str.find` rather than by splitting the
+    whole text where ``"\n"`` is the only line end."""
+    if OTHER_LINE_ENDS.search(text):
+        for number, line in enumerate(text.splitlines(), 1):
+            if "import" in line:
+                yield number, line
+        return
+    number, counted = 1, 0
+    position = text.find("import")
+    while position != -1:
+        start = text.rfind("\n", 0, position) + 1
+        end = text.find("\n", position)
+        if end == -1:
+            end = len(text)
+        number += text.count("\n", counted, start)
+        counted = start
+        yield number, text[start:end]
+        position = text.find("import", end)
+
+
 def commented_imports(
     text: str, module: str, is_package: bool
 ) -> Iterator[tuple[int, str, tuple[str, ...]]]:
     """``(line, text, modules)`` for every commented-out import of a file."""
-    for number, line in enumerate(text.splitlines(), 1):
-        if "import" not in line:
-            continue
+    for number, line in _import_lines(text):
         match = COMMENTED_IMPORT.match(line)
         if not match:
             continue
@@ -379,10 +484,19 @@ def commented_imports(
 
 
 def scan_source(
-    source: bytes, module: str, file: str, is_package: bool, cfg: ScanSettings
+    source: bytes,
+    module: str,
+    file: str,
+    is_package: bool,
+    cfg: ScanSettings,
+    *,
+    shortcuts: bool = True,
 ) -> FileFacts:
     """Parse one plugin file and return its :class:`FileFacts` (a syntax error is recorded in
-    ``syntax_error``, never raised)."""
+    ``syntax_error``, never raised). In a file whose entries are not reported, only the
+    statements on lines that can hold an edge are walked (:mod:`~patchkeeper.runtime.
+    edge_lines`); ``shortcuts=False`` walks every statement (the same facts, slower: the
+    reference the shortcuts are tested against)."""
     facts = FileFacts(module=module, file=file)
     text = source.decode("utf-8", "replace")
     facts.commented_imports.extend(commented_imports(text, module, is_package))
@@ -391,11 +505,12 @@ def scan_source(
     except SyntaxError as exc:
         facts.syntax_error = f"{exc.msg} (line {exc.lineno})"
         return facts
+    bindings = ScopeBindings(tree)
     hot = None
-    if not cfg.reports_entries(module):
-        needles = plugin_names(tree, module, is_package, cfg.package) | {cfg.package}
-        hot = hot_lines(text, needles)
-    _Scanner(tree, facts, is_package, cfg, hot).run()
+    if shortcuts and not cfg.reports_entries(module):
+        needles = plugin_names(bindings, module, is_package, cfg.package) | {cfg.package}
+        hot = line_counts(hot_lines(text, needles), text)
+    _Scanner(tree, facts, is_package, cfg, hot, bindings).run()
     return facts
 
 
