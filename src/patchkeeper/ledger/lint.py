@@ -88,6 +88,10 @@ class LintResult:
         output_format: ``"text"`` or ``"github"`` (how the terminal renderer prints).
         skipped: checks not run, one sentence each (a vendored tree or foreign diff with no
             checkout to compare it with).
+        cwd: the directory the command ran in, relative to the downstream root (POSIX),
+            when it is below the root (else ``""``): the text format names each file from
+            there, as ``git`` and ``ruff`` do; JSON, Markdown and GitHub annotations keep
+            the root-relative paths.
     """
 
     findings: tuple[Finding, ...]
@@ -95,6 +99,7 @@ class LintResult:
     entries: int
     output_format: str = "text"
     skipped: tuple[str, ...] = ()
+    cwd: str = ""
 
     @property
     def exit_code(self) -> int:

@@ -70,7 +70,7 @@ def lint_text(result: LintResult) -> str:
     if result.output_format == "github":
         lines = [finding.github() for finding in result.findings]
     else:
-        lines = [finding.text() for finding in result.findings]
+        lines = [finding.text(result.cwd) for finding in result.findings]
     scope = _plural(result.patches, "patch").replace("patchs", "patches")
     if result.entries:
         scope += f" and {_plural(result.entries, 'entry').replace('entrys', 'entries')}"
