@@ -111,3 +111,27 @@ def test_no_hint_when_the_files_are_nowhere_near(cli, tmp_path, example) -> None
     tree = shutil.copytree(example.old, tmp_path / "minihttp-1.0")
     lines = _apply(cli, downstream, tree)
     assert lines[1:] == ["  elsewhere/retry.py: the file does not exist", "nothing was changed"]
+
+
+def test_verify_and_status_say_it_too(cli, tmp_path, example, nested) -> None:
+    """``verify`` of the same target listed every file of the tree as drifted and said
+    nothing of where the tree is; ``status`` and ``--json`` say it too."""
+    downstream = _downstream(tmp_path, example, "minihttp/")
+    config = downstream / "patchkeeper.toml"
+    config.write_text(config.read_text() + f'pristine = "{nested / "minihttp-1.0"}"\n')
+    tree = nested / "minihttp-1.0"
+    hint = f"hint: these files are under {tree}: pass --target {tree}"
+    for command in ("verify", "status"):
+        run = cli(command, "--target", str(nested), cwd=downstream)
+        assert run.code == 1
+        assert run.out.splitlines()[-1] == hint
+    data = json.loads(cli("verify", "--target", str(nested), "--json", cwd=downstream).out)
+    assert data["layout_hint"] == hint
+    run = cli("verify", "--target", str(tree), cwd=downstream)
+    assert run.out.splitlines()[-1] == "not ok: 0 of 1 patches applied, 0 files drifted"
+    assert (
+        json.loads(cli("verify", "--target", str(tree), "--json", cwd=downstream).out)[
+            "layout_hint"
+        ]
+        == ""
+    )
