@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from patchkeeper.config import Config
+from patchkeeper.config import Config, spelt_for
 from patchkeeper.ledger.lint import LintResult, lint_downstream
 
 
@@ -29,7 +29,8 @@ def run(
         upstream=upstream,
         foreign_checkouts=foreign_checkouts,
     )
-    return replace(result, cwd=_below_root(config.root))
+    hint = spelt_for(result.hint, config.source)  # [headers] in a patchkeeper.toml
+    return replace(result, cwd=_below_root(config.root), hint=hint)
 
 
 def _below_root(root: Path) -> str:
