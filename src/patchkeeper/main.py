@@ -280,7 +280,7 @@ def save_evidence_option(function: Callable[..., Any]) -> Callable[..., Any]:
         "--save-evidence",
         is_flag=True,
         help="Keep the result in .patchkeeper/evidence/ for the audit record "
-        "(default: only with evidence = true in [report]).",
+        "(default: only with evidence = true in [tool.patchkeeper.report]).",
     )(function)
 
 
@@ -586,7 +586,8 @@ def checkout_option(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def tag_option(function: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
-        "--tag", help="The topic tag of '[TAG] <topic>' subjects (default: [git] tag)."
+        "--tag",
+        help="The topic tag of '[TAG] <topic>' subjects (default: [tool.patchkeeper.git] tag).",
     )(function)
 
 
@@ -636,7 +637,7 @@ def export(
 @cli.command("import")
 @checkout_option
 @tag_option
-@click.option("--branch", help="The branch to create (default: [git] branch).")
+@click.option("--branch", help="The branch to create (default: [tool.patchkeeper.git] branch).")
 @click.option("--force", is_flag=True, help="Move the branch if it exists.")
 @json_option
 @click.pass_obj
@@ -1022,6 +1023,47 @@ def accept_global_options(group: click.Group) -> None:
         ]
         if isinstance(command, click.Group):
             accept_global_options(command)
+        _spell_help(command)
+
+
+def _spell_help(command: click.Command) -> None:
+    """``--help`` names the configuration tables as the file in use spells them (``[git]``
+    in a ``patchkeeper.toml``): the help texts are written as ``pyproject.toml`` spells them
+    and rewritten (:func:`patchkeeper.config.spelt_for`) once the configuration is found,
+    from ``-C``/``--config`` or the current directory upwards."""
+    plain = command.get_help
+
+    def get_help(ctx: click.Context) -> str:
+        source = _help_config(ctx)
+        if source is None:
+            return plain(ctx)
+        from patchkeeper.config import spelt_for
+
+        texts = [(p, getattr(p, "help", None)) for p in command.params]
+        texts = [(param, text) for param, text in texts if text]
+        try:  # spelt for this rendering only: the command objects live on (tests, main())
+            for param, text in texts:
+                param.help = spelt_for(text, source)  # type: ignore[attr-defined]
+            return plain(ctx)
+        finally:
+            for param, text in texts:
+                param.help = text  # type: ignore[attr-defined]
+
+    command.get_help = get_help  # type: ignore[method-assign]
+
+
+def _help_config(ctx: click.Context) -> Path | None:
+    """The configuration file the command would read, or ``None`` (none, or unreadable)."""
+    from patchkeeper.config import find_config
+
+    settings = ctx.find_object(Settings)
+    if settings is not None and settings.config_file is not None:
+        return Path(settings.config_file)
+    start = settings.directory if settings is not None and settings.directory else Path.cwd()
+    try:
+        return find_config(Path(start).resolve())[0]
+    except PatchkeeperError:
+        return None
 
 
 accept_global_options(cli)

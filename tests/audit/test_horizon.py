@@ -7,6 +7,7 @@ real index range is in ``tests/commands/test_horizon_real.py``.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from packaging.requirements import Requirement
@@ -58,6 +59,27 @@ def test_horizon_table_at_80_columns(cli, example: Example, monkeypatch) -> None
     )
     assert max(len(line) for line in run.out.splitlines()) <= 80
     assert tree_bytes(example.root) == before  # a command that reads writes nothing
+
+
+def test_horizon_releases_unpacked_into_directories_of_their_name(
+    cli, example: Example, monkeypatch, tmp_path
+) -> None:
+    """``--releases`` whose ``NAME-VERSION`` directories each hold only the sdist's own
+    ``NAME-VERSION`` directory (as an archive unpacked into a directory named after it, and
+    as patchkeeper's cache keeps them) are judged there: a new user's ``--releases
+    ~/.cache/patchkeeper-corpus/trees/markdown`` got *target gone* for every patch, at the
+    pin too."""
+    monkeypatch.setenv("COLUMNS", "80")
+    for version in ("1.0", "1.1", "1.2"):
+        name = f"minihttp-{version}"
+        shutil.copytree(example.root / "upstream" / name, tmp_path / "rel" / name / name)
+    (tmp_path / "rel" / "minihttp-1.2" / "minihttp-1.2").rename(
+        tmp_path / "rel" / "minihttp-1.2" / "MiniHTTP-1.2"
+    )
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", str(tmp_path / "rel"),
+              cwd=example.downstream)  # fmt: skip
+    assert run.code == 1
+    assert run.out.split("\n\n")[1] + "\n" == TABLE_80
 
 
 def test_horizon_table_narrow_terminal_uses_short_words(cli, example: Example, monkeypatch) -> None:

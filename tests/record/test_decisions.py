@@ -158,12 +158,12 @@ def test_decide_before_the_audit_then_after_gives_the_suggestions(
     edited = early.replace(
         '[series."client-describe-version.patch"]\n'
         "# no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
-        "evidence = true in [tool.patchkeeper.report]), or decide by hand\n"
+        "evidence = true in [report]), or decide by hand\n"
         "# removal condition from the Retires-when header\n"
         'decision = ""\nreason = ""\nremoval-condition = "stays"\nnotes = ""\n',
         '[series."client-describe-version.patch"]\n'
         "# no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
-        "evidence = true in [tool.patchkeeper.report]), or decide by hand\n"
+        "evidence = true in [report]), or decide by hand\n"
         "# removal condition from the Retires-when header\n"
         'decision = ""\nreason = ""\nremoval-condition = "stays"\nnotes = "ask Ana"\n',
     )

@@ -256,6 +256,35 @@ def test_missing_package_is_an_input_error(tmp_path: Path, cli) -> None:
     assert "the plugin package nothing is not under" in run.err
 
 
+def test_plugin_and_patch_directory_slips_are_named(runtime_trees: Path, cli, tmp_path) -> None:
+    """A new user's slips: a --plugin that does not exist, the package directory itself as
+    --plugin, and a --patch-dir outside the plugin (``../..`` was read: "mechanism: none",
+    exit 0)."""
+    plugin = runtime_trees / "plugin"
+    package = next(p.name for p in plugin.iterdir() if (p / "patch").is_dir())
+    run = cli("runtime", "inventory", "--plugin", str(tmp_path / "nope"), "--package", package)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the plugin directory {tmp_path / 'nope'} does not exist\n"
+        "  hint: pass --plugin DIR (the directory holding the package) or set root\n",
+    )
+    run = cli("runtime", "inventory", "--plugin", str(plugin / package), "--package", package)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the plugin package {package} is not under {plugin / package}\n"
+        f"  hint: {plugin / package} is the package itself: pass --plugin {plugin}\n",
+    )
+    for outside in ("../..", str(tmp_path)):
+        run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", package,
+                  "--patch-dir", outside)  # fmt: skip
+        assert (run.code, run.err) == (
+            2,
+            f"patchkeeper: error: the patch directory {outside} leaves the plugin directory "
+            f"{plugin}\n  hint: give --patch-dir (or patch-directory) relative to the plugin "
+            "directory, inside it\n",
+        )
+
+
 def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> None:
     old = runtime_trees / "upstream-1.0/tinyup/scheduler.py"
     new = runtime_trees / "upstream-2.0/tinyup/scheduler.py"

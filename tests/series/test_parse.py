@@ -214,6 +214,18 @@ def test_series_file(tmp_path: Path) -> None:
     ]
 
 
+def test_a_series_file_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """An editor's "UTF-8 with BOM": the mark is not part of the first patch's name (a new
+    user's report: "the series lists \ufeffok.patch, which does not exist")."""
+    series = tmp_path / "series"
+    series.write_bytes(b"\xef\xbb\xbffirst.patch\r\nsecond.patch -p0\r\n")
+    entries = parse_series(series).entries
+    assert [(e.name, e.line_no, e.strip) for e in entries] == [
+        ("first.patch", 1, None),
+        ("second.patch", 2, 0),
+    ]
+
+
 def test_series_bad_option(tmp_path: Path) -> None:
     series = tmp_path / "series"
     series.write_text("a.patch --fuzz=2\n")

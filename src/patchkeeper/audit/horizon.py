@@ -214,8 +214,23 @@ def directory_releases(requirement: Requirement, releases: Path) -> dict[str, Pa
     for child in sorted(releases.iterdir()):
         stem, sep, version = child.name.rpartition("-")
         if child.is_dir() and sep and canonicalize_name(stem) == name:
-            found[version] = child
+            found[version] = _unwrapped(child)
     return found
+
+
+def _unwrapped(directory: Path) -> Path:
+    """``directory``, or the one directory it holds when that is all it holds and has the
+    same name but for case (an sdist unpacked into a directory named after it, as
+    patchkeeper's own cache keeps them: ``Markdown-3.4.1/Markdown-3.4.1/``): its tree is
+    there, and judged one level too high every patch would be *target gone*."""
+    try:
+        children = [c for c in directory.iterdir() if not c.name.startswith(".")]
+    except OSError:
+        return directory
+    alone = len(children) == 1 and children[0].is_dir()
+    if alone and children[0].name.lower() == directory.name.lower():
+        return children[0]
+    return directory
 
 
 def fetch_all(versions: Sequence[str], fetch: Callable[[str], object]) -> list[object]:

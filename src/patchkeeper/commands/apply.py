@@ -7,15 +7,18 @@ reported, not patched further (the operation: ``trees/apply_tree.py``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from patchkeeper.commands.common import overlay_files, pin_mismatch
 from patchkeeper.config import Config
 from patchkeeper.progress import warn
+from patchkeeper.series.hunk_evidence import MISSING_FILE
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.apply_tree import apply_to_tree
-from patchkeeper.trees.results import ApplyResult
-from patchkeeper.trees.tree import check_paths, target_tree
+from patchkeeper.trees.layout_hint import layout_hint
+from patchkeeper.trees.results import FAILED, ApplyResult
+from patchkeeper.trees.tree import DIRECTORY, Tree, check_paths, target_tree
 
 
 def run(config: Config, *, target: Path | None = None, python: Path | None = None) -> ApplyResult:
@@ -32,4 +35,20 @@ def run(config: Config, *, target: Path | None = None, python: Path | None = Non
     pin_note = pin_mismatch(config, tree)
     if pin_note:
         warn(pin_note)
-    return apply_to_tree(tree, patches, lambda: overlay_files(config, tree), config.lock_timeout)
+    result = apply_to_tree(tree, patches, lambda: overlay_files(config, tree), config.lock_timeout)
+    return _with_layout_hint(result, tree)
+
+
+def _with_layout_hint(result: ApplyResult, tree: Tree) -> ApplyResult:
+    """A failed patch whose files are all missing from a directory target: the note also
+    says where they are when that is one place nearby (:func:`layout_hint`)."""
+    if result.outcome != FAILED or tree.kind != DIRECTORY or not result.failures:
+        return result
+    if any(failure.problem != MISSING_FILE for failure in result.failures):
+        return result
+    directory = tree.base.relative_to(tree.root).as_posix()
+    paths = [failure.path for failure in result.failures]
+    hint = layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
+    if not hint:
+        return result
+    return replace(result, note=f"{result.note}\n{hint}" if result.note else hint)

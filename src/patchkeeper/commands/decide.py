@@ -35,19 +35,24 @@ from patchkeeper.record.patch_evidence import Item, all_items
 from patchkeeper.record.results import Added, DecideResult
 from patchkeeper.record.settings import report_settings
 
+#: The comment of a table written before there was evidence (``pyproject.toml``'s spelling).
+NO_EVIDENCE = (
+    "no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
+    "evidence = true in [tool.patchkeeper.report]), or decide by hand"
+)
 
-def suggestion(item: Item) -> tuple[Decision, tuple[str, ...]]:
-    """The table ``decide`` writes for ``item``, and the comment lines above its fields."""
+
+def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[str, ...]]:
+    """The table ``decide`` writes for ``item``, and the comment lines above its fields
+    (configuration tables named as ``source``, the configuration file in use, spells them:
+    :func:`patchkeeper.config.spelt_for`)."""
     reason = f"suggested by patchkeeper decide from the {item.source} verdict: {item.verdict}"
     if item.suggested:
         comment = f"suggested from {item.source}: {item.verdict}"
     elif item.verdict:
         comment = f"no suggestion: {item.source} says {item.verdict}; decide by hand"
     else:
-        comment = (
-            "no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
-            "evidence = true in [tool.patchkeeper.report]), or decide by hand"
-        )
+        comment = spelt_for(NO_EVIDENCE, source)
     condition = "" if item.suggested in DROPS else item.condition
     comments = [comment]
     if condition:
@@ -76,8 +81,12 @@ def run(config: Config) -> DecideResult:
             "first (or set evidence = true in [tool.patchkeeper.report])",
         )
     existing = load(settings.decisions_file)
-    new = [suggestion(item) for item in items if existing.get(item.kind, item.key) is None]
-    text, filled = _fill_placeholders(settings.decisions_file, existing, items)
+    new = [
+        suggestion(item, config.source)
+        for item in items
+        if existing.get(item.kind, item.key) is None
+    ]
+    text, filled = _fill_placeholders(settings.decisions_file, existing, items, config.source)
     if new or filled:
         text = append_tables(settings.decisions_file, new, text)
         store.write_text(settings.decisions_file, text)
@@ -90,12 +99,13 @@ def run(config: Config) -> DecideResult:
 
 
 def _fill_placeholders(
-    path: Path, existing: Decisions, items: list[Item]
+    path: Path, existing: Decisions, items: list[Item], source: Path | None
 ) -> tuple[str | None, list[Added]]:
     """The decisions file's text with every table ``decide`` wrote before there was evidence
-    (byte for byte as :func:`suggestion` writes an item without a verdict) replaced by the
-    suggestion the evidence now makes; ``(None, [])`` when there is none. A table a person
-    touched (a field, a comment) is kept as it is."""
+    (byte for byte as :func:`suggestion` writes an item without a verdict, its tables spelt
+    for ``source`` or, as earlier versions wrote them, for ``pyproject.toml``) replaced by
+    the suggestion the evidence now makes; ``(None, [])`` when there is none. A table a
+    person touched (a field, a comment) is kept as it is."""
     text: str | None = None
     filled: list[Added] = []
     tables = [(existing.get(item.kind, item.key), item) for item in items]
@@ -108,12 +118,11 @@ def _fill_placeholders(
         if text is None:
             text = read_utf8(path)
         blank = replace(item, verdict="", source="", evidence=(), suggested="")
-        changed = replace_block(
-            text,
-            table.line,
-            render_table(*suggestion(blank)),
-            render_table(*suggestion(item)),
-        )
+        suggested = render_table(*suggestion(item, source))
+        changed = None
+        for spelling in dict.fromkeys((source, None)):
+            placeholder = render_table(*suggestion(blank, spelling))
+            changed = changed or replace_block(text, table.line, placeholder, suggested)
         if changed is not None:
             text = changed
             filled.append(Added(item.kind, item.key, item.suggested, item.verdict))

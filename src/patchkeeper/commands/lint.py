@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
-from patchkeeper.config import Config
+from patchkeeper.config import Config, spelt_for
 from patchkeeper.ledger.lint import LintResult, lint_downstream
 
 
@@ -21,10 +22,21 @@ def run(
 
     Raises: as :func:`patchkeeper.ledger.lint.lint_downstream`.
     """
-    return lint_downstream(
+    result = lint_downstream(
         config,
         output_format=output_format,
         checkout=checkout,
         upstream=upstream,
         foreign_checkouts=foreign_checkouts,
     )
+    hint = spelt_for(result.hint, config.source)  # [headers] in a patchkeeper.toml
+    return replace(result, cwd=_below_root(config.root), hint=hint)
+
+
+def _below_root(root: Path) -> str:
+    """The current directory relative to ``root`` when it is below it, else ``""``."""
+    try:
+        inside = Path.cwd().resolve().relative_to(root.resolve()).as_posix()
+    except (OSError, ValueError):
+        return ""
+    return "" if inside == "." else inside

@@ -22,10 +22,13 @@ from patchkeeper.series.engine import Workspace, touched_paths
 from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.applied import FileCheck, series_state
+from patchkeeper.trees.layout_hint import layout_hint
 from patchkeeper.trees.results import OverlayCheck, VerifyResult
 from patchkeeper.trees.transaction import locked, recover
 from patchkeeper.trees.tree import (
+    DIRECTORY,
     INSTALLED,
+    Tree,
     check_paths,
     pristine_for,
     record_pristine,
@@ -35,6 +38,7 @@ from patchkeeper.trees.untouched_files import untouched_drift
 from patchkeeper.upstream.requirements import check_release_option
 
 if TYPE_CHECKING:
+    from patchkeeper.series.model import Patch
     from patchkeeper.trees.installed import AppliedRecord
 
 
@@ -65,6 +69,20 @@ def _record_mismatch(record: AppliedRecord | None, names_hashes: list[tuple[str,
         )
     changed = [n for (n, h), (_, h2) in zip(recorded, names_hashes) if h != h2]
     return "these patch files changed since they were applied: " + ", ".join(changed)
+
+
+def _layout_hint(tree: Tree, patches: Sequence[Patch]) -> str:
+    """Where the files the first patch reads are, when none of them is in the directory
+    target and they are all in one place nearby (a target one level too high: every
+    patch "not applied", every file of the tree drifted), else ``""``."""
+    if tree.kind != DIRECTORY:
+        return ""
+    reads = next((p.files for p in patches if any(d.old_path for d in p.files)), ())
+    paths = [d.old_path for d in reads if d.old_path]
+    if not paths or any((tree.base / path).exists() for path in paths):
+        return ""
+    directory = tree.base.relative_to(tree.root).as_posix()
+    return layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
 
 
 def run(
@@ -138,6 +156,7 @@ def run(
         untouched,
         ignored,
         pin_note,
+        _layout_hint(tree, patches),
     )
     if not detailed:
         options = {"--target": target, "--python": python, "--pristine": pristine}

@@ -12,6 +12,7 @@ Shared by :mod:`patchkeeper.ledger.lint` and :mod:`patchkeeper.ledger.entries`. 
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,9 +57,14 @@ class Finding:
     code: str
     message: str
 
-    def text(self) -> str:
-        """``file:line: code message`` (``file: code message`` without a line)."""
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+    def text(self, cwd: str = "") -> str:
+        """``file:line: code message`` (``file: code message`` without a line); ``cwd``: the
+        directory the path is named from, relative to the downstream root (``""``: the root;
+        an absolute path is named as it is)."""
+        path = self.path
+        if cwd and not posixpath.isabs(path):
+            path = posixpath.relpath(path, cwd)
+        where = f"{path}:{self.line}" if self.line is not None else path
         return f"{where}: {self.code} {self.message}"
 
     def github(self) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -88,6 +88,12 @@ class LintResult:
         output_format: ``"text"`` or ``"github"`` (how the terminal renderer prints).
         skipped: checks not run, one sentence each (a vendored tree or foreign diff with no
             checkout to compare it with).
+        cwd: the directory the command ran in, relative to the downstream root (POSIX),
+            when it is below the root (else ``""``): the text format names each file from
+            there, as ``git`` and ``ruff`` do; JSON, Markdown and GitHub annotations keep
+            the root-relative paths.
+        hint: one sentence after the findings (a Debian series read with the ledger
+            schema: the setting to read its DEP-3 headers), or ``""``.
     """
 
     findings: tuple[Finding, ...]
@@ -95,6 +101,8 @@ class LintResult:
     entries: int
     output_format: str = "text"
     skipped: tuple[str, ...] = ()
+    cwd: str = ""
+    hint: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -476,6 +484,7 @@ def lint_downstream(
     skipped: list[str] = []
     findings += lint_entries(config, entries, foreign_checkouts or {}, skipped)
     kept = tuple(f for f in findings if f.code not in lsettings.disable)
+    hint = _schema_hint(header_settings(config), kept, count)
     if output_format == "github":
         kept = from_repository_root(kept, config.root)
     return LintResult(
@@ -484,4 +493,21 @@ def lint_downstream(
         entries=len(entries),
         output_format=output_format,
         skipped=tuple(skipped),
+        hint=hint,
+    )
+
+
+def _schema_hint(settings: HeaderSettings, findings: Sequence[Finding], patches: int) -> str:
+    """With the ledger schema, when no patch has any of its headers (every required one
+    missing from every patch: a Debian/DEP-3 series read with the default schema), the
+    setting that reads the series' own headers; else ``""``."""
+    if settings.schema != "ledger" or not patches or not settings.required:
+        return ""
+    missing = {(f.path, f.message) for f in findings if f.code == "PK101"}
+    if len(missing) < patches * len(settings.required):
+        return ""
+    return (
+        "hint: no patch has any of the headers the ledger schema reads; for DEP-3 headers "
+        '(Description, Origin, Bug, Forwarded: a Debian series) set schema = "dep3" in '
+        "[tool.patchkeeper.headers]"
     )

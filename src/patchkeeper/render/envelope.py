@@ -28,9 +28,9 @@ RENAMED: dict[str, dict[str, str]] = {
     "report": {"written": "written_files"},
 }
 
-#: Result fields left out, per command: lint's ``output_format`` is how the command line asked
-#: to print (``--format``), not part of the result.
-DROPPED: dict[str, tuple[str, ...]] = {"lint": ("output_format",)}
+#: Result fields left out, per command: lint's ``output_format`` and ``cwd`` are how the
+#: command line asked to print (``--format``) and where it ran, not part of the result.
+DROPPED: dict[str, tuple[str, ...]] = {"lint": ("output_format", "cwd")}
 
 
 def target_object(target: Any, version: Any = None) -> dict[str, Any] | None:

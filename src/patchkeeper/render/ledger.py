@@ -70,7 +70,7 @@ def lint_text(result: LintResult) -> str:
     if result.output_format == "github":
         lines = [finding.github() for finding in result.findings]
     else:
-        lines = [finding.text() for finding in result.findings]
+        lines = [finding.text(result.cwd) for finding in result.findings]
     scope = _plural(result.patches, "patch").replace("patchs", "patches")
     if result.entries:
         scope += f" and {_plural(result.entries, 'entry').replace('entrys', 'entries')}"
@@ -80,6 +80,9 @@ def lint_text(result: LintResult) -> str:
         lines += [f"skipped: {note}" for note in result.skipped]
     count = _plural(len(result.findings), "problem")
     lines.append(f"{count} in {scope}" if result.findings else f"no problems in {scope}")
+    if result.hint:
+        hint = result.hint.removeprefix("hint: ")
+        lines.append(f"::notice::{hint}" if result.output_format == "github" else result.hint)
     return "\n".join(lines)
 
 

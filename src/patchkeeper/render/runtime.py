@@ -181,6 +181,14 @@ def check_text(result: LiveCheck) -> str:
     if result.unread:
         lines.append(f"not checked ({len(result.unread)} file(s); their entries are unknown):")
         lines += [f"  {x}" for x in result.unread]
+    if result.other_copy:
+        lines.append(
+            f"the interpreter imports another copy of the plugin, whose patch files differ "
+            f"from the ones the entries were read from ({len(result.other_copy)} file(s)): "
+            "install this directory there (pip install -e), or give --plugin the copy it "
+            "imports (its file is listed above)"
+        )
+        lines += [f"  {x}" for x in result.other_copy]
     return "\n".join(lines)
 
 

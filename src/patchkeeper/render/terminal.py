@@ -155,4 +155,6 @@ def verify_text(result: VerifyResult) -> str:
         drifted = len(state.drifted) + len(result.untouched)
         summary += f", {plural(drifted, 'file')} drifted"
     lines.append(("ok: " if result.ok else "not ok: ") + summary)
+    if result.layout_hint:
+        lines.append(result.layout_hint)
     return "\n".join(lines)

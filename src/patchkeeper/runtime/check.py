@@ -53,16 +53,51 @@ class LiveCheck:
     package_files: dict[str, str | None]
     extensions: tuple[str, ...]
     unread: tuple[str, ...] = ()
+    other_copy: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
-        """1 when an entry point failed, an entry is not live, a stale binding exists or a
+        """1 when an entry point failed, an entry is not live, a stale binding exists, a
         patch file could not be read (``unread``: ``FILE:LINE: not valid Python (...)``; its
-        entries were not checked)."""
+        entries were not checked) or the interpreter imports another copy of the plugin
+        whose patch files differ from the ones the entries come from (``other_copy``)."""
         bad = any(a.get("status") != "ok" for a in self.activation)
         bad = bad or any(e.status not in GOOD for e in self.entries) or bool(self.stale)
-        bad = bad or bool(self.unread)
+        bad = bad or bool(self.unread) or bool(self.other_copy)
         return 1 if bad else 0
+
+
+def other_copy(root: Path, package: str, patch_directory: str, imported: str | None) -> list[str]:
+    """The patch files (paths relative to the plugin ``root``) in which the copy of
+    ``package`` the interpreter imports (``imported``: its ``__init__.py``, from the probe)
+    differs from the plugin directory the entries were read from: changed or missing there,
+    or only there. Empty when it imports that directory itself (an editable install), when
+    the file is unknown, or when the patch directory is not inside the package.
+    """
+    if not imported:
+        return []
+    mine = root / package.replace(".", "/")
+    theirs = Path(imported).parent
+    patches = root / patch_directory
+    try:
+        if theirs.resolve() == mine.resolve() or not patches.is_relative_to(mine):
+            return []
+    except OSError:
+        return []
+    inside = patches.relative_to(mine)
+    names = {p.relative_to(patches) for p in patches.rglob("*.py")}
+    if (theirs / inside).is_dir():
+        names |= {p.relative_to(theirs / inside) for p in (theirs / inside).rglob("*.py")}
+    out = []
+    for name in sorted(names):
+        try:
+            ours = (patches / name).read_bytes() if (patches / name).is_file() else None
+            installed = (theirs / inside / name).read_bytes()
+        except OSError:
+            installed = None
+        if ours != installed:
+            out.append((Path(patch_directory) / name).as_posix())
+    return out
 
 
 #: How the live check words an interpreter that does not run or answer.
@@ -163,4 +198,12 @@ def check_live(
         package_files=data["files"],
         extensions=tuple(data["extensions"]),
         unread=tuple(describe(f, settings.root) for f in unparsed(inventory)),
+        other_copy=tuple(
+            other_copy(
+                settings.root,
+                settings.package,
+                settings.patch_directory,
+                data["files"].get(settings.package),
+            )
+        ),
     )

@@ -66,11 +66,16 @@ _IN_WORKER = False
 
 def _quiet() -> None:
     """A worker's start: no progress bar or note of its own (the parent reports progress
-    as the results come in; two processes drawing on one terminal would garble it), and
-    no pool of its own."""
+    as the results come in; two processes drawing on one terminal would garble it), no
+    pool of its own, and Ctrl-C left to the parent (which stops the pool): a worker that
+    took it printed "Process ForkPoolWorker-1:" and its traceback under the parent's
+    "patchkeeper: interrupted"."""
     global _IN_WORKER
+    import signal
+
     from patchkeeper import progress
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _IN_WORKER = True
     progress.set_bar_factory(None)
     progress.set_sink(None)

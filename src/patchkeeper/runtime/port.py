@@ -184,6 +184,7 @@ class _Edits:
         self.root = root
         self.versions = versions
         self.read: dict[str, list[str]] = {}
+        self.endings: dict[str, list[str]] = {}
         self.lines: dict[str, list[str]] = {}
         self.cuts: dict[str, tuple[Cut, ...]] = {}
         self.spans: dict[str, list[tuple[int, int, str]]] = {}
@@ -193,7 +194,11 @@ class _Edits:
     def original(self, file: str) -> list[str]:
         """The file's lines as port starts from them: as read, with the gates cut."""
         if file not in self.lines:
-            text = (self.root / file).read_text(encoding="utf-8", errors="surrogateescape")
+            raw = read_exact(self.root / file)
+            self.endings[file] = [_ending(line) for line in _lines(raw)]
+            # Worked on with every line end as "\n" (as Python reads text), so upstream's
+            # definitions merge with a CRLF copy; result() gives each line its end back.
+            text = raw.replace("\r\n", "\n")
             self.read[file] = text.splitlines(True)
             cut, cuts = (text, ()) if self.versions is None else cut_gates(text, *self.versions)
             self.lines[file] = cut.splitlines(True)
@@ -261,8 +266,47 @@ class _Edits:
             lines = list(self.original(file))
             for start, end, text in sorted(spans, reverse=True):
                 lines[start - 1 : end] = text.splitlines(True)
-            out[file] = "".join(lines)
+            out[file] = _restore_endings(self.endings[file], self.read[file], "".join(lines))
         return out
+
+
+def read_exact(path: Path) -> str:
+    """A plugin file's text with its line ends as they are (no newline translation)."""
+    with path.open(encoding="utf-8", errors="surrogateescape", newline="") as handle:
+        return handle.read()
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each ``"\\n"`` (a ``"\\r\\n"`` stays whole), as diff and patch
+    count lines; the last one may have no line end."""
+    return re.findall(r"[^\n]*\n|[^\n]+\Z", text)
+
+
+def _ending(line: str) -> str:
+    """A line's end: ``"\\r\\n"``, ``"\\n"``, or ``""`` (the last line, without one)."""
+    return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
+
+
+def _restore_endings(endings: list[str], read: list[str], text: str) -> str:
+    """``text`` (lines ending ``"\\n"``) with the line ends of the file as read: a line kept
+    from it (``read``, its lines as worked on) gets its own end back, a new line the end
+    most of the file's lines have. A file whose lines all end in ``"\\n"`` is ``text``."""
+    if all(ending in ("\n", "") for ending in endings):
+        return text
+    crlf = sum(ending == "\r\n" for ending in endings)
+    common = "\r\n" if crlf * 2 >= len(endings) else "\n"
+    old = _lines("".join(read))
+    new = _lines(text)
+    out = [line[:-1] + common if line.endswith("\n") else line for line in new]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, a0, a1, b0, _b1 in matcher.get_opcodes():
+        if tag != "equal":
+            continue
+        for k in range(a1 - a0):
+            line, ending = new[b0 + k], endings[a0 + k]
+            if line.endswith("\n") and ending:
+                out[b0 + k] = line[:-1] + ending
+    return "".join(out)
 
 
 def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -> PortedEntry:
@@ -566,12 +610,13 @@ def unified_diff(root: Path, changed: dict[str, str]) -> str:
     """The unified diff of the changed files, ``a/``/``b/`` paths relative to ``root``."""
     out = []
     for file in sorted(changed):
-        before = (root / file).read_text(encoding="utf-8", errors="surrogateescape")
+        before = read_exact(root / file)
         if before == changed[file]:
             continue
-        out += difflib.unified_diff(
-            before.splitlines(True), changed[file].splitlines(True), f"a/{file}", f"b/{file}"
-        )
+        for line in difflib.unified_diff(
+            _lines(before), _lines(changed[file]), f"a/{file}", f"b/{file}"
+        ):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 

@@ -87,12 +87,23 @@ def resolve_settings(
             path=getattr(config, "source", None),
             hint='pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]',
         )
-    if not (root / name.replace(".", "/")).is_dir():
+    if not root.is_dir():
         raise ConfigError(
-            f"the plugin package {name} is not under {root}",
+            f"the plugin directory {root} does not exist",
             hint="pass --plugin DIR (the directory holding the package) or set root",
         )
+    if not (root / name.replace(".", "/")).is_dir():
+        hint = "pass --plugin DIR (the directory holding the package) or set root"
+        if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
+            hint = f"{root} is the package itself: pass --plugin {root.parent}"
+        raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
     directory = patch_directory or table.get("patch-directory") or f"{name.replace('.', '/')}/patch"
+    if not (root / directory).resolve().is_relative_to(root):
+        raise ConfigError(
+            f"the patch directory {directory} leaves the plugin directory {root}",
+            hint="give --patch-dir (or patch-directory) relative to the plugin directory, "
+            "inside it",
+        )
     if not (root / directory).is_dir():
         raise ConfigError(
             f"the patch directory {directory} does not exist under {root}",

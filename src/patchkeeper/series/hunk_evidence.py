@@ -18,8 +18,11 @@ from patchkeeper.series.engine import (
 )
 from patchkeeper.series.hunks import HunkFailure, first_line
 
+#: The words of a file diff whose file is not in the tree (:attr:`FileFailure.problem`).
+MISSING_FILE = "the file does not exist"
+
 _PROBLEM_TEXT = {
-    MISSING: "the file does not exist",
+    MISSING: MISSING_FILE,
     EXISTS: "the file the patch creates already exists",
     NOT_EMPTY: "the file the patch deletes has other content",
     NOT_EMPTY_BEFORE: "the patch's index line says the file is empty (e69de29), but it is not",

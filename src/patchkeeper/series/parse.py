@@ -94,6 +94,8 @@ def parse_series(path: Path) -> Series:
         ) from None
     except OSError as exc:
         raise PatchFormatError(f"cannot read the series file: {exc.strerror}", path=path) from None
+    # A byte order mark (an editor's UTF-8 "with BOM") is not part of the first name.
+    text = text.removeprefix("\ufeff")
     entries: list[SeriesEntry] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""

@@ -122,6 +122,9 @@ class VerifyResult:
             (build and test leftovers), in either tree; an ignored directory once, ``dir/``.
         pin_mismatch: for an installed distribution whose version is not the configured
             pin, the warning that says so (both versions), else ``""``.
+        layout_hint: when none of the files the first patch reads is in the directory
+            target, where they are if that is one place nearby
+            (:func:`patchkeeper.trees.layout_hint.layout_hint`), else ``""``.
     """
 
     command: str
@@ -135,6 +138,7 @@ class VerifyResult:
     untouched: tuple[FileCheck, ...] = ()
     ignored: tuple[str, ...] = ()
     pin_mismatch: str = ""
+    layout_hint: str = ""
 
     @property
     def ok(self) -> bool:

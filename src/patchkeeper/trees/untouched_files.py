@@ -110,6 +110,12 @@ def _against_tree(
     return out, ignored | ignored_there
 
 
+def _owned_top(name: str) -> bool:
+    """A top-level ``RECORD`` directory the distribution owns inside site-packages: not
+    empty, not ``.``/``..`` (a row that leaves site-packages), not its ``.dist-info``."""
+    return name not in ("", ".", "..") and not name.endswith(".dist-info")
+
+
 def _against_record(
     target: Tree,
     recorded: dict[str, str],
@@ -129,10 +135,12 @@ def _against_record(
         if actual != expected:
             out.append(FileCheck(path, True, expected, actual))
     # files nobody recorded: under the base, or (when the base is site-packages itself) in
-    # the top-level package directories the distribution owns; its .dist-info is pip's
+    # the top-level package directories the distribution owns; its .dist-info is pip's, and
+    # a row that leaves site-packages (a console script, ``../../../bin/NAME``) is a file
+    # compared above, never a directory to walk (the parent of site-packages holds others')
     if at_site_root:
-        tops = tuple(sorted({p.split("/", 1)[0] for p in recorded if "/" in p} - {""}))
-        tops = tuple(top for top in tops if not top.endswith(".dist-info"))
+        tops = tuple(sorted({p.split("/", 1)[0] for p in recorded if "/" in p}))
+        tops = tuple(top for top in tops if _owned_top(top))
     else:
         tops = ("",)
     present, ignored_here = _files(target.base, tops, ignore)

@@ -146,12 +146,17 @@ def call(
             timeout=timeout,
             check=False,
         )
-    except FileNotFoundError as exc:
-        missing = "git" if exc.filename in (None, "git") else str(cwd)
+    except FileNotFoundError:
+        if cwd is not None and not Path(cwd).is_dir():
+            raise GitError(
+                "the directory does not exist",
+                path=cwd,
+                hint="check the checkout path (--checkout, or the configuration)",
+            ) from None
         raise GitError(
-            f"cannot run git in {cwd}: {missing} not found",
+            f"cannot run git in {cwd}: git not found",
             path=cwd,
-            hint="install git, or check the checkout path",
+            hint="install git, or put it on PATH",
         ) from None
     except NotADirectoryError:
         raise GitError(f"{cwd} is not a directory", path=cwd) from None

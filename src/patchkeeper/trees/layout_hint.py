@@ -1,0 +1,86 @@
+"""Where a patch's files are when none of them is where the patch says: a target one level
+too high (``--target`` the directory an sdist was unpacked into, which holds
+``Jinja2-3.1.2/``), one level too deep, a ``directory`` setting that does not match the
+patch paths, or paths with one more leading directory than the strip level removes.
+
+The engine reports each such file as missing; this module only looks at the file system to
+say which of those slips it is, so the user is told what to pass or set instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+#: Never where an upstream tree is: version control data, patchkeeper's state, caches.
+_NOT_TREES = frozenset({".git", ".hg", ".svn", ".patchkeeper", "__pycache__"})
+
+#: Files at the root of an unpacked sdist or a checkout: a subdirectory holding one is a
+#: whole tree (the target is one level too high), not a package directory.
+_PROJECT_FILES = ("PKG-INFO", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _all_under(base: Path, paths: Sequence[str]) -> bool:
+    try:
+        return all(os.path.isfile(base / path) for path in paths)
+    except (OSError, ValueError):
+        return False
+
+
+def _subdirectories(base: Path) -> list[Path]:
+    try:
+        with os.scandir(base) as entries:
+            names = sorted(e.name for e in entries if e.is_dir() and e.name not in _NOT_TREES)
+    except OSError:
+        return []
+    return [base / name for name in names]
+
+
+def _whole_tree(directory: Path) -> bool:
+    return any((directory / name).is_file() for name in _PROJECT_FILES)
+
+
+def layout_hint(root: Path, directory: str, missing: Sequence[str], option: str) -> str:
+    """One sentence saying where the files ``missing`` are, or ``""`` when they are not all
+    in one place nearby.
+
+    Args:
+        root: the target's root directory.
+        directory: the configured ``directory`` (``""``: patch paths start at ``root``).
+        missing: the patch's files (patch paths, relative to ``root / directory``) that do
+            not exist there; at least one.
+        option: how the user names the tree, for the advice (``"--target"``).
+
+    Returns:
+        The first that holds every file: one subdirectory ``S`` of ``root`` that is a whole
+        tree (``PKG-INFO``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``): "pass
+        --target ROOT/S"; ``root`` itself or one other subdirectory of it, under the patch
+        paths as they are: "set directory"; ``root``'s parent: "pass --target PARENT";
+        ``root / directory`` once each path's first directory is dropped: "strip one more";
+        else ``""``.
+    """
+    base = root / directory if directory else root
+    if not missing or _all_under(base, missing):
+        return ""
+    subdirectories = _subdirectories(root)
+    trees = [sub for sub in subdirectories if _whole_tree(sub)]
+    found = [sub for sub in trees if _all_under(sub / directory, missing)]
+    if len(found) == 1:
+        return f"hint: these files are under {found[0]}: pass {option} {found[0]}"
+    if directory and _all_under(root, missing):
+        return f'hint: these files are under {root} itself: set directory = "" (not "{directory}")'
+    found = [sub for sub in subdirectories if sub not in trees and _all_under(sub, missing)]
+    if len(found) == 1 and found[0] != base:
+        name = found[0].relative_to(root).as_posix()
+        return f'hint: these files are under {found[0]}: set directory = "{name}"'
+    if _all_under(root.parent / directory, missing):
+        return f"hint: these files are under {root.parent}: pass {option} {root.parent}"
+    shorter = [path.split("/", 1)[1] if "/" in path else "" for path in missing]
+    if all(shorter) and _all_under(base, shorter):
+        first = missing[0].split("/", 1)[0]
+        return (
+            f"hint: these files are under {base} without their first directory ({first}/): "
+            "strip one more leading directory (-pN on the patch's series line, or strip)"
+        )
+    return ""

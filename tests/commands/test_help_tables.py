@@ -1,0 +1,68 @@
+"""``--help`` names the configuration tables as the file in use spells them, and the
+decisions file ``decide`` writes does too (a new user's report: in a downstream configured
+by ``patchkeeper.toml``, ``export --help`` said ``[tool.patchkeeper.git] checkout`` and
+``import --help`` said ``[git] branch`` whatever the file; the decisions file said to set
+``evidence = true in [tool.patchkeeper.report]``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import Example
+
+CHECKOUT = "--checkout DIRECTORY  The upstream git checkout (default: {} checkout)."
+BRANCH = "--branch TEXT         The branch to create (default: {} branch)."
+
+
+def _options(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()]
+
+
+def test_help_in_a_patchkeeper_toml_downstream(cli, example: Example, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    run = cli("export", "--help", cwd=example.downstream)
+    assert CHECKOUT.format("[git]") in _options(run.out)
+    run = cli("import", "--help", cwd=example.downstream)
+    assert BRANCH.format("[git]") in _options(run.out)
+    assert "tool.patchkeeper" not in run.out
+    run = cli("-C", str(example.downstream), "report", "--help", cwd=example.root)
+    assert "--python FILE  The audited interpreter (default: [report] python, else this one)." in (
+        _options(run.out)
+    )
+
+
+def test_help_in_a_pyproject_downstream_and_without_one(cli, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    downstream = tmp_path / "downstream"
+    downstream.mkdir()
+    (downstream / "pyproject.toml").write_text('[tool.patchkeeper]\nupstream = "x"\n')
+    for where in (downstream, tmp_path):
+        run = cli("import", "--help", cwd=where)
+        assert BRANCH.format("[tool.patchkeeper.git]") in _options(run.out), where
+    # the rendering in a patchkeeper.toml downstream did not change the command for later
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "patchkeeper.toml").write_text('upstream = "x"\n')
+    assert BRANCH.format("[git]") in _options(cli("import", "--help", cwd=tmp_path / "other").out)
+    run = cli("import", "--help", cwd=downstream)
+    assert BRANCH.format("[tool.patchkeeper.git]") in _options(run.out)
+
+
+def test_decide_without_evidence_in_a_patchkeeper_toml_downstream(cli, example: Example) -> None:
+    run = cli("decide", cwd=example.downstream)
+    assert run.code == 0, run.err
+    text = (example.downstream / "patchkeeper-decisions.toml").read_text()
+    comment = (
+        "# no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
+        "evidence = true in [report]), or decide by hand"
+    )
+    assert text.count(comment) == 7
+    assert "tool.patchkeeper" not in text
+    # evidence later fills the tables written before it, in either spelling
+    old = text.replace("[report]", "[tool.patchkeeper.report]", 3)
+    (example.downstream / "patchkeeper-decisions.toml").write_text(old)
+    assert cli("audit", "--to", "../upstream/minihttp-1.1", "--save-evidence",
+               cwd=example.downstream).code == 1  # fmt: skip
+    run = cli("decide", cwd=example.downstream)
+    assert run.code == 0, run.err
+    text = (example.downstream / "patchkeeper-decisions.toml").read_text()
+    assert "no evidence yet" not in text
