@@ -145,6 +145,22 @@ def has_change(old: list[str], new: list[str], mine: list[str]) -> bool:
     return all(copy[k] >= after[k] for k in added) and all(copy[k] <= after[k] for k in deleted)
 
 
+def kept_share(old: list[str], mine: list[str]) -> float:
+    """The share (0.0 to 1.0) of the logical lines of ``old`` (source lines of an upstream
+    definition; blank and comment-only lines aside, layout aside: :func:`words`) that
+    ``mine`` (the plugin's definition) has too, each counted at most as often as ``mine``
+    has it; 0.0 when either does not tokenize or ``old`` has no such line.
+
+    >>> kept_share(["def f(x):\\n", "    y = g(x)\\n", "    return y\\n"],
+    ...            ["def f(x):\\n", "    return super().f(x)\\n"])
+    0.3333333333333333
+    """
+    before, copy = _keys(old), _keys(mine)
+    if not before or copy is None:
+        return 0.0
+    return sum((before & copy).values()) / sum(before.values())
+
+
 def settle(text: str, markers: tuple[str, str, str]) -> tuple[str, int]:
     """``text`` (a ``git merge-file --diff3`` result) with every conflict region that only
     differs in layout settled; returns ``(text, conflicts left)``. ``markers`` are the
@@ -196,4 +212,4 @@ def _region(lines: list[str], i: int, base: str, end: str):
     return None
 
 
-__all__ = ["has_change", "settle", "words"]
+__all__ = ["has_change", "kept_share", "settle", "words"]
