@@ -24,6 +24,11 @@ def kernel(x, y):
     return x + y
 
 
+def norm(x, eps):
+    y = x * x
+    return y / eps
+
+
 class Table:
     def compute(self, idx):
         return self.rows[idx]
@@ -48,6 +53,12 @@ def kernel(x, y, scale=1.0):
     return (x + y) * scale
 
 
+def norm(x, eps):
+    x = x.float()
+    y = x * x
+    return y / eps
+
+
 class Table:
     def compute(self, idx, out=None):
         rows = self.rows[idx]
@@ -66,7 +77,8 @@ class Table:
 # The copy of forward took upstream's all-gather from upstream's development branch
 # behind a gate on the old release; the NPU kernel is only bound from the new release on
 # (it already has the new signature); the table extends upstream's compute and copies
-# its gather (falling back to upstream's off the device: still a copy).
+# its gather (falling back to upstream's off the device: still a copy). The norm copy holds
+# a gate too, but upstream's change lies elsewhere: it merges clean once the gate is cut.
 PATCH = """# -----------------------------------------------------------------------------
 # Note: The fixture device keeps the hidden states contiguous.
 #
@@ -95,6 +107,16 @@ def _kernel_npu(x, y, scale=1.0):
 
 if not vllm_version_is("1.0"):
     vup.model.kernel = _kernel_npu
+
+
+def _npu_norm(x, eps):
+    y = x * x
+    if vllm_version_is("1.0"):
+        return y / eps
+    return npu_div(y, eps)
+
+
+vup.model.norm = _npu_norm
 
 
 class NpuTable(vup.model.Table):
@@ -161,7 +183,7 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
      return hidden_states.contiguous()
  
  
-@@ -24,8 +21,7 @@
+@@ -24,14 +21,12 @@
      return npu_add(x, y) * scale
  
  
@@ -170,8 +192,15 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
 +vup.model.kernel = _kernel_npu
  
  
- class NpuTable(vup.model.Table):
-@@ -34,6 +30,7 @@
+ def _npu_norm(x, eps):
++    x = x.float()
+     y = x * x
+-    if vllm_version_is("1.0"):
+-        return y / eps
+     return npu_div(y, eps)
+ 
+ 
+@@ -44,6 +39,7 @@
          return rows.npu()
  
      def gather(self, ids):
@@ -220,7 +249,7 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
             "merged",
             "the copy at vaplug/patch/patch_model.py:11 holds a version gate that changes at "
             "the new release (line 14): its branch for the new release is kept as the cut "
-            "left it, not merged again",
+            "left it (merged from the old release, it conflicts or repeats lines)",
         ),
         (
             28,
@@ -231,11 +260,18 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
             "that changes at the new release: the cut decides it; the copy is not merged",
         ),
         (
-            43,
+            38,
+            "vup.model.norm",
+            "update",
+            "merged",
+            "three-way merge of vaplug/patch/patch_model.py:31, its version gates cut: clean",
+        ),
+        (
+            53,
             "vup.model.Table",
             "update",
             "merged",
-            "three-way merge of vaplug/patch/patch_model.py:31 (1 overridden method(s)): clean",
+            "three-way merge of vaplug/patch/patch_model.py:41 (1 overridden method(s)): clean",
         ),
         (
             14,
@@ -252,6 +288,13 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
             "gate cut",
             'the `else` branch of `not vllm_version_is("1.0")` is dead at 2.0: cut the test, '
             "kept the `if` block",
+        ),
+        (
+            33,
+            'vllm_version_is("1.0")',
+            "gate",
+            "gate cut",
+            'the `if` branch of `vllm_version_is("1.0")` is dead at 2.0: cut it (no `else` block)',
         ),
     ]
     # Merged from the old release, the forward copy would meet upstream's all-gather a
@@ -275,7 +318,7 @@ def test_an_extending_override_missing_a_new_parameter_is_left_by_hand(
     assert [(e.action, e.detail) for e in table] == [
         (
             "by hand",
-            "three-way merge of vaplug/patch/patch_model.py:31 (1 overridden method(s)): "
+            "three-way merge of vaplug/patch/patch_model.py:41 (1 overridden method(s)): "
             "clean; the overridden method(s) compute call upstream's through super(), whose "
             "new signature has parameters they do not take: update their parameters by hand",
         )

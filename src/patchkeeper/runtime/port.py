@@ -11,10 +11,11 @@ upstream release to ``NEW``, per entry:
   (:mod:`patchkeeper.runtime.layoutmerge`), the others left marked (diff3 style, as
   ``patchkeeper port`` leaves them); a copy that already holds every line the upstream
   change adds and none it deletes (layout aside: the maintainers took the change from
-  upstream's development branch) is not merged again; nor is a copy that holds a version
-  gate the new release decides (its branch for the new release was written from upstream
-  code newer than the old release: the old release is no base to merge it from, the cut
-  gate is the update), nor the copy a patch statement binds inside such a gate; of a
+  upstream's development branch) is not merged again; a copy that holds a version gate
+  the new release decides (its branch for the new release was written from upstream code
+  newer than the old release) is merged, gates cut, only when that merge is clean and
+  repeats no line (else the old release is no base to merge it from: the cut gate is the
+  update); the copy a patch statement binds inside such a gate is not merged; of a
   plugin subclass, a method that calls upstream's through ``super()`` and keeps less than
   half of its body extends it and inherits the change (by hand when it misses a parameter
   of upstream's new signature);
@@ -52,7 +53,8 @@ from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, cod
 from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.layoutmerge import has_change, kept_share, settle
+from patchkeeper.runtime.layoutmerge import has_change, kept_share, repeats, settle
+from patchkeeper.runtime.renames import rename, renamed_parameters
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
@@ -161,13 +163,19 @@ def _named(text: str, ours_first: str) -> str:
 def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
     """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
     their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
-    text in the copy's indentation, number of conflicts left)``: the conflict regions that
+    text in the copy's indentation, number of conflicts left)``: a parameter upstream
+    renamed is renamed in the base and the copy first
+    (:func:`~patchkeeper.runtime.renames.renamed_parameters`), and the conflict regions that
     differ only in layout are settled (:func:`~patchkeeper.runtime.layoutmerge.settle`)."""
     first = next((x for x in mine_lines if x.strip()), "")
     indent = first[: len(first) - len(first.lstrip())]
     base = _named(_reindent(without_decorators(old), indent), first)
     theirs = _named(_reindent(without_decorators(new), indent), first)
     ours = "".join(mine_lines)
+    # A parameter upstream renamed: renamed in the base and the copy first, so the merge
+    # carries the copy's own edits of the lines naming it over with the new name.
+    renames = renamed_parameters(base, theirs, ours)
+    base, ours = rename(base, renames), rename(ours, renames)
     with tempfile.TemporaryDirectory(prefix="patchkeeper-runtime-port-") as scratch:
         merged, conflicts = merge_file(
             base.encode(), ours.encode(), theirs.encode(), labels, Path(scratch)
@@ -317,16 +325,18 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         )
         done = _replace(base, action=MERGED, detail=detail)
     elif gated := edits.gates_within(copied):
-        # The copy holds its own branch for the new release: it was adapted from
-        # upstream code newer than the old release, so the old release is no base to
-        # merge it from (the merge would add the change a second time, or conflict).
-        lines = ", ".join(str(n) for n in gated)
-        detail = (
-            f"the copy at {mine.name}:{written} holds a version gate that changes at the new "
-            f"release (line {lines}): its branch for the new release is kept as the cut "
-            "left it, not merged again"
-        )
-        done = _replace(base, action=MERGED, detail=detail)
+        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, edits)
+        if done is None:
+            # The copy holds its own branch for the new release, adapted from upstream
+            # code newer than the old release: merged from the old release, it conflicts
+            # or gets the change a second time; the cut is the update.
+            lines = ", ".join(str(n) for n in gated)
+            detail = (
+                f"the copy at {mine.name}:{written} holds a version gate that changes at the "
+                f"new release (line {lines}): its branch for the new release is kept as the "
+                "cut left it (merged from the old release, it conflicts or repeats lines)"
+            )
+            done = _replace(base, action=MERGED, detail=detail)
     elif edits.line(entry.file, entry.line) is None:
         # The patch statement itself sits in a gate that changes at the new release: the
         # replacement it binds was written for the new release (or is dead there).
@@ -339,6 +349,37 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
     edits.merges[key] = done
     return done
+
+
+def _merge_adapted(entry, base, codes_, mine, written, labels, edits) -> PortedEntry | None:
+    """Merge a copy that holds a version gate the new release decides (its gates cut):
+    only when every piece merges clean and repeats no logical line
+    (:func:`~patchkeeper.runtime.layoutmerge.repeats`: the copy already had that part of
+    the change); ``None`` otherwise, nothing queued."""
+    old_code, new_code = codes_
+    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+    if pieces is None:
+        pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
+    if not pieces:
+        return None
+    done = []
+    for old_piece, new_piece, start, end in pieces:
+        lines = edits.original(mine.name)[start - 1 : end]
+        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        if found or repeats(merged.splitlines(True), lines, list(new_piece.lines)):
+            return None
+        if merged != "".join(lines):
+            done.append((start, end, merged))
+    if not done:
+        return None
+    for start, end, merged in done:
+        if not edits.replace(mine.name, start, end, merged):
+            return _replace(base, detail="another entry already rewrites these lines")
+    what = f"three-way merge of {mine.name}:{written}"
+    if len(pieces) > 1 or pieces[0][2] != mine.start:
+        what += f" ({len(pieces)} overridden method(s))"
+    detail = f"{what}, its version gates cut: clean"
+    return _replace(base, action=MERGED, detail=detail)
 
 
 def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits) -> PortedEntry:
