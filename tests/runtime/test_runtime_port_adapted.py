@@ -331,3 +331,31 @@ def test_calls_super_needs_the_overridden_name() -> None:
     other = "def compute(self, idx):\n    return super().gather(idx)\n"
     assert port.calls_super(ast.parse(source).body[0]) is True
     assert port.calls_super(ast.parse(other).body[0]) is False
+
+
+def test_a_conflict_still_names_the_extending_override_missing_a_parameter(
+    tmp_path: Path, monkeypatch
+) -> None:
+    files = dict(PLUGIN_FILES)
+    patch = PATCH.replace(
+        "def compute(self, idx, *args, **kwargs):\n"
+        "        rows = super().compute(idx, *args, **kwargs)",
+        "def compute(self, idx):\n        rows = super().compute(idx)",
+    )
+    # The copied gather now inserts its own line where upstream sorts the ids.
+    files["vaplug/patch/patch_model.py"] = patch.replace(
+        "    def gather(self, ids):\n        out = []\n",
+        "    def gather(self, ids):\n        ids = list(ids)\n        out = []\n",
+    )
+    result = _port(tmp_path, monkeypatch, files)
+    table = [e for e in result.entries if e.target == "vup.model.Table"]
+    assert [(e.action, e.conflicts, e.detail) for e in table] == [
+        (
+            "conflict",
+            1,
+            "three-way merge of vaplug/patch/patch_model.py:41 (1 overridden method(s)): "
+            "1 conflict(s) marked; the overridden method(s) compute call upstream's through "
+            "super(), whose new signature has parameters they do not take: update their "
+            "parameters by hand",
+        )
+    ]

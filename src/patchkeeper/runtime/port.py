@@ -421,10 +421,11 @@ def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
     if len(pieces) > 1 or pieces[0][2] != mine.start:
         what += f" ({len(pieces)} overridden method(s))"
     if conflicts:
+        tail = f"; {by_hand}" if missing else ""
         return _replace(
             base,
             action=CONFLICT,
-            detail=f"{what}: {conflicts} conflict(s) marked",
+            detail=f"{what}: {conflicts} conflict(s) marked{tail}",
             conflicts=conflicts,
         )
     if missing:
