@@ -9,9 +9,11 @@ development branch, before the release), and upstream wrapped the same lines oth
 :func:`settle` merges the three sides of each conflict region of a diff3-style merge
 (``<<<<<<<`` new upstream, ``|||||||`` old upstream, ``=======`` plugin, ``>>>>>>>``) again
 with ``git merge-file``, one *logical* line per line (a statement wrapped over several
-physical lines is one), each compared as its indentation and its Python tokens
-(:mod:`tokenize`) without line breaks and without a comma just before a closing bracket
-(comments count: a plugin's ``Modification`` banner is never dropped). So a line both sides
+physical lines is one), each compared as its indentation and its syntax tree with its
+comments when it parses on its own (so parentheses a formatter adds or drops around a long
+expression are layout), else its Python tokens (:mod:`tokenize`) without line breaks and
+without a comma just before a closing bracket (comments count: a plugin's ``Modification``
+banner is never dropped). So a line both sides
 changed the same way is one line, a line only reformatted on one side is unchanged there,
 and the region is settled when that second merge is clean: each logical line is written as
 the plugin wrote it when the plugin has it, else as upstream wrote it. A region whose second
@@ -20,6 +22,7 @@ merge conflicts too stays as git marked it.
 
 from __future__ import annotations
 
+import ast
 import io
 import tempfile
 import tokenize
@@ -94,9 +97,31 @@ def _logical(lines: list[str]) -> list[tuple[str, list[str]]] | None:
         if found is None:
             return None
         head = group[0]
-        out.append((head[: len(head) - len(head.lstrip(" \t"))] + " ".join(found), group))
+        key = _syntax_key(group, found) or " ".join(found)
+        out.append((head[: len(head) - len(head.lstrip(" \t"))] + key, group))
         first = end
     return out
+
+
+def _syntax_key(group: list[str], found: tuple[str, ...]) -> str:
+    """The key of a logical line that parses as Python on its own: its syntax tree
+    (``ast.dump``: parentheses that only wrap an expression, as a formatter adds or drops
+    them around a long line, are layout too) and its comments; ``""`` when it does not
+    parse alone (a block's header such as ``else:``, a statement cut by the region's end).
+
+    >>> wrapped = _syntax_key(["x = (\\n", "    a and b\\n", ")\\n"], ())
+    >>> wrapped == _syntax_key(["x = a and b\\n"], ())
+    True
+    """
+    text = "".join(line.lstrip(" \t") for line in group)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return ""
+    if not tree.body:
+        return ""
+    comments = [t for t in found if t.startswith("#")]
+    return " ".join([ast.dump(tree), *comments])
 
 
 def _side(new: list[str], old: list[str], mine: list[str], scratch: Path) -> list[str] | None:
@@ -143,6 +168,38 @@ def has_change(old: list[str], new: list[str], mine: list[str]) -> bool:
     if not added and not deleted:
         return False
     return all(copy[k] >= after[k] for k in added) and all(copy[k] <= after[k] for k in deleted)
+
+
+def kept_share(old: list[str], mine: list[str]) -> float:
+    """The share (0.0 to 1.0) of the logical lines of ``old`` (source lines of an upstream
+    definition; blank and comment-only lines aside, layout aside: :func:`words`) that
+    ``mine`` (the plugin's definition) has too, each counted at most as often as ``mine``
+    has it; 0.0 when either does not tokenize or ``old`` has no such line.
+
+    >>> kept_share(["def f(x):\\n", "    y = g(x)\\n", "    return y\\n"],
+    ...            ["def f(x):\\n", "    return super().f(x)\\n"])
+    0.3333333333333333
+    """
+    before, copy = _keys(old), _keys(mine)
+    if not before or copy is None:
+        return 0.0
+    return sum((before & copy).values()) / sum(before.values())
+
+
+def repeats(merged: list[str], mine: list[str], new: list[str]) -> bool:
+    """Whether a clean merge ``merged`` holds a logical line (layout aside, blank and
+    comment-only lines aside) more often than both the copy ``mine`` and the new upstream
+    ``new`` do: git kept the copy's version of a change and inserted upstream's at another
+    place (two insertions, no conflict), so the change is there twice. ``False`` when any
+    side does not tokenize.
+
+    >>> repeats(["x = f(a)\\n", "x = f(a)\\n"], ["x = f(a)\\n"], ["x = f(a)\\n"])
+    True
+    """
+    found, copy, after = _keys(merged), _keys(mine), _keys(new)
+    if found is None or copy is None or after is None:
+        return False
+    return any(count > max(copy[k], after[k]) for k, count in found.items())
 
 
 def settle(text: str, markers: tuple[str, str, str]) -> tuple[str, int]:
@@ -196,4 +253,4 @@ def _region(lines: list[str], i: int, base: str, end: str):
     return None
 
 
-__all__ = ["has_change", "settle", "words"]
+__all__ = ["has_change", "kept_share", "repeats", "settle", "words"]

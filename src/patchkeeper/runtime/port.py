@@ -11,7 +11,14 @@ upstream release to ``NEW``, per entry:
   (:mod:`patchkeeper.runtime.layoutmerge`), the others left marked (diff3 style, as
   ``patchkeeper port`` leaves them); a copy that already holds every line the upstream
   change adds and none it deletes (layout aside: the maintainers took the change from
-  upstream's development branch) is not merged again;
+  upstream's development branch) is not merged again; a copy that holds a version gate
+  the new release decides (its branch for the new release was written from upstream code
+  newer than the old release) is merged, gates cut, only when that merge is clean and
+  repeats no line (else the old release is no base to merge it from: the cut gate is the
+  update); the copy a patch statement binds inside such a gate is not merged; of a
+  plugin subclass, a method that calls upstream's through ``super()`` and keeps less than
+  half of its body extends it and inherits the change (by hand when it misses a parameter
+  of upstream's new signature);
 - a target that moved: the old module path in the patch statement becomes the new one;
 - a version gate whose live branch changes (true at the old release and false at the new
   one, or the reverse): cut in every file port reads, whatever the entries' decisions
@@ -46,7 +53,8 @@ from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, cod
 from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.layoutmerge import has_change, settle
+from patchkeeper.runtime.layoutmerge import has_change, kept_share, repeats, settle
+from patchkeeper.runtime.renames import rename, renamed_parameters
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
@@ -155,13 +163,19 @@ def _named(text: str, ours_first: str) -> str:
 def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
     """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
     their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
-    text in the copy's indentation, number of conflicts left)``: the conflict regions that
+    text in the copy's indentation, number of conflicts left)``: a parameter upstream
+    renamed is renamed in the base and the copy first
+    (:func:`~patchkeeper.runtime.renames.renamed_parameters`), and the conflict regions that
     differ only in layout are settled (:func:`~patchkeeper.runtime.layoutmerge.settle`)."""
     first = next((x for x in mine_lines if x.strip()), "")
     indent = first[: len(first) - len(first.lstrip())]
     base = _named(_reindent(without_decorators(old), indent), first)
     theirs = _named(_reindent(without_decorators(new), indent), first)
     ours = "".join(mine_lines)
+    # A parameter upstream renamed: renamed in the base and the copy first, so the merge
+    # carries the copy's own edits of the lines naming it over with the new name.
+    renames = renamed_parameters(base, theirs, ours)
+    base, ours = rename(base, renames), rename(ours, renames)
     with tempfile.TemporaryDirectory(prefix="patchkeeper-runtime-port-") as scratch:
         merged, conflicts = merge_file(
             base.encode(), ours.encode(), theirs.encode(), labels, Path(scratch)
@@ -245,6 +259,13 @@ class _Edits:
             return None
         first, last = found[0].lineno, found[0].end_lineno
         return Code(code.name, first, tuple(lines[first - 1 : last]))
+
+    def gates_within(self, code: Code) -> list[int]:
+        """The lines (of the file as read) of the gates the cut decided inside the span
+        ``code`` (a definition of the file as read): empty when none."""
+        self.original(code.name)
+        last = code.start + len(code.lines) - 1
+        return [cut.line for cut in self.cuts[code.name] if code.start <= cut.line <= last]
 
     def replace(self, file: str, start: int, end: int, text: str) -> bool:
         """Queue ``text`` for lines ``start``..``end`` of :meth:`original`; refuse an
@@ -347,10 +368,62 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
             f"definition for the new release (line {mine.start} once cut) is kept, not merged"
         )
         done = _replace(base, action=MERGED, detail=detail)
+    elif gated := edits.gates_within(copied):
+        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, edits)
+        if done is None:
+            # The copy holds its own branch for the new release, adapted from upstream
+            # code newer than the old release: merged from the old release, it conflicts
+            # or gets the change a second time; the cut is the update.
+            lines = ", ".join(str(n) for n in gated)
+            detail = (
+                f"the copy at {mine.name}:{written} holds a version gate that changes at the "
+                f"new release (line {lines}): its branch for the new release is kept as the "
+                "cut left it (merged from the old release, it conflicts or repeats lines)"
+            )
+            done = _replace(base, action=MERGED, detail=detail)
+    elif edits.line(entry.file, entry.line) is None:
+        # The patch statement itself sits in a gate that changes at the new release: the
+        # replacement it binds was written for the new release (or is dead there).
+        detail = (
+            f"the patch statement at {entry.file}:{entry.line} sits in a version gate that "
+            "changes at the new release: the cut decides it; the copy is not merged"
+        )
+        done = _replace(base, action=MERGED, detail=detail)
     else:
         done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
     edits.merges[key] = done
     return done
+
+
+def _merge_adapted(entry, base, codes_, mine, written, labels, edits) -> PortedEntry | None:
+    """Merge a copy that holds a version gate the new release decides (its gates cut):
+    only when every piece merges clean and repeats no logical line
+    (:func:`~patchkeeper.runtime.layoutmerge.repeats`: the copy already had that part of
+    the change); ``None`` otherwise, nothing queued."""
+    old_code, new_code = codes_
+    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+    if pieces is None:
+        pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
+    if not pieces:
+        return None
+    done = []
+    for old_piece, new_piece, start, end in pieces:
+        lines = edits.original(mine.name)[start - 1 : end]
+        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        if found or repeats(merged.splitlines(True), lines, list(new_piece.lines)):
+            return None
+        if merged != "".join(lines):
+            done.append((start, end, merged))
+    if not done:
+        return None
+    for start, end, merged in done:
+        if not edits.replace(mine.name, start, end, merged):
+            return _replace(base, detail="another entry already rewrites these lines")
+    what = f"three-way merge of {mine.name}:{written}"
+    if len(pieces) > 1 or pieces[0][2] != mine.start:
+        what += f" ({len(pieces)} overridden method(s))"
+    detail = f"{what}, its version gates cut: clean"
+    return _replace(base, action=MERGED, detail=detail)
 
 
 def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits) -> PortedEntry:
@@ -358,6 +431,21 @@ def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
     pieces = _subclass_pieces(entry, old_code, new_code, mine)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
+    extending = _extending(old_code, new_code, mine)
+    names = ", ".join(extending)
+    missing = ", ".join(name for name, lacks in extending.items() if lacks)
+    by_hand = (
+        f"the overridden method(s) {missing} call upstream's through super(), whose new "
+        "signature has parameters they do not take: update their parameters by hand"
+    )
+    if not pieces and missing:
+        return _replace(base, detail=by_hand)
+    if not pieces and extending:
+        detail = (
+            f"the overridden method(s) {names} that changed upstream call upstream's through "
+            "super(): they inherit the change, nothing to merge"
+        )
+        return _replace(base, action=NOTHING, detail=detail)
     if not pieces:
         return _replace(base, detail="no method the subclass overrides changed upstream")
     conflicts, had = 0, 0
@@ -377,12 +465,16 @@ def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
     if len(pieces) > 1 or pieces[0][2] != mine.start:
         what += f" ({len(pieces)} overridden method(s))"
     if conflicts:
+        tail = f"; {by_hand}" if missing else ""
         return _replace(
             base,
             action=CONFLICT,
-            detail=f"{what}: {conflicts} conflict(s) marked",
+            detail=f"{what}: {conflicts} conflict(s) marked{tail}",
             conflicts=conflicts,
         )
+    if missing:
+        state = "nothing to merge" if had == len(pieces) else "clean"
+        return _replace(base, detail=f"{what}: {state}; {by_hand}")
     if had == len(pieces):
         detail = f"the copy at {mine.name}:{written} already has the upstream change"
         return _replace(base, action=NOTHING, detail=detail)
@@ -410,6 +502,80 @@ def _span(code: Code, node: ast.stmt) -> Code:
     return Code(code.name, code.start + node.lineno - 1, tuple(lines))
 
 
+def _extends(node, upstream, old: Code, mine: Code) -> bool:
+    """Whether the plugin's override ``node`` (a method of the class in ``mine``) extends
+    upstream's method ``upstream`` (a method of the class in ``old``, the old release)
+    rather than copying it: it calls upstream's through ``super()`` (:func:`calls_super`)
+    and its body keeps less than half of the logical lines of upstream's body
+    (:func:`~patchkeeper.runtime.layoutmerge.kept_share`; a copy that only falls back to
+    ``super()`` on one path keeps most of them)."""
+    if not calls_super(node):
+        return False
+    theirs = old.text.splitlines(True)[upstream.body[0].lineno - 1 : upstream.end_lineno]
+    ours = mine.text.splitlines(True)[node.body[0].lineno - 1 : node.end_lineno]
+    return kept_share(theirs, ours) < 0.5
+
+
+def calls_super(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``method`` (a method of a plugin subclass) calls the method it overrides
+    through ``super().NAME(...)``: it extends upstream's method and inherits its change,
+    it is no copy to merge (as a wrapper that calls the original is not).
+
+    >>> calls_super(ast.parse("def f(self):\\n    return super().f() + 1").body[0])
+    True
+    >>> calls_super(ast.parse("def f(self):\\n    return super().g()").body[0])
+    False
+    """
+    for node in ast.walk(method):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == method.name
+            and isinstance(node.func.value, ast.Call)
+            and isinstance(node.func.value.func, ast.Name)
+            and node.func.value.func.id == "super"
+        ):
+            return True
+    return False
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names of the method's parameters (``*args``/``**kwargs`` aside)."""
+    args = node.args
+    return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+
+
+def _forwards_rest(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the method takes ``*args`` and ``**kwargs`` (a new upstream parameter
+    reaches ``super()`` through them)."""
+    return node.args.vararg is not None and node.args.kwarg is not None
+
+
+def _extending(old: Code, new: Code, mine: Code) -> dict[str, bool]:
+    """The methods of the plugin's subclass ``mine`` that changed upstream (from
+    ``old`` to ``new``) and extend upstream's through ``super()`` (:func:`_extends`),
+    each with whether the override misses a parameter of the new upstream method (it
+    names its parameters instead of forwarding ``*args, **kwargs``, and lacks one)."""
+    ours, before, after = mine.node(), old.node(), new.node()
+    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
+        return {}
+    methods = (ast.FunctionDef, ast.AsyncFunctionDef)
+    old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
+    new_methods = {n.name: n for n in after.body if isinstance(n, methods)}
+    found = {}
+    for node in ours.body:
+        a, b = (
+            old_methods.get(getattr(node, "name", "")),
+            new_methods.get(getattr(node, "name", "")),
+        )
+        if not isinstance(node, methods) or a is None or b is None or same_ast(a, b):
+            continue
+        if _extends(node, a, old, mine):
+            missing = _parameters(b) - _parameters(node)
+            found[node.name] = bool(missing) and not _forwards_rest(node)
+    return found
+
+
 def _subclass_pieces(entry, old: Code, new: Code, mine: Code):
     """For a plugin class deriving from the upstream class it replaces, the methods it
     overrides whose upstream definition changed, as ``(old method, new method, first line,
@@ -429,7 +595,7 @@ def _subclass_pieces(entry, old: Code, new: Code, mine: Code):
         if not isinstance(node, methods):
             continue
         a, b = old_methods.get(node.name), new_methods.get(node.name)
-        if a is None or b is None or same_ast(a, b):
+        if a is None or b is None or same_ast(a, b) or _extends(node, a, old, mine):
             continue
         # From the def line on: decorators stay as the plugin wrote them.
         start, end = mine.start + node.lineno - 1, mine.start + node.end_lineno - 1

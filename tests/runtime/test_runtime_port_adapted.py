@@ -1,0 +1,361 @@
+"""``runtime port`` on copies the plugin already adapted to the new release (a plugin in
+vllm-ascend's shape, written by this test): a copy holding its own version gate for the
+new release, a patch statement that only the new release activates, and a subclass whose
+override extends upstream's method through ``super()``. None of them is merged from the
+old release: the exact diff (only the gate cuts and the header) and the per-entry report.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime import port
+
+UPSTREAM_OLD = """class Model:
+    def forward(self, positions, hidden_states):
+        for layer in self.layers:
+            hidden_states = layer(positions, hidden_states)
+        return hidden_states
+
+
+def kernel(x, y):
+    return x + y
+
+
+def norm(x, eps):
+    y = x * x
+    return y / eps
+
+
+class Table:
+    def compute(self, idx):
+        return self.rows[idx]
+
+    def gather(self, ids):
+        out = []
+        for i in ids:
+            out.append(self.rows[i])
+        return out
+"""
+
+UPSTREAM_NEW = """class Model:
+    def forward(self, positions, hidden_states):
+        for layer in self.layers:
+            hidden_states = layer(positions, hidden_states)
+        if hidden_states.shape[0] != positions.shape[0]:
+            hidden_states = all_gather(hidden_states, 0)
+        return hidden_states
+
+
+def kernel(x, y, scale=1.0):
+    return (x + y) * scale
+
+
+def norm(x, eps):
+    x = x.float()
+    y = x * x
+    return y / eps
+
+
+class Table:
+    def compute(self, idx, out=None):
+        rows = self.rows[idx]
+        if out is not None:
+            out[:] = rows
+        return rows
+
+    def gather(self, ids):
+        ids = sorted(ids)
+        out = []
+        for i in ids:
+            out.append(self.rows[i])
+        return out
+"""
+
+# The copy of forward took upstream's all-gather from upstream's development branch
+# behind a gate on the old release; the NPU kernel is only bound from the new release on
+# (it already has the new signature); the table extends upstream's compute and copies
+# its gather (falling back to upstream's off the device: still a copy). The norm copy holds
+# a gate too, but upstream's change lies elsewhere: it merges clean once the gate is cut.
+PATCH = """# -----------------------------------------------------------------------------
+# Note: The fixture device keeps the hidden states contiguous.
+#
+# Affected versions: vup 1.0.
+# -----------------------------------------------------------------------------
+import vup.model
+
+from vaplug.utils import vllm_version_is
+
+
+def _patched_forward(self, positions, hidden_states):
+    for layer in self.layers:
+        hidden_states = layer(positions, hidden_states)
+    if not vllm_version_is("1.0"):
+        if hidden_states.shape[0] != positions.shape[0]:
+            hidden_states = all_gather(hidden_states, 0)
+    return hidden_states.contiguous()
+
+
+vup.model.Model.forward = _patched_forward
+
+
+def _kernel_npu(x, y, scale=1.0):
+    return npu_add(x, y) * scale
+
+
+if not vllm_version_is("1.0"):
+    vup.model.kernel = _kernel_npu
+
+
+def _npu_norm(x, eps):
+    y = x * x
+    if vllm_version_is("1.0"):
+        return y / eps
+    return npu_div(y, eps)
+
+
+vup.model.norm = _npu_norm
+
+
+class NpuTable(vup.model.Table):
+    def compute(self, idx, *args, **kwargs):
+        rows = super().compute(idx, *args, **kwargs)
+        return rows.npu()
+
+    def gather(self, ids):
+        out = []
+        for i in ids:
+            out.append(self.rows[i].npu())
+        return out if self.on_npu else super().gather(ids)
+
+
+vup.model.Table = NpuTable
+"""
+
+PLUGIN_FILES = {
+    "pyproject.toml": """[project]
+name = "vaplug"
+version = "0.1"
+
+[project.entry-points."vup.general_plugins"]
+vaplug = "vaplug:register"
+
+[tool.patchkeeper]
+upstream = "vup"
+
+[tool.patchkeeper.runtime]
+package = "vaplug"
+entry-point-groups = ["vup.general_plugins"]
+upstream-packages = ["vup"]
+""",
+    "vaplug/__init__.py": "def register():\n    import vaplug.patch.patch_model  # noqa: F401\n",
+    "vaplug/patch/__init__.py": "",
+    "vaplug/utils.py": (
+        "import vup\n\n\ndef vllm_version_is(version):\n    return vup.__version__ == version\n"
+    ),
+    "vaplug/patch/patch_model.py": PATCH,
+}
+
+EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
++++ b/vaplug/patch/patch_model.py
+@@ -1,19 +1,16 @@
+ # -----------------------------------------------------------------------------
+ # Note: The fixture device keeps the hidden states contiguous.
+ #
+-# Affected versions: vup 1.0.
++# Affected versions: vup 1.0. Reviewed against 2.0.
+ # -----------------------------------------------------------------------------
+ import vup.model
+-
+-from vaplug.utils import vllm_version_is
+ 
+ 
+ def _patched_forward(self, positions, hidden_states):
+     for layer in self.layers:
+         hidden_states = layer(positions, hidden_states)
+-    if not vllm_version_is("1.0"):
+-        if hidden_states.shape[0] != positions.shape[0]:
+-            hidden_states = all_gather(hidden_states, 0)
++    if hidden_states.shape[0] != positions.shape[0]:
++        hidden_states = all_gather(hidden_states, 0)
+     return hidden_states.contiguous()
+ 
+ 
+@@ -24,14 +21,12 @@
+     return npu_add(x, y) * scale
+ 
+ 
+-if not vllm_version_is("1.0"):
+-    vup.model.kernel = _kernel_npu
++vup.model.kernel = _kernel_npu
+ 
+ 
+ def _npu_norm(x, eps):
++    x = x.float()
+     y = x * x
+-    if vllm_version_is("1.0"):
+-        return y / eps
+     return npu_div(y, eps)
+ 
+ 
+@@ -44,6 +39,7 @@
+         return rows.npu()
+ 
+     def gather(self, ids):
++        ids = sorted(ids)
+         out = []
+         for i in ids:
+             out.append(self.rows[i].npu())
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
+        _write(
+            tmp_path / f"vup-{version}",
+            {
+                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
+                "vup/__init__.py": f'__version__ = "{version}"\n',
+                "vup/model.py": model,
+            },
+        )
+    _write(tmp_path / "plugin", files)
+    return port.port_runtime(
+        load_config(tmp_path / "plugin" / "pyproject.toml"),
+        old=str(tmp_path / "vup-1.0"),
+        new=str(tmp_path / "vup-2.0"),
+    )
+
+
+def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
+    tmp_path: Path, monkeypatch
+) -> None:
+    result = _port(tmp_path, monkeypatch, PLUGIN_FILES)
+    assert [(e.line, e.target, e.decision, e.action, e.detail) for e in result.entries] == [
+        (
+            20,
+            "vup.model.Model.forward",
+            "update",
+            "merged",
+            "the copy at vaplug/patch/patch_model.py:11 holds a version gate that changes at "
+            "the new release (line 14): its branch for the new release is kept as the cut "
+            "left it (merged from the old release, it conflicts or repeats lines)",
+        ),
+        (
+            28,
+            "vup.model.kernel",
+            "update",
+            "merged",
+            "the patch statement at vaplug/patch/patch_model.py:28 sits in a version gate "
+            "that changes at the new release: the cut decides it; the copy is not merged",
+        ),
+        (
+            38,
+            "vup.model.norm",
+            "update",
+            "merged",
+            "three-way merge of vaplug/patch/patch_model.py:31, its version gates cut: clean",
+        ),
+        (
+            53,
+            "vup.model.Table",
+            "update",
+            "merged",
+            "three-way merge of vaplug/patch/patch_model.py:41 (1 overridden method(s)): clean",
+        ),
+        (
+            14,
+            'not vllm_version_is("1.0")',
+            "gate",
+            "gate cut",
+            'the `else` branch of `not vllm_version_is("1.0")` is dead at 2.0: cut the test, '
+            "kept the `if` block",
+        ),
+        (
+            27,
+            'not vllm_version_is("1.0")',
+            "gate",
+            "gate cut",
+            'the `else` branch of `not vllm_version_is("1.0")` is dead at 2.0: cut the test, '
+            "kept the `if` block",
+        ),
+        (
+            33,
+            'vllm_version_is("1.0")',
+            "gate",
+            "gate cut",
+            'the `if` branch of `vllm_version_is("1.0")` is dead at 2.0: cut it (no `else` block)',
+        ),
+    ]
+    # Merged from the old release, the forward copy would meet upstream's all-gather a
+    # second time; the extending compute is not merged (its super() call would conflict
+    # with upstream's body), the copied gather is.
+    assert result.diff == EXPECTED_DIFF
+    assert (result.exit_code, result.written) == (0, False)
+
+
+def test_an_extending_override_missing_a_new_parameter_is_left_by_hand(
+    tmp_path: Path, monkeypatch
+) -> None:
+    files = dict(PLUGIN_FILES)
+    files["vaplug/patch/patch_model.py"] = PATCH.replace(
+        "def compute(self, idx, *args, **kwargs):\n"
+        "        rows = super().compute(idx, *args, **kwargs)",
+        "def compute(self, idx):\n        rows = super().compute(idx)",
+    )
+    result = _port(tmp_path, monkeypatch, files)
+    table = [e for e in result.entries if e.target == "vup.model.Table"]
+    assert [(e.action, e.detail) for e in table] == [
+        (
+            "by hand",
+            "three-way merge of vaplug/patch/patch_model.py:41 (1 overridden method(s)): "
+            "clean; the overridden method(s) compute call upstream's through super(), whose "
+            "new signature has parameters they do not take: update their parameters by hand",
+        )
+    ]
+    assert result.exit_code == 1
+
+
+def test_calls_super_needs_the_overridden_name() -> None:
+    source = "def compute(self, idx):\n    return super().compute(idx)\n"
+    other = "def compute(self, idx):\n    return super().gather(idx)\n"
+    assert port.calls_super(ast.parse(source).body[0]) is True
+    assert port.calls_super(ast.parse(other).body[0]) is False
+
+
+def test_a_conflict_still_names_the_extending_override_missing_a_parameter(
+    tmp_path: Path, monkeypatch
+) -> None:
+    files = dict(PLUGIN_FILES)
+    patch = PATCH.replace(
+        "def compute(self, idx, *args, **kwargs):\n"
+        "        rows = super().compute(idx, *args, **kwargs)",
+        "def compute(self, idx):\n        rows = super().compute(idx)",
+    )
+    # The copied gather now inserts its own line where upstream sorts the ids.
+    files["vaplug/patch/patch_model.py"] = patch.replace(
+        "    def gather(self, ids):\n        out = []\n",
+        "    def gather(self, ids):\n        ids = list(ids)\n        out = []\n",
+    )
+    result = _port(tmp_path, monkeypatch, files)
+    table = [e for e in result.entries if e.target == "vup.model.Table"]
+    assert [(e.action, e.conflicts, e.detail) for e in table] == [
+        (
+            "conflict",
+            1,
+            "three-way merge of vaplug/patch/patch_model.py:41 (1 overridden method(s)): "
+            "1 conflict(s) marked; the overridden method(s) compute call upstream's through "
+            "super(), whose new signature has parameters they do not take: update their "
+            "parameters by hand",
+        )
+    ]
