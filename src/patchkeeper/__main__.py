@@ -163,14 +163,14 @@ def run_apply(values: dict[str, str]) -> int | None:
     from patchkeeper import progress
     from patchkeeper.errors import PatchkeeperError
 
-    progress.set_warning_sink(lambda m: _echo(f"patchkeeper: warning: {m}", sys.stderr))
-    if sys.stderr.isatty():
-        from patchkeeper.render.console import progress_bar
-
-        progress.set_sink(lambda message: _echo(message, sys.stderr))
-        progress.set_bar_factory(progress_bar)
     source = None
     try:
+        progress.set_warning_sink(lambda m: _echo(f"patchkeeper: warning: {m}", sys.stderr))
+        if sys.stderr.isatty():
+            from patchkeeper.render.console import progress_bar
+
+            progress.set_sink(lambda message: _echo(message, sys.stderr))
+            progress.set_bar_factory(progress_bar)
         from patchkeeper import render
         from patchkeeper.commands import apply as command
         from patchkeeper.config import load_config, require_series
@@ -196,6 +196,8 @@ def run_apply(values: dict[str, str]) -> int | None:
         spell_error(exc, source)
         _echo(f"patchkeeper: error: {exc}", sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # as click: a reader that went away (| head) ends it quietly
+        return 1
     except KeyboardInterrupt:
         _echo("", sys.stderr)  # click's blank line after the terminal's ^C
         _echo("patchkeeper: interrupted", sys.stderr)
@@ -210,6 +212,25 @@ def run_apply(values: dict[str, str]) -> int | None:
             sys.stderr,
         )
         return 3
+
+
+def _end(code: int) -> None:
+    """End the process with ``code`` as soon as standard output and error are flushed,
+    without the interpreter's finalization, which frees, one by one, every object of a run
+    that is over (after an ``apply`` of 1,000 patches: 50 MiB of small objects, a twentieth
+    of its time; git and GNU patch leave that to the kernel too). Nothing of the plain
+    ``apply`` registers an exit handler. Output a reader no longer takes (``| head``) is
+    dropped, as click drops it; when another flush fails, the process exits the usual way
+    instead, so the interpreter reports it as it always does."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:
+            pass
+        except (OSError, ValueError):
+            sys.exit(code)
+    os._exit(code)
 
 
 def entry() -> None:
@@ -247,10 +268,7 @@ def entry() -> None:
     plain_apply = apply_arguments(argv)
     code = run_apply(plain_apply) if plain_apply is not None else None
     if code is not None:
-        import gc
-
-        gc.freeze()  # as patchkeeper.main.entry: no collection walks it all again at exit
-        sys.exit(code)
+        _end(code)
     from patchkeeper.main import entry as command_line
 
     command_line()

@@ -18,7 +18,10 @@ from patchkeeper.__main__ import apply_arguments
 #: Runs the console script's entry (the short path when the command line allows it) and
 #: names the modules of the command line it loaded.
 SHORT = """
-import sys
+import os, sys
+def _exit(code):  # the short path ends the process at once: report first
+    raise SystemExit(code)
+os._exit = _exit
 from patchkeeper.__main__ import entry
 try:
     entry()
@@ -29,6 +32,8 @@ sys.stderr.write("\\nEXIT %s LOADED %s\\n" % (code, loaded))
 """
 #: Runs the command line itself (``patchkeeper.main``), as before the short path.
 FULL = SHORT.replace("patchkeeper.__main__", "patchkeeper.main")
+#: Runs the console script as it is (``python -m patchkeeper``).
+MODULE = ["-m", "patchkeeper"]
 
 
 def _run(program: str, args: list[str], cwd: Path, cache: Path) -> tuple[str, str, str]:
@@ -152,3 +157,54 @@ def test_apply_arguments(argv: list[str], expected: dict[str, str] | None) -> No
 def test_a_python_path_that_is_a_directory_is_left_to_click(tmp_path: Path) -> None:
     assert apply_arguments(["apply", "--python", str(tmp_path)]) is None
     assert apply_arguments(["apply", "--target", str(tmp_path)]) == {"target": str(tmp_path)}
+
+
+def test_the_console_script_prints_everything_before_it_ends(example: Example) -> None:
+    target = example.target()
+    args = ["-C", str(example.downstream), "apply", "--target", str(target)]
+    env = dict(os.environ, PATCHKEEPER_CACHE=str(example.root / "cache"))
+    done = subprocess.run(
+        [sys.executable, *MODULE, *args], capture_output=True, text=True, env=env, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        f"applied 7 patches on directory {target}: 4 files changed\n",
+        "",
+    )
+    piped = subprocess.Popen(
+        [sys.executable, *MODULE, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    out, err = piped.communicate()
+    assert (piped.returncode, out, err) == (
+        0,
+        f"apply: the series is already applied on directory {target}\nnothing was changed\n",
+        "",
+    )
+
+
+def test_a_reader_that_went_away_ends_it_quietly_as_the_command_line(example: Example) -> None:
+    """Standard output closed by its reader before anything is printed (``| head -c0``):
+    exit 1 and no message on either path (click's rule), the tree patched."""
+    results = []
+    for name, program in (("short", ["-c", SHORT]), ("full", ["-c", FULL])):
+        target = example.target(f"target-{name}")
+        env = dict(os.environ, PATCHKEEPER_CACHE=str(example.root / "cache"))
+        args = ["-C", str(example.downstream), "apply", "--target", str(target)]
+        child = subprocess.Popen(
+            [sys.executable, *program, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert child.stdout is not None and child.stderr is not None
+        child.stdout.close()  # long before the child prints
+        err = child.stderr.read().decode()
+        child.wait()
+        message, _, tail = err.rpartition("\nEXIT ")
+        results.append((tail.split()[0], message, tree_bytes(target)))
+    assert results[0] == results[1]
+    assert results[0][:2] == ("1", "")
