@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.constants import DEFAULT_IGNORE
-from patchkeeper.errors import ConfigError
+from patchkeeper.errors import ConfigError, PatchkeeperError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -285,6 +285,35 @@ def spelt_for(text: str, source: Path | None) -> str:
     top = f"the top of {source.name} (before any [table])"
     text = text.replace("in [tool.patchkeeper]", f"at {top}")
     return text.replace("[tool.patchkeeper]", top)
+
+
+def require_series(config: Config) -> None:
+    """Refuse to go on without a configuration when the series file is not at its default
+    place either (instead of "the series file does not exist"): for the commands that read
+    the series.
+
+    Raises:
+        ConfigError: no configuration file was found and the default series is missing.
+    """
+    if config.source is not None or config.series.exists():
+        return
+    raise ConfigError(
+        f"no patchkeeper configuration here: no patchkeeper.toml, nor a pyproject.toml with "
+        f"[tool.patchkeeper], in {config.root} or a directory above it",
+        hint="run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
+        "README's Configuration section shows the keys",
+    )
+
+
+def spell_error(error: PatchkeeperError, source: Path | None) -> None:
+    """Write the configuration tables ``error``'s message and hint name as ``source``, the
+    configuration file in use, spells them (:func:`spelt_for`); nothing without one."""
+    if source is None:
+        return
+    error.message = spelt_for(error.message, source)
+    error.args = (error.message,)
+    if error.hint:
+        error.hint = spelt_for(error.hint, source)
 
 
 def _check_value(key: str, value: Any, expected: Any, source: Path) -> None:

@@ -9,6 +9,7 @@ decides the exit code.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -82,3 +83,23 @@ class Interrupted(PatchkeeperError):
     """The user interrupted (Ctrl-C) a change, which was rolled back first (exit 130)."""
 
     exit_code = 130
+
+
+def log_bug() -> Path:
+    """Append the traceback of the exception being handled to ``crash.log`` in
+    ``$XDG_CACHE_HOME/patchkeeper`` (``~/.cache/patchkeeper``; the system's temporary
+    directory when that cannot be made) and return the log's path: a bug in patchkeeper
+    (exit code 3) is reported by where its traceback is, never by the traceback itself."""
+    import tempfile
+    import traceback
+
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "patchkeeper"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        base = Path(tempfile.gettempdir())
+    log = base / "crash.log"
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(traceback.format_exc())
+        handle.write("\n")
+    return log

@@ -53,20 +53,12 @@ class Settings:
 
     @staticmethod
     def _require_series(config: Any) -> None:
-        from patchkeeper.errors import ConfigError
+        from patchkeeper.config import require_series
 
         context = click.get_current_context(silent=True)
         command = command_name(context) if context is not None else None
-        if config.source is not None or command not in SERIES_COMMANDS:
-            return
-        if config.series.exists():
-            return
-        raise ConfigError(
-            f"no patchkeeper configuration here: no patchkeeper.toml, nor a pyproject.toml with "
-            f"[tool.patchkeeper], in {config.root} or a directory above it",
-            hint="run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
-            "README's Configuration section shows the keys",
-        )
+        if command in SERIES_COMMANDS:
+            require_series(config)
 
 
 #: Commands that read the series, and so need a configuration or the default series file.
@@ -111,15 +103,8 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     if as_json:
         text = render.render_json(result, command_name(click.get_current_context()))
     else:
-        from patchkeeper.render import console
-
-        terminal = console.detect(report, os.environ)
-        console.use(terminal)
-        try:
-            text = console.finish(render.render_text(result), terminal)
-        finally:
-            console.use(console.PLAIN)
-        colour = terminal.colour or None
+        text, coloured = render.terminal_text(result, report)
+        colour = coloured or None
     if text:
         text = text.rstrip("\n")
         data = render.output_bytes(text, getattr(report, "encoding", None))
@@ -184,31 +169,11 @@ def _write_markdown(path: Path, text: str) -> None:
 ARGV: list[str] = []
 
 
-#: Modules that register renderers for result types (``patchkeeper.render``).
-RENDERER_MODULES = (
-    "patchkeeper.render.terminal",
-    "patchkeeper.render.markdown",
-    "patchkeeper.render.audit",
-    "patchkeeper.render.horizon",
-    "patchkeeper.render.runtime",
-    "patchkeeper.render.runtime_update",
-    "patchkeeper.render.ledger",
-    "patchkeeper.render.port",
-    "patchkeeper.render.record",
-)
-
-
 def _load_renderers(result: Any, markdown: bool) -> None:
-    """Import renderer modules, in order, until ``result`` has the forms asked for (only the
-    ones needed: a renderer module imports its feature's code)."""
-    import importlib
-
+    """Import the renderer modules ``result`` needs (:func:`patchkeeper.render.load_renderers`)."""
     from patchkeeper import render
 
-    for module in RENDERER_MODULES:
-        if render.has_renderer(result, markdown=markdown):
-            return
-        importlib.import_module(module)
+    render.load_renderers(result, markdown)
 
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -965,19 +930,9 @@ def record(settings: Settings, command_line: tuple[str, ...], as_json: bool) -> 
 
 
 def _log_bug() -> Path:
-    import tempfile
-    import traceback
+    from patchkeeper.errors import log_bug
 
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "patchkeeper"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        base = Path(tempfile.gettempdir())
-    log = base / "crash.log"
-    with log.open("a", encoding="utf-8") as handle:
-        handle.write(traceback.format_exc())
-        handle.write("\n")
-    return log
+    return log_bug()
 
 
 def _late_directory(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
@@ -1125,12 +1080,9 @@ def _spell_tables(error: PatchkeeperError) -> None:
     spells them (``[git]`` in a ``patchkeeper.toml``, not ``[tool.patchkeeper.git]``)."""
     if not CONFIG_SOURCE:
         return
-    from patchkeeper.config import spelt_for
+    from patchkeeper.config import spell_error
 
-    error.message = spelt_for(error.message, CONFIG_SOURCE[0])
-    error.args = (error.message,)
-    if error.hint:
-        error.hint = spelt_for(error.hint, CONFIG_SOURCE[0])
+    spell_error(error, CONFIG_SOURCE[0])
 
 
 def entry() -> None:

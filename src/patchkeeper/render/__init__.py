@@ -19,6 +19,32 @@ _MARKDOWN: dict[type, Callable[[Any], str]] = {}
 _PAYLOAD: dict[type, Callable[[Any], str]] = {}
 
 
+#: Modules that register renderers for result types, in the order they are tried.
+RENDERER_MODULES = (
+    "patchkeeper.render.terminal",
+    "patchkeeper.render.markdown",
+    "patchkeeper.render.audit",
+    "patchkeeper.render.horizon",
+    "patchkeeper.render.runtime",
+    "patchkeeper.render.runtime_update",
+    "patchkeeper.render.ledger",
+    "patchkeeper.render.port",
+    "patchkeeper.render.record",
+)
+
+
+def load_renderers(result: Any, markdown: bool) -> None:
+    """Import renderer modules (:data:`RENDERER_MODULES`), in order, until ``result`` has a
+    terminal form (and a Markdown one with ``markdown``): only the ones needed, since a
+    renderer module imports its feature's code."""
+    import importlib
+
+    for module in RENDERER_MODULES:
+        if has_renderer(result, markdown=markdown):
+            return
+        importlib.import_module(module)
+
+
 def text_renderer(kind: type) -> Callable[[Callable[[Any], str]], Callable[[Any], str]]:
     """Register ``function(result) -> str`` as the terminal form of ``kind``."""
 
@@ -105,6 +131,24 @@ def render_json(result: Any, command: str) -> str:
             return escaped(text, latin1=True)
         result = result.result
     return json_text(envelope(command, result), latin1=True)
+
+
+def terminal_text(result: Any, stream: Any) -> tuple[str, bool]:
+    """The terminal form of ``result`` made ready for ``stream`` (its width and colour,
+    :func:`patchkeeper.render.console.detect`), without a trailing newline, and whether it
+    is coloured. The renderer modules are imported first (:func:`load_renderers`)."""
+    import os
+
+    from patchkeeper.render import console
+
+    load_renderers(result, False)
+    terminal = console.detect(stream, os.environ)
+    console.use(terminal)
+    try:
+        text = console.finish(render_text(result), terminal)
+    finally:
+        console.use(console.PLAIN)
+    return text.rstrip("\n"), bool(terminal.colour)
 
 
 def output_bytes(text: str, encoding: str | None) -> bytes | None:

