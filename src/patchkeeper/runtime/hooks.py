@@ -194,19 +194,3 @@ def _candidates(new: Resolution, new_tree: UpstreamTree, old_code: Code, new_cod
             if name not in before and name not in found:
                 found[name] = f"{how} (in {where})"
     return found
-
-
-def new_hooks(
-    entry,
-    old: Resolution,
-    new: Resolution,
-    trees: tuple[UpstreamTree, UpstreamTree],
-    old_code: Code | None,
-    new_code: Code | None,
-) -> list[str]:
-    """The extension points the new target or its callers consult that the old release did
-    not define anywhere, each as ``"<how it is reached> (in <where>)"``; empty when none.
-    (The audit looks up every candidate name of every entry in the old tree in one pass
-    first: :meth:`UpstreamTree.find_definitions`.)"""
-    found = candidates(new, trees[1], old_code, new_code)
-    return [how for name, how in found.items() if not trees[0].defined(name)]
