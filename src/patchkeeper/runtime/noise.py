@@ -251,11 +251,10 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
 
     Lines are compared without comments and surrounding blanks; blank lines are ignored."""
     base = [_code_line(x) for x in old.lines]
-    theirs = [_code_line(x) for x in new.lines]
-    ours = [_code_line(x) for x in mine.lines]
-    kept = _kept(base, ours)
     if not any(base):
         return ""
+    theirs = [_code_line(x) for x in new.lines]
+    kept: set[int] | None = None  # the lines the replacement keeps: found at the first hunk
     hunks = 0
     matcher = difflib.SequenceMatcher(None, base, theirs, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -264,16 +263,18 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
         if tag == "insert":
             if not any(theirs[j1:j2]):
                 continue
-            reached = {i1 - 1, i1} & kept
+            touched = {i1 - 1, i1}
         else:
             changed = [i for i in range(i1, i2) if base[i]]
             if not changed and not any(theirs[j1:j2]):
                 continue
-            reached = set(changed or [i1 - 1, i1]) & kept
-        if reached:
+            touched = set(changed or [i1 - 1, i1])
+        if kept is None:
+            kept = _kept(base, [_code_line(x) for x in mine.lines])
+        if touched & kept:
             return ""
         hunks += 1
-    if not hunks:
+    if not hunks or kept is None:
         return ""
     share = len(kept) / max(sum(1 for x in base if x), 1)
     return (
