@@ -38,7 +38,7 @@ from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.targets import tree_root
 from patchkeeper.runtime.unparsed import unparsed
-from patchkeeper.runtime.upstream import UpstreamTree, prefetch_trees
+from patchkeeper.runtime.upstream import UpstreamTree
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,8 @@ def _evaluate(
     old_tree, new_tree = trees
     entries = list(scanned.inventory.entries)
     audited = []
-    # The modules every lookup starts in, both trees' parsed by one pool on every core.
-    prefetch_trees([(tree, target_modules(tree, (e.target for e in entries))) for tree in trees])
+    for tree in trees:  # the modules every lookup starts in, parsed on every core
+        tree.prefetch(target_modules(tree, (e.target for e in entries)))
     resolved_new = resolve_all(new_tree, (e.target for e in entries))
     # Where a name went in the old tree matters only when the new tree has it (the
     # decision for a target gone from the new tree rests on the new tree alone).

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchkeeper.runtime import nameindex, names
-from patchkeeper.runtime.cache import SummaryCache, parsed_module
+from patchkeeper.runtime.cache import SummaryCache, parsed_module, prefetch_records
 from patchkeeper.runtime.names import Binding
 
 
@@ -201,8 +201,12 @@ class UpstreamTree:
         """Summarize the modules of ``modules`` that have no valid record in the cache, on
         every usable core (:func:`patchkeeper.runtime.parallel.map_records`), and store their
         records; :meth:`summary` then decodes them as on a warm run. Only a speed-up: the
-        summaries are the ones :meth:`summary` would compute (:func:`prefetch_trees`)."""
-        prefetch_trees([(self, modules)])
+        summaries are the ones :meth:`summary` would compute."""
+
+        def job(module: str, file: Path, is_package: bool) -> tuple:
+            return (str(file), module, self.relative(file), is_package)
+
+        prefetch_records(modules, self.summaries, self.module_file, self.cache, job, summary_job)
 
     def source_lines(self, module: str, start: int, end: int) -> list[str]:
         """Lines ``start``..``end`` (1-based, inclusive) of a module, with line ends."""
@@ -333,38 +337,6 @@ class UpstreamTree:
 
     def save(self) -> None:
         self.cache.save()
-
-
-def prefetch_trees(wanted: Iterable[tuple[UpstreamTree, Iterable[str]]]) -> None:
-    """:meth:`UpstreamTree.prefetch` of several trees at once (``wanted``: ``(tree,
-    modules)`` pairs): the modules of every tree that have no valid record in its cache are
-    summarized by one pool of worker processes (:func:`patchkeeper.runtime.parallel.
-    map_records`, the largest files first), so that no core waits between the trees; each
-    record is stored in its own tree's cache. Only a speed-up: nothing is stored when the
-    work is too small for a pool (each module is then parsed when asked)."""
-    from patchkeeper.runtime import parallel
-
-    jobs: list[tuple[str, str, str, bool]] = []
-    sizes: list[int] = []
-    owners: dict[str, tuple[UpstreamTree, Path, tuple[int, int]]] = {}
-    for tree, modules in wanted:
-        for module in dict.fromkeys(modules):
-            found = None if module in tree.summaries else tree.module_file(module)
-            if found is None or str(found[0]) in owners or tree.cache.valid(found[0]):
-                continue
-            file, is_package = found
-            try:
-                stat = file.stat()
-            except OSError:
-                continue
-            owners[str(file)] = (tree, file, (stat.st_size, stat.st_mtime_ns))
-            sizes.append(stat.st_size)
-            jobs.append((str(file), module, tree.relative(file), is_package))
-    if parallel.workers_for(len(jobs)) == 0:
-        return
-    for job, data in parallel.map_records(summary_job, jobs, sizes):
-        tree, file, state = owners[job[0]]
-        tree.cache.put_encoded(file, state, data)
 
 
 def summary_record(summary: ModuleSummary) -> tuple:
