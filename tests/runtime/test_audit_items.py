@@ -10,7 +10,10 @@ import pytest
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit, gates, inventory
 from patchkeeper.runtime.crosscheck import AuditFinding
+from patchkeeper.runtime.drift import Drift
 from patchkeeper.runtime.gates import Gate
+from patchkeeper.runtime.judge import Pending, settle
+from patchkeeper.runtime.upstream import UpstreamTree
 
 
 @pytest.fixture
@@ -247,3 +250,30 @@ def test_item9_a_removal_upstream_still_needs_is_retained(result) -> None:
 def test_decisions_maintainers_take_on_real_history(result, target: str, expected) -> None:
     """Rules found from the disagreements with the vllm-ascend maintainers."""
     assert _decision(result, "more.py", target) == expected
+
+
+def test_a_pending_judgement_is_settled_by_the_old_trees_definitions(update_trees) -> None:
+    old_tree = UpstreamTree(update_trees / "upup-1.0", ("upup",))
+    base = Drift("update", ("upstream changed",))
+    otherwise = Drift("retain", ("the upstream change is cosmetic: ...", "upstream changed"))
+    # is_rocm is defined by the old release (upup/platforms.py): not a new extension point
+    known = Pending(base, (("is_rocm", "current_platform.is_rocm (in upup.a.f)"),), otherwise)
+    assert settle(known, old_tree) is otherwise
+    # get_attn_backend is defined nowhere in the old release: migrate, naming it alone
+    new = Pending(
+        base,
+        (
+            ("is_rocm", "current_platform.is_rocm (in upup.a.f)"),
+            ("get_attn_backend", "current_platform.get_attn_backend (in upup.a.f)"),
+        ),
+        otherwise,
+    )
+    assert settle(new, old_tree) == Drift(
+        "migrate",
+        (
+            "the new upstream consults an extension point the old release did not have: "
+            "current_platform.get_attn_backend (in upup.a.f)",
+            "upstream changed",
+        ),
+    )
+    assert settle(base, old_tree) is base  # a judgement already taken stays as it is

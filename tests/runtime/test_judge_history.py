@@ -203,3 +203,81 @@ BUILD = (
 )
 def test_checks_and_log_calls_are_cosmetic(new: str, expected: str) -> None:
     assert cosmetic_reason(_code(BUILD), _code(new)) == expected
+
+
+STEP = (
+    "def step(self, batch: Batch, n: int = 1) -> Output:\n"
+    '    """Run one step."""\n'
+    "    total: int = 0\n"
+    "    for item in batch:\n"
+    "        count: int\n"
+    "        if current_platform.is_rocm():\n"
+    "            item = rocm_fix(item)\n"
+    "        total += item.size\n"
+    "    return Output(total)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("new", "header", "expected"),
+    [
+        # annotations gone or changed at every depth (parameters, return, a nested
+        # annotated name without a value, an annotated assignment): the same code
+        (
+            "def step(self, batch, n=1):\n"
+            '    """Run one step."""\n'
+            "    total = 0\n"
+            "    for item in batch:\n"
+            "        count: str\n"
+            "        if current_platform.is_rocm():\n"
+            "            item = rocm_fix(item)\n"
+            "        total += item.size\n"
+            "    return Output(total)\n",
+            "",
+            "only type annotations changed",
+        ),
+        # a changed default is a change, annotations or not
+        (STEP.replace("n: int = 1", "n: int = 2"), "", ""),
+        # the branch for another platform changed, nothing else
+        (
+            STEP.replace("rocm_fix(item)", "rocm_fix(item, fast=True)"),
+            "",
+            "only branches for other platforms changed (is_rocm/is_cuda/is_xpu/...)",
+        ),
+        # both at once: the fourth rule
+        (
+            STEP.replace("rocm_fix(item)", "rocm_fix(item, fast=True)").replace(
+                "-> Output", "-> Output | None"
+            ),
+            "",
+            "only type annotations and branches for other platforms changed",
+        ),
+        # a statement mentioning a name the header avoids
+        (
+            STEP.replace("    return", "    record_metric(batch)\n    return"),
+            "Note: skip `metrics.record_metric` on the device.",
+            "only code the patch header says it avoids changed (`record_metric`)",
+        ),
+        # inside a loop, it takes the whole loop along (a compound statement other than
+        # def, class and if goes whole): the loop is gone on one side only
+        (
+            STEP.replace("        total += item.size\n", "        record_metric(item)\n"),
+            "Note: skip `metrics.record_metric` on the device.",
+            "",
+        ),
+        # the same statement without the header's sentence: a change
+        (STEP.replace("    return", "    record_metric(batch)\n    return"), "", ""),
+        # a type-narrowing assert ahead of the docstring's place: the docstring is still
+        # the body's first statement once the assert is left out
+        (
+            STEP.replace(
+                '    """Run one step."""\n',
+                '    assert batch is not None\n    """Run one step."""\n',
+            ),
+            "",
+            "only type-narrowing asserts and log calls changed (no value changes)",
+        ),
+    ],
+)
+def test_cosmetic_rules_at_every_depth(new: str, header: str, expected: str) -> None:
+    assert cosmetic_reason(_code(STEP), _code(new), header) == expected

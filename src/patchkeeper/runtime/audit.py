@@ -27,9 +27,8 @@ from patchkeeper.runtime.crosscheck import (
 from patchkeeper.runtime.drift import RETAIN, Code, Drift, codes, decide
 from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
-from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.judge import judge, renamed_names
+from patchkeeper.runtime.judge import Pending, judge_pending, renamed_names, settle
 from patchkeeper.runtime.landed import landed_features, spread
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
@@ -163,60 +162,42 @@ def _evaluate(
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
 
-    def compare(entry: PatchEntry) -> tuple:
-        """The entry's spans and drift (remembered or decided), its remembered judgement,
-        and for one not remembered the hook names and renamed names to look up."""
+    # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
+    # have now are looked up in the new tree in one pass, before the workers need them.
+    renames = [e.target for e in entries if resolved_new[e.target].status != FOUND]
+    new_tree.find_definitions(name for target in renames for name in renamed_names(target))
+
+    def assess(entry: PatchEntry) -> tuple:
+        """The entry's drift (remembered or decided, with its store key when decided now),
+        and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
+        waiting for the old tree's hook names)."""
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         spans = codes(entry, before, after, trees, scanned.tree)
-        drift, decided = _drift(store, entry, before, after, spans)
+        drift, key = _drift(store, entry, before, after, spans)
         context = (headers[entry.file], landed.get(entry.file, ()))
-        cached = judged.get(entry, drift, before, after, context)
-        hooks: list[str] = []
-        renames: list[str] = []
-        if cached is None:
-            hooks = list(candidates(after, new_tree, spans[0], spans[1]))
-            if after.status != FOUND:
-                renames = renamed_names(entry.target)
-        return spans, drift, decided, cached, hooks, renames
+        judgement = judged.get(entry, drift, before, after, context)
+        remembered = judgement is not None
+        if judgement is None:
+            judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
+        return drift, key, judgement, remembered
 
-    todo = []
-    hook_names: set[str] = set()
-    renames: set[str] = set()
+    assessed = []
     # On every core (forked workers reading the parsed trees); the stores are written here.
-    with track("comparing entries with upstream", len(entries)) as advance:
-        for entry, compared in zip(entries, map_forked(compare, entries), strict=True):
+    with track("judging entries", len(entries)) as advance:
+        for entry, result in zip(entries, map_forked(assess, entries), strict=True):
             advance()
-            spans, drift, decided, cached, hooks, renamed = compared
-            before, after = resolved_old[entry.target], resolved_new[entry.target]
-            if decided:
-                _remember_drift(store, entry, before, after, spans, drift)
-            todo.append((entry, before, after, drift, cached, spans))
-            hook_names.update(hooks)
-            renames.update(renamed)
-    # One pass over the old tree for the hook names of every entry still to judge.
-    # And one pass over the new tree for the names a gone target may have been renamed to.
-    if hook_names:
-        old_tree.find_definitions(sorted(hook_names))
-    if renames:
-        new_tree.find_definitions(sorted(renames))
-
-    def decide_entry(item: tuple) -> Drift:
-        entry, before, after, drift, _cached, spans = item
-        header, names = headers[entry.file], landed.get(entry.file, ())
-        return judge(entry, drift, before, after, trees, spans, versions, header, names)
-
-    pending = [item for item in todo if item[4] is None]
-    with track("judging entries", len(pending)) as advance:
-        decisions = {}
-        for item, decision in zip(pending, map_forked(decide_entry, pending), strict=True):
-            advance()
-            entry, before, after, drift = item[:4]
+            assessed.append((entry, *result))
+    # One pass over the old tree for the hook names of every judgement still pending.
+    pending = [j for *_, j, _remembered in assessed if isinstance(j, Pending)]
+    old_tree.find_definitions(sorted({name for j in pending for name, _how in j.candidates}))
+    for entry, drift, key, judgement, remembered in assessed:
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        if key is not None:
+            store.put_value(*key, astuple(drift))
+        decision = settle(judgement, old_tree)
+        if not remembered:
             context = (headers[entry.file], landed.get(entry.file, ()))
             judged.put(entry, drift, before, after, context, decision)
-            decisions[id(item)] = decision
-    for item in todo:
-        entry, before, after, _drift_of, cached, _spans = item
-        decision = cached if cached is not None else decisions[id(item)]
         audited.append(AuditedEntry(entry, before, after, decision))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
@@ -329,17 +310,12 @@ def _drift(
     old: Resolution,
     new: Resolution,
     spans: tuple[Code | None, Code | None, Code | None],
-) -> tuple[Drift, bool]:
-    """:func:`decide`, remembered under :func:`_drift_key`; with whether it was decided
-    now (to be remembered by :func:`_remember_drift`: a forked worker's store is lost)."""
+) -> tuple[Drift, tuple[str, str] | None]:
+    """:func:`decide`, remembered under :func:`_drift_key`; with that key when it was
+    decided now (for the caller to remember it: a forked worker's store is lost), else
+    ``None``."""
     name, digest = _drift_key(entry, old, new, spans)
     cached = store.get_value(name, digest)
     if cached is not None:
-        return Drift(*cached), False
-    return decide(entry, old, new, *spans), True
-
-
-def _remember_drift(store: SummaryCache, entry, old, new, spans, drift: Drift) -> None:
-    """Keep a drift :func:`_drift` decided in the store."""
-    name, digest = _drift_key(entry, old, new, spans)
-    store.put_value(name, digest, astuple(drift))
+        return Drift(*cached), None
+    return decide(entry, old, new, *spans), (name, digest)

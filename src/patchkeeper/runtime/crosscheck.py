@@ -17,12 +17,12 @@ Only the patch directory is read, as ASTs; upstream is read through
 from __future__ import annotations
 
 import ast
-from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.runtime import names
+from patchkeeper.runtime.astwalk import scoped_nodes
 from patchkeeper.runtime.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.resolve import FOUND, resolve_all, target_modules
@@ -76,19 +76,6 @@ class _Reference:
     at_import: bool
 
 
-def _walk_scoped(tree: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
-    """:func:`ast.walk`'s nodes in its order, each with whether it runs at import (it is
-    not inside a function or lambda body)."""
-    todo = deque([(tree, True)])
-    while todo:
-        node, at_import = todo.popleft()
-        inner = at_import and not isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-        )
-        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
-        yield node, at_import
-
-
 #: One patch file's facts for the cross-checks, read in one parse (:func:`file_facts`):
 #: ``(references, tests)``, ``references`` as ``(dotted, line, at_import)`` of every upstream
 #: name imported or referenced, ``tests`` as ``(line, source)`` of every ``if`` and
@@ -109,8 +96,10 @@ def file_facts(job: tuple[str, str, bool, tuple[str, ...]]) -> PatchFileFacts:
     table = names.scope_table(tree.body, {}, module, is_package)
     references: list[tuple[str, int, bool]] = []
     tests: list[tuple[int, str]] = []
-    for node, at_import in _walk_scoped(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+    for node, at_import in scoped_nodes(tree):  # in ast.walk's order
+        if isinstance(node, (ast.If, ast.IfExp)):
+            tests.append((node.lineno, ast.unparse(node.test)))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module.split(".")[0] in roots:
                 references += [
                     (f"{node.module}.{a.name}", node.lineno, at_import)
@@ -121,9 +110,6 @@ def file_facts(job: tuple[str, str, bool, tuple[str, ...]]) -> PatchFileFacts:
             bound = names.dotted(node, table)
             if bound is not None and bound.dotted.split(".")[0] in roots:
                 references.append((bound.dotted, node.lineno, at_import))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.If, ast.IfExp)):
-            tests.append((node.lineno, ast.unparse(node.test)))
     return tuple(references), tuple(tests)
 
 

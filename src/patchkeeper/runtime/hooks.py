@@ -24,6 +24,7 @@ import re
 from collections import deque
 from collections.abc import Iterator
 
+from patchkeeper.runtime.astwalk import nodes
 from patchkeeper.runtime.drift import Code
 from patchkeeper.runtime.resolve import Resolution
 from patchkeeper.runtime.upstream import UpstreamTree
@@ -49,9 +50,20 @@ def _dotted(node: ast.expr) -> str:
 _CONSULTED: dict[int, tuple[ast.AST, dict[str, str]]] = {}
 
 
-def consulted(node: ast.AST) -> dict[str, str]:
+#: Words one of which the text of every hook a node consults holds (lower case): a platform
+#: object, ``register``/``registry``, a backend, an allocator, ``select_``.
+_HOOK_WORDS = ("platform", "regist", "backend", "allocator", "select_")
+
+
+def consulted(node: ast.AST, text: str | None = None) -> dict[str, str]:
     """The hooks ``node`` consults: the hook's own name -> how it is reached
-    (``"current_platform.get_attn_backend_cls"``); walked once per node in a process."""
+    (``"current_platform.get_attn_backend_cls"``); walked once per node in a process.
+    ``text``, the node's source when known: an ASCII source without any of
+    :data:`_HOOK_WORDS` (an identifier is its own text there) consults none, unwalked."""
+    if text is not None and text.isascii():
+        lowered = text.lower()
+        if not any(word in lowered for word in _HOOK_WORDS):
+            return {}
     hit = _CONSULTED.get(id(node))
     if hit is None or hit[0] is not node:
         hit = _CONSULTED[id(node)] = (node, _consulted(node))
@@ -60,7 +72,7 @@ def consulted(node: ast.AST) -> dict[str, str]:
 
 def _consulted(node: ast.AST) -> dict[str, str]:
     found: dict[str, str] = {}
-    for sub in ast.walk(node):
+    for sub in nodes(node):  # in ast.walk's order: the first way a hook is reached is kept
         if isinstance(sub, ast.Call):
             func = sub.func
             text = _dotted(func)
@@ -137,16 +149,16 @@ def _mentioned(node: ast.AST) -> frozenset[str]:
     if hit is None or hit[0] is not node:
         names = frozenset(
             s.id if isinstance(s, ast.Name) else s.attr
-            for s in ast.walk(node)
+            for s in nodes(node)
             if isinstance(s, (ast.Name, ast.Attribute))
         )
         hit = _MENTIONS[id(node)] = (node, names)
     return hit[1]
 
 
-def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST]]:
-    """``(qualname, node)`` of the functions of the target's module that mention the
-    target's name (its callers in that module). A function whose ASCII source does not
+def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST, str]]:
+    """``(qualname, node, source)`` of the functions of the target's module that mention
+    the target's name (its callers in that module). A function whose ASCII source does not
     contain the name cannot mention it (an identifier is its own text there), so only the
     others are walked."""
     name = found.qualname.rsplit(".", 1)[-1]
@@ -158,7 +170,7 @@ def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST]]
         if text.isascii() and name not in text:
             continue
         if name in _mentioned(node):
-            callers.append((qual, node))
+            callers.append((qual, node, text))
     return callers
 
 
@@ -184,29 +196,14 @@ def _candidates(new: Resolution, new_tree: UpstreamTree, old_code: Code, new_cod
     old_node, new_node = old_code.parsed, new_code.parsed
     if old_node is None or new_node is None:
         return {}
-    before = consulted(old_node)
-    sites = [(new.location, consulted(new_node))]
+    before = consulted(old_node, old_code.text)
+    sites = [(new.location, consulted(new_node, new_code.text))]
     if new.qualname and "." not in new.qualname:  # a module-level function: its callers
-        sites += [(f"{new.module}.{q}", consulted(n)) for q, n in _callers(new_tree, new)]
+        callers = _callers(new_tree, new)
+        sites += [(f"{new.module}.{q}", consulted(n, text)) for q, n, text in callers]
     found: dict[str, str] = {}
     for where, hooks in sites:
         for name, how in hooks.items():
             if name not in before and name not in found:
                 found[name] = f"{how} (in {where})"
     return found
-
-
-def new_hooks(
-    entry,
-    old: Resolution,
-    new: Resolution,
-    trees: tuple[UpstreamTree, UpstreamTree],
-    old_code: Code | None,
-    new_code: Code | None,
-) -> list[str]:
-    """The extension points the new target or its callers consult that the old release did
-    not define anywhere, each as ``"<how it is reached> (in <where>)"``; empty when none.
-    (The audit looks up every candidate name of every entry in the old tree in one pass
-    first: :meth:`UpstreamTree.find_definitions`.)"""
-    found = candidates(new, trees[1], old_code, new_code)
-    return [how for name, how in found.items() if not trees[0].defined(name)]

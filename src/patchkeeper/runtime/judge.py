@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from patchkeeper.runtime.drift import (
     INVESTIGATE,
@@ -61,7 +61,7 @@ from patchkeeper.runtime.drift import (
     upstream_code,
 )
 from patchkeeper.runtime.gates import evaluate
-from patchkeeper.runtime.hooks import new_hooks
+from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
 from patchkeeper.runtime.noise import (
@@ -89,6 +89,20 @@ def _dead_gate(entry: PatchEntry, new_version: str) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class Pending:
+    """A judgement that waits for one fact of the old tree (:func:`settle`): whether it
+    defines each hook name of ``candidates`` (``(hook name, how it is reached)``: the
+    extension points the new target or its callers consult and the old target did not,
+    :func:`patchkeeper.runtime.hooks.candidates`). A hook the old release defined nowhere
+    makes the entry *migrate* (rule 6, on ``drift``); when the old release defined them
+    all, the judgement is ``otherwise`` (the rules after it)."""
+
+    drift: Drift
+    candidates: tuple[tuple[str, str], ...]
+    otherwise: Drift
+
+
 def judge(
     entry: PatchEntry,
     drift: Drift,
@@ -100,7 +114,45 @@ def judge(
     header: str = "",
     landed: tuple[str, ...] = (),
 ) -> Drift:
-    """The refined :class:`Drift` of one entry (see the module docstring).
+    """The refined :class:`Drift` of one entry (see the module docstring):
+    :func:`judge_pending`, settled at once (:func:`settle`)."""
+    pending = judge_pending(entry, drift, old, new, trees, spans, versions, header, landed)
+    return settle(pending, trees[0])
+
+
+def settle(judged: Drift | Pending, old_tree: UpstreamTree) -> Drift:
+    """The judgement of :func:`judge_pending`'s result: a :class:`Drift` as it is; a
+    :class:`Pending` one *migrate* when the old tree (:meth:`UpstreamTree.defined`) lacks
+    one of its hook names, else its ``otherwise``. (Look the hook names of many entries up
+    in one pass first: :meth:`UpstreamTree.find_definitions`.)"""
+    if isinstance(judged, Drift):
+        return judged
+    hooks = [how for name, how in judged.candidates if not old_tree.defined(name)]
+    if not hooks:
+        return judged.otherwise
+    return _with(
+        judged.drift,
+        MIGRATE,
+        "the new upstream consults an extension point the old release did not have: "
+        + "; ".join(hooks),
+    )
+
+
+def judge_pending(
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    spans: tuple[Code | None, Code | None, Code | None],
+    versions: tuple[str, str],
+    header: str = "",
+    landed: tuple[str, ...] = (),
+) -> Drift | Pending:
+    """The refined :class:`Drift` of one entry (see the module docstring), or, when rule 6
+    has hook names to check, a :class:`Pending` judgement: every rule but that check, which
+    reads the whole old tree, is taken here (so that many entries can be judged in worker
+    processes and their hook names looked up in the old tree in one pass afterwards).
 
     Args:
         versions: the old and new upstream versions (``""`` when unknown: gates are then
@@ -161,14 +213,20 @@ def judge(
             f"the old upstream {old.location} had the key {entry.key} too: the plugin "
             "overrides upstream's value on purpose",
         )
-    hooks = new_hooks(entry, old, new, trees, old_code, new_code)
-    if hooks:
-        return _with(
-            drift,
-            MIGRATE,
-            "the new upstream consults an extension point the old release did not have: "
-            + "; ".join(hooks),
-        )
+    found = candidates(new, trees[1], old_code, new_code)
+    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header)
+    return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
+
+
+def _after_hooks(
+    entry: PatchEntry,
+    drift: Drift,
+    old_code: Code | None,
+    new_code: Code | None,
+    mine: Code | None,
+    header: str,
+) -> Drift:
+    """Rules 7 and 8 (see the module docstring)."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:

@@ -34,7 +34,7 @@ import difflib
 import re
 
 from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.samecode import same_ast
+from patchkeeper.runtime.samecode import View, same_ast
 
 #: Platform predicates of upstream's ``current_platform`` that are false on a plugin's device.
 OTHER_PLATFORMS = frozenset(
@@ -45,24 +45,22 @@ AVOIDS = re.compile(r"(?i)\b(avoid|skip|without|drop|instead of|bypass)")
 BACKQUOTED = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
 
 
-def _strip_annotations(node: ast.AST) -> ast.AST:
-    """``node`` without type annotations (changed in place, in one walk): argument and
-    return annotations removed, an annotated assignment in a statement list made a plain
-    one (``pass`` when it has no value). Returns the node (a replacement when ``node`` is
-    itself an annotated assignment)."""
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.arg):
-            sub.annotation = None
-            continue
-        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            sub.returns = None
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(sub, field, None)
-            if isinstance(body, list):
-                for index, stmt in enumerate(body):
-                    if isinstance(stmt, ast.AnnAssign):
-                        body[index] = _plain(stmt)
-    return _plain(node) if isinstance(node, ast.AnnAssign) else node
+class _Annotations(View):
+    """Type annotations left out: argument and return annotations seen as ``None``, an
+    annotated assignment in a statement list (or as the outermost node) seen as a plain one
+    (``pass`` when it has no value)."""
+
+    blank = frozenset(
+        {(ast.arg, "annotation"), (ast.FunctionDef, "returns"), (ast.AsyncFunctionDef, "returns")}
+    )
+
+    def root(self, node: ast.AST) -> ast.AST:
+        return _plain(node) if isinstance(node, ast.AnnAssign) else node
+
+    def statements(self, node: ast.AST, field: str, body: list[ast.stmt]) -> list[ast.stmt]:
+        if not any(isinstance(stmt, ast.AnnAssign) for stmt in body):
+            return body
+        return [_plain(stmt) if isinstance(stmt, ast.AnnAssign) else stmt for stmt in body]
 
 
 def _plain(node: ast.AnnAssign) -> ast.stmt:
@@ -82,27 +80,52 @@ def _other_platform(test: ast.expr) -> bool:
     )
 
 
-class _Platforms(ast.NodeTransformer):
-    def visit_If(self, node: ast.If) -> ast.AST:
-        self.generic_visit(node)
-        if _other_platform(node.test):
-            node.body = [ast.Pass()]
-        return node
+_PASS = [ast.Pass()]
 
 
-class _Avoided(ast.NodeTransformer):
+class _Platforms(View):
+    """The body of an ``if`` whose test holds only on another platform seen as ``pass``
+    (its ``else`` kept)."""
+
+    def statements(self, node: ast.AST, field: str, body: list[ast.stmt]) -> list[ast.stmt]:
+        if field == "body" and isinstance(node, ast.If) and _other_platform(node.test):
+            return _PASS
+        return body
+
+
+class _Both(View):
+    """:class:`_Annotations`, then :class:`_Platforms` on what it leaves."""
+
+    blank = _Annotations.blank
+
+    def root(self, node: ast.AST) -> ast.AST:
+        return _Annotations().root(node)
+
+    def statements(self, node: ast.AST, field: str, body: list[ast.stmt]) -> list[ast.stmt]:
+        return _Platforms().statements(node, field, _Annotations().statements(node, field, body))
+
+
+class _Dropped(View):
+    """Every statement list without the statements :meth:`drops` (``pass`` when none is
+    left), each list judged on the original statements, outermost first."""
+
+    def drops(self, stmt: ast.stmt) -> bool:
+        return False
+
+    def statements(self, node: ast.AST, field: str, body: list[ast.stmt]) -> list[ast.stmt]:
+        kept = [stmt for stmt in body if not self.drops(stmt)]
+        return body if len(kept) == len(body) else kept or _PASS
+
+
+class _Avoided(_Dropped):
+    """The statements that mention one of ``names`` left out (a compound statement other
+    than ``def``, ``class`` and ``if`` that mentions one anywhere goes whole; those three
+    are looked into)."""
+
     def __init__(self, names: set[str]) -> None:
         self.names = names
 
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                kept = [s for s in body if not self._mentions(s)]
-                setattr(node, field, kept or [ast.Pass()])
-        return super().generic_visit(node)
-
-    def _mentions(self, stmt: ast.stmt) -> bool:
+    def drops(self, stmt: ast.stmt) -> bool:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If)):
             return False  # a compound statement is looked into, not dropped whole
         for sub in ast.walk(stmt):
@@ -150,16 +173,12 @@ def _check_or_log(stmt: ast.stmt) -> bool:
     )
 
 
-class _ChecksAndLogs(ast.NodeTransformer):
-    """Drops ``assert`` statements and logger calls from every statement list."""
+class _ChecksAndLogs(_Dropped):
+    """``assert`` statements that narrow a type and logger calls left out of every
+    statement list."""
 
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                kept = [s for s in body if not _check_or_log(s)]
-                setattr(node, field, kept or [ast.Pass()])
-        return super().generic_visit(node)
+    def drops(self, stmt: ast.stmt) -> bool:
+        return _check_or_log(stmt)
 
 
 def avoided_names(header: str) -> set[str]:
@@ -173,15 +192,8 @@ def avoided_names(header: str) -> set[str]:
     return names
 
 
-def _same_after(old: Code, new: Code, transform) -> bool:
-    a, b = old.node(), new.node()
-    if a is None or b is None:
-        return False
-    return same_ast(transform(a), transform(b))
-
-
 def _platform_free(code: Code) -> bool:
-    """Whether :class:`_Platforms` leaves ``code`` as it is: its ASCII text names none of
+    """Whether :class:`_Platforms` sees ``code`` as it is: its ASCII text names none of
     :data:`OTHER_PLATFORMS` (an attribute's name is its own text there)."""
     text = code.text
     return text.isascii() and not any(name in text for name in OTHER_PLATFORMS)
@@ -189,29 +201,26 @@ def _platform_free(code: Code) -> bool:
 
 def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
     """Why the change from ``old`` to ``new`` (upstream definitions) is cosmetic for a patch
-    whose file has ``header``; ``""`` when it is not."""
-    a, b = old.node(), new.node()
+    whose file has ``header``; ``""`` when it is not. Each rule compares the two parses
+    through a :class:`~patchkeeper.runtime.samecode.View` (nothing is parsed again or
+    changed)."""
+    a, b = old.parsed, new.parsed
     if a is None or b is None:
         return ""
-    a, b = _strip_annotations(a), _strip_annotations(b)
-    if same_ast(a, b):
+    if same_ast(a, b, view=_Annotations()):
         return "only type annotations changed"
-    # Without a branch for another platform on either side, :class:`_Platforms` changes
-    # nothing: the parses compare as they are, and the last test is the first one's.
+    # Without a branch for another platform on either side, :class:`_Platforms` sees the
+    # parses as they are, and the fourth rule is the first one.
     untouched = _platform_free(old) and _platform_free(new)
-    if untouched:
-        platforms = same_ast(old.parsed, new.parsed)
-    else:
-        platforms = _same_after(old, new, lambda n: _Platforms().visit(n))
-    if platforms:
+    if same_ast(a, b, view=None if untouched else _Platforms()):
         return "only branches for other platforms changed (is_rocm/is_cuda/is_xpu/...)"
     names = avoided_names(header)
-    if names and _same_after(old, new, lambda n: _Avoided(names).visit(n)):
+    if names and same_ast(a, b, view=_Avoided(names)):
         listed = ", ".join(f"`{n}`" for n in sorted(names))
         return f"only code the patch header says it avoids changed ({listed})"
-    if not untouched and same_ast(_Platforms().visit(a), _Platforms().visit(b)):
+    if not untouched and same_ast(a, b, view=_Both()):
         return "only type annotations and branches for other platforms changed"
-    if _same_after(old, new, lambda n: _ChecksAndLogs().visit(n)):
+    if same_ast(a, b, view=_ChecksAndLogs()):
         return "only type-narrowing asserts and log calls changed (no value changes)"
     return ""
 
@@ -242,11 +251,10 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
 
     Lines are compared without comments and surrounding blanks; blank lines are ignored."""
     base = [_code_line(x) for x in old.lines]
-    theirs = [_code_line(x) for x in new.lines]
-    ours = [_code_line(x) for x in mine.lines]
-    kept = _kept(base, ours)
     if not any(base):
         return ""
+    theirs = [_code_line(x) for x in new.lines]
+    kept: set[int] | None = None  # the lines the replacement keeps: found at the first hunk
     hunks = 0
     matcher = difflib.SequenceMatcher(None, base, theirs, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -255,16 +263,18 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
         if tag == "insert":
             if not any(theirs[j1:j2]):
                 continue
-            reached = {i1 - 1, i1} & kept
+            touched = {i1 - 1, i1}
         else:
             changed = [i for i in range(i1, i2) if base[i]]
             if not changed and not any(theirs[j1:j2]):
                 continue
-            reached = set(changed or [i1 - 1, i1]) & kept
-        if reached:
+            touched = set(changed or [i1 - 1, i1])
+        if kept is None:
+            kept = _kept(base, [_code_line(x) for x in mine.lines])
+        if touched & kept:
             return ""
         hunks += 1
-    if not hunks:
+    if not hunks or kept is None:
         return ""
     share = len(kept) / max(sum(1 for x in base if x), 1)
     return (

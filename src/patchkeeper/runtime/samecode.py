@@ -148,12 +148,13 @@ def normalized(node: ast.AST, name: str | None = None) -> str:
 
 _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
 _PASS = [ast.Pass()]
+#: The fields that hold statement lists (what a :class:`View` may see differently).
+STATEMENT_FIELDS = frozenset({"body", "orelse", "finalbody"})
 
 
-def _body(node: ast.AST) -> list[ast.stmt]:
-    """``node.body`` without its docstring (``[Pass]`` when nothing else is left), as
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` without its docstring (``[Pass]`` when nothing else is left), as
     :func:`~patchkeeper.runtime.upstream.strip_docstrings` leaves it."""
-    body: list[ast.stmt] = node.body  # type: ignore[attr-defined]
     if (
         body
         and isinstance(body[0], ast.Expr)
@@ -164,12 +165,37 @@ def _body(node: ast.AST) -> list[ast.stmt]:
     return body
 
 
-def same_ast(left: ast.AST, right: ast.AST, rename: bool = True) -> bool:
+class View:
+    """How :func:`same_ast` sees a tree without changing it: the identity here; a subclass
+    sees some fields as ``None`` (:attr:`blank`, by node class and field name), a statement
+    list as another one (:meth:`statements`) and the outermost node as another node
+    (:meth:`root`). Comparing two trees through a view gives the answer of comparing the
+    trees a transformer would leave (one that changes those fields and statement lists, top
+    down) without parsing fresh copies to change."""
+
+    #: ``(node class, field)`` pairs seen as ``None`` (an annotation left out).
+    blank: frozenset[tuple[type, str]] = frozenset()
+
+    def root(self, node: ast.AST) -> ast.AST:
+        """The outermost node as compared."""
+        return node
+
+    def statements(self, node: ast.AST, field: str, body: list[ast.stmt]) -> list[ast.stmt]:
+        """The statement list ``node.<field>`` (``body``, ``orelse``, ``finalbody``;
+        ``body`` not empty, its items the original statements) as compared."""
+        return body
+
+
+def same_ast(left: ast.AST, right: ast.AST, rename: bool = True, view: View | None = None) -> bool:
     """Whether two trees are equal once docstrings are removed, ignoring positions (and,
     with ``rename``, the outermost node's own name): the answer of comparing
     :func:`normalized` dumps, without building them, and stopping at the first
     difference. Constants compare by type and value (``1``, ``1.0`` and ``True`` differ,
-    as in a dump)."""
+    as in a dump). With ``view``, the trees as the :class:`View` sees them (a statement
+    list's docstring is removed after the view's change of the list)."""
+    if view is not None:
+        left, right = view.root(left), view.root(right)
+        blank = view.blank
     stack: list[tuple[object, object]] = [(left, right)]
     skip_name = rename
     while stack:
@@ -181,10 +207,15 @@ def same_ast(left: ast.AST, right: ast.AST, rename: bool = True) -> bool:
             for name in a._fields:
                 if skip_name and name == "name":
                     continue
+                x, y = getattr(a, name, None), getattr(b, name, None)
+                if view is not None:
+                    if (a.__class__, name) in blank:
+                        continue  # None on both sides
+                    if name in STATEMENT_FIELDS:
+                        x, y = _statements(view, a, name, x), _statements(view, b, name, y)
                 if documented and name == "body":
-                    stack.append((_body(a), _body(b)))  # type: ignore[arg-type]
-                else:
-                    stack.append((getattr(a, name, None), getattr(b, name, None)))
+                    x, y = _without_docstring(x), _without_docstring(y)  # type: ignore[arg-type]
+                stack.append((x, y))
             skip_name = False
         elif isinstance(a, list):
             if len(a) != len(b):  # type: ignore[arg-type]
@@ -193,6 +224,14 @@ def same_ast(left: ast.AST, right: ast.AST, rename: bool = True) -> bool:
         elif a != b and repr(a) != repr(b):
             return False
     return True
+
+
+def _statements(view: View, node: ast.AST, field: str, value: object) -> object:
+    """``value`` (the field ``field`` of ``node``) as ``view`` sees it when it is a
+    statement list."""
+    if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+        return view.statements(node, field, value)
+    return value
 
 
 def compare(left: ast.AST, right: ast.AST, rename: bool = True) -> tuple[bool, ast.AST, ast.AST]:

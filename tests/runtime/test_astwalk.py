@@ -1,0 +1,54 @@
+"""astwalk: ast.walk's nodes in ast.walk's order, and which of them run at import."""
+
+from __future__ import annotations
+
+import ast
+
+from patchkeeper.runtime.astwalk import nodes, scoped_nodes
+
+SOURCE = '''
+import os
+from vllm.config import VllmConfig as Config
+
+@register("x")
+def patched(self, a: int = os.sep, *args, **kwargs) -> None:
+    """Doc."""
+    if self.flag:
+        total = [i for i in args if i]
+    else:
+        total = lambda y: y.attr
+    try:
+        return Config.build(total)
+    except (KeyError, ValueError) as exc:
+        raise RuntimeError(exc) from None
+
+class Holder(Base, metaclass=Meta):
+    value: int = vllm.envs.VALUE if vllm.envs.ON else 0
+    match value:
+        case {"k": 1}:
+            pass
+'''
+
+
+def test_nodes_are_ast_walks_nodes_in_its_order() -> None:
+    tree = ast.parse(SOURCE)
+    walked = list(ast.walk(tree))
+    found = nodes(tree)
+    assert len(found) == len(walked) == 109
+    assert all(a is b for a, b in zip(found, walked, strict=True))
+
+
+def test_scoped_nodes_say_what_runs_at_import() -> None:
+    tree = ast.parse(SOURCE)
+    scoped = scoped_nodes(tree)
+    assert [node for node, _ in scoped] == nodes(tree)
+    at_import = {
+        ast.unparse(node) for node, now in scoped if now and isinstance(node, ast.Attribute)
+    }
+    later = {
+        ast.unparse(node) for node, now in scoped if not now and isinstance(node, ast.Attribute)
+    }
+    # the class body runs at import; everything under a def or lambda counts as later (its
+    # defaults and decorators too: the cross-check has always counted them so)
+    assert at_import == {"vllm.envs", "vllm.envs.VALUE", "vllm.envs.ON"}
+    assert later == {"os.sep", "self.flag", "y.attr", "Config.build"}
