@@ -94,14 +94,17 @@ def score(truth_file: Path, before: bool = False) -> dict:
     plugin = tree(f"vllm-ascend=={pair['plugin_old']}")
     old, new = tree(f"vllm=={pair['vllm_old']}"), tree(f"vllm=={pair['vllm_new']}")
     start = time.perf_counter()
-    judge = getattr(audit, "judge", None)
+    # the audit calls judge_pending (and settles it) since the judging pass became one;
+    # judge before that
+    name = "judge_pending" if hasattr(audit, "judge_pending") else "judge"
+    judge = getattr(audit, name, None)
     cache = getattr(audit, "JudgeCache", None)
     saved = (cache.get, cache.put) if cache is not None else None
     store = getattr(audit, "SummaryCache", None)
     if before and judge is not None:
         # Neither judged nor read from (or written to) the judge's cache, nor the whole
         # audit's remembered result (which the judged run would otherwise take back).
-        audit.judge = lambda _entry, drift, *_args, **_kwargs: drift
+        setattr(audit, name, lambda _entry, drift, *_args, **_kwargs: drift)
         cache.get = lambda *_args: None
         cache.put = lambda *_args: None
         if store is not None:
@@ -112,7 +115,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
         )
     finally:
         if judge is not None:
-            audit.judge = judge
+            setattr(audit, name, judge)
             cache.get, cache.put = saved
         if store is not None:
             audit.SummaryCache = store
@@ -455,7 +458,8 @@ def render(result: dict) -> str:
         f"## {title} (vLLM {pair['vllm_old']} -> {pair['vllm_new']})",
         "",
         f"Agreement: **{agree} of {len(rows)}** ({100 * agree / max(len(rows), 1):.1f}%); "
-        f"audit {result['seconds']:.1f} s.",
+        f"audit {result['seconds']:.1f} s (the audit's result is remembered in the corpus"
+        " cache: a second run of the script reads it).",
         "",
         "| truth \\ suggested | " + " | ".join(columns) + " |",
         "|---" * (len(columns) + 1) + "|",
