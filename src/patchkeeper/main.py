@@ -185,6 +185,10 @@ def command_name(ctx: click.Context) -> str:
     return ctx.command_path.partition(" ")[2]
 
 
+#: How an option naming one upstream release says what it takes; ``--help`` writes the
+#: configured upstream for ``PROJECT`` (:func:`_spell_help`).
+_RELEASE = "a directory or a requirement of the configured upstream (PROJECT==VERSION)"
+
 #: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
 JSON_COMMAND: list[str] = []
 
@@ -410,8 +414,8 @@ def status(
     "--to",
     "to",
     required=True,
-    help="The new upstream: a requirement (urllib3==1.26.20) or a directory; a range "
-    "('vllm>=0.28,<0.34') audits every release in it (the upgrade horizon).",
+    help=f"The new upstream: {_RELEASE}; a range ('PROJECT>=A,<B') audits every release in "
+    "it (the upgrade horizon).",
 )
 @click.option(
     "--releases",
@@ -647,7 +651,7 @@ def check_branch(
 
 
 @cli.command()
-@click.option("--to", "to", help="The new upstream: a requirement (vllm==0.28.0) or a directory.")
+@click.option("--to", "to", help=f"The new upstream: {_RELEASE}.")
 @click.option(
     "--from",
     "source",
@@ -778,8 +782,8 @@ def runtime_inventory(
 
 
 @runtime.command("audit")
-@click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
-@click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
+@click.option("--from", "old", required=True, help=f"The old upstream: {_RELEASE}.")
+@click.option("--to", "new", required=True, help=f"The new upstream: {_RELEASE}.")
 @plugin_options
 @markdown_option()
 @save_evidence_option
@@ -844,7 +848,7 @@ def runtime_check(
 
 
 @runtime.command("lock")
-@click.option("--at", "at", required=True, help="The audited upstream: a directory or vllm==X.")
+@click.option("--at", "at", required=True, help=f"The audited upstream: {_RELEASE}.")
 @click.option("--output", type=FILE_PATH, help="The lock file.")
 @plugin_options
 @json_option
@@ -857,8 +861,8 @@ def runtime_lock(settings: Settings, at: str, output: Path | None, plugin_locati
 
 
 @runtime.command("port")
-@click.option("--from", "old", required=True, help="The old upstream: a directory or vllm==X.")
-@click.option("--to", "new", required=True, help="The new upstream: a directory or vllm==Y.")
+@click.option("--from", "old", required=True, help=f"The old upstream: {_RELEASE}.")
+@click.option("--to", "new", required=True, help=f"The new upstream: {_RELEASE}.")
 @click.option("--write", is_flag=True, help="Apply the update to the plugin's files.")
 @click.option("--output", type=FILE_PATH, help="Diff file.")
 @plugin_options
@@ -996,8 +1000,10 @@ def _spell_help(command: click.Command) -> None:
 
         texts = [(p, getattr(p, "help", None)) for p in command.params]
         texts = [(param, text) for param, text in texts if text]
+        project = _help_upstream(source) if any("PROJECT" in t for _, t in texts) else None
         try:  # spelt for this rendering only: the command objects live on (tests, main())
             for param, text in texts:
+                text = text.replace("PROJECT", project) if project else text
                 param.help = spelt_for(text, source)  # type: ignore[attr-defined]
             return plain(ctx)
         finally:
@@ -1005,6 +1011,18 @@ def _spell_help(command: click.Command) -> None:
                 param.help = text  # type: ignore[attr-defined]
 
     command.get_help = get_help  # type: ignore[method-assign]
+
+
+def _help_upstream(source: Path) -> str | None:
+    """The ``upstream`` key of the configuration file ``source``, or ``None`` (unset, not a
+    name, or the file unreadable: the help is still printed, with ``PROJECT``)."""
+    from patchkeeper.config import read_table
+
+    try:
+        upstream = read_table(source).get("upstream")
+    except PatchkeeperError:
+        return None
+    return upstream.strip() if isinstance(upstream, str) and upstream.strip() else None
 
 
 def _help_config(ctx: click.Context) -> Path | None:

@@ -66,3 +66,46 @@ def test_decide_without_evidence_in_a_patchkeeper_toml_downstream(cli, example: 
     assert run.code == 0, run.err
     text = (example.downstream / "patchkeeper-decisions.toml").read_text()
     assert "no evidence yet" not in text
+
+
+def _option_help(text: str, option: str) -> str:
+    """The help of ``option`` in a ``--help`` text, its wrapped lines joined by one space."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(option + " "))
+    words = lines[start].split()[2:]
+    for line in lines[start + 1 :]:
+        if not line.startswith(" " * 6) or line.strip().startswith("-"):
+            break
+        words += line.split()
+    return " ".join(words)
+
+
+def test_help_of_a_release_option_names_the_configured_upstream(
+    cli, example: Example, tmp_path: Path, monkeypatch
+) -> None:
+    """A new user's report: ``runtime audit --help`` said ``--from ... vllm==X`` in any
+    downstream. The options naming an upstream release write the configured upstream
+    (``minihttp`` in the example), and ``PROJECT`` where none is configured."""
+    monkeypatch.setenv("COLUMNS", "100")
+    release = "a directory or a requirement of the configured upstream ({}==VERSION)."
+    cases = [
+        (("runtime", "audit"), "--from", "The old upstream: "),
+        (("runtime", "audit"), "--to", "The new upstream: "),
+        (("runtime", "port"), "--from", "The old upstream: "),
+        (("runtime", "port"), "--to", "The new upstream: "),
+        (("runtime", "lock"), "--at", "The audited upstream: "),
+        (("port",), "--to", "The new upstream: "),
+    ]
+    for where, project in ((example.downstream, "minihttp"), (tmp_path, "PROJECT")):
+        for command, option, start in cases:
+            run = cli(*command, "--help", cwd=where)
+            assert run.code == 0
+            text = _option_help(run.out, option).removesuffix(" [required]")
+            assert text == start + release.format(project), (command, option)
+            assert "vllm" not in run.out
+        run = cli("audit", "--help", cwd=where)
+        assert _option_help(run.out, "--to") == (
+            f"The new upstream: a directory or a requirement of the configured upstream "
+            f"({project}==VERSION); a range ('{project}>=A,<B') audits every release in it (the "
+            "upgrade horizon). [required]"
+        )

@@ -30,14 +30,29 @@ def _config_line(example: Example) -> str:
          "--pristine", "flask==1.0"),
         (("status", "--target", "../upstream/minihttp-1.0", "--pristine", "flask==1.0"),
          "--pristine", "flask==1.0"),
+        (("runtime", "audit", "--plugin", ".", "--package", "p", "--from", "torch==2.0",
+          "--to", "minihttp==1.1"), "--from", "torch==2.0"),
+        (("runtime", "audit", "--plugin", ".", "--package", "p", "--from",
+          "../upstream/minihttp-1.0", "--to", "torch==2.0"), "--to", "torch==2.0"),
+        (("runtime", "port", "--plugin", ".", "--package", "p", "--from",
+          "../upstream/minihttp-1.0", "--to", "Torch>=2"), "--to", "Torch>=2"),
+        (("runtime", "port", "--plugin", ".", "--package", "p", "--from", "torch==2.0",
+          "--to", "../upstream/minihttp-1.1"), "--from", "torch==2.0"),
+        (("runtime", "lock", "--plugin", ".", "--package", "p", "--at", "torch==2.0"), "--at",
+         "torch==2.0"),
     ],
 )  # fmt: skip
 def test_a_requirement_of_another_project_is_refused(
-    cli, example: Example, args: tuple[str, ...], option: str, spec: str
+    cli, example: Example, args: tuple[str, ...], option: str, spec: str, tmp_path, monkeypatch
 ) -> None:
+    """Refused before anything is fetched: the download cache stays empty (user report:
+    ``runtime audit --from torch==2.0`` in a vllm downstream tried to fetch torch)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
     before = tree_bytes(example.root)
     run = cli(*args, cwd=example.downstream)
     assert run.code == 2
+    assert not cache.exists()
     project = re.match(r"[\w.-]+", spec)[0]
     assert run.err == (
         f"patchkeeper: error: {_config_line(example)}: {option} {spec} names the project "
@@ -72,12 +87,12 @@ def test_names_are_compared_as_pep_503_names(cli, example: Example) -> None:
          "--pristine", "minihttp!=1.0", "the range !=1.0"),
         (("audit", "--to", "minihttp>=1.0", "--pristine", "minihttp>=1.0"), "--pristine",
          "minihttp>=1.0", "the range >=1.0"),
-        (("runtime", "audit", "--plugin", ".", "--package", "p", "--from", "vllm>=0.30",
-          "--to", "vllm==0.32.0"), "--from", "vllm>=0.30", "the range >=0.30"),
-        (("runtime", "port", "--plugin", ".", "--package", "p", "--from", "vllm==0.30.0",
-          "--to", "vllm<1"), "--to", "vllm<1", "the range <1"),
-        (("runtime", "lock", "--plugin", ".", "--package", "p", "--at", "vllm>0"), "--at",
-         "vllm>0", "the range >0"),
+        (("runtime", "audit", "--plugin", ".", "--package", "p", "--from", "minihttp>=1.0",
+          "--to", "minihttp==1.1"), "--from", "minihttp>=1.0", "the range >=1.0"),
+        (("runtime", "port", "--plugin", ".", "--package", "p", "--from", "minihttp==1.0",
+          "--to", "minihttp<2"), "--to", "minihttp<2", "the range <2"),
+        (("runtime", "lock", "--plugin", ".", "--package", "p", "--at", "minihttp>0"), "--at",
+         "minihttp>0", "the range >0"),
     ],
 )  # fmt: skip
 def test_an_option_naming_one_release_refuses_a_range(

@@ -69,6 +69,20 @@ def test_export_single_commit_cli(downstream: Path, topics: Path, capsys) -> Non
     assert out.read_bytes() == (downstream / "patches" / "extra-module.patch").read_bytes()
 
 
+def test_export_to_a_missing_directory_is_refused(downstream: Path, topics: Path, capsys) -> None:
+    """``-o`` in a directory that does not exist is refused, as every file output of the
+    tool (``--markdown``, ``runtime port --output``, ``runtime lock --output``): nothing is
+    created."""
+    out = downstream / "new" / "dir" / "x.patch"
+    capsys.readouterr()
+    assert main(["-C", str(downstream), "export", "work", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {out}: cannot write the patch file: no such directory: "
+        f"{out.parent}\n  hint: pass -o a file in a directory that exists (create it first)\n"
+    )
+    assert not (downstream / "new").exists()
+
+
 def test_export_is_independent_of_git_configuration(
     downstream: Path, topics: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -211,3 +211,27 @@ def test_lock_names_targets_the_release_removed_or_moved(runtime_trees: Path, cl
         "tinyup/sampler.py",
         "tinyup/scheduler.py",
     ]
+
+
+def test_lock_output_in_a_missing_directory_is_refused(cli, runtime_trees: Path) -> None:
+    """A new user's report: ``runtime lock --output /new/dir/x`` made the missing directories.
+    As ``--markdown`` and ``runtime port --output``, it names the directory and writes nothing;
+    in a directory that exists the lock is written there."""
+    plugin = runtime_trees / "plugin"
+    at = str(runtime_trees / "upstream-1.0")
+    output = runtime_trees / "new" / "dir" / "x.lock"
+    before = sorted(p.relative_to(runtime_trees) for p in runtime_trees.rglob("*"))
+    run = cli("runtime", "lock", "--at", at, "--output", str(output), cwd=plugin)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {output}: cannot write the lock file: no such directory: "
+        f"{output.parent}\n  hint: pass --output a file in a directory that exists (create it "
+        "first), or leave --output out for <patch-directory>/patchkeeper.lock\n",
+    )
+    assert sorted(p.relative_to(runtime_trees) for p in runtime_trees.rglob("*")) == before
+    output.parent.mkdir(parents=True)
+    run = cli("runtime", "lock", "--at", at, "--output", str(output), cwd=plugin)
+    assert (run.code, run.err) == (1, "")
+    assert json.loads(output.read_text(encoding="utf-8"))["version"] == "1.0"
+    assert not (plugin / "metaplug/patch/patchkeeper.lock").exists()

@@ -11,7 +11,7 @@ from patchkeeper.config import Config
 from patchkeeper.jsonable import JsonReady
 from patchkeeper.record import evidence_store
 from patchkeeper.runtime import remembered
-from patchkeeper.upstream.requirements import check_one_release
+from patchkeeper.upstream.requirements import check_release_option
 
 
 def run(
@@ -36,8 +36,9 @@ def run(
 
     Raises: as :func:`patchkeeper.runtime.audit.audit_runtime`.
     """
-    check_one_release(old, "--from")
-    check_one_release(new, "--to")
+    upstream, source = (config.upstream, config.source) if config else (None, None)
+    check_release_option(old, "--from", upstream, source)
+    check_release_option(new, "--to", upstream, source)
     result = remembered.audit(
         config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.runtime.lock import LockResult, write_lock
-from patchkeeper.upstream.requirements import check_one_release
+from patchkeeper.upstream.requirements import check_release_option
 
 
 def run(
@@ -24,7 +24,8 @@ def run(
 
     Raises: as :func:`patchkeeper.runtime.lock.write_lock`.
     """
-    check_one_release(at, "--at")
+    upstream, source = (config.upstream, config.source) if config else (None, None)
+    check_release_option(at, "--at", upstream, source)
     return write_lock(
         config,
         at=at,

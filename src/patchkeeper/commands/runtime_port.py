@@ -7,7 +7,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.runtime.port import RuntimePort, port_runtime
-from patchkeeper.upstream.requirements import check_one_release
+from patchkeeper.upstream.requirements import check_release_option
 
 
 def run(
@@ -27,8 +27,9 @@ def run(
 
     Raises: as :func:`patchkeeper.runtime.port.port_runtime`.
     """
-    check_one_release(old, "--from")
-    check_one_release(new, "--to")
+    upstream, source = (config.upstream, config.source) if config else (None, None)
+    check_release_option(old, "--from", upstream, source)
+    check_release_option(new, "--to", upstream, source)
     return port_runtime(
         config,
         old=old,

@@ -289,9 +289,18 @@ def export_commit(
     ``normalise``: then it is written in git's form.
 
     Raises:
-        ExportError: the commit cannot be exported, or no output is known.
+        ExportError: the commit cannot be exported, no output is known, or the directory of
+            ``output`` does not exist (none is created for ``-o``, as for the other file
+            outputs: ``--markdown``, ``runtime port --output``, ``runtime lock --output``).
         GitError: the checkout or the revision does not exist.
     """
+    if output is not None and not output.expanduser().absolute().parent.is_dir():
+        raise ExportError(
+            f"cannot write the patch file: no such directory: "
+            f"{output.expanduser().absolute().parent}",
+            path=output,
+            hint="pass -o a file in a directory that exists (create it first)",
+        )
     root = _checkout(config, checkout)
     commit = gitops.commit_id(root, rev)
     notes = gitops.notes(root, git_settings(config).notes_ref)

@@ -61,9 +61,17 @@ def failure_lines(failures: tuple[FileFailure, ...], indent: str = "  ") -> list
 
 def _drift_words(check: object, undone: bool = True) -> str:
     """What a drifted file is, compared with pristine, in words (``undone``: once the series
-    is undone, for the files it touches)."""
+    is undone, for the files it touches). A touched file pristine lacks is one undoing the
+    series leaves (re-creates what a patch deletes, or keeps what it changes), which the
+    target may not even have now: said so, with what to check, never "exists"."""
     actual = getattr(check, "actual_sha256", None)
     expected = getattr(check, "expected_sha256", None)
+    if expected is None and undone:
+        return (
+            f"is left by undoing the series (sha256 {actual[:12]}), but pristine has no such "
+            "file: a patch changes or deletes a file pristine lacks (check the patch's paths "
+            "and strip level, or the pristine release)"
+        )
     if expected is None:
         return f"exists (sha256 {actual[:12]}) but pristine has no such file"
     when = " once the series is undone" if undone else ""

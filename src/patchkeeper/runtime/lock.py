@@ -127,8 +127,11 @@ def write_lock(
 
     Raises:
         ConfigError, FetchError; TargetError (also when a patch file does not parse: its
-        targets would be left out of the lock unnoticed).
+        targets would be left out of the lock unnoticed, and when ``output``'s directory does
+        not exist: :func:`check_output_directory`).
     """
+    if output is not None:
+        check_output_directory(Path(output))
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
@@ -147,3 +150,23 @@ def write_lock(
     return LockResult(
         str(path), label, count, len(lock["files"]), tuple(unguarded), tuple(sorted(skipped))
     )
+
+
+def check_output_directory(output: Path) -> None:
+    """Refuse an ``--output`` whose directory does not exist, before anything is read: no
+    directory is created for it, as for ``--markdown`` and ``runtime port --output`` (a
+    mistyped directory is named, not silently made).
+
+    Raises:
+        TargetError: naming the file and the missing directory.
+    """
+    from patchkeeper.errors import TargetError
+
+    parent = output.expanduser().absolute().parent
+    if not parent.is_dir():
+        raise TargetError(
+            f"cannot write the lock file: no such directory: {parent}",
+            path=output,
+            hint="pass --output a file in a directory that exists (create it first), or leave "
+            "--output out for <patch-directory>/patchkeeper.lock",
+        )

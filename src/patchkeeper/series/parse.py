@@ -73,7 +73,8 @@ def sha256_hex(data: bytes) -> str:
 
 
 def parse_series(path: Path) -> Series:
-    """Read a series file: one patch per line, ``#`` comments, blank lines, quilt's ``-pN``.
+    """Read a series file: one patch per line, ``#`` comments, blank lines, quilt's ``-pN``
+    or ``-p N`` (:func:`_series_strip`).
 
     Raises:
         PatchFormatError: the file is missing or a line has an option other than ``-pN``.
@@ -103,19 +104,64 @@ def parse_series(path: Path) -> Series:
             continue
         name, *options = line.split()
         check_series_name(name, path, number)
-        strip: int | None = None
-        for option in options:
-            match = re.fullmatch(r"-p(\d{1,4})", option)
-            if not match:
-                raise PatchFormatError(
-                    f"unknown option {option!r} after {name}",
-                    path=path,
-                    line=number,
-                    hint="a series line is a patch name, optionally followed by -pN",
-                )
-            strip = int(match.group(1))
+        strip = _series_strip(name, options, path, number)
         entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
     return Series(path=path, entries=tuple(entries))
+
+
+#: What a series line may say after the patch name: ``-pN`` or ``-p N``.
+_OPTIONS_HINT = "a series line is a patch name, optionally followed by -pN (or -p N)"
+
+
+def _series_strip(name: str, options: list[str], path: Path, line: int) -> int | None:
+    """The strip level the words after a series entry's ``name`` give (``None``: none given).
+
+    quilt passes these words to GNU patch as they are (``patch_args`` in its ``patchfns``),
+    and patch reads ``-p1`` and ``-p 1`` alike, so both are taken; the last one wins, as in
+    patch. Any other option is refused: ``-R`` (quilt applies the patch reversed, with
+    ``patch -R``, and ``quilt refresh`` rewrites it forwards and drops the ``-R``) is not
+    supported, nor is any other option of patch.
+
+    Raises:
+        PatchFormatError: naming the series file, the line and the option.
+
+    >>> _series_strip("a.patch", ["-p", "0"], Path("series"), 1)
+    0
+    >>> _series_strip("a.patch", ["-p2", "-p1"], Path("series"), 1)
+    1
+    """
+    strip: int | None = None
+    words = iter(options)
+    for option in words:
+        match = re.fullmatch(r"-p(\d{1,4})", option)
+        if match:
+            strip = int(match.group(1))
+            continue
+        if option == "-p":
+            value = next(words, "")
+            if not re.fullmatch(r"\d{1,4}", value):
+                got = f"{value!r}" if value else "nothing"
+                raise PatchFormatError(
+                    f"option '-p' after {name} needs a strip level, but is followed by {got}",
+                    path=path,
+                    line=line,
+                    hint=_OPTIONS_HINT,
+                )
+            strip = int(value)
+            continue
+        if option == "-R":
+            raise PatchFormatError(
+                f"option '-R' after {name}: quilt applies this patch reversed (patch -R), "
+                "which patchkeeper does not do",
+                path=path,
+                line=line,
+                hint="write the patch forwards (quilt push it, then quilt refresh rewrites it "
+                "and drops the -R), and remove -R from the series line",
+            )
+        raise PatchFormatError(
+            f"unknown option {option!r} after {name}", path=path, line=line, hint=_OPTIONS_HINT
+        )
+    return strip
 
 
 #: A C0 control character or DEL.

@@ -1,0 +1,48 @@
+"""The drift line of a file the series touches and pristine lacks (a new user's report: a
+deletion with the wrong ``-p`` was reported as ``a/f exists ... but pristine has no such
+file``, while the target has no ``a/f``: the file appears only once the series is undone)."""
+
+from __future__ import annotations
+
+import pytest
+from engine_support import make_downstream, run, tree_state
+
+#: Deletes ``f``, but read with ``-p0`` its path is ``a/f``, a file neither tree has.
+DELETION = b"--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n"
+#: sha256 of b"a\n", the content undoing the deletion writes.
+LEFT = "87428fc52280"
+WORDS = (
+    f"is left by undoing the series (sha256 {LEFT}), but pristine has no such file: a patch "
+    "changes or deletes a file pristine lacks (check the patch's paths and strip level, or the "
+    "pristine release)"
+)
+
+
+@pytest.mark.parametrize("command", ["status", "verify", "unapply"])
+def test_a_deletion_with_the_wrong_strip_level(tmp_path, command: str, monkeypatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # one line each, unwrapped
+    ds = make_downstream(tmp_path, {"f": b"a\n"}, {"del.patch": DELETION},
+                         series_lines=["del.patch -p0"])  # fmt: skip
+    before = tree_state(ds.target)
+    outcome = run(ds, command)
+    assert outcome.code == 1
+    assert f"  drift: a/f {WORDS}" in outcome.out.splitlines()
+    assert "exists" not in outcome.out
+    assert not (ds.target / "a").exists()
+    assert tree_state(ds.target) == before
+
+
+def test_a_file_changed_outside_the_series_still_exists(tmp_path, monkeypatch) -> None:
+    """An untouched file the target has and pristine lacks is still said to exist."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    ds = make_downstream(
+        tmp_path, {"f": b"a\n"}, {"p.patch": b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"}
+    )
+    assert run(ds, "apply").code == 0
+    (ds.target / "extra").write_bytes(b"a\n")
+    outcome = run(ds, "verify")
+    assert outcome.code == 1
+    assert (
+        f"  changed outside the series: extra exists (sha256 {LEFT}) but pristine has no such file"
+        in outcome.out.splitlines()
+    )

@@ -1,0 +1,76 @@
+"""The words after a patch name in a series file, as quilt reads them (a new user's report:
+``fix.patch -p 1`` was refused). quilt passes those words to GNU patch as they are
+(``patch_args`` in quilt's ``patchfns``), and patch reads ``-p1`` and ``-p 1`` alike; ``-R``
+makes quilt apply the patch reversed, which patchkeeper refuses with a message saying so."""
+
+from __future__ import annotations
+
+import pytest
+from engine_support import make_downstream, run, tree_state
+
+#: A patch written with ``-p0`` names (no ``a/``/``b/`` prefix), and one with ``-p1`` names.
+P0 = b"--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n"
+P1 = b"--- a/g\n+++ b/g\n@@ -1 +1 @@\n-c\n+d\n"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["zero.patch -p 0", "one.patch -p 1"],
+        ["zero.patch -p0", "one.patch -p1"],
+        ["zero.patch\t-p\t0   # made with diff -u", "one.patch"],
+    ],
+)
+def test_a_strip_level_with_or_without_a_space(tmp_path, lines: list[str]) -> None:
+    ds = make_downstream(
+        tmp_path, {"f": b"a\n", "g": b"c\n"}, {"zero.patch": P0, "one.patch": P1},
+        series_lines=lines,
+    )  # fmt: skip
+    outcome = run(ds, "apply")
+    assert (outcome.code, outcome.out) == (
+        0,
+        f"applied 2 patches on directory {ds.target}: 2 files changed\n",
+    )
+    assert (ds.target / "f").read_bytes() == b"b\n"
+    assert (ds.target / "g").read_bytes() == b"d\n"
+    assert run(ds, "verify").code == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "message", "hint"),
+    [
+        (
+            "one.patch -R",
+            "option '-R' after one.patch: quilt applies this patch reversed (patch -R), which "
+            "patchkeeper does not do",
+            "write the patch forwards (quilt push it, then quilt refresh rewrites it and drops "
+            "the -R), and remove -R from the series line",
+        ),
+        (
+            "one.patch -p",
+            "option '-p' after one.patch needs a strip level, but is followed by nothing",
+            "a series line is a patch name, optionally followed by -pN (or -p N)",
+        ),
+        (
+            "one.patch -p -R",
+            "option '-p' after one.patch needs a strip level, but is followed by '-R'",
+            "a series line is a patch name, optionally followed by -pN (or -p N)",
+        ),
+        (
+            "one.patch --strip=1",
+            "unknown option '--strip=1' after one.patch",
+            "a series line is a patch name, optionally followed by -pN (or -p N)",
+        ),
+    ],
+)
+def test_an_option_quilt_passes_to_patch_but_patchkeeper_refuses(
+    tmp_path, line: str, message: str, hint: str
+) -> None:
+    ds = make_downstream(tmp_path, {"g": b"c\n"}, {"one.patch": P1}, series_lines=[line])
+    before = tree_state(ds.target)
+    outcome = run(ds, "apply")
+    assert (outcome.code, outcome.out) == (
+        2,
+        f"patchkeeper: error: {ds.patches}/series:1: {message}\n  hint: {hint}\n",
+    )
+    assert tree_state(ds.target) == before
