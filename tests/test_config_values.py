@@ -127,7 +127,7 @@ def test_a_foreign_diff_entry_with_a_negative_strip(example: Example) -> None:
     )
     with pytest.raises(ConfigError) as caught:
         load_entries(load_config(config))
-    assert caught.value.message == "key 'entries.x.strip' must be 0 or more, not -2"
+    assert caught.value.message == "key 'entries.foreign-diffs.x.strip' must be 0 or more, not -2"
     assert caught.value.line == len(config.read_text().splitlines())
 
 
