@@ -657,7 +657,12 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
     values = validate(table, source or root / CONFIG_FILE)
     directory = values["directory"].strip("/")
     if directory.startswith("..") or "/../" in f"/{directory}/":
-        raise ConfigError("key 'directory' must stay inside the upstream tree", path=source)
+        raise ConfigError(
+            f"key 'directory' must stay inside the upstream tree, not {values['directory']!r}",
+            path=source,
+            line=_line(source, "directory"),
+            hint='name a directory of the upstream tree, relative to its root ("vllm"), or ""',
+        )
     sections = {k: v for k, v in values.items() if isinstance(SCHEMA[k], dict)}
     return Config(
         root=root,
