@@ -92,3 +92,28 @@ def test_verify_refuses_a_pristine_that_holds_the_unpacked_tree(
         f"patchkeeper: error: the pristine reference {outer} holds only the upstream tree "
         f"minihttp-1.0/\n  hint: pass --pristine {outer / 'minihttp-1.0'}\n"
     )
+
+
+def test_a_tree_without_the_directory_names_its_role_and_the_tree_inside(
+    cli, example: Example
+) -> None:
+    """With ``directory = "minihttp"`` such a tree lacks ``minihttp/``: the error called a
+    pristine reference "the target" and did not say where the tree is."""
+    down = example.downstream
+    outer = _wrapped(example, "minihttp-1.0")
+    target = example.root / "target"
+    shutil.copytree(example.old, target)
+    run = cli("verify", "--target", str(target), "--pristine", str(outer), cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {outer}: the pristine reference (--pristine) has no minihttp/ "
+        "directory, which patch paths are relative to\n"
+        f"  hint: it holds only the upstream tree {outer / 'minihttp-1.0'}: give that directory\n"
+    )
+    run = cli("apply", "--target", str(outer), cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {outer}: the target directory has no minihttp/ directory, which "
+        "patch paths are relative to\n"
+        f"  hint: it holds only the upstream tree {outer / 'minihttp-1.0'}: give that directory\n"
+    )

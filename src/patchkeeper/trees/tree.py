@@ -329,11 +329,19 @@ def directory_tree(path: Path, config: Config, what: str = "the target directory
         raise TargetError(f"{what} does not exist", path=path)
     base = _base(root, config.directory)
     if not base.is_dir():
+        from patchkeeper.trees.layout_hint import sole_tree
+
+        inner = sole_tree(root)
+        hint = (
+            f"it holds only the upstream tree {inner}: give that directory"
+            if inner is not None and _base(inner, config.directory).is_dir()
+            else "pass the tree's root (the directory holding "
+            f"{config.directory}/), or fix 'directory' in the configuration"
+        )
         raise TargetError(
-            f"the target has no {config.directory}/ directory, which patch paths are relative to",
+            f"{what} has no {config.directory}/ directory, which patch paths are relative to",
             path=root,
-            hint="pass the tree's root (the directory holding "
-            f"{config.directory}/), or fix 'directory' in the configuration",
+            hint=hint,
         )
     name, version = declared_metadata(root)
     label = TargetLabel(f"directory {root}", kind=DIRECTORY, path=root, name=name, version=version)
