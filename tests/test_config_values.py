@@ -127,7 +127,7 @@ def test_a_foreign_diff_entry_with_a_negative_strip(example: Example) -> None:
     )
     with pytest.raises(ConfigError) as caught:
         load_entries(load_config(config))
-    assert caught.value.message == "key 'entries.x.strip' must be 0 or more, not -2"
+    assert caught.value.message == "key 'entries.foreign-diffs.x.strip' must be 0 or more, not -2"
     assert caught.value.line == len(config.read_text().splitlines())
 
 
@@ -259,3 +259,15 @@ def test_a_broken_pyproject_beside_patchkeeper_toml_is_not_read(tmp_path) -> Non
     (tmp_path / "patchkeeper.toml").write_text('upstream = "a"\n')
     (tmp_path / "pyproject.toml").write_text('[tool.patchkeeper\nupstream = "b"\n')
     assert load_config(start=tmp_path).upstream == "a"
+
+
+def test_a_directory_outside_the_tree_names_its_line(tmp_path) -> None:
+    config = tmp_path / "patchkeeper.toml"
+    config.write_text('upstream = "x"\n# the package\ndirectory = "../vllm"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(config)
+    assert (caught.value.message, caught.value.line, caught.value.hint) == (
+        "key 'directory' must stay inside the upstream tree, not '../vllm'",
+        3,
+        'name a directory of the upstream tree, relative to its root ("vllm"), or ""',
+    )

@@ -458,13 +458,17 @@ def table_key_line(text: str, table: tuple[str, ...], key: str) -> int | None:
     top level, ``("tool", "patchkeeper")``), found in the text (tomllib gives no positions):
     the first ``key = ...`` after that table's header and before the next header, else
     ``None``. A header that holds the table's names in order with the same last name counts
-    too (``[entries.foreign-diffs.x]`` for the entry ``("entries", "x")``).
+    too (``[entries.foreign-diffs.x]`` for the entry ``("entries", "x")``). A key that is
+    itself a table, written only as a header (``[entries.overlay.x]`` for the key
+    ``overlay`` of ``("entries",)``), is found at its first header.
 
     >>> text = '[project]\\nname = "x"\\n[tool.patchkeeper]\\nname = 1\\nstrip = -1\\n'
     >>> table_key_line(text, ("tool", "patchkeeper"), "name")
     4
     >>> table_key_line('strip = 1\\n[ledger]\\nfile = 3\\n', ("ledger",), "file")
     3
+    >>> table_key_line('strip = 1\\n[entries.overlay.x]\\nsource = "a"\\n', ("entries",), "overlay")
+    2
     """
     import re
 
@@ -477,6 +481,11 @@ def table_key_line(text: str, table: tuple[str, ...], key: str) -> int | None:
             current = tuple(part.strip().strip("\"'") for part in match[1].split("."))
         elif _names_table(current, table) and assignment.match(line):
             return number
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = header.match(line)
+        names = match and tuple(part.strip().strip("\"'") for part in match[1].split("."))
+        if names and names[: len(table) + 1] == (*table, key):
+            return number
     return None
 
 
@@ -487,6 +496,13 @@ def _names_table(header: tuple[str, ...], table: tuple[str, ...]) -> bool:
         return False
     rest = iter(header)
     return all(name in rest for name in table)
+
+
+def dotted_key_line(source: Path | None, dotted: str) -> int | None:
+    """The line of the key ``dotted`` (``"entries.overlays.x.source"``) in the configuration
+    file ``source`` (in ``[tool.patchkeeper]`` of a ``pyproject.toml``), or ``None`` when
+    the file cannot be read or the key is not found."""
+    return _line(source, dotted)
 
 
 def _line(source: Path | None, dotted: str) -> int | None:
@@ -641,7 +657,12 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
     values = validate(table, source or root / CONFIG_FILE)
     directory = values["directory"].strip("/")
     if directory.startswith("..") or "/../" in f"/{directory}/":
-        raise ConfigError("key 'directory' must stay inside the upstream tree", path=source)
+        raise ConfigError(
+            f"key 'directory' must stay inside the upstream tree, not {values['directory']!r}",
+            path=source,
+            line=_line(source, "directory"),
+            hint='name a directory of the upstream tree, relative to its root ("vllm"), or ""',
+        )
     sections = {k: v for k, v in values.items() if isinstance(SCHEMA[k], dict)}
     return Config(
         root=root,

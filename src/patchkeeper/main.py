@@ -49,6 +49,11 @@ class Settings:
             self._config = load_config(self.config_file, start=self.directory)
             CONFIG_SOURCE[:] = [self._config.source] if self._config.source else []
             self._require_series(self._config)
+            context = click.get_current_context(silent=True)
+            markdown = context.params.get("markdown") if context is not None else None
+            if isinstance(markdown, Path):  # refused before the command writes anything
+                _refuse_input_file(markdown)
+                _refuse_unwritable(markdown)
         return self._config
 
     @staticmethod
@@ -114,9 +119,9 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
 
 def _refuse_input_file(path: Path) -> None:
     """Refuse a ``--markdown`` path that is one of the downstream's own files: the
-    configuration file, the series file, a patch the series lists, or an existing Python
-    file (a runtime plugin's patch). A slip such as ``--markdown patches/fix.patch``
-    replaced the patch with the report.
+    configuration file, the series file, a patch the series lists, the ledger file, the
+    decisions file, or an existing Python file (a runtime plugin's patch). A slip such as
+    ``--markdown patches/fix.patch`` (or ``PATCHES.md``) replaced the file with the report.
 
     Raises:
         PatchkeeperError: naming the file.
@@ -134,7 +139,7 @@ def _refuse_input_file(path: Path) -> None:
     if config is None or not path.exists():
         return
     target = path.resolve()
-    own = {p.resolve() for p in (config.source, config.series) if p is not None}
+    own = {p.resolve() for p in (config.source, config.series, *_kept_files(config)) if p}
     if target.parent == config.patches_dir.resolve() and target not in own:
         from patchkeeper.series.parse import parse_series
 
@@ -150,6 +155,41 @@ def _refuse_input_file(path: Path) -> None:
             path=path,
             hint="pass --markdown a file of its own, e.g. --markdown audit.md",
         )
+
+
+def _kept_files(config: Any) -> tuple[Path, ...]:
+    """The files a person keeps beside the series that a report must not replace: the
+    ledger (``[ledger] file``) and the decisions file (``[report] decisions-file``)."""
+    from patchkeeper.ledger.settings import ledger_settings
+    from patchkeeper.record.settings import report_settings
+
+    return (Path(ledger_settings(config).file), Path(report_settings(config).decisions_file))
+
+
+def _refuse_unwritable(path: Path) -> None:
+    """Refuse a ``--markdown`` path that cannot be written (its directory is missing or
+    read-only, or it is a directory) before the command runs: a command that writes its
+    own state (``port``'s work directory) must not fail after it.
+
+    Raises:
+        PatchkeeperError: naming the file, with the reason :func:`_write_markdown` gives.
+    """
+    import errno
+
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        code = errno.EISDIR
+    elif not parent.is_dir():
+        code = errno.ENOENT
+    elif not os.access(path if path.exists() else parent, os.W_OK):
+        code = errno.EACCES
+    else:
+        return
+    raise PatchkeeperError(
+        f"cannot write the Markdown report: {os.strerror(code)}",
+        path=path,
+        hint="pass --markdown a file in a directory that exists and can be written",
+    )
 
 
 def _write_markdown(path: Path, text: str) -> None:

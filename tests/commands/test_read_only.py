@@ -112,13 +112,25 @@ def test_port_with_save_evidence_keeps_its_result_after_abort(cli, repo: Path) -
 
 
 @pytest.mark.parametrize(
-    "name", ["patches/retry-backoff-cap.patch", "patches/series", "patchkeeper.toml"]
+    ("command", "name"),
+    [
+        (AUDIT, "patches/retry-backoff-cap.patch"),
+        (AUDIT, "patches/series"),
+        (AUDIT, "patchkeeper.toml"),
+        (AUDIT, "PATCHES.md"),
+        (("lint",), "PATCHES.md"),
+        (("port", "--to", "../upstream/minihttp-1.1"), "PATCHES.md"),
+    ],
 )
-def test_markdown_never_replaces_a_file_of_the_downstream(repo: Path, cli, name: str) -> None:
+def test_markdown_never_replaces_a_file_of_the_downstream(
+    repo: Path, cli, command: tuple[str, ...], name: str
+) -> None:
     """``--markdown patches/fix.patch`` (a slip of the tab key) wrote the report over the
-    patch, exit 1 as for any audit; the series file and the configuration likewise."""
+    patch, exit 1 as for any audit; the series file, the configuration and the ledger
+    (``lint --markdown PATCHES.md`` replaced the table) likewise, refused before the
+    command runs (``port`` leaves no work directory)."""
     down = repo / "downstream"
-    run = cli(*AUDIT, "--markdown", name, cwd=down)
+    run = cli(*command, "--markdown", name, cwd=down)
     assert (run.code, run.out) == (2, "")
     assert run.err == (
         f"patchkeeper: error: {name}: --markdown names a file of the downstream's series or "
@@ -139,5 +151,19 @@ def test_markdown_never_replaces_python_source(repo: Path, cli) -> None:
     assert run.err.startswith(
         f"patchkeeper: error: {name}: --markdown names a Python source file (a plugin's "
         "patch?): the report would replace its code\n"
+    )
+    assert porcelain(repo) == "!! target/\n"
+
+
+def test_port_refuses_an_unwritable_markdown_before_it_starts(repo: Path, cli) -> None:
+    """A port whose report cannot be written failed after it had made its work directory:
+    a failed command left a stopped port behind. The path is checked first."""
+    down = repo / "downstream"
+    run = cli("port", "--to", "../upstream/minihttp-1.1", "--markdown", "missing/r.md", cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        "patchkeeper: error: missing/r.md: cannot write the Markdown report: No such file or "
+        "directory\n"
+        "  hint: pass --markdown a file in a directory that exists and can be written\n"
     )
     assert porcelain(repo) == "!! target/\n"

@@ -87,7 +87,48 @@ def test_entry_configuration_errors(downstream: Path) -> None:
     (downstream / "patchkeeper.toml").write_text(text)
     with pytest.raises(ConfigError) as caught:
         entries.load_entries(config_at(downstream))
-    assert caught.value.message == "unknown key 'entries.bad.sauce'"
+    assert caught.value.message == "unknown key 'entries.overlays.bad.sauce'"
+    lines = (downstream / "patchkeeper.toml").read_text().splitlines()
+    assert caught.value.line == lines.index("sauce = 1") + 1
+
+
+@pytest.mark.parametrize(
+    ("table", "message", "hint", "header"),
+    [
+        (
+            '[entries.overlay.kvarn]\nsource = "kvarn/files"\n',
+            "unknown key 'entries.overlay'",
+            "the known keys here are: foreign-diffs, overlays, vendored",
+            "[entries.overlay.kvarn]",
+        ),
+        (
+            "[entries.vendored]\npthfa = 5\n",
+            "key 'entries.vendored.pthfa' must be a table",
+            'write it as a table [entries.vendored.pthfa] with directory = "..."',
+            "pthfa = 5",
+        ),
+        (
+            '[entries.foreign-diffs.fa2]\ncommit = "abc"\n',
+            "entry 'fa2' needs 'diff'",
+            'add diff = "..." to [entries.foreign-diffs.fa2]',
+            "[entries.foreign-diffs.fa2]",
+        ),
+    ],
+)
+def test_entry_errors_name_the_whole_key_and_its_line(
+    downstream: Path, capsys, table: str, message: str, hint: str, header: str
+) -> None:
+    """The error names the dotted key as the file writes it, and the line of the key or,
+    for a table written only as a header, of the header; the hint spells the table as a
+    patchkeeper.toml does."""
+    _configure(downstream, table)
+    lines = (downstream / "patchkeeper.toml").read_text().splitlines()
+    assert main(["-C", str(downstream), "lint"]) == 2
+    err = capsys.readouterr().err
+    line = lines.index(header) + 1
+    assert err == (
+        f"patchkeeper: error: {downstream}/patchkeeper.toml:{line}: {message}\n  hint: {hint}\n"
+    )
 
 
 def test_foreign_diff_applies_at_its_pinned_commit(downstream: Path, foreign: Path, capsys) -> None:

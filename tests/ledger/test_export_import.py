@@ -83,6 +83,27 @@ def test_export_to_a_missing_directory_is_refused(downstream: Path, topics: Path
     assert not (downstream / "new").exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("patches/series", "the series file"),
+        ("patchkeeper.toml", "the configuration file"),
+        ("PATCHES.md", "the ledger file"),
+    ],
+)
+def test_export_never_writes_over_the_series_configuration_or_ledger(
+    downstream: Path, topics: Path, capsys, name: str, what: str
+) -> None:
+    """``export REV -o patches/series`` wrote the patch over the series file (exit 0)."""
+    before = {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()}
+    assert main(["-C", str(downstream), "export", "work", "-o", name]) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {name}: -o names {what}: the patch would replace it\n"
+        "  hint: pass -o a patch file, e.g. -o patches/NAME.patch\n"
+    )
+    assert {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()} == before
+
+
 def test_export_is_independent_of_git_configuration(
     downstream: Path, topics: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

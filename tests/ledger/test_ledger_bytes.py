@@ -193,7 +193,7 @@ def test_records_keep_a_latin1_byte(tmp_path: Path) -> None:
     assert (tmp_path / "e.json").read_bytes() == (
         b'{\n  "why": "Retires-when: caf\\udce9 done"\n}\n'
     )
-    assert evidence_store.read_json(tmp_path / "e.json") == {"why": value}
+    assert evidence_store.read_json(tmp_path / "e.json", "") == {"why": value}
 
 
 def test_decisions_toml_gets_a_replacement_character_and_reads_only_utf8(tmp_path: Path) -> None:

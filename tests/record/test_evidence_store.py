@@ -115,7 +115,43 @@ def test_a_corrupt_evidence_file_is_an_input_error(cli, audited: Path) -> None:
     assert run.err.startswith(
         f"patchkeeper: error: {audited}/.patchkeeper/evidence/audit.json: not JSON ("
     )
-    assert "hint: run the command again to rewrite it" in run.err
+    assert run.err.endswith(
+        "  hint: run 'patchkeeper audit' with --save-evidence again to rewrite it\n"
+    )
+    assert (
+        cli("audit", "--to", "../upstream/minihttp-1.1", "--save-evidence", cwd=audited).code == 1
+    )
+    assert cli("report", cwd=audited).code == 1
+
+
+def test_a_corrupt_record_of_commands_stops_record_before_it_runs(cli, audited: Path) -> None:
+    """``record`` reads recorded.json to add its run: a corrupt one stops it before the
+    command runs (a long test run is not lost), and the hint says what rewrites it."""
+    recorded = audited / ".patchkeeper/evidence/recorded.json"
+    recorded.parent.mkdir(parents=True, exist_ok=True)
+    recorded.write_text("{not json")
+    marker = audited / "ran"
+    run = cli("record", "--", "touch", str(marker), cwd=audited)
+    assert run.code == 2
+    assert run.err.startswith(f"patchkeeper: error: {recorded}: not JSON (")
+    assert run.err.endswith(
+        "  hint: delete it and record the commands again (patchkeeper record -- CMD...)\n"
+    )
+    assert not marker.exists()
+    assert recorded.read_text() == "{not json"
+
+
+def test_a_corrupt_environment_is_measured_again_by_report(cli, audited: Path) -> None:
+    environment = audited / ".patchkeeper/evidence/environment.json"
+    environment.parent.mkdir(parents=True, exist_ok=True)
+    environment.write_text("{not json")
+    run = cli("report", "--check", cwd=audited)
+    assert run.code == 2
+    assert run.err.endswith(
+        "  hint: run 'patchkeeper report' to measure the environment again and rewrite it\n"
+    )
+    assert cli("report", cwd=audited).code == 1
+    assert json.loads(environment.read_text())["format"] == evidence_store.FORMAT
 
 
 def test_a_missing_command_has_no_evidence(example) -> None:

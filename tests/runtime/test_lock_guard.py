@@ -235,3 +235,45 @@ def test_lock_output_in_a_missing_directory_is_refused(cli, runtime_trees: Path)
     assert (run.code, run.err) == (1, "")
     assert json.loads(output.read_text(encoding="utf-8"))["version"] == "1.0"
     assert not (plugin / "metaplug/patch/patchkeeper.lock").exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ('{"format": 1, "files": {}}', "'package' is not a name"),
+        ('{"format": 1, "package": "tinyup", "files": 5}', "'files' is not a table"),
+        (
+            '{"format": 1, "package": "tinyup", "files": {"tinyup/a.py": 5}}',
+            "files['tinyup/a.py'] has no 'sha256'",
+        ),
+        (
+            '{"format": 1, "package": "tinyup", "files": {"tinyup/a.py": {"sha256": "0"}}}',
+            "files['tinyup/a.py'] has no table 'targets'",
+        ),
+        (
+            '{"format": 1, "package": "tinyup", "files": {"tinyup/a.py": {"sha256": "0", '
+            '"targets": {"tinyup.a.f": {"sha256": "0"}}}}}',
+            "target 'tinyup.a.f' has no 'qualname' and 'sha256'",
+        ),
+        (
+            '{"format": 1, "package": "tinyup", "files": {"tinyup/a.py": {"sha256": "0", '
+            '"targets": {"tinyup.a.f": {"qualname": "f", "sha256": "0", "code_sha256": 1}}}}}',
+            "target 'tinyup.a.f': 'code_sha256' is not text",
+        ),
+    ],
+)
+def test_guard_warns_on_a_lock_file_of_the_wrong_shape(
+    tmp_path: Path, body: str, problem: str
+) -> None:
+    """A hand-edited or truncated lock of format 1 is unreadable, never a KeyError or
+    TypeError raised into the plugin's import."""
+    bad = tmp_path / "patchkeeper.lock"
+    bad.write_text(body)
+    expected = f"{bad}: not a patchkeeper lock file of format 1: {problem}; nothing was compared"
+    with pytest.warns(GuardWarning) as caught:
+        found = check(bad, root=str(tmp_path))
+    assert [str(w.message)[: len(expected)] for w in caught] == [expected]
+    assert found == [Difference(str(bad), "the lock file cannot be read")]
+    with pytest.raises(GuardError) as raised:
+        check(bad, strict=True, root=str(tmp_path))
+    assert str(raised.value).startswith(expected)

@@ -176,10 +176,19 @@ def test_the_reviewed_mark_ends_a_value_written_on_several_lines(
 
 def test_output_into_the_plugin_code_is_refused(tmp_path: Path, cli, monkeypatch) -> None:
     """``--output`` naming a patch file replaced the patch with the diff (exit 1, as if
-    nothing was wrong)."""
+    nothing was wrong); ``--output pyproject.toml`` replaced the plugin's configuration,
+    and a module outside the patch directory or the lock file likewise."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     plugin = _trees(tmp_path)
-    for name in ("plug/patch/patch_worker.py", "plug/patch/new_one.py"):
+    (plugin / "plug" / "patch" / "patchkeeper.lock").write_text("{}\n")
+    names = (
+        "plug/patch/patch_worker.py",
+        "plug/patch/new_one.py",
+        "pyproject.toml",
+        "plug/__init__.py",
+        "plug/patch/patchkeeper.lock",
+    )
+    for name in names:
         before = {p: p.read_bytes() for p in plugin.rglob("*") if p.is_file()}
         run = _port(cli, plugin, "--output", name)
         assert (run.code, run.out) == (2, "")

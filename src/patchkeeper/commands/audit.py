@@ -19,7 +19,13 @@ from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
-from patchkeeper.trees.tree import Tree, check_paths, pristine_for, spec_tree
+from patchkeeper.trees.tree import (
+    Tree,
+    check_paths,
+    pristine_for,
+    refuse_unpacked_parent,
+    spec_tree,
+)
 from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
@@ -36,7 +42,9 @@ def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None,
         FetchError, TargetError: ``spec`` was given and cannot be had.
     """
     if spec is not None:
-        return spec_tree(spec, config, "the pristine reference (--pristine)"), None
+        given = spec_tree(spec, config, "the pristine reference (--pristine)")
+        refuse_unpacked_parent(given, "the pristine reference (--pristine)", "pass --pristine {}")
+        return given, None
     try:
         pristine = pristine_for(config, tree, None)
     except (FetchError, TargetError) as exc:
@@ -69,6 +77,7 @@ def run(
     check_release_option(pristine, "--pristine", config.upstream, config.source)
     series, patches = load_series(config)
     tree = spec_tree(to, config, "the new upstream (--to)")
+    refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine)
     ws = Workspace(tree.reader())

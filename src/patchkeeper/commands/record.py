@@ -36,6 +36,7 @@ def run(config: Config, argv: list[str]) -> RecordResult:
             "no command to record", hint="write the command after --: patchkeeper record -- pytest"
         )
     tail_lines = report_settings(config).output_tail
+    store.load_recorded(config)  # an unreadable record stops here, before a long run is lost
     start = time.monotonic()
     try:
         done = subprocess.run(

@@ -35,6 +35,10 @@ from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED, RECORD_NOT_CURRENT
 from patchkeeper.record.results import ReportResult
 from patchkeeper.record.settings import ReportSettings, report_settings
 
+#: What to do with an ``environment.json`` that cannot be read: ``report`` (without
+#: ``--check``) measures again and rewrites it.
+ENVIRONMENT_HINT = "run 'patchkeeper report' to measure the environment again and rewrite it"
+
 
 def environment_path(config: Config) -> Path:
     """``.patchkeeper/evidence/environment.json``."""
@@ -101,7 +105,10 @@ def run(
 
     settings = report_settings(config)
     evidence, recorded, items, decisions = _inputs(config, settings)
-    previous = store.read_json(environment_path(config))
+    try:  # only to keep the time of an unchanged measurement: an unreadable one is rewritten
+        previous = store.read_json(environment_path(config), ENVIRONMENT_HINT)
+    except store.EvidenceError:
+        previous = None
     interpreter = _interpreter(python, settings, None)
     environment = measure_now(config, settings, evidence, interpreter)
     if isinstance(previous, dict) and previous.get("environment") == environment:
@@ -140,7 +147,7 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
 
     settings = report_settings(config)
     evidence, recorded, items, decisions = _inputs(config, settings)
-    stored = store.read_json(environment_path(config))
+    stored = store.read_json(environment_path(config), ENVIRONMENT_HINT)
     findings: list[Finding] = []
     if not isinstance(stored, dict) or "environment" not in stored:
         findings.append(

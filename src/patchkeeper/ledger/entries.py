@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.config import Bounds, Config, validate
+from patchkeeper.config import Bounds, Config, dotted_key_line, validate
 from patchkeeper.errors import ConfigError, GitError, TargetError
 from patchkeeper.ledger.findings import Finding, display_path
 from patchkeeper.ledger.rows import LedgerRow
@@ -124,19 +124,34 @@ def _inside(root: Path, relative: str, what: str, source: Path | None) -> Path:
 
 
 def _load(
-    config: Config, table: Mapping[str, Any], kind: str, schema: dict[str, Any], key: str
+    config: Config,
+    table: Mapping[str, Any],
+    kind: str,
+    schema: dict[str, Any],
+    key: str,
+    group: str,
 ) -> list[Entry]:
+    """The entries of one ``[entries.<group>]`` table (``group``: ``overlays``,
+    ``foreign-diffs`` or ``vendored``), each checked against ``schema``; an error names
+    the whole dotted key (``entries.overlays.kvarn-files.source``) and its line."""
     source = config.source or config.root
     entries = []
     for name, raw in table.items():
+        dotted = f"entries.{group}.{name}"
         if not isinstance(raw, dict):
-            raise ConfigError(f"entries.{kind}s.{name} must be a table", path=source)
-        values = validate(raw, source, schema, prefix=f"entries.{name}.")
+            raise ConfigError(
+                f"key '{dotted}' must be a table",
+                path=source,
+                line=dotted_key_line(source, dotted),
+                hint=f'write it as a table [tool.patchkeeper.{dotted}] with {key} = "..."',
+            )
+        values = validate(raw, source, schema, prefix=f"{dotted}.")
         if not values[key]:
             raise ConfigError(
                 f"entry '{name}' needs '{key}'",
                 path=source,
-                hint=f'add {key} = "..." to [tool.patchkeeper.entries.*.{name}]',
+                line=dotted_key_line(source, f"{dotted}.{key}") or dotted_key_line(source, dotted),
+                hint=f'add {key} = "..." to [tool.patchkeeper.{dotted}]',
             )
         fields = {str(k): str(v) for k, v in values.pop("fields").items()}
         path = _inside(config.root, values[key], key, config.source)
@@ -153,9 +168,11 @@ def load_entries(config: Config) -> list[Entry]:
     """
     table = entries_table(config)
     return (
-        _load(config, table["overlays"], "overlay", _OVERLAY_SCHEMA, "source")
-        + _load(config, table["foreign-diffs"], "foreign-diff", _FOREIGN_SCHEMA, "diff")
-        + _load(config, table["vendored"], "vendored", _VENDORED_SCHEMA, "directory")
+        _load(config, table["overlays"], "overlay", _OVERLAY_SCHEMA, "source", "overlays")
+        + _load(
+            config, table["foreign-diffs"], "foreign-diff", _FOREIGN_SCHEMA, "diff", "foreign-diffs"
+        )
+        + _load(config, table["vendored"], "vendored", _VENDORED_SCHEMA, "directory", "vendored")
     )
 
 

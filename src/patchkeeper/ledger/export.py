@@ -31,7 +31,7 @@ from patchkeeper.errors import ConfigError, PatchFormatError, PatchkeeperError
 from patchkeeper.ledger import patch_form
 from patchkeeper.ledger.findings import Finding
 from patchkeeper.ledger.patch_form import Sides
-from patchkeeper.ledger.settings import GitSettings, git_settings
+from patchkeeper.ledger.settings import GitSettings, git_settings, ledger_settings
 from patchkeeper.ledger.table import row_name
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import parse_patch, parse_series, read_patch, split_lines
@@ -301,6 +301,8 @@ def export_commit(
             path=output,
             hint="pass -o a file in a directory that exists (create it first)",
         )
+    if output is not None:
+        _refuse_own_file(config, output)
     root = _checkout(config, checkout)
     commit = gitops.commit_id(root, rev)
     notes = gitops.notes(root, git_settings(config).notes_ref)
@@ -322,6 +324,26 @@ def export_commit(
     return ExportResult(
         patches=(ExportedPatch(topic, commit, output, changed),), series=None, root=config.root
     )
+
+
+def _refuse_own_file(config: Config, output: Path) -> None:
+    """Refuse ``-o`` naming the configuration, the series file or the ledger file: the
+    patch would replace it (``export REV -o patches/series`` replaced the series).
+
+    Raises:
+        ExportError: naming the file and what it is.
+    """
+    own = {config.series.resolve(): "the series file"}
+    own[Path(ledger_settings(config).file).resolve()] = "the ledger file"
+    if config.source is not None:
+        own[config.source.resolve()] = "the configuration file"
+    what = own.get(Path(output).resolve())
+    if what is not None:
+        raise ExportError(
+            f"-o names {what}: the patch would replace it",
+            path=output,
+            hint="pass -o a patch file, e.g. -o patches/NAME.patch",
+        )
 
 
 def file_names(config: Config) -> dict[str, str]:

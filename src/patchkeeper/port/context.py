@@ -18,7 +18,7 @@ from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import load_patches, parse_series
-from patchkeeper.trees.tree import Tree, check_paths, spec_tree
+from patchkeeper.trees.tree import Tree, check_paths, refuse_unpacked_parent, spec_tree
 
 
 @dataclass
@@ -85,6 +85,8 @@ def build_context(
     patches = load_patches(series, config.strip)
     old = spec_tree(state.old, config, "the old upstream (--from, or the configured pin)")
     new = spec_tree(state.new, config, "the new upstream (--to)")
+    refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
+    refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
     check_paths(old, patches)
     check_paths(new, patches)
     new_version = tree_version(new)

@@ -44,6 +44,11 @@ FORMAT = 1
 STATE = "state.json"
 MANIFEST = "manifest.json"
 INSTRUCTIONS = "INSTRUCTIONS.md"
+#: Every name a port writes at the top of its work directory (the memo's ``judged.pickle``
+#: and its temporary files included): anything else there is not the port's to delete.
+OWN_NAMES = frozenset(
+    {STATE, MANIFEST, INSTRUCTIONS, "original", "conflict", "journal", "resolved", "judged.pickle"}
+)
 #: Lines git's merge leaves around a conflict (git-merge-file(1), diff3 style).
 MARKERS = (b"<<<<<<< ", b"||||||| ", b">>>>>>> ")
 SEPARATOR = b"======="
@@ -150,6 +155,7 @@ class WorkDir:
                 path=self.root,
                 hint="run 'patchkeeper port --continue' or 'patchkeeper port --abort'",
             )
+        self._refuse_foreign()
         if self.root.exists():
             shutil.rmtree(self.root)
         original = self.root / "original"
@@ -158,6 +164,38 @@ class WorkDir:
         for patch in patches:
             _write(safe_path(original, patch.name), patch.raw)
         self.save(state)
+
+    def _refuse_foreign(self) -> None:
+        """Refuse a work directory that holds anything a port does not write there (the
+        configured ``[port] work-dir`` naming the series directory, the downstream itself,
+        or another directory of files): starting a port empties the work directory first,
+        and that would delete them. A port's leftovers (:data:`OWN_NAMES`, a run killed
+        before ``state.json`` was written) are removed as before.
+
+        Raises:
+            PortStateError: naming the directory and the first name that is not a port's.
+        """
+        if not self.root.exists():
+            return
+        if not self.root.is_dir():
+            raise PortStateError(
+                "the port's work directory is a file",
+                path=self.root,
+                hint="set [tool.patchkeeper.port] work-dir to a directory of its own",
+            )
+        foreign = sorted(
+            p.name
+            for p in self.root.iterdir()
+            if p.name not in OWN_NAMES and not p.name.endswith(".part")  # write_atomic's
+        )
+        if foreign:
+            raise PortStateError(
+                f"the port's work directory holds files a port did not write ({foreign[0]}"
+                f"{', ...' if len(foreign) > 1 else ''}); starting a port would delete them",
+                path=self.root,
+                hint="set [tool.patchkeeper.port] work-dir to a directory of its own "
+                '(default ".patchkeeper-port"), or remove the directory',
+            )
 
     def original_series(self) -> Path:
         return self.root / "original" / "series"

@@ -56,6 +56,9 @@ EVIDENCE_COMMANDS = (
 
 #: Stores that are not a command's result.
 RECORDED = "recorded"
+#: What to do with a ``recorded.json`` that cannot be read: ``record`` reads it before it
+#: adds a run, so running it again cannot rewrite the file.
+RECORDED_HINT = "delete it and record the commands again (patchkeeper record -- CMD...)"
 ENVIRONMENT = "environment"
 
 #: Version of the file layout; a file of another format is reported, not guessed at.
@@ -180,11 +183,12 @@ def write_json(path: Path, data: Any) -> None:
     write_text(path, json_text(data) + "\n")
 
 
-def read_json(path: Path) -> Any | None:
-    """The JSON in ``path``, or ``None`` when the file does not exist.
+def read_json(path: Path, hint: str) -> Any | None:
+    """The JSON in ``path``, or ``None`` when the file does not exist; ``hint`` says how
+    the user rewrites the file (the command that writes it without reading it first).
 
     Raises:
-        EvidenceError: it exists but cannot be read or is not JSON.
+        EvidenceError: it exists but cannot be read or is not JSON (with ``hint``).
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -197,9 +201,7 @@ def read_json(path: Path) -> Any | None:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise EvidenceError(
-            f"not JSON ({exc})", path=path, hint="run the command again to rewrite it"
-        ) from None
+        raise EvidenceError(f"not JSON ({exc})", path=path, hint=hint) from None
 
 
 def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple[str, ...]) -> Path:
@@ -267,15 +269,12 @@ def load(config: Config, command_name: str) -> StoredEvidence | None:
         EvidenceError: the file is unreadable, not JSON, or of another format.
     """
     path = evidence_dir(config) / file_name(command_name)
-    data = read_json(path)
+    hint = f"run 'patchkeeper {command_name}' with --save-evidence again to rewrite it"
+    data = read_json(path, hint)
     if data is None:
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or "result" not in data:
-        raise EvidenceError(
-            "not an evidence file of this patchkeeper",
-            path=path,
-            hint=f"run 'patchkeeper {command_name}' again to rewrite it",
-        )
+        raise EvidenceError("not an evidence file of this patchkeeper", path=path, hint=hint)
     return StoredEvidence(
         command=str(data.get("command", command_name)),
         argv=tuple(str(a) for a in data.get("argv", ())),
@@ -329,7 +328,7 @@ def load_recorded(config: Config) -> list[RecordedCommand]:
         EvidenceError: ``recorded.json`` is unreadable or malformed.
     """
     path = evidence_dir(config) / file_name(RECORDED)
-    data = read_json(path)
+    data = read_json(path, RECORDED_HINT)
     if data is None:
         return []
     try:
@@ -348,7 +347,7 @@ def load_recorded(config: Config) -> list[RecordedCommand]:
         raise EvidenceError(
             f"not a record of validation commands ({exc})",
             path=path,
-            hint="delete it and record the commands again",
+            hint=RECORDED_HINT,
         ) from None
 
 

@@ -81,14 +81,68 @@ def report_settings(config: Config) -> ReportSettings:
         return (root / (table.get(key) or default)).resolve()
 
     python = table.get("python") or ""
+    files = {
+        "decisions-file": path("decisions-file", "patchkeeper-decisions.toml"),
+        "audit-file": path("audit-file", "AUDIT.md"),
+        "html-file": path("html-file", "AUDIT.html"),
+    }
+    _refuse_shared_files(config, files)
     return ReportSettings(
         evidence=table.get("evidence") is True,
-        decisions_file=path("decisions-file", "patchkeeper-decisions.toml"),
-        audit_file=path("audit-file", "AUDIT.md"),
-        html_file=path("html-file", "AUDIT.html"),
+        decisions_file=files["decisions-file"],
+        audit_file=files["audit-file"],
+        html_file=files["html-file"],
         python=(root / python) if python else None,
         packages=tuple(table.get("packages") or ()),
         import_timeout=float(table.get("import-timeout", 120)),
         output_tail=int(table.get("output-tail", 30)),
         untested=tuple(table.get("untested") or ()),
     )
+
+
+def _downstream_files(config: Config) -> dict[Path, str]:
+    """The downstream's own files a record file must not be: ``{absolute path: what}``
+    (the configuration, the series file, each patch it lists, the ledger file)."""
+    from patchkeeper.errors import PatchkeeperError
+    from patchkeeper.ledger.settings import ledger_settings
+    from patchkeeper.series.parse import parse_series
+
+    own = {config.series.resolve(): "the series file"}
+    if config.source is not None:
+        own[config.source.resolve()] = "the configuration file"
+    own[Path(ledger_settings(config).file).resolve()] = "the ledger file"
+    try:
+        names = [entry.name for entry in parse_series(config.series).entries]
+    except (PatchkeeperError, OSError):
+        names = []
+    for name in names:
+        own.setdefault((config.patches_dir / name).resolve(), f"the patch {name}")
+    return own
+
+
+def _refuse_shared_files(config: Config, files: dict[str, Path]) -> None:
+    """Refuse ``[report]`` file settings that name one of the downstream's own files or
+    the same file twice: ``report`` writes the audit and HTML files and ``decide`` the
+    decisions file over whatever is there (``audit-file = "patches/series"`` replaced the
+    series).
+
+    Raises:
+        ConfigError: naming the key, its line, the file and what it already is.
+    """
+    from patchkeeper.config import dotted_key_line
+    from patchkeeper.errors import ConfigError
+
+    own = _downstream_files(config)
+    seen: dict[Path, str] = {}
+    for key, file in files.items():
+        what = own.get(file) or (f"the {seen[file]}" if file in seen else None)
+        seen.setdefault(file, key)
+        if what is None:
+            continue
+        source = config.source or config.root
+        raise ConfigError(
+            f"key 'report.{key}' names {what} ({file}): the record would replace it",
+            path=source,
+            line=dotted_key_line(source, f"report.{key}"),
+            hint=f"set '{key}' in [tool.patchkeeper.report] to a file of its own",
+        )

@@ -176,7 +176,36 @@ def _load(lock_file: str | os.PathLike[str]) -> dict:
         raise GuardError(f"{lock_file}: cannot read the lock file: {exc}") from None
     if not isinstance(lock, dict) or lock.get("format") != LOCK_FORMAT:
         raise GuardError(f"{lock_file}: not a patchkeeper lock file of format {LOCK_FORMAT}")
+    problem = _shape_problem(lock)
+    if problem:
+        raise GuardError(f"{lock_file}: not a patchkeeper lock file of format 1: {problem}")
     return lock
+
+
+def _shape_problem(lock: dict) -> str:
+    """What in a lock file of the right format is not as ``runtime lock`` writes it (a
+    hand-edited or truncated file), in words; ``""`` when every key the guard reads is
+    there with its type: ``package`` a name, ``files`` a table of module paths, each with
+    ``sha256`` and ``targets``, each target with ``qualname`` and ``sha256`` (strings)."""
+    if not isinstance(lock.get("package"), str) or not lock["package"]:
+        return "'package' is not a name"
+    files = lock.get("files")
+    if not isinstance(files, dict):
+        return "'files' is not a table"
+    for relative, record in files.items():
+        if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):
+            return f"files[{relative!r}] has no 'sha256'"
+        targets = record.get("targets")
+        if not isinstance(targets, dict):
+            return f"files[{relative!r}] has no table 'targets'"
+        for target, item in targets.items():
+            if not isinstance(item, dict) or not all(
+                isinstance(item.get(key), str) for key in ("qualname", "sha256")
+            ):
+                return f"target {target!r} has no 'qualname' and 'sha256'"
+            if not isinstance(item.get("code_sha256", ""), str):
+                return f"target {target!r}: 'code_sha256' is not text"
+    return ""
 
 
 def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> list[Difference]:

@@ -786,10 +786,18 @@ def unified_diff(root: Path, changed: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _refuse_plugin_output(output: Path, root: Path, patch_directory: str, files) -> None:
-    """Refuse an ``--output`` that would overwrite the plugin's own code: a file the diff
-    changes, or a Python file of the patch directory (a slip such as ``--output
-    plugin/patch/patch_x.py`` replaced the patch with its diff).
+#: The plugin's project and configuration files at its root: never an ``--output``.
+PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "patchkeeper.toml", "MANIFEST.in")
+
+
+def _refuse_plugin_output(
+    output: Path, root: Path, patch_directory: str, files, source: Path | None = None
+) -> None:
+    """Refuse an ``--output`` that would overwrite the plugin's own files: a file the diff
+    changes, a Python file of the patch directory or of the plugin (a slip such as
+    ``--output plugin/patch/patch_x.py`` replaced the patch with its diff), the lock file,
+    the configuration ``source`` or a project file at the plugin's root (``--output
+    pyproject.toml`` replaced the plugin's configuration with the diff).
 
     Raises:
         TargetError: naming the file.
@@ -799,8 +807,14 @@ def _refuse_plugin_output(output: Path, root: Path, patch_directory: str, files)
     target = Path(output).resolve()
     patches = (root / patch_directory).resolve()
     changed = {(root / f).resolve() for f in files}
-    inside = target.suffix == ".py" and target.is_relative_to(patches)
-    if target in changed or inside:
+    own = {(root / name).resolve() for name in PROJECT_FILES}
+    own |= {patches / "patchkeeper.lock"}
+    if source is not None:
+        own.add(source.resolve())
+    python = target.suffix == ".py" and (
+        target.is_relative_to(patches) or (target.is_file() and target.is_relative_to(root))
+    )
+    if target in changed or target in own or python:
         raise TargetError(
             "--output names a file of the plugin: the diff would replace its code",
             path=output,
@@ -868,7 +882,7 @@ def port_runtime(
     diff = unified_diff(settings.root, changed)
     files = tuple(sorted(f for f in changed if f"a/{f}" in diff))
     if output is not None:
-        _refuse_plugin_output(output, settings.root, settings.patch_directory, files)
+        _refuse_plugin_output(output, settings.root, settings.patch_directory, files, config.source)
         _write_output(output, diff)
     if write and files:
         data = {

@@ -41,6 +41,23 @@ def _whole_tree(directory: Path) -> bool:
     return any((directory / name).is_file() for name in _PROJECT_FILES)
 
 
+def sole_tree(root: Path) -> Path | None:
+    """The one subdirectory of ``root`` when ``root`` holds nothing else and is no tree
+    itself while that subdirectory is a whole tree (``PKG-INFO``, ``pyproject.toml``,
+    ``setup.py`` or ``setup.cfg``): the directory an sdist archive was unpacked into,
+    holding ``urllib3-1.26.12/``; else ``None``."""
+    if _whole_tree(root):
+        return None
+    try:
+        with os.scandir(root) as entries:
+            names = [e.name for e in entries if e.name not in _NOT_TREES]
+    except OSError:
+        return None
+    if len(names) != 1 or not (root / names[0]).is_dir():
+        return None
+    return root / names[0] if _whole_tree(root / names[0]) else None
+
+
 def layout_hint(root: Path, directory: str, missing: Sequence[str], option: str) -> str:
     """One sentence saying where the files ``missing`` are, or ``""`` when they are not all
     in one place nearby.

@@ -329,11 +329,19 @@ def directory_tree(path: Path, config: Config, what: str = "the target directory
         raise TargetError(f"{what} does not exist", path=path)
     base = _base(root, config.directory)
     if not base.is_dir():
+        from patchkeeper.trees.layout_hint import sole_tree
+
+        inner = sole_tree(root)
+        hint = (
+            f"it holds only the upstream tree {inner}: give that directory"
+            if inner is not None and _base(inner, config.directory).is_dir()
+            else "pass the tree's root (the directory holding "
+            f"{config.directory}/), or fix 'directory' in the configuration"
+        )
         raise TargetError(
-            f"the target has no {config.directory}/ directory, which patch paths are relative to",
+            f"{what} has no {config.directory}/ directory, which patch paths are relative to",
             path=root,
-            hint="pass the tree's root (the directory holding "
-            f"{config.directory}/), or fix 'directory' in the configuration",
+            hint=hint,
         )
     name, version = declared_metadata(root)
     label = TargetLabel(f"directory {root}", kind=DIRECTORY, path=root, name=name, version=version)
@@ -578,6 +586,7 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
     """
     if spec is not None:
         other = spec_tree(spec, config, "the pristine reference (--pristine)")
+        refuse_unpacked_parent(other, "the pristine reference", "pass --pristine {}")
         return Pristine(other.label, tree=other)
     if tree.kind == INSTALLED:
         return record_pristine(tree)[0]
@@ -587,6 +596,9 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
         if local.is_dir() or configured.startswith((".", "/", "~")):
             what = f"the pristine reference (pristine = {configured!r} in {config.source})"
             other = directory_tree(local.expanduser(), config, what)
+            refuse_unpacked_parent(
+                other, "the pristine reference", 'set pristine = "{}"', config.source
+            )
         else:
             from patchkeeper.upstream.requirements import check_release_option
 
@@ -606,6 +618,30 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             ) from None
         return Pristine(other.label, tree=other)
     return None
+
+
+def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:
+    """Refuse a reference directory (``what``: "the pristine reference", "the new upstream
+    (--to)") that only holds the unpacked sdist's own directory (``urllib3-1.26.12/`` inside
+    it): every file would be missing there, and ``verify``, ``audit`` and ``port`` would
+    weigh the series against an empty tree. ``advice`` is the hint, with ``{}`` where the
+    inner directory goes ("pass --to {}").
+
+    Raises:
+        TargetError: naming the directory and the one inside it to give instead.
+    """
+    from patchkeeper.trees.layout_hint import sole_tree
+
+    if tree.kind != DIRECTORY:
+        return
+    inner = sole_tree(tree.root)
+    if inner is None:
+        return
+    raise TargetError(
+        f"{what} {tree.root} holds only the upstream tree {inner.name}/",
+        path=source,
+        hint=advice.format(inner),
+    )
 
 
 def check_paths(tree: Tree, patches: list[Patch]) -> None:

@@ -1,0 +1,59 @@
+"""``[port] work-dir`` naming a directory that holds other files (the series directory, the
+downstream itself): starting a port emptied the work directory first, so it deleted the
+series and then failed with an internal error. Such a directory is refused, nothing
+changes; a port's own leftovers are still cleared."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import Example
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+@pytest.mark.parametrize(
+    ("work_dir", "first"), [("patches", "client-describe-version.patch"), (".", ".git")]
+)
+def test_a_work_dir_holding_other_files_is_refused(
+    cli, example: Example, work_dir: str, first: str
+) -> None:
+    down = example.downstream
+    config = down / "patchkeeper.toml"
+    config.write_text(config.read_text() + f'\n[port]\nwork-dir = "{work_dir}"\n')
+    _git(down, "init", "-q")
+    _git(down, "add", "-A")
+    _git(down, "commit", "-qm", "i")
+    run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=down)
+    where = down / "patches" if work_dir == "patches" else down
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {where}: the port's work directory holds files a port did not "
+        f"write ({first}, ...); starting a port would delete them\n"
+        '  hint: set [port] work-dir to a directory of its own (default ".patchkeeper-port"), '
+        "or remove the directory\n"
+    )
+    assert _git(down, "status", "--porcelain", "--ignored") == ""
+
+
+def test_a_killed_ports_leftovers_are_cleared(cli, example: Example) -> None:
+    """A run killed after it made ``original/`` and before ``state.json``: the next port
+    starts over it."""
+    down = example.downstream
+    leftover = down / ".patchkeeper-port" / "original"
+    leftover.mkdir(parents=True)
+    (leftover / "series").write_text("old\n")
+    run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert run.code == 1  # stopped at the example's conflict
+    assert (leftover / "series").read_bytes() == (down / "patches" / "series").read_bytes()
