@@ -76,6 +76,7 @@ def _quiet() -> None:
     from patchkeeper import progress
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _pool's fork
     _IN_WORKER = True
     progress.set_bar_factory(None)
     progress.set_sink(None)
@@ -83,13 +84,25 @@ def _quiet() -> None:
 
 def _pool(workers: int) -> Any | None:
     """A pool of ``workers`` forked processes, or ``None`` when the system refuses to
-    start them (a process limit, no memory: the work then runs in this process)."""
-    import multiprocessing
+    start them (a process limit, no memory: the work then runs in this process).
 
+    SIGINT is blocked while the workers are forked, so a Ctrl-C that lands before a worker
+    has run :func:`_quiet` waits, pending, until that worker ignores it (POSIX discards a
+    pending signal once it is ignored), and reaches this process once the pool exists. A
+    worker that took it in that window died holding the task queue's lock, and the parent's
+    ``Pool.terminate()`` then waited for that lock for ever; the pool's own threads start
+    with SIGINT blocked too, so Python delivers it to the main thread only.
+    """
+    import multiprocessing
+    import signal
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         return multiprocessing.get_context("fork").Pool(workers, initializer=_quiet)
     except OSError:
         return None
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _encoded(work: tuple[Callable[[Any], Any], Any]) -> bytes:
