@@ -60,7 +60,7 @@ from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.unparsed import conflict_line, refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
-from patchkeeper.runtime.writes import write_files
+from patchkeeper.runtime.writes import refuse_links_out, write_files
 
 MERGED, CONFLICT, RETARGETED, LEFT, NOTHING, GATE_CUT = (
     "merged",
@@ -881,6 +881,8 @@ def port_runtime(
     entries, changed = port_plan(result, settings.root, trees, tree)
     diff = unified_diff(settings.root, changed)
     files = tuple(sorted(f for f in changed if f"a/{f}" in diff))
+    if write:
+        refuse_links_out(settings.root, files, "runtime port --write")
     if output is not None:
         _refuse_plugin_output(output, settings.root, settings.patch_directory, files, config.source)
         _write_output(output, diff)

@@ -1,0 +1,124 @@
+"""Runtime commands on odd but real plugin inputs, found by running them on published vLLM
+plugins (vllm-rbln 0.12.0, vllm-hi 0.1.0, vllm-kunlun 0.11.1, vllm-musa 0.1.1 wheels) and on
+plugins written in their shapes: symbolic links in the patch directory, a byte-order mark,
+a NUL byte, a Latin-1 file, a ``src/`` layout, report paths over the plugin's own files.
+
+Each plugin here is written by the test, in the shape of the real one; the upstream is the
+``tinyup`` fixture (1.0 and 2.0) of ``tests/runtime/fixtures``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+PYPROJECT = """[project]
+name = "plug"
+version = "0.1"
+
+[project.entry-points."tinyup.general_plugins"]
+plug = "plug.patch:apply"
+
+[tool.patchkeeper]
+upstream = "tinyup"
+
+[tool.patchkeeper.runtime]
+package = "plug"
+entry-point-groups = ["tinyup.general_plugins"]
+upstream-packages = ["tinyup"]
+"""
+
+HEADER = "# Note: n\n# Affected versions: 1.0\n# Remove at: 3.0\n"
+
+
+def _plugin(
+    base: Path,
+    files: dict[str, str | bytes],
+    pyproject: str = PYPROJECT,
+    links: dict[str, Path] | None = None,
+) -> Path:
+    """A plugin ``plug`` under ``base/plugin`` with ``files`` (relative to the plugin root)
+    and symbolic ``links`` (relative path -> where it points); its patch package imports
+    every module named ``plug/patch/p_*.py`` from ``apply()``."""
+    root = base / "plugin"
+    (root / "plug" / "patch").mkdir(parents=True)
+    (root / "plug" / "__init__.py").write_text("")
+    for relative, pointed in (links or {}).items():
+        (root / relative).symlink_to(pointed)
+    named = [*files, *(links or {})]
+    modules = sorted(Path(f).stem for f in named if f.startswith("plug/patch/p_"))
+    imports = "".join(f"    from plug.patch import {m}  # noqa: F401\n" for m in modules)
+    (root / "plug" / "patch" / "__init__.py").write_text(HEADER + "def apply():\n" + imports)
+    (root / "pyproject.toml").write_text(pyproject)
+    for relative, data in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data)
+    return root
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The two tinyup releases under ``tmp_path`` and a private cache."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for name in ("upstream-1.0", "upstream-2.0"):
+        shutil.copytree(FIXTURES / name, tmp_path / name)
+    return tmp_path
+
+
+def _versions(base: Path) -> list[str]:
+    return ["--from", str(base / "upstream-1.0"), "--to", str(base / "upstream-2.0")]
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".patchkeeper" not in p.parts
+    }
+
+
+STEP = HEADER + (
+    "import tinyup.engine as engine\n\n\ndef step(logits):\n    return None\n\n\n"
+    "engine.step = step\n"
+)
+
+
+def test_port_write_refuses_a_patch_file_linked_from_outside_the_plugin(
+    upstream: Path, cli
+) -> None:
+    # A patch file that is a symbolic link to a shared checkout: --write changed that
+    # other tree's file (its 'Affected versions:' gained 'Reviewed against 2.0.').
+    shared = upstream / "shared"
+    shared.mkdir()
+    (shared / "p_step.py").write_text(STEP)
+    root = _plugin(
+        upstream,
+        {"plug/patch/p_own.py": STEP},
+        links={"plug/patch/p_link.py": shared / "p_step.py"},
+    )
+    before, outside = _snapshot(root), (shared / "p_step.py").read_bytes()
+    run = cli("runtime", "port", *_versions(upstream), "--write", cwd=root)
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {root / 'plug/patch/p_link.py'}: a symbolic link to "
+        f"{shared.resolve() / 'p_step.py'}, outside the plugin directory {root.resolve()}: "
+        "runtime port --write does not write through it, and nothing was written",
+        "  hint: replace the link by a copy of the file, or leave --write out and apply the "
+        "diff (--output FILE) where the link leads by hand",
+    ]
+    assert _snapshot(root) == before
+    assert (shared / "p_step.py").read_bytes() == outside
+    # Without --write the diff is still shown, the link's file included.
+    shown = cli("runtime", "port", *_versions(upstream), cwd=root)
+    assert shown.code == 0
+    assert "+++ b/plug/patch/p_link.py" in shown.out
+    assert (shared / "p_step.py").read_bytes() == outside
