@@ -122,3 +122,74 @@ def test_port_write_refuses_a_patch_file_linked_from_outside_the_plugin(
     assert shown.code == 0
     assert "+++ b/plug/patch/p_link.py" in shown.out
     assert (shared / "p_step.py").read_bytes() == outside
+
+
+def test_lock_output_never_replaces_the_plugins_project_file(upstream: Path, cli) -> None:
+    # runtime lock --output pyproject.toml replaced the plugin's project file (its entry
+    # points with it: every entry then read 'never imported').
+    root = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    before = _snapshot(root)
+    run = cli(
+        "runtime",
+        "lock",
+        "--at",
+        str(upstream / "upstream-1.0"),
+        "--output",
+        "pyproject.toml",
+        cwd=root,
+    )
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.splitlines() == [
+        "patchkeeper: error: pyproject.toml: --output names an existing file that is not a "
+        "patchkeeper lock file: the lock would replace it",
+        "  hint: pass --output a new file or an earlier lock file, e.g. --output patchkeeper.lock",
+    ]
+    assert _snapshot(root) == before
+    # A new file, then that lock again, are written.
+    first = cli(
+        "runtime",
+        "lock",
+        "--at",
+        str(upstream / "upstream-1.0"),
+        "--output",
+        "guard.lock",
+        cwd=root,
+    )
+    assert first.code == 0
+    again = cli(
+        "runtime",
+        "lock",
+        "--at",
+        str(upstream / "upstream-2.0"),
+        "--output",
+        "guard.lock",
+        cwd=root,
+    )
+    assert again.code == 0
+    assert '"version": "2.0"' in (root / "guard.lock").read_text()
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "setup.cfg", "requirements.txt"])
+def test_runtime_markdown_never_replaces_a_project_file(upstream: Path, cli, name: str) -> None:
+    # runtime audit --markdown pyproject.toml replaced the plugin's project file with the
+    # report (only a .py file was refused).
+    project, config = PYPROJECT.split("[tool.patchkeeper]\n")
+    files = {
+        "plug/patch/p_step.py": STEP,
+        "patchkeeper.toml": config.replace("tool.patchkeeper.", ""),
+    }
+    if name != "pyproject.toml":
+        files[name] = "[metadata]\n"
+    root = _plugin(upstream, files, pyproject=project)
+    before = _snapshot(root)
+    for command in (["runtime", "inventory"], ["runtime", "audit", *_versions(upstream)]):
+        run = cli(*command, "--markdown", name, cwd=root)
+        assert run.code == 2
+        assert run.out == ""
+        assert run.err.splitlines() == [
+            f"patchkeeper: error: {name}: --markdown names a project, configuration or patch "
+            "file, not a report: the report would replace it",
+            "  hint: pass --markdown a file of its own, e.g. --markdown audit.md",
+        ]
+    assert _snapshot(root) == before
