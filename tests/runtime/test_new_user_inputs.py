@@ -193,3 +193,60 @@ def test_runtime_markdown_never_replaces_a_project_file(upstream: Path, cli, nam
             "  hint: pass --markdown a file of its own, e.g. --markdown audit.md",
         ]
     assert _snapshot(root) == before
+
+
+def test_a_dangling_link_in_the_patch_directory_is_named_not_a_traceback(
+    upstream: Path, cli
+) -> None:
+    # A patch file that is a symbolic link to a missing file: inventory, audit, lock and
+    # port stopped with an internal error (FileNotFoundError, exit 3).
+    root = _plugin(
+        upstream, {"plug/patch/p_step.py": STEP}, links={"plug/patch/p_gone.py": upstream / "no"}
+    )
+    before = _snapshot(root)
+    inventory = cli("runtime", "inventory", cwd=root)
+    assert inventory.code == 1
+    assert (
+        "  plug/patch/p_gone.py: syntax: the file cannot be read: No such file or directory"
+        in inventory.out.splitlines()
+    )
+    audit = cli("runtime", "audit", *_versions(upstream), cwd=root)
+    assert audit.code == 1
+    assert audit.out.splitlines()[-6:-4] == [
+        "not audited (1 file(s); their entries are unknown):",
+        "  plug/patch/p_gone.py: the file cannot be read: No such file or directory",
+    ]
+    for command in (
+        ["lock", "--at", str(upstream / "upstream-2.0")],
+        ["port", *_versions(upstream), "--write"],
+    ):
+        run = cli("runtime", *command, cwd=root)
+        assert run.code == 2
+        assert run.err.splitlines() == [
+            f"patchkeeper: error: {root / 'plug/patch/p_gone.py'}: the file cannot be read: No "
+            f"such file or directory: runtime {command[0]} cannot read this file's patches, and "
+            "would act as if it had none",
+            "  hint: restore the file (a symbolic link must lead to a file that exists) or "
+            "remove it from the patch directory, and run the command again",
+        ]
+    assert _snapshot(root) == before
+
+
+def test_a_nul_byte_is_a_syntax_finding_at_its_line(upstream: Path, cli) -> None:
+    # Python names no line for a NUL byte: the finding read 'source code string cannot
+    # contain null bytes (line None)', at no line.
+    text = STEP.encode() + b"VALUE = 1\x00\n"
+    root = _plugin(upstream, {"plug/patch/p_step.py": text})
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    assert run.code == 1
+    import json
+
+    findings = json.loads(run.out)["findings"]
+    assert [f for f in findings if f["kind"] == "syntax"] == [
+        {
+            "kind": "syntax",
+            "message": "source code string cannot contain null bytes",
+            "file": "plug/patch/p_step.py",
+            "line": 12,
+        }
+    ]

@@ -18,7 +18,13 @@ import sys
 from pathlib import Path
 
 from patchkeeper.runtime.cache import SummaryCache, file_state, parsed_module, prefetch_records
-from patchkeeper.runtime.file_facts import FileFacts, ScanSettings, from_record, to_record
+from patchkeeper.runtime.file_facts import (
+    UNREADABLE,
+    FileFacts,
+    ScanSettings,
+    from_record,
+    to_record,
+)
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.scan import scan_source
 from patchkeeper.runtime.settings import RuntimeSettings
@@ -127,7 +133,10 @@ class PluginTree:
             return known
 
         def scan(file: Path, is_package: bool) -> FileFacts:
-            data = file.read_bytes()
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                return unreadable(module, self.relative(file), exc)
             return scan_source(data, module, self.relative(file), is_package, self.scan_settings)
 
         codec = (to_record, from_record)
@@ -176,9 +185,23 @@ def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple:
     relative path, is_package, scan settings)``: the work of
     :meth:`PluginTree.prefetch`'s worker processes."""
     path, module, relative, is_package, settings = job
-    with open(path, "rb") as handle:
-        data = handle.read()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return to_record(unreadable(module, relative, exc))
     return to_record(scan_source(data, module, relative, is_package, settings))
+
+
+def unreadable(module: str, relative: str, exc: OSError) -> FileFacts:
+    """The facts of a plugin file that cannot be read (a symbolic link to a missing file, a
+    file without read permission): no entry, and the reason as its ``syntax_error``, so
+    the inventory names it and ``runtime lock``/``port`` refuse as for a file that does not
+    parse (its patches are unknown)."""
+    facts = FileFacts(module=module, file=relative)
+    reason = exc.strerror or type(exc).__name__
+    facts.syntax_error = f"{UNREADABLE}: {reason}"
+    return facts
 
 
 def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
