@@ -250,3 +250,27 @@ def test_a_nul_byte_is_a_syntax_finding_at_its_line(upstream: Path, cli) -> None
             "line": 12,
         }
     ]
+
+
+def test_port_names_a_latin1_patch_file_instead_of_a_traceback(upstream: Path, cli) -> None:
+    # A patch file in Latin-1 with its PEP 263 'coding:' line (valid Python): runtime port
+    # stopped with an internal error (UnicodeEncodeError, exit 3).
+    latin = (
+        b"# -*- coding: latin-1 -*-\n# Note: caf\xe9\n# Affected versions: 1.0\n# Remove at: 3.0\n"
+        b"import tinyup.engine as engine\n\n\ndef step(logits):\n    return None\n\n\n"
+        b"engine.step = step\n"
+    )
+    root = _plugin(upstream, {"plug/patch/p_latin.py": latin})
+    before = _snapshot(root)
+    run = cli("runtime", "port", *_versions(upstream), "--write", cwd=root)
+    assert run.code == 2
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {root / 'plug/patch/p_latin.py'}:2: not UTF-8 (byte 0xe9): "
+        "runtime port reads and writes patch files as UTF-8, and nothing was written",
+        "  hint: convert the file to UTF-8 (e.g. iconv -f latin-1 -t utf-8, and drop its "
+        "'coding:' line), then run the command again",
+    ]
+    assert _snapshot(root) == before
+    # The read-only commands read it as Python does.
+    inventory = cli("runtime", "inventory", cwd=root)
+    assert "plug/patch/p_latin.py:12  assignment  tinyup.engine.step" in inventory.out
