@@ -274,3 +274,72 @@ def test_port_names_a_latin1_patch_file_instead_of_a_traceback(upstream: Path, c
     # The read-only commands read it as Python does.
     inventory = cli("runtime", "inventory", cwd=root)
     assert "plug/patch/p_latin.py:12  assignment  tinyup.engine.step" in inventory.out
+
+
+REGISTRY = """from importlib import import_module
+
+_DESCRIPTORS = []
+
+
+def register_patch(*, target, reason, priority=50):
+    def _decorator(replacement):
+        _DESCRIPTORS.append((target, replacement, priority))
+        return replacement
+
+    return _decorator
+
+
+def apply_registered_patches():
+    for target, replacement, _priority in sorted(_DESCRIPTORS, key=lambda d: d[2]):
+        module, _, attr = target.rpartition(".")
+        setattr(import_module(module), attr, replacement)
+"""
+
+RBLN_SHAPED = (
+    HEADER
+    + """from plug.patch.registry import register_patch
+
+
+@register_patch(
+    target="tinyup.scheduler.Scheduler.schedule",
+    reason="cap the budget at the device's batch size",
+)
+def patched_schedule(self, budget):
+    return min(budget, 8)
+
+
+def _sample(logits):
+    return logits[0]
+
+
+register_patch(target="tinyup.sampler.sample", reason="greedy on the device")(_sample)
+"""
+)
+
+
+def test_a_register_patch_decorator_naming_its_whole_target_is_read(upstream: Path, cli) -> None:
+    # vllm-rbln 0.12.0 patches vLLM through '@register_patch(target="vllm.x.Class.attr",
+    # reason=...)' (42 of them): the inventory listed none of them, and a configured
+    # 'decorators = [...register_patch]' only gave "the patch decorator's module is not a
+    # constant string" for each.
+    files = {"plug/patch/registry.py": HEADER + REGISTRY, "plug/patch/p_rbln.py": RBLN_SHAPED}
+    root = _plugin(upstream, files)
+    run = cli("runtime", "inventory", cwd=root)
+    assert run.code == 0
+    assert run.out.splitlines()[2:7] == [
+        "plug/patch/p_rbln.py:7  decorator   tinyup.scheduler.Scheduler.schedule  <- "
+        "plug.patch.p_rbln:patched_schedule",
+        "    active",
+        "plug/patch/p_rbln.py:19  decorator   tinyup.sampler.sample  <- plug.patch.p_rbln:_sample",
+        "    active",
+        "mechanism: decorator 2",
+    ]
+    audit = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    import json
+
+    entries = json.loads(audit.out)["entries"]
+    # Resolved in both releases as any other target: module and qualified name found.
+    assert [(e["entry"]["target"], e["old"]["module"], e["new"]["qualname"]) for e in entries] == [
+        ("tinyup.scheduler.Scheduler.schedule", "tinyup.scheduler", "Scheduler.schedule"),
+        ("tinyup.sampler.sample", "tinyup.sampler", "sample"),
+    ]
