@@ -343,3 +343,16 @@ def test_a_register_patch_decorator_naming_its_whole_target_is_read(upstream: Pa
         ("tinyup.scheduler.Scheduler.schedule", "tinyup.scheduler", "Scheduler.schedule"),
         ("tinyup.sampler.sample", "tinyup.sampler", "sample"),
     ]
+
+
+def test_a_header_after_a_byte_order_mark_is_read(upstream: Path, cli) -> None:
+    # A patch file saved with a UTF-8 byte-order mark (valid Python): its first header line
+    # was not read, 'header-missing: no 'Note:' in the header'.
+    root = _plugin(upstream, {"plug/patch/p_step.py": b"\xef\xbb\xbf" + STEP.encode()})
+    run = cli("runtime", "inventory", cwd=root)
+    assert run.code == 0
+    assert run.out.splitlines()[2:5] == [
+        "plug/patch/p_step.py:11  assignment  tinyup.engine.step  <- plug.patch.p_step:step",
+        "    active",
+        "mechanism: assignment 1",
+    ]
