@@ -90,8 +90,12 @@ class PluginTree:
         if not self._files:
             self._files.update(self._walk())
         digest = hashlib.sha256(repr(self.settings).encode())
-        extra = [self.root / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
-        extra += sorted(self.root.glob("*.egg-info/entry_points.txt"))
+        extra = [
+            d / n for d in self.project_dirs() for n in ("pyproject.toml", "setup.cfg", "setup.py")
+        ]
+        extra += sorted(
+            f for d in self.project_dirs() for f in d.glob("*.egg-info/entry_points.txt")
+        )
         extra += sorted(self.root.glob("*.dist-info/entry_points.txt"))
         if self.settings.ledger_file:
             extra.append(self.root / self.settings.ledger_file)
@@ -160,6 +164,14 @@ class PluginTree:
             self._files.update(self._walk())
         return [module for module, found in self._files.items() if found is not None]
 
+    def project_dirs(self) -> list[Path]:
+        """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
+        ``*.egg-info``) are read from: the root, and for a ``src`` layout (the root a ``src``
+        directory, as setuptools' and hatch's ``src/`` layouts have it) its parent too."""
+        if self.root.name == "src":
+            return [self.root, self.root.parent]
+        return [self.root]
+
     def patch_files(self) -> list[Path]:
         """Every Python file of the patch directory, initializers included, sorted."""
         return sorted((self.root / self.settings.patch_directory).rglob("*.py"))
@@ -167,10 +179,16 @@ class PluginTree:
     def entry_points(self) -> tuple[EntryPoint, ...]:
         """The plugin's entry points in the configured groups (see the module docstring)."""
         groups = self.settings.entry_point_groups
-        for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
-            found = reader(self.root)
-            if found:
-                return tuple(e for e in found if e.group in groups)
+        for base in self.project_dirs():
+            for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
+                found = reader(base)
+                if found:
+                    prefix = "" if base == self.root else "../"
+                    return tuple(
+                        EntryPoint(e.group, e.name, e.value, prefix + e.source)
+                        for e in found
+                        if e.group in groups
+                    )
         package = self.settings.package
         installed = _from_metadata(self.root, "*.dist-info/entry_points.txt")
         return tuple(

@@ -92,6 +92,11 @@ def resolve_settings(
             f"the plugin directory {root} does not exist",
             hint="pass --plugin DIR (the directory holding the package) or set root",
         )
+    if (
+        not (root / name.replace(".", "/")).is_dir()
+        and (root / "src" / name.split(".")[0]).is_dir()
+    ):
+        root = root / "src"  # a src layout: the package is under DIR/src, its project files in DIR
     if not (root / name.replace(".", "/")).is_dir():
         hint = "pass --plugin DIR (the directory holding the package) or set root"
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
