@@ -356,3 +356,59 @@ def test_a_header_after_a_byte_order_mark_is_read(upstream: Path, cli) -> None:
         "    active",
         "mechanism: assignment 1",
     ]
+
+
+def test_a_src_layout_plugin_keeps_its_entry_points(upstream: Path, cli) -> None:
+    # A plugin in a src/ layout (the package under src/, pyproject.toml beside src/):
+    # '--plugin DIR' said the package is not under DIR, and '--plugin DIR/src' lost the
+    # entry points of DIR/pyproject.toml, so every entry read 'never imported'.
+    flat = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    (flat / "src").mkdir()
+    (flat / "plug").rename(flat / "src" / "plug")
+    expected = [
+        f"plugin plug ({flat / 'src'}), patch directory plug/patch: 2 files, 1 entries",
+        "entry point tinyup.general_plugins:plug = plug.patch:apply (../pyproject.toml)",
+        "plug/patch/p_step.py:11  assignment  tinyup.engine.step  <- plug.patch.p_step:step",
+        "    active",
+    ]
+    for plugin in (flat, flat / "src"):
+        run = cli("runtime", "inventory", "--plugin", str(plugin), cwd=flat)
+        assert run.code == 0
+        assert run.out.splitlines()[:4] == expected
+
+
+GONE_MODULE = (
+    HEADER
+    + """
+
+def patch_kernels():
+    import tinyup.kernels as kernels_module
+
+    kernels_module.fused = lambda x: x
+
+
+def apply_all():
+    patch_kernels()
+"""
+)
+
+
+def test_an_imported_module_the_new_release_lost_is_a_finding(upstream: Path, cli) -> None:
+    # vllm-hi 0.1.0 runs 'import vllm.entrypoints.openai.cli_args as cli_args_module' in a
+    # patch function; vLLM 0.29.0 moved that module away. 'from m import name' and attribute
+    # chains were checked, a plain 'import m' was not: no finding, the patch failed at run time.
+    root = _plugin(upstream, {"plug/patch/p_gone.py": GONE_MODULE})
+    run = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    import json
+
+    findings = json.loads(run.out)["findings"]
+    assert findings == [
+        {
+            "kind": "breaks-when-called",
+            "file": "plug/patch/p_gone.py",
+            "line": 7,
+            "name": "tinyup.kernels",
+            "message": "tinyup.kernels is gone from the new upstream: the plugin breaks when the "
+            "code using it runs",
+        }
+    ]
