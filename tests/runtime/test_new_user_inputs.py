@@ -412,3 +412,28 @@ def test_an_imported_module_the_new_release_lost_is_a_finding(upstream: Path, cl
             "code using it runs",
         }
     ]
+
+
+def test_the_guard_says_where_a_relative_lock_path_was_looked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The guard's documented call, check("vllm_metax/patch/patchkeeper.lock"), reads the
+    # path from the current directory: in a vLLM server started anywhere else the shipped
+    # lock was 'cannot read ... No such file or directory', with 'ship the lock file' as
+    # the only advice, though it was shipped.
+    from patchkeeper.guard import GuardError, GuardWarning, check
+
+    monkeypatch.chdir(tmp_path)
+    expected = (
+        "plug/patch/patchkeeper.lock: cannot read the lock file: No such file or directory (a "
+        f"relative path, read from the current directory {tmp_path}: pass the path built from "
+        "the plugin module's __file__); nothing was compared with the audited release: run "
+        "patchkeeper runtime lock --at UPSTREAM==VERSION in the plugin's source tree and ship "
+        "the lock file with the plugin (as package data)"
+    )
+    with pytest.warns(GuardWarning) as caught:
+        check("plug/patch/patchkeeper.lock")
+    assert [str(w.message) for w in caught] == [expected]
+    with pytest.raises(GuardError) as raised:
+        check("plug/patch/patchkeeper.lock", strict=True)
+    assert str(raised.value) == expected
