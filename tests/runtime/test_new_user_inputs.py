@@ -437,3 +437,29 @@ def test_the_guard_says_where_a_relative_lock_path_was_looked_for(
     with pytest.raises(GuardError) as raised:
         check("plug/patch/patchkeeper.lock", strict=True)
     assert str(raised.value) == expected
+
+
+def test_the_errors_of_a_first_run_name_the_package_and_patch_directory_to_pass(
+    upstream: Path, cli
+) -> None:
+    # A new user's first runs on published plugins: the vllm-musa wheel installs the package
+    # vllm_musa_platform, and vllm-rbln keeps its patches in vllm_rbln/patches; each error
+    # only said to pass --plugin / --patch-dir.
+    root = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    (root / "plug" / "patch").rename(root / "plug" / "patches")
+    (root / "plug" / "patches" / "patch_v2").mkdir()
+    run = cli("runtime", "inventory", "--plugin", str(root), "--package", "plugin", cwd=root)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the plugin package plugin is not under {root}\n"
+        "  hint: the packages there: plug; pass --package NAME, one of them\n",
+    )
+    run = cli("runtime", "inventory", cwd=root)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the patch directory plug/patch does not exist under {root}\n"
+        "  hint: the package has plug/patches, plug/patches/patch_v2: pass --patch-dir "
+        "plug/patches (or set patch-directory in [tool.patchkeeper.runtime])\n",
+    )
+    run = cli("runtime", "inventory", "--patch-dir", "plug/patches", cwd=root)
+    assert run.code == 0
