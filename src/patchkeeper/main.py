@@ -136,8 +136,23 @@ def _refuse_input_file(path: Path) -> None:
     context = click.get_current_context(silent=True)
     settings = getattr(context, "obj", None) if context is not None else None
     config = getattr(settings, "_config", None)  # only a configuration the command read
-    if config is None or not path.exists():
-        return
+    if config is not None and path.exists():
+        _refuse_downstream_file(path, config)
+    if path.is_file() and _project_file(path):
+        raise PatchkeeperError(
+            "--markdown names a project, configuration or patch file, not a report: the "
+            "report would replace it",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
+
+
+def _refuse_downstream_file(path: Path, config: Any) -> None:
+    """The part of :func:`_refuse_input_file` that reads the configuration ``config``.
+
+    Raises:
+        PatchkeeperError: naming the file.
+    """
     target = path.resolve()
     own = {p.resolve() for p in (config.source, config.series, *_kept_files(config)) if p}
     if target.parent == config.patches_dir.resolve() and target not in own:
@@ -155,6 +170,27 @@ def _refuse_input_file(path: Path) -> None:
             path=path,
             hint="pass --markdown a file of its own, e.g. --markdown audit.md",
         )
+
+
+#: Suffixes and names of files that are never a report: project and configuration files
+#: (a plugin's ``pyproject.toml`` holds its entry points), lock files, patches, metadata.
+_NOT_REPORTS = frozenset(
+    {".pyi", ".toml", ".cfg", ".ini", ".lock", ".json", ".yaml", ".yml", ".patch", ".diff"}
+)
+_NOT_REPORT_NAMES = frozenset(
+    {"series", "MANIFEST.in", "PKG-INFO", "METADATA", "RECORD", "entry_points.txt"}
+)
+
+
+def _project_file(path: Path) -> bool:
+    """Whether ``path`` names a file of a kind no report is written as (:data:`_NOT_REPORTS`,
+    :data:`_NOT_REPORT_NAMES`, ``requirements*.txt``): the one rule for every command, with a
+    configuration or without (``runtime audit --markdown pyproject.toml`` replaced a plugin's
+    project file, its entry points with it)."""
+    name = path.name
+    if path.suffix.lower() in _NOT_REPORTS or name in _NOT_REPORT_NAMES:
+        return True
+    return name.startswith("requirements") and name.endswith(".txt")
 
 
 def _kept_files(config: Any) -> tuple[Path, ...]:

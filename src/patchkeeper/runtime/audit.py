@@ -221,6 +221,15 @@ def _evaluate(
     )
 
 
+def _digest(path: Path) -> str:
+    """The sha256 of a patch file's bytes; ``""`` for a file that cannot be read (listed as
+    not read by the inventory, its facts empty)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
 def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
     """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
     under a digest of the patch files' bytes, the patched targets and the versions (the
@@ -228,7 +237,7 @@ def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
     material = (
         versions,
         sorted(patched),
-        [(relative, hashlib.sha256(path.read_bytes()).hexdigest()) for path, relative, *_ in files],
+        [(relative, _digest(path)) for path, relative, *_ in files],
     )
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     cached = store.get_value("#crosscheck", digest)

@@ -99,6 +99,12 @@ def file_facts(job: tuple[str, str, bool, tuple[str, ...]]) -> PatchFileFacts:
     for node, at_import in scoped_nodes(tree):  # in ast.walk's order
         if isinstance(node, (ast.If, ast.IfExp)):
             tests.append((node.lineno, ast.unparse(node.test)))
+        elif isinstance(node, ast.Import):
+            references += [
+                (a.name, node.lineno, at_import)
+                for a in node.names
+                if a.name.split(".")[0] in roots and "." in a.name
+            ]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module.split(".")[0] in roots:
                 references += [

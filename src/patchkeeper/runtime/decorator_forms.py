@@ -5,7 +5,8 @@ attribute inferred from the replacement's ``__name__`` when omitted, a dotted
 ``"Class.method"`` meaning a class attribute; the decorator outermost over
 ``staticmethod``/``classmethod``/``property`` and Triton's ``jit``/``autotune``/``heuristics``
 (under them it patches the raw function: a ``decorator-order`` problem); stacked decorators
-give one entry each; ``patch(m, a)(fn)`` called directly is handled by
+give one entry each; ``@register_patch(target="vllm.x.Class.attr")`` names the whole path in
+one keyword (vllm-rbln); ``patch(m, a)(fn)`` called directly is handled by
 :mod:`patchkeeper.runtime.assignment_forms`, which calls :meth:`DecoratorForms.decorator_entry`.
 A ``@REGISTRY.register(key)`` decorator on an upstream registry is a registry entry.
 """
@@ -137,6 +138,9 @@ class DecoratorForms:
         """One entry for ``patch(module_path, attribute=None, *, allow_missing=False)``; the
         attribute defaults to ``name`` (the replacement's ``__name__``)."""
         args = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+        if not call.args and "target" in args:
+            self.target_entry(args, replacement, descriptors, line, conds, scope)
+            return
         module_node = call.args[0] if call.args else args.get("module_path") or args.get("module")
         attr_node = call.args[1] if len(call.args) > 1 else args.get("attribute")
         module = _const(module_node)
@@ -160,14 +164,52 @@ class DecoratorForms:
             descriptors=descriptors,
         )
 
+    def target_entry(
+        self,
+        args: dict[str, ast.expr],
+        replacement: str,
+        descriptors: tuple[str, ...],
+        line: int,
+        conds: Any,
+        scope: str,
+    ) -> None:
+        """One entry for a patch decorator naming its whole target in one string,
+        ``@register_patch(target="vllm.x.Class.method", reason=...)`` (vllm-rbln's registry
+        of patch descriptors, applied later by ``setattr`` on the longest importable prefix):
+        the module part of the path is not known here, upstream's tree decides it."""
+        target = _const(args["target"])
+        if not isinstance(target, str) or "." not in target:
+            self.facts.problems.append(
+                (
+                    "decorator-target",
+                    "the patch decorator's target= is not a constant dotted path "
+                    "('package.module.Class.attribute')",
+                    line,
+                )
+            )
+            return
+        allow = _const(args.get("allow_missing")) if "allow_missing" in args else False
+        self.add(
+            conds,
+            line=line,
+            scope=scope,
+            target=target,
+            mechanism=Mechanism.DECORATOR,
+            replacement=replacement,
+            allow_missing=bool(allow),
+            descriptors=descriptors,
+        )
+
     def is_patch_decorator(self, func: ast.expr, table: Table) -> bool:
-        """Whether ``func`` is the configured patch decorator (by default any ``patch``
-        defined inside the plugin package)."""
+        """Whether ``func`` is the configured patch decorator (by default any ``patch`` or
+        ``*_patch``, such as vllm-rbln's ``register_patch``, defined inside the plugin
+        package)."""
         bound = names.dotted(func, table)
         if bound is None:
             return False
         if self.cfg.decorators:
             return bound.dotted in self.cfg.decorators
-        return bound.dotted.rsplit(".", 1)[-1] == "patch" and is_plugin(
+        name = bound.dotted.rsplit(".", 1)[-1]
+        return (name == "patch" or name.endswith("_patch")) and is_plugin(
             bound.dotted, self.cfg.package
         )

@@ -57,6 +57,11 @@ class FunctionInfo(NamedTuple):
     end_line: int = 0
 
 
+#: The start of the ``syntax_error`` of a file that cannot be read
+#: (:func:`patchkeeper.runtime.plugin.unreadable`).
+UNREADABLE = "the file cannot be read"
+
+
 @dataclass
 class FileFacts:
     """Everything the inventory needs from one file.

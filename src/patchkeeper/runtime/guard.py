@@ -6,9 +6,14 @@ target, its module, qualified name, the sha256 of its source at the audited rele
 (:func:`code_digest`), and the sha256 of each module file. A plugin calls, before it
 patches::
 
+    import os
     from patchkeeper.guard import check
-    check("vllm_metax/patch/patchkeeper.lock")            # warns on a difference
-    check("vllm_metax/patch/patchkeeper.lock", strict=True)  # raises GuardError instead
+    LOCK = os.path.join(os.path.dirname(__file__), "patchkeeper.lock")  # beside this module
+    check(LOCK)               # warns on a difference
+    check(LOCK, strict=True)  # raises GuardError instead
+
+A relative path is read from the current directory, which is not the plugin's when vLLM runs
+(a relative path that is not found says so).
 
 Only the standard library is imported, upstream is never imported (its files are read where
 the running interpreter would import them from), and a module file whose bytes equal the
@@ -171,7 +176,13 @@ def _load(lock_file: str | os.PathLike[str]) -> dict:
         with open(lock_file, encoding="utf-8") as handle:
             lock = json.load(handle)
     except OSError as exc:
-        raise GuardError(f"{lock_file}: cannot read the lock file: {exc.strerror}") from None
+        where = ""
+        if not os.path.isabs(lock_file):
+            where = (
+                f" (a relative path, read from the current directory {os.getcwd()}: pass the "
+                "path built from the plugin module's __file__)"
+            )
+        raise GuardError(f"{lock_file}: cannot read the lock file: {exc.strerror}{where}") from None
     except ValueError as exc:
         raise GuardError(f"{lock_file}: cannot read the lock file: {exc}") from None
     if not isinstance(lock, dict) or lock.get("format") != LOCK_FORMAT:

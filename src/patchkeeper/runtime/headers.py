@@ -50,12 +50,12 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
     """Findings for a missing or placeholder header field in one file's comments.
 
     Args:
-        text: the file's source.
+        text: the file's source (a leading byte-order mark is no part of its first line).
         fields: the field names (``Note``, ``Affected versions``, ``Remove at``).
         file: the file name used in findings.
     """
     fields = tuple(fields)
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()  # a UTF-8 byte-order mark, as Python reads it
     found: dict[str, tuple[int, str]] = {}
     current = ""
     for number, line in enumerate(lines, 1):

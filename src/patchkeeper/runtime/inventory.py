@@ -16,7 +16,7 @@ from typing import Any
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.activation import Reachability, roots_for
-from patchkeeper.runtime.file_facts import is_external
+from patchkeeper.runtime.file_facts import UNREADABLE, is_external
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
@@ -119,7 +119,7 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
             findings.extend(
                 Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
             )
-            if settings.header_fields:
+            if settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
                 text = path.read_text(encoding="utf-8", errors="replace")
                 findings.extend(check_header(text, settings.header_fields, facts.file))
     entry_points = tree.entry_points()

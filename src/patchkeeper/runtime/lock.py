@@ -132,6 +132,7 @@ def write_lock(
     """
     if output is not None:
         check_output_directory(Path(output))
+        check_output_file(Path(output))
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
@@ -170,3 +171,31 @@ def check_output_directory(output: Path) -> None:
             hint="pass --output a file in a directory that exists (create it first), or leave "
             "--output out for <patch-directory>/patchkeeper.lock",
         )
+
+
+def check_output_file(output: Path) -> None:
+    """Refuse an ``--output`` that is an existing file other than a lock file (one whose JSON
+    has a ``format`` key, as :func:`build_lock` writes): a slip such as ``--output
+    pyproject.toml`` replaced the plugin's project file, entry points and configuration
+    included, with the lock.
+
+    Raises:
+        TargetError: naming the file.
+    """
+    from patchkeeper.errors import TargetError
+
+    if not output.exists():
+        return
+    try:
+        with output.open("rb") as handle:
+            existing = json.loads(handle.read())
+    except (OSError, ValueError):
+        existing = None
+    if isinstance(existing, dict) and "format" in existing and "files" in existing:
+        return  # an earlier lock: replaced, as the default path is
+    raise TargetError(
+        "--output names an existing file that is not a patchkeeper lock file: the lock "
+        "would replace it",
+        path=output,
+        hint="pass --output a new file or an earlier lock file, e.g. --output patchkeeper.lock",
+    )

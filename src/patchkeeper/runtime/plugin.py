@@ -18,7 +18,13 @@ import sys
 from pathlib import Path
 
 from patchkeeper.runtime.cache import SummaryCache, file_state, parsed_module, prefetch_records
-from patchkeeper.runtime.file_facts import FileFacts, ScanSettings, from_record, to_record
+from patchkeeper.runtime.file_facts import (
+    UNREADABLE,
+    FileFacts,
+    ScanSettings,
+    from_record,
+    to_record,
+)
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.scan import scan_source
 from patchkeeper.runtime.settings import RuntimeSettings
@@ -84,8 +90,12 @@ class PluginTree:
         if not self._files:
             self._files.update(self._walk())
         digest = hashlib.sha256(repr(self.settings).encode())
-        extra = [self.root / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
-        extra += sorted(self.root.glob("*.egg-info/entry_points.txt"))
+        extra = [
+            d / n for d in self.project_dirs() for n in ("pyproject.toml", "setup.cfg", "setup.py")
+        ]
+        extra += sorted(
+            f for d in self.project_dirs() for f in d.glob("*.egg-info/entry_points.txt")
+        )
         extra += sorted(self.root.glob("*.dist-info/entry_points.txt"))
         if self.settings.ledger_file:
             extra.append(self.root / self.settings.ledger_file)
@@ -127,7 +137,10 @@ class PluginTree:
             return known
 
         def scan(file: Path, is_package: bool) -> FileFacts:
-            data = file.read_bytes()
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                return unreadable(module, self.relative(file), exc)
             return scan_source(data, module, self.relative(file), is_package, self.scan_settings)
 
         codec = (to_record, from_record)
@@ -151,6 +164,14 @@ class PluginTree:
             self._files.update(self._walk())
         return [module for module, found in self._files.items() if found is not None]
 
+    def project_dirs(self) -> list[Path]:
+        """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
+        ``*.egg-info``) are read from: the root, and for a ``src`` layout (the root a ``src``
+        directory, as setuptools' and hatch's ``src/`` layouts have it) its parent too."""
+        if self.root.name == "src":
+            return [self.root, self.root.parent]
+        return [self.root]
+
     def patch_files(self) -> list[Path]:
         """Every Python file of the patch directory, initializers included, sorted."""
         return sorted((self.root / self.settings.patch_directory).rglob("*.py"))
@@ -158,10 +179,16 @@ class PluginTree:
     def entry_points(self) -> tuple[EntryPoint, ...]:
         """The plugin's entry points in the configured groups (see the module docstring)."""
         groups = self.settings.entry_point_groups
-        for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
-            found = reader(self.root)
-            if found:
-                return tuple(e for e in found if e.group in groups)
+        for base in self.project_dirs():
+            for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
+                found = reader(base)
+                if found:
+                    prefix = "" if base == self.root else "../"
+                    return tuple(
+                        EntryPoint(e.group, e.name, e.value, prefix + e.source)
+                        for e in found
+                        if e.group in groups
+                    )
         package = self.settings.package
         installed = _from_metadata(self.root, "*.dist-info/entry_points.txt")
         return tuple(
@@ -176,9 +203,23 @@ def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple:
     relative path, is_package, scan settings)``: the work of
     :meth:`PluginTree.prefetch`'s worker processes."""
     path, module, relative, is_package, settings = job
-    with open(path, "rb") as handle:
-        data = handle.read()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return to_record(unreadable(module, relative, exc))
     return to_record(scan_source(data, module, relative, is_package, settings))
+
+
+def unreadable(module: str, relative: str, exc: OSError) -> FileFacts:
+    """The facts of a plugin file that cannot be read (a symbolic link to a missing file, a
+    file without read permission): no entry, and the reason as its ``syntax_error``, so
+    the inventory names it and ``runtime lock``/``port`` refuse as for a file that does not
+    parse (its patches are unknown)."""
+    facts = FileFacts(module=module, file=relative)
+    reason = exc.strerror or type(exc).__name__
+    facts.syntax_error = f"{UNREADABLE}: {reason}"
+    return facts
 
 
 def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:

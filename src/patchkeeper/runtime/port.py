@@ -60,7 +60,7 @@ from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.unparsed import conflict_line, refuse_unparsed
 from patchkeeper.runtime.upstream import UpstreamTree
-from patchkeeper.runtime.writes import write_files
+from patchkeeper.runtime.writes import refuse_links_out, write_files
 
 MERGED, CONFLICT, RETARGETED, LEFT, NOTHING, GATE_CUT = (
     "merged",
@@ -209,6 +209,7 @@ class _Edits:
         """The file's lines as port starts from them: as read, with the gates cut."""
         if file not in self.lines:
             raw = read_exact(self.root / file)
+            refuse_not_utf8(self.root / file, raw)
             self.endings[file] = [_ending(line) for line in _lines(raw)]
             # Worked on with every line end as "\n" (as Python reads text), so upstream's
             # definitions merge with a CRLF copy; result() gives each line its end back.
@@ -295,6 +296,30 @@ def read_exact(path: Path) -> str:
     """A plugin file's text with its line ends as they are (no newline translation)."""
     with path.open(encoding="utf-8", errors="surrogateescape", newline="") as handle:
         return handle.read()
+
+
+def refuse_not_utf8(path: Path, text: str) -> None:
+    """Refuse a plugin file that is not UTF-8 (``text`` as :func:`read_exact` read it, a byte
+    that is not UTF-8 kept as a lone surrogate): its code cannot be parsed or merged as read
+    (a Latin-1 file with its ``coding:`` line stopped ``runtime port`` with a traceback).
+
+    Raises:
+        TargetError: naming the file and the line of the first such byte.
+    """
+    from patchkeeper.errors import TargetError
+
+    bad = next((i for i, ch in enumerate(text) if "\udc80" <= ch <= "\udcff"), None)
+    if bad is None:
+        return
+    line = text.count("\n", 0, bad) + 1
+    raise TargetError(
+        f"not UTF-8 (byte 0x{ord(text[bad]) - 0xDC00:02x}): runtime port reads and writes "
+        "patch files as UTF-8, and nothing was written",
+        path=path,
+        line=line,
+        hint="convert the file to UTF-8 (e.g. iconv -f latin-1 -t utf-8, and drop its "
+        "'coding:' line), then run the command again",
+    )
 
 
 def _lines(text: str) -> list[str]:
@@ -881,6 +906,8 @@ def port_runtime(
     entries, changed = port_plan(result, settings.root, trees, tree)
     diff = unified_diff(settings.root, changed)
     files = tuple(sorted(f for f in changed if f"a/{f}" in diff))
+    if write:
+        refuse_links_out(settings.root, files, "runtime port --write")
     if output is not None:
         _refuse_plugin_output(output, settings.root, settings.patch_directory, files, config.source)
         _write_output(output, diff)

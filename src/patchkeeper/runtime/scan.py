@@ -502,8 +502,9 @@ def scan_source(
     facts.commented_imports.extend(commented_imports(text, module, is_package))
     try:
         tree = ast.parse(source, filename=file)
-    except SyntaxError as exc:
-        facts.syntax_error = f"{exc.msg} (line {exc.lineno})"
+    except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12
+        line = getattr(exc, "lineno", None) or source[: source.find(b"\0")].count(b"\n") + 1
+        facts.syntax_error = f"{getattr(exc, 'msg', None) or exc} (line {line})"
         return facts
     bindings = ScopeBindings(tree)
     hot = None

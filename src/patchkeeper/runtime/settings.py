@@ -92,10 +92,17 @@ def resolve_settings(
             f"the plugin directory {root} does not exist",
             hint="pass --plugin DIR (the directory holding the package) or set root",
         )
+    if (
+        not (root / name.replace(".", "/")).is_dir()
+        and (root / "src" / name.split(".")[0]).is_dir()
+    ):
+        root = root / "src"  # a src layout: the package is under DIR/src, its project files in DIR
     if not (root / name.replace(".", "/")).is_dir():
         hint = "pass --plugin DIR (the directory holding the package) or set root"
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
             hint = f"{root} is the package itself: pass --plugin {root.parent}"
+        elif found := _packages(root):
+            hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
     directory = patch_directory or table.get("patch-directory") or f"{name.replace('.', '/')}/patch"
     if not (root / directory).resolve().is_relative_to(root):
@@ -105,10 +112,12 @@ def resolve_settings(
             "inside it",
         )
     if not (root / directory).is_dir():
-        raise ConfigError(
-            f"the patch directory {directory} does not exist under {root}",
-            hint="pass --patch-dir or set patch-directory in [tool.patchkeeper.runtime]",
-        )
+        hint = "pass --patch-dir or set patch-directory in [tool.patchkeeper.runtime]"
+        candidates = _patch_dirs(root, name)
+        if candidates:
+            hint = f"the package has {', '.join(candidates)}: pass --patch-dir {candidates[0]}"
+            hint += " (or set patch-directory in [tool.patchkeeper.runtime])"
+        raise ConfigError(f"the patch directory {directory} does not exist under {root}", hint=hint)
     upstream = table.get("upstream-packages") or [getattr(config, "upstream", None) or "vllm"]
     return RuntimeSettings(
         root=root,
@@ -122,3 +131,23 @@ def resolve_settings(
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
     )
+
+
+def _packages(root: Path) -> list[str]:
+    """The import packages directly under ``root`` (folders with an ``__init__.py``), sorted;
+    what ``--package`` can name (a wheel's distribution name is not always its package's:
+    vllm-musa installs ``vllm_musa_platform``)."""
+    try:
+        return sorted(d.name for d in root.iterdir() if (d / "__init__.py").is_file())
+    except OSError:
+        return []
+
+
+def _patch_dirs(root: Path, package: str) -> list[str]:
+    """Folders of the plugin package named ``patch*`` (``patches``, ``patch_v2``), relative to
+    ``root``, nearest first: where the patch directory most likely is (vllm-rbln and
+    vllm-kunlun keep theirs in ``<package>/patches``)."""
+    base = root / package.replace(".", "/")
+    found = [d for d in base.rglob("patch*") if d.is_dir() and "__pycache__" not in d.parts]
+    found.sort(key=lambda d: (len(d.relative_to(base).parts), d.as_posix()))
+    return [d.relative_to(root).as_posix() for d in found[:3]]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from patchkeeper.errors import TargetError
+from patchkeeper.runtime.file_facts import UNREADABLE
 from patchkeeper.runtime.model import Finding, Inventory
 
 #: Where the markers usually come from, for the hint.
@@ -51,6 +52,8 @@ def describe(finding: Finding, root: Path | None = None) -> str:
     marker = conflict_line(root / finding.file) if root is not None else 0
     if marker:
         return f"{finding.file}:{marker}: not valid Python (an unresolved conflict region)"
+    if finding.message.startswith(UNREADABLE):
+        return f"{finding.file}: {finding.message}"
     where = f"{finding.file}:{finding.line}" if finding.line else finding.file
     return f"{where}: not valid Python ({finding.message})"
 
@@ -66,9 +69,17 @@ def refuse_unparsed(inventory: Inventory, root: Path, command: str) -> None:
     if not found:
         return
     first = found[0]
+    more = f" (and {len(found) - 1} more file(s))" if len(found) > 1 else ""
+    if first.message.startswith(UNREADABLE):
+        raise TargetError(
+            f"{first.message}{more}: {command} cannot read this file's patches, and would act "
+            "as if it had none",
+            path=root / first.file,
+            hint="restore the file (a symbolic link must lead to a file that exists) or remove "
+            "it from the patch directory, and run the command again",
+        )
     marker = conflict_line(root / first.file)
     why = "an unresolved conflict region" if marker else first.message
-    more = f" (and {len(found) - 1} more file(s))" if len(found) > 1 else ""
     raise TargetError(
         f"not valid Python ({why}){more}: {command} cannot read this file's patches, and "
         "would act as if it had none",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from patchkeeper.errors import TargetError
 from patchkeeper.trees.transaction import Change, commit, recover
 
 JOURNAL = Path(".patchkeeper") / "journal"
@@ -24,3 +25,24 @@ def write_files(root: Path, files: dict[Path, bytes]) -> None:
     journal = root / JOURNAL
     recover(journal, root)
     commit([Change(path, data) for path, data in sorted(files.items())], journal, root=root)
+
+
+def refuse_links_out(root: Path, relatives: tuple[str, ...], command: str) -> None:
+    """Refuse to write a plugin file (``relatives``: paths relative to ``root``) that is a
+    symbolic link leading outside ``root``: the write would change a file of another tree
+    (a patch file linked from a shared checkout), which the plugin's journal does not cover.
+
+    Raises:
+        TargetError: naming the first such file, where it leads, and what to do.
+    """
+    base = root.resolve()
+    for relative in relatives:
+        resolved = (root / relative).resolve()
+        if not resolved.is_relative_to(base):
+            raise TargetError(
+                f"a symbolic link to {resolved}, outside the plugin directory {base}: "
+                f"{command} does not write through it, and nothing was written",
+                path=root / relative,
+                hint="replace the link by a copy of the file, or leave --write out and apply "
+                "the diff (--output FILE) where the link leads by hand",
+            )

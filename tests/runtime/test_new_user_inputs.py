@@ -1,0 +1,465 @@
+"""Runtime commands on odd but real plugin inputs, found by running them on published vLLM
+plugins (vllm-rbln 0.12.0, vllm-hi 0.1.0, vllm-kunlun 0.11.1, vllm-musa 0.1.1 wheels) and on
+plugins written in their shapes: symbolic links in the patch directory, a byte-order mark,
+a NUL byte, a Latin-1 file, a ``src/`` layout, report paths over the plugin's own files.
+
+Each plugin here is written by the test, in the shape of the real one; the upstream is the
+``tinyup`` fixture (1.0 and 2.0) of ``tests/runtime/fixtures``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+PYPROJECT = """[project]
+name = "plug"
+version = "0.1"
+
+[project.entry-points."tinyup.general_plugins"]
+plug = "plug.patch:apply"
+
+[tool.patchkeeper]
+upstream = "tinyup"
+
+[tool.patchkeeper.runtime]
+package = "plug"
+entry-point-groups = ["tinyup.general_plugins"]
+upstream-packages = ["tinyup"]
+"""
+
+HEADER = "# Note: n\n# Affected versions: 1.0\n# Remove at: 3.0\n"
+
+
+def _plugin(
+    base: Path,
+    files: dict[str, str | bytes],
+    pyproject: str = PYPROJECT,
+    links: dict[str, Path] | None = None,
+) -> Path:
+    """A plugin ``plug`` under ``base/plugin`` with ``files`` (relative to the plugin root)
+    and symbolic ``links`` (relative path -> where it points); its patch package imports
+    every module named ``plug/patch/p_*.py`` from ``apply()``."""
+    root = base / "plugin"
+    (root / "plug" / "patch").mkdir(parents=True)
+    (root / "plug" / "__init__.py").write_text("")
+    for relative, pointed in (links or {}).items():
+        (root / relative).symlink_to(pointed)
+    named = [*files, *(links or {})]
+    modules = sorted(Path(f).stem for f in named if f.startswith("plug/patch/p_"))
+    imports = "".join(f"    from plug.patch import {m}  # noqa: F401\n" for m in modules)
+    (root / "plug" / "patch" / "__init__.py").write_text(HEADER + "def apply():\n" + imports)
+    (root / "pyproject.toml").write_text(pyproject)
+    for relative, data in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data)
+    return root
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The two tinyup releases under ``tmp_path`` and a private cache."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for name in ("upstream-1.0", "upstream-2.0"):
+        shutil.copytree(FIXTURES / name, tmp_path / name)
+    return tmp_path
+
+
+def _versions(base: Path) -> list[str]:
+    return ["--from", str(base / "upstream-1.0"), "--to", str(base / "upstream-2.0")]
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".patchkeeper" not in p.parts
+    }
+
+
+STEP = HEADER + (
+    "import tinyup.engine as engine\n\n\ndef step(logits):\n    return None\n\n\n"
+    "engine.step = step\n"
+)
+
+
+def test_port_write_refuses_a_patch_file_linked_from_outside_the_plugin(
+    upstream: Path, cli
+) -> None:
+    # A patch file that is a symbolic link to a shared checkout: --write changed that
+    # other tree's file (its 'Affected versions:' gained 'Reviewed against 2.0.').
+    shared = upstream / "shared"
+    shared.mkdir()
+    (shared / "p_step.py").write_text(STEP)
+    root = _plugin(
+        upstream,
+        {"plug/patch/p_own.py": STEP},
+        links={"plug/patch/p_link.py": shared / "p_step.py"},
+    )
+    before, outside = _snapshot(root), (shared / "p_step.py").read_bytes()
+    run = cli("runtime", "port", *_versions(upstream), "--write", cwd=root)
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {root / 'plug/patch/p_link.py'}: a symbolic link to "
+        f"{shared.resolve() / 'p_step.py'}, outside the plugin directory {root.resolve()}: "
+        "runtime port --write does not write through it, and nothing was written",
+        "  hint: replace the link by a copy of the file, or leave --write out and apply the "
+        "diff (--output FILE) where the link leads by hand",
+    ]
+    assert _snapshot(root) == before
+    assert (shared / "p_step.py").read_bytes() == outside
+    # Without --write the diff is still shown, the link's file included.
+    shown = cli("runtime", "port", *_versions(upstream), cwd=root)
+    assert shown.code == 0
+    assert "+++ b/plug/patch/p_link.py" in shown.out
+    assert (shared / "p_step.py").read_bytes() == outside
+
+
+def test_lock_output_never_replaces_the_plugins_project_file(upstream: Path, cli) -> None:
+    # runtime lock --output pyproject.toml replaced the plugin's project file (its entry
+    # points with it: every entry then read 'never imported').
+    root = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    before = _snapshot(root)
+    run = cli(
+        "runtime",
+        "lock",
+        "--at",
+        str(upstream / "upstream-1.0"),
+        "--output",
+        "pyproject.toml",
+        cwd=root,
+    )
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.splitlines() == [
+        "patchkeeper: error: pyproject.toml: --output names an existing file that is not a "
+        "patchkeeper lock file: the lock would replace it",
+        "  hint: pass --output a new file or an earlier lock file, e.g. --output patchkeeper.lock",
+    ]
+    assert _snapshot(root) == before
+    # A new file, then that lock again, are written.
+    first = cli(
+        "runtime",
+        "lock",
+        "--at",
+        str(upstream / "upstream-1.0"),
+        "--output",
+        "guard.lock",
+        cwd=root,
+    )
+    assert first.code == 0
+    again = cli(
+        "runtime",
+        "lock",
+        "--at",
+        str(upstream / "upstream-2.0"),
+        "--output",
+        "guard.lock",
+        cwd=root,
+    )
+    assert again.code == 0
+    assert '"version": "2.0"' in (root / "guard.lock").read_text()
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "setup.cfg", "requirements.txt"])
+def test_runtime_markdown_never_replaces_a_project_file(upstream: Path, cli, name: str) -> None:
+    # runtime audit --markdown pyproject.toml replaced the plugin's project file with the
+    # report (only a .py file was refused).
+    project, config = PYPROJECT.split("[tool.patchkeeper]\n")
+    files = {
+        "plug/patch/p_step.py": STEP,
+        "patchkeeper.toml": config.replace("tool.patchkeeper.", ""),
+    }
+    if name != "pyproject.toml":
+        files[name] = "[metadata]\n"
+    root = _plugin(upstream, files, pyproject=project)
+    before = _snapshot(root)
+    for command in (["runtime", "inventory"], ["runtime", "audit", *_versions(upstream)]):
+        run = cli(*command, "--markdown", name, cwd=root)
+        assert run.code == 2
+        assert run.out == ""
+        assert run.err.splitlines() == [
+            f"patchkeeper: error: {name}: --markdown names a project, configuration or patch "
+            "file, not a report: the report would replace it",
+            "  hint: pass --markdown a file of its own, e.g. --markdown audit.md",
+        ]
+    assert _snapshot(root) == before
+
+
+def test_a_dangling_link_in_the_patch_directory_is_named_not_a_traceback(
+    upstream: Path, cli
+) -> None:
+    # A patch file that is a symbolic link to a missing file: inventory, audit, lock and
+    # port stopped with an internal error (FileNotFoundError, exit 3).
+    root = _plugin(
+        upstream, {"plug/patch/p_step.py": STEP}, links={"plug/patch/p_gone.py": upstream / "no"}
+    )
+    before = _snapshot(root)
+    inventory = cli("runtime", "inventory", cwd=root)
+    assert inventory.code == 1
+    assert (
+        "  plug/patch/p_gone.py: syntax: the file cannot be read: No such file or directory"
+        in inventory.out.splitlines()
+    )
+    audit = cli("runtime", "audit", *_versions(upstream), cwd=root)
+    assert audit.code == 1
+    assert audit.out.splitlines()[-6:-4] == [
+        "not audited (1 file(s); their entries are unknown):",
+        "  plug/patch/p_gone.py: the file cannot be read: No such file or directory",
+    ]
+    for command in (
+        ["lock", "--at", str(upstream / "upstream-2.0")],
+        ["port", *_versions(upstream), "--write"],
+    ):
+        run = cli("runtime", *command, cwd=root)
+        assert run.code == 2
+        assert run.err.splitlines() == [
+            f"patchkeeper: error: {root / 'plug/patch/p_gone.py'}: the file cannot be read: No "
+            f"such file or directory: runtime {command[0]} cannot read this file's patches, and "
+            "would act as if it had none",
+            "  hint: restore the file (a symbolic link must lead to a file that exists) or "
+            "remove it from the patch directory, and run the command again",
+        ]
+    assert _snapshot(root) == before
+
+
+def test_a_nul_byte_is_a_syntax_finding_at_its_line(upstream: Path, cli) -> None:
+    # Python names no line for a NUL byte: the finding read 'source code string cannot
+    # contain null bytes (line None)', at no line.
+    text = STEP.encode() + b"VALUE = 1\x00\n"
+    root = _plugin(upstream, {"plug/patch/p_step.py": text})
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    assert run.code == 1
+    import json
+
+    findings = json.loads(run.out)["findings"]
+    assert [f for f in findings if f["kind"] == "syntax"] == [
+        {
+            "kind": "syntax",
+            "message": "source code string cannot contain null bytes",
+            "file": "plug/patch/p_step.py",
+            "line": 12,
+        }
+    ]
+
+
+def test_port_names_a_latin1_patch_file_instead_of_a_traceback(upstream: Path, cli) -> None:
+    # A patch file in Latin-1 with its PEP 263 'coding:' line (valid Python): runtime port
+    # stopped with an internal error (UnicodeEncodeError, exit 3).
+    latin = (
+        b"# -*- coding: latin-1 -*-\n# Note: caf\xe9\n# Affected versions: 1.0\n# Remove at: 3.0\n"
+        b"import tinyup.engine as engine\n\n\ndef step(logits):\n    return None\n\n\n"
+        b"engine.step = step\n"
+    )
+    root = _plugin(upstream, {"plug/patch/p_latin.py": latin})
+    before = _snapshot(root)
+    run = cli("runtime", "port", *_versions(upstream), "--write", cwd=root)
+    assert run.code == 2
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {root / 'plug/patch/p_latin.py'}:2: not UTF-8 (byte 0xe9): "
+        "runtime port reads and writes patch files as UTF-8, and nothing was written",
+        "  hint: convert the file to UTF-8 (e.g. iconv -f latin-1 -t utf-8, and drop its "
+        "'coding:' line), then run the command again",
+    ]
+    assert _snapshot(root) == before
+    # The read-only commands read it as Python does.
+    inventory = cli("runtime", "inventory", cwd=root)
+    assert "plug/patch/p_latin.py:12  assignment  tinyup.engine.step" in inventory.out
+
+
+REGISTRY = """from importlib import import_module
+
+_DESCRIPTORS = []
+
+
+def register_patch(*, target, reason, priority=50):
+    def _decorator(replacement):
+        _DESCRIPTORS.append((target, replacement, priority))
+        return replacement
+
+    return _decorator
+
+
+def apply_registered_patches():
+    for target, replacement, _priority in sorted(_DESCRIPTORS, key=lambda d: d[2]):
+        module, _, attr = target.rpartition(".")
+        setattr(import_module(module), attr, replacement)
+"""
+
+RBLN_SHAPED = (
+    HEADER
+    + """from plug.patch.registry import register_patch
+
+
+@register_patch(
+    target="tinyup.scheduler.Scheduler.schedule",
+    reason="cap the budget at the device's batch size",
+)
+def patched_schedule(self, budget):
+    return min(budget, 8)
+
+
+def _sample(logits):
+    return logits[0]
+
+
+register_patch(target="tinyup.sampler.sample", reason="greedy on the device")(_sample)
+"""
+)
+
+
+def test_a_register_patch_decorator_naming_its_whole_target_is_read(upstream: Path, cli) -> None:
+    # vllm-rbln 0.12.0 patches vLLM through '@register_patch(target="vllm.x.Class.attr",
+    # reason=...)' (42 of them): the inventory listed none of them, and a configured
+    # 'decorators = [...register_patch]' only gave "the patch decorator's module is not a
+    # constant string" for each.
+    files = {"plug/patch/registry.py": HEADER + REGISTRY, "plug/patch/p_rbln.py": RBLN_SHAPED}
+    root = _plugin(upstream, files)
+    run = cli("runtime", "inventory", cwd=root)
+    assert run.code == 0
+    assert run.out.splitlines()[2:7] == [
+        "plug/patch/p_rbln.py:7  decorator   tinyup.scheduler.Scheduler.schedule  <- "
+        "plug.patch.p_rbln:patched_schedule",
+        "    active",
+        "plug/patch/p_rbln.py:19  decorator   tinyup.sampler.sample  <- plug.patch.p_rbln:_sample",
+        "    active",
+        "mechanism: decorator 2",
+    ]
+    audit = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    import json
+
+    entries = json.loads(audit.out)["entries"]
+    # Resolved in both releases as any other target: module and qualified name found.
+    assert [(e["entry"]["target"], e["old"]["module"], e["new"]["qualname"]) for e in entries] == [
+        ("tinyup.scheduler.Scheduler.schedule", "tinyup.scheduler", "Scheduler.schedule"),
+        ("tinyup.sampler.sample", "tinyup.sampler", "sample"),
+    ]
+
+
+def test_a_header_after_a_byte_order_mark_is_read(upstream: Path, cli) -> None:
+    # A patch file saved with a UTF-8 byte-order mark (valid Python): its first header line
+    # was not read, 'header-missing: no 'Note:' in the header'.
+    root = _plugin(upstream, {"plug/patch/p_step.py": b"\xef\xbb\xbf" + STEP.encode()})
+    run = cli("runtime", "inventory", cwd=root)
+    assert run.code == 0
+    assert run.out.splitlines()[2:5] == [
+        "plug/patch/p_step.py:11  assignment  tinyup.engine.step  <- plug.patch.p_step:step",
+        "    active",
+        "mechanism: assignment 1",
+    ]
+
+
+def test_a_src_layout_plugin_keeps_its_entry_points(upstream: Path, cli) -> None:
+    # A plugin in a src/ layout (the package under src/, pyproject.toml beside src/):
+    # '--plugin DIR' said the package is not under DIR, and '--plugin DIR/src' lost the
+    # entry points of DIR/pyproject.toml, so every entry read 'never imported'.
+    flat = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    (flat / "src").mkdir()
+    (flat / "plug").rename(flat / "src" / "plug")
+    expected = [
+        f"plugin plug ({flat / 'src'}), patch directory plug/patch: 2 files, 1 entries",
+        "entry point tinyup.general_plugins:plug = plug.patch:apply (../pyproject.toml)",
+        "plug/patch/p_step.py:11  assignment  tinyup.engine.step  <- plug.patch.p_step:step",
+        "    active",
+    ]
+    for plugin in (flat, flat / "src"):
+        run = cli("runtime", "inventory", "--plugin", str(plugin), cwd=flat)
+        assert run.code == 0
+        assert run.out.splitlines()[:4] == expected
+
+
+GONE_MODULE = (
+    HEADER
+    + """
+
+def patch_kernels():
+    import tinyup.kernels as kernels_module
+
+    kernels_module.fused = lambda x: x
+
+
+def apply_all():
+    patch_kernels()
+"""
+)
+
+
+def test_an_imported_module_the_new_release_lost_is_a_finding(upstream: Path, cli) -> None:
+    # vllm-hi 0.1.0 runs 'import vllm.entrypoints.openai.cli_args as cli_args_module' in a
+    # patch function; vLLM 0.29.0 moved that module away. 'from m import name' and attribute
+    # chains were checked, a plain 'import m' was not: no finding, the patch failed at run time.
+    root = _plugin(upstream, {"plug/patch/p_gone.py": GONE_MODULE})
+    run = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    import json
+
+    findings = json.loads(run.out)["findings"]
+    assert findings == [
+        {
+            "kind": "breaks-when-called",
+            "file": "plug/patch/p_gone.py",
+            "line": 7,
+            "name": "tinyup.kernels",
+            "message": "tinyup.kernels is gone from the new upstream: the plugin breaks when the "
+            "code using it runs",
+        }
+    ]
+
+
+def test_the_guard_says_where_a_relative_lock_path_was_looked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The guard's documented call, check("vllm_metax/patch/patchkeeper.lock"), reads the
+    # path from the current directory: in a vLLM server started anywhere else the shipped
+    # lock was 'cannot read ... No such file or directory', with 'ship the lock file' as
+    # the only advice, though it was shipped.
+    from patchkeeper.guard import GuardError, GuardWarning, check
+
+    monkeypatch.chdir(tmp_path)
+    expected = (
+        "plug/patch/patchkeeper.lock: cannot read the lock file: No such file or directory (a "
+        f"relative path, read from the current directory {tmp_path}: pass the path built from "
+        "the plugin module's __file__); nothing was compared with the audited release: run "
+        "patchkeeper runtime lock --at UPSTREAM==VERSION in the plugin's source tree and ship "
+        "the lock file with the plugin (as package data)"
+    )
+    with pytest.warns(GuardWarning) as caught:
+        check("plug/patch/patchkeeper.lock")
+    assert [str(w.message) for w in caught] == [expected]
+    with pytest.raises(GuardError) as raised:
+        check("plug/patch/patchkeeper.lock", strict=True)
+    assert str(raised.value) == expected
+
+
+def test_the_errors_of_a_first_run_name_the_package_and_patch_directory_to_pass(
+    upstream: Path, cli
+) -> None:
+    # A new user's first runs on published plugins: the vllm-musa wheel installs the package
+    # vllm_musa_platform, and vllm-rbln keeps its patches in vllm_rbln/patches; each error
+    # only said to pass --plugin / --patch-dir.
+    root = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    (root / "plug" / "patch").rename(root / "plug" / "patches")
+    (root / "plug" / "patches" / "patch_v2").mkdir()
+    run = cli("runtime", "inventory", "--plugin", str(root), "--package", "plugin", cwd=root)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the plugin package plugin is not under {root}\n"
+        "  hint: the packages there: plug; pass --package NAME, one of them\n",
+    )
+    run = cli("runtime", "inventory", cwd=root)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the patch directory plug/patch does not exist under {root}\n"
+        "  hint: the package has plug/patches, plug/patches/patch_v2: pass --patch-dir "
+        "plug/patches (or set patch-directory in [tool.patchkeeper.runtime])\n",
+    )
+    run = cli("runtime", "inventory", "--patch-dir", "plug/patches", cwd=root)
+    assert run.code == 0
