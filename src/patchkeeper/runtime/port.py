@@ -49,6 +49,7 @@ from typing import Any
 from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime import audit as runtime_audit
 from patchkeeper.runtime.audit import AuditedEntry, RuntimeAudit
+from patchkeeper.runtime.bases import derives_from
 from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, codes
 from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_label, release_version
@@ -369,7 +370,7 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         )
         done = _replace(base, action=MERGED, detail=detail)
     elif gated := edits.gates_within(copied):
-        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, edits)
+        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, edits, tree)
         if done is None:
             # The copy holds its own branch for the new release, adapted from upstream
             # code newer than the old release: merged from the old release, it conflicts
@@ -390,18 +391,18 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         )
         done = _replace(base, action=MERGED, detail=detail)
     else:
-        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
+        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, (edits, tree))
     edits.merges[key] = done
     return done
 
 
-def _merge_adapted(entry, base, codes_, mine, written, labels, edits) -> PortedEntry | None:
+def _merge_adapted(entry, base, codes_, mine, written, labels, edits, tree) -> PortedEntry | None:
     """Merge a copy that holds a version gate the new release decides (its gates cut):
     only when every piece merges clean and repeats no logical line
     (:func:`~patchkeeper.runtime.layoutmerge.repeats`: the copy already had that part of
     the change); ``None`` otherwise, nothing queued."""
     old_code, new_code = codes_
-    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+    pieces = _subclass_pieces(entry, old_code, new_code, mine, tree)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
     if not pieces:
@@ -426,9 +427,11 @@ def _merge_adapted(entry, base, codes_, mine, written, labels, edits) -> PortedE
     return _replace(base, action=MERGED, detail=detail)
 
 
-def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits) -> PortedEntry:
-    """Merge the copy ``mine`` (or the methods of it that a subclass overrides)."""
-    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where) -> PortedEntry:
+    """Merge the copy ``mine`` (or the methods of it that a subclass overrides); ``where``
+    is ``(edits, plugin tree)``."""
+    edits, tree = where
+    pieces = _subclass_pieces(entry, old_code, new_code, mine, tree)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
     extending = _extending(old_code, new_code, mine)
@@ -576,16 +579,18 @@ def _extending(old: Code, new: Code, mine: Code) -> dict[str, bool]:
     return found
 
 
-def _subclass_pieces(entry, old: Code, new: Code, mine: Code):
-    """For a plugin class deriving from the upstream class it replaces, the methods it
-    overrides whose upstream definition changed, as ``(old method, new method, first line,
-    last line in the plugin file)``; ``None`` when the replacement is not such a subclass
-    (the whole definition is merged)."""
+def _subclass_pieces(entry, old: Code, new: Code, mine: Code, tree):
+    """For a plugin class deriving from the upstream class it replaces (directly or
+    through the plugin's own classes: :func:`~patchkeeper.runtime.bases.derives_from`),
+    the methods it overrides whose upstream definition changed, as ``(old method, new
+    method, first line, last line in the plugin file)``; ``None`` when the replacement is
+    not such a subclass (the whole definition is merged)."""
     ours, before, after = mine.node(), old.node(), new.node()
     if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
         return None
     name = entry.target.rsplit(".", 1)[-1]
-    if name not in {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}:
+    module = (entry.replacement or "").partition(":")[0]
+    if not derives_from(tree, module, ours, name):
         return None
     methods = (ast.FunctionDef, ast.AsyncFunctionDef)
     old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
