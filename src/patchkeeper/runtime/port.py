@@ -23,7 +23,8 @@ upstream release to ``NEW``, per entry:
 - a version gate whose live branch changes (true at the old release and false at the new
   one, or the reverse): cut in every file port reads, whatever the entries' decisions
   (:mod:`patchkeeper.runtime.gatecut`: the dead branch deleted, the live one kept and
-  dedented, the gate helper's import dropped when unused); a gate it cannot cut (written on
+  dedented, the statements after a kept block that returns or raises deleted as
+  unreachable, the gate helper's import dropped when unused); a gate it cannot cut (written on
   one line) is listed with its edit, left by hand;
 - each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``; a
   file whose header already says so was ported before: its copies are not merged again
@@ -656,12 +657,21 @@ def _gates(result: RuntimeAudit, edits: _Edits, new: str) -> list[PortedEntry]:
 
 
 def _cut_detail(found: Cut, new: str) -> str:
-    """The sentence of a cut gate: which branch died at ``new`` and what port kept."""
+    """The sentence of a cut gate: which branch died at ``new`` and what port kept (and the
+    lines after it deleted as unreachable, :attr:`~patchkeeper.runtime.gatecut.Cut.unreachable`)."""
     test = f"`{found.test}`"
+    rest = ""
+    if found.unreachable:
+        rest = (
+            f"; it ends in return or raise: the {found.unreachable} line(s) after it in its "
+            "block, unreachable, deleted"
+        )
     if found.kept == "if":
-        return f"the `else` branch of {test} is dead at {new}: cut the test, kept the `if` block"
+        return (
+            f"the `else` branch of {test} is dead at {new}: cut the test, kept the `if` block{rest}"
+        )
     if found.kept == "else":
-        return f"the `if` branch of {test} is dead at {new}: cut it, kept the `else` block"
+        return f"the `if` branch of {test} is dead at {new}: cut it, kept the `else` block{rest}"
     if found.kept == "nothing":
         return f"the `if` branch of {test} is dead at {new}: cut it (no `else` block)"
     if found.kept.startswith("test: "):
