@@ -56,7 +56,7 @@ from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.layoutmerge import has_change, kept_share, repeats, settle
-from patchkeeper.runtime.renames import rename, renamed_parameters
+from patchkeeper.runtime.renames import qualified_names, qualify, rename, renamed_parameters
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
@@ -165,15 +165,20 @@ def _named(text: str, ours_first: str) -> str:
 def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
     """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
     their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
-    text in the copy's indentation, number of conflicts left)``: a parameter upstream
+    text in the copy's indentation, number of conflicts left)``: upstream's free names the
+    copy writes behind their module are written so in both upstream sides
+    (:func:`~patchkeeper.runtime.renames.qualified_names`), a parameter upstream
     renamed is renamed in the base and the copy first
     (:func:`~patchkeeper.runtime.renames.renamed_parameters`), and the conflict regions that
     differ only in layout are settled (:func:`~patchkeeper.runtime.layoutmerge.settle`)."""
     first = next((x for x in mine_lines if x.strip()), "")
     indent = first[: len(first) - len(first.lstrip())]
-    base = _named(_reindent(without_decorators(old), indent), first)
-    theirs = _named(_reindent(without_decorators(new), indent), first)
     ours = "".join(mine_lines)
+    # Upstream's module-level names the copy reaches through their module (it lives in
+    # another module): written so in both upstream sides, so only upstream's change merges.
+    qualified = qualified_names(without_decorators(old), ours)
+    base = _named(_reindent(qualify(without_decorators(old), qualified), indent), first)
+    theirs = _named(_reindent(qualify(without_decorators(new), qualified), indent), first)
     # A parameter upstream renamed: renamed in the base and the copy first, so the merge
     # carries the copy's own edits of the lines naming it over with the new name.
     renames = renamed_parameters(base, theirs, ours)
