@@ -10,7 +10,7 @@ from __future__ import annotations
 from patchkeeper.port.merge import merge_file
 from patchkeeper.runtime.drift import Code
 from patchkeeper.runtime.port import Labels, merge_copy
-from patchkeeper.runtime.renames import qualified_names, qualify
+from patchkeeper.runtime.renames import module_aliases, qualified_names, qualify
 
 OLD = """def preprocess(batch, requests, copy_bufs):
     for i, req_id in enumerate(batch.req_ids):
@@ -64,6 +64,9 @@ MINE = """def preprocess(batch, requests, copy_bufs):
     utils.do_copy_block(copy_bufs)
 """
 
+#: The name the copy's file binds to upstream's module (``from vup.worker import utils``).
+UTILS = frozenset({"utils"})
+
 MERGED = """def preprocess(batch, requests, copy_bufs, fused=None):
     for i, req_id in enumerate(batch.req_ids):
         state = requests[req_id]
@@ -86,20 +89,25 @@ MERGED = """def preprocess(batch, requests, copy_bufs, fused=None):
 
 
 def test_the_copy_s_qualified_names_are_found() -> None:
-    assert qualified_names(OLD, MINE) == {
+    assert qualified_names(OLD, MINE, UTILS) == {
         "collect_copy_meta": "utils.collect_copy_meta",
         "do_copy_block": "utils.do_copy_block",
     }
     # A name the copy also uses bare, or behind two different modules, is left as it is;
     # so is a name the definition binds (a parameter).
-    assert qualified_names(OLD, MINE + "    do_copy_block(None)\n") == {
+    assert qualified_names(OLD, MINE + "    do_copy_block(None)\n", UTILS) == {
         "collect_copy_meta": "utils.collect_copy_meta"
     }
-    assert qualified_names(OLD, MINE + "    other.do_copy_block(None)\n") == {
+    assert qualified_names(OLD, MINE + "    other.do_copy_block(None)\n", UTILS) == {
         "collect_copy_meta": "utils.collect_copy_meta"
     }
     bound = "def f(helper):\n    return helper(1)\n"
-    assert qualified_names(bound, "def f(helper):\n    return u.helper(1)\n") == {}
+    assert qualified_names(bound, "def f(helper):\n    return u.helper(1)\n", UTILS) == {}
+    # A module the copy's file does not bind to upstream's module (``np.max`` for ``max``
+    # is another function): no spelling of upstream's name, left as it is.
+    assert qualified_names(OLD, MINE, frozenset({"np"})) == {}
+    source = "import vup\nfrom vup.worker import utils\nimport vup.worker.utils as wu\n"
+    assert module_aliases(source, "vup.worker.utils") == frozenset({"utils", "wu"})
     indented = "    def f(self):\n        return helper(helper=1)\n"
     assert qualify(indented, {"helper": "u.helper"}) == (
         "    def f(self):\n        return u.helper(helper=1)\n"
@@ -113,6 +121,7 @@ def test_upstream_s_change_merges_into_the_copy_in_its_spelling() -> None:
         Code("up.py", 1, tuple(NEW.splitlines(True))),
         MINE.splitlines(True),
         labels,
+        UTILS,
     )
     assert (merged, conflicts) == (MERGED, 0)
 

@@ -56,7 +56,13 @@ from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.layoutmerge import has_change, kept_share, repeats, settle
-from patchkeeper.runtime.renames import qualified_names, qualify, rename, renamed_parameters
+from patchkeeper.runtime.renames import (
+    module_aliases,
+    qualified_names,
+    qualify,
+    rename,
+    renamed_parameters,
+)
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
@@ -162,11 +168,18 @@ def _named(text: str, ours_first: str) -> str:
     return _HEADER.sub(lambda m: m.group(1) + mine.group(2), text, count=1)
 
 
-def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
+def merge_copy(
+    old: Code,
+    new: Code,
+    mine_lines: list[str],
+    labels: Labels,
+    modules: frozenset[str] = frozenset(),
+) -> tuple[str, int]:
     """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
     their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
     text in the copy's indentation, number of conflicts left)``: upstream's free names the
-    copy writes behind their module are written so in both upstream sides
+    copy writes behind their module (one of ``modules``: the names the copy's file binds to
+    upstream's module of the definition) are written so in both upstream sides
     (:func:`~patchkeeper.runtime.renames.qualified_names`), a parameter upstream
     renamed is renamed in the base and the copy first
     (:func:`~patchkeeper.runtime.renames.renamed_parameters`), and the conflict regions that
@@ -176,7 +189,7 @@ def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> t
     ours = "".join(mine_lines)
     # Upstream's module-level names the copy reaches through their module (it lives in
     # another module): written so in both upstream sides, so only upstream's change merges.
-    qualified = qualified_names(without_decorators(old), ours)
+    qualified = qualified_names(without_decorators(old), ours, modules)
     base = _named(_reindent(qualify(without_decorators(old), qualified), indent), first)
     theirs = _named(_reindent(qualify(without_decorators(new), qualified), indent), first)
     # A parameter upstream renamed: renamed in the base and the copy first, so the merge
@@ -353,6 +366,7 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         reason = "a version gate cut left no single copy of this name: merge it by hand"
         return _replace(base, detail=reason)
     key = (mine.name, mine.start, old_code.text, new_code.text)
+    modules = module_aliases("".join(edits.original(mine.name)), item.old.module)
     if key in edits.merges:
         # Two targets bound to one copy, with the same upstream change: merged once.
         first = edits.merges[key]
@@ -376,7 +390,8 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         )
         done = _replace(base, action=MERGED, detail=detail)
     elif gated := edits.gates_within(copied):
-        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, edits, tree)
+        where = (edits, tree, modules)
+        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, where)
         if done is None:
             # The copy holds its own branch for the new release, adapted from upstream
             # code newer than the old release: merged from the old release, it conflicts
@@ -397,16 +412,19 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         )
         done = _replace(base, action=MERGED, detail=detail)
     else:
-        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, (edits, tree))
+        where = (edits, tree, modules)
+        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where)
     edits.merges[key] = done
     return done
 
 
-def _merge_adapted(entry, base, codes_, mine, written, labels, edits, tree) -> PortedEntry | None:
+def _merge_adapted(entry, base, codes_, mine, written, labels, where) -> PortedEntry | None:
     """Merge a copy that holds a version gate the new release decides (its gates cut):
     only when every piece merges clean and repeats no logical line
     (:func:`~patchkeeper.runtime.layoutmerge.repeats`: the copy already had that part of
-    the change); ``None`` otherwise, nothing queued."""
+    the change); ``None`` otherwise, nothing queued. ``where``: ``(edits, plugin tree, the
+    file's names of upstream's module)``."""
+    edits, tree, modules = where
     old_code, new_code = codes_
     pieces = _subclass_pieces(entry, old_code, new_code, mine, tree)
     if pieces is None:
@@ -416,7 +434,7 @@ def _merge_adapted(entry, base, codes_, mine, written, labels, edits, tree) -> P
     done = []
     for old_piece, new_piece, start, end in pieces:
         lines = edits.original(mine.name)[start - 1 : end]
-        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        merged, found = merge_copy(old_piece, new_piece, lines, labels, modules)
         if found or repeats(merged.splitlines(True), lines, list(new_piece.lines)):
             return None
         if merged != "".join(lines):
@@ -435,8 +453,8 @@ def _merge_adapted(entry, base, codes_, mine, written, labels, edits, tree) -> P
 
 def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where) -> PortedEntry:
     """Merge the copy ``mine`` (or the methods of it that a subclass overrides); ``where``
-    is ``(edits, plugin tree)``."""
-    edits, tree = where
+    is ``(edits, plugin tree, the file's names of upstream's module)``."""
+    edits, tree, modules = where
     pieces = _subclass_pieces(entry, old_code, new_code, mine, tree)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
@@ -463,7 +481,7 @@ def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where)
         if has_change(list(old_piece.lines), list(new_piece.lines), lines):
             had += 1
             continue
-        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        merged, found = merge_copy(old_piece, new_piece, lines, labels, modules)
         if merged == "".join(lines):
             had += 1
             continue  # the merge gives the copy back: it already has this change

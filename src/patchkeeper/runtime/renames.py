@@ -155,18 +155,20 @@ def _bound(node: ast.AST) -> set[str]:
     return out
 
 
-def qualified_names(old: str, mine: str) -> dict[str, str]:
+def qualified_names(old: str, mine: str, modules: frozenset[str]) -> dict[str, str]:
     """The free names of the old upstream definition ``old`` that the copy ``mine`` (two
     definitions' source) writes only behind one module name (name -> ``module.name``): the
     copy never uses the name bare and always as ``module.name`` with the same ``module``,
-    and neither definition binds it. Empty when either does not parse.
+    one of ``modules`` (the names the copy's file binds to upstream's module of the
+    definition: ``np.max`` for ``max`` is another function, not a spelling), and neither
+    definition binds it. Empty when either does not parse.
 
     >>> qualified_names("def f(x):\\n    return helper(x)\\n",
-    ...                 "def f(x):\\n    return utils.helper(x) + 1\\n")
+    ...                 "def f(x):\\n    return utils.helper(x) + 1\\n", frozenset({"utils"}))
     {'helper': 'utils.helper'}
     """
     before, copy = _parse(old), _parse(mine)
-    if before is None or copy is None:
+    if before is None or copy is None or not modules:
         return {}
     bound = _bound(before) | _bound(copy)
     free = {
@@ -177,14 +179,39 @@ def qualified_names(old: str, mine: str) -> dict[str, str]:
     for found in ast.walk(copy):
         if isinstance(found, ast.Attribute) and isinstance(found.value, ast.Name):
             behind.setdefault(found.attr, set()).add(found.value.id)
-    out = {}
+    out, allowed = {}, modules
     for name in sorted(free - bound - bare):
         modules = behind.get(name, set())
         if len(modules) == 1:
             (module,) = modules
-            if module not in bound:
+            if module not in bound and module in allowed:
                 out[name] = f"{module}.{name}"
     return out
+
+
+def module_aliases(source: str, module: str) -> frozenset[str]:
+    """The names a module's ``source`` binds to the module ``module`` at its top level
+    (``from a.b import c`` or ``import a.b.c as c`` for ``a.b.c``); empty when it does not
+    parse.
+
+    >>> sorted(module_aliases("from a.b import c\\nimport a.b.c as d\\n", "a.b.c"))
+    ['c', 'd']
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" == module:
+                    found.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == module and alias.asname:
+                    found.add(alias.asname)
+    return frozenset(found)
 
 
 def qualify(text: str, names: dict[str, str]) -> str:
@@ -216,4 +243,4 @@ def qualify(text: str, names: dict[str, str]) -> str:
     return "".join(lines)
 
 
-__all__ = ["qualified_names", "qualify", "rename", "renamed_parameters"]
+__all__ = ["module_aliases", "qualified_names", "qualify", "rename", "renamed_parameters"]
