@@ -106,6 +106,15 @@ def test_the_copy_s_qualified_names_are_found() -> None:
     # A module the copy's file does not bind to upstream's module (``np.max`` for ``max``
     # is another function): no spelling of upstream's name, left as it is.
     assert qualified_names(OLD, MINE, frozenset({"np"})) == {}
+    # A name the new upstream definition binds itself (a local now) is no module name there.
+    rebinding = NEW.replace("    do_copy_block(copy_bufs)", "    do_copy_block = None")
+    assert qualified_names(OLD, MINE, UTILS, rebinding) == {
+        "collect_copy_meta": "utils.collect_copy_meta"
+    }
+    assert qualified_names(OLD, MINE, UTILS, NEW) == {
+        "collect_copy_meta": "utils.collect_copy_meta",
+        "do_copy_block": "utils.do_copy_block",
+    }
     source = "import vup\nfrom vup.worker import utils\nimport vup.worker.utils as wu\n"
     assert module_aliases(source, "vup.worker.utils") == frozenset({"utils", "wu"})
     indented = "    def f(self):\n        return helper(helper=1)\n"

@@ -189,7 +189,7 @@ def merge_copy(
     ours = "".join(mine_lines)
     # Upstream's module-level names the copy reaches through their module (it lives in
     # another module): written so in both upstream sides, so only upstream's change merges.
-    qualified = qualified_names(without_decorators(old), ours, modules)
+    qualified = qualified_names(without_decorators(old), ours, modules, without_decorators(new))
     base = _named(_reindent(qualify(without_decorators(old), qualified), indent), first)
     theirs = _named(_reindent(qualify(without_decorators(new), qualified), indent), first)
     # A parameter upstream renamed: renamed in the base and the copy first, so the merge

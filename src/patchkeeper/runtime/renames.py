@@ -155,13 +155,14 @@ def _bound(node: ast.AST) -> set[str]:
     return out
 
 
-def qualified_names(old: str, mine: str, modules: frozenset[str]) -> dict[str, str]:
+def qualified_names(old: str, mine: str, modules: frozenset[str], new: str = "") -> dict[str, str]:
     """The free names of the old upstream definition ``old`` that the copy ``mine`` (two
     definitions' source) writes only behind one module name (name -> ``module.name``): the
     copy never uses the name bare and always as ``module.name`` with the same ``module``,
     one of ``modules`` (the names the copy's file binds to upstream's module of the
-    definition: ``np.max`` for ``max`` is another function, not a spelling), and neither
-    definition binds it. Empty when either does not parse.
+    definition: ``np.max`` for ``max`` is another function, not a spelling), and no
+    definition binds it (nor the new upstream one, ``new``, when given: a local of that
+    name there is no module-level name). Empty when ``old`` or ``mine`` does not parse.
 
     >>> qualified_names("def f(x):\\n    return helper(x)\\n",
     ...                 "def f(x):\\n    return utils.helper(x) + 1\\n", frozenset({"utils"}))
@@ -171,6 +172,11 @@ def qualified_names(old: str, mine: str, modules: frozenset[str]) -> dict[str, s
     if before is None or copy is None or not modules:
         return {}
     bound = _bound(before) | _bound(copy)
+    after = _parse(new) if new else None
+    if new and after is None:
+        return {}
+    if after is not None:
+        bound |= _bound(after)
     free = {
         n.id for n in ast.walk(before) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     }
