@@ -218,3 +218,23 @@ def test_a_kept_raise_in_a_function_ends_its_block_too() -> None:
     text, cuts = cut_gates(source, "0.25.1", "0.26.0")
     assert text == "def load(path):\n    raise RuntimeError(path)\n"
     assert cuts == (Cut(2, 'vllm_version_is("0.26.0")', "if", 2),)
+
+
+def test_a_kept_else_that_returns_ends_its_block_and_a_trailing_if_deletes_nothing() -> None:
+    source = (
+        "def pick(xs):\n"
+        "    for x in xs:\n"
+        '        if vllm_version_is("0.25.1"):\n'
+        "            x = x + 1\n"
+        "        else:\n"
+        "            return x\n"
+        "        log(x)\n"
+        '    if not vllm_version_is("0.25.1"):\n'
+        "        return None\n"
+    )
+    text, cuts = cut_gates(source, "0.25.1", "0.26.0")
+    assert text == "def pick(xs):\n    for x in xs:\n        return x\n    return None\n"
+    assert cuts == (
+        Cut(3, 'vllm_version_is("0.25.1")', "else", 1),
+        Cut(8, 'not vllm_version_is("0.25.1")', "if"),
+    )
