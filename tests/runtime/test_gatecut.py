@@ -151,3 +151,90 @@ def test_a_gate_inside_and_or_reduces_the_test_to_its_other_operands() -> None:
         Cut(6, 'use_hybrid_layout or vllm_version_is("0.28.0")', "test: use_hybrid_layout"),
         Cut(7, 'not (vllm_version_is("0.28.0") or is_dsv4_model)', "test: not is_dsv4_model"),
     )
+
+
+EARLY_RETURN = """class NpuManager(Manager):
+    def find_hit(self, hashes, max_length, drop_last=False):
+        if not vllm_version_is("0.25.1"):
+            # the new release finds the hit itself
+            return super().find_hit(hashes, max_length, drop_last=drop_last)
+
+        blocks = []
+        for i in range(max_length - 1, -1, -1):
+            if vllm_version_is("0.25.1"):
+                blocks.append(hashes[i])
+            else:
+                blocks.append(None)
+        return blocks
+
+    def allocate(self, n):
+        if vllm_version_is("0.25.1"):
+            raise NotImplementedError(n)
+        else:
+            n = n + 1
+        return n
+
+
+if not vllm_version_is("0.25.1"):
+    raise ImportError("the module is for 0.25.1 only")
+READY = True
+"""
+
+EARLY_RETURN_CUT = """class NpuManager(Manager):
+    def find_hit(self, hashes, max_length, drop_last=False):
+        # the new release finds the hit itself
+        return super().find_hit(hashes, max_length, drop_last=drop_last)
+
+    def allocate(self, n):
+        n = n + 1
+        return n
+
+
+raise ImportError("the module is for 0.25.1 only")
+READY = True
+"""
+
+
+def test_the_statements_after_a_kept_return_are_deleted_as_unreachable() -> None:
+    text, cuts = cut_gates(EARLY_RETURN, "0.25.1", "0.26.0")
+    assert text == EARLY_RETURN_CUT
+    # The gate inside the deleted statements is gone with them (no cut reported there);
+    # at module level the statements after a kept raise stay (a module is not cut short).
+    assert cuts == (
+        Cut(3, 'not vllm_version_is("0.25.1")', "if", 8),
+        Cut(16, 'vllm_version_is("0.25.1")', "else"),
+        Cut(23, 'not vllm_version_is("0.25.1")', "if"),
+    )
+
+
+def test_a_kept_raise_in_a_function_ends_its_block_too() -> None:
+    source = (
+        "def load(path):\n"
+        '    if vllm_version_is("0.26.0"):\n'
+        "        raise RuntimeError(path)\n"
+        "    data = read(path)\n"
+        "    return data\n"
+    )
+    text, cuts = cut_gates(source, "0.25.1", "0.26.0")
+    assert text == "def load(path):\n    raise RuntimeError(path)\n"
+    assert cuts == (Cut(2, 'vllm_version_is("0.26.0")', "if", 2),)
+
+
+def test_a_kept_else_that_returns_ends_its_block_and_a_trailing_if_deletes_nothing() -> None:
+    source = (
+        "def pick(xs):\n"
+        "    for x in xs:\n"
+        '        if vllm_version_is("0.25.1"):\n'
+        "            x = x + 1\n"
+        "        else:\n"
+        "            return x\n"
+        "        log(x)\n"
+        '    if not vllm_version_is("0.25.1"):\n'
+        "        return None\n"
+    )
+    text, cuts = cut_gates(source, "0.25.1", "0.26.0")
+    assert text == "def pick(xs):\n    for x in xs:\n        return x\n    return None\n"
+    assert cuts == (
+        Cut(3, 'vllm_version_is("0.25.1")', "else", 1),
+        Cut(8, 'not vllm_version_is("0.25.1")', "if"),
+    )

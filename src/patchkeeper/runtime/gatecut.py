@@ -17,7 +17,12 @@ live only at the old release is dead: the maintainers delete it and keep the liv
   operands (``if is_dsv4:``), or decides the whole test (``False and ...``), which is then
   cut as above;
 - a gate helper (the function called in a cut test, such as ``vllm_version_is``) that the
-  text no longer uses is dropped from its ``from ... import`` statement.
+  text no longer uses is dropped from its ``from ... import`` statement;
+- inside a function, when the block kept of an ``if`` ends in ``return`` or ``raise``
+  (``if not vllm_version_is("0.25.1"): return super().f(...)`` followed by the old
+  release's code), the statements after the ``if`` in the same block are unreachable at the
+  new release: they are deleted too, and the cut says how many lines went
+  (:attr:`Cut.unreachable`).
 
 Only gates decided at both releases with different outcomes are cut (the edit
 :func:`~patchkeeper.runtime.gates.gate_edit` names); a gate dead at both releases (an
@@ -49,6 +54,10 @@ class Cut:
     line: int
     test: str
     kept: str
+    #: Lines after the ``if`` deleted as unreachable (its kept block ends in ``return`` or
+    #: ``raise``): from its end to the end of the last statement of its block, counted in
+    #: the text given to :func:`cut_gates`.
+    unreachable: int = 0
 
 
 def _decided(test: ast.expr, old: str, new: str) -> bool | None:
@@ -149,28 +158,71 @@ def _dedent(block: list[str], indent: str) -> list[str]:
 
 
 def _parents(tree: ast.Module) -> dict[int, list[ast.stmt]]:
-    """The statement list holding each statement (by ``id``)."""
+    """The statement list holding each statement (by ``id``); the lists of statements
+    inside a function (at any depth, not in a nested class's body) are also keyed by their
+    own ``id`` with the value ``[]`` under ``-id`` (see :func:`_in_function`)."""
     out: dict[int, list[ast.stmt]] = {}
-    for node in ast.walk(tree):
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+    def visit(node: ast.AST, inside: bool) -> None:
         for field in ("body", "orelse", "finalbody", "handlers"):
             block = getattr(node, field, None)
-            if isinstance(block, list):
-                for child in block:
-                    out[id(child)] = block
+            if not isinstance(block, list):
+                continue
+            if inside:
+                out[-id(block)] = []
+            for child in block:
+                out[id(child)] = block
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, False)
+            else:
+                visit(child, inside or isinstance(child, functions))
+
+    visit(tree, False)
     return out
 
 
-def _cut_if(lines: list[str], node: ast.If, live: bool, parents) -> tuple[list[str], str] | None:
-    """The new lines of the text with the ``if`` statement ``node`` cut (``None``: left)."""
+def _in_function(parents, block: list[ast.stmt]) -> bool:
+    """Whether ``block`` (a statement list from :func:`_parents`) lies in a function."""
+    return -id(block) in parents
+
+
+def _unreachable_end(node: ast.If, kept: list[ast.stmt], parents) -> int:
+    """The last line of the statements after ``node`` in its block that its kept block
+    ``kept`` never lets run (it ends in ``return`` or ``raise``, inside a function); 0 when
+    there are none."""
+    siblings = parents.get(id(node), [])
+    if not kept or not isinstance(kept[-1], (ast.Return, ast.Raise)):
+        return 0
+    if not _in_function(parents, siblings):
+        return 0
+    index = next((i for i, s in enumerate(siblings) if s is node), None)
+    if index is None or index + 1 == len(siblings):
+        return 0
+    return siblings[-1].end_lineno or 0
+
+
+def _cut_if(
+    lines: list[str], node: ast.If, live: bool, parents
+) -> tuple[list[str], str, int] | None:
+    """The new lines of the text with the ``if`` statement ``node`` cut (``None``: left),
+    how, and how many lines after it went as unreachable (:func:`_unreachable_end`)."""
     if node.body[0].lineno == node.lineno:
         return None  # ``if gate: x`` on one line
     if lines[node.lineno - 1].lstrip().startswith("elif"):
-        return _cut_elif(lines, node, live)
+        done = _cut_elif(lines, node, live)
+        return None if done is None else (*done, 0)
     indent = _indent(lines[node.lineno - 1])
     start, end = node.lineno, node.end_lineno
+    dead = 0
+    if live or (node.orelse and not _is_elif(lines, node.orelse)):
+        dead = _unreachable_end(node, node.body if live else node.orelse, parents)
     if live:
         first = _block_start(lines, node.body[0], indent)
         kept, how = _dedent(lines[first - 1 : node.body[-1].end_lineno], indent), "if"
+        if dead:
+            return _splice(lines, start, dead, kept), how, dead - end
     elif _is_elif(lines, node.orelse):
         first = node.orelse[0].lineno
         kept = lines[first - 1 : end]
@@ -181,11 +233,13 @@ def _cut_if(lines: list[str], node: ast.If, live: bool, parents) -> tuple[list[s
             return None  # ``else: x`` on one line
         first = _block_start(lines, node.orelse[0], indent)
         kept, how = _dedent(lines[first - 1 : end], indent), "else"
+        if dead:
+            return _splice(lines, start, dead, kept), how, dead - end
     else:
         siblings = parents.get(id(node), [])
         kept = [f"{indent}pass\n"] if len(siblings) == 1 else []
         how = "nothing"
-    return _splice(lines, start, end, kept), how
+    return _splice(lines, start, end, kept), how, 0
 
 
 def _is_elif(lines: list[str], orelse: list[ast.stmt]) -> bool:
@@ -194,6 +248,17 @@ def _is_elif(lines: list[str], orelse: list[ast.stmt]) -> bool:
         and isinstance(orelse[0], ast.If)
         and lines[orelse[0].lineno - 1].lstrip().startswith("elif")
     )
+
+
+def _rest_of_block(tree: ast.Module, lineno: int, col: int) -> tuple[int, int]:
+    """For the ``if`` at ``(lineno, col)`` of ``tree`` (the text as given): its last line
+    and the last line of its block (the lines of the statements after it there)."""
+    parents = _parents(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and (node.lineno, node.col_offset) == (lineno, col):
+            siblings = parents.get(id(node), [node])
+            return node.end_lineno or lineno, siblings[-1].end_lineno or lineno
+    return lineno, lineno
 
 
 def _cut_elif(lines: list[str], node: ast.If, live: bool) -> tuple[list[str], str] | None:
@@ -300,6 +365,10 @@ def cut_gates(text: str, old: str, new: str) -> tuple[str, tuple[Cut, ...]]:
     helpers: set[str] = set()
     skipped: set[tuple[int, int, str]] = set()
     limit = (len(lines) + 1, 0)
+    try:
+        original = ast.parse(text)
+    except SyntaxError:
+        return text, ()
     for _round in range(MAX_CUTS):
         try:
             tree = ast.parse("".join(lines))
@@ -320,15 +389,15 @@ def cut_gates(text: str, old: str, new: str) -> tuple[str, tuple[Cut, ...]]:
         key = (node.lineno, node.col_offset, ast.unparse(node.test))
         test = ast.get_source_segment("".join(lines), node.test) or key[2]
         if isinstance(live, str):
-            done = _retest(lines, node, live)
+            done = (*_retest(lines, node, live), 0)
         elif isinstance(node, ast.If):
             done = _cut_if(lines, node, live, parents)
         else:
-            done = _cut_ifexp(lines, node, live)
+            done = (*_cut_ifexp(lines, node, live), 0)
         if done is None:
             skipped.add(key)
             continue
-        candidate, how = done
+        candidate, how, unreachable = done
         try:
             ast.parse("".join(candidate))
         except SyntaxError:
@@ -337,7 +406,12 @@ def cut_gates(text: str, old: str, new: str) -> tuple[str, tuple[Cut, ...]]:
         lines = candidate
         limit = (node.lineno, node.col_offset)
         helpers |= _helpers(node.test)
-        cuts.append(Cut(node.lineno, " ".join(test.split()), how))
+        if unreachable:
+            # The gates cut before in the deleted statements are gone with them.
+            first, last = _rest_of_block(original, node.lineno, node.col_offset)
+            cuts = [c for c in cuts if not first < c.line <= last]
+            unreachable = last - first  # counted in the text as given
+        cuts.append(Cut(node.lineno, " ".join(test.split()), how, unreachable))
     if not cuts:
         return text, ()
     lines = _drop_unused(lines, helpers)

@@ -23,7 +23,8 @@ upstream release to ``NEW``, per entry:
 - a version gate whose live branch changes (true at the old release and false at the new
   one, or the reverse): cut in every file port reads, whatever the entries' decisions
   (:mod:`patchkeeper.runtime.gatecut`: the dead branch deleted, the live one kept and
-  dedented, the gate helper's import dropped when unused); a gate it cannot cut (written on
+  dedented, the statements after a kept block that returns or raises deleted as
+  unreachable, the gate helper's import dropped when unused); a gate it cannot cut (written on
   one line) is listed with its edit, left by hand;
 - each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``; a
   file whose header already says so was ported before: its copies are not merged again
@@ -49,12 +50,19 @@ from typing import Any
 from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime import audit as runtime_audit
 from patchkeeper.runtime.audit import AuditedEntry, RuntimeAudit
+from patchkeeper.runtime.bases import derives_from
 from patchkeeper.runtime.drift import MIGRATE, REMOVE, RETAIN, UPDATE, Code, codes
 from patchkeeper.runtime.gatecut import Cut, cut_gates
 from patchkeeper.runtime.gates import release_label, release_version
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.layoutmerge import has_change, kept_share, repeats, settle
-from patchkeeper.runtime.renames import rename, renamed_parameters
+from patchkeeper.runtime.renames import (
+    module_aliases,
+    qualified_names,
+    qualify,
+    rename,
+    renamed_parameters,
+)
 from patchkeeper.runtime.resolve import FOUND, MOVED
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.settings import resolve_settings
@@ -160,18 +168,30 @@ def _named(text: str, ours_first: str) -> str:
     return _HEADER.sub(lambda m: m.group(1) + mine.group(2), text, count=1)
 
 
-def merge_copy(old: Code, new: Code, mine_lines: list[str], labels: Labels) -> tuple[str, int]:
+def merge_copy(
+    old: Code,
+    new: Code,
+    mine_lines: list[str],
+    labels: Labels,
+    modules: frozenset[str] = frozenset(),
+) -> tuple[str, int]:
     """Three-way merge of a full-replacement copy (``mine_lines``: its source lines, with
     their indentation) with the upstream change from ``old`` to ``new``; returns ``(merged
-    text in the copy's indentation, number of conflicts left)``: a parameter upstream
+    text in the copy's indentation, number of conflicts left)``: upstream's free names the
+    copy writes behind their module (one of ``modules``: the names the copy's file binds to
+    upstream's module of the definition) are written so in both upstream sides
+    (:func:`~patchkeeper.runtime.renames.qualified_names`), a parameter upstream
     renamed is renamed in the base and the copy first
     (:func:`~patchkeeper.runtime.renames.renamed_parameters`), and the conflict regions that
     differ only in layout are settled (:func:`~patchkeeper.runtime.layoutmerge.settle`)."""
     first = next((x for x in mine_lines if x.strip()), "")
     indent = first[: len(first) - len(first.lstrip())]
-    base = _named(_reindent(without_decorators(old), indent), first)
-    theirs = _named(_reindent(without_decorators(new), indent), first)
     ours = "".join(mine_lines)
+    # Upstream's module-level names the copy reaches through their module (it lives in
+    # another module): written so in both upstream sides, so only upstream's change merges.
+    qualified = qualified_names(without_decorators(old), ours, modules, without_decorators(new))
+    base = _named(_reindent(qualify(without_decorators(old), qualified), indent), first)
+    theirs = _named(_reindent(qualify(without_decorators(new), qualified), indent), first)
     # A parameter upstream renamed: renamed in the base and the copy first, so the merge
     # carries the copy's own edits of the lines naming it over with the new name.
     renames = renamed_parameters(base, theirs, ours)
@@ -371,6 +391,7 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         reason = "a version gate cut left no single copy of this name: merge it by hand"
         return _replace(base, detail=reason)
     key = (mine.name, mine.start, old_code.text, new_code.text)
+    modules = module_aliases("".join(edits.original(mine.name)), item.old.module)
     if key in edits.merges:
         # Two targets bound to one copy, with the same upstream change: merged once.
         first = edits.merges[key]
@@ -394,7 +415,8 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         )
         done = _replace(base, action=MERGED, detail=detail)
     elif gated := edits.gates_within(copied):
-        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, edits)
+        where = (edits, tree, modules)
+        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, where)
         if done is None:
             # The copy holds its own branch for the new release, adapted from upstream
             # code newer than the old release: merged from the old release, it conflicts
@@ -415,18 +437,21 @@ def _merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -
         )
         done = _replace(base, action=MERGED, detail=detail)
     else:
-        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
+        where = (edits, tree, modules)
+        done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where)
     edits.merges[key] = done
     return done
 
 
-def _merge_adapted(entry, base, codes_, mine, written, labels, edits) -> PortedEntry | None:
+def _merge_adapted(entry, base, codes_, mine, written, labels, where) -> PortedEntry | None:
     """Merge a copy that holds a version gate the new release decides (its gates cut):
     only when every piece merges clean and repeats no logical line
     (:func:`~patchkeeper.runtime.layoutmerge.repeats`: the copy already had that part of
-    the change); ``None`` otherwise, nothing queued."""
+    the change); ``None`` otherwise, nothing queued. ``where``: ``(edits, plugin tree, the
+    file's names of upstream's module)``."""
+    edits, tree, modules = where
     old_code, new_code = codes_
-    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+    pieces = _subclass_pieces(entry, old_code, new_code, mine, tree)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
     if not pieces:
@@ -434,7 +459,7 @@ def _merge_adapted(entry, base, codes_, mine, written, labels, edits) -> PortedE
     done = []
     for old_piece, new_piece, start, end in pieces:
         lines = edits.original(mine.name)[start - 1 : end]
-        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        merged, found = merge_copy(old_piece, new_piece, lines, labels, modules)
         if found or repeats(merged.splitlines(True), lines, list(new_piece.lines)):
             return None
         if merged != "".join(lines):
@@ -451,9 +476,11 @@ def _merge_adapted(entry, base, codes_, mine, written, labels, edits) -> PortedE
     return _replace(base, action=MERGED, detail=detail)
 
 
-def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits) -> PortedEntry:
-    """Merge the copy ``mine`` (or the methods of it that a subclass overrides)."""
-    pieces = _subclass_pieces(entry, old_code, new_code, mine)
+def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where) -> PortedEntry:
+    """Merge the copy ``mine`` (or the methods of it that a subclass overrides); ``where``
+    is ``(edits, plugin tree, the file's names of upstream's module)``."""
+    edits, tree, modules = where
+    pieces = _subclass_pieces(entry, old_code, new_code, mine, tree)
     if pieces is None:
         pieces = [(old_code, new_code, mine.start, mine.start + len(mine.lines) - 1)]
     extending = _extending(old_code, new_code, mine)
@@ -479,7 +506,7 @@ def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, edits)
         if has_change(list(old_piece.lines), list(new_piece.lines), lines):
             had += 1
             continue
-        merged, found = merge_copy(old_piece, new_piece, lines, labels)
+        merged, found = merge_copy(old_piece, new_piece, lines, labels, modules)
         if merged == "".join(lines):
             had += 1
             continue  # the merge gives the copy back: it already has this change
@@ -601,16 +628,18 @@ def _extending(old: Code, new: Code, mine: Code) -> dict[str, bool]:
     return found
 
 
-def _subclass_pieces(entry, old: Code, new: Code, mine: Code):
-    """For a plugin class deriving from the upstream class it replaces, the methods it
-    overrides whose upstream definition changed, as ``(old method, new method, first line,
-    last line in the plugin file)``; ``None`` when the replacement is not such a subclass
-    (the whole definition is merged)."""
+def _subclass_pieces(entry, old: Code, new: Code, mine: Code, tree):
+    """For a plugin class deriving from the upstream class it replaces (directly or
+    through the plugin's own classes: :func:`~patchkeeper.runtime.bases.derives_from`),
+    the methods it overrides whose upstream definition changed, as ``(old method, new
+    method, first line, last line in the plugin file)``; ``None`` when the replacement is
+    not such a subclass (the whole definition is merged)."""
     ours, before, after = mine.node(), old.node(), new.node()
     if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
         return None
     name = entry.target.rsplit(".", 1)[-1]
-    if name not in {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}:
+    module = (entry.replacement or "").partition(":")[0]
+    if not derives_from(tree, module, ours, name):
         return None
     methods = (ast.FunctionDef, ast.AsyncFunctionDef)
     old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
@@ -676,12 +705,21 @@ def _gates(result: RuntimeAudit, edits: _Edits, new: str) -> list[PortedEntry]:
 
 
 def _cut_detail(found: Cut, new: str) -> str:
-    """The sentence of a cut gate: which branch died at ``new`` and what port kept."""
+    """The sentence of a cut gate: which branch died at ``new`` and what port kept (and the
+    lines after it deleted as unreachable, :attr:`~patchkeeper.runtime.gatecut.Cut.unreachable`)."""
     test = f"`{found.test}`"
+    rest = ""
+    if found.unreachable:
+        rest = (
+            f"; it ends in return or raise: the {found.unreachable} line(s) after it in its "
+            "block, unreachable, deleted"
+        )
     if found.kept == "if":
-        return f"the `else` branch of {test} is dead at {new}: cut the test, kept the `if` block"
+        return (
+            f"the `else` branch of {test} is dead at {new}: cut the test, kept the `if` block{rest}"
+        )
     if found.kept == "else":
-        return f"the `if` branch of {test} is dead at {new}: cut it, kept the `else` block"
+        return f"the `if` branch of {test} is dead at {new}: cut it, kept the `else` block{rest}"
     if found.kept == "nothing":
         return f"the `if` branch of {test} is dead at {new}: cut it (no `else` block)"
     if found.kept.startswith("test: "):

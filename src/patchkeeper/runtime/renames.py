@@ -10,6 +10,15 @@ the new definition and the new name absent from the old one); :func:`rename` app
 to the old upstream text (the merge base) and to the copy, one Python name token at a time
 (attribute names after a ``.``, strings and comments left alone), so the merge sees the
 rename as no change and carries the plugin's edits over with the new name.
+
+A copy that lives in another module than upstream's definition often reaches upstream's
+module-level helpers through their module (``mamba_utils.collect_mamba_copy_meta(...)``
+where upstream writes ``collect_mamba_copy_meta(...)``): every line calling one differs
+from upstream, and conflicts when upstream changed it. :func:`qualified_names` finds the
+names the copy writes only so (never bare, always behind the same module name) that the old
+upstream definition uses as free names; :func:`qualify` writes them so in both upstream
+definitions before the merge (the base and the new release), so only upstream's own change
+is merged into the copy, in the copy's spelling.
 """
 
 from __future__ import annotations
@@ -121,4 +130,123 @@ def rename(text: str, renames: dict[str, str]) -> str:
     return "".join(lines)
 
 
-__all__ = ["rename", "renamed_parameters"]
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(textwrap.dedent(text))
+    except SyntaxError:
+        return None
+
+
+def _bound(node: ast.AST) -> set[str]:
+    """The names the definition binds itself: parameters, assignment targets, imports,
+    nested definitions, loop and ``with``/``except`` targets."""
+    out: set[str] = set()
+    for found in ast.walk(node):
+        if isinstance(found, ast.Name) and not isinstance(found.ctx, ast.Load):
+            out.add(found.id)
+        elif isinstance(found, ast.arg):
+            out.add(found.arg)
+        elif isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(found.name)
+        elif isinstance(found, ast.alias):
+            out.add((found.asname or found.name).split(".")[0])
+        elif isinstance(found, ast.ExceptHandler) and found.name:
+            out.add(found.name)
+    return out
+
+
+def qualified_names(old: str, mine: str, modules: frozenset[str], new: str = "") -> dict[str, str]:
+    """The free names of the old upstream definition ``old`` that the copy ``mine`` (two
+    definitions' source) writes only behind one module name (name -> ``module.name``): the
+    copy never uses the name bare and always as ``module.name`` with the same ``module``,
+    one of ``modules`` (the names the copy's file binds to upstream's module of the
+    definition: ``np.max`` for ``max`` is another function, not a spelling), and no
+    definition binds it (nor the new upstream one, ``new``, when given: a local of that
+    name there is no module-level name). Empty when ``old`` or ``mine`` does not parse.
+
+    >>> qualified_names("def f(x):\\n    return helper(x)\\n",
+    ...                 "def f(x):\\n    return utils.helper(x) + 1\\n", frozenset({"utils"}))
+    {'helper': 'utils.helper'}
+    """
+    before, copy = _parse(old), _parse(mine)
+    if before is None or copy is None or not modules:
+        return {}
+    bound = _bound(before) | _bound(copy)
+    after = _parse(new) if new else None
+    if new and after is None:
+        return {}
+    if after is not None:
+        bound |= _bound(after)
+    free = {
+        n.id for n in ast.walk(before) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    bare = {n.id for n in ast.walk(copy) if isinstance(n, ast.Name)}
+    behind: dict[str, set[str]] = {}
+    for found in ast.walk(copy):
+        if isinstance(found, ast.Attribute) and isinstance(found.value, ast.Name):
+            behind.setdefault(found.attr, set()).add(found.value.id)
+    out, allowed = {}, modules
+    for name in sorted(free - bound - bare):
+        modules = behind.get(name, set())
+        if len(modules) == 1:
+            (module,) = modules
+            if module not in bound and module in allowed:
+                out[name] = f"{module}.{name}"
+    return out
+
+
+def module_aliases(source: str, module: str) -> frozenset[str]:
+    """The names a module's ``source`` binds to the module ``module`` at its top level
+    (``from a.b import c`` or ``import a.b.c as c`` for ``a.b.c``); empty when it does not
+    parse.
+
+    >>> sorted(module_aliases("from a.b import c\\nimport a.b.c as d\\n", "a.b.c"))
+    ['c', 'd']
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" == module:
+                    found.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == module and alias.asname:
+                    found.add(alias.asname)
+    return frozenset(found)
+
+
+def qualify(text: str, names: dict[str, str]) -> str:
+    """``text`` (a definition's source, indented or not) with every bare use of a name in
+    ``names`` (an ``ast.Name`` read, not an attribute, keyword or parameter) written as its
+    qualified form; ``text`` unchanged when it does not parse.
+
+    >>> qualify("def f(x):\\n    return helper(x, helper=1)\\n", {"helper": "u.helper"})
+    'def f(x):\\n    return u.helper(x, helper=1)\\n'
+    """
+    if not names:
+        return text
+    lines = text.splitlines(True)
+    flat = textwrap.dedent(text).splitlines(True)
+    tree = _parse(text)
+    if tree is None or len(flat) != len(lines):
+        return text
+    edits = [
+        (n.lineno, n.col_offset, n.end_col_offset, names[n.id])
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+    ]
+    for row, start, end, name in sorted(edits, reverse=True):
+        raw = lines[row - 1].encode("utf-8", "surrogateescape")
+        # the parse's columns start after the indentation dedent took off this line
+        cut = len(raw) - len(flat[row - 1].encode("utf-8", "surrogateescape"))
+        head, tail = raw[: cut + start], raw[cut + end :]
+        lines[row - 1] = (head + name.encode() + tail).decode("utf-8", "surrogateescape")
+    return "".join(lines)
+
+
+__all__ = ["module_aliases", "qualified_names", "qualify", "rename", "renamed_parameters"]

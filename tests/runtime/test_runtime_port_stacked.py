@@ -1,0 +1,182 @@
+"""``runtime port`` on a plugin class that derives from the upstream class it replaces
+through another plugin class (a plugin in vllm-ascend's shape, written by this test: one
+patch file subclasses upstream's ``Table``, a second subclasses that subclass and is patched
+in as ``Table``). Only the method the second class overrides is merged, not upstream's
+whole class against it (which marked every method it inherits as deleted)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime import port
+from patchkeeper.runtime.bases import derives_from
+
+UPSTREAM_OLD = """class Table:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def compute(self, idx):
+        return self.rows[idx]
+
+    def gather(self, ids):
+        out = []
+        for i in ids:
+            out.append(self.rows[i])
+        return out
+"""
+
+UPSTREAM_NEW = """class Table:
+    def __init__(self, rows):
+        self.rows = list(rows)
+
+    def compute(self, idx):
+        return self.rows[idx]
+
+    def gather(self, ids):
+        ids = sorted(ids)
+        out = []
+        for i in ids:
+            out.append(self.rows[i])
+        return out
+"""
+
+BASE = """import vup.model
+
+
+class NpuTable(vup.model.Table):
+    def compute(self, idx):
+        return self.rows[idx].npu()
+"""
+
+STACKED = """import vup.model
+
+from vaplug.patch.patch_base import NpuTable as _NpuTable
+
+
+class StackedTable(_NpuTable):
+    def gather(self, ids):
+        out = []
+        for i in ids:
+            out.append(self.rows[i].npu())
+        return out
+
+
+vup.model.Table = StackedTable
+"""
+
+PLUGIN_FILES = {
+    "pyproject.toml": """[project]
+name = "vaplug"
+version = "0.1"
+
+[project.entry-points."vup.general_plugins"]
+vaplug = "vaplug:register"
+
+[tool.patchkeeper]
+upstream = "vup"
+
+[tool.patchkeeper.runtime]
+package = "vaplug"
+entry-point-groups = ["vup.general_plugins"]
+upstream-packages = ["vup"]
+""",
+    "vaplug/__init__.py": "def register():\n    import vaplug.patch.patch_stacked  # noqa: F401\n",
+    "vaplug/patch/__init__.py": "",
+    "vaplug/patch/patch_base.py": BASE,
+    "vaplug/patch/patch_stacked.py": STACKED,
+}
+
+EXPECTED_DIFF = """--- a/vaplug/patch/patch_stacked.py
++++ b/vaplug/patch/patch_stacked.py
+@@ -5,6 +5,7 @@
+ 
+ class StackedTable(_NpuTable):
+     def gather(self, ids):
++        ids = sorted(ids)
+         out = []
+         for i in ids:
+             out.append(self.rows[i].npu())
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
+        _write(
+            tmp_path / f"vup-{version}",
+            {
+                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
+                "vup/__init__.py": f'__version__ = "{version}"\n',
+                "vup/model.py": model,
+            },
+        )
+    _write(tmp_path / "plugin", files)
+    return port.port_runtime(
+        load_config(tmp_path / "plugin" / "pyproject.toml"),
+        old=str(tmp_path / "vup-1.0"),
+        new=str(tmp_path / "vup-2.0"),
+    )
+
+
+def test_a_subclass_of_a_plugin_subclass_merges_only_its_overridden_method(
+    tmp_path: Path, monkeypatch
+) -> None:
+    result = _port(tmp_path, monkeypatch, PLUGIN_FILES)
+    assert [(e.line, e.target, e.action, e.conflicts, e.detail) for e in result.entries] == [
+        (
+            14,
+            "vup.model.Table",
+            "merged",
+            0,
+            "three-way merge of vaplug/patch/patch_stacked.py:6 (1 overridden method(s)): clean",
+        )
+    ]
+    assert result.diff == EXPECTED_DIFF
+    assert result.exit_code == 0
+
+
+class _Files:
+    """The plugin's modules as ``derives_from`` looks them up."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def module_file(self, module: str) -> tuple[Path, bool] | None:
+        base = self.root / module.replace(".", "/")
+        if (base / "__init__.py").is_file():
+            return base / "__init__.py", True
+        if base.with_suffix(".py").is_file():
+            return base.with_suffix(".py"), False
+        return None
+
+
+def _class(text: str) -> ast.ClassDef:
+    return next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef))
+
+
+def test_derives_from_follows_imported_and_local_plugin_classes(tmp_path: Path) -> None:
+    _write(tmp_path, {k: v for k, v in PLUGIN_FILES.items() if k.startswith("vaplug/")})
+    files = _Files(tmp_path)
+    stacked = _class(STACKED)
+    assert derives_from(files, "vaplug.patch.patch_stacked", stacked, "Table") is True
+    assert derives_from(files, "vaplug.patch.patch_stacked", stacked, "Model") is False
+    local = "class A(vup.model.Table):\n    pass\n\n\nclass B(A):\n    pass\n"
+    _write(tmp_path, {"vaplug/patch/patch_local.py": local})
+    b = ast.parse(local).body[1]
+    assert derives_from(files, "vaplug.patch.patch_local", b, "Table") is True
+    relative = "from .patch_base import NpuTable\n\n\nclass C(NpuTable):\n    pass\n"
+    _write(tmp_path, {"vaplug/patch/patch_relative.py": relative})
+    assert derives_from(files, "vaplug.patch.patch_relative", _class(relative), "Table") is True
+    # A base the plugin does not define (an upstream class of another name): no.
+    other = "from vup.other import Grid\n\n\nclass D(Grid):\n    pass\n"
+    _write(tmp_path, {"vaplug/patch/patch_other.py": other})
+    assert derives_from(files, "vaplug.patch.patch_other", _class(other), "Table") is False
