@@ -33,11 +33,15 @@ from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import TESTS, kind_of
 from patchkeeper.series.model import ADDED, FileDiff, Patch
 from patchkeeper.series.substantive_lines import substantive, tokens
-from patchkeeper.upstream.treesearch import TreeSearch
+from patchkeeper.upstream.treesearch import MovedFile, TreeSearch
 
 #: A token of a removed line names what the line is about when its text is at least this
 #: long (a URL, an identifier, a tracking id), not ``(`` or ``self``.
 KEY_TOKEN_LENGTH = 8
+
+#: :attr:`MovedFile.reason` of a created file whose directory is gone
+#: (:func:`moved_directory`).
+DIRECTORY_MOVED = "its directory moved"
 
 
 class RenamedPin:
@@ -157,3 +161,49 @@ def tests_gone(diff: FileDiff, search: TreeSearch) -> bool:
         if any(needle in data for needle in wanted):
             return False
     return True
+
+
+def _has_directory(tree: TreeSearch, directory: str) -> bool:
+    return (tree.base / directory).is_dir()
+
+
+def moved_directory(path: str, search: TreeSearch, pin: TreeSearch) -> MovedFile | None:
+    """Where a file the patch creates belongs when its directory is gone: ``None`` unless
+    the old pin had ``path``'s directory and the new release has no such directory.
+
+    A file created there would land outside the project's code (``requests/x.py`` once the
+    package moved to ``src/requests/``); a patch that applies only that way is *target gone*,
+    never *clean*. The new place is the directory of the new release that holds most of the
+    pin's files of that directory under their path below it (``adapters.py`` of
+    ``requests/`` found as ``src/requests/adapters.py``), when it holds at least half of
+    them; ``likely`` is ``None`` otherwise.
+
+    Returns:
+        A :class:`MovedFile` for ``path``: ``likely`` the path in the new directory,
+        ``found``/``total`` the pin's files of the directory found there and their count,
+        ``reason`` ``DIRECTORY_MOVED``.
+    """
+    directory = PurePosixPath(path).parent.as_posix()
+    if directory == "." or _has_directory(search, directory) or not _has_directory(pin, directory):
+        return None
+    prefix = f"{directory}/"
+    below = [f[len(prefix) :] for f in pin.files() if f.startswith(prefix)]
+    wanted = set(below)
+    votes: dict[str, int] = {}
+    for candidate in search.files():
+        for rel in _suffixes(candidate):
+            if rel in wanted:
+                place = candidate[: len(candidate) - len(rel) - 1]
+                votes[place] = votes.get(place, 0) + 1
+    best = max(sorted(votes), key=lambda place: votes[place], default=None)
+    found = votes.get(best, 0) if best is not None else 0
+    if best is None or found * 2 < len(below):
+        return MovedFile(path, None, found, len(below), DIRECTORY_MOVED)
+    likely = f"{best}/{PurePosixPath(path).name}"
+    return MovedFile(path, likely, found, len(below), DIRECTORY_MOVED)
+
+
+def _suffixes(path: str) -> list[str]:
+    """The proper tails of ``path`` below a directory: ``a/b/c.py`` -> ``b/c.py``, ``c.py``."""
+    parts = path.split("/")
+    return ["/".join(parts[index:]) for index in range(1, len(parts))]

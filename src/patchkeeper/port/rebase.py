@@ -38,6 +38,7 @@ from patchkeeper.audit.verdicts import (
     PatchVerdict,
     judge_patch,
     remember_failure,
+    unplaced,
 )
 from patchkeeper.constants import WordEnum
 from patchkeeper.errors import PatchkeeperError
@@ -260,7 +261,9 @@ class Rebase:
             return Step(PortedPatch(patch.name, UPSTREAMED, audit.summary, audit=audit))
         trial = self.new_ws.fork()
         applied = apply_patch(trial, patch)
-        if applied.ok:
+        # a patch that applies only by creating files where the new release has no such
+        # directory is *target gone* for the audit: it is merged into where they moved
+        if applied.ok and audit.verdict != TARGET_GONE:
             verdict = CLEAN if applied.max_offset == 0 else OFFSET
             summary = (
                 "applies at fuzz 0 on the new pin"
@@ -359,7 +362,11 @@ class Rebase:
         failed_hunks = _failed(patch, judged)
         if patch.name in self.resolutions:
             return self._resolved(patch, judged, files, failed_hunks)
-        if all(m.status == MERGE_CLEAN for m in merges):
+        # the audit found a deciding file gone with nowhere to go (a rename or a deletion
+        # of a file upstream moved where its content cannot be found): a merge that only
+        # deletes what is already gone carries nothing of it, so the port stops there
+        nowhere = judged.verdict == TARGET_GONE and unplaced(judged.moved, judged.kind)
+        if all(m.status == MERGE_CLEAN for m in merges) and not nowhere:
             trial = self.new_ws.fork()
             for merge in merges:
                 trial.set(merge.target, merge.result)
@@ -369,6 +376,17 @@ class Rebase:
             )
         bad = [m for m in merges if m.status != MERGE_CLEAN]
         verdict = TARGET_GONE if all(m.status == "gone" for m in bad) else CONFLICT
+        if not bad:
+            record = PortedPatch(
+                patch.name,
+                TARGET_GONE,
+                f"nowhere to carry it: {judged.summary}",
+                files=files,
+                audit=judged,
+                failed_hunks=failed_hunks,
+            )
+            base = {m.target: self.new_ws.get(m.target) for m in merges}
+            return Step(record, None, merges, base, before_old, after_old)
         detail = ", ".join(
             f"{m.target} ({m.conflicts} conflict region{'s' if m.conflicts != 1 else ''})"
             if m.status == "conflict"
