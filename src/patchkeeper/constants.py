@@ -112,9 +112,12 @@ DIFF_TIMESTAMP = re.compile(
 )
 
 #: Build and test leftovers. ``/build/`` is anchored: ``build`` directories inside a package
-#: (pip's ``operations/build/``) are upstream code.
+#: (pip's ``operations/build/``) are upstream code. ``/.pc/`` is quilt's state (the original
+#: of every file its applied patches touch, ``applied-patches``), left at the root of a tree
+#: a Debian series was pushed on with ``quilt push`` or ``dpkg-source``; never upstream's.
 DEFAULT_IGNORE: tuple[str, ...] = (
     "/build/",
+    "/.pc/",
     "*.egg-info/",
     ".pybuild/",
     "__pycache__/",
