@@ -47,3 +47,38 @@ def test_a_new_directory_or_a_kept_one_is_still_clean(tmp_path: Path) -> None:
 def test_without_the_pin_tree_nothing_is_known_about_directories(tmp_path: Path) -> None:
     [verdict] = judge(tmp_path, MOVED, [("extra.patch", CREATES)], old=None)
     assert verdict.verdict == "clean"
+
+
+BACKPORT = """Subject: limit decompression (backport)
+---
+--- a/python3/pkg/core.py
++++ b/python3/pkg/core.py
+@@ -1,2 +1,3 @@
++from pkg.limits import LIMIT
+ def run():
+     return 1
+--- /dev/null
++++ b/python3/pkg/limits.py
+@@ -0,0 +1,2 @@
++LIMIT = 100 * 1024 * 1024
++RATIO = 100
+"""
+
+
+def test_a_file_created_beside_a_moved_file_is_judged_where_it_moved(tmp_path: Path) -> None:
+    """httplib2 0.22.0 -> 0.32.0 (python3/httplib2/ became httplib2/): the backport of the
+    fix that 0.32.0 released creates python3/httplib2/decode.py. With the rule above alone it
+    became *target gone*; the created file goes where its directory's files went."""
+    pin = {f"python3/{path}": text for path, text in PIN.items() if path.startswith("pkg/")}
+    new = {
+        **{path: text for path, text in PIN.items() if path.startswith("pkg/")},
+        "pkg/core.py": "from pkg.limits import LIMIT\ndef run():\n    return 1\n",
+        "pkg/limits.py": "LIMIT = 100 * 1024 * 1024\nRATIO = 100\n",
+    }
+    [verdict] = judge(tmp_path, new, [("limits.patch", BACKPORT)], old=pin)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary == (
+        "python3/pkg/core.py moved to pkg/core.py; the patch reverse-applies: the new upstream "
+        "already has its post-image; 3 of 3 substantive added lines already upstream "
+        "(strongest: pkg/limits.py 2/2); to do: retire (upstream has it)"
+    )

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from patchkeeper.audit.hunk_verdicts import removed_lines
+from patchkeeper.audit.hunk_verdicts import creates_file, removed_lines
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import TESTS, kind_of
 from patchkeeper.series.model import ADDED, FileDiff, Patch
@@ -67,18 +67,40 @@ class RenamedPin:
 
 def renamed(patch: Patch, renames: dict[str, str], dropped: Iterable[str]) -> Patch:
     """``patch`` with each file of ``renames`` (old path -> new path) written against its new
-    path, and the files of ``dropped`` (old paths) left out."""
+    path, and the files of ``dropped`` (old paths) left out. A file the patch creates in the
+    directory of a renamed file goes where that file's directory went (``python3/pkg/new.py``
+    beside ``python3/pkg/__init__.py``, moved to ``pkg/__init__.py``, is read as
+    ``pkg/new.py``), when that directory is no longer where it was."""
     skip = set(dropped)
+    moved_dirs = {
+        _parent(old): _parent(new) for old, new in renames.items() if _parent(old) != _parent(new)
+    }
     files = []
     for diff in patch.files:
         if diff.old_path in skip:
             continue
         new = renames.get(diff.old_path or "")
         if new is None:
-            files.append(diff)
+            files.append(_created_in_moved(diff, moved_dirs))
             continue
         files.append(replace(diff, old_path=new, new_path=new if diff.new_path else None))
     return replace(patch, files=tuple(files))
+
+
+def _parent(path: str) -> str:
+    return PurePosixPath(path).parent.as_posix()
+
+
+def _created_in_moved(diff: FileDiff, moved_dirs: dict[str, str]) -> FileDiff:
+    """``diff`` with its created file carried into the directory its own directory moved to."""
+    if diff.new_path is None or not creates_file(diff):
+        return diff
+    target = moved_dirs.get(_parent(diff.new_path))
+    if target is None:
+        return diff
+    name = PurePosixPath(diff.new_path).name
+    new = name if target == "." else f"{target}/{name}"
+    return replace(diff, old_path=None if diff.old_path is None else new, new_path=new)
 
 
 def adds_nothing(diff: FileDiff) -> bool:
