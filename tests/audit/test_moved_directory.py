@@ -82,3 +82,25 @@ def test_a_file_created_beside_a_moved_file_is_judged_where_it_moved(tmp_path: P
         "already has its post-image; 3 of 3 substantive added lines already upstream "
         "(strongest: pkg/limits.py 2/2); to do: retire (upstream has it)"
     )
+
+
+RENAME = """Subject: rename pkg/util.py
+---
+diff --git a/pkg/util.py b/pkg/helpers.py
+similarity index 100%
+rename from pkg/util.py
+rename to pkg/helpers.py
+"""
+
+
+def test_a_pure_rename_of_a_moved_file_finds_it_by_its_whole_content(tmp_path: Path) -> None:
+    """A rename without hunks has no context lines to look for. Before: "pkg/util.py no
+    longer exists; its content was not found elsewhere; to do: look", though src/pkg/util.py
+    holds it line for line."""
+    [verdict] = judge(tmp_path, MOVED, [("rename.patch", RENAME)], old=PIN)
+    assert verdict.verdict == "target gone"
+    assert verdict.summary == (
+        "pkg/util.py no longer exists; likely moved to src/pkg/util.py (same name and "
+        "content: 2 of 2 lines of the file found there); "
+        "to do: port (onto the file its content moved to)"
+    )

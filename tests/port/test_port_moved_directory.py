@@ -92,3 +92,36 @@ def test_a_rename_of_a_file_gone_with_its_content_stops_the_port(cli, tmp_path: 
     ) in run.out
     assert "stopped at rename.patch" in run.out
     assert not (down / "patches-2.0").exists()
+
+
+def test_a_rename_follows_its_moved_directory(cli, tmp_path: Path) -> None:
+    """Before: *merged* with a leading '; ' as its evidence, the new series creating
+    pkg/helpers.py outside the package and leaving src/pkg/util.py."""
+    info = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
+    _write(tmp_path / "old", {**FILES, "PKG-INFO": info.format("1.0")})
+    moved = {f"src/{path}": text for path, text in FILES.items()}
+    _write(tmp_path / "new", {**moved, "PKG-INFO": info.format("2.0")})
+    down = tmp_path / "down"
+    _write(
+        down,
+        {
+            "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\npristine = "../old"\n',
+            "patches/series": "rename.patch\n",
+            "patches/rename.patch": RENAMES,
+        },
+    )
+    run = cli("port", "--to", "../new", cwd=down)
+    assert run.code == 0, run.err
+    assert (
+        "  rename.patch  merged   pkg/util.py is gone, merged into src/pkg/util.py; "
+        "git's three-way merge carried the patch\n"
+    ) in run.out
+    assert (down / "patches-2.0" / "rename.patch").read_text() == (
+        "Subject: rename pkg/util.py\n---\n"
+        "diff --git a/src/pkg/helpers.py b/src/pkg/helpers.py\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/src/pkg/helpers.py\n@@ -0,0 +1,2 @@\n"
+        "+def helper():\n+    return 2\n"
+        "diff --git a/src/pkg/util.py b/src/pkg/util.py\ndeleted file mode 100644\n"
+        "--- a/src/pkg/util.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n"
+        "-def helper():\n-    return 2\n"
+    )

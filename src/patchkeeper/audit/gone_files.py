@@ -72,16 +72,22 @@ def renamed(patch: Patch, renames: dict[str, str], dropped: Iterable[str]) -> Pa
     beside ``python3/pkg/__init__.py``, moved to ``pkg/__init__.py``, is read as
     ``pkg/new.py``), when that directory is no longer where it was."""
     skip = set(dropped)
-    moved_dirs = {
-        _parent(old): _parent(new) for old, new in renames.items() if _parent(old) != _parent(new)
-    }
+    created = created_moves(patch, renames)
     files = []
     for diff in patch.files:
         if diff.old_path in skip:
             continue
+        if diff.new_path in created:
+            new = created[diff.new_path]
+            if diff.is_rename:
+                old = renames.get(diff.old_path or "", diff.old_path)
+            else:
+                old = None if diff.old_path is None else new
+            files.append(replace(diff, old_path=old, new_path=new))
+            continue
         new = renames.get(diff.old_path or "")
         if new is None:
-            files.append(_created_in_moved(diff, moved_dirs))
+            files.append(diff)
             continue
         files.append(replace(diff, old_path=new, new_path=new if diff.new_path else None))
     return replace(patch, files=tuple(files))
@@ -91,16 +97,26 @@ def _parent(path: str) -> str:
     return PurePosixPath(path).parent.as_posix()
 
 
-def _created_in_moved(diff: FileDiff, moved_dirs: dict[str, str]) -> FileDiff:
-    """``diff`` with its created file carried into the directory its own directory moved to."""
-    if diff.new_path is None or not creates_file(diff):
-        return diff
-    target = moved_dirs.get(_parent(diff.new_path))
-    if target is None:
-        return diff
-    name = PurePosixPath(diff.new_path).name
-    new = name if target == "." else f"{target}/{name}"
-    return replace(diff, old_path=None if diff.old_path is None else new, new_path=new)
+def created_moves(patch: Patch, renames: dict[str, str]) -> dict[str, str]:
+    """``{created path: new path}`` for each file ``patch`` creates (or renames a file to)
+    in the directory of a file of ``renames`` (old path -> new path) whose directory
+    changed: it goes where that file's directory went (``requests/help me.py``, the new
+    name of ``requests/help.py``, which moved to ``src/requests/help.py``, is
+    ``src/requests/help me.py``)."""
+    moved_dirs = {
+        _parent(old): _parent(new) for old, new in renames.items() if _parent(old) != _parent(new)
+    }
+    out: dict[str, str] = {}
+    for diff in patch.files:
+        if diff.new_path is None or diff.new_path in renames:
+            continue
+        if not (creates_file(diff) or diff.is_rename):
+            continue
+        target = moved_dirs.get(_parent(diff.new_path))
+        if target is not None:
+            name = PurePosixPath(diff.new_path).name
+            out[diff.new_path] = name if target == "." else f"{target}/{name}"
+    return out
 
 
 def adds_nothing(diff: FileDiff) -> bool:

@@ -80,7 +80,7 @@ from patchkeeper.series.substantive_lines import (
     file_index,
     substantive_lines,
 )
-from patchkeeper.upstream.treesearch import MovedFile, TreeSearch, moved_files
+from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
 
 
 class Verdict(WordEnum):
@@ -378,7 +378,7 @@ def _judge_gone(
             f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
             blocked_by=blocker,
         )
-    moved = moved_files(missing, ctx.search)
+    moved = moved_files(missing, ctx.search, ctx.pin)
     rejudged = _rejudge_gone(ws, patch, failed, missing, moved, ctx)
     if rejudged is not None:
         return rejudged
@@ -394,7 +394,8 @@ def _judge_gone(
     first = unplaced(moved, kind) or moved[0]
     where = (
         f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
-        f"{first.total} context lines found there)"
+        f"{first.total} {'lines of the file' if first.reason == WHOLE_FILE else 'context lines'}"
+        " found there)"
         if first.likely
         else "; its content was not found elsewhere"
     )

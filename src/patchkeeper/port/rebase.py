@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from patchkeeper.audit.gone_files import created_moves
 from patchkeeper.audit.series_verdicts import judge_series, register_lines
 from patchkeeper.audit.verdicts import (
     BLOCKED,
@@ -352,7 +353,9 @@ class Rebase:
         after_old: dict[str, FileState | None],
         judged: PatchVerdict,
     ) -> Step:
-        moved = {m.path: m.likely for m in judged.moved if m.likely}
+        gone = {m.path: m.likely for m in judged.moved if m.likely}
+        # a file the patch creates or renames to beside a moved file goes with it
+        moved = {**gone, **created_moves(patch, gone)}
         labels = Labels(self.labels.new, self.labels.old, patch.name)
         targets = list(dict.fromkeys(moved.get(p, p) for p in paths))
         theirs = _states(self.new_ws, targets)
@@ -370,7 +373,7 @@ class Rebase:
             trial = self.new_ws.fork()
             for merge in merges:
                 trial.set(merge.target, merge.result)
-            summary = _merged_summary(failed_hunks, moved)
+            summary = _merged_summary(failed_hunks, gone)
             return self._carry(
                 patch, trial, paths, MERGED, summary, judged, moved, files, failed_hunks
             )
