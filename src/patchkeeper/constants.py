@@ -86,8 +86,9 @@ REGULAR_TYPE = "100"
 #: ``index 4473a8e..8caad44 100644``
 INDEX_MODE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+ ([0-7]{6})\s*$")
 
-#: A gbp/git-format-patch signature that ends a patch: ``-- `` then ``2.39.2``
-SIGNATURE = b"-- \n"
+#: A gbp/git-format-patch signature that ends a patch: ``-- `` then ``2.39.2``; the line
+#: ends in CRLF in a mail saved with CRLF line ends (GNU patch strips the CRs of such a patch).
+SIGNATURE = (b"-- \n", b"-- \r\n")
 
 #: Environment variable overriding the download cache (``~/.cache/patchkeeper-corpus``).
 CACHE_ENV = "PATCHKEEPER_CACHE"
@@ -111,9 +112,12 @@ DIFF_TIMESTAMP = re.compile(
 )
 
 #: Build and test leftovers. ``/build/`` is anchored: ``build`` directories inside a package
-#: (pip's ``operations/build/``) are upstream code.
+#: (pip's ``operations/build/``) are upstream code. ``/.pc/`` is quilt's state (the original
+#: of every file its applied patches touch, ``applied-patches``), left at the root of a tree
+#: a Debian series was pushed on with ``quilt push`` or ``dpkg-source``; never upstream's.
 DEFAULT_IGNORE: tuple[str, ...] = (
     "/build/",
+    "/.pc/",
     "*.egg-info/",
     ".pybuild/",
     "__pycache__/",

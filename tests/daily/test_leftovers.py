@@ -23,6 +23,8 @@ def leave_build_leftovers(target):
         ".pybuild/cpython3_3.12/build/x.py",
         "tests/.hypothesis/examples/x",
         "old.pyc",
+        ".pc/applied-patches",
+        ".pc/fix.patch/client.py",
     ):
         (base / path).parent.mkdir(parents=True, exist_ok=True)
         (base / path).write_text("left behind\n")
@@ -39,13 +41,14 @@ def test_verify_ignores_build_and_test_leftovers(cli, example: Example) -> None:
 
     assert text.code == 0
     assert text.out.splitlines()[-2:] == [
-        "  ignored (build and test leftovers): .pybuild/, .pytest_cache/, build/, "
+        "  ignored (build and test leftovers): .pc/, .pybuild/, .pytest_cache/, build/, "
         "minihttp.egg-info/, old.pyc, tests/.hypothesis/",
         "ok: 7 of 7 patches applied, 0 files drifted",
     ]
     assert (data["untouched"], data["ignored"]) == (
         [],
         [
+            ".pc/",
             ".pybuild/",
             ".pytest_cache/",
             "build/",

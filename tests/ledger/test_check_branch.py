@@ -146,3 +146,15 @@ def test_check_branch_and_lint_against_the_checkout_write_nothing(
         "no problems in 2 patches",
     ]
     assert state() == before
+
+
+def test_a_file_name_with_a_space_the_base_lacks(downstream: Path, topics: Path) -> None:
+    """Before: a traceback (exit 3); ``git cat-file --batch`` answers ``NAME missing`` and the
+    name's own space made the answer look like ``<id> <type> <size>``."""
+    ledger.write_ledger(config_at(downstream))
+    commit_topic(topics, "[pk] help-page", ledger_body(), {"pkg/help me.py": "HELP = 1\n"})
+    assert _differences(downstream) == [
+        ("topic", "help-page", "on the branch, not in the series"),
+        ("topic", "help-page", "on the branch, not in the ledger"),
+        ("file", "pkg/help me.py", "on the branch, not made by the series"),
+    ]

@@ -336,3 +336,27 @@ def test_gitops_helpers_for_other_commands(topics: Path) -> None:
     with pytest.raises(GitError) as caught:
         gitops.show_file(topics, "v1.0", "pkg/extra.py")
     assert "'git cat-file blob v1.0:pkg/extra.py' failed with exit code 128" in caught.value.message
+
+
+def test_a_topic_of_several_words_is_named_with_the_subject_to_write(
+    downstream: Path, topics: Path
+) -> None:
+    """Before: the hint only repeated '[pk] <topic>', which the subject seemed to be."""
+    commit_topic(topics, "[pk] rename help", "", {"pkg/extra.py": "def extra():\n    return 1\n"})
+    with pytest.raises(export.ExportError) as caught:
+        export.export_range(config_at(downstream), "v1.0..work")
+    head = git(topics, "rev-parse", "HEAD")[:12]
+    assert caught.value.message == f"{head} is not a topic commit: '[pk] rename help'"
+    assert caught.value.hint == (
+        "a topic is one word (letters, digits and . _ + - /; it names the patch file): "
+        "reword the commit as '[pk] rename-help'"
+    )
+
+
+def test_a_binary_change_is_named_by_its_file(downstream: Path, topics: Path) -> None:
+    """Before: '... changes a binary file', without naming it."""
+    commit_topic(topics, "[pk] logo", "", {"pkg/logo.png": b"\x89PNG\r\n\x1a\n\x00\x01"})
+    with pytest.raises(export.ExportError) as caught:
+        export.export_range(config_at(downstream), "v1.0..work")
+    head = git(topics, "rev-parse", "HEAD")[:12]
+    assert caught.value.message == f"{head} changes a binary file: pkg/logo.png"

@@ -132,6 +132,36 @@ def test_created_deleted_and_reordered_files() -> None:
     )
 
 
+def test_a_file_name_with_a_space_is_written_as_git_writes_it() -> None:
+    """A patch that renames ``pkg/help.py`` to ``pkg/help me.py`` (a deletion and a
+    creation), refreshed: the bytes of ``git diff --no-renames`` between the two trees, with
+    git's tab after a ``---``/``+++`` name that holds a space (so GNU patch and quilt read
+    the whole name). Before: 'git-diff:5: a '+++' file header without the '---' line before
+    it' (exit 2): ``git diff --no-index`` names a created file ``b/X`` on both sides of its
+    ``diff --git`` line, which cannot be split where the name holds a space."""
+    patch = patch_of(
+        b"Subject: x\n---\n"
+        b"diff --git a/pkg/help me.py b/pkg/help me.py\nnew file mode 100644\n"
+        b"index 0000000..1111111\n--- /dev/null\n+++ b/pkg/help me.py\t\n@@ -0,0 +1 @@\n+x\n"
+        b"diff --git a/pkg/help.py b/pkg/help.py\ndeleted file mode 100644\n"
+        b"index 1111111..0000000\n--- a/pkg/help.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+    )
+    before = {"pkg/help.py": state(b"h\n"), "pkg/help me.py": None}
+    after = {"pkg/help.py": None, "pkg/help me.py": state(b"h\n")}
+    data, _ = refresh(patch, before, after, None)
+    assert data == (
+        b"Subject: x\n---\n"
+        b"diff --git a/pkg/help me.py b/pkg/help me.py\nnew file mode 100644\n"
+        b"index 0000000..6e9f0da\n--- /dev/null\n+++ b/pkg/help me.py\t\n@@ -0,0 +1 @@\n+h\n"
+        b"diff --git a/pkg/help.py b/pkg/help.py\ndeleted file mode 100644\n"
+        b"index 6e9f0da..0000000\n--- a/pkg/help.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-h\n"
+    )
+    assert [(d.old_path, d.new_path) for d in patch_of(data).files] == [
+        (None, "pkg/help me.py"),
+        ("pkg/help.py", None),
+    ]
+
+
 def test_nothing_to_carry_is_none() -> None:
     patch = patch_of(GIT_PATCH)
     assert refresh(patch, {"pkg/a.py": state(NEW)}, {"pkg/a.py": state(NEW)}, "2.0") is None

@@ -172,3 +172,20 @@ def test_patch_data_places_and_writes_what_patch_lines_does(case) -> None:
     assert [(p.line, p.offset) for p in by_data.placements] == [
         (p.line, p.offset) for p in by_lines.placements
     ]
+
+
+def test_closest_match_never_starts_before_the_file() -> None:
+    """Before: line -1 (a window starting before the file: its pattern's later lines aligned
+    with the file's first ones); the audit printed 'closest match at line -12' for a
+    1,032-line deletion of a file that had lost its first lines upstream."""
+    closest = closest_match(lines("c", "d", "x", "a", "b"), lines("a", "b", "c", "d"), 1)
+    assert closest is not None
+    assert (closest.line, closest.matching, closest.total) == (4, 2, 4)
+    assert [(d.index, d.expected, d.found) for d in closest.differences] == [
+        (2, b"c\n", None),
+        (3, b"d\n", None),
+    ]
+    # every vote is for a start before the file: the window starts at line 1
+    closest = closest_match(lines("c", "d"), lines("a", "b", "c", "d"), 1)
+    assert closest is not None
+    assert (closest.line, closest.matching, closest.total) == (1, 0, 4)

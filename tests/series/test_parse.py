@@ -136,6 +136,22 @@ def test_whole_patch_in_crlf_is_read_as_lf() -> None:
     assert diff.hunks[0].pre_image == (b"a\n", b"b\n")
 
 
+def test_whole_git_mail_in_crlf_ends_at_its_signature() -> None:
+    """A ``git format-patch`` mail saved with CRLF line ends (a mail client, Windows, git's
+    ``core.autocrlf``): GNU patch and quilt strip the CRs and stop at the ``-- `` line.
+    Before: "hunk #1 of w.txt ... has more lines than its header counts: line 8 continues
+    it" (the ``-- \\r`` line read as a removed line) and the hint "edited by hand"."""
+    data = (
+        b"Subject: [PATCH] change b\r\n\r\n---\r\n"
+        b"--- a/w.txt\r\n+++ b/w.txt\r\n@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+c\r\n"
+        b"-- \r\n2.39.5\r\n\r\n"
+    )
+    patch = parse(data)
+    hunk = patch.files[0].hunks[0]
+    assert (hunk.pre_image, hunk.post_image) == ((b"a\n", b"b\n"), (b"a\n", b"c\n"))
+    assert render_patch(patch) == data
+
+
 def test_index_style_header_and_p0() -> None:
     data = b"""\
 Description: quilt style

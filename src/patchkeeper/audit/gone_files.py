@@ -28,16 +28,20 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from patchkeeper.audit.hunk_verdicts import removed_lines
+from patchkeeper.audit.hunk_verdicts import creates_file, removed_lines
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import TESTS, kind_of
 from patchkeeper.series.model import ADDED, FileDiff, Patch
 from patchkeeper.series.substantive_lines import substantive, tokens
-from patchkeeper.upstream.treesearch import TreeSearch
+from patchkeeper.upstream.treesearch import MovedFile, TreeSearch
 
 #: A token of a removed line names what the line is about when its text is at least this
 #: long (a URL, an identifier, a tracking id), not ``(`` or ``self``.
 KEY_TOKEN_LENGTH = 8
+
+#: :attr:`MovedFile.reason` of a created file whose directory is gone
+#: (:func:`moved_directory`).
+DIRECTORY_MOVED = "its directory moved"
 
 
 class RenamedPin:
@@ -63,11 +67,23 @@ class RenamedPin:
 
 def renamed(patch: Patch, renames: dict[str, str], dropped: Iterable[str]) -> Patch:
     """``patch`` with each file of ``renames`` (old path -> new path) written against its new
-    path, and the files of ``dropped`` (old paths) left out."""
+    path, and the files of ``dropped`` (old paths) left out. A file the patch creates in the
+    directory of a renamed file goes where that file's directory went (``python3/pkg/new.py``
+    beside ``python3/pkg/__init__.py``, moved to ``pkg/__init__.py``, is read as
+    ``pkg/new.py``), when that directory is no longer where it was."""
     skip = set(dropped)
+    created = created_moves(patch, renames)
     files = []
     for diff in patch.files:
         if diff.old_path in skip:
+            continue
+        if diff.new_path in created:
+            new = created[diff.new_path]
+            if diff.is_rename:
+                old = renames.get(diff.old_path or "", diff.old_path)
+            else:
+                old = None if diff.old_path is None else new
+            files.append(replace(diff, old_path=old, new_path=new))
             continue
         new = renames.get(diff.old_path or "")
         if new is None:
@@ -75,6 +91,32 @@ def renamed(patch: Patch, renames: dict[str, str], dropped: Iterable[str]) -> Pa
             continue
         files.append(replace(diff, old_path=new, new_path=new if diff.new_path else None))
     return replace(patch, files=tuple(files))
+
+
+def _parent(path: str) -> str:
+    return PurePosixPath(path).parent.as_posix()
+
+
+def created_moves(patch: Patch, renames: dict[str, str]) -> dict[str, str]:
+    """``{created path: new path}`` for each file ``patch`` creates (or renames a file to)
+    in the directory of a file of ``renames`` (old path -> new path) whose directory
+    changed: it goes where that file's directory went (``requests/help me.py``, the new
+    name of ``requests/help.py``, which moved to ``src/requests/help.py``, is
+    ``src/requests/help me.py``)."""
+    moved_dirs = {
+        _parent(old): _parent(new) for old, new in renames.items() if _parent(old) != _parent(new)
+    }
+    out: dict[str, str] = {}
+    for diff in patch.files:
+        if diff.new_path is None or diff.new_path in renames:
+            continue
+        if not (creates_file(diff) or diff.is_rename):
+            continue
+        target = moved_dirs.get(_parent(diff.new_path))
+        if target is not None:
+            name = PurePosixPath(diff.new_path).name
+            out[diff.new_path] = name if target == "." else f"{target}/{name}"
+    return out
 
 
 def adds_nothing(diff: FileDiff) -> bool:
@@ -157,3 +199,49 @@ def tests_gone(diff: FileDiff, search: TreeSearch) -> bool:
         if any(needle in data for needle in wanted):
             return False
     return True
+
+
+def _has_directory(tree: TreeSearch, directory: str) -> bool:
+    return (tree.base / directory).is_dir()
+
+
+def moved_directory(path: str, search: TreeSearch, pin: TreeSearch) -> MovedFile | None:
+    """Where a file the patch creates belongs when its directory is gone: ``None`` unless
+    the old pin had ``path``'s directory and the new release has no such directory.
+
+    A file created there would land outside the project's code (``requests/x.py`` once the
+    package moved to ``src/requests/``); a patch that applies only that way is *target gone*,
+    never *clean*. The new place is the directory of the new release that holds most of the
+    pin's files of that directory under their path below it (``adapters.py`` of
+    ``requests/`` found as ``src/requests/adapters.py``), when it holds at least half of
+    them; ``likely`` is ``None`` otherwise.
+
+    Returns:
+        A :class:`MovedFile` for ``path``: ``likely`` the path in the new directory,
+        ``found``/``total`` the pin's files of the directory found there and their count,
+        ``reason`` ``DIRECTORY_MOVED``.
+    """
+    directory = PurePosixPath(path).parent.as_posix()
+    if directory == "." or _has_directory(search, directory) or not _has_directory(pin, directory):
+        return None
+    prefix = f"{directory}/"
+    below = [f[len(prefix) :] for f in pin.files() if f.startswith(prefix)]
+    wanted = set(below)
+    votes: dict[str, int] = {}
+    for candidate in search.files():
+        for rel in _suffixes(candidate):
+            if rel in wanted:
+                place = candidate[: len(candidate) - len(rel) - 1]
+                votes[place] = votes.get(place, 0) + 1
+    best = max(sorted(votes), key=lambda place: votes[place], default=None)
+    found = votes.get(best, 0) if best is not None else 0
+    if best is None or found * 2 < len(below):
+        return MovedFile(path, None, found, len(below), DIRECTORY_MOVED)
+    likely = f"{best}/{PurePosixPath(path).name}"
+    return MovedFile(path, likely, found, len(below), DIRECTORY_MOVED)
+
+
+def _suffixes(path: str) -> list[str]:
+    """The proper tails of ``path`` below a directory: ``a/b/c.py`` -> ``b/c.py``, ``c.py``."""
+    parts = path.split("/")
+    return ["/".join(parts[index:]) for index in range(1, len(parts))]

@@ -205,7 +205,10 @@ def file_shares(
     With the old pin's tree (``pin``), the lines the pin already has in that file are set
     apart (``at_pin``: they prove nothing), and of the others (``new_total``) those the new
     release has in the file, where it moved, or in another file that lacked them at the pin
-    are counted (``new_found``).
+    are counted (``new_found``). Where the content was found in another file, a line that
+    file already had at the pin is set apart too: a file the patch creates as a copy or a
+    rename of one upstream keeps (a deletion and a creation, as ``diff`` without rename
+    detection writes a rename) holds lines upstream had before the patch, not lines it took.
     """
     shares = []
     for path, pairs in _raw_added(patch).items():
@@ -228,9 +231,12 @@ def file_shares(
         differing = []
         respelled = []
         pin_state = pin.state(path)
+        moved_to = where if where is not None and where != path else None
         for text, raw in pairs:
             there = index is not None and index.has(text)
-            if _pin_has(pin, path, text, exact=not there):
+            if _pin_has(pin, path, text, exact=not there) or (
+                moved_to is not None and _pin_has(pin, moved_to, text)
+            ):
                 at_pin += 1
             elif there or _elsewhere(search, pin, raw, path):
                 new_found += 1

@@ -33,7 +33,14 @@ from dataclasses import dataclass, field, replace
 
 from patchkeeper.audit.applied_upstream import AppliedUpstream, applied_upstream
 from patchkeeper.audit.dropped_modules import import_swaps, respelled_only
-from patchkeeper.audit.gone_files import RenamedPin, content_gone, renamed, tests_gone
+from patchkeeper.audit.gone_files import (
+    DIRECTORY_MOVED,
+    RenamedPin,
+    content_gone,
+    moved_directory,
+    renamed,
+    tests_gone,
+)
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     FAILS,
@@ -73,7 +80,7 @@ from patchkeeper.series.substantive_lines import (
     file_index,
     substantive_lines,
 )
-from patchkeeper.upstream.treesearch import MovedFile, TreeSearch, moved_files
+from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
 
 
 class Verdict(WordEnum):
@@ -371,7 +378,7 @@ def _judge_gone(
             f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
             blocked_by=blocker,
         )
-    moved = moved_files(missing, ctx.search)
+    moved = moved_files(missing, ctx.search, ctx.pin)
     rejudged = _rejudge_gone(ws, patch, failed, missing, moved, ctx)
     if rejudged is not None:
         return rejudged
@@ -384,10 +391,11 @@ def _judge_gone(
         if present:
             where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
             return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved, kind)
-    first = _unplaced(moved, kind) or moved[0]
+    first = unplaced(moved, kind) or moved[0]
     where = (
         f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
-        f"{first.total} context lines found there)"
+        f"{first.total} {'lines of the file' if first.reason == WHOLE_FILE else 'context lines'}"
+        " found there)"
         if first.likely
         else "; its content was not found elsewhere"
     )
@@ -401,7 +409,7 @@ def _judge_gone(
     )
 
 
-def _unplaced(moved: Sequence[MovedFile], kind: str) -> MovedFile | None:
+def unplaced(moved: Sequence[MovedFile], kind: str) -> MovedFile | None:
     """The first gone file that decides the verdict (:func:`decides` on ``kind``; any gone
     file when none decides) and has no likely new place, else ``None``: while there is one,
     there is nowhere to port the patch to."""
@@ -503,6 +511,43 @@ def _created_clash(ws: Workspace, patch: Patch) -> PatchOutcome | None:
     return PatchOutcome(patch, False, tuple(clash)) if clash else None
 
 
+def _homeless(ws: Workspace, patch: Patch, ctx: _Context) -> tuple[MovedFile, ...]:
+    """The files the patch creates in a directory the old pin had and the new release
+    does not (:func:`patchkeeper.audit.gone_files.moved_directory`), with where they
+    likely belong; none without both trees, or when the workspace has that file."""
+    if ctx.search is None or ctx.pin is None:
+        return ()
+    out = []
+    for diff in patch.files:
+        if diff.new_path is None or not creates_file(diff) or ws.get(diff.new_path) is not None:
+            continue
+        moved = moved_directory(diff.new_path, ctx.search, ctx.pin)
+        if moved is not None:
+            out.append(moved)
+    return tuple(out)
+
+
+def _judge_homeless(patch: Patch, homeless: tuple[MovedFile, ...]) -> PatchVerdict:
+    """*Target gone*: the patch applies only by creating files in a directory the new
+    release no longer has."""
+    first = homeless[0]
+    directory = first.path.rsplit("/", 1)[0]
+    where = (
+        f"likely moved to {first.likely.rsplit('/', 1)[0]}/ ({first.found} of {first.total} "
+        f"files of {directory}/ found there)"
+        if first.likely
+        else f"none of its {first.total} files found together elsewhere"
+    )
+    return PatchVerdict(
+        patch.name,
+        TARGET_GONE,
+        f"{first.path} would be created in {directory}/, which the new release no longer "
+        f"has; {where}",
+        moved=homeless,
+        kind=primary_kind([d.path for d in patch.files]),
+    )
+
+
 def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
     statuses = [
         HunkVerdict(o.path, p.hunk.index, p.hunk.header, APPLIES, p.line, p.offset)
@@ -546,6 +591,9 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
         consumed = _consumed_notes(ws, patch, ctx)
         if consumed is not None:
             return consumed
+    homeless = _homeless(ws, patch, ctx)
+    if homeless:
+        return _judge_homeless(patch, homeless)
     clash = _created_clash(ws, patch)
     if clash is not None:
         return _judge_failing(ws, patch, failed, ctx, clash)
@@ -910,7 +958,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     if verdict.verdict == TARGET_GONE:
         if verdict.applied_upstream:
             return LOOK, HEADER_SAYS_UPSTREAM
-        if verdict.moved and _unplaced(verdict.moved, verdict.kind) is None:
+        if verdict.moved and unplaced(verdict.moved, verdict.kind) is None:
+            if all(m.reason == DIRECTORY_MOVED for m in verdict.moved):
+                return PORT, "into the directory its files moved to"
             return PORT, "onto the file its content moved to"
         return LOOK, "its file is gone and its content was not found"
     return PORT, f"after {verdict.blocked_by}"

@@ -103,6 +103,25 @@ def topic_pattern(tag: str) -> re.Pattern[str]:
     return re.compile(rf"^\[{re.escape(tag)}\] (?P<topic>{TOPIC})$")
 
 
+def topic_hint(tag: str, subject: str) -> str:
+    """What to write instead of ``subject``, which is not ``[TAG] <topic>``: a topic is one
+    word of letters, digits and ``. _ + - /`` (it names the patch file, ``<topic>.patch``);
+    a subject that has the tag but a topic of several words gets them joined by ``-``.
+
+    >>> topic_hint("ours", "[ours] rename help").split(": ")[-1]
+    "reword the commit as '[ours] rename-help'"
+    """
+    prefix = f"[{tag}] "
+    rule = "a topic is one word (letters, digits and . _ + - /; it names the patch file)"
+    if not subject.startswith(prefix):
+        return f"every commit of the range needs the subject '[{tag}] <topic>'; {rule}"
+    words = re.findall(r"[A-Za-z0-9._+/-]+", subject[len(prefix) :])
+    topic = "-".join(words).strip("./-_+")
+    if not topic or not re.fullmatch(TOPIC, topic):
+        return f"{rule}: reword the commit as '[{tag}] <topic>'"
+    return f"{rule}: reword the commit as '[{tag}] {topic}'"
+
+
 def split_message(message: bytes) -> tuple[bytes, bytes]:
     """Split a commit message into its first line and the body after one blank line.
 
@@ -165,13 +184,35 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
     diff = gitops.diff_patch(checkout, parents[0], commit, relative=directory, abbrev=abbrev)
     if not diff:
         raise ExportError(f"{short} changes nothing", path=checkout, hint="drop the empty commit")
-    if b"\nBinary files " in b"\n" + diff:
+    binary = [f"{directory}/{name}" if directory else name for name in binary_files(diff)]
+    if binary:
         raise ExportError(
-            f"{short} changes a binary file",
+            f"{short} changes a binary file: {', '.join(binary[:5])}",
             path=checkout,
             hint="carry binary files as an overlay entry, not in a patch",
         )
     return diff
+
+
+_BINARY_LINE = re.compile(rb"^Binary files (.*) and (.*) differ$")
+
+
+def binary_files(diff: bytes) -> list[str]:
+    """The paths of git's ``Binary files A and B differ`` lines of ``diff`` (the new side's,
+    or the old one's for a deletion), without git's ``a/``/``b/`` prefixes.
+
+    >>> binary_files(b"diff --git a/x.bin b/x.bin\\nBinary files /dev/null and b/x.bin differ\\n")
+    ['x.bin']
+    """
+    out = []
+    for line in diff.splitlines():
+        match = _BINARY_LINE.match(line)
+        if match is None:
+            continue
+        old, new = match.group(1), match.group(2)
+        name = new if new != b"/dev/null" else old
+        out.append(name.decode("utf-8", "surrogateescape").split("/", 1)[-1])
+    return out
 
 
 def render_commit(
@@ -391,7 +432,7 @@ def range_topics(root: Path, rev_range: str, tag: str) -> list[tuple[str, str, b
             raise ExportError(
                 f"{commit[:12]} is not a topic commit: {subject.decode(errors='replace')!r}",
                 path=root,
-                hint=f"every commit of the range needs the subject '[{tag}] <topic>'",
+                hint=topic_hint(tag, subject.decode("utf-8", "replace")),
             )
         topic = match.group("topic")
         if topic in seen:

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from patchkeeper.audit.gone_files import created_moves
 from patchkeeper.audit.series_verdicts import judge_series, register_lines
 from patchkeeper.audit.verdicts import (
     BLOCKED,
@@ -38,6 +39,7 @@ from patchkeeper.audit.verdicts import (
     PatchVerdict,
     judge_patch,
     remember_failure,
+    unplaced,
 )
 from patchkeeper.constants import WordEnum
 from patchkeeper.errors import PatchkeeperError
@@ -260,7 +262,9 @@ class Rebase:
             return Step(PortedPatch(patch.name, UPSTREAMED, audit.summary, audit=audit))
         trial = self.new_ws.fork()
         applied = apply_patch(trial, patch)
-        if applied.ok:
+        # a patch that applies only by creating files where the new release has no such
+        # directory is *target gone* for the audit: it is merged into where they moved
+        if applied.ok and audit.verdict != TARGET_GONE:
             verdict = CLEAN if applied.max_offset == 0 else OFFSET
             summary = (
                 "applies at fuzz 0 on the new pin"
@@ -349,7 +353,9 @@ class Rebase:
         after_old: dict[str, FileState | None],
         judged: PatchVerdict,
     ) -> Step:
-        moved = {m.path: m.likely for m in judged.moved if m.likely}
+        gone = {m.path: m.likely for m in judged.moved if m.likely}
+        # a file the patch creates or renames to beside a moved file goes with it
+        moved = {**gone, **created_moves(patch, gone)}
         labels = Labels(self.labels.new, self.labels.old, patch.name)
         targets = list(dict.fromkeys(moved.get(p, p) for p in paths))
         theirs = _states(self.new_ws, targets)
@@ -359,16 +365,31 @@ class Rebase:
         failed_hunks = _failed(patch, judged)
         if patch.name in self.resolutions:
             return self._resolved(patch, judged, files, failed_hunks)
-        if all(m.status == MERGE_CLEAN for m in merges):
+        # the audit found a deciding file gone with nowhere to go (a rename or a deletion
+        # of a file upstream moved where its content cannot be found): a merge that only
+        # deletes what is already gone carries nothing of it, so the port stops there
+        nowhere = judged.verdict == TARGET_GONE and unplaced(judged.moved, judged.kind)
+        if all(m.status == MERGE_CLEAN for m in merges) and not nowhere:
             trial = self.new_ws.fork()
             for merge in merges:
                 trial.set(merge.target, merge.result)
-            summary = _merged_summary(failed_hunks, moved)
+            summary = _merged_summary(failed_hunks, gone)
             return self._carry(
                 patch, trial, paths, MERGED, summary, judged, moved, files, failed_hunks
             )
         bad = [m for m in merges if m.status != MERGE_CLEAN]
         verdict = TARGET_GONE if all(m.status == "gone" for m in bad) else CONFLICT
+        if not bad:
+            record = PortedPatch(
+                patch.name,
+                TARGET_GONE,
+                f"nowhere to carry it: {judged.summary}",
+                files=files,
+                audit=judged,
+                failed_hunks=failed_hunks,
+            )
+            base = {m.target: self.new_ws.get(m.target) for m in merges}
+            return Step(record, None, merges, base, before_old, after_old)
         detail = ", ".join(
             f"{m.target} ({m.conflicts} conflict region{'s' if m.conflicts != 1 else ''})"
             if m.status == "conflict"

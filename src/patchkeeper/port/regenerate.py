@@ -124,9 +124,53 @@ def _compose_header(
                 continue
             out.append(line)
     if diff.hunks:
-        out.append(f"--- {old}\n".encode("utf-8", "surrogateescape"))
-        out.append(f"+++ {new}\n".encode("utf-8", "surrogateescape"))
+        out.append(f"--- {old}{_name_end(old)}\n".encode("utf-8", "surrogateescape"))
+        out.append(f"+++ {new}{_name_end(new)}\n".encode("utf-8", "surrogateescape"))
     return b"".join(out)
+
+
+def _name_end(name: str) -> str:
+    """What follows a ``---``/``+++`` name: a tab when the name holds a space, so that GNU
+    patch (and quilt) read the whole name, as git writes it (diff.c, ``name_a_tab``)."""
+    return "\t" if " " in name else ""
+
+
+def _git_sides(output: bytes) -> bytes:
+    """``git diff --no-index`` output with each ``diff --git`` line naming the old side
+    ``a/`` and the new one ``b/``, as ``git diff`` between trees writes it.
+
+    With ``--no-index`` git names a created file by its new path on both sides
+    (``diff --git b/X b/X``) and a deleted one by its old path (``a/X a/X``); where ``X``
+    holds a space such a line cannot be split into its two names (git's rule takes two
+    names equal after their first component only with ``a/`` and ``b/``).
+    """
+    lines = split_lines(output)
+    for index, line in enumerate(lines):
+        if not line.startswith(b"diff --git "):
+            continue
+        body = line[len(b"diff --git ") :]
+        end = len(body) - len(body.rstrip(b"\r\n"))
+        names = body[: len(body) - end]
+        half = len(names) // 2
+        if (
+            len(names) % 2 == 1
+            and names[half : half + 1] == b" "
+            and names[:half] == names[half + 1 :]
+        ):
+            quote = b'"' if names.startswith(b'"') else b""
+            rest = names[len(quote) + 2 : half]
+            lines[index] = (
+                b"diff --git "
+                + quote
+                + b"a/"
+                + rest
+                + b" "
+                + quote
+                + b"b/"
+                + rest
+                + body[len(names) :]
+            )
+    return b"".join(lines)
 
 
 # --------------------------------------------------------------------------- the diff body
@@ -174,7 +218,7 @@ def git_diff(
         )
     if not done.stdout:
         return []
-    parsed = parse_patch(done.stdout, name="git diff", path=Path("git-diff"), strip=1)
+    parsed = parse_patch(_git_sides(done.stdout), name="git diff", path=Path("git-diff"), strip=1)
     return list(parsed.files)
 
 

@@ -310,7 +310,12 @@ def closest_match(
     """Find the window of ``lines`` that shares the most lines with ``pattern``, aligned.
 
     Each occurrence of a pattern line votes for the window start that would align it; the
-    window with most votes wins, the one nearest to ``near`` (1-based) on a tie.
+    window with most votes wins, the one nearest to ``near`` (1-based) on a tie. A window
+    starts at line 1 or later (a hunk cannot start before the file does): a vote for an
+    earlier start, where the pattern's later lines align with the file's first ones (a hunk
+    longer than the file, or one whose file lost lines at its top), does not count, and
+    when no other vote is left the window starts at line 1. It may run past the end of the
+    file (its lines there are found as ``None``).
 
     Returns:
         The :class:`ClosestMatch`, or ``None`` when no pattern line occurs in ``lines``.
@@ -326,7 +331,8 @@ def closest_match(
             votes[position - index] += 1
     if not votes:
         return None
-    start = min(votes, key=lambda s: (-votes[s], abs(s + 1 - near), s))
+    inside = [start for start in votes if start >= 0] or [0]
+    start = min(inside, key=lambda s: (-votes[s], abs(s + 1 - near), s))
     differences = []
     for index, expected in enumerate(pattern):
         position = start + index

@@ -447,7 +447,7 @@ def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path
     if nxt_index >= len(lines):
         return
     nxt = lines[nxt_index]
-    if nxt.startswith((C.OLD_FILE, C.NEW_FILE, C.SIGNATURE, b"@@", C.DIFF_OTHER)):
+    if nxt.startswith((C.OLD_FILE, C.NEW_FILE, *C.SIGNATURE, b"@@", C.DIFF_OTHER)):
         return
     if nxt[:1] in (b"+", b"-", b" ") and nxt.strip():
         raise PatchFormatError(

@@ -383,7 +383,14 @@ def init_repository(path: Path) -> None:
 
 
 def cat_file_batch(cwd: Path, ids: Sequence[str]) -> dict[str, bytes]:
-    """Return ``{id: content}`` for many objects in one ``git cat-file --batch`` call."""
+    """Return ``{id: content}`` for many objects in one ``git cat-file --batch`` call.
+
+    An object git does not find (``REV:PATH`` of a path the revision lacks) is left out.
+    git answers ``<object name> missing`` (or ``ambiguous``) for it, where the name is the
+    one asked for and may hold spaces (``REV:pkg/help me.py``); a found object's answer is
+    ``<full id> <type> <size>`` (git-cat-file(1), "BATCH OUTPUT"), so its last word is the
+    size.
+    """
     if not ids:
         return {}
     out = run(["cat-file", "--batch"], cwd, input="".join(f"{i}\n" for i in ids).encode())
@@ -391,8 +398,8 @@ def cat_file_batch(cwd: Path, ids: Sequence[str]) -> dict[str, bytes]:
     position = 0
     for object_id in ids:
         end = out.index(b"\n", position)
-        header = out[position:end].split()
-        if len(header) < 3:  # "<id> missing"
+        header = out[position:end].rsplit(b" ", 2)
+        if len(header) < 3 or not header[2].isdigit():  # "<name> missing" / "ambiguous"
             position = end + 1
             continue
         size = int(header[2])

@@ -134,17 +134,31 @@ class MovedFile:
     reason: str
 
 
-def moved_files(missing: list[FileDiff], search: TreeSearch | None) -> tuple[MovedFile, ...]:
+#: :attr:`MovedFile.reason` when a gone file without hunks (a pure rename or mode change)
+#: was found by the old pin's whole file rather than by hunk lines.
+WHOLE_FILE = "same name and content"
+
+
+def moved_files(
+    missing: list[FileDiff], search: TreeSearch | None, pin: TreeSearch | None = None
+) -> tuple[MovedFile, ...]:
     """Where the content of each gone file of a patch likely went (*target gone*).
 
     A file of the same name elsewhere wins when it holds any of the hunks' substantive
     context/removed lines; otherwise the file of ``search`` holding most of them, when it
-    holds at least two and at least half. Without a ``search`` nothing is looked for.
+    holds at least two and at least half. A diff without hunks (a pure rename, a mode
+    change) has no such lines: with the old pin's tree (``pin``), the substantive lines of
+    the pin's whole file stand for them, and only a file of the same name is taken (reason
+    :data:`WHOLE_FILE`). Without a ``search`` nothing is looked for.
     """
     out = []
     for diff in missing:
         assert diff.old_path is not None
         needles = substantive_lines(line for hunk in diff.hunks for line in hunk.pre_image)
+        whole = not diff.hunks and pin is not None and search is not None
+        if whole:
+            state = pin.state(diff.old_path) if pin is not None else None
+            needles = substantive_lines(state.lines) if state is not None else []
         if search is None:
             out.append(MovedFile(diff.old_path, None, 0, len(needles), ""))
             continue
@@ -154,8 +168,10 @@ def moved_files(missing: list[FileDiff], search: TreeSearch | None) -> tuple[Mov
             present = set(substantive_lines(split_lines(search.read(candidate))))
             count = sum(1 for needle in needles if needle in present)
             if best is None or count > best[1]:
-                best, reason = (candidate, count), "same name"
-        if best is None or best[1] == 0:
+                best, reason = (candidate, count), WHOLE_FILE if whole else "same name"
+        if whole and best is not None and best[1] * 2 < len(needles):
+            best = None  # a file of that name holding under half of the pin's file
+        if (best is None or best[1] == 0) and not whole:
             match = search.best_match(needles, diff.old_path)
             # one shared line (an import, a return) says nothing about where a file went
             if match is not None and match[1] >= max(2, (len(needles) + 1) // 2):
