@@ -171,3 +171,36 @@ def test_a_configuration_hunk_is_not_found_as_loosely_as_code(tmp_path: Path) ->
     [verdict] = judge(tmp_path / "b", {"setup.cfg": new_cfg}, [("cfg.patch", CONFIG_PATCH)])
     assert (verdict.verdict, verdict.kind) == ("upstreamed", "configuration")
     assert verdict.hunks[0].how == "added lines found"
+
+
+FRAGMENT_EDIT = """Subject: name the CVE in the release note
+---
+--- a/src/pkg/newsfragments/5150.bugfix
++++ b/src/pkg/newsfragments/5150.bugfix
+@@ -1 +1 @@
+-pkg.vhost no longer echoes the Host header unescaped (GHSA-aaaa-bbbb-cccc).
++pkg.vhost no longer echoes the Host header unescaped (CVE-2031-0001, GHSA-aaaa-bbbb-cccc).
+"""
+
+
+def test_an_edit_of_a_fragment_the_changelog_consumed_is_upstream(tmp_path: Path) -> None:
+    # towncrier deleted the fragment when it rendered it, with its issue number after it
+    # (Twisted 24.11.0's NEWS.rst holds Debian's edit of 11716.bugfix this way)
+    news = (
+        "Bugfixes\n--------\n\n- pkg.vhost no longer echoes the Host header unescaped "
+        "(CVE-2031-0001, GHSA-aaaa-bbbb-cccc). (#5150)\n"
+    )
+    [verdict] = judge(tmp_path, {"NEWS.rst": news}, [("cve.patch", FRAGMENT_EDIT)])
+    assert (verdict.verdict, verdict.action, verdict.kind) == (
+        "upstreamed",
+        "retire",
+        "release notes",
+    )
+    assert [(h.path, h.status, h.how) for h in verdict.hunks] == [
+        ("src/pkg/newsfragments/5150.bugfix", "present", "consumed into NEWS.rst (line 4)"),
+    ]
+    # the changelog has the note without the edit: the edit is not upstream
+    old_news = news.replace("CVE-2031-0001, ", "")
+    [verdict] = judge(tmp_path / "b", {"NEWS.rst": old_news}, [("cve.patch", FRAGMENT_EDIT)])
+    assert (verdict.verdict, verdict.action) == ("target gone", "look")
+    assert verdict.summary.startswith("src/pkg/newsfragments/5150.bugfix no longer exists")

@@ -312,9 +312,29 @@ def _failing_creation(path: str, hunk: Hunk) -> HunkVerdict:
     return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=evidence)
 
 
-def _fragment_lines(diff: FileDiff) -> list[bytes]:
-    """A release-note fragment's text lines, without a trailing ``(#123)``-style reference
-    (the changelog renders it as a link)."""
+def _consumed_edit(
+    ws: Workspace, diff: FileDiff, source: str | None, search: TreeSearch | None
+) -> list[HunkVerdict]:
+    """An edit of a release-note fragment the new release no longer has: when a changelog
+    holds every line the edit adds, whole (towncrier and scriv delete a fragment once they
+    render it into the changelog), each hunk is *present* there; else ``[]``."""
+    if search is None or kind_of(diff.path) != NOTES or source is None:
+        return []
+    if file_lines(ws, source) is not None:
+        return []
+    consumed = _consumed(diff, search, whole=True)
+    if consumed is None:
+        return []
+    return [
+        HunkVerdict(diff.path, h.index, h.header, PRESENT, consumed[1], how=consumed[0])
+        for h in diff.hunks
+    ]
+
+
+def _fragment_lines(diff: FileDiff, whole: bool = False) -> list[bytes]:
+    """A release-note fragment's added text lines, without a trailing ``(#123)``-style
+    reference (the changelog renders it as a link) unless ``whole`` (an edit of a fragment:
+    what it changes may be just that parenthesis, a CVE name added to it)."""
     out = []
     for hunk in diff.hunks:
         for line in hunk.lines:
@@ -322,15 +342,16 @@ def _fragment_lines(diff: FileDiff) -> list[bytes]:
             if text is None:
                 continue
             cut = text.rfind(b"(")
-            if cut > 20 and text.rstrip(b".").endswith(b")"):
+            if not whole and cut > 20 and text.rstrip(b".").endswith(b")"):
                 text = text[:cut].rstrip()
             out.append(text)
     return out
 
 
-def _consumed(diff: FileDiff, search: TreeSearch) -> tuple[str, int] | None:
-    """``(how, line)`` when a changelog of the new tree holds the fragment's text."""
-    needles = _fragment_lines(diff)
+def _consumed(diff: FileDiff, search: TreeSearch, whole: bool = False) -> tuple[str, int] | None:
+    """``(how, line)`` when a changelog of the new tree holds the fragment's text
+    (:func:`_fragment_lines`)."""
+    needles = _fragment_lines(diff, whole)
     if not needles:
         return None
     for path, lines in search.changelog_lines().items():
@@ -417,6 +438,10 @@ def hunk_statuses(
             out.extend(_deletion_status(ws, diff))
             continue
         source = moved.get(diff.old_path or "", diff.old_path)
+        consumed = _consumed_edit(ws, diff, source, search)
+        if consumed:
+            out.extend(consumed)
+            continue
         lines = file_lines(ws, source) or ()
         pin_state = pin.state(diff.old_path) if pin is not None and diff.old_path else None
         pin_lines = pin_state.lines if pin_state is not None else None

@@ -585,12 +585,12 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
         and not d.is_deletion
         and ws.get(d.old_path) is None
     ]
-    if missing:
-        return _judge_gone(ws, patch, failed, missing, ctx)
     if all(kind_of(d.path) == NOTES for d in patch.files):
         consumed = _consumed_notes(ws, patch, ctx)
         if consumed is not None:
             return consumed
+    if missing:
+        return _judge_gone(ws, patch, failed, missing, ctx)
     homeless = _homeless(ws, patch, ctx)
     if homeless:
         return _judge_homeless(patch, homeless)
