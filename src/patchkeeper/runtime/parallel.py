@@ -41,6 +41,10 @@ MIN_FILES = 48
 MIN_ITEMS = 24
 #: The project's machine has 2 cores; more workers than cores only add switching.
 MAX_WORKERS = 4
+#: The fewest files :func:`map_records` sends to a :func:`shared_workers` pool that runs
+#: already (nothing to start: sending a path and getting a record back costs less than
+#: parsing the file here).
+MIN_FILES_SHARED = 2
 
 
 def usable_cores() -> int:
@@ -122,6 +126,11 @@ def shared_workers() -> Iterator[None]:
             _stop_shared()
 
 
+def shared_pool_running() -> bool:
+    """Whether a :func:`shared_workers` pool runs (a few jobs are then worth sending)."""
+    return _SHARED is not None
+
+
 def _stop_shared() -> None:
     """Stop the shared pool, if one runs (as leaving ``with pool:`` does)."""
     global _SHARED
@@ -159,12 +168,15 @@ def map_records(
         sizes: each job's size (bytes of its file), used to hand out the largest first so
             that no worker is left with a large file at the end; same length as ``jobs``.
         minimum: the fewest jobs worth a pool (default :data:`MIN_FILES`; a job that is
-            a chunk of many files may ask for fewer).
+            a chunk of many files may ask for fewer; at most :data:`MIN_FILES_SHARED`
+            while a :func:`shared_workers` pool runs).
 
     Errors raised by ``function`` propagate (it should record them in its result).
     Inside :func:`shared_workers` the block's pool does the work (``function`` must then
     depend on its job alone, as it must anyway: a worker is a copy of the parent).
     """
+    if _SHARED is not None:
+        minimum = min(MIN_FILES if minimum is None else minimum, MIN_FILES_SHARED)
     workers = workers_for(len(jobs), minimum)
     shared = _SHARING > 0
     if workers == 0:
