@@ -62,3 +62,54 @@ def test_few_items_or_one_core_run_here(monkeypatch) -> None:
     assert parallel.workers_for(10_000) == 0
     monkeypatch.setattr(parallel, "usable_cores", lambda: 8)
     assert parallel.workers_for(10_000) == parallel.MAX_WORKERS
+
+
+def test_one_pool_serves_every_call_inside_shared_workers(two_cores, monkeypatch) -> None:
+    started = []
+    real_pool = parallel._pool
+
+    def counted(workers: int):
+        started.append(workers)
+        return real_pool(workers)
+
+    monkeypatch.setattr(parallel, "_pool", counted)
+    with parallel.shared_workers():
+        with parallel.shared_workers():  # nested: the outer block's pool
+            first = [marshal.loads(d) for _j, d in parallel.map_records(square_and_pid, [1, 2])]
+        second = [marshal.loads(d) for _j, d in parallel.map_records(square_and_pid, [3, 4, 5])]
+        assert started == [2]
+        assert parallel._SHARED is not None
+    assert parallel._SHARED is None  # stopped at the end of the block
+    assert [r[0] for r in first + second] == [1, 4, 9, 16, 25]
+    workers = {r[1] for r in first + second}
+    assert os.getpid() not in workers
+    assert len(workers) <= 2
+
+
+def test_map_forked_stops_the_shared_pool_and_a_later_call_starts_another(
+    two_cores, monkeypatch
+) -> None:
+    started = []
+    real_pool = parallel._pool
+
+    def counted(workers: int):
+        started.append(workers)
+        return real_pool(workers)
+
+    monkeypatch.setattr(parallel, "_pool", counted)
+    with parallel.shared_workers():
+        before = {marshal.loads(d)[1] for _j, d in parallel.map_records(square_and_pid, [1, 2])}
+        forked = [r[0] for r in parallel.map_forked(square_and_pid, [6, 7])]
+        assert parallel._SHARED is None  # stopped before map_forked forked its workers
+        after = {marshal.loads(d)[1] for _j, d in parallel.map_records(square_and_pid, [3, 4])}
+    assert forked == [36, 49]
+    assert started == [2, 2, 2]
+    assert before.isdisjoint(after)  # the first pool's workers are gone
+    assert parallel._SHARED is None
+
+
+def test_outside_shared_workers_each_call_has_its_own_pool(two_cores) -> None:
+    first = {marshal.loads(d)[1] for _j, d in parallel.map_records(square_and_pid, [1, 2])}
+    second = {marshal.loads(d)[1] for _j, d in parallel.map_records(square_and_pid, [3, 4])}
+    assert first.isdisjoint(second)
+    assert parallel._SHARED is None

@@ -31,7 +31,7 @@ from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.judge import Pending, judge_pending, renamed_names, settle
 from patchkeeper.runtime.landed import landed_features, spread
 from patchkeeper.runtime.model import Inventory, PatchEntry
-from patchkeeper.runtime.parallel import map_forked
+from patchkeeper.runtime.parallel import map_forked, shared_workers
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all, target_modules
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
@@ -96,7 +96,7 @@ def audit_runtime(
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
-    with fewer_collections():
+    with fewer_collections(), shared_workers():
         return _audit(settings, old, new)
 
 

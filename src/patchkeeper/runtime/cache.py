@@ -268,11 +268,12 @@ def prefetch_records(
     cache: SummaryCache,
     job_of: Callable[[str, Path, bool], tuple],
     worker: Callable[[tuple], Any],
-) -> None:
+) -> int:
     """Compute the records of the ``modules`` that have none valid in ``cache`` on every
     usable core (:func:`patchkeeper.runtime.parallel.map_records`) and store them, so that
     :func:`parsed_module` then decodes them as on a warm run. Only a speed-up: nothing is
     stored when the work is too small for a pool (each module is then parsed when asked).
+    Returns how many records were stored.
 
     Args:
         modules: module names; those in ``memo`` or without a file are left out.
@@ -300,8 +301,10 @@ def prefetch_records(
         files[module] = (file, file_state(stat))
         sizes.append(stat.st_size)
         jobs.append(job_of(module, file, is_package))
-    if parallel.workers_for(len(jobs)) == 0:
-        return
+    shared = parallel.shared_pool_running()
+    if parallel.workers_for(len(jobs), parallel.MIN_FILES_SHARED if shared else None) == 0:
+        return 0
     for job, data in parallel.map_records(worker, jobs, sizes):
         file, state = files[job[1]]
         cache.put_encoded(file, state, data)
+    return len(jobs)

@@ -20,6 +20,7 @@ from patchkeeper.runtime.file_facts import UNREADABLE, is_external
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
+from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.records import inventory_from_record, inventory_record
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
@@ -75,7 +76,7 @@ def scan_plugin(settings: RuntimeSettings) -> Scanned:
     cached = tree.cache.get_value("#inventory", signature)
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree, signature)
-    with fewer_collections():
+    with fewer_collections(), shared_workers():
         inventory = _inventory(settings, tree)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()

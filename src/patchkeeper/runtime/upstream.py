@@ -13,7 +13,7 @@ import ast
 import hashlib
 import marshal
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,6 +164,8 @@ class UpstreamTree:
         self._defined: nameindex.DefinitionIndex = {}
         self._name_sets: list[frozenset[bytes]] | None = None
         self._imported: nameindex.ImporterIndex | None = None
+        #: While :meth:`unread_modules` runs: the modules asked for with no summary yet.
+        self._unread: set[str] | None = None
         #: Build the importer index with the definition index (one read of the tree for
         #: both) when the caller will ask for both.
         self.index_importers = importers
@@ -188,7 +190,13 @@ class UpstreamTree:
         return file.relative_to(self.root).as_posix()
 
     def summary(self, module: str) -> ModuleSummary | None:
-        """The parsed summary of ``module`` (cached), or ``None`` when it has no file."""
+        """The parsed summary of ``module`` (cached), or ``None`` when it has no file (or,
+        inside :meth:`unread_modules`, when it has no summary yet)."""
+        if self._unread is not None and module not in self.summaries:
+            found = self.module_file(module)
+            if found is not None and not self.cache.valid(found[0]):
+                self._unread.add(module)
+                return None
 
         def parse(file: Path, is_package: bool) -> ModuleSummary:
             return summarize(file.read_bytes(), module, self.relative(file), is_package)
@@ -196,16 +204,31 @@ class UpstreamTree:
         codec = (summary_record, summary_from_record)
         return parsed_module(module, self.summaries, self.module_file, self.cache, parse, codec)
 
-    def prefetch(self, modules: Iterable[str]) -> None:
+    def prefetch(self, modules: Iterable[str]) -> int:
         """Summarize the modules of ``modules`` that have no valid record in the cache, on
         every usable core (:func:`patchkeeper.runtime.parallel.map_records`), and store their
         records; :meth:`summary` then decodes them as on a warm run. Only a speed-up: the
-        summaries are the ones :meth:`summary` would compute."""
+        summaries are the ones :meth:`summary` would compute. Returns how many modules were
+        summarized (0 when the work was too small for a pool)."""
 
         def job(module: str, file: Path, is_package: bool) -> tuple:
             return (str(file), module, self.relative(file), is_package)
 
-        prefetch_records(modules, self.summaries, self.module_file, self.cache, job, summary_job)
+        return prefetch_records(
+            modules, self.summaries, self.module_file, self.cache, job, summary_job
+        )
+
+    def unread_modules(self, lookups: Callable[[], object]) -> set[str]:
+        """The modules ``lookups()`` asks :meth:`summary` for that have no summary yet
+        (neither read this run nor stored): meanwhile each is answered ``None``, as a module
+        without a file, so the lookups go on without parsing anything. What ``lookups()``
+        returns is thrown away (it is an answer without those modules)."""
+        self._unread = set()
+        try:
+            lookups()
+        finally:
+            unread, self._unread = self._unread, None
+        return unread
 
     def source_lines(self, module: str, start: int, end: int) -> list[str]:
         """Lines ``start``..``end`` (1-based, inclusive) of a module, with line ends."""
