@@ -29,10 +29,12 @@ first rule that applies decides):
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods did not
    change upstream inherits the change -> **retain**; a change of the body alone that lies
-   only in code the replacement does not copy, or new parameters a replacement forwarding
-   ``*args``/``**kwargs`` passes through -> **retain**; a
-   target outside the upstream
-   being upgraded (``torch``) -> **retain** (this upgrade does not change it);
+   only in code the replacement does not copy, or that only removes code lines (the copy
+   keeps doing what the old release did), new parameters a replacement forwarding
+   ``*args``/``**kwargs`` passes through, or a change of the body alone when the
+   replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
+   a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
+   not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
@@ -68,6 +70,7 @@ from patchkeeper.runtime.noise import (
     cosmetic_reason,
     forwarded_signature_reason,
     outside_copy_reason,
+    removal_only_reason,
 )
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
@@ -238,11 +241,17 @@ def _after_hooks(
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return _with(drift, RETAIN, outside)
+            removed = removal_only_reason(old_code, new_code)
+            if removed:
+                return _with(drift, RETAIN, removed)
         changes = drift.upstream_changes
         if mine is not None and any(c.startswith("signature") for c in changes):
             forwarded = forwarded_signature_reason(old_code, new_code, mine)
             if forwarded:
                 return _with(drift, RETAIN, forwarded)
+        unread = _unread_replacement_reason(entry, mine, changes)
+        if unread:
+            return _with(drift, RETAIN, unread)
     if drift.decision == RETAIN and drift.outside_banners:
         return _with(
             drift,
@@ -251,6 +260,32 @@ def _after_hooks(
             f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
         )
     return drift
+
+
+#: What the scan records for a replacement it cannot name (``module:qualname``): a lambda,
+#: or an expression (a function defined inside another one, a call's result).
+UNNAMED = {"<lambda>": "a lambda", "<expr>": "an expression"}
+
+
+def _unread_replacement_reason(
+    entry: PatchEntry, mine: Code | None, changes: tuple[str, ...]
+) -> str:
+    """Why a change of the upstream body alone needs no update of a replacement the audit
+    cannot read (:data:`UNNAMED`: a function bound at run time, not a copy it can compare),
+    or ``""``. With the same signature and decorators, the calls upstream's callers make
+    still fit the replacement, and nothing shows that the replacement copies the body that
+    changed: the plugin's own implementation stands (the vllm-ascend maintainers kept 15 of
+    17 such entries over six releases, ``benchmarks/runtime_history.py``). A change of the
+    signature, the decorators or the kind of definition is not covered: callers changed."""
+    what = UNNAMED.get(entry.replacement)
+    if mine is not None or what is None or changes != ("body",):
+        return ""
+    return (
+        f"the replacement is {what}, not a copy of upstream's code (nothing to compare), and "
+        f"upstream changed only the body of {entry.target} (signature and decorators are "
+        "the same: its callers' calls still fit the replacement); read the replacement if "
+        "it copies upstream's body"
+    )
 
 
 def _has_key(code: Code | None, key: str) -> bool:
@@ -367,9 +402,10 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
 
     In this order: only its leading underscore changed, in the same module
     (``_allocate_kv_cache`` -> ``allocate_kv_cache``) or, when the module no longer has it,
-    in one other module of the new release; or the same module newly defines a name that
-    extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more that the
-    old module did not define)."""
+    in one other module of the new release; or the same module newly defines or imports a
+    name that extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more
+    that the old module neither defined nor imported; a package's ``__init__`` re-exports
+    the names of its modules by importing them: then the place it imports the name from)."""
     module = entry.target.rsplit(".", 1)[0]
     tail = entry.target[len(module) + 1 :]
     old, new = trees[0].summary(module), trees[1].summary(module)
@@ -386,13 +422,16 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
             return f"{places[0]}.{other}"
     if new is None or len(tail) < 6:
         return ""
-    before = set(old.definitions) if old is not None else set()
+    before = set(old.definitions) | set(old.imports) if old is not None else set()
     grown = sorted(
         n
-        for n in new.definitions
+        for n in (*new.definitions, *new.imports)
         if n.startswith(tail) and n != tail and "." not in n and n not in before
     )
-    return f"{module}.{grown[0]}" if len(grown) == 1 else ""
+    if len(set(grown)) != 1:
+        return ""
+    binding = new.imports.get(grown[0]) if grown[0] not in new.definitions else None
+    return binding.dotted if binding is not None else f"{module}.{grown[0]}"
 
 
 def _missing(
