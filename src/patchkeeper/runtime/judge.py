@@ -5,7 +5,10 @@ plugin's replacement. This module adds what that comparison cannot see, in this 
 first rule that applies decides):
 
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
-2. a version gate on the entry's activation that is dead at the new release -> **remove**;
+2. a version gate on the entry's activation that is dead at the new release, or a feature
+   probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
+   release and does not at the new one (:mod:`patchkeeper.runtime.feature_probes`) ->
+   **remove**;
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.landed`) -> **remove**;
@@ -116,10 +119,13 @@ def judge(
     versions: tuple[str, str],
     header: str = "",
     landed: tuple[str, ...] = (),
+    dead_probe: str = "",
 ) -> Drift:
     """The refined :class:`Drift` of one entry (see the module docstring):
     :func:`judge_pending`, settled at once (:func:`settle`)."""
-    pending = judge_pending(entry, drift, old, new, trees, spans, versions, header, landed)
+    pending = judge_pending(
+        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe
+    )
     return settle(pending, trees[0])
 
 
@@ -151,6 +157,7 @@ def judge_pending(
     versions: tuple[str, str],
     header: str = "",
     landed: tuple[str, ...] = (),
+    dead_probe: str = "",
 ) -> Drift | Pending:
     """The refined :class:`Drift` of one entry (see the module docstring), or, when rule 6
     has hook names to check, a :class:`Pending` judgement: every rule but that check, which
@@ -166,6 +173,9 @@ def judge_pending(
             classes of the patch directory's helper modules it imports) that the new
             upstream now defines (:func:`patchkeeper.runtime.landed.landed_features`):
             upstream took the feature in, and the whole file goes (**remove**).
+        dead_probe: why a feature probe on the way to the entry stops it at the new release
+            (:func:`patchkeeper.runtime.feature_probes.dead_probe`; ``""`` when none):
+            dead code there (**remove**).
     """
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
@@ -176,6 +186,8 @@ def judge_pending(
         return _with(
             drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
         )
+    if dead_probe:
+        return _with(drift, REMOVE, dead_probe)
     if landed:
         listed = ", ".join(landed)
         return _with(
