@@ -30,8 +30,9 @@ first rule that applies decides):
 6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.hooks`) -> **migrate**;
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
-   said to be cosmetic with the reason; a subclass swap whose overridden methods did not
-   change upstream inherits the change -> **retain**; a change of the body alone that lies
+   said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
+   its class body and of its ``if``/``try`` blocks) did not change upstream inherits the
+   change -> **retain**; a change of the body alone that lies
    only in code the replacement does not copy, or that only removes code lines (the copy
    keeps doing what the old release did), new parameters a replacement forwarding
    ``*args``/``**kwargs`` passes through, or a change of the body alone when the
@@ -69,6 +70,7 @@ from patchkeeper.runtime.gates import evaluate
 from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
+from patchkeeper.runtime.names import walk_statements
 from patchkeeper.runtime.noise import (
     cosmetic_reason,
     forwarded_signature_reason,
@@ -343,9 +345,12 @@ def _arrived(
 
 
 def _methods(node) -> dict[str, ast.stmt]:
+    """A class's methods by name: those of its body and those it defines inside its
+    ``if``/``try``/``with`` blocks (``if vllm_version_is(...): def make_dummy(...)``), not
+    those of nested functions or classes; the last definition of a name wins."""
     return {
         n.name: n
-        for n in getattr(node, "body", [])
+        for n in walk_statements(getattr(node, "body", []))
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
 
