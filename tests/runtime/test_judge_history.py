@@ -147,6 +147,13 @@ def test_each_rule_on_the_fixture(result) -> None:
             "keeps them, still does what the old release did; drop them too once upstream's "
             "reason is checked",
         ),
+        # hup 2.0's trim only lost `x = scale(x)`, but hup.layers no longer has scale (it
+        # moved to hup.utils): the copy's kept line would fail there
+        ("hup.layers.trim", None): (
+            "update",
+            "upstream hup.layers.trim changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
         # the same shape, but hup 2.0's stride takes a new parameter: its callers changed
         ("hup.layers.stride", None): (
             "update",
@@ -364,3 +371,17 @@ def test_cosmetic_rules_at_every_depth(new: str, header: str, expected: str) -> 
 )
 def test_removal_only_reason(new: str, expected: str) -> None:
     assert removal_only_reason(_code(OLD), _code(new)) == expected
+
+
+def test_removal_of_a_line_naming_what_the_module_lost() -> None:
+    """A removed line that calls a helper the module no longer has: the copy, which keeps
+    the line, would fail at the new release (no *retain* from the removal)."""
+    old = _code("def f(x):\n    x = _clamp(x)\n    return x.total\n")
+    new = _code("def f(x):\n    return x.total\n")
+    assert removal_only_reason(old, new, frozenset({"_clamp"})) == ""
+    # `total` is an attribute, not the module's name: losing a module-level `total` is moot
+    assert removal_only_reason(old, new, frozenset({"total"})) == (
+        "upstream only removed code (1 line(s), nothing added or changed): the copy, which "
+        "keeps them, still does what the old release did; drop them too once upstream's "
+        "reason is checked"
+    )

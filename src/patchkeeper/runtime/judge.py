@@ -231,7 +231,8 @@ def judge_pending(
             "overrides upstream's value on purpose",
         )
     found = candidates(new, trees[1], old_code, new_code)
-    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header)
+    lost = _lost_names(trees, old.module, new.module)
+    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost)
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
@@ -242,8 +243,9 @@ def _after_hooks(
     new_code: Code | None,
     mine: Code | None,
     header: str,
+    lost: frozenset[str] = frozenset(),
 ) -> Drift:
-    """Rules 7 and 8 (see the module docstring)."""
+    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names`."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
@@ -255,7 +257,7 @@ def _after_hooks(
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return _with(drift, RETAIN, outside)
-            removed = removal_only_reason(old_code, new_code)
+            removed = removal_only_reason(old_code, new_code, lost)
             if removed:
                 return _with(drift, RETAIN, removed)
         changes = drift.upstream_changes
@@ -300,6 +302,19 @@ def _unread_replacement_reason(
         "the same: its callers' calls still fit the replacement); read the replacement if "
         "it copies upstream's body"
     )
+
+
+def _lost_names(
+    trees: tuple[UpstreamTree, UpstreamTree], old_module: str, new_module: str
+) -> frozenset[str]:
+    """The module-level names (definitions and imports) the target's module had at the old
+    release and no longer has at the new one: names a copy's kept lines would miss."""
+    before, after = trees[0].summary(old_module), trees[1].summary(new_module)
+    if before is None or after is None:
+        return frozenset()
+    had = {n for n in before.definitions if "." not in n} | set(before.imports)
+    has = {n for n in after.definitions if "." not in n} | set(after.imports)
+    return frozenset(had - has)
 
 
 def _has_key(code: Code | None, key: str) -> bool:

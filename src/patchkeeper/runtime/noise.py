@@ -286,18 +286,28 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
     )
 
 
-def removal_only_reason(old: Code, new: Code) -> str:
+#: A name in a line of code (an identifier not preceded by a dot: not an attribute).
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def removal_only_reason(old: Code, new: Code, lost: frozenset[str] = frozenset()) -> str:
     """Why the upstream change ``old`` -> ``new`` needs no update of a copy: upstream only
     took code lines out (the new body's code lines are the old one's, in order, with some
     left out; comments and blank lines ignored), so the copy, which keeps them, still does
     what the old release did and upstream added nothing for it to carry. ``""`` when
-    upstream added or changed a code line, or removed none."""
+    upstream added or changed a code line, or removed none, or when a removed line names
+    one of ``lost`` (the names the target's module defined or imported at the old release
+    and no longer does: the copy's kept line would fail there)."""
     base = [line for line in map(_code_line, old.lines) if line]
     theirs = [line for line in map(_code_line, new.lines) if line]
     if not theirs or len(theirs) >= len(base):
         return ""
     matcher = difflib.SequenceMatcher(None, base, theirs, autojunk=False)
-    if any(tag not in ("equal", "delete") for tag, *_ in matcher.get_opcodes()):
+    opcodes = matcher.get_opcodes()
+    if any(tag not in ("equal", "delete") for tag, *_ in opcodes):
+        return ""
+    removed = [line for tag, i1, i2, *_ in opcodes if tag == "delete" for line in base[i1:i2]]
+    if lost and any(name in lost for line in removed for name in _NAME.findall(line)):
         return ""
     gone = len(base) - len(theirs)
     return (
