@@ -7,8 +7,10 @@ older release's inventory is looked up in the newer release's inventory by (targ
 
 - not there, but the same plugin replacement now patches another target: *update* (the
   maintainers retargeted it);
-- not there any more: *remove* (the maintainers deleted it), or *migrate* when the newer
-  release gained, anywhere in the plugin, a ``register*(`` call naming the target's class
+- not there any more (an entry of the same target in a file that patched it in the older
+  release too is that file's own entry, not this one moved): *remove* (the maintainers
+  deleted it), or *migrate* when the newer release gained, anywhere in the plugin, a
+  ``register*(`` call naming the target's class
   or function, or a method of its platform class named like the target (an upstream hook);
 - there, with a version gate on its activation changed: *update*;
 - there, with its replacement's code changed (AST without docstrings) while the upstream
@@ -254,12 +256,18 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
         if ":" in entry.replacement and "<" not in entry.replacement:
             by_replacement[entry.replacement].append(entry)
     rows, seen = [], defaultdict(int)
+    old_files = defaultdict(set)  # (target, key) -> the older release's files patching it
+    for entry in old.inventory.entries:
+        old_files[(entry.target, entry.key)].add(entry.file)
     for entry in old.inventory.entries:
         name = entry_id(entry, patch_dir)
         seen[name] += 1
         if seen[name] > 1:
             name = f"{name}#{seen[name]}"
-        matches = by_target.get((entry.target, entry.key), [])
+        # an entry in another file that already patched the target is that file's own
+        # entry, not this one moved there
+        already = old_files[(entry.target, entry.key)] - {entry.file}
+        matches = [m for m in by_target.get((entry.target, entry.key), []) if m.file not in already]
         if not matches and by_replacement.get(entry.replacement):
             moved = by_replacement[entry.replacement][0].target
             rows.append((name, "update", f"retargeted to {moved} (same replacement)"))

@@ -11,7 +11,11 @@ import pytest
 from patchkeeper.config import load_config
 from patchkeeper.runtime import audit
 from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.noise import cosmetic_reason, outside_copy_reason
+from patchkeeper.runtime.noise import (
+    cosmetic_reason,
+    outside_copy_reason,
+    removal_only_reason,
+)
 
 
 @pytest.fixture
@@ -98,6 +102,63 @@ def test_each_rule_on_the_fixture(result) -> None:
         ("hup.layers._alloc", None): (
             "update",
             "hup.layers._alloc was renamed: retarget to hup.utils.alloc",
+        ),
+        # hup.ops only imports GroupedOp (a package re-exporting its module's name); hup
+        # 2.0's hup.ops imports GroupedOpFactory instead: retarget to where it comes from
+        ("hup.ops.GroupedOp", None): (
+            "update",
+            "hup.ops.GroupedOp was renamed: retarget to hup.ops.kernels.GroupedOpFactory",
+        ),
+        # the device's pool is defined in a try block: the scan cannot name it (<expr>);
+        # hup 2.0 changed pool's body only
+        ("hup.layers.pool", None): (
+            "retain",
+            "the replacement is an expression, not a copy of upstream's code (nothing to "
+            "compare), and upstream changed only the body of hup.layers.pool (signature and "
+            "decorators are the same: its callers' calls still fit the replacement); read the "
+            "replacement if it copies upstream's body",
+        ),
+        # patch_inflight.py's advance runs only while Request lacks in_flight; hup 2.0's
+        # Request sets self.in_flight in __init__ (advance itself is unchanged)
+        ("hup.request.Request.advance", None): (
+            "remove",
+            "its feature probe is false at 2.0 (hplug/patch/patch_inflight.py:9: not "
+            "hasattr(Request, 'in_flight')): upstream's hup.request.Request has in_flight, so "
+            "the branch the patch is in no longer runs: dead code there",
+        ),
+        # its other probe (priority) holds at both releases: no finding from it
+        ("hup.request.Request.describe", None): (
+            "retain",
+            "describe is not defined by upstream under hup.request.Request in the new "
+            "version: an attribute the plugin adds or a generated one; nothing upstream to "
+            "compare",
+        ),
+        # DeviceBatch overrides make inside an `if` of its class body: hup 2.0 changed make
+        # (a new parameter), so the subclass does not just inherit the change
+        ("hup.request.Batch", None): (
+            "update",
+            "upstream hup.request.Batch changed: body; the downstream change is not in the "
+            "new upstream",
+        ),
+        # hup 2.0's fold only lost `x = list(x)`, which the device's copy keeps
+        ("hup.layers.fold", None): (
+            "retain",
+            "upstream only removed code (1 line(s), nothing added or changed): the copy, which "
+            "keeps them, still does what the old release did; drop them too once upstream's "
+            "reason is checked",
+        ),
+        # hup 2.0's trim only lost `x = scale(x)`, but hup.layers no longer has scale (it
+        # moved to hup.utils): the copy's kept line would fail there
+        ("hup.layers.trim", None): (
+            "update",
+            "upstream hup.layers.trim changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
+        # the same shape, but hup 2.0's stride takes a new parameter: its callers changed
+        ("hup.layers.stride", None): (
+            "update",
+            "upstream hup.layers.stride changed: signature: (x, step) -> (x, step, offset=0), "
+            "body; the downstream change is not in the new upstream",
         ),
         ("hup.utils.scale", None): (
             "update",
@@ -281,3 +342,46 @@ STEP = (
 )
 def test_cosmetic_rules_at_every_depth(new: str, header: str, expected: str) -> None:
     assert cosmetic_reason(_code(STEP), _code(new), header) == expected
+
+
+@pytest.mark.parametrize(
+    ("new", "expected"),
+    [
+        # two lines folded into one, or one rewritten: upstream changed code
+        (
+            "def f(x):\n    # doubled\n    b = (x + 1) * 2\n    return b\n",
+            "",
+        ),
+        (
+            "def f(x):\n    a = x + 1\n    # the result\n    return a * 2\n",
+            "",
+        ),
+        # `return b` taken out (a comment would not count): only a removal
+        (
+            "def f(x):\n    a = x + 1\n    b = a * 2\n",
+            "upstream only removed code (1 line(s), nothing added or changed): the copy, which "
+            "keeps them, still does what the old release did; drop them too once upstream's "
+            "reason is checked",
+        ),
+        # a removal and a changed line: not only a removal
+        ("def f(x):\n    a = x + 1\n    return a * 3\n", ""),
+        # nothing removed
+        (OLD, ""),
+    ],
+)
+def test_removal_only_reason(new: str, expected: str) -> None:
+    assert removal_only_reason(_code(OLD), _code(new)) == expected
+
+
+def test_removal_of_a_line_naming_what_the_module_lost() -> None:
+    """A removed line that calls a helper the module no longer has: the copy, which keeps
+    the line, would fail at the new release (no *retain* from the removal)."""
+    old = _code("def f(x):\n    x = _clamp(x)\n    return x.total\n")
+    new = _code("def f(x):\n    return x.total\n")
+    assert removal_only_reason(old, new, frozenset({"_clamp"})) == ""
+    # `total` is an attribute, not the module's name: losing a module-level `total` is moot
+    assert removal_only_reason(old, new, frozenset({"total"})) == (
+        "upstream only removed code (1 line(s), nothing added or changed): the copy, which "
+        "keeps them, still does what the old release did; drop them too once upstream's "
+        "reason is checked"
+    )

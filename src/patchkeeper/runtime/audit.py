@@ -25,12 +25,14 @@ from patchkeeper.runtime.crosscheck import (
     version_gates,
 )
 from patchkeeper.runtime.drift import RETAIN, Code, Drift, codes, decide
+from patchkeeper.runtime.feature_probes import dead_probe, file_table
 from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.judge import Pending, judge_pending, renamed_names, settle
 from patchkeeper.runtime.landed import landed_features, spread
 from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.names import Table
 from patchkeeper.runtime.parallel import map_forked, shared_workers
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.resolve import FOUND, Resolution, resolve_all, target_modules
@@ -161,6 +163,7 @@ def _evaluate(
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
+    dead = _dead_probes(settings.root, entries, trees, versions[1])
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.
@@ -174,7 +177,7 @@ def _evaluate(
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         spans = codes(entry, before, after, trees, scanned.tree)
         drift, key = _drift(store, entry, before, after, spans)
-        context = (headers[entry.file], landed.get(entry.file, ()))
+        context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
         judgement = judged.get(entry, drift, before, after, context)
         remembered = judgement is not None
         if judgement is None:
@@ -196,7 +199,7 @@ def _evaluate(
             store.put_value(*key, astuple(drift))
         decision = settle(judgement, old_tree)
         if not remembered:
-            context = (headers[entry.file], landed.get(entry.file, ()))
+            context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
             judged.put(entry, drift, before, after, context, decision)
         audited.append(AuditedEntry(entry, before, after, decision))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
@@ -228,6 +231,26 @@ def _digest(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return ""
+
+
+def _dead_probes(
+    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree], version: str
+) -> dict[PatchEntry, str]:
+    """Per entry on the way to which a feature probe stops running at the new release,
+    why (:func:`patchkeeper.runtime.feature_probes.dead_probe`); each plugin file with a
+    ``hasattr`` condition is parsed once for its names."""
+    tables: dict[str, Table] = {}
+    out: dict[PatchEntry, str] = {}
+    for entry in entries:
+        activation = entry.activation
+        if activation is None or not any("hasattr(" in c.text for c in activation.conditions):
+            continue
+        if entry.file not in tables:
+            tables[entry.file] = file_table(root, entry)
+        why = dead_probe(entry, tables[entry.file], trees, version)
+        if why:
+            out[entry] = why
+    return out
 
 
 def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:

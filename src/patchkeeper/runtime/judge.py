@@ -5,7 +5,10 @@ plugin's replacement. This module adds what that comparison cannot see, in this 
 first rule that applies decides):
 
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
-2. a version gate on the entry's activation that is dead at the new release -> **remove**;
+2. a version gate on the entry's activation that is dead at the new release, or a feature
+   probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
+   release and does not at the new one (:mod:`patchkeeper.runtime.feature_probes`) ->
+   **remove**;
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.landed`) -> **remove**;
@@ -27,12 +30,15 @@ first rule that applies decides):
 6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.hooks`) -> **migrate**;
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
-   said to be cosmetic with the reason; a subclass swap whose overridden methods did not
-   change upstream inherits the change -> **retain**; a change of the body alone that lies
-   only in code the replacement does not copy, or new parameters a replacement forwarding
-   ``*args``/``**kwargs`` passes through -> **retain**; a
-   target outside the upstream
-   being upgraded (``torch``) -> **retain** (this upgrade does not change it);
+   said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
+   its class body and of its ``if``/``try`` blocks) did not change upstream inherits the
+   change -> **retain**; a change of the body alone that lies
+   only in code the replacement does not copy, or that only removes code lines (the copy
+   keeps doing what the old release did), new parameters a replacement forwarding
+   ``*args``/``**kwargs`` passes through, or a change of the body alone when the
+   replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
+   a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
+   not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
@@ -64,10 +70,12 @@ from patchkeeper.runtime.gates import evaluate
 from patchkeeper.runtime.hooks import candidates
 from patchkeeper.runtime.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
+from patchkeeper.runtime.names import walk_statements
 from patchkeeper.runtime.noise import (
     cosmetic_reason,
     forwarded_signature_reason,
     outside_copy_reason,
+    removal_only_reason,
 )
 from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
 from patchkeeper.runtime.samecode import same_ast
@@ -113,10 +121,13 @@ def judge(
     versions: tuple[str, str],
     header: str = "",
     landed: tuple[str, ...] = (),
+    dead_probe: str = "",
 ) -> Drift:
     """The refined :class:`Drift` of one entry (see the module docstring):
     :func:`judge_pending`, settled at once (:func:`settle`)."""
-    pending = judge_pending(entry, drift, old, new, trees, spans, versions, header, landed)
+    pending = judge_pending(
+        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe
+    )
     return settle(pending, trees[0])
 
 
@@ -148,6 +159,7 @@ def judge_pending(
     versions: tuple[str, str],
     header: str = "",
     landed: tuple[str, ...] = (),
+    dead_probe: str = "",
 ) -> Drift | Pending:
     """The refined :class:`Drift` of one entry (see the module docstring), or, when rule 6
     has hook names to check, a :class:`Pending` judgement: every rule but that check, which
@@ -163,6 +175,9 @@ def judge_pending(
             classes of the patch directory's helper modules it imports) that the new
             upstream now defines (:func:`patchkeeper.runtime.landed.landed_features`):
             upstream took the feature in, and the whole file goes (**remove**).
+        dead_probe: why a feature probe on the way to the entry stops it at the new release
+            (:func:`patchkeeper.runtime.feature_probes.dead_probe`; ``""`` when none):
+            dead code there (**remove**).
     """
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
@@ -173,6 +188,8 @@ def judge_pending(
         return _with(
             drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
         )
+    if dead_probe:
+        return _with(drift, REMOVE, dead_probe)
     if landed:
         listed = ", ".join(landed)
         return _with(
@@ -214,7 +231,8 @@ def judge_pending(
             "overrides upstream's value on purpose",
         )
     found = candidates(new, trees[1], old_code, new_code)
-    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header)
+    lost = _lost_names(trees, old.module, new.module)
+    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost)
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
@@ -225,8 +243,9 @@ def _after_hooks(
     new_code: Code | None,
     mine: Code | None,
     header: str,
+    lost: frozenset[str] = frozenset(),
 ) -> Drift:
-    """Rules 7 and 8 (see the module docstring)."""
+    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names`."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
@@ -238,11 +257,17 @@ def _after_hooks(
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return _with(drift, RETAIN, outside)
+            removed = removal_only_reason(old_code, new_code, lost)
+            if removed:
+                return _with(drift, RETAIN, removed)
         changes = drift.upstream_changes
         if mine is not None and any(c.startswith("signature") for c in changes):
             forwarded = forwarded_signature_reason(old_code, new_code, mine)
             if forwarded:
                 return _with(drift, RETAIN, forwarded)
+        unread = _unread_replacement_reason(entry, mine, changes)
+        if unread:
+            return _with(drift, RETAIN, unread)
     if drift.decision == RETAIN and drift.outside_banners:
         return _with(
             drift,
@@ -251,6 +276,45 @@ def _after_hooks(
             f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
         )
     return drift
+
+
+#: What the scan records for a replacement it cannot name (``module:qualname``): a lambda,
+#: or an expression (a function defined inside another one, a call's result).
+UNNAMED = {"<lambda>": "a lambda", "<expr>": "an expression"}
+
+
+def _unread_replacement_reason(
+    entry: PatchEntry, mine: Code | None, changes: tuple[str, ...]
+) -> str:
+    """Why a change of the upstream body alone needs no update of a replacement the audit
+    cannot read (:data:`UNNAMED`: a function bound at run time, not a copy it can compare),
+    or ``""``. With the same signature and decorators, the calls upstream's callers make
+    still fit the replacement, and nothing shows that the replacement copies the body that
+    changed: the plugin's own implementation stands (the vllm-ascend maintainers kept 15 of
+    17 such entries over six releases, ``benchmarks/runtime_history.py``). A change of the
+    signature, the decorators or the kind of definition is not covered: callers changed."""
+    what = UNNAMED.get(entry.replacement)
+    if mine is not None or what is None or changes != ("body",):
+        return ""
+    return (
+        f"the replacement is {what}, not a copy of upstream's code (nothing to compare), and "
+        f"upstream changed only the body of {entry.target} (signature and decorators are "
+        "the same: its callers' calls still fit the replacement); read the replacement if "
+        "it copies upstream's body"
+    )
+
+
+def _lost_names(
+    trees: tuple[UpstreamTree, UpstreamTree], old_module: str, new_module: str
+) -> frozenset[str]:
+    """The module-level names (definitions and imports) the target's module had at the old
+    release and no longer has at the new one: names a copy's kept lines would miss."""
+    before, after = trees[0].summary(old_module), trees[1].summary(new_module)
+    if before is None or after is None:
+        return frozenset()
+    had = {n for n in before.definitions if "." not in n} | set(before.imports)
+    has = {n for n in after.definitions if "." not in n} | set(after.imports)
+    return frozenset(had - has)
 
 
 def _has_key(code: Code | None, key: str) -> bool:
@@ -296,9 +360,12 @@ def _arrived(
 
 
 def _methods(node) -> dict[str, ast.stmt]:
+    """A class's methods by name: those of its body and those it defines inside its
+    ``if``/``try``/``with`` blocks (``if vllm_version_is(...): def make_dummy(...)``), not
+    those of nested functions or classes; the last definition of a name wins."""
     return {
         n.name: n
-        for n in getattr(node, "body", [])
+        for n in walk_statements(getattr(node, "body", []))
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
 
@@ -367,9 +434,10 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
 
     In this order: only its leading underscore changed, in the same module
     (``_allocate_kv_cache`` -> ``allocate_kv_cache``) or, when the module no longer has it,
-    in one other module of the new release; or the same module newly defines a name that
-    extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more that the
-    old module did not define)."""
+    in one other module of the new release; or the same module newly defines or imports a
+    name that extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more
+    that the old module neither defined nor imported; a package's ``__init__`` re-exports
+    the names of its modules by importing them: then the place it imports the name from)."""
     module = entry.target.rsplit(".", 1)[0]
     tail = entry.target[len(module) + 1 :]
     old, new = trees[0].summary(module), trees[1].summary(module)
@@ -386,13 +454,16 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
             return f"{places[0]}.{other}"
     if new is None or len(tail) < 6:
         return ""
-    before = set(old.definitions) if old is not None else set()
+    before = set(old.definitions) | set(old.imports) if old is not None else set()
     grown = sorted(
         n
-        for n in new.definitions
+        for n in (*new.definitions, *new.imports)
         if n.startswith(tail) and n != tail and "." not in n and n not in before
     )
-    return f"{module}.{grown[0]}" if len(grown) == 1 else ""
+    if len(set(grown)) != 1:
+        return ""
+    binding = new.imports.get(grown[0]) if grown[0] not in new.definitions else None
+    return binding.dotted if binding is not None else f"{module}.{grown[0]}"
 
 
 def _missing(

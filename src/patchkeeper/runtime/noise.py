@@ -22,7 +22,9 @@ A change of the body alone also needs no update when it lies wholly in code the 
 replacement does not copy (:func:`outside_copy_reason`): the replacement is the plugin's own
 code there, so nothing of the upstream change reaches it (the case of a three-way merge in
 which only *ours* keeps the base's lines around upstream's edit: ``git merge-file`` has
-nothing of upstream's to carry into those lines); nor does a change of the parameters
+nothing of upstream's to carry into those lines), or when upstream only took code lines
+out (:func:`removal_only_reason`: the copy keeps doing what the old release did); nor does a
+change of the parameters
 that a replacement forwarding ``*args``/``**kwargs`` passes through
 (:func:`forwarded_signature_reason`).
 """
@@ -281,6 +283,37 @@ def outside_copy_reason(old: Code, new: Code, mine: Code) -> str:
         f"the upstream change ({hunks} hunk(s)) lies only in code the replacement does not "
         f"copy (it keeps {share:.0%} of the old upstream's lines, none of those upstream "
         "changed): nothing of it reaches the plugin's code"
+    )
+
+
+#: A name in a line of code (an identifier not preceded by a dot: not an attribute).
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def removal_only_reason(old: Code, new: Code, lost: frozenset[str] = frozenset()) -> str:
+    """Why the upstream change ``old`` -> ``new`` needs no update of a copy: upstream only
+    took code lines out (the new body's code lines are the old one's, in order, with some
+    left out; comments and blank lines ignored), so the copy, which keeps them, still does
+    what the old release did and upstream added nothing for it to carry. ``""`` when
+    upstream added or changed a code line, or removed none, or when a removed line names
+    one of ``lost`` (the names the target's module defined or imported at the old release
+    and no longer does: the copy's kept line would fail there)."""
+    base = [line for line in map(_code_line, old.lines) if line]
+    theirs = [line for line in map(_code_line, new.lines) if line]
+    if not theirs or len(theirs) >= len(base):
+        return ""
+    matcher = difflib.SequenceMatcher(None, base, theirs, autojunk=False)
+    opcodes = matcher.get_opcodes()
+    if any(tag not in ("equal", "delete") for tag, *_ in opcodes):
+        return ""
+    removed = [line for tag, i1, i2, *_ in opcodes if tag == "delete" for line in base[i1:i2]]
+    if lost and any(name in lost for line in removed for name in _NAME.findall(line)):
+        return ""
+    gone = len(base) - len(theirs)
+    return (
+        f"upstream only removed code ({gone} line(s), nothing added or changed): the copy, "
+        "which keeps them, still does what the old release did; drop them too once upstream's "
+        "reason is checked"
     )
 
 
