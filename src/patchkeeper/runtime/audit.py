@@ -17,6 +17,7 @@ from typing import Any
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.constants import computed_key_evidence, is_computed_key
 from patchkeeper.runtime.crosscheck import (
     AuditFinding,
     broken_references,
@@ -24,7 +25,7 @@ from patchkeeper.runtime.crosscheck import (
     read_patch_files,
     version_gates,
 )
-from patchkeeper.runtime.drift import RETAIN, Code, Drift, codes, decide
+from patchkeeper.runtime.drift import NOT_AUDITED, RETAIN, Code, Drift, codes, decide
 from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory import scan_plugin
@@ -323,6 +324,8 @@ def _drift(
     """:func:`decide`, remembered under :func:`_drift_key`; with that key when it was
     decided now (for the caller to remember it: a forked worker's store is lost), else
     ``None``."""
+    if is_computed_key(entry):  # no module to resolve: said so, rather than "outside"
+        return Drift(NOT_AUDITED, (computed_key_evidence(entry),)), None
     name, digest = _drift_key(entry, old, new, spans)
     cached = store.get_value(name, digest)
     if cached is not None:
