@@ -25,7 +25,7 @@ from patchkeeper.runtime.crosscheck import (
     read_patch_files,
     version_gates,
 )
-from patchkeeper.runtime.drift import NOT_AUDITED, RETAIN, Code, Drift, codes, decide
+from patchkeeper.runtime.drift import INVESTIGATE, NOT_AUDITED, RETAIN, Code, Drift, codes, decide
 from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory import scan_plugin
@@ -199,6 +199,8 @@ def _evaluate(
         if not remembered:
             context = (headers[entry.file], landed.get(entry.file, ()))
             judged.put(entry, drift, before, after, context, decision)
+        if is_computed_key(entry):
+            decision = _computed_key(entry, decision)
         audited.append(AuditedEntry(entry, before, after, decision))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
@@ -220,6 +222,17 @@ def _evaluate(
         tuple(findings),
         gates,
     )
+
+
+def _computed_key(entry: PatchEntry, decision: Drift) -> Drift:
+    """The decision for a ``sys.modules`` entry whose key is computed at run time
+    (:func:`~patchkeeper.runtime.constants.is_computed_key`): which module it replaces is not
+    known, so what the judge keeps as outside upstream (*retain*) is to look at by hand
+    (*investigate*); a removal it decided for other reasons (a dead version gate, never
+    imported) stands."""
+    if decision.decision != RETAIN:
+        return decision
+    return Drift(INVESTIGATE, (computed_key_evidence(entry),))
 
 
 def _digest(path: Path) -> str:
