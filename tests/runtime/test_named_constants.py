@@ -327,3 +327,29 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
             "_plug_get_state is patched but not documented under p_modules.py",
         ),
     ]
+
+
+def test_live_probe_does_not_evaluate_a_computed_key() -> None:
+    # The probe evaluated every key as a literal: a computed key (a name of the plugin's
+    # code) raised NameError in the audited interpreter and `runtime check` printed nothing.
+    from patchkeeper.runtime.probe import check_entry
+
+    entry = {
+        "file": "plug/patch/p_modules.py",
+        "line": 19,
+        "target": "sys.modules",
+        "key": "module_name",
+        "replacement": "<expr>",
+    }
+    assert check_entry(entry, "plug") == (
+        {
+            "target": "sys.modules",
+            "line": 19,
+            "file": "plug/patch/p_modules.py",
+            "status": "error",
+            "detail": "key module_name is computed at run time: not checked, look by hand",
+        },
+        None,
+    )
+    literal = {**entry, "key": "'sys'"}
+    assert check_entry(literal, "plug")[0]["status"] == "registered"
