@@ -353,3 +353,19 @@ def test_live_probe_does_not_evaluate_a_computed_key() -> None:
     )
     literal = {**entry, "key": "'sys'"}
     assert check_entry(literal, "plug")[0]["status"] == "registered"
+
+
+def test_file_facts_keep_constants_and_named_entries_through_the_cache_record() -> None:
+    from patchkeeper.runtime.file_facts import ScanSettings, from_record, to_record
+    from patchkeeper.runtime.scan import scan_source
+
+    settings = ScanSettings("plug", patch_package="plug.patch")
+    facts = scan_source(
+        MODULES.encode(), "plug.patch.p_modules", "plug/patch/p_modules.py", False, settings
+    )
+    assert facts.constants == {"_ALIAS": "tinyup.legacy_sampler"}
+    # The key imported from plug.common.rpc waits for the inventory, in the computed-key form.
+    assert [(e.line, e.target, e.key, path) for e, _conds, path in facts.named] == [
+        (16, "sys.modules", "RPC_GET_STATE", "plug.common.rpc.RPC_GET_STATE")
+    ]
+    assert from_record(to_record(facts)) == facts
