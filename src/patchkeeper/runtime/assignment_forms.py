@@ -5,10 +5,12 @@ file scanner.
   import (*assignment*; *wrapper* when the value mentions the original, directly or in the
   body of the plugin function installed; the inventory, which sees every file, turns an
   assignment of a plugin class deriving from an upstream class into a *subclass* swap);
-- ``setattr(obj, "name", value)``;
+- ``setattr(obj, "name", value)``, the name also a module constant of this or another
+  plugin module (``setattr(obj, NAME, value)``, :mod:`patchkeeper.runtime.module_constants`);
 - registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
   ``REGISTRY.register(key, v)`` on upstream objects;
-- ``sys.modules[name] = module``;
+- ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
+  is the computed-key form: target ``sys.modules``, key its source text);
 - ``patch(module, attribute)(fn)``, the decorator called directly;
 - ``param.attr = value`` inside a plugin function whose parameter ``param`` is given an
   upstream module or class at a call of that function in the same file
@@ -22,10 +24,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from patchkeeper.runtime import names
+from patchkeeper.runtime import module_constants, names
 from patchkeeper.runtime.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
 from patchkeeper.runtime.file_facts import is_plugin
-from patchkeeper.runtime.model import Mechanism
+from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.names import Table
 
 
@@ -129,16 +131,7 @@ class AssignmentForms(DecoratorForms):
         replacement, descriptors, _ = self.describe(value, table)
         key = target.slice
         if bound.dotted == "sys.modules":
-            name = key.value if isinstance(key, ast.Constant) else ast.unparse(key)
-            self.add(
-                conds,
-                line=stmt.lineno,
-                scope=scope,
-                target=str(name),
-                module_hint=str(name),
-                mechanism=Mechanism.SYS_MODULES,
-                replacement=replacement,
-            )
+            self.sys_modules_item(key, replacement, stmt.lineno, conds, scope, table)
             return
         self.upstream_entry(
             conds,
@@ -199,14 +192,64 @@ class AssignmentForms(DecoratorForms):
                 conds, node.lineno, scope, bound, Mechanism.REGISTRY, replacement, key=key
             )
 
+    def _shadowed(self, scope: str) -> tuple[str, ...]:
+        """The parameters of the function ``scope`` (they hide the module's constants)."""
+        info = self.facts.functions.get(scope)
+        return info.params if info is not None else ()
+
+    def sys_modules_item(
+        self, key: ast.expr, replacement: str, line: int, conds: Any, scope: str, table: Table
+    ) -> None:
+        """An entry for ``sys.modules[key] = module``: the module named by a literal or a
+        module constant; a constant of another plugin module waits for the inventory; any
+        other key is the computed-key form (:mod:`patchkeeper.runtime.module_constants`)."""
+        name = module_constants.local_value(key, table, self.facts.constants, self._shadowed(scope))
+        fields = dict(scope=scope, line=line, mechanism=Mechanism.SYS_MODULES)
+        if name is not None:
+            self.add(conds, target=name, module_hint=name, replacement=replacement, **fields)
+            return
+        computed = PatchEntry(
+            file=self.facts.file,
+            module=self.module,
+            target=module_constants.SYS_MODULES,
+            key=ast.unparse(key),
+            replacement=replacement,
+            **fields,  # type: ignore[arg-type]
+        )
+        path = module_constants.imported_name(key, table, self.cfg.package)
+        if path is not None:
+            self.facts.named.append((computed, tuple(conds), path))
+        else:
+            self.facts.entries.append((computed, tuple(conds)))
+
     def setattr_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
-        if len(node.args) < 3 or not isinstance(node.args[1], ast.Constant):
+        if len(node.args) < 3:
             return
         bound = self.external(node.args[0], table)
         if bound is None:
             return
+        name_node = node.args[1]
+        name = module_constants.local_value(
+            name_node, table, self.facts.constants, self._shadowed(scope)
+        )
         replacement, descriptors, refs = self.describe(node.args[2], table)
-        target = f"{bound.dotted}.{node.args[1].value}"
+        if name is None:
+            path = module_constants.imported_name(name_node, table, self.cfg.package)
+            if path is not None:  # the attribute's name: a constant of another plugin module
+                entry = PatchEntry(
+                    file=self.facts.file,
+                    line=node.lineno,
+                    module=self.module,
+                    scope=scope,
+                    target=bound.dotted,
+                    mechanism=Mechanism.SETATTR,
+                    module_hint=bound.module,
+                    replacement=replacement,
+                    descriptors=descriptors,
+                )
+                self.facts.named.append((entry, tuple(conds), path))
+            return
+        target = f"{bound.dotted}.{name}"
         mechanism = Mechanism.WRAPPER if target in refs else Mechanism.SETATTR
         self.add(
             conds,

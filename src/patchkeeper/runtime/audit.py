@@ -17,6 +17,7 @@ from typing import Any
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.cache import SummaryCache
+from patchkeeper.runtime.module_constants import computed_key_evidence, is_computed_key
 from patchkeeper.runtime.crosscheck import (
     AuditFinding,
     broken_references,
@@ -24,7 +25,7 @@ from patchkeeper.runtime.crosscheck import (
     read_patch_files,
     version_gates,
 )
-from patchkeeper.runtime.drift import RETAIN, Code, Drift, codes, decide
+from patchkeeper.runtime.drift import INVESTIGATE, NOT_AUDITED, RETAIN, Code, Drift, codes, decide
 from patchkeeper.runtime.feature_probes import dead_probe, file_table
 from patchkeeper.runtime.gates import Gate, release_version
 from patchkeeper.runtime.gc_threshold import fewer_collections
@@ -201,6 +202,8 @@ def _evaluate(
         if not remembered:
             context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
             judged.put(entry, drift, before, after, context, decision)
+        if is_computed_key(entry):
+            decision = _computed_key(entry, decision)
         audited.append(AuditedEntry(entry, before, after, decision))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
@@ -222,6 +225,17 @@ def _evaluate(
         tuple(findings),
         gates,
     )
+
+
+def _computed_key(entry: PatchEntry, decision: Drift) -> Drift:
+    """The decision for a ``sys.modules`` entry whose key is computed at run time
+    (:func:`~patchkeeper.runtime.module_constants.is_computed_key`): which module it replaces is not
+    known, so what the judge keeps as outside upstream (*retain*) is to look at by hand
+    (*investigate*); a removal it decided for other reasons (a dead version gate, never
+    imported) stands."""
+    if decision.decision != RETAIN:
+        return decision
+    return Drift(INVESTIGATE, (computed_key_evidence(entry),))
 
 
 def _digest(path: Path) -> str:
@@ -346,6 +360,8 @@ def _drift(
     """:func:`decide`, remembered under :func:`_drift_key`; with that key when it was
     decided now (for the caller to remember it: a forked worker's store is lost), else
     ``None``."""
+    if is_computed_key(entry):  # no module to resolve: said so, rather than "outside"
+        return Drift(NOT_AUDITED, (computed_key_evidence(entry),)), None
     name, digest = _drift_key(entry, old, new, spans)
     cached = store.get_value(name, digest)
     if cached is not None:

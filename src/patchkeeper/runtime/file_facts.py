@@ -81,6 +81,12 @@ class FileFacts:
     commented_imports: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
     problems: list[tuple[str, str, int]] = field(default_factory=list)
     syntax_error: str = ""
+    #: The module constants (:func:`patchkeeper.runtime.module_constants.module_constants`).
+    constants: dict[str, str] = field(default_factory=dict)
+    #: Entries whose name is a constant of another plugin module, with its dotted path:
+    #: ``setattr(Target, NAME, fn)`` (``target`` the object set on) and ``sys.modules[NAME]``
+    #: (the computed-key form), resolved by the inventory once every file is read.
+    named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]] = field(default_factory=list)
 
     def span(self, qualname: str) -> tuple[int, int] | None:
         """(first line, last line) of the function or class ``qualname``, decorators
@@ -174,12 +180,15 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
         tuple(facts.commented_imports),
         tuple(facts.problems),
         facts.syntax_error,
+        tuple(facts.constants.items()),
+        tuple((entry_record(e), tuple(map(tuple, c)), path) for e, c, path in facts.named),
     )
 
 
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
-    module, file, entries, edges, functions, classes, spans, commented, problems, error = record
+    module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
+    error, constants, named = rest
     return FileFacts(
         module=module,
         file=file,
@@ -191,4 +200,6 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         commented_imports=list(commented),
         problems=list(problems),
         syntax_error=error,
+        constants=dict(constants),
+        named=[(entry_from_record(e), _conds(c), path) for e, c, path in named],
     )

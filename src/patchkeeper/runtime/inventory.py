@@ -16,6 +16,7 @@ from typing import Any
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.activation import Reachability, roots_for
+from patchkeeper.runtime.module_constants import resolve_named
 from patchkeeper.runtime.file_facts import UNREADABLE, is_external
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
@@ -117,6 +118,7 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
             if facts.syntax_error:
                 findings.append(syntax_finding(facts.syntax_error, facts.file))
             raw.extend(facts.entries)
+            raw.extend(resolve_named(facts.named, tree.facts_of, tree.split))
             findings.extend(
                 Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
             )

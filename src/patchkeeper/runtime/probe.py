@@ -72,7 +72,14 @@ def check_entry(entry, plugin):
         out.update(status="missing", detail=f"{type(exc).__name__}: {exc}")
         return out, None
     if entry.get("key") is not None:
-        key = eval(entry["key"], {})
+        try:
+            key = eval(entry["key"], {})
+        except Exception:  # a name or f-string of the plugin's code: computed at run time
+            out.update(
+                status="error",
+                detail=f"key {entry['key']} is computed at run time: not checked, look by hand",
+            )
+            return out, None
         present = key in live if hasattr(live, "__contains__") else False
         out.update(
             status="registered" if present else "not-registered",

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.assignment_forms import AssignmentForms
+from patchkeeper.runtime.module_constants import module_constants
 from patchkeeper.runtime.edge_lines import hot_lines, line_counts, plugin_names
 from patchkeeper.runtime.file_facts import (
     MODULE_SCOPE,
@@ -506,6 +507,7 @@ def scan_source(
         line = getattr(exc, "lineno", None) or source[: source.find(b"\0")].count(b"\n") + 1
         facts.syntax_error = f"{getattr(exc, 'msg', None) or exc} (line {line})"
         return facts
+    facts.constants = module_constants(tree, source)
     bindings = ScopeBindings(tree)
     hot = None
     if shortcuts and not cfg.reports_entries(module):

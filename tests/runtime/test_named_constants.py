@@ -1,0 +1,371 @@
+"""Patch statements whose name is a constant rather than a literal, found on real plugins:
+vllm-hi 0.1.0 sets seven methods with ``setattr(EngineCore, RPC_NAME, fn)``, ``RPC_NAME``
+imported from ``vllm_hi.common.rpc``; vllm-ascend's ``patch_structured_output.py`` stores the
+original with ``setattr(SamplingParams, _ORIGINAL_VALIDATE_ATTR, ...)``, a constant of the
+same file; vllm-ascend 0.24.0rc1's ``hunyuan_vl_processor_compat.py`` redirects
+``sys.modules[module_name]`` with a loop variable as the key.
+
+Each plugin here is written by the test in the shape of the real one; the upstream is the
+``tinyup`` fixture (1.0 and 2.0) of ``tests/runtime/fixtures``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.runtime.module_constants import module_constants
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+PYPROJECT = """[project]
+name = "plug"
+version = "0.1"
+
+[project.entry-points."tinyup.general_plugins"]
+plug = "plug.patch:apply"
+
+[tool.patchkeeper]
+upstream = "tinyup"
+
+[tool.patchkeeper.runtime]
+package = "plug"
+entry-point-groups = ["tinyup.general_plugins"]
+upstream-packages = ["tinyup"]
+"""
+
+HEADER = "# Note: n\n# Affected versions: 1.0\n# Remove at: 3.0\n"
+
+#: vllm-hi's ``common/rpc.py``: the names of the methods the plugin adds, outside the
+#: patch directory.
+RPC = '''"""RPC names."""
+
+RPC_GET_STATE = "_plug_get_state"
+RPC_SET_STATE = "_plug_set_state"
+RPC_RENAMED = "_plug_first"
+RPC_RENAMED = "_plug_second"
+
+
+def rpc_name(suffix):
+    return "_plug_" + suffix
+'''
+
+#: A package ``__init__`` that re-exports one of them, as ``vllm_hi.common`` could.
+COMMON_INIT = "from plug.common.rpc import RPC_SET_STATE  # noqa: F401\n"
+
+#: vllm-hi's ``patches/__init__.py:patch_engine_internals`` and vllm-ascend's
+#: ``patch_structured_output.py``, on tinyup.
+ENGINE = (
+    HEADER
+    + """
+_ORIGINAL_SCHEDULE_ATTR = "_plug_original_schedule"
+_MARKER = "_plug_marker"
+
+
+def get_state(self):
+    return {}
+
+
+def set_state(self, state):
+    return None
+
+
+def patch_engine_internals():
+    from tinyup.scheduler import Scheduler
+
+    from plug.common import RPC_SET_STATE
+    from plug.common.rpc import RPC_GET_STATE, RPC_RENAMED, rpc_name
+
+    setattr(Scheduler, RPC_GET_STATE, get_state)
+    setattr(Scheduler, RPC_SET_STATE, set_state)
+    setattr(Scheduler, _ORIGINAL_SCHEDULE_ATTR, Scheduler.schedule)
+    setattr(Scheduler, RPC_RENAMED, get_state)
+    setattr(Scheduler, rpc_name("x"), get_state)
+
+
+def mark(_MARKER):
+    from tinyup.scheduler import Scheduler
+
+    setattr(Scheduler, _MARKER, True)
+
+
+def apply():
+    patch_engine_internals()
+    mark("_plug_other")
+
+
+apply()
+"""
+)
+
+#: vllm-ascend 0.24.0rc1's ``hunyuan_vl_processor_compat.py``: modules put in
+#: ``sys.modules`` under a loop variable; beside them, keys that are constants.
+MODULES = (
+    HEADER
+    + """import sys
+from types import ModuleType
+
+from plug.common.rpc import RPC_GET_STATE
+
+_ALIAS = "tinyup.legacy_sampler"
+
+
+def install_aliases():
+    import tinyup.sampler as sampler
+
+    sys.modules[_ALIAS] = sampler
+    sys.modules[RPC_GET_STATE] = sampler
+    aliases = {"tinyup.compat_sampler": sampler}
+    for module_name, module in aliases.items():
+        sys.modules[module_name] = module
+    sys.modules[f"tinyup.{_ALIAS}_copy"] = ModuleType("copy")
+
+
+install_aliases()
+
+
+def vllm_version_is(version):
+    import tinyup
+
+    return tinyup.__version__ == version
+
+
+if vllm_version_is("1.0"):
+    for legacy_name in ("tinyup.compat_engine",):
+        sys.modules[legacy_name] = ModuleType(legacy_name)
+"""
+)
+
+
+def _plugin(base: Path, files: dict[str, str]) -> Path:
+    """A plugin ``plug`` under ``base/plugin`` whose ``apply()`` imports every
+    ``plug/patch/p_*.py`` of ``files``."""
+    root = base / "plugin"
+    (root / "plug" / "patch").mkdir(parents=True)
+    (root / "plug" / "__init__.py").write_text("")
+    modules = sorted(Path(f).stem for f in files if f.startswith("plug/patch/p_"))
+    imports = "".join(f"    from plug.patch import {m}  # noqa: F401\n" for m in modules)
+    (root / "plug" / "patch" / "__init__.py").write_text(HEADER + "def apply():\n" + imports)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The two tinyup releases under ``tmp_path`` and a private cache."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for name in ("upstream-1.0", "upstream-2.0"):
+        shutil.copytree(FIXTURES / name, tmp_path / name)
+    return tmp_path
+
+
+def _versions(base: Path) -> list[str]:
+    return ["--from", str(base / "upstream-1.0"), "--to", str(base / "upstream-2.0")]
+
+
+def _files() -> dict[str, str]:
+    return {
+        "plug/common/__init__.py": COMMON_INIT,
+        "plug/common/rpc.py": RPC,
+        "plug/patch/p_engine.py": ENGINE,
+        "plug/patch/p_modules.py": MODULES,
+    }
+
+
+def _rows(entries: list[dict]) -> list[tuple]:
+    return [
+        (e["file"].rsplit("/", 1)[-1], e["line"], e["mechanism"], e["target"], e["key"])
+        for e in entries
+    ]
+
+
+def test_module_constants_are_strings_bound_once_at_module_level() -> None:
+    source = (
+        'A = "a"\nB: str = "b"\nC = "c"\nC = "c2"\nD = 1\nE = "e"\nfor E in []:\n    pass\n'
+        'F = "f"\nimport os as F\nG = "g"\n\n\ndef f():\n    global G\n    G = "h"\n'
+        'H = "h"\n\n\ndef g():\n    H = "local"\n    return H\n'
+        'class K:\n    A = "class attribute"\n'
+    )
+    tree = ast.parse(source)
+    assert module_constants(tree, source.encode()) == {"A": "a", "B": "b", "H": "h"}
+
+
+def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> None:
+    root = _plugin(upstream, _files())
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    entries = json.loads(run.out)["entries"]
+    assert _rows(entries) == [
+        # the constant imported from plug.common.rpc (outside the patch directory)
+        ("p_engine.py", 23, "setattr", "tinyup.scheduler.Scheduler._plug_get_state", None),
+        # through the package that re-exports it
+        ("p_engine.py", 24, "setattr", "tinyup.scheduler.Scheduler._plug_set_state", None),
+        # a constant of the same file
+        ("p_engine.py", 25, "setattr", "tinyup.scheduler.Scheduler._plug_original_schedule", None),
+        # RPC_RENAMED is assigned twice, rpc_name("x") is a call and _MARKER in mark() is its
+        # parameter: none of them names one constant, so no entry, as before
+        ("p_modules.py", 15, "sys-modules", "tinyup.legacy_sampler", None),
+        ("p_modules.py", 16, "sys-modules", "_plug_get_state", None),
+        ("p_modules.py", 19, "sys-modules", "sys.modules", "module_name"),
+        ("p_modules.py", 20, "sys-modules", "sys.modules", "f'tinyup.{_ALIAS}_copy'"),
+        ("p_modules.py", 34, "sys-modules", "sys.modules", "legacy_name"),
+    ]
+    first = entries[0]
+    assert first["replacement"] == "plug.patch.p_engine:get_state"
+    assert first["module_hint"] == "tinyup.scheduler"
+    assert first["scope"] == "patch_engine_internals"
+    assert first["activation"]["status"] == "active"
+    assert entries[3]["module_hint"] == "tinyup.legacy_sampler"
+    assert entries[5]["module_hint"] == ""
+    text = cli("runtime", "inventory", cwd=root).out.splitlines()
+    assert "plug/patch/p_modules.py:19  sys-modules sys.modules[module_name]  <- <expr>" in text
+
+
+def test_audit_says_a_computed_key_is_computed(upstream: Path, cli) -> None:
+    root = _plugin(upstream, _files())
+    run = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    audited = {
+        (a["entry"]["line"], a["entry"]["target"], a["entry"]["key"]): a["drift"]
+        for a in json.loads(run.out)["entries"]
+        if a["entry"]["file"].endswith("p_modules.py")
+    }
+    computed = audited[(19, "sys.modules", "module_name")]
+    # Not "outside the audited upstream packages" (the variable's name is no module), nor
+    # kept: the module it replaces may be upstream's.
+    assert computed["decision"] == "investigate"
+    assert computed["evidence"] == [
+        "sys.modules[module_name] (plug/patch/p_modules.py:19): the key is computed at run "
+        "time, so which module it replaces is not known statically; look at the code by hand"
+    ]
+    fstring = audited[(20, "sys.modules", "f'tinyup.{_ALIAS}_copy'")]
+    assert fstring["decision"] == "investigate"
+    assert fstring["evidence"] == [
+        "sys.modules[f'tinyup.{_ALIAS}_copy'] (plug/patch/p_modules.py:20): the key is "
+        "computed at run time, so which module it replaces is not known statically; look at "
+        "the code by hand"
+    ]
+    # A removal the judge decided for another reason stands, with the same evidence.
+    assert audited[(34, "sys.modules", "legacy_name")]["evidence"] == [
+        "its version gate is false at 2.0 (plug/patch/p_modules.py:32: "
+        "vllm_version_is('1.0')): dead code there",
+        "sys.modules[legacy_name] (plug/patch/p_modules.py:34): the key is computed at run "
+        "time, so which module it replaces is not known statically; look at the code by hand",
+    ]
+    assert audited[(34, "sys.modules", "legacy_name")]["decision"] == "remove"
+    # A constant key names its module, looked up as any other.
+    assert audited[(15, "tinyup.legacy_sampler", None)]["evidence"] == [
+        "tinyup.legacy_sampler is in neither release: a typo or a future name",
+        "tinyup.legacy_sampler is removed in the new upstream; no definition of the name "
+        "anywhere in the new upstream",
+    ]
+    assert audited[(16, "_plug_get_state", None)]["evidence"] == [
+        "_plug_get_state is not part of the upstream being upgraded: this upgrade does not "
+        "change it",
+        "_plug_get_state is outside the audited upstream packages",
+    ]
+
+
+def test_audit_of_attributes_named_by_constants(upstream: Path, cli) -> None:
+    root = _plugin(upstream, _files())
+    run = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    drifts = [
+        (a["entry"]["target"], a["drift"]["decision"], a["drift"]["evidence"])
+        for a in json.loads(run.out)["entries"]
+        if a["entry"]["file"].endswith("p_engine.py")
+    ]
+    assert drifts == [
+        (
+            f"tinyup.scheduler.Scheduler.{name}",
+            "retain",
+            [
+                f"{name} is not defined by upstream under tinyup.scheduler.Scheduler in the new "
+                "version: an attribute the plugin adds or a generated one; nothing upstream to "
+                "compare"
+            ],
+        )
+        for name in ("_plug_get_state", "_plug_set_state", "_plug_original_schedule")
+    ]
+
+
+LEDGER = (
+    HEADER
+    + """# ** File: p_engine.py **
+#   1. `tinyup.scheduler.Scheduler._plug_get_state`
+#   2. `tinyup.scheduler.Scheduler._plug_set_state`
+#   3. `tinyup.scheduler.Scheduler._plug_original_schedule`
+# ** File: p_modules.py **
+#   1. `tinyup.legacy_sampler`
+#   2. `tinyup.compat_engine`
+def apply():
+    from plug.patch import p_engine, p_modules  # noqa: F401
+"""
+)
+
+
+def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> None:
+    # The ledger names modules; a key computed at run time cannot be written there, so it
+    # is not reported as undocumented (it was: "module_name is patched but not documented").
+    root = _plugin(upstream, _files())
+    (root / "plug" / "patch" / "__init__.py").write_text(LEDGER)
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    findings = [(f["kind"], f["message"]) for f in json.loads(run.out)["findings"]]
+    assert findings == [
+        # No statement names it: the finding stays (the computed key might be it, or not).
+        (
+            "ledger-missing-code",
+            "documented target tinyup.compat_engine is not patched by p_modules.py",
+        ),
+        (
+            "ledger-undocumented",
+            "_plug_get_state is patched but not documented under p_modules.py",
+        ),
+    ]
+
+
+def test_live_probe_does_not_evaluate_a_computed_key() -> None:
+    # The probe evaluated every key as a literal: a computed key (a name of the plugin's
+    # code) raised NameError in the audited interpreter and `runtime check` printed nothing.
+    from patchkeeper.runtime.probe import check_entry
+
+    entry = {
+        "file": "plug/patch/p_modules.py",
+        "line": 19,
+        "target": "sys.modules",
+        "key": "module_name",
+        "replacement": "<expr>",
+    }
+    assert check_entry(entry, "plug") == (
+        {
+            "target": "sys.modules",
+            "line": 19,
+            "file": "plug/patch/p_modules.py",
+            "status": "error",
+            "detail": "key module_name is computed at run time: not checked, look by hand",
+        },
+        None,
+    )
+    literal = {**entry, "key": "'sys'"}
+    assert check_entry(literal, "plug")[0]["status"] == "registered"
+
+
+def test_file_facts_keep_constants_and_named_entries_through_the_cache_record() -> None:
+    from patchkeeper.runtime.file_facts import ScanSettings, from_record, to_record
+    from patchkeeper.runtime.scan import scan_source
+
+    settings = ScanSettings("plug", patch_package="plug.patch")
+    facts = scan_source(
+        MODULES.encode(), "plug.patch.p_modules", "plug/patch/p_modules.py", False, settings
+    )
+    assert facts.constants == {"_ALIAS": "tinyup.legacy_sampler"}
+    # The key imported from plug.common.rpc waits for the inventory, in the computed-key form.
+    assert [(e.line, e.target, e.key, path) for e, _conds, path in facts.named] == [
+        (16, "sys.modules", "RPC_GET_STATE", "plug.common.rpc.RPC_GET_STATE")
+    ]
+    assert from_record(to_record(facts)) == facts
