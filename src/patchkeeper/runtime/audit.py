@@ -17,7 +17,6 @@ from typing import Any
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.cache import SummaryCache
-from patchkeeper.runtime.module_constants import computed_key_evidence, is_computed_key
 from patchkeeper.runtime.crosscheck import (
     AuditFinding,
     broken_references,
@@ -33,6 +32,7 @@ from patchkeeper.runtime.inventory import scan_plugin
 from patchkeeper.runtime.judge import Pending, judge_pending, renamed_names, settle
 from patchkeeper.runtime.landed import landed_features, spread
 from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.module_constants import computed_key_evidence, is_computed_key
 from patchkeeper.runtime.names import Table
 from patchkeeper.runtime.parallel import map_forked, shared_workers
 from patchkeeper.runtime.plugin import PluginTree

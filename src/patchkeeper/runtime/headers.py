@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from patchkeeper.runtime.module_constants import is_computed_key
 from patchkeeper.runtime.model import Finding, PatchEntry
+from patchkeeper.runtime.module_constants import is_computed_key
 
 #: A placeholder value: ``TODO``, ``TBD``, ``FIXME``, ``<fill in>``, or the template's wording
 #: (``Describe the concrete issue``, ``State evidence-backed``, ``Give a verifiable``).

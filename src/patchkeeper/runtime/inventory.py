@@ -16,11 +16,11 @@ from typing import Any
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.activation import Reachability, roots_for
-from patchkeeper.runtime.module_constants import resolve_named
 from patchkeeper.runtime.file_facts import UNREADABLE, is_external
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
+from patchkeeper.runtime.module_constants import resolve_named
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.plugin import PluginTree
 from patchkeeper.runtime.records import inventory_from_record, inventory_record

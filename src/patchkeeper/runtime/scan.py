@@ -16,7 +16,6 @@ from collections.abc import Iterator
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.assignment_forms import AssignmentForms
-from patchkeeper.runtime.module_constants import module_constants
 from patchkeeper.runtime.edge_lines import hot_lines, line_counts, plugin_names
 from patchkeeper.runtime.file_facts import (
     MODULE_SCOPE,
@@ -27,6 +26,7 @@ from patchkeeper.runtime.file_facts import (
     ScanSettings,
     is_plugin,
 )
+from patchkeeper.runtime.module_constants import module_constants
 from patchkeeper.runtime.names import Binding, ScopeBindings, Table
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
