@@ -248,3 +248,101 @@ def test_a_docs_replacement_of_something_upstream_dropped_is_upstream(tmp_path: 
         tmp_path / "b", {"examples/page.html": new}, [("jq.patch", LOCAL_JQUERY)], old
     )
     assert verdict.verdict == "conflict"
+
+
+# A CVE backport that turns logged warnings into raised errors: its test file no longer needs
+# ExpectLog (hunk #1 only removes the import), its module raises (hunk #2 adds lines).
+TEST_OLD = """from pkg.httputil import parse_form, FormError
+from pkg.escape import utf8, native_str
+from pkg.log import gen_log
+from pkg.testing import ExpectLog
+
+import copy
+import datetime
+
+
+def test_missing_headers():
+    with ExpectLog(gen_log, "missing headers"):
+        parse_form(b"1234")
+"""
+
+HTTPUTIL_OLD = """from pkg.escape import utf8, native_str
+from pkg.log import gen_log
+
+import copy
+import datetime
+
+
+class FormError(Exception):
+    pass
+
+
+def parse_form(data):
+    if not data.startswith(b"--"):
+        gen_log.warning("missing headers")
+        return None
+    return data
+"""
+
+RAISE_FORM_ERRORS = """Subject: raise errors instead of logging in form parsing
+---
+--- a/tests/test_httputil.py
++++ b/tests/test_httputil.py
+@@ -1,7 +1,6 @@
+ from pkg.httputil import parse_form, FormError
+ from pkg.escape import utf8, native_str
+ from pkg.log import gen_log
+-from pkg.testing import ExpectLog
+ 
+ import copy
+ import datetime
+--- a/pkg/httputil.py
++++ b/pkg/httputil.py
+@@ -12,5 +12,4 @@ class FormError(Exception):
+ def parse_form(data):
+     if not data.startswith(b"--"):
+-        gen_log.warning("missing headers")
+-        return None
++        raise FormError("missing headers")
+     return data
+"""
+
+
+def test_a_removal_still_in_its_own_file_is_not_made_in_another_file(tmp_path: Path) -> None:
+    # the new release added an import below ExpectLog (the hunk fails at fuzz 0) and kept
+    # ExpectLog; its module has the same imports without ExpectLog, as it always had: the
+    # import's absence there says nothing, the patch is not partly upstream
+    test_new = TEST_OLD.replace(
+        "from pkg.testing import ExpectLog\n",
+        "from pkg.testing import ExpectLog\nfrom pkg.util import ignore_deprecation\n",
+    )
+    old = {"tests/test_httputil.py": TEST_OLD, "pkg/httputil.py": HTTPUTIL_OLD}
+    new = {"tests/test_httputil.py": test_new, "pkg/httputil.py": HTTPUTIL_OLD}
+    [verdict] = judge(tmp_path, new, [("form-errors.patch", RAISE_FORM_ERRORS)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert [(h.path, h.index, h.status, h.how, h.moved_to) for h in verdict.hunks] == [
+        ("tests/test_httputil.py", 1, "fails", "", None),
+        ("pkg/httputil.py", 1, "applies", "", None),
+    ]
+    assert verdict.summary == (
+        "tests/test_httputil.py #1 fails at fuzz 0 (closest: tests/test_httputil.py line 1, "
+        "4 of 7 lines match); 0 of 1 substantive added lines already upstream (strongest: "
+        "pkg/httputil.py 0/1); to do: port (rework the failing hunks)"
+    )
+
+
+def test_a_removal_made_where_the_code_moved_is_still_found(tmp_path: Path) -> None:
+    # the same hunk, the test's imports moved to tests/conftest.py without ExpectLog, and
+    # the test file kept only its tests: the removal is made where the lines went
+    test_new = TEST_OLD.split("\n\n\n", 1)[1]
+    conftest = TEST_OLD.split("\n\n\n", 1)[0].replace("from pkg.testing import ExpectLog\n", "")
+    old = {"tests/test_httputil.py": TEST_OLD, "pkg/httputil.py": HTTPUTIL_OLD}
+    new = {
+        "tests/test_httputil.py": test_new,
+        "tests/conftest.py": conftest + "\n",
+        "pkg/httputil.py": HTTPUTIL_OLD,
+    }
+    [verdict] = judge(tmp_path, new, [("form-errors.patch", RAISE_FORM_ERRORS)], old)
+    assert verdict.hunks[0].status == "present"
+    assert verdict.hunks[0].how == "reverse-applies in tests/conftest.py"
+    assert verdict.verdict == "partially upstreamed"

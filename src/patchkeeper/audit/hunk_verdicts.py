@@ -363,12 +363,32 @@ def _deletion_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
     return out
 
 
+def _removal_still_in_place(own: Sequence[bytes], hunk: Hunk) -> bool:
+    """Whether a hunk that only removes lines (no substantive added line) still has every
+    one of them in its own file of the new release: the removal is not made where it was
+    to be made, so the lines being missing from another file (which may never have had
+    them: shared imports found in a module beside a test file) prove nothing."""
+    if _added(hunk):
+        return False
+    removed = removed_lines(hunk)
+    index = file_index(own)
+    return bool(removed) and all(index.has(line) for line in removed)
+
+
 def _moved_hunk(
-    status: HunkVerdict, hunk: Hunk, search: TreeSearch, pin: TreeSearch | None
+    status: HunkVerdict,
+    hunk: Hunk,
+    search: TreeSearch,
+    pin: TreeSearch | None,
+    own: Sequence[bytes] = (),
 ) -> HunkVerdict:
-    """A hunk that fails in its file: look for its context/removed lines in the rest of the
-    new tree (the code moved while the old file stayed); name the place, and judge the hunk
-    there."""
+    """A hunk that fails in its file (``own``: that file's lines in the new release): look
+    for its context/removed lines in the rest of the new tree (the code moved while the old
+    file stayed); name the place, and judge the hunk there. A removal-only hunk whose removed
+    lines are all still in its own file did not move: it is not looked for elsewhere
+    (:func:`_removal_still_in_place`)."""
+    if _removal_still_in_place(own, hunk):
+        return status
     needles = [line for line in hunk.pre_image if substantive(line) is not None]
     distinct = list(dict.fromkeys(line.strip() for line in needles))
     if len(distinct) < MIN_MOVED_LINES:
@@ -423,6 +443,6 @@ def hunk_statuses(
         for hunk in diff.hunks:
             status = _hunk_status(lines, diff.path, hunk, pin_lines)
             if status.status == FAILS and search is not None and lines:
-                status = _moved_hunk(status, hunk, search, pin)
+                status = _moved_hunk(status, hunk, search, pin, lines)
             out.append(status)
     return out
