@@ -197,7 +197,11 @@ def respelled_as(
 
 
 def file_shares(
-    ws: Workspace, patch: Patch, search: TreeSearch | None, pin: TreeSearch | None = None
+    ws: Workspace,
+    patch: Patch,
+    search: TreeSearch | None,
+    pin: TreeSearch | None = None,
+    skip: dict[str, frozenset[bytes]] | None = None,
 ) -> tuple[FileShare, ...]:
     """Per written file, how many substantive added lines the new upstream (before any
     patch) holds: in the same file, or, when it is gone, in the best file of the tree.
@@ -205,10 +209,16 @@ def file_shares(
     With the old pin's tree (``pin``), the lines the pin already has in that file are set
     apart (``at_pin``: they prove nothing), and of the others (``new_total``) those the new
     release has in the file, where it moved, or in another file that lacked them at the pin
-    are counted (``new_found``).
+    are counted (``new_found``). ``skip`` (written path -> normalized lines) leaves lines out
+    of every count (a later patch of the series rewrites them); a file left with none is
+    left out.
     """
     shares = []
-    for path, pairs in _raw_added(patch).items():
+    for path, every in _raw_added(patch).items():
+        left_out = (skip or {}).get(path, frozenset())
+        pairs = [(text, raw) for text, raw in every if text not in left_out]
+        if not pairs:
+            continue
         added = [text for text, _ in pairs]
         state = ws.original(path)
         where: str | None = path
