@@ -346,3 +346,81 @@ def test_a_removal_made_where_the_code_moved_is_still_found(tmp_path: Path) -> N
     assert verdict.hunks[0].status == "present"
     assert verdict.hunks[0].how == "reverse-applies in tests/conftest.py"
     assert verdict.verdict == "partially upstreamed"
+
+
+DOCS_CONF_OLD = """extensions = ['sphinx.ext.autodoc']
+
+intersphinx_mapping = {
+    'python': ('https://docs.python.org/3', None),
+    'packaging': ('https://packaging.python.org/en/latest', None),
+}
+
+# Support tooltips on references
+extensions += ['hoverxref.extension']
+hoverxref_auto_ref = True
+hoverxref_intersphinx = [
+    'python',
+    'pip',
+    'packaging',
+]
+
+# Add support for linking usernames
+github_url = 'https://github.com'
+extensions += ['sphinx.ext.intersphinx']
+"""
+
+# Debian does not package sphinx-hoverxref: drop it and its settings
+NO_HOVERXREF = """--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -5,15 +5,6 @@ intersphinx_mapping = {
+     'packaging': ('https://packaging.python.org/en/latest', None),
+ }
+ 
+-# Support tooltips on references
+-extensions += ['hoverxref.extension']
+-hoverxref_auto_ref = True
+-hoverxref_intersphinx = [
+-    'python',
+-    'pip',
+-    'packaging',
+-]
+-
+ # Add support for linking usernames
+ github_url = 'https://github.com'
+ extensions += ['sphinx.ext.intersphinx']
+"""
+
+
+def test_a_docs_block_whose_own_names_are_gone_is_removed_upstream(tmp_path: Path) -> None:
+    # upstream dropped hoverxref and moved the mapping below: the block's own names
+    # (hoverxref...) are gone; 'pip' and 'packaging' are still in the mapping and
+    # 'extensions +=' is still used for the other extensions, which says nothing
+    new = (
+        "extensions = ['sphinx.ext.autodoc']\n\n"
+        "# Add support for linking usernames\n"
+        "github_url = 'https://github.com'\n"
+        "extensions += ['sphinx.ext.intersphinx']\n"
+        "intersphinx_mapping = {\n"
+        "    'python': ('https://docs.python.org/3', None),\n"
+        "    'pip': ('https://pip.pypa.io/en/latest', None),\n"
+        "    'packaging': ('https://packaging.python.org/en/latest', None),\n"
+        "}\n"
+    )
+    old = {"docs/conf.py": DOCS_CONF_OLD}
+    [verdict] = judge(tmp_path, {"docs/conf.py": new}, [("hx.patch", NO_HOVERXREF)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [hunk] = verdict.hunks
+    assert (hunk.status, hunk.how) == (
+        "present",
+        "removed lines gone, and nothing they name is in the file",
+    )
+    # upstream kept the extension (its settings renamed): the block's own name is there
+    kept = new.replace(
+        "github_url",
+        "extensions += ['hoverxref.extension']\nhoverxref_roles = ['term']\ngithub_url",
+    )
+    [verdict] = judge(tmp_path / "b", {"docs/conf.py": kept}, [("hx.patch", NO_HOVERXREF)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    # without the old pin's tree nothing tells the block's own names from shared ones
+    [verdict] = judge(tmp_path / "c", {"docs/conf.py": new}, [("hx.patch", NO_HOVERXREF)])
+    assert verdict.verdict == "conflict"
