@@ -194,7 +194,8 @@ def test_audit_reads_the_release_version_from_the_tree(cli, tmp_path: Path) -> N
 
 
 # The shape of a slow-parsing fix a later release moved into a new method, renaming the
-# variables of two of its four lines
+# variables of two of its four lines (and, in the condition, the newline: three names, more
+# than a line spelled differently may change)
 DECODER = """class MultipartDecoder:
     def next_event(self):
         if self.state == State.DATA:
@@ -243,7 +244,7 @@ DECODER_REWRITTEN = """class MultipartDecoder:
             data_end = del_index = self.last_newline(data)
             # If amount of data after last newline is far from
             # possible length of partial boundary, return all data.
-            if (len(data) - data_end) > len(b"\\n" + boundary):
+            if (len(data) - data_end) > len(NEWLINE + boundary):
                 data_end = del_index = len(data)
             more_data = True
         else:

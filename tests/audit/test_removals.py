@@ -248,3 +248,179 @@ def test_a_docs_replacement_of_something_upstream_dropped_is_upstream(tmp_path: 
         tmp_path / "b", {"examples/page.html": new}, [("jq.patch", LOCAL_JQUERY)], old
     )
     assert verdict.verdict == "conflict"
+
+
+# A CVE backport that turns logged warnings into raised errors: its test file no longer needs
+# ExpectLog (hunk #1 only removes the import), its module raises (hunk #2 adds lines).
+TEST_OLD = """from pkg.httputil import parse_form, FormError
+from pkg.escape import utf8, native_str
+from pkg.log import gen_log
+from pkg.testing import ExpectLog
+
+import copy
+import datetime
+
+
+def test_missing_headers():
+    with ExpectLog(gen_log, "missing headers"):
+        parse_form(b"1234")
+"""
+
+HTTPUTIL_OLD = """from pkg.escape import utf8, native_str
+from pkg.log import gen_log
+
+import copy
+import datetime
+
+
+class FormError(Exception):
+    pass
+
+
+def parse_form(data):
+    if not data.startswith(b"--"):
+        gen_log.warning("missing headers")
+        return None
+    return data
+"""
+
+RAISE_FORM_ERRORS = """Subject: raise errors instead of logging in form parsing
+---
+--- a/tests/test_httputil.py
++++ b/tests/test_httputil.py
+@@ -1,7 +1,6 @@
+ from pkg.httputil import parse_form, FormError
+ from pkg.escape import utf8, native_str
+ from pkg.log import gen_log
+-from pkg.testing import ExpectLog
+ 
+ import copy
+ import datetime
+--- a/pkg/httputil.py
++++ b/pkg/httputil.py
+@@ -12,5 +12,4 @@ class FormError(Exception):
+ def parse_form(data):
+     if not data.startswith(b"--"):
+-        gen_log.warning("missing headers")
+-        return None
++        raise FormError("missing headers")
+     return data
+"""
+
+
+def test_a_removal_still_in_its_own_file_is_not_made_in_another_file(tmp_path: Path) -> None:
+    # the new release added an import below ExpectLog (the hunk fails at fuzz 0) and kept
+    # ExpectLog; its module has the same imports without ExpectLog, as it always had: the
+    # import's absence there says nothing, the patch is not partly upstream
+    test_new = TEST_OLD.replace(
+        "from pkg.testing import ExpectLog\n",
+        "from pkg.testing import ExpectLog\nfrom pkg.util import ignore_deprecation\n",
+    )
+    old = {"tests/test_httputil.py": TEST_OLD, "pkg/httputil.py": HTTPUTIL_OLD}
+    new = {"tests/test_httputil.py": test_new, "pkg/httputil.py": HTTPUTIL_OLD}
+    [verdict] = judge(tmp_path, new, [("form-errors.patch", RAISE_FORM_ERRORS)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert [(h.path, h.index, h.status, h.how, h.moved_to) for h in verdict.hunks] == [
+        ("tests/test_httputil.py", 1, "fails", "", None),
+        ("pkg/httputil.py", 1, "applies", "", None),
+    ]
+    assert verdict.summary == (
+        "tests/test_httputil.py #1 fails at fuzz 0 (closest: tests/test_httputil.py line 1, "
+        "4 of 7 lines match); 0 of 1 substantive added lines already upstream (strongest: "
+        "pkg/httputil.py 0/1); to do: port (rework the failing hunks)"
+    )
+
+
+def test_a_removal_made_where_the_code_moved_is_still_found(tmp_path: Path) -> None:
+    # the same hunk, the test's imports moved to tests/conftest.py without ExpectLog, and
+    # the test file kept only its tests: the removal is made where the lines went
+    test_new = TEST_OLD.split("\n\n\n", 1)[1]
+    conftest = TEST_OLD.split("\n\n\n", 1)[0].replace("from pkg.testing import ExpectLog\n", "")
+    old = {"tests/test_httputil.py": TEST_OLD, "pkg/httputil.py": HTTPUTIL_OLD}
+    new = {
+        "tests/test_httputil.py": test_new,
+        "tests/conftest.py": conftest + "\n",
+        "pkg/httputil.py": HTTPUTIL_OLD,
+    }
+    [verdict] = judge(tmp_path, new, [("form-errors.patch", RAISE_FORM_ERRORS)], old)
+    assert verdict.hunks[0].status == "present"
+    assert verdict.hunks[0].how == "reverse-applies in tests/conftest.py"
+    assert verdict.verdict == "partially upstreamed"
+
+
+DOCS_CONF_OLD = """extensions = ['sphinx.ext.autodoc']
+
+intersphinx_mapping = {
+    'python': ('https://docs.python.org/3', None),
+    'packaging': ('https://packaging.python.org/en/latest', None),
+}
+
+# Support tooltips on references
+extensions += ['hoverxref.extension']
+hoverxref_auto_ref = True
+hoverxref_intersphinx = [
+    'python',
+    'pip',
+    'packaging',
+]
+
+# Add support for linking usernames
+github_url = 'https://github.com'
+extensions += ['sphinx.ext.intersphinx']
+"""
+
+# Debian does not package sphinx-hoverxref: drop it and its settings
+NO_HOVERXREF = """--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -5,15 +5,6 @@ intersphinx_mapping = {
+     'packaging': ('https://packaging.python.org/en/latest', None),
+ }
+ 
+-# Support tooltips on references
+-extensions += ['hoverxref.extension']
+-hoverxref_auto_ref = True
+-hoverxref_intersphinx = [
+-    'python',
+-    'pip',
+-    'packaging',
+-]
+-
+ # Add support for linking usernames
+ github_url = 'https://github.com'
+ extensions += ['sphinx.ext.intersphinx']
+"""
+
+
+def test_a_docs_block_whose_own_names_are_gone_is_removed_upstream(tmp_path: Path) -> None:
+    # upstream dropped hoverxref and moved the mapping below: the block's own names
+    # (hoverxref...) are gone; 'pip' and 'packaging' are still in the mapping and
+    # 'extensions +=' is still used for the other extensions, which says nothing
+    new = (
+        "extensions = ['sphinx.ext.autodoc']\n\n"
+        "# Add support for linking usernames\n"
+        "github_url = 'https://github.com'\n"
+        "extensions += ['sphinx.ext.intersphinx']\n"
+        "intersphinx_mapping = {\n"
+        "    'python': ('https://docs.python.org/3', None),\n"
+        "    'pip': ('https://pip.pypa.io/en/latest', None),\n"
+        "    'packaging': ('https://packaging.python.org/en/latest', None),\n"
+        "}\n"
+    )
+    old = {"docs/conf.py": DOCS_CONF_OLD}
+    [verdict] = judge(tmp_path, {"docs/conf.py": new}, [("hx.patch", NO_HOVERXREF)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [hunk] = verdict.hunks
+    assert (hunk.status, hunk.how) == (
+        "present",
+        "removed lines gone, and nothing they name is in the file",
+    )
+    # upstream kept the extension (its settings renamed): the block's own name is there
+    kept = new.replace(
+        "github_url",
+        "extensions += ['hoverxref.extension']\nhoverxref_roles = ['term']\ngithub_url",
+    )
+    [verdict] = judge(tmp_path / "b", {"docs/conf.py": kept}, [("hx.patch", NO_HOVERXREF)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    # without the old pin's tree nothing tells the block's own names from shared ones
+    [verdict] = judge(tmp_path / "c", {"docs/conf.py": new}, [("hx.patch", NO_HOVERXREF)])
+    assert verdict.verdict == "conflict"

@@ -273,3 +273,91 @@ def test_a_respelling_whose_longest_name_was_renamed(tmp_path: Path) -> None:
             "for k in list(options.keys()) + list(kw.keys()):",
         ),
     )
+
+
+DECODER_OLD = """class Decoder:
+    def next_event(self):
+        if self.state == DATA:
+            if self.buffer.find(b"--" + self.boundary) == -1:
+                data_length = del_index = self.last_newline()
+                more_data = True
+            return self.buffer[:data_length], del_index, more_data
+"""
+
+# Werkzeug's CVE-2023-46136 backport, in its shape: four substantive added lines
+SLOW_PARSING = """Subject: fix slow multipart parsing for huge parts with few CR/LF
+---
+--- a/pkg/multipart.py
++++ b/pkg/multipart.py
+@@ -1,7 +1,11 @@
+ class Decoder:
+     def next_event(self):
+         if self.state == DATA:
+-            if self.buffer.find(b"--" + self.boundary) == -1:
++            boundary = b"--" + self.boundary
++
++            if self.buffer.find(boundary) == -1:
+                 data_length = del_index = self.last_newline()
++                if (len(self.buffer) - data_length) > len(b"\\n" + boundary):
++                    data_length = del_index = len(self.buffer)
+                 more_data = True
+             return self.buffer[:data_length], del_index, more_data
+"""
+
+# upstream moved the branch into a helper that takes the buffer as ``data`` and calls the
+# end ``data_end``
+DECODER_NEW = """class Decoder:
+    def next_event(self):
+        if self.state == DATA:
+            return self._parse_data(self.buffer)
+
+    def _parse_data(self, data):
+        boundary = b"--" + self.boundary
+
+        if self.buffer.find(boundary) == -1:
+            data_end = del_index = self.last_newline(data)
+            if (len(data) - data_end) > len(b"\\n" + boundary):
+                data_end = del_index = len(data)
+            more_data = True
+        return data[:data_end], del_index, more_data
+"""
+
+
+def test_an_attribute_of_self_passed_in_as_a_local_is_one_name_respelled(
+    tmp_path: Path,
+) -> None:
+    # `len(self.buffer)` is `len(data)` in the helper, `data_length` is `data_end`: two
+    # names changed (the condition spelled differently); the assignment changes three
+    # tokens of six and stays a line not found: 3 of 4 lines there
+    [verdict] = judge(
+        tmp_path,
+        {"pkg/multipart.py": DECODER_NEW},
+        [("slow.patch", SLOW_PARSING)],
+        {"pkg/multipart.py": DECODER_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [share] = verdict.shares
+    assert (share.counted, share.respelled) == (
+        (3, 4),
+        (
+            (
+                'if (len(self.buffer) - data_length) > len(b"\\n" + boundary):',
+                'if (len(data) - data_end) > len(b"\\n" + boundary):',
+            ),
+        ),
+    )
+    assert share.missing == ("data_length = del_index = len(self.buffer)",)
+
+
+def test_a_line_with_three_names_changed_is_another_line(tmp_path: Path) -> None:
+    # upstream's condition compares other quantities: not the patch's line
+    new = DECODER_NEW.replace("(len(data) - data_end) > len(", "(len(chunk) - data_end) > max(")
+    [verdict] = judge(
+        tmp_path,
+        {"pkg/multipart.py": new},
+        [("slow.patch", SLOW_PARSING)],
+        {"pkg/multipart.py": DECODER_OLD},
+    )
+    assert verdict.verdict == "conflict"
+    [share] = verdict.shares
+    assert (share.counted, share.respelled) == ((2, 4), ())

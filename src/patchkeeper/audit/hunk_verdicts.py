@@ -178,10 +178,10 @@ def _presence(
     for before, after, distance in _around_removals(hunk):
         positions = index.find_in_order([before, after], distance)
         if positions is None:
-            return _named_gone(lines, hunk, removed) if kind != CONFIG else None
+            return _named_gone(lines, hunk, removed, pin, kind) if kind != CONFIG else None
         first = positions[0] + 1 if first is None else first
     if first is None:
-        return _named_gone(lines, hunk, removed) if kind != CONFIG else None
+        return _named_gone(lines, hunk, removed, pin, kind) if kind != CONFIG else None
     return first, "removed lines gone, the lines around them together"
 
 
@@ -196,15 +196,41 @@ def _letters(data: bytes) -> bytes:
     return bytes(c for c in data.lower() if chr(c).isalnum())
 
 
+def _own_words(removed: list[bytes], pin: Sequence[bytes] | None) -> set[bytes] | None:
+    """The words (:func:`_letters` of tokens of at least :data:`KEY_WORD_LENGTH`) that the
+    old pin's file has only in the removed lines: what the removed block itself is about
+    (``hoverxref``), not the words it shares with the rest of the file (``extensions``,
+    ``packaging``). ``None`` without the pin's file."""
+    if pin is None:
+        return None
+    pin_text = _letters(b"".join(pin))
+    removed_text = _letters(b"".join(removed))
+    words = {_letters(t) for line in removed for t in tokens(line)}
+    return {
+        w for w in words if len(w) >= KEY_WORD_LENGTH and pin_text.count(w) <= removed_text.count(w)
+    }
+
+
 def _named_gone(
-    lines: Sequence[bytes], hunk: Hunk, removed: list[bytes]
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    removed: list[bytes],
+    pin: Sequence[bytes] | None = None,
+    kind: str = DOCS,
 ) -> tuple[int | None, str] | None:
     """For a file (not configuration) whose lines around a removal changed too: the removal is
     made when every removed line names something (tokens of at least
     :data:`KEY_WORD_LENGTH` letters and digits that the hunk's context lines do not have)
     and the file names none of it, however it is
     spelled (class 2: upstream renaming ``'sphinx-favicon'`` to ``'sphinx_favicon'`` kept the
-    extension). The file is the same file: its other lines may have changed around."""
+    extension). The file is the same file: its other lines may have changed around.
+
+    In documentation (``kind`` :data:`DOCS`) with the old pin's file (``pin``), a line's
+    names are only the words the pin's file has nowhere but in the removed lines
+    (:func:`_own_words`): a line of a removed block that names nothing of its own (``'pip',``
+    in a removed list, ``extensions +=`` beside its own ``hoverxref``) is no evidence either
+    way, and at least one line must name something. Code keeps every name: a removed
+    import whose name the file still uses was moved, not removed."""
     text = _letters(b"".join(lines))
     kept = {
         _letters(token)
@@ -212,11 +238,20 @@ def _named_gone(
         if line.kind not in (ADDED, REMOVED)
         for token in tokens(line.text)
     }
+    own = _own_words(removed, pin) if kind == DOCS else None
+    named = 0
     for line in removed:
         words = [_letters(t) for t in tokens(line)]
         keys = [w for w in words if len(w) >= KEY_WORD_LENGTH and w not in kept]
+        if own is not None:
+            keys = [w for w in keys if w in own]
+            if not keys:
+                continue
         if not keys or any(key in text for key in keys):
             return None
+        named += 1
+    if not named:
+        return None
     return None, "removed lines gone, and nothing they name is in the file"
 
 
@@ -384,12 +419,32 @@ def _deletion_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
     return out
 
 
+def _removal_still_in_place(own: Sequence[bytes], hunk: Hunk) -> bool:
+    """Whether a hunk that only removes lines (no substantive added line) still has every
+    one of them in its own file of the new release: the removal is not made where it was
+    to be made, so the lines being missing from another file (which may never have had
+    them: shared imports found in a module beside a test file) prove nothing."""
+    if _added(hunk):
+        return False
+    removed = removed_lines(hunk)
+    index = file_index(own)
+    return bool(removed) and all(index.has(line) for line in removed)
+
+
 def _moved_hunk(
-    status: HunkVerdict, hunk: Hunk, search: TreeSearch, pin: TreeSearch | None
+    status: HunkVerdict,
+    hunk: Hunk,
+    search: TreeSearch,
+    pin: TreeSearch | None,
+    own: Sequence[bytes] = (),
 ) -> HunkVerdict:
-    """A hunk that fails in its file: look for its context/removed lines in the rest of the
-    new tree (the code moved while the old file stayed); name the place, and judge the hunk
-    there."""
+    """A hunk that fails in its file (``own``: that file's lines in the new release): look
+    for its context/removed lines in the rest of the new tree (the code moved while the old
+    file stayed); name the place, and judge the hunk there. A removal-only hunk whose removed
+    lines are all still in its own file did not move: it is not looked for elsewhere
+    (:func:`_removal_still_in_place`)."""
+    if _removal_still_in_place(own, hunk):
+        return status
     needles = [line for line in hunk.pre_image if substantive(line) is not None]
     distinct = list(dict.fromkeys(line.strip() for line in needles))
     if len(distinct) < MIN_MOVED_LINES:
@@ -448,6 +503,6 @@ def hunk_statuses(
         for hunk in diff.hunks:
             status = _hunk_status(lines, diff.path, hunk, pin_lines)
             if status.status == FAILS and search is not None and lines:
-                status = _moved_hunk(status, hunk, search, pin)
+                status = _moved_hunk(status, hunk, search, pin, lines)
             out.append(status)
     return out

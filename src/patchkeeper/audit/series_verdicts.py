@@ -3,7 +3,11 @@
 A Debian security series often fixes one line twice (CVE-2023-43804 adds ``"Cookie"``,
 CVE-2024-37891 then adds ``"Proxy-Authorization"`` to the same line). The first patch no longer
 applies to a release that carries both fixes, yet it is upstream: every line it adds that the
-new release lacks is rewritten by a later patch that the release carries.
+new release lacks is rewritten by a later patch that the release carries. When later
+upstreamed patches rewrite only some of those lines (Werkzeug's two commits for
+CVE-2024-34069: the second drops two lines the first adds), they are left out of the count
+and the rest is weighed as any rewrite of a fix upstream is
+(:func:`patchkeeper.audit.upstreamed.written_differently`).
 """
 
 from __future__ import annotations
@@ -11,10 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from patchkeeper.audit.shares import file_shares
+from patchkeeper.audit.upstreamed import written_differently
 from patchkeeper.audit.verdicts import (
     BLOCKED,
     CONFLICT,
     FAILS,
+    PARTIALLY_UPSTREAMED,
     TARGET_GONE,
     UPSTREAMED,
     FailedPatch,
@@ -26,7 +33,7 @@ from patchkeeper.audit.verdicts import (
 )
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.model import ADDED, Patch
-from patchkeeper.series.substantive_lines import substantive, substantive_lines
+from patchkeeper.series.substantive_lines import file_index, substantive, substantive_lines
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -78,8 +85,75 @@ def _superseding(
     return by
 
 
+def _rewritten_later(
+    patches: Sequence[Patch], index: int, upstreamed: set[str], ws: Workspace
+) -> tuple[dict[str, frozenset[bytes]], set[str]]:
+    """The substantive lines that patch ``index`` adds, the new release lacks in that file,
+    and a later patch named in ``upstreamed`` removes: ``(path -> lines, those patches)``."""
+    out: dict[str, frozenset[bytes]] = {}
+    by: set[str] = set()
+    for diff in patches[index].files:
+        if diff.new_path is None or diff.old_path is None:
+            continue
+        removed = {
+            line: name
+            for line, name in _removed_later(patches, index, diff.old_path).items()
+            if name in upstreamed
+        }
+        if not removed:
+            continue
+        state = ws.original(diff.old_path)
+        there = file_index(state.lines) if state is not None else None
+        added = substantive_lines(
+            line.text for hunk in diff.hunks for line in hunk.lines if line.kind == ADDED
+        )
+        lines = {line for line in added if line in removed and not (there and there.has(line))}
+        if lines:
+            out[diff.new_path] = frozenset(lines)
+            by.update(removed[line] for line in lines)
+    return out, by
+
+
+def _partly_superseded(
+    patches: Sequence[Patch],
+    index: int,
+    verdict: PatchVerdict,
+    by_name: dict[str, PatchVerdict],
+    ws: Workspace,
+    search: TreeSearch | None,
+    pin: TreeSearch | None,
+) -> PatchVerdict | None:
+    """A conflicting or partly upstreamed patch some of whose added lines later upstreamed
+    patches rewrite (the new release cannot have them as this patch wrote them): with those
+    lines left out, upstream has the rest written differently
+    (:func:`patchkeeper.audit.upstreamed.written_differently`): *upstreamed*; else ``None``."""
+    upstreamed = {name for name, v in by_name.items() if v.verdict == UPSTREAMED}
+    skip, later = _rewritten_later(patches, index, upstreamed, ws)
+    if not skip:
+        return None
+    shares = file_shares(ws, patches[index], search, pin, skip)
+    rewritten = written_differently(shares, verdict.kind, pin_known=pin is not None)
+    if rewritten is None:
+        return None
+    count = sum(len(lines) for lines in skip.values())
+    noun = "line" if count == 1 else "lines"
+    verb = "rewrites" if len(later) == 1 else "rewrite"
+    return replace(
+        verdict,
+        verdict=UPSTREAMED,
+        failures=(),
+        shares=shares,
+        summary=f"{rewritten}; {count} added {noun} left out: {_names(later)} {verb} "
+        "them, and the new upstream carries it",
+    )
+
+
 def resolve_superseded(
-    patches: Sequence[Patch], verdicts: list[PatchVerdict], ws: Workspace
+    patches: Sequence[Patch],
+    verdicts: list[PatchVerdict],
+    ws: Workspace,
+    search: TreeSearch | None = None,
+    pin: TreeSearch | None = None,
 ) -> list[PatchVerdict]:
     """Re-judge conflicts whose missing lines later patches of the series rewrite.
 
@@ -87,14 +161,21 @@ def resolve_superseded(
     CVE-2024-37891 then adds ``"Proxy-Authorization"`` to the same line). When every added
     line of a conflicting hunk is either in the new upstream or rewritten by a later patch,
     and every such later patch is itself upstreamed, the patch is upstreamed (superseded).
+    When later upstreamed patches rewrite only some of them, a conflicting or partly
+    upstreamed patch is upstreamed when, those lines left out, upstream has the rest
+    written differently (:func:`_partly_superseded`; ``search`` and ``pin`` as for
+    :func:`judge_series`).
     """
     by_name = {v.name: v for v in verdicts}
     out = list(verdicts)
     for index, verdict in enumerate(verdicts):
-        if verdict.verdict != CONFLICT:
+        if verdict.verdict not in (CONFLICT, PARTIALLY_UPSTREAMED):
             continue
-        later = _superseding(patches, index, verdict, ws)
+        later = _superseding(patches, index, verdict, ws) if verdict.verdict == CONFLICT else None
         if not later:
+            partly = _partly_superseded(patches, index, verdict, by_name, ws, search, pin)
+            if partly is not None:
+                out[index] = partly
             continue
         names = _names(later)
         verb = "rewrites" if len(later) == 1 else "rewrite"
@@ -144,14 +225,14 @@ def judge_series(
         register_lines(search, patches)
     start = ws.snapshot()
     verdicts = _judge_in_order(ws, patches, search, pin, frozenset(), version)
-    resolved = resolve_superseded(patches, verdicts, ws)
+    resolved = resolve_superseded(patches, verdicts, ws, search, pin)
     pending = _superseded_by_failing(patches, verdicts, resolved, ws)
     if pending:
         # the later patches that rewrite these failed because these did: judge again with
         # these taken as upstream, and keep that judgement only when it bears them out
         ws.restore(start)
         again = _judge_in_order(ws, patches, search, pin, pending, version)
-        retried = resolve_superseded(patches, again, ws)
+        retried = resolve_superseded(patches, again, ws, search, pin)
         if all(
             retried[i].verdict == UPSTREAMED for i, p in enumerate(patches) if p.name in pending
         ):

@@ -157,6 +157,23 @@ def _keys(wanted: list[bytes], pin: bytes) -> tuple[bytes, ...]:
     return tuple(bodies[: RESPELLED_MAX_TOKENS + 1]) or (b"_",)
 
 
+def _names(found: list[bytes]) -> list[bytes]:
+    """Tokens with every attribute of ``self`` or ``cls`` as one name (``self.buffer``):
+    the data a method works on, spelled as an attribute or passed in as a local
+    (``len(self.buffer)`` in a method, ``len(data)`` in the helper it moved to), is one
+    name changed, not three tokens."""
+    out: list[bytes] = []
+    i = 0
+    while i < len(found):
+        if found[i] in (b"self", b"cls") and found[i + 1 : i + 2] == [b"."] and i + 2 < len(found):
+            out.append(b"".join(found[i : i + 3]))
+            i += 3
+            continue
+        out.append(found[i])
+        i += 1
+    return out
+
+
 def respelled_as(
     line: bytes, new: FileState, pin: FileState | None, ratio: float = RESPELLED_RATIO
 ) -> str | None:
@@ -164,13 +181,14 @@ def respelled_as(
 
     A candidate shares one of the line's longest tokens (:func:`_keys`), has tokens at
     least ``ratio`` alike (:class:`difflib.SequenceMatcher` over
-    :func:`patchkeeper.series.substantive_lines.tokens`), differs by
+    :func:`patchkeeper.series.substantive_lines.tokens`, an attribute of ``self`` one name:
+    :func:`_names`), differs by
     at most :data:`RESPELLED_MAX_TOKENS` tokens on either side, keeps every token the patch
     introduces (those the old pin lacks), and is not at the old pin: a line the pin had is
     the old code the patch changed, not upstream's version of the change. Without the pin's
     file nothing counts (the old line itself would look like a respelling).
     """
-    wanted = tokens(line)
+    wanted = _names(tokens(line))
     if pin is None or len(wanted) < RESPELLED_MIN_TOKENS:
         return None
     pin_index = file_index(pin.lines)
@@ -185,7 +203,7 @@ def respelled_as(
         text = substantive(candidate)
         if text is None:
             continue
-        matcher.set_seq1(tokens(text))
+        matcher.set_seq1(_names(tokens(text)))
         if matcher.real_quick_ratio() < ratio or matcher.quick_ratio() < ratio:
             continue
         score = matcher.ratio()
@@ -197,7 +215,11 @@ def respelled_as(
 
 
 def file_shares(
-    ws: Workspace, patch: Patch, search: TreeSearch | None, pin: TreeSearch | None = None
+    ws: Workspace,
+    patch: Patch,
+    search: TreeSearch | None,
+    pin: TreeSearch | None = None,
+    skip: dict[str, frozenset[bytes]] | None = None,
 ) -> tuple[FileShare, ...]:
     """Per written file, how many substantive added lines the new upstream (before any
     patch) holds: in the same file, or, when it is gone, in the best file of the tree.
@@ -209,9 +231,15 @@ def file_shares(
     file already had at the pin is set apart too: a file the patch creates as a copy or a
     rename of one upstream keeps (a deletion and a creation, as ``diff`` without rename
     detection writes a rename) holds lines upstream had before the patch, not lines it took.
+    ``skip`` (written path -> normalized lines) leaves lines out of every count (a later
+    patch of the series rewrites them); a file left with none is left out.
     """
     shares = []
-    for path, pairs in _raw_added(patch).items():
+    for path, every in _raw_added(patch).items():
+        left_out = (skip or {}).get(path, frozenset())
+        pairs = [(text, raw) for text, raw in every if text not in left_out]
+        if not pairs:
+            continue
         added = [text for text, _ in pairs]
         state = ws.original(path)
         where: str | None = path
