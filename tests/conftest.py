@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from helpers import EXAMPLES, Example, isolate_git
+from helpers import EXAMPLES, Example
 from patchkeeper.main import main
 
 settings.register_profile("ci", derandomize=True, database=None)
@@ -82,7 +82,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture(autouse=True)
 def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """No user or system git configuration leaks in; a fixed identity (b4's and gbp's habit)."""
-    isolate_git(monkeypatch, tmp_path_factory.mktemp("home"))
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.org")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.org")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(home.parent))
     monkeypatch.delenv("PATCHKEEPER_FAULT_AT", raising=False)
     monkeypatch.delenv("PATCHKEEPER_INTERRUPT_AT", raising=False)
 

@@ -6,8 +6,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 #: The series of the bundled example downstream (``examples/downstream/patches/series``).
@@ -60,20 +58,3 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         and "__pycache__" not in p.parts
         and not (key := p.relative_to(root).as_posix()).startswith(".patchkeeper/evidence/")
     }
-
-
-def isolate_git(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
-    """No user or system git configuration leaks in; a fixed identity (b4's and gbp's habit).
-
-    ``home`` is an empty directory for git's global configuration file; git looks for no
-    repository above its parent (``GIT_CEILING_DIRECTORIES``). The autouse fixture
-    ``isolated_git`` applies this to every test; a fixture built once per module or session
-    applies it itself (``pytest.MonkeyPatch.context()``), as it runs outside any one test.
-    """
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
-    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.org")
-    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
-    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.org")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(home.parent))

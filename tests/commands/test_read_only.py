@@ -4,15 +4,13 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLES, isolate_git
-from patchkeeper.main import main
+from helpers import EXAMPLES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "runtime" / "fixtures"
 AUDIT = ("audit", "--to", "../upstream/minihttp-1.1")
@@ -30,44 +28,21 @@ def porcelain(root: Path) -> str:
     return git(root, "status", "--porcelain", "--ignored")
 
 
-@pytest.fixture(scope="module")
-def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def repo(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git repository holding the bundled example (downstream and both upstream trees), the
     runtime tests' fixture plugin and its upstreams under ``runtime/``, and ``target/``: the
-    old upstream with the series applied (git-ignored, as a build tree is), all committed.
-
-    Built once for the module (git init, add, commit and the apply); each test works on its
-    own copy (:func:`repo`) and never on this one.
-    """
-    work = tmp_path_factory.mktemp("read-only")
-    root = work / "repo"
-    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns(".patchkeeper", "__pycache__"))
-    shutil.copytree(FIXTURES, root / "runtime", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(root / "upstream" / "minihttp-1.0", root / "target")
-    (root / ".gitignore").write_text("target/\n")
-    with pytest.MonkeyPatch.context() as patch:
-        (work / "home").mkdir()
-        isolate_git(patch, work / "home")
-        patch.setenv("PATCHKEEPER_CACHE", str(work / "cache"))
-        git(root, "init", "-q")
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "downstream")
-        before = os.getcwd()
-        try:
-            code = main(["-C", str(root / "downstream"), "apply", "--target", "../target"])
-        finally:
-            os.chdir(before)
-    assert code == 0
-    return root
-
-
-@pytest.fixture
-def repo(committed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of :func:`committed` (its ``.git`` too) at ``tmp_path/repo``, with an empty
-    ``PATCHKEEPER_CACHE`` of its own."""
+    old upstream with the series applied (git-ignored, as a build tree is), all committed."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "repo"
-    shutil.copytree(committed, root, symlinks=True)
+    shutil.copytree(EXAMPLES, root)
+    shutil.copytree(FIXTURES, root / "runtime")
+    shutil.copytree(root / "upstream" / "minihttp-1.0", root / "target")
+    (root / ".gitignore").write_text("target/\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "downstream")
+    assert cli("apply", "--target", "../target", cwd=root / "downstream").code == 0
     return root
 
 
