@@ -180,13 +180,19 @@ def test_every_module_has_a_layer() -> None:
     assert unplaced == [], f"modules in no layer of LAYERS: {unplaced}"
 
 
-def test_no_upward_import() -> None:
-    found = upward_imports(import_graph(SOURCE))
+@pytest.fixture(scope="module")
+def source_graph() -> dict[str, set[str]]:
+    """The import graph of ``src/patchkeeper``, read once for the tests that only read it."""
+    return import_graph(SOURCE)
+
+
+def test_no_upward_import(source_graph: dict[str, set[str]]) -> None:
+    found = upward_imports(source_graph)
     assert found == [], "imports from a lower layer to a higher one:\n" + "\n".join(found)
 
 
-def test_no_import_cycle() -> None:
-    found = cycles(import_graph(SOURCE))
+def test_no_import_cycle(source_graph: dict[str, set[str]]) -> None:
+    found = cycles(source_graph)
     assert found == [], "import cycles:\n" + "\n".join(" -> ".join(c) for c in found)
 
 

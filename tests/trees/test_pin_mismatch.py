@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import Example, tree_bytes
+from helpers import EXAMPLES, Example, tree_bytes
 
 
 def _wheel(source: Path, out: Path) -> Path:
@@ -45,17 +46,27 @@ def _wheel(source: Path, out: Path) -> Path:
     return wheel
 
 
-@pytest.fixture
-def site(example: Example, tmp_path: Path) -> Path:
-    """minihttp 1.0 installed by pip into ``tmp_path/site``; the downstream's pin is 0.9."""
-    wheel = _wheel(example.old, tmp_path)
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """minihttp 1.0 (the bundled example's, which every test's copy holds) installed by pip
+    into a ``--target`` directory, once for the module: the tests copy it, never change it."""
+    work = tmp_path_factory.mktemp("pin-mismatch")
+    wheel = _wheel(EXAMPLES / "upstream" / "minihttp-1.0", work)
+    site = work / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
          "--target", str(site), str(wheel)],
         check=True,
         capture_output=True,
     )  # fmt: skip
+    return site
+
+
+@pytest.fixture
+def site(installed: Path, example: Example, tmp_path: Path) -> Path:
+    """A copy of :func:`installed` at ``tmp_path/site``; the downstream's pin is 0.9."""
+    site = tmp_path / "site"
+    shutil.copytree(installed, site, symlinks=True)
     config = example.downstream / "patchkeeper.toml"
     config.write_text(config.read_text().replace('pin = "1.0"', 'pin = "0.9"'))
     return site
