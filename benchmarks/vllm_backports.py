@@ -9,7 +9,8 @@ committed) and knows every patch's truth because it made the patch:
   against X. At X+1 the truth is *upstreamed*. At X+2 it is *upstreamed* when X+2 left the
   hunk's post-image lines as X+1 wrote them; when X+2 rewrote them again, the fix is there,
   written differently: *upstreamed* or *partially upstreamed* (or *target gone* when X+2
-  deleted the module).
+  deleted the module); when X+2 has the hunk's pre-image again (upstream reverted the fix),
+  *clean* or *offset*.
 - **own (carried)**: a statement of our own inserted before a line, or a constant of a line
   changed (``True``/``False`` swapped, a number bumped), where X+1 and X+2 left the lines and
   their context as X had them: *clean* or *offset* at both.
@@ -148,14 +149,16 @@ def backports(module: Module) -> list[tuple[range, str, frozenset[str], str]]:
     if module.next is None or module.next == module.old:
         return []
     matcher = difflib.SequenceMatcher(None, module.old, module.next, autojunk=False)
-    after = line_map(module.next, module.after)
+    after = "".join(module.after or [])
     out = []
     for group in matcher.get_grouped_opcodes(CONTEXT):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         if module.after is None:
             right, note = UPSTREAM | {"target gone"}, "module gone at X+2"
-        elif kept(after, range(j1, j2)):
+        elif "".join(module.next[j1:j2]) in after:
             right, note = frozenset({"upstreamed"}), "X+2 keeps the hunk"
+        elif "".join(module.old[i1:i2]) in after:
+            right, note = CARRIED, "X+2 restored the lines of X (the fix reverted)"
         else:
             right, note = UPSTREAM, "X+2 rewrote the lines again"
         out.append(
@@ -303,6 +306,22 @@ def audit(downstream: Path, new: Path, old: Path) -> tuple[float, float, dict]:
     return wall, spent, json.loads(run.stdout)
 
 
+def horizon(downstream: Path, versions: list[str], releases: Path, old: Path) -> tuple[float, dict]:
+    """``audit --json --to 'vllm>=X+1,<=X+2' --releases DIR``: (wall s, the X+2 release's
+    result, shaped as a single audit's)."""
+    start = time.perf_counter()
+    run = subprocess.run(
+        [SCRIPT, "audit", "--json", "--to", f"vllm>={versions[1]},<={versions[2]}",
+         "--releases", str(releases), "--pristine", str(old)],
+        cwd=downstream, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if run.returncode not in (0, 1):
+        raise SystemExit(f"audit failed ({run.returncode}): {run.stderr[-2000:]}")
+    data = json.loads(run.stdout)
+    [last] = [r for r in data["releases"] if r["version"] == versions[2]]
+    return time.perf_counter() - start, last
+
+
 def git_apply_check(downstream: Path, new: Path) -> tuple[float, float, int]:
     """``git apply --check`` of each patch on the new tree, one process per patch:
     (wall s, CPU s, patches that do not apply)."""
@@ -385,6 +404,11 @@ def main() -> None:
                 name = f"{label} series --to {versions[index]}"
                 wrong += report(name, series, data, after)
                 print(f"audit: {wall:.2f} s wall, {cpu:.2f} s CPU (console script)")
+                if after:
+                    h_wall, last = horizon(dest, versions, trees[0].parent.parent, trees[0])
+                    wrong += report(f"{label} series, horizon {versions[1]}..{versions[2]}, "
+                                    f"at {versions[2]}", series, last, after)  # fmt: skip
+                    print(f"horizon audit (both releases): {h_wall:.2f} s wall")
                 if label == "scale":
                     g_wall, g_cpu, fails = git_apply_check(dest, trees[index])
                     print(f"git apply --check, one per patch: {g_wall:.2f} s wall, "
