@@ -16,11 +16,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchkeeper.audit.verdicts import BLOCKED, CONFLICT, GOOD, TARGET_GONE, PatchVerdict
+from patchkeeper.audit.verdicts import (
+    BLOCKED,
+    CONFLICT,
+    GOOD,
+    PARTIALLY_UPSTREAMED,
+    TARGET_GONE,
+    UPSTREAMED,
+    PatchVerdict,
+    with_action,
+)
 from patchkeeper.errors import TargetError
 
 if TYPE_CHECKING:
@@ -240,6 +249,42 @@ def fetch_all(versions: Sequence[str], fetch: Callable[[str], object]) -> list[o
         return [fetch(v) for v in versions]
     with ThreadPoolExecutor(max_workers=min(FETCH_WORKERS, len(versions))) as pool:
         return list(pool.map(fetch, versions))
+
+
+#: Verdicts at a later release that mean upstream rewrote the lines of a patch it had taken.
+REWRITTEN_AFTER = frozenset({CONFLICT, PARTIALLY_UPSTREAMED})
+
+
+def _rewritten_after(verdict: PatchVerdict, taken: str) -> PatchVerdict:
+    """``verdict`` (at a release after ``taken``) made *upstreamed*: upstream took the patch
+    at ``taken`` and rewrote its lines since; the later evidence follows."""
+    later = verdict.summary.rsplit("; to do: ", 1)[0]
+    summary = f"upstream took it in {taken} and has rewritten its lines since: {later}"
+    return with_action(replace(verdict, verdict=UPSTREAMED, summary=summary, action=""))
+
+
+def taken_earlier(releases: Sequence[ReleaseVerdicts]) -> list[ReleaseVerdicts]:
+    """The releases' verdicts, oldest first, with every patch that is *upstreamed* at one
+    release and *conflict* or *partially upstreamed* at a later one made *upstreamed* there.
+
+    A backport upstream took in release N and rewrote again in N+1 no longer matches N+1
+    line for line; its fix is there, written differently. A patch that applies again at a
+    later release (*clean*, *offset*: upstream reverted the fix) keeps its verdict.
+    """
+    taken: dict[str, str] = {}
+    out = []
+    for release in releases:
+        verdicts = []
+        for verdict in release.verdicts:
+            if verdict.verdict == UPSTREAMED:
+                taken.setdefault(verdict.name, release.version)
+            elif verdict.verdict in REWRITTEN_AFTER and verdict.name in taken:
+                verdict = _rewritten_after(verdict, taken[verdict.name])
+            elif verdict.verdict in GOOD:
+                taken.pop(verdict.name, None)
+            verdicts.append(verdict)
+        out.append(replace(release, verdicts=tuple(verdicts)))
+    return out
 
 
 def next_pin(releases: Sequence[ReleaseVerdicts]) -> str | None:

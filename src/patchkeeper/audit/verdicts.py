@@ -52,6 +52,7 @@ from patchkeeper.audit.hunk_verdicts import (
     removed_lines,
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
+from patchkeeper.audit.reapplied import already_applied
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -574,6 +575,15 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
     )
 
 
+def _judge_reapplied(ws: Workspace, patch: Patch, ctx: _Context, why: str) -> PatchVerdict:
+    """An *upstreamed* verdict for a patch that applies only by adding its lines a second
+    time (:func:`patchkeeper.audit.reapplied.already_applied`); ``ws`` is as before it."""
+    kind = primary_kind([d.path for d in patch.files])
+    statuses = hunk_statuses(ws, patch, search=ctx.search, pin=ctx.pin)
+    shares = file_shares(ws, patch, ctx.search, ctx.pin)
+    return _upstreamed(patch, why + _kind_text(kind), statuses, shares, kind=kind)
+
+
 def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context) -> PatchVerdict:
     """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies (no action
     yet: :func:`with_action`)."""
@@ -597,9 +607,15 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
     clash = _created_clash(ws, patch)
     if clash is not None:
         return _judge_failing(ws, patch, failed, ctx, clash)
+    before = {d.path: ws.get(d.path) for d in patch.files if d.old_path == d.path}
     outcome = apply_patch(ws, patch)
     if outcome.ok:
-        return _judge_applied(patch, outcome)
+        again = already_applied(before, outcome)
+        if again is None:
+            return _judge_applied(patch, outcome)
+        for path, state in before.items():
+            ws.set(path, state)
+        return _judge_reapplied(ws, patch, ctx, again)
     core = _without_notes(patch)
     if core is not None:
         return _with_notes(ws, patch, _judge(ws, core, failed, ctx), ctx)

@@ -23,6 +23,7 @@ from patchkeeper.audit.horizon import (
     next_pin,
     no_release,
     parse_range,
+    taken_earlier,
 )
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.commands.audit import pin_tree
@@ -67,6 +68,7 @@ def run(
         ws = Workspace(tree.reader())
         verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, version)
         judged.append(ReleaseVerdicts(version, tree.label, tuple(verdicts)))
+    judged = taken_earlier(judged)
     return HorizonResult(
         series=str(series.path),
         pin=config.pin,

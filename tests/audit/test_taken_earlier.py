@@ -1,0 +1,123 @@
+"""The upgrade horizon remembers a patch upstream took: a backport *upstreamed* at one
+release whose lines a later release rewrote again is *upstreamed* there too, with both pieces
+of evidence, never a conflict (the shape of vLLM 0.28.0's unconditional ``wait_stream`` in
+``kv_offload/cpu/gpu_worker.py``, whose comment 0.29.0 rewrote). A patch of our own that
+conflicts stays a conflict, and a patch that applies again (upstream reverted) carries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit_support import write_tree
+
+from patchkeeper.audit.horizon import ReleaseVerdicts, taken_earlier
+from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.parse import parse_patch
+from patchkeeper.trees.tree import read_file
+from patchkeeper.upstream.treesearch import TreeSearch
+
+HEAD = """class Worker:
+    def transfer_async(self, stream, job_id):
+        event = stream.record()
+
+"""
+TAIL = """        if self._transfers:
+            last = self._transfers[-1]
+            stream.wait_event(last.end_event)
+        self.retries = 3
+        return event
+"""
+OLD = (
+    HEAD
+    + """        if self.gpu_to_cpu:
+            # wait for model computation to finish before offloading
+            stream.wait_stream(current_stream())
+"""
+    + TAIL
+)
+MID = (
+    HEAD
+    + """        # Stores must wait for the model to finish writing the KV they read.
+        # Loads must wait for pending writes to their destination blocks.
+        stream.wait_stream(current_stream())
+"""
+    + TAIL
+)
+NEW = (
+    HEAD
+    + """        # Stores must wait for the model to finish writing the KV they read;
+        # loads must wait for pending zeroing of a reallocated block.
+        stream.wait_stream(current_stream())
+"""
+    + TAIL.replace("self.retries = 3", "self.retries = 5")
+)
+
+BACKPORT = """--- a/pkg/worker.py
++++ b/pkg/worker.py
+@@ -2,9 +2,9 @@ class Worker:
+     def transfer_async(self, stream, job_id):
+         event = stream.record()
+ 
+-        if self.gpu_to_cpu:
+-            # wait for model computation to finish before offloading
+-            stream.wait_stream(current_stream())
++        # Stores must wait for the model to finish writing the KV they read.
++        # Loads must wait for pending writes to their destination blocks.
++        stream.wait_stream(current_stream())
+         if self._transfers:
+             last = self._transfers[-1]
+             stream.wait_event(last.end_event)
+"""
+
+OWN = """--- a/pkg/worker.py
++++ b/pkg/worker.py
+@@ -8,5 +8,5 @@ class Worker:
+         if self._transfers:
+             last = self._transfers[-1]
+             stream.wait_event(last.end_event)
+-        self.retries = 3
++        self.retries = 4
+         return event
+"""
+
+
+def horizon(tmp_path: Path, releases: list[tuple[str, str]]) -> list[ReleaseVerdicts]:
+    """The series judged at each (version, text of pkg/worker.py), oldest first."""
+    pin = TreeSearch(write_tree(tmp_path / "pin", {"pkg/worker.py": OLD}), "pin")
+    patches = [
+        parse_patch(text.encode(), name=name, path=Path(name))
+        for name, text in (("wait-stream.patch", BACKPORT), ("retries.patch", OWN))
+    ]
+    judged = []
+    for version, text in releases:
+        root = write_tree(tmp_path / version, {"pkg/worker.py": text})
+        ws = Workspace(lambda path, root=root: read_file(root / path))
+        verdicts = judge_series(ws, patches, TreeSearch(root, version), pin, version)
+        judged.append(ReleaseVerdicts(version, version, tuple(verdicts)))
+    return taken_earlier(judged)
+
+
+def test_backport_rewritten_after_upstream_took_it_stays_upstreamed(tmp_path: Path) -> None:
+    mid, new = horizon(tmp_path, [("1.1", MID), ("1.2", NEW)])
+    assert [(v.verdict, v.action) for v in mid.verdicts] == [
+        ("upstreamed", "retire"),
+        ("clean", "carry"),
+    ]
+    assert [(v.verdict, v.action) for v in new.verdicts] == [
+        ("upstreamed", "retire"),
+        ("conflict", "port"),
+    ]
+    assert new.verdicts[0].summary == (
+        "upstream took it in 1.1 and has rewritten its lines since: pkg/worker.py #1 fails at "
+        "fuzz 0 (closest: pkg/worker.py line 2, 6 of 9 lines match); 1 of 1 substantive added "
+        "lines already upstream (strongest: pkg/worker.py 1/1); to do: retire (upstream has it)"
+    )
+
+
+def test_backport_upstream_reverted_carries_again(tmp_path: Path) -> None:
+    mid, new, again = horizon(tmp_path, [("1.1", MID), ("1.2", OLD), ("1.3", NEW)])
+    assert [v.verdict for v in mid.verdicts] == ["upstreamed", "clean"]
+    # 1.2 reverted the fix: the backport applies again, and 1.3 rewrote lines it never took
+    assert [v.verdict for v in new.verdicts] == ["clean", "clean"]
+    assert [v.verdict for v in again.verdicts] == ["conflict", "conflict"]
