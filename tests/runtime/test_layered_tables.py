@@ -97,10 +97,13 @@ def _entries(facts) -> list[tuple[int, str, str, str, str]]:
     return [(e.line, e.scope, e.target, e.mechanism.value, e.replacement) for e, _ in facts.entries]
 
 
+@pytest.mark.parametrize("small", [0, names.SMALL_TABLE])
 @pytest.mark.parametrize("module", [MODULE, "plug.ops.shadow"])
-def test_layered_tables_give_the_records_of_copied_tables(monkeypatch, module) -> None:
+def test_layered_tables_give_the_records_of_copied_tables(monkeypatch, module, small) -> None:
     """The same facts (entries, edges, definitions) whether inner tables are layered or
-    copied, in a file whose entries are reported and in one whose are not (its shortcuts)."""
+    copied, in a file whose entries are reported and in one whose are not (its shortcuts);
+    ``small``: 0 layers every inner table, the default copies this small module's."""
+    monkeypatch.setattr(names, "SMALL_TABLE", small)
     data = SOURCE.encode()
     layered = scan_source(data, module, "plug/x/shadow.py", False, SETTINGS)
     monkeypatch.setattr(names, "layered_table", _copied_table)
@@ -133,13 +136,19 @@ def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     return {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
 
 
-def test_a_scope_binding_nothing_shares_the_table_around_it() -> None:
+def test_a_scope_binding_nothing_shares_the_table_around_it(monkeypatch) -> None:
     """A function binding nothing the table records gets the enclosing table itself; one
     that binds gets an :class:`Overlay` holding its own bindings (and its enclosing
-    functions'), one layer over the module's table, equal to the copy."""
+    functions'), one layer over the module's table, equal to the copy; over a module table
+    of at most ``SMALL_TABLE`` names, a plain copy."""
     tree = ast.parse(SOURCE)
     bindings = names.ScopeBindings(tree)
     module_table = names.bindings_table(bindings.of(None), {}, MODULE, False)
+    found = bindings.of(_functions(tree)["local_alias"])
+    copy = names.layered_table(found, module_table, MODULE, False)
+    assert copy.__class__ is dict
+    assert list(copy.items()) == list(_copied_table(found, module_table, MODULE, False).items())
+    monkeypatch.setattr(names, "SMALL_TABLE", len(module_table) - 1)
     functions = _functions(tree)
 
     plain = names.layered_table(bindings.of(functions["plain"]), module_table, MODULE, False)
@@ -181,9 +190,11 @@ def test_a_scope_binding_nothing_shares_the_table_around_it() -> None:
     assert list(inner) == list(copied)
 
 
-def test_every_function_table_equals_the_copy() -> None:
+@pytest.mark.parametrize("small", [0, names.SMALL_TABLE])
+def test_every_function_table_equals_the_copy(monkeypatch, small) -> None:
     """For every function of the file, nested ones through their enclosing tables, the
     layered table holds exactly the copied table's names and bindings."""
+    monkeypatch.setattr(names, "SMALL_TABLE", small)
     tree = ast.parse(SOURCE)
     bindings = names.ScopeBindings(tree)
     module_table = names.bindings_table(bindings.of(None), {}, MODULE, False)

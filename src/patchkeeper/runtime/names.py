@@ -227,7 +227,8 @@ def layered_table(
     """The table :func:`bindings_table` gives for ``nodes`` over ``outer`` with ``own``
     (the scope's own definitions, ``name -> Binding``) bound first, without copying
     ``outer``: ``outer`` itself when the scope binds nothing (no definition, no import, no
-    alias that resolves), else an :class:`Overlay` of the scope's bindings over it. Its cost
+    alias that resolves), else an :class:`Overlay` of the scope's bindings over it (a plain
+    ``dict`` copy when the module's table has at most :data:`SMALL_TABLE` names). Its cost
     is what the scope (and the functions around it) bind, not the size of the module's
     table: in a module of N functions, N tables cost O(N), not O(N^2)."""
     if outer.__class__ is Overlay:
@@ -238,8 +239,19 @@ def layered_table(
     if own:
         layer.update(own)
     view = Overlay(layer, below)
-    bound = _bind(nodes, layer, view, current, is_package)
-    return view if bound or own else outer
+    if not _bind(nodes, layer, view, current, is_package) and not own:
+        return outer
+    if len(below) <= SMALL_TABLE:  # a plain dict reads faster than an Overlay
+        table = dict(below)
+        table.update(layer)
+        return table
+    return view
+
+
+#: The size up to which :func:`layered_table` copies the table under a scope's bindings
+#: (a copy of at most this many names per scope still grows linearly with a module's
+#: functions, and its look-ups stay ``dict`` look-ups).
+SMALL_TABLE = 512
 
 
 def _bind(nodes: list[ast.stmt], into: dict, view: Table, current: str, is_package: bool) -> bool:
