@@ -306,7 +306,7 @@ class AssignmentForms(DecoratorForms):
                     if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef:
                         self._defs.setdefault(node.name, []).append(node)  # type: ignore[union-attr]
         for node in self._defs.get(qual.rsplit(".", 1)[-1], []):
-            table = names.bindings_table(
+            table = names.layered_table(
                 self.bindings.of(node), self.module_table, module, self.is_package
             )
             for sub in names.walk_all(node):

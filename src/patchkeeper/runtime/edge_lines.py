@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 
 from patchkeeper.runtime import names
 from patchkeeper.runtime.file_facts import is_plugin
@@ -68,14 +69,22 @@ def _names_package(call: ast.Call, package: str) -> bool:
     )
 
 
+#: A run of word characters: a name written in a file is inside one.
+WORD = re.compile(r"\w+")
+#: Above this many needles, :func:`hot_lines` reads the words of the text once rather than
+#: searching the text once per needle (a file defining thousands of functions has as many
+#: needles: the searches would cost needles x size).
+MANY_NEEDLES = 64
+
+
 def hot_lines(text: str, needles: set[str]) -> list[int]:
     """The sorted 1-based numbers of the lines of ``text`` holding one of ``needles``
     (as a substring)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # the parser's line ends
-    positions: list[int] = []
-    for needle in needles:
-        if not needle:
-            continue
+    needles = {n for n in needles if n}
+    words = {n for n in needles if WORD.fullmatch(n)} if len(needles) > MANY_NEEDLES else set()
+    positions = _word_positions(text, words) if words else []
+    for needle in needles - words:
         position = text.find(needle)
         while position != -1:
             positions.append(position)
@@ -90,6 +99,35 @@ def hot_lines(text: str, needles: set[str]) -> list[int]:
         if not lines or lines[-1] != line:
             lines.append(line)
     return lines
+
+
+def _word_positions(text: str, needles: set[str]) -> list[int]:
+    """The offsets of the words of ``text`` (runs of word characters) holding one of
+    ``needles`` (themselves words) as a substring: a word needle written on a line lies
+    inside one run of word characters, so these are the lines holding one, found in one
+    pass over the text (each distinct word tested once, by its substrings no longer than
+    the longest needle)."""
+    longest = max(map(len, needles))
+    holds: dict[str, bool] = {}
+    positions: list[int] = []
+    for match in WORD.finditer(text):
+        word = match.group()
+        found = holds.get(word)
+        if found is None:
+            found = holds[word] = _holds(word, needles, longest)
+        if found:
+            positions.append(match.start())
+    return positions
+
+
+def _holds(word: str, needles: set[str], longest: int) -> bool:
+    """Whether a substring of ``word`` of at most ``longest`` characters is in ``needles``."""
+    size = len(word)
+    for start in range(size):
+        for end in range(start + 1, min(size, start + longest) + 1):
+            if word[start:end] in needles:
+                return True
+    return False
 
 
 def line_counts(hot: list[int], text: str) -> list[int]:

@@ -9,7 +9,7 @@ Static only (the issue: never import the plugin or upstream). ``import vllm.x as
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 
@@ -22,7 +22,9 @@ class Binding:
     module: str = ""
 
 
-Table = dict[str, Binding]
+#: A name table: local name -> what it is bound to (a ``dict``, or an :class:`Overlay` of an
+#: inner scope). Read only: a table handed to a function is never changed by it.
+Table = Mapping[str, Binding]
 
 
 def absolute_module(current: str, is_package: bool, level: int, name: str | None) -> str:
@@ -212,20 +214,102 @@ def scope_table(body: Iterable[ast.stmt], base: Table, current: str, is_package:
 def bindings_table(nodes: list[ast.stmt], base: Table, current: str, is_package: bool) -> Table:
     """:func:`scope_table` of a scope whose statements, in :func:`walk_statements` order,
     are ``nodes`` (only its imports and one-target assignments count: a list of those
-    alone, as :func:`binding_statements` keeps, gives the same table)."""
+    alone, as :func:`binding_statements` keeps, gives the same table). A new ``dict``;
+    ``base`` is copied (see :func:`layered_table` for an inner scope's table)."""
     table = dict(base)
+    _bind(nodes, table, table, current, is_package)
+    return table
+
+
+def layered_table(
+    nodes: list[ast.stmt], outer: Table, current: str, is_package: bool, own: Table | None = None
+) -> Table:
+    """The table :func:`bindings_table` gives for ``nodes`` over ``outer`` with ``own``
+    (the scope's own definitions, ``name -> Binding``) bound first, without copying
+    ``outer``: ``outer`` itself when the scope binds nothing (no definition, no import, no
+    alias that resolves), else an :class:`Overlay` of the scope's bindings over it (a plain
+    ``dict`` copy when the module's table has at most :data:`SMALL_TABLE` names). Its cost
+    is what the scope (and the functions around it) bind, not the size of the module's
+    table: in a module of N functions, N tables cost O(N), not O(N^2)."""
+    if outer.__class__ is Overlay:
+        layer = dict(outer.own)  # type: ignore[attr-defined]
+        below = outer.outer  # type: ignore[attr-defined]
+    else:
+        layer, below = {}, outer
+    if own:
+        layer.update(own)
+    view = Overlay(layer, below)
+    if not _bind(nodes, layer, view, current, is_package) and not own:
+        return outer
+    if len(below) <= SMALL_TABLE:  # a plain dict reads faster than an Overlay
+        table = dict(below)
+        table.update(layer)
+        return table
+    return view
+
+
+#: The size up to which :func:`layered_table` copies the table under a scope's bindings
+#: (a copy of at most this many names per scope still grows linearly with a module's
+#: functions, and its look-ups stay ``dict`` look-ups).
+SMALL_TABLE = 512
+
+
+def _bind(nodes: list[ast.stmt], into: dict, view: Table, current: str, is_package: bool) -> bool:
+    """Add to ``into`` the imports of ``nodes`` and then, in order, their one-target
+    assignments whose value resolves in ``view`` (a table that reads ``into`` first);
+    returns whether any name was bound."""
+    bound = False
     for node in nodes:
         kind = node.__class__
         if kind is ast.Import or kind is ast.ImportFrom:
-            table.update(import_bindings(node, current, is_package))  # type: ignore[arg-type]
+            found = import_bindings(node, current, is_package)  # type: ignore[arg-type]
+            if found:
+                into.update(found)
+                bound = True
     for node in nodes:
         if node.__class__ is ast.Assign and len(node.targets) == 1:  # type: ignore[attr-defined]
             target = node.targets[0]  # type: ignore[attr-defined]
             if target.__class__ is ast.Name:
-                bound = dotted(node.value, table)  # type: ignore[attr-defined]
-                if bound is not None:
-                    table[target.id] = bound
-    return table
+                alias = dotted(node.value, view)  # type: ignore[attr-defined]
+                if alias is not None:
+                    into[target.id] = alias
+                    bound = True
+    return bound
+
+
+class Overlay(Mapping[str, Binding]):
+    """The name table of an inner scope: its own bindings (``own``, a ``dict``) over the
+    table of the scope around it (``outer``, never copied nor changed). Made by
+    :func:`layered_table`, which keeps it one layer deep (the bindings of the enclosing
+    functions are copied into ``own``), so a look-up costs two ``dict`` look-ups."""
+
+    __slots__ = ("outer", "own")
+
+    def __init__(self, own: dict[str, Binding], outer: Table) -> None:
+        self.own = own
+        self.outer = outer
+
+    def get(self, key: str, default: Binding | None = None) -> Binding | None:  # type: ignore[override]
+        found = self.own.get(key)
+        return found if found is not None else self.outer.get(key, default)
+
+    def __getitem__(self, key: str) -> Binding:
+        found = self.own.get(key)
+        return found if found is not None else self.outer[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.own or key in self.outer
+
+    def __iter__(self) -> Iterator[str]:
+        """The names in the order of the copy :func:`bindings_table` would make: the outer
+        table's, then the scope's new ones in the order they were bound."""
+        yield from self.outer
+        for key in self.own:
+            if key not in self.outer:
+                yield key
+
+    def __len__(self) -> int:
+        return len(self.outer) + sum(1 for key in self.own if key not in self.outer)
 
 
 #: Statements that bind a name in the scope that holds them (what a name table reads).

@@ -165,17 +165,20 @@ class _Scanner(AssignmentForms):
 
     def _inner_table(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qual: str, outer):
         """A function computing, once, the name table of ``node``'s body: ``outer()`` plus
-        the functions and classes the body defines, its imports and aliases."""
+        the functions and classes the body defines, its imports and aliases (layered over
+        ``outer()``, not a copy of it: :func:`~patchkeeper.runtime.names.layered_table`)."""
         memo: list[Table] = []
 
         def table() -> Table:
             if not memo:
-                local = dict(outer())
                 found = self.bindings.of(node)
+                local: dict[str, Binding] = {}
                 for sub in found:
                     if sub.__class__ in _DEFINITIONS:
                         local[sub.name] = Binding(f"{self.module}.{qual}.{sub.name}", self.module)
-                memo.append(names.bindings_table(found, local, self.module, self.is_package))
+                memo.append(
+                    names.layered_table(found, outer(), self.module, self.is_package, local)
+                )
             return memo[0]
 
         return table
