@@ -90,6 +90,27 @@ def test_each_rule_on_the_fixture(result) -> None:
             "hup.layers.NormFn is in neither release: the plugin's assignment adds it (if it "
             "was meant to replace something, a typo or a future name)",
         ),
+        # neither hup release has the module hup.ops.cli the plugin assigns into
+        ("hup.ops.cli.make_parser", None): (
+            "investigate",
+            "hup.ops.cli.make_parser is in neither release, nor is hup.ops.cli, the module or "
+            "class it belongs to: the patch can never apply (a typo or a future name; upstream "
+            "defines the name at hup.utils.make_parser (line 17): a wrong path)",
+        ),
+        # nor the class hup.request.Scheduler
+        ("hup.request.Scheduler.policy", None): (
+            "investigate",
+            "hup.request.Scheduler.policy is in neither release, nor is hup.request.Scheduler, "
+            "the module or class it belongs to: the patch can never apply (a typo or a future "
+            "name)",
+        ),
+        # hup.request.Request exists in both: an attribute of the plugin's own is fine
+        ("hup.request.Request.npu_policy", None): (
+            "retain",
+            "npu_policy is not defined by upstream under hup.request.Request in the new "
+            "version: an attribute the plugin adds or a generated one; nothing upstream to "
+            "compare",
+        ),
         ("hup.registry.KINDS", "'fp8'"): (
             "retain",
             "the old upstream hup.registry.KINDS had the key 'fp8' too: the plugin overrides "
@@ -185,6 +206,23 @@ def test_each_rule_on_the_fixture(result) -> None:
     }
     mechanisms = {a.entry.target: a.entry.mechanism.value for a in result.entries}
     assert mechanisms["hup.layers.NormFn"] == "subclass"
+
+
+def test_a_name_in_neither_release_is_not_called_moved(result) -> None:
+    """Issue 10 item 7: moved or removed only when the name was at that path in the old
+    release; the owner's absence decides, not the assignment."""
+    evidence = {a.entry.target: a.drift.evidence for a in result.entries}
+    assert evidence["hup.ops.cli.make_parser"][1:] == (
+        "hup.ops.cli.make_parser is not at that path in either release; the name is defined "
+        "at hup.utils.make_parser (line 17)",
+    )
+    assert evidence["hup.layers.helper"] == (
+        "hup.layers.helper is not defined at that path in either release: the plugin's "
+        "assignment adds it there (upstream defines the name at hup.utils.helper (line 1); if "
+        "it was meant to replace that, a wrong path)",
+        "hup.layers.helper is not at that path in either release; the name is defined at "
+        "hup.utils.helper (line 1)",
+    )
 
 
 def _code(text: str) -> Code:

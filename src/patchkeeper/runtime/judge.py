@@ -14,7 +14,9 @@ first rule that applies decides):
    (upstream took the feature in, :mod:`patchkeeper.runtime.landed`) -> **remove**;
 3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
-   **retain**); a target that existed at the old release and is gone without a trace ->
+   **retain**), and always when neither release has the module or class it belongs to (its
+   owner: the assignment has nothing to add the name to, the patch can never apply); a
+   target that existed at the old release and is gone without a trace ->
    **remove** (the affected path no longer exists); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
    (retarget);
@@ -77,7 +79,13 @@ from patchkeeper.runtime.noise import (
     outside_copy_reason,
     removal_only_reason,
 )
-from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
+from patchkeeper.runtime.resolve import (
+    FOUND,
+    MOVED,
+    REMOVED,
+    Resolution,
+    defined_statically,
+)
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
 
@@ -466,6 +474,19 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
     return binding.dotted if binding is not None else f"{module}.{grown[0]}"
 
 
+def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """The object ``entry`` patches a name of (its target without the last part: a module
+    or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
+    An assignment adds a new name to an object that exists; to one that does not, it can
+    never apply (``vllm.entrypoints.openai.cli_args.make_arg_parser`` while neither vLLM
+    0.30.0 nor 0.32.0 has that module): the issue's item 7, a name in neither release is a
+    typo or a future name."""
+    owner = entry.target.rpartition(".")[0]
+    if not owner or any(defined_statically(tree, owner) for tree in trees):
+        return ""
+    return owner
+
+
 def _missing(
     entry: PatchEntry,
     drift: Drift,
@@ -477,6 +498,19 @@ def _missing(
     renamed = _renamed(entry, trees)
     if renamed:
         return _with(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
+    owner = _absent_owner(entry, trees) if old.status != FOUND else ""
+    if owner:
+        where = (
+            f"; upstream defines the name at {', '.join(new.candidates[:3])}: a wrong path"
+            if new.candidates
+            else ""
+        )
+        return _with(
+            drift,
+            INVESTIGATE,
+            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
+            f"belongs to: the patch can never apply (a typo or a future name{where})",
+        )
     if old.status != FOUND and new.status == REMOVED:
         # a subclass swap of a name upstream never had is an assignment of the plugin's class
         if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
