@@ -33,8 +33,10 @@ first rule that applies decides):
    point the old release did not have (:mod:`patchkeeper.runtime.hooks`) -> **migrate**;
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
-   its class body and of its ``if``/``try`` blocks) did not change upstream inherits the
-   change -> **retain**; a change of the body alone that lies
+   its class body and of its ``if``/``try`` blocks) did not change upstream, or changed in
+   their body alone while the override calls upstream's (``super().name(...)``), inherits
+   the change -> **retain**; one that overrides a changed method otherwise stays **update**
+   (the copy rules below do not read a subclass); a change of the body alone that lies
    only in code the replacement does not copy, or that only removes code lines (the copy
    keeps doing what the old release did), new parameters a replacement forwarding
    ``*args``/``**kwargs`` passes through, or a change of the body alone when the
@@ -66,6 +68,7 @@ from patchkeeper.runtime.drift import (
     UPDATE,
     Code,
     Drift,
+    signature_changes,
     upstream_code,
 )
 from patchkeeper.runtime.gates import evaluate
@@ -261,6 +264,8 @@ def _after_hooks(
         inherited = _inherited(entry, old_code, new_code, mine)
         if inherited:
             return _with(drift, RETAIN, inherited)
+        if inherited is not None:
+            return drift  # a subclass overriding what changed: not a copy the rules below read
         if mine is not None and drift.upstream_changes == ("body",):
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
@@ -378,30 +383,109 @@ def _methods(node) -> dict[str, ast.stmt]:
     }
 
 
-def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str:
+#: Statements whose parts run only on some paths (or not at once): a call of upstream's
+#: method inside one does not make an override delegate.
+BRANCHING = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.With,
+    ast.AsyncWith,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
+def _assigned(node: ast.ClassDef) -> set[str]:
+    """The names a class body binds by assignment (``forward = npu_forward``,
+    ``forward: Callable = npu_forward``), its ``if``/``try`` blocks included."""
+    names: set[str] = set()
+    for statement in walk_statements(node.body):
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        else:
+            continue
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _delegates(method: ast.stmt, bases: set[str]) -> bool:
+    """Whether ``method`` (a plugin class's override) calls the method it overrides on every
+    path: ``super().name(...)`` or ``Base.name(...)`` for a base of ``bases`` (last parts of
+    the class's base names) in a statement of its own body, not inside an ``if``, a loop, a
+    ``try`` or a nested function (an override that calls upstream's only behind a version
+    gate and runs a copy of the old body otherwise does not delegate)."""
+    name = getattr(method, "name", "")
+    for statement in getattr(method, "body", []):
+        if isinstance(statement, BRANCHING):
+            continue
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr != name:
+                continue
+            owner = node.func.value
+            if isinstance(owner, ast.Call) and ast.unparse(owner.func) == "super":
+                return True
+            if ast.unparse(owner).rsplit(".", 1)[-1] in bases:
+                return True
+    return False
+
+
+def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str | None:
     """For a plugin class deriving from the upstream class it replaces (a subclass swap):
-    why the upstream change needs no update (none of the methods it overrides changed: it
-    inherits the rest), or ``""``."""
+    why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
+    replacement is not such a subclass (a full copy of the class, not a class). No update
+    is needed when none of the methods it overrides (by ``def`` or by assignment in its
+    body) changed upstream (it inherits the rest), or those that changed did so in their
+    body alone and the override calls upstream's method (``super().name(...)``: the change
+    passes through, as for a wrapper, :func:`patchkeeper.runtime.drift.decide`). A changed
+    signature or decorators of an overridden method, a method upstream added or dropped that
+    the class overrides, or a changed one it overrides without calling upstream's, needs an
+    update: the subclass is not a copy of the class, and the rules that read a copy's lines
+    (:mod:`patchkeeper.runtime.noise`) do not apply to it."""
     if mine is None:
-        return ""
+        return None
     ours, before, after = mine.parsed, old.parsed, new.parsed
     if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
-        return ""
+        return None
     name = entry.target.rsplit(".", 1)[-1]
     bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}
     if entry.mechanism is not Mechanism.SUBCLASS and name not in bases:
-        return ""  # a full copy of the class, not a subclass
-    overridden = sorted(_methods(ours))
+        return None  # a full copy of the class, not a subclass
+    methods = _methods(ours)
     old_methods, new_methods = _methods(before), _methods(after)
-    changed = [
-        m
-        for m in overridden
-        if (m in old_methods) != (m in new_methods)
-        or (m in old_methods and not same_ast(old_methods[m], new_methods[m]))
-    ]
-    if changed:
-        return ""
+    # a method bound by assignment in the class body (``forward = npu_forward``) overrides
+    # upstream's as a ``def`` does; what it runs is not read here (it never delegates)
+    bound = _assigned(ours) & (set(old_methods) | set(new_methods))
+    overridden = sorted(set(methods) | bound)
+    passed: list[str] = []
+    for m in overridden:
+        if (m in old_methods) != (m in new_methods):
+            return ""
+        if m not in old_methods or same_ast(old_methods[m], new_methods[m]):
+            continue
+        if (
+            m not in methods
+            or signature_changes(old_methods[m], new_methods[m])
+            or not _delegates(methods[m], bases)
+        ):
+            return ""
+        passed.append(m)
     listed = ", ".join(overridden[:6]) + (" ..." if len(overridden) > 6 else "") or "none"
+    if passed:
+        return (
+            f"the plugin's class derives from {name} and inherits the upstream change; of the "
+            f"methods it overrides ({listed}), {', '.join(passed)} changed upstream in the "
+            "body alone and the override calls upstream's (super()): the change passes "
+            "through; the others are unchanged upstream"
+        )
     return (
         f"the plugin's class derives from {name} and inherits the upstream change; the "
         f"methods it overrides ({listed}) are unchanged upstream"
