@@ -187,6 +187,13 @@ def test_each_rule_on_the_fixture(result) -> None:
             "upstream hup.request.Deque changed: body; the downstream change is not in the new "
             "upstream",
         ),
+        # DeviceRing's push calls upstream's, but hup 2.0's push now clamps as the override
+        # does before calling it: upstream took that in, the override would clamp twice
+        ("hup.request.Ring", None): (
+            "update",
+            "upstream hup.request.Ring changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
         # hup 2.0's fold only lost `x = list(x)`, which the device's copy keeps
         ("hup.layers.fold", None): (
             "retain",

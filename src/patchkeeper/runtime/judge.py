@@ -438,6 +438,30 @@ def _delegates(method: ast.stmt, bases: set[str]) -> bool:
     return False
 
 
+def _code_lines(node: ast.stmt) -> set[str]:
+    """The statements of ``node``'s body, each unparsed on one line (comments and layout
+    dropped), at every depth, ``def`` lines excluded."""
+    out: set[str] = set()
+    for statement in walk_statements(getattr(node, "body", [])):
+        if isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+            continue  # their blocks' statements are walked; the header alone says little
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            out.add(ast.unparse(statement))
+    return out
+
+
+def _taken_in(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
+    """Whether the new upstream method gained a statement (an assignment or a call) that the
+    override already has and the old method did not: upstream took part of the override's
+    own change in, and running both would do it twice (vllm-ascend's
+    ``AscendInputBatch.make_dummy`` spreads dummy tokens evenly, vLLM 0.27.1's
+    ``InputBatch.make_dummy`` does too)."""
+    gained = _code_lines(new) - _code_lines(old)
+    return bool(gained & _code_lines(override))
+
+
 def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str | None:
     """For a plugin class deriving from the upstream class it replaces (a subclass swap):
     why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
@@ -445,7 +469,8 @@ def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> st
     is needed when none of the methods it overrides (by ``def`` or by assignment in its
     body) changed upstream (it inherits the rest), or those that changed did so in their
     body alone and the override calls upstream's method (``super().name(...)``: the change
-    passes through, as for a wrapper, :func:`patchkeeper.runtime.drift.decide`). A changed
+    passes through, as for a wrapper, :func:`patchkeeper.runtime.drift.decide`), unless
+    upstream's new body now does what the override adds (:func:`_taken_in`). A changed
     signature or decorators of an overridden method, a method upstream added or dropped that
     the class overrides, or a changed one it overrides without calling upstream's, needs an
     update: the subclass is not a copy of the class, and the rules that read a copy's lines
@@ -475,6 +500,7 @@ def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> st
             m not in methods
             or signature_changes(old_methods[m], new_methods[m])
             or not _delegates(methods[m], bases)
+            or _taken_in(methods[m], old_methods[m], new_methods[m])
         ):
             return ""
         passed.append(m)
