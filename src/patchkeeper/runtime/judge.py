@@ -462,6 +462,22 @@ def _taken_in(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
     return bool(gained & _code_lines(override))
 
 
+def _method_code(node: ast.stmt) -> Code:
+    """A method as a :class:`Code` span, unparsed (comments and layout dropped: the three
+    spans :func:`_untouched` compares are written the same way)."""
+    return Code("", getattr(node, "lineno", 1), tuple(ast.unparse(node).splitlines(True)))
+
+
+def _untouched(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
+    """Whether an override that does not call upstream's method keeps none of what upstream
+    changed in it: the change lies only in code the override does not copy, or only
+    removes lines (:func:`~patchkeeper.runtime.noise.outside_copy_reason`,
+    :func:`~patchkeeper.runtime.noise.removal_only_reason`, as for a copied function, here
+    per overridden method)."""
+    before, after, ours = _method_code(old), _method_code(new), _method_code(override)
+    return bool(outside_copy_reason(before, after, ours) or removal_only_reason(before, after))
+
+
 def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str | None:
     """For a plugin class deriving from the upstream class it replaces (a subclass swap):
     why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
@@ -470,11 +486,12 @@ def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> st
     body) changed upstream (it inherits the rest), or those that changed did so in their
     body alone and the override calls upstream's method (``super().name(...)``: the change
     passes through, as for a wrapper, :func:`patchkeeper.runtime.drift.decide`), unless
-    upstream's new body now does what the override adds (:func:`_taken_in`). A changed
+    upstream's new body now does what the override adds (:func:`_taken_in`), or the
+    override does not call it and keeps none of what changed (:func:`_untouched`). A changed
     signature or decorators of an overridden method, a method upstream added or dropped that
-    the class overrides, or a changed one it overrides without calling upstream's, needs an
-    update: the subclass is not a copy of the class, and the rules that read a copy's lines
-    (:mod:`patchkeeper.runtime.noise`) do not apply to it."""
+    the class overrides, or a change reaching code an override copies, needs an update:
+    the subclass is not a copy of the class, and the rules that read a copy's lines
+    (:mod:`patchkeeper.runtime.noise`) apply to each override, not to the class."""
     if mine is None:
         return None
     ours, before, after = mine.parsed, old.parsed, new.parsed
@@ -491,26 +508,39 @@ def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> st
     bound = _assigned(ours) & (set(old_methods) | set(new_methods))
     overridden = sorted(set(methods) | bound)
     passed: list[str] = []
+    own: list[str] = []
     for m in overridden:
         if (m in old_methods) != (m in new_methods):
             return ""
         if m not in old_methods or same_ast(old_methods[m], new_methods[m]):
             continue
-        if (
-            m not in methods
-            or signature_changes(old_methods[m], new_methods[m])
-            or not _delegates(methods[m], bases)
-            or _taken_in(methods[m], old_methods[m], new_methods[m])
-        ):
+        if m not in methods or signature_changes(old_methods[m], new_methods[m]):
             return ""
-        passed.append(m)
+        if _delegates(methods[m], bases):
+            if _taken_in(methods[m], old_methods[m], new_methods[m]):
+                return ""
+            passed.append(m)
+        elif _untouched(methods[m], old_methods[m], new_methods[m]):
+            own.append(m)
+        else:
+            return ""
     listed = ", ".join(overridden[:6]) + (" ..." if len(overridden) > 6 else "") or "none"
-    if passed:
+    if passed or own:
+        said = []
+        if passed:
+            said.append(
+                f"{', '.join(passed)} changed upstream in the body alone and the override "
+                "calls upstream's (super()): the change passes through"
+            )
+        if own:
+            said.append(
+                f"{', '.join(own)} changed upstream in the body alone, only in code the "
+                "override does not copy, or only by removing lines"
+            )
         return (
             f"the plugin's class derives from {name} and inherits the upstream change; of the "
-            f"methods it overrides ({listed}), {', '.join(passed)} changed upstream in the "
-            "body alone and the override calls upstream's (super()): the change passes "
-            "through; the others are unchanged upstream"
+            f"methods it overrides ({listed}), {'; '.join(said)}; the others are unchanged "
+            "upstream"
         )
     return (
         f"the plugin's class derives from {name} and inherits the upstream change; the "
