@@ -462,19 +462,21 @@ def _taken_in(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
     return bool(gained & _code_lines(override))
 
 
-def _method_code(node: ast.stmt) -> Code:
-    """A method as a :class:`Code` span, unparsed (comments and layout dropped: the three
-    spans :func:`_untouched` compares are written the same way)."""
-    return Code("", getattr(node, "lineno", 1), tuple(ast.unparse(node).splitlines(True)))
+def _method_code(code: Code, node: ast.stmt) -> Code:
+    """The lines of ``code`` that hold ``node`` (a method of :attr:`Code.parsed`, whose
+    line numbers count from the span's first line), decorators excluded."""
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return Code(code.name, code.start + first - 1, code.lines[first - 1 : last])
 
 
-def _untouched(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
+def _untouched(spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...]) -> bool:
     """Whether an override that does not call upstream's method keeps none of what upstream
     changed in it: the change lies only in code the override does not copy, or only
     removes lines (:func:`~patchkeeper.runtime.noise.outside_copy_reason`,
     :func:`~patchkeeper.runtime.noise.removal_only_reason`, as for a copied function, here
-    per overridden method)."""
-    before, after, ours = _method_code(old), _method_code(new), _method_code(override)
+    per overridden method). ``spans``: the old upstream class, the new one and the plugin's;
+    ``nodes``: the method in each, in that order."""
+    before, after, ours = (_method_code(c, n) for c, n in zip(spans, nodes))
     return bool(outside_copy_reason(before, after, ours) or removal_only_reason(before, after))
 
 
@@ -520,7 +522,7 @@ def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> st
             if _taken_in(methods[m], old_methods[m], new_methods[m]):
                 return ""
             passed.append(m)
-        elif _untouched(methods[m], old_methods[m], new_methods[m]):
+        elif _untouched((old, new, mine), (old_methods[m], new_methods[m], methods[m])):
             own.append(m)
         else:
             return ""
