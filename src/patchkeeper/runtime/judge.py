@@ -15,7 +15,8 @@ first rule that applies decides):
 3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
    **retain**), and always when neither release has the module or class it belongs to (its
-   owner: the assignment has nothing to add the name to, the patch can never apply); a
+   owner: the assignment has nothing to add the name to, the patch can never apply) unless
+   ``try: ... except ImportError`` guards the patch (a future name: **retain**); a
    target that existed at the old release and is gone without a trace ->
    **remove** (the affected path no longer exists); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
@@ -616,6 +617,15 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
     return binding.dotted if binding is not None else f"{module}.{grown[0]}"
 
 
+def _import_guard(entry: PatchEntry) -> str:
+    """Where ``try: ... except ImportError`` guards ``entry`` (``"file:line"``), or ``""``."""
+    activation = entry.activation
+    for condition in activation.conditions if activation is not None else ():
+        if condition.kind == "try-import":
+            return f"try ... except ImportError at {condition.file}:{condition.line}"
+    return ""
+
+
 def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
     """The object ``entry`` patches a name of (its target without the last part: a module
     or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
@@ -641,6 +651,15 @@ def _missing(
     if renamed:
         return _with(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
     owner = _absent_owner(entry, trees) if old.status != FOUND else ""
+    guard = _import_guard(entry) if owner else ""
+    if guard:
+        return _with(
+            drift,
+            RETAIN,
+            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
+            f"belongs to, and the patch is guarded by {guard}: a future name, the import "
+            "fails harmlessly until a release has it; nothing to do at this one",
+        )
     if owner:
         where = (
             f"; upstream defines the name at {', '.join(new.candidates[:3])}: a wrong path"
