@@ -90,6 +90,35 @@ def test_each_rule_on_the_fixture(result) -> None:
             "hup.layers.NormFn is in neither release: the plugin's assignment adds it (if it "
             "was meant to replace something, a typo or a future name)",
         ),
+        # neither hup release has the module hup.ops.cli the plugin assigns into
+        ("hup.ops.cli.make_parser", None): (
+            "investigate",
+            "hup.ops.cli.make_parser is in neither release, nor is hup.ops.cli, the module or "
+            "class it belongs to: the patch can never apply (a typo or a future name; upstream "
+            "defines the name at hup.utils.make_parser (line 17): a wrong path)",
+        ),
+        # nor the class hup.request.Scheduler
+        ("hup.request.Scheduler.policy", None): (
+            "investigate",
+            "hup.request.Scheduler.policy is in neither release, nor is hup.request.Scheduler, "
+            "the module or class it belongs to: the patch can never apply (a typo or a future "
+            "name)",
+        ),
+        # hup.ops.fused is in neither release either, but its import is guarded
+        ("hup.ops.fused.fused_norm", None): (
+            "retain",
+            "hup.ops.fused.fused_norm is in neither release, nor is hup.ops.fused, the module or "
+            "class it belongs to, and the patch is guarded by try ... except ImportError at "
+            "hplug/patch/patch_names.py:72: a future name, the import fails harmlessly until a "
+            "release has it; nothing to do at this one",
+        ),
+        # hup.request.Request exists in both: an attribute of the plugin's own is fine
+        ("hup.request.Request.npu_policy", None): (
+            "retain",
+            "npu_policy is not defined by upstream under hup.request.Request in the new "
+            "version: an attribute the plugin adds or a generated one; nothing upstream to "
+            "compare",
+        ),
         ("hup.registry.KINDS", "'fp8'"): (
             "retain",
             "the old upstream hup.registry.KINDS had the key 'fp8' too: the plugin overrides "
@@ -140,6 +169,47 @@ def test_each_rule_on_the_fixture(result) -> None:
             "upstream hup.request.Batch changed: body; the downstream change is not in the "
             "new upstream",
         ),
+        # DeviceQueue's push calls upstream's (super()), whose body alone changed in hup 2.0
+        ("hup.request.Queue", None): (
+            "retain",
+            "the plugin's class derives from Queue and inherits the upstream change; of the "
+            "methods it overrides (push, size), push changed upstream in the body alone and the "
+            "override calls upstream's (super()): the change passes through; the others are "
+            "unchanged upstream",
+        ),
+        # DeviceStack's push calls Stack.push, whose signature changed: the call may not fit
+        ("hup.request.Stack", None): (
+            "update",
+            "upstream hup.request.Stack changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
+        # DeviceHeap's push copies upstream's instead of calling it: hup 2.0's sort is missed
+        ("hup.request.Heap", None): (
+            "update",
+            "upstream hup.request.Heap changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
+        # DeviceDeque binds push by assignment (push = _device_push): an override all the same
+        ("hup.request.Deque", None): (
+            "update",
+            "upstream hup.request.Deque changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
+        # DeviceRing's push calls upstream's, but hup 2.0's push now clamps as the override
+        # does before calling it: upstream took that in, the override would clamp twice
+        ("hup.request.Ring", None): (
+            "update",
+            "upstream hup.request.Ring changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
+        # DeviceCache's evict does not call upstream's, nor copy the log call hup 2.0 changed
+        ("hup.request.Cache", None): (
+            "retain",
+            "the plugin's class derives from Cache and inherits the upstream change; of the "
+            "methods it overrides (evict), evict changed upstream in the body alone, only in "
+            "code the override does not copy, or only by removing lines; the others are "
+            "unchanged upstream",
+        ),
         # hup 2.0's fold only lost `x = list(x)`, which the device's copy keeps
         ("hup.layers.fold", None): (
             "retain",
@@ -185,6 +255,23 @@ def test_each_rule_on_the_fixture(result) -> None:
     }
     mechanisms = {a.entry.target: a.entry.mechanism.value for a in result.entries}
     assert mechanisms["hup.layers.NormFn"] == "subclass"
+
+
+def test_a_name_in_neither_release_is_not_called_moved(result) -> None:
+    """Issue 10 item 7: moved or removed only when the name was at that path in the old
+    release; the owner's absence decides, not the assignment."""
+    evidence = {a.entry.target: a.drift.evidence for a in result.entries}
+    assert evidence["hup.ops.cli.make_parser"][1:] == (
+        "hup.ops.cli.make_parser is not at that path in either release; the name is defined "
+        "at hup.utils.make_parser (line 17)",
+    )
+    assert evidence["hup.layers.helper"] == (
+        "hup.layers.helper is not defined at that path in either release: the plugin's "
+        "assignment adds it there (upstream defines the name at hup.utils.helper (line 1); if "
+        "it was meant to replace that, a wrong path)",
+        "hup.layers.helper is not at that path in either release; the name is defined at "
+        "hup.utils.helper (line 1)",
+    )
 
 
 def _code(text: str) -> Code:

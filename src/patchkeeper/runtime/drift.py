@@ -7,7 +7,8 @@ Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with it
   to reapply goes with it); a wrapper that keeps the original only needs an update when
   the signature changed;
 - the new upstream already contains the downstream's change -> *remove*;
-- the target is gone (moved or removed) -> *investigate*, with where the name went.
+- the target is gone (moved or removed) -> *investigate*, with where the name went; a
+  target at that path in neither release is said to be so, not *moved* or *removed*.
 
 *migrate* needs a judgement about new extension points and is never suggested
 automatically. Bodies are compared as ASTs with docstrings removed (comments never reach
@@ -246,6 +247,14 @@ def decide(
     function of these values only, so the audit may cache it)."""
     if new.status == OUTSIDE:
         return Drift(NOT_AUDITED, (f"{entry.target} is outside the audited upstream packages",))
+    if new.status != FOUND and old.status != FOUND:
+        # moved or removed only when the name was at that path in the old release
+        where = (
+            "; the name is defined at " + ", ".join(new.candidates)
+            if new.candidates
+            else "; no definition of the name anywhere in the new upstream"
+        )
+        return Drift(INVESTIGATE, (f"{entry.target} is not at that path in either release{where}",))
     if new.status != FOUND:
         where = (
             "; now defined at " + ", ".join(new.candidates)

@@ -14,7 +14,10 @@ first rule that applies decides):
    (upstream took the feature in, :mod:`patchkeeper.runtime.landed`) -> **remove**;
 3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
-   **retain**); a target that existed at the old release and is gone without a trace ->
+   **retain**), and always when neither release has the module or class it belongs to (its
+   owner: the assignment has nothing to add the name to, the patch can never apply) unless
+   ``try: ... except ImportError`` guards the patch (a future name: **retain**); a
+   target that existed at the old release and is gone without a trace ->
    **remove** (the affected path no longer exists); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
    (retarget);
@@ -31,8 +34,10 @@ first rule that applies decides):
    point the old release did not have (:mod:`patchkeeper.runtime.hooks`) -> **migrate**;
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
-   its class body and of its ``if``/``try`` blocks) did not change upstream inherits the
-   change -> **retain**; a change of the body alone that lies
+   its class body and of its ``if``/``try`` blocks) did not change upstream, or changed in
+   their body alone while the override calls upstream's (``super().name(...)``), inherits
+   the change -> **retain**; one that overrides a changed method otherwise stays **update**
+   (the copy rules below do not read a subclass); a change of the body alone that lies
    only in code the replacement does not copy, or that only removes code lines (the copy
    keeps doing what the old release did), new parameters a replacement forwarding
    ``*args``/``**kwargs`` passes through, or a change of the body alone when the
@@ -64,6 +69,7 @@ from patchkeeper.runtime.drift import (
     UPDATE,
     Code,
     Drift,
+    signature_changes,
     upstream_code,
 )
 from patchkeeper.runtime.gates import evaluate
@@ -77,7 +83,13 @@ from patchkeeper.runtime.noise import (
     outside_copy_reason,
     removal_only_reason,
 )
-from patchkeeper.runtime.resolve import FOUND, MOVED, REMOVED, Resolution
+from patchkeeper.runtime.resolve import (
+    FOUND,
+    MOVED,
+    REMOVED,
+    Resolution,
+    defined_statically,
+)
 from patchkeeper.runtime.samecode import same_ast
 from patchkeeper.runtime.upstream import UpstreamTree
 
@@ -253,6 +265,8 @@ def _after_hooks(
         inherited = _inherited(entry, old_code, new_code, mine)
         if inherited:
             return _with(drift, RETAIN, inherited)
+        if inherited is not None:
+            return drift  # a subclass overriding what changed: not a copy the rules below read
         if mine is not None and drift.upstream_changes == ("body",):
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
@@ -370,30 +384,167 @@ def _methods(node) -> dict[str, ast.stmt]:
     }
 
 
-def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str:
+#: Statements whose parts run only on some paths (or not at once): a call of upstream's
+#: method inside one does not make an override delegate.
+BRANCHING = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.With,
+    ast.AsyncWith,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
+def _assigned(node: ast.ClassDef) -> set[str]:
+    """The names a class body binds by assignment (``forward = npu_forward``,
+    ``forward: Callable = npu_forward``), its ``if``/``try`` blocks included."""
+    names: set[str] = set()
+    for statement in walk_statements(node.body):
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        else:
+            continue
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _delegates(method: ast.stmt, bases: set[str]) -> bool:
+    """Whether ``method`` (a plugin class's override) calls the method it overrides on every
+    path: ``super().name(...)`` or ``Base.name(...)`` for a base of ``bases`` (last parts of
+    the class's base names) in a statement of its own body, not inside an ``if``, a loop, a
+    ``try`` or a nested function (an override that calls upstream's only behind a version
+    gate and runs a copy of the old body otherwise does not delegate)."""
+    name = getattr(method, "name", "")
+    for statement in getattr(method, "body", []):
+        if isinstance(statement, BRANCHING):
+            continue
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr != name:
+                continue
+            owner = node.func.value
+            if isinstance(owner, ast.Call) and ast.unparse(owner.func) == "super":
+                return True
+            if ast.unparse(owner).rsplit(".", 1)[-1] in bases:
+                return True
+    return False
+
+
+def _code_lines(node: ast.stmt) -> set[str]:
+    """The statements of ``node``'s body, each unparsed on one line (comments and layout
+    dropped), at every depth, ``def`` lines excluded."""
+    out: set[str] = set()
+    for statement in walk_statements(getattr(node, "body", [])):
+        if isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+            continue  # their blocks' statements are walked; the header alone says little
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            out.add(ast.unparse(statement))
+    return out
+
+
+def _taken_in(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
+    """Whether the new upstream method gained a statement (an assignment or a call) that the
+    override already has and the old method did not: upstream took part of the override's
+    own change in, and running both would do it twice (vllm-ascend's
+    ``AscendInputBatch.make_dummy`` spreads dummy tokens evenly, vLLM 0.27.1's
+    ``InputBatch.make_dummy`` does too)."""
+    gained = _code_lines(new) - _code_lines(old)
+    return bool(gained & _code_lines(override))
+
+
+def _method_code(code: Code, node: ast.stmt) -> Code:
+    """The lines of ``code`` that hold ``node`` (a method of :attr:`Code.parsed`, whose
+    line numbers count from the span's first line), decorators excluded."""
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return Code(code.name, code.start + first - 1, code.lines[first - 1 : last])
+
+
+def _untouched(spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...]) -> bool:
+    """Whether an override that does not call upstream's method keeps none of what upstream
+    changed in it: the change lies only in code the override does not copy, or only
+    removes lines (:func:`~patchkeeper.runtime.noise.outside_copy_reason`,
+    :func:`~patchkeeper.runtime.noise.removal_only_reason`, as for a copied function, here
+    per overridden method). ``spans``: the old upstream class, the new one and the plugin's;
+    ``nodes``: the method in each, in that order."""
+    before, after, ours = (_method_code(c, n) for c, n in zip(spans, nodes))
+    return bool(outside_copy_reason(before, after, ours) or removal_only_reason(before, after))
+
+
+def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str | None:
     """For a plugin class deriving from the upstream class it replaces (a subclass swap):
-    why the upstream change needs no update (none of the methods it overrides changed: it
-    inherits the rest), or ``""``."""
+    why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
+    replacement is not such a subclass (a full copy of the class, not a class). No update
+    is needed when none of the methods it overrides (by ``def`` or by assignment in its
+    body) changed upstream (it inherits the rest), or those that changed did so in their
+    body alone and the override calls upstream's method (``super().name(...)``: the change
+    passes through, as for a wrapper, :func:`patchkeeper.runtime.drift.decide`), unless
+    upstream's new body now does what the override adds (:func:`_taken_in`), or the
+    override does not call it and keeps none of what changed (:func:`_untouched`). A changed
+    signature or decorators of an overridden method, a method upstream added or dropped that
+    the class overrides, or a change reaching code an override copies, needs an update:
+    the subclass is not a copy of the class, and the rules that read a copy's lines
+    (:mod:`patchkeeper.runtime.noise`) apply to each override, not to the class."""
     if mine is None:
-        return ""
+        return None
     ours, before, after = mine.parsed, old.parsed, new.parsed
     if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
-        return ""
+        return None
     name = entry.target.rsplit(".", 1)[-1]
     bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}
     if entry.mechanism is not Mechanism.SUBCLASS and name not in bases:
-        return ""  # a full copy of the class, not a subclass
-    overridden = sorted(_methods(ours))
+        return None  # a full copy of the class, not a subclass
+    methods = _methods(ours)
     old_methods, new_methods = _methods(before), _methods(after)
-    changed = [
-        m
-        for m in overridden
-        if (m in old_methods) != (m in new_methods)
-        or (m in old_methods and not same_ast(old_methods[m], new_methods[m]))
-    ]
-    if changed:
-        return ""
+    # a method bound by assignment in the class body (``forward = npu_forward``) overrides
+    # upstream's as a ``def`` does; what it runs is not read here (it never delegates)
+    bound = _assigned(ours) & (set(old_methods) | set(new_methods))
+    overridden = sorted(set(methods) | bound)
+    passed: list[str] = []
+    own: list[str] = []
+    for m in overridden:
+        if (m in old_methods) != (m in new_methods):
+            return ""
+        if m not in old_methods or same_ast(old_methods[m], new_methods[m]):
+            continue
+        if m not in methods or signature_changes(old_methods[m], new_methods[m]):
+            return ""
+        if _delegates(methods[m], bases):
+            if _taken_in(methods[m], old_methods[m], new_methods[m]):
+                return ""
+            passed.append(m)
+        elif _untouched((old, new, mine), (old_methods[m], new_methods[m], methods[m])):
+            own.append(m)
+        else:
+            return ""
     listed = ", ".join(overridden[:6]) + (" ..." if len(overridden) > 6 else "") or "none"
+    if passed or own:
+        said = []
+        if passed:
+            said.append(
+                f"{', '.join(passed)} changed upstream in the body alone and the override "
+                "calls upstream's (super()): the change passes through"
+            )
+        if own:
+            said.append(
+                f"{', '.join(own)} changed upstream in the body alone, only in code the "
+                "override does not copy, or only by removing lines"
+            )
+        return (
+            f"the plugin's class derives from {name} and inherits the upstream change; of the "
+            f"methods it overrides ({listed}), {'; '.join(said)}; the others are unchanged "
+            "upstream"
+        )
     return (
         f"the plugin's class derives from {name} and inherits the upstream change; the "
         f"methods it overrides ({listed}) are unchanged upstream"
@@ -466,6 +617,28 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
     return binding.dotted if binding is not None else f"{module}.{grown[0]}"
 
 
+def _import_guard(entry: PatchEntry) -> str:
+    """Where ``try: ... except ImportError`` guards ``entry`` (``"file:line"``), or ``""``."""
+    activation = entry.activation
+    for condition in activation.conditions if activation is not None else ():
+        if condition.kind == "try-import":
+            return f"try ... except ImportError at {condition.file}:{condition.line}"
+    return ""
+
+
+def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """The object ``entry`` patches a name of (its target without the last part: a module
+    or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
+    An assignment adds a new name to an object that exists; to one that does not, it can
+    never apply (``vllm.entrypoints.openai.cli_args.make_arg_parser`` while neither vLLM
+    0.30.0 nor 0.32.0 has that module): the issue's item 7, a name in neither release is a
+    typo or a future name."""
+    owner = entry.target.rpartition(".")[0]
+    if not owner or any(defined_statically(tree, owner) for tree in trees):
+        return ""
+    return owner
+
+
 def _missing(
     entry: PatchEntry,
     drift: Drift,
@@ -477,6 +650,28 @@ def _missing(
     renamed = _renamed(entry, trees)
     if renamed:
         return _with(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
+    owner = _absent_owner(entry, trees) if old.status != FOUND else ""
+    guard = _import_guard(entry) if owner else ""
+    if guard:
+        return _with(
+            drift,
+            RETAIN,
+            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
+            f"belongs to, and the patch is guarded by {guard}: a future name, the import "
+            "fails harmlessly until a release has it; nothing to do at this one",
+        )
+    if owner:
+        where = (
+            f"; upstream defines the name at {', '.join(new.candidates[:3])}: a wrong path"
+            if new.candidates
+            else ""
+        )
+        return _with(
+            drift,
+            INVESTIGATE,
+            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
+            f"belongs to: the patch can never apply (a typo or a future name{where})",
+        )
     if old.status != FOUND and new.status == REMOVED:
         # a subclass swap of a name upstream never had is an assignment of the plugin's class
         if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):

@@ -166,6 +166,16 @@ def _static(tree: UpstreamTree, target: str) -> Resolution | None:
     )
 
 
+def defined_statically(tree: UpstreamTree, dotted: str) -> bool:
+    """Whether the lookup of ``dotted`` (a module, a class, any name) reaches something in
+    ``tree`` without the tree-wide search: a module, a definition, a name imported or
+    re-exported there, or an attribute of a found class or value (``partial``). A name outside
+    the tree's packages counts as defined: not this tree's to say. The judge asks it of the
+    object a patch assigns into (its *owner*): an assignment adds a name to an object that
+    exists, never to one that does not."""
+    return _static(tree, dotted) is not None
+
+
 def resolve(tree: UpstreamTree, target: str) -> Resolution:
     """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
     return resolve_all(tree, [target])[target]
