@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench_runtime import timed  # the same child timing (wall, CPU, peak RSS)
 
 HEADER = '''"""A generated module of {n} functions."""
 import os
@@ -88,21 +88,6 @@ def write_plugin(root: Path, count: int, where: str) -> Path:
     large = package / folder / "big.py"
     large.write_text(module_text(count), encoding="utf-8")
     return large
-
-
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int]:
-    """Run ``argv``; return (wall seconds, CPU seconds, peak RSS in KiB) of that child."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    _pid, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        message = process.stderr.read().decode() if process.stderr else ""
-        raise SystemExit(f"{' '.join(argv)} exited {code}: {message}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def main() -> None:
