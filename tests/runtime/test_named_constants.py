@@ -13,32 +13,12 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from tinyplug import HEADER, copy_releases, versions, write_plugin
 
 from patchkeeper.runtime.module_constants import module_constants
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-PYPROJECT = """[project]
-name = "plug"
-version = "0.1"
-
-[project.entry-points."tinyup.general_plugins"]
-plug = "plug.patch:apply"
-
-[tool.patchkeeper]
-upstream = "tinyup"
-
-[tool.patchkeeper.runtime]
-package = "plug"
-entry-point-groups = ["tinyup.general_plugins"]
-upstream-packages = ["tinyup"]
-"""
-
-HEADER = "# Note: n\n# Affected versions: 1.0\n# Remove at: 3.0\n"
 
 #: vllm-hi's ``common/rpc.py``: the names of the methods the plugin adds, outside the
 #: patch directory.
@@ -141,34 +121,10 @@ if vllm_version_is("1.0"):
 )
 
 
-def _plugin(base: Path, files: dict[str, str]) -> Path:
-    """A plugin ``plug`` under ``base/plugin`` whose ``apply()`` imports every
-    ``plug/patch/p_*.py`` of ``files``."""
-    root = base / "plugin"
-    (root / "plug" / "patch").mkdir(parents=True)
-    (root / "plug" / "__init__.py").write_text("")
-    modules = sorted(Path(f).stem for f in files if f.startswith("plug/patch/p_"))
-    imports = "".join(f"    from plug.patch import {m}  # noqa: F401\n" for m in modules)
-    (root / "plug" / "patch" / "__init__.py").write_text(HEADER + "def apply():\n" + imports)
-    (root / "pyproject.toml").write_text(PYPROJECT)
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 @pytest.fixture
 def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The two tinyup releases under ``tmp_path`` and a private cache."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for name in ("upstream-1.0", "upstream-2.0"):
-        shutil.copytree(FIXTURES / name, tmp_path / name)
-    return tmp_path
-
-
-def _versions(base: Path) -> list[str]:
-    return ["--from", str(base / "upstream-1.0"), "--to", str(base / "upstream-2.0")]
+    return copy_releases(tmp_path, monkeypatch)
 
 
 def _files() -> dict[str, str]:
@@ -199,7 +155,7 @@ def test_module_constants_are_strings_bound_once_at_module_level() -> None:
 
 
 def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> None:
-    root = _plugin(upstream, _files())
+    root = write_plugin(upstream, _files())
     run = cli("runtime", "inventory", "--json", cwd=root)
     entries = json.loads(run.out)["entries"]
     assert _rows(entries) == [
@@ -229,8 +185,8 @@ def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> 
 
 
 def test_audit_says_a_computed_key_is_computed(upstream: Path, cli) -> None:
-    root = _plugin(upstream, _files())
-    run = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    root = write_plugin(upstream, _files())
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
     audited = {
         (a["entry"]["line"], a["entry"]["target"], a["entry"]["key"]): a["drift"]
         for a in json.loads(run.out)["entries"]
@@ -273,8 +229,8 @@ def test_audit_says_a_computed_key_is_computed(upstream: Path, cli) -> None:
 
 
 def test_audit_of_attributes_named_by_constants(upstream: Path, cli) -> None:
-    root = _plugin(upstream, _files())
-    run = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    root = write_plugin(upstream, _files())
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
     drifts = [
         (a["entry"]["target"], a["drift"]["decision"], a["drift"]["evidence"])
         for a in json.loads(run.out)["entries"]
@@ -312,7 +268,7 @@ def apply():
 def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> None:
     # The ledger names modules; a key computed at run time cannot be written there, so it
     # is not reported as undocumented (it was: "module_name is patched but not documented").
-    root = _plugin(upstream, _files())
+    root = write_plugin(upstream, _files())
     (root / "plug" / "patch" / "__init__.py").write_text(LEDGER)
     run = cli("runtime", "inventory", "--json", cwd=root)
     findings = [(f["kind"], f["message"]) for f in json.loads(run.out)["findings"]]

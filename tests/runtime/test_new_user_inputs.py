@@ -9,72 +9,16 @@ Each plugin here is written by the test, in the shape of the real one; the upstr
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-PYPROJECT = """[project]
-name = "plug"
-version = "0.1"
-
-[project.entry-points."tinyup.general_plugins"]
-plug = "plug.patch:apply"
-
-[tool.patchkeeper]
-upstream = "tinyup"
-
-[tool.patchkeeper.runtime]
-package = "plug"
-entry-point-groups = ["tinyup.general_plugins"]
-upstream-packages = ["tinyup"]
-"""
-
-HEADER = "# Note: n\n# Affected versions: 1.0\n# Remove at: 3.0\n"
-
-
-def _plugin(
-    base: Path,
-    files: dict[str, str | bytes],
-    pyproject: str = PYPROJECT,
-    links: dict[str, Path] | None = None,
-) -> Path:
-    """A plugin ``plug`` under ``base/plugin`` with ``files`` (relative to the plugin root)
-    and symbolic ``links`` (relative path -> where it points); its patch package imports
-    every module named ``plug/patch/p_*.py`` from ``apply()``."""
-    root = base / "plugin"
-    (root / "plug" / "patch").mkdir(parents=True)
-    (root / "plug" / "__init__.py").write_text("")
-    for relative, pointed in (links or {}).items():
-        (root / relative).symlink_to(pointed)
-    named = [*files, *(links or {})]
-    modules = sorted(Path(f).stem for f in named if f.startswith("plug/patch/p_"))
-    imports = "".join(f"    from plug.patch import {m}  # noqa: F401\n" for m in modules)
-    (root / "plug" / "patch" / "__init__.py").write_text(HEADER + "def apply():\n" + imports)
-    (root / "pyproject.toml").write_text(pyproject)
-    for relative, data in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, bytes):
-            path.write_bytes(data)
-        else:
-            path.write_text(data)
-    return root
+from tinyplug import HEADER, PYPROJECT, copy_releases, versions, write_plugin
 
 
 @pytest.fixture
 def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The two tinyup releases under ``tmp_path`` and a private cache."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for name in ("upstream-1.0", "upstream-2.0"):
-        shutil.copytree(FIXTURES / name, tmp_path / name)
-    return tmp_path
-
-
-def _versions(base: Path) -> list[str]:
-    return ["--from", str(base / "upstream-1.0"), "--to", str(base / "upstream-2.0")]
+    return copy_releases(tmp_path, monkeypatch)
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
@@ -99,13 +43,13 @@ def test_port_write_refuses_a_patch_file_linked_from_outside_the_plugin(
     shared = upstream / "shared"
     shared.mkdir()
     (shared / "p_step.py").write_text(STEP)
-    root = _plugin(
+    root = write_plugin(
         upstream,
         {"plug/patch/p_own.py": STEP},
         links={"plug/patch/p_link.py": shared / "p_step.py"},
     )
     before, outside = _snapshot(root), (shared / "p_step.py").read_bytes()
-    run = cli("runtime", "port", *_versions(upstream), "--write", cwd=root)
+    run = cli("runtime", "port", *versions(upstream), "--write", cwd=root)
     assert run.code == 2
     assert run.out == ""
     assert run.err.splitlines() == [
@@ -118,7 +62,7 @@ def test_port_write_refuses_a_patch_file_linked_from_outside_the_plugin(
     assert _snapshot(root) == before
     assert (shared / "p_step.py").read_bytes() == outside
     # Without --write the diff is still shown, the link's file included.
-    shown = cli("runtime", "port", *_versions(upstream), cwd=root)
+    shown = cli("runtime", "port", *versions(upstream), cwd=root)
     assert shown.code == 0
     assert "+++ b/plug/patch/p_link.py" in shown.out
     assert (shared / "p_step.py").read_bytes() == outside
@@ -127,7 +71,7 @@ def test_port_write_refuses_a_patch_file_linked_from_outside_the_plugin(
 def test_lock_output_never_replaces_the_plugins_project_file(upstream: Path, cli) -> None:
     # runtime lock --output pyproject.toml replaced the plugin's project file (its entry
     # points with it: every entry then read 'never imported').
-    root = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
     before = _snapshot(root)
     run = cli(
         "runtime",
@@ -181,9 +125,9 @@ def test_runtime_markdown_never_replaces_a_project_file(upstream: Path, cli, nam
     }
     if name != "pyproject.toml":
         files[name] = "[metadata]\n"
-    root = _plugin(upstream, files, pyproject=project)
+    root = write_plugin(upstream, files, pyproject=project)
     before = _snapshot(root)
-    for command in (["runtime", "inventory"], ["runtime", "audit", *_versions(upstream)]):
+    for command in (["runtime", "inventory"], ["runtime", "audit", *versions(upstream)]):
         run = cli(*command, "--markdown", name, cwd=root)
         assert run.code == 2
         assert run.out == ""
@@ -200,7 +144,7 @@ def test_a_dangling_link_in_the_patch_directory_is_named_not_a_traceback(
 ) -> None:
     # A patch file that is a symbolic link to a missing file: inventory, audit, lock and
     # port stopped with an internal error (FileNotFoundError, exit 3).
-    root = _plugin(
+    root = write_plugin(
         upstream, {"plug/patch/p_step.py": STEP}, links={"plug/patch/p_gone.py": upstream / "no"}
     )
     before = _snapshot(root)
@@ -210,7 +154,7 @@ def test_a_dangling_link_in_the_patch_directory_is_named_not_a_traceback(
         "  plug/patch/p_gone.py: syntax: the file cannot be read: No such file or directory"
         in inventory.out.splitlines()
     )
-    audit = cli("runtime", "audit", *_versions(upstream), cwd=root)
+    audit = cli("runtime", "audit", *versions(upstream), cwd=root)
     assert audit.code == 1
     assert audit.out.splitlines()[-6:-4] == [
         "not audited (1 file(s); their entries are unknown):",
@@ -218,7 +162,7 @@ def test_a_dangling_link_in_the_patch_directory_is_named_not_a_traceback(
     ]
     for command in (
         ["lock", "--at", str(upstream / "upstream-2.0")],
-        ["port", *_versions(upstream), "--write"],
+        ["port", *versions(upstream), "--write"],
     ):
         run = cli("runtime", *command, cwd=root)
         assert run.code == 2
@@ -236,7 +180,7 @@ def test_a_nul_byte_is_a_syntax_finding_at_its_line(upstream: Path, cli) -> None
     # Python names no line for a NUL byte: the finding read 'source code string cannot
     # contain null bytes (line None)', at no line.
     text = STEP.encode() + b"VALUE = 1\x00\n"
-    root = _plugin(upstream, {"plug/patch/p_step.py": text})
+    root = write_plugin(upstream, {"plug/patch/p_step.py": text})
     run = cli("runtime", "inventory", "--json", cwd=root)
     assert run.code == 1
     import json
@@ -260,9 +204,9 @@ def test_port_names_a_latin1_patch_file_instead_of_a_traceback(upstream: Path, c
         b"import tinyup.engine as engine\n\n\ndef step(logits):\n    return None\n\n\n"
         b"engine.step = step\n"
     )
-    root = _plugin(upstream, {"plug/patch/p_latin.py": latin})
+    root = write_plugin(upstream, {"plug/patch/p_latin.py": latin})
     before = _snapshot(root)
-    run = cli("runtime", "port", *_versions(upstream), "--write", cwd=root)
+    run = cli("runtime", "port", *versions(upstream), "--write", cwd=root)
     assert run.code == 2
     assert run.err.splitlines() == [
         f"patchkeeper: error: {root / 'plug/patch/p_latin.py'}:2: not UTF-8 (byte 0xe9): "
@@ -323,7 +267,7 @@ def test_a_register_patch_decorator_naming_its_whole_target_is_read(upstream: Pa
     # 'decorators = [...register_patch]' only gave "the patch decorator's module is not a
     # constant string" for each.
     files = {"plug/patch/registry.py": HEADER + REGISTRY, "plug/patch/p_rbln.py": RBLN_SHAPED}
-    root = _plugin(upstream, files)
+    root = write_plugin(upstream, files)
     run = cli("runtime", "inventory", cwd=root)
     assert run.code == 0
     assert run.out.splitlines()[2:7] == [
@@ -334,7 +278,7 @@ def test_a_register_patch_decorator_naming_its_whole_target_is_read(upstream: Pa
         "    active",
         "mechanism: decorator 2",
     ]
-    audit = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    audit = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
     import json
 
     entries = json.loads(audit.out)["entries"]
@@ -348,7 +292,7 @@ def test_a_register_patch_decorator_naming_its_whole_target_is_read(upstream: Pa
 def test_a_header_after_a_byte_order_mark_is_read(upstream: Path, cli) -> None:
     # A patch file saved with a UTF-8 byte-order mark (valid Python): its first header line
     # was not read, 'header-missing: no 'Note:' in the header'.
-    root = _plugin(upstream, {"plug/patch/p_step.py": b"\xef\xbb\xbf" + STEP.encode()})
+    root = write_plugin(upstream, {"plug/patch/p_step.py": b"\xef\xbb\xbf" + STEP.encode()})
     run = cli("runtime", "inventory", cwd=root)
     assert run.code == 0
     assert run.out.splitlines()[2:5] == [
@@ -362,7 +306,7 @@ def test_a_src_layout_plugin_keeps_its_entry_points(upstream: Path, cli) -> None
     # A plugin in a src/ layout (the package under src/, pyproject.toml beside src/):
     # '--plugin DIR' said the package is not under DIR, and '--plugin DIR/src' lost the
     # entry points of DIR/pyproject.toml, so every entry read 'never imported'.
-    flat = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    flat = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
     (flat / "src").mkdir()
     (flat / "plug").rename(flat / "src" / "plug")
     expected = [
@@ -397,8 +341,8 @@ def test_an_imported_module_the_new_release_lost_is_a_finding(upstream: Path, cl
     # vllm-hi 0.1.0 runs 'import vllm.entrypoints.openai.cli_args as cli_args_module' in a
     # patch function; vLLM 0.29.0 moved that module away. 'from m import name' and attribute
     # chains were checked, a plain 'import m' was not: no finding, the patch failed at run time.
-    root = _plugin(upstream, {"plug/patch/p_gone.py": GONE_MODULE})
-    run = cli("runtime", "audit", *_versions(upstream), "--json", cwd=root)
+    root = write_plugin(upstream, {"plug/patch/p_gone.py": GONE_MODULE})
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
     import json
 
     findings = json.loads(run.out)["findings"]
@@ -445,7 +389,7 @@ def test_the_errors_of_a_first_run_name_the_package_and_patch_directory_to_pass(
     # A new user's first runs on published plugins: the vllm-musa wheel installs the package
     # vllm_musa_platform, and vllm-rbln keeps its patches in vllm_rbln/patches; each error
     # only said to pass --plugin / --patch-dir.
-    root = _plugin(upstream, {"plug/patch/p_step.py": STEP})
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
     (root / "plug" / "patch").rename(root / "plug" / "patches")
     (root / "plug" / "patches" / "patch_v2").mkdir()
     run = cli("runtime", "inventory", "--plugin", str(root), "--package", "plugin", cwd=root)
