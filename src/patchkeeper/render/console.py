@@ -25,7 +25,7 @@ import io
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
@@ -155,6 +155,39 @@ def current() -> Terminal:
     """The :class:`Terminal` renderers build their text for (:data:`PLAIN` unless
     :func:`use` said otherwise)."""
     return _current
+
+
+#: What ends a diff line cut at the width (its whole text is in ``--json`` and ``--markdown``).
+CUT_MARK = "\u2026"
+
+
+def diff_lines(lines: Iterable[str], indent: str) -> list[str]:
+    """Lines of a diff (each starting with its ``+``, ``-``, `` `` or ``@`` sign, or two
+    signs for a range-diff) put after ``indent`` for the terminal, never wrapped.
+
+    A wrapped diff line would go on under the block's indent without its sign, and its tail
+    would read as unchanged context; the terminal wraps a line longer than its width the
+    same way. So with a width (:func:`current`) a longer line is cut to it, ending in
+    :data:`CUT_MARK` (tabs expanded to 8 columns first, as the terminal shows them; wide
+    characters counted by their cells), and :func:`finish` leaves it as it is. With no width
+    (a pipe) every line is whole.
+
+    >>> use(Terminal(width=12, colour=False))
+    >>> diff_lines(["+short", "+a longer added line"], "  ")
+    ['  +short', '  +a longer\u2026']
+    >>> use(PLAIN)
+    """
+    width = current().width
+    if width is None:
+        return [indent + line for line in lines]
+    from rich.text import Text
+
+    out = []
+    for line in lines:
+        text = Text((indent + line).expandtabs(8))
+        text.truncate(max(width, len(indent) + 2), overflow="ellipsis")
+        out.append(text.plain)
+    return out
 
 
 def _cut(text: str, width: int) -> str:
