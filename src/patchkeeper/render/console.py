@@ -243,6 +243,8 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
     cut = [[_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] for row in rows]
     widths = [max(cell_len(row[i]) for row in cut) for i in range(len(caps))]
     start = len(indent) + sum(widths) + 2 * len(widths)
+    if width - start < MIN_CELL:
+        return _stacked_table(rows, indent, width)
     last = max(width - start, MIN_CELL)
     out = []
     for cells, row in zip(cut, rows):
@@ -250,6 +252,27 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
         pieces = _wrap_words(row[-1], last) or [""]
         out.append((head + pieces[0]).rstrip())
         out.extend(" " * start + piece for piece in pieces[1:])
+    return out
+
+
+def _stacked_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[str]:
+    """The rows when the last column has less than :data:`MIN_CELL` columns beside the
+    others (a narrow terminal): each row's first cells on one line (cut to the whole width,
+    :func:`_caps`), its last cell wrapped at word boundaries under them, four columns deeper
+    than the row, in the whole width (rather than a column a few characters wide that
+    :func:`finish` would wrap again)."""
+    from rich.cells import cell_len
+
+    room = max(width - len(indent), 2 * MIN_CELL)
+    caps = _caps([(*row[:-1], "") for row in rows], room)
+    cut = [[_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] for row in rows]
+    widths = [max(cell_len(row[i]) for row in cut) for i in range(len(caps))]
+    under = " " * (len(indent) + 4)
+    out = []
+    for cells, row in zip(cut, rows):
+        out.append((indent + "".join(_pad(c, w) + "  " for c, w in zip(cells, widths))).rstrip())
+        pieces = _wrap_words(row[-1], max(width - len(under), MIN_CELL))
+        out.extend(under + piece for piece in pieces if piece)
     return out
 
 
