@@ -69,6 +69,8 @@ RIDES_WITH = re.compile(r"(?i)^rides with (?P<name>[\w./+-]+)")
 #: DEP-3 ``Applied-Upstream: 1.26.18, https://...``: the first upstream version with it.
 APPLIED_VERSION = re.compile(r"^v?(?P<version>\d+(?:\.\d+)+)")
 KEEPS_CHANGE = KEEPS | {UPDATE, MIGRATE}
+#: What a person does with a suggested decision (a ``not-reviewed`` finding says it).
+ACCEPT_OR_CHANGE = 'delete "suggested: " from its decision to accept it, or write your own'
 
 
 @dataclass(frozen=True)
@@ -228,16 +230,13 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Fi
     out = []
     if row.suggested and row.decision is not None:
         place = f"{shown or (path.name if path else 'the decisions file')}:{row.decision.line}"
-        predicate = (
-            f'decide suggested "{decided}" and nobody has reviewed it: delete "suggested: " '
-            "from its decision to accept it, or write your own"
-        )
         out.append(
             Finding(
                 NOT_REVIEWED,
                 row.key,
-                f"{place}: `{row.key}`: {predicate}",
-                f"it is decide's suggestion, not reviewed: {predicate.split(': ', 1)[1]}",
+                f'{place}: `{row.key}`: decide suggested "{decided}" and nobody has reviewed '
+                f"it: {ACCEPT_OR_CHANGE}",
+                f"it is decide's suggestion, not reviewed: {ACCEPT_OR_CHANGE}",
             )
         )
     if item is not None and item.present and not decided:
