@@ -131,3 +131,12 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert [line for line in run.stderr.splitlines() if line.startswith("WARNING")] == []
     assert (tmp_path / "site" / "commands" / "audit" / "index.html").is_file()
+
+
+def test_getting_started_shows_the_readme_set_up_commands() -> None:
+    """The manual's first page repeats the README's set-up block; the two never differ."""
+    block = re.compile(r"^```sh\n(.*?)^```", re.M | re.S)
+    readme = block.search((REPO / "README.md").read_text(encoding="utf-8"))
+    manual = block.search((REPO / "docs" / "getting-started.md").read_text(encoding="utf-8"))
+    assert readme is not None and manual is not None
+    assert manual.group(1) == readme.group(1)
