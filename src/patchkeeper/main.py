@@ -556,14 +556,15 @@ def audit(
     "ledger_file",
     default="PATCHES.md",
     show_default=True,
-    help="The ledger file to write ([tool.patchkeeper.ledger] file).",
+    help="The ledger file to write (file in the [ledger] table of the patchkeeper.toml "
+    "written).",
 )
 @click.option(
     "--directory",
     "directory",
     default="",
     help="The directory inside the upstream tree that patch paths are relative to "
-    "([tool.patchkeeper] directory; default: the tree's root).",
+    "(directory in the patchkeeper.toml written; default: the tree's root).",
 )
 @json_option
 def init(
