@@ -556,8 +556,7 @@ def audit(
     "ledger_file",
     default="PATCHES.md",
     show_default=True,
-    help="The ledger file to write (file in the [ledger] table of the patchkeeper.toml "
-    "written).",
+    help="The ledger file to write (file in the [ledger] table of the patchkeeper.toml written).",
 )
 @click.option(
     "--directory",
