@@ -590,13 +590,20 @@ def init(
 
 @cli.command()
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 with a diff if stale.")
+@click.option(
+    "--pre-commit",
+    "pre_commit",
+    is_flag=True,
+    help="Run as a pre-commit hook: exit 1 when the table was rewritten too, and name "
+    "pre-commit's commands in the messages.",
+)
 @json_option
 @click.pass_obj
-def ledger(settings: Settings, check: bool, as_json: bool) -> None:
+def ledger(settings: Settings, check: bool, pre_commit: bool, as_json: bool) -> None:
     """Write the ledger table from the patch headers (--check: only compare)."""
     from patchkeeper.commands import ledger as command
 
-    emit(command.run(settings.config(), check=check), as_json)
+    emit(command.run(settings.config(), check=check, pre_commit=pre_commit), as_json)
 
 
 @cli.command()
