@@ -50,8 +50,7 @@ def test_a_quilt_series_in_an_unpacked_tree(cli, example: Example) -> None:
         *[line.format("minihttp") for line in NEXT],
     ]
     assert (tree / "patchkeeper.toml").read_text() == (
-        "# patchkeeper settings (docs/starting.md; every key: the README's Configuration "
-        "section)\n"
+        "# patchkeeper settings, written by patchkeeper init (see docs/starting.md)\n"
         'upstream = "minihttp"\npin = "1.0"\nseries = "patches/series"\nstrip = 1\n'
         'directory = "minihttp"\n\n[headers]\nschema = "ledger"\n\n[ledger]\n'
         'file = "PATCHES.md"\n'

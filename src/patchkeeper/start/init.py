@@ -259,7 +259,7 @@ def config_text(pin: Pin, series: str, schema: str, ledger: str, directory: str 
 
     >>> print(config_text(Pin("urllib3", "2.0.7", ""), "debian/patches/series", "dep3",
     ...                   "PATCHES.md"), end="")
-    # patchkeeper settings (docs/starting.md; every key: the README's Configuration section)
+    # patchkeeper settings, written by patchkeeper init (see docs/starting.md)
     upstream = "urllib3"
     pin = "2.0.7"
     series = "debian/patches/series"
@@ -272,7 +272,7 @@ def config_text(pin: Pin, series: str, schema: str, ledger: str, directory: str 
     file = "PATCHES.md"
     """
     lines = [
-        "# patchkeeper settings (docs/starting.md; every key: the README's Configuration section)",
+        "# patchkeeper settings, written by patchkeeper init (see docs/starting.md)",
         f"upstream = {_quoted(pin.upstream)}",
         f"pin = {_quoted(pin.pin)}",
         f"series = {_quoted(series)}",
