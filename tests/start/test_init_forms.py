@@ -389,3 +389,67 @@ def test_a_failed_write_leaves_nothing(cli, example: Example, monkeypatch) -> No
     assert run.code == 130
     monkeypatch.delenv("PATCHKEEPER_INTERRUPT_AT")
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def bare(data: bytes) -> bytes:
+    """A patch with its preamble taken off: the diff alone."""
+    return data[data.index(b"diff --git") :]
+
+
+def test_an_sdist_with_bare_patches_keeps_the_ledger_schema_and_says_so(
+    cli, example: Example
+) -> None:
+    tree = quilt_tree(example)
+    (tree / "pyproject.toml").unlink()
+    (tree / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: minihttp\nVersion: 1.0\n")
+    for name in EXAMPLE_SERIES:
+        patch = tree / "patches" / name
+        patch.write_bytes(bare(patch.read_bytes()))
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert run.out.splitlines()[1:3] + run.out.splitlines()[5:6] == [
+        "upstream minihttp, pin 1.0: from PKG-INFO",
+        "header schema ledger: the patches carry neither schema's fields: the default",
+        "note: no patch carries the ledger schema's headers yet (Kind, What, Upstream, "
+        "Cut-against, Retires-when): patchkeeper lint names each one missing",
+    ]
+    assert "| retry-backoff-cap |  |  |  |  |  |\n" in (tree / "PATCHES.md").read_text()
+    assert cli("ledger", "--check", cwd=tree).code == 0
+    assert cli("lint", cwd=tree).code == 1
+
+
+def test_a_quilt_series_with_dep3_headers_gets_the_dep3_schema(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    for name in EXAMPLE_SERIES:
+        patch = tree / "patches" / name
+        patch.write_bytes(b"Description: " + name.encode() + b"\n---\n" + bare(patch.read_bytes()))
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert run.out.splitlines()[2] == (
+        "header schema dep3: the patches carry DEP-3 fields (Description, Subject, Origin, ...)"
+    )
+    assert cli("lint", cwd=tree).out == "no problems in 7 patches\n"
+
+
+def test_git_format_patch_files_in_the_current_directory(cli, example: Example) -> None:
+    repo = format_patch_branch(example)
+    out = example.root / "outgoing"
+    git(repo, "format-patch", "-q", "-v", "2", "-o", str(out), "v1.0")
+    run = cli("init", "--upstream", "minihttp==1.0", cwd=out)
+    assert run.out.splitlines()[0] == (
+        "found a git format-patch directory (2 patches): this directory holds 2 git format-patch "
+        "file(s) (v2-0001-retry-backoff-cap.patch ...) and no series file: their numbers give "
+        "the order"
+    )
+    assert (out / "series").read_text().splitlines()[1:] == [
+        "v2-0001-retry-backoff-cap.patch",
+        "v2-0002-redirect-strip-proxy-auth.patch",
+    ]
+
+
+def test_a_ledger_outside_the_downstream_is_refused(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    run = cli("init", "--ledger", "../PATCHES.md", cwd=tree)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: --ledger '../PATCHES.md' must name a file inside the downstream "
+        f"{tree}\n  hint: give a path relative to it, e.g. --ledger PATCHES.md\n",
+    )

@@ -233,7 +233,7 @@ def _format_patch(root: Path, directory: Path, numbered: list[tuple[int, str]]) 
     notes: tuple[str, ...] = ()
     if any(COVER_LETTER.match(path.name) for path in directory.iterdir()):
         notes = ("the cover letter (0000-cover-letter.patch) holds no diff: it is not listed",)
-    where = shown(directory, root)
+    where = "this directory" if directory == root else shown(directory, root)
     reason = (
         f"{where} holds {len(names)} git format-patch file(s) ({names[0]} ...) and no series "
         "file: their numbers give the order"
