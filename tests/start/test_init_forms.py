@@ -453,3 +453,14 @@ def test_a_ledger_outside_the_downstream_is_refused(cli, example: Example) -> No
         f"patchkeeper: error: --ledger '../PATCHES.md' must name a file inside the downstream "
         f"{tree}\n  hint: give a path relative to it, e.g. --ledger PATCHES.md\n",
     )
+
+
+def test_a_directory_outside_the_upstream_tree_is_refused(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    run = cli("init", "--directory", "../minihttp", cwd=tree)
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: --directory '../minihttp' must stay inside the upstream tree\n"
+        '  hint: name a directory of the upstream tree, relative to its root ("vllm")\n',
+    )
+    assert not (tree / "patchkeeper.toml").exists()

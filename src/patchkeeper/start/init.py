@@ -101,6 +101,7 @@ class InitResult:
 
     @property
     def exit_code(self) -> int:
+        """0: init either wrote everything or raised before writing anything."""
         return 0
 
 
@@ -129,18 +130,23 @@ def init(
         TargetError: a write failed (everything put back).
     """
     _refuse_existing_config(root)
+    if ".." in Path(directory).parts or Path(directory).is_absolute():
+        raise PatchkeeperError(
+            f"--directory {directory!r} must stay inside the upstream tree",
+            hint='name a directory of the upstream tree, relative to its root ("vllm")',
+        )
     ledger_path = _inside(root, ledger, "--ledger")
     _refuse_existing(root, [root / CONFIG_FILE, ledger_path])
     found = detect(root, patches=patches, tag=tag)
     pin = from_option(upstream) if upstream is not None else find_pin(root, found)
-    rows_headers = [(name, *found.patch_bytes(name)) for name in found.names]
-    schema, schema_reason = _schema(found, [data for _, _, data in rows_headers])
+    patches_read = [(name, *found.patch_bytes(name)) for name in found.names]
+    schema, schema_reason = _schema(found, [data for _, _, data in patches_read])
     series_key = shown(found.series, root)  # absolute when outside the downstream
     text = config_text(pin, series_key, schema, shown(ledger_path, root), directory.strip("/"))
     config = _config(root, text)
     settings = ledger_settings(config)
     columns = header_settings(config).columns
-    rows = [_row(name, path, data, columns) for name, path, data in rows_headers]
+    rows = [_row(name, path, data, columns) for name, path, data in patches_read]
     ledger_text = ledger_body(found, root, settings.begin_marker, settings.end_marker)
     ledger_text = ledger_text.replace(
         "\n" + settings.end_marker, "\n" + table_text(config, rows) + settings.end_marker, 1
