@@ -21,7 +21,7 @@ BAD_VALUES = [
         'schema = "dep4"',
         "headers",
         "key 'headers.schema' must be \"ledger\" or \"dep3\", not 'dep4'",
-        '"ledger" reads Kind/What/Upstream/Cut-against/Retires-when (the seed), "dep3" reads '
+        '"ledger" reads Kind/What/Upstream/Cut-against/Retires-when (the ledger schema), "dep3" reads '
         "Debian's DEP-3 fields (Description, Origin, Bug, Forwarded, ...)",
     ),
     (
