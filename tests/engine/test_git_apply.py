@@ -1,4 +1,4 @@
-"""git's own ``git apply`` tests, as a fuzz-0 applier sees them (issue "patchkeeper 10").
+"""git's own ``git apply`` tests, as a fuzz-0 applier sees them.
 
 The scenarios of git's ``t/t41NN-apply-*.sh`` (nonl, boundary, multifrag, reverse, empty,
 removal, filenames, weird filenames, escape, typechange, criss-cross, samemode, ...) are

@@ -1,6 +1,6 @@
 """Differential tests: patchkeeper's engine against GNU ``patch -p1 --fuzz 0``.
 
-Issue "patchkeeper 1" asks for generated file pairs turned into unified diffs and applied by
+Generated file pairs are turned into unified diffs and applied by
 both tools, which must agree on success or failure and, on success, give identical bytes.
 The diffs are real GNU diffutils output (``diff -U N``, N from 0 to 5); the files mix repeated
 lines (so offsets are ambiguous), CRLF and LF endings, lines that look like diff syntax, empty
