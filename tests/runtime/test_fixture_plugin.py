@@ -330,7 +330,7 @@ def test_runtime_text_fits_80_columns_word_for_word(
     runtime_trees: Path, cli, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
     """With ``$COLUMNS`` the long entry lines wrap at words under themselves; without it (a
-    pipe) each stays one line (README, "Terminal output")."""
+    pipe) each stays one line (docs/terminal-output.md)."""
     args = ["runtime", command]
     if command == "audit":
         args += ["--from", str(runtime_trees / "upstream-1.0")]
