@@ -134,9 +134,14 @@ def test_documented_workflows_are_valid_for_github(tmp_path: Path) -> None:
 
 
 def test_every_action_is_valid_for_github(tmp_path: Path) -> None:
-    actions = sorted(
-        p for p in REPO.rglob("action.y*ml") if ".venv" not in p.parts and ".git" not in p.parts
-    )
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "*action.yml", "*action.yaml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    actions = [REPO / name for name in sorted(listed.splitlines())]
     assert [p.relative_to(REPO).as_posix() for p in actions] == [
         ".github/actions/patchkeeper-audit/action.yml"
     ]
