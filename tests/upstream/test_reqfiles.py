@@ -4,10 +4,12 @@ and choosing the one pin a pull request's changes set (``patchkeeper.upstream.re
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from patchkeeper.errors import PatchkeeperError
-from patchkeeper.upstream.bump import ChangedFile, NoBumpError, bumped, one_pin
+from patchkeeper.errors import GitError, PatchkeeperError
+from patchkeeper.upstream.bump import ChangedFile, NoBumpError, bumped, changed_files, one_pin
 from patchkeeper.upstream.reqfiles import (
     RequirementFileError,
     poetry_specifier,
@@ -159,3 +161,12 @@ def test_no_new_requirement_is_exit_1_and_disagreement_exit_2() -> None:
         one_pin("urllib3", disagree, "requirements.txt")
     assert several.value.exit_code == 2
     assert several.value.where() == "requirements.txt:1"
+
+
+def test_outside_a_checkout_says_where_to_run(tmp_path: Path) -> None:
+    with pytest.raises(GitError) as caught:
+        changed_files(tmp_path, "origin/main")
+    assert str(caught.value) == (
+        f"{tmp_path}: {tmp_path} is not in a git checkout\n"
+        "  hint: run it in the pull request's checkout, or pass --file with a dependency file"
+    )

@@ -131,7 +131,14 @@ def changed_files(checkout: Path, base: str, head: str = "HEAD") -> list[Changed
             have no common history (a shallow clone: check out with the whole history).
         RequirementFileError: a file is not UTF-8.
     """
-    root = gitops.toplevel(checkout)
+    try:
+        root = gitops.toplevel(checkout)
+    except GitError:
+        raise GitError(
+            f"{checkout} is not in a git checkout",
+            path=checkout,
+            hint="run it in the pull request's checkout, or pass --file with a dependency file",
+        ) from None
     for rev in (base, head):
         if not gitops.has_revision(root, f"{rev}^{{commit}}"):
             raise GitError(
