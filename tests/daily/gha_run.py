@@ -82,14 +82,8 @@ def _number(value: Any) -> float:
         text = value.strip()
         if not text:
             return 0.0
-        try:
-            return (
-                float(json.loads(text))
-                if re.fullmatch(r"-?\d+(\.\d+)?([eE][-+]?\d+)?", text)
-                else float("nan")
-            )
-        except ValueError:
-            return float("nan")
+        number = re.fullmatch(r"-?\d+(\.\d+)?([eE][-+]?\d+)?", text)
+        return float(text) if number else float("nan")
     return float("nan")
 
 
