@@ -170,3 +170,10 @@ def test_outside_a_checkout_says_where_to_run(tmp_path: Path) -> None:
         f"{tmp_path}: {tmp_path} is not in a git checkout\n"
         "  hint: run it in the pull request's checkout, or pass --file with a dependency file"
     )
+
+
+def test_tables_of_the_wrong_type_hold_nothing_to_read() -> None:
+    text = 'package = 3\n[project]\ndependencies = "urllib3"\noptional-dependencies = 3\n'
+    text += "[tool]\npoetry = 1\n"
+    assert found("urllib3", "pyproject.toml", text) == []
+    assert found("urllib3", "uv.lock", text) == []

@@ -236,25 +236,33 @@ def _strings(value: Any) -> Iterator[str]:
         yield from (item for item in value if isinstance(item, str))
 
 
+def _table(data: Any, *keys: str) -> dict[str, Any]:
+    """The table at ``keys`` under ``data``, or ``{}`` where a key is missing or not a table
+    (a file its own tool would refuse holds nothing to read here)."""
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
 def _pyproject(path: str, text: str) -> Iterator[FoundRequirement]:
     data = _toml(path, text)
-    project = data.get("project", {})
+    project = _table(data, "project")
     tables: list[tuple[str, Any]] = [("[project] dependencies", project.get("dependencies"))]
-    for extra, value in sorted(project.get("optional-dependencies", {}).items()):
+    for extra, value in sorted(_table(project, "optional-dependencies").items()):
         tables.append((f"[project.optional-dependencies] {extra}", value))
-    for group, value in sorted(data.get("dependency-groups", {}).items()):
+    for group, value in sorted(_table(data, "dependency-groups").items()):
         tables.append((f"[dependency-groups] {group}", value))
     for where, value in tables:
         for item in _strings(value):
             yield FoundRequirement(_parsed(path, item, where), path, None)
-    poetry = data.get("tool", {}).get("poetry", {})
+    poetry = _table(data, "tool", "poetry")
     poetry_tables = [
-        ("[tool.poetry.dependencies]", poetry.get("dependencies", {})),
-        ("[tool.poetry.dev-dependencies]", poetry.get("dev-dependencies", {})),
+        ("[tool.poetry.dependencies]", _table(poetry, "dependencies")),
+        ("[tool.poetry.dev-dependencies]", _table(poetry, "dev-dependencies")),
     ]
-    for group, table in sorted(poetry.get("group", {}).items()):
+    for group in sorted(_table(poetry, "group")):
         where = f"[tool.poetry.group.{group}.dependencies]"
-        poetry_tables.append((where, table.get("dependencies", {})))
+        poetry_tables.append((where, _table(poetry, "group", group, "dependencies")))
     for where, table in poetry_tables:
         for name, value in table.items():
             if canonicalize_name(name) == "python":
@@ -386,7 +394,10 @@ def _line_of(text: str, item: str) -> int | None:
 
 
 def _lock(path: str, text: str) -> Iterator[FoundRequirement]:
-    for entry in _toml(path, text).get("package", []):
+    packages = _toml(path, text).get("package")
+    for entry in packages if isinstance(packages, list) else []:
+        if not isinstance(entry, dict):
+            continue
         name, version = entry.get("name"), entry.get("version")
         if not isinstance(name, str) or not isinstance(version, str):
             continue  # a workspace member or a source without a version
