@@ -666,18 +666,22 @@ def test_a_shallow_clone_is_told_to_fetch_the_history(tmp_path: Path) -> None:
 @pytest.mark.slow  # a fresh venv, and pip installs patchkeeper into it from the action's ref
 def test_the_whole_job_with_the_install_step(tmp_path: Path, cache: Path) -> None:
     """Every ``run:`` step, the composite action's install step too: pip installs patchkeeper
-    from the action's checkout (a copy of this repository's files, as a runner downloads an
-    action's ref) into a fresh venv that stands for setup-python's Python."""
+    from the action's files (``git archive`` of the committed ``HEAD``: a runner downloads an
+    action's ref as such an archive, without ``.git``) into a fresh venv that stands for
+    setup-python's Python."""
     before, after, where = BUMPS["requirements file in a subfolder"]
     request = pull_request(tmp_path, before, after)
     runner_python = tmp_path / "python"
     venv.create(runner_python, with_pip=True)
     action_ref = tmp_path / "_actions" / "patchkeeper"
-    for name in git(REPO, "ls-files", "-co", "--exclude-standard").splitlines():
-        source = REPO / name
-        if source.is_file():
-            (action_ref / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, action_ref / name)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(action_ref, filter="data")
+        else:  # Python < 3.12 without the filter backport: git's own archive of HEAD
+            tar.extractall(action_ref)
     result, gh = run_pin_bump(
         request,
         tmp_path / "runner",
