@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("upstream", ("patchkeeper.upstream",)),
     ("trees", ("patchkeeper.trees",)),
     ("audit", ("patchkeeper.audit",)),
-    ("ledger", ("patchkeeper.ledger",)),
+    ("ledger", ("patchkeeper.ledger", "patchkeeper.start")),
     ("port", ("patchkeeper.port",)),
     ("runtime, record", ("patchkeeper.runtime", "patchkeeper.record")),
     ("render", ("patchkeeper.render",)),

@@ -85,11 +85,11 @@ def renamed(patch: Patch, renames: dict[str, str], dropped: Iterable[str]) -> Pa
                 old = None if diff.old_path is None else new
             files.append(replace(diff, old_path=old, new_path=new))
             continue
-        new = renames.get(diff.old_path or "")
-        if new is None:
+        moved = renames.get(diff.old_path or "")
+        if moved is None:
             files.append(diff)
             continue
-        files.append(replace(diff, old_path=new, new_path=new if diff.new_path else None))
+        files.append(replace(diff, old_path=moved, new_path=moved if diff.new_path else None))
     return replace(patch, files=tuple(files))
 
 

@@ -47,12 +47,12 @@ def raised_further(lines: Sequence[bytes], hunk: Hunk) -> bool:
     if not added:
         return False
     there: dict[str, Version] = {}
-    for line in lines:
-        found = minimum(line)
+    for text in lines:
+        found = minimum(text)
         if found is not None:
             there[found[0]] = max(found[1], there.get(found[0], found[1]))
-    for line in added:
-        found = minimum(line)
+    for text in added:
+        found = minimum(text)
         if found is None:
             return False
         name, floor = found

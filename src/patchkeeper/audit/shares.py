@@ -122,14 +122,15 @@ def _same_name(a: bytes, b: bytes) -> bool:
     return a != b and a.strip(b"_") == b.strip(b"_") and bool(a.strip(b"_"))
 
 
-def _respelling(matcher: SequenceMatcher, wanted: list[bytes], pin: bytes) -> bool:
-    """Whether the candidate (``matcher``'s first sequence) is ``wanted`` respelled: at most
+def _respelling(
+    matcher: SequenceMatcher[bytes], candidate: list[bytes], wanted: list[bytes], pin: bytes
+) -> bool:
+    """Whether ``candidate`` (``matcher``'s first sequence) is ``wanted`` respelled: at most
     :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and every token of
     ``wanted`` that the candidate lacks already at the pin (``pin``: its bytes). A token the
     patch introduces (a new name, a new string) is what the change is about; upstream
     writing another one there is another change."""
     changed_a = changed_b = 0
-    candidate = matcher.a
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op == "equal":
             continue
@@ -194,8 +195,8 @@ def respelled_as(
     pin_index = file_index(pin.lines)
     pin_bytes = pin.data
     keys = _keys(wanted, pin_bytes)
-    matcher = SequenceMatcher(autojunk=False)
-    matcher.set_seq2(wanted)
+    empty: list[bytes] = []
+    matcher = SequenceMatcher(None, empty, wanted, autojunk=False)
     best: tuple[float, bytes] | None = None
     for candidate in new.lines:
         if not any(key in candidate for key in keys):
@@ -203,13 +204,14 @@ def respelled_as(
         text = substantive(candidate)
         if text is None:
             continue
-        matcher.set_seq1(_names(tokens(text)))
+        names = _names(tokens(text))
+        matcher.set_seq1(names)
         if matcher.real_quick_ratio() < ratio or matcher.quick_ratio() < ratio:
             continue
         score = matcher.ratio()
         if score < ratio or (best is not None and score <= best[0]):
             continue
-        if _respelling(matcher, wanted, pin_bytes) and not pin_index.has(text):
+        if _respelling(matcher, names, wanted, pin_bytes) and not pin_index.has(text):
             best = (score, text)
     return best[1].decode("utf-8", "replace") if best else None
 

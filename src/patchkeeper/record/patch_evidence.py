@@ -25,6 +25,7 @@ runtime: investigate, not-audited           none: a person decides
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -332,7 +333,7 @@ def _live_states(evidence: dict[str, StoredEvidence]) -> dict[tuple[str, str], s
     }
 
 
-def runtime_removal(verdict: str, activation: str, evidence) -> str:
+def runtime_removal(verdict: str, activation: str, evidence: Sequence[object]) -> str:
     """Why the runtime audit suggests *remove* (``""`` for another verdict): the entry is
     ``"never imported"`` (its activation), its version gate is false at the new release
     (``"dead gate"``), its target is gone from the new upstream (``"target gone"``), or the
