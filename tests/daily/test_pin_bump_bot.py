@@ -84,6 +84,29 @@ minihttp = "1.0"
 numpy = { version = "^1.26", extras = ["blas"] }
 """
 
+POETRY_TABLE = """\
+[tool.poetry]
+name = "serving"
+version = "1.0"
+
+[tool.poetry.dependencies]
+python = "^3.10"
+minihttp = {version = "^1.0", extras = ["socks"]}
+"""
+
+POETRY_LOCK = """\
+[[package]]
+name = "minihttp"
+version = "1.0"
+description = "A small HTTP client"
+optional = false
+python-versions = ">=3.8"
+
+[metadata]
+lock-version = "2.0"
+python-versions = "^3.10"
+"""
+
 UV_PYPROJECT = """\
 [project]
 name = "serving"
@@ -124,6 +147,14 @@ BUMPS: dict[str, tuple[dict[str, str], dict[str, str], str]] = {
         {"service/pyproject.toml": POETRY},
         {"service/pyproject.toml": POETRY.replace('minihttp = "1.0"', 'minihttp = "1.1"')},
         "minihttp==1.1 (service/pyproject.toml)",
+    ),
+    "Poetry table form with poetry.lock": (
+        {"service/pyproject.toml": POETRY_TABLE, "service/poetry.lock": POETRY_LOCK},
+        {
+            "service/pyproject.toml": POETRY_TABLE.replace('"^1.0"', '"^1.1"'),
+            "service/poetry.lock": POETRY_LOCK.replace('version = "1.0"', 'version = "1.1"'),
+        },
+        "minihttp==1.1 (service/poetry.lock:3)",
     ),
     "uv.lock with its pyproject.toml": (
         {"service/pyproject.toml": UV_PYPROJECT, "service/uv.lock": UV_LOCK.format()},
