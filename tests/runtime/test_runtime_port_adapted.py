@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import port
+from patchkeeper.runtime.port import runtime_port as port
 
 UPSTREAM_OLD = """class Model:
     def forward(self, positions, hidden_states):
