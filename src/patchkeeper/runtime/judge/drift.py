@@ -22,7 +22,7 @@ import difflib
 import functools
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.constants import DecisionWord
@@ -218,6 +218,13 @@ class Drift:
     upstream_diff: str = ""
     downstream_diff: str = ""
     outside_banners: tuple[str, ...] = ()
+
+
+def with_decision(drift: Drift, decision: str, reason: str) -> Drift:
+    """``drift`` with ``decision`` and ``reason`` first in its evidence (a rule of
+    :mod:`patchkeeper.runtime.judge.judge` that decides: the reason it gives comes first)."""
+    evidence = (reason, *(e for e in drift.evidence if e != reason))
+    return replace(drift, decision=decision, evidence=evidence)
 
 
 def codes(

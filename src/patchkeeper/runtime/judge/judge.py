@@ -56,12 +56,10 @@ The audit remembers each result (:class:`patchkeeper.runtime.judge.runtime_audit
 
 from __future__ import annotations
 
-import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.drift import (
-    INVESTIGATE,
     MIGRATE,
     NOT_AUDITED,
     REMOVE,
@@ -69,29 +67,27 @@ from patchkeeper.runtime.judge.drift import (
     UPDATE,
     Code,
     Drift,
-    signature_changes,
     upstream_code,
+    with_decision,
 )
 from patchkeeper.runtime.judge.hooks import candidates
+from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
+from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
     cosmetic_reason,
     forwarded_signature_reason,
     outside_copy_reason,
     removal_only_reason,
 )
-from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
-    REMOVED,
     Resolution,
-    defined_statically,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
+from patchkeeper.runtime.model import ActivationStatus, PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
-from patchkeeper.runtime.syntax.names import walk_statements
 
 
 def _dead_gate(entry: PatchEntry, new_version: str) -> str:
@@ -153,7 +149,7 @@ def settle(judged: Drift | Pending, old_tree: UpstreamTree) -> Drift:
     hooks = [how for name, how in judged.candidates if not old_tree.defined(name)]
     if not hooks:
         return judged.otherwise
-    return _with(
+    return with_decision(
         judged.drift,
         MIGRATE,
         "the new upstream consults an extension point the old release did not have: "
@@ -194,17 +190,19 @@ def judge_pending(
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
         note = activation.note or "no import reaches it"
-        return _with(drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import")
+        return with_decision(
+            drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
+        )
     gate = _dead_gate(entry, versions[1])
     if gate:
-        return _with(
+        return with_decision(
             drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
         )
     if dead_probe:
-        return _with(drift, REMOVE, dead_probe)
+        return with_decision(drift, REMOVE, dead_probe)
     if landed:
         listed = ", ".join(landed)
-        return _with(
+        return with_decision(
             drift,
             REMOVE,
             f"the new upstream defines {listed}, which the patch's file carries (defined in "
@@ -213,7 +211,7 @@ def judge_pending(
             "upstream's version is checked to cover them",
         )
     if drift.decision == NOT_AUDITED:
-        return _with(
+        return with_decision(
             drift,
             RETAIN,
             f"{entry.target} is not part of the upstream being upgraded: this upgrade does not "
@@ -222,21 +220,21 @@ def judge_pending(
     if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
         return _removal(entry, drift, new)
     if new.status != FOUND:
-        return _missing(entry, drift, old, new, trees)
+        return missing_target(entry, drift, old, new, trees)
     if new.partial and old.partial == new.partial:
         pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
         attribute = attribute_landed(new.partial, *pair)
         if attribute:
-            return _with(drift, REMOVE, attribute)
+            return with_decision(drift, REMOVE, attribute)
     if old.status != FOUND or (old.partial and not new.partial):
         return _arrived(entry, drift, old, new, header)
     old_code, new_code, mine = spans
     if drift.decision == UPDATE and old_code and new_code and mine:
         signature = signature_landed(old_code, new_code, mine, header)
         if signature:
-            return _with(drift, REMOVE, signature)
+            return with_decision(drift, REMOVE, signature)
     if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
-        return _with(
+        return with_decision(
             drift,
             RETAIN,
             f"the old upstream {old.location} had the key {entry.key} too: the plugin "
@@ -261,29 +259,29 @@ def _after_hooks(
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
-            return _with(drift, RETAIN, f"the upstream change is cosmetic: {reason}")
-        inherited = _inherited(entry, old_code, new_code, mine)
+            return with_decision(drift, RETAIN, f"the upstream change is cosmetic: {reason}")
+        inherited = inherited_reason(entry, old_code, new_code, mine)
         if inherited:
-            return _with(drift, RETAIN, inherited)
+            return with_decision(drift, RETAIN, inherited)
         if inherited is not None:
             return drift  # a subclass overriding what changed: not a copy the rules below read
         if mine is not None and drift.upstream_changes == ("body",):
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
-                return _with(drift, RETAIN, outside)
+                return with_decision(drift, RETAIN, outside)
             removed = removal_only_reason(old_code, new_code, lost)
             if removed:
-                return _with(drift, RETAIN, removed)
+                return with_decision(drift, RETAIN, removed)
         changes = drift.upstream_changes
         if mine is not None and any(c.startswith("signature") for c in changes):
             forwarded = forwarded_signature_reason(old_code, new_code, mine)
             if forwarded:
-                return _with(drift, RETAIN, forwarded)
+                return with_decision(drift, RETAIN, forwarded)
         unread = _unread_replacement_reason(entry, mine, changes)
         if unread:
-            return _with(drift, RETAIN, unread)
+            return with_decision(drift, RETAIN, unread)
     if drift.decision == RETAIN and drift.outside_banners:
-        return _with(
+        return with_decision(
             drift,
             UPDATE,
             f"the copy differs from the old upstream outside its Modification banners "
@@ -350,21 +348,21 @@ def _arrived(
     anywhere.)"""
     if old.status == MOVED and old.candidates:
         where = f"the old release defined it elsewhere: {', '.join(old.candidates[:2])}"
-        return _with(
+        return with_decision(
             drift,
             UPDATE,
             f"{entry.target} moved to the patch's path in the new upstream ({where}): "
             "review the patch against upstream's definition there",
         )
     if BACKPORT.search(header):
-        return _with(
+        return with_decision(
             drift,
             REMOVE,
             f"the patch's header says it is a backport, and {entry.target} is new upstream at "
             f"{new.location} (the old release did not have it): the backported change has "
             "landed; remove the patch once upstream's version is checked to do the same",
         )
-    return _with(
+    return with_decision(
         drift,
         UPDATE,
         f"{entry.target} is new upstream at {new.location} (the old release did not have "
@@ -373,356 +371,23 @@ def _arrived(
     )
 
 
-def _methods(node) -> dict[str, ast.stmt]:
-    """A class's methods by name: those of its body and those it defines inside its
-    ``if``/``try``/``with`` blocks (``if vllm_version_is(...): def make_dummy(...)``), not
-    those of nested functions or classes; the last definition of a name wins."""
-    return {
-        n.name: n
-        for n in walk_statements(getattr(node, "body", []))
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
-
-
-#: Statements whose parts run only on some paths (or not at once): a call of upstream's
-#: method inside one does not make an override delegate.
-BRANCHING = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.Try,
-    ast.With,
-    ast.AsyncWith,
-    ast.Match,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-)
-
-
-def _assigned(node: ast.ClassDef) -> set[str]:
-    """The names a class body binds by assignment (``forward = npu_forward``,
-    ``forward: Callable = npu_forward``), its ``if``/``try`` blocks included."""
-    names: set[str] = set()
-    for statement in walk_statements(node.body):
-        if isinstance(statement, ast.Assign):
-            targets = statement.targets
-        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-            targets = [statement.target]
-        else:
-            continue
-        names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return names
-
-
-def _delegates(method: ast.stmt, bases: set[str]) -> bool:
-    """Whether ``method`` (a plugin class's override) calls the method it overrides on every
-    path: ``super().name(...)`` or ``Base.name(...)`` for a base of ``bases`` (last parts of
-    the class's base names) in a statement of its own body, not inside an ``if``, a loop, a
-    ``try`` or a nested function (an override that calls upstream's only behind a version
-    gate and runs a copy of the old body otherwise does not delegate)."""
-    name = getattr(method, "name", "")
-    for statement in getattr(method, "body", []):
-        if isinstance(statement, BRANCHING):
-            continue
-        for node in ast.walk(statement):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-                continue
-            if node.func.attr != name:
-                continue
-            owner = node.func.value
-            if isinstance(owner, ast.Call) and ast.unparse(owner.func) == "super":
-                return True
-            if ast.unparse(owner).rsplit(".", 1)[-1] in bases:
-                return True
-    return False
-
-
-def _code_lines(node: ast.stmt) -> set[str]:
-    """The statements of ``node``'s body, each unparsed on one line (comments and layout
-    dropped), at every depth, ``def`` lines excluded."""
-    out: set[str] = set()
-    for statement in walk_statements(getattr(node, "body", [])):
-        if isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
-            continue  # their blocks' statements are walked; the header alone says little
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
-            continue  # a docstring
-        if isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            out.add(ast.unparse(statement))
-    return out
-
-
-def _taken_in(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
-    """Whether the new upstream method gained a statement (an assignment or a call) that the
-    override already has and the old method did not: upstream took part of the override's
-    own change in, and running both would do it twice (vllm-ascend's
-    ``AscendInputBatch.make_dummy`` spreads dummy tokens evenly, vLLM 0.27.1's
-    ``InputBatch.make_dummy`` does too)."""
-    gained = _code_lines(new) - _code_lines(old)
-    return bool(gained & _code_lines(override))
-
-
-def _method_code(code: Code, node: ast.stmt) -> Code:
-    """The lines of ``code`` that hold ``node`` (a method of :attr:`Code.parsed`, whose
-    line numbers count from the span's first line), decorators excluded."""
-    first, last = node.lineno, node.end_lineno or node.lineno
-    return Code(code.name, code.start + first - 1, code.lines[first - 1 : last])
-
-
-def _untouched(spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...]) -> bool:
-    """Whether an override that does not call upstream's method keeps none of what upstream
-    changed in it: the change lies only in code the override does not copy, or only
-    removes lines (:func:`~patchkeeper.runtime.judge.noise.outside_copy_reason`,
-    :func:`~patchkeeper.runtime.judge.noise.removal_only_reason`, as for a copied function, here
-    per overridden method). ``spans``: the old upstream class, the new one and the plugin's;
-    ``nodes``: the method in each, in that order."""
-    before, after, ours = (_method_code(c, n) for c, n in zip(spans, nodes))
-    return bool(outside_copy_reason(before, after, ours) or removal_only_reason(before, after))
-
-
-def _inherited(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str | None:
-    """For a plugin class deriving from the upstream class it replaces (a subclass swap):
-    why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
-    replacement is not such a subclass (a full copy of the class, not a class). No update
-    is needed when none of the methods it overrides (by ``def`` or by assignment in its
-    body) changed upstream (it inherits the rest), or those that changed did so in their
-    body alone and the override calls upstream's method (``super().name(...)``: the change
-    passes through, as for a wrapper, :func:`patchkeeper.runtime.judge.drift.decide`), unless
-    upstream's new body now does what the override adds (:func:`_taken_in`), or the
-    override does not call it and keeps none of what changed (:func:`_untouched`). A changed
-    signature or decorators of an overridden method, a method upstream added or dropped that
-    the class overrides, or a change reaching code an override copies, needs an update:
-    the subclass is not a copy of the class, and the rules that read a copy's lines
-    (:mod:`patchkeeper.runtime.judge.noise`) apply to each override, not to the class."""
-    if mine is None:
-        return None
-    ours, before, after = mine.parsed, old.parsed, new.parsed
-    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
-        return None
-    name = entry.target.rsplit(".", 1)[-1]
-    bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}
-    if entry.mechanism is not Mechanism.SUBCLASS and name not in bases:
-        return None  # a full copy of the class, not a subclass
-    methods = _methods(ours)
-    old_methods, new_methods = _methods(before), _methods(after)
-    # a method bound by assignment in the class body (``forward = npu_forward``) overrides
-    # upstream's as a ``def`` does; what it runs is not read here (it never delegates)
-    bound = _assigned(ours) & (set(old_methods) | set(new_methods))
-    overridden = sorted(set(methods) | bound)
-    passed: list[str] = []
-    own: list[str] = []
-    for m in overridden:
-        if (m in old_methods) != (m in new_methods):
-            return ""
-        if m not in old_methods or same_ast(old_methods[m], new_methods[m]):
-            continue
-        if m not in methods or signature_changes(old_methods[m], new_methods[m]):
-            return ""
-        if _delegates(methods[m], bases):
-            if _taken_in(methods[m], old_methods[m], new_methods[m]):
-                return ""
-            passed.append(m)
-        elif _untouched((old, new, mine), (old_methods[m], new_methods[m], methods[m])):
-            own.append(m)
-        else:
-            return ""
-    listed = ", ".join(overridden[:6]) + (" ..." if len(overridden) > 6 else "") or "none"
-    if passed or own:
-        said = []
-        if passed:
-            said.append(
-                f"{', '.join(passed)} changed upstream in the body alone and the override "
-                "calls upstream's (super()): the change passes through"
-            )
-        if own:
-            said.append(
-                f"{', '.join(own)} changed upstream in the body alone, only in code the "
-                "override does not copy, or only by removing lines"
-            )
-        return (
-            f"the plugin's class derives from {name} and inherits the upstream change; of the "
-            f"methods it overrides ({listed}), {'; '.join(said)}; the others are unchanged "
-            "upstream"
-        )
-    return (
-        f"the plugin's class derives from {name} and inherits the upstream change; the "
-        f"methods it overrides ({listed}) are unchanged upstream"
-    )
-
-
 def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
     """A registry key the plugin deletes: still needed while upstream still has the key."""
     if not re.match(r"""^(['"]).*\1$|^-?\d+$""", entry.key or ""):
-        return _with(
+        return with_decision(
             drift,
             RETAIN,
             f"the key {entry.key} is computed at run time: the removal cannot be checked here",
         )
     if drift.decision == REMOVE:  # drift found the key in the new upstream definition
-        return _with(
+        return with_decision(
             drift,
             RETAIN,
             f"the new upstream {new.location} still has the key {entry.key}: the plugin's "
             "removal of it is still needed",
         )
-    return _with(
+    return with_decision(
         drift,
         REMOVE,
         f"the new upstream {new.location} no longer has the key {entry.key}: nothing to remove",
     )
-
-
-def renamed_names(target: str) -> list[str]:
-    """The names a target's last part may have been renamed to by its leading underscore
-    (``_alloc`` -> ``alloc``; ``alloc`` -> ``_alloc``)."""
-    tail = target.rsplit(".", 1)[-1]
-    return [o for o in (tail.lstrip("_"), f"_{tail}") if o and o != tail]
-
-
-def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
-    """Where a name went when the new release renamed it, as ``"module.name"``; ``""``.
-
-    In this order: only its leading underscore changed, in the same module
-    (``_allocate_kv_cache`` -> ``allocate_kv_cache``) or, when the module no longer has it,
-    in one other module of the new release; or the same module newly defines or imports a
-    name that extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more
-    that the old module neither defined nor imported; a package's ``__init__`` re-exports
-    the names of its modules by importing them: then the place it imports the name from)."""
-    module = entry.target.rsplit(".", 1)[0]
-    tail = entry.target[len(module) + 1 :]
-    old, new = trees[0].summary(module), trees[1].summary(module)
-    if not tail or (old is None and new is None):
-        return ""  # not a module-level name of an upstream module
-    others = [o for o in (tail.lstrip("_"), f"_{tail}") if o != tail]
-    if new is not None:
-        for other in others:
-            if other in new.definitions:
-                return f"{module}.{other}"
-    for other in others:
-        places = sorted({m for m, _line in trees[1].defined(other)})
-        if len(places) == 1:
-            return f"{places[0]}.{other}"
-    if new is None or len(tail) < 6:
-        return ""
-    before = set(old.definitions) | set(old.imports) if old is not None else set()
-    grown = sorted(
-        n
-        for n in (*new.definitions, *new.imports)
-        if n.startswith(tail) and n != tail and "." not in n and n not in before
-    )
-    if len(set(grown)) != 1:
-        return ""
-    binding = new.imports.get(grown[0]) if grown[0] not in new.definitions else None
-    return binding.dotted if binding is not None else f"{module}.{grown[0]}"
-
-
-def _import_guard(entry: PatchEntry) -> str:
-    """Where ``try: ... except ImportError`` guards ``entry`` (``"file:line"``), or ``""``."""
-    activation = entry.activation
-    for condition in activation.conditions if activation is not None else ():
-        if condition.kind == "try-import":
-            return f"try ... except ImportError at {condition.file}:{condition.line}"
-    return ""
-
-
-def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
-    """The object ``entry`` patches a name of (its target without the last part: a module
-    or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
-    An assignment adds a new name to an object that exists; to one that does not, it can
-    never apply (``vllm.entrypoints.openai.cli_args.make_arg_parser`` while neither vLLM
-    0.30.0 nor 0.32.0 has that module): the issue's item 7, a name in neither release is a
-    typo or a future name."""
-    owner = entry.target.rpartition(".")[0]
-    if not owner or any(defined_statically(tree, owner) for tree in trees):
-        return ""
-    return owner
-
-
-def _missing(
-    entry: PatchEntry,
-    drift: Drift,
-    old: Resolution,
-    new: Resolution,
-    trees: tuple[UpstreamTree, UpstreamTree],
-) -> Drift:
-    """The decision for a target the new release does not define where the plugin says."""
-    renamed = _renamed(entry, trees)
-    if renamed:
-        return _with(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
-    owner = _absent_owner(entry, trees) if old.status != FOUND else ""
-    guard = _import_guard(entry) if owner else ""
-    if guard:
-        return _with(
-            drift,
-            RETAIN,
-            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
-            f"belongs to, and the patch is guarded by {guard}: a future name, the import "
-            "fails harmlessly until a release has it; nothing to do at this one",
-        )
-    if owner:
-        where = (
-            f"; upstream defines the name at {', '.join(new.candidates[:3])}: a wrong path"
-            if new.candidates
-            else ""
-        )
-        return _with(
-            drift,
-            INVESTIGATE,
-            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
-            f"belongs to: the patch can never apply (a typo or a future name{where})",
-        )
-    if old.status != FOUND and new.status == REMOVED:
-        # a subclass swap of a name upstream never had is an assignment of the plugin's class
-        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
-            return _with(
-                drift,
-                RETAIN,
-                f"{entry.target} is in neither release: the plugin's assignment adds it "
-                "(if it was meant to replace something, a typo or a future name)",
-            )
-        if entry.allow_missing:
-            return _with(
-                drift,
-                RETAIN,
-                f"{entry.target} is in neither release; the patch adds it on purpose "
-                "(allow_missing)",
-            )
-        return _with(
-            drift,
-            INVESTIGATE,
-            f"{entry.target} is in neither release: a typo or a future name",
-        )
-    if old.status != FOUND and new.status == MOVED:
-        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
-            return _with(
-                drift,
-                RETAIN,
-                f"{entry.target} is not defined at that path in either release: the plugin's "
-                f"assignment adds it there (upstream defines the name at "
-                f"{', '.join(new.candidates[:3])}; if it was meant to replace that, a wrong path)",
-            )
-        return _with(
-            drift,
-            INVESTIGATE,
-            f"{entry.target} is not defined at that path in either release; the name is "
-            f"defined at {', '.join(new.candidates[:3])}: a wrong path or a future name",
-        )
-    if new.status == MOVED:
-        return _with(
-            drift, UPDATE, f"{entry.target} moved: retarget to {', '.join(new.candidates[:3])}"
-        )
-    if new.status == REMOVED:
-        return _with(
-            drift,
-            REMOVE,
-            f"{entry.target} existed at the old release and is gone from the new one: "
-            "the affected path no longer exists",
-        )
-    return drift
-
-
-def _with(drift: Drift, decision: str, reason: str) -> Drift:
-    """``drift`` with ``decision`` and ``reason`` first in its evidence."""
-    evidence = (reason, *(e for e in drift.evidence if e != reason))
-    return replace(drift, decision=decision, evidence=evidence)

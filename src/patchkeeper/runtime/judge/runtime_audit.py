@@ -39,8 +39,9 @@ from patchkeeper.runtime.judge.drift import (
     decide,
 )
 from patchkeeper.runtime.judge.feature_probes import dead_probe, file_table
-from patchkeeper.runtime.judge.judge import Pending, judge_pending, renamed_names, settle
+from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
+from patchkeeper.runtime.judge.missing import renamed_names
 from patchkeeper.runtime.judge.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, Resolution, resolve_all, target_modules
 from patchkeeper.runtime.lookup.targets import tree_root
