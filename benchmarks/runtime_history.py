@@ -42,10 +42,10 @@ from patchkeeper.upstream.fetch import fetch_requirement
 try:  # runtime port is measured when this version of patchkeeper has it
     from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
     from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-    from patchkeeper.runtime.port import runtime_port as port
+    from patchkeeper.runtime.port import plan
     from patchkeeper.runtime.settings import resolve_settings
 except ImportError:  # the audit before issue 10
-    port = None
+    plan = None
 
 HERE = Path(__file__).resolve().parent
 TRUTHS = HERE / "runtime_history"
@@ -278,12 +278,12 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     [(entry name, class, port's detail)])``."""
     out: Counter = Counter()
     classes: list[tuple[str, str, str]] = []
-    if port is None:
+    if plan is None:
         return out, classes
     settings = resolve_settings(None, plugin=plugin, package="vllm_ascend", patch_directory=None)
     scanned = scan_plugin(settings)
     trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
-    actions, changed = port.port_plan(result, settings.root, trees, scanned.tree)
+    actions, changed = plan.port_plan(result, settings.root, trees, scanned.tree)
     by_entry = {(a.file, a.line, a.target): a for a in actions}
     new_version = release_version(str(uppers[1]), uppers[1])
     for name, truth, _suggested, row, audited in rows:

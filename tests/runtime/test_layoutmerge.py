@@ -4,9 +4,10 @@ vllm-ascend formats its copies, upstream at 88."""
 
 from __future__ import annotations
 
+from patchkeeper.port.merge import Labels
 from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.port.copies import merge_copy
 from patchkeeper.runtime.port.layoutmerge import settle, words
-from patchkeeper.runtime.port.runtime_port import Labels, merge_copy
 
 OLD = """def forward(self, positions, hidden_states, residual):
     for layer in self.layers:

@@ -7,10 +7,10 @@ written for this test."""
 
 from __future__ import annotations
 
-from patchkeeper.port.merge import merge_file
+from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.port.copies import merge_copy
 from patchkeeper.runtime.port.renames import module_aliases, qualified_names, qualify
-from patchkeeper.runtime.port.runtime_port import Labels, merge_copy
 
 OLD = """def preprocess(batch, requests, copy_bufs):
     for i, req_id in enumerate(batch.req_ids):

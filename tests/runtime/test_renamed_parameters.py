@@ -6,9 +6,10 @@ vLLM 0.28.0's ``gumbel_sample`` (``output_processed_logits_col`` became
 
 from __future__ import annotations
 
+from patchkeeper.port.merge import Labels
 from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.port.copies import merge_copy
 from patchkeeper.runtime.port.renames import rename, renamed_parameters
-from patchkeeper.runtime.port.runtime_port import Labels, merge_copy
 
 OLD = """def sample(
     logits: Tensor,
