@@ -33,7 +33,7 @@ PLUGIN = "vllm-ascend==0.30.0rc2"
 OLD, NEW = "vllm==0.30.0", "vllm==0.32.0"
 WARM_UP = (
     "import patchkeeper.main, patchkeeper.render.runtime, "
-    "patchkeeper.runtime.audit, patchkeeper.runtime.inventory"
+    "patchkeeper.runtime.judge.runtime_audit, patchkeeper.runtime.inventory.runtime_inventory"
 )
 
 

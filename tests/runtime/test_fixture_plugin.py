@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import audit, inventory, samecode
+from patchkeeper.runtime.inventory import runtime_inventory as inventory
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge import samecode
 from patchkeeper.runtime.settings import resolve_settings
 
 
