@@ -1,6 +1,6 @@
 """Benchmark: the cost of shaping text output for a terminal, and of the progress bars.
 
-README, "Terminal output": with a width (``$COLUMNS`` or a terminal) an audit's table is laid
+docs/terminal-output.md: with a width (``$COLUMNS`` or a terminal) an audit's table is laid
 out to fit it and its long lines are wrapped at words, verdicts coloured; in a pipe the text
 is printed as rendered. This measures, for ``--rows`` rows of the audit's shape (a patch
 name, a verdict, an evidence cell of about 300 characters: the real ones run to 564):

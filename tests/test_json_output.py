@@ -199,3 +199,25 @@ def test_a_usage_error_says_in_json_what_the_text_says(cli, tmp_path: Path, args
     [said] = [line for line in text.err.splitlines() if line.startswith("Error: ")]
     assert text.code == data["exit_code"] == 2
     assert data["error"]["message"] == said.removeprefix("Error: ")
+
+
+def test_init_prints_the_envelope_and_its_refusal(cli, example: Example) -> None:
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    shutil.copytree(example.downstream / "patches", tree / "patches")
+    run = cli("init", "--directory", "minihttp", "--json", cwd=tree)
+    data = output(run.out)
+    assert (run.code, _head(data), data["form"], data["patch_count"]) == (
+        0,
+        (("command", "init"), ("patchkeeper_version", __version__), ("exit_code", 0)),
+        "quilt",
+        7,
+    )
+    assert data["written_files"] == [str(tree / "patchkeeper.toml"), str(tree / "PATCHES.md")]
+    run = cli("init", "--json", cwd=example.downstream)
+    data = output(run.out)
+    assert (run.code, data["command"], data["error"]["file"]) == (
+        2,
+        "init",
+        str(example.downstream / "patchkeeper.toml"),
+    )

@@ -549,14 +549,72 @@ def audit(
 
 
 @cli.command()
+@click.option(
+    "--upstream",
+    metavar="NAME==VERSION",
+    help="The upstream project and the version the series is cut against (default: read "
+    "from debian/changelog, PKG-INFO, pyproject.toml or the git tag).",
+)
+@click.option(
+    "--patches",
+    type=click.Path(path_type=Path),
+    help="The series to use: a series file, or a directory of git format-patch files "
+    "(default: found here).",
+)
+@click.option("--tag", help="Make the series from this git checkout's commits since TAG.")
+@click.option(
+    "--ledger",
+    "ledger_file",
+    default="PATCHES.md",
+    show_default=True,
+    help="The ledger file to write (file in the [ledger] table of the patchkeeper.toml written).",
+)
+@click.option(
+    "--directory",
+    "directory",
+    default="",
+    help="The directory inside the upstream tree that patch paths are relative to "
+    "(directory in the patchkeeper.toml written; default: the tree's root).",
+)
+@json_option
+def init(
+    upstream: str | None,
+    patches: Path | None,
+    tag: str | None,
+    ledger_file: str,
+    directory: str,
+    as_json: bool,
+) -> None:
+    """Start a downstream here from a quilt, Debian or git series; never overwrites."""
+    from patchkeeper.commands import init as command
+
+    result = command.run(
+        Path.cwd(),
+        upstream=upstream,
+        patches=patches,
+        tag=tag,
+        ledger=ledger_file,
+        directory=directory,
+    )
+    emit(result, as_json)
+
+
+@cli.command()
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 with a diff if stale.")
+@click.option(
+    "--pre-commit",
+    "pre_commit",
+    is_flag=True,
+    help="Run as a pre-commit hook: exit 1 when the table was rewritten too, and name "
+    "pre-commit's commands in the messages.",
+)
 @json_option
 @click.pass_obj
-def ledger(settings: Settings, check: bool, as_json: bool) -> None:
+def ledger(settings: Settings, check: bool, pre_commit: bool, as_json: bool) -> None:
     """Write the ledger table from the patch headers (--check: only compare)."""
     from patchkeeper.commands import ledger as command
 
-    emit(command.run(settings.config(), check=check), as_json)
+    emit(command.run(settings.config(), check=check, pre_commit=pre_commit), as_json)
 
 
 @cli.command()

@@ -1,4 +1,4 @@
-"""``report --check`` fails on each way the record can be stale or false (issue 6, "Done when").
+"""``report --check`` fails on each way the record can be stale or false.
 
 Each test starts from the audited example, writes decisions, runs ``report`` (so the record
 is current) and then ``report --check``, and asserts the exact findings.

@@ -1,4 +1,4 @@
-"""The audit record on real inputs (issue 6, "Real input"), each in a real virtual environment.
+"""The audit record on real inputs, each in a real virtual environment.
 
 - Debian's ``python-urllib3`` series (cut against 1.26.12) audited against urllib3 1.26.20,
   with the real urllib3 1.26.20 wheel pip-installed in a venv: the full installed-distribution
@@ -209,7 +209,7 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
     assert {kind: kinds.count(kind) for kind in kinds} == {
         "not-reviewed": 243,  # decide's suggestions: nobody has reviewed them
         "no-decision": 1,
-        "kept-without-condition": 20,  # 19 before this session's judge rules kept one more
+        "kept-without-condition": 20,
     }
     environment = json.loads((root / ".patchkeeper/evidence/environment.json").read_text())[
         "environment"

@@ -1,4 +1,4 @@
-"""The record of a plugin's runtime patches: the runtime tests' seed-shaped fixture plugin
+"""The record of a plugin's runtime patches: the runtime tests' fixture plugin
 (``tests/runtime/fixtures``), audited from its upstream 1.0 to 2.0 by ``runtime audit``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The terminal: tables that fit the width, verdicts in colour, progress bars on standard error
-(render/console.py; README, "Terminal output")."""
+(render/console.py; docs/terminal-output.md)."""
 
 from __future__ import annotations
 

@@ -301,7 +301,7 @@ class TerminalStream(io.StringIO):
 
 
 def test_a_download_and_its_unpacking_show_progress_on_a_terminal(local_index, tar_bytes):
-    """README, "Terminal output": a download's bar counts bytes, unpacking counts members."""
+    """docs/terminal-output.md, Progress: a download's bar counts bytes, unpacking counts members."""
     from patchkeeper import progress
     from patchkeeper.render.console import progress_bar
 

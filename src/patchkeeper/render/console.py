@@ -2,7 +2,7 @@
 on standard error; the one owner of ``rich`` (imported only inside the functions that draw to
 a terminal, never when this module is imported, so ``patchkeeper --help`` starts fast).
 
-What is decided (README, "Terminal output"):
+What is decided (docs/terminal-output.md):
 
 - width: ``$COLUMNS`` when set (a positive number), else the terminal's width when standard
   output is a terminal, else none: a pipe or a file gets one line per row, as a script

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from patchkeeper.render import markdown_renderer, text_renderer
-from patchkeeper.runtime.audit import RuntimeAudit
-from patchkeeper.runtime.check import LiveCheck
+from patchkeeper.runtime.inventory.unparsed import conflict_line, describe, unparsed
+from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
+from patchkeeper.runtime.judge.samecode import SameCode
+from patchkeeper.runtime.live.check import LiveCheck
 from patchkeeper.runtime.model import Inventory, PatchEntry
-from patchkeeper.runtime.samecode import SameCode
-from patchkeeper.runtime.unparsed import conflict_line, describe, unparsed
 
 DIFF_LINES = 40
 
@@ -80,7 +80,7 @@ def inventory_text(result: Inventory) -> str:
 
 def _finding(finding, root: Path) -> str:
     """``FILE:LINE: KIND: MESSAGE``; a file that does not parse because of a conflict region
-    is said to, at its first marker (:func:`patchkeeper.runtime.unparsed.describe`)."""
+    is said to, at its first marker (:func:`patchkeeper.runtime.inventory.unparsed.describe`)."""
     if finding.kind == "syntax":
         marker = conflict_line(root / finding.file)
         if marker:
