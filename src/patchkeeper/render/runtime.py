@@ -110,10 +110,15 @@ def inventory_markdown(result: Inventory) -> str:
 
 
 def _clip(diff: str) -> list[str]:
+    """The first :data:`DIFF_LINES` lines of ``diff``, indented, each cut at the width rather
+    than wrapped (:func:`patchkeeper.render.console.diff_lines`)."""
+    from patchkeeper.render.console import diff_lines
+
     lines = diff.splitlines()
-    if len(lines) > DIFF_LINES:
-        lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more lines; --json)"]
-    return ["      " + x for x in lines]
+    if len(lines) <= DIFF_LINES:
+        return diff_lines(lines, "      ")
+    more = f"      ... ({len(lines) - DIFF_LINES} more lines; --json)"
+    return [*diff_lines(lines[:DIFF_LINES], "      "), more]
 
 
 @text_renderer(RuntimeAudit)
