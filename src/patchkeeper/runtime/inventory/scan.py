@@ -154,9 +154,7 @@ class _Scanner(AssignmentForms):
         self.block(stmt.body, (*conds, then), scope, table, cls)
         self.block(stmt.orelse, (*conds, other), scope, table, cls)
 
-    def function(
-        self, node: _Function, conds: Conds, scope: str, table: Table, cls: str
-    ) -> None:
+    def function(self, node: _Function, conds: Conds, scope: str, table: Table, cls: str) -> None:
         qual = f"{cls}.{node.name}" if cls else node.name
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
