@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
@@ -82,7 +83,7 @@ def module_constants(tree: ast.Module, source: bytes) -> dict[str, str]:
     if b"global" in source:
         for node in names.walk_all(tree):
             if node.__class__ is ast.Global:
-                declared.update(node.names)  # type: ignore[attr-defined]
+                declared.update(node.names)
     return {
         name: value for name, value in found.items() if bound[name] == 1 and name not in declared
     }
@@ -95,10 +96,10 @@ def local_value(
     rebound in the scope (``table``: the scope's imports and aliases; ``shadowed``: the
     scope function's parameters), else ``None``."""
     if expr.__class__ is ast.Constant:
-        value = expr.value  # type: ignore[attr-defined]
+        value = expr.value
         return value if value.__class__ is str else None
     if expr.__class__ is ast.Name:
-        name = expr.id  # type: ignore[attr-defined]
+        name = expr.id
         if name not in table and name not in shadowed:
             return constants.get(name)
     return None
@@ -160,13 +161,13 @@ def computed_key_evidence(entry: PatchEntry) -> str:
     )
 
 
-def resolve_named(named, facts_of, split) -> list[tuple[PatchEntry, tuple]]:
+def resolve_named(named, facts_of, split) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
     """The entries of a file's ``named`` list (:class:`~patchkeeper.runtime.inventory.file_facts.
     FileFacts`) with their names resolved (:func:`resolve`): a ``setattr`` entry gets the
     constant as its attribute (dropped when the name is no constant: nothing says what it
     sets), a ``sys.modules`` entry the constant as its module (else it keeps the
     computed-key form)."""
-    out: list[tuple[PatchEntry, tuple]] = []
+    out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     for entry, conds, path in named:
         value = resolve(path, facts_of, split)
         if entry.mechanism is Mechanism.SYS_MODULES:

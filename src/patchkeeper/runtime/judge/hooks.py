@@ -23,6 +23,7 @@ import ast
 import re
 from collections import deque
 from collections.abc import Iterator
+from typing import Any
 
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.lookup.resolve import Resolution
@@ -174,7 +175,7 @@ def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST, 
     return callers
 
 
-_CANDIDATES: dict[tuple, dict[str, str]] = {}
+_CANDIDATES: dict[tuple[Any, ...], dict[str, str]] = {}
 
 
 def candidates(

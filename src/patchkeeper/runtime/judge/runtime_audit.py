@@ -181,7 +181,7 @@ def _evaluate(
     renames = [e.target for e in entries if resolved_new[e.target].status != FOUND]
     new_tree.find_definitions(name for target in renames for name in renamed_names(target))
 
-    def assess(entry: PatchEntry) -> tuple:
+    def assess(entry: PatchEntry) -> tuple[Any, ...]:
         """The entry's drift (remembered or decided, with its store key when decided now),
         and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
         waiting for the old tree's hook names)."""
@@ -277,7 +277,7 @@ def _dead_probes(
     return out
 
 
-def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
+def _crosscheck(store, files, trees, patched, versions) -> tuple[list[Any], tuple[Any, ...]]:
     """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
     under a digest of the patch files' bytes, the patched targets and the versions (the
     store is per pair of tree roots)."""

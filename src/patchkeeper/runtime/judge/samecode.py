@@ -220,7 +220,7 @@ def same_ast(left: ast.AST, right: ast.AST, rename: bool = True, view: View | No
         elif isinstance(a, list):
             if len(a) != len(b):  # type: ignore[arg-type]
                 return False
-            stack.extend(zip(a, b))  # type: ignore[arg-type]
+            stack.extend(zip(a, b))
         elif a != b and repr(a) != repr(b):
             return False
     return True

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from patchkeeper.runtime.lookup import nameindex
 from patchkeeper.runtime.lookup.targets import upstream_root
@@ -217,7 +218,7 @@ class UpstreamTree:
         summaries are the ones :meth:`summary` would compute. Returns how many modules were
         summarized (0 when the work was too small for a pool)."""
 
-        def job(module: str, file: Path, is_package: bool) -> tuple:
+        def job(module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
             return (str(file), module, self.relative(file), is_package)
 
         return prefetch_records(
@@ -368,7 +369,7 @@ class UpstreamTree:
         self.cache.save()
 
 
-def summary_record(summary: ModuleSummary) -> tuple:
+def summary_record(summary: ModuleSummary) -> tuple[Any, ...]:
     """``summary`` as nested tuples of builtin values (for the cache)."""
     return (
         summary.module,
@@ -383,7 +384,7 @@ def summary_record(summary: ModuleSummary) -> tuple:
     )
 
 
-def summary_job(job: tuple[str, str, str, bool]) -> tuple:
+def summary_job(job: tuple[str, str, str, bool]) -> tuple[Any, ...]:
     """The record (:func:`summary_record`) of one upstream module, ``job`` being ``(path,
     module, relative path, is_package)``: the work of :meth:`UpstreamTree.prefetch`'s
     worker processes."""
@@ -393,7 +394,7 @@ def summary_job(job: tuple[str, str, str, bool]) -> tuple:
     return summary_record(summarize(data, module, relative, is_package))
 
 
-def summary_from_record(record: tuple) -> ModuleSummary:
+def summary_from_record(record: tuple[Any, ...]) -> ModuleSummary:
     """The inverse of :func:`summary_record`."""
     module, file, definitions, imports, stars, error = record
     return ModuleSummary(
