@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +89,11 @@ class Reachability:
                 total = conds + more
                 heapq.heappush(heap, (len(total), next(counter), nxt, nargs, (step, chain), total))
 
-    def _successors(self, node: str, args: dict[str, object]):
+    def _successors(
+        self, node: str, args: dict[str, object]
+    ) -> Iterator[tuple[str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]]:
+        """The nodes reachable from ``node`` in one step: ``(node, its arguments, the step
+        as shown in the activation chain, the conditions met on the way)``."""
         kind, _, rest = node.partition(":")
         module, _, qual = rest.partition(":")
         facts = self.tree.facts_of(module)

@@ -63,7 +63,13 @@ class AssignmentForms(DecoratorForms):
                     )
 
     def parameter_assignment(
-        self, target: ast.Attribute, value: ast.expr, stmt: ast.stmt, conds, scope, table
+        self,
+        target: ast.Attribute,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
     ) -> None:
         """Remember ``param.attr = value`` in a function whose parameter is ``param``."""
         if not isinstance(target.value, ast.Name):
@@ -125,7 +131,13 @@ class AssignmentForms(DecoratorForms):
             self.item_assignment(target, value, stmt, conds, scope, table)
 
     def item_assignment(
-        self, target: ast.Subscript, value: ast.expr, stmt: ast.stmt, conds, scope, table
+        self,
+        target: ast.Subscript,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
     ) -> None:
         bound = self.external(target.value, table)
         if bound is None:

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 
@@ -118,7 +120,12 @@ def imported_name(expr: ast.expr, table: names.Table, package: str) -> str | Non
     return dotted if dotted == package or dotted.startswith(package + ".") else None
 
 
-def resolve(path: str, facts_of, split, depth: int = 0) -> str | None:
+def resolve(
+    path: str,
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+    depth: int = 0,
+) -> str | None:
     """The value of the module constant at the plugin path ``path`` (``pkg.consts.NAME``),
     following a module that only imports the name from another (``from .rpc import NAME``
     in a package's ``__init__``); ``None`` when it is no module constant.
@@ -135,7 +142,7 @@ def resolve(path: str, facts_of, split, depth: int = 0) -> str | None:
     if facts is None:
         return None
     if name in facts.constants:
-        return facts.constants[name]
+        return str(facts.constants[name])
     for edge in facts.edges:  # a module-level import of the same name, unrenamed
         if (
             edge.kind == "import"
@@ -161,7 +168,11 @@ def computed_key_evidence(entry: PatchEntry) -> str:
     )
 
 
-def resolve_named(named, facts_of, split) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
+def resolve_named(
+    named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]],
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
     """The entries of a file's ``named`` list (:class:`~patchkeeper.runtime.inventory.file_facts.
     FileFacts`) with their names resolved (:func:`resolve`): a ``setattr`` entry gets the
     constant as its attribute (dropped when the name is no constant: nothing says what it

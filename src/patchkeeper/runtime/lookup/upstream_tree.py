@@ -27,7 +27,7 @@ from patchkeeper.runtime.store.cache import (
     prefetch_records,
 )
 from patchkeeper.runtime.syntax import names
-from patchkeeper.runtime.syntax.names import Binding
+from patchkeeper.runtime.syntax.names import Binding, Table
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def strip_docstrings(node: ast.AST) -> ast.AST:
     return node
 
 
-def _definition(node: ast.stmt, qual: str, conditional: bool, table) -> Definition:
+def _definition(node: ast.stmt, qual: str, conditional: bool, table: Table) -> Definition:
     end = getattr(node, "end_lineno", node.lineno) or node.lineno
     start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -311,6 +311,7 @@ class UpstreamTree:
         digest of the tree's file list)."""
         if self._imported is None:
             self._build_indexes(importers=True)
+        assert self._imported is not None, "built by _build_indexes"
         return self._imported
 
     def find_definitions(self, wanted: Iterable[str]) -> None:
@@ -339,6 +340,7 @@ class UpstreamTree:
         plain = {needle for needle in needles if needle.isascii()}
         other = needles - plain
         patterns = nameindex.definition_pattern(missing)
+        assert self._name_sets is not None, "built by _build_indexes"
         for file, defined in zip(files, self._name_sets, strict=True):
             if not other and defined.isdisjoint(plain):
                 continue

@@ -136,7 +136,7 @@ class SummaryCache:
             stat = file.stat()
         except OSError:
             return False
-        return file_state(stat) == hit[0]
+        return bool(file_state(stat) == hit[0])
 
     def put_encoded(self, file: Path, state: State, data: bytes) -> None:
         """Remember a record already encoded (``data``: :func:`marshal.dumps` of it, made by
