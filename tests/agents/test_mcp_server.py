@@ -138,17 +138,21 @@ def test_a_bad_to_is_a_tool_error_carrying_the_envelopes_error(cli, example: Exa
     run = cli("-C", "downstream", "audit", "--to", "../upstream/minihttp-9.9", "--json",
               cwd=example.root)  # fmt: skip
     assert result.is_error is True
-    assert result.structured_content == json.loads(run.out) == {
-        "command": "audit",
-        "patchkeeper_version": __version__,
-        "exit_code": 2,
-        "error": {
-            "message": "the new upstream (--to) does not exist",
-            "file": "../upstream/minihttp-9.9",
-            "line": None,
-            "hint": None,
-        },
-    }
+    assert (
+        result.structured_content
+        == json.loads(run.out)
+        == {
+            "command": "audit",
+            "patchkeeper_version": __version__,
+            "exit_code": 2,
+            "error": {
+                "message": "the new upstream (--to) does not exist",
+                "file": "../upstream/minihttp-9.9",
+                "line": None,
+                "hint": None,
+            },
+        }
+    )
     assert texts(result) == [
         "patchkeeper: error: ../upstream/minihttp-9.9: the new upstream (--to) does not exist",
         run.out.strip(),
@@ -218,8 +222,7 @@ def test_paths_outside_the_root_are_refused(example: Example, tmp_path: Path) ->
             "message": f"{option} leads outside the server's root {root.resolve()}",
             "file": value,
             "line": None,
-            "hint": "pass a path inside the root, or start the server with a --root that "
-            "holds it",
+            "hint": "pass a path inside the root, or start the server with a --root that holds it",
         }, (name, option)
     assert tree_bytes(root) == before
     assert os.listdir(outside) == []

@@ -107,9 +107,8 @@ def _check_value(rule: PathRule, option: str, value: str, base: Path, root: Path
     if rule is PathRule.RELEASE and not (os.path.exists(path) or text.startswith((".", "/", "~"))):
         if "@" in text or "://" in text:
             raise CallRefused(
-                f"{option} is a direct reference (NAME @ URL), which may name a file outside "
-                "the server's root",
-                path=value,
+                f"{option} {value!r} is a direct reference (NAME @ URL), which may name a "
+                "file outside the server's root",
                 hint="pass a directory inside the root, or NAME==VERSION",
             )
         return  # a requirement: fetched into the cache, not a path
