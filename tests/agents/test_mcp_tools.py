@@ -5,7 +5,10 @@ without the SDK."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import click
@@ -153,3 +156,25 @@ def test_mcp_refuses_a_root_that_is_not_a_directory(cli, tmp_path: Path) -> None
         "  hint: pass --root a directory that exists (default: the current directory)\n"
     )
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_a_built_wheel_carries_the_contract(tmp_path: Path) -> None:
+    """The server reads its output schemas from the installed package: the wheel holds
+    ``patchkeeper/json-schema.json`` (built from a copy of the project, so the work tree gets
+    no ``build/``; pip fetches the build backend as for any install)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, project / name)
+    shutil.copytree(REPO / "src", project / "src", ignore=shutil.ignore_patterns("*.egg-info",
+                    "__pycache__"))  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "dist"),
+         str(project)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("patchkeeper-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        data = archive.read("patchkeeper/json-schema.json")
+    assert data == (REPO / "docs" / SCHEMA_FILE).read_bytes()
