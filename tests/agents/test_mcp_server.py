@@ -64,12 +64,13 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
             "config": {
                 "type": "string",
                 "description": "patchkeeper.toml or pyproject.toml to read (default: search "
-                "upwards); may also follow the command.",
+                "upwards); may also follow the command. (Inside the server's root.)",
             },
             "directory": {
                 "type": "string",
                 "description": "Run as if started in this downstream directory; may also "
-                "follow the command.",
+                "follow the command. (Relative to the server's root; the other paths are read "
+                "from there.)",
             },
         },
         "required": [],
@@ -106,6 +107,13 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
         "save_evidence",
         "write",
     ]
+    assert (
+        tools["audit"]
+        .input_schema["properties"]["to"]["description"]
+        .endswith(
+            "(the upgrade horizon). (A directory inside the server's root, or a requirement.)"
+        )
+    )
     lint = tools["lint"].input_schema["properties"]
     assert lint["foreign_checkout"]["type"] == "array"
     assert "format" not in lint and "markdown" not in lint
@@ -127,6 +135,25 @@ def test_audit_gives_the_command_lines_envelope(cli, example: Example) -> None:
     assert verdicts[:2] == [
         ("retry-backoff-cap.patch", "upstreamed"),
         ("redirect-strip-proxy-auth.patch", "conflict"),
+    ]
+
+
+def test_the_commands_warnings_come_as_one_more_text(example: Example) -> None:
+    """A downstream that keeps evidence (``evidence = true``) where it cannot be written: the
+    audit's result stands, and its warning reaches the agent."""
+    config = example.downstream / "patchkeeper.toml"
+    config.write_text(config.read_text() + "\n[report]\nevidence = true\n")
+    (example.downstream / ".patchkeeper").write_text("")  # a file where a directory goes
+
+    async def conversation(client: ClientSession):
+        return await client.call_tool("audit", AUDIT)
+
+    result = talk(example.root, conversation)
+    assert (result.is_error, result.structured_content["exit_code"]) == (False, 1)
+    evidence = example.downstream / ".patchkeeper" / "evidence" / "audit.json"
+    assert texts(result)[1:] == [
+        f"patchkeeper: warning: the evidence was not saved: {evidence}: cannot write: Not a "
+        "directory\n  hint: make the downstream directory writable"
     ]
 
 

@@ -84,12 +84,18 @@ def describe(tool: ToolSpec, group: click.Group) -> Any:
     )
 
 
-def _result(envelope: dict[str, Any], text: str, refused: bool = False) -> Any:
-    """The ``CallToolResult`` of an envelope; an error when it has ``error``."""
+def _result(envelope: dict[str, Any], text: str, warnings: str = "", refused: bool = False) -> Any:
+    """The ``CallToolResult`` of an envelope (``text``: its JSON text), an error when it has
+    ``error``. ``warnings`` is the command's standard error: under ``--json`` only its
+    warnings (``patchkeeper: warning: ...`` and their hints; progress is drawn on a terminal
+    only), given as one more text block when the call succeeded (a failed call's standard
+    error is its error, given already)."""
     from mcp import types
 
     failed = refused or "error" in envelope
     content: list[Any] = [types.TextContent(text=text)]
+    if warnings and not failed:
+        content.append(types.TextContent(text=warnings))
     if failed:
         content.insert(0, types.TextContent(text=error_text(envelope)))
     return types.CallToolResult(content=content, structured_content=envelope, is_error=failed)
@@ -128,7 +134,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         )
         envelope = error_envelope(tool.command, problem, 3)
         return _result(envelope, json_text(envelope, latin1=True), refused=True)
-    return _result(envelope, out.strip())
+    return _result(envelope, out.strip(), done.stderr.decode("utf-8", "replace").strip())
 
 
 def build_server(root: Path, group: click.Group) -> Any:

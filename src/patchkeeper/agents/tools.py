@@ -257,6 +257,19 @@ def path_rule(key: str, param: click.Parameter) -> PathRule:
     return rule
 
 
+#: What a tool's description adds to an option's help about the server's root.
+_RULE_NOTES = {
+    PathRule.PATH: "(Inside the server's root.)",
+    PathRule.INTERPRETER: "(In a directory inside the server's root.)",
+    PathRule.RELEASE: "(A directory inside the server's root, or a requirement.)",
+    PathRule.NAMED_PATH: "(PATH inside the server's root.)",
+    PathRule.INSIDE: "(Relative, without '..'.)",
+}
+_ROOT_NOTES = {
+    "directory": "(Relative to the server's root; the other paths are read from there.)",
+}
+
+
 def _json_type(param: click.Parameter) -> dict[str, Any]:
     """The JSON schema of one value of ``param``."""
     if isinstance(param, click.Option) and param.is_flag:
@@ -287,13 +300,14 @@ def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required: list[str] = []
     for key, param, _ in tool_parameters(tool, group):
-        path_rule(key, param)  # every parameter placed, before any call
         schema = _json_type(param)
         if _many(param):
             schema = {"type": "array", "items": schema}
-        text = getattr(param, "help", None)
+        text = " ".join((getattr(param, "help", None) or "").split())
+        note = _ROOT_NOTES.get(key) or _RULE_NOTES.get(path_rule(key, param), "")
+        text = f"{text} {note}".strip()
         if text:
-            schema["description"] = " ".join(text.split())
+            schema["description"] = text
         default = param.default
         if isinstance(default, (str, int, float)) and not isinstance(default, bool):
             schema["default"] = default
