@@ -123,7 +123,9 @@ def test_audit_gives_the_command_lines_envelope(cli, example: Example) -> None:
     async def conversation(client: ClientSession):
         return await client.call_tool("audit", AUDIT)
 
+    before = tree_bytes(example.root)
     result = talk(example.root, conversation)
+    assert tree_bytes(example.root) == before  # a read-only tool writes nothing
     run = cli("-C", "downstream", "audit", "--to", "../upstream/minihttp-1.1", "--json",
               cwd=example.root)  # fmt: skip
     assert run.code == 1
