@@ -121,6 +121,9 @@ def test_what_the_root_takes_and_refuses(example: Example, tmp_path: Path) -> No
         "None: --to 'minihttp @ file:///etc/minihttp' is a direct reference (NAME @ URL), "
         "which may name a file outside the server's root"
     )
+    with pytest.raises(CallRefused) as raised:
+        check_paths(audit, cli, {"to": "./a\0b"}, root)
+    assert raised.value.message == "--to is not a usable path: embedded null byte"
     assert refused(audit, {"to": "~"}) == f"~: --to leads outside the server's root {root}"
     assert refused(
         tool("write_runtime_port"),

@@ -72,7 +72,12 @@ def check_write(tool: ToolSpec, arguments: Mapping[str, Any]) -> None:
 def _inside(path: Path, root: Path, option: str, value: str) -> Path:
     """``path`` (absolute) resolved, or :class:`CallRefused` when it leads outside ``root``;
     ``option`` and ``value`` are what the message names (``--to``, the path as given)."""
-    resolved = path.resolve()
+    try:
+        resolved = path.resolve()
+    except (OSError, ValueError) as exc:  # a NUL byte, a loop of symbolic links
+        raise CallRefused(
+            f"{option} is not a usable path: {exc}", hint="pass a plain path"
+        ) from None
     if resolved != root and root not in resolved.parents:
         raise CallRefused(
             f"{option} leads outside the server's root {root}",
