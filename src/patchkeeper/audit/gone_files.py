@@ -1,5 +1,5 @@
 """A patch whose target files are gone: judge what exists, and each gone file by where its
-content went (issue "patchkeeper 6", classes 4 and 6).
+content went.
 
 Upstream deletes, splits and moves files (a test module split in two, ``python3/pkg/`` moved
 to ``pkg/``, a documentation template dropped). One gone file must not stop the audit of the

@@ -1,8 +1,7 @@
 """A configuration hunk that raises a requirement's minimum version (``"Pygments>=2.12"`` to
-``"Pygments>=2.13"``) is upstream when the new release requires at least that version
-itself (``"Pygments>=2.17"``): upstream raised the same floor further (issue "patchkeeper 6",
-class 1 for configuration). A hunk that lowers or relaxes a requirement is never judged so:
-upstream requiring more is the opposite of what it wants.
+``"Pygments>=2.13"``) is upstream when the new release requires at least that version itself
+(``"Pygments>=2.17"``): upstream raised the same floor further. A hunk that lowers or relaxes a
+requirement is never judged so: upstream requiring more is the opposite of what it wants.
 
 Requirement lines are read with :mod:`packaging.requirements` (PEP 508), quotes and a
 trailing comma removed, as ``pyproject.toml``, ``setup.cfg`` and ``requirements*.txt`` write

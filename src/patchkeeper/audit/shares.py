@@ -1,12 +1,11 @@
 """How much of a patch's added lines the new release already has, weighed against the old pin.
 
-Issue "patchkeeper 6", class 1: when upstream rewrote a fix, its hunks fail at fuzz 0 while
-most of its lines are in the new release, some spelled differently. Only lines the old pin
-lacks count (a line already there at the pin proves nothing); a line counts when the new
-release has it in the same file (reformatting allowed:
-:class:`patchkeeper.series.substantive_lines.FileIndex`),
-where the file's content moved, in another file of the tree that lacked it at the pin (the
-tree's line index, one pass), or spelled differently (:func:`respelled_as`).
+When upstream rewrote a fix, its hunks fail at fuzz 0 while most of its lines are in the new
+release, some spelled differently. Only lines the old pin lacks count (a line already there at
+the pin proves nothing); a line counts when the new release has it in the same file
+(reformatting allowed: :class:`patchkeeper.series.substantive_lines.FileIndex`), where the
+file's content moved, in another file of the tree that lacked it at the pin (the tree's line
+index, one pass), or spelled differently (:func:`respelled_as`).
 """
 
 from __future__ import annotations
