@@ -87,11 +87,15 @@ class Outcome:
     why: str
 
 
+#: What separates a changelog item's sub-bullets (``    - x``) in :attr:`ChangelogEntry.items`.
+SUB = "\n- "
+
+
 @dataclass(frozen=True)
 class ChangelogEntry:
     """One entry of a ``debian/changelog``: its version and its change items, each item a
-    top-level ``*`` bullet joined with its continuation lines and sub-bullets (one string,
-    whitespace collapsed)."""
+    top-level ``*`` bullet joined with its continuation lines (whitespace collapsed), its
+    sub-bullets after :data:`SUB`."""
 
     version: str
     items: tuple[str, ...]
@@ -179,7 +183,8 @@ def parse_changelog(text: str) -> list[ChangelogEntry]:
 
     def close_item() -> None:
         if current:
-            items.append(" ".join(" ".join(current).split()))
+            parts = " ".join(current).split(SUB)
+            items.append(SUB.join(" ".join(part.split()) for part in parts))
             current.clear()
 
     for line in text.splitlines():
@@ -197,6 +202,8 @@ def parse_changelog(text: str) -> list[ChangelogEntry]:
         if re.match(r"^ {1,3}\* ", line):
             close_item()
             current.append(stripped[2:])
+        elif re.match(r"^ {3,}[-+o*] ", line) and current:
+            current.append(SUB + stripped[2:])
         elif stripped and not re.fullmatch(r"\[.*\]", stripped) and current:
             current.append(stripped)
         elif not stripped or re.fullmatch(r"\[.*\]", stripped):
@@ -250,10 +257,19 @@ def changelog_says(entries: list[ChangelogEntry], name: str) -> tuple[str, str] 
         for item in entry.items:
             if not names(item, name):
                 continue
-            text = f"debian/changelog {entry.version}: {quote(item)}"
-            if says_upstream(item):
+            head, *subs = item.split(SUB)
+            sub = next((sub for sub in subs if names(sub, name)), None)
+            own = sub is not None and bool(
+                says_upstream(sub) or _DROP_WORDS.search(sub) or re.search(r"\(.+\)", sub)
+            )
+            # a sub-bullet with its own reason speaks for its patch; one that only names it
+            # takes the reason of the bullet above it
+            said = item if sub is None else sub if own else f"{head} - {sub}"
+            text = f"debian/changelog {entry.version}: {quote(said)}"
+            if says_upstream(said):
                 return UPSTREAMED, text
-            if other is None and _DROP_WORDS.search(_TAKEN_FROM_UPSTREAM.sub(" ", item)):
+            reason = own or _DROP_WORDS.search(_TAKEN_FROM_UPSTREAM.sub(" ", said))
+            if other is None and reason:
                 other = ("other", text)
     return other
 

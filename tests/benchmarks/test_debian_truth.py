@@ -86,7 +86,7 @@ def test_changelog_entries_and_items() -> None:
     assert [entry.version for entry in entries] == ["2.1.0-1", "2.0.1-2", "2.0.1-1"]
     assert entries[0].items == (
         "New upstream release.",
-        "Drop patches applied upstream: - 0002-fix-timeout.patch - 0003-py313-compat.patch",
+        "Drop patches applied upstream:\n- 0002-fix-timeout.patch\n- 0003-py313-compat.patch",
         "Refresh 0001-use-system-six.patch.",
         "Remove skip-network-tests.patch, no longer needed since the tests were rewritten "
         "upstream to use a local server.",
@@ -108,12 +108,33 @@ def test_changelog_says_upstream_for_a_named_dropped_patch() -> None:
     entries = truth.parse_changelog(CHANGELOG)
     assert truth.changelog_says(entries, "0003-py313-compat.patch") == (
         "upstreamed",
-        "debian/changelog 2.1.0-1: Drop patches applied upstream: - 0002-fix-timeout.patch "
-        "- 0003-py313-compat.patch",
+        "debian/changelog 2.1.0-1: Drop patches applied upstream: - 0003-py313-compat.patch",
     )
     assert truth.changelog_says(entries, "fix-docs-build.patch") == (
         "upstreamed",
         "debian/changelog 2.0.1-1: d/patches/fix-docs-build.patch: merged upstream, dropped.",
+    )
+
+
+def test_each_sub_bullet_keeps_its_own_reason() -> None:
+    entries = truth.parse_changelog(
+        "sphinx (7.0.1-1) unstable; urgency=medium\n\n"
+        "  * Drop patches:\n"
+        "    - disable_js_version_check.diff (no longer needed)\n"
+        "    - pygments_2.14.diff (included in the new release)\n\n"
+        " -- J <j@example.org>  Mon, 03 Feb 2025 10:00:00 +0100\n"
+    )
+    assert entries[0].items == (
+        "Drop patches:\n- disable_js_version_check.diff (no longer needed)"
+        "\n- pygments_2.14.diff (included in the new release)",
+    )
+    assert truth.changelog_says(entries, "pygments_2.14.diff") == (
+        "upstreamed",
+        "debian/changelog 7.0.1-1: pygments_2.14.diff (included in the new release)",
+    )
+    assert truth.changelog_says(entries, "disable_js_version_check.diff") == (
+        "other",
+        "debian/changelog 7.0.1-1: disable_js_version_check.diff (no longer needed)",
     )
 
 
