@@ -77,6 +77,7 @@ DOWNGRADE = "the newer suite packages an older upstream version"
 NO_TRUTH = "no patch with a truth"
 #: Patch-level reasons for what a user cannot express today.
 SDIST_LACKS = "files the sdist lacks"
+NEW_SDIST_LACKS = "kept by Debian, files the new sdist lacks"
 NOT_A_DIFF = "not a diff (no hunk)"
 
 
@@ -369,7 +370,7 @@ def mine_pair(
     project = canonical(candidates[0])
     try:
         pin_tree = fetch_requirement(f"{project}=={pin}").root
-        fetch_requirement(f"{project}=={to}")
+        to_tree = fetch_requirement(f"{project}=={to}").root
     except FetchError:
         mined.reason = NO_SDIST
         return mined
@@ -405,6 +406,14 @@ def mine_pair(
         result = debian_truth.outcome(name, old_texts[name], new_texts, between, to, label)
         if result.truth is None:
             mined.left_out[result.reason] += 1
+            continue
+        kept = result.truth != debian_truth.UPSTREAMED
+        new_root = Path(to_tree) / directory if directory else Path(to_tree)
+        paths = modified_paths(old_texts[name], dict(entries)[name] or 1)
+        if kept and any(not (new_root / path).exists() for path in paths):
+            # Debian kept the patch, so its files are in Debian's upstream tarball: the new
+            # sdist lacks them (tests, docs), and no audit of the sdist can judge the patch
+            mined.left_out[NEW_SDIST_LACKS] += 1
             continue
         mined.rows[result.truth] += 1
         rows += [
