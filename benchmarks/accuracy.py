@@ -1,7 +1,19 @@
 """How often `audit --to` is right: the accuracy corpus of real upgrades (issue "patchkeeper 6").
 
-    python benchmarks/accuracy.py [--only NAME[,NAME]] [--jobs N] [--json FILE] [--markdown FILE]
+    python benchmarks/accuracy.py [--set SET[,SET]] [--only NAME[,NAME]] [--jobs N]
+                                  [--json FILE] [--markdown FILE]
     python benchmarks/accuracy.py --at-pin [--only NAME]     # does each series apply at its pin?
+
+Three sets (``--set``, default all): ``hand-written`` (``benchmarks/accuracy/upgrades/``),
+and the mined corpus (``benchmarks/accuracy/mined/``, written by ``mine_debian.py``) split by
+project into ``development`` and ``test`` (``benchmarks/accuracy/split.toml``). The report
+starts with what a maintainer does next, per set and truth class: the audit's ``action``
+(retire, carry, port, look) against the truth (upstreamed -> retire, carried -> carry, port ->
+port; a hand-written carried patch may be carried or ported, partial is ported), with
+``look`` counted on its own, *false retire* (a kept patch the audit would retire), and the
+naive baseline's actions; then the miner's counts; then the hand-written corpus's report
+below; then the development set's actions that are not right. The test set is reported by
+its totals only, and ``--json`` holds only its totals.
 
 Every ``benchmarks/accuracy/upgrades/*.toml`` names a Debian source package, the suite its
 patch series comes from, the PyPI release the series is cut against (``pin``), a later release
