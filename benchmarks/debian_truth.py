@@ -8,10 +8,14 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   with words that say upstream has it ("applied upstream", "merged upstream", "included in
   the new upstream release", ...), or its DEP-3 header says so (``Applied-Upstream`` with no
   version or a version at or below the new upstream version; ``Origin: upstream`` or
-  ``Origin: backport`` with a commit or URL; ``Forwarded`` naming a commit). A maintainer
-  retires such a patch.
-- ``carried``: kept (same series name, or another name with the same changed lines) with the
-  same ``+``/``-`` lines: a maintainer carries it (refreshing offsets or context at most).
+  ``Origin: backport`` with a commit or URL; an ``Origin`` URL naming a commit, unless it says
+  ``vendor`` or ``other``; ``Forwarded`` naming a commit). Whether that commit is in the new
+  release is not checked: the maintainers dropped the patch at that release. Phrases that tell
+  where a patch came from ("Applied upstream patch: ...") never count. A maintainer retires
+  such a patch.
+- ``carried``: kept (same series name, a name with the same CVE id, or another name with the
+  same changed lines) with the same ``+``/``-`` lines: a maintainer carries it (refreshing
+  offsets or context at most; where the lines go is not compared).
 - ``port``: kept with rewritten ``+``/``-`` lines: a maintainer carried it and had to rework it.
 - left out, with a reason: dropped for another stated reason ("no longer needed", ...), or
   with no stated reason, or ``Applied-Upstream`` naming a later release.
