@@ -1,5 +1,10 @@
-"""The package as published: license, project URLs, the changelog, and the version a build
-takes from the git tag."""
+"""The package as published: license, project URLs, the changelog, the install paths the docs
+name, and the version a build takes from the git tag.
+
+The docs and the changelog stay in step: an install line or a pre-commit/action reference in
+any doc file names patchkeeper's repository at the changelog's latest release tag, and never
+a distribution name no package index has yet (``pip install patchkeeper``).
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,19 @@ REPOSITORY = "https://github.com/patchkeeper/patchkeeper"
 
 #: A release heading of the changelog: ``## [0.2.0] - 2026-12-04``.
 RELEASE = re.compile(r"^## \[(?P<version>\d[^\]]*)\] - (?P<date>\d{4}-\d{2}-\d{2})$", re.M)
+#: An install command and its arguments, up to the end of the line, of a code span or of the
+#: shell command (``&&``, ``;``, ``|``).
+INSTALL = re.compile(r"\b(?:pip3?|pipx|uv tool|uv pip) install\b(?P<args>[^\n`&;|]*)")
+#: An install argument that is patchkeeper's name alone (with extras or a version specifier),
+#: which no package index holds yet.
+BARE_NAME = re.compile(r"""^["']?patchkeeper(?:\[[^\]]*\])?(?:[<>=!~].*)?["']?$""")
+#: A reference to a ref of patchkeeper's repository: a git URL (``.../patchkeeper@v0.2.0``)
+#: or the action (``patchkeeper/patchkeeper/.github/actions/patchkeeper-audit@v0.2.0``).
+AT_REF = re.compile(r"patchkeeper(?:/[\w.-]+)*@(?P<ref>[^\s\"'`)]+)")
+#: A pre-commit ``rev:`` under a ``repo:`` naming patchkeeper.
+PRE_COMMIT_REV = re.compile(r"repo:\s*\S*patchkeeper\S*[ \t]*\n[ \t]*rev:\s*(?P<ref>\S+)")
+#: A GitHub repository of that name, with its owner.
+GITHUB = re.compile(r"github\.com/(?P<owner>[\w.-]+)/patchkeeper\b")
 
 
 def latest_release() -> str:
@@ -29,6 +47,83 @@ def latest_release() -> str:
     found = RELEASE.search((REPO / "CHANGELOG.md").read_text(encoding="utf-8"))
     assert found is not None, "CHANGELOG.md has no '## [VERSION] - YYYY-MM-DD' heading"
     return found["version"]
+
+
+def doc_files() -> list[Path]:
+    """Every doc file a user may copy an install line from: the Markdown and YAML files at
+    the top and under docs/, examples/, benchmarks/ and .github/."""
+    found = [*REPO.glob("*.md"), *REPO.glob("*.yml"), *REPO.glob("*.yaml")]
+    for folder in ("docs", "examples", "benchmarks", ".github"):
+        for pattern in ("*.md", "*.yml", "*.yaml"):
+            found += (REPO / folder).rglob(pattern)
+    return sorted(found)
+
+
+def install_problems(text: str, latest: str) -> list[str]:
+    """What in ``text`` names an install path that does not work: patchkeeper's bare name
+    after an install command, a ref of patchkeeper's repository that is not ``v<latest>``,
+    or another owner's repository of that name. Each as ``line N: what``."""
+    problems = []
+
+    def line(position: int) -> int:
+        return text.count("\n", 0, position) + 1
+
+    for found in INSTALL.finditer(text):
+        for word in found["args"].split():
+            if BARE_NAME.match(word):
+                problems.append(
+                    f"line {line(found.start())}: {found[0].strip()!r} names a distribution "
+                    "no package index has: install from the git URL at the release tag"
+                )
+    for pattern in (AT_REF, PRE_COMMIT_REV):
+        for found in pattern.finditer(text):
+            if found["ref"] != f"v{latest}":
+                problems.append(
+                    f"line {line(found.start('ref'))}: {found['ref']} is not the changelog's "
+                    f"latest release tag v{latest}"
+                )
+    for found in GITHUB.finditer(text):
+        if f"https://{found[0]}" != REPOSITORY:
+            problems.append(f"line {line(found.start())}: {found[0]} is not {REPOSITORY}")
+    return problems
+
+
+def test_the_checks_find_what_does_not_work() -> None:
+    text = (
+        "- run: pip install patchkeeper\n"
+        "pipx install 'patchkeeper[test]>=0.1'\n"
+        "pip install . && patchkeeper --version; uv tool install git+https://github.com/"
+        "patchkeeper/patchkeeper@v0.2.0\n"
+        "  - repo: https://github.com/patchkeeper/patchkeeper\n"
+        "    rev: v0.1.0\n"
+        "uses: patchkeeper/patchkeeper/.github/actions/patchkeeper-audit@v0.1.0\n"
+        "git clone https://github.com/someone/patchkeeper\n"
+        "git clone https://github.com/vllm-project/vllm && git -C vllm checkout v0.32.0\n"
+    )
+    assert install_problems(text, "0.2.0") == [
+        "line 1: 'pip install patchkeeper' names a distribution no package index has: "
+        "install from the git URL at the release tag",
+        "line 2: \"pipx install 'patchkeeper[test]>=0.1'\" names a distribution no package "
+        "index has: install from the git URL at the release tag",
+        "line 6: v0.1.0 is not the changelog's latest release tag v0.2.0",
+        "line 5: v0.1.0 is not the changelog's latest release tag v0.2.0",
+        "line 7: github.com/someone/patchkeeper is not https://github.com/patchkeeper/patchkeeper",
+    ]
+
+
+def test_every_doc_names_install_paths_that_work() -> None:
+    latest = latest_release()
+    problems = [
+        f"{path.relative_to(REPO)}: {problem}"
+        for path in doc_files()
+        for problem in install_problems(path.read_text(encoding="utf-8"), latest)
+    ]
+    assert problems == []
+    # the CI page's pre-commit config, install step and both workflows name the release
+    ci = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    refs = [found["ref"] for found in AT_REF.finditer(ci)]
+    refs += [found["ref"] for found in PRE_COMMIT_REV.finditer(ci)]
+    assert refs == [f"v{latest}"] * 4
 
 
 def test_the_changelog_keeps_a_changelog() -> None:

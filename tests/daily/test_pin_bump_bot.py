@@ -162,7 +162,7 @@ def test_the_workflows_in_docs_ci_md_parse_and_use_the_action() -> None:
     assert bump[True] == {"pull_request": {"paths": ["requirements*.txt", "pyproject.toml"]}}
     steps = bump["jobs"]["audit"]["steps"]
     uses = [step.get("uses", "") for step in steps]
-    assert uses[2] == "<owner>/patchkeeper/.github/actions/patchkeeper-audit@v0.1.0"
+    assert uses[2] == "patchkeeper/patchkeeper/.github/actions/patchkeeper-audit@v0.2.0"
     assert steps[2]["with"] == {
         "upstream": "vllm",
         "markdown": "audit.md",
