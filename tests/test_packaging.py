@@ -19,7 +19,11 @@ from pathlib import Path
 import pytest
 
 from helpers import REPO
-from patchkeeper.config import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 #: The repository every project URL and every doc names.

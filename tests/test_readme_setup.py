@@ -65,7 +65,7 @@ def test_the_readme_states_what_the_first_command_prints() -> None:
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     test_command = second.splitlines()[-1]
     assert ci.count(test_command) == 1
-    assert ci.index(test_command) < ci.index("python -m build --outdir \"$work/dist\" .")
+    assert ci.index(test_command) < ci.index('python -m build --outdir "$work/dist" .')
 
 
 @pytest.mark.network
