@@ -1,4 +1,4 @@
-"""How often `audit --to` is right: the accuracy corpus of real upgrades (issue "patchkeeper 6").
+"""How often `audit --to` is right: the accuracy corpus of real upgrades.
 
     python benchmarks/accuracy.py [--only NAME[,NAME]] [--jobs N] [--json FILE] [--markdown FILE]
     python benchmarks/accuracy.py --at-pin [--only NAME]     # does each series apply at its pin?

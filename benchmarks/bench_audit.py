@@ -1,6 +1,6 @@
 """Benchmark: ``audit --to`` on 1,000 generated patches over vLLM, beside a GNU patch loop.
 
-Issue "patchkeeper 6" (speed): 1,000 generated patches over vLLM 0.27.1
+Target: 1,000 generated patches over vLLM 0.27.1
 (``benchmarks/generate_series.py``, seed 2718) audited against vLLM 0.28.0 in under 3 s, with
 both trees on disk; in the same run, GNU ``patch --dry-run --fuzz 0`` is run once per patch
 against the new tree (what a shell loop over the series would do to find the patches that no
@@ -155,7 +155,7 @@ def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     seed_text = ", ".join(f"{seed_verdicts[v]} {v}" for v in ORDER if seed_verdicts.get(v))
     rows = [
-        (f"the seed-shaped {count}-patch series over vLLM 0.27.1 (`tests/port/vllm_series.py`: "
+        (f"the {count}-patch vLLM-fork series over vLLM 0.27.1 (`tests/port/vllm_series.py`: "
          f"{seed_text}), `audit --to vllm-0.28.0` (console script, best of {args.repeat})",
          f"{seed_wall:.2f} s ({seed_cpu:.2f} s CPU)", "< 1 s"),
         (f"`patchkeeper audit --to vllm-0.28.0 --pristine vllm-0.27.1`, {args.patches} patches "

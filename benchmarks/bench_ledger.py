@@ -1,6 +1,6 @@
 """Benchmark: ``ledger --check`` + ``lint`` on 1,000 patches; ``export --range`` of 100 commits.
 
-Targets (issue "patchkeeper 2"): ``ledger --check`` and ``lint`` over a generated 1,000-patch
+Targets: ``ledger --check`` and ``lint`` over a generated 1,000-patch
 series under 1 second together; ``export --range`` of 100 commits on the vLLM 0.27.1
 repository under 10 seconds. Both are timed as a user runs them: the console script in a
 subprocess, start-up included (best of ``--repeat`` runs).

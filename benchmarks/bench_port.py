@@ -1,10 +1,10 @@
 """Benchmark: ``port`` speed on real series, and verdict accuracy against hand-checked verdicts.
 
-Targets (issue "patchkeeper 3"): the Debian urllib3 series to 1.26.20 under 2 s with both
+Targets: the Debian urllib3 series to 1.26.20 under 2 s with both
 sdists cached; a generated 200-patch series over vLLM from 0.27.1 to 0.28.0 under 60 s, with
 the time per patch and where it goes. Accuracy: for the urllib3 series and the Django series
 (3.2.25 -> 4.2.30) the port's verdict per patch next to the expected one, and the count of
-agreements. ``port --continue`` (issue "patchkeeper 6"): the Django port to the end, each stop
+agreements. ``port --continue``: the Django port to the end, each stop
 resolved, with the judgements a stopped port keeps and without them, side by side.
 
 Times are the console script in a subprocess, start-up included, best of ``--repeat`` runs.
@@ -49,7 +49,7 @@ CATEGORY = {
     "target gone": GONE,
 }
 
-#: urllib3 1.26.12 -> 1.26.20 (the issue's expectations).
+#: urllib3 1.26.12 -> 1.26.20 (the expected verdicts, checked by hand).
 URLLIB3 = {
     "01_do-not-use-embedded-python-six.patch": (CARRIED, "Debian-only: use the system six"),
     "02_require-cert-verification.patch": (CARRIED, "Debian-only: CERT_REQUIRED by default"),

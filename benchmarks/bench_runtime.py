@@ -1,5 +1,5 @@
 """Benchmark: ``runtime inventory`` + ``runtime audit`` of vllm-ascend 0.30.0rc2 from vLLM
-0.30.0 to 0.32.0 (issue 14's targets: under 3 s cold, under 0.5 s warm, under 300 MiB).
+0.30.0 to 0.32.0 (targets: under 3 s cold, under 0.5 s warm, under 300 MiB).
 
 Run: ``python benchmarks/bench_runtime.py [--runs 3]`` (downloads the three sdists once into
 the corpus cache). Each command runs as the console would run it, in a fresh process
@@ -33,7 +33,7 @@ PLUGIN = "vllm-ascend==0.30.0rc2"
 OLD, NEW = "vllm==0.30.0", "vllm==0.32.0"
 WARM_UP = (
     "import patchkeeper.main, patchkeeper.render.runtime, "
-    "patchkeeper.runtime.audit, patchkeeper.runtime.inventory"
+    "patchkeeper.runtime.judge.runtime_audit, patchkeeper.runtime.inventory.runtime_inventory"
 )
 
 

@@ -1,4 +1,4 @@
-"""Benchmark patchkeeper against GNU patch and git on real trees (issue "patchkeeper 1").
+"""Benchmark patchkeeper against GNU patch and git on real trees.
 
     .venv/bin/python benchmarks/bench_series.py [--runs 5] [--patches 1000] [--seed 2718]
 
@@ -14,7 +14,7 @@ interpreter's start included, each tool on its own fresh copy):
 - Debian's ``python-urllib3`` series on the urllib3 1.26.12 sdist: ``apply``, ``verify`` and
   ``audit --to urllib3==1.26.20`` (the sdist cached).
 
-Targets (issue 2, "Performance"): apply at least 3x faster than the loop, verify under 2 s,
+Targets: apply at least 3x faster than the loop, verify under 2 s,
 peak memory under 200 MiB, each urllib3 command within 0.5 s. Everything is written to a
 temporary directory (the corpus comes from the cache, ``benchmarks/fetch_corpus.py``); the
 table is printed and written to ``benchmarks/results/series.md``.

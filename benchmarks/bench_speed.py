@@ -1,4 +1,4 @@
-"""Benchmark: patchkeeper beside the fastest peer, pairs in one run (issue "patchkeeper 11").
+"""Benchmark: patchkeeper beside the fastest peer, pairs in one run.
 
     python benchmarks/bench_speed.py [--runs 5] [--no-griffe] [--no-runtime] [--no-10k]
                                      [--no-series]

@@ -1,6 +1,6 @@
 """Benchmark: the cost of shaping text output for a terminal, and of the progress bars.
 
-README, "Terminal output": with a width (``$COLUMNS`` or a terminal) an audit's table is laid
+docs/terminal-output.md: with a width (``$COLUMNS`` or a terminal) an audit's table is laid
 out to fit it and its long lines are wrapped at words, verdicts coloured; in a pipe the text
 is printed as rendered. This measures, for ``--rows`` rows of the audit's shape (a patch
 name, a verdict, an evidence cell of about 300 characters: the real ones run to 564):
@@ -49,9 +49,10 @@ def best(function: Callable[[], object], repeat: int) -> float:
 
 
 def scan(files: int, drawn: bool) -> None:
-    """``files`` advances of one tracked step, with or without a bar."""
+    """``files`` advances of one tracked step, with or without a bar (drawn from the start:
+    the half-second delay before a bar appears would leave a fast scan without one)."""
     stream = TerminalStream()
-    factory = (lambda *args: progress_bar(*args, stream=stream)) if drawn else None
+    factory = (lambda *args: progress_bar(*args, stream=stream, delay=0)) if drawn else None
     progress.set_bar_factory(factory)
     try:
         with progress.track("searching files for moved lines", files) as advance:

@@ -1,9 +1,9 @@
 """Fuzz the engine's commands with mutated patches, series files and configuration files.
 
-Issue "patchkeeper 10": no exit 3, no exit outside 0/1/2, no command over 10 s, no file
+What must hold: no exit 3, no exit outside 0/1/2, no command over 10 s, no file
 changed by a failed command (or by one that only reads). The fuzzer is
 ``tests/engine/fuzzing.py`` (the suite runs a few hundred inputs of it, marked ``slow``);
-this script runs it at length, in-process, and prints the figures for the README.
+this script runs it at length, in-process, and prints the figures for docs/reliability.md.
 
 Run: ``python benchmarks/fuzz_engine.py [--inputs 20000] [--seed 0] [--keep DIR]``
 (mutated inputs that broke a rule are kept under ``DIR/problems``).

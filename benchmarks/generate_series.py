@@ -2,16 +2,16 @@
 
     python benchmarks/generate_series.py UPSTREAM_ROOT DEST [--patches 1000] [--seed 2718]
 
-Used by ``bench_series.py`` (issue "patchkeeper 1", Performance): each patch modifies one or
+Used by ``bench_series.py`` (the speed of apply and verify): each patch modifies one or
 two existing ``.py`` files under ``vllm/`` with 1 to 3 hunks of 3 context lines (an inserted
 block, a changed line, a deleted line), about 3 % create a new module, and about a third of the
 files touched were touched by an earlier patch (so later patches see earlier changes, and some
-touch the same lines). Patches look like the seed's series: a few header fields, the
+touch the same lines). Patches look like a vLLM fork's exported series: a few header fields, the
 ``--- exported from <commit>`` line, then git diffs with ``index`` lines and the function
 name after ``@@``. The same seed gives the same series, byte for byte.
 
 ``DEST`` receives ``patches/NNNN-*.patch``, ``patches/series`` and ``patchkeeper.toml``
-(directory ``vllm``: patch paths are relative to the package, as in the seed), and the
+(directory ``vllm``: patch paths are relative to the package, as in such a fork), and the
 function returns the expected content of every file the series touches.
 """
 

@@ -11,8 +11,8 @@ directories: per entry of the older release, what the maintainers did (*remove*:
 each suggestion is scored against the truth.
 
 The audit before issue 10 is scored too (*before*): the same run with the decision layer of
-:mod:`patchkeeper.runtime.judge` switched off, so that each entry keeps the suggestion of
-:func:`patchkeeper.runtime.drift.decide` alone (the inventory is today's: it also sees the
+:mod:`patchkeeper.runtime.judge.judge` switched off, so that each entry keeps the suggestion of
+:func:`patchkeeper.runtime.judge.drift.decide` alone (the inventory is today's: it also sees the
 registry removals and parameter-module patches issue 10 added, a handful of entries).
 
 Prints per pair the confusion table (rows: truth, columns: suggestion) and the agreement,
@@ -34,18 +34,18 @@ from pathlib import Path
 import tomllib
 from packaging.version import InvalidVersion, Version
 
-from patchkeeper.runtime import audit
-from patchkeeper.runtime.gates import release_version, versions_named
-from patchkeeper.runtime.samecode import find_definition, same_ast
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge.samecode import find_definition, same_ast
+from patchkeeper.runtime.syntax.gates import release_version, versions_named
 from patchkeeper.upstream.fetch import fetch_requirement
 
 try:  # runtime port is measured when this version of patchkeeper has it
-    from patchkeeper.runtime import port
-    from patchkeeper.runtime.inventory import scan_plugin
+    from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+    from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+    from patchkeeper.runtime.port import plan
     from patchkeeper.runtime.settings import resolve_settings
-    from patchkeeper.runtime.upstream import UpstreamTree
 except ImportError:  # the audit before issue 10
-    port = None
+    plan = None
 
 HERE = Path(__file__).resolve().parent
 TRUTHS = HERE / "runtime_history"
@@ -278,12 +278,12 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     [(entry name, class, port's detail)])``."""
     out: Counter = Counter()
     classes: list[tuple[str, str, str]] = []
-    if port is None:
+    if plan is None:
         return out, classes
     settings = resolve_settings(None, plugin=plugin, package="vllm_ascend", patch_directory=None)
     scanned = scan_plugin(settings)
     trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
-    actions, changed = port.port_plan(result, settings.root, trees, scanned.tree)
+    actions, changed = plan.port_plan(result, settings.root, trees, scanned.tree)
     by_entry = {(a.file, a.line, a.target): a for a in actions}
     new_version = release_version(str(uppers[1]), uppers[1])
     for name, truth, _suggested, row, audited in rows:

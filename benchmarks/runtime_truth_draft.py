@@ -42,12 +42,12 @@ from pathlib import Path
 
 import tomllib
 
-from patchkeeper.runtime.drift import upstream_code
-from patchkeeper.runtime.inventory import scan_plugin
-from patchkeeper.runtime.resolve import FOUND, resolve_all
-from patchkeeper.runtime.samecode import find_definition, same_ast
+from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+from patchkeeper.runtime.judge.drift import upstream_code
+from patchkeeper.runtime.judge.samecode import find_definition, same_ast
+from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree, strip_docstrings
 from patchkeeper.runtime.settings import resolve_settings
-from patchkeeper.runtime.upstream import UpstreamTree, strip_docstrings
 from patchkeeper.upstream.fetch import fetch_requirement
 
 #: The vLLM release a plugin release is built against: its Dockerfile's ``ARG VLLM_TAG=vX``.

@@ -97,7 +97,7 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
 @pytest.fixture(autouse=True)
 def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Output shaped as for a pipe: no ``$COLUMNS`` (a shell that exports it would wrap the
-    exact outputs), no colour switch (README, "Terminal output")."""
+    exact outputs), no colour switch (docs/terminal-output.md)."""
     for name in ("COLUMNS", "NO_COLOR", "PATCHKEEPER_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
     # GNU readline (imported by pytest's debugging plugin) exports COLUMNS/LINES into the

@@ -34,12 +34,37 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("upstream", ("patchkeeper.upstream",)),
     ("trees", ("patchkeeper.trees",)),
     ("audit", ("patchkeeper.audit",)),
-    ("ledger", ("patchkeeper.ledger",)),
+    ("ledger", ("patchkeeper.ledger", "patchkeeper.start")),
     ("port", ("patchkeeper.port",)),
     ("runtime, record", ("patchkeeper.runtime", "patchkeeper.record")),
     ("render", ("patchkeeper.render",)),
     ("commands", ("patchkeeper.commands",)),
     ("main", ("patchkeeper.main", "patchkeeper.__main__", "patchkeeper.guard")),
+)
+
+#: Inside the runtime layer, low to high: its plain data, settings and workers, then its
+#: sub-packages, then the remembered JSON the runtime commands start from. Every module of
+#: ``patchkeeper.runtime`` is named here (itself or its sub-package), so a new one is placed
+#: on purpose; the package ``patchkeeper.runtime`` stands for its ``__init__`` alone.
+RUNTIME_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "runtime base",
+        (
+            "patchkeeper.runtime",
+            "patchkeeper.runtime.model",
+            "patchkeeper.runtime.settings",
+            "patchkeeper.runtime.parallel",
+            "patchkeeper.runtime.gc_threshold",
+        ),
+    ),
+    ("syntax", ("patchkeeper.runtime.syntax",)),
+    ("store", ("patchkeeper.runtime.store",)),
+    ("inventory", ("patchkeeper.runtime.inventory",)),
+    ("lookup", ("patchkeeper.runtime.lookup",)),
+    ("judge", ("patchkeeper.runtime.judge",)),
+    ("live", ("patchkeeper.runtime.live",)),
+    ("port", ("patchkeeper.runtime.port",)),
+    ("remembered", ("patchkeeper.runtime.remembered",)),
 )
 
 
@@ -199,6 +224,53 @@ def test_no_import_cycle(source_graph: dict[str, set[str]]) -> None:
 def test_at_most_ten_modules_at_the_top() -> None:
     top = sorted(p.name for p in SOURCE.glob("*.py"))
     assert len(top) <= 10, top
+
+
+def placed_by(module: str, layers: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    """The longest name of ``layers`` that ``module`` is or is under (``""``: none).
+
+    >>> placed_by("patchkeeper.runtime.judge.drift", RUNTIME_LAYERS)
+    'patchkeeper.runtime.judge'
+    """
+    names = [n for _, ns in layers for n in ns if module == n or module.startswith(n + ".")]
+    return max(names, key=len, default="")
+
+
+def runtime_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The part of ``graph`` inside ``patchkeeper.runtime``: its modules and the imports
+    between them."""
+    inside = {m for m in graph if placed_by(m, RUNTIME_LAYERS)}
+    return {m: graph[m] & inside for m in sorted(inside)}
+
+
+def test_every_runtime_module_has_a_runtime_layer() -> None:
+    runtime = [m for m in sorted(module_files(SOURCE)) if m.startswith("patchkeeper.runtime.")]
+    unplaced = [m for m in runtime if placed_by(m, RUNTIME_LAYERS) in ("", "patchkeeper.runtime")]
+    assert runtime and unplaced == [], f"runtime modules in no layer of RUNTIME_LAYERS: {unplaced}"
+
+
+def test_no_upward_import_inside_runtime(source_graph: dict[str, set[str]]) -> None:
+    found = upward_imports(runtime_graph(source_graph), RUNTIME_LAYERS)
+    assert found == [], "runtime imports from a lower layer to a higher one:\n" + "\n".join(found)
+
+
+def test_no_import_cycle_inside_runtime(source_graph: dict[str, set[str]]) -> None:
+    found = cycles(runtime_graph(source_graph))
+    assert found == [], "runtime import cycles:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_runtime_rooms_stay_small() -> None:
+    """At most ten modules directly in ``runtime/`` and none anywhere in it over 600 lines:
+    a module that grows past that is split along its seams, a new one goes into the
+    sub-package whose name says what it holds."""
+    runtime = SOURCE / "runtime"
+    top = sorted(p.name for p in runtime.glob("*.py"))
+    long = {
+        str(p.relative_to(runtime)): n
+        for p in sorted(runtime.rglob("*.py"))
+        if (n := len(p.read_bytes().splitlines())) > 600
+    }
+    assert (len(top) <= 10, long) == (True, {}), (top, long)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ BAD_VALUES = [
         'schema = "dep4"',
         "headers",
         "key 'headers.schema' must be \"ledger\" or \"dep3\", not 'dep4'",
-        '"ledger" reads Kind/What/Upstream/Cut-against/Retires-when (the seed), "dep3" reads '
+        '"ledger" reads Kind/What/Upstream/Cut-against/Retires-when (the ledger schema), "dep3" reads '
         "Debian's DEP-3 fields (Description, Origin, Bug, Forwarded, ...)",
     ),
     (
@@ -202,8 +202,8 @@ def test_a_wrong_value_names_its_line_and_table(
 
 SYNTAX_HINT = (
     '  hint: fix the syntax at column {column}: a value is quoted text ("0.27.1"), a number, '
-    "true/false or a [list]; one key = value per line; a table header is [name] (the README's "
-    "Configuration section shows every key)\n"
+    "true/false or a [list]; one key = value per line; a table header is [name] (the manual's "
+    "configuration page, docs/configuration.md, shows every key)\n"
 )
 
 
@@ -229,7 +229,7 @@ def test_a_toml_syntax_error_names_line_column_and_what_to_do(
 
 
 def test_patchkeeper_toml_and_pyproject_table_in_one_directory(cli, tmp_path) -> None:
-    """The README defines no precedence: neither file is silently ignored."""
+    """Neither file takes precedence: neither is silently ignored."""
     (tmp_path / "patchkeeper.toml").write_text('upstream = "a"\n')
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "d"\n[tool.patchkeeper]\npin = "1"\n'

@@ -48,5 +48,5 @@ def test_no_configuration_found_says_so(cli, tmp_path) -> None:
         f"patchkeeper: error: no patchkeeper configuration here: no patchkeeper.toml, nor a "
         f"pyproject.toml with [tool.patchkeeper], in {tmp_path} or a directory above it",
         "  hint: run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
-        "README's Configuration section shows the keys",
+        "manual's configuration page (docs/configuration.md) shows the keys",
     ]

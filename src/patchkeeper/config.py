@@ -301,7 +301,7 @@ def require_series(config: Config) -> None:
         f"no patchkeeper configuration here: no patchkeeper.toml, nor a pyproject.toml with "
         f"[tool.patchkeeper], in {config.root} or a directory above it",
         hint="run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
-        "README's Configuration section shows the keys",
+        "manual's configuration page (docs/configuration.md) shows the keys",
     )
 
 
@@ -436,7 +436,8 @@ def _syntax_error(path: Path, message: str) -> ConfigError:
         line=line,
         hint=f"fix the syntax at{column or ' the place named'}: a value is quoted text "
         '("0.27.1"), a number, true/false or a [list]; one key = value per line; a table '
-        "header is [name] (the README's Configuration section shows every key)",
+        "header is [name] (the manual's configuration page, docs/configuration.md, shows every "
+        "key)",
     )
 
 
@@ -577,7 +578,7 @@ def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
     ``[tool.patchkeeper]`` table, in ``start`` or a parent; ``(None, {})`` when there is none.
 
     Raises:
-        ConfigError: a directory holds both (the README defines no precedence, so neither is
+        ConfigError: a directory holds both (neither takes precedence, so neither is
             silently ignored), or a file is unreadable or not TOML.
     """
     for directory in (start, *start.parents):

@@ -94,7 +94,9 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     ``run``); printing saves nothing.
     """
     from patchkeeper import render
+    from patchkeeper.progress import clear_note
 
+    clear_note()  # the output takes the place of the last status line
     if markdown is not None or not as_json:
         _load_renderers(result, markdown is not None)
     if markdown is not None:
@@ -397,14 +399,23 @@ def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) ->
         directory = None
     from patchkeeper.progress import set_warning_sink
 
-    set_warning_sink(lambda message: click.echo(f"patchkeeper: warning: {message}", err=True))
+    set_warning_sink(_warn)
     ctx.obj = Settings(config_file, directory)  # load_config resolves it, after any -C
     if sys.stderr.isatty():
         from patchkeeper.progress import set_bar_factory, set_sink
-        from patchkeeper.render.console import progress_bar
+        from patchkeeper.render.console import progress_bar, status_line
 
-        set_sink(lambda message: click.echo(message, err=True))
+        status = status_line(sys.stderr)
+        set_sink(status.show, status.clear)  # notes are transient status lines
         set_bar_factory(progress_bar)
+
+
+def _warn(message: str) -> None:
+    """Print a warning on standard error, in place of the status line if one is shown."""
+    from patchkeeper.progress import clear_note
+
+    clear_note()
+    click.echo(f"patchkeeper: warning: {message}", err=True)
 
 
 # --------------------------------------------------------------------------- the series
@@ -538,14 +549,72 @@ def audit(
 
 
 @cli.command()
+@click.option(
+    "--upstream",
+    metavar="NAME==VERSION",
+    help="The upstream project and the version the series is cut against (default: read "
+    "from debian/changelog, PKG-INFO, pyproject.toml or the git tag).",
+)
+@click.option(
+    "--patches",
+    type=click.Path(path_type=Path),
+    help="The series to use: a series file, or a directory of git format-patch files "
+    "(default: found here).",
+)
+@click.option("--tag", help="Make the series from this git checkout's commits since TAG.")
+@click.option(
+    "--ledger",
+    "ledger_file",
+    default="PATCHES.md",
+    show_default=True,
+    help="The ledger file to write (file in the [ledger] table of the patchkeeper.toml written).",
+)
+@click.option(
+    "--directory",
+    "directory",
+    default="",
+    help="The directory inside the upstream tree that patch paths are relative to "
+    "(directory in the patchkeeper.toml written; default: the tree's root).",
+)
+@json_option
+def init(
+    upstream: str | None,
+    patches: Path | None,
+    tag: str | None,
+    ledger_file: str,
+    directory: str,
+    as_json: bool,
+) -> None:
+    """Start a downstream here from a quilt, Debian or git series; never overwrites."""
+    from patchkeeper.commands import init as command
+
+    result = command.run(
+        Path.cwd(),
+        upstream=upstream,
+        patches=patches,
+        tag=tag,
+        ledger=ledger_file,
+        directory=directory,
+    )
+    emit(result, as_json)
+
+
+@cli.command()
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 with a diff if stale.")
+@click.option(
+    "--pre-commit",
+    "pre_commit",
+    is_flag=True,
+    help="Run as a pre-commit hook: exit 1 when the table was rewritten too, and name "
+    "pre-commit's commands in the messages.",
+)
 @json_option
 @click.pass_obj
-def ledger(settings: Settings, check: bool, as_json: bool) -> None:
+def ledger(settings: Settings, check: bool, pre_commit: bool, as_json: bool) -> None:
     """Write the ledger table from the patch headers (--check: only compare)."""
     from patchkeeper.commands import ledger as command
 
-    emit(command.run(settings.config(), check=check), as_json)
+    emit(command.run(settings.config(), check=check, pre_commit=pre_commit), as_json)
 
 
 @cli.command()
@@ -1134,8 +1203,14 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         click.echo(f"patchkeeper: error: {problem}", err=True)
         return 2
+    from patchkeeper.progress import clear_note, set_sink
+
     try:
-        cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)
+        try:
+            cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)
+        finally:
+            clear_note()  # no status line is left behind, whatever ends the command
+            set_sink(None)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     except PatchkeeperError as exc:

@@ -46,7 +46,7 @@ def test_horizon_table_at_80_columns(cli, example: Example, monkeypatch) -> None
     series = example.downstream / "patches" / "series"
     assert run.code == 1
     head, table, tail = run.out.split("\n\n")
-    # $COLUMNS is set: every line fits it; the head's long paths wrap (README, "Terminal output")
+    # $COLUMNS is set: every line fits it; the head's long paths wrap (docs/terminal-output.md)
     words = (
         f"upgrade horizon of {series} (pin 1.0)\n"
         "releases in minihttp>=1.0: 1.0, 1.1, 1.2\n"

@@ -109,3 +109,26 @@ def test_help_of_a_release_option_names_the_configured_upstream(
             f"({project}==VERSION); a range ('{project}>=A,<B') audits every release in it (the "
             "upgrade horizon). [required]"
         )
+
+
+def test_init_help_names_the_tables_of_the_file_it_writes(
+    cli, example: Example, tmp_path: Path, monkeypatch
+) -> None:
+    """``init`` always writes a ``patchkeeper.toml``: its help names ``[ledger]`` as that file
+    spells it, in a ``patchkeeper.toml`` downstream, a ``pyproject.toml`` one and outside any."""
+    monkeypatch.setenv("COLUMNS", "100")
+    downstream = tmp_path / "downstream"
+    downstream.mkdir()
+    (downstream / "pyproject.toml").write_text('[tool.patchkeeper]\nupstream = "x"\n')
+    for where in (example.downstream, downstream, tmp_path):
+        run = cli("init", "--help", cwd=where)
+        assert run.code == 0
+        assert _option_help(run.out, "--ledger") == (
+            "The ledger file to write (file in the [ledger] table of the patchkeeper.toml "
+            "written). [default: PATCHES.md]"
+        ), where
+        assert _option_help(run.out, "--directory") == (
+            "The directory inside the upstream tree that patch paths are relative to "
+            "(directory in the patchkeeper.toml written; default: the tree's root)."
+        )
+        assert "tool.patchkeeper" not in run.out

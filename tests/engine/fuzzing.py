@@ -1,4 +1,4 @@
-"""A seeded mutation fuzzer for the engine's commands (issue "patchkeeper 10").
+"""A seeded mutation fuzzer for the engine's commands.
 
 A base downstream (a series of real-shaped patches: git modifications with several hunks, a
 creation, a deletion, a rename, a mode change, a ``diff -U0`` patch, a CRLF file, an overlay)

@@ -1,4 +1,4 @@
-"""The fuzz test (issue "patchkeeper 10"): mutated patches, series files and configuration
+"""The fuzz test: mutated patches, series files and configuration
 files through apply/status/verify/unapply/audit never give exit 3 or an exit outside 0/1/2,
 never take over 10 s, and a failed command changes nothing (see ``fuzzing.py``; the long run
 is ``benchmarks/fuzz_engine.py``)."""

@@ -1,4 +1,4 @@
-"""git's own ``git apply`` tests, as a fuzz-0 applier sees them (issue "patchkeeper 10").
+"""git's own ``git apply`` tests, as a fuzz-0 applier sees them.
 
 The scenarios of git's ``t/t41NN-apply-*.sh`` (nonl, boundary, multifrag, reverse, empty,
 removal, filenames, weird filenames, escape, typechange, criss-cross, samemode, ...) are
@@ -7,7 +7,7 @@ directory outside any repository) and through ``patchkeeper apply`` side by side
 
 - ``AGREE``: both succeed with the same files, bytes and executable bits, or both refuse;
   and whatever patchkeeper applies, ``verify`` calls applied and ``unapply`` undoes exactly;
-- a design difference (the README's Limits) pins both tools' exit codes and patchkeeper's
+- a design difference (docs/reliability.md, Limits) pins both tools' exit codes and patchkeeper's
   message, so that the difference cannot change unnoticed.
 """
 
@@ -317,7 +317,7 @@ SCENARIOS: dict[str, Scenario] = {
         u(b"a\nb\nc\n", b"a\nB\nc\n"),
         expect=(1, 1, "different line endings: the file's lines end in CRLF, the patch's in LF"),
     ),
-    # documented differences (README, Limits)
+    # documented differences (docs/reliability.md, Limits)
     "design-already-applied": Scenario(
         {"f": VICTIM.replace(b"m\n", b"M\n")},
         u(VICTIM, VICTIM.replace(b"m\n", b"M\n")),

@@ -1,4 +1,4 @@
-"""Never a traceback (issue "patchkeeper 10"): inputs that crashed with exit 3 are exit 2
+"""Never a traceback: inputs that crashed with exit 3 are exit 2
 with a message naming the file and the line."""
 
 from __future__ import annotations

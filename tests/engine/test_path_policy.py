@@ -1,4 +1,4 @@
-"""The path policy (issue "patchkeeper 10"): refuse, exit 2, nothing written."""
+"""The path policy: refuse, exit 2, nothing written."""
 
 from __future__ import annotations
 

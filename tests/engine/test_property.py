@@ -1,4 +1,4 @@
-"""The symmetry property (issue "patchkeeper 10"): for generated trees and patches, whenever
+"""The symmetry property: for generated trees and patches, whenever
 ``apply`` succeeds, ``verify`` exits 0, ``verify`` on the pristine tree exits 1, and
 ``unapply`` gives back the pristine bytes (and modes), every file and directory.
 

@@ -1,4 +1,4 @@
-"""Apply and undo are symmetric (issue "patchkeeper 10", first part).
+"""Apply and undo are symmetric.
 
 Whatever ``apply`` accepts, ``verify`` and ``status`` call applied and ``unapply`` undoes to
 the pristine bytes; whatever it cannot undo exactly, it refuses.

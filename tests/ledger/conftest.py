@@ -109,7 +109,7 @@ def upstream(tmp_path: Path, upstream_template: Path) -> Path:
 
 @pytest.fixture
 def topics(upstream: Path, topics_template: Path) -> Path:
-    """The upstream with branch ``work`` checked out: two topic commits in the seed's shape (a
+    """The upstream with branch ``work`` checked out: two topic commits in the series workflow's shape (a
     copy of :func:`topics_template`, in the place of :func:`upstream`)."""
     shutil.rmtree(upstream)
     shutil.copytree(topics_template, upstream, symlinks=True)

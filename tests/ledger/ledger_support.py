@@ -1,4 +1,4 @@
-"""Helpers for the ledger tests: small real git repositories and seed-shaped downstreams."""
+"""Helpers for the ledger tests: small real git repositories and downstreams of the series workflow."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def ledger_body(
     retires: str = "upstream PR",
     prose: str = "",
 ) -> str:
-    """A commit body in the seed's shape: optional prose, then the five ledger headers."""
+    """A commit body of the series workflow: optional prose, then the five ledger headers."""
     head = prose + "\n\n" if prose else ""
     return (
         f"{head}Kind: {kind}\nWhat: {what}\nUpstream: {upstream}\n"

@@ -121,7 +121,7 @@ def test_check_branch_and_lint_against_the_checkout_write_nothing(
     downstream: Path, topics: Path, capsys
 ) -> None:
     """Commands that only read leave the downstream's and the checkout's ``git status``, and
-    the checkout's refs and notes, as they were (issue 12: no writes from read-only commands;
+    the checkout's refs and notes, as they were (a command that only reads writes nothing;
     tests/commands/test_read_only.py covers the example's other commands)."""
     ledger.write_ledger(config_at(downstream))
     git(downstream, "init", "-q")

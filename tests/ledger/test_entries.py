@@ -24,7 +24,7 @@ def _configure(root: Path, table: str) -> None:
 
 @pytest.fixture
 def foreign(tmp_path: Path) -> Path:
-    """Another repository (the seed's flash-attention / pth-flash-attn), two commits."""
+    """Another repository (a vLLM fork's flash-attention / pth-flash-attn), two commits."""
     repo = make_upstream(
         tmp_path / "foreign",
         {

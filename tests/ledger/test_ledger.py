@@ -1,4 +1,4 @@
-"""``patchkeeper ledger [--check]`` and ``patchkeeper retire`` on a seed-shaped downstream."""
+"""``patchkeeper ledger [--check]`` and ``patchkeeper retire`` on a downstream of the series workflow."""
 
 from __future__ import annotations
 

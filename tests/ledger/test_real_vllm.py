@@ -1,6 +1,6 @@
 """Export, import and check-branch on a real upstream: the vLLM 0.27.1 sdist as a git repository.
 
-A contributor's clone carries four topic commits in the seed's shape (ledger headers,
+A contributor's clone carries four topic commits in the series workflow's shape (ledger headers,
 ``[qwen38] <topic>`` subjects, a knob registered in ``envs.py`` and read through ``envs``);
 they are exported, linted and tabled, then imported into another clone that never saw those
 commits, exported back and compared byte for byte, also under a hostile git configuration.

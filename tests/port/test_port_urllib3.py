@@ -1,6 +1,6 @@
 """``port`` on the real Debian python-urllib3 series, 1.26.12 -> 1.26.20.
 
-Expected (issue "patchkeeper 3"): the CVE-2023-43804, CVE-2023-45803 and CVE-2024-37891
+Expected: the CVE-2023-43804, CVE-2023-45803 and CVE-2024-37891
 patches are upstreamed (43804 because 37891 rewrites its line and is upstream); the Debian-
 only patches and the 2025-2026 CVE patches are carried: clean, offset or merged, or a conflict
 with its cause. The one real conflict is Debian's six patch: 1.26.20 added imports right

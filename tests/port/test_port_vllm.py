@@ -1,4 +1,4 @@
-"""``port`` of a seed-shaped series over real vLLM sdists: 0.27.1 -> 0.28.0 -> 0.32.0.
+"""``port`` of a vLLM fork's series over real vLLM sdists: 0.27.1 -> 0.28.0 -> 0.32.0.
 
 The series (:mod:`vllm_series`) is written at test time on the cached 0.27.1 sdist. At 0.28.0
 one patch is upstream, one conflicts (upstream added ``session_id`` where it adds

@@ -1,6 +1,6 @@
-"""A seed-shaped patch series over the real vLLM 0.27.1 tree, written at test time.
+"""A vLLM fork's patch series over the real vLLM 0.27.1 tree, written at test time.
 
-Six topics in the shape of ``shared/seeds/004`` (prose, then ``Kind``/``What``/``Upstream``/
+Six topics in the series workflow's shape (prose, then ``Kind``/``What``/``Upstream``/
 ``Cut-against``/``Retires-when``, then ``--- exported from <commit>``), each an edit at a
 named anchor line of the unpacked sdist, turned into a diff by git itself. Nothing of vLLM is
 committed: the edits are made on a copy of the cached sdist.

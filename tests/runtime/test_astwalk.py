@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from patchkeeper.runtime.astwalk import nodes, scoped_nodes
+from patchkeeper.runtime.syntax.astwalk import nodes, scoped_nodes
 
 SOURCE = '''
 import os

@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import audit, gates, inventory
-from patchkeeper.runtime.crosscheck import AuditFinding
-from patchkeeper.runtime.drift import Drift
-from patchkeeper.runtime.gates import Gate
-from patchkeeper.runtime.judge import Pending, settle
-from patchkeeper.runtime.upstream import UpstreamTree
+from patchkeeper.runtime.inventory import runtime_inventory as inventory
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge.crosscheck import AuditFinding
+from patchkeeper.runtime.judge.drift import Drift
+from patchkeeper.runtime.judge.judge import Pending, settle
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.syntax import gates
+from patchkeeper.runtime.syntax.gates import Gate
 
 
 @pytest.fixture

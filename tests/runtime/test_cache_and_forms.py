@@ -7,11 +7,13 @@ import os
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import audit, inventory, nameindex
-from patchkeeper.runtime.cache import SummaryCache, cache_root
-from patchkeeper.runtime.file_facts import ScanSettings
-from patchkeeper.runtime.scan import scan_source
-from patchkeeper.runtime.upstream import UpstreamTree
+from patchkeeper.runtime.inventory import runtime_inventory as inventory
+from patchkeeper.runtime.inventory.file_facts import ScanSettings
+from patchkeeper.runtime.inventory.scan import scan_source
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.lookup import nameindex
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.store.cache import SummaryCache, cache_root
 
 
 def _config(plugin: Path):
@@ -326,7 +328,7 @@ def test_prefetched_plugin_facts_equal_facts_scanned_one_by_one(
     """The facts the worker processes send back (records) are the facts one process scans,
     and a module prefetched but never asked for stays out of ``facts``."""
     from patchkeeper.runtime import parallel
-    from patchkeeper.runtime.plugin import PluginTree
+    from patchkeeper.runtime.inventory.plugin import PluginTree
     from patchkeeper.runtime.settings import resolve_settings
 
     settings = resolve_settings(_config(runtime_trees / "plugin"))
@@ -351,7 +353,7 @@ def test_prefetched_upstream_summaries_equal_summaries_parsed_one_by_one(
     """The summaries the worker processes send back equal the ones :meth:`summary` parses
     in this process, for every module the lookups of the targets start in."""
     from patchkeeper.runtime import parallel
-    from patchkeeper.runtime.resolve import target_modules
+    from patchkeeper.runtime.lookup.resolve import target_modules
 
     root = runtime_trees / "upstream-2.0"
     alone = UpstreamTree(root, ("tinyup",))

@@ -16,7 +16,7 @@ import venv
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import check
+from patchkeeper.runtime.live import check
 
 
 def _environment(tmp_path: Path, runtime_trees: Path) -> tuple[Path, Path]:

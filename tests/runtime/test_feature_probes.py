@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from patchkeeper.runtime.feature_probes import Probe, has_attribute, probes
+from patchkeeper.runtime.judge.feature_probes import Probe, has_attribute, probes
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import (
     Activation,
     ActivationStatus,
@@ -15,8 +16,7 @@ from patchkeeper.runtime.model import (
     Mechanism,
     PatchEntry,
 )
-from patchkeeper.runtime.names import Binding
-from patchkeeper.runtime.upstream import UpstreamTree
+from patchkeeper.runtime.syntax.names import Binding
 
 TABLE = {"Request": Binding("hup.request.Request", "hup.request"), "hup": Binding("hup", "hup")}
 

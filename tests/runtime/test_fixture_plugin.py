@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import audit, inventory, samecode
+from patchkeeper.runtime.inventory import runtime_inventory as inventory
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge import samecode
 from patchkeeper.runtime.settings import resolve_settings
 
 
@@ -330,7 +332,7 @@ def test_runtime_text_fits_80_columns_word_for_word(
     runtime_trees: Path, cli, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
     """With ``$COLUMNS`` the long entry lines wrap at words under themselves; without it (a
-    pipe) each stays one line (README, "Terminal output")."""
+    pipe) each stays one line (docs/terminal-output.md)."""
     args = ["runtime", command]
     if command == "audit":
         args += ["--from", str(runtime_trees / "upstream-1.0")]

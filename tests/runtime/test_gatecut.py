@@ -1,9 +1,9 @@
-"""Cutting version gates that change between two releases (runtime/gatecut.py), on texts in
+"""Cutting version gates that change between two releases (runtime/port/gatecut.py), on texts in
 the shape of a vllm-ascend patch file and copy."""
 
 from __future__ import annotations
 
-from patchkeeper.runtime.gatecut import Cut, cut_gates
+from patchkeeper.runtime.port.gatecut import Cut, cut_gates
 
 IMPORT_GATE = """from vllm.model_executor.layers.mamba.gdn import GatedDeltaNetAttention
 

@@ -4,7 +4,7 @@ text (many needles: a file defining thousands of functions)."""
 
 from __future__ import annotations
 
-from patchkeeper.runtime.edge_lines import MANY_NEEDLES, hot_lines
+from patchkeeper.runtime.inventory.edge_lines import MANY_NEEDLES, hot_lines
 
 #: Needles inside longer names, in strings, after a dot, at the end of the text, with CR
 #: line ends; a dotted needle (not a word) and a name with a non-ASCII letter.

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import inventory
+from patchkeeper.runtime.inventory import runtime_inventory as inventory
 
 ENTRY_POINTS = "[tinyup.general_plugins]\nmetaplug = metaplug:register\n\n[console_scripts]\nmp = metaplug:main\n"
 

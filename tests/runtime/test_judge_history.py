@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import audit
-from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.noise import (
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.judge.noise import (
     cosmetic_reason,
     outside_copy_reason,
     removal_only_reason,

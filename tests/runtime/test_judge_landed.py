@@ -1,4 +1,4 @@
-"""Changes upstream took in (:mod:`patchkeeper.runtime.landed`), on the ``landed`` fixture
+"""Changes upstream took in (:mod:`patchkeeper.runtime.judge.landed`), on the ``landed`` fixture
 (plugin ``lplug``, upstream ``lup`` 1.0 -> 2.0): exact decisions and first evidence
 sentences, found on the vllm-ascend history (a backport whose parameter landed, an
 attribute upstream now sets itself, a constant and a helper module's class upstream now
@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import audit
-from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.landed import attribute_landed, signature_landed
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.judge.landed import attribute_landed, signature_landed
 
 STALE = (
     "the replacement's parameters (self, request, tokens, is_stale: bool=False) differed "

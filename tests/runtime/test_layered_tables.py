@@ -9,10 +9,10 @@ import ast
 
 import pytest
 
-from patchkeeper.runtime import names
-from patchkeeper.runtime.file_facts import ScanSettings, to_record
-from patchkeeper.runtime.names import Binding, Overlay
-from patchkeeper.runtime.scan import scan_source
+from patchkeeper.runtime.inventory.file_facts import ScanSettings, to_record
+from patchkeeper.runtime.inventory.scan import scan_source
+from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax.names import Binding, Overlay
 
 MODULE = "plug.patch.shadow"
 SETTINGS = ScanSettings("plug", (), "plug.patch")

@@ -1,12 +1,13 @@
-"""Settling the conflicts of a copy's merge that differ only in layout (runtime/layoutmerge.py),
+"""Settling the conflicts of a copy's merge that differ only in layout (runtime/port/layoutmerge.py),
 through ``merge_copy`` and real ``git merge-file``; the copy is formatted at 120 columns as
 vllm-ascend formats its copies, upstream at 88."""
 
 from __future__ import annotations
 
-from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.layoutmerge import settle, words
-from patchkeeper.runtime.port import Labels, merge_copy
+from patchkeeper.port.merge import Labels
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.port.copies import merge_copy
+from patchkeeper.runtime.port.layoutmerge import settle, words
 
 OLD = """def forward(self, positions, hidden_states, residual):
     for layer in self.layers:

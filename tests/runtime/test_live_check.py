@@ -14,7 +14,7 @@ import pytest
 from json_schema_check import output
 from patchkeeper import __version__
 from patchkeeper.config import load_config
-from patchkeeper.runtime import check
+from patchkeeper.runtime.live import check
 
 
 @pytest.mark.network

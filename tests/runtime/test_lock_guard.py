@@ -12,7 +12,7 @@ import pytest
 
 from patchkeeper.config import load_config
 from patchkeeper.guard import Difference, GuardError, GuardWarning, check, differences
-from patchkeeper.runtime import lock
+from patchkeeper.runtime.live import lock
 
 
 def _lock(work: Path) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from tinyplug import HEADER, copy_releases, versions, write_plugin
 
-from patchkeeper.runtime.module_constants import module_constants
+from patchkeeper.runtime.inventory.module_constants import module_constants
 
 #: vllm-hi's ``common/rpc.py``: the names of the methods the plugin adds, outside the
 #: patch directory.
@@ -288,7 +288,7 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
 def test_live_probe_does_not_evaluate_a_computed_key() -> None:
     # The probe evaluated every key as a literal: a computed key (a name of the plugin's
     # code) raised NameError in the audited interpreter and `runtime check` printed nothing.
-    from patchkeeper.runtime.probe import check_entry
+    from patchkeeper.runtime.live.probe import check_entry
 
     entry = {
         "file": "plug/patch/p_modules.py",
@@ -312,8 +312,8 @@ def test_live_probe_does_not_evaluate_a_computed_key() -> None:
 
 
 def test_file_facts_keep_constants_and_named_entries_through_the_cache_record() -> None:
-    from patchkeeper.runtime.file_facts import ScanSettings, from_record, to_record
-    from patchkeeper.runtime.scan import scan_source
+    from patchkeeper.runtime.inventory.file_facts import ScanSettings, from_record, to_record
+    from patchkeeper.runtime.inventory.scan import scan_source
 
     settings = ScanSettings("plug", patch_package="plug.patch")
     facts = scan_source(

@@ -1,5 +1,5 @@
 """Upstream's module-level names that a copy living in another module reaches through their
-module (runtime/renames.py: ``qualified_names``, ``qualify``), written so in both upstream
+module (runtime/port/renames.py: ``qualified_names``, ``qualify``), written so in both upstream
 sides before the merge, through ``merge_copy`` and real ``git merge-file``. The shape is
 vLLM 0.27.1's ``preprocess_mamba`` (upstream wrapped its ``collect_mamba_copy_meta`` call in
 a branch) and the NPU copy of it that calls ``mamba_utils.collect_mamba_copy_meta``,
@@ -7,10 +7,10 @@ written for this test."""
 
 from __future__ import annotations
 
-from patchkeeper.port.merge import merge_file
-from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.port import Labels, merge_copy
-from patchkeeper.runtime.renames import module_aliases, qualified_names, qualify
+from patchkeeper.port.merge import Labels, merge_file
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.port.copies import merge_copy
+from patchkeeper.runtime.port.renames import module_aliases, qualified_names, qualify
 
 OLD = """def preprocess(batch, requests, copy_bufs):
     for i, req_id in enumerate(batch.req_ids):

@@ -1,4 +1,4 @@
-"""Summaries read ahead of the static lookups (:func:`patchkeeper.runtime.resolve.read_ahead`):
+"""Summaries read ahead of the static lookups (:func:`patchkeeper.runtime.lookup.resolve.read_ahead`):
 the modules a lookup reaches through imports, re-exports and base classes are summarized on
 the workers of the running pool, and every resolution is the one of lookups that parse each
 module when they reach it."""
@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from patchkeeper.runtime import parallel, resolve, upstream
-from patchkeeper.runtime.upstream import UpstreamTree
+from patchkeeper.runtime import parallel
+from patchkeeper.runtime.lookup import resolve
+from patchkeeper.runtime.lookup import upstream_tree as upstream
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 
 TREE = {
     "up/__init__.py": "",

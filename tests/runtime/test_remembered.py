@@ -15,7 +15,7 @@ import pytest
 from patchkeeper.jsonable import JsonReady, joined_json, raw_json, to_jsonable
 from patchkeeper.render import render_json
 from patchkeeper.runtime import remembered
-from patchkeeper.runtime.cache import cache_root
+from patchkeeper.runtime.store.cache import cache_root
 
 #: Long enough ago not to be "racily" recent (remembered.RACY_SECONDS).
 AN_HOUR_AGO = time.time() - 3600
@@ -209,7 +209,7 @@ def test_the_envelope_of_a_ready_result_is_the_envelope_of_the_result(
 ) -> None:
     from patchkeeper.config import load_config
     from patchkeeper.record import evidence_store
-    from patchkeeper.runtime.audit import audit_runtime
+    from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
     plugin = aged / "plugin"
     trees = {"old": str(aged / "upstream-1.0"), "new": str(aged / "upstream-2.0")}

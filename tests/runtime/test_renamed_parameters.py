@@ -1,14 +1,15 @@
 """A parameter upstream renamed, carried into a copy before the merge
-(runtime/renames.py), and parentheses a formatter dropped once the renamed line fit
-(runtime/layoutmerge.py), through ``merge_copy`` and real ``git merge-file``. The shape is
+(runtime/port/renames.py), and parentheses a formatter dropped once the renamed line fit
+(runtime/port/layoutmerge.py), through ``merge_copy`` and real ``git merge-file``. The shape is
 vLLM 0.28.0's ``gumbel_sample`` (``output_processed_logits_col`` became
 ``logits_cache_col``) and the NPU copy of it, written for this test."""
 
 from __future__ import annotations
 
-from patchkeeper.runtime.drift import Code
-from patchkeeper.runtime.port import Labels, merge_copy
-from patchkeeper.runtime.renames import rename, renamed_parameters
+from patchkeeper.port.merge import Labels
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.port.copies import merge_copy
+from patchkeeper.runtime.port.renames import rename, renamed_parameters
 
 OLD = """def sample(
     logits: Tensor,

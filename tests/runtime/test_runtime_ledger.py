@@ -3,7 +3,7 @@ assignment inside the backquotes, sections whose targets are not recognised, fil
 
 from __future__ import annotations
 
-from patchkeeper.runtime.headers import LedgerItem, check_ledger, parse_ledger
+from patchkeeper.runtime.inventory.patch_headers import LedgerItem, check_ledger, parse_ledger
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 
 LEDGER = """\

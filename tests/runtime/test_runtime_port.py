@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import port
+from patchkeeper.runtime.port import runtime_port as port
 
 MERGED_CREATE = """@patch("tinyup.scheduler", "Scheduler.create")
 @classmethod

@@ -11,7 +11,8 @@ import ast
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import port
+from patchkeeper.runtime.port import overrides
+from patchkeeper.runtime.port import runtime_port as port
 
 UPSTREAM_OLD = """class Model:
     def forward(self, positions, hidden_states):
@@ -329,8 +330,8 @@ def test_an_extending_override_missing_a_new_parameter_is_left_by_hand(
 def test_calls_super_needs_the_overridden_name() -> None:
     source = "def compute(self, idx):\n    return super().compute(idx)\n"
     other = "def compute(self, idx):\n    return super().gather(idx)\n"
-    assert port.calls_super(ast.parse(source).body[0]) is True
-    assert port.calls_super(ast.parse(other).body[0]) is False
+    assert overrides.calls_super(ast.parse(source).body[0]) is True
+    assert overrides.calls_super(ast.parse(other).body[0]) is False
 
 
 def test_a_conflict_still_names_the_extending_override_missing_a_parameter(

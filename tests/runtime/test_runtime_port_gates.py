@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import port
+from patchkeeper.runtime.port import runtime_port as port
 
 UPSTREAM_OLD = """class Model:
     def forward(self, positions, hidden_states, residual):

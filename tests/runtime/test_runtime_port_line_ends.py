@@ -18,7 +18,7 @@ import pytest
 from test_runtime_port_gates import EXPECTED_DIFF, PLUGIN_FILES, UPSTREAM_NEW, UPSTREAM_OLD
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import port
+from patchkeeper.runtime.port import runtime_port as port
 
 
 def _write(root: Path, files: dict[str, str], newline: str = "\n") -> None:

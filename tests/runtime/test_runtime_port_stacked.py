@@ -10,8 +10,8 @@ import ast
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import port
-from patchkeeper.runtime.bases import derives_from
+from patchkeeper.runtime.port import runtime_port as port
+from patchkeeper.runtime.port.bases import derives_from
 
 UPSTREAM_OLD = """class Table:
     def __init__(self, rows):

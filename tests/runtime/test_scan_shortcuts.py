@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from corpus import sdist_tree
-from patchkeeper.runtime import names
-from patchkeeper.runtime.file_facts import ScanSettings, to_record
-from patchkeeper.runtime.scan import scan_source
+from patchkeeper.runtime.inventory.file_facts import ScanSettings, to_record
+from patchkeeper.runtime.inventory.scan import scan_source
+from patchkeeper.runtime.syntax import names
 
 SETTINGS = ScanSettings("plug", (), "plug.patch")
 

@@ -17,7 +17,7 @@ import venv
 from pathlib import Path
 
 from patchkeeper.config import load_config
-from patchkeeper.runtime import check
+from patchkeeper.runtime.live import check
 
 SCHEDULER = "metaplug/patch/bugfix/fix_scheduler.py"
 CONFLICTED = """@patch("tinyup.scheduler", "Scheduler.schedule")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from corpus import sdist_tree
-from patchkeeper.runtime import audit, inventory
+from patchkeeper.runtime.inventory import runtime_inventory as inventory
+from patchkeeper.runtime.judge import runtime_audit as audit
 
 #: (file, line, mechanism, target) read by hand in the sdist.
 SAMPLE = [

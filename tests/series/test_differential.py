@@ -1,6 +1,6 @@
 """Differential tests: patchkeeper's engine against GNU ``patch -p1 --fuzz 0``.
 
-Issue "patchkeeper 1" asks for generated file pairs turned into unified diffs and applied by
+Generated file pairs are turned into unified diffs and applied by
 both tools, which must agree on success or failure and, on success, give identical bytes.
 The diffs are real GNU diffutils output (``diff -U N``, N from 0 to 5); the files mix repeated
 lines (so offsets are ambiguous), CRLF and LF endings, lines that look like diff syntax, empty
@@ -168,7 +168,7 @@ def single_file_case(
         event("a hunk applied at an offset")
     if gnu_ok and not outcome.ok and zero_context_refusals(outcome):
         # patchkeeper's one designed difference: a hunk without context (diff -U0) applies
-        # only at its header's line, where GNU patch searches offsets (README, Limits)
+        # only at its header's line, where GNU patch searches offsets (docs/reliability.md, Limits)
         event("a hunk without context at an offset: refused")
         return patch, (gnu_ok, gnu_bytes), (gnu_ok, gnu_bytes)
     return patch, (gnu_ok, gnu_bytes), (outcome.ok, pk_bytes)
@@ -176,7 +176,7 @@ def single_file_case(
 
 def zero_context_refusals(outcome) -> bool:
     """Whether every hunk that failed has no context and occurs, whole, somewhere else, or
-    leaves its last line without a newline where other lines follow (README, Limits)."""
+    leaves its last line without a newline where other lines follow (docs/reliability.md, Limits)."""
     return all(
         (
             not failure.hunk.has_context
@@ -392,14 +392,14 @@ def test_several_files_agree_with_gnu_patch(
         write_tree(work / "gnu-offsets", target)
         no_context_offset = gnu_offsets(work / "gnu-offsets", downstream / "case.patch")
     if context == 0 and gnu_ok and result.outcome == PARTIAL:
-        # README, Limits: a context-free hunk whose new lines are at its place and whose old
+        # docs/reliability.md, Limits: a context-free hunk whose new lines are at its place and whose old
         # lines occur nowhere counts as applied, so the series is partially applied and
         # apply refuses
         event("a hunk without context whose lines are there: partially applied")
         assert snapshot(work / "pk") == pristine, "a refused apply changed the target"
         return
     if no_context_offset or (gnu_ok and not ours_ok and refused_for_no_context(result)):
-        event("a hunk without context at an offset: refused")  # README, Limits
+        event("a hunk without context at an offset: refused")  # docs/reliability.md, Limits
         assert snapshot(work / "pk") == pristine, "a failed apply changed the target"
         return
     assert ours_ok == gnu_ok, f"verdicts differ ({verdicts}) for\n{patch!r}"

@@ -1,4 +1,4 @@
-"""Header fields: the seed's ledger schema, DEP-3, git mail headers, Yocto; in-place rewrites."""
+"""Header fields: the ledger schema, DEP-3, git mail headers, Yocto; in-place rewrites."""
 
 from __future__ import annotations
 

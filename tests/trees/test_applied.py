@@ -73,7 +73,7 @@ def test_context_free_deletion_is_applied_only_when_its_lines_are_gone(pristine:
     (state,) = series_state(still_there, [deletion], pristine).patches
     assert state.state == NOT_APPLIED
     # Its context-free insertion's line is at its place, but an empty pre-image occurs
-    # everywhere, so that shows nothing (README, Limits): undoing the whole patch does not
+    # everywhere, so that shows nothing (docs/reliability.md, Limits): undoing the whole patch does not
     # give the pristine file, and nothing of it is taken as applied.
     half = workspace({"f": b"a\nb\nnew\nc\nd\ne\n", "g": b"x\ny\n"})
     result = series_state(half, [deletion], pristine)

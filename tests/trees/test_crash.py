@@ -1,6 +1,6 @@
 """A process killed at any moment of ``apply`` or ``unapply`` leaves no torn target.
 
-Issue "patchkeeper 1", Safety: after a kill the target is as before or fully done, or holds a
+After a kill the target is as before or fully done, or holds a
 journal that the next patchkeeper command rolls back before doing anything else. Two kinds of
 kill, both with ``SIGKILL`` on a real ``python -m patchkeeper`` process:
 

@@ -1,4 +1,4 @@
-"""Safety (issue "patchkeeper 1"): no write outside the target, a lock, read-only targets.
+"""Safety: no write outside the target, a lock, read-only targets.
 
 - A patch path that escapes the target (``..``, absolute, through a symlink that points
   outside) is refused before anything is written, inside or outside the target.

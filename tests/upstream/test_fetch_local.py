@@ -301,14 +301,14 @@ class TerminalStream(io.StringIO):
 
 
 def test_a_download_and_its_unpacking_show_progress_on_a_terminal(local_index, tar_bytes):
-    """README, "Terminal output": a download's bar counts bytes, unpacking counts members."""
+    """docs/terminal-output.md, Progress: a download's bar counts bytes, unpacking counts members."""
     from patchkeeper import progress
     from patchkeeper.render.console import progress_bar
 
     data = demo_sdist(tar_bytes)
     local_index.publish("pk-demo", "pk_demo-1.0.tar.gz", data)
     stream = TerminalStream()
-    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream))
+    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream, delay=0))
     try:
         fetch_requirement("pk-demo==1.0")
     finally:

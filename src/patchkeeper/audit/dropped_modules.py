@@ -1,5 +1,5 @@
-"""A patch that only swaps imports of a module upstream has since dropped (issue "patchkeeper
-6", class 1: the fix is upstream as the module's removal).
+"""A patch that only swaps imports of a module upstream has since dropped (the fix is upstream
+as the module's removal).
 
 Downstream series often de-bundle: they replace imports of a vendored copy
 (``from .packages import six``) by imports of the system's module (``import six``). When the

@@ -1,5 +1,5 @@
 """A patch whose target files are gone: judge what exists, and each gone file by where its
-content went (issue "patchkeeper 6", classes 4 and 6).
+content went.
 
 Upstream deletes, splits and moves files (a test module split in two, ``python3/pkg/`` moved
 to ``pkg/``, a documentation template dropped). One gone file must not stop the audit of the
@@ -85,11 +85,11 @@ def renamed(patch: Patch, renames: dict[str, str], dropped: Iterable[str]) -> Pa
                 old = None if diff.old_path is None else new
             files.append(replace(diff, old_path=old, new_path=new))
             continue
-        new = renames.get(diff.old_path or "")
-        if new is None:
+        moved = renames.get(diff.old_path or "")
+        if moved is None:
             files.append(diff)
             continue
-        files.append(replace(diff, old_path=new, new_path=new if diff.new_path else None))
+        files.append(replace(diff, old_path=moved, new_path=moved if diff.new_path else None))
     return replace(patch, files=tuple(files))
 
 

@@ -193,7 +193,7 @@ def in_range(requirement: Requirement, versions: Sequence[str]) -> list[str]:
 
     specifier = requirement.specifier
     pre = any(Version(s.version.rstrip(".*")).is_prerelease for s in specifier if _parses(s))
-    parsed = {}
+    parsed: dict[Version, str] = {}
     for text in versions:
         try:
             parsed.setdefault(Version(text), text)

@@ -462,14 +462,14 @@ def _moved_hunk(
         pin_state = pin.state(path) if pin is not None else None
         pin_lines += pin_state.lines if pin_state is not None else ()
     there = _hunk_status(state.lines, status.path, hunk, pin_lines or None)
-    moved = {"moved_to": other, "moved_found": count, "moved_total": len(distinct)}
+    moved = replace(status, moved_to=other, moved_found=count, moved_total=len(distinct))
     if there.status == PRESENT:
         how = f"{there.how} in {other}"
-        return replace(status, status=PRESENT, line=there.line, how=how, evidence=None, **moved)
+        return replace(moved, status=PRESENT, line=there.line, how=how, evidence=None)
     if there.status == APPLIES:
-        return replace(status, moved_line=there.line, **moved)
+        return replace(moved, moved_line=there.line)
     closest = closest_match(state.lines, hunk.pre_image, 1)
-    return replace(status, moved_line=closest.line if closest else None, **moved)
+    return replace(moved, moved_line=closest.line if closest else None)
 
 
 def hunk_statuses(

@@ -1,12 +1,12 @@
 """Release-note evidence: does the new release's changelog name the patch's fix?
 
-Issue "patchkeeper 6", class 7. A backport usually says what it backports: a CVE id, an
-upstream bug or pull-request number, in DEP-3's ``Origin``, ``Bug``/``Bug-<Vendor>``,
-``Applied-Upstream``, the seed's ``Upstream``, the subject or the file name
-(``0016-CVE-2024-39614.patch``, ``Fixed #32690 -- ...``). Upstream's changelog names the
-same id when the release carries the fix. A mention counts only when it is new: the same id
-in the old release's changelog is about an earlier release (a CVE fixed twice, a bug number
-reused in a list of older releases), so it is no evidence.
+A backport usually says what it backports: a CVE id, an upstream bug or pull-request number, in
+DEP-3's ``Origin``, ``Bug``/``Bug-<Vendor>``, ``Applied-Upstream``, the ledger schema's
+``Upstream``, the subject or the file name (``0016-CVE-2024-39614.patch``, ``Fixed #32690 --
+...``). Upstream's changelog names the same id when the release carries the fix. A mention
+counts only when it is new: the same id in the old release's changelog is about an earlier
+release (a CVE fixed twice, a bug number reused in a list of older releases), so it is no
+evidence.
 
 References are read by patterns that hold across trackers: ``CVE-YYYY-NNNN``; ``#NUMBER``,
 ``gh-NUMBER``, ``bpo-NUMBER``; ``/issues/NUMBER``, ``/pull/NUMBER``, ``/pulls/NUMBER``,
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from patchkeeper.series.headers import parse_headers
 from patchkeeper.series.model import Patch
 
-#: Header fields that name upstream's fix (DEP-3, the seed's ledger schema).
+#: Header fields that name upstream's fix (DEP-3, the ledger schema).
 FIELDS = ("Origin", "Bug", "Applied-Upstream", "Upstream", "Subject", "Description", "Forwarded")
 
 _CVE = re.compile(r"\bCVE[-_ ](\d{4})[-_](\d{4,7})\b", re.IGNORECASE)

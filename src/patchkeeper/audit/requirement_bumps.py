@@ -1,8 +1,7 @@
 """A configuration hunk that raises a requirement's minimum version (``"Pygments>=2.12"`` to
-``"Pygments>=2.13"``) is upstream when the new release requires at least that version
-itself (``"Pygments>=2.17"``): upstream raised the same floor further (issue "patchkeeper 6",
-class 1 for configuration). A hunk that lowers or relaxes a requirement is never judged so:
-upstream requiring more is the opposite of what it wants.
+``"Pygments>=2.13"``) is upstream when the new release requires at least that version itself
+(``"Pygments>=2.17"``): upstream raised the same floor further. A hunk that lowers or relaxes a
+requirement is never judged so: upstream requiring more is the opposite of what it wants.
 
 Requirement lines are read with :mod:`packaging.requirements` (PEP 508), quotes and a
 trailing comma removed, as ``pyproject.toml``, ``setup.cfg`` and ``requirements*.txt`` write
@@ -47,12 +46,12 @@ def raised_further(lines: Sequence[bytes], hunk: Hunk) -> bool:
     if not added:
         return False
     there: dict[str, Version] = {}
-    for line in lines:
-        found = minimum(line)
+    for text in lines:
+        found = minimum(text)
         if found is not None:
             there[found[0]] = max(found[1], there.get(found[0], found[1]))
-    for line in added:
-        found = minimum(line)
+    for text in added:
+        found = minimum(text)
         if found is None:
             return False
         name, floor = found

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from patchkeeper.audit.shares import file_shares
+from patchkeeper.audit.hunk_verdicts import FAILS
+from patchkeeper.audit.shares import file_shares, share_text
 from patchkeeper.audit.upstreamed import written_differently
 from patchkeeper.audit.verdicts import (
     BLOCKED,
     CONFLICT,
-    FAILS,
     PARTIALLY_UPSTREAMED,
     TARGET_GONE,
     UPSTREAMED,
@@ -28,7 +28,6 @@ from patchkeeper.audit.verdicts import (
     PatchVerdict,
     judge_unfinished,
     remember_failure,
-    share_text,
     with_action,
 )
 from patchkeeper.series.engine import Workspace

@@ -1,12 +1,11 @@
 """How much of a patch's added lines the new release already has, weighed against the old pin.
 
-Issue "patchkeeper 6", class 1: when upstream rewrote a fix, its hunks fail at fuzz 0 while
-most of its lines are in the new release, some spelled differently. Only lines the old pin
-lacks count (a line already there at the pin proves nothing); a line counts when the new
-release has it in the same file (reformatting allowed:
-:class:`patchkeeper.series.substantive_lines.FileIndex`),
-where the file's content moved, in another file of the tree that lacked it at the pin (the
-tree's line index, one pass), or spelled differently (:func:`respelled_as`).
+When upstream rewrote a fix, its hunks fail at fuzz 0 while most of its lines are in the new
+release, some spelled differently. Only lines the old pin lacks count (a line already there at
+the pin proves nothing); a line counts when the new release has it in the same file
+(reformatting allowed: :class:`patchkeeper.series.substantive_lines.FileIndex`), where the
+file's content moved, in another file of the tree that lacked it at the pin (the tree's line
+index, one pass), or spelled differently (:func:`respelled_as`).
 """
 
 from __future__ import annotations
@@ -122,14 +121,15 @@ def _same_name(a: bytes, b: bytes) -> bool:
     return a != b and a.strip(b"_") == b.strip(b"_") and bool(a.strip(b"_"))
 
 
-def _respelling(matcher: SequenceMatcher, wanted: list[bytes], pin: bytes) -> bool:
-    """Whether the candidate (``matcher``'s first sequence) is ``wanted`` respelled: at most
+def _respelling(
+    matcher: SequenceMatcher[bytes], candidate: list[bytes], wanted: list[bytes], pin: bytes
+) -> bool:
+    """Whether ``candidate`` (``matcher``'s first sequence) is ``wanted`` respelled: at most
     :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and every token of
     ``wanted`` that the candidate lacks already at the pin (``pin``: its bytes). A token the
     patch introduces (a new name, a new string) is what the change is about; upstream
     writing another one there is another change."""
     changed_a = changed_b = 0
-    candidate = matcher.a
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op == "equal":
             continue
@@ -194,8 +194,8 @@ def respelled_as(
     pin_index = file_index(pin.lines)
     pin_bytes = pin.data
     keys = _keys(wanted, pin_bytes)
-    matcher = SequenceMatcher(autojunk=False)
-    matcher.set_seq2(wanted)
+    empty: list[bytes] = []
+    matcher = SequenceMatcher(None, empty, wanted, autojunk=False)
     best: tuple[float, bytes] | None = None
     for candidate in new.lines:
         if not any(key in candidate for key in keys):
@@ -203,13 +203,14 @@ def respelled_as(
         text = substantive(candidate)
         if text is None:
             continue
-        matcher.set_seq1(_names(tokens(text)))
+        names = _names(tokens(text))
+        matcher.set_seq1(names)
         if matcher.real_quick_ratio() < ratio or matcher.quick_ratio() < ratio:
             continue
         score = matcher.ratio()
         if score < ratio or (best is not None and score <= best[0]):
             continue
-        if _respelling(matcher, wanted, pin_bytes) and not pin_index.has(text):
+        if _respelling(matcher, names, wanted, pin_bytes) and not pin_index.has(text):
             best = (score, text)
     return best[1].decode("utf-8", "replace") if best else None
 

@@ -30,11 +30,12 @@ def run(
     default: the one that asks for this audit).
 
     Returns:
-        The :class:`patchkeeper.runtime.audit.RuntimeAudit` with its JSON, or the JSON a
-        previous run wrote from the same unchanged files (:mod:`patchkeeper.runtime.
-        remembered`; the result object is then computed only when asked for).
+        The :class:`~patchkeeper.runtime.judge.runtime_audit.RuntimeAudit` with its JSON, or
+        the JSON a previous run wrote from the same unchanged files
+        (:mod:`patchkeeper.runtime.remembered`; the result object is then computed only when
+        asked for).
 
-    Raises: as :func:`patchkeeper.runtime.audit.audit_runtime`.
+    Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(old, "--from", upstream, source)

@@ -9,7 +9,7 @@ from pathlib import Path
 from patchkeeper.commands.common import command_line
 from patchkeeper.config import Config
 from patchkeeper.record import evidence_store
-from patchkeeper.runtime.check import LiveCheck, check_live
+from patchkeeper.runtime.live.check import LiveCheck, check_live
 
 
 def run(
@@ -27,7 +27,7 @@ def run(
     and keep the result in the evidence store, with ``argv`` (the command line; default: the
     one that asks for this check).
 
-    Raises: as :func:`patchkeeper.runtime.check.check_live`.
+    Raises: as :func:`patchkeeper.runtime.live.check.check_live`.
     """
     result = check_live(
         config,

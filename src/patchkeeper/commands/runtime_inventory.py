@@ -30,7 +30,7 @@ def run(
         previous run wrote from the same unchanged files (:mod:`patchkeeper.runtime.
         remembered`; the result object is then computed only when asked for).
 
-    Raises: as :func:`patchkeeper.runtime.inventory.take_inventory`.
+    Raises: as :func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory`.
     """
     result = remembered.inventory(
         config, plugin=plugin, package=package, patch_directory=patch_directory

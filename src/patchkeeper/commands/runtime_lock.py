@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.runtime.lock import LockResult, write_lock
+from patchkeeper.runtime.live.lock import LockResult, write_lock
 from patchkeeper.upstream.requirements import check_release_option
 
 
@@ -22,7 +22,7 @@ def run(
     """Write the plugin's lock file at the upstream release ``at`` (a directory or
     ``vllm==X``) to ``output`` (default: ``<patch-directory>/patchkeeper.lock``).
 
-    Raises: as :func:`patchkeeper.runtime.lock.write_lock`.
+    Raises: as :func:`patchkeeper.runtime.live.lock.write_lock`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(at, "--at", upstream, source)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.runtime.port import RuntimePort, port_runtime
+from patchkeeper.runtime.port.runtime_port import RuntimePort, port_runtime
 from patchkeeper.upstream.requirements import check_release_option
 
 
@@ -25,7 +25,7 @@ def run(
     requirements); ``write`` applies the diff to the plugin's files atomically, ``output``
     also writes it to a file.
 
-    Raises: as :func:`patchkeeper.runtime.port.port_runtime`.
+    Raises: as :func:`patchkeeper.runtime.port.runtime_port.port_runtime`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(old, "--from", upstream, source)

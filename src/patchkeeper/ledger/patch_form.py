@@ -136,7 +136,7 @@ def _retext(hunk: Hunk, rule: str, known: dict[bytes, bytes]) -> bytes:
 
 def _texts(diff: FileDiff) -> dict[bytes, bytes]:
     """``{hunk body: header text}`` of a reference section's hunks."""
-    out = {}
+    out: dict[bytes, bytes] = {}
     for hunk in diff.hunks:
         match = HUNK_TEXT.match(hunk.raw.partition(b"\n")[0] + b"\n")
         if match is not None:

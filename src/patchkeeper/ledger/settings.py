@@ -58,8 +58,9 @@ register_section(
             "ledger",
             OneOf(
                 ("ledger", "dep3"),
-                hint='"ledger" reads Kind/What/Upstream/Cut-against/Retires-when (the seed), '
-                '"dep3" reads Debian\'s DEP-3 fields (Description, Origin, Bug, Forwarded, ...)',
+                hint='"ledger" reads Kind/What/Upstream/Cut-against/Retires-when (the ledger '
+                'schema), "dep3" reads Debian\'s DEP-3 fields (Description, Origin, Bug, '
+                "Forwarded, ...)",
             ),
         ),
         "required": (list, None),

@@ -20,7 +20,7 @@ downstream's lock (:mod:`patchkeeper.trees.downstream`): all of them change, or 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -60,6 +60,10 @@ class LedgerResult:
         written: the file was rewritten.
         diff: a unified diff from the file as it is to the file as it should be.
         root: the downstream directory (paths are shown relative to it).
+        pre_commit: run as a pre-commit hook (``--pre-commit``): a rewritten file is a
+            finding too (exit 1), as a formatter's fix is, so that pre-commit stops the commit
+            and the rewritten table is committed with the change; messages name pre-commit's
+            commands.
     """
 
     path: Path
@@ -69,10 +73,12 @@ class LedgerResult:
     written: bool
     diff: str
     root: Path | None = None
+    pre_commit: bool = False
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.check and self.stale else 0
+        """1 when ``--check`` found the table stale, or a pre-commit hook rewrote it; else 0."""
+        return 1 if self.stale and (self.check or self.pre_commit) else 0
 
 
 @dataclass(frozen=True)
@@ -382,7 +388,7 @@ def _read_ledger(settings: LedgerSettings) -> str:
         raise PatchFormatError(f"cannot read the ledger file: {exc.strerror}", path=path) from None
 
 
-def write_ledger(config: Config, *, check: bool = False) -> LedgerResult:
+def write_ledger(config: Config, *, check: bool = False, pre_commit: bool = False) -> LedgerResult:
     """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
 
     Holds the downstream's lock (:func:`patchkeeper.trees.downstream.locked_downstream`), which
@@ -390,14 +396,15 @@ def write_ledger(config: Config, *, check: bool = False) -> LedgerResult:
 
     Returns:
         A :class:`LedgerResult`; with ``check`` nothing is written and ``exit_code`` is 1
-        when the file is stale.
+        when the file is stale; with ``pre_commit`` a rewrite is exit 1 too.
 
     Raises:
         PatchFormatError: the series, a patch or a marker is missing.
         LockError: another patchkeeper process works on the downstream.
     """
     with locked_downstream(config):
-        return update_ledger(config, check=check)
+        result = update_ledger(config, check=check)
+    return replace(result, pre_commit=pre_commit) if pre_commit else result
 
 
 def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:

@@ -19,10 +19,16 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config, read_table
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 #: ``(section, key)`` of a path relative to the configuration's directory, with its default
 #: and when a default is written out: ``"exists"`` (the default file exists), ``"section"``
@@ -62,7 +68,7 @@ def relocate(value: str, old_root: Path, new_root: Path) -> str:
     return Path(os.path.relpath(target, new_root)).as_posix()
 
 
-def carried_table(config: Config, new_root: Path, pin: str, pristine: str | None) -> dict:
+def carried_table(config: Config, new_root: Path, pin: str, pristine: str | None) -> dict[str, Any]:
     """The downstream's configuration table for a series directory at ``new_root``.
 
     Args:
@@ -132,8 +138,6 @@ def carried_text(table: dict[str, Any], comment: str) -> str:
         AssertionError: the text does not read back as ``table`` (a value TOML cannot hold).
     """
     import tomli_w
-
-    from patchkeeper.config import tomllib
 
     text = f"# {comment}\n" + tomli_w.dumps(table)
     assert tomllib.loads(text) == table, "the carried configuration does not read back"

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patchkeeper.audit.gone_files import created_moves
+from patchkeeper.audit.hunk_verdicts import FAILS
 from patchkeeper.audit.series_verdicts import judge_series, register_lines
 from patchkeeper.audit.verdicts import (
     BLOCKED,
     CLEAN,
     CONFLICT,
-    FAILS,
     OFFSET,
     PARTIALLY_UPSTREAMED,
     TARGET_GONE,

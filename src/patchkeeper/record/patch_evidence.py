@@ -25,6 +25,7 @@ runtime: investigate, not-audited           none: a person decides
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -140,7 +141,7 @@ def ledger_plans(path: Path) -> dict[str, str]:
     """``file -> Future Plan`` from a plugin's ledger comment (vllm-ascend's
     ``vllm_ascend/patch/__init__.py``: ``# ** 1. File: platform/patch_x.py**`` headings, each
     with a ``Future Plan:`` paragraph); files are relative to the patch directory."""
-    from patchkeeper.runtime.headers import LEDGER_FILE
+    from patchkeeper.runtime.inventory.patch_headers import LEDGER_FILE
 
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -299,7 +300,7 @@ def current_runtime_keys(config: Config, inventory: dict[str, Any]) -> set[str] 
     """The runtime keys in the plugin's code now (a fresh static scan), or ``None`` when the
     runtime commands are not available to scan with."""
     try:
-        from patchkeeper.runtime.inventory import scan_plugin
+        from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
         from patchkeeper.runtime.settings import resolve_settings
     except ImportError:
         return None
@@ -332,12 +333,12 @@ def _live_states(evidence: dict[str, StoredEvidence]) -> dict[tuple[str, str], s
     }
 
 
-def runtime_removal(verdict: str, activation: str, evidence) -> str:
+def runtime_removal(verdict: str, activation: str, evidence: Sequence[object]) -> str:
     """Why the runtime audit suggests *remove* (``""`` for another verdict): the entry is
     ``"never imported"`` (its activation), its version gate is false at the new release
     (``"dead gate"``), its target is gone from the new upstream (``"target gone"``), or the
     new upstream already has its change (``"upstream"``); read from the activation status
-    and the first evidence sentence, which :mod:`patchkeeper.runtime.judge` writes."""
+    and the first evidence sentence, which :mod:`patchkeeper.runtime.judge.judge` writes."""
     if verdict != Word.REMOVE:
         return ""
     first = str(evidence[0]) if evidence else ""

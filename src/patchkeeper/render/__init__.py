@@ -30,6 +30,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.ledger",
     "patchkeeper.render.port",
     "patchkeeper.render.record",
+    "patchkeeper.render.start",
 )
 
 

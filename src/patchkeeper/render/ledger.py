@@ -11,6 +11,11 @@ from patchkeeper.ledger.lint import LintResult
 from patchkeeper.ledger.table import LedgerResult, RetireResult, escape_cell
 from patchkeeper.render import markdown_renderer, text_renderer
 
+#: The command that rewrites the table where patchkeeper runs from pre-commit's own
+#: environment (the ``patchkeeper-ledger`` hook of ``.pre-commit-hooks.yaml``): the user's
+#: shell may have no ``patchkeeper``. ``--all-files``: the hook runs whatever is staged.
+FIX_HOOK = "'pre-commit run patchkeeper-ledger --all-files'"
+
 
 def shown(path: Path | None, root: Path | None = None) -> str:
     """``path`` relative to the downstream ``root`` when inside it, else as given."""
@@ -34,8 +39,12 @@ def ledger_text(result: LedgerResult) -> str:
     where = shown(result.path, result.root)
     rows = _plural(len(result.rows), "row")
     if result.check and result.stale:
+        fix = FIX_HOOK if result.pre_commit else "'patchkeeper ledger'"
+        return f"{where}: the ledger is stale; run {fix} to rewrite it\n{result.diff}"
+    if result.written and result.pre_commit:
         return (
-            f"{where}: the ledger is stale; run 'patchkeeper ledger' to rewrite it\n{result.diff}"
+            f"{where}: the ledger was stale; rewrote it ({rows}): review it, 'git add "
+            f"{where}' and commit again\n{result.diff}"
         )
     if result.written:
         return f"{where}: wrote the ledger ({rows})"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from patchkeeper.render import payload_renderer, text_renderer
-from patchkeeper.runtime.lock import LockResult
-from patchkeeper.runtime.port import RuntimePort
+from patchkeeper.runtime.live.lock import LockResult
+from patchkeeper.runtime.port.runtime_port import RuntimePort
 
 
 @text_renderer(LockResult)

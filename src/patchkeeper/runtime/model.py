@@ -84,7 +84,7 @@ class PatchEntry:
         allow_missing: the decorator's ``allow_missing`` (``False`` for other mechanisms).
         descriptors: decorators under the patch decorator or wrapping calls around the value
             (``("staticmethod",)``, ``("triton.jit",)``).
-        activation: filled in by :mod:`patchkeeper.runtime.activation`.
+        activation: filled in by :mod:`patchkeeper.runtime.inventory.activation`.
     """
 
     file: str

@@ -6,7 +6,7 @@ are independent, so :func:`map_records` hands them to a pool of worker processes
 usable core, at most :data:`MAX_WORKERS`); a worker parses and scans a file and sends back
 its record as :mod:`marshal` bytes (builtin values only: pickling an AST would cost more
 than parsing it again). The parent stores the bytes as they came in the tree's cache
-(:meth:`patchkeeper.runtime.cache.SummaryCache.put_encoded`), so the records are the ones a
+(:meth:`patchkeeper.runtime.store.cache.SummaryCache.put_encoded`), so the records are the ones a
 warm run reads, and the results are the same as one process's.
 
 The audit's per-entry work (comparing each entry's spans, judging it) reads the parsed

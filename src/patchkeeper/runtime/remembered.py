@@ -43,9 +43,9 @@ from typing import Any
 
 from patchkeeper import __version__
 from patchkeeper.jsonable import JsonReady
-from patchkeeper.runtime import cache
+from patchkeeper.runtime.lookup.targets import tree_root, upstream_root
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
-from patchkeeper.runtime.targets import tree_root, upstream_root
+from patchkeeper.runtime.store import cache
 from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
 
@@ -59,7 +59,7 @@ RACY_SECONDS = cache.RACY_SECONDS
 #: How many remembered results are kept (the others are removed, least recently written first).
 KEEP = 16
 
-#: A path's stat data (:func:`patchkeeper.runtime.cache.file_state`: size, modification and
+#: A path's stat data (:func:`patchkeeper.runtime.store.cache.file_state`: size, modification and
 #: change times, inode), or ``None`` when it is absent.
 State = cache.State | None
 
@@ -132,13 +132,13 @@ def upstream_paths(root: Path, packages: Iterable[str]) -> list[str]:
     return paths
 
 
-def asked(question: tuple) -> str:
+def asked(question: tuple[Any, ...]) -> str:
     """The question (the command and what it is computed with, as builtin values) with
     the interpreter and patchkeeper's version, as the text a store keeps and compares."""
     return repr((FORMAT, __version__, sys.version, question))
 
 
-def store_path(question: tuple) -> Path:
+def store_path(question: tuple[Any, ...]) -> Path:
     """The store of one question, named by the CRC-32 and Adler-32 checksums of
     :func:`asked` (:mod:`zlib`: no cryptographic digest to load on a warm run; two questions
     with the same name only take turns in one store, which keeps the question it answers)."""
@@ -202,7 +202,7 @@ def remember(
 
 
 def answer(
-    question: tuple,
+    question: tuple[Any, ...],
     dependencies: Callable[[], list[str]],
     compute: Callable[[], Any],
     again: Callable[[], Any],
@@ -232,16 +232,17 @@ def inventory(
     package: str | None = None,
     patch_directory: str | None = None,
 ) -> JsonReady:
-    """:func:`patchkeeper.runtime.inventory.take_inventory`, remembered with its JSON.
+    """:func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory`, remembered with its
+    JSON.
 
-    Raises: as :func:`patchkeeper.runtime.inventory.take_inventory`.
+    Raises: as :func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory`.
     """
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
 
     def compute() -> Any:
-        from patchkeeper.runtime.inventory import scan_plugin
+        from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 
         return scan_plugin(settings).inventory
 
@@ -260,9 +261,9 @@ def audit(
     package: str | None = None,
     patch_directory: str | None = None,
 ) -> JsonReady:
-    """:func:`patchkeeper.runtime.audit.audit_runtime`, remembered with its JSON.
+    """:func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`, remembered with its JSON.
 
-    Raises: as :func:`patchkeeper.runtime.audit.audit_runtime`.
+    Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
@@ -271,7 +272,7 @@ def audit(
     roots = [upstream_root(tree_root(spec), packages) for spec in (old, new)]
 
     def compute() -> Any:
-        from patchkeeper.runtime.audit import audit_runtime
+        from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
         return audit_runtime(
             config,

@@ -356,7 +356,7 @@ def _renames(ws: Workspace, patch: Patch, reverse: bool) -> _Renames:
 
 def _apply_file(
     ws: Workspace, diff: FileDiff, reverse: bool, renames: _Renames | None = None
-) -> tuple[FileOutcome, dict]:
+) -> tuple[FileOutcome, dict[str, FileState | None]]:
     """Apply one file diff; return its outcome and the workspace writes it implies."""
     renames = renames or _NO_RENAMES
     source = diff.new_path if reverse else diff.old_path

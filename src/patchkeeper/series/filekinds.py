@@ -1,10 +1,10 @@
 """What a file of an upstream tree is: code, tests, docs, configuration or release notes.
 
-The audit weighs a patch's files by kind (issue "patchkeeper 6", class 3): the change *is* the
-code; an upstream fix comes with its own tests, documentation and release notes, written
-differently; build and tool configuration is neither code nor documentation; a release-note
-fragment (towncrier's ``newsfragments/``, ``changes/``, ``changelog.d/`` of scriv) is consumed
-into the changelog at release time and never decides a verdict on its own.
+The audit weighs a patch's files by kind: the change *is* the code; an upstream fix comes with
+its own tests, documentation and release notes, written differently; build and tool
+configuration is neither code nor documentation; a release-note fragment (towncrier's
+``newsfragments/``, ``changes/``, ``changelog.d/`` of scriv) is consumed into the changelog at
+release time and never decides a verdict on its own.
 
 The rules are on path names only (no content), in this order: release notes, configuration,
 tests, documentation, else code.

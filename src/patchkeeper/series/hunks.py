@@ -296,7 +296,7 @@ def _starts(lines: Sequence[bytes], pattern: Sequence[bytes], low: int, high: in
     out = []
     while first < stop:
         try:
-            found = lines.index(wanted, first, stop)  # type: ignore[call-arg]
+            found = lines.index(wanted, first, stop)
         except ValueError:
             break
         out.append(found - k + 1)

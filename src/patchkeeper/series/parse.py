@@ -502,8 +502,8 @@ def _convert_file(
             line=first_line,
             hint="regenerate the patch with copy detection off (git diff --no-renames)",
         )
-    source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)  # type: ignore[attr-defined]
-    target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)  # type: ignore[attr-defined]
+    source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)
+    target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)
     _check_git_names(lines, first_line, headers, strip, path)
     old_path = strip_path(source, strip, path=path, line=first_line) if source else None
     new_path = strip_path(target, strip, path=path, line=first_line) if target else None
@@ -942,9 +942,13 @@ def load_patches(series: Series, default_strip: int, *, cache: bool = True) -> l
             data = _read_patch_bytes(path)
             patches.append(parse_patch(data, name=entry.name, path=path, strip=strip))
             continue
-        key = store.unchanged(entry.name, info, strip)
-        patch = store.get(key, None, entry.name, path, strip) if key is not None else None
-        if patch is None:
+        remembered = store.unchanged(entry.name, info, strip)
+        patch = (
+            store.get(remembered, None, entry.name, path, strip) if remembered is not None else None
+        )
+        if remembered is not None and patch is not None:
+            key = remembered
+        else:
             data = _read_patch_bytes(path)
             key = content_key(data, entry.name, strip)
             patch = store.get(key, data, entry.name, path, strip)

@@ -28,7 +28,7 @@ import marshal
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 
@@ -91,9 +91,9 @@ class ParseCache:
         name = hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
         self.path = cache_dir() / f"{name}.marshal"
         self.stored: dict[bytes, Any] = {}
-        self.stats: dict[str, tuple] = {}
+        self.stats: dict[str, tuple[Any, ...]] = {}
         self.used: dict[bytes, Any] = {}
-        self.used_stats: dict[str, tuple] = {}
+        self.used_stats: dict[str, tuple[Any, ...]] = {}
         self.dirty = False
         self._recent_ns = time.time_ns() - int(RACY_SECONDS * 1e9)
         try:
@@ -173,7 +173,7 @@ def _span(data: bytes, part: bytes, start: int) -> tuple[int, int]:
     return found, found + len(part)
 
 
-def encode(patch: Patch) -> tuple:
+def encode(patch: Patch) -> tuple[Any, ...]:
     """A patch as builtin values (see the module's docstring); ``raw`` is not kept."""
     data = patch.raw
     cursor = len(patch.preamble)
@@ -226,10 +226,12 @@ def encode(patch: Patch) -> tuple:
     )
 
 
+_Made = TypeVar("_Made")
+
 _HUNK_FIELDS = tuple(Hunk.__dataclass_fields__)  # in declaration order, ``raw`` last
 
 
-def _hunk(fields: tuple, data: bytes) -> Hunk:
+def _hunk(fields: tuple[Any, ...], data: bytes) -> Hunk:
     """A :class:`Hunk` from its stored fields, as :mod:`pickle` and :mod:`copy` make objects:
     without ``__init__`` (a frozen dataclass sets each field through ``object.__setattr__``,
     a third of the cost of reading a cached series)."""
@@ -241,15 +243,15 @@ def _hunk(fields: tuple, data: bytes) -> Hunk:
     return hunk
 
 
-def _made(cls: type, **values: Any) -> Any:
+def _made(cls: type[_Made], **values: Any) -> _Made:
     """An instance of the frozen dataclass ``cls`` with every field in ``values``, made as
     :func:`_hunk` makes a hunk (without ``__init__``)."""
-    made = object.__new__(cls)
+    made: _Made = object.__new__(cls)
     made.__dict__.update(values)
     return made
 
 
-def decode(record: tuple, data: bytes, name: str, path: Path, strip: int) -> Patch:
+def decode(record: tuple[Any, ...], data: bytes, name: str, path: Path, strip: int) -> Patch:
     """The :class:`Patch` a record of :func:`encode` describes, its raw parts cut from
     ``data``.
 
@@ -257,7 +259,7 @@ def decode(record: tuple, data: bytes, name: str, path: Path, strip: int) -> Pat
         ValueError, TypeError, IndexError: the record is not one :func:`encode` wrote.
     """
     preamble_end, preamble_lines, file_records, (trailer_start, trailer_end) = record
-    files = []
+    files: list[FileDiff] = []
     for (
         old_path,
         new_path,

@@ -4,8 +4,8 @@ Three things run a small standard-library script in an interpreter that is not p
 (the audited environment, ``--python``): locating an installed distribution
 (:mod:`patchkeeper.trees.installed`), measuring the interpreter and the import origins
 (:mod:`patchkeeper.record.import_origins` with :mod:`patchkeeper.record.envprobe`), and the
-live check of runtime patches (:mod:`patchkeeper.runtime.check` with
-:mod:`patchkeeper.runtime.probe`). Each runs with a timeout and its output captured; an
+live check of runtime patches (:mod:`patchkeeper.runtime.live.check` with
+:mod:`patchkeeper.runtime.live.probe`). Each runs with a timeout and its output captured; an
 interpreter that cannot be started or does not finish in time is a :class:`TargetError`
 naming it, worded by the probe (:class:`ProbeWords`). The probe answers with one line of
 JSON, found by :func:`answer_after`.

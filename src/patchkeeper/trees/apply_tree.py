@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
+from patchkeeper.series.engine import (
+    FileState,
+    PatchOutcome,
+    Workspace,
+    apply_series,
+    touched_paths,
+)
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.results import (
@@ -103,7 +109,7 @@ def apply_to_tree(
     )
 
 
-def _offsets(outcomes: list) -> tuple[HunkOffset, ...]:
+def _offsets(outcomes: list[PatchOutcome]) -> tuple[HunkOffset, ...]:
     return tuple(
         HunkOffset(o.patch.name, f.path, p.hunk.index, p.line, p.offset)
         for o in outcomes

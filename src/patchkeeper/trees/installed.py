@@ -20,6 +20,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from patchkeeper.constants import APPLIED_RECORD
 from patchkeeper.errors import TargetError
@@ -92,7 +93,7 @@ class InstalledDistribution:
         return path.relative_to(self.site).as_posix()
 
 
-def _answer(stdout: str) -> dict | None:
+def _answer(stdout: str) -> dict[str, Any] | None:
     """The location query's answer, or ``None`` when the program did not give one."""
     for line in reversed(stdout.splitlines()):
         try:

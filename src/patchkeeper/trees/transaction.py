@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import Interrupted, LockError, TargetError
@@ -374,7 +375,7 @@ def commit(
         _remove_journal(journal)
 
 
-def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict:
+def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict[str, Any]:
     """Copy the original bytes of every file to change into the journal; return the manifest."""
     entries = []
     created_dirs: dict[str, None] = {}
@@ -382,7 +383,7 @@ def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) ->
     offset = 0
     with open(journal / ORIGINALS, "wb") as originals:
         for change in changes:
-            entry: dict = {"path": str(change.path), "existed": False}
+            entry: dict[str, Any] = {"path": str(change.path), "existed": False}
             original = change.original if change.original is not None else _read(change.path)
             if original is not None:
                 data, mode = original

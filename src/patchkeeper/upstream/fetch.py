@@ -1,8 +1,8 @@
 """Turn a requirement (``urllib3==1.26.20``) into an unpacked upstream tree in a cache.
 
-Issue 2, "Targets": a requirement target is fetched once (an sdist or a wheel, no
-dependencies), checked against the index's hash, unpacked into a cache, and never built. The
-cache (:func:`cache_root`) holds::
+A requirement target is fetched once (an sdist or a wheel, no dependencies), checked against
+the index's hash, unpacked into a cache, and never built. The cache (:func:`cache_root`)
+holds::
 
     index/<name>/<version>.<kind>.json   one record per fetched tree (written last, atomically)
     downloads/<name>/<file>              the verified distribution files

@@ -65,7 +65,7 @@ def one_version(requirement: Any) -> str | None:
     specs = list(requirement.specifier)
     if len(specs) != 1 or specs[0].operator not in ("==", "===") or "*" in specs[0].version:
         return None
-    return specs[0].version
+    return str(specs[0].version)
 
 
 def check_project(
@@ -79,7 +79,7 @@ def check_project(
             line of its ``upstream`` key).
     """
     requirement = parsed_requirement(spec) if spec else None
-    if requirement is None or not upstream:
+    if spec is None or requirement is None or not upstream:
         return
     from packaging.utils import canonicalize_name
 
@@ -105,7 +105,7 @@ def check_one_release(spec: str | None, option: str, config_file: Path | None = 
         TargetError: naming the option and the requirement, saying to use ``NAME==VERSION``.
     """
     requirement = parsed_requirement(spec) if spec else None
-    if requirement is None or one_version(requirement) is not None:
+    if spec is None or requirement is None or one_version(requirement) is not None:
         return
     what = f"the range {requirement.specifier}" if requirement.specifier else "no version"
     key = option.endswith("=")

@@ -1,9 +1,9 @@
 """Which files of an upstream tree hold a line: one pass over the tree, bounded memory.
 
-The audit asks the same question many times (issue "patchkeeper 6", speed): where else in the
-new release is this context line (a hunk whose code moved to another file), this added line
-(a fix upstream wrote elsewhere), this file's content (a file that is gone)? Reading every
-file per question costs files x lines; this index reads the tree once.
+The audit asks the same question many times: where else in the new release is this context line
+(a hunk whose code moved to another file), this added line (a fix upstream wrote elsewhere),
+this file's content (a file that is gone)? Reading every file per question costs files x lines;
+this index reads the tree once.
 
 The index holds only the lines that can be asked about: the caller registers them first
 (:meth:`LineIndex.want`, every substantive line of every hunk of a series), then the first

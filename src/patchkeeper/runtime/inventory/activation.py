@@ -1,0 +1,226 @@
+"""Reachability: from the plugin's entry points to each patch, through imports and calls.
+
+The seed (section 2) asks to "trace plugin entry points and package initializers" and to
+record each patch's activation status. Nodes are plugin modules (their bodies run on
+import), functions and classes; edges are the imports, calls, references and dotted strings
+(``"vllm_ascend.platform.NPUPlatform"``, the platform-plugin protocol) found by
+:mod:`patchkeeper.runtime.inventory.scan`. The chain with the fewest conditions wins (a uniform-cost
+search), so an entry reached both unconditionally and under an ``if`` is *active*. A test
+on a bare parameter (``if is_global_patch:``) is decided by the constant argument of the
+call that reached the function, or by the parameter's constant default.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
+from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, EntryPoint
+
+
+@dataclass(frozen=True)
+class _Reached:
+    chain: tuple[Any, ...]  # linked: (step, previous chain), see Reachability._search
+    conditions: tuple[Condition, ...]
+
+
+class Reachability:
+    """Run the search once; then :meth:`activation` answers per module and scope."""
+
+    def __init__(self, tree: PluginTree, roots: list[tuple[str, str]]) -> None:
+        """``roots``: ``(label, dotted target)`` pairs, one per entry point or the configured
+        activation function."""
+        self.tree = tree
+        self.best: dict[str, _Reached] = {}
+        self._memo: dict[str, list[str]] = {}
+        self._by_scope: dict[str, dict[str, list[Edge]]] = {}
+        self._search(roots)
+
+    # ----------------------------------------------------------------- resolution
+    def _nodes(self, dotted: str) -> list[str]:
+        """Node keys an edge target stands for: ``m:<module>``, ``f:module:qual``,
+        ``c:module:qual``."""
+        if dotted not in self._memo:
+            self._memo[dotted] = self._resolve(dotted)
+        return self._memo[dotted]
+
+    def _resolve(self, dotted: str) -> list[str]:
+        split = self.tree.split(dotted)
+        if split is None:
+            return []
+        module, qual = split
+        if not qual:
+            return [f"m:{module}"]
+        facts = self.tree.facts_of(module)
+        if facts is None:
+            return []
+        if qual in facts.functions:
+            return [f"m:{module}", f"f:{module}:{qual}"]
+        if qual in facts.classes:
+            return [f"m:{module}", f"c:{module}:{qual}"]
+        return [f"m:{module}"]
+
+    # ----------------------------------------------------------------- search
+    def _search(self, roots: list[tuple[str, str]]) -> None:
+        # A chain is a linked list (step, previous chain), its steps formatted only for the
+        # entries asked about (:meth:`activation`); a successor already expanded with the
+        # same arguments is not pushed (it would be popped and skipped).
+        counter = itertools.count()
+        heap: list[Any] = []
+        for label, dotted in roots:
+            for node in self._nodes(dotted):
+                heapq.heappush(heap, (0, next(counter), node, (), (label, None), ()))
+        expanded: set[tuple[str, tuple[Any, ...]]] = set()
+        while heap:
+            _cost, _, node, args, chain, conds = heapq.heappop(heap)
+            if node not in self.best:
+                self.best[node] = _Reached(chain, conds)
+            if (node, args) in expanded:
+                continue
+            expanded.add((node, args))
+            for nxt, nargs, step, more in self._successors(node, dict(args)):
+                if (nxt, nargs) in expanded:
+                    continue
+                total = conds + more
+                heapq.heappush(heap, (len(total), next(counter), nxt, nargs, (step, chain), total))
+
+    def _successors(
+        self, node: str, args: dict[str, object]
+    ) -> Iterator[tuple[str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]]:
+        """The nodes reachable from ``node`` in one step: ``(node, its arguments, the step
+        as shown in the activation chain, the conditions met on the way)``."""
+        kind, _, rest = node.partition(":")
+        module, _, qual = rest.partition(":")
+        facts = self.tree.facts_of(module)
+        if facts is None:
+            return
+        if kind == "m":
+            parent = module.rpartition(".")[0]
+            if parent:
+                yield f"m:{parent}", (), ("parent", parent), ()
+            scope = MODULE_SCOPE
+        elif kind == "c":
+            for name in facts.functions:
+                if name.startswith(qual + "."):
+                    yield f"f:{module}:{name}", (), ("method", f"{module}.{name}"), ()
+            return
+        else:
+            scope = qual
+            known = self._arguments(facts, qual, args)
+        for edge in self._edges_of(facts).get(scope, ()):
+            conditions = self._conditions(edge, facts, known if kind == "f" else {})
+            if conditions is None:
+                continue
+            for target in self._nodes(edge.target):
+                if target == node:
+                    continue
+                nargs = edge.args if target.startswith("f:") and edge.kind == "call" else ()
+                step = (edge.kind, edge.target, facts.file, edge.line)
+                yield target, tuple(sorted(nargs, key=repr)), step, conditions
+
+    def _edges_of(self, facts: FileFacts) -> dict[str, list[Edge]]:
+        """The edges of one file grouped by scope, in file order (grouped once per file)."""
+        grouped = self._by_scope.get(facts.module)
+        if grouped is None:
+            grouped = {}
+            for edge in facts.edges:
+                grouped.setdefault(edge.scope, []).append(edge)
+            self._by_scope[facts.module] = grouped
+        return grouped
+
+    def _arguments(self, facts: FileFacts, qual: str, args: dict[str, object]) -> dict[str, Any]:
+        info = facts.functions.get(qual)
+        if info is None:
+            return {}
+        known: dict[str, object] = {}
+        known.update({k: v for k, v in info.defaults if v is not ...})
+        for key, value in args.items():
+            if key.isdigit():
+                index = int(key) + (1 if info.params[:1] in (("self",), ("cls",)) else 0)
+                if index < len(info.params):
+                    known[info.params[index]] = value
+            else:
+                known[key] = value
+        return known
+
+    def _conditions(
+        self, edge: Edge, facts: FileFacts, known: dict[str, object]
+    ) -> tuple[Condition, ...] | None:
+        out: list[Condition] = []
+        for spec in edge.conditions:
+            if spec.param and spec.param in known:
+                if bool(known[spec.param]) != spec.truth:
+                    return None
+                continue
+            out.append(_condition(spec, facts.file))
+        return tuple(out)
+
+    # ----------------------------------------------------------------- answers
+    def activation(self, module: str, scope: str, local: tuple[CondSpec, ...]) -> Activation:
+        """The activation of an entry in ``scope`` of ``module`` with its own ``local``
+        conditions (those inside its scope)."""
+        node = f"m:{module}" if scope == MODULE_SCOPE else f"f:{module}:{scope}"
+        reached = self.best.get(node)
+        if reached is None:
+            return Activation(ActivationStatus.NEVER, note=self.why_not(module, scope))
+        facts = self.tree.facts_of(module)
+        file = facts.file if facts else module
+        conditions = reached.conditions + tuple(_condition(c, file) for c in local)
+        status = ActivationStatus.CONDITIONAL if conditions else ActivationStatus.ACTIVE
+        return Activation(status, _chain(reached.chain), conditions)
+
+    def why_not(self, module: str, scope: str) -> str:
+        """Where the import of an unreached module is commented out, or who imports it."""
+        if f"m:{module}" in self.best and scope != MODULE_SCOPE:
+            return f"{module} is imported but {scope} is never called from a reached scope"
+        short = module.rpartition(".")[2]
+        for facts in self.tree.facts.values():
+            for line, text, mods in facts.commented_imports:
+                if module in mods or (short in text and any(module.startswith(m) for m in mods)):
+                    return f"import commented out at {facts.file}:{line}: {text}"
+        importers = sorted(
+            f"{facts.file}:{edge.line}"
+            for facts in self.tree.facts.values()
+            for edge in facts.edges
+            if edge.target == module and edge.kind == "import"
+        )
+        if importers:
+            return "imported only by modules not reached themselves: " + ", ".join(importers)
+        return f"no import of {module} in the modules read"
+
+
+def _chain(linked: tuple[Any, ...] | None) -> tuple[str, ...]:
+    """The steps of a linked chain (see :meth:`Reachability._search`), first step first."""
+    steps: list[str] = []
+    while linked is not None:
+        step, linked = linked
+        if isinstance(step, str):
+            steps.append(step)  # the entry point's label
+        elif step[0] == "parent":
+            steps.append(f"import {step[1]} (parent package)")
+        elif step[0] == "method":
+            steps.append(f"method {step[1]}")
+        else:
+            kind, target, file, line = step
+            steps.append(f"{kind} {target} ({file}:{line})")
+    return tuple(reversed(steps))
+
+
+def _condition(spec: CondSpec, file: str) -> Condition:
+    return Condition(spec.kind, spec.text, file, spec.line)
+
+
+def roots_for(entry_points: tuple[EntryPoint, ...], activation: str) -> list[tuple[str, str]]:
+    """The search roots: each entry point's ``module:attr`` and the configured function."""
+    roots = [
+        (f"entry point {e.group}:{e.name} = {e.value} ({e.source})", e.value.replace(":", "."))
+        for e in entry_points
+    ]
+    if activation:
+        roots.append((f"configured activation {activation}", activation.replace(":", ".")))
+    return roots

@@ -1,0 +1,332 @@
+"""The statement forms of runtime patches (step 2 of the runtime audit workflow), for the
+file scanner.
+
+- ``module.attr = value`` / ``Class.attr = value`` on an upstream object reached through an
+  import (*assignment*; *wrapper* when the value mentions the original, directly or in the
+  body of the plugin function installed; the inventory, which sees every file, turns an
+  assignment of a plugin class deriving from an upstream class into a *subclass* swap);
+- ``setattr(obj, "name", value)``, the name also a module constant of this or another
+  plugin module (``setattr(obj, NAME, value)``,
+  :mod:`patchkeeper.runtime.inventory.module_constants`);
+- registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
+  ``REGISTRY.register(key, v)`` on upstream objects;
+- ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
+  is the computed-key form: target ``sys.modules``, key its source text);
+- ``patch(module, attribute)(fn)``, the decorator called directly;
+- ``param.attr = value`` inside a plugin function whose parameter ``param`` is given an
+  upstream module or class at a call of that function in the same file
+  (``_apply(vllm.x)``);
+- removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
+  ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from patchkeeper.runtime.inventory import module_constants
+from patchkeeper.runtime.inventory.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
+from patchkeeper.runtime.inventory.file_facts import is_plugin
+from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax.names import Table
+
+
+class AssignmentForms(DecoratorForms):
+    """Mixin of the file scanner: entries made by statements and calls."""
+
+    tree: ast.Module
+    bindings: names.ScopeBindings
+    module_table: Table
+    is_package: bool
+    _defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None
+    #: Function qualname -> ``(parameter index, parameter name, attribute, line, value,
+    #: conditions)`` of each ``param.attr = value`` in its body, waiting for a call.
+    _param_sets: dict[str, list[tuple[int, str, str, int, str, Any]]]
+
+    def removal(self, stmt: ast.Delete, conds: Any, scope: str, table: Table) -> None:
+        """Entries for ``del TABLE[key]`` / ``del module.attr`` on upstream objects."""
+        for target in stmt.targets:
+            if isinstance(target, ast.Subscript):
+                bound = self.external(target.value, table)
+                if bound is not None and bound.dotted != "sys.modules":
+                    key = ast.unparse(target.slice)
+                    self.upstream_entry(
+                        conds, stmt.lineno, scope, bound, Mechanism.REGISTRY, "<removed>", key=key
+                    )
+            elif isinstance(target, ast.Attribute):
+                bound = self.external(target, table)
+                if bound is not None:
+                    self.upstream_entry(
+                        conds, stmt.lineno, scope, bound, Mechanism.ASSIGNMENT, "<removed>"
+                    )
+
+    def parameter_assignment(
+        self,
+        target: ast.Attribute,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
+    ) -> None:
+        """Remember ``param.attr = value`` in a function whose parameter is ``param``."""
+        if not isinstance(target.value, ast.Name):
+            return
+        info = self.facts.functions.get(scope)
+        if info is None or target.value.id not in info.params:
+            return
+        index = info.params.index(target.value.id)
+        replacement = self.describe(value, table)[0]
+        record = (index, target.value.id, target.attr, stmt.lineno, replacement, conds)
+        self._param_sets.setdefault(scope, []).append(record)
+
+    def parameter_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
+        """At ``f(vllm.x)`` of a function ``f`` of this file that sets attributes on its
+        parameter: one entry per attribute, on the upstream object passed."""
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id not in self._param_sets:
+            return
+        for index, param, attr, line, replacement, inner in self._param_sets[func.id]:
+            arg = node.args[index] if index < len(node.args) else None
+            arg = arg or next((k.value for k in node.keywords if k.arg == param), None)
+            bound = self.external(arg, table) if arg is not None else None
+            if bound is None:
+                continue
+            self.add(
+                (*conds, *inner),
+                line=line,
+                scope=func.id,
+                target=f"{bound.dotted}.{attr}",
+                module_hint=bound.module or bound.dotted,
+                mechanism=Mechanism.ASSIGNMENT,
+                replacement=replacement,
+            )
+
+    def assignment(
+        self,
+        target: ast.expr,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
+    ) -> None:
+        """An entry for ``target = value`` when ``target`` is an upstream attribute or an
+        item of an upstream registry or of ``sys.modules``."""
+        if isinstance(target, ast.Attribute):
+            bound = self.external(target, table)
+            if bound is None:
+                self.parameter_assignment(target, value, stmt, conds, scope, table)
+                return
+            replacement, descriptors, refs = self.describe(value, table)
+            mechanism = Mechanism.ASSIGNMENT
+            if bound.dotted in refs or self.wraps(replacement, bound.dotted):
+                mechanism = Mechanism.WRAPPER
+            self.upstream_entry(
+                conds, stmt.lineno, scope, bound, mechanism, replacement, descriptors=descriptors
+            )
+        elif isinstance(target, ast.Subscript):
+            self.item_assignment(target, value, stmt, conds, scope, table)
+
+    def item_assignment(
+        self,
+        target: ast.Subscript,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
+    ) -> None:
+        bound = self.external(target.value, table)
+        if bound is None:
+            return
+        replacement, descriptors, _ = self.describe(value, table)
+        key = target.slice
+        if bound.dotted == "sys.modules":
+            self.sys_modules_item(key, replacement, stmt.lineno, conds, scope, table)
+            return
+        self.upstream_entry(
+            conds,
+            stmt.lineno,
+            scope,
+            bound,
+            Mechanism.REGISTRY,
+            replacement,
+            key=ast.unparse(key),
+            descriptors=descriptors,
+        )
+
+    def call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
+        """Entries for ``setattr(...)``, ``patch(m, a)(fn)``, ``X.update(...)`` and
+        ``X.register(...)`` on upstream objects."""
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "setattr" and "setattr" not in table:
+            self.setattr_call(node, conds, scope, table)
+            return
+        if isinstance(func, ast.Call) and self.is_patch_decorator(func.func, table):
+            if node.args:
+                replacement, descriptors, _ = self.describe(node.args[0], table)
+                name = replacement.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+                self.decorator_entry(
+                    func, name, replacement, descriptors, node.lineno, conds, scope
+                )
+            return
+        self.parameter_call(node, conds, scope, table)
+        removing = ("pop", "remove", "discard")
+        if not isinstance(func, ast.Attribute) or func.attr not in (
+            "update",
+            "register",
+            *removing,
+        ):
+            return
+        bound = self.external(func.value, table)
+        if bound is None or bound.dotted == "sys.modules":
+            return
+        keys: list[str | None] = []
+        value: ast.expr | None = None
+        if func.attr in removing:
+            key = ast.unparse(node.args[0]) if node.args else None
+            self.upstream_entry(
+                conds, node.lineno, scope, bound, Mechanism.REGISTRY, "<removed>", key=key
+            )
+            return
+        if func.attr == "update":
+            for arg in node.args:
+                if isinstance(arg, ast.Dict):
+                    keys += [ast.unparse(k) if k is not None else None for k in arg.keys]
+            keys += [repr(kw.arg) for kw in node.keywords if kw.arg]
+        else:
+            keys.append(ast.unparse(node.args[0]) if node.args else None)
+            value = node.args[1] if len(node.args) > 1 else None
+        replacement = self.describe(value, table)[0] if value is not None else "<expr>"
+        for key in keys or [None]:
+            self.upstream_entry(
+                conds, node.lineno, scope, bound, Mechanism.REGISTRY, replacement, key=key
+            )
+
+    def _shadowed(self, scope: str) -> tuple[str, ...]:
+        """The parameters of the function ``scope`` (they hide the module's constants)."""
+        info = self.facts.functions.get(scope)
+        return info.params if info is not None else ()
+
+    def sys_modules_item(
+        self, key: ast.expr, replacement: str, line: int, conds: Any, scope: str, table: Table
+    ) -> None:
+        """An entry for ``sys.modules[key] = module``: the module named by a literal or a
+        module constant; a constant of another plugin module waits for the inventory; any
+        other key is the computed-key form
+        (:mod:`patchkeeper.runtime.inventory.module_constants`)."""
+        name = module_constants.local_value(key, table, self.facts.constants, self._shadowed(scope))
+        fields = dict(scope=scope, line=line, mechanism=Mechanism.SYS_MODULES)
+        if name is not None:
+            self.add(conds, target=name, module_hint=name, replacement=replacement, **fields)
+            return
+        computed = PatchEntry(
+            file=self.facts.file,
+            module=self.module,
+            target=module_constants.SYS_MODULES,
+            key=ast.unparse(key),
+            replacement=replacement,
+            **fields,  # type: ignore[arg-type]
+        )
+        path = module_constants.imported_name(key, table, self.cfg.package)
+        if path is not None:
+            self.facts.named.append((computed, tuple(conds), path))
+        else:
+            self.facts.entries.append((computed, tuple(conds)))
+
+    def setattr_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
+        if len(node.args) < 3:
+            return
+        bound = self.external(node.args[0], table)
+        if bound is None:
+            return
+        name_node = node.args[1]
+        name = module_constants.local_value(
+            name_node, table, self.facts.constants, self._shadowed(scope)
+        )
+        replacement, descriptors, refs = self.describe(node.args[2], table)
+        if name is None:
+            path = module_constants.imported_name(name_node, table, self.cfg.package)
+            if path is not None:  # the attribute's name: a constant of another plugin module
+                entry = PatchEntry(
+                    file=self.facts.file,
+                    line=node.lineno,
+                    module=self.module,
+                    scope=scope,
+                    target=bound.dotted,
+                    mechanism=Mechanism.SETATTR,
+                    module_hint=bound.module,
+                    replacement=replacement,
+                    descriptors=descriptors,
+                )
+                self.facts.named.append((entry, tuple(conds), path))
+            return
+        target = f"{bound.dotted}.{name}"
+        mechanism = Mechanism.WRAPPER if target in refs else Mechanism.SETATTR
+        self.add(
+            conds,
+            line=node.lineno,
+            scope=scope,
+            target=target,
+            module_hint=bound.module,
+            mechanism=mechanism,
+            replacement=replacement,
+            descriptors=descriptors,
+        )
+
+    # ----------------------------------------------------------------- values
+    def describe(self, value: ast.expr, table: Table) -> tuple[str, tuple[str, ...], set[str]]:
+        """(replacement, descriptors, dotted paths the value mentions)."""
+        refs = {
+            b.dotted
+            for n in names.walk_scope([value])
+            if isinstance(n, (ast.Name, ast.Attribute))
+            if (b := names.dotted(n, table)) is not None
+        }
+        descriptors: list[str] = []
+        node = value
+        while isinstance(node, ast.Call) and node.args:
+            wrapper = deco_name(node.func)
+            descriptors.append(wrapper)
+            if wrapper.split(".")[-1] not in DESCRIPTORS:
+                break
+            node = node.args[0]
+        if isinstance(node, ast.Lambda):
+            return "<lambda>", tuple(descriptors), refs
+        if isinstance(node, ast.Call):
+            node = node.func
+        bound = names.dotted(node, table) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if bound is not None and is_plugin(bound.dotted, self.cfg.package):
+            module = bound.module or self.module
+            rest = (
+                bound.dotted[len(module) + 1 :]
+                if bound.dotted.startswith(module + ".")
+                else bound.dotted
+            )
+            return f"{module}:{rest}", tuple(descriptors), refs
+        return "<expr>", tuple(descriptors), refs
+
+    def wraps(self, replacement: str, original: str) -> bool:
+        """Whether a function of this module named by ``replacement`` mentions ``original``."""
+        module, _, qual = replacement.partition(":")
+        if module != self.module or not qual:
+            return False
+        if self._defs is None:
+            self._defs = {}
+            for found in self.bindings.scopes.values():  # every def of the module
+                for node in found:
+                    if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef:
+                        self._defs.setdefault(node.name, []).append(node)
+        for node in self._defs.get(qual.rsplit(".", 1)[-1], []):
+            table = names.layered_table(
+                self.bindings.of(node), self.module_table, module, self.is_package
+            )
+            for sub in names.walk_all(node):
+                if sub.__class__ is ast.Name or sub.__class__ is ast.Attribute:
+                    bound = names.dotted(sub, table)
+                    if bound is not None and bound.dotted == original:
+                        return True
+        return False

@@ -1,0 +1,206 @@
+"""The facts of one plugin file, as :mod:`patchkeeper.runtime.inventory.scan` finds them.
+
+Plain data: patch entries with the conditions met inside their own scope, the edges to
+other plugin objects (imports, calls, references, dotted strings) that the activation
+search follows, the functions and classes the file defines, commented-out imports, and
+decorator problems. :func:`to_record` / :func:`from_record` turn them into nested tuples of
+builtin values for the per-file cache (:mod:`patchkeeper.runtime.store.cache`, stored with
+:mod:`marshal`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from patchkeeper.runtime.model import Mechanism, PatchEntry
+
+MODULE_SCOPE = "<module>"
+STDLIB = frozenset(sys.stdlib_module_names) - {"sys"}
+
+
+class CondSpec(NamedTuple):
+    """A condition met inside one scope: ``kind`` (if/else/version/try-import/except),
+    ``text``, ``line``; ``param``/``truth`` when the test is a bare parameter name (so a call
+    with a constant argument decides it)."""
+
+    kind: str
+    text: str
+    line: int
+    param: str = ""
+    truth: bool = True
+
+
+class Edge(NamedTuple):
+    """``scope`` reaches the plugin object ``target`` (a module or ``module.qualname``) by an
+    import, a call (``args``: constant arguments by name or position), a reference, or a
+    dotted string; under ``conditions``."""
+
+    scope: str
+    target: str
+    kind: str
+    line: int
+    conditions: tuple[CondSpec, ...] = ()
+    args: tuple[tuple[str, object], ...] = ()
+
+
+class FunctionInfo(NamedTuple):
+    """A function or method: its parameters with constant defaults (``...`` when the default
+    is not a constant, absent when there is none); ``line``..``end_line`` its span without
+    decorators."""
+
+    qualname: str
+    line: int
+    params: tuple[str, ...]
+    defaults: tuple[tuple[str, object], ...]
+    end_line: int = 0
+
+
+#: The start of the ``syntax_error`` of a file that cannot be read
+#: (:func:`patchkeeper.runtime.inventory.plugin.unreadable`).
+UNREADABLE = "the file cannot be read"
+
+
+@dataclass
+class FileFacts:
+    """Everything the inventory needs from one file.
+
+    ``classes``: qualified name -> base classes as dotted paths (the source text when a base
+    is not bound to an import or a definition); ``class_spans``: qualified name -> (first
+    line without decorators, last line).
+    """
+
+    module: str
+    file: str
+    entries: list[tuple[PatchEntry, tuple[CondSpec, ...]]] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    class_spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    commented_imports: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
+    problems: list[tuple[str, str, int]] = field(default_factory=list)
+    syntax_error: str = ""
+    #: The module constants
+    #: (:func:`patchkeeper.runtime.inventory.module_constants.module_constants`).
+    constants: dict[str, str] = field(default_factory=dict)
+    #: Entries whose name is a constant of another plugin module, with its dotted path:
+    #: ``setattr(Target, NAME, fn)`` (``target`` the object set on) and ``sys.modules[NAME]``
+    #: (the computed-key form), resolved by the inventory once every file is read.
+    named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]] = field(default_factory=list)
+
+    def span(self, qualname: str) -> tuple[int, int] | None:
+        """(first line, last line) of the function or class ``qualname``, decorators
+        excluded, or ``None``."""
+        info = self.functions.get(qualname)
+        if info is not None:
+            return info.line, info.end_line
+        return self.class_spans.get(qualname)
+
+
+@dataclass(frozen=True)
+class ScanSettings:
+    """``package``: the plugin's import package; ``decorators``: dotted names of the patch
+    decorator (empty: any ``patch`` defined inside the plugin package); ``patch_package``:
+    the dotted name of the patch directory (``vllm_ascend.patch``): files outside it are
+    scanned for edges and definitions only, since their entries are never reported
+    (empty: every file is scanned for entries)."""
+
+    package: str
+    decorators: tuple[str, ...] = ()
+    patch_package: str = ""
+
+    def reports_entries(self, module: str) -> bool:
+        """Whether the entries of ``module`` are part of the inventory."""
+        return not self.patch_package or is_plugin(module, self.patch_package)
+
+
+def is_plugin(path: str, package: str) -> bool:
+    """Whether a dotted path is the plugin package or inside it."""
+    return path == package or path.startswith(package + ".")
+
+
+def is_external(path: str, package: str) -> bool:
+    """Whether a dotted path is outside the plugin and the standard library (``sys`` counts as
+    external only for ``sys.modules``)."""
+    top = path.split(".")[0]
+    if is_plugin(path, package) or top in STDLIB or top in ("builtins", "__future__"):
+        return False
+    if top == "sys":
+        return path.startswith("sys.modules")
+    return True
+
+
+# --------------------------------------------------------------------------- cache records
+_ENTRY_FIELDS = (
+    "file",
+    "line",
+    "module",
+    "scope",
+    "target",
+    "mechanism",
+    "module_hint",
+    "key",
+    "replacement",
+    "allow_missing",
+    "descriptors",
+)
+
+
+def entry_record(entry: PatchEntry) -> tuple[Any, ...]:
+    """A :class:`PatchEntry` without its activation, as a tuple of builtin values."""
+    values = [getattr(entry, name) for name in _ENTRY_FIELDS]
+    values[5] = entry.mechanism.value
+    return tuple(values)
+
+
+def entry_from_record(record: tuple[Any, ...]) -> PatchEntry:
+    """The inverse of :func:`entry_record`."""
+    fields = dict(zip(_ENTRY_FIELDS, record, strict=True))
+    fields["mechanism"] = Mechanism(fields["mechanism"])
+    return PatchEntry(**fields)
+
+
+def _conds(records: tuple[tuple[Any, ...], ...]) -> tuple[CondSpec, ...]:
+    return tuple(CondSpec(*c) for c in records)
+
+
+def to_record(facts: FileFacts) -> tuple[Any, ...]:
+    """``facts`` as nested tuples of builtin values (marshal-able)."""
+    return (
+        facts.module,
+        facts.file,
+        tuple((entry_record(e), tuple(tuple(c) for c in conds)) for e, conds in facts.entries),
+        tuple(
+            (e.scope, e.target, e.kind, e.line, tuple(tuple(c) for c in e.conditions), e.args)
+            for e in facts.edges
+        ),
+        tuple(tuple(f) for f in facts.functions.values()),
+        tuple(facts.classes.items()),
+        tuple(facts.class_spans.items()),
+        tuple(facts.commented_imports),
+        tuple(facts.problems),
+        facts.syntax_error,
+        tuple(facts.constants.items()),
+        tuple((entry_record(e), tuple(map(tuple, c)), path) for e, c, path in facts.named),
+    )
+
+
+def from_record(record: tuple[Any, ...]) -> FileFacts:
+    """The inverse of :func:`to_record`."""
+    module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
+    error, constants, named = rest
+    return FileFacts(
+        module=module,
+        file=file,
+        entries=[(entry_from_record(e), _conds(c)) for e, c in entries],
+        edges=[Edge(s, t, k, n, _conds(c), a) for s, t, k, n, c, a in edges],
+        functions={f[0]: FunctionInfo(*f) for f in functions},
+        classes=dict(classes),
+        class_spans=dict(spans),
+        commented_imports=list(commented),
+        problems=list(problems),
+        syntax_error=error,
+        constants=dict(constants),
+        named=[(entry_from_record(e), _conds(c), path) for e, c, path in named],
+    )

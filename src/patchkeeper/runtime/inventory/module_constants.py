@@ -1,0 +1,192 @@
+"""Names that stand for a constant string in a patch statement, and ``sys.modules`` keys
+computed at run time.
+
+A plugin may name the attribute it sets through a constant rather than a literal:
+``RPC_NAME = "_plugin_rpc"`` then ``setattr(EngineCore, RPC_NAME, fn)``, in the same module
+or with the constant imported from another plugin module (``from .consts import RPC_NAME``).
+A *module constant* is a ``NAME = "literal"`` (or ``NAME: str = "literal"``) statement
+directly in a module's body whose name nothing else binds at module level (no second
+assignment, import, definition, loop or ``with`` target, ``del``) and no function declares
+``global``: its value is known without running the module. Any other name stays unresolved.
+
+A ``sys.modules[key] = module`` statement whose key is neither a literal nor such a constant
+(a loop variable, an f-string) names its module only at run time: its entry has the
+*computed-key* form (:func:`is_computed_key`): target ``sys.modules``, key the key's source
+text; the audit says so (:func:`computed_key_evidence`) rather than naming a module.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
+from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax import names
+
+#: The target of a ``sys.modules`` entry whose key is computed at run time.
+SYS_MODULES = "sys.modules"
+
+
+def _candidates(tree: ast.Module) -> dict[str, str]:
+    """``NAME = "literal"`` statements directly in the module body (the last one wins: a
+    name assigned twice is dropped by :func:`module_constants`)."""
+    found: dict[str, str] = {}
+    for stmt in tree.body:
+        kind = stmt.__class__
+        if kind is ast.Assign and len(stmt.targets) == 1:  # type: ignore[attr-defined]
+            target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
+            target, value = stmt.target, stmt.value  # type: ignore[attr-defined]
+        else:
+            continue
+        if (
+            target.__class__ is ast.Name
+            and value.__class__ is ast.Constant
+            and value.value.__class__ is str
+        ):
+            found[target.id] = value.value
+    return found
+
+
+def _module_bindings(tree: ast.Module) -> Counter[str]:
+    """How many times each name is bound in the module's own scope (not inside functions
+    or classes, whose assignments bind their own names)."""
+    bound: Counter[str] = Counter()
+    for node in names.walk_scope(tree.body):
+        kind = node.__class__
+        if kind is ast.Name:
+            if node.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
+                bound[node.id] += 1  # type: ignore[attr-defined]
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bound[node.name] += 1  # type: ignore[attr-defined]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:  # type: ignore[attr-defined]
+                bound[alias.asname or alias.name.split(".")[0]] += 1
+        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+            bound[node.name] += 1  # type: ignore[attr-defined]
+    return bound
+
+
+def module_constants(tree: ast.Module, source: bytes) -> dict[str, str]:
+    """The module constants of a parsed module (see the module docstring): name -> value.
+
+    >>> module_constants(ast.parse('A = "x"\\nB = "y"\\nB = "z"\\nC = 1\\n'), b"")
+    {'A': 'x'}
+    """
+    found = _candidates(tree)
+    if not found:
+        return {}
+    bound = _module_bindings(tree)
+    declared: set[str] = set()
+    if b"global" in source:
+        for node in names.walk_all(tree):
+            if node.__class__ is ast.Global:
+                declared.update(node.names)
+    return {
+        name: value for name, value in found.items() if bound[name] == 1 and name not in declared
+    }
+
+
+def local_value(
+    expr: ast.expr, table: names.Table, constants: dict[str, str], shadowed: tuple[str, ...]
+) -> str | None:
+    """The value of ``expr`` when it is a literal string or a constant of this module not
+    rebound in the scope (``table``: the scope's imports and aliases; ``shadowed``: the
+    scope function's parameters), else ``None``."""
+    if expr.__class__ is ast.Constant:
+        value = expr.value
+        return value if value.__class__ is str else None
+    if expr.__class__ is ast.Name:
+        name = expr.id
+        if name not in table and name not in shadowed:
+            return constants.get(name)
+    return None
+
+
+def imported_name(expr: ast.expr, table: names.Table, package: str) -> str | None:
+    """The dotted path of ``expr`` when it names an object of another plugin module
+    (``from .consts import NAME`` then ``NAME``, or ``consts.NAME``), else ``None``: what
+    :func:`resolve` looks up once every file is read."""
+    if expr.__class__ is not ast.Name and expr.__class__ is not ast.Attribute:
+        return None
+    bound = names.dotted(expr, table)
+    if bound is None:
+        return None
+    dotted = bound.dotted
+    return dotted if dotted == package or dotted.startswith(package + ".") else None
+
+
+def resolve(
+    path: str,
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+    depth: int = 0,
+) -> str | None:
+    """The value of the module constant at the plugin path ``path`` (``pkg.consts.NAME``),
+    following a module that only imports the name from another (``from .rpc import NAME``
+    in a package's ``__init__``); ``None`` when it is no module constant.
+
+    ``facts_of``: module -> :class:`~patchkeeper.runtime.inventory.file_facts.FileFacts` or
+    ``None``;
+    ``split``: dotted path -> ``(module, qualname)`` or ``None``
+    (:meth:`~patchkeeper.runtime.inventory.plugin.PluginTree.split`)."""
+    where = split(path)
+    if where is None or depth > 10:
+        return None
+    module, name = where
+    facts = facts_of(module) if name and "." not in name else None
+    if facts is None:
+        return None
+    if name in facts.constants:
+        return str(facts.constants[name])
+    for edge in facts.edges:  # a module-level import of the same name, unrenamed
+        if (
+            edge.kind == "import"
+            and edge.scope == "<module>"
+            and edge.target.endswith("." + name)
+            and edge.target != path
+        ):
+            return resolve(edge.target, facts_of, split, depth + 1)
+    return None
+
+
+def is_computed_key(entry: PatchEntry) -> bool:
+    """Whether ``entry`` is a ``sys.modules`` assignment whose key is computed at run time
+    (the key's source text in ``entry.key``)."""
+    return entry.mechanism is Mechanism.SYS_MODULES and entry.key is not None
+
+
+def computed_key_evidence(entry: PatchEntry) -> str:
+    """The audit's evidence for a computed-key entry (:func:`is_computed_key`)."""
+    return (
+        f"sys.modules[{entry.key}] ({entry.file}:{entry.line}): the key is computed at run "
+        "time, so which module it replaces is not known statically; look at the code by hand"
+    )
+
+
+def resolve_named(
+    named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]],
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
+    """The entries of a file's ``named`` list (:class:`~patchkeeper.runtime.inventory.file_facts.
+    FileFacts`) with their names resolved (:func:`resolve`): a ``setattr`` entry gets the
+    constant as its attribute (dropped when the name is no constant: nothing says what it
+    sets), a ``sys.modules`` entry the constant as its module (else it keeps the
+    computed-key form)."""
+    out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
+    for entry, conds, path in named:
+        value = resolve(path, facts_of, split)
+        if entry.mechanism is Mechanism.SYS_MODULES:
+            if value is not None:
+                entry = replace(entry, target=value, module_hint=value, key=None)
+        elif value is None:
+            continue
+        else:
+            entry = replace(entry, target=f"{entry.target}.{value}")
+        out.append((entry, conds))
+    return out

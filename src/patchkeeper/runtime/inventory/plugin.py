@@ -1,0 +1,317 @@
+"""The plugin's source tree: module files, entry points, and cached per-file facts.
+
+Static only: files are read and parsed, never imported. Entry points are read from the
+plugin's ``pyproject.toml`` (``[project.entry-points."vllm.general_plugins"]``), its
+``setup.cfg`` (``[options.entry_points]``), the ``entry_points=`` literal of ``setup.py``, or
+an ``*.egg-info/entry_points.txt`` of an sdist, in that order of preference; in an
+installed tree (``--plugin`` a ``site-packages``, the plugin installed from its wheel), the
+``*.dist-info/entry_points.txt`` entries whose object is in the plugin's package (the other
+distributions' entry points there are not the plugin's).
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.runtime.inventory.file_facts import (
+    UNREADABLE,
+    FileFacts,
+    ScanSettings,
+    from_record,
+    to_record,
+)
+from patchkeeper.runtime.inventory.scan import scan_source
+from patchkeeper.runtime.model import EntryPoint
+from patchkeeper.runtime.settings import RuntimeSettings
+from patchkeeper.runtime.store.cache import (
+    SummaryCache,
+    file_state,
+    parsed_module,
+    prefetch_records,
+)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 only
+    import tomli as tomllib
+
+
+class PluginTree:
+    """Module lookup and cached :class:`FileFacts` for one plugin source tree."""
+
+    def __init__(self, settings: RuntimeSettings) -> None:
+        self.settings = settings
+        self.root = settings.root
+        self.scan_settings = ScanSettings(
+            settings.package,
+            settings.decorators,
+            settings.patch_directory.strip("/").replace("/", "."),
+        )
+        self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
+        self.facts: dict[str, FileFacts] = {}
+        self._files: dict[str, tuple[Path, bool] | None] = {}
+        self._top = settings.package.split(".")[0]
+
+    def module_file(self, module: str) -> tuple[Path, bool] | None:
+        """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file.
+        Modules of the plugin's top-level package come from one walk of its directory
+        (thousands of lookups, no ``stat`` each); others are looked up on disk."""
+        if not self._files:
+            self._files.update(self._walk())
+        if module not in self._files:
+            top = module.split(".")[0]
+            self._files[module] = None if top == self._top else self._find(module)
+        return self._files[module]
+
+    def _walk(self) -> dict[str, tuple[Path, bool] | None]:
+        found: dict[str, tuple[Path, bool] | None] = {}
+        # os.walk's folders, listed from the store while none changed
+        for directory, files in self.cache.python_folders(self.root / self._top):
+            base = Path(directory)
+            module = ".".join(base.relative_to(self.root).parts)
+            for name in files:
+                if name == "__init__.py":
+                    found[module] = (base / name, True)
+                elif name.endswith(".py"):
+                    found.setdefault(f"{module}.{name[:-3]}", (base / name, False))
+        return found
+
+    def _find(self, module: str) -> tuple[Path, bool] | None:
+        base = self.root / module.replace(".", "/")
+        if (base / "__init__.py").is_file():
+            return base / "__init__.py", True
+        if base.with_suffix(".py").is_file():
+            return base.with_suffix(".py"), False
+        return None
+
+    def signature(self) -> str:
+        """A digest of what an inventory of this tree reads: the settings, and the path and
+        stat data (:func:`patchkeeper.runtime.store.cache.file_state`) of every file of the plugin
+        package, of the files that declare entry points and of the ledger file."""
+        if not self._files:
+            self._files.update(self._walk())
+        digest = hashlib.sha256(repr(self.settings).encode())
+        extra = [
+            d / n for d in self.project_dirs() for n in ("pyproject.toml", "setup.cfg", "setup.py")
+        ]
+        extra += sorted(
+            f for d in self.project_dirs() for f in d.glob("*.egg-info/entry_points.txt")
+        )
+        extra += sorted(self.root.glob("*.dist-info/entry_points.txt"))
+        if self.settings.ledger_file:
+            extra.append(self.root / self.settings.ledger_file)
+        files = [found[0] for found in self._files.values() if found is not None]
+        files += self.patch_files()  # also when the patch directory is outside the package
+        for file in [*files, *extra]:
+            try:
+                stat = file.stat()
+            except OSError:
+                continue
+            digest.update(f"{file}\0{file_state(stat)}\n".encode())
+        return digest.hexdigest()
+
+    def split(self, dotted: str) -> tuple[str, str] | None:
+        """``(module, qualname)`` of a plugin dotted path (the longest prefix with a file);
+        qualname ``""`` for a module; ``None`` when no prefix is a plugin module."""
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            if self.module_file(module) is not None:
+                return module, ".".join(parts[cut:])
+        return None
+
+    def module_name(self, file: Path) -> tuple[str, bool]:
+        """The dotted module name of a file under the root, and whether it is a package."""
+        parts = list(file.relative_to(self.root).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        return ".".join(parts), is_package
+
+    def relative(self, file: Path) -> str:
+        return file.relative_to(self.root).as_posix()
+
+    def facts_of(self, module: str) -> FileFacts | None:
+        """The facts of a plugin module (parsed once, cached on disk), or ``None``."""
+        known = self.facts.get(module)
+        if known is not None:  # the activation search asks thousands of times
+            return known
+
+        def scan(file: Path, is_package: bool) -> FileFacts:
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                return unreadable(module, self.relative(file), exc)
+            return scan_source(data, module, self.relative(file), is_package, self.scan_settings)
+
+        codec = (to_record, from_record)
+        return parsed_module(module, self.facts, self.module_file, self.cache, scan, codec)
+
+    def prefetch(self, modules: list[str]) -> None:
+        """Scan the modules of ``modules`` that have no valid record in the cache, on every
+        usable core (:func:`patchkeeper.runtime.parallel.map_records`), and store their
+        records; :meth:`facts_of` then decodes them as on a warm run. Only a speed-up: the
+        facts are the ones :meth:`facts_of` would compute, and a module is still added to
+        :attr:`facts` only when it is asked for (the unreached ones stay out of it)."""
+
+        def job(module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
+            return (str(file), module, self.relative(file), is_package, self.scan_settings)
+
+        prefetch_records(modules, self.facts, self.module_file, self.cache, job, scan_record)
+
+    def package_modules(self) -> list[str]:
+        """Every module of the plugin's top-level package (one walk of its directory)."""
+        if not self._files:
+            self._files.update(self._walk())
+        return [module for module, found in self._files.items() if found is not None]
+
+    def project_dirs(self) -> list[Path]:
+        """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
+        ``*.egg-info``) are read from: the root, and for a ``src`` layout (the root a ``src``
+        directory, as setuptools' and hatch's ``src/`` layouts have it) its parent too."""
+        if self.root.name == "src":
+            return [self.root, self.root.parent]
+        return [self.root]
+
+    def patch_files(self) -> list[Path]:
+        """Every Python file of the patch directory, initializers included, sorted."""
+        return sorted((self.root / self.settings.patch_directory).rglob("*.py"))
+
+    def entry_points(self) -> tuple[EntryPoint, ...]:
+        """The plugin's entry points in the configured groups (see the module docstring)."""
+        groups = self.settings.entry_point_groups
+        for base in self.project_dirs():
+            for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
+                found = reader(base)
+                if found:
+                    prefix = "" if base == self.root else "../"
+                    return tuple(
+                        EntryPoint(e.group, e.name, e.value, prefix + e.source)
+                        for e in found
+                        if e.group in groups
+                    )
+        package = self.settings.package
+        installed = _from_metadata(self.root, "*.dist-info/entry_points.txt")
+        return tuple(
+            e
+            for e in installed
+            if e.group in groups and e.value.split(":")[0].split(".")[0] == package.split(".")[0]
+        )
+
+
+def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...]:
+    """The record (:func:`to_record`) of one plugin file, ``job`` being ``(path, module,
+    relative path, is_package, scan settings)``: the work of
+    :meth:`PluginTree.prefetch`'s worker processes."""
+    path, module, relative, is_package, settings = job
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return to_record(unreadable(module, relative, exc))
+    return to_record(scan_source(data, module, relative, is_package, settings))
+
+
+def unreadable(module: str, relative: str, exc: OSError) -> FileFacts:
+    """The facts of a plugin file that cannot be read (a symbolic link to a missing file, a
+    file without read permission): no entry, and the reason as its ``syntax_error``, so
+    the inventory names it and ``runtime lock``/``port`` refuse as for a file that does not
+    parse (its patches are unknown)."""
+    facts = FileFacts(module=module, file=relative)
+    reason = exc.strerror or type(exc).__name__
+    facts.syntax_error = f"{UNREADABLE}: {reason}"
+    return facts
+
+
+def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
+    name, sep, value = line.partition("=")
+    if not sep:
+        return None
+    return EntryPoint(group.strip(), name.strip(), value.split("[")[0].strip(), source)
+
+
+def _from_pyproject(root: Path) -> list[EntryPoint]:
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+        return []
+    table = data.get("project", {}).get("entry-points", {})
+    return [
+        EntryPoint(group, name, str(value), "pyproject.toml")
+        for group, items in table.items()
+        if isinstance(items, dict)
+        for name, value in items.items()
+    ]
+
+
+def _from_setup_cfg(root: Path) -> list[EntryPoint]:
+    path = root / "setup.cfg"
+    if not path.is_file():
+        return []
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, OSError):
+        return []
+    if not parser.has_section("options.entry_points"):
+        return []
+    out = []
+    for group, text in parser.items("options.entry_points"):
+        for line in text.splitlines():
+            spec = _parse_spec(group, line, "setup.cfg") if line.strip() else None
+            if spec:
+                out.append(spec)
+    return out
+
+
+def _from_setup_py(root: Path) -> list[EntryPoint]:
+    path = root / "setup.py"
+    if not path.is_file():
+        return []
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, OSError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "entry_points":
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                for group, items in value.items():
+                    for line in [items] if isinstance(items, str) else items:
+                        spec = _parse_spec(group, line, "setup.py")
+                        if spec:
+                            out.append(spec)
+    return out
+
+
+def _from_egg_info(root: Path) -> list[EntryPoint]:
+    return _from_metadata(root, "*.egg-info/entry_points.txt")
+
+
+def _from_metadata(root: Path, pattern: str) -> list[EntryPoint]:
+    """The entry points of the ``entry_points.txt`` files matching ``pattern`` under
+    ``root`` (the INI-like format of the packaging specification's entry points file)."""
+    out = []
+    for path in sorted(root.glob(pattern)):
+        group = ""
+        for line in path.read_text(encoding="utf-8").splitlines():
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                group = line[1:-1]
+            elif line and group:
+                spec = _parse_spec(group, line, path.relative_to(root).as_posix())
+                if spec:
+                    out.append(spec)
+    return out

@@ -1,0 +1,89 @@
+"""Patch files of the plugin that Python cannot parse: their entries are unknown.
+
+The inventory reads a file it cannot parse as a ``syntax`` finding and no entry (most often
+the conflict markers ``runtime port --write`` left in a copy). A command that acts on the
+entries must not take that silence for "no patch here": ``runtime lock`` would lock none of
+the file's targets (the guard would then watch nothing), ``runtime port`` would merge the
+copies a second time into the markers. Those commands refuse (:func:`refuse_unparsed`);
+``runtime audit`` and ``runtime check`` report the files as not read and exit 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkeeper.errors import TargetError
+from patchkeeper.runtime.inventory.file_facts import UNREADABLE
+from patchkeeper.runtime.model import Finding, Inventory
+
+#: Where the markers usually come from, for the hint.
+MARKERS_HINT = (
+    "fix the file (conflict markers '<<<<<<<' left by 'patchkeeper runtime port --write' are "
+    "resolved by editing them away) and run the command again"
+)
+
+
+def unparsed(inventory: Inventory) -> tuple[Finding, ...]:
+    """The inventory's ``syntax`` findings, in file order: one per patch file Python
+    cannot parse (``file`` relative to the plugin root, ``line`` 1-based, 0 when unknown)."""
+    return tuple(f for f in inventory.findings if f.kind == "syntax")
+
+
+def conflict_line(path: Path) -> int:
+    """The 1-based line of the first conflict marker (``<<<<<<< ``, as ``git merge-file``
+    writes it) in the file at ``path``; 0 when there is none or the file cannot be read."""
+    try:
+        with path.open("rb") as stream:
+            for number, line in enumerate(stream, 1):
+                if line.startswith(b"<<<<<<< ") or line.rstrip(b"\r\n") == b"<<<<<<<":
+                    return number
+    except OSError:
+        return 0
+    return 0
+
+
+def describe(finding: Finding, root: Path | None = None) -> str:
+    """``FILE:LINE: not valid Python (MESSAGE)``, or without ``:LINE`` when unknown; with
+    the plugin ``root``, a file holding conflict markers is said to, at the first marker.
+
+    >>> describe(Finding("syntax", "invalid syntax", "p/patch_x.py", 12))
+    'p/patch_x.py:12: not valid Python (invalid syntax)'
+    """
+    marker = conflict_line(root / finding.file) if root is not None else 0
+    if marker:
+        return f"{finding.file}:{marker}: not valid Python (an unresolved conflict region)"
+    if finding.message.startswith(UNREADABLE):
+        return f"{finding.file}: {finding.message}"
+    where = f"{finding.file}:{finding.line}" if finding.line else finding.file
+    return f"{where}: not valid Python ({finding.message})"
+
+
+def refuse_unparsed(inventory: Inventory, root: Path, command: str) -> None:
+    """Stop ``command`` (e.g. ``"runtime lock"``) when a patch file does not parse.
+
+    Raises:
+        TargetError: naming the first such file (under ``root``, the plugin root) and its
+            line, and how many others there are.
+    """
+    found = unparsed(inventory)
+    if not found:
+        return
+    first = found[0]
+    more = f" (and {len(found) - 1} more file(s))" if len(found) > 1 else ""
+    if first.message.startswith(UNREADABLE):
+        raise TargetError(
+            f"{first.message}{more}: {command} cannot read this file's patches, and would act "
+            "as if it had none",
+            path=root / first.file,
+            hint="restore the file (a symbolic link must lead to a file that exists) or remove "
+            "it from the patch directory, and run the command again",
+        )
+    marker = conflict_line(root / first.file)
+    why = "an unresolved conflict region" if marker else first.message
+    raise TargetError(
+        f"not valid Python ({why}){more}: {command} cannot read this file's patches, and "
+        "would act as if it had none",
+        path=root / first.file,
+        line=(marker or first.line) or None,
+        hint=MARKERS_HINT,
+    )

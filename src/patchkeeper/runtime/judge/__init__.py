@@ -1,0 +1,6 @@
+"""The runtime audit's decision per entry (retain, update, migrate, remove, investigate) with
+its evidence: drift, same code, noise, hooks, landed changes, findings across entries:
+``runtime audit``.
+
+See docs/architecture.md (the layers inside runtime).
+"""

@@ -1,0 +1,400 @@
+"""Old upstream vs new upstream, and the downstream's change, for one patch entry.
+
+Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with its evidence:
+
+- upstream unchanged -> *retain*;
+- upstream changed and the downstream's change is not in it -> *update* (the upstream diff
+  to reapply goes with it); a wrapper that keeps the original only needs an update when
+  the signature changed;
+- the new upstream already contains the downstream's change -> *remove*;
+- the target is gone (moved or removed) -> *investigate*, with where the name went; a
+  target at that path in neither release is said to be so, not *moved* or *removed*.
+
+*migrate* needs a judgement about new extension points and is never suggested
+automatically. Bodies are compared as ASTs with docstrings removed (comments never reach
+the AST); signatures and decorators separately, private names included.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import re
+import textwrap
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TypedDict
+
+from patchkeeper.constants import DecisionWord
+from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.judge.samecode import same_ast
+from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import PatchEntry
+
+#: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
+RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
+    w.value
+    for w in (
+        DecisionWord.RETAIN,
+        DecisionWord.UPDATE,
+        DecisionWord.MIGRATE,
+        DecisionWord.REMOVE,
+        DecisionWord.INVESTIGATE,
+    )
+)
+NOT_AUDITED = "not-audited"
+#: Banner lines around a downstream change (the ``MetaX Modification`` banners of the audited
+#: plugins): ``# /------ Metax Modification ------\`` or ``# ┌--- Metax Modification ---┐`` opens,
+#: ``# \-------------------------------/`` or ``# └--- Metax Modification ---┘`` closes.
+BANNER_OPEN = re.compile(r"^\s*#\s*[/┌]")
+BANNER_CLOSE = re.compile(r"^\s*#\s*[\\└]")
+
+
+@dataclass(frozen=True)
+class Code:
+    """A definition's source span and its parsed node (``None`` when it does not parse)."""
+
+    name: str
+    start: int
+    lines: tuple[str, ...]
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The span's source, dedented (computed once)."""
+        return textwrap.dedent("".join(self.lines))
+
+    def node(self) -> ast.stmt | None:
+        """A fresh parse of :attr:`text` (the caller may change it in place); ``None`` when
+        it does not parse."""
+        try:
+            tree = ast.parse(self.text)
+        except SyntaxError:
+            return None
+        return tree.body[0] if tree.body else None
+
+    @property
+    def parsed(self) -> ast.stmt | None:
+        """The parse of :attr:`text`, shared by every span with the same text (parsed once
+        per process): read it, never change it (:meth:`node` gives a fresh one to change)."""
+        text = self.text
+        if text not in _SHARED_PARSES:
+            _SHARED_PARSES[text] = self.node()
+        return _SHARED_PARSES[text]
+
+
+#: :attr:`Code.parsed` by dedented source text.
+_SHARED_PARSES: dict[str, ast.stmt | None] = {}
+
+
+def upstream_code(tree: UpstreamTree, found: Resolution) -> Code | None:
+    """The source span of a found definition (``None`` for a module or a missing one)."""
+    if found.status != FOUND or found.definition is None:
+        return None
+    lines = tree.source_lines(found.module, found.definition.line, found.definition.end_line)
+    return Code(f"{found.file}", found.definition.line, tuple(lines))
+
+
+@functools.lru_cache(maxsize=256)
+def _plugin_lines(file: Path) -> tuple[str, ...]:
+    try:
+        return tuple(file.read_text(encoding="utf-8", errors="replace").splitlines(True))
+    except OSError:
+        return ()
+
+
+def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
+    """The source span of the plugin's replacement ``module:qualname`` (from the scanned
+    facts: no second parse), decorators excluded; ``None`` for an expression."""
+    module, _, qual = replacement.partition(":")
+    if not qual or "<" in replacement:
+        return None
+    facts = tree.facts_of(module)
+    span = facts.span(qual) if facts is not None else None
+    found = tree.module_file(module)
+    if span is None or found is None:
+        return None
+    start, end = span  # the patch decorator is not part of the compared code
+    lines = _plugin_lines(found[0])[start - 1 : end]
+    return Code(tree.relative(found[0]), start, tuple(lines))
+
+
+def unified(a: Code, b: Code) -> str:
+    """A unified diff of two spans, labelled with files and first lines."""
+    return "".join(
+        difflib.unified_diff(
+            list(a.text.splitlines(True)),
+            list(b.text.splitlines(True)),
+            fromfile=f"a/{a.name}:{a.start}",
+            tofile=f"b/{b.name}:{b.start}",
+            n=2,
+        )
+    )
+
+
+def signature_changes(old: ast.stmt, new: ast.stmt) -> list[str]:
+    """What differs between two definitions besides the body: kind, signature,
+    decorators, bases."""
+    changes = []
+    if type(old) is not type(new):
+        changes.append(f"kind: {type(old).__name__} -> {type(new).__name__}")
+        return changes
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if isinstance(old, functions) and isinstance(new, functions):
+        a, b = ast.unparse(old.args), ast.unparse(new.args)
+        if a != b:
+            changes.append(f"signature: ({a}) -> ({b})")
+        ra = ast.unparse(old.returns) if old.returns else ""
+        rb = ast.unparse(new.returns) if new.returns else ""
+        if ra != rb:
+            changes.append(f"return annotation: {ra or '-'} -> {rb or '-'}")
+    if isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef):
+        ba, bb = [ast.unparse(x) for x in old.bases], [ast.unparse(x) for x in new.bases]
+        if ba != bb:
+            changes.append(f"bases: {', '.join(ba)} -> {', '.join(bb)}")
+    da = [ast.unparse(d) for d in getattr(old, "decorator_list", [])]
+    db = [ast.unparse(d) for d in getattr(new, "decorator_list", [])]
+    if da != db:
+        changes.append(f"decorators: {da} -> {db}")
+    return changes
+
+
+def _normal(line: str) -> str:
+    return line.split("#", 1)[0].strip() if not line.strip().startswith("#") else ""
+
+
+def added_lines(base: Code, changed: Code) -> list[str]:
+    """The code lines ``changed`` adds over ``base`` (normalized, comments dropped)."""
+    a = [_normal(x) for x in base.lines]
+    b = [_normal(x) for x in changed.lines]
+    out = []
+    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "insert"):
+            out += [x for x in b[j1:j2] if x]
+    return out
+
+
+def outside_banners(base: Code, changed: Code) -> tuple[list[str], bool]:
+    """Changes of ``changed`` over ``base`` that lie outside the banner regions, and whether
+    ``changed`` has banners at all. Each change is ``"line N: <code>"``."""
+    regions: list[tuple[int, int]] = []
+    start = None
+    for index, line in enumerate(changed.lines):
+        if BANNER_OPEN.match(line) and start is None and re.search(r"(?i)modif", line):
+            start = index
+        elif BANNER_CLOSE.match(line) and start is not None:
+            regions.append((start, index))
+            start = None
+    if start is not None:
+        regions.append((start, len(changed.lines)))
+    if not regions:
+        return [], False
+
+    def inside(i: int) -> bool:
+        return any(s <= i <= e for s, e in regions)
+
+    a = [_normal(x) for x in base.lines]
+    b = [_normal(x) for x in changed.lines]
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "delete":
+            if not (inside(j1) or inside(j1 - 1)) and any(a[i1:i2]):
+                out.append(f"line {changed.start + j1}: removed {a[i1]!r}")
+            continue
+        for j in range(j1, j2):
+            if b[j] and not inside(j):
+                out.append(f"line {changed.start + j}: {b[j]}")
+    return out, True
+
+
+@dataclass(frozen=True)
+class Drift:
+    """The evidence for one entry: ``upstream_changes`` (kind/signature/decorators/body),
+    ``upstream_diff`` (old -> new upstream source), ``downstream_diff`` (old upstream ->
+    the plugin's replacement), ``outside_banners`` (downstream changes outside the banner
+    regions, when the replacement uses banners), the suggested ``decision`` and its
+    ``evidence`` sentences."""
+
+    decision: str
+    evidence: tuple[str, ...]
+    upstream_changes: tuple[str, ...] = ()
+    upstream_diff: str = ""
+    downstream_diff: str = ""
+    outside_banners: tuple[str, ...] = ()
+
+
+class _Compared(TypedDict):
+    """The fields of a :class:`Drift` that compare the three spans, whatever the decision."""
+
+    upstream_changes: tuple[str, ...]
+    upstream_diff: str
+    downstream_diff: str
+    outside_banners: tuple[str, ...]
+
+
+def with_decision(drift: Drift, decision: str, reason: str) -> Drift:
+    """``drift`` with ``decision`` and ``reason`` first in its evidence (a rule of
+    :mod:`patchkeeper.runtime.judge.judge` that decides: the reason it gives comes first)."""
+    evidence = (reason, *(e for e in drift.evidence if e != reason))
+    return replace(drift, decision=decision, evidence=evidence)
+
+
+def codes(
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    plugin: PluginTree,
+) -> tuple[Code | None, Code | None, Code | None]:
+    """The three spans :func:`decide` compares: the old and new upstream definitions and
+    the plugin's replacement (``plugin``: a
+    :class:`~patchkeeper.runtime.inventory.plugin.PluginTree`)."""
+    if new.status != FOUND or old.status != FOUND or new.partial:
+        return None, None, None
+    return (
+        upstream_code(trees[0], old),
+        upstream_code(trees[1], new),
+        plugin_code(plugin, entry.replacement),
+    )
+
+
+def decide(
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    old_code: Code | None,
+    new_code: Code | None,
+    mine: Code | None,
+) -> Drift:
+    """Suggest a decision for ``entry`` (a :class:`~patchkeeper.runtime.model.PatchEntry`)
+    from its resolutions in the old and new upstream and the spans of :func:`codes` (a
+    function of these values only, so the audit may cache it)."""
+    if new.status == OUTSIDE:
+        return Drift(NOT_AUDITED, (f"{entry.target} is outside the audited upstream packages",))
+    if new.status != FOUND and old.status != FOUND:
+        # moved or removed only when the name was at that path in the old release
+        where = (
+            "; the name is defined at " + ", ".join(new.candidates)
+            if new.candidates
+            else "; no definition of the name anywhere in the new upstream"
+        )
+        return Drift(INVESTIGATE, (f"{entry.target} is not at that path in either release{where}",))
+    if new.status != FOUND:
+        where = (
+            "; now defined at " + ", ".join(new.candidates)
+            if new.candidates
+            else "; no definition of the name anywhere in the new upstream"
+        )
+        return Drift(INVESTIGATE, (f"{entry.target} is {new.status} in the new upstream{where}",))
+    if old.status != FOUND:
+        return Drift(
+            INVESTIGATE,
+            (
+                f"{entry.target} is {old.status} in the old upstream but "
+                f"found in the new one at {new.location}",
+            ),
+        )
+    if new.partial:
+        return Drift(
+            RETAIN,
+            (
+                f"{new.partial} is not defined by upstream under {new.location} "
+                "in the new version: an attribute the plugin adds or a generated "
+                "one; nothing upstream to compare",
+            ),
+        )
+    if old_code is None or new_code is None:
+        return Drift(RETAIN, (f"{new.location} is a module; it exists in both versions",))
+    old_node = new_node = None
+    if old_code.text == new_code.text:
+        changes: list[str] = []  # the same source: the same AST, signature and decorators
+    else:
+        old_node, new_node = old_code.parsed, new_code.parsed
+        changes = signature_changes(old_node, new_node) if old_node and new_node else []
+        if not (old_node and new_node and same_ast(old_node, new_node)):
+            changes.append("body")
+    diff = unified(old_code, new_code) if changes else ""
+    downstream = unified(old_code, mine) if mine else ""
+    banners, has_banners = outside_banners(old_code, mine) if mine else ([], False)
+    evidence: list[str] = []
+    if has_banners:
+        evidence.append(
+            "the replacement's code outside its Modification banners equals the old upstream"
+            if not banners
+            else f"{len(banners)} change(s) outside the Modification banners"
+        )
+    common: _Compared = {
+        "upstream_changes": tuple(changes),
+        "upstream_diff": diff,
+        "downstream_diff": downstream,
+        "outside_banners": tuple(banners),
+    }
+    if entry.key is not None:
+        source = "".join(new_code.lines)
+        key = entry.key.strip("'\"")
+        if re.search(rf"['\"]{re.escape(key)}['\"]", source):
+            return Drift(
+                REMOVE,
+                (f"the new upstream {new.location} already has the key {entry.key}", *evidence),
+                **common,
+            )
+        return Drift(
+            RETAIN,
+            (
+                f"the new upstream {new.location} has no key {entry.key}: the "
+                "registration is still needed",
+                *evidence,
+            ),
+            **common,
+        )
+    if not changes:
+        return Drift(
+            RETAIN,
+            (
+                f"upstream {new.location} is unchanged from the old version "
+                "(AST without docstrings, signature, decorators)",
+                *evidence,
+            ),
+            **common,
+        )
+    if mine is not None and new_node is not None:
+        mine_node = mine.parsed
+        if mine_node is not None and same_ast(mine_node, new_node):
+            return Drift(
+                REMOVE,
+                ("the new upstream implementation equals the replacement", *evidence),
+                **common,
+            )
+        added = added_lines(old_code, mine)
+        new_lines = {_normal(x) for x in new_code.lines}
+        if added and all(line in new_lines for line in added):
+            return Drift(
+                REMOVE,
+                (
+                    f"every line the replacement adds ({len(added)}) is in the new upstream",
+                    *evidence,
+                ),
+                **common,
+            )
+    if entry.mechanism.value == "wrapper" and not any(c.startswith("signature") for c in changes):
+        return Drift(
+            RETAIN,
+            (
+                f"upstream {new.location} changed ({', '.join(changes)}) but the "
+                "wrapper calls the original and the signature is the same",
+                *evidence,
+            ),
+            **common,
+        )
+    return Drift(
+        UPDATE,
+        (
+            f"upstream {new.location} changed: {', '.join(changes)}; the "
+            "downstream change is not in the new upstream",
+            *evidence,
+        ),
+        **common,
+    )

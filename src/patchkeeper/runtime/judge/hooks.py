@@ -1,0 +1,214 @@
+"""Extension points upstream gained that can replace a monkey patch (issue 10, item 1).
+
+The seed's *migrate* row: "A registry, platform hook, CustomOp, or narrower extension point
+now supports the requirement." A hook is consulted by code; this module looks at the new
+upstream definition of the target and at the functions of the target's module that call it,
+and lists the hooks they consult that the old release did not define anywhere:
+
+- a platform method: ``current_platform.<m>(...)``, ``<x>.platform.<m>``, ``Platform.<m>``;
+- a registration function or method: ``register_<x>(...)``, ``<X>.register<_x>(...)``,
+  ``CustomOp.register_oot`` (not a method of the object at hand, ``self.<x>.register_<y>``:
+  that is a call into a collaborator, not an extension point a plugin fills);
+- a registry read: ``<NAME>_REGISTRY[...]`` / ``.get(...)``, ``<x>_registry.<m>(...)``;
+- an allocator or kernel-selection hook: a call of ``get_<x>_backend<...>``,
+  ``<x>_allocator<...>`` or ``select_<x>``.
+
+"Did not define" is checked in the whole old tree (:meth:`UpstreamTree.defined`), so a hook
+that only moved is not new.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.lookup.resolve import Resolution
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.syntax.astwalk import nodes
+
+_PLATFORM_OBJECTS = re.compile(r"(?i)(^|\.)(current_platform|platform|platform_cls)$|Platform$")
+_REGISTER = re.compile(r"^register(_\w+)?$|_register$|^register_oot$")
+_REGISTRY = re.compile(r"(?i)registry$")
+#: The object at hand (``self``, ``self.connector``): its methods are not extension points.
+_INSTANCE = re.compile(r"^(self|cls)(\.|$)")
+_SELECTION = re.compile(r"^get_\w*backend\w*$|allocator|^select_\w+$")
+
+
+def _dotted(node: ast.expr) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+_CONSULTED: dict[int, tuple[ast.AST, dict[str, str]]] = {}
+
+
+#: Words one of which the text of every hook a node consults holds (lower case): a platform
+#: object, ``register``/``registry``, a backend, an allocator, ``select_``.
+_HOOK_WORDS = ("platform", "regist", "backend", "allocator", "select_")
+
+
+def consulted(node: ast.AST, text: str | None = None) -> dict[str, str]:
+    """The hooks ``node`` consults: the hook's own name -> how it is reached
+    (``"current_platform.get_attn_backend_cls"``); walked once per node in a process.
+    ``text``, the node's source when known: an ASCII source without any of
+    :data:`_HOOK_WORDS` (an identifier is its own text there) consults none, unwalked."""
+    if text is not None and text.isascii():
+        lowered = text.lower()
+        if not any(word in lowered for word in _HOOK_WORDS):
+            return {}
+    hit = _CONSULTED.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = _CONSULTED[id(node)] = (node, _consulted(node))
+    return dict(hit[1])
+
+
+def _consulted(node: ast.AST) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for sub in nodes(node):  # in ast.walk's order: the first way a hook is reached is kept
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            text = _dotted(func)
+            name = text.rsplit(".", 1)[-1]
+            owner = text.rsplit(".", 1)[0] if "." in text else ""
+            platform = bool(owner) and bool(_PLATFORM_OBJECTS.search(owner))
+            registers = bool(_REGISTER.search(name)) and not _INSTANCE.match(owner)
+            if platform or registers or _SELECTION.search(name):
+                found.setdefault(name, text)
+            elif owner and _REGISTRY.search(owner.rsplit(".", 1)[-1]):
+                found.setdefault(owner.rsplit(".", 1)[-1], text)
+        elif isinstance(sub, ast.Subscript):
+            text = _dotted(sub.value)
+            if text and _REGISTRY.search(text.rsplit(".", 1)[-1]):
+                found.setdefault(text.rsplit(".", 1)[-1], text + "[...]")
+    return found
+
+
+_PARSED: dict[tuple[str, str], ast.Module | None] = {}
+
+
+def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
+    """The parsed module (once per tree and module in a process)."""
+    key = (str(tree.root), module)
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = ast.parse("".join(tree.source_lines(module, 1, 10**9)))
+        except SyntaxError:
+            _PARSED[key] = None
+    return _PARSED[key]
+
+
+_STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(module: ast.Module) -> Iterator[ast.AST]:
+    """The statements of ``module`` at any depth (with the ``except`` handlers and ``case``
+    blocks that hold some), in :func:`ast.walk`'s order: a definition is a statement and
+    an expression holds none, so expressions are not entered."""
+    todo: deque[ast.AST] = deque([module])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, _STATEMENT_LIKE))
+        yield node
+
+
+_Function = tuple[str, "ast.FunctionDef | ast.AsyncFunctionDef", int, int]
+_FUNCTIONS: dict[tuple[str, str], list[_Function]] = {}
+
+
+def _functions(tree: UpstreamTree, module: str) -> list[_Function]:
+    """``(name, node, first line, last line)`` of every function of a module, decorators
+    included in the span (built once per tree and module in a process)."""
+    key = (str(tree.root), module)
+    if key not in _FUNCTIONS:
+        parsed = _module_ast(tree, module)
+        found: list[_Function] = []
+        for node in _statements(parsed) if parsed is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                found.append((node.name, node, start, node.end_lineno or node.lineno))
+        _FUNCTIONS[key] = found
+    return _FUNCTIONS[key]
+
+
+_MENTIONS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+
+
+def _mentioned(node: ast.AST) -> frozenset[str]:
+    """The names (``Name`` ids, ``Attribute`` attributes) inside ``node`` (once per node)."""
+    hit = _MENTIONS.get(id(node))
+    if hit is None or hit[0] is not node:
+        names = frozenset(
+            s.id if isinstance(s, ast.Name) else s.attr
+            for s in nodes(node)
+            if isinstance(s, (ast.Name, ast.Attribute))
+        )
+        hit = _MENTIONS[id(node)] = (node, names)
+    return hit[1]
+
+
+def _callers(
+    tree: UpstreamTree, found: Resolution
+) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """``(qualname, node, source)`` of the functions of the target's module that mention
+    the target's name (its callers in that module). A function whose ASCII source does not
+    contain the name cannot mention it (an identifier is its own text there), so only the
+    others are walked."""
+    name = found.qualname.rsplit(".", 1)[-1]
+    callers = []
+    for qual, node, start, end in _functions(tree, found.module):
+        if qual == name:
+            continue
+        text = "".join(tree.source_lines(found.module, start, end))
+        if text.isascii() and name not in text:
+            continue
+        if name in _mentioned(node):
+            callers.append((qual, node, text))
+    return callers
+
+
+_CANDIDATES: dict[tuple[Any, ...], dict[str, str]] = {}
+
+
+def candidates(
+    new: Resolution, new_tree: UpstreamTree, old_code: Code | None, new_code: Code | None
+) -> dict[str, str]:
+    """The hooks the new target (or a caller in its module) consults and the old target did
+    not: hook name -> ``"<how it is reached> (in <where>)"`` (not yet checked against the
+    old tree)."""
+    if old_code is None or new_code is None or old_code.text == new_code.text:
+        return {}
+    key = (str(new_tree.root), new.module, new.qualname, new.location, old_code.text, new_code.text)
+    if key not in _CANDIDATES:
+        _CANDIDATES[key] = _candidates(new, new_tree, old_code, new_code)
+    return dict(_CANDIDATES[key])
+
+
+def _candidates(
+    new: Resolution, new_tree: UpstreamTree, old_code: Code, new_code: Code
+) -> dict[str, str]:
+    old_node, new_node = old_code.parsed, new_code.parsed
+    if old_node is None or new_node is None:
+        return {}
+    before = consulted(old_node, old_code.text)
+    sites = [(new.location, consulted(new_node, new_code.text))]
+    if new.qualname and "." not in new.qualname:  # a module-level function: its callers
+        callers = _callers(new_tree, new)
+        sites += [(f"{new.module}.{q}", consulted(n, text)) for q, n, text in callers]
+    found: dict[str, str] = {}
+    for where, hooks in sites:
+        for name, how in hooks.items():
+            if name not in before and name not in found:
+                found[name] = f"{how} (in {where})"
+    return found

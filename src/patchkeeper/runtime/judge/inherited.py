@@ -1,0 +1,201 @@
+"""A subclass swap that inherits the upstream change: the methods a plugin class overrides,
+read one by one against the old and new upstream class (rule 7 of
+:mod:`patchkeeper.runtime.judge.judge`).
+
+A plugin class that derives from the upstream class it replaces inherits every method it
+does not override; of those it overrides, one that calls upstream's (``super().name(...)``)
+passes a change of upstream's body through, and one that keeps none of what changed needs no
+update either. :func:`inherited_reason` says which, or that an update is needed.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from patchkeeper.runtime.judge.drift import Code, signature_changes
+from patchkeeper.runtime.judge.noise import outside_copy_reason, removal_only_reason
+from patchkeeper.runtime.judge.samecode import same_ast
+from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax.names import walk_statements
+
+
+def _methods(node: ast.ClassDef) -> dict[str, ast.stmt]:
+    """A class's methods by name: those of its body and those it defines inside its
+    ``if``/``try``/``with`` blocks (``if vllm_version_is(...): def make_dummy(...)``), not
+    those of nested functions or classes; the last definition of a name wins."""
+    return {
+        n.name: n
+        for n in walk_statements(getattr(node, "body", []))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+#: Statements whose parts run only on some paths (or not at once): a call of upstream's
+#: method inside one does not make an override delegate.
+BRANCHING = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.With,
+    ast.AsyncWith,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
+def _assigned(node: ast.ClassDef) -> set[str]:
+    """The names a class body binds by assignment (``forward = npu_forward``,
+    ``forward: Callable = npu_forward``), its ``if``/``try`` blocks included."""
+    names: set[str] = set()
+    for statement in walk_statements(node.body):
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        else:
+            continue
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _delegates(method: ast.stmt, bases: set[str]) -> bool:
+    """Whether ``method`` (a plugin class's override) calls the method it overrides on every
+    path: ``super().name(...)`` or ``Base.name(...)`` for a base of ``bases`` (last parts of
+    the class's base names) in a statement of its own body, not inside an ``if``, a loop, a
+    ``try`` or a nested function (an override that calls upstream's only behind a version
+    gate and runs a copy of the old body otherwise does not delegate)."""
+    name = getattr(method, "name", "")
+    for statement in getattr(method, "body", []):
+        if isinstance(statement, BRANCHING):
+            continue
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr != name:
+                continue
+            owner = node.func.value
+            if isinstance(owner, ast.Call) and ast.unparse(owner.func) == "super":
+                return True
+            if ast.unparse(owner).rsplit(".", 1)[-1] in bases:
+                return True
+    return False
+
+
+def _code_lines(node: ast.stmt) -> set[str]:
+    """The statements of ``node``'s body, each unparsed on one line (comments and layout
+    dropped), at every depth, ``def`` lines excluded."""
+    out: set[str] = set()
+    for statement in walk_statements(getattr(node, "body", [])):
+        if isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+            continue  # their blocks' statements are walked; the header alone says little
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            out.add(ast.unparse(statement))
+    return out
+
+
+def _taken_in(override: ast.stmt, old: ast.stmt, new: ast.stmt) -> bool:
+    """Whether the new upstream method gained a statement (an assignment or a call) that the
+    override already has and the old method did not: upstream took part of the override's
+    own change in, and running both would do it twice (vllm-ascend's
+    ``AscendInputBatch.make_dummy`` spreads dummy tokens evenly, vLLM 0.27.1's
+    ``InputBatch.make_dummy`` does too)."""
+    gained = _code_lines(new) - _code_lines(old)
+    return bool(gained & _code_lines(override))
+
+
+def _method_code(code: Code, node: ast.stmt) -> Code:
+    """The lines of ``code`` that hold ``node`` (a method of :attr:`Code.parsed`, whose
+    line numbers count from the span's first line), decorators excluded."""
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return Code(code.name, code.start + first - 1, code.lines[first - 1 : last])
+
+
+def _untouched(spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...]) -> bool:
+    """Whether an override that does not call upstream's method keeps none of what upstream
+    changed in it: the change lies only in code the override does not copy, or only
+    removes lines (:func:`~patchkeeper.runtime.judge.noise.outside_copy_reason`,
+    :func:`~patchkeeper.runtime.judge.noise.removal_only_reason`, as for a copied function, here
+    per overridden method). ``spans``: the old upstream class, the new one and the plugin's;
+    ``nodes``: the method in each, in that order."""
+    before, after, ours = (_method_code(c, n) for c, n in zip(spans, nodes))
+    return bool(outside_copy_reason(before, after, ours) or removal_only_reason(before, after))
+
+
+def inherited_reason(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str | None:
+    """For a plugin class deriving from the upstream class it replaces (a subclass swap):
+    why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
+    replacement is not such a subclass (a full copy of the class, not a class). No update
+    is needed when none of the methods it overrides (by ``def`` or by assignment in its
+    body) changed upstream (it inherits the rest), or those that changed did so in their
+    body alone and the override calls upstream's method (``super().name(...)``: the change
+    passes through, as for a wrapper, :func:`patchkeeper.runtime.judge.drift.decide`), unless
+    upstream's new body now does what the override adds (:func:`_taken_in`), or the
+    override does not call it and keeps none of what changed (:func:`_untouched`). A changed
+    signature or decorators of an overridden method, a method upstream added or dropped that
+    the class overrides, or a change reaching code an override copies, needs an update:
+    the subclass is not a copy of the class, and the rules that read a copy's lines
+    (:mod:`patchkeeper.runtime.judge.noise`) apply to each override, not to the class."""
+    if mine is None:
+        return None
+    ours, before, after = mine.parsed, old.parsed, new.parsed
+    if not (
+        isinstance(ours, ast.ClassDef)
+        and isinstance(before, ast.ClassDef)
+        and isinstance(after, ast.ClassDef)
+    ):
+        return None
+    name = entry.target.rsplit(".", 1)[-1]
+    bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}
+    if entry.mechanism is not Mechanism.SUBCLASS and name not in bases:
+        return None  # a full copy of the class, not a subclass
+    methods = _methods(ours)
+    old_methods, new_methods = _methods(before), _methods(after)
+    # a method bound by assignment in the class body (``forward = npu_forward``) overrides
+    # upstream's as a ``def`` does; what it runs is not read here (it never delegates)
+    bound = _assigned(ours) & (set(old_methods) | set(new_methods))
+    overridden = sorted(set(methods) | bound)
+    passed: list[str] = []
+    own: list[str] = []
+    for m in overridden:
+        if (m in old_methods) != (m in new_methods):
+            return ""
+        if m not in old_methods or same_ast(old_methods[m], new_methods[m]):
+            continue
+        if m not in methods or signature_changes(old_methods[m], new_methods[m]):
+            return ""
+        if _delegates(methods[m], bases):
+            if _taken_in(methods[m], old_methods[m], new_methods[m]):
+                return ""
+            passed.append(m)
+        elif _untouched((old, new, mine), (old_methods[m], new_methods[m], methods[m])):
+            own.append(m)
+        else:
+            return ""
+    listed = ", ".join(overridden[:6]) + (" ..." if len(overridden) > 6 else "") or "none"
+    if passed or own:
+        said = []
+        if passed:
+            said.append(
+                f"{', '.join(passed)} changed upstream in the body alone and the override "
+                "calls upstream's (super()): the change passes through"
+            )
+        if own:
+            said.append(
+                f"{', '.join(own)} changed upstream in the body alone, only in code the "
+                "override does not copy, or only by removing lines"
+            )
+        return (
+            f"the plugin's class derives from {name} and inherits the upstream change; of the "
+            f"methods it overrides ({listed}), {'; '.join(said)}; the others are unchanged "
+            "upstream"
+        )
+    return (
+        f"the plugin's class derives from {name} and inherits the upstream change; the "
+        f"methods it overrides ({listed}) are unchanged upstream"
+    )

@@ -1,0 +1,393 @@
+"""From the drift of one entry to the decision a careful maintainer takes (issue 10).
+
+:func:`patchkeeper.runtime.judge.drift.decide` compares the old upstream, the new upstream and the
+plugin's replacement. This module adds what that comparison cannot see, in this order (the
+first rule that applies decides):
+
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
+2. a version gate on the entry's activation that is dead at the new release, or a feature
+   probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
+   release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`) ->
+   **remove**;
+   the new upstream defines a class the entry's file (or a helper module of the patch
+   directory it imports) defines, or a constant the file defines in its target's module
+   (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
+3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
+   says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
+   **retain**), and always when neither release has the module or class it belongs to (its
+   owner: the assignment has nothing to add the name to, the patch can never apply) unless
+   ``try: ... except ImportError`` guards the patch (a future name: **retain**); a
+   target that existed at the old release and is gone without a trace ->
+   **remove** (the affected path no longer exists); moved or renamed (a private name's
+   underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
+   (retarget);
+   an attribute the plugin adds to an upstream class that the new class sets itself, or
+   a backport whose parameters the new upstream target now has (upstream took the change
+   in) -> **remove**; the audit then carries that to the other entries of a backport's
+   file (:func:`patchkeeper.runtime.judge.landed.spread`);
+4. a target new upstream (the old release did not define it, or not under the class found)
+   -> **remove** when the patch's header says it is a backport (the change landed), else
+   **update** (the patch now replaces upstream's own definition);
+5. a registry key the new upstream has and the old one had too -> **retain** (the plugin
+   overrides upstream's value on purpose);
+6. the new upstream target, or a function of its module that calls it, consults an extension
+   point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**;
+7. an upstream change that is only noise (:mod:`patchkeeper.runtime.judge.noise`) -> **retain**,
+   said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
+   its class body and of its ``if``/``try`` blocks) did not change upstream, or changed in
+   their body alone while the override calls upstream's (``super().name(...)``), inherits
+   the change -> **retain**; one that overrides a changed method otherwise stays **update**
+   (the copy rules below do not read a subclass); a change of the body alone that lies
+   only in code the replacement does not copy, or that only removes code lines (the copy
+   keeps doing what the old release did), new parameters a replacement forwarding
+   ``*args``/``**kwargs`` passes through, or a change of the body alone when the
+   replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
+   a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
+   not change it);
+8. a full-replacement copy that already differs from the OLD upstream outside its
+   Modification banners -> **update** even when this upgrade did not touch the target (the
+   copy missed an earlier upstream change).
+
+Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
+maintainers over six releases (``benchmarks/runtime_history.py``).
+
+The audit remembers each result (:class:`patchkeeper.runtime.judge.runtime_audit.JudgeCache`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from patchkeeper.runtime.judge.drift import (
+    MIGRATE,
+    NOT_AUDITED,
+    REMOVE,
+    RETAIN,
+    UPDATE,
+    Code,
+    Drift,
+    upstream_code,
+    with_decision,
+)
+from patchkeeper.runtime.judge.hooks import candidates
+from patchkeeper.runtime.judge.inherited import inherited_reason
+from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
+from patchkeeper.runtime.judge.missing import missing_target
+from patchkeeper.runtime.judge.noise import (
+    cosmetic_reason,
+    forwarded_signature_reason,
+    outside_copy_reason,
+    removal_only_reason,
+)
+from patchkeeper.runtime.lookup.resolve import (
+    FOUND,
+    MOVED,
+    Resolution,
+)
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import ActivationStatus, PatchEntry
+from patchkeeper.runtime.syntax.gates import evaluate
+
+
+def _dead_gate(entry: PatchEntry, new_version: str) -> str:
+    """The first version condition on the way to ``entry`` that is false at
+    ``new_version``, as ``"file:line: test"``; ``""`` when none."""
+    activation = entry.activation
+    if activation is None or not new_version:
+        return ""
+    for condition in activation.conditions:
+        test = condition.text
+        if condition.kind == "else" or test.startswith("not ("):
+            test = test if test.startswith("not (") else f"not ({test})"
+        if evaluate(test, new_version) is False:
+            return f"{condition.file}:{condition.line}: {condition.text}"
+    return ""
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A judgement that waits for one fact of the old tree (:func:`settle`): whether it
+    defines each hook name of ``candidates`` (``(hook name, how it is reached)``: the
+    extension points the new target or its callers consult and the old target did not,
+    :func:`patchkeeper.runtime.judge.hooks.candidates`). A hook the old release defined nowhere
+    makes the entry *migrate* (rule 6, on ``drift``); when the old release defined them
+    all, the judgement is ``otherwise`` (the rules after it)."""
+
+    drift: Drift
+    candidates: tuple[tuple[str, str], ...]
+    otherwise: Drift
+
+
+def judge(
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    spans: tuple[Code | None, Code | None, Code | None],
+    versions: tuple[str, str],
+    header: str = "",
+    landed: tuple[str, ...] = (),
+    dead_probe: str = "",
+) -> Drift:
+    """The refined :class:`Drift` of one entry (see the module docstring):
+    :func:`judge_pending`, settled at once (:func:`settle`)."""
+    pending = judge_pending(
+        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe
+    )
+    return settle(pending, trees[0])
+
+
+def settle(judged: Drift | Pending, old_tree: UpstreamTree) -> Drift:
+    """The judgement of :func:`judge_pending`'s result: a :class:`Drift` as it is; a
+    :class:`Pending` one *migrate* when the old tree (:meth:`UpstreamTree.defined`) lacks
+    one of its hook names, else its ``otherwise``. (Look the hook names of many entries up
+    in one pass first: :meth:`UpstreamTree.find_definitions`.)"""
+    if isinstance(judged, Drift):
+        return judged
+    hooks = [how for name, how in judged.candidates if not old_tree.defined(name)]
+    if not hooks:
+        return judged.otherwise
+    return with_decision(
+        judged.drift,
+        MIGRATE,
+        "the new upstream consults an extension point the old release did not have: "
+        + "; ".join(hooks),
+    )
+
+
+def judge_pending(
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    spans: tuple[Code | None, Code | None, Code | None],
+    versions: tuple[str, str],
+    header: str = "",
+    landed: tuple[str, ...] = (),
+    dead_probe: str = "",
+) -> Drift | Pending:
+    """The refined :class:`Drift` of one entry (see the module docstring), or, when rule 6
+    has hook names to check, a :class:`Pending` judgement: every rule but that check, which
+    reads the whole old tree, is taken here (so that many entries can be judged in worker
+    processes and their hook names looked up in the old tree in one pass afterwards).
+
+    Args:
+        versions: the old and new upstream versions (``""`` when unknown: gates are then
+            not evaluated).
+        header: the entry's file's header comment (its ``Note:`` and the rest), read for
+            what the patch says it avoids on purpose.
+        landed: the features the entry's file carries (its classes and constants, the
+            classes of the patch directory's helper modules it imports) that the new
+            upstream now defines (:func:`patchkeeper.runtime.judge.landed.landed_features`):
+            upstream took the feature in, and the whole file goes (**remove**).
+        dead_probe: why a feature probe on the way to the entry stops it at the new release
+            (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`; ``""`` when none):
+            dead code there (**remove**).
+    """
+    activation = entry.activation
+    if activation is not None and activation.status is ActivationStatus.NEVER:
+        note = activation.note or "no import reaches it"
+        return with_decision(
+            drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
+        )
+    gate = _dead_gate(entry, versions[1])
+    if gate:
+        return with_decision(
+            drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
+        )
+    if dead_probe:
+        return with_decision(drift, REMOVE, dead_probe)
+    if landed:
+        listed = ", ".join(landed)
+        return with_decision(
+            drift,
+            REMOVE,
+            f"the new upstream defines {listed}, which the patch's file carries (defined in "
+            "it or in a helper module of the patch directory it imports) and the old release "
+            "did not have: upstream took the feature in; remove the file's patches once "
+            "upstream's version is checked to cover them",
+        )
+    if drift.decision == NOT_AUDITED:
+        return with_decision(
+            drift,
+            RETAIN,
+            f"{entry.target} is not part of the upstream being upgraded: this upgrade does not "
+            "change it",
+        )
+    if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
+        return _removal(entry, drift, new)
+    if new.status != FOUND:
+        return missing_target(entry, drift, old, new, trees)
+    if new.partial and old.partial == new.partial:
+        pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
+        attribute = attribute_landed(new.partial, *pair)
+        if attribute:
+            return with_decision(drift, REMOVE, attribute)
+    if old.status != FOUND or (old.partial and not new.partial):
+        return _arrived(entry, drift, old, new, header)
+    old_code, new_code, mine = spans
+    if drift.decision == UPDATE and old_code and new_code and mine:
+        signature = signature_landed(old_code, new_code, mine, header)
+        if signature:
+            return with_decision(drift, REMOVE, signature)
+    if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
+        return with_decision(
+            drift,
+            RETAIN,
+            f"the old upstream {old.location} had the key {entry.key} too: the plugin "
+            "overrides upstream's value on purpose",
+        )
+    found = candidates(new, trees[1], old_code, new_code)
+    lost = _lost_names(trees, old.module, new.module)
+    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost)
+    return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
+
+
+def _after_hooks(
+    entry: PatchEntry,
+    drift: Drift,
+    old_code: Code | None,
+    new_code: Code | None,
+    mine: Code | None,
+    header: str,
+    lost: frozenset[str] = frozenset(),
+) -> Drift:
+    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names`."""
+    if drift.decision == UPDATE and old_code is not None and new_code is not None:
+        reason = cosmetic_reason(old_code, new_code, header)
+        if reason:
+            return with_decision(drift, RETAIN, f"the upstream change is cosmetic: {reason}")
+        inherited = inherited_reason(entry, old_code, new_code, mine)
+        if inherited:
+            return with_decision(drift, RETAIN, inherited)
+        if inherited is not None:
+            return drift  # a subclass overriding what changed: not a copy the rules below read
+        if mine is not None and drift.upstream_changes == ("body",):
+            outside = outside_copy_reason(old_code, new_code, mine)
+            if outside:
+                return with_decision(drift, RETAIN, outside)
+            removed = removal_only_reason(old_code, new_code, lost)
+            if removed:
+                return with_decision(drift, RETAIN, removed)
+        changes = drift.upstream_changes
+        if mine is not None and any(c.startswith("signature") for c in changes):
+            forwarded = forwarded_signature_reason(old_code, new_code, mine)
+            if forwarded:
+                return with_decision(drift, RETAIN, forwarded)
+        unread = _unread_replacement_reason(entry, mine, changes)
+        if unread:
+            return with_decision(drift, RETAIN, unread)
+    if drift.decision == RETAIN and drift.outside_banners:
+        return with_decision(
+            drift,
+            UPDATE,
+            f"the copy differs from the old upstream outside its Modification banners "
+            f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
+        )
+    return drift
+
+
+#: What the scan records for a replacement it cannot name (``module:qualname``): a lambda,
+#: or an expression (a function defined inside another one, a call's result).
+UNNAMED = {"<lambda>": "a lambda", "<expr>": "an expression"}
+
+
+def _unread_replacement_reason(
+    entry: PatchEntry, mine: Code | None, changes: tuple[str, ...]
+) -> str:
+    """Why a change of the upstream body alone needs no update of a replacement the audit
+    cannot read (:data:`UNNAMED`: a function bound at run time, not a copy it can compare),
+    or ``""``. With the same signature and decorators, the calls upstream's callers make
+    still fit the replacement, and nothing shows that the replacement copies the body that
+    changed: the plugin's own implementation stands (the vllm-ascend maintainers kept 15 of
+    17 such entries over six releases, ``benchmarks/runtime_history.py``). A change of the
+    signature, the decorators or the kind of definition is not covered: callers changed."""
+    what = UNNAMED.get(entry.replacement)
+    if mine is not None or what is None or changes != ("body",):
+        return ""
+    return (
+        f"the replacement is {what}, not a copy of upstream's code (nothing to compare), and "
+        f"upstream changed only the body of {entry.target} (signature and decorators are "
+        "the same: its callers' calls still fit the replacement); read the replacement if "
+        "it copies upstream's body"
+    )
+
+
+def _lost_names(
+    trees: tuple[UpstreamTree, UpstreamTree], old_module: str, new_module: str
+) -> frozenset[str]:
+    """The module-level names (definitions and imports) the target's module had at the old
+    release and no longer has at the new one: names a copy's kept lines would miss."""
+    before, after = trees[0].summary(old_module), trees[1].summary(new_module)
+    if before is None or after is None:
+        return frozenset()
+    had = {n for n in before.definitions if "." not in n} | set(before.imports)
+    has = {n for n in after.definitions if "." not in n} | set(after.imports)
+    return frozenset(had - has)
+
+
+def _has_key(code: Code | None, key: str) -> bool:
+    """Whether the source of ``code`` holds the literal registry key ``key`` (quoted)."""
+    if code is None:
+        return False
+    bare = key.strip("'\"")
+    return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
+
+
+def _arrived(
+    entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, header: str
+) -> Drift:
+    """A target the old release did not define at that path (not at all, or not under the
+    class found) and the new one does: the patch was written ahead of upstream and now
+    replaces upstream's own definition. When the header says the patch is a backport, the
+    backported change has landed: *remove*; otherwise the maintainers must read it against
+    upstream's: *update*. (The evidence says where the old release had the name, if
+    anywhere.)"""
+    if old.status == MOVED and old.candidates:
+        where = f"the old release defined it elsewhere: {', '.join(old.candidates[:2])}"
+        return with_decision(
+            drift,
+            UPDATE,
+            f"{entry.target} moved to the patch's path in the new upstream ({where}): "
+            "review the patch against upstream's definition there",
+        )
+    if BACKPORT.search(header):
+        return with_decision(
+            drift,
+            REMOVE,
+            f"the patch's header says it is a backport, and {entry.target} is new upstream at "
+            f"{new.location} (the old release did not have it): the backported change has "
+            "landed; remove the patch once upstream's version is checked to do the same",
+        )
+    return with_decision(
+        drift,
+        UPDATE,
+        f"{entry.target} is new upstream at {new.location} (the old release did not have "
+        "it): the patch now replaces upstream's own definition; review it against upstream's "
+        "(remove it if it was a backport of that change)",
+    )
+
+
+def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
+    """A registry key the plugin deletes: still needed while upstream still has the key."""
+    if not re.match(r"""^(['"]).*\1$|^-?\d+$""", entry.key or ""):
+        return with_decision(
+            drift,
+            RETAIN,
+            f"the key {entry.key} is computed at run time: the removal cannot be checked here",
+        )
+    if drift.decision == REMOVE:  # drift found the key in the new upstream definition
+        return with_decision(
+            drift,
+            RETAIN,
+            f"the new upstream {new.location} still has the key {entry.key}: the plugin's "
+            "removal of it is still needed",
+        )
+    return with_decision(
+        drift,
+        REMOVE,
+        f"the new upstream {new.location} no longer has the key {entry.key}: nothing to remove",
+    )

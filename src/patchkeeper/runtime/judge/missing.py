@@ -1,0 +1,177 @@
+"""A target the new release does not define where the plugin says (rule 3 of
+:mod:`patchkeeper.runtime.judge.judge`): renamed, moved, gone, or in neither release.
+
+The decision follows where the name went: a rename (its leading underscore, a name the
+module extends) or a single new place is an *update* (retarget); a name gone without a trace
+is a *remove*; a name in neither release is a typo or a future name (*investigate*), unless
+the patch adds it on purpose or an ``except ImportError`` guards it (*retain*).
+"""
+
+from __future__ import annotations
+
+from patchkeeper.runtime.judge.drift import (
+    INVESTIGATE,
+    REMOVE,
+    RETAIN,
+    UPDATE,
+    Drift,
+    with_decision,
+)
+from patchkeeper.runtime.lookup.resolve import (
+    FOUND,
+    MOVED,
+    REMOVED,
+    Resolution,
+    defined_statically,
+)
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import Mechanism, PatchEntry
+
+
+def renamed_names(target: str) -> list[str]:
+    """The names a target's last part may have been renamed to by its leading underscore
+    (``_alloc`` -> ``alloc``; ``alloc`` -> ``_alloc``)."""
+    tail = target.rsplit(".", 1)[-1]
+    return [o for o in (tail.lstrip("_"), f"_{tail}") if o and o != tail]
+
+
+def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """Where a name went when the new release renamed it, as ``"module.name"``; ``""``.
+
+    In this order: only its leading underscore changed, in the same module
+    (``_allocate_kv_cache`` -> ``allocate_kv_cache``) or, when the module no longer has it,
+    in one other module of the new release; or the same module newly defines or imports a
+    name that extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more
+    that the old module neither defined nor imported; a package's ``__init__`` re-exports
+    the names of its modules by importing them: then the place it imports the name from)."""
+    module = entry.target.rsplit(".", 1)[0]
+    tail = entry.target[len(module) + 1 :]
+    old, new = trees[0].summary(module), trees[1].summary(module)
+    if not tail or (old is None and new is None):
+        return ""  # not a module-level name of an upstream module
+    others = [o for o in (tail.lstrip("_"), f"_{tail}") if o != tail]
+    if new is not None:
+        for other in others:
+            if other in new.definitions:
+                return f"{module}.{other}"
+    for other in others:
+        places = sorted({m for m, _line in trees[1].defined(other)})
+        if len(places) == 1:
+            return f"{places[0]}.{other}"
+    if new is None or len(tail) < 6:
+        return ""
+    before = set(old.definitions) | set(old.imports) if old is not None else set()
+    grown = sorted(
+        n
+        for n in (*new.definitions, *new.imports)
+        if n.startswith(tail) and n != tail and "." not in n and n not in before
+    )
+    if len(set(grown)) != 1:
+        return ""
+    binding = new.imports.get(grown[0]) if grown[0] not in new.definitions else None
+    return binding.dotted if binding is not None else f"{module}.{grown[0]}"
+
+
+def _import_guard(entry: PatchEntry) -> str:
+    """Where ``try: ... except ImportError`` guards ``entry`` (``"file:line"``), or ``""``."""
+    activation = entry.activation
+    for condition in activation.conditions if activation is not None else ():
+        if condition.kind == "try-import":
+            return f"try ... except ImportError at {condition.file}:{condition.line}"
+    return ""
+
+
+def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """The object ``entry`` patches a name of (its target without the last part: a module
+    or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
+    An assignment adds a new name to an object that exists; to one that does not, it can
+    never apply (``vllm.entrypoints.openai.cli_args.make_arg_parser`` while neither vLLM
+    0.30.0 nor 0.32.0 has that module): the issue's item 7, a name in neither release is a
+    typo or a future name."""
+    owner = entry.target.rpartition(".")[0]
+    if not owner or any(defined_statically(tree, owner) for tree in trees):
+        return ""
+    return owner
+
+
+def missing_target(
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+) -> Drift:
+    """The decision for a target the new release does not define where the plugin says."""
+    renamed = _renamed(entry, trees)
+    if renamed:
+        return with_decision(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
+    owner = _absent_owner(entry, trees) if old.status != FOUND else ""
+    guard = _import_guard(entry) if owner else ""
+    if guard:
+        return with_decision(
+            drift,
+            RETAIN,
+            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
+            f"belongs to, and the patch is guarded by {guard}: a future name, the import "
+            "fails harmlessly until a release has it; nothing to do at this one",
+        )
+    if owner:
+        where = (
+            f"; upstream defines the name at {', '.join(new.candidates[:3])}: a wrong path"
+            if new.candidates
+            else ""
+        )
+        return with_decision(
+            drift,
+            INVESTIGATE,
+            f"{entry.target} is in neither release, nor is {owner}, the module or class it "
+            f"belongs to: the patch can never apply (a typo or a future name{where})",
+        )
+    if old.status != FOUND and new.status == REMOVED:
+        # a subclass swap of a name upstream never had is an assignment of the plugin's class
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
+            return with_decision(
+                drift,
+                RETAIN,
+                f"{entry.target} is in neither release: the plugin's assignment adds it "
+                "(if it was meant to replace something, a typo or a future name)",
+            )
+        if entry.allow_missing:
+            return with_decision(
+                drift,
+                RETAIN,
+                f"{entry.target} is in neither release; the patch adds it on purpose "
+                "(allow_missing)",
+            )
+        return with_decision(
+            drift,
+            INVESTIGATE,
+            f"{entry.target} is in neither release: a typo or a future name",
+        )
+    if old.status != FOUND and new.status == MOVED:
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
+            return with_decision(
+                drift,
+                RETAIN,
+                f"{entry.target} is not defined at that path in either release: the plugin's "
+                f"assignment adds it there (upstream defines the name at "
+                f"{', '.join(new.candidates[:3])}; if it was meant to replace that, a wrong path)",
+            )
+        return with_decision(
+            drift,
+            INVESTIGATE,
+            f"{entry.target} is not defined at that path in either release; the name is "
+            f"defined at {', '.join(new.candidates[:3])}: a wrong path or a future name",
+        )
+    if new.status == MOVED:
+        return with_decision(
+            drift, UPDATE, f"{entry.target} moved: retarget to {', '.join(new.candidates[:3])}"
+        )
+    if new.status == REMOVED:
+        return with_decision(
+            drift,
+            REMOVE,
+            f"{entry.target} existed at the old release and is gone from the new one: "
+            "the affected path no longer exists",
+        )
+    return drift

@@ -1,0 +1,422 @@
+"""``patchkeeper runtime audit --from OLD --to NEW``: a decision per patch, with evidence.
+
+Static: the plugin is inventoried (:mod:`patchkeeper.runtime.inventory.runtime_inventory`),
+every target is resolved in both upstream trees (:mod:`patchkeeper.runtime.lookup.resolve`),
+compared (:mod:`patchkeeper.runtime.judge.drift`), and the new tree is searched for stale
+``from X import name`` bindings (:mod:`patchkeeper.runtime.judge.stale`). Trees are parsed
+once and cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections import Counter
+from dataclasses import astuple, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.progress import track
+from patchkeeper.runtime.gc_threshold import fewer_collections
+from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
+from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.inventory.runtime_inventory import Scanned, scan_plugin
+from patchkeeper.runtime.inventory.unparsed import unparsed
+from patchkeeper.runtime.judge.crosscheck import (
+    AuditFinding,
+    broken_references,
+    duplicates,
+    read_patch_files,
+    version_gates,
+)
+from patchkeeper.runtime.judge.drift import (
+    INVESTIGATE,
+    NOT_AUDITED,
+    RETAIN,
+    Code,
+    Drift,
+    codes,
+    decide,
+)
+from patchkeeper.runtime.judge.feature_probes import dead_probe, file_table
+from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
+from patchkeeper.runtime.judge.landed import landed_features, spread
+from patchkeeper.runtime.judge.missing import renamed_names
+from patchkeeper.runtime.judge.stale import StaleBinding, stale_bindings
+from patchkeeper.runtime.lookup.resolve import FOUND, Resolution, resolve_all, target_modules
+from patchkeeper.runtime.lookup.targets import tree_root
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.parallel import map_forked, shared_workers
+from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
+from patchkeeper.runtime.store.cache import SummaryCache
+from patchkeeper.runtime.syntax.gates import Gate, release_version
+from patchkeeper.runtime.syntax.names import Table
+
+
+@dataclass(frozen=True)
+class AuditedEntry:
+    """One entry with its resolution in both trees and its :class:`Drift`."""
+
+    entry: PatchEntry
+    old: Resolution
+    new: Resolution
+    drift: Drift
+
+
+@dataclass(frozen=True)
+class RuntimeAudit:
+    """The result of ``runtime audit``: per-entry decisions, stale bindings, counts, and the
+    inventory's own findings."""
+
+    old: str
+    new: str
+    inventory: Inventory
+    entries: tuple[AuditedEntry, ...]
+    stale: tuple[StaleBinding, ...]
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    findings: tuple[AuditFinding, ...] = ()
+    gates: tuple[Gate, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an entry needs action (not *retain*/*not-audited*), a stale binding is
+        unpatched, a finding exists, or a patch file could not be read (not valid Python:
+        its entries are not audited); 0 otherwise."""
+        action = any(a.drift.decision not in (RETAIN, "not-audited") for a in self.entries)
+        findings = any(f.kind != "version-gate" for f in self.findings)
+        findings = findings or bool(unparsed(self.inventory))
+        return 1 if action or findings or any(not s.patched_by for s in self.stale) else 0
+
+
+def audit_runtime(
+    config: Any | None,
+    *,
+    old: str,
+    new: str,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> RuntimeAudit:
+    """Audit the plugin's runtime patches from upstream ``old`` to ``new``.
+
+    Args:
+        old, new: upstream trees: directories or requirements (``vllm==0.32.0``).
+
+    Raises:
+        ConfigError, TargetError, FetchError.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    with fewer_collections(), shared_workers():
+        return _audit(settings, old, new)
+
+
+def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
+    """The audit, or the one a previous run computed from the same inputs: the result is
+    remembered in the drift store under :func:`_result_key` (pickled: its dataclasses hold
+    only builtin values, enums and other dataclasses of this package, whose source is part
+    of the store's name)."""
+    scanned = scan_plugin(settings)
+    old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
+    # The stale-binding search reads the new tree's importer index: built in the same pass
+    # over the tree as its definition index.
+    new_tree = UpstreamTree(tree_root(new), settings.upstream_packages, importers=True)
+    store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
+    versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
+    key = _result_key(scanned, (old, new), (old_tree, new_tree), versions)
+    cached = store.get_value("#result", key)
+    if cached is not None:
+        try:
+            remembered: RuntimeAudit = pickle.loads(cached)
+            return remembered
+        except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError):
+            pass  # a cache: computed again below
+    result = _evaluate(settings, scanned, (old, new), (old_tree, new_tree), store, versions)
+    store.put_value("#result", key, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    for cache in (old_tree, new_tree, store):
+        cache.save()
+    return result
+
+
+def _result_key(
+    scanned: Scanned,
+    specs: tuple[str, str],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    versions: tuple[str, str],
+) -> str:
+    """A digest of everything an audit reads: the plugin (its inventory's signature: the
+    settings and every plugin file's stat data), the two upstream specs and versions, and
+    both trees' roots and file signatures (every Python file's stat data,
+    :meth:`UpstreamTree.signature`)."""
+    material = (scanned.signature, specs, versions, [(t.root, t.signature()) for t in trees])
+    return hashlib.sha256(repr(material).encode()).hexdigest()
+
+
+def _evaluate(
+    settings: RuntimeSettings,
+    scanned: Scanned,
+    specs: tuple[str, str],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    store: SummaryCache,
+    versions: tuple[str, str],
+) -> RuntimeAudit:
+    old, new = specs
+    old_tree, new_tree = trees
+    entries = list(scanned.inventory.entries)
+    audited = []
+    for tree in trees:  # the modules every lookup starts in, parsed on every core
+        tree.prefetch(target_modules(tree, (e.target for e in entries)))
+    resolved_new = resolve_all(new_tree, (e.target for e in entries))
+    # Where a name went in the old tree matters only when the new tree has it (the
+    # decision for a target gone from the new tree rests on the new tree alone).
+    resolved_old = resolve_all(
+        old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
+    )
+    headers: dict[str, str] = {}
+    landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
+    judged = JudgeCache(store, trees, versions)
+    for entry in entries:
+        if entry.file not in headers:
+            headers[entry.file] = file_header(settings.root / entry.file)
+    dead = _dead_probes(settings.root, entries, trees, versions[1])
+
+    # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
+    # have now are looked up in the new tree in one pass, before the workers need them.
+    renames = [e.target for e in entries if resolved_new[e.target].status != FOUND]
+    new_tree.find_definitions(name for target in renames for name in renamed_names(target))
+
+    def assess(
+        entry: PatchEntry,
+    ) -> tuple[Drift, tuple[str, str] | None, Drift | Pending, bool]:
+        """The entry's drift (remembered or decided, with its store key when decided now),
+        and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
+        waiting for the old tree's hook names)."""
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        spans = codes(entry, before, after, trees, scanned.tree)
+        drift, key = _drift(store, entry, before, after, spans)
+        context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
+        judgement: Drift | Pending | None = judged.get(entry, drift, before, after, context)
+        remembered = judgement is not None
+        if judgement is None:
+            judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
+        return drift, key, judgement, remembered
+
+    assessed = []
+    # On every core (forked workers reading the parsed trees); the stores are written here.
+    with track("judging entries", len(entries)) as advance:
+        for entry, result in zip(entries, map_forked(assess, entries), strict=True):
+            advance()
+            assessed.append((entry, *result))
+    # One pass over the old tree for the hook names of every judgement still pending.
+    pending = [j for *_, j, _remembered in assessed if isinstance(j, Pending)]
+    old_tree.find_definitions(sorted({name for j in pending for name, _how in j.candidates}))
+    for entry, drift, key, judgement, remembered in assessed:
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        if key is not None:
+            name, digest = key
+            store.put_value(name, digest, astuple(drift))
+        decision = settle(judgement, old_tree)
+        if not remembered:
+            context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
+            judged.put(entry, drift, before, after, context, decision)
+        if is_computed_key(entry):
+            decision = _computed_key(entry, decision)
+        audited.append(AuditedEntry(entry, before, after, decision))
+    # A backport upstream took in for one entry of a patch file takes the file's others along.
+    spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
+    audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
+    stale = stale_bindings(new_tree, entries, resolved_new)
+    files = _patch_files(scanned.tree)
+    patched = {e.target for e in entries}
+    broken, gates = _crosscheck(store, files, trees, patched, versions)
+    findings = duplicates(entries) + broken
+    counts = dict(scanned.inventory.counts)
+    counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
+    return RuntimeAudit(
+        old,
+        new,
+        scanned.inventory,
+        tuple(audited),
+        tuple(stale),
+        counts,
+        tuple(findings),
+        gates,
+    )
+
+
+def _computed_key(entry: PatchEntry, decision: Drift) -> Drift:
+    """The decision for a ``sys.modules`` entry whose key is computed at run time
+    (:func:`~patchkeeper.runtime.inventory.module_constants.is_computed_key`): which module it
+    replaces is not known, so what the judge keeps as outside upstream (*retain*) is to look
+    at by hand (*investigate*); a removal it decided for other reasons (a dead version gate,
+    never imported) stands."""
+    if decision.decision != RETAIN:
+        return decision
+    return Drift(INVESTIGATE, (computed_key_evidence(entry),))
+
+
+def _digest(path: Path) -> str:
+    """The sha256 of a patch file's bytes; ``""`` for a file that cannot be read (listed as
+    not read by the inventory, its facts empty)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _dead_probes(
+    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree], version: str
+) -> dict[PatchEntry, str]:
+    """Per entry on the way to which a feature probe stops running at the new release,
+    why (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`); each plugin file with a
+    ``hasattr`` condition is parsed once for its names."""
+    tables: dict[str, Table] = {}
+    out: dict[PatchEntry, str] = {}
+    for entry in entries:
+        activation = entry.activation
+        if activation is None or not any("hasattr(" in c.text for c in activation.conditions):
+            continue
+        if entry.file not in tables:
+            tables[entry.file] = file_table(root, entry)
+        why = dead_probe(entry, tables[entry.file], trees, version)
+        if why:
+            out[entry] = why
+    return out
+
+
+def _crosscheck(
+    store: SummaryCache,
+    files: list[tuple[Path, str, str, bool]],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    patched: set[str],
+    versions: tuple[str, str],
+) -> tuple[list[AuditFinding], tuple[Gate, ...]]:
+    """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
+    under a digest of the patch files' bytes, the patched targets and the versions (the
+    store is per pair of tree roots)."""
+    material = (
+        versions,
+        sorted(patched),
+        [(relative, _digest(path)) for path, relative, *_ in files],
+    )
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    cached = store.get_value("#crosscheck", digest)
+    if cached is not None:
+        return [AuditFinding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
+    facts = read_patch_files(files, tuple(trees[1].packages))  # one parse per file
+    broken = broken_references(files, trees, patched, facts)
+    gates = version_gates(files, versions, facts)
+    store.put_value(
+        "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
+    )
+    return broken, gates
+
+
+def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
+    """``(path, relative, module, is_package)`` of every file of the patch directory."""
+    out = []
+    for path in tree.patch_files():
+        module, is_package = tree.module_name(path)
+        out.append((path, tree.relative(path), module, is_package))
+    return out
+
+
+def file_header(path: Path) -> str:
+    """The comment lines and the module docstring at the top of a plugin file (its header:
+    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
+    the first ``import``, ``from``, ``def``, ``class`` or ``@`` line."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("import ", "from ", "def ", "class ", "@", "async def ")):
+            break
+        lines.append(line.strip().lstrip("#").strip("\"' "))
+    return "\n".join(lines)
+
+
+#: What the judge reads of an entry's file besides the spans: its header, the features
+#: upstream took in for it, and why a feature probe makes it dead code ("" when none).
+_Context = tuple[str, tuple[str, ...], str]
+
+
+class JudgeCache:
+    """:func:`patchkeeper.runtime.judge.judge.judge` results remembered in the drift store, under
+    a digest of what the judge reads: the entry (with its activation), its drift, both
+    resolutions, the versions and the file's header. The callers and hook definitions it
+    reads beyond the compared spans belong to the two trees, which the store is named by
+    (an unpacked release does not change under its root)."""
+
+    def __init__(
+        self,
+        store: SummaryCache,
+        trees: tuple[UpstreamTree, UpstreamTree],
+        versions: tuple[str, str],
+    ) -> None:
+        self.store = store
+        self.salt = versions  # the store itself is per pair of tree roots
+
+    def _key(
+        self, entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, context: _Context
+    ) -> tuple[str, str]:
+        material = (entry, astuple(drift), old, new, context, self.salt)
+        digest = hashlib.sha256(repr(material).encode()).hexdigest()
+        return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
+
+    def get(
+        self, entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, context: _Context
+    ) -> Drift | None:
+        """The remembered result; ``context``: the file's header and landed features."""
+        name, digest = self._key(entry, drift, old, new, context)
+        cached = self.store.get_value(name, digest)
+        return Drift(*cached) if cached is not None else None
+
+    def put(
+        self,
+        entry: PatchEntry,
+        drift: Drift,
+        old: Resolution,
+        new: Resolution,
+        context: _Context,
+        result: Drift,
+    ) -> None:
+        """Remember ``result`` for these inputs (see :meth:`get`)."""
+        name, digest = self._key(entry, drift, old, new, context)
+        self.store.put_value(name, digest, astuple(result))
+
+
+def _drift_key(
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    spans: tuple[Code | None, Code | None, Code | None],
+) -> tuple[str, str]:
+    """The drift store's name and digest for an entry's :func:`decide`: a digest of
+    everything it reads (the entry's target, key, mechanism and replacement, both
+    resolutions, the three source spans :func:`codes` gives)."""
+    material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    return f"{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
+
+
+def _drift(
+    store: SummaryCache,
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    spans: tuple[Code | None, Code | None, Code | None],
+) -> tuple[Drift, tuple[str, str] | None]:
+    """:func:`decide`, remembered under :func:`_drift_key`; with that key when it was
+    decided now (for the caller to remember it: a forked worker's store is lost), else
+    ``None``."""
+    if is_computed_key(entry):  # no module to resolve: said so, rather than "outside"
+        return Drift(NOT_AUDITED, (computed_key_evidence(entry),)), None
+    name, digest = _drift_key(entry, old, new, spans)
+    cached = store.get_value(name, digest)
+    if cached is not None:
+        return Drift(*cached), None
+    return decide(entry, old, new, *spans), (name, digest)

@@ -1,0 +1,277 @@
+"""``patchkeeper runtime same-code A B``: are two files or two functions the same code?
+
+The seed (section 6): "For comment/docstring-only changes, compare ASTs after removing
+docstrings to confirm executable behavior is unchanged". ``A`` and ``B`` are files, or
+``FILE::QUALNAME`` (``vllm/x.py::Scheduler.schedule``) for one function or class. Comments
+never reach the AST; docstrings are removed; positions are ignored. When the code differs
+the result says where: the first differing statement on each side, with its line.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.errors import PatchkeeperError, TargetError
+from patchkeeper.runtime.lookup.upstream_tree import strip_docstrings
+
+
+@dataclass(frozen=True)
+class SameCode:
+    """The result: ``same``; when not, ``difference`` says where (lines on both sides)."""
+
+    left: str
+    right: str
+    same: bool
+    left_line: int = 0
+    right_line: int = 0
+    difference: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the code is the same, 1 when it differs."""
+        return 0 if self.same else 1
+
+
+def find_definition(tree: ast.Module, qualname: str) -> ast.stmt | None:
+    """The function or class ``qualname`` (``Cls.meth``) of a module, or ``None``."""
+    body: list[ast.stmt] = tree.body
+    found: ast.stmt | None = None
+    for part in qualname.split("."):
+        found = None
+        for node in body:
+            if (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and node.name == part
+            ):
+                found = node
+        if found is None:
+            return None
+        body = getattr(found, "body", [])
+    return found
+
+
+def _load(spec: str) -> tuple[ast.AST, str]:
+    path_text, _, qualname = spec.partition("::")
+    path = Path(path_text)
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise PatchkeeperError(
+            f"not valid Python: {exc.msg}",
+            path=path,
+            line=exc.lineno,
+            hint="same-code compares Python sources",
+        ) from None
+    if not qualname:
+        return tree, str(path)
+    node = find_definition(tree, qualname)
+    if node is None:
+        raise TargetError(
+            f"no function or class {qualname}",
+            path=path,
+            hint="write FILE::Class.method with the qualified name",
+        )
+    return node, spec
+
+
+def _first_difference(left: ast.AST, right: ast.AST) -> tuple[ast.AST, ast.AST]:
+    """Descend while the two trees agree in shape; return the innermost differing pair."""
+    while True:
+        if type(left) is not type(right):
+            return left, right
+        pairs = []
+        for name in left._fields:
+            a, b = getattr(left, name, None), getattr(right, name, None)
+            if isinstance(a, list) and isinstance(b, list):
+                if len(a) != len(b):
+                    for x, y in zip(a, b, strict=False):
+                        if ast.dump(x) != ast.dump(y):
+                            return (
+                                _first_difference(x, y) if isinstance(x, ast.AST) else (left, right)
+                            )
+                    return left, right
+                pairs += [(x, y) for x, y in zip(a, b, strict=True) if isinstance(x, ast.AST)]
+                if any(not isinstance(x, ast.AST) and x != y for x, y in zip(a, b, strict=True)):
+                    return left, right
+            elif isinstance(a, ast.AST) and isinstance(b, ast.AST):
+                pairs.append((a, b))
+            elif a != b:
+                return left, right
+        for x, y in pairs:
+            if ast.dump(x) != ast.dump(y):
+                left, right = x, y
+                break
+        else:
+            return left, right
+
+
+def _line(node: ast.AST) -> int:
+    return int(getattr(node, "lineno", 0) or 0)
+
+
+def enclosing_line(tree: ast.AST, node: ast.AST) -> int:
+    """The line of ``node`` in ``tree``, or of the innermost node around it that has one
+    (an argument list, a keyword's parts, an operator have none of their own: the ``def``,
+    the call, the expression holding them); 0 when ``node`` is not in ``tree``.
+
+    >>> tree = ast.parse("x = 1\\n\\ndef f(a, b):\\n    pass\\n")
+    >>> enclosing_line(tree, tree.body[1].args)
+    3
+    """
+    parents: dict[int, ast.AST] = {}
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    current: ast.AST | None = node
+    while current is not None:
+        if _line(current):
+            return _line(current)
+        current = parents.get(id(current))
+    return 0
+
+
+def normalized(node: ast.AST, name: str | None = None) -> str:
+    """The AST dump of ``node`` without docstrings (and with its own name replaced by
+    ``name``, when given); ``node`` is changed in place, so pass a fresh parse."""
+    strip_docstrings(node)
+    if name is not None and hasattr(node, "name"):
+        node.name = name
+    return ast.dump(node, annotate_fields=False)
+
+
+_DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
+_PASS: list[ast.stmt] = [ast.Pass()]
+#: The fields that hold statement lists (what a :class:`View` may see differently).
+STATEMENT_FIELDS = frozenset({"body", "orelse", "finalbody"})
+
+
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` without its docstring (``[Pass]`` when nothing else is left), as
+    :func:`~patchkeeper.runtime.lookup.upstream_tree.strip_docstrings` leaves it."""
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        return body[1:] or _PASS
+    return body
+
+
+class View:
+    """How :func:`same_ast` sees a tree without changing it: the identity here; a subclass
+    sees some fields as ``None`` (:attr:`blank`, by node class and field name), a statement
+    list as another one (:meth:`statements`) and the outermost node as another node
+    (:meth:`root`). Comparing two trees through a view gives the answer of comparing the
+    trees a transformer would leave (one that changes those fields and statement lists, top
+    down) without parsing fresh copies to change."""
+
+    #: ``(node class, field)`` pairs seen as ``None`` (an annotation left out).
+    blank: frozenset[tuple[type, str]] = frozenset()
+
+    def root(self, node: ast.AST) -> ast.AST:
+        """The outermost node as compared."""
+        return node
+
+    def statements(self, node: ast.AST, field: str, body: list[ast.stmt]) -> list[ast.stmt]:
+        """The statement list ``node.<field>`` (``body``, ``orelse``, ``finalbody``;
+        ``body`` not empty, its items the original statements) as compared."""
+        return body
+
+
+def same_ast(left: ast.AST, right: ast.AST, rename: bool = True, view: View | None = None) -> bool:
+    """Whether two trees are equal once docstrings are removed, ignoring positions (and,
+    with ``rename``, the outermost node's own name): the answer of comparing
+    :func:`normalized` dumps, without building them, and stopping at the first
+    difference. Constants compare by type and value (``1``, ``1.0`` and ``True`` differ,
+    as in a dump). With ``view``, the trees as the :class:`View` sees them (a statement
+    list's docstring is removed after the view's change of the list)."""
+    if view is not None:
+        left, right = view.root(left), view.root(right)
+        blank = view.blank
+    # The pairs still to compare: nodes, lists of nodes, or field values of any type.
+    stack: list[tuple[Any, Any]] = [(left, right)]
+    skip_name = rename
+    while stack:
+        a, b = stack.pop()
+        if a.__class__ is not b.__class__:
+            return False
+        if isinstance(a, ast.AST):
+            documented = isinstance(a, _DOCUMENTED)
+            for name in a._fields:
+                if skip_name and name == "name":
+                    continue
+                x: Any = getattr(a, name, None)
+                y: Any = getattr(b, name, None)
+                if view is not None:
+                    if (a.__class__, name) in blank:
+                        continue  # None on both sides
+                    if name in STATEMENT_FIELDS:
+                        x, y = _statements(view, a, name, x), _statements(view, b, name, y)
+                if documented and name == "body":
+                    x, y = _without_docstring(x), _without_docstring(y)
+                stack.append((x, y))
+            skip_name = False
+        elif isinstance(a, list):
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b))
+        elif a != b and repr(a) != repr(b):
+            return False
+    return True
+
+
+def _statements(view: View, node: ast.AST, field: str, value: object) -> object:
+    """``value`` (the field ``field`` of ``node``) as ``view`` sees it when it is a
+    statement list."""
+    if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+        return view.statements(node, field, value)
+    return value
+
+
+def compare(left: ast.AST, right: ast.AST, rename: bool = True) -> tuple[bool, ast.AST, ast.AST]:
+    """Compare two ASTs without docstrings (and, for two definitions with ``rename``,
+    without their own names). Returns ``(same, left node, right node)`` where the nodes are
+    the innermost differing pair (on copies keeping line numbers; a node without a line of
+    its own, such as an argument list, gets the line of the node around it)."""
+    a = copy.deepcopy(left)
+    b = copy.deepcopy(right)
+    name = getattr(a, "name", None) if rename else None
+    if normalized(a) == normalized(b, name):
+        return True, a, b
+    x, y = _first_difference(a, b)
+    for tree, node in ((a, x), (b, y)):
+        if not _line(node) and not isinstance(node, ast.Module):
+            node.lineno = enclosing_line(tree, node)  # type: ignore[attr-defined]
+    return False, x, y
+
+
+def same_code(left: str, right: str) -> SameCode:
+    """Compare ``left`` and ``right`` (files or ``FILE::QUALNAME``).
+
+    Raises:
+        TargetError: a file cannot be read or the qualified name is not in it.
+        PatchkeeperError: a file is not valid Python.
+    """
+    a, left_name = _load(left)
+    b, right_name = _load(right)
+    same, x, y = compare(a, b)
+    if same:
+        return SameCode(left_name, right_name, True)
+    text_x = ast.unparse(x) if not isinstance(x, ast.Module) else "(module)"
+    text_y = ast.unparse(y) if not isinstance(y, ast.Module) else "(module)"
+
+    def first(text: str) -> str:
+        return text.strip().splitlines()[0][:120] if text.strip() else "(nothing)"
+
+    return SameCode(
+        left_name, right_name, False, _line(x), _line(y), f"{first(text_x)}  !=  {first(text_y)}"
+    )

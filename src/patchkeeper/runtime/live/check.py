@@ -1,0 +1,209 @@
+"""``patchkeeper runtime check``: the live check, opt-in, in a fresh interpreter.
+
+The seed (section 6): "Run import smoke tests in fresh processes ... Verify both successful
+target import and that actual callers reach the replacement ... record package
+``__file__``, relevant extension-module paths, and the active plugin origin". The static
+inventory gives the entries; :mod:`patchkeeper.runtime.live.probe` runs in ``--python`` with a
+timeout, proxies pointed at a closed local port (no network), and reports as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.errors import TargetError
+from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+from patchkeeper.runtime.inventory.unparsed import describe, unparsed
+from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.system.probes import ProbeWords, answer_after, run_probe
+
+MARKER = "PATCHKEEPER-PROBE "
+GOOD = ("replaced", "registered")
+
+
+@dataclass(frozen=True)
+class LiveEntry:
+    """One entry's live state: ``status`` is ``replaced``, ``original``, ``missing``,
+    ``registered``, ``not-registered`` or ``error``."""
+
+    file: str
+    line: int
+    target: str
+    status: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class LiveCheck:
+    """The result of ``runtime check``: the interpreter, the activation of each entry point,
+    each entry, stale bindings seen live, the file of each upstream and plugin package
+    (``package_files``: ``{package: file or None}``, a mapping, so not ``files``, which is a
+    list in every ``--json``) and their extension modules."""
+
+    python: str
+    version: str
+    activation: tuple[dict[str, Any], ...]
+    entries: tuple[LiveEntry, ...]
+    stale: tuple[dict[str, str], ...]
+    package_files: dict[str, str | None]
+    extensions: tuple[str, ...]
+    unread: tuple[str, ...] = ()
+    other_copy: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an entry point failed, an entry is not live, a stale binding exists, a
+        patch file could not be read (``unread``: ``FILE:LINE: not valid Python (...)``; its
+        entries were not checked) or the interpreter imports another copy of the plugin
+        whose patch files differ from the ones the entries come from (``other_copy``)."""
+        bad = any(a.get("status") != "ok" for a in self.activation)
+        bad = bad or any(e.status not in GOOD for e in self.entries) or bool(self.stale)
+        bad = bad or bool(self.unread) or bool(self.other_copy)
+        return 1 if bad else 0
+
+
+def other_copy(root: Path, package: str, patch_directory: str, imported: str | None) -> list[str]:
+    """The patch files (paths relative to the plugin ``root``) in which the copy of
+    ``package`` the interpreter imports (``imported``: its ``__init__.py``, from the probe)
+    differs from the plugin directory the entries were read from: changed or missing there,
+    or only there. Empty when it imports that directory itself (an editable install), when
+    the file is unknown, or when the patch directory is not inside the package.
+    """
+    if not imported:
+        return []
+    mine = root / package.replace(".", "/")
+    theirs = Path(imported).parent
+    patches = root / patch_directory
+    try:
+        if theirs.resolve() == mine.resolve() or not patches.is_relative_to(mine):
+            return []
+    except OSError:
+        return []
+    inside = patches.relative_to(mine)
+    names = {p.relative_to(patches) for p in patches.rglob("*.py")}
+    if (theirs / inside).is_dir():
+        names |= {p.relative_to(theirs / inside) for p in (theirs / inside).rglob("*.py")}
+    out = []
+    for name in sorted(names):
+        try:
+            ours = (patches / name).read_bytes() if (patches / name).is_file() else None
+            installed = (theirs / inside / name).read_bytes()
+        except OSError:
+            installed = None
+        if ours != installed:
+            out.append((Path(patch_directory) / name).as_posix())
+    return out
+
+
+#: How the live check words an interpreter that does not run or answer.
+_LIVE_WORDS = ProbeWords(
+    missing="no such interpreter",
+    run_hint="give --python the interpreter of the audited environment",
+    too_slow="the live check took more than {timeout:g} s",
+    too_slow_hint="raise --timeout, or look for a blocking import",
+)
+
+
+def _unimportable(python: Path, names: list[str], version: str) -> TargetError:
+    """The error of an interpreter whose environment cannot import the plugin or upstream:
+    every entry would be "missing", which says nothing about the patches."""
+    listed = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + ", and " + names[-1]
+    return TargetError(
+        f"{listed} cannot be imported by this interpreter (Python {version}): not installed in "
+        "its environment, or not on its path",
+        path=python,
+        hint=f"install them in that environment ({python} -m pip install ...), or give "
+        f"--python the interpreter of the environment where {listed} are installed",
+    )
+
+
+def check_live(
+    config: Any | None,
+    *,
+    python: Path,
+    timeout: float = 120.0,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> LiveCheck:
+    """Check the plugin's patches live in ``python``'s environment.
+
+    Raises:
+        TargetError: the interpreter cannot be run, times out, prints no result, or cannot
+            import the plugin or an upstream package.
+    """
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    inventory = scan_plugin(settings).inventory
+    request = {
+        "package": settings.package,
+        "upstream_packages": list(settings.upstream_packages),
+        "groups": list(settings.entry_point_groups),
+        "entries": [
+            {
+                "file": e.file,
+                "line": e.line,
+                "target": e.target,
+                "key": e.key,
+                "replacement": e.replacement,
+            }
+            for e in inventory.entries
+            if e.activation is not None and e.activation.status.value == "active"
+        ],
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    closed = "http://127.0.0.1:9"
+    env.update(
+        PYTHONNOUSERSITE="1",
+        HTTP_PROXY=closed,
+        HTTPS_PROXY=closed,
+        http_proxy=closed,
+        https_proxy=closed,
+        NO_PROXY="",
+        PIP_NO_INDEX="1",
+    )
+    probe = Path(__file__).with_name("probe.py")
+    done = run_probe(
+        python,
+        [str(probe)],
+        _LIVE_WORDS,
+        timeout=timeout,
+        cwd=tempfile.gettempdir(),
+        env=env,
+        request=json.dumps(request),
+    )
+    data = answer_after(done.stdout, MARKER)
+    if data is None:
+        raise TargetError(
+            f"the probe printed no result (exit {done.returncode}): {done.stderr.strip()[-800:]}",
+            path=python,
+        )
+    if data.get("unimportable"):
+        raise _unimportable(python, data["unimportable"], data["version"])
+    return LiveCheck(
+        python=data["python"],
+        version=data["version"],
+        activation=tuple(data["activation"]),
+        entries=tuple(
+            LiveEntry(e["file"], e["line"], e["target"], e["status"], e["detail"])
+            for e in data["entries"]
+        ),
+        stale=tuple(data["stale"]),
+        package_files=data["files"],
+        extensions=tuple(data["extensions"]),
+        unread=tuple(describe(f, settings.root) for f in unparsed(inventory)),
+        other_copy=tuple(
+            other_copy(
+                settings.root,
+                settings.package,
+                settings.patch_directory,
+                data["files"].get(settings.package),
+            )
+        ),
+    )

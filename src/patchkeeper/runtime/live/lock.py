@@ -1,0 +1,201 @@
+"""``patchkeeper runtime lock --at vllm==X``: the lock file the import-time guard reads.
+
+For every entry of the plugin's inventory whose target resolves to a definition in the
+audited upstream tree (:mod:`patchkeeper.runtime.lookup.resolve`: re-exports and inheritance
+followed), the lock records the module file, the qualified name, the sha256 of the
+definition's source (``sha256``: :func:`patchkeeper.runtime.live.guard.definition_digest`, the
+function the guard itself uses) and of its code without docstrings and comments
+(``code_sha256``: :func:`patchkeeper.runtime.live.guard.code_digest`, so that the guard does not
+call a docstring-only change a difference), and per file the sha256 of its bytes. A target
+the release removed or moved (searched by name in the whole tree,
+:mod:`patchkeeper.runtime.lookup.resolve`) is *unguarded*: its patch replaces nothing the guard can
+watch, a finding (exit 1) listed with where the name went; the lock is still written for the
+rest. Other targets that do not resolve to a definition (outside the upstream packages,
+attributes of instances) cannot be locked by nature: they are listed, not findings. The
+file is JSON (the guard needs no TOML parser on Python 3.10) and is written atomically.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
+from patchkeeper.runtime.live.guard import LOCK_FORMAT, code_digest, definition_digest
+from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED, resolve_all
+from patchkeeper.runtime.lookup.targets import tree_root
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.store.writes import write_files
+from patchkeeper.runtime.syntax.gates import release_label
+
+#: Where the lock goes when ``--output`` is not given: beside the patch directory's files.
+DEFAULT_NAME = "patchkeeper.lock"
+
+
+@dataclass(frozen=True)
+class LockResult:
+    """The result of ``runtime lock``: the file written, the upstream release (``at``: its
+    version, or ``directory ROOT`` when the tree states none), the
+    number of targets and files locked (``target_count``, ``file_count``: counts, as
+    ``lint``'s ``patch_count``; ``files`` is a list wherever it appears in ``--json``), the
+    targets the release removed or moved (``unguarded``: ``(target, why)``, findings), and
+    the other targets left out with why (``skipped``: not definitions upstream, outside its
+    packages)."""
+
+    path: str
+    at: str
+    target_count: int
+    file_count: int
+    unguarded: tuple[tuple[str, str], ...]
+    skipped: tuple[tuple[str, str], ...]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a target is unguarded (removed or moved at the release: its patch is not
+        guarded), else 0; the lock is written either way."""
+        return 1 if self.unguarded else 0
+
+
+def build_lock(
+    tree: UpstreamTree, targets: list[str], version: str
+) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The lock mapping for ``targets`` in ``tree``, ``(target, reason)`` for those the
+    release removed or moved (unguarded), and ``(target, reason)`` for the others left out;
+    ``version`` names the release in the guard's warning and the reasons (its version, or
+    ``directory ROOT``: :func:`patchkeeper.runtime.syntax.gates.release_label`)."""
+    files: dict[str, dict[str, Any]] = {}
+    unguarded: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
+    resolved = resolve_all(tree, targets)
+    parsed: dict[str, tuple[list[str], ast.Module]] = {}
+    for target in sorted(set(targets)):
+        found = resolved[target]
+        if found.status == MOVED:
+            where = ", ".join(found.candidates)
+            unguarded.append((target, f"moved at {version}: defined now as {where}"))
+            continue
+        if found.status == REMOVED:
+            unguarded.append((target, f"removed at {version}: the release defines no such name"))
+            continue
+        if found.status != FOUND or found.partial or not found.qualname:
+            why = found.status if found.status != FOUND else "not a definition upstream"
+            skipped.append((target, why))
+            continue
+        file = found.file
+        if file not in parsed:
+            data = (tree.root / file).read_bytes()
+            text = data.decode("utf-8", "replace")
+            parsed[file] = (text.splitlines(True), ast.parse(text))
+            files[file] = {"sha256": hashlib.sha256(data).hexdigest(), "targets": {}}
+        digest = definition_digest(*parsed[file], found.qualname)
+        if not digest:
+            skipped.append((target, f"{found.qualname} is not a top-level definition of {file}"))
+            continue
+        code = code_digest(parsed[file][1], found.qualname)
+        files[file]["targets"][target] = {
+            "qualname": found.qualname,
+            "sha256": digest,
+            "code_sha256": code,
+        }
+    files = {name: record for name, record in sorted(files.items()) if record["targets"]}
+    lock = {
+        "format": LOCK_FORMAT,
+        "package": tree.packages[0],
+        "version": version,
+        "files": files,
+    }
+    return lock, unguarded, skipped
+
+
+def write_lock(
+    config: Any | None,
+    *,
+    at: str,
+    output: Path | None = None,
+    plugin: Path | None = None,
+    package: str | None = None,
+    patch_directory: str | None = None,
+) -> LockResult:
+    """Write the lock file of the plugin's targets at the upstream release ``at`` (a
+    directory or ``vllm==X``) to ``output`` (default: ``<patch-directory>/patchkeeper.lock``).
+
+    Raises:
+        ConfigError, FetchError; TargetError (also when a patch file does not parse: its
+        targets would be left out of the lock unnoticed, and when ``output``'s directory does
+        not exist: :func:`check_output_directory`).
+    """
+    if output is not None:
+        check_output_directory(Path(output))
+        check_output_file(Path(output))
+    settings = resolve_settings(
+        config, plugin=plugin, package=package, patch_directory=patch_directory
+    )
+    scanned = scan_plugin(settings)
+    refuse_unparsed(scanned.inventory, settings.root, "runtime lock")
+    tree = UpstreamTree(tree_root(at), settings.upstream_packages)
+    targets = [e.target for e in scanned.inventory.entries if tree.contains(e.target)]
+    outside = [e.target for e in scanned.inventory.entries if not tree.contains(e.target)]
+    lock, unguarded, skipped = build_lock(tree, targets, release_label(at, tree.root))
+    skipped += [(t, "outside the upstream packages") for t in sorted(set(outside))]
+    path = output or settings.root / settings.patch_directory / DEFAULT_NAME
+    data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    write_files(settings.root, {Path(path).resolve(): data})
+    count = sum(len(record["targets"]) for record in lock["files"].values())
+    label = lock["version"]
+    return LockResult(
+        str(path), label, count, len(lock["files"]), tuple(unguarded), tuple(sorted(skipped))
+    )
+
+
+def check_output_directory(output: Path) -> None:
+    """Refuse an ``--output`` whose directory does not exist, before anything is read: no
+    directory is created for it, as for ``--markdown`` and ``runtime port --output`` (a
+    mistyped directory is named, not silently made).
+
+    Raises:
+        TargetError: naming the file and the missing directory.
+    """
+    from patchkeeper.errors import TargetError
+
+    parent = output.expanduser().absolute().parent
+    if not parent.is_dir():
+        raise TargetError(
+            f"cannot write the lock file: no such directory: {parent}",
+            path=output,
+            hint="pass --output a file in a directory that exists (create it first), or leave "
+            "--output out for <patch-directory>/patchkeeper.lock",
+        )
+
+
+def check_output_file(output: Path) -> None:
+    """Refuse an ``--output`` that is an existing file other than a lock file (one whose JSON
+    has a ``format`` key, as :func:`build_lock` writes): a slip such as ``--output
+    pyproject.toml`` replaced the plugin's project file, entry points and configuration
+    included, with the lock.
+
+    Raises:
+        TargetError: naming the file.
+    """
+    from patchkeeper.errors import TargetError
+
+    if not output.exists():
+        return
+    try:
+        with output.open("rb") as handle:
+            existing = json.loads(handle.read())
+    except (OSError, ValueError):
+        existing = None
+    if isinstance(existing, dict) and "format" in existing and "files" in existing:
+        return  # an earlier lock: replaced, as the default path is
+    raise TargetError(
+        "--output names an existing file that is not a patchkeeper lock file: the lock "
+        "would replace it",
+        path=output,
+        hint="pass --output a new file or an earlier lock file, e.g. --output patchkeeper.lock",
+    )

@@ -1,0 +1,221 @@
+"""The live probe, run by ``runtime check`` in a fresh interpreter (``python probe.py``).
+
+Reads a JSON request on standard input, activates the plugin through its entry points the
+way the upstream does (load each entry point, call it; a platform plugin's returned class
+path is imported too), checks every entry's live attribute, looks for stale bindings in the
+loaded upstream modules, and prints one JSON line. Standard library only: it runs in the
+audited environment, not in patchkeeper's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import json
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: the probe runs on the audited environment's Python
+    from types import ModuleType
+
+    #: One entry of the request, or one answer of the probe: JSON objects.
+    Json = dict[str, Any]
+
+
+def _import_longest(dotted: str) -> tuple[ModuleType, list[str]]:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        name = ".".join(parts[:cut])
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        return module, parts[cut:]
+    raise ImportError(f"no module of {dotted} can be imported")
+
+
+def _raw(owner: object, name: str) -> Any:
+    """The attribute as stored (a class's ``__dict__`` entry keeps the descriptor)."""
+    if isinstance(owner, type):
+        for klass in owner.__mro__:
+            if name in vars(klass):
+                return vars(klass)[name]
+    return getattr(owner, name)
+
+
+def _unwrap(obj: object) -> list[object]:
+    seen = [obj]
+    for attribute in ("__func__", "fget", "fn", "__wrapped__"):
+        inner = getattr(obj, attribute, None)
+        if inner is not None:
+            seen += _unwrap(inner)
+            break
+    return seen
+
+
+def _lookup(dotted: str) -> tuple[object, Any]:
+    module, rest = _import_longest(dotted)
+    owner: object = module
+    for index, part in enumerate(rest):
+        if index == len(rest) - 1:
+            return owner, _raw(owner, part)
+        owner = getattr(owner, part)
+    return None, module
+
+
+def _replacement(spec: str) -> Any:
+    module, _, qual = spec.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in qual.split("."):
+        obj = _raw(obj, part)
+    return obj
+
+
+def check_entry(entry: Json, plugin: str) -> tuple[Json, tuple[object, list[object]] | None]:
+    out: Json = {"target": entry["target"], "line": entry["line"], "file": entry["file"]}
+    try:
+        _owner, live = _lookup(entry["target"])
+    except Exception as exc:
+        out.update(status="missing", detail=f"{type(exc).__name__}: {exc}")
+        return out, None
+    if entry.get("key") is not None:
+        try:
+            key = eval(entry["key"], {})
+        except Exception:  # a name or f-string of the plugin's code: computed at run time
+            out.update(
+                status="error",
+                detail=f"key {entry['key']} is computed at run time: not checked, look by hand",
+            )
+            return out, None
+        present = key in live if hasattr(live, "__contains__") else False
+        out.update(
+            status="registered" if present else "not-registered",
+            detail=f"key {entry['key']} {'in' if present else 'not in'} the registry",
+        )
+        return out, None
+    chain = _unwrap(live)
+    if entry["replacement"].count(":") == 1 and "<" not in entry["replacement"]:
+        try:
+            expected = _unwrap(_replacement(entry["replacement"]))
+        except Exception as exc:
+            out.update(status="error", detail=f"replacement: {type(exc).__name__}: {exc}")
+            return out, None
+        hit = any(a is b for a in chain for b in expected)
+        out.update(
+            status="replaced" if hit else "original",
+            detail=f"live {getattr(live, '__module__', '?')}."
+            f"{getattr(live, '__qualname__', type(live).__name__)}",
+        )
+        return out, (live, chain)
+    modules = {getattr(x, "__module__", "") or "" for x in chain}
+    mine = any(m == plugin or m.startswith(plugin + ".") for m in modules)
+    out.update(
+        status="replaced" if mine else "original",
+        detail=f"live object from {', '.join(sorted(modules)) or '?'}",
+    )
+    return out, (live, chain)
+
+
+def stale(
+    entries: list[Json], lives: dict[str, tuple[object, list[object]]], packages: list[str]
+) -> list[Json]:
+    found: list[Json] = []
+    for entry in entries:
+        pair = lives.get(entry["target"])
+        parent, _, name = entry["target"].rpartition(".")
+        if pair is None or parent not in sys.modules:
+            continue
+        live, chain = pair
+        for module_name, module in list(sys.modules.items()):
+            if module_name == parent or module_name.split(".")[0] not in packages:
+                continue
+            for local, value in list(vars(module).items()):
+                if value is live or any(value is c for c in chain):
+                    continue
+                if (
+                    getattr(value, "__name__", None) == name
+                    and getattr(value, "__module__", None) == parent
+                ):
+                    found.append(
+                        {"target": entry["target"], "importer": module_name, "local": local}
+                    )
+    return found
+
+
+def unimportable(names: list[str]) -> list[str]:
+    """The names among ``names`` that no finder of this interpreter finds (not installed
+    here, or not on its path); nothing is imported."""
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def main() -> None:
+    request: Json = json.loads(sys.stdin.read())
+    plugin, packages = request["package"], request["upstream_packages"]
+    missing = unimportable([plugin, *packages])
+    if missing:
+        answer = {"python": sys.executable, "version": sys.version.split()[0]}
+        print("PATCHKEEPER-PROBE " + json.dumps({**answer, "unimportable": missing}))
+        return
+    result: Json = {
+        "python": sys.executable,
+        "version": sys.version.split()[0],
+        "activation": [],
+        "entries": [],
+        "stale": [],
+        "errors": [],
+    }
+    for group in request["groups"]:
+        for ep in importlib.metadata.entry_points(group=group):
+            if ep.value.split(":")[0].split(".")[0] != plugin:
+                continue
+            record: Json = {"group": group, "name": ep.name, "value": ep.value}
+            try:
+                returned = ep.load()()
+                if isinstance(returned, str) and "." in returned:
+                    module, _, attr = returned.rpartition(".")
+                    getattr(importlib.import_module(module), attr)
+                record["status"] = "ok"
+            except ImportError as exc:
+                record.update(
+                    status="import-error", module=getattr(exc, "name", "") or "", detail=str(exc)
+                )
+            except Exception as exc:
+                record.update(
+                    status="error",
+                    detail=f"{type(exc).__name__}: {exc}",
+                    trace=traceback.format_exc(limit=3),
+                )
+            result["activation"].append(record)
+    lives: dict[str, tuple[object, list[object]]] = {}
+    for entry in request["entries"]:
+        out, pair = check_entry(entry, plugin)
+        result["entries"].append(out)
+        if pair is not None and out["status"] == "replaced":
+            lives[entry["target"]] = pair
+    result["stale"] = stale(request["entries"], lives, packages)
+    files: dict[str, str | None] = {}
+    for name in (plugin, *packages):
+        loaded = sys.modules.get(name)
+        files[name] = getattr(loaded, "__file__", None) if loaded else None
+    result["files"] = files
+    result["extensions"] = sorted(
+        f"{n}: {getattr(m, '__file__', '')}"
+        for n, m in list(sys.modules.items())
+        if str(getattr(m, "__file__", "") or "").endswith((".so", ".pyd"))
+        and n.split(".")[0] in (plugin, *packages)
+    )
+    print("PATCHKEEPER-PROBE " + json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,269 @@
+"""Resolve a patched target (``vllm.x.Cls.meth``) in an upstream tree.
+
+The seed (section 3): "Trace dynamic exports, inherited methods, and imported aliases to
+their definitions; a failed static lookup does not establish that an upstream target was
+removed." So a lookup follows ``from x import y`` aliases and re-exports, star imports,
+submodules and base classes; and when it fails the name is searched in the whole tree:
+*moved* (with the new locations) or *removed*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from patchkeeper.runtime.lookup.upstream_tree import Definition, UpstreamTree
+
+FOUND = "found"
+MOVED = "moved"
+REMOVED = "removed"
+OUTSIDE = "outside"  # not in the audited upstream packages
+#: Not found where it was looked up, and not searched elsewhere: nothing depends on where
+#: it went (the audit searches the old tree only for targets the new tree has).
+NOT_SEARCHED = "not-searched"
+#: The most places a *moved* target lists.
+MAX_CANDIDATES = 10
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a target is in one tree.
+
+    ``status``: ``found``, ``moved``, ``removed``, ``outside`` or ``not-searched``. For
+    ``found``:
+    ``module``/``qualname`` of the definition reached, ``file``/``line``, ``definition``,
+    and ``via`` (the steps followed: ``"re-export vllm.x -> vllm.x.y"``, ``"inherited from
+    vllm.a.Base"``). ``partial``: a prefix was found but the rest is an attribute of a value
+    (an instance), not followed statically. ``candidates``: for ``moved``, where the name
+    is defined now (``module.qualname`` with a line).
+    """
+
+    target: str
+    status: str
+    module: str = ""
+    qualname: str = ""
+    file: str = ""
+    line: int = 0
+    definition: Definition | None = None
+    via: tuple[str, ...] = ()
+    partial: str = ""
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> str:
+        return f"{self.module}.{self.qualname}" if self.qualname else self.module
+
+
+def _split(tree: UpstreamTree, dotted: str) -> tuple[str, list[str]] | None:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = ".".join(parts[:cut])
+        if tree.module_file(module) is not None:
+            return module, parts[cut:]
+    return None
+
+
+#: The most steps (re-exports, imports, bases) a lookup follows.
+MAX_DEPTH = 12
+
+
+def _lookup(
+    tree: UpstreamTree, module: str, parts: list[str], via: tuple[str, ...], depth: int
+) -> Resolution | None:
+    if depth > MAX_DEPTH:
+        return None
+    summary = tree.summary(module)
+    if summary is None:
+        return None
+    if not parts:
+        return Resolution("", FOUND, module, "", summary.file, 1, None, via)
+    name = parts[0]
+    definition = summary.definitions.get(name)
+    if definition is not None:
+        return _member(tree, module, summary.file, definition, parts, via, depth)
+    sub = f"{module}.{name}"
+    if tree.module_file(sub) is not None:
+        return _lookup(tree, sub, parts[1:], via, depth + 1)
+    binding = summary.imports.get(name)
+    if binding is not None and tree.contains(binding.dotted):
+        split = _split(tree, binding.dotted)
+        if split is not None:
+            target_module, rest = split
+            return _lookup(
+                tree,
+                target_module,
+                rest + parts[1:],
+                (*via, f"{module}.{name} is imported from {binding.dotted}"),
+                depth + 1,
+            )
+    for star in summary.star_imports:
+        found = _lookup(tree, star, parts, (*via, f"{module} re-exports * from {star}"), depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _member(
+    tree: UpstreamTree,
+    module: str,
+    file: str,
+    definition: Definition,
+    parts: list[str],
+    via: tuple[str, ...],
+    depth: int,
+) -> Resolution | None:
+    summary = tree.summary(module)
+    assert summary is not None, "the caller found ``definition`` in this module's summary"
+    qual = definition.qualname
+    rest = parts[1:]
+    while rest:
+        nested = summary.definitions.get(f"{qual}.{rest[0]}")
+        if nested is not None:
+            definition, qual, rest = nested, f"{qual}.{rest[0]}", rest[1:]
+            continue
+        if definition.kind == "class":
+            for base in definition.bases:
+                split = _split(tree, base)
+                if split is None:
+                    continue
+                base_module, base_parts = split
+                found = _lookup(
+                    tree,
+                    base_module,
+                    base_parts + rest,
+                    (*via, f"{module}.{qual} inherits from {base}"),
+                    depth + 1,
+                )
+                if found is not None:
+                    return found
+            missing = ".".join(rest)
+            return Resolution(
+                "",
+                FOUND,
+                module,
+                qual,
+                file,
+                definition.line,
+                definition,
+                (*via, f"{missing} is not defined in {qual} or its bases"),
+                partial=missing,
+            )
+        return Resolution(
+            "", FOUND, module, qual, file, definition.line, definition, via, partial=".".join(rest)
+        )
+    return Resolution("", FOUND, module, qual, file, definition.line, definition, via)
+
+
+def _static(tree: UpstreamTree, target: str) -> Resolution | None:
+    """The lookup without the tree-wide search: ``None`` when it fails."""
+    if not tree.contains(target):
+        return Resolution(target, OUTSIDE)
+    split = _split(tree, target)
+    found = _lookup(tree, split[0], split[1], (), 0) if split else None
+    if found is None:
+        return None
+    return Resolution(
+        target,
+        found.status,
+        found.module,
+        found.qualname,
+        found.file,
+        found.line,
+        found.definition,
+        found.via,
+        found.partial,
+    )
+
+
+def defined_statically(tree: UpstreamTree, dotted: str) -> bool:
+    """Whether the lookup of ``dotted`` (a module, a class, any name) reaches something in
+    ``tree`` without the tree-wide search: a module, a definition, a name imported or
+    re-exported there, or an attribute of a found class or value (``partial``). A name outside
+    the tree's packages counts as defined: not this tree's to say. The judge asks it of the
+    object a patch assigns into (its *owner*): an assignment adds a name to an object that
+    exists, never to one that does not."""
+    return _static(tree, dotted) is not None
+
+
+def resolve(tree: UpstreamTree, target: str) -> Resolution:
+    """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
+    return resolve_all(tree, [target])[target]
+
+
+def resolve_all(
+    tree: UpstreamTree, targets: Iterable[str], search: Callable[[str], bool] | None = None
+) -> dict[str, Resolution]:
+    """:func:`resolve` for many targets, the names of every failed lookup searched in one
+    pass over the tree (:meth:`UpstreamTree.find_definitions`); with ``search``, only the
+    failed targets it accepts are searched, the others are ``not-searched``."""
+    out: dict[str, Resolution] = {}
+    failed: list[str] = []
+    targets = list(dict.fromkeys(targets))
+    read_ahead(tree, targets)
+    for target in targets:
+        found = _static(tree, target)
+        if found is not None:
+            out[target] = found
+        elif search is None or search(target):
+            failed.append(target)
+        else:
+            out[target] = Resolution(target, NOT_SEARCHED)
+    tree.find_definitions(name for target in failed for name in _search_names(tree, target))
+    for target in failed:
+        out[target] = _search(tree, target)
+    return out
+
+
+def read_ahead(tree: UpstreamTree, targets: list[str]) -> None:
+    """Summarize, on every core, the modules the static lookups of ``targets`` will read,
+    ahead of them: the lookups are run without parsing (:meth:`UpstreamTree.unread_modules`)
+    to learn the modules they reach next (the module a name is imported from, a re-export,
+    a base class's module), those are summarized together
+    (:meth:`UpstreamTree.prefetch`), and again until the lookups reach no new module (at
+    most the lookup's depth limit). Only a speed-up: the lookups that follow read the
+    same summaries; where no pool runs nothing is summarized ahead (each module is parsed
+    when the lookup asks for it, as before)."""
+    inside = [target for target in targets if tree.contains(target)]
+    for _ in range(MAX_DEPTH + 1):
+        unread = tree.unread_modules(lambda: [_static(tree, target) for target in inside])
+        if not unread or tree.prefetch(sorted(unread)) == 0:
+            return
+
+
+def target_modules(tree: UpstreamTree, targets: Iterable[str]) -> list[str]:
+    """The module each target's lookup starts in (the longest prefix with a file), once
+    each: what :meth:`UpstreamTree.prefetch` can summarize ahead of :func:`resolve_all`."""
+    found = (_split(tree, target) for target in targets if tree.contains(target))
+    return list(dict.fromkeys(split[0] for split in found if split is not None))
+
+
+def _search_names(tree: UpstreamTree, target: str) -> list[str]:
+    """The names :func:`_search` looks for, outermost first: for ``vllm.x.Cls.meth`` where
+    ``vllm.x`` exists, ``Cls`` then ``meth``."""
+    split = _split(tree, target)
+    rest = split[1] if split else target.split(".")[-1:]
+    return rest or target.split(".")[-1:]
+
+
+def _search(tree: UpstreamTree, target: str) -> Resolution:
+    """Search the whole tree for the target's name: *moved* or *removed*."""
+    candidates: list[str] = []
+    names = _search_names(tree, target)
+    for index, name in enumerate(names):
+        for module in dict.fromkeys(module for module, _line in tree.defined(name)):
+            if len(candidates) >= MAX_CANDIDATES:
+                break  # only that many are reported: parse no further module
+            summary = tree.summary(module)
+            if summary is None:
+                continue
+            for qual, definition in summary.definitions.items():
+                if qual.rsplit(".", 1)[-1] == name:
+                    suffix = ".".join(names[index + 1 :])
+                    location = f"{module}.{qual}" + (f".{suffix}" if suffix else "")
+                    candidates = list(
+                        dict.fromkeys([*candidates, f"{location} (line {definition.line})"])
+                    )
+        if candidates:
+            break
+    unique = tuple(candidates)[:MAX_CANDIDATES]
+    return Resolution(target, MOVED if unique else REMOVED, candidates=unique)

@@ -1,0 +1,231 @@
+"""What ``runtime port`` does to each entry of the runtime audit, and the new text of every
+file it changes: copies merged, moved targets retargeted, version gates cut, and each patch
+file's ``Affected versions:`` header marked ``Reviewed against NEW.``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.judge.drift import MIGRATE, REMOVE, RETAIN, UPDATE
+from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
+from patchkeeper.runtime.lookup.resolve import FOUND, MOVED
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.port.copies import merge_entry, unreadable_copy
+from patchkeeper.runtime.port.file_edits import Edits
+from patchkeeper.runtime.port.gatecut import Cut
+from patchkeeper.runtime.port.results import GATE_CUT, LEFT, NOTHING, RETARGETED, PortedEntry
+from patchkeeper.runtime.syntax.gates import release_label, release_version
+
+#: The header field that records the reviewed release (the seed's section 5 template).
+AFFECTED = re.compile(r"^(?P<lead>\s*#\s*Affected versions:)(?P<rest>.*)$")
+
+
+#: A comment line that starts another header field (``# Remove at: ...``) or is a banner.
+_FIELD_OR_RULE = re.compile(r"^\s*#\s*(?:[A-Z][\w -]*:(?:\s|$)|[-=#*_~]{3,}\s*$)")
+
+
+def affected_field(lines: list[str]) -> tuple[int, int] | None:
+    """The 1-based first and last line of the ``Affected versions:`` field in the first 80
+    lines of a patch file: its line and the comment lines that continue its value (up to
+    an empty ``#`` line, another field, a banner rule or code); ``None`` when absent.
+
+    >>> affected_field(["# Note: n\\n", "# Affected versions: 0.1 (on 910B),\\n",
+    ...                 "#   reviewed at abc.\\n", "#\\n", "# Remove at: r\\n"])
+    (2, 3)
+    """
+    for number, line in enumerate(lines[:80], 1):
+        if AFFECTED.match(line.rstrip("\r\n")):
+            last = number
+            for following in lines[number:80]:
+                text = following.strip()
+                if not text.startswith("#") or not text[1:].strip():
+                    break
+                if _FIELD_OR_RULE.match(text):
+                    break
+                last += 1
+            return number, last
+    return None
+
+
+def _retarget(item: AuditedEntry, edits: Edits) -> PortedEntry:
+    entry = item.entry
+    base = PortedEntry(entry.file, entry.line, entry.target, item.drift.decision, LEFT, "")
+    if item.new.status != MOVED or len(item.new.candidates) != 1:
+        return replace(base, detail="the target moved to several places: choose one by hand")
+    location = item.new.candidates[0].split(" (line")[0]
+    old_module = entry.module_hint or entry.target.rsplit(".", 1)[0]
+    tail = entry.target[len(old_module) + 1 :]
+    if not location.endswith("." + tail):
+        return replace(base, detail=f"the target is now {location}: rename it by hand")
+    new_module = location[: -len(tail) - 1]
+    lines = edits.original(entry.file)
+    first = edits.line(entry.file, entry.line)
+    if first is None:
+        return replace(base, detail="a version gate cut rewrote the patch statement")
+    for number in range(first, min(first + 4, len(lines) + 1)):
+        text = lines[number - 1]
+        if old_module in text:
+            changed = text.replace(old_module, new_module)
+            if edits.replace(entry.file, number, number, changed):
+                shown = entry.line + number - first
+                return replace(
+                    base, action=RETARGETED, detail=f"{old_module} -> {new_module} at line {shown}"
+                )
+    return replace(base, detail=f"{old_module} is not written in the patch statement")
+
+
+def _gates(result: RuntimeAudit, edits: Edits, new: str) -> list[PortedEntry]:
+    """Every gate port cut (``gate cut``, in each file's order), then every version gate
+    whose live branch changes at the new release that it did not cut, left by hand with
+    the edit it needs."""
+    out, cut = [], set()
+    for file in sorted(edits.cuts):
+        for found in edits.cuts[file]:
+            cut.add((file, found.line))
+            detail = _cut_detail(found, new)
+            out.append(PortedEntry(file, found.line, found.test, "gate", GATE_CUT, detail))
+    for gate in result.gates:
+        if gate.edit and (gate.file, gate.line) not in cut:
+            out.append(PortedEntry(gate.file, gate.line, gate.test, "gate", LEFT, gate.edit))
+    return out
+
+
+def _cut_detail(found: Cut, new: str) -> str:
+    """The sentence of a cut gate: which branch died at ``new`` and what port kept (and the
+    lines after it deleted as unreachable,
+    :attr:`~patchkeeper.runtime.port.gatecut.Cut.unreachable`)."""
+    test = f"`{found.test}`"
+    rest = ""
+    if found.unreachable:
+        rest = (
+            f"; it ends in return or raise: the {found.unreachable} line(s) after it in its "
+            "block, unreachable, deleted"
+        )
+    if found.kept == "if":
+        return (
+            f"the `else` branch of {test} is dead at {new}: cut the test, kept the `if` block{rest}"
+        )
+    if found.kept == "else":
+        return f"the `if` branch of {test} is dead at {new}: cut it, kept the `else` block{rest}"
+    if found.kept == "nothing":
+        return f"the `if` branch of {test} is dead at {new}: cut it (no `else` block)"
+    if found.kept.startswith("test: "):
+        rest = found.kept.removeprefix("test: ")
+        return f"the version gate in {test} is decided at {new}: the test is now `{rest}`"
+    side = "first" if found.kept == "body" else "second"
+    return f"{test} is decided at {new}: the conditional expression became its {side} operand"
+
+
+def _headers(result: RuntimeAudit, new: str, label: str, edits: Edits) -> list[PortedEntry]:
+    """``Affected versions:`` of each audited file gains ``Reviewed against NEW.`` at the end
+    of its value (:func:`affected_field`), once; when the
+    new release's version is unknown (``new`` is ``""``: a directory without ``PKG-INFO`` or
+    a ``version`` in ``pyproject.toml``, such as a checkout), no header is written and one
+    entry says what is left by hand, naming the tree by ``label`` (a path in a header would
+    name nothing)."""
+    files = sorted({a.entry.file for a in result.entries})
+    if not new:
+        if not files:
+            return []
+        detail = (
+            f"the version of {label} is unknown (no PKG-INFO, no version in "
+            "pyproject.toml): add 'Reviewed against VERSION.' to the 'Affected versions:' "
+            f"header of {len(files)} file(s) by hand"
+        )
+        where = result.inventory.patch_directory
+        return [PortedEntry(where, 0, "Affected versions:", "header", LEFT, detail)]
+    mark = f"Reviewed against {new}."
+    for file in files:
+        lines = edits.original(file)
+        field = affected_field(lines)
+        if field is None or mark in "".join(lines[field[0] - 1 : field[1]]):
+            continue
+        # The mark ends the field's value: after its last continuation line.
+        line = lines[field[1] - 1]
+        ending = line[len(line.rstrip("\r\n")) :]
+        text = f"{line.rstrip()} {mark}{ending}"
+        edits.replace(file, field[1], field[1], text)
+    return []
+
+
+def _reviewed_files(result: RuntimeAudit, new: str, edits: Edits) -> set[str]:
+    """The audited files whose header already says ``Reviewed against NEW.`` (written by an
+    earlier ``runtime port --write`` to ``new``): their copies were merged then, and resolved
+    by hand where they conflicted; merging them again from the old release would conflict
+    with that resolution. Empty when ``new`` (the version) is unknown."""
+    if not new:
+        return set()
+    mark = f"Reviewed against {new}."
+    found = set()
+    for file in sorted({a.entry.file for a in result.entries}):
+        lines = edits.original(file)
+        field = affected_field(lines)
+        if field and mark in "".join(lines[field[0] - 1 : field[1]]):
+            found.add(file)
+    return found
+
+
+def _patch_files(result: RuntimeAudit, tree: PluginTree) -> set[str]:
+    """The plugin files the patch consists of: each entry's file and the file of each
+    replacement definition (``module:qualname``) inside the plugin's root."""
+    files = {item.entry.file for item in result.entries}
+    for item in result.entries:
+        module, sep, _qual = (item.entry.replacement or "").partition(":")
+        found = tree.module_file(module) if sep and "<" not in module else None
+        if found is not None:
+            try:
+                files.add(tree.relative(found[0]))
+            except ValueError:
+                continue  # outside the plugin's root
+    return files
+
+
+def port_plan(
+    result: RuntimeAudit,
+    root: Path,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    tree: PluginTree,
+) -> tuple[list[PortedEntry], dict[str, str]]:
+    """Per-entry actions and the new text of every changed file (relative path -> text)."""
+    versions = tuple(
+        release_version(spec, tree_.root) or spec
+        for spec, tree_ in zip((result.old, result.new), trees)
+    )
+    edits = Edits(root, (versions[0], versions[1]))
+    for file in sorted(_patch_files(result, tree)):
+        edits.original(file)
+    new_version = release_version(result.new, trees[1].root)
+    done: list[PortedEntry] = []
+    reviewed = _reviewed_files(result, new_version, edits)
+    for item in result.entries:
+        entry, decision = item.entry, item.drift.decision
+        base = PortedEntry(entry.file, entry.line, entry.target, decision, LEFT, "")
+        if decision == RETAIN or decision == "not-audited":
+            done.append(replace(base, action=NOTHING, detail=item.drift.evidence[0]))
+        elif decision == UPDATE and item.new.status == MOVED:
+            done.append(_retarget(item, edits))
+        elif decision == UPDATE and item.new.status == FOUND and item.old.status == FOUND:
+            unresolved = unreadable_copy(entry.replacement, tree)
+            if entry.file in reviewed and unresolved:
+                done.append(replace(base, detail=unresolved))
+            elif entry.file in reviewed:
+                detail = (
+                    f"not merged again: the file's 'Affected versions:' says 'Reviewed against "
+                    f"{new_version}.' (an earlier port merged it; a second merge from the old "
+                    "release would conflict with the resolution)"
+                )
+                done.append(replace(base, action=NOTHING, detail=detail))
+            else:
+                done.append(merge_entry(item, result, trees, tree, edits))
+        elif decision in (REMOVE, MIGRATE):
+            done.append(replace(base, detail=item.drift.evidence[0]))
+        else:
+            done.append(replace(base, detail=item.drift.evidence[0]))
+    label = release_label(result.new, trees[1].root)
+    done += _headers(result, new_version, label, edits)
+    done += _gates(result, edits, versions[1])
+    return done, edits.result()

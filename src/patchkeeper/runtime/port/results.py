@@ -1,0 +1,54 @@
+"""The result of ``runtime port``: what it did for each entry, the diff and the files.
+
+The actions, in the report's words: ``merged``, ``conflict`` (regions left marked),
+``retargeted``, ``gate cut``, ``by hand`` and ``nothing to do``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MERGED, CONFLICT, RETARGETED, LEFT, NOTHING, GATE_CUT = (
+    "merged",
+    "conflict",
+    "retargeted",
+    "by hand",
+    "nothing to do",
+    "gate cut",
+)
+
+
+@dataclass(frozen=True)
+class PortedEntry:
+    """What ``runtime port`` did for one entry: ``action`` (``merged``, ``conflict``,
+    ``retargeted``, ``gate cut``, ``by hand``, ``nothing to do``) and a ``detail`` sentence;
+    ``conflicts`` the number of conflict regions left in a merge."""
+
+    file: str
+    line: int
+    target: str
+    decision: str
+    action: str
+    detail: str
+    conflicts: int = 0
+
+
+@dataclass(frozen=True)
+class RuntimePort:
+    """The result of ``runtime port``: the two upstream versions (or the specs given when
+    a tree has no version), the ``diff`` (unified, of the plugin), the per-entry report, the
+    files changed, and whether they were written."""
+
+    old: str
+    new: str
+    entries: tuple[PortedEntry, ...]
+    diff: str
+    files: tuple[str, ...]
+    written: bool = False
+    output: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        """1 when something is left by hand or a conflict is marked, 0 otherwise."""
+        left = any(e.action in (LEFT, CONFLICT) for e in self.entries)
+        return 1 if left else 0

@@ -1,0 +1,57 @@
+"""The nodes of a tree in :func:`ast.walk`'s order, as a list, several times as fast.
+
+:func:`ast.walk` goes breadth first through a deque, asking :func:`ast.iter_child_nodes`
+(itself a generator over :func:`ast.iter_fields`) for each node's children: two
+generator frames per node. The audit walks whole patch files and upstream functions this
+way; a list filled in the same order, read while it grows, gives the same nodes in the same
+order at a fraction of the cost.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+_AST = ast.AST
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _children(node: ast.AST, out: list[Any]) -> None:
+    """Append ``node``'s children to ``out`` in :func:`ast.iter_child_nodes`' order (its
+    fields in order, a list field's nodes in order)."""
+    for name in node._fields:
+        try:
+            value = getattr(node, name)
+        except AttributeError:
+            continue
+        if isinstance(value, _AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend([item for item in value if isinstance(item, _AST)])
+
+
+def nodes(root: ast.AST) -> list[ast.AST]:
+    """Every node of ``root`` (itself first) in the order :func:`ast.walk` yields them."""
+    found = [root]
+    index = 0
+    while index < len(found):
+        _children(found[index], found)
+        index += 1
+    return found
+
+
+def scoped_nodes(root: ast.AST) -> list[tuple[ast.AST, bool]]:
+    """:func:`nodes`, each with whether it runs at import: not inside the body, the
+    arguments or the decorators of a function or lambda (the function node itself runs at
+    import when its parent does)."""
+    found: list[tuple[ast.AST, bool]] = [(root, True)]
+    index = 0
+    children: list[ast.AST] = []
+    while index < len(found):
+        node, at_import = found[index]
+        index += 1
+        inner = at_import and not isinstance(node, _SCOPES)
+        children.clear()
+        _children(node, children)
+        found.extend([(child, inner) for child in children])
+    return found

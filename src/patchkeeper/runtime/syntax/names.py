@@ -1,0 +1,374 @@
+"""Name binding inside one module: what a local name refers to, as a dotted path.
+
+Static only (the issue: never import the plugin or upstream). ``import vllm.x as m`` binds
+``m`` to the module ``vllm.x``; ``from vllm.x import Cls`` binds ``Cls`` to ``vllm.x.Cls``
+(a module or an attribute: not known without the upstream tree); ``orig = m.f`` binds
+``orig`` to ``vllm.x.f``; ``m = importlib.import_module("vllm.x")`` binds a module.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Binding:
+    """``dotted``: what the name refers to; ``module``: the longest prefix of ``dotted`` known
+    to be a module (``""`` when unknown)."""
+
+    dotted: str
+    module: str = ""
+
+
+#: A name table: local name -> what it is bound to (a ``dict``, or an :class:`Overlay` of an
+#: inner scope). Read only: a table handed to a function is never changed by it.
+Table = Mapping[str, Binding]
+
+
+def absolute_module(current: str, is_package: bool, level: int, name: str | None) -> str:
+    """Resolve ``from .name import x`` written in module ``current`` to an absolute name.
+
+    >>> absolute_module("a.b.c", False, 1, "d")
+    'a.b.d'
+    >>> absolute_module("a.b", True, 2, None)
+    'a'
+    """
+    if level == 0:
+        return name or ""
+    parts = current.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    base = ".".join(parts)
+    if name:
+        return f"{base}.{name}" if base else name
+    return base
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom, current: str, is_package: bool) -> Table:
+    """The names one import statement binds."""
+    out: dict[str, Binding] = {}
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                out[alias.asname] = Binding(alias.name, alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                out[top] = Binding(top, top)
+        return out
+    base = absolute_module(current, is_package, node.level, node.module)
+    for alias in node.names:
+        if alias.name == "*":
+            continue
+        out[alias.asname or alias.name] = Binding(f"{base}.{alias.name}", base)
+    return out
+
+
+def dotted(expr: ast.expr, table: Table) -> Binding | None:
+    """The dotted path an expression (``m.Cls.meth``) refers to, or ``None``.
+
+    ``importlib.import_module("vllm.x")`` resolves to the module ``vllm.x``.
+    """
+    if isinstance(expr, ast.Name):
+        return table.get(expr.id)
+    if isinstance(expr, ast.Attribute):
+        base = dotted(expr.value, table)
+        if base is None:
+            return None
+        return Binding(f"{base.dotted}.{expr.attr}", base.module)
+    if (
+        isinstance(expr, ast.Call)
+        and expr.args
+        and isinstance(expr.args[0], ast.Constant)
+        and isinstance(expr.args[0].value, str)
+    ):
+        func = dotted(expr.func, table)
+        if func is not None and func.dotted in ("importlib.import_module", "__import__"):
+            name = expr.args[0].value
+            return Binding(name, name)
+    return None
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+#: Fields that never hold a child node worth visiting: names, flags, and the context and
+#: operator singletons (``Load``, ``Add``...), which carry nothing.
+_SCALAR_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "id",
+        "attr",
+        "arg",
+        "name",
+        "asname",
+        "module",
+        "level",
+        "conversion",
+        "is_async",
+        "type_comment",
+        "kind",
+        "simple",
+        "tag",
+        "type_ignores",
+    }
+)
+#: Nodes whose remaining fields hold plain values (a constant, a list of names).
+_LEAVES = (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        if issubclass(cls, _SCOPES + _LEAVES):
+            fields = ()
+        else:
+            fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _SCALAR_FIELDS)
+        _CHILD_FIELDS[cls] = fields
+    return fields
+
+
+def walk_scope(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node of a scope in preorder, without descending into nested functions or
+    classes (those nodes themselves are yielded; lambdas are walked), nor into context and
+    operator nodes. Faster than :func:`ast.walk`: the fields that can hold a child are
+    known per node class."""
+    stack: list[ast.AST] = [*body][::-1]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        for name in _child_fields(node.__class__):
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                for item in reversed(value):
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk_all(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` (itself included), nested scopes included: the nodes of
+    :func:`ast.walk` in another order (and, as :func:`walk_scope`, the attribute names of a
+    class pattern as strings), without its per-node field iteration (the fields that can
+    hold a child are known per node class)."""
+    stack: list[ast.AST] = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        kind = node.__class__
+        fields = _ALL_FIELDS.get(kind)
+        if fields is None:
+            leaf = issubclass(kind, _LEAVES)
+            own = getattr(kind, "_fields", ())  # a str of a pattern has none
+            fields = () if leaf else tuple(f for f in own if f not in _SCALAR_FIELDS)
+            _ALL_FIELDS[kind] = fields
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                for item in value:
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
+
+
+def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a scope, through compound statements, not into nested scopes."""
+    stack: list[ast.AST] = list(reversed(list(body)))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+            if isinstance(node, _SCOPES):
+                continue
+        for name in _BLOCKS:
+            value = getattr(node, name, None)
+            if value:
+                stack.extend(reversed(value))
+
+
+def scope_table(body: Iterable[ast.stmt], base: Table, current: str, is_package: bool) -> Table:
+    """``base`` plus the imports and simple aliases bound in one scope's statements.
+
+    An alias is ``name = <expression resolving to a dotted path>`` (``orig = m.f``); names
+    defined by ``def``/``class`` in the scope shadow earlier bindings.
+    """
+    return bindings_table(list(walk_statements(body)), base, current, is_package)
+
+
+def bindings_table(nodes: list[ast.stmt], base: Table, current: str, is_package: bool) -> Table:
+    """:func:`scope_table` of a scope whose statements, in :func:`walk_statements` order,
+    are ``nodes`` (only its imports and one-target assignments count: a list of those
+    alone, as :func:`binding_statements` keeps, gives the same table). A new ``dict``;
+    ``base`` is copied (see :func:`layered_table` for an inner scope's table)."""
+    table = dict(base)
+    _bind(nodes, table, table, current, is_package)
+    return table
+
+
+def layered_table(
+    nodes: list[ast.stmt], outer: Table, current: str, is_package: bool, own: Table | None = None
+) -> Table:
+    """The table :func:`bindings_table` gives for ``nodes`` over ``outer`` with ``own``
+    (the scope's own definitions, ``name -> Binding``) bound first, without copying
+    ``outer``: ``outer`` itself when the scope binds nothing (no definition, no import, no
+    alias that resolves), else an :class:`Overlay` of the scope's bindings over it (a plain
+    ``dict`` copy when the module's table has at most :data:`SMALL_TABLE` names). Its cost
+    is what the scope (and the functions around it) bind, not the size of the module's
+    table: in a module of N functions, N tables cost O(N), not O(N^2)."""
+    if outer.__class__ is Overlay:
+        layer = dict(outer.own)
+        below = outer.outer
+    else:
+        layer, below = {}, outer
+    if own:
+        layer.update(own)
+    view = Overlay(layer, below)
+    if not _bind(nodes, layer, view, current, is_package) and not own:
+        return outer
+    if len(below) <= SMALL_TABLE:  # a plain dict reads faster than an Overlay
+        table = dict(below)
+        table.update(layer)
+        return table
+    return view
+
+
+#: The size up to which :func:`layered_table` copies the table under a scope's bindings
+#: (a copy of at most this many names per scope still grows linearly with a module's
+#: functions, and its look-ups stay ``dict`` look-ups).
+SMALL_TABLE = 512
+
+
+def _bind(
+    nodes: list[ast.stmt], into: dict[str, Binding], view: Table, current: str, is_package: bool
+) -> bool:
+    """Add to ``into`` the imports of ``nodes`` and then, in order, their one-target
+    assignments whose value resolves in ``view`` (a table that reads ``into`` first);
+    returns whether any name was bound."""
+    bound = False
+    for node in nodes:
+        kind = node.__class__
+        if kind is ast.Import or kind is ast.ImportFrom:
+            found = import_bindings(node, current, is_package)  # type: ignore[arg-type]
+            if found:
+                into.update(found)
+                bound = True
+    for node in nodes:
+        if node.__class__ is ast.Assign and len(node.targets) == 1:
+            target = node.targets[0]
+            if target.__class__ is ast.Name:
+                alias = dotted(node.value, view)
+                if alias is not None:
+                    into[target.id] = alias
+                    bound = True
+    return bound
+
+
+class Overlay(Mapping[str, Binding]):
+    """The name table of an inner scope: its own bindings (``own``, a ``dict``) over the
+    table of the scope around it (``outer``, never copied nor changed). Made by
+    :func:`layered_table`, which keeps it one layer deep (the bindings of the enclosing
+    functions are copied into ``own``), so a look-up costs two ``dict`` look-ups."""
+
+    __slots__ = ("outer", "own")
+
+    def __init__(self, own: dict[str, Binding], outer: Table) -> None:
+        self.own = own
+        self.outer = outer
+
+    def get(self, key: str, default: Binding | None = None) -> Binding | None:  # type: ignore[override]
+        found = self.own.get(key)
+        return found if found is not None else self.outer.get(key, default)
+
+    def __getitem__(self, key: str) -> Binding:
+        found = self.own.get(key)
+        return found if found is not None else self.outer[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.own or key in self.outer
+
+    def __iter__(self) -> Iterator[str]:
+        """The names in the order of the copy :func:`bindings_table` would make: the outer
+        table's, then the scope's new ones in the order they were bound."""
+        yield from self.outer
+        for key in self.own:
+            if key not in self.outer:
+                yield key
+
+    def __len__(self) -> int:
+        return len(self.outer) + sum(1 for key in self.own if key not in self.outer)
+
+
+#: Statements that bind a name in the scope that holds them (what a name table reads).
+_BINDERS = frozenset({ast.Import, ast.ImportFrom, ast.Assign, *_SCOPES})
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _block_fields(kind: type) -> tuple[str, ...]:
+    """The fields of ``_BLOCKS`` a node class has (statement lists), in that order."""
+    fields = _BLOCK_FIELDS.get(kind)
+    if fields is None:
+        fields = tuple(name for name in _BLOCKS if name in getattr(kind, "_fields", ()))
+        _BLOCK_FIELDS[kind] = fields
+    return fields
+
+
+class ScopeBindings:
+    """The binding statements of a whole module, from one walk of its statements.
+
+    ``scopes``: for the module (key ``0``), each function and each class (key: ``id`` of
+    its node), the imports, one-target assignments and ``def``/``class`` statements of its
+    body, through compound statements and not into nested scopes, in
+    :func:`walk_statements` order: :func:`bindings_table` of a scope's list is its
+    :func:`scope_table`. ``classes``: the keys that are class bodies."""
+
+    __slots__ = ("classes", "scopes")
+
+    def __init__(self, tree: ast.Module) -> None:
+        scopes: dict[int, list[ast.stmt]] = {0: []}
+        classes: set[int] = set()
+        stack: list[tuple[ast.AST, list[ast.stmt]]] = [(n, scopes[0]) for n in reversed(tree.body)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, found = pop()
+            kind = node.__class__
+            if kind in _BINDERS:
+                if kind is ast.Assign and len(node.targets) != 1:  # type: ignore[attr-defined]
+                    continue
+                found.append(node)  # type: ignore[arg-type]
+                if kind is ast.Import or kind is ast.ImportFrom or kind is ast.Assign:
+                    continue
+                inner: list[ast.stmt] = []
+                scopes[id(node)] = inner
+                if kind is ast.ClassDef:
+                    classes.add(id(node))
+                for child in reversed(node.body):  # type: ignore[attr-defined]
+                    push((child, inner))
+                continue
+            fields = _BLOCK_FIELDS.get(kind)
+            for name in _block_fields(kind) if fields is None else fields:
+                value = getattr(node, name)
+                if value:
+                    for child in reversed(value):
+                        push((child, found))
+        self.scopes = scopes
+        self.classes = classes
+
+    def of(self, node: ast.AST | None) -> list[ast.stmt]:
+        """The binding statements of ``node``'s body (``None``: the module's)."""
+        return self.scopes[0 if node is None else id(node)]

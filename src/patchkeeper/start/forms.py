@@ -1,0 +1,310 @@
+"""Which form of patch series a directory holds, and why (``patchkeeper init``).
+
+The four forms and how each lays its series out:
+
+- *quilt*: ``patches/series`` lists the patches of ``patches/`` in apply order, one a line,
+  with an optional ``-pN`` (quilt's layout; the environment variable ``QUILT_PATCHES`` names
+  another directory than ``patches``, and is honoured here too).
+- *Debian*: ``debian/patches/series`` in a source package of the "3.0 (quilt)" format
+  (``debian/source/format``); ``gbp pq export`` writes the same file. Patch headers follow
+  DEP-3.
+- *git format-patch*: a directory of ``NNNN-subject.patch`` files (four digits or more, from
+  ``0001``; ``-v N`` prefixes ``vN-``) and no series file: the numbers are the order.
+  ``0000-cover-letter.patch`` carries no diff and is left out.
+- *git branch*: a git checkout whose commits since an upstream tag are the downstream's
+  changes; ``git format-patch TAG..HEAD`` turns them into the series (merge commits are not
+  patches: ``git format-patch`` skips them).
+
+A series file or a patch directory wins over the git branch: nearly every downstream is a git
+repository with tags of its own, so the branch form is taken only when nothing else is found
+or when ``--tag`` asks for it. Two series files found at once are ambiguous: ``--patches``
+chooses.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.series.parse import parse_series
+from patchkeeper.upstream import gitops
+
+QUILT = "quilt"
+DEBIAN = "debian"
+FORMAT_PATCH = "format-patch"
+GIT = "git"
+
+#: A ``git format-patch`` file name: an optional reroll prefix, the number, the subject.
+NUMBERED = re.compile(r"^(?:v\d+-)?(\d{4,})-.+\.patch$")
+#: The cover letter ``git format-patch --cover-letter`` writes: no diff, not a patch.
+COVER_LETTER = re.compile(r"^(?:v\d+-)?0+-cover-letter\.patch$")
+
+#: What to tell a user whose directory holds no series init recognises.
+CHOOSE = (
+    "run init in the directory that holds the series, or pass --patches PATH (a series file, "
+    "or a directory of git format-patch files), or --tag TAG in a git checkout whose "
+    "commits since TAG are the patches"
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A series found in a directory, or to be made from a git branch.
+
+    Attributes:
+        form: :data:`QUILT`, :data:`DEBIAN`, :data:`FORMAT_PATCH` or :data:`GIT`.
+        series: the series file (absolute; written by init for the last two forms).
+        reason: why this form, in a sentence (what was found where).
+        names: the series entries, in apply order, relative to the series' directory.
+        new_files: the files init writes besides the configuration and the ledger (the
+            series file, and the patch files of a git branch): ``(path, bytes)``.
+        tag: the upstream tag of a git branch, else ``None``.
+        notes: what the user should know (a cover letter left out, merge commits skipped).
+    """
+
+    form: str
+    series: Path
+    reason: str
+    names: tuple[str, ...]
+    new_files: tuple[tuple[Path, bytes], ...] = ()
+    tag: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def patch_bytes(self, name: str) -> tuple[Path, bytes]:
+        """The path and bytes of the series entry ``name`` (a file init writes, or one on disk).
+
+        Raises:
+            PatchkeeperError: the file listed in the series cannot be read (naming the series).
+        """
+        path = self.series.parent / name
+        for new_path, data in self.new_files:
+            if new_path == path:
+                return path, data
+        try:
+            return path, path.read_bytes()
+        except OSError as exc:
+            raise PatchkeeperError(
+                f"{name} is listed in the series but cannot be read: {exc.strerror}",
+                path=self.series,
+                hint="restore the patch file, or take its line out of the series",
+            ) from None
+
+
+def shown(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when inside it (POSIX form), else as it is."""
+    try:
+        return path.relative_to(root).as_posix() or "."
+    except ValueError:
+        return path.as_posix()
+
+
+def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -> Found:
+    """The series form of the downstream directory ``root`` (absolute).
+
+    Args:
+        patches: ``--patches``: a series file, or a directory holding one or holding git
+            format-patch files (relative paths are read from ``root``).
+        tag: ``--tag``: the upstream tag a git checkout's commits sit on.
+
+    Raises:
+        PatchkeeperError: none found, two found (naming each and ``--patches``), or the
+            chosen path holds no series (exit 2).
+    """
+    if tag is not None and patches is not None:
+        raise PatchkeeperError(
+            "--tag makes the series from git commits, --patches names one that exists: "
+            "give one of them",
+            path=root,
+        )
+    if tag is not None:
+        return _from_git(root, tag, reason=f"--tag {tag}")
+    if patches is not None:
+        return _chosen(root, (root / patches).resolve())
+    found = _candidates(root)
+    if len(found) > 1:
+        listed = "; ".join(f"{shown(item.series.parent, root)} ({item.reason})" for item in found)
+        raise PatchkeeperError(
+            f"more than one patch series here: {listed}",
+            path=root,
+            hint=f"choose one with --patches PATH (e.g. --patches {shown(found[0].series, root)})",
+        )
+    if found:
+        return found[0]
+    described = _described_tag(root)
+    if described is not None:
+        return _from_git(root, described, reason=f"git describe found the tag {described}")
+    raise PatchkeeperError(
+        "no patch series here: no patches/series (quilt), no debian/patches/series (Debian), "
+        "no git format-patch files (0001-*.patch) in patches/ or here, and no git branch "
+        "with commits since a tag",
+        path=root,
+        hint=CHOOSE,
+    )
+
+
+def _candidates(root: Path) -> list[Found]:
+    found = []
+    debian = root / "debian" / "patches" / "series"
+    if debian.is_file():
+        found.append(_series_form(root, debian))
+    quilt_dir = root / os.environ.get("QUILT_PATCHES", "patches")
+    quilt = quilt_dir / "series"
+    if quilt.is_file() and quilt.resolve() != debian.resolve():
+        found.append(_series_form(root, quilt))
+    for directory in (quilt_dir, root):
+        if directory.is_dir() and not (directory / "series").exists():
+            numbered = _numbered(directory)
+            if numbered:
+                found.append(_format_patch(root, directory, numbered))
+    return found
+
+
+def _chosen(root: Path, path: Path) -> Found:
+    if path.is_file():
+        return _series_form(root, path)
+    if not path.is_dir():
+        raise PatchkeeperError(
+            "--patches names nothing here", path=path, hint="give a series file or a directory"
+        )
+    if (path / "series").is_file():
+        return _series_form(root, path / "series")
+    numbered = _numbered(path)
+    if not numbered:
+        raise PatchkeeperError(
+            "no series file and no git format-patch files (0001-*.patch) in this directory",
+            path=path,
+            hint="give the series file itself, or the directory git format-patch -o wrote",
+        )
+    return _format_patch(root, path, numbered)
+
+
+def _series_form(root: Path, series: Path) -> Found:
+    """A series file that exists: Debian's when it is ``debian/patches/series``, else quilt's.
+
+    Raises:
+        PatchFormatError: the series file cannot be read or has a bad line.
+    """
+    names = tuple(entry.name for entry in parse_series(series).entries)
+    where = shown(series, root)
+    if series.parent.name == "patches" and series.parent.parent.name == "debian":
+        source_format = series.parent.parent / "source" / "format"
+        try:
+            declared = source_format.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            declared = ""
+        said = f', and debian/source/format says "{declared}"' if declared else ""
+        reason = f"{where} is a Debian source package's patch series{said}"
+        return Found(DEBIAN, series, reason, names)
+    return Found(QUILT, series, f"{where} lists the patches in apply order (quilt)", names)
+
+
+def _numbered(directory: Path) -> list[tuple[int, str]]:
+    """The ``git format-patch`` files of ``directory``: ``(number, name)`` in number order."""
+    out = []
+    for path in directory.iterdir():
+        match = NUMBERED.match(path.name)
+        if match and path.is_file() and not COVER_LETTER.match(path.name):
+            out.append((int(match[1]), path.name))
+    return sorted(out)
+
+
+def _format_patch(root: Path, directory: Path, numbered: list[tuple[int, str]]) -> Found:
+    """A directory of ``git format-patch`` files: the series init writes lists them in order.
+
+    Raises:
+        PatchkeeperError: two files carry one number (two rerolls mixed in one directory).
+    """
+    seen: dict[int, str] = {}
+    for number, name in numbered:
+        if number in seen:
+            raise PatchkeeperError(
+                f"two git format-patch files are number {number:04d}: {seen[number]} and {name}",
+                path=directory,
+                hint="keep one series in the directory (git format-patch -v N writes a reroll "
+                "with the prefix vN-), or write the series file yourself",
+            )
+        seen[number] = name
+    names = tuple(name for _, name in numbered)
+    series = directory / "series"
+    notes: tuple[str, ...] = ()
+    if any(COVER_LETTER.match(path.name) for path in directory.iterdir()):
+        notes = ("the cover letter (0000-cover-letter.patch) holds no diff: it is not listed",)
+    where = "this directory" if directory == root else shown(directory, root)
+    reason = (
+        f"{where} holds {len(names)} git format-patch file(s) ({names[0]} ...) and no series "
+        "file: their numbers give the order"
+    )
+    text = "# the git format-patch files, in the order of their numbers\n" + "".join(
+        f"{name}\n" for name in names
+    )
+    return Found(FORMAT_PATCH, series, reason, names, ((series, text.encode()),), notes=notes)
+
+
+def _described_tag(root: Path) -> str | None:
+    """The nearest tag below ``HEAD`` with commits on top of it (``git describe``), or
+    ``None``: not a git checkout, no tag, or ``HEAD`` is the tag itself."""
+    done = gitops.call(["describe", "--tags", "--abbrev=0", "HEAD"], root)
+    if done.returncode != 0:
+        return None
+    tag = done.stdout.decode("utf-8", "replace").strip()
+    if not tag:
+        return None
+    count = gitops.call(["rev-list", "--count", "--no-merges", f"{tag}..HEAD"], root)
+    if count.returncode != 0 or count.stdout.strip() in (b"", b"0"):
+        return None
+    return tag
+
+
+def _from_git(root: Path, tag: str, *, reason: str) -> Found:
+    """The commits of the git checkout ``root`` since ``tag``, as ``git format-patch`` writes
+    them (``-N``: no ``[PATCH n/m]`` numbering in the subjects, which would change as the
+    series grows; ``--no-signature``: no git version at the end), into ``patches/``.
+
+    Raises:
+        PatchkeeperError: ``root`` is not a git checkout, ``tag`` is no tag of it, or there
+            is no commit since it.
+    """
+    inside = gitops.call(["rev-parse", "--is-inside-work-tree"], root)
+    if inside.returncode != 0 or inside.stdout.strip() != b"true":
+        raise PatchkeeperError(
+            "--tag reads the commits of a git checkout, and this is not one",
+            path=root,
+            hint="run init in the checkout of the upstream with your commits on top",
+        )
+    if gitops.call(["rev-parse", "--verify", "--quiet", f"refs/tags/{tag}"], root).returncode:
+        raise PatchkeeperError(
+            f"no tag {tag} in this git checkout",
+            path=root,
+            hint="name the upstream release's tag (git tag --list shows them); fetch the "
+            "upstream tags first if they are missing",
+        )
+    commits = gitops.run_text(["rev-list", "--count", "--no-merges", f"{tag}..HEAD"], root)
+    if commits == "0":
+        raise PatchkeeperError(
+            f"no commits on top of {tag}: the series would be empty",
+            path=root,
+            hint="check out the branch that carries your changes",
+        )
+    merges = gitops.run_text(["rev-list", "--count", "--merges", f"{tag}..HEAD"], root)
+    directory = root / "patches"
+    with tempfile.TemporaryDirectory(prefix="patchkeeper-init-") as scratch:
+        gitops.run(
+            ["format-patch", "-q", "-N", "--no-signature", "-o", scratch, f"{tag}..HEAD"], root
+        )
+        files = sorted(Path(scratch).iterdir())
+        new = [(directory / path.name, path.read_bytes()) for path in files]
+    names = tuple(path.name for path, _ in new)
+    series = directory / "series"
+    text = f"# the commits of HEAD since {tag}, by git format-patch\n" + "".join(
+        f"{name}\n" for name in names
+    )
+    new.append((series, text.encode()))
+    notes: tuple[str, ...] = ()
+    if merges != "0":
+        notes = (f"{merges} merge commit(s) since {tag} are not patches: format-patch skips them",)
+    why = f"{reason}: {len(names)} commit(s) on top of it become patches/ (git format-patch)"
+    return Found(GIT, series, why, names, tuple(new), tag=tag, notes=notes)

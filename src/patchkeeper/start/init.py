@@ -1,0 +1,344 @@
+"""``patchkeeper init``: the configuration and the ledger of a new downstream, written once.
+
+What is written, all in one journaled transaction (:mod:`patchkeeper.trees.downstream`), so a
+failure or a Ctrl-C leaves no file of it behind:
+
+- ``patchkeeper.toml`` with ``upstream``, ``pin``, ``series`` and ``strip`` (and ``directory``
+  when given), ``[headers] schema`` and ``[ledger] file``: the keys
+  :func:`patchkeeper.config.load_config` reads, checked against its schema before anything
+  is written;
+- the ledger file (``PATCHES.md``) with the begin and end markers ``patchkeeper ledger``
+  looks for, and the table between them already written from the patch headers, so that
+  ``patchkeeper ledger --check`` passes at once;
+- for a ``git format-patch`` directory, its ``series`` file; for a git branch, ``patches/``
+  with one file per commit and the series.
+
+Nothing is ever overwritten: when ``patchkeeper.toml``, a ``[tool.patchkeeper]`` table in
+``pyproject.toml``, the ledger file or any file to be written exists, init stops before
+writing anything (exit 2, naming the file).
+
+The header schema: a series whose patches carry the ledger schema's fields (``Kind:``,
+``What:``, ...) keeps it; a Debian series, a git one, and one whose patches carry DEP-3
+fields (``Description:``, ``Subject:``, ``Origin:``, ...) and none of the ledger's get
+``schema = "dep3"``; a series with neither keeps the default ledger schema, whose headers
+``patchkeeper lint`` then asks for.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.config import CONFIG_FILE, PYPROJECT, Config, _pyproject_table, validate
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.ledger.rows import LedgerRow
+from patchkeeper.ledger.settings import LEDGER_FIELDS, header_settings, ledger_settings
+from patchkeeper.ledger.table import encode_text, row_name, table_text
+from patchkeeper.series.headers import parse_headers
+from patchkeeper.series.parse import _first_diff_index, split_lines
+from patchkeeper.start.forms import DEBIAN, FORMAT_PATCH, GIT, Found, detect, shown
+from patchkeeper.start.pin import Pin, find_pin, from_option
+from patchkeeper.trees.downstream import commit_files, locked_downstream
+from patchkeeper.trees.transaction import Change
+
+#: The default ledger file (``[ledger] file``).
+LEDGER_FILE = "PATCHES.md"
+#: DEP-3 fields (and git's mail headers, DEP-3's aliases) that mark a DEP-3 series.
+DEP3_FIELDS = (
+    "Description",
+    "Subject",
+    "Origin",
+    "Bug",
+    "Forwarded",
+    "Author",
+    "From",
+    "Applied-Upstream",
+    "Last-Update",
+    "Reviewed-by",
+)
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """What ``patchkeeper init`` found and wrote.
+
+    Attributes:
+        root: the downstream directory.
+        form: the series form (``"quilt"``, ``"debian"``, ``"format-patch"``, ``"git"``).
+        form_reason: why that form: what was found where.
+        series: the series file.
+        patch_count: the patches in the series.
+        upstream: the upstream project written.
+        pin: the pin written.
+        pin_reason: where the project and pin were read.
+        schema: the header schema written (``"ledger"`` or ``"dep3"``).
+        schema_reason: why that schema.
+        config_file: the ``patchkeeper.toml`` written.
+        ledger_file: the ledger file written.
+        written_files: every file written, in order.
+        next_commands: the commands to run next, each with what it does.
+        notes: what the user should know (files left out, headers missing).
+    """
+
+    root: Path
+    form: str
+    form_reason: str
+    series: Path
+    patch_count: int
+    upstream: str
+    pin: str
+    pin_reason: str
+    schema: str
+    schema_reason: str
+    config_file: Path
+    ledger_file: Path
+    written_files: tuple[Path, ...]
+    next_commands: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """0: init either wrote everything or raised before writing anything."""
+        return 0
+
+
+def init(
+    root: Path,
+    *,
+    upstream: str | None = None,
+    patches: Path | None = None,
+    tag: str | None = None,
+    ledger: str = LEDGER_FILE,
+    directory: str = "",
+) -> InitResult:
+    """Make ``root`` (absolute) a downstream: detect its series, find its pin, write the
+    configuration and the ledger (and the series, for the forms that have none).
+
+    Args:
+        upstream: ``--upstream NAME==VERSION``; default: read from the tree's metadata.
+        patches: ``--patches``: the series file or the patch directory to use.
+        tag: ``--tag``: make the series from the git commits since this tag.
+        ledger: the ledger file, relative to ``root``.
+        directory: the directory inside the upstream tree patch paths are relative to.
+
+    Raises:
+        PatchkeeperError: a file to be written exists, a configuration exists, the form is
+            ambiguous or absent, or the pin cannot be told (exit 2); nothing was written.
+        TargetError: a write failed (everything put back).
+    """
+    _refuse_existing_config(root)
+    if ".." in Path(directory).parts or Path(directory).is_absolute():
+        raise PatchkeeperError(
+            f"--directory {directory!r} must stay inside the upstream tree",
+            hint='name a directory of the upstream tree, relative to its root ("vllm")',
+        )
+    ledger_path = _inside(root, ledger, "--ledger")
+    _refuse_existing(root, [root / CONFIG_FILE, ledger_path])
+    found = detect(root, patches=patches, tag=tag)
+    pin = from_option(upstream) if upstream is not None else find_pin(root, found)
+    patches_read = [(name, *found.patch_bytes(name)) for name in found.names]
+    schema, schema_reason = _schema(found, [data for _, _, data in patches_read])
+    series_key = shown(found.series, root)  # absolute when outside the downstream
+    text = config_text(pin, series_key, schema, shown(ledger_path, root), directory.strip("/"))
+    config = _config(root, text)
+    settings = ledger_settings(config)
+    columns = header_settings(config).columns
+    rows = [_row(name, path, data, columns) for name, path, data in patches_read]
+    ledger_text = ledger_body(found, root, settings.begin_marker, settings.end_marker)
+    ledger_text = ledger_text.replace(
+        "\n" + settings.end_marker, "\n" + table_text(config, rows) + settings.end_marker, 1
+    )
+    files = [(root / CONFIG_FILE, text.encode()), (ledger_path, encode_text(ledger_text))]
+    files += list(found.new_files)
+    _refuse_existing(root, [path for path, _ in files])
+    with locked_downstream(config):
+        _refuse_existing(root, [path for path, _ in files])  # another init in the meantime
+        commit_files(config, [Change(path, data) for path, data in files])
+    notes = list(found.notes)
+    if schema == "ledger" and not _has_any(rows):
+        notes.append(
+            "no patch carries the ledger schema's headers yet (Kind, What, Upstream, "
+            "Cut-against, Retires-when): patchkeeper lint names each one missing"
+        )
+    return InitResult(
+        root=root,
+        form=found.form,
+        form_reason=found.reason,
+        series=found.series,
+        patch_count=len(found.names),
+        upstream=pin.upstream,
+        pin=pin.pin,
+        pin_reason=pin.reason,
+        schema=schema,
+        schema_reason=schema_reason,
+        config_file=root / CONFIG_FILE,
+        ledger_file=ledger_path,
+        written_files=tuple(path for path, _ in files),
+        next_commands=next_commands(pin, ledger_path, root),
+        notes=tuple(notes),
+    )
+
+
+def _inside(root: Path, name: str, option: str) -> Path:
+    path = (root / name).resolve()
+    if not name.strip() or path == root or not path.is_relative_to(root):
+        raise PatchkeeperError(
+            f"{option} {name!r} must name a file inside the downstream {root}",
+            hint=f"give a path relative to it, e.g. {option} {LEDGER_FILE}",
+        )
+    return path
+
+
+def _refuse_existing_config(root: Path) -> None:
+    """Refuse a directory already configured by a ``[tool.patchkeeper]`` table.
+
+    Raises:
+        PatchkeeperError: naming ``pyproject.toml`` (exit 2).
+    """
+    pyproject = root / PYPROJECT
+    if _pyproject_table(pyproject) is not None:
+        raise PatchkeeperError(
+            "this downstream is configured already: pyproject.toml has a [tool.patchkeeper] "
+            "table; init never overwrites",
+            path=pyproject,
+            hint="the other commands read it as it is: run patchkeeper ledger --check, verify "
+            "or audit",
+        )
+
+
+def _refuse_existing(root: Path, paths: list[Path]) -> None:
+    """Refuse to go on when any of ``paths`` exists (a dangling symbolic link counts).
+
+    Raises:
+        PatchkeeperError: naming the first such file (exit 2).
+    """
+    for path in paths:
+        if path.exists() or path.is_symlink():
+            raise PatchkeeperError(
+                "exists already: init never overwrites a file, and wrote nothing",
+                path=path,
+                hint="keep it and configure the rest by hand (docs/starting.md shows the "
+                "keys), or move it away and run patchkeeper init again",
+            )
+
+
+def _schema(found: Found, patches: list[bytes]) -> tuple[str, str]:
+    """The header schema for ``found``'s patches and why (the module's rules)."""
+    if found.form == DEBIAN:
+        return "dep3", "a Debian series: DEP-3 headers"
+    if found.form in (GIT, FORMAT_PATCH):
+        return "dep3", "git format-patch files: their Subject and From are DEP-3's fields"
+    fields = set()
+    for data in patches:
+        lines = split_lines(data)
+        preamble = b"".join(lines[: _first_diff_index(lines, found.series)])
+        fields |= {item.name for item in parse_headers(preamble).fields}
+    if fields & set(LEDGER_FIELDS):
+        return "ledger", "the patches carry the ledger schema's fields (Kind, What, ...)"
+    if fields & set(DEP3_FIELDS):
+        return "dep3", "the patches carry DEP-3 fields (Description, Subject, Origin, ...)"
+    return "ledger", "the patches carry neither schema's fields: the default"
+
+
+def _row(name: str, path: Path, data: bytes, columns: tuple[str, ...]) -> LedgerRow:
+    lines = split_lines(data)
+    headers = parse_headers(b"".join(lines[: _first_diff_index(lines, path)]))
+    first = min((item.line_no for item in headers.fields), default=1)
+    values = tuple(headers.value(column) for column in columns)
+    return LedgerRow(name=row_name(name), values=values, source=path, line_no=first)
+
+
+def _has_any(rows: list[LedgerRow]) -> bool:
+    return any(value for row in rows for value in row.values)
+
+
+def _quoted(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def config_text(pin: Pin, series: str, schema: str, ledger: str, directory: str = "") -> str:
+    """The ``patchkeeper.toml`` init writes.
+
+    >>> print(config_text(Pin("urllib3", "2.0.7", ""), "debian/patches/series", "dep3",
+    ...                   "PATCHES.md"), end="")
+    # patchkeeper settings, written by patchkeeper init (see docs/starting.md)
+    upstream = "urllib3"
+    pin = "2.0.7"
+    series = "debian/patches/series"
+    strip = 1
+    <BLANKLINE>
+    [headers]
+    schema = "dep3"
+    <BLANKLINE>
+    [ledger]
+    file = "PATCHES.md"
+    """
+    lines = [
+        "# patchkeeper settings, written by patchkeeper init (see docs/starting.md)",
+        f"upstream = {_quoted(pin.upstream)}",
+        f"pin = {_quoted(pin.pin)}",
+        f"series = {_quoted(series)}",
+        "strip = 1",
+    ]
+    if directory:
+        lines.append(f"directory = {_quoted(directory)}")
+    lines += ["", "[headers]", f"schema = {_quoted(schema)}"]
+    lines += ["", "[ledger]", f"file = {_quoted(ledger)}"]
+    return "\n".join(lines) + "\n"
+
+
+def _config(root: Path, text: str) -> Config:
+    """The :class:`Config` the other commands will read from ``text``, checked as
+    :func:`patchkeeper.config.load_config` checks it.
+
+    Raises:
+        ConfigError: a value init took from the tree is refused by the schema.
+    """
+    from patchkeeper.config import SCHEMA, _import_sections
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+
+    _import_sections()
+    source = root / CONFIG_FILE
+    values: dict[str, Any] = validate(tomllib.loads(text), source)
+    return Config(
+        root=root,
+        source=source,
+        upstream=values["upstream"],
+        pin=values["pin"],
+        series=(root / values["series"]).resolve(),
+        strip=values["strip"],
+        directory=values["directory"],
+        sections={k: v for k, v in values.items() if isinstance(SCHEMA[k], dict)},
+    )
+
+
+def ledger_body(found: Found, root: Path, begin: str, end: str) -> str:
+    """The ledger file's text with an empty table between its markers."""
+    where = shown(found.series.parent, root)
+    return (
+        "# Patches\n\n"
+        f"What each patch in `{where}/` is, where it came from, and what retires it. The table "
+        "is written by `patchkeeper ledger` from the patch headers; `patchkeeper ledger "
+        "--check` fails when it is stale.\n\n"
+        f"{begin}. patchkeeper ledger writes this table from the patch headers; do not edit "
+        f"it -->\n{end}\n"
+    )
+
+
+def next_commands(pin: Pin, ledger: Path, root: Path) -> tuple[str, ...]:
+    """The commands to run next, each followed by what it does."""
+    return (
+        f"patchkeeper ledger --check  # {shown(ledger, root)} is current (CI runs this)",
+        "patchkeeper lint  # every patch has its headers",
+        f"patchkeeper verify --target DIR  # DIR: a {pin.upstream} tree with the series applied",
+        f"patchkeeper audit --to {pin.upstream}==VERSION  # how the series fares on a newer "
+        "release",
+    )

@@ -1,0 +1,196 @@
+"""The upstream project and pin of a new downstream, from ``--upstream`` or the tree's metadata.
+
+Where each form finds them (the first that answers wins):
+
+- ``--upstream NAME==VERSION`` on the command line, always first.
+- Debian: the version is the upstream part of the newest ``debian/changelog`` entry (no
+  epoch ``N:``, no Debian revision ``-R``, no repack suffix ``+dfsg``/``+ds``/``+repack``,
+  ``~`` dropped as PEP 440 spells a pre-release: ``1:2.0.0~rc1+dfsg-3`` is ``2.0.0rc1``).
+  The project is the name the unpacked upstream source declares (``PKG-INFO``, or the static
+  ``[project]`` name of ``pyproject.toml``), else the project a ``debian/watch`` line names on
+  a Python package index, else the source name under the Debian Python Policy's naming
+  (source ``python-NAME`` builds ``python3-NAME`` from the project ``NAME``), else the source
+  name itself when ``debian/control`` builds ``python3-SOURCE``.
+- quilt and git format-patch directories: ``PKG-INFO`` (an unpacked sdist), else the static
+  ``[project]`` name and version of ``pyproject.toml``.
+- a git branch: the project as above, in the checkout; the version is the tag (``v0.27.1`` is
+  ``0.27.1``).
+
+A version must be one PEP 440 reads (``packaging.version.Version``). When the name or the
+version cannot be told, :func:`find_pin` fails and asks for ``--upstream``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.start.forms import DEBIAN, GIT, Found
+from patchkeeper.trees.target_label import declared_metadata
+
+#: The form a ``--upstream`` value takes.
+OPTION_HINT = (
+    "pass --upstream NAME==VERSION (the upstream project and the version the series is cut "
+    "against, e.g. --upstream urllib3==2.0.7)"
+)
+#: A Debian changelog entry's first line: ``source (version) distributions; urgency=...``.
+CHANGELOG_HEAD = re.compile(r"^([a-z0-9][a-z0-9.+-]+) \(([^()\s]+)\)")
+#: Repack suffixes of a Debian upstream version (a tarball repacked for the archive).
+REPACK = re.compile(r"[+~](?:dfsg|ds|repack)\d*$")
+#: A ``debian/watch`` URL on a Python package index: ``//pypi.HOST/NAME/...``, or the
+#: ``/packages/source/L/NAME/`` path of an index's files.
+WATCH_PROJECT = re.compile(
+    r"//pypi\.[^/\s]+/(?:simple/)?([A-Za-z0-9][A-Za-z0-9._-]*)/"
+    r"|/packages/source/./([A-Za-z0-9][A-Za-z0-9._-]*)/"
+)
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The upstream project and the version the series is cut against.
+
+    Attributes:
+        upstream: the distribution name (``"urllib3"``).
+        pin: the version (``"2.0.7"``).
+        reason: where both were read, in a sentence.
+    """
+
+    upstream: str
+    pin: str
+    reason: str
+
+
+def from_option(value: str) -> Pin:
+    """``--upstream NAME==VERSION`` as a :class:`Pin`.
+
+    >>> from_option("urllib3==2.0.7")
+    Pin(upstream='urllib3', pin='2.0.7', reason='from --upstream urllib3==2.0.7')
+
+    Raises:
+        PatchkeeperError: not a requirement with exactly one ``==`` version (exit 2).
+    """
+    try:
+        requirement = Requirement(value)
+        (specifier,) = requirement.specifier
+    except (InvalidRequirement, ValueError):
+        specifier = None
+    if specifier is None or specifier.operator != "==" or "*" in specifier.version:
+        raise PatchkeeperError(
+            f"--upstream {value!r} is not NAME==VERSION",
+            hint="give the project and its exact version, e.g. --upstream urllib3==2.0.7",
+        )
+    _check_version(specifier.version, f"--upstream {value}")
+    return Pin(requirement.name, specifier.version, f"from --upstream {value}")
+
+
+def find_pin(root: Path, found: Found) -> Pin:
+    """The project and pin of the downstream in ``root`` whose series is ``found``.
+
+    Raises:
+        PatchkeeperError: they cannot be told: the message says what was read, the hint asks
+            for ``--upstream`` (exit 2).
+    """
+    if found.form == DEBIAN:
+        return _debian(root)
+    name, version = declared_metadata(root)
+    source = "PKG-INFO" if (root / "PKG-INFO").is_file() else "pyproject.toml"
+    if found.form == GIT and found.tag is not None:
+        tag_version = found.tag.removeprefix("v")
+        if name is None:
+            _cannot(root, f"the tag {found.tag} gives the version, but {source} names no project")
+        _check_version(tag_version, f"the tag {found.tag}", hint=OPTION_HINT)
+        why = f"{name} from {source}, {tag_version} from the tag {found.tag}"
+        return Pin(str(name), tag_version, why)
+    if name is None or version is None:
+        missing = "a name" if name is None else f"a static version for {name}"
+        _cannot(root, f"neither PKG-INFO nor pyproject.toml here gives {missing}")
+    _check_version(str(version), source, hint=OPTION_HINT)
+    return Pin(str(name), str(version), f"from {source}")
+
+
+def _cannot(root: Path, what: str) -> None:
+    raise PatchkeeperError(
+        f"cannot tell the upstream project and pin: {what}", path=root, hint=OPTION_HINT
+    )
+
+
+def _check_version(version: str, where: str, hint: str | None = None) -> None:
+    try:
+        Version(version)
+    except InvalidVersion:
+        raise PatchkeeperError(
+            f"{version!r} ({where}) is not a version PEP 440 reads",
+            hint=hint or "give the version as the package index spells it, e.g. 2.0.7",
+        ) from None
+
+
+def debian_upstream_version(version: str) -> str:
+    """The upstream version of a Debian package version.
+
+    >>> debian_upstream_version("1:2.0.0~rc1+dfsg-3")
+    '2.0.0rc1'
+    >>> debian_upstream_version("1.26.12-1ubuntu0.1"), debian_upstream_version("3.4")
+    ('1.26.12', '3.4')
+    """
+    version = version.split(":", 1)[1] if ":" in version else version
+    version = version.rsplit("-", 1)[0] if "-" in version else version
+    version = REPACK.sub("", version)
+    return version.replace("~", "")
+
+
+def _debian(root: Path) -> Pin:
+    changelog = root / "debian" / "changelog"
+    try:
+        first = changelog.read_text(encoding="utf-8", errors="replace").lstrip().splitlines()[0]
+    except (OSError, IndexError):
+        _cannot(root, "debian/changelog cannot be read")
+        raise AssertionError from None  # unreachable: _cannot raises
+    match = CHANGELOG_HEAD.match(first)
+    if match is None:
+        raise PatchkeeperError(
+            "the first line is not a changelog entry's 'source (version) ...'",
+            path=changelog,
+            line=1,
+            hint=OPTION_HINT,
+        )
+    source, full = match[1], match[2]
+    version = debian_upstream_version(full)
+    _check_version(version, f"debian/changelog's {full}", hint=OPTION_HINT)
+    name, why = _debian_name(root, source)
+    if name is None:
+        _cannot(
+            root,
+            f"debian/changelog gives the version {version}, but the source name {source} is "
+            "not python-NAME, and neither the upstream source (PKG-INFO, pyproject.toml), "
+            "debian/watch nor debian/control names the Python project",
+        )
+    return Pin(str(name), version, f"{name} from {why}, {version} from debian/changelog ({full})")
+
+
+def _debian_name(root: Path, source: str) -> tuple[str | None, str]:
+    """The Python project of a Debian source package, and where it was read."""
+    name, _ = declared_metadata(root)
+    if name is not None:
+        return name, "PKG-INFO" if (root / "PKG-INFO").is_file() else "pyproject.toml"
+    try:
+        watch = (root / "debian" / "watch").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        watch = ""
+    for line in watch.splitlines():
+        match = WATCH_PROJECT.search(line)
+        if match and not line.lstrip().startswith("#"):
+            return match[1] or match[2], "debian/watch"
+    if source.startswith("python-") and len(source) > len("python-"):
+        return source.removeprefix("python-"), f"the source name {source} (python-NAME)"
+    try:
+        control = (root / "debian" / "control").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        control = ""
+    if re.search(rf"^Package:\s*python3-{re.escape(source)}\s*$", control, re.MULTILINE):
+        return source, f"the source name {source} (debian/control builds python3-{source})"
+    return None, ""

@@ -1,0 +1,466 @@
+"""``patchkeeper init`` on each form a user already has: a quilt series, Debian's
+``debian/patches``, a ``git format-patch`` directory and a git branch over an upstream tag.
+Each result is read back by the other commands (``ledger --check``, ``lint``, ``verify``,
+``audit``), so the file init writes is the one they read."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from helpers import EXAMPLE_SERIES, EXAMPLES, Example
+from json_schema_check import output
+from patchkeeper import __version__
+
+EXAMPLE_PATCHES = EXAMPLES / "downstream" / "patches"
+NEXT = [
+    "next:",
+    "  patchkeeper ledger --check  # PATCHES.md is current (CI runs this)",
+    "  patchkeeper lint  # every patch has its headers",
+    "  patchkeeper verify --target DIR  # DIR: a {0} tree with the series applied",
+    "  patchkeeper audit --to {0}==VERSION  # how the series fares on a newer release",
+]
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def quilt_tree(example: Example) -> Path:
+    """The example's old upstream with the example's series in ``patches/`` (quilt's layout)."""
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    shutil.copytree(EXAMPLE_PATCHES, tree / "patches")
+    return tree
+
+
+def test_a_quilt_series_in_an_unpacked_tree(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines() == [
+        "found a quilt series (7 patches): patches/series lists the patches in apply order (quilt)",
+        "upstream minihttp, pin 1.0: from pyproject.toml",
+        "header schema ledger: the patches carry the ledger schema's fields (Kind, What, ...)",
+        "wrote patchkeeper.toml",
+        "wrote PATCHES.md",
+        *[line.format("minihttp") for line in NEXT],
+    ]
+    assert (tree / "patchkeeper.toml").read_text() == (
+        "# patchkeeper settings, written by patchkeeper init (see docs/starting.md)\n"
+        'upstream = "minihttp"\npin = "1.0"\nseries = "patches/series"\nstrip = 1\n'
+        'directory = "minihttp"\n\n[headers]\nschema = "ledger"\n\n[ledger]\n'
+        'file = "PATCHES.md"\n'
+    )
+    ledger = (tree / "PATCHES.md").read_text()
+    example_table = (example.downstream / "PATCHES.md").read_text()
+    table = example_table[example_table.index("<!-- table:begin") :]
+    assert ledger == (
+        "# Patches\n\nWhat each patch in `patches/` is, where it came from, and what retires "
+        "it. The table is written by `patchkeeper ledger` from the patch headers; `patchkeeper "
+        "ledger --check` fails when it is stale.\n\n" + table
+    )
+    # the other commands read what init wrote
+    assert cli("ledger", "--check", cwd=tree).out == "PATCHES.md: the ledger is current (7 rows)\n"
+    assert cli("lint", cwd=tree).out == "no problems in 7 patches\n"
+    target = example.target()
+    assert cli("apply", "--target", str(target), cwd=tree).code == 0
+    run = cli("verify", "--target", str(target), "--pristine", str(example.old), cwd=tree)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 7 of 7 patches applied, 0 files drifted",
+    )
+    run = cli("audit", "--to", str(example.new), "--pristine", str(example.old), cwd=tree)
+    assert (run.code, run.out.splitlines()[-2]) == (
+        1,
+        "7 patches: 1 clean, 2 offset, 1 upstreamed, 1 conflict, 1 target gone, 1 blocked",
+    )
+
+
+def test_init_under_json_prints_the_envelope(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    run = cli("init", "--directory", "minihttp", "--json", cwd=tree)
+    data = output(run.out)
+    assert data == {
+        "command": "init",
+        "patchkeeper_version": __version__,
+        "exit_code": 0,
+        "root": str(tree),
+        "form": "quilt",
+        "form_reason": "patches/series lists the patches in apply order (quilt)",
+        "series": str(tree / "patches" / "series"),
+        "patch_count": 7,
+        "upstream": "minihttp",
+        "pin": "1.0",
+        "pin_reason": "from pyproject.toml",
+        "schema": "ledger",
+        "schema_reason": "the patches carry the ledger schema's fields (Kind, What, ...)",
+        "config_file": str(tree / "patchkeeper.toml"),
+        "ledger_file": str(tree / "PATCHES.md"),
+        "written_files": [str(tree / "patchkeeper.toml"), str(tree / "PATCHES.md")],
+        "next_commands": [line.strip().format("minihttp") for line in NEXT[1:]],
+        "notes": [],
+    }
+    run = cli("init", "--json", cwd=tree)
+    assert run.code == 2
+    assert output(run.out)["error"] == {
+        "message": "exists already: init never overwrites a file, and wrote nothing",
+        "file": str(tree / "patchkeeper.toml"),
+        "line": None,
+        "hint": "keep it and configure the rest by hand (docs/starting.md shows the keys), "
+        "or move it away and run patchkeeper init again",
+    }
+
+
+DEP3_PATCH = b"".join(
+    line + b"\n"
+    for line in (
+        b"Description: Drop Proxy-Authorization on a cross-host redirect",
+        b"Origin: upstream, https://example.org/minihttp/pull/15",
+        b"Bug-Debian: https://bugs.example.org/1015",
+        b"Forwarded: not-needed",
+        b"Last-Update: 2026-11-02",
+        b"---",
+        b"--- a/minihttp/retry.py",
+        b"+++ b/minihttp/retry.py",
+        b"@@ -8,7 +8,7 @@ class Retry:",
+        b"     RETRY_STATUS = frozenset([413, 429, 503])",
+        b" ",
+        b"     #: Headers removed when a redirect leaves the host.",
+        b'-    REMOVE_ON_REDIRECT = frozenset(["Authorization"])',
+        b'+    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Proxy-Authorization"])',
+        b" ",
+        b"     def __init__(self, total=3, backoff_factor=0.5):",
+        b"         self.total = total",
+    )
+)
+
+
+def debian_tree(example: Example, changelog: str, *, pyproject: bool = False) -> Path:
+    """An unpacked Debian source package of minihttp 1.0 with one DEP-3 patch."""
+    tree = example.root / "minihttp-1.0"
+    shutil.copytree(example.old, tree)
+    if not pyproject:
+        (tree / "pyproject.toml").unlink()
+    patches = tree / "debian" / "patches"
+    patches.mkdir(parents=True)
+    (patches / "series").write_text("strip-proxy-auth.patch\n")
+    (patches / "strip-proxy-auth.patch").write_bytes(DEP3_PATCH)
+    (tree / "debian" / "source").mkdir()
+    (tree / "debian" / "source" / "format").write_text("3.0 (quilt)\n")
+    (tree / "debian" / "changelog").write_text(
+        f"{changelog}\n\n  * New upstream release.\n\n"
+        " -- Tess Ter <tess@example.org>  Mon, 02 Nov 2026 10:00:00 +0000\n"
+    )
+    return tree
+
+
+def test_a_debian_series_reads_the_pin_from_the_changelog(cli, example: Example) -> None:
+    tree = debian_tree(example, "python-minihttp (1:1.0+dfsg-3) unstable; urgency=medium")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[:5] == [
+        "found a Debian series (1 patch): debian/patches/series is a Debian source package's "
+        'patch series, and debian/source/format says "3.0 (quilt)"',
+        "upstream minihttp, pin 1.0: minihttp from the source name python-minihttp "
+        "(python-NAME), 1.0 from debian/changelog (1:1.0+dfsg-3)",
+        "header schema dep3: a Debian series: DEP-3 headers",
+        "wrote patchkeeper.toml",
+        "wrote PATCHES.md",
+    ]
+    assert (tree / "patchkeeper.toml").read_text().splitlines()[1:5] == [
+        'upstream = "minihttp"',
+        'pin = "1.0"',
+        'series = "debian/patches/series"',
+        "strip = 1",
+    ]
+    row = (
+        "| strip-proxy-auth | Drop Proxy-Authorization on a cross-host redirect | upstream, "
+        "https://example.org/minihttp/pull/15 | Debian: https://bugs.example.org/1015 | "
+        "not-needed | 2026-11-02 |\n"
+    )
+    assert row in (tree / "PATCHES.md").read_text()
+    assert cli("ledger", "--check", cwd=tree).code == 0
+    assert cli("lint", cwd=tree).out == "no problems in 1 patch\n"
+    run = cli("audit", "--to", str(example.new), "--pristine", str(example.old), cwd=tree)
+    summary = [line for line in run.out.splitlines() if line.startswith("1 patch: ")]
+    assert (run.code, summary) == (1, ["1 patch: 1 conflict"])
+
+
+def test_a_debian_source_name_that_names_no_project(cli, example: Example) -> None:
+    tree = debian_tree(example, "minihttp-tools (1.0-1) unstable; urgency=medium")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tree}: cannot tell the upstream project and pin: "
+        "debian/changelog gives the version 1.0, but the source name minihttp-tools is not "
+        "python-NAME, and neither the upstream source (PKG-INFO, pyproject.toml), debian/watch "
+        "nor debian/control names the Python project\n"
+        "  hint: pass --upstream NAME==VERSION (the upstream project and the version the "
+        "series is cut against, e.g. --upstream urllib3==2.0.7)\n"
+    )
+    assert sorted(p.name for p in tree.iterdir()) == ["debian", "minihttp"]
+    (tree / "debian" / "watch").write_text(
+        "version=4\nhttps://pypi.example.org/minihttp/minihttp-(.+)\\.tar\\.gz\n"
+    )
+    run = cli("init", cwd=tree)
+    assert run.out.splitlines()[1] == (
+        "upstream minihttp, pin 1.0: minihttp from debian/watch, 1.0 from debian/changelog (1.0-1)"
+    )
+
+
+def test_the_upstream_option_wins_over_the_metadata(cli, example: Example) -> None:
+    tree = debian_tree(example, "python-minihttp (1.0-1) unstable; urgency=medium", pyproject=True)
+    run = cli("init", "--upstream", "minihttp==1.0.post1", cwd=tree)
+    assert (
+        run.out.splitlines()[1]
+        == "upstream minihttp, pin 1.0.post1: from --upstream minihttp==1.0.post1"
+    )
+    assert 'pin = "1.0.post1"' in (tree / "patchkeeper.toml").read_text()
+
+
+def test_a_bad_upstream_option_writes_nothing(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    for value in ("minihttp", "minihttp>=1.0", "minihttp==1.*", "not a requirement"):
+        run = cli("init", "--upstream", value, cwd=tree)
+        assert (run.code, run.err) == (
+            2,
+            f"patchkeeper: error: --upstream {value!r} is not NAME==VERSION\n"
+            "  hint: give the project and its exact version, e.g. --upstream urllib3==2.0.7\n",
+        )
+    assert not (tree / "patchkeeper.toml").exists() and not (tree / "PATCHES.md").exists()
+
+
+def format_patch_branch(example: Example) -> Path:
+    """A git checkout of minihttp: the 1.0 tree tagged ``v1.0``, then the example's first two
+    patches as commits (their subjects and bodies from the patch headers)."""
+    repo = example.root / "checkout"
+    shutil.copytree(example.old, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "minihttp 1.0")
+    git(repo, "tag", "v1.0")
+    for name in EXAMPLE_SERIES[:2]:
+        git(repo, "apply", "--directory=minihttp", str(EXAMPLE_PATCHES / name))
+        git(repo, "commit", "-q", "-a", "-m", name.removesuffix(".patch"), "-m", "Why: a test.")
+    return repo
+
+
+def test_a_git_format_patch_directory_gets_a_series(cli, example: Example) -> None:
+    repo = format_patch_branch(example)
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    git(repo, "format-patch", "-q", "--cover-letter", "-o", str(tree / "patches"), "v1.0")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    names = ["0001-retry-backoff-cap.patch", "0002-redirect-strip-proxy-auth.patch"]
+    assert run.out.splitlines()[:7] == [
+        "found a git format-patch directory (2 patches): patches holds 2 git format-patch "
+        "file(s) (0001-retry-backoff-cap.patch ...) and no series file: their numbers give the "
+        "order",
+        "upstream minihttp, pin 1.0: from pyproject.toml",
+        "header schema dep3: git format-patch files: their Subject and From are DEP-3's fields",
+        "wrote patchkeeper.toml",
+        "wrote PATCHES.md",
+        "wrote patches/series",
+        "note: the cover letter (0000-cover-letter.patch) holds no diff: it is not listed",
+    ]
+    assert (tree / "patches" / "series").read_text() == (
+        "# the git format-patch files, in the order of their numbers\n"
+        + "".join(f"{name}\n" for name in names)
+    )
+    ledger = (tree / "PATCHES.md").read_text()
+    assert "| 0001-retry-backoff-cap | retry-backoff-cap |  |  |  |  |\n" in ledger
+    assert cli("ledger", "--check", cwd=tree).code == 0
+    run = cli("audit", "--to", str(example.new), "--pristine", str(example.old), cwd=tree)
+    summary = [line for line in run.out.splitlines() if line.startswith("2 patches: ")]
+    assert (run.code, summary) == (1, ["2 patches: 1 upstreamed, 1 conflict"])
+
+
+def test_a_git_branch_over_a_tag_becomes_a_series(cli, example: Example) -> None:
+    repo = format_patch_branch(example)
+    run = cli("init", cwd=repo)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[:8] == [
+        "found a git branch over an upstream tag (2 patches): git describe found the tag v1.0: "
+        "2 commit(s) on top of it become patches/ (git format-patch)",
+        "upstream minihttp, pin 1.0: minihttp from pyproject.toml, 1.0 from the tag v1.0",
+        "header schema dep3: git format-patch files: their Subject and From are DEP-3's fields",
+        "wrote patchkeeper.toml",
+        "wrote PATCHES.md",
+        "wrote patches/0001-retry-backoff-cap.patch",
+        "wrote patches/0002-redirect-strip-proxy-auth.patch",
+        "wrote patches/series",
+    ]
+    patch = (repo / "patches" / "0001-retry-backoff-cap.patch").read_text()
+    assert patch.splitlines()[3:6] == ["Subject: [PATCH] retry-backoff-cap", "", "Why: a test."]
+    assert cli("ledger", "--check", cwd=repo).code == 0
+    target = example.target()
+    assert cli("apply", "--target", str(target), cwd=repo).code == 0
+    assert (target / "minihttp" / "retry.py").read_bytes() == (
+        repo / "minihttp" / "retry.py"
+    ).read_bytes()
+
+
+def test_a_tag_without_commits_since_and_no_tag(cli, example: Example) -> None:
+    repo = format_patch_branch(example)
+    git(repo, "tag", "v1.0.1")
+    run = cli("init", "--tag", "v1.0.1", cwd=repo)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {repo}: no commits on top of v1.0.1: the series would be empty\n"
+        "  hint: check out the branch that carries your changes\n",
+    )
+    run = cli("init", "--tag", "v9", cwd=repo)
+    assert run.err.startswith(f"patchkeeper: error: {repo}: no tag v9 in this git checkout\n")
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_no_series_and_two_series(cli, example: Example, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = cli("init", cwd=empty)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {empty}: no patch series here: no patches/series (quilt), no "
+        "debian/patches/series (Debian), no git format-patch files (0001-*.patch) in patches/ "
+        "or here, and no git branch with commits since a tag\n"
+        "  hint: run init in the directory that holds the series, or pass --patches PATH (a "
+        "series file, or a directory of git format-patch files), or --tag TAG in a git "
+        "checkout whose commits since TAG are the patches\n",
+    )
+    tree = debian_tree(example, "python-minihttp (1.0-1) unstable; urgency=medium")
+    shutil.copytree(EXAMPLE_PATCHES, tree / "patches")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {tree}: more than one patch series here: debian/patches (debian/"
+        "patches/series is a Debian source package's patch series, and debian/source/format "
+        'says "3.0 (quilt)"); patches (patches/series lists the patches in apply order '
+        "(quilt))\n"
+        "  hint: choose one with --patches PATH (e.g. --patches debian/patches/series)\n",
+    )
+    assert sorted(p.name for p in tree.iterdir()) == ["debian", "minihttp", "patches"]
+    run = cli("init", "--patches", "patches", "--upstream", "minihttp==1.0", cwd=tree)
+    assert (run.code, run.out.splitlines()[0]) == (
+        0,
+        "found a quilt series (7 patches): patches/series lists the patches in apply order (quilt)",
+    )
+
+
+def test_nothing_is_overwritten(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    (tree / "PATCHES.md").write_text("mine\n")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {tree / 'PATCHES.md'}: exists already: init never overwrites a "
+        "file, and wrote nothing",
+    )
+    assert not (tree / "patchkeeper.toml").exists()
+    assert cli("init", "--ledger", "docs/ledger.md", cwd=tree).code == 0
+    assert (tree / "PATCHES.md").read_text() == "mine\n"
+    assert cli("ledger", "--check", cwd=tree).out == (
+        "docs/ledger.md: the ledger is current (7 rows)\n"
+    )
+
+
+def test_a_pyproject_table_counts_as_a_configuration(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    with (tree / "pyproject.toml").open("a") as handle:
+        handle.write('\n[tool.patchkeeper]\nupstream = "minihttp"\n')
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {tree / 'pyproject.toml'}: this downstream is configured "
+        "already: pyproject.toml has a [tool.patchkeeper] table; init never overwrites",
+    )
+
+
+def test_a_failed_write_leaves_nothing(cli, example: Example, monkeypatch) -> None:
+    """A kill between two files of init's transaction: the next command rolls back, and no
+    file of init is left."""
+    repo = format_patch_branch(example)
+    monkeypatch.setenv("PATCHKEEPER_INTERRUPT_AT", "3")
+    run = cli("init", cwd=repo)
+    assert run.code == 130
+    monkeypatch.delenv("PATCHKEEPER_INTERRUPT_AT")
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def bare(data: bytes) -> bytes:
+    """A patch with its preamble taken off: the diff alone."""
+    return data[data.index(b"diff --git") :]
+
+
+def test_an_sdist_with_bare_patches_keeps_the_ledger_schema_and_says_so(
+    cli, example: Example
+) -> None:
+    tree = quilt_tree(example)
+    (tree / "pyproject.toml").unlink()
+    (tree / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: minihttp\nVersion: 1.0\n")
+    for name in EXAMPLE_SERIES:
+        patch = tree / "patches" / name
+        patch.write_bytes(bare(patch.read_bytes()))
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert run.out.splitlines()[1:3] + run.out.splitlines()[5:6] == [
+        "upstream minihttp, pin 1.0: from PKG-INFO",
+        "header schema ledger: the patches carry neither schema's fields: the default",
+        "note: no patch carries the ledger schema's headers yet (Kind, What, Upstream, "
+        "Cut-against, Retires-when): patchkeeper lint names each one missing",
+    ]
+    assert "| retry-backoff-cap |  |  |  |  |  |\n" in (tree / "PATCHES.md").read_text()
+    assert cli("ledger", "--check", cwd=tree).code == 0
+    assert cli("lint", cwd=tree).code == 1
+
+
+def test_a_quilt_series_with_dep3_headers_gets_the_dep3_schema(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    for name in EXAMPLE_SERIES:
+        patch = tree / "patches" / name
+        patch.write_bytes(b"Description: " + name.encode() + b"\n---\n" + bare(patch.read_bytes()))
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert run.out.splitlines()[2] == (
+        "header schema dep3: the patches carry DEP-3 fields (Description, Subject, Origin, ...)"
+    )
+    assert cli("lint", cwd=tree).out == "no problems in 7 patches\n"
+
+
+def test_git_format_patch_files_in_the_current_directory(cli, example: Example) -> None:
+    repo = format_patch_branch(example)
+    out = example.root / "outgoing"
+    git(repo, "format-patch", "-q", "-v", "2", "-o", str(out), "v1.0")
+    run = cli("init", "--upstream", "minihttp==1.0", cwd=out)
+    assert run.out.splitlines()[0] == (
+        "found a git format-patch directory (2 patches): this directory holds 2 git format-patch "
+        "file(s) (v2-0001-retry-backoff-cap.patch ...) and no series file: their numbers give "
+        "the order"
+    )
+    assert (out / "series").read_text().splitlines()[1:] == [
+        "v2-0001-retry-backoff-cap.patch",
+        "v2-0002-redirect-strip-proxy-auth.patch",
+    ]
+
+
+def test_a_ledger_outside_the_downstream_is_refused(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    run = cli("init", "--ledger", "../PATCHES.md", cwd=tree)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: --ledger '../PATCHES.md' must name a file inside the downstream "
+        f"{tree}\n  hint: give a path relative to it, e.g. --ledger PATCHES.md\n",
+    )
+
+
+def test_a_directory_outside_the_upstream_tree_is_refused(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    run = cli("init", "--directory", "../minihttp", cwd=tree)
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: --directory '../minihttp' must stay inside the upstream tree\n"
+        '  hint: name a directory of the upstream tree, relative to its root ("vllm")\n',
+    )
+    assert not (tree / "patchkeeper.toml").exists()
