@@ -1078,6 +1078,24 @@ def record(settings: Settings, command_line: tuple[str, ...], as_json: bool) -> 
     emit(command.run(settings.config(), list(command_line)), as_json)
 
 
+# --------------------------------------------------------------------------- coding agents
+
+
+@cli.command()
+@click.option(
+    "--root",
+    type=DIRECTORY_PATH,
+    default=".",
+    show_default=True,
+    help="The directory the tools work in; a path outside it is refused.",
+)
+def mcp(root: Path) -> None:
+    """Serve the commands to a coding agent as MCP tools over stdio (patchkeeper[mcp])."""
+    from patchkeeper.commands import mcp as command
+
+    command.run(root, cli)
+
+
 def _log_bug() -> Path:
     from patchkeeper.errors import log_bug
 
