@@ -9,6 +9,7 @@ a distribution name no package index has yet (``pip install patchkeeper``).
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -55,9 +56,9 @@ def latest_release() -> str:
 
 def doc_files() -> list[Path]:
     """Every doc file a user may copy an install line from: the Markdown and YAML files at
-    the top and under docs/, examples/, benchmarks/ and .github/."""
+    the top and under docs/, examples/, benchmarks/, skills/ and .github/."""
     found = [*REPO.glob("*.md"), *REPO.glob("*.yml"), *REPO.glob("*.yaml")]
-    for folder in ("docs", "examples", "benchmarks", ".github"):
+    for folder in ("docs", "examples", "benchmarks", "skills", ".github"):
         for pattern in ("*.md", "*.yml", "*.yaml"):
             found += (REPO / folder).rglob(pattern)
     return sorted(found)
@@ -73,7 +74,11 @@ def install_problems(text: str, latest: str) -> list[str]:
         return text.count("\n", 0, position) + 1
 
     for found in INSTALL.finditer(text):
-        for word in found["args"].split():
+        try:  # as the shell splits them: "patchkeeper[mcp] @ git+URL" is one argument
+            words = shlex.split(found["args"])
+        except ValueError:  # a quote the line does not close
+            words = found["args"].split()
+        for word in words:
             if BARE_NAME.match(word):
                 problems.append(
                     f"line {line(found.start())}: {found[0].strip()!r} names a distribution "
@@ -102,6 +107,7 @@ def test_the_checks_find_what_does_not_work() -> None:
         "    rev: v0.1.0\n"
         "uses: patchkeeper/patchkeeper/.github/actions/patchkeeper-audit@v0.1.0\n"
         "git clone https://github.com/someone/patchkeeper\n"
+        'pip install "patchkeeper[mcp] @ git+https://github.com/patchkeeper/patchkeeper@v0.2.0"\n'
         "git clone https://github.com/vllm-project/vllm && git -C vllm checkout v0.32.0\n"
     )
     assert install_problems(text, "0.2.0") == [
