@@ -77,6 +77,13 @@ def _drift_words(check: object, undone: bool = True) -> str:
     when = " once the series is undone" if undone else ""
     if actual is None:
         return f"is missing{when} (pristine sha256 {expected[:12]})"
+    actual_mode = getattr(check, "actual_mode", None)
+    expected_mode = getattr(check, "expected_mode", None)
+    if actual == expected and actual_mode is not None:
+        return (
+            f"has mode {actual_mode}{when}, pristine {expected_mode} (a mode change whose old "
+            "mode the file never had)"
+        )
     return f"differs from pristine{when} (sha256 {actual[:12]}, pristine {expected[:12]})"
 
 

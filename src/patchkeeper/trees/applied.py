@@ -72,15 +72,21 @@ class FileCheck:
 
     Attributes:
         path: the patch path.
-        drifted: the file, with the series undone, differs from pristine.
+        drifted: the file, with the series undone, differs from pristine (its bytes, or
+            whether it is executable).
         expected_sha256: the pristine hash (``None``: must be absent).
         actual_sha256: the hash after undoing (``None``: absent).
+        expected_mode, actual_mode: the git modes (``"100755"``) of the pristine file and
+            of the file after undoing, when they differ in the executable bit (a mode
+            change the file never had); else ``None``.
     """
 
     path: str
     drifted: bool
     expected_sha256: str | None
     actual_sha256: str | None
+    expected_mode: str | None = None
+    actual_mode: str | None = None
 
 
 @dataclass(frozen=True)
@@ -402,11 +408,32 @@ def _walk(
         for path in touched_paths(patches):
             current = ws.get(path)
             actual = sha256_hex(current.data) if current is not None else None
-            expected = pristine.expected_sha256(path)
-            checks.append(FileCheck(path, actual != expected, expected, actual))
+            expected, pristine_mode = pristine.expected_file(path)
+            modes = _mode_drift(pristine_mode, current.mode if current is not None else None)
+            differs = actual != expected or modes is not None
+            checks.append(FileCheck(path, differs, expected, actual, *(modes or (None, None))))
         drifted = {c.path for c in checks if c.drifted}
         states = _unconfirmed(patches, states, drifted, unproven)
     return states, tuple(checks), unproven
+
+
+def git_mode(mode: int) -> str:
+    """The git mode of a regular file with permission bits ``mode``: executable or not.
+
+    >>> git_mode(0o664), git_mode(0o750)
+    ('100644', '100755')
+    """
+    return "100755" if mode & 0o111 else "100644"
+
+
+def _mode_drift(pristine: int | None, actual: int | None) -> tuple[str, str] | None:
+    """``(pristine mode, mode after undoing)`` as git modes when the two differ in being
+    executable (the only bit a patch carries), else ``None``; ``None`` too when either is
+    unknown (a ``RECORD`` reference has no modes) or absent."""
+    if pristine is None or actual is None:
+        return None
+    want, got = git_mode(pristine), git_mode(actual)
+    return (want, got) if want != got else None
 
 
 #: The sha256 of no bytes: an empty file.

@@ -529,6 +529,16 @@ class Pristine:
             return None
         return self._hashes.get(key)
 
+    def expected_file(self, relative: str) -> tuple[str | None, int | None]:
+        """The sha256 the file must have (``None``: must be absent) and, for a pristine tree,
+        its permission bits (``None``: unknown, as in ``RECORD``, or absent): one read."""
+        if self._tree is not None:
+            state = read_file(self._tree.path_of(relative))
+            if state is None:
+                return None, None
+            return sha256_hex(state.data), state.mode
+        return self.expected_sha256(relative), None
+
     @property
     def at_site_root(self) -> bool:
         """For a ``RECORD`` reference: the base is site-packages itself (``directory = ""``)."""
