@@ -120,6 +120,14 @@ def _removal_scenarios() -> dict[str, Scenario]:
         out[f"design-removal-create-{zone}-over-empty-file"] = Scenario(
             {"file": b""}, create, expect=(1, 0, "")
         )
+        # the side with the epoch names no file: its name is not used, however short
+        out[f"removal-create-{zone}-bare-old-name"] = Scenario(
+            {"g": b"x\n"}, create.replace(b"--- a/file", b"--- file")
+        )
+        out[f"removal-remove-{zone}-bare-new-name"] = Scenario(
+            {"file": b"something\n", "g": b"x\n"},
+            _gnu(time, epoch, _REMOVE_BODY).replace(b"+++ b/file", b"+++ file"),
+        )
         out[f"removal-add-{zone}"] = Scenario({"file": b""}, _gnu(time, time, _CREATE_BODY))
         out[f"removal-empty-{zone}"] = Scenario(
             {"file": b"something\n"}, _gnu(time, time, _REMOVE_BODY)
@@ -282,6 +290,13 @@ SCENARIOS: dict[str, Scenario] = {
             b"--- a/file", b"index 4f4c1b3..2e0996000 100644\n--- a/file", 1
         ),
         executable=("file",),
+    ),
+    # an index line's mode that the file does not have: git warns, neither tool changes it
+    "samemode-index-mode-differs": Scenario(
+        {"file": b"original\n"},
+        u(b"original\n", b"modified\n", "file").replace(
+            b"--- a/file", b"index 4f4c1b3..2e09960 100755\n--- a/file", 1
+        ),
     ),
     "samemode-mode-update": Scenario(
         {"file": b"original\n"},

@@ -510,8 +510,10 @@ def _convert_file(
     source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)
     target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)
     _check_git_names(lines, first_line, headers, strip, path)
-    old_path = strip_path(source, strip, path=path, line=first_line) if source else None
-    new_path = strip_path(target, strip, path=path, line=first_line) if target else None
+    old_path, old_error = _strip_side(source, source_stamp, strip, path, first_line)
+    new_path, new_error = _strip_side(target, target_stamp, strip, path, first_line)
+    if old_error is not None and new_error is not None:
+        raise old_error
     if "new_file_mode" in headers:
         old_path = None
     if "deleted_file_mode" in headers:
@@ -542,8 +544,12 @@ def _convert_file(
     # ``diff -N`` writes it: the diff creates or deletes the file, like ``/dev/null``.
     if hunks and hunks[0].old_start == 0 and is_epoch(source_stamp):
         old_path = None
+    elif old_error is not None:
+        raise old_error
     if hunks and hunks[0].new_start == 0 and is_epoch(target_stamp):
         new_path = None
+    elif new_error is not None:
+        raise new_error
     old_mode = (
         headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
     )
@@ -558,6 +564,27 @@ def _convert_file(
         old_empty=_is_empty_blob(headers.get("index_old")),
         new_empty=_is_empty_blob(headers.get("index_new")),
     )
+
+
+def _strip_side(
+    name: str | None, stamp: str | None, strip: int, path: Path, line: int
+) -> tuple[str | None, PatchFormatError | None]:
+    """One side's name with ``strip`` components removed (``None``: no name, or
+    ``/dev/null``), and the error of a name too short to strip when the side carries the
+    epoch as timestamp: such a side may be "no file" (``diff -N``, decided once the hunks are
+    read), whose name git and GNU patch never use (``--- f<TAB>1970-01-01 ...`` at ``-p1``).
+
+    Raises:
+        PatchFormatError: as :func:`strip_path`, for a side without the epoch.
+    """
+    if not name:
+        return None, None
+    try:
+        return strip_path(name, strip, path=path, line=line), None
+    except PatchFormatError as exc:
+        if not is_epoch(stamp):
+            raise
+        return None, exc
 
 
 #: git's id of the empty blob (``git hash-object /dev/null``).
