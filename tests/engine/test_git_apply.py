@@ -601,3 +601,21 @@ def test_mode_change_from_a_mode_the_file_never_had(tmp_path) -> None:
     assert unapply.code == 1
     assert "changed outside the series: file" in unapply.out
     assert tree_state(ds.target) == before
+
+
+def test_mode_change_with_hunks_from_a_mode_the_file_does_not_have(tmp_path) -> None:
+    """A mode change with a hunk, on a file without its old mode: ``apply`` refuses (git
+    warns and applies), and ``verify`` and ``unapply`` name the mode as what keeps the patch
+    in conflict; nothing is written."""
+    scenario = SCENARIOS["design-wrong-old-mode-with-content"]
+    ds = make_downstream(tmp_path, scenario.files, {"p.patch": scenario.patch})
+    before = tree_state(ds.target)
+    assert run(ds, "apply").code == 1
+    mode_line = "    p.patch: file: has mode 100644, the patch changes it from 100755"
+    verify = run(ds, "verify")
+    assert verify.code == 1
+    assert mode_line in verify.out.splitlines()
+    unapply = run(ds, "unapply")
+    assert unapply.code == 1
+    assert mode_line in unapply.out.splitlines()
+    assert tree_state(ds.target) == before

@@ -97,6 +97,8 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
             out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} applied (line {ref.line})")
         for ref in patch.missing_hunks:
             out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} not applied")
+        for problem in getattr(patch, "problems", ()):
+            out.append(f"    {patch.name}: {problem}")
     for check in state.drifted:
         out.append(f"  drift: {check.path} {_drift_words(check)}")
     return out

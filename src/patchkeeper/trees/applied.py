@@ -17,7 +17,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from patchkeeper.constants import WordEnum
-from patchkeeper.series.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
+from patchkeeper.series.engine import (
+    MODE,
+    FileState,
+    PatchOutcome,
+    Workspace,
+    apply_patch,
+    touched_paths,
+)
 from patchkeeper.series.hunks import locate, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import sha256_hex
@@ -58,12 +65,15 @@ class PatchState:
         state: :data:`APPLIED`, :data:`NOT_APPLIED`, :data:`PARTIAL` or :data:`CONFLICT`.
         applied_hunks: the hunks found applied (their post-image present).
         missing_hunks: the hunks not applied.
+        problems: what keeps a patch in conflict besides its hunks, in words with the path
+            first (``"run.sh: has mode 100644, the patch changes it from 100755"``).
     """
 
     name: str
     state: str
     applied_hunks: tuple[HunkRef, ...] = ()
     missing_hunks: tuple[HunkRef, ...] = ()
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -288,7 +298,22 @@ def patch_state(
     if applied:
         _undo_some(ws, patch, applied)
         return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
-    return PatchState(patch.name, CONFLICT, (), tuple(missing)), None
+    return PatchState(patch.name, CONFLICT, (), tuple(missing), _mode_problems(ws, forward)), None
+
+
+def _mode_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
+    """The mode changes of ``forward`` (the patch tried forward) that met a file without
+    their old mode, in words."""
+    out = []
+    for outcome in forward.files:
+        state = ws.get(outcome.path)
+        if outcome.problem != MODE or state is None or state.mode is None:
+            continue
+        out.append(
+            f"{outcome.path}: has mode {git_mode(state.mode)}, the patch changes it from "
+            f"{outcome.diff.old_mode}"
+        )
+    return tuple(out)
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:
