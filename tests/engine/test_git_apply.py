@@ -619,3 +619,14 @@ def test_mode_change_with_hunks_from_a_mode_the_file_does_not_have(tmp_path) -> 
     assert unapply.code == 1
     assert mode_line in unapply.out.splitlines()
     assert tree_state(ds.target) == before
+
+
+def test_executable_bit_of_a_file_no_patch_changes_the_mode_of_is_not_drift(tmp_path) -> None:
+    """Only a file whose mode a patch changes has its executable bit compared with pristine:
+    a target that lost the bit of a file the series only edits (a copy that kept no modes)
+    still verifies."""
+    ds = make_downstream(tmp_path, {"f": VICTIM}, {"p.patch": u(VICTIM, VICTIM + b"z\n")})
+    (ds.pristine / "f").chmod(0o755)
+    assert run(ds, "apply").code == 0
+    verify = run(ds, "verify")
+    assert verify.code == 0, verify.out

@@ -87,8 +87,8 @@ class FileCheck:
         expected_sha256: the pristine hash (``None``: must be absent).
         actual_sha256: the hash after undoing (``None``: absent).
         expected_mode, actual_mode: the git modes (``"100755"``) of the pristine file and
-            of the file after undoing, when they differ in the executable bit (a mode
-            change the file never had); else ``None``.
+            of the file after undoing, when a patch changes the file's mode and the two
+            differ in the executable bit (a mode change the file never had); else ``None``.
     """
 
     path: str
@@ -430,11 +430,16 @@ def _walk(
     if pristine is not None:
         for path in sorted(ws.absent_or_empty):
             ws.settle_empty(path, pristine.expected_sha256(path) == EMPTY_SHA256)
+        mode_paths = _mode_changed_paths(patches)
         for path in touched_paths(patches):
             current = ws.get(path)
             actual = sha256_hex(current.data) if current is not None else None
             expected, pristine_mode = pristine.expected_file(path)
-            modes = _mode_drift(pristine_mode, current.mode if current is not None else None)
+            modes = (
+                _mode_drift(pristine_mode, current.mode if current is not None else None)
+                if path in mode_paths
+                else None
+            )
             differs = actual != expected or modes is not None
             checks.append(FileCheck(path, differs, expected, actual, *(modes or (None, None))))
         drifted = {c.path for c in checks if c.drifted}
@@ -449,6 +454,22 @@ def git_mode(mode: int) -> str:
     ('100644', '100755')
     """
     return "100755" if mode & 0o111 else "100644"
+
+
+def _mode_changed_paths(patches: Sequence[Patch]) -> frozenset[str]:
+    """The paths whose mode a patch of the series changes (``old mode``/``new mode``): only
+    there is the mode the series' business. Elsewhere an executable bit that differs from the
+    pristine tree's is left alone, as a copy or an installer may not keep it."""
+    return frozenset(
+        path
+        for patch in patches
+        for diff in patch.files
+        if diff.old_mode is not None
+        and diff.new_mode is not None
+        and diff.old_mode != diff.new_mode
+        for path in (diff.old_path, diff.new_path)
+        if path is not None
+    )
 
 
 def _mode_drift(pristine: int | None, actual: int | None) -> tuple[str, str] | None:
