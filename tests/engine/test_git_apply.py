@@ -478,6 +478,20 @@ SCENARIOS: dict[str, Scenario] = {
         symlinks={"foo": "bar"},
         expect=(1, 2, "the patch path 'foo' is a symbolic link in the target"),
     ),
+    # t4114-apply-typechange: a file turned into a directory and back
+    "design-typechange-file-to-directory": Scenario(
+        {"foo": b"hello world\n", "bar": b"hi planet\n"},
+        b"diff --git a/foo b/foo/baz\nsimilarity index 100%\nrename from foo\nrename to foo/baz\n",
+        expect=(0, 2, "one of its parent directories is a file in the target"),
+    ),
+    "design-typechange-directory-to-file": Scenario(
+        {"foo/baz": b"if only I knew\n", "bar": b"hi planet\n"},
+        b"diff --git a/foo b/foo\nnew file mode 100644\nindex 0000000..3b18e51\n--- /dev/null\n"
+        b"+++ b/foo\n@@ -0,0 +1 @@\n+hello world\n"
+        b"diff --git a/foo/baz b/foo/baz\ndeleted file mode 100644\nindex 9e4b5a5..0000000\n"
+        b"--- a/foo/baz\n+++ /dev/null\n@@ -1 +0,0 @@\n-if only I knew\n",
+        expect=(0, 2, "a patch names this path as a file, but it is a directory"),
+    ),
     # hunk header line numbers: one far past the end is an offset for both tools; more than
     # 12 digits is refused as a corrupt header (GNU patch: "line number is too large")
     "huge-line-number": Scenario(

@@ -283,12 +283,25 @@ def read_file(path: Path) -> FileState | None:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the read
     except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        raise TargetError(
+            "a patch names a file under this path, but one of its parent directories is a "
+            "file in the target (a file turned into a directory)",
+            path=path,
+            hint="patchkeeper does not turn files into directories or back; make that change "
+            "outside the series, or check the strip level; nothing was written",
+        ) from None
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise TargetError("a patch names this path as a file, but it is a directory", path=path)
+            raise TargetError(
+                "a patch names this path as a file, but it is a directory",
+                path=path,
+                hint="patchkeeper does not turn directories into files or back; make that "
+                "change outside the series, or check the strip level; nothing was written",
+            )
         if not stat.S_ISREG(info.st_mode):
             raise TargetError(
                 "a patch names this path as a file, but it is not a regular file", path=path
