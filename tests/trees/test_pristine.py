@@ -69,3 +69,45 @@ def test_verify_sees_changes_to_files_the_series_does_not_touch(cli, example: Ex
         (example.old / "minihttp" / "__init__.py").read_bytes()
     )
     assert cli("verify", "--target", str(target), cwd=example.downstream).code == 0
+
+
+def test_a_tree_that_cannot_be_fetched_is_named_by_its_role(
+    cli, example: Example, monkeypatch, tmp_path
+) -> None:
+    """A fetch error says which tree was being fetched: for ``port`` with no ``--from``, the
+    configured pin the user never typed, with the options that give it another way."""
+    without_configured_pristine(example)
+    index = tmp_path / "index"
+    index.mkdir()
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("PIP_INDEX_URL", index.as_uri())
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    missing = "no project named 'minihttp' on the package indexes"
+    run = cli("port", "--to", str(example.new), cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        "patchkeeper: error: the old upstream (--from, or the configured pin) minihttp==1.0 "
+        f"cannot be fetched: {missing}\n"
+        '  hint: pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration\n'
+    )
+    assert not (example.downstream / ".patchkeeper-port").exists()
+    run = cli("audit", "--to", "minihttp==1.1", cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        f"patchkeeper: error: the new upstream (--to) minihttp==1.1 cannot be fetched: {missing}"
+    )
+    run = cli(
+        "verify",
+        "--target",
+        str(example.target()),
+        "--pristine",
+        "minihttp==1.0",
+        cwd=example.downstream,
+    )
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        "patchkeeper: error: the pristine reference (--pristine) minihttp==1.0 cannot be "
+        f"fetched: {missing}"
+    )
