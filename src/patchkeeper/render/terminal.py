@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # evidence and series states are imported by the commands tha
     from patchkeeper.series.hunk_evidence import FileFailure, HunkEvidence
     from patchkeeper.trees.applied import SeriesState
 
-__all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table"]
+__all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table", "tally"]
 
 
 def plural(count: int, noun: str) -> str:
@@ -20,6 +20,12 @@ def plural(count: int, noun: str) -> str:
     if count == 1:
         return f"{count} {noun}"
     return f"{count} {noun}es" if noun.endswith(("ch", "sh", "s")) else f"{count} {noun}s"
+
+
+def tally(count: int, counts: str) -> str:
+    """The closing count of a series' patches: ``7 patches: 1 clean, 2 offset``; an empty
+    series (``counts`` empty) says so rather than end in a bare colon."""
+    return f"{plural(count, 'patch')}: {counts or 'the series lists none'}"
 
 
 def hunk_lines(evidence: HunkEvidence, indent: str = "    ") -> list[str]:
