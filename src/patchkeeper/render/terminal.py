@@ -16,10 +16,16 @@ __all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table", "tal
 
 
 def plural(count: int, noun: str) -> str:
-    """``1 file``, ``2 files``."""
+    """``1 file``, ``2 files``; ``2 patches``, ``2 entries`` (English's ``-es`` after a
+    sibilant, ``-ies`` for a consonant and ``y``); ``noun`` may be several words
+    (``series patch``), the last one takes the ending."""
     if count == 1:
         return f"{count} {noun}"
-    return f"{count} {noun}es" if noun.endswith(("ch", "sh", "s")) else f"{count} {noun}s"
+    if noun.endswith(("ch", "sh", "s", "x")):
+        return f"{count} {noun}es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return f"{count} {noun[:-1]}ies"
+    return f"{count} {noun}s"
 
 
 def tally(count: int, counts: str) -> str:
