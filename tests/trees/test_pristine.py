@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 from helpers import Example
 
 
@@ -110,4 +114,37 @@ def test_a_tree_that_cannot_be_fetched_is_named_by_its_role(
     assert run.err.splitlines()[0] == (
         "patchkeeper: error: the pristine reference (--pristine) minihttp==1.0 cannot be "
         f"fetched: {missing}"
+    )
+
+
+def test_a_git_worktree_and_a_clone_of_one_commit_are_the_same_tree(
+    cli, example: Example, tmp_path
+) -> None:
+    """The pristine reference's package directory a ``git worktree`` of the pin's tag (its
+    ``.git`` is a file), the target's the repository itself with the series applied (its
+    ``.git`` a directory): VCS data is no part of either tree, so nothing drifted (it was
+    "changed outside the series: .git is added")."""
+
+    def git(where: Path, *args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=where, check=True, capture_output=True,
+        )  # fmt: skip
+
+    target, pin = tmp_path / "clone", tmp_path / "pin tree"
+    shutil.copytree(example.old, target)
+    pin.mkdir()
+    shutil.copy(example.old / "pyproject.toml", pin)
+    repo = target / "minihttp"  # the configured directory: patch paths are relative to it
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "minihttp 1.0")
+    git(repo, "tag", "v1.0")
+    git(repo, "worktree", "add", "-q", str(pin / "minihttp"), "v1.0")
+    assert (pin / "minihttp" / ".git").is_file() and (repo / ".git").is_dir()
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    run = cli("verify", "--target", str(target), "--pristine", str(pin), cwd=example.downstream)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 7 of 7 patches applied, 0 files drifted",
     )

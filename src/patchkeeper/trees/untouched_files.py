@@ -21,7 +21,12 @@ from patchkeeper.trees.leftovers import WalkIgnore, ignored_by
 from patchkeeper.trees.tree import Pristine, Tree
 
 #: Never part of an upstream tree: caches, VCS data, patchkeeper's own state.
-SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".patchkeeper", "patchkeeper-journal"})
+SKIPPED_DIRS = frozenset(
+    {"__pycache__", ".git", ".hg", ".svn", ".patchkeeper", "patchkeeper-journal"}
+)
+#: VCS data that is a file: the ``.git`` file of a ``git worktree`` or a submodule (a
+#: pointer to the repository), so a worktree compares equal to a clone of the same commit.
+SKIPPED_FILES = frozenset({".git"})
 
 
 def _files(
@@ -58,6 +63,8 @@ def _files(
                         continue
                     if not entry.is_symlink():  # not followed (os.walk's default)
                         pending.append((entry.path, f"{prefix}{name}/"))
+                    continue
+                if name in SKIPPED_FILES:
                     continue
                 path = prefix + name
                 if walk is not None and walk.ignores(path, is_dir=False):
