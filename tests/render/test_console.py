@@ -114,6 +114,39 @@ def test_audit_cuts_names_with_dots_at_60_columns(cli, example: Example, monkeyp
     assert "| `redirect-strip-proxy-auth.patch` | conflict |" in markdown.read_text()
 
 
+#: The head of the audit table at 40 columns: too narrow for the evidence beside the name and
+#: the verdict, so it goes under each row.
+AUDIT_40_HEAD = """\
+  patch                    verdict
+        evidence
+  retry-backoff-cap.patch  upstreamed
+        every hunk's post-image is there
+        (retry.py #1); 2 of 2
+        substantive added lines already
+        upstream (strongest: retry.py
+        2/2); to do: retire (upstream
+        has it)
+  redirect-strip-proxy...  conflict
+        retry.py #1 fails at fuzz 0"""
+
+
+def test_audit_at_40_columns_puts_the_evidence_under_each_row(
+    cli, example: Example, monkeypatch
+) -> None:
+    """At 40 columns the name and the verdict leave the evidence less than its minimum: the
+    rows were longer than the terminal and folded again, a word or a blank line under
+    every other line. The evidence now goes on the lines below its row, word for word."""
+    monkeypatch.setenv("COLUMNS", "40")
+    run = _audit(cli, example)
+    table = run.out.split("\n\n")[1]
+    assert table.startswith(AUDIT_40_HEAD + "\n")
+    assert max(len(line) for line in run.out.splitlines()) <= 40
+    assert "" not in [line.strip() for line in table.splitlines()]
+    summaries = json.loads(_audit(cli, example, "--json").out)["verdicts"]
+    evidence = " ".join(line.strip() for line in AUDIT_40_HEAD.splitlines()[3:9])
+    assert evidence == summaries[0]["summary"]
+
+
 def test_audit_wraps_the_hunk_evidence_under_its_line(cli, example: Example, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     run = _audit(cli, example)

@@ -205,13 +205,35 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
     cut = [[_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] for row in rows]
     widths = [max(cell_len(row[i]) for row in cut) for i in range(len(caps))]
     start = len(indent) + sum(widths) + 2 * len(widths)
-    last = max(width - start, MIN_CELL)
+    if width - start < MIN_CELL:
+        return _stacked_table(rows, indent, width, room)
+    last = width - start
     out = []
     for cells, row in zip(cut, rows):
         head = indent + "".join(_pad(cell, w) + "  " for cell, w in zip(cells, widths))
         pieces = _wrap_words(row[-1], last) or [""]
         out.append((head + pieces[0]).rstrip())
         out.extend(" " * start + piece for piece in pieces[1:])
+    return out
+
+
+def _stacked_table(rows: list[tuple[str, ...]], indent: str, width: int, room: int) -> list[str]:
+    """The rows for a terminal too narrow for the last column beside the others (less than
+    :data:`MIN_CELL` left to it): the first columns on the row's line, fitted to the whole
+    ``room``, and the last column wrapped on the lines below it, :data:`HANG` deeper. Lines
+    longer than the width would be folded again by :func:`finish`, a cell's words landing
+    under another column."""
+    from rich.cells import cell_len
+
+    caps = _caps([(*row[:-1], "") for row in rows], room)
+    cut = [[_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] for row in rows]
+    widths = [max(cell_len(row[i]) for row in cut) for i in range(len(caps))]
+    deeper = indent + HANG
+    out = []
+    for cells, row in zip(cut, rows):
+        out.append((indent + "  ".join(_pad(c, w) for c, w in zip(cells, widths))).rstrip())
+        if row[-1]:
+            out.extend(deeper + piece for piece in _wrap_words(row[-1], width - len(deeper)))
     return out
 
 
