@@ -148,3 +148,39 @@ def test_a_git_worktree_and_a_clone_of_one_commit_are_the_same_tree(
         0,
         "ok: 7 of 7 patches applied, 0 files drifted",
     )
+
+
+def test_a_checkout_that_is_the_downstream_too(cli, tmp_path) -> None:
+    """A git branch on an upstream tag (``patchkeeper init --tag``) is the downstream and
+    the patched tree at once: its configuration, series, patches and ledger are no upstream
+    files, so they are not drift (they were "changed outside the series"); an upstream file
+    changed by hand still is."""
+    pristine = tmp_path / "demo-1.0"
+    (pristine / "demo").mkdir(parents=True)
+    (pristine / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "1.0"\n')
+    (pristine / "demo" / "core.py").write_text("A = 1\nB = 2\nC = 3\nD = 4\n")
+    checkout = tmp_path / "checkout"
+    shutil.copytree(pristine, checkout)
+    (checkout / "patches").mkdir()
+    (checkout / "patches" / "series").write_text("b.patch\n")
+    (checkout / "patches" / "b.patch").write_text(
+        "Subject: B is 20\n\n--- a/demo/core.py\n+++ b/demo/core.py\n"
+        "@@ -1,4 +1,4 @@\n A = 1\n-B = 2\n+B = 20\n C = 3\n D = 4\n"
+    )
+    (checkout / "patchkeeper.toml").write_text(
+        'upstream = "demo"\npin = "1.0"\nseries = "patches/series"\n\n[headers]\nschema = "dep3"\n'
+    )
+    (checkout / "PATCHES.md").write_text("# Patches\n")
+    assert cli("apply", "--target", ".", cwd=checkout).code == 0
+    run = cli("verify", "--target", ".", "--pristine", str(pristine), cwd=checkout)
+    assert (run.code, run.out.splitlines()[1:]) == (
+        0,
+        ["  applied  b.patch", "ok: 1 of 1 patches applied, 0 files drifted"],
+    )
+    (checkout / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "1.1"\n')
+    run = cli("verify", "--target", ".", "--pristine", str(pristine), cwd=checkout)
+    assert run.code == 1
+    assert [line.split(" (")[0] for line in run.out.splitlines()[2:]] == [
+        "  changed outside the series: pyproject.toml differs from pristine",
+        "not ok: 1 of 1 patches applied, 1 file drifted",
+    ]
