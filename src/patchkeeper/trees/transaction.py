@@ -152,8 +152,7 @@ READ_ONLY = {
     ),
     "downstream": (
         "the downstream is read-only here; nothing was changed",
-        "make the downstream's files and directories writable, or run as a user who can "
-        "write them",
+        "make the downstream's files and directories writable, or run as a user who can write them",
     ),
 }
 
