@@ -52,9 +52,16 @@ def _steps(data: dict) -> list[tuple[str, str, list[str], str | None]]:
 
 def _start(cli, example: Example):
     return cli(
-        "-C", str(example.downstream), "upgrade", "--to", "../upstream/minihttp-1.1",
-        "--branch", "up", "--json", cwd=example.root,
-    )  # fmt: skip
+        "-C",
+        str(example.downstream),
+        "upgrade",
+        "--to",
+        "../upstream/minihttp-1.1",
+        "--branch",
+        "up",
+        "--json",
+        cwd=example.root,
+    )
 
 
 def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
@@ -250,3 +257,31 @@ def test_refusals_before_anything_is_written(cli, example: Example) -> None:
         "Error: --to: the upgrade in progress keeps the options it was started with",
     )
     assert git(down, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_without_branch_the_files_are_written_and_abort_deletes_them(cli, example: Example) -> None:
+    down = example.downstream
+    before = tracked_tree(down)
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--json", cwd=down)
+    assert run.code == 1, run.err
+    data = json.loads(run.out)
+    assert (data["branch"], data["base"], data["state_dir"]) == (
+        "",
+        "",
+        str(down / ".patchkeeper-upgrade"),
+    )
+    assert [(s["name"], s["status"], s["files"], s["commit"]) for s in data["steps"]] == [
+        ("audit", "done", [".patchkeeper/evidence/audit.json"], None),
+        ("runtime audit", "skipped", [], None),
+        ("decide", "done", ["patchkeeper-decisions.toml"], None),
+        ("runtime port", "skipped", [], None),
+        ("port", "stopped", [".patchkeeper/evidence/port.json"], None),
+        ("report", "done", RECORD, None),
+    ]
+    assert sorted(p.name for p in (down / ".patchkeeper-upgrade").iterdir()) == [
+        "start.json",
+        "state.json",
+    ]
+    run = cli("upgrade", "--abort", "--json", cwd=down)
+    assert (run.code, json.loads(run.out)["kept_files"]) == (0, [])
+    assert tracked_tree(down) == before

@@ -193,9 +193,11 @@ def check_inside(config: Config, series: bool, runtime: bool) -> None:
         places += [
             ("the series (series)", config.series.parent),
             ("the ledger (file in [tool.patchkeeper.ledger])", Path(ledger_settings(config).file)),
-            ("the port's work directory (work-dir in [tool.patchkeeper.port])",
-             port_settings(config).work_dir),
-        ]  # fmt: skip
+            (
+                "the port's work directory (work-dir in [tool.patchkeeper.port])",
+                port_settings(config).work_dir,
+            ),
+        ]
     if runtime:
         from patchkeeper.runtime.settings import resolve_settings
 
@@ -237,8 +239,11 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         if not _to_run(run, name, record):
             continue
         if not applies[name]:
-            run.state.steps[name] = {"name": name, "status": StepStatus.SKIPPED,
-                                     "summary": why_not[name]}  # fmt: skip
+            run.state.steps[name] = {
+                "name": name,
+                "status": StepStatus.SKIPPED,
+                "summary": why_not[name],
+            }
             run.work.save(run.state)
             continue
         before = cut_short[1] if cut_short and cut_short[0] == name else None
@@ -393,10 +398,10 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
     run.state.facts["runtime_conflicts"] = [
         {
             "kind": "runtime",
-            "name": f"{e.file}:{e.line} {e.target}",
+            "name": e.target,
             "files": [_relative(run, plugin / e.file)],
-            "hint": f"{e.conflicts} conflict region(s) marked: keep what the plugin needs "
-            "of both sides and remove the markers",
+            "hint": f"{e.conflicts} conflict region(s) marked in the copy at line {e.line}: "
+            "keep what the plugin needs of both sides and remove the markers",
         }
         for e in result.entries
         if e.action == CONFLICT
@@ -503,7 +508,7 @@ def _abort(config: Config, steps: Steps, work: UpgradeDir) -> UpgradeResult:
         for path in changed(start, now):
             if path not in start:
                 _delete(config.root, path, start)
-            elif path in now:
+            elif path in now and not state.branch:  # git put back a committed file
                 kept.append(path)
     work.remove()
     return replace(_result(run, "abort", UpgradeOutcome.ABORTED), kept_files=tuple(kept))
@@ -546,8 +551,10 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
     if outcome == UpgradeOutcome.STOPPED:
         conflicts.append(_series_conflict(run))
     if outcome != UpgradeOutcome.ABORTED:
-        conflicts += [Conflict(**{**c, "files": tuple(c["files"])})
-                      for c in state.facts.get("runtime_conflicts", [])]  # fmt: skip
+        conflicts += [
+            Conflict(**{**c, "files": tuple(c["files"])})
+            for c in state.facts.get("runtime_conflicts", [])
+        ]
     undecided = tuple(
         Undecided(u["kind"], u["key"], u["verdict"], tuple(u["evidence"]))
         for u in state.facts.get("undecided", [])
