@@ -35,7 +35,13 @@ from patchkeeper.config import Config, load_config
 from patchkeeper.errors import ConfigError, PatchkeeperError, TargetError
 from patchkeeper.port.context import configured_pin, stable_spec
 from patchkeeper.port.settings import port_settings
-from patchkeeper.port.workdir import PortStateError, WorkDir, changed_inputs, input_digests
+from patchkeeper.port.workdir import (
+    PortStateError,
+    WorkDir,
+    changed_inputs,
+    has_markers,
+    input_digests,
+)
 from patchkeeper.progress import note
 from patchkeeper.record.settings import report_settings
 from patchkeeper.upgrade.branch import commit_step, restore, start_branch
@@ -585,6 +591,8 @@ def _series_conflict(run: _Run) -> Conflict:
     work = WorkDir(port_settings(run.config).work_dir)
     files = work.conflict / "files"
     paths = sorted(p for p in files.rglob("*") if p.is_file()) if files.is_dir() else []
+    marked = [p for p in paths if has_markers(p.read_bytes())]
+    paths = marked or paths  # the files to edit; all of them when none has markers
     stopped = work.load().stopped or "" if work.exists else ""
     instructions = _relative(run, work.conflict / "INSTRUCTIONS.md")
     return Conflict(
