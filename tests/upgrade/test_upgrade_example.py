@@ -285,3 +285,47 @@ def test_without_branch_the_files_are_written_and_abort_deletes_them(cli, exampl
     run = cli("upgrade", "--abort", "--json", cwd=down)
     assert (run.code, json.loads(run.out)["kept_files"]) == (0, [])
     assert tracked_tree(down) == before
+
+
+def test_the_terminal_output_lists_the_steps_then_what_is_left(cli, example: Example) -> None:
+    down = example.downstream
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert run.code == 1
+    retry = "series redirect-strip-proxy-auth.patch: .patchkeeper-port/conflict/files/retry.py"
+    assert run.out.splitlines() == [
+        f"upgrade of {down} to 1.1",
+        "  audit          done     7 patches: 1 upstreamed, 1 conflict, 1 target gone, 2 offset, "
+        "1 clean, 1 blocked",
+        "                          wrote .patchkeeper/evidence/audit.json",
+        "  runtime audit  skipped  no runtime patches configured",
+        "  decide         done     7 tables added, 0 kept",
+        "                          wrote patchkeeper-decisions.toml",
+        "  runtime port   skipped  no runtime patches configured",
+        "  port           stopped  stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 "
+        "conflict, 5 pending",
+        "                          wrote .patchkeeper/evidence/port.json",
+        "  report         done     wrote AUDIT.md: 1 finding(s) in the record",
+        "                          wrote .patchkeeper/evidence/environment.json, AUDIT.md",
+        f"stopped at the port's conflict; state in {down / '.patchkeeper-upgrade'}",
+        "left for a person:",
+        "1. conflicts to resolve:",
+        f"   - {retry}",
+        "     edit them to what the patch should make of the new pin (see "
+        ".patchkeeper-port/conflict/INSTRUCTIONS.md), then run 'patchkeeper upgrade "
+        "--continue' (or 'patchkeeper upgrade --abort')",
+        "2. suggestions to accept or change, in patchkeeper-decisions.toml:",
+        *[
+            f"   - series {key}: {decision} (verdict: {verdict})"
+            for key, decision, verdict in SUGGESTED
+        ],
+        "3. verify the result:",
+        f"   - cp -R {example.new} COPY && patchkeeper apply --target COPY && patchkeeper verify "
+        "--target COPY",
+        "   - patchkeeper lint",
+        "   - patchkeeper report --check",
+    ]
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {down / '.patchkeeper-upgrade'}: an upgrade is already in progress",
+    )

@@ -381,13 +381,35 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     }
 
 
+#: How ``decide`` begins the reason of a table it suggests (``commands/decide.py``'s
+#: ``suggestion``): ``suggested by patchkeeper decide from the audit verdict: offset``.
+SUGGESTED_BY = "suggested by patchkeeper decide from the "
+
+
+def suggestions(config: Config) -> list[dict[str, str]]:
+    """The tables of the decisions file still as ``decide`` suggested them (a decision and
+    decide's reason): the ones this run's ``decide`` added, and those of an interrupted run
+    whose ``decide`` wrote the file before the upgrade recorded it; in file order."""
+    from patchkeeper.record.decisions import load
+
+    found = []
+    for decision in load(report_settings(config).decisions_file).tables.values():
+        if decision.decision and decision.reason.startswith(SUGGESTED_BY):
+            verdict = decision.reason.rpartition(" verdict: ")[2]
+            found.append(
+                {
+                    "kind": decision.kind,
+                    "key": decision.key,
+                    "decision": decision.decision,
+                    "verdict": verdict,
+                }
+            )
+    return found
+
+
 def _decide(run: _Run) -> dict[str, Any]:
     result = run.steps.decide(run.config)
-    run.state.facts["suggestions"] = [
-        {"kind": a.kind, "key": a.key, "decision": a.decision, "verdict": a.verdict}
-        for a in (*result.added, *result.filled)
-        if a.decision
-    ]
+    run.state.facts["suggestions"] = suggestions(run.config)
     return {
         "status": StepStatus.DONE,
         "summary": f"{len(result.added)} tables added, {result.kept} kept",
