@@ -157,7 +157,10 @@ def upgrade(
             "'patchkeeper port --abort' first",
         )
     check_inside(config, series, runtime)
+    from patchkeeper.runtime.syntax.gates import release_version
+
     state = UpgradeState(to=stable_spec(to), source=stable_spec(source or configured_pin(config)))
+    state.target_version = release_version(to, Path(state.to)) or None
     if branch:
         state.branch = branch
         state.base, state.base_commit = start_branch(config.root, branch)
