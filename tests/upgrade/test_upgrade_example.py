@@ -329,3 +329,46 @@ def test_the_terminal_output_lists_the_steps_then_what_is_left(cli, example: Exa
         2,
         f"patchkeeper: error: {down / '.patchkeeper-upgrade'}: an upgrade is already in progress",
     )
+
+
+def test_a_place_outside_the_downstream_is_refused_first(cli, example: Example) -> None:
+    down = example.downstream
+    config = down / "patchkeeper.toml"
+    config.write_text(config.read_text() + '\n[report]\naudit-file = "../AUDIT.md"\n')
+    before = tracked_tree(example.root)
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {example.root / 'AUDIT.md'}: the audit record (audit-file in "
+        f"[report]) is outside the downstream {down}: upgrade writes only inside it",
+    )
+    assert tracked_tree(example.root) == before
+
+
+def test_markdown_is_a_pull_request_description(cli, example: Example) -> None:
+    down = example.downstream
+    base = make_checkout(down)
+    out = example.root / "pr.md"
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up",
+              "--markdown", str(out), cwd=down)  # fmt: skip
+    assert run.code == 1
+    lines = out.read_text().splitlines()
+    commits = git(down, "rev-list", "--reverse", f"{base}..HEAD").split()
+    assert lines[:10] == [
+        f"# upgrade of {down} to 1.1 on branch up (from main)",
+        "",
+        "| step | status | what | commit |",
+        "| --- | --- | --- | --- |",
+        "| audit | done | 7 patches: 1 upstreamed, 1 conflict, 1 target gone, 2 offset, 1 clean, "
+        f"1 blocked | `{commits[0][:12]}` upgrade: audit the series against 1.1 |",
+        "| runtime audit | skipped | no runtime patches configured |  |",
+        f"| decide | done | 7 tables added, 0 kept | `{commits[1][:12]}` upgrade: suggest "
+        "decisions from the evidence |",
+        "| runtime port | skipped | no runtime patches configured |  |",
+        "| port | stopped | stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 conflict, "
+        "5 pending |  |",
+        "| report | done | wrote AUDIT.md: 1 finding(s) in the record | "
+        f"`{commits[2][:12]}` upgrade: write the audit record (the port stopped) |",
+    ]
+    assert lines[10:14] == ["", "## Left for a person", "", "```"]
+    assert lines[14] == "1. conflicts to resolve:"
