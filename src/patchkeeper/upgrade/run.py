@@ -233,7 +233,7 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         StepName.RUNTIME_AUDIT: runtime,
         StepName.DECIDE: True,
         StepName.RUNTIME_PORT: runtime,
-        StepName.PORT: series or StepName.PORT in run.state.steps,
+        StepName.PORT: series,
         StepName.REPORT: True,
     }
     why_not = {
