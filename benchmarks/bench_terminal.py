@@ -49,9 +49,10 @@ def best(function: Callable[[], object], repeat: int) -> float:
 
 
 def scan(files: int, drawn: bool) -> None:
-    """``files`` advances of one tracked step, with or without a bar."""
+    """``files`` advances of one tracked step, with or without a bar (drawn from the start:
+    the half-second delay before a bar appears would leave a fast scan without one)."""
     stream = TerminalStream()
-    factory = (lambda *args: progress_bar(*args, stream=stream)) if drawn else None
+    factory = (lambda *args: progress_bar(*args, stream=stream, delay=0)) if drawn else None
     progress.set_bar_factory(factory)
     try:
         with progress.track("searching files for moved lines", files) as advance:

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("runtime, record", ("patchkeeper.runtime", "patchkeeper.record")),
     ("upgrade", ("patchkeeper.upgrade",)),
     ("render", ("patchkeeper.render",)),
+    ("agents", ("patchkeeper.agents",)),
     ("commands", ("patchkeeper.commands",)),
     ("main", ("patchkeeper.main", "patchkeeper.__main__", "patchkeeper.guard")),
 )
@@ -126,7 +127,7 @@ def layer_of(module: str, layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYE
     -1 when none does.
 
     >>> layer_of("patchkeeper.series.hunks"), layer_of("patchkeeper.main"), layer_of("x")
-    (2, 12, -1)
+    (2, 13, -1)
     """
     best, best_length = -1, -1
     for index, (_, names) in enumerate(layers):

@@ -7,6 +7,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import EXAMPLE_SERIES, Example
 from json_schema_check import output, schema_errors
 from patchkeeper import __version__
@@ -176,6 +178,27 @@ def test_the_upgrade_horizon_prints_the_envelope(cli, example: Example) -> None:
     )
     no_range = data | {"target": {k: v for k, v in data["target"].items() if k != "range"}}
     assert schema_errors(no_range) == ["target: 'range' is a required property"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("retire", "x", "--why", "gone", "--json"),  # a missing option
+        ("runtime", "port", "--to", "2", "--json"),  # a missing option of a subcommand
+        ("lint", "--format", "nope", "--json"),  # a value that is not a choice
+        ("report", "--json", "--python"),  # an option without its value
+        ("audit", "--bogus", "--json"),  # an unknown option
+        ("-C", "nowhere", "lint", "--json"),  # a bad value of a global option
+    ],
+)
+def test_a_usage_error_says_in_json_what_the_text_says(cli, tmp_path: Path, args) -> None:
+    """The ``error`` message of the JSON envelope is the sentence the text output gives
+    after ``Error:`` (click's own wording, the option as typed), not another one."""
+    text = cli(*(arg for arg in args if arg != "--json"), cwd=tmp_path)
+    data = output(cli(*args, cwd=tmp_path).out)
+    [said] = [line for line in text.err.splitlines() if line.startswith("Error: ")]
+    assert text.code == data["exit_code"] == 2
+    assert data["error"]["message"] == said.removeprefix("Error: ")
 
 
 def test_init_prints_the_envelope_and_its_refusal(cli, example: Example) -> None:

@@ -39,6 +39,12 @@ class DecisionWord(WordEnum):
     INVESTIGATE = "investigate"  # the evidence does not decide: a person does
 
 
+#: What ``decide`` puts before a decision it suggests, which nobody has reviewed yet; a
+#: person deletes it to accept the suggestion (or writes another decision):
+#: ``decision = "suggested: carry"``
+SUGGESTED_PREFIX = "suggested: "
+
+
 #: The series workflow's provenance line between a patch's preamble and its diff:
 #: ``--- exported from 3f1c2a9d0b7e4c5f8a6b1d2e3f4a5b6c7d8e9f01``
 EXPORTED_FROM = re.compile(rb"^--- exported from (?P<commit>[0-9a-fA-F]{7,64})\s*$")

@@ -94,7 +94,9 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     ``run``); printing saves nothing.
     """
     from patchkeeper import render
+    from patchkeeper.progress import clear_note
 
+    clear_note()  # the output takes the place of the last status line
     if markdown is not None or not as_json:
         _load_renderers(result, markdown is not None)
     if markdown is not None:
@@ -397,14 +399,23 @@ def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) ->
         directory = None
     from patchkeeper.progress import set_warning_sink
 
-    set_warning_sink(lambda message: click.echo(f"patchkeeper: warning: {message}", err=True))
+    set_warning_sink(_warn)
     ctx.obj = Settings(config_file, directory)  # load_config resolves it, after any -C
     if sys.stderr.isatty():
         from patchkeeper.progress import set_bar_factory, set_sink
-        from patchkeeper.render.console import progress_bar
+        from patchkeeper.render.console import progress_bar, status_line
 
-        set_sink(lambda message: click.echo(message, err=True))
+        status = status_line(sys.stderr)
+        set_sink(status.show, status.clear)  # notes are transient status lines
         set_bar_factory(progress_bar)
+
+
+def _warn(message: str) -> None:
+    """Print a warning on standard error, in place of the status line if one is shown."""
+    from patchkeeper.progress import clear_note
+
+    clear_note()
+    click.echo(f"patchkeeper: warning: {message}", err=True)
 
 
 # --------------------------------------------------------------------------- the series
@@ -1114,6 +1125,24 @@ def record(settings: Settings, command_line: tuple[str, ...], as_json: bool) -> 
     emit(command.run(settings.config(), list(command_line)), as_json)
 
 
+# --------------------------------------------------------------------------- coding agents
+
+
+@cli.command()
+@click.option(
+    "--root",
+    type=DIRECTORY_PATH,
+    default=".",
+    show_default=True,
+    help="The directory the tools work in; a path outside it is refused.",
+)
+def mcp(root: Path) -> None:
+    """Serve the commands to a coding agent as MCP tools over stdio (patchkeeper[mcp])."""
+    from patchkeeper.commands import mcp as command
+
+    command.run(root, cli)
+
+
 def _log_bug() -> Path:
     from patchkeeper.errors import log_bug
 
@@ -1239,8 +1268,14 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         click.echo(f"patchkeeper: error: {problem}", err=True)
         return 2
+    from patchkeeper.progress import clear_note, set_sink
+
     try:
-        cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)
+        try:
+            cli.main(args=argv, prog_name="patchkeeper", standalone_mode=False)
+        finally:
+            clear_note()  # no status line is left behind, whatever ends the command
+            set_sink(None)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     except PatchkeeperError as exc:

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
 _sink: Callable[[str], None] | None = None
+_clear: Callable[[], None] | None = None
 _warning_sink: Callable[[str], None] | None = None
 
 
@@ -32,16 +33,26 @@ BarFactory = Callable[[str, "int | None", str], AbstractContextManager[Advance]]
 _bar_factory: BarFactory | None = None
 
 
-def set_sink(sink: Callable[[str], None] | None) -> None:
-    """Send notes to ``sink`` (``None``: drop them)."""
-    global _sink
+def set_sink(sink: Callable[[str], None] | None, clear: Callable[[], None] | None = None) -> None:
+    """Send notes to ``sink`` (``None``: drop them); ``clear()`` takes the last one off the
+    screen (a note is a transient status line: see :func:`clear_note`)."""
+    global _sink, _clear
     _sink = sink
+    _clear = clear
 
 
 def note(message: str) -> None:
-    """Report a step that may take a while, e.g. ``fetching vllm==0.28.0 (sdist)``."""
+    """Report a step that may take a while, e.g. ``fetching vllm==0.28.0 (sdist)``; it
+    stands until the next note, a bar, a warning or the command's output replaces it."""
     if _sink is not None:
         _sink(message)
+
+
+def clear_note() -> None:
+    """Take the last note off the screen: ``main`` calls it before it prints a warning, the
+    result or an error, and when the command ends, so that no status line is left behind."""
+    if _clear is not None:
+        _clear()
 
 
 def set_bar_factory(factory: BarFactory | None) -> None:

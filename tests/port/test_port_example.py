@@ -268,6 +268,31 @@ def test_port_refuses_what_does_not_make_sense(cli, example: Example) -> None:
     assert "the port in progress keeps the options it was started with" in run.err
 
 
+def test_port_continue_names_every_file_with_markers_left(cli, example: Example) -> None:
+    """Markers left in two files: ``--continue`` names both, each with its first marker
+    line, so that one run shows all that is left to resolve."""
+    assert start(cli, example).code == 1
+    files = work_files(example)
+    (files / "extra").mkdir()
+    (files / "extra" / "notes.py").write_bytes(b"# notes\n\n" + CONFLICT_REGION)
+    run = cli("port", "--continue", cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {files}: conflict markers are left in 2 files: "
+        "extra/notes.py:3, retry.py:11",
+        "  hint: edit each file to the content the patch should produce, remove the markers, "
+        "then run 'patchkeeper port --continue'",
+    ]
+    data = json.loads(cli("port", "--continue", "--json", cwd=example.downstream).out)
+    assert data["error"] == {
+        "message": "conflict markers are left in 2 files: extra/notes.py:3, retry.py:11",
+        "file": str(files),
+        "line": None,
+        "hint": "edit each file to the content the patch should produce, remove the markers, "
+        "then run 'patchkeeper port --continue'",
+    }
+
+
 def test_port_refuses_an_existing_output_directory(cli, example: Example) -> None:
     (example.downstream / "patches-1.1").mkdir()
     (example.downstream / "patches-1.1" / "x").write_text("x")

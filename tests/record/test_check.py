@@ -241,3 +241,51 @@ def test_a_committed_record_in_a_git_downstream_stays_current(cli, audited: Path
         "sources.0.detail",
         "sources.0.dirty",
     ]
+
+
+def test_decides_suggestions_fail_the_check_until_a_person_accepts_them(cli, audited: Path) -> None:
+    """``decide`` fills every table with a suggestion; nobody has reviewed them, so the
+    record is not true yet: ``report --check`` names each suggested table (file, line, key)
+    until a person accepts it (deletes ``suggested: ``) or writes another decision."""
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    assert cli("decide", cwd=audited).code == 0
+    path = audited / "patchkeeper-decisions.toml"
+    text = path.read_text()
+    assert 'decision = "suggested: carry"\n' in text
+    assert cli("report", cwd=audited).code == 1
+    run = cli("report", "--check", cwd=audited)
+    assert run.code == 1
+    lines = {
+        "redirect-strip-proxy-auth.patch": (12, "update"),
+        "headers-merge-order.patch": (20, "update"),
+        "client-describe-version.patch": (28, "carry"),
+        "metrics-redirects.patch": (36, "carry"),
+        "metrics-same-host.patch": (44, "carry"),
+        "redirect-strip-api-key.patch": (52, "update"),
+    }
+    assert run.out.splitlines() == [
+        f"the record {audited}/AUDIT.md is stale or false: 6 findings "
+        "(6 series patches, 0 runtime entries, 0 decided, 6 suggested)",
+        *(
+            f"  not-reviewed: patchkeeper-decisions.toml:{line}: `{key}`: decide suggested "
+            f'"{word}" and nobody has reviewed it: delete "suggested: " from its decision to '
+            "accept it, or write your own"
+            for key, (line, word) in lines.items()
+        ),
+    ]
+    data = json.loads(cli("report", "--check", "--json", cwd=audited).out)
+    assert data["counts"] == {"series": 6, "runtime": 0, "decided": 0, "suggested": 6}
+    assert [(f["kind"], f["key"], f["file"], f["line"]) for f in data["findings"]] == [
+        ("not-reviewed", key, str(path), line) for key, (line, _) in lines.items()
+    ]
+    # A person accepts two, changes one and leaves three: only those three are named.
+    accepted = text.replace('decision = "suggested: carry"', 'decision = "carry"', 2).replace(
+        'decision = "suggested: update"', 'decision = "retain"', 1
+    )
+    path.write_text(accepted)
+    cli("report", cwd=audited)
+    assert [(kind, key) for kind, key, _ in check(cli, audited)[1] if kind == "not-reviewed"] == [
+        ("not-reviewed", "headers-merge-order.patch"),
+        ("not-reviewed", "metrics-same-host.patch"),
+        ("not-reviewed", "redirect-strip-api-key.patch"),
+    ]

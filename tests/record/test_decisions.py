@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from patchkeeper.errors import ConfigError
-from patchkeeper.record.decisions import Decision, load, runtime_key, toml_string
+from patchkeeper.record.decisions import Decision, load, render_table, runtime_key, toml_string
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,13 +53,14 @@ def test_decide_writes_the_suggestions_of_the_audit(cli, audited: Path) -> None:
         "suggested by patchkeeper decide from the audit verdict: upstreamed",
         "",
         "",
-        line=10,
+        line=12,
+        suggested=True,
     )
     text = path.read_text()
-    assert text.splitlines()[9:16] == [
+    assert text.splitlines()[11:18] == [
         '[series."retry-backoff-cap.patch"]',
-        "# suggested from audit: upstreamed",
-        'decision = "retire"',
+        '# suggested from audit: upstreamed; to accept it, delete "suggested: " from the decision',
+        'decision = "suggested: retire"',
         'reason = "suggested by patchkeeper decide from the audit verdict: upstreamed"',
         'removal-condition = ""',
         'notes = ""',
@@ -113,6 +115,12 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
             1,
         ),
         ('x = 1\n[runtime."f.py::m.f"]\ndecision = "carry"\n', "unknown table 'x'", None),
+        (
+            '[series."a.patch"]\ndecision = "suggested: keep"\n',
+            "decision 'suggested: keep' in [series.\"a.patch\"] is not one of carry, retire, "
+            "retain, update, migrate, remove",
+            1,
+        ),
         (
             '[runtime."f.py::m.f"]\ndecision = "carry"\n',
             "decision 'carry' in [runtime.\"f.py::m.f\"] is not one of retain, update, migrate, remove",
@@ -176,8 +184,12 @@ def test_decide_before_the_audit_then_after_gives_the_suggestions(
     assert second.out.splitlines()[:3] == [
         f"{path}: added 0, kept 7 existing",
         "filled 6 existing table(s) written before there was evidence:",
-        "  series retry-backoff-cap.patch: retire (upstreamed)",
+        "  series retry-backoff-cap.patch: suggested: retire (upstreamed)",
     ]
+    assert second.out.splitlines()[-1] == (
+        '6 suggestions to review: delete "suggested: " from a decision to accept it, or write '
+        "your own; report --check fails until then"
+    )
     decisions = load(path)
     assert [
         (d.key, d.decision, d.reason.rsplit(": ", 1)[-1], d.removal_condition)
@@ -192,3 +204,31 @@ def test_decide_before_the_audit_then_after_gives_the_suggestions(
     third = cli("decide", cwd=down)
     assert third.out == f"{path}: added 0, kept 7 existing\n"
     assert path.read_text() == text
+
+
+def test_a_suggested_decision_is_read_as_one_and_written_back_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "patchkeeper-decisions.toml"
+    path.write_text(
+        '[series."a.patch"]\ndecision = "suggested: carry"\n\n'
+        '[series."b.patch"]\ndecision = "carry"\n'
+    )
+    decisions = load(path)
+    assert decisions.get("series", "a.patch") == Decision(
+        "series", "a.patch", "carry", line=1, suggested=True
+    )
+    assert decisions.get("series", "b.patch") == Decision("series", "b.patch", "carry", line=4)
+    assert render_table(decisions.tables[("series", "a.patch")]).splitlines()[1] == (
+        'decision = "suggested: carry"'
+    )
+
+
+def test_decide_json_says_which_decisions_are_suggestions(cli, audited: Path) -> None:
+    data = json.loads(cli("decide", "--json", cwd=audited).out)
+    assert data["added"][0] == {
+        "kind": "series",
+        "key": "retry-backoff-cap.patch",
+        "decision": "retire",
+        "verdict": "upstreamed",
+        "suggested": True,
+    }
+    assert all(added["suggested"] for added in data["added"])

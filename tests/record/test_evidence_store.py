@@ -162,13 +162,15 @@ def test_port_evidence_leads_the_suggestions(cli, audited: Path) -> None:
     assert cli("port", "--to", "../upstream/minihttp-1.1", cwd=audited).code == 1
     run = cli("decide", cwd=audited)
     assert run.out.splitlines()[1:] == [
-        "  series retry-backoff-cap.patch: retire (upstreamed)",
-        "  series redirect-strip-proxy-auth.patch: update (conflict)",
-        "  series headers-merge-order.patch: carry (merged)",
-        "  series client-describe-version.patch: carry (offset)",
-        "  series metrics-redirects.patch: carry (offset)",
-        "  series metrics-same-host.patch: carry (clean)",
-        "  series redirect-strip-api-key.patch: update (blocked)",
+        "  series retry-backoff-cap.patch: suggested: retire (upstreamed)",
+        "  series redirect-strip-proxy-auth.patch: suggested: update (conflict)",
+        "  series headers-merge-order.patch: suggested: carry (merged)",
+        "  series client-describe-version.patch: suggested: carry (offset)",
+        "  series metrics-redirects.patch: suggested: carry (offset)",
+        "  series metrics-same-host.patch: suggested: carry (clean)",
+        "  series redirect-strip-api-key.patch: suggested: update (blocked)",
+        '7 suggestions to review: delete "suggested: " from a decision to accept it, or write '
+        "your own; report --check fails until then",
     ]
 
 

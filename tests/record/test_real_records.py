@@ -95,8 +95,8 @@ def test_urllib3_series_record_with_the_installed_wheel(cli, tmp_path: Path) -> 
     # the port stops at the first conflict; the later patches are judged as a preview
     assert cli("port", "--to", "urllib3==1.26.20", cwd=root).code == 1
     run = cli("decide", cwd=root)
-    assert run.out.splitlines()[1:] == [
-        f"  series {name}: {decision} ({verdict})"
+    assert run.out.splitlines()[1:-1] == [
+        f"  series {name}: suggested: {decision} ({verdict})"
         for name, decision, verdict in (
             ("01_do-not-use-embedded-python-six.patch", "update", "conflict"),
             ("02_require-cert-verification.patch", "carry", "offset"),
@@ -202,11 +202,12 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
     run = cli("report", "--python", str(python), "--html", "--json", cwd=root)
     assert run.code == 1
     result = json.loads(run.out)
-    assert result["counts"] == {"series": 0, "runtime": 244, "decided": 243}
+    assert result["counts"] == {"series": 0, "runtime": 244, "decided": 0, "suggested": 243}
     kinds = [f["kind"] for f in result["findings"]]
     # the runtime audit's decisions and the record agree on every target: a name in neither
     # release is one the plugin adds (not gone), and an update of a moved target retargets it
     assert {kind: kinds.count(kind) for kind in kinds} == {
+        "not-reviewed": 243,  # decide's suggestions: nobody has reviewed them
         "no-decision": 1,
         "kept-without-condition": 20,
     }
@@ -236,6 +237,7 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
     assert "### Runtime entries (244)" in text
     assert (
         "| Remove this patch when vLLM merge the PR. | suggested by patchkeeper decide from the "
-        "runtime audit verdict: update |  |"
+        "runtime audit verdict: update | it is decide's suggestion, not reviewed: delete "
+        '"suggested: " from its decision to accept it, or write your own |'
     ) in text
     assert cli("report", "--check", "--python", str(python), cwd=root).code == 1

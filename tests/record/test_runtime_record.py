@@ -42,20 +42,23 @@ def test_decide_suggests_from_the_runtime_audit(cli, plugin: Path) -> None:
     run = cli("decide", cwd=plugin)
     assert run.code == 0
     assert run.out.splitlines()[1:] == [
-        f"  runtime {PREFIX}{KEYS[0]}: remove (remove)",
-        f"  runtime {PREFIX}{KEYS[1]}: retain (retain)",
-        f"  runtime {PREFIX}{KEYS[2]}: update (update)",
-        f"  runtime {PREFIX}{KEYS[3]}: retain (retain)",
-        f"  runtime {PREFIX}{KEYS[4]}: update (update)",
-        f"  runtime {PREFIX}{KEYS[5]}: remove (remove)",
-        f"  runtime {PREFIX}{KEYS[6]}: update (update)",
-        f"  runtime {PREFIX}{KEYS[7]}: retain (retain)",
+        f"  runtime {PREFIX}{KEYS[0]}: suggested: remove (remove)",
+        f"  runtime {PREFIX}{KEYS[1]}: suggested: retain (retain)",
+        f"  runtime {PREFIX}{KEYS[2]}: suggested: update (update)",
+        f"  runtime {PREFIX}{KEYS[3]}: suggested: retain (retain)",
+        f"  runtime {PREFIX}{KEYS[4]}: suggested: update (update)",
+        f"  runtime {PREFIX}{KEYS[5]}: suggested: remove (remove)",
+        f"  runtime {PREFIX}{KEYS[6]}: suggested: update (update)",
+        f"  runtime {PREFIX}{KEYS[7]}: suggested: retain (retain)",
+        '8 suggestions to review: delete "suggested: " from a decision to accept it, or write '
+        "your own; report --check fails until then",
     ]
     text = (plugin / "patchkeeper-decisions.toml").read_text()
     assert (
         f'[runtime."{PREFIX}{KEYS[0]}"]\n'
-        "# suggested from runtime audit: remove\n"
-        'decision = "remove"\n'
+        '# suggested from runtime audit: remove; to accept it, delete "suggested: " from the '
+        "decision\n"
+        'decision = "suggested: remove"\n'
         'reason = "suggested by patchkeeper decide from the runtime audit verdict: remove"\n'
     ) in text
 
@@ -120,10 +123,12 @@ def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
     ) in text
     assert (
         "| 6 | `tinyup.registry.BACKENDS['npu']`<br>`metaplug/patch/enhancement/backends.py:10` "
-        "| remove | runtime audit: remove: the new upstream tinyup.registry.BACKENDS already has "
-        "the key 'npu'<br>activation: conditional | header: Remove at: tinyup schedules "
-        "zero-budget requests itself. | suggested by patchkeeper decide from the runtime audit "
-        "verdict: remove | it is decided remove, but it is still in the code "
+        "| suggested: remove | runtime audit: remove: the new upstream "
+        "tinyup.registry.BACKENDS already has the key 'npu'<br>activation: conditional | "
+        "header: Remove at: tinyup schedules zero-budget requests itself. | suggested by "
+        "patchkeeper decide from the runtime audit verdict: remove | it is decide's suggestion, "
+        'not reviewed: delete "suggested: " from its decision to accept it, or write your '
+        "own<br>it is decided remove, but it is still in the code "
         "(`metaplug/patch/enhancement/backends.py:10`) |"
     ) in text
     assert "- runtime check not run: no live evidence that the runtime patches take effect" in text

@@ -114,6 +114,37 @@ def test_audit_cuts_names_with_dots_at_60_columns(cli, example: Example, monkeyp
     assert "| `redirect-strip-proxy-auth.patch` | conflict |" in markdown.read_text()
 
 
+#: The first rows at 40 columns: too narrow for the evidence beside the other columns, so it
+#: goes under each row, in the whole width.
+AUDIT_40_HEAD = """\
+  patch                    verdict
+      evidence
+  retry-backoff-cap.patch  upstreamed
+      every hunk's post-image is there
+      (retry.py #1); 2 of 2 substantive
+      added lines already upstream
+      (strongest: retry.py 2/2); to do:
+      retire (upstream has it)
+  redirect-strip-proxy...  conflict
+      retry.py #1 fails at fuzz 0"""
+
+
+def test_audit_puts_the_evidence_under_its_row_at_40_columns(
+    cli, example: Example, monkeypatch
+) -> None:
+    """Before, the evidence kept a column 16 characters wide beside the others, past the
+    width, and the terminal text was wrapped again into blank and ragged lines."""
+    monkeypatch.setenv("COLUMNS", "40")
+    run = _audit(cli, example)
+    table = run.out.split("\n\n")[1]
+    assert table.startswith(AUDIT_40_HEAD + "\n")
+    assert max(len(line) for line in run.out.splitlines()) <= 40
+    assert "" not in [line.strip() for line in table.splitlines()]
+    summaries = json.loads(_audit(cli, example, "--json").out)["verdicts"]
+    evidence = " ".join(line.strip() for line in AUDIT_40_HEAD.splitlines()[3:8])
+    assert evidence == summaries[0]["summary"]  # word for word
+
+
 def test_audit_wraps_the_hunk_evidence_under_its_line(cli, example: Example, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     run = _audit(cli, example)
@@ -222,7 +253,7 @@ def test_progress_bar_is_silent_when_not_a_terminal() -> None:
 
 def test_progress_bar_counts_files_and_bytes_on_a_terminal() -> None:
     stream = TerminalStream()
-    with progress_bar("scanning 2000 files", 2000, "files", stream) as advance:
+    with progress_bar("scanning 2000 files", 2000, "files", stream, delay=0) as advance:
         for _ in range(2000):
             advance()
     shown = stream.getvalue()
@@ -230,7 +261,9 @@ def test_progress_bar_counts_files_and_bytes_on_a_terminal() -> None:
     assert "\x1b[32m2000/2000\x1b[0m" in shown
     assert shown.endswith("\r\x1b[2K\x1b[?25h\r")  # the bar is erased when done
     stream = TerminalStream()
-    with progress_bar("downloading vllm-0.28.0.tar.gz", 40_000_000, "bytes", stream) as advance:
+    with progress_bar(
+        "downloading vllm-0.28.0.tar.gz", 40_000_000, "bytes", stream, delay=0
+    ) as advance:
         advance(40_000_000)
     assert "\x1b[32m40.0/40.0 MB\x1b[0m" in stream.getvalue()
 
@@ -238,7 +271,7 @@ def test_progress_bar_counts_files_and_bytes_on_a_terminal() -> None:
 def test_a_bar_stays_on_one_line_of_the_terminal() -> None:
     stream = TerminalStream()  # 80 columns: rich's default for a stream of unknown size
     name = "downloading a-very-long-distribution-name-with-many-words-0.28.0.tar.gz"
-    with progress_bar(name, 40_000_000, "bytes", stream) as advance:
+    with progress_bar(name, 40_000_000, "bytes", stream, delay=0) as advance:
         advance(40_000_000)
     frames = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", stream.getvalue()).split("\r")
     drawn = [frame.rstrip("\n") for frame in frames if frame.strip()]
@@ -253,15 +286,15 @@ def test_steps_at_once_share_one_display() -> None:
     (``rich`` allows one live display at a time)."""
     stream = TerminalStream()
     with (
-        progress_bar("downloading a-1.0.tar.gz", 10, "bytes", stream) as first,
-        progress_bar("downloading a-2.0.tar.gz", 20, "bytes", stream) as second,
+        progress_bar("downloading a-1.0.tar.gz", 10, "bytes", stream, delay=0) as first,
+        progress_bar("downloading a-2.0.tar.gz", 20, "bytes", stream, delay=0) as second,
     ):
         first(10)
         second(20)
     shown = stream.getvalue()
     assert "\x1b[32m10/10 bytes\x1b[0m" in shown
     assert "\x1b[32m20/20 bytes\x1b[0m" in shown
-    with progress_bar("scanning", 1, "files", stream) as advance:  # a new display after
+    with progress_bar("scanning", 1, "files", stream, delay=0) as advance:  # a new display
         advance()
     assert "\x1b[32m1/1\x1b[0m" in stream.getvalue()
 
@@ -274,7 +307,7 @@ def test_track_without_a_bar_prints_nothing(capsys: pytest.CaptureFixture[str]) 
 
 def test_track_draws_through_the_factory_main_sets() -> None:
     stream = TerminalStream()
-    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream))
+    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream, delay=0))
     try:
         with progress.track("searching files for moved lines", 2) as advance:
             advance(2)
@@ -294,11 +327,14 @@ def test_rich_is_not_imported_to_start() -> None:
     assert out.stdout == "[]\n"
 
 
-def test_a_scan_draws_its_bar_on_a_terminal_stderr_only(example: Example) -> None:
-    """End to end: ``main`` plugs the bar in when standard error is a terminal (a
-    pseudo-terminal here); standard output, a pipe, stays plain, one line per row."""
+def _audit_on_a_terminal(example: Example, columns: int) -> tuple[int, str, bytes]:
+    """``audit`` with standard error on a pseudo-terminal ``columns`` wide and standard
+    output a pipe: the exit code, standard output and the bytes written to the terminal."""
+    import fcntl
     import os
     import pty
+    import struct
+    import termios
 
     environ = {
         name: value
@@ -306,6 +342,7 @@ def test_a_scan_draws_its_bar_on_a_terminal_stderr_only(example: Example) -> Non
         if name not in ("COLUMNS", "NO_COLOR", "PATCHKEEPER_COLOR", "FORCE_COLOR")
     }
     master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     command = [sys.executable, "-m", "patchkeeper", "audit", "--to", str(example.new)]
     with subprocess.Popen(
         command, cwd=example.downstream, stdout=subprocess.PIPE, stderr=slave, env=environ
@@ -323,11 +360,64 @@ def test_a_scan_draws_its_bar_on_a_terminal_stderr_only(example: Example) -> Non
             break
         shown += data
     os.close(master)
+    return code, out, shown
+
+
+def test_a_short_scan_on_a_terminal_leaves_no_status_line_and_draws_no_bar(
+    example: Example,
+) -> None:
+    """End to end: ``main`` sends notes and bars to standard error when it is a terminal (a
+    pseudo-terminal 40 columns wide here). The note "scanning ... for moved content" is a
+    status line cut to the width and erased when the output comes; the scan of minihttp-1.1's
+    four files takes less than half a second, so no bar is drawn for it. Standard output, a
+    pipe, stays plain, one line per row."""
+    code, out, shown = _audit_on_a_terminal(example, 40)
     assert code == 1
     assert CONFLICT_ROW in out.splitlines()
     assert "\x1b" not in out
-    assert b"searching files for moved lines" in shown
-    assert b"\x1b[32m4/4\x1b[0m" in shown  # minihttp-1.1's four .py files
+    assert b"searching files for moved lines" not in shown  # the bar of the 4-file scan
+    assert b"4/4" not in shown
+    writes = shown.decode().split("\r\x1b[2K")
+    assert writes[0] == ""  # every write starts by erasing the line
+    assert writes[-1] == ""  # and the last one erases the last status line
+    status = {text for text in writes if text}  # each tree scanned shows it
+    assert status == {f"scanning {example.new} for moved content ..."[:38] + "\u2026"}
+
+
+def test_a_status_line_fits_the_width_and_is_erased(monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchkeeper.render.console import StatusLine
+
+    monkeypatch.setenv("COLUMNS", "20")
+    stream = TerminalStream()
+    status = StatusLine(stream)
+    status.show("fetching vllm==0.28.0 (sdist) into the cache ...")
+    status.show("short")
+    status.clear()
+    status.clear()  # nothing is shown: nothing to erase
+    assert stream.getvalue() == ("\r\x1b[2Kfetching vllm==0.2\u2026\r\x1b[2Kshort\r\x1b[2K")
+
+
+def test_no_bar_for_a_step_shorter_than_the_delay() -> None:
+    stream = TerminalStream()
+    with progress_bar("scanning 4 files", 4, "files", stream) as advance:
+        for _ in range(4):
+            advance()
+    assert stream.getvalue() == ""
+
+
+def test_a_longer_step_gets_its_bar_after_the_delay_with_what_was_done() -> None:
+    import time
+
+    stream = TerminalStream()
+    with progress_bar("scanning 5 files", 5, "files", stream, delay=0.05) as advance:
+        advance(2)
+        assert stream.getvalue() == ""
+        time.sleep(0.5)
+        advance()
+    shown = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", stream.getvalue())
+    assert "scanning 5 files" in shown
+    assert " 2/5 " in shown  # drawn with the two files done before it appeared
+    assert " 3/5 " in shown
 
 
 def test_verify_fits_and_colours_its_rows(cli, example: Example, monkeypatch) -> None:

@@ -307,7 +307,7 @@ def test_the_terminal_output_lists_the_steps_then_what_is_left(cli, example: Exa
         "  port           stopped  stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 "
         "conflict, 5 pending",
         "                          wrote .patchkeeper/evidence/port.json",
-        "  report         done     wrote AUDIT.md: 1 finding(s) in the record",
+        "  report         done     wrote AUDIT.md: 8 finding(s) in the record",
         "                          wrote .patchkeeper/evidence/environment.json, AUDIT.md",
         f"stopped at the port's conflict; state in {down / '.patchkeeper-upgrade'}",
         "left for a person:",
@@ -316,7 +316,8 @@ def test_the_terminal_output_lists_the_steps_then_what_is_left(cli, example: Exa
         "     edit them to what the patch should make of the new pin (see "
         ".patchkeeper-port/conflict/INSTRUCTIONS.md), then run 'patchkeeper upgrade "
         "--continue' (or 'patchkeeper upgrade --abort')",
-        "2. suggestions to accept or change, in patchkeeper-decisions.toml:",
+        '2. suggestions to review, in patchkeeper-decisions.toml (delete "suggested: " from '
+        "its decision to accept it, or write your own):",
         *[
             f"   - series {key}: {decision} (verdict: {verdict})"
             for key, decision, verdict in SUGGESTED
@@ -370,7 +371,7 @@ def test_markdown_is_a_pull_request_description(cli, example: Example) -> None:
         "| runtime port | skipped | no runtime patches configured |  |",
         "| port | stopped | stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 conflict, "
         "5 pending |  |",
-        "| report | done | wrote AUDIT.md: 1 finding(s) in the record | "
+        "| report | done | wrote AUDIT.md: 8 finding(s) in the record | "
         f"`{commits[2][:12]}` upgrade: write the audit record (the port stopped) |",
     ]
     assert lines[10:14] == ["", "## Left for a person", "", "```"]

@@ -308,7 +308,7 @@ def test_a_download_and_its_unpacking_show_progress_on_a_terminal(local_index, t
     data = demo_sdist(tar_bytes)
     local_index.publish("pk-demo", "pk_demo-1.0.tar.gz", data)
     stream = TerminalStream()
-    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream))
+    progress.set_bar_factory(lambda *args: progress_bar(*args, stream=stream, delay=0))
     try:
         fetch_requirement("pk-demo==1.0")
     finally:

@@ -4,13 +4,15 @@ For every series patch and runtime entry that has no table in the decisions file
 ``decide`` appends one with the decision the last ``audit``/``port``/``runtime audit``
 evidence suggests (:mod:`patchkeeper.record.patch_evidence`), the evidence as the reason, and
 the header's removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, a runtime
-file's ``Remove at``) when the suggestion keeps the change. A table that exists is left byte for
-byte as it is: the file is merged by key. The one exception is a table ``decide`` itself
-wrote before there was any evidence and nobody touched since (byte for byte the empty table
-with its "no evidence yet" comment): it gets the suggestion once evidence makes one, or a
-``decide`` run too early would keep every suggestion out for good. Where the evidence
-suggests nothing (a runtime *investigate*), the decision is left empty for a person, and
-``report --check`` fails until one is written.
+file's ``Remove at``) when the suggestion keeps the change. A suggested decision is written
+``decision = "suggested: carry"``: nobody has reviewed it, and ``report --check`` fails on it
+until a person deletes the prefix (accepts it) or writes another decision. A table that
+exists is left byte for byte as it is: the file is merged by key. The one exception is a
+table ``decide`` itself wrote before there was any evidence and nobody touched since (byte
+for byte the empty table with its "no evidence yet" comment): it gets the suggestion once
+evidence makes one, or a ``decide`` run too early would keep every suggestion out for good.
+Where the evidence suggests nothing (a runtime *investigate*), the decision is left empty
+for a person, and ``report --check`` fails until one is written.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ NO_EVIDENCE = (
     "no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
     "evidence = true in [tool.patchkeeper.report]), or decide by hand"
 )
+#: How a person accepts a suggested decision (the comment above a suggested table's fields).
+ACCEPT = 'to accept it, delete "suggested: " from the decision'
 
 
 def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[str, ...]]:
@@ -48,7 +52,7 @@ def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[
     :func:`patchkeeper.config.spelt_for`)."""
     reason = f"suggested by patchkeeper decide from the {item.source} verdict: {item.verdict}"
     if item.suggested:
-        comment = f"suggested from {item.source}: {item.verdict}"
+        comment = f"suggested from {item.source}: {item.verdict}; {ACCEPT}"
     elif item.verdict:
         comment = f"no suggestion: {item.source} says {item.verdict}; decide by hand"
     else:
@@ -58,7 +62,9 @@ def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[
     if condition:
         comments.append(f"removal condition from the {item.condition_field} header")
     reason = reason if item.suggested else ""
-    decision = Decision(item.kind, item.key, item.suggested, reason, condition, "")
+    decision = Decision(
+        item.kind, item.key, item.suggested, reason, condition, "", suggested=bool(item.suggested)
+    )
     return decision, tuple(comments)
 
 
@@ -90,7 +96,7 @@ def run(config: Config) -> DecideResult:
     if new or filled:
         text = append_tables(settings.decisions_file, new, text)
         store.write_text(settings.decisions_file, text)
-    added = tuple(Added(d.kind, d.key, d.decision, _verdict(items, d)) for d, _ in new)
+    added = tuple(Added(d.kind, d.key, d.decision, _verdict(items, d), d.suggested) for d, _ in new)
     how = spelt_for(store.HOW_TO_SAVE, config.source)  # [report] in a patchkeeper.toml
     hint = "" if evidence else f"no evidence saved: {how}"
     return DecideResult(
@@ -125,7 +131,7 @@ def _fill_placeholders(
             changed = changed or replace_block(text, table.line, placeholder, suggested)
         if changed is not None:
             text = changed
-            filled.append(Added(item.kind, item.key, item.suggested, item.verdict))
+            filled.append(Added(item.kind, item.key, item.suggested, item.verdict, True))
     order = {(i.kind, i.key): n for n, i in enumerate(items)}
     filled.sort(key=lambda added: order[(added.kind, added.key)])
     return (text, filled) if filled else (None, [])

@@ -72,11 +72,11 @@ def _interpreter(python: Path | None, settings: ReportSettings, recorded: Any) -
 
 
 def _counts(record: Record) -> dict[str, int]:
-    counts = {"series": 0, "runtime": 0, "decided": 0}
+    counts = {"series": 0, "runtime": 0, "decided": 0, "suggested": 0}
     for row in record.rows:
         if row.item is not None:
             counts[row.kind] += 1
-            counts["decided"] += bool(row.decided)
+            counts["suggested" if row.suggested else "decided"] += bool(row.decided)
     return counts
 
 

@@ -269,9 +269,7 @@ class WorkDir:
             relative = path.relative_to(files).as_posix()
             if path.is_file() and relative not in resolved:
                 resolved[relative] = read_file(path)
-        for target, state in resolved.items():
-            if state is not None:
-                _check_markers(files / target, state)
+        _check_markers(files, resolved)
         return manifest["patch"], resolved
 
     def save_resolution(self, name: str, resolved: Mapping[str, FileState | None]) -> None:
@@ -335,16 +333,45 @@ def changed_inputs(recorded: Mapping[str, str]) -> list[tuple[Path, str]]:
     return changed
 
 
-def _check_markers(path: Path, state: FileState) -> None:
+def first_marker(state: FileState) -> int | None:
+    """The 1-based line of the first conflict marker in ``state``, ``None`` when it has none."""
     for number, line in enumerate(state.lines, 1):
         if line.startswith(MARKERS) or line.rstrip(b"\r\n") == SEPARATOR:
-            raise UnresolvedError(
-                "conflict markers are left in this file",
-                path=path,
-                line=number,
-                hint="edit the file to the content the patch should produce, remove the "
-                "markers, then run 'patchkeeper port --continue'",
-            )
+            return number
+    return None
+
+
+def _check_markers(files: Path, resolved: Mapping[str, FileState | None]) -> None:
+    """Refuse a resolution with markers left, naming every such file (relative to
+    ``files``) and its first marker line, so that one run shows all that is left.
+
+    Raises:
+        UnresolvedError: one file (its path and line) or several (the directory, and each
+            ``PATH:LINE`` in the message).
+    """
+    left = [
+        (target, line)
+        for target, state in sorted(resolved.items())
+        if state is not None and (line := first_marker(state)) is not None
+    ]
+    if not left:
+        return
+    if len(left) == 1:
+        [(target, line)] = left
+        raise UnresolvedError(
+            "conflict markers are left in this file",
+            path=files / target,
+            line=line,
+            hint="edit the file to the content the patch should produce, remove the "
+            "markers, then run 'patchkeeper port --continue'",
+        )
+    raise UnresolvedError(
+        f"conflict markers are left in {len(left)} files: "
+        + ", ".join(f"{target}:{line}" for target, line in left),
+        path=files,
+        hint="edit each file to the content the patch should produce, remove the markers, "
+        "then run 'patchkeeper port --continue'",
+    )
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -220,7 +220,7 @@ def _decision_cells(row: Row) -> tuple[str, tuple[str, ...], str]:
     if d is None or not d.decision:
         return "(none)", (), ""
     words = tuple(x for x in (d.reason, f"notes: {d.notes}" if d.notes else "") if x)
-    return d.decision, words, d.removal_condition
+    return d.written, words, d.removal_condition
 
 
 def _flags(row: Row) -> tuple[str, ...]:

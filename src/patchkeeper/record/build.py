@@ -411,13 +411,12 @@ def build_record(
         target_version = audit.result.get("target_version") or audit.result.get("new_version")
     rows = build_rows(items, decisions, target_version)
     live, live_findings = live_origins(evidence, environment)
-    findings = record_findings(rows, set(evidence)) + live_findings
-
-    from patchkeeper.record.evidence_store import EVIDENCE_DIR
-
     root = config.root
     path = decisions.path
     decisions_file = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    findings = record_findings(rows, set(evidence), path, decisions_file) + live_findings
+
+    from patchkeeper.record.evidence_store import EVIDENCE_DIR
 
     return Record(
         downstream=str(config.root),

@@ -20,6 +20,11 @@ series patch may also be ``carry`` (kept as it is) or ``retire`` (upstream has i
 entry's key is ``FILE::TARGET`` (``FILE::TARGET[KEY]`` for a registry key), stable when lines
 move. :func:`append_tables` adds tables for new keys at the end of the file and never changes
 a byte of what exists (comments and order included): a decision a person wrote stays.
+
+A decision ``decide`` suggested from the evidence is written with a prefix,
+``decision = "suggested: carry"`` (:data:`~patchkeeper.constants.SUGGESTED_PREFIX`): nobody
+has reviewed it yet, and ``report --check`` fails on it. A person accepts it by deleting the
+prefix, or changes it by writing another decision; either way the value is then theirs.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.constants import DecisionWord
+from patchkeeper.constants import SUGGESTED_PREFIX, DecisionWord
 from patchkeeper.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -70,7 +75,9 @@ HEADER = """\
 # retain and carry). notes: free text.
 # "patchkeeper decide" adds a table for each patch or entry that has none, suggested from
 # the last audit, port and runtime audit evidence; it never changes a table you touched.
-# Review every suggestion: the suggestion is evidence, the decision is yours.
+# Review every suggestion: the suggestion is evidence, the decision is yours. A suggested
+# decision reads "suggested: carry": delete "suggested: " to accept it, or write your own;
+# "patchkeeper report --check" fails while a suggestion is left.
 """
 
 
@@ -84,6 +91,8 @@ class Decision:
         decision: one of :data:`ALLOWED` for the kind, or ``""`` (not decided yet).
         reason, removal_condition, notes: as written.
         line: the 1-based line of the table's header in the file (0 when not found).
+        suggested: ``decision`` is ``decide``'s suggestion, not reviewed by a person yet
+            (written ``"suggested: carry"`` in the file).
     """
 
     kind: str
@@ -93,6 +102,13 @@ class Decision:
     removal_condition: str = ""
     notes: str = ""
     line: int = 0
+    suggested: bool = False
+
+    @property
+    def written(self) -> str:
+        """The ``decision`` value as the file holds it: ``"suggested: carry"`` for a
+        suggestion, else the decision."""
+        return SUGGESTED_PREFIX + self.decision if self.suggested else self.decision
 
 
 @dataclass(frozen=True)
@@ -219,10 +235,13 @@ def _decision(path: Path, kind: str, key: str, table: object, line: int) -> Deci
             raise ConfigError(
                 f"'{name}' in [{where}] must be a string", path=path, line=line or None
             )
-    decision = table.get("decision", "").strip()
-    if decision and decision not in ALLOWED[kind]:
+    written = table.get("decision", "").strip()
+    prefix = SUGGESTED_PREFIX.rstrip()
+    suggested = written.startswith(prefix)
+    decision = written[len(prefix) :].strip() if suggested else written
+    if (decision or suggested) and decision not in ALLOWED[kind]:
         raise ConfigError(
-            f"decision '{decision}' in [{where}] is not one of " + ", ".join(ALLOWED[kind]),
+            f"decision '{written}' in [{where}] is not one of " + ", ".join(ALLOWED[kind]),
             path=path,
             line=line or None,
             hint="carry and retire are for series patches; a runtime entry takes "
@@ -236,6 +255,7 @@ def _decision(path: Path, kind: str, key: str, table: object, line: int) -> Deci
         removal_condition=table.get("removal-condition", ""),
         notes=table.get("notes", ""),
         line=line,
+        suggested=suggested,
     )
 
 
@@ -245,7 +265,7 @@ def render_table(decision: Decision, comments: tuple[str, ...] = ()) -> str:
     for comment in comments:
         for part in comment.splitlines() or [""]:
             lines.append(f"# {part}".rstrip())
-    lines.append(f"decision = {toml_string(decision.decision)}")
+    lines.append(f"decision = {toml_string(decision.written)}")
     lines.append(f"reason = {toml_string(decision.reason)}")
     lines.append(f"removal-condition = {toml_string(decision.removal_condition)}")
     lines.append(f"notes = {toml_string(decision.notes)}")

@@ -12,7 +12,8 @@ evidence shows met)". The rules are listed in :func:`contradictions` and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from patchkeeper.record.decisions import (
     DROPS,
@@ -39,7 +40,9 @@ UNKNOWN_KEY = "unknown-key"
 STALE_EVIDENCE = "stale-evidence"
 ENVIRONMENT_CHANGED = "environment-changed"
 RECORD_NOT_CURRENT = "record-not-current"
+NOT_REVIEWED = "not-reviewed"
 FINDING_KINDS = (
+    NOT_REVIEWED,
     NO_DECISION,
     DROPPED_BUT_PRESENT,
     KEPT_WITHOUT_CONDITION,
@@ -66,6 +69,8 @@ RIDES_WITH = re.compile(r"(?i)^rides with (?P<name>[\w./+-]+)")
 #: DEP-3 ``Applied-Upstream: 1.26.18, https://...``: the first upstream version with it.
 APPLIED_VERSION = re.compile(r"^v?(?P<version>\d+(?:\.\d+)+)")
 KEEPS_CHANGE = KEEPS | {UPDATE, MIGRATE}
+#: What a person does with a suggested decision (a ``not-reviewed`` finding says it).
+ACCEPT_OR_CHANGE = 'delete "suggested: " from its decision to accept it, or write your own'
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,13 @@ class Row:
 
     @property
     def decided(self) -> str:
+        """The decision (a suggestion too: it is judged like one), ``""`` when none."""
         return self.decision.decision if self.decision is not None else ""
+
+    @property
+    def suggested(self) -> bool:
+        """Whether the decision is ``decide``'s suggestion, not reviewed by a person."""
+        return self.decision is not None and self.decision.suggested
 
 
 @dataclass(frozen=True)
@@ -92,12 +103,16 @@ class Finding:
     ``_in_row`` is the same finding worded for the record's table, in the row that already
     names the patch or entry (``"it has no decision"``); ``""`` when the sentence stands as
     it is. It is left out of the JSON form (see :func:`patchkeeper.jsonable.to_jsonable`).
+    ``file`` and ``line`` (1-based) say where the item's table is in the decisions file;
+    ``None`` when it has none (or the finding is about the whole record).
     """
 
     kind: str
     key: str
     message: str
     _in_row: str = field(default="", compare=False)
+    file: str | None = None
+    line: int | None = None
 
     @property
     def in_row(self) -> str:
@@ -200,11 +215,30 @@ def build_rows(
     return rows
 
 
-def row_findings(row: Row) -> list[Finding]:
-    """The findings of one row (see the module docstring)."""
+def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Finding]:
+    """The findings of one row (see the module docstring); ``path`` is the decisions file
+    (each finding about a row with a table there gets its ``file`` and ``line``), ``shown``
+    how the record names it (a path relative to the downstream).
+
+    A decision ``decide`` suggested and nobody reviewed (``"suggested: carry"``) is a
+    finding of its own, naming the file, the line and the item: the record is not true
+    while a suggestion stands for a decision. The other rules judge the suggested decision
+    as they would a person's, so that accepting it as it is shows what else is left.
+    """
     item, decided = row.item, row.decided
     what = "patch" if row.kind == SERIES else "entry"
     out = []
+    if row.suggested and row.decision is not None:
+        place = f"{shown or (path.name if path else 'the decisions file')}:{row.decision.line}"
+        out.append(
+            Finding(
+                NOT_REVIEWED,
+                row.key,
+                f'{place}: `{row.key}`: decide suggested "{decided}" and nobody has reviewed '
+                f"it: {ACCEPT_OR_CHANGE}",
+                f"it is decide's suggestion, not reviewed: {ACCEPT_OR_CHANGE}",
+            )
+        )
     if item is not None and item.present and not decided:
         out.append(_about(NO_DECISION, row, f"the {what} `{row.key}`", "has no decision"))
     if item is not None and item.present and decided in DROPS:
@@ -248,13 +282,18 @@ def row_findings(row: Row) -> list[Finding]:
                 f"is decided {decided}, but it is not in {place}",
             )
         )
+    if path is not None and row.decision is not None and row.decision.line:
+        out = [replace(f, file=str(path), line=row.decision.line) for f in out]
     return out
 
 
-def record_findings(rows: list[Row], evidence_commands: set[str]) -> list[Finding]:
-    """Every row's findings, then stale evidence: a series patch the ``audit``/``port``
+def record_findings(
+    rows: list[Row], evidence_commands: set[str], path: Path | None = None, shown: str = ""
+) -> list[Finding]:
+    """Every row's findings (``path`` and ``shown``: the decisions file, see
+    :func:`row_findings`), then stale evidence: a series patch the ``audit``/``port``
     evidence has no verdict for while that evidence exists."""
-    out = [finding for row in rows for finding in row_findings(row)]
+    out = [finding for row in rows for finding in row_findings(row, path, shown)]
     series_evidence = evidence_commands & {"audit", "port"}
     if series_evidence:
         for row in rows:

@@ -10,13 +10,16 @@ from patchkeeper.record.reconcile import Finding
 
 @dataclass(frozen=True)
 class Added:
-    """A table ``decide`` added: kind, key, the decision (``""``: none suggested), and the
-    evidence verdict it came from."""
+    """A table ``decide`` added: kind, key, the decision (``""``: none suggested), the
+    evidence verdict it came from, and whether the decision is a suggestion nobody has
+    reviewed (written ``"suggested: carry"``; ``report --check`` fails until a person
+    accepts or changes it)."""
 
     kind: str
     key: str
     decision: str
     verdict: str
+    suggested: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,9 @@ class ReportResult:
         audit_file: the Markdown record.
         html_file: the HTML page, when asked for.
         written: the files written (empty for ``--check``).
-        counts: how many rows of each kind (``{"series": 12, "runtime": 0}``) and how many
-            have a decision (``"decided"``).
+        counts: how many rows of each kind (``{"series": 12, "runtime": 0}``), how many
+            have a decision a person wrote or accepted (``"decided"``) and how many only
+            ``decide``'s suggestion, not reviewed (``"suggested"``).
         findings: what makes the record stale or false.
     """
 

@@ -10,7 +10,12 @@ What is decided (docs/terminal-output.md):
 - colour: on a terminal only, unless ``NO_COLOR`` is set and not empty (no-color.org: it
   always wins) or ``PATCHKEEPER_COLOR`` says ``always``/``never`` (``FORCE_COLOR`` set and
   not empty, as CI services use it, means ``always`` when ``PATCHKEEPER_COLOR`` is unset);
-- progress bars: on standard error when it is a terminal, else nothing is printed.
+- progress bars: on standard error when it is a terminal, else nothing is printed; a bar
+  appears only once its step has run :data:`BAR_DELAY` seconds, so a short step (a scan of
+  4 files) does not flash one, and goes away when its step ends;
+- status lines (:class:`StatusLine`: ``scanning ... for moved content``): one line on
+  standard error, cut to its width, replaced by the next and erased when a bar, a warning
+  or the command's output comes, so that none is left on the screen.
 
 Renderers build their text at the width of :func:`current` (tables through :func:`table`);
 ``main`` then passes the whole text through :func:`finish`, which wraps the lines still too
@@ -25,7 +30,7 @@ import io
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
@@ -157,12 +162,45 @@ def current() -> Terminal:
     return _current
 
 
+#: What ends a diff line cut at the width (its whole text is in ``--json`` and ``--markdown``).
+CUT_MARK = "\u2026"
+
+
+def diff_lines(lines: Iterable[str], indent: str) -> list[str]:
+    """Lines of a diff (each starting with its ``+``, ``-``, `` `` or ``@`` sign, or two
+    signs for a range-diff) put after ``indent`` for the terminal, never wrapped.
+
+    A wrapped diff line would go on under the block's indent without its sign, and its tail
+    would read as unchanged context; the terminal wraps a line longer than its width the
+    same way. So with a width (:func:`current`) a longer line is cut to it, ending in
+    :data:`CUT_MARK` (tabs expanded to 8 columns first, as the terminal shows them; wide
+    characters counted by their cells), and :func:`finish` leaves it as it is. With no width
+    (a pipe) every line is whole.
+
+    >>> use(Terminal(width=12, colour=False))
+    >>> diff_lines(["+short", "+a longer added line"], "  ")
+    ['  +short', '  +a longer\u2026']
+    >>> use(PLAIN)
+    """
+    width = current().width
+    if width is None:
+        return [indent + line for line in lines]
+    from rich.text import Text
+
+    out = []
+    for line in lines:
+        text = Text((indent + line).expandtabs(8))
+        text.truncate(max(width, len(indent) + 2), overflow="ellipsis")
+        out.append(text.plain)
+    return out
+
+
 def _cut(text: str, width: int) -> str:
     """``text`` cut to ``width`` characters, ending in ``...`` when cut."""
     return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
 
 
-def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+def table(rows: Sequence[tuple[str, ...]], indent: str = "  ") -> list[str]:
     """Rows as left-aligned columns two spaces apart, the last column not padded.
 
     With no width (:func:`current`) each row is one line, however long. With a width, the
@@ -186,7 +224,7 @@ def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
     return _fitted_table(rows, indent, width)
 
 
-def _plain_table(rows: list[tuple[str, ...]], indent: str) -> list[str]:
+def _plain_table(rows: Sequence[tuple[str, ...]], indent: str) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     out = []
     for row in rows:
@@ -195,7 +233,7 @@ def _plain_table(rows: list[tuple[str, ...]], indent: str) -> list[str]:
     return out
 
 
-def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[str]:
+def _fitted_table(rows: Sequence[tuple[str, ...]], indent: str, width: int) -> list[str]:
     """The rows laid out in ``width`` columns: the first columns cut to :func:`_caps` and
     padded, the last wrapped (``rich``'s word wrap) in what is left, under its own start."""
     from rich.cells import cell_len
@@ -205,6 +243,8 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
     cut = [[_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] for row in rows]
     widths = [max(cell_len(row[i]) for row in cut) for i in range(len(caps))]
     start = len(indent) + sum(widths) + 2 * len(widths)
+    if width - start < MIN_CELL:
+        return _stacked_table(rows, indent, width)
     last = max(width - start, MIN_CELL)
     out = []
     for cells, row in zip(cut, rows):
@@ -212,6 +252,27 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
         pieces = _wrap_words(row[-1], last) or [""]
         out.append((head + pieces[0]).rstrip())
         out.extend(" " * start + piece for piece in pieces[1:])
+    return out
+
+
+def _stacked_table(rows: Sequence[tuple[str, ...]], indent: str, width: int) -> list[str]:
+    """The rows when the last column has less than :data:`MIN_CELL` columns beside the
+    others (a narrow terminal): each row's first cells on one line (cut to the whole width,
+    :func:`_caps`), its last cell wrapped at word boundaries under them, four columns deeper
+    than the row, in the whole width (rather than a column a few characters wide that
+    :func:`finish` would wrap again)."""
+    from rich.cells import cell_len
+
+    room = max(width - len(indent), 2 * MIN_CELL)
+    caps = _caps([(*row[:-1], "") for row in rows], room)
+    cut = [[_cut(cell.rstrip(), cap) for cell, cap in zip(row, caps)] for row in rows]
+    widths = [max(cell_len(row[i]) for row in cut) for i in range(len(caps))]
+    under = " " * (len(indent) + 4)
+    out = []
+    for cells, row in zip(cut, rows):
+        out.append((indent + "".join(_pad(c, w) + "  " for c, w in zip(cells, widths))).rstrip())
+        pieces = _wrap_words(row[-1], max(width - len(under), MIN_CELL))
+        out.extend(under + piece for piece in pieces if piece)
     return out
 
 
@@ -230,7 +291,7 @@ def _wrap_words(text: str, width: int) -> list[str]:
     return [line.plain.rstrip() for line in Text(text).wrap(_layout(), width, overflow="fold")]
 
 
-def _caps(rows: list[tuple[str, ...]], room: int) -> list[int]:
+def _caps(rows: Sequence[tuple[str, ...]], room: int) -> list[int]:
     """The widths the first columns may take in ``room`` cells: their own when the table
     fits, else shared fairly (narrow columns whole, the rest cut to what is left, never
     below :data:`MIN_CELL`), keeping two fifths of the room, or its whole width, for the last
@@ -364,6 +425,73 @@ def _layout() -> Any:
     )
 
 
+#: Seconds a step runs before its bar is drawn: work shorter than this shows no bar.
+BAR_DELAY = 0.5
+
+#: The ANSI codes that take the cursor to the start of the line and erase the line.
+ERASE_LINE = "\r\x1b[2K"
+
+
+def _stream_width(stream: Any) -> int:
+    """Columns of the terminal ``stream`` writes to: ``$COLUMNS`` when set, else the
+    terminal's width, else 80."""
+    return _columns(os.environ) or _terminal_width(stream) or 80
+
+
+class StatusLine:
+    """A transient status line on a terminal's standard error: :meth:`show` writes a
+    message in place of the last one (cut to the width with an ellipsis: a line that
+    wrapped could not be erased), :meth:`clear` erases it. Written only when no bar is
+    drawn on the stream (the bar says what runs then)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.shown = False
+        self._lock = threading.Lock()
+
+    def show(self, message: str) -> None:
+        """Put ``message`` (one line) in place of the status line."""
+        from rich.text import Text
+
+        if id(self.stream) in _BARS:
+            return
+        text = Text(" ".join(message.split()))
+        # one column short of the width: a character in the last column makes some
+        # terminals wrap, and the erase would then miss the line above
+        text.truncate(max(_stream_width(self.stream) - 1, 1), overflow="ellipsis")
+        with self._lock:
+            self.stream.write(ERASE_LINE + text.plain)
+            self.stream.flush()
+            self.shown = True
+
+    def clear(self) -> None:
+        """Erase the status line, if one is shown."""
+        with self._lock:
+            if self.shown:
+                self.stream.write(ERASE_LINE)
+                self.stream.flush()
+                self.shown = False
+
+
+_STATUS: list[StatusLine] = []
+
+
+def status_line(stream: IO[str]) -> StatusLine:
+    """The status line of ``stream`` (made once), which bars erase before they draw."""
+    for status in _STATUS:
+        if status.stream is stream:
+            return status
+    status = StatusLine(stream)
+    _STATUS.append(status)
+    return status
+
+
+def _clear_status(stream: IO[str]) -> None:
+    for status in _STATUS:
+        if status.stream is stream:
+            status.clear()
+
+
 #: The live bars: one ``rich`` Progress per stream, shared by the steps that run at once (the
 #: horizon fetches several releases in threads; ``rich`` draws one live display at a time),
 #: with how many steps use it.
@@ -373,14 +501,21 @@ _BARS_LOCK = threading.Lock()
 
 @contextmanager
 def progress_bar(
-    description: str, total: int | None, unit: str, stream: IO[str] | None = None
+    description: str,
+    total: int | None,
+    unit: str,
+    stream: IO[str] | None = None,
+    delay: float = BAR_DELAY,
 ) -> Iterator[Any]:
     """A progress bar (``rich.progress``) for one long step, on ``stream`` (standard error
     when ``None``): bytes, rate and time left for ``unit="bytes"``, a count of files and the
     time taken otherwise. Prints nothing when ``stream`` is not a terminal (a file, a pipe, a
-    CI log) or the terminal is ``dumb``. Steps that run at once (threads) get one bar each
-    in the same display; a bar goes away when its step ends. Yields ``advance(amount=1)``
-    (:class:`patchkeeper.progress.Advance`); see :func:`patchkeeper.progress.track`.
+    CI log) or the terminal is ``dumb``, nor for a step that ends within ``delay`` seconds
+    (a bar that flashes for a short scan tells nothing): the bar is drawn ``delay`` seconds
+    after the step starts, with what was done by then. Steps that run at once (threads) get
+    one bar each in the same display; a bar goes away when its step ends. Yields
+    ``advance(amount=1)`` (:class:`patchkeeper.progress.Advance`); see
+    :func:`patchkeeper.progress.track`.
     """
     import sys
 
@@ -388,26 +523,72 @@ def progress_bar(
     if not _is_terminal(target) or os.environ.get("TERM", "") in ("dumb", "unknown"):
         yield _nothing
         return
-    with _BARS_LOCK:
-        bars, users = _BARS.get(id(target)) or (_start_bars(target), 0)
-        _BARS[id(target)] = (bars, users + 1)
-        task = bars.add_task(description, total=total, unit=unit)
-        bars.refresh()  # drawn at once, not at the next tick
+    bar = _Bar(target, description, total, unit)
+    timer = None
+    if delay <= 0:
+        bar.start()
+    else:
+        timer = threading.Timer(delay, bar.start)
+        timer.daemon = True
+        timer.start()
     try:
-
-        def advance(amount: int = 1) -> None:
-            bars.advance(task, amount)
-
-        yield advance
+        yield bar.advance
     finally:
+        if timer is not None:
+            timer.cancel()
+        bar.stop()
+
+
+class _Bar:
+    """One step's bar: counts from the start, drawn from :meth:`start` (called when the
+    step has run long enough) to :meth:`stop`."""
+
+    def __init__(self, target: IO[str], description: str, total: int | None, unit: str):
+        self.target = target
+        self.description = description
+        self.total = total
+        self.unit = unit
+        self.done = 0
+        self.task: Any = None
+        self.bars: Any = None
+        self.stopped = False
+        self._lock = threading.Lock()
+
+    def advance(self, amount: int = 1) -> None:
+        with self._lock:
+            self.done += amount
+            if self.task is not None:
+                self.bars.advance(self.task, amount)
+
+    def start(self) -> None:
+        with _BARS_LOCK, self._lock:
+            if self.stopped:
+                return
+            _clear_status(self.target)
+            key = id(self.target)
+            bars, users = _BARS.get(key) or (_start_bars(self.target), 0)
+            _BARS[key] = (bars, users + 1)
+            self.bars = bars
+            self.task = bars.add_task(
+                self.description, total=self.total, unit=self.unit, completed=self.done
+            )
+            bars.refresh()  # drawn at once, not at the next tick
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            task, bars = self.task, self.bars
+        if task is None:
+            return
         with _BARS_LOCK:
             bars.refresh()  # its last state, then it goes
             bars.remove_task(task)
-            users = _BARS[id(target)][1] - 1
+            key = id(self.target)
+            users = _BARS[key][1] - 1
             if users:
-                _BARS[id(target)] = (bars, users)
+                _BARS[key] = (bars, users)
             else:
-                del _BARS[id(target)]
+                del _BARS[key]
                 bars.stop()
 
 

@@ -76,8 +76,17 @@ def envelope(command: str, result: Any) -> dict[str, Any]:
 
 def error_envelope(command: str | None, error: BaseException, exit_code: int) -> dict[str, Any]:
     """The envelope of a failed command: ``error`` with ``message``, ``file`` and ``line``
-    (where the problem is, ``None`` when unknown) and ``hint`` (what to do, or ``None``)."""
-    if isinstance(error, PatchkeeperError):
+    (where the problem is, ``None`` when unknown) and ``hint`` (what to do, or ``None``).
+
+    A usage error's message is the sentence click prints after ``Error:`` in the text output
+    (``Missing option '--at'.``, its :meth:`click.ClickException.format_message`), not its
+    ``str()`` (``Missing parameter: at``), so that both outputs say the same."""
+    import click
+
+    detail: dict[str, Any]
+    if isinstance(error, click.ClickException):
+        detail = {"message": error.format_message(), "file": None, "line": None, "hint": None}
+    elif isinstance(error, PatchkeeperError):
         detail = {
             "message": error.message,
             "file": str(error.path) if error.path is not None else None,

@@ -38,13 +38,15 @@ def _range_diff(patch: PortedPatch, indent: str) -> list[str]:
     change = patch.change
     if change is None or change.same:
         return []
+    from patchkeeper.render.console import diff_lines
+
     out = [f"{indent}change: {change.summary}"]
     path = None
     for line in change.lines[:40]:
         if line.path != path:
             path = line.path
             out.append(f"{indent}  {path}")
-        out.append(f"{indent}    {line.side} {line.kind}{line.text}")
+        out += diff_lines([f"{line.side} {line.kind}{line.text}"], f"{indent}    ")
     if len(change.lines) > 40:
         out.append(f"{indent}    ... {len(change.lines) - 40} more lines")
     return out

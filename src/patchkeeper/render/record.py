@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from patchkeeper.record.results import DecideResult, RecordResult, ReportResult
+from patchkeeper.constants import SUGGESTED_PREFIX
+from patchkeeper.record.results import Added, DecideResult, RecordResult, ReportResult
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import plural
 
@@ -16,6 +17,8 @@ def report_text(result: ReportResult) -> str:
     counted = (
         f"{c['series']} series patches, {c['runtime']} runtime entries, {c['decided']} decided"
     )
+    if c.get("suggested"):
+        counted += f", {c['suggested']} suggested"
     if result.check:
         head = (
             f"the record {result.audit_file} is current and true ({counted})"
@@ -35,16 +38,27 @@ def report_text(result: ReportResult) -> str:
 def decide_text(result: DecideResult) -> str:
     lines = [f"{result.path}: added {len(result.added)}, kept {result.kept} existing"]
     for added in result.added:
-        decision = added.decision or "(none: decide by hand)"
+        decision = _suggested(added) or "(none: decide by hand)"
         lines.append(f"  {added.kind} {added.key}: {decision} ({added.verdict or 'no evidence'})")
     if result.filled:
         lines.append(
             f"filled {len(result.filled)} existing table(s) written before there was evidence:"
         )
-        lines += [f"  {f.kind} {f.key}: {f.decision} ({f.verdict})" for f in result.filled]
+        lines += [f"  {f.kind} {f.key}: {_suggested(f)} ({f.verdict})" for f in result.filled]
+    suggested = sum(a.suggested for a in result.added + result.filled)
+    if suggested:
+        lines.append(
+            f'{plural(suggested, "suggestion")} to review: delete "suggested: " from a '
+            "decision to accept it, or write your own; report --check fails until then"
+        )
     if result.hint:
         lines.append(result.hint)
     return "\n".join(lines)
+
+
+def _suggested(added: Added) -> str:
+    """``suggested: carry`` for a suggestion, as the decisions file spells it."""
+    return f"{SUGGESTED_PREFIX}{added.decision}" if added.suggested else added.decision
 
 
 @text_renderer(RecordResult)

@@ -9,7 +9,7 @@ from patchkeeper.runtime.inventory.unparsed import conflict_line, describe, unpa
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
 from patchkeeper.runtime.judge.samecode import SameCode
 from patchkeeper.runtime.live.check import LiveCheck
-from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.model import Finding, Inventory, PatchEntry
 
 DIFF_LINES = 40
 
@@ -78,7 +78,7 @@ def inventory_text(result: Inventory) -> str:
     return "\n".join(lines)
 
 
-def _finding(finding, root: Path) -> str:
+def _finding(finding: Finding, root: Path) -> str:
     """``FILE:LINE: KIND: MESSAGE``; a file that does not parse because of a conflict region
     is said to, at its first marker (:func:`patchkeeper.runtime.inventory.unparsed.describe`)."""
     if finding.kind == "syntax":
@@ -110,10 +110,15 @@ def inventory_markdown(result: Inventory) -> str:
 
 
 def _clip(diff: str) -> list[str]:
+    """The first :data:`DIFF_LINES` lines of ``diff``, indented, each cut at the width rather
+    than wrapped (:func:`patchkeeper.render.console.diff_lines`)."""
+    from patchkeeper.render.console import diff_lines
+
     lines = diff.splitlines()
-    if len(lines) > DIFF_LINES:
-        lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more lines; --json)"]
-    return ["      " + x for x in lines]
+    if len(lines) <= DIFF_LINES:
+        return diff_lines(lines, "      ")
+    more = f"      ... ({len(lines) - DIFF_LINES} more lines; --json)"
+    return [*diff_lines(lines[:DIFF_LINES], "      "), more]
 
 
 @text_renderer(RuntimeAudit)

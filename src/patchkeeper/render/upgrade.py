@@ -4,6 +4,7 @@ suggestions to accept, the commands that check the result)."""
 
 from __future__ import annotations
 
+from patchkeeper.record.reconcile import ACCEPT_OR_CHANGE
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.upgrade.results import StepStatus, UpgradeOutcome, UpgradeResult
 
@@ -47,7 +48,8 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
             f"{s.kind} {s.key}: {s.decision} (verdict: {s.verdict or 'none'})"
             for s in result.suggestions
         ]
-        sections.append((f"suggestions to accept or change, in {result.decisions_file}", items))
+        title = f"suggestions to review, in {result.decisions_file} ({ACCEPT_OR_CHANGE})"
+        sections.append((title, items))
     if result.verify:
         sections.append(("verify the result", list(result.verify)))
     lines = []

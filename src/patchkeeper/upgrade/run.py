@@ -384,27 +384,22 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     }
 
 
-#: How ``decide`` begins the reason of a table it suggests (``commands/decide.py``'s
-#: ``suggestion``): ``suggested by patchkeeper decide from the audit verdict: offset``.
-SUGGESTED_BY = "suggested by patchkeeper decide from the "
-
-
 def suggestions(config: Config) -> list[dict[str, str]]:
-    """The tables of the decisions file still as ``decide`` suggested them (a decision and
-    decide's reason): the ones this run's ``decide`` added, and those of an interrupted run
-    whose ``decide`` wrote the file before the upgrade recorded it; in file order."""
+    """The decisions ``decide`` suggested that no person has accepted or changed yet (written
+    ``decision = "suggested: carry"``): the ones this run's ``decide`` added, and those of an
+    interrupted run whose ``decide`` wrote the file before the upgrade recorded it; in file
+    order, each with the verdict its reason names."""
     from patchkeeper.record.decisions import load
 
     found = []
     for decision in load(report_settings(config).decisions_file).tables.values():
-        if decision.decision and decision.reason.startswith(SUGGESTED_BY):
-            verdict = decision.reason.rpartition(" verdict: ")[2]
+        if decision.suggested and decision.decision:
             found.append(
                 {
                     "kind": decision.kind,
                     "key": decision.key,
                     "decision": decision.decision,
-                    "verdict": verdict,
+                    "verdict": decision.reason.rpartition(" verdict: ")[2],
                 }
             )
     return found
