@@ -203,6 +203,13 @@ def test_continue_with_markers_left_changes_nothing(cli, example: Example) -> No
     make_checkout(down)
     assert _start(cli, example).code == 1
     head = git(down, "rev-parse", "HEAD")
+    git(down, "switch", "-q", "main")
+    run = cli("upgrade", "--continue", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {down}: the upgrade works on the branch up, but main is checked out",
+    )
+    git(down, "switch", "-q", "up")
     run = cli("upgrade", "--continue", cwd=down)
     assert run.code == 2
     retry = down / ".patchkeeper-port" / "conflict" / "files" / "retry.py"

@@ -91,3 +91,21 @@ def restore(root: Path, base: str, name: str) -> None:
     gitops.run(["checkout", "-q", base], top)
     if gitops.has_revision(top, f"refs/heads/{name}"):
         gitops.run(["branch", "-q", "-D", name], top)
+
+
+def check_on_branch(root: Path, name: str) -> None:
+    """Refuse to go on when the checkout is not on the upgrade's branch: the next step's
+    commit would land on another one.
+
+    Raises:
+        BranchError: naming the branch checked out and the upgrade's.
+    """
+    done = gitops.call(["symbolic-ref", "--quiet", "--short", "HEAD"], root)
+    current = done.stdout.decode("utf-8", "surrogateescape").strip()
+    if done.returncode != 0 or current != name:
+        raise BranchError(
+            f"the upgrade works on the branch {name}, but {current or 'a detached HEAD'} "
+            "is checked out",
+            path=root,
+            hint=f"run 'git switch {name}', then the upgrade again",
+        )

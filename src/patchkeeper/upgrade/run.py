@@ -44,7 +44,7 @@ from patchkeeper.port.workdir import (
 )
 from patchkeeper.progress import note
 from patchkeeper.record.settings import report_settings
-from patchkeeper.upgrade.branch import commit_step, restore, start_branch
+from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
 from patchkeeper.upgrade.results import (
     STEPS,
     Conflict,
@@ -131,6 +131,8 @@ def upgrade(
         return _abort(config, steps, work)
     if action == "continue":
         run = _Run(config, steps, work, work.load())
+        if run.state.branch:
+            check_on_branch(config.root, run.state.branch)
         return _steps(run, "continue")
     if work.exists:
         raise UpgradeStateError(
