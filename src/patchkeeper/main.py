@@ -876,6 +876,53 @@ def port(
     emit(result, as_json, markdown)
 
 
+# --------------------------------------------------------------------------- the whole upgrade
+
+
+@cli.command()
+@click.option("--to", "to", help=f"The new upstream: {_RELEASE}.")
+@click.option(
+    "--from",
+    "source",
+    help="The upstream the downstream is cut against (default: the configured pin).",
+)
+@click.option(
+    "--branch",
+    help="Do the work on this new git branch, one commit per step (the downstream must be "
+    "in a git checkout with nothing left to commit).",
+)
+@click.option("--continue", "resume", is_flag=True, help="Carry on after resolving a conflict.")
+@click.option(
+    "--abort", is_flag=True, help="Drop the upgrade: the branch and the work tree put back."
+)
+@markdown_option("Also write the report as Markdown, for a pull request.")
+@json_option
+@click.pass_obj
+def upgrade(
+    settings: Settings,
+    to: str | None,
+    source: str | None,
+    branch: str | None,
+    resume: bool,
+    abort: bool,
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """Audit, decide, port and record an upgrade in one go; say what is left for a person."""
+    from patchkeeper.commands import upgrade as command
+
+    if resume and abort:
+        raise click.UsageError("--continue and --abort exclude each other")
+    given = [n for n, v in (("--to", to), ("--from", source), ("--branch", branch)) if v]
+    if (resume or abort) and given:
+        raise click.UsageError(
+            f"{', '.join(given)}: the upgrade in progress keeps the options it was started with"
+        )
+    action = "continue" if resume else "abort" if abort else "upgrade"
+    result = command.run(settings.config(), to=to, source=source, branch=branch, action=action)
+    emit(result, as_json, markdown)
+
+
 # --------------------------------------------------------------------------- runtime patches
 
 
