@@ -135,8 +135,8 @@ def score(truth_file: Path, before: bool = False) -> dict:
     the issue-10 decision layer switched off)."""
     truth = tomllib.loads(truth_file.read_text(encoding="utf-8"))
     pair = truth["pair"]
-    name, package, directory = plugin_of(pair)
-    plugin = tree(f"{name}=={pair['plugin_old']}")
+    plugin_name, package, directory = plugin_of(pair)
+    plugin = tree(f"{plugin_name}=={pair['plugin_old']}")
     old, new = tree(f"vllm=={pair['vllm_old']}"), tree(f"vllm=={pair['vllm_new']}")
     start = time.perf_counter()
     # the audit calls judge_pending (and settles it) since the judging pass became one;
@@ -182,12 +182,12 @@ def score(truth_file: Path, before: bool = False) -> dict:
             extra.append(name)  # found only by today's inventory: listed, not scored
             continue
         rows.append((name, row["truth"], suggested, row, audited))
-    newer = tree(f"{name}=={pair['plugin_new']}")
+    newer = tree(f"{plugin_name}=={pair['plugin_new']}")
     reproduced, classes = reproduce(
         result, rows, plugin, (old, new), newer, package=package, directory=directory
     )
     return {
-        "plugin": name,
+        "plugin": plugin_name,
         "pair": pair,
         "rows": rows,
         "unmatched": sorted(expected),
@@ -768,11 +768,11 @@ def main(argv: list[str] | None = None) -> int:
         if name in tests:
             print(f"{label}: {len(result['rows'])} entries scored (test set: totals only)")
             continue
-        earlier = score(truth_file, before=True) if name == "vllm-ascend" else result
+        earlier = score(truth_file, before=True) if name == "vllm-ascend" else None
         text = render(result)
         sections.append(text)
         print(text if wanted else text.split("\nDisagreements:")[0])
-        summary.append((label, agreement(earlier), agreement(result)))
+        summary.append((label, agreement(earlier) if earlier else "-", agreement(result)))
         ported.append((label, result["port"], result["port_classes"]))
     lines = ["| pair | before | after |", "|---|---|---|"]
     lines += [f"| {pair} | {b} | {a} |" for pair, b, a in summary]
