@@ -64,7 +64,10 @@ RELEASES: dict[str, list[str]] = {
 #: or ``vllm``, or call ``setattr(``, in the plugin's Python files. It over-counts (the
 #: plugin's own classes) and misses patches through other names; it is the yardstick
 #: written down before the audit runs, not the truth.
-GREP = r"^\s*(setattr\(|vllm\.[A-Za-z0-9_.]+\s*=[^=]|[A-Z][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*\s*=[^=])"
+GREP = (
+    r"^\s*(setattr\(|vllm\.[A-Za-z0-9_.]+\s*=[^=]"
+    r"|[A-Z][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*\s*=[^=])"
+)
 
 _TAG = re.compile(r"^ARG VLLM_TAG=v?(\S+)", re.M)
 _REV = re.compile(r'^vllm\s*=\s*\{[^}]*rev\s*=\s*"v?([^"]+)"', re.M)
@@ -195,7 +198,8 @@ def main() -> int:
         print(f"loading = {json.dumps(loading)}\npairs = {json.dumps(pairs)}")
         for version, kind, _package, vllm, source, count, _points, _dir in rows:
             print(
-                f"[[plugin.release]]\nversion = {json.dumps(version)}\nkind = {json.dumps(kind)}\nvllm = {json.dumps(vllm)}\n"
+                f"[[plugin.release]]\nversion = {json.dumps(version)}\n"
+                f"kind = {json.dumps(kind)}\nvllm = {json.dumps(vllm)}\n"
                 f"vllm_source = {json.dumps(source)}\ngrep = {count}"
             )
     return 0
