@@ -7,7 +7,8 @@ stops), the parent alone takes it, stops the pool and ends as a Ctrl-C ends a co
 The moments are reached without timing: the product's test hook
 (``PATCHKEEPER_INTERRUPT_POOL``, :data:`patchkeeper.runtime.parallel.INTERRUPT_ENV`) sends
 SIGINT to the process group, as a terminal does, at the named stage. Two cases send it from
-the test at a fixed delay instead, at moments no stage names; they assert the same.
+the test at a fixed delay instead, at moments no stage names; they assert the same. One
+case delays the thread that stops the pool, as a loaded machine can.
 """
 
 from __future__ import annotations
@@ -125,6 +126,41 @@ def test_ctrl_c_at_each_stage_of_the_pool_ends_the_step(step: str, stage: str) -
     env = {parallel.INTERRUPT_ENV: stage, "SLOW": "0" if stage == "stop" else "60"}
     found = _interrupted([sys.executable, "-c", SCRIPT, step], env)
     assert found == ("started\ninterrupted\n", "", 130, [])
+
+
+LATE_STOPPER = """
+import signal, sys, time
+from patchkeeper.runtime import parallel
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+started = parallel._pool
+
+def pool_stopped_late(workers):
+    pool = started(workers)
+    terminate = pool.terminate
+
+    def late():
+        time.sleep(1.0)  # the stopping thread not run yet, as on a loaded machine
+        terminate()
+
+    pool.terminate = late
+    return pool
+
+parallel._pool = pool_stopped_late
+try:
+    list(parallel.map_records(abs, list(range(12)), minimum=1))
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_while_the_stopping_thread_has_not_run_yet() -> None:
+    """A Ctrl-C during the stop kills the workers at once; the pool's worker handler must
+    not start new ones in their place before the stopping thread runs (they outlived the
+    command, and its exit waited for them)."""
+    found = _interrupted([sys.executable, "-c", LATE_STOPPER], {parallel.INTERRUPT_ENV: "stop"})
+    assert found == ("interrupted\n", "", 130, [])
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.5])
