@@ -13,8 +13,9 @@ of every such run is kept under ``--keep`` (default: a temporary directory, prin
 
 The busy loops (``--busy``, default one per usable core) are ``python -c "while True:
 pass"`` processes started before the first run and killed after the last, also when the
-benchmark is interrupted. Prints a line per run and, at the end, the runs, hangs,
-failures, tests passed, the wall time, and the command line that produced them.
+benchmark is interrupted (Ctrl-C or SIGTERM: the figures of the runs done are printed).
+Prints a line per run and, at the end, the runs, hangs, failures, tests passed, the wall
+time, and the command line that produced them.
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ def main() -> int:
     parser.add_argument("--run-timeout", type=float, default=600.0)
     parser.add_argument("--keep", type=Path, default=None, help="where failed runs' output go")
     args = parser.parse_args()
+    # Ctrl-C or SIGTERM print the figures so far (a shell without job control starts a
+    # background job with SIGINT ignored: the handler is set here in any case)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     keep = args.keep or Path(tempfile.mkdtemp(prefix="bench_interrupt-"))
     keep.mkdir(parents=True, exist_ok=True)
     command = "python benchmarks/bench_interrupt.py " + shlex.join(sys.argv[1:])
