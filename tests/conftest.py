@@ -92,6 +92,7 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(home.parent))
     monkeypatch.delenv("PATCHKEEPER_FAULT_AT", raising=False)
     monkeypatch.delenv("PATCHKEEPER_INTERRUPT_AT", raising=False)
+    monkeypatch.delenv("PATCHKEEPER_INTERRUPT_POOL", raising=False)
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,15 @@
-"""Ctrl-C during a runtime step that runs on every core: the parent stops the pool and says
-it was interrupted; no worker prints its own traceback (a new user's Ctrl-C during
-``runtime audit`` printed "Process ForkPoolWorker-1:" above "patchkeeper: interrupted")."""
+"""Ctrl-C while a runtime step runs on every core: at whatever moment it comes (before the
+worker pool starts, while its workers are forked or start, during the work, while the pool
+stops), the parent alone takes it, stops the pool and ends as a Ctrl-C ends a command
+(exit 130), with no worker's traceback printed ("Process ForkPoolWorker-1:" above
+"patchkeeper: interrupted") and no process left in the command's process group.
+
+The moments are reached without timing: the product's test hook
+(``PATCHKEEPER_INTERRUPT_POOL``, :data:`patchkeeper.runtime.parallel.INTERRUPT_ENV`) sends
+SIGINT to the process group, as a terminal does, at the named stage. Two cases send it from
+the test at a fixed delay instead, at moments no stage names; they assert the same. One
+case delays the thread that stops the pool, as a loaded machine can.
+"""
 
 from __future__ import annotations
 
@@ -9,52 +18,174 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
+from tinyplug import HEADER, write_plugin
 
+from patchkeeper.runtime import parallel
+
+#: A step on the worker pool: ``map_records`` (its own pool), ``shared`` (``map_records``
+#: inside ``shared_workers``, whose pool stops at the end of the block) or ``map_forked``.
+#: The first chunk of jobs comes back at once; the others keep the workers busy for a
+#: minute, unless SLOW is 0 (the "stop" stage: the pool stops after the work).
 SCRIPT = """
-import signal, sys, time
+import os, signal, sys, time
 from patchkeeper.runtime import parallel
 
 # as in a terminal's foreground job: a test run started in the background by a shell
 # without job control inherits SIGINT ignored, and Python then installs no handler
 signal.signal(signal.SIGINT, signal.default_int_handler)
+SLOW = float(os.environ["SLOW"])
 
-def slow(job):
-    time.sleep(60)
-    return job
+def job(n):
+    time.sleep(0 if n < 4 else SLOW)
+    return n
 
-pool = parallel._pool(2)
-assert pool is not None
 try:
-    with pool:
-        print("started", flush=True)
-        list(pool.imap(parallel._encoded, [(slow, n) for n in range(4)]))
+    print("started", flush=True)
+    if sys.argv[1] == "map_records":
+        list(parallel.map_records(job, list(range(12)), minimum=1))
+    elif sys.argv[1] == "shared":
+        with parallel.shared_workers():
+            list(parallel.map_records(job, list(range(12)), minimum=1))
+    else:
+        list(parallel.map_forked(job, list(range(12)), minimum=1))
+    print("not interrupted", flush=True)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
+    sys.exit(130)
 """
 
+STAGES = ["start", "forked", "worker", "result", "stop"]
+#: Far more than the slowest run on a loaded machine takes (about 1 s); a hang ends here.
+TIMEOUT = 60
 
-@pytest.mark.parametrize(
-    "delay",
-    [
-        # at once: the workers may not have run their initializer yet (before the fix 3
-        # runs in 10 printed a worker's traceback or hung in Pool.terminate())
-        *[0.0] * 5,
-        1.0,  # the workers are in the job
-    ],
-)
-def test_ctrl_c_reaches_only_the_parent(delay: float) -> None:
+
+def _group(pgid: int) -> list[str]:
+    """The processes of process group ``pgid`` (``"pid state command"``), read in /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # the process ended while we looked
+            continue
+        command, _, rest = stat.partition(" (")[2].rpartition(") ")
+        state, _ppid, group = rest.split()[:3]
+        if int(group) == pgid:
+            found.append(f"{entry.name} {state} {command}")
+    return found
+
+
+def _interrupted(
+    command: list[str], env: dict[str, str], cwd: Path | None = None, delay: float | None = None
+) -> tuple[str, str, int, list[str]]:
+    """Run ``command`` as a terminal's foreground job (its own process group); with
+    ``delay``, send SIGINT to the group that long after it printed its first line.
+    Returns its stdout, stderr and exit code, and what was left in its group when it
+    ended. Whatever happens, nothing of the group outlives the call."""
     process = subprocess.Popen(
-        [sys.executable, "-c", SCRIPT],
+        command,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, **env},
+        cwd=cwd,
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
-    assert process.stdout is not None
-    assert process.stdout.readline() == "started\n"
-    time.sleep(delay)
-    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole group
-    out, err = process.communicate(timeout=30)
-    assert (out, err, process.returncode) == ("interrupted\n", "", 0)
+    try:
+        first = ""
+        if delay is not None:
+            assert process.stdout is not None
+            first = process.stdout.readline()
+            time.sleep(delay)
+            os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole group
+        out, err = process.communicate(timeout=TIMEOUT)
+        return first + out, err, process.returncode, _group(process.pid)
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize(
+    ("step", "stage"),
+    [
+        *[("map_records", stage) for stage in STAGES],
+        *[("map_forked", stage) for stage in STAGES],
+        ("shared", "result"),
+        ("shared", "stop"),
+    ],
+)
+def test_ctrl_c_at_each_stage_of_the_pool_ends_the_step(step: str, stage: str) -> None:
+    env = {parallel.INTERRUPT_ENV: stage, "SLOW": "0" if stage == "stop" else "60"}
+    found = _interrupted([sys.executable, "-c", SCRIPT, step], env)
+    assert found == ("started\ninterrupted\n", "", 130, [])
+
+
+LATE_STOPPER = """
+import signal, sys, time
+from patchkeeper.runtime import parallel
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+started = parallel._pool
+
+def pool_stopped_late(workers):
+    pool = started(workers)
+    terminate = pool.terminate
+
+    def late():
+        time.sleep(1.0)  # the stopping thread not run yet, as on a loaded machine
+        terminate()
+
+    pool.terminate = late
+    return pool
+
+parallel._pool = pool_stopped_late
+try:
+    list(parallel.map_records(abs, list(range(12)), minimum=1))
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_while_the_stopping_thread_has_not_run_yet() -> None:
+    """A Ctrl-C during the stop kills the workers at once; the pool's worker handler must
+    not start new ones in their place before the stopping thread runs (they outlived the
+    command, and its exit waited for them)."""
+    found = _interrupted([sys.executable, "-c", LATE_STOPPER], {parallel.INTERRUPT_ENV: "stop"})
+    assert found == ("interrupted\n", "", 130, [])
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.5])
+def test_ctrl_c_from_the_terminal_at_a_delay_ends_the_step(delay: float) -> None:
+    """At once (the pool is starting or its workers are) and later (they are in a job):
+    moments no stage names, reached by the clock; any moment gives the same end."""
+    env = {parallel.INTERRUPT_ENV: "", "SLOW": "60"}
+    found = _interrupted([sys.executable, "-c", SCRIPT, "map_records"], env, delay=delay)
+    assert found == ("started\ninterrupted\n", "", 130, [])
+
+
+@pytest.mark.parametrize("stage", ["worker", "result"])
+def test_ctrl_c_during_a_cold_inventory_ends_the_command(tmp_path: Path, stage: str) -> None:
+    """The command itself: a cold ``runtime inventory`` of 60 patch modules parses them on
+    the worker pool; a Ctrl-C as the workers start, or while they parse, ends it with
+    the documented exit of an interrupt."""
+    modules = {
+        f"plug/patch/p_{n:02d}.py": HEADER
+        + f"import tinyup.engine as engine\n\n\ndef step(logits):\n    return {n}\n\n\n"
+        + "engine.step = step\n"
+        for n in range(60)
+    }
+    plugin = write_plugin(tmp_path, modules)
+    env = {parallel.INTERRUPT_ENV: stage, "PATCHKEEPER_CACHE": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "patchkeeper", "runtime", "inventory"]
+    found = _interrupted(command, env, cwd=plugin)
+    # click ends the line the ^C was typed on, then the command says why it stopped
+    assert found == ("", "\npatchkeeper: interrupted\n", 130, [])

@@ -22,6 +22,15 @@ Workers are forked (the parent's modules are already imported, nothing to start)
 ``fork`` is not available (macOS's default is ``spawn``), with a single usable core, for
 fewer than :data:`MIN_FILES` files, inside a worker (no pool of a pool) or when the system
 refuses a process, the work is done in the calling process: the results are the same.
+
+Ctrl-C reaches only the parent, whenever it comes, and ends the command as any Ctrl-C does
+(``patchkeeper: interrupted``, exit 130) with no process left behind: the workers ignore
+SIGINT; the pool is started with SIGINT blocked, so a Ctrl-C during the start is raised once
+the pool exists and stops it; the parent waits for results in short slices
+(:data:`WAIT_SECONDS`), as a signal caught just before an untimed wait on a lock is not seen
+until the wait ends; and a pool is stopped by ``Pool.terminate()`` in a thread given
+:data:`STOP_SECONDS`, after which its workers are killed (``terminate()`` can wait for ever
+for a lock a worker held when it was killed).
 """
 
 from __future__ import annotations
@@ -45,6 +54,26 @@ MAX_WORKERS = 4
 #: already (nothing to start: sending a path and getting a record back costs less than
 #: parsing the file here).
 MIN_FILES_SHARED = 2
+#: How long the parent waits for a result before it looks for a Ctrl-C again (seconds): a
+#: SIGINT handled just before the wait began is raised at the latest this much later.
+WAIT_SECONDS = 0.1
+#: How long ``Pool.terminate()`` may take (seconds; about 0.1 is usual) before the parent
+#: kills the pool's workers itself and goes on.
+STOP_SECONDS = 2.0
+#: Testing hook: at this stage of a pool's life, send SIGINT to the process group, as
+#: Ctrl-C in a terminal does: ``start`` (before the workers are forked), ``forked`` (the
+#: workers forked, SIGINT still blocked in the parent), ``worker`` (sent by each worker as
+#: it starts, before it ignores SIGINT), ``result`` (the parent has the first result, the
+#: workers still work), ``stop`` (the pool is being stopped).
+INTERRUPT_ENV = "PATCHKEEPER_INTERRUPT_POOL"
+
+
+def _interrupt_at(stage: str) -> None:
+    """Send SIGINT to this process's group if :data:`INTERRUPT_ENV` names ``stage``."""
+    if os.environ.get(INTERRUPT_ENV) == stage:
+        import signal
+
+        os.killpg(os.getpgid(0), signal.SIGINT)
 
 
 def usable_cores() -> int:
@@ -85,6 +114,7 @@ def _quiet() -> None:
 
     from patchkeeper import progress
 
+    _interrupt_at("worker")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _pool's fork
     _IN_WORKER = True
@@ -101,18 +131,148 @@ def _pool(workers: int) -> Any | None:
     pending signal once it is ignored), and reaches this process once the pool exists. A
     worker that took it in that window died holding the task queue's lock, and the parent's
     ``Pool.terminate()`` then waited for that lock for ever; the pool's own threads start
-    with SIGINT blocked too, so Python delivers it to the main thread only.
+    with SIGINT blocked too, so Python delivers it to the main thread only. A Ctrl-C that
+    came during the start stops the new pool and is raised (``KeyboardInterrupt``) when
+    SIGINT is unblocked; one that came just before is raised before any process is forked.
     """
     import multiprocessing
     import signal
 
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    _interrupt_at("start")
+    unblocked, interrupted = _sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    if interrupted:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+        raise KeyboardInterrupt
+    pool = None
     try:
-        return multiprocessing.get_context("fork").Pool(workers, initializer=_quiet)
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet)
+        _interrupt_at("forked")
     except OSError:
-        return None
+        pass
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        _, interrupted = _sigmask(signal.SIG_SETMASK, unblocked)
+        if interrupted:
+            if pool is not None:
+                _stop(pool)
+            raise KeyboardInterrupt
+    return pool
+
+
+def _sigmask(how: int, signals: Any) -> tuple[Any, bool]:
+    """``signal.pthread_sigmask(how, signals)`` made in any case: the mask before it, and
+    whether a Ctrl-C was raised by it (it runs Python's pending signal handlers: a SIGINT
+    caught earlier, or pending while blocked, is raised there, after the change)."""
+    import signal
+
+    interrupted = False
+    while True:
+        try:
+            before = signal.pthread_sigmask(signal.SIG_BLOCK, ())  # reads the mask only
+            break
+        except KeyboardInterrupt:
+            interrupted = True
+    try:
+        signal.pthread_sigmask(how, signals)
+    except KeyboardInterrupt:
+        interrupted = True
+    return before, interrupted
+
+
+def _stop(pool: Any) -> None:
+    """Stop ``pool``: ``Pool.terminate()`` in a thread given :data:`STOP_SECONDS`; the
+    workers still running then, or at a Ctrl-C during the stop, are killed and reaped,
+    and the Ctrl-C is raised (``KeyboardInterrupt``) once they are.
+
+    ``terminate()`` can wait for ever: it kills busy workers, and one killed while sending
+    a result holds the result queue's lock, which the pool's task thread then waits for.
+    That thread is left waiting (a daemon thread: it does not keep the process alive);
+    no worker is left behind.
+
+    The pool's worker handler (a thread that starts a new worker for each one that ends)
+    is told to stop first, here, as ``terminate()`` does first: otherwise, when the
+    stopping thread had not run yet, it replaced the workers killed here, and the new
+    ones outlived the command (1 run in 60 of the interrupt tests under load).
+    """
+    import signal
+    import threading
+    from multiprocessing.pool import TERMINATE
+
+    # SIGINT is blocked but while waiting for the stopping thread: that thread starts
+    # with it blocked (a Ctrl-C goes to this one), and no Ctrl-C cuts the kills short.
+    unblocked, interrupted = _sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = pool._worker_handler
+    handler._state = TERMINATE
+    workers = list(pool._pool)  # the pool's worker processes (multiprocessing.Process)
+    stopper = threading.Thread(target=pool.terminate, name="patchkeeper-stop", daemon=True)
+    try:
+        stopper.start()
+        if not interrupted:
+            _, interrupted = _sigmask(signal.SIG_SETMASK, unblocked)
+            try:
+                if not interrupted:
+                    _interrupt_at("stop")
+                    stopper.join(STOP_SECONDS)
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                _, again = _sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                interrupted = interrupted or again
+    finally:
+        if stopper.is_alive() or stopper.ident is None:
+            # terminate() not begun yet must not begin once the workers are killed (nor
+            # run at exit, as multiprocessing does with a pool not stopped): it waited for
+            # ever for the task queue's lock, which an idle worker holds while it waits
+            pool._terminate.cancel()
+            _kill(workers)
+            # a worker the handler was starting as it was told to stop, once it has ended
+            # (the killed workers' ends wake it)
+            handler.join(STOP_SECONDS)
+            _kill([process for process in pool._pool if process not in workers])
+        _, again = _sigmask(signal.SIG_SETMASK, unblocked)
+    if interrupted or again:
+        raise KeyboardInterrupt
+
+
+def _kill(workers: list[Any]) -> None:
+    """Kill (SIGKILL) the ``workers`` (``multiprocessing.Process``) still running and
+    reap them, waiting at most :data:`STOP_SECONDS` for each."""
+    for process in workers:
+        if process.exitcode is None:
+            process.kill()
+    for process in workers:
+        process.join(STOP_SECONDS)
+
+
+def _each(
+    pool: Any, function: Callable[[Any], Any], jobs: Sequence[Any], chunk: int
+) -> Iterator[Any]:
+    """``function(job)`` for every job, in order, computed by ``pool``'s workers ``chunk``
+    jobs at a time (as ``pool.imap(function, jobs, chunk)``), each chunk waited for in
+    slices of :data:`WAIT_SECONDS`: Python handles a signal in the main thread and then
+    raises it, but a SIGINT handled just before an untimed wait began does not end that
+    wait (it lasted until the next result, or for ever); a timed wait ends, and the Ctrl-C
+    is raised then."""
+    import multiprocessing
+
+    work = [(function, jobs[start : start + chunk]) for start in range(0, len(jobs), chunk)]
+    results = pool.imap(_chunk, work)  # one job a time: an IMapIterator, with timed waits
+    first = True
+    while True:
+        try:
+            items = results.next(timeout=WAIT_SECONDS)
+        except multiprocessing.TimeoutError:
+            continue
+        except StopIteration:
+            return
+        if first:
+            first = False
+            _interrupt_at("result")
+        yield from items
+
+
+def _chunk(work: tuple[Callable[[Any], Any], Sequence[Any]]) -> list[Any]:
+    function, jobs = work
+    return [function(job) for job in jobs]
 
 
 #: How many :func:`shared_workers` blocks are open (nested blocks share the outer one's pool).
@@ -149,7 +309,7 @@ def _stop_shared() -> None:
     global _SHARED
     pool, _SHARED = _SHARED, None
     if pool is not None:
-        pool.terminate()
+        _stop(pool)
 
 
 def _shared_pool(workers: int) -> Any | None:
@@ -192,22 +352,25 @@ def map_records(
         minimum = min(MIN_FILES if minimum is None else minimum, MIN_FILES_SHARED)
     workers = workers_for(len(jobs), minimum)
     shared = _SHARING > 0
-    if workers == 0:
-        pool = None
-    else:
-        pool = _shared_pool(workers) if shared else _pool(workers)
+    results: dict[int, bytes] = {}
+    pool = None
+    try:
+        if workers:
+            pool = _shared_pool(workers) if shared else _pool(workers)
+        if pool is not None:
+            order = list(range(len(jobs)))
+            if sizes is not None:
+                order.sort(key=lambda index: -sizes[index])
+            work = [(function, jobs[index]) for index in order]
+            for index, data in zip(order, _each(pool, _encoded, work, 4), strict=True):
+                results[index] = data
+    finally:
+        if pool is not None and not shared:
+            _stop(pool)
     if pool is None:
         for job in jobs:
             yield job, marshal.dumps(function(job))
         return
-    order = list(range(len(jobs)))
-    if sizes is not None:
-        order.sort(key=lambda index: -sizes[index])
-    results: dict[int, bytes] = {}
-    work = [(function, jobs[index]) for index in order]
-    with contextlib.nullcontext() if shared else pool:
-        for index, data in zip(order, pool.imap(_encoded, work, chunksize=4), strict=True):
-            results[index] = data
     for index, job in enumerate(jobs):
         yield job, results[index]
 
@@ -239,14 +402,15 @@ def map_forked(
         return
     _stop_shared()  # no fork while its threads run; a later map_records starts another
     _TASK = (function, items)  # before the fork: the workers read it
-    pool = _pool(workers)
-    if pool is None:
-        _TASK = None
-        for item in items:
-            yield function(item)
-        return
+    pool = None
     try:
-        with pool:
-            yield from pool.imap(_run_task, range(len(items)), chunksize=2)
+        pool = _pool(workers)
+        if pool is not None:
+            yield from _each(pool, _run_task, range(len(items)), 2)
     finally:
         _TASK = None
+        if pool is not None:
+            _stop(pool)
+    if pool is None:
+        for item in items:
+            yield function(item)
