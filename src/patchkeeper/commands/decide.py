@@ -20,6 +20,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import click
+
+from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.options import json_option
 from patchkeeper.config import Config, spelt_for
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.record import evidence_store as store
@@ -139,3 +143,11 @@ def _fill_placeholders(
 
 def _verdict(items: list[Item], decision: Decision) -> str:
     return next((i.verdict for i in items if (i.kind, i.key) == (decision.kind, decision.key)), "")
+
+
+@click.command("decide")
+@json_option
+@click.pass_obj
+def command(settings: Settings, as_json: bool) -> None:
+    """Add suggested decisions from the last evidence; never change a decision that exists."""
+    emit(run(settings.config()), as_json)

@@ -19,6 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
+
+from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.options import check_option, json_option, python_option
 from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
 from patchkeeper.record import evidence_store as store
@@ -200,3 +204,18 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
         counts=_counts(record),
         findings=tuple(findings),
     )
+
+
+@click.command("report")
+@python_option(
+    "The audited interpreter (default: [tool.patchkeeper.report] python, else this one)."
+)
+@click.option("--html", is_flag=True, help="Also write the record as one self-contained page.")
+@check_option("Write nothing; exit 1 if the record is stale or false.")
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings, python: Path | None, html: bool, check: bool, as_json: bool
+) -> None:
+    """Write the audit record (AUDIT.md): environment, decisions with evidence, validation."""
+    emit(run(settings.config(), python=python, html=html, check=check), as_json)
