@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("port", ("patchkeeper.port",)),
     ("runtime, record", ("patchkeeper.runtime", "patchkeeper.record")),
     ("render", ("patchkeeper.render",)),
+    ("agents", ("patchkeeper.agents",)),
     ("commands", ("patchkeeper.commands",)),
     ("main", ("patchkeeper.main", "patchkeeper.__main__", "patchkeeper.guard")),
 )
@@ -125,7 +126,7 @@ def layer_of(module: str, layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYE
     -1 when none does.
 
     >>> layer_of("patchkeeper.series.hunks"), layer_of("patchkeeper.main"), layer_of("x")
-    (2, 10, -1)
+    (2, 11, -1)
     """
     best, best_length = -1, -1
     for index, (_, names) in enumerate(layers):

@@ -21,6 +21,11 @@ import sys
 
 from patchkeeper import __version__
 
+#: ``typing.TYPE_CHECKING`` without importing :mod:`typing` (which loads ``re``) at start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
 #: :data:`patchkeeper.constants.CACHE_ENV` (not imported: that module loads ``re`` and ``enum``).
 CACHE_ENV = "PATCHKEEPER_CACHE"
 
@@ -124,23 +129,23 @@ def _path_allowed(value: str, directory: bool) -> bool:
     return os.access(value, os.R_OK)
 
 
-def _echo(message: str | bytes, stream: object, colour: bool = False) -> None:
+def _echo(message: str | bytes, stream: TextIO | None, colour: bool = False) -> None:
     """``click.echo(message, file=stream, color=colour or None)``: a line of text (escape
     sequences stripped unless coloured or a terminal), or bytes to the stream's buffer."""
     if stream is None:
         return
     if isinstance(message, bytes):
-        stream.flush()  # type: ignore[attr-defined]
-        buffer = getattr(stream, "buffer", stream)
-        buffer.write(message + b"\n")  # type: ignore[attr-defined]
-        buffer.flush()  # type: ignore[attr-defined]
+        stream.flush()
+        buffer: Any = getattr(stream, "buffer", stream)
+        buffer.write(message + b"\n")
+        buffer.flush()
         return
-    if not colour and not stream.isatty():  # type: ignore[attr-defined]
+    if not colour and not stream.isatty():
         import re
 
         message = re.sub(_ANSI, "", message)
-    stream.write(message + "\n")  # type: ignore[attr-defined]
-    stream.flush()  # type: ignore[attr-defined]
+    stream.write(message + "\n")
+    stream.flush()
 
 
 def run_apply(values: dict[str, str]) -> int | None:
@@ -275,9 +280,9 @@ def entry() -> None:
             _keep(kept, text)
         sys.exit(code)
     plain_apply = apply_arguments(argv)
-    done = run_apply(plain_apply) if plain_apply is not None else None
-    if done is not None:
-        _end(done)
+    applied = run_apply(plain_apply) if plain_apply is not None else None
+    if applied is not None:
+        _end(applied)
     from patchkeeper.main import entry as command_line
 
     command_line()

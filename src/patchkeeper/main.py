@@ -53,6 +53,7 @@ COMMANDS = {
     "decide": "patchkeeper.commands.decide",
     "report": "patchkeeper.commands.report",
     "record": "patchkeeper.commands.record",
+    "mcp": "patchkeeper.commands.mcp",
 }
 
 

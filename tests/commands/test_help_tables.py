@@ -132,3 +132,18 @@ def test_init_help_names_the_tables_of_the_file_it_writes(
             "(directory in the patchkeeper.toml written; default: the tree's root)."
         )
         assert "tool.patchkeeper" not in run.out
+
+
+def test_mcp_help_names_its_root(cli, tmp_path: Path, monkeypatch) -> None:
+    """``mcp`` is a command like the others: listed, with its own help."""
+    monkeypatch.setenv("COLUMNS", "100")
+    run = cli("--help", cwd=tmp_path)
+    assert (
+        "  mcp           Serve the commands to a coding agent as MCP tools over stdio "
+        "(patchkeeper[mcp])."
+    ) in run.out.splitlines()
+    run = cli("mcp", "--help", cwd=tmp_path)
+    assert run.code == 0
+    assert _option_help(run.out, "--root") == (
+        "The directory the tools work in; a path outside it is refused. [default: .]"
+    )

@@ -30,7 +30,7 @@ import io
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
@@ -200,7 +200,7 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
 
 
-def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+def table(rows: Sequence[tuple[str, ...]], indent: str = "  ") -> list[str]:
     """Rows as left-aligned columns two spaces apart, the last column not padded.
 
     With no width (:func:`current`) each row is one line, however long. With a width, the
@@ -224,7 +224,7 @@ def table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
     return _fitted_table(rows, indent, width)
 
 
-def _plain_table(rows: list[tuple[str, ...]], indent: str) -> list[str]:
+def _plain_table(rows: Sequence[tuple[str, ...]], indent: str) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     out = []
     for row in rows:
@@ -233,7 +233,7 @@ def _plain_table(rows: list[tuple[str, ...]], indent: str) -> list[str]:
     return out
 
 
-def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[str]:
+def _fitted_table(rows: Sequence[tuple[str, ...]], indent: str, width: int) -> list[str]:
     """The rows laid out in ``width`` columns: the first columns cut to :func:`_caps` and
     padded, the last wrapped (``rich``'s word wrap) in what is left, under its own start."""
     from rich.cells import cell_len
@@ -255,7 +255,7 @@ def _fitted_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[
     return out
 
 
-def _stacked_table(rows: list[tuple[str, ...]], indent: str, width: int) -> list[str]:
+def _stacked_table(rows: Sequence[tuple[str, ...]], indent: str, width: int) -> list[str]:
     """The rows when the last column has less than :data:`MIN_CELL` columns beside the
     others (a narrow terminal): each row's first cells on one line (cut to the whole width,
     :func:`_caps`), its last cell wrapped at word boundaries under them, four columns deeper
@@ -291,7 +291,7 @@ def _wrap_words(text: str, width: int) -> list[str]:
     return [line.plain.rstrip() for line in Text(text).wrap(_layout(), width, overflow="fold")]
 
 
-def _caps(rows: list[tuple[str, ...]], room: int) -> list[int]:
+def _caps(rows: Sequence[tuple[str, ...]], room: int) -> list[int]:
     """The widths the first columns may take in ``room`` cells: their own when the table
     fits, else shared fairly (narrow columns whole, the rest cut to what is left, never
     below :data:`MIN_CELL`), keeping two fifths of the room, or its whole width, for the last

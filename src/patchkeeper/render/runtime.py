@@ -9,7 +9,7 @@ from patchkeeper.runtime.inventory.unparsed import conflict_line, describe, unpa
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
 from patchkeeper.runtime.judge.samecode import SameCode
 from patchkeeper.runtime.live.check import LiveCheck
-from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.model import Finding, Inventory, PatchEntry
 
 DIFF_LINES = 40
 
@@ -78,7 +78,7 @@ def inventory_text(result: Inventory) -> str:
     return "\n".join(lines)
 
 
-def _finding(finding, root: Path) -> str:
+def _finding(finding: Finding, root: Path) -> str:
     """``FILE:LINE: KIND: MESSAGE``; a file that does not parse because of a conflict region
     is said to, at its first marker (:func:`patchkeeper.runtime.inventory.unparsed.describe`)."""
     if finding.kind == "syntax":

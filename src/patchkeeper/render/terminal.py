@@ -64,8 +64,8 @@ def _drift_words(check: object, undone: bool = True) -> str:
     is undone, for the files it touches). A touched file pristine lacks is one undoing the
     series leaves (re-creates what a patch deletes, or keeps what it changes), which the
     target may not even have now: said so, with what to check, never "exists"."""
-    actual = getattr(check, "actual_sha256", None)
-    expected = getattr(check, "expected_sha256", None)
+    actual: str = getattr(check, "actual_sha256", None) or ""
+    expected: str | None = getattr(check, "expected_sha256", None)
     if expected is None and undone:
         return (
             f"is left by undoing the series (sha256 {actual[:12]}), but pristine has no such "
@@ -75,7 +75,7 @@ def _drift_words(check: object, undone: bool = True) -> str:
     if expected is None:
         return f"exists (sha256 {actual[:12]}) but pristine has no such file"
     when = " once the series is undone" if undone else ""
-    if actual is None:
+    if not actual:
         return f"is missing{when} (pristine sha256 {expected[:12]})"
     return f"differs from pristine{when} (sha256 {actual[:12]}, pristine {expected[:12]})"
 

@@ -132,13 +132,13 @@ def upstream_paths(root: Path, packages: Iterable[str]) -> list[str]:
     return paths
 
 
-def asked(question: tuple) -> str:
+def asked(question: tuple[Any, ...]) -> str:
     """The question (the command and what it is computed with, as builtin values) with
     the interpreter and patchkeeper's version, as the text a store keeps and compares."""
     return repr((FORMAT, __version__, sys.version, question))
 
 
-def store_path(question: tuple) -> Path:
+def store_path(question: tuple[Any, ...]) -> Path:
     """The store of one question, named by the CRC-32 and Adler-32 checksums of
     :func:`asked` (:mod:`zlib`: no cryptographic digest to load on a warm run; two questions
     with the same name only take turns in one store, which keeps the question it answers)."""
@@ -202,7 +202,7 @@ def remember(
 
 
 def answer(
-    question: tuple,
+    question: tuple[Any, ...],
     dependencies: Callable[[], list[str]],
     compute: Callable[[], Any],
     again: Callable[[], Any],

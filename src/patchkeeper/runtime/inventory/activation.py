@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
 from patchkeeper.runtime.inventory.plugin import PluginTree
@@ -23,7 +25,7 @@ from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, E
 
 @dataclass(frozen=True)
 class _Reached:
-    chain: tuple  # linked: (step, previous chain), see Reachability._search
+    chain: tuple[Any, ...]  # linked: (step, previous chain), see Reachability._search
     conditions: tuple[Condition, ...]
 
 
@@ -69,11 +71,11 @@ class Reachability:
         # entries asked about (:meth:`activation`); a successor already expanded with the
         # same arguments is not pushed (it would be popped and skipped).
         counter = itertools.count()
-        heap: list = []
+        heap: list[Any] = []
         for label, dotted in roots:
             for node in self._nodes(dotted):
                 heapq.heappush(heap, (0, next(counter), node, (), (label, None), ()))
-        expanded: set[tuple[str, tuple]] = set()
+        expanded: set[tuple[str, tuple[Any, ...]]] = set()
         while heap:
             _cost, _, node, args, chain, conds = heapq.heappop(heap)
             if node not in self.best:
@@ -87,7 +89,11 @@ class Reachability:
                 total = conds + more
                 heapq.heappush(heap, (len(total), next(counter), nxt, nargs, (step, chain), total))
 
-    def _successors(self, node: str, args: dict[str, object]):
+    def _successors(
+        self, node: str, args: dict[str, object]
+    ) -> Iterator[tuple[str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]]:
+        """The nodes reachable from ``node`` in one step: ``(node, its arguments, the step
+        as shown in the activation chain, the conditions met on the way)``."""
         kind, _, rest = node.partition(":")
         module, _, qual = rest.partition(":")
         facts = self.tree.facts_of(module)
@@ -127,7 +133,7 @@ class Reachability:
             self._by_scope[facts.module] = grouped
         return grouped
 
-    def _arguments(self, facts: FileFacts, qual: str, args: dict[str, object]) -> dict:
+    def _arguments(self, facts: FileFacts, qual: str, args: dict[str, object]) -> dict[str, Any]:
         info = facts.functions.get(qual)
         if info is None:
             return {}
@@ -188,7 +194,7 @@ class Reachability:
         return f"no import of {module} in the modules read"
 
 
-def _chain(linked: tuple | None) -> tuple[str, ...]:
+def _chain(linked: tuple[Any, ...] | None) -> tuple[str, ...]:
     """The steps of a linked chain (see :meth:`Reachability._search`), first step first."""
     steps: list[str] = []
     while linked is not None:

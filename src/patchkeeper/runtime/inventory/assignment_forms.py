@@ -63,7 +63,13 @@ class AssignmentForms(DecoratorForms):
                     )
 
     def parameter_assignment(
-        self, target: ast.Attribute, value: ast.expr, stmt: ast.stmt, conds, scope, table
+        self,
+        target: ast.Attribute,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
     ) -> None:
         """Remember ``param.attr = value`` in a function whose parameter is ``param``."""
         if not isinstance(target.value, ast.Name):
@@ -125,7 +131,13 @@ class AssignmentForms(DecoratorForms):
             self.item_assignment(target, value, stmt, conds, scope, table)
 
     def item_assignment(
-        self, target: ast.Subscript, value: ast.expr, stmt: ast.stmt, conds, scope, table
+        self,
+        target: ast.Subscript,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
     ) -> None:
         bound = self.external(target.value, table)
         if bound is None:
@@ -307,14 +319,14 @@ class AssignmentForms(DecoratorForms):
             for found in self.bindings.scopes.values():  # every def of the module
                 for node in found:
                     if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef:
-                        self._defs.setdefault(node.name, []).append(node)  # type: ignore[union-attr]
+                        self._defs.setdefault(node.name, []).append(node)
         for node in self._defs.get(qual.rsplit(".", 1)[-1], []):
             table = names.layered_table(
                 self.bindings.of(node), self.module_table, module, self.is_package
             )
             for sub in names.walk_all(node):
                 if sub.__class__ is ast.Name or sub.__class__ is ast.Attribute:
-                    bound = names.dotted(sub, table)  # type: ignore[arg-type]
+                    bound = names.dotted(sub, table)
                     if bound is not None and bound.dotted == original:
                         return True
         return False

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import itertools
 import re
+from typing import cast
 
 from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.syntax import names
@@ -36,14 +37,16 @@ def plugin_names(
         for node in found:
             kind = node.__class__
             if kind is ast.Import or kind is ast.ImportFrom:
-                for local, binding in names.import_bindings(node, module, is_package).items():
+                statement = cast("ast.Import | ast.ImportFrom", node)
+                for local, binding in names.import_bindings(statement, module, is_package).items():
                     dotted = binding.dotted
                     if is_plugin(dotted, package) or package.startswith(dotted + "."):
                         bound.add(local)
             elif kind is ast.Assign:
-                target = node.targets[0]
+                assign = cast(ast.Assign, node)
+                target = assign.targets[0]
                 if target.__class__ is ast.Name:
-                    root = node.value
+                    root = assign.value
                     while root.__class__ is ast.Attribute:
                         root = root.value
                     if root.__class__ is ast.Name:
@@ -51,7 +54,7 @@ def plugin_names(
                     elif root.__class__ is ast.Call and _names_package(root, package):
                         bound.add(target.id)  # importlib.import_module("vllm_ascend.x")
             elif not in_class:
-                bound.add(node.name)
+                bound.add(cast("ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef", node).name)
     waiting = [name for name in aliases if name in bound]
     while waiting:  # aliases of aliases
         for alias in aliases.get(waiting.pop(), ()):

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
+from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 
@@ -82,7 +85,7 @@ def module_constants(tree: ast.Module, source: bytes) -> dict[str, str]:
     if b"global" in source:
         for node in names.walk_all(tree):
             if node.__class__ is ast.Global:
-                declared.update(node.names)  # type: ignore[attr-defined]
+                declared.update(node.names)
     return {
         name: value for name, value in found.items() if bound[name] == 1 and name not in declared
     }
@@ -95,10 +98,10 @@ def local_value(
     rebound in the scope (``table``: the scope's imports and aliases; ``shadowed``: the
     scope function's parameters), else ``None``."""
     if expr.__class__ is ast.Constant:
-        value = expr.value  # type: ignore[attr-defined]
+        value = expr.value
         return value if value.__class__ is str else None
     if expr.__class__ is ast.Name:
-        name = expr.id  # type: ignore[attr-defined]
+        name = expr.id
         if name not in table and name not in shadowed:
             return constants.get(name)
     return None
@@ -117,7 +120,12 @@ def imported_name(expr: ast.expr, table: names.Table, package: str) -> str | Non
     return dotted if dotted == package or dotted.startswith(package + ".") else None
 
 
-def resolve(path: str, facts_of, split, depth: int = 0) -> str | None:
+def resolve(
+    path: str,
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+    depth: int = 0,
+) -> str | None:
     """The value of the module constant at the plugin path ``path`` (``pkg.consts.NAME``),
     following a module that only imports the name from another (``from .rpc import NAME``
     in a package's ``__init__``); ``None`` when it is no module constant.
@@ -134,7 +142,7 @@ def resolve(path: str, facts_of, split, depth: int = 0) -> str | None:
     if facts is None:
         return None
     if name in facts.constants:
-        return facts.constants[name]
+        return str(facts.constants[name])
     for edge in facts.edges:  # a module-level import of the same name, unrenamed
         if (
             edge.kind == "import"
@@ -160,13 +168,17 @@ def computed_key_evidence(entry: PatchEntry) -> str:
     )
 
 
-def resolve_named(named, facts_of, split) -> list[tuple[PatchEntry, tuple]]:
+def resolve_named(
+    named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]],
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
     """The entries of a file's ``named`` list (:class:`~patchkeeper.runtime.inventory.file_facts.
     FileFacts`) with their names resolved (:func:`resolve`): a ``setattr`` entry gets the
     constant as its attribute (dropped when the name is no constant: nothing says what it
     sets), a ``sys.modules`` entry the constant as its module (else it keeps the
     computed-key form)."""
-    out: list[tuple[PatchEntry, tuple]] = []
+    out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     for entry, conds, path in named:
         value = resolve(path, facts_of, split)
         if entry.mechanism is Mechanism.SYS_MODULES:

@@ -92,11 +92,11 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
             )
         )
     template = "template" in file.rsplit("/", 1)[-1].lower()
-    for field, (line, value) in found.items():
+    for field, (number, value) in found.items():
         if not template and PLACEHOLDER.search(value):
             shown = value or "(empty)"
             findings.append(
-                Finding("header-placeholder", f"'{field}:' is a placeholder: {shown}", file, line)
+                Finding("header-placeholder", f"'{field}:' is a placeholder: {shown}", file, number)
             )
     return findings
 

@@ -16,6 +16,7 @@ import configparser
 import hashlib
 import sys
 from pathlib import Path
+from typing import Any
 
 from patchkeeper.runtime.inventory.file_facts import (
     UNREADABLE,
@@ -158,7 +159,7 @@ class PluginTree:
         facts are the ones :meth:`facts_of` would compute, and a module is still added to
         :attr:`facts` only when it is asked for (the unreached ones stay out of it)."""
 
-        def job(module: str, file: Path, is_package: bool) -> tuple:
+        def job(module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
             return (str(file), module, self.relative(file), is_package, self.scan_settings)
 
         prefetch_records(modules, self.facts, self.module_file, self.cache, job, scan_record)
@@ -203,7 +204,7 @@ class PluginTree:
         )
 
 
-def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple:
+def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...]:
     """The record (:func:`to_record`) of one plugin file, ``job`` being ``(path, module,
     relative path, is_package, scan settings)``: the work of
     :meth:`PluginTree.prefetch`'s worker processes."""

@@ -102,7 +102,7 @@ def syntax_finding(error: str, file: str) -> Finding:
 
 def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
     files: list[str] = []
-    raw: list[tuple[PatchEntry, tuple]] = []
+    raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     findings: list[Finding] = []
     paths = tree.patch_files()
     # The activation search reads nearly every module of the package: scan them on every

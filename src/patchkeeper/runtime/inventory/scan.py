@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import cast
 
 from patchkeeper.runtime.inventory.assignment_forms import AssignmentForms
 from patchkeeper.runtime.inventory.edge_lines import hot_lines, line_counts, plugin_names
@@ -42,9 +43,14 @@ COMMENTED_IMPORT = re.compile(
 #: A dotted string naming a plugin object: ``"vllm_ascend.platform.NPUPlatform"``
 DOTTED_STRING = re.compile(r"^[A-Za-z_]\w*(?:\.\w+)+(?::\w+(?:\.\w+)*)?$")
 
-Conds = tuple[CondSpec, ...]
+#: The conditions met on the way to a statement; an ``if`` test's text is written out
+#: (:class:`_Pending`) only for an edge recorded under it.
+Conds = tuple["CondSpec | _Pending", ...]
 _LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith})
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_Loop = ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith
 #: Statements :meth:`_Scanner.block` hands on whatever their lines hold: compound
 #: statements (definitions and edges inside) and imports (edges whatever their lines hold).
 _ALWAYS_WALKED = frozenset({ast.If, ast.Try, ast.Import, ast.ImportFrom, *_LOOPS, *_DEFINITIONS})
@@ -66,10 +72,11 @@ class _Scanner(AssignmentForms):
         self.module = facts.module
         #: The binding statements of every scope, from one walk of the tree.
         self.bindings = bindings if bindings is not None else ScopeBindings(tree)
-        base: Table = {}
+        base: dict[str, Binding] = {}
         for node in tree.body:
             if node.__class__ in _DEFINITIONS:
-                base[node.name] = Binding(f"{self.module}.{node.name}", self.module)
+                name = cast(_Definition, node).name
+                base[name] = Binding(f"{self.module}.{name}", self.module)
         self.module_table = names.bindings_table(
             self.bindings.of(None), base, self.module, is_package
         )
@@ -101,9 +108,9 @@ class _Scanner(AssignmentForms):
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
         kind = stmt.__class__
         if kind is ast.If:
-            self.if_statement(stmt, conds, scope, table, cls)
+            self.if_statement(cast(ast.If, stmt), conds, scope, table, cls)
         elif kind is ast.Try:
-            for body, under in try_parts(stmt, conds):
+            for body, under in try_parts(cast(ast.Try, stmt), conds):
                 self.block(body, under, scope, table, cls)
         elif kind in _LOOPS:
             for part in ("target", "iter", "test", "items"):
@@ -111,12 +118,12 @@ class _Scanner(AssignmentForms):
                 for item in value if isinstance(value, list) else [value]:
                     if isinstance(item, ast.AST):
                         self.expressions(item, conds, scope, table)
-            self.block(stmt.body, conds, scope, table, cls)
+            self.block(cast(_Loop, stmt).body, conds, scope, table, cls)
             self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-            self.function(stmt, conds, scope, table, cls)
+            self.function(cast(_Function, stmt), conds, scope, table, cls)
         elif kind is ast.ClassDef:
-            self.klass(stmt, conds, scope, table, cls)
+            self.klass(cast(ast.ClassDef, stmt), conds, scope, table, cls)
         else:
             self.simple(stmt, conds, scope, table)
 
@@ -128,7 +135,7 @@ class _Scanner(AssignmentForms):
         first = getattr(node, "lineno", None)
         if first is None:
             return False
-        return counts[getattr(node, "end_lineno", None) or first] == counts[first - 1]
+        return bool(counts[getattr(node, "end_lineno", None) or first] == counts[first - 1])
 
     def if_statement(self, stmt: ast.If, conds: Conds, scope: str, table: Table, cls: str) -> None:
         if _is_type_checking(stmt.test):
@@ -147,9 +154,7 @@ class _Scanner(AssignmentForms):
         self.block(stmt.body, (*conds, then), scope, table, cls)
         self.block(stmt.orelse, (*conds, other), scope, table, cls)
 
-    def function(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef, conds: Conds, scope, table, cls
-    ) -> None:
+    def function(self, node: _Function, conds: Conds, scope: str, table: Table, cls: str) -> None:
         qual = f"{cls}.{node.name}" if cls else node.name
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
@@ -164,7 +169,9 @@ class _Scanner(AssignmentForms):
         inner = self._inner_table(node, qual, lambda: table)()
         self.block(node.body, (), qual, inner, "")
 
-    def _inner_table(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qual: str, outer):
+    def _inner_table(
+        self, node: _Function, qual: str, outer: Callable[[], Table]
+    ) -> Callable[[], Table]:
         """A function computing, once, the name table of ``node``'s body: ``outer()`` plus
         the functions and classes the body defines, its imports and aliases (layered over
         ``outer()``, not a copy of it: :func:`~patchkeeper.runtime.syntax.names.layered_table`)."""
@@ -176,7 +183,8 @@ class _Scanner(AssignmentForms):
                 local: dict[str, Binding] = {}
                 for sub in found:
                     if sub.__class__ in _DEFINITIONS:
-                        local[sub.name] = Binding(f"{self.module}.{qual}.{sub.name}", self.module)
+                        name = cast(_Definition, sub).name
+                        local[name] = Binding(f"{self.module}.{qual}.{name}", self.module)
                 memo.append(
                     names.layered_table(found, outer(), self.module, self.is_package, local)
                 )
@@ -193,7 +201,14 @@ class _Scanner(AssignmentForms):
         return counts[node.end_lineno or first] == counts[first - 1]
 
     # ----------------------------------------------------------------- cold bodies
-    def outline(self, body: list[ast.stmt], conds: Conds, scope: str, table, cls: str) -> None:
+    def outline(
+        self,
+        body: list[ast.stmt],
+        conds: Conds,
+        scope: str,
+        table: Callable[[], Table],
+        cls: str,
+    ) -> None:
         """:meth:`block` over statements none of whose lines can hold an edge, in a file
         whose entries are not reported: what :meth:`block` would record there (the edges of
         import statements, recorded whatever their lines hold, under the same conditions),
@@ -202,19 +217,20 @@ class _Scanner(AssignmentForms):
         for stmt in body:
             kind = stmt.__class__
             if kind is ast.Import or kind is ast.ImportFrom:
-                self.imports(stmt, conds, scope)
+                self.imports(cast("ast.Import | ast.ImportFrom", stmt), conds, scope)
             elif kind is ast.If:
-                if _is_type_checking(stmt.test):
-                    self.outline(stmt.orelse, conds, scope, table, cls)
+                branch = cast(ast.If, stmt)
+                if _is_type_checking(branch.test):
+                    self.outline(branch.orelse, conds, scope, table, cls)
                     continue
-                test = _IfTest(stmt)
-                self.outline(stmt.body, (*conds, _Pending(test, 0)), scope, table, cls)
-                self.outline(stmt.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
+                test = _IfTest(branch)
+                self.outline(branch.body, (*conds, _Pending(test, 0)), scope, table, cls)
+                self.outline(branch.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
-                for body, under in try_parts(stmt, conds):
+                for body, under in try_parts(cast(ast.Try, stmt), conds):
                     self.outline(body, under, scope, table, cls)
             elif kind in (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith):
-                self.outline(stmt.body, conds, scope, table, cls)
+                self.outline(cast(_Loop, stmt).body, conds, scope, table, cls)
                 self.outline(getattr(stmt, "orelse", []), conds, scope, table, cls)
             elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 # Not met in a cold body (a function or class defined in a function is
@@ -281,20 +297,25 @@ class _Scanner(AssignmentForms):
         for sub in names.walk_scope([node]):
             kind = sub.__class__
             if kind is ast.Call:
-                calls.append(sub)
-                bound = self.plugin_binding(sub.func, table)
+                call = cast(ast.Call, sub)
+                calls.append(call)
+                bound = self.plugin_binding(call.func, table)
                 if bound is not None:
-                    called.add(id(sub.func))
-                    self.edge(scope, bound.dotted, "call", sub.lineno, conds, _const_args(sub))
+                    called.add(id(call.func))
+                    self.edge(scope, bound.dotted, "call", call.lineno, conds, _const_args(call))
             elif kind is ast.Name or kind is ast.Attribute:
-                if id(sub) not in called and sub.ctx.__class__ is ast.Load:
-                    bound = self.plugin_binding(sub, table)
+                ref = cast("ast.Name | ast.Attribute", sub)
+                if id(ref) not in called and ref.ctx.__class__ is ast.Load:
+                    bound = self.plugin_binding(ref, table)
                     if bound is not None and bound.dotted != self.module:
-                        self.edge(scope, bound.dotted, "ref", sub.lineno, conds)
-            elif kind is ast.Constant and sub.value.__class__ is str:
-                text = sub.value
+                        self.edge(scope, bound.dotted, "ref", ref.lineno, conds)
+            elif kind is ast.Constant:
+                constant = cast(ast.Constant, sub)
+                text = constant.value
+                if text.__class__ is not str:
+                    continue
                 if pkg in text and DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
-                    self.edge(scope, text.replace(":", "."), "string", sub.lineno, conds)
+                    self.edge(scope, text.replace(":", "."), "string", constant.lineno, conds)
         return calls
 
     def plugin_binding(self, expr: ast.expr, table: Table) -> Binding | None:
@@ -303,10 +324,10 @@ class _Scanner(AssignmentForms):
         of a file are: ``self``, ``torch``, upstream imports)."""
         root: ast.expr = expr
         while root.__class__ is ast.Attribute:
-            root = root.value  # type: ignore[attr-defined]
+            root = root.value
         pkg = self.cfg.package
         if root.__class__ is ast.Name:
-            bound = table.get(root.id)  # type: ignore[attr-defined]
+            bound = table.get(root.id)
             if bound is None:
                 return None
             if not is_plugin(bound.dotted, pkg) and not pkg.startswith(bound.dotted + "."):
@@ -316,10 +337,17 @@ class _Scanner(AssignmentForms):
         found = names.dotted(expr, table)
         return found if found is not None and is_plugin(found.dotted, pkg) else None
 
-    def edge(self, scope: str, target: str, kind: str, line: int, conds: Conds, args=()) -> None:
-        if conds:
-            conds = tuple(c if c.__class__ is CondSpec else c.spec() for c in conds)
-        self.facts.edges.append(Edge(scope, target, kind, line, tuple(conds), tuple(args)))
+    def edge(
+        self,
+        scope: str,
+        target: str,
+        kind: str,
+        line: int,
+        conds: Conds,
+        args: tuple[tuple[str, object], ...] = (),
+    ) -> None:
+        specs = tuple(c if c.__class__ is CondSpec else cast(_Pending, c).spec() for c in conds)
+        self.facts.edges.append(Edge(scope, target, kind, line, specs, args))
 
 
 def if_conditions(stmt: ast.If) -> tuple[CondSpec, CondSpec]:
@@ -418,9 +446,9 @@ def _last_name(expr: ast.expr) -> str:
     """The last dotted part of ``ast.unparse(expr)`` (``"ImportError"`` of
     ``builtins.ImportError``), without writing out a name or attribute."""
     if expr.__class__ is ast.Name:
-        return expr.id  # type: ignore[attr-defined]
+        return expr.id
     if expr.__class__ is ast.Attribute:
-        return expr.attr  # type: ignore[attr-defined]
+        return expr.attr
     return ast.unparse(expr).split(".")[-1]
 
 
@@ -432,9 +460,10 @@ def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> F
         positional[len(positional) - len(args.defaults) :], args.defaults, strict=True
     ):
         defaults.append((name, default.value if isinstance(default, ast.Constant) else ...))
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        if default is not None:
-            defaults.append((arg.arg, default.value if isinstance(default, ast.Constant) else ...))
+    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if kw_default is not None:
+            value = kw_default.value if isinstance(kw_default, ast.Constant) else ...
+            defaults.append((arg.arg, value))
     params = (*positional, *(a.arg for a in args.kwonlyargs))
     return FunctionInfo(qual, node.lineno, params, tuple(defaults), node.end_lineno or node.lineno)
 

@@ -24,12 +24,14 @@ import re
 import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypedDict
 
 from patchkeeper.constants import DecisionWord
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import PatchEntry
 
 #: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
 RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
@@ -138,7 +140,8 @@ def signature_changes(old: ast.stmt, new: ast.stmt) -> list[str]:
     if type(old) is not type(new):
         changes.append(f"kind: {type(old).__name__} -> {type(new).__name__}")
         return changes
-    if isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if isinstance(old, functions) and isinstance(new, functions):
         a, b = ast.unparse(old.args), ast.unparse(new.args)
         if a != b:
             changes.append(f"signature: ({a}) -> ({b})")
@@ -146,10 +149,10 @@ def signature_changes(old: ast.stmt, new: ast.stmt) -> list[str]:
         rb = ast.unparse(new.returns) if new.returns else ""
         if ra != rb:
             changes.append(f"return annotation: {ra or '-'} -> {rb or '-'}")
-    if isinstance(old, ast.ClassDef):
-        a, b = [ast.unparse(x) for x in old.bases], [ast.unparse(x) for x in new.bases]
-        if a != b:
-            changes.append(f"bases: {', '.join(a)} -> {', '.join(b)}")
+    if isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef):
+        ba, bb = [ast.unparse(x) for x in old.bases], [ast.unparse(x) for x in new.bases]
+        if ba != bb:
+            changes.append(f"bases: {', '.join(ba)} -> {', '.join(bb)}")
     da = [ast.unparse(d) for d in getattr(old, "decorator_list", [])]
     db = [ast.unparse(d) for d in getattr(new, "decorator_list", [])]
     if da != db:
@@ -187,7 +190,10 @@ def outside_banners(base: Code, changed: Code) -> tuple[list[str], bool]:
         regions.append((start, len(changed.lines)))
     if not regions:
         return [], False
-    inside = lambda i: any(s <= i <= e for s, e in regions)  # noqa: E731
+
+    def inside(i: int) -> bool:
+        return any(s <= i <= e for s, e in regions)
+
     a = [_normal(x) for x in base.lines]
     b = [_normal(x) for x in changed.lines]
     out = []
@@ -220,6 +226,15 @@ class Drift:
     outside_banners: tuple[str, ...] = ()
 
 
+class _Compared(TypedDict):
+    """The fields of a :class:`Drift` that compare the three spans, whatever the decision."""
+
+    upstream_changes: tuple[str, ...]
+    upstream_diff: str
+    downstream_diff: str
+    outside_banners: tuple[str, ...]
+
+
 def with_decision(drift: Drift, decision: str, reason: str) -> Drift:
     """``drift`` with ``decision`` and ``reason`` first in its evidence (a rule of
     :mod:`patchkeeper.runtime.judge.judge` that decides: the reason it gives comes first)."""
@@ -228,7 +243,11 @@ def with_decision(drift: Drift, decision: str, reason: str) -> Drift:
 
 
 def codes(
-    entry, old: Resolution, new: Resolution, trees: tuple[UpstreamTree, UpstreamTree], plugin
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    plugin: PluginTree,
 ) -> tuple[Code | None, Code | None, Code | None]:
     """The three spans :func:`decide` compares: the old and new upstream definitions and
     the plugin's replacement (``plugin``: a
@@ -243,7 +262,7 @@ def codes(
 
 
 def decide(
-    entry,
+    entry: PatchEntry,
     old: Resolution,
     new: Resolution,
     old_code: Code | None,
@@ -307,12 +326,12 @@ def decide(
             if not banners
             else f"{len(banners)} change(s) outside the Modification banners"
         )
-    common = dict(
-        upstream_changes=tuple(changes),
-        upstream_diff=diff,
-        downstream_diff=downstream,
-        outside_banners=tuple(banners),
-    )
+    common: _Compared = {
+        "upstream_changes": tuple(changes),
+        "upstream_diff": diff,
+        "downstream_diff": downstream,
+        "outside_banners": tuple(banners),
+    }
     if entry.key is not None:
         source = "".join(new_code.lines)
         key = entry.key.strip("'\"")

@@ -23,6 +23,7 @@ import ast
 import re
 from collections import deque
 from collections.abc import Iterator
+from typing import Any
 
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.lookup.resolve import Resolution
@@ -122,16 +123,17 @@ def _statements(module: ast.Module) -> Iterator[ast.AST]:
         yield node
 
 
-_FUNCTIONS: dict[tuple[str, str], list[tuple[str, ast.AST, int, int]]] = {}
+_Function = tuple[str, "ast.FunctionDef | ast.AsyncFunctionDef", int, int]
+_FUNCTIONS: dict[tuple[str, str], list[_Function]] = {}
 
 
-def _functions(tree: UpstreamTree, module: str) -> list[tuple[str, ast.AST, int, int]]:
+def _functions(tree: UpstreamTree, module: str) -> list[_Function]:
     """``(name, node, first line, last line)`` of every function of a module, decorators
     included in the span (built once per tree and module in a process)."""
     key = (str(tree.root), module)
     if key not in _FUNCTIONS:
         parsed = _module_ast(tree, module)
-        found = []
+        found: list[_Function] = []
         for node in _statements(parsed) if parsed is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 start = min([d.lineno for d in node.decorator_list] + [node.lineno])
@@ -156,7 +158,9 @@ def _mentioned(node: ast.AST) -> frozenset[str]:
     return hit[1]
 
 
-def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST, str]]:
+def _callers(
+    tree: UpstreamTree, found: Resolution
+) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, str]]:
     """``(qualname, node, source)`` of the functions of the target's module that mention
     the target's name (its callers in that module). A function whose ASCII source does not
     contain the name cannot mention it (an identifier is its own text there), so only the
@@ -174,7 +178,7 @@ def _callers(tree: UpstreamTree, found: Resolution) -> list[tuple[str, ast.AST, 
     return callers
 
 
-_CANDIDATES: dict[tuple, dict[str, str]] = {}
+_CANDIDATES: dict[tuple[Any, ...], dict[str, str]] = {}
 
 
 def candidates(
@@ -185,14 +189,15 @@ def candidates(
     old tree)."""
     if old_code is None or new_code is None or old_code.text == new_code.text:
         return {}
-    key = (str(new_tree.root), new.module, new.qualname, new.location)
-    key += (old_code.text, new_code.text)
+    key = (str(new_tree.root), new.module, new.qualname, new.location, old_code.text, new_code.text)
     if key not in _CANDIDATES:
         _CANDIDATES[key] = _candidates(new, new_tree, old_code, new_code)
     return dict(_CANDIDATES[key])
 
 
-def _candidates(new: Resolution, new_tree: UpstreamTree, old_code: Code, new_code: Code):
+def _candidates(
+    new: Resolution, new_tree: UpstreamTree, old_code: Code, new_code: Code
+) -> dict[str, str]:
     old_node, new_node = old_code.parsed, new_code.parsed
     if old_node is None or new_node is None:
         return {}

@@ -19,7 +19,7 @@ from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.names import walk_statements
 
 
-def _methods(node) -> dict[str, ast.stmt]:
+def _methods(node: ast.ClassDef) -> dict[str, ast.stmt]:
     """A class's methods by name: those of its body and those it defines inside its
     ``if``/``try``/``with`` blocks (``if vllm_version_is(...): def make_dummy(...)``), not
     those of nested functions or classes; the last definition of a name wins."""
@@ -144,7 +144,11 @@ def inherited_reason(entry: PatchEntry, old: Code, new: Code, mine: Code | None)
     if mine is None:
         return None
     ours, before, after = mine.parsed, old.parsed, new.parsed
-    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
+    if not (
+        isinstance(ours, ast.ClassDef)
+        and isinstance(before, ast.ClassDef)
+        and isinstance(after, ast.ClassDef)
+    ):
         return None
     name = entry.target.rsplit(".", 1)[-1]
     bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}

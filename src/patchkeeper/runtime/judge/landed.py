@@ -145,13 +145,13 @@ def landed_features(
             tree.find_definitions(wanted)
     out: dict[str, tuple[str, ...]] = {}
     for file, names in defined.items():
-        found = tuple(n for n in names if trees[1].defined(n) and not trees[0].defined(n))
-        if found:
-            out[file] = found
+        new = tuple(n for n in names if trees[1].defined(n) and not trees[0].defined(n))
+        if new:
+            out[file] = new
     for file, names in constants.items():
-        found = tuple(n for n in names if _new_constant(n, targets[file], trees))
-        if found:
-            out[file] = out.get(file, ()) + found
+        new = tuple(n for n in names if _new_constant(n, targets[file], trees))
+        if new:
+            out[file] = out.get(file, ()) + new
     if store is not None:
         store.put_value("#landed", digest, [(file, list(names)) for file, names in out.items()])
     return out

@@ -82,7 +82,7 @@ def _other_platform(test: ast.expr) -> bool:
     )
 
 
-_PASS = [ast.Pass()]
+_PASS: list[ast.stmt] = [ast.Pass()]
 
 
 class _Platforms(View):

@@ -20,7 +20,7 @@ from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginTree
-from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+from patchkeeper.runtime.inventory.runtime_inventory import Scanned, scan_plugin
 from patchkeeper.runtime.inventory.unparsed import unparsed
 from patchkeeper.runtime.judge.crosscheck import (
     AuditFinding,
@@ -129,7 +129,8 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     cached = store.get_value("#result", key)
     if cached is not None:
         try:
-            return pickle.loads(cached)
+            remembered: RuntimeAudit = pickle.loads(cached)
+            return remembered
         except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError):
             pass  # a cache: computed again below
     result = _evaluate(settings, scanned, (old, new), (old_tree, new_tree), store, versions)
@@ -139,7 +140,12 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     return result
 
 
-def _result_key(scanned, specs: tuple[str, str], trees, versions: tuple[str, str]) -> str:
+def _result_key(
+    scanned: Scanned,
+    specs: tuple[str, str],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    versions: tuple[str, str],
+) -> str:
     """A digest of everything an audit reads: the plugin (its inventory's signature: the
     settings and every plugin file's stat data), the two upstream specs and versions, and
     both trees' roots and file signatures (every Python file's stat data,
@@ -150,7 +156,7 @@ def _result_key(scanned, specs: tuple[str, str], trees, versions: tuple[str, str
 
 def _evaluate(
     settings: RuntimeSettings,
-    scanned,
+    scanned: Scanned,
     specs: tuple[str, str],
     trees: tuple[UpstreamTree, UpstreamTree],
     store: SummaryCache,
@@ -181,7 +187,9 @@ def _evaluate(
     renames = [e.target for e in entries if resolved_new[e.target].status != FOUND]
     new_tree.find_definitions(name for target in renames for name in renamed_names(target))
 
-    def assess(entry: PatchEntry) -> tuple:
+    def assess(
+        entry: PatchEntry,
+    ) -> tuple[Drift, tuple[str, str] | None, Drift | Pending, bool]:
         """The entry's drift (remembered or decided, with its store key when decided now),
         and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
         waiting for the old tree's hook names)."""
@@ -189,7 +197,7 @@ def _evaluate(
         spans = codes(entry, before, after, trees, scanned.tree)
         drift, key = _drift(store, entry, before, after, spans)
         context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
-        judgement = judged.get(entry, drift, before, after, context)
+        judgement: Drift | Pending | None = judged.get(entry, drift, before, after, context)
         remembered = judgement is not None
         if judgement is None:
             judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
@@ -207,7 +215,8 @@ def _evaluate(
     for entry, drift, key, judgement, remembered in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         if key is not None:
-            store.put_value(*key, astuple(drift))
+            name, digest = key
+            store.put_value(name, digest, astuple(drift))
         decision = settle(judgement, old_tree)
         if not remembered:
             context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
@@ -277,7 +286,13 @@ def _dead_probes(
     return out
 
 
-def _crosscheck(store, files, trees, patched, versions) -> tuple[list, tuple]:
+def _crosscheck(
+    store: SummaryCache,
+    files: list[tuple[Path, str, str, bool]],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    patched: set[str],
+    versions: tuple[str, str],
+) -> tuple[list[AuditFinding], tuple[Gate, ...]]:
     """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
     under a digest of the patch files' bytes, the patched targets and the versions (the
     store is per pair of tree roots)."""
@@ -324,6 +339,11 @@ def file_header(path: Path) -> str:
     return "\n".join(lines)
 
 
+#: What the judge reads of an entry's file besides the spans: its header, the features
+#: upstream took in for it, and why a feature probe makes it dead code ("" when none).
+_Context = tuple[str, tuple[str, ...], str]
+
+
 class JudgeCache:
     """:func:`patchkeeper.runtime.judge.judge.judge` results remembered in the drift store, under
     a digest of what the judge reads: the entry (with its activation), its drift, both
@@ -331,27 +351,50 @@ class JudgeCache:
     reads beyond the compared spans belong to the two trees, which the store is named by
     (an unpacked release does not change under its root)."""
 
-    def __init__(self, store: SummaryCache, trees, versions: tuple[str, str]) -> None:
+    def __init__(
+        self,
+        store: SummaryCache,
+        trees: tuple[UpstreamTree, UpstreamTree],
+        versions: tuple[str, str],
+    ) -> None:
         self.store = store
         self.salt = versions  # the store itself is per pair of tree roots
 
-    def _key(self, entry, drift, old, new, context) -> tuple[str, str]:
+    def _key(
+        self, entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, context: _Context
+    ) -> tuple[str, str]:
         material = (entry, astuple(drift), old, new, context, self.salt)
         digest = hashlib.sha256(repr(material).encode()).hexdigest()
         return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
 
-    def get(self, entry, drift, old, new, context) -> Drift | None:
+    def get(
+        self, entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, context: _Context
+    ) -> Drift | None:
         """The remembered result; ``context``: the file's header and landed features."""
         name, digest = self._key(entry, drift, old, new, context)
         cached = self.store.get_value(name, digest)
         return Drift(*cached) if cached is not None else None
 
-    def put(self, entry, drift, old, new, context, result: Drift) -> None:
+    def put(
+        self,
+        entry: PatchEntry,
+        drift: Drift,
+        old: Resolution,
+        new: Resolution,
+        context: _Context,
+        result: Drift,
+    ) -> None:
+        """Remember ``result`` for these inputs (see :meth:`get`)."""
         name, digest = self._key(entry, drift, old, new, context)
         self.store.put_value(name, digest, astuple(result))
 
 
-def _drift_key(entry: PatchEntry, old: Resolution, new: Resolution, spans) -> tuple[str, str]:
+def _drift_key(
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    spans: tuple[Code | None, Code | None, Code | None],
+) -> tuple[str, str]:
     """The drift store's name and digest for an entry's :func:`decide`: a digest of
     everything it reads (the entry's target, key, mechanism and replacement, both
     resolutions, the three source spans :func:`codes` gives)."""

@@ -13,6 +13,7 @@ import ast
 import copy
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from patchkeeper.errors import PatchkeeperError, TargetError
 from patchkeeper.runtime.lookup.upstream_tree import strip_docstrings
@@ -147,7 +148,7 @@ def normalized(node: ast.AST, name: str | None = None) -> str:
 
 
 _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
-_PASS = [ast.Pass()]
+_PASS: list[ast.stmt] = [ast.Pass()]
 #: The fields that hold statement lists (what a :class:`View` may see differently).
 STATEMENT_FIELDS = frozenset({"body", "orelse", "finalbody"})
 
@@ -196,7 +197,8 @@ def same_ast(left: ast.AST, right: ast.AST, rename: bool = True, view: View | No
     if view is not None:
         left, right = view.root(left), view.root(right)
         blank = view.blank
-    stack: list[tuple[object, object]] = [(left, right)]
+    # The pairs still to compare: nodes, lists of nodes, or field values of any type.
+    stack: list[tuple[Any, Any]] = [(left, right)]
     skip_name = rename
     while stack:
         a, b = stack.pop()
@@ -207,20 +209,21 @@ def same_ast(left: ast.AST, right: ast.AST, rename: bool = True, view: View | No
             for name in a._fields:
                 if skip_name and name == "name":
                     continue
-                x, y = getattr(a, name, None), getattr(b, name, None)
+                x: Any = getattr(a, name, None)
+                y: Any = getattr(b, name, None)
                 if view is not None:
                     if (a.__class__, name) in blank:
                         continue  # None on both sides
                     if name in STATEMENT_FIELDS:
                         x, y = _statements(view, a, name, x), _statements(view, b, name, y)
                 if documented and name == "body":
-                    x, y = _without_docstring(x), _without_docstring(y)  # type: ignore[arg-type]
+                    x, y = _without_docstring(x), _without_docstring(y)
                 stack.append((x, y))
             skip_name = False
         elif isinstance(a, list):
-            if len(a) != len(b):  # type: ignore[arg-type]
+            if len(a) != len(b):
                 return False
-            stack.extend(zip(a, b))  # type: ignore[arg-type]
+            stack.extend(zip(a, b))
         elif a != b and repr(a) != repr(b):
             return False
     return True
@@ -265,7 +268,10 @@ def same_code(left: str, right: str) -> SameCode:
         return SameCode(left_name, right_name, True)
     text_x = ast.unparse(x) if not isinstance(x, ast.Module) else "(module)"
     text_y = ast.unparse(y) if not isinstance(y, ast.Module) else "(module)"
-    first = lambda text: text.strip().splitlines()[0][:120] if text.strip() else "(nothing)"  # noqa: E731
+
+    def first(text: str) -> str:
+        return text.strip().splitlines()[0][:120] if text.strip() else "(nothing)"
+
     return SameCode(
         left_name, right_name, False, _line(x), _line(y), f"{first(text_x)}  !=  {first(text_y)}"
     )

@@ -40,7 +40,7 @@ def stale_bindings(
     tree: UpstreamTree, entries: list[PatchEntry], resolved: dict[str, Resolution]
 ) -> list[StaleBinding]:
     """Every module-level ``from X import name`` binding of a patched top-level name."""
-    patched = {}
+    patched: dict[str, str] = {}
     for entry in entries:
         patched.setdefault(entry.target, f"{entry.file}:{entry.line}")
     out: list[StaleBinding] = []

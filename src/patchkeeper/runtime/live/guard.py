@@ -32,6 +32,7 @@ import os
 import sys
 import warnings
 from collections import namedtuple
+from typing import Any
 
 TYPE_CHECKING = False  # typing is not imported: it would cost the import time measured
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ def upstream_root(package: str) -> str | None:
     directory holding ``vllm/``); ``None`` when it is not importable. An imported package's
     ``__file__`` is used first; otherwise ``sys.path`` is searched without importing."""
     module = sys.modules.get(package)
-    file = getattr(module, "__file__", None)
+    file: str | None = getattr(module, "__file__", None)
     if file:
         return os.path.dirname(os.path.dirname(os.path.abspath(file)))
     for entry in sys.path:
@@ -171,7 +172,7 @@ def upstream_root(package: str) -> str | None:
     return None
 
 
-def _load(lock_file: str | os.PathLike[str]) -> dict:
+def _load(lock_file: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         with open(lock_file, encoding="utf-8") as handle:
             lock = json.load(handle)
@@ -193,7 +194,7 @@ def _load(lock_file: str | os.PathLike[str]) -> dict:
     return lock
 
 
-def _shape_problem(lock: dict) -> str:
+def _shape_problem(lock: dict[str, Any]) -> str:
     """What in a lock file of the right format is not as ``runtime lock`` writes it (a
     hand-edited or truncated file), in words; ``""`` when every key the guard reads is
     there with its type: ``package`` a name, ``files`` a table of module paths, each with
@@ -262,7 +263,7 @@ def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> l
     return found
 
 
-def _same_code(tree: ast.Module, item: dict) -> bool:
+def _same_code(tree: ast.Module, item: dict[str, Any]) -> bool:
     """Whether a target whose text differs from the audited one has the audited code (a
     change only in docstrings, comments or layout); ``False`` for a lock without the code
     digest (written before it existed: its targets are compared by text alone)."""

@@ -64,7 +64,7 @@ class LockResult:
 
 def build_lock(
     tree: UpstreamTree, targets: list[str], version: str
-) -> tuple[dict, list[tuple[str, str]], list[tuple[str, str]]]:
+) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
     """The lock mapping for ``targets`` in ``tree``, ``(target, reason)`` for those the
     release removed or moved (unguarded), and ``(target, reason)`` for the others left out;
     ``version`` names the release in the guard's warning and the reasons (its version, or

@@ -7,15 +7,24 @@ loaded upstream modules, and prints one JSON line. Standard library only: it run
 audited environment, not in patchkeeper's.
 """
 
+from __future__ import annotations
+
 import importlib
 import importlib.metadata
 import importlib.util
 import json
 import sys
 import traceback
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: the probe runs on the audited environment's Python
+    from types import ModuleType
+
+    #: One entry of the request, or one answer of the probe: JSON objects.
+    Json = dict[str, Any]
 
 
-def _import_longest(dotted):
+def _import_longest(dotted: str) -> tuple[ModuleType, list[str]]:
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         name = ".".join(parts[:cut])
@@ -27,7 +36,7 @@ def _import_longest(dotted):
     raise ImportError(f"no module of {dotted} can be imported")
 
 
-def _raw(owner, name):
+def _raw(owner: object, name: str) -> Any:
     """The attribute as stored (a class's ``__dict__`` entry keeps the descriptor)."""
     if isinstance(owner, type):
         for klass in owner.__mro__:
@@ -36,7 +45,7 @@ def _raw(owner, name):
     return getattr(owner, name)
 
 
-def _unwrap(obj):
+def _unwrap(obj: object) -> list[object]:
     seen = [obj]
     for attribute in ("__func__", "fget", "fn", "__wrapped__"):
         inner = getattr(obj, attribute, None)
@@ -46,9 +55,9 @@ def _unwrap(obj):
     return seen
 
 
-def _lookup(dotted):
+def _lookup(dotted: str) -> tuple[object, Any]:
     module, rest = _import_longest(dotted)
-    owner = module
+    owner: object = module
     for index, part in enumerate(rest):
         if index == len(rest) - 1:
             return owner, _raw(owner, part)
@@ -56,16 +65,16 @@ def _lookup(dotted):
     return None, module
 
 
-def _replacement(spec):
+def _replacement(spec: str) -> Any:
     module, _, qual = spec.partition(":")
-    obj = importlib.import_module(module)
+    obj: Any = importlib.import_module(module)
     for part in qual.split("."):
         obj = _raw(obj, part)
     return obj
 
 
-def check_entry(entry, plugin):
-    out = {"target": entry["target"], "line": entry["line"], "file": entry["file"]}
+def check_entry(entry: Json, plugin: str) -> tuple[Json, tuple[object, list[object]] | None]:
+    out: Json = {"target": entry["target"], "line": entry["line"], "file": entry["file"]}
     try:
         _owner, live = _lookup(entry["target"])
     except Exception as exc:
@@ -109,8 +118,10 @@ def check_entry(entry, plugin):
     return out, (live, chain)
 
 
-def stale(entries, lives, packages):
-    found = []
+def stale(
+    entries: list[Json], lives: dict[str, tuple[object, list[object]]], packages: list[str]
+) -> list[Json]:
+    found: list[Json] = []
     for entry in entries:
         pair = lives.get(entry["target"])
         parent, _, name = entry["target"].rpartition(".")
@@ -133,7 +144,7 @@ def stale(entries, lives, packages):
     return found
 
 
-def unimportable(names):
+def unimportable(names: list[str]) -> list[str]:
     """The names among ``names`` that no finder of this interpreter finds (not installed
     here, or not on its path); nothing is imported."""
     missing = []
@@ -147,15 +158,15 @@ def unimportable(names):
     return missing
 
 
-def main():
-    request = json.loads(sys.stdin.read())
+def main() -> None:
+    request: Json = json.loads(sys.stdin.read())
     plugin, packages = request["package"], request["upstream_packages"]
     missing = unimportable([plugin, *packages])
     if missing:
         answer = {"python": sys.executable, "version": sys.version.split()[0]}
         print("PATCHKEEPER-PROBE " + json.dumps({**answer, "unimportable": missing}))
         return
-    result = {
+    result: Json = {
         "python": sys.executable,
         "version": sys.version.split()[0],
         "activation": [],
@@ -167,7 +178,7 @@ def main():
         for ep in importlib.metadata.entry_points(group=group):
             if ep.value.split(":")[0].split(".")[0] != plugin:
                 continue
-            record = {"group": group, "name": ep.name, "value": ep.value}
+            record: Json = {"group": group, "name": ep.name, "value": ep.value}
             try:
                 returned = ep.load()()
                 if isinstance(returned, str) and "." in returned:
@@ -185,17 +196,17 @@ def main():
                     trace=traceback.format_exc(limit=3),
                 )
             result["activation"].append(record)
-    lives = {}
+    lives: dict[str, tuple[object, list[object]]] = {}
     for entry in request["entries"]:
         out, pair = check_entry(entry, plugin)
         result["entries"].append(out)
         if pair is not None and out["status"] == "replaced":
             lives[entry["target"]] = pair
     result["stale"] = stale(request["entries"], lives, packages)
-    files = {}
+    files: dict[str, str | None] = {}
     for name in (plugin, *packages):
-        module = sys.modules.get(name)
-        files[name] = getattr(module, "__file__", None) if module else None
+        loaded = sys.modules.get(name)
+        files[name] = getattr(loaded, "__file__", None) if loaded else None
     result["files"] = files
     result["extensions"] = sorted(
         f"{n}: {getattr(m, '__file__', '')}"

@@ -172,8 +172,9 @@ def build_index(
             sets, rows = marshal.loads(data)
             if defined is not None:
                 defined.extend(sets)
-            for name, found in (rows or {}).items():
-                imported.setdefault(name, []).extend(map(tuple, found))
+            if imported is not None:
+                for name, found in (rows or {}).items():
+                    imported.setdefault(name, []).extend(map(tuple, found))
     return defined, imported
 
 

@@ -103,8 +103,17 @@ def _lookup(
     return None
 
 
-def _member(tree, module, file, definition: Definition, parts, via, depth) -> Resolution | None:
+def _member(
+    tree: UpstreamTree,
+    module: str,
+    file: str,
+    definition: Definition,
+    parts: list[str],
+    via: tuple[str, ...],
+    depth: int,
+) -> Resolution | None:
     summary = tree.summary(module)
+    assert summary is not None, "the caller found ``definition`` in this module's summary"
     qual = definition.qualname
     rest = parts[1:]
     while rest:

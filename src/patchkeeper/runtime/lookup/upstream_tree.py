@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from patchkeeper.runtime.lookup import nameindex
 from patchkeeper.runtime.lookup.targets import upstream_root
@@ -26,7 +27,7 @@ from patchkeeper.runtime.store.cache import (
     prefetch_records,
 )
 from patchkeeper.runtime.syntax import names
-from patchkeeper.runtime.syntax.names import Binding
+from patchkeeper.runtime.syntax.names import Binding, Table
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def strip_docstrings(node: ast.AST) -> ast.AST:
     return node
 
 
-def _definition(node: ast.stmt, qual: str, conditional: bool, table) -> Definition:
+def _definition(node: ast.stmt, qual: str, conditional: bool, table: Table) -> Definition:
     end = getattr(node, "end_lineno", node.lineno) or node.lineno
     start = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -217,7 +218,7 @@ class UpstreamTree:
         summaries are the ones :meth:`summary` would compute. Returns how many modules were
         summarized (0 when the work was too small for a pool)."""
 
-        def job(module: str, file: Path, is_package: bool) -> tuple:
+        def job(module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
             return (str(file), module, self.relative(file), is_package)
 
         return prefetch_records(
@@ -310,6 +311,7 @@ class UpstreamTree:
         digest of the tree's file list)."""
         if self._imported is None:
             self._build_indexes(importers=True)
+        assert self._imported is not None, "built by _build_indexes"
         return self._imported
 
     def find_definitions(self, wanted: Iterable[str]) -> None:
@@ -338,6 +340,7 @@ class UpstreamTree:
         plain = {needle for needle in needles if needle.isascii()}
         other = needles - plain
         patterns = nameindex.definition_pattern(missing)
+        assert self._name_sets is not None, "built by _build_indexes"
         for file, defined in zip(files, self._name_sets, strict=True):
             if not other and defined.isdisjoint(plain):
                 continue
@@ -368,7 +371,7 @@ class UpstreamTree:
         self.cache.save()
 
 
-def summary_record(summary: ModuleSummary) -> tuple:
+def summary_record(summary: ModuleSummary) -> tuple[Any, ...]:
     """``summary`` as nested tuples of builtin values (for the cache)."""
     return (
         summary.module,
@@ -383,7 +386,7 @@ def summary_record(summary: ModuleSummary) -> tuple:
     )
 
 
-def summary_job(job: tuple[str, str, str, bool]) -> tuple:
+def summary_job(job: tuple[str, str, str, bool]) -> tuple[Any, ...]:
     """The record (:func:`summary_record`) of one upstream module, ``job`` being ``(path,
     module, relative path, is_package)``: the work of :meth:`UpstreamTree.prefetch`'s
     worker processes."""
@@ -393,7 +396,7 @@ def summary_job(job: tuple[str, str, str, bool]) -> tuple:
     return summary_record(summarize(data, module, relative, is_package))
 
 
-def summary_from_record(record: tuple) -> ModuleSummary:
+def summary_from_record(record: tuple[Any, ...]) -> ModuleSummary:
     """The inverse of :func:`summary_record`."""
     module, file, definitions, imports, stars, error = record
     return ModuleSummary(

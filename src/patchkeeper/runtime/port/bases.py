@@ -47,7 +47,9 @@ def _module_tree(files: ModuleFiles, module: str) -> ast.Module | None:
         return None
 
 
-def _imported_from(tree: ast.Module, module: str, is_package: bool, name: str):
+def _imported_from(
+    tree: ast.Module, module: str, is_package: bool, name: str
+) -> tuple[str, str] | None:
     """``(module, name there)`` of the top-level ``from M import X [as name]`` that binds
     ``name`` in ``tree`` (the module ``module``; relative imports resolved against it),
     else ``None``."""

@@ -14,9 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.port.merge import Labels, merge_file
+from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.unparsed import conflict_line
 from patchkeeper.runtime.judge.drift import Code, codes
 from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.port.file_edits import Edits
 from patchkeeper.runtime.port.layoutmerge import has_change, repeats, settle
 from patchkeeper.runtime.port.overrides import extending_methods, subclass_pieces
 from patchkeeper.runtime.port.renames import (
@@ -93,7 +97,16 @@ def merge_copy(
     return settle(text, (labels.new, labels.old, labels.patch))
 
 
-def merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) -> PortedEntry:
+def merge_entry(
+    item: AuditedEntry,
+    result: RuntimeAudit,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    tree: PluginTree,
+    edits: Edits,
+) -> PortedEntry:
+    """``runtime port``'s merge of one entry's full-replacement copy (``item``, an *update*
+    of the audit ``result``) with its upstream change, queued in ``edits``; the entry as
+    ported (merged, conflict, left with the reason)."""
     entry, drift = item.entry, item.drift
     base = PortedEntry(entry.file, entry.line, entry.target, drift.decision, LEFT, "")
     old_code, new_code, mine = codes(entry, item.old, item.new, trees, tree)
@@ -104,10 +117,11 @@ def merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) ->
     versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
     written, copied = mine.start, mine
-    mine = edits.relocate(mine)
-    if mine is None:
+    relocated = edits.relocate(mine)
+    if relocated is None:
         reason = "a version gate cut left no single copy of this name: merge it by hand"
         return _replace(base, detail=reason)
+    mine = relocated
     key = (mine.name, mine.start, old_code.text, new_code.text)
     modules = module_aliases("".join(edits.original(mine.name)), item.old.module)
     if key in edits.merges:
@@ -134,8 +148,10 @@ def merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) ->
         done = _replace(base, action=MERGED, detail=detail)
     elif gated := edits.gates_within(copied):
         where = (edits, tree, modules)
-        done = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, where)
-        if done is None:
+        adapted = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, where)
+        if adapted is not None:
+            done = adapted
+        else:
             # The copy holds its own branch for the new release, adapted from upstream
             # code newer than the old release: merged from the old release, it conflicts
             # or gets the change a second time; the cut is the update.
@@ -161,7 +177,19 @@ def merge_entry(item: AuditedEntry, result: RuntimeAudit, trees, tree, edits) ->
     return done
 
 
-def _merge_adapted(entry, base, codes_, mine, written, labels, where) -> PortedEntry | None:
+#: ``(edits, plugin tree, the file's names of upstream's module)``.
+_Where = tuple[Edits, PluginTree, frozenset[str]]
+
+
+def _merge_adapted(
+    entry: PatchEntry,
+    base: PortedEntry,
+    codes_: tuple[Code, Code],
+    mine: Code,
+    written: int,
+    labels: Labels,
+    where: _Where,
+) -> PortedEntry | None:
     """Merge a copy that holds a version gate the new release decides (its gates cut):
     only when every piece merges clean and repeats no logical line
     (:func:`~patchkeeper.runtime.port.layoutmerge.repeats`: the copy already had that part of
@@ -194,7 +222,16 @@ def _merge_adapted(entry, base, codes_, mine, written, labels, where) -> PortedE
     return _replace(base, action=MERGED, detail=detail)
 
 
-def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where) -> PortedEntry:
+def _merge_pieces(
+    entry: PatchEntry,
+    base: PortedEntry,
+    old_code: Code,
+    new_code: Code,
+    mine: Code,
+    written: int,
+    labels: Labels,
+    where: _Where,
+) -> PortedEntry:
     """Merge the copy ``mine`` (or the methods of it that a subclass overrides); ``where``
     is ``(edits, plugin tree, the file's names of upstream's module)``."""
     edits, tree, modules = where
@@ -251,7 +288,7 @@ def _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where)
     return _replace(base, action=MERGED, detail=f"{what}: clean")
 
 
-def unreadable_copy(replacement: str, tree) -> str:
+def unreadable_copy(replacement: str, tree: PluginTree) -> str:
     """Why the replacement (``module:qualname``) could not be read when its module holds
     the conflict markers of an earlier ``--write`` (a copy outside the patch directory,
     e.g. ``plugin/ops/x.py``); ``""`` otherwise."""

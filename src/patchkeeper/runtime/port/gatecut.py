@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from patchkeeper.runtime.syntax.gates import evaluate
@@ -124,9 +125,11 @@ def _offset(lines: list[str], lineno: int, col: int) -> int:
     return before + len(head.decode("utf-8", "surrogateescape"))
 
 
-def _segment(lines: list[str], node: ast.AST) -> tuple[int, int]:
+def _segment(lines: list[str], node: ast.expr) -> tuple[int, int]:
     start = _offset(lines, node.lineno, node.col_offset)
-    return start, _offset(lines, node.end_lineno, node.end_col_offset)
+    end_line = node.end_lineno or node.lineno
+    end_col = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+    return start, _offset(lines, end_line, end_col)
 
 
 def _block_start(lines: list[str], first: ast.stmt, indent: str) -> int:
@@ -183,12 +186,16 @@ def _parents(tree: ast.Module) -> dict[int, list[ast.stmt]]:
     return out
 
 
-def _in_function(parents, block: list[ast.stmt]) -> bool:
+#: :func:`_parents`: the statement list holding each statement (by ``id``).
+_Parents = dict[int, list[ast.stmt]]
+
+
+def _in_function(parents: _Parents, block: list[ast.stmt]) -> bool:
     """Whether ``block`` (a statement list from :func:`_parents`) lies in a function."""
     return -id(block) in parents
 
 
-def _unreachable_end(node: ast.If, kept: list[ast.stmt], parents) -> int:
+def _unreachable_end(node: ast.If, kept: list[ast.stmt], parents: _Parents) -> int:
     """The last line of the statements after ``node`` in its block that its kept block
     ``kept`` never lets run (it ends in ``return`` or ``raise``, inside a function); 0 when
     there are none."""
@@ -204,7 +211,7 @@ def _unreachable_end(node: ast.If, kept: list[ast.stmt], parents) -> int:
 
 
 def _cut_if(
-    lines: list[str], node: ast.If, live: bool, parents
+    lines: list[str], node: ast.If, live: bool, parents: _Parents
 ) -> tuple[list[str], str, int] | None:
     """The new lines of the text with the ``if`` statement ``node`` cut (``None``: left),
     how, and how many lines after it went as unreachable (:func:`_unreachable_end`)."""
@@ -214,13 +221,14 @@ def _cut_if(
         done = _cut_elif(lines, node, live)
         return None if done is None else (*done, 0)
     indent = _indent(lines[node.lineno - 1])
-    start, end = node.lineno, node.end_lineno
+    start, end = node.lineno, node.end_lineno or node.lineno
     dead = 0
     if live or (node.orelse and not _is_elif(lines, node.orelse)):
         dead = _unreachable_end(node, node.body if live else node.orelse, parents)
     if live:
         first = _block_start(lines, node.body[0], indent)
-        kept, how = _dedent(lines[first - 1 : node.body[-1].end_lineno], indent), "if"
+        last = node.body[-1].end_lineno or node.body[-1].lineno
+        kept, how = _dedent(lines[first - 1 : last], indent), "if"
         if dead:
             return _splice(lines, start, dead, kept), how, dead - end
     elif _is_elif(lines, node.orelse):
@@ -314,7 +322,8 @@ def _strip_blank_start(lines: list[str]) -> list[str]:
 
 
 def _else_line(lines: list[str], node: ast.If) -> int:
-    for number in range(node.body[-1].end_lineno + 1, node.orelse[0].lineno + 1):
+    body_end = node.body[-1].end_lineno or node.body[-1].lineno
+    for number in range(body_end + 1, node.orelse[0].lineno + 1):
         if re.match(r"\s*else\s*:", lines[number - 1]):
             return number
     return 0
@@ -332,7 +341,9 @@ def _cut_ifexp(lines: list[str], node: ast.IfExp, live: bool) -> tuple[list[str]
     return new.splitlines(True), "body" if live else "orelse"
 
 
-def _candidates(tree: ast.Module, source: str, old: str, new: str):
+def _candidates(
+    tree: ast.Module, source: str, old: str, new: str
+) -> Iterator[tuple[ast.If | ast.IfExp, bool | str]]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.If, ast.IfExp)):
             live = _reduce(node.test, old, new, source)
@@ -388,6 +399,7 @@ def cut_gates(text: str, old: str, new: str) -> tuple[str, tuple[Cut, ...]]:
         node, live = max(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         key = (node.lineno, node.col_offset, ast.unparse(node.test))
         test = ast.get_source_segment("".join(lines), node.test) or key[2]
+        done: tuple[list[str], str, int] | None
         if isinstance(live, str):
             done = (*_retest(lines, node, live), 0)
         elif isinstance(node, ast.If):
@@ -439,9 +451,10 @@ def _drop_import(lines: list[str], tree: ast.Module, name: str) -> list[str]:
         if not any(a.name == name and a.asname is None for a in node.names):
             continue
         rest = [a for a in node.names if not (a.name == name and a.asname is None)]
-        span = lines[node.lineno - 1 : node.end_lineno]
+        last = node.end_lineno or node.lineno
+        span = lines[node.lineno - 1 : last]
         if not rest:
-            return _splice(lines, node.lineno, node.end_lineno, [])
+            return _splice(lines, node.lineno, last, [])
         if node.lineno == node.end_lineno:
             indent = _indent(span[0])
             ending = span[0][len(span[0].rstrip("\r\n")) :]

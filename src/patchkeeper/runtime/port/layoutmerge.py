@@ -128,10 +128,9 @@ def _side(new: list[str], old: list[str], mine: list[str], scratch: Path) -> lis
     """The lines that settle one region, or ``None`` (a true conflict): the three sides
     merged again one logical line per line, compared by :func:`words` (the plugin's
     layout kept for each logical line it has, upstream's for the others)."""
-    sides = [_logical(side) for side in (new, old, mine)]
-    if any(side is None for side in sides):
+    a, b, c = (_logical(side) for side in (new, old, mine))
+    if a is None or b is None or c is None:
         return None
-    a, b, c = sides
     layout: dict[str, list[str]] = {}
     for key, group in [*c, *a]:
         layout.setdefault(key, group)
@@ -145,7 +144,7 @@ def _side(new: list[str], old: list[str], mine: list[str], scratch: Path) -> lis
     return out
 
 
-def _keys(lines: list[str]) -> Counter | None:
+def _keys(lines: list[str]) -> Counter[str] | None:
     """The logical lines of ``lines`` as :func:`words` keys without indentation, blank and
     comment-only lines left out (a count of each)."""
     found = _logical(lines)
@@ -238,7 +237,9 @@ def settle(text: str, markers: tuple[str, str, str]) -> tuple[str, int]:
     return "".join(out), left
 
 
-def _region(lines: list[str], i: int, base: str, end: str):
+def _region(
+    lines: list[str], i: int, base: str, end: str
+) -> tuple[list[str], list[str], list[str], int] | None:
     """``(new lines, old lines, plugin lines, index after the region)`` of the region
     whose start marker is at ``i``; ``None`` when the markers are not complete."""
     parts: list[list[str]] = [[]]

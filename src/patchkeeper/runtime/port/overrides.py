@@ -9,7 +9,8 @@ import ast
 
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.samecode import same_ast
-from patchkeeper.runtime.port.bases import derives_from
+from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.port.bases import ModuleFiles, derives_from
 from patchkeeper.runtime.port.layoutmerge import kept_share
 
 
@@ -19,7 +20,13 @@ def _span(code: Code, node: ast.stmt) -> Code:
     return Code(code.name, code.start + node.lineno - 1, tuple(lines))
 
 
-def _extends(node, upstream, old: Code, mine: Code) -> bool:
+_Method = ast.FunctionDef | ast.AsyncFunctionDef
+#: One override to merge: (old upstream method, new upstream method, first line, last line
+#: in the plugin file).
+Piece = tuple[Code, Code, int, int]
+
+
+def _extends(node: _Method, upstream: _Method, old: Code, mine: Code) -> bool:
     """Whether the plugin's override ``node`` (a method of the class in ``mine``) extends
     upstream's method ``upstream`` (a method of the class in ``old``, the old release)
     rather than copying it: it calls upstream's through ``super()`` (:func:`calls_super`)
@@ -74,12 +81,16 @@ def extending_methods(old: Code, new: Code, mine: Code) -> dict[str, bool]:
     each with whether the override misses a parameter of the new upstream method (it
     names its parameters instead of forwarding ``*args, **kwargs``, and lacks one)."""
     ours, before, after = mine.node(), old.node(), new.node()
-    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
+    if not (
+        isinstance(ours, ast.ClassDef)
+        and isinstance(before, ast.ClassDef)
+        and isinstance(after, ast.ClassDef)
+    ):
         return {}
     methods = (ast.FunctionDef, ast.AsyncFunctionDef)
     old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
     new_methods = {n.name: n for n in after.body if isinstance(n, methods)}
-    found = {}
+    found: dict[str, bool] = {}
     for node in ours.body:
         a, b = (
             old_methods.get(getattr(node, "name", "")),
@@ -93,14 +104,20 @@ def extending_methods(old: Code, new: Code, mine: Code) -> dict[str, bool]:
     return found
 
 
-def subclass_pieces(entry, old: Code, new: Code, mine: Code, tree):
+def subclass_pieces(
+    entry: PatchEntry, old: Code, new: Code, mine: Code, tree: ModuleFiles
+) -> list[Piece] | None:
     """For a plugin class deriving from the upstream class it replaces (directly or
     through the plugin's own classes: :func:`~patchkeeper.runtime.port.bases.derives_from`),
     the methods it overrides whose upstream definition changed, as ``(old method, new
     method, first line, last line in the plugin file)``; ``None`` when the replacement is
     not such a subclass (the whole definition is merged)."""
     ours, before, after = mine.node(), old.node(), new.node()
-    if not all(isinstance(n, ast.ClassDef) for n in (ours, before, after)):
+    if not (
+        isinstance(ours, ast.ClassDef)
+        and isinstance(before, ast.ClassDef)
+        and isinstance(after, ast.ClassDef)
+    ):
         return None
     name = entry.target.rsplit(".", 1)[-1]
     module = (entry.replacement or "").partition(":")[0]
@@ -109,7 +126,7 @@ def subclass_pieces(entry, old: Code, new: Code, mine: Code, tree):
     methods = (ast.FunctionDef, ast.AsyncFunctionDef)
     old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
     new_methods = {n.name: n for n in after.body if isinstance(n, methods)}
-    pieces = []
+    pieces: list[Piece] = []
     for node in ours.body:
         if not isinstance(node, methods):
             continue
@@ -117,6 +134,7 @@ def subclass_pieces(entry, old: Code, new: Code, mine: Code, tree):
         if a is None or b is None or same_ast(a, b) or _extends(node, a, old, mine):
             continue
         # From the def line on: decorators stay as the plugin wrote them.
-        start, end = mine.start + node.lineno - 1, mine.start + node.end_lineno - 1
+        last = node.end_lineno or node.lineno
+        start, end = mine.start + node.lineno - 1, mine.start + last - 1
         pieces.append((_span(old, a), _span(new, b), start, end))
     return pieces

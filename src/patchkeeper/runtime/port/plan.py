@@ -9,9 +9,11 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.judge.drift import MIGRATE, REMOVE, RETAIN, UPDATE
 from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.copies import merge_entry, unreadable_copy
 from patchkeeper.runtime.port.file_edits import Edits
 from patchkeeper.runtime.port.gatecut import Cut
@@ -167,7 +169,7 @@ def _reviewed_files(result: RuntimeAudit, new: str, edits: Edits) -> set[str]:
     return found
 
 
-def _patch_files(result: RuntimeAudit, tree) -> set[str]:
+def _patch_files(result: RuntimeAudit, tree: PluginTree) -> set[str]:
     """The plugin files the patch consists of: each entry's file and the file of each
     replacement definition (``module:qualname``) inside the plugin's root."""
     files = {item.entry.file for item in result.entries}
@@ -182,7 +184,12 @@ def _patch_files(result: RuntimeAudit, tree) -> set[str]:
     return files
 
 
-def port_plan(result: RuntimeAudit, root: Path, trees, tree) -> tuple[list[PortedEntry], dict]:
+def port_plan(
+    result: RuntimeAudit,
+    root: Path,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    tree: PluginTree,
+) -> tuple[list[PortedEntry], dict[str, str]]:
     """Per-entry actions and the new text of every changed file (relative path -> text)."""
     versions = tuple(
         release_version(spec, tree_.root) or spec

@@ -50,8 +50,8 @@ def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
     out = {a.arg: "" for a in _parameters(node)}
     for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
         out[arg.arg] = ast.unparse(default)
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        out[arg.arg] = ast.unparse(default) if default is not None else ""
+    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
+        out[arg.arg] = ast.unparse(kw_default) if kw_default is not None else ""
     return out
 
 
@@ -185,12 +185,12 @@ def qualified_names(old: str, mine: str, modules: frozenset[str], new: str = "")
     for found in ast.walk(copy):
         if isinstance(found, ast.Attribute) and isinstance(found.value, ast.Name):
             behind.setdefault(found.attr, set()).add(found.value.id)
-    out, allowed = {}, modules
+    out: dict[str, str] = {}
     for name in sorted(free - bound - bare):
-        modules = behind.get(name, set())
-        if len(modules) == 1:
-            (module,) = modules
-            if module not in bound and module in allowed:
+        owners = behind.get(name, set())
+        if len(owners) == 1:
+            (module,) = owners
+            if module not in bound and module in modules:
                 out[name] = f"{module}.{name}"
     return out
 
@@ -236,7 +236,7 @@ def qualify(text: str, names: dict[str, str]) -> str:
     if tree is None or len(flat) != len(lines):
         return text
     edits = [
-        (n.lineno, n.col_offset, n.end_col_offset, names[n.id])
+        (n.lineno, n.col_offset, n.end_col_offset or n.col_offset, names[n.id])
         for n in ast.walk(tree)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
     ]

@@ -44,6 +44,7 @@ from typing import Any
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
 from patchkeeper.runtime.judge import runtime_audit
+from patchkeeper.runtime.lookup.targets import tree_root
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
 from patchkeeper.runtime.port.plan import port_plan
@@ -57,7 +58,11 @@ PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "patchkeeper.toml", 
 
 
 def _refuse_plugin_output(
-    output: Path, root: Path, patch_directory: str, files, source: Path | None = None
+    output: Path,
+    root: Path,
+    patch_directory: str,
+    files: tuple[str, ...],
+    source: Path | None = None,
 ) -> None:
     """Refuse an ``--output`` that would overwrite the plugin's own files: a file the diff
     changes, a Python file of the patch directory or of the plugin (a slip such as
@@ -140,9 +145,9 @@ def port_runtime(
         config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
     )
     tree = scanned.tree
-    trees = tuple(
-        UpstreamTree(runtime_audit.tree_root(spec), settings.upstream_packages)
-        for spec in (old, new)
+    trees = (
+        UpstreamTree(tree_root(old), settings.upstream_packages),
+        UpstreamTree(tree_root(new), settings.upstream_packages),
     )
     entries, changed = port_plan(result, settings.root, trees, tree)
     diff = unified_diff(settings.root, changed)
@@ -150,7 +155,8 @@ def port_runtime(
     if write:
         refuse_links_out(settings.root, files, "runtime port --write")
     if output is not None:
-        _refuse_plugin_output(output, settings.root, settings.patch_directory, files, config.source)
+        source = config.source if config is not None else None
+        _refuse_plugin_output(output, settings.root, settings.patch_directory, files, source)
         _write_output(output, diff)
     if write and files:
         data = {
@@ -158,9 +164,14 @@ def port_runtime(
             for f in files
         }
         write_files(settings.root, data)
-    labels = [release_label(s, t.root) for s, t in zip((old, new), trees, strict=True)]
     return RuntimePort(
-        *labels, tuple(entries), diff, files, write and bool(files), str(output or "")
+        release_label(old, trees[0].root),
+        release_label(new, trees[1].root),
+        tuple(entries),
+        diff,
+        files,
+        write and bool(files),
+        str(output or ""),
     )
 
 

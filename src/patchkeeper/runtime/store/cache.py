@@ -136,7 +136,7 @@ class SummaryCache:
             stat = file.stat()
         except OSError:
             return False
-        return file_state(stat) == hit[0]
+        return bool(file_state(stat) == hit[0])
 
     def put_encoded(self, file: Path, state: State, data: bytes) -> None:
         """Remember a record already encoded (``data``: :func:`marshal.dumps` of it, made by
@@ -207,7 +207,7 @@ class SummaryCache:
             return
 
 
-def _unchanged(directory: Path, listing: list) -> bool:
+def _unchanged(directory: Path, listing: list[Any]) -> bool:
     """Whether every folder of a remembered listing (:meth:`SummaryCache.python_folders`)
     still has its inode and modification time."""
     base = str(directory)
@@ -268,8 +268,8 @@ def prefetch_records(
     memo: Container[str],
     locate: Callable[[str], tuple[Path, bool] | None],
     cache: SummaryCache,
-    job_of: Callable[[str, Path, bool], tuple],
-    worker: Callable[[tuple], Any],
+    job_of: Callable[[str, Path, bool], tuple[Any, ...]],
+    worker: Callable[[tuple[Any, ...]], Any],
 ) -> int:
     """Compute the records of the ``modules`` that have none valid in ``cache`` on every
     usable core (:func:`patchkeeper.runtime.parallel.map_records`) and store them, so that
@@ -288,7 +288,7 @@ def prefetch_records(
     """
     from patchkeeper.runtime import parallel
 
-    jobs: list[tuple] = []
+    jobs: list[tuple[Any, ...]] = []
     files: dict[str, tuple[Path, State]] = {}
     sizes: list[int] = []
     for module in modules:

@@ -10,12 +10,13 @@ order at a fraction of the cost.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 _AST = ast.AST
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def _children(node: ast.AST, out: list) -> None:
+def _children(node: ast.AST, out: list[Any]) -> None:
     """Append ``node``'s children to ``out`` in :func:`ast.iter_child_nodes`' order (its
     fields in order, a list field's nodes in order)."""
     for name in node._fields:

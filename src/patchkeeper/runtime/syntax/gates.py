@@ -104,9 +104,9 @@ def _eval(node: ast.expr, current: Version) -> bool | None:
         if compare is None:
             return None
         if _is_current(left) and (other := _literal(right)) is not None:
-            return compare(current, other)
+            return bool(compare(current, other))
         if _is_current(right) and (other := _literal(left)) is not None:
-            return compare(other, current)
+            return bool(compare(other, current))
     return None
 
 

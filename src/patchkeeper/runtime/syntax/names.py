@@ -50,7 +50,7 @@ def absolute_module(current: str, is_package: bool, level: int, name: str | None
 
 def import_bindings(node: ast.Import | ast.ImportFrom, current: str, is_package: bool) -> Table:
     """The names one import statement binds."""
-    out: Table = {}
+    out: dict[str, Binding] = {}
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
@@ -138,7 +138,7 @@ def walk_scope(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
     classes (those nodes themselves are yielded; lambdas are walked), nor into context and
     operator nodes. Faster than :func:`ast.walk`: the fields that can hold a child are
     known per node class."""
-    stack: list[ast.AST] = list(body)[::-1]
+    stack: list[ast.AST] = [*body][::-1]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
@@ -189,7 +189,7 @@ def walk_all(node: ast.AST) -> Iterator[ast.AST]:
 
 def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of a scope, through compound statements, not into nested scopes."""
-    stack: list[ast.AST] = list(body)[::-1]
+    stack: list[ast.AST] = list(reversed(list(body)))
     while stack:
         node = stack.pop()
         if isinstance(node, ast.stmt):
@@ -232,8 +232,8 @@ def layered_table(
     is what the scope (and the functions around it) bind, not the size of the module's
     table: in a module of N functions, N tables cost O(N), not O(N^2)."""
     if outer.__class__ is Overlay:
-        layer = dict(outer.own)  # type: ignore[attr-defined]
-        below = outer.outer  # type: ignore[attr-defined]
+        layer = dict(outer.own)
+        below = outer.outer
     else:
         layer, below = {}, outer
     if own:
@@ -254,7 +254,9 @@ def layered_table(
 SMALL_TABLE = 512
 
 
-def _bind(nodes: list[ast.stmt], into: dict, view: Table, current: str, is_package: bool) -> bool:
+def _bind(
+    nodes: list[ast.stmt], into: dict[str, Binding], view: Table, current: str, is_package: bool
+) -> bool:
     """Add to ``into`` the imports of ``nodes`` and then, in order, their one-target
     assignments whose value resolves in ``view`` (a table that reads ``into`` first);
     returns whether any name was bound."""
@@ -267,10 +269,10 @@ def _bind(nodes: list[ast.stmt], into: dict, view: Table, current: str, is_packa
                 into.update(found)
                 bound = True
     for node in nodes:
-        if node.__class__ is ast.Assign and len(node.targets) == 1:  # type: ignore[attr-defined]
-            target = node.targets[0]  # type: ignore[attr-defined]
+        if node.__class__ is ast.Assign and len(node.targets) == 1:
+            target = node.targets[0]
             if target.__class__ is ast.Name:
-                alias = dotted(node.value, view)  # type: ignore[attr-defined]
+                alias = dotted(node.value, view)
                 if alias is not None:
                     into[target.id] = alias
                     bound = True

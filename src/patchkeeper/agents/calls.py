@@ -1,0 +1,195 @@
+"""A tool call: its arguments checked, then the command line it runs.
+
+Before anything runs, a call is refused (:class:`CallRefused`) when its arguments do not fit
+the tool's input schema, when it is a writing tool's and does not say ``write: true``, or when
+one of its paths leads outside the server's root. Paths are read as the command reads them:
+relative to the ``-C`` directory (itself relative to the root), ``~`` expanded, symbolic links
+followed, so that ``..``, an absolute path or a link leading out are all refused. A release
+option (``--to``, ``--from``, ``--pristine``, ``--at``) is a path when it names an existing
+file or directory or starts with ``.``, ``/`` or ``~`` (as the command line decides), else a
+requirement (``urllib3==1.26.20``), which is not a path; a direct reference
+(``NAME @ URL``) is refused, since its URL may name a file outside the root.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path, PurePath
+from typing import Any
+
+import click
+
+from patchkeeper.agents.tools import (
+    WRITE,
+    PathRule,
+    ToolSpec,
+    input_schema,
+    path_rule,
+    tool_parameters,
+)
+from patchkeeper.errors import PatchkeeperError
+
+
+class CallRefused(PatchkeeperError):
+    """A tool call refused before it ran: bad arguments, a write without ``write: true``, a
+    path outside the root. ``path`` names the offending path when there is one."""
+
+
+def check_arguments(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any]) -> None:
+    """Refuse arguments that do not fit the tool's input schema.
+
+    Raises:
+        CallRefused: naming the first argument that does not fit and why.
+    """
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(input_schema(tool, group))
+    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+    if errors:
+        error = errors[0]
+        where = "/".join(str(part) for part in error.absolute_path)
+        raise CallRefused(
+            f"{tool.name}: {where + ': ' if where else ''}{error.message}",
+            hint="call it with the arguments its input schema lists (tools/list)",
+        )
+
+
+def check_write(tool: ToolSpec, arguments: Mapping[str, Any]) -> None:
+    """Refuse a writing tool's call that does not say ``write: true``.
+
+    Raises:
+        CallRefused: the tool writes and ``write`` is not ``true``.
+    """
+    if tool.writes and arguments.get(WRITE) is not True:
+        raise CallRefused(
+            f"{tool.name} writes files and the call did not say write: true",
+            hint=f"call {tool.name} again with write: true once the change is wanted; the "
+            "read-only tools (audit, verify, status, ...) show what it would do",
+        )
+
+
+def _inside(path: Path, root: Path, option: str, value: str) -> Path:
+    """``path`` (absolute) resolved, or :class:`CallRefused` when it leads outside ``root``;
+    ``option`` and ``value`` are what the message names (``--to``, the path as given)."""
+    try:
+        resolved = path.resolve()
+    except (OSError, ValueError) as exc:  # a NUL byte, a loop of symbolic links
+        raise CallRefused(
+            f"{option} is not a usable path: {exc}", hint="pass a plain path"
+        ) from None
+    if resolved != root and root not in resolved.parents:
+        raise CallRefused(
+            f"{option} leads outside the server's root {root}",
+            path=value,
+            hint="pass a path inside the root, or start the server with a --root that holds it",
+        )
+    return resolved
+
+
+def _check_value(rule: PathRule, option: str, value: str, base: Path, root: Path) -> None:
+    """Check one value of the option ``option`` (``--to``) by its ``rule``, relative paths
+    read from ``base`` (the command's directory).
+
+    Raises:
+        CallRefused: the value leads outside ``root``, or is a direct reference.
+    """
+    if rule is PathRule.PLAIN:
+        return
+    if rule is PathRule.INSIDE:
+        parts = PurePath(value).parts
+        if PurePath(value).is_absolute() or ".." in parts or value.startswith("~"):
+            raise CallRefused(
+                f"{option} must be a relative path inside its directory, without '..'",
+                path=value,
+                hint="give it relative to the directory it lives in",
+            )
+        return
+    text = value
+    if rule is PathRule.NAMED_PATH:
+        text = value.partition("=")[2] if "=" in value else value
+    path = base / Path(text).expanduser()
+    if rule is PathRule.RELEASE and not (os.path.exists(path) or text.startswith((".", "/", "~"))):
+        if "@" in text or "://" in text:
+            raise CallRefused(
+                f"{option} {value!r} is a direct reference (NAME @ URL), which may name a "
+                "file outside the server's root",
+                hint="pass a directory inside the root, or NAME==VERSION",
+            )
+        return  # a requirement: fetched into the cache, not a path
+    if rule is PathRule.INTERPRETER:
+        _inside(path.parent, root, option, value)
+        return
+    _inside(path, root, option, value)
+
+
+def check_paths(
+    tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any], root: Path
+) -> None:
+    """Refuse a call with a path outside ``root`` (absolute and resolved).
+
+    Raises:
+        CallRefused: naming the argument and the path.
+    """
+    base = root
+    directory = arguments.get("directory")
+    if isinstance(directory, str):
+        base = _inside(root / Path(directory).expanduser(), root, "-C", directory)
+    for key, param, _ in tool_parameters(tool, group):
+        value = arguments.get(key)
+        if value is None or key == "directory" or isinstance(value, bool):
+            continue
+        values = value if isinstance(value, list) else [value]
+        rule = path_rule(key, param)
+        for one in values:
+            _check_value(rule, option_name(param), str(one), base, root)
+
+
+def option_name(param: click.Parameter) -> str:
+    """How the command line spells ``param``: its long option (``--to``), else its first
+    (``-C``), else an argument's name in capitals."""
+    if isinstance(param, click.Option):
+        long = [opt for opt in param.opts if opt.startswith("--")]
+        return (long or param.opts)[0]
+    return str(param.name).upper()
+
+
+def _words(param: click.Parameter, value: Any) -> list[str]:
+    """The command-line words that give ``param`` the value ``value``: ``--to=VALUE`` (one
+    word, so that a value starting with ``-`` is not read as an option), ``-C VALUE``, a
+    flag alone, an argument's values as they are."""
+    if not isinstance(param, click.Option):
+        return [str(one) for one in (value if isinstance(value, list) else [value])]
+    long = [opt for opt in param.opts if opt.startswith("--")]
+    if param.is_flag:
+        return [(long or param.opts)[0]] if value else []
+    words: list[str] = []
+    for one in value if isinstance(value, list) else [value]:
+        words += [f"{long[0]}={one}"] if long else [param.opts[0], str(one)]
+    return words
+
+
+def command_line(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any]) -> list[str]:
+    """The arguments of ``patchkeeper`` that run the call (without the program, with
+    ``--json``): the group's options, the command, its fixed options, the call's options,
+    then its positional arguments after ``--``.
+
+    >>> from patchkeeper.main import cli
+    >>> from patchkeeper.agents.tools import find_tool
+    >>> tool = find_tool("audit")
+    >>> command_line(tool, cli, {"directory": "down", "to": "minihttp==1.1", "write": True})
+    ['-C', 'down', 'audit', '--to=minihttp==1.1', '--json']
+    """
+    before: list[str] = []
+    after: list[str] = []
+    positional: list[str] = []
+    for key, param, first in tool_parameters(tool, group):
+        if key not in arguments or arguments[key] is None:
+            continue
+        words = _words(param, arguments[key])
+        if isinstance(param, click.Argument):
+            positional += words
+        else:
+            (before if first else after).extend(words)
+    tail = ["--", *positional] if positional else []
+    return [*before, *tool.path, *tool.fixed, *after, "--json", *tail]

@@ -1,0 +1,182 @@
+"""``patchkeeper mcp``: the Model Context Protocol server, over standard input and output.
+
+Built on the ``mcp`` SDK's low-level server (``mcp.server.lowlevel.Server``, 2.x), which takes
+the ``tools/list`` and ``tools/call`` handlers at construction. ``tools/list`` answers the
+tools of :data:`patchkeeper.agents.tools.TOOLS`, each with its input schema (read from the
+click command), its output schema (cut from the ``--json`` contract) and its MCP annotations.
+``tools/call`` checks the call (:mod:`patchkeeper.agents.calls`), then runs the command as
+``python -m patchkeeper ... --json`` in a subprocess whose working directory is the root: the
+server keeps no state of the commands', and each call is the command line's very run, with
+its output, locks and exit code. The answer carries the envelope as structured content and
+as JSON text; an envelope with an ``error`` (exit code 2, 3 or 130), or a refused call, is an
+MCP tool error (``isError: true``) whose first text says the error's file, line and hint.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from patchkeeper import __version__
+from patchkeeper.agents.calls import (
+    CallRefused,
+    check_arguments,
+    check_paths,
+    check_write,
+    command_line,
+)
+from patchkeeper.agents.schemas import output_schema
+from patchkeeper.agents.tools import TOOLS, ToolSpec, description, find_tool, input_schema
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.jsonable import json_text
+from patchkeeper.render.envelope import error_envelope
+
+#: What the server tells the client about itself at initialisation.
+INSTRUCTIONS = (
+    "patchkeeper keeps a downstream patch series (and runtime monkey patches) true against "
+    "upstream releases. Read-only tools (audit, horizon, verify, status, lint, ledger_check, "
+    "runtime_inventory, runtime_audit, report_check) write nothing; the write_* tools change "
+    "files and run only when the call says write: true. Every path must be inside the "
+    "server's root; relative paths are read from the directory argument (-C), itself "
+    "relative to the root. The skill skills/patchkeeper-upgrade/SKILL.md describes the "
+    "upgrade workflow."
+)
+
+
+def error_text(envelope: dict[str, Any]) -> str:
+    """An envelope's ``error`` as the command line prints it: ``FILE:LINE: message`` and the
+    hint on a line of its own.
+
+    >>> error_text({"error": {"message": "no", "file": "s", "line": 3, "hint": "fix it"}})
+    'patchkeeper: error: s:3: no\\n  hint: fix it'
+    """
+    error = envelope.get("error") or {}
+    where = error.get("file") or ""
+    if where and error.get("line") is not None:
+        where = f"{where}:{error['line']}"
+    text = f"{where}: {error.get('message')}" if where else str(error.get("message"))
+    if error.get("hint"):
+        text += f"\n  hint: {error['hint']}"
+    return f"patchkeeper: error: {text}"
+
+
+def describe(tool: ToolSpec, group: click.Group) -> Any:
+    """The MCP ``Tool`` of ``tool``: name, description, schemas and annotations."""
+    from mcp import types
+
+    return types.Tool(
+        name=tool.name,
+        title=f"patchkeeper {' '.join([*tool.path, *tool.fixed])}",
+        description=description(tool, group),
+        input_schema=input_schema(tool, group),
+        output_schema=output_schema(tool.command),
+        annotations=types.ToolAnnotations(
+            read_only_hint=not tool.writes,
+            destructive_hint=tool.destructive if tool.writes else None,
+            idempotent_hint=not tool.writes,
+            open_world_hint=False,
+        ),
+    )
+
+
+def _result(envelope: dict[str, Any], text: str, warnings: str = "", refused: bool = False) -> Any:
+    """The ``CallToolResult`` of an envelope (``text``: its JSON text), an error when it has
+    ``error``. ``warnings`` is the command's standard error: under ``--json`` only its
+    warnings (``patchkeeper: warning: ...`` and their hints; progress is drawn on a terminal
+    only), given as one more text block when the call succeeded (a failed call's standard
+    error is its error, given already)."""
+    from mcp import types
+
+    failed = refused or "error" in envelope
+    content: list[Any] = [types.TextContent(text=text)]
+    if warnings and not failed:
+        content.append(types.TextContent(text=warnings))
+    if failed:
+        content.insert(0, types.TextContent(text=error_text(envelope)))
+    return types.CallToolResult(content=content, structured_content=envelope, is_error=failed)
+
+
+def _refusal(tool_command: str, error: PatchkeeperError) -> Any:
+    """The tool error of a call refused before it ran: an envelope with exit code 2."""
+    envelope = error_envelope(tool_command, error, error.exit_code)
+    return _result(envelope, json_text(envelope, latin1=True), refused=True)
+
+
+async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: Any) -> Any:
+    """Check and run one call of ``tool``; the ``CallToolResult``."""
+    import anyio
+
+    arguments = arguments or {}
+    try:
+        check_arguments(tool, group, arguments)
+        check_write(tool, arguments)
+        check_paths(tool, group, arguments, root)
+    except CallRefused as refused:
+        return _refusal(tool.command, refused)
+    argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
+    done = await anyio.run_process(argv, cwd=root, stdin=subprocess.DEVNULL, check=False)
+    out = done.stdout.decode("utf-8", "replace")
+    try:
+        envelope = json.loads(out)
+    except ValueError:
+        envelope = None
+    if not isinstance(envelope, dict):
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
+        problem = PatchkeeperError(
+            f"the command gave no JSON envelope (exit code {done.returncode}): "
+            + (" / ".join(tail) or "no output"),
+            hint="run the same command line in a terminal to see its output: " + " ".join(argv[3:]),
+        )
+        envelope = error_envelope(tool.command, problem, 3)
+        return _result(envelope, json_text(envelope, latin1=True), refused=True)
+    return _result(envelope, out.strip(), done.stderr.decode("utf-8", "replace").strip())
+
+
+def build_server(root: Path, group: click.Group) -> Any:
+    """The low-level MCP server of the tools, running commands in ``root`` (absolute,
+    resolved); ``group`` is the command line (``patchkeeper.main.cli``), whose commands the
+    tools' schemas are read from."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    tools = [describe(tool, group) for tool in TOOLS]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = find_tool(params.name)
+        if tool is None:
+            names = ", ".join(spec.name for spec in TOOLS)
+            problem = CallRefused(f"no tool {params.name!r}", hint=f"the tools are: {names}")
+            result: types.CallToolResult = _refusal("", problem)
+            return result
+        result = await run_call(tool, group, root, params.arguments)
+        return result
+
+    return Server(
+        "patchkeeper",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def serve(root: Path, group: click.Group) -> None:
+    """Serve the tools over standard input and output until the client closes them."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(root.resolve(), group)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,345 @@
+"""The tools of ``patchkeeper mcp``: which command each runs, and its input schema.
+
+A tool is a command of the command line (``audit``, ``runtime audit``), sometimes with options
+it always gives (``ledger --check``). Its parameters are the command's own, read from the
+click command object (and the group's ``-C`` and ``--config``), so an option is written once,
+in ``main.py``: a flag is a boolean, an option given several times an array, an integer
+option an integer, a choice an enum, anything else a string; the option's help is the
+description. Left out everywhere: ``--json`` (a tool always returns the JSON envelope) and
+the options that only shape terminal output (``lint --format``). A read-only tool also leaves
+out the options that write a file (``--markdown``, ``--save-evidence``), so that it never
+writes: a client may run a read-only tool without asking anyone.
+
+A writing tool's name starts with ``write_``, it carries the MCP annotations
+``readOnlyHint: false`` and ``destructiveHint``, and it takes one more parameter, ``write``,
+which the call must set to ``true`` (:mod:`patchkeeper.agents.calls`). A new writing command
+(``upgrade``) is one more :class:`ToolSpec` in :data:`TOOLS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+import click
+
+#: The parameter a writing tool's call must set to ``true``.
+WRITE = "write"
+
+
+class PathRule(Enum):
+    """How a parameter's value is checked against the server's root
+    (:func:`patchkeeper.agents.calls.check_paths`)."""
+
+    #: Not a path (a package name).
+    PLAIN = "plain"
+    #: A file or directory, relative to the command's directory (``-C``) or absolute.
+    PATH = "path"
+    #: An interpreter: its directory must be inside the root; the file itself may be a
+    #: symbolic link leading out (a virtual environment's ``bin/python``).
+    INTERPRETER = "interpreter"
+    #: An upstream release: a directory (a path as above) or a requirement
+    #: (``NAME==VERSION``, a range), which is not a path.
+    RELEASE = "release"
+    #: ``[NAME=]PATH``: the part after ``=`` is a path.
+    NAMED_PATH = "named path"
+    #: A path inside another directory the command is given (``--patch-dir``, inside the
+    #: plugin): relative, without ``..``.
+    INSIDE = "inside"
+
+
+#: The rule of each string parameter that is not a ``click.Path`` (tool parameter name ->
+#: rule). A new option of a tool's command must be placed here (:func:`path_rule` refuses an
+#: unknown one), so that no path escapes the root check by being typed as text.
+_TEXT_RULES = {
+    "to": PathRule.RELEASE,
+    "from": PathRule.RELEASE,
+    "pristine": PathRule.RELEASE,
+    "at": PathRule.RELEASE,
+    "foreign_checkout": PathRule.NAMED_PATH,
+    "patch_dir": PathRule.INSIDE,
+    "package": PathRule.PLAIN,
+}
+#: The parameters that name an interpreter (``click.Path`` typed).
+_INTERPRETERS = frozenset({"python"})
+
+#: Click parameter names left out of every tool: ``--json`` is always given; ``--format``
+#: only shapes the terminal's text.
+_NEVER = frozenset({"as_json", "output_format"})
+#: Click parameter names a read-only tool leaves out: they write a file.
+_WRITING_OPTIONS = frozenset({"markdown", "save_evidence"})
+#: The options ``port --continue`` and ``port --abort`` refuse (the port in progress keeps
+#: the options it was started with), with the two actions themselves.
+_PORT_START = frozenset(
+    {"to", "source", "in_place", "output", "retire", "upstream_repo", "resume", "abort"}
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: the command it runs and how.
+
+    Attributes:
+        name: the tool's name (``runtime_audit``; ``write_...`` for a writing tool).
+        path: the command as typed after ``patchkeeper`` (``("runtime", "audit")``).
+        fixed: options always given, after the command (``("--check",)``).
+        omit: click parameter names left out besides :data:`_NEVER` (and, for a read-only
+            tool, :data:`_WRITING_OPTIONS`); a fixed option's own parameter among them.
+        writes: whether the tool writes files (a ``write_`` name and the ``write`` rule).
+        destructive: for a writing tool, whether it may replace or delete files (MCP's
+            ``destructiveHint``) rather than only add them.
+        summary: the first sentence of the tool's description (default: the command's help).
+    """
+
+    name: str
+    path: tuple[str, ...]
+    fixed: tuple[str, ...] = ()
+    omit: frozenset[str] = frozenset()
+    writes: bool = False
+    destructive: bool = False
+    summary: str = ""
+
+    @property
+    def command(self) -> str:
+        """The envelope's ``command``: the command as typed (``"runtime audit"``)."""
+        return " ".join(self.path)
+
+
+#: Every tool, read-only ones first. Their names are the ones docs/agents.md lists.
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "audit",
+        ("audit",),
+        omit=frozenset({"releases"}),
+        summary="Apply the series to one new upstream release in memory and judge every "
+        "patch (verdicts with evidence).",
+    ),
+    ToolSpec(
+        "horizon",
+        ("audit",),
+        summary="Audit every release of a range (--to 'PROJECT>=A,<B'): the upgrade "
+        "horizon, the last release each patch still applies to.",
+    ),
+    ToolSpec("verify", ("verify",)),
+    ToolSpec("status", ("status",)),
+    ToolSpec("lint", ("lint",)),
+    ToolSpec(
+        "ledger_check",
+        ("ledger",),
+        fixed=("--check",),
+        omit=frozenset({"check", "pre_commit"}),
+        summary="Compare the ledger table with the patch headers; change nothing.",
+    ),
+    ToolSpec("runtime_inventory", ("runtime", "inventory")),
+    ToolSpec("runtime_audit", ("runtime", "audit")),
+    ToolSpec(
+        "report_check",
+        ("report",),
+        fixed=("--check",),
+        omit=frozenset({"check", "html"}),
+        summary="Check the audit record (AUDIT.md) against the evidence; write nothing.",
+    ),
+    ToolSpec("write_apply", ("apply",), writes=True, destructive=True),
+    ToolSpec(
+        "write_port_start",
+        ("port",),
+        omit=frozenset({"resume", "abort"}),
+        writes=True,
+        destructive=True,
+        summary="Start carrying the series to a new upstream release (refresh, merge, "
+        "retire); stops at a conflict, whose files are under .patchkeeper-port/.",
+    ),
+    ToolSpec(
+        "write_port_continue",
+        ("port",),
+        fixed=("--continue",),
+        omit=_PORT_START,
+        writes=True,
+        destructive=True,
+        summary="Carry on with the port in progress after resolving its conflict in the "
+        "files under .patchkeeper-port/conflict/files/.",
+    ),
+    ToolSpec(
+        "write_port_abort",
+        ("port",),
+        fixed=("--abort",),
+        omit=_PORT_START,
+        writes=True,
+        destructive=True,
+        summary="Drop the port in progress (nothing else was written).",
+    ),
+    ToolSpec(
+        "write_runtime_port",
+        ("runtime", "port"),
+        fixed=("--write",),
+        omit=frozenset({"write"}),
+        writes=True,
+        destructive=True,
+        summary="Apply the mechanical update of the runtime patches to the plugin's files: "
+        "merged copies, moved targets, gates, headers.",
+    ),
+    ToolSpec("write_decide", ("decide",), writes=True),
+)
+
+
+def find_tool(name: str) -> ToolSpec | None:
+    """The tool called ``name``, or ``None``."""
+    return next((tool for tool in TOOLS if tool.name == name), None)
+
+
+def find_command(group: click.Group, path: tuple[str, ...]) -> click.Command:
+    """The command object at ``path`` under ``group`` (``("runtime", "audit")``).
+
+    Raises:
+        LookupError: no such command (a tool names a command the command line lost).
+    """
+    command: click.Command = group
+    for word in path:  # a lazy group loads the command's module when asked for it
+        sub = (
+            command.get_command(click.Context(command), word)
+            if isinstance(command, click.Group)
+            else None
+        )
+        if sub is None:
+            raise LookupError(f"patchkeeper has no command {' '.join(path)!r}")
+        command = sub
+    return command
+
+
+def parameter_key(param: click.Parameter) -> str:
+    """The tool parameter a click parameter becomes: its long option without the dashes,
+    ``-`` read as ``_`` (``--patch-dir`` -> ``patch_dir``, ``--from`` -> ``from``), else
+    its name (``-C`` -> ``directory``, an argument -> its name)."""
+    if isinstance(param, click.Option):
+        long = [opt for opt in param.opts if opt.startswith("--")]
+        if long:
+            return long[0][2:].replace("-", "_")
+    return str(param.name)
+
+
+def tool_parameters(
+    tool: ToolSpec, group: click.Group
+) -> Iterator[tuple[str, click.Parameter, bool]]:
+    """The tool's parameters in command-line order, as ``(key, click parameter, before the
+    command)``: the group's options (``-C``, ``--config``) first, then the command's.
+
+    Raises:
+        ValueError: two parameters would have one key.
+    """
+    omitted = _NEVER | tool.omit | (frozenset() if tool.writes else _WRITING_OPTIONS)
+    seen: set[str] = set()
+    command = find_command(group, tool.path)
+    for before, params in ((True, group.params), (False, command.params)):
+        for param in params:
+            if not param.expose_value or getattr(param, "hidden", False):
+                continue  # --version, --help, and the hidden -C/--config after the command
+            if param.name in omitted:
+                continue
+            key = parameter_key(param)
+            if key in seen or key == WRITE:
+                raise ValueError(f"tool {tool.name}: two parameters are called {key!r}")
+            seen.add(key)
+            yield key, param, before
+
+
+def path_rule(key: str, param: click.Parameter) -> PathRule:
+    """How the value of the parameter ``key`` is checked against the root.
+
+    Raises:
+        ValueError: a text parameter that no rule places (a new option: add it to
+            :data:`_TEXT_RULES`).
+    """
+    if isinstance(param, click.Option) and param.is_flag:
+        return PathRule.PLAIN
+    if isinstance(param.type, click.Path):
+        return PathRule.INTERPRETER if key in _INTERPRETERS else PathRule.PATH
+    rule = _TEXT_RULES.get(key)
+    if rule is None:
+        raise ValueError(f"the parameter {key!r} has no path rule: add it to _TEXT_RULES")
+    return rule
+
+
+#: What a tool's description adds to an option's help about the server's root.
+_RULE_NOTES = {
+    PathRule.PATH: "(Inside the server's root.)",
+    PathRule.INTERPRETER: "(In a directory inside the server's root.)",
+    PathRule.RELEASE: "(A directory inside the server's root, or a requirement.)",
+    PathRule.NAMED_PATH: "(PATH inside the server's root.)",
+    PathRule.INSIDE: "(Relative, without '..'.)",
+}
+_ROOT_NOTES = {
+    "directory": "(Relative to the server's root; the other paths are read from there.)",
+}
+
+
+def _json_type(param: click.Parameter) -> dict[str, Any]:
+    """The JSON schema of one value of ``param``."""
+    if isinstance(param, click.Option) and param.is_flag:
+        return {"type": "boolean"}
+    kind = param.type
+    if isinstance(kind, click.Choice):
+        return {"type": "string", "enum": [str(choice) for choice in kind.choices]}
+    if isinstance(kind, click.types.IntParamType):
+        return {"type": "integer"}
+    if isinstance(kind, click.types.FloatParamType):
+        return {"type": "number"}
+    return {"type": "string"}
+
+
+def _many(param: click.Parameter) -> bool:
+    """Whether ``param`` takes several values (``multiple=True``, or ``nargs=-1``)."""
+    return bool(param.multiple) or param.nargs == -1
+
+
+def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
+    """The JSON schema (draft 2020-12) of a call's arguments: one property per parameter
+    (:func:`tool_parameters`), the command's required ones required, nothing else allowed;
+    a writing tool's ``write`` too.
+
+    Raises:
+        ValueError: two parameters would have one key, or a text parameter has no path rule.
+    """
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for key, param, _ in tool_parameters(tool, group):
+        schema = _json_type(param)
+        if _many(param):
+            schema = {"type": "array", "items": schema}
+        text = " ".join((getattr(param, "help", None) or "").split())
+        note = _ROOT_NOTES.get(key) or _RULE_NOTES.get(path_rule(key, param), "")
+        text = f"{text} {note}".strip()
+        if text:
+            schema["description"] = text
+        default = param.default
+        if isinstance(default, (str, int, float)) and not isinstance(default, bool):
+            schema["default"] = default
+        properties[key] = schema
+        if param.required:
+            required.append(key)
+    if tool.writes:
+        properties[WRITE] = {
+            "type": "boolean",
+            "description": "Must be true: this tool writes files under the server's root.",
+        }
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def description(tool: ToolSpec, group: click.Group) -> str:
+    """What the tool does (its summary, else the command's help), the command line it runs,
+    and, for a writing tool, the write rule."""
+    command = find_command(group, tool.path)
+    summary = tool.summary or (command.help or "").strip().splitlines()[0]
+    runs = " ".join(["patchkeeper", *tool.path, *tool.fixed, "--json"])
+    text = f"{summary} Runs `{runs}` in the server's root and returns its JSON envelope."
+    if tool.writes:
+        text += " Writes files: refused unless the call sets write: true."
+    else:
+        text += " Read-only: writes nothing."
+    return text

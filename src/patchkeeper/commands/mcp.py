@@ -1,0 +1,66 @@
+"""``mcp``: serve patchkeeper's commands to a coding agent as Model Context Protocol tools.
+
+The server (:mod:`patchkeeper.agents.server`) needs the ``mcp`` SDK, an optional extra:
+without it the command says how to install it. It runs until the client closes standard
+input; what it prints on standard output is the protocol, nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import click
+
+from patchkeeper.commands.cli import DIRECTORY_PATH
+from patchkeeper.errors import PatchkeeperError
+
+#: How to install the SDK the server is built on.
+INSTALL = "pip install 'patchkeeper[mcp]'"
+
+
+def sdk_missing() -> bool:
+    """Whether the ``mcp`` SDK cannot be imported."""
+    try:
+        return importlib.util.find_spec("mcp") is None
+    except (ImportError, ValueError):  # a module that is None in sys.modules, a broken spec
+        return True
+
+
+def run(root: Path, group: click.Group) -> None:
+    """Serve the tools of ``group``'s commands, with ``root`` as the one directory calls may
+    name paths in, until the client goes away.
+
+    Raises:
+        PatchkeeperError: the ``mcp`` SDK is not installed, or ``root`` is not a directory.
+    """
+    if sdk_missing():
+        raise PatchkeeperError(
+            "the MCP server needs the mcp package, an optional extra of patchkeeper",
+            hint=f"install it with: {INSTALL}",
+        )
+    if not root.is_dir():
+        raise PatchkeeperError(
+            "the server's root is not a directory",
+            path=root,
+            hint="pass --root a directory that exists (default: the current directory)",
+        )
+    from patchkeeper.agents.server import serve
+
+    serve(root, group)
+
+
+@click.command("mcp")
+@click.option(
+    "--root",
+    type=DIRECTORY_PATH,
+    default=".",
+    show_default=True,
+    help="The directory the tools work in; a path outside it is refused.",
+)
+@click.pass_context
+def command(ctx: click.Context, root: Path) -> None:
+    """Serve the commands to a coding agent as MCP tools over stdio (patchkeeper[mcp])."""
+    group = ctx.find_root().command
+    assert isinstance(group, click.Group)
+    run(root, group)

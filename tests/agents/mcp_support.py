@@ -1,0 +1,49 @@
+"""Talking to ``patchkeeper mcp`` as an agent does: the SDK's own stdio client and session,
+the server started as a subprocess of this interpreter."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+T = TypeVar("T")
+
+
+@asynccontextmanager
+async def session(root: Path) -> AsyncIterator[ClientSession]:
+    """An initialised client session with ``patchkeeper mcp --root ROOT``, started in
+    ``root``'s parent (so that ``--root`` does the work, not the current directory). The
+    whole environment is passed on (the SDK passes a few variables only), the tests' isolated
+    git configuration with it."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "patchkeeper", "mcp", "--root", str(root)],
+        env=dict(os.environ),
+        cwd=root.parent,
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        yield client
+
+
+def talk(root: Path, conversation: Callable[[ClientSession], Awaitable[T]]) -> T:
+    """Run ``conversation`` with a session of a server for ``root``; its result."""
+
+    async def main() -> T:
+        async with session(root) as client:
+            return await conversation(client)
+
+    return anyio.run(main)
+
+
+def texts(result: Any) -> list[str]:
+    """The text blocks of a ``CallToolResult``."""
+    return [block.text for block in result.content]

@@ -1,0 +1,276 @@
+"""``patchkeeper mcp`` end to end: the server started as a subprocess, talked to with the
+``mcp`` SDK's own stdio client, on a copy of the bundled example (the root)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from mcp import ClientSession
+from mcp_support import talk, texts
+
+from helpers import Example, tree_bytes
+from patchkeeper import __version__
+
+READ_ONLY = [
+    "audit",
+    "horizon",
+    "verify",
+    "status",
+    "lint",
+    "ledger_check",
+    "runtime_inventory",
+    "runtime_audit",
+    "report_check",
+]
+WRITING = [
+    "write_apply",
+    "write_port_start",
+    "write_port_continue",
+    "write_port_abort",
+    "write_runtime_port",
+    "write_decide",
+]
+AUDIT = {"directory": "downstream", "to": "../upstream/minihttp-1.1"}
+
+
+def test_the_tools_and_their_schemas(example: Example) -> None:
+    async def conversation(client: ClientSession):
+        return (await client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in talk(example.root, conversation)}
+    assert list(tools) == READ_ONLY + WRITING
+    for name in READ_ONLY:
+        annotations = tools[name].annotations
+        assert (annotations.read_only_hint, annotations.destructive_hint) == (True, None), name
+        assert "write" not in tools[name].input_schema["properties"], name
+    for name in WRITING:
+        annotations = tools[name].annotations
+        assert (annotations.read_only_hint, annotations.idempotent_hint) == (False, False), name
+        assert tools[name].input_schema["properties"]["write"]["type"] == "boolean", name
+    assert tools["write_decide"].annotations.destructive_hint is False
+    assert tools["write_port_start"].annotations.destructive_hint is True
+    ledger = tools["ledger_check"]
+    assert ledger.title == "patchkeeper ledger --check"
+    assert ledger.description == (
+        "Compare the ledger table with the patch headers; change nothing. Runs `patchkeeper "
+        "ledger --check --json` in the server's root and returns its JSON envelope. "
+        "Read-only: writes nothing."
+    )
+    assert ledger.input_schema == {
+        "type": "object",
+        "properties": {
+            "config": {
+                "type": "string",
+                "description": "patchkeeper.toml or pyproject.toml to read (default: search "
+                "upwards); may also follow the command. (Inside the server's root.)",
+            },
+            "directory": {
+                "type": "string",
+                "description": "Run as if started in this downstream directory; may also "
+                "follow the command. (Relative to the server's root; the other paths are read "
+                "from there.)",
+            },
+        },
+        "required": [],
+        "additionalProperties": False,
+    }
+    assert ledger.output_schema["properties"]["command"] == {"const": "ledger"}
+    audit = tools["audit"].input_schema
+    assert list(audit["properties"]) == ["config", "directory", "to", "pristine"]
+    assert audit["required"] == ["to"]
+    assert list(tools["horizon"].input_schema["properties"]) == [
+        "config",
+        "directory",
+        "to",
+        "releases",
+        "pristine",
+    ]
+    assert list(tools["write_port_start"].input_schema["properties"]) == [
+        "config",
+        "directory",
+        "to",
+        "from",
+        "in_place",
+        "output",
+        "retire",
+        "upstream_repo",
+        "markdown",
+        "save_evidence",
+        "write",
+    ]
+    assert list(tools["write_port_continue"].input_schema["properties"]) == [
+        "config",
+        "directory",
+        "markdown",
+        "save_evidence",
+        "write",
+    ]
+    assert (
+        tools["audit"]
+        .input_schema["properties"]["to"]["description"]
+        .endswith(
+            "(the upgrade horizon). (A directory inside the server's root, or a requirement.)"
+        )
+    )
+    lint = tools["lint"].input_schema["properties"]
+    assert lint["foreign_checkout"]["type"] == "array"
+    assert "format" not in lint and "markdown" not in lint
+
+
+def test_audit_gives_the_command_lines_envelope(cli, example: Example) -> None:
+    async def conversation(client: ClientSession):
+        return await client.call_tool("audit", AUDIT)
+
+    before = tree_bytes(example.root)
+    result = talk(example.root, conversation)
+    assert tree_bytes(example.root) == before  # a read-only tool writes nothing
+    run = cli("-C", "downstream", "audit", "--to", "../upstream/minihttp-1.1", "--json",
+              cwd=example.root)  # fmt: skip
+    assert run.code == 1
+    assert result.is_error is False
+    assert result.structured_content == json.loads(run.out)
+    assert texts(result) == [run.out.strip()]
+    assert result.structured_content["exit_code"] == 1
+    verdicts = [(v["name"], v["verdict"]) for v in result.structured_content["verdicts"]]
+    assert verdicts[:2] == [
+        ("retry-backoff-cap.patch", "upstreamed"),
+        ("redirect-strip-proxy-auth.patch", "conflict"),
+    ]
+
+
+def test_the_commands_warnings_come_as_one_more_text(example: Example) -> None:
+    """A downstream that keeps evidence (``evidence = true``) where it cannot be written: the
+    audit's result stands, and its warning reaches the agent."""
+    config = example.downstream / "patchkeeper.toml"
+    config.write_text(config.read_text() + "\n[report]\nevidence = true\n")
+    (example.downstream / ".patchkeeper").write_text("")  # a file where a directory goes
+
+    async def conversation(client: ClientSession):
+        return await client.call_tool("audit", AUDIT)
+
+    result = talk(example.root, conversation)
+    assert (result.is_error, result.structured_content["exit_code"]) == (False, 1)
+    evidence = example.downstream / ".patchkeeper" / "evidence" / "audit.json"
+    assert texts(result)[1:] == [
+        f"patchkeeper: warning: the evidence was not saved: {evidence}: cannot write: Not a "
+        "directory\n  hint: make the downstream directory writable"
+    ]
+
+
+def test_a_bad_to_is_a_tool_error_carrying_the_envelopes_error(cli, example: Example) -> None:
+    async def conversation(client: ClientSession):
+        return await client.call_tool("audit", {**AUDIT, "to": "../upstream/minihttp-9.9"})
+
+    result = talk(example.root, conversation)
+    run = cli("-C", "downstream", "audit", "--to", "../upstream/minihttp-9.9", "--json",
+              cwd=example.root)  # fmt: skip
+    assert result.is_error is True
+    assert (
+        result.structured_content
+        == json.loads(run.out)
+        == {
+            "command": "audit",
+            "patchkeeper_version": __version__,
+            "exit_code": 2,
+            "error": {
+                "message": "the new upstream (--to) does not exist",
+                "file": "../upstream/minihttp-9.9",
+                "line": None,
+                "hint": None,
+            },
+        }
+    )
+    assert texts(result) == [
+        "patchkeeper: error: ../upstream/minihttp-9.9: the new upstream (--to) does not exist",
+        run.out.strip(),
+    ]
+
+
+def test_a_write_without_write_true_is_refused(example: Example) -> None:
+    before = tree_bytes(example.root)
+
+    async def conversation(client: ClientSession):
+        refused = [
+            await client.call_tool("write_decide", {"directory": "downstream"}),
+            await client.call_tool("write_decide", {"directory": "downstream", "write": False}),
+            await client.call_tool("write_port_abort", {"directory": "downstream"}),
+        ]
+        unchanged = tree_bytes(example.root)
+        done = await client.call_tool("write_decide", {"directory": "downstream", "write": True})
+        return refused, unchanged, done
+
+    refused, unchanged, done = talk(example.root, conversation)
+    assert unchanged == before
+    for result, tool in zip(refused, ["write_decide", "write_decide", "write_port_abort"]):
+        assert result.is_error is True
+        assert result.structured_content["exit_code"] == 2
+        assert result.structured_content["error"] == {
+            "message": f"{tool} writes files and the call did not say write: true",
+            "file": None,
+            "line": None,
+            "hint": f"call {tool} again with write: true once the change is wanted; the "
+            "read-only tools (audit, verify, status, ...) show what it would do",
+        }
+    assert (done.is_error, done.structured_content["command"]) == (False, "decide")
+    decisions = example.downstream / "patchkeeper-decisions.toml"
+    assert done.structured_content["path"] == str(decisions)
+    assert decisions.is_file()
+
+
+def test_paths_outside_the_root_are_refused(example: Example, tmp_path: Path) -> None:
+    root = example.root
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "escape").symlink_to(outside)
+    before = tree_bytes(root)
+    calls = [
+        ("audit", {**AUDIT, "to": str(outside)}, "--to", str(outside)),
+        ("audit", {**AUDIT, "to": "../../../outside"}, "--to", "../../../outside"),
+        ("audit", {**AUDIT, "to": "../escape"}, "--to", "../escape"),
+        ("audit", {**AUDIT, "pristine": "/"}, "--pristine", "/"),
+        ("verify", {"directory": ".."}, "-C", ".."),
+        ("verify", {"directory": "downstream", "target": "../escape"}, "--target", "../escape"),
+        ("lint", {"foreign_checkout": [f"x={outside}"]}, "--foreign-checkout", f"x={outside}"),
+        (
+            "write_port_start",
+            {**AUDIT, "output": "../../outside/new", "write": True},
+            "--output",
+            "../../outside/new",
+        ),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments, _, _ in calls]
+
+    results = talk(root, conversation)
+    for result, (name, _, option, value) in zip(results, calls):
+        assert result.is_error is True, name
+        assert result.structured_content["error"] == {
+            "message": f"{option} leads outside the server's root {root.resolve()}",
+            "file": value,
+            "line": None,
+            "hint": "pass a path inside the root, or start the server with a --root that holds it",
+        }, (name, option)
+    assert tree_bytes(root) == before
+    assert os.listdir(outside) == []
+
+
+def test_arguments_the_schema_does_not_list_are_refused(example: Example) -> None:
+    async def conversation(client: ClientSession):
+        return [
+            await client.call_tool("audit", {**AUDIT, "markdown": "audit.md"}),
+            await client.call_tool("audit", {"directory": "downstream"}),
+            await client.call_tool("upgrade", {}),
+        ]
+
+    unknown, missing, no_tool = talk(example.root, conversation)
+    assert [r.is_error for r in (unknown, missing, no_tool)] == [True, True, True]
+    assert unknown.structured_content["error"]["message"] == (
+        "audit: Additional properties are not allowed ('markdown' was unexpected)"
+    )
+    assert missing.structured_content["error"]["message"] == "audit: 'to' is a required property"
+    assert no_tool.structured_content["command"] == ""
+    assert no_tool.structured_content["error"]["message"] == "no tool 'upgrade'"
+    assert not (example.root / "audit.md").exists()

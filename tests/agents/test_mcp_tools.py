@@ -1,0 +1,183 @@
+"""The MCP tools without a server: the schemas read from the click commands, the command line
+a call runs, the root and write rules, the contract shipped in the package, and ``mcp``
+without the SDK."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import click
+import pytest
+
+from helpers import REPO, Example
+from patchkeeper.agents.calls import CallRefused, check_paths, check_write, command_line
+from patchkeeper.agents.schemas import SCHEMA_FILE, output_schema
+from patchkeeper.agents.tools import TOOLS, ToolSpec, find_tool, input_schema
+from patchkeeper.main import cli
+
+
+def tool(name: str) -> ToolSpec:
+    found = find_tool(name)
+    assert found is not None
+    return found
+
+
+def test_the_package_ships_the_docs_json_schema_byte_for_byte() -> None:
+    """The server reads the contract from the package (an installed wheel has no docs/); the
+    copy must be the very file docs/ publishes: change docs/json-schema.json, then copy it to
+    src/patchkeeper/json-schema.json."""
+    docs = (REPO / "docs" / SCHEMA_FILE).read_bytes()
+    assert (REPO / "src" / "patchkeeper" / SCHEMA_FILE).read_bytes() == docs
+
+
+def test_an_output_schema_keeps_the_commands_entries_and_the_error_entry() -> None:
+    schema = output_schema("audit")
+    kept = [entry["if"] for entry in schema["allOf"]]
+    assert kept[0] == {"required": ["error"]}
+    assert {entry["properties"]["command"]["const"] for entry in kept[1:]} == {"audit"}
+    assert len(kept) == 4  # the error, one release, a range (listed twice in the contract)
+    assert schema["$defs"] == output_schema("verify")["$defs"]
+
+
+def test_every_tool_names_a_command_and_places_every_parameter() -> None:
+    for spec in TOOLS:
+        schema = input_schema(spec, cli)  # raises on a parameter without a path rule
+        assert schema["additionalProperties"] is False
+        assert ("write" in schema["properties"]) is spec.writes, spec.name
+        assert spec.name.startswith("write_") is spec.writes, spec.name
+
+
+def test_a_text_option_without_a_path_rule_is_refused() -> None:
+    group = click.Group("patchkeeper", commands=[click.Command("new", params=[
+        click.Option(["--somewhere"], help="A place.")])])  # fmt: skip
+    with pytest.raises(ValueError) as raised:
+        input_schema(ToolSpec("new", ("new",)), group)
+    assert str(raised.value) == (
+        "the parameter 'somewhere' has no path rule: add it to _TEXT_RULES"
+    )
+
+
+def test_the_command_line_of_a_call() -> None:
+    assert command_line(tool("write_port_continue"), cli, {"directory": "down", "write": True}) == [
+        "-C",
+        "down",
+        "port",
+        "--continue",
+        "--json",
+    ]
+    arguments = {
+        "config": "down/patchkeeper.toml",
+        "foreign_checkout": ["a=../x", "../y"],
+        "upstream": "-odd",
+    }
+    assert command_line(tool("lint"), cli, arguments) == [
+        "--config=down/patchkeeper.toml",
+        "lint",
+        "--upstream=-odd",
+        "--foreign-checkout=a=../x",
+        "--foreign-checkout=../y",
+        "--json",
+    ]
+    port = {"to": "x==2", "in_place": True, "retire": False, "write": True}
+    assert command_line(tool("write_port_start"), cli, port) == [
+        "port",
+        "--to=x==2",
+        "--in-place",
+        "--json",
+    ]
+
+
+def test_what_the_root_takes_and_refuses(example: Example, tmp_path: Path) -> None:
+    root = example.root.resolve()
+    audit = tool("audit")
+    # requirements and ranges are not paths; directories inside the root are taken
+    for to in ("urllib3==1.26.20", "minihttp>=1.0,<1.2", "../upstream/minihttp-1.1"):
+        check_paths(audit, cli, {"directory": "downstream", "to": to}, root)
+    # an interpreter whose link leads out, in an environment inside the root
+    venv = root / "downstream" / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").symlink_to(sys.executable)
+    check_paths(tool("verify"), cli, {"python": "downstream/.venv/bin/python"}, root)
+    runtime = tool("runtime_audit")
+    check_paths(runtime, cli, {"from": "a==1", "to": "a==2", "patch_dir": "pkg/patch"}, root)
+
+    def refused(spec: ToolSpec, arguments: dict) -> str:
+        with pytest.raises(CallRefused) as raised:
+            check_paths(spec, cli, arguments, root)
+        return f"{raised.value.path}: {raised.value.message}"
+
+    assert refused(tool("verify"), {"python": sys.executable}) == (
+        f"{sys.executable}: --python leads outside the server's root {root}"
+    )
+    assert refused(runtime, {"from": "a==1", "to": "a==2", "patch_dir": "../x"}) == (
+        "../x: --patch-dir must be a relative path inside its directory, without '..'"
+    )
+    assert refused(audit, {"to": "minihttp @ file:///etc/minihttp"}) == (
+        "None: --to 'minihttp @ file:///etc/minihttp' is a direct reference (NAME @ URL), "
+        "which may name a file outside the server's root"
+    )
+    with pytest.raises(CallRefused) as raised:
+        check_paths(audit, cli, {"to": "./a\0b"}, root)
+    assert raised.value.message == "--to is not a usable path: embedded null byte"
+    assert refused(audit, {"to": "~"}) == f"~: --to leads outside the server's root {root}"
+    assert refused(
+        tool("write_runtime_port"),
+        {"from": "a==1", "to": "a==2", "output": str(tmp_path / "d.diff")},
+    ) == (f"{tmp_path / 'd.diff'}: --output leads outside the server's root {root}")
+
+
+def test_the_write_rule() -> None:
+    check_write(tool("audit"), {})
+    check_write(tool("write_apply"), {"write": True})
+    for arguments in ({}, {"write": False}, {"write": "true"}):
+        with pytest.raises(CallRefused):
+            check_write(tool("write_apply"), arguments)
+
+
+def test_mcp_without_the_sdk_says_how_to_install_it(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "mcp", None)  # what an environment without it imports
+    run = cli("mcp", "--root", str(tmp_path), cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        "patchkeeper: error: the MCP server needs the mcp package, an optional extra of "
+        "patchkeeper\n  hint: install it with: pip install 'patchkeeper[mcp]'\n"
+    )
+
+
+def test_mcp_refuses_a_root_that_is_not_a_directory(cli, tmp_path: Path) -> None:
+    run = cli("mcp", "--root", str(tmp_path / "nope"), cwd=tmp_path)
+    assert run.code == 2
+    assert run.err == (
+        f"patchkeeper: error: {tmp_path / 'nope'}: the server's root is not a directory\n"
+        "  hint: pass --root a directory that exists (default: the current directory)\n"
+    )
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_a_built_wheel_carries_the_contract(tmp_path: Path) -> None:
+    """The server reads its output schemas from the installed package: the wheel holds
+    ``patchkeeper/json-schema.json`` (built from a copy of the project, so the work tree gets
+    no ``build/``; pip fetches the build backend as for any install)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, project / name)
+    shutil.copytree(REPO / "src", project / "src", ignore=shutil.ignore_patterns("*.egg-info",
+                    "__pycache__"))  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "dist"),
+         str(project)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("patchkeeper-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        data = archive.read("patchkeeper/json-schema.json")
+    assert data == (REPO / "docs" / SCHEMA_FILE).read_bytes()
