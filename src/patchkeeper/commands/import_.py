@@ -8,7 +8,13 @@ from pathlib import Path
 import click
 
 from patchkeeper.commands.cli import Settings, emit
-from patchkeeper.commands.options import checkout_option, force_option, json_option, tag_option
+from patchkeeper.commands.options import (
+    branch_option,
+    checkout_option,
+    force_option,
+    json_option,
+    tag_option,
+)
 from patchkeeper.config import Config
 from patchkeeper.ledger.importer import ImportResult, import_series
 
@@ -31,7 +37,7 @@ def run(
 @click.command("import")
 @checkout_option()
 @tag_option()
-@click.option("--branch", help="The branch to create (default: [tool.patchkeeper.git] branch).")
+@branch_option("The branch to create (default: [tool.patchkeeper.git] branch).")
 @force_option("Move the branch if it exists.")
 @json_option
 @click.pass_obj

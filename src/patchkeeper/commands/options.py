@@ -277,6 +277,45 @@ def tag_option(
     return click.option("--tag", help=help)
 
 
+def branch_option(help: str) -> Decorator:
+    """``--branch``: a git branch."""
+    return click.option("--branch", help=help)
+
+
+def resume_options(abort_help: str) -> Decorator:
+    """``--continue`` (as parameter ``resume``) and ``--abort``: carry on after resolving a
+    conflict, or drop the work in progress (``abort_help`` says what dropping it puts back);
+    a command that is stopped part-way takes them (``port``, ``upgrade``)."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        function = click.option("--abort", is_flag=True, help=abort_help)(function)
+        return click.option(
+            "--continue", "resume", is_flag=True, help="Carry on after resolving a conflict."
+        )(function)
+
+    return decorate
+
+
+def refuse_resume_with(ctx: click.Context, starting: tuple[str, ...], what: str) -> str:
+    """What ``--continue``/``--abort`` ask for: ``"continue"``, ``"abort"``, or ``""`` for
+    neither; ``what`` names the work in progress in a refusal (``"the port"``).
+
+    Raises:
+        click.UsageError: both were given, or either with one of the options ``starting``
+            (parameter names) that start the work: the work in progress keeps its own.
+    """
+    resume, abort = ctx.params.get("resume"), ctx.params.get("abort")
+    if resume and abort:
+        first, second = given_options(ctx, ("resume", "abort"))
+        raise click.UsageError(f"{first} and {second} exclude each other")
+    given = given_options(ctx, starting)
+    if (resume or abort) and given:
+        raise click.UsageError(
+            f"{', '.join(given)}: {what} in progress keeps the options it was started with"
+        )
+    return "continue" if resume else "abort" if abort else ""
+
+
 # ------------------------------------------------------------------ runtime patches
 
 

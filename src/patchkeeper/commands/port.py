@@ -25,10 +25,11 @@ from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
-    given_options,
     json_option,
     markdown_option,
     output_option,
+    refuse_resume_with,
+    resume_options,
     save_evidence_option,
     spelt,
     to_option,
@@ -108,8 +109,7 @@ STARTING = ("to", "source", "in_place", "output", "retire", "upstream_repo")
     type=DIRECTORY_PATH,
     help="An upstream git checkout with both pins' tags, for history evidence.",
 )
-@click.option("--continue", "resume", is_flag=True, help="Carry on after resolving a conflict.")
-@click.option("--abort", is_flag=True, help="Drop the port in progress (nothing else was written).")
+@resume_options("Drop the port in progress (nothing else was written).")
 @markdown_option("Also write the report as Markdown, for a pull request.")
 @save_evidence_option
 @json_option
@@ -131,14 +131,7 @@ def command(
     """Carry the series to a new upstream release: refresh, merge, retire; stop at conflicts."""
     settings = ctx.find_object(Settings)
     assert settings is not None
-    if resume and abort:
-        raise click.UsageError("--continue and --abort exclude each other")
-    given = given_options(ctx, STARTING)
-    if (resume or abort) and given:
-        raise click.UsageError(
-            f"{', '.join(given)}: the port in progress keeps the options it was started with"
-        )
-    action = "continue" if resume else "abort" if abort else "port"
+    action = refuse_resume_with(ctx, STARTING, "the port") or "port"
     result = run(
         settings.config(),
         to=to,
