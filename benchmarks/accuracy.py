@@ -1,7 +1,19 @@
 """How often `audit --to` is right: the accuracy corpus of real upgrades.
 
-    python benchmarks/accuracy.py [--only NAME[,NAME]] [--jobs N] [--json FILE] [--markdown FILE]
+    python benchmarks/accuracy.py [--set SET[,SET]] [--only NAME[,NAME]] [--jobs N]
+                                  [--json FILE] [--markdown FILE]
     python benchmarks/accuracy.py --at-pin [--only NAME]     # does each series apply at its pin?
+
+Three sets (``--set``, default all): ``hand-written`` (``benchmarks/accuracy/upgrades/``),
+and the mined corpus (``benchmarks/accuracy/mined/``, written by ``mine_debian.py``) split by
+project into ``development`` and ``test`` (``benchmarks/accuracy/split.toml``). The report
+starts with what a maintainer does next, per set and truth class: the audit's ``action``
+(retire, carry, port, look) against the truth (upstreamed -> retire, carried -> carry, port ->
+port; a hand-written carried patch may be carried or ported, partial is ported), with
+``look`` counted on its own, *false retire* (a kept patch the audit would retire), and the
+naive baseline's actions; then the miner's counts; then the hand-written corpus's report
+below; then the development set's actions that are not right. The test set is reported by
+its totals only, and ``--json`` holds only its totals.
 
 Every ``benchmarks/accuracy/upgrades/*.toml`` names a Debian source package, the suite its
 patch series comes from, the PyPI release the series is cut against (``pin``), a later release
@@ -48,9 +60,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -61,12 +75,59 @@ BENCHMARKS = Path(__file__).resolve().parent
 REPOSITORY = BENCHMARKS.parent
 UPGRADES = BENCHMARKS / "accuracy" / "upgrades"
 RESULTS = BENCHMARKS / "results" / "accuracy.md"
-#: The shared download tool, beside the repository (shared/REAL-DATA.md).
-DEBIAN_SERIES = REPOSITORY.parent / "shared" / "tools" / "debian-series"
+#: The shared download tool, beside the repository (shared/REAL-DATA.md), or beside the
+#: folder of worktrees when the repository is a worktree one level deeper.
+DEBIAN_SERIES = next(
+    (
+        path
+        for path in (
+            REPOSITORY.parent / "shared" / "tools" / "debian-series",
+            REPOSITORY.parent.parent / "shared" / "tools" / "debian-series",
+        )
+        if path.is_file()
+    ),
+    REPOSITORY.parent / "shared" / "tools" / "debian-series",
+)
 #: Written beside ``debian/`` once a fetched series is complete: the upstream version, one line.
 VERSION_FILE = "UPSTREAM-VERSION"
 
 TRUTHS = ("upstreamed", "partial", "carried")
+#: Truths a mined upgrade may also carry: ``port`` (kept, its changed lines rewritten).
+MINED_TRUTHS = (*TRUTHS, "port")
+MINED = BENCHMARKS / "accuracy" / "mined"
+MINED_COUNTS = BENCHMARKS / "accuracy" / "mined-counts.toml"
+SPLIT = BENCHMARKS / "accuracy" / "split.toml"
+#: The sets, in report order: the hand-written corpus, then the mined corpus split by project.
+SETS = ("hand-written", "development", "test")
+#: What a maintainer does next (the audit's ``action``).
+ACTIONS = ("retire", "carry", "port", "look")
+#: The right actions per truth. A hand-written ``carried`` truth does not say whether the
+#: patch still applies, so carry and port are both right there; ``partial`` is ported (the
+#: rest of it is carried). A mined ``carried`` truth is a patch kept with the same lines
+#: (carry); ``port`` is one kept with rewritten lines.
+RIGHT_ACTIONS = {
+    "hand-written": {
+        "upstreamed": {"retire"},
+        "partial": {"port"},
+        "carried": {"carry", "port"},
+    },
+    "mined": {
+        "upstreamed": {"retire"},
+        "partial": {"port"},
+        "carried": {"carry"},
+        "port": {"port"},
+    },
+}
+#: The action a verdict implies when the audit's JSON names none.
+VERDICT_ACTION = {
+    "upstreamed": "retire",
+    "partially upstreamed": "port",
+    "clean": "carry",
+    "offset": "carry",
+    "conflict": "port",
+    "target gone": "port",
+    "blocked": "port",
+}
 #: The audit's verdicts, in the order of the tables' columns.
 VERDICTS = (
     "upstreamed",
@@ -99,6 +160,7 @@ class Truth:
     truth: str
     why: str
     flags: tuple[str, ...] = ()
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +178,8 @@ class Upgrade:
     strip: int
     directory: str
     truths: dict[str, Truth]
+    mined: bool = False
+    group: str = "hand-written"
 
 
 @dataclass
@@ -127,6 +191,8 @@ class PatchResult:
     verdict: str | None = None
     summary: str = ""
     baseline: str | None = None
+    action: str | None = None
+    baseline_action: str | None = None
 
 
 @dataclass
@@ -143,8 +209,11 @@ class UpgradeResult:
     target: str = ""
 
 
-def load_upgrade(path: Path) -> Upgrade:
-    """Read and check one upgrade file.
+def load_upgrade(path: Path, group: str = "hand-written") -> Upgrade:
+    """Read and check one upgrade file (``group``: the set it is scored in).
+
+    A mined file (``mined = true``) may also have the truth ``port`` and a ``source`` per
+    patch (the quoted changelog, header or series line the truth was read from).
 
     Raises:
         UpgradeFileError: not TOML, a required key missing or of the wrong type, an unknown
@@ -163,15 +232,18 @@ def load_upgrade(path: Path) -> Upgrade:
         raise UpgradeFileError(f"{path}: key 'strip' must be a whole number >= 0")
     if not isinstance(directory, str):
         raise UpgradeFileError(f"{path}: key 'directory' must be a string")
+    mined = data.get("mined") is True
+    allowed = MINED_TRUTHS if mined else TRUTHS
     truths = {}
     for name, entry in data.get("patches", {}).items():
         truth = entry.get("truth") if isinstance(entry, dict) else None
-        if truth not in TRUTHS:
+        if truth not in allowed:
             raise UpgradeFileError(
-                f"{path}: [patches.{name!r}] truth must be one of {', '.join(TRUTHS)}"
+                f"{path}: [patches.{name!r}] truth must be one of {', '.join(allowed)}"
             )
         flags = tuple(flag for flag in PATCH_FLAGS if entry.get(flag) is True)
-        truths[name] = Truth(name, truth, str(entry.get("why", "")), flags)
+        why, source = str(entry.get("why", "")), str(entry.get("source", ""))
+        truths[name] = Truth(name, str(truth), why, flags, source)
     return Upgrade(
         path=path,
         source=data["source"],
@@ -184,6 +256,8 @@ def load_upgrade(path: Path) -> Upgrade:
         strip=strip,
         directory=directory,
         truths=truths,
+        mined=mined,
+        group=group,
     )
 
 
@@ -278,7 +352,7 @@ def make_downstream(upgrade: Upgrade, debian: Path, work: Path) -> Path:
     return work
 
 
-def run_audit(downstream: Path, requirement: str) -> tuple[dict, float]:
+def run_audit(downstream: Path, requirement: str) -> tuple[dict[str, Any], float]:
     """Run ``patchkeeper -C DOWNSTREAM audit --to REQUIREMENT --json``; return (JSON, seconds).
 
     Raises:
@@ -299,7 +373,7 @@ def run_audit(downstream: Path, requirement: str) -> tuple[dict, float]:
         raise RuntimeError(f"{' '.join(command)} wrote no JSON: {done.stderr.strip()}") from None
 
 
-def new_tree(audit: dict, upgrade: Upgrade) -> Path:
+def new_tree(audit: dict[str, Any], upgrade: Upgrade) -> Path:
     """The unpacked new release the audit read, found in the cache from the audit's target.
 
     The JSON envelope's ``target`` is an object whose ``path`` is the unpacked tree; its
@@ -342,13 +416,15 @@ def patch_paths(patch: Path, strip: int) -> set[str]:
 
 def run_baseline(
     upgrade: Upgrade, debian: Path, tree: Path, work: Path
-) -> tuple[dict[str, str], float]:
-    """The naive reverse-apply baseline; return ({patch: "upstreamed"|"carried"}, seconds).
+) -> tuple[dict[str, str], float, dict[str, str]]:
+    """The naive reverse-apply baseline; return ({patch: "upstreamed"|"carried"}, seconds,
+    {patch: action}).
 
     GNU patch at fuzz 0 (``--fuzz 0``), reversed (``-R``), with ``--force``: it never asks
     and never takes a patch that looks reversed for a reversed one (``--batch`` would, and
     would call a patch that still applies forwards "upstreamed"); a scratch copy holds only
-    the files the series names.
+    the files the series names. The action: *retire* when it reverse-applies, else *carry*
+    when a forward ``--dry-run`` at fuzz 0 applies, else *port*.
     """
     start = time.perf_counter()
     series = read_series(debian / "patches" / "series")
@@ -361,19 +437,22 @@ def run_baseline(
             if source.is_file():
                 (scratch / relative).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, scratch / relative)
-    verdicts = {}
+    verdicts, actions = {}, {}
     for name, strip in series:
         patch = str(debian / "patches" / name)
         base = ["patch", "-R", "--fuzz", "0", f"-p{strip or upgrade.strip}", "--force"]
         base += ["--no-backup-if-mismatch", "-s", "-d", str(scratch), "-i", patch]
-        quiet = {"capture_output": True, "stdin": subprocess.DEVNULL}
-        dry = subprocess.run([*base, "--dry-run"], **quiet)
+        dry = subprocess.run([*base, "--dry-run"], capture_output=True, stdin=subprocess.DEVNULL)
         if dry.returncode == 0:
-            subprocess.run(base, **quiet)
-            verdicts[name] = "upstreamed"
+            subprocess.run(base, capture_output=True, stdin=subprocess.DEVNULL)
+            verdicts[name], actions[name] = "upstreamed", "retire"
         else:
             verdicts[name] = "carried"
-    return verdicts, time.perf_counter() - start
+            forward = subprocess.run(
+                [base[0], *base[2:], "--dry-run"], capture_output=True, stdin=subprocess.DEVNULL
+            )
+            actions[name] = "carry" if forward.returncode == 0 else "port"
+    return verdicts, time.perf_counter() - start, actions
 
 
 def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
@@ -413,16 +492,18 @@ def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
             entry = by_name.get(patch.name)
             if entry is not None:
                 patch.verdict, patch.summary = entry["verdict"], entry.get("summary", "")
+                patch.action = entry.get("action") or VERDICT_ACTION.get(patch.verdict)
         if at_pin:
             return result
         try:
             tree = new_tree(audit, upgrade)
-            baseline, result.baseline_seconds = run_baseline(upgrade, debian, tree, work)
+            baseline, result.baseline_seconds, actions = run_baseline(upgrade, debian, tree, work)
         except (RuntimeError, OSError) as error:
             result.warnings.append(f"baseline not run: {error}")
             return result
         for patch in result.patches:
             patch.baseline = baseline.get(patch.name)
+            patch.baseline_action = actions.get(patch.name)
     return result
 
 
@@ -531,7 +612,7 @@ def render_upgrade(result: UpgradeResult) -> list[str]:
     """The Markdown section of one upgrade."""
     upgrade = result.upgrade
     lines = [
-        f"## {upgrade.source}: {upgrade.upstream} {upgrade.pin} -> {upgrade.to}",
+        f"### {upgrade.source}: {upgrade.upstream} {upgrade.pin} -> {upgrade.to}",
         "",
         f"Debian {upgrade.suite} {result.debian_version or upgrade.debian_version}; "
         f"to {upgrade.to}: {upgrade.to_why}.",
@@ -556,7 +637,8 @@ def render_upgrade(result: UpgradeResult) -> list[str]:
         ]
         for patch in wrong:
             evidence = one_line(patch.summary)
-            lines.append(f"| {patch.name} | {patch.truth.truth} | {patch.verdict} | {evidence} |")
+            truth = patch.truth.truth if patch.truth else "-"
+            lines.append(f"| {patch.name} | {truth} | {patch.verdict} | {evidence} |")
         lines.append("")
     lines += ["Naive baseline (GNU patch -R --dry-run --fuzz 0):", ""]
     lines += [*table(baseline, BASELINE_VERDICTS), "", *summary_lines(baseline), ""]
@@ -584,35 +666,197 @@ def machine() -> str:
     )
 
 
+OUTCOMES = ("right", "look", "wrong", "false retire", "not judged")
+
+
+def three_way(results: list[UpgradeResult], baseline: bool = False) -> dict[str, Counter[str]]:
+    """Per truth class (and ``"all"``): how many patches, and how many of them each outcome
+    of :data:`OUTCOMES` (of the audit's action, or of the baseline's with ``baseline``).
+
+    *right*: the action is one of :data:`RIGHT_ACTIONS` for the truth; *look*: the audit
+    says a person must decide (never right, never wrong); *wrong*: any other action, and
+    *false retire* counts the wrong ones that retire a patch upstream does not have (the
+    worst error: a maintainer who trusts it drops a fix); *not judged*: no action (the
+    audit failed on the upgrade, or the patch had no verdict).
+    """
+    table: dict[str, Counter[str]] = {}
+    for result in results:
+        rights = RIGHT_ACTIONS["mined" if result.upgrade.mined else "hand-written"]
+        for patch in result.patches:
+            if patch.truth is None:
+                continue
+            truth = patch.truth.truth
+            action = patch.baseline_action if baseline else patch.action
+            if result.error:
+                action = None
+            if action is None:
+                outcome = "not judged"
+            elif action in rights[truth]:
+                outcome = "right"
+            elif action == "look":
+                outcome = "look"
+            else:
+                outcome = "wrong"
+            for key in (truth, "all"):
+                counts = table.setdefault(key, Counter())
+                counts["patches"] += 1
+                counts[outcome] += 1
+                if action == "retire" and truth != "upstreamed":
+                    counts["false retire"] += 1
+    return table
+
+
+def three_way_lines(by_set: dict[str, list[UpgradeResult]]) -> list[str]:
+    """The three-way table: per set and truth class, the audit's and the baseline's outcomes."""
+    lines = [
+        "| set | truth | patches | right | look | wrong | false retire | not judged "
+        "| baseline right | baseline wrong | baseline false retire |",
+        "| --- " * 11 + "|",
+    ]
+    for name in SETS:
+        results = by_set.get(name)
+        if not results:
+            continue
+        tool, base = three_way(results), three_way(results, baseline=True)
+        for truth in (*MINED_TRUTHS, "all"):
+            counts = tool.get(truth)
+            if not counts:
+                continue
+            b = base.get(truth, Counter())
+            whole = counts["patches"]
+            cells = [
+                percent(counts[o], whole) if o == "right" else str(counts[o]) for o in OUTCOMES
+            ]
+            lines.append(
+                f"| {name} | {truth} | {whole} | "
+                + " | ".join(cells)
+                + f" | {percent(b['right'], whole)} | {b['wrong']} | {b['false retire']} |"
+            )
+    return lines
+
+
+def miner_lines(by_set: dict[str, list[UpgradeResult]]) -> list[str]:
+    """The miner's counts (``mined-counts.toml``) and the size of each mined set."""
+    if not MINED_COUNTS.is_file():
+        return []
+    data = tomllib.loads(MINED_COUNTS.read_text(encoding="utf-8"))
+    lines = [
+        f"The mined corpus (benchmarks/mine_debian.py, {data.get('mined-at', '?')}): "
+        f"{data.get('projects', 0)} projects.",
+        "",
+        "| count | value |",
+        "| --- | --- |",
+    ]
+    lines += [f"| {key} | {value} |" for key, value in data.get("counts", {}).items()]
+    for name in SETS[1:]:
+        results = by_set.get(name, [])
+        projects = {canonical(r.upgrade.upstream) for r in results}
+        patches = sum(len(r.upgrade.truths) for r in results)
+        lines.append(
+            f"| {name} set in this run | {len(results)} upgrades, {len(projects)} projects, "
+            f"{patches} patches with a truth |"
+        )
+    return [*lines, ""]
+
+
+def dev_disagreements(results: list[UpgradeResult]) -> list[str]:
+    """Every development-set patch whose action is not right (look or wrong), with evidence.
+
+    Never called for the test set: no rule is written from its failures."""
+    lines = [
+        "| upgrade | patch | truth | action | verdict | evidence |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for result in results:
+        upgrade = result.upgrade
+        label = f"{upgrade.source} {upgrade.pin} -> {upgrade.to}"
+        if result.error:
+            lines.append(f"| {label} | (all) | - | - | error | {one_line(result.error)[:300]} |")
+            continue
+        rights = RIGHT_ACTIONS["mined"]
+        for patch in result.patches:
+            if patch.truth is None or patch.action is None:
+                continue
+            if patch.action in rights[patch.truth.truth]:
+                continue
+            evidence = one_line(patch.summary)[:300]
+            lines.append(
+                f"| {label} | {patch.name} | {patch.truth.truth} | {patch.action} "
+                f"| {patch.verdict} | {evidence} |"
+            )
+    return [*lines, ""]
+
+
 def render(results: list[UpgradeResult], command: str) -> str:
-    """The whole report: totals first, then the timings, then each upgrade."""
+    """The whole report: the three-way table per set, the miner's counts, the hand-written
+    corpus's report (totals, timings, each upgrade), the development set's disagreements.
+    The test set is reported by its totals only."""
+    by_set: dict[str, list[UpgradeResult]] = {}
+    for result in results:
+        by_set.setdefault(result.upgrade.group, []).append(result)
+    lines = [
+        "# Accuracy of `audit --to` on real upgrades",
+        "",
+        f"Produced by `{command}` (benchmarks/accuracy.py; the hand-written upgrades are in "
+        "benchmarks/accuracy/upgrades/, the mined ones in benchmarks/accuracy/mined/, split "
+        "by project in benchmarks/accuracy/split.toml).",
+        "",
+        machine(),
+        "",
+        "## What a maintainer does next: retire, carry, port (per set)",
+        "",
+        "Right actions: upstreamed -> retire; carried -> carry (hand-written: carry or port); "
+        "port -> port; partial -> port. `look` is counted on its own. The baseline retires "
+        "what reverse-applies at fuzz 0, carries what applies forwards, ports the rest.",
+        "",
+        *three_way_lines(by_set),
+        "",
+        *miner_lines(by_set),
+    ]
+    for name in SETS[1:]:
+        mined = by_set.get(name, [])
+        if mined:
+            errors = sum(1 for r in mined if r.error)
+            audit_total = sum(r.audit_seconds or 0 for r in mined)
+            lines += [
+                f"{name} set: {len(mined)} upgrades run, {errors} failed; audit wall time "
+                f"{audit_total:.0f} s.",
+                "",
+            ]
+    hand = by_set.get("hand-written", [])
+    if hand:
+        lines += render_hand_written(hand)
+    development = by_set.get("development", [])
+    if development:
+        lines += ["## Development set: actions that are not right", ""]
+        lines += dev_disagreements(development)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_hand_written(results: list[UpgradeResult]) -> list[str]:
+    """The hand-written corpus's report: totals first, then the timings, then each upgrade."""
     tool, baseline = scores(results)
     upstreamed = sum(1 for truth, _verdict in tool.pairs if truth == "upstreamed")
     unscored = sum(1 for r in results for p in r.patches if p.truth is None or p.verdict is None)
     lines = [
-        "# Accuracy of `audit --to` on real upgrades",
-        "",
-        f"Produced by `{command}` (benchmarks/accuracy.py; the upgrades and their hand-written "
-        "truths are in benchmarks/accuracy/upgrades/).",
-        "",
-        machine(),
+        "## The hand-written corpus",
         "",
         f"{len(results)} upgrades, {len(tool.pairs)} patches scored "
         f"({upstreamed} truly upstreamed), {unscored} not scored.",
         "",
-        "## Total: patchkeeper audit --to",
+        "### Total: patchkeeper audit --to",
         "",
         *table(tool, VERDICTS),
         "",
         *summary_lines(tool),
         "",
-        "## Total: naive baseline (GNU patch -R --dry-run --fuzz 0, series order)",
+        "### Total: naive baseline (GNU patch -R --dry-run --fuzz 0, series order)",
         "",
         *table(baseline, BASELINE_VERDICTS),
         "",
         *summary_lines(baseline),
         "",
-        "## Per upgrade (wall clock times of this run)",
+        "### Per upgrade (wall clock times of this run)",
         "",
         "| upgrade | patches scored | upstreamed | right | upstreamed found "
         "| carried called upstream | baseline right | audit | baseline |",
@@ -639,15 +883,19 @@ def render(results: list[UpgradeResult], command: str) -> str:
     ]
     for result in results:
         lines += render_upgrade(result)
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
-def to_json(results: list[UpgradeResult]) -> dict:
-    """Every patch's truth, verdict, baseline verdict and evidence, per upgrade."""
+def to_json(results: list[UpgradeResult]) -> dict[str, Any]:
+    """Every patch's truth, verdict, baseline verdict and evidence, per upgrade; the test
+    set only as totals (``test_totals``), so that no rule is written from its failures."""
+    test = [r for r in results if r.upgrade.group == "test"]
     return {
+        "test_totals": {k: dict(v) for k, v in three_way(test).items()},
         "upgrades": [
             {
                 "source": r.upgrade.source,
+                "set": r.upgrade.group,
                 "pin": r.upgrade.pin,
                 "to": r.upgrade.to,
                 "debian_version": r.debian_version,
@@ -662,12 +910,15 @@ def to_json(results: list[UpgradeResult]) -> dict:
                         "verdict": p.verdict,
                         "baseline": p.baseline,
                         "summary": p.summary,
+                        "action": p.action,
+                        "baseline_action": p.baseline_action,
                     }
                     for p in r.patches
                 ],
             }
             for r in results
-        ]
+            if r.upgrade.group != "test"
+        ],
     }
 
 
@@ -693,8 +944,56 @@ def select(paths: list[Path], only: str | None) -> list[Path]:
     wanted = [name.strip() for name in only.split(",") if name.strip()]
     unknown = [name for name in wanted if name not in {path.stem for path in paths}]
     if unknown:
-        raise UpgradeFileError(f"no upgrade file for {', '.join(unknown)} in {UPGRADES}")
+        raise UpgradeFileError(f"no upgrade file for {', '.join(unknown)} in {UPGRADES} or {MINED}")
     return [path for path in paths if path.stem in wanted]
+
+
+def canonical(name: str) -> str:
+    """PEP 503 normalised project name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def load_split(path: Path = SPLIT) -> dict[str, str]:
+    """``{project: "development" | "test"}`` from the committed split file.
+
+    Raises:
+        UpgradeFileError: the file is missing or malformed (run benchmarks/split_mined.py).
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        groups = {canonical(p): "development" for p in data["development"]["projects"]}
+        groups |= {canonical(p): "test" for p in data["test"]["projects"]}
+    except (OSError, KeyError, TypeError, tomllib.TOMLDecodeError) as error:
+        raise UpgradeFileError(
+            f"{path}: no usable split ({error}): run python benchmarks/split_mined.py"
+        ) from None
+    return groups
+
+
+def load_all(only: str | None, sets: list[str]) -> tuple[list[Upgrade], list[str]]:
+    """The upgrades of ``sets`` (hand-written, development, test), filtered by ``--only``,
+    and warnings (a mined project missing from the split is left out, named).
+
+    Raises:
+        UpgradeFileError: a bad upgrade file, an unknown ``--only`` name, no split file.
+    """
+    hand = sorted(UPGRADES.glob("*.toml"))
+    mined = sorted(MINED.glob("*.toml"))
+    paths = set(select(hand + mined, only))
+    upgrades, warnings = [], []
+    if "hand-written" in sets:
+        upgrades += [load_upgrade(path) for path in hand if path in paths]
+    wanted_mined = [path for path in mined if path in paths]
+    if wanted_mined and ({"development", "test"} & set(sets)):
+        split = load_split()
+        for path in wanted_mined:
+            upgrade = load_upgrade(path)
+            group = split.get(canonical(upgrade.upstream))
+            if group is None:
+                warnings.append(f"{path.name}: {upgrade.upstream} is in no set of {SPLIT.name}")
+            elif group in sets:
+                upgrades.append(load_upgrade(path, group))
+    return upgrades, warnings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -704,22 +1003,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every patch's result to this file")
     parser.add_argument("--markdown", type=Path, help=f"the report file (default {RESULTS})")
     parser.add_argument("--at-pin", action="store_true", help="audit against the pin instead")
+    parser.add_argument(
+        "--set",
+        default=",".join(SETS),
+        help=f"comma-separated sets to run (default {','.join(SETS)})",
+    )
     args = parser.parse_args(argv)
+    sets = [name.strip() for name in args.set.split(",") if name.strip()]
+    unknown = [name for name in sets if name not in SETS]
     try:
-        paths = select(sorted(UPGRADES.glob("*.toml")), args.only)
-        upgrades = [load_upgrade(path) for path in paths]
+        if unknown:
+            raise UpgradeFileError(f"--set: unknown set {', '.join(unknown)} ({', '.join(SETS)})")
+        upgrades, warnings = load_all(args.only, sets)
     except UpgradeFileError as error:
         print(f"accuracy: {error}", file=sys.stderr)
         return 2
+    for warning in warnings:
+        print(f"accuracy: warning: {warning}", file=sys.stderr)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda u: run_upgrade(u, args.at_pin), upgrades))
     if args.at_pin:
         sys.stdout.write(render_at_pin(results))
         return 1 if any(r.error for r in results) else 0
     command = "python benchmarks/accuracy.py" + (f" --only {args.only}" if args.only else "")
+    if args.set != ",".join(SETS):
+        command += f" --set {args.set}"
     report = render(results, command)
     sys.stdout.write(report)
-    markdown = args.markdown or (None if args.only else RESULTS)
+    whole = not args.only and args.set == ",".join(SETS)
+    markdown = args.markdown or (RESULTS if whole else None)
     if markdown is not None:
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(report, encoding="utf-8")

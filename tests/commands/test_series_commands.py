@@ -247,6 +247,8 @@ def test_drift_after_apply_is_named(cli, example: Example) -> None:
             "drifted": True,
             "expected_sha256": sha(pristine_client),
             "actual_sha256": sha(undone),
+            "expected_mode": None,
+            "actual_mode": None,
         }
     ]
 

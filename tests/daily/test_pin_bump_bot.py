@@ -43,8 +43,6 @@ import pytest
 from gha_run import JobResult, Runner, equal, evaluate
 from gha_yaml import load
 
-import patchkeeper
-
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 ACTION = REPO / ".github" / "actions" / "patchkeeper-audit"
@@ -697,16 +695,24 @@ def test_a_shallow_clone_is_told_to_fetch_the_history(tmp_path: Path) -> None:
 @pytest.mark.slow  # a fresh venv, and pip installs patchkeeper into it from the action's ref
 def test_the_whole_job_with_the_install_step(tmp_path: Path, cache: Path) -> None:
     """Every ``run:`` step, the composite action's install step too: pip installs patchkeeper
-    from the action's files (``git archive`` of the committed ``HEAD``: a runner downloads an
-    action's ref as such an archive, without ``.git``) into a fresh venv that stands for
-    setup-python's Python."""
+    from the action's files (``git archive`` of the committed ``HEAD``, tagged as a release in
+    a clone: a runner downloads an action's ref as such an archive, without ``.git``, and the
+    docs keep the action at a release tag) into a fresh venv that stands for setup-python's
+    Python. The installed patchkeeper says the tag's version, which git wrote into the
+    archive's ``.git_archival.txt``."""
     before, after, where = BUMPS["requirements file in a subfolder"]
     request = pull_request(tmp_path, before, after)
     runner_python = tmp_path / "python"
     venv.create(runner_python, with_pip=True)
     action_ref = tmp_path / "_actions" / "patchkeeper"
+    clone = tmp_path / "patchkeeper-clone"
+    subprocess.run(["git", "clone", "-q", "--no-tags", str(REPO), str(clone)], check=True)
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    subprocess.run(["git", "tag", "-a", "v9.8.7", "-m", "a release", head], cwd=clone, check=True)
     archive = subprocess.run(
-        ["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True
+        ["git", "archive", "--format=tar", "v9.8.7"], cwd=clone, capture_output=True, check=True
     ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         if hasattr(tarfile, "data_filter"):
@@ -727,4 +733,4 @@ def test_the_whole_job_with_the_install_step(tmp_path: Path, cache: Path) -> Non
     installed = subprocess.run(
         [str(runner_python / "bin" / "patchkeeper"), "--version"], capture_output=True, text=True
     )
-    assert installed.stdout == f"patchkeeper, version {patchkeeper.__version__}\n"
+    assert installed.stdout == "patchkeeper, version 9.8.7\n"

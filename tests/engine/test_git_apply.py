@@ -75,6 +75,69 @@ def head(lines: list[bytes]) -> bytes:
     return b"".join(lines)
 
 
+def _rename(source: str, dest: str) -> bytes:
+    """A pure rename, as ``git diff -M`` writes it."""
+    return (
+        f"diff --git a/{source} b/{dest}\nsimilarity index 100%\nrename from {source}\n"
+        f"rename to {dest}\n"
+    ).encode()
+
+
+_RENAMED_A = b"".join(b"a%d\n" % n for n in range(10))
+_RENAMED_C = b"".join(b"c%d\n" % n for n in range(10))
+_MODIFY_A_FROM_C = b"diff --git a/A b/A\n--- a/A\n+++ b/A\n@@ -1,3 +1,3 @@\n c0\n-c1\n+C1\n c2\n"
+_MODIFY_A_FROM_A = b"diff --git a/A b/A\n--- a/A\n+++ b/A\n@@ -1,3 +1,3 @@\n a0\n-a1\n+A1\n a2\n"
+
+#: t4132-apply-removal: GNU diff's creations and removals, the epoch in three time zones.
+_EPOCHS = {
+    "west": ("1969-12-31 16:00:00.000000000 -0800", "1982-09-16 07:00:00.000000000 -0800"),
+    "gmt": ("1970-01-01 00:00:00.000000000 +0000", "1982-09-16 15:00:00.000000000 +0000"),
+    "east": ("1970-01-01 09:00:00.000000000 +0900", "1982-09-17 00:00:00.000000000 +0900"),
+}
+
+
+def _gnu(old_stamp: str, new_stamp: str, body: bytes) -> bytes:
+    """A ``diff -ruN`` file diff of ``file`` with the given header timestamps."""
+    return (
+        f"diff -ruN a/file b/file\n--- a/file\t{old_stamp}\n+++ b/file\t{new_stamp}\n"
+    ).encode() + body
+
+
+_CREATE_BODY = b"@@ -0,0 +1 @@\n+something\n"
+_REMOVE_BODY = b"@@ -1 +0,0 @@\n-something\n"
+
+
+def _removal_scenarios() -> dict[str, Scenario]:
+    """t4132's cases in each time zone: a creation (epoch on the old side) makes the file and
+    refuses an existing one; an addition (no epoch) patches an empty file; a removal with the
+    epoch on the new side deletes the file, one without it leaves it empty."""
+    out = {}
+    for zone, (epoch, time) in _EPOCHS.items():
+        create = _gnu(epoch, time, _CREATE_BODY)
+        out[f"removal-create-{zone}"] = Scenario({"g": b"x\n"}, create)
+        out[f"removal-create-{zone}-over-file"] = Scenario({"file": b"other\n"}, create)
+        # GNU patch fills an existing empty file; git says "already exists"
+        out[f"design-removal-create-{zone}-over-empty-file"] = Scenario(
+            {"file": b""}, create, expect=(1, 0, "")
+        )
+        # the side with the epoch names no file: its name is not used, however short
+        out[f"removal-create-{zone}-bare-old-name"] = Scenario(
+            {"g": b"x\n"}, create.replace(b"--- a/file", b"--- file")
+        )
+        out[f"removal-remove-{zone}-bare-new-name"] = Scenario(
+            {"file": b"something\n", "g": b"x\n"},
+            _gnu(time, epoch, _REMOVE_BODY).replace(b"+++ b/file", b"+++ file"),
+        )
+        out[f"removal-add-{zone}"] = Scenario({"file": b""}, _gnu(time, time, _CREATE_BODY))
+        out[f"removal-empty-{zone}"] = Scenario(
+            {"file": b"something\n"}, _gnu(time, time, _REMOVE_BODY)
+        )
+        out[f"removal-remove-{zone}"] = Scenario(
+            {"file": b"something\n", "g": b"x\n"}, _gnu(time, epoch, _REMOVE_BODY)
+        )
+    return out
+
+
 SCENARIOS: dict[str, Scenario] = {
     # t4101-apply-nonl: the final newline added, removed, kept missing
     "nonl-add-newline": Scenario({"f": b"a\nb"}, u(b"a\nb", b"a\nb\n")),
@@ -210,6 +273,16 @@ SCENARIOS: dict[str, Scenario] = {
         b"diff --git a/f2 b/f1\nsimilarity index 100%\nrename from f2\nrename to f1\n"
         b"diff --git a/f3 b/f2\nsimilarity index 100%\nrename from f3\nrename to f2\n",
     ),
+    # ... and a file diff after the renames that names a renamed path: git reads it as the
+    # renames left it (A->B, C->A, then A changed: the hunk is on what was C)
+    "criss-cross-rename-then-modify": Scenario(
+        {"A": _RENAMED_A, "C": _RENAMED_C},
+        _rename("A", "B") + _rename("C", "A") + _MODIFY_A_FROM_C,
+    ),
+    "criss-cross-modify-on-the-old-content": Scenario(
+        {"A": _RENAMED_A, "C": _RENAMED_C},
+        _rename("A", "B") + _rename("C", "A") + _MODIFY_A_FROM_A,
+    ),
     # t4129-apply-samemode
     "samemode-index-mode-keeps-executable": Scenario(
         {"file": b"original\n"},
@@ -217,6 +290,13 @@ SCENARIOS: dict[str, Scenario] = {
             b"--- a/file", b"index 4f4c1b3..2e0996000 100644\n--- a/file", 1
         ),
         executable=("file",),
+    ),
+    # an index line's mode that the file does not have: git warns, neither tool changes it
+    "samemode-index-mode-differs": Scenario(
+        {"file": b"original\n"},
+        u(b"original\n", b"modified\n", "file").replace(
+            b"--- a/file", b"index 4f4c1b3..2e09960 100755\n--- a/file", 1
+        ),
     ),
     "samemode-mode-update": Scenario(
         {"file": b"original\n"},
@@ -297,6 +377,31 @@ SCENARIOS: dict[str, Scenario] = {
     "weird-unquoted-tab-ends-the-name": Scenario(
         {"g": b"x\n"}, b"--- /dev/null\n+++ b/post\timage.txt\n@@ -0,0 +1 @@\n+postimage\n"
     ),
+    # t4135 "with tab": GNU diff writes the name unquoted, then a tab and the timestamp; git
+    # reads 'post<TAB>image.txt', GNU patch 'post': refused by name
+    "design-traditional-creation-tab-in-name": Scenario(
+        {"g": b"x\n"},
+        b"diff -pruN a/post\timage.txt b/post\timage.txt\n"
+        b"--- a/post\timage.txt\t1969-12-31 18:00:00.000000000 -0600\n"
+        b"+++ b/post\timage.txt\t2010-08-18 20:13:31.628002255 -0500\n"
+        b"@@ -0,0 +1 @@\n+postimage\n",
+        expect=(0, 2, "the file name 'a/post\\timage.txt' holds a tab"),
+    ),
+    "design-traditional-tab-in-name": Scenario(
+        {"post\timage.txt": b"preimage\n"},
+        b"--- a/post\timage.txt.orig\t2010-08-18 20:13:31.616002255 -0500\n"
+        b"+++ b/post\timage.txt\t2010-08-18 20:13:31.616002255 -0500\n"
+        b"@@ -1 +1 @@\n-preimage\n+postimage\n",
+        expect=(0, 2, "git apply reads 'a/post\\timage.txt.orig', GNU patch 'a/post'"),
+    ),
+    # an unquoted tab in a 'diff --git' line (git quotes such names): both refuse
+    "git-unquoted-tab-in-name": Scenario(
+        {"g": b"x\n"},
+        b"diff --git a/post\tanother b/post\tanother\nnew file mode 100644\n"
+        b"index 0000000..eff0c54\n--- /dev/null\n+++ b/post\tanother\n@@ -0,0 +1 @@\n"
+        b"+postimage\n",
+        expect=(128, 2, "the 'diff --git' line names a file with an unquoted tab"),
+    ),
     # t4139-apply-escape: paths out of the tree
     "escape-dotdot": Scenario(
         {"g": b"x\n"},
@@ -348,6 +453,58 @@ SCENARIOS: dict[str, Scenario] = {
         b"+++ b/f\n@@ -0,0 +1 @@\n+g\n\\ No newline at end of file\n",
         expect=(0, 2, "has mode 120000 (a symbolic link)"),
     ),
+    "design-typechange-symlink-to-file": Scenario(
+        {"bar": b"hi planet\n"},
+        b"diff --git a/foo b/foo\ndeleted file mode 120000\nindex ba0e162..0000000\n--- a/foo\n"
+        b"+++ /dev/null\n@@ -1 +0,0 @@\n-bar\n\\ No newline at end of file\n"
+        b"diff --git a/foo b/foo\nnew file mode 100644\nindex 0000000..c3c8a5c\n--- /dev/null\n"
+        b"+++ b/foo\n@@ -0,0 +1 @@\n+how far is the sun?\n",
+        symlinks={"foo": "bar"},
+        expect=(0, 2, "the diff for foo has mode 120000 (a symbolic link)"),
+    ),
+    # t4115-apply-symlink: a link pointed elsewhere
+    "design-symlink-retargeted": Scenario(
+        {"path1/path2/path3/path4/path5": b"x\n", "htap6": b"y\n"},
+        b"diff --git a/link1 b/link1\nindex 1a2b3c4..5d6e7f8 120000\n--- a/link1\n"
+        b"+++ b/link1\n@@ -1 +1 @@\n-path1/path2/path3/path4/path5\n"
+        b"\\ No newline at end of file\n+htap6\n\\ No newline at end of file\n",
+        symlinks={"link1": "path1/path2/path3/path4/path5"},
+        expect=(0, 2, "the diff for link1 has mode 120000 (a symbolic link)"),
+    ),
+    # a diff without modes whose file is a symlink in the target
+    "design-plain-diff-of-a-symlink": Scenario(
+        {"bar": b"a\nb\nc\n"},
+        u(b"a\nb\nc\n", b"a\nB\nc\n", "foo"),
+        symlinks={"foo": "bar"},
+        expect=(1, 2, "the patch path 'foo' is a symbolic link in the target"),
+    ),
+    # t4114-apply-typechange: a file turned into a directory and back
+    "design-typechange-file-to-directory": Scenario(
+        {"foo": b"hello world\n", "bar": b"hi planet\n"},
+        b"diff --git a/foo b/foo/baz\nsimilarity index 100%\nrename from foo\nrename to foo/baz\n",
+        expect=(0, 2, "one of its parent directories is a file in the target"),
+    ),
+    "design-typechange-directory-to-file": Scenario(
+        {"foo/baz": b"if only I knew\n", "bar": b"hi planet\n"},
+        b"diff --git a/foo b/foo\nnew file mode 100644\nindex 0000000..3b18e51\n--- /dev/null\n"
+        b"+++ b/foo\n@@ -0,0 +1 @@\n+hello world\n"
+        b"diff --git a/foo/baz b/foo/baz\ndeleted file mode 100644\nindex 9e4b5a5..0000000\n"
+        b"--- a/foo/baz\n+++ /dev/null\n@@ -1 +0,0 @@\n-if only I knew\n",
+        expect=(0, 2, "a patch names this path as a file, but it is a directory"),
+    ),
+    # hunk header line numbers: one far past the end is an offset for both tools; more than
+    # 12 digits is refused as a corrupt header (GNU patch: "line number is too large")
+    "huge-line-number": Scenario(
+        {"f": b"a\nb\nc\n"},
+        b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -4294967296,3 +4294967296,3 @@\n a\n-b\n"
+        b"+B\n c\n",
+    ),
+    "design-huge-line-number": Scenario(
+        {"f": b"a\nb\nc\n"},
+        b"diff --git a/f b/f\n--- a/f\n+++ b/f\n"
+        b"@@ -18446744073709551616,3 +18446744073709551616,3 @@\n a\n-b\n+B\n c\n",
+        expect=(0, 2, "a hunk header holds a number of 20 digits (at most 12 are taken)"),
+    ),
     "design-escape-through-symlink": Scenario(
         {"g": b"x\n"},
         b"diff --git a/link/f b/link/f\nnew file mode 100644\nindex 0000000..d00491f\n"
@@ -360,6 +517,14 @@ SCENARIOS: dict[str, Scenario] = {
         b"diff --git a/file b/file\nold mode 100644\nnew mode 100755\n",
         executable=("file",),
         expect=(0, 0, "the series is already applied"),
+    ),
+    # a mode change from a mode the file does not have: git warns and applies; patchkeeper
+    # refuses, since undoing it would give the file a mode it never had
+    "design-wrong-old-mode-with-content": Scenario(
+        {"file": b"original\n"},
+        b"diff --git a/file b/file\nold mode 100755\nnew mode 100644\n"
+        + u(b"original\n", b"modified\n", "file").split(b"\n", 1)[1],
+        expect=(0, 1, "the file's executable bit is not the one the patch's mode change starts"),
     ),
     "design-binary": Scenario(
         {"f": b"\x00\x01"},
@@ -379,6 +544,7 @@ SCENARIOS: dict[str, Scenario] = {
         expect=(0, 2, "holds the control character '\\t'"),
     ),
 }
+SCENARIOS.update(_removal_scenarios())
 
 
 def _prepare(root: Path, scenario: Scenario) -> None:
@@ -426,3 +592,55 @@ def test_git_apply_scenario(tmp_path, name) -> None:
     assert verify.code == 0, verify.out
     assert run(ds, "unapply").code == 0
     assert tree_state(ds.target) == pristine
+
+
+def test_mode_change_from_a_mode_the_file_never_had(tmp_path) -> None:
+    """A mode-only change whose file already has the new mode and never had the old one:
+    git warns and leaves the file as it is; ``apply`` agrees (already applied), and since
+    undoing it would make the file executable where pristine is not, ``verify`` reports the
+    mode as drift and ``unapply`` refuses, leaving the mode alone."""
+    patch = b"diff --git a/file b/file\nold mode 100755\nnew mode 100644\n"
+    ds = make_downstream(tmp_path, {"file": b"original\n"}, {"p.patch": patch})
+    git_tree = tmp_path / "git"
+    shutil.copytree(ds.pristine, git_tree)
+    assert _git_apply(git_tree, ds.patches / "p.patch", ()) == 0
+    before = tree_state(ds.target)
+    assert tree_state(git_tree) == before
+    applied = run(ds, "apply")
+    assert (applied.code, tree_state(ds.target)) == (0, before), applied.out
+    verify = run(ds, "verify")
+    assert verify.code == 1
+    assert "drift: file has mode 100755 once the series is undone, pristine 100644" in verify.out
+    unapply = run(ds, "unapply")
+    assert unapply.code == 1
+    assert "changed outside the series: file" in unapply.out
+    assert tree_state(ds.target) == before
+
+
+def test_mode_change_with_hunks_from_a_mode_the_file_does_not_have(tmp_path) -> None:
+    """A mode change with a hunk, on a file without its old mode: ``apply`` refuses (git
+    warns and applies), and ``verify`` and ``unapply`` name the mode as what keeps the patch
+    in conflict; nothing is written."""
+    scenario = SCENARIOS["design-wrong-old-mode-with-content"]
+    ds = make_downstream(tmp_path, scenario.files, {"p.patch": scenario.patch})
+    before = tree_state(ds.target)
+    assert run(ds, "apply").code == 1
+    mode_line = "    p.patch: file: has mode 100644, the patch changes it from 100755"
+    verify = run(ds, "verify")
+    assert verify.code == 1
+    assert mode_line in verify.out.splitlines()
+    unapply = run(ds, "unapply")
+    assert unapply.code == 1
+    assert mode_line in unapply.out.splitlines()
+    assert tree_state(ds.target) == before
+
+
+def test_executable_bit_of_a_file_no_patch_changes_the_mode_of_is_not_drift(tmp_path) -> None:
+    """Only a file whose mode a patch changes has its executable bit compared with pristine:
+    a target that lost the bit of a file the series only edits (a copy that kept no modes)
+    still verifies."""
+    ds = make_downstream(tmp_path, {"f": VICTIM}, {"p.patch": u(VICTIM, VICTIM + b"z\n")})
+    (ds.pristine / "f").chmod(0o755)
+    assert run(ds, "apply").code == 0
+    verify = run(ds, "verify")
+    assert verify.code == 0, verify.out

@@ -267,3 +267,58 @@ def test_ctrl_c_during_apply_puts_everything_back(example, step: int) -> None:
     assert "nothing was changed" in done.stderr
     assert tree_bytes(target) == before
     assert not (target / ".patchkeeper").exists()
+
+
+#: A series that changes executable bits: a mode-only change, a mode change with a hunk, and a
+#: new executable file.
+_MODE_SERIES = (
+    b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+    b"diff --git a/tool.py b/tool.py\nold mode 100755\nnew mode 100644\n--- a/tool.py\n"
+    b"+++ b/tool.py\n@@ -1,2 +1,2 @@\n-a = 1\n+a = 2\n b = 1\n"
+    b"diff --git a/new.sh b/new.sh\nnew file mode 100755\nindex 0000000..1b1b1b1\n"
+    b"--- /dev/null\n+++ b/new.sh\n@@ -0,0 +1 @@\n+echo new\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["apply", "unapply"])
+def test_kill_at_every_step_of_a_mode_change(cli, tmp_path: Path, command: str) -> None:
+    """Mode changes are journaled like bytes: a kill at any step of ``apply`` or ``unapply``
+    leaves, after recovery, every file with the bytes and the permission bits of the pristine
+    tree or of the fully patched one."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    (upstream / "run.sh").write_bytes(b"echo run\n")
+    (upstream / "tool.py").write_bytes(b"a = 1\nb = 1\n")
+    (upstream / "run.sh").chmod(0o644)
+    (upstream / "tool.py").chmod(0o755)
+    down = tmp_path / "down"
+    (down / "patches").mkdir(parents=True)
+    (down / "patchkeeper.toml").write_text('series = "patches/series"\nstrip = 1\n')
+    (down / "patches" / "modes.patch").write_bytes(_MODE_SERIES)
+    (down / "patches" / "series").write_text("modes.patch\n")
+    applied_tree = tmp_path / "applied"
+    shutil.copytree(upstream, applied_tree)
+    assert run_to_end(["apply", "--target", str(applied_tree)], down) == 0
+    pristine, applied = snapshot(upstream), snapshot(applied_tree)
+    assert applied["run.sh"] == (b"echo run\n", 0o755)
+    assert applied["tool.py"] == (b"a = 2\nb = 1\n", 0o644)
+    assert applied["new.sh"] == (b"echo new\n", 0o755)
+    start, end = (upstream, applied) if command == "apply" else (applied_tree, pristine)
+    killed = 0
+    for step in range(1, 40):
+        target = tmp_path / f"target-{step}"
+        shutil.copytree(start, target)
+        args = [command, "--target", str(target), "--pristine", str(upstream)]
+        if command == "apply":
+            args = args[:3]
+        code = run_to_end(args, down, fault=step)
+        if code == 0:
+            assert snapshot(target) == end
+            break
+        killed += 1
+        status = cli("status", "--target", str(target), cwd=down)
+        assert status.code in (0, 1), status.out
+        assert snapshot(target) in (pristine, applied), f"torn target at step {step}"
+        shutil.rmtree(target)
+    assert killed >= 3  # the journal's steps: manifest, each file, the commit point

@@ -22,7 +22,7 @@ A sample ``audit.json``::
       "command": "audit",
       "argv": ["audit", "--to", "urllib3==1.26.20"],
       "cwd": "/home/me/python-urllib3",
-      "patchkeeper": "0.1.0",
+      "patchkeeper": "0.2.0",
       "exit_code": 1,
       "recorded": "2026-11-30T09:52:42Z",
       "result": {"series": "...", "verdicts": [...]}
@@ -136,8 +136,8 @@ def file_name(command_name: str) -> str:
 
 
 def patchkeeper_version() -> str:
-    """patchkeeper's version (``"0.1.0"``): :data:`patchkeeper.__version__`, the one place it
-    is written (``pyproject.toml`` reads it from there)."""
+    """patchkeeper's version (``"0.2.0"``): :data:`patchkeeper.__version__`, which the build
+    writes from the git tag (``[tool.setuptools_scm]`` in ``pyproject.toml``)."""
     from patchkeeper import __version__
 
     return __version__

@@ -77,6 +77,13 @@ def _drift_words(check: object, undone: bool = True) -> str:
     when = " once the series is undone" if undone else ""
     if not actual:
         return f"is missing{when} (pristine sha256 {expected[:12]})"
+    actual_mode = getattr(check, "actual_mode", None)
+    expected_mode = getattr(check, "expected_mode", None)
+    if actual == expected and actual_mode is not None:
+        return (
+            f"has mode {actual_mode}{when}, pristine {expected_mode} (a mode change whose old "
+            "mode the file never had)"
+        )
     return f"differs from pristine{when} (sha256 {actual[:12]}, pristine {expected[:12]})"
 
 
@@ -90,6 +97,8 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
             out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} applied (line {ref.line})")
         for ref in patch.missing_hunks:
             out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} not applied")
+        for problem in getattr(patch, "problems", ()):
+            out.append(f"    {patch.name}: {problem}")
     for check in state.drifted:
         out.append(f"  drift: {check.path} {_drift_words(check)}")
     return out

@@ -326,10 +326,20 @@ def _may_be_absent(diff: FileDiff, reverse: bool) -> bool:
 
 @dataclass(frozen=True)
 class _Renames:
-    """The renames of one patch, in the direction it is applied: a rename whose destination
-    is another rename's source (a criss-cross, ``git diff -M -B`` after swapping files) reads
-    its source as the patch found it and does not remove it (git applies a patch's renames
-    at once, reading every pre-image first)."""
+    """The renames of one patch, in the direction it is applied: a rename whose source is
+    another rename's destination (a criss-cross, ``git diff -M -B`` after swapping files)
+    reads its source from :attr:`start`, and a rename whose destination is another rename's
+    source does not remove that source. git reads a rename's pre-image from the tree as the
+    patch found it, whatever the other renames write (apply.c, ``previous_patch``), while a
+    file diff that is not a rename reads the path as the diffs before it in the patch left it
+    (``A->B``, ``C->A``, then ``A`` modified: the hunks apply to what was ``C``).
+
+    Attributes:
+        start: the workspace as the patch found it, kept up to date with the writes of the
+            diffs that are not renames (undoing a patch undoes those first), or ``None``
+            when no rename of the patch crosses another.
+        sources, destinations: the renames' paths in the direction applied.
+    """
 
     start: Workspace | None = None
     sources: frozenset[str] = frozenset()
@@ -374,7 +384,7 @@ def _apply_file(
             return FileOutcome(diff, path, EXISTS), writes
         result = _patched(None, diff.hunks, reverse)
     else:
-        crossed = renames.start is not None and source in renames.destinations
+        crossed = renames.start is not None and diff.is_rename and source in renames.destinations
         existing = renames.start.get(source) if crossed else ws.get(source)  # type: ignore[union-attr]
         if existing is None and not _may_be_absent(diff, reverse):
             return FileOutcome(diff, source, MISSING), writes
@@ -448,6 +458,8 @@ def apply_patch(
             ws.set(path, state)
             if state is not None:
                 ws.absent_or_empty.discard(path)
+            if renames.start is not None and not diff.is_rename:
+                renames.start.set(path, state)
     if reverse:
         outcomes.reverse()
     if not ok or not commit:

@@ -502,11 +502,18 @@ def _convert_file(
             line=first_line,
             hint="regenerate the patch with copy detection off (git diff --no-renames)",
         )
+    for name, stamp in (
+        (ufile.source_file, ufile.source_timestamp),
+        (ufile.target_file, ufile.target_timestamp),
+    ):
+        _refuse_tab_in_name(name, stamp, path, first_line)
     source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)
     target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)
     _check_git_names(lines, first_line, headers, strip, path)
-    old_path = strip_path(source, strip, path=path, line=first_line) if source else None
-    new_path = strip_path(target, strip, path=path, line=first_line) if target else None
+    old_path, old_error = _strip_side(source, source_stamp, strip, path, first_line)
+    new_path, new_error = _strip_side(target, target_stamp, strip, path, first_line)
+    if old_error is not None and new_error is not None:
+        raise old_error
     if "new_file_mode" in headers:
         old_path = None
     if "deleted_file_mode" in headers:
@@ -537,8 +544,12 @@ def _convert_file(
     # ``diff -N`` writes it: the diff creates or deletes the file, like ``/dev/null``.
     if hunks and hunks[0].old_start == 0 and is_epoch(source_stamp):
         old_path = None
+    elif old_error is not None:
+        raise old_error
     if hunks and hunks[0].new_start == 0 and is_epoch(target_stamp):
         new_path = None
+    elif new_error is not None:
+        raise new_error
     old_mode = (
         headers.get("old_mode") or headers.get("deleted_file_mode") or headers.get("index_mode")
     )
@@ -553,6 +564,27 @@ def _convert_file(
         old_empty=_is_empty_blob(headers.get("index_old")),
         new_empty=_is_empty_blob(headers.get("index_new")),
     )
+
+
+def _strip_side(
+    name: str | None, stamp: str | None, strip: int, path: Path, line: int
+) -> tuple[str | None, PatchFormatError | None]:
+    """One side's name with ``strip`` components removed (``None``: no name, or
+    ``/dev/null``), and the error of a name too short to strip when the side carries the
+    epoch as timestamp: such a side may be "no file" (``diff -N``, decided once the hunks are
+    read), whose name git and GNU patch never use (``--- f<TAB>1970-01-01 ...`` at ``-p1``).
+
+    Raises:
+        PatchFormatError: as :func:`strip_path`, for a side without the epoch.
+    """
+    if not name:
+        return None, None
+    try:
+        return strip_path(name, strip, path=path, line=line), None
+    except PatchFormatError as exc:
+        if not is_epoch(stamp):
+            raise
+        return None, exc
 
 
 #: git's id of the empty blob (``git hash-object /dev/null``).
@@ -587,6 +619,74 @@ def _name_and_stamp(name: str | None, stamp: str | None) -> tuple[str | None, st
     if match is None:
         return name, stamp
     return match.group("name"), re.sub(r"([+-]\d\d):(\d\d)$", r"\1\2", match.group("stamp"))
+
+
+#: ``diff -u``'s other timestamp form (``diff --label``-less output of old GNU diff and BSD
+#: diff): ``Wed Aug 18 20:13:31 2010``.
+_CTIME_STAMP = re.compile(r"^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$")
+
+
+def _is_timestamp(text: str) -> bool:
+    """Whether ``text`` is a ``diff -u`` header timestamp, in either form.
+
+    >>> _is_timestamp("2010-08-18 20:13:31.628002255 -0500"), _is_timestamp("image.txt")
+    (True, False)
+    """
+    text = text.strip()
+    return bool(C.DIFF_TIMESTAMP.match(text) or _CTIME_STAMP.match(text))
+
+
+def _refuse_tab_in_name(name: str | None, stamp: str | None, path: Path, line: int) -> None:
+    """Refuse a ``---``/``+++`` name that holds a tab before its timestamp.
+
+    GNU diff writes ``--- a/post<TAB>image.txt<TAB>2010-08-18 ...`` for a file whose name has
+    a tab. git apply reads the name up to the timestamp (``post<TAB>image.txt``), GNU patch
+    up to the first tab (``post``): the two tools would patch different files, and a name
+    with a tab is refused anyway (:func:`patchkeeper.trees.tree.name_problem`). A name
+    followed by a tab and words that are no timestamp (``+++ b/f<TAB>note``) is read as both
+    tools read it: up to the tab.
+
+    Raises:
+        PatchFormatError: naming the patch, the file diff's line and both readings.
+    """
+    if name is None or not stamp or "\t" not in stamp:
+        return
+    rest, _, last = stamp.rpartition("\t")
+    if not _is_timestamp(last):
+        return
+    whole = f"{name}\t{rest}"
+    raise PatchFormatError(
+        f"the file name {whole!r} holds a tab: git apply reads {whole!r}, GNU patch "
+        f"{name!r}; patchkeeper refuses names with a tab",
+        path=path,
+        line=line,
+        hint="rename the file so that its name has no tab, and regenerate the patch; "
+        "nothing was written",
+    )
+
+
+def _refuse_unquoted_tab(lines: list[bytes], start: int, path: Path) -> None:
+    """Refuse a ``diff --git`` line whose names hold an unquoted tab.
+
+    git quotes a name with a tab (``"a/post\\tanother"``); an unquoted one comes from a
+    hand-made or damaged header, which git apply refuses ("inconsistent new filename").
+
+    Raises:
+        PatchFormatError: naming the patch and the line.
+    """
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if not line.startswith(C.DIFF_GIT) or b"\t" not in line:
+            continue
+        text = line.rstrip(b"\r\n").decode(_ENCODING, _ERRORS)
+        if "\t" in text:
+            raise PatchFormatError(
+                f"the 'diff --git' line names a file with an unquoted tab: {text!r}",
+                path=path,
+                line=index + 1,
+                hint='git quotes such names ("a/post\\tanother"); regenerate the patch with '
+                "git diff, and rename the file so that its name has no tab",
+            )
 
 
 def _git_names(line: bytes) -> tuple[str, str] | None:
@@ -776,6 +876,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     lines = split_lines(data)
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)
+    _refuse_unquoted_tab(lines, start, path)
     feed = _LineFeed(lines[start:], start)
     try:
         # unidiff reads the structure and checks every hunk's line counts; the hunk lines

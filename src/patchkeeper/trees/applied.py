@@ -17,7 +17,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from patchkeeper.constants import WordEnum
-from patchkeeper.series.engine import FileState, PatchOutcome, Workspace, apply_patch, touched_paths
+from patchkeeper.series.engine import (
+    MODE,
+    FileState,
+    PatchOutcome,
+    Workspace,
+    apply_patch,
+    touched_paths,
+)
 from patchkeeper.series.hunks import locate, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import sha256_hex
@@ -58,12 +65,15 @@ class PatchState:
         state: :data:`APPLIED`, :data:`NOT_APPLIED`, :data:`PARTIAL` or :data:`CONFLICT`.
         applied_hunks: the hunks found applied (their post-image present).
         missing_hunks: the hunks not applied.
+        problems: what keeps a patch in conflict besides its hunks, in words with the path
+            first (``"run.sh: has mode 100644, the patch changes it from 100755"``).
     """
 
     name: str
     state: str
     applied_hunks: tuple[HunkRef, ...] = ()
     missing_hunks: tuple[HunkRef, ...] = ()
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,15 +82,21 @@ class FileCheck:
 
     Attributes:
         path: the patch path.
-        drifted: the file, with the series undone, differs from pristine.
+        drifted: the file, with the series undone, differs from pristine (its bytes, or
+            whether it is executable).
         expected_sha256: the pristine hash (``None``: must be absent).
         actual_sha256: the hash after undoing (``None``: absent).
+        expected_mode, actual_mode: the git modes (``"100755"``) of the pristine file and
+            of the file after undoing, when a patch changes the file's mode and the two
+            differ in the executable bit (a mode change the file never had); else ``None``.
     """
 
     path: str
     drifted: bool
     expected_sha256: str | None
     actual_sha256: str | None
+    expected_mode: str | None = None
+    actual_mode: str | None = None
 
 
 @dataclass(frozen=True)
@@ -282,7 +298,22 @@ def patch_state(
     if applied:
         _undo_some(ws, patch, applied)
         return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
-    return PatchState(patch.name, CONFLICT, (), tuple(missing)), None
+    return PatchState(patch.name, CONFLICT, (), tuple(missing), _mode_problems(ws, forward)), None
+
+
+def _mode_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
+    """The mode changes of ``forward`` (the patch tried forward) that met a file without
+    their old mode, in words."""
+    out = []
+    for outcome in forward.files:
+        state = ws.get(outcome.path)
+        if outcome.problem != MODE or state is None or state.mode is None:
+            continue
+        out.append(
+            f"{outcome.path}: has mode {git_mode(state.mode)}, the patch changes it from "
+            f"{outcome.diff.old_mode}"
+        )
+    return tuple(out)
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:
@@ -399,14 +430,56 @@ def _walk(
     if pristine is not None:
         for path in sorted(ws.absent_or_empty):
             ws.settle_empty(path, pristine.expected_sha256(path) == EMPTY_SHA256)
+        mode_paths = _mode_changed_paths(patches)
         for path in touched_paths(patches):
             current = ws.get(path)
             actual = sha256_hex(current.data) if current is not None else None
-            expected = pristine.expected_sha256(path)
-            checks.append(FileCheck(path, actual != expected, expected, actual))
+            expected, pristine_mode = pristine.expected_file(path)
+            modes = (
+                _mode_drift(pristine_mode, current.mode if current is not None else None)
+                if path in mode_paths
+                else None
+            )
+            differs = actual != expected or modes is not None
+            checks.append(FileCheck(path, differs, expected, actual, *(modes or (None, None))))
         drifted = {c.path for c in checks if c.drifted}
         states = _unconfirmed(patches, states, drifted, unproven)
     return states, tuple(checks), unproven
+
+
+def git_mode(mode: int) -> str:
+    """The git mode of a regular file with permission bits ``mode``: executable or not.
+
+    >>> git_mode(0o664), git_mode(0o750)
+    ('100644', '100755')
+    """
+    return "100755" if mode & 0o111 else "100644"
+
+
+def _mode_changed_paths(patches: Sequence[Patch]) -> frozenset[str]:
+    """The paths whose mode a patch of the series changes (``old mode``/``new mode``): only
+    there is the mode the series' business. Elsewhere an executable bit that differs from the
+    pristine tree's is left alone, as a copy or an installer may not keep it."""
+    return frozenset(
+        path
+        for patch in patches
+        for diff in patch.files
+        if diff.old_mode is not None
+        and diff.new_mode is not None
+        and diff.old_mode != diff.new_mode
+        for path in (diff.old_path, diff.new_path)
+        if path is not None
+    )
+
+
+def _mode_drift(pristine: int | None, actual: int | None) -> tuple[str, str] | None:
+    """``(pristine mode, mode after undoing)`` as git modes when the two differ in being
+    executable (the only bit a patch carries), else ``None``; ``None`` too when either is
+    unknown (a ``RECORD`` reference has no modes) or absent."""
+    if pristine is None or actual is None:
+        return None
+    want, got = git_mode(pristine), git_mode(actual)
+    return (want, got) if want != got else None
 
 
 #: The sha256 of no bytes: an empty file.

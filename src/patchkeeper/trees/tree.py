@@ -283,12 +283,25 @@ def read_file(path: Path) -> FileState | None:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the read
     except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        raise TargetError(
+            "a patch names a file under this path, but one of its parent directories is a "
+            "file in the target (a file turned into a directory)",
+            path=path,
+            hint="patchkeeper does not turn files into directories or back; make that change "
+            "outside the series, or check the strip level; nothing was written",
+        ) from None
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise TargetError("a patch names this path as a file, but it is a directory", path=path)
+            raise TargetError(
+                "a patch names this path as a file, but it is a directory",
+                path=path,
+                hint="patchkeeper does not turn directories into files or back; make that "
+                "change outside the series, or check the strip level; nothing was written",
+            )
         if not stat.S_ISREG(info.st_mode):
             raise TargetError(
                 "a patch names this path as a file, but it is not a regular file", path=path
@@ -528,6 +541,16 @@ class Pristine:
         if key in self._created:
             return None
         return self._hashes.get(key)
+
+    def expected_file(self, relative: str) -> tuple[str | None, int | None]:
+        """The sha256 the file must have (``None``: must be absent) and, for a pristine tree,
+        its permission bits (``None``: unknown, as in ``RECORD``, or absent): one read."""
+        if self._tree is not None:
+            state = read_file(self._tree.path_of(relative))
+            if state is None:
+                return None, None
+            return sha256_hex(state.data), state.mode
+        return self.expected_sha256(relative), None
 
     @property
     def at_site_root(self) -> bool:

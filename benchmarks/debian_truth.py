@@ -1,0 +1,416 @@
+"""What Debian's maintainers did with each patch of a series across one upgrade: the truth.
+
+The pure part of the miner (``benchmarks/mine_debian.py``): no network, no cache, only text.
+Given the older suite's series (its patches' text) and the newer suite's series and
+``debian/changelog``, each patch of the older series gets one outcome:
+
+- ``upstreamed``: dropped, and the changelog entries between the two Debian versions name it
+  with words that say upstream has it ("applied upstream", "merged upstream", "included in
+  the new upstream release", ...), or its DEP-3 header says so (``Applied-Upstream`` with no
+  version or a version at or below the new upstream version; ``Origin: upstream`` or
+  ``Origin: backport`` with a commit or URL; an ``Origin`` URL naming a commit, unless it says
+  ``vendor`` or ``other``; ``Forwarded`` naming a commit). Whether that commit is in the new
+  release is not checked: the maintainers dropped the patch at that release. Phrases that tell
+  where a patch came from ("Applied upstream patch: ...") never count. A maintainer retires
+  such a patch.
+- ``carried``: kept (same series name, a name with the same CVE id, or another name with the
+  same changed lines) with the same ``+``/``-`` lines: a maintainer carries it (refreshing
+  offsets or context at most; where the lines go is not compared).
+- ``port``: kept with rewritten ``+``/``-`` lines: a maintainer carried it and had to rework it.
+- left out, with a reason: dropped for another stated reason ("no longer needed", ...), or
+  with no stated reason, or ``Applied-Upstream`` naming a later release.
+
+Every outcome carries ``source``: the changelog item, the header line or the series fact it
+was read from, quoted (one line, at most :data:`QUOTE_LIMIT` characters).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: The longest quote kept in a truth row's ``source``, in characters.
+QUOTE_LIMIT = 240
+
+UPSTREAMED = "upstreamed"
+CARRIED = "carried"
+PORT = "port"
+
+#: Left-out reasons, as counted in the miner's report.
+OTHER_REASON = "dropped for another stated reason"
+NO_REASON = "dropped with no stated reason"
+GENERIC_REASON = "dropped; the changelog says patches went upstream but names none"
+LATER_RELEASE = "Applied-Upstream names a later release"
+
+#: Words of a changelog item that say upstream has the change.
+_UPSTREAM_WORDS = re.compile(
+    r"(applied|merged|included|incorporated|integrated|accepted|fixed|adopted|landed|"
+    r"present|available|released|shipped|contained|implemented|resolved)\b[^.;]{0,40}"
+    r"\bupstream"
+    r"|\bupstream(ed)?\b[^.;]{0,30}\b(applied|merged|included|incorporated|integrated|"
+    r"accepted|fixed|has|now|contains|includes|ships|released|implemented)\b"
+    r"|\bupstreamed\b"
+    r"|\b(applied|merged|included|fixed) in (the )?(new |latest )?(upstream|release|version|"
+    r"v?\d)"
+    r"|\bin (the )?new upstream (release|version)",
+    re.IGNORECASE,
+)
+#: Phrases that tell where a patch came from, not that upstream has it ("Applied upstream
+#: patch: ...", "cherry-pick upstream commit"): removed before :data:`_UPSTREAM_WORDS` is tried.
+_TAKEN_FROM_UPSTREAM = re.compile(
+    r"\b(apply|applies|applied|applying|cherry-?pick(s|ed)?|backport(s|ed)?|add(s|ed)?|"
+    r"import(s|ed)?|take|took|taken|use|using)\s+(the\s+|an?\s+)?upstream\s+"
+    r"(patch|commit|fix|change|pr|pull)",
+    re.IGNORECASE,
+)
+#: A CVE identifier in a patch name.
+_CVE = re.compile(r"CVE-\d{4}-\d{4,}", re.IGNORECASE)
+#: Words of a changelog item that say a patch was dropped (for any reason).
+_DROP_WORDS = re.compile(
+    r"\b(drop(ped|s)?|remov(e|ed|es)|delet(e|ed|es)|obsolete|no longer|unneeded|"
+    r"not needed|superseded|applied|merged|upstreamed)\b",
+    re.IGNORECASE,
+)
+#: A Debian changelog entry's first line: ``source (version) distributions; urgency=...``.
+_ENTRY = re.compile(r"^(?P<source>[a-z0-9][a-z0-9+.-]*) \((?P<version>[^)\s]+)\)\s")
+#: A release-like version inside a header value (``1.26.17``, ``v2.0``).
+_RELEASE = re.compile(r"\bv?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)?)\b")
+#: A commit named in a URL or a header value.
+_COMMIT = re.compile(r"/commits?/[0-9a-f]{7,40}\b|\bcommit[:/ ]+[0-9a-f]{7,40}\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One patch's outcome: ``truth`` (:data:`UPSTREAMED`, :data:`CARRIED`, :data:`PORT`, or
+    None when left out), ``reason`` (the left-out reason, else ``""``), ``source`` (the
+    quoted evidence) and ``why`` (one sentence)."""
+
+    truth: str | None
+    reason: str
+    source: str
+    why: str
+
+
+#: What separates a changelog item's sub-bullets (``    - x``) in :attr:`ChangelogEntry.items`.
+SUB = "\n- "
+
+
+@dataclass(frozen=True)
+class ChangelogEntry:
+    """One entry of a ``debian/changelog``: its version and its change items, each item a
+    top-level ``*`` bullet joined with its continuation lines (whitespace collapsed), its
+    sub-bullets after :data:`SUB`."""
+
+    version: str
+    items: tuple[str, ...]
+
+
+def quote(text: str) -> str:
+    """``text`` on one line, cut to :data:`QUOTE_LIMIT` characters with ``...``."""
+    line = " ".join(text.split())
+    return line if len(line) <= QUOTE_LIMIT else line[: QUOTE_LIMIT - 3] + "..."
+
+
+# --- Debian versions (Debian Policy 5.6.12) -------------------------------------------------
+
+
+def _order(char: str) -> int:
+    """The sort weight of one non-digit character: ``~`` first, then end, letters, others."""
+    if char == "~":
+        return -1
+    if char.isalpha():
+        return ord(char)
+    return ord(char) + 256
+
+
+def _compare_part(a: str, b: str) -> int:
+    """Compare an upstream version or a Debian revision, as dpkg does (-1, 0, 1)."""
+    while a or b:
+        a_text = re.match(r"[^0-9]*", a).group()  # type: ignore[union-attr]
+        b_text = re.match(r"[^0-9]*", b).group()  # type: ignore[union-attr]
+        for i in range(max(len(a_text), len(b_text))):
+            x = _order(a_text[i]) if i < len(a_text) else 0
+            y = _order(b_text[i]) if i < len(b_text) else 0
+            if x != y:
+                return -1 if x < y else 1
+        a, b = a[len(a_text) :], b[len(b_text) :]
+        a_num = re.match(r"[0-9]*", a).group()  # type: ignore[union-attr]
+        b_num = re.match(r"[0-9]*", b).group()  # type: ignore[union-attr]
+        x, y = int(a_num or 0), int(b_num or 0)
+        if x != y:
+            return -1 if x < y else 1
+        a, b = a[len(a_num) :], b[len(b_num) :]
+    return 0
+
+
+def compare_versions(a: str, b: str) -> int:
+    """Compare two Debian versions ``[epoch:]upstream[-revision]``: -1, 0 or 1.
+
+    >>> compare_versions("1.0~rc1-1", "1.0-1"), compare_versions("1:0.9", "2.0")
+    (-1, 1)
+    """
+    parts = []
+    for version in (a, b):
+        epoch, _, rest = version.rpartition(":") if ":" in version else ("0", "", version)
+        upstream, _, revision = rest.rpartition("-") if "-" in rest else (rest, "", "")
+        parts.append((int(epoch or 0), upstream, revision))
+    if parts[0][0] != parts[1][0]:
+        return -1 if parts[0][0] < parts[1][0] else 1
+    return _compare_part(parts[0][1], parts[1][1]) or _compare_part(parts[0][2], parts[1][2])
+
+
+def upstream_version(debian_version: str) -> str:
+    """The upstream release a Debian version packages: epoch and revision removed, repack
+    suffixes (``+dfsg``, ``+ds``, ``+repack``, ``~dfsg``...) removed, ``~`` pre-release
+    separators dropped (Debian's ``1.0~rc1`` is PyPI's ``1.0rc1``).
+
+    >>> upstream_version("1:2.28.1+dfsg-1+deb12u1"), upstream_version("3.0~rc2-1")
+    ('2.28.1', '3.0rc2')
+    """
+    version = debian_version.split(":", 1)[-1]
+    if "-" in version:
+        version = version.rsplit("-", 1)[0]
+    version = re.sub(r"[+~.](dfsg|ds|repack|really|debian|nmu)[0-9a-z.+~]*$", "", version)
+    version = re.sub(r"[+~](dfsg|ds|repack)[0-9]*", "", version)
+    return version.replace("~", "")
+
+
+# --- debian/changelog -----------------------------------------------------------------------
+
+
+def parse_changelog(text: str) -> list[ChangelogEntry]:
+    """The entries of a ``debian/changelog``, newest first."""
+    entries: list[ChangelogEntry] = []
+    version: str | None = None
+    items: list[str] = []
+    current: list[str] = []
+
+    def close_item() -> None:
+        if current:
+            parts = " ".join(current).split(SUB)
+            items.append(SUB.join(" ".join(part.split()) for part in parts))
+            current.clear()
+
+    for line in text.splitlines():
+        match = _ENTRY.match(line)
+        if match:
+            close_item()
+            if version is not None:
+                entries.append(ChangelogEntry(version, tuple(items)))
+            version, items = match["version"], []
+            continue
+        if version is None or line.startswith(" -- "):
+            close_item()
+            continue
+        stripped = line.strip()
+        if re.match(r"^ {1,3}\* ", line):
+            close_item()
+            current.append(stripped[2:])
+        elif re.match(r"^ {3,}[-+o*] ", line) and current:
+            current.append(SUB + stripped[2:])
+        elif stripped and not re.fullmatch(r"\[.*\]", stripped) and current:
+            current.append(stripped)
+        elif not stripped or re.fullmatch(r"\[.*\]", stripped):
+            close_item()
+    close_item()
+    if version is not None:
+        entries.append(ChangelogEntry(version, tuple(items)))
+    return entries
+
+
+def entries_between(entries: list[ChangelogEntry], older: str, newer: str) -> list[ChangelogEntry]:
+    """The entries after Debian version ``older`` up to and including ``newer``."""
+    return [
+        entry
+        for entry in entries
+        if compare_versions(entry.version, older) > 0 >= compare_versions(entry.version, newer)
+    ]
+
+
+def name_forms(name: str) -> list[str]:
+    """How a changelog may name a series entry: the path, the file name, and the file name
+    without ``.patch``/``.diff`` when that stem is specific (at least 8 characters with a
+    ``-``, ``_`` or digit, so that a word like ``typos`` never matches prose)."""
+    base = name.rsplit("/", 1)[-1]
+    forms = [name, base]
+    stem = re.sub(r"\.(patch|diff)$", "", base)
+    if stem != base and len(stem) >= 8 and re.search(r"[-_0-9]", stem):
+        forms.append(stem)
+    return list(dict.fromkeys(forms))
+
+
+def names(item: str, name: str) -> bool:
+    """Whether a changelog item names the series entry ``name`` (a whole-word match)."""
+    for form in name_forms(name):
+        if re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-]|\.\w)", item, re.IGNORECASE):
+            return True
+    return False
+
+
+def says_upstream(item: str) -> bool:
+    """Whether a changelog item says upstream has a change (not where a patch came from)."""
+    return bool(_UPSTREAM_WORDS.search(_TAKEN_FROM_UPSTREAM.sub(" ", item)))
+
+
+def changelog_says(entries: list[ChangelogEntry], name: str) -> tuple[str, str] | None:
+    """``(verdict, quote)`` from the first item naming ``name``: ``("upstreamed", item)`` when
+    it says upstream has it, ``("other", item)`` when it names it with other words, None when
+    no item names it."""
+    other: tuple[str, str] | None = None
+    for entry in entries:
+        for item in entry.items:
+            if not names(item, name):
+                continue
+            head, *subs = item.split(SUB)
+            sub = next((sub for sub in subs if names(sub, name)), None)
+            own = sub is not None and bool(
+                says_upstream(sub) or _DROP_WORDS.search(sub) or re.search(r"\(.+\)", sub)
+            )
+            # a sub-bullet with its own reason speaks for its patch; one that only names it
+            # takes the reason of the bullet above it
+            said = item if sub is None else sub if own else f"{head} - {sub}"
+            text = f"debian/changelog {entry.version}: {quote(said)}"
+            if says_upstream(said):
+                return UPSTREAMED, text
+            reason = own or _DROP_WORDS.search(_TAKEN_FROM_UPSTREAM.sub(" ", said))
+            if other is None and reason:
+                other = ("other", text)
+    return other
+
+
+def generic_upstream_item(entries: list[ChangelogEntry]) -> str | None:
+    """The first item that says patches went upstream without naming a patch file, quoted."""
+    for entry in entries:
+        for item in entry.items:
+            names_none = not re.search(r"\S+\.(patch|diff)\b", item)
+            if re.search(r"\bpatch(es)?\b", item, re.I) and says_upstream(item) and names_none:
+                return f"debian/changelog {entry.version}: {quote(item)}"
+    return None
+
+
+# --- DEP-3 headers and diffs ----------------------------------------------------------------
+
+
+def header_lines(patch: str) -> list[str]:
+    """The DEP-3 header of a patch: the lines before its first diff (``---``, ``diff ``,
+    ``Index:``), with continuation lines joined to their field."""
+    fields: list[str] = []
+    for line in patch.splitlines():
+        if line.startswith(("--- ", "diff ", "Index: ", "===")) or line == "---":
+            break
+        if line[:1] in (" ", "\t") and fields and line.strip() not in ("", "."):
+            fields[-1] += " " + line.strip()
+        elif re.match(r"^[A-Za-z][A-Za-z0-9-]*:", line):
+            fields.append(line.rstrip())
+    return fields
+
+
+def header_says(patch: str, new_upstream: str) -> tuple[str, str] | None:
+    """``(verdict, quote)`` from the DEP-3 header: ``("upstreamed", line)`` when it says the
+    new release has the change, ``("later", line)`` when ``Applied-Upstream`` names a later
+    release than ``new_upstream``, None when it says neither.
+
+    Release numbers are compared with :func:`compare_versions` on their digits.
+    """
+    for line in header_lines(patch):
+        key, _, value = line.partition(":")
+        key, value = key.strip().lower(), value.strip()
+        low = value.lower()
+        if key == "applied-upstream" and low and not low.startswith(("no", "not", "n/a")):
+            release = _RELEASE.search(value)
+            plain = release and not _COMMIT.search(value) and "http" not in low[: release.start()]
+            if plain and compare_versions(release.group(1), new_upstream) > 0:  # type: ignore[union-attr]
+                return "later", quote(line)
+            return UPSTREAMED, quote(line)
+        upstream_origin = re.match(r"(upstream|backport)\b", low) and (
+            "http" in low or re.search(r"\b[0-9a-f]{12,40}\b", low)
+        )
+        if key == "origin" and (
+            upstream_origin or (not re.match(r"(vendor|other)\b", low) and _COMMIT.search(value))
+        ):
+            return UPSTREAMED, quote(line)
+        if key == "forwarded" and _COMMIT.search(value):
+            return UPSTREAMED, quote(line)
+    return None
+
+
+def changed_lines(patch: str) -> list[str]:
+    """The ``+`` and ``-`` lines of a patch's hunks, in order, trailing whitespace removed
+    (``+++``/``---`` file lines and the header left out)."""
+    lines: list[str] = []
+    remaining = [0, 0]
+    for line in patch.splitlines():
+        if remaining[0] <= 0 and remaining[1] <= 0:
+            match = re.match(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@", line)
+            if match:
+                remaining = [int(match[1] or 1), int(match[2] or 1)]
+            continue
+        if line.startswith("-"):
+            remaining[0] -= 1
+            lines.append(line.rstrip())
+        elif line.startswith("+"):
+            remaining[1] -= 1
+            lines.append(line.rstrip())
+        elif line.startswith("\\"):
+            continue
+        else:
+            remaining[0] -= 1
+            remaining[1] -= 1
+    return lines
+
+
+def outcome(
+    name: str,
+    old_text: str,
+    new_series: dict[str, str],
+    entries: list[ChangelogEntry],
+    new_upstream: str,
+    new_label: str,
+) -> Outcome:
+    """The outcome of one patch of the older series.
+
+    Args:
+        name: the series name.
+        old_text: the patch's text in the older suite.
+        new_series: the newer suite's series, name -> patch text (missing files as ``""``).
+        entries: the newer ``debian/changelog`` entries between the two Debian versions.
+        new_upstream: the newer suite's upstream version.
+        new_label: how to name the newer series in a quote (``"trixie 2.32.3+dfsg-5"``).
+    """
+    old_lines = changed_lines(old_text)
+    count = len(old_lines)
+    if name in new_series:
+        series_line = f"{new_label} debian/patches/series keeps {name}"
+        if changed_lines(new_series[name]) == old_lines:
+            why = f"kept with the same {count} changed lines"
+            return Outcome(CARRIED, "", series_line, why)
+        new_count = len(changed_lines(new_series[name]))
+        why = f"kept with rewritten changed lines ({count} before, {new_count} after)"
+        return Outcome(PORT, "", series_line, why)
+    if old_lines:
+        for other, text in new_series.items():
+            if changed_lines(text) == old_lines:
+                source = f"{new_label} debian/patches/series has {other} with the same lines"
+                return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
+    cves = {cve.upper() for cve in _CVE.findall(name)}
+    for other, text in new_series.items():
+        if cves and cves & {cve.upper() for cve in _CVE.findall(other)}:
+            source = f"{new_label} debian/patches/series keeps the same CVE fix as {other}"
+            if changed_lines(text) == old_lines:
+                return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
+            return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
+    said = changelog_says(entries, name)
+    if said is not None and said[0] == UPSTREAMED:
+        return Outcome(UPSTREAMED, "", said[1], "dropped; the changelog says upstream has it")
+    header = header_says(old_text, new_upstream)
+    if header is not None and header[0] == UPSTREAMED:
+        why = "dropped; its DEP-3 header says upstream has it"
+        return Outcome(UPSTREAMED, "", header[1], why)
+    if header is not None:
+        return Outcome(None, LATER_RELEASE, header[1], "")
+    if said is not None:
+        return Outcome(None, OTHER_REASON, said[1], "")
+    generic = generic_upstream_item(entries)
+    if generic is not None:
+        return Outcome(None, GENERIC_REASON, generic, "")
+    return Outcome(None, NO_REASON, "", "")

@@ -1,0 +1,539 @@
+"""Mine real upgrades with known outcomes from Debian's archive into the accuracy corpus format.
+
+    python benchmarks/mine_debian.py [--jobs 3] [--limit N] [--only SOURCE[,SOURCE]]
+
+For every Python source package of Debian (a ``3.0 (quilt)`` source whose Build-Depends name
+``dh-python``, ``dh-sequence-python3``, ``pybuild-plugin-pyproject`` or
+``python3-setuptools``, read from the apt ``Sources`` indexes that
+``../shared/tools/debian-series`` keeps under ``~/.cache/debian-series-SUITE/lists``) and every
+consecutive pair of suites (bullseye, bookworm, trixie, forky, sid) whose upstream versions
+differ, the miner
+
+1. fetches both suites' ``debian/`` directories with ``debian-series`` into the corpus cache
+   (``$PATCHKEEPER_CACHE`` or ``~/.cache/patchkeeper-corpus``, reused; a source the archive
+   does not serve is remembered under ``debian-series/SUITE/.missing/``);
+2. maps the source package to a PyPI project (``debian/watch`` PyPI lines, the ``Homepage``,
+   the ``python3-*`` binary names, the source name), checked against a local list of the
+   index's names when one is given (``--names``), then fetches the sdists of the older and
+   newer upstream versions with the CLI's own fetcher (the index client pip is configured
+   with, ``unearth``), which also fills the cache the audit reads;
+3. derives each patch's truth from what the maintainers did (``benchmarks/debian_truth.py``):
+   ``upstreamed`` / ``carried`` / ``port``, each with the quoted source; other patches are
+   left out and counted by reason;
+4. writes one TOML per upgrade into ``benchmarks/accuracy/mined/`` (the format:
+   ``benchmarks/accuracy/FORMAT.md``) and the counts into
+   ``benchmarks/accuracy/mined-counts.toml``.
+
+No patch text is written: only names, versions, outcomes and one quoted changelog or header
+line per row. Downloads run at most ``--jobs`` at a time (default 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import accuracy
+import debian_truth
+
+SUITES = ("bullseye", "bookworm", "trixie", "forky", "sid")
+MINED = accuracy.BENCHMARKS / "accuracy" / "mined"
+COUNTS = accuracy.BENCHMARKS / "accuracy" / "mined-counts.toml"
+#: A local list of the package index's project names (first column), when the machine has one.
+DEFAULT_NAMES = Path("/work/.library/env/packages/pypi.tsv")
+PYTHON_BUILD_DEPENDS = re.compile(
+    r"(?:^|[\s,|])(dh-python|dh-sequence-python3|pybuild-plugin-pyproject|python3-setuptools)\b"
+)
+#: A PyPI project named in a watch line or a homepage (the index's host is not spelt out).
+_PYPI_URL = re.compile(
+    r"//(?:www\.)?pypi\.[a-z.]+/(?:project/|pypi/|packages/source/[^/\s]/|simple/)?"
+    r"([A-Za-z0-9][A-Za-z0-9._-]*)"
+)
+#: A forge repository homepage: its last path component is often the project's name.
+_FORGE_URL = re.compile(
+    r"//(?:github\.com|gitlab\.com|codeberg\.org|bitbucket\.org)/[^/\s]+/([^/\s#?]+)"
+)
+
+#: Upgrade-level left-out reasons.
+NOT_SERVED = "the archive does not serve the source package in one suite"
+NO_SERIES = "no debian/patches/series in the older suite"
+NO_PROJECT = "no PyPI project found for the source package"
+NO_SDIST = "no sdist of the pin or the new version on the index"
+NOT_PEP440 = "an upstream version that is not a PEP 440 version"
+DOWNGRADE = "the newer suite packages an older upstream version"
+NO_TRUTH = "no patch with a truth"
+#: Patch-level reasons for what a user cannot express today.
+SDIST_LACKS = "files the sdist lacks"
+NEW_SDIST_LACKS = "kept by Debian, files the new sdist lacks"
+NOT_A_DIFF = "not a diff (no hunk)"
+
+
+def canonical(name: str) -> str:
+    """PEP 503 normalised project name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass
+class Source:
+    """One source package in one suite, from a ``Sources`` index paragraph."""
+
+    package: str
+    version: str
+    homepage: str
+    binaries: tuple[str, ...]
+
+
+@dataclass
+class Tally:
+    """The miner's counts (thread-safe increments)."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, key: str, n: int = 1) -> None:
+        """Add ``n`` to ``key``."""
+        with self.lock:
+            self.counts[key] += n
+
+
+def sources_index(suite: str) -> Path | None:
+    """The apt ``Sources`` index ``debian-series`` downloaded for ``suite``, if any."""
+    base = os.environ.get("DEBIAN_SERIES_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "debian-series"
+    )
+    found = sorted(Path(f"{base}-{suite}/lists").glob("*_source_Sources*"))
+    return found[0] if found else None
+
+
+def read_index(path: Path) -> str:
+    """The text of a (possibly compressed) apt index, read with apt's own decompressors."""
+    done = subprocess.run(
+        ["/usr/lib/apt/apt-helper", "cat-file", str(path)], capture_output=True, check=True
+    )
+    return done.stdout.decode("utf-8", "replace")
+
+
+def parse_sources(text: str) -> dict[str, Source]:
+    """The Python source packages of a ``Sources`` index: ``3.0 (quilt)`` sources whose
+    build dependencies name a Python build helper (:data:`PYTHON_BUILD_DEPENDS`); the
+    highest version when a package is listed twice."""
+    found: dict[str, Source] = {}
+    for paragraph in text.split("\n\n"):
+        fields: dict[str, str] = {}
+        key = ""
+        for line in paragraph.splitlines():
+            if line[:1] in (" ", "\t") and key:
+                fields[key] += " " + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+        if fields.get("Format") != "3.0 (quilt)" or "Package" not in fields:
+            continue
+        keys = ("Build-Depends", "Build-Depends-Indep", "Build-Depends-Arch")
+        depends = " ".join(fields.get(key, "") for key in keys)
+        if not PYTHON_BUILD_DEPENDS.search(depends):
+            continue
+        entry = Source(
+            fields["Package"],
+            fields["Version"],
+            fields.get("Homepage", ""),
+            tuple(b.strip() for b in fields.get("Binary", "").split(",") if b.strip()),
+        )
+        known = found.get(entry.package)
+        if known is None or debian_truth.compare_versions(entry.version, known.version) > 0:
+            found[entry.package] = entry
+    return found
+
+
+def upgrade_pairs(indexes: dict[str, dict[str, Source]]) -> list[tuple[str, str, str]]:
+    """``(source, older suite, newer suite)`` for consecutive suites (in :data:`SUITES`
+    order, skipping suites without the package) whose upstream versions differ."""
+    pairs = []
+    names = sorted(set().union(*(index.keys() for index in indexes.values())))
+    for name in names:
+        present = [suite for suite in SUITES if name in indexes.get(suite, {})]
+        for old, new in itertools.pairwise(present):
+            a = debian_truth.upstream_version(indexes[old][name].version)
+            b = debian_truth.upstream_version(indexes[new][name].version)
+            if a != b:
+                pairs.append((name, old, new))
+    return pairs
+
+
+def project_candidates(debian: Path, source: str) -> list[str]:
+    """Names the source package's PyPI project may have, best first: ``debian/watch`` PyPI
+    lines, a PyPI ``Homepage``, a forge ``Homepage``'s repository name, the ``python3-*``
+    binary packages, the source name without ``python-``."""
+    found: list[str] = []
+    watch, control = (
+        path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        for path in (debian / "watch", debian / "control")
+    )
+    for match in _PYPI_URL.finditer(watch):
+        found.append(match.group(1))
+    homepage = re.search(r"^Homepage:\s*(\S+)", control, re.M)
+    if homepage:
+        for match in _PYPI_URL.finditer(homepage.group(1)):
+            found.append(match.group(1))
+        forge = _FORGE_URL.search(homepage.group(1))
+        if forge:
+            found.append(re.sub(r"\.git$", "", forge.group(1)))
+    for binary in re.findall(r"^Package:\s*python3-(\S+)", control, re.M):
+        found.append(binary)
+    found.append(re.sub(r"^(python3?|py)-", "", source))
+    found = [re.sub(r"(\.tar\.gz|\.zip|-[0-9].*)$", "", name) for name in found]
+    return list(dict.fromkeys(name for name in found if name))
+
+
+def load_names(path: Path | None) -> dict[str, int] | None:
+    """The canonical project names of a local list (tab-separated: name, version, month,
+    download rank, summary), each with its download rank (``1_000_000`` when unranked), or
+    None when there is no list."""
+    if path is None or not path.is_file():
+        return None
+    names = {}
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        next(lines, None)
+        for line in lines:
+            cells = line.split("\t", 4)
+            rank = cells[3] if len(cells) > 3 else ""
+            names[canonical(cells[0])] = int(rank) if rank.isdigit() else 1_000_000
+    return names
+
+
+def index_candidates(entry: Source) -> list[str]:
+    """Names the project may have, from the ``Sources`` index alone (before any download):
+    a PyPI or forge ``Homepage``, the ``python3-*`` binaries, the source name."""
+    found = [m.group(1) for m in _PYPI_URL.finditer(entry.homepage)]
+    forge = _FORGE_URL.search(entry.homepage)
+    if forge:
+        found.append(re.sub(r"\.git$", "", forge.group(1)))
+    found += [b[len("python3-") :] for b in entry.binaries if b.startswith("python3-")]
+    found.append(re.sub(r"^(python3?|py)-", "", entry.package))
+    return found
+
+
+def by_popularity(
+    pairs: list[tuple[str, str, str]],
+    indexes: dict[str, dict[str, Source]],
+    names: dict[str, int] | None,
+) -> list[tuple[str, str, str]]:
+    """``pairs`` with the most downloaded projects first (by the local list's rank of the
+    best name :func:`index_candidates` finds; unranked and unknown last, then by name), so
+    that a bounded run (``--limit``) mines the projects most users carry patches on."""
+    if names is None:
+        return pairs
+
+    def rank(pair: tuple[str, str, str]) -> tuple[int, str, int]:
+        entry = indexes[pair[1]][pair[0]]
+        ranks = [names.get(canonical(name), 2_000_000) for name in index_candidates(entry)]
+        return (min(ranks), pair[0], SUITES.index(pair[1]))
+
+    return sorted(pairs, key=rank)
+
+
+def missing_marker(source: str, suite: str) -> Path:
+    """Where a source the archive did not serve in ``suite`` is remembered."""
+    return accuracy.cache_root() / "debian-series" / suite / ".missing" / source
+
+
+def fetch(source: str, suite: str, version: str) -> Path | None:
+    """The cached ``debian/`` directory of ``source`` in ``suite``, or None when the archive
+    does not serve it (remembered per Sources version, so a new version is tried again)."""
+    marker = missing_marker(source, suite)
+    if marker.is_file() and marker.read_text(encoding="utf-8").strip() == version:
+        return None
+    try:
+        return accuracy.fetch_series(source, suite)
+    except RuntimeError:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(version + "\n", encoding="utf-8")
+        return None
+
+
+def series_texts(debian: Path) -> tuple[list[tuple[str, int | None]], dict[str, str]]:
+    """A fetched series: its entries and each patch's text (``""`` when the file is missing)."""
+    series = debian / "patches" / "series"
+    if not series.is_file():
+        return [], {}
+    entries = accuracy.read_series(series)
+    texts = {}
+    for name, _strip in entries:
+        path = debian / "patches" / name
+        texts[name] = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    return entries, texts
+
+
+def modified_paths(text: str, strip: int) -> set[str]:
+    """Paths (after ``strip`` components) of the files a patch modifies or deletes (not the
+    ones it creates: their ``---`` side is ``/dev/null``)."""
+    paths = set()
+    for match in re.finditer(r"^--- (\S+).*\n\+\+\+ (\S+)", text, re.M):
+        if match.group(1) == "/dev/null":
+            continue
+        parts = match.group(1).split("/")[strip:]
+        if parts and ".." not in parts:
+            paths.add("/".join(parts))
+    return paths
+
+
+def find_directory(tree: Path, missing: set[str]) -> str | None:
+    """A directory of ``tree`` under which every path of ``missing`` exists, if exactly one
+    (patches cut against a subdirectory of the sdist: the ``directory`` setting)."""
+    if not missing:
+        return None
+    sample = sorted(missing)[0]
+    found = []
+    for candidate in tree.rglob(sample.rsplit("/", 1)[-1]):
+        relative = candidate.relative_to(tree).as_posix()
+        if relative.endswith("/" + sample):
+            prefix = relative[: -len(sample) - 1]
+            if all((tree / prefix / path).exists() for path in missing):
+                found.append(prefix)
+    return found[0] if len(found) == 1 else None
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string (JSON escapes are TOML escapes; DEL removed)."""
+    return json.dumps(text.replace("\x7f", ""), ensure_ascii=False)
+
+
+@dataclass
+class Mined:
+    """One mined upgrade ready to write, or the reason it was left out."""
+
+    source: str
+    old: str
+    new: str
+    reason: str = ""
+    text: str = ""
+    rows: Counter[str] = field(default_factory=Counter)
+    left_out: Counter[str] = field(default_factory=Counter)
+    project: str = ""
+
+
+def mine_pair(
+    pair: tuple[str, str, str],
+    indexes: dict[str, dict[str, Source]],
+    names: dict[str, int] | None,
+) -> Mined:
+    """Mine one upgrade (see the module docstring); never raises for a data problem."""
+    from packaging.version import InvalidVersion, Version
+
+    from patchkeeper.errors import FetchError
+    from patchkeeper.upstream.fetch import fetch_requirement
+
+    source, old, new = pair
+    mined = Mined(source, old, new)
+    old_debian = fetch(source, old, indexes[old][source].version)
+    if old_debian is None:
+        mined.reason = NOT_SERVED
+        return mined
+    entries, old_texts = series_texts(old_debian)
+    if not entries:
+        mined.reason = NO_SERIES
+        return mined
+    new_debian = fetch(source, new, indexes[new][source].version)
+    if new_debian is None:
+        mined.reason = NOT_SERVED
+        return mined
+    old_version = accuracy.debian_version(old_debian) or indexes[old][source].version
+    new_version = accuracy.debian_version(new_debian) or indexes[new][source].version
+    pin = debian_truth.upstream_version(old_version)
+    to = debian_truth.upstream_version(new_version)
+    try:
+        if Version(to) <= Version(pin):
+            mined.reason = DOWNGRADE
+            return mined
+    except InvalidVersion:
+        mined.reason = NOT_PEP440
+        return mined
+    candidates = project_candidates(old_debian, source)
+    if names is not None:
+        candidates = [name for name in candidates if canonical(name) in names]
+    if not candidates:
+        mined.reason = NO_PROJECT
+        return mined
+    project = canonical(candidates[0])
+    try:
+        pin_tree = fetch_requirement(f"{project}=={pin}").root
+        to_tree = fetch_requirement(f"{project}=={to}").root
+    except FetchError:
+        mined.reason = NO_SDIST
+        return mined
+    mined.project = project
+    _new_entries, new_texts = series_texts(new_debian)
+    changelog = new_debian / "changelog"
+    log = debian_truth.parse_changelog(
+        changelog.read_text(encoding="utf-8", errors="replace") if changelog.is_file() else ""
+    )
+    between = debian_truth.entries_between(log, old_version, new_version)
+    label = f"{new} {new_version}"
+    strips = {strip or 1 for _name, strip in entries}
+    missing: dict[str, set[str]] = {}
+    for name, strip in entries:
+        paths = modified_paths(old_texts[name], strip or 1)
+        missing[name] = {path for path in paths if not (Path(pin_tree) / path).exists()}
+    directory = ""
+    every_missing = set().union(*missing.values())
+    all_paths = set().union(*(modified_paths(old_texts[n], s or 1) for n, s in entries))
+    if every_missing and every_missing == all_paths:
+        directory = find_directory(Path(pin_tree), every_missing) or ""
+        if directory:
+            missing = {name: set() for name in missing}
+            mined.left_out["patch paths under a directory of the sdist (directory set)"] += 1
+    rows = []
+    for name, _strip in entries:
+        if not debian_truth.changed_lines(old_texts[name]):
+            mined.left_out[NOT_A_DIFF] += 1
+            continue
+        if missing[name]:
+            mined.left_out[SDIST_LACKS] += 1
+            continue
+        result = debian_truth.outcome(name, old_texts[name], new_texts, between, to, label)
+        if result.truth is None:
+            mined.left_out[result.reason] += 1
+            continue
+        kept = result.truth != debian_truth.UPSTREAMED
+        new_root = Path(to_tree) / directory if directory else Path(to_tree)
+        paths = modified_paths(old_texts[name], dict(entries)[name] or 1)
+        if kept and any(not (new_root / path).exists() for path in paths):
+            # Debian kept the patch, so its files are in Debian's upstream tarball: the new
+            # sdist lacks them (tests, docs), and no audit of the sdist can judge the patch
+            mined.left_out[NEW_SDIST_LACKS] += 1
+            continue
+        mined.rows[result.truth] += 1
+        rows += [
+            "",
+            f"[patches.{toml_string(name)}]",
+            f"truth = {toml_string(result.truth)}",
+            f"why = {toml_string(result.why)}",
+            f"source = {toml_string(result.source)}",
+        ]
+    if not rows:
+        mined.reason = NO_TRUTH
+        return mined
+    if len(strips) > 1:
+        mined.left_out["series with several strip levels (per-entry -pN kept)"] += 1
+    head = [
+        "# Generated by benchmarks/mine_debian.py from Debian's archive: do not edit by hand.",
+        f"source = {toml_string(source)}",
+        f"suite = {toml_string(old)}",
+        f"debian-version = {toml_string(old_version)}",
+        f"upstream = {toml_string(project)}",
+        f"pin = {toml_string(pin)}",
+        f"to = {toml_string(to)}",
+        f"to-why = {toml_string(f'{new} upstream version (Debian {new_version})')}",
+        "mined = true",
+    ]
+    if directory:
+        head.append(f"directory = {toml_string(directory)}")
+    mined.text = "\n".join(head + rows) + "\n"
+    return mined
+
+
+def write_counts(tally: Tally, projects: set[str], started: float, path: Path) -> None:
+    """Write the miner's counts as TOML (sorted keys, one table)."""
+    lines = [
+        "# Generated by benchmarks/mine_debian.py: what the miner found and what it left out.",
+        f"mined-at = {toml_string(time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))}",
+        f"seconds = {int(time.time() - started)}",
+        f"projects = {len(projects)}",
+        "",
+        "[counts]",
+    ]
+    for key in sorted(tally.counts):
+        lines.append(f"{toml_string(key)} = {tally.counts[key]}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=3, help="upgrades mined at once (default 3)")
+    parser.add_argument("--limit", type=int, help="mine at most this many suite pairs")
+    parser.add_argument("--only", help="comma-separated source packages")
+    parser.add_argument("--names", type=Path, default=DEFAULT_NAMES, help="local project names")
+    parser.add_argument("--out", type=Path, default=MINED, help=f"default {MINED}")
+    args = parser.parse_args(argv)
+    started = time.time()
+    indexes = {}
+    for suite in SUITES:
+        index = sources_index(suite)
+        if index is None:
+            print(
+                f"mine_debian: no Sources index for {suite}: run "
+                f"SUITE={suite} ../shared/tools/debian-series requests /tmp/x",
+                file=sys.stderr,
+            )
+            return 2
+        indexes[suite] = parse_sources(read_index(index))
+    pairs = upgrade_pairs(indexes)
+    if args.only:
+        wanted = {name.strip() for name in args.only.split(",")}
+        pairs = [pair for pair in pairs if pair[0] in wanted]
+    tally = Tally()
+    tally.add("python source packages (any suite)", len(set().union(*map(set, indexes.values()))))
+    tally.add("suite pairs with a new upstream version", len(pairs))
+    names = load_names(args.names)
+    pairs = by_popularity(pairs, indexes, names)
+    if args.limit is not None:
+        pairs = pairs[: args.limit]
+    args.out.mkdir(parents=True, exist_ok=True)
+    projects: set[str] = set()
+    done = 0
+
+    def one(pair: tuple[str, str, str]) -> None:
+        nonlocal done
+        try:
+            mined = mine_pair(pair, indexes, names)
+        except Exception as error:  # a data problem must not stop the run: count it
+            tally.add(f"upgrade left out: miner error {type(error).__name__}")
+            print(f"{pair}: {type(error).__name__}: {error}", file=sys.stderr)
+            return
+        if mined.reason:
+            tally.add(f"upgrade left out: {mined.reason}")
+        else:
+            (args.out / f"{mined.source}.{mined.old}-{mined.new}.toml").write_text(
+                mined.text, encoding="utf-8"
+            )
+            with tally.lock:
+                projects.add(mined.project)
+            tally.add("upgrades written")
+            for truth, n in mined.rows.items():
+                tally.add(f"patches: {truth}", n)
+                tally.add("patches with a truth", n)
+        for reason, n in mined.left_out.items():
+            tally.add(f"patch left out: {reason}", n)
+        with tally.lock:
+            done += 1
+            if done % 25 == 0:
+                write_counts(tally, projects, started, COUNTS)
+                print(
+                    f"{done}/{len(pairs)} pairs, {tally.counts['upgrades written']} upgrades,"
+                    f" {tally.counts['patches with a truth']} patches",
+                    file=sys.stderr,
+                )
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(one, pairs))
+    tally.add("suite pairs tried", len(pairs))
+    write_counts(tally, projects, started, COUNTS)
+    sys.stdout.write(COUNTS.read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Three-way scoring and mined upgrade files of ``benchmarks/accuracy.py`` (no network)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+_SPEC = importlib.util.spec_from_file_location("accuracy", BENCHMARKS / "accuracy.py")
+assert _SPEC is not None and _SPEC.loader is not None
+accuracy = importlib.util.module_from_spec(_SPEC)
+sys.modules["accuracy"] = accuracy
+_SPEC.loader.exec_module(accuracy)
+
+MINED = """\
+source = "python-foo"
+suite = "bookworm"
+debian-version = "1.0-1"
+upstream = "foo"
+pin = "1.0"
+to = "2.0"
+to-why = "trixie upstream version (Debian 2.0-1)"
+mined = true
+
+[patches."a.patch"]
+truth = "port"
+why = "kept with rewritten changed lines (2 before, 4 after)"
+source = "trixie 2.0-1 debian/patches/series keeps a.patch"
+"""
+
+
+def upgrade(mined: bool, truths: dict[str, str]) -> object:
+    """An upgrade with these truths (name -> truth)."""
+    return accuracy.Upgrade(
+        path=Path("x.toml"),
+        source="python-foo",
+        suite="bookworm",
+        debian_version="1.0-1",
+        upstream="foo",
+        pin="1.0",
+        to="2.0",
+        to_why="",
+        strip=1,
+        directory="",
+        truths={name: accuracy.Truth(name, truth, "") for name, truth in truths.items()},
+        mined=mined,
+        group="development" if mined else "hand-written",
+    )
+
+
+def result(mined: bool, rows: list[tuple[str, str, str | None, str | None]]) -> object:
+    """An upgrade result: rows of (patch, truth, the audit's action, the baseline's)."""
+    up = upgrade(mined, {name: truth for name, truth, _a, _b in rows})
+    done = accuracy.UpgradeResult(up)
+    for name, _truth, action, base in rows:
+        patch = accuracy.PatchResult(name, up.truths[name], action=action, baseline_action=base)
+        done.patches.append(patch)
+    return done
+
+
+def test_a_mined_file_may_say_port_and_quote_its_source(tmp_path: Path) -> None:
+    path = tmp_path / "python-foo.bookworm-trixie.toml"
+    path.write_text(MINED, encoding="utf-8")
+    loaded = accuracy.load_upgrade(path, "test")
+    assert (loaded.mined, loaded.group) == (True, "test")
+    assert loaded.truths["a.patch"] == accuracy.Truth(
+        "a.patch",
+        "port",
+        "kept with rewritten changed lines (2 before, 4 after)",
+        (),
+        "trixie 2.0-1 debian/patches/series keeps a.patch",
+    )
+    path.write_text(MINED.replace("mined = true\n", ""), encoding="utf-8")
+    with pytest.raises(
+        accuracy.UpgradeFileError, match="truth must be one of upstreamed, partial, carried"
+    ):
+        accuracy.load_upgrade(path)
+
+
+def test_three_way_counts_look_apart_and_false_retire_as_wrong() -> None:
+    rows = [
+        ("up-right", "upstreamed", "retire", "carry"),
+        ("up-look", "upstreamed", "look", "port"),
+        ("carried-right", "carried", "carry", "carry"),
+        ("carried-port", "carried", "port", "port"),
+        ("carried-retired", "carried", "retire", "retire"),
+        ("port-right", "port", "port", "port"),
+        ("port-unjudged", "port", None, None),
+    ]
+    table = accuracy.three_way([result(True, rows)])
+    assert table["upstreamed"] == Counter({"patches": 2, "right": 1, "look": 1})
+    assert table["carried"] == Counter({"patches": 3, "right": 1, "wrong": 2, "false retire": 1})
+    assert table["port"] == Counter({"patches": 2, "right": 1, "not judged": 1})
+    baseline = accuracy.three_way([result(True, rows)], baseline=True)
+    assert baseline["all"] == Counter(
+        {"patches": 7, "right": 2, "wrong": 4, "false retire": 1, "not judged": 1}
+    )
+
+
+def test_a_hand_written_carried_truth_is_right_when_carried_or_ported() -> None:
+    rows = [
+        ("a", "carried", "carry", None),
+        ("b", "carried", "port", None),
+        ("c", "partial", "port", None),
+        ("d", "carried", "look", None),
+    ]
+    table = accuracy.three_way([result(False, rows)])
+    assert table["all"] == Counter({"patches": 4, "right": 3, "look": 1})

@@ -1,0 +1,319 @@
+"""The miner's truth derivation (``benchmarks/debian_truth.py``) on small written fixtures.
+
+The fixtures have the shape of real ``debian/changelog`` entries, DEP-3 headers and quilt
+patches; no network, no cache.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "debian_truth.py"
+_SPEC = importlib.util.spec_from_file_location("debian_truth", SCRIPT)
+assert _SPEC is not None and _SPEC.loader is not None
+truth = importlib.util.module_from_spec(_SPEC)
+sys.modules["debian_truth"] = truth
+_SPEC.loader.exec_module(truth)
+
+CHANGELOG = """\
+python-foo (2.1.0-1) unstable; urgency=medium
+
+  [ Jane Maintainer ]
+  * New upstream release.
+  * Drop patches applied upstream:
+    - 0002-fix-timeout.patch
+    - 0003-py313-compat.patch
+  * Refresh 0001-use-system-six.patch.
+  * Remove skip-network-tests.patch, no longer needed since the tests
+    were rewritten upstream to use a local server.
+
+ -- Jane Maintainer <jane@example.org>  Mon, 03 Feb 2025 10:00:00 +0100
+
+python-foo (2.0.1-2) unstable; urgency=medium
+
+  * CVE-2024-1234: Applied upstream patch: validate the header length
+    (Closes: #1050000).
+
+ -- Jane Maintainer <jane@example.org>  Sun, 01 Dec 2024 10:00:00 +0100
+
+python-foo (2.0.1-1) unstable; urgency=medium
+
+  * d/patches/fix-docs-build.patch: merged upstream, dropped.
+
+ -- Jane Maintainer <jane@example.org>  Sun, 01 Sep 2024 10:00:00 +0100
+"""
+
+PATCH = """\
+From: Jane Maintainer <jane@example.org>
+Date: Mon, 3 Feb 2025 10:00:00 +0100
+Subject: Fix the timeout
+ of the client
+Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123
+Forwarded: not-needed
+---
+ foo/client.py | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/foo/client.py b/foo/client.py
+index 1111111..2222222 100644
+--- a/foo/client.py
++++ b/foo/client.py
+@@ -10,7 +10,7 @@ class Client:
+     def __init__(self):
+         self.url = None
+         self.retries = 3
+-        self.timeout = 0
++        self.timeout = 30
+         self.verify = True
+         self.proxies = {}
+         self.headers = {}
+"""
+
+
+def refreshed(patch: str) -> str:
+    """``patch`` with its hunk moved by 5 lines and one context line changed (a refresh)."""
+    return patch.replace("@@ -10,7 +10,7 @@", "@@ -15,7 +15,7 @@").replace(
+        "self.proxies = {}", "self.proxies = None"
+    )
+
+
+def test_changelog_entries_and_items() -> None:
+    entries = truth.parse_changelog(CHANGELOG)
+    assert [entry.version for entry in entries] == ["2.1.0-1", "2.0.1-2", "2.0.1-1"]
+    assert entries[0].items == (
+        "New upstream release.",
+        "Drop patches applied upstream:\n- 0002-fix-timeout.patch\n- 0003-py313-compat.patch",
+        "Refresh 0001-use-system-six.patch.",
+        "Remove skip-network-tests.patch, no longer needed since the tests were rewritten "
+        "upstream to use a local server.",
+    )
+    assert entries[1].items == (
+        "CVE-2024-1234: Applied upstream patch: validate the header length (Closes: #1050000).",
+    )
+
+
+def test_entries_between_two_versions_exclude_the_older() -> None:
+    entries = truth.parse_changelog(CHANGELOG)
+    between = truth.entries_between(entries, "2.0.1-1", "2.1.0-1")
+    assert [entry.version for entry in between] == ["2.1.0-1", "2.0.1-2"]
+    stable_update = truth.entries_between(entries, "2.0.1-1+deb12u1", "2.1.0-1")
+    assert [entry.version for entry in stable_update] == ["2.1.0-1", "2.0.1-2"]
+
+
+def test_changelog_says_upstream_for_a_named_dropped_patch() -> None:
+    entries = truth.parse_changelog(CHANGELOG)
+    assert truth.changelog_says(entries, "0003-py313-compat.patch") == (
+        "upstreamed",
+        "debian/changelog 2.1.0-1: Drop patches applied upstream: - 0003-py313-compat.patch",
+    )
+    assert truth.changelog_says(entries, "fix-docs-build.patch") == (
+        "upstreamed",
+        "debian/changelog 2.0.1-1: d/patches/fix-docs-build.patch: merged upstream, dropped.",
+    )
+
+
+def test_each_sub_bullet_keeps_its_own_reason() -> None:
+    entries = truth.parse_changelog(
+        "sphinx (7.0.1-1) unstable; urgency=medium\n\n"
+        "  * Drop patches:\n"
+        "    - disable_js_version_check.diff (no longer needed)\n"
+        "    - pygments_2.14.diff (included in the new release)\n\n"
+        " -- J <j@example.org>  Mon, 03 Feb 2025 10:00:00 +0100\n"
+    )
+    assert entries[0].items == (
+        "Drop patches:\n- disable_js_version_check.diff (no longer needed)"
+        "\n- pygments_2.14.diff (included in the new release)",
+    )
+    assert truth.changelog_says(entries, "pygments_2.14.diff") == (
+        "upstreamed",
+        "debian/changelog 7.0.1-1: pygments_2.14.diff (included in the new release)",
+    )
+    assert truth.changelog_says(entries, "disable_js_version_check.diff") == (
+        "other",
+        "debian/changelog 7.0.1-1: disable_js_version_check.diff (no longer needed)",
+    )
+
+
+def test_changelog_other_reasons_are_not_upstream() -> None:
+    entries = truth.parse_changelog(CHANGELOG)
+    # "rewritten upstream" is no statement that upstream has the patch: another reason.
+    assert truth.changelog_says(entries, "skip-network-tests.patch") == (
+        "other",
+        "debian/changelog 2.1.0-1: Remove skip-network-tests.patch, no longer needed since "
+        "the tests were rewritten upstream to use a local server.",
+    )
+    # a patch taken from upstream ("Applied upstream patch") is where it came from
+    assert truth.changelog_says(entries, "CVE-2024-1234.patch") is None
+    assert truth.changelog_says(entries, "typos.patch") is None
+
+
+def test_name_forms_keep_only_specific_stems() -> None:
+    assert truth.name_forms("debian/fix-timeout.patch") == [
+        "debian/fix-timeout.patch",
+        "fix-timeout.patch",
+        "fix-timeout",
+    ]
+    assert truth.name_forms("typos.diff") == ["typos.diff"]
+    assert truth.names("Drop 0002-fix-timeout, applied upstream", "0002-fix-timeout.patch")
+    assert not truth.names("Refresh 0002-fix-timeout-v2.patch", "0002-fix-timeout.patch")
+
+
+def test_dep3_header_fields() -> None:
+    assert truth.header_lines(PATCH) == [
+        "From: Jane Maintainer <jane@example.org>",
+        "Date: Mon, 3 Feb 2025 10:00:00 +0100",
+        "Subject: Fix the timeout of the client",
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+        "Forwarded: not-needed",
+    ]
+    assert truth.header_says(PATCH, "2.1.0") == (
+        "upstreamed",
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("Applied-Upstream: 2.1.0", ("upstreamed", "Applied-Upstream: 2.1.0")),
+        (
+            "Applied-Upstream: v2.0.5, https://x.example/foo",
+            ("upstreamed", "Applied-Upstream: v2.0.5, https://x.example/foo"),
+        ),
+        ("Applied-Upstream: 2.2.0", ("later", "Applied-Upstream: 2.2.0")),
+        ("Applied-Upstream: no", None),
+        (
+            "Forwarded: https://github.com/foo/foo/commit/abcdef1234567",
+            ("upstreamed", "Forwarded: https://github.com/foo/foo/commit/abcdef1234567"),
+        ),
+        ("Forwarded: https://github.com/foo/foo/pull/12", None),
+        ("Origin: vendor, https://salsa.example/foo/commit/abcdef1234567", None),
+        (
+            "Origin: https://github.com/foo/foo/commit/abcdef1234567",
+            ("upstreamed", "Origin: https://github.com/foo/foo/commit/abcdef1234567"),
+        ),
+        ("Origin: upstream", None),
+    ],
+)
+def test_dep3_header_verdicts(header: str, expected: tuple[str, str] | None) -> None:
+    patch = f"Subject: x\n{header}\n---\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
+    assert truth.header_says(patch, "2.1.0") == expected
+
+
+def test_changed_lines_ignore_context_headers_and_trailing_space() -> None:
+    assert truth.changed_lines(PATCH) == ["-        self.timeout = 0", "+        self.timeout = 30"]
+    assert truth.changed_lines(refreshed(PATCH)) == truth.changed_lines(PATCH)
+    spaced = PATCH.replace("+        self.timeout = 30", "+        self.timeout = 30  ")
+    assert truth.changed_lines(spaced) == truth.changed_lines(PATCH)
+    # a context line that starts with "--" inside a hunk is context, not a file line
+    dashed = PATCH.replace("         self.verify = True", "         -- a comment")
+    assert truth.changed_lines(dashed) == truth.changed_lines(PATCH)
+
+
+def test_outcome_carried_port_and_renamed() -> None:
+    entries = truth.parse_changelog(CHANGELOG)
+    kept = truth.outcome(
+        "0001-fix.patch",
+        PATCH,
+        {"0001-fix.patch": refreshed(PATCH)},
+        entries,
+        "2.1.0",
+        "trixie 2.1.0-1",
+    )
+    assert kept == truth.Outcome(
+        "carried",
+        "",
+        "trixie 2.1.0-1 debian/patches/series keeps 0001-fix.patch",
+        "kept with the same 2 changed lines",
+    )
+    rewritten = PATCH.replace("self.timeout = 30", "self.timeout = 60")
+    port = truth.outcome(
+        "0001-fix.patch", PATCH, {"0001-fix.patch": rewritten}, entries, "2.1.0", "trixie 2.1.0-1"
+    )
+    assert port == truth.Outcome(
+        "port",
+        "",
+        "trixie 2.1.0-1 debian/patches/series keeps 0001-fix.patch",
+        "kept with rewritten changed lines (2 before, 2 after)",
+    )
+    renamed = truth.outcome(
+        "old-name.patch", PATCH, {"0005-new-name.patch": PATCH}, [], "2.1.0", "sid 2.1.0-1"
+    )
+    assert renamed == truth.Outcome(
+        "carried",
+        "",
+        "sid 2.1.0-1 debian/patches/series has 0005-new-name.patch with the same lines",
+        "renamed to 0005-new-name.patch, same changed lines",
+    )
+    cve = truth.outcome(
+        "CVE-2024-1234.patch",
+        PATCH,
+        {"CVE-2024-1234-2.patch": rewritten},
+        entries,
+        "2.1.0",
+        "sid 2.1.0-1",
+    )
+    assert cve == truth.Outcome(
+        "port",
+        "",
+        "sid 2.1.0-1 debian/patches/series keeps the same CVE fix as CVE-2024-1234-2.patch",
+        "renamed to CVE-2024-1234-2.patch, rewritten changed lines",
+    )
+
+
+def test_outcome_dropped() -> None:
+    entries = truth.parse_changelog(CHANGELOG)
+    plain = PATCH.replace(
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123\n", ""
+    )
+    by_log = truth.outcome("0002-fix-timeout.patch", plain, {}, entries, "2.1.0", "trixie 2.1.0-1")
+    assert by_log.truth == "upstreamed"
+    assert by_log.source.startswith("debian/changelog 2.1.0-1: Drop patches applied upstream")
+    by_header = truth.outcome("other.patch", PATCH, {}, [], "2.1.0", "trixie 2.1.0-1")
+    assert by_header == truth.Outcome(
+        "upstreamed",
+        "",
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+        "dropped; its DEP-3 header says upstream has it",
+    )
+    no_reason = truth.outcome("other.patch", plain, {}, [], "2.1.0", "trixie 2.1.0-1")
+    assert no_reason == truth.Outcome(None, "dropped with no stated reason", "", "")
+    other = truth.outcome("skip-network-tests.patch", plain, {}, entries, "2.1.0", "x")
+    assert (other.truth, other.reason) == (None, "dropped for another stated reason")
+    later = plain.replace("Forwarded: not-needed", "Applied-Upstream: 3.0.0")
+    assert truth.outcome("x.patch", later, {}, [], "2.1.0", "x") == truth.Outcome(
+        None, "Applied-Upstream names a later release", "Applied-Upstream: 3.0.0", ""
+    )
+
+
+def test_generic_changelog_line_is_counted_not_trusted() -> None:
+    entries = truth.parse_changelog(
+        "python-bar (1.1-1) unstable; urgency=medium\n\n"
+        "  * New upstream version.\n  * Drop patches merged upstream.\n\n"
+        " -- J <j@example.org>  Mon, 03 Feb 2025 10:00:00 +0100\n"
+    )
+    plain = PATCH.replace(
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123\n", ""
+    )
+    assert truth.outcome("a.patch", plain, {}, entries, "1.1", "x") == truth.Outcome(
+        None,
+        "dropped; the changelog says patches went upstream but names none",
+        "debian/changelog 1.1-1: Drop patches merged upstream.",
+        "",
+    )
+
+
+def test_debian_versions() -> None:
+    assert truth.compare_versions("1.0~rc1-1", "1.0-1") == -1
+    assert truth.compare_versions("1:0.9-1", "2.0-1") == 1
+    assert truth.compare_versions("2.0.1-1+deb12u1", "2.0.1-1") == 1
+    assert truth.compare_versions("2.0.1-1+deb12u1", "2.0.1-2") == -1
+    assert truth.compare_versions("1.26.12-1", "1.26.12-1") == 0
+    assert truth.upstream_version("1:2.28.1+dfsg-1+deb12u1") == "2.28.1"
+    assert truth.upstream_version("3.0~rc2-1") == "3.0rc2"
+    assert truth.upstream_version("1.2.3+ds1-2") == "1.2.3"
+    assert truth.upstream_version("0.9.1-1.1") == "0.9.1"
