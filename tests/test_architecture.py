@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ledger", ("patchkeeper.ledger", "patchkeeper.start")),
     ("port", ("patchkeeper.port",)),
     ("runtime, record", ("patchkeeper.runtime", "patchkeeper.record")),
+    ("upgrade", ("patchkeeper.upgrade",)),
     ("render", ("patchkeeper.render",)),
     ("agents", ("patchkeeper.agents",)),
     ("commands", ("patchkeeper.commands",)),
@@ -126,7 +127,7 @@ def layer_of(module: str, layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYE
     -1 when none does.
 
     >>> layer_of("patchkeeper.series.hunks"), layer_of("patchkeeper.main"), layer_of("x")
-    (2, 11, -1)
+    (2, 13, -1)
     """
     best, best_length = -1, -1
     for index, (_, names) in enumerate(layers):

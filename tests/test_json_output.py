@@ -221,3 +221,27 @@ def test_init_prints_the_envelope_and_its_refusal(cli, example: Example) -> None
         "init",
         str(example.downstream / "patchkeeper.toml"),
     )
+
+
+def test_upgrade_prints_the_envelope(cli, example: Example) -> None:
+    down = example.downstream
+    run = cli("upgrade", "--to", str(example.new), "--json", cwd=down)
+    data = output(run.out)
+    assert (run.code, _head(data), data["outcome"]) == (
+        1,
+        (("command", "upgrade"), ("patchkeeper_version", __version__), ("exit_code", 1)),
+        "stopped",
+    )
+    assert [step["name"] for step in data["steps"]] == [
+        "audit",
+        "runtime audit",
+        "decide",
+        "runtime port",
+        "port",
+        "report",
+    ]
+    run = cli("upgrade", "--abort", "--json", cwd=down)
+    data = output(run.out)
+    assert (run.code, data["outcome"], data["conflicts"], data["verify"]) == (0, "aborted", [], [])
+    no_steps = {k: v for k, v in data.items() if k != "steps"}
+    assert schema_errors(no_steps) == [": 'steps' is a required property"]

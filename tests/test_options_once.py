@@ -46,6 +46,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("patchkeeper/port/session.py", "--to"): _FEATURE,
     ("patchkeeper/port/session.py", "--from"): _FEATURE,
     ("patchkeeper/start/init.py", "--ledger"): _FEATURE,
+    ("patchkeeper/upgrade/run.py", "--to"): _FEATURE,
+    ("patchkeeper/upgrade/run.py", "--from"): _FEATURE,
     ("patchkeeper/record/build.py", "--to"): _KEPT,
     ("patchkeeper/record/build.py", "--from"): _KEPT,
     ("patchkeeper/record/build.py", "--target"): _KEPT,

@@ -249,7 +249,18 @@ def _end(code: int) -> None:
 
 def entry() -> None:
     """The console script: ``--version`` and a kept ``--help`` at once, else the command line
-    (:func:`patchkeeper.main.entry`)."""
+    (:func:`patchkeeper.main.entry`). A Ctrl-C before a command's own handling takes over
+    (while the modules load) ends it as one after: ``patchkeeper: interrupted``, exit 130,
+    never a traceback."""
+    try:
+        _entry()
+    except KeyboardInterrupt:
+        _echo("", sys.stderr)  # click's blank line after the terminal's ^C
+        _echo("patchkeeper: interrupted", sys.stderr)
+        _end(130)
+
+
+def _entry() -> None:
     argv = sys.argv[1:]
     if argv == ["--version"]:
         sys.stdout.write(f"patchkeeper, version {__version__}\n")  # click's version_option

@@ -10,6 +10,8 @@ fast.
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from pathlib import Path
 
@@ -49,6 +51,7 @@ COMMANDS = {
     "import": "patchkeeper.commands.import_",
     "check-branch": "patchkeeper.commands.check_branch",
     "port": "patchkeeper.commands.port",
+    "upgrade": "patchkeeper.commands.upgrade",
     "runtime": "patchkeeper.commands.runtime",
     "decide": "patchkeeper.commands.decide",
     "report": "patchkeeper.commands.report",
@@ -231,6 +234,11 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("patchkeeper: interrupted", err=True)
         return 130
     except Exception as exc:  # a bug: keep the traceback, tell the user where
+        refused = machine_refused(exc)
+        if refused is not None:
+            click.echo(f"patchkeeper: error: {refused}", err=True)
+            _json_error(_json_command(), refused, refused.exit_code)
+            return refused.exit_code
         log = _log_bug()
         click.echo(
             f"patchkeeper: internal error ({type(exc).__name__}: {exc}); "
@@ -244,6 +252,38 @@ def main(argv: list[str] | None = None) -> int:
         _json_error(_json_command(), bug, 3)
         return 3
     return 0
+
+
+#: What to do when the machine refuses a file operation, by ``errno``: no permission, a
+#: file system mounted read-only, no space left. These are the user's to fix, not bugs.
+REFUSALS = {
+    errno.EACCES: "let this user write it and its directory, or work on a copy",
+    errno.EPERM: "let this user write it and its directory, or work on a copy",
+    errno.EROFS: "the file system is mounted read-only: work on a copy on a writable one",
+    errno.ENOSPC: "free some space on that file system and run the command again",
+    errno.EDQUOT: "free some space within your quota and run the command again",
+}
+
+
+def machine_refused(exc: BaseException) -> PatchkeeperError | None:
+    """An error (exit 2) naming the file, for an ``OSError`` the machine raised on a file that
+    no check before it caught (a read-only downstream, a full disk), else ``None``: every
+    other exception is a bug. The message says that the command stopped there; a command that
+    writes through a journal has put its files back before this is reached.
+
+    >>> print(machine_refused(PermissionError(13, "Permission denied", "/d/.patchkeeper-port")))
+    /d/.patchkeeper-port: Permission denied; patchkeeper stopped here
+      hint: let this user write it and its directory, or work on a copy
+    >>> machine_refused(ValueError("a bug")) is None
+    True
+    """
+    if not isinstance(exc, OSError) or exc.errno not in REFUSALS:
+        return None
+    return PatchkeeperError(
+        f"{exc.strerror or os.strerror(exc.errno)}; patchkeeper stopped here",
+        path=exc.filename,
+        hint=REFUSALS[exc.errno],
+    )
 
 
 def _spell_tables(error: PatchkeeperError) -> None:

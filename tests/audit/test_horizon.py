@@ -91,6 +91,62 @@ def test_horizon_table_narrow_terminal_uses_short_words(cli, example: Example, m
     assert max(len(line) for line in table.splitlines()) <= 50
 
 
+TABLE_30 = """\
+  patch             1.0
+  retry-backoff...  clean
+  redirect-stri...  clean
+  headers-merge...  clean
+  client-descri...  clean
+  metrics-redir...  clean
+  metrics-same-...  clean
+  redirect-stri...  clean
+
+  patch             1.1
+  retry-backoff...  upstr.
+  redirect-stri...  conflict
+  headers-merge...  gone
+  client-descri...  offset
+  metrics-redir...  offset
+  metrics-same-...  clean
+  redirect-stri...  blocked
+
+  patch             1.2
+  retry-backoff...  upstr.
+  redirect-stri...  conflict
+  headers-merge...  gone
+  client-descri...  upstr.
+  metrics-redir...  conflict
+  metrics-same-...  blocked
+  redirect-stri...  blocked
+"""
+
+
+def test_horizon_releases_that_do_not_fit_side_by_side_get_blocks(
+    cli, example: Example, monkeypatch
+) -> None:
+    """When the releases do not fit side by side even in short words, each block of
+    releases that does is a table of its own: a table row folded by the wrapper put a
+    verdict under another release's column (a new user's six-release certifi horizon at
+    40 columns)."""
+    monkeypatch.setenv("COLUMNS", "30")
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=example.downstream)
+    assert run.code == 1
+    start = run.out.index("  patch ")
+    end = run.out.index("  (gone = ")
+    assert run.out[start:end] == TABLE_30
+    assert max(len(line) for line in TABLE_30.splitlines()) <= 30
+
+
+def test_horizon_of_an_empty_series(cli, example: Example) -> None:
+    (example.downstream / "patches" / "series").write_text("# nothing carried yet\n")
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=example.downstream)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.split("\n\n")[1:] == [
+        "  patch  1.0  1.1  1.2",
+        "next pin: 1.2 (highest release with no conflict, target gone or blocked)\n",
+    ]
+
+
 def test_horizon_range_excludes_the_pin_and_suggests_no_pin(cli, example: Example) -> None:
     markdown = example.root / "horizon.md"
     run = cli(

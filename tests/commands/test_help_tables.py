@@ -95,6 +95,7 @@ def test_help_of_a_release_option_names_the_configured_upstream(
         (("runtime", "port"), "--to", "The new upstream: "),
         (("runtime", "lock"), "--at", "The audited upstream: "),
         (("port",), "--to", "The new upstream: "),
+        (("upgrade",), "--to", "The new upstream: "),
     ]
     for where, project in ((example.downstream, "minihttp"), (tmp_path, "PROJECT")):
         for command, option, start in cases:

@@ -99,7 +99,7 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
     (tmp_path / "patchkeeper.toml").write_text('upstream = "x"\n')
     run = cli("decide", cwd=tmp_path)
     assert run.code == 2
-    assert "nothing to decide: no series file and no runtime inventory evidence" in run.err
+    assert "nothing to decide: no series file and there is no runtime inventory evidence" in run.err
     assert (
         "configure the series, or run 'patchkeeper runtime audit --save-evidence' first (or "
         "set evidence = true in [report])"  # as patchkeeper.toml spells the table
@@ -232,3 +232,17 @@ def test_decide_json_says_which_decisions_are_suggestions(cli, audited: Path) ->
         "suggested": True,
     }
     assert all(added["suggested"] for added in data["added"])
+
+
+def test_decide_on_an_empty_series_says_the_series_is_empty(cli, tmp_path: Path) -> None:
+    """A series file that lists no patch (comments only) exists: the error said "no series
+    file" about it."""
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "x"\n')
+    (tmp_path / "patches").mkdir()
+    (tmp_path / "patches" / "series").write_text("# nothing carried yet\n")
+    run = cli("decide", cwd=tmp_path)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {tmp_path}/patches/series: nothing to decide: the series lists "
+        "no patches and there is no runtime inventory evidence",
+    )

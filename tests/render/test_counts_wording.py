@@ -18,3 +18,16 @@ def test_audit_and_port_of_one_patch_say_1_patch(cli, example: Example) -> None:
     assert "**1 patch: 1 upstreamed.**" in (example.root / "audit.md").read_text()
     run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
     assert "1 patch: 1 upstreamed" in run.out.splitlines()
+
+
+def test_audit_and_port_of_an_empty_series_say_so(cli, example: Example) -> None:
+    """An empty series ends its count line in words, not in a bare colon (``0 patches: ``)."""
+    (example.downstream / "patches" / "series").write_text("# nothing carried yet\n")
+    run = cli("audit", "--to", "../upstream/minihttp-1.1", "--markdown", "../audit.md",
+              cwd=example.downstream)  # fmt: skip
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[-1] == "0 patches: the series lists none"
+    assert "**0 patches: the series lists none.**" in (example.root / "audit.md").read_text()
+    run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
+    assert run.code == 0
+    assert "0 patches: the series lists none" in run.out.splitlines()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 from helpers import Example
 
 
@@ -69,3 +73,114 @@ def test_verify_sees_changes_to_files_the_series_does_not_touch(cli, example: Ex
         (example.old / "minihttp" / "__init__.py").read_bytes()
     )
     assert cli("verify", "--target", str(target), cwd=example.downstream).code == 0
+
+
+def test_a_tree_that_cannot_be_fetched_is_named_by_its_role(
+    cli, example: Example, monkeypatch, tmp_path
+) -> None:
+    """A fetch error says which tree was being fetched: for ``port`` with no ``--from``, the
+    configured pin the user never typed, with the options that give it another way."""
+    without_configured_pristine(example)
+    index = tmp_path / "index"
+    index.mkdir()
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("PIP_INDEX_URL", index.as_uri())
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    missing = "no project named 'minihttp' on the package indexes"
+    run = cli("port", "--to", str(example.new), cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        "patchkeeper: error: the old upstream (--from, or the configured pin) minihttp==1.0 "
+        f"cannot be fetched: {missing}\n"
+        '  hint: pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration\n'
+    )
+    assert not (example.downstream / ".patchkeeper-port").exists()
+    run = cli("audit", "--to", "minihttp==1.1", cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        f"patchkeeper: error: the new upstream (--to) minihttp==1.1 cannot be fetched: {missing}"
+    )
+    run = cli(
+        "verify",
+        "--target",
+        str(example.target()),
+        "--pristine",
+        "minihttp==1.0",
+        cwd=example.downstream,
+    )
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        "patchkeeper: error: the pristine reference (--pristine) minihttp==1.0 cannot be "
+        f"fetched: {missing}"
+    )
+
+
+def test_a_git_worktree_and_a_clone_of_one_commit_are_the_same_tree(
+    cli, example: Example, tmp_path
+) -> None:
+    """The pristine reference's package directory a ``git worktree`` of the pin's tag (its
+    ``.git`` is a file), the target's the repository itself with the series applied (its
+    ``.git`` a directory): VCS data is no part of either tree, so nothing drifted (it was
+    "changed outside the series: .git is added")."""
+
+    def git(where: Path, *args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=where, check=True, capture_output=True,
+        )  # fmt: skip
+
+    target, pin = tmp_path / "clone", tmp_path / "pin tree"
+    shutil.copytree(example.old, target)
+    pin.mkdir()
+    shutil.copy(example.old / "pyproject.toml", pin)
+    repo = target / "minihttp"  # the configured directory: patch paths are relative to it
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "minihttp 1.0")
+    git(repo, "tag", "v1.0")
+    git(repo, "worktree", "add", "-q", str(pin / "minihttp"), "v1.0")
+    assert (pin / "minihttp" / ".git").is_file() and (repo / ".git").is_dir()
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    run = cli("verify", "--target", str(target), "--pristine", str(pin), cwd=example.downstream)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 7 of 7 patches applied, 0 files drifted",
+    )
+
+
+def test_a_checkout_that_is_the_downstream_too(cli, tmp_path) -> None:
+    """A git branch on an upstream tag (``patchkeeper init --tag``) is the downstream and
+    the patched tree at once: its configuration, series, patches and ledger are no upstream
+    files, so they are not drift (they were "changed outside the series"); an upstream file
+    changed by hand still is."""
+    pristine = tmp_path / "demo-1.0"
+    (pristine / "demo").mkdir(parents=True)
+    (pristine / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "1.0"\n')
+    (pristine / "demo" / "core.py").write_text("A = 1\nB = 2\nC = 3\nD = 4\n")
+    checkout = tmp_path / "checkout"
+    shutil.copytree(pristine, checkout)
+    (checkout / "patches").mkdir()
+    (checkout / "patches" / "series").write_text("b.patch\n")
+    (checkout / "patches" / "b.patch").write_text(
+        "Subject: B is 20\n\n--- a/demo/core.py\n+++ b/demo/core.py\n"
+        "@@ -1,4 +1,4 @@\n A = 1\n-B = 2\n+B = 20\n C = 3\n D = 4\n"
+    )
+    (checkout / "patchkeeper.toml").write_text(
+        'upstream = "demo"\npin = "1.0"\nseries = "patches/series"\n\n[headers]\nschema = "dep3"\n'
+    )
+    (checkout / "PATCHES.md").write_text("# Patches\n")
+    assert cli("apply", "--target", ".", cwd=checkout).code == 0
+    run = cli("verify", "--target", ".", "--pristine", str(pristine), cwd=checkout)
+    assert (run.code, run.out.splitlines()[1:]) == (
+        0,
+        ["  applied  b.patch", "ok: 1 of 1 patches applied, 0 files drifted"],
+    )
+    (checkout / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "1.1"\n')
+    run = cli("verify", "--target", ".", "--pristine", str(pristine), cwd=checkout)
+    assert run.code == 1
+    assert [line.split(" (")[0] for line in run.out.splitlines()[2:]] == [
+        "  changed outside the series: pyproject.toml differs from pristine",
+        "not ok: 1 of 1 patches applied, 1 file drifted",
+    ]

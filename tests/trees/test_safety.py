@@ -21,9 +21,9 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import pytest
 
@@ -414,31 +414,34 @@ def world(tmp_path: Path) -> Iterator[Example]:
     shutil.rmtree(root)
 
 
-@pytest.mark.parametrize("mechanism", ["unprivileged user", "immutable files"])
-def test_read_only_target_is_a_clear_error(cli, world: Example, mechanism: str) -> None:
-    """Both mechanisms run where they can; where one cannot, the other is used, and where
-    neither can (not root, so permission bits hold), chmod makes the tree read-only."""
-    target = world.target()
-    applied = world.target("applied")
-    assert cli("apply", "--target", str(applied), cwd=world.downstream).code == 0
+#: Runs patchkeeper with arguments in the downstream: ``(exit code, stdout, stderr)``.
+Runner = Callable[..., tuple[int, str, str]]
+
+
+def read_only(
+    cli: Callable[..., Any], world: Example, trees: list[Path], mechanism: str
+) -> tuple[str, Runner]:
+    """Make ``trees`` read-only for real by ``mechanism`` where it works (else the other;
+    plain permission bits when not root) and return the mechanism used and a runner of
+    patchkeeper in the downstream that meets it: ``run(*args) -> (code, out, err)``."""
     is_root = os.geteuid() == 0
     used = "permission bits (not root)"
     if is_root:
         setpriv_works = _nobody_can_run_patchkeeper(world.downstream)
         if mechanism == "unprivileged user" and setpriv_works:
             used = mechanism
-        elif _immutable([target, applied], on=True):
+        elif _immutable(trees, on=True):
             used = "immutable files"
         elif setpriv_works:
             used = "unprivileged user"
         else:
             pytest.fail("no real read-only mechanism here: neither setpriv nor chattr works")
     else:
-        for tree in (target, applied):
+        for tree in trees:
             for path in [tree, *tree.rglob("*")]:
                 path.chmod(path.stat().st_mode & ~0o222)
     if used != mechanism:
-        warnings.warn(f"read-only by {used} instead of {mechanism}", stacklevel=1)
+        warnings.warn(f"read-only by {used} instead of {mechanism}", stacklevel=2)
     use_setpriv = used == "unprivileged user"
 
     def run(*args: str) -> tuple[int, str, str]:
@@ -455,6 +458,18 @@ def test_read_only_target_is_a_clear_error(cli, world: Example, mechanism: str) 
             text=True,
         )
         return done.returncode, done.stdout, done.stderr
+
+    return used, run
+
+
+@pytest.mark.parametrize("mechanism", ["unprivileged user", "immutable files"])
+def test_read_only_target_is_a_clear_error(cli, world: Example, mechanism: str) -> None:
+    """Both mechanisms run where they can; where one cannot, the other is used, and where
+    neither can (not root, so permission bits hold), chmod makes the tree read-only."""
+    target = world.target()
+    applied = world.target("applied")
+    assert cli("apply", "--target", str(applied), cwd=world.downstream).code == 0
+    _, run = read_only(cli, world, [target, applied], mechanism)
 
     before = everything(world.root)
     code, out, err = run("apply", "--target", str(target))
@@ -475,4 +490,39 @@ def test_read_only_target_is_a_clear_error(cli, world: Example, mechanism: str) 
     code, out, err = run("verify", "--target", str(applied), "--pristine", str(world.old))
     assert (code, err) == (0, "")
     assert out.splitlines()[-1] == "ok: 7 of 7 patches applied, 0 files drifted"
+    assert everything(world.root) == before
+
+
+@pytest.mark.parametrize("mechanism", ["unprivileged user", "immutable files"])
+def test_read_only_downstream_is_a_clear_error(cli, world: Example, mechanism: str) -> None:
+    """A downstream the user cannot write (a checkout owned by another user, an immutable
+    tree): commands that write its files stop with its name and what to do, never a
+    traceback, and leave every file as it was."""
+    used, run = read_only(cli, world, [world.downstream], mechanism)
+    reason = "Operation not permitted" if used == "immutable files" else "Permission denied"
+    refusal = "  hint: let this user write it and its directory, or work on a copy"
+    before = everything(world.root)
+    code, out, err = run("retire", "retry-backoff-cap", "--at", "1.1", "--why", "in 1.1")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"patchkeeper: error: {world.downstream}/patches/series: the downstream is read-only "
+        "here; nothing was changed",
+        "  hint: make the downstream's files and directories writable, or run as a user who "
+        "can write them",
+    ]
+    code, out, err = run("port", "--to", "../upstream/minihttp-1.0")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"patchkeeper: error: {world.downstream}/patches-1.0: cannot write the new series "
+        f"directory ({reason}); nothing was written",
+        "  hint: pass --output DIR in a directory you can write, or make the downstream's "
+        "files and directories writable, or run as a user who can write them",
+    ]
+    code, out, err = run("port", "--to", "../upstream/minihttp-1.1")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"patchkeeper: error: {world.downstream}/.patchkeeper-port: {reason}; patchkeeper "
+        "stopped here",
+        refusal,
+    ]
     assert everything(world.root) == before

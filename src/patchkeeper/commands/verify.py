@@ -26,7 +26,7 @@ from patchkeeper.commands.options import (
     target_options,
 )
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, FetchError
+from patchkeeper.errors import ConfigError, FetchError, PatchkeeperError
 from patchkeeper.progress import warn
 from patchkeeper.record import evidence_store
 from patchkeeper.series.engine import Workspace, touched_paths
@@ -62,6 +62,29 @@ def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCh
         state = "missing" if current is None else "ok" if current.data == data else "differs"
         out.append(OverlayCheck(path, state))
     return tuple(out)
+
+
+def downstream_files(config: Config, tree: Tree, patches: Sequence[Patch]) -> frozenset[str]:
+    """The downstream's own files (configuration, series, patch files, ledger) that lie
+    under ``tree``'s base, as paths relative to it: a git branch on an upstream tag is the
+    downstream and the patched tree at once (``patchkeeper init --tag``)."""
+    from patchkeeper.ledger.settings import ledger_settings
+
+    files = [config.series, *(config.patches_dir / patch.name for patch in patches)]
+    if config.source is not None:
+        files.append(config.source)
+    try:
+        files.append(ledger_settings(config).file)
+    except PatchkeeperError:
+        pass
+    base = tree.base.resolve()
+    own = set()
+    for path in files:
+        try:
+            own.add(path.resolve().relative_to(base).as_posix())
+        except (ValueError, OSError):
+            continue
+    return frozenset(own)
 
 
 def _record_mismatch(record: AppliedRecord | None, names_hashes: list[tuple[str, str]]) -> str:
@@ -151,7 +174,8 @@ def run(
         ignored: tuple[str, ...] = ()
         if reference is not None:
             skip = set(touched_paths(patches)) | set(overlay_paths)
-            untouched, ignored = untouched_drift(tree, reference, skip, config.ignore)
+            own = downstream_files(config, tree, patches)
+            untouched, ignored = untouched_drift(tree, reference, skip, config.ignore, own)
         mismatch = ""
         if tree.kind == INSTALLED and tree.dist is not None:
             from patchkeeper.trees.installed import AppliedRecord

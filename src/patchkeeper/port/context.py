@@ -83,7 +83,12 @@ def build_context(
 ) -> PortContext:
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
-    old = spec_tree(state.old, config, "the old upstream (--from, or the configured pin)")
+    old = spec_tree(
+        state.old,
+        config,
+        "the old upstream (--from, or the configured pin)",
+        hint='pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration',
+    )
     new = spec_tree(state.new, config, "the new upstream (--to)")
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")

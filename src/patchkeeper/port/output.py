@@ -24,12 +24,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.errors import PatchkeeperError
+from patchkeeper.errors import PatchkeeperError, TargetError
 from patchkeeper.port.carried_config import carried_table, carried_text
 from patchkeeper.series.model import Series
 from patchkeeper.series.parse import split_lines
 from patchkeeper.system.atomic import settle_dir
-from patchkeeper.trees.transaction import Change, commit
+from patchkeeper.trees.transaction import READ_ONLY, Change, commit
 from patchkeeper.trees.tree import safe_path
 
 
@@ -104,10 +104,19 @@ def write_directory(
 
     Raises:
         OutputExistsError: ``out`` exists and is not empty.
+        TargetError: ``out``'s directory cannot be written.
     """
     check_output(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        hint = READ_ONLY["downstream"][1]
+        raise TargetError(
+            f"cannot write the new series directory ({exc.strerror}); nothing was written",
+            path=out,
+            hint="pass --output DIR in a directory you can write, or " + hint,
+        ) from None
     try:
         settle_dir(scratch)
         (scratch / "series").write_bytes(series)
@@ -183,5 +192,5 @@ def write_in_place(
     if series_data != series.path.read_bytes():
         changes.append(Change(series.path, series_data))
     changes.extend(extra)
-    commit(changes, journal, root=root)
+    commit(changes, journal, root=root, whose="downstream")
     return [change.path for change in changes]

@@ -92,19 +92,26 @@ def _counts(values: list[str]) -> str:
     return ", ".join(f"{n} {v}" for v, n in Counter(values).items())
 
 
+def _n(count: int, one: str, many: str) -> str:
+    """``1 patch``, ``2 patches``: ``count`` with the noun's singular or plural."""
+    return f"{count} {one if count == 1 else many}"
+
+
 def _verdict_summary(result: dict[str, Any], key: str = "verdicts") -> str:
     verdicts = result.get(key) or result.get("patches") or []
     names = [str(v.get("verdict", "")) for v in verdicts if isinstance(v, dict)]
     target = result.get("target") or result.get("to") or ""
-    return f"{len(names)} patches against `{target}`: {_counts(names) or 'none'}"
+    return f"{_n(len(names), 'patch', 'patches')} against `{target}`: {_counts(names) or 'none'}"
 
 
 def _verify_summary(result: dict[str, Any]) -> str:
     state = result.get("state", {})
     states = [str(p.get("state")) for p in state.get("patches", [])]
     drifted = [f["path"] for f in state.get("files", []) if f.get("drifted")]
-    text = f"{len(states)} patches on `{result.get('target', '')}`: {_counts(states) or 'none'}"
-    text += f"; {len(drifted)} files drifted" + (f" ({', '.join(drifted)})" if drifted else "")
+    target = result.get("target", "")
+    text = f"{_n(len(states), 'patch', 'patches')} on `{target}`: {_counts(states) or 'none'}"
+    text += f"; {_n(len(drifted), 'file', 'files')} drifted"
+    text += f" ({', '.join(drifted)})" if drifted else ""
     if result.get("record_mismatch"):
         text += f"; {result['record_mismatch']}"
     return text
@@ -116,9 +123,9 @@ def _runtime_audit_summary(result: dict[str, Any]) -> str:
     stale = [s for s in result.get("stale", []) if not s.get("patched_by")]
     listed = ", ".join(f"{n} {d}" for d, n in decisions.items())
     return (
-        f"{total} entries from `{result.get('old')}` to `{result.get('new')}`: "
+        f"{_n(total, 'entry', 'entries')} from `{result.get('old')}` to `{result.get('new')}`: "
         f"{listed or 'none'}; "
-        f"{len(stale)} stale bindings not patched"
+        f"{_n(len(stale), 'stale binding', 'stale bindings')} not patched"
     )
 
 
@@ -126,16 +133,18 @@ def _runtime_check_summary(result: dict[str, Any]) -> str:
     states = [str(e.get("status")) for e in result.get("entries", [])]
     failed = [a for a in result.get("activation", []) if a.get("status") != "ok"]
     return (
-        f"{len(states)} entries live-checked in python {result.get('version', '')}: "
-        f"{_counts(states) or 'none'}; {len(failed)} entry points failed; "
-        f"{len(result.get('stale', []))} stale bindings"
+        f"{_n(len(states), 'entry', 'entries')} live-checked in python "
+        f"{result.get('version', '')}: "
+        f"{_counts(states) or 'none'}; {_n(len(failed), 'entry point', 'entry points')} failed; "
+        f"{_n(len(result.get('stale', [])), 'stale binding', 'stale bindings')}"
     )
 
 
 def _inventory_summary(result: dict[str, Any]) -> str:
     return (
-        f"{len(result.get('entries', []))} entries in {len(result.get('files', []))} files; "
-        f"{len(result.get('findings', []))} findings"
+        f"{_n(len(result.get('entries', [])), 'entry', 'entries')} in "
+        f"{_n(len(result.get('files', [])), 'file', 'files')}; "
+        f"{_n(len(result.get('findings', [])), 'finding', 'findings')}"
     )
 
 

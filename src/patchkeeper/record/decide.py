@@ -80,8 +80,9 @@ def decide(config: Config) -> DecideResult:
     evidence = store.load_all(config)
     items = all_items(config, evidence)
     if not items:
+        series = "the series lists no patches" if config.series.is_file() else "no series file"
         raise PatchkeeperError(
-            "nothing to decide: no series file and no runtime inventory evidence",
+            f"nothing to decide: {series} and there is no runtime inventory evidence",
             path=config.series,
             hint="configure the series, or run 'patchkeeper runtime audit --save-evidence' "
             "first (or set evidence = true in [tool.patchkeeper.report])",

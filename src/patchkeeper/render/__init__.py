@@ -31,6 +31,7 @@ RENDERER_MODULES = (
     "patchkeeper.render.port",
     "patchkeeper.render.record",
     "patchkeeper.render.start",
+    "patchkeeper.render.upgrade",
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.verdicts import GOOD, PatchVerdict
 from patchkeeper.render import markdown_renderer, text_renderer
-from patchkeeper.render.terminal import plural
+from patchkeeper.render.terminal import tally
 
 
 def _counts_line(result: AuditResult) -> str:
@@ -65,7 +65,7 @@ def audit_text(result: AuditResult) -> str:
             lines.append(f"  {verdict.name} ({verdict.verdict}):")
             lines.extend(detail)
     lines.append("")
-    lines.append(f"{plural(len(result.verdicts), 'patch')}: {_counts_line(result)}")
+    lines.append(tally(len(result.verdicts), _counts_line(result)))
     if result.to_retire:
         lines.append("to retire (already upstream): " + ", ".join(result.to_retire))
     return "\n".join(lines)
@@ -86,7 +86,7 @@ def audit_markdown(result: AuditResult) -> str:
         + f", against {result.target}; {_pin_line(result)}."
     )
     out.append("")
-    out.append(f"**{plural(len(result.verdicts), 'patch')}: {_counts_line(result)}.**")
+    out.append(f"**{tally(len(result.verdicts), _counts_line(result))}.**")
     out.append("")
     out.append("| patch | verdict | evidence |")
     out.append("|---|---|---|")

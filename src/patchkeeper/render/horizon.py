@@ -46,32 +46,60 @@ def _cut(text: str, width: int) -> str:
 
 def horizon_table(result: HorizonResult, width: int) -> list[str]:
     """The table's lines, fitted to ``width`` columns: full verdict words when they fit, else
-    the :data:`SHORT` words (with a legend line), and patch names cut with ``...`` last."""
+    the :data:`SHORT` words (with a legend line), patch names cut with ``...``; when even
+    then the releases do not fit side by side, the table is split into blocks of releases
+    that do, each with its own header and the patch names again, so that every verdict stays
+    under its own release (a line folded by the terminal would put it under another)."""
     versions = [r.version for r in result.releases]
     rows = {name: list(result.row(name)) for name in result.patches}
     name_width = max([len("patch"), *(len(n) for n in result.patches)])
-    lines: list[str] = []
     for words in (None, SHORT):
         cells = {n: [words.get(v, v) if words else v for v in row] for n, row in rows.items()}
         widths = [
-            max(len(version), *(len(cells[n][i]) for n in cells))
+            max([len(version), *(len(cells[n][i]) for n in cells)])
             for i, version in enumerate(versions)
         ]
         room = width - len(GAP) - sum(len(GAP) + w for w in widths)
         if room >= name_width or words is SHORT:
             break
-    names = min(name_width, max(MIN_NAME, room))
-    header = [_cut("patch", names).ljust(names), *(v.ljust(w) for v, w in zip(versions, widths))]
-    lines.append((GAP + GAP.join(header)).rstrip())
-    for name in result.patches:
-        row = [_cut(name, names).ljust(names), *(c.ljust(w) for c, w in zip(cells[name], widths))]
-        lines.append((GAP + GAP.join(row)).rstrip())
+    lines: list[str] = []
+    if room >= min(name_width, MIN_NAME):
+        blocks = [list(range(len(versions)))]
+        names = min(name_width, max(MIN_NAME, room))
+    else:
+        names = min(name_width, MIN_NAME)
+        blocks = _blocks(widths, width - len(GAP) - names)
+    for number, block in enumerate(blocks):
+        if number:
+            lines.append("")
+        header = [_cut("patch", names).ljust(names), *(versions[i].ljust(widths[i]) for i in block)]
+        lines.append((GAP + GAP.join(header)).rstrip())
+        for name in result.patches:
+            row = [
+                _cut(name, names).ljust(names),
+                *(cells[name][i].ljust(widths[i]) for i in block),
+            ]
+            lines.append((GAP + GAP.join(row)).rstrip())
     if words is SHORT:
         used = sorted({c for row in cells.values() for c in row} - set(rows_words(rows)))
         legend = ", ".join(f"{s} = {_long(s)}" for s in used)
         if legend:
             lines.append(f"{GAP}({legend})")
     return lines
+
+
+def _blocks(widths: list[int], room: int) -> list[list[int]]:
+    """The release columns (indexes into ``widths``) split into runs whose columns, each
+    with its gap, fit in ``room`` characters; every run holds at least one column."""
+    blocks: list[list[int]] = [[]]
+    used = 0
+    for index, column in enumerate(widths):
+        if blocks[-1] and used + len(GAP) + column > room:
+            blocks.append([])
+            used = 0
+        blocks[-1].append(index)
+        used += len(GAP) + column
+    return blocks
 
 
 def rows_words(rows: dict[str, list[str]]) -> set[str]:

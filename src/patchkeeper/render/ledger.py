@@ -10,6 +10,7 @@ from patchkeeper.ledger.importer import ImportResult
 from patchkeeper.ledger.lint import LintResult
 from patchkeeper.ledger.table import LedgerResult, RetireResult, escape_cell
 from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.render.terminal import plural
 
 #: The command that rewrites the table where patchkeeper runs from pre-commit's own
 #: environment (the ``patchkeeper-ledger`` hook of ``.pre-commit-hooks.yaml``): the user's
@@ -29,15 +30,11 @@ def shown(path: Path | None, root: Path | None = None) -> str:
     return path.as_posix()
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 @text_renderer(LedgerResult)
 def ledger_text(result: LedgerResult) -> str:
     """``PATCHES.md: the ledger is current (55 rows)``, or the diff of what is stale."""
     where = shown(result.path, result.root)
-    rows = _plural(len(result.rows), "row")
+    rows = plural(len(result.rows), "row")
     if result.check and result.stale:
         fix = FIX_HOOK if result.pre_commit else "'patchkeeper ledger'"
         return f"{where}: the ledger is stale; run {fix} to rewrite it\n{result.diff}"
@@ -80,14 +77,14 @@ def lint_text(result: LintResult) -> str:
         lines = [finding.github() for finding in result.findings]
     else:
         lines = [finding.text(result.cwd) for finding in result.findings]
-    scope = _plural(result.patches, "patch").replace("patchs", "patches")
+    scope = plural(result.patches, "patch")
     if result.entries:
-        scope += f" and {_plural(result.entries, 'entry').replace('entrys', 'entries')}"
+        scope += f" and {plural(result.entries, 'entry')}"
     if result.output_format == "github":
         lines += [f"::notice::skipped: {note}" for note in result.skipped]
     else:
         lines += [f"skipped: {note}" for note in result.skipped]
-    count = _plural(len(result.findings), "problem")
+    count = plural(len(result.findings), "problem")
     lines.append(f"{count} in {scope}" if result.findings else f"no problems in {scope}")
     if result.hint:
         hint = result.hint.removeprefix("hint: ")
@@ -99,7 +96,7 @@ def lint_text(result: LintResult) -> str:
 def lint_markdown(result: LintResult) -> str:
     notes = "".join(f"\nSkipped: {note}\n" for note in result.skipped)
     if not result.findings:
-        return f"lint: no problems in {result.patches} patches.\n" + notes
+        return f"lint: no problems in {plural(result.patches, 'patch')}.\n" + notes
     rows = ["| where | code | problem |", "|---|---|---|"]
     for finding in result.findings:
         where = f"{finding.path}:{finding.line}" if finding.line else finding.path
@@ -138,7 +135,7 @@ def export_markdown(result: ExportResult) -> str:
 def import_text(result: ImportResult) -> str:
     lines = [
         f"created branch {result.branch} at {result.base} with "
-        f"{_plural(len(result.commits), 'commit')} in {shown(result.checkout)}"
+        f"{plural(len(result.commits), 'commit')} in {shown(result.checkout)}"
     ]
     lines += [f"  {item.commit[:12]} {item.topic}" for item in result.commits]
     return "\n".join(lines)
@@ -154,10 +151,10 @@ def check_branch_text(result: CheckBranchResult) -> str:
     head = f"{result.branch} against the series on {result.base}"
     if not result.differences:
         return (
-            f"{head}: they agree ({_plural(len(result.topics), 'topic')}, "
-            f"{_plural(result.files, 'file')} compared)"
+            f"{head}: they agree ({plural(len(result.topics), 'topic')}, "
+            f"{plural(result.files, 'file')} compared)"
         )
-    lines = [f"{head}: {_plural(len(result.differences), 'difference')}"]
+    lines = [f"{head}: {plural(len(result.differences), 'difference')}"]
     lines += [f"  {d.kind} {d.name}: {d.detail}" for d in result.differences]
     return "\n".join(lines)
 

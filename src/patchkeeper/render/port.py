@@ -6,7 +6,7 @@ from patchkeeper.port.finish import DONE
 from patchkeeper.port.rebase import CARRIED, PortedPatch
 from patchkeeper.port.results import ABORTED, PortResult
 from patchkeeper.render import markdown_renderer, text_renderer
-from patchkeeper.render.terminal import plural
+from patchkeeper.render.terminal import tally
 
 #: Verdicts in the order the counts line lists them.
 ORDER = (
@@ -123,7 +123,7 @@ def port_text(result: PortResult) -> str:
         detail = details(patch)
         if detail:
             lines += ["", f"  {patch.name} ({verdict_cell(patch)}):", *detail]
-    lines += ["", f"{plural(len(result.patches), 'patch')}: {counts_line(result)}"]
+    lines += ["", tally(len(result.patches), counts_line(result))]
     if result.outcome == DONE:
         where = "in place in " if result.in_place else "in "
         lines.append(f"done: the series for {result.target_version} is {where}{result.output}")
@@ -152,7 +152,7 @@ def port_markdown(result: PortResult) -> str:
         f"Series `{result.series}`, from {result.source} to {result.target}.",
         f"Upstream history: {result.history or 'missing (no `--upstream-repo`)'}.",
         "",
-        f"**{plural(len(result.patches), 'patch')}: {counts_line(result)}.**",
+        f"**{tally(len(result.patches), counts_line(result))}.**",
         "",
         "| patch | verdict | evidence |",
         "|---|---|---|",

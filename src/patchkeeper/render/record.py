@@ -15,7 +15,8 @@ from patchkeeper.render.terminal import plural
 def report_text(result: ReportResult) -> str:
     c = result.counts
     counted = (
-        f"{c['series']} series patches, {c['runtime']} runtime entries, {c['decided']} decided"
+        f"{plural(c['series'], 'series patch')}, {plural(c['runtime'], 'runtime entry')}, "
+        f"{c['decided']} decided"
     )
     if c.get("suggested"):
         counted += f", {c['suggested']} suggested"

@@ -12,14 +12,26 @@ if TYPE_CHECKING:  # evidence and series states are imported by the commands tha
     from patchkeeper.series.hunk_evidence import FileFailure, HunkEvidence
     from patchkeeper.trees.applied import SeriesState
 
-__all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table"]
+__all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table", "tally"]
 
 
 def plural(count: int, noun: str) -> str:
-    """``1 file``, ``2 files``."""
+    """``1 file``, ``2 files``; ``2 patches``, ``2 entries`` (English's ``-es`` after a
+    sibilant, ``-ies`` for a consonant and ``y``); ``noun`` may be several words
+    (``series patch``), the last one takes the ending."""
     if count == 1:
         return f"{count} {noun}"
-    return f"{count} {noun}es" if noun.endswith(("ch", "sh", "s")) else f"{count} {noun}s"
+    if noun.endswith(("ch", "sh", "s", "x")):
+        return f"{count} {noun}es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return f"{count} {noun[:-1]}ies"
+    return f"{count} {noun}s"
+
+
+def tally(count: int, counts: str) -> str:
+    """The closing count of a series' patches: ``7 patches: 1 clean, 2 offset``; an empty
+    series (``counts`` empty) says so rather than end in a bare colon."""
+    return f"{plural(count, 'patch')}: {counts or 'the series lists none'}"
 
 
 def hunk_lines(evidence: HunkEvidence, indent: str = "    ") -> list[str]:

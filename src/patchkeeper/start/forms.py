@@ -64,6 +64,8 @@ class Found:
             series file, and the patch files of a git branch): ``(path, bytes)``.
         tag: the upstream tag of a git branch, else ``None``.
         notes: what the user should know (a cover letter left out, merge commits skipped).
+        lines: the 1-based line of each of ``names`` in a series file that existed (empty
+            when init writes the series itself), so an unreadable entry is named by its line.
     """
 
     form: str
@@ -73,6 +75,7 @@ class Found:
     new_files: tuple[tuple[Path, bytes], ...] = ()
     tag: str | None = None
     notes: tuple[str, ...] = ()
+    lines: tuple[int, ...] = ()
 
     def patch_bytes(self, name: str) -> tuple[Path, bytes]:
         """The path and bytes of the series entry ``name`` (a file init writes, or one on disk).
@@ -90,6 +93,7 @@ class Found:
             raise PatchkeeperError(
                 f"{name} is listed in the series but cannot be read: {exc.strerror}",
                 path=self.series,
+                line=dict(zip(self.names, self.lines)).get(name),
                 hint="restore the patch file, or take its line out of the series",
             ) from None
 
@@ -188,7 +192,9 @@ def _series_form(root: Path, series: Path) -> Found:
     Raises:
         PatchFormatError: the series file cannot be read or has a bad line.
     """
-    names = tuple(entry.name for entry in parse_series(series).entries)
+    entries = parse_series(series).entries
+    names = tuple(entry.name for entry in entries)
+    lines = tuple(entry.line_no for entry in entries)
     where = shown(series, root)
     if series.parent.name == "patches" and series.parent.parent.name == "debian":
         source_format = series.parent.parent / "source" / "format"
@@ -198,8 +204,10 @@ def _series_form(root: Path, series: Path) -> Found:
             declared = ""
         said = f', and debian/source/format says "{declared}"' if declared else ""
         reason = f"{where} is a Debian source package's patch series{said}"
-        return Found(DEBIAN, series, reason, names)
-    return Found(QUILT, series, f"{where} lists the patches in apply order (quilt)", names)
+        return Found(DEBIAN, series, reason, names, lines=lines)
+    return Found(
+        QUILT, series, f"{where} lists the patches in apply order (quilt)", names, lines=lines
+    )
 
 
 def _numbered(directory: Path) -> list[tuple[int, str]]:

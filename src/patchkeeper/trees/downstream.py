@@ -71,5 +71,5 @@ def commit_files(config: Config, changes: list[Change]) -> tuple[Path, ...]:
     """
     todo = [change for change in changes if not unchanged(change)]
     if todo:
-        commit(todo, journal_dir(config), root=config.root)
+        commit(todo, journal_dir(config), root=config.root, whose="downstream")
     return tuple(change.path for change in todo)

@@ -144,7 +144,20 @@ def locked(directory: Path, timeout: float, what: str) -> Iterator[None]:
         os.close(fd)
 
 
-def _check_writable(changes: list[Change]) -> None:
+#: What a read-only file is said to be part of, and what to do: ``commit(..., whose=...)``.
+READ_ONLY = {
+    "target": (
+        "the target is read-only here; nothing was changed",
+        "run as a user who can write the target, or apply to a copy with --target",
+    ),
+    "downstream": (
+        "the downstream is read-only here; nothing was changed",
+        "make the downstream's files and directories writable, or run as a user who can write them",
+    ),
+}
+
+
+def _check_writable(changes: list[Change], whose: str = "target") -> None:
     # directory -> (its nearest existing directory, whether that can be written), asked once
     writable: dict[str, tuple[Path, bool]] = {}
     for change in changes:
@@ -158,11 +171,8 @@ def _check_writable(changes: list[Change]) -> None:
         parent, parent_writable = writable[directory]
         exists = change.original is not None or target.exists()
         if (exists and not os.access(target, os.W_OK)) or not parent_writable:
-            raise TargetError(
-                "the target is read-only here; nothing was changed",
-                path=target if exists else parent,
-                hint="run as a user who can write the target, or apply to a copy with --target",
-            )
+            message, hint = READ_ONLY[whose]
+            raise TargetError(message, path=target if exists else parent, hint=hint)
 
 
 def _missing_dirs(path: Path) -> list[Path]:
@@ -323,11 +333,14 @@ def commit(
     journal: Path,
     prune_root: Path | None = None,
     root: Path | None = None,
+    whose: str = "target",
 ) -> None:
     """Apply ``changes`` atomically, journaled in ``journal`` (which must not exist).
 
     Directories left empty by a deleted file are removed up to ``prune_root``. With ``root``
-    (the target), the journal must lie inside it (see :func:`check_journal`).
+    (the target), the journal must lie inside it (see :func:`check_journal`). ``whose``
+    (a key of :data:`READ_ONLY`: ``"target"``, an upstream tree, or ``"downstream"``, the
+    series' own files) says in a read-only error whose file it is and what to do.
 
     Raises:
         TargetError: the target is read-only or the journal would be outside it (checked
@@ -336,7 +349,7 @@ def commit(
     """
     if root is not None:
         check_journal(journal, root)
-    _check_writable(changes)
+    _check_writable(changes, whose)
     faults = _Faults()
     journal.mkdir(parents=True, exist_ok=False)
     try:

@@ -421,12 +421,17 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
     )
 
 
-def spec_tree(spec: str, config: Config, what: str = "the target directory") -> Tree:
+def spec_tree(
+    spec: str, config: Config, what: str = "the target directory", hint: str | None = None
+) -> Tree:
     """A tree from a TARGET spec: an existing directory, else a requirement; ``what`` names
-    its role in the error when the directory does not exist.
+    its role in the error when the directory does not exist or the requirement cannot be
+    fetched (a user who typed no requirement, the configured pin, learns which tree was
+    being fetched); ``hint``, when given, replaces the fetch error's own hint.
 
     Raises:
         TargetError: ``spec`` is an existing file (neither a directory nor a requirement).
+        FetchError: the requirement cannot be fetched (naming ``what`` and ``spec``).
     """
     if os.path.isfile(spec):
         raise TargetError(
@@ -437,7 +442,15 @@ def spec_tree(spec: str, config: Config, what: str = "the target directory") -> 
         )
     if os.path.isdir(spec) or spec.startswith((".", "/", "~")):
         return directory_tree(Path(spec).expanduser(), config, what)
-    return requirement_tree(spec, config)
+    try:
+        return requirement_tree(spec, config)
+    except FetchError as exc:
+        raise FetchError(
+            f"{what} {spec} cannot be fetched: {exc.message}",
+            path=exc.path,
+            line=exc.line,
+            hint=hint or exc.hint,
+        ) from None
 
 
 def target_tree(config: Config, target: Path | None, python: Path | None) -> Tree:

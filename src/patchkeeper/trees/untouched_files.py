@@ -21,7 +21,12 @@ from patchkeeper.trees.leftovers import WalkIgnore, ignored_by
 from patchkeeper.trees.tree import Pristine, Tree
 
 #: Never part of an upstream tree: caches, VCS data, patchkeeper's own state.
-SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".patchkeeper", "patchkeeper-journal"})
+SKIPPED_DIRS = frozenset(
+    {"__pycache__", ".git", ".hg", ".svn", ".patchkeeper", "patchkeeper-journal"}
+)
+#: VCS data that is a file: the ``.git`` file of a ``git worktree`` or a submodule (a
+#: pointer to the repository), so a worktree compares equal to a clone of the same commit.
+SKIPPED_FILES = frozenset({".git"})
 
 
 def _files(
@@ -59,6 +64,8 @@ def _files(
                     if not entry.is_symlink():  # not followed (os.walk's default)
                         pending.append((entry.path, f"{prefix}{name}/"))
                     continue
+                if name in SKIPPED_FILES:
+                    continue
                 path = prefix + name
                 if walk is not None and walk.ignores(path, is_dir=False):
                     ignored.add(path)
@@ -85,15 +92,21 @@ def _same(mine: Path, base: Path) -> bool:
 
 
 def _against_tree(
-    target: Tree, pristine: Tree, skip: set[str], ignore: Sequence[str]
+    target: Tree,
+    pristine: Tree,
+    skip: set[str],
+    ignore: Sequence[str],
+    own: frozenset[str] = frozenset(),
 ) -> tuple[list[FileCheck], set[str]]:
     """Files that differ between the target and the pristine tree; a pair of the same size
-    is read only when :class:`EqualFiles` does not know it as equal already."""
+    is read only when :class:`EqualFiles` does not know it as equal already. A path of
+    ``own`` that the pristine tree does not have is the downstream's own, not drift."""
     ours, ignored = _files(target.base, ignore=ignore)
     theirs, ignored_there = _files(pristine.base, ignore=ignore)
     equal = EqualFiles(target.base, pristine.base)
     out = []
-    for path in sorted((ours.keys() | theirs.keys()) - skip):
+    mine_only = {path for path in own if path in ours and path not in theirs}
+    for path in sorted((ours.keys() | theirs.keys()) - skip - mine_only):
         mine = target.base / path if path in ours else None
         base = pristine.base / path if path in theirs else None
         if mine is not None and base is not None and ours[path][0] == theirs[path][0]:
@@ -151,7 +164,11 @@ def _against_record(
 
 
 def untouched_drift(
-    target: Tree, pristine: Pristine, skip: set[str], ignore: Sequence[str] = ()
+    target: Tree,
+    pristine: Pristine,
+    skip: set[str],
+    ignore: Sequence[str] = (),
+    own: frozenset[str] = frozenset(),
 ) -> tuple[tuple[FileCheck, ...], tuple[str, ...]]:
     """Every file under the target's base that the series does not explain.
 
@@ -161,6 +178,9 @@ def untouched_drift(
         skip: paths already judged (the series' touched files, overlay files).
         ignore: the configuration's ``ignore`` patterns (:mod:`patchkeeper.trees.leftovers`):
             build and test leftovers, not compared.
+        own: the downstream's own files (its configuration, series, patches and ledger)
+            as paths under the target's base, for a target that holds the downstream (a git
+            branch on an upstream tag): not drift where the pristine tree has no such file.
 
     Returns:
         ``(drift, ignored)``: one :class:`FileCheck` per file that changed (both hashes),
@@ -169,7 +189,7 @@ def untouched_drift(
         ``dir/``).
     """
     if pristine.tree is not None:
-        drift, ignored = _against_tree(target, pristine.tree, skip, ignore)
+        drift, ignored = _against_tree(target, pristine.tree, skip, ignore, own)
     else:
         drift, ignored = _against_record(
             target, pristine.recorded(), skip, pristine.at_site_root, ignore

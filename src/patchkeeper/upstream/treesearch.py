@@ -18,7 +18,11 @@ from patchkeeper.series.parse import split_lines
 from patchkeeper.series.substantive_lines import substantive_lines
 from patchkeeper.upstream.treeindex import LineIndex, suffix_of
 
-_SKIP_DIRS = frozenset({".git", "__pycache__", ".patchkeeper", "node_modules", ".tox"})
+_SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".patchkeeper", "node_modules", ".tox"}
+)
+#: VCS data that is a file (the ``.git`` pointer of a git worktree or submodule).
+_SKIP_FILES = frozenset({".git"})
 
 
 class TreeSearch:
@@ -49,6 +53,8 @@ class TreeSearch:
                 dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
                 rel = Path(directory).relative_to(self.base).as_posix()
                 for name in filenames:
+                    if name in _SKIP_FILES:
+                        continue
                     found.append(name if rel == "." else f"{rel}/{name}")
             self._files = sorted(found)
         return self._files

@@ -1,0 +1,99 @@
+"""The terminal and Markdown forms of ``upgrade``'s result: the steps, then what is left for
+a person, in the order a person does it (conflicts, entries the evidence does not decide,
+suggestions to accept, the commands that check the result)."""
+
+from __future__ import annotations
+
+from patchkeeper.record.reconcile import ACCEPT_OR_CHANGE
+from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.upgrade.results import StepStatus, UpgradeOutcome, UpgradeResult
+
+
+def _head(result: UpgradeResult) -> str:
+    version = result.target_version or result.to
+    where = f" on branch {result.branch} (from {result.base})" if result.branch else ""
+    return f"upgrade of {result.root} to {version}{where}"
+
+
+def _step_lines(result: UpgradeResult) -> list[str]:
+    lines = []
+    width = max(len(step.name) for step in result.steps)
+    for step in result.steps:
+        line = f"  {step.name:<{width}}  {step.status:<7}  {step.summary}".rstrip()
+        lines.append(line)
+        if step.files:
+            lines.append(f"  {'':<{width}}  {'':<7}  wrote {', '.join(step.files)}")
+        if step.commit:
+            lines.append(f"  {'':<{width}}  {'':<7}  commit {step.commit[:12]} {step.subject}")
+    return lines
+
+
+def left_for_a_person(result: UpgradeResult) -> list[str]:
+    """The to-do list: numbered sections, empty ones left out."""
+    sections: list[tuple[str, list[str]]] = []
+    if result.conflicts:
+        items = []
+        for conflict in result.conflicts:
+            items.append(f"{conflict.kind} {conflict.name}: {', '.join(conflict.files)}")
+            items.append(f"  {conflict.hint}")
+        sections.append(("conflicts to resolve", items))
+    if result.undecided:
+        items = []
+        for entry in result.undecided:
+            items.append(f"{entry.kind} {entry.key} ({entry.verdict or 'no verdict'})")
+            items += [f"  {line}" for line in entry.evidence]
+        sections.append(("look / investigate (the evidence does not decide)", items))
+    if result.suggestions:
+        items = [
+            f"{s.kind} {s.key}: {s.decision} (verdict: {s.verdict or 'none'})"
+            for s in result.suggestions
+        ]
+        title = f"suggestions to review, in {result.decisions_file} ({ACCEPT_OR_CHANGE})"
+        sections.append((title, items))
+    if result.verify:
+        sections.append(("verify the result", list(result.verify)))
+    lines = []
+    for number, (title, items) in enumerate(sections, 1):
+        lines.append(f"{number}. {title}:")
+        lines += [f"   - {item}" if not item.startswith("  ") else f"   {item}" for item in items]
+    return lines
+
+
+@text_renderer(UpgradeResult)
+def upgrade_text(result: UpgradeResult) -> str:
+    if result.outcome == UpgradeOutcome.ABORTED:
+        lines = [f"aborted the upgrade of {result.root} to {result.target_version or result.to}"]
+        if result.branch:
+            lines.append(f"back on {result.base}; branch {result.branch} deleted")
+        if result.kept_files:
+            lines.append("left as the steps wrote them: " + ", ".join(result.kept_files))
+        return "\n".join(lines)
+    lines = [_head(result), *_step_lines(result)]
+    stopped = next((s for s in result.steps if s.status == StepStatus.STOPPED), None)
+    if stopped is not None:
+        lines.append(f"stopped at the {stopped.name}'s conflict; state in {result.state_dir}")
+    else:
+        lines.append("every step done")
+    todo = left_for_a_person(result)
+    if todo:
+        lines += ["left for a person:", *todo]
+    return "\n".join(lines)
+
+
+@markdown_renderer(UpgradeResult)
+def upgrade_markdown(result: UpgradeResult) -> str:
+    """A pull request's description: the steps as a table, then the to-do list."""
+    lines = [
+        f"# {_head(result)}",
+        "",
+        "| step | status | what | commit |",
+        "| --- | --- | --- | --- |",
+    ]
+    for step in result.steps:
+        commit = f"`{step.commit[:12]}` {step.subject}" if step.commit else ""
+        summary = step.summary.replace("|", "\\|")
+        lines.append(f"| {step.name} | {step.status} | {summary} | {commit} |")
+    todo = left_for_a_person(result)
+    if todo:
+        lines += ["", "## Left for a person", "", "```", *todo, "```"]
+    return "\n".join(lines) + "\n"

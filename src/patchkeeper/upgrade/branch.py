@@ -1,0 +1,111 @@
+"""The git side of ``upgrade --branch NAME``: the work on a new branch, one commit per step.
+
+Every call goes through :mod:`patchkeeper.upstream.gitops` (a controlled environment: no user
+configuration, no hooks, the identity ``patchkeeper <patchkeeper@localhost>``: the commits
+are the tool's work, the pull request is where a person reviews it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from patchkeeper.errors import GitError, PatchkeeperError
+from patchkeeper.upstream import gitops
+
+
+class BranchError(PatchkeeperError):
+    """The checkout cannot take the upgrade's branch: not a checkout, changes not
+    committed, or the branch exists."""
+
+
+def start_branch(root: Path, name: str) -> tuple[str, str]:
+    """Create the branch ``name`` at ``HEAD`` of the checkout holding ``root`` and switch
+    to it; return ``(base, commit)``: the branch it started from (the commit's id from a
+    detached head) and ``HEAD``'s commit.
+
+    Raises:
+        BranchError: ``root`` is not in a git checkout, the checkout has changes to tracked
+            files or untracked files in the downstream (they would be mixed into the
+            commits, or lost on ``--abort``), or the branch exists.
+    """
+    try:
+        top = gitops.toplevel(root)
+    except GitError:
+        raise BranchError(
+            "--branch needs the downstream in a git checkout",
+            path=root,
+            hint="run 'git init' and commit the downstream first, or leave out --branch",
+        ) from None
+    status = gitops.run(["status", "--porcelain", "-z", "--untracked-files=no"], top)
+    untracked = gitops.run(
+        ["ls-files", "-z", "--others", "--exclude-standard", "--", str(root)], top
+    )
+    dirty = [p for p in (status + untracked).decode("utf-8", "surrogateescape").split("\0") if p]
+    if dirty:
+        first = dirty[0][3:] if status else dirty[0]
+        raise BranchError(
+            f"the checkout has changes not committed ({first}"
+            f"{', ...' if len(dirty) > 1 else ''}): they would be mixed into the upgrade's "
+            "commits",
+            path=top,
+            hint="commit or stash them (git stash -u) first, then run the upgrade again",
+        )
+    if gitops.has_revision(top, f"refs/heads/{name}"):
+        raise BranchError(
+            f"the branch {name} already exists",
+            path=top,
+            hint=f"pass another --branch, or delete it (git branch -D {name})",
+        )
+    commit = gitops.commit_id(top, "HEAD")
+    done = gitops.call(["symbolic-ref", "--quiet", "--short", "HEAD"], top)
+    base = done.stdout.decode("utf-8", "surrogateescape").strip() if done.returncode == 0 else ""
+    gitops.run(["checkout", "-q", "-b", name], top)
+    return base or commit, commit
+
+
+def commit_step(root: Path, files: Sequence[str], subject: str, body: str) -> str | None:
+    """Commit ``files`` (relative to ``root``: written, created or deleted) as one commit;
+    return its id, or ``None`` when there is nothing to commit. A file the checkout's
+    ``.gitignore`` names is committed too: the record's evidence belongs with it."""
+    if not files:
+        return None
+    # run in the downstream: the paths are relative to it, as git reads a pathspec
+    gitops.run(["add", "-A", "-f", "--", *files], root)
+    if gitops.call(["diff", "--cached", "--quiet"], root).returncode == 0:
+        return None
+    message = f"{subject}\n\n{body}\n".encode()
+    gitops.run(["commit", "-q", "--no-verify", "-F", "-"], root, input=message)
+    return gitops.commit_id(root, "HEAD")
+
+
+def restore(root: Path, base: str, name: str) -> None:
+    """Put the checkout back: every change since the last commit dropped, ``base``
+    checked out again and the branch ``name`` deleted.
+
+    Raises:
+        GitError: as git says.
+    """
+    top = gitops.toplevel(root)
+    gitops.run(["reset", "-q", "--hard"], top)
+    gitops.run(["checkout", "-q", base], top)
+    if gitops.has_revision(top, f"refs/heads/{name}"):
+        gitops.run(["branch", "-q", "-D", name], top)
+
+
+def check_on_branch(root: Path, name: str) -> None:
+    """Refuse to go on when the checkout is not on the upgrade's branch: the next step's
+    commit would land on another one.
+
+    Raises:
+        BranchError: naming the branch checked out and the upgrade's.
+    """
+    done = gitops.call(["symbolic-ref", "--quiet", "--short", "HEAD"], root)
+    current = done.stdout.decode("utf-8", "surrogateescape").strip()
+    if done.returncode != 0 or current != name:
+        raise BranchError(
+            f"the upgrade works on the branch {name}, but {current or 'a detached HEAD'} "
+            "is checked out",
+            path=root,
+            hint=f"run 'git switch {name}', then the upgrade again",
+        )

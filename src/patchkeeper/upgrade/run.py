@@ -1,0 +1,649 @@
+"""The upgrade's steps, in order, each the feature function its own command calls.
+
+1. ``audit``: the series against the new pin (``audit --to NEW --save-evidence``);
+2. ``runtime audit``: the runtime patches from the old pin to the new one (saved too);
+3. ``decide``: the decisions file filled with the suggestions that evidence makes, for every
+   patch and entry the downstream has before the upgrade (a patch the port then retires
+   keeps its table);
+4. ``runtime port``: the plugin's mechanical update written (``runtime port --write``);
+5. ``port``: the series carried to the new pin in place (``port --in-place``, its evidence
+   saved); it stops at a conflict like ``git rebase``, and the run goes on with the steps
+   after it, so the branch holds every step but the port;
+6. ``report``: the record, ``AUDIT.md``; written again once a stopped port is through.
+
+A step with nothing to do (no series, no runtime patches configured) is skipped. The steps
+that are a command's own ``run()`` (``audit``, ``runtime audit``, ``decide``, ``report``)
+reach this module as functions :mod:`patchkeeper.commands.upgrade` passes in
+(:class:`Steps`), so this layer calls them without importing the layer above it.
+
+The files each step wrote are found by comparing the stat data of the downstream's files
+before and after it (:func:`patchkeeper.upgrade.state.snapshot`); with ``--branch`` they are
+that step's commit. Nothing is written outside the downstream: every place a step writes
+(the series, the ledger, the decisions and record files, the evidence, the plugin, the port's
+work directory) is checked to be inside it before the first step.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from patchkeeper.config import Config, load_config
+from patchkeeper.errors import ConfigError, PatchkeeperError, TargetError
+from patchkeeper.port.context import configured_pin, stable_spec
+from patchkeeper.port.settings import port_settings
+from patchkeeper.port.workdir import (
+    PortStateError,
+    WorkDir,
+    changed_inputs,
+    has_markers,
+    input_digests,
+)
+from patchkeeper.progress import note
+from patchkeeper.record.settings import report_settings
+from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
+from patchkeeper.upgrade.results import (
+    STEPS,
+    Conflict,
+    StepName,
+    StepRecord,
+    StepStatus,
+    Suggestion,
+    Undecided,
+    UpgradeOutcome,
+    UpgradeResult,
+)
+from patchkeeper.upgrade.state import (
+    UpgradeDir,
+    UpgradeState,
+    UpgradeStateError,
+    changed,
+    snapshot,
+    state_dir,
+)
+from patchkeeper.upstream.requirements import check_release_option
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The feature functions of the steps, each called as its command calls it:
+    ``audit(config, to=, save_evidence=True)``, ``runtime_audit(config, old=, new=,
+    save_evidence=True)``, ``decide(config)``, ``runtime_port(config, old=, new=,
+    write=True)``, ``port(config, to=, source=, in_place=True, action=,
+    save_evidence=True)``, ``report(config)``."""
+
+    audit: Callable[..., Any]
+    runtime_audit: Callable[..., Any]
+    decide: Callable[..., Any]
+    runtime_port: Callable[..., Any]
+    port: Callable[..., Any]
+    report: Callable[..., Any]
+
+
+@dataclass
+class _Run:
+    """One run's inputs: the configuration, the steps, the state and its directory."""
+
+    config: Config
+    steps: Steps
+    work: UpgradeDir
+    state: UpgradeState
+
+    @property
+    def root(self) -> Path:
+        return self.config.root
+
+    @property
+    def version(self) -> str:
+        return self.state.target_version or self.state.to
+
+
+def upgrade(
+    config: Config,
+    steps: Steps,
+    *,
+    to: str | None = None,
+    source: str | None = None,
+    branch: str | None = None,
+    action: str = "upgrade",
+) -> UpgradeResult:
+    """Start an upgrade (``action="upgrade"``), go on with one that stopped
+    (``"continue"``) or drop it (``"abort"``).
+
+    ``to`` and ``source`` are the new and the old pin (a requirement or a directory;
+    ``source`` defaults to the configured pin); ``branch`` a new git branch for the work,
+    one commit per step.
+
+    Raises:
+        ConfigError: ``--to`` missing, nothing to upgrade (no series, no runtime patches).
+        UpgradeStateError: an upgrade is (or is not) in progress.
+        PortStateError: a port started by hand is in progress.
+        TargetError: a place a step writes is outside the downstream.
+        BranchError: ``--branch`` outside a git checkout, with changes not committed, or
+            naming a branch that exists.
+        Whatever a step raises (the state stays: ``--continue`` resumes at that step).
+    """
+    work = UpgradeDir(state_dir(config.root))
+    if action == "abort":
+        return _abort(config, steps, work)
+    if action == "continue":
+        run = _Run(config, steps, work, work.load())
+        if run.state.branch:
+            check_on_branch(config.root, run.state.branch)
+        return _steps(run, "continue")
+    if work.exists:
+        raise UpgradeStateError(
+            "an upgrade is already in progress",
+            path=work.root,
+            hint="run 'patchkeeper upgrade --continue' or 'patchkeeper upgrade --abort'",
+        )
+    if not to:
+        raise ConfigError("upgrade needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
+    check_release_option(to, "--to", config.upstream, config.source)
+    check_release_option(source, "--from", config.upstream, config.source)
+    series, runtime = has_series(config), has_runtime(config)
+    if not series and not runtime:
+        raise ConfigError(
+            "nothing to upgrade: no series file and no runtime patches configured",
+            path=config.source,
+            hint="configure the series, or the plugin in [tool.patchkeeper.runtime]",
+        )
+    if series and WorkDir(port_settings(config).work_dir).exists:
+        raise PortStateError(
+            "a port is in progress",
+            path=port_settings(config).work_dir,
+            hint="finish it with 'patchkeeper port --continue' or drop it with "
+            "'patchkeeper port --abort' first",
+        )
+    check_inside(config, series, runtime)
+    from patchkeeper.runtime.syntax.gates import release_version
+
+    state = UpgradeState(to=stable_spec(to), source=stable_spec(source or configured_pin(config)))
+    state.target_version = release_version(to, Path(state.to)) or None
+    if branch:
+        state.branch = branch
+        state.base, state.base_commit = start_branch(config.root, branch)
+    work.save(state)
+    work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
+    return _steps(_Run(config, steps, work, state), "upgrade")
+
+
+def has_series(config: Config) -> bool:
+    """Whether the downstream carries a series (its series file exists)."""
+    return config.series.is_file()
+
+
+def has_runtime(config: Config) -> bool:
+    """Whether the downstream carries runtime patches (``[tool.patchkeeper.runtime]`` names
+    the plugin's package)."""
+    return bool(config.sections.get("runtime", {}).get("package"))
+
+
+def check_inside(config: Config, series: bool, runtime: bool) -> None:
+    """Refuse before anything is written when a place a step writes is outside the
+    downstream (its root, the configuration's directory).
+
+    Raises:
+        TargetError: naming the place and the setting that puts it there.
+    """
+    root = config.root.resolve()
+    settings = report_settings(config)
+    places: list[tuple[str, Path]] = [
+        (
+            "the decisions file (decisions-file in [tool.patchkeeper.report])",
+            settings.decisions_file,
+        ),
+        ("the audit record (audit-file in [tool.patchkeeper.report])", settings.audit_file),
+    ]
+    if series:
+        from patchkeeper.ledger.settings import ledger_settings
+
+        places += [
+            ("the series (series)", config.series.parent),
+            ("the ledger (file in [tool.patchkeeper.ledger])", Path(ledger_settings(config).file)),
+            (
+                "the port's work directory (work-dir in [tool.patchkeeper.port])",
+                port_settings(config).work_dir,
+            ),
+        ]
+    if runtime:
+        from patchkeeper.runtime.settings import resolve_settings
+
+        places.append(
+            ("the plugin (root in [tool.patchkeeper.runtime])", resolve_settings(config).root)
+        )
+    for what, path in places:
+        if not Path(os.path.abspath(path)).resolve().is_relative_to(root):
+            raise TargetError(
+                f"{what} is outside the downstream {root}: upgrade writes only inside it",
+                path=path,
+                hint="move it into the downstream, or run the steps one by one",
+            )
+
+
+# --------------------------------------------------------------------------- the steps
+
+
+def _steps(run: _Run, action: str) -> UpgradeResult:
+    """Run every step not done yet, in order; the result."""
+    series, runtime = has_series(run.config), has_runtime(run.config)
+    applies = {
+        StepName.AUDIT: series,
+        StepName.RUNTIME_AUDIT: runtime,
+        StepName.DECIDE: True,
+        StepName.RUNTIME_PORT: runtime,
+        StepName.PORT: series,
+        StepName.REPORT: True,
+    }
+    why_not = {
+        StepName.AUDIT: "no series",
+        StepName.RUNTIME_AUDIT: "no runtime patches configured",
+        StepName.RUNTIME_PORT: "no runtime patches configured",
+        StepName.PORT: "no series",
+    }
+    cut_short = run.work.running()
+    for name in STEPS:
+        record = run.state.steps.get(name, {})
+        if not _to_run(run, name, record):
+            continue
+        if not applies[name]:
+            run.state.steps[name] = {
+                "name": name,
+                "status": StepStatus.SKIPPED,
+                "summary": why_not[name],
+            }
+            run.work.save(run.state)
+            continue
+        before = cut_short[1] if cut_short and cut_short[0] == name else None
+        _step(run, name, before)
+    port = run.state.steps.get(StepName.PORT, {})
+    stopped = port.get("status") == StepStatus.STOPPED
+    if not stopped:
+        run.work.remove()
+    outcome = UpgradeOutcome.STOPPED if stopped else UpgradeOutcome.DONE
+    return _result(run, action, outcome)
+
+
+def _to_run(run: _Run, name: str, record: dict[str, Any]) -> bool:
+    """Whether step ``name`` runs now: not done yet, or the port it waited for is through
+    (the record written while the port was stopped is written again)."""
+    status = record.get("status")
+    if name == StepName.PORT:
+        return status != StepStatus.DONE and status != StepStatus.SKIPPED
+    if status in (StepStatus.DONE, StepStatus.SKIPPED):
+        port = run.state.steps.get(StepName.PORT, {}).get("status")
+        return bool(record.get("before_port_done")) and port == StepStatus.DONE
+    return True
+
+
+def _step(run: _Run, name: str, before: dict[str, tuple[int, int, int]] | None) -> None:
+    """Run one step: snapshot, the step, the files it wrote, its commit, the state."""
+    leave_out = [run.work.root, port_settings(run.config).work_dir]
+    if before is None:
+        before = snapshot(run.root, leave_out)
+    run.work.start_step(name, before)
+    note(f"upgrade: {name} ...")
+    if run.config.source is not None:  # as the port left it: the new pin and pristine
+        run.config = load_config(run.config.source)
+    record = _STEP_FUNCTIONS[name](run)
+    files = changed(before, snapshot(run.root, leave_out))
+    earlier = run.state.steps.get(name, {}).get("files", ())
+    if name == StepName.PORT and earlier:  # what a stopped port wrote (its evidence) counts
+        files = tuple(sorted({*files, *earlier}))
+    subject, body = _message(run, name, record)
+    commit = None
+    stopped = record["status"] == StepStatus.STOPPED
+    if run.state.branch and not stopped:  # a stopped port is committed once it is through
+        commit = commit_step(run.root, files, subject, body)
+    run.state.steps[name] = {
+        **record,
+        "name": name,
+        "files": list(files),
+        "commit": commit,
+        "subject": subject if commit else None,
+    }
+
+    run.work.save(run.state)
+    run.work.end_step()
+
+
+def _message(run: _Run, name: str, record: dict[str, Any]) -> tuple[str, str]:
+    """The commit message of a step: a subject and a body (its summary)."""
+    subjects = {
+        StepName.AUDIT: f"upgrade: audit the series against {run.version}",
+        StepName.RUNTIME_AUDIT: f"upgrade: audit the runtime patches against {run.version}",
+        StepName.DECIDE: "upgrade: suggest decisions from the evidence",
+        StepName.RUNTIME_PORT: f"upgrade: port the runtime patches to {run.version}",
+        StepName.PORT: f"upgrade: port the series to {run.version}",
+        StepName.REPORT: "upgrade: write the audit record",
+    }
+    subject = subjects[StepName(name)]
+    if name == StepName.REPORT and record.get("before_port_done"):
+        subject += " (the port stopped)"
+    body = (
+        f"{record.get('summary', '')}\n\nWritten by 'patchkeeper upgrade --to {run.state.to}' "
+        f"(step {name})."
+    )
+    return subject, body
+
+
+def _relative(run: _Run, path: str | Path) -> str:
+    try:
+        return Path(os.path.abspath(path)).relative_to(run.root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _audit(run: _Run) -> dict[str, Any]:
+    from patchkeeper.audit.verdicts import LOOK
+
+    result = run.steps.audit(run.config, to=run.state.to, save_evidence=True)
+    run.state.target_version = run.state.target_version or result.target_version
+    counts: dict[str, int] = {}
+    for verdict in result.verdicts:
+        counts[str(verdict.verdict)] = counts.get(str(verdict.verdict), 0) + 1
+    look = [
+        {"kind": "series", "key": v.name, "verdict": str(v.verdict), "evidence": [v.summary]}
+        for v in result.verdicts
+        if v.action == LOOK
+    ]
+    run.state.facts["undecided"] = [
+        *[f for f in run.state.facts.get("undecided", []) if f["kind"] != "series"],
+        *look,
+    ]
+    shown = ", ".join(f"{n} {word}" for word, n in counts.items())
+    return {
+        "status": StepStatus.DONE,
+        "summary": f"{len(result.verdicts)} patches: {shown}",
+        "exit_code": result.exit_code,
+    }
+
+
+def _runtime_audit(run: _Run) -> dict[str, Any]:
+    from patchkeeper.record import evidence_store
+    from patchkeeper.record.patch_evidence import runtime_items
+
+    result = run.steps.runtime_audit(
+        run.config, old=run.state.source, new=run.state.to, save_evidence=True
+    )
+    items = runtime_items(run.config, evidence_store.load_all(run.config))
+    investigate = [
+        {"kind": "runtime", "key": i.key, "verdict": i.verdict, "evidence": list(i.evidence)}
+        for i in items
+        if not i.suggested
+    ]
+    run.state.facts["undecided"] = [
+        *[f for f in run.state.facts.get("undecided", []) if f["kind"] != "runtime"],
+        *investigate,
+    ]
+    return {
+        "status": StepStatus.DONE,
+        "summary": f"{len(items)} runtime entries, {len(investigate)} to investigate",
+        "exit_code": result.exit_code,
+    }
+
+
+def suggestions(config: Config) -> list[dict[str, str]]:
+    """The decisions ``decide`` suggested that no person has accepted or changed yet (written
+    ``decision = "suggested: carry"``): the ones this run's ``decide`` added, and those of an
+    interrupted run whose ``decide`` wrote the file before the upgrade recorded it; in file
+    order, each with the verdict its reason names."""
+    from patchkeeper.record.decisions import load
+
+    found = []
+    for decision in load(report_settings(config).decisions_file).tables.values():
+        if decision.suggested and decision.decision:
+            found.append(
+                {
+                    "kind": decision.kind,
+                    "key": decision.key,
+                    "decision": decision.decision,
+                    "verdict": decision.reason.rpartition(" verdict: ")[2],
+                }
+            )
+    return found
+
+
+def _decide(run: _Run) -> dict[str, Any]:
+    result = run.steps.decide(run.config)
+    run.state.facts["suggestions"] = suggestions(run.config)
+    return {
+        "status": StepStatus.DONE,
+        "summary": f"{len(result.added)} tables added, {result.kept} kept",
+        "exit_code": result.exit_code,
+    }
+
+
+def _runtime_port(run: _Run) -> dict[str, Any]:
+    from patchkeeper.runtime.port.results import CONFLICT
+    from patchkeeper.runtime.settings import resolve_settings
+
+    result = run.steps.runtime_port(run.config, old=run.state.source, new=run.state.to, write=True)
+    plugin = resolve_settings(run.config).root
+    run.state.facts["runtime_conflicts"] = [
+        {
+            "kind": "runtime",
+            "name": e.target,
+            "files": [_relative(run, plugin / e.file)],
+            "hint": f"{e.conflicts} conflict region(s) marked in the copy at line {e.line}: "
+            "keep what the plugin needs of both sides and remove the markers",
+        }
+        for e in result.entries
+        if e.action == CONFLICT
+    ]
+    left = sum(1 for e in result.entries if e.action != "nothing to do")
+    return {
+        "status": StepStatus.DONE,
+        "summary": f"{len(result.entries)} entries, {left} changed or left by hand; "
+        f"{len(result.files)} files written",
+        "exit_code": result.exit_code,
+    }
+
+
+def port_step(run: _Run) -> dict[str, Any]:
+    """Start the port, or go on with it: ``--continue`` when its work directory is there;
+    taken as done when a run was cut short after the port wrote the series (its inputs
+    changed since: the port writes them in one journaled transaction); else started."""
+    work = WorkDir(port_settings(run.config).work_dir)
+    record = run.state.steps.get(StepName.PORT, {})
+    if work.exists:
+        action = "continue"
+    elif record.get("inputs") and changed_inputs(record["inputs"]):
+        return {"status": StepStatus.DONE, "summary": "the series was ported in an earlier run"}
+    else:
+        action = "port"
+        run.state.steps[StepName.PORT] = {**record, "inputs": _port_inputs(run.config)}
+        run.work.save(run.state)
+    try:
+        result = run.steps.port(
+            run.config,
+            to=run.state.to if action == "port" else None,
+            source=run.state.source if action == "port" else None,
+            in_place=action == "port",
+            action=action,
+            save_evidence=True,
+        )
+    except PatchkeeperError as exc:  # the port's advice, as the upgrade's commands
+        if exc.hint:
+            for word in ("continue", "abort"):
+                exc.hint = exc.hint.replace(f"port --{word}", f"upgrade --{word}")
+        raise
+    run.state.target_version = run.state.target_version or result.target_version
+    stopped = result.stopped_at is not None and result.outcome == "stopped"
+    counts = ", ".join(f"{n} {word}" for word, n in result.counts.items())
+    summary = f"stopped at {result.stopped_at}; {counts}" if stopped else counts
+    return {
+        "status": StepStatus.STOPPED if stopped else StepStatus.DONE,
+        "summary": summary,
+        "exit_code": result.exit_code,
+        "inputs": run.state.steps.get(StepName.PORT, {}).get("inputs"),
+    }
+
+
+def _port_inputs(config: Config) -> dict[str, str]:
+    """The sha256 of the files an in-place port rewrites: the series and the configuration."""
+    files = {config.series: config.series.read_bytes()}
+    if config.source is not None:
+        files[config.source] = config.source.read_bytes()
+    return input_digests(files)
+
+
+def _report(run: _Run) -> dict[str, Any]:
+    result = run.steps.report(run.config)
+    port = run.state.steps.get(StepName.PORT, {}).get("status")
+    written = ", ".join(_relative(run, p) for p in result.written)
+    problems = len(result.findings)
+    return {
+        "status": StepStatus.DONE,
+        "summary": f"wrote {written}: {problems} finding(s) in the record",
+        "exit_code": result.exit_code,
+        "before_port_done": port == StepStatus.STOPPED,
+    }
+
+
+_STEP_FUNCTIONS: dict[str, Callable[[_Run], dict[str, Any]]] = {
+    StepName.AUDIT: _audit,
+    StepName.RUNTIME_AUDIT: _runtime_audit,
+    StepName.DECIDE: _decide,
+    StepName.RUNTIME_PORT: _runtime_port,
+    StepName.PORT: port_step,
+    StepName.REPORT: _report,
+}
+
+
+# --------------------------------------------------------------------------- abort, result
+
+
+def _abort(config: Config, steps: Steps, work: UpgradeDir) -> UpgradeResult:
+    """Drop the upgrade: the port's work directory (``port --abort``); with ``--branch``
+    every commit (the branch it started from checked out again, the upgrade's branch
+    deleted); then every file the upgrade created. Without ``--branch`` a file that existed
+    and a step changed stays as the step wrote it: the result lists them
+    (:attr:`UpgradeResult.kept_files`)."""
+    state = work.load()
+    run = _Run(config, steps, work, state)
+    if WorkDir(port_settings(config).work_dir).exists:
+        steps.port(config, action="abort")
+    if state.branch:
+        restore(config.root, state.base, state.branch)
+    start = work.start()
+    kept = []
+    if start is not None:
+        now = snapshot(config.root, [work.root, port_settings(config).work_dir])
+        for path in changed(start, now):
+            if path not in start:
+                _delete(config.root, path, start)
+            elif path in now and not state.branch:  # git put back a committed file
+                kept.append(path)
+    work.remove()
+    return replace(_result(run, "abort", UpgradeOutcome.ABORTED), kept_files=tuple(kept))
+
+
+def _delete(root: Path, path: str, start: dict[str, tuple[int, int, int]]) -> None:
+    """Delete the file ``path`` (relative to ``root``) the upgrade created, and the
+    directories above it that held no file before the upgrade and are empty now."""
+    (root / path).unlink(missing_ok=True)
+    before = {parent for p in start for parent in Path(p).parents}
+    for parent in Path(path).parents:
+        if parent == Path(".") or parent in before:
+            break
+        try:
+            (root / parent).rmdir()
+        except OSError:
+            break
+
+
+def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
+    state = run.state
+    records = []
+    for name in STEPS:
+        data = state.steps.get(name)
+        if data is None:
+            records.append(StepRecord(name, StepStatus.PENDING))
+            continue
+        records.append(
+            StepRecord(
+                name=name,
+                status=data.get("status", StepStatus.PENDING),
+                summary=data.get("summary", ""),
+                exit_code=int(data.get("exit_code", 0)),
+                files=tuple(data.get("files", ())),
+                commit=data.get("commit"),
+                subject=data.get("subject"),
+            )
+        )
+    conflicts = []
+    if outcome == UpgradeOutcome.STOPPED:
+        conflicts.append(_series_conflict(run))
+    if outcome != UpgradeOutcome.ABORTED:
+        conflicts += [
+            Conflict(**{**c, "files": tuple(c["files"])})
+            for c in state.facts.get("runtime_conflicts", [])
+        ]
+    undecided = tuple(
+        Undecided(u["kind"], u["key"], u["verdict"], tuple(u["evidence"]))
+        for u in state.facts.get("undecided", [])
+    )
+    suggestions = tuple(Suggestion(**s) for s in state.facts.get("suggestions", []))
+    done = outcome != UpgradeOutcome.ABORTED
+    return UpgradeResult(
+        action=action,
+        outcome=outcome,
+        root=str(run.root),
+        to=state.to,
+        source=state.source,
+        target_version=state.target_version,
+        branch=state.branch,
+        base=state.base,
+        steps=tuple(records),
+        state_dir=str(run.work.root) if outcome == UpgradeOutcome.STOPPED else None,
+        decisions_file=_relative(run, report_settings(run.config).decisions_file),
+        conflicts=tuple(conflicts),
+        undecided=undecided if done else (),
+        suggestions=suggestions if done else (),
+        verify=verify_commands(run) if done else (),
+    )
+
+
+def _series_conflict(run: _Run) -> Conflict:
+    """The port's stopped patch and the files waiting in its work directory."""
+    work = WorkDir(port_settings(run.config).work_dir)
+    files = work.conflict / "files"
+    paths = sorted(p for p in files.rglob("*") if p.is_file()) if files.is_dir() else []
+    marked = [p for p in paths if has_markers(p.read_bytes())]
+    paths = marked or paths  # the files to edit; all of them when none has markers
+    stopped = work.load().stopped or "" if work.exists else ""
+    instructions = _relative(run, work.conflict / "INSTRUCTIONS.md")
+    return Conflict(
+        kind="series",
+        name=stopped,
+        files=tuple(_relative(run, p) for p in paths),
+        hint=f"edit them to what the patch should make of the new pin (see {instructions}), "
+        "then run 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort')",
+    )
+
+
+def verify_commands(run: _Run) -> tuple[str, ...]:
+    """The commands that check the upgraded downstream, in order: the new series applied
+    to a copy of the new pin and verified, lint, the plugin's patches live in an
+    environment with the new pin, the record true."""
+    commands = []
+    steps = run.state.steps
+    if steps.get(StepName.PORT, {}).get("status") in (StepStatus.DONE, StepStatus.STOPPED):
+        to = run.state.to
+        copy = f"cp -R {to} COPY && " if os.path.isdir(to) else ""
+        where = "" if copy else f"  # COPY: an unpacked {to}"
+        commands.append(
+            f"{copy}patchkeeper apply --target COPY && patchkeeper verify --target COPY{where}"
+        )
+        commands.append("patchkeeper lint")
+    if steps.get(StepName.RUNTIME_PORT, {}).get("status") == StepStatus.DONE:
+        commands.append(
+            "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the "
+            f"plugin and {run.state.to} installed"
+        )
+    commands.append("patchkeeper report --check")
+    return tuple(commands)

@@ -1,0 +1,33 @@
+"""A Ctrl-C while patchkeeper's modules load (the first fraction of a second of every
+command: ``timeout -s INT 0.2 patchkeeper audit ...``) ends the command as one later does:
+``patchkeeper: interrupted`` and exit 130, never a Python traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+#: Starts the console script's entry with the command line ``lint``, the SIGINT landing
+#: while ``patchkeeper.main`` is imported (a finder that raises it, as the signal handler
+#: would, at that import).
+INTERRUPTED_IMPORT = """
+import sys
+
+class SigintAtImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "patchkeeper.main":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, SigintAtImport())
+sys.argv = ["patchkeeper", "lint"]
+from patchkeeper.__main__ import entry
+entry()
+"""
+
+
+def test_a_ctrl_c_while_the_modules_load_is_an_interruption(tmp_path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IMPORT], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\npatchkeeper: interrupted\n")

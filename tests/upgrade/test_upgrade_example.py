@@ -1,0 +1,385 @@
+"""``upgrade --to NEWPIN --branch NAME`` end to end on the bundled example (minihttp 1.0 ->
+1.1): it stops at the port's first conflict with every other step done and committed; after
+each resolution ``--continue`` goes on; at the end ``verify`` of the new series on the new
+pin and ``report --check`` pass; ``--abort`` puts the branch and the work tree back."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from upgrade_support import committed_files, git, make_checkout, resolve, subjects, tracked_tree
+
+from helpers import Example
+
+PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+API_KEY = (
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
+    b'"X-Api-Key"])\n'
+)
+SUGGESTED = [
+    ("retry-backoff-cap.patch", "retire", "upstreamed"),
+    ("redirect-strip-proxy-auth.patch", "update", "conflict"),
+    ("headers-merge-order.patch", "update", "target gone"),
+    ("client-describe-version.patch", "carry", "offset"),
+    ("metrics-redirects.patch", "carry", "offset"),
+    ("metrics-same-host.patch", "carry", "clean"),
+    ("redirect-strip-api-key.patch", "update", "blocked"),
+]
+AT_THE_STOP = [
+    "upgrade: audit the series against 1.1",
+    "upgrade: suggest decisions from the evidence",
+    "upgrade: write the audit record (the port stopped)",
+]
+PORTED = [
+    ".patchkeeper/evidence/port.json",
+    "PATCHES.md",
+    "patches/client-describe-version.patch",
+    "patches/headers-merge-order.patch",
+    "patches/metrics-redirects.patch",
+    "patches/metrics-same-host.patch",
+    "patches/redirect-strip-api-key.patch",
+    "patches/redirect-strip-proxy-auth.patch",
+    "patches/series",
+    "patchkeeper.toml",
+]
+RECORD = [".patchkeeper/evidence/environment.json", "AUDIT.md"]
+
+
+def _steps(data: dict) -> list[tuple[str, str, list[str], str | None]]:
+    return [(s["name"], s["status"], s["files"], s["subject"]) for s in data["steps"]]
+
+
+def _start(cli, example: Example):
+    return cli(
+        "-C",
+        str(example.downstream),
+        "upgrade",
+        "--to",
+        "../upstream/minihttp-1.1",
+        "--branch",
+        "up",
+        "--json",
+        cwd=example.root,
+    )
+
+
+def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
+    cli, example: Example
+) -> None:
+    down = example.downstream
+    base = make_checkout(down)
+    run = _start(cli, example)
+    assert run.code == 1, run.err
+    data = json.loads(run.out)
+    assert (data["command"], data["action"], data["outcome"]) == ("upgrade", "upgrade", "stopped")
+    assert (data["branch"], data["base"], data["target_version"]) == ("up", "main", "1.1")
+    assert _steps(data) == [
+        ("audit", "done", [".patchkeeper/evidence/audit.json"], AT_THE_STOP[0]),
+        ("runtime audit", "skipped", [], None),
+        ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[1]),
+        ("runtime port", "skipped", [], None),
+        ("port", "stopped", [".patchkeeper/evidence/port.json"], None),
+        ("report", "done", RECORD, AT_THE_STOP[2]),
+    ]
+    assert [s["exit_code"] for s in data["steps"]] == [1, 0, 0, 0, 1, 1]
+    assert data["steps"][4]["summary"] == (
+        "stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 conflict, 5 pending"
+    )
+    assert git(down, "branch", "--show-current") == "up"
+    assert subjects(down, base) == AT_THE_STOP
+    for step, commit in zip((0, 2, 5), git(down, "rev-list", "--reverse", f"{base}..HEAD").split()):
+        assert data["steps"][step]["commit"] == commit
+        assert committed_files(down, commit) == data["steps"][step]["files"]
+    # what is left, in order: the conflict, the suggestions, the commands that check
+    assert data["conflicts"] == [
+        {
+            "kind": "series",
+            "name": "redirect-strip-proxy-auth.patch",
+            "files": [".patchkeeper-port/conflict/files/retry.py"],
+            "hint": "edit them to what the patch should make of the new pin (see "
+            ".patchkeeper-port/conflict/INSTRUCTIONS.md), then run 'patchkeeper upgrade "
+            "--continue' (or 'patchkeeper upgrade --abort')",
+        }
+    ]
+    assert data["undecided"] == []
+    assert [(s["key"], s["decision"], s["verdict"]) for s in data["suggestions"]] == SUGGESTED
+    assert data["decisions_file"] == "patchkeeper-decisions.toml"
+    assert data["verify"] == [
+        f"cp -R {example.new} COPY && patchkeeper apply --target COPY && "
+        "patchkeeper verify --target COPY",
+        "patchkeeper lint",
+        "patchkeeper report --check",
+    ]
+    # the state is in the git directory; nothing but the port's work and its evidence is
+    # left uncommitted
+    assert data["state_dir"] == str(down / ".git" / "patchkeeper-upgrade")
+    assert git(down, "status", "--porcelain", "--untracked-files=all").splitlines() == [
+        "?? .patchkeeper-port/conflict/INSTRUCTIONS.md",
+        "?? .patchkeeper-port/conflict/files/retry.py",
+        "?? .patchkeeper-port/conflict/manifest.json",
+        "?? .patchkeeper-port/conflict/reference/new/retry.py",
+        "?? .patchkeeper-port/conflict/reference/old/retry.py",
+        "?? .patchkeeper-port/conflict/reference/patched/retry.py",
+        "?? .patchkeeper-port/conflict/reference/redirect-strip-proxy-auth.patch",
+        "?? .patchkeeper-port/judged.pickle",
+        "?? .patchkeeper-port/original/client-describe-version.patch",
+        "?? .patchkeeper-port/original/headers-merge-order.patch",
+        "?? .patchkeeper-port/original/metrics-redirects.patch",
+        "?? .patchkeeper-port/original/metrics-same-host.patch",
+        "?? .patchkeeper-port/original/redirect-strip-api-key.patch",
+        "?? .patchkeeper-port/original/redirect-strip-proxy-auth.patch",
+        "?? .patchkeeper-port/original/retry-backoff-cap.patch",
+        "?? .patchkeeper-port/original/series",
+        "?? .patchkeeper-port/state.json",
+        "?? .patchkeeper/evidence/port.json",
+    ]
+
+
+def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> None:
+    down = example.downstream
+    base = make_checkout(down)
+    assert _start(cli, example).code == 1
+    files = down / ".patchkeeper-port" / "conflict" / "files"
+    resolve(files / "retry.py", PROXY)
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+    assert run.code == 1, run.err
+    data = json.loads(run.out)
+    assert (data["action"], data["outcome"]) == ("continue", "stopped")
+    assert data["conflicts"][0]["name"] == "redirect-strip-api-key.patch"
+    assert subjects(down, base) == AT_THE_STOP  # nothing more to commit yet
+    resolve(files / "retry.py", API_KEY)
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert (data["action"], data["outcome"], data["state_dir"]) == ("continue", "done", None)
+    assert _steps(data) == [
+        ("audit", "done", [".patchkeeper/evidence/audit.json"], AT_THE_STOP[0]),
+        ("runtime audit", "skipped", [], None),
+        ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[1]),
+        ("runtime port", "skipped", [], None),
+        ("port", "done", PORTED, "upgrade: port the series to 1.1"),
+        ("report", "done", RECORD, "upgrade: write the audit record"),
+    ]
+    assert data["steps"][4]["summary"] == "1 upstreamed, 2 resolved, 1 merged, 2 offset, 1 clean"
+    assert subjects(down, base) == [
+        *AT_THE_STOP,
+        "upgrade: port the series to 1.1",
+        "upgrade: write the audit record",
+    ]
+    assert committed_files(down, "HEAD~1") == PORTED
+    assert committed_files(down, "HEAD") == RECORD
+    assert data["conflicts"] == []
+    assert git(down, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not (down / ".git" / "patchkeeper-upgrade").exists()
+    # the series moved to the new pin in place; the upstreamed patch is proposed for
+    # retirement in the series file
+    assert 'pin = "1.1"' in (down / "patchkeeper.toml").read_text()
+    assert (
+        (down / "patches" / "series")
+        .read_text()
+        .splitlines()[1]
+        .startswith("# retry-backoff-cap.patch  # upstreamed in 1.1")
+    )
+    # the commands it prints check the result: the new series on a copy of the new pin
+    copy = example.root / "COPY"
+    shutil.copytree(example.new, copy)
+    assert cli("apply", "--target", str(copy), cwd=down).code == 0
+    run = cli("verify", "--target", str(copy), cwd=down)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        0,
+        "ok: 6 of 6 patches applied, 0 files drifted",
+    )
+    assert cli("lint", cwd=down).code == 0
+    # the record is current and true; what may remain is a person's review of the
+    # suggestions (report --check's not-reviewed findings, where decide marks them)
+    run = cli("report", "--check", "--json", cwd=down)
+    findings = json.loads(run.out)["findings"]
+    assert [f["message"] for f in findings if f["kind"] != "not-reviewed"] == []
+
+
+def test_continue_with_markers_left_changes_nothing(cli, example: Example) -> None:
+    down = example.downstream
+    make_checkout(down)
+    assert _start(cli, example).code == 1
+    head = git(down, "rev-parse", "HEAD")
+    git(down, "switch", "-q", "main")
+    run = cli("upgrade", "--continue", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {down}: the upgrade works on the branch up, but main is checked out",
+    )
+    git(down, "switch", "-q", "up")
+    run = cli("upgrade", "--continue", cwd=down)
+    assert run.code == 2
+    retry = down / ".patchkeeper-port" / "conflict" / "files" / "retry.py"
+    assert run.err == (
+        f"patchkeeper: error: {retry}:11: conflict markers are left in this file\n  hint: edit "
+        "the file to the content the patch should produce, remove the markers, then run "
+        "'patchkeeper upgrade --continue'\n"
+    )
+    assert git(down, "rev-parse", "HEAD") == head
+    assert (down / ".git" / "patchkeeper-upgrade" / "state.json").is_file()
+
+
+def test_abort_restores_the_branch_and_the_work_tree(cli, example: Example) -> None:
+    down = example.downstream
+    base = make_checkout(down)
+    before = tracked_tree(down)
+    assert _start(cli, example).code == 1
+    resolve(down / ".patchkeeper-port" / "conflict" / "files" / "retry.py", PROXY)
+    assert cli("upgrade", "--continue", cwd=down).code == 1
+    run = cli("upgrade", "--abort", "--json", cwd=down)
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert (data["action"], data["outcome"], data["conflicts"]) == ("abort", "aborted", [])
+    assert git(down, "branch", "--show-current") == "main"
+    assert git(down, "rev-parse", "HEAD") == base
+    assert git(down, "branch", "--list", "up") == ""
+    assert tracked_tree(down) == before
+    assert not (down / ".git" / "patchkeeper-upgrade").exists()
+    run = cli("upgrade", "--continue", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {down / '.git' / 'patchkeeper-upgrade'}: no upgrade is in progress",
+    )
+
+
+def test_refusals_before_anything_is_written(cli, example: Example) -> None:
+    down = example.downstream
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {down}: --branch needs the downstream in a git checkout",
+    )
+    make_checkout(down)
+    (down / "patches" / "series").write_text("# edited\n", encoding="utf-8")
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up", cwd=down)
+    assert run.code == 2
+    assert "the checkout has changes not committed (patches/series)" in run.err
+    git(down, "checkout", "-q", "--", "patches/series")
+    git(down, "branch", "up")
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up", cwd=down)
+    assert (run.code, "the branch up already exists" in run.err) == (2, True)
+    run = cli("upgrade", "--continue", "--to", "x", cwd=down)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        "Error: --to: the upgrade in progress keeps the options it was started with",
+    )
+    assert git(down, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_without_branch_the_files_are_written_and_abort_deletes_them(cli, example: Example) -> None:
+    down = example.downstream
+    before = tracked_tree(down)
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--json", cwd=down)
+    assert run.code == 1, run.err
+    data = json.loads(run.out)
+    assert (data["branch"], data["base"], data["state_dir"]) == (
+        "",
+        "",
+        str(down / ".patchkeeper-upgrade"),
+    )
+    assert [(s["name"], s["status"], s["files"], s["commit"]) for s in data["steps"]] == [
+        ("audit", "done", [".patchkeeper/evidence/audit.json"], None),
+        ("runtime audit", "skipped", [], None),
+        ("decide", "done", ["patchkeeper-decisions.toml"], None),
+        ("runtime port", "skipped", [], None),
+        ("port", "stopped", [".patchkeeper/evidence/port.json"], None),
+        ("report", "done", RECORD, None),
+    ]
+    assert sorted(p.name for p in (down / ".patchkeeper-upgrade").iterdir()) == [
+        "start.json",
+        "state.json",
+    ]
+    run = cli("upgrade", "--abort", "--json", cwd=down)
+    assert (run.code, json.loads(run.out)["kept_files"]) == (0, [])
+    assert tracked_tree(down) == before
+
+
+def test_the_terminal_output_lists_the_steps_then_what_is_left(cli, example: Example) -> None:
+    down = example.downstream
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert run.code == 1
+    retry = "series redirect-strip-proxy-auth.patch: .patchkeeper-port/conflict/files/retry.py"
+    assert run.out.splitlines() == [
+        f"upgrade of {down} to 1.1",
+        "  audit          done     7 patches: 1 upstreamed, 1 conflict, 1 target gone, 2 offset, "
+        "1 clean, 1 blocked",
+        "                          wrote .patchkeeper/evidence/audit.json",
+        "  runtime audit  skipped  no runtime patches configured",
+        "  decide         done     7 tables added, 0 kept",
+        "                          wrote patchkeeper-decisions.toml",
+        "  runtime port   skipped  no runtime patches configured",
+        "  port           stopped  stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 "
+        "conflict, 5 pending",
+        "                          wrote .patchkeeper/evidence/port.json",
+        "  report         done     wrote AUDIT.md: 8 finding(s) in the record",
+        "                          wrote .patchkeeper/evidence/environment.json, AUDIT.md",
+        f"stopped at the port's conflict; state in {down / '.patchkeeper-upgrade'}",
+        "left for a person:",
+        "1. conflicts to resolve:",
+        f"   - {retry}",
+        "     edit them to what the patch should make of the new pin (see "
+        ".patchkeeper-port/conflict/INSTRUCTIONS.md), then run 'patchkeeper upgrade "
+        "--continue' (or 'patchkeeper upgrade --abort')",
+        '2. suggestions to review, in patchkeeper-decisions.toml (delete "suggested: " from '
+        "its decision to accept it, or write your own):",
+        *[
+            f"   - series {key}: {decision} (verdict: {verdict})"
+            for key, decision, verdict in SUGGESTED
+        ],
+        "3. verify the result:",
+        f"   - cp -R {example.new} COPY && patchkeeper apply --target COPY && patchkeeper verify "
+        "--target COPY",
+        "   - patchkeeper lint",
+        "   - patchkeeper report --check",
+    ]
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {down / '.patchkeeper-upgrade'}: an upgrade is already in progress",
+    )
+
+
+def test_a_place_outside_the_downstream_is_refused_first(cli, example: Example) -> None:
+    down = example.downstream
+    config = down / "patchkeeper.toml"
+    config.write_text(config.read_text() + '\n[report]\naudit-file = "../AUDIT.md"\n')
+    before = tracked_tree(example.root)
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {example.root / 'AUDIT.md'}: the audit record (audit-file in "
+        f"[report]) is outside the downstream {down}: upgrade writes only inside it",
+    )
+    assert tracked_tree(example.root) == before
+
+
+def test_markdown_is_a_pull_request_description(cli, example: Example) -> None:
+    down = example.downstream
+    base = make_checkout(down)
+    out = example.root / "pr.md"
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up",
+              "--markdown", str(out), cwd=down)  # fmt: skip
+    assert run.code == 1
+    lines = out.read_text().splitlines()
+    commits = git(down, "rev-list", "--reverse", f"{base}..HEAD").split()
+    assert lines[:10] == [
+        f"# upgrade of {down} to 1.1 on branch up (from main)",
+        "",
+        "| step | status | what | commit |",
+        "| --- | --- | --- | --- |",
+        "| audit | done | 7 patches: 1 upstreamed, 1 conflict, 1 target gone, 2 offset, 1 clean, "
+        f"1 blocked | `{commits[0][:12]}` upgrade: audit the series against 1.1 |",
+        "| runtime audit | skipped | no runtime patches configured |  |",
+        f"| decide | done | 7 tables added, 0 kept | `{commits[1][:12]}` upgrade: suggest "
+        "decisions from the evidence |",
+        "| runtime port | skipped | no runtime patches configured |  |",
+        "| port | stopped | stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 conflict, "
+        "5 pending |  |",
+        "| report | done | wrote AUDIT.md: 8 finding(s) in the record | "
+        f"`{commits[2][:12]}` upgrade: write the audit record (the port stopped) |",
+    ]
+    assert lines[10:14] == ["", "## Left for a person", "", "```"]
+    assert lines[14] == "1. conflicts to resolve:"

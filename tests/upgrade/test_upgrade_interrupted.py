@@ -1,0 +1,56 @@
+"""An upgrade cut short is resumed by ``--continue`` at the step it was in: a Ctrl-C right
+after ``decide`` wrote the decisions file, before the upgrade recorded the step, leaves the
+state saying so; ``--continue`` runs ``decide`` again (it keeps every table), commits the
+file the interrupted run wrote, and goes on to the port's conflict."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from upgrade_support import committed_files, git, make_checkout, subjects
+
+from helpers import Example
+from patchkeeper.commands import decide
+from patchkeeper.commands.upgrade import STEPS
+from patchkeeper.config import load_config
+from patchkeeper.upgrade.run import upgrade
+
+
+def interrupted_decide(config: Any) -> Any:
+    """The real ``decide``, then a Ctrl-C before the upgrade records it."""
+    decide.run(config)
+    raise KeyboardInterrupt
+
+
+def test_continue_after_a_ctrl_c_in_a_step(cli, example: Example, monkeypatch) -> None:
+    down = example.downstream
+    base = make_checkout(down)
+    monkeypatch.chdir(down)
+    config = load_config(down / "patchkeeper.toml")
+    steps = replace(STEPS, decide=interrupted_decide)
+    with pytest.raises(KeyboardInterrupt):
+        upgrade(config, steps, to="../upstream/minihttp-1.1", branch="up")
+    state = down / ".git" / "patchkeeper-upgrade"
+    assert json.loads((state / "running.json").read_text())["step"] == "decide"
+    assert subjects(down, base) == ["upgrade: audit the series against 1.1"]
+    assert git(down, "status", "--porcelain") == "?? patchkeeper-decisions.toml"
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+    assert run.code == 1, run.err
+    data = json.loads(run.out)
+    decided = data["steps"][2]
+    assert (decided["status"], decided["summary"], decided["files"]) == (
+        "done",
+        "0 tables added, 7 kept",
+        ["patchkeeper-decisions.toml"],
+    )
+    assert committed_files(down, decided["commit"]) == ["patchkeeper-decisions.toml"]
+    assert len(data["suggestions"]) == 7
+    assert subjects(down, base) == [
+        "upgrade: audit the series against 1.1",
+        "upgrade: suggest decisions from the evidence",
+        "upgrade: write the audit record (the port stopped)",
+    ]
+    assert not (state / "running.json").exists()
