@@ -15,6 +15,17 @@ The audit before issue 10 is scored too (*before*): the same run with the decisi
 :func:`patchkeeper.runtime.judge.drift.decide` alone (the inventory is today's: it also sees the
 registry removals and parameter-module patches issue 10 added, a handful of entries).
 
+Other plugins (the corpus ``benchmarks/runtime_history/plugins.toml``, written by
+``benchmarks/plugin_corpus.py``) have their truth files under
+``benchmarks/runtime_history/plugins/<plugin>/<old>_<new>.toml`` (same format, with
+``plugin`` and ``package`` in ``[pair]``). For every plugin of the corpus the script also
+prints its inventory figures at its newest release (entries; recall against the corpus's
+by-hand grep: grep lines with an inventory entry on the same file and line; activation:
+entries the entry points reach), then per plugin and per set (development, test:
+``benchmarks/runtime_history/test_set.toml``) the agreement, the confusion table and what
+``runtime port`` reproduced. For the test set only totals are printed and written: no
+entry's decision is listed.
+
 Prints per pair the confusion table (rows: truth, columns: suggestion) and the agreement,
 then writes all of it, with every disagreement and the audit's evidence, to
 ``benchmarks/results/runtime-history.md``. Every release is an sdist fetched once into the
@@ -26,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -46,9 +58,14 @@ try:  # runtime port is measured when this version of patchkeeper has it
     from patchkeeper.runtime.settings import resolve_settings
 except ImportError:  # the audit before issue 10
     plan = None
+    from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+    from patchkeeper.runtime.settings import resolve_settings
 
 HERE = Path(__file__).resolve().parent
 TRUTHS = HERE / "runtime_history"
+PLUGIN_TRUTHS = TRUTHS / "plugins"
+CORPUS = TRUTHS / "plugins.toml"
+TEST_SET = TRUTHS / "test_set.toml"
 RESULT = HERE / "results" / "runtime-history.md"
 #: Truth classes, in table order; a suggestion outside them gets its own column.
 CLASSES = ("retain", "update", "migrate", "remove")
@@ -66,9 +83,36 @@ def entry_id(entry, patch_directory: str, seen: Counter) -> str:
     return name if seen[name] == 1 else f"{name}#{seen[name]}"
 
 
+def corpus() -> dict[str, dict]:
+    """The corpus's plugins by name."""
+    return {p["name"]: p for p in tomllib.loads(CORPUS.read_text(encoding="utf-8"))["plugin"]}
+
+
+def test_set() -> set[str]:
+    """The test set's plugins."""
+    return set(tomllib.loads(TEST_SET.read_text(encoding="utf-8"))["test"])
+
+
 def tree(requirement: str) -> Path:
-    """The unpacked sdist of ``requirement`` (fetched once)."""
-    return Path(fetch_requirement(requirement, kind="sdist").root)
+    """The unpacked sdist of ``requirement`` (fetched once), or its wheel where the corpus
+    says the plugin release has no sdist."""
+    name, _, version = requirement.partition("==")
+    kind = "sdist"
+    for release in corpus().get(name, {}).get("release", []):
+        if release["version"] == version:
+            kind = release["kind"]
+    return Path(fetch_requirement(requirement, kind=kind).root)
+
+
+def plugin_of(pair: dict) -> tuple[str, str, str | None]:
+    """The pair's plugin, package and patch directory (``None``: the package's ``patch``)."""
+    name = pair.get("plugin", "vllm-ascend")
+    found = corpus().get(name, {})
+    package = pair.get("package") or found.get("package", "vllm_ascend")
+    directory = found.get("patch_directory")
+    if directory == f"{package}/patch":
+        directory = None
+    return name, package, directory
 
 
 def _without_results(store: type) -> type:
@@ -91,7 +135,8 @@ def score(truth_file: Path, before: bool = False) -> dict:
     the issue-10 decision layer switched off)."""
     truth = tomllib.loads(truth_file.read_text(encoding="utf-8"))
     pair = truth["pair"]
-    plugin = tree(f"vllm-ascend=={pair['plugin_old']}")
+    plugin_name, package, directory = plugin_of(pair)
+    plugin = tree(f"{plugin_name}=={pair['plugin_old']}")
     old, new = tree(f"vllm=={pair['vllm_old']}"), tree(f"vllm=={pair['vllm_new']}")
     start = time.perf_counter()
     # the audit calls judge_pending (and settles it) since the judging pass became one;
@@ -111,7 +156,12 @@ def score(truth_file: Path, before: bool = False) -> dict:
             audit.SummaryCache = _without_results(store)
     try:
         result = audit.audit_runtime(
-            None, old=str(old), new=str(new), plugin=plugin, package="vllm_ascend"
+            None,
+            old=str(old),
+            new=str(new),
+            plugin=plugin,
+            package=package,
+            patch_directory=directory,
         )
     finally:
         if judge is not None:
@@ -132,10 +182,12 @@ def score(truth_file: Path, before: bool = False) -> dict:
             extra.append(name)  # found only by today's inventory: listed, not scored
             continue
         rows.append((name, row["truth"], suggested, row, audited))
+    newer = tree(f"{plugin_name}=={pair['plugin_new']}")
     reproduced, classes = reproduce(
-        result, rows, plugin, (old, new), tree(f"vllm-ascend=={pair['plugin_new']}")
+        result, rows, plugin, (old, new), newer, package=package, directory=directory
     )
     return {
+        "plugin": plugin_name,
         "pair": pair,
         "rows": rows,
         "unmatched": sorted(expected),
@@ -144,7 +196,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
         "port": reproduced,
         "port_classes": classes,
         "later": later_truths(truth_file),
-        "newer": tree(f"vllm-ascend=={pair['plugin_new']}"),
+        "newer": newer,
         "patch_directory": result.inventory.patch_directory,
     }
 
@@ -270,7 +322,15 @@ def _ported_line(before: str, after: str, line: int) -> int | None:
     return None
 
 
-def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path):
+def reproduce(
+    result,
+    rows,
+    plugin: Path,
+    uppers: tuple[Path, Path],
+    newer: Path,
+    package: str = "vllm_ascend",
+    directory: str | None = None,
+):
     """What ``runtime port`` does for the truth's *update* entries: ``reproduced`` (what
     it wrote is the maintainers' update: :func:`reproduced`), ``written, different``,
     ``conflict`` (written with conflict markers), ``by hand`` / ``nothing to do`` (nothing
@@ -280,7 +340,7 @@ def reproduce(result, rows, plugin: Path, uppers: tuple[Path, Path], newer: Path
     classes: list[tuple[str, str, str]] = []
     if plan is None:
         return out, classes
-    settings = resolve_settings(None, plugin=plugin, package="vllm_ascend", patch_directory=None)
+    settings = resolve_settings(None, plugin=plugin, package=package, patch_directory=directory)
     scanned = scan_plugin(settings)
     trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
     actions, changed = plan.port_plan(result, settings.root, trees, scanned.tree)
@@ -378,11 +438,16 @@ def port_class(entry, audited, row, verdict, kind, plugin, newer, new_version) -
     return "left by hand"
 
 
+def truth_files(directory: Path) -> list[Path]:
+    """The truth files of one plugin's pairs in ``directory`` (``<old>_<new>.toml``)."""
+    return sorted(p for p in directory.glob("*_*.toml") if p.stem[:1].isdigit())
+
+
 def later_truths(truth_file: Path) -> list[tuple[str, dict[str, str]]]:
     """The truths of the pairs after this one, in release order (``[(pair, {entry:
     truth})]``): each pair's older plugin release is the previous pair's newer one."""
     pairs = {}
-    for other in sorted(TRUTHS.glob("*.toml")):
+    for other in truth_files(truth_file.parent):
         data = tomllib.loads(other.read_text(encoding="utf-8"))
         pairs[data["pair"]["plugin_old"]] = (other.stem, data)
     this = tomllib.loads(truth_file.read_text(encoding="utf-8"))["pair"]
@@ -453,7 +518,7 @@ def render(result: dict) -> str:
     pair, rows = result["pair"], result["rows"]
     columns, counts = table(rows)
     agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
-    title = f"vllm-ascend {pair['plugin_old']} -> {pair['plugin_new']}"
+    title = f"{result.get('plugin', 'vllm-ascend')} {pair['plugin_old']} -> {pair['plugin_new']}"
     lines = [
         f"## {title} (vLLM {pair['vllm_old']} -> {pair['vllm_new']})",
         "",
@@ -540,36 +605,203 @@ def port_tables(ported: list) -> str:
     return "\n".join(lines) + "\n"
 
 
+def grep_lines(root: Path, directory: str, pattern: str) -> set[tuple[str, int]]:
+    """``(file, line)`` of the by-hand grep (the corpus's ``grep`` pattern) under
+    ``directory`` of the release at ``root``."""
+    if not (root / directory).is_dir():
+        return set()
+    found = subprocess.run(
+        ["grep", "-rEn", "--include=*.py", pattern, directory],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out = set()
+    for line in found.stdout.splitlines():
+        file, number, _text = line.split(":", 2)
+        out.add((file, int(number)))
+    return out
+
+
+def inventory_figures(plugin: dict, pattern: str) -> dict:
+    """One plugin's inventory at its newest release of the corpus: entries, the grep's
+    lines, those with an entry on the same file and line, entries the entry points reach
+    (active or conditional), and the entry points found; ``error`` when the scan fails."""
+    release = plugin["release"][-1]["version"]
+    root = tree(f"{plugin['name']}=={release}")
+    directory = plugin["patch_directory"]
+    grep = grep_lines(root, directory, pattern)
+    try:
+        settings = resolve_settings(
+            None,
+            plugin=root,
+            package=plugin["package"],
+            patch_directory=directory,
+        )
+        scanned = scan_plugin(settings)
+    except Exception as error:  # a finding, reported with the plugin: not a crash here
+        return {"release": release, "grep": len(grep), "error": f"{type(error).__name__}: {error}"}
+    entries = scanned.inventory.entries
+    at = {(e.file, e.line) for e in entries}
+    reached = sum(
+        1 for e in entries if e.activation and e.activation.status.value != "never-imported"
+    )
+    return {
+        "release": release,
+        "entries": len(entries),
+        "grep": len(grep),
+        "found": len(grep & at),
+        "reached": reached,
+        "entry_points": len(scanned.inventory.entry_points or ()),
+    }
+
+
+def inventory_table(plugins: dict[str, dict], tests: set[str], pattern: str) -> str:
+    """The inventory figures of every plugin of the corpus, as Markdown."""
+    lines = [
+        "| plugin | set | release | entries | grep lines | grep lines with an entry "
+        "| entries reached from an entry point | entry points | pairs |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, plugin in plugins.items():
+        figures = inventory_figures(plugin, pattern)
+        which = "test" if name in tests else "development"
+        pairs = len(plugin.get("pairs", []))
+        if "error" in figures:
+            lines.append(
+                f"| {name} | {which} | {figures['release']} | scan failed: "
+                f"{figures['error'][:120]} | {figures['grep']} | | | | {pairs} |"
+            )
+            continue
+        lines.append(
+            f"| {name} | {which} | {figures['release']} | {figures['entries']} "
+            f"| {figures['grep']} | {figures['found']} | {figures['reached']} "
+            f"| {figures['entry_points']} | {pairs} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def set_table(results: list[dict], tests: set[str]) -> str:
+    """Agreement and confusion table per plugin and per set (development, test), and what
+    ``runtime port`` did on the truth's *update* entries."""
+    groups: dict[str, list] = {}
+    for result in results:
+        name = result.get("plugin", "vllm-ascend")
+        groups.setdefault(name, []).append(result)
+    sets: dict[str, list] = {"development": [], "test": []}
+    lines = [
+        "| plugin or set | pairs | entries scored | agreement | port |",
+        "|---|---|---|---|---|",
+    ]
+
+    def row(label: str, chosen: list[dict]) -> str:
+        rows = [r for result in chosen for r in result["rows"]]
+        port: Counter = Counter()
+        for result in chosen:
+            port += result["port"]
+        agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
+        percent = 100 * agree / max(len(rows), 1)
+        ported = ", ".join(f"{k} {v}" for k, v in sorted(port.items())) or "-"
+        return f"| {label} | {len(chosen)} | {len(rows)} | {agree} ({percent:.1f}%) | {ported} |"
+
+    for name, chosen in groups.items():
+        sets["test" if name in tests else "development"] += chosen
+        lines.append(row(name, chosen))
+    for label, chosen in sets.items():
+        lines.append(row(f"**{label} set**", chosen))
+    for label, chosen in sets.items():
+        rows = [r for result in chosen for r in result["rows"]]
+        columns, counts = table(rows)
+        lines += ["", f"Confusion table, {label} set (rows: truth, columns: suggestion):", ""]
+        lines += ["| truth \\ suggested | " + " | ".join(columns) + " |"]
+        lines += ["|---" * (len(columns) + 1) + "|"]
+        for truth in CLASSES:
+            if any(t == truth for t, _s in counts):
+                cells = [str(counts.get((truth, c), 0)) for c in columns]
+                lines.append(f"| {truth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated pair names (file stems)")
+    parser.add_argument(
+        "--plugins",
+        help="comma-separated plugins whose pairs are scored (default: all; vllm-ascend's "
+        "pairs are the truth files directly under benchmarks/runtime_history/)",
+    )
+    parser.add_argument(
+        "--no-inventory", action="store_true", help="skip the inventory table of the corpus"
+    )
     args = parser.parse_args(argv)
     wanted = set(args.only.split(",")) if args.only else None
-    sections, summary, ported = [], [], []
-    for truth_file in sorted(TRUTHS.glob("*.toml")):
+    chosen = set(args.plugins.split(",")) if args.plugins else None
+    plugins, tests = corpus(), test_set()
+    pattern = tomllib.loads(CORPUS.read_text(encoding="utf-8"))["grep"]
+    inventory_text = ""
+    if not args.no_inventory and not wanted:
+        inventory_text = inventory_table(
+            {k: v for k, v in plugins.items() if not chosen or k in chosen}, tests, pattern
+        )
+        print(inventory_text)
+    files = [] if chosen and "vllm-ascend" not in chosen else truth_files(TRUTHS)
+    for name in sorted(plugins):
+        if name != "vllm-ascend" and (not chosen or name in chosen):
+            files += truth_files(PLUGIN_TRUTHS / name)
+    sections, summary, ported, results = [], [], [], []
+    for truth_file in files:
         if wanted and truth_file.stem not in wanted:
             continue
-        earlier = score(truth_file, before=True)
-        result = score(truth_file)
+        name = tomllib.loads(truth_file.read_text(encoding="utf-8"))["pair"].get(
+            "plugin", "vllm-ascend"
+        )
+        label = truth_file.stem if name == "vllm-ascend" else f"{name} {truth_file.stem}"
+        try:
+            result = score(truth_file)
+        except Exception:  # a finding: the audit cannot read this plugin
+            import traceback
+
+            print(f"{label}: the audit failed:\n{traceback.format_exc()}")
+            continue
+        results.append(result)
+        if name in tests:
+            print(f"{label}: {len(result['rows'])} entries scored (test set: totals only)")
+            continue
+        earlier = score(truth_file, before=True) if name == "vllm-ascend" else None
         text = render(result)
         sections.append(text)
         print(text if wanted else text.split("\nDisagreements:")[0])
-        summary.append((truth_file.stem, agreement(earlier), agreement(result)))
-        ported.append((truth_file.stem, result["port"], result["port_classes"]))
+        summary.append((label, agreement(earlier) if earlier else "-", agreement(result)))
+        ported.append((label, result["port"], result["port_classes"]))
     lines = ["| pair | before | after |", "|---|---|---|"]
     lines += [f"| {pair} | {b} | {a} |" for pair, b, a in summary]
     print("\n".join(lines))
+    sets_text = set_table(results, tests)
+    print(sets_text)
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     header = (
-        "# runtime audit vs the vllm-ascend maintainers\n\n"
+        "# runtime audit vs the plugins' maintainers\n\n"
         "Written by `python benchmarks/runtime_history.py`; truth files in "
-        "`benchmarks/runtime_history/`.\n\n"
+        "`benchmarks/runtime_history/` (vllm-ascend) and `benchmarks/runtime_history/plugins/`;"
+        " the test set's plugins are counted in totals only.\n\n"
     )
     port_text = port_tables(ported)
     print(port_text)
-    if not wanted:
-        table = "Agreement with the maintainers per pair:\n\n" + "\n".join(lines) + "\n\n"
-        RESULT.write_text(header + table + port_text + "\n" + "\n".join(sections), encoding="utf-8")
+    if not wanted and not chosen:
+        table_text = "Agreement with the maintainers per pair:\n\n" + "\n".join(lines) + "\n\n"
+        RESULT.write_text(
+            header
+            + inventory_text
+            + "\n"
+            + sets_text
+            + "\n"
+            + table_text
+            + port_text
+            + "\n"
+            + "\n".join(sections),
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -50,6 +50,9 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree, strip_docstri
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.upstream.fetch import fetch_requirement
 
+#: The plugin package whose registrations and platform methods are read (set per draft).
+PACKAGE = ["vllm_ascend"]
+
 #: The vLLM release a plugin release is built against: its Dockerfile's ``ARG VLLM_TAG=vX``.
 _TAG = re.compile(r"^ARG VLLM_TAG=v(\S+)", re.M)
 
@@ -127,10 +130,47 @@ def follows_upstream(before, after, old_up, new_up) -> str:
     return ""
 
 
+#: The corpus of plugins (``benchmarks/plugin_corpus.py``, reviewed): package, patch
+#: directory, and the vLLM release and file kind of each plugin release.
+CORPUS = Path(__file__).resolve().parent / "runtime_history" / "plugins.toml"
+
+
+def corpus_plugin(name: str) -> dict:
+    """The corpus's table of plugin ``name`` (``{}`` when it is not there)."""
+    if not CORPUS.is_file():
+        return {}
+    for plugin in tomllib.loads(CORPUS.read_text(encoding="utf-8"))["plugin"]:
+        if plugin["name"] == name:
+            return plugin
+    return {}
+
+
+def corpus_release(requirement: str) -> tuple[dict, dict]:
+    """The corpus's tables of the plugin and of the release ``name==version``."""
+    name, _, version = requirement.partition("==")
+    plugin = corpus_plugin(name)
+    for release in plugin.get("release", []):
+        if release["version"] == version:
+            return plugin, release
+    return plugin, {}
+
+
+def plugin_root(requirement: str) -> Path:
+    """The unpacked release (its sdist, or its wheel where the corpus says so)."""
+    _plugin, release = corpus_release(requirement)
+    return Path(fetch_requirement(requirement, kind=release.get("kind", "sdist")).root)
+
+
 def inventory(requirement: str):
     """The scanned inventory of one plugin release (fetched once into the corpus cache)."""
-    root = Path(fetch_requirement(requirement, kind="sdist").root)
-    settings = resolve_settings(None, plugin=root, package="vllm_ascend", patch_directory=None)
+    root = plugin_root(requirement)
+    plugin, _release = corpus_release(requirement)
+    settings = resolve_settings(
+        None,
+        plugin=root,
+        package=plugin.get("package", "vllm_ascend"),
+        patch_directory=plugin.get("patch_directory"),
+    )
     return scan_plugin(settings), root
 
 
@@ -194,7 +234,7 @@ def registrations(root: Path) -> dict[str, str]:
     """Every line of the plugin package (patch directory included) that calls a
     ``register*`` function, normalized, mapped to ``file:line``."""
     found: dict[str, str] = {}
-    for path in sorted((root / "vllm_ascend").rglob("*.py")):
+    for path in sorted((root / PACKAGE[0]).rglob("*.py")):
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         for number, line in enumerate(lines, 1):
             if _REGISTER.search(line) and not line.lstrip().startswith(("#", "def ")):
@@ -219,7 +259,7 @@ def platform_methods(root: Path) -> dict[str, str]:
     """Methods of the plugin's platform classes (``class NPUPlatform(Platform)``): name ->
     ``file:line``; an upstream platform hook the plugin implements."""
     found: dict[str, str] = {}
-    for path in sorted((root / "vllm_ascend").rglob("*.py")):
+    for path in sorted((root / PACKAGE[0]).rglob("*.py")):
         if "/patch/" in path.as_posix():
             continue
         try:
@@ -239,12 +279,17 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
     """The pair's header and (entry, truth, why) for every entry of the older release."""
     old, old_root = inventory(old_req)
     new, new_root = inventory(new_req)
+    plugin, old_release = corpus_release(old_req)
+    _plugin, new_release = corpus_release(new_req)
+    PACKAGE[0] = plugin.get("package", PACKAGE[0])
     pair = {
         "plugin_old": old_req.split("==")[1],
         "plugin_new": new_req.split("==")[1],
-        "vllm_old": pinned_vllm(old_root),
-        "vllm_new": pinned_vllm(new_root),
+        "vllm_old": old_release.get("vllm") or pinned_vllm(old_root),
+        "vllm_new": new_release.get("vllm") or pinned_vllm(new_root),
     }
+    if plugin and plugin["name"] != "vllm-ascend":
+        pair = {"plugin": plugin["name"], "package": plugin["package"], **pair}
     trees = vllm_trees(pair)
     patch_dir = old.inventory.patch_directory
     by_target = entries_by_target(new)

@@ -31,6 +31,9 @@ WRITING = [
     "write_port_abort",
     "write_runtime_port",
     "write_decide",
+    "write_upgrade",
+    "write_upgrade_continue",
+    "write_upgrade_abort",
 ]
 AUDIT = {"directory": "downstream", "to": "../upstream/minihttp-1.1"}
 

@@ -72,6 +72,8 @@ def test_every_command_line_of_the_skill_parses() -> None:
     lines = command_lines(body)
     commands = [parse(line).command_path for line in lines]
     assert commands == [
+        "patchkeeper upgrade",
+        "patchkeeper upgrade",
         "patchkeeper lint",
         "patchkeeper ledger",
         "patchkeeper audit",

@@ -61,6 +61,7 @@ _TEXT_RULES = {
     "foreign_checkout": PathRule.NAMED_PATH,
     "patch_dir": PathRule.INSIDE,
     "package": PathRule.PLAIN,
+    "branch": PathRule.PLAIN,
 }
 #: The parameters that name an interpreter (``click.Path`` typed).
 _INTERPRETERS = frozenset({"python"})
@@ -181,6 +182,33 @@ TOOLS: tuple[ToolSpec, ...] = (
         "merged copies, moved targets, gates, headers.",
     ),
     ToolSpec("write_decide", ("decide",), writes=True),
+    ToolSpec(
+        "write_upgrade",
+        ("upgrade",),
+        omit=frozenset({"resume", "abort", "markdown"}),
+        writes=True,
+        destructive=True,
+        summary="Audit, decide, port and record an upgrade in one go (--branch: one commit "
+        "per step); stops at a conflict and lists what is left for a person.",
+    ),
+    ToolSpec(
+        "write_upgrade_continue",
+        ("upgrade",),
+        fixed=("--continue",),
+        omit=frozenset({"to", "source", "branch", "resume", "abort", "markdown"}),
+        writes=True,
+        destructive=True,
+        summary="Carry on with the upgrade after resolving its conflict.",
+    ),
+    ToolSpec(
+        "write_upgrade_abort",
+        ("upgrade",),
+        fixed=("--abort",),
+        omit=frozenset({"to", "source", "branch", "resume", "abort", "markdown"}),
+        writes=True,
+        destructive=True,
+        summary="Drop the upgrade: the branch and the work tree put back.",
+    ),
 )
 
 
