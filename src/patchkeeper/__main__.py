@@ -4,8 +4,9 @@
 line's modules (click, the commands) are imported: loading them takes several times as long
 as starting the interpreter. ``--help`` prints the text the command line rendered the last
 time with the same code and width, kept in ``$PATCHKEEPER_CACHE/help/`` (default
-``~/.cache/patchkeeper-corpus/help/``); the first time, and whenever ``main.py``, the
-interpreter or the width differ, the command line renders it and the text is kept.
+``~/.cache/patchkeeper-corpus/help/``); the first time, and whenever ``main.py`` or a module
+of ``patchkeeper/commands/`` (where each command's help text is), the interpreter or the width
+differ, the command line renders it and the text is kept.
 A plain ``apply`` (``[-C DIR] [--config FILE] apply [--target DIR | --python PATH]``, each
 option at most once, no ``--json``) runs here too (:func:`run_apply`), with the same output,
 errors and exit codes, without loading the command line: ``click`` and the definitions of
@@ -48,20 +49,28 @@ def _help_file() -> str | None:
     that cannot be told)."""
     import zlib
 
-    try:
-        info = os.stat(os.path.join(os.path.dirname(__file__), "main.py"))
+    here = os.path.dirname(__file__)
+    try:  # the group's module and the command modules whose help texts it lists
+        stamps = [_stamp(os.stat(os.path.join(here, "main.py")))]
+        with os.scandir(os.path.join(here, "commands")) as found:
+            stamps += sorted(f"{e.name}:{_stamp(e.stat())}" for e in found if ".py" in e.name)
     except OSError:
         return None
     try:
         width = str(os.get_terminal_size(sys.__stdout__.fileno()).columns)  # type: ignore[union-attr]
     except (AttributeError, ValueError, OSError):
         width = "-"
-    parts = [__version__, sys.executable, str(info.st_size), str(info.st_mtime_ns)]
+    parts = [__version__, sys.executable, *stamps]
     parts += [os.environ.get("COLUMNS", ""), width]
     key = "\0".join(parts)
     env = os.environ.get(CACHE_ENV)
     root = os.path.expanduser(env) if env else os.path.expanduser("~/.cache/patchkeeper-corpus")
     return os.path.join(root, "help", f"{zlib.crc32(key.encode('utf-8', 'replace')):08x}.txt")
+
+
+def _stamp(info: os.stat_result) -> str:
+    """A file's size and modification time, as part of the kept help's key."""
+    return f"{info.st_size}:{info.st_mtime_ns}"
 
 
 def _keep(path: str, text: str) -> None:

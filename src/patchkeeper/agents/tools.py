@@ -224,8 +224,12 @@ def find_command(group: click.Group, path: tuple[str, ...]) -> click.Command:
         LookupError: no such command (a tool names a command the command line lost).
     """
     command: click.Command = group
-    for word in path:
-        sub = command.commands.get(word) if isinstance(command, click.Group) else None
+    for word in path:  # a lazy group loads the command's module when asked for it
+        sub = (
+            command.get_command(click.Context(command), word)
+            if isinstance(command, click.Group)
+            else None
+        )
         if sub is None:
             raise LookupError(f"patchkeeper has no command {' '.join(path)!r}")
         command = sub

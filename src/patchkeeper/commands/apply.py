@@ -1,54 +1,49 @@
-"""``apply``: the whole series onto a target, atomically.
+"""``apply``: the whole series onto a target, atomically (:mod:`patchkeeper.trees.apply_series`).
 
-``apply`` changes nothing unless every hunk of every patch applies at fuzz 0 (offsets are
-reported); applying an applied series says so and changes nothing; a partly applied target is
-reported, not patched further (the operation: ``trees/apply_tree.py``).
+Its options are built only when the command line asks for the command (:func:`command`):
+the short path of :mod:`patchkeeper.__main__` runs :func:`run` without loading click.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from patchkeeper.commands.common import overlay_files, pin_mismatch
+from patchkeeper.commands.common import overlay_files
 from patchkeeper.config import Config
-from patchkeeper.progress import warn
-from patchkeeper.series.hunk_evidence import MISSING_FILE
-from patchkeeper.series.load import load_series
-from patchkeeper.trees.apply_tree import apply_to_tree
-from patchkeeper.trees.layout_hint import layout_hint
-from patchkeeper.trees.results import FAILED, ApplyResult
-from patchkeeper.trees.tree import DIRECTORY, Tree, check_paths, target_tree
+from patchkeeper.trees.apply_series import apply_series
+from patchkeeper.trees.results import ApplyResult
+
+if TYPE_CHECKING:
+    import click
 
 
 def run(config: Config, *, target: Path | None = None, python: Path | None = None) -> ApplyResult:
     """Apply the configured series to the target (``--target DIR`` or an installed upstream).
 
-    Raises:
-        PatchFormatError: the series or a patch is malformed.
-        TargetError: a patch path escapes the target, or the target is read-only.
-        LockError: another process holds the target.
+    Raises: as :func:`patchkeeper.trees.apply_series.apply_series`.
     """
-    _, patches = load_series(config)
-    tree = target_tree(config, target, python)
-    check_paths(tree, patches)
-    pin_note = pin_mismatch(config, tree)
-    if pin_note:
-        warn(pin_note)
-    result = apply_to_tree(tree, patches, lambda: overlay_files(config, tree), config.lock_timeout)
-    return _with_layout_hint(result, tree)
+    return apply_series(
+        config, lambda tree: overlay_files(config, tree), target=target, python=python
+    )
 
 
-def _with_layout_hint(result: ApplyResult, tree: Tree) -> ApplyResult:
-    """A failed patch whose files are all missing from a directory target: the note also
-    says where they are when that is one place nearby (:func:`layout_hint`)."""
-    if result.outcome != FAILED or tree.kind != DIRECTORY or not result.failures:
-        return result
-    if any(failure.problem != MISSING_FILE for failure in result.failures):
-        return result
-    directory = tree.base.relative_to(tree.root).as_posix()
-    paths = [failure.path for failure in result.failures]
-    hint = layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
-    if not hint:
-        return result
-    return replace(result, note=f"{result.note}\n{hint}" if result.note else hint)
+def __getattr__(name: str) -> click.Command:
+    """``command``, the click command, made on first use (click is not loaded before)."""
+    if name != "command":
+        raise AttributeError(name)
+    import click
+
+    from patchkeeper.commands.cli import Settings, emit
+    from patchkeeper.commands.options import json_option, target_options
+
+    @click.command("apply")
+    @target_options
+    @json_option
+    @click.pass_obj
+    def command(settings: Settings, upstream: dict[str, Path | None], as_json: bool) -> None:
+        """Apply the whole series to the target, atomically, at fuzz 0."""
+        emit(run(settings.config(), **upstream), as_json)
+
+    globals()["command"] = command
+    return command

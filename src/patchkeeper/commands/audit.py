@@ -1,57 +1,30 @@
-"""``audit --to TARGET``: the upgrade question, answered patch by patch with evidence.
-
-The series is applied in order to an in-memory copy of the new upstream tree (a requirement
-fetched once into the cache, or a directory); nothing on disk changes. Every patch gets a
-verdict (:mod:`patchkeeper.audit.verdicts`), weighed against the old pin's tree where it can be
-had (a line already there at the pin proves nothing). Exit 1 when any patch is not clean,
-offset or upstreamed: a patch to retire is a finding to act on, not an error.
+"""``audit --to TARGET``: the upgrade question, answered patch by patch with evidence
+(:mod:`patchkeeper.audit.release`; a range: :mod:`patchkeeper.audit.range_audit`). The
+command keeps the result in the evidence store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+import click
+
+from patchkeeper.audit.release import audit_release
 from patchkeeper.audit.results import AuditResult
-from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, Settings, emit
 from patchkeeper.commands.common import command_line
-from patchkeeper.config import Config
-from patchkeeper.errors import FetchError, TargetError
-from patchkeeper.record import evidence_store
-from patchkeeper.series.engine import Workspace
-from patchkeeper.series.load import load_series
-from patchkeeper.trees.tree import (
-    Tree,
-    check_paths,
-    pristine_for,
-    refuse_unpacked_parent,
-    spec_tree,
+from patchkeeper.commands.options import (
+    RELEASE,
+    json_option,
+    markdown_option,
+    pristine_option,
+    save_evidence_option,
+    spelt,
+    to_option,
 )
-from patchkeeper.upstream.requirements import check_release_option
-from patchkeeper.upstream.treesearch import TreeSearch
-
-
-def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None, str | None]:
-    """The old pin's tree: ``--pristine`` (``spec``), else the configured ``pristine``, else
-    ``upstream==pin`` fetched (:func:`patchkeeper.trees.tree.pristine_for`).
-
-    Returns:
-        ``(tree, None)``, or ``(None, why)`` when none is configured or it cannot be had
-        (the audit goes on, and says so).
-
-    Raises:
-        FetchError, TargetError: ``spec`` was given and cannot be had.
-    """
-    if spec is not None:
-        given = spec_tree(spec, config, "the pristine reference (--pristine)")
-        refuse_unpacked_parent(given, "the pristine reference (--pristine)", "pass --pristine {}")
-        return given, None
-    try:
-        pristine = pristine_for(config, tree, None)
-    except (FetchError, TargetError) as exc:
-        return None, exc.message
-    if pristine is None or pristine.tree is None:
-        return None, "no pin is configured (set upstream and pin, or pass --pristine)"
-    return pristine.tree, None
+from patchkeeper.config import Config
+from patchkeeper.record import evidence_store
 
 
 def run(
@@ -62,37 +35,58 @@ def run(
     argv: Sequence[str] | None = None,
     save_evidence: bool = False,
 ) -> AuditResult:
-    """Audit the configured series against the upstream ``to`` (requirement or directory);
-    keep the result in the evidence store when ``save_evidence`` (``--save-evidence``) or
-    ``evidence = true`` says so (with ``argv``, the command line; default: the one that asks
-    for this audit).
+    """Audit the configured series against the upstream ``to``
+    (:func:`patchkeeper.audit.release.audit_release`); keep the result in the evidence
+    store when ``save_evidence`` (``--save-evidence``) or ``evidence = true`` says so (with
+    ``argv``, the command line; default: the one that asks for this audit).
 
-    ``pristine`` is the old pin's tree (directory or requirement); by default the configured
-    ``pristine`` or ``upstream==pin``.
-
-    Raises:
-        PatchFormatError, FetchError, TargetError: as their names say.
+    Raises: as :func:`patchkeeper.audit.release.audit_release`.
     """
-    check_release_option(to, "--to", config.upstream, config.source)
-    check_release_option(pristine, "--pristine", config.upstream, config.source)
-    series, patches = load_series(config)
-    tree = spec_tree(to, config, "the new upstream (--to)")
-    refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
-    check_paths(tree, patches)
-    old, note = pin_tree(config, tree, pristine)
-    ws = Workspace(tree.reader())
-    pin = TreeSearch(old.base, old.label) if old is not None else None
-    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
-    result = AuditResult(
-        series=str(series.path),
-        pin=config.pin,
-        target=tree.label,
-        target_version=tree.version,
-        verdicts=tuple(verdicts),
-        pin_tree=old.label if old is not None else None,
-        pin_note=note,
-    )
-    options = {"--to": to, "--pristine": pristine}
-    line = command_line(["audit"], options, argv)
+    result = audit_release(config, to, pristine)
+    line = command_line(["audit"], spelt(command, {"to": to, "pristine": pristine}), argv)
     evidence_store.keep(config, "audit", result, line, save_evidence)
     return result
+
+
+@click.command("audit")
+@to_option(
+    f"The new upstream: {RELEASE}; a range ('PROJECT>=A,<B') audits every release in "
+    "it (the upgrade horizon).",
+    required=True,
+)
+@click.option(
+    "--releases",
+    type=DIRECTORY_PATH,
+    help="With a range: choose the releases among the NAME-VERSION subdirectories of this "
+    "directory instead of the package indexes.",
+)
+@pristine_option(
+    "The old pin's tree, to weigh the evidence against: a directory or a requirement "
+    "(default: the configured pristine, else upstream==pin)."
+)
+@markdown_option("Also write the report as Markdown, for a pull request.")
+@save_evidence_option
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings,
+    to: str,
+    releases: Path | None,
+    pristine: str | None,
+    markdown: Path | None,
+    save_evidence: bool,
+    as_json: bool,
+) -> None:
+    """Apply the series to a new upstream release in memory and judge every patch."""
+    from patchkeeper.audit.horizon import is_range
+
+    if releases is not None or is_range(to):
+        from patchkeeper.audit.range_audit import audit_range
+
+        if save_evidence:
+            raise click.UsageError("--save-evidence keeps one release's audit; pass NAME==VERSION")
+        horizon = audit_range(settings.config(), to=to, releases=releases, pristine=pristine)
+        emit(horizon, as_json, markdown)
+    config = settings.config()
+    result = run(config, to=to, pristine=pristine, argv=ARGV, save_evidence=save_evidence)
+    emit(result, as_json, markdown)

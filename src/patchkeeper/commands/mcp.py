@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from patchkeeper.commands.cli import DIRECTORY_PATH
 from patchkeeper.errors import PatchkeeperError
 
 #: How to install the SDK the server is built on.
@@ -47,3 +48,19 @@ def run(root: Path, group: click.Group) -> None:
     from patchkeeper.agents.server import serve
 
     serve(root, group)
+
+
+@click.command("mcp")
+@click.option(
+    "--root",
+    type=DIRECTORY_PATH,
+    default=".",
+    show_default=True,
+    help="The directory the tools work in; a path outside it is refused.",
+)
+@click.pass_context
+def command(ctx: click.Context, root: Path) -> None:
+    """Serve the commands to a coding agent as MCP tools over stdio (patchkeeper[mcp])."""
+    group = ctx.find_root().command
+    assert isinstance(group, click.Group)
+    run(root, group)

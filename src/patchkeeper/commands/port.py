@@ -18,7 +18,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import click
+
+from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, Settings, emit
 from patchkeeper.commands.common import command_line
+from patchkeeper.commands.options import (
+    RELEASE,
+    from_option,
+    json_option,
+    markdown_option,
+    output_option,
+    refuse_resume_with,
+    resume_options,
+    save_evidence_option,
+    spelt,
+    to_option,
+)
 from patchkeeper.config import Config
 from patchkeeper.port.results import PortResult
 from patchkeeper.port.session import port_series
@@ -56,16 +71,77 @@ def run(
     )
     if action == "abort":
         return result
-    options = {
-        "--to": to,
-        "--from": source,
-        "--in-place": in_place,
-        "--output": output,
-        "--retire": retire,
-        "--upstream-repo": upstream_repo,
-        "--continue": action == "continue",
+    values = {
+        "to": to,
+        "source": source,
+        "in_place": in_place,
+        "output": output,
+        "retire": retire,
+        "upstream_repo": upstream_repo,
+        "resume": action == "continue",
     }
+    options = spelt(command, values)
     evidence_store.keep(
         config, "port", result, command_line(["port"], options, argv), save_evidence
     )
     return result
+
+
+#: The options that start a port: a ``--continue`` or ``--abort`` takes none of them.
+STARTING = ("to", "source", "in_place", "output", "retire", "upstream_repo")
+
+
+@click.command("port")
+@to_option(f"The new upstream: {RELEASE}.")
+@from_option("The upstream the series is cut against (default: the configured pin).", "source")
+@click.option("--in-place", is_flag=True, help="Rewrite the series where it is.")
+@output_option(
+    "The new series directory (default: the series directory's name plus the new pin).",
+    type=DIRECTORY_PATH,
+)
+@click.option(
+    "--retire",
+    is_flag=True,
+    help="Record upstreamed patches in the ledger's Retired section (with --in-place).",
+)
+@click.option(
+    "--upstream-repo",
+    type=DIRECTORY_PATH,
+    help="An upstream git checkout with both pins' tags, for history evidence.",
+)
+@resume_options("Drop the port in progress (nothing else was written).")
+@markdown_option("Also write the report as Markdown, for a pull request.")
+@save_evidence_option
+@json_option
+@click.pass_context
+def command(
+    ctx: click.Context,
+    to: str | None,
+    source: str | None,
+    in_place: bool,
+    output: Path | None,
+    retire: bool,
+    upstream_repo: Path | None,
+    resume: bool,
+    abort: bool,
+    markdown: Path | None,
+    save_evidence: bool,
+    as_json: bool,
+) -> None:
+    """Carry the series to a new upstream release: refresh, merge, retire; stop at conflicts."""
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    action = refuse_resume_with(ctx, STARTING, "the port") or "port"
+    result = run(
+        settings.config(),
+        to=to,
+        source=source,
+        in_place=in_place,
+        retire=retire,
+        upstream_repo=upstream_repo,
+        output=output,
+        action=action,
+        argv=ARGV,
+        save_evidence=save_evidence,
+    )
+    emit(result, as_json, markdown)

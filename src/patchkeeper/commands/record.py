@@ -14,6 +14,10 @@ import os
 import subprocess
 import time
 
+import click
+
+from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.options import json_option
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError
 from patchkeeper.record import evidence_store as store
@@ -61,3 +65,14 @@ def run(config: Config, argv: list[str]) -> RecordResult:
     )
     path = store.save_recorded(config, command)
     return RecordResult(command, str(path))
+
+
+@click.command(
+    "record", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
+)
+@json_option
+@click.argument("command_line", nargs=-1, type=click.UNPROCESSED, required=True)
+@click.pass_obj
+def command(settings: Settings, command_line: tuple[str, ...], as_json: bool) -> None:
+    """Run a validation command (after --) and keep its exit code, time and output tail."""
+    emit(run(settings.config(), list(command_line)), as_json)

@@ -5,8 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import click
+
+from patchkeeper.commands.cli import ARGV, Settings, emit
 from patchkeeper.commands.common import command_line
+from patchkeeper.commands.options import (
+    RELEASE,
+    from_option,
+    json_option,
+    markdown_option,
+    option_name,
+    plugin_options,
+    plugin_values,
+    save_evidence_option,
+    spelt,
+    to_option,
+)
 from patchkeeper.config import Config
 from patchkeeper.jsonable import JsonReady
 from patchkeeper.record import evidence_store
@@ -38,18 +54,42 @@ def run(
     Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
-    check_release_option(old, "--from", upstream, source)
-    check_release_option(new, "--to", upstream, source)
+    check_release_option(old, option_name(command, "old"), upstream, source)
+    check_release_option(new, option_name(command, "new"), upstream, source)
     result = remembered.audit(
         config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
     )
-    options = {
-        "--from": old,
-        "--to": new,
-        "--plugin": plugin,
-        "--package": package,
-        "--patch-dir": patch_directory,
-    }
+    values = {"old": old, "new": new, **plugin_values(plugin, package, patch_directory)}
+    options = spelt(command, values)
     line = command_line(["runtime", "audit"], options, argv)
     evidence_store.keep(config, "runtime audit", result, line, save_evidence)
     return result
+
+
+@click.command("audit")
+@from_option(f"The old upstream: {RELEASE}.", "old", required=True)
+@to_option(f"The new upstream: {RELEASE}.", "new", required=True)
+@plugin_options
+@markdown_option()
+@save_evidence_option
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings,
+    old: str,
+    new: str,
+    plugin_location: dict[str, Any],
+    markdown: Path | None,
+    save_evidence: bool,
+    as_json: bool,
+) -> None:
+    """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
+    result = run(
+        settings.config(),
+        old=old,
+        new=new,
+        **plugin_location,
+        argv=ARGV,
+        save_evidence=save_evidence,
+    )
+    emit(result, as_json, markdown)

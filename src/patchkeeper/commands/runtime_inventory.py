@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import click
+
+from patchkeeper.commands.cli import ARGV, Settings, emit
 from patchkeeper.commands.common import command_line
+from patchkeeper.commands.options import (
+    json_option,
+    markdown_option,
+    plugin_options,
+    plugin_values,
+    save_evidence_option,
+    spelt,
+)
 from patchkeeper.config import Config
 from patchkeeper.jsonable import JsonReady
 from patchkeeper.record import evidence_store
@@ -35,7 +47,25 @@ def run(
     result = remembered.inventory(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
-    options = {"--plugin": plugin, "--package": package, "--patch-dir": patch_directory}
+    options = spelt(command, plugin_values(plugin, package, patch_directory))
     line = command_line(["runtime", "inventory"], options, argv)
     evidence_store.keep(config, "runtime inventory", result, line, save_evidence)
     return result
+
+
+@click.command("inventory")
+@plugin_options
+@markdown_option()
+@save_evidence_option
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings,
+    plugin_location: dict[str, Any],
+    markdown: Path | None,
+    save_evidence: bool,
+    as_json: bool,
+) -> None:
+    """List every runtime patch, its mechanism and activation; check headers and ledger."""
+    result = run(settings.config(), **plugin_location, argv=ARGV, save_evidence=save_evidence)
+    emit(result, as_json, markdown)

@@ -4,7 +4,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import click
+
+from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.options import (
+    RELEASE,
+    at_option,
+    json_option,
+    option_name,
+    output_option,
+    plugin_options,
+)
 from patchkeeper.config import Config
 from patchkeeper.runtime.live.lock import LockResult, write_lock
 from patchkeeper.upstream.requirements import check_release_option
@@ -25,7 +37,7 @@ def run(
     Raises: as :func:`patchkeeper.runtime.live.lock.write_lock`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
-    check_release_option(at, "--at", upstream, source)
+    check_release_option(at, option_name(command, "at"), upstream, source)
     return write_lock(
         config,
         at=at,
@@ -34,3 +46,20 @@ def run(
         package=package,
         patch_directory=patch_directory,
     )
+
+
+@click.command("lock")
+@at_option(f"The audited upstream: {RELEASE}.")
+@output_option("The lock file.")
+@plugin_options
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings,
+    at: str,
+    output: Path | None,
+    plugin_location: dict[str, Any],
+    as_json: bool,
+) -> None:
+    """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
+    emit(run(settings.config(), at=at, output=output, **plugin_location), as_json)

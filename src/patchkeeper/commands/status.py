@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
+
 from patchkeeper.commands import verify
+from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.options import json_option, pristine_option, target_options
 from patchkeeper.config import Config
 from patchkeeper.trees.results import VerifyResult
 
@@ -22,3 +26,15 @@ def run(
     Raises: as :func:`patchkeeper.commands.verify.run`.
     """
     return verify.run(config, target=target, python=python, pristine=pristine, detailed=True)
+
+
+@click.command("status")
+@target_options
+@pristine_option()
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings, upstream: dict[str, Path | None], pristine: str | None, as_json: bool
+) -> None:
+    """Show per patch and per file what is applied, partly applied or drifted."""
+    emit(run(settings.config(), **upstream, pristine=pristine), as_json)

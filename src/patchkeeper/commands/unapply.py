@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
+
+from patchkeeper.commands.cli import Settings, emit
 from patchkeeper.commands.common import overlay_files
+from patchkeeper.commands.options import (
+    force_option,
+    json_option,
+    option_name,
+    pristine_option,
+    target_options,
+)
 from patchkeeper.config import Config
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.results import ApplyResult
@@ -40,7 +50,7 @@ def run(
         LockError: another process holds the target.
         FetchError: the pristine reference must be downloaded and cannot be.
     """
-    check_release_option(pristine, "--pristine", config.upstream, config.source)
+    check_release_option(pristine, option_name(command, "pristine"), config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
@@ -57,3 +67,23 @@ def run(
         force=force,
         from_record=from_record,
     )
+
+
+@click.command("unapply")
+@target_options
+@pristine_option()
+@force_option(
+    "Undo the series even where files changed outside it; their bytes are kept in "
+    ".patchkeeper/backup/ first."
+)
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings,
+    upstream: dict[str, Path | None],
+    pristine: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Reverse the whole series, last patch first, back to pristine."""
+    emit(run(settings.config(), **upstream, pristine=pristine, force=force), as_json)

@@ -11,7 +11,22 @@ Exit 0 when the upgrade is done (or aborted), 1 while a conflict waits.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import click
+
 from patchkeeper.commands import audit, decide, port, report, runtime_audit, runtime_port
+from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.options import (
+    RELEASE,
+    branch_option,
+    from_option,
+    json_option,
+    markdown_option,
+    refuse_resume_with,
+    resume_options,
+    to_option,
+)
 from patchkeeper.config import Config
 from patchkeeper.upgrade.results import UpgradeResult
 from patchkeeper.upgrade.run import Steps, upgrade
@@ -40,3 +55,32 @@ def run(
     Raises: as :func:`patchkeeper.upgrade.run.upgrade`.
     """
     return upgrade(config, STEPS, to=to, source=source, branch=branch, action=action)
+
+
+@click.command("upgrade")
+@to_option(f"The new upstream: {RELEASE}.")
+@from_option("The upstream the downstream is cut against (default: the configured pin).", "source")
+@branch_option(
+    "Do the work on this new git branch, one commit per step (the downstream must be "
+    "in a git checkout with nothing left to commit)."
+)
+@resume_options("Drop the upgrade: the branch and the work tree put back.")
+@markdown_option("Also write the report as Markdown, for a pull request.")
+@json_option
+@click.pass_context
+def command(
+    ctx: click.Context,
+    to: str | None,
+    source: str | None,
+    branch: str | None,
+    resume: bool,
+    abort: bool,
+    markdown: Path | None,
+    as_json: bool,
+) -> None:
+    """Audit, decide, port and record an upgrade in one go; say what is left for a person."""
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    action = refuse_resume_with(ctx, ("to", "source", "branch"), "the upgrade") or "upgrade"
+    result = run(settings.config(), to=to, source=source, branch=branch, action=action)
+    emit(result, as_json, markdown)

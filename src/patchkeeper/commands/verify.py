@@ -13,7 +13,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchkeeper.commands.common import command_line, overlay_files, pin_mismatch
+import click
+
+from patchkeeper.commands.cli import ARGV, Settings, emit
+from patchkeeper.commands.common import command_line, overlay_files
+from patchkeeper.commands.options import (
+    json_option,
+    option_name,
+    pristine_option,
+    save_evidence_option,
+    spelt,
+    target_options,
+)
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError, PatchkeeperError
 from patchkeeper.progress import warn
@@ -23,6 +34,7 @@ from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.applied import FileCheck, series_state
 from patchkeeper.trees.layout_hint import layout_hint
+from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import OverlayCheck, VerifyResult
 from patchkeeper.trees.transaction import locked, recover
 from patchkeeper.trees.tree import (
@@ -105,7 +117,9 @@ def _layout_hint(tree: Tree, patches: Sequence[Patch]) -> str:
     if not paths or any((tree.base / path).exists() for path in paths):
         return ""
     directory = tree.base.relative_to(tree.root).as_posix()
-    return layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
+    return layout_hint(
+        tree.root, "" if directory == "." else directory, paths, option_name(command, "target")
+    )
 
 
 def run(
@@ -126,7 +140,7 @@ def run(
         ConfigError: ``verify`` on a directory with no pristine reference.
         PatchFormatError, TargetError, FetchError, LockError: as their names say.
     """
-    check_release_option(pristine, "--pristine", config.upstream, config.source)
+    check_release_option(pristine, option_name(command, "pristine"), config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
@@ -183,8 +197,36 @@ def run(
         _layout_hint(tree, patches),
     )
     if not detailed:
-        options = {"--target": target, "--python": python, "--pristine": pristine}
+        options = spelt(command, {"target": target, "python": python, "pristine": pristine})
         evidence_store.keep(
             config, "verify", result, command_line(["verify"], options, argv), save_evidence
         )
     return result
+
+
+@click.command("verify")
+@target_options
+@pristine_option(
+    "The pristine upstream: a directory or a requirement "
+    "(default for a directory target: the configured pin)."
+)
+@save_evidence_option
+@json_option
+@click.pass_obj
+def command(
+    settings: Settings,
+    upstream: dict[str, Path | None],
+    pristine: str | None,
+    save_evidence: bool,
+    as_json: bool,
+) -> None:
+    """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
+    result = run(
+        settings.config(),
+        target=upstream["target"],
+        python=upstream["python"],
+        pristine=pristine,
+        argv=ARGV,
+        save_evidence=save_evidence,
+    )
+    emit(result, as_json)

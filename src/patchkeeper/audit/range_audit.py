@@ -25,8 +25,8 @@ from patchkeeper.audit.horizon import (
     parse_range,
     taken_earlier,
 )
+from patchkeeper.audit.release import pin_tree
 from patchkeeper.audit.series_verdicts import judge_series
-from patchkeeper.commands.audit import pin_tree
 from patchkeeper.config import Config
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
@@ -35,7 +35,7 @@ from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def run(
+def audit_range(
     config: Config,
     *,
     to: str,

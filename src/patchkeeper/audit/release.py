@@ -1,0 +1,82 @@
+"""``audit --to NAME==VERSION``: the upgrade question, answered patch by patch with evidence.
+
+The series is applied in order to an in-memory copy of the new upstream tree (a requirement
+fetched once into the cache, or a directory); nothing on disk changes. Every patch gets a
+verdict (:mod:`patchkeeper.audit.verdicts`), weighed against the old pin's tree where it can be
+had (a line already there at the pin proves nothing). Exit 1 when any patch is not clean,
+offset or upstreamed: a patch to retire is a finding to act on, not an error.
+"""
+
+from __future__ import annotations
+
+from patchkeeper.audit.results import AuditResult
+from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.config import Config
+from patchkeeper.errors import FetchError, TargetError
+from patchkeeper.series.engine import Workspace
+from patchkeeper.series.load import load_series
+from patchkeeper.trees.tree import (
+    Tree,
+    check_paths,
+    pristine_for,
+    refuse_unpacked_parent,
+    spec_tree,
+)
+from patchkeeper.upstream.requirements import check_release_option
+from patchkeeper.upstream.treesearch import TreeSearch
+
+
+def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None, str | None]:
+    """The old pin's tree: ``--pristine`` (``spec``), else the configured ``pristine``, else
+    ``upstream==pin`` fetched (:func:`patchkeeper.trees.tree.pristine_for`).
+
+    Returns:
+        ``(tree, None)``, or ``(None, why)`` when none is configured or it cannot be had
+        (the audit goes on, and says so).
+
+    Raises:
+        FetchError, TargetError: ``spec`` was given and cannot be had.
+    """
+    if spec is not None:
+        given = spec_tree(spec, config, "the pristine reference (--pristine)")
+        refuse_unpacked_parent(given, "the pristine reference (--pristine)", "pass --pristine {}")
+        return given, None
+    try:
+        pristine = pristine_for(config, tree, None)
+    except (FetchError, TargetError) as exc:
+        return None, exc.message
+    if pristine is None or pristine.tree is None:
+        return None, "no pin is configured (set upstream and pin, or pass --pristine)"
+    return pristine.tree, None
+
+
+def audit_release(config: Config, to: str, pristine: str | None = None) -> AuditResult:
+    """Audit the configured series against the upstream ``to`` (requirement or directory).
+
+    ``pristine`` is the old pin's tree (directory or requirement); by default the configured
+    ``pristine`` or ``upstream==pin``.
+
+    Raises:
+        PatchFormatError, FetchError: as their names say.
+        TargetError: a tree cannot be had, or a patch path escapes it.
+    """
+    check_release_option(to, "--to", config.upstream, config.source)
+    check_release_option(pristine, "--pristine", config.upstream, config.source)
+    series, patches = load_series(config)
+    tree = spec_tree(to, config, "the new upstream (--to)")
+    refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
+    check_paths(tree, patches)
+    old, note = pin_tree(config, tree, pristine)
+    ws = Workspace(tree.reader())
+    pin = TreeSearch(old.base, old.label) if old is not None else None
+    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
+    result = AuditResult(
+        series=str(series.path),
+        pin=config.pin,
+        target=tree.label,
+        target_version=tree.version,
+        verdicts=tuple(verdicts),
+        pin_tree=old.label if old is not None else None,
+        pin_note=note,
+    )
+    return result

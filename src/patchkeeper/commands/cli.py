@@ -1,0 +1,302 @@
+"""What every command of the command line shares: the group-level settings, how a result is
+printed (:func:`emit`), and the state of the running command line (its arguments, the
+command whose ``--json`` was given, the configuration file read).
+
+Nothing here imports a command: :mod:`patchkeeper.main` assembles the group and loads each
+command's module when that command is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from patchkeeper.errors import PatchkeeperError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+#: The parameter types of the options that name a file or a directory, made once and shared
+#: (each ``click.Path`` asks gettext for its name: a lookup of translation files, for every
+#: option of every command at each start).
+FILE_PATH = click.Path(dir_okay=False, path_type=Path)
+DIRECTORY_PATH = click.Path(file_okay=False, path_type=Path)
+
+
+class Settings:
+    """What the group-level options say: where the configuration is."""
+
+    def __init__(self, config_file: Path | None, directory: Path | None) -> None:
+        self.config_file = config_file
+        self.directory = directory
+        self._config: Any = None
+
+    def config(self) -> Any:
+        """Load the downstream configuration (:class:`patchkeeper.config.Config`), once.
+
+        Raises:
+            ConfigError: no configuration was found and the command needs a series that is
+                not at the default place either (instead of "the series file does not exist").
+        """
+        if self._config is None:
+            from patchkeeper.config import load_config
+
+            self._config = load_config(self.config_file, start=self.directory)
+            CONFIG_SOURCE[:] = [self._config.source] if self._config.source else []
+            self._require_series(self._config)
+            context = click.get_current_context(silent=True)
+            markdown = context.params.get("markdown") if context is not None else None
+            if isinstance(markdown, Path):  # refused before the command writes anything
+                _refuse_input_file(markdown)
+                _refuse_unwritable(markdown)
+        return self._config
+
+    @staticmethod
+    def _require_series(config: Any) -> None:
+        from patchkeeper.config import require_series
+
+        context = click.get_current_context(silent=True)
+        command = command_name(context) if context is not None else None
+        if command in SERIES_COMMANDS:
+            require_series(config)
+
+
+#: Commands that read the series, and so need a configuration or the default series file.
+SERIES_COMMANDS = frozenset(
+    {
+        "apply",
+        "unapply",
+        "verify",
+        "status",
+        "audit",
+        "port",
+        "ledger",
+        "lint",
+        "retire",
+        "export",
+        "import",
+        "check-branch",
+        "decide",
+        "report",
+    }
+)
+
+
+def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
+    """Print ``result`` (JSON or text), write Markdown if asked, and exit with its code.
+
+    The evidence commands keep their results in the evidence store themselves (their
+    ``run``); printing saves nothing.
+    """
+    from patchkeeper import render
+    from patchkeeper.progress import clear_note
+
+    clear_note()  # the output takes the place of the last status line
+    if markdown is not None or not as_json:
+        _load_renderers(result, markdown is not None)
+    if markdown is not None:
+        _refuse_input_file(markdown)
+        _write_markdown(markdown, render.render_markdown(result))
+    colour = None  # click strips escape codes when standard output is not a terminal
+    payload = "" if as_json else render.render_payload(result)
+    if payload:  # a diff: printed as it is; the report goes to standard error
+        click.echo(payload.encode("utf-8", "surrogateescape"), nl=False)
+    report = sys.stderr if payload else sys.stdout
+    if as_json:
+        text = render.render_json(result, command_name(click.get_current_context()))
+    else:
+        text, coloured = render.terminal_text(result, report)
+        colour = coloured or None
+    if text:
+        text = text.rstrip("\n")
+        data = render.output_bytes(text, getattr(report, "encoding", None))
+        click.echo(text if data is None else data, color=colour, err=bool(payload))
+    sys.exit(getattr(result, "exit_code", 0))
+
+
+def _refuse_input_file(path: Path) -> None:
+    """Refuse a ``--markdown`` path that is one of the downstream's own files: the
+    configuration file, the series file, a patch the series lists, the ledger file, the
+    decisions file, or an existing Python file (a runtime plugin's patch). A slip such as
+    ``--markdown patches/fix.patch`` (or ``PATCHES.md``) replaced the file with the report.
+
+    Raises:
+        PatchkeeperError: naming the file.
+    """
+    if path.suffix == ".py" and path.is_file():
+        raise PatchkeeperError(
+            "--markdown names a Python source file (a plugin's patch?): the report would "
+            "replace its code",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
+    context = click.get_current_context(silent=True)
+    settings = getattr(context, "obj", None) if context is not None else None
+    config = getattr(settings, "_config", None)  # only a configuration the command read
+    if config is not None and path.exists():
+        _refuse_downstream_file(path, config)
+    if path.is_file() and _project_file(path):
+        raise PatchkeeperError(
+            "--markdown names a project, configuration or patch file, not a report: the "
+            "report would replace it",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
+
+
+def _refuse_downstream_file(path: Path, config: Any) -> None:
+    """The part of :func:`_refuse_input_file` that reads the configuration ``config``.
+
+    Raises:
+        PatchkeeperError: naming the file.
+    """
+    target = path.resolve()
+    own = {p.resolve() for p in (config.source, config.series, *_kept_files(config)) if p}
+    if target.parent == config.patches_dir.resolve() and target not in own:
+        from patchkeeper.series.parse import parse_series
+
+        try:
+            names = [entry.name for entry in parse_series(config.series).entries]
+        except PatchkeeperError:
+            names = []
+        own |= {(config.patches_dir / name).resolve() for name in names}
+    if target in own:
+        raise PatchkeeperError(
+            "--markdown names a file of the downstream's series or configuration: the report "
+            "would replace it",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
+
+
+#: Suffixes and names of files that are never a report: project and configuration files
+#: (a plugin's ``pyproject.toml`` holds its entry points), lock files, patches, metadata.
+_NOT_REPORTS = frozenset(
+    {".pyi", ".toml", ".cfg", ".ini", ".lock", ".json", ".yaml", ".yml", ".patch", ".diff"}
+)
+_NOT_REPORT_NAMES = frozenset(
+    {"series", "MANIFEST.in", "PKG-INFO", "METADATA", "RECORD", "entry_points.txt"}
+)
+
+
+def _project_file(path: Path) -> bool:
+    """Whether ``path`` names a file of a kind no report is written as (:data:`_NOT_REPORTS`,
+    :data:`_NOT_REPORT_NAMES`, ``requirements*.txt``): the one rule for every command, with a
+    configuration or without (``runtime audit --markdown pyproject.toml`` replaced a plugin's
+    project file, its entry points with it)."""
+    name = path.name
+    if path.suffix.lower() in _NOT_REPORTS or name in _NOT_REPORT_NAMES:
+        return True
+    return name.startswith("requirements") and name.endswith(".txt")
+
+
+def _kept_files(config: Any) -> tuple[Path, ...]:
+    """The files a person keeps beside the series that a report must not replace: the
+    ledger (``[ledger] file``) and the decisions file (``[report] decisions-file``)."""
+    from patchkeeper.ledger.settings import ledger_settings
+    from patchkeeper.record.settings import report_settings
+
+    return (Path(ledger_settings(config).file), Path(report_settings(config).decisions_file))
+
+
+def _refuse_unwritable(path: Path) -> None:
+    """Refuse a ``--markdown`` path that cannot be written (its directory is missing or
+    read-only, or it is a directory) before the command runs: a command that writes its
+    own state (``port``'s work directory) must not fail after it.
+
+    Raises:
+        PatchkeeperError: naming the file, with the reason :func:`_write_markdown` gives.
+    """
+    import errno
+
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        code = errno.EISDIR
+    elif not parent.is_dir():
+        code = errno.ENOENT
+    elif not os.access(path if path.exists() else parent, os.W_OK):
+        code = errno.EACCES
+    else:
+        return
+    raise PatchkeeperError(
+        f"cannot write the Markdown report: {os.strerror(code)}",
+        path=path,
+        hint="pass --markdown a file in a directory that exists and can be written",
+    )
+
+
+def _write_markdown(path: Path, text: str) -> None:
+    """Write the ``--markdown`` report, or fail with a message naming the file."""
+    try:
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")  # bytes kept
+    except OSError as exc:
+        raise PatchkeeperError(
+            f"cannot write the Markdown report: {exc.strerror}",
+            path=path,
+            hint="pass --markdown a file in a directory that exists and can be written",
+        ) from None
+
+
+#: The arguments of the running command line (without the program name), kept with the
+#: evidence of the command.
+ARGV: list[str] = []
+
+
+def _load_renderers(result: Any, markdown: bool) -> None:
+    """Import the renderer modules ``result`` needs (:func:`patchkeeper.render.load_renderers`)."""
+    from patchkeeper import render
+
+    render.load_renderers(result, markdown)
+
+
+def command_name(ctx: click.Context) -> str:
+    """The running command's name as typed, without the program: ``"audit"``,
+    ``"runtime audit"``; ``""`` before a command is known (``patchkeeper nosuch``)."""
+    return ctx.command_path.partition(" ")[2]
+
+
+#: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
+JSON_COMMAND: list[str] = []
+
+#: The configuration file the command read (at most one), so that an error's hint names a
+#: table as that file spells it (:func:`patchkeeper.config.spelt_for`).
+CONFIG_SOURCE: list[Path] = []
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when one is asked for (click's lazy-loading
+    group): ``lazy`` maps each command's name to the module that defines it as
+    ``command``, so that a command's start loads its own module only.
+
+    ``prepare`` is called once on each command loaded (the options every command also
+    takes, the help spelt for the configuration in use)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        lazy: Mapping[str, str] | None = None,
+        prepare: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+        self.prepare = prepare
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, loaded or not, sorted as click sorts them."""
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, its module imported on first use; ``None`` if unknown."""
+        if cmd_name in self.commands or cmd_name not in self.lazy:
+            return super().get_command(ctx, cmd_name)
+        command = importlib.import_module(self.lazy[cmd_name]).command
+        assert isinstance(command, click.Command), self.lazy[cmd_name]
+        if self.prepare is not None:
+            self.prepare(command)
+        self.add_command(command, cmd_name)
+        return command

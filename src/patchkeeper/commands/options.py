@@ -1,0 +1,340 @@
+"""The options more than one command takes, each written once: its name, its type and its
+help; a command module puts them on its command (``@json_option``, ``@to_option(...)``).
+
+An option one command alone takes is written in that command's module, beside its ``run``.
+The evidence of what a command was given is read from click's parsed parameters
+(:func:`given_options`), not spelt again.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from patchkeeper.commands.cli import (
+    DIRECTORY_PATH,
+    FILE_PATH,
+    JSON_COMMAND,
+    Settings,
+    command_name,
+)
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+#: How an option naming one upstream release says what it takes; ``--help`` writes the
+#: configured upstream for ``PROJECT`` (:func:`patchkeeper.main.spell_help`).
+RELEASE = "a directory or a requirement of the configured upstream (PROJECT==VERSION)"
+
+
+# ------------------------------------------------------------------ -C and --config
+
+
+def config_option(late: bool = False) -> click.Option:
+    """``--config FILE``: the configuration file to read. The group's own (``late=False``)
+    is shown in its help; the one every command also takes (``late=True``, after the
+    command: pre-commit appends a hook's ``args`` there) is hidden and sets the group's
+    :class:`Settings`."""
+    return click.Option(
+        ["--config", "late_config" if late else "config_file"],
+        type=FILE_PATH,
+        expose_value=not late,
+        is_eager=late,
+        hidden=late,
+        callback=_late_config if late else None,
+        help=None
+        if late
+        else "patchkeeper.toml or pyproject.toml to read (default: search upwards); "
+        "may also follow the command.",
+    )
+
+
+def directory_option(late: bool = False) -> click.Option:
+    """``-C DIR``: run as if started in ``DIR`` (as ``git -C``); ``late`` as in
+    :func:`config_option`."""
+    return click.Option(
+        ["-C", "late_directory" if late else "directory"],
+        type=DIRECTORY_PATH,
+        expose_value=not late,
+        is_eager=late,
+        hidden=late,
+        callback=_late_directory if late else None,
+        help=None
+        if late
+        else "Run as if started in this downstream directory; may also follow the command.",
+    )
+
+
+def enter_directory(directory: Path, param: click.Parameter) -> None:
+    """Change into ``directory`` as ``-C`` asks (every relative path on the command line is
+    read from there too).
+
+    Raises:
+        click.BadParameter: it cannot be entered, naming the option and the reason.
+    """
+    try:
+        os.chdir(directory)
+    except OSError as exc:
+        raise click.BadParameter(f"{directory}: {exc.strerror}", param_hint=param.opts[0]) from None
+
+
+def _late_directory(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """``-C DIR`` after the command: change directory as the group's ``-C`` does."""
+    if value is not None:
+        enter_directory(value, param)
+
+
+def _late_config(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """``--config FILE`` after the command: the file to read (resolved when it is loaded)."""
+    if value is not None:
+        settings = ctx.find_object(Settings)
+        assert settings is not None
+        settings.config_file = value
+
+
+# ------------------------------------------------------------------ output and evidence
+
+#: The option that asks for JSON; an error met before it is parsed looks for it on the
+#: command line (:func:`patchkeeper.main.main`).
+JSON_FLAG = "--json"
+
+
+def _json_requested(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        JSON_COMMAND[:] = [command_name(ctx)]
+    return value
+
+
+def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json``: print the result (or an error) as the JSON envelope of docs/json.md."""
+    return click.option(
+        JSON_FLAG,
+        "as_json",
+        is_flag=True,
+        callback=_json_requested,
+        help="Print the result as JSON (docs/json.md).",
+    )(function)
+
+
+def markdown_option(help: str = "Also write the report as Markdown.") -> Decorator:
+    """``--markdown PATH``: also write the result as Markdown; ``help`` says what it is."""
+    return click.option("--markdown", type=FILE_PATH, help=help)
+
+
+def save_evidence_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--save-evidence``: keep this run's result in ``.patchkeeper/evidence/`` (saving is
+    off by default; ``evidence = true`` in ``[tool.patchkeeper.report]`` turns it on)."""
+    return click.option(
+        "--save-evidence",
+        is_flag=True,
+        help="Keep the result in .patchkeeper/evidence/ for the audit record "
+        "(default: only with evidence = true in [tool.patchkeeper.report]).",
+    )(function)
+
+
+def given_options(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
+    """The options among the parameters ``names`` that the command line set (click's
+    parameter source), each as the user sees it (``--to``), in the command's order."""
+    out = []
+    for param in ctx.command.params:
+        if param.name not in names or not isinstance(param, click.Option):
+            continue
+        source = ctx.get_parameter_source(param.name)
+        if source is click.core.ParameterSource.COMMANDLINE and ctx.params.get(param.name):
+            out.append(param.opts[-1] if param.opts[-1].startswith("--") else param.opts[0])
+    return out
+
+
+def spelt(command: click.Command, values: Mapping[str, object]) -> dict[str, object]:
+    """``values`` (parameter name -> value) keyed by each option's name on the command line
+    (``{"to": "x"}`` -> ``{"--to": "x"}``), for the command line an evidence command keeps
+    when it is run from Python (:func:`patchkeeper.commands.common.command_line`).
+
+    Raises:
+        KeyError: a name that is no option of ``command``.
+    """
+    names = {param.name: param.opts[-1] for param in command.params if param.opts}
+    return {names[name]: value for name, value in values.items()}
+
+
+def plugin_values(
+    plugin: Path | None, package: str | None, patch_directory: str | None
+) -> dict[str, object]:
+    """The values of :func:`plugin_options` by parameter name, for :func:`spelt`."""
+    return {"plugin": plugin, "package": package, "patch_dir": patch_directory}
+
+
+def option_name(command: click.Command, name: str) -> str:
+    """How the command line spells ``command``'s option ``name`` (``"old"`` -> ``"--from"``),
+    for a message that names it.
+
+    Raises:
+        KeyError: ``name`` is no option of ``command``.
+    """
+    (spelling,) = spelt(command, {name: None})
+    return spelling
+
+
+# ------------------------------------------------------------------ upstream trees
+
+
+def _passed_as(into: str, keywords: Mapping[str, str]) -> Decorator:
+    """Hand the options named in ``keywords`` to the command function as one mapping ``into``
+    (option parameter -> keyword argument of the command module's ``run``), so that the
+    command passes them on as ``**into``."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            kwargs[into] = {keyword: kwargs.pop(name) for name, keyword in keywords.items()}
+            return function(*args, **kwargs)
+
+        return command
+
+    return decorate
+
+
+def python_option(
+    help: str = "Use the configured upstream installed in this interpreter's environment.",
+    required: bool = False,
+) -> Decorator:
+    """``--python PATH``: an interpreter (its environment's installed upstream)."""
+    return click.option("--python", "python", required=required, type=FILE_PATH, help=help)
+
+
+def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that say which upstream tree a command works on, passed to the command
+    as one mapping ``upstream`` (``target=`` and ``python=`` of its ``run``)."""
+    function = _passed_as("upstream", {"target": "target", "python": "python"})(function)
+    function = python_option()(function)
+    function = click.option(
+        "--target",
+        "target",
+        type=DIRECTORY_PATH,
+        help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory).",
+    )(function)
+    return function
+
+
+def pristine_option(
+    help: str = "The pristine upstream: a directory or a requirement.",
+) -> Decorator:
+    """``--pristine``: the pristine upstream (a directory or a requirement)."""
+    return click.option("--pristine", help=help)
+
+
+def to_option(help: str, name: str = "to", required: bool = False) -> Decorator:
+    """``--to``: the new upstream, as parameter ``name``."""
+    return click.option("--to", name, required=required, help=help)
+
+
+def from_option(help: str, name: str, required: bool = False) -> Decorator:
+    """``--from``: the old upstream, as parameter ``name``."""
+    return click.option("--from", name, required=required, help=help)
+
+
+def upstream_option(help: str, **kwargs: Any) -> Decorator:
+    """``--upstream``: the upstream (a requirement for ``init``, a tree for ``lint``)."""
+    return click.option("--upstream", help=help, **kwargs)
+
+
+def at_option(help: str) -> Decorator:
+    """``--at``: the upstream version something is at (required)."""
+    return click.option("--at", "at", required=True, help=help)
+
+
+def output_option(help: str, type: click.Path = FILE_PATH, *short: str) -> Decorator:
+    """``--output`` (and the ``short`` names before it, ``-o``): the file or directory
+    written."""
+    return click.option(*short, "--output", type=type, help=help)
+
+
+def force_option(help: str) -> Decorator:
+    """``--force``: go on where the command would stop."""
+    return click.option("--force", is_flag=True, help=help)
+
+
+def check_option(help: str) -> Decorator:
+    """``--check``: write nothing; exit 1 when what would be written differs."""
+    return click.option("--check", is_flag=True, help=help)
+
+
+def checkout_option(
+    help: str = "The upstream git checkout (default: [tool.patchkeeper.git] checkout).",
+) -> Decorator:
+    """``--checkout``: an upstream git checkout."""
+    return click.option("--checkout", type=DIRECTORY_PATH, help=help)
+
+
+def tag_option(
+    help: str = "The topic tag of '[TAG] <topic>' subjects (default: [tool.patchkeeper.git] tag).",
+) -> Decorator:
+    """``--tag``: a git tag."""
+    return click.option("--tag", help=help)
+
+
+def branch_option(help: str) -> Decorator:
+    """``--branch``: a git branch."""
+    return click.option("--branch", help=help)
+
+
+def resume_options(abort_help: str) -> Decorator:
+    """``--continue`` (as parameter ``resume``) and ``--abort``: carry on after resolving a
+    conflict, or drop the work in progress (``abort_help`` says what dropping it puts back);
+    a command that is stopped part-way takes them (``port``, ``upgrade``)."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        function = click.option("--abort", is_flag=True, help=abort_help)(function)
+        return click.option(
+            "--continue", "resume", is_flag=True, help="Carry on after resolving a conflict."
+        )(function)
+
+    return decorate
+
+
+def refuse_resume_with(ctx: click.Context, starting: tuple[str, ...], what: str) -> str:
+    """What ``--continue``/``--abort`` ask for: ``"continue"``, ``"abort"``, or ``""`` for
+    neither; ``what`` names the work in progress in a refusal (``"the port"``).
+
+    Raises:
+        click.UsageError: both were given, or either with one of the options ``starting``
+            (parameter names) that start the work: the work in progress keeps its own.
+    """
+    resume, abort = ctx.params.get("resume"), ctx.params.get("abort")
+    if resume and abort:
+        first, second = given_options(ctx, ("resume", "abort"))
+        raise click.UsageError(f"{first} and {second} exclude each other")
+    given = given_options(ctx, starting)
+    if (resume or abort) and given:
+        raise click.UsageError(
+            f"{', '.join(given)}: {what} in progress keeps the options it was started with"
+        )
+    return "continue" if resume else "abort" if abort else ""
+
+
+# ------------------------------------------------------------------ runtime patches
+
+
+def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that say where the plugin is (override [tool.patchkeeper.runtime]), passed
+    to the command as one mapping ``plugin_location`` (``plugin=``, ``package=`` and
+    ``patch_directory=`` of its ``run``)."""
+    keywords = {"plugin": "plugin", "package": "package", "patch_dir": "patch_directory"}
+    function = _passed_as("plugin_location", keywords)(function)
+    function = click.option(
+        "--patch-dir",
+        "patch_dir",
+        help="The patch directory, relative to the plugin root (default: <package>/patch).",
+    )(function)
+    function = click.option("--package", "package", help="The plugin's import package.")(function)
+    function = click.option(
+        "--plugin",
+        "plugin",
+        type=DIRECTORY_PATH,
+        help="The directory holding the plugin package (an unpacked sdist, a checkout).",
+    )(function)
+    return function

@@ -1,0 +1,142 @@
+"""``decide``: start the decisions file from the evidence, never overwriting a decision.
+
+For every series patch and runtime entry that has no table in the decisions file yet,
+``decide`` appends one with the decision the last ``audit``/``port``/``runtime audit``
+evidence suggests (:mod:`patchkeeper.record.patch_evidence`), the evidence as the reason, and
+the header's removal condition (``Retires-when``, DEP-3 ``Applied-Upstream``, a runtime
+file's ``Remove at``) when the suggestion keeps the change. A suggested decision is written
+``decision = "suggested: carry"``: nobody has reviewed it, and ``report --check`` fails on it
+until a person deletes the prefix (accepts it) or writes another decision. A table that
+exists is left byte for byte as it is: the file is merged by key. The one exception is a
+table ``decide`` itself wrote before there was any evidence and nobody touched since (byte
+for byte the empty table with its "no evidence yet" comment): it gets the suggestion once
+evidence makes one, or a ``decide`` run too early would keep every suggestion out for good.
+Where the evidence suggests nothing (a runtime *investigate*), the decision is left empty
+for a person, and ``report --check`` fails until one is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from patchkeeper.config import Config, spelt_for
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.record import evidence_store as store
+from patchkeeper.record.decisions import (
+    DROPS,
+    Decision,
+    Decisions,
+    append_tables,
+    load,
+    read_utf8,
+    render_table,
+    replace_block,
+)
+from patchkeeper.record.patch_evidence import Item, all_items
+from patchkeeper.record.results import Added, DecideResult
+from patchkeeper.record.settings import report_settings
+
+#: The comment of a table written before there was evidence (``pyproject.toml``'s spelling).
+NO_EVIDENCE = (
+    "no evidence yet: run audit, port or runtime audit with --save-evidence (or set "
+    "evidence = true in [tool.patchkeeper.report]), or decide by hand"
+)
+#: How a person accepts a suggested decision (the comment above a suggested table's fields).
+ACCEPT = 'to accept it, delete "suggested: " from the decision'
+
+
+def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[str, ...]]:
+    """The table ``decide`` writes for ``item``, and the comment lines above its fields
+    (configuration tables named as ``source``, the configuration file in use, spells them:
+    :func:`patchkeeper.config.spelt_for`)."""
+    reason = f"suggested by patchkeeper decide from the {item.source} verdict: {item.verdict}"
+    if item.suggested:
+        comment = f"suggested from {item.source}: {item.verdict}; {ACCEPT}"
+    elif item.verdict:
+        comment = f"no suggestion: {item.source} says {item.verdict}; decide by hand"
+    else:
+        comment = spelt_for(NO_EVIDENCE, source)
+    condition = "" if item.suggested in DROPS else item.condition
+    comments = [comment]
+    if condition:
+        comments.append(f"removal condition from the {item.condition_field} header")
+    reason = reason if item.suggested else ""
+    decision = Decision(
+        item.kind, item.key, item.suggested, reason, condition, "", suggested=bool(item.suggested)
+    )
+    return decision, tuple(comments)
+
+
+def decide(config: Config) -> DecideResult:
+    """Add a table for each patch and entry without one; return what was added.
+
+    Raises:
+        PatchkeeperError: there is nothing to decide (no series, no runtime evidence).
+        ConfigError: the existing decisions file is malformed.
+        EvidenceError: the evidence store is unreadable.
+    """
+    settings = report_settings(config)
+    evidence = store.load_all(config)
+    items = all_items(config, evidence)
+    if not items:
+        series = "the series lists no patches" if config.series.is_file() else "no series file"
+        raise PatchkeeperError(
+            f"nothing to decide: {series} and there is no runtime inventory evidence",
+            path=config.series,
+            hint="configure the series, or run 'patchkeeper runtime audit --save-evidence' "
+            "first (or set evidence = true in [tool.patchkeeper.report])",
+        )
+    existing = load(settings.decisions_file)
+    new = [
+        suggestion(item, config.source)
+        for item in items
+        if existing.get(item.kind, item.key) is None
+    ]
+    text, filled = _fill_placeholders(settings.decisions_file, existing, items, config.source)
+    if new or filled:
+        text = append_tables(settings.decisions_file, new, text)
+        store.write_text(settings.decisions_file, text)
+    added = tuple(Added(d.kind, d.key, d.decision, _verdict(items, d), d.suggested) for d, _ in new)
+    how = spelt_for(store.HOW_TO_SAVE, config.source)  # [report] in a patchkeeper.toml
+    hint = "" if evidence else f"no evidence saved: {how}"
+    return DecideResult(
+        str(settings.decisions_file), added, len(items) - len(new), hint, tuple(filled)
+    )
+
+
+def _fill_placeholders(
+    path: Path, existing: Decisions, items: list[Item], source: Path | None
+) -> tuple[str | None, list[Added]]:
+    """The decisions file's text with every table ``decide`` wrote before there was evidence
+    (byte for byte as :func:`suggestion` writes an item without a verdict, its tables spelt
+    for ``source`` or, as earlier versions wrote them, for ``pyproject.toml``) replaced by
+    the suggestion the evidence now makes; ``(None, [])`` when there is none. A table a
+    person touched (a field, a comment) is kept as it is."""
+    text: str | None = None
+    filled: list[Added] = []
+    tables = [(existing.get(item.kind, item.key), item) for item in items]
+    # Last table first: a replaced block changes the line numbers of the tables below it.
+    for table, item in sorted(
+        ((t, i) for t, i in tables if t is not None), key=lambda pair: -pair[0].line
+    ):
+        if not item.suggested or table.decision or not table.line:
+            continue
+        if text is None:
+            text = read_utf8(path)
+        blank = replace(item, verdict="", source="", evidence=(), suggested="")
+        suggested = render_table(*suggestion(item, source))
+        changed = None
+        for spelling in dict.fromkeys((source, None)):
+            placeholder = render_table(*suggestion(blank, spelling))
+            changed = changed or replace_block(text, table.line, placeholder, suggested)
+        if changed is not None:
+            text = changed
+            filled.append(Added(item.kind, item.key, item.suggested, item.verdict, True))
+    order = {(i.kind, i.key): n for n, i in enumerate(items)}
+    filled.sort(key=lambda added: order[(added.kind, added.key)])
+    return (text, filled) if filled else (None, [])
+
+
+def _verdict(items: list[Item], decision: Decision) -> str:
+    return next((i.verdict for i in items if (i.kind, i.key) == (decision.kind, decision.key)), "")

@@ -1,0 +1,64 @@
+"""Applying the configured series to a target tree, atomically, at fuzz 0: the feature
+behind ``apply`` (the command line's and the short path's of :mod:`patchkeeper.__main__`).
+
+``apply`` changes nothing unless every hunk of every patch applies at fuzz 0 (offsets are
+reported); applying an applied series says so and changes nothing; a partly applied target is
+reported, not patched further (the operation: ``trees/apply_tree.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from patchkeeper.config import Config
+from patchkeeper.progress import warn
+from patchkeeper.series.hunk_evidence import MISSING_FILE
+from patchkeeper.series.load import load_series
+from patchkeeper.trees.apply_tree import apply_to_tree
+from patchkeeper.trees.layout_hint import layout_hint
+from patchkeeper.trees.pin import pin_mismatch
+from patchkeeper.trees.results import FAILED, ApplyResult
+from patchkeeper.trees.tree import DIRECTORY, Tree, check_paths, target_tree
+
+
+def apply_series(
+    config: Config,
+    overlays: Callable[[Tree], dict[str, bytes]],
+    *,
+    target: Path | None = None,
+    python: Path | None = None,
+) -> ApplyResult:
+    """Apply the configured series to the target (``target``, a directory, or the upstream
+    installed for the interpreter ``python``), then copy ``overlays(tree)`` (path -> bytes)
+    into it.
+
+    Raises:
+        PatchFormatError: the series or a patch is malformed.
+        TargetError: a patch path escapes the target, or the target is read-only.
+        LockError: another process holds the target.
+    """
+    _, patches = load_series(config)
+    tree = target_tree(config, target, python)
+    check_paths(tree, patches)
+    pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
+    result = apply_to_tree(tree, patches, lambda: overlays(tree), config.lock_timeout)
+    return _with_layout_hint(result, tree)
+
+
+def _with_layout_hint(result: ApplyResult, tree: Tree) -> ApplyResult:
+    """A failed patch whose files are all missing from a directory target: the note also
+    says where they are when that is one place nearby (:func:`layout_hint`)."""
+    if result.outcome != FAILED or tree.kind != DIRECTORY or not result.failures:
+        return result
+    if any(failure.problem != MISSING_FILE for failure in result.failures):
+        return result
+    directory = tree.base.relative_to(tree.root).as_posix()
+    paths = [failure.path for failure in result.failures]
+    hint = layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
+    if not hint:
+        return result
+    return replace(result, note=f"{result.note}\n{hint}" if result.note else hint)

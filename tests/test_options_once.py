@@ -1,0 +1,171 @@
+"""Each option of the command line is spelt in one place under ``src/patchkeeper``: the
+``click.option``/``click.Option`` that declares it (``patchkeeper/commands/options.py`` for
+an option several commands take, the command's own module for the others).
+
+An option's name written anywhere else as a string of its own (``"--to"``) is a second
+spelling that can drift from the declaration; code that needs the name takes it from the
+declared parameter (:func:`patchkeeper.commands.options.spelt`,
+:func:`patchkeeper.commands.options.given_options`). :data:`ALLOWED` lists the few places
+that name an option without its declaration at hand, each with the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parent.parent / "src" / "patchkeeper"
+
+_FAST = "the short path of a plain apply reads its options before click is loaded"
+_FEATURE = (
+    "a feature below the command modules names the option its value came from in a "
+    "message or a hint"
+)
+_KEPT = "reads an option's value from a command line kept with the evidence"
+_TOOLS = (
+    "an MCP tool's fixed words of the command line the server runs (the agents layer is "
+    "below the command modules; the schemas are read from the command objects)"
+)
+_OTHER = "another program's option of the same name (git format-patch -o)"
+
+#: (module, option) -> why the name is written there too.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("patchkeeper/__main__.py", "-C"): _FAST,
+    ("patchkeeper/__main__.py", "--config"): _FAST,
+    ("patchkeeper/__main__.py", "--target"): _FAST,
+    ("patchkeeper/__main__.py", "--python"): _FAST,
+    ("patchkeeper/audit/release.py", "--to"): _FEATURE,
+    ("patchkeeper/audit/release.py", "--pristine"): _FEATURE,
+    ("patchkeeper/audit/range_audit.py", "--to"): _FEATURE,
+    ("patchkeeper/audit/range_audit.py", "--pristine"): _FEATURE,
+    ("patchkeeper/trees/apply_series.py", "--target"): _FEATURE,
+    ("patchkeeper/ledger/entries.py", "--check"): _FEATURE,
+    ("patchkeeper/ledger/table.py", "--at"): _FEATURE,
+    ("patchkeeper/ledger/table.py", "--why"): _FEATURE,
+    ("patchkeeper/port/session.py", "--to"): _FEATURE,
+    ("patchkeeper/port/session.py", "--from"): _FEATURE,
+    ("patchkeeper/start/init.py", "--ledger"): _FEATURE,
+    ("patchkeeper/upgrade/run.py", "--to"): _FEATURE,
+    ("patchkeeper/upgrade/run.py", "--from"): _FEATURE,
+    ("patchkeeper/record/build.py", "--to"): _KEPT,
+    ("patchkeeper/record/build.py", "--from"): _KEPT,
+    ("patchkeeper/record/build.py", "--target"): _KEPT,
+    ("patchkeeper/record/build.py", "--pristine"): _KEPT,
+    ("patchkeeper/start/forms.py", "-o"): _OTHER,
+    ("patchkeeper/agents/calls.py", "--json"): _TOOLS,
+    ("patchkeeper/agents/calls.py", "-C"): _TOOLS,
+    ("patchkeeper/agents/tools.py", "--json"): _TOOLS,
+    ("patchkeeper/agents/tools.py", "--check"): _TOOLS,
+    ("patchkeeper/agents/tools.py", "--continue"): _TOOLS,
+    ("patchkeeper/agents/tools.py", "--abort"): _TOOLS,
+    ("patchkeeper/agents/tools.py", "--write"): _TOOLS,
+}
+
+
+def _modules() -> dict[str, ast.Module]:
+    return {
+        path.relative_to(SOURCE.parent).as_posix(): ast.parse(path.read_bytes())
+        for path in sorted(SOURCE.rglob("*.py"))
+    }
+
+
+def _constants(tree: ast.Module) -> dict[str, ast.Constant]:
+    """The module's top-level ``NAME = "text"`` assignments."""
+    out = {}
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    out[target.id] = value
+    return out
+
+
+def _is_click(call: ast.Call, names: tuple[str, ...]) -> bool:
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in names
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "click"
+    )
+
+
+def _factories(modules: dict[str, ast.Module]) -> set[str]:
+    """The shared options' decorator factories (``output_option``) of
+    ``patchkeeper/commands/options.py``."""
+    tree = modules["patchkeeper/commands/options.py"]
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.endswith("_option")
+    }
+
+
+def declarations(modules: dict[str, ast.Module]) -> list[tuple[str, str, ast.Constant]]:
+    """Every option name a ``click.option(...)``/``click.Option([...])`` (or a shared
+    option's factory: ``output_option(..., "-o")``) declares: (module, name, the string literal that spells it); a name
+    may be a module constant (``JSON_FLAG``)."""
+    found = []
+    factories = _factories(modules)
+    for module, tree in modules.items():
+        constants = _constants(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            factory = isinstance(node.func, ast.Name) and node.func.id in factories
+            if _is_click(node, ("option",)) or factory:
+                words = list(node.args)
+            elif _is_click(node, ("Option",)) and node.args and isinstance(node.args[0], ast.List):
+                words = list(node.args[0].elts)
+            else:
+                continue
+            for word in words:
+                literal = constants.get(word.id) if isinstance(word, ast.Name) else word
+                if (
+                    isinstance(literal, ast.Constant)
+                    and isinstance(literal.value, str)
+                    and literal.value.startswith("-")
+                ):
+                    found.append((module, literal.value, literal))
+    return found
+
+
+def test_the_declarations_are_found() -> None:
+    names = {name for _, name, _ in declarations(_modules())}
+    assert {"-C", "--config", "--json", "--to", "--from", "--python", "--patch-dir"} <= names
+    assert len(names) == 41
+
+
+def test_every_option_is_spelt_once() -> None:
+    """No name declared twice, and none written as a string of its own elsewhere."""
+    modules = _modules()
+    declared = declarations(modules)
+    declaring = {id(literal) for _, _, literal in declared}
+    names = {name for _, name, _ in declared}
+    twice = Counter(name for _, name, _ in declared)
+    again = sorted(
+        (module, node.value, node.lineno)
+        for module, tree in modules.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and node.value in names
+        and id(node) not in declaring
+        and (module, node.value) not in ALLOWED
+    )
+    assert [name for name, count in twice.items() if count > 1] == []
+    assert again == []
+
+
+def test_the_allowed_places_still_spell_the_option() -> None:
+    """An entry of :data:`ALLOWED` whose place no longer spells the option goes too."""
+    modules = _modules()
+    spelt = {
+        (module, node.value)
+        for module, tree in modules.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    assert sorted(set(ALLOWED) - spelt) == []
