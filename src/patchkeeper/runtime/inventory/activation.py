@@ -1,13 +1,14 @@
 """Reachability: from the plugin's entry points to each patch, through imports and calls.
 
-The seed (section 2) asks to "trace plugin entry points and package initializers" and to
-record each patch's activation status. Nodes are plugin modules (their bodies run on
-import), functions and classes; edges are the imports, calls, references and dotted strings
-(``"vllm_ascend.platform.NPUPlatform"``, the platform-plugin protocol) found by
-:mod:`patchkeeper.runtime.inventory.scan`. The chain with the fewest conditions wins (a uniform-cost
-search), so an entry reached both unconditionally and under an ``if`` is *active*. A test
-on a bare parameter (``if is_global_patch:``) is decided by the constant argument of the
-call that reached the function, or by the parameter's constant default.
+A patch only matters if something runs it: this module traces the plugin's entry points and
+package initializers and records each patch's activation status. Nodes are plugin modules
+(their bodies run on import), functions and classes; edges are the imports, calls,
+references and dotted strings (``"vllm_ascend.platform.NPUPlatform"``, the platform-plugin
+protocol) found by :mod:`patchkeeper.runtime.inventory.scan`. The chain with the fewest
+conditions wins (a uniform-cost search), so an entry reached both unconditionally and under
+an ``if`` is *active*. A test on a bare parameter (``if is_global_patch:``) is decided by
+the constant argument of the call that reached the function, or by the parameter's constant
+default.
 """
 
 from __future__ import annotations

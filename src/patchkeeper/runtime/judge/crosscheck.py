@@ -1,4 +1,4 @@
-"""Findings of the audit across entries and files (issue 10, items 3, 4 and 8).
+"""Findings of the audit across entries and files.
 
 - *duplicate*: two entries in two files patch the same target (the later import wins, and
   the other patch is silently dead or wraps the first);

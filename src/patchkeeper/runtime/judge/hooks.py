@@ -1,9 +1,10 @@
-"""Extension points upstream gained that can replace a monkey patch (issue 10, item 1).
+"""Extension points upstream gained that can replace a monkey patch.
 
-The seed's *migrate* row: "A registry, platform hook, CustomOp, or narrower extension point
-now supports the requirement." A hook is consulted by code; this module looks at the new
-upstream definition of the target and at the functions of the target's module that call it,
-and lists the hooks they consult that the old release did not define anywhere:
+An entry is *migrate* when a registry, platform hook, custom op or narrower extension point
+of the new upstream now supports what the patch does. A hook is consulted by code; this
+module looks at the new upstream definition of the target and at the functions of the
+target's module that call it, and lists the hooks they consult that the old release did not
+define anywhere:
 
 - a platform method: ``current_platform.<m>(...)``, ``<x>.platform.<m>``, ``Platform.<m>``;
 - a registration function or method: ``register_<x>(...)``, ``<X>.register<_x>(...)``,

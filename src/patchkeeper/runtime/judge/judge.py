@@ -1,4 +1,4 @@
-"""From the drift of one entry to the decision a careful maintainer takes (issue 10).
+"""From the drift of one entry to the decision a careful maintainer takes.
 
 :func:`patchkeeper.runtime.judge.drift.decide` compares the old upstream, the new upstream and the
 plugin's replacement. This module adds what that comparison cannot see, in this order (the

@@ -1,5 +1,5 @@
 """Evidence that upstream took a patch's change in: the new release now has what the plugin
-added, so the patch goes (*remove*, issue 10).
+added, so the patch goes (*remove*).
 
 A careful maintainer deletes a backport, or a feature the plugin carried, once the upstream
 release it moves to ships it; and when one part of a patch file has landed upstream, the

@@ -1,4 +1,4 @@
-"""Upstream changes that need no update of a patch: noise (issue 10, item 6).
+"""Upstream changes that need no update of a patch: noise.
 
 An upstream change is *cosmetic* for a patch when the old and new upstream definitions are
 the same AST (docstrings removed, :func:`patchkeeper.runtime.judge.samecode.same_ast`) once any of

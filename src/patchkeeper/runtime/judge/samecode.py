@@ -1,7 +1,7 @@
 """``patchkeeper runtime same-code A B``: are two files or two functions the same code?
 
-The seed (section 6): "For comment/docstring-only changes, compare ASTs after removing
-docstrings to confirm executable behavior is unchanged". ``A`` and ``B`` are files, or
+A change to comments or docstrings only leaves the executable behaviour as it was: the ASTs
+are compared once docstrings are removed. ``A`` and ``B`` are files, or
 ``FILE::QUALNAME`` (``vllm/x.py::Scheduler.schedule``) for one function or class. Comments
 never reach the AST; docstrings are removed; positions are ignored. When the code differs
 the result says where: the first differing statement on each side, with its line.

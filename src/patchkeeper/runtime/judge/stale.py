@@ -1,7 +1,7 @@
 """Stale bindings: upstream modules that imported a patched name before the plugin ran.
 
-The seed (section 4): "Check whether ``from ... import ...`` already bound the old object;
-successful patch import does not prove every caller uses the replacement." For a patched
+A patch that imported without error does not prove that every caller uses the replacement:
+a ``from ... import ...`` may already have bound the old object. For a patched
 module-level name ``M.N`` (``M`` the module whose attribute the plugin replaces), every
 module of the new upstream that binds it at module level with ``from M import N`` (or ``as
 L``) keeps the original object, and so does every module importing that binding in turn

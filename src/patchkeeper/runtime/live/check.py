@@ -1,8 +1,8 @@
 """``patchkeeper runtime check``: the live check, opt-in, in a fresh interpreter.
 
-The seed (section 6): "Run import smoke tests in fresh processes ... Verify both successful
-target import and that actual callers reach the replacement ... record package
-``__file__``, relevant extension-module paths, and the active plugin origin". The static
+Imports are tried in a fresh process, as the upstream loads the plugin: the target must
+import and its live attribute must be the replacement; the packages' ``__file__``, the
+extension modules' paths and the plugin's origin are recorded. The static
 inventory gives the entries; :mod:`patchkeeper.runtime.live.probe` runs in ``--python`` with a
 timeout, proxies pointed at a closed local port (no network), and reports as JSON.
 """

@@ -1,10 +1,10 @@
 """Resolve a patched target (``vllm.x.Cls.meth``) in an upstream tree.
 
-The seed (section 3): "Trace dynamic exports, inherited methods, and imported aliases to
-their definitions; a failed static lookup does not establish that an upstream target was
-removed." So a lookup follows ``from x import y`` aliases and re-exports, star imports,
-submodules and base classes; and when it fails the name is searched in the whole tree:
-*moved* (with the new locations) or *removed*.
+A failed static lookup does not establish that an upstream target was removed: dynamic
+exports, inherited methods and imported aliases lead to definitions elsewhere. So a lookup
+follows ``from x import y`` aliases and re-exports, star imports, submodules and base
+classes; and when it fails the name is searched in the whole tree: *moved* (with the new
+locations) or *removed*.
 """
 
 from __future__ import annotations

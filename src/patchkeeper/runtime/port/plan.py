@@ -20,7 +20,7 @@ from patchkeeper.runtime.port.gatecut import Cut
 from patchkeeper.runtime.port.results import GATE_CUT, LEFT, NOTHING, RETARGETED, PortedEntry
 from patchkeeper.runtime.syntax.gates import release_label, release_version
 
-#: The header field that records the reviewed release (the seed's section 5 template).
+#: The header field that records the reviewed release (the plugin file header's template).
 AFFECTED = re.compile(r"^(?P<lead>\s*#\s*Affected versions:)(?P<rest>.*)$")
 
 
