@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,3 +60,30 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         and "__pycache__" not in p.parts
         and not (key := p.relative_to(root).as_posix()).startswith(".patchkeeper/evidence/")
     }
+
+
+#: One conflict region in diff3 style, markers included.
+REGION = re.compile(rb"^<<<<<<< [^\n]*\n.*?^>>>>>>> [^\n]*\n", re.S | re.M)
+
+
+def resolve(path: Path, *replacements: bytes) -> None:
+    """Replace the conflict regions of ``path``, in order, with ``replacements``."""
+    data = path.read_bytes()
+    regions = REGION.findall(data)
+    assert len(regions) == len(replacements), (path, regions)
+    for region, replacement in zip(regions, replacements):
+        data = data.replace(region, replacement, 1)
+    path.write_bytes(data)
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` (the autouse fixture isolates its configuration); its output,
+    stripped."""
+    done = subprocess.run(
+        ["git", "-c", "commit.gpgSign=false", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()

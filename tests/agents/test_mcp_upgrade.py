@@ -5,16 +5,14 @@ test writes itself are those an agent writes: the resolutions and the tree to ch
 
 from __future__ import annotations
 
-import re
 import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import ClientSession
 from mcp_support import talk
 
-from helpers import Example
+from helpers import Example, resolve
 
 PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
 API_KEY = (
@@ -22,15 +20,6 @@ API_KEY = (
     b'"X-Api-Key"])\n'
 )
 DOWN = {"directory": "downstream"}
-#: One conflict region (diff3 style, markers included).
-REGION = re.compile(rb"^<<<<<<< [^\n]*\n.*?^>>>>>>> [^\n]*\n", re.S | re.M)
-
-
-def resolve(path: Path, resolution: bytes) -> None:
-    """Write ``path``'s one conflict region as ``resolution``, as an agent does."""
-    data = path.read_bytes()
-    assert len(REGION.findall(data)) == 1
-    path.write_bytes(REGION.sub(lambda _: resolution, data))
 
 
 def verdicts_of(port: dict[str, Any]) -> list[tuple[str, str]]:

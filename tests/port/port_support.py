@@ -2,36 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-#: One conflict region in diff3 style, markers included.
-REGION = re.compile(rb"^<<<<<<< [^\n]*\n.*?^>>>>>>> [^\n]*\n", re.S | re.M)
+from helpers import git, resolve
 
-
-def resolve(path: Path, *replacements: bytes) -> None:
-    """Replace the conflict regions of ``path``, in order, with ``replacements``."""
-    data = path.read_bytes()
-    regions = REGION.findall(data)
-    assert len(regions) == len(replacements), (path, regions)
-    for region, replacement in zip(regions, replacements):
-        data = data.replace(region, replacement, 1)
-    path.write_bytes(data)
-
-
-def git(repo: Path, *args: str) -> str:
-    """Run git in ``repo`` (the autouse fixture isolates its configuration)."""
-    done = subprocess.run(
-        ["git", "-c", "commit.gpgSign=false", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
+__all__ = ["git", "resolve"]
 
 
 def _replace_tree(repo: Path, tree: Path) -> None:
