@@ -18,7 +18,7 @@ from typing import Any
 from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.unparsed import conflict_line
-from patchkeeper.runtime.judge.drift import Code, codes
+from patchkeeper.runtime.judge.drift import Code, codes, is_copy
 from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
@@ -126,6 +126,15 @@ def merge_entry(
     specs = (result.old, result.new)
     versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
+    subclass = subclass_pieces(entry, old_code, new_code, mine, tree) is not None
+    if not subclass and not is_copy(old_code, mine):
+        detail = (
+            f"the replacement at {mine.name}:{mine.start} is not a copy of upstream's "
+            f"{entry.target} (another kind of definition, or a class that neither derives "
+            "from it nor keeps half its lines): nothing to merge; read it against upstream's "
+            "change by hand"
+        )
+        return _replace(base, detail=detail)
     original = calls_original(entry, mine, tree)
     if original:
         changes = "; ".join(drift.upstream_changes) or "none"
