@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import copy
 import difflib
 import subprocess
 import sys
@@ -355,15 +356,75 @@ def reproduce(
         verdict = (
             "conflict" if kind == "conflict" else reproduced(entry, settings.root, newer, changed)
         )
-        if verdict == "equal":
-            out["reproduced"] += 1
-        elif verdict == "different":
-            out["written, different"] += 1
-        else:
-            out[kind] += 1
+        out[port_outcome(entry, kind, verdict, settings.root, newer, changed)] += 1
         what = port_class(entry, audited, row, verdict, kind, settings.root, newer, new_version)
         classes.append((name, what, action.detail if action else ""))
     return out, classes
+
+
+#: What ``runtime port`` did for a truth *update* entry (:func:`port_outcome`), in table
+#: order. *clean, wrong* is the worst: a merge port reported clean that writes what the
+#: maintainers did not (it must be 0).
+OUTCOMES = (
+    "exact",
+    "clean, partial",
+    "clean, wrong",
+    "clean but behind",
+    "conflict",
+    "written, different",
+    "by hand",
+    "nothing to do",
+)
+
+
+def _code_lines(node: ast.AST | None) -> Counter:
+    """The lines of a definition as :func:`ast.unparse` writes it (layout and comments
+    aside, docstrings left out), counted."""
+    if node is None:
+        return Counter()
+    node = copy.deepcopy(node)
+    for found in ast.walk(node):
+        body = getattr(found, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            body.pop(0)
+    return Counter(line.strip() for line in ast.unparse(node).splitlines() if line.strip())
+
+
+def port_outcome(entry, kind: str, verdict: str, plugin: Path, newer: Path, changed) -> str:
+    """One of :data:`OUTCOMES` for a truth *update* entry: ``exact`` (what port wrote is the
+    maintainers' new code, :func:`reproduced`); for a merge port reported clean, ``clean,
+    partial`` when every line it added to the replacement is in the maintainers' new
+    definition and no line it deleted is (they did more) and ``clean, wrong`` otherwise;
+    ``clean but behind``, ``conflict``: flagged for a human; ``written, different``: a
+    retarget or gate cut that is not the maintainers'; else port's action."""
+    if verdict == "equal":
+        return "exact"
+    if kind in ("conflict", "clean but behind", "by hand", "nothing to do"):
+        return kind
+    if kind != "merged":
+        return "written, different" if verdict == "different" else kind
+    replacement = entry.replacement or ""
+    module = replacement.partition(":")[0]
+    def_file = _module_file(plugin, module) if ":" in replacement else None
+    before = _code_lines(_definition(plugin, replacement)) if def_file else Counter()
+    after = (
+        _code_lines(_definition(plugin, replacement, changed.get(def_file)))
+        if def_file
+        else Counter()
+    )
+    theirs = _code_lines(_definition(newer, replacement)) if def_file else Counter()
+    added, deleted = after - before, before - after
+    if not theirs:
+        return "clean, wrong"
+    if any(theirs[k] < after[k] for k in added) or any(theirs[k] >= before[k] for k in deleted):
+        return "clean, wrong"
+    return "clean, partial"
 
 
 #: The classes of :func:`port_class`, in table order, with what a tool can do about each.
@@ -575,11 +636,14 @@ def port_tables(ported: list) -> str:
     entries, and their classes (:data:`PORT_CLASSES`) with an example of each."""
     if not any(counts for _p, counts, _c in ported):
         return ""
-    kinds = ["reproduced", "written, different", "conflict", "by hand", "nothing to do"]
+    kinds = list(OUTCOMES)
     lines = [
-        "`runtime port` on the truth's *update* entries (reproduced: what port writes for "
+        "`runtime port` on the truth's *update* entries (exact: what port writes for "
         "the entry is the maintainers' new release: the replacement definition, AST without "
-        "docstrings, and the patch file's top-level statements it changed):",
+        "docstrings, and the patch file's top-level statements it changed; clean, partial: "
+        "a clean merge whose every added and deleted line the maintainers' new definition "
+        "agrees with, they did more; clean, wrong: a clean merge that writes what they did "
+        "not, the worst, must be 0):",
         "",
         "| pair | " + " | ".join(kinds) + " | entries |",
         "|---" * (len(kinds) + 2) + "|",
@@ -682,17 +746,19 @@ def inventory_table(plugins: dict[str, dict], tests: set[str], pattern: str) -> 
     return "\n".join(lines) + "\n"
 
 
-def set_table(results: list[dict], tests: set[str]) -> str:
+def set_table(results: list[dict], tests: set[str], plugins: tuple[str, ...] = ()) -> str:
     """Agreement and confusion table per plugin and per set (development, test), and what
-    ``runtime port`` did on the truth's *update* entries."""
-    groups: dict[str, list] = {}
+    ``runtime port`` did on the truth's *update* entries; every plugin of ``plugins`` (the
+    corpus) has its row, with its zero when it has no pair."""
+    groups: dict[str, list] = {name: [] for name in plugins}
     for result in results:
         name = result.get("plugin", "vllm-ascend")
         groups.setdefault(name, []).append(result)
     sets: dict[str, list] = {"development": [], "test": []}
     lines = [
-        "| plugin or set | pairs | entries scored | agreement | port |",
-        "|---|---|---|---|---|",
+        "| plugin or set | pairs | entries scored | agreement | port on update entries "
+        "| wrong merges reported clean |",
+        "|---|---|---|---|---|---|",
     ]
 
     def row(label: str, chosen: list[dict]) -> str:
@@ -702,8 +768,11 @@ def set_table(results: list[dict], tests: set[str]) -> str:
             port += result["port"]
         agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
         percent = 100 * agree / max(len(rows), 1)
-        ported = ", ".join(f"{k} {v}" for k, v in sorted(port.items())) or "-"
-        return f"| {label} | {len(chosen)} | {len(rows)} | {agree} ({percent:.1f}%) | {ported} |"
+        ported = ", ".join(f"{k} {port[k]}" for k in OUTCOMES if port[k]) or "-"
+        return (
+            f"| {label} | {len(chosen)} | {len(rows)} | {agree} ({percent:.1f}%) | {ported} "
+            f"| {port['clean, wrong']} |"
+        )
 
     for name, chosen in groups.items():
         sets["test" if name in tests else "development"] += chosen
@@ -777,7 +846,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = ["| pair | before | after |", "|---|---|---|"]
     lines += [f"| {pair} | {b} | {a} |" for pair, b, a in summary]
     print("\n".join(lines))
-    sets_text = set_table(results, tests)
+    listed = () if wanted else tuple(n for n in plugins if not chosen or n in chosen)
+    sets_text = set_table(results, tests, listed)
     print(sets_text)
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     header = (

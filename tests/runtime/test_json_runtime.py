@@ -33,7 +33,7 @@ def test_runtime_commands_print_the_envelope(runtime_trees: Path, cli) -> None:
         ),
         (
             "runtime lock",
-            1,
+            0,
             cli("runtime", "lock", "--at", str(old), "--json", cwd=plugin),
         ),
         (
@@ -57,9 +57,12 @@ def test_runtime_commands_print_the_envelope(runtime_trees: Path, cli) -> None:
     lock = seen["runtime lock"]
     assert (lock["target_count"], lock["file_count"], "files" in lock) == (6, 4, False)
     assert lock["path"] == str(plugin / "metaplug/patch/patchkeeper.lock")
-    assert lock["unguarded"] == [
-        ["tinyup.kernels.sub_kernel", "removed at 1.0: the release defines no such name"]
+    assert lock["unguarded"] == []
+    assert lock["skipped"] == [
+        [
+            "tinyup.kernels.sub_kernel",
+            "added by the plugin: 1.0 defines no such name; nothing upstream to guard",
+        ]
     ]
-    assert lock["skipped"] == []
     assert seen["runtime port"]["files"] == sorted(seen["runtime port"]["files"])
     assert seen["runtime port"]["written"] is False

@@ -43,8 +43,14 @@ def test_port_reports_each_entry_and_writes_nothing(runtime_trees: Path) -> None
         (10, "tinyup.registry.BACKENDS", "by hand", 0),
         (12, "tinyup.kernels.add_kernel", "retargeted", 0),
         (22, "tinyup.kernels.sub_kernel", "nothing to do", 0),
+        (9, "tinyup.kernels.jit", "retargeted", 0),
     ]
     assert result.entries[6].detail == "tinyup.kernels -> tinyup.ops.kernels at line 12"
+    assert result.entries[8].detail == (
+        "from tinyup.kernels import jit -> from tinyup.ops.kernels import jit at line 9 "
+        "(2.0 moved it)"
+    )
+    assert "+from tinyup.ops.kernels import jit\n" in result.diff
     assert '+@patch("tinyup.ops.kernels", "add_kernel")\n' in result.diff
     assert "+def create(cls, name=None):\n" in result.diff
     assert "+<<<<<<< upstream 2.0\n" in result.diff and "+||||||| upstream 1.0\n" in result.diff
@@ -52,11 +58,12 @@ def test_port_reports_each_entry_and_writes_nothing(runtime_trees: Path) -> None
         "-# Affected versions: tinyup 1.0 (reviewed at 1.0).\n"
         "+# Affected versions: tinyup 1.0 (reviewed at 1.0). Reviewed against 2.0.\n"
     ) in result.diff
+    # Only the files whose every entry is done are marked reviewed: not the dormant
+    # fix_disabled.py, the conflicted fix_scheduler.py or backends.py (left by hand).
+    assert result.diff.count("Reviewed against 2.0.") == 2
     assert result.files == (
-        "metaplug/patch/bugfix/fix_disabled.py",
         "metaplug/patch/bugfix/fix_sampler.py",
         "metaplug/patch/bugfix/fix_scheduler.py",
-        "metaplug/patch/enhancement/backends.py",
         "metaplug/patch/performance/kernels.py",
     )
     assert (result.written, result.exit_code) == (False, 1)
@@ -86,12 +93,12 @@ def test_port_cli_prints_the_diff_and_the_report(runtime_trees: Path, cli) -> No
     saved = cli("runtime", "port", *versions, "--output", str(diff_file), cwd=plugin)
     summary = (
         "runtime port 1.0 -> 2.0: by hand 2, conflict 1, merged 1, nothing to do 3, "
-        "retargeted 1; not written (--write applies it)"
+        "retargeted 2; not written (--write applies it)"
     )
     assert (saved.code, saved.err) == (1, "")
     assert saved.out.splitlines()[-1] == f"{summary}; diff in {diff_file}"
     diff = diff_file.read_text(encoding="utf-8")
-    assert diff.startswith("--- a/metaplug/patch/bugfix/fix_disabled.py\n")
+    assert diff.startswith("--- a/metaplug/patch/bugfix/fix_sampler.py\n")
     run = cli("runtime", "port", *versions, cwd=plugin)
     assert (run.code, run.out) == (1, diff)
     assert run.err.splitlines() == [*saved.out.splitlines()[:-1], summary]
@@ -113,10 +120,10 @@ def test_port_redirected_to_a_file_holds_exactly_the_diff(runtime_trees: Path) -
         done = subprocess.run(command, cwd=plugin, stdout=out, stderr=subprocess.PIPE, env=env)
     assert done.returncode == 1
     assert redirected.read_bytes() == saved.read_bytes()
-    assert redirected.read_bytes().startswith(b"--- a/metaplug/patch/bugfix/fix_disabled.py\n")
+    assert redirected.read_bytes().startswith(b"--- a/metaplug/patch/bugfix/fix_sampler.py\n")
     assert " ".join(done.stderr.decode().split()).endswith(
         "runtime port 1.0 -> 2.0: by hand 2, conflict 1, merged 1, nothing to do 3, "
-        "retargeted 1; not written (--write applies it)"
+        "retargeted 2; not written (--write applies it)"
     )
     assert max(len(line) for line in redirected.read_text().splitlines()) > 40
 

@@ -1,5 +1,5 @@
 """``runtime port --write`` run a second time, after the user resolved the conflicts of the
-first: the resolved copies are kept (their header says ``Reviewed against NEW.``), and a
+first: the resolved copies are kept (their header says ``Ported to NEW, to review.``), and a
 merge that changes nothing is not reported as one.
 
 Found on a plugin in the audit seed's shape (a copy of ``Worker.execute`` whose upstream
@@ -40,7 +40,7 @@ def execute(self, batch):
 eng.worker.Worker.execute = execute
 """
 RESOLVED = (
-    PATCH.replace("0.1.0\n", "0.1.0 Reviewed against 0.2.0.\n")
+    PATCH.replace("0.1.0\n", "0.1.0 Ported to 0.2.0, to review.\n")
     .replace("(self, batch)", "(self, batch, scale=1)")
     .replace("total += item * 2\n", "total += item * scale * 2\n")
 )
@@ -103,6 +103,7 @@ def test_a_second_write_keeps_the_resolution(tmp_path: Path, cli, monkeypatch) -
     assert first.code == 1
     worker = plugin / "plug/patch/patch_worker.py"
     assert worker.read_text(encoding="utf-8").count("<<<<<<< upstream 0.2.0\n") == 1
+    assert worker.read_text(encoding="utf-8").startswith(RESOLVED.split("import", 1)[0])
     worker.write_text(RESOLVED, encoding="utf-8")  # the user resolves the conflict
     second = _port(cli, plugin, "--write")
     assert worker.read_text(encoding="utf-8") == RESOLVED
@@ -167,11 +168,11 @@ def test_the_reviewed_mark_ends_a_value_written_on_several_lines(
     assert (
         " # Affected versions: 0.1.0 and 0.2.0rc1 (measured on 910B),\n"
         "-#   reviewed at commit abc123.\n"
-        "+#   reviewed at commit abc123. Reviewed against 0.2.0.\n"
+        "+#   reviewed at commit abc123. Ported to 0.2.0, to review.\n"
         " #\n"
     ) in run.out
     assert _port(cli, plugin, "--write").code == 1
-    assert worker.read_text(encoding="utf-8").count("Reviewed against 0.2.0.") == 1
+    assert worker.read_text(encoding="utf-8").count("Ported to 0.2.0, to review.") == 1
 
 
 def test_output_into_the_plugin_code_is_refused(tmp_path: Path, cli, monkeypatch) -> None:
@@ -229,8 +230,10 @@ def test_a_copy_outside_the_patch_directory_left_mid_merge_is_named(
         "has an unresolved conflict region at plug/ops/worker.py:4: resolve it first"
     )
     assert expected in _port(cli, plugin).out.splitlines()  # nothing to write: stdout
-    # Without the header (vllm-ascend's files have none), the same; the diff (the header's
-    # mark) is on standard output, the report on standard error.
+    # Without the header's mark (vllm-ascend's files have no header), the same; no mark is
+    # written (the entry is not done): nothing to write, the report on standard output.
     patch = plugin / "plug/patch/patch_worker.py"
-    patch.write_text(patch.read_text().replace(" Reviewed against 0.2.0.", ""))
-    assert expected in _port(cli, plugin).err.splitlines()
+    patch.write_text(patch.read_text().replace(" Ported to 0.2.0, to review.", ""))
+    third = _port(cli, plugin)
+    assert (third.code, third.err) == (1, "")
+    assert expected in third.out.splitlines()

@@ -14,10 +14,8 @@ from mixed_downstream import RESOLVED, mixed_downstream
 from upgrade_support import committed_files, git, make_checkout, resolve, subjects, tracked_tree
 
 RUNTIME_FILES = [
-    "metaplug/patch/bugfix/fix_disabled.py",
     "metaplug/patch/bugfix/fix_sampler.py",
     "metaplug/patch/bugfix/fix_scheduler.py",
-    "metaplug/patch/enhancement/backends.py",
     "metaplug/patch/performance/kernels.py",
 ]
 AT_THE_STOP = [
@@ -89,7 +87,7 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
         "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the plugin "
         f"and {plugin.parent / 'upstream-2.0'} installed"
     )
-    scheduler = (plugin / RUNTIME_FILES[2]).read_text()
+    scheduler = (plugin / RUNTIME_FILES[1]).read_text()
     assert scheduler.count("<<<<<<< upstream 2.0\n") == 2
     resolve(plugin / ".patchkeeper-port/conflict/files/tinyup/registry.py", RESOLVED)
     run = cli("upgrade", "--continue", "--json", cwd=plugin)

@@ -13,14 +13,10 @@ import pytest
 from upgrade_support import git, make_checkout, subjects
 
 PORTED = [
-    "upplug/patch/attention_patch.py",
-    "upplug/patch/disabled.py",
     "upplug/patch/dup_a.py",
     "upplug/patch/dup_b.py",
-    "upplug/patch/engine_patch.py",
     "upplug/patch/gaps.py",
     "upplug/patch/gates.py",
-    "upplug/patch/more.py",
     "upplug/patch/refs.py",
 ]
 FIXTURES = Path(__file__).resolve().parent.parent / "runtime" / "fixtures" / "update"

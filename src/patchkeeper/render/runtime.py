@@ -178,7 +178,20 @@ def check_text(result: LiveCheck) -> str:
     for a in result.activation:
         detail = f" {a.get('module', '')} {a.get('detail', '')}".rstrip()
         lines.append(f"entry point {a['group']}:{a['name']} = {a['value']}: {a['status']}{detail}")
-    lines += [f"{e.status:<15} {e.file}:{e.line} {e.target} ({e.detail})" for e in result.entries]
+        if a.get("trace") and a.get("status") != "ok":
+            lines += ["  " + line for line in a["trace"].rstrip().splitlines()]
+    skipped = [e for e in result.entries if e.status == "not-checked"]
+    if skipped:
+        lines.append(
+            f"not checked ({len(skipped)} entries): importing their upstream modules fails with "
+            "one error, the cause (a runtime library of the platform that does not load here?):"
+        )
+        lines += ["  " + line for line in result.cause.splitlines()]
+    lines += [
+        f"{e.status:<15} {e.file}:{e.line} {e.target} ({e.detail})"
+        for e in result.entries
+        if e.status != "not-checked"
+    ]
     lines += [
         f"stale live binding: {s['importer']}.{s['local']} keeps the original {s['target']}"
         for s in result.stale

@@ -22,6 +22,7 @@ import difflib
 import functools
 import re
 import textwrap
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypedDict
@@ -59,6 +60,9 @@ class Code:
     name: str
     start: int
     lines: tuple[str, ...]
+    #: The plugin copy's own decorators (``ast.unparse`` of each), which its span leaves
+    #: out with the patch decorator: an upstream decorator the copy has is not a difference.
+    decorators: tuple[str, ...] = ()
 
     @functools.cached_property
     def text(self) -> str:
@@ -104,9 +108,26 @@ def _plugin_lines(file: Path) -> tuple[str, ...]:
         return ()
 
 
+@functools.lru_cache(maxsize=64)
+def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
+    """The decorators of every function and class of a plugin file, by the line of its
+    ``def``/``class`` (``ast.unparse`` of each); empty when the file does not parse."""
+    try:
+        tree = ast.parse("".join(_plugin_lines(file)))
+    except (SyntaxError, ValueError):
+        return {}
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {
+        node.lineno: tuple(ast.unparse(d) for d in node.decorator_list)
+        for node in ast.walk(tree)
+        if isinstance(node, kinds) and node.decorator_list
+    }
+
+
 def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
     """The source span of the plugin's replacement ``module:qualname`` (from the scanned
-    facts: no second parse), decorators excluded; ``None`` for an expression."""
+    facts), decorators excluded from the span and listed in :attr:`Code.decorators`;
+    ``None`` for an expression."""
     module, _, qual = replacement.partition(":")
     if not qual or "<" in replacement:
         return None
@@ -117,7 +138,8 @@ def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
         return None
     start, end = span  # the patch decorator is not part of the compared code
     lines = _plugin_lines(found[0])[start - 1 : end]
-    return Code(tree.relative(found[0]), start, tuple(lines))
+    decorators = _decorators_by_line(found[0]).get(start, ()) if start > 1 else ()
+    return Code(tree.relative(found[0]), start, tuple(lines), decorators)
 
 
 def unified(a: Code, b: Code) -> str:
@@ -164,10 +186,62 @@ def _normal(line: str) -> str:
     return line.split("#", 1)[0].strip() if not line.strip().startswith("#") else ""
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _header(node: ast.stmt, name: str) -> str:
+    """A definition's ``def``/``class`` line as :func:`ast.unparse` writes it, named
+    ``name``: its layout over several lines, its trailing commas and its own name are no
+    difference between a copy and upstream."""
+    if isinstance(node, ast.ClassDef):
+        bases = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
+        return f"class {name}({', '.join(bases)}):"
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    lead = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    return f"{lead} {name}({ast.unparse(node.args)}){returns}:"
+
+
+def compared_lines(
+    code: Code, name: str = "", decorators: tuple[str, ...] = ()
+) -> list[tuple[int, str]]:
+    """The lines of ``code`` as a copy is compared with upstream: ``(index in
+    code.lines, normalized text)`` (comments and layout aside, :func:`_normal`), the
+    decorators and the ``def``/``class`` header of a definition written once each by
+    :func:`ast.unparse` (named ``name`` when given: the copy's own name is no difference),
+    and a decorator in ``decorators`` (those of the copy) left out: ``@triton.jit`` above
+    both is no difference. A span that does not parse is compared line by line."""
+    node = code.parsed
+    raw = [(i, _normal(line)) for i, line in enumerate(code.lines)]
+    if not isinstance(node, _DEFINITIONS) or not node.body:
+        return raw
+    body = node.body[0].lineno - 1
+    if body <= node.lineno - 1 or body > len(code.lines):
+        return raw  # a body on the header's line: read as it is
+    out = []
+    for decorator in node.decorator_list:
+        text = ast.unparse(decorator)
+        if text not in decorators:
+            out.append((decorator.lineno - 1, f"@{text}"))
+    out.append((node.lineno - 1, _header(node, name or node.name)))
+    out += raw[body:]
+    return out
+
+
+def _pair(base: Code, changed: Code) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """:func:`compared_lines` of upstream's ``base`` and the copy ``changed`` (named as
+    upstream's definition, its decorators left out of upstream's)."""
+    node = base.parsed
+    name = node.name if isinstance(node, _DEFINITIONS) else ""
+    return compared_lines(base, decorators=changed.decorators), compared_lines(changed, name)
+
+
 def added_lines(base: Code, changed: Code) -> list[str]:
-    """The code lines ``changed`` adds over ``base`` (normalized, comments dropped)."""
-    a = [_normal(x) for x in base.lines]
-    b = [_normal(x) for x in changed.lines]
+    """The code lines ``changed`` adds over ``base`` (normalized, comments dropped; the
+    header and decorators as :func:`compared_lines` reads them)."""
+    before, after = _pair(base, changed)
+    a = [text for _i, text in before]
+    b = [text for _i, text in after]
     out = []
     for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag in ("replace", "insert"):
@@ -175,9 +249,34 @@ def added_lines(base: Code, changed: Code) -> list[str]:
     return out
 
 
+def is_copy(base: Code, mine: Code) -> bool:
+    """Whether the plugin's replacement ``mine`` is a copy of upstream's definition
+    ``base`` (one to compare line by line, or to merge): the same kind of definition
+    (a function for a function, a class for a class), and a class either derives from
+    upstream's (a subclass: its own rules read it) or keeps at least half of upstream's
+    code lines. A plugin class of another origin (a renamed library class, a new class
+    registered in a table) is not a copy of whatever upstream defines there."""
+    old, own = base.parsed, mine.parsed
+    if old is None or own is None:
+        return True  # unreadable: compared as text, as before
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if isinstance(old, functions) and isinstance(own, functions):
+        return True
+    if not (isinstance(old, ast.ClassDef) and isinstance(own, ast.ClassDef)):
+        return False
+    if any(ast.unparse(b).rsplit(".", 1)[-1] == old.name for b in own.bases):
+        return True
+    before, after = _pair(base, mine)
+    kept = Counter(t for _i, t in before if t) & Counter(t for _i, t in after if t)
+    total = sum(1 for _i, t in before if t)
+    return total == 0 or 2 * sum(kept.values()) >= total
+
+
 def outside_banners(base: Code, changed: Code) -> tuple[list[str], bool]:
     """Changes of ``changed`` over ``base`` that lie outside the banner regions, and whether
-    ``changed`` has banners at all. Each change is ``"line N: <code>"``."""
+    ``changed`` has banners at all. Each change is ``"line N: <code>"``. The lines are
+    compared as :func:`compared_lines` reads them (the copy's name, its signature's layout
+    and the decorators it has are no change)."""
     regions: list[tuple[int, int]] = []
     start = None
     for index, line in enumerate(changed.lines):
@@ -194,19 +293,22 @@ def outside_banners(base: Code, changed: Code) -> tuple[list[str], bool]:
     def inside(i: int) -> bool:
         return any(s <= i <= e for s, e in regions)
 
-    a = [_normal(x) for x in base.lines]
-    b = [_normal(x) for x in changed.lines]
+    before, after = _pair(base, changed)
+    a = [text for _i, text in before]
+    b = [text for _i, text in after]
+    where = [i for i, _text in after] + [len(changed.lines)]
     out = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
         if tag == "delete":
-            if not (inside(j1) or inside(j1 - 1)) and any(a[i1:i2]):
-                out.append(f"line {changed.start + j1}: removed {a[i1]!r}")
+            at = where[j1]
+            if not (inside(at) or inside(at - 1)) and any(a[i1:i2]):
+                out.append(f"line {changed.start + at}: removed {a[i1]!r}")
             continue
         for j in range(j1, j2):
-            if b[j] and not inside(j):
-                out.append(f"line {changed.start + j}: {b[j]}")
+            if b[j] and not inside(where[j]):
+                out.append(f"line {changed.start + where[j]}: {b[j]}")
     return out, True
 
 
@@ -318,7 +420,10 @@ def decide(
             changes.append("body")
     diff = unified(old_code, new_code) if changes else ""
     downstream = unified(old_code, mine) if mine else ""
-    banners, has_banners = outside_banners(old_code, mine) if mine else ([], False)
+    # A wrapper calls the original and a plugin class of another origin replaces it: neither
+    # is a copy whose lines say what upstream change it missed.
+    copied = mine is not None and entry.mechanism.value != "wrapper" and is_copy(old_code, mine)
+    banners, has_banners = outside_banners(old_code, mine) if mine and copied else ([], False)
     evidence: list[str] = []
     if has_banners:
         evidence.append(
@@ -368,8 +473,8 @@ def decide(
                 ("the new upstream implementation equals the replacement", *evidence),
                 **common,
             )
-        added = added_lines(old_code, mine)
-        new_lines = {_normal(x) for x in new_code.lines}
+        added = added_lines(old_code, mine) if copied else []
+        new_lines = {text for _i, text in compared_lines(new_code, decorators=mine.decorators)}
         if added and all(line in new_lines for line in added):
             return Drift(
                 REMOVE,

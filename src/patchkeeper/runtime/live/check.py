@@ -5,6 +5,11 @@ import and its live attribute must be the replacement; the packages' ``__file__`
 extension modules' paths and the plugin's origin are recorded. The static
 inventory gives the entries; :mod:`patchkeeper.runtime.live.probe` runs in ``--python`` with a
 timeout, proxies pointed at a closed local port (no network), and reports as JSON.
+
+When the lookups of several entries fail with one and the same error (a platform runtime, a
+vendor library, that fails to load whenever an upstream module is imported), that error is
+the one finding: it is named once, whole, as the cause (:attr:`LiveCheck.cause`), and those
+entries are *not checked*, not each *missing*.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ GOOD = ("replaced", "registered")
 @dataclass(frozen=True)
 class LiveEntry:
     """One entry's live state: ``status`` is ``replaced``, ``original``, ``missing``,
-    ``registered``, ``not-registered`` or ``error``."""
+    ``registered``, ``not-registered``, ``error`` or ``not-checked`` (its lookup failed with
+    the error of :attr:`LiveCheck.cause`)."""
 
     file: str
     line: int
@@ -54,6 +60,9 @@ class LiveCheck:
     extensions: tuple[str, ...]
     unread: tuple[str, ...] = ()
     other_copy: tuple[str, ...] = ()
+    #: The one error every lookup of the ``not-checked`` entries failed with, whole (its
+    #: traceback included); ``""`` when none.
+    cause: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -63,8 +72,25 @@ class LiveCheck:
         whose patch files differ from the ones the entries come from (``other_copy``)."""
         bad = any(a.get("status") != "ok" for a in self.activation)
         bad = bad or any(e.status not in GOOD for e in self.entries) or bool(self.stale)
-        bad = bad or bool(self.unread) or bool(self.other_copy)
+        bad = bad or bool(self.unread) or bool(self.other_copy) or bool(self.cause)
         return 1 if bad else 0
+
+
+def common_cause(entries: list[dict[str, Any]]) -> str:
+    """The error (``detail`` and whole ``trace``) that at least two missing entries of the
+    probe's answer share, the most frequent one; ``""`` when none does. A lookup that fails
+    for the entry's own reason (the name is not there) differs from entry to entry; one
+    failure shared by many is the environment's (a runtime library that does not load)."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        if entry["status"] == "missing":
+            counts[entry["detail"]] = counts.get(entry["detail"], 0) + 1
+    shared = [(n, d) for d, n in counts.items() if n >= 2]
+    if not shared:
+        return ""
+    detail = max(shared)[1]
+    trace = next((e.get("trace", "") for e in entries if e["detail"] == detail), "")
+    return f"{detail}\n{trace}".rstrip() if trace else detail
 
 
 def other_copy(root: Path, package: str, patch_directory: str, imported: str | None) -> list[str]:
@@ -181,19 +207,25 @@ def check_live(
     data = answer_after(done.stdout, MARKER)
     if data is None:
         raise TargetError(
-            f"the probe printed no result (exit {done.returncode}): {done.stderr.strip()[-800:]}",
+            f"the probe printed no result (exit {done.returncode}): {done.stderr.strip()}",
             path=python,
         )
     if data.get("unimportable"):
         raise _unimportable(python, data["unimportable"], data["version"])
+    cause = common_cause(data["entries"])
+    first = cause.split("\n", 1)[0]
+
+    def live(e: dict[str, Any]) -> LiveEntry:
+        if cause and e["status"] == "missing" and e["detail"] == first:
+            return LiveEntry(e["file"], e["line"], e["target"], "not-checked", e["detail"])
+        return LiveEntry(e["file"], e["line"], e["target"], e["status"], e["detail"])
+
     return LiveCheck(
         python=data["python"],
         version=data["version"],
         activation=tuple(data["activation"]),
-        entries=tuple(
-            LiveEntry(e["file"], e["line"], e["target"], e["status"], e["detail"])
-            for e in data["entries"]
-        ),
+        entries=tuple(live(e) for e in data["entries"]),
+        cause=cause,
         stale=tuple(data["stale"]),
         package_files=data["files"],
         extensions=tuple(data["extensions"]),

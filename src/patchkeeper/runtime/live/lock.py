@@ -10,9 +10,15 @@ call a docstring-only change a difference), and per file the sha256 of its bytes
 the release removed or moved (searched by name in the whole tree,
 :mod:`patchkeeper.runtime.lookup.resolve`) is *unguarded*: its patch replaces nothing the guard can
 watch, a finding (exit 1) listed with where the name went; the lock is still written for the
-rest. Other targets that do not resolve to a definition (outside the upstream packages,
-attributes of instances) cannot be locked by nature: they are listed, not findings. The
-file is JSON (the guard needs no TOML parser on Python 3.10) and is written atomically.
+rest. A name the release defines nowhere is *removed* only when something says it existed:
+the earlier lock file being replaced recorded it, or the patch reads the original (a
+wrapper). A name the plugin puts into an upstream module or class by assignment, ``setattr``,
+a subclass swap or a decorator with ``allow_missing`` is *added by the plugin*: one release
+cannot tell a removal from an addition, and the patch says it adds the name; nothing
+upstream to guard, listed, not a finding. Other targets that do not resolve to a definition
+(outside the upstream packages, attributes of instances) cannot be locked by nature: they
+are listed, not findings. The file is JSON (the guard needs no TOML parser on Python 3.10)
+and is written atomically.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from patchkeeper.runtime.live.guard import LOCK_FORMAT, code_digest, definition_
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED, resolve_all
 from patchkeeper.runtime.lookup.targets import tree_root
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.store.writes import write_files
 from patchkeeper.runtime.syntax.gates import release_label
@@ -62,13 +69,54 @@ class LockResult:
         return 1 if self.unguarded else 0
 
 
+#: The mechanisms that put a name into an upstream module or class whether it was there or
+#: not (a wrapper reads the original first: it was there).
+ADDING = (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS)
+
+
+def added_by_plugin(entries: list[PatchEntry]) -> frozenset[str]:
+    """The targets the plugin's patches add when upstream lacks them: each of its entries
+    assigns the name (:data:`ADDING`) or is a decorator with ``allow_missing``."""
+    adds: dict[str, bool] = {}
+    for entry in entries:
+        adding = entry.mechanism in ADDING or entry.allow_missing
+        adds[entry.target] = adds.get(entry.target, True) and adding
+    return frozenset(target for target, adding in adds.items() if adding)
+
+
+def earlier_lock(path: Path) -> tuple[str, frozenset[str]]:
+    """The release and the locked targets of the lock file at ``path`` that this run
+    replaces (``("", frozenset())`` when there is none or it does not read as a lock)."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return "", frozenset()
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+        return "", frozenset()
+    found = {
+        target
+        for record in data["files"].values()
+        if isinstance(record, dict) and isinstance(record.get("targets"), dict)
+        for target in record["targets"]
+    }
+    return str(data.get("version", "")), frozenset(found)
+
+
 def build_lock(
-    tree: UpstreamTree, targets: list[str], version: str
+    tree: UpstreamTree,
+    targets: list[str],
+    version: str,
+    added: frozenset[str] = frozenset(),
+    earlier: tuple[str, frozenset[str]] = ("", frozenset()),
 ) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
     """The lock mapping for ``targets`` in ``tree``, ``(target, reason)`` for those the
     release removed or moved (unguarded), and ``(target, reason)`` for the others left out;
     ``version`` names the release in the guard's warning and the reasons (its version, or
-    ``directory ROOT``: :func:`patchkeeper.runtime.syntax.gates.release_label`)."""
+    ``directory ROOT``: :func:`patchkeeper.runtime.syntax.gates.release_label`). A target
+    the release defines nowhere is *removed* when the ``earlier`` lock (``(its release,
+    its targets)``: :func:`earlier_lock`) recorded it or it is not in ``added`` (the names
+    the plugin's patches add: :func:`added_by_plugin`); else it is added by the plugin and
+    left out, not a finding."""
     files: dict[str, dict[str, Any]] = {}
     unguarded: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
@@ -79,6 +127,14 @@ def build_lock(
         if found.status == MOVED:
             where = ", ".join(found.candidates)
             unguarded.append((target, f"moved at {version}: defined now as {where}"))
+            continue
+        if found.status == REMOVED and target in earlier[1]:
+            why = f"removed at {version}: the release defines no such name (the lock of "
+            unguarded.append((target, f"{why}{earlier[0] or 'an earlier release'} had it)"))
+            continue
+        if found.status == REMOVED and target in added:
+            why = f"added by the plugin: {version} defines no such name; nothing upstream to guard"
+            skipped.append((target, why))
             continue
         if found.status == REMOVED:
             unguarded.append((target, f"removed at {version}: the release defines no such name"))
@@ -139,11 +195,14 @@ def write_lock(
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime lock")
     tree = UpstreamTree(tree_root(at), settings.upstream_packages)
-    targets = [e.target for e in scanned.inventory.entries if tree.contains(e.target)]
-    outside = [e.target for e in scanned.inventory.entries if not tree.contains(e.target)]
-    lock, unguarded, skipped = build_lock(tree, targets, release_label(at, tree.root))
-    skipped += [(t, "outside the upstream packages") for t in sorted(set(outside))]
+    entries = list(scanned.inventory.entries)
+    targets = [e.target for e in entries if tree.contains(e.target)]
+    outside = [e.target for e in entries if not tree.contains(e.target)]
     path = output or settings.root / settings.patch_directory / DEFAULT_NAME
+    lock, unguarded, skipped = build_lock(
+        tree, targets, release_label(at, tree.root), added_by_plugin(entries), earlier_lock(path)
+    )
+    skipped += [(t, "outside the upstream packages") for t in sorted(set(outside))]
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
     write_files(settings.root, {Path(path).resolve(): data})
     count = sum(len(record["targets"]) for record in lock["files"].values())

@@ -5,6 +5,11 @@ way the upstream does (load each entry point, call it; a platform plugin's retur
 path is imported too), checks every entry's live attribute, looks for stale bindings in the
 loaded upstream modules, and prints one JSON line. Standard library only: it runs in the
 audited environment, not in patchkeeper's.
+
+Upstream objects are read defensively: a lazy placeholder module (vLLM's stand-in for an
+optional extra that is not installed raises ``ImportError`` on any attribute, where
+``getattr(x, name, default)`` only catches ``AttributeError``) is skipped, never a crash of
+the probe. An error is sent whole, with its full traceback.
 """
 
 from __future__ import annotations
@@ -22,6 +27,15 @@ if TYPE_CHECKING:  # annotations only: the probe runs on the audited environment
 
     #: One entry of the request, or one answer of the probe: JSON objects.
     Json = dict[str, Any]
+
+
+def _get(obj: object, name: str, default: Any = None) -> Any:
+    """``getattr(obj, name, default)`` that also survives an object whose attribute access
+    raises something else (a lazy placeholder module raises ``ImportError``)."""
+    try:
+        return getattr(obj, name, default)
+    except Exception:
+        return default
 
 
 def _import_longest(dotted: str) -> tuple[ModuleType, list[str]]:
@@ -48,7 +62,7 @@ def _raw(owner: object, name: str) -> Any:
 def _unwrap(obj: object) -> list[object]:
     seen = [obj]
     for attribute in ("__func__", "fget", "fn", "__wrapped__"):
-        inner = getattr(obj, attribute, None)
+        inner = _get(obj, attribute)
         if inner is not None:
             seen += _unwrap(inner)
             break
@@ -79,6 +93,7 @@ def check_entry(entry: Json, plugin: str) -> tuple[Json, tuple[object, list[obje
         _owner, live = _lookup(entry["target"])
     except Exception as exc:
         out.update(status="missing", detail=f"{type(exc).__name__}: {exc}")
+        out["trace"] = traceback.format_exc()
         return out, None
     if entry.get("key") is not None:
         try:
@@ -89,7 +104,11 @@ def check_entry(entry: Json, plugin: str) -> tuple[Json, tuple[object, list[obje
                 detail=f"key {entry['key']} is computed at run time: not checked, look by hand",
             )
             return out, None
-        present = key in live if hasattr(live, "__contains__") else False
+        try:
+            present = key in live if _get(live, "__contains__") is not None else False
+        except Exception as exc:  # a placeholder, or a registry that cannot be searched
+            out.update(status="error", detail=f"registry: {type(exc).__name__}: {exc}")
+            return out, None
         out.update(
             status="registered" if present else "not-registered",
             detail=f"key {entry['key']} {'in' if present else 'not in'} the registry",
@@ -105,11 +124,11 @@ def check_entry(entry: Json, plugin: str) -> tuple[Json, tuple[object, list[obje
         hit = any(a is b for a in chain for b in expected)
         out.update(
             status="replaced" if hit else "original",
-            detail=f"live {getattr(live, '__module__', '?')}."
-            f"{getattr(live, '__qualname__', type(live).__name__)}",
+            detail=f"live {_get(live, '__module__', '?')}."
+            f"{_get(live, '__qualname__', type(live).__name__)}",
         )
         return out, (live, chain)
-    modules = {getattr(x, "__module__", "") or "" for x in chain}
+    modules = {_get(x, "__module__", "") or "" for x in chain}
     mine = any(m == plugin or m.startswith(plugin + ".") for m in modules)
     out.update(
         status="replaced" if mine else "original",
@@ -131,13 +150,14 @@ def stale(
         for module_name, module in list(sys.modules.items()):
             if module_name == parent or module_name.split(".")[0] not in packages:
                 continue
-            for local, value in list(vars(module).items()):
+            try:
+                names = list(vars(module).items())
+            except TypeError:  # a placeholder object in sys.modules: no namespace
+                continue
+            for local, value in names:
                 if value is live or any(value is c for c in chain):
                     continue
-                if (
-                    getattr(value, "__name__", None) == name
-                    and getattr(value, "__module__", None) == parent
-                ):
+                if _get(value, "__name__") == name and _get(value, "__module__") == parent:
                     found.append(
                         {"target": entry["target"], "importer": module_name, "local": local}
                     )
@@ -187,13 +207,16 @@ def main() -> None:
                 record["status"] = "ok"
             except ImportError as exc:
                 record.update(
-                    status="import-error", module=getattr(exc, "name", "") or "", detail=str(exc)
+                    status="import-error",
+                    module=getattr(exc, "name", "") or "",
+                    detail=str(exc),
+                    trace=traceback.format_exc(),
                 )
             except Exception as exc:
                 record.update(
                     status="error",
                     detail=f"{type(exc).__name__}: {exc}",
-                    trace=traceback.format_exc(limit=3),
+                    trace=traceback.format_exc(),
                 )
             result["activation"].append(record)
     lives: dict[str, tuple[object, list[object]]] = {}
@@ -206,12 +229,12 @@ def main() -> None:
     files: dict[str, str | None] = {}
     for name in (plugin, *packages):
         loaded = sys.modules.get(name)
-        files[name] = getattr(loaded, "__file__", None) if loaded else None
+        files[name] = _get(loaded, "__file__") if loaded is not None else None
     result["files"] = files
     result["extensions"] = sorted(
-        f"{n}: {getattr(m, '__file__', '')}"
+        f"{n}: {_get(m, '__file__', '')}"
         for n, m in list(sys.modules.items())
-        if str(getattr(m, "__file__", "") or "").endswith((".so", ".pyd"))
+        if str(_get(m, "__file__", "") or "").endswith((".so", ".pyd"))
         and n.split(".")[0] in (plugin, *packages)
     )
     print("PATCHKEEPER-PROBE " + json.dumps(result))

@@ -1,7 +1,9 @@
 """A full-replacement copy merged with the upstream change: a three-way merge of the copy
 with the old and new upstream definitions (``git merge-file``), per entry, with what keeps it
 from being merged (a copy behind a version gate, one that already has the change, a subclass
-that extends upstream's methods).
+that extends upstream's methods, a wrapper that calls the original, an upstream definition
+that did not change) and what a clean merge still lacks (an earlier upstream change the copy
+missed: *clean but behind*).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.unparsed import conflict_line
-from patchkeeper.runtime.judge.drift import Code, codes
+from patchkeeper.runtime.judge.drift import Code, codes, is_copy
 from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
@@ -30,7 +32,15 @@ from patchkeeper.runtime.port.renames import (
     rename,
     renamed_parameters,
 )
-from patchkeeper.runtime.port.results import CONFLICT, LEFT, MERGED, NOTHING, PortedEntry
+from patchkeeper.runtime.port.results import (
+    BEHIND,
+    CONFLICT,
+    LEFT,
+    MERGED,
+    NOTHING,
+    PortedEntry,
+)
+from patchkeeper.runtime.port.wrappers import calls_original
 from patchkeeper.runtime.syntax.gates import release_label
 
 
@@ -116,6 +126,31 @@ def merge_entry(
     specs = (result.old, result.new)
     versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
+    subclass = subclass_pieces(entry, old_code, new_code, mine, tree) is not None
+    if not subclass and not is_copy(old_code, mine):
+        detail = (
+            f"the replacement at {mine.name}:{mine.start} is not a copy of upstream's "
+            f"{entry.target} (another kind of definition, or a class that neither derives "
+            "from it nor keeps half its lines): nothing to merge; read it against upstream's "
+            "change by hand"
+        )
+        return _replace(base, detail=detail)
+    original = calls_original(entry, mine, tree)
+    if original:
+        changes = "; ".join(drift.upstream_changes) or "none"
+        detail = (
+            f"the replacement at {mine.name}:{mine.start} calls the original ({original}): a "
+            "wrapper, not a copy; upstream's body is not merged into it; check its call "
+            f"against upstream's change by hand ({changes})"
+        )
+        return _replace(base, detail=detail)
+    if not drift.upstream_changes and old_code.text == new_code.text:
+        detail = f"upstream left {entry.target} unchanged from {versions[0]} to {versions[1]}"
+        if not drift.outside_banners:
+            return _replace(base, action=NOTHING, detail=f"{detail}: nothing to merge")
+        return _replace(
+            base, detail=f"{detail}, nothing to merge; {_behind(drift.outside_banners)}"
+        )
     written, copied = mine.start, mine
     relocated = edits.relocate(mine)
     if relocated is None:
@@ -173,8 +208,22 @@ def merge_entry(
     else:
         where = (edits, tree, modules)
         done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where)
+        if done.action == MERGED and drift.outside_banners:
+            what = done.detail.removesuffix(": clean")
+            detail = f"{what}: clean but behind: {_behind(drift.outside_banners)}"
+            done = _replace(done, action=BEHIND, detail=detail)
     edits.merges[key] = done
     return done
+
+
+def _behind(outside: tuple[str, ...]) -> str:
+    """The sentence of a copy that differs from the old upstream outside its Modification
+    banners (``outside``: ``"line N: code"`` each): it lacks an earlier upstream change."""
+    return (
+        f"the copy differs from the old upstream outside its Modification banners at "
+        f"{len(outside)} line(s) ({outside[0]}): an earlier upstream change it lacks; port "
+        "that by hand"
+    )
 
 
 #: ``(edits, plugin tree, the file's names of upstream's module)``.

@@ -32,6 +32,8 @@ class Edits:
         self.cuts: dict[str, tuple[Cut, ...]] = {}
         self.spans: dict[str, list[tuple[int, int, str]]] = {}
         self.merges: dict[tuple[str, int, str, str], PortedEntry] = {}
+        #: Per file, the modules a retarget added an import of.
+        self.imported: dict[str, set[str]] = {}
         self._maps: dict[str, dict[int, int]] = {}
 
     def original(self, file: str) -> list[str]:

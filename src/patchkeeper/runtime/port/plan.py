@@ -1,6 +1,8 @@
 """What ``runtime port`` does to each entry of the runtime audit, and the new text of every
-file it changes: copies merged, moved targets retargeted, version gates cut, and each patch
-file's ``Affected versions:`` header marked ``Reviewed against NEW.``.
+file it changes: copies merged, moved targets retargeted, version gates cut, imports the new
+release breaks rewritten, and the ``Affected versions:`` header of each patch file whose
+every entry is done marked ``Reviewed against NEW.`` (``Ported to NEW, to review.`` where port
+merged into it and left something to a human).
 """
 
 from __future__ import annotations
@@ -17,7 +19,17 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.copies import merge_entry, unreadable_copy
 from patchkeeper.runtime.port.file_edits import Edits
 from patchkeeper.runtime.port.gatecut import Cut
-from patchkeeper.runtime.port.results import GATE_CUT, LEFT, NOTHING, RETARGETED, PortedEntry
+from patchkeeper.runtime.port.imports import helper_imports, old_module_of, retarget_import
+from patchkeeper.runtime.port.results import (
+    BEHIND,
+    CONFLICT,
+    DONE,
+    GATE_CUT,
+    LEFT,
+    NOTHING,
+    RETARGETED,
+    PortedEntry,
+)
 from patchkeeper.runtime.syntax.gates import release_label, release_version
 
 #: The header field that records the reviewed release (the plugin file header's template).
@@ -51,13 +63,16 @@ def affected_field(lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _retarget(item: AuditedEntry, edits: Edits) -> PortedEntry:
+def _retarget(item: AuditedEntry, edits: Edits, old_tree: UpstreamTree) -> PortedEntry:
+    """The patch statement of a moved target rewritten to name its new module, and the
+    file's ``import OLD`` of that module rewritten or completed
+    (:func:`~patchkeeper.runtime.port.imports.retarget_import`)."""
     entry = item.entry
     base = PortedEntry(entry.file, entry.line, entry.target, item.drift.decision, LEFT, "")
     if item.new.status != MOVED or len(item.new.candidates) != 1:
         return replace(base, detail="the target moved to several places: choose one by hand")
     location = item.new.candidates[0].split(" (line")[0]
-    old_module = entry.module_hint or entry.target.rsplit(".", 1)[0]
+    old_module = old_module_of(entry.target, old_tree, entry.module_hint)
     tail = entry.target[len(old_module) + 1 :]
     if not location.endswith("." + tail):
         return replace(base, detail=f"the target is now {location}: rename it by hand")
@@ -72,9 +87,9 @@ def _retarget(item: AuditedEntry, edits: Edits) -> PortedEntry:
             changed = text.replace(old_module, new_module)
             if edits.replace(entry.file, number, number, changed):
                 shown = entry.line + number - first
-                return replace(
-                    base, action=RETARGETED, detail=f"{old_module} -> {new_module} at line {shown}"
-                )
+                imported = retarget_import(edits, entry.file, old_module, new_module, number)
+                detail = f"{old_module} -> {new_module} at line {shown}{imported}"
+                return replace(base, action=RETARGETED, detail=detail)
     return replace(base, detail=f"{old_module} is not written in the patch statement")
 
 
@@ -120,9 +135,20 @@ def _cut_detail(found: Cut, new: str) -> str:
     return f"{test} is decided at {new}: the conditional expression became its {side} operand"
 
 
-def _headers(result: RuntimeAudit, new: str, label: str, edits: Edits) -> list[PortedEntry]:
+def _headers(
+    result: RuntimeAudit, new: str, label: str, edits: Edits, done: list[PortedEntry]
+) -> list[PortedEntry]:
     """``Affected versions:`` of each audited file gains ``Reviewed against NEW.`` at the end
-    of its value (:func:`affected_field`), once; when the
+    of its value (:func:`affected_field`), once, when every entry of the file is done
+    (``done``: port's report so far; each action in
+    :data:`~patchkeeper.runtime.port.results.DONE`: no conflict marked, nothing left by
+    hand, none never imported): the mark says the file was reviewed against the release,
+    which a file with conflict markers or a dormant patch was not. A file port merged into
+    that is not done (a conflict marked, a clean merge behind upstream) gains
+    :func:`to_review` instead: the next port knows the merge was written and does not merge
+    it again (after the conflicts are resolved, a second merge from the old release would
+    conflict with the resolution); the human who reviews it writes ``Reviewed against``.
+    When the
     new release's version is unknown (``new`` is ``""``: a directory without ``PKG-INFO`` or
     a ``version`` in ``pyproject.toml``, such as a checkout), no header is written and one
     entry says what is left by hand, naming the tree by ``label`` (a path in a header would
@@ -138,11 +164,16 @@ def _headers(result: RuntimeAudit, new: str, label: str, edits: Edits) -> list[P
         )
         where = result.inventory.patch_directory
         return [PortedEntry(where, 0, "Affected versions:", "header", LEFT, detail)]
-    mark = f"Reviewed against {new}."
+    undone = {e.file for e in done if e.action not in DONE}
+    merged = {e.file for e in done if e.action in (CONFLICT, BEHIND)}
     for file in files:
+        if file in undone and file not in merged:
+            continue
+        mark = to_review(new) if file in undone else f"Reviewed against {new}."
         lines = edits.original(file)
         field = affected_field(lines)
-        if field is None or mark in "".join(lines[field[0] - 1 : field[1]]):
+        value = "".join(lines[field[0] - 1 : field[1]]) if field is not None else ""
+        if field is None or mark in value or to_review(new) in value:
             continue
         # The mark ends the field's value: after its last continuation line.
         line = lines[field[1] - 1]
@@ -152,21 +183,40 @@ def _headers(result: RuntimeAudit, new: str, label: str, edits: Edits) -> list[P
     return []
 
 
-def _reviewed_files(result: RuntimeAudit, new: str, edits: Edits) -> set[str]:
-    """The audited files whose header already says ``Reviewed against NEW.`` (written by an
-    earlier ``runtime port --write`` to ``new``): their copies were merged then, and resolved
-    by hand where they conflicted; merging them again from the old release would conflict
-    with that resolution. Empty when ``new`` (the version) is unknown."""
+def to_review(new: str) -> str:
+    """The mark of a file port merged into without finishing it (conflicts marked, or
+    behind upstream): ``Ported to NEW, to review.``"""
+    return f"Ported to {new}, to review."
+
+
+def _reviewed_files(result: RuntimeAudit, new: str, edits: Edits) -> dict[str, str]:
+    """The audited files whose header already says ``Reviewed against NEW.`` or
+    :func:`to_review` (written by an earlier ``runtime port --write`` to ``new``), each with
+    the mark found: their copies were merged then, and resolved by hand where they
+    conflicted; merging them again from the old release would conflict with that
+    resolution. Empty when ``new`` (the version) is unknown."""
     if not new:
-        return set()
-    mark = f"Reviewed against {new}."
-    found = set()
+        return {}
+    found = {}
     for file in sorted({a.entry.file for a in result.entries}):
         lines = edits.original(file)
         field = affected_field(lines)
-        if field and mark in "".join(lines[field[0] - 1 : field[1]]):
-            found.add(file)
+        value = "".join(lines[field[0] - 1 : field[1]]) if field else ""
+        for mark in (f"Reviewed against {new}.", to_review(new)):
+            if mark in value:
+                found[file] = mark
+                break
     return found
+
+
+def _cut_away(edits: Edits, file: str, line: int) -> bool:
+    """Whether the version gate cut deleted the statement at ``line`` of ``file`` (as read):
+    its line is gone from the cut text and no line of the cut text reads as it did."""
+    if edits.line(file, line) is not None:
+        return False
+    read = edits.read[file]
+    text = read[line - 1].strip() if 0 < line <= len(read) else ""
+    return bool(text) and all(other.strip() != text for other in edits.original(file))
 
 
 def _patch_files(result: RuntimeAudit, tree: PluginTree) -> set[str]:
@@ -207,25 +257,29 @@ def port_plan(
         if decision == RETAIN or decision == "not-audited":
             done.append(replace(base, action=NOTHING, detail=item.drift.evidence[0]))
         elif decision == UPDATE and item.new.status == MOVED:
-            done.append(_retarget(item, edits))
+            done.append(_retarget(item, edits, trees[0]))
         elif decision == UPDATE and item.new.status == FOUND and item.old.status == FOUND:
             unresolved = unreadable_copy(entry.replacement, tree)
             if entry.file in reviewed and unresolved:
                 done.append(replace(base, detail=unresolved))
             elif entry.file in reviewed:
                 detail = (
-                    f"not merged again: the file's 'Affected versions:' says 'Reviewed against "
-                    f"{new_version}.' (an earlier port merged it; a second merge from the old "
-                    "release would conflict with the resolution)"
+                    f"not merged again: the file's 'Affected versions:' says "
+                    f"'{reviewed[entry.file]}' (an earlier port merged it; a second merge from "
+                    "the old release would conflict with the resolution)"
                 )
                 done.append(replace(base, action=NOTHING, detail=detail))
             else:
                 done.append(merge_entry(item, result, trees, tree, edits))
+        elif decision == REMOVE and _cut_away(edits, entry.file, entry.line):
+            detail = f"{item.drift.evidence[0]}; the cut of its version gate deleted it"
+            done.append(replace(base, action=GATE_CUT, detail=detail))
         elif decision in (REMOVE, MIGRATE):
             done.append(replace(base, detail=item.drift.evidence[0]))
         else:
             done.append(replace(base, detail=item.drift.evidence[0]))
     label = release_label(result.new, trees[1].root)
-    done += _headers(result, new_version, label, edits)
+    done += helper_imports(sorted(_patch_files(result, tree)), trees, edits, label)
     done += _gates(result, edits, versions[1])
+    done += _headers(result, new_version, label, edits, done)
     return done, edits.result()

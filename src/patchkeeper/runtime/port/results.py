@@ -1,7 +1,8 @@
 """The result of ``runtime port``: what it did for each entry, the diff and the files.
 
-The actions, in the report's words: ``merged``, ``conflict`` (regions left marked),
-``retargeted``, ``gate cut``, ``by hand`` and ``nothing to do``.
+The actions, in the report's words: ``merged``, ``clean but behind`` (merged without
+conflict, but the copy still lacks an earlier upstream change), ``conflict`` (regions left
+marked), ``retargeted``, ``gate cut``, ``by hand`` and ``nothing to do``.
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ MERGED, CONFLICT, RETARGETED, LEFT, NOTHING, GATE_CUT = (
     "nothing to do",
     "gate cut",
 )
+BEHIND = "clean but behind"
+#: The actions after which an entry needs nothing more from a human.
+DONE = frozenset({MERGED, RETARGETED, NOTHING, GATE_CUT})
 
 
 @dataclass(frozen=True)
 class PortedEntry:
-    """What ``runtime port`` did for one entry: ``action`` (``merged``, ``conflict``,
+    """What ``runtime port`` did for one entry: ``action`` (``merged``, ``clean but
+    behind``, ``conflict``,
     ``retargeted``, ``gate cut``, ``by hand``, ``nothing to do``) and a ``detail`` sentence;
     ``conflicts`` the number of conflict regions left in a merge."""
 
@@ -49,6 +54,7 @@ class RuntimePort:
 
     @property
     def exit_code(self) -> int:
-        """1 when something is left by hand or a conflict is marked, 0 otherwise."""
-        left = any(e.action in (LEFT, CONFLICT) for e in self.entries)
+        """1 when something is left by hand, a conflict is marked or a merge is behind, 0
+        otherwise."""
+        left = any(e.action in (LEFT, CONFLICT, BEHIND) for e in self.entries)
         return 1 if left else 0

@@ -1,0 +1,84 @@
+"""Whether a plugin's replacement calls the original it replaces: a wrapper, not a copy.
+
+A wrapper (``_orig = vllm.a.f`` at module level, then ``def f(...): ... return _orig(...)``)
+keeps upstream's code by calling it; merging upstream's whole new definition into it would
+replace the call with a copy of the body. The patch statement's form does not always show
+it (an assignment ``vllm.a.f = f`` whose function calls an alias of the original is scanned
+as an assignment), so the replacement's own body is read.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.model import Mechanism, PatchEntry
+
+
+def _dotted(node: ast.expr) -> str:
+    """``a.b.c`` of a chain of names and attributes, ``""`` for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _names_target(value: ast.expr, target: str) -> bool:
+    """Whether ``value`` reads the attribute ``target`` (``vllm.a.f``): a dotted name that
+    ends the target with at least its owner and name (``a.f``, ``vllm.a.f``), or
+    ``getattr(owner, "f")`` of such an owner."""
+    if isinstance(value, ast.Call) and _dotted(value.func) == "getattr" and len(value.args) >= 2:
+        owner, name = value.args[0], value.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            dotted = _dotted(owner)
+            return bool(dotted) and _ends(target, f"{dotted}.{name.value}")
+        return False
+    dotted = _dotted(value)
+    return "." in dotted and _ends(target, dotted)
+
+
+def _ends(target: str, dotted: str) -> bool:
+    return target == dotted or target.endswith("." + dotted)
+
+
+def calls_original(entry: PatchEntry, mine: Code, tree: PluginTree) -> str:
+    """How the replacement ``mine`` (a function of the plugin) calls the original
+    ``entry.target`` (``"calls _orig_f, bound to vllm.a.f at line 3"``), or ``""`` when it
+    does not: the patch is a wrapper (:class:`~patchkeeper.runtime.model.Mechanism`), or
+    the function's body calls a module-level name bound to the target, or the target
+    itself by its dotted name. A class is never a wrapper here (a subclass reaches
+    upstream's methods through ``super()``: the subclass rules read it)."""
+    node = mine.parsed
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ""
+    if entry.mechanism is Mechanism.WRAPPER:
+        return f"the patch reads {entry.target} before it replaces it"
+    path = Path(tree.root) / mine.name
+    try:
+        module = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return ""
+    aliases: dict[str, int] = {}
+    for statement in module.body:
+        if isinstance(statement, ast.Assign) and _names_target(statement.value, entry.target):
+            for name in statement.targets:
+                if isinstance(name, ast.Name):
+                    aliases[name.id] = statement.lineno
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        if isinstance(call.func, ast.Name) and call.func.id in aliases:
+            line = aliases[call.func.id]
+            return f"calls {call.func.id}, bound to {entry.target} at line {line}"
+        dotted = _dotted(call.func)
+        if "." in dotted and _ends(entry.target, dotted):
+            return f"calls {dotted}"
+    return ""
+
+
+__all__ = ["calls_original"]

@@ -1,0 +1,54 @@
+"""How ``benchmarks/runtime_history.py`` scores what ``runtime port`` did for a truth
+*update* entry (no network): a merge port reported clean that writes what the maintainers
+did not is *clean, wrong*; one whose every change the maintainers' new copy agrees with is
+*clean, partial* (they did more)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from patchkeeper.runtime.model import Mechanism, PatchEntry
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+_SPEC = importlib.util.spec_from_file_location("runtime_history", BENCHMARKS / "runtime_history.py")
+assert _SPEC is not None and _SPEC.loader is not None
+history = importlib.util.module_from_spec(_SPEC)
+sys.modules["runtime_history"] = history
+_SPEC.loader.exec_module(history)
+
+COPY = "def f(x):\n    y = x + 1\n    return y\n"
+#: what port wrote: upstream's new line merged in
+MERGED = "def f(x):\n    y = x + 1\n    y = y * 2\n    return y\n"
+
+
+def _release(root: Path, text: str) -> Path:
+    (root / "plug").mkdir(parents=True)
+    (root / "plug" / "__init__.py").write_text("")
+    (root / "plug" / "p.py").write_text(text)
+    return root
+
+
+def _outcome(tmp_path: Path, theirs: str, kind: str = "merged", verdict: str = "different"):
+    plugin = _release(tmp_path / "old", COPY)
+    newer = _release(tmp_path / "new", theirs)
+    entry = PatchEntry("plug/p.py", 1, "plug.p", "<module>", "up.f", Mechanism.ASSIGNMENT,
+                       replacement="plug.p:f")  # fmt: skip
+    return history.port_outcome(entry, kind, verdict, plugin, newer, {"plug/p.py": MERGED})
+
+
+def test_a_clean_merge_the_maintainers_agree_with_is_partial(tmp_path: Path) -> None:
+    theirs = "def f(x):\n    y = x + 1\n    y = y * 2\n    log(y)\n    return y\n"
+    assert _outcome(tmp_path, theirs) == "clean, partial"
+
+
+def test_a_clean_merge_writing_what_they_did_not_is_wrong(tmp_path: Path) -> None:
+    theirs = "def f(x):\n    y = x + 1\n    y = y * 3\n    return y\n"
+    assert _outcome(tmp_path, theirs) == "clean, wrong"
+
+
+def test_exact_and_flagged_outcomes(tmp_path: Path) -> None:
+    assert _outcome(tmp_path, MERGED, verdict="equal") == "exact"
+    assert history.port_outcome(None, "conflict", "conflict", tmp_path, tmp_path, {}) == "conflict"
+    assert history.OUTCOMES.index("clean, wrong") == 2

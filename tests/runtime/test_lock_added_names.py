@@ -1,0 +1,125 @@
+"""``runtime lock`` on a name the plugin adds to an upstream module: a plugin ``cplug`` and two
+releases of an upstream ``cup`` written by this test. ``cup.ops.extra`` is in neither
+release (the plugin adds it); ``cup.ops.gone`` is in 1.0 only; ``cup.ops.probe`` is in
+neither release but the plugin wraps it (a wrapper reads the original: it must exist)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime.live import lock
+
+OPS = {
+    "1.0": "def scale(x, f):\n    return x * f\n\n\ndef gone(x):\n    return x\n",
+    "2.0": "def scale(x, f):\n    return x * f\n",
+}
+
+PATCH = """import cup.ops
+
+
+def extra(x):
+    return x + 1
+
+
+def gone(x):
+    return x - 1
+
+
+_orig_probe = cup.ops.probe
+
+
+def probe(x):
+    return _orig_probe(x)
+
+
+cup.ops.extra = extra
+cup.ops.gone = gone
+cup.ops.probe = probe
+"""
+
+PYPROJECT = """[project]
+name = "cplug"
+version = "0.1"
+
+[project.entry-points."cup.general_plugins"]
+cplug = "cplug:register"
+
+[tool.patchkeeper]
+upstream = "cup"
+
+[tool.patchkeeper.runtime]
+package = "cplug"
+entry-point-groups = ["cup.general_plugins"]
+upstream-packages = ["cup"]
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for version, ops in OPS.items():
+        _write(
+            tmp_path / f"cup-{version}",
+            {
+                "pyproject.toml": f'[project]\nname = "cup"\nversion = "{version}"\n',
+                "cup/__init__.py": "",
+                "cup/ops.py": ops,
+            },
+        )
+    _write(
+        tmp_path / "plugin",
+        {
+            "pyproject.toml": PYPROJECT,
+            "cplug/__init__.py": "def register():\n    import cplug.patch.patch_ops  # noqa: F401\n",
+            "cplug/patch/__init__.py": "",
+            "cplug/patch/patch_ops.py": PATCH,
+        },
+    )
+    return tmp_path
+
+
+def _lock(work: Path, version: str) -> lock.LockResult:
+    config = load_config(work / "plugin" / "pyproject.toml")
+    return lock.write_lock(config, at=str(work / f"cup-{version}"))
+
+
+def test_a_name_the_plugin_adds_is_added_by_the_plugin_never_removed(work: Path) -> None:
+    result = _lock(work, "1.0")
+    assert (result.target_count, result.exit_code) == (1, 1)
+    assert result.unguarded == (
+        ("cup.ops.probe", "removed at 1.0: the release defines no such name"),
+    )
+    assert result.skipped == (
+        (
+            "cup.ops.extra",
+            "added by the plugin: 1.0 defines no such name; nothing upstream to guard",
+        ),
+    )
+
+
+def test_a_name_the_earlier_lock_had_is_removed_at_the_new_release(work: Path) -> None:
+    _lock(work, "1.0")  # the lock the next run replaces records cup.ops.gone
+    result = _lock(work, "2.0")
+    assert result.unguarded == (
+        (
+            "cup.ops.gone",
+            "removed at 2.0: the release defines no such name (the lock of 1.0 had it)",
+        ),
+        ("cup.ops.probe", "removed at 2.0: the release defines no such name"),
+    )
+    assert result.skipped == (
+        (
+            "cup.ops.extra",
+            "added by the plugin: 2.0 defines no such name; nothing upstream to guard",
+        ),
+    )
