@@ -28,6 +28,7 @@ from patchkeeper.runtime.store.cache import (
 )
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, Table
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 
 @dataclass(frozen=True)
@@ -90,11 +91,15 @@ def _definition(node: ast.stmt, qual: str, conditional: bool, table: Table) -> D
     return Definition(qual, "value", start, end, conditional=conditional)
 
 
-def summarize(source: bytes, module: str, file: str, is_package: bool) -> ModuleSummary:
-    """Parse one upstream module into a :class:`ModuleSummary` (never raises)."""
+def summarize(
+    source: bytes, module: str, file: str, is_package: bool, path: str | None = None
+) -> ModuleSummary:
+    """Parse one upstream module into a :class:`ModuleSummary` (never raises); ``path``:
+    where the file is, for the parse log (:mod:`~patchkeeper.runtime.syntax.parsing`; ``file``
+    when not given)."""
     summary = ModuleSummary(module, file)
     try:
-        tree = ast.parse(source)
+        tree = parse_file(source, file if path is None else path)
     except (SyntaxError, ValueError) as exc:
         summary.syntax_error = str(exc)
         return summary
@@ -206,7 +211,7 @@ class UpstreamTree:
                 return None
 
         def parse(file: Path, is_package: bool) -> ModuleSummary:
-            return summarize(file.read_bytes(), module, self.relative(file), is_package)
+            return summarize(file.read_bytes(), module, self.relative(file), is_package, str(file))
 
         codec = (summary_record, summary_from_record)
         return parsed_module(module, self.summaries, self.module_file, self.cache, parse, codec)
@@ -393,7 +398,7 @@ def summary_job(job: tuple[str, str, str, bool]) -> tuple[Any, ...]:
     path, module, relative, is_package = job
     with open(path, "rb") as handle:
         data = handle.read()
-    return summary_record(summarize(data, module, relative, is_package))
+    return summary_record(summarize(data, module, relative, is_package, path))
 
 
 def summary_from_record(record: tuple[Any, ...]) -> ModuleSummary:
