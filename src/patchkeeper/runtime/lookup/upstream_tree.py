@@ -167,6 +167,7 @@ class UpstreamTree:
                 '(default: the configured upstream = "NAME", else vllm)',
             )
         self.root = root
+        self._root_text = str(root).rstrip("/")
         self.packages = present
         self.cache = SummaryCache(root, "upstream")
         self.summaries: dict[str, ModuleSummary] = {}
@@ -188,12 +189,16 @@ class UpstreamTree:
 
     def module_file(self, module: str) -> tuple[Path, bool] | None:
         """``(file, is_package)`` of a module of the tree, or ``None``."""
+        if module not in self._files and not all(module.split(".")):
+            self._files[module] = _module_path(self.root, module)  # "", "a..b": pathlib's way
         if module not in self._files:
-            base = self.root / module.replace(".", "/")
-            if (base / "__init__.py").is_file():
-                self._files[module] = (base / "__init__.py", True)
-            elif base.with_suffix(".py").is_file():
-                self._files[module] = (base.with_suffix(".py"), False)
+            # os.path on the text: a lookup asks for thousands of modules, most without a
+            # file, and pathlib's joins and tests cost more than the system calls
+            base = f"{self._root_text}/{module.replace('.', '/')}"
+            if os.path.isfile(f"{base}/__init__.py"):
+                self._files[module] = (Path(f"{base}/__init__.py"), True)
+            elif os.path.isfile(f"{base}.py"):
+                self._files[module] = (Path(f"{base}.py"), False)
             else:
                 self._files[module] = None
         return self._files[module]
@@ -374,6 +379,17 @@ class UpstreamTree:
 
     def save(self) -> None:
         self.cache.save()
+
+
+def _module_path(root: Path, module: str) -> tuple[Path, bool] | None:
+    """``(file, is_package)`` of ``module`` under ``root`` found with :mod:`pathlib` (the
+    reference :meth:`UpstreamTree.module_file` follows on the text of the paths)."""
+    base = root / module.replace(".", "/")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py", True
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py"), False
+    return None
 
 
 def summary_record(summary: ModuleSummary) -> tuple[Any, ...]:
