@@ -1,7 +1,7 @@
 """Benchmark: patchkeeper beside the fastest peer, pairs in one run.
 
     python benchmarks/bench_speed.py [--runs 5] [--no-griffe] [--no-runtime] [--no-10k]
-                                     [--no-series]
+                                     [--no-series] [--no-floor]
 
 Prints one row per target: patchkeeper's figure, the peer's figure from the same run, the
 ratio and whether the target is met; writes the table to ``benchmarks/results/speed.md``.
@@ -24,6 +24,14 @@ medians are compared. The corpus comes from the cache (``benchmarks/fetch_corpus
   0.30.0 to 0.32.0, cold (empty cache) and warm, as ``bench_runtime.py`` runs them; beside
   it, griffe (the field's tool for API drift) loading both vLLM releases, installed into a
   temporary virtual environment by pip (``pip install griffe``: a peer, not a dependency).
+- runtime audit beside its parse floor: ``runtime audit`` of the same pair with its cache
+  empty before each run, against a fresh process that only runs :func:`ast.parse` on
+  exactly the files that audit parses (the audit lists them itself when
+  ``PATCHKEEPER_PARSE_LOG`` names a file: :mod:`patchkeeper.runtime.syntax.parsing`; each
+  file once), on as many worker processes as the audit's pool
+  (:func:`patchkeeper.runtime.parallel.workers_for`). The audit also reads both trees' files
+  as bytes for its name index (regular expressions, no parse): that work is not in the
+  floor, which is therefore a strict one.
 """
 
 from __future__ import annotations
@@ -207,7 +215,9 @@ def series_rows(count: int, figures: dict, apply_limit: float) -> list[Row]:
         rows.append(
             Row(
                 f"`verify --pristine` of {count:,} patches: <= 2x `git apply` (pristine copy)"
-                " + `diff -rq`",
+                " + `diff -rq` (not `git apply -R --check`: it checks each patch against the"
+                " files as they are, so a later patch touching a file an earlier one changed"
+                " fails; git checks a series only by applying it)",
                 f"{verify:.2f} s ({median(figures['verify'], 'cpu'):.2f} s CPU)",
                 f"{peer_median:.2f} s ({median(figures['check']):.2f} + "
                 f"{median(figures['diff']):.2f})",
@@ -296,6 +306,76 @@ def runtime_rows(work: Path, runs: int, env: dict[str, str]) -> tuple[list[Row],
     return rows, cold
 
 
+#: The parse floor of the audit: ``ast.parse`` of every file of a list (argv[1], one path a
+#: line), on argv[2] forked worker processes (0: in this one), the largest files handed out
+#: first, as the audit's pool does; nothing is sent back but that a file is done.
+PARSE_FLOOR = """
+import ast, os, sys
+
+def parse(path):
+    with open(path, "rb") as handle:
+        ast.parse(handle.read())
+
+with open(sys.argv[1], encoding="utf-8", errors="surrogateescape") as handle:
+    paths = handle.read().splitlines()
+workers = int(sys.argv[2])
+if workers:
+    import multiprocessing
+    paths.sort(key=lambda path: -os.stat(path).st_size)
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for _ in pool.imap_unordered(parse, paths, 4):
+            pass
+else:
+    for path in paths:
+        parse(path)
+"""
+
+
+def audit_floor_row(work: Path, runs: int, env: dict[str, str]) -> Row:
+    """The cold ``runtime audit`` (its cache empty: the plugin scanned, both trees read)
+    beside its parse floor, in the same run: ``ast.parse`` of exactly the files the audit
+    parses (listed by the audit itself, :data:`~patchkeeper.runtime.syntax.parsing.
+    PARSE_LOG_ENV`, each file once) on as many processes as the audit's pool has."""
+    from patchkeeper.runtime.parallel import workers_for
+    from patchkeeper.runtime.syntax.parsing import PARSE_LOG_ENV, read_parse_log
+
+    plugin, old, new = (Path(fetch_requirement(r, kind="sdist").root) for r in (PLUGIN, OLD, NEW))
+    scratch = work / "audit-floor"
+    scratch.mkdir()
+    (scratch / "patchkeeper.toml").write_text('upstream = "vllm"\n', encoding="utf-8")
+    cache = scratch / "cache"
+    env = dict(env, PATCHKEEPER_CACHE=str(cache))
+    audit = [sys.executable, "-m", "patchkeeper", "runtime", "audit", "--from", str(old)]
+    audit += ["--to", str(new), "--plugin", str(plugin), "--package", "vllm_ascend", "--json"]
+    log = scratch / "parsed.log"
+    run(audit, env=dict(env, **{PARSE_LOG_ENV: str(log)}), cwd=scratch, ok=(0, 1))
+    parsed = [line for line in log.read_text(encoding="utf-8").splitlines() if line]
+    files = read_parse_log(log)
+    listing = scratch / "files.txt"
+    listing.write_text("".join(f"{path}\n" for path in files), encoding="utf-8")
+    size = sum(os.stat(path).st_size for path in files) / 1e6
+    workers = workers_for(len(files))
+    floor = [sys.executable, "-c", PARSE_FLOOR, str(listing), str(workers)]
+    figures: dict[str, list[Run]] = {"audit": [], "floor": []}
+    for number in range(runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        os.sync()
+        pair = [("audit", audit), ("floor", floor)]
+        for name, argv in pair if number % 2 else reversed(pair):
+            figures[name].append(run(argv, env=env, cwd=scratch, ok=(0, 1)))
+    ours, base = median(figures["audit"]), median(figures["floor"])
+    return Row(
+        "runtime audit, cold: <= 1.25x its parse floor (vllm-ascend 0.30.0rc2, vLLM 0.30.0 ->"
+        f" 0.32.0; floor: `ast.parse` of the {len(files):,} files the audit parses,"
+        f" {size:.1f} MB, listed by the audit itself, on {max(workers, 1)} processes as the"
+        f" audit; it parsed {len(parsed):,} times)",
+        f"{ours:.2f} s ({median(figures['audit'], 'cpu'):.2f} s CPU)",
+        f"{base:.2f} s ({median(figures['floor'], 'cpu'):.2f} s CPU)",
+        f"{ours / base:.2f}x",
+        ours / base <= 1.25,
+    )
+
+
 GRIFFE_LOAD = """
 import sys, griffe
 for root in sys.argv[1:]:
@@ -371,6 +451,9 @@ def main() -> None:
     parser.add_argument("--no-runtime", action="store_true", help="skip the runtime rows")
     parser.add_argument("--no-griffe", action="store_true", help="skip griffe")
     parser.add_argument(
+        "--no-floor", action="store_true", help="skip the cold audit beside its parse floor"
+    )
+    parser.add_argument(
         "--no-series",
         action="store_true",
         help="skip the start-up and series rows (apply, verify): the runtime rows alone",
@@ -398,6 +481,9 @@ def main() -> None:
             runtime, cold = runtime_rows(work, max(1, min(args.runs, 3)), env)
             rows += runtime
             print("\n".join(" | ".join(r.cells()) for r in runtime), flush=True)
+        if not args.no_floor:
+            rows.append(audit_floor_row(work, max(3, args.runs), env))
+            print(" | ".join(rows[-1].cells()), flush=True)
         if not args.no_griffe:
             try:
                 rows.append(griffe_row(work, env, cold))

@@ -77,10 +77,10 @@ def test_read_ahead_gives_the_same_resolutions_and_the_parent_parses_none(
     here: list[str] = []
     summarize = upstream.summarize
 
-    def counted(source: bytes, module: str, file: str, is_package: bool):
+    def counted(source: bytes, module: str, file: str, is_package: bool, path: str | None = None):
         if os.getpid() == parent:
             here.append(module)
-        return summarize(source, module, file, is_package)
+        return summarize(source, module, file, is_package, path)
 
     parent = os.getpid()
     monkeypatch.setattr(upstream, "summarize", counted)

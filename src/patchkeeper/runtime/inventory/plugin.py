@@ -34,6 +34,7 @@ from patchkeeper.runtime.store.cache import (
     parsed_module,
     prefetch_records,
 )
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -147,7 +148,10 @@ class PluginTree:
                 data = file.read_bytes()
             except OSError as exc:
                 return unreadable(module, self.relative(file), exc)
-            return scan_source(data, module, self.relative(file), is_package, self.scan_settings)
+            relative = self.relative(file)
+            return scan_source(
+                data, module, relative, is_package, self.scan_settings, path=str(file)
+            )
 
         codec = (to_record, from_record)
         return parsed_module(module, self.facts, self.module_file, self.cache, scan, codec)
@@ -214,7 +218,7 @@ def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...
             data = handle.read()
     except OSError as exc:
         return to_record(unreadable(module, relative, exc))
-    return to_record(scan_source(data, module, relative, is_package, settings))
+    return to_record(scan_source(data, module, relative, is_package, settings, path=path))
 
 
 def unreadable(module: str, relative: str, exc: OSError) -> FileFacts:
@@ -277,7 +281,7 @@ def _from_setup_py(root: Path) -> list[EntryPoint]:
     if not path.is_file():
         return []
     try:
-        tree = ast.parse(path.read_bytes())
+        tree = parse_file(path.read_bytes(), path)
     except (SyntaxError, OSError):
         return []
     out = []

@@ -30,6 +30,7 @@ from patchkeeper.runtime.inventory.file_facts import (
 from patchkeeper.runtime.inventory.module_constants import module_constants
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -525,17 +526,19 @@ def scan_source(
     cfg: ScanSettings,
     *,
     shortcuts: bool = True,
+    path: str | None = None,
 ) -> FileFacts:
     """Parse one plugin file and return its :class:`FileFacts` (a syntax error is recorded in
     ``syntax_error``, never raised). In a file whose entries are not reported, only the
     statements on lines that can hold an edge are walked (:mod:`~patchkeeper.runtime.
     edge_lines`); ``shortcuts=False`` walks every statement (the same facts, slower: the
-    reference the shortcuts are tested against)."""
+    reference the shortcuts are tested against). ``path``: where the file is, for the parse
+    log (:mod:`~patchkeeper.runtime.syntax.parsing`; ``file`` when not given)."""
     facts = FileFacts(module=module, file=file)
     text = source.decode("utf-8", "replace")
     facts.commented_imports.extend(commented_imports(text, module, is_package))
     try:
-        tree = ast.parse(source, filename=file)
+        tree = parse_file(source, file if path is None else path, filename=file)
     except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12
         line = getattr(exc, "lineno", None) or source[: source.find(b"\0")].count(b"\n") + 1
         facts.syntax_error = f"{getattr(exc, 'msg', None) or exc} (line {line})"

@@ -27,6 +27,7 @@ from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.astwalk import scoped_nodes
 from patchkeeper.runtime.syntax.gates import Gate, evaluate, gate_edit, versions_named
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def file_facts(job: tuple[str, str, bool, tuple[str, ...]]) -> PatchFileFacts:
     path, module, is_package, roots = job
     try:
         with open(path, "rb") as handle:
-            tree = ast.parse(handle.read())
+            tree = parse_file(handle.read(), path)
     except (SyntaxError, ValueError, OSError):
         return (), ()
     table = names.scope_table(tree.body, {}, module, is_package)

@@ -19,7 +19,6 @@ read statically (:func:`patchkeeper.runtime.lookup.resolve.resolve`), never impo
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from patchkeeper.runtime.lookup.resolve import FOUND, resolve
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Condition, PatchEntry
 from patchkeeper.runtime.syntax.names import Table, scope_table
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 #: The whole test of a probe: ``hasattr(NAME, "attribute")``, perhaps under ``not``.
 PROBE = re.compile(
@@ -75,7 +75,7 @@ def file_table(root: Path, entry: PatchEntry) -> Table:
     also inside module-level ``if``/``try`` blocks); empty when it does not parse."""
     path = root / entry.file
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        tree = parse_file(path.read_bytes(), path, filename=str(path))
     except (OSError, SyntaxError, ValueError):
         return {}
     return scope_table(tree.body, {}, entry.module, path.name == "__init__.py")

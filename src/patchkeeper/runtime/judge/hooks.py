@@ -30,6 +30,7 @@ from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.syntax.astwalk import nodes
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 _PLATFORM_OBJECTS = re.compile(r"(?i)(^|\.)(current_platform|platform|platform_cls)$|Platform$")
 _REGISTER = re.compile(r"^register(_\w+)?$|_register$|^register_oot$")
@@ -101,7 +102,9 @@ def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
     key = (str(tree.root), module)
     if key not in _PARSED:
         try:
-            _PARSED[key] = ast.parse("".join(tree.source_lines(module, 1, 10**9)))
+            found = tree.module_file(module)
+            source = "".join(tree.source_lines(module, 1, 10**9))
+            _PARSED[key] = parse_file(source, found[0] if found else module)
         except SyntaxError:
             _PARSED[key] = None
     return _PARSED[key]

@@ -203,6 +203,11 @@ def _evaluate(
             judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
         return drift, key, judgement, remembered
 
+    # The cross-checks before the judging workers are forked: the pool that runs now reads
+    # the patch files (once the judging has stopped it, a new pool had to start for them).
+    files = _patch_files(scanned.tree)
+    patched = {e.target for e in entries}
+    broken, gates = _crosscheck(store, files, trees, patched, versions)
     assessed = []
     # On every core (forked workers reading the parsed trees); the stores are written here.
     with track("judging entries", len(entries)) as advance:
@@ -228,9 +233,6 @@ def _evaluate(
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
-    files = _patch_files(scanned.tree)
-    patched = {e.target for e in entries}
-    broken, gates = _crosscheck(store, files, trees, patched, versions)
     findings = duplicates(entries) + broken
     counts = dict(scanned.inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))

@@ -28,6 +28,7 @@ from patchkeeper.runtime.store.cache import (
 )
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, Table
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 
 @dataclass(frozen=True)
@@ -90,11 +91,15 @@ def _definition(node: ast.stmt, qual: str, conditional: bool, table: Table) -> D
     return Definition(qual, "value", start, end, conditional=conditional)
 
 
-def summarize(source: bytes, module: str, file: str, is_package: bool) -> ModuleSummary:
-    """Parse one upstream module into a :class:`ModuleSummary` (never raises)."""
+def summarize(
+    source: bytes, module: str, file: str, is_package: bool, path: str | None = None
+) -> ModuleSummary:
+    """Parse one upstream module into a :class:`ModuleSummary` (never raises); ``path``:
+    where the file is, for the parse log (:mod:`~patchkeeper.runtime.syntax.parsing`; ``file``
+    when not given)."""
     summary = ModuleSummary(module, file)
     try:
-        tree = ast.parse(source)
+        tree = parse_file(source, file if path is None else path)
     except (SyntaxError, ValueError) as exc:
         summary.syntax_error = str(exc)
         return summary
@@ -162,6 +167,7 @@ class UpstreamTree:
                 '(default: the configured upstream = "NAME", else vllm)',
             )
         self.root = root
+        self._root_text = str(root).rstrip("/")
         self.packages = present
         self.cache = SummaryCache(root, "upstream")
         self.summaries: dict[str, ModuleSummary] = {}
@@ -183,12 +189,16 @@ class UpstreamTree:
 
     def module_file(self, module: str) -> tuple[Path, bool] | None:
         """``(file, is_package)`` of a module of the tree, or ``None``."""
+        if module not in self._files and not all(module.split(".")):
+            self._files[module] = _module_path(self.root, module)  # "", "a..b": pathlib's way
         if module not in self._files:
-            base = self.root / module.replace(".", "/")
-            if (base / "__init__.py").is_file():
-                self._files[module] = (base / "__init__.py", True)
-            elif base.with_suffix(".py").is_file():
-                self._files[module] = (base.with_suffix(".py"), False)
+            # os.path on the text: a lookup asks for thousands of modules, most without a
+            # file, and pathlib's joins and tests cost more than the system calls
+            base = f"{self._root_text}/{module.replace('.', '/')}"
+            if os.path.isfile(f"{base}/__init__.py"):
+                self._files[module] = (Path(f"{base}/__init__.py"), True)
+            elif os.path.isfile(f"{base}.py"):
+                self._files[module] = (Path(f"{base}.py"), False)
             else:
                 self._files[module] = None
         return self._files[module]
@@ -206,7 +216,7 @@ class UpstreamTree:
                 return None
 
         def parse(file: Path, is_package: bool) -> ModuleSummary:
-            return summarize(file.read_bytes(), module, self.relative(file), is_package)
+            return summarize(file.read_bytes(), module, self.relative(file), is_package, str(file))
 
         codec = (summary_record, summary_from_record)
         return parsed_module(module, self.summaries, self.module_file, self.cache, parse, codec)
@@ -371,6 +381,17 @@ class UpstreamTree:
         self.cache.save()
 
 
+def _module_path(root: Path, module: str) -> tuple[Path, bool] | None:
+    """``(file, is_package)`` of ``module`` under ``root`` found with :mod:`pathlib` (the
+    reference :meth:`UpstreamTree.module_file` follows on the text of the paths)."""
+    base = root / module.replace(".", "/")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py", True
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py"), False
+    return None
+
+
 def summary_record(summary: ModuleSummary) -> tuple[Any, ...]:
     """``summary`` as nested tuples of builtin values (for the cache)."""
     return (
@@ -393,7 +414,7 @@ def summary_job(job: tuple[str, str, str, bool]) -> tuple[Any, ...]:
     path, module, relative, is_package = job
     with open(path, "rb") as handle:
         data = handle.read()
-    return summary_record(summarize(data, module, relative, is_package))
+    return summary_record(summarize(data, module, relative, is_package, path))
 
 
 def summary_from_record(record: tuple[Any, ...]) -> ModuleSummary:

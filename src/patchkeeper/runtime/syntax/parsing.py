@@ -1,0 +1,61 @@
+"""Every Python file a runtime command parses goes through :func:`parse_file`.
+
+One entry point for :func:`ast.parse` of a file (a plugin file, an upstream module, a
+``setup.py``) makes the parse work of a run observable: with :data:`PARSE_LOG_ENV` set to a
+file path, each call appends the absolute path of the file it parses to that file, one per
+line, from the parent and from every worker process alike (each line is one ``write`` to a
+file opened for appending, which POSIX keeps whole when several processes append). A
+benchmark reads that list to time :func:`ast.parse` of exactly the files a run parses, the
+floor the run is compared with; a file parsed twice in a run appears twice. Parses of
+fragments (a definition's span, a condition's text) are not files and are not listed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+#: Environment variable: a file to which every :func:`parse_file` appends the path it parses.
+PARSE_LOG_ENV = "PATCHKEEPER_PARSE_LOG"
+
+
+def parse_file(
+    source: bytes | str, path: str | os.PathLike[str], filename: str = "<unknown>"
+) -> ast.Module:
+    """``ast.parse(source, filename)`` of ``source``, the text of the file at ``path``
+    (recorded in :data:`PARSE_LOG_ENV`'s file when it is set, made absolute).
+
+    Raises:
+        SyntaxError: ``source`` is not valid Python; ValueError: it holds a NUL byte
+            (before Python 3.12), as :func:`ast.parse` raises them.
+    """
+    log = os.environ.get(PARSE_LOG_ENV)
+    if log:
+        record_parse(log, path)
+    return ast.parse(source, filename=filename)
+
+
+def record_parse(log: str, path: str | os.PathLike[str]) -> None:
+    """Append ``path`` (absolute) and a newline to the file ``log`` in one ``write``; a
+    log that cannot be written is left alone (a debugging aid never stops a command)."""
+    line = os.path.abspath(os.fspath(path)) + "\n"
+    try:
+        handle = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError:
+        return
+    try:
+        os.write(handle, line.encode("utf-8", "surrogateescape"))
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def read_parse_log(log: str | os.PathLike[str]) -> list[str]:
+    """The paths a :data:`PARSE_LOG_ENV` file lists, each once, in the order first parsed.
+
+    Raises:
+        OSError: the log cannot be read.
+    """
+    with open(log, encoding="utf-8", errors="surrogateescape") as handle:
+        return list(dict.fromkeys(line.rstrip("\n") for line in handle if line.strip()))

@@ -1,0 +1,92 @@
+"""The parse log (``PATCHKEEPER_PARSE_LOG``, :mod:`patchkeeper.runtime.syntax.parsing`): the
+files a runtime command parses, listed by the command itself, so that a benchmark can time
+``ast.parse`` of exactly those files (the audit's parse floor).
+
+The plugin is written by the test on the ``tinyup`` fixture (1.0 and 2.0): one patch file
+that replaces ``Scheduler.schedule``, and one helper module outside the patch directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tinyplug import HEADER, copy_releases, versions, write_plugin
+
+from patchkeeper.runtime.syntax.parsing import PARSE_LOG_ENV, parse_file, read_parse_log
+
+PATCH = (
+    HEADER
+    + """from tinyup.scheduler import Scheduler
+
+from plug.helpers import cap
+
+
+def schedule(self, budget):
+    return cap(budget)
+
+
+Scheduler.schedule = schedule
+"""
+)
+
+HELPERS = "def cap(budget):\n    return min(budget, 8)\n"
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return copy_releases(tmp_path, monkeypatch)
+
+
+def test_the_log_lists_exactly_the_files_a_cold_audit_parses(
+    upstream: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_sched.py": PATCH, "plug/helpers.py": HELPERS})
+    log = upstream / "parsed.log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    assert run.code == 0, run.err
+    plugin, old, new = (str(root), str(upstream / "upstream-1.0"), str(upstream / "upstream-2.0"))
+    assert read_parse_log(log) == [
+        # the inventory: every module of the plugin package, in the order the scan asks
+        f"{plugin}/plug/patch/__init__.py",
+        f"{plugin}/plug/patch/p_sched.py",
+        f"{plugin}/plug/__init__.py",
+        f"{plugin}/plug/helpers.py",
+        # the target's module in the new tree, then in the old one
+        f"{new}/tinyup/scheduler.py",
+        f"{old}/tinyup/scheduler.py",
+    ]
+    # the cross-checks read the patch file once more
+    assert log.read_text().splitlines().count(f"{plugin}/plug/patch/p_sched.py") == 2
+    # a warm run parses nothing: the log gains no line
+    before = log.read_text()
+    assert cli("runtime", "audit", *versions(upstream), "--json", cwd=root).code == 0
+    assert log.read_text() == before
+
+
+def test_without_the_variable_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(PARSE_LOG_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    tree = parse_file(b"x = 1\n", tmp_path / "x.py")
+    assert [type(node).__name__ for node in tree.body] == ["Assign"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_relative_path_is_logged_absolute_and_each_file_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    monkeypatch.chdir(tmp_path)
+    parse_file("a = 1\n", "a.py")
+    parse_file("b = 1\n", tmp_path / "b.py")
+    parse_file("a = 1\n", "a.py")
+    with pytest.raises(SyntaxError):
+        parse_file("def (\n", "c.py")  # listed: the parse was tried
+    assert log.read_text() == "".join(
+        f"{tmp_path}/{name}\n" for name in ("a.py", "b.py", "a.py", "c.py")
+    )
+    assert read_parse_log(log) == [f"{tmp_path}/{name}" for name in ("a.py", "b.py", "c.py")]
