@@ -54,3 +54,36 @@ def test_continue_after_a_ctrl_c_in_a_step(cli, example: Example, monkeypatch) -
         "upgrade: write the audit record (the port stopped)",
     ]
     assert not (state / "running.json").exists()
+
+
+def test_continue_after_a_ctrl_c_while_the_port_writes_its_conflict(
+    cli, example: Example, monkeypatch
+) -> None:
+    """The port's work directory has ``state.json`` but not yet the conflict: ``--continue``
+    goes on with the port (it replays to the same stop), as the state's docs promise."""
+    from patchkeeper.port import workdir
+
+    down = example.downstream
+    make_checkout(down)
+    real = workdir._write
+
+    def write(path: Any, data: bytes) -> None:
+        if "conflict.part" in path.parts:
+            raise KeyboardInterrupt
+        real(path, data)
+
+    monkeypatch.setattr(workdir, "_write", write)
+    assert (
+        cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up", cwd=down).code == 130
+    )
+    assert (down / ".patchkeeper-port" / "state.json").is_file()
+    monkeypatch.undo()
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+    assert run.code == 1, run.err
+    port = json.loads(run.out)["steps"][4]
+    assert (port["status"], port["summary"]) == (
+        "stopped",
+        "stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 conflict, 5 pending",
+    )
+    files = down / ".patchkeeper-port" / "conflict" / "files"
+    assert sorted(p.name for p in files.iterdir()) == ["retry.py"]

@@ -300,6 +300,13 @@ def _check_retire(config: Config, in_place: bool) -> None:
 def _continue(config: Config, work: WorkDir) -> PortResult:
     state = work.load()
     check_inputs(config, work, state)
+    if not work.has_conflict:
+        # A run cut short between starting the work directory (or recording a resolution)
+        # and writing the conflict: replaying with the resolutions recorded so far stops
+        # at the same patch again, or finishes.
+        ctx = build_context(config, state, work, work.original_series())
+        steps, stopped = _port(ctx)
+        return _conclude(ctx, "continue", steps, stopped)
     name, resolved = work.read_resolution()
     ctx = build_context(config, state, work, work.original_series())
     resolutions = {**work.resolutions(), name: resolved}

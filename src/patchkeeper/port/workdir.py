@@ -214,11 +214,17 @@ class WorkDir:
         patched: Mapping[str, FileState | None],
         instructions: str,
     ) -> None:
-        """Lay out the stopped patch's files for resolution (replacing any earlier one)."""
-        if self.conflict.exists():
-            shutil.rmtree(self.conflict)
-        files = self.conflict / "files"
-        reference = self.conflict / "reference"
+        """Lay out the stopped patch's files for resolution (replacing any earlier one).
+
+        The files are written to ``conflict.part/``, which is then renamed to ``conflict/``: a
+        run cut short leaves a whole conflict or none (and ``--continue`` replays the port up
+        to its stop, :attr:`has_conflict`), never a conflict missing files.
+        """
+        part = self.conflict.with_name(self.conflict.name + ".part")
+        if part.exists():
+            shutil.rmtree(part)
+        files = part / "files"
+        reference = part / "reference"
         files.mkdir(parents=True)
         paths: dict[str, dict[str, Any]] = {}
         for merge in merges:
@@ -239,8 +245,18 @@ class WorkDir:
                     _write(safe_path(reference / side, key), state.data)
         _write(safe_path(reference, patch.name), patch.raw)
         manifest = {"patch": patch.name, "paths": paths}
-        _write(self.conflict / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
-        _write(self.conflict / INSTRUCTIONS, instructions.encode("utf-8", "surrogateescape"))
+        _write(part / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
+        _write(part / INSTRUCTIONS, instructions.encode("utf-8", "surrogateescape"))
+        if self.conflict.exists():
+            shutil.rmtree(self.conflict)
+        part.rename(self.conflict)
+
+    @property
+    def has_conflict(self) -> bool:
+        """Whether a stopped patch's files wait for resolution: false in a work directory
+        whose run was cut short before it wrote them (or after ``--continue`` recorded the
+        resolution and before the next stop was written)."""
+        return (self.conflict / MANIFEST).is_file()
 
     def read_resolution(self) -> tuple[str, dict[str, FileState | None]]:
         """The stopped patch's name and its resolved files (path -> content, ``None`` = absent).
@@ -276,14 +292,17 @@ class WorkDir:
         """Record a resolution under ``resolved/``; the conflict directory is removed."""
         number = len(self.resolutions())
         dest = self.root / "resolved" / f"{number:04d}"
-        if dest.exists():
-            shutil.rmtree(dest)
+        part = dest.with_name(dest.name + ".part")  # renamed when whole, as write_conflict's
+        for stale in (dest, part):
+            if stale.exists():
+                shutil.rmtree(stale)
         paths = {}
         for path, state in resolved.items():
             paths[path] = None if state is None else state.mode
             if state is not None:
-                _write(safe_path(dest / "files", path), state.data)
-        _write(dest / MANIFEST, json.dumps({"patch": name, "paths": paths}, indent=1).encode())
+                _write(safe_path(part / "files", path), state.data)
+        _write(part / MANIFEST, json.dumps({"patch": name, "paths": paths}, indent=1).encode())
+        part.rename(dest)
         shutil.rmtree(self.conflict, ignore_errors=True)
 
     def resolutions(self) -> dict[str, dict[str, FileState | None]]:
@@ -293,6 +312,8 @@ class WorkDir:
         if not root.is_dir():
             return out
         for entry in sorted(root.iterdir()):
+            if entry.name.endswith(".part"):  # a save_resolution cut short
+                continue
             manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
             states: dict[str, FileState | None] = {}
             for path, mode in manifest["paths"].items():

@@ -304,7 +304,17 @@ def _from_git(root: Path, tag: str, *, reason: str) -> Found:
             ["format-patch", "-q", "-N", "--no-signature", "-o", scratch, f"{tag}..HEAD"], root
         )
         files = sorted(Path(scratch).iterdir())
-        new = [(directory / path.name, path.read_bytes()) for path in files]
+        written = [(directory / path.name, path.read_bytes()) for path in files]
+    # git format-patch writes an empty file for a commit that changes no file (git commit
+    # --allow-empty): such a file is no patch, and every command would refuse the series.
+    new = [(path, data) for path, data in written if data]
+    empty = [path.name for path, data in written if not data]
+    if not new:
+        raise PatchkeeperError(
+            f"no commit on top of {tag} changes a file: the series would be empty",
+            path=root,
+            hint="check out the branch that carries your changes",
+        )
     names = tuple(path.name for path, _ in new)
     series = directory / "series"
     text = f"# the commits of HEAD since {tag}, by git format-patch\n" + "".join(
@@ -314,5 +324,10 @@ def _from_git(root: Path, tag: str, *, reason: str) -> Found:
     notes: tuple[str, ...] = ()
     if merges != "0":
         notes = (f"{merges} merge commit(s) since {tag} are not patches: format-patch skips them",)
+    if empty:
+        notes += (
+            f"{len(empty)} commit(s) since {tag} change no file and are not patches "
+            f"(git format-patch would write them empty): {', '.join(empty)}",
+        )
     why = f"{reason}: {len(names)} commit(s) on top of it become patches/ (git format-patch)"
     return Found(GIT, series, why, names, tuple(new), tag=tag, notes=notes)
