@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchkeeper.commands.common import overlay_files
 from patchkeeper.config import Config
+from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.trees.apply_series import apply_series
 from patchkeeper.trees.results import ApplyResult
 

@@ -1,4 +1,5 @@
-"""``status``: per patch and per file, what is applied, partly applied or drifted."""
+"""``status``: per patch and per file, what is applied, partly applied or drifted
+(:mod:`patchkeeper.trees.verify_series`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ from pathlib import Path
 
 import click
 
-from patchkeeper.commands import verify
 from patchkeeper.commands.cli import Settings, emit
 from patchkeeper.commands.options import json_option, pristine_option, target_options
+from patchkeeper.commands.verify import options_of
 from patchkeeper.config import Config
+from patchkeeper.ledger.target_files import downstream_files, overlay_files
 from patchkeeper.trees.results import VerifyResult
+from patchkeeper.trees.verify_series import verify_series
 
 
 def run(
@@ -23,9 +26,18 @@ def run(
     """The state of the series on the target, every hunk shown; works without a pristine
     reference, and keeps no evidence (``verify`` does).
 
-    Raises: as :func:`patchkeeper.commands.verify.run`.
+    Raises: as :func:`patchkeeper.trees.verify_series.verify_series`.
     """
-    return verify.run(config, target=target, python=python, pristine=pristine, detailed=True)
+    return verify_series(
+        config,
+        lambda tree: overlay_files(config, tree),
+        downstream_files,
+        options_of(command),
+        target=target,
+        python=python,
+        pristine=pristine,
+        detailed=True,
+    )
 
 
 @click.command("status")

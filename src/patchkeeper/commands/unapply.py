@@ -10,7 +10,6 @@ from pathlib import Path
 import click
 
 from patchkeeper.commands.cli import Settings, emit
-from patchkeeper.commands.common import overlay_files
 from patchkeeper.commands.options import (
     force_option,
     json_option,
@@ -19,6 +18,7 @@ from patchkeeper.commands.options import (
     target_options,
 )
 from patchkeeper.config import Config
+from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.results import ApplyResult
 from patchkeeper.trees.tree import INSTALLED, check_paths, pristine_for, target_tree
@@ -54,7 +54,7 @@ def run(
     _, patches = load_series(config)
     tree = target_tree(config, target, python)
     check_paths(tree, patches)
-    # RECORD is read under the lock, after any roll-back (see verify.run).
+    # RECORD is read under the lock, after any roll-back (see verify_series).
     from_record = tree.kind == INSTALLED and pristine is None
     reference = None if from_record else pristine_for(config, tree, pristine)
     return unapply_from_tree(

@@ -1,0 +1,189 @@
+"""Which patches of the configured series are applied to a target, and did anything else
+change: the feature behind ``verify`` and ``status``.
+
+Both walk the series backwards on an in-memory copy (see :mod:`patchkeeper.trees.applied`) and
+compare what is left with the pristine reference: ``RECORD`` hashes for an installed
+distribution, ``--pristine DIR|REQUIREMENT``, or the configured pin. ``status`` (``detailed``)
+also works without a pristine reference and shows every hunk; ``verify`` requires one.
+Nothing is written: the target is read under its lock, after any interrupted change is rolled
+back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from patchkeeper.config import Config
+from patchkeeper.errors import ConfigError, FetchError
+from patchkeeper.progress import warn
+from patchkeeper.series.engine import Workspace, touched_paths
+from patchkeeper.series.load import load_series
+from patchkeeper.series.parse import sha256_hex
+from patchkeeper.trees.applied import FileCheck, series_state
+from patchkeeper.trees.layout_hint import layout_hint
+from patchkeeper.trees.pin import pin_mismatch
+from patchkeeper.trees.results import OverlayCheck, VerifyResult
+from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.trees.tree import (
+    DIRECTORY,
+    INSTALLED,
+    Tree,
+    check_paths,
+    pristine_for,
+    record_pristine,
+    target_tree,
+)
+from patchkeeper.trees.untouched_files import untouched_drift
+from patchkeeper.upstream.requirements import check_release_option
+
+if TYPE_CHECKING:
+    from patchkeeper.series.model import Patch
+    from patchkeeper.trees.installed import AppliedRecord
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    """How the command line spells the options a message of :func:`verify_series` names
+    (``"--target"``, ``"--pristine"``): the command that parses them says."""
+
+    target: str
+    pristine: str
+
+
+#: The downstream's own files under a tree's base (``(config, tree, patches) -> paths``
+#: relative to the base), left out of the drift comparison.
+OwnFiles = Callable[[Config, Tree, Sequence["Patch"]], frozenset[str]]
+
+
+def check_overlays(ws: Workspace, overlays: dict[str, bytes]) -> tuple[OverlayCheck, ...]:
+    """Compare each overlay file's bytes with the target's: ``ok``, ``differs`` or
+    ``missing``, in path order."""
+    out = []
+    for path, data in sorted(overlays.items()):
+        current = ws.get(path)
+        state = "missing" if current is None else "ok" if current.data == data else "differs"
+        out.append(OverlayCheck(path, state))
+    return tuple(out)
+
+
+def record_mismatch(record: AppliedRecord | None, names_hashes: list[tuple[str, str]]) -> str:
+    """How the install manifest (``patchkeeper.json``) disagrees with the series now:
+    ``names_hashes`` is ``[(patch name, sha256 of its bytes)]`` in series order; ``""`` when
+    they agree or there is no manifest."""
+    if record is None:
+        return ""
+    recorded = list(record.series)
+    if recorded == names_hashes:
+        return ""
+    recorded_names = [name for name, _ in recorded]
+    current_names = [name for name, _ in names_hashes]
+    if recorded_names != current_names:
+        return (
+            "patchkeeper.json records the series "
+            + ", ".join(recorded_names)
+            + "; the series file now lists "
+            + ", ".join(current_names)
+        )
+    changed = [n for (n, h), (_, h2) in zip(recorded, names_hashes) if h != h2]
+    return "these patch files changed since they were applied: " + ", ".join(changed)
+
+
+def tree_layout_hint(tree: Tree, patches: Sequence[Patch], target_option: str) -> str:
+    """Where the files the first patch reads are, when none of them is in the directory
+    target and they are all in one place nearby (a target one level too high: every
+    patch "not applied", every file of the tree drifted), else ``""``; ``target_option``
+    is the option the hint tells the user to change."""
+    if tree.kind != DIRECTORY:
+        return ""
+    reads = next((p.files for p in patches if any(d.old_path for d in p.files)), ())
+    paths = [d.old_path for d in reads if d.old_path]
+    if not paths or any((tree.base / path).exists() for path in paths):
+        return ""
+    directory = tree.base.relative_to(tree.root).as_posix()
+    return layout_hint(tree.root, "" if directory == "." else directory, paths, target_option)
+
+
+def verify_series(
+    config: Config,
+    overlays: Callable[[Tree], dict[str, bytes]],
+    own_files: OwnFiles,
+    options: VerifyOptions,
+    *,
+    target: Path | None = None,
+    python: Path | None = None,
+    pristine: str | None = None,
+    detailed: bool = False,
+) -> VerifyResult:
+    """The state of the configured series on the target (``target``, a directory, or the
+    upstream installed for the interpreter ``python``) against ``pristine`` (a directory or a
+    requirement; default: the installed distribution's ``RECORD``, else the configured pin).
+
+    ``overlays(tree)`` gives the configured overlay files (path -> bytes) to compare with the
+    target; ``own_files`` the downstream's own files under the tree's base (a git branch on
+    an upstream tag is the downstream and the patched tree at once), which are no drift.
+    ``detailed`` (``status``) goes on without a pristine reference when the default one
+    cannot be had.
+
+    Raises:
+        ConfigError: ``verify`` on a directory with no pristine reference.
+        PatchFormatError, TargetError, FetchError, LockError: as their names say.
+    """
+    check_release_option(pristine, options.pristine, config.upstream, config.source)
+    _, patches = load_series(config)
+    tree = target_tree(config, target, python)
+    check_paths(tree, patches)
+    pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
+    # An installed tree's RECORD is read under the lock, after any roll-back: a killed run
+    # may have left RECORD and patchkeeper.json half-changed.
+    from_record = tree.kind == INSTALLED and pristine is None
+    unavailable = ""
+    try:
+        reference = None if from_record else pristine_for(config, tree, pristine)
+    except FetchError as exc:
+        if not detailed or pristine is not None:
+            raise
+        reference, unavailable = None, exc.message
+    if reference is None and not from_record and not detailed:
+        raise ConfigError(
+            "verify needs a pristine reference for a directory target",
+            hint="pass --pristine DIR|REQUIREMENT, or configure upstream and pin",
+        )
+    with locked(tree.state_dir, config.lock_timeout, tree.label):
+        recovery = recover(tree.journal_dir, tree.root)
+        if from_record:
+            reference = record_pristine(tree)[0]
+        ws = Workspace(tree.reader())
+        overlay_paths = overlays(tree)
+        checked = check_overlays(ws, overlay_paths)
+        state = series_state(ws, patches, reference)
+        untouched: tuple[FileCheck, ...] = ()
+        ignored: tuple[str, ...] = ()
+        if reference is not None:
+            skip = set(touched_paths(patches)) | set(overlay_paths)
+            own = own_files(config, tree, patches)
+            untouched, ignored = untouched_drift(tree, reference, skip, config.ignore, own)
+        mismatch = ""
+        if tree.kind == INSTALLED and tree.dist is not None:
+            from patchkeeper.trees.installed import AppliedRecord
+
+            record = AppliedRecord.load(tree.dist.applied_record_path)
+            mismatch = record_mismatch(record, [(p.name, sha256_hex(p.raw)) for p in patches])
+    return VerifyResult(
+        "status" if detailed else "verify",
+        tree.label,
+        state,
+        mismatch,
+        recovery,
+        detailed,
+        checked,
+        unavailable,
+        untouched,
+        ignored,
+        pin_note,
+        tree_layout_hint(tree, patches, options.target),
+    )
