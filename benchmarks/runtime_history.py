@@ -691,8 +691,7 @@ def corpus_summary(plugins: dict[str, dict], tests: set[str]) -> str:
     test = sum(1 for name in plugins if name in tests)
     pairs = sum(len(plugin.get("pairs", [])) for plugin in plugins.values())
     return (
-        f"plugins: {len(plugins)} (development {len(plugins) - test}, test {test}), "
-        f"pairs {pairs}"
+        f"plugins: {len(plugins)} (development {len(plugins) - test}, test {test}), pairs {pairs}"
     )
 
 
