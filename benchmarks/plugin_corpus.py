@@ -48,16 +48,22 @@ RELEASES: dict[str, list[str]] = {
         "0.29.0rc1",
         "0.30.0rc1",
     ],
-    "tpu-inference": ["0.29.0", "0.30.0", "0.31.0", "0.32.0"],
+    "tpu-inference": ["0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"],
     "vllm-spyre": ["1.9.1", "1.10.0", "2.0.0rc8", "2.0.0rc9"],
     "vllm-mindspore": ["0.5.0", "0.5.1"],
-    "vllm-rbln": ["0.12.0", "0.12.1a8"],
+    "vllm-rbln": ["0.11.2.post1", "0.12.0", "0.12.1a8"],
     "vllm-musa": ["0.1.0", "0.1.1"],
     "vllm-kunlun": ["0.11.1"],
     "vllm-neuron": ["0.1.0"],
     "vllm-hi": ["0.1.0"],
     "vllm-mblt": ["0.6.1", "0.7.0", "0.8.0"],
-    "vllm-npu": ["0.4.2", "0.4.2.post2"],
+    "vllm-npu": ["0.4.2", "0.4.2.post1", "0.4.2.post2"],
+    "pace-vllm": ["1.2.0", "1.3.0"],
+    "mixinputs": ["0.1.0", "0.1.1"],
+    "vllm-ascend-split-batch": ["0.1.0", "0.1.1", "0.1.2", "0.1.3", "0.2.0"],
+    "vllm-hust-opset": ["0.3.0", "0.3.1", "0.3.2"],
+    "light-vllm-ascend-security": ["1.0.0", "1.0.1.3"],
+    "vllm-swift": ["0.3.2"],
 }
 
 #: The by-hand grep: lines that assign to a dotted name whose root is capitalised (a class)
@@ -71,6 +77,9 @@ GREP = (
 
 _TAG = re.compile(r"^ARG VLLM_TAG=v?(\S+)", re.M)
 _REV = re.compile(r'^vllm\s*=\s*\{[^}]*rev\s*=\s*"v?([^"]+)"', re.M)
+_RANGE = re.compile(
+    r"^_?[A-Z_]*VLLM[A-Z_]*(?:RANGE|VERSIONS?)\s*=\s*[\"']([<>=!~][^\"']+)[\"']", re.M
+)
 _PIN = re.compile(r"^Requires-Dist:[ \t]*vllm[ \t]*([^;\n]*)$", re.M | re.I)
 
 
@@ -90,9 +99,10 @@ def metadata(root: Path) -> str:
     return ""
 
 
-def vllm_of(root: Path, version: str) -> tuple[str, str]:
-    """The vLLM release (or range) the plugin release at ``root`` targets, and where it was
-    read."""
+def vllm_of(root: Path, version: str, name: str = "") -> tuple[str, str]:
+    """The vLLM release (or range) the plugin release ``name==version`` at ``root``
+    targets, and where it was read (last: a ``SUPPORTED_VLLM_RANGE = ">=0.21.0,<0.22.0"``
+    style constant in the package's ``__init__.py``)."""
     for dockerfile in sorted(root.glob("Dockerfile*")):
         found = _TAG.search(dockerfile.read_text(encoding="utf-8", errors="replace"))
         if found:
@@ -112,6 +122,11 @@ def vllm_of(root: Path, version: str) -> tuple[str, str]:
         spec = found.group(1).strip().strip("()").replace(" ", "")
         pinned = re.fullmatch(r"==([0-9][^,+]*)(\+\w+)?", spec)
         return (pinned.group(1) if pinned else spec or "any"), "metadata: Requires-Dist"
+    init = source_root(root) / package_of(root, name) / "__init__.py"
+    if init.is_file():
+        found = _RANGE.search(init.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            return found.group(1).replace(" ", ""), f"{init.relative_to(root)}: a vLLM range"
     return "unknown", "no vLLM requirement, Dockerfile tag or source rev found"
 
 
@@ -121,6 +136,7 @@ def entry_points(root: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for path in [
         *root.glob("*.egg-info/entry_points.txt"),
+        *root.glob("src/*.egg-info/entry_points.txt"),
         *root.glob("*.dist-info/entry_points.txt"),
     ]:
         parser = configparser.ConfigParser(delimiters=("=",))
@@ -140,9 +156,21 @@ def entry_points(root: Path) -> dict[str, list[str]]:
     return out
 
 
+def source_root(root: Path) -> Path:
+    """Where the release's packages are: ``root/src`` in a src layout (no package at the
+    top, one under ``src/``: the audit's settings resolve a plugin directory the same
+    way), else ``root``."""
+    top = [p for p in root.glob("*/__init__.py") if p.parent.name != "tests"]
+    if not top and list((root / "src").glob("*/__init__.py")):
+        return root / "src"
+    return root
+
+
 def package_of(root: Path, name: str) -> str:
     """The plugin's top-level package (``vllm_ascend``): the project name with ``_``, else
-    the only other directory holding an ``__init__.py`` (``vllm_musa_platform``)."""
+    the only other directory holding an ``__init__.py`` (``vllm_musa_platform``); looked
+    for under :func:`source_root`."""
+    root = source_root(root)
     guess = name.replace("-", "_")
     if (root / guess / "__init__.py").is_file():
         return guess
@@ -152,7 +180,8 @@ def package_of(root: Path, name: str) -> str:
 
 def patch_directory(root: Path, package: str) -> str:
     """The directory the audit scans: ``<package>/patch`` or ``<package>/patches``, else the
-    whole package (a plugin without a patch directory)."""
+    whole package (a plugin without a patch directory); relative to :func:`source_root`."""
+    root = source_root(root)
     for name in ("patch", "patches"):
         if (root / package / name).is_dir():
             return f"{package}/{name}"
@@ -161,7 +190,8 @@ def patch_directory(root: Path, package: str) -> str:
 
 def grep_lines(root: Path, directory: str) -> list[str]:
     """``file:line:text`` of the lines under ``directory`` matching :data:`GREP`
-    (``grep -rEn --include=*.py GREP DIRECTORY`` run in ``root``)."""
+    (``grep -rEn --include=*.py GREP DIRECTORY`` run in :func:`source_root`)."""
+    root = source_root(root)
     if not (root / directory).is_dir():
         return []
     found = subprocess.run(
@@ -182,7 +212,7 @@ def main() -> int:
         for version in versions:
             kind, root = fetch(name, version)
             package = package_of(root, name)
-            vllm, source = vllm_of(root, version)
+            vllm, source = vllm_of(root, version, name)
             scanned = patch_directory(root, package)
             count = len(grep_lines(root, scanned))
             rows.append((version, kind, package, vllm, source, count, entry_points(root), scanned))

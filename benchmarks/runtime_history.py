@@ -694,6 +694,8 @@ def inventory_figures(plugin: dict, pattern: str) -> dict:
     (active or conditional), and the entry points found; ``error`` when the scan fails."""
     release = plugin["release"][-1]["version"]
     root = tree(f"{plugin['name']}=={release}")
+    if not (root / plugin["package"]).is_dir() and (root / "src" / plugin["package"]).is_dir():
+        root = root / "src"  # a src layout: the audit's settings look there too
     directory = plugin["patch_directory"]
     grep = grep_lines(root, directory, pattern)
     try:
@@ -744,6 +746,17 @@ def inventory_table(plugins: dict[str, dict], tests: set[str], pattern: str) -> 
             f"| {figures['entry_points']} | {pairs} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def corpus_summary(plugins: dict[str, dict], tests: set[str]) -> str:
+    """``plugins: N (development D, test T), pairs P``: the corpus's plugins by set and its
+    pairs (consecutive releases that moved to another vLLM release, from
+    ``plugins.toml``; a plugin without one counts with its zero)."""
+    test = sum(1 for name in plugins if name in tests)
+    pairs = sum(len(plugin.get("pairs", [])) for plugin in plugins.values())
+    return (
+        f"plugins: {len(plugins)} (development {len(plugins) - test}, test {test}), pairs {pairs}"
+    )
 
 
 def set_table(results: list[dict], tests: set[str], plugins: tuple[str, ...] = ()) -> str:
@@ -808,6 +821,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = set(args.plugins.split(",")) if args.plugins else None
     plugins, tests = corpus(), test_set()
     pattern = tomllib.loads(CORPUS.read_text(encoding="utf-8"))["grep"]
+    summary_line = corpus_summary(plugins, tests)
+    print(summary_line)
     inventory_text = ""
     if not args.no_inventory and not wanted:
         inventory_text = inventory_table(
@@ -855,6 +870,7 @@ def main(argv: list[str] | None = None) -> int:
         "Written by `python benchmarks/runtime_history.py`; truth files in "
         "`benchmarks/runtime_history/` (vllm-ascend) and `benchmarks/runtime_history/plugins/`;"
         " the test set's plugins are counted in totals only.\n\n"
+        f"{summary_line}\n\n"
     )
     port_text = port_tables(ported)
     print(port_text)
