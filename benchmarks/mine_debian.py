@@ -2,16 +2,23 @@
 
     python benchmarks/mine_debian.py [--jobs 3] [--limit N] [--only SOURCE[,SOURCE]]
 
+(``--limit``: at most N source packages, the most used first.)
+
 For every Python source package of Debian (a ``3.0 (quilt)`` source whose Build-Depends name
 ``dh-python``, ``dh-sequence-python3``, ``pybuild-plugin-pyproject`` or
 ``python3-setuptools``, read from the apt ``Sources`` indexes that
-``../shared/tools/debian-series`` keeps under ``~/.cache/debian-series-SUITE/lists``) and every
-consecutive pair of suites (bullseye, bookworm, trixie, forky, sid) whose upstream versions
-differ, the miner
+``../shared/tools/debian-series`` keeps under ``~/.cache/debian-series-SUITE/lists``) whose
+upstream version differs between two suites (bullseye, bookworm, trixie, forky, sid), most
+used projects first, the miner
 
-1. fetches both suites' ``debian/`` directories with ``debian-series`` into the corpus cache
-   (``$PATCHKEEPER_CACHE`` or ``~/.cache/patchkeeper-corpus``, reused; a source the archive
-   does not serve is remembered under ``debian-series/SUITE/.missing/``);
+1. fetches each suite's ``debian/`` directory into the corpus cache (``$PATCHKEEPER_CACHE`` or
+   ``~/.cache/patchkeeper-corpus``, reused): the ``.debian.tar.*`` file the suite's
+   ``Sources`` paragraph names, with apt's downloader, from the archive URI ``debian-series``
+   uses. The archive this machine reaches serves only some of these files and answers 404
+   for the others, every time: a 404 is remembered under ``debian-series/SUITE/.missing/``
+   and counted. An upgrade is a pair of consecutive *served* suites with different upstream
+   versions, so it may skip a suite whose files are not served (the newer changelog covers
+   every version between);
 2. maps the source package to a PyPI project (``debian/watch`` PyPI lines, the ``Homepage``,
    the ``python3-*`` binary names, the source name), checked against a local list of the
    index's names when one is given (``--names``), then fetches the sdists of the older and
@@ -35,8 +42,11 @@ import itertools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -68,7 +78,6 @@ _FORGE_URL = re.compile(
 )
 
 #: Upgrade-level left-out reasons.
-NOT_SERVED = "the archive does not serve the source package in one suite"
 NO_SERIES = "no debian/patches/series in the older suite"
 NO_PROJECT = "no PyPI project found for the source package"
 NO_SDIST = "no sdist of the pin or the new version on the index"
@@ -79,6 +88,9 @@ NO_TRUTH = "no patch with a truth"
 SDIST_LACKS = "files the sdist lacks"
 NEW_SDIST_LACKS = "kept by Debian, files the new sdist lacks"
 NOT_A_DIFF = "not a diff (no hunk)"
+#: Upgrade-level notes: written upgrades that need a setting beyond the defaults.
+DIRECTORY_SET = "every patched path under one directory of the sdist (directory set)"
+STRIPS_MIXED = "a series with several strip levels (per-entry -pN kept)"
 
 
 def canonical(name: str) -> str:
@@ -88,12 +100,19 @@ def canonical(name: str) -> str:
 
 @dataclass
 class Source:
-    """One source package in one suite, from a ``Sources`` index paragraph."""
+    """One source package in one suite, from a ``Sources`` index paragraph: its name, Debian
+    version, ``Homepage``, binary packages, and where its ``debian/`` tarball lies in the
+    archive (``directory``: the pool directory, ``tarball``: the ``.debian.tar.*`` file name,
+    ``sha256``: that file's SHA-256 from ``Checksums-Sha256``; empty when the paragraph names
+    none)."""
 
     package: str
     version: str
     homepage: str
     binaries: tuple[str, ...]
+    directory: str = ""
+    tarball: str = ""
+    sha256: str = ""
 
 
 @dataclass
@@ -146,11 +165,15 @@ def parse_sources(text: str) -> dict[str, Source]:
         depends = " ".join(fields.get(key, "") for key in keys)
         if not PYTHON_BUILD_DEPENDS.search(depends):
             continue
+        tarball, sha256 = debian_tarball(fields.get("Checksums-Sha256", ""))
         entry = Source(
             fields["Package"],
             fields["Version"],
             fields.get("Homepage", ""),
             tuple(b.strip() for b in fields.get("Binary", "").split(",") if b.strip()),
+            fields.get("Directory", ""),
+            tarball,
+            sha256,
         )
         known = found.get(entry.package)
         if known is None or debian_truth.compare_versions(entry.version, known.version) > 0:
@@ -158,19 +181,30 @@ def parse_sources(text: str) -> dict[str, Source]:
     return found
 
 
+def debian_tarball(checksums: str) -> tuple[str, str]:
+    """``(file name, SHA-256)`` of the ``.debian.tar.*`` file a ``Checksums-Sha256`` field
+    lists (its lines joined by spaces: ``HASH SIZE NAME`` triples), or ``("", "")``."""
+    words = checksums.split()
+    for digest, _size, name in zip(words[::3], words[1::3], words[2::3], strict=False):
+        if ".debian.tar." in name:
+            return name, digest
+    return "", ""
+
+
 def upgrade_pairs(indexes: dict[str, dict[str, Source]]) -> list[tuple[str, str, str]]:
     """``(source, older suite, newer suite)`` for consecutive suites (in :data:`SUITES`
-    order, skipping suites without the package) whose upstream versions differ."""
-    pairs = []
+    order, skipping suites without the package) whose upstream versions differ, for every
+    source package of ``indexes``, sorted by source."""
     names = sorted(set().union(*(index.keys() for index in indexes.values())))
-    for name in names:
-        present = [suite for suite in SUITES if name in indexes.get(suite, {})]
-        for old, new in itertools.pairwise(present):
-            a = debian_truth.upstream_version(indexes[old][name].version)
-            b = debian_truth.upstream_version(indexes[new][name].version)
-            if a != b:
-                pairs.append((name, old, new))
-    return pairs
+    return [pair for name in names for pair in upgrade_pairs_of(name, indexes)]
+
+
+def upgrade_pairs_of(
+    source: str, indexes: dict[str, dict[str, Source]]
+) -> list[tuple[str, str, str]]:
+    """:func:`upgrade_pairs` of one source package."""
+    present = {suite for suite in SUITES if source in indexes.get(suite, {})}
+    return served_pairs(source, indexes, present)
 
 
 def project_candidates(debian: Path, source: str) -> list[str]:
@@ -246,22 +280,146 @@ def by_popularity(
 
 
 def missing_marker(source: str, suite: str) -> Path:
-    """Where a source the archive did not serve in ``suite`` is remembered."""
+    """Where a source the archive did not serve in ``suite`` is remembered (the file holds
+    the Debian version that was asked for)."""
     return accuracy.cache_root() / "debian-series" / suite / ".missing" / source
 
 
-def fetch(source: str, suite: str, version: str) -> Path | None:
-    """The cached ``debian/`` directory of ``source`` in ``suite``, or None when the archive
-    does not serve it (remembered per Sources version, so a new version is tried again)."""
-    marker = missing_marker(source, suite)
-    if marker.is_file() and marker.read_text(encoding="utf-8").strip() == version:
+def archive_uri(suite: str) -> str | None:
+    """The archive URI ``debian-series`` reads ``suite`` from: the first ``URIs:`` value of
+    the source entries it writes beside the suite's index (``src.sources``), or None."""
+    index = sources_index(suite)
+    config = index.parent.parent / "src.sources" if index is not None else None
+    if config is None or not config.is_file():
         return None
+    found = re.search(r"^URIs:\s*(\S+)", config.read_text(encoding="utf-8"), re.M)
+    return found.group(1).rstrip("/") if found else None
+
+
+def tarball_version(tarball: str) -> str:
+    """The upstream version ``debian-series`` prints for a ``.debian.tar.*`` file name (its
+    rule: the text between ``_`` and the first ``-``, the first ``+dfsg``/``~dfsg`` and
+    ``+ds``/``~ds`` suffix removed).
+
+    >>> tarball_version("python-django_3.2.25-0+deb12u3.debian.tar.xz")
+    '3.2.25'
+    """
+    version = re.sub(r"^[^_]+_([^-]+)-.*", r"\1", tarball)
+    version = re.sub(r"^[0-9]+:", "", version)
+    version = re.sub(r"[+~]dfsg[0-9.]*", "", version, count=1)
+    return re.sub(r"[+~]ds[0-9.]*", "", version, count=1)
+
+
+#: How one ``debian/`` directory was had (the counts' keys).
+CACHED, DOWNLOADED, SHARED = "cached", "downloaded", "same file as another suite's"
+NOT_FOUND, FAILED = "not served by the archive (404)", "download failed (tried again next run)"
+
+
+def fetch(source: str, suite: str, entry: Source) -> tuple[Path | None, str]:
+    """The cached ``debian/`` directory of ``source`` in ``suite`` and how it was had
+    (:data:`CACHED`, :data:`DOWNLOADED`, :data:`SHARED`), or ``(None, NOT_FOUND)`` /
+    ``(None, FAILED)``.
+
+    The ``.debian.tar.*`` file the suite's ``Sources`` paragraph names is downloaded with
+    apt's own downloader (``apt-helper download-file``, which follows the machine's apt
+    configuration and checks the SHA-256) from the URI ``debian-series`` uses, and unpacked
+    (``tarfile``'s ``data`` filter) into the layout ``debian-series`` gives
+    (``debian-series/SUITE/SOURCE/{UPSTREAM-VERSION,*.debian.tar.*,debian/}``), so that the
+    accuracy run finds it. The same Debian version in two suites is one archive file: it is
+    copied, and a 404 for it is remembered for every suite. A 404 is final (remembered under
+    ``.missing/`` with the version); another failure is tried again on the next run.
+    """
+    root = accuracy.cache_root() / "debian-series"
+    dest = root / suite / source
+    if (dest / accuracy.VERSION_FILE).is_file():
+        return dest / "debian", CACHED
+    for other in SUITES:
+        marker = missing_marker(source, other)
+        if marker.is_file() and marker.read_text(encoding="utf-8").strip() == entry.version:
+            return None, NOT_FOUND
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{source}.", dir=dest.parent))
     try:
-        return accuracy.fetch_series(source, suite)
-    except RuntimeError:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.write_text(version + "\n", encoding="utf-8")
-        return None
+        for other in SUITES:
+            twin = root / other / source
+            if entry.tarball and (twin / entry.tarball).is_file():
+                shutil.copytree(twin, scratch, dirs_exist_ok=True)
+                os.rename(scratch, dest)
+                return dest / "debian", SHARED
+        uri = archive_uri(suite)
+        if uri is None or not (entry.directory and entry.tarball and entry.sha256):
+            return None, FAILED
+        try:
+            done = subprocess.run(
+                [
+                    "/usr/lib/apt/apt-helper",
+                    "-o",
+                    "APT::Sandbox::User=root",
+                    "-o",
+                    "Acquire::http::Timeout=60",
+                    "download-file",
+                    f"{uri}/{entry.directory}/{entry.tarball}",
+                    str(scratch / entry.tarball),
+                    f"SHA256:{entry.sha256}",
+                ],
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                timeout=300,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return None, FAILED
+        if done.returncode != 0:
+            if re.search(r"\b404\b", done.stdout + done.stderr):
+                marker = missing_marker(source, suite)
+                marker.parent.mkdir(parents=True, exist_ok=True)
+                marker.write_text(entry.version + "\n", encoding="utf-8")
+                return None, NOT_FOUND
+            return None, FAILED
+        with tarfile.open(scratch / entry.tarball) as archive:
+            archive.extractall(scratch, filter="data")
+        version = tarball_version(entry.tarball)
+        (scratch / accuracy.VERSION_FILE).write_text(version + "\n", encoding="utf-8")
+        os.rename(scratch, dest)
+        return dest / "debian", DOWNLOADED
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def fetch_source(
+    source: str, indexes: dict[str, dict[str, Source]], tally: Tally
+) -> dict[str, Path]:
+    """The served ``debian/`` directories of ``source``, by suite (every suite whose index
+    lists it, in :data:`SUITES` order, one after the other so that a version two suites
+    share is fetched once); each attempt counted by how it went."""
+    served = {}
+    for suite in SUITES:
+        entry = indexes.get(suite, {}).get(source)
+        if entry is None:
+            continue
+        debian, how = fetch(source, suite, entry)
+        tally.add(f"debian/ directories: {how}")
+        if debian is not None:
+            served[suite] = debian
+    return served
+
+
+def served_pairs(
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+) -> list[tuple[str, str, str]]:
+    """``(source, older suite, newer suite)`` for consecutive suites among those the archive
+    served (in :data:`SUITES` order) whose upstream versions differ: an upgrade may skip a
+    suite whose ``debian/`` the archive does not serve (the newer changelog covers every
+    version between)."""
+    present = [s for s in SUITES if s in served and source in indexes.get(s, {})]
+    pairs = []
+    for old, new in itertools.pairwise(present):
+        a = debian_truth.upstream_version(indexes[old][source].version)
+        b = debian_truth.upstream_version(indexes[new][source].version)
+        if a != b:
+            pairs.append((source, old, new))
+    return pairs
 
 
 def series_texts(debian: Path) -> tuple[list[tuple[str, int | None]], dict[str, str]]:
@@ -322,6 +480,7 @@ class Mined:
     text: str = ""
     rows: Counter[str] = field(default_factory=Counter)
     left_out: Counter[str] = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
     project: str = ""
 
 
@@ -329,8 +488,10 @@ def mine_pair(
     pair: tuple[str, str, str],
     indexes: dict[str, dict[str, Source]],
     names: dict[str, int] | None,
+    debians: dict[str, Path],
 ) -> Mined:
-    """Mine one upgrade (see the module docstring); never raises for a data problem."""
+    """Mine one upgrade (see the module docstring) from the fetched ``debian/`` directories
+    of its source (``debians``: suite -> directory); never raises for a data problem."""
     from packaging.version import InvalidVersion, Version
 
     from patchkeeper.errors import FetchError
@@ -338,17 +499,10 @@ def mine_pair(
 
     source, old, new = pair
     mined = Mined(source, old, new)
-    old_debian = fetch(source, old, indexes[old][source].version)
-    if old_debian is None:
-        mined.reason = NOT_SERVED
-        return mined
+    old_debian, new_debian = debians[old], debians[new]
     entries, old_texts = series_texts(old_debian)
     if not entries:
         mined.reason = NO_SERIES
-        return mined
-    new_debian = fetch(source, new, indexes[new][source].version)
-    if new_debian is None:
-        mined.reason = NOT_SERVED
         return mined
     old_version = accuracy.debian_version(old_debian) or indexes[old][source].version
     new_version = accuracy.debian_version(new_debian) or indexes[new][source].version
@@ -394,7 +548,7 @@ def mine_pair(
         directory = find_directory(Path(pin_tree), every_missing) or ""
         if directory:
             missing = {name: set() for name in missing}
-            mined.left_out["patch paths under a directory of the sdist (directory set)"] += 1
+            mined.notes[DIRECTORY_SET] += 1
     rows = []
     for name, _strip in entries:
         if not debian_truth.changed_lines(old_texts[name]):
@@ -427,7 +581,7 @@ def mine_pair(
         mined.reason = NO_TRUTH
         return mined
     if len(strips) > 1:
-        mined.left_out["series with several strip levels (per-entry -pN kept)"] += 1
+        mined.notes[STRIPS_MIXED] += 1
     head = [
         "# Generated by benchmarks/mine_debian.py from Debian's archive: do not edit by hand.",
         f"source = {toml_string(source)}",
@@ -462,8 +616,8 @@ def write_counts(tally: Tally, projects: set[str], started: float, path: Path) -
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=3, help="upgrades mined at once (default 3)")
-    parser.add_argument("--limit", type=int, help="mine at most this many suite pairs")
+    parser.add_argument("--jobs", type=int, default=3, help="downloads at once (default 3)")
+    parser.add_argument("--limit", type=int, help="mine at most this many source packages")
     parser.add_argument("--only", help="comma-separated source packages")
     parser.add_argument("--names", type=Path, default=DEFAULT_NAMES, help="local project names")
     parser.add_argument("--out", type=Path, default=MINED, help=f"default {MINED}")
@@ -488,17 +642,53 @@ def main(argv: list[str] | None = None) -> int:
     tally.add("python source packages (any suite)", len(set().union(*map(set, indexes.values()))))
     tally.add("suite pairs with a new upstream version", len(pairs))
     names = load_names(args.names)
-    pairs = by_popularity(pairs, indexes, names)
+    sources = list(dict.fromkeys(pair[0] for pair in by_popularity(pairs, indexes, names)))
     if args.limit is not None:
-        pairs = pairs[: args.limit]
+        sources = sources[: args.limit]
+    tally.add("source packages tried", len(sources))
     args.out.mkdir(parents=True, exist_ok=True)
     projects: set[str] = set()
+    fetched: dict[str, dict[str, Path]] = {}
+    done = 0
+
+    def fetch_one(source: str) -> None:
+        nonlocal done
+        try:
+            served = fetch_source(source, indexes, tally)
+        except Exception as error:  # a data problem must not stop the run: count it
+            tally.add(f"source package left out: fetch error {type(error).__name__}")
+            print(f"{source}: {type(error).__name__}: {error}", file=sys.stderr)
+            return
+        with tally.lock:
+            fetched[source] = served
+            done += 1
+            if done % 250 == 0:
+                print(f"{done}/{len(sources)} source packages fetched", file=sys.stderr)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(fetch_one, sources))
+    upgrades = []
+    for source in sources:
+        served = set(fetched.get(source, {}))
+        found = served_pairs(source, indexes, served)
+        consecutive = {(old, new) for _s, old, new in upgrade_pairs_of(source, indexes)}
+        for pair in found:
+            if (pair[1], pair[2]) not in consecutive:
+                tally.add("upgrades between served suites that skip a suite not served")
+        both = sum(1 for old, new in consecutive if {old, new} <= served)
+        tally.add("suite pairs with a new upstream version, both suites served", both)
+        if not found:
+            tally.add(
+                "source package left out: fewer than two served suites of two upstream versions"
+            )
+        upgrades += found
+    tally.add("upgrades between served suites", len(upgrades))
     done = 0
 
     def one(pair: tuple[str, str, str]) -> None:
         nonlocal done
         try:
-            mined = mine_pair(pair, indexes, names)
+            mined = mine_pair(pair, indexes, names, fetched[pair[0]])
         except Exception as error:  # a data problem must not stop the run: count it
             tally.add(f"upgrade left out: miner error {type(error).__name__}")
             print(f"{pair}: {type(error).__name__}: {error}", file=sys.stderr)
@@ -517,19 +707,21 @@ def main(argv: list[str] | None = None) -> int:
                 tally.add("patches with a truth", n)
         for reason, n in mined.left_out.items():
             tally.add(f"patch left out: {reason}", n)
+        if not mined.reason:
+            for note, n in mined.notes.items():
+                tally.add(f"upgrades written with {note}", n)
         with tally.lock:
             done += 1
             if done % 25 == 0:
                 write_counts(tally, projects, started, COUNTS)
                 print(
-                    f"{done}/{len(pairs)} pairs, {tally.counts['upgrades written']} upgrades,"
-                    f" {tally.counts['patches with a truth']} patches",
+                    f"{done}/{len(upgrades)} upgrades tried, {tally.counts['upgrades written']}"
+                    f" written, {tally.counts['patches with a truth']} patches",
                     file=sys.stderr,
                 )
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        list(pool.map(one, pairs))
-    tally.add("suite pairs tried", len(pairs))
+        list(pool.map(one, upgrades))
     write_counts(tally, projects, started, COUNTS)
     sys.stdout.write(COUNTS.read_text(encoding="utf-8"))
     return 0

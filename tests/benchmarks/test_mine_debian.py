@@ -1,0 +1,116 @@
+"""The miner's index reading and pairing (``benchmarks/mine_debian.py``) on written fixtures.
+
+The ``Sources`` paragraphs have the shape of the archive's; no network, no cache.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+_SPEC = importlib.util.spec_from_file_location("mine_debian", BENCHMARKS / "mine_debian.py")
+assert _SPEC is not None and _SPEC.loader is not None
+mine = importlib.util.module_from_spec(_SPEC)
+sys.modules["mine_debian"] = mine
+_SPEC.loader.exec_module(mine)
+
+SOURCES = """\
+Package: python-foo
+Binary: python3-foo, python-foo-doc
+Version: 1:2.28.1+dfsg-1+deb12u1
+Maintainer: Debian Python Team <team+python@tracker.debian.org>
+Build-Depends: debhelper-compat (= 13),
+ dh-sequence-python3,
+ python3-all
+Architecture: all
+Format: 3.0 (quilt)
+Files:
+ 0123456789abcdef0123456789abcdef 2101 python-foo_2.28.1+dfsg-1+deb12u1.dsc
+ fedcba9876543210fedcba9876543210 61234 python-foo_2.28.1+dfsg.orig.tar.xz
+ 00112233445566778899aabbccddeeff 9932 python-foo_2.28.1+dfsg-1+deb12u1.debian.tar.xz
+Checksums-Sha256:
+ 1111111111111111111111111111111111111111111111111111111111111111 2101 python-foo_2.28.1+dfsg-1+deb12u1.dsc
+ 2222222222222222222222222222222222222222222222222222222222222222 61234 python-foo_2.28.1+dfsg.orig.tar.xz
+ 3333333333333333333333333333333333333333333333333333333333333333 9932 python-foo_2.28.1+dfsg-1+deb12u1.debian.tar.xz
+Homepage: https://github.com/example/foo
+Directory: pool/main/p/python-foo
+
+Package: foo-tool
+Version: 0.3-1
+Build-Depends: debhelper-compat (= 13), cmake
+Format: 3.0 (quilt)
+Directory: pool/main/f/foo-tool
+
+Package: python-bar
+Version: 1.0-1
+Build-Depends: dh-python
+Format: 3.0 (native)
+Directory: pool/main/p/python-bar
+"""
+
+
+def test_parse_sources_keeps_python_quilt_sources_with_their_tarball() -> None:
+    found = mine.parse_sources(SOURCES)
+    assert list(found) == ["python-foo"]
+    assert found["python-foo"] == mine.Source(
+        package="python-foo",
+        version="1:2.28.1+dfsg-1+deb12u1",
+        homepage="https://github.com/example/foo",
+        binaries=("python3-foo", "python-foo-doc"),
+        directory="pool/main/p/python-foo",
+        tarball="python-foo_2.28.1+dfsg-1+deb12u1.debian.tar.xz",
+        sha256="3" * 64,
+    )
+
+
+def test_debian_tarball_without_one() -> None:
+    assert mine.debian_tarball("") == ("", "")
+    assert mine.debian_tarball(f"{'a' * 64} 10 x_1.0.orig.tar.gz") == ("", "")
+    assert mine.debian_tarball(f"{'a' * 64} 10 x_1.0-2.debian.tar.gz") == (
+        "x_1.0-2.debian.tar.gz",
+        "a" * 64,
+    )
+
+
+def test_tarball_version_follows_the_series_tool() -> None:
+    assert mine.tarball_version("python-django_3.2.25-0+deb12u3.debian.tar.xz") == "3.2.25"
+    assert mine.tarball_version("python-foo_2.28.1+dfsg-1+deb12u1.debian.tar.xz") == "2.28.1"
+    assert mine.tarball_version("jsonnet_0.18.0+ds-3.debian.tar.xz") == "0.18.0"
+    assert mine.tarball_version("peewee_3.14.10+dfsg1-1.debian.tar.xz") == "3.14.10"
+
+
+def _index(version: str) -> dict[str, object]:
+    return {"foo": mine.Source("foo", version, "", ())}
+
+
+INDEXES = {
+    "bullseye": _index("1.0-1"),
+    "bookworm": _index("1.2-1"),
+    "trixie": _index("2.0-1"),
+    "forky": _index("2.0-2"),
+    "sid": _index("2.1-1"),
+}
+
+
+def test_upgrade_pairs_take_consecutive_suites_of_two_upstream_versions() -> None:
+    assert mine.upgrade_pairs(INDEXES) == [
+        ("foo", "bullseye", "bookworm"),
+        ("foo", "bookworm", "trixie"),
+        ("foo", "forky", "sid"),
+    ]
+
+
+def test_served_pairs_skip_the_suites_the_archive_does_not_serve() -> None:
+    served = {"bullseye", "trixie", "sid"}
+    assert mine.served_pairs("foo", INDEXES, served) == [
+        ("foo", "bullseye", "trixie"),
+        ("foo", "trixie", "sid"),
+    ]
+    # forky's 2.0-2 is the same upstream version as trixie's: the upgrade starts there
+    assert mine.served_pairs("foo", INDEXES, {"trixie", "forky", "sid"}) == [
+        ("foo", "forky", "sid")
+    ]
+    assert mine.served_pairs("foo", INDEXES, {"sid"}) == []
