@@ -9,6 +9,7 @@ Each plugin here is written by the test, in the shape of the real one; the upstr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -398,7 +399,16 @@ def test_the_errors_of_a_first_run_name_the_package_and_patch_directory_to_pass(
         f"patchkeeper: error: the plugin package plugin is not under {root}\n"
         "  hint: the packages there: plug; pass --package NAME, one of them\n",
     )
-    run = cli("runtime", "inventory", cwd=root)
+    # No <package>/patch: the whole package is scanned (no error), its patches found where
+    # they are.
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    data = json.loads(run.out)
+    assert (run.code, data["patch_directory"]) == (0, "plug")
+    assert [(e["file"], e["line"], e["target"]) for e in data["entries"]] == [
+        ("plug/patches/p_step.py", 11, "tinyup.engine.step")
+    ]
+    # A patch directory the user names and that is not there is still an error.
+    run = cli("runtime", "inventory", "--patch-dir", "plug/patch", cwd=root)
     assert (run.code, run.err) == (
         2,
         f"patchkeeper: error: the patch directory plug/patch does not exist under {root}\n"

@@ -5,7 +5,7 @@ A sample (``pyproject.toml`` of a plugin in the runtime audit workflow's shape):
     [tool.patchkeeper.runtime]
     package = "vllm_metax"                  # the plugin's import package
     root = "."                              # the directory holding that package
-    patch-directory = "vllm_metax/patch"    # default: <package>/patch
+    patch-directory = "vllm_metax/patch"    # default: <package>/patch, else the whole package
     decorators = ["vllm_metax.patch.utils.patch"]   # default: any `patch` inside the plugin
     entry-point-groups = ["vllm.general_plugins", "vllm.platform_plugins"]
     activation = ""                         # or "vllm_metax.patch:apply_all", a function
@@ -104,7 +104,8 @@ def resolve_settings(
         elif found := _packages(root):
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
-    directory = patch_directory or table.get("patch-directory") or f"{name.replace('.', '/')}/patch"
+    chosen = patch_directory or table.get("patch-directory") or ""
+    directory = chosen or default_patch_directory(root, name)
     if not (root / directory).resolve().is_relative_to(root):
         raise ConfigError(
             f"the patch directory {directory} leaves the plugin directory {root}",
@@ -151,3 +152,13 @@ def _patch_dirs(root: Path, package: str) -> list[str]:
     found = [d for d in base.rglob("patch*") if d.is_dir() and "__pycache__" not in d.parts]
     found.sort(key=lambda d: (len(d.relative_to(base).parts), d.as_posix()))
     return [d.relative_to(root).as_posix() for d in found[:3]]
+
+
+def default_patch_directory(root: Path, package: str) -> str:
+    """The patch directory when none is configured: ``<package>/patch`` where the plugin
+    has one, else the whole package (relative to ``root``, POSIX). Many plugins keep their
+    patches beside the rest of their code (tpu-inference, vllm-spyre) or in another folder
+    (``patches``): scanning the whole package finds them all, where stopping with an error
+    would leave a new user with nothing."""
+    base = package.replace(".", "/")
+    return f"{base}/patch" if (root / base / "patch").is_dir() else base

@@ -118,12 +118,14 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
             files.append(facts.file)
             if facts.syntax_error:
                 findings.append(syntax_finding(facts.syntax_error, facts.file))
-            raw.extend(facts.entries)
-            raw.extend(resolve_named(facts.named, tree.facts_of, tree.split))
+            found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
+            raw.extend(found)
             findings.extend(
                 Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
             )
-            if settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
+            # A header describes the patches of its file: a file that patches nothing (a
+            # helper, an initializer, any module of a package scanned whole) needs none.
+            if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
                 text = path.read_text(encoding="utf-8", errors="replace")
                 findings.extend(check_header(text, settings.header_fields, facts.file))
     entry_points = tree.entry_points()
