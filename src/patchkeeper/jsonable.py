@@ -10,6 +10,7 @@ import dataclasses
 import enum
 import functools
 import re
+import typing
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
@@ -243,3 +244,104 @@ class JsonReady:
                 raise LookupError("a JSON-ready result without its result object")
             self._result = self._load()
         return self._result
+
+
+T = typing.TypeVar("T")
+
+
+class DecodeError(ValueError):
+    """A JSON value that does not fit the type it is read as (:func:`from_jsonable`)."""
+
+
+def from_jsonable(cls: type[T], data: Any, names: dict[str, Any] | None = None) -> T:
+    """The object of type ``cls`` whose JSON form (:func:`to_jsonable`) is ``data``: the
+    reading of a result saved as JSON back into the result type that made it.
+
+    A dataclass is built from the object's members, field by field and by the field's type;
+    a member the object lacks takes the field's default (a result saved by an older
+    patchkeeper), a member the type lacks is ignored. Enums are made from their values,
+    tuples and lists from arrays, ``X | None`` from ``null`` or an ``X``, paths from strings;
+    ``Any`` and types it does not know are kept as they are. ``names`` gives the types that
+    ``cls``'s module names only for the type checker (``if TYPE_CHECKING:`` imports).
+
+    Raises:
+        DecodeError: ``data`` does not fit ``cls``: an object expected and something else
+            given, a field without a default missing, a value no member of the enum.
+
+    >>> @dataclasses.dataclass
+    ... class Point:
+    ...     x: int
+    ...     tags: tuple[str, ...] = ()
+    >>> from_jsonable(Point, {"x": 1, "tags": ["a"], "extra": 2})
+    Point(x=1, tags=('a',))
+    """
+    return typing.cast(T, _decode(cls, data, names or {}))
+
+
+@functools.cache
+def _hints(cls: type, names: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    import sys
+
+    module = sys.modules.get(cls.__module__)
+    known = dict(vars(module)) if module is not None else {}
+    return typing.get_type_hints(cls, globalns=known, localns=dict(names))
+
+
+def _decode(hint: Any, data: Any, names: dict[str, Any]) -> Any:
+    import types
+
+    if hint is Any or hint is object:
+        return data
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        options = [option for option in typing.get_args(hint) if option is not type(None)]
+        if data is None:
+            return None
+        for option in options[:-1]:
+            try:
+                return _decode(option, data, names)
+            except (DecodeError, TypeError, ValueError):
+                continue
+        return _decode(options[-1], data, names) if options else data
+    if origin in (tuple, list, set, frozenset):
+        if not isinstance(data, list):
+            raise DecodeError(f"an array expected for {hint}, not {type(data).__name__}")
+        args = typing.get_args(hint)
+        if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
+            return tuple(_decode(a, item, names) for a, item in zip(args, data))
+        item = args[0] if args else Any
+        return origin(_decode(item, member, names) for member in data)
+    if origin is dict:
+        if not isinstance(data, dict):
+            raise DecodeError(f"an object expected for {hint}, not {type(data).__name__}")
+        value = typing.get_args(hint)[1] if typing.get_args(hint) else Any
+        return {key: _decode(value, member, names) for key, member in data.items()}
+    if not isinstance(hint, type):
+        return data  # a Literal, a TypeVar, a Callable: kept as it is
+    if dataclasses.is_dataclass(hint):
+        return _decode_dataclass(hint, data, names)
+    if issubclass(hint, enum.Enum):
+        try:
+            return hint(data)
+        except ValueError:
+            raise DecodeError(f"{data!r} is no {hint.__name__}") from None
+    if issubclass(hint, PurePath):
+        return hint(data)
+    if hint is float and isinstance(data, int) and not isinstance(data, bool):
+        return float(data)
+    return data
+
+
+def _decode_dataclass(cls: type, data: Any, names: dict[str, Any]) -> Any:
+    if not isinstance(data, dict):
+        raise DecodeError(f"an object expected for {cls.__name__}, not {type(data).__name__}")
+    hints = _hints(cls, tuple(sorted(names.items(), key=lambda item: item[0])))
+    values = {}
+    for field in dataclasses.fields(cls):
+        if not field.init:
+            continue
+        if field.name in data:
+            values[field.name] = _decode(hints.get(field.name, Any), data[field.name], names)
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            raise DecodeError(f"{cls.__name__} without its {field.name!r}")
+    return cls(**values)

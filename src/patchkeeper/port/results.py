@@ -9,6 +9,8 @@ from patchkeeper.port.finish import STOPPED, PortOutcome
 from patchkeeper.port.rebase import PortedPatch
 
 ABORTED = PortOutcome.ABORTED
+#: How :attr:`PortResult.counts` counts a patch judged after the port stopped.
+PENDING = "pending"
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class PortResult:
     @property
     def counts(self) -> dict[str, int]:
         """How many patches got each verdict (pending ones counted as ``pending``)."""
-        return dict(Counter("pending" if p.pending else p.verdict for p in self.patches))
+        return dict(Counter(PENDING if p.pending else p.verdict for p in self.patches))
 
     @property
     def exit_code(self) -> int:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from patchkeeper.record.build import Record
+from patchkeeper.record.environment import Environment
 from patchkeeper.record.markup import (
     Block,
     Bullets,
@@ -23,6 +24,7 @@ from patchkeeper.record.markup import (
     to_markdown,
 )
 from patchkeeper.record.reconcile import Row
+from patchkeeper.record.sources import CHECKOUT, Source
 
 NONE = "-"
 
@@ -40,75 +42,68 @@ def title(record: Record) -> str:
 # --------------------------------------------------------------------------- environment
 
 
-def _interpreter_table(env: dict[str, Any]) -> Table:
-    it = env.get("interpreter", {})
+def _interpreter_table(env: Environment) -> Table:
+    it = env.interpreter
     venv = (
-        f"yes: {_code(it.get('prefix'))} (base {_code(it.get('base_prefix'))})"
-        if it.get("virtual_env")
-        else f"no: {_code(it.get('prefix'))}"
+        f"yes: {_code(it.prefix)} (base {_code(it.base_prefix)})"
+        if it.virtual_env
+        else f"no: {_code(it.prefix)}"
     )
     rows = (
-        (
-            "interpreter",
-            f"{_code(it.get('executable'))} ({it.get('implementation', '')} "
-            f"{it.get('version', '')})",
-        ),
+        ("interpreter", f"{_code(it.executable)} ({it.implementation} {it.version})"),
         ("virtual environment", venv),
-        ("platform", it.get("platform", NONE)),
-        ("PYTHONPATH", _code(it.get("pythonpath")) if it.get("pythonpath") else "(not set)"),
-        ("accelerator devices", ", ".join(it.get("accelerators", ())) or "none found"),
-        ("probes ran in", _code(env.get("cwd"))),
+        ("platform", it.platform),
+        ("PYTHONPATH", _code(it.pythonpath) if it.pythonpath else "(not set)"),
+        ("accelerator devices", ", ".join(it.accelerators) or "none found"),
+        ("probes ran in", _code(env.cwd)),
     )
     return Table(("what", "measured"), rows)
 
 
-def _source_state(source: dict[str, Any]) -> str:
-    identity = re.sub(r"\b([0-9a-f]{12,})\b", r"`\1`", source.get("identity") or NONE)
-    if source.get("kind") == "checkout":
-        state = "dirty" if source.get("dirty") else "clean"
-        return f"{identity}, {state}" + (f" ({source['detail']})" if source.get("detail") else "")
+def _source_state(source: Source) -> str:
+    identity = re.sub(r"\b([0-9a-f]{12,})\b", r"`\1`", source.identity or NONE)
+    if source.kind == CHECKOUT:
+        state = "dirty" if source.dirty else "clean"
+        return f"{identity}, {state}" + (f" ({source.detail})" if source.detail else "")
     return identity
 
 
-def _sources_table(env: dict[str, Any]) -> Table:
+def _sources_table(env: Environment) -> Table:
     rows = []
-    for s in env.get("sources", []):
-        kind = s.get("kind", "")
-        detail = s.get("detail") if kind != "checkout" else ""
-        read_from = f"{kind} {_code(detail)}" if detail else kind
+    for s in env.sources:
+        detail = s.detail if s.kind != CHECKOUT else ""
+        read_from = f"{s.kind} {_code(detail)}" if detail else s.kind
         rows.append(
             (
-                s.get("role", ""),
-                s.get("name", ""),
-                s.get("version") or NONE,
+                s.role,
+                s.name,
+                s.version or NONE,
                 read_from,
-                _code(s.get("location")),
+                _code(s.location),
                 _source_state(s),
             )
         )
     return Table(("role", "project", "version", "read from", "location", "identity"), tuple(rows))
 
 
-def _origins_tables(env: dict[str, Any]) -> list[Block]:
+def _origins_tables(env: Environment) -> list[Block]:
     rows, extension_rows = [], []
-    for o in env.get("origins", []):
-        inside = {True: "yes", False: "NO: outside its distribution", None: NONE}[o.get("inside")]
-        origin = _code(o.get("file")) if o.get("file") else f"not imported: {o.get('error', '')}"
+    for o in env.origins:
+        inside = {True: "yes", False: "NO: outside its distribution", None: NONE}[o.inside]
+        origin = _code(o.file) if o.file else f"not imported: {o.error}"
         rows.append(
             (
-                _code(o.get("package")),
+                _code(o.package),
                 origin,
-                _code(o.get("spec_origin")),
-                tuple(_code(p) for p in o.get("path", ())) or NONE,
-                ", ".join(o.get("distributions", ())) or "none installed",
+                _code(o.spec_origin),
+                tuple(_code(p) for p in o.path) or NONE,
+                ", ".join(o.distributions) or "none installed",
                 inside,
-                str(len(o.get("extensions", ()))),
+                str(len(o.extensions)),
             )
         )
-        for ext in o.get("extensions", ()):
-            extension_rows.append(
-                (_code(o.get("package")), _code(ext["module"]), _code(ext["file"]))
-            )
+        for ext in o.extensions:
+            extension_rows.append((_code(o.package), _code(ext.module), _code(ext.file)))
     headers = (
         "package",
         "`__file__` after import",
@@ -131,33 +126,32 @@ def _listing(label: str, paths: list[str], limit: int = 25) -> str:
     return f"{label} ({len(paths)}): {shown}{more}"
 
 
-def _comparison_blocks(env: dict[str, Any]) -> list[Block]:
-    comparisons = env.get("comparisons", [])
-    if not comparisons:
+def _comparison_blocks(env: Environment) -> list[Block]:
+    if not env.comparisons:
         return [Paragraph("No source tree was compared with an installed distribution.")]
     rows = []
     details = []
-    for c in comparisons:
+    for c in env.comparisons:
         rows.append(
             (
-                _code(c["source"]),
-                c["installed"],
-                ", ".join(_code(p) for p in c["packages"]),
-                str(c["equal"]),
-                str(len(c["different"])),
-                str(len(c["only_source"])),
-                str(len(c["only_installed"])),
-                str(len(c["changed_since_install"])),
+                _code(c.source),
+                c.installed,
+                ", ".join(_code(p) for p in c.packages),
+                str(c.equal),
+                str(len(c.different)),
+                str(len(c.only_source)),
+                str(len(c.only_installed)),
+                str(len(c.changed_since_install)),
             )
         )
-        for label, key in (
-            ("different", "different"),
-            ("only in the source tree", "only_source"),
-            ("only installed", "only_installed"),
-            ("changed since install (RECORD hash differs)", "changed_since_install"),
+        for label, paths in (
+            ("different", c.different),
+            ("only in the source tree", c.only_source),
+            ("only installed", c.only_installed),
+            ("changed since install (RECORD hash differs)", c.changed_since_install),
         ):
-            if c[key]:
-                details.append(_listing(f"{c['installed']}: {label}", list(c[key])))
+            if paths:
+                details.append(_listing(f"{c.installed}: {label}", list(paths)))
     headers = (
         "source tree",
         "installed",
@@ -174,9 +168,9 @@ def _comparison_blocks(env: dict[str, Any]) -> list[Block]:
     return blocks
 
 
-def environment_blocks(env: dict[str, Any]) -> list[Block]:
-    """The environment correspondence section."""
-    if not env:
+def environment_blocks(env: Environment | None) -> list[Block]:
+    """The environment correspondence section (``None``: not measured)."""
+    if env is None:
         return [Heading(2, "Environment correspondence"), Paragraph("Not measured.")]
     blocks: list[Block] = [
         Heading(2, "Environment correspondence", "environment"),
@@ -193,8 +187,8 @@ def environment_blocks(env: dict[str, Any]) -> list[Block]:
         Heading(3, "Content comparison"),
         *_comparison_blocks(env),
     ]
-    if env.get("notes"):
-        blocks += [Heading(3, "Not measured"), Bullets(tuple(env["notes"]))]
+    if env.notes:
+        blocks += [Heading(3, "Not measured"), Bullets(env.notes)]
     return blocks
 
 

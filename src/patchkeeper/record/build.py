@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import shlex
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
 from patchkeeper.record.decisions import Decisions
@@ -24,6 +25,19 @@ from patchkeeper.record.patch_evidence import Item
 from patchkeeper.record.reconcile import Finding, Row, build_rows, record_findings
 from patchkeeper.record.settings import ReportSettings
 from patchkeeper.record.sources import Source, directory_source, requirement_source
+from patchkeeper.record.stored_results import (
+    audit_result,
+    port_result,
+    runtime_audit_result,
+    runtime_check_result,
+    runtime_inventory,
+    runtime_inventory_result,
+    verify_result,
+)
+
+if TYPE_CHECKING:
+    from patchkeeper.record.environment import Environment
+    from patchkeeper.runtime.judge.stale import StaleBinding
 
 #: Accelerator device files the environment probe looks for (see ``envprobe``).
 DEVICES = "/dev/nvidia*, /dev/kfd, /dev/davinci*"
@@ -58,8 +72,7 @@ class Record:
         downstream: the downstream directory.
         upstream, pin: the configured upstream and pin.
         time_line: the one sentence that depends on when the evidence was taken.
-        environment: the measured environment (JSON form of
-            :class:`patchkeeper.record.environment.Environment`).
+        environment: the measured environment, ``None`` when none was measured.
         rows: one per series patch and runtime entry, then decisions about unknown keys.
         validation: patchkeeper's commands, then the recorded ones.
         untested: the scope left untested, one sentence each.
@@ -74,7 +87,7 @@ class Record:
     upstream: str | None
     pin: str | None
     time_line: str
-    environment: dict[str, Any]
+    environment: Environment | None
     rows: tuple[Row, ...]
     validation: tuple[Validation, ...]
     untested: tuple[str, ...]
@@ -97,58 +110,74 @@ def _n(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def _verdict_summary(result: dict[str, Any], key: str = "verdicts") -> str:
-    verdicts = result.get(key) or result.get("patches") or []
-    names = [str(v.get("verdict", "")) for v in verdicts if isinstance(v, dict)]
-    target = result.get("target") or result.get("to") or ""
+def _verdict_summary(evidence: dict[str, StoredEvidence], command: str) -> str:
+    """``audit``'s or ``port``'s verdicts, counted: ``7 patches against `...`: 1 clean, ...``."""
+    names: list[str] = []
+    target = ""
+    if command == "audit" and (audit := audit_result(evidence)) is not None:
+        names, target = [str(v.verdict) for v in audit.verdicts], audit.target
+    elif command == "port" and (port := port_result(evidence)) is not None:
+        names, target = [str(p.verdict) for p in port.patches], port.target
     return f"{_n(len(names), 'patch', 'patches')} against `{target}`: {_counts(names) or 'none'}"
 
 
-def _verify_summary(result: dict[str, Any]) -> str:
-    state = result.get("state", {})
-    states = [str(p.get("state")) for p in state.get("patches", [])]
-    drifted = [f["path"] for f in state.get("files", []) if f.get("drifted")]
-    target = result.get("target", "")
-    text = f"{_n(len(states), 'patch', 'patches')} on `{target}`: {_counts(states) or 'none'}"
+def _verify_summary(evidence: dict[str, StoredEvidence], command: str) -> str:
+    result = verify_result(evidence)
+    if result is None:
+        return ""
+    states = [str(p.state) for p in result.state.patches]
+    drifted = [f.path for f in result.state.files if f.drifted]
+    text = f"{_n(len(states), 'patch', 'patches')} on `{result.target}`: "
+    text += f"{_counts(states) or 'none'}"
     text += f"; {_n(len(drifted), 'file', 'files')} drifted"
     text += f" ({', '.join(drifted)})" if drifted else ""
-    if result.get("record_mismatch"):
-        text += f"; {result['record_mismatch']}"
+    if result.record_mismatch:
+        text += f"; {result.record_mismatch}"
     return text
 
 
-def _runtime_audit_summary(result: dict[str, Any]) -> str:
-    decisions = result.get("counts", {}).get("decision", {})
+def _runtime_audit_summary(evidence: dict[str, StoredEvidence], command: str) -> str:
+    result = runtime_audit_result(evidence)
+    if result is None:
+        return ""
+    decisions = dict(sorted(Counter(str(a.drift.decision) for a in result.entries).items()))
     total = sum(decisions.values())
-    stale = [s for s in result.get("stale", []) if not s.get("patched_by")]
+    stale = [s for s in result.stale if not s.patched_by]
     listed = ", ".join(f"{n} {d}" for d, n in decisions.items())
     return (
-        f"{_n(total, 'entry', 'entries')} from `{result.get('old')}` to `{result.get('new')}`: "
+        f"{_n(total, 'entry', 'entries')} from `{result.old}` to `{result.new}`: "
         f"{listed or 'none'}; "
         f"{_n(len(stale), 'stale binding', 'stale bindings')} not patched"
     )
 
 
-def _runtime_check_summary(result: dict[str, Any]) -> str:
-    states = [str(e.get("status")) for e in result.get("entries", [])]
-    failed = [a for a in result.get("activation", []) if a.get("status") != "ok"]
+def _runtime_check_summary(evidence: dict[str, StoredEvidence], command: str) -> str:
+    result = runtime_check_result(evidence)
+    if result is None:
+        return ""
+    states = [str(e.status) for e in result.entries]
+    failed = [a for a in result.activation if a.get("status") != "ok"]
     return (
         f"{_n(len(states), 'entry', 'entries')} live-checked in python "
-        f"{result.get('version', '')}: "
+        f"{result.version}: "
         f"{_counts(states) or 'none'}; {_n(len(failed), 'entry point', 'entry points')} failed; "
-        f"{_n(len(result.get('stale', [])), 'stale binding', 'stale bindings')}"
+        f"{_n(len(result.stale), 'stale binding', 'stale bindings')}"
     )
 
 
-def _inventory_summary(result: dict[str, Any]) -> str:
+def _inventory_summary(evidence: dict[str, StoredEvidence], command: str) -> str:
+    result = runtime_inventory_result(evidence)
+    if result is None:
+        return ""
     return (
-        f"{_n(len(result.get('entries', [])), 'entry', 'entries')} in "
-        f"{_n(len(result.get('files', [])), 'file', 'files')}; "
-        f"{_n(len(result.get('findings', [])), 'finding', 'findings')}"
+        f"{_n(len(result.entries), 'entry', 'entries')} in "
+        f"{_n(len(result.files), 'file', 'files')}; "
+        f"{_n(len(result.findings), 'finding', 'findings')}"
     )
 
 
-SUMMARIES = {
+#: Per evidence command, its result in one line: ``(evidence, command) -> text``.
+SUMMARIES: dict[str, Callable[[dict[str, StoredEvidence], str], str]] = {
     "audit": _verdict_summary,
     "port": _verdict_summary,
     "verify": _verify_summary,
@@ -165,13 +194,12 @@ def validation_lines(
     recorded ones (in the order first recorded)."""
     out = []
     for name, stored in evidence.items():
-        result = stored.result if isinstance(stored.result, dict) else {}
         out.append(
             Validation(
                 command="patchkeeper " + shlex.join(stored.argv),
                 by="patchkeeper",
                 exit_code=stored.exit_code,
-                result=SUMMARIES[name](result) if name in SUMMARIES else "",
+                result=SUMMARIES[name](evidence, name) if name in SUMMARIES else "",
             )
         )
     for command in recorded:
@@ -196,7 +224,7 @@ def untested_scope(
     items: list[Item],
     evidence: dict[str, StoredEvidence],
     recorded: list[RecordedCommand],
-    environment: dict[str, Any],
+    environment: Environment | None,
 ) -> list[str]:
     """What the record does not cover, listed explicitly, one sentence each."""
     out = []
@@ -216,15 +244,15 @@ def untested_scope(
         out.append("runtime audit not run: no runtime entry was compared across versions")
     if has_runtime and "runtime check" not in evidence:
         out.append("runtime check not run: no live evidence that the runtime patches take effect")
-    interpreter = environment.get("interpreter", {})
-    if not interpreter.get("accelerators"):
+    if environment is None or not environment.interpreter.accelerators:
         out.append(
             f"no GPU run: the audited environment has no accelerator device (looked for {DEVICES})"
         )
-    for origin in environment.get("origins", []):
-        if not origin.get("distributions"):
+    python = environment.interpreter.executable if environment is not None else ""
+    for origin in environment.origins if environment is not None else ():
+        if not origin.distributions:
             out.append(
-                f"{origin['package']} is not installed in `{interpreter.get('executable')}`: "
+                f"{origin.package} is not installed in `{python}`: "
                 "nothing was imported or run against an installed copy"
             )
     if not recorded:
@@ -292,9 +320,10 @@ def environment_sources(
             spec = stored.option(option)
             if spec:
                 found.append(_spec_source(role, spec, stored.cwd, kinds))
-        inventory = stored.result.get("inventory") if isinstance(stored.result, dict) else None
-        if isinstance(inventory, dict) and inventory.get("plugin_root"):
-            found.append(directory_source("plugin", Path(inventory["plugin_root"])))
+        if command == "runtime audit":
+            audited = runtime_audit_result(evidence)
+            if audited is not None and audited.inventory.plugin_root:
+                found.append(directory_source("plugin", Path(audited.inventory.plugin_root)))
     merged: dict[tuple[str, str], Source] = {}
     for source in found:
         key = (source.kind, source.location)
@@ -323,13 +352,12 @@ def environment_packages(
             names += [n.removesuffix(".py") for n in installed_packages(dist)]
         except TargetError:
             names.append(canonical_name(config.upstream).replace("-", "_"))
-    runtime = evidence.get("runtime audit") or evidence.get("runtime inventory")
-    if runtime is not None and isinstance(runtime.result, dict):
-        inventory = runtime.result.get("inventory", runtime.result)
+    inventory = runtime_inventory(evidence)
+    if inventory is not None:
         table = config.sections.get("runtime") or {}
         names += list(table.get("upstream-packages") or [config.upstream or "vllm"])
-        if inventory.get("package"):
-            names.append(str(inventory["package"]))
+        if inventory.package:
+            names.append(inventory.package)
     names += settings.packages
     return list(dict.fromkeys(names))
 
@@ -344,15 +372,14 @@ STALE_SHOWN = 5
 def stale_bindings(evidence: dict[str, StoredEvidence]) -> list[str]:
     """The runtime audit workflow's "``from ... import ...`` already bound the old object", from
     ``runtime audit``: one sentence per patched target, naming the bindings nothing patches."""
-    stored = evidence.get("runtime audit")
-    result = stored.result if stored is not None and isinstance(stored.result, dict) else {}
-    by_target: dict[str, list[dict[str, Any]]] = {}
-    for binding in result.get("stale", []):
-        by_target.setdefault(str(binding["target"]), []).append(binding)
+    result = runtime_audit_result(evidence)
+    by_target: dict[str, list[StaleBinding]] = {}
+    for binding in result.stale if result is not None else ():
+        by_target.setdefault(binding.target, []).append(binding)
     out = []
     for target, bindings in by_target.items():
-        open_ = [b for b in bindings if not b.get("patched_by")]
-        where = ", ".join(f"`{b['file']}:{b['line']}`" for b in open_[:STALE_SHOWN])
+        open_ = [b for b in bindings if not b.patched_by]
+        where = ", ".join(f"`{b.file}:{b.line}`" for b in open_[:STALE_SHOWN])
         more = f" and {len(open_) - STALE_SHOWN} more" if len(open_) > STALE_SHOWN else ""
         out.append(
             f"`{target}`: bound at import by {len(bindings)} upstream module(s), "
@@ -362,31 +389,28 @@ def stale_bindings(evidence: dict[str, StoredEvidence]) -> list[str]:
 
 
 def live_origins(
-    evidence: dict[str, StoredEvidence], environment: dict[str, Any]
+    evidence: dict[str, StoredEvidence], environment: Environment | None
 ) -> tuple[list[tuple[str, str, str]], list[Finding]]:
     """Per package, the file the ``runtime check`` process imported and the one measured
     for this record; a finding where they or the interpreters differ (the runtime audit workflow,
     step 6: "compare them with the preflight plan")."""
     from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED
 
-    stored = evidence.get("runtime check")
-    if stored is None or not isinstance(stored.result, dict) or not environment:
+    live = runtime_check_result(evidence)
+    if live is None or environment is None:
         return [], []
-    measured = {o["package"]: o.get("file") or "" for o in environment.get("origins", [])}
+    measured = {o.package: o.file or "" for o in environment.origins}
     rows, findings = [], []
-    python = environment.get("interpreter", {}).get("executable", "")
-    live_python = stored.result.get("python") or ""
-    if live_python and os.path.normpath(live_python) != os.path.normpath(python):
+    python = environment.interpreter.executable
+    if live.python and os.path.normpath(live.python) != os.path.normpath(python):
         findings.append(
             Finding(
                 ENVIRONMENT_CHANGED,
                 "",
-                f"runtime check ran in {stored.result['python']}, the record measures {python}",
+                f"runtime check ran in {live.python}, the record measures {python}",
             )
         )
-    # ``package_files``; evidence saved before the key was renamed has ``files``.
-    live_files = stored.result.get("package_files", stored.result.get("files")) or {}
-    for package, file in sorted(live_files.items()):
+    for package, file in sorted(live.package_files.items()):
         rows.append((package, file or "", measured.get(package, "")))
         if package in measured and (file or "") != measured[package]:
             findings.append(
@@ -410,14 +434,12 @@ def build_record(
     recorded: list[RecordedCommand],
     items: list[Item],
     decisions: Decisions,
-    environment: dict[str, Any],
+    environment: Environment | None,
     measured: str,
 ) -> Record:
     """Assemble the record from its inputs (nothing here is measured or read from disk)."""
-    audit = evidence.get("port") or evidence.get("audit")
-    target_version = None
-    if audit is not None and isinstance(audit.result, dict):
-        target_version = audit.result.get("target_version") or audit.result.get("new_version")
+    judged = port_result(evidence) or audit_result(evidence)
+    target_version = judged.target_version if judged is not None else None
     rows = build_rows(items, decisions, target_version)
     live, live_findings = live_origins(evidence, environment)
     root = config.root

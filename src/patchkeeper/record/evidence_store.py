@@ -32,7 +32,7 @@ A sample ``audit.json``::
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,8 @@ class StoredEvidence:
         recorded: when, ``YYYY-MM-DDTHH:MM:SSZ`` (UTC).
         result: the JSON form of the result (dicts and lists).
         path: the file it was read from.
+        decoded: the result read as its typed result, once
+            (:mod:`patchkeeper.record.stored_results`); filled when first asked for.
     """
 
     command: str
@@ -95,6 +97,7 @@ class StoredEvidence:
     recorded: str
     result: Any
     path: Path
+    decoded: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def option(self, *names: str) -> str | None:
         """The value of the first of ``names`` (``"--to"``) in :attr:`argv`, or ``None``.

@@ -3,8 +3,8 @@
 Each :class:`Item` joins, for one patch or entry, what the stored evidence says about it
 (``audit``, ``port``, ``verify``, ``runtime audit``, ``runtime check``), the decision that
 evidence suggests, the removal condition its header states, and whether it is still in the
-code. Evidence is read in its JSON form (:mod:`patchkeeper.record.evidence_store`), so this module
-depends on the shapes of the results, not on the modules that make them.
+code. Evidence is read as the typed results that made it
+(:mod:`patchkeeper.record.stored_results`), and verdicts are compared with their own constants.
 
 Suggestions (the series workflow's kinds and step 3 of the runtime audit workflow,
 docs/glossary.md):
@@ -28,37 +28,71 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from patchkeeper.audit.verdicts import (
+    BLOCKED,
+    CLEAN,
+    CONFLICT,
+    OFFSET,
+    PARTIALLY_UPSTREAMED,
+    TARGET_GONE,
+    UPSTREAMED,
+)
 from patchkeeper.config import Config
 from patchkeeper.constants import DecisionWord as Word
+from patchkeeper.constants import WordEnum
+from patchkeeper.port.history import IN_NEW, IN_OLD
+from patchkeeper.port.rebase import DROPPED, MERGED, RESOLVED
 from patchkeeper.record.decisions import RUNTIME, SERIES, runtime_key
 from patchkeeper.record.evidence_store import StoredEvidence
+from patchkeeper.record.stored_results import (
+    audit_result,
+    port_result,
+    runtime_audit_result,
+    runtime_check_result,
+    runtime_inventory_result,
+    verify_result,
+)
 from patchkeeper.series.headers import parse_headers
 
-#: The decision an audit or port verdict suggests, by the verdict's word in the stored
-#: evidence (:class:`patchkeeper.audit.verdicts.Verdict`,
-#: :class:`patchkeeper.port.rebase.PortVerdict`).
+if TYPE_CHECKING:
+    from patchkeeper.runtime.judge.runtime_audit import AuditedEntry
+    from patchkeeper.runtime.model import Inventory, PatchEntry
+
+#: The decision an audit or port verdict suggests, by the verdict
+#: (:class:`patchkeeper.audit.verdicts.Verdict`, :class:`patchkeeper.port.rebase.PortVerdict`).
 SERIES_SUGGESTIONS: dict[str, str] = {
-    "clean": Word.CARRY,
-    "offset": Word.CARRY,
-    "upstreamed": Word.RETIRE,
-    "partially upstreamed": Word.UPDATE,
-    "conflict": Word.UPDATE,
-    "target gone": Word.UPDATE,
-    "blocked": Word.UPDATE,
+    CLEAN: Word.CARRY,
+    OFFSET: Word.CARRY,
+    UPSTREAMED: Word.RETIRE,
+    PARTIALLY_UPSTREAMED: Word.UPDATE,
+    CONFLICT: Word.UPDATE,
+    TARGET_GONE: Word.UPDATE,
+    BLOCKED: Word.UPDATE,
     # port's own verdicts: refreshed by git's three-way merge, resolved by a person and
     # finished with --continue, dropped because upstream has it
-    "merged": Word.CARRY,
-    "resolved": Word.CARRY,
-    "dropped": Word.RETIRE,
+    MERGED: Word.CARRY,
+    RESOLVED: Word.CARRY,
+    DROPPED: Word.RETIRE,
 }
 #: A runtime audit's suggestion is the decision itself (``investigate`` suggests none).
 RUNTIME_SUGGESTIONS: dict[str, str] = {
     w: w for w in (Word.RETAIN, Word.UPDATE, Word.REMOVE, Word.MIGRATE)
 }
 #: The verdicts that say a patch no longer applies as it is.
-NOT_APPLYING = frozenset({"conflict", "target gone", "blocked"})
+NOT_APPLYING = frozenset({CONFLICT, TARGET_GONE, BLOCKED})
+
+
+class Removal(WordEnum):
+    """Why the runtime audit suggests *remove* (:attr:`Item.removal`)."""
+
+    NEVER_IMPORTED = "never imported"  # nothing reaches the entry
+    DEAD_GATE = "dead gate"  # its version gate is false at the new release
+    TARGET_GONE = "target gone"  # its target is gone from the new upstream
+    UPSTREAM = "upstream"  # the new upstream already has the change
+
+
 #: Header fields that state a removal condition, in the order they are looked for: the
 #: series workflow's ``Retires-when``, DEP-3's ``Applied-Upstream``, the runtime audit
 #: workflow's ``Remove at``.
@@ -89,6 +123,9 @@ class Item:
         removal: for a runtime *remove*, why (:func:`runtime_removal`): ``"never imported"``,
             ``"dead gate"``, ``"target gone"`` or ``"upstream"``; ``""`` otherwise.
         live: the ``runtime check`` status (``"replaced"``), ``""`` when not checked.
+        carried: for a series patch, the header references ``port --upstream-repo`` found
+            upstream (:func:`carried_references`).
+        entry: for a runtime entry, the inventory's entry.
     """
 
     kind: str
@@ -104,7 +141,8 @@ class Item:
     target_gone: bool = False
     removal: str = ""
     live: str = ""
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    carried: tuple[str, ...] = field(default=(), compare=False)
+    entry: PatchEntry | None = field(default=None, compare=False)
 
 
 # --------------------------------------------------------------------------- headers
@@ -168,65 +206,43 @@ def ledger_plans(path: Path) -> dict[str, str]:
 # --------------------------------------------------------------------------- series
 
 
-def _verdict_lists(result: Any) -> list[dict[str, Any]]:
-    """Per-patch verdict dicts of an ``audit`` or ``port`` result: the first list of dicts
-    with ``name`` and ``verdict`` under ``verdicts`` or ``patches``."""
-    if not isinstance(result, dict):
-        return []
-    for key in ("verdicts", "patches"):
-        value = result.get(key)
-        if isinstance(value, list) and all(
-            isinstance(v, dict) and "name" in v and "verdict" in v for v in value
-        ):
-            return value
-    return []
-
-
 def series_evidence(evidence: dict[str, StoredEvidence]) -> dict[str, list[tuple[str, str, str]]]:
     """``patch name -> [(command, verdict, summary)]`` from ``audit``, then ``port``."""
     out: dict[str, list[tuple[str, str, str]]] = {}
-    for command in ("audit", "port"):
-        stored = evidence.get(command)
-        if stored is None:
-            continue
-        for verdict in _verdict_lists(stored.result):
-            summary = str(verdict.get("summary") or verdict.get("evidence") or "")
-            if verdict.get("pending"):
-                summary = "pending (judged after the port stopped): " + summary
-            out.setdefault(str(verdict["name"]), []).append(
-                (command, str(verdict["verdict"]), summary)
-            )
+    audit = audit_result(evidence)
+    for verdict in audit.verdicts if audit is not None else ():
+        out.setdefault(verdict.name, []).append(("audit", str(verdict.verdict), verdict.summary))
+    port = port_result(evidence)
+    for patch in port.patches if port is not None else ():
+        summary = patch.summary
+        if patch.pending:
+            summary = "pending (judged after the port stopped): " + summary
+        out.setdefault(patch.name, []).append(("port", str(patch.verdict), summary))
     return out
 
 
 def carried_references(evidence: dict[str, StoredEvidence]) -> dict[str, list[str]]:
     """``patch name -> ["vllm #50021 (in the new pin: commit, first in v0.32.0)"]``: the
     header references that ``port --upstream-repo`` found in the new or the old pin."""
-    stored = evidence.get("port")
+    port = port_result(evidence)
     out: dict[str, list[str]] = {}
-    for patch in _verdict_lists(stored.result if stored is not None else None):
-        for ref in patch.get("references") or ():
-            if ref.get("status") not in ("in the new pin", "already in the old pin"):
+    for patch in port.patches if port is not None else ():
+        for ref in patch.references:
+            if ref.status not in (IN_NEW, IN_OLD):
                 continue
-            commit = (ref.get("commit") or {}).get("sha") or (ref.get("commit") or {}).get("id")
+            commit = ref.commit.id if ref.commit is not None else ""
             where = ", ".join(
-                x
-                for x in (
-                    str(commit or "")[:12],
-                    f"first in {ref['first_tag']}" if ref.get("first_tag") else "",
-                )
-                if x
+                x for x in (commit[:12], f"first in {ref.first_tag}" if ref.first_tag else "") if x
             )
-            out.setdefault(str(patch["name"]), []).append(
-                f"{ref['text']} ({ref['status']}" + (f": {where}" if where else "") + ")"
+            out.setdefault(patch.name, []).append(
+                f"{ref.text} ({ref.status}" + (f": {where}" if where else "") + ")"
             )
     return out
 
 
 def _verify_states(evidence: dict[str, StoredEvidence]) -> dict[str, str]:
-    stored = evidence.get("verify")
-    state = stored.result.get("state", {}) if stored and isinstance(stored.result, dict) else {}
-    return {str(p["name"]): str(p["state"]) for p in state.get("patches", []) if "name" in p}
+    verify = verify_result(evidence)
+    return {p.name: str(p.state) for p in verify.state.patches} if verify is not None else {}
 
 
 def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[Item]:
@@ -273,8 +289,8 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
                 condition_field=name,
                 condition=condition,
                 present=True,
-                target_gone=verdict == "target gone",
-                extra={"carried": tuple(carried)},
+                target_gone=verdict == TARGET_GONE,
+                carried=tuple(carried),
             )
         )
     return items
@@ -283,20 +299,21 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
 # --------------------------------------------------------------------------- runtime
 
 
-def _runtime_source(evidence: dict[str, StoredEvidence]) -> tuple[str, dict[str, Any], list[Any]]:
-    """``(command, inventory JSON, entries)`` from ``runtime audit``, else ``runtime
-    inventory``; each entry is ``{"entry": ..., "new": ..., "drift": ...}`` or a bare entry."""
-    audit = evidence.get("runtime audit")
-    if audit is not None and isinstance(audit.result, dict):
-        return "runtime audit", audit.result.get("inventory", {}), audit.result.get("entries", [])
-    inventory = evidence.get("runtime inventory")
-    if inventory is not None and isinstance(inventory.result, dict):
-        entries = [{"entry": e} for e in inventory.result.get("entries", [])]
-        return "runtime inventory", inventory.result, entries
-    return "", {}, []
+def _runtime_source(
+    evidence: dict[str, StoredEvidence],
+) -> tuple[str, Inventory | None, list[tuple[PatchEntry, AuditedEntry | None]]]:
+    """``(command, inventory, entries)`` from ``runtime audit``, else ``runtime
+    inventory``: each entry with its audit (``None`` from ``runtime inventory``)."""
+    audit = runtime_audit_result(evidence)
+    if audit is not None:
+        return "runtime audit", audit.inventory, [(a.entry, a) for a in audit.entries]
+    inventory = runtime_inventory_result(evidence)
+    if inventory is not None:
+        return "runtime inventory", inventory, [(e, None) for e in inventory.entries]
+    return "", None, []
 
 
-def current_runtime_keys(config: Config, inventory: dict[str, Any]) -> set[str] | None:
+def current_runtime_keys(config: Config, inventory: Inventory) -> set[str] | None:
     """The runtime keys in the plugin's code now (a fresh static scan), or ``None`` when the
     runtime commands are not available to scan with."""
     try:
@@ -306,31 +323,28 @@ def current_runtime_keys(config: Config, inventory: dict[str, Any]) -> set[str] 
         return None
     settings = resolve_settings(
         config,
-        plugin=Path(inventory["plugin_root"]),
-        package=inventory.get("package") or None,
-        patch_directory=inventory.get("patch_directory") or None,
+        plugin=Path(inventory.plugin_root),
+        package=inventory.package or None,
+        patch_directory=inventory.patch_directory or None,
     )
     entries = scan_plugin(settings).inventory.entries
     return {runtime_key(e.file, e.target, e.key) for e in entries}
 
 
-def _still_in_file(root: Path, entry: dict[str, Any]) -> bool:
+def _still_in_file(root: Path, entry: PatchEntry) -> bool:
     """Without a scanner: the entry's file exists and still names the target's last part."""
     try:
-        text = (root / entry["file"]).read_text(encoding="utf-8", errors="replace")
+        text = (root / entry.file).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return str(entry["target"]).rsplit(".", 1)[-1] in text
+    return entry.target.rsplit(".", 1)[-1] in text
 
 
 def _live_states(evidence: dict[str, StoredEvidence]) -> dict[tuple[str, str], str]:
-    stored = evidence.get("runtime check")
-    if stored is None or not isinstance(stored.result, dict):
+    live = runtime_check_result(evidence)
+    if live is None:
         return {}
-    return {
-        (str(e["file"]), str(e["target"])): f"{e['status']}: {e.get('detail', '')}".rstrip(": ")
-        for e in stored.result.get("entries", [])
-    }
+    return {(e.file, e.target): f"{e.status}: {e.detail}".rstrip(": ") for e in live.entries}
 
 
 def runtime_removal(verdict: str, activation: str, evidence: Sequence[object]) -> str:
@@ -343,74 +357,76 @@ def runtime_removal(verdict: str, activation: str, evidence: Sequence[object]) -
         return ""
     first = str(evidence[0]) if evidence else ""
     if activation == "never" or first.startswith("never imported"):
-        return "never imported"
+        return Removal.NEVER_IMPORTED
     if first.startswith("its version gate is false"):
-        return "dead gate"
+        return Removal.DEAD_GATE
     if "is gone from the new one" in first:
-        return "target gone"
-    return "upstream"
+        return Removal.TARGET_GONE
+    return Removal.UPSTREAM
 
 
 def _runtime_item(
-    record: dict[str, Any],
+    entry: PatchEntry,
+    audited: AuditedEntry | None,
     command: str,
     root: Path,
     live: dict[tuple[str, str], str],
     plans: dict[str, str],
 ) -> Item:
-    entry = record["entry"]
-    key = runtime_key(entry["file"], entry["target"], entry.get("key"))
-    drift = record.get("drift") or {}
-    new = record.get("new") or {}
-    old = record.get("old") or {}
-    verdict = str(drift.get("decision", ""))
+    from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED
+    from patchkeeper.runtime.model import ActivationStatus
+
+    key = runtime_key(entry.file, entry.target, entry.key)
+    verdict = str(audited.drift.decision) if audited is not None else ""
+    evidence = audited.drift.evidence if audited is not None else ()
     lines = []
     if verdict:
-        lines.append(f"{command}: {verdict}: " + "; ".join(drift.get("evidence", ())))
-    activation = (entry.get("activation") or {}).get("status", "")
-    if activation and activation != "active":
+        lines.append(f"{command}: {verdict}: " + "; ".join(evidence))
+    activation = entry.activation.status.value if entry.activation is not None else ""
+    if activation and activation != ActivationStatus.ACTIVE:
         lines.append(f"activation: {activation}")
-    state = live.get((entry["file"], entry["target"]), "")
+    state = live.get((entry.file, entry.target), "")
     if state:
         lines.append(f"runtime check: {state}")
-    field, condition = REMOVE_AT, file_header_field(root / entry["file"], REMOVE_AT)
-    plan = next((p for f, p in plans.items() if entry["file"].endswith("/" + f)), "")
+    field, condition = REMOVE_AT, file_header_field(root / entry.file, REMOVE_AT)
+    plan = next((p for f, p in plans.items() if entry.file.endswith("/" + f)), "")
     if not condition and plan:
         field, condition = FUTURE_PLAN, plan
+    gone = audited is not None and audited.new.status in (MOVED, REMOVED)
     return Item(
         kind=RUNTIME,
         key=key,
-        where=f"{entry['file']}:{entry['line']}",
+        where=f"{entry.file}:{entry.line}",
         verdict=verdict,
         source=command if verdict else "",
         evidence=tuple(lines),
         suggested=RUNTIME_SUGGESTIONS.get(verdict, ""),
         condition_field=field,
         condition=condition,
-        target_gone=new.get("status") in ("moved", "removed") and old.get("status") == "found",
-        removal=runtime_removal(verdict, activation, drift.get("evidence") or ()),
+        target_gone=gone and audited is not None and audited.old.status == FOUND,
+        removal=runtime_removal(verdict, activation, evidence),
         live=state.split(":", 1)[0],
-        extra={"entry": entry},
+        entry=entry,
     )
 
 
 def runtime_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[Item]:
     """One item per runtime entry of the last ``runtime audit`` (else ``runtime inventory``)
     evidence, in inventory order; ``present`` from a fresh scan of the plugin's code."""
-    command, inventory, records = _runtime_source(evidence)
-    if not command:
+    command, inventory, entries = _runtime_source(evidence)
+    if not command or inventory is None:
         return []
-    root = Path(inventory.get("plugin_root", config.root))
+    root = Path(inventory.plugin_root)
     live = _live_states(evidence)
-    directory = inventory.get("patch_directory") or ""
+    directory = inventory.patch_directory
     plans = ledger_plans(root / directory / "__init__.py") if directory else {}
-    keys = current_runtime_keys(config, inventory) if inventory.get("plugin_root") else None
+    keys = current_runtime_keys(config, inventory) if inventory.plugin_root else None
     items: list[Item] = []
     seen: dict[str, int] = {}
-    for record in records:
-        item = _runtime_item(record, command, root, live, plans)
+    for entry, audited in entries:
+        item = _runtime_item(entry, audited, command, root, live, plans)
         count = seen[item.key] = seen.get(item.key, 0) + 1
-        present = item.key in keys if keys is not None else _still_in_file(root, record["entry"])
+        present = item.key in keys if keys is not None else _still_in_file(root, entry)
         key = item.key if count == 1 else f"{item.key} #{count}"
         items.append(replace(item, key=key, present=present))
     return items

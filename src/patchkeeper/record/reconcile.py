@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from patchkeeper.audit.verdicts import PARTIALLY_UPSTREAMED, UPSTREAMED
+from patchkeeper.port.rebase import DROPPED
 from patchkeeper.record.decisions import (
     DROPS,
     KEEPS,
@@ -28,7 +30,7 @@ from patchkeeper.record.decisions import (
     Decision,
     Decisions,
 )
-from patchkeeper.record.patch_evidence import NOT_APPLYING, Item
+from patchkeeper.record.patch_evidence import NOT_APPLYING, Item, Removal
 
 NO_DECISION = "no-decision"
 DROPPED_BUT_PRESENT = "dropped-but-present"
@@ -58,11 +60,11 @@ FINDING_KINDS = (
 #: ``the pin that carries #50021``, ``vllm #59888``.
 UPSTREAM_CONDITION = re.compile(r"(?i)upstream|#\d+|pin that carries|\bmerge[sd]?\b")
 #: Why a runtime *remove* is suggested (:attr:`Item.removal`), as a contradiction says it.
-REMOVAL_WORDS = {
-    "never imported": "the entry is never imported: nothing reaches it",
-    "dead gate": "its version gate is false at the new release: dead code there",
-    "target gone": "its target is gone from the new upstream",
-    "upstream": "the new upstream already has the change",
+REMOVAL_WORDS: dict[str, str] = {
+    Removal.NEVER_IMPORTED: "the entry is never imported: nothing reaches it",
+    Removal.DEAD_GATE: "its version gate is false at the new release: dead code there",
+    Removal.TARGET_GONE: "its target is gone from the new upstream",
+    Removal.UPSTREAM: "the new upstream already has the change",
 }
 #: ``rides with spec-decode-attn``: retires with another patch.
 RIDES_WITH = re.compile(r"(?i)^rides with (?P<name>[\w./+-]+)")
@@ -131,13 +133,13 @@ def contradictions(item: Item, decided: str) -> list[str]:
     out: list[str] = []
     source, verdict = item.source, item.verdict
     if item.kind == SERIES and verdict:
-        if decided in KEEPS and verdict == "upstreamed":
+        if decided in KEEPS and verdict == UPSTREAMED:
             out.append(f"{decided} of an upstreamed patch ({source}: upstreamed)")
         elif decided in KEEPS and verdict in NOT_APPLYING:
             out.append(f"{decided}, but the patch does not apply as it is ({source}: {verdict})")
-        elif decided == RETIRE and verdict not in ("upstreamed", "partially upstreamed", "dropped"):
+        elif decided == RETIRE and verdict not in (UPSTREAMED, PARTIALLY_UPSTREAMED, DROPPED):
             out.append(f"retire, but {source} does not find it upstream ({verdict})")
-        elif decided == UPDATE and verdict == "upstreamed":
+        elif decided == UPDATE and verdict == UPSTREAMED:
             out.append(f"update of an upstreamed patch ({source}: upstreamed)")
     if item.kind == RUNTIME:
         # an update of a gone target is a retarget when the audit itself says update
@@ -145,7 +147,7 @@ def contradictions(item: Item, decided: str) -> list[str]:
         if decided in (RETAIN, UPDATE) and gone:
             out.append(f"{decided} whose target is gone ({source}: {verdict or 'gone'})")
         elif decided == RETAIN and verdict == REMOVE:
-            why = REMOVAL_WORDS.get(item.removal, REMOVAL_WORDS["upstream"])
+            why = REMOVAL_WORDS.get(item.removal, REMOVAL_WORDS[Removal.UPSTREAM])
             out.append(f"retain, but {why} ({source}: remove)")
         elif decided == RETAIN and verdict == UPDATE:
             out.append(f"retain, but upstream changed the target ({source}: update)")
@@ -166,12 +168,12 @@ def condition_met(item: Item, decisions: Decisions, target_version: str | None) 
     if not condition:
         return ""
     label = f"{item.condition_field} '{condition}'"
-    upstream = (item.kind == SERIES and item.verdict in ("upstreamed", "dropped")) or (
-        item.kind == RUNTIME and item.verdict == REMOVE and item.removal == "upstream"
+    upstream = (item.kind == SERIES and item.verdict in (UPSTREAMED, DROPPED)) or (
+        item.kind == RUNTIME and item.verdict == REMOVE and item.removal == Removal.UPSTREAM
     )
     if upstream and UPSTREAM_CONDITION.search(condition):
         return f"{label} is met: {item.source} finds the change upstream"
-    for carried in item.extra.get("carried", ()):
+    for carried in item.carried:
         number = re.search(r"#\d+", carried)
         if number and re.search(rf"{number.group(0)}\b", condition):
             return f"{label} is met: port finds {carried}"

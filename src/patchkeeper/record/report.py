@@ -16,11 +16,13 @@ headers contradict), an environment that differs from the recorded one, and an `
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config
 from patchkeeper.errors import TargetError
+from patchkeeper.jsonable import to_jsonable
 from patchkeeper.record import evidence_store as store
 from patchkeeper.record.build import (
     Record,
@@ -28,11 +30,12 @@ from patchkeeper.record.build import (
     environment_packages,
     environment_sources,
 )
+from patchkeeper.record.decisions import RUNTIME, SERIES
 from patchkeeper.record.decisions import load as load_decisions
-from patchkeeper.record.environment import differences, measure
+from patchkeeper.record.environment import Environment, differences, measure
 from patchkeeper.record.patch_evidence import all_items
 from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED, RECORD_NOT_CURRENT, Finding
-from patchkeeper.record.results import ReportResult
+from patchkeeper.record.results import RecordCounts, ReportResult
 from patchkeeper.record.settings import ReportSettings, report_settings
 
 #: What to do with an ``environment.json`` that cannot be read: ``report`` (without
@@ -50,34 +53,79 @@ def measure_now(
     settings: ReportSettings,
     evidence: dict[str, store.StoredEvidence],
     python: Path,
-) -> dict[str, Any]:
-    """Measure the environment for this record; its JSON form."""
-    from patchkeeper.jsonable import to_jsonable
-
+) -> Environment:
+    """Measure the environment for this record."""
     sources = environment_sources(config, settings, evidence)
     packages = environment_packages(config, settings, evidence, python)
-    environment = measure(python, config.root, sources, packages, settings.import_timeout)
-    return dict(to_jsonable(environment))
+    return measure(python, config.root, sources, packages, settings.import_timeout)
 
 
-def _interpreter(python: Path | None, settings: ReportSettings, recorded: Any) -> Path:
+@dataclass(frozen=True)
+class RecordedEnvironment:
+    """``environment.json``: the interpreter measured, when, and the measurement (its JSON
+    form ``data``, compared as it is with a new one, and read as an :class:`Environment`,
+    ``None`` when it is empty)."""
+
+    python: str
+    recorded: str
+    data: Any
+    environment: Environment | None
+
+
+def read_environment(config: Config, *, rewritten: bool = False) -> RecordedEnvironment | None:
+    """The recorded environment, or ``None`` when none was recorded (``rewritten``: also
+    when the file cannot be read, as ``report`` measures again and rewrites it).
+
+    Raises:
+        EvidenceError: the file cannot be read, is not JSON or holds no environment this
+            patchkeeper reads (unless ``rewritten``).
+    """
+    from patchkeeper.jsonable import DecodeError, from_jsonable
+
+    path = environment_path(config)
+    try:
+        stored = store.read_json(path, ENVIRONMENT_HINT)
+        if not isinstance(stored, dict) or "environment" not in stored:
+            return None
+        data = stored["environment"]
+        environment = from_jsonable(Environment, data) if data else None
+    except store.EvidenceError:
+        if rewritten:
+            return None
+        raise
+    except (DecodeError, TypeError, ValueError) as exc:
+        if rewritten:
+            return None
+        raise store.EvidenceError(
+            f"not an environment this patchkeeper reads ({exc})", path=path, hint=ENVIRONMENT_HINT
+        ) from None
+    python = stored.get("python")
+    return RecordedEnvironment(
+        str(python) if python else "", str(stored.get("recorded", "")), data, environment
+    )
+
+
+def _interpreter(
+    python: Path | None, settings: ReportSettings, recorded: RecordedEnvironment | None
+) -> Path:
     """The audited interpreter, absolute but not resolved (a venv's ``python`` is a symlink
     whose target is another environment)."""
     import os
 
     chosen = python or settings.python
-    if chosen is None and isinstance(recorded, dict) and recorded.get("python"):
-        chosen = Path(recorded["python"])
+    if chosen is None and recorded is not None and recorded.python:
+        chosen = Path(recorded.python)
     return Path(os.path.abspath(chosen or sys.executable))
 
 
-def _counts(record: Record) -> dict[str, int]:
-    counts = {"series": 0, "runtime": 0, "decided": 0, "suggested": 0}
-    for row in record.rows:
-        if row.item is not None:
-            counts[row.kind] += 1
-            counts["suggested" if row.suggested else "decided"] += bool(row.decided)
-    return counts
+def _counts(record: Record) -> RecordCounts:
+    rows = [row for row in record.rows if row.item is not None]
+    return RecordCounts(
+        series=sum(row.kind == SERIES for row in rows),
+        runtime=sum(row.kind == RUNTIME for row in rows),
+        decided=sum(bool(row.decided) and not row.suggested for row in rows),
+        suggested=sum(bool(row.decided) and row.suggested for row in rows),
+    )
 
 
 def _inputs(config: Config, settings: ReportSettings) -> tuple[Any, ...]:
@@ -105,14 +153,13 @@ def write_report(
 
     settings = report_settings(config)
     evidence, recorded, items, decisions = _inputs(config, settings)
-    try:  # only to keep the time of an unchanged measurement: an unreadable one is rewritten
-        previous = store.read_json(environment_path(config), ENVIRONMENT_HINT)
-    except store.EvidenceError:
-        previous = None
+    # only to keep the time of an unchanged measurement: an unreadable one is rewritten
+    previous = read_environment(config, rewritten=True)
     interpreter = _interpreter(python, settings, None)
     environment = measure_now(config, settings, evidence, interpreter)
-    if isinstance(previous, dict) and previous.get("environment") == environment:
-        measured = str(previous.get("recorded", ""))
+    data = dict(to_jsonable(environment))
+    if previous is not None and previous.data == data:
+        measured = previous.recorded
     else:
         measured = store.now_utc()
         store.write_json(
@@ -121,7 +168,7 @@ def write_report(
                 "format": store.FORMAT,
                 "python": str(interpreter),
                 "recorded": measured,
-                "environment": environment,
+                "environment": data,
             },
         )
     record = build_record(
@@ -147,13 +194,12 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
 
     settings = report_settings(config)
     evidence, recorded, items, decisions = _inputs(config, settings)
-    stored = store.read_json(environment_path(config), ENVIRONMENT_HINT)
+    stored = read_environment(config)
     findings: list[Finding] = []
-    if not isinstance(stored, dict) or "environment" not in stored:
+    if stored is None:
         findings.append(
             Finding(RECORD_NOT_CURRENT, "", "no recorded environment: run patchkeeper report")
         )
-        stored = {"environment": {}, "recorded": ""}
     record = build_record(
         config,
         settings,
@@ -161,15 +207,15 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
         recorded,
         items,
         decisions,
-        stored["environment"],
-        str(stored.get("recorded", "")),
+        stored.environment if stored is not None else None,
+        stored.recorded if stored is not None else "",
     )
     findings.extend(record.findings)
-    if stored["environment"]:
+    if stored is not None and stored.data:
         interpreter = _interpreter(python, settings, stored)
         try:
-            current = measure_now(config, settings, evidence, interpreter)
-            changes = differences(stored["environment"], current)
+            current = to_jsonable(measure_now(config, settings, evidence, interpreter))
+            changes = differences(stored.data, current)
         except TargetError as exc:
             changes = [f"the interpreter cannot be measured: {exc.message}"]
         for change in changes:

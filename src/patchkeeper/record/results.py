@@ -54,6 +54,18 @@ class RecordResult:
 
 
 @dataclass(frozen=True)
+class RecordCounts:
+    """How many rows of each kind the record has (``series`` patches, ``runtime`` entries),
+    how many have a decision a person wrote or accepted (``decided``) and how many only
+    ``decide``'s suggestion, not reviewed (``suggested``)."""
+
+    series: int = 0
+    runtime: int = 0
+    decided: int = 0
+    suggested: int = 0
+
+
+@dataclass(frozen=True)
 class ReportResult:
     """What ``report`` wrote, or what ``report --check`` found.
 
@@ -62,9 +74,7 @@ class ReportResult:
         audit_file: the Markdown record.
         html_file: the HTML page, when asked for.
         written: the files written (empty for ``--check``).
-        counts: how many rows of each kind (``{"series": 12, "runtime": 0}``), how many
-            have a decision a person wrote or accepted (``"decided"``) and how many only
-            ``decide``'s suggestion, not reviewed (``"suggested"``).
+        counts: how many rows of each kind, decided and suggested.
         findings: what makes the record stale or false.
     """
 
@@ -72,7 +82,7 @@ class ReportResult:
     audit_file: str
     html_file: str | None
     written: tuple[str, ...]
-    counts: dict[str, int]
+    counts: RecordCounts
     findings: tuple[Finding, ...]
 
     @property

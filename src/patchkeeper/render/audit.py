@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from patchkeeper.audit.results import AuditResult
-from patchkeeper.audit.verdicts import GOOD, PatchVerdict
+from patchkeeper.audit.verdicts import (
+    BLOCKED,
+    CLEAN,
+    CONFLICT,
+    GOOD,
+    OFFSET,
+    PARTIALLY_UPSTREAMED,
+    TARGET_GONE,
+    UPSTREAMED,
+    PatchVerdict,
+)
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import tally
 
 
 def _counts_line(result: AuditResult) -> str:
     counts = result.counts
-    order = [
-        "clean",
-        "offset",
-        "upstreamed",
-        "partially upstreamed",
-        "conflict",
-        "target gone",
-        "blocked",
-    ]
+    order = [CLEAN, OFFSET, UPSTREAMED, PARTIALLY_UPSTREAMED, CONFLICT, TARGET_GONE, BLOCKED]
     return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
 
 

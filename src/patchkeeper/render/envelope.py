@@ -66,7 +66,7 @@ def envelope(command: str, result: Any) -> dict[str, Any]:
     body.pop("command", None)  # verify's and status's own name: the envelope's
     if "target" in body and (body["target"] is None or isinstance(body["target"], str)):
         raw = getattr(result, "target", body["target"])
-        head["target"] = target_object(raw, body.get("target_version"))
+        head["target"] = target_object(raw, getattr(result, "target_version", None))
         head["target_label"] = body.pop("target")
     elif hasattr(result, "envelope_target"):  # a target that is no one tree (the horizon)
         head["target"] = result.envelope_target

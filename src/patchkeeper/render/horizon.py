@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 from patchkeeper.audit.horizon import HorizonResult
+from patchkeeper.audit.verdicts import (
+    BLOCKED,
+    CLEAN,
+    CONFLICT,
+    OFFSET,
+    PARTIALLY_UPSTREAMED,
+    TARGET_GONE,
+    UPSTREAMED,
+)
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.console import current
 
 #: Shorter verdict words for a table too wide for the terminal (a legend says what they mean).
-SHORT = {
-    "upstreamed": "upstr.",
-    "partially upstreamed": "partial",
-    "target gone": "gone",
-    "conflict": "conflict",
-    "blocked": "blocked",
-    "clean": "clean",
-    "offset": "offset",
+SHORT: dict[str, str] = {
+    UPSTREAMED: "upstr.",
+    PARTIALLY_UPSTREAMED: "partial",
+    TARGET_GONE: "gone",
+    CONFLICT: CONFLICT.value,
+    BLOCKED: BLOCKED.value,
+    CLEAN: CLEAN.value,
+    OFFSET: OFFSET.value,
 }
 
 #: A patch name is never cut shorter than this many characters.

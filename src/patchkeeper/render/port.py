@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
+from patchkeeper.audit.verdicts import (
+    BLOCKED,
+    CLEAN,
+    CONFLICT,
+    OFFSET,
+    PARTIALLY_UPSTREAMED,
+    TARGET_GONE,
+    UPSTREAMED,
+)
+from patchkeeper.port import merge
 from patchkeeper.port.finish import DONE
-from patchkeeper.port.rebase import CARRIED, PortedPatch
-from patchkeeper.port.results import ABORTED, PortResult
+from patchkeeper.port.rebase import CARRIED, DROPPED, MERGED, RESOLVED, PortedPatch
+from patchkeeper.port.results import ABORTED, PENDING, PortResult
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import tally
 
 #: Verdicts in the order the counts line lists them.
 ORDER = (
-    "clean",
-    "offset",
-    "merged",
-    "resolved",
-    "partially upstreamed",
-    "upstreamed",
-    "dropped",
-    "conflict",
-    "target gone",
-    "blocked",
-    "pending",
+    CLEAN,
+    OFFSET,
+    MERGED,
+    RESOLVED,
+    PARTIALLY_UPSTREAMED,
+    UPSTREAMED,
+    DROPPED,
+    CONFLICT,
+    TARGET_GONE,
+    BLOCKED,
+    PENDING,
 )
 
 
@@ -85,13 +95,13 @@ def _references(patch: PortedPatch, indent: str) -> list[str]:
 def details(patch: PortedPatch, indent: str = "    ") -> list[str]:
     """Everything beyond the summary: files merged, range-diff, causes, references."""
     out = []
-    merged = [f for f in patch.files if f.status != "clean" or f.target != f.path]
+    merged = [f for f in patch.files if f.status != merge.CLEAN or f.target != f.path]
     for item in merged:
         where = item.target if item.target == item.path else f"{item.path} -> {item.target}"
         extra = ""
-        if item.status == "conflict":
+        if item.status == merge.CONFLICT:
             extra = f" ({item.conflicts} region{'s' if item.conflicts != 1 else ''})"
-            if patch.verdict in ("resolved", "dropped"):
+            if patch.verdict in (RESOLVED, DROPPED):
                 extra += ", resolved by hand"
         out.append(f"{indent}file: {where}: {item.status}{extra}")
     if patch.cut_against and " " in patch.cut_against.strip() and patch.verdict in CARRIED:

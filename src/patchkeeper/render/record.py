@@ -15,11 +15,11 @@ from patchkeeper.render.terminal import plural
 def report_text(result: ReportResult) -> str:
     c = result.counts
     counted = (
-        f"{plural(c['series'], 'series patch')}, {plural(c['runtime'], 'runtime entry')}, "
-        f"{c['decided']} decided"
+        f"{plural(c.series, 'series patch')}, {plural(c.runtime, 'runtime entry')}, "
+        f"{c.decided} decided"
     )
-    if c.get("suggested"):
-        counted += f", {c['suggested']} suggested"
+    if c.suggested:
+        counted += f", {c.suggested} suggested"
     if result.check:
         head = (
             f"the record {result.audit_file} is current and true ({counted})"

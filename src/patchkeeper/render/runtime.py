@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from patchkeeper.constants import DecisionWord
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.runtime.inventory.unparsed import conflict_line, describe, unparsed
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
@@ -130,7 +131,7 @@ def audit_text(result: RuntimeAudit) -> str:
         lines += [f"    {x}" for x in d.evidence]
         if d.outside_banners:
             lines += [f"    outside banners: {x}" for x in d.outside_banners]
-        if d.decision == "update" and d.upstream_diff:
+        if d.decision == DecisionWord.UPDATE and d.upstream_diff:
             lines += _clip(d.upstream_diff)
     lines += _not_read(result.inventory, "audited")
     unpatched = [s for s in result.stale if not s.patched_by]

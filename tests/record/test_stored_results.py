@@ -1,0 +1,83 @@
+"""Saved results read back as the typed results that made them
+(:mod:`patchkeeper.record.stored_results`, :func:`patchkeeper.jsonable.from_jsonable`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.audit.results import AuditResult
+from patchkeeper.audit.verdicts import UPSTREAMED
+from patchkeeper.config import load_config
+from patchkeeper.constants import WordEnum
+from patchkeeper.jsonable import DecodeError, from_jsonable, to_jsonable
+from patchkeeper.record import evidence_store
+from patchkeeper.record.stored_results import audit_result
+
+
+def test_a_saved_audit_reads_back_as_the_result_that_made_it(audited: Path) -> None:
+    evidence = evidence_store.load_all(load_config(start=audited))
+    result = audit_result(evidence)
+    assert isinstance(result, AuditResult)
+    assert [(v.name, v.verdict) for v in result.verdicts][:2] == [
+        ("retry-backoff-cap.patch", UPSTREAMED),
+        ("redirect-strip-proxy-auth.patch", "conflict"),
+    ]
+    assert to_jsonable(result) == evidence["audit"].result  # nothing lost on the way
+    assert audit_result(evidence) is result  # decoded once per loaded file
+
+
+def test_a_saved_result_that_does_not_fit_names_the_file(cli, audited: Path) -> None:
+    saved = audited / ".patchkeeper/evidence/audit.json"
+    data = json.loads(saved.read_text())
+    data["result"]["verdicts"] = {"retry-backoff-cap.patch": "upstreamed"}
+    saved.write_text(json.dumps(data))
+    run = cli("decide", "--json", cwd=audited)
+    assert run.code == 2
+    assert json.loads(run.out)["error"] == {
+        "message": "not the result of audit this patchkeeper reads (an array expected for "
+        "tuple[patchkeeper.audit.verdicts.PatchVerdict, ...], not dict)",
+        "file": str(saved),
+        "line": None,
+        "hint": "run 'patchkeeper audit' with --save-evidence again to rewrite it",
+    }
+
+
+class Colour(WordEnum):
+    RED = "red"
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    colour: Colour
+    corners: tuple[int, ...] = ()
+    inside: Shape | None = None
+    where: Path | None = None
+
+
+def test_from_jsonable_reads_what_to_jsonable_wrote() -> None:
+    shape = Shape("box", Colour.RED, (1, 2), Shape("dot", Colour.RED), Path("/a/b"))
+    assert from_jsonable(Shape, to_jsonable(shape)) == shape
+
+
+def test_a_missing_member_takes_its_default_and_an_unknown_one_is_left_out() -> None:
+    read = from_jsonable(Shape, {"name": "box", "colour": "red", "new": 1})
+    assert read == Shape("box", Colour.RED)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"colour": "red"}, "Shape without its 'name'"),
+        ({"name": "box", "colour": "blue"}, "'blue' is no Colour"),
+        ([], "an object expected for Shape, not list"),
+    ],
+)
+def test_what_does_not_fit_is_a_decode_error(data: object, message: str) -> None:
+    with pytest.raises(DecodeError) as raised:
+        from_jsonable(Shape, data)
+    assert str(raised.value) == message
