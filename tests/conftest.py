@@ -93,6 +93,7 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
     monkeypatch.delenv("PATCHKEEPER_FAULT_AT", raising=False)
     monkeypatch.delenv("PATCHKEEPER_INTERRUPT_AT", raising=False)
     monkeypatch.delenv("PATCHKEEPER_INTERRUPT_POOL", raising=False)
+    monkeypatch.delenv("PATCHKEEPER_PARSE_LOG", raising=False)
 
 
 @pytest.fixture(autouse=True)

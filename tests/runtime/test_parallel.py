@@ -113,3 +113,39 @@ def test_outside_shared_workers_each_call_has_its_own_pool(two_cores) -> None:
     second = {marshal.loads(d)[1] for _j, d in parallel.map_records(square_and_pid, [3, 4])}
     assert first.isdisjoint(second)
     assert parallel._SHARED is None
+
+
+def test_started_records_come_back_later_in_job_order(two_cores) -> None:
+    assert parallel.start_records(square_and_pid, [1, 2]) is None  # no shared block: nothing
+    with parallel.shared_workers():
+        started = parallel.start_records(square_and_pid, [1, 2, 3, 4, 5], [1, 5, 2, 4, 3])
+        assert started is not None
+        assert [started] == parallel._STARTED
+        # other work meanwhile, in the same pool, after the started jobs
+        other = [marshal.loads(d)[0] for _j, d in parallel.map_records(square_and_pid, [6, 7])]
+        found = [(job, marshal.loads(data)) for job, data in started.results()]
+        assert parallel._STARTED == []
+    assert other == [36, 49]
+    assert [(job, result[0]) for job, result in found] == [(j, j * j) for j in [1, 2, 3, 4, 5]]
+    assert os.getpid() not in {result[1] for _job, result in found}
+
+
+def test_started_work_not_read_is_waited_for_before_the_pool_stops(two_cores) -> None:
+    with parallel.shared_workers():
+        started = parallel.start_records(square_and_pid, [1, 2, 3])
+        assert started is not None
+    assert parallel._SHARED is None and parallel._STARTED == []
+    assert [marshal.loads(data)[0] for _job, data in started.results()] == [1, 4, 9]
+    with parallel.shared_workers():
+        first = parallel.start_records(square_and_pid, [4, 5])
+        forked = [r[0] for r in parallel.map_forked(square_and_pid, [6, 7])]
+        assert parallel._SHARED is None  # map_forked stopped the pool once it came back
+    assert first is not None and forked == [36, 49]
+    assert [marshal.loads(data)[0] for _job, data in first.results()] == [16, 25]
+
+
+def test_an_error_in_the_block_stops_the_pool_without_waiting(two_cores) -> None:
+    with pytest.raises(KeyboardInterrupt), parallel.shared_workers():
+        assert parallel.start_records(square_and_pid, [1, 2, 3]) is not None
+        raise KeyboardInterrupt
+    assert parallel._SHARED is None and parallel._STARTED == []

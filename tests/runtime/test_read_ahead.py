@@ -119,3 +119,35 @@ def test_unread_modules_answers_none_for_modules_without_a_summary(tree_dir: Pat
     assert unread == {"up.mid"}  # the lookup stopped there: no summary of it yet
     assert "up.mid" not in tree.summaries
     assert resolve._static(tree, "up.entry.Worker.run").module == "up.deep.impl"
+
+
+def test_summaries_started_early_are_the_ones_read_later(
+    tree_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _expected(tree_dir, monkeypatch)
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    here: list[str] = []
+    summarize = upstream.summarize
+
+    def counted(source: bytes, module: str, file: str, is_package: bool, path: str | None = None):
+        if os.getpid() == parent:
+            here.append(module)
+        return summarize(source, module, file, is_package, path)
+
+    parent = os.getpid()
+    monkeypatch.setattr(upstream, "summarize", counted)
+    with parallel.shared_workers():
+        tree = UpstreamTree(tree_dir, ("up",))
+        tree.start_prefetch(resolve.target_modules(tree, TARGETS))
+        assert len(tree._started) == 1  # handed to the pool, not stored yet
+        assert not tree.cache.valid(tree_dir / "up/entry.py")
+        found = resolve.resolve_all(tree, TARGETS)
+        assert tree._started == []
+    assert found == expected
+    assert here == ["up.elsewhere"]  # as without the early start
+    # outside a pool nothing is started: each module is read when asked for
+    tree = UpstreamTree(tree_dir, ("up",))
+    tree.cache.entries.clear()
+    tree.start_prefetch(resolve.target_modules(tree, TARGETS))
+    assert tree._started == []

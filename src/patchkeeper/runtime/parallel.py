@@ -252,10 +252,16 @@ def _each(
     raises it, but a SIGINT handled just before an untimed wait began does not end that
     wait (it lasted until the next result, or for ever); a timed wait ends, and the Ctrl-C
     is raised then."""
+    work = [(function, jobs[start : start + chunk]) for start in range(0, len(jobs), chunk)]
+    # one job a time: an IMapIterator, with timed waits
+    return _waited(pool.imap(_chunk, work))
+
+
+def _waited(results: Any) -> Iterator[Any]:
+    """The items of the chunks an ``IMapIterator`` of :func:`_chunk` gives, each chunk
+    waited for in slices of :data:`WAIT_SECONDS` (see :func:`_each`)."""
     import multiprocessing
 
-    work = [(function, jobs[start : start + chunk]) for start in range(0, len(jobs), chunk)]
-    results = pool.imap(_chunk, work)  # one job a time: an IMapIterator, with timed waits
     first = True
     while True:
         try:
@@ -293,6 +299,9 @@ def shared_workers() -> Iterator[None]:
     _SHARING += 1
     try:
         yield
+    except BaseException:
+        _STARTED.clear()  # an error or a Ctrl-C: the pool stops now, the started work unread
+        raise
     finally:
         _SHARING -= 1
         if _SHARING == 0:
@@ -305,11 +314,17 @@ def shared_pool_running() -> bool:
 
 
 def _stop_shared() -> None:
-    """Stop the shared pool, if one runs (as leaving ``with pool:`` does)."""
+    """Stop the shared pool, if one runs (as leaving ``with pool:`` does), once the work
+    :func:`start_records` gave it has come back (a Ctrl-C meanwhile stops it at once)."""
     global _SHARED
-    pool, _SHARED = _SHARED, None
-    if pool is not None:
-        _stop(pool)
+    try:
+        while _STARTED:
+            _STARTED[0].wait()
+    finally:
+        _STARTED.clear()
+        pool, _SHARED = _SHARED, None
+        if pool is not None:
+            _stop(pool)
 
 
 def _shared_pool(workers: int) -> Any | None:
@@ -373,6 +388,64 @@ def map_records(
         return
     for index, job in enumerate(jobs):
         yield job, results[index]
+
+
+class Started:
+    """Work :func:`start_records` handed to the shared pool: :meth:`results` gives ``(job,
+    marshal.dumps(function(job)))`` for every job, in the order of the jobs, once each has
+    come back (waiting for them if need be)."""
+
+    def __init__(self, jobs: Sequence[Any], order: list[int], results: Any) -> None:
+        self.jobs = jobs
+        self._order = order
+        self._results: Any = results
+        self._data: dict[int, bytes] | None = None
+
+    def wait(self) -> None:
+        """Wait until every job has come back (in slices of :data:`WAIT_SECONDS`)."""
+        if self._data is None:
+            data = dict(zip(self._order, _waited(self._results), strict=True))
+            self._data, self._results = data, None
+            if self in _STARTED:
+                _STARTED.remove(self)
+
+    def results(self) -> Iterator[tuple[Any, bytes]]:
+        """``(job, record bytes)`` for every job, in the order of the jobs."""
+        self.wait()
+        assert self._data is not None, "filled by wait()"
+        for index, job in enumerate(self.jobs):
+            yield job, self._data[index]
+
+
+#: The :class:`Started` work not waited for yet (waited for before the shared pool stops).
+_STARTED: list[Started] = []
+
+
+def start_records(
+    function: Callable[[Job], Any],
+    jobs: Sequence[Job],
+    sizes: Sequence[int] | None = None,
+) -> Started | None:
+    """:func:`map_records`' work handed to the :func:`shared_workers` pool now, its results
+    taken later (:meth:`Started.results`): the workers compute them while this process does
+    other work. ``None`` (nothing started: the caller computes what it needs when it needs
+    it) outside a :func:`shared_workers` block and where :func:`map_records` would not use
+    a pool. The pool stops only once the started work has come back."""
+    if _SHARING == 0:
+        return None
+    minimum = MIN_FILES_SHARED if _SHARED is not None else None
+    workers = workers_for(len(jobs), minimum)
+    pool = _shared_pool(workers) if workers else None
+    if pool is None:
+        return None
+    order = list(range(len(jobs)))
+    if sizes is not None:
+        order.sort(key=lambda index: -sizes[index])
+    work = [(function, jobs[index]) for index in order]
+    chunks = [(_encoded, work[start : start + 4]) for start in range(0, len(work), 4)]
+    started = Started(jobs, order, pool.imap(_chunk, chunks))
+    _STARTED.append(started)
+    return started
 
 
 #: The function and items of the running :func:`map_forked` (read by the forked workers).

@@ -10,6 +10,7 @@ comment are checked (:mod:`patchkeeper.runtime.inventory.patch_headers`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -70,15 +71,22 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
     return entry
 
 
-def scan_plugin(settings: RuntimeSettings) -> Scanned:
-    """Build the inventory of ``settings``' plugin (see :func:`take_inventory`)."""
+def scan_plugin(
+    settings: RuntimeSettings, ahead: Callable[[list[str]], None] | None = None
+) -> Scanned:
+    """Build the inventory of ``settings``' plugin (see :func:`take_inventory`).
+
+    ``ahead``: called with the patched targets (dotted, in the order the patch files give
+    them) once the patch files are read, before the activation search, when the inventory
+    is computed (not when it comes from the cache): the audit hands the upstream work
+    those targets need to the worker processes there, which are idle during the search."""
     tree = PluginTree(settings)
     signature = tree.signature()
     cached = tree.cache.get_value("#inventory", signature)
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree, signature)
     with fewer_collections(), shared_workers():
-        inventory = _inventory(settings, tree)
+        inventory = _inventory(settings, tree, ahead)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
     return Scanned(inventory, tree, signature)
@@ -100,7 +108,9 @@ def syntax_finding(error: str, file: str) -> Finding:
     return Finding("syntax", match[1], file, int(match[2]))
 
 
-def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
+def _inventory(
+    settings: RuntimeSettings, tree: PluginTree, ahead: Callable[[list[str]], None] | None
+) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     findings: list[Finding] = []
@@ -128,6 +138,8 @@ def _inventory(settings: RuntimeSettings, tree: PluginTree) -> Inventory:
             if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
                 text = path.read_text(encoding="utf-8", errors="replace")
                 findings.extend(check_header(text, settings.header_fields, facts.file))
+    if ahead is not None:
+        ahead([entry.target for entry, _local in raw])
     entry_points = tree.entry_points()
     reach = Reachability(tree, roots_for(entry_points, settings.activation))
     entries = []

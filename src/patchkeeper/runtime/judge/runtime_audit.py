@@ -16,6 +16,7 @@ from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
@@ -118,11 +119,29 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     remembered in the drift store under :func:`_result_key` (pickled: its dataclasses hold
     only builtin values, enums and other dataclasses of this package, whose source is part
     of the store's name)."""
-    scanned = scan_plugin(settings)
-    old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
-    # The stale-binding search reads the new tree's importer index: built in the same pass
-    # over the tree as its definition index.
-    new_tree = UpstreamTree(tree_root(new), settings.upstream_packages, importers=True)
+    made: list[UpstreamTree] = []
+
+    def upstream_trees() -> tuple[UpstreamTree, UpstreamTree]:
+        if not made:
+            made.append(UpstreamTree(tree_root(old), settings.upstream_packages))
+            # The stale-binding search reads the new tree's importer index: built in the
+            # same pass over the tree as its definition index.
+            made.append(UpstreamTree(tree_root(new), settings.upstream_packages, importers=True))
+        return made[0], made[1]
+
+    def ahead(targets: list[str]) -> None:
+        """The modules every lookup starts in, summarized by the workers while the plugin's
+        activation search runs here (an upstream tree that cannot be read is reported
+        below, where it was before)."""
+        try:
+            trees = upstream_trees()
+        except (TargetError, FetchError):
+            return
+        for tree in trees:
+            tree.start_prefetch(target_modules(tree, targets))
+
+    scanned = scan_plugin(settings, ahead)
+    old_tree, new_tree = upstream_trees()
     store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
     versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     key = _result_key(scanned, (old, new), (old_tree, new_tree), versions)

@@ -25,6 +25,7 @@ from patchkeeper.runtime.store.cache import (
     file_state,
     parsed_module,
     prefetch_records,
+    start_prefetch,
 )
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, Table
@@ -182,6 +183,8 @@ class UpstreamTree:
         #: Build the importer index with the definition index (one read of the tree for
         #: both) when the caller will ask for both.
         self.index_importers = importers
+        #: Summaries handed to the pool by :meth:`start_prefetch`, stored when settled.
+        self._started: list[Callable[[], int]] = []
 
     def contains(self, dotted: str) -> bool:
         """Whether ``dotted`` starts with one of this tree's packages."""
@@ -209,6 +212,8 @@ class UpstreamTree:
     def summary(self, module: str) -> ModuleSummary | None:
         """The parsed summary of ``module`` (cached), or ``None`` when it has no file (or,
         inside :meth:`unread_modules`, when it has no summary yet)."""
+        if self._started:
+            self._settle()
         if self._unread is not None and module not in self.summaries:
             found = self.module_file(module)
             if found is not None and not self.cache.valid(found[0]):
@@ -228,12 +233,31 @@ class UpstreamTree:
         summaries are the ones :meth:`summary` would compute. Returns how many modules were
         summarized (0 when the work was too small for a pool)."""
 
-        def job(module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
-            return (str(file), module, self.relative(file), is_package)
-
+        self._settle()
         return prefetch_records(
-            modules, self.summaries, self.module_file, self.cache, job, summary_job
+            modules, self.summaries, self.module_file, self.cache, self._job, summary_job
         )
+
+    def _job(self, module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
+        """The job of :func:`summary_job` for one module."""
+        return (str(file), module, self.relative(file), is_package)
+
+    def start_prefetch(self, modules: Iterable[str]) -> None:
+        """:meth:`prefetch` handed to the running pool now
+        (:func:`patchkeeper.runtime.store.cache.start_prefetch`), its records stored the
+        next time a summary is asked for: the workers summarize the modules while this
+        process does other work (the plugin's activation search). Nothing is started
+        outside a :func:`patchkeeper.runtime.parallel.shared_workers` pool."""
+        store = start_prefetch(
+            modules, self.summaries, self.module_file, self.cache, self._job, summary_job
+        )
+        if store is not None:
+            self._started.append(store)
+
+    def _settle(self) -> None:
+        """Store the records of the work :meth:`start_prefetch` started (waiting for it)."""
+        while self._started:
+            self._started.pop(0)()
 
     def unread_modules(self, lookups: Callable[[], object]) -> set[str]:
         """The modules ``lookups()`` asks :meth:`summary` for that have no summary yet
@@ -378,6 +402,7 @@ class UpstreamTree:
         return self.importers_index().get(name, [])
 
     def save(self) -> None:
+        self._settle()
         self.cache.save()
 
 

@@ -270,6 +270,33 @@ def parsed_module(
     return parsed
 
 
+def _prefetch_jobs(
+    modules: Iterable[str],
+    memo: Container[str],
+    locate: Callable[[str], tuple[Path, bool] | None],
+    cache: SummaryCache,
+    job_of: Callable[[str, Path, bool], tuple[Any, ...]],
+) -> tuple[list[tuple[Any, ...]], dict[str, tuple[Path, State]], list[int]]:
+    """The jobs of :func:`prefetch_records` (the modules without a valid record), with each
+    module's file and stat data and each job's size in bytes."""
+    jobs: list[tuple[Any, ...]] = []
+    files: dict[str, tuple[Path, State]] = {}
+    sizes: list[int] = []
+    for module in modules:
+        found = None if module in memo or module in files else locate(module)
+        if found is None or cache.valid(found[0]):
+            continue
+        file, is_package = found
+        try:
+            stat = file.stat()
+        except OSError:
+            continue
+        files[module] = (file, file_state(stat))
+        sizes.append(stat.st_size)
+        jobs.append(job_of(module, file, is_package))
+    return jobs, files, sizes
+
+
 def prefetch_records(
     modules: Iterable[str],
     memo: Container[str],
@@ -295,21 +322,7 @@ def prefetch_records(
     """
     from patchkeeper.runtime import parallel
 
-    jobs: list[tuple[Any, ...]] = []
-    files: dict[str, tuple[Path, State]] = {}
-    sizes: list[int] = []
-    for module in modules:
-        found = None if module in memo or module in files else locate(module)
-        if found is None or cache.valid(found[0]):
-            continue
-        file, is_package = found
-        try:
-            stat = file.stat()
-        except OSError:
-            continue
-        files[module] = (file, file_state(stat))
-        sizes.append(stat.st_size)
-        jobs.append(job_of(module, file, is_package))
+    jobs, files, sizes = _prefetch_jobs(modules, memo, locate, cache, job_of)
     shared = parallel.shared_pool_running()
     if parallel.workers_for(len(jobs), parallel.MIN_FILES_SHARED if shared else None) == 0:
         return 0
@@ -317,3 +330,32 @@ def prefetch_records(
         file, state = files[job[1]]
         cache.put_encoded(file, state, data)
     return len(jobs)
+
+
+def start_prefetch(
+    modules: Iterable[str],
+    memo: Container[str],
+    locate: Callable[[str], tuple[Path, bool] | None],
+    cache: SummaryCache,
+    job_of: Callable[[str, Path, bool], tuple[Any, ...]],
+    worker: Callable[[tuple[Any, ...]], Any],
+) -> Callable[[], int] | None:
+    """:func:`prefetch_records` handed to the running pool now
+    (:func:`patchkeeper.runtime.parallel.start_records`), its records stored by the
+    function returned, which waits for them if need be and returns how many it stored:
+    the workers summarize while this process does other work. ``None`` when nothing was
+    started (no pool, nothing to do): the modules are then read when asked for."""
+    from patchkeeper.runtime import parallel
+
+    jobs, files, sizes = _prefetch_jobs(modules, memo, locate, cache, job_of)
+    started = parallel.start_records(worker, jobs, sizes) if jobs else None
+    if started is None:
+        return None
+
+    def store() -> int:
+        for job, data in started.results():
+            file, state = files[job[1]]
+            cache.put_encoded(file, state, data)
+        return len(jobs)
+
+    return store
