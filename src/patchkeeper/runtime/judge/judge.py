@@ -4,7 +4,11 @@
 plugin's replacement. This module adds what that comparison cannot see, in this order (the
 first rule that applies decides):
 
-1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing; when
+   the plugin's loading is not declared to the upstream (no entry point in its groups, no
+   configured activation, no import by the upstream:
+   :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
+   **investigate**, never remove;
 2. a version gate on the entry's activation that is dead at the new release, or a feature
    probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
    release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`) ->
@@ -60,6 +64,7 @@ import re
 from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.drift import (
+    INVESTIGATE,
     MIGRATE,
     NOT_AUDITED,
     REMOVE,
@@ -190,6 +195,13 @@ def judge_pending(
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
         note = activation.note or "no import reaches it"
+        if activation.untraced:
+            return with_decision(
+                drift,
+                INVESTIGATE,
+                f"not reached from the plugin's import or console scripts ({note}), but "
+                f"{activation.untraced}: find out whether it runs before removing it",
+            )
         return with_decision(
             drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
         )

@@ -118,8 +118,10 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
     remembered in the drift store under :func:`_result_key` (pickled: its dataclasses hold
     only builtin values, enums and other dataclasses of this package, whose source is part
     of the store's name)."""
-    scanned = scan_plugin(settings)
     old_tree = UpstreamTree(tree_root(old), settings.upstream_packages)
+    # The old release is what the plugin runs on: where it loads the plugin itself is
+    # part of the plugin's activation (a platform vLLM imports without an entry point).
+    scanned = scan_plugin(settings, old_tree)
     # The stale-binding search reads the new tree's importer index: built in the same pass
     # over the tree as its definition index.
     new_tree = UpstreamTree(tree_root(new), settings.upstream_packages, importers=True)
