@@ -4,6 +4,9 @@
 plugin's replacement. This module adds what that comparison cannot see, in this order (the
 first rule that applies decides):
 
+0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
+   drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
+   the plugin's code itself, so the patch only replaces a function by its equal;
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing; when
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
@@ -64,6 +67,7 @@ import re
 from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.drift import (
+    EQUALS_NEW,
     INVESTIGATE,
     MIGRATE,
     NOT_AUDITED,
@@ -192,6 +196,8 @@ def judge_pending(
             (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`; ``""`` when none):
             dead code there (**remove**).
     """
+    if drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,):
+        return drift  # upstream has the replacement itself: nothing outweighs that
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
         note = activation.note or "no import reaches it"
