@@ -41,6 +41,8 @@ def _activation(entry: PatchEntry) -> str:
     a = entry.activation
     if a is None:
         return "?"
+    if a.status.value == "never-imported" and a.untraced:
+        return f"not reached from its import or console scripts ({a.note}); untraced"
     if a.status.value == "never-imported":
         return f"never imported ({a.note})"
     if a.conditions:
@@ -69,6 +71,7 @@ def inventory_text(result: Inventory) -> str:
     lines += [
         f"entry point {e.group}:{e.name} = {e.value} ({e.source})" for e in result.entry_points
     ]
+    lines += [f"loading: {f}" for f in result.loading if not f.startswith("entry point ")]
     for entry in result.entries:
         lines.append(_entry_line(entry))
         lines.append(f"    {_activation(entry)}")

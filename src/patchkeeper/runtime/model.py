@@ -55,13 +55,17 @@ class Activation:
     ``chain`` lists the steps from an entry point to the entry's scope (``"entry point
     vllm.general_plugins:ascend_model = vllm_ascend:register_model"``, then modules and
     functions); ``conditions`` are those met on that chain (empty when active); ``note`` says,
-    for a never-imported entry, where its import is commented out or that none exists.
+    for a never-imported entry, where its import is commented out or that none exists;
+    ``untraced``, for a never-imported entry of a plugin whose loading is not declared to
+    the upstream (:mod:`patchkeeper.runtime.inventory.loading`), why that is not known for
+    sure (``""``: the loading was traced).
     """
 
     status: ActivationStatus
     chain: tuple[str, ...] = ()
     conditions: tuple[Condition, ...] = ()
     note: str = ""
+    untraced: str = ""
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,10 @@ class Inventory:
 
     ``entries`` in file then line order; ``files`` every Python file of the patch directory;
     ``findings`` header, ledger and decorator problems; ``counts`` by mechanism and by
-    activation status.
+    activation status; ``loading`` how the plugin is loaded, as facts: the roots the
+    activation search started from, then, when its loading is not declared to the
+    upstream, why what it reaches is not known for sure
+    (:mod:`patchkeeper.runtime.inventory.loading`).
     """
 
     plugin_root: str
@@ -141,6 +148,7 @@ class Inventory:
     entries: tuple[PatchEntry, ...]
     findings: tuple[Finding, ...]
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    loading: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:

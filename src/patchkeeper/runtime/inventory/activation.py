@@ -21,7 +21,7 @@ from typing import Any
 
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
 from patchkeeper.runtime.inventory.plugin import PluginTree
-from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, EntryPoint
+from patchkeeper.runtime.model import Activation, ActivationStatus, Condition
 
 
 @dataclass(frozen=True)
@@ -162,13 +162,19 @@ class Reachability:
         return tuple(out)
 
     # ----------------------------------------------------------------- answers
-    def activation(self, module: str, scope: str, local: tuple[CondSpec, ...]) -> Activation:
+    def activation(
+        self, module: str, scope: str, local: tuple[CondSpec, ...], untraced: str = ""
+    ) -> Activation:
         """The activation of an entry in ``scope`` of ``module`` with its own ``local``
-        conditions (those inside its scope)."""
+        conditions (those inside its scope); ``untraced``: why an entry the roots do not
+        reach may run all the same (the plugin's loading is not declared to the upstream,
+        :mod:`patchkeeper.runtime.inventory.loading`), kept on a never-imported one."""
         node = f"m:{module}" if scope == MODULE_SCOPE else f"f:{module}:{scope}"
         reached = self.best.get(node)
         if reached is None:
-            return Activation(ActivationStatus.NEVER, note=self.why_not(module, scope))
+            return Activation(
+                ActivationStatus.NEVER, note=self.why_not(module, scope), untraced=untraced
+            )
         facts = self.tree.facts_of(module)
         file = facts.file if facts else module
         conditions = reached.conditions + tuple(_condition(c, file) for c in local)
@@ -214,14 +220,3 @@ def _chain(linked: tuple[Any, ...] | None) -> tuple[str, ...]:
 
 def _condition(spec: CondSpec, file: str) -> Condition:
     return Condition(spec.kind, spec.text, file, spec.line)
-
-
-def roots_for(entry_points: tuple[EntryPoint, ...], activation: str) -> list[tuple[str, str]]:
-    """The search roots: each entry point's ``module:attr`` and the configured function."""
-    roots = [
-        (f"entry point {e.group}:{e.name} = {e.value} ({e.source})", e.value.replace(":", "."))
-        for e in entry_points
-    ]
-    if activation:
-        roots.append((f"configured activation {activation}", activation.replace(":", ".")))
-    return roots

@@ -188,7 +188,20 @@ class PluginTree:
 
     def entry_points(self) -> tuple[EntryPoint, ...]:
         """The plugin's entry points in the configured groups (see the module docstring)."""
-        groups = self.settings.entry_point_groups
+        return self._entry_points(self.settings.entry_point_groups)
+
+    def console_scripts(self) -> tuple[EntryPoint, ...]:
+        """The plugin's console scripts whose function is in its package (running one runs
+        the function: a root of the activation search)."""
+        top = self.settings.package.split(".")[0]
+        return tuple(
+            e
+            for e in self._entry_points(("console_scripts",))
+            if e.value.split(":")[0].split(".")[0] == top
+        )
+
+    def _entry_points(self, groups: tuple[str, ...]) -> tuple[EntryPoint, ...]:
+        """The plugin's entry points in ``groups`` (see the module docstring)."""
         for base in self.project_dirs():
             for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
                 found = reader(base)
@@ -247,7 +260,10 @@ def _from_pyproject(root: Path) -> list[EntryPoint]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
         return []
-    table = data.get("project", {}).get("entry-points", {})
+    project = data.get("project", {})
+    table = dict(project.get("entry-points", {}))
+    if isinstance(project.get("scripts"), dict):  # [project.scripts]: the console scripts
+        table["console_scripts"] = project["scripts"]
     return [
         EntryPoint(group, name, str(value), "pyproject.toml")
         for group, items in table.items()

@@ -27,15 +27,25 @@ def _activation_record(activation: Activation | None) -> tuple[Any, ...] | None:
     if activation is None:
         return None
     conditions = tuple((c.kind, c.text, c.file, c.line) for c in activation.conditions)
-    return (activation.status.value, activation.chain, conditions, activation.note)
+    return (
+        activation.status.value,
+        activation.chain,
+        conditions,
+        activation.note,
+        activation.untraced,
+    )
 
 
 def _activation(record: tuple[Any, ...] | None) -> Activation | None:
     if record is None:
         return None
-    status, chain, conditions, note = record
+    status, chain, conditions, note, untraced = record
     return Activation(
-        ActivationStatus(status), tuple(chain), tuple(Condition(*c) for c in conditions), note
+        ActivationStatus(status),
+        tuple(chain),
+        tuple(Condition(*c) for c in conditions),
+        note,
+        untraced,
     )
 
 
@@ -56,12 +66,13 @@ def inventory_record(inventory: Inventory) -> tuple[Any, ...]:
         tuple((entry_record(e), _activation_record(e.activation)) for e in inventory.entries),
         tuple((f.kind, f.message, f.file, f.line) for f in inventory.findings),
         inventory.counts,
+        inventory.loading,
     )
 
 
 def inventory_from_record(record: tuple[Any, ...]) -> Inventory:
     """The inverse of :func:`inventory_record`."""
-    root, package, directory, entry_points, files, entries, findings, counts = record
+    root, package, directory, entry_points, files, entries, findings, counts, loading = record
     return Inventory(
         plugin_root=root,
         package=package,
@@ -71,4 +82,5 @@ def inventory_from_record(record: tuple[Any, ...]) -> Inventory:
         entries=tuple(_entry(e) for e in entries),
         findings=tuple(Finding(*f) for f in findings),
         counts=counts,
+        loading=tuple(loading),
     )

@@ -17,12 +17,14 @@ from typing import Any
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
-from patchkeeper.runtime.inventory.activation import Reachability, roots_for
+from patchkeeper.runtime.inventory.activation import Reachability
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
+from patchkeeper.runtime.inventory.loading import loading
 from patchkeeper.runtime.inventory.module_constants import resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.records import inventory_from_record, inventory_record
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
@@ -72,21 +74,27 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
 
 
 def scan_plugin(
-    settings: RuntimeSettings, ahead: Callable[[list[str]], None] | None = None
+    settings: RuntimeSettings,
+    ahead: Callable[[list[str]], None] | None = None,
+    upstream: UpstreamTree | None = None,
 ) -> Scanned:
     """Build the inventory of ``settings``' plugin (see :func:`take_inventory`).
 
     ``ahead``: called with the patched targets (dotted, in the order the patch files give
     them) once the patch files are read, before the activation search, when the inventory
     is computed (not when it comes from the cache): the audit hands the upstream work
-    those targets need to the worker processes there, which are idle during the search."""
+    those targets need to the worker processes there, which are idle during the search.
+    ``upstream``: the upstream tree the plugin runs on, read for the places it loads the
+    plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`)."""
     tree = PluginTree(settings)
     signature = tree.signature()
+    if upstream is not None:
+        signature = f"{signature}\0{upstream.root}\0{upstream.signature()}"
     cached = tree.cache.get_value("#inventory", signature)
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree, signature)
     with fewer_collections(), shared_workers():
-        inventory = _inventory(settings, tree, ahead)
+        inventory = _inventory(settings, tree, ahead, upstream)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
     return Scanned(inventory, tree, signature)
@@ -109,7 +117,10 @@ def syntax_finding(error: str, file: str) -> Finding:
 
 
 def _inventory(
-    settings: RuntimeSettings, tree: PluginTree, ahead: Callable[[list[str]], None] | None
+    settings: RuntimeSettings,
+    tree: PluginTree,
+    ahead: Callable[[list[str]], None] | None,
+    upstream: UpstreamTree | None = None,
 ) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
@@ -141,13 +152,15 @@ def _inventory(
     if ahead is not None:
         ahead([entry.target for entry, _local in raw])
     entry_points = tree.entry_points()
-    reach = Reachability(tree, roots_for(entry_points, settings.activation))
+    loaded = loading(
+        settings.package, entry_points, tree.console_scripts(), settings.activation, upstream
+    )
+    reach = Reachability(tree, list(loaded.roots))
     entries = []
     for entry, local in raw:
         entry = _upgrade_subclass(entry, tree)
-        entries.append(
-            replace(entry, activation=reach.activation(entry.module, entry.scope, local))
-        )
+        activation = reach.activation(entry.module, entry.scope, local, loaded.untraced)
+        entries.append(replace(entry, activation=activation))
     entries.sort(key=lambda e: (e.file, e.line, e.target, e.key or ""))
     findings.extend(_ledger_findings(settings, entries, files))
     return Inventory(
@@ -159,6 +172,7 @@ def _inventory(
         entries=tuple(entries),
         findings=tuple(sorted(findings, key=lambda f: (f.file, f.line, f.kind, f.message))),
         counts=count_entries(entries),
+        loading=loaded.facts,
     )
 
 

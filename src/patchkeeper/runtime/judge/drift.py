@@ -46,6 +46,10 @@ RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
     )
 )
 NOT_AUDITED = "not-audited"
+#: The evidence of :func:`decide` when the new upstream definition is the replacement (AST
+#: without docstrings): upstream took the change in whole; nothing outweighs it
+#: (:func:`patchkeeper.runtime.judge.judge.judge_pending`).
+EQUALS_NEW = "the new upstream implementation equals the replacement"
 #: Banner lines around a downstream change (the ``MetaX Modification`` banners of the audited
 #: plugins): ``# /------ Metax Modification ------\`` or ``# ┌--- Metax Modification ---┐`` opens,
 #: ``# \-------------------------------/`` or ``# └--- Metax Modification ---┘`` closes.
@@ -470,7 +474,7 @@ def decide(
         if mine_node is not None and same_ast(mine_node, new_node):
             return Drift(
                 REMOVE,
-                ("the new upstream implementation equals the replacement", *evidence),
+                (EQUALS_NEW, *evidence),
                 **common,
             )
         added = added_lines(old_code, mine) if copied else []

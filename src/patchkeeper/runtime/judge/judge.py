@@ -4,7 +4,14 @@
 plugin's replacement. This module adds what that comparison cannot see, in this order (the
 first rule that applies decides):
 
-1. *never imported* -> **remove** (or re-enable), naming where the import is missing;
+0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
+   drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
+   the plugin's code itself, so the patch only replaces a function by its equal;
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing; when
+   the plugin's loading is not declared to the upstream (no entry point in its groups, no
+   configured activation, no import by the upstream:
+   :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
+   **investigate**, never remove;
 2. a version gate on the entry's activation that is dead at the new release, or a feature
    probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
    release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`) ->
@@ -60,6 +67,8 @@ import re
 from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.drift import (
+    EQUALS_NEW,
+    INVESTIGATE,
     MIGRATE,
     NOT_AUDITED,
     REMOVE,
@@ -187,9 +196,18 @@ def judge_pending(
             (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`; ``""`` when none):
             dead code there (**remove**).
     """
+    if drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,):
+        return drift  # upstream has the replacement itself: nothing outweighs that
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
         note = activation.note or "no import reaches it"
+        if activation.untraced:
+            return with_decision(
+                drift,
+                INVESTIGATE,
+                f"not reached from the plugin's import or console scripts ({note}), but "
+                f"{activation.untraced}: find out whether it runs before removing it",
+            )
         return with_decision(
             drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
         )

@@ -140,8 +140,10 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
         for tree in trees:
             tree.start_prefetch(target_modules(tree, targets))
 
-    scanned = scan_plugin(settings, ahead)
+    # The old release is what the plugin runs on: where it loads the plugin itself is
+    # part of the plugin's activation (a platform vLLM imports without an entry point).
     old_tree, new_tree = upstream_trees()
+    scanned = scan_plugin(settings, ahead, old_tree)
     store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
     versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     key = _result_key(scanned, (old, new), (old_tree, new_tree), versions)

@@ -308,6 +308,14 @@ class UpstreamTree:
         # by path components: "/" replaced by the lowest character gives the same order
         return sorted(found, key=lambda path: path.replace("/", "\0"))
 
+    def python_files(self) -> list[str]:
+        """Every Python file of the tree's packages (absolute paths, in path order)."""
+        return self._files_signature()[0]
+
+    def relative_path(self, file: str) -> str:
+        """``file`` (a path of :meth:`python_files`) relative to the tree's root, POSIX."""
+        return Path(file).relative_to(self.root).as_posix()
+
     def signature(self) -> str:
         """A digest of the path and stat data (:func:`patchkeeper.runtime.store.cache.file_state`)
         of every Python file of the tree's packages: two equal signatures mean the same

@@ -1,0 +1,187 @@
+"""Activation for every way a vLLM plugin is loaded, and what the audit decides from it.
+
+Each plugin here is written by the test in the shape of a real one: ``tplug`` is a platform
+the upstream loads itself (tpu-inference: vLLM's platform detection names
+``"tpu_inference.platforms.tpu_platform.TpuPlatform"`` and ``vllm/platforms/tpu.py`` imports
+it), beside a ``vllm.general_plugins`` entry point; ``mplug`` declares nothing to vLLM and is
+activated by ``import mplug`` or its console script (vllm-mindspore); ``rplug``'s package
+``__init__`` calls its own ``register()`` on import. The upstream is a small tree named
+``vllm`` written here, the same at both releases (so every reached entry is *retain*).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+from patchkeeper.runtime.judge.runtime_audit import audit_runtime
+
+UPSTREAM = {
+    "vllm/__init__.py": "",
+    "vllm/engine.py": "def step(x):\n    return x\n\n\ndef run(x):\n    return x\n",
+    "vllm/platforms/__init__.py": (
+        'def tpu_platform_plugin():\n    return "tplug.platforms.tpu_platform.TpuPlatform"\n'
+    ),
+    "vllm/platforms/tpu.py": (
+        "try:\n    from tplug.platforms import TpuPlatform\nexcept ImportError:\n    pass\n"
+    ),
+}
+
+PATCH_STEP = "import vllm.engine\n\n\ndef step(x):\n    return x\n\n\nvllm.engine.step = step\n"
+PATCH_RUN = "import vllm.engine\n\n\ndef run(x):\n    return x\n\n\nvllm.engine.run = run\n"
+
+TPLUG = {
+    "pyproject.toml": (
+        '[project]\nname = "tplug"\nversion = "1"\n\n'
+        '[project.entry-points."vllm.general_plugins"]\n'
+        'register_layers = "tplug.layers:register_layers"\n'
+    ),
+    "tplug/__init__.py": "",
+    "tplug/layers.py": "def register_layers():\n    pass\n",
+    "tplug/platforms/__init__.py": "from tplug.platforms.tpu_platform import TpuPlatform\n",
+    "tplug/platforms/tpu_platform.py": (
+        "class TpuPlatform:\n"
+        "    @classmethod\n"
+        "    def check_and_update_config(cls, config):\n"
+        "        import tplug.sched  # noqa: F401\n"
+    ),
+    "tplug/sched.py": PATCH_STEP,
+    "tplug/unused.py": PATCH_RUN,
+}
+
+MPLUG = {
+    "pyproject.toml": (
+        '[project]\nname = "mplug"\nversion = "1"\n\n[project.scripts]\nmplug = "mplug.cli:main"\n'
+    ),
+    "mplug/__init__.py": "import mplug.on_import  # noqa: F401\n",
+    "mplug/on_import.py": PATCH_STEP,
+    "mplug/cli.py": "def main():\n    import mplug.serve  # noqa: F401\n",
+    "mplug/serve.py": PATCH_RUN,
+    "mplug/dormant.py": PATCH_RUN,
+}
+
+RPLUG = {
+    "pyproject.toml": (
+        '[project]\nname = "rplug"\nversion = "1"\n\n'
+        '[project.entry-points."vllm.general_plugins"]\nmodels = "rplug.models:noop"\n'
+    ),
+    "rplug/__init__.py": "def register():\n    import rplug.hooks  # noqa: F401\n\n\nregister()\n",
+    "rplug/models.py": "def noop():\n    pass\n",
+    "rplug/hooks.py": PATCH_STEP,
+}
+
+
+def write(base: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        path = base / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return base
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """The two upstream releases (identical), and a private cache."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    return (
+        str(write(tmp_path / "up-1.0", UPSTREAM)),
+        str(write(tmp_path / "up-2.0", UPSTREAM)),
+    )
+
+
+def decisions(plugin: Path, package: str, upstream: tuple[str, str]) -> list[tuple[str, ...]]:
+    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package=package)
+    return [
+        (a.entry.file, a.entry.target, a.entry.activation.status.value, a.drift.decision)
+        for a in result.entries
+        if a.entry.activation is not None
+    ]
+
+
+def test_a_platform_the_upstream_loads_itself_is_traced_through_the_upstream(
+    tmp_path: Path, upstream: tuple[str, str]
+) -> None:
+    plugin = write(tmp_path / "tplug", TPLUG)
+    assert decisions(plugin, "tplug", upstream) == [
+        ("tplug/sched.py", "vllm.engine.step", "active", "retain"),
+        # Nothing imports it, and the plugin's loading is traced: never imported, a fact.
+        ("tplug/unused.py", "vllm.engine.run", "never-imported", "remove"),
+    ]
+    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="tplug")
+    assert result.inventory.loading == (
+        "entry point vllm.general_plugins:register_layers = tplug.layers:register_layers "
+        "(pyproject.toml)",
+        "the upstream loads it: 'tplug.platforms.tpu_platform.TpuPlatform' "
+        "(vllm/platforms/__init__.py:2)",
+        "the upstream loads it: from tplug.platforms import TpuPlatform (vllm/platforms/tpu.py:2)",
+    )
+    sched = result.entries[0].entry.activation
+    assert sched is not None
+    assert sched.chain == (
+        "the upstream loads it: 'tplug.platforms.tpu_platform.TpuPlatform' "
+        "(vllm/platforms/__init__.py:2)",
+        "method tplug.platforms.tpu_platform.TpuPlatform.check_and_update_config",
+        "import tplug.sched (tplug/platforms/tpu_platform.py:4)",
+    )
+
+
+def test_without_an_upstream_the_inventory_reaches_only_what_the_entry_points_do(
+    tmp_path: Path, upstream: tuple[str, str]
+) -> None:
+    # The inventory alone reads no upstream tree: the platform's patch is not reached, and
+    # the entry point makes the loading declared (the audit reads the upstream, above).
+    plugin = write(tmp_path / "tplug", TPLUG)
+    inventory = take_inventory(None, plugin=plugin, package="tplug")
+    assert [(e.file, e.activation.status.value) for e in inventory.entries if e.activation] == [
+        ("tplug/sched.py", "never-imported"),
+        ("tplug/unused.py", "never-imported"),
+    ]
+
+
+def test_a_plugin_activated_by_its_import_or_console_script_is_never_removed_unreached(
+    tmp_path: Path, upstream: tuple[str, str]
+) -> None:
+    plugin = write(tmp_path / "mplug", MPLUG)
+    assert decisions(plugin, "mplug", upstream) == [
+        # Reached neither from `import mplug` nor from the console script; but nothing
+        # declares mplug to vLLM, so what its users import is not known: investigate.
+        ("mplug/dormant.py", "vllm.engine.run", "never-imported", "investigate"),
+        ("mplug/on_import.py", "vllm.engine.step", "active", "retain"),
+        ("mplug/serve.py", "vllm.engine.run", "active", "retain"),
+    ]
+    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="mplug")
+    assert result.inventory.loading == (
+        "console script mplug = mplug.cli:main (pyproject.toml)",
+        "import mplug (its users import it before the upstream)",
+        "nothing declares mplug to the upstream (no entry point in its groups, no configured "
+        "activation; the upstream does not import it): it is activated by importing it or by "
+        "its console scripts, and what its users import besides cannot be traced",
+    )
+    dormant = result.entries[0]
+    assert dormant.drift.evidence[0] == (
+        "not reached from the plugin's import or console scripts (no import of mplug.dormant "
+        "in the modules read), but nothing declares mplug to the upstream (no entry point in "
+        "its groups, no configured activation; the upstream does not import it): it is "
+        "activated by importing it or by its console scripts, and what its users import "
+        "besides cannot be traced: find out whether it runs before removing it"
+    )
+
+
+def test_a_register_called_from_the_package_init_runs_on_any_import(
+    tmp_path: Path, upstream: tuple[str, str]
+) -> None:
+    plugin = write(tmp_path / "rplug", RPLUG)
+    inventory = take_inventory(None, plugin=plugin, package="rplug")
+    (entry,) = inventory.entries
+    assert entry.activation is not None
+    assert (entry.activation.status.value, entry.activation.chain) == (
+        "active",
+        (
+            "entry point vllm.general_plugins:models = rplug.models:noop (pyproject.toml)",
+            "import rplug (parent package)",
+            "call rplug.register (rplug/__init__.py:5)",
+            "import rplug.hooks (rplug/__init__.py:2)",
+        ),
+    )
