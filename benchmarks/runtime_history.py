@@ -48,6 +48,7 @@ import tomllib
 from packaging.version import InvalidVersion, Version
 
 from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge.drift import codes
 from patchkeeper.runtime.judge.samecode import find_definition, same_ast
 from patchkeeper.runtime.syntax.gates import release_version, versions_named
 from patchkeeper.upstream.fetch import fetch_requirement
@@ -356,7 +357,9 @@ def reproduce(
         verdict = (
             "conflict" if kind == "conflict" else reproduced(entry, settings.root, newer, changed)
         )
-        out[port_outcome(entry, kind, verdict, settings.root, newer, changed)] += 1
+        spans = codes(entry, audited.old, audited.new, trees, scanned.tree)
+        upstream = tuple(_code_lines(c.parsed if c else None) for c in spans[:2])
+        out[port_outcome(entry, kind, verdict, settings.root, newer, changed, upstream)] += 1
         what = port_class(entry, audited, row, verdict, kind, settings.root, newer, new_version)
         classes.append((name, what, action.detail if action else ""))
     return out, classes
@@ -368,6 +371,7 @@ def reproduce(
 OUTCOMES = (
     "exact",
     "clean, partial",
+    "clean, not theirs",
     "clean, wrong",
     "clean but behind",
     "conflict",
@@ -379,10 +383,13 @@ OUTCOMES = (
 
 def _code_lines(node: ast.AST | None) -> Counter:
     """The lines of a definition as :func:`ast.unparse` writes it (layout and comments
-    aside, docstrings left out), counted."""
+    aside, docstrings left out, its own name written ``_``: a copy's name is its own),
+    counted."""
     if node is None:
         return Counter()
     node = copy.deepcopy(node)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        node.name = "_"
     for found in ast.walk(node):
         body = getattr(found, "body", None)
         if (
@@ -396,13 +403,27 @@ def _code_lines(node: ast.AST | None) -> Counter:
     return Counter(line.strip() for line in ast.unparse(node).splitlines() if line.strip())
 
 
-def port_outcome(entry, kind: str, verdict: str, plugin: Path, newer: Path, changed) -> str:
+def port_outcome(
+    entry,
+    kind: str,
+    verdict: str,
+    plugin: Path,
+    newer: Path,
+    changed,
+    upstream: tuple[Counter, Counter] = (Counter(), Counter()),
+) -> str:
     """One of :data:`OUTCOMES` for a truth *update* entry: ``exact`` (what port wrote is the
-    maintainers' new code, :func:`reproduced`); for a merge port reported clean, ``clean,
-    partial`` when every line it added to the replacement is in the maintainers' new
-    definition and no line it deleted is (they did more) and ``clean, wrong`` otherwise;
-    ``clean but behind``, ``conflict``: flagged for a human; ``written, different``: a
-    retarget or gate cut that is not the maintainers'; else port's action."""
+    maintainers' new code, :func:`reproduced`); for a merge port reported clean, compared
+    line by line (:func:`_code_lines`) with the copy before, the maintainers' new copy and
+    ``upstream`` (the old and new upstream definitions' lines): ``clean, partial`` when
+    the maintainers' new copy has every line port added and none it deleted (they did
+    more); ``clean, not theirs`` when the rest is upstream's change faithfully applied
+    (each line port added is one the new upstream added, each line it deleted one the new
+    upstream deleted) but the maintainers did otherwise; ``clean, wrong`` when port wrote
+    a line neither upstream's change nor the maintainers' copy has, or deleted a line of
+    the copy that neither did (a wrong merge: the worst); ``clean but behind``,
+    ``conflict``: flagged for a human; ``written, different``: a retarget or gate cut that
+    is not the maintainers'; else port's action."""
     if verdict == "equal":
         return "exact"
     if kind in ("conflict", "clean but behind", "by hand", "nothing to do"):
@@ -412,19 +433,22 @@ def port_outcome(entry, kind: str, verdict: str, plugin: Path, newer: Path, chan
     replacement = entry.replacement or ""
     module = replacement.partition(":")[0]
     def_file = _module_file(plugin, module) if ":" in replacement else None
-    before = _code_lines(_definition(plugin, replacement)) if def_file else Counter()
-    after = (
-        _code_lines(_definition(plugin, replacement, changed.get(def_file)))
-        if def_file
-        else Counter()
-    )
-    theirs = _code_lines(_definition(newer, replacement)) if def_file else Counter()
+    if def_file is None:
+        return "clean, wrong"
+    before = _code_lines(_definition(plugin, replacement))
+    after = _code_lines(_definition(plugin, replacement, changed.get(def_file)))
+    theirs = _code_lines(_definition(newer, replacement))
     added, deleted = after - before, before - after
-    if not theirs:
-        return "clean, wrong"
-    if any(theirs[k] < after[k] for k in added) or any(theirs[k] >= before[k] for k in deleted):
-        return "clean, wrong"
-    return "clean, partial"
+    up_added, up_deleted = upstream[1] - upstream[0], upstream[0] - upstream[1]
+    faithful = all(up_added[k] >= n for k, n in added.items()) and all(
+        up_deleted[k] >= n for k, n in deleted.items()
+    )
+    agreed = all(theirs[k] >= after[k] for k in added) and all(
+        theirs[k] < before[k] for k in deleted
+    )
+    if agreed and theirs:
+        return "clean, partial"
+    return "clean, not theirs" if faithful else "clean, wrong"
 
 
 #: The classes of :func:`port_class`, in table order, with what a tool can do about each.
@@ -642,8 +666,10 @@ def port_tables(ported: list) -> str:
         "the entry is the maintainers' new release: the replacement definition, AST without "
         "docstrings, and the patch file's top-level statements it changed; clean, partial: "
         "a clean merge whose every added and deleted line the maintainers' new definition "
-        "agrees with, they did more; clean, wrong: a clean merge that writes what they did "
-        "not, the worst, must be 0):",
+        "agrees with, they did more; clean, not theirs: upstream's change applied faithfully "
+        "(every line port added or deleted, upstream added or deleted) where the maintainers "
+        "did otherwise; clean, wrong: a clean merge writing a line neither upstream's change "
+        "nor the maintainers have, or deleting one neither deleted, the worst, must be 0):",
         "",
         "| pair | " + " | ".join(kinds) + " | entries |",
         "|---" * (len(kinds) + 2) + "|",

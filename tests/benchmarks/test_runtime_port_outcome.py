@@ -1,10 +1,12 @@
 """How ``benchmarks/runtime_history.py`` scores what ``runtime port`` did for a truth
-*update* entry (no network): a merge port reported clean that writes what the maintainers
-did not is *clean, wrong*; one whose every change the maintainers' new copy agrees with is
-*clean, partial* (they did more)."""
+*update* entry (no network): a merge port reported clean that writes what neither the
+maintainers nor upstream's change did is *clean, wrong*; upstream's change applied faithfully where the
+maintainers did otherwise is *clean, not theirs*; one whose every change the maintainers'
+new copy agrees with is *clean, partial* (they did more)."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 from pathlib import Path
@@ -30,12 +32,32 @@ def _release(root: Path, text: str) -> Path:
     return root
 
 
-def _outcome(tmp_path: Path, theirs: str, kind: str = "merged", verdict: str = "different"):
+#: upstream's definition before and after: it added ``y = y * 2``
+UPSTREAM = (
+    "def g(x):\n    y = x\n    return y\n",
+    "def g(x):\n    y = x\n    y = y * 2\n    return y\n",
+)
+
+
+def _lines(text: str):
+    return history._code_lines(ast.parse(text).body[0])
+
+
+def _outcome(
+    tmp_path: Path,
+    theirs: str,
+    kind: str = "merged",
+    verdict: str = "different",
+    merged: str = MERGED,
+):
     plugin = _release(tmp_path / "old", COPY)
     newer = _release(tmp_path / "new", theirs)
     entry = PatchEntry("plug/p.py", 1, "plug.p", "<module>", "up.f", Mechanism.ASSIGNMENT,
                        replacement="plug.p:f")  # fmt: skip
-    return history.port_outcome(entry, kind, verdict, plugin, newer, {"plug/p.py": MERGED})
+    upstream = (_lines(UPSTREAM[0]), _lines(UPSTREAM[1]))
+    return history.port_outcome(
+        entry, kind, verdict, plugin, newer, {"plug/p.py": merged}, upstream
+    )
 
 
 def test_a_clean_merge_the_maintainers_agree_with_is_partial(tmp_path: Path) -> None:
@@ -43,12 +65,20 @@ def test_a_clean_merge_the_maintainers_agree_with_is_partial(tmp_path: Path) -> 
     assert _outcome(tmp_path, theirs) == "clean, partial"
 
 
-def test_a_clean_merge_writing_what_they_did_not_is_wrong(tmp_path: Path) -> None:
+def test_upstreams_change_the_maintainers_did_not_take_is_not_theirs(tmp_path: Path) -> None:
     theirs = "def f(x):\n    y = x + 1\n    y = y * 3\n    return y\n"
-    assert _outcome(tmp_path, theirs) == "clean, wrong"
+    assert _outcome(tmp_path, theirs) == "clean, not theirs"
+
+
+def test_a_clean_merge_writing_a_line_nobody_wrote_is_wrong(tmp_path: Path) -> None:
+    theirs = "def f(x):\n    y = x + 1\n    y = y * 3\n    return y\n"
+    twice = "def f(x):\n    y = x + 1\n    y = y * 2\n    y = y * 2\n    return y\n"
+    assert _outcome(tmp_path, theirs, merged=twice) == "clean, wrong"
+    lost = "def f(x):\n    y = y * 2\n    return y\n"  # the copy's own line deleted
+    assert _outcome(tmp_path / "lost", theirs, merged=lost) == "clean, wrong"
 
 
 def test_exact_and_flagged_outcomes(tmp_path: Path) -> None:
     assert _outcome(tmp_path, MERGED, verdict="equal") == "exact"
     assert history.port_outcome(None, "conflict", "conflict", tmp_path, tmp_path, {}) == "conflict"
-    assert history.OUTCOMES.index("clean, wrong") == 2
+    assert history.OUTCOMES.index("clean, wrong") == 3

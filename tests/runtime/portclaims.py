@@ -13,7 +13,9 @@
 - ``patch_dormant.py``: a copy no import reaches (never imported);
 - ``patch_moved.py``: ``import cup.kernels`` + ``cup.kernels.fast = fast`` while 2.0 moved
   ``fast`` to ``cup.fastk``; and a helper import ``from cup.util import clamp, legacy``
-  whose names 2.0 moved (``clamp`` to ``cup.helpers``) and dropped (``legacy``).
+  whose names 2.0 moved (``clamp`` to ``cup.helpers``) and dropped (``legacy``);
+- :data:`ALIAS` (used alone): ``from cup.util import Batch``, a name 1.0's ``cup.util`` only
+  imported (``from cup.batch import InputBatch as Batch``) and 2.0's dropped.
 """
 
 from __future__ import annotations
@@ -203,7 +205,29 @@ cup.kernels.fast = fast
 )
 
 KERNELS = "def fast(x):\n    return x\n"
-UTIL_OLD = "def clamp(x):\n    return x\n\n\ndef legacy(x):\n    return x\n"
+UTIL_OLD = (
+    "from cup.batch import InputBatch as Batch\n\n\n"
+    "def clamp(x):\n    return x\n\n\ndef legacy(x):\n    return x\n"
+)
+BATCH = "class InputBatch:\n    pass\n"
+
+#: Not in :data:`PATCHES`: imports ``Batch``, which 1.0's ``cup.util`` only imported from
+#: ``cup.batch`` (as ``InputBatch``) and 2.0's no longer has.
+ALIAS = (
+    HEADER
+    + """import cup.ops
+from cup.util import Batch
+
+
+def mean(x):
+    n = max(len(x), 1)
+    s = sum(x)
+    return Batch(s / n)
+
+
+cup.ops.mean = mean
+"""
+)
 
 PYPROJECT = """[project]
 name = "cplug"
@@ -232,12 +256,18 @@ PATCHES = {
 }
 
 RELEASES = {
-    "1.0": {"cup/ops.py": OPS_OLD, "cup/kernels.py": KERNELS, "cup/util.py": UTIL_OLD},
+    "1.0": {
+        "cup/ops.py": OPS_OLD,
+        "cup/kernels.py": KERNELS,
+        "cup/util.py": UTIL_OLD,
+        "cup/batch.py": BATCH,
+    },
     "2.0": {
         "cup/ops.py": OPS_NEW,
         "cup/fastk.py": KERNELS,
         "cup/util.py": "",
         "cup/helpers.py": "def clamp(x):\n    return x\n",
+        "cup/batch.py": BATCH,
     },
 }
 

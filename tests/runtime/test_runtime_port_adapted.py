@@ -247,7 +247,7 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
             20,
             "vup.model.Model.forward",
             "update",
-            "merged",
+            "gate cut",
             "the copy at vaplug/patch/patch_model.py:11 holds a version gate that changes at "
             "the new release (line 14): its branch for the new release is kept as the cut "
             "left it (merged from the old release, it conflicts or repeats lines)",
@@ -256,7 +256,7 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
             28,
             "vup.model.kernel",
             "update",
-            "merged",
+            "gate cut",
             "the patch statement at vaplug/patch/patch_model.py:28 sits in a version gate "
             "that changes at the new release: the cut decides it; the copy is not merged",
         ),

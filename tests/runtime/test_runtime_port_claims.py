@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from portclaims import PATCHES, make
+from portclaims import ALIAS, PATCHES, make
 
 from patchkeeper.config import load_config
 from patchkeeper.runtime.port import runtime_port as port
@@ -70,7 +70,8 @@ EXPECTED = [
         "cplug/patch/patch_moved.py",
         5,
         "retargeted",
-        "from cup.util import clamp -> from cup.helpers import clamp at line 5 (2.0 moved it)",
+        "from cup.util import clamp -> from cup.helpers import clamp at line 5 (cup.util has no "
+        "clamp at 2.0)",
     ),
     (
         "cplug/patch/patch_moved.py",
@@ -197,3 +198,20 @@ def test_a_retarget_keeps_an_import_the_file_still_uses(tmp_path: Path, monkeypa
         ),
     ]
     assert result.diff == KEPT_DIFF
+
+
+def test_a_dropped_alias_is_imported_from_where_it_came(tmp_path: Path, monkeypatch) -> None:
+    """1.0's ``cup.util`` imported ``InputBatch as Batch`` from ``cup.batch``; 2.0's dropped
+    the alias but ``cup.batch`` still defines the class: the import goes there, under the
+    name the file uses."""
+    result = _port(tmp_path, monkeypatch, {"patch_alias.py": ALIAS})
+    assert [(e.action, e.detail) for e in result.entries if e.decision == "import"] == [
+        (
+            "retargeted",
+            "from cup.util import Batch -> from cup.batch import InputBatch as Batch at line 5 "
+            "(cup.util has no Batch at 2.0)",
+        )
+    ]
+    assert "-from cup.util import Batch\n+from cup.batch import InputBatch as Batch\n" in (
+        result.diff
+    )

@@ -209,7 +209,7 @@ def test_port_cuts_gates_settles_layout_and_keeps_the_gated_copy(
             "vaplug/patch/patch_model.py",
             29,
             "vup.model.kernel",
-            "merged",
+            "gate cut",
             "the copy at vaplug/ops/kernel.py:10 sits behind a version gate: the plugin's "
             "definition for the new release (line 1 once cut) is kept, not merged",
         ),

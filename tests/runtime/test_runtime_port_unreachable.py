@@ -127,7 +127,7 @@ def test_port_deletes_the_code_after_an_early_return_the_new_release_takes(
         (
             18,
             "vup.model.Table",
-            "merged",
+            "gate cut",
             "the copy at vaplug/patch/patch_table.py:6 holds a version gate that changes at "
             "the new release (line 8): its branch for the new release is kept as the cut "
             "left it (merged from the old release, it conflicts or repeats lines)",

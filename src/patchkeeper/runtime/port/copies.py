@@ -35,6 +35,7 @@ from patchkeeper.runtime.port.renames import (
 from patchkeeper.runtime.port.results import (
     BEHIND,
     CONFLICT,
+    GATE_CUT,
     LEFT,
     MERGED,
     NOTHING,
@@ -180,7 +181,7 @@ def merge_entry(
             f"the copy at {mine.name}:{written} sits behind a version gate: the plugin's "
             f"definition for the new release (line {mine.start} once cut) is kept, not merged"
         )
-        done = _replace(base, action=MERGED, detail=detail)
+        done = _replace(base, action=GATE_CUT, detail=detail)
     elif gated := edits.gates_within(copied):
         where = (edits, tree, modules)
         adapted = _merge_adapted(entry, base, (old_code, new_code), mine, written, labels, where)
@@ -196,7 +197,7 @@ def merge_entry(
                 f"new release (line {lines}): its branch for the new release is kept as the "
                 "cut left it (merged from the old release, it conflicts or repeats lines)"
             )
-            done = _replace(base, action=MERGED, detail=detail)
+            done = _replace(base, action=GATE_CUT, detail=detail)
     elif edits.line(entry.file, entry.line) is None:
         # The patch statement itself sits in a gate that changes at the new release: the
         # replacement it binds was written for the new release (or is dead there).
@@ -204,7 +205,7 @@ def merge_entry(
             f"the patch statement at {entry.file}:{entry.line} sits in a version gate that "
             "changes at the new release: the cut decides it; the copy is not merged"
         )
-        done = _replace(base, action=MERGED, detail=detail)
+        done = _replace(base, action=GATE_CUT, detail=detail)
     else:
         where = (edits, tree, modules)
         done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where)

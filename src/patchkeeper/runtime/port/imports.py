@@ -9,8 +9,10 @@ rewrites those it can and names the others.
 - An ``import vllm.a.b`` of a module the new release no longer has, which no retarget
   rewrote: listed, left by hand.
 - A helper import (``from vllm.a import helper``) that resolves at the old release and not at
-  the new one: when the new release defines the name in exactly one other module, the
-  import is rewritten to take it from there; otherwise it is listed, left by hand, with
+  the new one: when ``vllm.a`` only imported the name at the old release and the new release
+  still defines it where it came from, the import takes it from there (``from vllm.b import
+  Batch as helper``); else, when the new release defines the name in exactly one other
+  module, the import is rewritten to take it from there; otherwise it is listed, left by hand, with
   where the name went (:func:`helper_imports`). A name the lookup cannot place at the old
   release either (a dynamic export) is left alone: nothing shows that the new release
   broke it.
@@ -137,6 +139,26 @@ def _module_import(
     return out
 
 
+def _origin(
+    trees: tuple[UpstreamTree, UpstreamTree], module: str, alias: ast.alias
+) -> tuple[str, ast.alias] | None:
+    """Where the old release's ``module`` took ``alias.name`` from, when it only imported it
+    (``from a.b import InputBatch as GPUInputBatch``) and the new release still defines it
+    there: ``(that module, the alias to import from it)``; else ``None``. The import goes to
+    the definition, which the new release kept, not to a module that dropped the alias."""
+    summary = trees[0].summary(module)
+    binding = summary.imports.get(alias.name) if summary is not None else None
+    if binding is None or not binding.module or binding.dotted == binding.module:
+        return None
+    if not defined_statically(trees[1], binding.dotted):
+        return None
+    name = binding.dotted[len(binding.module) + 1 :]
+    if not name or "." in name:
+        return None
+    local = alias.asname or alias.name
+    return binding.module, ast.alias(name=name, asname=local if local != name else None)
+
+
 def _one_import(
     file: str,
     node: ast.ImportFrom,
@@ -148,7 +170,7 @@ def _one_import(
     """The report of one ``from M import ...`` statement (see :func:`helper_imports`)."""
     module = node.module or ""
     kept: list[ast.alias] = []
-    moved: dict[str, list[ast.alias]] = {}
+    moved: dict[str, list[tuple[ast.alias, ast.alias]]] = {}
     broken: list[tuple[ast.alias, str]] = []
     for alias in node.names:
         dotted = f"{module}.{alias.name}"
@@ -158,11 +180,15 @@ def _one_import(
         if defined_statically(trees[1], dotted):
             kept.append(alias)
             continue
+        origin = _origin(trees, module, alias)
+        if origin is not None:
+            moved.setdefault(origin[0], []).append((alias, origin[1]))
+            continue
         found = resolve(trees[1], dotted)
         places = [c.split(" (line")[0] for c in found.candidates]
         where = [p.rsplit(".", 1)[0] for p in places if p.endswith("." + alias.name)]
         if found.status == MOVED and len(set(where)) == 1 and len(places) == 1:
-            moved.setdefault(where[0], []).append(alias)
+            moved.setdefault(where[0], []).append((alias, alias))
             continue
         if places:
             broken.append((alias, f"the name is defined at {', '.join(places[:3])}"))
@@ -182,20 +208,23 @@ def _one_import(
     if moved:
         rest = [*kept, *(a for a, _why in broken)]
         new_text = statement(module, rest) if rest else ""
-        new_text += "".join(statement(m, aliases) for m, aliases in sorted(moved.items()))
+        new_text += "".join(
+            statement(m, [a for _old, a in pairs]) for m, pairs in sorted(moved.items())
+        )
         written = edits.replace(file, first, last, new_text)
-        for target_module, aliases in sorted(moved.items()):
-            for alias in aliases:
+        for target_module, pairs in sorted(moved.items()):
+            for alias, now in pairs:
+                shown = now.name + (f" as {now.asname}" if now.asname else "")
                 if written:
                     detail = (
                         f"from {module} import {alias.name} -> from {target_module} import "
-                        f"{alias.name} at line {first} ({new} moved it)"
+                        f"{shown} at line {first} ({module} has no {alias.name} at {new})"
                     )
                     action = RETARGETED
                 else:
                     detail = (
-                        f"`from {module} import {alias.name}` breaks at {new}: it is now in "
-                        f"{target_module}: rewrite line {first} by hand (port rewrites it "
+                        f"`from {module} import {alias.name}` breaks at {new}: import {shown} "
+                        f"from {target_module}: rewrite line {first} by hand (port rewrites it "
                         "otherwise)"
                     )
                     action = LEFT

@@ -19,19 +19,31 @@ upstream release to ``NEW``, per entry:
   plugin subclass, a method that calls upstream's through ``super()`` and keeps less than
   half of its body extends it and inherits the change (by hand when it misses a parameter
   of upstream's new signature);
-- a target that moved: the old module path in the patch statement becomes the new one;
+- a wrapper (the replacement calls the original) and a plugin class of another origin are
+  not copies: never merged, left by hand; a copy of a definition upstream left unchanged is
+  not said to have the change (by hand when it differs from the old upstream outside its
+  Modification banners: an earlier change it lacks); a clean merge of such a copy is *clean
+  but behind*;
+- a target that moved: the old module path in the patch statement becomes the new one, and
+  the file's ``import OLD`` of it is rewritten (or ``import NEW`` added);
+- a helper import the new release breaks (``from M import name``, ``import M``): rewritten
+  when the name moved to one module, else named, left by hand
+  (:mod:`patchkeeper.runtime.port.imports`);
 - a version gate whose live branch changes (true at the old release and false at the new
   one, or the reverse): cut in every file port reads, whatever the entries' decisions
   (:mod:`patchkeeper.runtime.port.gatecut`: the dead branch deleted, the live one kept and
   dedented, the statements after a kept block that returns or raises deleted as
   unreachable, the gate helper's import dropped when unused); a gate it cannot cut (written on
   one line) is listed with its edit, left by hand;
-- each patch file's header ``Affected versions:`` field gains ``Reviewed against NEW.``; a
-  file whose header already says so was ported before: its copies are not merged again
-  (the resolution of that port's conflicts would meet a second conflict).
+- the header ``Affected versions:`` field of each patch file whose every entry is done
+  gains ``Reviewed against NEW.``, one port merged into and left to a human (a conflict, a
+  merge behind) ``Ported to NEW, to review.``; a file whose header already says either was
+  ported before: its copies are not merged again (the resolution of that port's conflicts
+  would meet a second conflict).
 
 Everything else (*remove*, *migrate*, *investigate*, wrappers whose signature changed, a
-conflict) is reported as left by hand. The result is a unified diff of the plugin
+conflict) is reported as left by hand; a *remove* whose statement the gate cut deleted is
+reported as cut. The result is a unified diff of the plugin
 (``a/``/``b/`` paths relative to the plugin root); ``--write`` applies it atomically
 (:mod:`patchkeeper.runtime.store.writes`). Nothing is written otherwise.
 """
