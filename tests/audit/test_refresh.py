@@ -174,3 +174,47 @@ def test_changed_lines_counts_removed_and_added() -> None:
     after = [b"a\n", b"B \n", b"c\n", b"d\n", b"e\n"]
     assert changed_lines(before, after) == (Counter({b"b": 1}), Counter({b"B": 1, b"e": 1}))
     assert changed_lines(before, before) == (Counter(), Counter())
+
+
+def test_a_shebang_anchors_its_hunk(tmp_path: Path) -> None:
+    # upstream put a comment under the interpreter line: git's merge conflicts, and the
+    # replaced line (a comment to the line reader, yet it tells the place) occurs once
+    old = "#!/usr/bin/env python\nfrom pkg import main\n\nmain()\n"
+    new = "#!/usr/bin/env python\n# to be removed in 2.0\nfrom pkg import main\n\nmain()\n"
+    patch = """Subject: python3 shebang
+---
+--- a/bin/tool.py
++++ b/bin/tool.py
+@@ -1,4 +1,4 @@
+-#!/usr/bin/env python
++#!/usr/bin/env python3
+ from pkg import main
+ 
+ main()
+"""
+    (verdict,) = judge(
+        tmp_path, {"bin/tool.py": new}, [("shebang.patch", patch)], old={"bin/tool.py": old}
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines)"
+    )
+
+
+def test_a_short_removed_line_does_not_anchor_its_hunk(tmp_path: Path) -> None:
+    old = "items = [\n    1,\n]\nend = True\n"
+    new = "items = [\n    0,\n    1,\n]\nend = True\n"
+    patch = """Subject: drop the item
+---
+--- a/pkg/items.py
++++ b/pkg/items.py
+@@ -1,4 +1,3 @@
+ items = [
+-    1,
+ ]
+ end = True
+"""
+    (verdict,) = judge(
+        tmp_path, {"pkg/items.py": new}, [("drop.patch", patch)], old={"pkg/items.py": old}
+    )
+    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", "port", "")

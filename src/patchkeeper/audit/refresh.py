@@ -37,7 +37,7 @@ from pathlib import Path
 from patchkeeper.errors import GitError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
-from patchkeeper.series.substantive_lines import substantive_lines
+from patchkeeper.series.substantive_lines import normalize, substantive, substantive_lines
 from patchkeeper.upstream import gitops
 
 
@@ -129,15 +129,26 @@ def _occurrences(lines: Sequence[bytes], pattern: Sequence[bytes], low: int) -> 
     return out
 
 
+#: A removed line this long (whitespace collapsed) tells a place even when it is a comment
+#: (a shebang, a commented-out option, a preprocessor line).
+TELLING_LENGTH = 10
+
+
+def _telling(line: bytes) -> bool:
+    """Whether a removed line can anchor its hunk: substantive, or at least
+    :data:`TELLING_LENGTH` characters long (whitespace collapsed)."""
+    return substantive(line) is not None or len(normalize(line)) >= TELLING_LENGTH
+
+
 def _place(
     lines: list[bytes], hunk: Hunk, guess: int, low: int, max_fuzz: int
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:
     """Where ``hunk`` lands in ``lines`` with its own lines unchanged: at fuzz 0 to
     ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
     the 0-based ``guess`` taken), else by its changed stretch (its removed lines with the
-    context between them) when that stretch holds a substantive removed line and occurs
-    exactly once at or after ``low``. Returns ``(start, lines replaced, replacement, how)``
-    or ``None``."""
+    context between them) when that stretch holds a telling removed line (:func:`_telling`)
+    and occurs exactly once at or after ``low``. Returns ``(start, lines replaced,
+    replacement, how)`` or ``None``."""
     pre, post = hunk.pre_image, hunk.post_image
     for fuzz in range(max_fuzz + 1):
         head = min(fuzz, hunk.prefix_context)
@@ -152,7 +163,7 @@ def _place(
             return start, len(pattern), post[head : len(post) - tail], how
     head, tail = hunk.prefix_context, hunk.suffix_context
     core = pre[head : len(pre) - tail]
-    if not substantive_lines(line.text for line in hunk.removed):
+    if not any(_telling(line.text) for line in hunk.removed):
         return None
     starts = _occurrences(lines, core, low)
     if len(starts) != 1:
