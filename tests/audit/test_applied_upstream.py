@@ -138,18 +138,19 @@ def test_a_header_naming_a_later_release_or_no_release_is_no_evidence(tmp_path: 
         )
     ]
     cases = [
-        (later, "2.2.2", REWRITTEN),  # the fix came in 2.2.3, the audited release is older
-        (later, None, REWRITTEN),  # the audited release's version is unknown (a directory)
-        (url_only, "3.0.6", REWRITTEN),  # a URL names no release
-        (later, "2.2.2", CHANGED_AROUND),
+        (later, "2.2.2", REWRITTEN, "port"),  # the fix came in 2.2.3, the audited release is older
+        (later, None, REWRITTEN, "port"),  # the audited release's version is unknown
+        (url_only, "3.0.6", REWRITTEN, "port"),  # a URL names no release
+        # the lines the fix replaces are still there: it lands on them, refreshed
+        (later, "2.2.2", CHANGED_AROUND, "carry"),
     ]
-    for number, (patches, version, new) in enumerate(cases):
+    for number, (patches, version, new, action) in enumerate(cases):
         [verdict] = judge(
             tmp_path / str(number), {"pkg/_internal.py": new}, patches, OLD, version=version
         )
         assert (verdict.verdict, verdict.action, verdict.applied_upstream) == (
             "conflict",
-            "port",
+            action,
             "",
         ), number
         assert "Applied-Upstream" not in verdict.summary

@@ -53,7 +53,7 @@ RETRY = """class Retry:
         self.backoff = 0
 """
 
-# A adds a cap on the backoff; upstream rewrote __init__ so A conflicts
+# A adds a cap on the backoff; upstream rewrote __init__ (its lines around A's) so A conflicts
 ADD_CAP = """Subject: cap the backoff
 ---
 --- a/pkg/retry.py
@@ -81,7 +81,7 @@ DROP_JITTER = """Subject: no jitter
 
 
 def test_a_patch_needing_a_failed_patchs_lines_is_blocked(tmp_path: Path) -> None:
-    new = RETRY.replace("total=3", "total: int = 3")
+    new = RETRY.replace("total=3", "total: int = 3").replace("backoff = 0", "backoff = 0.5")
     # B's removed line is naturally gone from the new release (A never applied): that is not
     # B upstream, B is blocked by A
     a, b = judge(tmp_path, {"pkg/retry.py": new}, [("a.patch", ADD_CAP), ("b.patch", DROP_JITTER)])

@@ -106,10 +106,11 @@ def test_a_comment_added_to_a_line_is_not_found_by_the_line(tmp_path: Path) -> N
 +    count = len(items)  # downstream: counted before filtering
      return count
 """
-    # upstream changed the function around the line; the line itself (code) is still there
+    # upstream changed the function around the line; the line itself (code) is still there,
+    # so the hunk lands on it unchanged: refresh it
     new = "def total(items, strict=False):\n    count = len(items)\n    return count\n"
     [verdict] = judge(tmp_path, {"pkg/sums.py": new}, [("c.patch", patch)], {"pkg/sums.py": old})
-    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert [h.status for h in verdict.hunks] == ["fails"]
 
 
@@ -311,7 +312,8 @@ RAISE_FORM_ERRORS = """Subject: raise errors instead of logging in form parsing
 def test_a_removal_still_in_its_own_file_is_not_made_in_another_file(tmp_path: Path) -> None:
     # the new release added an import below ExpectLog (the hunk fails at fuzz 0) and kept
     # ExpectLog; its module has the same imports without ExpectLog, as it always had: the
-    # import's absence there says nothing, the patch is not partly upstream
+    # import's absence there says nothing, the patch is not partly upstream (its lines land
+    # unchanged: a refresh)
     test_new = TEST_OLD.replace(
         "from pkg.testing import ExpectLog\n",
         "from pkg.testing import ExpectLog\nfrom pkg.util import ignore_deprecation\n",
@@ -319,7 +321,7 @@ def test_a_removal_still_in_its_own_file_is_not_made_in_another_file(tmp_path: P
     old = {"tests/test_httputil.py": TEST_OLD, "pkg/httputil.py": HTTPUTIL_OLD}
     new = {"tests/test_httputil.py": test_new, "pkg/httputil.py": HTTPUTIL_OLD}
     [verdict] = judge(tmp_path, new, [("form-errors.patch", RAISE_FORM_ERRORS)], old)
-    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert [(h.path, h.index, h.status, h.how, h.moved_to) for h in verdict.hunks] == [
         ("tests/test_httputil.py", 1, "fails", "", None),
         ("pkg/httputil.py", 1, "applies", "", None),
@@ -327,7 +329,9 @@ def test_a_removal_still_in_its_own_file_is_not_made_in_another_file(tmp_path: P
     assert verdict.summary == (
         "tests/test_httputil.py #1 fails at fuzz 0 (closest: tests/test_httputil.py line 1, "
         "4 of 7 lines match); 0 of 1 substantive added lines already upstream (strongest: "
-        "pkg/httputil.py 0/1); to do: port (rework the failing hunks)"
+        "pkg/httputil.py 0/1); its 2 hunks (2 files) land with their + and - lines unchanged "
+        "(by git's three-way merge, by its removed lines); to do: carry (refresh it: its hunks "
+        "land with their + and - lines unchanged)"
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from patchkeeper.audit.hunk_verdicts import FAILS
+from patchkeeper.audit.refresh import refreshed
 from patchkeeper.audit.shares import file_shares, share_text
 from patchkeeper.audit.upstreamed import written_differently
 from patchkeeper.audit.verdicts import (
@@ -30,7 +31,7 @@ from patchkeeper.audit.verdicts import (
     remember_failure,
     with_action,
 )
-from patchkeeper.series.engine import Workspace
+from patchkeeper.series.engine import FileState, Workspace, apply_patch
 from patchkeeper.series.model import ADDED, Patch
 from patchkeeper.series.substantive_lines import file_index, substantive, substantive_lines
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -248,15 +249,52 @@ def _judge_in_order(
     version: str | None = None,
 ) -> list[PatchVerdict]:
     """Every patch judged in series order; a failing patch is remembered for *blocked*
-    unless its name is in ``upstream`` (taken as upstream: a later patch rewrites it)."""
+    unless its name is in ``upstream`` (taken as upstream: a later patch rewrites it).
+
+    With the old pin's tree, the series is also applied there in step (the base of a
+    three-way merge): a *conflict* whose hunks land with the patch's lines unchanged
+    (:func:`patchkeeper.audit.refresh.refreshed`) gets that evidence, its merged files go
+    into ``ws`` for the later patches, and it is not remembered as failing. A conflict that
+    the changelog or the patch's header says upstream has is left to a person (*look*)."""
     failed: list[FailedPatch] = []
     verdicts = []
+    old = Workspace(pin.state) if pin is not None else None
     for patch in patches:
+        at_pin = _at_pin(old, patch)
         verdict = judge_unfinished(ws, patch, failed, search, pin, version)
-        if verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED) and patch.name not in upstream:
+        if verdict.verdict == CONFLICT and not (verdict.mentions or verdict.applied_upstream):
+            theirs = {path: ws.get(path) for path in patch.touched_paths}
+            before, after = at_pin if at_pin is not None else (None, None)
+            fresh = refreshed(patch, before, after, theirs)
+            if fresh is not None:
+                for path, state in fresh.files.items():
+                    ws.set(path, state)
+                verdict = replace(
+                    verdict, summary=f"{verdict.summary}; {fresh.text}", refresh=fresh.text
+                )
+        if (
+            verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED)
+            and patch.name not in upstream
+            and not verdict.refresh
+        ):
             failed.append(remember_failure(patch))
         verdicts.append(verdict)
     return verdicts
+
+
+def _at_pin(
+    old: Workspace | None, patch: Patch
+) -> tuple[dict[str, FileState | None], dict[str, FileState | None]] | None:
+    """Apply ``patch`` on the old pin's workspace ``old``: ``(before, after)``, each path the
+    patch touches with its state; ``None`` without a pin or when it does not apply there
+    (``old`` then left as it was)."""
+    if old is None:
+        return None
+    paths = patch.touched_paths
+    before = {path: old.get(path) for path in paths}
+    if not apply_patch(old, patch).ok:
+        return None
+    return before, {path: old.get(path) for path in paths}
 
 
 def _superseded_by_failing(

@@ -16,8 +16,10 @@ The verdicts (docs/glossary.md):
 - *blocked*: it needs a file or lines that an earlier failing patch adds.
 
 Every verdict says what to do (:data:`ACTIONS`): *retire* (upstream has it), *carry* (it
-applies), *port* (rework it onto the new release), *look* (the evidence is mixed; a person
-decides), in :attr:`PatchVerdict.action` and at the end of the summary.
+applies, or, for a *conflict*, git's three-way merge places every hunk with its lines
+unchanged: refresh it, :mod:`patchkeeper.audit.refresh`), *port* (rework it onto the new
+release), *look* (the evidence is mixed; a person decides), in :attr:`PatchVerdict.action`
+and at the end of the summary.
 
 Files are weighed by kind (:mod:`patchkeeper.series.filekinds`): release notes never decide a
 verdict, a tests-only patch is judged on its tests, configuration is not code.
@@ -138,6 +140,9 @@ class PatchVerdict:
         applied_upstream: the patch's DEP-3 ``Applied-Upstream`` naming a release at or
             below the audited one, in words, when the verdict is not *clean* or *offset*
             (:mod:`patchkeeper.audit.applied_upstream`); ``""`` otherwise.
+        refresh: for a *conflict*, the evidence that git's three-way merge places every
+            hunk with the patch's own lines unchanged (:mod:`patchkeeper.audit.refresh`),
+            which makes the action *carry* (refresh it); ``""`` otherwise.
     """
 
     name: str
@@ -153,6 +158,7 @@ class PatchVerdict:
     kind: str = CODE
     mentions: tuple[Mention, ...] = ()
     applied_upstream: str = ""
+    refresh: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -950,6 +956,10 @@ def _with_header(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVer
     return replace(verdict, summary=text, applied_upstream=applied.text)
 
 
+#: The reason to carry a *conflict* whose hunks git's three-way merge places unchanged.
+REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
+
+
 def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     """What to do with a patch, and why in a few words: ``(action, reason)``."""
     if verdict.verdict in (CLEAN, OFFSET):
@@ -970,6 +980,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return LOOK, "the changelog names its fix, the content differs"
         if verdict.applied_upstream:
             return LOOK, HEADER_SAYS_UPSTREAM
+        if verdict.refresh:
+            return CARRY, REFRESH
         return PORT, "rework the failing hunks"
     if verdict.verdict == TARGET_GONE:
         if verdict.applied_upstream:

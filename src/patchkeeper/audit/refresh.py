@@ -1,0 +1,276 @@
+"""A patch that fails at fuzz 0 yet only needs a refresh: its hunks land with their lines.
+
+A patch whose context moved or changed around its hunks does not apply at fuzz 0, but a
+maintainer does not rework it: git's three-way merge (or quilt with fuzz) places every hunk,
+and the patch is refreshed onto the new release with the same ``+`` and ``-`` lines. That is
+*carry*, not *port*: Debian's maintainers, for one, keep such a patch under its name with its
+changed lines as they were, and only its context and line numbers change.
+
+The audit tells that case the way ``port`` merges (:mod:`patchkeeper.port.merge`): for each
+file the patch changes, ``git merge-file`` with base = the old pin's file with the earlier
+patches of the series, ours = the base with this patch, theirs = the new release's file with
+the earlier patches that apply or were refreshed. Where the old pin's side is not known, the
+hunks are placed the way quilt and GNU patch place them, at fuzz 1 or 2 (outer context lines
+left out). Where git's merge conflicts, upstream changed lines right beside the patch's own,
+and fuzz would place the hunk among them unseen: a hunk then lands only by its changed
+stretch (its removed lines and the context between them), intact and found exactly once
+after the hunk before it (that also holds without the pin). The patch is *refreshed* when
+every file is placed so and the result differs from the new release's file by exactly the
+patch's own removed and added lines (counted as multisets, trailing whitespace ignored): no
+line of the patch changed and no line of it is already there. A patch that creates, deletes
+or renames a file, or whose file is gone, is never judged here (nothing to place it on as it
+is); nor is one that adds a substantive line the new release's file has and the old pin's
+lacked (upstream added that code elsewhere in the file: the merge would add it twice, and
+whether upstream has the fix is for the other rules, or a person, to say); without the old
+pin, any substantive added line the file already has stops it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.errors import GitError
+from patchkeeper.series.engine import FileState
+from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
+from patchkeeper.series.substantive_lines import normalize, substantive, substantive_lines
+from patchkeeper.upstream import gitops
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """A patch git's three-way merge places with its lines unchanged.
+
+    Attributes:
+        files: path -> the new release's file with the patch merged in.
+        text: the evidence in words (how many hunks in how many files).
+    """
+
+    files: Mapping[str, FileState]
+    text: str
+
+
+def _strip(line: bytes) -> bytes:
+    return line.rstrip()
+
+
+def _own_lines(diffs: Sequence[FileDiff]) -> tuple[Counter[bytes], Counter[bytes]]:
+    """``(removed, added)``: the patch's own lines in these diffs (trailing whitespace off)."""
+    removed: Counter[bytes] = Counter()
+    added: Counter[bytes] = Counter()
+    for diff in diffs:
+        for hunk in diff.hunks:
+            for line in hunk.lines:
+                if line.kind == REMOVED:
+                    removed[_strip(line.text)] += 1
+                elif line.kind == ADDED:
+                    added[_strip(line.text)] += 1
+    return removed, added
+
+
+def _added_upstream(
+    diffs: Sequence[FileDiff], base: FileState | None, new: FileState | None
+) -> bool:
+    """Whether upstream added, between the pins, a substantive line these diffs add."""
+    if new is None:
+        return False
+    added = substantive_lines(
+        line.text for diff in diffs for hunk in diff.hunks for line in hunk.added
+    )
+    had = set(substantive_lines(base.lines)) if base is not None else set()
+    has = set(substantive_lines(new.lines))
+    return any(line in has and line not in had for line in added)
+
+
+def changed_lines(
+    before: Sequence[bytes], after: Sequence[bytes]
+) -> tuple[Counter[bytes], Counter[bytes]]:
+    """``(removed, added)``: the lines a line diff from ``before`` to ``after`` removes and
+    adds (trailing whitespace off), as multisets. The common head and tail are set aside
+    first, so that only the changed stretch is compared."""
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(before), len(after)) - head
+        and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]
+    ):
+        tail += 1
+    old = [_strip(line) for line in before[head : len(before) - tail]]
+    new = [_strip(line) for line in after[head : len(after) - tail]]
+    removed: Counter[bytes] = Counter()
+    added: Counter[bytes] = Counter()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("delete", "replace"):
+            removed.update(old[i1:i2])
+        if tag in ("insert", "replace"):
+            added.update(new[j1:j2])
+    return removed, added
+
+
+#: GNU patch's default fuzz: at most this many context lines left out at each end of a hunk.
+MAX_FUZZ = 2
+
+
+def _occurrences(lines: Sequence[bytes], pattern: Sequence[bytes], low: int) -> list[int]:
+    """The 0-based starts at or after ``low`` where ``pattern`` (not empty) is in ``lines``."""
+    width = len(pattern)
+    first = pattern[0]
+    out = []
+    for start in range(low, len(lines) - width + 1):
+        if lines[start] == first and tuple(lines[start : start + width]) == tuple(pattern):
+            out.append(start)
+    return out
+
+
+#: A removed line this long (whitespace collapsed) tells a place even when it is a comment
+#: (a shebang, a commented-out option, a preprocessor line).
+TELLING_LENGTH = 10
+
+
+def _telling(line: bytes) -> bool:
+    """Whether a removed line can anchor its hunk: substantive, or at least
+    :data:`TELLING_LENGTH` characters long (whitespace collapsed)."""
+    return substantive(line) is not None or len(normalize(line)) >= TELLING_LENGTH
+
+
+def _place(
+    lines: list[bytes], hunk: Hunk, guess: int, low: int, max_fuzz: int
+) -> tuple[int, int, tuple[bytes, ...], str] | None:
+    """Where ``hunk`` lands in ``lines`` with its own lines unchanged: at fuzz 0 to
+    ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
+    the 0-based ``guess`` taken), else by its changed stretch (its removed lines with the
+    context between them) when that stretch holds a telling removed line (:func:`_telling`)
+    and occurs exactly once at or after ``low``. Returns ``(start, lines replaced,
+    replacement, how)`` or ``None``."""
+    pre, post = hunk.pre_image, hunk.post_image
+    for fuzz in range(max_fuzz + 1):
+        head = min(fuzz, hunk.prefix_context)
+        tail = min(fuzz, hunk.suffix_context)
+        pattern = pre[head : len(pre) - tail]
+        if not pattern or (fuzz and head == 0 and tail == 0):
+            continue
+        starts = _occurrences(lines, pattern, low)
+        if starts:
+            start = min(starts, key=lambda s: (abs(s - guess - head), s))
+            how = f"at fuzz {fuzz}" if fuzz else "at fuzz 0"
+            return start, len(pattern), post[head : len(post) - tail], how
+    head, tail = hunk.prefix_context, hunk.suffix_context
+    core = pre[head : len(pre) - tail]
+    if not any(_telling(line.text) for line in hunk.removed):
+        return None
+    starts = _occurrences(lines, core, low)
+    if len(starts) != 1:
+        return None
+    return starts[0], len(core), post[head : len(post) - tail], "by its removed lines"
+
+
+def placed(
+    new: Sequence[bytes], diffs: Sequence[FileDiff], max_fuzz: int = MAX_FUZZ
+) -> tuple[list[bytes], set[str]] | None:
+    """The new release's file ``new`` with every hunk of ``diffs`` placed by :func:`_place`
+    (at fuzz up to ``max_fuzz``) in order, each after the one before, and how they were
+    placed; ``None`` when one cannot be."""
+    lines = list(new)
+    hows: set[str] = set()
+    shift = 0
+    low = 0
+    for diff in diffs:
+        for hunk in diff.hunks:
+            guess = max(hunk.old_start - 1, 0) + shift
+            spot = _place(lines, hunk, guess, low, max_fuzz)
+            if spot is None:
+                return None
+            start, width, replacement, how = spot
+            lines[start : start + width] = replacement
+            shift = start - max(hunk.old_start - 1, 0)
+            low = start + len(replacement)
+            hows.add(how)
+    return lines, hows
+
+
+def _merged(base: FileState | None, ours: FileState, new: FileState, scratch: Path) -> bytes | None:
+    """``git merge-file -p NEW BASE OURS`` of one file (as ``port`` merges: the new release
+    first); ``None`` on a conflict, or when git is missing or cannot merge (binary)."""
+    for name, state in (("new", new), ("base", base), ("ours", ours)):
+        (scratch / name).write_bytes(state.data if state is not None else b"")
+    try:
+        done = gitops.call(["merge-file", "-p", "new", "base", "ours"], scratch)
+    except GitError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def refreshed(
+    patch: Patch,
+    before: Mapping[str, FileState | None] | None,
+    after: Mapping[str, FileState | None] | None,
+    theirs: Mapping[str, FileState | None],
+) -> Refreshed | None:
+    """Whether ``patch`` only needs a refresh onto the new release (see the module docstring).
+
+    Each file is merged with git's three-way merge when the old pin's side is known; when
+    that merge conflicts, its hunks are placed at fuzz 0 or by their removed lines, and
+    without the old pin's side at fuzz up to :data:`MAX_FUZZ` or by their removed lines
+    (:func:`placed`).
+
+    Args:
+        patch: the patch.
+        before: each path the patch changes, on the old pin with the earlier patches (base);
+            ``None`` when the old pin's tree cannot be had or the patch does not apply there.
+        after: the same with this patch applied (ours), or ``None`` as ``before``.
+        theirs: each path on the new release with the earlier patches.
+
+    Returns:
+        The merged files and the evidence, or ``None``: a file is deleted, renamed, gone on
+        either side or created; upstream added one of the patch's substantive added lines
+        to its file; a hunk lands nowhere; or the merged file's changes are not exactly the
+        patch's own lines.
+    """
+    by_path: dict[str, list[FileDiff]] = {}
+    for diff in patch.files:
+        if diff.new_path is None or diff.old_path is None or diff.is_rename:
+            return None
+        by_path.setdefault(diff.new_path, []).append(diff)
+    merged: dict[str, FileState] = {}
+    hows: set[str] = set()
+    hunks = 0
+    with tempfile.TemporaryDirectory(prefix="patchkeeper-refresh-") as scratch:
+        for path, diffs in by_path.items():
+            new = theirs.get(path)
+            base = before.get(path) if before is not None else None
+            ours = after.get(path) if after is not None else None
+            if new is None or (before is not None and (base is None or ours is None)):
+                return None
+            if _added_upstream(diffs, base, new):
+                return None
+            data = _merged(base, ours, new, Path(scratch)) if ours is not None else None
+            if data is not None:
+                result = FileState.from_bytes(data, new.mode)
+                hows.add("by git's three-way merge")
+            else:
+                # a conflict of git's merge means upstream changed lines right beside
+                # the patch's own: fuzz would place the hunk among them unseen
+                done = placed(new.lines, diffs, 0 if ours is not None else MAX_FUZZ)
+                if done is None:
+                    return None
+                result = FileState(tuple(done[0]), new.mode)
+                hows |= done[1]
+            own = _own_lines(diffs)
+            if not any(own) or changed_lines(new.lines, result.lines) != own:
+                return None
+            merged[path] = result
+            hunks += sum(len(d.hunks) for d in diffs)
+    files = len(merged)
+    ways = ", ".join(sorted(hows))
+    text = (
+        f"its {hunks} hunk{'s' if hunks != 1 else ''} ({files} file{'s' if files != 1 else ''})"
+        f" land with their + and - lines unchanged ({ways})"
+    )
+    return Refreshed(merged, text)

@@ -1,0 +1,220 @@
+"""A patch that fails at fuzz 0 only because its context changed is carried (refreshed) when
+git's three-way merge places its hunks with its own lines unchanged; one whose own lines
+upstream changed is still ported, and without the old pin's tree there is no merge to tell."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from audit_support import judge
+
+from patchkeeper.audit.refresh import changed_lines
+
+OLD = """def settings():
+    debug = False
+    verbose = False
+    colour = True
+    width = 80
+    height = 24
+    return locals()
+"""
+
+# upstream changed a context line of the first patch's hunk, two lines above its change
+NEW = """def settings():
+    debug = bool(os.environ.get("DEBUG"))
+    verbose = False
+    colour = True
+    width = 80
+    height = 24
+    return locals()
+"""
+
+WIDER = """Subject: wider default
+---
+--- a/pkg/settings.py
++++ b/pkg/settings.py
+@@ -2,6 +2,6 @@
+     debug = False
+     verbose = False
+     colour = True
+-    width = 80
++    width = 120
+     height = 24
+     return locals()
+"""
+
+# its context holds the line WIDER adds: it applies once WIDER is refreshed
+TALLER = """Subject: taller default
+---
+--- a/pkg/settings.py
++++ b/pkg/settings.py
+@@ -4,4 +4,4 @@
+     colour = True
+     width = 120
+-    height = 24
++    height = 40
+     return locals()
+"""
+
+REFRESH_TEXT = (
+    "its 1 hunk (1 file) land with their + and - lines unchanged (by git's three-way merge)"
+)
+TO_DO = "to do: carry (refresh it: its hunks land with their + and - lines unchanged)"
+
+
+def test_changed_context_is_carried_refreshed(tmp_path: Path) -> None:
+    wider, taller = judge(
+        tmp_path,
+        {"pkg/settings.py": NEW},
+        [("wider.patch", WIDER), ("taller.patch", TALLER)],
+        old={"pkg/settings.py": OLD},
+    )
+    assert (wider.verdict, wider.action) == ("conflict", "carry")
+    assert wider.refresh == REFRESH_TEXT
+    assert wider.summary.endswith(f"; {REFRESH_TEXT}; {TO_DO}")
+    # the refreshed patch's lines are there for the next patch: not blocked by it
+    assert (taller.verdict, taller.action, taller.refresh) == ("clean", "carry", "")
+
+
+def test_own_line_changed_upstream_is_ported(tmp_path: Path) -> None:
+    new = NEW.replace("    width = 80\n", "    width = 100\n")
+    (wider,) = judge(
+        tmp_path, {"pkg/settings.py": new}, [("wider.patch", WIDER)], old={"pkg/settings.py": OLD}
+    )
+    assert (wider.verdict, wider.action, wider.refresh) == ("conflict", "port", "")
+
+
+def test_without_the_pin_the_hunk_lands_at_fuzz(tmp_path: Path) -> None:
+    # no base for a merge: its first context line left out, the hunk lands (fuzz 1)
+    (wider,) = judge(tmp_path, {"pkg/settings.py": NEW}, [("wider.patch", WIDER)])
+    assert (wider.verdict, wider.action) == ("conflict", "carry")
+    assert wider.refresh == (
+        "its 1 hunk (1 file) land with their + and - lines unchanged (at fuzz 1)"
+    )
+
+
+def test_reordered_neighbours_land_by_the_removed_lines(tmp_path: Path) -> None:
+    # upstream reordered the lines on both sides of the change: git's merge conflicts, fuzz
+    # 2 leaves too little, and the removed line occurs once: the hunk lands there
+    old = 'ext = [\n    "a",\n    "b",\n    "c",\n    "cabinet",\n    "d",\n    "e",\n]\n'
+    new = 'ext = [\n    "a",\n    "x",\n    "b",\n    "cabinet",\n    "c",\n]\nmore = 1\n'
+    patch = """Subject: no cabinet
+---
+--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -2,7 +2,7 @@
+     "a",
+     "b",
+     "c",
+-    "cabinet",
++    # "cabinet",
+     "d",
+     "e",
+ ]
+"""
+    (verdict,) = judge(
+        tmp_path, {"docs/conf.py": new}, [("cabinet.patch", patch)], old={"docs/conf.py": old}
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines)"
+    )
+
+
+def test_removed_lines_found_twice_do_not_place_the_hunk(tmp_path: Path) -> None:
+    old = 'ext = [\n    "a",\n    "b",\n    "c",\n    "cabinet",\n    "d",\n    "e",\n]\n'
+    new = 'ext = [\n    "x",\n    "cabinet",\n    "y",\n]\nother = [\n    "cabinet",\n]\n'
+    patch = """Subject: no cabinet
+---
+--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -2,7 +2,7 @@
+     "a",
+     "b",
+     "c",
+-    "cabinet",
++    # "cabinet",
+     "d",
+     "e",
+ ]
+"""
+    (verdict,) = judge(
+        tmp_path, {"docs/conf.py": new}, [("cabinet.patch", patch)], old={"docs/conf.py": old}
+    )
+    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", "port", "")
+
+
+def test_merge_adding_a_line_upstream_has_is_not_a_refresh(tmp_path: Path) -> None:
+    # upstream added the patch's new line elsewhere in the file: the merge would add it
+    # twice, so whether upstream has the fix is not a refresh's to say
+    patch = """Subject: log the width
+---
+--- a/pkg/settings.py
++++ b/pkg/settings.py
+@@ -2,6 +2,7 @@
+     debug = False
+     verbose = False
+     colour = True
+-    width = 80
++    width = 120
++    log(width)
+     height = 24
+     return locals()
+"""
+    new = NEW.replace("    height = 24\n", "    height = 24\n    log(width)\n")
+    (verdict,) = judge(
+        tmp_path, {"pkg/settings.py": new}, [("log.patch", patch)], old={"pkg/settings.py": OLD}
+    )
+    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", "port", "")
+
+
+def test_changed_lines_counts_removed_and_added() -> None:
+    before = [b"a\n", b"b\n", b"c\n", b"d\n"]
+    after = [b"a\n", b"B \n", b"c\n", b"d\n", b"e\n"]
+    assert changed_lines(before, after) == (Counter({b"b": 1}), Counter({b"B": 1, b"e": 1}))
+    assert changed_lines(before, before) == (Counter(), Counter())
+
+
+def test_a_shebang_anchors_its_hunk(tmp_path: Path) -> None:
+    # upstream put a comment under the interpreter line: git's merge conflicts, and the
+    # replaced line (a comment to the line reader, yet it tells the place) occurs once
+    old = "#!/usr/bin/env python\nfrom pkg import main\n\nmain()\n"
+    new = "#!/usr/bin/env python\n# to be removed in 2.0\nfrom pkg import main\n\nmain()\n"
+    patch = """Subject: python3 shebang
+---
+--- a/bin/tool.py
++++ b/bin/tool.py
+@@ -1,4 +1,4 @@
+-#!/usr/bin/env python
++#!/usr/bin/env python3
+ from pkg import main
+ 
+ main()
+"""
+    (verdict,) = judge(
+        tmp_path, {"bin/tool.py": new}, [("shebang.patch", patch)], old={"bin/tool.py": old}
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines)"
+    )
+
+
+def test_a_short_removed_line_does_not_anchor_its_hunk(tmp_path: Path) -> None:
+    old = "items = [\n    1,\n]\nend = True\n"
+    new = "items = [\n    0,\n    1,\n]\nend = True\n"
+    patch = """Subject: drop the item
+---
+--- a/pkg/items.py
++++ b/pkg/items.py
+@@ -1,4 +1,3 @@
+ items = [
+-    1,
+ ]
+ end = True
+"""
+    (verdict,) = judge(
+        tmp_path, {"pkg/items.py": new}, [("drop.patch", patch)], old={"pkg/items.py": old}
+    )
+    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", "port", "")
