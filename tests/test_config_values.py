@@ -67,6 +67,12 @@ BAD_VALUES = [
         "0 fails at once when another process holds the lock",
     ),
     (
+        'pin = "1.O"',
+        "top",
+        "key 'pin' must be a version (PEP 440, e.g. \"0.27.1\"), not '1.O'",
+        'the version the series is cut against: pin = "0.27.1"',
+    ),
+    (
         'fetch = "egg"',
         "top",
         "key 'fetch' must be \"sdist\" or \"wheel\", not 'egg'",
@@ -271,3 +277,17 @@ def test_a_directory_outside_the_tree_names_its_line(tmp_path) -> None:
         3,
         'name a directory of the upstream tree, relative to its root ("vllm"), or ""',
     )
+
+
+def test_a_config_option_that_names_no_file(cli, example: Example) -> None:
+    hint = (
+        "  hint: pass --config a patchkeeper.toml or a pyproject.toml with [tool.patchkeeper], "
+        "or leave it out to search from the current directory up\n"
+    )
+    missing = example.downstream / "nonexistent.toml"
+    run = cli("--config", str(missing), "lint", cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"patchkeeper: error: {missing}: no such configuration file\n{hint}"
+    run = cli("--config", "/dev/null", "lint", cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"patchkeeper: error: /dev/null: not a configuration file\n{hint}"

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from patchkeeper.constants import DEFAULT_IGNORE
 from patchkeeper.errors import ConfigError, PatchkeeperError
 
@@ -130,6 +132,34 @@ class NotEmpty:
         return "must not be empty" if not value.strip() else None
 
 
+@dataclass(frozen=True)
+class PinVersion(NotEmpty):
+    """A rule: a version as PEP 440 writes it (``0.27.1``, ``2.0.0rc1``), the pin every
+    command turns into the requirement ``upstream==pin`` and compares releases with; a typo
+    (``1.O``) would otherwise surface later as a fetch error naming no line.
+
+    Attributes:
+        hint: what to tell the user.
+    """
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` (a message tail), or ``None`` when it is allowed.
+
+        >>> print(PinVersion().problem("1.O"))
+        must be a version (PEP 440, e.g. "0.27.1"), not '1.O'
+        >>> PinVersion().problem("2.0.0rc1"), PinVersion().problem("")
+        (None, 'must not be empty')
+        """
+        empty = super().problem(value)
+        if empty is not None:
+            return empty
+        try:
+            Version(value)
+        except InvalidVersion:
+            return f'must be a version (PEP 440, e.g. "0.27.1"), not {value!r}'
+        return None
+
+
 def _listed(values: tuple[str, ...]) -> str:
     quoted = [f'"{value}"' for value in values]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
@@ -144,7 +174,7 @@ SCHEMA: dict[str, Any] = {
         None,
         NotEmpty('the upstream distribution name, as pip knows it: upstream = "vllm"'),
     ),
-    "pin": (str, None, NotEmpty('the version the series is cut against: pin = "0.27.1"')),
+    "pin": (str, None, PinVersion('the version the series is cut against: pin = "0.27.1"')),
     "series": (str, "patches/series", NotEmpty('the series file: series = "patches/series"')),
     "strip": (
         int,
@@ -647,7 +677,14 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
     if config_file is not None:
         config_file = config_file.resolve()
         if not config_file.is_file():
-            raise ConfigError("no such configuration file", path=config_file)
+            raise ConfigError(
+                "not a configuration file"
+                if config_file.exists()
+                else "no such configuration file",
+                path=config_file,
+                hint="pass --config a patchkeeper.toml or a pyproject.toml with "
+                "[tool.patchkeeper], or leave it out to search from the current directory up",
+            )
         source: Path | None = config_file
         table = read_table(config_file)
     else:

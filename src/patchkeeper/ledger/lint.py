@@ -315,7 +315,10 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             continue
         seen[entry.name] = entry.line_no
         if not entry_file_exists(series, entry):
-            out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} does not exist"))
+            missing = (
+                "is a directory" if (series.directory / entry.name).is_dir() else "does not exist"
+            )
+            out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} {missing}"))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):

@@ -20,6 +20,7 @@ downstream's lock (:mod:`patchkeeper.trees.downstream`): all of them change, or 
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -472,10 +473,26 @@ def _check_retired_markers(text: str, settings: LedgerSettings) -> None:
     marker_lines(text, settings.retired_begin, settings.retired_end, settings.file)
 
 
+#: The end of the comment ``port`` writes on the series line of a patch it proposes for
+#: retirement (``# NAME  # upstreamed in 1.1: proposed for retirement by 'patchkeeper port'``).
+PROPOSED_NOTE = "proposed for retirement by 'patchkeeper port'"
+_PROPOSED_LINE = re.compile(
+    r"^#\s*(?P<name>\S+)(?:\s+-p\d+)?\s+#\s*upstreamed in \S+: "
+    + re.escape(PROPOSED_NOTE)
+    + r"\s*$"
+)
+
+
 def _find_entry(series: Series, name: str) -> SeriesEntry:
+    """The series line of ``name``: a listed patch, or one an in-place ``port`` commented out
+    as proposed for retirement (its to-do says to retire it with this command)."""
     for entry in series.entries:
         if name in (entry.name, row_name(entry.name)):
             return entry
+    for line_no, line in enumerate(split_lines(series.path.read_bytes()), 1):
+        match = _PROPOSED_LINE.match(line.decode("utf-8", "surrogateescape").strip())
+        if match and name in (match["name"], row_name(match["name"])):
+            return SeriesEntry(match["name"], line_no)
     raise PatchkeeperError(
         f"{name} is not in the series",
         path=series.path,

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError, TargetError
+from patchkeeper.ledger.table import PROPOSED_NOTE
 from patchkeeper.port.carried_config import carried_table, carried_text
 from patchkeeper.series.model import Series
 from patchkeeper.series.parse import split_lines
@@ -39,7 +40,7 @@ class OutputExistsError(PatchkeeperError):
 
 def retire_note(version: str) -> str:
     """The comment a retired patch's series line gets."""
-    return f"upstreamed in {version}: proposed for retirement by 'patchkeeper port'"
+    return f"upstreamed in {version}: {PROPOSED_NOTE}"
 
 
 def series_bytes(data: bytes, series: Series, retiring: set[str], version: str) -> bytes:

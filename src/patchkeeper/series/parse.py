@@ -94,7 +94,12 @@ def parse_series(path: Path) -> Series:
             hint="create it, or set 'series' in [tool.patchkeeper]",
         ) from None
     except OSError as exc:
-        raise PatchFormatError(f"cannot read the series file: {exc.strerror}", path=path) from None
+        raise PatchFormatError(
+            f"cannot read the series file: {exc.strerror}",
+            path=path,
+            hint="make it a readable file that lists the patches, one a line, or point "
+            "'series' in [tool.patchkeeper] to one",
+        ) from None
     # A byte order mark (an editor's UTF-8 "with BOM") is not part of the first name.
     text = text.removeprefix("\ufeff")
     entries: list[SeriesEntry] = []
@@ -1107,6 +1112,13 @@ def listed_patch(
             path=series.path,
             line=entry.line_no,
             hint="copy the patch into the series directory instead of linking it",
+        )
+    if not exists and path.is_dir():
+        raise PatchFormatError(
+            f"the series lists {entry.name}, which is a directory, not a patch file",
+            path=series.path,
+            line=entry.line_no,
+            hint=f"move the patch file to {path} or fix the line",
         )
     if not exists:
         raise PatchFormatError(

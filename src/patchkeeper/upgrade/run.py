@@ -290,6 +290,7 @@ def _step(run: _Run, name: str, before: dict[str, tuple[int, int, int]] | None) 
         run.config = load_config(run.config.source)
     record = _STEP_FUNCTIONS[name](run)
     files = changed(before, snapshot(run.root, leave_out))
+    files = tuple(sorted({*files, *record.pop("written", ())}))
     earlier = run.state.steps.get(name, {}).get("files", ())
     if name == StepName.PORT and earlier:  # what a stopped port wrote (its evidence) counts
         files = tuple(sorted({*files, *earlier}))
@@ -452,7 +453,11 @@ def port_step(run: _Run) -> dict[str, Any]:
     if work.exists:
         action = "continue"
     elif record.get("inputs") and changed_inputs(record["inputs"]):
-        return {"status": StepStatus.DONE, "summary": "the series was ported in an earlier run"}
+        return {
+            "status": StepStatus.DONE,
+            "summary": "the series was ported in an earlier run",
+            "written": list(_ported_by_hand(run)),
+        }
     else:
         action = "port"
         run.state.steps[StepName.PORT] = {**record, "inputs": _port_inputs(run.config)}
@@ -481,6 +486,32 @@ def port_step(run: _Run) -> dict[str, Any]:
         "exit_code": result.exit_code,
         "inputs": run.state.steps.get(StepName.PORT, {}).get("inputs"),
     }
+
+
+def _ported_by_hand(run: _Run) -> tuple[str, ...]:
+    """The files of the series, its configuration and its ledger changed since the upgrade
+    started and committed by no step: what a port finished outside the upgrade's run wrote
+    (``port --continue``, as the port's INSTRUCTIONS.md says, or a run cut short after the
+    port's journaled write), so the port step's commit holds them."""
+    from patchkeeper.ledger.settings import ledger_settings
+
+    start = run.work.start()
+    if start is None:
+        return ()
+    leave_out = [run.work.root, port_settings(run.config).work_dir]
+    now = snapshot(run.root, leave_out)
+    root = run.root.resolve()
+    places = [run.config.series.parent, Path(ledger_settings(run.config).file)]
+    if run.config.source is not None:
+        places.append(run.config.source)
+    wanted = [Path(os.path.abspath(place)).resolve() for place in places]
+    committed = {f for step in run.state.steps.values() for f in step.get("files", ())}
+    out = []
+    for path in changed(start, now):
+        full = root / path
+        if path not in committed and any(full == w or full.is_relative_to(w) for w in wanted):
+            out.append(path)
+    return tuple(out)
 
 
 def _port_inputs(config: Config) -> dict[str, str]:

@@ -1,0 +1,42 @@
+"""A series whose file or entries are of the wrong kind: a series path that is a directory,
+an entry that names a directory. Every command that reads the series says which it is, on
+which line, and what to do; ``lint`` says it too."""
+
+from __future__ import annotations
+
+import shutil
+
+from helpers import Example
+
+
+def test_an_entry_that_is_a_directory(cli, example: Example) -> None:
+    down = example.downstream
+    (down / "patches" / "extra.patch").mkdir()
+    series = down / "patches" / "series"
+    series.write_text(series.read_text() + "extra.patch\n")
+    run = cli("audit", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {series}:9: the series lists extra.patch, which is a directory, "
+        "not a patch file\n"
+        f"  hint: move the patch file to {down / 'patches' / 'extra.patch'} or fix the line\n"
+    )
+    run = cli("lint", cwd=down)
+    assert run.code == 1
+    assert run.out.splitlines()[0] == "patches/series:9: PK201 extra.patch is a directory"
+
+
+def test_a_series_path_that_is_a_directory(cli, example: Example) -> None:
+    down = example.downstream
+    series = down / "patches" / "series"
+    series.unlink()
+    series.mkdir()
+    for command in (("apply", "--target", str(example.target())), ("lint",)):
+        run = cli(*command, cwd=down)
+        assert (run.code, run.out) == (2, "")
+        assert run.err == (
+            f"patchkeeper: error: {series}: cannot read the series file: Is a directory\n"
+            "  hint: make it a readable file that lists the patches, one a line, or point "
+            "'series' at the top of patchkeeper.toml (before any [table]) to one\n"
+        )
+    shutil.rmtree(example.root / "target")
