@@ -49,6 +49,7 @@ RELEASES: dict[str, list[str]] = {
         "0.30.0rc1",
     ],
     "tpu-inference": [
+        "0.24.0",
         "0.25.0",
         "0.26.0",
         "0.27.0",
