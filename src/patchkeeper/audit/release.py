@@ -19,6 +19,7 @@ from patchkeeper.trees.tree import (
     Tree,
     check_paths,
     pristine_for,
+    refuse_misplaced,
     refuse_unpacked_parent,
     spec_tree,
 )
@@ -65,6 +66,7 @@ def audit_release(config: Config, to: str, pristine: str | None = None) -> Audit
     series, patches = load_series(config)
     tree = spec_tree(to, config, "the new upstream (--to)")
     refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
+    refuse_misplaced(tree, patches, "the new upstream (--to)", "--to")
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine)
     ws = Workspace(tree.reader())

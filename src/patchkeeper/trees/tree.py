@@ -680,6 +680,40 @@ def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | No
     )
 
 
+def refuse_misplaced(tree: Tree, patches: list[Patch], what: str, option: str) -> None:
+    """Refuse a directory (``what``: "the new upstream (--to)") that holds none of the files
+    the series changes while they are all in another tree nearby: one level too deep
+    (``--to jinja2-3.1.6/src``), or a directory of several unpacked releases. Judged against
+    such a tree every patch's file is gone, and the audit would call patches upstreamed
+    ("docs/conf.py is gone upstream") and advise to retire them.
+
+    Raises:
+        TargetError: naming the directory, with where the files are and what to pass
+            (:func:`patchkeeper.trees.layout_hint.layout_hint`, ``option`` the option to
+            name: ``"--to"``).
+    """
+    from patchkeeper.trees.layout_hint import layout_hint
+
+    if tree.kind != DIRECTORY:
+        return
+    paths = sorted(
+        {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
+    )
+    if not paths or any(os.path.isfile(tree.base / path) for path in paths):
+        return
+    directory = tree.base.relative_to(tree.root).as_posix()
+    hint = layout_hint(tree.root, "" if directory == "." else directory, paths, option)
+    # Only another directory to pass is a slip: "set directory" or "strip one more" is also
+    # what an upstream that moved every file (a flat layout turned src/) looks like.
+    if f"pass {option} " in hint:
+        raise TargetError(
+            f"{what} holds none of the files the series changes "
+            f"({len(paths)} file{'s' if len(paths) != 1 else ''})",
+            path=tree.root,
+            hint=hint.removeprefix("hint: "),
+        )
+
+
 def check_paths(tree: Tree, patches: list[Patch]) -> None:
     """Refuse, before anything is read or written, any patch path that escapes ``tree``.
 
