@@ -58,3 +58,31 @@ def test_an_upstream_that_moved_every_file_is_audited(
         "retry.patch  target gone  minihttp/retry.py no longer exists; likely moved to "
         "src/minihttp/retry.py" in run.out
     )
+
+
+def test_a_pristine_one_level_too_deep_is_refused(cli, tmp_path: Path, example: Example) -> None:
+    """verify called 125 files drifted against ``--pristine Jinja2-3.1.2/src``."""
+    downstream = _downstream(tmp_path, example, "minihttp/")
+    target = example.target()
+    assert cli("apply", "--target", str(target), cwd=downstream).code == 0
+    deep = example.old / "minihttp"
+    hint = f"  hint: these files are under {example.old}: pass --pristine {example.old}\n"
+    for command in ("verify", "status", "unapply"):
+        run = cli(command, "--target", str(target), "--pristine", str(deep), cwd=downstream)
+        assert (run.code, run.out) == (2, ""), command
+        assert run.err == (
+            f"patchkeeper: error: {deep}: the pristine reference holds none of the files the "
+            f"series changes (1 file)\n{hint}"
+        ), command
+    run = cli("audit", "--to", str(example.new), "--pristine", str(deep), cwd=downstream)
+    assert run.err == (
+        f"patchkeeper: error: {deep}: the pristine reference (--pristine) holds none of the "
+        f"files the series changes (1 file)\n{hint}"
+    )
+    config = downstream / "patchkeeper.toml"
+    config.write_text(config.read_text() + f'pristine = "{deep}"\n')
+    run = cli("verify", "--target", str(target), cwd=downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"patchkeeper: error: {deep}: the pristine reference holds none")
+    run = cli("verify", "--target", str(target), "--pristine", str(example.old), cwd=downstream)
+    assert run.code == 0, run.out + run.err

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, FetchError, TargetError
+from patchkeeper.errors import ConfigError, FetchError, PatchkeeperError, TargetError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
@@ -623,6 +623,7 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
     if spec is not None:
         other = spec_tree(spec, config, "the pristine reference (--pristine)")
         refuse_unpacked_parent(other, "the pristine reference", "pass --pristine {}")
+        _refuse_misplaced_pristine(config, other)
         return Pristine(other.label, tree=other)
     if tree.kind == INSTALLED:
         return record_pristine(tree)[0]
@@ -635,6 +636,7 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             refuse_unpacked_parent(
                 other, "the pristine reference", 'set pristine = "{}"', config.source
             )
+            _refuse_misplaced_pristine(config, other)
         else:
             from patchkeeper.upstream.requirements import check_release_option
 
@@ -654,6 +656,20 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             ) from None
         return Pristine(other.label, tree=other)
     return None
+
+
+def _refuse_misplaced_pristine(config: Config, other: Tree) -> None:
+    """:func:`refuse_misplaced` for a pristine directory, with the configured series' patches
+    (none when the series cannot be read: the command reports that itself)."""
+    from patchkeeper.series.load import load_series
+
+    if other.kind != DIRECTORY:
+        return
+    try:
+        patches = load_series(config)[1]
+    except PatchkeeperError:
+        return
+    refuse_misplaced(other, patches, "the pristine reference", "--pristine")
 
 
 def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:
