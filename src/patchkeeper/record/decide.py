@@ -33,7 +33,7 @@ from patchkeeper.record.decisions import (
     render_table,
     replace_block,
 )
-from patchkeeper.record.patch_evidence import Item, all_items
+from patchkeeper.record.patch_evidence import SERIES_SUGGESTIONS, Item, all_items
 from patchkeeper.record.results import Added, DecideResult
 from patchkeeper.record.settings import report_settings
 
@@ -50,11 +50,15 @@ def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[
     """The table ``decide`` writes for ``item``, and the comment lines above its fields
     (configuration tables named as ``source``, the configuration file in use, spells them:
     :func:`patchkeeper.config.spelt_for`)."""
-    reason = f"suggested by patchkeeper decide from the {item.source} verdict: {item.verdict}"
+    said = item.verdict
+    if item.action and item.suggested != SERIES_SUGGESTIONS.get(item.verdict, ""):
+        # the action, not the verdict, made the suggestion (a conflict to refresh: carry)
+        said = f"{item.verdict}, to do: {item.action}"
+    reason = f"suggested by patchkeeper decide from the {item.source} verdict: {said}"
     if item.suggested:
-        comment = f"suggested from {item.source}: {item.verdict}; {ACCEPT}"
+        comment = f"suggested from {item.source}: {said}; {ACCEPT}"
     elif item.verdict:
-        comment = f"no suggestion: {item.source} says {item.verdict}; decide by hand"
+        comment = f"no suggestion: {item.source} says {said}; decide by hand"
     else:
         comment = spelt_for(NO_EVIDENCE, source)
     condition = "" if item.suggested in DROPS else item.condition

@@ -7,11 +7,18 @@ code. Evidence is read as the typed results that made it
 (:mod:`patchkeeper.record.stored_results`), and verdicts are compared with their own constants.
 
 Suggestions (the series workflow's kinds and step 3 of the runtime audit workflow,
-docs/glossary.md):
+docs/glossary.md). An audit verdict suggests what its action says (the action already
+weighs the evidence beyond the verdict: a *conflict* whose hunks land unchanged is *carry*,
+refresh it); evidence written before verdicts had an action, and ``port``'s verdicts,
+suggest by the verdict:
 
 ==========================================  =====================
-evidence verdict                            suggested decision
+evidence                                    suggested decision
 ==========================================  =====================
+audit action: carry (applies, or refresh)   carry
+audit action: retire                        retire
+audit action: port                          update
+audit action: look                          none: a person decides
 clean, offset (applies at fuzz 0)           carry
 port: merged, resolved                      carry (the refreshed patch)
 upstreamed, port: dropped                   retire
@@ -32,10 +39,14 @@ from typing import TYPE_CHECKING
 
 from patchkeeper.audit.verdicts import (
     BLOCKED,
+    CARRY,
     CLEAN,
     CONFLICT,
+    LOOK,
     OFFSET,
     PARTIALLY_UPSTREAMED,
+    PORT,
+    RETIRE,
     TARGET_GONE,
     UPSTREAMED,
 )
@@ -76,6 +87,14 @@ SERIES_SUGGESTIONS: dict[str, str] = {
     RESOLVED: Word.CARRY,
     DROPPED: Word.RETIRE,
 }
+#: The decision an audit's action suggests (:data:`patchkeeper.audit.verdicts.ACTIONS`);
+#: *look* suggests none: the evidence does not decide, a person does.
+ACTION_SUGGESTIONS: dict[str, str] = {
+    CARRY: Word.CARRY,
+    RETIRE: Word.RETIRE,
+    PORT: Word.UPDATE,
+    LOOK: "",
+}
 #: A runtime audit's suggestion is the decision itself (``investigate`` suggests none).
 RUNTIME_SUGGESTIONS: dict[str, str] = {
     w: w for w in (Word.RETAIN, Word.UPDATE, Word.REMOVE, Word.MIGRATE)
@@ -111,6 +130,9 @@ class Item:
         key: the patch name, or the runtime key (``FILE::TARGET``).
         where: the patch file (downstream-relative) or ``FILE:LINE``.
         verdict: the latest evidence's verdict (``"upstreamed"``, ``"update"``), ``""``.
+        action: for a series patch whose latest evidence is ``audit``, its action
+            (``"carry"``, ``"port"``, ...; :data:`patchkeeper.audit.verdicts.ACTIONS`);
+            ``""`` otherwise.
         source: which evidence gave it (``"audit"``, ``"port"``, ``"runtime audit"``).
         evidence: one sentence per piece of evidence, prefixed with its command.
         suggested: the suggested decision, ``""`` when the evidence suggests none.
@@ -132,6 +154,7 @@ class Item:
     key: str
     where: str
     verdict: str = ""
+    action: str = ""
     source: str = ""
     evidence: tuple[str, ...] = ()
     suggested: str = ""
@@ -206,18 +229,32 @@ def ledger_plans(path: Path) -> dict[str, str]:
 # --------------------------------------------------------------------------- series
 
 
-def series_evidence(evidence: dict[str, StoredEvidence]) -> dict[str, list[tuple[str, str, str]]]:
-    """``patch name -> [(command, verdict, summary)]`` from ``audit``, then ``port``."""
-    out: dict[str, list[tuple[str, str, str]]] = {}
+def suggestion(verdict: str, action: str = "") -> str:
+    """The decision a piece of series evidence suggests: by the audit's ``action`` when it
+    has one (:data:`ACTION_SUGGESTIONS`), else by the ``verdict``
+    (:data:`SERIES_SUGGESTIONS`); ``""`` when it suggests none."""
+    if action in ACTION_SUGGESTIONS:
+        return ACTION_SUGGESTIONS[action]
+    return SERIES_SUGGESTIONS.get(verdict, "")
+
+
+def series_evidence(
+    evidence: dict[str, StoredEvidence],
+) -> dict[str, list[tuple[str, str, str, str]]]:
+    """``patch name -> [(command, verdict, action, summary)]`` from ``audit``, then
+    ``port`` (whose verdicts have no action: ``""``)."""
+    out: dict[str, list[tuple[str, str, str, str]]] = {}
     audit = audit_result(evidence)
     for verdict in audit.verdicts if audit is not None else ():
-        out.setdefault(verdict.name, []).append(("audit", str(verdict.verdict), verdict.summary))
+        out.setdefault(verdict.name, []).append(
+            ("audit", str(verdict.verdict), str(verdict.action), verdict.summary)
+        )
     port = port_result(evidence)
     for patch in port.patches if port is not None else ():
         summary = patch.summary
         if patch.pending:
             summary = "pending (judged after the port stopped): " + summary
-        out.setdefault(patch.name, []).append(("port", str(patch.verdict), summary))
+        out.setdefault(patch.name, []).append(("port", str(patch.verdict), "", summary))
     return out
 
 
@@ -262,13 +299,13 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
     items = []
     for patch in patches:
         found = by_name.get(patch.name, [])
-        lines = [f"{command}: {verdict}: {summary}" for command, verdict, summary in found]
+        lines = [f"{command}: {verdict}: {summary}" for command, verdict, _, summary in found]
         if patch.name in verified:
             lines.append(f"verify: {verified[patch.name]}")
         carried = references.get(patch.name, [])
         if carried:
             lines.append("port: upstream carries " + "; ".join(carried))
-        command, verdict = (found[-1][0], found[-1][1]) if found else ("", "")
+        command, verdict, action = found[-1][:3] if found else ("", "", "")
         headers = parse_headers(patch.preamble)
         name, condition = next(
             ((f, headers.value(f)) for f in CONDITION_FIELDS if headers.value(f)), ("", "")
@@ -285,7 +322,8 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
                 verdict=verdict,
                 source=command,
                 evidence=tuple(lines),
-                suggested=SERIES_SUGGESTIONS.get(verdict, ""),
+                action=action,
+                suggested=suggestion(verdict, action),
                 condition_field=name,
                 condition=condition,
                 present=True,

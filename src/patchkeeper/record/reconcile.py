@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from patchkeeper.audit.verdicts import PARTIALLY_UPSTREAMED, UPSTREAMED
+from patchkeeper.audit.verdicts import CARRY, PARTIALLY_UPSTREAMED, UPSTREAMED
 from patchkeeper.port.rebase import DROPPED
 from patchkeeper.record.decisions import (
     DROPS,
@@ -135,7 +135,8 @@ def contradictions(item: Item, decided: str) -> list[str]:
     if item.kind == SERIES and verdict:
         if decided in KEEPS and verdict == UPSTREAMED:
             out.append(f"{decided} of an upstreamed patch ({source}: upstreamed)")
-        elif decided in KEEPS and verdict in NOT_APPLYING:
+        elif decided in KEEPS and verdict in NOT_APPLYING and item.action != CARRY:
+            # a conflict whose hunks land unchanged is carried, refreshed (audit: carry)
             out.append(f"{decided}, but the patch does not apply as it is ({source}: {verdict})")
         elif decided == RETIRE and verdict not in (UPSTREAMED, PARTIALLY_UPSTREAMED, DROPPED):
             out.append(f"retire, but {source} does not find it upstream ({verdict})")

@@ -1,0 +1,87 @@
+"""``decide`` suggests what the audit's action says: a *conflict* whose hunks land with their
+own lines unchanged is carried (refresh it), not updated; and a person's ``carry`` of it is
+no contradiction for ``report --check``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recordhelpers import enable_evidence
+
+from patchkeeper.record.decisions import load
+
+OLD = """def settings():
+    debug = False
+    verbose = False
+    colour = True
+    width = 80
+    height = 24
+    return locals()
+"""
+
+# upstream changed a context line two lines above the patch's change
+NEW = OLD.replace("    debug = False\n", '    debug = bool(os.environ.get("DEBUG"))\n')
+
+WIDER = """Subject: wider default
+---
+--- a/pkg/settings.py
++++ b/pkg/settings.py
+@@ -2,6 +2,6 @@
+     debug = False
+     verbose = False
+     colour = True
+-    width = 80
++    width = 120
+     height = 24
+     return locals()
+"""
+
+
+def _downstream(root: Path) -> Path:
+    """A downstream carrying ``wider.patch`` on ``pkg`` 1.0, keeping evidence, with both
+    upstream releases as directories beside it."""
+    for version, text in (("1.0", OLD), ("1.1", NEW)):
+        (root / f"pkg-{version}" / "pkg").mkdir(parents=True)
+        (root / f"pkg-{version}" / "pkg" / "settings.py").write_text(text)
+    downstream = root / "downstream"
+    (downstream / "patches").mkdir(parents=True)
+    (downstream / "patches" / "series").write_text("wider.patch\n")
+    (downstream / "patches" / "wider.patch").write_text(WIDER)
+    (downstream / "patchkeeper.toml").write_text(
+        'upstream = "pkg"\npin = "1.0"\nseries = "patches/series"\nstrip = 1\n'
+        'pristine = "../pkg-1.0"\n'
+    )
+    enable_evidence(downstream / "patchkeeper.toml")
+    return downstream
+
+
+def test_a_conflict_to_refresh_is_suggested_carry(cli, tmp_path: Path, private_cache: Path) -> None:
+    downstream = _downstream(tmp_path)
+    audit = cli("audit", "--to", "../pkg-1.1", cwd=downstream)
+    assert audit.code == 1
+    assert "to do: carry (refresh it" in audit.out
+    run = cli("decide", cwd=downstream)
+    assert run.code == 0
+    path = downstream / "patchkeeper-decisions.toml"
+    decision = load(path).get("series", "wider.patch")
+    assert decision is not None
+    assert (decision.decision, decision.reason, decision.suggested) == (
+        "carry",
+        "suggested by patchkeeper decide from the audit verdict: conflict, to do: carry",
+        True,
+    )
+    assert path.read_text().splitlines()[-6:-3] == [
+        '[series."wider.patch"]',
+        "# suggested from audit: conflict, to do: carry; to accept it, delete "
+        '"suggested: " from the decision',
+        'decision = "suggested: carry"',
+    ]
+    # accepted, the carry of the refreshed patch agrees with the evidence
+    path.write_text(
+        path.read_text()
+        .replace('decision = "suggested: carry"', 'decision = "carry"')
+        .replace('removal-condition = ""', 'removal-condition = "when upstream widens it"')
+    )
+    assert cli("report", cwd=downstream).code == 0
+    check = cli("report", "--check", cwd=downstream)
+    assert (check.code, check.err) == (0, "")
