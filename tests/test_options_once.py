@@ -184,7 +184,6 @@ PASSED_ON_BY_NAME: dict[str, set[str]] = {
     "ledger.py": {"write_ledger"},
     "lint.py": {"lint_downstream"},
     "report.py": {"write_report"},
-    "retire.py": {"retire"},
     "runtime_audit.py": {"remembered.audit", "options dict"},
     "runtime_check.py": {"check_live", "options dict"},
     "runtime_inventory.py": {"remembered.inventory"},

@@ -201,5 +201,5 @@ def test_retire_refuses_an_at_that_is_not_a_version(downstream: Path, capsys) ->
 def test_series_comments_survive_retire(downstream: Path) -> None:
     series = downstream / "patches" / "series"
     series.write_text("# the order matters\nsize-knob.patch  # first\n\nextra-module.patch\n")
-    ledger.retire(config_at(downstream), "size-knob", at="1.1", why="x")
+    ledger.retire(config_at(downstream), ledger.RetireRequest("size-knob", at="1.1", why="x"))
     assert series.read_text() == "# the order matters\n\nextra-module.patch\n"

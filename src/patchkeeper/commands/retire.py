@@ -3,20 +3,23 @@ record it in the ledger's Retired table."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from patchkeeper.commands.cli import Settings, emit
-from patchkeeper.commands.options import at_option, json_option
+from patchkeeper.commands.options import at_option, json_option, request_from
 from patchkeeper.config import Config
-from patchkeeper.ledger.table import RetireResult, retire
+from patchkeeper.ledger.table import RetireRequest, RetireResult, retire
 
 
-def run(config: Config, name: str, *, at: str, why: str) -> RetireResult:
-    """Retire the series patch ``name`` at upstream version ``at`` for the reason ``why``.
+def run(config: Config, request: RetireRequest) -> RetireResult:
+    """Retire the series patch ``request.name`` at upstream version ``request.at`` for the
+    reason ``request.why``.
 
     Raises: as :func:`patchkeeper.ledger.table.retire`.
     """
-    return retire(config, name, at=at, why=why)
+    return retire(config, request)
 
 
 @click.command("retire")
@@ -24,7 +27,9 @@ def run(config: Config, name: str, *, at: str, why: str) -> RetireResult:
 @at_option("The upstream version it retired at.")
 @click.option("--why", required=True, help="Why: the upstream change that carries it.")
 @json_option
-@click.pass_obj
-def command(settings: Settings, name: str, at: str, why: str, as_json: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Take a patch out of the series and the tree; record it in the Retired table."""
-    emit(run(settings.config(), name, at=at, why=why), as_json)
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    emit(run(settings.config(), request_from(ctx, RetireRequest)), as_json)

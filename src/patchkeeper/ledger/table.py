@@ -506,8 +506,25 @@ def remove_series_line(data: bytes, line_no: int) -> bytes:
     return b"".join(lines[: line_no - 1] + lines[line_no:])
 
 
-def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
-    """``patchkeeper retire NAME --at VERSION --why TEXT``.
+@dataclass(frozen=True)
+class RetireRequest:
+    """What ``retire`` is asked to do; each field is the argument or option of the same
+    parameter name, so the command builds it from click's parsed parameters.
+
+    Attributes:
+        name: the series patch to retire (the ``NAME`` argument, as the series lists it).
+        at: the upstream version it retired at (``--at``), a PEP 440 version.
+        why: why: the upstream change that carries it (``--why``), one line of text.
+    """
+
+    name: str
+    at: str
+    why: str
+
+
+def retire(config: Config, request: RetireRequest) -> RetireResult:
+    """``patchkeeper retire NAME --at VERSION --why TEXT``, as ``request`` says
+    (:class:`RetireRequest`).
 
     Takes the patch out of the series and the tree and records it in the Retired table
     (its kind and what from its headers, the version, the reason); the ledger table is
@@ -522,6 +539,7 @@ def retire(config: Config, name: str, *, at: str, why: str) -> RetireResult:
         TargetError: a file cannot be written (nothing was changed).
         LockError: another patchkeeper process works on the downstream.
     """
+    name, at, why = request.name, request.at, request.why
     for option, value, example in (
         ("--at", at, "--at 1.1"),
         ("--why", why, "--why 'minihttp #12 is in 1.1'"),
