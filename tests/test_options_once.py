@@ -172,15 +172,13 @@ def test_the_allowed_places_still_spell_the_option() -> None:
 
 
 #: The command modules whose ``run()`` still takes its feature's options one keyword each
-#: and hands them on by name (``check_branch(config, checkout=checkout, ...)``), each with
+#: and hands them on by name (``lint_downstream(config, checkout=checkout, ...)``), each with
 #: the feature function it passes them to. A command given a request dataclass (``port``'s
 #: :class:`patchkeeper.port.request.PortRequest`) leaves this list; none joins it.
 PASSED_ON_BY_NAME: dict[str, set[str]] = {
     "apply.py": {"apply_series"},
     "audit.py": {"options dict"},
-    "check_branch.py": {"check_branch"},
     "export.py": {"export_commit", "export_range"},
-    "import_.py": {"import_series"},
     "ledger.py": {"write_ledger"},
     "lint.py": {"lint_downstream"},
     "report.py": {"write_report"},

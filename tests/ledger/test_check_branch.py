@@ -12,7 +12,9 @@ from patchkeeper.main import main
 
 
 def _differences(root: Path, branch: str = "work") -> list[tuple[str, str, str]]:
-    result = check_branch.check_branch(config_at(root), branch=branch)
+    result = check_branch.check_branch(
+        config_at(root), check_branch.CheckBranchRequest(branch=branch)
+    )
     return [(d.kind, d.name, d.detail) for d in result.differences]
 
 

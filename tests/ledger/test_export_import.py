@@ -187,7 +187,7 @@ def test_import_then_export_round_trips_in_another_clone(downstream: Path, tmp_p
     git(clone, "gc", "-q", "--prune=now")
     assert not gitops.has_revision(clone, "4bf84a1e5262fdbc009190f644d6e87ccc42fb3f^{commit}")
     status_before = git(clone, "status", "--porcelain=v1", "-b")
-    result = importer.import_series(config_at(downstream), checkout=clone)
+    result = importer.import_series(config_at(downstream), importer.ImportRequest(checkout=clone))
     assert result.branch == "patchkeeper/1.0"
     assert [c.topic for c in result.commits] == ["size-knob", "extra-module"]
     assert [c.origin for c in result.commits] == [
@@ -213,7 +213,7 @@ def test_import_is_deterministic_and_refuses_an_existing_branch(
     with pytest.raises(importer.SeriesImportError) as caught:
         importer.import_series(config_at(downstream))
     assert caught.value.message == "branch patchkeeper/1.0 already exists"
-    second = importer.import_series(config_at(downstream), force=True)
+    second = importer.import_series(config_at(downstream), importer.ImportRequest(force=True))
     assert [c.commit for c in second.commits] == [c.commit for c in first.commits]
     capsys.readouterr()
     assert main(["-C", str(downstream), "import", "--branch", "again"]) == 0

@@ -265,7 +265,9 @@ def test_check_branch_on_vllm(downstream: Path, contributor: Path, capsys) -> No
     )
     patch = downstream / "patches" / "max-tokens-default.patch"
     patch.write_bytes(patch.read_bytes().replace(b"= 64", b"= 65"))
-    result = check_branch.check_branch(load_config(downstream / "patchkeeper.toml"), branch="work")
+    result = check_branch.check_branch(
+        load_config(downstream / "patchkeeper.toml"), check_branch.CheckBranchRequest(branch="work")
+    )
     assert [(d.kind, d.name, d.detail) for d in result.differences] == [
         ("file", "vllm/sampling_params.py", "differs from the branch at line 262"),
     ]

@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
 from patchkeeper.commands.cli import Settings, emit
-from patchkeeper.commands.options import checkout_option, json_option, tag_option
+from patchkeeper.commands.options import checkout_option, json_option, request_from, tag_option
 from patchkeeper.config import Config
-from patchkeeper.ledger.check_branch import CheckBranchResult, check_branch
+from patchkeeper.ledger.check_branch import CheckBranchRequest, CheckBranchResult, check_branch
 
 
-def run(
-    config: Config,
-    *,
-    checkout: Path | None = None,
-    branch: str | None = None,
-    tag: str | None = None,
-) -> CheckBranchResult:
+def run(config: Config, request: CheckBranchRequest) -> CheckBranchResult:
     """Compare the integration branch with the series.
 
     Raises: as :func:`patchkeeper.ledger.check_branch.check_branch`.
     """
-    return check_branch(config, checkout=checkout, branch=branch, tag=tag)
+    return check_branch(config, request)
 
 
 @click.command("check-branch")
@@ -31,13 +25,9 @@ def run(
 @checkout_option()
 @tag_option()
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings,
-    branch: str | None,
-    checkout: Path | None,
-    tag: str | None,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Prove that the series applied to the pin's tag is the integration branch."""
-    emit(run(settings.config(), checkout=checkout, branch=branch, tag=tag), as_json)
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    emit(run(settings.config(), request_from(ctx, CheckBranchRequest)), as_json)

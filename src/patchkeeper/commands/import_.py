@@ -3,7 +3,7 @@ is ``import_`` because ``import`` is a Python keyword)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,25 +13,19 @@ from patchkeeper.commands.options import (
     checkout_option,
     force_option,
     json_option,
+    request_from,
     tag_option,
 )
 from patchkeeper.config import Config
-from patchkeeper.ledger.importer import ImportResult, import_series
+from patchkeeper.ledger.importer import ImportRequest, ImportResult, import_series
 
 
-def run(
-    config: Config,
-    *,
-    checkout: Path | None = None,
-    branch: str | None = None,
-    tag: str | None = None,
-    force: bool = False,
-) -> ImportResult:
-    """Make the branch of topic commits (``force``: move it if it exists).
+def run(config: Config, request: ImportRequest) -> ImportResult:
+    """Make the branch of topic commits (``request.force``: move it if it exists).
 
     Raises: as :func:`patchkeeper.ledger.importer.import_series`.
     """
-    return import_series(config, checkout=checkout, branch=branch, tag=tag, force=force)
+    return import_series(config, request)
 
 
 @click.command("import")
@@ -40,14 +34,9 @@ def run(
 @branch_option("The branch to create (default: [tool.patchkeeper.git] branch).")
 @force_option("Move the branch if it exists.")
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings,
-    checkout: Path | None,
-    tag: str | None,
-    branch: str | None,
-    force: bool,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Commit each patch of the series on a new branch at the pin's tag."""
-    emit(run(settings.config(), checkout=checkout, branch=branch, tag=tag, force=force), as_json)
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    emit(run(settings.config(), request_from(ctx, ImportRequest)), as_json)

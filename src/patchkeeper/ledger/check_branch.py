@@ -242,20 +242,36 @@ def _ledger_rows(
     return [name for name in names if name not in entry_names], None
 
 
+@dataclass(frozen=True)
+class CheckBranchRequest:
+    """What ``check-branch`` is asked to do; each field is the argument or option of the
+    same parameter name, so the command builds it from click's parsed parameters.
+
+    Attributes:
+        checkout: the upstream git checkout (``--checkout``); default ``None``,
+            ``[git] checkout``.
+        branch: the integration branch (the ``BRANCH`` argument); default ``None``,
+            ``[git] branch`` with ``{pin}``/``{tag}`` filled.
+        tag: the topic tag (``--tag``); default ``None``, ``[git] tag``.
+    """
+
+    checkout: Path | None = None
+    branch: str | None = None
+    tag: str | None = None
+
+
 def check_branch(
-    config: Config,
-    *,
-    checkout: Path | None = None,
-    branch: str | None = None,
-    tag: str | None = None,
+    config: Config, request: CheckBranchRequest = CheckBranchRequest()
 ) -> CheckBranchResult:
-    """``patchkeeper check-branch [BRANCH]``.
+    """``patchkeeper check-branch [BRANCH]``, as ``request`` says
+    (:class:`CheckBranchRequest`; default: everything from ``[git]``).
 
     Raises:
         ConfigError: no checkout or topic tag.
         GitError: the pin's tag or the branch is not in the checkout.
         PatchFormatError: the series or a patch is missing or malformed.
     """
+    checkout, branch, tag = request.checkout, request.branch, request.tag
     settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
     root = gitops.toplevel(chosen)
     base = pin_tag(config)

@@ -186,21 +186,29 @@ def _add_note(checkout: Path, ref: str, commit: str, origin: str, body: bytes, d
     )
 
 
-def import_series(
-    config: Config,
-    *,
-    checkout: Path | None = None,
-    branch: str | None = None,
-    tag: str | None = None,
-    force: bool = False,
-) -> ImportResult:
-    """``patchkeeper import``: make a branch of topic commits from the series.
+@dataclass(frozen=True)
+class ImportRequest:
+    """What ``import`` is asked to do; each field is the option of the same parameter name,
+    so the command builds it from click's parsed parameters.
 
-    Args:
-        checkout: the upstream git checkout (default ``[git] checkout``).
-        branch: the branch to create (default ``[git] branch``, ``{pin}``/``{tag}`` filled).
-        tag: the topic tag (default ``[git] tag``).
-        force: move an existing branch.
+    Attributes:
+        checkout: the upstream git checkout (``--checkout``); default ``None``,
+            ``[git] checkout``.
+        branch: the branch to create (``--branch``); default ``None``, ``[git] branch`` with
+            ``{pin}``/``{tag}`` filled.
+        tag: the topic tag (``--tag``); default ``None``, ``[git] tag``.
+        force: move an existing branch (``--force``); default ``False``.
+    """
+
+    checkout: Path | None = None
+    branch: str | None = None
+    tag: str | None = None
+    force: bool = False
+
+
+def import_series(config: Config, request: ImportRequest = ImportRequest()) -> ImportResult:
+    """``patchkeeper import``: make a branch of topic commits from the series, as
+    ``request`` says (:class:`ImportRequest`; default: everything from ``[git]``).
 
     Raises:
         SeriesImportError: the branch exists (without ``force``) or a patch does not apply;
@@ -208,6 +216,7 @@ def import_series(
         ConfigError: no checkout, pin or topic tag.
         GitError: the pin's tag is not in the checkout.
     """
+    checkout, branch, tag, force = request.checkout, request.branch, request.tag, request.force
     settings, tag, chosen = topic_checkout(config, "import", checkout, tag)
     root = gitops.toplevel(chosen)
     base_name = pin_tag(config)
