@@ -181,7 +181,6 @@ PASSED_ON_BY_NAME: dict[str, set[str]] = {
     "export.py": {"export_commit", "export_range"},
     "ledger.py": {"write_ledger"},
     "lint.py": {"lint_downstream"},
-    "report.py": {"write_report"},
     "runtime_audit.py": {"remembered.audit", "options dict"},
     "runtime_check.py": {"check_live", "options dict"},
     "runtime_inventory.py": {"remembered.inventory"},

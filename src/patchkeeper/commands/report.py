@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
 from patchkeeper.commands.cli import Settings, emit
-from patchkeeper.commands.options import check_option, json_option, python_option
+from patchkeeper.commands.options import check_option, json_option, python_option, request_from
 from patchkeeper.config import Config
-from patchkeeper.record.report import write_report
+from patchkeeper.record.report import ReportRequest, write_report
 from patchkeeper.record.results import ReportResult
 
 
-def run(
-    config: Config, *, python: Path | None = None, html: bool = False, check: bool = False
-) -> ReportResult:
-    """As :func:`patchkeeper.record.report.write_report`."""
-    return write_report(config, python=python, html=html, check=check)
+def run(config: Config, request: ReportRequest | None = None) -> ReportResult:
+    """As :func:`patchkeeper.record.report.write_report`; no ``request`` (``upgrade``'s last
+    step) is the default one."""
+    return write_report(config, request or ReportRequest())
 
 
 @click.command("report")
@@ -27,9 +26,9 @@ def run(
 @click.option("--html", is_flag=True, help="Also write the record as one self-contained page.")
 @check_option("Write nothing; exit 1 if the record is stale or false.")
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings, python: Path | None, html: bool, check: bool, as_json: bool
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the audit record (AUDIT.md): environment, decisions with evidence, validation."""
-    emit(run(settings.config(), python=python, html=html, check=check), as_json)
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    emit(run(settings.config(), request_from(ctx, ReportRequest)), as_json)

@@ -136,10 +136,28 @@ def _inputs(config: Config, settings: ReportSettings) -> tuple[Any, ...]:
     return evidence, recorded, items, decisions
 
 
-def write_report(
-    config: Config, *, python: Path | None = None, html: bool = False, check: bool = False
-) -> ReportResult:
-    """Write the record (or check it with ``check=True``).
+@dataclass(frozen=True)
+class ReportRequest:
+    """What ``report`` is asked to do; each field is the option of the same parameter name,
+    so the command builds it from click's parsed parameters.
+
+    Attributes:
+        python: the audited interpreter (``--python``); default ``None``,
+            ``[tool.patchkeeper.report] python``, else the running one.
+        html: also write the record as one self-contained HTML page (``--html``); default
+            ``False``.
+        check: write nothing and compare the record with the evidence (``--check``);
+            default ``False``.
+    """
+
+    python: Path | None = None
+    html: bool = False
+    check: bool = False
+
+
+def write_report(config: Config, request: ReportRequest = ReportRequest()) -> ReportResult:
+    """Write the record (or check it with ``request.check``), as ``request`` says
+    (:class:`ReportRequest`; default: write it, for the configured interpreter).
 
     Raises:
         ConfigError: the decisions file is malformed.
@@ -147,6 +165,7 @@ def write_report(
         TargetError: the interpreter cannot be run (``report``; ``--check`` reports it).
         PatchFormatError: the series cannot be parsed.
     """
+    python, html, check = request.python, request.html, request.check
     if check:
         return _check(config, python, html)
     from patchkeeper.record.audit_md import record_html, record_markdown
