@@ -47,6 +47,25 @@ register_section(
 )
 
 
+@dataclass(frozen=True, kw_only=True)
+class PluginLocation:
+    """Where the plugin is when the command line says it (``--plugin``, ``--package``,
+    ``--patch-dir``, as :func:`patchkeeper.commands.options.plugin_options` hands them on),
+    overriding ``[tool.patchkeeper.runtime]``: the fields a runtime command's request shares.
+
+    Attributes:
+        plugin: the directory holding the plugin package; default ``None``, the configured
+            one.
+        package: the plugin's import package; default ``None``, the configured one.
+        patch_directory: the patch directory relative to the plugin root; default ``None``,
+            ``<package>/patch``.
+    """
+
+    plugin: Path | None = None
+    package: str | None = None
+    patch_directory: str | None = None
+
+
 @dataclass(frozen=True)
 class RuntimeSettings:
     """The resolved settings (absolute ``root``; other paths relative to it, POSIX)."""

@@ -74,7 +74,7 @@ class Steps:
     """The feature functions of the steps, each called as its command calls it:
     ``audit(config, to=, save_evidence=True)``, ``runtime_audit(config, old=, new=,
     save_evidence=True)``, ``decide(config)``, ``runtime_port(config,
-    RuntimePortRequest(old, new, write=True))``, ``port(config, PortRequest(to, source,
+    RuntimePortRequest(old=, new=, write=True))``, ``port(config, PortRequest(to, source,
     in_place=True, action=), save_evidence=True)``, ``report(config)``."""
 
     audit: Callable[..., Any]
@@ -415,7 +415,7 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
     from patchkeeper.runtime.port.runtime_port import RuntimePortRequest
     from patchkeeper.runtime.settings import resolve_settings
 
-    request = RuntimePortRequest(run.state.source, run.state.to, write=True)
+    request = RuntimePortRequest(old=run.state.source, new=run.state.to, write=True)
     result = run.steps.runtime_port(run.config, request)
     plugin = resolve_settings(run.config).root
     run.state.facts["runtime_conflicts"] = [

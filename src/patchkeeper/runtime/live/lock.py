@@ -37,7 +37,7 @@ from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED, resolve_al
 from patchkeeper.runtime.lookup.targets import tree_root
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
-from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.settings import PluginLocation, resolve_settings
 from patchkeeper.runtime.store.writes import write_files
 from patchkeeper.runtime.syntax.gates import release_label
 
@@ -169,30 +169,21 @@ def build_lock(
     return lock, unguarded, skipped
 
 
-@dataclass(frozen=True)
-class LockRequest:
+@dataclass(frozen=True, kw_only=True)
+class LockRequest(PluginLocation):
     """What ``runtime lock`` is asked to do; each field is the option of the same parameter
-    name (the plugin's location as :func:`patchkeeper.commands.options.plugin_options` hands
-    it on), so the command builds it from click's parsed parameters.
+    name, so the command builds it from click's parsed parameters; the plugin's location
+    as :class:`PluginLocation` says.
 
     Attributes:
         at: the audited upstream release (``--at``): a directory or a requirement
             ``NAME==VERSION``.
         output: the lock file (``--output``); default ``None``,
             ``<patch-directory>/patchkeeper.lock``.
-        plugin: the directory holding the plugin package (``--plugin``); default ``None``,
-            ``[tool.patchkeeper.runtime]``'s.
-        package: the plugin's import package (``--package``); default ``None``, the
-            configured one.
-        patch_directory: the patch directory relative to the plugin root (``--patch-dir``);
-            default ``None``, ``<package>/patch``.
     """
 
     at: str
     output: Path | None = None
-    plugin: Path | None = None
-    package: str | None = None
-    patch_directory: str | None = None
 
 
 def write_lock(config: Any | None, request: LockRequest) -> LockResult:

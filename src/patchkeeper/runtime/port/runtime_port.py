@@ -62,7 +62,7 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
 from patchkeeper.runtime.port.plan import port_plan
 from patchkeeper.runtime.port.results import RuntimePort
-from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.settings import PluginLocation, resolve_settings
 from patchkeeper.runtime.store.writes import refuse_links_out, write_files
 from patchkeeper.runtime.syntax.gates import release_label
 
@@ -127,11 +127,11 @@ def _write_output(output: Path, diff: str) -> None:
         ) from None
 
 
-@dataclass(frozen=True)
-class RuntimePortRequest:
+@dataclass(frozen=True, kw_only=True)
+class RuntimePortRequest(PluginLocation):
     """What ``runtime port`` is asked to do; each field is the option of the same parameter
-    name (the plugin's location as :func:`patchkeeper.commands.options.plugin_options` hands
-    it on), so the command builds it from click's parsed parameters.
+    name, so the command builds it from click's parsed parameters; the plugin's location
+    as :class:`PluginLocation` says.
 
     Attributes:
         old: the old upstream (``--from``): a directory or a requirement ``NAME==VERSION``.
@@ -139,21 +139,12 @@ class RuntimePortRequest:
         write: apply the diff to the plugin's files, atomically (``--write``); default
             ``False``, nothing of the plugin written.
         output: also write the diff to this file (``--output``); default ``None``.
-        plugin: the directory holding the plugin package (``--plugin``); default ``None``,
-            ``[tool.patchkeeper.runtime]``'s.
-        package: the plugin's import package (``--package``); default ``None``, the
-            configured one.
-        patch_directory: the patch directory relative to the plugin root (``--patch-dir``);
-            default ``None``, ``<package>/patch``.
     """
 
     old: str
     new: str
     write: bool = False
     output: Path | None = None
-    plugin: Path | None = None
-    package: str | None = None
-    patch_directory: str | None = None
 
 
 def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort:
