@@ -45,6 +45,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("patchkeeper/ledger/table.py", "--why"): _FEATURE,
     ("patchkeeper/port/session.py", "--to"): _FEATURE,
     ("patchkeeper/port/session.py", "--from"): _FEATURE,
+    ("patchkeeper/port/context.py", "--to"): _FEATURE,
+    ("patchkeeper/trees/tree.py", "--pristine"): _FEATURE,
     ("patchkeeper/start/init.py", "--ledger"): _FEATURE,
     ("patchkeeper/upgrade/run.py", "--to"): _FEATURE,
     ("patchkeeper/upgrade/run.py", "--from"): _FEATURE,

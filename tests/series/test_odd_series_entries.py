@@ -4,6 +4,7 @@ which line, and what to do; ``lint`` says it too."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 from helpers import Example
@@ -14,13 +15,21 @@ def test_an_entry_that_is_a_directory(cli, example: Example) -> None:
     (down / "patches" / "extra.patch").mkdir()
     series = down / "patches" / "series"
     series.write_text(series.read_text() + "extra.patch\n")
-    run = cli("audit", "--to", "../upstream/minihttp-1.1", cwd=down)
+    message = f"{series}:9: the series lists extra.patch, which is a directory, not a patch file"
+    hint = f"move the patch file to {down / 'patches' / 'extra.patch'} or fix the line"
+    run = cli("apply", "--target", str(example.target()), cwd=down)
     assert (run.code, run.out) == (2, "")
-    assert run.err == (
-        f"patchkeeper: error: {series}:9: the series lists extra.patch, which is a directory, "
-        "not a patch file\n"
-        f"  hint: move the patch file to {down / 'patches' / 'extra.patch'} or fix the line\n"
+    assert run.err == f"patchkeeper: error: {message}\n  hint: {hint}\n"
+    # the audit judges the rest of the series and gives the entry a verdict of its own
+    run = cli("audit", "--to", "../upstream/minihttp-1.1", "--json", cwd=down)
+    assert run.code == 2
+    (extra,) = [v for v in json.loads(run.out)["verdicts"] if v["name"] == "extra.patch"]
+    assert (extra["verdict"], extra["action"], extra["unreadable"]) == (
+        "unreadable",
+        "look",
+        message,
     )
+    assert extra["summary"].startswith(f"{message} ({hint}); ")
     run = cli("lint", cwd=down)
     assert run.code == 1
     assert run.out.splitlines()[0] == "patches/series:9: PK201 extra.patch is a directory"

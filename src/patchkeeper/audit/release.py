@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.audit.verdicts import unreadable_verdict
 from patchkeeper.config import Config
 from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.series.engine import Workspace
-from patchkeeper.series.load import load_series
+from patchkeeper.series.load import load_series_tolerant
 from patchkeeper.series.model import Patch
 from patchkeeper.trees.tree import (
     Tree,
@@ -64,13 +65,18 @@ def audit_release(config: Config, to: str, pristine: str | None = None) -> Audit
     ``pristine`` is the old pin's tree (directory or requirement); by default the configured
     ``pristine`` or ``upstream==pin``.
 
+    A patch file that cannot be read (missing, malformed) does not stop the audit: it gets
+    the verdict *unreadable* (:func:`patchkeeper.audit.verdicts.unreadable_verdict`) and
+    the rest of the series is judged without it.
+
     Raises:
-        PatchFormatError, FetchError: as their names say.
+        PatchFormatError: the series file cannot be read, or lists a patch twice.
+        FetchError: as its name says.
         TargetError: a tree cannot be had, or a patch path escapes it.
     """
     check_release_option(to, "--to", config.upstream, config.source)
     check_release_option(pristine, "--pristine", config.upstream, config.source)
-    series, patches = load_series(config)
+    series, patches, unreadable = load_series_tolerant(config)
     tree = spec_tree(to, config, "the new upstream (--to)")
     refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
     refuse_misplaced(tree, patches, "the new upstream (--to)", "--to")
@@ -78,7 +84,11 @@ def audit_release(config: Config, to: str, pristine: str | None = None) -> Audit
     old, note = pin_tree(config, tree, pristine, patches)
     ws = Workspace(tree.reader())
     pin = TreeSearch(old.base, old.label) if old is not None else None
-    verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
+    judged = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
+    # a patch that cannot be read gets its own verdict, in its place in the series
+    by_name = {v.name: v for v in judged}
+    by_name.update((name, unreadable_verdict(name, error)) for name, error in unreadable)
+    verdicts = [by_name[entry.name] for entry in series.entries if entry.name in by_name]
     result = AuditResult(
         series=str(series.path),
         pin=config.pin,

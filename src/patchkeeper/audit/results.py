@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from patchkeeper.audit.verdicts import GOOD, UPSTREAMED, PatchVerdict
+from patchkeeper.audit.verdicts import GOOD, UNREADABLE, UPSTREAMED, PatchVerdict
 
 
 @dataclass(frozen=True)
@@ -43,4 +43,8 @@ class AuditResult:
 
     @property
     def exit_code(self) -> int:
+        """2 when a patch file cannot be read (the others are judged all the same), else
+        1 when a patch needs work, else 0."""
+        if any(v.verdict == UNREADABLE for v in self.verdicts):
+            return 2
         return 0 if all(v.verdict in GOOD for v in self.verdicts) else 1

@@ -66,6 +66,7 @@ from patchkeeper.audit.upstreamed import (
     written_differently,
 )
 from patchkeeper.constants import WordEnum
+from patchkeeper.errors import PatchFormatError
 from patchkeeper.series.engine import (
     EXISTS,
     FileOutcome,
@@ -96,6 +97,7 @@ class Verdict(WordEnum):
     CONFLICT = "conflict"  # a hunk's pre-image is not there
     TARGET_GONE = "target gone"  # a file it changes no longer exists
     BLOCKED = "blocked"  # needs lines a failing earlier patch adds
+    UNREADABLE = "unreadable"  # the patch file cannot be read: missing or malformed
 
 
 CLEAN = Verdict.CLEAN
@@ -105,6 +107,7 @@ PARTIALLY_UPSTREAMED = Verdict.PARTIALLY_UPSTREAMED
 CONFLICT = Verdict.CONFLICT
 TARGET_GONE = Verdict.TARGET_GONE
 BLOCKED = Verdict.BLOCKED
+UNREADABLE = Verdict.UNREADABLE
 
 #: Verdicts that need no work: the series can move to the new pin as it is.
 GOOD = frozenset({CLEAN, OFFSET, UPSTREAMED})
@@ -143,6 +146,8 @@ class PatchVerdict:
         refresh: for a *conflict*, the evidence that git's three-way merge places every
             hunk with the patch's own lines unchanged (:mod:`patchkeeper.audit.refresh`),
             which makes the action *carry* (refresh it); ``""`` otherwise.
+        unreadable: for an *unreadable* patch, where and what is wrong in the file
+            (``"patches/x.patch:7: truncated hunk: ..."``); ``""`` otherwise.
     """
 
     name: str
@@ -159,6 +164,7 @@ class PatchVerdict:
     mentions: tuple[Mention, ...] = ()
     applied_upstream: str = ""
     refresh: str = ""
+    unreadable: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -960,8 +966,14 @@ def _with_header(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVer
 REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
 
 
+#: The reason to look at a patch file that cannot be read.
+UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
+
+
 def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     """What to do with a patch, and why in a few words: ``(action, reason)``."""
+    if verdict.verdict == UNREADABLE:
+        return LOOK, UNREADABLE_REASON
     if verdict.verdict in (CLEAN, OFFSET):
         return CARRY, "it applies"
     if verdict.verdict == UPSTREAMED:
@@ -1036,3 +1048,18 @@ def judge_unfinished(
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
     ctx = _Context(search, pin, version)
     return _with_header(patch, _judge(ws, patch, failed, ctx), ctx)
+
+
+def unreadable_verdict(name: str, error: PatchFormatError) -> PatchVerdict:
+    """The verdict on a patch whose file cannot be read (missing, malformed): *unreadable*,
+    action *look*, with the file, the line, what is wrong and what to do. The rest of the
+    series is judged without it."""
+    problem = f"{error.where() or name}: {error.message}"
+    hint = f" ({error.hint})" if error.hint else ""
+    verdict = PatchVerdict(
+        name,
+        UNREADABLE,
+        f"{problem}{hint}; the later patches were judged without it",
+        unreadable=problem,
+    )
+    return with_action(verdict)

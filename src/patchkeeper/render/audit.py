@@ -11,6 +11,7 @@ from patchkeeper.audit.verdicts import (
     OFFSET,
     PARTIALLY_UPSTREAMED,
     TARGET_GONE,
+    UNREADABLE,
     UPSTREAMED,
     PatchVerdict,
 )
@@ -20,7 +21,16 @@ from patchkeeper.render.terminal import tally
 
 def _counts_line(result: AuditResult) -> str:
     counts = result.counts
-    order = [CLEAN, OFFSET, UPSTREAMED, PARTIALLY_UPSTREAMED, CONFLICT, TARGET_GONE, BLOCKED]
+    order = [
+        CLEAN,
+        OFFSET,
+        UPSTREAMED,
+        PARTIALLY_UPSTREAMED,
+        CONFLICT,
+        TARGET_GONE,
+        BLOCKED,
+        UNREADABLE,
+    ]
     return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
 
 

@@ -36,6 +36,8 @@ from patchkeeper.series.model import (
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
     from unidiff import PatchedFile
 
+    from patchkeeper.series.parse_cache import ParseCache
+
 _ENCODING = "utf-8"
 _ERRORS = "surrogateescape"
 
@@ -1017,17 +1019,28 @@ def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
     return parse_patch(_read_patch_bytes(path), name=name or path.name, path=path, strip=strip)
 
 
-def load_patches(series: Series, default_strip: int, *, cache: bool = True) -> list[Patch]:
+def load_patches(
+    series: Series,
+    default_strip: int,
+    *,
+    cache: bool = True,
+    unreadable: list[tuple[str, PatchFormatError]] | None = None,
+) -> list[Patch]:
     """Read every patch a series lists, in order.
 
     With ``cache``, a patch whose exact bytes were parsed before (under the same name and
     strip level) is taken from the parse cache (:mod:`patchkeeper.series.parse_cache`)
     instead of being parsed again, and new parses are added to it.
 
+    With ``unreadable`` (a list), a listed patch that is missing or malformed is left out
+    and ``(name, error)`` appended to the list instead of raising, so the rest of the series
+    can still be judged (``audit``).
+
     Raises:
-        PatchFormatError: a listed patch is missing (naming the series line) or malformed.
+        PatchFormatError: a listed patch is missing (naming the series line) or malformed
+            (without ``unreadable``), or a patch is listed twice.
     """
-    from patchkeeper.series.parse_cache import ParseCache, content_key
+    from patchkeeper.series.parse_cache import ParseCache
 
     patches = []
     seen: dict[str, int] = {}
@@ -1043,29 +1056,39 @@ def load_patches(series: Series, default_strip: int, *, cache: bool = True) -> l
             )
         seen[entry.name] = entry.line_no
         strip = entry.strip if entry.strip is not None else default_strip
-        path, info = files.path(entry)
-        if store is None:
-            data = _read_patch_bytes(path)
-            patches.append(parse_patch(data, name=entry.name, path=path, strip=strip))
-            continue
-        remembered = store.unchanged(entry.name, info, strip)
-        patch = (
-            store.get(remembered, None, entry.name, path, strip) if remembered is not None else None
-        )
-        if remembered is not None and patch is not None:
-            key = remembered
-        else:
-            data = _read_patch_bytes(path)
-            key = content_key(data, entry.name, strip)
-            patch = store.get(key, data, entry.name, path, strip)
-            if patch is None:
-                patch = parse_patch(data, name=entry.name, path=path, strip=strip)
-                store.put(key, patch)
-        store.seen(entry.name, info, strip, key)
-        patches.append(patch)
+        try:
+            patches.append(_load_one(files, entry, strip, store))
+        except PatchFormatError as exc:
+            if unreadable is None:
+                raise
+            unreadable.append((entry.name, exc))
     if store is not None:
         store.save()
     return patches
+
+
+def _load_one(
+    files: _ListedFiles, entry: SeriesEntry, strip: int, store: ParseCache | None
+) -> Patch:
+    """One listed patch, parsed (or from the parse cache). Raises: PatchFormatError."""
+    from patchkeeper.series.parse_cache import content_key
+
+    path, info = files.path(entry)
+    if store is None:
+        return parse_patch(_read_patch_bytes(path), name=entry.name, path=path, strip=strip)
+    remembered = store.unchanged(entry.name, info, strip)
+    patch = store.get(remembered, None, entry.name, path, strip) if remembered is not None else None
+    if remembered is not None and patch is not None:
+        key = remembered
+    else:
+        data = _read_patch_bytes(path)
+        key = content_key(data, entry.name, strip)
+        patch = store.get(key, data, entry.name, path, strip)
+        if patch is None:
+            patch = parse_patch(data, name=entry.name, path=path, strip=strip)
+            store.put(key, patch)
+    store.seen(entry.name, info, strip, key)
+    return patch
 
 
 def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
@@ -1073,6 +1096,15 @@ def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
     cannot even look it up: a name longer than it allows)."""
     try:
         return (series.directory / entry.name).is_file()
+    except OSError:
+        return False
+
+
+def entry_is_directory(series: Series, entry: SeriesEntry) -> bool:
+    """Whether the path a series line names is a directory (``False`` when the file system
+    cannot look it up)."""
+    try:
+        return (series.directory / entry.name).is_dir()
     except OSError:
         return False
 

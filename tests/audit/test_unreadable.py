@@ -1,0 +1,97 @@
+"""One unreadable patch never costs the rest of the series its verdicts: it gets the verdict
+*unreadable* naming the file, the line, what is wrong and what to do, the other patches are
+judged without it, and ``audit`` exits 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from json_schema_check import output, schema_errors
+
+OLD = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n"
+NEW = OLD + "x = 1\n"
+
+ONE = """--- a/pkg/m.py
++++ b/pkg/m.py
+@@ -1,3 +1,3 @@
+ a = 1
+-b = 2
++b = 20
+ c = 3
+"""
+
+# truncated mid-hunk: its header promises three lines on each side, the file ends after two
+TWO = """Subject: truncated
+---
+--- a/pkg/m.py
++++ b/pkg/m.py
+@@ -3,3 +3,3 @@
+ c = 3
+-d = 4
+"""
+
+THREE = """--- a/pkg/m.py
++++ b/pkg/m.py
+@@ -3,3 +3,3 @@
+ c = 3
+-d = 4
++d = 40
+ e = 5
+"""
+
+
+def _downstream(root: Path) -> Path:
+    for version, text in (("1.0", OLD), ("1.1", NEW)):
+        (root / f"pkg-{version}" / "pkg").mkdir(parents=True)
+        (root / f"pkg-{version}" / "pkg" / "m.py").write_text(text)
+    downstream = root / "downstream"
+    (downstream / "patches").mkdir(parents=True)
+    for name, text in (("one.patch", ONE), ("two.patch", TWO), ("three.patch", THREE)):
+        (downstream / "patches" / name).write_text(text)
+    (downstream / "patches" / "series").write_text("one.patch\ntwo.patch\nthree.patch\n")
+    (downstream / "patchkeeper.toml").write_text(
+        'upstream = "pkg"\npin = "1.0"\nseries = "patches/series"\nstrip = 1\n'
+        'pristine = "../pkg-1.0"\n'
+    )
+    return downstream
+
+
+def test_a_truncated_patch_gets_its_own_verdict_and_the_rest_are_judged(
+    cli, tmp_path: Path
+) -> None:
+    downstream = _downstream(tmp_path)
+    run = cli("audit", "--to", "../pkg-1.1", "--json", cwd=downstream)
+    assert run.code == 2
+    data = output(run.out)  # valid against docs/json-schema.json
+    assert data["exit_code"] == 2
+    assert "error" not in data
+    problem = (
+        f"{downstream / 'patches' / 'two.patch'}:7: truncated hunk: the patch ends before "
+        "the line counts of its header are met"
+    )
+    assert [(v["name"], v["verdict"], v["action"], v["unreadable"]) for v in data["verdicts"]] == [
+        ("one.patch", "clean", "carry", ""),
+        ("two.patch", "unreadable", "look", problem),
+        ("three.patch", "clean", "carry", ""),
+    ]
+    assert data["verdicts"][1]["summary"] == (
+        f"{problem} (regenerate the patch; do not edit hunks by hand); the later patches "
+        "were judged without it; to do: look (the patch file cannot be read: fix it, then "
+        "audit again)"
+    )
+    # the schema knows the verdict: a verdict it does not list is refused
+    wrong = {**data, "verdicts": [{**data["verdicts"][1], "verdict": "garbled"}]}
+    assert schema_errors(wrong) == [
+        "verdicts/0/verdict: 'garbled' is not one of ['clean', 'offset', 'upstreamed', "
+        "'partially upstreamed', 'conflict', 'target gone', 'blocked', 'unreadable']"
+    ]
+    text = cli("audit", "--to", "../pkg-1.1", cwd=downstream)
+    assert text.code == 2
+    assert text.out.splitlines()[-1] == "3 patches: 2 clean, 1 unreadable"
+
+
+def test_a_readable_series_exits_as_before(cli, tmp_path: Path) -> None:
+    downstream = _downstream(tmp_path)
+    (downstream / "patches" / "series").write_text("one.patch\nthree.patch\n")
+    run = cli("audit", "--to", "../pkg-1.1", cwd=downstream)
+    assert (run.code, run.out.splitlines()[-1]) == (0, "2 patches: 2 clean")
