@@ -38,9 +38,11 @@ import argparse
 import ast
 import copy
 import difflib
+import io
 import subprocess
 import sys
 import time
+import tokenize
 from collections import Counter
 from pathlib import Path
 
@@ -358,7 +360,10 @@ def reproduce(
             "conflict" if kind == "conflict" else reproduced(entry, settings.root, newer, changed)
         )
         spans = codes(entry, audited.old, audited.new, trees, scanned.tree)
-        upstream = tuple(_code_lines(c.parsed if c else None) for c in spans[:2])
+        upstream = (
+            _code_tokens(spans[0].parsed if spans[0] else None),
+            _code_tokens(spans[1].parsed if spans[1] else None),
+        )
         out[port_outcome(entry, kind, verdict, settings.root, newer, changed, upstream)] += 1
         what = port_class(entry, audited, row, verdict, kind, settings.root, newer, new_version)
         classes.append((name, what, action.detail if action else ""))
@@ -403,6 +408,35 @@ def _code_lines(node: ast.AST | None) -> Counter:
     return Counter(line.strip() for line in ast.unparse(node).splitlines() if line.strip())
 
 
+def _code_tokens(node: ast.AST | None) -> list[str]:
+    """The Python tokens of a definition as :func:`_code_lines` writes it (layout aside)."""
+    if node is None:
+        return []
+    node = copy.deepcopy(node)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        node.name = "_"
+    text = ast.unparse(node)
+    skip = {tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    try:
+        found = tokenize.generate_tokens(io.StringIO(text).readline)
+        return [t.string for t in found if t.type not in skip and t.type != tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return text.split()
+
+
+def _token_edits(before: list[str], after: list[str]) -> tuple[Counter, Counter]:
+    """The tokens inserted and deleted from ``before`` to ``after`` (counted)."""
+    inserted: Counter = Counter()
+    deleted: Counter = Counter()
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            inserted.update(after[j1:j2])
+        if tag in ("replace", "delete"):
+            deleted.update(before[i1:i2])
+    return inserted, deleted
+
+
 def port_outcome(
     entry,
     kind: str,
@@ -410,18 +444,18 @@ def port_outcome(
     plugin: Path,
     newer: Path,
     changed,
-    upstream: tuple[Counter, Counter] = (Counter(), Counter()),
+    upstream: tuple[list[str], list[str]] = ([], []),
 ) -> str:
     """One of :data:`OUTCOMES` for a truth *update* entry: ``exact`` (what port wrote is the
     maintainers' new code, :func:`reproduced`); for a merge port reported clean, compared
-    line by line (:func:`_code_lines`) with the copy before, the maintainers' new copy and
-    ``upstream`` (the old and new upstream definitions' lines): ``clean, partial`` when
-    the maintainers' new copy has every line port added and none it deleted (they did
-    more); ``clean, not theirs`` when the rest is upstream's change faithfully applied
-    (each line port added is one the new upstream added, each line it deleted one the new
-    upstream deleted) but the maintainers did otherwise; ``clean, wrong`` when port wrote
-    a line neither upstream's change nor the maintainers' copy has, or deleted a line of
-    the copy that neither did (a wrong merge: the worst); ``clean but behind``,
+    with the copy before, the maintainers' new copy and ``upstream`` (the old and new
+    upstream definitions' tokens, :func:`_code_tokens`): ``clean, partial`` when the
+    maintainers' new copy has every line port added and none it deleted (they did more,
+    :func:`_code_lines`); ``clean, not theirs`` when port's edit is upstream's change
+    faithfully applied (every token it inserted upstream's change inserted, every token
+    it deleted upstream's change deleted, as often) but the maintainers did otherwise;
+    ``clean, wrong`` when port inserted or deleted tokens upstream's change did not (a line
+    added twice, a line of the copy lost: a wrong merge, the worst); ``clean but behind``,
     ``conflict``: flagged for a human; ``written, different``: a retarget or gate cut that
     is not the maintainers'; else port's action."""
     if verdict == "equal":
@@ -439,10 +473,11 @@ def port_outcome(
     after = _code_lines(_definition(plugin, replacement, changed.get(def_file)))
     theirs = _code_lines(_definition(newer, replacement))
     added, deleted = after - before, before - after
-    up_added, up_deleted = upstream[1] - upstream[0], upstream[0] - upstream[1]
-    faithful = all(up_added[k] >= n for k, n in added.items()) and all(
-        up_deleted[k] >= n for k, n in deleted.items()
-    )
+    mine = _code_tokens(_definition(plugin, replacement))
+    ported = _code_tokens(_definition(plugin, replacement, changed.get(def_file)))
+    inserted, removed = _token_edits(mine, ported)
+    up_inserted, up_removed = _token_edits(*upstream)
+    faithful = not (inserted - up_inserted) and not (removed - up_removed)
     agreed = all(theirs[k] >= after[k] for k in added) and all(
         theirs[k] < before[k] for k in deleted
     )

@@ -39,8 +39,8 @@ UPSTREAM = (
 )
 
 
-def _lines(text: str):
-    return history._code_lines(ast.parse(text).body[0])
+def _tokens(text: str):
+    return history._code_tokens(ast.parse(text).body[0])
 
 
 def _outcome(
@@ -54,7 +54,7 @@ def _outcome(
     newer = _release(tmp_path / "new", theirs)
     entry = PatchEntry("plug/p.py", 1, "plug.p", "<module>", "up.f", Mechanism.ASSIGNMENT,
                        replacement="plug.p:f")  # fmt: skip
-    upstream = (_lines(UPSTREAM[0]), _lines(UPSTREAM[1]))
+    upstream = (_tokens(UPSTREAM[0]), _tokens(UPSTREAM[1]))
     return history.port_outcome(
         entry, kind, verdict, plugin, newer, {"plug/p.py": merged}, upstream
     )

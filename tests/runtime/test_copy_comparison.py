@@ -13,8 +13,8 @@ from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit
 from patchkeeper.runtime.port import runtime_port as port
 
-KERN = """def triton_jit(fn):
-    return fn
+KERN = """def triton_jit(fn=None, **options):
+    return fn or (lambda f: f)
 
 
 @triton_jit
@@ -32,6 +32,12 @@ def shift(x, by):
     z = x + by
     return z
 """
+
+#: 2.0 changes the decorator of ``mm_q`` (and only that): the copy's must follow.
+MM_Q = {
+    "1.0": "\n\n@triton_jit\ndef mm_q(a, b):\n    return a * b\n",
+    "2.0": "\n\n@triton_jit(do_not_specialize=['b'])\ndef mm_q(a, b):\n    return a * b\n",
+}
 
 CONFIG = {
     "1.0": "class Config:\n    def __init__(self):\n        self.size = 1\n        self.name = 'cpu'\n",
@@ -83,7 +89,13 @@ class NpuConfig:
         return self.device
 
 
+@triton_jit
+def mm_q(a, b):
+    return a * b
+
+
 cup.kern.mm_k = mm_k
+cup.kern.mm_q = mm_q
 cup.kern.scale = npu_scale
 cup.kern.shift = shift
 cup.configs.Config = NpuConfig
@@ -122,7 +134,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             {
                 "pyproject.toml": f'[project]\nname = "cup"\nversion = "{version}"\n',
                 "cup/__init__.py": "",
-                "cup/kern.py": KERN,
+                "cup/kern.py": KERN + MM_Q[version],
                 "cup/configs.py": config,
             },
         )
@@ -152,6 +164,8 @@ def test_a_copy_is_compared_as_a_copy(work: Path) -> None:
     assert facts == [
         # @triton_jit above both definitions: not a decorator the copy removed
         ("cup.kern.mm_k", "assignment", "retain", ()),
+        # upstream changed mm_q's decorator
+        ("cup.kern.mm_q", "assignment", "update", ()),
         # npu_scale is scale under its own name, its signature wrapped over several lines
         ("cup.kern.scale", "assignment", "retain", ()),
         # a wrapper calls the original: its lines are not a copy's
@@ -161,10 +175,33 @@ def test_a_copy_is_compared_as_a_copy(work: Path) -> None:
     ]
 
 
-def test_port_does_not_merge_upstream_into_a_class_of_another_origin(work: Path) -> None:
+DECORATOR_DIFF = """--- a/cplug/patch/patch_kern.py
++++ b/cplug/patch/patch_kern.py
+@@ -45,7 +45,7 @@
+         return self.device
+ 
+ 
+-@triton_jit
++@triton_jit(do_not_specialize=['b'])
+ def mm_q(a, b):
+     return a * b
+ 
+"""
+
+
+def test_port_follows_the_decorators_and_leaves_a_class_of_another_origin(work: Path) -> None:
+    """The copy's decorator is part of the copy: upstream's new ``@triton_jit(...)`` is
+    written over the copy's old one (before: "already has the upstream change", the span
+    merged starting at ``def``); upstream's class is not merged into the plugin's own."""
     config = load_config(work / "plugin" / "pyproject.toml")
     result = port.port_runtime(config, port.RuntimePortRequest(**_options(work)))
     assert [(e.target, e.action, e.detail) for e in result.entries if e.decision == "update"] == [
+        (
+            "cup.kern.mm_q",
+            "merged",
+            "decorators of cplug/patch/patch_kern.py:49 rewritten as upstream's: @triton_jit -> "
+            "@triton_jit(do_not_specialize=['b'])",
+        ),
         (
             "cup.configs.Config",
             "by hand",
@@ -172,6 +209,6 @@ def test_port_does_not_merge_upstream_into_a_class_of_another_origin(work: Path)
             "cup.configs.Config (another kind of definition, or a class that neither derives "
             "from it nor keeps half its lines): nothing to merge; read it against upstream's "
             "change by hand",
-        )
+        ),
     ]
-    assert result.diff == ""
+    assert result.diff == DECORATOR_DIFF

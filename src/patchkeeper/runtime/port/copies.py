@@ -8,6 +8,7 @@ missed: *clean but behind*).
 
 from __future__ import annotations
 
+import ast
 import re
 import tempfile
 import textwrap
@@ -209,12 +210,82 @@ def merge_entry(
     else:
         where = (edits, tree, modules)
         done = _merge_pieces(entry, base, old_code, new_code, mine, written, labels, where)
+        done = _with_decorators(done, old_code, new_code, mine, edits)
         if done.action == MERGED and drift.outside_banners:
             what = done.detail.removesuffix(": clean")
             detail = f"{what}: clean but behind: {_behind(drift.outside_banners)}"
             done = _replace(done, action=BEHIND, detail=detail)
     edits.merges[key] = done
     return done
+
+
+def _decorator_sources(code: Code) -> list[tuple[str, str]]:
+    """``(ast.unparse, source text)`` of each decorator of a definition's span."""
+    node = code.parsed
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    out = []
+    for decorator in node.decorator_list:
+        source = ast.get_source_segment(code.text, decorator) or ast.unparse(decorator)
+        out.append((ast.unparse(decorator), source))
+    return out
+
+
+def _with_decorators(
+    done: PortedEntry, old_code: Code, new_code: Code, mine: Code, edits: Edits
+) -> PortedEntry:
+    """``done`` (the merge of the copy's body, which starts at its ``def``) with upstream's
+    change of the definition's decorators: the copy's decorators are part of the copy.
+    A decorator upstream changed (``@triton.jit`` -> ``@triton.jit(do_not_specialize=...)``)
+    that the copy carries as the old release wrote it is rewritten as the new release
+    writes it; one the copy already carries as the new release writes it needs nothing;
+    any other change of the decorators is left by hand. Unchanged decorators: ``done``."""
+    old, new = _decorator_sources(old_code), _decorator_sources(new_code)
+    if [u for u, _s in old] == [u for u, _s in new] or done.action not in (MERGED, NOTHING):
+        return done
+    have = set(mine.decorators)
+    changed = [(o, n) for o, n in zip(old, new, strict=False) if o[0] != n[0]]
+    lead = (
+        f"upstream changed the decorators of the copy at {mine.name}:{mine.start} "
+        f"({', '.join('@' + u for u, _s in old)} -> {', '.join('@' + u for u, _s in new)})"
+    )
+    if len(old) == len(new) and all(n[0] in have for _o, n in changed):
+        return done  # the copy already carries the new decorators
+    if len(old) != len(new) or not all(o[0] in have for o, _n in changed):
+        return _replace(done, action=LEFT, detail=f"{lead}: update the copy's by hand")
+    where = _copy_decorators(edits, mine)
+    if where is None:
+        return _replace(done, action=LEFT, detail=f"{lead}: update the copy's by hand")
+    for o, n in changed:
+        first, last, indent = where[o[0]]
+        if not edits.replace(mine.name, first, last, indent + "@" + n[1] + "\n"):
+            return _replace(done, action=LEFT, detail=f"{lead}: update the copy's by hand")
+    shown = ", ".join(f"@{o[0]} -> @{n[0]}" for o, n in changed)
+    if done.action == NOTHING:
+        detail = f"decorators of {mine.name}:{mine.start} rewritten as upstream's: {shown}"
+        return _replace(done, action=MERGED, detail=detail)
+    return _replace(done, detail=f"{done.detail}; decorators rewritten as upstream's: {shown}")
+
+
+def _copy_decorators(edits: Edits, mine: Code) -> dict[str, tuple[int, int, str]] | None:
+    """The copy's decorators in :meth:`Edits.original`'s lines: ``ast.unparse`` -> (first
+    line, last line, indentation); ``None`` when its definition is not found there."""
+    lines = edits.original(mine.name)
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        return None
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for node in ast.walk(tree):
+        if isinstance(node, kinds) and node.lineno == mine.start:
+            out = {}
+            for decorator in node.decorator_list:
+                text = lines[decorator.lineno - 1]
+                indent = text[: len(text) - len(text.lstrip())]
+                end = decorator.end_lineno or decorator.lineno
+                out[ast.unparse(decorator)] = (decorator.lineno, end, indent)
+            return out
+    return None
 
 
 def _behind(outside: tuple[str, ...]) -> str:
