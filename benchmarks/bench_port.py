@@ -342,6 +342,7 @@ import patchkeeper.port.rebase as rebase
 import patchkeeper.trees.tree as trees
 from patchkeeper.commands import port
 from patchkeeper.config import load_config
+from patchkeeper.port.request import PortRequest
 
 spent = defaultdict(float)
 calls = defaultdict(int)
@@ -366,7 +367,7 @@ timed(rebase, "refresh", "regenerating patches (git diff --no-index, check)")
 timed(trees, "read_file", "of which: reading tree files (read_file)")
 config = load_config(start=Path(sys.argv[1]))
 start = time.perf_counter()
-result = port.run(config, to=sys.argv[2])
+result = port.run(config, PortRequest(to=sys.argv[2]))
 total = time.perf_counter() - start
 print(json.dumps({"total": total, "spent": spent, "calls": calls, "counts": result.counts}))
 """

@@ -343,7 +343,7 @@ def fetch(source: str, suite: str, entry: Source) -> tuple[Path | None, str]:
         for other in SUITES:
             twin = root / other / source
             if entry.tarball and (twin / entry.tarball).is_file():
-                shutil.copytree(twin, scratch, dirs_exist_ok=True)
+                shutil.copytree(twin, scratch, symlinks=True, dirs_exist_ok=True)
                 os.rename(scratch, dest)
                 return dest / "debian", SHARED
         uri = archive_uri(suite)

@@ -45,6 +45,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("patchkeeper/ledger/table.py", "--why"): _FEATURE,
     ("patchkeeper/port/session.py", "--to"): _FEATURE,
     ("patchkeeper/port/session.py", "--from"): _FEATURE,
+    ("patchkeeper/port/context.py", "--to"): _FEATURE,
+    ("patchkeeper/trees/tree.py", "--pristine"): _FEATURE,
     ("patchkeeper/start/init.py", "--ledger"): _FEATURE,
     ("patchkeeper/upgrade/run.py", "--to"): _FEATURE,
     ("patchkeeper/upgrade/run.py", "--from"): _FEATURE,
@@ -169,3 +171,92 @@ def test_the_allowed_places_still_spell_the_option() -> None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
     assert sorted(set(ALLOWED) - spelt) == []
+
+
+#: The command modules whose ``run()`` still takes its feature's options one keyword each
+#: and hands them on by name (``check_branch(config, checkout=checkout, ...)``), each with
+#: the feature function it passes them to. A command given a request dataclass (``port``'s
+#: :class:`patchkeeper.port.request.PortRequest`) leaves this list; none joins it.
+PASSED_ON_BY_NAME: dict[str, set[str]] = {
+    "apply.py": {"apply_series"},
+    "audit.py": {"options dict"},
+    "check_branch.py": {"check_branch"},
+    "export.py": {"export_commit", "export_range"},
+    "import_.py": {"import_series"},
+    "ledger.py": {"write_ledger"},
+    "lint.py": {"lint_downstream"},
+    "report.py": {"write_report"},
+    "retire.py": {"retire"},
+    "runtime_audit.py": {"remembered.audit", "options dict"},
+    "runtime_check.py": {"check_live", "options dict"},
+    "runtime_inventory.py": {"remembered.inventory"},
+    "status.py": {"verify_series"},
+    "verify.py": {"verify_series", "options dict"},
+}
+
+
+def passed_on_by_name(tree: ast.Module) -> set[str]:
+    """Where the module's ``run()`` spells its own parameters again: a call that passes two
+    or more of them on under their own names (``to=to, source=source``), named by the
+    function called, and a dict literal that maps two or more of them to their names
+    (``{"to": to, "source": source}``, an options dict rebuilt for the evidence), named
+    ``"options dict"``."""
+    found: set[str] = set()
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "run"):
+            continue
+        args = node.args
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                same = [
+                    k.arg
+                    for k in sub.keywords
+                    if isinstance(k.value, ast.Name) and k.value.id == k.arg and k.arg in params
+                ]
+                if len(same) >= 2:
+                    found.add(ast.unparse(sub.func))
+            elif isinstance(sub, ast.Dict):
+                same = [
+                    key.value
+                    for key, value in zip(sub.keys, sub.values, strict=True)
+                    if isinstance(key, ast.Constant)
+                    and isinstance(value, ast.Name)
+                    and value.id == key.value
+                    and value.id in params
+                ]
+                if len(same) >= 2:
+                    found.add("options dict")
+    return found
+
+
+def test_a_command_hands_its_feature_one_request() -> None:
+    """A command's ``run()`` takes its feature's request whole; one that declares the
+    feature's keywords again and passes them on by name (or rebuilds them into a dict for
+    the evidence) spells each option twice more, and is found here."""
+    modules = _modules()
+    found = {
+        module.rpartition("/")[2]: names
+        for module, tree in modules.items()
+        if module.startswith("patchkeeper/commands/") and (names := passed_on_by_name(tree))
+    }
+    assert found == PASSED_ON_BY_NAME
+
+
+def test_the_pass_through_check_finds_one() -> None:
+    """The check above on a ``run()`` written the old way (each keyword declared, passed on
+    by name and rebuilt for the evidence) and on the same command given a request."""
+    old = ast.parse(
+        "def run(config, *, to=None, source=None, in_place=False, argv=None):\n"
+        "    result = port_series(config, to=to, source=source, in_place=in_place)\n"
+        '    values = {"to": to, "source": source}\n'
+        "    return result\n"
+    )
+    new = ast.parse(
+        "def run(config, request, *, argv=None):\n"
+        "    result = port_series(config, request)\n"
+        "    options = request_options(command, request, resume=False)\n"
+        "    return result\n"
+    )
+    assert passed_on_by_name(old) == {"port_series", "options dict"}
+    assert passed_on_by_name(new) == set()

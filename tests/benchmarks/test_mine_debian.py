@@ -9,6 +9,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 _SPEC = importlib.util.spec_from_file_location("mine_debian", BENCHMARKS / "mine_debian.py")
@@ -114,3 +116,41 @@ def test_served_pairs_skip_the_suites_the_archive_does_not_serve() -> None:
         ("foo", "forky", "sid")
     ]
     assert mine.served_pairs("foo", INDEXES, {"sid"}) == []
+
+
+def _entry(version: str) -> object:
+    return mine.Source(
+        "python-foo",
+        version,
+        "",
+        (),
+        "pool/main/p/python-foo",
+        f"python-foo_{version}.debian.tar.xz",
+        "3" * 64,
+    )
+
+
+def test_fetch_shares_a_version_with_its_symlinks_and_remembers_a_404(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path))
+    twin = tmp_path / "debian-series" / "trixie" / "python-foo"
+    (twin / "debian" / "patches").mkdir(parents=True)
+    (twin / "debian" / "patches" / "series").write_text("a.patch\n", encoding="utf-8")
+    (twin / "debian" / "foo.service").symlink_to("built-by-the-package.service")
+    (twin / "UPSTREAM-VERSION").write_text("2.0\n", encoding="utf-8")
+    (twin / "python-foo_2.0-1.debian.tar.xz").write_bytes(b"")
+
+    debian, how = mine.fetch("python-foo", "forky", _entry("2.0-1"))
+    assert how == mine.SHARED
+    assert debian == tmp_path / "debian-series" / "forky" / "python-foo" / "debian"
+    assert (debian / "patches" / "series").read_text(encoding="utf-8") == "a.patch\n"
+    assert str((debian / "foo.service").readlink()) == "built-by-the-package.service"
+    assert mine.fetch("python-foo", "forky", _entry("2.0-1")) == (debian, mine.CACHED)
+
+    marker = mine.missing_marker("python-foo", "bookworm")
+    marker.parent.mkdir(parents=True)
+    marker.write_text("1.0-1\n", encoding="utf-8")
+    # the same version in another suite is the same archive file: not asked for again
+    assert mine.fetch("python-foo", "bullseye", _entry("1.0-1")) == (None, mine.NOT_FOUND)
+    assert not (tmp_path / "debian-series" / "bullseye" / "python-foo").exists()

@@ -163,7 +163,7 @@ def test_a_copy_is_compared_as_a_copy(work: Path) -> None:
 
 def test_port_does_not_merge_upstream_into_a_class_of_another_origin(work: Path) -> None:
     config = load_config(work / "plugin" / "pyproject.toml")
-    result = port.port_runtime(config, **_options(work))
+    result = port.port_runtime(config, port.RuntimePortRequest(**_options(work)))
     assert [(e.target, e.action, e.detail) for e in result.entries if e.decision == "update"] == [
         (
             "cup.configs.Config",

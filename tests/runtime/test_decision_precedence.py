@@ -69,3 +69,11 @@ def test_the_new_upstream_equal_to_the_replacement_is_remove_before_migrate(
         "remove",
         "the new upstream implementation equals the replacement",
     )
+    # The facts the decision follows from, reported apart from it.
+    assert audited.facts == (
+        "activation: active",
+        "target: found at vllm.engine.step in the old release, found at vllm.engine.step in "
+        "the new one",
+        "upstream changed: body",
+        "the new upstream implementation equals the replacement",
+    )

@@ -167,6 +167,13 @@ def test_a_plugin_activated_by_its_import_or_console_script_is_never_removed_unr
         "activated by importing it or by its console scripts, and what its users import "
         "besides cannot be traced: find out whether it runs before removing it"
     )
+    assert dormant.facts == (
+        "activation: never imported (no import of mplug.dormant in the modules read; loading "
+        "untraced)",
+        "target: found at vllm.engine.run in the old release, found at vllm.engine.run in the "
+        "new one",
+        "upstream changed: nothing",
+    )
 
 
 def test_a_register_called_from_the_package_init_runs_on_any_import(
@@ -184,4 +191,52 @@ def test_a_register_called_from_the_package_init_runs_on_any_import(
             "call rplug.register (rplug/__init__.py:5)",
             "import rplug.hooks (rplug/__init__.py:2)",
         ),
+    )
+
+
+SPLUG = {
+    "pyproject.toml": (
+        '[project]\nname = "splug"\nversion = "1"\n\n'
+        '[project.entry-points."vllm.general_plugins"]\nops = "splug.ops:register_ops"\n'
+    ),
+    "splug/__init__.py": "",
+    "splug/ops.py": "def register_ops():\n    import splug.attention  # noqa: F401\n",
+    "splug/attention.py": (
+        "import torch\n"
+        "import vllm.engine\n"
+        "from vllm.layers import Attention\n\n\n"
+        "class BaseTpuAttention(Attention):\n"
+        "    pass\n\n\n"
+        "class TpuAttention(BaseTpuAttention):\n"
+        "    def __init__(self):\n"
+        "        vllm.engine.step = lambda x: x\n\n\n"
+        "class Helper(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        vllm.engine.run = lambda x: x\n"
+    ),
+}
+
+
+def test_a_method_of_a_class_the_upstream_builds_is_reached_with_its_module(
+    tmp_path: Path, upstream: tuple[str, str]
+) -> None:
+    # TpuAttention derives (through the plugin's BaseTpuAttention) from an upstream class:
+    # the upstream builds it and calls its __init__, which nothing in the plugin calls. A
+    # class of another library (torch) is not built by the upstream.
+    plugin = write(tmp_path / "splug", SPLUG)
+    inventory = take_inventory(None, plugin=plugin, package="splug")
+    found = {e.target: e.activation for e in inventory.entries if e.activation}
+    step, run = found["vllm.engine.step"], found["vllm.engine.run"]
+    assert (step.status.value, step.chain) == (
+        "active",
+        (
+            "entry point vllm.general_plugins:ops = splug.ops:register_ops (pyproject.toml)",
+            "import splug.attention (splug/ops.py:2)",
+            "class splug.attention.TpuAttention derives from upstream vllm.layers.Attention",
+            "method splug.attention.TpuAttention.__init__",
+        ),
+    )
+    assert (run.status.value, run.note) == (
+        "never-imported",
+        "splug.attention is imported but Helper.__init__ is never called from a reached scope",
     )

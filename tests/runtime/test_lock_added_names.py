@@ -90,7 +90,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _lock(work: Path, version: str) -> lock.LockResult:
     config = load_config(work / "plugin" / "pyproject.toml")
-    return lock.write_lock(config, at=str(work / f"cup-{version}"))
+    return lock.write_lock(config, lock.LockRequest(at=str(work / f"cup-{version}")))
 
 
 def test_a_name_the_plugin_adds_is_added_by_the_plugin_never_removed(work: Path) -> None:

@@ -17,7 +17,9 @@ from patchkeeper.runtime.live import lock
 
 def _lock(work: Path) -> Path:
     plugin = work / "plugin"
-    result = lock.write_lock(load_config(plugin / "pyproject.toml"), at=str(work / "upstream-1.0"))
+    result = lock.write_lock(
+        load_config(plugin / "pyproject.toml"), lock.LockRequest(at=str(work / "upstream-1.0"))
+    )
     assert (result.target_count, result.file_count) == (6, 4)
     # sub_kernel is in no release: the plugin adds it (allow_missing), nothing to guard
     added = "added by the plugin: 1.0 defines no such name; nothing upstream to guard"

@@ -21,9 +21,11 @@ def _run(work: Path, **options):
     plugin = work / "plugin"
     return port.port_runtime(
         load_config(plugin / "pyproject.toml"),
-        old=str(work / "upstream-1.0"),
-        new=str(work / "upstream-2.0"),
-        **options,
+        port.RuntimePortRequest(
+            old=str(work / "upstream-1.0"),
+            new=str(work / "upstream-2.0"),
+            **options,
+        ),
     )
 
 
@@ -163,8 +165,10 @@ def test_port_cuts_the_version_gates_and_writes_the_reviewed_release(runtime_tre
     work = runtime_trees / "update"
     result = port.port_runtime(
         load_config(work / "upplug" / "pyproject.toml"),
-        old=str(work / "upup-1.0"),
-        new=str(work / "upup-2.0"),
+        port.RuntimePortRequest(
+            old=str(work / "upup-1.0"),
+            new=str(work / "upup-2.0"),
+        ),
     )
     gates = [(e.file, e.line, e.action, e.detail) for e in result.entries if e.decision == "gate"]
     assert gates == [

@@ -233,8 +233,10 @@ def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
     _write(tmp_path / "plugin", files)
     return port.port_runtime(
         load_config(tmp_path / "plugin" / "pyproject.toml"),
-        old=str(tmp_path / "vup-1.0"),
-        new=str(tmp_path / "vup-2.0"),
+        port.RuntimePortRequest(
+            old=str(tmp_path / "vup-1.0"),
+            new=str(tmp_path / "vup-2.0"),
+        ),
     )
 
 

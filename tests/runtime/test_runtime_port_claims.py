@@ -125,8 +125,10 @@ def _port(base: Path, monkeypatch: pytest.MonkeyPatch, patches: dict[str, str]):
     make(base, monkeypatch, patches)
     return port.port_runtime(
         load_config(base / "plugin" / "pyproject.toml"),
-        old=str(base / "cup-1.0"),
-        new=str(base / "cup-2.0"),
+        port.RuntimePortRequest(
+            old=str(base / "cup-1.0"),
+            new=str(base / "cup-2.0"),
+        ),
     )
 
 

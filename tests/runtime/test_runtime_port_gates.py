@@ -194,8 +194,10 @@ def test_port_cuts_gates_settles_layout_and_keeps_the_gated_copy(
     _write(tmp_path / "plugin", PLUGIN_FILES)
     result = port.port_runtime(
         load_config(tmp_path / "plugin" / "pyproject.toml"),
-        old=str(tmp_path / "vup-1.0"),
-        new=str(tmp_path / "vup-2.0"),
+        port.RuntimePortRequest(
+            old=str(tmp_path / "vup-1.0"),
+            new=str(tmp_path / "vup-2.0"),
+        ),
     )
     assert [(e.file, e.line, e.target, e.action, e.detail) for e in result.entries] == [
         (

@@ -39,9 +39,11 @@ def _tree(root: Path) -> dict[str, bytes]:
 def _port(tmp_path: Path, plugin: Path, write: bool) -> port.RuntimePort:
     return port.port_runtime(
         load_config(plugin / "pyproject.toml"),
-        old=str(tmp_path / "vup-1.0"),
-        new=str(tmp_path / "vup-2.0"),
-        write=write,
+        port.RuntimePortRequest(
+            old=str(tmp_path / "vup-1.0"),
+            new=str(tmp_path / "vup-2.0"),
+            write=write,
+        ),
     )
 
 

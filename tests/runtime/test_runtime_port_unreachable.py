@@ -120,8 +120,10 @@ def test_port_deletes_the_code_after_an_early_return_the_new_release_takes(
     _write(tmp_path / "plugin", PLUGIN_FILES)
     result = port.port_runtime(
         load_config(tmp_path / "plugin" / "pyproject.toml"),
-        old=str(tmp_path / "vup-1.0"),
-        new=str(tmp_path / "vup-2.0"),
+        port.RuntimePortRequest(
+            old=str(tmp_path / "vup-1.0"),
+            new=str(tmp_path / "vup-2.0"),
+        ),
     )
     assert [(e.line, e.target, e.action, e.detail) for e in result.entries] == [
         (

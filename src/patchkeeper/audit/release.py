@@ -16,10 +16,12 @@ from patchkeeper.config import Config
 from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series_tolerant
+from patchkeeper.series.model import Patch
 from patchkeeper.trees.tree import (
     Tree,
     check_paths,
     pristine_for,
+    refuse_misplaced,
     refuse_unpacked_parent,
     spec_tree,
 )
@@ -27,9 +29,13 @@ from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None, str | None]:
+def pin_tree(
+    config: Config, tree: Tree, spec: str | None, patches: list[Patch] | None = None
+) -> tuple[Tree | None, str | None]:
     """The old pin's tree: ``--pristine`` (``spec``), else the configured ``pristine``, else
-    ``upstream==pin`` fetched (:func:`patchkeeper.trees.tree.pristine_for`).
+    ``upstream==pin`` fetched (:func:`patchkeeper.trees.tree.pristine_for`). A ``spec``
+    directory holding none of ``patches``' files while another tree nearby does is refused
+    (:func:`patchkeeper.trees.tree.refuse_misplaced`).
 
     Returns:
         ``(tree, None)``, or ``(None, why)`` when none is configured or it cannot be had
@@ -41,6 +47,8 @@ def pin_tree(config: Config, tree: Tree, spec: str | None) -> tuple[Tree | None,
     if spec is not None:
         given = spec_tree(spec, config, "the pristine reference (--pristine)")
         refuse_unpacked_parent(given, "the pristine reference (--pristine)", "pass --pristine {}")
+        if patches is not None:
+            refuse_misplaced(given, patches, "the pristine reference (--pristine)", "--pristine")
         return given, None
     try:
         pristine = pristine_for(config, tree, None)
@@ -71,8 +79,9 @@ def audit_release(config: Config, to: str, pristine: str | None = None) -> Audit
     series, patches, unreadable = load_series_tolerant(config)
     tree = spec_tree(to, config, "the new upstream (--to)")
     refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
+    refuse_misplaced(tree, patches, "the new upstream (--to)", "--to")
     check_paths(tree, patches)
-    old, note = pin_tree(config, tree, pristine)
+    old, note = pin_tree(config, tree, pristine, patches)
     ws = Workspace(tree.reader())
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)

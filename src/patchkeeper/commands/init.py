@@ -3,36 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from patchkeeper.commands.cli import emit
-from patchkeeper.commands.options import json_option, tag_option, upstream_option
-from patchkeeper.start.init import LEDGER_FILE, InitResult
+from patchkeeper.commands.options import json_option, request_from, tag_option, upstream_option
+from patchkeeper.start.init import InitRequest, InitResult
 from patchkeeper.start.init import init as start
 
 
-def run(
-    root: Path,
-    *,
-    upstream: str | None = None,
-    patches: Path | None = None,
-    tag: str | None = None,
-    ledger: str = LEDGER_FILE,
-    directory: str = "",
-) -> InitResult:
+def run(root: Path, request: InitRequest) -> InitResult:
     """Detect the series form in ``root``, find the pin, write the configuration and ledger.
 
     Raises: as :func:`patchkeeper.start.init.init`.
     """
-    return start(
-        root.resolve(),
-        upstream=upstream,
-        patches=patches,
-        tag=tag,
-        ledger=ledger,
-        directory=directory,
-    )
+    return start(root.resolve(), request)
 
 
 @click.command("init")
@@ -50,34 +36,18 @@ def run(
 @tag_option("Make the series from this git checkout's commits since TAG.")
 @click.option(
     "--ledger",
-    "ledger_file",
-    default="PATCHES.md",
+    default=InitRequest.ledger,
     show_default=True,
     help="The ledger file to write (file in the [ledger] table of the patchkeeper.toml written).",
 )
 @click.option(
     "--directory",
-    "directory",
-    default="",
+    default=InitRequest.directory,
     help="The directory inside the upstream tree that patch paths are relative to "
     "(directory in the patchkeeper.toml written; default: the tree's root).",
 )
 @json_option
-def command(
-    upstream: str | None,
-    patches: Path | None,
-    tag: str | None,
-    ledger_file: str,
-    directory: str,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Start a downstream here from a quilt, Debian or git series; never overwrites."""
-    result = run(
-        Path.cwd(),
-        upstream=upstream,
-        patches=patches,
-        tag=tag,
-        ledger=ledger_file,
-        directory=directory,
-    )
-    emit(result, as_json)
+    emit(run(Path.cwd(), request_from(ctx, InitRequest)), as_json)

@@ -8,11 +8,12 @@ The evidence of what a command was given is read from click's parsed parameters
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -25,6 +26,8 @@ from patchkeeper.commands.cli import (
 )
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+#: A feature's request: a frozen dataclass built from a command's parsed parameters.
+Request = TypeVar("Request")
 
 #: How an option naming one upstream release says what it takes; ``--help`` writes the
 #: configured upstream for ``PROJECT`` (:func:`patchkeeper.main.spell_help`).
@@ -159,6 +162,35 @@ def spelt(command: click.Command, values: Mapping[str, object]) -> dict[str, obj
     """
     names = {param.name: param.opts[-1] for param in command.params if param.opts}
     return {names[name]: value for name, value in values.items()}
+
+
+def request_from(ctx: click.Context, kind: type[Request], **fixed: object) -> Request:
+    """The feature's request ``kind`` (a dataclass whose fields are named after the
+    command's parameters) built from the parameters click parsed: each field takes the
+    parameter of its name; ``fixed`` gives the fields no parameter of that name holds
+    (``action=``, or a mapping such as :func:`plugin_options`' ``plugin_location``), and
+    wins over a parameter. A field neither names keeps its default.
+
+    Raises:
+        TypeError: ``fixed`` names no field of ``kind``.
+    """
+    names = {field.name for field in dataclasses.fields(kind)}  # type: ignore[arg-type]
+    values = {name: value for name, value in ctx.params.items() if name in names}
+    return kind(**{**values, **fixed})
+
+
+def request_options(command: click.Command, request: Any, **extra: object) -> dict[str, object]:
+    """The fields of ``request`` (a dataclass, :func:`dataclasses.asdict`) and ``extra``
+    (values of parameters no field holds, such as ``resume``) that are options of
+    ``command``, keyed by each option's name on the command line and in the command's order
+    (``{"--to": "x", "--in-place": True}``): the options an evidence command keeps when it
+    is run from Python (:func:`patchkeeper.commands.common.command_line`)."""
+    values = {**dataclasses.asdict(request), **extra}
+    return {
+        param.opts[-1]: values[param.name]
+        for param in command.params
+        if param.opts and param.name in values
+    }
 
 
 def plugin_values(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -29,12 +30,14 @@ from patchkeeper.commands.options import (
     markdown_option,
     output_option,
     refuse_resume_with,
+    request_from,
+    request_options,
     resume_options,
     save_evidence_option,
-    spelt,
     to_option,
 )
 from patchkeeper.config import Config
+from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import PortResult
 from patchkeeper.port.session import port_series
 from patchkeeper.record import evidence_store
@@ -42,53 +45,25 @@ from patchkeeper.record import evidence_store
 
 def run(
     config: Config,
+    request: PortRequest,
     *,
-    to: str | None = None,
-    source: str | None = None,
-    in_place: bool = False,
-    retire: bool = False,
-    upstream_repo: Path | None = None,
-    output: Path | None = None,
-    action: str = "port",
     argv: Sequence[str] | None = None,
     save_evidence: bool = False,
 ) -> PortResult:
-    """``port`` (``action="port"``), ``port --continue`` or ``port --abort``; the result of a
-    port or a ``--continue`` is kept in the evidence store, with ``argv`` (the command line;
-    default: the one that asks for this port).
+    """``port`` (``request.action == "port"``), ``port --continue`` or ``port --abort``; the
+    result of a port or a ``--continue`` is kept in the evidence store, with ``argv`` (the
+    command line; default: the one that asks for ``request``).
 
     Raises: as :func:`patchkeeper.port.session.port_series`.
     """
-    result = port_series(
-        config,
-        to=to,
-        source=source,
-        in_place=in_place,
-        retire=retire,
-        upstream_repo=upstream_repo,
-        output=output,
-        action=action,
-    )
-    if action == "abort":
+    result = port_series(config, request)
+    if request.action == "abort":
         return result
-    values = {
-        "to": to,
-        "source": source,
-        "in_place": in_place,
-        "output": output,
-        "retire": retire,
-        "upstream_repo": upstream_repo,
-        "resume": action == "continue",
-    }
-    options = spelt(command, values)
+    options = request_options(command, request, resume=request.action == "continue")
     evidence_store.keep(
         config, "port", result, command_line(["port"], options, argv), save_evidence
     )
     return result
-
-
-#: The options that start a port: a ``--continue`` or ``--abort`` takes none of them.
-STARTING = ("to", "source", "in_place", "output", "retire", "upstream_repo")
 
 
 @click.command("port")
@@ -115,33 +90,12 @@ STARTING = ("to", "source", "in_place", "output", "retire", "upstream_repo")
 @json_option
 @click.pass_context
 def command(
-    ctx: click.Context,
-    to: str | None,
-    source: str | None,
-    in_place: bool,
-    output: Path | None,
-    retire: bool,
-    upstream_repo: Path | None,
-    resume: bool,
-    abort: bool,
-    markdown: Path | None,
-    save_evidence: bool,
-    as_json: bool,
+    ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
 ) -> None:
     """Carry the series to a new upstream release: refresh, merge, retire; stop at conflicts."""
     settings = ctx.find_object(Settings)
     assert settings is not None
-    action = refuse_resume_with(ctx, STARTING, "the port") or "port"
-    result = run(
-        settings.config(),
-        to=to,
-        source=source,
-        in_place=in_place,
-        retire=retire,
-        upstream_repo=upstream_repo,
-        output=output,
-        action=action,
-        argv=ARGV,
-        save_evidence=save_evidence,
-    )
+    action = refuse_resume_with(ctx, PortRequest.starting(), "the port") or "port"
+    request = request_from(ctx, PortRequest, action=action)
+    result = run(settings.config(), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json, markdown)

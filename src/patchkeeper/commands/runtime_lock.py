@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -16,36 +15,22 @@ from patchkeeper.commands.options import (
     option_name,
     output_option,
     plugin_options,
+    request_from,
 )
 from patchkeeper.config import Config
-from patchkeeper.runtime.live.lock import LockResult, write_lock
+from patchkeeper.runtime.live.lock import LockRequest, LockResult, write_lock
 from patchkeeper.upstream.requirements import check_release_option
 
 
-def run(
-    config: Config | None,
-    *,
-    at: str,
-    output: Path | None = None,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
-) -> LockResult:
-    """Write the plugin's lock file at the upstream release ``at`` (a directory or
-    ``vllm==X``) to ``output`` (default: ``<patch-directory>/patchkeeper.lock``).
+def run(config: Config | None, request: LockRequest) -> LockResult:
+    """Write the plugin's lock file at the upstream release ``request.at`` (a directory or
+    ``vllm==X``) to ``request.output`` (default: ``<patch-directory>/patchkeeper.lock``).
 
     Raises: as :func:`patchkeeper.runtime.live.lock.write_lock`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
-    check_release_option(at, option_name(command, "at"), upstream, source)
-    return write_lock(
-        config,
-        at=at,
-        output=output,
-        plugin=plugin,
-        package=package,
-        patch_directory=patch_directory,
-    )
+    check_release_option(request.at, option_name(command, "at"), upstream, source)
+    return write_lock(config, request)
 
 
 @click.command("lock")
@@ -53,13 +38,11 @@ def run(
 @output_option("The lock file.")
 @plugin_options
 @json_option
-@click.pass_obj
+@click.pass_context
 def command(
-    settings: Settings,
-    at: str,
-    output: Path | None,
-    plugin_location: dict[str, Any],
-    as_json: bool,
+    ctx: click.Context, /, plugin_location: dict[str, Any], as_json: bool, **_: Any
 ) -> None:
     """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
-    emit(run(settings.config(), at=at, output=output, **plugin_location), as_json)
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    emit(run(settings.config(), request_from(ctx, LockRequest, **plugin_location)), as_json)

@@ -3,7 +3,6 @@ unified diff (merged copies, moved targets, headers), written to the plugin with
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -16,43 +15,25 @@ from patchkeeper.commands.options import (
     option_name,
     output_option,
     plugin_options,
+    request_from,
     to_option,
 )
 from patchkeeper.config import Config
-from patchkeeper.runtime.port.runtime_port import RuntimePort, port_runtime
+from patchkeeper.runtime.port.runtime_port import RuntimePort, RuntimePortRequest, port_runtime
 from patchkeeper.upstream.requirements import check_release_option
 
 
-def run(
-    config: Config | None,
-    *,
-    old: str,
-    new: str,
-    write: bool = False,
-    output: Path | None = None,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
-) -> RuntimePort:
-    """Port the plugin's runtime patches from upstream ``old`` to ``new`` (directories or
-    requirements); ``write`` applies the diff to the plugin's files atomically, ``output``
-    also writes it to a file.
+def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
+    """Port the plugin's runtime patches from upstream ``request.old`` to ``request.new``
+    (directories or requirements); ``request.write`` applies the diff to the plugin's files
+    atomically, ``request.output`` also writes it to a file.
 
     Raises: as :func:`patchkeeper.runtime.port.runtime_port.port_runtime`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
-    check_release_option(old, option_name(command, "old"), upstream, source)
-    check_release_option(new, option_name(command, "new"), upstream, source)
-    return port_runtime(
-        config,
-        old=old,
-        new=new,
-        write=write,
-        output=output,
-        plugin=plugin,
-        package=package,
-        patch_directory=patch_directory,
-    )
+    check_release_option(request.old, option_name(command, "old"), upstream, source)
+    check_release_option(request.new, option_name(command, "new"), upstream, source)
+    return port_runtime(config, request)
 
 
 @click.command("port")
@@ -62,16 +43,12 @@ def run(
 @output_option("Diff file.")
 @plugin_options
 @json_option
-@click.pass_obj
+@click.pass_context
 def command(
-    settings: Settings,
-    old: str,
-    new: str,
-    write: bool,
-    output: Path | None,
-    plugin_location: dict[str, Any],
-    as_json: bool,
+    ctx: click.Context, /, plugin_location: dict[str, Any], as_json: bool, **_: Any
 ) -> None:
     """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
-    result = run(settings.config(), old=old, new=new, write=write, output=output, **plugin_location)
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    result = run(settings.config(), request_from(ctx, RuntimePortRequest, **plugin_location))
     emit(result, as_json)

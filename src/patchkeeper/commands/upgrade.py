@@ -12,6 +12,7 @@ Exit 0 when the upgrade is done (or aborted), 1 while a conflict waits.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -24,10 +25,12 @@ from patchkeeper.commands.options import (
     json_option,
     markdown_option,
     refuse_resume_with,
+    request_from,
     resume_options,
     to_option,
 )
 from patchkeeper.config import Config
+from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.results import UpgradeResult
 from patchkeeper.upgrade.run import Steps, upgrade
 
@@ -42,19 +45,13 @@ STEPS = Steps(
 )
 
 
-def run(
-    config: Config,
-    *,
-    to: str | None = None,
-    source: str | None = None,
-    branch: str | None = None,
-    action: str = "upgrade",
-) -> UpgradeResult:
-    """``upgrade`` (``action="upgrade"``), ``upgrade --continue`` or ``upgrade --abort``.
+def run(config: Config, request: UpgradeRequest) -> UpgradeResult:
+    """``upgrade`` (``request.action == "upgrade"``), ``upgrade --continue`` or ``upgrade
+    --abort``.
 
     Raises: as :func:`patchkeeper.upgrade.run.upgrade`.
     """
-    return upgrade(config, STEPS, to=to, source=source, branch=branch, action=action)
+    return upgrade(config, STEPS, request)
 
 
 @click.command("upgrade")
@@ -68,19 +65,10 @@ def run(
 @markdown_option("Also write the report as Markdown, for a pull request.")
 @json_option
 @click.pass_context
-def command(
-    ctx: click.Context,
-    to: str | None,
-    source: str | None,
-    branch: str | None,
-    resume: bool,
-    abort: bool,
-    markdown: Path | None,
-    as_json: bool,
-) -> None:
+def command(ctx: click.Context, /, markdown: Path | None, as_json: bool, **_: Any) -> None:
     """Audit, decide, port and record an upgrade in one go; say what is left for a person."""
     settings = ctx.find_object(Settings)
     assert settings is not None
-    action = refuse_resume_with(ctx, ("to", "source", "branch"), "the upgrade") or "upgrade"
-    result = run(settings.config(), to=to, source=source, branch=branch, action=action)
+    action = refuse_resume_with(ctx, UpgradeRequest.starting(), "the upgrade") or "upgrade"
+    result = run(settings.config(), request_from(ctx, UpgradeRequest, action=action))
     emit(result, as_json, markdown)

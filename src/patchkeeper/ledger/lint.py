@@ -40,7 +40,12 @@ from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_set
 from patchkeeper.ledger.table import read_preamble
 from patchkeeper.series.headers import Headers, parse_headers
 from patchkeeper.series.model import ADDED, Patch
-from patchkeeper.series.parse import entry_file_exists, parse_patch, parse_series
+from patchkeeper.series.parse import (
+    entry_file_exists,
+    entry_is_directory,
+    parse_patch,
+    parse_series,
+)
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
 #: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
@@ -315,9 +320,7 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             continue
         seen[entry.name] = entry.line_no
         if not entry_file_exists(series, entry):
-            missing = (
-                "is a directory" if (series.directory / entry.name).is_dir() else "does not exist"
-            )
+            missing = "is a directory" if entry_is_directory(series, entry) else "does not exist"
             out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} {missing}"))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)

@@ -18,7 +18,13 @@ from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import load_patches, parse_series
-from patchkeeper.trees.tree import Tree, check_paths, refuse_unpacked_parent, spec_tree
+from patchkeeper.trees.tree import (
+    Tree,
+    check_paths,
+    refuse_misplaced,
+    refuse_unpacked_parent,
+    spec_tree,
+)
 
 
 @dataclass
@@ -92,6 +98,7 @@ def build_context(
     new = spec_tree(state.new, config, "the new upstream (--to)")
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
+    refuse_misplaced(new, patches, "the new upstream (--to)", "--to")
     check_paths(old, patches)
     check_paths(new, patches)
     new_version = tree_version(new)

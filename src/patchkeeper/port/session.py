@@ -30,6 +30,7 @@ from patchkeeper.port.memo import Memo, memo_key
 from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import check_output
 from patchkeeper.port.rebase import Rebase, Step
+from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import ABORTED, PortResult
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import (
@@ -47,26 +48,13 @@ from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def port_series(
-    config: Config,
-    *,
-    to: str | None = None,
-    source: str | None = None,
-    in_place: bool = False,
-    retire: bool = False,
-    upstream_repo: Path | None = None,
-    output: Path | None = None,
-    action: str = "port",
-) -> PortResult:
-    """Start a port (``action="port"``), go on with one stopped at a conflict
+def port_series(config: Config, request: PortRequest) -> PortResult:
+    """Start a port (``request.action == "port"``), go on with one stopped at a conflict
     (``"continue"``) or drop it (``"abort"``), under the downstream's lock, after rolling back
     any journaled write cut short (the port's own, a ``retire``'s or the ledger's).
 
-    ``to`` and ``source`` are the new and the old pin (a requirement ``NAME==VERSION`` or a
-    directory; ``source`` defaults to the configured pin); ``output`` is the new series'
-    directory (default: beside the series directory, named after the new pin), unless
-    ``in_place``; ``retire`` records retirements in the ledger (with ``in_place`` only);
-    ``upstream_repo`` is a git checkout of the upstream whose history is the evidence.
+    ``request`` says the new and the old pin, where the new series goes, whether retirements
+    are recorded and which upstream history is the evidence (:class:`PortRequest`).
 
     Returns:
         The port's result: ``done`` (the new series written, the work directory removed),
@@ -85,13 +73,13 @@ def port_series(
     with locked(config.root, config.lock_timeout, "the downstream's port"):
         recover(work.journal, config.root)
         recover(journal_dir(config), config.root)  # a retire or ledger write cut short
-        if action == "abort":
+        if request.action == "abort":
             state = work.load()
             work.remove()
             return PortResult("abort", ABORTED, state.series, work_dir=str(work.root))
-        if action == "continue":
+        if request.action == "continue":
             return _continue(config, work)
-        return _start(config, work, to, source, in_place, retire, upstream_repo, output)
+        return _start(config, work, request)
 
 
 def _evidence(ctx: PortContext, step: Step) -> Step:
@@ -239,16 +227,9 @@ def _shown(path: Path, root: Path) -> str:
 # --------------------------------------------------------------------------- starting and going on
 
 
-def _start(
-    config: Config,
-    work: WorkDir,
-    to: str | None,
-    source: str | None,
-    in_place: bool,
-    retire: bool,
-    upstream_repo: Path | None,
-    output: Path | None,
-) -> PortResult:
+def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
+    to, source, in_place, retire = request.to, request.source, request.in_place, request.retire
+    upstream_repo, output = request.upstream_repo, request.output
     if work.exists:
         work.load()
         raise PortStateError(

@@ -1100,6 +1100,15 @@ def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
         return False
 
 
+def entry_is_directory(series: Series, entry: SeriesEntry) -> bool:
+    """Whether the path a series line names is a directory (``False`` when the file system
+    cannot look it up)."""
+    try:
+        return (series.directory / entry.name).is_dir()
+    except OSError:
+        return False
+
+
 def listed_patch(
     series: Series, entry: SeriesEntry, real_dirs: dict[str, str] | None = None
 ) -> Path:

@@ -105,30 +105,44 @@ class InitResult:
         return 0
 
 
-def init(
-    root: Path,
-    *,
-    upstream: str | None = None,
-    patches: Path | None = None,
-    tag: str | None = None,
-    ledger: str = LEDGER_FILE,
-    directory: str = "",
-) -> InitResult:
-    """Make ``root`` (absolute) a downstream: detect its series, find its pin, write the
-    configuration and the ledger (and the series, for the forms that have none).
+@dataclass(frozen=True)
+class InitRequest:
+    """What ``init`` is asked to do; each field is the ``init`` option of the same parameter
+    name, so the command builds it from click's parsed parameters.
 
-    Args:
-        upstream: ``--upstream NAME==VERSION``; default: read from the tree's metadata.
-        patches: ``--patches``: the series file or the patch directory to use.
-        tag: ``--tag``: make the series from the git commits since this tag.
-        ledger: the ledger file, relative to ``root``.
-        directory: the directory inside the upstream tree patch paths are relative to.
+    Attributes:
+        upstream: ``--upstream NAME==VERSION``, the upstream and the pin; default ``None``,
+            read from the tree's metadata (debian/changelog, PKG-INFO, pyproject.toml, a git
+            tag).
+        patches: ``--patches``, the series file or the patch directory to use; default
+            ``None``, found in the directory.
+        tag: ``--tag``, make the series from the git commits since this tag; default
+            ``None``.
+        ledger: ``--ledger``, the ledger file written, relative to the downstream; default
+            :data:`LEDGER_FILE`.
+        directory: ``--directory``, the directory inside the upstream tree that patch paths
+            are relative to; default ``""``, the tree's root.
+    """
+
+    upstream: str | None = None
+    patches: Path | None = None
+    tag: str | None = None
+    ledger: str = LEDGER_FILE
+    directory: str = ""
+
+
+def init(root: Path, request: InitRequest) -> InitResult:
+    """Make ``root`` (absolute) a downstream as ``request`` says (:class:`InitRequest`):
+    detect its series, find its pin, write the configuration and the ledger (and the
+    series, for the forms that have none).
 
     Raises:
         PatchkeeperError: a file to be written exists, a configuration exists, the form is
             ambiguous or absent, or the pin cannot be told (exit 2); nothing was written.
         TargetError: a write failed (everything put back).
     """
+    upstream, patches, tag = request.upstream, request.patches, request.tag
+    ledger, directory = request.ledger, request.directory
     _refuse_existing_config(root)
     if ".." in Path(directory).parts or Path(directory).is_absolute():
         raise PatchkeeperError(

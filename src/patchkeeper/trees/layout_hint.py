@@ -72,8 +72,9 @@ def layout_hint(root: Path, directory: str, missing: Sequence[str], option: str)
     Returns:
         The first that holds every file: one subdirectory ``S`` of ``root`` that is a whole
         tree (``PKG-INFO``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``): "pass
-        --target ROOT/S"; ``root`` itself or one other subdirectory of it, under the patch
-        paths as they are: "set directory"; ``root``'s parent: "pass --target PARENT";
+        --target ROOT/S"; several such (a directory of unpacked releases): each named;
+        ``root`` itself or one other subdirectory of it, under the patch paths as they are:
+        "set directory"; ``root``'s parent: "pass --target PARENT";
         ``root / directory`` once each path's first directory is dropped: "strip one more";
         else ``""``.
     """
@@ -85,6 +86,9 @@ def layout_hint(root: Path, directory: str, missing: Sequence[str], option: str)
     found = [sub for sub in trees if _all_under(sub / directory, missing)]
     if len(found) == 1:
         return f"hint: these files are under {found[0]}: pass {option} {found[0]}"
+    if found:  # a directory of unpacked releases
+        names = ", ".join(str(sub) for sub in found)
+        return f"hint: these files are under each of {names}: pass {option} the one you mean"
     if directory and _all_under(root, missing):
         return f'hint: these files are under {root} itself: set directory = "" (not "{directory}")'
     found = [sub for sub in subdirectories if sub not in trees and _all_under(sub, missing)]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, FetchError, TargetError
+from patchkeeper.errors import ConfigError, FetchError, PatchkeeperError, TargetError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
@@ -623,6 +623,7 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
     if spec is not None:
         other = spec_tree(spec, config, "the pristine reference (--pristine)")
         refuse_unpacked_parent(other, "the pristine reference", "pass --pristine {}")
+        _refuse_misplaced_pristine(config, other)
         return Pristine(other.label, tree=other)
     if tree.kind == INSTALLED:
         return record_pristine(tree)[0]
@@ -635,6 +636,7 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             refuse_unpacked_parent(
                 other, "the pristine reference", 'set pristine = "{}"', config.source
             )
+            _refuse_misplaced_pristine(config, other)
         else:
             from patchkeeper.upstream.requirements import check_release_option
 
@@ -654,6 +656,20 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
             ) from None
         return Pristine(other.label, tree=other)
     return None
+
+
+def _refuse_misplaced_pristine(config: Config, other: Tree) -> None:
+    """:func:`refuse_misplaced` for a pristine directory, with the configured series' patches
+    (none when the series cannot be read: the command reports that itself)."""
+    from patchkeeper.series.load import load_series
+
+    if other.kind != DIRECTORY:
+        return
+    try:
+        patches = load_series(config)[1]
+    except PatchkeeperError:
+        return
+    refuse_misplaced(other, patches, "the pristine reference", "--pristine")
 
 
 def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:
@@ -678,6 +694,40 @@ def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | No
         path=source,
         hint=advice.format(inner),
     )
+
+
+def refuse_misplaced(tree: Tree, patches: list[Patch], what: str, option: str) -> None:
+    """Refuse a directory (``what``: "the new upstream (--to)") that holds none of the files
+    the series changes while they are all in another tree nearby: one level too deep
+    (``--to jinja2-3.1.6/src``), or a directory of several unpacked releases. Judged against
+    such a tree every patch's file is gone, and the audit would call patches upstreamed
+    ("docs/conf.py is gone upstream") and advise to retire them.
+
+    Raises:
+        TargetError: naming the directory, with where the files are and what to pass
+            (:func:`patchkeeper.trees.layout_hint.layout_hint`, ``option`` the option to
+            name: ``"--to"``).
+    """
+    from patchkeeper.trees.layout_hint import layout_hint
+
+    if tree.kind != DIRECTORY:
+        return
+    paths = sorted(
+        {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
+    )
+    if not paths or any(os.path.isfile(tree.base / path) for path in paths):
+        return
+    directory = tree.base.relative_to(tree.root).as_posix()
+    hint = layout_hint(tree.root, "" if directory == "." else directory, paths, option)
+    # Only another directory to pass is a slip: "set directory" or "strip one more" is also
+    # what an upstream that moved every file (a flat layout turned src/) looks like.
+    if f"pass {option} " in hint:
+        raise TargetError(
+            f"{what} holds none of the files the series changes "
+            f"({len(paths)} file{'s' if len(paths) != 1 else ''})",
+            path=tree.root,
+            hint=hint.removeprefix("hint: "),
+        )
 
 
 def check_paths(tree: Tree, patches: list[Patch]) -> None:

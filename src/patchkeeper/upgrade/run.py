@@ -34,6 +34,7 @@ from typing import Any
 from patchkeeper.config import Config, load_config
 from patchkeeper.errors import ConfigError, PatchkeeperError, TargetError
 from patchkeeper.port.context import configured_pin, stable_spec
+from patchkeeper.port.request import PortRequest
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import (
     PortStateError,
@@ -45,6 +46,7 @@ from patchkeeper.port.workdir import (
 from patchkeeper.progress import note
 from patchkeeper.record.settings import report_settings
 from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
+from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.results import (
     STEPS,
     Conflict,
@@ -71,9 +73,9 @@ from patchkeeper.upstream.requirements import check_release_option
 class Steps:
     """The feature functions of the steps, each called as its command calls it:
     ``audit(config, to=, save_evidence=True)``, ``runtime_audit(config, old=, new=,
-    save_evidence=True)``, ``decide(config)``, ``runtime_port(config, old=, new=,
-    write=True)``, ``port(config, to=, source=, in_place=True, action=,
-    save_evidence=True)``, ``report(config)``."""
+    save_evidence=True)``, ``decide(config)``, ``runtime_port(config,
+    RuntimePortRequest(old, new, write=True))``, ``port(config, PortRequest(to, source,
+    in_place=True, action=), save_evidence=True)``, ``report(config)``."""
 
     audit: Callable[..., Any]
     runtime_audit: Callable[..., Any]
@@ -101,21 +103,10 @@ class _Run:
         return self.state.target_version or self.state.to
 
 
-def upgrade(
-    config: Config,
-    steps: Steps,
-    *,
-    to: str | None = None,
-    source: str | None = None,
-    branch: str | None = None,
-    action: str = "upgrade",
-) -> UpgradeResult:
-    """Start an upgrade (``action="upgrade"``), go on with one that stopped
-    (``"continue"``) or drop it (``"abort"``).
-
-    ``to`` and ``source`` are the new and the old pin (a requirement or a directory;
-    ``source`` defaults to the configured pin); ``branch`` a new git branch for the work,
-    one commit per step.
+def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeResult:
+    """Start an upgrade (``request.action == "upgrade"``), go on with one that stopped
+    (``"continue"``) or drop it (``"abort"``); ``request`` says the new and the old pin and
+    the branch for the work (:class:`UpgradeRequest`).
 
     Raises:
         ConfigError: ``--to`` missing, nothing to upgrade (no series, no runtime patches).
@@ -126,6 +117,7 @@ def upgrade(
             naming a branch that exists.
         Whatever a step raises (the state stays: ``--continue`` resumes at that step).
     """
+    to, source, branch, action = request.to, request.source, request.branch, request.action
     work = UpgradeDir(state_dir(config.root))
     if action == "abort":
         return _abort(config, steps, work)
@@ -420,9 +412,11 @@ def _decide(run: _Run) -> dict[str, Any]:
 
 def _runtime_port(run: _Run) -> dict[str, Any]:
     from patchkeeper.runtime.port.results import CONFLICT
+    from patchkeeper.runtime.port.runtime_port import RuntimePortRequest
     from patchkeeper.runtime.settings import resolve_settings
 
-    result = run.steps.runtime_port(run.config, old=run.state.source, new=run.state.to, write=True)
+    request = RuntimePortRequest(run.state.source, run.state.to, write=True)
+    result = run.steps.runtime_port(run.config, request)
     plugin = resolve_settings(run.config).root
     run.state.facts["runtime_conflicts"] = [
         {
@@ -463,14 +457,14 @@ def port_step(run: _Run) -> dict[str, Any]:
         run.state.steps[StepName.PORT] = {**record, "inputs": _port_inputs(run.config)}
         run.work.save(run.state)
     try:
-        result = run.steps.port(
-            run.config,
-            to=run.state.to if action == "port" else None,
-            source=run.state.source if action == "port" else None,
-            in_place=action == "port",
+        starting = action == "port"
+        request = PortRequest(
+            to=run.state.to if starting else None,
+            source=run.state.source if starting else None,
+            in_place=starting,
             action=action,
-            save_evidence=True,
         )
+        result = run.steps.port(run.config, request, save_evidence=True)
     except PatchkeeperError as exc:  # the port's advice, as the upgrade's commands
         if exc.hint:
             for word in ("continue", "abort"):
@@ -557,7 +551,7 @@ def _abort(config: Config, steps: Steps, work: UpgradeDir) -> UpgradeResult:
     state = work.load()
     run = _Run(config, steps, work, state)
     if WorkDir(port_settings(config).work_dir).exists:
-        steps.port(config, action="abort")
+        steps.port(config, PortRequest(action="abort"))
     if state.branch:
         restore(config.root, state.base, state.branch)
     start = work.start()

@@ -19,7 +19,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE, CondSpec, Edge, FileFacts
+from patchkeeper.runtime.inventory.file_facts import (
+    MODULE_SCOPE,
+    CondSpec,
+    Edge,
+    FileFacts,
+    is_external,
+)
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.model import Activation, ActivationStatus, Condition
 
@@ -104,6 +110,10 @@ class Reachability:
             parent = module.rpartition(".")[0]
             if parent:
                 yield f"m:{parent}", (), ("parent", parent), ()
+            for qual in facts.classes:
+                base = self._upstream_base(module, qual) if "." not in qual else None
+                if base is not None:
+                    yield f"c:{module}:{qual}", (), ("subclass", f"{module}.{qual}", base), ()
             scope = MODULE_SCOPE
         elif kind == "c":
             for name in facts.functions:
@@ -123,6 +133,33 @@ class Reachability:
                 nargs = edge.args if target.startswith("f:") and edge.kind == "call" else ()
                 step = (edge.kind, edge.target, facts.file, edge.line)
                 yield target, tuple(sorted(nargs, key=repr)), step, conditions
+
+    def _upstream_base(self, module: str, qual: str, depth: int = 0) -> str | None:
+        """The first class of the upstream packages among the bases of the plugin class
+        ``module:qual``, through bases that are plugin classes themselves; ``None`` when
+        there is none (another library's class, ``torch.nn.Module``, does not count).
+
+        A class of a module that runs, deriving from an upstream class, is built and called
+        by the upstream (a model, layer or backend it registers, an override of an upstream
+        method): its methods run without a plugin call to them, so they are reached with
+        the module."""
+        facts = self.tree.facts_of(module)
+        if facts is None or depth > 20:
+            return None
+        for base in facts.classes.get(qual, ()):
+            if base.startswith("?"):
+                continue
+            if is_external(base, self.tree.settings.package):
+                upstream = base.split(".")[0] in self.tree.settings.upstream_packages
+                if upstream:
+                    return base
+                continue  # another library's class (torch's): not built by the upstream
+            split = self.tree.split(base)
+            if split is not None and split[1]:
+                found = self._upstream_base(split[0], split[1], depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def _edges_of(self, facts: FileFacts) -> dict[str, list[Edge]]:
         """The edges of one file grouped by scope, in file order (grouped once per file)."""
@@ -212,6 +249,8 @@ def _chain(linked: tuple[Any, ...] | None) -> tuple[str, ...]:
             steps.append(f"import {step[1]} (parent package)")
         elif step[0] == "method":
             steps.append(f"method {step[1]}")
+        elif step[0] == "subclass":
+            steps.append(f"class {step[1]} derives from upstream {step[2]}")
         else:
             kind, target, file, line = step
             steps.append(f"{kind} {target} ({file}:{line})")

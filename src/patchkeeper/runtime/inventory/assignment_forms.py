@@ -17,7 +17,13 @@ file scanner.
   upstream module or class at a call of that function in the same file
   (``_apply(vllm.x)``);
 - removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
-  ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``).
+  ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``); and
+  ``del sys.modules[name]`` (the module is imported afresh: a *sys-modules* entry, replacement
+  ``<removed>``).
+
+``X.update(...)`` is a registry entry only in the form of a dict's ``update`` (one mapping
+or iterable, and keywords): ``jax.config.update("name", value)`` or ``nnx.update(model,
+state)`` is a call of a library function, not a patch.
 """
 
 from __future__ import annotations
@@ -50,7 +56,12 @@ class AssignmentForms(DecoratorForms):
         for target in stmt.targets:
             if isinstance(target, ast.Subscript):
                 bound = self.external(target.value, table)
-                if bound is not None and bound.dotted != "sys.modules":
+                if bound is not None and bound.dotted == "sys.modules":
+                    # the module is imported afresh next time (a reload of an upstream module)
+                    self.sys_modules_item(
+                        target.slice, "<removed>", stmt.lineno, conds, scope, table
+                    )
+                elif bound is not None:
                     key = ast.unparse(target.slice)
                     self.upstream_entry(
                         conds, stmt.lineno, scope, bound, Mechanism.REGISTRY, "<removed>", key=key
@@ -192,6 +203,8 @@ class AssignmentForms(DecoratorForms):
                 conds, node.lineno, scope, bound, Mechanism.REGISTRY, "<removed>", key=key
             )
             return
+        if func.attr == "update" and not _dict_update(node):
+            return  # jax.config.update("name", value), nnx.update(model, state): a call
         if func.attr == "update":
             for arg in node.args:
                 if isinstance(arg, ast.Dict):
@@ -330,3 +343,11 @@ class AssignmentForms(DecoratorForms):
                     if bound is not None and bound.dotted == original:
                         return True
         return False
+
+
+def _dict_update(node: ast.Call) -> bool:
+    """Whether ``X.update(...)`` has the form of :meth:`dict.update`: at most one positional
+    argument, and that one not a constant (a dict, a name, a call), keywords besides."""
+    if len(node.args) > 1:
+        return False
+    return not (node.args and isinstance(node.args[0], ast.Constant))

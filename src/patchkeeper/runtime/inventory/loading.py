@@ -27,11 +27,32 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.inventory.scan import DOTTED_STRING
-from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import EntryPoint
+from patchkeeper.runtime.store.cache import SummaryCache
+
+
+class UpstreamFiles(Protocol):
+    """What the loading search reads of an upstream tree (an
+    :class:`patchkeeper.runtime.lookup.upstream_tree.UpstreamTree`, which the inventory,
+    below the lookup layer, does not import): its root, its Python files, their
+    signature and a store for the answer."""
+
+    @property
+    def root(self) -> Any: ...
+
+    @property
+    def cache(self) -> SummaryCache: ...
+
+    def signature(self) -> str: ...
+
+    def python_files(self) -> list[str]: ...
+
+    def relative_path(self, file: str) -> str: ...
+
 
 #: The console-script group of the packaging specification's entry points.
 CONSOLE_SCRIPTS = "console_scripts"
@@ -54,7 +75,7 @@ class Loading:
         return (*labels, self.untraced) if self.untraced else labels
 
 
-def upstream_imports(upstream: UpstreamTree, package: str) -> list[tuple[str, str]]:
+def upstream_imports(upstream: UpstreamFiles, package: str) -> list[tuple[str, str]]:
     """Where the upstream tree imports the plugin ``package`` or names one of its objects in
     a dotted string: ``(label, dotted target)`` per place, in file and line order. Only
     files whose bytes hold the package's name are parsed (a few of vLLM's 2,600); the
@@ -112,7 +133,7 @@ def loading(
     entry_points: tuple[EntryPoint, ...],
     scripts: tuple[EntryPoint, ...],
     activation: str,
-    upstream: UpstreamTree | None,
+    upstream: UpstreamFiles | None,
 ) -> Loading:
     """The roots of the activation search for ``package`` (see the module docstring):
     ``entry_points`` in the configured groups, the configured ``activation`` function,

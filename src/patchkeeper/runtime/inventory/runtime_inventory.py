@@ -19,12 +19,11 @@ from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.activation import Reachability
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
-from patchkeeper.runtime.inventory.loading import loading
+from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.records import inventory_from_record, inventory_record
-from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
@@ -76,7 +75,7 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
 def scan_plugin(
     settings: RuntimeSettings,
     ahead: Callable[[list[str]], None] | None = None,
-    upstream: UpstreamTree | None = None,
+    upstream: UpstreamFiles | None = None,
 ) -> Scanned:
     """Build the inventory of ``settings``' plugin (see :func:`take_inventory`).
 
@@ -120,7 +119,7 @@ def _inventory(
     settings: RuntimeSettings,
     tree: PluginTree,
     ahead: Callable[[list[str]], None] | None,
-    upstream: UpstreamTree | None = None,
+    upstream: UpstreamFiles | None = None,
 ) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []

@@ -105,6 +105,7 @@ class _Scanner(AssignmentForms):
             ):
                 continue
             self.statement(stmt, conds, scope, table, cls)
+            conds = (*conds, *early_exit(stmt, self.hot is not None))
 
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
         kind = stmt.__class__
@@ -217,26 +218,28 @@ class _Scanner(AssignmentForms):
         function giving it)."""
         for stmt in body:
             kind = stmt.__class__
+            # A statement after an early exit runs only when the exit was not taken.
+            here, conds = conds, (*conds, *early_exit(stmt, True))
             if kind is ast.Import or kind is ast.ImportFrom:
-                self.imports(cast("ast.Import | ast.ImportFrom", stmt), conds, scope)
+                self.imports(cast("ast.Import | ast.ImportFrom", stmt), here, scope)
             elif kind is ast.If:
                 branch = cast(ast.If, stmt)
                 if _is_type_checking(branch.test):
-                    self.outline(branch.orelse, conds, scope, table, cls)
+                    self.outline(branch.orelse, here, scope, table, cls)
                     continue
                 test = _IfTest(branch)
-                self.outline(branch.body, (*conds, _Pending(test, 0)), scope, table, cls)
-                self.outline(branch.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
+                self.outline(branch.body, (*here, _Pending(test, 0)), scope, table, cls)
+                self.outline(branch.orelse, (*here, _Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
-                for body, under in try_parts(cast(ast.Try, stmt), conds):
+                for body, under in try_parts(cast(ast.Try, stmt), here):
                     self.outline(body, under, scope, table, cls)
             elif kind in (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith):
-                self.outline(cast(_Loop, stmt).body, conds, scope, table, cls)
-                self.outline(getattr(stmt, "orelse", []), conds, scope, table, cls)
+                self.outline(cast(_Loop, stmt).body, here, scope, table, cls)
+                self.outline(getattr(stmt, "orelse", []), here, scope, table, cls)
             elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 # Not met in a cold body (a function or class defined in a function is
                 # bound there, so its own line is hot); walked in full if it were.
-                self.statement(stmt, conds, scope, table(), cls)
+                self.statement(stmt, here, scope, table(), cls)
 
     def klass(self, node: ast.ClassDef, conds: Conds, scope: str, table: Table, cls: str) -> None:
         qual = f"{cls}.{node.name}" if cls else node.name
@@ -434,6 +437,31 @@ def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]
         )
     parts.extend([(stmt.orelse, inner), (stmt.finalbody, conds)])
     return parts
+
+
+def early_exit(stmt: ast.stmt, pending: bool) -> Conds:
+    """The condition ``stmt`` puts on the statements after it in its block: an ``if``
+    without ``else`` whose body leaves the scope (ends in ``return`` or ``raise``: an early
+    return after a platform or version check) lets them run only when its test is false;
+    a ``try`` one of whose ``except ImportError`` handlers leaves lets them run only when
+    the import worked (``try-import``). ``pending``: the ``if`` condition as a
+    :class:`_Pending` (its text written out only for an edge recorded under it)."""
+    kind = stmt.__class__
+    if kind is ast.If:
+        branch = cast(ast.If, stmt)
+        if branch.orelse or not _leaves(branch.body) or _is_type_checking(branch.test):
+            return ()
+        return (_Pending(_IfTest(branch), 1),) if pending else (if_conditions(branch)[1],)
+    if kind is ast.Try:
+        handlers = cast(ast.Try, stmt).handlers
+        if any(_catches_import_error(h) and _leaves(h.body) for h in handlers):
+            return (CondSpec("try-import", "try: ... except ImportError", stmt.lineno),)
+    return ()
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    """Whether a block ends by leaving its scope (``return`` or ``raise``)."""
+    return bool(body) and body[-1].__class__ in (ast.Return, ast.Raise)
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:

@@ -196,8 +196,28 @@ def judge_pending(
             (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`; ``""`` when none):
             dead code there (**remove**).
     """
-    if drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,):
-        return drift  # upstream has the replacement itself: nothing outweighs that
+    judged = _judged(entry, drift, old, new, trees, spans, versions, header, landed, dead_probe)
+    # Upstream has the replacement itself: nothing outweighs that. Another rule that also
+    # says remove keeps its own, more specific, reason first.
+    equal = drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,)
+    if equal and (isinstance(judged, Pending) or judged.decision != REMOVE):
+        return drift
+    return judged
+
+
+def _judged(
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    spans: tuple[Code | None, Code | None, Code | None],
+    versions: tuple[str, str],
+    header: str,
+    landed: tuple[str, ...],
+    dead_probe: str,
+) -> Drift | Pending:
+    """Rules 1 to 8 of the module docstring (:func:`judge_pending` puts rule 0 first)."""
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
         note = activation.note or "no import reaches it"

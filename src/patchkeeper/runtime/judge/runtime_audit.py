@@ -39,6 +39,7 @@ from patchkeeper.runtime.judge.drift import (
     codes,
     decide,
 )
+from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probe, file_table
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
@@ -57,12 +58,15 @@ from patchkeeper.runtime.syntax.names import Table
 
 @dataclass(frozen=True)
 class AuditedEntry:
-    """One entry with its resolution in both trees and its :class:`Drift`."""
+    """One entry with its resolution in both trees, its :class:`Drift` (the decision with
+    its evidence) and its ``facts`` apart from the decision
+    (:func:`patchkeeper.runtime.judge.facts.entry_facts`)."""
 
     entry: PatchEntry
     old: Resolution
     new: Resolution
     drift: Drift
+    facts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -249,7 +253,8 @@ def _evaluate(
             judged.put(entry, drift, before, after, context, decision)
         if is_computed_key(entry):
             decision = _computed_key(entry, decision)
-        audited.append(AuditedEntry(entry, before, after, decision))
+        facts = entry_facts(entry, before, after, drift)
+        audited.append(AuditedEntry(entry, before, after, decision, facts))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]

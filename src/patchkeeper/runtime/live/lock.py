@@ -169,23 +169,43 @@ def build_lock(
     return lock, unguarded, skipped
 
 
-def write_lock(
-    config: Any | None,
-    *,
-    at: str,
-    output: Path | None = None,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
-) -> LockResult:
-    """Write the lock file of the plugin's targets at the upstream release ``at`` (a
-    directory or ``vllm==X``) to ``output`` (default: ``<patch-directory>/patchkeeper.lock``).
+@dataclass(frozen=True)
+class LockRequest:
+    """What ``runtime lock`` is asked to do; each field is the option of the same parameter
+    name (the plugin's location as :func:`patchkeeper.commands.options.plugin_options` hands
+    it on), so the command builds it from click's parsed parameters.
+
+    Attributes:
+        at: the audited upstream release (``--at``): a directory or a requirement
+            ``NAME==VERSION``.
+        output: the lock file (``--output``); default ``None``,
+            ``<patch-directory>/patchkeeper.lock``.
+        plugin: the directory holding the plugin package (``--plugin``); default ``None``,
+            ``[tool.patchkeeper.runtime]``'s.
+        package: the plugin's import package (``--package``); default ``None``, the
+            configured one.
+        patch_directory: the patch directory relative to the plugin root (``--patch-dir``);
+            default ``None``, ``<package>/patch``.
+    """
+
+    at: str
+    output: Path | None = None
+    plugin: Path | None = None
+    package: str | None = None
+    patch_directory: str | None = None
+
+
+def write_lock(config: Any | None, request: LockRequest) -> LockResult:
+    """Write the lock file of the plugin's targets at the upstream release ``request.at``
+    to ``request.output`` (:class:`LockRequest`).
 
     Raises:
         ConfigError, FetchError; TargetError (also when a patch file does not parse: its
         targets would be left out of the lock unnoticed, and when ``output``'s directory does
         not exist: :func:`check_output_directory`).
     """
+    at, output = request.at, request.output
+    plugin, package, patch_directory = request.plugin, request.package, request.patch_directory
     if output is not None:
         check_output_directory(Path(output))
         check_output_file(Path(output))

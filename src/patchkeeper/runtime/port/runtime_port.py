@@ -50,6 +50,7 @@ reported as cut. The result is a unified diff of the plugin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -126,28 +127,46 @@ def _write_output(output: Path, diff: str) -> None:
         ) from None
 
 
-def port_runtime(
-    config: Any | None,
-    *,
-    old: str,
-    new: str,
-    write: bool = False,
-    output: Path | None = None,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
-) -> RuntimePort:
-    """Port the plugin's runtime patches from upstream ``old`` to ``new``.
+@dataclass(frozen=True)
+class RuntimePortRequest:
+    """What ``runtime port`` is asked to do; each field is the option of the same parameter
+    name (the plugin's location as :func:`patchkeeper.commands.options.plugin_options` hands
+    it on), so the command builds it from click's parsed parameters.
 
-    Args:
-        write: apply the diff to the plugin's files (atomically).
-        output: also write the diff to this file.
+    Attributes:
+        old: the old upstream (``--from``): a directory or a requirement ``NAME==VERSION``.
+        new: the new upstream (``--to``), in the same forms.
+        write: apply the diff to the plugin's files, atomically (``--write``); default
+            ``False``, nothing of the plugin written.
+        output: also write the diff to this file (``--output``); default ``None``.
+        plugin: the directory holding the plugin package (``--plugin``); default ``None``,
+            ``[tool.patchkeeper.runtime]``'s.
+        package: the plugin's import package (``--package``); default ``None``, the
+            configured one.
+        patch_directory: the patch directory relative to the plugin root (``--patch-dir``);
+            default ``None``, ``<package>/patch``.
+    """
+
+    old: str
+    new: str
+    write: bool = False
+    output: Path | None = None
+    plugin: Path | None = None
+    package: str | None = None
+    patch_directory: str | None = None
+
+
+def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort:
+    """Port the plugin's runtime patches from upstream ``request.old`` to ``request.new``
+    (:class:`RuntimePortRequest`).
 
     Raises:
         ConfigError, FetchError, GitError; TargetError (also when a patch file does not
         parse, e.g. with the conflict markers of an earlier ``--write``: its copies would be
         merged again into the markers).
     """
+    old, new, write, output = request.old, request.new, request.write, request.output
+    plugin, package, patch_directory = request.plugin, request.package, request.patch_directory
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
@@ -187,4 +206,4 @@ def port_runtime(
     )
 
 
-__all__ = ["RuntimePort", "port_runtime"]
+__all__ = ["RuntimePort", "RuntimePortRequest", "port_runtime"]

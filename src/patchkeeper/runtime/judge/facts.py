@@ -1,0 +1,66 @@
+"""The facts of one audited entry, apart from the decision drawn from them.
+
+The decision (:mod:`patchkeeper.runtime.judge.judge`) follows from facts by a short table
+(docs/commands/runtime.md, "Facts and the decision table"); the facts are reported on their
+own, so that a reader can check them and a maintainer who decides otherwise still has them:
+
+- *activation*: active, conditional (with the conditions), never imported (with where the
+  import is missing), and whether the plugin's loading was traced at all;
+- *target*: where the target is in each release (found, moved with where it is now,
+  removed, outside the audited upstream);
+- *upstream change*: what changed between the releases (kind, signature, decorators,
+  body), or nothing;
+- *copy*: lines of the replacement outside its Modification banners that differ from the
+  old upstream, and whether the new upstream definition equals the replacement.
+"""
+
+from __future__ import annotations
+
+from patchkeeper.runtime.judge.drift import EQUALS_NEW, Drift
+from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, Resolution
+from patchkeeper.runtime.model import ActivationStatus, PatchEntry
+
+
+def entry_facts(
+    entry: PatchEntry, old: Resolution, new: Resolution, drift: Drift
+) -> tuple[str, ...]:
+    """The facts of one entry (see the module docstring), as sentences in a fixed order:
+    activation, target, upstream change, copy."""
+    out = [_activation(entry)]
+    out.append(f"target: {_where(old)} in the old release, {_where(new)} in the new one")
+    if old.status == FOUND and new.status == FOUND and not new.partial:
+        changes = ", ".join(drift.upstream_changes) or "nothing"
+        out.append(f"upstream changed: {changes}")
+    if drift.outside_banners:
+        out.append(
+            f"the copy differs from the old upstream outside its Modification banners: "
+            f"{len(drift.outside_banners)} line(s)"
+        )
+    if EQUALS_NEW in drift.evidence:
+        out.append(EQUALS_NEW)
+    return tuple(out)
+
+
+def _activation(entry: PatchEntry) -> str:
+    activation = entry.activation
+    if activation is None:
+        return "activation: not traced"
+    if activation.status is ActivationStatus.NEVER:
+        traced = "loading untraced" if activation.untraced else "loading traced"
+        return f"activation: never imported ({activation.note}; {traced})"
+    if activation.status is ActivationStatus.CONDITIONAL:
+        conditions = "; ".join(
+            f"{c.kind} {c.text} ({c.file}:{c.line})" for c in activation.conditions
+        )
+        return f"activation: conditional: {conditions}"
+    return "activation: active"
+
+
+def _where(found: Resolution) -> str:
+    if found.status == FOUND:
+        return f"found at {found.location}" + (
+            f" (attribute {found.partial})" if found.partial else ""
+        )
+    if found.status == MOVED and found.candidates:
+        return f"moved (now {', '.join(found.candidates[:2])})"
+    return found.status
