@@ -356,7 +356,9 @@ def run_audit(downstream: Path, requirement: str) -> tuple[dict[str, Any], float
     """Run ``patchkeeper -C DOWNSTREAM audit --to REQUIREMENT --json``; return (JSON, seconds).
 
     Raises:
-        RuntimeError: the audit exited 2 or 3, or wrote no JSON (its stderr included).
+        RuntimeError: the audit exited 2 or 3 without verdicts (exit 2 with verdicts: a
+            patch file could not be read, the others were judged), or wrote no JSON (its
+            stderr included).
     """
     command = [patchkeeper_command(), "-C", str(downstream), "audit", "--to", requirement]
     start = time.perf_counter()
@@ -364,13 +366,18 @@ def run_audit(downstream: Path, requirement: str) -> tuple[dict[str, Any], float
         [*command, "--json"], capture_output=True, text=True, stdin=subprocess.DEVNULL
     )
     seconds = time.perf_counter() - start
-    if done.returncode not in (0, 1):
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        report = None
+    # exit 2 with verdicts: a patch file could not be read, the others were judged
+    judged = done.returncode == 2 and isinstance(report, dict) and "verdicts" in report
+    if done.returncode not in (0, 1) and not judged:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {tail}")
-    try:
-        return json.loads(done.stdout), seconds
-    except json.JSONDecodeError:
-        raise RuntimeError(f"{' '.join(command)} wrote no JSON: {done.stderr.strip()}") from None
+    if not isinstance(report, dict):
+        raise RuntimeError(f"{' '.join(command)} wrote no JSON: {done.stderr.strip()}")
+    return report, seconds
 
 
 def new_tree(audit: dict[str, Any], upgrade: Upgrade) -> Path:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from patchkeeper.audit.requirement_bumps import raised_further
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
-from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, kind_of
+from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, kind_of, language_of
 from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
 from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
@@ -110,26 +110,27 @@ def _span(hunk: Hunk) -> int:
     return max(3 * len(hunk.post_image), len(hunk.post_image) + 20)
 
 
-def _added(hunk: Hunk) -> list[bytes]:
-    return substantive_lines(line.text for line in hunk.lines if line.kind == ADDED)
+def _added(hunk: Hunk, language: str = "") -> list[bytes]:
+    return substantive_lines((line.text for line in hunk.lines if line.kind == ADDED), language)
 
 
-def removed_lines(hunk: Hunk) -> list[bytes]:
-    """The hunk's substantive removed lines, normalized."""
-    return substantive_lines(line.text for line in hunk.lines if line.kind == REMOVED)
+def removed_lines(hunk: Hunk, language: str = "") -> list[bytes]:
+    """The hunk's substantive removed lines, normalized (``language``: the file's,
+    :func:`patchkeeper.series.filekinds.language_of`)."""
+    return substantive_lines((line.text for line in hunk.lines if line.kind == REMOVED), language)
 
 
 def _in_order(lines: Sequence[bytes] | None, needles: list[bytes], span: int) -> bool:
     return bool(lines) and file_index(lines).find_in_order(needles, span) is not None  # type: ignore[arg-type]
 
 
-def _changed_added(hunk: Hunk) -> list[bytes]:
+def _changed_added(hunk: Hunk, language: str = "") -> list[bytes]:
     """The hunk's substantive added lines, without those that are one of its removed lines
     with only a comment or the quotes changed (same tokens, other text). A line moved
     as it is (same text) stays: the move is the change."""
-    removed = {tuple(tokens(line)): line for line in removed_lines(hunk)}
+    removed = {tuple(tokens(line)): line for line in removed_lines(hunk, language)}
     out = []
-    for line in _added(hunk):
+    for line in _added(hunk, language):
         same = removed.get(tuple(tokens(line)))
         if same is None or same == line:
             out.append(line)
@@ -137,7 +138,11 @@ def _changed_added(hunk: Hunk) -> list[bytes]:
 
 
 def _presence(
-    lines: Sequence[bytes], hunk: Hunk, kind: str, pin: Sequence[bytes] | None
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    kind: str,
+    pin: Sequence[bytes] | None,
+    language: str = "",
 ) -> tuple[int | None, str] | None:
     """Where the hunk's intent is in ``lines`` although it does not reverse-apply, and how:
     ``(line or None, how)``, else ``None``.
@@ -148,7 +153,7 @@ def _presence(
     - only removed lines: they are gone *and* the lines around them are together, as the
       post-image has them (a removed line that upstream rewrote is not a removal).
     """
-    added = _changed_added(hunk)
+    added = _changed_added(hunk, language)
     index = file_index(lines)
     if hunk.added and not added:
         return None  # only comments or white space changed: nothing to search for
@@ -156,7 +161,7 @@ def _presence(
         if kind == CONFIG:
             if raised_further(lines, hunk):
                 return None, "the new release requires at least the version it raises to"
-            post = substantive_lines(hunk.post_image)
+            post = substantive_lines(hunk.post_image, language)
             positions = index.find_in_order(post, len(hunk.post_image))
         else:
             positions = index.find_in_order(added, _span(hunk))
@@ -166,12 +171,12 @@ def _presence(
             return positions[0] + 1, "added lines found"
         # the pin has these lines in this order too: only the whole post-image, which the
         # pin lacks, shows the change (a line moved within the file)
-        post = substantive_lines(hunk.post_image)
+        post = substantive_lines(hunk.post_image, language)
         positions = index.find_in_order(post, _span(hunk))
         if positions is None or _in_order(pin, post, _span(hunk)):
             return None
         return positions[0] + 1, "post-image found"
-    removed = removed_lines(hunk)
+    removed = removed_lines(hunk, language)
     if not removed or any(index.has(line) for line in removed):
         return None
     first = None
@@ -305,7 +310,7 @@ def _hunk_status(
         where = locate(lines, hunk, reverse=True)
         if where is not None:
             return HunkVerdict(path, hunk.index, hunk.header, PRESENT, where, how="reverse-applies")
-    found = _presence(lines, hunk, kind_of(path), pin) if lines else None
+    found = _presence(lines, hunk, kind_of(path), pin, language_of(path)) if lines else None
     if found is not None:
         return HunkVerdict(path, hunk.index, hunk.header, PRESENT, found[0], how=found[1])
     guess = first_line(hunk, False)

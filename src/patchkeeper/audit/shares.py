@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from patchkeeper.series.engine import FileState, Workspace
-from patchkeeper.series.filekinds import CODE, kind_of
+from patchkeeper.series.filekinds import CODE, kind_of, language_of
 from patchkeeper.series.model import ADDED, Patch
 from patchkeeper.series.substantive_lines import file_index, substantive, tokens
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -76,7 +76,7 @@ def _elsewhere(search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, pa
     if search is None or pin is None:
         return False
     search.index.want([raw], path)
-    text = substantive(raw) or b""
+    text = substantive(raw, language_of(path)) or b""
     for holder in search.index.holders(raw)[:8]:
         if holder != path and not _pin_has(pin, holder, text, exact=True):
             return True
@@ -89,9 +89,10 @@ def _raw_added(patch: Patch) -> dict[str, list[tuple[bytes, bytes]]]:
     for diff in patch.files:
         if diff.new_path is None:
             continue
+        language = language_of(diff.new_path)
         for hunk in diff.hunks:
             for line in hunk.lines:
-                text = substantive(line.text) if line.kind == ADDED else None
+                text = substantive(line.text, language) if line.kind == ADDED else None
                 if text is not None:
                     out.setdefault(diff.new_path, []).append((text, line.text))
     return out

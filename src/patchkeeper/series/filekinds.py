@@ -36,12 +36,36 @@ CONFIG_NAMES = frozenset(
      "Makefile", "CMakeLists.txt", ".pre-commit-config.yaml", "meson.build"}
 )  # fmt: skip
 _CONFIG_PREFIXES = ("requirements",)
+#: The suffixes of C and C++ files (an extension module's sources and headers), where a
+#: ``#`` line is a preprocessor directive (code), not a comment.
+C_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++")
+#: The suffixes of Python and Python-like files (Cython's ``.pyx``/``.pxd``/``.pxi``), where a
+#: ``#`` line is a comment.
+PYTHON_SUFFIXES = (".py", ".pyi", ".pyx", ".pxd", ".pxi")
+#: The languages :func:`language_of` tells apart.
+C_FAMILY = "c"
+PYTHON = "python"
 #: Source files are never notes, whatever their name (``src/pkg/changes.py``).
-_SOURCE_SUFFIXES = (".py", ".pyi", ".c", ".h", ".rs", ".js", ".ts", ".go")
+_SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, *C_SUFFIXES, ".rs", ".js", ".ts", ".go")
 _RELEASE_DIRS = frozenset({"releases", "release-notes", "release_notes", "releasenotes"})
 _TEST_DIRS = frozenset({"test", "tests", "testing", "testcases", "t"})
 _DOC_DIRS = frozenset({"doc", "docs", "documentation", "man"})
 _DOC_SUFFIXES = (".rst", ".md", ".txt", ".adoc", ".html", ".1")
+
+
+def language_of(path: str) -> str:
+    """The language of ``path`` by its suffix, as far as telling comments from code needs
+    it: :data:`C_FAMILY` (C and C++), :data:`PYTHON` (Cython included), else ``""``.
+
+    >>> language_of("src/_speedups.c"), language_of("pkg/_ext.pyx"), language_of("a.txt")
+    ('c', 'python', '')
+    """
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith(C_SUFFIXES):
+        return C_FAMILY
+    if name.endswith(PYTHON_SUFFIXES):
+        return PYTHON
+    return ""
 
 
 def _stem(name: str) -> str:

@@ -16,6 +16,11 @@ from patchkeeper.series.model import ADDED, REMOVED, Patch
 
 _SPACE = re.compile(rb"\s+")
 _COMMENT_PREFIXES = (b"#", b"//", b"/*", b"* ", b"*/", b'"""', b"'''")
+#: In C and C++ a ``#`` line is a preprocessor directive (``#include``, ``#define``, ``#if``):
+#: code, not a comment. Only its comments are left out, and the directives that say nothing
+#: on their own (``#endif``, ``#else``), as a lone ``}`` is.
+_C_COMMENT_PREFIXES = (b"//", b"/*", b"* ", b"*/")
+_C_TRIVIAL = frozenset((b"endif", b"else"))
 _TRIVIAL = frozenset(
     b.encode()
     for b in (
@@ -69,25 +74,37 @@ def normalize(line: bytes) -> bytes:
     return b" ".join(line.split())
 
 
-def substantive(line: bytes) -> bytes | None:
-    """The normalized line if it says something on its own, else ``None``.
+def substantive(line: bytes, language: str = "") -> bytes | None:
+    """The normalized line if it says something on its own, else ``None``; ``language`` is
+    the file's (:func:`patchkeeper.series.filekinds.language_of`): in C and C++ a ``#`` line
+    is a directive, not a comment.
 
     >>> substantive(b"    # a comment\\n") is None, substantive(b"  )\\n") is None
     (True, True)
     >>> substantive(b"    retries = Retry(3)\\n")
     b'retries = Retry(3)'
+    >>> substantive(b"#include <stdint.h>\\n", "c"), substantive(b"#endif\\n", "c") is None
+    (b'#include <stdint.h>', True)
     """
     text = normalize(line)
-    if len(text) < 3 or text in _TRIVIAL or text.startswith(_COMMENT_PREFIXES):
+    if len(text) < 3 or text in _TRIVIAL:
+        return None
+    if language == filekinds.C_FAMILY:
+        if text.startswith(_C_COMMENT_PREFIXES):
+            return None
+        directive = text[1:].split() if text.startswith(b"#") else [b"code"]
+        return None if not directive or directive[0] in _C_TRIVIAL else text
+    if text.startswith(_COMMENT_PREFIXES):
         return None
     return text
 
 
-def substantive_lines(lines: Iterable[bytes]) -> list[bytes]:
-    """The substantive lines of ``lines``, normalized, in order."""
+def substantive_lines(lines: Iterable[bytes], language: str = "") -> list[bytes]:
+    """The substantive lines of ``lines``, normalized, in order (``language``: as
+    :func:`substantive`)."""
     out = []
     for line in lines:
-        text = substantive(line)
+        text = substantive(line, language)
         if text is not None:
             out.append(text)
     return out
@@ -112,7 +129,7 @@ def _lines_by_path(patch: Patch, kind: str) -> dict[str, list[bytes]]:
         if path is None:
             continue
         lines = [line.text for hunk in diff.hunks for line in hunk.lines if line.kind == kind]
-        found = substantive_lines(lines)
+        found = substantive_lines(lines, filekinds.language_of(path))
         if found:
             out.setdefault(path, []).extend(found)
     return out
@@ -319,10 +336,21 @@ class FileIndex:
             return starts
         return starts and self._tokens[last + 1] == b"," and self._ends_line(last + 1)
 
+    def _find_whole(self, needle: bytes, after: int) -> int | None:
+        """The first 0-based line after ``after`` that is ``needle`` once normalized."""
+        for number in range(after + 1, len(self._lines)):
+            if normalize(self._lines[number]) == needle:
+                return number
+        return None
+
     def find(self, needle: bytes, after: int = -1) -> int | None:
         """The first 0-based line at or after ``after + 1`` where ``needle`` starts."""
         toks = tokens(needle)
-        if not toks or not self._may_hold(toks):
+        if not toks:
+            # no tokens outside a comment: a C directive (``#include <x.h>``), found only
+            # as that whole line
+            return self._find_whole(needle, after) if needle in self.line_set else None
+        if not self._may_hold(toks):
             return None
         self._build()
         whole = len(toks) < MIN_FRAGMENT_TOKENS
