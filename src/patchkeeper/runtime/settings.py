@@ -87,6 +87,7 @@ def resolve_settings(
             path=getattr(config, "source", None),
             hint='pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]',
         )
+    _check_package_name(name, None if package else getattr(config, "source", None))
     if not root.is_dir():
         raise ConfigError(
             f"the plugin directory {root} does not exist",
@@ -131,6 +132,28 @@ def resolve_settings(
         header_fields=tuple(table.get("header-fields", DEFAULT_HEADER_FIELDS)),
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
+    )
+
+
+def _check_package_name(name: str, source: Path | None) -> None:
+    """Refuse a package given as a path (``../../etc``, ``src/pkg``, ``/opt/pkg``).
+
+    The package is found as ``ROOT/a/b`` from the import name ``a.b``: a path given for it
+    would turn each dot into a slash and name a folder outside the plugin (``//////etc``),
+    shown to the user as that. A name that is no path but no import name either
+    (``vllm-ascend``) goes on, to be told the packages the plugin has. ``source`` is the
+    configuration file when the name comes from there (``None``: from ``--package``).
+
+    Raises:
+        ConfigError: ``name`` holds a slash, a backslash or an empty dotted part.
+    """
+    if "/" not in name and "\\" not in name and all(name.split(".")):
+        return
+    raise ConfigError(
+        f"the plugin package {name!r} is a path, not an import name",
+        path=source,
+        hint="give the directory holding the package as --plugin DIR (or root) and its "
+        "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend",
     )
 
 
