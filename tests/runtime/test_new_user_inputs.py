@@ -452,3 +452,20 @@ def test_a_configured_package_given_as_a_path_names_the_configuration_file(
         "  hint: give the directory holding the package as --plugin DIR (or root) and its "
         "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend\n",
     )
+
+
+@pytest.mark.parametrize("given", ["./plug//patch/", "plug/./patch", "plug//patch"])
+def test_a_patch_dir_written_loosely_is_shown_and_read_as_the_plain_one(
+    upstream: Path, cli, given: str
+) -> None:
+    # '--patch-dir plug//patch' was shown as written in every result, and the entries' files
+    # (plug/patch/p_step.py) were matched against it by prefix.
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    plain = cli("runtime", "inventory", "--json", "--patch-dir", "plug/patch", cwd=root)
+    loose = cli("runtime", "inventory", "--json", "--patch-dir", given, cwd=root)
+    assert (loose.code, loose.out) == (plain.code, plain.out)
+    assert json.loads(loose.out)["patch_directory"] == "plug/patch"
+    text = cli("runtime", "inventory", "--patch-dir", given, cwd=root)
+    assert text.out.splitlines()[0] == (
+        f"plugin plug ({root}), patch directory plug/patch: 2 files, 1 entries"
+    )

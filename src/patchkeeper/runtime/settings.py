@@ -19,6 +19,8 @@ Command-line options override these keys.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,7 +108,7 @@ def resolve_settings(
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
     chosen = patch_directory or table.get("patch-directory") or ""
-    directory = chosen or default_patch_directory(root, name)
+    directory = normal_relative(chosen) if chosen else default_patch_directory(root, name)
     if not (root / directory).resolve().is_relative_to(root):
         raise ConfigError(
             f"the patch directory {directory} leaves the plugin directory {root}",
@@ -133,6 +135,15 @@ def resolve_settings(
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
     )
+
+
+def normal_relative(given: str) -> str:
+    """``given``, a POSIX path the user wrote, as it is shown and compared: repeated
+    slashes, ``.`` parts and a trailing slash taken out (``./plug//patch/`` ->
+    ``plug/patch``), ``..`` parts kept only where they lead out (``plug/../x`` -> ``x``).
+    The patch directory is shown in every result and its entries' files are matched
+    against it by prefix, so ``plug//patch`` must not stay as written."""
+    return posixpath.normpath(re.sub("/{2,}", "/", given))
 
 
 def _check_package_name(name: str, source: Path | None) -> None:
