@@ -91,10 +91,15 @@ def test_a_kept_patch_without_a_removal_condition(cli, audited: Path) -> None:
             (
                 "kept-without-condition",
                 "client-describe-version.patch",
-                "`client-describe-version.patch` is decided carry without a removal condition",
+                "patchkeeper-decisions.toml:16: `client-describe-version.patch` is decided carry "
+                "without a removal condition: write in its removal-condition when it can go (e.g. "
+                '"upstreamed" or "the pin that carries #123")',
             )
         ],
     )
+    data = json.loads(cli("report", "--check", "--json", cwd=audited).out)
+    [finding] = data["findings"]
+    assert (finding["file"], finding["line"]) == (str(audited / "patchkeeper-decisions.toml"), 16)
 
 
 def test_a_carried_upstreamed_patch_whose_retires_when_is_met(cli, audited: Path) -> None:
