@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit_support import judge
+from audit_support import judge, write_tree
 
 # git and diff -u write a creation as --- /dev/null; some exporters write --- a/path with an
 # empty source range
@@ -218,3 +218,79 @@ def test_a_removal_upstream_made_after_taking_the_failed_patch_is_not_blocked(
         tmp_path, files, [("1.patch", GUARD_PART_1), ("2.patch", GUARD_PART_2)], old=old
     )
     assert (one.verdict, two.verdict, two.action) == ("partially upstreamed", "clean", "carry")
+
+
+POOL = """class Pool:
+    def __init__(self, size=10):
+        self.size = size
+        self.block = False
+"""
+
+# A (the shape of Debian's incomplete_markup_declaration.diff) adds lines to two files; B
+# (fixes_for_new_python.diff, cut on top of A) changes A's lines in both
+CAP_BOTH = ADD_CAP + (
+    """--- a/pkg/pool.py
++++ b/pkg/pool.py
+@@ -1,4 +1,5 @@
+ class Pool:
+     def __init__(self, size=10):
+         self.size = size
+         self.block = False
++        self.maxsize = MAXSIZE
+"""
+)
+CHANGE_BOTH = """Subject: jitter and size for the new Python
+---
+--- a/pkg/pool.py
++++ b/pkg/pool.py
+@@ -2,4 +2,4 @@ class Pool:
+     def __init__(self, size=10):
+         self.size = size
+         self.block = False
+-        self.maxsize = MAXSIZE
++        self.maxsize = MAXSIZE or 1
+--- a/pkg/retry.py
++++ b/pkg/retry.py
+@@ -3,4 +3,4 @@ class Retry:
+         self.total = total
+         self.backoff = 0
+         self.backoff_max = BACKOFF_MAX
+-        self.backoff_jitter = 0.0
++        self.backoff_jitter = 0.1
+"""
+
+
+def test_a_blocked_patchs_failing_hunks_are_shown_under_their_files(tmp_path: Path, cli) -> None:
+    # The terminal's detail of a blocked patch listed "hunk #1" of one file and "hunk #1" of
+    # another one after the other, with no file named.
+    old = write_tree(tmp_path / "old", {"pkg/retry.py": RETRY, "pkg/pool.py": POOL})
+    new = write_tree(
+        tmp_path / "new",
+        {
+            "pkg/retry.py": RETRY.replace("total=3", "total: int = 3").replace(
+                "backoff = 0", "backoff = 0.5"
+            ),
+            "pkg/pool.py": POOL.replace("size=10", "size: int = 10").replace(
+                "block = False", "block = True"
+            ),
+        },
+    )
+    down = write_tree(
+        tmp_path / "down",
+        {
+            "patchkeeper.toml": f'upstream = "pkg"\npin = "1.0"\nseries = "patches/series"\n'
+            f'strip = 1\npristine = "{old}"\n',
+            "patches/series": "a.patch\nb.patch\n",
+            "patches/a.patch": CAP_BOTH,
+            "patches/b.patch": CHANGE_BOTH,
+        },
+    )
+    run = cli("audit", "--to", str(new), cwd=down)
+    assert run.code == 1, run.err
+    detail = run.out.split("  b.patch (blocked):\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line for line in detail if not line.startswith("        ")] == [
+        "    pkg/pool.py:",
+        "      hunk #1 @@ -2,4 +2,4 @@ class Pool:  (patch line 5)",
+        "    pkg/retry.py:",
+        "      hunk #1 @@ -3,4 +3,4 @@ class Retry:  (patch line 13)",
+    ]

@@ -151,3 +151,20 @@ def test_a_path_is_not_a_requirement_of_another_project(cli, example: Example, s
         f"patchkeeper: error: {spec.removeprefix('./')}: this is a file; a target is an upstream tree (a "
         "directory) or a requirement such as NAME==VERSION",
     )
+
+
+@pytest.mark.parametrize("command", ["apply", "verify", "status", "unapply"])
+def test_an_sdist_given_as_target_says_to_unpack_it(cli, example: Example, command: str) -> None:
+    """``--target`` takes a tree: the sdist file itself (the first thing a new user has after
+    ``pip download``) is refused with what to pass, as ``audit --to`` does, where click only
+    said "Directory ... is a file"; nothing is written."""
+    sdist = example.root / "minihttp-1.0.tar.gz"
+    sdist.write_bytes(b"")
+    before = sorted(p.name for p in example.downstream.iterdir())
+    run = cli(command, "--target", str(sdist), cwd=example.downstream)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--target': {sdist} is a file; a target is an upstream "
+        "tree (a directory): unpack the sdist and pass its directory",
+    )
+    assert sorted(p.name for p in example.downstream.iterdir()) == before

@@ -36,7 +36,7 @@ def test_an_agreeing_record_passes(cli, audited: Path) -> None:
     assert run.code == 0
     assert run.out == (
         f"the record {audited}/AUDIT.md is current and true "
-        "(6 series patches, 0 runtime entries, 6 decided)\n"
+        "(6 series patches, 0 runtime entries, 1 retired, 7 decided)\n"
     )
 
 
@@ -91,10 +91,15 @@ def test_a_kept_patch_without_a_removal_condition(cli, audited: Path) -> None:
             (
                 "kept-without-condition",
                 "client-describe-version.patch",
-                "`client-describe-version.patch` is decided carry without a removal condition",
+                "patchkeeper-decisions.toml:16: `client-describe-version.patch` is decided carry "
+                "without a removal condition: write in its removal-condition when it can go (e.g. "
+                '"upstreamed" or "the pin that carries #123")',
             )
         ],
     )
+    data = json.loads(cli("report", "--check", "--json", cwd=audited).out)
+    [finding] = data["findings"]
+    assert (finding["file"], finding["line"]) == (str(audited / "patchkeeper-decisions.toml"), 16)
 
 
 def test_a_carried_upstreamed_patch_whose_retires_when_is_met(cli, audited: Path) -> None:
@@ -274,7 +279,14 @@ def test_decides_suggestions_fail_the_check_until_a_person_accepts_them(cli, aud
         ),
     ]
     data = json.loads(cli("report", "--check", "--json", cwd=audited).out)
-    assert data["counts"] == {"series": 6, "runtime": 0, "decided": 0, "suggested": 6}
+    assert data["counts"] == {
+        "series": 6,
+        "runtime": 0,
+        "retired": 0,
+        "unknown": 0,
+        "decided": 0,
+        "suggested": 6,
+    }
     assert [(f["kind"], f["key"], f["file"], f["line"]) for f in data["findings"]] == [
         ("not-reviewed", key, str(path), line) for key, (line, _) in lines.items()
     ]
@@ -289,3 +301,32 @@ def test_decides_suggestions_fail_the_check_until_a_person_accepts_them(cli, aud
         ("not-reviewed", "metrics-same-host.patch"),
         ("not-reviewed", "redirect-strip-api-key.patch"),
     ]
+
+
+def test_the_summary_counts_the_tables_of_patches_no_longer_carried(cli, audited: Path) -> None:
+    """After an upgrade's port takes patches out of the series, their tables stay in the
+    decisions file, each suggestion still a ``not-reviewed`` finding: the summary counts
+    them (``retired`` when decided retire, a table of an unknown key otherwise), so that
+    its kinds add up to the rows and ``suggested`` to the ``not-reviewed`` findings."""
+    assert cli("decide", cwd=audited).code == 0
+    drop_from_series(audited, "retry-backoff-cap.patch", "headers-merge-order.patch")
+    assert cli("report", cwd=audited).code == 1
+    run = cli("report", "--check", cwd=audited)
+    assert run.code == 1
+    head, *listed = run.out.splitlines()
+    assert head == (
+        f"the record {audited}/AUDIT.md is stale or false: 8 findings (5 series patches, "
+        "0 runtime entries, 1 retired, 1 table of an unknown key, 0 decided, 7 suggested)"
+    )
+    assert [line.split(": ")[0] for line in listed] == ["  not-reviewed"] * 7 + ["  unknown-key"]
+    data = json.loads(cli("report", "--check", "--json", cwd=audited).out)
+    assert data["counts"] == {
+        "series": 5,
+        "runtime": 0,
+        "retired": 1,
+        "unknown": 1,
+        "decided": 0,
+        "suggested": 7,
+    }
+    kinds = [f["kind"] for f in data["findings"]]
+    assert kinds.count("not-reviewed") == data["counts"]["suggested"]

@@ -202,7 +202,14 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
     run = cli("report", "--python", str(python), "--html", "--json", cwd=root)
     assert run.code == 1
     result = json.loads(run.out)
-    assert result["counts"] == {"series": 0, "runtime": 244, "decided": 0, "suggested": 243}
+    assert result["counts"] == {
+        "series": 0,
+        "runtime": 244,
+        "retired": 0,
+        "unknown": 0,
+        "decided": 0,
+        "suggested": 243,
+    }
     kinds = [f["kind"] for f in result["findings"]]
     # the runtime audit's decisions and the record agree on every target: a name in neither
     # release is one the plugin adds (not gone), and an update of a moved target retargets it

@@ -417,3 +417,55 @@ def test_the_errors_of_a_first_run_name_the_package_and_patch_directory_to_pass(
     )
     run = cli("runtime", "inventory", "--patch-dir", "plug/patches", cwd=root)
     assert run.code == 0
+
+
+@pytest.mark.parametrize("given", ["../../etc", "/etc", "plugin/plug", ".plug"])
+def test_a_package_given_as_a_path_is_refused_as_given(upstream: Path, cli, given: str) -> None:
+    # '--package ../../etc' made each dot a slash: the package was looked for as ROOT///////etc,
+    # i.e. /etc, and the patch directory shown as '//////etc/patch'. The package is an
+    # import name; a path is the plugin directory's to give.
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    run = cli("runtime", "inventory", "--plugin", str(root), "--package", given, cwd=upstream)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: the plugin package {given!r} is a path, not an import name\n"
+        "  hint: give the directory holding the package as --plugin DIR (or root) and its "
+        "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend\n",
+    )
+    assert "//" not in run.err
+
+
+def test_a_configured_package_given_as_a_path_names_the_configuration_file(
+    upstream: Path, cli
+) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text()
+    assert 'package = "plug"' in text
+    pyproject.write_text(text.replace('package = "plug"', 'package = "../../etc"'))
+    run = cli("runtime", "inventory", cwd=root)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {pyproject}: the plugin package '../../etc' is a path, not an "
+        "import name\n"
+        "  hint: give the directory holding the package as --plugin DIR (or root) and its "
+        "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend\n",
+    )
+
+
+@pytest.mark.parametrize("given", ["./plug//patch/", "plug/./patch", "plug//patch"])
+def test_a_patch_dir_written_loosely_is_shown_and_read_as_the_plain_one(
+    upstream: Path, cli, given: str
+) -> None:
+    # '--patch-dir plug//patch' was shown as written in every result, and the entries' files
+    # (plug/patch/p_step.py) were matched against it by prefix.
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    plain = cli("runtime", "inventory", "--json", "--patch-dir", "plug/patch", cwd=root)
+    loose = cli("runtime", "inventory", "--json", "--patch-dir", given, cwd=root)
+    assert (loose.code, loose.out) == (plain.code, plain.out)
+    assert json.loads(loose.out)["patch_directory"] == "plug/patch"
+    text = cli("runtime", "inventory", "--patch-dir", given, cwd=root)
+    assert text.out.splitlines()[0] == (
+        f"plugin plug ({root}), patch directory plug/patch: 2 files, 1 entries"
+    )

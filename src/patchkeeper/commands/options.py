@@ -238,6 +238,26 @@ def python_option(
     return click.option("--python", "python", required=required, type=FILE_PATH, help=help)
 
 
+class TreePath(click.Path):
+    """A directory option naming an upstream tree (``--target``): a file given for it is
+    most often the sdist itself, so the error says to unpack it (the same words as
+    ``--to``'s, :func:`patchkeeper.trees.tree.spec_tree`)."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path, or a usage error (exit 2) naming it and what to pass instead."""
+        if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
+            self.fail(
+                f"{os.fspath(value)} is a file; a target is an upstream tree (a directory): "
+                "unpack the sdist and pass its directory",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
+
+
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """The options that say which upstream tree a command works on, passed to the command
     as one mapping ``upstream`` (``target=`` and ``python=`` of its ``run``)."""
@@ -246,7 +266,7 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     function = click.option(
         "--target",
         "target",
-        type=DIRECTORY_PATH,
+        type=TreePath(),
         help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory).",
     )(function)
     return function

@@ -72,6 +72,11 @@ RIDES_WITH = re.compile(r"(?i)^rides with (?P<name>[\w./+-]+)")
 APPLIED_VERSION = re.compile(r"^v?(?P<version>\d+(?:\.\d+)+)")
 KEEPS_CHANGE = KEEPS | {UPDATE, MIGRATE}
 #: What a person does with a suggested decision (a ``not-reviewed`` finding says it).
+#: What to do about a kept patch or entry without a removal condition.
+WRITE_CONDITION = (
+    'write in its removal-condition when it can go (e.g. "upstreamed" or "the pin that '
+    'carries #123")'
+)
 ACCEPT_OR_CHANGE = 'delete "suggested: " from its decision to accept it, or write your own'
 
 
@@ -264,12 +269,16 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Fi
             )
         )
     if decided in KEEPS and row.decision is not None and not row.decision.removal_condition.strip():
+        # named by its table and with what to do, as decide writes the key empty and a
+        # person meets this finding on every kept patch the first time
+        place = f"{shown or (path.name if path else 'the decisions file')}:{row.decision.line}"
+        predicate = f"is decided {decided} without a removal condition"
         out.append(
-            _about(
+            Finding(
                 KEPT_WITHOUT_CONDITION,
-                row,
-                f"`{row.key}`",
-                f"is decided {decided} without a removal condition",
+                row.key,
+                f"{place}: `{row.key}` {predicate}: {WRITE_CONDITION}",
+                f"it {predicate}",
             )
         )
     for flag in row.flags:

@@ -30,7 +30,7 @@ from patchkeeper.record.build import (
     environment_packages,
     environment_sources,
 )
-from patchkeeper.record.decisions import RUNTIME, SERIES
+from patchkeeper.record.decisions import DROPS, RUNTIME, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.environment import Environment, differences, measure
 from patchkeeper.record.patch_evidence import all_items
@@ -119,10 +119,17 @@ def _interpreter(
 
 
 def _counts(record: Record) -> RecordCounts:
-    rows = [row for row in record.rows if row.item is not None]
+    """Every row of the record counted once by kind (a table of a patch or entry no
+    longer carried is ``retired`` or ``unknown``), and once by how it is decided, so
+    that the summary adds up to the rows the record lists and the findings name."""
+    rows = record.rows
+    carried = [row for row in rows if row.item is not None]
+    gone = [row for row in rows if row.item is None]
     return RecordCounts(
-        series=sum(row.kind == SERIES for row in rows),
-        runtime=sum(row.kind == RUNTIME for row in rows),
+        series=sum(row.kind == SERIES for row in carried),
+        runtime=sum(row.kind == RUNTIME for row in carried),
+        retired=sum(row.decided in DROPS for row in gone),
+        unknown=sum(row.decided not in DROPS for row in gone),
         decided=sum(bool(row.decided) and not row.suggested for row in rows),
         suggested=sum(bool(row.decided) and row.suggested for row in rows),
     )

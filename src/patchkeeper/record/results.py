@@ -55,12 +55,21 @@ class RecordResult:
 
 @dataclass(frozen=True)
 class RecordCounts:
-    """How many rows of each kind the record has (``series`` patches, ``runtime`` entries),
-    how many have a decision a person wrote or accepted (``decided``) and how many only
-    ``decide``'s suggestion, not reviewed (``suggested``)."""
+    """How many rows of each kind the record has and how they are decided.
+
+    ``series`` patches and ``runtime`` entries are the ones the downstream carries now;
+    ``retired`` counts the decisions file's tables, decided ``retire`` or ``remove``, of a
+    patch or entry no longer carried (an upgrade's port takes an upstreamed patch out of
+    the series, its table stays), ``unknown`` its other tables of a key that is not carried.
+    The four add up to every row of the record. ``decided`` counts the rows, of any of
+    them, with a decision a person wrote or accepted, ``suggested`` those with only
+    ``decide``'s suggestion, not reviewed (each one a ``not-reviewed`` finding).
+    """
 
     series: int = 0
     runtime: int = 0
+    retired: int = 0
+    unknown: int = 0
     decided: int = 0
     suggested: int = 0
 

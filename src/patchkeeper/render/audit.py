@@ -51,9 +51,16 @@ def _hunk_detail(verdict: PatchVerdict, indent: str) -> list[str]:
     if verdict.failures:
         lines.extend(failure_lines(verdict.failures, indent))
         return lines
+    # A patch with no failing file of its own (blocked: its hunks need another patch's
+    # lines): its failing hunks, under their file as for a failure, since hunk numbers
+    # restart in each file ("hunk #1" of two files would read as the same hunk).
+    shown = ""
     for hunk in verdict.hunks:
         if hunk.status == "fails" and hunk.evidence is not None:
-            lines.extend(hunk_lines(hunk.evidence, indent))
+            if hunk.path != shown:
+                lines.append(f"{indent}{hunk.path}:")
+                shown = hunk.path
+            lines.extend(hunk_lines(hunk.evidence, indent + "  "))
     return lines
 
 

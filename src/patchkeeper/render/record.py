@@ -14,10 +14,13 @@ from patchkeeper.render.terminal import plural
 @text_renderer(ReportResult)
 def report_text(result: ReportResult) -> str:
     c = result.counts
-    counted = (
-        f"{plural(c.series, 'series patch')}, {plural(c.runtime, 'runtime entry')}, "
-        f"{c.decided} decided"
-    )
+    counted = f"{plural(c.series, 'series patch')}, {plural(c.runtime, 'runtime entry')}, "
+    # tables of patches or entries no longer carried, named only when there are some
+    if c.retired:
+        counted += f"{c.retired} retired, "
+    if c.unknown:
+        counted += f"{plural(c.unknown, 'table')} of an unknown key, "
+    counted += f"{c.decided} decided"
     if c.suggested:
         counted += f", {c.suggested} suggested"
     if result.check:

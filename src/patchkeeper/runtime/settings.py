@@ -19,6 +19,8 @@ Command-line options override these keys.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,6 +108,7 @@ def resolve_settings(
             path=getattr(config, "source", None),
             hint='pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]',
         )
+    _check_package_name(name, None if package else getattr(config, "source", None))
     if not root.is_dir():
         raise ConfigError(
             f"the plugin directory {root} does not exist",
@@ -124,7 +127,7 @@ def resolve_settings(
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
     chosen = patch_directory or table.get("patch-directory") or ""
-    directory = chosen or default_patch_directory(root, name)
+    directory = normal_relative(chosen) if chosen else default_patch_directory(root, name)
     if not (root / directory).resolve().is_relative_to(root):
         raise ConfigError(
             f"the patch directory {directory} leaves the plugin directory {root}",
@@ -150,6 +153,37 @@ def resolve_settings(
         header_fields=tuple(table.get("header-fields", DEFAULT_HEADER_FIELDS)),
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
+    )
+
+
+def normal_relative(given: str) -> str:
+    """``given``, a POSIX path the user wrote, as it is shown and compared: repeated
+    slashes, ``.`` parts and a trailing slash taken out (``./plug//patch/`` ->
+    ``plug/patch``), ``..`` parts kept only where they lead out (``plug/../x`` -> ``x``).
+    The patch directory is shown in every result and its entries' files are matched
+    against it by prefix, so ``plug//patch`` must not stay as written."""
+    return posixpath.normpath(re.sub("/{2,}", "/", given))
+
+
+def _check_package_name(name: str, source: Path | None) -> None:
+    """Refuse a package given as a path (``../../etc``, ``src/pkg``, ``/opt/pkg``).
+
+    The package is found as ``ROOT/a/b`` from the import name ``a.b``: a path given for it
+    would turn each dot into a slash and name a folder outside the plugin (``//////etc``),
+    shown to the user as that. A name that is no path but no import name either
+    (``vllm-ascend``) goes on, to be told the packages the plugin has. ``source`` is the
+    configuration file when the name comes from there (``None``: from ``--package``).
+
+    Raises:
+        ConfigError: ``name`` holds a slash, a backslash or an empty dotted part.
+    """
+    if "/" not in name and "\\" not in name and all(name.split(".")):
+        return
+    raise ConfigError(
+        f"the plugin package {name!r} is a path, not an import name",
+        path=source,
+        hint="give the directory holding the package as --plugin DIR (or root) and its "
+        "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend",
     )
 
 
