@@ -55,6 +55,7 @@ def _activation(entry: PatchEntry) -> str:
 def _entry_line(entry: PatchEntry) -> str:
     key = f"[{entry.key}]" if entry.key else ""
     extra = " allow_missing" if entry.allow_missing else ""
+    extra += " (temporary: restored in finally)" if entry.temporary else ""
     return (
         f"{entry.file}:{entry.line}  {entry.mechanism.value:<11} {entry.target}{key}"
         f"  <- {entry.replacement}{extra}"

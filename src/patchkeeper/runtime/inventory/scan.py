@@ -28,6 +28,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     is_plugin,
 )
 from patchkeeper.runtime.inventory.module_constants import module_constants
+from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
 from patchkeeper.runtime.syntax.parsing import parse_file
@@ -95,6 +96,7 @@ class _Scanner(AssignmentForms):
 
     def block(self, body: list[ast.stmt], conds: Conds, scope: str, table: Table, cls: str) -> None:
         counts = self.hot
+        start = len(self.facts.entries)
         for stmt in body:
             # A simple statement none of whose lines can hold an edge records nothing (its
             # entries are not reported where lines are told apart): not even dispatched.
@@ -105,6 +107,9 @@ class _Scanner(AssignmentForms):
             ):
                 continue
             self.statement(stmt, conds, scope, table, cls)
+            if self.entries and isinstance(stmt, ast.Try) and stmt.finalbody:
+                restored = restored_targets(stmt.finalbody, lambda e: self.external(e, table))
+                mark_temporary(self.facts.entries, start, scope, stmt, restored)
             conds = (*conds, *early_exit(stmt, self.hot is not None))
 
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
