@@ -85,6 +85,7 @@ class _Scanner(AssignmentForms):
         self.tree = tree
         self._defs = None
         self._param_sets = {}
+        self._loops = []
         self.entries = cfg.reports_entries(self.module)
         #: Lines that may hold an edge (:mod:`patchkeeper.runtime.inventory.edge_lines`), as
         #: :func:`~patchkeeper.runtime.inventory.edge_lines.line_counts`; ``None``: every line.
@@ -125,8 +126,9 @@ class _Scanner(AssignmentForms):
                 for item in value if isinstance(value, list) else [value]:
                     if isinstance(item, ast.AST):
                         self.expressions(item, conds, scope, table)
-            self.block(cast(_Loop, stmt).body, conds, scope, table, cls)
-            self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
+            with self.loop_items(stmt):
+                self.block(cast(_Loop, stmt).body, conds, scope, table, cls)
+                self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             self.function(cast(_Function, stmt), conds, scope, table, cls)
         elif kind is ast.ClassDef:
