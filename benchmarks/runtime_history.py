@@ -779,7 +779,7 @@ def inventory_figures(plugin: dict, pattern: str) -> dict:
             package=plugin["package"],
             patch_directory=directory,
         )
-        scanned = scan_plugin(settings, _upstream_of(release_data, settings))
+        scanned = scan_plugin(settings, upstream=_upstream_of(release_data, settings))
     except Exception as error:  # a finding, reported with the plugin: not a crash here
         return {"release": release, "grep": len(grep), "error": f"{type(error).__name__}: {error}"}
     entries = scanned.inventory.entries

@@ -37,10 +37,17 @@ def _not_read(inventory: Inventory, what: str) -> list[str]:
     return lines + [f"  {describe(f, root)}" for f in found]
 
 
+#: How an entry is shown when no upstream tree was read to see whether vLLM loads the
+#: plugin itself (:func:`patchkeeper.runtime.inventory.loading.loading`).
+NOT_TRACED = "loading not traced without the upstream"
+
+
 def _activation(entry: PatchEntry) -> str:
     a = entry.activation
     if a is None:
         return "?"
+    if a.status.value == "never-imported" and a.untraced.startswith(NOT_TRACED):
+        return f"{NOT_TRACED} ({a.note})"
     if a.status.value == "never-imported" and a.untraced:
         return f"not reached from its import or console scripts ({a.note}); untraced"
     if a.status.value == "never-imported":
@@ -55,6 +62,7 @@ def _activation(entry: PatchEntry) -> str:
 def _entry_line(entry: PatchEntry) -> str:
     key = f"[{entry.key}]" if entry.key else ""
     extra = " allow_missing" if entry.allow_missing else ""
+    extra += " (temporary: restored in finally)" if entry.temporary else ""
     return (
         f"{entry.file}:{entry.line}  {entry.mechanism.value:<11} {entry.target}{key}"
         f"  <- {entry.replacement}{extra}"

@@ -88,6 +88,9 @@ class PatchEntry:
         allow_missing: the decorator's ``allow_missing`` (``False`` for other mechanisms).
         descriptors: decorators under the patch decorator or wrapping calls around the value
             (``("staticmethod",)``, ``("triton.jit",)``).
+        temporary: the swap is undone in the ``finally`` of a ``try`` of the same block
+            (``old = m.f; m.f = new; try: ... finally: m.f = old``): the upstream object is
+            replaced only while that ``try`` runs, not for the life of the process.
         activation: filled in by :mod:`patchkeeper.runtime.inventory.activation`.
     """
 
@@ -102,6 +105,7 @@ class PatchEntry:
     replacement: str = "<expr>"
     allow_missing: bool = False
     descriptors: tuple[str, ...] = ()
+    temporary: bool = False
     activation: Activation | None = None
 
 

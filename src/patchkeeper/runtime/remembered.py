@@ -233,23 +233,40 @@ def inventory(
     patch_directory: str | None = None,
 ) -> JsonReady:
     """:func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory`, remembered with its
-    JSON.
+    JSON, with the upstream release the plugin runs on read when the configuration's pin or
+    the plugin's exact requirement names one
+    (:func:`patchkeeper.runtime.inventory.upstream_pin.pinned_requirement`).
 
     Raises: as :func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory`.
     """
+    from patchkeeper.runtime.inventory.upstream_pin import pinned_requirement
+
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
+    # The release the plugin runs on, read as the audit reads its --from tree: where vLLM
+    # loads the plugin itself is part of its activation.
+    spec = pinned_requirement(config, settings.root, settings.upstream_packages)
 
     def compute() -> Any:
+        from patchkeeper.errors import FetchError, TargetError
         from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+        from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 
-        return scan_plugin(settings).inventory
+        if spec is None:
+            unread = "no release pinned: neither the plugin's requirements nor the configuration"
+            return scan_plugin(settings, unread=unread + " name one").inventory
+        try:
+            tree = UpstreamTree(tree_root(spec), settings.upstream_packages)
+        except (TargetError, FetchError) as error:
+            return scan_plugin(settings, unread=f"{spec} could not be read: {error}").inventory
+        return scan_plugin(settings, upstream=tree).inventory
 
     def dependencies() -> list[str]:
         return plugin_paths(settings) + code_paths()
 
-    return answer(("runtime inventory", repr(settings)), dependencies, compute, compute)
+    key = ("runtime inventory", repr(settings), spec or "")
+    return answer(key, dependencies, compute, compute)
 
 
 def audit(

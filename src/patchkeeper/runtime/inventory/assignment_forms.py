@@ -7,9 +7,14 @@ file scanner.
   assignment of a plugin class deriving from an upstream class into a *subclass* swap);
 - ``setattr(obj, "name", value)``, the name also a module constant of this or another
   plugin module (``setattr(obj, NAME, value)``,
-  :mod:`patchkeeper.runtime.inventory.module_constants`);
+  :mod:`patchkeeper.runtime.inventory.module_constants`), the object also
+  ``sys.modules["vllm.x"]``, and the name or the module also a variable of a loop over
+  literal strings (one entry per item: :mod:`patchkeeper.runtime.inventory.loop_literals`);
+- ``fn.__globals__["name"] = value`` on an upstream function: it replaces the global
+  ``name`` of the function's module, and is named after it (``vllm.x.name``);
 - registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
-  ``REGISTRY.register(key, v)`` on upstream objects;
+  ``REGISTRY.register(key, v)``, and ``LIST.append(v)`` / ``SET.add(v)`` (one argument, the
+  key its source text) on upstream objects;
 - ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
   is the computed-key form: target ``sys.modules``, key its source text);
 - ``patch(module, attribute)(fn)``, the decorator called directly;
@@ -29,11 +34,14 @@ state)`` is a call of a library function, not a patch.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from patchkeeper.runtime.inventory import module_constants
 from patchkeeper.runtime.inventory.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
 from patchkeeper.runtime.inventory.file_facts import is_plugin
+from patchkeeper.runtime.inventory.loop_literals import Item, iterations, literal_items
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
@@ -50,6 +58,18 @@ class AssignmentForms(DecoratorForms):
     #: Function qualname -> ``(parameter index, parameter name, attribute, line, value,
     #: conditions)`` of each ``param.attr = value`` in its body, waiting for a call.
     _param_sets: dict[str, list[tuple[int, str, str, int, str, Any]]]
+    #: The literal items of the ``for`` loops around the statement (outermost first; an
+    #: empty list for a loop over anything else).
+    _loops: list[list[Item]]
+
+    @contextmanager
+    def loop_items(self, stmt: ast.stmt) -> Iterator[None]:
+        """While the body of the loop ``stmt`` is scanned, its literal items are known."""
+        self._loops.append(literal_items(stmt) or [])
+        try:
+            yield
+        finally:
+            self._loops.pop()
 
     def removal(self, stmt: ast.Delete, conds: Any, scope: str, table: Table) -> None:
         """Entries for ``del TABLE[key]`` / ``del module.attr`` on upstream objects."""
@@ -150,6 +170,9 @@ class AssignmentForms(DecoratorForms):
         scope: str,
         table: Table,
     ) -> None:
+        if isinstance(target.value, ast.Attribute) and target.value.attr == "__globals__":
+            self.globals_item(target.value.value, target.slice, value, stmt, conds, scope, table)
+            return
         bound = self.external(target.value, table)
         if bound is None:
             return
@@ -166,6 +189,37 @@ class AssignmentForms(DecoratorForms):
             Mechanism.REGISTRY,
             replacement,
             key=ast.unparse(key),
+            descriptors=descriptors,
+        )
+
+    def globals_item(
+        self,
+        function: ast.expr,
+        key: ast.expr,
+        value: ast.expr,
+        stmt: ast.stmt,
+        conds: Any,
+        scope: str,
+        table: Table,
+    ) -> None:
+        """An entry for ``fn.__globals__["name"] = value``, ``fn`` an upstream function: the
+        global ``name`` of ``fn``'s module is replaced (for every function of that module),
+        so the entry is named ``module.name``."""
+        bound = self.external(function, table)
+        if bound is None or not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            return
+        module = bound.dotted.rpartition(".")[0]  # a function is read from its module
+        target = f"{module}.{key.value}"
+        replacement, descriptors, refs = self.describe(value, table)
+        mechanism = Mechanism.WRAPPER if target in refs else Mechanism.ASSIGNMENT
+        self.add(
+            conds,
+            line=stmt.lineno,
+            scope=scope,
+            target=target,
+            module_hint=bound.module,
+            mechanism=mechanism,
+            replacement=replacement,
             descriptors=descriptors,
         )
 
@@ -186,14 +240,24 @@ class AssignmentForms(DecoratorForms):
             return
         self.parameter_call(node, conds, scope, table)
         removing = ("pop", "remove", "discard")
+        adding = ("append", "add")
         if not isinstance(func, ast.Attribute) or func.attr not in (
             "update",
             "register",
             *removing,
+            *adding,
         ):
             return
         bound = self.external(func.value, table)
         if bound is None or bound.dotted == "sys.modules":
+            return
+        if func.attr in adding:
+            if len(node.args) == 1 and not node.keywords:  # list.append(x), set.add(x)
+                replacement = self.describe(node.args[0], table)[0]
+                added = ast.unparse(node.args[0])
+                self.upstream_entry(
+                    conds, node.lineno, scope, bound, Mechanism.REGISTRY, replacement, key=added
+                )
             return
         keys: list[str | None] = []
         value: ast.expr | None = None
@@ -251,13 +315,42 @@ class AssignmentForms(DecoratorForms):
             self.facts.entries.append((computed, tuple(conds)))
 
     def setattr_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
+        """Entries for ``setattr(obj, name, value)``: one per item of the loop around it
+        when ``obj`` or ``name`` is one of its variables (:meth:`loop_items`)."""
         if len(node.args) < 3:
             return
-        bound = self.external(node.args[0], table)
+        for item in iterations(self._loops, node.args[:2]):
+            self.setattr_item(node, item, conds, scope, table)
+
+    def setattr_object(
+        self, expr: ast.expr, item: Item, scope: str, table: Table
+    ) -> names.Binding | None:
+        """The upstream object ``expr`` (the first argument of ``setattr``) names:
+        ``sys.modules[m]`` is the module ``m`` (a literal, a module constant, or a variable
+        of the loop's ``item``)."""
+        if isinstance(expr, ast.Subscript):
+            bound = self.external(expr.value, table)
+            if bound is None or bound.dotted != "sys.modules":
+                return None
+            key = expr.slice
+            name: str | None = item.get(key.id) if isinstance(key, ast.Name) else None
+            name = name or module_constants.local_value(
+                key, table, self.facts.constants, self._shadowed(scope)
+            )
+            if name is None or is_plugin(name, self.cfg.package):
+                return None
+            return names.Binding(name, name)
+        return self.external(expr, table)
+
+    def setattr_item(
+        self, node: ast.Call, item: Item, conds: Any, scope: str, table: Table
+    ) -> None:
+        bound = self.setattr_object(node.args[0], item, scope, table)
         if bound is None:
             return
         name_node = node.args[1]
-        name = module_constants.local_value(
+        name: str | None = item.get(name_node.id) if isinstance(name_node, ast.Name) else None
+        name = name or module_constants.local_value(
             name_node, table, self.facts.constants, self._shadowed(scope)
         )
         replacement, descriptors, refs = self.describe(node.args[2], table)

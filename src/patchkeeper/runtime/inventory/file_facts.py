@@ -144,6 +144,7 @@ _ENTRY_FIELDS = (
     "replacement",
     "allow_missing",
     "descriptors",
+    "temporary",
 )
 
 

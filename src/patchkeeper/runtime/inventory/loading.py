@@ -134,12 +134,16 @@ def loading(
     scripts: tuple[EntryPoint, ...],
     activation: str,
     upstream: UpstreamFiles | None,
+    unread: str = "",
 ) -> Loading:
     """The roots of the activation search for ``package`` (see the module docstring):
     ``entry_points`` in the configured groups, the configured ``activation`` function,
     the places ``upstream`` loads the package (``None``: no upstream tree given), and the
     console ``scripts``; with the package's own import as a root, and the reason, when
-    nothing declares the plugin to the upstream."""
+    nothing declares the plugin to the upstream. Without an upstream tree, whether vLLM
+    loads the plugin itself is unknown: the reason then starts "loading not traced without
+    the upstream" and says why none was read (``unread``: no pinned release, or the error
+    reading it)."""
     roots = [
         (f"entry point {e.group}:{e.name} = {e.value} ({e.source})", e.value.replace(":", "."))
         for e in entry_points
@@ -156,14 +160,18 @@ def loading(
     if declared:
         return Loading(tuple(roots))
     roots.append((f"import {package} (its users import it before the upstream)", package))
-    where = (
-        "; no upstream tree was read to see whether the upstream imports it"
-        if upstream is None
-        else "; the upstream does not import it"
-    )
+    if upstream is None:
+        why = unread or "no upstream tree was given"
+        untraced = (
+            f"loading not traced without the upstream ({why}): nothing else declares "
+            f"{package} to the upstream (no entry point in its groups, no configured "
+            "activation), and whether the upstream imports it itself is unknown"
+        )
+        return Loading(tuple(roots), untraced)
     untraced = (
         f"nothing declares {package} to the upstream (no entry point in its groups, no "
-        f"configured activation{where}): it is activated by importing it or by its console "
-        "scripts, and what its users import besides cannot be traced"
+        "configured activation; the upstream does not import it): it is activated by "
+        "importing it or by its console scripts, and what its users import besides cannot "
+        "be traced"
     )
     return Loading(tuple(roots), untraced)

@@ -76,6 +76,7 @@ def scan_plugin(
     settings: RuntimeSettings,
     ahead: Callable[[list[str]], None] | None = None,
     upstream: UpstreamFiles | None = None,
+    unread: str = "",
 ) -> Scanned:
     """Build the inventory of ``settings``' plugin (see :func:`take_inventory`).
 
@@ -84,16 +85,19 @@ def scan_plugin(
     is computed (not when it comes from the cache): the audit hands the upstream work
     those targets need to the worker processes there, which are idle during the search.
     ``upstream``: the upstream tree the plugin runs on, read for the places it loads the
-    plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`)."""
+    plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`);
+    ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`)."""
     tree = PluginTree(settings)
     signature = tree.signature()
     if upstream is not None:
         signature = f"{signature}\0{upstream.root}\0{upstream.signature()}"
+    elif unread:
+        signature = f"{signature}\0{unread}"
     cached = tree.cache.get_value("#inventory", signature)
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree, signature)
     with fewer_collections(), shared_workers():
-        inventory = _inventory(settings, tree, ahead, upstream)
+        inventory = _inventory(settings, tree, ahead, upstream, unread)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
     return Scanned(inventory, tree, signature)
@@ -120,6 +124,7 @@ def _inventory(
     tree: PluginTree,
     ahead: Callable[[list[str]], None] | None,
     upstream: UpstreamFiles | None = None,
+    unread: str = "",
 ) -> Inventory:
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
@@ -152,7 +157,12 @@ def _inventory(
         ahead([entry.target for entry, _local in raw])
     entry_points = tree.entry_points()
     loaded = loading(
-        settings.package, entry_points, tree.console_scripts(), settings.activation, upstream
+        settings.package,
+        entry_points,
+        tree.console_scripts(),
+        settings.activation,
+        upstream,
+        unread,
     )
     reach = Reachability(tree, list(loaded.roots))
     entries = []

@@ -28,6 +28,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     is_plugin,
 )
 from patchkeeper.runtime.inventory.module_constants import module_constants
+from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
 from patchkeeper.runtime.syntax.parsing import parse_file
@@ -84,6 +85,7 @@ class _Scanner(AssignmentForms):
         self.tree = tree
         self._defs = None
         self._param_sets = {}
+        self._loops = []
         self.entries = cfg.reports_entries(self.module)
         #: Lines that may hold an edge (:mod:`patchkeeper.runtime.inventory.edge_lines`), as
         #: :func:`~patchkeeper.runtime.inventory.edge_lines.line_counts`; ``None``: every line.
@@ -95,6 +97,7 @@ class _Scanner(AssignmentForms):
 
     def block(self, body: list[ast.stmt], conds: Conds, scope: str, table: Table, cls: str) -> None:
         counts = self.hot
+        start = len(self.facts.entries)
         for stmt in body:
             # A simple statement none of whose lines can hold an edge records nothing (its
             # entries are not reported where lines are told apart): not even dispatched.
@@ -105,6 +108,9 @@ class _Scanner(AssignmentForms):
             ):
                 continue
             self.statement(stmt, conds, scope, table, cls)
+            if self.entries and isinstance(stmt, ast.Try) and stmt.finalbody:
+                restored = restored_targets(stmt.finalbody, lambda e: self.external(e, table))
+                mark_temporary(self.facts.entries, start, scope, stmt, restored)
             conds = (*conds, *early_exit(stmt, self.hot is not None))
 
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
@@ -120,8 +126,9 @@ class _Scanner(AssignmentForms):
                 for item in value if isinstance(value, list) else [value]:
                     if isinstance(item, ast.AST):
                         self.expressions(item, conds, scope, table)
-            self.block(cast(_Loop, stmt).body, conds, scope, table, cls)
-            self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
+            with self.loop_items(stmt):
+                self.block(cast(_Loop, stmt).body, conds, scope, table, cls)
+                self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             self.function(cast(_Function, stmt), conds, scope, table, cls)
         elif kind is ast.ClassDef:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,9 @@ def import_bindings(node: ast.Import | ast.ImportFrom, current: str, is_package:
 def dotted(expr: ast.expr, table: Table) -> Binding | None:
     """The dotted path an expression (``m.Cls.meth``) refers to, or ``None``.
 
-    ``importlib.import_module("vllm.x")`` resolves to the module ``vllm.x``.
+    ``importlib.import_module("vllm.x")`` resolves to the module ``vllm.x``;
+    ``getattr(m, "Cls")`` and ``getattr(m, "Cls", None)`` (the builtin, not rebound) to
+    ``m.Cls``.
     """
     if isinstance(expr, ast.Name):
         return table.get(expr.id)
@@ -79,6 +82,10 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
         if base is None:
             return None
         return Binding(f"{base.dotted}.{expr.attr}", base.module)
+    if isinstance(expr, ast.Call) and _is_getattr(expr, table):
+        base = dotted(expr.args[0], table)
+        attr = str(cast(ast.Constant, expr.args[1]).value)
+        return None if base is None else Binding(f"{base.dotted}.{attr}", base.module)
     if (
         isinstance(expr, ast.Call)
         and expr.args
@@ -90,6 +97,20 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
             name = expr.args[0].value
             return Binding(name, name)
     return None
+
+
+def _is_getattr(expr: ast.Call, table: Table) -> bool:
+    """Whether ``expr`` is ``getattr(obj, "name")`` or ``getattr(obj, "name", default)``
+    with the builtin ``getattr``."""
+    func = expr.func
+    return (
+        isinstance(func, ast.Name)
+        and func.id == "getattr"
+        and "getattr" not in table
+        and len(expr.args) in (2, 3)
+        and isinstance(expr.args[1], ast.Constant)
+        and isinstance(expr.args[1].value, str)
+    )
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -269,13 +290,22 @@ def _bind(
                 into.update(found)
                 bound = True
     for node in nodes:
-        if node.__class__ is ast.Assign and len(node.targets) == 1:
-            target = node.targets[0]
-            if target.__class__ is ast.Name:
-                alias = dotted(node.value, view)
-                if alias is not None:
-                    into[target.id] = alias
-                    bound = True
+        kind = node.__class__
+        if kind is ast.Assign:
+            assign = cast(ast.Assign, node)
+            if len(assign.targets) != 1:
+                continue
+            target, value = assign.targets[0], assign.value
+        elif kind is ast.AnnAssign and cast(ast.AnnAssign, node).value is not None:
+            annotated = cast(ast.AnnAssign, node)
+            target, value = annotated.target, cast(ast.expr, annotated.value)
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            alias = dotted(value, view)
+            if alias is not None:
+                into[target.id] = alias
+                bound = True
     return bound
 
 
@@ -315,7 +345,8 @@ class Overlay(Mapping[str, Binding]):
 
 
 #: Statements that bind a name in the scope that holds them (what a name table reads).
-_BINDERS = frozenset({ast.Import, ast.ImportFrom, ast.Assign, *_SCOPES})
+_BINDERS = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, *_SCOPES})
+_SIMPLE_BINDERS = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign})
 _BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -332,8 +363,8 @@ class ScopeBindings:
     """The binding statements of a whole module, from one walk of its statements.
 
     ``scopes``: for the module (key ``0``), each function and each class (key: ``id`` of
-    its node), the imports, one-target assignments and ``def``/``class`` statements of its
-    body, through compound statements and not into nested scopes, in
+    its node), the imports, one-target (and annotated) assignments and ``def``/``class``
+    statements of its body, through compound statements and not into nested scopes, in
     :func:`walk_statements` order: :func:`bindings_table` of a scope's list is its
     :func:`scope_table`. ``classes``: the keys that are class bodies."""
 
@@ -351,7 +382,7 @@ class ScopeBindings:
                 if kind is ast.Assign and len(node.targets) != 1:  # type: ignore[attr-defined]
                     continue
                 found.append(node)  # type: ignore[arg-type]
-                if kind is ast.Import or kind is ast.ImportFrom or kind is ast.Assign:
+                if kind in _SIMPLE_BINDERS:
                     continue
                 inner: list[ast.stmt] = []
                 scopes[id(node)] = inner

@@ -1,0 +1,83 @@
+"""Temporary swaps: an upstream object replaced only while a ``try`` runs.
+
+``old = m.f; m.f = new; try: ... finally: m.f = old`` (or a registry item added before the
+``try`` and deleted in its ``finally``) changes vLLM for the duration of one call, not for
+the life of the process. Such an entry is kept in the inventory, marked ``temporary``, and
+the restoring statement in the ``finally`` is not an entry of its own: reporting it as a
+permanent patch would ask the maintainers to port a change that vLLM never keeps.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import replace
+
+from patchkeeper.runtime.inventory.file_facts import CondSpec
+from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.syntax.names import Binding
+
+#: ``(target, key)`` of an entry: the dotted upstream path and the registry key's source
+#: text (``None`` for an attribute).
+Restored = set[tuple[str, str | None]]
+
+
+def restored_targets(
+    body: list[ast.stmt], external: Callable[[ast.expr], Binding | None]
+) -> Restored:
+    """``(target, key)`` of each upstream attribute or registry item that a statement of
+    ``body`` (a ``finally`` block) assigns, deletes, or sets with ``setattr`` and a literal
+    name. ``external``: the binding of an expression when it names an upstream object
+    (:meth:`~patchkeeper.runtime.inventory.decorator_forms.DecoratorForms.external`)."""
+    found: Restored = set()
+    for stmt in body:
+        targets: list[ast.expr] = []
+        if isinstance(stmt, (ast.Assign, ast.Delete)):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            call = stmt.value
+            name = call.args[1] if len(call.args) == 3 else None
+            if (
+                isinstance(call.func, ast.Name)
+                and call.func.id == "setattr"
+                and isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+            ):
+                bound = external(call.args[0])
+                if bound is not None:
+                    found.add((f"{bound.dotted}.{name.value}", None))
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                bound = external(target)
+                if bound is not None:
+                    found.add((bound.dotted, None))
+            elif isinstance(target, ast.Subscript):
+                bound = external(target.value)
+                if bound is not None:
+                    found.add((bound.dotted, ast.unparse(target.slice)))
+    return found
+
+
+def mark_temporary(
+    entries: list[tuple[PatchEntry, tuple[CondSpec, ...]]],
+    start: int,
+    scope: str,
+    stmt: ast.Try,
+    restored: Restored,
+) -> None:
+    """In ``entries[start:]`` (the entries of one block of ``scope``, the ``try`` statement
+    ``stmt`` last), mark as temporary those made before the ``finally`` whose target the
+    ``finally`` restores, and drop the restoring statements' own entries (in place)."""
+    if not restored or not stmt.finalbody:
+        return
+    first = stmt.finalbody[0].lineno
+    last = stmt.finalbody[-1].end_lineno or stmt.finalbody[-1].lineno
+    kept: list[tuple[PatchEntry, tuple[CondSpec, ...]]] = []
+    for entry, conds in entries[start:]:
+        if entry.scope == scope and (entry.target, entry.key) in restored:
+            if first <= entry.line <= last:
+                continue  # the restore itself
+            if entry.line < first:
+                entry = replace(entry, temporary=True)
+        kept.append((entry, conds))
+    entries[start:] = kept

@@ -1,0 +1,63 @@
+"""The upstream release a plugin runs on, when its files or the configuration name one.
+
+``runtime inventory`` reads the upstream tree the plugin runs on, as the audit reads its
+``--from`` tree, to see where vLLM loads the plugin itself (a platform vLLM imports without
+an entry point: :mod:`patchkeeper.runtime.inventory.loading`). The release is the
+configuration's pin (``upstream = "vllm"``, ``pin = "0.11.0"``), else the plugin's own exact
+requirement on an upstream package (``vllm==0.11.0`` in ``[project] dependencies`` of its
+``pyproject.toml`` or in its ``requirements.txt``). A range (``vllm>=0.10``) names no
+release: then no tree is read, and the inventory says its loading was not traced without
+the upstream rather than calling an entry never imported.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # a declared dependency there
+    import tomli as tomllib
+
+#: ``vllm==0.11.0`` (extras and an environment marker allowed around it).
+_PIN = re.compile(
+    r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*==\s*([\w.+!-]+)\s*(?:;.*)?$"
+)
+
+
+def pinned_requirement(config: Any | None, root: Path, packages: tuple[str, ...]) -> str | None:
+    """``"vllm==X"``: the configuration's ``upstream``/``pin`` when both are set, else the
+    first exact requirement on one of ``packages`` in the plugin at ``root``
+    (``pyproject.toml``'s ``[project] dependencies``, then ``requirements.txt``); ``None``
+    when neither names a release. A file that cannot be read or parsed names none."""
+    upstream = getattr(config, "upstream", None)
+    pin = getattr(config, "pin", None)
+    if upstream and pin:
+        return f"{upstream}=={pin}"
+    wanted = {p.replace("_", "-").lower() for p in packages}
+    for requirement in _requirements(root):
+        match = _PIN.match(requirement)
+        if match and match[1].replace("_", "-").lower() in wanted:
+            return f"{match[1]}=={match[2]}"
+    return None
+
+
+def _requirements(root: Path) -> list[str]:
+    """The requirement strings the plugin at ``root`` declares."""
+    found: list[str] = []
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        project = {}
+    dependencies = project.get("project", {}).get("dependencies", [])
+    if isinstance(dependencies, list):
+        found += [d for d in dependencies if isinstance(d, str)]
+    try:
+        text = (root / "requirements.txt").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    found += [line.split("#", 1)[0] for line in text.splitlines()]
+    return found

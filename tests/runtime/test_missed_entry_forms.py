@@ -1,0 +1,74 @@
+"""Patch forms the inventory used to miss: ``setattr`` on ``sys.modules[m]`` in a loop over
+literal items (one entry per item, named from them), ``list.append`` / ``set.add`` on an
+upstream registry, a class reached through ``getattr(module, "Name", None)`` or an
+annotated alias, and a swap through ``fn.__globals__["name"]`` (named after the global it
+replaces). A loop over something else names nothing, and an ``.add`` with two arguments
+is a call. The plugin file is written by the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+
+LOADER = """import sys
+
+import vllm.attention as attention
+import vllm.registry as registry
+from vllm.model_executor import utils
+
+
+def _fast(*args):
+    return None
+
+
+def load(names):
+    for module, name in [("vllm.ops.a", "rms_norm"), ("vllm.ops.b", "silu")]:
+        setattr(sys.modules[module], name, _fast)
+    for name in ("fwd", "bwd"):
+        setattr(attention, name, _fast)
+    for name in names:
+        setattr(attention, name, _fast)
+    registry.BACKENDS.append("tpu")
+    registry.KINDS.add("tpu")
+    registry.calc.add(1, 2)
+    Layer = getattr(attention, "Layer", None)
+    if Layer is not None:
+        Layer.forward = _fast
+    Norm: type = attention.Norm
+    Norm.forward = _fast
+    utils.set_weight.__globals__["_load"] = _fast
+"""
+
+
+def test_loop_setattr_registry_append_getattr_class_and_globals_swap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": (
+            '[project]\nname = "mplug"\nversion = "1"\n\n'
+            '[project.entry-points."vllm.general_plugins"]\nm = "mplug.loader:load"\n'
+        ),
+        "mplug/__init__.py": "",
+        "mplug/loader.py": LOADER,
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(None, plugin=tmp_path, package="mplug")
+    assert [
+        (e.line, e.target, e.key, e.mechanism.value, e.replacement) for e in inventory.entries
+    ] == [
+        (14, "vllm.ops.a.rms_norm", None, "setattr", "mplug.loader:_fast"),
+        (14, "vllm.ops.b.silu", None, "setattr", "mplug.loader:_fast"),
+        (16, "vllm.attention.bwd", None, "setattr", "mplug.loader:_fast"),
+        (16, "vllm.attention.fwd", None, "setattr", "mplug.loader:_fast"),
+        (19, "vllm.registry.BACKENDS", "'tpu'", "registry", "<expr>"),
+        (20, "vllm.registry.KINDS", "'tpu'", "registry", "<expr>"),
+        (24, "vllm.attention.Layer.forward", None, "assignment", "mplug.loader:_fast"),
+        (26, "vllm.attention.Norm.forward", None, "assignment", "mplug.loader:_fast"),
+        (27, "vllm.model_executor.utils._load", None, "assignment", "mplug.loader:_fast"),
+    ]

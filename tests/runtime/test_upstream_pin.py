@@ -1,0 +1,58 @@
+"""``runtime inventory`` reads the upstream release the plugin runs on when the
+configuration's pin or the plugin's exact requirement names one; without one, a plugin
+nothing declares to vLLM has its loading "not traced without the upstream", never a plain
+"never imported". The plugin files are written by the test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from patchkeeper.runtime import remembered
+from patchkeeper.runtime.inventory.upstream_pin import pinned_requirement
+
+PYPROJECT = """[project]
+name = "uplug"
+version = "1"
+dependencies = ["numpy>=1", "vllm[tpu] == 0.11.0 ; python_version >= '3.10'"]
+"""
+
+
+def test_the_pin_comes_from_the_configuration_then_the_plugin(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    (tmp_path / "requirements.txt").write_text("vllm==0.10.2  # the CI's\n")
+    config = SimpleNamespace(upstream="vllm", pin="0.9.1")
+    ranged = tmp_path / "ranged"
+    ranged.mkdir()
+    (ranged / "requirements.txt").write_text("vllm>=0.10\ntorch==2.5.1\n")
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "requirements.txt").write_text("torch==2.5.1\nvllm==0.10.2  # the CI's\n")
+    assert [
+        pinned_requirement(config, tmp_path, ("vllm",)),
+        pinned_requirement(None, tmp_path, ("vllm",)),
+        pinned_requirement(SimpleNamespace(upstream="vllm", pin=None), texts, ("vllm",)),
+        pinned_requirement(None, ranged, ("vllm",)),
+    ] == ["vllm==0.9.1", "vllm==0.11.0", "vllm==0.10.2", None]
+
+
+def test_without_a_pin_the_loading_is_not_traced_without_the_upstream(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "uplug"\nversion = "1"\ndependencies = ["vllm>=0.10"]\n'
+    )
+    (tmp_path / "uplug").mkdir()
+    (tmp_path / "uplug" / "__init__.py").write_text("")
+    (tmp_path / "uplug" / "platform.py").write_text(
+        "import vllm.platforms as platforms\n\nplatforms.current = None\n"
+    )
+    ready = remembered.inventory(None, plugin=tmp_path, package="uplug")
+    [entry] = json.loads(ready.body)["entries"]
+    assert (entry["target"], entry["activation"]["status"], entry["activation"]["untraced"]) == (
+        "vllm.platforms.current",
+        "never-imported",
+        "loading not traced without the upstream (no release pinned: neither the plugin's "
+        "requirements nor the configuration name one): nothing else declares uplug to the "
+        "upstream (no entry point in its groups, no configured activation), and whether "
+        "the upstream imports it itself is unknown",
+    )
