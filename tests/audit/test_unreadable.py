@@ -4,9 +4,14 @@ judged without it, and ``audit`` exits 2."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
+import pytest
+
 from json_schema_check import output, schema_errors
+from patchkeeper.errors import PatchFormatError
+from patchkeeper.series.parse import parse_patch
 
 OLD = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n"
 NEW = OLD + "x = 1\n"
@@ -95,3 +100,50 @@ def test_a_readable_series_exits_as_before(cli, tmp_path: Path) -> None:
     (downstream / "patches" / "series").write_text("one.patch\nthree.patch\n")
     run = cli("audit", "--to", "../pkg-1.1", cwd=downstream)
     assert (run.code, run.out.splitlines()[-1]) == (0, "2 patches: 2 clean")
+
+
+# its last context line was blank: an editor dropped it from the end of the file
+CHOPPED = """--- a/pkg/m.py
++++ b/pkg/m.py
+@@ -1,3 +1,3 @@
+ a = 1
+-b = 2
++b = 20
+"""
+
+
+def test_a_chopped_trailing_blank_context_line_is_read_as_gnu_patch_reads_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "m.py").write_text("a = 1\nb = 2\n\nc = 3\n")
+    (tmp_path / "chopped.patch").write_text(CHOPPED.replace("pkg/m.py", "m.py"))
+    gnu = subprocess.run(
+        ["patch", "-p1", "--fuzz", "0", "-s", "-i", "chopped.patch"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert gnu.returncode == 0
+    assert (tmp_path / "m.py").read_text() == "a = 1\nb = 20\n\nc = 3\n"
+    patch = parse_patch(CHOPPED.encode(), name="chopped.patch", path=Path("chopped.patch"))
+    (hunk,) = patch.files[0].hunks
+    assert (hunk.pre_image, hunk.post_image) == (
+        (b"a = 1\n", b"b = 2\n", b"\n"),
+        (b"a = 1\n", b"b = 20\n", b"\n"),
+    )
+    # two lines short on one side only: no blank context can fill that, it stays truncated
+    with pytest.raises(PatchFormatError, match="truncated hunk"):
+        parse_patch(TWO.encode(), name="two.patch", path=Path("two.patch"))
+
+
+def test_a_chopped_patch_is_audited_twice_alike(cli, tmp_path: Path) -> None:
+    # the second audit reads the series through the parse cache
+    downstream = _downstream(tmp_path)
+    old = "a = 1\nb = 2\n\nc = 3\n"
+    for version in ("1.0", "1.1"):
+        (tmp_path / f"pkg-{version}" / "pkg" / "m.py").write_text(old)
+    (downstream / "patches" / "series").write_text("chopped.patch\n")
+    (downstream / "patches" / "chopped.patch").write_text(CHOPPED)
+    for _ in range(2):
+        run = cli("audit", "--to", "../pkg-1.1", cwd=downstream)
+        assert (run.code, run.out.splitlines()[-1]) == (0, "1 patch: 1 clean")

@@ -188,7 +188,8 @@ def test_gbp_signature_is_trailer() -> None:
             ": line 8 continues it",
         ),
         (
-            b"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n",
+            # short by other counts on each side: no chopped blank context line fills that
+            b"--- a/f\n+++ b/f\n@@ -1,4 +1,3 @@\n a\n-b\n+c\n",
             6,
             "truncated hunk: the patch ends before the line counts of its header are met",
         ),

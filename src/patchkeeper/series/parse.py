@@ -799,6 +799,47 @@ _UNIDIFF_WORDS = {
 }
 
 
+#: At most this many trailing blank context lines of a patch's last hunk may be missing:
+#: GNU patch assumes they were chopped (mail and editors drop trailing blank lines).
+CHOPPED_BLANK_LINES = 2
+
+
+def _restore_chopped_context(lines: list[bytes]) -> list[bytes]:
+    """``lines`` with the blank context lines an editor or mail chopped off the end of the
+    patch put back, read as GNU patch reads them: when the last hunk ends with the file, short
+    of its header's counts by the same one or two lines on both sides (lines only context
+    can fill), those lines are blank context lines. Anything else is left as it is (and a
+    short hunk is then reported as truncated).
+
+    >>> _restore_chopped_context([b"@@ -1,2 +1,2 @@\\n", b"-a\\n", b"+b\\n"])
+    [b'@@ -1,2 +1,2 @@\\n', b'-a\\n', b'+b\\n', b' \\n']
+    """
+    header = next((i for i in range(len(lines) - 1, -1, -1) if C.HUNK_HEADER.match(lines[i])), None)
+    if header is None:
+        return lines
+    match = C.HUNK_HEADER.match(lines[header])
+    assert match is not None
+    old_len = int(match.group(2)) if match.group(2) is not None else 1
+    new_len = int(match.group(4)) if match.group(4) is not None else 1
+    old = new = 0
+    for line in lines[header + 1 :]:
+        marker = line[:1]
+        if marker in (b" ", b"\n", b"\r"):
+            old, new = old + 1, new + 1
+        elif marker == b"-":
+            old += 1
+        elif marker == b"+":
+            new += 1
+        elif marker != b"\\":
+            return lines  # not a hunk line: something else follows the hunk
+    missing = old_len - old
+    if missing != new_len - new or not 0 < missing <= CHOPPED_BLANK_LINES:
+        return lines
+    if not lines[-1].endswith(b"\n"):
+        return lines
+    return [*lines, *[b" \n"] * missing]
+
+
 def _unidiff_message(message: str) -> str:
     """unidiff's parse error ``message`` in the project's words, with the line it names
     quoted and no trailing newline (the patch file and line go with it in the error).
@@ -880,7 +921,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
-    lines = split_lines(data)
+    lines = _restore_chopped_context(split_lines(data))
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)
     _refuse_unquoted_tab(lines, start, path)

@@ -129,8 +129,14 @@ class ParseCache:
         return patch
 
     def put(self, key: bytes, patch: Patch) -> None:
-        """Remember the parse of a patch (written by :meth:`save`)."""
-        self.used[key] = (encode(patch), patch.raw)
+        """Remember the parse of a patch (written by :meth:`save`); one whose hunks are not
+        all spans of its bytes (blank context lines the file lost, put back by the parser)
+        is parsed anew each time instead."""
+        try:
+            encoded = encode(patch)
+        except ValueError:
+            return
+        self.used[key] = (encoded, patch.raw)
         self.dirty = True
 
     def seen(self, name: str, info: os.stat_result | None, strip: int, key: bytes) -> None:
