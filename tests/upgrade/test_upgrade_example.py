@@ -383,3 +383,24 @@ def test_markdown_is_a_pull_request_description(cli, example: Example) -> None:
     ]
     assert lines[10:14] == ["", "## Left for a person", "", "```"]
     assert lines[14] == "1. conflicts to resolve:"
+
+
+def test_an_upgrade_to_the_release_the_downstream_is_at_is_refused(cli, example: Example) -> None:
+    """``upgrade --to`` the pinned release itself would audit and port every patch clean and
+    replace the record's evidence of the real upgrade: it is refused before anything is
+    written, naming the configured pin."""
+    down = example.downstream
+    make_checkout(down)
+    before = tracked_tree(down)
+    run = cli("-C", str(down), "upgrade", "--to", "../upstream/minihttp-1.0", cwd=example.root)
+    config = down / "patchkeeper.toml"
+    line = config.read_text().splitlines().index('pristine = "../upstream/minihttp-1.0"') + 1
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {config}:{line}: nothing to upgrade: --to is 1.0, the release "
+        "the downstream is at\n  hint: pass a newer release as --to; to write the record "
+        "again, run 'patchkeeper report'\n",
+    )
+    assert tracked_tree(down) == before
+    assert git(down, "status", "--porcelain") == ""
