@@ -72,3 +72,35 @@ def test_loop_setattr_registry_append_getattr_class_and_globals_swap(
         (26, "vllm.attention.Norm.forward", None, "assignment", "mplug.loader:_fast"),
         (27, "vllm.model_executor.utils._load", None, "assignment", "mplug.loader:_fast"),
     ]
+
+
+def test_annotated_assignments_outside_the_patch_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module outside the patch directory (read only for its edges) with annotated
+    assignments at module and class level: an annotated alias of a plugin object is an
+    edge, and nothing fails."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": (
+            '[project]\nname = "aplug"\nversion = "1"\n\n'
+            '[project.entry-points."vllm.general_plugins"]\na = "aplug:register"\n'
+        ),
+        "aplug/__init__.py": (
+            "from aplug import helpers\n\nCOUNT: int = 3\nSETUP: object = helpers.setup\n\n\n"
+            "class Options:\n    size: int = 1\n\n\ndef register():\n    SETUP()\n"
+        ),
+        "aplug/helpers.py": "def setup():\n    import aplug.patch.layers\n",
+        "aplug/patch/__init__.py": "",
+        "aplug/patch/layers.py": "import vllm.layers as layers\n\nlayers.Cls.run = None\n",
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(
+        None, plugin=tmp_path, package="aplug", patch_directory="aplug/patch"
+    )
+    assert [
+        (e.file, e.line, e.target, e.activation.status.value if e.activation else None)
+        for e in inventory.entries
+    ] == [("aplug/patch/layers.py", 3, "vllm.layers.Cls.run", "active")]

@@ -1,6 +1,6 @@
 """A swap undone in the ``finally`` of a ``try`` (``old = m.f; m.f = new; try: ... finally:
-m.f = old``) is a temporary entry, and the restoring statement is no entry; a swap of the
-same function without a restore stays permanent. The plugin file is written by the test."""
+m.f = old``) is a temporary entry, and so is the restoring statement; a swap without a
+restore stays permanent. The plugin file is written by the test."""
 
 from __future__ import annotations
 
@@ -56,6 +56,9 @@ def test_a_swap_restored_in_finally_is_temporary(
         (11, "vllm.model_loader.report", None, "assignment", True),
         (12, "vllm.registry.TABLE", "'tmp'", "registry", True),
         (14, "vllm.model_loader.warn", None, "setattr", True),
+        (17, "vllm.model_loader.report", None, "wrapper", True),
+        (18, "vllm.model_loader.warn", None, "setattr", True),
+        (19, "vllm.registry.TABLE", "'tmp'", "registry", True),
         (20, "vllm.model_loader.finish", None, "assignment", False),
     ]
     assert (

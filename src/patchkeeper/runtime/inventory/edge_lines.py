@@ -42,10 +42,10 @@ def plugin_names(
                     dotted = binding.dotted
                     if is_plugin(dotted, package) or package.startswith(dotted + "."):
                         bound.add(local)
-            elif kind is ast.Assign:
-                assign = cast(ast.Assign, node)
-                target = assign.targets[0]
-                if target.__class__ is ast.Name:
+            elif kind is ast.Assign or kind is ast.AnnAssign:
+                assign = cast("ast.Assign | ast.AnnAssign", node)
+                target = assign.targets[0] if isinstance(assign, ast.Assign) else assign.target
+                if target.__class__ is ast.Name and assign.value is not None:
                     root = assign.value
                     while root.__class__ is ast.Attribute:
                         root = root.value

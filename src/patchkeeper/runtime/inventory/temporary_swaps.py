@@ -3,8 +3,8 @@
 ``old = m.f; m.f = new; try: ... finally: m.f = old`` (or a registry item added before the
 ``try`` and deleted in its ``finally``) changes vLLM for the duration of one call, not for
 the life of the process. Such an entry is kept in the inventory, marked ``temporary``, and
-the restoring statement in the ``finally`` is not an entry of its own: reporting it as a
-permanent patch would ask the maintainers to port a change that vLLM never keeps.
+so is the restoring statement in the ``finally``: neither is a permanent patch, and
+reporting one as such would ask the maintainers to port a change that vLLM never keeps.
 """
 
 from __future__ import annotations
@@ -66,18 +66,15 @@ def mark_temporary(
     restored: Restored,
 ) -> None:
     """In ``entries[start:]`` (the entries of one block of ``scope``, the ``try`` statement
-    ``stmt`` last), mark as temporary those made before the ``finally`` whose target the
-    ``finally`` restores, and drop the restoring statements' own entries (in place)."""
+    ``stmt`` last), mark as temporary (in place) those whose target the ``finally``
+    restores: the swaps before it and the restoring statements themselves, both listed so
+    that every line that touches the upstream object is seen."""
     if not restored or not stmt.finalbody:
         return
-    first = stmt.finalbody[0].lineno
     last = stmt.finalbody[-1].end_lineno or stmt.finalbody[-1].lineno
     kept: list[tuple[PatchEntry, tuple[CondSpec, ...]]] = []
     for entry, conds in entries[start:]:
-        if entry.scope == scope and (entry.target, entry.key) in restored:
-            if first <= entry.line <= last:
-                continue  # the restore itself
-            if entry.line < first:
-                entry = replace(entry, temporary=True)
+        if entry.scope == scope and (entry.target, entry.key) in restored and entry.line <= last:
+            entry = replace(entry, temporary=True)  # the swap, or the restore itself
         kept.append((entry, conds))
     entries[start:] = kept
