@@ -80,7 +80,9 @@ def instructions(record: PortedPatch, work_dir: Path, new_label: str, history: s
         "patch and each file as the old pin had it (`old/`), with the patch (`patched/`) and "
         "as the new pin has it so far (`new/`).",
         "2. Run `patchkeeper port --continue`: the patch is regenerated from these files and "
-        "the port carries on with the rest of the series.",
+        "the port carries on with the rest of the series. (When `patchkeeper upgrade` "
+        "started the port, `patchkeeper upgrade --continue` does the same and then the "
+        "upgrade's remaining steps.)",
         "3. Or run `patchkeeper port --abort`: this directory is removed and nothing else "
         "was written.",
         "",
