@@ -9,40 +9,10 @@ from pathlib import Path
 
 from audit_support import judge
 
+from helpers import SETTINGS_NEW as NEW
+from helpers import SETTINGS_OLD as OLD
+from helpers import WIDER_PATCH as WIDER
 from patchkeeper.audit.refresh import changed_lines
-
-OLD = """def settings():
-    debug = False
-    verbose = False
-    colour = True
-    width = 80
-    height = 24
-    return locals()
-"""
-
-# upstream changed a context line of the first patch's hunk, two lines above its change
-NEW = """def settings():
-    debug = bool(os.environ.get("DEBUG"))
-    verbose = False
-    colour = True
-    width = 80
-    height = 24
-    return locals()
-"""
-
-WIDER = """Subject: wider default
----
---- a/pkg/settings.py
-+++ b/pkg/settings.py
-@@ -2,6 +2,6 @@
-     debug = False
-     verbose = False
-     colour = True
--    width = 80
-+    width = 120
-     height = 24
-     return locals()
-"""
 
 # its context holds the line WIDER adds: it applies once WIDER is refreshed
 TALLER = """Subject: taller default
