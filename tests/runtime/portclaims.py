@@ -280,12 +280,19 @@ def write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def make(base: Path, monkeypatch: pytest.MonkeyPatch, patches: dict[str, str]) -> Path:
+def make(
+    base: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    patches: dict[str, str],
+    releases: dict[str, dict[str, str]] = RELEASES,
+) -> Path:
     """The plugin (``base/plugin``, every patch file of ``patches`` imported by
-    ``register()`` except ``patch_dormant``) and the releases ``base/cup-1.0`` and
-    ``base/cup-2.0``, with a private cache; returns ``base``."""
+    ``register()`` except ``patch_dormant``) and one upstream tree ``base/cup-VERSION`` per
+    entry of ``releases`` (version -> files beside its ``pyproject.toml`` and
+    ``cup/__init__.py``; by default 1.0 and 2.0 of :data:`RELEASES`), with a private cache;
+    returns ``base``."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(base / "cache"))
-    for version, files in RELEASES.items():
+    for version, files in releases.items():
         meta = {
             "pyproject.toml": f'[project]\nname = "cup"\nversion = "{version}"\n',
             "cup/__init__.py": "",
