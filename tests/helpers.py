@@ -119,3 +119,12 @@ WIDER_PATCH = """Subject: wider default
      height = 24
      return locals()
 """
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path relative to ``root`` -> text, UTF-8) under ``root``, making
+    the folders they need; an existing file is overwritten."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")

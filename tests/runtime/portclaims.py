@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write_files
+
 OPS_OLD = """def shift(x, by):
     return x + by
 
@@ -272,14 +274,6 @@ RELEASES = {
 }
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    """Write ``files`` (relative path -> text) under ``root``."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def make(
     base: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -297,7 +291,7 @@ def make(
             "pyproject.toml": f'[project]\nname = "cup"\nversion = "{version}"\n',
             "cup/__init__.py": "",
         }
-        write(base / f"cup-{version}", {**meta, **files})
+        write_files(base / f"cup-{version}", {**meta, **files})
     imports = "".join(
         f"    import cplug.patch.{Path(name).stem}  # noqa: F401\n"
         for name in sorted(patches)
@@ -309,5 +303,5 @@ def make(
         "cplug/patch/__init__.py": "",
     }
     files.update({f"cplug/patch/{name}": text for name, text in patches.items()})
-    write(base / "plugin", files)
+    write_files(base / "plugin", files)
     return base
