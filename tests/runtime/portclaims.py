@@ -88,6 +88,15 @@ def total(x):
 
 HEADER = "# Note: n\n# Affected versions: cup 1.0\n# Remove at: 3.0\n"
 
+
+def copy_patch(target: str, definition: str, imports: str = "import cup.ops") -> str:
+    """A patch file: :data:`HEADER`, ``imports``, ``definition`` (the text of one
+    function, ending in a newline) and the assignment of that function to ``target`` (a
+    dotted upstream name whose last part is the function's name), two blank lines apart."""
+    name = target.rsplit(".", 1)[1]
+    return f"{HEADER}{imports}\n\n\n{definition}\n\n{target} = {name}\n"
+
+
 WRAPPER = (
     HEADER
     + """import cup.ops
@@ -104,29 +113,20 @@ cup.ops.shift = shift
 """
 )
 
-BEHIND = (
-    HEADER
-    + """import cup.ops
-
-
-def scale(x, f):
+BEHIND = copy_patch(
+    "cup.ops.scale",
+    """def scale(x, f):
     y = x * f
     # /------ Modification ------\\
     y = y.npu()
     # \\---------------------------/
     return y
-
-
-cup.ops.scale = scale
-"""
+""",
 )
 
-NORM = (
-    HEADER
-    + """import cup.ops
-
-
-def norm(x):
+NORM = copy_patch(
+    "cup.ops.norm",
+    """def norm(x):
     s = sum(x)
     # /------ Modification ------\\
     s = s.npu()
@@ -135,36 +135,24 @@ def norm(x):
     k = 1
     u = t * k
     return u
-
-
-cup.ops.norm = norm
-"""
+""",
 )
 
-CLEAN = (
-    HEADER
-    + """import cup.ops
-
-
-def mean(x):
+CLEAN = copy_patch(
+    "cup.ops.mean",
+    """def mean(x):
     n = len(x)
     s = sum(x)
     # /------ Modification ------\\
     s = s.npu()
     # \\---------------------------/
     return s / n
-
-
-cup.ops.mean = mean
-"""
+""",
 )
 
-CONFLICT = (
-    HEADER
-    + """import cup.ops
-
-
-def total(x):
+CONFLICT = copy_patch(
+    "cup.ops.total",
+    """def total(x):
     t = 0
     for v in x:
         t += v
@@ -172,38 +160,23 @@ def total(x):
         t = t.npu()
         # \\---------------------------/
     return t
-
-
-cup.ops.total = total
-"""
+""",
 )
 
-DORMANT = (
-    HEADER
-    + """import cup.ops
-
-
-def mean(x):
+DORMANT = copy_patch(
+    "cup.ops.mean",
+    """def mean(x):
     n = len(x) + 0
     return sum(x) / n
-
-
-cup.ops.mean = mean
-"""
+""",
 )
 
-MOVED = (
-    HEADER
-    + """import cup.kernels
-from cup.util import clamp, legacy
-
-
-def fast(x):
+MOVED = copy_patch(
+    "cup.kernels.fast",
+    """def fast(x):
     return clamp(legacy(x))
-
-
-cup.kernels.fast = fast
-"""
+""",
+    imports="import cup.kernels\nfrom cup.util import clamp, legacy",
 )
 
 KERNELS = "def fast(x):\n    return x\n"
@@ -215,20 +188,14 @@ BATCH = "class InputBatch:\n    pass\n"
 
 #: Not in :data:`PATCHES`: imports ``Batch``, which 1.0's ``cup.util`` only imported from
 #: ``cup.batch`` (as ``InputBatch``) and 2.0's no longer has.
-ALIAS = (
-    HEADER
-    + """import cup.ops
-from cup.util import Batch
-
-
-def mean(x):
+ALIAS = copy_patch(
+    "cup.ops.mean",
+    """def mean(x):
     n = max(len(x), 1)
     s = sum(x)
     return Batch(s / n)
-
-
-cup.ops.mean = mean
-"""
+""",
+    imports="import cup.ops\nfrom cup.util import Batch",
 )
 
 PYPROJECT = """[project]
