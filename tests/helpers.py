@@ -87,3 +87,44 @@ def git(repo: Path, *args: str) -> str:
         text=True,
     )
     return done.stdout.strip()
+
+
+#: ``pkg/settings.py`` of an upstream release, for the tests of a refreshed patch.
+SETTINGS_OLD = """def settings():
+    debug = False
+    verbose = False
+    colour = True
+    width = 80
+    height = 24
+    return locals()
+"""
+
+#: :data:`SETTINGS_OLD` with a context line changed two lines above :data:`WIDER_PATCH`'s
+#: change: the patch fails at fuzz 0 but its own lines are unchanged.
+SETTINGS_NEW = SETTINGS_OLD.replace(
+    "    debug = False\n", '    debug = bool(os.environ.get("DEBUG"))\n'
+)
+
+#: A patch (``strip = 1``) that changes ``width`` in :data:`SETTINGS_OLD` from 80 to 120.
+WIDER_PATCH = """Subject: wider default
+---
+--- a/pkg/settings.py
++++ b/pkg/settings.py
+@@ -2,6 +2,6 @@
+     debug = False
+     verbose = False
+     colour = True
+-    width = 80
++    width = 120
+     height = 24
+     return locals()
+"""
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path relative to ``root`` -> text, UTF-8) under ``root``, making
+    the folders they need; an existing file is overwritten."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")

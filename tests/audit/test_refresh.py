@@ -7,42 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from audit_support import judge
 
+from helpers import SETTINGS_NEW as NEW
+from helpers import SETTINGS_OLD as OLD
+from helpers import WIDER_PATCH as WIDER
 from patchkeeper.audit.refresh import changed_lines
-
-OLD = """def settings():
-    debug = False
-    verbose = False
-    colour = True
-    width = 80
-    height = 24
-    return locals()
-"""
-
-# upstream changed a context line of the first patch's hunk, two lines above its change
-NEW = """def settings():
-    debug = bool(os.environ.get("DEBUG"))
-    verbose = False
-    colour = True
-    width = 80
-    height = 24
-    return locals()
-"""
-
-WIDER = """Subject: wider default
----
---- a/pkg/settings.py
-+++ b/pkg/settings.py
-@@ -2,6 +2,6 @@
-     debug = False
-     verbose = False
-     colour = True
--    width = 80
-+    width = 120
-     height = 24
-     return locals()
-"""
 
 # its context holds the line WIDER adds: it applies once WIDER is refreshed
 TALLER = """Subject: taller default
@@ -94,12 +65,8 @@ def test_without_the_pin_the_hunk_lands_at_fuzz(tmp_path: Path) -> None:
     )
 
 
-def test_reordered_neighbours_land_by_the_removed_lines(tmp_path: Path) -> None:
-    # upstream reordered the lines on both sides of the change: git's merge conflicts, fuzz
-    # 2 leaves too little, and the removed line occurs once: the hunk lands there
-    old = 'ext = [\n    "a",\n    "b",\n    "c",\n    "cabinet",\n    "d",\n    "e",\n]\n'
-    new = 'ext = [\n    "a",\n    "x",\n    "b",\n    "cabinet",\n    "c",\n]\nmore = 1\n'
-    patch = """Subject: no cabinet
+CABINET_OLD = 'ext = [\n    "a",\n    "b",\n    "c",\n    "cabinet",\n    "d",\n    "e",\n]\n'
+CABINET = """Subject: no cabinet
 ---
 --- a/docs/conf.py
 +++ b/docs/conf.py
@@ -113,36 +80,38 @@ def test_reordered_neighbours_land_by_the_removed_lines(tmp_path: Path) -> None:
      "e",
  ]
 """
-    (verdict,) = judge(
-        tmp_path, {"docs/conf.py": new}, [("cabinet.patch", patch)], old={"docs/conf.py": old}
-    )
-    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
-    assert verdict.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines)"
-    )
 
 
-def test_removed_lines_found_twice_do_not_place_the_hunk(tmp_path: Path) -> None:
-    old = 'ext = [\n    "a",\n    "b",\n    "c",\n    "cabinet",\n    "d",\n    "e",\n]\n'
-    new = 'ext = [\n    "x",\n    "cabinet",\n    "y",\n]\nother = [\n    "cabinet",\n]\n'
-    patch = """Subject: no cabinet
----
---- a/docs/conf.py
-+++ b/docs/conf.py
-@@ -2,7 +2,7 @@
-     "a",
-     "b",
-     "c",
--    "cabinet",
-+    # "cabinet",
-     "d",
-     "e",
- ]
-"""
+@pytest.mark.parametrize(
+    ("new", "action", "refresh"),
+    [
+        pytest.param(
+            # upstream reordered the lines on both sides of the change: git's merge
+            # conflicts, fuzz 2 leaves too little, and the removed line occurs once: the
+            # hunk lands there
+            'ext = [\n    "a",\n    "x",\n    "b",\n    "cabinet",\n    "c",\n]\nmore = 1\n',
+            "carry",
+            "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines)",
+            id="reordered-neighbours-land-by-the-removed-lines",
+        ),
+        pytest.param(
+            'ext = [\n    "x",\n    "cabinet",\n    "y",\n]\nother = [\n    "cabinet",\n]\n',
+            "port",
+            "",
+            id="removed-lines-found-twice-do-not-place-the-hunk",
+        ),
+    ],
+)
+def test_a_hunk_is_placed_by_its_removed_lines_only_where_they_occur_once(
+    tmp_path: Path, new: str, action: str, refresh: str
+) -> None:
     (verdict,) = judge(
-        tmp_path, {"docs/conf.py": new}, [("cabinet.patch", patch)], old={"docs/conf.py": old}
+        tmp_path,
+        {"docs/conf.py": new},
+        [("cabinet.patch", CABINET)],
+        old={"docs/conf.py": CABINET_OLD},
     )
-    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", "port", "")
+    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", action, refresh)
 
 
 def test_merge_adding_a_line_upstream_has_is_not_a_refresh(tmp_path: Path) -> None:

@@ -8,33 +8,10 @@ from pathlib import Path
 
 from recordhelpers import enable_evidence
 
+from helpers import SETTINGS_NEW as NEW
+from helpers import SETTINGS_OLD as OLD
+from helpers import WIDER_PATCH as WIDER
 from patchkeeper.record.decisions import load
-
-OLD = """def settings():
-    debug = False
-    verbose = False
-    colour = True
-    width = 80
-    height = 24
-    return locals()
-"""
-
-# upstream changed a context line two lines above the patch's change
-NEW = OLD.replace("    debug = False\n", '    debug = bool(os.environ.get("DEBUG"))\n')
-
-WIDER = """Subject: wider default
----
---- a/pkg/settings.py
-+++ b/pkg/settings.py
-@@ -2,6 +2,6 @@
-     debug = False
-     verbose = False
-     colour = True
--    width = 80
-+    width = 120
-     height = 24
-     return locals()
-"""
 
 
 def _downstream(root: Path) -> Path:

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write_files
+
 OPS_OLD = """def shift(x, by):
     return x + by
 
@@ -86,6 +88,15 @@ def total(x):
 
 HEADER = "# Note: n\n# Affected versions: cup 1.0\n# Remove at: 3.0\n"
 
+
+def copy_patch(target: str, definition: str, imports: str = "import cup.ops") -> str:
+    """A patch file: :data:`HEADER`, ``imports``, ``definition`` (the text of one
+    function, ending in a newline) and the assignment of that function to ``target`` (a
+    dotted upstream name whose last part is the function's name), two blank lines apart."""
+    name = target.rsplit(".", 1)[1]
+    return f"{HEADER}{imports}\n\n\n{definition}\n\n{target} = {name}\n"
+
+
 WRAPPER = (
     HEADER
     + """import cup.ops
@@ -102,29 +113,20 @@ cup.ops.shift = shift
 """
 )
 
-BEHIND = (
-    HEADER
-    + """import cup.ops
-
-
-def scale(x, f):
+BEHIND = copy_patch(
+    "cup.ops.scale",
+    """def scale(x, f):
     y = x * f
     # /------ Modification ------\\
     y = y.npu()
     # \\---------------------------/
     return y
-
-
-cup.ops.scale = scale
-"""
+""",
 )
 
-NORM = (
-    HEADER
-    + """import cup.ops
-
-
-def norm(x):
+NORM = copy_patch(
+    "cup.ops.norm",
+    """def norm(x):
     s = sum(x)
     # /------ Modification ------\\
     s = s.npu()
@@ -133,36 +135,24 @@ def norm(x):
     k = 1
     u = t * k
     return u
-
-
-cup.ops.norm = norm
-"""
+""",
 )
 
-CLEAN = (
-    HEADER
-    + """import cup.ops
-
-
-def mean(x):
+CLEAN = copy_patch(
+    "cup.ops.mean",
+    """def mean(x):
     n = len(x)
     s = sum(x)
     # /------ Modification ------\\
     s = s.npu()
     # \\---------------------------/
     return s / n
-
-
-cup.ops.mean = mean
-"""
+""",
 )
 
-CONFLICT = (
-    HEADER
-    + """import cup.ops
-
-
-def total(x):
+CONFLICT = copy_patch(
+    "cup.ops.total",
+    """def total(x):
     t = 0
     for v in x:
         t += v
@@ -170,38 +160,23 @@ def total(x):
         t = t.npu()
         # \\---------------------------/
     return t
-
-
-cup.ops.total = total
-"""
+""",
 )
 
-DORMANT = (
-    HEADER
-    + """import cup.ops
-
-
-def mean(x):
+DORMANT = copy_patch(
+    "cup.ops.mean",
+    """def mean(x):
     n = len(x) + 0
     return sum(x) / n
-
-
-cup.ops.mean = mean
-"""
+""",
 )
 
-MOVED = (
-    HEADER
-    + """import cup.kernels
-from cup.util import clamp, legacy
-
-
-def fast(x):
+MOVED = copy_patch(
+    "cup.kernels.fast",
+    """def fast(x):
     return clamp(legacy(x))
-
-
-cup.kernels.fast = fast
-"""
+""",
+    imports="import cup.kernels\nfrom cup.util import clamp, legacy",
 )
 
 KERNELS = "def fast(x):\n    return x\n"
@@ -213,20 +188,14 @@ BATCH = "class InputBatch:\n    pass\n"
 
 #: Not in :data:`PATCHES`: imports ``Batch``, which 1.0's ``cup.util`` only imported from
 #: ``cup.batch`` (as ``InputBatch``) and 2.0's no longer has.
-ALIAS = (
-    HEADER
-    + """import cup.ops
-from cup.util import Batch
-
-
-def mean(x):
+ALIAS = copy_patch(
+    "cup.ops.mean",
+    """def mean(x):
     n = max(len(x), 1)
     s = sum(x)
     return Batch(s / n)
-
-
-cup.ops.mean = mean
-"""
+""",
+    imports="import cup.ops\nfrom cup.util import Batch",
 )
 
 PYPROJECT = """[project]
@@ -272,25 +241,24 @@ RELEASES = {
 }
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    """Write ``files`` (relative path -> text) under ``root``."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def make(base: Path, monkeypatch: pytest.MonkeyPatch, patches: dict[str, str]) -> Path:
+def make(
+    base: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    patches: dict[str, str],
+    releases: dict[str, dict[str, str]] = RELEASES,
+) -> Path:
     """The plugin (``base/plugin``, every patch file of ``patches`` imported by
-    ``register()`` except ``patch_dormant``) and the releases ``base/cup-1.0`` and
-    ``base/cup-2.0``, with a private cache; returns ``base``."""
+    ``register()`` except ``patch_dormant``) and one upstream tree ``base/cup-VERSION`` per
+    entry of ``releases`` (version -> files beside its ``pyproject.toml`` and
+    ``cup/__init__.py``; by default 1.0 and 2.0 of :data:`RELEASES`), with a private cache;
+    returns ``base``."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(base / "cache"))
-    for version, files in RELEASES.items():
+    for version, files in releases.items():
         meta = {
             "pyproject.toml": f'[project]\nname = "cup"\nversion = "{version}"\n',
             "cup/__init__.py": "",
         }
-        write(base / f"cup-{version}", {**meta, **files})
+        write_files(base / f"cup-{version}", {**meta, **files})
     imports = "".join(
         f"    import cplug.patch.{Path(name).stem}  # noqa: F401\n"
         for name in sorted(patches)
@@ -302,5 +270,5 @@ def make(base: Path, monkeypatch: pytest.MonkeyPatch, patches: dict[str, str]) -
         "cplug/patch/__init__.py": "",
     }
     files.update({f"cplug/patch/{name}": text for name, text in patches.items()})
-    write(base / "plugin", files)
+    write_files(base / "plugin", files)
     return base

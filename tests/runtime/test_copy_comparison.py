@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from portclaims import make
 
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit
@@ -101,53 +102,14 @@ cup.kern.shift = shift
 cup.configs.Config = NpuConfig
 """
 
-PYPROJECT = """[project]
-name = "cplug"
-version = "0.1"
-
-[project.entry-points."cup.general_plugins"]
-cplug = "cplug:register"
-
-[tool.patchkeeper]
-upstream = "cup"
-
-[tool.patchkeeper.runtime]
-package = "cplug"
-entry-point-groups = ["cup.general_plugins"]
-upstream-packages = ["cup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
 
 @pytest.fixture
 def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, config in CONFIG.items():
-        _write(
-            tmp_path / f"cup-{version}",
-            {
-                "pyproject.toml": f'[project]\nname = "cup"\nversion = "{version}"\n',
-                "cup/__init__.py": "",
-                "cup/kern.py": KERN + MM_Q[version],
-                "cup/configs.py": config,
-            },
-        )
-    _write(
-        tmp_path / "plugin",
-        {
-            "pyproject.toml": PYPROJECT,
-            "cplug/__init__.py": "def register():\n    import cplug.patch.patch_kern  # noqa: F401\n",
-            "cplug/patch/__init__.py": "",
-            "cplug/patch/patch_kern.py": PATCH,
-        },
-    )
-    return tmp_path
+    releases = {
+        version: {"cup/kern.py": KERN + MM_Q[version], "cup/configs.py": config}
+        for version, config in CONFIG.items()
+    }
+    return make(tmp_path, monkeypatch, {"patch_kern.py": PATCH}, releases)
 
 
 def _options(work: Path) -> dict[str, str]:

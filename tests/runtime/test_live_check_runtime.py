@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.live import check
 
@@ -127,20 +128,13 @@ class NpuPlatform:
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 @pytest.fixture
 def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """``(plugin root, the environment's python)``: cup and cplug on the path of a fresh
     virtual environment, cplug's entry points registered there."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    _write(tmp_path / "upstream", UPSTREAM)
-    _write(tmp_path / "plugin", PLUGIN)
+    write_files(tmp_path / "upstream", UPSTREAM)
+    write_files(tmp_path / "plugin", PLUGIN)
     env = tmp_path / "env"
     venv.create(env, with_pip=False)
     python = env / "bin" / "python"
@@ -152,7 +146,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pa
     site.mkdir(parents=True, exist_ok=True)
     (site / "cplug.pth").write_text(f"{tmp_path / 'upstream'}\n{tmp_path / 'plugin'}\n")
     info = site / "cplug-0.1.dist-info"
-    _write(
+    write_files(
         info,
         {
             "METADATA": "Metadata-Version: 2.1\nName: cplug\nVersion: 0.1\n",

