@@ -362,7 +362,9 @@ def test_a_later_failing_patch_changes_nothing(cli, example: Example) -> None:
 
 MALFORMED = [
     pytest.param(
-        lambda text: text.replace("@@ -10,13 +10,16 @@", "@@ -10,14 +10,17 @@"),
+        # one more line on the old side only: equal counts on both sides would read as blank
+        # context lines chopped off the patch's end, as GNU patch reads them
+        lambda text: text.replace("@@ -10,13 +10,16 @@", "@@ -10,14 +10,16 @@"),
         34,
         "truncated hunk: the patch ends before the line counts of its header are met",
         id="counts-too-high",

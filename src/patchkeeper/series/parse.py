@@ -819,6 +819,8 @@ def _restore_chopped_context(lines: list[bytes]) -> list[bytes]:
         return lines
     match = C.HUNK_HEADER.match(lines[header])
     assert match is not None
+    if any(len(count or b"") > 9 for count in (match.group(2), match.group(4))):
+        return lines  # no chopped tail that long: the header's own check reports the counts
     old_len = int(match.group(2)) if match.group(2) is not None else 1
     new_len = int(match.group(4)) if match.group(4) is not None else 1
     old = new = 0
