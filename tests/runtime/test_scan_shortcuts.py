@@ -218,3 +218,32 @@ def test_shortcuts_give_the_facts_of_the_exhaustive_walk_on_every_vllm_ascend_fi
             differing.append(file)
     assert compared > 300
     assert differing == []
+
+
+def test_an_alias_bound_through_getattr_has_its_lines_walked() -> None:
+    """A name bound to ``getattr(m, "name"[, default])`` (or an attribute of it) of a plugin
+    module names ``m.name``: the lines using it, which name nothing of the plugin, give
+    the exhaustive walk's edges."""
+    source = (
+        b"def pick():\n"
+        b"    from plug import build_info\n"
+        b'    kind = getattr(build_info, "kind", None)\n'
+        b'    size = getattr(getattr(build_info, "sizes"), "big").value\n'
+        b"    if kind is not None:\n"
+        b"        return kind, size\n"
+    )
+    fast = scan_source(source, "plug.ops.pick", "plug/ops/pick.py", False, SETTINGS)
+    full = scan_source(
+        source, "plug.ops.pick", "plug/ops/pick.py", False, SETTINGS, shortcuts=False
+    )
+    assert to_record(fast) == to_record(full)
+    assert _edges(fast) == [
+        ("pick", "plug", "import", 2, []),
+        ("pick", "plug.build_info", "import", 2, []),
+        ("pick", "plug.build_info", "ref", 3, []),
+        ("pick", "plug.build_info.sizes.big.value", "ref", 4, []),
+        ("pick", "plug.build_info", "ref", 4, []),
+        ("pick", "plug.build_info.kind", "ref", 5, []),
+        ("pick", "plug.build_info.kind", "ref", 6, ["kind is not None"]),
+        ("pick", "plug.build_info.sizes.big.value", "ref", 6, ["kind is not None"]),
+    ]

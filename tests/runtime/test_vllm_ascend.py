@@ -1,4 +1,4 @@
-"""vllm-ascend 0.30.0rc2 (the real sdist): 20 patched targets checked by hand, and the audit
+"""vllm-ascend 0.30.0rc2 (the real sdist): 27 patched targets checked by hand, and the audit
 from vLLM 0.30.0 to 0.32.0 (both sdists)."""
 
 from __future__ import annotations
@@ -88,6 +88,51 @@ SAMPLE = [
         "subclass",
         "vllm.v1.worker.gpu.spec_decode.autoregressive.speculator.SpeculatorCudaGraphManager",
     ),
+    # setattr(DeepseekV2Model, _member, ...) in a loop over seven literal member names
+    # copies EagleModelMixin's aux-hidden-state members onto vLLM's DeepseekV2Model: one
+    # entry per name.
+    (
+        "worker/patch_deepseek_v2.py",
+        339,
+        "setattr",
+        "vllm.model_executor.models.deepseek_v2.DeepseekV2Model.AUX_HIDDEN_STATE_KEY",
+    ),
+    (
+        "worker/patch_deepseek_v2.py",
+        339,
+        "setattr",
+        "vllm.model_executor.models.deepseek_v2.DeepseekV2Model._aux_slot_base_cached",
+    ),
+    (
+        "worker/patch_deepseek_v2.py",
+        339,
+        "setattr",
+        "vllm.model_executor.models.deepseek_v2.DeepseekV2Model._aux_upstream_total_cached",
+    ),
+    (
+        "worker/patch_deepseek_v2.py",
+        339,
+        "setattr",
+        "vllm.model_executor.models.deepseek_v2.DeepseekV2Model._set_aux_hidden_state_layers",
+    ),
+    (
+        "worker/patch_deepseek_v2.py",
+        339,
+        "setattr",
+        "vllm.model_executor.models.deepseek_v2.DeepseekV2Model._cache_aux_pp_layout",
+    ),
+    (
+        "worker/patch_deepseek_v2.py",
+        339,
+        "setattr",
+        "vllm.model_executor.models.deepseek_v2.DeepseekV2Model.pack_local_aux_hidden_states",
+    ),
+    (
+        "worker/patch_deepseek_v2.py",
+        339,
+        "setattr",
+        "vllm.model_executor.models.deepseek_v2.DeepseekV2Model.collect_remote_aux_hidden_states",
+    ),
     ("worker/patch_bind_kv_cache.py", 60, "assignment", "vllm.v1.worker.utils.bind_kv_cache"),
     (
         "worker/patch_distributed.py",
@@ -132,7 +177,8 @@ def test_inventory_finds_the_hand_checked_sample() -> None:
         for e in result.entries
     }
     assert [s for s in SAMPLE if tuple(s) not in found] == []
-    assert len(result.entries) == 244  # 241 before setattr names from module constants
+    # 241 before setattr names from module constants, 244 before setattr in literal loops
+    assert len(result.entries) == 251
 
 
 @pytest.mark.network
@@ -141,7 +187,7 @@ def test_audit_from_vllm_030_to_032() -> None:
     result = audit.audit_runtime(
         None, old="vllm==0.30.0", new="vllm==0.32.0", plugin=root, package="vllm_ascend"
     )
-    assert sum(result.counts["decision"].values()) == 244
+    assert sum(result.counts["decision"].values()) == 251
     assert all(a.drift.evidence for a in result.entries)
     assert result.stale
 

@@ -46,9 +46,7 @@ def plugin_names(
                 assign = cast("ast.Assign | ast.AnnAssign", node)
                 target = assign.targets[0] if isinstance(assign, ast.Assign) else assign.target
                 if target.__class__ is ast.Name and assign.value is not None:
-                    root = assign.value
-                    while root.__class__ is ast.Attribute:
-                        root = root.value
+                    root = _root(assign.value)
                     if root.__class__ is ast.Name:
                         aliases.setdefault(root.id, []).append(target.id)
                     elif root.__class__ is ast.Call and _names_package(root, package):
@@ -62,6 +60,35 @@ def plugin_names(
                 bound.add(alias)
                 waiting.append(alias)
     return bound
+
+
+def _root(expr: ast.expr) -> ast.expr:
+    """The expression at the root of ``expr`` through attributes and ``getattr(obj, "name")``
+    / ``getattr(obj, "name", default)`` calls (which name ``obj.name``,
+    :func:`patchkeeper.runtime.syntax.names.dotted`): ``m`` for ``getattr(m, "f").g``, so an
+    alias bound through ``getattr`` is an alias of ``m`` and its lines are walked."""
+    while True:
+        kind = expr.__class__
+        if kind is ast.Attribute:
+            expr = cast(ast.Attribute, expr).value
+        elif kind is ast.Call and _is_getattr(cast(ast.Call, expr)):
+            expr = cast(ast.Call, expr).args[0]
+        else:
+            return expr
+
+
+def _is_getattr(call: ast.Call) -> bool:
+    """Whether ``call`` may be the builtin ``getattr`` naming an attribute by a string (the
+    form :func:`patchkeeper.runtime.syntax.names.dotted` resolves; a rebound ``getattr`` is
+    matched too: the names are a superset)."""
+    func = call.func
+    return (
+        isinstance(func, ast.Name)
+        and func.id == "getattr"
+        and len(call.args) in (2, 3)
+        and isinstance(call.args[1], ast.Constant)
+        and isinstance(call.args[1].value, str)
+    )
 
 
 def _names_package(call: ast.Call, package: str) -> bool:
