@@ -42,33 +42,50 @@ def config_option(late: bool = False) -> click.Option:
     is shown in its help; the one every command also takes (``late=True``, after the
     command: pre-commit appends a hook's ``args`` there) is hidden and sets the group's
     :class:`Settings`."""
-    return click.Option(
-        ["--config", "late_config" if late else "config_file"],
-        type=FILE_PATH,
-        expose_value=not late,
-        is_eager=late,
-        hidden=late,
-        callback=_late_config if late else None,
-        help=None
-        if late
-        else "patchkeeper.toml or pyproject.toml to read (default: search upwards); "
+    return _group_or_late_option(
+        "--config",
+        "config_file",
+        FILE_PATH,
+        _late_config,
+        "patchkeeper.toml or pyproject.toml to read (default: search upwards); "
         "may also follow the command.",
+        late,
     )
 
 
 def directory_option(late: bool = False) -> click.Option:
     """``-C DIR``: run as if started in ``DIR`` (as ``git -C``); ``late`` as in
     :func:`config_option`."""
+    return _group_or_late_option(
+        "-C",
+        "directory",
+        DIRECTORY_PATH,
+        _late_directory,
+        "Run as if started in this downstream directory; may also follow the command.",
+        late,
+    )
+
+
+def _group_or_late_option(
+    name: str,
+    parameter: str,
+    kind: click.Path,
+    apply_late: Callable[[click.Context, click.Parameter, Any], None],
+    help: str,
+    late: bool,
+) -> click.Option:
+    """The group's option ``name`` (parameter ``parameter`` of type ``kind``, shown with
+    ``help``), or, ``late``, the same option after the command: hidden, parsed before the
+    command's other options and given to ``apply_late`` at once instead of to the command
+    (parameter ``late_<parameter>``)."""
     return click.Option(
-        ["-C", "late_directory" if late else "directory"],
-        type=DIRECTORY_PATH,
+        [name, f"late_{parameter}" if late else parameter],
+        type=kind,
         expose_value=not late,
         is_eager=late,
         hidden=late,
-        callback=_late_directory if late else None,
-        help=None
-        if late
-        else "Run as if started in this downstream directory; may also follow the command.",
+        callback=apply_late if late else None,
+        help=None if late else help,
     )
 
 
