@@ -276,9 +276,8 @@ class TreePath(click.Path):
 
 
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """The options that say which upstream tree a command works on, passed to the command
-    as one mapping ``upstream`` (``target=`` and ``python=`` of its ``run``)."""
-    function = _passed_as("upstream", {"target": "target", "python": "python"})(function)
+    """The options that say which upstream tree a command works on: the fields of
+    :class:`patchkeeper.trees.tree.TargetChoice`."""
     function = python_option()(function)
     function = click.option(
         "--target",
