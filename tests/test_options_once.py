@@ -178,7 +178,6 @@ def test_the_allowed_places_still_spell_the_option() -> None:
 #: the feature function it passes them to. A command given a request dataclass (``port``'s
 #: :class:`patchkeeper.port.request.PortRequest`) leaves this list; none joins it.
 PASSED_ON_BY_NAME: dict[str, set[str]] = {
-    "audit.py": {"options dict"},
     "export.py": {"export_commit", "export_range"},
     "ledger.py": {"write_ledger"},
     "lint.py": {"lint_downstream"},

@@ -72,7 +72,7 @@ from patchkeeper.upstream.requirements import check_release_option
 @dataclass(frozen=True)
 class Steps:
     """The feature functions of the steps, each called as its command calls it:
-    ``audit(config, to=, save_evidence=True)``, ``runtime_audit(config, old=, new=,
+    ``audit(config, AuditRequest(to), save_evidence=True)``, ``runtime_audit(config, old=, new=,
     save_evidence=True)``, ``decide(config)``, ``runtime_port(config,
     RuntimePortRequest(old=, new=, write=True))``, ``port(config, PortRequest(to, source,
     in_place=True, action=), save_evidence=True)``, ``report(config)``."""
@@ -365,9 +365,10 @@ def _relative(run: _Run, path: str | Path) -> str:
 
 
 def _audit(run: _Run) -> dict[str, Any]:
+    from patchkeeper.audit.release import AuditRequest
     from patchkeeper.audit.verdicts import LOOK
 
-    result = run.steps.audit(run.config, to=run.state.to, save_evidence=True)
+    result = run.steps.audit(run.config, AuditRequest(run.state.to), save_evidence=True)
     run.state.target_version = run.state.target_version or result.target_version
     counts: dict[str, int] = {}
     for verdict in result.verdicts:
