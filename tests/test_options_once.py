@@ -178,9 +178,6 @@ def test_the_allowed_places_still_spell_the_option() -> None:
 #: the feature function it passes them to. A command given a request dataclass (``port``'s
 #: :class:`patchkeeper.port.request.PortRequest`) leaves this list; none joins it.
 PASSED_ON_BY_NAME: dict[str, set[str]] = {
-    "export.py": {"export_commit", "export_range"},
-    "ledger.py": {"write_ledger"},
-    "lint.py": {"lint_downstream"},
     "runtime_audit.py": {"remembered.audit", "options dict"},
     "runtime_check.py": {"check_live", "options dict"},
     "runtime_inventory.py": {"remembered.inventory"},
