@@ -173,17 +173,6 @@ def test_the_allowed_places_still_spell_the_option() -> None:
     assert sorted(set(ALLOWED) - spelt) == []
 
 
-#: The command modules whose ``run()`` still takes its feature's options one keyword each
-#: and hands them on by name (``lint_downstream(config, checkout=checkout, ...)``), each with
-#: the feature function it passes them to. A command given a request dataclass (``port``'s
-#: :class:`patchkeeper.port.request.PortRequest`) leaves this list; none joins it.
-PASSED_ON_BY_NAME: dict[str, set[str]] = {
-    "runtime_audit.py": {"remembered.audit", "options dict"},
-    "runtime_check.py": {"check_live", "options dict"},
-    "runtime_inventory.py": {"remembered.inventory"},
-}
-
-
 def passed_on_by_name(tree: ast.Module) -> set[str]:
     """Where the module's ``run()`` spells its own parameters again: a call that passes two
     or more of them on under their own names (``to=to, source=source``), named by the
@@ -229,7 +218,7 @@ def test_a_command_hands_its_feature_one_request() -> None:
         for module, tree in modules.items()
         if module.startswith("patchkeeper/commands/") and (names := passed_on_by_name(tree))
     }
-    assert found == PASSED_ON_BY_NAME
+    assert found == {}
 
 
 def test_the_pass_through_check_finds_one() -> None:

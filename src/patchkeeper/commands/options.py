@@ -9,7 +9,6 @@ The evidence of what a command was given is read from click's parsed parameters
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -185,8 +184,7 @@ def request_from(ctx: click.Context, kind: type[Request], **fixed: object) -> Re
     """The feature's request ``kind`` (a dataclass whose fields are named after the
     command's parameters) built from the parameters click parsed: each field takes the
     parameter of its name; ``fixed`` gives the fields no parameter of that name holds
-    (``action=``, or a mapping such as :func:`plugin_options`' ``plugin_location``), and
-    wins over a parameter. A field neither names keeps its default.
+    (``action=``), and wins over a parameter. A field neither names keeps its default.
 
     Raises:
         TypeError: ``fixed`` names no field of ``kind``.
@@ -210,13 +208,6 @@ def request_options(command: click.Command, request: Any, **extra: object) -> di
     }
 
 
-def plugin_values(
-    plugin: Path | None, package: str | None, patch_directory: str | None
-) -> dict[str, object]:
-    """The values of :func:`plugin_options` by parameter name, for :func:`spelt`."""
-    return {"plugin": plugin, "package": package, "patch_dir": patch_directory}
-
-
 def option_name(command: click.Command, name: str) -> str:
     """How the command line spells ``command``'s option ``name`` (``"old"`` -> ``"--from"``),
     for a message that names it.
@@ -229,22 +220,6 @@ def option_name(command: click.Command, name: str) -> str:
 
 
 # ------------------------------------------------------------------ upstream trees
-
-
-def _passed_as(into: str, keywords: Mapping[str, str]) -> Decorator:
-    """Hand the options named in ``keywords`` to the command function as one mapping ``into``
-    (option parameter -> keyword argument of the command module's ``run``), so that the
-    command passes them on as ``**into``."""
-
-    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(function)
-        def command(*args: Any, **kwargs: Any) -> Any:
-            kwargs[into] = {keyword: kwargs.pop(name) for name, keyword in keywords.items()}
-            return function(*args, **kwargs)
-
-        return command
-
-    return decorate
 
 
 def python_option(
@@ -388,14 +363,11 @@ def refuse_resume_with(ctx: click.Context, starting: tuple[str, ...], what: str)
 
 
 def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """The options that say where the plugin is (override [tool.patchkeeper.runtime]), passed
-    to the command as one mapping ``plugin_location`` (``plugin=``, ``package=`` and
-    ``patch_directory=`` of its ``run``)."""
-    keywords = {"plugin": "plugin", "package": "package", "patch_dir": "patch_directory"}
-    function = _passed_as("plugin_location", keywords)(function)
+    """The options that say where the plugin is (override [tool.patchkeeper.runtime]): the
+    fields of :class:`patchkeeper.runtime.settings.PluginLocation`."""
     function = click.option(
         "--patch-dir",
-        "patch_dir",
+        "patch_directory",
         help="The patch directory, relative to the plugin root (default: <package>/patch).",
     )(function)
     function = click.option("--package", "package", help="The plugin's import package.")(function)

@@ -39,10 +39,8 @@ def run(config: Config | None, request: LockRequest) -> LockResult:
 @plugin_options
 @json_option
 @click.pass_context
-def command(
-    ctx: click.Context, /, plugin_location: dict[str, Any], as_json: bool, **_: Any
-) -> None:
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
     settings = ctx.find_object(Settings)
     assert settings is not None
-    emit(run(settings.config(), request_from(ctx, LockRequest, **plugin_location)), as_json)
+    emit(run(settings.config(), request_from(ctx, LockRequest)), as_json)

@@ -44,11 +44,9 @@ def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
 @plugin_options
 @json_option
 @click.pass_context
-def command(
-    ctx: click.Context, /, plugin_location: dict[str, Any], as_json: bool, **_: Any
-) -> None:
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
     settings = ctx.find_object(Settings)
     assert settings is not None
-    result = run(settings.config(), request_from(ctx, RuntimePortRequest, **plugin_location))
+    result = run(settings.config(), request_from(ctx, RuntimePortRequest))
     emit(result, as_json)
