@@ -33,7 +33,7 @@ def __getattr__(name: str) -> click.Command:
         raise AttributeError(name)
     import click
 
-    from patchkeeper.commands.cli import Settings, emit
+    from patchkeeper.commands.cli import config_of, emit
     from patchkeeper.commands.options import json_option, request_from, target_options
 
     @click.command("apply")
@@ -42,9 +42,7 @@ def __getattr__(name: str) -> click.Command:
     @click.pass_context
     def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
         """Apply the whole series to the target, atomically, at fuzz 0."""
-        settings = ctx.find_object(Settings)
-        assert settings is not None
-        emit(run(settings.config(), request_from(ctx, TargetChoice)), as_json)
+        emit(run(config_of(ctx), request_from(ctx, TargetChoice)), as_json)
 
     globals()["command"] = command
     return command

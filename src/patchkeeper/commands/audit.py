@@ -13,7 +13,7 @@ import click
 
 from patchkeeper.audit.release import AuditRequest, audit_release
 from patchkeeper.audit.results import AuditResult
-from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, Settings, emit
+from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     RELEASE,
@@ -75,15 +75,13 @@ def command(
     """Apply the series to a new upstream release in memory and judge every patch."""
     from patchkeeper.audit.horizon import is_range
 
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     request = request_from(ctx, AuditRequest)
     if request.releases is not None or is_range(request.to):
         from patchkeeper.audit.range_audit import audit_range
 
         if save_evidence:
             raise click.UsageError("--save-evidence keeps one release's audit; pass NAME==VERSION")
-        emit(audit_range(settings.config(), request), as_json, markdown)
-    config = settings.config()
+        emit(audit_range(config_of(ctx), request), as_json, markdown)
+    config = config_of(ctx)
     result = run(config, request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json, markdown)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import FILE_PATH, Settings, emit
+from patchkeeper.commands.cli import FILE_PATH, config_of, emit
 from patchkeeper.commands.options import (
     checkout_option,
     json_option,
@@ -44,12 +44,10 @@ def run(config: Config, request: ExportRequest) -> ExportResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write a commit (or every topic commit of --range) as a patch file."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     request = request_from(ctx, ExportRequest)
     if (request.rev is None) == (request.rev_range is None):
         raise click.UsageError("give either a commit or --range BASE..BRANCH")
-    config = settings.config()
+    config = config_of(ctx)
     if request.rev_range is not None and request.output is not None:
         raise click.UsageError("-o goes with a single commit, not --range")
     emit(run(config, request), as_json)

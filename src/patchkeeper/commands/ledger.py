@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import check_option, json_option, request_from
 from patchkeeper.config import Config
 from patchkeeper.ledger.table import LedgerRequest, LedgerResult, write_ledger
@@ -35,6 +35,4 @@ def run(config: Config, request: LedgerRequest) -> LedgerResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the ledger table from the patch headers (--check: only compare)."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, LedgerRequest)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, LedgerRequest)), as_json)

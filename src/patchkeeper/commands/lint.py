@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import DIRECTORY_PATH, Settings, emit
+from patchkeeper.commands.cli import DIRECTORY_PATH, config_of, emit
 from patchkeeper.commands.options import (
     checkout_option,
     json_option,
@@ -80,6 +80,4 @@ def _checkouts(
 @click.pass_context
 def command(ctx: click.Context, /, markdown: Path | None, as_json: bool, **_: Any) -> None:
     """Check headers, the series, hand edits, the knob rule and the other entries."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, LintRequest)), as_json, markdown)
+    emit(run(config_of(ctx), request_from(ctx, LintRequest)), as_json, markdown)

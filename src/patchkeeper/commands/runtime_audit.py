@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, Settings, emit
+from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     RELEASE,
@@ -71,8 +71,6 @@ def command(
     ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
 ) -> None:
     """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     request = request_from(ctx, RuntimeAuditRequest)
-    result = run(settings.config(), request, argv=ARGV, save_evidence=save_evidence)
+    result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json, markdown)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, Settings, emit
+from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     json_option,
@@ -54,8 +54,6 @@ def run(
 @click.pass_context
 def command(ctx: click.Context, /, save_evidence: bool, as_json: bool, **_: Any) -> None:
     """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     request = request_from(ctx, LiveCheckRequest)
-    result = run(settings.config(), request, argv=ARGV, save_evidence=save_evidence)
+    result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json)

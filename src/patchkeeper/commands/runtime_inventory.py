@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, Settings, emit
+from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     json_option,
@@ -59,8 +59,6 @@ def command(
     ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
 ) -> None:
     """List every runtime patch, its mechanism and activation; check headers and ledger."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     location = request_from(ctx, PluginLocation)
-    result = run(settings.config(), location, argv=ARGV, save_evidence=save_evidence)
+    result = run(config_of(ctx), location, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json, markdown)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
@@ -46,7 +46,5 @@ def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    result = run(settings.config(), request_from(ctx, RuntimePortRequest))
+    result = run(config_of(ctx), request_from(ctx, RuntimePortRequest))
     emit(result, as_json)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     json_option,
     pristine_option,
@@ -44,6 +44,4 @@ def run(config: Config, request: VerifyRequest) -> VerifyResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Show per patch and per file what is applied, partly applied or drifted."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, VerifyRequest)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, VerifyRequest)), as_json)

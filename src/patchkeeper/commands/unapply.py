@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     force_option,
     json_option,
@@ -76,6 +76,4 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Reverse the whole series, last patch first, back to pristine."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, UnapplyRequest)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, UnapplyRequest)), as_json)

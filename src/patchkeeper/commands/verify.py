@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, Settings, emit
+from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     json_option,
@@ -73,8 +73,6 @@ def run(
 @click.pass_context
 def command(ctx: click.Context, /, save_evidence: bool, as_json: bool, **_: Any) -> None:
     """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     request = request_from(ctx, VerifyRequest)
-    result = run(settings.config(), request, argv=ARGV, save_evidence=save_evidence)
+    result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json)
