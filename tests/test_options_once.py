@@ -4,7 +4,7 @@ an option several commands take, the command's own module for the others).
 
 An option's name written anywhere else as a string of its own (``"--to"``) is a second
 spelling that can drift from the declaration; code that needs the name takes it from the
-declared parameter (:func:`patchkeeper.commands.options.spelt`,
+declared parameter (:func:`patchkeeper.commands.options.option_name`,
 :func:`patchkeeper.commands.options.given_options`). :data:`ALLOWED` lists the few places
 that name an option without its declaration at hand, each with the reason.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -168,18 +168,6 @@ def given_options(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def spelt(command: click.Command, values: Mapping[str, object]) -> dict[str, object]:
-    """``values`` (parameter name -> value) keyed by each option's name on the command line
-    (``{"to": "x"}`` -> ``{"--to": "x"}``), for the command line an evidence command keeps
-    when it is run from Python (:func:`patchkeeper.commands.common.command_line`).
-
-    Raises:
-        KeyError: a name that is no option of ``command``.
-    """
-    names = {param.name: param.opts[-1] for param in command.params if param.opts}
-    return {names[name]: value for name, value in values.items()}
-
-
 def request_from(ctx: click.Context, kind: type[Request], **fixed: object) -> Request:
     """The feature's request ``kind`` (a dataclass whose fields are named after the
     command's parameters) built from the parameters click parsed: each field takes the
@@ -215,8 +203,10 @@ def option_name(command: click.Command, name: str) -> str:
     Raises:
         KeyError: ``name`` is no option of ``command``.
     """
-    (spelling,) = spelt(command, {name: None})
-    return spelling
+    for param in command.params:
+        if param.name == name and param.opts:
+            return param.opts[-1]
+    raise KeyError(name)
 
 
 # ------------------------------------------------------------------ upstream trees
