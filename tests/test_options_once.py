@@ -238,3 +238,70 @@ def test_the_pass_through_check_finds_one() -> None:
     )
     assert passed_on_by_name(old) == {"port_series", "options dict"}
     assert passed_on_by_name(new) == set()
+
+
+#: Parameters a command reads itself instead of passing them on in its request: how the
+#: result is shown or kept, and ``--continue``/``--abort``, which choose the request's
+#: ``action``.
+_OWN_PARAMETERS = frozenset({"as_json", "markdown", "save_evidence", "resume", "abort"})
+
+
+def requests_built() -> dict[str, tuple[str, list[str], list[str]]]:
+    """Each command module that builds its request with ``request_from(ctx, Kind, ...)``:
+    module -> (the request's class, its fields no parameter of the command fills and no
+    keyword of the call gives, the command's parameters the request has no field for
+    besides :data:`_OWN_PARAMETERS`)."""
+    import dataclasses
+    import importlib
+
+    out = {}
+    for module, tree in _modules().items():
+        if not module.startswith("patchkeeper/commands/"):
+            continue
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "request_from"
+                and isinstance(node.args[1], ast.Name)
+            ):
+                continue
+            loaded = importlib.import_module(module.removesuffix(".py").replace("/", "."))
+            kind = getattr(loaded, node.args[1].id)
+            params = {param.name for param in loaded.command.params}
+            fields = {field.name for field in dataclasses.fields(kind)}
+            fixed = {keyword.arg for keyword in node.keywords}
+            out[module.rpartition("/")[2]] = (
+                kind.__name__,
+                sorted(fields - params - fixed),
+                sorted(params - fields - _OWN_PARAMETERS),
+            )
+    return out
+
+
+def test_every_request_field_is_a_parameter() -> None:
+    """``request_from`` fills a field from the parameter of its name and leaves a field no
+    parameter is named after at its default: a field or a parameter renamed alone would
+    drop the option silently. Each request is filled whole, and takes every option."""
+    assert requests_built() == {
+        "apply.py": ("TargetChoice", [], []),
+        "audit.py": ("AuditRequest", [], []),
+        "check_branch.py": ("CheckBranchRequest", [], []),
+        "export.py": ("ExportRequest", [], []),
+        "import_.py": ("ImportRequest", [], []),
+        "init.py": ("InitRequest", [], []),
+        "ledger.py": ("LedgerRequest", [], []),
+        "lint.py": ("LintRequest", [], []),
+        "port.py": ("PortRequest", [], []),
+        "report.py": ("ReportRequest", [], []),
+        "retire.py": ("RetireRequest", [], []),
+        "runtime_audit.py": ("RuntimeAuditRequest", [], []),
+        "runtime_check.py": ("LiveCheckRequest", [], []),
+        "runtime_inventory.py": ("PluginLocation", [], []),
+        "runtime_lock.py": ("LockRequest", [], []),
+        "runtime_port.py": ("RuntimePortRequest", [], []),
+        "status.py": ("VerifyRequest", [], []),
+        "unapply.py": ("UnapplyRequest", [], []),
+        "upgrade.py": ("UpgradeRequest", [], []),
+        "verify.py": ("VerifyRequest", [], []),
+    }
