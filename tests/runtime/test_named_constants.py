@@ -271,7 +271,7 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
     root = write_plugin(upstream, _files())
     (root / "plug" / "patch" / "__init__.py").write_text(LEDGER)
     run = cli("runtime", "inventory", "--json", cwd=root)
-    findings = [(f["kind"], f["message"]) for f in json.loads(run.out)["findings"]]
+    findings = [(f["code"], f["message"]) for f in json.loads(run.out)["findings"]]
     assert findings == [
         # No statement names it: the finding stays (the computed key might be it, or not).
         (
