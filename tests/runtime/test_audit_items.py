@@ -138,7 +138,7 @@ def test_item6_noise_is_cosmetic_with_the_reason(result, target: str, reason: st
 
 def test_item7_a_name_in_neither_release_is_a_typo_or_future_name(result) -> None:
     assert _decision(result, "refs.py", "upup.kernels.fused_mul") == (
-        "investigate",
+        "look",
         "upup.kernels.fused_mul is in neither release: a typo or a future name",
     )
 

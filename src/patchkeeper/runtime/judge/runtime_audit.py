@@ -30,7 +30,7 @@ from patchkeeper.runtime.judge.crosscheck import (
     version_gates,
 )
 from patchkeeper.runtime.judge.drift import (
-    INVESTIGATE,
+    LOOK,
     NOT_AUDITED,
     RETAIN,
     Code,
@@ -276,12 +276,12 @@ def _evaluate(
 def _computed_key(entry: PatchEntry, decision: Drift) -> Drift:
     """The decision for a ``sys.modules`` entry whose key is computed at run time
     (:func:`~patchkeeper.runtime.inventory.module_constants.is_computed_key`): which module it
-    replaces is not known, so what the judge keeps as outside upstream (*retain*) is to look
-    at by hand (*investigate*); a removal it decided for other reasons (a dead version gate,
+    replaces is not known, so what the judge keeps as outside upstream (*retain*) is for a
+    person to look at (*look*); a removal it decided for other reasons (a dead version gate,
     never imported) stands."""
     if decision.decision != RETAIN:
         return decision
-    return Drift(INVESTIGATE, (computed_key_evidence(entry),))
+    return Drift(LOOK, (computed_key_evidence(entry),))
 
 
 def _digest(path: Path) -> str:
