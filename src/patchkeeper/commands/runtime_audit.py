@@ -1,4 +1,4 @@
-"""``runtime audit --from OLD --to NEW``: retain/update/remove/investigate per runtime patch,
+"""``runtime audit --from OLD --to NEW``: retain/update/remove/look per runtime patch,
 with evidence, and the stale bindings."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def command(
     save_evidence: bool,
     as_json: bool,
 ) -> None:
-    """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
+    """Suggest retain/update/remove/look per patch, with evidence; list stale bindings."""
     result = run(
         settings.config(),
         old=old,
