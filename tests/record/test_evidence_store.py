@@ -194,9 +194,9 @@ def test_a_reference_the_port_finds_in_the_new_pin_meets_retires_when(cli, audit
     )
     run = cli("report", "--json", cwd=audited)
     findings = [
-        (f["kind"], f["message"])
+        (f["code"], f["message"])
         for f in json.loads(run.out)["findings"]
-        if f["key"] == "retry-backoff-cap.patch"
+        if f["message"].startswith("`retry-backoff-cap.patch`")
     ]
     assert findings == [
         (

@@ -1,4 +1,4 @@
-"""``runtime audit --from OLD --to NEW``: retain/update/remove/investigate per runtime patch,
+"""``runtime audit --from OLD --to NEW``: retain/update/remove/look per runtime patch,
 with evidence, and the stale bindings."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def run(
 def command(
     ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
 ) -> None:
-    """Suggest retain/update/remove/investigate per patch, with evidence; list stale bindings."""
+    """Suggest retain/update/remove/look per patch, with evidence; list stale bindings."""
     request = request_from(ctx, RuntimeAuditRequest)
     result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json, markdown)

@@ -27,9 +27,8 @@ from pathlib import Path
 
 from patchkeeper import constants as C
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, PatchFormatError, PatchkeeperError
+from patchkeeper.errors import ConfigError, Finding, PatchFormatError, PatchkeeperError
 from patchkeeper.ledger import patch_form
-from patchkeeper.ledger.findings import Finding
 from patchkeeper.ledger.patch_form import Sides
 from patchkeeper.ledger.settings import GitSettings, git_settings, ledger_settings
 from patchkeeper.ledger.table import row_name
@@ -632,16 +631,16 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
         elif named in by_origin:
             commit = by_origin[named]
         else:
-            return [Finding(where, line, "PK303", f"commit {named[:12]} is not in {root}")]
+            return [Finding("PK303", where, line, f"commit {named[:12]} is not in {root}")]
         try:
             _, expected = render_commit(root, commit, config, notes.get(commit), patch)
         except ExportError as exc:
-            return [Finding(where, line, "PK302", f"cannot re-export {named[:12]}: {exc.message}")]
+            return [Finding("PK302", where, line, f"cannot re-export {named[:12]}: {exc.message}")]
         if expected == patch.raw:
             return []
         at = _first_difference(patch.raw, expected)
         return [
-            Finding(where, at, "PK302", f"differs from re-exporting {named[:12]} (edited by hand?)")
+            Finding("PK302", where, at, f"differs from re-exporting {named[:12]} (edited by hand?)")
         ]
 
     return check

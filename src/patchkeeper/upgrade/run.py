@@ -399,18 +399,18 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     request = RuntimeAuditRequest(old=run.state.source, new=run.state.to)
     result = run.steps.runtime_audit(run.config, request, save_evidence=True)
     items = runtime_items(run.config, evidence_store.load_all(run.config))
-    investigate = [
+    look = [
         {"kind": "runtime", "key": i.key, "verdict": i.verdict, "evidence": list(i.evidence)}
         for i in items
         if not i.suggested
     ]
     run.state.facts["undecided"] = [
         *[f for f in run.state.facts.get("undecided", []) if f["kind"] != "runtime"],
-        *investigate,
+        *look,
     ]
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(items)} runtime entries, {len(investigate)} to investigate",
+        "summary": f"{len(items)} runtime entries, {len(look)} to look at",
         "exit_code": result.exit_code,
     }
 

@@ -3,14 +3,14 @@
 
 The decision follows where the name went: a rename (its leading underscore, a name the
 module extends) or a single new place is an *update* (retarget); a name gone without a trace
-is a *remove*; a name in neither release is a typo or a future name (*investigate*), unless
+is a *remove*; a name in neither release is a typo or a future name (*look*), unless
 the patch adds it on purpose or an ``except ImportError`` guards it (*retain*).
 """
 
 from __future__ import annotations
 
 from patchkeeper.runtime.judge.drift import (
-    INVESTIGATE,
+    LOOK,
     REMOVE,
     RETAIN,
     UPDATE,
@@ -123,7 +123,7 @@ def missing_target(
         )
         return with_decision(
             drift,
-            INVESTIGATE,
+            LOOK,
             f"{entry.target} is in neither release, nor is {owner}, the module or class it "
             f"belongs to: the patch can never apply (a typo or a future name{where})",
         )
@@ -145,7 +145,7 @@ def missing_target(
             )
         return with_decision(
             drift,
-            INVESTIGATE,
+            LOOK,
             f"{entry.target} is in neither release: a typo or a future name",
         )
     if old.status != FOUND and new.status == MOVED:
@@ -159,7 +159,7 @@ def missing_target(
             )
         return with_decision(
             drift,
-            INVESTIGATE,
+            LOOK,
             f"{entry.target} is not defined at that path in either release; the name is "
             f"defined at {', '.join(new.candidates[:3])}: a wrong path or a future name",
         )
