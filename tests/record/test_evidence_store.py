@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from recordhelpers import enable_evidence
 
+from patchkeeper.audit.release import AuditRequest
 from patchkeeper.config import load_config
 from patchkeeper.record import evidence_store
 
@@ -215,7 +216,8 @@ def test_the_audit_command_run_from_python_saves_its_evidence(
 
     enable_evidence(example.downstream / "patchkeeper.toml")
     monkeypatch.chdir(example.downstream)
-    result = audit.run(load_config(start=example.downstream), to="../upstream/minihttp-1.1")
+    request = AuditRequest("../upstream/minihttp-1.1")
+    result = audit.run(load_config(start=example.downstream), request)
     stored = evidence_store.load(load_config(start=example.downstream), "audit")
     assert stored is not None
     assert stored.argv == ("audit", "--to", "../upstream/minihttp-1.1")

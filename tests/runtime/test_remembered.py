@@ -15,6 +15,7 @@ import pytest
 from patchkeeper.jsonable import JsonReady, joined_json, raw_json, to_jsonable
 from patchkeeper.render import render_json
 from patchkeeper.runtime import remembered
+from patchkeeper.runtime.settings import RuntimeAuditRequest
 from patchkeeper.runtime.store.cache import cache_root
 
 #: Long enough ago not to be "racily" recent (remembered.RACY_SECONDS).
@@ -225,7 +226,8 @@ def test_the_envelope_of_a_ready_result_is_the_envelope_of_the_result(
     saved = evidence_store.save(config, "runtime audit", result, argv).read_bytes()
     assert evidence_store.save(config, "runtime audit", ready, argv).read_bytes() == saved
     assert saved.startswith(b'{\n  "format": 1,\n  "command": "runtime audit",\n')
-    remembered_ready = remembered.audit(load_config(plugin / "pyproject.toml"), **trees)
+    request = RuntimeAuditRequest(**trees)
+    remembered_ready = remembered.audit(load_config(plugin / "pyproject.toml"), request)
     assert render_json(remembered_ready, "runtime audit") == render_json(result, "runtime audit")
     assert remembered_ready.result == result
     assert to_jsonable(remembered_ready) == to_jsonable(result)

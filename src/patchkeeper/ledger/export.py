@@ -313,6 +313,57 @@ def _topic(config: Config, tag: str | None, subject: bytes, commit: str) -> str 
     return match.group("topic") if match else None
 
 
+@dataclass(frozen=True)
+class ExportRequest:
+    """What ``export`` is asked to do; each field is the argument or option of the same
+    parameter name, so the command builds it from click's parsed parameters. Exactly one of
+    ``rev`` and ``rev_range`` is given (the command checks).
+
+    Attributes:
+        rev: the commit to export (the argument ``REV``); default ``None``.
+        rev_range: every topic commit of ``BASE..BRANCH`` (``--range``); default ``None``.
+        output: the patch file of a single commit (``-o``/``--output``); default ``None``,
+            ``<patches>/<topic>.patch`` from its subject.
+        checkout: the upstream git checkout (``--checkout``); default ``None``,
+            ``[git] checkout``.
+        tag: the topic tag of ``[TAG] <topic>`` subjects (``--tag``); default ``None``,
+            ``[git] tag``.
+        normalise: write git's form, not the existing file's own (``--normalise``); default
+            ``False``.
+    """
+
+    rev: str | None = None
+    rev_range: str | None = None
+    output: Path | None = None
+    checkout: Path | None = None
+    tag: str | None = None
+    normalise: bool = False
+
+
+def export_topics(config: Config, request: ExportRequest) -> ExportResult:
+    """``patchkeeper export``: :func:`export_range` for ``request.rev_range``, else
+    :func:`export_commit` for ``request.rev``.
+
+    Raises: as :func:`export_commit` and :func:`export_range`.
+    """
+    if request.rev_range is not None:
+        return export_range(
+            config,
+            request.rev_range,
+            checkout=request.checkout,
+            tag=request.tag,
+            normalise=request.normalise,
+        )
+    return export_commit(
+        config,
+        str(request.rev),
+        checkout=request.checkout,
+        output=request.output,
+        tag=request.tag,
+        normalise=request.normalise,
+    )
+
+
 def export_commit(
     config: Config,
     rev: str,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -440,30 +440,38 @@ def _skipped_check(entry: Entry) -> str:
 # --------------------------------------------------------------------------- the command
 
 
-def lint_downstream(
-    config: Config,
-    *,
-    output_format: str = "text",
-    checkout: Path | None = None,
-    upstream: Path | None = None,
-    foreign_checkouts: Mapping[str, Path] | None = None,
-) -> LintResult:
-    """``patchkeeper lint``.
+@dataclass(frozen=True)
+class LintRequest:
+    """What ``lint`` is asked to do; each field is the option of the same parameter name,
+    so the command builds it from click's parsed parameters.
 
-    Args:
-        output_format: ``"text"`` or ``"github"`` (paths relative to the git work tree's
-            top, :func:`from_repository_root`).
-        checkout: an upstream git checkout; each patch is compared with a re-export of the
-            commit its ``--- exported from`` line names (PK302, PK303).
-        upstream: a pristine upstream tree; knobs its registry file names count as
-            registered.
+    Attributes:
+        output_format: ``"text"`` or ``"github"`` (``--format``; paths relative to the git
+            work tree's top, :func:`from_repository_root`); default ``"text"``.
+        checkout: an upstream git checkout (``--checkout``); each patch is compared with a
+            re-export of the commit its ``--- exported from`` line names (PK302, PK303);
+            default ``None``, no comparison.
+        upstream: a pristine upstream tree (``--upstream``); knobs its registry file names
+            count as registered; default ``None``.
         foreign_checkouts: ``{entry name or "": checkout}`` for foreign diffs and vendored
-            trees.
+            trees (``--foreign-checkout [NAME=]PATH``, each given once); default none.
+    """
+
+    output_format: str = "text"
+    checkout: Path | None = None
+    upstream: Path | None = None
+    foreign_checkouts: Mapping[str, Path] = field(default_factory=dict)
+
+
+def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> LintResult:
+    """``patchkeeper lint``, as ``request`` says (:class:`LintRequest`; default: every
+    check that needs no checkout or tree, findings as text).
 
     Raises:
         PatchFormatError: the series file is missing or malformed (exit 2).
         ConfigError: the configuration is invalid.
     """
+    output_format, checkout, upstream = request.output_format, request.checkout, request.upstream
     lsettings = lint_settings(config)
     entries = load_entries(config)
     findings = check_series(config, entries, lsettings)
@@ -488,7 +496,7 @@ def lint_downstream(
         if patch is not None and lsettings.knob_scope == "series":
             registered |= knob_registrations(patch, lsettings.registry)
     skipped: list[str] = []
-    findings += lint_entries(config, entries, foreign_checkouts or {}, skipped)
+    findings += lint_entries(config, entries, request.foreign_checkouts, skipped)
     kept = tuple(f for f in findings if f.code not in lsettings.disable)
     hint = _schema_hint(header_settings(config), kept, count)
     if output_format == "github":
