@@ -440,7 +440,9 @@ def spec_tree(
             path=spec,
             hint="unpack the sdist and pass its directory, or pass NAME==VERSION",
         )
-    if os.path.isdir(spec) or spec.startswith((".", "/", "~")):
+    from patchkeeper.upstream.requirements import looks_like_path
+
+    if os.path.isdir(spec) or looks_like_path(spec):
         return directory_tree(Path(spec).expanduser(), config, what)
     try:
         return requirement_tree(spec, config)
