@@ -20,6 +20,7 @@ from patchkeeper.port.output import (
 )
 from patchkeeper.port.rebase import CARRIED, DROPPED, RETIRING, PortedPatch, Step
 from patchkeeper.series.parse import parse_series
+from patchkeeper.system.english import plural
 
 
 class PortOutcome(WordEnum):
@@ -129,7 +130,10 @@ def todo_items(
         )
         pending = sum(1 for r in records if r.pending)
         if pending:
-            todo.append(f"{pending} more patches follow it (their verdicts are a preview)")
+            follow = "follows" if pending == 1 else "follow"
+            todo.append(
+                f"{plural(pending, 'more patch')} {follow} it (their verdicts are a preview)"
+            )
     for record in records:
         taken = [r for r in record.references if r.status in (IN_NEW, IN_OLD)]
         if taken and record.verdict not in RETIRING:

@@ -45,6 +45,7 @@ from patchkeeper.port.workdir import (
 )
 from patchkeeper.progress import note
 from patchkeeper.record.settings import report_settings
+from patchkeeper.system.english import plural
 from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
 from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.results import (
@@ -384,7 +385,7 @@ def _audit(run: _Run) -> dict[str, Any]:
     shown = ", ".join(f"{n} {word}" for word, n in counts.items())
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(result.verdicts)} patches: {shown}",
+        "summary": f"{plural(len(result.verdicts), 'patch')}: {shown}",
         "exit_code": result.exit_code,
     }
 
@@ -439,7 +440,7 @@ def _decide(run: _Run) -> dict[str, Any]:
     run.state.facts["suggestions"] = suggestions(run.config)
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(result.added)} tables added, {result.kept} kept",
+        "summary": f"{plural(len(result.added), 'table')} added, {result.kept} kept",
         "exit_code": result.exit_code,
     }
 
@@ -466,8 +467,8 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
     left = sum(1 for e in result.entries if e.action != "nothing to do")
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(result.entries)} entries, {left} changed or left by hand; "
-        f"{len(result.files)} files written",
+        "summary": f"{plural(len(result.entries), 'entry')}, {left} changed or left by hand; "
+        f"{plural(len(result.files), 'file')} written",
         "exit_code": result.exit_code,
     }
 
