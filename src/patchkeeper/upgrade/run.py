@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config, load_config
-from patchkeeper.errors import ConfigError, PatchkeeperError, TargetError
+from patchkeeper.errors import ConfigError, Interrupted, PatchkeeperError, TargetError
 from patchkeeper.port.context import configured_pin, stable_spec
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.settings import port_settings
@@ -285,13 +285,38 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
             run.work.save(run.state)
             continue
         before = cut_short[1] if cut_short and cut_short[0] == name else None
-        _step(run, name, before)
+        try:
+            _step(run, name, before)
+        except Interrupted:
+            raise
+        except PatchkeeperError as exc:
+            exc.hint = left_in_progress(exc.hint, name)
+            raise
     port = run.state.steps.get(StepName.PORT, {})
     stopped = port.get("status") == StepStatus.STOPPED
     if not stopped:
         run.work.remove()
     outcome = UpgradeOutcome.STOPPED if stopped else UpgradeOutcome.DONE
     return _result(run, action, outcome)
+
+
+def left_in_progress(hint: str | None, step: str) -> str:
+    """``hint`` (a step's error's advice) followed by what to do with the upgrade that error
+    leaves in progress: its state stays, so that the next ``upgrade --to`` is refused with
+    "already in progress" unless the error says to continue or abort.
+
+    >>> left_in_progress("fix the patch", "port")[:64]
+    "fix the patch; then run 'patchkeeper upgrade --continue' (the up"
+    >>> left_in_progress(None, "audit")[:60]
+    "run 'patchkeeper upgrade --continue' (the upgrade stopped at"
+    """
+    if hint and "upgrade --continue" in hint:
+        return hint
+    return (
+        f"{hint + '; then run' if hint else 'run'} 'patchkeeper upgrade --continue' (the "
+        f"upgrade stopped at its {step} step), or 'patchkeeper upgrade --abort' to put the "
+        "downstream back"
+    )
 
 
 def _to_run(run: _Run, name: str, record: dict[str, Any]) -> bool:
