@@ -78,6 +78,24 @@ def test_a_relative_path_with_a_slash_is_a_missing_directory(
     run = cli("-C", "downstream", command, "--to", "upstream/minihttp-1.1", cwd=example.root)
     assert (run.code, run.err) == (
         2,
-        "patchkeeper: error: upstream/minihttp-1.1: the new upstream (--to) does not exist\n",
+        "patchkeeper: error: upstream/minihttp-1.1: the new upstream (--to) does not exist\n"
+        f"  hint: relative paths start at {example.downstream} (-C DIR's, when given), and "
+        f"there is no directory {example.downstream / 'upstream' / 'minihttp-1.1'}\n",
     )
     assert not (example.downstream / ".patchkeeper-port").exists()
+
+
+def test_a_missing_relative_target_says_where_it_was_looked_for(cli, example: Example) -> None:
+    """The port's to-do says ``patchkeeper -C DIR apply --target COPY``; a COPY typed relative
+    to where the user is was read from DIR, and the error named only the path as typed."""
+    copy = example.target("copy")
+    run = cli("-C", "downstream/patches", "apply", "--target", "copy", cwd=example.root)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: copy: the target directory does not exist\n"
+        f"  hint: relative paths start at {example.downstream / 'patches'} (-C DIR's, when "
+        f"given), and there is no directory {example.downstream / 'patches' / 'copy'}\n",
+    )
+    run = cli("-C", "downstream/patches", "apply", "--target", str(copy), cwd=example.root)
+    assert (run.code, run.err) == (0, "")
