@@ -10,7 +10,10 @@ from ledger_support import git
 
 from patchkeeper.main import main
 
-WHY = "(no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\'; see git check-ref-format)"
+WHY = (
+    "(no spaces, '..', '~', '^', ':', '?', '*', '[', '\\' or a leading '-'; see git "
+    "check-ref-format)"
+)
 
 
 def test_a_branch_name_git_refuses_is_refused_first(downstream: Path, topics: Path, capsys) -> None:

@@ -9,10 +9,13 @@ from upgrade_support import git, make_checkout
 
 from helpers import Example, tree_bytes
 
-WHY = "(no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\'; see git check-ref-format)"
+WHY = (
+    "(no spaces, '..', '~', '^', ':', '?', '*', '[', '\\' or a leading '-'; see git "
+    "check-ref-format)"
+)
 
 
-@pytest.mark.parametrize("name", ["up 1.1", "up..1.1", "up:1.1", "up.lock"])
+@pytest.mark.parametrize("name", ["up 1.1", "up..1.1", "up:1.1", "up.lock", "-up", "HEAD"])
 def test_a_branch_name_git_refuses_is_refused_first(cli, example: Example, name: str) -> None:
     down = example.downstream
     head = make_checkout(down)

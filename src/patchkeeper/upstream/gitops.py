@@ -247,19 +247,21 @@ def commit_id(cwd: Path, rev: str) -> str:
 
 
 def check_branch_name(name: str, cwd: Path, hint: str = "pass another --branch") -> None:
-    """Refuse a name git would not take for a new branch (``git check-ref-format --branch``:
-    no space, ``..``, ``~``, ``^``, ``:``, ``?``, ``*``, ``[``, ``\\``, ...), before anything
-    is made: git's own failure would come later, when creating the branch, as a bare exit
-    code. ``hint`` says where the name came from and how to give another.
+    """Refuse a name git would not take for a new branch (as ``git check-ref-format
+    --branch`` does: no space, ``..``, ``~``, ``^``, ``:``, ``?``, ``*``, ``[``, ``\\``, no
+    leading ``-``, not ``HEAD``, ...), before anything is made: git's own failure would come
+    later, when creating the branch, as a bare exit code. ``hint`` says where the name came
+    from and how to give another.
 
     Raises:
         GitError: naming the branch, what git refuses in it, and ``hint``.
     """
-    done = call(["check-ref-format", "--branch", name], cwd)
-    if done.returncode != 0:
+    # what --branch adds to the plain check: no leading dash, not HEAD
+    done = call(["check-ref-format", f"refs/heads/{name}"], cwd)
+    if done.returncode != 0 or name.startswith("-") or name == "HEAD":
         raise GitError(
             f"{name!r} is not a valid git branch name (no spaces, '..', '~', '^', ':', '?', "
-            "'*', '[' or '\\'; see git check-ref-format)",
+            "'*', '[', '\\' or a leading '-'; see git check-ref-format)",
             hint=hint,
         )
 
