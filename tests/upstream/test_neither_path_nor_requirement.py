@@ -99,3 +99,26 @@ def test_a_missing_relative_target_says_where_it_was_looked_for(cli, example: Ex
     )
     run = cli("-C", "downstream/patches", "apply", "--target", str(copy), cwd=example.root)
     assert (run.code, run.err) == (0, "")
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("port", "--to", "minihttp"), "--to"),
+        (("verify", "--target", "../upstream/minihttp-1.0", "--pristine", "minihttp"),
+         "--pristine"),
+    ],
+)  # fmt: skip
+def test_the_upstreams_bare_name_is_neither_too(
+    cli, example: Example, args: tuple[str, ...], option: str
+) -> None:
+    """``--to minihttp`` (a directory typed from elsewhere, or a release without its
+    version) was refused as "minihttp has no version, not one version"."""
+    run = cli(*args, cwd=example.downstream)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {option} minihttp: no directory {example.downstream / 'minihttp'}, "
+        "and as a requirement it names no release of minihttp\n"
+        f"  hint: pass an upstream tree's directory, or a requirement of minihttp ({option} "
+        "minihttp==VERSION)\n",
+    )

@@ -181,7 +181,9 @@ def check_one_release(spec: str | None, option: str, config_file: Path | None = 
     requirement = parsed_requirement(spec) if spec else None
     if spec is None or requirement is None or one_version(requirement) is not None:
         return
-    what = f"the range {requirement.specifier}" if requirement.specifier else "no version"
+    if not requirement.specifier:  # a bare name: a directory that is not there, or no release
+        raise _neither_error(spec.strip(), option, requirement.name)
+    what = f"the range {requirement.specifier}"
     key = option.endswith("=")
     raise TargetError(
         f"{option.rstrip(' =')} names one release, but {spec.strip()} has {what}, not one version",
