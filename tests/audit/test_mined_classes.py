@@ -61,3 +61,82 @@ def test_a_removal_upstream_made_is_still_upstream(tmp_path: Path) -> None:
         old={"README.md": README_OLD},
     )
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+
+
+# ------------------------------------------------------------------ one line, two places
+
+API_OLD = """API
+===
+
+.. autoclass:: Section
+   :members:
+   :inherited-members:
+
+Reading
+-------
+
+.. autoclass:: Reader
+   :members:
+   :inherited-members:
+
+   .. attribute:: source
+
+"""
+
+SKIP_CODEC = """Subject: keep the build path out of the documentation
+---
+--- a/docs/api.rst
++++ b/docs/api.rst
+@@ -11,6 +11,7 @@ Reading
+ .. autoclass:: Reader
+    :members:
+    :inherited-members:
++   :exclude-members: codec
+ 
+    .. attribute:: source
+ 
+"""
+
+# upstream took the line (indented its own way) for Reader and dropped the attribute;
+# Section's block still ends the same way
+API_NEW = """API
+===
+
+.. autoclass:: Section
+   :members:
+   :inherited-members:
+
+Reading
+-------
+
+.. autoclass:: Reader
+    :members:
+    :inherited-members:
+    :exclude-members: codec
+
+"""
+
+
+def test_one_line_upstream_has_that_also_fits_elsewhere_is_looked_at(tmp_path: Path) -> None:
+    (verdict,) = judge(
+        tmp_path,
+        {"docs/api.rst": API_NEW},
+        [("skip.patch", SKIP_CODEC)],
+        old={"docs/api.rst": API_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "look")
+    assert verdict.elsewhere == (
+        "docs/api.rst #1 also fits line 6 at fuzz 2, where its lines are not (its lines are "
+        "at line 14): quilt would apply it there"
+    )
+    assert verdict.summary.endswith(
+        "; to do: look (upstream has it at one place; decide whether the other needs it)"
+    )
+
+
+def test_one_line_upstream_has_where_nothing_else_fits_is_retired(tmp_path: Path) -> None:
+    new = API_NEW.replace("   :inherited-members:\n\nReading", "\nReading")
+    (verdict,) = judge(
+        tmp_path, {"docs/api.rst": new}, [("skip.patch", SKIP_CODEC)], old={"docs/api.rst": API_OLD}
+    )
+    assert (verdict.verdict, verdict.action, verdict.elsewhere) == ("upstreamed", "retire", "")

@@ -140,6 +140,28 @@ def _telling(line: bytes) -> bool:
     return substantive(line) is not None or len(normalize(line)) >= TELLING_LENGTH
 
 
+def fuzzy_spot(
+    lines: Sequence[bytes], hunk: Hunk, max_fuzz: int = MAX_FUZZ
+) -> tuple[int, int] | None:
+    """Where GNU patch (and quilt, which calls it with its default fuzz) would apply a hunk
+    that does not apply at fuzz 0: ``(1-based line, fuzz)`` of the first fuzz from 1 to
+    ``max_fuzz`` at which its pre-image, outer context lines left out, is in ``lines``
+    (the match nearest the hunk's header taken); ``None`` when it lands nowhere so."""
+    pre = hunk.pre_image
+    guess = max(hunk.old_start - 1, 0)
+    for fuzz in range(1, max_fuzz + 1):
+        head = min(fuzz, hunk.prefix_context)
+        tail = min(fuzz, hunk.suffix_context)
+        pattern = pre[head : len(pre) - tail]
+        if not pattern or (head == 0 and tail == 0):
+            continue
+        starts = _occurrences(lines, pattern, 0)
+        if starts:
+            start = min(starts, key=lambda s: (abs(s - guess - head), s))
+            return start + 1, fuzz
+    return None
+
+
 def _place(
     lines: list[bytes], hunk: Hunk, guess: int, low: int, max_fuzz: int
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:

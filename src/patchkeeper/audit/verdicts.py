@@ -55,6 +55,7 @@ from patchkeeper.audit.hunk_verdicts import (
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.reapplied import already_applied
+from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -148,6 +149,10 @@ class PatchVerdict:
             which makes the action *carry* (refresh it); ``""`` otherwise.
         unreadable: for an *unreadable* patch, where and what is wrong in the file
             (``"patches/x.patch:7: truncated hunk: ..."``); ``""`` otherwise.
+        elsewhere: for an *upstreamed* patch that adds one line, found by that line, the
+            evidence that its context also fits another place of the file at fuzz 1 or 2,
+            where the line is not (:func:`_fits_elsewhere`): quilt would apply it there, so
+            a person decides (*look*); ``""`` otherwise.
     """
 
     name: str
@@ -165,6 +170,7 @@ class PatchVerdict:
     applied_upstream: str = ""
     refresh: str = ""
     unreadable: str = ""
+    elsewhere: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -977,6 +983,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     if verdict.verdict in (CLEAN, OFFSET):
         return CARRY, "it applies"
     if verdict.verdict == UPSTREAMED:
+        if verdict.elsewhere:
+            return LOOK, "upstream has it at one place; decide whether the other needs it"
         short = any(s.counted[0] < s.counted[1] for s in verdict.shares if s.kind == verdict.kind)
         if short and "written differently" in verdict.summary:
             return RETIRE, "after reviewing the lines not found"
@@ -1047,7 +1055,50 @@ def judge_unfinished(
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
     ctx = _Context(search, pin, version)
-    return _with_header(patch, _judge(ws, patch, failed, ctx), ctx)
+    verdict = _with_header(patch, _judge(ws, patch, failed, ctx), ctx)
+    if verdict.verdict != UPSTREAMED:
+        return verdict
+    elsewhere = _fits_elsewhere(ws, patch, verdict)
+    if not elsewhere:
+        return verdict
+    return replace(verdict, summary=f"{verdict.summary}; {elsewhere}", elsewhere=elsewhere)
+
+
+#: How a hunk's presence is found by its added lines rather than by its whole post-image.
+FOUND_BY_LINES = ("added lines found", "post-image found")
+
+
+def _fits_elsewhere(ws: Workspace, patch: Patch, verdict: PatchVerdict) -> str:
+    """The evidence that a patch whose one change is a single substantive added line (no
+    removed line), found upstream by that line (:data:`FOUND_BY_LINES`, not by
+    reverse-applying: one line proves little where the same construct recurs), still fits
+    another place of its file: GNU patch, and quilt with it, try a hunk forwards at fuzz 1
+    and 2 before they call it already applied, so ``quilt push`` applies it there without
+    a word (:func:`patchkeeper.audit.refresh.fuzzy_spot`; a place more than the hunk's
+    length away from where its line is). Upstream may have taken the change where the
+    patch made it while the same construct elsewhere still lacks it: a person decides.
+    ``""`` when that is not so."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    if sum(len(lines) for lines in added_by_path(patch).values()) != 1:
+        return ""
+    for status in verdict.hunks:
+        if status.status != PRESENT or status.how not in FOUND_BY_LINES or status.line is None:
+            continue
+        if (status.path, status.index) not in hunks:
+            continue  # judged under a moved file's new name
+        diff, hunk = hunks[(status.path, status.index)]
+        added = substantive_lines(line.text for line in hunk.added)
+        if len(added) != 1 or removed_lines(hunk):
+            continue
+        lines = file_lines(ws, diff.old_path or diff.path)
+        spot = fuzzy_spot(lines, hunk) if lines else None
+        if spot is None or abs(spot[0] - status.line) <= len(hunk.lines):
+            continue
+        return (
+            f"{status.path} #{status.index} also fits line {spot[0]} at fuzz {spot[1]}, where "
+            f"its lines are not (its lines are at line {status.line}): quilt would apply it there"
+        )
+    return ""
 
 
 def unreadable_verdict(name: str, error: PatchFormatError) -> PatchVerdict:
