@@ -9,6 +9,100 @@ from pathlib import Path
 
 from audit_support import judge
 
+# ------------------------------------------------------------------ blocked for context only
+
+# The pin builds the asset table in a loop; the first patch replaces the loop by a literal
+# table of system paths, the second adds one entry to that table.
+ASSETS_OLD = """from assets.main import Asset
+
+names = [
+    'charts',
+    'icons',
+    'fonts',
+]
+
+serve = {}
+for name in names:
+    serve[name] = Asset(name).base_dir
+"""
+
+# the new release reworded the loop: the first patch no longer applies
+ASSETS_NEW = ASSETS_OLD.replace("Asset(name).base_dir", "Asset(name, root='/static').base_dir")
+
+LITERAL_TABLE = """Subject: serve system copies of the assets
+---
+--- a/web/assets.py
++++ b/web/assets.py
+@@ -1,11 +1,5 @@
+-from assets.main import Asset
+-
+-names = [
+-    'charts',
+-    'icons',
+-    'fonts',
+-]
+-
+-serve = {}
+-for name in names:
+-    serve[name] = Asset(name).base_dir
++serve = {
++    'charts': '/usr/share/javascript/charts/',
++    'icons': '/usr/share/icons/web/',
++    'fonts': '/usr/share/fonts/web/',
++    }
+"""
+
+ONE_MORE = """Subject: serve the system's spinner too
+---
+--- a/web/assets.py
++++ b/web/assets.py
+@@ -2,4 +2,5 @@
+     'charts': '/usr/share/javascript/charts/',
+     'icons': '/usr/share/icons/web/',
+     'fonts': '/usr/share/fonts/web/',
++    'spinner': '/usr/share/javascript/spinner/',
+     }
+"""
+
+# this one changes a line the first patch adds: it follows that patch's port
+RETARGET = ONE_MORE.replace(
+    "     'fonts': '/usr/share/fonts/web/',\n+    'spinner': '/usr/share/javascript/spinner/',\n",
+    "-    'fonts': '/usr/share/fonts/web/',\n+    'fonts': '/usr/share/fonts/truetype/web/',\n",
+).replace("@@ -2,4 +2,5 @@", "@@ -2,4 +2,4 @@")
+
+
+def test_a_patch_blocked_only_for_context_is_carried(tmp_path: Path) -> None:
+    table, one_more = judge(
+        tmp_path,
+        {"web/assets.py": ASSETS_NEW},
+        [("table.patch", LITERAL_TABLE), ("one-more.patch", ONE_MORE)],
+        old={"web/assets.py": ASSETS_OLD},
+    )
+    assert (table.verdict, table.action) == ("conflict", "port")
+    assert (one_more.verdict, one_more.blocked_by, one_more.action) == (
+        "blocked",
+        "table.patch",
+        "carry",
+    )
+    assert one_more.lands == (
+        "web/assets.py #1 needs table.patch only for context: its other lines are in the new "
+        "release and it changes none of that patch's lines"
+    )
+    assert one_more.summary.endswith(
+        "; to do: carry (after table.patch is ported: its own lines fit the new release)"
+    )
+
+
+def test_a_blocked_patch_changing_the_blockers_lines_follows_its_port(tmp_path: Path) -> None:
+    _, retarget = judge(
+        tmp_path,
+        {"web/assets.py": ASSETS_NEW},
+        [("table.patch", LITERAL_TABLE), ("retarget.patch", RETARGET)],
+        old={"web/assets.py": ASSETS_OLD},
+    )
+    assert (retarget.verdict, retarget.action, retarget.lands) == ("blocked", "port", "")
+
+
 # ------------------------------------------------------------------ removal rewritten in place
 
 README_OLD = """# Tallyho

@@ -149,6 +149,10 @@ class PatchVerdict:
             which makes the action *carry* (refresh it); ``""`` otherwise.
         unreadable: for an *unreadable* patch, where and what is wrong in the file
             (``"patches/x.patch:7: truncated hunk: ..."``); ``""`` otherwise.
+        lands: for a *blocked* patch, the evidence that its own ``+`` and ``-`` lines still
+            fit the new release once the blocking patch is ported (it needs that patch only
+            for context; :func:`_lands_after`), which makes the action *carry*; ``""``
+            otherwise.
         elsewhere: for an *upstreamed* patch that adds one line, found by that line, the
             evidence that its context also fits another place of the file at fuzz 1 or 2,
             where the line is not (:func:`_fits_elsewhere`): quilt would apply it there, so
@@ -170,6 +174,7 @@ class PatchVerdict:
     applied_upstream: str = ""
     refresh: str = ""
     unreadable: str = ""
+    lands: str = ""
     elsewhere: str = ""
 
     @property
@@ -244,6 +249,50 @@ def _blocker(
                 if any(there is None or not there.has(line) for line in lines):
                     return earlier.name
     return None
+
+
+def _lands_after(
+    ws: Workspace, patch: Patch, statuses: list[HunkVerdict], earlier: FailedPatch
+) -> str | None:
+    """The evidence that a patch blocked by ``earlier`` keeps its own lines once ``earlier``
+    is ported, else ``None``. Every hunk applies, or fails only for lines ``earlier`` adds:
+    at least one of its substantive context lines is such a line, none of its removed lines
+    is (a hunk that changes the blocker's own lines follows the blocker's port), and every
+    other substantive line of its pre-image (context and removed) is in the new release's
+    file. Such a patch is placed by the blocker's lines, not written from them, as quilt
+    pushes it with fuzz or ``git am -3`` merges it once the blocker is refreshed: the
+    ``+`` and ``-`` lines stay as they are."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    needing = []
+    for status in statuses:
+        if status.status == APPLIES:
+            continue
+        if (status.path, status.index) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.index)]
+        if status.status != FAILS or creates_file(diff) or diff.is_deletion:
+            return None
+        path = diff.old_path or diff.path
+        theirs = earlier.added.get(path, set())
+        state = ws.original(path)
+        if state is None:
+            return None
+        index = file_index(state.lines)
+        removed = removed_lines(hunk)
+        pre = substantive_lines(hunk.pre_image)
+        if any(line in theirs for line in removed) or not any(line in theirs for line in pre):
+            return None
+        if not all(index.has(line) for line in pre if line not in theirs):
+            return None
+        needing.append(status)
+    if not needing:
+        return None
+    refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
+    verb = "needs" if len(needing) == 1 else "need"
+    return (
+        f"{refs} {verb} {earlier.name} only for context: its other lines are in the new "
+        "release and it changes none of that patch's lines"
+    )
 
 
 def remember_failure(patch: Patch) -> FailedPatch:
@@ -686,14 +735,18 @@ def _judge_failing(
         needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.index)], s)]
         refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
         verb = "needs" if len(needing) == 1 else "need"
+        earlier = next(f for f in failed if f.name == blocker)
+        lands = _lands_after(ws, patch, statuses, earlier) or ""
         return PatchVerdict(
             patch.name,
             BLOCKED,
-            f"{refs} {verb} lines that the failing patch {blocker} adds",
+            f"{refs} {verb} lines that the failing patch {blocker} adds"
+            + (f"; {lands}" if lands else ""),
             tuple(statuses),
             shares,
             blocked_by=blocker,
             kind=kind,
+            lands=lands,
         )
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
     if reverse.ok:
@@ -1011,6 +1064,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
                 return PORT, "into the directory its files moved to"
             return PORT, "onto the file its content moved to"
         return LOOK, "its file is gone and its content was not found"
+    if verdict.lands:
+        return CARRY, f"after {verdict.blocked_by} is ported: its own lines fit the new release"
     return PORT, f"after {verdict.blocked_by}"
 
 
