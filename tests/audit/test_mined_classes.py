@@ -157,6 +157,78 @@ def test_a_removal_upstream_made_is_still_upstream(tmp_path: Path) -> None:
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
 
 
+# ------------------------------------------------------------------ an import among imports
+
+CLI_OLD = """\"\"\"Command line.\"\"\"
+
+import metadata
+import argparse
+import re
+from typing import List
+
+VERSION = metadata.version("tallyho")
+"""
+
+# upstream sorted its imports and modernised the typing import
+CLI_NEW = """\"\"\"Command line.\"\"\"
+
+import argparse
+import metadata
+import re
+from collections.abc import Sequence
+
+VERSION = metadata.version("tallyho")
+"""
+
+VERSION_FROM_ENV = """Subject: take the version from the build environment
+---
+--- a/tallyho/cli.py
++++ b/tallyho/cli.py
+@@ -2,6 +2,7 @@
+ 
+ import metadata
+ import argparse
++import os
+ import re
+ from typing import List
+ 
+@@ -7,2 +8,2 @@
+ 
+-VERSION = metadata.version("tallyho")
++VERSION = os.environ.get("TALLYHO_VERSION") or metadata.version("tallyho")
+"""
+
+
+def test_an_import_added_among_reordered_imports_is_carried(tmp_path: Path) -> None:
+    (verdict,) = judge(
+        tmp_path,
+        {"tallyho/cli.py": CLI_NEW},
+        [("version.patch", VERSION_FROM_ENV)],
+        old={"tallyho/cli.py": CLI_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its 2 hunks (1 file) land with their + and - lines unchanged (among the imports, "
+        "at fuzz 0)"
+    )
+
+
+def test_an_import_upstream_added_itself_is_not_placed_twice(tmp_path: Path) -> None:
+    # the import hunk is there; the other one still to carry
+    new = CLI_NEW.replace("import re\n", "import os\nimport re\n")
+    (verdict,) = judge(
+        tmp_path,
+        {"tallyho/cli.py": new},
+        [("version.patch", VERSION_FROM_ENV)],
+        old={"tallyho/cli.py": CLI_OLD},
+    )
+    assert (verdict.verdict, verdict.refresh, verdict.action) == (
+        "partially upstreamed",
+        "",
+        "port",
+    )
+
+
 # ------------------------------------------------------------------ one line, two places
 
 API_OLD = """API

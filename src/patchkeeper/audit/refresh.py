@@ -14,7 +14,9 @@ hunks are placed the way quilt and GNU patch place them, at fuzz 1 or 2 (outer c
 left out). Where git's merge conflicts, upstream changed lines right beside the patch's own,
 and fuzz would place the hunk among them unseen: a hunk then lands only by its changed
 stretch (its removed lines and the context between them), intact and found exactly once
-after the hunk before it (that also holds without the pin). The patch is *refreshed* when
+after the hunk before it (that also holds without the pin), or, when it only adds import
+statements, beside an import of its context (upstream sorted or rewrote the imports around
+it; an import's place in the block does not change what it does). The patch is *refreshed* when
 every file is placed so and the result differs from the new release's file by exactly the
 patch's own removed and added lines (counted as multisets, trailing whitespace ignored): no
 line of the patch changed and no line of it is already there. A patch that creates, deletes
@@ -162,6 +164,48 @@ def fuzzy_spot(
     return None
 
 
+def is_import(line: bytes) -> bool:
+    """Whether a line is a Python import statement (``import x``, ``from x import y``)."""
+    text = substantive(line)
+    if text is None:
+        return False
+    return text.startswith(b"import ") or (text.startswith(b"from ") and b" import " in text)
+
+
+def _among_imports(
+    lines: Sequence[bytes], hunk: Hunk, low: int
+) -> tuple[int, int, tuple[bytes, ...], str] | None:
+    """Where a hunk that only adds import statements lands when upstream reordered or
+    rewrote the imports around it: an import's place in the import block does not change
+    what it does, so a maintainer resolving the conflict keeps the line as it is. The
+    hunk removes nothing, adds one run of lines, each an import or blank, and the nearest
+    import of its context after the run (else before it) is in ``lines`` exactly once at
+    or after ``low``: the run goes before (after) that import. Returns ``(start, 0, the
+    added lines, how)`` or ``None``."""
+    if hunk.removed or not hunk.added:
+        return None
+    kinds = [line.kind for line in hunk.lines]
+    first = kinds.index(ADDED)
+    last = len(kinds) - 1 - kinds[::-1].index(ADDED)
+    run = hunk.lines[first : last + 1]
+    if any(line.kind != ADDED for line in run):
+        return None
+    if not any(is_import(line.text) for line in run) or any(
+        substantive(line.text) is not None and not is_import(line.text) for line in run
+    ):
+        return None
+    added = tuple(line.text for line in run)
+    after = [line.text for line in hunk.lines[last + 1 :] if is_import(line.text)]
+    before = [line.text for line in hunk.lines[:first] if is_import(line.text)]
+    for anchor, shift in ((after[:1], 0), (before[-1:], 1)):
+        if not anchor:
+            continue
+        starts = _occurrences(lines, anchor, low)
+        if len(starts) == 1:
+            return starts[0] + shift, 0, added, "among the imports"
+    return None
+
+
 def _place(
     lines: list[bytes], hunk: Hunk, guess: int, low: int, max_fuzz: int
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:
@@ -169,7 +213,8 @@ def _place(
     ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
     the 0-based ``guess`` taken), else by its changed stretch (its removed lines with the
     context between them) when that stretch holds a telling removed line (:func:`_telling`)
-    and occurs exactly once at or after ``low``. Returns ``(start, lines replaced,
+    and occurs exactly once at or after ``low``, or, for a hunk that only adds imports,
+    beside an import of its context (:func:`_among_imports`). Returns ``(start, lines replaced,
     replacement, how)`` or ``None``."""
     pre, post = hunk.pre_image, hunk.post_image
     for fuzz in range(max_fuzz + 1):
@@ -183,6 +228,9 @@ def _place(
             start = min(starts, key=lambda s: (abs(s - guess - head), s))
             how = f"at fuzz {fuzz}" if fuzz else "at fuzz 0"
             return start, len(pattern), post[head : len(post) - tail], how
+    spot = _among_imports(lines, hunk, low)
+    if spot is not None:
+        return spot
     head, tail = hunk.prefix_context, hunk.suffix_context
     core = pre[head : len(pre) - tail]
     if not any(_telling(line.text) for line in hunk.removed):
@@ -296,3 +344,4 @@ def refreshed(
         f" land with their + and - lines unchanged ({ways})"
     )
     return Refreshed(merged, text)
+
