@@ -229,6 +229,88 @@ def test_an_import_upstream_added_itself_is_not_placed_twice(tmp_path: Path) -> 
     )
 
 
+# ------------------------------------------------------------------ code split into another file
+
+EGG_OLD = """import os
+
+
+def write_requirements(stream, reqs):
+    lines = reqs or ()
+
+    def append_cr(line):
+        return line + '\\n'
+    lines = map(append_cr, lines)
+    stream.writelines(lines)
+
+
+def write_entries(stream, entries):
+    stream.write(entries)
+"""
+
+# the new release moved write_requirements into its own module (blank line moved too)
+EGG_NEW = """import os
+
+from ._requirements import write_requirements
+
+
+def write_entries(stream, entries):
+    stream.write(entries)
+"""
+
+REQUIREMENTS_NEW = """\"\"\"Requirements files.\"\"\"
+
+
+def write_requirements(stream, reqs):
+    lines = reqs or ()
+
+    def append_cr(line):
+        return line + '\\n'
+
+    lines = map(append_cr, lines)
+    stream.writelines(lines)
+"""
+
+SORTED = """Subject: write the requirements sorted, for reproducible builds
+---
+--- a/pkg/egg.py
++++ b/pkg/egg.py
+@@ -6,7 +6,7 @@ def write_requirements(stream, reqs):
+ 
+     def append_cr(line):
+         return line + '\\n'
+-    lines = map(append_cr, lines)
++    lines = map(append_cr, sorted(lines))
+     stream.writelines(lines)
+ 
+ 
+"""
+
+
+def test_a_hunk_whose_code_moved_to_another_file_is_carried_there(tmp_path: Path) -> None:
+    (verdict,) = judge(
+        tmp_path,
+        {"pkg/egg.py": EGG_NEW, "pkg/_requirements.py": REQUIREMENTS_NEW},
+        [("sorted.patch", SORTED)],
+        old={"pkg/egg.py": EGG_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its code moved to another file, where it lands with its + and - lines unchanged: "
+        "pkg/egg.py #1 in pkg/_requirements.py"
+    )
+
+
+def test_a_moved_hunk_whose_lines_upstream_changed_is_ported(tmp_path: Path) -> None:
+    moved = REQUIREMENTS_NEW.replace("map(append_cr, lines)", "map(append_cr, list(lines))")
+    (verdict,) = judge(
+        tmp_path,
+        {"pkg/egg.py": EGG_NEW, "pkg/_requirements.py": moved},
+        [("sorted.patch", SORTED)],
+        old={"pkg/egg.py": EGG_OLD},
+    )
+    assert (verdict.verdict, verdict.refresh, verdict.action) == ("conflict", "", "port")
+
+
 # ------------------------------------------------------------------ one line, two places
 
 API_OLD = """API

@@ -25,6 +25,10 @@ is); nor is one that adds a substantive line the new release's file has and the 
 lacked (upstream added that code elsewhere in the file: the merge would add it twice, and
 whether upstream has the fix is for the other rules, or a person, to say); without the old
 pin, any substantive added line the file already has stops it.
+
+A patch whose hunks fail in their file because upstream split that code out into another
+file (the old file still there, so git's merge cannot follow) is refreshed onto the new file
+when each such hunk lands there with its lines unchanged (:func:`moved_refreshed`).
 """
 
 from __future__ import annotations
@@ -32,10 +36,11 @@ from __future__ import annotations
 import difflib
 import tempfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.audit.hunk_verdicts import APPLIES, FAILS, HunkVerdict
 from patchkeeper.errors import GitError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
@@ -345,3 +350,50 @@ def refreshed(
     )
     return Refreshed(merged, text)
 
+
+def moved_refreshed(
+    patch: Patch,
+    statuses: Sequence[HunkVerdict],
+    theirs: Callable[[str], FileState | None],
+) -> Refreshed | None:
+    """Whether a conflicting ``patch`` only needs to be refreshed onto the file its code
+    moved to: every hunk applies at fuzz 0 in its own file, or fails there while its
+    context is in another file of the new release (:attr:`HunkVerdict.moved_to`, code
+    split out of a module that stayed) where it lands with its own lines unchanged (at
+    fuzz up to :data:`MAX_FUZZ` or by its removed lines, :func:`placed`). A maintainer
+    points such a hunk at the new file and keeps its ``+`` and ``-`` lines, as Debian's
+    do; git's merge cannot, the old file being still there. ``theirs`` gives a path's state
+    on the new release with the earlier patches; ``None`` when some hunk is neither so."""
+    diffs = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    by_file: dict[str, list[Hunk]] = {}
+    moved = []
+    for status in statuses:
+        if (status.path, status.index) not in diffs:
+            return None
+        diff, hunk = diffs[(status.path, status.index)]
+        if diff.new_path is None or diff.old_path is None or diff.is_rename:
+            return None
+        if status.status == APPLIES:
+            by_file.setdefault(diff.old_path, []).append(hunk)
+        elif status.status == FAILS and status.moved_to is not None:
+            by_file.setdefault(status.moved_to, []).append(hunk)
+            moved.append(status)
+        else:
+            return None
+    if not moved:
+        return None
+    files: dict[str, FileState] = {}
+    for path, hunks in by_file.items():
+        state = theirs(path)
+        if state is None:
+            return None
+        one = FileDiff(path, path, None, None, tuple(hunks), 0)
+        done = placed(state.lines, [one], MAX_FUZZ)
+        if done is None or changed_lines(state.lines, done[0]) != _own_lines([one]):
+            return None
+        files[path] = FileState(tuple(done[0]), state.mode)
+    where = ", ".join(f"{s.path} #{s.index} in {s.moved_to}" for s in moved)
+    return Refreshed(
+        files,
+        f"its code moved to another file, where it lands with its + and - lines unchanged: {where}",
+    )
