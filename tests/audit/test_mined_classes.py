@@ -388,3 +388,163 @@ def test_one_line_upstream_has_where_nothing_else_fits_is_retired(tmp_path: Path
         tmp_path, {"docs/api.rst": new}, [("skip.patch", SKIP_CODEC)], old={"docs/api.rst": API_OLD}
     )
     assert (verdict.verdict, verdict.action, verdict.elsewhere) == ("upstreamed", "retire", "")
+
+
+# ------------------------------------------------------------------ only the endings differ
+
+SERVER = """class Session:
+    def starttls(self, transport):
+        self.reader.transport = transport
+        self.writer.transport = transport
+        self.transport = transport
+        # check the certificate as the RFC says
+        self.session.ssl = self.tls.extra
+"""
+
+CLEAR_BUFFER = """Subject: drop data sent before the handshake
+---
+--- a/mail/server.py
++++ b/mail/server.py
+@@ -3,5 +3,6 @@ class Session:
+         self.reader.transport = transport
+         self.writer.transport = transport
+         self.transport = transport
++        self.reader.buffer.clear()
+         # check the certificate as the RFC says
+         self.session.ssl = self.tls.extra
+"""
+
+
+def test_a_patch_failing_only_by_line_endings_is_carried(tmp_path: Path) -> None:
+    # the new release's sdist ends its lines in CRLF (GNU patch: "different line endings")
+    (verdict,) = judge(
+        tmp_path,
+        {"mail/server.py": SERVER.replace("\n", "\r\n")},
+        [("clear.patch", CLEAR_BUFFER)],
+        old={"mail/server.py": SERVER},
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its 1 hunk (1 file) land with their + and - lines unchanged (by git's three-way "
+        "merge, in the file's CRLF line endings)"
+    )
+
+
+def test_a_crlf_file_whose_lines_upstream_changed_is_ported(tmp_path: Path) -> None:
+    new = SERVER.replace("self.transport = transport", "self._transport = transport")
+    (verdict,) = judge(
+        tmp_path,
+        {"mail/server.py": new.replace("\n", "\r\n")},
+        [("clear.patch", CLEAR_BUFFER)],
+        old={"mail/server.py": SERVER},
+    )
+    assert (verdict.verdict, verdict.refresh, verdict.action) == ("conflict", "", "port")
+
+
+# ------------------------------------------------------------------ white space in configuration
+
+SETUP_CFG = """[options]
+tests_require =
+  pytest-cov
+  pytest-lint
+  pytest-runner
+
+[tool:pytest]
+addopts =
+  --lint
+  --strict-markers
+"""
+
+NO_LINT = """Subject: no lint plugin in the test run
+---
+--- a/setup.cfg
++++ b/setup.cfg
+@@ -2,9 +2,7 @@
+ tests_require =
+   pytest-cov
+-  pytest-lint
+   pytest-runner
+ 
+ [tool:pytest]
+ addopts =
+-  --lint
+   --strict-markers
+"""
+
+
+def test_configuration_reindented_upstream_is_carried(tmp_path: Path) -> None:
+    # the sdist's setup.cfg was rewritten with tabs and trailing blanks
+    new = SETUP_CFG.replace("\n  ", "\n\t").replace(" =\n", " = \n")
+    (verdict,) = judge(
+        tmp_path, {"setup.cfg": new}, [("no-lint.patch", NO_LINT)], old={"setup.cfg": SETUP_CFG}
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its 1 hunk (1 file) land with their + and - lines unchanged (with white space ignored)"
+    )
+
+
+def test_code_reindented_upstream_is_not_matched_loosely(tmp_path: Path) -> None:
+    # in code, indentation is meaning: the same lines at another depth are other code
+    new = SERVER.replace("\n        ", "\n            ")
+    (verdict,) = judge(
+        tmp_path,
+        {"mail/server.py": new},
+        [("clear.patch", CLEAR_BUFFER)],
+        old={"mail/server.py": SERVER},
+    )
+    assert (verdict.verdict, verdict.refresh, verdict.action) == ("conflict", "", "port")
+
+
+# ------------------------------------------------------------------ a recurring changed line
+
+MAIN_OLD = """def run():
+    if not configured():
+        sys.exit(1)
+    signals = [SIGTERM, SIGINT]
+
+    # raise SystemExit so that clean-up code runs
+    def on_signal(number, frame):
+        sys.exit(1)
+    for number in signals:
+        signal.signal(number, on_signal)
+
+    serve()
+"""
+
+CLEAN_EXIT = """Subject: exit cleanly on a signal
+---
+--- a/srv/__main__.py
++++ b/srv/__main__.py
+@@ -5,7 +5,7 @@ def run():
+ 
+     # raise SystemExit so that clean-up code runs
+     def on_signal(number, frame):
+-        sys.exit(1)
++        sys.exit(0)
+     for number in signals:
+         signal.signal(number, on_signal)
+ 
+"""
+
+
+def test_a_recurring_changed_line_lands_where_one_side_of_its_context_is_whole(
+    tmp_path: Path,
+) -> None:
+    # upstream annotated the handler over two lines: the line before the change differs,
+    # and "sys.exit(1)" is in the file twice; the context after it is whole at one place
+    new = MAIN_OLD.replace(
+        "    def on_signal(number, frame):\n",
+        "    def on_signal(number: int,\n                  frame: Optional[FrameType]) -> None:\n",
+    )
+    (verdict,) = judge(
+        tmp_path,
+        {"srv/__main__.py": new},
+        [("exit.patch", CLEAN_EXIT)],
+        old={"srv/__main__.py": MAIN_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.refresh == (
+        "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines "
+        "and the context on one side)"
+    )

@@ -26,6 +26,13 @@ lacked (upstream added that code elsewhere in the file: the merge would add it t
 whether upstream has the fix is for the other rules, or a person, to say); without the old
 pin, any substantive added line the file already has stops it.
 
+Two differences that are not changes are set aside: a new release whose file ends its lines
+in CRLF where the patch's end in LF is merged in LF and written back in CRLF; in
+configuration and documentation, where indentation means nothing (setuptools rewrites
+``setup.cfg`` into an sdist with tabs), hunks that land nowhere else are placed with white
+space ignored, as ``patch --ignore-whitespace`` and ``git apply --ignore-whitespace`` place
+them (:func:`placed_loosely`), and the lines compared with it ignored too.
+
 A patch whose hunks fail in their file because upstream split that code out into another
 file (the old file still there, so git's merge cannot follow) is refreshed onto the new file
 when each such hunk lands there with its lines unchanged (:func:`moved_refreshed`).
@@ -43,6 +50,7 @@ from pathlib import Path
 from patchkeeper.audit.hunk_verdicts import APPLIES, FAILS, HunkVerdict
 from patchkeeper.errors import GitError
 from patchkeeper.series.engine import FileState
+from patchkeeper.series.filekinds import CONFIG, DOCS, kind_of
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import normalize, substantive, substantive_lines
 from patchkeeper.upstream import gitops
@@ -218,7 +226,8 @@ def _place(
     ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
     the 0-based ``guess`` taken), else by its changed stretch (its removed lines with the
     context between them) when that stretch holds a telling removed line (:func:`_telling`)
-    and occurs exactly once at or after ``low``, or, for a hunk that only adds imports,
+    and occurs exactly once at or after ``low`` (or, where it recurs, exactly once with the
+    hunk's whole context on one side of it), or, for a hunk that only adds imports,
     beside an import of its context (:func:`_among_imports`). Returns ``(start, lines replaced,
     replacement, how)`` or ``None``."""
     pre, post = hunk.pre_image, hunk.post_image
@@ -241,9 +250,23 @@ def _place(
     if not any(_telling(line.text) for line in hunk.removed):
         return None
     starts = _occurrences(lines, core, low)
-    if len(starts) != 1:
+    if len(starts) == 1:
+        return starts[0], len(core), post[head : len(post) - tail], "by its removed lines"
+    # the stretch recurs: the one that keeps the whole context on one side, if one does
+    sided = set()
+    for start in starts:
+        before = tuple(lines[max(start - head, 0) : start])
+        after = tuple(lines[start + len(core) : start + len(core) + tail])
+        if (head and before == tuple(pre[:head])) or (tail and after == tuple(pre[-tail:])):
+            sided.add(start)
+    if len(sided) != 1:
         return None
-    return starts[0], len(core), post[head : len(post) - tail], "by its removed lines"
+    return (
+        sided.pop(),
+        len(core),
+        post[head : len(post) - tail],
+        "by its removed lines and the context on one side",
+    )
 
 
 def placed(
@@ -268,6 +291,87 @@ def placed(
             low = start + len(replacement)
             hows.add(how)
     return lines, hows
+
+
+def _crlf_only_upstream(new: FileState, diffs: Sequence[FileDiff]) -> bool:
+    """Whether the new release's file ends every line in CRLF while the patch's lines end in
+    LF (the sdist written on another system, or converted): only the endings differ."""
+    ends = [line for line in new.lines if line.endswith(b"\n")]
+    if not ends or any(not line.endswith(b"\r\n") for line in ends):
+        return False
+    lines = [line.text for diff in diffs for hunk in diff.hunks for line in hunk.lines]
+    return bool(lines) and not any(line.endswith(b"\r\n") for line in lines)
+
+
+def _lf_lines(lines: Sequence[bytes]) -> tuple[bytes, ...]:
+    """``lines`` with their CRLF line endings read as LF."""
+    return tuple(line[:-2] + b"\n" if line.endswith(b"\r\n") else line for line in lines)
+
+
+def _lf(state: FileState | None) -> FileState | None:
+    """``state`` with its CRLF line endings read as LF."""
+    return FileState(_lf_lines(state.lines), state.mode) if state is not None else None
+
+
+def _to_crlf(line: bytes) -> bytes:
+    return line[:-1] + b"\r\n" if line.endswith(b"\n") and not line.endswith(b"\r\n") else line
+
+
+#: The kinds of file whose lines may be matched with white space ignored: indentation
+#: means nothing there (setuptools rewrites ``setup.cfg`` into an sdist with tabs).
+LOOSE_KINDS = frozenset({CONFIG, DOCS})
+#: How a hunk placed with white space ignored is named.
+LOOSELY = "with white space ignored"
+
+
+def _squash(line: bytes) -> bytes:
+    """The line's words joined by single spaces: white space ignored."""
+    return b" ".join(line.split())
+
+
+def _squashed_counts(
+    counts: tuple[Counter[bytes], Counter[bytes]],
+) -> tuple[Counter[bytes], Counter[bytes]]:
+    return Counter(_squash(line) for line in counts[0].elements()), Counter(
+        _squash(line) for line in counts[1].elements()
+    )
+
+
+def placed_loosely(
+    new: Sequence[bytes], diffs: Sequence[FileDiff]
+) -> tuple[list[bytes], set[str]] | None:
+    """The new release's file ``new`` with every hunk of ``diffs`` placed with white space
+    ignored, as ``patch --ignore-whitespace`` and ``git apply --ignore-whitespace`` do:
+    each hunk's whole pre-image, every line's words compared, found after the hunk before
+    (the match nearest its header); the file's own context lines kept, its removed lines
+    dropped, its added lines inserted as the patch has them. ``None`` when a hunk is found
+    nowhere so."""
+    lines = list(new)
+    low = 0
+    for diff in diffs:
+        for hunk in diff.hunks:
+            squashed = [_squash(line) for line in lines]
+            pre = [_squash(line) for line in hunk.pre_image]
+            if not pre:
+                return None
+            starts = _occurrences(squashed, pre, low)
+            if not starts:
+                return None
+            guess = max(hunk.old_start - 1, 0)
+            start = min(starts, key=lambda s: (abs(s - guess), s))
+            out: list[bytes] = []
+            at = start
+            for line in hunk.lines:
+                if line.kind == ADDED:
+                    out.append(line.text)
+                elif line.kind == REMOVED:
+                    at += 1
+                else:
+                    out.append(lines[at])
+                    at += 1
+            lines[start:at] = out
+            low = start + len(out)
+    return lines, {LOOSELY}
 
 
 def _merged(base: FileState | None, ours: FileState, new: FileState, scratch: Path) -> bytes | None:
@@ -325,6 +429,13 @@ def refreshed(
                 return None
             if _added_upstream(diffs, base, new):
                 return None
+            crlf = _crlf_only_upstream(new, diffs)
+            if crlf:
+                # the new release ends its lines in CRLF, the patch in LF (GNU patch:
+                # "different line endings"): merged in LF, written back in CRLF
+                new = FileState(_lf_lines(new.lines), new.mode)
+                base, ours = _lf(base), _lf(ours)
+                hows.add("in the file's CRLF line endings")
             data = _merged(base, ours, new, Path(scratch)) if ours is not None else None
             if data is not None:
                 result = FileState.from_bytes(data, new.mode)
@@ -333,13 +444,22 @@ def refreshed(
                 # a conflict of git's merge means upstream changed lines right beside
                 # the patch's own: fuzz would place the hunk among them unseen
                 done = placed(new.lines, diffs, 0 if ours is not None else MAX_FUZZ)
+                if done is None and kind_of(path) in LOOSE_KINDS:
+                    done = placed_loosely(new.lines, diffs)
                 if done is None:
                     return None
                 result = FileState(tuple(done[0]), new.mode)
                 hows |= done[1]
             own = _own_lines(diffs)
-            if not any(own) or changed_lines(new.lines, result.lines) != own:
+            if LOOSELY in hows:
+                own = _squashed_counts(own)
+                changes = _squashed_counts(changed_lines(new.lines, result.lines))
+            else:
+                changes = changed_lines(new.lines, result.lines)
+            if not any(own) or changes != own:
                 return None
+            if crlf:
+                result = FileState(tuple(_to_crlf(line) for line in result.lines), result.mode)
             merged[path] = result
             hunks += sum(len(d.hunks) for d in diffs)
     files = len(merged)
