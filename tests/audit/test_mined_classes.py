@@ -548,3 +548,76 @@ def test_a_recurring_changed_line_lands_where_one_side_of_its_context_is_whole(
         "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines "
         "and the context on one side)"
     )
+
+
+# ------------------------------------------------------------------ tests converted to pytest
+
+ART_TEST_OLD = """class EmbedTest(TestCase):
+    def test_embed_nothing(self):
+        self.run_command("embed", "-f", self.small)
+        media = Media(self.path)
+        # nothing embedded
+        self.assertEqual(len(media.images), 0)
+
+    def test_embed_file(self):
+        self.run_command("embed", "-f", self.image)
+        media = Media(self.path)
+        self.assertEqual(media.images[0].data, self.image_data)
+"""
+
+EMPTY_IMAGES = """Subject: the media library returns None for no images
+---
+--- a/test/test_embed.py
++++ b/test/test_embed.py
+@@ -3,7 +3,7 @@ class EmbedTest(TestCase):
+         self.run_command("embed", "-f", self.small)
+         media = Media(self.path)
+         # nothing embedded
+-        self.assertEqual(len(media.images), 0)
++        self.assertFalse(media.images)
+ 
+     def test_embed_file(self):
+         self.run_command("embed", "-f", self.image)
+"""
+
+# the new release moved its plugin tests into test/plugins/ and wrote them for pytest
+ART_TEST_NEW = """class EmbedTest(PluginTestCase):
+    def test_embed_nothing(self):
+        self.run_command("embed", "-f", self.small)
+        media = Media(self.path)
+        assert not media.images
+
+    def test_embed_file(self):
+        self.run_command("embed", "-f", self.image)
+        media = Media(self.path)
+        assert media.images[0].data == self.image_data
+"""
+
+
+def test_a_unittest_assertion_is_found_as_the_plain_assert_upstream_wrote(
+    tmp_path: Path,
+) -> None:
+    (verdict,) = judge(
+        tmp_path,
+        {"test/plugins/test_embed.py": ART_TEST_NEW},
+        [("empty-images.patch", EMPTY_IMAGES)],
+        old={"test/test_embed.py": ART_TEST_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary.startswith(
+        "test/test_embed.py moved to test/plugins/test_embed.py; every hunk's post-image is "
+        "there (test/plugins/test_embed.py #1) (tests only)"
+    )
+
+
+def test_a_plain_assert_upstream_wrote_of_another_value_is_not_the_patch(
+    tmp_path: Path,
+) -> None:
+    new = ART_TEST_NEW.replace("assert not media.images", "assert len(media.images) == 1")
+    (verdict,) = judge(
+        tmp_path,
+        {"test/plugins/test_embed.py": new},
+        [("empty-images.patch", EMPTY_IMAGES)],
+        old={"test/test_embed.py": ART_TEST_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("target gone", "port")
