@@ -103,6 +103,71 @@ def test_a_blocked_patch_changing_the_blockers_lines_follows_its_port(tmp_path: 
     assert (retarget.verdict, retarget.action, retarget.lands) == ("blocked", "port", "")
 
 
+# ------------------------------------------------------------------ a line of the blocker that stays
+
+# the first patch also drops the build's own link check from a configuration file the new
+# release no longer has, so it fails as a whole while its docs/conf.py hunk still applies
+CONF_OLD = """intersphinx_mapping = {
+    'py3': ('/usr/share/doc/python3-doc/html', None),
+    "zope": ("https://zope.example.org/en/latest", None),
+}
+"""
+
+LOCAL_DOCS = """Subject: link the local Python documentation, not the network
+---
+--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -1,4 +1,5 @@
+ intersphinx_mapping = {
+     'py3': ('/usr/share/doc/python3-doc/html', None),
+-    "zope": ("https://zope.example.org/en/latest", None),
++    'python': ('http://docs.example.org/3', '/usr/share/doc/python3/html/objects.inv'),
++#    "zope": ("https://zope.example.org/en/latest", None),
+ }
+--- a/setup.cfg
++++ b/setup.cfg
+@@ -1,3 +1,3 @@
+ [docs]
+-linkcheck = true
++linkcheck = false
+ strict = true
+"""
+
+# the second patch, cut on top of the first, comments out the line the first adds
+NO_PYTHON_LINK = """Subject: no python inventory at all
+---
+--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -1,5 +1,5 @@
+ intersphinx_mapping = {
+     'py3': ('/usr/share/doc/python3-doc/html', None),
+-    'python': ('http://docs.example.org/3', '/usr/share/doc/python3/html/objects.inv'),
++#    'python': ('http://docs.example.org/3', '/usr/share/doc/python3/html/objects.inv'),
+ #    "zope": ("https://zope.example.org/en/latest", None),
+ }
+"""
+
+
+def test_a_blocked_patch_changing_lines_of_a_blockers_applying_hunk_is_carried(
+    tmp_path: Path,
+) -> None:
+    # the blocker's docs/conf.py hunk still applies, so its port keeps the line the second
+    # patch changes: the second patch's lines stay as they are
+    old = {"docs/conf.py": CONF_OLD, "setup.cfg": "[docs]\nlinkcheck = true\nstrict = true\n"}
+    local, no_python = judge(
+        tmp_path,
+        {"docs/conf.py": CONF_OLD, "pyproject.toml": "[tool.docs]\nstrict = true\n"},
+        [("local.patch", LOCAL_DOCS), ("no-python.patch", NO_PYTHON_LINK)],
+        old=old,
+    )
+    assert (local.verdict, local.action) == ("target gone", "look")
+    assert (no_python.verdict, no_python.blocked_by, no_python.action) == (
+        "blocked",
+        "local.patch",
+        "carry",
+    )
+
+
 # ------------------------------------------------------------------ removal rewritten in place
 
 README_OLD = """# Tallyho

@@ -279,7 +279,8 @@ def _judge_in_order(
             and patch.name not in upstream
             and not verdict.refresh
         ):
-            failed.append(remember_failure(patch))
+            # a failing patch leaves ``ws`` as it was: its hunks that apply are read there
+            failed.append(remember_failure(patch, ws))
         verdicts.append(verdict)
     return verdicts
 

@@ -190,6 +190,9 @@ class FailedPatch:
     name: str
     created: set[str] = field(default_factory=set)
     added: dict[str, set[bytes]] = field(default_factory=dict)
+    #: per path, the lines its hunks that still apply to the new release add: its port
+    #: keeps them as they are
+    kept: dict[str, set[bytes]] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- blocked
@@ -257,9 +260,11 @@ def _lands_after(
     """The evidence that a patch blocked by ``earlier`` keeps its own lines once ``earlier``
     is ported, else ``None``. Every hunk applies, or fails only for lines ``earlier`` adds:
     at least one of its substantive context lines is such a line, none of its removed lines
-    is (a hunk that changes the blocker's own lines follows the blocker's port), and every
-    other substantive line of its pre-image (context and removed) is in the new release's
-    file. Such a patch is placed by the blocker's lines, not written from them, as quilt
+    is unless a hunk of ``earlier`` that still applies adds it (:attr:`FailedPatch.kept`:
+    the port keeps that line; a hunk that changes the lines of the blocker's failing hunks
+    follows the blocker's port), and every other substantive line of its pre-image (context
+    and removed) is in the file as the new release with the earlier patches that applied
+    has it. Such a patch is placed by the blocker's lines, not written from them, as quilt
     pushes it with fuzz or ``git am -3`` merges it once the blocker is refreshed: the
     ``+`` and ``-`` lines stay as they are."""
     hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
@@ -274,13 +279,16 @@ def _lands_after(
             return None
         path = diff.old_path or diff.path
         theirs = earlier.added.get(path, set())
-        state = ws.original(path)
+        state = ws.get(path)
         if state is None:
             return None
         index = file_index(state.lines)
         removed = removed_lines(hunk)
         pre = substantive_lines(hunk.pre_image)
-        if any(line in theirs for line in removed) or not any(line in theirs for line in pre):
+        kept = earlier.kept.get(path, set())
+        if any(line in theirs and line not in kept for line in removed):
+            return None
+        if not any(line in theirs for line in pre):
             return None
         if not all(index.has(line) for line in pre if line not in theirs):
             return None
@@ -295,14 +303,26 @@ def _lands_after(
     )
 
 
-def remember_failure(patch: Patch) -> FailedPatch:
-    """What ``patch`` would have added, kept so later patches that need it are *blocked*."""
+def remember_failure(patch: Patch, ws: Workspace | None = None) -> FailedPatch:
+    """What ``patch`` would have added, kept so later patches that need it are *blocked*;
+    with ``ws`` (the new release before it), also the lines of its hunks that apply there
+    (:attr:`FailedPatch.kept`)."""
     record = FailedPatch(patch.name)
     for diff in patch.files:
         if creates_file(diff):
             record.created.add(diff.path)
     for path, lines in added_by_path(patch).items():
         record.added.setdefault(path, set()).update(lines)
+    if ws is None:
+        return record
+    applies = {(s.path, s.index) for s in hunk_statuses(ws, patch) if s.status == APPLIES}
+    for diff in patch.files:
+        if diff.new_path is None or creates_file(diff):
+            continue
+        for hunk in diff.hunks:
+            if (diff.path, hunk.index) in applies:
+                lines = substantive_lines(line.text for line in hunk.added)
+                record.kept.setdefault(diff.new_path, set()).update(lines)
     return record
 
 
