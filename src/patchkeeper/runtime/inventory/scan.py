@@ -168,6 +168,8 @@ class _Scanner(AssignmentForms):
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
         self.facts.functions[qual] = _function_info(qual, node)
+        if node.decorator_list:
+            self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for deco in node.decorator_list:
             self.expressions(deco, conds, scope, table)
         if self.entries:
@@ -259,6 +261,8 @@ class _Scanner(AssignmentForms):
             bases.append(bound.dotted if bound else "?" + ast.unparse(base))
         self.facts.classes[qual] = tuple(bases)
         self.facts.class_spans[qual] = (node.lineno, node.end_lineno or node.lineno)
+        if node.decorator_list:
+            self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for item in (*node.decorator_list, *node.bases, *node.keywords):
             self.expressions(item, conds, scope, table)
         if self.entries:
