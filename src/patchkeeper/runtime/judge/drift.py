@@ -157,11 +157,7 @@ def _decorators(file: Path, first: int, start: int, end: int) -> tuple[str, ...]
     (:func:`_decorators_by_line`)."""
     lines = _plugin_lines(file)
     part = lines[first - 1 : end]
-    if (
-        not part
-        or not part[0].lstrip(" \t").startswith("@")
-        or not _newlines_only(file)
-    ):
+    if not part or not part[0].lstrip(" \t").startswith("@") or not _newlines_only(file):
         return _decorators_by_line(file).get(start, ())
     indented = part[0][:1] in (" ", "\t")
     source = ("if 1:\n" if indented else "") + "".join(part)
