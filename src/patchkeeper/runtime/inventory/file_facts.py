@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax.references import PatchFileFacts
 
 MODULE_SCOPE = "<module>"
 STDLIB = frozenset(sys.stdlib_module_names) - {"sys"}
@@ -92,6 +93,10 @@ class FileFacts:
     #: of its ``def``/``class``: where the source of a definition with its decorators starts
     #: (:func:`patchkeeper.runtime.judge.drift.plugin_code` parses that much, not the file).
     decorated: dict[int, int] = field(default_factory=dict)
+    #: A file of the patch directory: its cross-check facts
+    #: (:func:`patchkeeper.runtime.syntax.references.tree_facts` of every package), read
+    #: from the tree the scan parsed; ``None`` for other files and files that do not parse.
+    references: PatchFileFacts | None = None
 
     def span(self, qualname: str) -> tuple[int, int] | None:
         """(first line, last line) of the function or class ``qualname``, decorators
@@ -189,13 +194,14 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
         tuple(facts.constants.items()),
         tuple((entry_record(e), tuple(map(tuple, c)), path) for e, c, path in facts.named),
         tuple(facts.decorated.items()),
+        facts.references,
     )
 
 
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
-    error, constants, named, decorated = rest
+    error, constants, named, decorated, references = rest
     return FileFacts(
         module=module,
         file=file,
@@ -210,4 +216,5 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         constants=dict(constants),
         named=[(entry_from_record(e), _conds(c), path) for e, c, path in named],
         decorated=dict(decorated),
+        references=references,
     )
