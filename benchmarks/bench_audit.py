@@ -76,6 +76,7 @@ def audit_subprocess(
 def audit_in_process(downstream: Path, new: Path, old: Path) -> dict[str, float]:
     """One in-process audit with timers around its parts: seconds of CPU per part."""
     from patchkeeper.audit import verdicts
+    from patchkeeper.audit.release import AuditRequest
     from patchkeeper.commands import audit
     from patchkeeper.config import load_config
     from patchkeeper.upstream import treeindex
@@ -106,7 +107,7 @@ def audit_in_process(downstream: Path, new: Path, old: Path) -> dict[str, float]
     timed(treeindex.LineIndex, "_scan", labels[3])
     config = load_config(start=downstream)
     wall, cpu = time.perf_counter(), time.process_time()
-    audit.run(config, to=str(new), pristine=str(old))
+    audit.run(config, AuditRequest(str(new), pristine=str(old)))
     out = {"the whole audit, in-process: CPU time": time.process_time() - cpu}
     out["the whole audit, in-process: wall clock"] = time.perf_counter() - wall
     out.update((f"({label}, CPU)", spent.get(label, 0.0)) for label in labels)

@@ -148,6 +148,22 @@ def test_the_schema_refuses_a_result_without_its_keys() -> None:
     assert schema_errors(leaky | {"patches": 7}) == ["patches: 7 is not of type 'array'"]
 
 
+def test_the_schema_states_the_one_shape_of_a_finding() -> None:
+    """A finding of any command is code, path, line (1-based or null), message, hint; the
+    shapes before it (``kind``/``file``, ``line`` 0) are refused."""
+    head = {"command": "lint", "patchkeeper_version": "0.1.0", "exit_code": 1}
+    lint = head | {"patch_count": 1, "entry_count": 0, "skipped": []}
+    finding = {"code": "PK202", "path": "p/x.patch", "line": None, "message": "m", "hint": ""}
+    assert schema_errors(lint | {"findings": [finding, finding | {"line": 3}]}) == []
+    old = {"kind": "syntax", "message": "m", "file": "p/x.py", "line": 0}
+    assert schema_errors(lint | {"findings": [old]}) == [
+        "findings/0/line: 0 is less than the minimum of 1",
+        "findings/0: 'code' is a required property",
+        "findings/0: 'hint' is a required property",
+        "findings/0: 'path' is a required property",
+    ]
+
+
 def test_the_upgrade_horizon_prints_the_envelope(cli, example: Example) -> None:
     run = cli(
         "audit",

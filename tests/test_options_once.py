@@ -4,7 +4,7 @@ an option several commands take, the command's own module for the others).
 
 An option's name written anywhere else as a string of its own (``"--to"``) is a second
 spelling that can drift from the declaration; code that needs the name takes it from the
-declared parameter (:func:`patchkeeper.commands.options.spelt`,
+declared parameter (:func:`patchkeeper.commands.options.option_name`,
 :func:`patchkeeper.commands.options.given_options`). :data:`ALLOWED` lists the few places
 that name an option without its declaration at hand, each with the reason.
 """
@@ -173,24 +173,6 @@ def test_the_allowed_places_still_spell_the_option() -> None:
     assert sorted(set(ALLOWED) - spelt) == []
 
 
-#: The command modules whose ``run()`` still takes its feature's options one keyword each
-#: and hands them on by name (``lint_downstream(config, checkout=checkout, ...)``), each with
-#: the feature function it passes them to. A command given a request dataclass (``port``'s
-#: :class:`patchkeeper.port.request.PortRequest`) leaves this list; none joins it.
-PASSED_ON_BY_NAME: dict[str, set[str]] = {
-    "apply.py": {"apply_series"},
-    "audit.py": {"options dict"},
-    "export.py": {"export_commit", "export_range"},
-    "ledger.py": {"write_ledger"},
-    "lint.py": {"lint_downstream"},
-    "runtime_audit.py": {"remembered.audit", "options dict"},
-    "runtime_check.py": {"check_live", "options dict"},
-    "runtime_inventory.py": {"remembered.inventory"},
-    "status.py": {"verify_series"},
-    "verify.py": {"verify_series", "options dict"},
-}
-
-
 def passed_on_by_name(tree: ast.Module) -> set[str]:
     """Where the module's ``run()`` spells its own parameters again: a call that passes two
     or more of them on under their own names (``to=to, source=source``), named by the
@@ -236,7 +218,7 @@ def test_a_command_hands_its_feature_one_request() -> None:
         for module, tree in modules.items()
         if module.startswith("patchkeeper/commands/") and (names := passed_on_by_name(tree))
     }
-    assert found == PASSED_ON_BY_NAME
+    assert found == {}
 
 
 def test_the_pass_through_check_finds_one() -> None:
@@ -256,3 +238,70 @@ def test_the_pass_through_check_finds_one() -> None:
     )
     assert passed_on_by_name(old) == {"port_series", "options dict"}
     assert passed_on_by_name(new) == set()
+
+
+#: Parameters a command reads itself instead of passing them on in its request: how the
+#: result is shown or kept, and ``--continue``/``--abort``, which choose the request's
+#: ``action``.
+_OWN_PARAMETERS = frozenset({"as_json", "markdown", "save_evidence", "resume", "abort"})
+
+
+def requests_built() -> dict[str, tuple[str, list[str], list[str]]]:
+    """Each command module that builds its request with ``request_from(ctx, Kind, ...)``:
+    module -> (the request's class, its fields no parameter of the command fills and no
+    keyword of the call gives, the command's parameters the request has no field for
+    besides :data:`_OWN_PARAMETERS`)."""
+    import dataclasses
+    import importlib
+
+    out = {}
+    for module, tree in _modules().items():
+        if not module.startswith("patchkeeper/commands/"):
+            continue
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "request_from"
+                and isinstance(node.args[1], ast.Name)
+            ):
+                continue
+            loaded = importlib.import_module(module.removesuffix(".py").replace("/", "."))
+            kind = getattr(loaded, node.args[1].id)
+            params = {param.name for param in loaded.command.params}
+            fields = {field.name for field in dataclasses.fields(kind)}
+            fixed = {keyword.arg for keyword in node.keywords}
+            out[module.rpartition("/")[2]] = (
+                kind.__name__,
+                sorted(fields - params - fixed),
+                sorted(params - fields - _OWN_PARAMETERS),
+            )
+    return out
+
+
+def test_every_request_field_is_a_parameter() -> None:
+    """``request_from`` fills a field from the parameter of its name and leaves a field no
+    parameter is named after at its default: a field or a parameter renamed alone would
+    drop the option silently. Each request is filled whole, and takes every option."""
+    assert requests_built() == {
+        "apply.py": ("TargetChoice", [], []),
+        "audit.py": ("AuditRequest", [], []),
+        "check_branch.py": ("CheckBranchRequest", [], []),
+        "export.py": ("ExportRequest", [], []),
+        "import_.py": ("ImportRequest", [], []),
+        "init.py": ("InitRequest", [], []),
+        "ledger.py": ("LedgerRequest", [], []),
+        "lint.py": ("LintRequest", [], []),
+        "port.py": ("PortRequest", [], []),
+        "report.py": ("ReportRequest", [], []),
+        "retire.py": ("RetireRequest", [], []),
+        "runtime_audit.py": ("RuntimeAuditRequest", [], []),
+        "runtime_check.py": ("LiveCheckRequest", [], []),
+        "runtime_inventory.py": ("PluginLocation", [], []),
+        "runtime_lock.py": ("LockRequest", [], []),
+        "runtime_port.py": ("RuntimePortRequest", [], []),
+        "status.py": ("VerifyRequest", [], []),
+        "unapply.py": ("UnapplyRequest", [], []),
+        "upgrade.py": ("UpgradeRequest", [], []),
+        "verify.py": ("VerifyRequest", [], []),
+    }

@@ -75,7 +75,7 @@ ALLOWED_WORDS: dict[tuple[str, str], str] = {
             "update",
             "migrate",
             "remove",
-            "investigate",
+            "look",
         )
     },
 }

@@ -188,17 +188,18 @@ def run_apply(values: dict[str, str]) -> int | None:
         from patchkeeper import render
         from patchkeeper.commands import apply as command
         from patchkeeper.config import load_config, require_series
+        from patchkeeper.trees.tree import TargetChoice
 
         path = values.get("config")
         config = load_config(Path(path) if path is not None else None)
         source = config.source
         require_series(config)
         target, python = values.get("target"), values.get("python")
-        result = command.run(
-            config,
+        choice = TargetChoice(
             target=Path(target) if target is not None else None,
             python=Path(python) if python is not None else None,
         )
+        result = command.run(config, choice)
         text, colour = render.terminal_text(result, sys.stdout)
         if text:
             data = render.output_bytes(text, getattr(sys.stdout, "encoding", None))

@@ -24,10 +24,13 @@ class WordEnum(str, enum.Enum):
 
 
 class DecisionWord(WordEnum):
-    """What is decided about a patch or a runtime entry: the ``decision`` of the decisions
-    file (a series patch takes any but ``investigate``; a runtime entry ``retain``,
-    ``update``, ``migrate`` or ``remove``), and what ``runtime audit`` suggests (any but
-    ``carry`` and ``retire``; ``investigate`` leaves it to a person). See docs/glossary.md.
+    """What to do next about a patch or a runtime entry, one word set for both audits and
+    the decisions file: what ``audit`` suggests (its action: ``retire``, ``carry``, ``look``,
+    or ``port``, the name of the command to run, :data:`patchkeeper.audit.verdicts.PORT`),
+    what ``runtime audit`` suggests (``retain``, ``update``, ``migrate``, ``remove`` or
+    ``look``), and the ``decision`` of the decisions file (a series patch takes any but
+    ``look``; a runtime entry ``retain``, ``update``, ``migrate`` or ``remove``). ``look``
+    leaves it to a person: the evidence does not decide. See docs/glossary.md.
     """
 
     CARRY = "carry"  # keep the series patch as it is (refreshed onto the new pin)
@@ -36,7 +39,7 @@ class DecisionWord(WordEnum):
     UPDATE = "update"  # keep it, changed for the new upstream
     MIGRATE = "migrate"  # move it to another mechanism or place
     REMOVE = "remove"  # drop the change
-    INVESTIGATE = "investigate"  # the evidence does not decide: a person does
+    LOOK = "look"  # the evidence does not decide: a person looks and decides
 
 
 #: What ``decide`` puts before a decision it suggests, which nobody has reviewed yet; a

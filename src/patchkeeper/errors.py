@@ -1,15 +1,23 @@
-"""The one exception tree of patchkeeper.
+"""The problems patchkeeper reports: the one exception tree, and the one finding.
 
 Every failure a user can meet is a :class:`PatchkeeperError` (or a subclass). It carries where
 it happened (a file and a 1-based line, when known) and what to do next, so that ``main`` can
 print ``FILE:LINE: message`` plus a hint and exit with code 2, never a traceback. The shape
 follows pre-commit's ``error_handler.py``: expected failures become messages; only ``main``
 decides the exit code.
+
+A problem the evidence shows, which the command reports and goes on (exit code 1), is a
+:class:`Finding`: the same place and hint, with the code of the rule that found it. Every
+check that reports such problems (``lint``, ``runtime inventory``, ``runtime audit``,
+``report``) gives them in this one shape, and its JSON form is the same in every command
+(``code``, ``path``, ``line``, ``message``, ``hint``; docs/json.md).
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -103,3 +111,75 @@ def log_bug() -> Path:
         handle.write(traceback.format_exc())
         handle.write("\n")
     return log
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem at one place.
+
+    Attributes:
+        code: which rule found it, stable across versions (a lint code ``PK101``, a runtime
+            check ``header-missing``, a record rule ``no-decision``): what a CI
+            configuration or a script selects on.
+        path: the file it is in (POSIX separators; relative to the downstream or plugin
+            root when inside it), ``""`` for a finding about no one file.
+        line: the 1-based line in ``path``, ``None`` for the whole file (or no file).
+        message: what is wrong, one sentence.
+        hint: what to do about it, one sentence; ``""`` when the message says it all.
+    """
+
+    code: str
+    path: str
+    line: int | None
+    message: str
+    hint: str = ""
+
+    def where(self, cwd: str = "") -> str:
+        """``path:line``, ``path`` without a line, ``""`` without a path; ``cwd``: the
+        directory the path is named from, relative to the root the path is relative to
+        (``""``: that root; an absolute path is named as it is).
+
+        >>> Finding("PK101", "a/p.patch", 3, "x").where("a"), Finding("c", "", None, "x").where()
+        ('p.patch:3', '')
+        """
+        if not self.path:
+            return ""
+        path = self.path
+        if cwd and not posixpath.isabs(path):
+            path = posixpath.relpath(path, cwd)
+        return f"{path}:{self.line}" if self.line is not None else path
+
+    def sentence(self) -> str:
+        """The message and the hint as one sentence: ``message: hint`` (the message alone
+        without a hint).
+
+        >>> Finding("c", "", None, "no recorded environment", "run patchkeeper report").sentence()
+        'no recorded environment: run patchkeeper report'
+        """
+        return f"{self.message}: {self.hint}" if self.hint else self.message
+
+    def text(self, cwd: str = "") -> str:
+        """``file:line: code message`` (``file: code message`` without a line, ``code
+        message`` without a file), the hint after a colon; ``cwd`` as in :meth:`where`."""
+        where = self.where(cwd)
+        body = f"{self.code} {self.sentence()}"
+        return f"{where}: {body}" if where else body
+
+    def github(self) -> str:
+        """A GitHub Actions annotation: ``::error file=F,line=N,title=CODE::message``
+        (GitHub's workflow-command syntax; the hint after a colon)."""
+        props = [f"file={_escape_property(self.path)}"] if self.path else []
+        if self.line is not None:
+            props.append(f"line={self.line}")
+        props.append(f"title={self.code}")
+        return f"::error {','.join(props)}::{_escape_data(self.sentence())}"
+
+
+def _escape_data(text: str) -> str:
+    # GitHub's workflow-command escaping (actions/toolkit, command.ts: escapeData).
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    # actions/toolkit, command.ts: escapeProperty.
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -185,7 +185,7 @@ def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> 
     findings = [
         f.text()
         for f in lint.lint_downstream(
-            config_at(downstream), foreign_checkouts={"": foreign}
+            config_at(downstream), lint.LintRequest(foreign_checkouts={"": foreign})
         ).findings
     ]
     assert findings == [
@@ -200,7 +200,7 @@ def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> 
     findings = [
         f.text()
         for f in lint.lint_downstream(
-            config_at(downstream), foreign_checkouts={"": foreign}
+            config_at(downstream), lint.LintRequest(foreign_checkouts={"": foreign})
         ).findings
     ]
     assert findings == [f"patchkeeper.toml: PK506 pthfa: no commit 'deadbeefdeadbeef' in {foreign}"]

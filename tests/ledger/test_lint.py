@@ -11,7 +11,9 @@ from patchkeeper.main import main
 
 
 def _texts(root: Path, **kwargs) -> list[str]:
-    return [f.text() for f in lint.lint_downstream(config_at(root), **kwargs).findings]
+    return [
+        f.text() for f in lint.lint_downstream(config_at(root), lint.LintRequest(**kwargs)).findings
+    ]
 
 
 def _lint_options(root: Path, lines: str) -> None:

@@ -20,6 +20,6 @@ def test_text_paths_from_the_current_directory(cli, example: Example) -> None:
     (down / "patches" / "sub").mkdir()
     assert f"../{finding}" in cli("lint", cwd=down / "patches" / "sub").out.splitlines()
     data = json.loads(cli("lint", "--json", cwd=down / "patches").out)
-    assert {"path": "patches/extra.patch", "line": None, "code": "PK202",
-            "message": "not listed in patches/series"} in data["findings"]  # fmt: skip
+    assert {"code": "PK202", "path": "patches/extra.patch", "line": None,
+            "message": "not listed in patches/series", "hint": ""} in data["findings"]  # fmt: skip
     assert "cwd" not in data

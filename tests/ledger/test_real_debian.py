@@ -34,7 +34,8 @@ def test_urllib3_ledger_rows(tmp_path: Path, capsys) -> None:
     root = _downstream(tmp_path, "python-urllib3")
     assert main(["-C", str(root), "ledger"]) == 0
     assert main(["-C", str(root), "ledger", "--check"]) == 0
-    result = ledger.write_ledger(load_config(root / "patchkeeper.toml"), check=True)
+    request = ledger.LedgerRequest(check=True)
+    result = ledger.write_ledger(load_config(root / "patchkeeper.toml"), request)
     rows = {row.name: row.values for row in result.rows}
     assert len(rows) == 12
     assert rows["CVE-2023-43804"] == (

@@ -19,9 +19,10 @@ from patchkeeper.record.environment import tree_digest
 
 
 def check(cli, root: Path, *options: str) -> tuple[int, list[tuple[str, str, str]]]:
+    """``report --check``'s exit code and findings, as ``(code, message, hint)``."""
     run = cli("report", "--check", "--json", *options, cwd=root)
     data = json.loads(run.out)
-    return run.code, [(f["kind"], f["key"], f["message"]) for f in data["findings"]]
+    return run.code, [(f["code"], f["message"], f["hint"]) for f in data["findings"]]
 
 
 def reported(cli, root: Path, tables: dict[str, tuple[str, str]]) -> int:
@@ -49,8 +50,8 @@ def test_a_patch_without_a_decision(cli, audited: Path) -> None:
         [
             (
                 "no-decision",
-                "client-describe-version.patch",
                 "the patch `client-describe-version.patch` has no decision",
+                "",
             )
         ],
     )
@@ -62,8 +63,8 @@ def test_an_empty_decision_counts_as_none(cli, audited: Path) -> None:
     assert check(cli, audited)[1] == [
         (
             "no-decision",
-            "headers-merge-order.patch",
             "the patch `headers-merge-order.patch` has no decision",
+            "",
         )
     ]
 
@@ -75,8 +76,8 @@ def test_a_retired_patch_still_in_the_series(cli, audited: Path) -> None:
         [
             (
                 "dropped-but-present",
-                "retry-backoff-cap.patch",
                 "`retry-backoff-cap.patch` is decided retire, but it is still in the series",
+                "",
             )
         ],
     )
@@ -90,16 +91,16 @@ def test_a_kept_patch_without_a_removal_condition(cli, audited: Path) -> None:
         [
             (
                 "kept-without-condition",
-                "client-describe-version.patch",
                 "patchkeeper-decisions.toml:16: `client-describe-version.patch` is decided carry "
-                "without a removal condition: write in its removal-condition when it can go (e.g. "
-                '"upstreamed" or "the pin that carries #123")',
+                "without a removal condition",
+                'write in its removal-condition when it can go (e.g. "upstreamed" or "the pin that '
+                'carries #123")',
             )
         ],
     )
     data = json.loads(cli("report", "--check", "--json", cwd=audited).out)
     [finding] = data["findings"]
-    assert (finding["file"], finding["line"]) == (str(audited / "patchkeeper-decisions.toml"), 16)
+    assert (finding["path"], finding["line"]) == ("patchkeeper-decisions.toml", 16)
 
 
 def test_a_carried_upstreamed_patch_whose_retires_when_is_met(cli, audited: Path) -> None:
@@ -110,14 +111,14 @@ def test_a_carried_upstreamed_patch_whose_retires_when_is_met(cli, audited: Path
         [
             (
                 "contradiction",
-                "retry-backoff-cap.patch",
                 "`retry-backoff-cap.patch`: carry of an upstreamed patch (audit: upstreamed)",
+                "",
             ),
             (
                 "condition-met",
-                "retry-backoff-cap.patch",
                 "`retry-backoff-cap.patch`: Retires-when 'the pin that carries #12' is met: "
                 "audit finds the change upstream; decided carry",
+                "",
             ),
         ],
     )
@@ -132,9 +133,9 @@ def test_a_patch_that_rides_with_a_removed_one(cli, audited: Path) -> None:
         [
             (
                 "condition-met",
-                "metrics-same-host.patch",
                 "`metrics-same-host.patch`: Retires-when 'rides with metrics-redirects' is met: "
                 "metrics-redirects.patch is decided remove; decided carry",
+                "",
             )
         ],
     )
@@ -151,8 +152,8 @@ def test_a_retired_patch_the_evidence_does_not_find_upstream(cli, audited: Path)
     assert findings == [
         (
             "unknown-key",
-            "metrics-same-host.patch",
             "`metrics-same-host.patch` is decided carry, but it is not in the series",
+            "",
         )
     ]
 
@@ -169,9 +170,9 @@ def test_the_environment_changed(cli, audited: Path) -> None:
         [
             (
                 "environment-changed",
-                "",
                 f'environment changed: sources.0.identity: "tree sha256 {before} ({count} files)"'
                 f' -> "tree sha256 {after} ({count + 1} files)"',
+                "",
             )
         ],
     )
@@ -185,7 +186,7 @@ def test_another_interpreter(cli, audited: Path, tmp_path: Path) -> None:
     venv.create(other, with_pip=False)
     code, findings = check(cli, audited, "--python", str(other / "bin" / "python"))
     assert code == 1
-    assert [message for _, _, message in findings] == [
+    assert [message for _, message, _ in findings] == [
         f'environment changed: interpreter.executable: "{sys.executable}" -> "{other}/bin/python"',
         f'environment changed: interpreter.prefix: "{sys.prefix}" -> "{other}"',
         f'environment changed: notes.0: "minihttp is not installed in `{sys.executable}`" -> '
@@ -205,8 +206,8 @@ def test_the_record_is_older_than_the_decisions(cli, audited: Path) -> None:
         [
             (
                 "record-not-current",
-                "",
-                "AUDIT.md differs from what report writes now: run patchkeeper report",
+                "AUDIT.md differs from what report writes now",
+                "run patchkeeper report",
             )
         ],
     )
@@ -218,8 +219,8 @@ def test_no_record_at_all(cli, audited: Path) -> None:
     assert check(cli, audited) == (
         1,
         [
-            ("record-not-current", "", "no recorded environment: run patchkeeper report"),
-            ("record-not-current", "", "AUDIT.md is missing: run patchkeeper report"),
+            ("record-not-current", "no recorded environment", "run patchkeeper report"),
+            ("record-not-current", "AUDIT.md is missing", "run patchkeeper report"),
         ],
     )
 
@@ -242,7 +243,7 @@ def test_a_committed_record_in_a_git_downstream_stays_current(cli, audited: Path
     (audited / "patches" / "series").write_text((audited / "patches" / "series").read_text() + "\n")
     code, findings = check(cli, audited)
     assert code == 1
-    assert [message.split(": ", 2)[1] for _, _, message in findings] == [
+    assert [message.split(": ", 2)[1] for _, message, _ in findings] == [
         "sources.0.detail",
         "sources.0.dirty",
     ]
@@ -287,8 +288,16 @@ def test_decides_suggestions_fail_the_check_until_a_person_accepts_them(cli, aud
         "decided": 0,
         "suggested": 6,
     }
-    assert [(f["kind"], f["key"], f["file"], f["line"]) for f in data["findings"]] == [
-        ("not-reviewed", key, str(path), line) for key, (line, _) in lines.items()
+    assert data["findings"] == [
+        {
+            "code": "not-reviewed",
+            "path": "patchkeeper-decisions.toml",
+            "line": line,
+            "message": f"patchkeeper-decisions.toml:{line}: `{key}`: decide suggested "
+            f'"{word}" and nobody has reviewed it',
+            "hint": 'delete "suggested: " from its decision to accept it, or write your own',
+        }
+        for key, (line, word) in lines.items()
     ]
     # A person accepts two, changes one and leaves three: only those three are named.
     accepted = text.replace('decision = "suggested: carry"', 'decision = "carry"', 2).replace(
@@ -296,10 +305,14 @@ def test_decides_suggestions_fail_the_check_until_a_person_accepts_them(cli, aud
     )
     path.write_text(accepted)
     cli("report", cwd=audited)
-    assert [(kind, key) for kind, key, _ in check(cli, audited)[1] if kind == "not-reviewed"] == [
-        ("not-reviewed", "headers-merge-order.patch"),
-        ("not-reviewed", "metrics-same-host.patch"),
-        ("not-reviewed", "redirect-strip-api-key.patch"),
+    assert [message for code, message, _ in check(cli, audited)[1] if code == "not-reviewed"] == [
+        f"patchkeeper-decisions.toml:{line}: `{key}`: decide suggested "
+        f'"{word}" and nobody has reviewed it'
+        for key, line, word in (
+            ("headers-merge-order.patch", 20, "update"),
+            ("metrics-same-host.patch", 44, "carry"),
+            ("redirect-strip-api-key.patch", 52, "update"),
+        )
     ]
 
 
@@ -328,5 +341,5 @@ def test_the_summary_counts_the_tables_of_patches_no_longer_carried(cli, audited
         "decided": 0,
         "suggested": 7,
     }
-    kinds = [f["kind"] for f in data["findings"]]
+    kinds = [f["code"] for f in data["findings"]]
     assert kinds.count("not-reviewed") == data["counts"]["suggested"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from recordhelpers import enable_evidence
 
+from patchkeeper.audit.release import AuditRequest
 from patchkeeper.config import load_config
 from patchkeeper.record import evidence_store
 
@@ -193,9 +194,9 @@ def test_a_reference_the_port_finds_in_the_new_pin_meets_retires_when(cli, audit
     )
     run = cli("report", "--json", cwd=audited)
     findings = [
-        (f["kind"], f["message"])
+        (f["code"], f["message"])
         for f in json.loads(run.out)["findings"]
-        if f["key"] == "retry-backoff-cap.patch"
+        if f["message"].startswith("`retry-backoff-cap.patch`")
     ]
     assert findings == [
         (
@@ -215,7 +216,8 @@ def test_the_audit_command_run_from_python_saves_its_evidence(
 
     enable_evidence(example.downstream / "patchkeeper.toml")
     monkeypatch.chdir(example.downstream)
-    result = audit.run(load_config(start=example.downstream), to="../upstream/minihttp-1.1")
+    request = AuditRequest("../upstream/minihttp-1.1")
+    result = audit.run(load_config(start=example.downstream), request)
     stored = evidence_store.load(load_config(start=example.downstream), "audit")
     assert stored is not None
     assert stored.argv == ("audit", "--to", "../upstream/minihttp-1.1")

@@ -210,7 +210,7 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
         "decided": 0,
         "suggested": 250,
     }
-    kinds = [f["kind"] for f in result["findings"]]
+    kinds = [f["code"] for f in result["findings"]]
     # the runtime audit's decisions and the record agree on every target: a name in neither
     # release is one the plugin adds (not gone), and an update of a moved target retargets it
     assert {kind: kinds.count(kind) for kind in kinds} == {

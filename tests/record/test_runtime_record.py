@@ -73,7 +73,7 @@ def test_runtime_findings(cli, plugin: Path) -> None:
     write_decisions(plugin, tables, kind="runtime")
     assert cli("report", cwd=plugin).code == 1
     run = cli("report", "--check", "--json", cwd=plugin)
-    findings = [(f["kind"], f["message"]) for f in json.loads(run.out)["findings"]]
+    findings = [(f["code"], f["message"]) for f in json.loads(run.out)["findings"]]
     assert findings == [
         (
             "contradiction",
@@ -103,7 +103,8 @@ def test_a_removed_entry_is_no_longer_in_the_code(cli, plugin: Path) -> None:
     )
     cli("report", cwd=plugin)
     run = cli("report", "--check", "--json", cwd=plugin)
-    kinds = [(f["kind"], f["key"]) for f in json.loads(run.out)["findings"]]
+    # each finding's message names its entry's key first, in backticks
+    kinds = [(f["code"], f["message"].split("`")[1]) for f in json.loads(run.out)["findings"]]
     assert ("dropped-but-present", PREFIX + KEYS[5]) not in kinds
     assert kinds == [
         ("kept-without-condition", PREFIX + KEYS[0]),
@@ -167,7 +168,7 @@ def test_the_live_check_origins_agree_with_the_measured_ones(
     ]
     run = cli("report", "--check", "--json", "--python", str(python), cwd=plugin)
     changed = [
-        f["message"] for f in json.loads(run.out)["findings"] if f["kind"] == "environment-changed"
+        f["message"] for f in json.loads(run.out)["findings"] if f["code"] == "environment-changed"
     ]
     assert changed == [
         f"metaplug came from {site}/metaplug/__init__.py in the runtime check process, "

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from patchkeeper.config import load_config
+from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory import runtime_inventory as inventory
 from patchkeeper.runtime.judge import runtime_audit as audit
-from patchkeeper.runtime.judge.crosscheck import AuditFinding
 from patchkeeper.runtime.judge.drift import Drift
 from patchkeeper.runtime.judge.judge import Pending, settle
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
@@ -61,43 +61,41 @@ def test_item2_never_imported_is_remove_naming_the_commented_import(result) -> N
 
 
 def test_item3_duplicates_are_findings(result) -> None:
-    duplicates = [f for f in result.findings if f.kind == "duplicate"]
+    duplicates = [f for f in result.findings if f.code == "duplicate"]
     assert duplicates == [
-        AuditFinding(
+        Finding(
             "duplicate",
             "upplug/patch/disabled.py",
             11,
-            "upup.sampler.greedy",
             "upup.sampler.greedy is patched in 2 files (upplug/patch/disabled.py:11, "
-            "upplug/patch/gates.py:23): the one imported last wins; keep one",
+            "upplug/patch/gates.py:23): the one imported last wins",
+            "keep one",
         ),
-        AuditFinding(
+        Finding(
             "duplicate",
             "upplug/patch/dup_a.py",
             15,
-            "upup.sampler.sample",
             "upup.sampler.sample is patched in 2 files (upplug/patch/dup_a.py:15, "
-            "upplug/patch/dup_b.py:11): the one imported last wins; keep one",
+            "upplug/patch/dup_b.py:11): the one imported last wins",
+            "keep one",
         ),
     ]
 
 
 def test_item4_upstream_names_the_plugin_uses_resolved_in_the_new_release(result) -> None:
-    broken = [f for f in result.findings if f.kind.startswith("breaks")]
+    broken = [f for f in result.findings if f.code.startswith("breaks")]
     assert broken == [
-        AuditFinding(
+        Finding(
             "breaks-at-import",
             "upplug/patch/refs.py",
             9,
-            "upup.utils.cdiv",
             "upup.utils.cdiv is gone from the new upstream: the plugin breaks at import; "
             "now defined at upup.math_utils.cdiv (line 1)",
         ),
-        AuditFinding(
+        Finding(
             "breaks-when-called",
             "upplug/patch/refs.py",
             16,
-            "upup.utils._round_up",
             "upup.utils._round_up is gone from the new upstream: the plugin breaks when the "
             "code using it runs; now defined at upup.math_utils._round_up (line 5)",
         ),
@@ -140,7 +138,7 @@ def test_item6_noise_is_cosmetic_with_the_reason(result, target: str, reason: st
 
 def test_item7_a_name_in_neither_release_is_a_typo_or_future_name(result) -> None:
     assert _decision(result, "refs.py", "upup.kernels.fused_mul") == (
-        "investigate",
+        "look",
         "upup.kernels.fused_mul is in neither release: a typo or a future name",
     )
 

@@ -39,7 +39,7 @@ def test_another_copy_with_other_patch_files_is_named(runtime_trees: Path, tmp_p
     python, copy = _environment(tmp_path, runtime_trees)
     plugin = runtime_trees / "plugin"
     config = load_config(plugin / "pyproject.toml")
-    same = check.check_live(config, python=python)
+    same = check.check_live(config, check.LiveCheckRequest(python=python))
     assert same.package_files["metaplug"] == str(copy / "__init__.py")
     assert same.other_copy == ()
     patch_dir = plugin / "metaplug" / "patch"
@@ -47,7 +47,7 @@ def test_another_copy_with_other_patch_files_is_named(runtime_trees: Path, tmp_p
     edited.write_text(edited.read_text() + "\n# a newer checkout\n")
     (patch_dir / "bugfix" / "fix_new.py").write_text("")
     (copy / "patch" / "performance" / "kernels.py").unlink()
-    result = check.check_live(config, python=python)
+    result = check.check_live(config, check.LiveCheckRequest(python=python))
     assert result.other_copy == (
         "metaplug/patch/bugfix/fix_new.py",
         "metaplug/patch/bugfix/fix_sampler.py",
@@ -71,6 +71,8 @@ def test_the_plugin_directory_itself_is_no_other_copy(runtime_trees: Path, tmp_p
     pth = next((tmp_path / "env").glob("lib/python*/site-packages/copies.pth"))
     pth.write_text(f"{tmp_path / 'installed'}\n{runtime_trees / 'plugin'}\n")
     plugin = runtime_trees / "plugin"
-    result = check.check_live(load_config(plugin / "pyproject.toml"), python=python)
+    result = check.check_live(
+        load_config(plugin / "pyproject.toml"), check.LiveCheckRequest(python=python)
+    )
     assert result.package_files["metaplug"] == str(plugin / "metaplug" / "__init__.py")
     assert result.other_copy == ()

@@ -22,5 +22,5 @@ def test_a_syntax_error_is_reported_at_its_line(runtime_trees: Path, cli) -> Non
     run = cli("runtime", "inventory", cwd=plugin)
     assert f"  {file}:2: syntax: {message}\n" in run.out
     run = cli("runtime", "inventory", "--json", cwd=plugin)
-    [finding] = [f for f in json.loads(run.out)["findings"] if f["kind"] == "syntax"]
-    assert finding == {"kind": "syntax", "message": message, "file": file, "line": 2}
+    [finding] = [f for f in json.loads(run.out)["findings"] if f["code"] == "syntax"]
+    assert finding == {"code": "syntax", "path": file, "line": 2, "message": message, "hint": ""}

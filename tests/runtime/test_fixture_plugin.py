@@ -141,7 +141,7 @@ def test_inventory_entries_mechanisms_activation(runtime_trees: Path) -> None:
     assert result.entries[2].activation.chain[0] == (
         "entry point tinyup.general_plugins:metaplug = metaplug:register (pyproject.toml)"
     )
-    assert [(f.kind, f.file, f.line, f.message) for f in result.findings] == [
+    assert [(f.code, f.path, f.line, f.message) for f in result.findings] == [
         (
             "header-placeholder",
             "metaplug/patch/bugfix/fix_disabled.py",
@@ -166,7 +166,7 @@ def test_decorator_under_a_descriptor_is_a_finding(runtime_trees: Path) -> None:
         )
     )
     result = inventory.take_inventory(_config(runtime_trees / "plugin"))
-    assert [(f.kind, f.line) for f in result.findings if f.kind == "decorator-order"] == [
+    assert [(f.code, f.line) for f in result.findings if f.code == "decorator-order"] == [
         ("decorator-order", 13)
     ]
 

@@ -92,14 +92,14 @@ def test_each_rule_on_the_fixture(result) -> None:
         ),
         # neither hup release has the module hup.ops.cli the plugin assigns into
         ("hup.ops.cli.make_parser", None): (
-            "investigate",
+            "look",
             "hup.ops.cli.make_parser is in neither release, nor is hup.ops.cli, the module or "
             "class it belongs to: the patch can never apply (a typo or a future name; upstream "
             "defines the name at hup.utils.make_parser (line 17): a wrong path)",
         ),
         # nor the class hup.request.Scheduler
         ("hup.request.Scheduler.policy", None): (
-            "investigate",
+            "look",
             "hup.request.Scheduler.policy is in neither release, nor is hup.request.Scheduler, "
             "the module or class it belongs to: the patch can never apply (a typo or a future "
             "name)",

@@ -29,7 +29,9 @@ def test_live_check_in_a_real_venv(runtime_trees: Path, tmp_path: Path, cli) -> 
             capture_output=True,
         )
     plugin = runtime_trees / "plugin"
-    result = check.check_live(load_config(plugin / "pyproject.toml"), python=python)
+    result = check.check_live(
+        load_config(plugin / "pyproject.toml"), check.LiveCheckRequest(python=python)
+    )
     assert result.python == str(python)
     assert [(a["name"], a["status"]) for a in result.activation] == [("metaplug", "ok")]
     assert [(e.target, e.status) for e in result.entries] == [
@@ -66,7 +68,9 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
             check=True,
             capture_output=True,
         )
-    result = check.check_live(load_config(runtime_trees / "plugin/pyproject.toml"), python=python)
+    result = check.check_live(
+        load_config(runtime_trees / "plugin/pyproject.toml"), check.LiveCheckRequest(python=python)
+    )
     assert [(a["status"], a["module"]) for a in result.activation] == [
         ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]

@@ -157,7 +157,9 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pa
 
 
 def _check(plugin: Path, python: Path) -> check.LiveCheck:
-    return check.check_live(load_config(plugin / "pyproject.toml"), python=python)
+    return check.check_live(
+        load_config(plugin / "pyproject.toml"), check.LiveCheckRequest(python=python)
+    )
 
 
 def test_a_placeholder_module_does_not_stop_the_probe(installed: tuple[Path, Path]) -> None:

@@ -142,7 +142,9 @@ ERROR = "OSError: libvcpuvendor.so.1: cannot open shared object file: No such fi
 def test_vllm_placeholder_modules_do_not_stop_the_probe(python: Path, plugin: Path) -> None:
     """``vllm.multimodal.audio`` holds placeholders for ``av`` and ``torchaudio`` (not
     installed): the probe reads past them (before: it stopped with ``ImportError``)."""
-    result = check.check_live(load_config(plugin / "pyproject.toml"), python=python, timeout=600)
+    result = check.check_live(
+        load_config(plugin / "pyproject.toml"), check.LiveCheckRequest(python=python, timeout=600)
+    )
     assert [(a["group"], a["status"]) for a in result.activation] == [
         ("vllm.general_plugins", "ok"),
         ("vllm.platform_plugins", "ok"),
@@ -157,7 +159,9 @@ def test_vllm_with_a_platform_runtime_missing_names_it_once(
     python: Path, plugin: Path, cli
 ) -> None:
     write_files(plugin, VENDOR)
-    result = check.check_live(load_config(plugin / "pyproject.toml"), python=python, timeout=600)
+    result = check.check_live(
+        load_config(plugin / "pyproject.toml"), check.LiveCheckRequest(python=python, timeout=600)
+    )
     assert [(e.target, e.status, e.detail) for e in result.entries] == [
         (t, "not-checked", ERROR) for t in TARGETS
     ]

@@ -146,8 +146,8 @@ def test_a_plugin_activated_by_its_import_or_console_script_is_never_removed_unr
     plugin = write(tmp_path / "mplug", MPLUG)
     assert decisions(plugin, "mplug", upstream) == [
         # Reached neither from `import mplug` nor from the console script; but nothing
-        # declares mplug to vLLM, so what its users import is not known: investigate.
-        ("mplug/dormant.py", "vllm.engine.run", "never-imported", "investigate"),
+        # declares mplug to vLLM, so what its users import is not known: look.
+        ("mplug/dormant.py", "vllm.engine.run", "never-imported", "look"),
         ("mplug/on_import.py", "vllm.engine.step", "active", "retain"),
         ("mplug/serve.py", "vllm.engine.run", "active", "retain"),
     ]

@@ -195,13 +195,13 @@ def test_audit_says_a_computed_key_is_computed(upstream: Path, cli) -> None:
     computed = audited[(19, "sys.modules", "module_name")]
     # Not "outside the audited upstream packages" (the variable's name is no module), nor
     # kept: the module it replaces may be upstream's.
-    assert computed["decision"] == "investigate"
+    assert computed["decision"] == "look"
     assert computed["evidence"] == [
         "sys.modules[module_name] (plug/patch/p_modules.py:19): the key is computed at run "
         "time, so which module it replaces is not known statically; look at the code by hand"
     ]
     fstring = audited[(20, "sys.modules", "f'tinyup.{_ALIAS}_copy'")]
-    assert fstring["decision"] == "investigate"
+    assert fstring["decision"] == "look"
     assert fstring["evidence"] == [
         "sys.modules[f'tinyup.{_ALIAS}_copy'] (plug/patch/p_modules.py:20): the key is "
         "computed at run time, so which module it replaces is not known statically; look at "
@@ -271,7 +271,7 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
     root = write_plugin(upstream, _files())
     (root / "plug" / "patch" / "__init__.py").write_text(LEDGER)
     run = cli("runtime", "inventory", "--json", cwd=root)
-    findings = [(f["kind"], f["message"]) for f in json.loads(run.out)["findings"]]
+    findings = [(f["code"], f["message"]) for f in json.loads(run.out)["findings"]]
     assert findings == [
         # No statement names it: the finding stays (the computed key might be it, or not).
         (

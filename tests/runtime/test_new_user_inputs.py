@@ -187,12 +187,13 @@ def test_a_nul_byte_is_a_syntax_finding_at_its_line(upstream: Path, cli) -> None
     import json
 
     findings = json.loads(run.out)["findings"]
-    assert [f for f in findings if f["kind"] == "syntax"] == [
+    assert [f for f in findings if f["code"] == "syntax"] == [
         {
-            "kind": "syntax",
-            "message": "source code string cannot contain null bytes",
-            "file": "plug/patch/p_step.py",
+            "code": "syntax",
+            "path": "plug/patch/p_step.py",
             "line": 12,
+            "message": "source code string cannot contain null bytes",
+            "hint": "",
         }
     ]
 
@@ -349,12 +350,12 @@ def test_an_imported_module_the_new_release_lost_is_a_finding(upstream: Path, cl
     findings = json.loads(run.out)["findings"]
     assert findings == [
         {
-            "kind": "breaks-when-called",
-            "file": "plug/patch/p_gone.py",
+            "code": "breaks-when-called",
+            "path": "plug/patch/p_gone.py",
             "line": 7,
-            "name": "tinyup.kernels",
             "message": "tinyup.kernels is gone from the new upstream: the plugin breaks when the "
             "code using it runs",
+            "hint": "",
         }
     ]
 

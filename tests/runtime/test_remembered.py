@@ -15,6 +15,7 @@ import pytest
 from patchkeeper.jsonable import JsonReady, joined_json, raw_json, to_jsonable
 from patchkeeper.render import render_json
 from patchkeeper.runtime import remembered
+from patchkeeper.runtime.settings import RuntimeAuditRequest
 from patchkeeper.runtime.store.cache import cache_root
 
 #: Long enough ago not to be "racily" recent (remembered.RACY_SECONDS).
@@ -135,18 +136,19 @@ def test_a_file_added_to_an_upstream_package_is_read(aged: Path, cli) -> None:
 def test_a_configuration_change_is_another_question(aged: Path, cli) -> None:
     plugin = aged / "plugin"
     first = json.loads(cli("runtime", "inventory", "--json", cwd=plugin).out)
-    assert "ledger-missing" not in [f["kind"] for f in first["findings"]]
+    assert "ledger-missing" not in [f["code"] for f in first["findings"]]
     _mark_stores()
     config = plugin / "pyproject.toml"
     config.write_text(config.read_text() + 'ledger-file = "PATCHES.md"\n')
     second = json.loads(cli("runtime", "inventory", "--json", cwd=plugin).out)
     assert "marker" not in second
-    assert [f for f in second["findings"] if f["kind"] == "ledger-missing"] == [
+    assert [f for f in second["findings"] if f["code"] == "ledger-missing"] == [
         {
-            "kind": "ledger-missing",
+            "code": "ledger-missing",
+            "path": "PATCHES.md",
+            "line": None,
             "message": "the ledger file does not exist",
-            "file": "PATCHES.md",
-            "line": 0,
+            "hint": "",
         }
     ]
     assert len(_stores()) == 1  # the configuration was written just now: not remembered
@@ -162,12 +164,12 @@ def test_a_ledger_file_created_later_is_read(aged: Path, cli) -> None:
     os.utime(config, (AN_HOUR_AGO, AN_HOUR_AGO))
     os.utime(plugin, (AN_HOUR_AGO, AN_HOUR_AGO))
     first = json.loads(cli("runtime", "inventory", "--json", cwd=plugin).out)
-    assert "ledger-missing" in [f["kind"] for f in first["findings"]]
+    assert "ledger-missing" in [f["code"] for f in first["findings"]]
     _mark_stores()
     (plugin / "PATCHES.md").write_text("# patches\n")
     second = json.loads(cli("runtime", "inventory", "--json", cwd=plugin).out)
     assert "marker" not in second
-    assert "ledger-missing" not in [f["kind"] for f in second["findings"]]
+    assert "ledger-missing" not in [f["code"] for f in second["findings"]]
 
 
 def test_nothing_is_remembered_from_a_file_modified_just_now(runtime_trees: Path, cli) -> None:
@@ -224,7 +226,8 @@ def test_the_envelope_of_a_ready_result_is_the_envelope_of_the_result(
     saved = evidence_store.save(config, "runtime audit", result, argv).read_bytes()
     assert evidence_store.save(config, "runtime audit", ready, argv).read_bytes() == saved
     assert saved.startswith(b'{\n  "format": 1,\n  "command": "runtime audit",\n')
-    remembered_ready = remembered.audit(load_config(plugin / "pyproject.toml"), **trees)
+    request = RuntimeAuditRequest(**trees)
+    remembered_ready = remembered.audit(load_config(plugin / "pyproject.toml"), request)
     assert render_json(remembered_ready, "runtime audit") == render_json(result, "runtime audit")
     assert remembered_ready.result == result
     assert to_jsonable(remembered_ready) == to_jsonable(result)

@@ -69,7 +69,7 @@ def test_check_ledger_sections_without_targets_and_missing_files() -> None:
     ]
     files = [e.file for e in entries]
     findings = check_ledger(parse_ledger(LEDGER), entries, "plug/patch", "L", files)
-    assert [(f.kind, f.file, f.line, f.message) for f in findings] == [
+    assert [(f.code, f.path, f.line, f.message) for f in findings] == [
         (
             "ledger-missing-code",
             "L",

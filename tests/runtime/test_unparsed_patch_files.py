@@ -142,12 +142,12 @@ def test_check_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path)
     python = _hand_made_env(runtime_trees / "env", runtime_trees)
     plugin = runtime_trees / "plugin"
     config = load_config(plugin / "pyproject.toml")
-    whole = check.check_live(config, python=python)
+    whole = check.check_live(config, check.LiveCheckRequest(python=python))
     assert (whole.unread, whole.exit_code) == ((), 0)
     # The installed copy still runs; the checkout's scheduler file is mid-merge: its three
     # entries were checked live before and are not now.
     _break(plugin)
-    result = check.check_live(config, python=python)
+    result = check.check_live(config, check.LiveCheckRequest(python=python))
     assert result.unread == (f"{SCHEDULER}:13: not valid Python (an unresolved conflict region)",)
     assert [e.target for e in whole.entries if e not in result.entries] == [
         "tinyup.scheduler.Scheduler.schedule",

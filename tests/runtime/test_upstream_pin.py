@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 from patchkeeper.runtime import remembered
 from patchkeeper.runtime.inventory.upstream_pin import pinned_requirement
+from patchkeeper.runtime.settings import PluginLocation
 
 PYPROJECT = """[project]
 name = "uplug"
@@ -46,7 +47,7 @@ def test_without_a_pin_the_loading_is_not_traced_without_the_upstream(tmp_path: 
     (tmp_path / "uplug" / "platform.py").write_text(
         "import vllm.platforms as platforms\n\nplatforms.current = None\n"
     )
-    ready = remembered.inventory(None, plugin=tmp_path, package="uplug")
+    ready = remembered.inventory(None, PluginLocation(plugin=tmp_path, package="uplug"))
     [entry] = json.loads(ready.body)["entries"]
     assert (entry["target"], entry["activation"]["status"], entry["activation"]["untraced"]) == (
         "vllm.platforms.current",

@@ -35,4 +35,4 @@ def test_the_whole_package_is_scanned_and_only_patching_files_need_a_header(
     assert [(e.file, e.line, e.target) for e in inventory.entries] == [
         ("wplug/hacks.py", 8, "vllm.engine.step")
     ]
-    assert [(f.kind, f.file) for f in inventory.findings] == [("header-missing", "wplug/hacks.py")]
+    assert [(f.code, f.path) for f in inventory.findings] == [("header-missing", "wplug/hacks.py")]

@@ -35,8 +35,8 @@ def test_runtime_commands_need_no_configuration(bare: Path, cli, command: str) -
     if command == "audit":
         # Its entry point is in tinyup's group, not in vLLM's (the groups without a
         # configuration): nothing declares the plugin, what runs cannot be traced, and an
-        # entry its import does not reach is to investigate, never to remove.
-        assert (run.err, run.out.splitlines()[-1]) == ("", "decision: investigate 8")
+        # entry its import does not reach is to look at, never to remove.
+        assert (run.err, run.out.splitlines()[-1]) == ("", "decision: look 8")
     else:  # every entry is left by hand (not reached): no header marked, nothing written
         assert run.err == ""
         assert run.out.splitlines()[-1] == (

@@ -26,6 +26,7 @@ from patchkeeper.config import load_config
 from patchkeeper.series.engine import FileState, Workspace, apply_patch
 from patchkeeper.series.parse import parse_patch
 from patchkeeper.trees.results import APPLIED, FAILED, PARTIAL, ApplyResult
+from patchkeeper.trees.tree import TargetChoice
 
 #: The reference command of the issue; ``-N`` never reverses, ``-r -`` drops rejects.
 GNU_PATCH = ("patch", "-p1", "--fuzz", "0", "-N", "-s", "-r", "-", "--no-backup-if-mismatch")
@@ -380,7 +381,7 @@ def test_several_files_agree_with_gnu_patch(
     write_tree(work / "pk", target)
     pristine = snapshot(work / "pk")
     config = load_config(downstream / "patchkeeper.toml")
-    result = apply_command.run(config, target=work / "pk")
+    result = apply_command.run(config, TargetChoice(target=work / "pk"))
     ours_ok = result.outcome == APPLIED
     event(f"{style}: GNU {'applies' if gnu_ok else 'fails'}")
     if result.offsets:
@@ -531,7 +532,9 @@ def test_regression_agrees_with_gnu_patch(name: str, work: Path) -> None:
     write_tree(work / "gnu", before)
     gnu_ok = gnu_patch(work / "gnu", downstream / "case.patch") == 0
     write_tree(work / "pk", before)
-    result = apply_command.run(load_config(downstream / "patchkeeper.toml"), target=work / "pk")
+    result = apply_command.run(
+        load_config(downstream / "patchkeeper.toml"), TargetChoice(target=work / "pk")
+    )
 
     assert gnu_ok == (expected is not None)
     if expected is None:  # refused; the wording (failed, partially applied) is apply's own
@@ -560,7 +563,9 @@ def test_no_newline_refusal_beside_a_hunk_that_looks_applied(work: Path) -> None
     assert gnu_patch(work / "gnu", downstream / "case.patch") == 0
     assert snapshot(work / "gnu")[0] == {"d/e/k": b"a\na", "d/h": b"a\na\na\n"}
     write_tree(work / "pk", target)
-    result = apply_command.run(load_config(downstream / "patchkeeper.toml"), target=work / "pk")
+    result = apply_command.run(
+        load_config(downstream / "patchkeeper.toml"), TargetChoice(target=work / "pk")
+    )
     assert result.outcome == PARTIAL
     assert snapshot(work / "pk")[0] == target
     assert documented_refusal(patch, target)

@@ -195,7 +195,7 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     # suggestions (report --check's not-reviewed findings, where decide marks them)
     run = cli("report", "--check", "--json", cwd=down)
     findings = json.loads(run.out)["findings"]
-    assert [f["message"] for f in findings if f["kind"] != "not-reviewed"] == []
+    assert [f["message"] for f in findings if f["code"] != "not-reviewed"] == []
 
 
 def test_continue_with_markers_left_changes_nothing(cli, example: Example) -> None:

@@ -1,7 +1,7 @@
 """``upgrade`` of a downstream that carries runtime patches only (the runtime tests' ``upplug``
 plugin of ``upup``, 1.0 -> 2.0): the series steps are skipped, the runtime audit, the
 suggestions, the runtime update and the record are committed, and the entry the runtime audit
-answers *investigate* for is listed with its evidence for a person."""
+answers *look* for is listed with its evidence for a person."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
             "upgrade: write the audit record",
         ),
     ]
-    assert data["steps"][1]["summary"] == "21 runtime entries, 1 to investigate"
+    assert data["steps"][1]["summary"] == "21 runtime entries, 1 to look at"
     assert subjects(plugin, base) == [
         "upgrade: audit the runtime patches against 2.0",
         "upgrade: suggest decisions from the evidence",
@@ -80,15 +80,15 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
         {
             "kind": "runtime",
             "key": "upplug/patch/refs.py::upup.kernels.fused_mul",
-            "verdict": "investigate",
+            "verdict": "look",
             "evidence": [
-                "runtime audit: investigate: upup.kernels.fused_mul is in neither release: a "
+                "runtime audit: look: upup.kernels.fused_mul is in neither release: a "
                 "typo or a future name; upup.kernels.fused_mul is not at that path in either "
                 "release; no definition of the name anywhere in the new upstream"
             ],
         }
     ]
-    # every entry but the one to investigate has a suggestion
+    # every entry but the one to look at has a suggestion
     assert len(data["suggestions"]) == 20
     assert "upplug/patch/refs.py::upup.kernels.fused_mul" not in {
         s["key"] for s in data["suggestions"]

@@ -121,8 +121,8 @@ def test_upgrade_urllib3_to_1_26_20(cli, tmp_path: Path) -> None:
     # the record is current; what it still asks for is a person's: Debian's patches state
     # no removal condition for the ones carried
     run = cli("report", "--check", "--json", cwd=root)
-    findings = [f for f in json.loads(run.out)["findings"] if f["kind"] != "not-reviewed"]
-    assert (run.code, {f["kind"] for f in findings}, len(findings)) == (
+    findings = [f for f in json.loads(run.out)["findings"] if f["code"] != "not-reviewed"]
+    assert (run.code, {f["code"] for f in findings}, len(findings)) == (
         1,
         {"kept-without-condition"},
         8,  # CVE-2025-50181 among them: a conflict that only needs a refresh is carried

@@ -25,7 +25,7 @@ from patchkeeper.audit.horizon import (
     parse_range,
     taken_earlier,
 )
-from patchkeeper.audit.release import pin_tree
+from patchkeeper.audit.release import AuditRequest, pin_tree
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.config import Config
 from patchkeeper.series.engine import Workspace
@@ -35,25 +35,17 @@ from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def audit_range(
-    config: Config,
-    *,
-    to: str,
-    releases: Path | None = None,
-    pristine: str | None = None,
-) -> HorizonResult:
-    """Audit the configured series at every release the range ``to`` admits, oldest first.
-
-    Args:
-        to: a requirement with a version range, ``"vllm>=0.28,<0.34"``.
-        releases: a directory of ``NAME-VERSION`` release trees to choose from instead of
-            the package indexes.
-        pristine: the old pin's tree (as ``audit --pristine``).
+def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
+    """Audit the configured series at every release the range ``request.to`` admits
+    (``"vllm>=0.28,<0.34"``), oldest first: the releases of ``request.releases`` (a
+    directory of ``NAME-VERSION`` release trees) or of the package indexes, each judged
+    against the old pin's tree ``request.pristine`` (as ``audit --pristine``).
 
     Raises:
         TargetError: ``to`` is not a range, or it admits no release.
         PatchFormatError, FetchError: as their names say.
     """
+    to, releases, pristine = request.to, request.releases, request.pristine
     check_release_option(to, "--to", config.upstream, config.source, range_allowed=True)
     check_release_option(pristine, "--pristine", config.upstream, config.source)
     requirement = parse_range(to)

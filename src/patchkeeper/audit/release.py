@@ -9,6 +9,9 @@ offset or upstreamed: a patch to retire is a finding to act on, not an error.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.verdicts import unreadable_verdict
@@ -59,11 +62,30 @@ def pin_tree(
     return pristine.tree, None
 
 
-def audit_release(config: Config, to: str, pristine: str | None = None) -> AuditResult:
-    """Audit the configured series against the upstream ``to`` (requirement or directory).
+@dataclass(frozen=True)
+class AuditRequest:
+    """What ``audit`` is asked to do; each field is the option of the same parameter name, so
+    the command builds it from click's parsed parameters and the evidence is read back from
+    it.
 
-    ``pristine`` is the old pin's tree (directory or requirement); by default the configured
-    ``pristine`` or ``upstream==pin``.
+    Attributes:
+        to: the new upstream (``--to``): a requirement ``NAME==VERSION`` or a directory; for
+            :func:`patchkeeper.audit.range_audit.audit_range`, a range ``NAME>=A,<B``.
+        releases: with a range, the directory whose ``NAME-VERSION`` subdirectories are the
+            releases (``--releases``); default ``None``, the package indexes' releases.
+        pristine: the old pin's tree (``--pristine``): a directory or a requirement; default
+            ``None``, the configured ``pristine``, else ``upstream==pin``.
+    """
+
+    to: str
+    releases: Path | None = None
+    pristine: str | None = None
+
+
+def audit_release(config: Config, request: AuditRequest) -> AuditResult:
+    """Audit the configured series against the upstream ``request.to`` (requirement or
+    directory), weighing the evidence against the old pin's tree ``request.pristine``
+    (:class:`AuditRequest`).
 
     A patch file that cannot be read (missing, malformed) does not stop the audit: it gets
     the verdict *unreadable* (:func:`patchkeeper.audit.verdicts.unreadable_verdict`) and
@@ -74,6 +96,7 @@ def audit_release(config: Config, to: str, pristine: str | None = None) -> Audit
         FetchError: as its name says.
         TargetError: a tree cannot be had, or a patch path escapes it.
     """
+    to, pristine = request.to, request.pristine
     check_release_option(to, "--to", config.upstream, config.source)
     check_release_option(pristine, "--pristine", config.upstream, config.source)
     series, patches, unreadable = load_series_tolerant(config)

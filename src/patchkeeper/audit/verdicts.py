@@ -65,7 +65,7 @@ from patchkeeper.audit.upstreamed import (
     mostly_there,
     written_differently,
 )
-from patchkeeper.constants import WordEnum
+from patchkeeper.constants import DecisionWord, WordEnum
 from patchkeeper.errors import PatchFormatError
 from patchkeeper.series.engine import (
     EXISTS,
@@ -113,11 +113,13 @@ UNREADABLE = Verdict.UNREADABLE
 GOOD = frozenset({CLEAN, OFFSET, UPSTREAMED})
 
 
-RETIRE = "retire"
-CARRY = "carry"
-PORT = "port"
-LOOK = "look"
-#: What a maintainer does with a patch, by the verdict's evidence.
+RETIRE = DecisionWord.RETIRE.value
+CARRY = DecisionWord.CARRY.value
+PORT = "port"  # the command to run: the patch needs work on the new pin
+LOOK = DecisionWord.LOOK.value
+#: What a maintainer does with a patch, by the verdict's evidence (the words of
+#: :class:`~patchkeeper.constants.DecisionWord`, ``look`` as ``runtime audit`` says it too;
+#: ``port`` is the command's name).
 ACTIONS = (RETIRE, CARRY, PORT, LOOK)
 
 

@@ -6,26 +6,25 @@ the short path of :mod:`patchkeeper.__main__` runs :func:`run` without loading c
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from patchkeeper.config import Config
 from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.trees.apply_series import apply_series
 from patchkeeper.trees.results import ApplyResult
+from patchkeeper.trees.tree import TargetChoice
 
 if TYPE_CHECKING:
     import click
 
 
-def run(config: Config, *, target: Path | None = None, python: Path | None = None) -> ApplyResult:
-    """Apply the configured series to the target (``--target DIR`` or an installed upstream).
+def run(config: Config, choice: TargetChoice) -> ApplyResult:
+    """Apply the configured series to the target ``choice`` names (``--target DIR`` or an
+    installed upstream).
 
     Raises: as :func:`patchkeeper.trees.apply_series.apply_series`.
     """
-    return apply_series(
-        config, lambda tree: overlay_files(config, tree), target=target, python=python
-    )
+    return apply_series(config, lambda tree: overlay_files(config, tree), choice)
 
 
 def __getattr__(name: str) -> click.Command:
@@ -34,16 +33,16 @@ def __getattr__(name: str) -> click.Command:
         raise AttributeError(name)
     import click
 
-    from patchkeeper.commands.cli import Settings, emit
-    from patchkeeper.commands.options import json_option, target_options
+    from patchkeeper.commands.cli import config_of, emit
+    from patchkeeper.commands.options import json_option, request_from, target_options
 
     @click.command("apply")
     @target_options
     @json_option
-    @click.pass_obj
-    def command(settings: Settings, upstream: dict[str, Path | None], as_json: bool) -> None:
+    @click.pass_context
+    def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
         """Apply the whole series to the target, atomically, at fuzz 0."""
-        emit(run(settings.config(), **upstream), as_json)
+        emit(run(config_of(ctx), request_from(ctx, TargetChoice)), as_json)
 
     globals()["command"] = command
     return command

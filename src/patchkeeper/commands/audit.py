@@ -7,20 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
-from patchkeeper.audit.release import audit_release
+from patchkeeper.audit.release import AuditRequest, audit_release
 from patchkeeper.audit.results import AuditResult
-from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, Settings, emit
+from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     RELEASE,
     json_option,
     markdown_option,
     pristine_option,
+    request_from,
+    request_options,
     save_evidence_option,
-    spelt,
     to_option,
 )
 from patchkeeper.config import Config
@@ -29,21 +31,20 @@ from patchkeeper.record import evidence_store
 
 def run(
     config: Config,
+    request: AuditRequest,
     *,
-    to: str,
-    pristine: str | None = None,
     argv: Sequence[str] | None = None,
     save_evidence: bool = False,
 ) -> AuditResult:
-    """Audit the configured series against the upstream ``to``
+    """Audit the configured series against the upstream ``request.to``
     (:func:`patchkeeper.audit.release.audit_release`); keep the result in the evidence
     store when ``save_evidence`` (``--save-evidence``) or ``evidence = true`` says so (with
     ``argv``, the command line; default: the one that asks for this audit).
 
     Raises: as :func:`patchkeeper.audit.release.audit_release`.
     """
-    result = audit_release(config, to, pristine)
-    line = command_line(["audit"], spelt(command, {"to": to, "pristine": pristine}), argv)
+    result = audit_release(config, request)
+    line = command_line(["audit"], request_options(command, request), argv)
     evidence_store.keep(config, "audit", result, line, save_evidence)
     return result
 
@@ -67,26 +68,20 @@ def run(
 @markdown_option("Also write the report as Markdown, for a pull request.")
 @save_evidence_option
 @json_option
-@click.pass_obj
+@click.pass_context
 def command(
-    settings: Settings,
-    to: str,
-    releases: Path | None,
-    pristine: str | None,
-    markdown: Path | None,
-    save_evidence: bool,
-    as_json: bool,
+    ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
 ) -> None:
     """Apply the series to a new upstream release in memory and judge every patch."""
     from patchkeeper.audit.horizon import is_range
 
-    if releases is not None or is_range(to):
+    request = request_from(ctx, AuditRequest)
+    if request.releases is not None or is_range(request.to):
         from patchkeeper.audit.range_audit import audit_range
 
         if save_evidence:
             raise click.UsageError("--save-evidence keeps one release's audit; pass NAME==VERSION")
-        horizon = audit_range(settings.config(), to=to, releases=releases, pristine=pristine)
-        emit(horizon, as_json, markdown)
-    config = settings.config()
-    result = run(config, to=to, pristine=pristine, argv=ARGV, save_evidence=save_evidence)
+        emit(audit_range(config_of(ctx), request), as_json, markdown)
+    config = config_of(ctx)
+    result = run(config, request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json, markdown)

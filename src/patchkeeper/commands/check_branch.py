@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import checkout_option, json_option, request_from, tag_option
 from patchkeeper.config import Config
 from patchkeeper.ledger.check_branch import CheckBranchRequest, CheckBranchResult, check_branch
@@ -28,6 +28,4 @@ def run(config: Config, request: CheckBranchRequest) -> CheckBranchResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Prove that the series applied to the pin's tag is the integration branch."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, CheckBranchRequest)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, CheckBranchRequest)), as_json)

@@ -65,6 +65,17 @@ class Settings:
             require_series(config)
 
 
+def config_of(ctx: click.Context) -> Any:
+    """The configuration the group's options name (:meth:`Settings.config`: loaded once),
+    for a command of the group.
+
+    Raises: as :meth:`Settings.config`.
+    """
+    settings = ctx.find_object(Settings)
+    assert settings is not None
+    return settings.config()
+
+
 #: Commands that read the series, and so need a configuration or the default series file.
 SERIES_COMMANDS = frozenset(
     {

@@ -2,38 +2,31 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import FILE_PATH, Settings, emit
-from patchkeeper.commands.options import checkout_option, json_option, output_option, tag_option
+from patchkeeper.commands.cli import FILE_PATH, config_of, emit
+from patchkeeper.commands.options import (
+    checkout_option,
+    json_option,
+    output_option,
+    request_from,
+    tag_option,
+)
 from patchkeeper.config import Config
-from patchkeeper.ledger.export import ExportResult, export_commit, export_range
+from patchkeeper.ledger.export import ExportRequest, ExportResult, export_topics
 
 
-def run(
-    config: Config,
-    *,
-    rev: str | None = None,
-    rev_range: str | None = None,
-    checkout: Path | None = None,
-    output: Path | None = None,
-    tag: str | None = None,
-    normalise: bool = False,
-) -> ExportResult:
-    """Export the commit ``rev`` (to ``output``, default: its series name) or every topic
-    commit of ``rev_range``; exactly one of the two is given (``main`` checks). A patch file
-    that exists keeps its form unless ``normalise`` (git's form then).
+def run(config: Config, request: ExportRequest) -> ExportResult:
+    """Export the commit ``request.rev`` (to ``request.output``, default: its series name)
+    or every topic commit of ``request.rev_range``; exactly one of the two is given (the
+    command checks). A patch file that exists keeps its form unless ``request.normalise``
+    (git's form then).
 
-    Raises: as :func:`patchkeeper.ledger.export.export_commit` and
-        :func:`patchkeeper.ledger.export.export_range`.
+    Raises: as :func:`patchkeeper.ledger.export.export_topics`.
     """
-    if rev_range is not None:
-        return export_range(config, rev_range, checkout=checkout, tag=tag, normalise=normalise)
-    return export_commit(
-        config, str(rev), checkout=checkout, output=output, tag=tag, normalise=normalise
-    )
+    return export_topics(config, request)
 
 
 @click.command("export")
@@ -48,30 +41,13 @@ def run(
     help="Write git's form (diff --git, full ids, an exported-from line), not the file's own.",
 )
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings,
-    rev: str | None,
-    rev_range: str | None,
-    output: Path | None,
-    checkout: Path | None,
-    tag: str | None,
-    normalise: bool,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write a commit (or every topic commit of --range) as a patch file."""
-    if (rev is None) == (rev_range is None):
+    request = request_from(ctx, ExportRequest)
+    if (request.rev is None) == (request.rev_range is None):
         raise click.UsageError("give either a commit or --range BASE..BRANCH")
-    config = settings.config()
-    if rev_range is not None and output is not None:
+    config = config_of(ctx)
+    if request.rev_range is not None and request.output is not None:
         raise click.UsageError("-o goes with a single commit, not --range")
-    result = run(
-        config,
-        rev=rev,
-        rev_range=rev_range,
-        checkout=checkout,
-        output=output,
-        tag=tag,
-        normalise=normalise,
-    )
-    emit(result, as_json)
+    emit(run(config, request), as_json)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     branch_option,
     checkout_option,
@@ -37,6 +37,4 @@ def run(config: Config, request: ImportRequest) -> ImportResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Commit each patch of the series on a new branch at the pin's tag."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, ImportRequest)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, ImportRequest)), as_json)

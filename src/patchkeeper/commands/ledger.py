@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from patchkeeper.commands.cli import Settings, emit
-from patchkeeper.commands.options import check_option, json_option
+from patchkeeper.commands.cli import config_of, emit
+from patchkeeper.commands.options import check_option, json_option, request_from
 from patchkeeper.config import Config
-from patchkeeper.ledger.table import LedgerResult, write_ledger
+from patchkeeper.ledger.table import LedgerRequest, LedgerResult, write_ledger
 
 
-def run(config: Config, *, check: bool = False, pre_commit: bool = False) -> LedgerResult:
-    """Rewrite (``check``: only compare) the table between the ledger file's markers;
-    ``pre_commit``: as a pre-commit hook (a rewrite exits 1, messages name pre-commit's
-    commands).
+def run(config: Config, request: LedgerRequest) -> LedgerResult:
+    """Rewrite (``request.check``: only compare) the table between the ledger file's
+    markers; ``request.pre_commit``: as a pre-commit hook (a rewrite exits 1, messages name
+    pre-commit's commands).
 
     Raises: as :func:`patchkeeper.ledger.table.write_ledger`.
     """
-    return write_ledger(config, check=check, pre_commit=pre_commit)
+    return write_ledger(config, request)
 
 
 @click.command("ledger")
@@ -30,7 +32,7 @@ def run(config: Config, *, check: bool = False, pre_commit: bool = False) -> Led
     "pre-commit's commands in the messages.",
 )
 @json_option
-@click.pass_obj
-def command(settings: Settings, check: bool, pre_commit: bool, as_json: bool) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the ledger table from the patch headers (--check: only compare)."""
-    emit(run(settings.config(), check=check, pre_commit=pre_commit), as_json)
+    emit(run(config_of(ctx), request_from(ctx, LedgerRequest)), as_json)

@@ -2,42 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import DIRECTORY_PATH, Settings, emit
+from patchkeeper.commands.cli import DIRECTORY_PATH, config_of, emit
 from patchkeeper.commands.options import (
     checkout_option,
     json_option,
     markdown_option,
+    request_from,
     upstream_option,
 )
 from patchkeeper.config import Config, spelt_for
-from patchkeeper.ledger.lint import LintResult, lint_downstream
+from patchkeeper.ledger.lint import LintRequest, LintResult, lint_downstream
 
 
-def run(
-    config: Config,
-    *,
-    output_format: str = "text",
-    checkout: Path | None = None,
-    upstream: Path | None = None,
-    foreign_checkouts: Mapping[str, Path] | None = None,
-) -> LintResult:
-    """Lint the downstream; ``output_format`` is ``"text"`` or ``"github"``.
+def run(config: Config, request: LintRequest) -> LintResult:
+    """Lint the downstream as ``request`` says; the result's hint is spelt for the
+    configuration file read, and says where the command ran from.
 
     Raises: as :func:`patchkeeper.ledger.lint.lint_downstream`.
     """
-    result = lint_downstream(
-        config,
-        output_format=output_format,
-        checkout=checkout,
-        upstream=upstream,
-        foreign_checkouts=foreign_checkouts,
-    )
+    result = lint_downstream(config, request)
     hint = spelt_for(result.hint, config.source)  # [headers] in a patchkeeper.toml
     return replace(result, cwd=_below_root(config.root), hint=hint)
 
@@ -51,7 +40,11 @@ def _below_root(root: Path) -> str:
     return "" if inside == "." else inside
 
 
-def _checkouts(values: tuple[str, ...]) -> dict[str, Path]:
+def _checkouts(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, Path]:
+    """``--foreign-checkout``'s values, ``[NAME=]PATH`` each, as ``{NAME or "": the
+    resolved PATH}`` (a later one of the same name wins)."""
     out: dict[str, Path] = {}
     for value in values:
         name, sep, path = value.partition("=")
@@ -76,29 +69,15 @@ def _checkouts(values: tuple[str, ...]) -> dict[str, Path]:
 )
 @click.option(
     "--foreign-checkout",
-    "foreign",
+    "foreign_checkouts",
     multiple=True,
+    callback=_checkouts,
     metavar="[NAME=]PATH",
     help="A checkout for foreign diffs and vendored trees (all, or the entry NAME).",
 )
 @markdown_option("Also write the findings as Markdown.")
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings,
-    output_format: str,
-    checkout: Path | None,
-    upstream: Path | None,
-    foreign: tuple[str, ...],
-    markdown: Path | None,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, markdown: Path | None, as_json: bool, **_: Any) -> None:
     """Check headers, the series, hand edits, the knob rule and the other entries."""
-    result = run(
-        settings.config(),
-        output_format=output_format,
-        checkout=checkout,
-        upstream=upstream,
-        foreign_checkouts=_checkouts(foreign),
-    )
-    emit(result, as_json, markdown)
+    emit(run(config_of(ctx), request_from(ctx, LintRequest)), as_json, markdown)

@@ -9,9 +9,8 @@ The evidence of what a command was given is read from click's parsed parameters
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,33 +41,50 @@ def config_option(late: bool = False) -> click.Option:
     is shown in its help; the one every command also takes (``late=True``, after the
     command: pre-commit appends a hook's ``args`` there) is hidden and sets the group's
     :class:`Settings`."""
-    return click.Option(
-        ["--config", "late_config" if late else "config_file"],
-        type=FILE_PATH,
-        expose_value=not late,
-        is_eager=late,
-        hidden=late,
-        callback=_late_config if late else None,
-        help=None
-        if late
-        else "patchkeeper.toml or pyproject.toml to read (default: search upwards); "
+    return _group_or_late_option(
+        "--config",
+        "config_file",
+        FILE_PATH,
+        _late_config,
+        "patchkeeper.toml or pyproject.toml to read (default: search upwards); "
         "may also follow the command.",
+        late,
     )
 
 
 def directory_option(late: bool = False) -> click.Option:
     """``-C DIR``: run as if started in ``DIR`` (as ``git -C``); ``late`` as in
     :func:`config_option`."""
+    return _group_or_late_option(
+        "-C",
+        "directory",
+        DIRECTORY_PATH,
+        _late_directory,
+        "Run as if started in this downstream directory; may also follow the command.",
+        late,
+    )
+
+
+def _group_or_late_option(
+    name: str,
+    parameter: str,
+    kind: click.Path,
+    apply_late: Callable[[click.Context, click.Parameter, Any], None],
+    help: str,
+    late: bool,
+) -> click.Option:
+    """The group's option ``name`` (parameter ``parameter`` of type ``kind``, shown with
+    ``help``), or, ``late``, the same option after the command: hidden, parsed before the
+    command's other options and given to ``apply_late`` at once instead of to the command
+    (parameter ``late_<parameter>``)."""
     return click.Option(
-        ["-C", "late_directory" if late else "directory"],
-        type=DIRECTORY_PATH,
+        [name, f"late_{parameter}" if late else parameter],
+        type=kind,
         expose_value=not late,
         is_eager=late,
         hidden=late,
-        callback=_late_directory if late else None,
-        help=None
-        if late
-        else "Run as if started in this downstream directory; may also follow the command.",
+        callback=apply_late if late else None,
+        help=None if late else help,
     )
 
 
@@ -152,24 +168,11 @@ def given_options(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def spelt(command: click.Command, values: Mapping[str, object]) -> dict[str, object]:
-    """``values`` (parameter name -> value) keyed by each option's name on the command line
-    (``{"to": "x"}`` -> ``{"--to": "x"}``), for the command line an evidence command keeps
-    when it is run from Python (:func:`patchkeeper.commands.common.command_line`).
-
-    Raises:
-        KeyError: a name that is no option of ``command``.
-    """
-    names = {param.name: param.opts[-1] for param in command.params if param.opts}
-    return {names[name]: value for name, value in values.items()}
-
-
 def request_from(ctx: click.Context, kind: type[Request], **fixed: object) -> Request:
     """The feature's request ``kind`` (a dataclass whose fields are named after the
     command's parameters) built from the parameters click parsed: each field takes the
     parameter of its name; ``fixed`` gives the fields no parameter of that name holds
-    (``action=``, or a mapping such as :func:`plugin_options`' ``plugin_location``), and
-    wins over a parameter. A field neither names keeps its default.
+    (``action=``), and wins over a parameter. A field neither names keeps its default.
 
     Raises:
         TypeError: ``fixed`` names no field of ``kind``.
@@ -193,13 +196,6 @@ def request_options(command: click.Command, request: Any, **extra: object) -> di
     }
 
 
-def plugin_values(
-    plugin: Path | None, package: str | None, patch_directory: str | None
-) -> dict[str, object]:
-    """The values of :func:`plugin_options` by parameter name, for :func:`spelt`."""
-    return {"plugin": plugin, "package": package, "patch_dir": patch_directory}
-
-
 def option_name(command: click.Command, name: str) -> str:
     """How the command line spells ``command``'s option ``name`` (``"old"`` -> ``"--from"``),
     for a message that names it.
@@ -207,27 +203,13 @@ def option_name(command: click.Command, name: str) -> str:
     Raises:
         KeyError: ``name`` is no option of ``command``.
     """
-    (spelling,) = spelt(command, {name: None})
-    return spelling
+    for param in command.params:
+        if param.name == name and param.opts:
+            return param.opts[-1]
+    raise KeyError(name)
 
 
 # ------------------------------------------------------------------ upstream trees
-
-
-def _passed_as(into: str, keywords: Mapping[str, str]) -> Decorator:
-    """Hand the options named in ``keywords`` to the command function as one mapping ``into``
-    (option parameter -> keyword argument of the command module's ``run``), so that the
-    command passes them on as ``**into``."""
-
-    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(function)
-        def command(*args: Any, **kwargs: Any) -> Any:
-            kwargs[into] = {keyword: kwargs.pop(name) for name, keyword in keywords.items()}
-            return function(*args, **kwargs)
-
-        return command
-
-    return decorate
 
 
 def python_option(
@@ -259,9 +241,8 @@ class TreePath(click.Path):
 
 
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """The options that say which upstream tree a command works on, passed to the command
-    as one mapping ``upstream`` (``target=`` and ``python=`` of its ``run``)."""
-    function = _passed_as("upstream", {"target": "target", "python": "python"})(function)
+    """The options that say which upstream tree a command works on: the fields of
+    :class:`patchkeeper.trees.tree.TargetChoice`."""
     function = python_option()(function)
     function = click.option(
         "--target",
@@ -372,14 +353,11 @@ def refuse_resume_with(ctx: click.Context, starting: tuple[str, ...], what: str)
 
 
 def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """The options that say where the plugin is (override [tool.patchkeeper.runtime]), passed
-    to the command as one mapping ``plugin_location`` (``plugin=``, ``package=`` and
-    ``patch_directory=`` of its ``run``)."""
-    keywords = {"plugin": "plugin", "package": "package", "patch_dir": "patch_directory"}
-    function = _passed_as("plugin_location", keywords)(function)
+    """The options that say where the plugin is (override [tool.patchkeeper.runtime]): the
+    fields of :class:`patchkeeper.runtime.settings.PluginLocation`."""
     function = click.option(
         "--patch-dir",
-        "patch_dir",
+        "patch_directory",
         help="The patch directory, relative to the plugin root (default: <package>/patch).",
     )(function)
     function = click.option("--package", "package", help="The plugin's import package.")(function)

@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, Settings, emit
+from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     RELEASE,
@@ -93,9 +93,7 @@ def command(
     ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
 ) -> None:
     """Carry the series to a new upstream release: refresh, merge, retire; stop at conflicts."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     action = refuse_resume_with(ctx, PortRequest.starting(), "the port") or "port"
     request = request_from(ctx, PortRequest, action=action)
-    result = run(settings.config(), request, argv=ARGV, save_evidence=save_evidence)
+    result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json, markdown)

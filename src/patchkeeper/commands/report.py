@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import check_option, json_option, python_option, request_from
 from patchkeeper.config import Config
 from patchkeeper.record.report import ReportRequest, write_report
@@ -29,6 +29,4 @@ def run(config: Config, request: ReportRequest | None = None) -> ReportResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the audit record (AUDIT.md): environment, decisions with evidence, validation."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, ReportRequest)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, ReportRequest)), as_json)

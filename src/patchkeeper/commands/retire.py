@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import at_option, json_option, request_from
 from patchkeeper.config import Config
 from patchkeeper.ledger.table import RetireRequest, RetireResult, retire
@@ -30,6 +30,4 @@ def run(config: Config, request: RetireRequest) -> RetireResult:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Take a patch out of the series and the tree; record it in the Retired table."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, RetireRequest)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, RetireRequest)), as_json)

@@ -4,54 +4,40 @@ check that every patch is live."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, Settings, emit
+from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     json_option,
     plugin_options,
-    plugin_values,
     python_option,
+    request_from,
+    request_options,
     save_evidence_option,
-    spelt,
 )
 from patchkeeper.config import Config
 from patchkeeper.record import evidence_store
-from patchkeeper.runtime.live.check import LiveCheck, check_live
+from patchkeeper.runtime.live.check import LiveCheck, LiveCheckRequest, check_live
 
 
 def run(
     config: Config | None,
+    request: LiveCheckRequest,
     *,
-    python: Path,
-    timeout: float = 120.0,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
     argv: Sequence[str] | None = None,
     save_evidence: bool = False,
 ) -> LiveCheck:
-    """Check the plugin's patches live in ``python``'s environment (``timeout`` in seconds)
-    and keep the result in the evidence store, with ``argv`` (the command line; default: the
-    one that asks for this check).
+    """Check the plugin's patches live in the environment of ``request.python`` (within
+    ``request.timeout`` seconds) and keep the result in the evidence store, with ``argv``
+    (the command line; default: the one that asks for this check).
 
     Raises: as :func:`patchkeeper.runtime.live.check.check_live`.
     """
-    result = check_live(
-        config,
-        python=python,
-        timeout=timeout,
-        plugin=plugin,
-        package=package,
-        patch_directory=patch_directory,
-    )
-    values = {"python": python, "timeout": timeout}
-    options = spelt(command, values | plugin_values(plugin, package, patch_directory))
-    line = command_line(["runtime", "check"], options, argv)
+    result = check_live(config, request)
+    line = command_line(["runtime", "check"], request_options(command, request), argv)
     evidence_store.keep(config, "runtime check", result, line, save_evidence)
     return result
 
@@ -65,22 +51,9 @@ def run(
 @plugin_options
 @save_evidence_option
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings,
-    python: Path,
-    timeout: float,
-    plugin_location: dict[str, Any],
-    save_evidence: bool,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, save_evidence: bool, as_json: bool, **_: Any) -> None:
     """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
-    result = run(
-        settings.config(),
-        python=python,
-        timeout=timeout,
-        **plugin_location,
-        argv=ARGV,
-        save_evidence=save_evidence,
-    )
+    request = request_from(ctx, LiveCheckRequest)
+    result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     RELEASE,
     at_option,
@@ -39,10 +39,6 @@ def run(config: Config | None, request: LockRequest) -> LockResult:
 @plugin_options
 @json_option
 @click.pass_context
-def command(
-    ctx: click.Context, /, plugin_location: dict[str, Any], as_json: bool, **_: Any
-) -> None:
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    emit(run(settings.config(), request_from(ctx, LockRequest, **plugin_location)), as_json)
+    emit(run(config_of(ctx), request_from(ctx, LockRequest)), as_json)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
@@ -44,11 +44,7 @@ def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
 @plugin_options
 @json_option
 @click.pass_context
-def command(
-    ctx: click.Context, /, plugin_location: dict[str, Any], as_json: bool, **_: Any
-) -> None:
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
-    result = run(settings.config(), request_from(ctx, RuntimePortRequest, **plugin_location))
+    result = run(config_of(ctx), request_from(ctx, RuntimePortRequest))
     emit(result, as_json)

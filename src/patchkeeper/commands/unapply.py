@@ -5,16 +5,17 @@ The operation, its refusals and the backup of ``--force`` are in ``trees/unapply
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     force_option,
     json_option,
     option_name,
     pristine_option,
+    request_from,
     target_options,
 )
 from patchkeeper.config import Config
@@ -22,22 +23,16 @@ from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.results import ApplyResult
 from patchkeeper.trees.tree import INSTALLED, check_paths, pristine_for, target_tree
-from patchkeeper.trees.unapply_tree import unapply_from_tree
+from patchkeeper.trees.unapply_tree import UnapplyRequest, unapply_from_tree
 from patchkeeper.upstream.requirements import check_release_option
 
 
-def run(
-    config: Config,
-    *,
-    target: Path | None = None,
-    python: Path | None = None,
-    pristine: str | None = None,
-    force: bool = False,
-) -> ApplyResult:
-    """Undo the configured series on the target, checked against the pristine reference.
+def run(config: Config, request: UnapplyRequest) -> ApplyResult:
+    """Undo the configured series on the target ``request`` names, checked against the
+    pristine reference.
 
     A target whose touched files drifted (undoing the series would not give the pristine
-    files) is refused, naming them; with ``force`` the series is undone anyway and the
+    files) is refused, naming them; with ``request.force`` the series is undone anyway and the
     drifted files' bytes from before are first copied to a backup directory
     (:func:`patchkeeper.trees.backup.backup_files`), named in the result. A series only some
     of whose patches are applied is undone for those patches when every patch is whole and a
@@ -50,9 +45,10 @@ def run(
         LockError: another process holds the target.
         FetchError: the pristine reference must be downloaded and cannot be.
     """
+    pristine = request.pristine
     check_release_option(pristine, option_name(command, "pristine"), config.upstream, config.source)
     _, patches = load_series(config)
-    tree = target_tree(config, target, python)
+    tree = target_tree(config, request.target, request.python)
     check_paths(tree, patches)
     # RECORD is read under the lock, after any roll-back (see verify_series).
     from_record = tree.kind == INSTALLED and pristine is None
@@ -64,7 +60,7 @@ def run(
         lambda: overlay_files(config, tree),
         lock_timeout=config.lock_timeout,
         backup_root=config.root,
-        force=force,
+        force=request.force,
         from_record=from_record,
     )
 
@@ -77,13 +73,7 @@ def run(
     ".patchkeeper/backup/ first."
 )
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings,
-    upstream: dict[str, Path | None],
-    pristine: str | None,
-    force: bool,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Reverse the whole series, last patch first, back to pristine."""
-    emit(run(settings.config(), **upstream, pristine=pristine, force=force), as_json)
+    emit(run(config_of(ctx), request_from(ctx, UnapplyRequest)), as_json)

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from patchkeeper.commands import audit, decide, port, report, runtime_audit, runtime_port
-from patchkeeper.commands.cli import Settings, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     RELEASE,
     branch_option,
@@ -67,8 +67,6 @@ def run(config: Config, request: UpgradeRequest) -> UpgradeResult:
 @click.pass_context
 def command(ctx: click.Context, /, markdown: Path | None, as_json: bool, **_: Any) -> None:
     """Audit, decide, port and record an upgrade in one go; say what is left for a person."""
-    settings = ctx.find_object(Settings)
-    assert settings is not None
     action = refuse_resume_with(ctx, UpgradeRequest.starting(), "the upgrade") or "upgrade"
-    result = run(settings.config(), request_from(ctx, UpgradeRequest, action=action))
+    result = run(config_of(ctx), request_from(ctx, UpgradeRequest, action=action))
     emit(result, as_json, markdown)

@@ -6,25 +6,26 @@ nothing drifted. The command keeps the result in the evidence store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, Settings, emit
+from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     json_option,
     option_name,
     pristine_option,
+    request_from,
+    request_options,
     save_evidence_option,
-    spelt,
     target_options,
 )
 from patchkeeper.config import Config
 from patchkeeper.ledger.target_files import downstream_files, overlay_files
 from patchkeeper.record import evidence_store
 from patchkeeper.trees.results import VerifyResult
-from patchkeeper.trees.verify_series import VerifyOptions, verify_series
+from patchkeeper.trees.verify_series import VerifyOptions, VerifyRequest, verify_series
 
 
 def options_of(command: click.Command) -> VerifyOptions:
@@ -35,14 +36,12 @@ def options_of(command: click.Command) -> VerifyOptions:
 
 def run(
     config: Config,
+    request: VerifyRequest,
     *,
-    target: Path | None = None,
-    python: Path | None = None,
-    pristine: str | None = None,
     argv: Sequence[str] | None = None,
     save_evidence: bool = False,
 ) -> VerifyResult:
-    """The state of the configured series on the target
+    """The state of the configured series on the target ``request`` names
     (:func:`patchkeeper.trees.verify_series.verify_series`), kept in the evidence store when
     ``save_evidence`` (``--save-evidence``) or ``evidence = true`` says so, with ``argv`` (the
     command line; default: the one that asks for this check).
@@ -54,11 +53,9 @@ def run(
         lambda tree: overlay_files(config, tree),
         downstream_files,
         options_of(command),
-        target=target,
-        python=python,
-        pristine=pristine,
+        request,
     )
-    options = spelt(command, {"target": target, "python": python, "pristine": pristine})
+    options = request_options(command, request)
     evidence_store.keep(
         config, "verify", result, command_line(["verify"], options, argv), save_evidence
     )
@@ -73,21 +70,9 @@ def run(
 )
 @save_evidence_option
 @json_option
-@click.pass_obj
-def command(
-    settings: Settings,
-    upstream: dict[str, Path | None],
-    pristine: str | None,
-    save_evidence: bool,
-    as_json: bool,
-) -> None:
+@click.pass_context
+def command(ctx: click.Context, /, save_evidence: bool, as_json: bool, **_: Any) -> None:
     """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
-    result = run(
-        settings.config(),
-        target=upstream["target"],
-        python=upstream["python"],
-        pristine=pristine,
-        argv=ARGV,
-        save_evidence=save_evidence,
-    )
+    request = request_from(ctx, VerifyRequest)
+    result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
     emit(result, as_json)

@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Bounds, Config, dotted_key_line, validate
-from patchkeeper.errors import ConfigError, GitError, TargetError
-from patchkeeper.ledger.findings import Finding, display_path
+from patchkeeper.errors import ConfigError, Finding, GitError, TargetError
+from patchkeeper.ledger.findings import display_path
 from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import entries_table
 from patchkeeper.upstream import gitops
@@ -253,9 +253,9 @@ def check_overlay_tree(config: Config, tree: Path) -> list[Finding]:
     for relative, data in sorted(overlay_files(config).items()):
         target = base / relative
         if not target.is_file():
-            out.append(Finding(source, None, "PK501", f"overlay file {relative} is not in {base}"))
+            out.append(Finding("PK501", source, None, f"overlay file {relative} is not in {base}"))
         elif target.read_bytes() != data:
-            out.append(Finding(source, None, "PK501", f"overlay file {relative} differs in {base}"))
+            out.append(Finding("PK501", source, None, f"overlay file {relative} differs in {base}"))
     return out
 
 
@@ -265,9 +265,9 @@ def lint_overlay(entry: Entry, root: Path, source: Path) -> list[Finding]:
         return []
     return [
         Finding(
+            "PK501",
             display_path(source, root),
             None,
-            "PK501",
             f"overlay '{entry.name}': {display_path(entry.path, root)} is missing or empty",
         )
     ]
@@ -314,7 +314,7 @@ def _pin_of(entry: Entry, root: Path) -> str:
 
 
 def _pin_finding(entry: Entry, root: Path, source: Path, message: str) -> Finding:
-    return Finding(display_path(source, root), None, "PK506", f"{entry.name}: {message}")
+    return Finding("PK506", display_path(source, root), None, f"{entry.name}: {message}")
 
 
 # --------------------------------------------------------------------------- foreign diffs
@@ -347,7 +347,7 @@ def check_foreign_diff(entry: Entry, checkout: Path, root: Path, source: Path) -
         if line.startswith("error: ")
     ] or ["git apply failed"]
     return [
-        Finding(shown, None, "PK505", f"does not apply at {commit[:12]}: {message}")
+        Finding("PK505", shown, None, f"does not apply at {commit[:12]}: {message}")
         for message in messages
     ]
 
@@ -388,15 +388,15 @@ def check_vendored(entry: Entry, checkout: Path, root: Path, source: Path) -> li
     for relative, path in local.items():
         shown = display_path(path, root)
         if relative not in pinned:
-            findings.append(Finding(shown, None, "PK503", f"not in {commit[:12]}"))
+            findings.append(Finding("PK503", shown, None, f"not in {commit[:12]}"))
         elif gitops.hash_blob(path.read_bytes()) != pinned[relative][1]:
-            findings.append(Finding(shown, None, "PK502", f"differs from {commit[:12]}"))
+            findings.append(Finding("PK502", shown, None, f"differs from {commit[:12]}"))
     if entry.options["complete"]:
         excluded = entry.options["exclude"]
         for relative in sorted(set(pinned) - set(local)):
             if not any(fnmatch.fnmatch(relative, pattern) for pattern in excluded):
                 shown = display_path(entry.path / relative, root)
-                findings.append(Finding(shown, None, "PK504", f"missing; {commit[:12]} has it"))
+                findings.append(Finding("PK504", shown, None, f"missing; {commit[:12]} has it"))
     return findings
 
 

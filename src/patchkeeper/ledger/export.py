@@ -27,9 +27,8 @@ from pathlib import Path
 
 from patchkeeper import constants as C
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, PatchFormatError, PatchkeeperError
+from patchkeeper.errors import ConfigError, Finding, PatchFormatError, PatchkeeperError
 from patchkeeper.ledger import patch_form
-from patchkeeper.ledger.findings import Finding
 from patchkeeper.ledger.patch_form import Sides
 from patchkeeper.ledger.settings import GitSettings, git_settings, ledger_settings
 from patchkeeper.ledger.table import row_name
@@ -314,6 +313,57 @@ def _topic(config: Config, tag: str | None, subject: bytes, commit: str) -> str 
     return match.group("topic") if match else None
 
 
+@dataclass(frozen=True)
+class ExportRequest:
+    """What ``export`` is asked to do; each field is the argument or option of the same
+    parameter name, so the command builds it from click's parsed parameters. Exactly one of
+    ``rev`` and ``rev_range`` is given (the command checks).
+
+    Attributes:
+        rev: the commit to export (the argument ``REV``); default ``None``.
+        rev_range: every topic commit of ``BASE..BRANCH`` (``--range``); default ``None``.
+        output: the patch file of a single commit (``-o``/``--output``); default ``None``,
+            ``<patches>/<topic>.patch`` from its subject.
+        checkout: the upstream git checkout (``--checkout``); default ``None``,
+            ``[git] checkout``.
+        tag: the topic tag of ``[TAG] <topic>`` subjects (``--tag``); default ``None``,
+            ``[git] tag``.
+        normalise: write git's form, not the existing file's own (``--normalise``); default
+            ``False``.
+    """
+
+    rev: str | None = None
+    rev_range: str | None = None
+    output: Path | None = None
+    checkout: Path | None = None
+    tag: str | None = None
+    normalise: bool = False
+
+
+def export_topics(config: Config, request: ExportRequest) -> ExportResult:
+    """``patchkeeper export``: :func:`export_range` for ``request.rev_range``, else
+    :func:`export_commit` for ``request.rev``.
+
+    Raises: as :func:`export_commit` and :func:`export_range`.
+    """
+    if request.rev_range is not None:
+        return export_range(
+            config,
+            request.rev_range,
+            checkout=request.checkout,
+            tag=request.tag,
+            normalise=request.normalise,
+        )
+    return export_commit(
+        config,
+        str(request.rev),
+        checkout=request.checkout,
+        output=request.output,
+        tag=request.tag,
+        normalise=request.normalise,
+    )
+
+
 def export_commit(
     config: Config,
     rev: str,
@@ -581,16 +631,16 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
         elif named in by_origin:
             commit = by_origin[named]
         else:
-            return [Finding(where, line, "PK303", f"commit {named[:12]} is not in {root}")]
+            return [Finding("PK303", where, line, f"commit {named[:12]} is not in {root}")]
         try:
             _, expected = render_commit(root, commit, config, notes.get(commit), patch)
         except ExportError as exc:
-            return [Finding(where, line, "PK302", f"cannot re-export {named[:12]}: {exc.message}")]
+            return [Finding("PK302", where, line, f"cannot re-export {named[:12]}: {exc.message}")]
         if expected == patch.raw:
             return []
         at = _first_difference(patch.raw, expected)
         return [
-            Finding(where, at, "PK302", f"differs from re-exporting {named[:12]} (edited by hand?)")
+            Finding("PK302", where, at, f"differs from re-exporting {named[:12]} (edited by hand?)")
         ]
 
     return check

@@ -1,4 +1,4 @@
-"""Lint findings: one problem at one place, printed as ``file:line: code message``.
+"""The lint codes: which rule a lint :class:`~patchkeeper.errors.Finding` comes from.
 
 Shared by :mod:`patchkeeper.ledger.lint` and :mod:`patchkeeper.ledger.entries`. Codes are stable
 (a CI configuration may disable one by name); each group of codes is one kind of check:
@@ -12,8 +12,6 @@ Shared by :mod:`patchkeeper.ledger.lint` and :mod:`patchkeeper.ledger.entries`. 
 
 from __future__ import annotations
 
-import posixpath
-from dataclasses import dataclass
 from pathlib import Path
 
 #: Every code with a one-line description (``patchkeeper lint --json`` and docs/ci.md).
@@ -39,51 +37,6 @@ CODES: dict[str, str] = {
     "PK505": "a foreign diff does not apply at its pinned commit at fuzz 0",
     "PK506": "an entry's pin cannot be read or resolved",
 }
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem.
-
-    Attributes:
-        path: the file it is in (relative to the downstream root when inside it).
-        line: 1-based line, or ``None`` for the whole file.
-        code: a key of :data:`CODES`.
-        message: what is wrong, one sentence.
-    """
-
-    path: str
-    line: int | None
-    code: str
-    message: str
-
-    def text(self, cwd: str = "") -> str:
-        """``file:line: code message`` (``file: code message`` without a line); ``cwd``: the
-        directory the path is named from, relative to the downstream root (``""``: the root;
-        an absolute path is named as it is)."""
-        path = self.path
-        if cwd and not posixpath.isabs(path):
-            path = posixpath.relpath(path, cwd)
-        where = f"{path}:{self.line}" if self.line is not None else path
-        return f"{where}: {self.code} {self.message}"
-
-    def github(self) -> str:
-        """A GitHub Actions annotation: ``::error file=F,line=N,title=CODE::message``."""
-        props = [f"file={_escape_property(self.path)}"]
-        if self.line is not None:
-            props.append(f"line={self.line}")
-        props.append(f"title={self.code}")
-        return f"::error {','.join(props)}::{_escape_data(self.message)}"
-
-
-def _escape_data(text: str) -> str:
-    # GitHub's workflow-command escaping (actions/toolkit, command.ts: escapeData).
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    # actions/toolkit, command.ts: escapeProperty.
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def display_path(path: Path, root: Path) -> str:

@@ -1,6 +1,6 @@
 """``patchkeeper lint``: the checks the series workflow's scripts made, as one command.
 
-Every problem is a :class:`patchkeeper.ledger.findings.Finding`, printed ``file:line: code message``
+Every problem is a :class:`patchkeeper.errors.Finding`, printed ``file:line: code message``
 (or as GitHub annotations). The checks:
 
 - header fields: a required one missing or empty, a ``Kind`` outside the vocabulary, a
@@ -22,11 +22,11 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.errors import PatchFormatError
+from patchkeeper.errors import Finding, PatchFormatError
 from patchkeeper.ledger.entries import (
     Entry,
     check_foreign_diff,
@@ -35,7 +35,7 @@ from patchkeeper.ledger.entries import (
     lint_overlay,
     load_entries,
 )
-from patchkeeper.ledger.findings import Finding, display_path
+from patchkeeper.ledger.findings import display_path
 from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_settings, lint_settings
 from patchkeeper.ledger.table import read_preamble
 from patchkeeper.series.headers import Headers, parse_headers
@@ -145,30 +145,30 @@ def check_fields(
     out: list[Finding] = []
     for name in settings.required:
         if name.lower() not in get:
-            out.append(Finding(where, fallback_line, "PK101", f"missing header '{name}:'"))
+            out.append(Finding("PK101", where, fallback_line, f"missing header '{name}:'"))
     for key, (value, line) in get.items():
         if not value.strip() and key in {n.lower() for n in settings.required}:
-            out.append(Finding(where, line, "PK102", f"header '{key}' is empty"))
+            out.append(Finding("PK102", where, line, f"header '{key}' is empty"))
         elif _placeholder(value, settings.placeholders):
-            out.append(Finding(where, line, "PK105", f"'{key}' is a placeholder: {value!r}"))
+            out.append(Finding("PK105", where, line, f"'{key}' is a placeholder: {value!r}"))
     kind = get.get("kind")
     if kind and kind[0].strip() and kind[0].strip() not in settings.kinds:
         allowed = ", ".join(settings.kinds)
-        out.append(Finding(where, kind[1], "PK103", f"kind '{kind[0]}' is not one of {allowed}"))
+        out.append(Finding("PK103", where, kind[1], f"kind '{kind[0]}' is not one of {allowed}"))
     cut = get.get("cut-against")
     if pin and cut and cut[0].strip() and not _pin_prefix(cut[0].strip(), pin):
         out.append(
             Finding(
-                where, cut[1], "PK104", f"Cut-against '{cut[0][:40]}' does not begin with {pin}"
+                "PK104", where, cut[1], f"Cut-against '{cut[0][:40]}' does not begin with {pin}"
             )
         )
     upstream = get.get("upstream")
     if upstream and upstream[0].strip() and not UPSTREAM_VALUE.match(upstream[0].strip()):
         out.append(
             Finding(
+                "PK106",
                 where,
                 upstream[1],
-                "PK106",
                 f"Upstream '{upstream[0][:60]}' is not none, a URL, or PROJECT #NUMBER",
             )
         )
@@ -252,9 +252,9 @@ def check_knobs(
             continue
         out.append(
             Finding(
+                "PK401",
                 where,
                 line,
-                "PK401",
                 f"reads {name} ({how}) but does not register it in {settings.registry}",
             )
         )
@@ -311,9 +311,9 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
         if entry.name in seen:
             out.append(
                 Finding(
+                    "PK203",
                     where,
                     entry.line_no,
-                    "PK203",
                     f"{entry.name} is already listed on line {seen[entry.name]}",
                 )
             )
@@ -321,12 +321,12 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
         seen[entry.name] = entry.line_no
         if not entry_file_exists(series, entry):
             missing = "is a directory" if entry_is_directory(series, entry) else "does not exist"
-            out.append(Finding(where, entry.line_no, "PK201", f"{entry.name} {missing}"))
+            out.append(Finding("PK201", where, entry.line_no, f"{entry.name} {missing}"))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):
         shown = display_path(path, config.root)
-        out.append(Finding(shown, None, "PK202", f"not listed in {where}"))
+        out.append(Finding("PK202", shown, None, f"not listed in {where}"))
     return out
 
 
@@ -335,7 +335,7 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
 
 def _parse_finding(exc: PatchFormatError, where: str) -> Finding:
     code = "PK301" if any(w in exc.message for w in _HUNK_COUNT_WORDS) else "PK304"
-    return Finding(where, exc.line, code, exc.message)
+    return Finding(code, where, exc.line, exc.message)
 
 
 def lint_patch(
@@ -389,7 +389,7 @@ def lint_entries(
         values = {k.lower(): (str(v), None) for k, v in entry.fields.items()}
         for finding in check_fields(values, where, None, hsettings, config.pin):
             out.append(
-                Finding(finding.path, None, finding.code, f"{entry.name}: {finding.message}")
+                Finding(finding.code, finding.path, None, f"{entry.name}: {finding.message}")
             )
         if entry.kind == "overlay":
             out += lint_overlay(entry, config.root, source)
@@ -440,30 +440,38 @@ def _skipped_check(entry: Entry) -> str:
 # --------------------------------------------------------------------------- the command
 
 
-def lint_downstream(
-    config: Config,
-    *,
-    output_format: str = "text",
-    checkout: Path | None = None,
-    upstream: Path | None = None,
-    foreign_checkouts: Mapping[str, Path] | None = None,
-) -> LintResult:
-    """``patchkeeper lint``.
+@dataclass(frozen=True)
+class LintRequest:
+    """What ``lint`` is asked to do; each field is the option of the same parameter name,
+    so the command builds it from click's parsed parameters.
 
-    Args:
-        output_format: ``"text"`` or ``"github"`` (paths relative to the git work tree's
-            top, :func:`from_repository_root`).
-        checkout: an upstream git checkout; each patch is compared with a re-export of the
-            commit its ``--- exported from`` line names (PK302, PK303).
-        upstream: a pristine upstream tree; knobs its registry file names count as
-            registered.
+    Attributes:
+        output_format: ``"text"`` or ``"github"`` (``--format``; paths relative to the git
+            work tree's top, :func:`from_repository_root`); default ``"text"``.
+        checkout: an upstream git checkout (``--checkout``); each patch is compared with a
+            re-export of the commit its ``--- exported from`` line names (PK302, PK303);
+            default ``None``, no comparison.
+        upstream: a pristine upstream tree (``--upstream``); knobs its registry file names
+            count as registered; default ``None``.
         foreign_checkouts: ``{entry name or "": checkout}`` for foreign diffs and vendored
-            trees.
+            trees (``--foreign-checkout [NAME=]PATH``, each given once); default none.
+    """
+
+    output_format: str = "text"
+    checkout: Path | None = None
+    upstream: Path | None = None
+    foreign_checkouts: Mapping[str, Path] = field(default_factory=dict)
+
+
+def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> LintResult:
+    """``patchkeeper lint``, as ``request`` says (:class:`LintRequest`; default: every
+    check that needs no checkout or tree, findings as text).
 
     Raises:
         PatchFormatError: the series file is missing or malformed (exit 2).
         ConfigError: the configuration is invalid.
     """
+    output_format, checkout, upstream = request.output_format, request.checkout, request.upstream
     lsettings = lint_settings(config)
     entries = load_entries(config)
     findings = check_series(config, entries, lsettings)
@@ -488,7 +496,7 @@ def lint_downstream(
         if patch is not None and lsettings.knob_scope == "series":
             registered |= knob_registrations(patch, lsettings.registry)
     skipped: list[str] = []
-    findings += lint_entries(config, entries, foreign_checkouts or {}, skipped)
+    findings += lint_entries(config, entries, request.foreign_checkouts, skipped)
     kept = tuple(f for f in findings if f.code not in lsettings.disable)
     hint = _schema_hint(header_settings(config), kept, count)
     if output_format == "github":

@@ -389,23 +389,41 @@ def _read_ledger(settings: LedgerSettings) -> str:
         raise PatchFormatError(f"cannot read the ledger file: {exc.strerror}", path=path) from None
 
 
-def write_ledger(config: Config, *, check: bool = False, pre_commit: bool = False) -> LedgerResult:
-    """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers.
+@dataclass(frozen=True)
+class LedgerRequest:
+    """What ``ledger`` is asked to do; each field is the option of the same parameter name,
+    so the command builds it from click's parsed parameters.
+
+    Attributes:
+        check: change nothing, only compare the table with the patch headers (``--check``);
+            default ``False``, rewrite it.
+        pre_commit: run as a pre-commit hook (``--pre-commit``): a rewrite exits 1 too and
+            the messages name pre-commit's commands; default ``False``.
+    """
+
+    check: bool = False
+    pre_commit: bool = False
+
+
+def write_ledger(config: Config, request: LedgerRequest = LedgerRequest()) -> LedgerResult:
+    """``patchkeeper ledger [--check]``: rewrite (or check) the table between the markers,
+    as ``request`` says (:class:`LedgerRequest`; default: rewrite it).
 
     Holds the downstream's lock (:func:`patchkeeper.trees.downstream.locked_downstream`), which
     first rolls back a write that an interrupted command left half done.
 
     Returns:
-        A :class:`LedgerResult`; with ``check`` nothing is written and ``exit_code`` is 1
-        when the file is stale; with ``pre_commit`` a rewrite is exit 1 too.
+        A :class:`LedgerResult`; with ``request.check`` nothing is written and
+        ``exit_code`` is 1 when the file is stale; with ``request.pre_commit`` a rewrite is
+        exit 1 too.
 
     Raises:
         PatchFormatError: the series, a patch or a marker is missing.
         LockError: another patchkeeper process works on the downstream.
     """
     with locked_downstream(config):
-        result = update_ledger(config, check=check)
-    return replace(result, pre_commit=pre_commit) if pre_commit else result
+        result = update_ledger(config, check=request.check)
+    return replace(result, pre_commit=True) if request.pre_commit else result
 
 
 def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:

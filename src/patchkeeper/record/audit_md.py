@@ -221,7 +221,7 @@ def _flags(row: Row) -> tuple[str, ...]:
     """Every finding on the row (a contradiction, a missing decision or condition)."""
     from patchkeeper.record.reconcile import row_findings
 
-    return tuple(finding.in_row for finding in row_findings(row))
+    return tuple(found.in_row for found in row_findings(row))
 
 
 def _rows_table(rows: list[Row], runtime: bool) -> Table:
@@ -314,7 +314,7 @@ def validation_blocks(record: Record) -> list[Block]:
 
 def record_blocks(record: Record) -> list[Block]:
     """The whole record."""
-    problems = tuple(f"{f.kind}: {f.message}" for f in record.findings)
+    problems = tuple(f"{f.code}: {f.sentence()}" for f in record.findings)
     return [
         Heading(1, title(record)),
         Paragraph(record.time_line),

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
+from patchkeeper.errors import Finding
 from patchkeeper.record.decisions import Decisions
 from patchkeeper.record.evidence_store import RecordedCommand, StoredEvidence
 from patchkeeper.record.patch_evidence import Item
-from patchkeeper.record.reconcile import Finding, Row, build_rows, record_findings
+from patchkeeper.record.reconcile import Row, build_rows, record_findings
 from patchkeeper.record.settings import ReportSettings
 from patchkeeper.record.sources import Source, directory_source, requirement_source
 from patchkeeper.record.stored_results import (
@@ -407,6 +408,7 @@ def live_origins(
             Finding(
                 ENVIRONMENT_CHANGED,
                 "",
+                None,
                 f"runtime check ran in {live.python}, the record measures {python}",
             )
         )
@@ -417,6 +419,7 @@ def live_origins(
                 Finding(
                     ENVIRONMENT_CHANGED,
                     "",
+                    None,
                     f"{package} came from {file} in the runtime check process, "
                     f"from {measured[package] or 'nowhere'} in the measured environment",
                 )

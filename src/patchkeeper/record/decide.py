@@ -11,7 +11,7 @@ exists is left byte for byte as it is: the file is merged by key. The one except
 table ``decide`` itself wrote before there was any evidence and nobody touched since (byte
 for byte the empty table with its "no evidence yet" comment): it gets the suggestion once
 evidence makes one, or a ``decide`` run too early would keep every suggestion out for good.
-Where the evidence suggests nothing (a runtime *investigate*), the decision is left empty
+Where the evidence suggests nothing (*look*), the decision is left empty
 for a person, and ``report --check`` fails until one is written.
 """
 

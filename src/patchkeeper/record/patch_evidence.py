@@ -25,7 +25,7 @@ upstreamed, port: dropped                   retire
 partially upstreamed, conflict,             update
 target gone, blocked
 runtime: retain / update / remove / migrate the same
-runtime: investigate, not-audited           none: a person decides
+runtime: look, not-audited                  none: a person decides
 ==========================================  =====================
 """
 
@@ -95,7 +95,7 @@ ACTION_SUGGESTIONS: dict[str, str] = {
     PORT: Word.UPDATE,
     LOOK: "",
 }
-#: A runtime audit's suggestion is the decision itself (``investigate`` suggests none).
+#: A runtime audit's suggestion is the decision itself (``look`` suggests none).
 RUNTIME_SUGGESTIONS: dict[str, str] = {
     w: w for w in (Word.RETAIN, Word.UPDATE, Word.REMOVE, Word.MIGRATE)
 }

@@ -6,16 +6,17 @@ fails on "an inventory entry or patch without a decision; a ``remove``/``retire`
 whose patch or target still exists in the code; a ``retain`` without a removal condition; ...
 the decisions disagreeing with the patch headers (a patch whose ``Retires-when`` condition the
 evidence shows met)". The rules are listed in :func:`contradictions` and
-:func:`condition_met`; each finding names its kind (:data:`FINDING_KINDS`).
+:func:`condition_met`; each finding's code names its rule (:data:`FINDING_KINDS`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.audit.verdicts import CARRY, PARTIALLY_UPSTREAMED, UPSTREAMED
+from patchkeeper.errors import Finding
 from patchkeeper.port.rebase import DROPPED
 from patchkeeper.record.decisions import (
     DROPS,
@@ -103,34 +104,22 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """Why the record is stale or false: ``kind`` (:data:`FINDING_KINDS`), the item's
-    ``key`` (``""`` for the whole record), and a sentence.
-
-    ``_in_row`` is the same finding worded for the record's table, in the row that already
-    names the patch or entry (``"it has no decision"``); ``""`` when the sentence stands as
-    it is. It is left out of the JSON form (see :func:`patchkeeper.jsonable.to_jsonable`).
-    ``file`` and ``line`` (1-based) say where the item's table is in the decisions file;
-    ``None`` when it has none (or the finding is about the whole record).
+class RowFinding:
+    """Why the record is stale or false about one row's item: the finding (its ``code`` one
+    of :data:`FINDING_KINDS`, its message naming the item's key; its ``path`` and 1-based
+    ``line`` the item's table in the decisions file, ``""`` and ``None`` when it has none),
+    and ``in_row``, the same finding worded for the record's table, in the row that already
+    names the patch or entry (``"it has no decision"``).
     """
 
-    kind: str
-    key: str
-    message: str
-    _in_row: str = field(default="", compare=False)
-    file: str | None = None
-    line: int | None = None
-
-    @property
-    def in_row(self) -> str:
-        """The finding as the record's table shows it in the item's row."""
-        return self._in_row or self.message
+    finding: Finding
+    in_row: str
 
 
-def _about(kind: str, row: Row, subject: str, predicate: str) -> Finding:
+def _about(code: str, row: Row, subject: str, predicate: str) -> RowFinding:
     """A finding about ``row``'s item: "``subject`` ``predicate``", and in its row "it
     ``predicate``"."""
-    return Finding(kind, row.key, f"{subject} {predicate}", f"it {predicate}")
+    return RowFinding(Finding(code, "", None, f"{subject} {predicate}"), f"it {predicate}")
 
 
 def contradictions(item: Item, decided: str) -> list[str]:
@@ -223,10 +212,11 @@ def build_rows(
     return rows
 
 
-def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Finding]:
+def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[RowFinding]:
     """The findings of one row (see the module docstring); ``path`` is the decisions file
-    (each finding about a row with a table there gets its ``file`` and ``line``), ``shown``
-    how the record names it (a path relative to the downstream).
+    and ``shown`` how the record names it (a path relative to the downstream): each finding
+    about a row with a table there has ``shown`` (else ``path``) and the table's line as its
+    place.
 
     A decision ``decide`` suggested and nobody reviewed (``"suggested: carry"``) is a
     finding of its own, naming the file, the line and the item: the record is not true
@@ -238,12 +228,10 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Fi
     out = []
     if row.suggested and row.decision is not None:
         place = f"{shown or (path.name if path else 'the decisions file')}:{row.decision.line}"
+        message = f'{place}: `{row.key}`: decide suggested "{decided}" and nobody has reviewed it'
         out.append(
-            Finding(
-                NOT_REVIEWED,
-                row.key,
-                f'{place}: `{row.key}`: decide suggested "{decided}" and nobody has reviewed '
-                f"it: {ACCEPT_OR_CHANGE}",
+            RowFinding(
+                Finding(NOT_REVIEWED, "", None, message, ACCEPT_OR_CHANGE),
                 f"it is decide's suggestion, not reviewed: {ACCEPT_OR_CHANGE}",
             )
         )
@@ -273,17 +261,16 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Fi
         # person meets this finding on every kept patch the first time
         place = f"{shown or (path.name if path else 'the decisions file')}:{row.decision.line}"
         predicate = f"is decided {decided} without a removal condition"
+        message = f"{place}: `{row.key}` {predicate}"
         out.append(
-            Finding(
-                KEPT_WITHOUT_CONDITION,
-                row.key,
-                f"{place}: `{row.key}` {predicate}: {WRITE_CONDITION}",
+            RowFinding(
+                Finding(KEPT_WITHOUT_CONDITION, "", None, message, WRITE_CONDITION),
                 f"it {predicate}",
             )
         )
     for flag in row.flags:
-        kind = CONDITION_MET if " is met: " in flag else CONTRADICTION
-        out.append(Finding(kind, row.key, f"`{row.key}`: {flag}", flag))
+        code = CONDITION_MET if " is met: " in flag else CONTRADICTION
+        out.append(RowFinding(Finding(code, "", None, f"`{row.key}`: {flag}"), flag))
     if item is None and decided and decided not in DROPS:
         place = "the series" if row.kind == SERIES else "the runtime inventory"
         out.append(
@@ -295,7 +282,9 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Fi
             )
         )
     if path is not None and row.decision is not None and row.decision.line:
-        out = [replace(f, file=str(path), line=row.decision.line) for f in out]
+        place = shown or str(path)
+        line = row.decision.line
+        out = [replace(f, finding=replace(f.finding, path=place, line=line)) for f in out]
     return out
 
 
@@ -305,17 +294,12 @@ def record_findings(
     """Every row's findings (``path`` and ``shown``: the decisions file, see
     :func:`row_findings`), then stale evidence: a series patch the ``audit``/``port``
     evidence has no verdict for while that evidence exists."""
-    out = [finding for row in rows for finding in row_findings(row, path, shown)]
+    out = [found.finding for row in rows for found in row_findings(row, path, shown)]
     series_evidence = evidence_commands & {"audit", "port"}
     if series_evidence:
         for row in rows:
             if row.kind == SERIES and row.item is not None and not row.item.verdict:
-                out.append(
-                    Finding(
-                        STALE_EVIDENCE,
-                        row.key,
-                        f"`{row.key}` is not in the {'/'.join(sorted(series_evidence))} "
-                        "evidence: run it again",
-                    )
-                )
+                evidence = "/".join(sorted(series_evidence))
+                message = f"`{row.key}` is not in the {evidence} evidence"
+                out.append(Finding(STALE_EVIDENCE, "", None, message, "run it again"))
     return out

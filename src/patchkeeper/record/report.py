@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config
-from patchkeeper.errors import TargetError
+from patchkeeper.errors import Finding, TargetError
 from patchkeeper.jsonable import to_jsonable
 from patchkeeper.record import evidence_store as store
 from patchkeeper.record.build import (
@@ -34,9 +34,12 @@ from patchkeeper.record.decisions import DROPS, RUNTIME, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.environment import Environment, differences, measure
 from patchkeeper.record.patch_evidence import all_items
-from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED, RECORD_NOT_CURRENT, Finding
+from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED, RECORD_NOT_CURRENT
 from patchkeeper.record.results import RecordCounts, ReportResult
 from patchkeeper.record.settings import ReportSettings, report_settings
+
+#: What to do about a record that is not current (a ``record-not-current`` finding's hint).
+REPORT_AGAIN = "run patchkeeper report"
 
 #: What to do with an ``environment.json`` that cannot be read: ``report`` (without
 #: ``--check``) measures again and rewrites it.
@@ -224,7 +227,7 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
     findings: list[Finding] = []
     if stored is None:
         findings.append(
-            Finding(RECORD_NOT_CURRENT, "", "no recorded environment: run patchkeeper report")
+            Finding(RECORD_NOT_CURRENT, "", None, "no recorded environment", REPORT_AGAIN)
         )
     record = build_record(
         config,
@@ -245,7 +248,9 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
         except TargetError as exc:
             changes = [f"the interpreter cannot be measured: {exc.message}"]
         for change in changes:
-            findings.append(Finding(ENVIRONMENT_CHANGED, "", f"environment changed: {change}"))
+            findings.append(
+                Finding(ENVIRONMENT_CHANGED, "", None, f"environment changed: {change}")
+            )
     expected = [(settings.audit_file, record_markdown(record))]
     if html:
         expected.append((settings.html_file, record_html(record)))
@@ -256,14 +261,8 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
             actual = None
         if actual != text:
             state = "is missing" if actual is None else "differs from what report writes now"
-            findings.append(
-                Finding(
-                    RECORD_NOT_CURRENT,
-                    "",
-                    f"{path.name} {state}: run patchkeeper report"
-                    + (" --html" if path == settings.html_file else ""),
-                )
-            )
+            again = REPORT_AGAIN + (" --html" if path == settings.html_file else "")
+            findings.append(Finding(RECORD_NOT_CURRENT, "", None, f"{path.name} {state}", again))
     return ReportResult(
         check=True,
         audit_file=str(settings.audit_file),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from patchkeeper.errors import Finding
 from patchkeeper.record import evidence_store as store
-from patchkeeper.record.reconcile import Finding
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ COLOURS = {
     "update": "yellow",
     "migrate": "yellow",
     "remove": "cyan",
-    "investigate": "red",
+    "look": "red",
 }
 
 #: Two spaces or more: what separates the cells of a row.

@@ -99,9 +99,8 @@ def lint_markdown(result: LintResult) -> str:
         return f"lint: no problems in {plural(result.patches, 'patch')}.\n" + notes
     rows = ["| where | code | problem |", "|---|---|---|"]
     for finding in result.findings:
-        where = f"{finding.path}:{finding.line}" if finding.line else finding.path
-        message = escape_cell(finding.message)
-        rows.append(f"| `{where}` | {finding.code} | {message} |")
+        message = escape_cell(finding.sentence())
+        rows.append(f"| `{finding.where()}` | {finding.code} | {message} |")
     return "\n".join(rows) + "\n" + notes
 
 

@@ -34,7 +34,7 @@ def report_text(result: ReportResult) -> str:
         head = f"wrote {', '.join(result.written)} ({counted})"
         if result.findings:
             head += f"; {plural(len(result.findings), 'open problem')}"
-    lines = [head] + [f"  {f.kind}: {f.message}" for f in result.findings]
+    lines = [head] + [f"  {f.code}: {f.sentence()}" for f in result.findings]
     return "\n".join(lines)
 
 

@@ -5,19 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from patchkeeper.constants import DecisionWord
+from patchkeeper.errors import Finding
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.runtime.inventory.unparsed import conflict_line, describe, unparsed
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
 from patchkeeper.runtime.judge.samecode import SameCode
 from patchkeeper.runtime.live.check import LiveCheck
-from patchkeeper.runtime.model import Finding, Inventory, PatchEntry
+from patchkeeper.runtime.model import Inventory, PatchEntry
 
 DIFF_LINES = 40
-
-
-def _at(file: str, line: int) -> str:
-    """``file:line``, or ``file`` for a finding about the whole file (line 0: none known)."""
-    return f"{file}:{line}" if line else file
 
 
 def _counts(counts: dict[str, dict[str, int]]) -> list[str]:
@@ -91,13 +87,13 @@ def inventory_text(result: Inventory) -> str:
 
 
 def _finding(finding: Finding, root: Path) -> str:
-    """``FILE:LINE: KIND: MESSAGE``; a file that does not parse because of a conflict region
+    """``FILE:LINE: CODE: MESSAGE``; a file that does not parse because of a conflict region
     is said to, at its first marker (:func:`patchkeeper.runtime.inventory.unparsed.describe`)."""
-    if finding.kind == "syntax":
-        marker = conflict_line(root / finding.file)
+    if finding.code == "syntax":
+        marker = conflict_line(root / finding.path)
         if marker:
-            return f"{finding.file}:{marker}: syntax: an unresolved conflict region"
-    return f"{_at(finding.file, finding.line)}: {finding.kind}: {finding.message}"
+            return f"{finding.path}:{marker}: syntax: an unresolved conflict region"
+    return f"{finding.where()}: {finding.code}: {finding.sentence()}"
 
 
 @markdown_renderer(Inventory)
@@ -116,7 +112,7 @@ def inventory_markdown(result: Inventory) -> str:
         )
     if result.findings:
         lines += ["", "## Findings", ""]
-        lines += [f"- {_at(f.file, f.line)} {f.kind}: {f.message}" for f in result.findings]
+        lines += [f"- {f.where()} {f.code}: {f.sentence()}" for f in result.findings]
     lines += ["", *(f"- {c}" for c in _counts(result.counts))]
     return "\n".join(lines) + "\n"
 

@@ -42,7 +42,7 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
         for entry in result.undecided:
             items.append(f"{entry.kind} {entry.key} ({entry.verdict or 'no verdict'})")
             items += [f"  {line}" for line in entry.evidence]
-        sections.append(("look / investigate (the evidence does not decide)", items))
+        sections.append(("look (the evidence does not decide)", items))
     if result.suggestions:
         items = [
             f"{s.kind} {s.key}: {s.decision} (verdict: {s.verdict or 'none'})"

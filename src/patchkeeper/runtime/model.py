@@ -11,6 +11,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from patchkeeper.errors import Finding
+
 
 class Mechanism(str, enum.Enum):
     """How a plugin replaces an upstream object (step 2 of the runtime audit workflow,
@@ -110,18 +112,6 @@ class PatchEntry:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """A problem found in the plugin: ``kind`` (``header-missing``, ``header-placeholder``,
-    ``ledger-undocumented``, ``ledger-missing-code``, ``decorator-order``, ``syntax``), a
-    message, and where."""
-
-    kind: str
-    message: str
-    file: str
-    line: int = 0
-
-
-@dataclass(frozen=True)
 class EntryPoint:
     """An entry point of the plugin: ``group`` / ``name`` = ``value`` (``pkg.mod:attr``), and
     the file that declares it."""
@@ -137,7 +127,9 @@ class Inventory:
     """The result of ``patchkeeper runtime inventory``.
 
     ``entries`` in file then line order; ``files`` every Python file of the patch directory;
-    ``findings`` header, ledger and decorator problems; ``counts`` by mechanism and by
+    ``findings`` header, ledger, decorator and syntax problems (codes ``header-missing``,
+    ``header-placeholder``, ``ledger-missing``, ``ledger-undocumented``,
+    ``ledger-missing-code``, ``decorator-order``, ``syntax``); ``counts`` by mechanism and by
     activation status; ``loading`` how the plugin is loaded, as facts: the roots the
     activation search started from, then, when its loading is not declared to the
     upstream, why what it reaches is not known for sure

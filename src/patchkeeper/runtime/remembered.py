@@ -44,7 +44,12 @@ from typing import Any
 from patchkeeper import __version__
 from patchkeeper.jsonable import JsonReady
 from patchkeeper.runtime.lookup.targets import tree_root, upstream_root
-from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
+from patchkeeper.runtime.settings import (
+    PluginLocation,
+    RuntimeAuditRequest,
+    RuntimeSettings,
+    located_settings,
+)
 from patchkeeper.runtime.store import cache
 from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
@@ -225,25 +230,17 @@ def answer(
     return ready
 
 
-def inventory(
-    config: Any | None,
-    *,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
-) -> JsonReady:
-    """:func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory`, remembered with its
-    JSON, with the upstream release the plugin runs on read when the configuration's pin or
-    the plugin's exact requirement names one
+def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
+    """:func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory` of the plugin
+    ``location`` names, remembered with its JSON, with the upstream release the plugin runs
+    on read when the configuration's pin or the plugin's exact requirement names one
     (:func:`patchkeeper.runtime.inventory.upstream_pin.pinned_requirement`).
 
     Raises: as :func:`patchkeeper.runtime.inventory.runtime_inventory.take_inventory`.
     """
     from patchkeeper.runtime.inventory.upstream_pin import pinned_requirement
 
-    settings = resolve_settings(
-        config, plugin=plugin, package=package, patch_directory=patch_directory
-    )
+    settings = located_settings(config, location)
     # The release the plugin runs on, read as the audit reads its --from tree: where vLLM
     # loads the plugin itself is part of its activation.
     spec = pinned_requirement(config, settings.root, settings.upstream_packages)
@@ -269,22 +266,14 @@ def inventory(
     return answer(key, dependencies, compute, compute)
 
 
-def audit(
-    config: Any | None,
-    *,
-    old: str,
-    new: str,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
-) -> JsonReady:
-    """:func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`, remembered with its JSON.
+def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
+    """:func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime` as ``request`` asks,
+    remembered with its JSON.
 
     Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
-    settings = resolve_settings(
-        config, plugin=plugin, package=package, patch_directory=patch_directory
-    )
+    settings = located_settings(config, request)
+    old, new = request.old, request.new
     packages = settings.upstream_packages
     roots = [upstream_root(tree_root(spec), packages) for spec in (old, new)]
 
@@ -295,9 +284,9 @@ def audit(
             config,
             old=old,
             new=new,
-            plugin=plugin,
-            package=package,
-            patch_directory=patch_directory,
+            plugin=request.plugin,
+            package=request.package,
+            patch_directory=request.patch_directory,
         )
 
     def dependencies() -> list[str]:

@@ -52,8 +52,9 @@ register_section(
 @dataclass(frozen=True, kw_only=True)
 class PluginLocation:
     """Where the plugin is when the command line says it (``--plugin``, ``--package``,
-    ``--patch-dir``, as :func:`patchkeeper.commands.options.plugin_options` hands them on),
-    overriding ``[tool.patchkeeper.runtime]``: the fields a runtime command's request shares.
+    ``--patch-dir``, as :func:`patchkeeper.commands.options.plugin_options` declares them),
+    overriding ``[tool.patchkeeper.runtime]``: ``runtime inventory``'s request, and the
+    fields the other runtime commands' requests share.
 
     Attributes:
         plugin: the directory holding the plugin package; default ``None``, the configured
@@ -66,6 +67,23 @@ class PluginLocation:
     plugin: Path | None = None
     package: str | None = None
     patch_directory: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuntimeAuditRequest(PluginLocation):
+    """What ``runtime audit`` is asked to do; each field is the option of the same parameter
+    name, so the command builds it from click's parsed parameters and the evidence is read
+    back from it; the plugin's location as :class:`PluginLocation` says. A module that loads
+    no audit holds it, so that a remembered audit is answered without loading one
+    (:mod:`patchkeeper.runtime.remembered`).
+
+    Attributes:
+        old: the old upstream (``--from``): a directory or a requirement ``NAME==VERSION``.
+        new: the new upstream (``--to``), in the same forms.
+    """
+
+    old: str
+    new: str
 
 
 @dataclass(frozen=True)
@@ -82,6 +100,19 @@ class RuntimeSettings:
     header_fields: tuple[str, ...] = DEFAULT_HEADER_FIELDS
     markers: tuple[str, ...] = ("Modification",)
     upstream_packages: tuple[str, ...] = ("vllm",)
+
+
+def located_settings(config: Any | None, location: PluginLocation) -> RuntimeSettings:
+    """:func:`resolve_settings` with the overrides ``location`` holds.
+
+    Raises: as :func:`resolve_settings`.
+    """
+    return resolve_settings(
+        config,
+        plugin=location.plugin,
+        package=location.package,
+        patch_directory=location.patch_directory,
+    )
 
 
 def resolve_settings(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.progress import warn
@@ -20,19 +19,17 @@ from patchkeeper.trees.apply_tree import apply_to_tree
 from patchkeeper.trees.layout_hint import layout_hint
 from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import FAILED, ApplyResult
-from patchkeeper.trees.tree import DIRECTORY, Tree, check_paths, target_tree
+from patchkeeper.trees.tree import DIRECTORY, TargetChoice, Tree, check_paths, target_tree
 
 
 def apply_series(
     config: Config,
     overlays: Callable[[Tree], dict[str, bytes]],
-    *,
-    target: Path | None = None,
-    python: Path | None = None,
+    choice: TargetChoice,
 ) -> ApplyResult:
-    """Apply the configured series to the target (``target``, a directory, or the upstream
-    installed for the interpreter ``python``), then copy ``overlays(tree)`` (path -> bytes)
-    into it.
+    """Apply the configured series to the target ``choice`` names (``choice.target``, a
+    directory, or the upstream installed for the interpreter ``choice.python``), then copy
+    ``overlays(tree)`` (path -> bytes) into it.
 
     Raises:
         PatchFormatError: the series or a patch is malformed.
@@ -40,7 +37,7 @@ def apply_series(
         LockError: another process holds the target.
     """
     _, patches = load_series(config)
-    tree = target_tree(config, target, python)
+    tree = target_tree(config, choice.target, choice.python)
     check_paths(tree, patches)
     pin_note = pin_mismatch(config, tree)
     if pin_note:

@@ -453,6 +453,24 @@ def spec_tree(
         ) from None
 
 
+@dataclass(frozen=True, kw_only=True)
+class TargetChoice:
+    """Which tree a command works on when the command line says it (``--target``,
+    ``--python``, as :func:`patchkeeper.commands.options.target_options` declares them):
+    ``apply``'s request, and the fields the requests of ``verify``, ``status`` and
+    ``unapply`` share; :func:`target_tree` turns it into the tree.
+
+    Attributes:
+        target: an upstream tree (an unpacked sdist, a checkout, a site-packages
+            directory); default ``None``, the installed upstream.
+        python: the interpreter whose environment's installed upstream is the target;
+            default ``None``, the running one. At most one of the two is given.
+    """
+
+    target: Path | None = None
+    python: Path | None = None
+
+
 def target_tree(config: Config, target: Path | None, python: Path | None) -> Tree:
     """The tree ``apply``/``verify`` work on: ``--target DIR``, else the installed upstream."""
     if target is not None and python is not None:

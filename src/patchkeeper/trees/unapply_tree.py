@@ -10,6 +10,7 @@ On an installed distribution, ``RECORD`` and ``patchkeeper.json`` are restored.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,28 @@ from patchkeeper.trees.results import (
     ApplyResult,
 )
 from patchkeeper.trees.transaction import Change, locked, recover
-from patchkeeper.trees.tree import INSTALLED, Pristine, Tree, record_pristine
+from patchkeeper.trees.tree import INSTALLED, Pristine, TargetChoice, Tree, record_pristine
 
 if TYPE_CHECKING:
     from patchkeeper.trees.applied import SeriesState
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnapplyRequest(TargetChoice):
+    """What ``unapply`` is asked to do; each field is the option of the same parameter name,
+    so the command builds it from click's parsed parameters; the tree as
+    :class:`~patchkeeper.trees.tree.TargetChoice` says.
+
+    Attributes:
+        pristine: the pristine upstream (``--pristine``): a directory or a requirement;
+            default ``None``, the installed distribution's ``RECORD``, else the configured
+            pin.
+        force: undo the series even where files drifted, keeping their bytes in a backup
+            first (``--force``); default ``False``, a drifted target is refused.
+    """
+
+    pristine: str | None = None
+    force: bool = False
 
 
 def unapply_from_tree(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
@@ -30,6 +29,7 @@ from patchkeeper.trees.transaction import locked, recover
 from patchkeeper.trees.tree import (
     DIRECTORY,
     INSTALLED,
+    TargetChoice,
     Tree,
     check_paths,
     pristine_for,
@@ -42,6 +42,21 @@ from patchkeeper.upstream.requirements import check_release_option
 if TYPE_CHECKING:
     from patchkeeper.series.model import Patch
     from patchkeeper.trees.installed import AppliedRecord
+
+
+@dataclass(frozen=True, kw_only=True)
+class VerifyRequest(TargetChoice):
+    """What ``verify`` and ``status`` are asked to do; each field is the option of the same
+    parameter name, so the command builds it from click's parsed parameters; the tree as
+    :class:`~patchkeeper.trees.tree.TargetChoice` says.
+
+    Attributes:
+        pristine: the pristine upstream (``--pristine``): a directory or a requirement;
+            default ``None``, the installed distribution's ``RECORD``, else the configured
+            pin.
+    """
+
+    pristine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,15 +126,12 @@ def verify_series(
     overlays: Callable[[Tree], dict[str, bytes]],
     own_files: OwnFiles,
     options: VerifyOptions,
+    request: VerifyRequest = VerifyRequest(),
     *,
-    target: Path | None = None,
-    python: Path | None = None,
-    pristine: str | None = None,
     detailed: bool = False,
 ) -> VerifyResult:
-    """The state of the configured series on the target (``target``, a directory, or the
-    upstream installed for the interpreter ``python``) against ``pristine`` (a directory or a
-    requirement; default: the installed distribution's ``RECORD``, else the configured pin).
+    """The state of the configured series on the target ``request`` names against its
+    pristine reference (:class:`VerifyRequest`).
 
     ``overlays(tree)`` gives the configured overlay files (path -> bytes) to compare with the
     target; ``own_files`` the downstream's own files under the tree's base (a git branch on
@@ -131,9 +143,10 @@ def verify_series(
         ConfigError: ``verify`` on a directory with no pristine reference.
         PatchFormatError, TargetError, FetchError, LockError: as their names say.
     """
+    pristine = request.pristine
     check_release_option(pristine, options.pristine, config.upstream, config.source)
     _, patches = load_series(config)
-    tree = target_tree(config, target, python)
+    tree = target_tree(config, request.target, request.python)
     check_paths(tree, patches)
     pin_note = pin_mismatch(config, tree)
     if pin_note:

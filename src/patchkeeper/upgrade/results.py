@@ -70,8 +70,8 @@ class Conflict:
 
 @dataclass(frozen=True)
 class Undecided:
-    """A patch or runtime entry the evidence does not decide (the audit's *look*, the
-    runtime audit's *investigate*): its ``verdict`` and ``evidence`` sentences."""
+    """A patch or runtime entry the evidence does not decide (the *look* of the
+    audit or the runtime audit): its ``verdict`` and ``evidence`` sentences."""
 
     kind: str
     key: str

@@ -72,10 +72,11 @@ from patchkeeper.upstream.requirements import check_release_option
 @dataclass(frozen=True)
 class Steps:
     """The feature functions of the steps, each called as its command calls it:
-    ``audit(config, to=, save_evidence=True)``, ``runtime_audit(config, old=, new=,
-    save_evidence=True)``, ``decide(config)``, ``runtime_port(config,
-    RuntimePortRequest(old=, new=, write=True))``, ``port(config, PortRequest(to, source,
-    in_place=True, action=), save_evidence=True)``, ``report(config)``."""
+    ``audit(config, AuditRequest(to), save_evidence=True)``, ``runtime_audit(config,
+    RuntimeAuditRequest(old=, new=), save_evidence=True)``, ``decide(config)``,
+    ``runtime_port(config, RuntimePortRequest(old=, new=, write=True))``, ``port(config,
+    PortRequest(to, source, in_place=True, action=), save_evidence=True)``,
+    ``report(config)``."""
 
     audit: Callable[..., Any]
     runtime_audit: Callable[..., Any]
@@ -365,9 +366,10 @@ def _relative(run: _Run, path: str | Path) -> str:
 
 
 def _audit(run: _Run) -> dict[str, Any]:
+    from patchkeeper.audit.release import AuditRequest
     from patchkeeper.audit.verdicts import LOOK
 
-    result = run.steps.audit(run.config, to=run.state.to, save_evidence=True)
+    result = run.steps.audit(run.config, AuditRequest(run.state.to), save_evidence=True)
     run.state.target_version = run.state.target_version or result.target_version
     counts: dict[str, int] = {}
     for verdict in result.verdicts:
@@ -392,23 +394,23 @@ def _audit(run: _Run) -> dict[str, Any]:
 def _runtime_audit(run: _Run) -> dict[str, Any]:
     from patchkeeper.record import evidence_store
     from patchkeeper.record.patch_evidence import runtime_items
+    from patchkeeper.runtime.settings import RuntimeAuditRequest
 
-    result = run.steps.runtime_audit(
-        run.config, old=run.state.source, new=run.state.to, save_evidence=True
-    )
+    request = RuntimeAuditRequest(old=run.state.source, new=run.state.to)
+    result = run.steps.runtime_audit(run.config, request, save_evidence=True)
     items = runtime_items(run.config, evidence_store.load_all(run.config))
-    investigate = [
+    look = [
         {"kind": "runtime", "key": i.key, "verdict": i.verdict, "evidence": list(i.evidence)}
         for i in items
         if not i.suggested
     ]
     run.state.facts["undecided"] = [
         *[f for f in run.state.facts.get("undecided", []) if f["kind"] != "runtime"],
-        *investigate,
+        *look,
     ]
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(items)} runtime entries, {len(investigate)} to investigate",
+        "summary": f"{len(items)} runtime entries, {len(look)} to look at",
         "exit_code": result.exit_code,
     }
 

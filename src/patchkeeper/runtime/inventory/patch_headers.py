@@ -22,8 +22,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
-from patchkeeper.runtime.model import Finding, PatchEntry
+from patchkeeper.runtime.model import PatchEntry
 
 #: A placeholder value: ``TODO``, ``TBD``, ``FIXME``, ``<fill in>``, or the template's wording
 #: (``Describe the concrete issue``, ``State evidence-backed``, ``Give a verifiable``).
@@ -86,9 +87,9 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
         findings.append(
             Finding(
                 "header-missing",
-                "no " + ", ".join(f"'{f}:'" for f in missing) + " in the header",
                 file,
                 1,
+                "no " + ", ".join(f"'{f}:'" for f in missing) + " in the header",
             )
         )
     template = "template" in file.rsplit("/", 1)[-1].lower()
@@ -96,7 +97,7 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
         if not template and PLACEHOLDER.search(value):
             shown = value or "(empty)"
             findings.append(
-                Finding("header-placeholder", f"'{field}:' is a placeholder: {shown}", file, number)
+                Finding("header-placeholder", file, number, f"'{field}:' is a placeholder: {shown}")
             )
     return findings
 
@@ -192,9 +193,9 @@ def check_ledger(
         findings.append(
             Finding(
                 "ledger-missing-code",
-                f"documented target {item.target} is not patched by {item.file}{where}",
                 ledger,
-                item.line,
+                item.line or None,
+                f"documented target {item.target} is not patched by {item.file}{where}",
             )
         )
     for relative, file_entries in sorted(by_file.items()):
@@ -208,5 +209,5 @@ def check_ledger(
                 message = f"{entry.target} is patched but not documented under {relative}"
             else:
                 continue
-            findings.append(Finding("ledger-undocumented", message, entry.file, entry.line))
+            findings.append(Finding("ledger-undocumented", entry.file, entry.line, message))
     return findings

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.file_facts import entry_from_record, entry_record
 from patchkeeper.runtime.model import (
     Activation,
     ActivationStatus,
     Condition,
     EntryPoint,
-    Finding,
     Inventory,
     PatchEntry,
 )
@@ -64,7 +64,7 @@ def inventory_record(inventory: Inventory) -> tuple[Any, ...]:
         tuple((e.group, e.name, e.value, e.source) for e in inventory.entry_points),
         inventory.files,
         tuple((entry_record(e), _activation_record(e.activation)) for e in inventory.entries),
-        tuple((f.kind, f.message, f.file, f.line) for f in inventory.findings),
+        tuple((f.code, f.path, f.line, f.message, f.hint) for f in inventory.findings),
         inventory.counts,
         inventory.loading,
     )

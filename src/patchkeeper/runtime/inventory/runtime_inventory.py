@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.errors import Finding
 from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.activation import Reachability
@@ -24,7 +25,7 @@ from patchkeeper.runtime.inventory.module_constants import resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, check_ledger, parse_ledger
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.records import inventory_from_record, inventory_record
-from patchkeeper.runtime.model import Finding, Inventory, Mechanism, PatchEntry
+from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 
@@ -109,14 +110,14 @@ def syntax_finding(error: str, file: str) -> Finding:
     (:func:`patchkeeper.runtime.inventory.scan.scan_source`).
 
     >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py")
-    Finding(kind='syntax', message='invalid syntax', file='p/patch_broken.py', line=2)
+    Finding(code='syntax', path='p/patch_broken.py', line=2, message='invalid syntax', hint='')
     """
     import re
 
     match = re.fullmatch(r"(.*) \(line (\d+)\)", error, re.DOTALL)
     if match is None:
-        return Finding("syntax", error, file)
-    return Finding("syntax", match[1], file, int(match[2]))
+        return Finding("syntax", file, None, error)
+    return Finding("syntax", file, int(match[2]), match[1])
 
 
 def _inventory(
@@ -146,7 +147,7 @@ def _inventory(
             found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
             raw.extend(found)
             findings.extend(
-                Finding(kind, message, facts.file, line) for kind, message, line in facts.problems
+                Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
             )
             # A header describes the patches of its file: a file that patches nothing (a
             # helper, an initializer, any module of a package scanned whole) needs none.
@@ -179,7 +180,7 @@ def _inventory(
         entry_points=entry_points,
         files=tuple(files),
         entries=tuple(entries),
-        findings=tuple(sorted(findings, key=lambda f: (f.file, f.line, f.kind, f.message))),
+        findings=tuple(sorted(findings, key=lambda f: (f.path, f.line or 0, f.code, f.message))),
         counts=count_entries(entries),
         loading=loaded.facts,
     )
@@ -192,7 +193,7 @@ def _ledger_findings(
     path = settings.root / name
     if not path.is_file():
         return (
-            [Finding("ledger-missing", "the ledger file does not exist", name)]
+            [Finding("ledger-missing", name, None, "the ledger file does not exist")]
             if settings.ledger_file
             else []
         )

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.errors import TargetError
+from patchkeeper.errors import Finding, TargetError
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE
-from patchkeeper.runtime.model import Finding, Inventory
+from patchkeeper.runtime.model import Inventory
 
 #: Where the markers usually come from, for the hint.
 MARKERS_HINT = (
@@ -25,8 +25,9 @@ MARKERS_HINT = (
 
 def unparsed(inventory: Inventory) -> tuple[Finding, ...]:
     """The inventory's ``syntax`` findings, in file order: one per patch file Python
-    cannot parse (``file`` relative to the plugin root, ``line`` 1-based, 0 when unknown)."""
-    return tuple(f for f in inventory.findings if f.kind == "syntax")
+    cannot parse (``path`` relative to the plugin root, ``line`` 1-based, ``None`` when
+    unknown)."""
+    return tuple(f for f in inventory.findings if f.code == "syntax")
 
 
 def conflict_line(path: Path) -> int:
@@ -46,16 +47,15 @@ def describe(finding: Finding, root: Path | None = None) -> str:
     """``FILE:LINE: not valid Python (MESSAGE)``, or without ``:LINE`` when unknown; with
     the plugin ``root``, a file holding conflict markers is said to, at the first marker.
 
-    >>> describe(Finding("syntax", "invalid syntax", "p/patch_x.py", 12))
+    >>> describe(Finding("syntax", "p/patch_x.py", 12, "invalid syntax"))
     'p/patch_x.py:12: not valid Python (invalid syntax)'
     """
-    marker = conflict_line(root / finding.file) if root is not None else 0
+    marker = conflict_line(root / finding.path) if root is not None else 0
     if marker:
-        return f"{finding.file}:{marker}: not valid Python (an unresolved conflict region)"
+        return f"{finding.path}:{marker}: not valid Python (an unresolved conflict region)"
     if finding.message.startswith(UNREADABLE):
-        return f"{finding.file}: {finding.message}"
-    where = f"{finding.file}:{finding.line}" if finding.line else finding.file
-    return f"{where}: not valid Python ({finding.message})"
+        return f"{finding.path}: {finding.message}"
+    return f"{finding.where()}: not valid Python ({finding.message})"
 
 
 def refuse_unparsed(inventory: Inventory, root: Path, command: str) -> None:
@@ -74,16 +74,16 @@ def refuse_unparsed(inventory: Inventory, root: Path, command: str) -> None:
         raise TargetError(
             f"{first.message}{more}: {command} cannot read this file's patches, and would act "
             "as if it had none",
-            path=root / first.file,
+            path=root / first.path,
             hint="restore the file (a symbolic link must lead to a file that exists) or remove "
             "it from the patch directory, and run the command again",
         )
-    marker = conflict_line(root / first.file)
+    marker = conflict_line(root / first.path)
     why = "an unresolved conflict region" if marker else first.message
     raise TargetError(
         f"not valid Python ({why}){more}: {command} cannot read this file's patches, and "
         "would act as if it had none",
-        path=root / first.file,
-        line=(marker or first.line) or None,
+        path=root / first.path,
+        line=marker or first.line,
         hint=MARKERS_HINT,
     )

@@ -20,6 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.errors import Finding
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
@@ -28,21 +29,9 @@ from patchkeeper.runtime.syntax.parsing import parse_file
 from patchkeeper.runtime.syntax.references import PatchFileFacts, tree_facts
 
 
-@dataclass(frozen=True)
-class AuditFinding:
-    """A finding of the audit: ``kind`` (``duplicate``, ``breaks-at-import``,
-    ``breaks-when-called``, ``version-gate``), ``file``/``line``, the upstream ``name``
-    concerned, and a ``message``."""
-
-    kind: str
-    file: str
-    line: int
-    name: str
-    message: str
-
-
-def duplicates(entries: list[PatchEntry]) -> list[AuditFinding]:
-    """Targets (with the same registry key) patched from two or more files."""
+def duplicates(entries: list[PatchEntry]) -> list[Finding]:
+    """Targets (with the same registry key) patched from two or more files: a ``duplicate``
+    finding at the first, its message beginning with the target."""
     by_target: dict[tuple[str, str | None], list[PatchEntry]] = defaultdict(list)
     for entry in entries:
         by_target[(entry.target, entry.key)].append(entry)
@@ -55,13 +44,12 @@ def duplicates(entries: list[PatchEntry]) -> list[AuditFinding]:
         where = ", ".join(f"{e.file}:{e.line}" for e in sorted(group, key=lambda e: e.file))
         label = f"{target}[{key}]" if key else target
         out.append(
-            AuditFinding(
+            Finding(
                 "duplicate",
                 first.file,
                 first.line,
-                target,
-                f"{label} is patched in {len(files)} files ({where}): the one imported last "
-                "wins; keep one",
+                f"{label} is patched in {len(files)} files ({where}): the one imported last wins",
+                "keep one",
             )
         )
     return out
@@ -116,11 +104,12 @@ def broken_references(
     trees: tuple[UpstreamTree, UpstreamTree],
     patched: set[str],
     facts: dict[str, PatchFileFacts] | None = None,
-) -> list[AuditFinding]:
+) -> list[Finding]:
     """Upstream names the plugin uses that the old release defines and the new one does
-    not (``files``: ``(path, relative, module, is_package)``; ``patched``: targets the
-    plugin itself installs, which need not exist upstream; ``facts``: the files'
-    :func:`read_patch_files`, read here when not given)."""
+    not, a ``breaks-at-import`` or ``breaks-when-called`` finding each, its message
+    beginning with the name (``files``: ``(path, relative, module, is_package)``;
+    ``patched``: targets the plugin itself installs, which need not exist upstream;
+    ``facts``: the files' :func:`read_patch_files`, read here when not given)."""
     old_tree, new_tree = trees
     if facts is None:
         facts = read_patch_files(files, tuple(new_tree.packages))
@@ -147,15 +136,14 @@ def broken_references(
         kind = "breaks-at-import" if ref.at_import else "breaks-when-called"
         when = "at import" if ref.at_import else "when the code using it runs"
         out.append(
-            AuditFinding(
+            Finding(
                 kind,
                 ref.file,
                 ref.line,
-                ref.dotted,
                 f"{ref.dotted} is gone from the new upstream: the plugin breaks {when}{moved}",
             )
         )
-    return sorted(out, key=lambda f: (f.file, f.line, f.name))
+    return sorted(out, key=lambda f: (f.path, f.line or 0, f.message))
 
 
 def version_gates(

@@ -7,7 +7,7 @@ Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with it
   to reapply goes with it); a wrapper that keeps the original only needs an update when
   the signature changed;
 - the new upstream already contains the downstream's change -> *remove*;
-- the target is gone (moved or removed) -> *investigate*, with where the name went; a
+- the target is gone (moved or removed) -> *look*, with where the name went; a
   target at that path in neither release is said to be so, not *moved* or *removed*.
 
 *migrate* needs a judgement about new extension points and is never suggested
@@ -35,14 +35,14 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
 
 #: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
-RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
+RETAIN, UPDATE, MIGRATE, REMOVE, LOOK = (
     w.value
     for w in (
         DecisionWord.RETAIN,
         DecisionWord.UPDATE,
         DecisionWord.MIGRATE,
         DecisionWord.REMOVE,
-        DecisionWord.INVESTIGATE,
+        DecisionWord.LOOK,
     )
 )
 NOT_AUDITED = "not-audited"
@@ -427,17 +427,17 @@ def decide(
             if new.candidates
             else "; no definition of the name anywhere in the new upstream"
         )
-        return Drift(INVESTIGATE, (f"{entry.target} is not at that path in either release{where}",))
+        return Drift(LOOK, (f"{entry.target} is not at that path in either release{where}",))
     if new.status != FOUND:
         where = (
             "; now defined at " + ", ".join(new.candidates)
             if new.candidates
             else "; no definition of the name anywhere in the new upstream"
         )
-        return Drift(INVESTIGATE, (f"{entry.target} is {new.status} in the new upstream{where}",))
+        return Drift(LOOK, (f"{entry.target} is {new.status} in the new upstream{where}",))
     if old.status != FOUND:
         return Drift(
-            INVESTIGATE,
+            LOOK,
             (
                 f"{entry.target} is {old.status} in the old upstream but "
                 f"found in the new one at {new.location}",

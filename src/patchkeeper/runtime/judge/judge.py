@@ -11,7 +11,7 @@ first rule that applies decides):
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
-   **investigate**, never remove;
+   **look**, never remove;
 2. a version gate on the entry's activation that is dead at the new release, or a feature
    probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
    release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`) ->
@@ -19,7 +19,7 @@ first rule that applies decides):
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
-3. a target in neither release -> **investigate** (a typo or a future name), unless the patch
+3. a target in neither release -> **look** (a typo or a future name), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
    **retain**), and always when neither release has the module or class it belongs to (its
    owner: the assignment has nothing to add the name to, the patch can never apply) unless
@@ -68,7 +68,7 @@ from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
-    INVESTIGATE,
+    LOOK,
     MIGRATE,
     NOT_AUDITED,
     REMOVE,
@@ -224,7 +224,7 @@ def _judged(
         if activation.untraced:
             return with_decision(
                 drift,
-                INVESTIGATE,
+                LOOK,
                 f"not reached from the plugin's import or console scripts ({note}), but "
                 f"{activation.untraced}: find out whether it runs before removing it",
             )

@@ -3,14 +3,14 @@
 
 The decision follows where the name went: a rename (its leading underscore, a name the
 module extends) or a single new place is an *update* (retarget); a name gone without a trace
-is a *remove*; a name in neither release is a typo or a future name (*investigate*), unless
+is a *remove*; a name in neither release is a typo or a future name (*look*), unless
 the patch adds it on purpose or an ``except ImportError`` guards it (*retain*).
 """
 
 from __future__ import annotations
 
 from patchkeeper.runtime.judge.drift import (
-    INVESTIGATE,
+    LOOK,
     REMOVE,
     RETAIN,
     UPDATE,
@@ -86,8 +86,8 @@ def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -
     or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
     An assignment adds a new name to an object that exists; to one that does not, it can
     never apply (``vllm.entrypoints.openai.cli_args.make_arg_parser`` while neither vLLM
-    0.30.0 nor 0.32.0 has that module): the issue's item 7, a name in neither release is a
-    typo or a future name."""
+    0.30.0 nor 0.32.0 has that module): a name in neither release is a typo or a future
+    name."""
     owner = entry.target.rpartition(".")[0]
     if not owner or any(defined_statically(tree, owner) for tree in trees):
         return ""
@@ -123,7 +123,7 @@ def missing_target(
         )
         return with_decision(
             drift,
-            INVESTIGATE,
+            LOOK,
             f"{entry.target} is in neither release, nor is {owner}, the module or class it "
             f"belongs to: the patch can never apply (a typo or a future name{where})",
         )
@@ -145,7 +145,7 @@ def missing_target(
             )
         return with_decision(
             drift,
-            INVESTIGATE,
+            LOOK,
             f"{entry.target} is in neither release: a typo or a future name",
         )
     if old.status != FOUND and new.status == MOVED:
@@ -159,7 +159,7 @@ def missing_target(
             )
         return with_decision(
             drift,
-            INVESTIGATE,
+            LOOK,
             f"{entry.target} is not defined at that path in either release; the name is "
             f"defined at {', '.join(new.candidates[:3])}: a wrong path or a future name",
         )

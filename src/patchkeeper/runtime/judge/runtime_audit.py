@@ -16,7 +16,7 @@ from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.errors import FetchError, TargetError
+from patchkeeper.errors import FetchError, Finding, TargetError
 from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
@@ -24,14 +24,13 @@ from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runtime_inventory import Scanned, scan_plugin
 from patchkeeper.runtime.inventory.unparsed import unparsed
 from patchkeeper.runtime.judge.crosscheck import (
-    AuditFinding,
     broken_references,
     duplicates,
     read_patch_files,
     version_gates,
 )
 from patchkeeper.runtime.judge.drift import (
-    INVESTIGATE,
+    LOOK,
     NOT_AUDITED,
     RETAIN,
     Code,
@@ -81,7 +80,7 @@ class RuntimeAudit:
     entries: tuple[AuditedEntry, ...]
     stale: tuple[StaleBinding, ...]
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    findings: tuple[AuditFinding, ...] = ()
+    findings: tuple[Finding, ...] = ()
     gates: tuple[Gate, ...] = ()
 
     @property
@@ -90,7 +89,7 @@ class RuntimeAudit:
         unpatched, a finding exists, or a patch file could not be read (not valid Python:
         its entries are not audited); 0 otherwise."""
         action = any(a.drift.decision not in (RETAIN, "not-audited") for a in self.entries)
-        findings = any(f.kind != "version-gate" for f in self.findings)
+        findings = any(f.code != "version-gate" for f in self.findings)
         findings = findings or bool(unparsed(self.inventory))
         return 1 if action or findings or any(not s.patched_by for s in self.stale) else 0
 
@@ -278,12 +277,12 @@ def _evaluate(
 def _computed_key(entry: PatchEntry, decision: Drift) -> Drift:
     """The decision for a ``sys.modules`` entry whose key is computed at run time
     (:func:`~patchkeeper.runtime.inventory.module_constants.is_computed_key`): which module it
-    replaces is not known, so what the judge keeps as outside upstream (*retain*) is to look
-    at by hand (*investigate*); a removal it decided for other reasons (a dead version gate,
+    replaces is not known, so what the judge keeps as outside upstream (*retain*) is for a
+    person to look at (*look*); a removal it decided for other reasons (a dead version gate,
     never imported) stands."""
     if decision.decision != RETAIN:
         return decision
-    return Drift(INVESTIGATE, (computed_key_evidence(entry),))
+    return Drift(LOOK, (computed_key_evidence(entry),))
 
 
 def _digest(path: Path) -> str:
@@ -322,7 +321,7 @@ def _crosscheck(
     patched: set[str],
     versions: tuple[str, str],
     plugin: PluginTree,
-) -> tuple[list[AuditFinding], tuple[Gate, ...]]:
+) -> tuple[list[Finding], tuple[Gate, ...]]:
     """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
     under a digest of the patch files' bytes, the patched targets and the versions (the
     store is per pair of tree roots). A file's facts come from ``plugin``'s scan of it
@@ -335,7 +334,7 @@ def _crosscheck(
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     cached = store.get_value("#crosscheck", digest)
     if cached is not None:
-        return [AuditFinding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
+        return [Finding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
     roots = tuple(trees[1].packages)
     known: dict[str, PatchFileFacts] = {}
     for _path, relative, module, _is_package in files:

@@ -24,7 +24,7 @@ from typing import Any
 from patchkeeper.errors import TargetError
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import describe, unparsed
-from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.settings import PluginLocation, located_settings
 from patchkeeper.system.probes import ProbeWords, answer_after, run_probe
 
 MARKER = "PATCHKEEPER-PROBE "
@@ -148,26 +148,35 @@ def _unimportable(python: Path, names: list[str], version: str) -> TargetError:
     )
 
 
-def check_live(
-    config: Any | None,
-    *,
-    python: Path,
-    timeout: float = 120.0,
-    plugin: Path | None = None,
-    package: str | None = None,
-    patch_directory: str | None = None,
-) -> LiveCheck:
-    """Check the plugin's patches live in ``python``'s environment.
+@dataclass(frozen=True, kw_only=True)
+class LiveCheckRequest(PluginLocation):
+    """What ``runtime check`` is asked to do; each field is the option of the same parameter
+    name, so the command builds it from click's parsed parameters and the evidence is read
+    back from it; the plugin's location as
+    :class:`~patchkeeper.runtime.settings.PluginLocation` says.
+
+    Attributes:
+        python: the interpreter of the environment where the plugin and upstream are
+            installed (``--python``).
+        timeout: seconds before the check gives up (``--timeout``); default 120.
+    """
+
+    python: Path
+    timeout: float = 120.0
+
+
+def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
+    """Check the patches of the plugin ``request`` locates live in the environment of the
+    interpreter ``request.python``, within ``request.timeout`` seconds.
 
     Raises:
         TargetError: the interpreter cannot be run, times out, prints no result, or cannot
             import the plugin or an upstream package.
     """
-    settings = resolve_settings(
-        config, plugin=plugin, package=package, patch_directory=patch_directory
-    )
+    settings = located_settings(config, request)
+    python, timeout = request.python, request.timeout
     inventory = scan_plugin(settings).inventory
-    request = {
+    asked = {
         "package": settings.package,
         "upstream_packages": list(settings.upstream_packages),
         "groups": list(settings.entry_point_groups),
@@ -202,7 +211,7 @@ def check_live(
         timeout=timeout,
         cwd=tempfile.gettempdir(),
         env=env,
-        request=json.dumps(request),
+        request=json.dumps(asked),
     )
     data = answer_after(done.stdout, MARKER)
     if data is None:

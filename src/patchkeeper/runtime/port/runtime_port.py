@@ -41,7 +41,7 @@ upstream release to ``NEW``, per entry:
   ported before: its copies are not merged again (the resolution of that port's conflicts
   would meet a second conflict).
 
-Everything else (*remove*, *migrate*, *investigate*, wrappers whose signature changed, a
+Everything else (*remove*, *migrate*, *look*, wrappers whose signature changed, a
 conflict) is reported as left by hand; a *remove* whose statement the gate cut deleted is
 reported as cut. The result is a unified diff of the plugin
 (``a/``/``b/`` paths relative to the plugin root); ``--write`` applies it atomically
