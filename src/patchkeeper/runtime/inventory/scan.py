@@ -32,6 +32,7 @@ from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restor
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
 from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.runtime.syntax.references import tree_facts
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -168,6 +169,8 @@ class _Scanner(AssignmentForms):
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
         self.facts.functions[qual] = _function_info(qual, node)
+        if node.decorator_list:
+            self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for deco in node.decorator_list:
             self.expressions(deco, conds, scope, table)
         if self.entries:
@@ -259,6 +262,8 @@ class _Scanner(AssignmentForms):
             bases.append(bound.dotted if bound else "?" + ast.unparse(base))
         self.facts.classes[qual] = tuple(bases)
         self.facts.class_spans[qual] = (node.lineno, node.end_lineno or node.lineno)
+        if node.decorator_list:
+            self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for item in (*node.decorator_list, *node.bases, *node.keywords):
             self.expressions(item, conds, scope, table)
         if self.entries:
@@ -585,6 +590,9 @@ def scan_source(
         needles = plugin_names(bindings, module, is_package, cfg.package) | {cfg.package}
         hot = line_counts(hot_lines(text, needles), text)
     _Scanner(tree, facts, is_package, cfg, hot, bindings).run()
+    if cfg.patch_package and is_plugin(module, cfg.patch_package):
+        # the audit's cross-checks read these from this tree rather than parse the file again
+        facts.references = tree_facts(tree, module, is_package)
     return facts
 
 
