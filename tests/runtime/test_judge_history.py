@@ -48,11 +48,14 @@ def test_each_rule_on_the_fixture(result) -> None:
             "upstream hup.engine.schedule changed: body; the downstream change is not in the "
             "new upstream",
         ),
-        # self.connector.register_finished is a collaborator's method, not an extension point
+        # self.connector.register_finished is a collaborator's method, not an extension
+        # point; the plugin's own step has no banners: its callers' calls still bind to it
         ("hup.engine.Engine.step", None): (
-            "update",
-            "upstream hup.engine.Engine.step changed: body; the downstream change is not in "
-            "the new upstream",
+            "retain",
+            "upstream changed only the body of the function the plugin replaces by its own "
+            "copy (signature and decorators are the same: its callers' calls still bind to "
+            "the copy, which runs as the plugin wrote it); merge upstream's change into it "
+            "only if the plugin needs it",
         ),
         # make_layer's new parameter pad reaches the original through *args/**kwargs
         ("hup.layers.make_layer", None): (

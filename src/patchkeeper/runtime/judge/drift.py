@@ -33,6 +33,7 @@ from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.syntax.gates import evaluate
 
 #: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
 RETAIN, UPDATE, MIGRATE, REMOVE, INVESTIGATE = (
@@ -67,6 +68,10 @@ class Code:
     #: The plugin copy's own decorators (``ast.unparse`` of each), which its span leaves
     #: out with the patch decorator: an upstream decorator the copy has is not a difference.
     decorators: tuple[str, ...] = ()
+    #: Whether the plugin module holding the copy tests upstream's release somewhere (an
+    #: ``if`` or a conditional expression :func:`patchkeeper.runtime.syntax.gates.evaluate`
+    #: decides): a module that follows upstream's releases (``False`` for upstream's spans).
+    gated: bool = False
 
     @functools.cached_property
     def text(self) -> str:
@@ -128,10 +133,33 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
     }
 
 
+@functools.lru_cache(maxsize=64)
+def _gated_file(file: Path) -> bool:
+    """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
+    when it does not parse."""
+    try:
+        tree = ast.parse("".join(_plugin_lines(file)))
+    except (SyntaxError, ValueError):
+        return False
+    return holds_version_gate(tree)
+
+
+def holds_version_gate(node: ast.AST) -> bool:
+    """Whether ``node`` holds a test of upstream's release: an ``if`` or a conditional
+    expression whose test :func:`patchkeeper.runtime.syntax.gates.evaluate` can decide
+    (``if vllm_version_is("0.25.1"):``, ``vllm.__version__ >= "0.30"``)."""
+    return any(
+        isinstance(found, (ast.If, ast.IfExp))
+        and evaluate(ast.unparse(found.test), "0") is not None
+        for found in ast.walk(node)
+    )
+
+
 def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
     """The source span of the plugin's replacement ``module:qualname`` (from the scanned
-    facts), decorators excluded from the span and listed in :attr:`Code.decorators`;
-    ``None`` for an expression."""
+    facts), decorators excluded from the span and listed in :attr:`Code.decorators`, and
+    whether its module tests upstream's release (:attr:`Code.gated`); ``None`` for an
+    expression."""
     module, _, qual = replacement.partition(":")
     if not qual or "<" in replacement:
         return None
@@ -143,7 +171,8 @@ def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
     start, end = span  # the patch decorator is not part of the compared code
     lines = _plugin_lines(found[0])[start - 1 : end]
     decorators = _decorators_by_line(found[0]).get(start, ()) if start > 1 else ()
-    return Code(tree.relative(found[0]), start, tuple(lines), decorators)
+    gated = _gated_file(found[0])
+    return Code(tree.relative(found[0]), start, tuple(lines), decorators, gated)
 
 
 def unified(a: Code, b: Code) -> str:

@@ -49,6 +49,10 @@ first rule that applies decides):
    keeps doing what the old release did), new parameters a replacement forwarding
    ``*args``/``**kwargs`` passes through, or a change of the body alone when the
    replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
+   a function copy whose callers' calls still bind to it (upstream changed the body alone,
+   or the signature too in a way the copy already takes), when the copy has no Modification
+   banners, its module tests no upstream release and it names nothing the target's module
+   lost (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**;
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
@@ -84,6 +88,7 @@ from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
+    callers_fit_reason,
     cosmetic_reason,
     forwarded_signature_reason,
     outside_copy_reason,
@@ -95,7 +100,7 @@ from patchkeeper.runtime.lookup.resolve import (
     Resolution,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.model import ActivationStatus, PatchEntry
+from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
 
 
@@ -318,6 +323,10 @@ def _after_hooks(
         unread = _unread_replacement_reason(entry, mine, changes)
         if unread:
             return with_decision(drift, RETAIN, unread)
+        if mine is not None and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
+            fits = callers_fit_reason(old_code, new_code, mine, changes, lost)
+            if fits:
+                return with_decision(drift, RETAIN, fits)
     if drift.decision == RETAIN and drift.outside_banners:
         return with_decision(
             drift,
