@@ -16,7 +16,20 @@ from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.noise import callers_fit_reason
 
-KV_OLD = """def pack_groups(specs, block_size):
+KV_OLD = """ALIGN = 8
+
+
+def pad(n):
+    m = n + ALIGN
+    return m
+
+
+def round_up(n):
+    q = n // ALIGN
+    return q * ALIGN
+
+
+def pack_groups(specs, block_size):
     groups = []
     for spec in specs:
         groups.append((spec, block_size))
@@ -35,7 +48,17 @@ def drain(queue):
     items = list(queue)
     return items
 """
-KV_NEW = """def pack_groups(specs, block_size):
+KV_NEW = """def pad(n):
+    m = n + 16
+    return m
+
+
+def round_up(n):
+    q = n // 16
+    return q * 16
+
+
+def pack_groups(specs, block_size):
     groups = []
     for spec in specs:
         groups.append((spec, block_size))
@@ -59,6 +82,13 @@ def drain(queue):
 PATCH = """# Note: the fixture device packs, pools and samples its own way.
 import fup.kv
 
+from fplug.consts import ALIGN
+
+
+def pad(n):
+    m = n + ALIGN
+    return m * 2
+
 
 def pack_groups(specs, block_size):
     groups = []
@@ -78,6 +108,19 @@ def sample(logits, temperature):
 fup.kv.pack_groups = pack_groups
 fup.kv.pool_bytes = pool_bytes
 fup.kv.sample = sample
+fup.kv.pad = pad
+"""
+ALIGNED = """# Note: the fixture device rounds up its own way.
+import fup.kv
+from fup.kv import ALIGN
+
+
+def round_up(n):
+    q = n // ALIGN
+    return q * ALIGN + ALIGN
+
+
+fup.kv.round_up = round_up
 """
 GATED = """# Note: the fixture device drains its queue its own way.
 import fup.kv
@@ -139,7 +182,11 @@ def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             "pyproject.toml": PYPROJECT,
             "fplug/__init__.py": "def register():\n    import fplug.patch  # noqa: F401\n",
             "fplug/utils.py": "def fup_version_is(v):\n    return v == '1.0'\n",
-            "fplug/patch/__init__.py": "from fplug.patch import patch_kv, patch_gated  # noqa\n",
+            "fplug/consts.py": "ALIGN = 32\n",
+            "fplug/patch/__init__.py": (
+                "from fplug.patch import patch_aligned, patch_gated, patch_kv  # noqa\n"
+            ),
+            "fplug/patch/patch_aligned.py": ALIGNED,
             "fplug/patch/patch_kv.py": PATCH,
             "fplug/patch/patch_gated.py": GATED,
         },
@@ -170,6 +217,14 @@ def test_copies_whose_callers_still_fit_are_kept(trees: Path) -> None:
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         "fup.kv.pack_groups": ("retain", BODY),
+        # fup 2.0's kv module lost ALIGN, but the copy takes its own from fplug.consts
+        "fup.kv.pad": ("retain", BODY),
+        # this copy's module imports ALIGN from fup.kv, which 2.0 no longer has
+        "fup.kv.round_up": (
+            "update",
+            "upstream fup.kv.round_up changed: body; the downstream change is not in the new "
+            "upstream",
+        ),
         # upstream's new keyword align is the copy's already, with upstream's default
         "fup.kv.pool_bytes": ("retain", TAKEN),
         # upstream's callers may pass seed, which the copy does not take

@@ -72,6 +72,10 @@ class Code:
     #: ``if`` or a conditional expression :func:`patchkeeper.runtime.syntax.gates.evaluate`
     #: decides): a module that follows upstream's releases (``False`` for upstream's spans).
     gated: bool = False
+    #: The names the plugin module holding the copy imports from other modules
+    #: (``from m import a as b`` is ``("b", "m")``; ``from m import *`` is ``("*", "m")``),
+    #: relative imports left out (the plugin's own modules); empty for upstream's spans.
+    imports: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def text(self) -> str:
@@ -144,6 +148,22 @@ def _gated_file(file: Path) -> bool:
     return holds_version_gate(tree)
 
 
+@functools.lru_cache(maxsize=64)
+def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
+    """:attr:`Code.imports` of a plugin file (every ``from m import ...`` at any depth);
+    empty when it does not parse."""
+    try:
+        tree = ast.parse("".join(_plugin_lines(file)))
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (alias.asname or alias.name, node.module)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level
+        for alias in node.names
+    )
+
+
 def holds_version_gate(node: ast.AST) -> bool:
     """Whether ``node`` holds a test of upstream's release: an ``if`` or a conditional
     expression whose test :func:`patchkeeper.runtime.syntax.gates.evaluate` can decide
@@ -158,8 +178,8 @@ def holds_version_gate(node: ast.AST) -> bool:
 def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
     """The source span of the plugin's replacement ``module:qualname`` (from the scanned
     facts), decorators excluded from the span and listed in :attr:`Code.decorators`, and
-    whether its module tests upstream's release (:attr:`Code.gated`); ``None`` for an
-    expression."""
+    whether its module tests upstream's release (:attr:`Code.gated`) and what it imports
+    (:attr:`Code.imports`); ``None`` for an expression."""
     module, _, qual = replacement.partition(":")
     if not qual or "<" in replacement:
         return None
@@ -171,8 +191,8 @@ def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
     start, end = span  # the patch decorator is not part of the compared code
     lines = _plugin_lines(found[0])[start - 1 : end]
     decorators = _decorators_by_line(found[0]).get(start, ()) if start > 1 else ()
-    gated = _gated_file(found[0])
-    return Code(tree.relative(found[0]), start, tuple(lines), decorators, gated)
+    gated, imports = _gated_file(found[0]), _imports_of(found[0])
+    return Code(tree.relative(found[0]), start, tuple(lines), decorators, gated, imports)
 
 
 def unified(a: Code, b: Code) -> str:

@@ -51,8 +51,8 @@ first rule that applies decides):
    replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
    a function copy whose callers' calls still bind to it (upstream changed the body alone,
    or the signature too in a way the copy already takes), when the copy has no Modification
-   banners, its module tests no upstream release and it names nothing the target's module
-   lost (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**;
+   banners, its module tests no upstream release and imports nothing from the target's
+   module that the new release lost (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**;
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
@@ -285,7 +285,7 @@ def _judged(
         )
     found = candidates(new, trees[1], old_code, new_code)
     lost = _lost_names(trees, old.module, new.module)
-    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost)
+    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost, old.module)
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
@@ -297,8 +297,10 @@ def _after_hooks(
     mine: Code | None,
     header: str,
     lost: frozenset[str] = frozenset(),
+    module: str = "",
 ) -> Drift:
-    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names`."""
+    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names` of the
+    target's ``module`` at the old release."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
@@ -324,7 +326,11 @@ def _after_hooks(
         if unread:
             return with_decision(drift, RETAIN, unread)
         if mine is not None and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
-            fits = callers_fit_reason(old_code, new_code, mine, changes, lost)
+            # only what the copy's module imports from the target's module fails there
+            taken = {name for name, source in mine.imports if source == module}
+            fits = callers_fit_reason(
+                old_code, new_code, mine, changes, lost if "*" in taken else lost & taken
+            )
             if fits:
                 return with_decision(drift, RETAIN, fits)
     if drift.decision == RETAIN and drift.outside_banners:
