@@ -291,3 +291,22 @@ def test_callers_fit_reason_leaves_decorators_banners_gates_and_lost_names() -> 
     assert callers_fit_reason(_code(OLD), _code(new), _code(banners), ("body",)) == ""
     a_class = "class f:\n    pass\n"
     assert callers_fit_reason(_code(OLD), _code(new), _code(a_class), ("body",)) == ""
+
+
+def test_a_target_gone_without_a_trace_is_investigated(trees: Path) -> None:
+    """A copied function the new release no longer defines anywhere: dropped, or folded into
+    a caller the plugin must now patch; the trees cannot tell, so not *remove*."""
+    kv = trees / "fup-2.0" / "fup" / "kv.py"
+    kv.write_text(kv.read_text(encoding="utf-8").replace("def pad(", "def grown("))
+    result = audit.audit_runtime(
+        load_config(trees / "fplug" / "pyproject.toml"),
+        old=str(trees / "fup-1.0"),
+        new=str(trees / "fup-2.0"),
+    )
+    decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
+    assert decisions["fup.kv.pad"] == (
+        "investigate",
+        "fup.kv.pad existed at the old release and is gone from the new one without a trace: "
+        "the patch no longer replaces anything there; find where upstream's code went "
+        "(dropped, or folded into a caller the plugin must now patch) before removing it",
+    )

@@ -25,7 +25,8 @@ first rule that applies decides):
    owner: the assignment has nothing to add the name to, the patch can never apply) unless
    ``try: ... except ImportError`` guards the patch (a future name: **retain**); a
    target that existed at the old release and is gone without a trace ->
-   **remove** (the affected path no longer exists); moved or renamed (a private name's
+   **investigate** (dropped, or folded into a caller the plugin must now patch: the trees
+   cannot tell, and a wrong removal loses a fix); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
    (retarget);
    an attribute the plugin adds to an upstream class that the new class sets itself, or
@@ -52,7 +53,8 @@ first rule that applies decides):
    a function copy whose callers' calls still bind to it (upstream changed the body alone,
    or the signature too in a way the copy already takes), when the copy has no Modification
    banners, its module tests no upstream release and imports nothing from the target's
-   module that the new release lost (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**;
+   module that the new release lost
+   (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**;
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
