@@ -1,5 +1,6 @@
 """A function copy whose upstream change leaves its callers' calls binding to it is kept
-(*retain*); one whose callers changed, or that follows upstream's releases, is updated.
+(*retain*), and so is a subclass's override that copies a method changed in its body alone;
+one whose callers changed, or that follows upstream's releases, is updated.
 
 The plugin below is written by this test in the shape of the kv-cache and sampler copies of
 a vLLM platform plugin: module-level functions copied and changed by the plugin, assigned
@@ -17,6 +18,12 @@ from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.noise import callers_fit_reason
 
 KV_OLD = """ALIGN = 8
+
+
+class Pool:
+    def take(self, n):
+        blocks = self.free[:n]
+        return blocks
 
 
 def pad(n):
@@ -48,7 +55,14 @@ def drain(queue):
     items = list(queue)
     return items
 """
-KV_NEW = """def pad(n):
+KV_NEW = """class Pool:
+    def take(self, n):
+        blocks = self.free[:n]
+        self.free = self.free[n:]
+        return blocks
+
+
+def pad(n):
     m = n + 16
     return m
 
@@ -122,6 +136,18 @@ def round_up(n):
 
 fup.kv.round_up = round_up
 """
+POOL = """# Note: the fixture device takes blocks from the end.
+import fup.kv
+
+
+class NpuPool(fup.kv.Pool):
+    def take(self, n):
+        blocks = self.free[:n]
+        return blocks[::-1]
+
+
+fup.kv.Pool = NpuPool
+"""
 GATED = """# Note: the fixture device drains its queue its own way.
 import fup.kv
 
@@ -184,9 +210,10 @@ def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             "fplug/utils.py": "def fup_version_is(v):\n    return v == '1.0'\n",
             "fplug/consts.py": "ALIGN = 32\n",
             "fplug/patch/__init__.py": (
-                "from fplug.patch import patch_aligned, patch_gated, patch_kv  # noqa\n"
+                "from fplug.patch import patch_aligned, patch_gated, patch_kv, patch_pool  # noqa\n"
             ),
             "fplug/patch/patch_aligned.py": ALIGNED,
+            "fplug/patch/patch_pool.py": POOL,
             "fplug/patch/patch_kv.py": PATCH,
             "fplug/patch/patch_gated.py": GATED,
         },
@@ -217,6 +244,15 @@ def test_copies_whose_callers_still_fit_are_kept(trees: Path) -> None:
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         "fup.kv.pack_groups": ("retain", BODY),
+        # a subclass whose override copies upstream's take, which changed in its body alone
+        "fup.kv.Pool": (
+            "retain",
+            "the plugin's class derives from Pool and inherits the upstream change; of the "
+            "methods it overrides (take), take changed upstream in the body alone, and the "
+            "override is the plugin's own copy, which upstream's callers still call the same "
+            "way (merge upstream's change into it only if the plugin needs it); the others "
+            "are unchanged upstream",
+        ),
         # fup 2.0's kv module lost ALIGN, but the copy takes its own from fplug.consts
         "fup.kv.pad": ("retain", BODY),
         # this copy's module imports ALIGN from fup.kv, which 2.0 no longer has

@@ -43,13 +43,15 @@ first rule that applies decides):
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.judge.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
    its class body and of its ``if``/``try`` blocks) did not change upstream, or changed in
-   their body alone while the override calls upstream's (``super().name(...)``), inherits
-   the change -> **retain**; one that overrides a changed method otherwise stays **update**
-   (the copy rules below do not read a subclass); a change of the body alone that lies
-   only in code the replacement does not copy, or that only removes code lines (the copy
-   keeps doing what the old release did), new parameters a replacement forwarding
-   ``*args``/``**kwargs`` passes through, or a change of the body alone when the
-   replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
+   their body alone while the override calls upstream's (``super().name(...)``) or is the
+   plugin's own copy its callers still call the same way (no banners, no version test in
+   its module), inherits the change -> **retain**; one that overrides a changed method
+   otherwise stays **update** (the copy rules below do not read a subclass); a change of
+   the body alone that lies only in code the replacement does not copy, or that only
+   removes code lines (the copy keeps doing what the old release did), new parameters a
+   replacement forwarding ``*args``/``**kwargs`` passes through, or a change of the body
+   alone when the replacement is a lambda or an expression the audit cannot read (not a
+   copy) -> **retain**;
    a function copy whose callers' calls still bind to it (upstream changed the body alone,
    or the signature too in a way the copy already takes), when the copy has no Modification
    banners, its module tests no upstream release and imports nothing from the target's
@@ -307,7 +309,10 @@ def _after_hooks(
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
             return with_decision(drift, RETAIN, f"the upstream change is cosmetic: {reason}")
-        inherited = inherited_reason(entry, old_code, new_code, mine)
+        # only what the copy's module imports from the target's module fails there
+        taken = {name for name, source in mine.imports if source == module} if mine else set()
+        lost_here = lost if "*" in taken else lost & taken
+        inherited = inherited_reason(entry, old_code, new_code, mine, lost_here)
         if inherited:
             return with_decision(drift, RETAIN, inherited)
         if inherited is not None:
@@ -328,11 +333,7 @@ def _after_hooks(
         if unread:
             return with_decision(drift, RETAIN, unread)
         if mine is not None and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
-            # only what the copy's module imports from the target's module fails there
-            taken = {name for name, source in mine.imports if source == module}
-            fits = callers_fit_reason(
-                old_code, new_code, mine, changes, lost if "*" in taken else lost & taken
-            )
+            fits = callers_fit_reason(old_code, new_code, mine, changes, lost_here)
             if fits:
                 return with_decision(drift, RETAIN, fits)
     if drift.decision == RETAIN and drift.outside_banners:
