@@ -770,6 +770,18 @@ def inventory_figures(plugin: dict, pattern: str) -> dict:
     root = tree(f"{plugin['name']}=={release}")
     if not (root / plugin["package"]).is_dir() and (root / "src" / plugin["package"]).is_dir():
         root = root / "src"  # a src layout: the audit's settings look there too
+    if not (root / plugin["package"]).is_dir():
+        # Nothing Python can import by that name, so nothing of it runs: zero entries,
+        # said so, rather than a scan that fails on a missing directory.
+        return {
+            "release": release,
+            "entries": 0,
+            "grep": 0,
+            "found": 0,
+            "reached": 0,
+            "entry_points": 0,
+            "note": unimportable_note(root, plugin["package"]),
+        }
     directory = plugin["patch_directory"]
     grep = grep_lines(root, directory, pattern)
     try:
@@ -797,6 +809,23 @@ def inventory_figures(plugin: dict, pattern: str) -> dict:
     }
 
 
+def unimportable_note(root: Path, package: str) -> str:
+    """Why a release has no importable ``package`` (none at its root or under ``src/``):
+    the directories that hold an ``__init__.py`` under a name that is ``package`` with
+    ``-`` for ``_`` (``vllm-neuron``, which no ``import`` can name), or that it has none."""
+    near = sorted(
+        found.parent.relative_to(root).as_posix()
+        for found in root.rglob("__init__.py")
+        if found.parent.name.replace("-", "_") == package
+    )
+    if near:
+        return (
+            f"no importable package {package}: the release ships it as "
+            f"{', '.join(near[:3])}, a name no import can reach; nothing of it runs"
+        )
+    return f"no package {package} in the release: nothing to scan"
+
+
 def inventory_table(plugins: dict[str, dict], tests: set[str], pattern: str) -> str:
     """The inventory figures of every plugin of the corpus, as Markdown."""
     lines = [
@@ -812,6 +841,12 @@ def inventory_table(plugins: dict[str, dict], tests: set[str], pattern: str) -> 
             lines.append(
                 f"| {name} | {which} | {figures['release']} | scan failed: "
                 f"{figures['error'][:120]} | {figures['grep']} | | | | {pairs} |"
+            )
+            continue
+        if "note" in figures:
+            lines.append(
+                f"| {name} | {which} | {figures['release']} | 0 ({figures['note']}) "
+                f"| {figures['grep']} | 0 | 0 | 0 | {pairs} |"
             )
             continue
         lines.append(

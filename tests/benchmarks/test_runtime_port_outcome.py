@@ -82,3 +82,17 @@ def test_exact_and_flagged_outcomes(tmp_path: Path) -> None:
     assert _outcome(tmp_path, MERGED, verdict="equal") == "exact"
     assert history.port_outcome(None, "conflict", "conflict", tmp_path, tmp_path, {}) == "conflict"
     assert history.OUTCOMES.index("clean, wrong") == 3
+
+
+def test_a_release_without_an_importable_package_is_said_so(tmp_path: Path) -> None:
+    """A release that ships its package under a name with ``-`` (as one corpus plugin does)
+    has nothing to import: the inventory figures say so instead of a failed scan."""
+    (tmp_path / "plug-x_pypi" / "plug-x").mkdir(parents=True)
+    (tmp_path / "plug-x_pypi" / "plug-x" / "__init__.py").write_text("")
+    assert history.unimportable_note(tmp_path, "plug_x") == (
+        "no importable package plug_x: the release ships it as plug-x_pypi/plug-x, a name no "
+        "import can reach; nothing of it runs"
+    )
+    assert history.unimportable_note(tmp_path, "other") == (
+        "no package other in the release: nothing to scan"
+    )

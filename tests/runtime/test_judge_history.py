@@ -48,11 +48,14 @@ def test_each_rule_on_the_fixture(result) -> None:
             "upstream hup.engine.schedule changed: body; the downstream change is not in the "
             "new upstream",
         ),
-        # self.connector.register_finished is a collaborator's method, not an extension point
+        # self.connector.register_finished is a collaborator's method, not an extension
+        # point; the plugin's own step has no banners: its callers' calls still bind to it
         ("hup.engine.Engine.step", None): (
-            "update",
-            "upstream hup.engine.Engine.step changed: body; the downstream change is not in "
-            "the new upstream",
+            "retain",
+            "upstream changed only the body of the function the plugin replaces by its own "
+            "copy (signature and decorators are the same: its callers' calls still bind to "
+            "the copy, which runs as the plugin wrote it); merge upstream's change into it "
+            "only if the plugin needs it",
         ),
         # make_layer's new parameter pad reaches the original through *args/**kwargs
         ("hup.layers.make_layer", None): (
@@ -183,11 +186,15 @@ def test_each_rule_on_the_fixture(result) -> None:
             "upstream hup.request.Stack changed: body; the downstream change is not in the new "
             "upstream",
         ),
-        # DeviceHeap's push copies upstream's instead of calling it: hup 2.0's sort is missed
+        # DeviceHeap's push copies upstream's instead of calling it, without banners: the
+        # plugin's own copy, which upstream's callers still call the same way
         ("hup.request.Heap", None): (
-            "update",
-            "upstream hup.request.Heap changed: body; the downstream change is not in the new "
-            "upstream",
+            "retain",
+            "the plugin's class derives from Heap and inherits the upstream change; of the "
+            "methods it overrides (push), push changed upstream in the body alone, and the "
+            "override is the plugin's own copy, which upstream's callers still call the same "
+            "way (merge upstream's change into it only if the plugin needs it); the others "
+            "are unchanged upstream",
         ),
         # DeviceDeque binds push by assignment (push = _device_push): an override all the same
         ("hup.request.Deque", None): (

@@ -116,8 +116,9 @@ def test_a_second_write_keeps_the_resolution(tmp_path: Path, cli, monkeypatch) -
 
 def test_a_merge_that_changes_nothing_is_nothing_to_do(tmp_path: Path, cli, monkeypatch) -> None:
     """Upstream changed only the signature, and the copy (no ``Affected versions:`` header,
-    as in vllm-ascend) already has it: the merge gives the copy back, so nothing is merged
-    and nothing is written (before: "merged 1 ...; not written (--write applies it)")."""
+    as in vllm-ascend) already has it: every call to the new signature binds to the copy,
+    so the audit retains it, nothing is merged and nothing is written (before: "merged 1
+    ...; not written (--write applies it)")."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     plugin = _trees(tmp_path)
     signature_only = WORKER_1.replace("(self, batch)", "(self, batch, scale=1)")
@@ -130,9 +131,12 @@ def test_a_merge_that_changes_nothing_is_nothing_to_do(tmp_path: Path, cli, monk
     data = json.loads(run.out)
     assert [(e["decision"], e["action"], e["detail"]) for e in data["entries"]] == [
         (
-            "update",
+            "retain",
             "nothing to do",
-            "the copy at plug/patch/patch_worker.py:6 already has the upstream change",
+            "upstream changed the signature of the function the plugin replaces by its own "
+            "copy in a way the copy already takes (every call to the new signature binds to "
+            "the copy's parameters), and otherwise its body: the copy runs as the plugin "
+            "wrote it; merge upstream's change into it only if the plugin needs it",
         )
     ]
     assert (data["diff"], data["files"], data["written"]) == ("", [], False)

@@ -1,7 +1,8 @@
 """``runtime port`` on a plugin class that derives from the upstream class it replaces
 through another plugin class (a plugin in vllm-ascend's shape, written by this test: one
 patch file subclasses upstream's ``Table``, a second subclasses that subclass and is patched
-in as ``Table``). Only the method the second class overrides is merged, not upstream's
+in as ``Table``, its override marking its own line with Modification banners: the rest of it
+is upstream's to carry). Only the method the second class overrides is merged, not upstream's
 whole class against it (which marked every method it inherits as deleted)."""
 
 from __future__ import annotations
@@ -59,7 +60,9 @@ class StackedTable(_NpuTable):
     def gather(self, ids):
         out = []
         for i in ids:
+            # /------------------------- Modification -------------------------\\
             out.append(self.rows[i].npu())
+            # \\-----------------------------------------------------------------/
         return out
 
 
@@ -97,7 +100,7 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_stacked.py
 +        ids = sorted(ids)
          out = []
          for i in ids:
-             out.append(self.rows[i].npu())
+             # /------------------------- Modification -------------------------\\
 """
 
 
@@ -135,7 +138,7 @@ def test_a_subclass_of_a_plugin_subclass_merges_only_its_overridden_method(
     result = _port(tmp_path, monkeypatch, PLUGIN_FILES)
     assert [(e.line, e.target, e.action, e.conflicts, e.detail) for e in result.entries] == [
         (
-            14,
+            16,
             "vup.model.Table",
             "merged",
             0,

@@ -33,6 +33,7 @@ from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.syntax.gates import evaluate
 
 #: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
 RETAIN, UPDATE, MIGRATE, REMOVE, LOOK = (
@@ -67,6 +68,14 @@ class Code:
     #: The plugin copy's own decorators (``ast.unparse`` of each), which its span leaves
     #: out with the patch decorator: an upstream decorator the copy has is not a difference.
     decorators: tuple[str, ...] = ()
+    #: Whether the plugin module holding the copy tests upstream's release somewhere (an
+    #: ``if`` or a conditional expression :func:`patchkeeper.runtime.syntax.gates.evaluate`
+    #: decides): a module that follows upstream's releases (``False`` for upstream's spans).
+    gated: bool = False
+    #: The names the plugin module holding the copy imports from other modules
+    #: (``from m import a as b`` is ``("b", "m")``; ``from m import *`` is ``("*", "m")``),
+    #: relative imports left out (the plugin's own modules); empty for upstream's spans.
+    imports: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def text(self) -> str:
@@ -128,10 +137,49 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
     }
 
 
+@functools.lru_cache(maxsize=64)
+def _gated_file(file: Path) -> bool:
+    """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
+    when it does not parse."""
+    try:
+        tree = ast.parse("".join(_plugin_lines(file)))
+    except (SyntaxError, ValueError):
+        return False
+    return holds_version_gate(tree)
+
+
+@functools.lru_cache(maxsize=64)
+def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
+    """:attr:`Code.imports` of a plugin file (every ``from m import ...`` at any depth);
+    empty when it does not parse."""
+    try:
+        tree = ast.parse("".join(_plugin_lines(file)))
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (alias.asname or alias.name, node.module)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level
+        for alias in node.names
+    )
+
+
+def holds_version_gate(node: ast.AST) -> bool:
+    """Whether ``node`` holds a test of upstream's release: an ``if`` or a conditional
+    expression whose test :func:`patchkeeper.runtime.syntax.gates.evaluate` can decide
+    (``if vllm_version_is("0.25.1"):``, ``vllm.__version__ >= "0.30"``)."""
+    return any(
+        isinstance(found, (ast.If, ast.IfExp))
+        and evaluate(ast.unparse(found.test), "0") is not None
+        for found in ast.walk(node)
+    )
+
+
 def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
     """The source span of the plugin's replacement ``module:qualname`` (from the scanned
-    facts), decorators excluded from the span and listed in :attr:`Code.decorators`;
-    ``None`` for an expression."""
+    facts), decorators excluded from the span and listed in :attr:`Code.decorators`, and
+    whether its module tests upstream's release (:attr:`Code.gated`) and what it imports
+    (:attr:`Code.imports`); ``None`` for an expression."""
     module, _, qual = replacement.partition(":")
     if not qual or "<" in replacement:
         return None
@@ -144,7 +192,8 @@ def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
     lines = _plugin_lines(found[0])[start - 1 : end]
     first = facts.decorated.get(start) if facts is not None else None
     decorators = () if first is None else _decorators(found[0], first, start, end)
-    return Code(tree.relative(found[0]), start, tuple(lines), decorators)
+    gated, imports = _gated_file(found[0]), _imports_of(found[0])
+    return Code(tree.relative(found[0]), start, tuple(lines), decorators, gated, imports)
 
 
 def _decorators(file: Path, first: int, start: int, end: int) -> tuple[str, ...]:

@@ -13,7 +13,11 @@ from __future__ import annotations
 import ast
 
 from patchkeeper.runtime.judge.drift import Code, signature_changes
-from patchkeeper.runtime.judge.noise import outside_copy_reason, removal_only_reason
+from patchkeeper.runtime.judge.noise import (
+    callers_fit_reason,
+    outside_copy_reason,
+    removal_only_reason,
+)
 from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.names import walk_statements
@@ -127,7 +131,25 @@ def _untouched(spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...]) -> b
     return bool(outside_copy_reason(before, after, ours) or removal_only_reason(before, after))
 
 
-def inherited_reason(entry: PatchEntry, old: Code, new: Code, mine: Code | None) -> str | None:
+def _fits(
+    spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...], lost: frozenset[str]
+) -> bool:
+    """Whether an override that does not call upstream's method, and copies lines upstream
+    changed in its body alone, is the plugin's own copy that upstream's callers still call
+    the same way (:func:`~patchkeeper.runtime.judge.noise.callers_fit_reason`, per
+    overridden method: no Modification banners in it, nothing of ``lost`` named). The
+    caller checks that the class's module tests no upstream release (:attr:`Code.gated`)."""
+    before, after, ours = (_method_code(c, n) for c, n in zip(spans, nodes, strict=True))
+    return bool(callers_fit_reason(before, after, ours, ("body",), lost))
+
+
+def inherited_reason(
+    entry: PatchEntry,
+    old: Code,
+    new: Code,
+    mine: Code | None,
+    lost: frozenset[str] = frozenset(),
+) -> str | None:
     """For a plugin class deriving from the upstream class it replaces (a subclass swap):
     why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
     replacement is not such a subclass (a full copy of the class, not a class). No update
@@ -140,7 +162,12 @@ def inherited_reason(entry: PatchEntry, old: Code, new: Code, mine: Code | None)
     signature or decorators of an overridden method, a method upstream added or dropped that
     the class overrides, or a change reaching code an override copies, needs an update:
     the subclass is not a copy of the class, and the rules that read a copy's lines
-    (:mod:`patchkeeper.runtime.judge.noise`) apply to each override, not to the class."""
+    (:mod:`patchkeeper.runtime.judge.noise`) apply to each override, not to the class;
+    of those, an override that copies what changed, in the body alone, is the plugin's own
+    copy that upstream's callers still call the same way (:func:`_fits`): no update, unless
+    the class's module tests upstream's release (:attr:`Code.gated`), as for a function
+    copy. ``lost``: the names the target's module lost that the class's module imports from
+    it (an override naming one may fail)."""
     if mine is None:
         return None
     ours, before, after = mine.parsed, old.parsed, new.parsed
@@ -162,6 +189,7 @@ def inherited_reason(entry: PatchEntry, old: Code, new: Code, mine: Code | None)
     overridden = sorted(set(methods) | bound)
     passed: list[str] = []
     own: list[str] = []
+    fitting: list[str] = []
     for m in overridden:
         if (m in old_methods) != (m in new_methods):
             return ""
@@ -175,10 +203,14 @@ def inherited_reason(entry: PatchEntry, old: Code, new: Code, mine: Code | None)
             passed.append(m)
         elif _untouched((old, new, mine), (old_methods[m], new_methods[m], methods[m])):
             own.append(m)
+        elif not mine.gated and _fits(
+            (old, new, mine), (old_methods[m], new_methods[m], methods[m]), lost
+        ):
+            fitting.append(m)
         else:
             return ""
     listed = ", ".join(overridden[:6]) + (" ..." if len(overridden) > 6 else "") or "none"
-    if passed or own:
+    if passed or own or fitting:
         said = []
         if passed:
             said.append(
@@ -189,6 +221,12 @@ def inherited_reason(entry: PatchEntry, old: Code, new: Code, mine: Code | None)
             said.append(
                 f"{', '.join(own)} changed upstream in the body alone, only in code the "
                 "override does not copy, or only by removing lines"
+            )
+        if fitting:
+            said.append(
+                f"{', '.join(fitting)} changed upstream in the body alone, and the override "
+                "is the plugin's own copy, which upstream's callers still call the same way "
+                "(merge upstream's change into it only if the plugin needs it)"
             )
         return (
             f"the plugin's class derives from {name} and inherits the upstream change; of the "

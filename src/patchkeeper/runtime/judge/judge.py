@@ -25,7 +25,8 @@ first rule that applies decides):
    owner: the assignment has nothing to add the name to, the patch can never apply) unless
    ``try: ... except ImportError`` guards the patch (a future name: **retain**); a
    target that existed at the old release and is gone without a trace ->
-   **remove** (the affected path no longer exists); moved or renamed (a private name's
+   **look** (dropped, or folded into a caller the plugin must now patch: the trees
+   cannot tell, and a wrong removal loses a fix); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
    (retarget);
    an attribute the plugin adds to an upstream class that the new class sets itself, or
@@ -42,13 +43,20 @@ first rule that applies decides):
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.judge.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
    its class body and of its ``if``/``try`` blocks) did not change upstream, or changed in
-   their body alone while the override calls upstream's (``super().name(...)``), inherits
-   the change -> **retain**; one that overrides a changed method otherwise stays **update**
-   (the copy rules below do not read a subclass); a change of the body alone that lies
-   only in code the replacement does not copy, or that only removes code lines (the copy
-   keeps doing what the old release did), new parameters a replacement forwarding
-   ``*args``/``**kwargs`` passes through, or a change of the body alone when the
-   replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
+   their body alone while the override calls upstream's (``super().name(...)``) or is the
+   plugin's own copy its callers still call the same way (no banners, no version test in
+   its module), inherits the change -> **retain**; one that overrides a changed method
+   otherwise stays **update** (the copy rules below do not read a subclass); a change of
+   the body alone that lies only in code the replacement does not copy, or that only
+   removes code lines (the copy keeps doing what the old release did), new parameters a
+   replacement forwarding ``*args``/``**kwargs`` passes through, or a change of the body
+   alone when the replacement is a lambda or an expression the audit cannot read (not a
+   copy) -> **retain**;
+   a function copy whose callers' calls still bind to it (upstream changed the body alone,
+   or the signature too in a way the copy already takes), when the copy has no Modification
+   banners, its module tests no upstream release and imports nothing from the target's
+   module that the new release lost
+   (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**;
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
@@ -84,6 +92,7 @@ from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
+    callers_fit_reason,
     cosmetic_reason,
     forwarded_signature_reason,
     outside_copy_reason,
@@ -95,7 +104,7 @@ from patchkeeper.runtime.lookup.resolve import (
     Resolution,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.model import ActivationStatus, PatchEntry
+from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
 
 
@@ -280,7 +289,7 @@ def _judged(
         )
     found = candidates(new, trees[1], old_code, new_code)
     lost = _lost_names(trees, old.module, new.module)
-    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost)
+    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost, old.module)
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
@@ -292,13 +301,18 @@ def _after_hooks(
     mine: Code | None,
     header: str,
     lost: frozenset[str] = frozenset(),
+    module: str = "",
 ) -> Drift:
-    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names`."""
+    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names` of the
+    target's ``module`` at the old release."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
             return with_decision(drift, RETAIN, f"the upstream change is cosmetic: {reason}")
-        inherited = inherited_reason(entry, old_code, new_code, mine)
+        # only what the copy's module imports from the target's module fails there
+        taken = {name for name, source in mine.imports if source == module} if mine else set()
+        lost_here = lost if "*" in taken else lost & taken
+        inherited = inherited_reason(entry, old_code, new_code, mine, lost_here)
         if inherited:
             return with_decision(drift, RETAIN, inherited)
         if inherited is not None:
@@ -318,6 +332,10 @@ def _after_hooks(
         unread = _unread_replacement_reason(entry, mine, changes)
         if unread:
             return with_decision(drift, RETAIN, unread)
+        if mine is not None and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
+            fits = callers_fit_reason(old_code, new_code, mine, changes, lost_here)
+            if fits:
+                return with_decision(drift, RETAIN, fits)
     if drift.decision == RETAIN and drift.outside_banners:
         return with_decision(
             drift,

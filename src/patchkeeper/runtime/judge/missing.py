@@ -3,15 +3,15 @@
 
 The decision follows where the name went: a rename (its leading underscore, a name the
 module extends) or a single new place is an *update* (retarget); a name gone without a trace
-is a *remove*; a name in neither release is a typo or a future name (*look*), unless
-the patch adds it on purpose or an ``except ImportError`` guards it (*retain*).
+is an *look* (the trees cannot tell a dropped path from one folded into a caller);
+a name in neither release is a typo or a future name (*look*), unless the patch adds
+it on purpose or an ``except ImportError`` guards it (*retain*).
 """
 
 from __future__ import annotations
 
 from patchkeeper.runtime.judge.drift import (
     LOOK,
-    REMOVE,
     RETAIN,
     UPDATE,
     Drift,
@@ -168,10 +168,16 @@ def missing_target(
             drift, UPDATE, f"{entry.target} moved: retarget to {', '.join(new.candidates[:3])}"
         )
     if new.status == REMOVED:
+        # Gone without a trace: whether upstream dropped the code path or folded it into a
+        # caller (where the plugin must follow it) is not in the trees. The vllm-ascend
+        # maintainers kept 3 of 4 such patches and retargeted the fourth: a removal here
+        # would lose a fix they still carry.
         return with_decision(
             drift,
-            REMOVE,
-            f"{entry.target} existed at the old release and is gone from the new one: "
-            "the affected path no longer exists",
+            LOOK,
+            f"{entry.target} existed at the old release and is gone from the new one "
+            "without a trace: the patch no longer replaces anything there; find where "
+            "upstream's code went (dropped, or folded into a caller the plugin must now "
+            "patch) before removing it",
         )
     return drift

@@ -35,7 +35,7 @@ import ast
 import difflib
 import re
 
-from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.judge.drift import Code, outside_banners
 from patchkeeper.runtime.judge.samecode import View, same_ast
 
 #: Platform predicates of upstream's ``current_platform`` that are false on a plugin's device.
@@ -371,4 +371,125 @@ def forwarded_signature_reason(old: Code, new: Code, mine: Code) -> str:
         "the replacement forwards its extra arguments (*args/**kwargs) to the call it wraps: "
         f"upstream's new parameters ({listed}) pass through, and no parameter it names was "
         "removed upstream"
+    )
+
+
+def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr | None]:
+    """Every named parameter of ``node`` with its default (``None``: none)."""
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    padded: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+    padded += arguments.defaults
+    out = {a.arg: d for a, d in zip(positional, padded, strict=True)}
+    out.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True))
+    return out
+
+
+def _takes_the_calls(
+    mine: ast.FunctionDef | ast.AsyncFunctionDef,
+    old: ast.FunctionDef | ast.AsyncFunctionDef,
+    new: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> bool:
+    """Whether a call written for upstream's ``new`` definition (``old``: the one before)
+    binds to ``mine`` as it does to ``new``: ``mine``'s positional parameters start with
+    ``new``'s, in order (or ``mine`` takes ``*args``); each keyword-only parameter of ``new``
+    is a parameter of ``mine`` (or ``mine`` takes ``**kwargs``); every parameter ``mine``
+    requires (no default) is one of ``new``'s, which its callers pass; ``mine`` takes
+    ``*args``/``**kwargs`` where ``new`` does; and a parameter ``new`` added over ``old``
+    that ``mine`` has takes upstream's default there (a caller that leaves it out expects
+    upstream's value)."""
+    ours, theirs = mine.args, new.args
+    positional = [a.arg for a in (*ours.posonlyargs, *ours.args)]
+    wanted = [a.arg for a in (*theirs.posonlyargs, *theirs.args)]
+    if positional[: len(wanted)] != wanted and ours.vararg is None:
+        return False
+    named = set(positional) | {a.arg for a in ours.kwonlyargs}
+    if ours.kwarg is None and any(a.arg not in named for a in theirs.kwonlyargs):
+        return False
+    kept = _defaults(mine)
+    required = {name for name, default in kept.items() if default is None}
+    if not required <= set(wanted) | {a.arg for a in theirs.kwonlyargs}:
+        return False
+    before = _defaults(old)
+    for name, default in _defaults(new).items():
+        if name in before or name not in kept:
+            continue
+        mine_default = kept[name]
+        if (default is None) != (mine_default is None):
+            return False
+        if (
+            default is not None
+            and mine_default is not None
+            and ast.dump(default) != ast.dump(mine_default)
+        ):
+            return False
+    return (theirs.vararg is None or ours.vararg is not None) and (
+        theirs.kwarg is None or ours.kwarg is not None
+    )
+
+
+#: The upstream changes :func:`callers_fit_reason` reads; another one (the decorators, the
+#: kind of definition) changes how the function is built or called: an update.
+_CALL_CHANGES = ("body", "signature", "return annotation")
+
+
+def callers_fit_reason(
+    old: Code,
+    new: Code,
+    mine: Code,
+    changes: tuple[str, ...],
+    lost: frozenset[str] = frozenset(),
+) -> str:
+    """Why an upstream change of a function the plugin replaces by its own copy needs no
+    update: upstream changed the body alone, or also its parameters in a way the copy
+    already takes (:func:`_takes_the_calls`: a parameter upstream added that the copy has
+    already, an annotation), so every call upstream's callers make still binds to the copy,
+    which runs as the plugin wrote it. ``""`` when a definition is not a function, when
+    upstream changed something else (decorators, the kind of definition), when a call to
+    the new signature would not bind to the copy, or when the copy marks its own lines with
+    Modification banners (:func:`~patchkeeper.runtime.judge.drift.outside_banners`): such a
+    copy says that every line outside them is upstream's, which an upstream change there
+    must reach; nor when the copy's module tests upstream's release (:attr:`Code.gated`):
+    code that follows upstream's releases has each one's change carried into it (over six
+    vllm-ascend releases, every one of the 8 copies holding such a test itself that the
+    audit said *update* for was updated; of the 12 more in modules holding one, 4); nor
+    when the copy names one of ``lost`` (the names the target's module defined or imported
+    at the old release and no longer does, as
+    for :func:`removal_only_reason`: the copy's line may fail there).
+
+    The plugin's copy is its own code: what upstream changed inside the function reaches
+    the plugin only through a merge a maintainer chooses to make (the upstream diff is in
+    the entry's evidence). Over six vllm-ascend
+    releases (``benchmarks/runtime_history.py``) its maintainers kept 32 of 36 such copies
+    whose upstream body alone changed, and 15 of 19 whose new signature the copy took."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    before, after, ours = old.parsed, new.parsed, mine.parsed
+    if not (
+        isinstance(before, functions)
+        and isinstance(after, functions)
+        and isinstance(ours, functions)
+    ):
+        return ""
+    if not changes or not all(c.startswith(_CALL_CHANGES) for c in changes):
+        return ""
+    if outside_banners(old, mine)[1]:
+        return ""  # a copy that marks its own lines says the rest is upstream's to carry
+    if mine.gated:
+        return ""  # a copy that follows upstream's releases is updated with each one
+    if lost and any(name in lost for line in mine.lines for name in _NAME.findall(line)):
+        return ""  # it names what the target's module no longer has: it may fail there
+    if changes == ("body",):
+        return (
+            "upstream changed only the body of the function the plugin replaces by its own "
+            "copy (signature and decorators are the same: its callers' calls still bind to "
+            "the copy, which runs as the plugin wrote it); merge upstream's change into it "
+            "only if the plugin needs it"
+        )
+    if not _takes_the_calls(ours, before, after):
+        return ""
+    return (
+        "upstream changed the signature of the function the plugin replaces by its own copy "
+        "in a way the copy already takes (every call to the new signature binds to the "
+        "copy's parameters), and otherwise its body: the copy runs as the plugin wrote it; "
+        "merge upstream's change into it only if the plugin needs it"
     )
