@@ -20,7 +20,6 @@ from patchkeeper.errors import FetchError, Finding, TargetError
 from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
-from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runtime_inventory import Scanned, scan_plugin
 from patchkeeper.runtime.inventory.unparsed import unparsed
 from patchkeeper.runtime.judge.crosscheck import (
@@ -113,6 +112,16 @@ def audit_runtime(
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
+    return audit_plugin(settings, old, new)
+
+
+def audit_plugin(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
+    """:func:`audit_runtime` of the plugin ``settings`` describes, the settings resolved
+    already (:func:`patchkeeper.runtime.settings.resolve_settings`).
+
+    Raises:
+        TargetError, FetchError.
+    """
     with fewer_collections(), shared_workers():
         return _audit(settings, old, new)
 
@@ -229,7 +238,7 @@ def _evaluate(
 
     # The cross-checks before the judging workers are forked: the pool that runs now reads
     # the patch files (once the judging has stopped it, a new pool had to start for them).
-    files = _patch_files(scanned.tree)
+    files: list[tuple[Path, str, str, bool]] = [*scanned.tree.layout.patch_files]
     patched = {e.target for e in entries}
     broken, gates = _crosscheck(store, files, trees, patched, versions)
     assessed = []
@@ -339,15 +348,6 @@ def _crosscheck(
         "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
     )
     return broken, gates
-
-
-def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
-    """``(path, relative, module, is_package)`` of every file of the patch directory."""
-    out = []
-    for path in tree.patch_files():
-        module, is_package = tree.module_name(path)
-        out.append((path, tree.relative(path), module, is_package))
-    return out
 
 
 def file_header(path: Path) -> str:
