@@ -208,12 +208,12 @@ def _evaluate(
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
     headers: dict[str, str] = {}
-    landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
     judged = JudgeCache(store, trees, versions)
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
     dead = _dead_probes(settings.root, entries, trees, versions[1])
+    landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.
@@ -252,17 +252,16 @@ def _evaluate(
     old_tree.find_definitions(sorted({name for j in pending for name, _how in j.candidates}))
     for entry, drift, key, judgement, remembered in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
+        decision = settle(judgement, old_tree)
+        final = _computed_key(entry, decision) if is_computed_key(entry) else decision
         if key is not None:
             name, digest = key
             store.put_value(name, digest, astuple(drift))
-        decision = settle(judgement, old_tree)
         if not remembered:
             context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
             judged.put(entry, drift, before, after, context, decision)
-        if is_computed_key(entry):
-            decision = _computed_key(entry, decision)
         facts = entry_facts(entry, before, after, drift)
-        audited.append(AuditedEntry(entry, before, after, decision, facts))
+        audited.append(AuditedEntry(entry, before, after, final, facts))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
