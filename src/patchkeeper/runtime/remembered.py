@@ -275,7 +275,8 @@ def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
     settings = located_settings(config, request)
     old, new = request.old, request.new
     packages = settings.upstream_packages
-    roots = [upstream_root(tree_root(spec), packages) for spec in (old, new)]
+    old_root, new_root = (upstream_root(tree_root(spec), packages) for spec in (old, new))
+    roots = [old_root, new_root]
 
     def dependencies() -> list[str]:
         paths = plugin_paths(settings) + code_paths()
@@ -286,7 +287,7 @@ def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
     def compute() -> Any:
         from patchkeeper.runtime.judge.runtime_audit import audit_plugin
 
-        return audit_plugin(settings, old, new)
+        return audit_plugin(settings, old, new, (old_root, new_root))
 
     question = ("runtime audit", repr(settings), old, new, [str(root) for root in roots])
     return answer(question, dependencies, compute, compute)

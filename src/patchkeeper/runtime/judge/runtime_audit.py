@@ -115,18 +115,24 @@ def audit_runtime(
     return audit_plugin(settings, old, new)
 
 
-def audit_plugin(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
+def audit_plugin(
+    settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path] | None = None
+) -> RuntimeAudit:
     """:func:`audit_runtime` of the plugin ``settings`` describes, the settings resolved
-    already (:func:`patchkeeper.runtime.settings.resolve_settings`).
+    already (:func:`patchkeeper.runtime.settings.resolve_settings`); ``roots``: the
+    directories of the trees ``old`` and ``new`` name (:func:`tree_root`), when the caller
+    found them already.
 
     Raises:
         TargetError, FetchError.
     """
     with fewer_collections(), shared_workers():
-        return _audit(settings, old, new)
+        return _audit(settings, old, new, roots)
 
 
-def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
+def _audit(
+    settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path] | None = None
+) -> RuntimeAudit:
     """The audit, or the one a previous run computed from the same inputs: the result is
     remembered in the drift store under :func:`_result_key` (pickled: its dataclasses hold
     only builtin values, enums and other dataclasses of this package, whose source is part
@@ -135,10 +141,12 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
 
     def upstream_trees() -> tuple[UpstreamTree, UpstreamTree]:
         if not made:
-            made.append(UpstreamTree(tree_root(old), settings.upstream_packages))
+            old_root = roots[0] if roots else tree_root(old)
+            made.append(UpstreamTree(old_root, settings.upstream_packages))
             # The stale-binding search reads the new tree's importer index: built in the
             # same pass over the tree as its definition index.
-            made.append(UpstreamTree(tree_root(new), settings.upstream_packages, importers=True))
+            new_root = roots[1] if roots else tree_root(new)
+            made.append(UpstreamTree(new_root, settings.upstream_packages, importers=True))
         return made[0], made[1]
 
     def ahead(targets: list[str]) -> None:
