@@ -97,6 +97,14 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
 
 
 @pytest.fixture(autouse=True)
+def same_working_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test ends in the directory it started in: ``main(["-C", DIR, ...])`` changes
+    directory as ``git -C`` does, and a later test run without ``cwd`` found DIR's
+    configuration (its hints then named ``[runtime]``, not ``[tool.patchkeeper.runtime]``)."""
+    monkeypatch.chdir(os.getcwd())
+
+
+@pytest.fixture(autouse=True)
 def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Output shaped as for a pipe: no ``$COLUMNS`` (a shell that exports it would wrap the
     exact outputs), no colour switch (docs/terminal-output.md)."""

@@ -268,7 +268,9 @@ def requests_built() -> dict[str, tuple[str, list[str], list[str]]]:
                 continue
             loaded = importlib.import_module(module.removesuffix(".py").replace("/", "."))
             kind = getattr(loaded, node.args[1].id)
-            params = {param.name for param in loaded.command.params}
+            # Options the command never receives (-C and --config after the command, added when
+            # the group loads it) are not its parameters.
+            params = {param.name for param in loaded.command.params if param.expose_value}
             fields = {field.name for field in dataclasses.fields(kind)}
             fixed = {keyword.arg for keyword in node.keywords}
             out[module.rpartition("/")[2]] = (

@@ -167,6 +167,10 @@ def test_a_bad_to_is_a_tool_error_carrying_the_envelopes_error(cli, example: Exa
         return await client.call_tool("audit", {**AUDIT, "to": "../upstream/minihttp-9.9"})
 
     result = talk(example.root, conversation)
+    hint = (
+        f"relative paths start at {example.downstream} (-C DIR's, when given), and there is no "
+        f"directory {example.root / 'upstream' / 'minihttp-9.9'}"
+    )
     run = cli("-C", "downstream", "audit", "--to", "../upstream/minihttp-9.9", "--json",
               cwd=example.root)  # fmt: skip
     assert result.is_error is True
@@ -181,12 +185,13 @@ def test_a_bad_to_is_a_tool_error_carrying_the_envelopes_error(cli, example: Exa
                 "message": "the new upstream (--to) does not exist",
                 "file": "../upstream/minihttp-9.9",
                 "line": None,
-                "hint": None,
+                "hint": hint,
             },
         }
     )
     assert texts(result) == [
-        "patchkeeper: error: ../upstream/minihttp-9.9: the new upstream (--to) does not exist",
+        "patchkeeper: error: ../upstream/minihttp-9.9: the new upstream (--to) does not exist\n"
+        f"  hint: {hint}",
         run.out.strip(),
     ]
 

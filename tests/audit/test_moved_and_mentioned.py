@@ -58,7 +58,8 @@ def test_a_hunk_whose_code_moved_names_the_place(tmp_path: Path) -> None:
     [verdict] = judge(
         tmp_path, new, [("cookie.patch", STRIP_COOKIE)], {"pkg/client.py": CLIENT_OLD}
     )
-    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    # the hunk lands in the new file with its lines unchanged: refresh it there
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     [hunk] = verdict.hunks
     assert (hunk.moved_to, hunk.moved_line, hunk.moved_found, hunk.moved_total) == (
         "pkg/redirects.py",
@@ -69,8 +70,10 @@ def test_a_hunk_whose_code_moved_names_the_place(tmp_path: Path) -> None:
     assert verdict.summary == (
         "pkg/client.py #1 fails at fuzz 0; "
         "pkg/client.py #1: its context is in pkg/redirects.py (line 4, 5 of 5 context lines there); 0 of "
-        "1 substantive added lines already upstream (strongest: pkg/client.py 0/1); to do: port "
-        "(rework the failing hunks)"
+        "1 substantive added lines already upstream (strongest: pkg/client.py 0/1); its code "
+        "moved to another file, where it lands with its + and - lines unchanged: pkg/client.py "
+        "#1 in pkg/redirects.py; to do: carry (refresh it: its hunks land with their + and - "
+        "lines unchanged)"
     )
 
 

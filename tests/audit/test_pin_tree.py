@@ -44,5 +44,7 @@ def test_pristine_option_names_the_pin_tree(cli, example: Example) -> None:
     run = cli("audit", "--to", str(example.new), "--pristine", "./nowhere", cwd=example.downstream)
     assert (run.code, run.err) == (
         2,
-        "patchkeeper: error: nowhere: the pristine reference (--pristine) does not exist\n",
+        "patchkeeper: error: nowhere: the pristine reference (--pristine) does not exist\n"
+        f"  hint: relative paths start at {example.downstream} (-C DIR's, when given), and "
+        f"there is no directory {example.downstream / 'nowhere'}\n",
     )

@@ -269,7 +269,8 @@ def test_plugin_and_patch_directory_slips_are_named(runtime_trees: Path, cli, tm
     assert (run.code, run.err) == (
         2,
         f"patchkeeper: error: the plugin directory {tmp_path / 'nope'} does not exist\n"
-        "  hint: pass --plugin DIR (the directory holding the package) or set root\n",
+        '  hint: pass --plugin DIR (the directory holding the package), or set root = "DIR" '
+        "in [tool.patchkeeper.runtime]\n",
     )
     run = cli("runtime", "inventory", "--plugin", str(plugin / package), "--package", package)
     assert (run.code, run.err) == (

@@ -312,7 +312,7 @@ def test_a_src_layout_plugin_keeps_its_entry_points(upstream: Path, cli) -> None
     (flat / "src").mkdir()
     (flat / "plug").rename(flat / "src" / "plug")
     expected = [
-        f"plugin plug ({flat / 'src'}), patch directory plug/patch: 2 files, 1 entries",
+        f"plugin plug ({flat / 'src'}), patch directory plug/patch: 2 files, 1 entry",
         "entry point tinyup.general_plugins:plug = plug.patch:apply (../pyproject.toml)",
         "plug/patch/p_step.py:11  assignment  tinyup.engine.step  <- plug.patch.p_step:step",
         "    active",
@@ -468,5 +468,5 @@ def test_a_patch_dir_written_loosely_is_shown_and_read_as_the_plain_one(
     assert json.loads(loose.out)["patch_directory"] == "plug/patch"
     text = cli("runtime", "inventory", "--patch-dir", given, cwd=root)
     assert text.out.splitlines()[0] == (
-        f"plugin plug ({root}), patch directory plug/patch: 2 files, 1 entries"
+        f"plugin plug ({root}), patch directory plug/patch: 2 files, 1 entry"
     )

@@ -178,6 +178,23 @@ def test_gbp_signature_is_trailer() -> None:
     assert render_patch(patch) == data
 
 
+def test_signature_without_its_trailing_space_is_trailer() -> None:
+    # mail or an editor stripped the space of "-- ": GNU patch reads the hunk by its counts
+    data = b"Subject: x\n---\n f | 1 +\n\n--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+b\n--\n2.31.1\n\n"
+    patch = parse(data)
+    assert [line.text for line in patch.files[0].hunks[0].lines] == [b"a\n", b"b\n"]
+    assert patch.trailer == b"--\n2.31.1\n\n"
+    assert render_patch(patch) == data
+
+
+def test_a_bare_double_dash_before_another_hunk_is_not_a_signature() -> None:
+    # "--" followed by more diff is not a signature: the next hunk has no file
+    data = b"--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+b\n--\n@@ -5 +6 @@\n-c\n+d\n"
+    with pytest.raises(PatchFormatError) as caught:
+        parse(data)
+    assert caught.value.message == "hunk before any file header"
+
+
 @pytest.mark.parametrize(
     ("data", "line", "message"),
     [

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 
 from patchkeeper.audit.requirement_bumps import raised_further
 from patchkeeper.constants import WordEnum
@@ -216,6 +217,75 @@ def _own_words(removed: list[bytes], pin: Sequence[bytes] | None) -> set[bytes] 
     }
 
 
+#: A line at the place of a removal at least this similar to a removed line (difflib's
+#: ratio over the stripped text) is that line rewritten in place, not removed: a badge whose
+#: URL now names another branch, a version bumped inside the same sentence.
+REWRITTEN_RATIO = 0.85
+#: Only lines of at least this many characters are compared so (short lines resemble by chance).
+REWRITTEN_MIN_LENGTH = 24
+#: How many lines beyond a run's own length its place may have grown upstream.
+REWRITTEN_SLACK = 2
+
+
+def _runs(hunk: Hunk) -> list[tuple[int, int]]:
+    """The ``(start, end)`` indexes in ``hunk.lines`` of each run of removed lines."""
+    out: list[tuple[int, int]] = []
+    for number, line in enumerate(hunk.lines):
+        if line.kind != REMOVED:
+            continue
+        if out and out[-1][1] == number:
+            out[-1] = (out[-1][0], number + 1)
+        else:
+            out.append((number, number + 1))
+    return out
+
+
+def _place_of_run(lines: Sequence[bytes], hunk: Hunk, start: int, end: int) -> Sequence[bytes]:
+    """The lines of the file where a run of removed lines was: before the first non-blank
+    context line after the run, or else after the last one before it, when that line is in
+    the file exactly once; the run's length and :data:`REWRITTEN_SLACK` lines more. Empty
+    when no such line tells the place."""
+    stripped = [line.strip() for line in lines]
+    width = end - start + REWRITTEN_SLACK
+    after = [line.text.strip() for line in hunk.lines[end:] if line.kind != ADDED]
+    before = [line.text.strip() for line in hunk.lines[:start] if line.kind != ADDED]
+    anchor = next((text for text in after if text), None)
+    if anchor is not None and stripped.count(anchor) == 1:
+        at = stripped.index(anchor)
+        return lines[max(at - width, 0) : at]
+    anchor = next((text for text in reversed(before) if text), None)
+    if anchor is not None and stripped.count(anchor) == 1:
+        at = stripped.index(anchor) + 1
+        return lines[at : at + width]
+    return ()
+
+
+def rewritten_in_place(lines: Sequence[bytes], hunk: Hunk) -> bytes | None:
+    """The first removed line of ``hunk`` that the file's ``lines`` still have rewritten at
+    its place (:func:`_place_of_run`): a line of at least :data:`REWRITTEN_MIN_LENGTH`
+    characters whose ratio to it is at least :data:`REWRITTEN_RATIO`; ``None`` when there
+    is none. A removal of such a line is not made: upstream changed the line and kept it
+    where it was."""
+    matcher = SequenceMatcher(None, b"", b"", autojunk=False)
+    for start, end in _runs(hunk):
+        place = [line.strip() for line in _place_of_run(lines, hunk, start, end)]
+        place = [line for line in place if len(line) >= REWRITTEN_MIN_LENGTH]
+        for line in hunk.lines[start:end]:
+            text = line.text.strip()
+            if len(text) < REWRITTEN_MIN_LENGTH:
+                continue
+            matcher.set_seq2(text)
+            for candidate in place:
+                matcher.set_seq1(candidate)
+                if (
+                    matcher.real_quick_ratio() >= REWRITTEN_RATIO
+                    and matcher.quick_ratio() >= REWRITTEN_RATIO
+                    and matcher.ratio() >= REWRITTEN_RATIO
+                ):
+                    return text
+    return None
+
+
 def _named_gone(
     lines: Sequence[bytes],
     hunk: Hunk,
@@ -235,7 +305,10 @@ def _named_gone(
     (:func:`_own_words`): a line of a removed block that names nothing of its own (``'pip',``
     in a removed list, ``extensions +=`` beside its own ``hoverxref``) is no evidence either
     way, and at least one line must name something. Code keeps every name: a removed
-    import whose name the file still uses was moved, not removed."""
+    import whose name the file still uses was moved, not removed. A removed line the file
+    still has rewritten at its place (:func:`rewritten_in_place`) was changed, not removed."""
+    if rewritten_in_place(lines, hunk) is not None:
+        return None
     text = _letters(b"".join(lines))
     kept = {
         _letters(token)
@@ -428,12 +501,16 @@ def _removal_still_in_place(own: Sequence[bytes], hunk: Hunk) -> bool:
     """Whether a hunk that only removes lines (no substantive added line) still has every
     one of them in its own file of the new release: the removal is not made where it was
     to be made, so the lines being missing from another file (which may never have had
-    them: shared imports found in a module beside a test file) prove nothing."""
+    them: shared imports found in a module beside a test file) prove nothing. The same
+    holds when its own file has a removed line rewritten at its place
+    (:func:`rewritten_in_place`): upstream changed those lines where they were."""
     if _added(hunk):
         return False
     removed = removed_lines(hunk)
     index = file_index(own)
-    return bool(removed) and all(index.has(line) for line in removed)
+    if removed and all(index.has(line) for line in removed):
+        return True
+    return bool(own) and rewritten_in_place(own, hunk) is not None
 
 
 def _moved_hunk(

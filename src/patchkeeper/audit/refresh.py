@@ -14,7 +14,9 @@ hunks are placed the way quilt and GNU patch place them, at fuzz 1 or 2 (outer c
 left out). Where git's merge conflicts, upstream changed lines right beside the patch's own,
 and fuzz would place the hunk among them unseen: a hunk then lands only by its changed
 stretch (its removed lines and the context between them), intact and found exactly once
-after the hunk before it (that also holds without the pin). The patch is *refreshed* when
+after the hunk before it (that also holds without the pin), or, when it only adds import
+statements, beside an import of its context (upstream sorted or rewrote the imports around
+it; an import's place in the block does not change what it does). The patch is *refreshed* when
 every file is placed so and the result differs from the new release's file by exactly the
 patch's own removed and added lines (counted as multisets, trailing whitespace ignored): no
 line of the patch changed and no line of it is already there. A patch that creates, deletes
@@ -23,6 +25,17 @@ is); nor is one that adds a substantive line the new release's file has and the 
 lacked (upstream added that code elsewhere in the file: the merge would add it twice, and
 whether upstream has the fix is for the other rules, or a person, to say); without the old
 pin, any substantive added line the file already has stops it.
+
+Two differences that are not changes are set aside: a new release whose file ends its lines
+in CRLF where the patch's end in LF is merged in LF and written back in CRLF; in
+configuration and documentation, where indentation means nothing (setuptools rewrites
+``setup.cfg`` into an sdist with tabs), hunks that land nowhere else are placed with white
+space ignored, as ``patch --ignore-whitespace`` and ``git apply --ignore-whitespace`` place
+them (:func:`placed_loosely`), and the lines compared with it ignored too.
+
+A patch whose hunks fail in their file because upstream split that code out into another
+file (the old file still there, so git's merge cannot follow) is refreshed onto the new file
+when each such hunk lands there with its lines unchanged (:func:`moved_refreshed`).
 """
 
 from __future__ import annotations
@@ -30,12 +43,14 @@ from __future__ import annotations
 import difflib
 import tempfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.audit.hunk_verdicts import APPLIES, FAILS, HunkVerdict
 from patchkeeper.errors import GitError
 from patchkeeper.series.engine import FileState
+from patchkeeper.series.filekinds import CONFIG, DOCS, kind_of
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import normalize, substantive, substantive_lines
 from patchkeeper.upstream import gitops
@@ -140,6 +155,70 @@ def _telling(line: bytes) -> bool:
     return substantive(line) is not None or len(normalize(line)) >= TELLING_LENGTH
 
 
+def fuzzy_spot(
+    lines: Sequence[bytes], hunk: Hunk, max_fuzz: int = MAX_FUZZ
+) -> tuple[int, int] | None:
+    """Where GNU patch (and quilt, which calls it with its default fuzz) would apply a hunk
+    that does not apply at fuzz 0: ``(1-based line, fuzz)`` of the first fuzz from 1 to
+    ``max_fuzz`` at which its pre-image, outer context lines left out, is in ``lines``
+    (the match nearest the hunk's header taken); ``None`` when it lands nowhere so."""
+    pre = hunk.pre_image
+    guess = max(hunk.old_start - 1, 0)
+    for fuzz in range(1, max_fuzz + 1):
+        head = min(fuzz, hunk.prefix_context)
+        tail = min(fuzz, hunk.suffix_context)
+        pattern = pre[head : len(pre) - tail]
+        if not pattern or (head == 0 and tail == 0):
+            continue
+        starts = _occurrences(lines, pattern, 0)
+        if starts:
+            start = min(starts, key=lambda s: (abs(s - guess - head), s))
+            return start + 1, fuzz
+    return None
+
+
+def is_import(line: bytes) -> bool:
+    """Whether a line is a Python import statement (``import x``, ``from x import y``)."""
+    text = substantive(line)
+    if text is None:
+        return False
+    return text.startswith(b"import ") or (text.startswith(b"from ") and b" import " in text)
+
+
+def _among_imports(
+    lines: Sequence[bytes], hunk: Hunk, low: int
+) -> tuple[int, int, tuple[bytes, ...], str] | None:
+    """Where a hunk that only adds import statements lands when upstream reordered or
+    rewrote the imports around it: an import's place in the import block does not change
+    what it does, so a maintainer resolving the conflict keeps the line as it is. The
+    hunk removes nothing, adds one run of lines, each an import or blank, and the nearest
+    import of its context after the run (else before it) is in ``lines`` exactly once at
+    or after ``low``: the run goes before (after) that import. Returns ``(start, 0, the
+    added lines, how)`` or ``None``."""
+    if hunk.removed or not hunk.added:
+        return None
+    kinds = [line.kind for line in hunk.lines]
+    first = kinds.index(ADDED)
+    last = len(kinds) - 1 - kinds[::-1].index(ADDED)
+    run = hunk.lines[first : last + 1]
+    if any(line.kind != ADDED for line in run):
+        return None
+    if not any(is_import(line.text) for line in run) or any(
+        substantive(line.text) is not None and not is_import(line.text) for line in run
+    ):
+        return None
+    added = tuple(line.text for line in run)
+    after = [line.text for line in hunk.lines[last + 1 :] if is_import(line.text)]
+    before = [line.text for line in hunk.lines[:first] if is_import(line.text)]
+    for anchor, shift in ((after[:1], 0), (before[-1:], 1)):
+        if not anchor:
+            continue
+        starts = _occurrences(lines, anchor, low)
+        if len(starts) == 1:
+            return starts[0] + shift, 0, added, "among the imports"
+    return None
+
+
 def _place(
     lines: list[bytes], hunk: Hunk, guess: int, low: int, max_fuzz: int
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:
@@ -147,7 +226,9 @@ def _place(
     ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
     the 0-based ``guess`` taken), else by its changed stretch (its removed lines with the
     context between them) when that stretch holds a telling removed line (:func:`_telling`)
-    and occurs exactly once at or after ``low``. Returns ``(start, lines replaced,
+    and occurs exactly once at or after ``low`` (or, where it recurs, exactly once with the
+    hunk's whole context on one side of it), or, for a hunk that only adds imports,
+    beside an import of its context (:func:`_among_imports`). Returns ``(start, lines replaced,
     replacement, how)`` or ``None``."""
     pre, post = hunk.pre_image, hunk.post_image
     for fuzz in range(max_fuzz + 1):
@@ -161,14 +242,31 @@ def _place(
             start = min(starts, key=lambda s: (abs(s - guess - head), s))
             how = f"at fuzz {fuzz}" if fuzz else "at fuzz 0"
             return start, len(pattern), post[head : len(post) - tail], how
+    spot = _among_imports(lines, hunk, low)
+    if spot is not None:
+        return spot
     head, tail = hunk.prefix_context, hunk.suffix_context
     core = pre[head : len(pre) - tail]
     if not any(_telling(line.text) for line in hunk.removed):
         return None
     starts = _occurrences(lines, core, low)
-    if len(starts) != 1:
+    if len(starts) == 1:
+        return starts[0], len(core), post[head : len(post) - tail], "by its removed lines"
+    # the stretch recurs: the one that keeps the whole context on one side, if one does
+    sided = set()
+    for start in starts:
+        before = tuple(lines[max(start - head, 0) : start])
+        after = tuple(lines[start + len(core) : start + len(core) + tail])
+        if (head and before == tuple(pre[:head])) or (tail and after == tuple(pre[-tail:])):
+            sided.add(start)
+    if len(sided) != 1:
         return None
-    return starts[0], len(core), post[head : len(post) - tail], "by its removed lines"
+    return (
+        sided.pop(),
+        len(core),
+        post[head : len(post) - tail],
+        "by its removed lines and the context on one side",
+    )
 
 
 def placed(
@@ -193,6 +291,87 @@ def placed(
             low = start + len(replacement)
             hows.add(how)
     return lines, hows
+
+
+def _crlf_only_upstream(new: FileState, diffs: Sequence[FileDiff]) -> bool:
+    """Whether the new release's file ends every line in CRLF while the patch's lines end in
+    LF (the sdist written on another system, or converted): only the endings differ."""
+    ends = [line for line in new.lines if line.endswith(b"\n")]
+    if not ends or any(not line.endswith(b"\r\n") for line in ends):
+        return False
+    lines = [line.text for diff in diffs for hunk in diff.hunks for line in hunk.lines]
+    return bool(lines) and not any(line.endswith(b"\r\n") for line in lines)
+
+
+def _lf_lines(lines: Sequence[bytes]) -> tuple[bytes, ...]:
+    """``lines`` with their CRLF line endings read as LF."""
+    return tuple(line[:-2] + b"\n" if line.endswith(b"\r\n") else line for line in lines)
+
+
+def _lf(state: FileState | None) -> FileState | None:
+    """``state`` with its CRLF line endings read as LF."""
+    return FileState(_lf_lines(state.lines), state.mode) if state is not None else None
+
+
+def _to_crlf(line: bytes) -> bytes:
+    return line[:-1] + b"\r\n" if line.endswith(b"\n") and not line.endswith(b"\r\n") else line
+
+
+#: The kinds of file whose lines may be matched with white space ignored: indentation
+#: means nothing there (setuptools rewrites ``setup.cfg`` into an sdist with tabs).
+LOOSE_KINDS = frozenset({CONFIG, DOCS})
+#: How a hunk placed with white space ignored is named.
+LOOSELY = "with white space ignored"
+
+
+def _squash(line: bytes) -> bytes:
+    """The line's words joined by single spaces: white space ignored."""
+    return b" ".join(line.split())
+
+
+def _squashed_counts(
+    counts: tuple[Counter[bytes], Counter[bytes]],
+) -> tuple[Counter[bytes], Counter[bytes]]:
+    return Counter(_squash(line) for line in counts[0].elements()), Counter(
+        _squash(line) for line in counts[1].elements()
+    )
+
+
+def placed_loosely(
+    new: Sequence[bytes], diffs: Sequence[FileDiff]
+) -> tuple[list[bytes], set[str]] | None:
+    """The new release's file ``new`` with every hunk of ``diffs`` placed with white space
+    ignored, as ``patch --ignore-whitespace`` and ``git apply --ignore-whitespace`` do:
+    each hunk's whole pre-image, every line's words compared, found after the hunk before
+    (the match nearest its header); the file's own context lines kept, its removed lines
+    dropped, its added lines inserted as the patch has them. ``None`` when a hunk is found
+    nowhere so."""
+    lines = list(new)
+    low = 0
+    for diff in diffs:
+        for hunk in diff.hunks:
+            squashed = [_squash(line) for line in lines]
+            pre = [_squash(line) for line in hunk.pre_image]
+            if not pre:
+                return None
+            starts = _occurrences(squashed, pre, low)
+            if not starts:
+                return None
+            guess = max(hunk.old_start - 1, 0)
+            start = min(starts, key=lambda s: (abs(s - guess), s))
+            out: list[bytes] = []
+            at = start
+            for line in hunk.lines:
+                if line.kind == ADDED:
+                    out.append(line.text)
+                elif line.kind == REMOVED:
+                    at += 1
+                else:
+                    out.append(lines[at])
+                    at += 1
+            lines[start:at] = out
+            low = start + len(out)
+    return lines, {LOOSELY}
 
 
 def _merged(base: FileState | None, ours: FileState, new: FileState, scratch: Path) -> bytes | None:
@@ -250,6 +429,13 @@ def refreshed(
                 return None
             if _added_upstream(diffs, base, new):
                 return None
+            crlf = _crlf_only_upstream(new, diffs)
+            if crlf:
+                # the new release ends its lines in CRLF, the patch in LF (GNU patch:
+                # "different line endings"): merged in LF, written back in CRLF
+                new = FileState(_lf_lines(new.lines), new.mode)
+                base, ours = _lf(base), _lf(ours)
+                hows.add("in the file's CRLF line endings")
             data = _merged(base, ours, new, Path(scratch)) if ours is not None else None
             if data is not None:
                 result = FileState.from_bytes(data, new.mode)
@@ -258,13 +444,22 @@ def refreshed(
                 # a conflict of git's merge means upstream changed lines right beside
                 # the patch's own: fuzz would place the hunk among them unseen
                 done = placed(new.lines, diffs, 0 if ours is not None else MAX_FUZZ)
+                if done is None and kind_of(path) in LOOSE_KINDS:
+                    done = placed_loosely(new.lines, diffs)
                 if done is None:
                     return None
                 result = FileState(tuple(done[0]), new.mode)
                 hows |= done[1]
             own = _own_lines(diffs)
-            if not any(own) or changed_lines(new.lines, result.lines) != own:
+            if LOOSELY in hows:
+                own = _squashed_counts(own)
+                changes = _squashed_counts(changed_lines(new.lines, result.lines))
+            else:
+                changes = changed_lines(new.lines, result.lines)
+            if not any(own) or changes != own:
                 return None
+            if crlf:
+                result = FileState(tuple(_to_crlf(line) for line in result.lines), result.mode)
             merged[path] = result
             hunks += sum(len(d.hunks) for d in diffs)
     files = len(merged)
@@ -274,3 +469,51 @@ def refreshed(
         f" land with their + and - lines unchanged ({ways})"
     )
     return Refreshed(merged, text)
+
+
+def moved_refreshed(
+    patch: Patch,
+    statuses: Sequence[HunkVerdict],
+    theirs: Callable[[str], FileState | None],
+) -> Refreshed | None:
+    """Whether a conflicting ``patch`` only needs to be refreshed onto the file its code
+    moved to: every hunk applies at fuzz 0 in its own file, or fails there while its
+    context is in another file of the new release (:attr:`HunkVerdict.moved_to`, code
+    split out of a module that stayed) where it lands with its own lines unchanged (at
+    fuzz up to :data:`MAX_FUZZ` or by its removed lines, :func:`placed`). A maintainer
+    points such a hunk at the new file and keeps its ``+`` and ``-`` lines, as Debian's
+    do; git's merge cannot, the old file being still there. ``theirs`` gives a path's state
+    on the new release with the earlier patches; ``None`` when some hunk is neither so."""
+    diffs = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    by_file: dict[str, list[Hunk]] = {}
+    moved = []
+    for status in statuses:
+        if (status.path, status.index) not in diffs:
+            return None
+        diff, hunk = diffs[(status.path, status.index)]
+        if diff.new_path is None or diff.old_path is None or diff.is_rename:
+            return None
+        if status.status == APPLIES:
+            by_file.setdefault(diff.old_path, []).append(hunk)
+        elif status.status == FAILS and status.moved_to is not None:
+            by_file.setdefault(status.moved_to, []).append(hunk)
+            moved.append(status)
+        else:
+            return None
+    if not moved:
+        return None
+    files: dict[str, FileState] = {}
+    for path, hunks in by_file.items():
+        state = theirs(path)
+        if state is None:
+            return None
+        one = FileDiff(path, path, None, None, tuple(hunks), 0)
+        done = placed(state.lines, [one], MAX_FUZZ)
+        if done is None or changed_lines(state.lines, done[0]) != _own_lines([one]):
+            return None
+        files[path] = FileState(tuple(done[0]), state.mode)
+    where = ", ".join(f"{s.path} #{s.index} in {s.moved_to}" for s in moved)
+    return Refreshed(
+        files,
+        f"its code moved to another file, where it lands with its + and - lines unchanged: {where}",
+    )

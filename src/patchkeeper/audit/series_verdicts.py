@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from patchkeeper.audit.hunk_verdicts import FAILS
-from patchkeeper.audit.refresh import refreshed
+from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.shares import file_shares, share_text
 from patchkeeper.audit.upstreamed import written_differently
 from patchkeeper.audit.verdicts import (
@@ -266,6 +266,8 @@ def _judge_in_order(
             theirs = {path: ws.get(path) for path in patch.touched_paths}
             before, after = at_pin if at_pin is not None else (None, None)
             fresh = refreshed(patch, before, after, theirs)
+            if fresh is None:
+                fresh = moved_refreshed(patch, verdict.hunks, ws.get)
             if fresh is not None:
                 for path, state in fresh.files.items():
                     ws.set(path, state)
@@ -277,7 +279,8 @@ def _judge_in_order(
             and patch.name not in upstream
             and not verdict.refresh
         ):
-            failed.append(remember_failure(patch))
+            # a failing patch leaves ``ws`` as it was: its hunks that apply are read there
+            failed.append(remember_failure(patch, ws))
         verdicts.append(verdict)
     return verdicts
 

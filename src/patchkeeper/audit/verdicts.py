@@ -55,6 +55,7 @@ from patchkeeper.audit.hunk_verdicts import (
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.reapplied import already_applied
+from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -150,6 +151,14 @@ class PatchVerdict:
             which makes the action *carry* (refresh it); ``""`` otherwise.
         unreadable: for an *unreadable* patch, where and what is wrong in the file
             (``"patches/x.patch:7: truncated hunk: ..."``); ``""`` otherwise.
+        lands: for a *blocked* patch, the evidence that its own ``+`` and ``-`` lines still
+            fit the new release once the blocking patch is ported (it needs that patch only
+            for context; :func:`_lands_after`), which makes the action *carry*; ``""``
+            otherwise.
+        elsewhere: for an *upstreamed* patch that adds one line, found by that line, the
+            evidence that its context also fits another place of the file at fuzz 1 or 2,
+            where the line is not (:func:`_fits_elsewhere`): quilt would apply it there, so
+            a person decides (*look*); ``""`` otherwise.
     """
 
     name: str
@@ -167,6 +176,8 @@ class PatchVerdict:
     applied_upstream: str = ""
     refresh: str = ""
     unreadable: str = ""
+    lands: str = ""
+    elsewhere: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -181,6 +192,9 @@ class FailedPatch:
     name: str
     created: set[str] = field(default_factory=set)
     added: dict[str, set[bytes]] = field(default_factory=dict)
+    #: per path, the lines its hunks that still apply to the new release add: its port
+    #: keeps them as they are
+    kept: dict[str, set[bytes]] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- blocked
@@ -242,14 +256,75 @@ def _blocker(
     return None
 
 
-def remember_failure(patch: Patch) -> FailedPatch:
-    """What ``patch`` would have added, kept so later patches that need it are *blocked*."""
+def _lands_after(
+    ws: Workspace, patch: Patch, statuses: list[HunkVerdict], earlier: FailedPatch
+) -> str | None:
+    """The evidence that a patch blocked by ``earlier`` keeps its own lines once ``earlier``
+    is ported, else ``None``. Every hunk applies, or fails only for lines ``earlier`` adds:
+    at least one of its substantive context lines is such a line, none of its removed lines
+    is unless a hunk of ``earlier`` that still applies adds it (:attr:`FailedPatch.kept`:
+    the port keeps that line; a hunk that changes the lines of the blocker's failing hunks
+    follows the blocker's port), and every other substantive line of its pre-image (context
+    and removed) is in the file as the new release with the earlier patches that applied
+    has it. Such a patch is placed by the blocker's lines, not written from them, as quilt
+    pushes it with fuzz or ``git am -3`` merges it once the blocker is refreshed: the
+    ``+`` and ``-`` lines stay as they are."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    needing = []
+    for status in statuses:
+        if status.status == APPLIES:
+            continue
+        if (status.path, status.index) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.index)]
+        if status.status != FAILS or creates_file(diff) or diff.is_deletion:
+            return None
+        path = diff.old_path or diff.path
+        theirs = earlier.added.get(path, set())
+        state = ws.get(path)
+        if state is None:
+            return None
+        index = file_index(state.lines)
+        removed = removed_lines(hunk)
+        pre = substantive_lines(hunk.pre_image)
+        kept = earlier.kept.get(path, set())
+        if any(line in theirs and line not in kept for line in removed):
+            return None
+        if not any(line in theirs for line in pre):
+            return None
+        if not all(index.has(line) for line in pre if line not in theirs):
+            return None
+        needing.append(status)
+    if not needing:
+        return None
+    refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
+    verb = "needs" if len(needing) == 1 else "need"
+    return (
+        f"{refs} {verb} {earlier.name} only for context: its other lines are in the new "
+        "release and it changes none of that patch's lines"
+    )
+
+
+def remember_failure(patch: Patch, ws: Workspace | None = None) -> FailedPatch:
+    """What ``patch`` would have added, kept so later patches that need it are *blocked*;
+    with ``ws`` (the new release before it), also the lines of its hunks that apply there
+    (:attr:`FailedPatch.kept`)."""
     record = FailedPatch(patch.name)
     for diff in patch.files:
         if creates_file(diff):
             record.created.add(diff.path)
     for path, lines in added_by_path(patch).items():
         record.added.setdefault(path, set()).update(lines)
+    if ws is None:
+        return record
+    applies = {(s.path, s.index) for s in hunk_statuses(ws, patch) if s.status == APPLIES}
+    for diff in patch.files:
+        if diff.new_path is None or creates_file(diff):
+            continue
+        for hunk in diff.hunks:
+            if (diff.path, hunk.index) in applies:
+                lines = substantive_lines(line.text for line in hunk.added)
+                record.kept.setdefault(diff.new_path, set()).update(lines)
     return record
 
 
@@ -682,14 +757,18 @@ def _judge_failing(
         needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.index)], s)]
         refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
         verb = "needs" if len(needing) == 1 else "need"
+        earlier = next(f for f in failed if f.name == blocker)
+        lands = _lands_after(ws, patch, statuses, earlier) or ""
         return PatchVerdict(
             patch.name,
             BLOCKED,
-            f"{refs} {verb} lines that the failing patch {blocker} adds",
+            f"{refs} {verb} lines that the failing patch {blocker} adds"
+            + (f"; {lands}" if lands else ""),
             tuple(statuses),
             shares,
             blocked_by=blocker,
             kind=kind,
+            lands=lands,
         )
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
     if reverse.ok:
@@ -979,6 +1058,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     if verdict.verdict in (CLEAN, OFFSET):
         return CARRY, "it applies"
     if verdict.verdict == UPSTREAMED:
+        if verdict.elsewhere:
+            return LOOK, "upstream has it at one place; decide whether the other needs it"
         short = any(s.counted[0] < s.counted[1] for s in verdict.shares if s.kind == verdict.kind)
         if short and "written differently" in verdict.summary:
             return RETIRE, "after reviewing the lines not found"
@@ -1005,6 +1086,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
                 return PORT, "into the directory its files moved to"
             return PORT, "onto the file its content moved to"
         return LOOK, "its file is gone and its content was not found"
+    if verdict.lands:
+        return CARRY, f"after {verdict.blocked_by} is ported: its own lines fit the new release"
     return PORT, f"after {verdict.blocked_by}"
 
 
@@ -1049,7 +1132,50 @@ def judge_unfinished(
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
     ctx = _Context(search, pin, version)
-    return _with_header(patch, _judge(ws, patch, failed, ctx), ctx)
+    verdict = _with_header(patch, _judge(ws, patch, failed, ctx), ctx)
+    if verdict.verdict != UPSTREAMED:
+        return verdict
+    elsewhere = _fits_elsewhere(ws, patch, verdict)
+    if not elsewhere:
+        return verdict
+    return replace(verdict, summary=f"{verdict.summary}; {elsewhere}", elsewhere=elsewhere)
+
+
+#: How a hunk's presence is found by its added lines rather than by its whole post-image.
+FOUND_BY_LINES = ("added lines found", "post-image found")
+
+
+def _fits_elsewhere(ws: Workspace, patch: Patch, verdict: PatchVerdict) -> str:
+    """The evidence that a patch whose one change is a single substantive added line (no
+    removed line), found upstream by that line (:data:`FOUND_BY_LINES`, not by
+    reverse-applying: one line proves little where the same construct recurs), still fits
+    another place of its file: GNU patch, and quilt with it, try a hunk forwards at fuzz 1
+    and 2 before they call it already applied, so ``quilt push`` applies it there without
+    a word (:func:`patchkeeper.audit.refresh.fuzzy_spot`; a place more than the hunk's
+    length away from where its line is). Upstream may have taken the change where the
+    patch made it while the same construct elsewhere still lacks it: a person decides.
+    ``""`` when that is not so."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    if sum(len(lines) for lines in added_by_path(patch).values()) != 1:
+        return ""
+    for status in verdict.hunks:
+        if status.status != PRESENT or status.how not in FOUND_BY_LINES or status.line is None:
+            continue
+        if (status.path, status.index) not in hunks:
+            continue  # judged under a moved file's new name
+        diff, hunk = hunks[(status.path, status.index)]
+        added = substantive_lines(line.text for line in hunk.added)
+        if len(added) != 1 or removed_lines(hunk):
+            continue
+        lines = file_lines(ws, diff.old_path or diff.path)
+        spot = fuzzy_spot(lines, hunk) if lines else None
+        if spot is None or abs(spot[0] - status.line) <= len(hunk.lines):
+            continue
+        return (
+            f"{status.path} #{status.index} also fits line {spot[0]} at fuzz {spot[1]}, where "
+            f"its lines are not (its lines are at line {status.line}): quilt would apply it there"
+        )
+    return ""
 
 
 def unreadable_verdict(name: str, error: PatchFormatError) -> PatchVerdict:

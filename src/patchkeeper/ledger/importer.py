@@ -221,7 +221,11 @@ def import_series(config: Config, request: ImportRequest = ImportRequest()) -> I
     root = gitops.toplevel(chosen)
     base_name = pin_tag(config)
     base = gitops.commit_id(root, base_name)
+    given = branch
     branch = branch or settings.branch.format(pin=config.pin, tag=tag)
+    gitops.check_branch_name(
+        branch, root, "pass another --branch" if given else "fix branch in [git], or pass --branch"
+    )
     ref = f"refs/heads/{branch}"
     current = gitops.rev_parse(root, ref) if gitops.has_revision(root, ref) else None
     if current is not None and not force:

@@ -492,10 +492,11 @@ def _check_retired_markers(text: str, settings: LedgerSettings) -> None:
 
 
 #: The end of the comment ``port`` writes on the series line of a patch it proposes for
-#: retirement (``# NAME  # upstreamed in 1.1: proposed for retirement by 'patchkeeper port'``).
+#: retirement (``# NAME  # upstreamed in 1.1: proposed for retirement by 'patchkeeper port'``;
+#: ``dropped in 1.1`` for a patch resolved by hand to no change).
 PROPOSED_NOTE = "proposed for retirement by 'patchkeeper port'"
 _PROPOSED_LINE = re.compile(
-    r"^#\s*(?P<name>\S+)(?:\s+-p\d+)?\s+#\s*upstreamed in \S+: "
+    r"^#\s*(?P<name>\S+)(?:\s+-p\d+)?\s+#\s*(?:upstreamed|dropped) in \S+: "
     + re.escape(PROPOSED_NOTE)
     + r"\s*$"
 )

@@ -18,8 +18,9 @@ from patchkeeper.port.output import (
     write_directory,
     write_in_place,
 )
-from patchkeeper.port.rebase import CARRIED, RETIRING, PortedPatch, Step
+from patchkeeper.port.rebase import CARRIED, DROPPED, RETIRING, PortedPatch, Step
 from patchkeeper.series.parse import parse_series
+from patchkeeper.system.english import plural
 
 
 class PortOutcome(WordEnum):
@@ -43,20 +44,21 @@ def _why(record: PortedPatch, version: str) -> str:
             f"{r.text} is {r.commit.id[:12]}, first in {r.first_tag}"  # type: ignore[union-attr]
             for r in found
         )
-    return f"upstreamed in {version}: {reason}"
+    return f"{'dropped' if record.verdict == DROPPED else 'upstreamed'} in {version}: {reason}"
 
 
 def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """Write the new series; return ``(where, retired names, extra to-do items)``."""
     records = [step.record for step in steps]
     retiring = {r.name for r in records if r.verdict in RETIRING}
+    dropped = {r.name for r in records if r.verdict == DROPPED}
     files = {step.record.name: step.data for step in steps if step.data is not None}
     original = ctx.series.path.read_bytes()
     todo: list[str] = []
     if not ctx.state.in_place:
         out = Path(ctx.state.output or "")
         kept = {p.name: p.raw for p in ctx.patches if p.name in retiring}
-        data = series_bytes(original, ctx.series, retiring, ctx.new_version)
+        data = series_bytes(original, ctx.series, retiring, ctx.new_version, dropped)
         pristine = ctx.state.new if os.path.isdir(ctx.state.new) else None
         text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine, out)
         write_directory(out, {**kept, **files}, data, text)
@@ -70,7 +72,7 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
         )
     series = parse_series(series_path)
     comment = set() if ctx.state.retire else retiring
-    data = series_bytes(original, series, comment, ctx.new_version)
+    data = series_bytes(original, series, comment, ctx.new_version, dropped)
     settings = {"pin": (ctx.config.pin, ctx.new_version)}
     if ctx.config.pristine:
         settings["pristine"] = (ctx.config.pristine, _pristine_setting(ctx))
@@ -128,7 +130,10 @@ def todo_items(
         )
         pending = sum(1 for r in records if r.pending)
         if pending:
-            todo.append(f"{pending} more patches follow it (their verdicts are a preview)")
+            follow = "follows" if pending == 1 else "follow"
+            todo.append(
+                f"{plural(pending, 'more patch')} {follow} it (their verdicts are a preview)"
+            )
     for record in records:
         taken = [r for r in record.references if r.status in (IN_NEW, IN_OLD)]
         if taken and record.verdict not in RETIRING:
@@ -140,14 +145,19 @@ def todo_items(
                 f"the patch is {record.verdict}, not upstreamed: upstream rewrote the change "
                 "since; consider retiring it instead of carrying it"
             )
-    retiring = [r.name for r in records if r.verdict in RETIRING and not r.pending]
-    if retiring and not ctx.state.retire:
-        todo.append(
-            "retire "
-            + ", ".join(retiring)
-            + f" ({retire_note(ctx.new_version)}): 'patchkeeper retire NAME --at "
-            f"{ctx.new_version} --why TEXT', or port with --in-place --retire"
-        )
+    for dropped in (False, True):  # each named for why it goes: upstream has it, or not
+        retiring = [
+            r.name
+            for r in records
+            if r.verdict in RETIRING and not r.pending and (r.verdict == DROPPED) == dropped
+        ]
+        if retiring and not ctx.state.retire:
+            todo.append(
+                "retire "
+                + ", ".join(retiring)
+                + f" ({retire_note(ctx.new_version, dropped)}): 'patchkeeper retire NAME --at "
+                f"{ctx.new_version} --why TEXT', or port with --in-place --retire"
+            )
     if outcome == DONE and not ctx.state.in_place and where:
         todo.append(
             f"review {where}; 'patchkeeper -C {where} apply --target COPY' applies it, then "

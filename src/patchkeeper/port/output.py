@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -38,19 +38,30 @@ class OutputExistsError(PatchkeeperError):
     """The new series directory already exists."""
 
 
-def retire_note(version: str) -> str:
-    """The comment a retired patch's series line gets."""
-    return f"upstreamed in {version}: {PROPOSED_NOTE}"
+def retire_note(version: str, dropped: bool = False) -> str:
+    """The comment a retired patch's series line gets: *upstreamed* (the new pin has it), or
+    *dropped* (its conflict was resolved by hand to no change: nothing is left to carry, which
+    says nothing about upstream having it)."""
+    return f"{'dropped' if dropped else 'upstreamed'} in {version}: {PROPOSED_NOTE}"
 
 
-def series_bytes(data: bytes, series: Series, retiring: set[str], version: str) -> bytes:
-    """The series file with the lines of ``retiring`` patches commented out.
+def series_bytes(
+    data: bytes,
+    series: Series,
+    retiring: Collection[str],
+    version: str,
+    dropped: Collection[str] = (),
+) -> bytes:
+    """The series file with the lines of ``retiring`` patches commented out, each with
+    :func:`retire_note` (*dropped* for the names in ``dropped``).
 
     >>> from patchkeeper.series.model import SeriesEntry
     >>> s = Series(Path("series"), (SeriesEntry("a.patch", 1), SeriesEntry("b.patch", 2)))
     >>> lines = series_bytes(b"a.patch\\nb.patch -p0\\n", s, {"b.patch"}, "2.0").splitlines()
     >>> lines[0], lines[1].decode()[:40]
     (b'a.patch', '# b.patch -p0  # upstreamed in 2.0: prop')
+    >>> series_bytes(b"a.patch\\n", s, {"a.patch"}, "2.0", {"a.patch"}).decode()[:30]
+    '# a.patch  # dropped in 2.0: p'
     """
     lines = split_lines(data)
     for entry in series.entries:
@@ -59,7 +70,8 @@ def series_bytes(data: bytes, series: Series, retiring: set[str], version: str) 
         line = lines[entry.line_no - 1]
         body = line.rstrip(b"\r\n")
         ending = line[len(body) :] or b"\n"
-        lines[entry.line_no - 1] = b"# " + body + b"  # " + retire_note(version).encode() + ending
+        note = retire_note(version, entry.name in dropped).encode()
+        lines[entry.line_no - 1] = b"# " + body + b"  # " + note + ending
     return b"".join(lines)
 
 

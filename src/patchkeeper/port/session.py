@@ -42,6 +42,7 @@ from patchkeeper.port.workdir import (
 )
 from patchkeeper.progress import note
 from patchkeeper.series.engine import FileState
+from patchkeeper.system.english import plural
 from patchkeeper.trees.downstream import journal_dir
 from patchkeeper.trees.transaction import locked, recover
 from patchkeeper.upstream.requirements import check_release_option
@@ -106,7 +107,7 @@ def _port_with(
     ctx: PortContext, resolutions: Mapping[str, Mapping[str, FileState | None]]
 ) -> tuple[list[Step], int | None]:
     note(
-        f"porting {len(ctx.patches)} patches from {ctx.old_version or ctx.state.old} to "
+        f"porting {plural(len(ctx.patches), 'patch')} from {ctx.old_version or ctx.state.old} to "
         f"{ctx.new_version} ..."
     )
     labels = Labels(

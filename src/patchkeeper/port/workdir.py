@@ -38,6 +38,7 @@ from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import split_lines
 from patchkeeper.system.atomic import write_atomic
+from patchkeeper.system.english import plural
 from patchkeeper.trees.tree import read_file, safe_path
 
 FORMAT = 1
@@ -387,7 +388,7 @@ def _check_markers(files: Path, resolved: Mapping[str, FileState | None]) -> Non
             "markers, then run 'patchkeeper port --continue'",
         )
     raise UnresolvedError(
-        f"conflict markers are left in {len(left)} files: "
+        f"conflict markers are left in {plural(len(left), 'file')}: "
         + ", ".join(f"{target}:{line}" for target, line in left),
         path=files,
         hint="edit each file to the content the patch should produce, remove the markers, "

@@ -12,6 +12,7 @@ from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
 from patchkeeper.runtime.judge.samecode import SameCode
 from patchkeeper.runtime.live.check import LiveCheck
 from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.system.english import plural
 
 DIFF_LINES = 40
 
@@ -69,8 +70,8 @@ def _entry_line(entry: PatchEntry) -> str:
 def inventory_text(result: Inventory) -> str:
     lines = [
         f"plugin {result.package} ({result.plugin_root}), patch directory "
-        f"{result.patch_directory}: {len(result.files)} files, {len(result.entries)} "
-        "entries"
+        f"{result.patch_directory}: {plural(len(result.files), 'file')}, "
+        f"{plural(len(result.entries), 'entry')}"
     ]
     lines += [
         f"entry point {e.group}:{e.name} = {e.value} ({e.source})" for e in result.entry_points
@@ -191,8 +192,9 @@ def check_text(result: LiveCheck) -> str:
     skipped = [e for e in result.entries if e.status == "not-checked"]
     if skipped:
         lines.append(
-            f"not checked ({len(skipped)} entries): importing their upstream modules fails with "
-            "one error, the cause (a runtime library of the platform that does not load here?):"
+            f"not checked ({plural(len(skipped), 'entry')}): importing their upstream modules "
+            "fails with one error, the cause (a runtime library of the platform that does not "
+            "load here?):"
         )
         lines += ["  " + line for line in result.cause.splitlines()]
     lines += [

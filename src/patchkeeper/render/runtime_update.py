@@ -5,12 +5,14 @@ from __future__ import annotations
 from patchkeeper.render import payload_renderer, text_renderer
 from patchkeeper.runtime.live.lock import LockResult
 from patchkeeper.runtime.port.runtime_port import RuntimePort
+from patchkeeper.system.english import plural
 
 
 @text_renderer(LockResult)
 def lock_text(result: LockResult) -> str:
     lines = [
-        f"locked {result.target_count} targets in {result.file_count} upstream files at "
+        f"locked {plural(result.target_count, 'target')} in "
+        f"{plural(result.file_count, 'upstream file')} at "
         f"{result.at}: {result.path}"
     ]
     if result.unguarded:

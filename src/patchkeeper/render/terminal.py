@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from patchkeeper.render import text_renderer
 from patchkeeper.render.console import table
+from patchkeeper.system.english import plural
 from patchkeeper.trees.results import ApplyResult, VerifyResult
 
 if TYPE_CHECKING:  # evidence and series states are imported by the commands that make them
@@ -13,19 +14,6 @@ if TYPE_CHECKING:  # evidence and series states are imported by the commands tha
     from patchkeeper.trees.applied import SeriesState
 
 __all__ = ["failure_lines", "hunk_lines", "plural", "state_lines", "table", "tally"]
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 file``, ``2 files``; ``2 patches``, ``2 entries`` (English's ``-es`` after a
-    sibilant, ``-ies`` for a consonant and ``y``); ``noun`` may be several words
-    (``series patch``), the last one takes the ending."""
-    if count == 1:
-        return f"{count} {noun}"
-    if noun.endswith(("ch", "sh", "s", "x")):
-        return f"{count} {noun}es"
-    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
-        return f"{count} {noun[:-1]}ies"
-    return f"{count} {noun}s"
 
 
 def tally(count: int, counts: str) -> str:

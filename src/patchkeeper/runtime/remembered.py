@@ -259,7 +259,11 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
         try:
             tree = UpstreamTree(tree_root(spec), settings.upstream_packages)
         except (TargetError, FetchError) as error:
-            return scan_plugin(settings, unread=f"{spec} could not be read: {error}").inventory
+            # one clause of the loading line: the error's message and hint, never its
+            # "\n  hint:" form, which would break the line the reason is printed on
+            hint = f"; {error.hint}" if error.hint else ""
+            unread = f"{spec} could not be read: {error.message}{hint}"
+            return scan_plugin(settings, unread=unread).inventory
         return scan_plugin(settings, upstream=tree).inventory
 
     key = ("runtime inventory", repr(settings), spec or "")

@@ -115,6 +115,14 @@ def located_settings(config: Any | None, location: PluginLocation) -> RuntimeSet
     )
 
 
+#: What to do when the plugin's directory is not found: the option, or the key and its table
+#: (spelled as the configuration file in use spells it when the error is shown).
+ROOT_HINT = (
+    'pass --plugin DIR (the directory holding the package), or set root = "DIR" in '
+    "[tool.patchkeeper.runtime]"
+)
+
+
 def resolve_settings(
     config: Any | None,
     *,
@@ -143,7 +151,7 @@ def resolve_settings(
     if not root.is_dir():
         raise ConfigError(
             f"the plugin directory {root} does not exist",
-            hint="pass --plugin DIR (the directory holding the package) or set root",
+            hint=ROOT_HINT,
         )
     if (
         not (root / name.replace(".", "/")).is_dir()
@@ -151,7 +159,7 @@ def resolve_settings(
     ):
         root = root / "src"  # a src layout: the package is under DIR/src, its project files in DIR
     if not (root / name.replace(".", "/")).is_dir():
-        hint = "pass --plugin DIR (the directory holding the package) or set root"
+        hint = ROOT_HINT
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
             hint = f"{root} is the package itself: pass --plugin {root.parent}"
         elif found := _packages(root):

@@ -445,6 +445,19 @@ def _convert_hunk(
     )
 
 
+def _stripped_signature(lines: list[bytes], index: int) -> bool:
+    """Whether line ``index`` is a mail signature separator whose trailing space mail or an
+    editor stripped (``--`` alone, as ``git format-patch`` writes ``-- `` before the git
+    version), with no diff after it: GNU patch reads a hunk by its header's counts and
+    skips such a tail, so it is not a hunk line."""
+    if lines[index].rstrip(b"\r\n") != b"--":
+        return False
+    return not any(
+        line.startswith((C.OLD_FILE, C.NEW_FILE, b"@@", C.DIFF_OTHER))
+        for line in lines[index + 1 :]
+    )
+
+
 def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path) -> None:
     """Reject a hunk whose body goes on past the line counts of its header."""
     last = max(hunk.line_nos, default=hunk.line_no)
@@ -455,6 +468,8 @@ def _check_after_hunk(lines: list[bytes], hunk: Hunk, file_path: str, path: Path
         return
     nxt = lines[nxt_index]
     if nxt.startswith((C.OLD_FILE, C.NEW_FILE, *C.SIGNATURE, b"@@", C.DIFF_OTHER)):
+        return
+    if _stripped_signature(lines, nxt_index):
         return
     if nxt[:1] in (b"+", b"-", b" ") and nxt.strip():
         raise PatchFormatError(

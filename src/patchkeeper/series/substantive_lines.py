@@ -99,6 +99,85 @@ def substantive(line: bytes, language: str = "") -> bytes | None:
     return text
 
 
+#: ``self.assertX(...)`` as one line, the call and its arguments.
+_ASSERT_CALL = re.compile(rb"^self\.(assert[A-Za-z]+)\((.*)\)$")
+#: unittest's two-argument assertions and the operator of the plain ``assert`` they mean.
+_BINARY_ASSERTS = {
+    b"assertEqual": b"==",
+    b"assertEquals": b"==",
+    b"assertNotEqual": b"!=",
+    b"assertIs": b"is",
+    b"assertIsNot": b"is not",
+    b"assertIn": b"in",
+    b"assertNotIn": b"not in",
+    b"assertGreater": b">",
+    b"assertGreaterEqual": b">=",
+    b"assertLess": b"<",
+    b"assertLessEqual": b"<=",
+}
+#: unittest's one-argument assertions: what goes before and after the argument.
+_UNARY_ASSERTS = {
+    b"assertTrue": (b"", b""),
+    b"assertFalse": (b"not ", b""),
+    b"assertIsNone": (b"", b" is None"),
+    b"assertIsNotNone": (b"", b" is not None"),
+}
+_OPENING, _CLOSING = b"([{", b")]}"
+#: A keyword argument (``msg="..."``), not a comparison (``a == b``).
+_KEYWORD = re.compile(rb"^[A-Za-z_]\w*\s*=(?!=)")
+
+
+def _arguments(text: bytes) -> list[bytes] | None:
+    """The top-level comma-separated arguments of a call's inside, stripped; ``None`` when
+    brackets or quotes do not balance."""
+    out, depth, quote, start = [], 0, 0, 0
+    for at, char in enumerate(text):
+        if quote:
+            if char == quote and text[at - 1] != 0x5C:  # not after a backslash
+                quote = 0
+        elif char in b"'\"":
+            quote = char
+        elif char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+            if depth < 0:
+                return None
+        elif char == 0x2C and depth == 0:  # a comma
+            out.append(text[start:at].strip())
+            start = at + 1
+    if depth or quote:
+        return None
+    out.append(text[start:].strip())
+    return out
+
+
+def plain_assert(text: bytes) -> bytes:
+    """A normalized line that is one unittest assertion call read as the plain ``assert``
+    it means (a message argument left out), as ``unittest2pytest`` rewrites tests; any
+    other line as it is. When upstream converted its tests to pytest, the lines a patch
+    added to them are still found (:meth:`FileIndex.find`).
+
+    >>> plain_assert(b"self.assertFalse(mf.images)"), plain_assert(b"self.assertEqual(len(x), 0)")
+    (b'assert not mf.images', b'assert len(x) == 0')
+    >>> plain_assert(b"self.assertIsNone(f(a, b), 'msg')"), plain_assert(b"x = 1")
+    (b'assert f(a, b) is None', b'x = 1')
+    """
+    match = _ASSERT_CALL.match(text)
+    if match is None:
+        return text
+    name, inside = match.group(1), match.group(2)
+    args = _arguments(inside)
+    if args is None or any(not arg or _KEYWORD.match(arg) for arg in args[:2]):
+        return text
+    if name in _UNARY_ASSERTS:
+        before, after = _UNARY_ASSERTS[name]
+        return b"assert " + before + args[0] + after
+    if name in _BINARY_ASSERTS and len(args) >= 2:
+        return b"assert " + args[0] + b" " + _BINARY_ASSERTS[name] + b" " + args[1]
+    return text
+
+
 def substantive_lines(lines: Iterable[bytes], language: str = "") -> list[bytes]:
     """The substantive lines of ``lines``, normalized, in order (``language``: as
     :func:`substantive`)."""
@@ -344,7 +423,18 @@ class FileIndex:
         return None
 
     def find(self, needle: bytes, after: int = -1) -> int | None:
-        """The first 0-based line at or after ``after + 1`` where ``needle`` starts."""
+        """The first 0-based line at or after ``after + 1`` where ``needle`` starts; a
+        unittest assertion call is also found as the plain ``assert`` it means
+        (:func:`plain_assert`), as upstream writes it once its tests moved to pytest."""
+        found = self._find(needle, after)
+        if found is None:
+            plain = plain_assert(needle)
+            if plain != needle:
+                return self._find(plain, after)
+        return found
+
+    def _find(self, needle: bytes, after: int = -1) -> int | None:
+        """:meth:`find` for ``needle`` as it is."""
         toks = tokens(needle)
         if not toks:
             # no tokens outside a comment: a C directive (``#include <x.h>``), found only

@@ -40,6 +40,7 @@ from typing import Any
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import Interrupted, LockError, TargetError
 from patchkeeper.system.atomic import write_atomic
+from patchkeeper.system.english import plural
 
 MANIFEST = "manifest.json"
 #: The journal file holding the original bytes of every changed file, one after another.
@@ -374,7 +375,8 @@ def commit(
     except KeyboardInterrupt:
         restored = rollback(journal)
         raise Interrupted(
-            f"interrupted while writing; the {len(restored)} files of this run were put back, "
+            f"interrupted while writing; the {plural(len(restored), 'file')} of this run "
+            f"{'was' if len(restored) == 1 else 'were'} put back, "
             "nothing was changed"
         ) from None
     (journal / MANIFEST).unlink()  # the commit point: from here on the change is done

@@ -332,14 +332,23 @@ def _base(root: Path, directory: str) -> Path:
 
 def directory_tree(path: Path, config: Config, what: str = "the target directory") -> Tree:
     """A tree from a directory given on the command line; ``what`` names its role in the
-    error (``"the pristine reference (--pristine)"``).
+    error (``"the pristine reference (--pristine)"``), which says where a relative path was
+    looked for when it does not exist.
 
     Raises:
         TargetError: it does not exist, or lacks the configured ``directory``.
     """
     root = path.resolve()
     if not root.is_dir():
-        raise TargetError(f"{what} does not exist", path=path)
+        # a relative path is read from -C's directory when one is given, as git -C does: a
+        # user who typed it from elsewhere is told where it was looked for
+        hint = None
+        if not path.expanduser().is_absolute():
+            hint = (
+                f"relative paths start at {Path.cwd()} (-C DIR's, when given), and there is no "
+                f"directory {root}"
+            )
+        raise TargetError(f"{what} does not exist", path=path, hint=hint)
     base = _base(root, config.directory)
     if not base.is_dir():
         from patchkeeper.trees.layout_hint import sole_tree
@@ -440,7 +449,9 @@ def spec_tree(
             path=spec,
             hint="unpack the sdist and pass its directory, or pass NAME==VERSION",
         )
-    if os.path.isdir(spec) or spec.startswith((".", "/", "~")):
+    from patchkeeper.upstream.requirements import looks_like_path
+
+    if os.path.isdir(spec) or looks_like_path(spec):
         return directory_tree(Path(spec).expanduser(), config, what)
     try:
         return requirement_tree(spec, config)

@@ -28,6 +28,7 @@ def start_branch(root: Path, name: str) -> tuple[str, str]:
         BranchError: ``root`` is not in a git checkout, the checkout has changes to tracked
             files or untracked files in the downstream (they would be mixed into the
             commits, or lost on ``--abort``), or the branch exists.
+        GitError: ``name`` is no valid branch name (:func:`gitops.check_branch_name`).
     """
     try:
         top = gitops.toplevel(root)
@@ -51,6 +52,7 @@ def start_branch(root: Path, name: str) -> tuple[str, str]:
             path=top,
             hint="commit or stash them (git stash -u) first, then run the upgrade again",
         )
+    gitops.check_branch_name(name, top)
     if gitops.has_revision(top, f"refs/heads/{name}"):
         raise BranchError(
             f"the branch {name} already exists",
@@ -89,6 +91,7 @@ def restore(root: Path, base: str, name: str) -> None:
     top = gitops.toplevel(root)
     gitops.run(["reset", "-q", "--hard"], top)
     gitops.run(["checkout", "-q", base], top)
+    gitops.check_branch_name(name, top)
     if gitops.has_revision(top, f"refs/heads/{name}"):
         gitops.run(["branch", "-q", "-D", name], top)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config, load_config
-from patchkeeper.errors import ConfigError, PatchkeeperError, TargetError
+from patchkeeper.errors import ConfigError, Interrupted, PatchkeeperError, TargetError
 from patchkeeper.port.context import configured_pin, stable_spec
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.settings import port_settings
@@ -45,6 +45,7 @@ from patchkeeper.port.workdir import (
 )
 from patchkeeper.progress import note
 from patchkeeper.record.settings import report_settings
+from patchkeeper.system.english import plural
 from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
 from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.results import (
@@ -285,13 +286,38 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
             run.work.save(run.state)
             continue
         before = cut_short[1] if cut_short and cut_short[0] == name else None
-        _step(run, name, before)
+        try:
+            _step(run, name, before)
+        except Interrupted:
+            raise
+        except PatchkeeperError as exc:
+            exc.hint = left_in_progress(exc.hint, name)
+            raise
     port = run.state.steps.get(StepName.PORT, {})
     stopped = port.get("status") == StepStatus.STOPPED
     if not stopped:
         run.work.remove()
     outcome = UpgradeOutcome.STOPPED if stopped else UpgradeOutcome.DONE
     return _result(run, action, outcome)
+
+
+def left_in_progress(hint: str | None, step: str) -> str:
+    """``hint`` (a step's error's advice) followed by what to do with the upgrade that error
+    leaves in progress: its state stays, so that the next ``upgrade --to`` is refused with
+    "already in progress" unless the error says to continue or abort.
+
+    >>> left_in_progress("fix the patch", "port")[:64]
+    "fix the patch; then run 'patchkeeper upgrade --continue' (the up"
+    >>> left_in_progress(None, "audit")[:60]
+    "run 'patchkeeper upgrade --continue' (the upgrade stopped at"
+    """
+    if hint and "upgrade --continue" in hint:
+        return hint
+    return (
+        f"{hint + '; then run' if hint else 'run'} 'patchkeeper upgrade --continue' (the "
+        f"upgrade stopped at its {step} step), or 'patchkeeper upgrade --abort' to put the "
+        "downstream back"
+    )
 
 
 def _to_run(run: _Run, name: str, record: dict[str, Any]) -> bool:
@@ -386,7 +412,7 @@ def _audit(run: _Run) -> dict[str, Any]:
     shown = ", ".join(f"{n} {word}" for word, n in counts.items())
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(result.verdicts)} patches: {shown}",
+        "summary": f"{plural(len(result.verdicts), 'patch')}: {shown}",
         "exit_code": result.exit_code,
     }
 
@@ -441,7 +467,7 @@ def _decide(run: _Run) -> dict[str, Any]:
     run.state.facts["suggestions"] = suggestions(run.config)
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(result.added)} tables added, {result.kept} kept",
+        "summary": f"{plural(len(result.added), 'table')} added, {result.kept} kept",
         "exit_code": result.exit_code,
     }
 
@@ -468,8 +494,8 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
     left = sum(1 for e in result.entries if e.action != "nothing to do")
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(result.entries)} entries, {left} changed or left by hand; "
-        f"{len(result.files)} files written",
+        "summary": f"{plural(len(result.entries), 'entry')}, {left} changed or left by hand; "
+        f"{plural(len(result.files), 'file')} written",
         "exit_code": result.exit_code,
     }
 

@@ -246,6 +246,26 @@ def commit_id(cwd: Path, rev: str) -> str:
     return rev_parse(cwd, f"{rev}^{{commit}}")
 
 
+def check_branch_name(name: str, cwd: Path, hint: str = "pass another --branch") -> None:
+    """Refuse a name git would not take for a new branch (as ``git check-ref-format
+    --branch`` does: no space, ``..``, ``~``, ``^``, ``:``, ``?``, ``*``, ``[``, ``\\``, no
+    leading ``-``, not ``HEAD``, ...), before anything is made: git's own failure would come
+    later, when creating the branch, as a bare exit code. ``hint`` says where the name came
+    from and how to give another.
+
+    Raises:
+        GitError: naming the branch, what git refuses in it, and ``hint``.
+    """
+    # what --branch adds to the plain check: no leading dash, not HEAD
+    done = call(["check-ref-format", f"refs/heads/{name}"], cwd)
+    if done.returncode != 0 or name.startswith("-") or name == "HEAD":
+        raise GitError(
+            f"{name!r} is not a valid git branch name (no spaces, '..', '~', '^', ':', '?', "
+            "'*', '[', '\\' or a leading '-'; see git check-ref-format)",
+            hint=hint,
+        )
+
+
 def has_revision(cwd: Path, rev: str) -> bool:
     """Whether ``rev`` names an object in the repository at ``cwd``."""
     return call(["rev-parse", "--verify", "--quiet", "--end-of-options", rev], cwd).returncode == 0

@@ -9,8 +9,9 @@ Two rules, both exit 2 (:class:`~patchkeeper.errors.TargetError`):
 - an option that names one release takes a requirement pinned to one version (``==X`` without
   a wildcard, or ``===X``), never a range the index would answer with its newest release.
 
-A spec that is a path (it exists, or starts like one: ``./``, ``/``, ``~``) or not a
-requirement at all is left alone: the tree code reports it.
+A spec that is a path (it exists, starts like one: ``./``, ``/``, ``~``, or holds a slash)
+or not a requirement at all is left alone: the tree code reports it. A bare word that is no
+directory and names another project (``1.1``, ``minihttp-1.1``) is refused as neither.
 """
 
 from __future__ import annotations
@@ -27,6 +28,21 @@ _PATH_START = (".", "/", "~")
 _ARCHIVE_ENDINGS = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
 
 
+def looks_like_path(spec: str) -> bool:
+    """Whether ``spec`` can only be a path: it starts like one (``./``, ``/``, ``~``) or holds
+    a slash without an ``@`` (PEP 508 allows a slash only in a direct URL, ``NAME @ URL``):
+    ``upstream/minihttp-1.1`` is a directory that does not exist, never a malformed
+    requirement.
+
+    >>> looks_like_path("up/minihttp-1.1"), looks_like_path("~/x"), looks_like_path("x==1")
+    (True, True, False)
+    >>> looks_like_path("x @ https://host/x.tar.gz")
+    False
+    """
+    text = spec.strip()
+    return text.startswith(_PATH_START) or ("/" in text and "@" not in text)
+
+
 def parsed_requirement(spec: str) -> Any | None:
     """``spec`` as a ``packaging`` ``Requirement`` when it reads as one and is not a path,
     else ``None`` (a directory, an sdist's path, a malformed requirement).
@@ -37,7 +53,7 @@ def parsed_requirement(spec: str) -> Any | None:
     True
     """
     text = spec.strip()
-    if not text or text.startswith(_PATH_START) or os.path.exists(os.path.expanduser(spec)):
+    if not text or looks_like_path(text) or os.path.exists(os.path.expanduser(spec)):
         return None
     from packaging.requirements import InvalidRequirement, Requirement  # not for a path
 
@@ -85,6 +101,8 @@ def check_project(
 
     if canonicalize_name(requirement.name) == canonicalize_name(upstream):
         return
+    if not requirement.specifier:
+        raise _neither_error(spec.strip(), option, upstream)
     raise TargetError(
         f"{_given(option, spec.strip())} names the project {requirement.name}, but the "
         f"configured upstream is {upstream}",
@@ -93,6 +111,62 @@ def check_project(
         hint=f"pass a requirement of {upstream} ({_given(option, upstream + '==VERSION')}), "
         f"or fix 'upstream' in {config_file.name if config_file else 'the configuration'}",
     )
+
+
+def _neither_error(spec: str, option: str, upstream: str) -> TargetError:
+    """The error for a bare word (no version specifier) that is no directory either: meant as
+    a path (a tree in another directory: ``-C`` reads relative paths from its directory) or
+    as a release (``1.1``, ``minihttp-1.1``), it would otherwise be read as the name of
+    another project. The hint says which requirement names that release when the word is a
+    version or ``UPSTREAM-VERSION``.
+
+    >>> print(_neither_error("1.1", "--to", "minihttp").hint)
+    for the release, pass --to minihttp==1.1; for a tree, pass its directory
+    >>> print(_neither_error("minihttp-1.5", "pristine =", "minihttp").message[:45])
+    pristine = "minihttp-1.5": no such directory,
+    """
+    version = _version_in(spec, upstream)
+    where = "no such directory"  # a configured path is read from the downstream's root
+    if option.startswith("-"):
+        where = f"no directory {os.path.abspath(spec)}"
+    if version is not None:
+        hint = (
+            f"for the release, pass {_given(option, f'{upstream}=={version}')}; "
+            "for a tree, pass its directory"
+        )
+    else:
+        hint = (
+            f"pass an upstream tree's directory, or a requirement of {upstream} "
+            f"({_given(option, upstream + '==VERSION')})"
+        )
+    return TargetError(
+        f"{_given(option, spec)}: {where}, and as a requirement it names no release of {upstream}",
+        hint=hint,
+    )
+
+
+def _version_in(spec: str, upstream: str) -> str | None:
+    """The release ``spec`` names when it is a version (``1.1``) or the upstream's name and a
+    version (``minihttp-1.1``, ``MiniHTTP_1.1``: an sdist's directory name), else ``None``.
+
+    >>> _version_in("1.1", "minihttp"), _version_in("minihttp-1.1", "MiniHTTP")
+    ('1.1', '1.1')
+    >>> _version_in("django_storages-1.14.5", "django-storages"), _version_in("flask", "x")
+    ('1.14.5', None)
+    """
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    candidates = [spec]
+    for cut in range(len(spec)):
+        if spec[cut] in "-_" and canonicalize_name(spec[:cut]) == canonicalize_name(upstream):
+            candidates.append(spec[cut + 1 :])
+    for candidate in candidates:
+        try:
+            return str(Version(candidate))
+        except InvalidVersion:
+            continue
+    return None
 
 
 def check_one_release(spec: str | None, option: str, config_file: Path | None = None) -> None:
@@ -107,7 +181,9 @@ def check_one_release(spec: str | None, option: str, config_file: Path | None = 
     requirement = parsed_requirement(spec) if spec else None
     if spec is None or requirement is None or one_version(requirement) is not None:
         return
-    what = f"the range {requirement.specifier}" if requirement.specifier else "no version"
+    if not requirement.specifier:  # a bare name: a directory that is not there, or no release
+        raise _neither_error(spec.strip(), option, requirement.name)
+    what = f"the range {requirement.specifier}"
     key = option.endswith("=")
     raise TargetError(
         f"{option.rstrip(' =')} names one release, but {spec.strip()} has {what}, not one version",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax.references import PatchFileFacts
 
 MODULE_SCOPE = "<module>"
 STDLIB = frozenset(sys.stdlib_module_names) - {"sys"}
@@ -88,6 +89,14 @@ class FileFacts:
     #: ``setattr(Target, NAME, fn)`` (``target`` the object set on) and ``sys.modules[NAME]``
     #: (the computed-key form), resolved by the inventory once every file is read.
     named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]] = field(default_factory=list)
+    #: The first line of the decorators of each decorated function and class, by the line
+    #: of its ``def``/``class``: where the source of a definition with its decorators starts
+    #: (:func:`patchkeeper.runtime.judge.drift.plugin_code` parses that much, not the file).
+    decorated: dict[int, int] = field(default_factory=dict)
+    #: A file of the patch directory: its cross-check facts
+    #: (:func:`patchkeeper.runtime.syntax.references.tree_facts` of every package), read
+    #: from the tree the scan parsed; ``None`` for other files and files that do not parse.
+    references: PatchFileFacts | None = None
 
     def span(self, qualname: str) -> tuple[int, int] | None:
         """(first line, last line) of the function or class ``qualname``, decorators
@@ -184,13 +193,15 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
         facts.syntax_error,
         tuple(facts.constants.items()),
         tuple((entry_record(e), tuple(map(tuple, c)), path) for e, c, path in facts.named),
+        tuple(facts.decorated.items()),
+        facts.references,
     )
 
 
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
-    error, constants, named = rest
+    error, constants, named, decorated, references = rest
     return FileFacts(
         module=module,
         file=file,
@@ -204,4 +215,6 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         syntax_error=error,
         constants=dict(constants),
         named=[(entry_from_record(e), _conds(c), path) for e, c, path in named],
+        decorated=dict(decorated),
+        references=references,
     )

@@ -17,6 +17,15 @@ from collections.abc import Callable, Iterator
 from typing import cast
 
 from patchkeeper.runtime.inventory.assignment_forms import AssignmentForms
+from patchkeeper.runtime.inventory.conditions import (
+    Conds,
+    IfTest,
+    Pending,
+    early_exit,
+    if_conditions,
+    is_type_checking,
+    try_parts,
+)
 from patchkeeper.runtime.inventory.edge_lines import hot_lines, line_counts, plugin_names
 from patchkeeper.runtime.inventory.file_facts import (
     MODULE_SCOPE,
@@ -32,10 +41,8 @@ from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restor
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
 from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.runtime.syntax.references import tree_facts
 
-#: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
-VERSION_TEST = re.compile(r"(?i)version|__version__")
-IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 #: A commented-out import: ``# import vllm_metax.patch.bugfix.x`` or
 #: ``# from vllm_metax.patch.bugfix import x``
 COMMENTED_IMPORT = re.compile(
@@ -45,9 +52,6 @@ COMMENTED_IMPORT = re.compile(
 #: A dotted string naming a plugin object: ``"vllm_ascend.platform.NPUPlatform"``
 DOTTED_STRING = re.compile(r"^[A-Za-z_]\w*(?:\.\w+)+(?::\w+(?:\.\w+)*)?$")
 
-#: The conditions met on the way to a statement; an ``if`` test's text is written out
-#: (:class:`_Pending`) only for an edge recorded under it.
-Conds = tuple["CondSpec | _Pending", ...]
 _LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith})
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -147,16 +151,16 @@ class _Scanner(AssignmentForms):
         return bool(counts[getattr(node, "end_lineno", None) or first] == counts[first - 1])
 
     def if_statement(self, stmt: ast.If, conds: Conds, scope: str, table: Table, cls: str) -> None:
-        if _is_type_checking(stmt.test):
+        if is_type_checking(stmt.test):
             self.block(stmt.orelse, conds, scope, table, cls)
             return
         if self.hot is not None:
             # Lines told apart (no entries): most tests hold no edge under them, so their
             # text is written out only for an edge recorded under them.
-            test = _IfTest(stmt)
+            test = IfTest(stmt)
             self.expressions(stmt.test, conds, scope, table)
-            self.block(stmt.body, (*conds, _Pending(test, 0)), scope, table, cls)
-            self.block(stmt.orelse, (*conds, _Pending(test, 1)), scope, table, cls)
+            self.block(stmt.body, (*conds, Pending(test, 0)), scope, table, cls)
+            self.block(stmt.orelse, (*conds, Pending(test, 1)), scope, table, cls)
             return
         then, other = if_conditions(stmt)
         self.expressions(stmt.test, conds, scope, table)
@@ -168,6 +172,8 @@ class _Scanner(AssignmentForms):
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
         self.facts.functions[qual] = _function_info(qual, node)
+        if node.decorator_list:
+            self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for deco in node.decorator_list:
             self.expressions(deco, conds, scope, table)
         if self.entries:
@@ -231,12 +237,12 @@ class _Scanner(AssignmentForms):
                 self.imports(cast("ast.Import | ast.ImportFrom", stmt), here, scope)
             elif kind is ast.If:
                 branch = cast(ast.If, stmt)
-                if _is_type_checking(branch.test):
+                if is_type_checking(branch.test):
                     self.outline(branch.orelse, here, scope, table, cls)
                     continue
-                test = _IfTest(branch)
-                self.outline(branch.body, (*here, _Pending(test, 0)), scope, table, cls)
-                self.outline(branch.orelse, (*here, _Pending(test, 1)), scope, table, cls)
+                test = IfTest(branch)
+                self.outline(branch.body, (*here, Pending(test, 0)), scope, table, cls)
+                self.outline(branch.orelse, (*here, Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
                 for body, under in try_parts(cast(ast.Try, stmt), here):
                     self.outline(body, under, scope, table, cls)
@@ -259,6 +265,8 @@ class _Scanner(AssignmentForms):
             bases.append(bound.dotted if bound else "?" + ast.unparse(base))
         self.facts.classes[qual] = tuple(bases)
         self.facts.class_spans[qual] = (node.lineno, node.end_lineno or node.lineno)
+        if node.decorator_list:
+            self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for item in (*node.decorator_list, *node.bases, *node.keywords):
             self.expressions(item, conds, scope, table)
         if self.entries:
@@ -357,50 +365,8 @@ class _Scanner(AssignmentForms):
         conds: Conds,
         args: tuple[tuple[str, object], ...] = (),
     ) -> None:
-        specs = tuple(c if c.__class__ is CondSpec else cast(_Pending, c).spec() for c in conds)
+        specs = tuple(c if c.__class__ is CondSpec else cast(Pending, c).spec() for c in conds)
         self.facts.edges.append(Edge(scope, target, kind, line, specs, args))
-
-
-def if_conditions(stmt: ast.If) -> tuple[CondSpec, CondSpec]:
-    """The conditions under which the body and the ``else`` of an ``if`` run: its test
-    (kind "version" when it reads a version, else "if") and the test's negation."""
-    text = ast.unparse(stmt.test)
-    kind = "version" if VERSION_TEST.search(text) else "if"
-    param, truth = _param_test(stmt.test)
-    then = CondSpec(kind, text, stmt.lineno, param, truth)
-    other = CondSpec(
-        "else" if kind == "if" else kind, f"not ({text})", stmt.lineno, param, not truth
-    )
-    return then, other
-
-
-class _IfTest:
-    """:func:`if_conditions` of one ``if``, computed when first asked."""
-
-    __slots__ = ("conditions", "stmt")
-
-    def __init__(self, stmt: ast.If) -> None:
-        self.stmt = stmt
-        self.conditions: tuple[CondSpec, CondSpec] | None = None
-
-    def get(self, index: int) -> CondSpec:
-        if self.conditions is None:
-            self.conditions = if_conditions(self.stmt)
-        return self.conditions[index]
-
-
-class _Pending:
-    """In a list of conditions, the condition ``index`` (0: the body's, 1: the ``else``'s)
-    of an ``if`` whose text is not written out yet (:meth:`_Scanner.edge` writes it)."""
-
-    __slots__ = ("index", "test")
-
-    def __init__(self, test: _IfTest, index: int) -> None:
-        self.test = test
-        self.index = index
-
-    def spec(self) -> CondSpec:
-        return self.test.get(self.index)
 
 
 def _const_args(call: ast.Call) -> tuple[tuple[str, object], ...]:
@@ -412,80 +378,6 @@ def _const_args(call: ast.Call) -> tuple[tuple[str, object], ...]:
         if kw.arg and isinstance(kw.value, ast.Constant):
             out.append((kw.arg, kw.value.value))
     return tuple(out)
-
-
-def _param_test(test: ast.expr) -> tuple[str, bool]:
-    if isinstance(test, ast.Name):
-        return test.id, True
-    if (
-        isinstance(test, ast.UnaryOp)
-        and isinstance(test.op, ast.Not)
-        and isinstance(test.operand, ast.Name)
-    ):
-        return test.operand.id, False
-    return "", True
-
-
-def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]:
-    """The blocks of a ``try`` statement, in order, each with the conditions it runs under:
-    the body and ``else`` under "try-import" when a handler catches ``ImportError``, each
-    handler under its ``except``, ``finally`` under ``conds`` alone."""
-    guarded = any(_catches_import_error(h) for h in stmt.handlers)
-    inner = (
-        (*conds, CondSpec("try-import", "try: ... except ImportError", stmt.lineno))
-        if guarded
-        else conds
-    )
-    parts: list[tuple[list[ast.stmt], Conds]] = [(stmt.body, inner)]
-    for handler in stmt.handlers:
-        caught = ast.unparse(handler.type) if handler.type else "any exception"
-        parts.append(
-            (handler.body, (*conds, CondSpec("except", f"except {caught}", handler.lineno)))
-        )
-    parts.extend([(stmt.orelse, inner), (stmt.finalbody, conds)])
-    return parts
-
-
-def early_exit(stmt: ast.stmt, pending: bool) -> Conds:
-    """The condition ``stmt`` puts on the statements after it in its block: an ``if``
-    without ``else`` whose body leaves the scope (ends in ``return`` or ``raise``: an early
-    return after a platform or version check) lets them run only when its test is false;
-    a ``try`` one of whose ``except ImportError`` handlers leaves lets them run only when
-    the import worked (``try-import``). ``pending``: the ``if`` condition as a
-    :class:`_Pending` (its text written out only for an edge recorded under it)."""
-    kind = stmt.__class__
-    if kind is ast.If:
-        branch = cast(ast.If, stmt)
-        if branch.orelse or not _leaves(branch.body) or _is_type_checking(branch.test):
-            return ()
-        return (_Pending(_IfTest(branch), 1),) if pending else (if_conditions(branch)[1],)
-    if kind is ast.Try:
-        handlers = cast(ast.Try, stmt).handlers
-        if any(_catches_import_error(h) and _leaves(h.body) for h in handlers):
-            return (CondSpec("try-import", "try: ... except ImportError", stmt.lineno),)
-    return ()
-
-
-def _leaves(body: list[ast.stmt]) -> bool:
-    """Whether a block ends by leaving its scope (``return`` or ``raise``)."""
-    return bool(body) and body[-1].__class__ in (ast.Return, ast.Raise)
-
-
-def _catches_import_error(handler: ast.ExceptHandler) -> bool:
-    if handler.type is None:
-        return True
-    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(_last_name(t) in IMPORT_ERRORS for t in types)
-
-
-def _last_name(expr: ast.expr) -> str:
-    """The last dotted part of ``ast.unparse(expr)`` (``"ImportError"`` of
-    ``builtins.ImportError``), without writing out a name or attribute."""
-    if expr.__class__ is ast.Name:
-        return expr.id
-    if expr.__class__ is ast.Attribute:
-        return expr.attr
-    return ast.unparse(expr).split(".")[-1]
 
 
 def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionInfo:
@@ -585,16 +477,7 @@ def scan_source(
         needles = plugin_names(bindings, module, is_package, cfg.package) | {cfg.package}
         hot = line_counts(hot_lines(text, needles), text)
     _Scanner(tree, facts, is_package, cfg, hot, bindings).run()
+    if cfg.patch_package and is_plugin(module, cfg.patch_package):
+        # the audit's cross-checks read these from this tree rather than parse the file again
+        facts.references = tree_facts(tree, module, is_package)
     return facts
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:``"""
-    if isinstance(test, ast.Name):
-        return test.id == "TYPE_CHECKING"
-    return (
-        isinstance(test, ast.Attribute)
-        and test.attr == "TYPE_CHECKING"
-        and isinstance(test.value, ast.Name)
-        and test.value.id == "typing"
-    )

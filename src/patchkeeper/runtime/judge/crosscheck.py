@@ -16,7 +16,6 @@ Only the patch directory is read, as ASTs; upstream is read through
 
 from __future__ import annotations
 
-import ast
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +24,9 @@ from patchkeeper.errors import Finding
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.syntax import names
-from patchkeeper.runtime.syntax.astwalk import scoped_nodes
 from patchkeeper.runtime.syntax.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.runtime.syntax.references import PatchFileFacts, tree_facts
 
 
 def duplicates(entries: list[PatchEntry]) -> list[Finding]:
@@ -65,63 +63,40 @@ class _Reference:
     at_import: bool
 
 
-#: One patch file's facts for the cross-checks, read in one parse (:func:`file_facts`):
-#: ``(references, tests)``, ``references`` as ``(dotted, line, at_import)`` of every upstream
-#: name imported or referenced, ``tests`` as ``(line, source)`` of every ``if`` and
-#: conditional expression's test, in :func:`ast.walk` order.
-PatchFileFacts = tuple[tuple[tuple[str, int, bool], ...], tuple[tuple[int, str], ...]]
-
-
 def file_facts(job: tuple[str, str, bool, tuple[str, ...]]) -> PatchFileFacts:
-    """The cross-check facts of one patch file, ``job`` being ``(path, module, is_package,
-    upstream roots)``: one parse for both :func:`broken_references` and
-    :func:`version_gates` (no facts for a file that does not parse)."""
+    """The cross-check facts of one patch file (:func:`~patchkeeper.runtime.syntax.
+    references.tree_facts`), ``job`` being ``(path, module, is_package, upstream roots)``:
+    one parse for both :func:`broken_references` and :func:`version_gates` (no facts for a
+    file that does not parse)."""
     path, module, is_package, roots = job
     try:
         with open(path, "rb") as handle:
             tree = parse_file(handle.read(), path)
     except (SyntaxError, ValueError, OSError):
         return (), ()
-    table = names.scope_table(tree.body, {}, module, is_package)
-    references: list[tuple[str, int, bool]] = []
-    tests: list[tuple[int, str]] = []
-    for node, at_import in scoped_nodes(tree):  # in ast.walk's order
-        if isinstance(node, (ast.If, ast.IfExp)):
-            tests.append((node.lineno, ast.unparse(node.test)))
-        elif isinstance(node, ast.Import):
-            references += [
-                (a.name, node.lineno, at_import)
-                for a in node.names
-                if a.name.split(".")[0] in roots and "." in a.name
-            ]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module.split(".")[0] in roots:
-                references += [
-                    (f"{node.module}.{a.name}", node.lineno, at_import)
-                    for a in node.names
-                    if a.name != "*"
-                ]
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            bound = names.dotted(node, table)
-            if bound is not None and bound.dotted.split(".")[0] in roots:
-                references.append((bound.dotted, node.lineno, at_import))
-    return tuple(references), tuple(tests)
+    return tree_facts(tree, module, is_package, roots)
 
 
 def read_patch_files(
-    files: list[tuple[Path, str, str, bool]], roots: tuple[str, ...]
+    files: list[tuple[Path, str, str, bool]],
+    roots: tuple[str, ...],
+    known: dict[str, PatchFileFacts] | None = None,
 ) -> dict[str, PatchFileFacts]:
     """:func:`file_facts` of every file (``files``: ``(path, relative, module,
     is_package)``), by relative path, read on every core
-    (:func:`patchkeeper.runtime.parallel.map_records`)."""
+    (:func:`patchkeeper.runtime.parallel.map_records`); a file ``known`` has (by relative
+    path: the facts the plugin's scan read from its tree) is not read again."""
     import marshal
 
     from patchkeeper.runtime.parallel import map_records
 
-    jobs = [(str(path), module, is_package, roots) for path, _rel, module, is_package in files]
-    sizes = [path.stat().st_size if path.is_file() else 0 for path, *_ in files]
+    known = known or {}
+    unread = [f for f in files if f[1] not in known]
+    jobs = [(str(path), module, is_package, roots) for path, _rel, module, is_package in unread]
+    sizes = [path.stat().st_size if path.is_file() else 0 for path, *_ in unread]
     facts = [marshal.loads(data) for _job, data in map_records(file_facts, jobs, sizes)]
-    return {relative: fact for (_path, relative, *_), fact in zip(files, facts, strict=True)}
+    read = {relative: fact for (_path, relative, *_), fact in zip(unread, facts, strict=True)}
+    return {rel: known[rel] if rel in known else read[rel] for _path, rel, *_ in files}
 
 
 def broken_references(

@@ -142,8 +142,48 @@ def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
         return None
     start, end = span  # the patch decorator is not part of the compared code
     lines = _plugin_lines(found[0])[start - 1 : end]
-    decorators = _decorators_by_line(found[0]).get(start, ()) if start > 1 else ()
+    first = facts.decorated.get(start) if facts is not None else None
+    decorators = () if first is None else _decorators(found[0], first, start, end)
     return Code(tree.relative(found[0]), start, tuple(lines), decorators)
+
+
+def _decorators(file: Path, first: int, start: int, end: int) -> tuple[str, ...]:
+    """The decorators (``ast.unparse`` of each) of the definition whose ``def``/``class`` is
+    on line ``start`` of a plugin file, its decorators starting on line ``first`` and its
+    body ending on line ``end``: that source alone is parsed (inside ``if 1:`` when
+    indented), not the file. Where that reading could differ from the file's parse (a
+    line end :meth:`str.splitlines` counts and the parser does not, a decorator not
+    starting its line, a span that does not parse alone), the file is parsed
+    (:func:`_decorators_by_line`)."""
+    lines = _plugin_lines(file)
+    part = lines[first - 1 : end]
+    if not part or not part[0].lstrip(" \t").startswith("@") or not _newlines_only(file):
+        return _decorators_by_line(file).get(start, ())
+    indented = part[0][:1] in (" ", "\t")
+    source = ("if 1:\n" if indented else "") + "".join(part)
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return _decorators_by_line(file).get(start, ())
+    node = body[0].body[0] if indented and isinstance(body[0], ast.If) else body[0]
+    if (
+        not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        or node.lineno != start - first + 1 + indented
+    ):
+        return _decorators_by_line(file).get(start, ())
+    return tuple(ast.unparse(d) for d in node.decorator_list)
+
+
+#: The line ends :meth:`str.splitlines` knows besides ``"\n"``: the parser counts lines by
+#: ``"\n"``, ``"\r\n"`` and ``"\r"`` only.
+_OTHER_LINE_ENDS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+@functools.lru_cache(maxsize=256)
+def _newlines_only(file: Path) -> bool:
+    r"""Whether ``"\n"`` is the only line end of a plugin file (:func:`_plugin_lines` then
+    numbers its lines as the parser does)."""
+    return not any(_OTHER_LINE_ENDS.search(line) for line in _plugin_lines(file))
 
 
 def unified(a: Code, b: Code) -> str:

@@ -182,6 +182,21 @@ def _callers(
     return callers
 
 
+def _may_call(tree: UpstreamTree, found: Resolution) -> bool:
+    """Whether a function of the target's module may mention the target and consult a hook
+    (:func:`_callers`, :func:`consulted`), read from the module's text before it is parsed:
+    not when the text is ASCII (an identifier is its own text there) and names the target
+    at most once (its own definition: no other function mentions it), or holds none of
+    :data:`_HOOK_WORDS` (no function consults a hook)."""
+    text = "".join(tree.source_lines(found.module, 1, 10**9))
+    if not text.isascii():
+        return True
+    if text.count(found.qualname.rsplit(".", 1)[-1]) <= 1:
+        return False
+    lowered = text.lower()
+    return any(word in lowered for word in _HOOK_WORDS)
+
+
 _CANDIDATES: dict[tuple[Any, ...], dict[str, str]] = {}
 
 
@@ -207,8 +222,8 @@ def _candidates(
         return {}
     before = consulted(old_node, old_code.text)
     sites = [(new.location, consulted(new_node, new_code.text))]
-    if new.qualname and "." not in new.qualname:  # a module-level function: its callers
-        callers = _callers(new_tree, new)
+    if new.qualname and "." not in new.qualname and _may_call(new_tree, new):
+        callers = _callers(new_tree, new)  # a module-level definition: its callers
         sites += [(f"{new.module}.{q}", consulted(n, text)) for q, n, text in callers]
     found: dict[str, str] = {}
     for where, hooks in sites:

@@ -86,8 +86,8 @@ def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -
     or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
     An assignment adds a new name to an object that exists; to one that does not, it can
     never apply (``vllm.entrypoints.openai.cli_args.make_arg_parser`` while neither vLLM
-    0.30.0 nor 0.32.0 has that module): the issue's item 7, a name in neither release is a
-    typo or a future name."""
+    0.30.0 nor 0.32.0 has that module): a name in neither release is a typo or a future
+    name."""
     owner = entry.target.rpartition(".")[0]
     if not owner or any(defined_statically(tree, owner) for tree in trees):
         return ""

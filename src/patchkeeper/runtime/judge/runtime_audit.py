@@ -20,6 +20,7 @@ from patchkeeper.errors import FetchError, Finding, TargetError
 from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
+from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runtime_inventory import Scanned, scan_plugin
 from patchkeeper.runtime.inventory.unparsed import unparsed
 from patchkeeper.runtime.judge.crosscheck import (
@@ -52,6 +53,7 @@ from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.store.cache import SummaryCache
 from patchkeeper.runtime.syntax.gates import Gate, release_version
 from patchkeeper.runtime.syntax.names import Table
+from patchkeeper.runtime.syntax.references import PatchFileFacts, for_roots
 
 
 @dataclass(frozen=True)
@@ -248,7 +250,7 @@ def _evaluate(
     # the patch files (once the judging has stopped it, a new pool had to start for them).
     files: list[tuple[Path, str, str, bool]] = [*scanned.tree.layout.patch_files]
     patched = {e.target for e in entries}
-    broken, gates = _crosscheck(store, files, trees, patched, versions)
+    broken, gates = _crosscheck(store, files, trees, patched, versions, scanned.tree)
     assessed = []
     # On every core (forked workers reading the parsed trees); the stores are written here.
     with track("judging entries", len(entries)) as advance:
@@ -335,10 +337,12 @@ def _crosscheck(
     trees: tuple[UpstreamTree, UpstreamTree],
     patched: set[str],
     versions: tuple[str, str],
+    plugin: PluginTree,
 ) -> tuple[list[Finding], tuple[Gate, ...]]:
     """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
     under a digest of the patch files' bytes, the patched targets and the versions (the
-    store is per pair of tree roots)."""
+    store is per pair of tree roots). A file's facts come from ``plugin``'s scan of it
+    where it has them (read from the tree the scan parsed), else from a parse of it."""
     material = (
         versions,
         sorted(patched),
@@ -348,7 +352,13 @@ def _crosscheck(
     cached = store.get_value("#crosscheck", digest)
     if cached is not None:
         return [Finding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
-    facts = read_patch_files(files, tuple(trees[1].packages))  # one parse per file
+    roots = tuple(trees[1].packages)
+    known: dict[str, PatchFileFacts] = {}
+    for _path, relative, module, _is_package in files:
+        scanned = plugin.facts_of(module)
+        if scanned is not None and scanned.file == relative and scanned.references is not None:
+            known[relative] = for_roots(scanned.references, roots)
+    facts = read_patch_files(files, roots, known)  # the others parsed, one parse per file
     broken = broken_references(files, trees, patched, facts)
     gates = version_gates(files, versions, facts)
     store.put_value(
