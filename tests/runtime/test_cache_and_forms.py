@@ -333,12 +333,12 @@ def test_prefetched_plugin_facts_equal_facts_scanned_one_by_one(
 
     settings = resolve_settings(_config(runtime_trees / "plugin"))
     alone = PluginTree(settings)
-    modules = alone.package_modules()
+    modules = list(alone.layout.package_modules)
     expected = {module: alone.facts_of(module) for module in modules}
     monkeypatch.setattr(parallel, "MIN_FILES", 1)
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
-    pooled = PluginTree(settings)  # nothing saved by the first: an empty store
-    assert pooled.cache.entries == {}
+    pooled = PluginTree(settings)  # nothing saved by the first: no record of a file
+    assert [key for key in pooled.cache.entries if not key.startswith("#")] == []
     pooled.prefetch(modules)
     assert pooled.facts == {}
     assert sorted(key for key in pooled.cache.entries if not key.startswith("#")) == sorted(
@@ -394,3 +394,51 @@ def test_audit_on_every_core_equals_the_audit_in_one_process(
     assert pooled == expected and calls == [1]
     again = audit.audit_runtime(_config(plugin), **trees)  # drift and judgements from the store
     assert again == expected and calls == [1, 1]
+
+
+def test_plugin_layout_holds_patch_files_and_entry_points(
+    runtime_trees: Path,
+) -> None:
+    """The tree's layout: the patch files in path order with their module names, the entry
+    points of the configured groups and the console scripts of the plugin's package, both
+    from the one project file that declares them (a script of another package left out)."""
+    from patchkeeper.runtime.inventory.plugin import PatchFile, PluginTree
+    from patchkeeper.runtime.model import EntryPoint
+    from patchkeeper.runtime.settings import resolve_settings
+
+    plugin = runtime_trees / "plugin"
+    pyproject = plugin / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8").replace(
+            "[tool.setuptools",
+            '[project.scripts]\nmp = "metaplug.cli:main"\nother = "elsewhere:main"\n\n'
+            "[tool.setuptools",
+            1,
+        ),
+        encoding="utf-8",
+    )
+    layout = PluginTree(resolve_settings(_config(plugin))).layout
+    patch = plugin / "metaplug" / "patch"
+    assert [(p.relative, p.module, p.is_package) for p in layout.patch_files] == [
+        ("metaplug/patch/__init__.py", "metaplug.patch", True),
+        ("metaplug/patch/bugfix/__init__.py", "metaplug.patch.bugfix", True),
+        ("metaplug/patch/bugfix/fix_disabled.py", "metaplug.patch.bugfix.fix_disabled", False),
+        ("metaplug/patch/bugfix/fix_sampler.py", "metaplug.patch.bugfix.fix_sampler", False),
+        ("metaplug/patch/bugfix/fix_scheduler.py", "metaplug.patch.bugfix.fix_scheduler", False),
+        ("metaplug/patch/enhancement/__init__.py", "metaplug.patch.enhancement", True),
+        ("metaplug/patch/enhancement/backends.py", "metaplug.patch.enhancement.backends", False),
+        ("metaplug/patch/performance/__init__.py", "metaplug.patch.performance", True),
+        ("metaplug/patch/performance/kernels.py", "metaplug.patch.performance.kernels", False),
+        ("metaplug/patch/utils.py", "metaplug.patch.utils", False),
+    ]
+    assert layout.patch_files[-1] == PatchFile(
+        patch / "utils.py", "metaplug/patch/utils.py", "metaplug.patch.utils", False
+    )
+    assert layout.entry_points == (
+        EntryPoint("tinyup.general_plugins", "metaplug", "metaplug:register", "pyproject.toml"),
+    )
+    assert layout.console_scripts == (
+        EntryPoint("console_scripts", "mp", "metaplug.cli:main", "pyproject.toml"),
+    )
+    assert "metaplug.patch.utils" in layout.package_modules
+    assert len(layout.signature) == 64

@@ -245,6 +245,9 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
     # loads the plugin itself is part of its activation.
     spec = pinned_requirement(config, settings.root, settings.upstream_packages)
 
+    def dependencies() -> list[str]:
+        return plugin_paths(settings) + code_paths()
+
     def compute() -> Any:
         from patchkeeper.errors import FetchError, TargetError
         from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
@@ -263,41 +266,32 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
             return scan_plugin(settings, unread=unread).inventory
         return scan_plugin(settings, upstream=tree).inventory
 
-    def dependencies() -> list[str]:
-        return plugin_paths(settings) + code_paths()
-
     key = ("runtime inventory", repr(settings), spec or "")
     return answer(key, dependencies, compute, compute)
 
 
 def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
     """:func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime` as ``request`` asks,
-    remembered with its JSON.
+    remembered with its JSON (the settings resolved once, here, and handed down).
 
     Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
     settings = located_settings(config, request)
     old, new = request.old, request.new
     packages = settings.upstream_packages
-    roots = [upstream_root(tree_root(spec), packages) for spec in (old, new)]
-
-    def compute() -> Any:
-        from patchkeeper.runtime.judge.runtime_audit import audit_runtime
-
-        return audit_runtime(
-            config,
-            old=old,
-            new=new,
-            plugin=request.plugin,
-            package=request.package,
-            patch_directory=request.patch_directory,
-        )
+    old_root, new_root = (upstream_root(tree_root(spec), packages) for spec in (old, new))
+    roots = [old_root, new_root]
 
     def dependencies() -> list[str]:
         paths = plugin_paths(settings) + code_paths()
         for root in roots:
             paths += upstream_paths(root, packages)
         return paths
+
+    def compute() -> Any:
+        from patchkeeper.runtime.judge.runtime_audit import audit_plugin
+
+        return audit_plugin(settings, old, new, (old_root, new_root))
 
     question = ("runtime audit", repr(settings), old, new, [str(root) for root in roots])
     return answer(question, dependencies, compute, compute)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
@@ -152,6 +153,34 @@ def _matches(documented: str, entry: PatchEntry) -> bool:
         or documented.startswith(target + ".")
         or (entry.key is not None and documented.endswith(target.rsplit(".", 1)[-1]))
     )
+
+
+def ledger_findings(
+    root: Path,
+    ledger_file: str,
+    patch_directory: str,
+    entries: list[PatchEntry],
+    files: list[str],
+) -> list[Finding]:
+    """The ledger's findings (:func:`check_ledger`) for the plugin under ``root``.
+
+    The ledger is ``ledger_file`` when configured (its absence is a ``ledger-missing``
+    finding), else the patch directory's ``__init__.py``, checked only when it lists a
+    target (a plugin without a ledger is not told to write one). ``files``: the patch
+    files read, relative to ``root``.
+    """
+    name = ledger_file or f"{patch_directory}/__init__.py"
+    path = root / name
+    if not path.is_file():
+        return (
+            [Finding("ledger-missing", name, None, "the ledger file does not exist")]
+            if ledger_file
+            else []
+        )
+    items = parse_ledger(path.read_text(encoding="utf-8", errors="replace"))
+    if not any(item.target for item in items) and not ledger_file:
+        return []
+    return check_ledger(items, entries, patch_directory, name, files)
 
 
 def check_ledger(

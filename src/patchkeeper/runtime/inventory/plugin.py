@@ -15,9 +15,12 @@ import ast
 import configparser
 import hashlib
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.file_facts import (
     UNREADABLE,
     FileFacts,
@@ -42,45 +45,92 @@ else:  # pragma: no cover - Python 3.10 only
     import tomli as tomllib
 
 
+class PatchFile(NamedTuple):
+    """One Python file of the patch directory: its path, its path relative to the plugin's
+    root (as findings name it), its dotted module name and whether it is a package's
+    ``__init__.py``."""
+
+    path: Path
+    relative: str
+    module: str
+    is_package: bool
+
+
+@dataclass(frozen=True)
+class PluginLayout:
+    """What a plugin tree is, read once when its :class:`PluginTree` is made: what the
+    inventory and the audit ask of it besides the parsed modules.
+
+    Attributes:
+        signature: a digest of what an inventory of the tree reads (the settings, and the
+            path and stat data of every file of the plugin package, of the files that
+            declare entry points and of the ledger file): the inventory is remembered under
+            it.
+        patch_files: every Python file of the patch directory, initializers included,
+            sorted by path.
+        package_modules: every module of the plugin's top-level package.
+        entry_points: the plugin's entry points in the configured groups (see the module
+            docstring).
+        console_scripts: its console scripts whose function is in its package (running one
+            runs the function: a root of the activation search).
+    """
+
+    signature: str
+    patch_files: tuple[PatchFile, ...]
+    package_modules: tuple[str, ...]
+    entry_points: tuple[EntryPoint, ...]
+    console_scripts: tuple[EntryPoint, ...]
+
+
 class PluginTree:
-    """Module lookup and cached :class:`FileFacts` for one plugin source tree."""
+    """Module lookup and cached :class:`FileFacts` for one plugin source tree, with its
+    :class:`PluginLayout` read once (:attr:`layout`) and its store of parsed files
+    (:attr:`cache`)."""
 
     def __init__(self, settings: RuntimeSettings) -> None:
         self.settings = settings
         self.root = settings.root
+        self._top = settings.package.split(".")[0]
         self.scan_settings = ScanSettings(
             settings.package,
             settings.decorators,
             settings.patch_directory.strip("/").replace("/", "."),
         )
         self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
+        # os.walk's folders, listed from the store while none changed
+        folders = self.cache.python_folders(self.root / self._top)
         self.facts: dict[str, FileFacts] = {}
-        self._files: dict[str, tuple[Path, bool] | None] = {}
-        self._top = settings.package.split(".")[0]
+        self._files = _package_files(self.root, folders)
+        self.layout = self._read_layout()
+
+    def _read_layout(self) -> PluginLayout:
+        """The :class:`PluginLayout` of the tree (its package's files listed already)."""
+        settings = self.settings
+        patch_files = tuple(
+            PatchFile(path, self.relative(path), *self.module_name(path))
+            for path in sorted((self.root / settings.patch_directory).rglob("*.py"))
+        )
+        declared = self._entry_points()
+        return PluginLayout(
+            signature=self._signature([p.path for p in patch_files]),
+            patch_files=patch_files,
+            package_modules=tuple(m for m, found in self._files.items() if found is not None),
+            entry_points=tuple(e for e in declared if e.group in settings.entry_point_groups),
+            console_scripts=tuple(
+                e
+                for e in declared
+                if e.group == "console_scripts" and e.value.split(":")[0].split(".")[0] == self._top
+            ),
+        )
 
     def module_file(self, module: str) -> tuple[Path, bool] | None:
         """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file.
         Modules of the plugin's top-level package come from one walk of its directory
         (thousands of lookups, no ``stat`` each); others are looked up on disk."""
-        if not self._files:
-            self._files.update(self._walk())
         if module not in self._files:
             top = module.split(".")[0]
             self._files[module] = None if top == self._top else self._find(module)
         return self._files[module]
-
-    def _walk(self) -> dict[str, tuple[Path, bool] | None]:
-        found: dict[str, tuple[Path, bool] | None] = {}
-        # os.walk's folders, listed from the store while none changed
-        for directory, files in self.cache.python_folders(self.root / self._top):
-            base = Path(directory)
-            module = ".".join(base.relative_to(self.root).parts)
-            for name in files:
-                if name == "__init__.py":
-                    found[module] = (base / name, True)
-                elif name.endswith(".py"):
-                    found.setdefault(f"{module}.{name[:-3]}", (base / name, False))
-        return found
 
     def _find(self, module: str) -> tuple[Path, bool] | None:
         base = self.root / module.replace(".", "/")
@@ -90,12 +140,9 @@ class PluginTree:
             return base.with_suffix(".py"), False
         return None
 
-    def signature(self) -> str:
-        """A digest of what an inventory of this tree reads: the settings, and the path and
-        stat data (:func:`patchkeeper.runtime.store.cache.file_state`) of every file of the plugin
-        package, of the files that declare entry points and of the ledger file."""
-        if not self._files:
-            self._files.update(self._walk())
+    def _signature(self, patch_files: list[Path]) -> str:
+        """:attr:`PluginLayout.signature`, the stat data being
+        :func:`patchkeeper.runtime.store.cache.file_state`'s."""
         digest = hashlib.sha256(repr(self.settings).encode())
         extra = [
             d / n for d in self.project_dirs() for n in ("pyproject.toml", "setup.cfg", "setup.py")
@@ -107,7 +154,7 @@ class PluginTree:
         if self.settings.ledger_file:
             extra.append(self.root / self.settings.ledger_file)
         files = [found[0] for found in self._files.values() if found is not None]
-        files += self.patch_files()  # also when the patch directory is outside the package
+        files += patch_files  # also when the patch directory is outside the package
         for file in [*files, *extra]:
             try:
                 stat = file.stat()
@@ -168,11 +215,20 @@ class PluginTree:
 
         prefetch_records(modules, self.facts, self.module_file, self.cache, job, scan_record)
 
-    def package_modules(self) -> list[str]:
-        """Every module of the plugin's top-level package (one walk of its directory)."""
-        if not self._files:
-            self._files.update(self._walk())
-        return [module for module, found in self._files.items() if found is not None]
+    def patch_facts(self) -> Iterator[tuple[PatchFile, FileFacts]]:
+        """Each file of the patch directory with its facts, in :attr:`PluginLayout.patch_files`'
+        order (a file without facts left out), the progress shown as "reading patch files".
+        The activation search then reads nearly every module of the package: all of them
+        are scanned on every core first (:meth:`prefetch`), then read from the store as
+        they are asked for."""
+        files = self.layout.patch_files
+        self.prefetch([*(f.module for f in files), *self.layout.package_modules])
+        with track("reading patch files", len(files)) as advance:
+            for patch in files:
+                advance()
+                facts = self.facts_of(patch.module)
+                if facts is not None:
+                    yield patch, facts
 
     def project_dirs(self) -> list[Path]:
         """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
@@ -182,43 +238,38 @@ class PluginTree:
             return [self.root, self.root.parent]
         return [self.root]
 
-    def patch_files(self) -> list[Path]:
-        """Every Python file of the patch directory, initializers included, sorted."""
-        return sorted((self.root / self.settings.patch_directory).rglob("*.py"))
-
-    def entry_points(self) -> tuple[EntryPoint, ...]:
-        """The plugin's entry points in the configured groups (see the module docstring)."""
-        return self._entry_points(self.settings.entry_point_groups)
-
-    def console_scripts(self) -> tuple[EntryPoint, ...]:
-        """The plugin's console scripts whose function is in its package (running one runs
-        the function: a root of the activation search)."""
-        top = self.settings.package.split(".")[0]
-        return tuple(
-            e
-            for e in self._entry_points(("console_scripts",))
-            if e.value.split(":")[0].split(".")[0] == top
-        )
-
-    def _entry_points(self, groups: tuple[str, ...]) -> tuple[EntryPoint, ...]:
-        """The plugin's entry points in ``groups`` (see the module docstring)."""
+    def _entry_points(self) -> tuple[EntryPoint, ...]:
+        """Every entry point the plugin declares, of every group (see the module docstring):
+        those of its first project file that declares any, else its installed package's."""
         for base in self.project_dirs():
             for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
                 found = reader(base)
                 if found:
                     prefix = "" if base == self.root else "../"
                     return tuple(
-                        EntryPoint(e.group, e.name, e.value, prefix + e.source)
-                        for e in found
-                        if e.group in groups
+                        EntryPoint(e.group, e.name, e.value, prefix + e.source) for e in found
                     )
-        package = self.settings.package
         installed = _from_metadata(self.root, "*.dist-info/entry_points.txt")
-        return tuple(
-            e
-            for e in installed
-            if e.group in groups and e.value.split(":")[0].split(".")[0] == package.split(".")[0]
-        )
+        return tuple(e for e in installed if e.value.split(":")[0].split(".")[0] == self._top)
+
+
+def _package_files(
+    root: Path, folders: list[tuple[str, list[str]]]
+) -> dict[str, tuple[Path, bool] | None]:
+    """``module -> (file, is_package)`` of every module of a package, from the listing of
+    its folders (:meth:`patchkeeper.runtime.store.cache.SummaryCache.python_folders`):
+    a folder's ``__init__.py`` is its module; a ``NAME.py`` beside a ``NAME/`` package
+    loses to it, as for the import system."""
+    found: dict[str, tuple[Path, bool] | None] = {}
+    for directory, files in folders:
+        base = Path(directory)
+        module = ".".join(base.relative_to(root).parts)
+        for name in files:
+            if name == "__init__.py":
+                found[module] = (base / name, True)
+            elif name.endswith(".py"):
+                found.setdefault(f"{module}.{name[:-3]}", (base / name, False))
+    return found
 
 
 def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...]:

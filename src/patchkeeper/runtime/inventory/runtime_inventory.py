@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.errors import Finding
-from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.activation import Reachability
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import resolve_named
-from patchkeeper.runtime.inventory.patch_headers import check_header, check_ledger, parse_ledger
+from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.records import inventory_from_record, inventory_record
 from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
@@ -36,7 +35,8 @@ class Scanned:
 
     inventory: Inventory
     tree: PluginTree
-    #: :meth:`PluginTree.signature`: what the inventory was computed from.
+    #: :attr:`~patchkeeper.runtime.inventory.plugin.PluginLayout.signature` (with the
+    #: upstream tree's): what the inventory was computed from.
     signature: str = ""
 
 
@@ -89,7 +89,7 @@ def scan_plugin(
     plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`);
     ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`)."""
     tree = PluginTree(settings)
-    signature = tree.signature()
+    signature = tree.layout.signature
     if upstream is not None:
         signature = f"{signature}\0{upstream.root}\0{upstream.signature()}"
     elif unread:
@@ -130,37 +130,27 @@ def _inventory(
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     findings: list[Finding] = []
-    paths = tree.patch_files()
-    # The activation search reads nearly every module of the package: scan them on every
-    # core first (the patch files included), then read each from the cache as it is needed.
-    tree.prefetch([*(tree.module_name(path)[0] for path in paths), *tree.package_modules()])
-    with track("reading patch files", len(paths)) as advance:
-        for path in paths:
-            advance()
-            module, _ = tree.module_name(path)
-            facts = tree.facts_of(module)
-            if facts is None:
-                continue
-            files.append(facts.file)
-            if facts.syntax_error:
-                findings.append(syntax_finding(facts.syntax_error, facts.file))
-            found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
-            raw.extend(found)
-            findings.extend(
-                Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
-            )
-            # A header describes the patches of its file: a file that patches nothing (a
-            # helper, an initializer, any module of a package scanned whole) needs none.
-            if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
-                text = path.read_text(encoding="utf-8", errors="replace")
-                findings.extend(check_header(text, settings.header_fields, facts.file))
+    for patch, facts in tree.patch_facts():
+        files.append(facts.file)
+        if facts.syntax_error:
+            findings.append(syntax_finding(facts.syntax_error, facts.file))
+        found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
+        raw.extend(found)
+        findings.extend(
+            Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
+        )
+        # A header describes the patches of its file: a file that patches nothing (a
+        # helper, an initializer, any module of a package scanned whole) needs none.
+        if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
+            text = patch.path.read_text(encoding="utf-8", errors="replace")
+            findings.extend(check_header(text, settings.header_fields, facts.file))
     if ahead is not None:
         ahead([entry.target for entry, _local in raw])
-    entry_points = tree.entry_points()
+    entry_points = tree.layout.entry_points
     loaded = loading(
         settings.package,
         entry_points,
-        tree.console_scripts(),
+        tree.layout.console_scripts,
         settings.activation,
         upstream,
         unread,
@@ -172,7 +162,11 @@ def _inventory(
         activation = reach.activation(entry.module, entry.scope, local, loaded.untraced)
         entries.append(replace(entry, activation=activation))
     entries.sort(key=lambda e: (e.file, e.line, e.target, e.key or ""))
-    findings.extend(_ledger_findings(settings, entries, files))
+    findings.extend(
+        ledger_findings(
+            settings.root, settings.ledger_file, settings.patch_directory, entries, files
+        )
+    )
     return Inventory(
         plugin_root=str(settings.root),
         package=settings.package,
@@ -184,23 +178,6 @@ def _inventory(
         counts=count_entries(entries),
         loading=loaded.facts,
     )
-
-
-def _ledger_findings(
-    settings: RuntimeSettings, entries: list[PatchEntry], files: list[str]
-) -> list[Finding]:
-    name = settings.ledger_file or f"{settings.patch_directory}/__init__.py"
-    path = settings.root / name
-    if not path.is_file():
-        return (
-            [Finding("ledger-missing", name, None, "the ledger file does not exist")]
-            if settings.ledger_file
-            else []
-        )
-    items = parse_ledger(path.read_text(encoding="utf-8", errors="replace"))
-    if not any(item.target for item in items) and not settings.ledger_file:
-        return []
-    return check_ledger(items, entries, settings.patch_directory, name, files)
 
 
 def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:

@@ -114,11 +114,27 @@ def audit_runtime(
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
+    return audit_plugin(settings, old, new)
+
+
+def audit_plugin(
+    settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path] | None = None
+) -> RuntimeAudit:
+    """:func:`audit_runtime` of the plugin ``settings`` describes, the settings resolved
+    already (:func:`patchkeeper.runtime.settings.resolve_settings`); ``roots``: the
+    directories of the trees ``old`` and ``new`` name (:func:`tree_root`), when the caller
+    found them already.
+
+    Raises:
+        TargetError, FetchError.
+    """
     with fewer_collections(), shared_workers():
-        return _audit(settings, old, new)
+        return _audit(settings, old, new, roots)
 
 
-def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
+def _audit(
+    settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path] | None = None
+) -> RuntimeAudit:
     """The audit, or the one a previous run computed from the same inputs: the result is
     remembered in the drift store under :func:`_result_key` (pickled: its dataclasses hold
     only builtin values, enums and other dataclasses of this package, whose source is part
@@ -127,10 +143,12 @@ def _audit(settings: RuntimeSettings, old: str, new: str) -> RuntimeAudit:
 
     def upstream_trees() -> tuple[UpstreamTree, UpstreamTree]:
         if not made:
-            made.append(UpstreamTree(tree_root(old), settings.upstream_packages))
+            old_root = roots[0] if roots else tree_root(old)
+            made.append(UpstreamTree(old_root, settings.upstream_packages))
             # The stale-binding search reads the new tree's importer index: built in the
             # same pass over the tree as its definition index.
-            made.append(UpstreamTree(tree_root(new), settings.upstream_packages, importers=True))
+            new_root = roots[1] if roots else tree_root(new)
+            made.append(UpstreamTree(new_root, settings.upstream_packages, importers=True))
         return made[0], made[1]
 
     def ahead(targets: list[str]) -> None:
@@ -200,12 +218,12 @@ def _evaluate(
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
     headers: dict[str, str] = {}
-    landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
     judged = JudgeCache(store, trees, versions)
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
     dead = _dead_probes(settings.root, entries, trees, versions[1])
+    landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.
@@ -230,7 +248,7 @@ def _evaluate(
 
     # The cross-checks before the judging workers are forked: the pool that runs now reads
     # the patch files (once the judging has stopped it, a new pool had to start for them).
-    files = _patch_files(scanned.tree)
+    files: list[tuple[Path, str, str, bool]] = [*scanned.tree.layout.patch_files]
     patched = {e.target for e in entries}
     broken, gates = _crosscheck(store, files, trees, patched, versions, scanned.tree)
     assessed = []
@@ -244,17 +262,16 @@ def _evaluate(
     old_tree.find_definitions(sorted({name for j in pending for name, _how in j.candidates}))
     for entry, drift, key, judgement, remembered in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
+        decision = settle(judgement, old_tree)
+        final = _computed_key(entry, decision) if is_computed_key(entry) else decision
         if key is not None:
             name, digest = key
             store.put_value(name, digest, astuple(drift))
-        decision = settle(judgement, old_tree)
         if not remembered:
             context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
             judged.put(entry, drift, before, after, context, decision)
-        if is_computed_key(entry):
-            decision = _computed_key(entry, decision)
         facts = entry_facts(entry, before, after, drift)
-        audited.append(AuditedEntry(entry, before, after, decision, facts))
+        audited.append(AuditedEntry(entry, before, after, final, facts))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
@@ -348,15 +365,6 @@ def _crosscheck(
         "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
     )
     return broken, gates
-
-
-def _patch_files(tree: PluginTree) -> list[tuple[Path, str, str, bool]]:
-    """``(path, relative, module, is_package)`` of every file of the patch directory."""
-    out = []
-    for path in tree.patch_files():
-        module, is_package = tree.module_name(path)
-        out.append((path, tree.relative(path), module, is_package))
-    return out
 
 
 def file_header(path: Path) -> str:

@@ -163,9 +163,7 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
     )
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime port")
-    result = runtime_audit.audit_runtime(
-        config, old=old, new=new, plugin=plugin, package=package, patch_directory=patch_directory
-    )
+    result = runtime_audit.audit_plugin(settings, old, new)
     tree = scanned.tree
     trees = (
         UpstreamTree(tree_root(old), settings.upstream_packages),
