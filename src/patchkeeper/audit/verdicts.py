@@ -39,6 +39,7 @@ from patchkeeper.audit.gone_files import (
     DIRECTORY_MOVED,
     RenamedPin,
     content_gone,
+    gone_directory,
     moved_directory,
     renamed,
     tests_gone,
@@ -537,6 +538,12 @@ def _judge_gone(
         if first.likely
         else "; its content was not found elsewhere"
     )
+    directory = None
+    if ctx.search is not None and kind_of(first.path) == TESTS and not first.likely:
+        # a release that ships no tests there says nothing about the test the patch changes
+        directory = gone_directory(first.path, ctx.search)
+    if directory is not None:
+        where += f" (the new release has no {directory}/ at all)"
     return PatchVerdict(
         patch.name,
         TARGET_GONE,
