@@ -358,3 +358,30 @@ def test_a_test_file_gone_with_its_whole_directory_is_to_look_at(tmp_path: Path)
     other = {"pkg/sink.py": SINK, "tests/test_other.py": "def test_other():\n    pass\n"}
     [verdict] = judge(tmp_path / "c", other, [("skip.patch", SKIP_ROTATION)], old)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+
+
+DROP_ROTATION = """Description: drop a rotation test that fails on filesystems without birth times
+--- a/tests/test_sink_rotation.py
++++ b/tests/test_sink_rotation.py
+@@ -4,6 +4,3 @@ import pytest
+ 
+ 
+-def test_rotation_reopening(tmp_path):
+-    sink = tmp_path / "file.log"
+-    assert not sink.exists()
+"""
+
+
+def test_a_removal_from_a_file_gone_with_its_whole_directory_is_to_look_at(
+    tmp_path: Path,
+) -> None:
+    # nothing is near a file whose top directory the release left out: that its removed
+    # lines are nowhere near says nothing about upstream
+    old = {"pkg/sink.py": SINK, "tests/test_sink_rotation.py": ROTATION_TEST}
+    [verdict] = judge(tmp_path, {"pkg/sink.py": SINK}, [("drop.patch", DROP_ROTATION)], old)
+    assert (verdict.verdict, verdict.action) == ("target gone", "look")
+    assert verdict.summary == (
+        "tests/test_sink_rotation.py no longer exists; its content was not found elsewhere "
+        "(the new release has no tests/ at all); to do: look (its file is gone and its content "
+        "was not found)"
+    )

@@ -157,10 +157,14 @@ def content_gone(diff: FileDiff, search: TreeSearch, pin: TreeSearch) -> bool:
     least one exists and the new release has none of them near the file, upstream removed
     what the patch removes; when the new release still has one (a tracking id now set in a
     configuration file), the patch's intent is not upstream. Without a key token nothing can
-    be told (``False``).
+    be told (``False``), nor when the new release has no such top directory at all (a sdist
+    that ships no ``tests/``): nothing near the file is left to read.
     """
     old = diff.old_path or ""
     if not adds_nothing(diff):
+        return False
+    parts = PurePosixPath(old).parts
+    if len(parts) > 1 and not _has_directory(search, parts[0]):
         return False
     keys = _key_tokens(diff)
     for other in _near(pin, old):
