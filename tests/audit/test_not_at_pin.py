@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from audit_support import judge
 
@@ -38,7 +39,7 @@ def _add_docs_patch(example: Example) -> None:
         series.write("docs-conf.patch\n")
 
 
-def test_a_patch_on_a_file_neither_tree_has_is_to_look_at(cli, example: Example) -> None:
+def test_a_patch_on_a_file_neither_tree_has_is_to_look_at(cli: Any, example: Example) -> None:
     _add_docs_patch(example)
     for release in (example.old, example.new):
         run = cli("audit", "--json", "--to", str(release), cwd=example.downstream)

@@ -20,7 +20,9 @@ LEFT_OUT = (
 )
 
 
-def test_loguru_tests_left_out_of_the_release_are_to_look_at(tmp_path: Path, capsys) -> None:
+def test_loguru_tests_left_out_of_the_release_are_to_look_at(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     patches, version = debian_series("loguru")
     assert version == "0.6.0"
     root = tmp_path / "loguru"
