@@ -303,3 +303,85 @@ def test_a_code_file_gone_without_a_trace_is_to_look_at_even_when_a_test_file_mo
     [verdict] = judge(tmp_path / "b", new, [("01_six.patch", GONE_AND_MOVED)], old)
     assert (verdict.verdict, verdict.action) == ("target gone", "port")
     assert verdict.summary.startswith("tests/test_retry_deprecated.py no longer exists; likely ")
+
+
+ROTATION_TEST = """import os
+
+import pytest
+
+
+def test_rotation_reopening(tmp_path):
+    sink = tmp_path / "file.log"
+    assert not sink.exists()
+"""
+
+SKIP_ROTATION = """Description: skip a rotation test that fails on filesystems without birth times
+--- a/tests/test_sink_rotation.py
++++ b/tests/test_sink_rotation.py
+@@ -4,6 +4,7 @@ import pytest
+ 
+ 
++@pytest.mark.skipif(os.name != "nt", reason="needs birth times")
+ def test_rotation_reopening(tmp_path):
+     sink = tmp_path / "file.log"
+     assert not sink.exists()
+"""
+
+SINK = "def rotate(path):\n    return path\n"
+
+
+def test_a_test_file_gone_with_its_whole_directory_is_to_look_at(tmp_path: Path) -> None:
+    # the new release's sdist ships no tests at all: that the test is nowhere is no sign
+    # that upstream removed it, and the skip may still be needed where the tests live
+    old = {"pkg/sink.py": SINK, "tests/test_sink_rotation.py": ROTATION_TEST}
+    [verdict] = judge(tmp_path, {"pkg/sink.py": SINK}, [("skip.patch", SKIP_ROTATION)], old)
+    assert (verdict.verdict, verdict.action) == ("target gone", "look")
+    assert verdict.summary == (
+        "tests/test_sink_rotation.py no longer exists; its content was not found elsewhere "
+        "(the new release has no tests/ at all); to do: look (its file is gone and its content "
+        "was not found)"
+    )
+    # the same with the tests inside the package: pkg/ is there, pkg/tests/ is not
+    inside = {"pkg/sink.py": SINK, "pkg/tests/test_sink_rotation.py": ROTATION_TEST}
+    patch = SKIP_ROTATION.replace(" b/tests/", " b/pkg/tests/").replace(
+        " a/tests/", " a/pkg/tests/"
+    )
+    [verdict] = judge(tmp_path / "b", {"pkg/sink.py": SINK}, [("skip.patch", patch)], inside)
+    assert (verdict.verdict, verdict.action) == ("target gone", "look")
+    assert verdict.summary == (
+        "pkg/tests/test_sink_rotation.py no longer exists; its content was not found "
+        "elsewhere (the new release has no pkg/tests/ at all); to do: look (its file is gone and "
+        "its content was not found)"
+    )
+    # tests still shipped where the file was, without the test the patch skips: upstream
+    # removed it, nothing is left to skip
+    other = {"pkg/sink.py": SINK, "tests/test_other.py": "def test_other():\n    pass\n"}
+    [verdict] = judge(tmp_path / "c", other, [("skip.patch", SKIP_ROTATION)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+
+
+DROP_ROTATION = """Description: drop a rotation test that fails on filesystems without birth times
+--- a/tests/test_sink_rotation.py
++++ b/tests/test_sink_rotation.py
+@@ -4,6 +4,3 @@ import pytest
+ 
+ 
+-def test_rotation_reopening(tmp_path):
+-    sink = tmp_path / "file.log"
+-    assert not sink.exists()
+"""
+
+
+def test_a_removal_from_a_file_gone_with_its_whole_directory_is_to_look_at(
+    tmp_path: Path,
+) -> None:
+    # nothing is near a file whose top directory the release left out: that its removed
+    # lines are nowhere near says nothing about upstream
+    old = {"pkg/sink.py": SINK, "tests/test_sink_rotation.py": ROTATION_TEST}
+    [verdict] = judge(tmp_path, {"pkg/sink.py": SINK}, [("drop.patch", DROP_ROTATION)], old)
+    assert (verdict.verdict, verdict.action) == ("target gone", "look")
+    assert verdict.summary == (
+        "tests/test_sink_rotation.py no longer exists; its content was not found elsewhere "
+        "(the new release has no tests/ at all); to do: look (its file is gone and its content "
+        "was not found)"
+    )

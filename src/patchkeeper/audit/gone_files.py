@@ -8,8 +8,8 @@ patch's other files, so each gone file is either
 - *moved*: a file elsewhere holds its content (:func:`patchkeeper.upstream.treesearch.moved_files`);
   the patch is judged against it (:func:`renamed`), the old pin read under the old name
   (:class:`RenamedPin`);
-- *its tests gone*: the tests its hunks change exist nowhere in the new release
-  (:func:`tests_gone`);
+- *its tests gone*: the tests its hunks change exist nowhere in the new release, whose
+  tests are still where the file was (:func:`tests_gone`);
 - *gone with its content*: the patch only removes lines from it and the new release has
   none of what made those lines what they were (:func:`content_gone`); upstream did what the
   patch did, for that file;
@@ -157,10 +157,14 @@ def content_gone(diff: FileDiff, search: TreeSearch, pin: TreeSearch) -> bool:
     least one exists and the new release has none of them near the file, upstream removed
     what the patch removes; when the new release still has one (a tracking id now set in a
     configuration file), the patch's intent is not upstream. Without a key token nothing can
-    be told (``False``).
+    be told (``False``), nor when the new release has no such top directory at all (a sdist
+    that ships no ``tests/``): nothing near the file is left to read.
     """
     old = diff.old_path or ""
     if not adds_nothing(diff):
+        return False
+    parts = PurePosixPath(old).parts
+    if len(parts) > 1 and not _has_directory(search, parts[0]):
         return False
     keys = _key_tokens(diff)
     for other in _near(pin, old):
@@ -176,11 +180,28 @@ def content_gone(diff: FileDiff, search: TreeSearch, pin: TreeSearch) -> bool:
 _TEST_DEF = re.compile(rb"^\s*(?:async\s+)?def\s+(test\w*)\s*\(")
 
 
+def gone_directory(path: str, search: TreeSearch) -> str | None:
+    """The outermost directory of ``path`` that the tree ``search`` does not have
+    (``tests`` for ``tests/unit/test_x.py`` in a release that ships no ``tests/``), else
+    ``None`` (also for a file at the top)."""
+    parents = PurePosixPath(path).parents
+    for parent in reversed(parents[:-1]):
+        if not _has_directory(search, parent.as_posix()):
+            return parent.as_posix()
+    return None
+
+
 def tests_gone(diff: FileDiff, search: TreeSearch) -> bool:
     """Whether the tests a gone test file's hunks change (``def test_...`` among their
     context and removed lines) exist nowhere in the new release's tests: upstream removed
     them, so a patch that skips or changes them has nothing left to change. Without such a
-    name nothing can be told (``False``)."""
+    name nothing can be told (``False``).
+
+    A file gone with its whole directory (:func:`gone_directory`: a release whose sdist no
+    longer ships ``tests/``) tells nothing either (``False``): the tests were left out of the
+    release, not removed, and the fix may still be needed where they live."""
+    if gone_directory(diff.old_path or diff.path, search) is not None:
+        return False
     names = {
         match.group(1)
         for hunk in diff.hunks

@@ -39,6 +39,7 @@ from patchkeeper.audit.gone_files import (
     DIRECTORY_MOVED,
     RenamedPin,
     content_gone,
+    gone_directory,
     moved_directory,
     renamed,
     tests_gone,
@@ -159,6 +160,9 @@ class PatchVerdict:
             evidence that its context also fits another place of the file at fuzz 1 or 2,
             where the line is not (:func:`_fits_elsewhere`): quilt would apply it there, so
             a person decides (*look*); ``""`` otherwise.
+        not_at_pin: for a *target gone* patch, a file it changes that neither the old pin's
+            tree nor the new release has (:func:`_absent_at_pin`): the series does not apply
+            at its pin, so the patch cannot be judged (*look*); ``""`` otherwise.
     """
 
     name: str
@@ -178,6 +182,7 @@ class PatchVerdict:
     unreadable: str = ""
     lands: str = ""
     elsewhere: str = ""
+    not_at_pin: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -456,6 +461,47 @@ def _without_notes(patch: Patch) -> Patch | None:
     return replace(patch, files=kept)
 
 
+def _absent_at_pin(missing: list[FileDiff], ctx: _Context) -> list[str]:
+    """The files of ``missing`` (files the patch changes that the new release lacks) that
+    the old pin's tree lacks too; none without the pin's tree."""
+    if ctx.pin is None:
+        return []
+    return [d.old_path for d in missing if d.old_path and ctx.pin.state(d.old_path) is None]
+
+
+def _judge_not_at_pin(
+    ws: Workspace, patch: Patch, failed: list[FailedPatch], absent: list[str], ctx: _Context
+) -> PatchVerdict:
+    """A patch that changes files (``absent``) neither the old pin's tree nor the new release
+    has: the series does not apply at its own pin, and what the new release lacks says
+    nothing about upstream (a patch on ``docs/conf.py`` of a project whose sdist ships no
+    ``docs/``). The rest of the patch is judged without them; when that is *upstreamed* and
+    an absent file decides the verdict (:func:`decides`), or nothing is left, the patch is
+    *target gone* with :attr:`PatchVerdict.not_at_pin` set (*look*), never *upstreamed*."""
+    kind = primary_kind([d.path for d in patch.files])
+    names = ", ".join(absent)
+    verb = "is" if len(absent) == 1 else "are"
+    why = f"{names} {verb} in neither the old pin's tree nor the new release"
+    rest = renamed(patch, {}, absent)
+    deciding = [path for path in absent if decides(path, kind)]
+    if not rest.files:
+        return PatchVerdict(patch.name, TARGET_GONE, why, not_at_pin=absent[0], kind=kind)
+    snapshot = ws.snapshot()
+    verdict = _judge(ws, rest, failed, ctx)
+    if verdict.verdict == UPSTREAMED and deciding:
+        ws.restore(snapshot)
+        return PatchVerdict(
+            patch.name,
+            TARGET_GONE,
+            f"{why}; the rest is upstream",
+            shares=verdict.shares,
+            not_at_pin=deciding[0],
+            kind=kind,
+        )
+    set_aside = "" if deciding else " (set aside: not what decides the verdict)"
+    return replace(verdict, name=patch.name, summary=f"{why}{set_aside}; {verdict.summary}")
+
+
 def _judge_gone(
     ws: Workspace, patch: Patch, failed: list[FailedPatch], missing: list[FileDiff], ctx: _Context
 ) -> PatchVerdict:
@@ -468,6 +514,9 @@ def _judge_gone(
             f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
             blocked_by=blocker,
         )
+    absent = _absent_at_pin(missing, ctx)
+    if absent:
+        return _judge_not_at_pin(ws, patch, failed, absent, ctx)
     moved = moved_files(missing, ctx.search, ctx.pin)
     rejudged = _rejudge_gone(ws, patch, failed, missing, moved, ctx)
     if rejudged is not None:
@@ -489,6 +538,12 @@ def _judge_gone(
         if first.likely
         else "; its content was not found elsewhere"
     )
+    directory = None
+    if ctx.search is not None and kind_of(first.path) == TESTS and not first.likely:
+        # a release that ships no tests there says nothing about the test the patch changes
+        directory = gone_directory(first.path, ctx.search)
+    if directory is not None:
+        where += f" (the new release has no {directory}/ at all)"
     return PatchVerdict(
         patch.name,
         TARGET_GONE,
@@ -1047,6 +1102,10 @@ def _with_header(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVer
 REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
 
 
+#: The reason to look at a patch that changes a file neither the pin nor the new release has.
+NOT_AT_PIN_REASON = "the series does not apply at its pin: fix or drop the patch, then audit again"
+
+
 #: The reason to look at a patch file that cannot be read.
 UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
@@ -1079,6 +1138,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return CARRY, REFRESH
         return PORT, "rework the failing hunks"
     if verdict.verdict == TARGET_GONE:
+        if verdict.not_at_pin:
+            return LOOK, NOT_AT_PIN_REASON
         if verdict.applied_upstream:
             return LOOK, HEADER_SAYS_UPSTREAM
         if verdict.moved and unplaced(verdict.moved, verdict.kind) is None:
