@@ -216,7 +216,7 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
     assert {kind: kinds.count(kind) for kind in kinds} == {
         "not-reviewed": 250,  # decide's suggestions: nobody has reviewed them
         "no-decision": 1,
-        "kept-without-condition": 20,
+        "kept-without-condition": 21,
     }
     environment = json.loads((root / ".patchkeeper/evidence/environment.json").read_text())[
         "environment"
@@ -244,7 +244,7 @@ def test_vllm_ascend_runtime_record_with_vllm_from_its_sdists(cli, tmp_path: Pat
     assert "### Runtime entries (251)" in text
     assert (
         "| Remove this patch when vLLM merge the PR. | suggested by patchkeeper decide from the "
-        "runtime audit verdict: update | it is decide's suggestion, not reviewed: delete "
+        "runtime audit verdict: retain | it is decide's suggestion, not reviewed: delete "
         '"suggested: " from its decision to accept it, or write your own |'
     ) in text
     assert cli("report", "--check", "--python", str(python), cwd=root).code == 1
