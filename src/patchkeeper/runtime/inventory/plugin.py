@@ -230,6 +230,13 @@ class PluginTree:
                 if facts is not None:
                     yield patch, facts
 
+    def patch_file_facts(self) -> tuple[tuple[PatchFile, FileFacts | None], ...]:
+        """Each file of the patch directory (:attr:`PluginLayout.patch_files`' order) with
+        its facts: those the inventory read this run (:meth:`patch_facts`), else its record
+        in the store (an inventory remembered), else scanned now; ``None`` for a file no
+        module name reaches."""
+        return tuple((patch, self.facts_of(patch.module)) for patch in self.layout.patch_files)
+
     def project_dirs(self) -> list[Path]:
         """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
         ``*.egg-info``) are read from: the root, and for a ``src`` layout (the root a ``src``

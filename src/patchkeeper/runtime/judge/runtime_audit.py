@@ -19,8 +19,9 @@ from typing import Any
 from patchkeeper.errors import FetchError, Finding, TargetError
 from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
+from patchkeeper.runtime.inventory.file_facts import FileFacts
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
-from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.inventory.plugin import PatchFile
 from patchkeeper.runtime.inventory.runtime_inventory import Scanned, scan_plugin
 from patchkeeper.runtime.inventory.unparsed import unparsed
 from patchkeeper.runtime.judge.crosscheck import (
@@ -135,10 +136,9 @@ def audit_plugin(
 def _audit(
     settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path] | None = None
 ) -> RuntimeAudit:
-    """The audit, or the one a previous run computed from the same inputs: the result is
-    remembered in the drift store under :func:`_result_key` (pickled: its dataclasses hold
-    only builtin values, enums and other dataclasses of this package, whose source is part
-    of the store's name)."""
+    """The audit, or the one a previous run computed from the same inputs: what the audit
+    remembers is read and written by one :class:`AuditMemory`, the whole result under
+    :func:`_result_key`."""
     made: list[UpstreamTree] = []
 
     def upstream_trees() -> tuple[UpstreamTree, UpstreamTree]:
@@ -166,20 +166,13 @@ def _audit(
     # part of the plugin's activation (a platform vLLM imports without an entry point).
     old_tree, new_tree = upstream_trees()
     scanned = scan_plugin(settings, ahead, old_tree)
-    store = SummaryCache(settings.root, f"drift\0{old_tree.root}\0{new_tree.root}")
     versions = (release_version(old, old_tree.root), release_version(new, new_tree.root))
     key = _result_key(scanned, (old, new), (old_tree, new_tree), versions)
-    cached = store.get_value("#result", key)
-    if cached is not None:
-        try:
-            remembered: RuntimeAudit = pickle.loads(cached)
-            return remembered
-        except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError):
-            pass  # a cache: computed again below
-    result = _evaluate(settings, scanned, (old, new), (old_tree, new_tree), store, versions)
-    store.put_value("#result", key, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-    for cache in (old_tree, new_tree, store):
-        cache.save()
+    memory = AuditMemory(settings.root, (old_tree, new_tree), versions, key)
+    if memory.result is not None:
+        return memory.result
+    result = _evaluate(settings, scanned, (old, new), (old_tree, new_tree), memory, versions)
+    memory.keep(result)
     return result
 
 
@@ -202,7 +195,7 @@ def _evaluate(
     scanned: Scanned,
     specs: tuple[str, str],
     trees: tuple[UpstreamTree, UpstreamTree],
-    store: SummaryCache,
+    memory: AuditMemory,
     versions: tuple[str, str],
 ) -> RuntimeAudit:
     old, new = specs
@@ -218,12 +211,11 @@ def _evaluate(
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
     headers: dict[str, str] = {}
-    judged = JudgeCache(store, trees, versions)
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
     dead = _dead_probes(settings.root, entries, trees, versions[1])
-    landed = landed_features(settings.root, settings.patch_directory, entries, trees, store)
+    landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.
@@ -238,9 +230,9 @@ def _evaluate(
         waiting for the old tree's hook names)."""
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         spans = codes(entry, before, after, trees, scanned.tree)
-        drift, key = _drift(store, entry, before, after, spans)
+        drift, key = memory.drift(entry, before, after, spans)
         context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
-        judgement: Drift | Pending | None = judged.get(entry, drift, before, after, context)
+        judgement: Drift | Pending | None = memory.judgement(entry, drift, before, after, context)
         remembered = judgement is not None
         if judgement is None:
             judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
@@ -248,9 +240,9 @@ def _evaluate(
 
     # The cross-checks before the judging workers are forked: the pool that runs now reads
     # the patch files (once the judging has stopped it, a new pool had to start for them).
-    files: list[tuple[Path, str, str, bool]] = [*scanned.tree.layout.patch_files]
+    patch_files = scanned.tree.patch_file_facts()
     patched = {e.target for e in entries}
-    broken, gates = _crosscheck(store, files, trees, patched, versions, scanned.tree)
+    broken, gates = _crosscheck(memory, patch_files, trees, patched, versions)
     assessed = []
     # On every core (forked workers reading the parsed trees); the stores are written here.
     with track("judging entries", len(entries)) as advance:
@@ -265,11 +257,10 @@ def _evaluate(
         decision = settle(judgement, old_tree)
         final = _computed_key(entry, decision) if is_computed_key(entry) else decision
         if key is not None:
-            name, digest = key
-            store.put_value(name, digest, astuple(drift))
+            memory.decided(key, drift)
         if not remembered:
             context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
-            judged.put(entry, drift, before, after, context, decision)
+            memory.judged(entry, drift, before, after, context, decision)
         facts = entry_facts(entry, before, after, drift)
         audited.append(AuditedEntry(entry, before, after, final, facts))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
@@ -332,38 +323,40 @@ def _dead_probes(
 
 
 def _crosscheck(
-    store: SummaryCache,
-    files: list[tuple[Path, str, str, bool]],
+    memory: AuditMemory,
+    patch_files: tuple[tuple[PatchFile, FileFacts | None], ...],
     trees: tuple[UpstreamTree, UpstreamTree],
     patched: set[str],
     versions: tuple[str, str],
-    plugin: PluginTree,
 ) -> tuple[list[Finding], tuple[Gate, ...]]:
-    """:func:`broken_references` and :func:`version_gates`, remembered in the drift store
+    """:func:`broken_references` and :func:`version_gates`, remembered (:class:`AuditMemory`)
     under a digest of the patch files' bytes, the patched targets and the versions (the
-    store is per pair of tree roots). A file's facts come from ``plugin``'s scan of it
-    where it has them (read from the tree the scan parsed), else from a parse of it."""
+    store is per pair of tree roots). ``patch_files``: each file of the patch directory with
+    the facts the plugin's scan read of it (:meth:`PluginTree.patch_file_facts`); a file
+    without them (or scanned under another path) is parsed here."""
+    files: list[tuple[Path, str, str, bool]] = [patch for patch, _facts in patch_files]
     material = (
         versions,
         sorted(patched),
         [(relative, _digest(path)) for path, relative, *_ in files],
     )
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
-    cached = store.get_value("#crosscheck", digest)
+    cached = memory.crosscheck(digest)
     if cached is not None:
-        return [Finding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
+        return cached
     roots = tuple(trees[1].packages)
     known: dict[str, PatchFileFacts] = {}
-    for _path, relative, module, _is_package in files:
-        scanned = plugin.facts_of(module)
-        if scanned is not None and scanned.file == relative and scanned.references is not None:
-            known[relative] = for_roots(scanned.references, roots)
+    for patch, scanned in patch_files:
+        if (
+            scanned is not None
+            and scanned.file == patch.relative
+            and scanned.references is not None
+        ):
+            known[patch.relative] = for_roots(scanned.references, roots)
     facts = read_patch_files(files, roots, known)  # the others parsed, one parse per file
     broken = broken_references(files, trees, patched, facts)
     gates = version_gates(files, versions, facts)
-    store.put_value(
-        "#crosscheck", digest, ([astuple(f) for f in broken], [astuple(g) for g in gates])
-    )
+    memory.checked(digest, broken, gates)
     return broken, gates
 
 
@@ -388,38 +381,107 @@ def file_header(path: Path) -> str:
 _Context = tuple[str, tuple[str, ...], str]
 
 
-class JudgeCache:
-    """:func:`patchkeeper.runtime.judge.judge.judge` results remembered in the drift store, under
-    a digest of what the judge reads: the entry (with its activation), its drift, both
-    resolutions, the versions and the file's header. The callers and hook definitions it
-    reads beyond the compared spans belong to the two trees, which the store is named by
-    (an unpacked release does not change under its root)."""
+class AuditMemory:
+    """What the audit remembers from one run to the next, in one store per pair of upstream
+    tree roots (the *drift store*, a :class:`SummaryCache`): the whole result, the
+    cross-checks, each entry's drift (:func:`decide`) and each entry's judgement
+    (:func:`patchkeeper.runtime.judge.judge.judge`), each under a digest of what it was
+    computed from.
+
+    The store is read once, when the memory is made (with the whole result,
+    :attr:`result`); the audit then asks it what is remembered (:meth:`crosscheck`,
+    :meth:`drift`, :meth:`judgement`: lookups, also in the forked judging workers), tells
+    it what was computed (:meth:`checked`, :meth:`decided`, :meth:`judged`: noted here, as
+    a worker's writes would be lost) and writes it all with the result, and both trees'
+    stores, in one :meth:`keep`. The result is pickled: its dataclasses hold only builtin
+    values, enums and other dataclasses of this package, whose source is part of the
+    store's name.
+
+    Args:
+        root: the plugin's root (where the store's keys are relative to).
+        trees: the old and new upstream trees (the store is named by their roots).
+        versions: the two releases (part of every judgement's digest).
+        key: what the whole audit is remembered under (:func:`_result_key`).
+    """
 
     def __init__(
         self,
-        store: SummaryCache,
+        root: Path,
         trees: tuple[UpstreamTree, UpstreamTree],
         versions: tuple[str, str],
+        key: str,
     ) -> None:
-        self.store = store
+        self.trees = trees
+        self.store = SummaryCache(root, f"drift\0{trees[0].root}\0{trees[1].root}")
         self.salt = versions  # the store itself is per pair of tree roots
+        self.key = key
+        #: The audit remembered under ``key`` (:func:`_result_key`), ``None`` when there is
+        #: none or it cannot be read back (a cache: computed again).
+        self.result: RuntimeAudit | None = None
+        self._kept: list[tuple[str, str, Any]] = []
+        cached = self.store.get_value("#result", key)
+        if cached is not None:
+            try:
+                self.result = pickle.loads(cached)
+            except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError):
+                pass
 
-    def _key(
+    def crosscheck(self, digest: str) -> tuple[list[Finding], tuple[Gate, ...]] | None:
+        """The cross-checks' findings and gates remembered under ``digest``, or ``None``."""
+        cached = self.store.get_value("#crosscheck", digest)
+        if cached is None:
+            return None
+        return [Finding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
+
+    def checked(self, digest: str, broken: list[Finding], gates: tuple[Gate, ...]) -> None:
+        """Keep the cross-checks' results under ``digest`` (see :meth:`crosscheck`)."""
+        record = ([astuple(f) for f in broken], [astuple(g) for g in gates])
+        self._kept.append(("#crosscheck", digest, record))
+
+    def drift(
+        self,
+        entry: PatchEntry,
+        old: Resolution,
+        new: Resolution,
+        spans: tuple[Code | None, Code | None, Code | None],
+    ) -> tuple[Drift, tuple[str, str] | None]:
+        """:func:`decide`, remembered under :func:`_drift_key`; with that key when it was
+        decided now (for the caller to keep it with :meth:`decided`: a forked worker's
+        notes are lost), else ``None``."""
+        if is_computed_key(entry):  # no module to resolve: said so, rather than "outside"
+            return Drift(NOT_AUDITED, (computed_key_evidence(entry),)), None
+        name, digest = _drift_key(entry, old, new, spans)
+        cached = self.store.get_value(name, digest)
+        if cached is not None:
+            return Drift(*cached), None
+        return decide(entry, old, new, *spans), (name, digest)
+
+    def decided(self, key: tuple[str, str], drift: Drift) -> None:
+        """Keep a drift decided now under the ``key`` :meth:`drift` gave."""
+        self._kept.append((*key, astuple(drift)))
+
+    def _judge_key(
         self, entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, context: _Context
     ) -> tuple[str, str]:
+        """The name and digest of a judgement: a digest of what the judge reads (the entry
+        with its activation, its drift, both resolutions, the versions and ``context``).
+        The callers and hook definitions it reads beyond the compared spans belong to the
+        two trees, which the store is named by (an unpacked release does not change under
+        its root)."""
         material = (entry, astuple(drift), old, new, context, self.salt)
         digest = hashlib.sha256(repr(material).encode()).hexdigest()
         return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
 
-    def get(
+    def judgement(
         self, entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, context: _Context
     ) -> Drift | None:
-        """The remembered result; ``context``: the file's header and landed features."""
-        name, digest = self._key(entry, drift, old, new, context)
+        """The remembered judgement; ``context``: the file's header, its landed features and
+        why a feature probe makes it dead code."""
+        name, digest = self._judge_key(entry, drift, old, new, context)
         cached = self.store.get_value(name, digest)
         return Drift(*cached) if cached is not None else None
 
-    def put(
+    def judged(
         self,
         entry: PatchEntry,
         drift: Drift,
@@ -428,9 +490,20 @@ class JudgeCache:
         context: _Context,
         result: Drift,
     ) -> None:
-        """Remember ``result`` for these inputs (see :meth:`get`)."""
-        name, digest = self._key(entry, drift, old, new, context)
-        self.store.put_value(name, digest, astuple(result))
+        """Keep the judgement ``result`` for these inputs (see :meth:`judgement`)."""
+        self._kept.append((*self._judge_key(entry, drift, old, new, context), astuple(result)))
+
+    def keep(self, result: RuntimeAudit) -> None:
+        """Write what was computed (noted by :meth:`checked`, :meth:`decided` and
+        :meth:`judged`) and ``result`` under the memory's key into the store, and save it
+        with both trees' stores."""
+        for name, digest, record in self._kept:
+            self.store.put_value(name, digest, record)
+        self._kept.clear()
+        pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        self.store.put_value("#result", self.key, pickled)
+        for cache in (*self.trees, self.store):
+            cache.save()
 
 
 def _drift_key(
@@ -445,22 +518,3 @@ def _drift_key(
     material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     return f"{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
-
-
-def _drift(
-    store: SummaryCache,
-    entry: PatchEntry,
-    old: Resolution,
-    new: Resolution,
-    spans: tuple[Code | None, Code | None, Code | None],
-) -> tuple[Drift, tuple[str, str] | None]:
-    """:func:`decide`, remembered under :func:`_drift_key`; with that key when it was
-    decided now (for the caller to remember it: a forked worker's store is lost), else
-    ``None``."""
-    if is_computed_key(entry):  # no module to resolve: said so, rather than "outside"
-        return Drift(NOT_AUDITED, (computed_key_evidence(entry),)), None
-    name, digest = _drift_key(entry, old, new, spans)
-    cached = store.get_value(name, digest)
-    if cached is not None:
-        return Drift(*cached), None
-    return decide(entry, old, new, *spans), (name, digest)
