@@ -21,7 +21,7 @@ CONNECTIONPOOL = (
 )
 REQUEST = b"import six\nfrom six.moves.urllib.parse import urlencode\n"
 SUGGESTED = [
-    ("01_do-not-use-embedded-python-six.patch", "update"),
+    ("01_do-not-use-embedded-python-six.patch", "carry"),  # its imports placed among upstream's
     ("02_require-cert-verification.patch", "carry"),
     ("CVE-2023-43804.patch", "retire"),
     ("CVE-2023-45803.patch", "retire"),
@@ -125,5 +125,5 @@ def test_upgrade_urllib3_to_1_26_20(cli, tmp_path: Path) -> None:
     assert (run.code, {f["code"] for f in findings}, len(findings)) == (
         1,
         {"kept-without-condition"},
-        8,  # CVE-2025-50181 among them: a conflict that only needs a refresh is carried
+        9,  # CVE-2025-50181 and the six patch among them: conflicts that only need a refresh
     )
