@@ -229,6 +229,22 @@ def test_parameters_no_call_passes_leave_the_copies_kept(trees: Path) -> None:
     }
 
 
+def test_a_call_through_the_imported_module_is_read(trees: Path) -> None:
+    """A module that imports the target's module by name (``from fup import cache``) and
+    calls ``cache.score(q, k, scale=2.0)`` passes the new parameter: the copy needs it."""
+    runner = trees / "fup-2.0" / "fup" / "runner.py"
+    runner.write_text(
+        "from fup import cache\n\n\ndef go(q):\n    return cache.score(q, q, scale=2.0)\n"
+    )
+    result = audit.audit_runtime(
+        load_config(trees / "fdev" / "pyproject.toml"),
+        old=str(trees / "fup-1.0"),
+        new=str(trees / "fup-2.0"),
+    )
+    decisions = {a.entry.target: a.drift.decision for a in result.entries}
+    assert decisions["fup.cache.score"] == "update"
+
+
 def test_a_forward_called_with_the_parameter_is_updated(trees: Path) -> None:
     """A call through the object (``self.indexer(x, 1, skip=True)`` runs ``forward``) that
     passes the new parameter by keyword reaches the override, which does not take it."""

@@ -58,7 +58,7 @@ first rule that applies decides):
    module that the new release lost
    (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**; a
    parameter upstream added with a default counts as not there when no upstream call in
-   the target's module or in a module importing it passes it
+   the target's module or in a module importing it (or its class or module) passes it
    (:mod:`patchkeeper.runtime.judge.unpassed`): the calls bind to a copy, or to a
    subclass's override, that lacks it as they did at the old release;
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
@@ -297,7 +297,8 @@ def _judged(
     unpassed: frozenset[tuple[str, str]] = frozenset()
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         modules = (new.module, user_module(trees[1], entry.target))
-        unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, new.qualname)
+        names = (new.module.rsplit(".", 1)[-1], *new.qualname.split("."))
+        unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names)
     otherwise = _after_hooks(
         entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed
     )

@@ -99,16 +99,19 @@ def unpassed_parameters(
     modules: Iterable[str],
     old: Code,
     new: Code,
-    qualname: str = "",
+    names: tuple[str, ...] = (),
 ) -> frozenset[tuple[str, str]]:
     """``(definition name, parameter)`` for each parameter with a default that the new
     upstream ``new`` added over ``old`` (the target, or a method of the target class) and
-    that no call in ``modules`` of ``tree``, nor in a module importing the function or
-    class by name (``from X import name``), passes: no call whose callee is named as the
-    function (the class for ``__init__``) passes it by keyword, by position or through
+    that no call in ``modules`` of ``tree``, nor in a module importing the function, its
+    class or its module by name (``from X import name``), passes: no call whose callee is
+    named as the function (the class for ``__init__``) passes it by keyword, by position or
+    through
     ``*``/``**``, and for a ``forward`` no call passes it by keyword. Empty when nothing
-    was added or a module cannot be read. ``qualname``: the target's qualified name in
-    its module (``Scheduler.create``): each of its parts is a name importers import."""
+    was added or a module cannot be read. ``names``: the names a module importing the
+    target imports (``from X import name``): the last part of the target's module
+    (``from vllm.v1.worker import mamba_utils``) and each part of its qualified name
+    (``Scheduler``, ``create``); a plain ``import X.Y`` is not read."""
     wanted: list[tuple[str, str, str, int, int]] = []
     for callee, before, after, method in _pairs(old, new):
         if not (isinstance(before, _FUNCTIONS) and isinstance(after, _FUNCTIONS)):
@@ -117,8 +120,7 @@ def unpassed_parameters(
             wanted.append((after.name, callee, name, index, 1 if method else 0))
     if not wanted:
         return frozenset()
-    owners = [part for part in qualname.split(".") if part]
-    importing = [row[0] for owner in owners for row in tree.importers(owner)]
+    importing = [row[0] for name in names if name for row in tree.importers(name)]
     calls: list[ast.Call] = []
     for module in dict.fromkeys([*modules, *importing]):
         parsed = _module_ast(tree, module) if module else None
