@@ -88,6 +88,10 @@ def sample(logits, temperature, seed=None):
     return logits / temperature
 
 
+def draw(logits):
+    return sample(logits, 1.0, seed=7)
+
+
 def drain(queue):
     items = list(queue)
     items.reverse()
@@ -263,7 +267,7 @@ def test_copies_whose_callers_still_fit_are_kept(trees: Path) -> None:
         ),
         # upstream's new keyword align is the copy's already, with upstream's default
         "fup.kv.pool_bytes": ("retain", TAKEN),
-        # upstream's callers may pass seed, which the copy does not take
+        # upstream's draw passes seed, which the copy does not take
         "fup.kv.sample": (
             "update",
             "upstream fup.kv.sample changed: signature: (logits, temperature) -> (logits, "

@@ -23,6 +23,9 @@ WORKER_1 = """class Worker:
 """
 WORKER_2 = WORKER_1.replace("(self, batch)", "(self, batch, scale=1)").replace(
     "total += item\n", "total += item * scale\n"
+) + (
+    # an upstream call passes the new parameter: the copy, which lacks it, needs the update
+    "\n\ndef run(worker, batch):\n    return worker.execute(batch, scale=2)\n"
 )
 PATCH = """# Note: doubles every item on our device.
 # Affected versions: 0.1.0

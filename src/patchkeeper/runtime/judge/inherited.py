@@ -17,8 +17,10 @@ from patchkeeper.runtime.judge.noise import (
     callers_fit_reason,
     outside_copy_reason,
     removal_only_reason,
+    takes_the_calls,
 )
 from patchkeeper.runtime.judge.samecode import same_ast
+from patchkeeper.runtime.judge.unpassed import for_definition, without
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.names import walk_statements
 
@@ -132,15 +134,45 @@ def _untouched(spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...]) -> b
 
 
 def _fits(
-    spans: tuple[Code, Code, Code], nodes: tuple[ast.stmt, ...], lost: frozenset[str]
+    spans: tuple[Code, Code, Code],
+    nodes: tuple[ast.stmt, ...],
+    lost: frozenset[str],
+    changes: tuple[str, ...] = ("body",),
+    unpassed: frozenset[str] = frozenset(),
 ) -> bool:
     """Whether an override that does not call upstream's method, and copies lines upstream
     changed in its body alone, is the plugin's own copy that upstream's callers still call
     the same way (:func:`~patchkeeper.runtime.judge.noise.callers_fit_reason`, per
     overridden method: no Modification banners in it, nothing of ``lost`` named). The
-    caller checks that the class's module tests no upstream release (:attr:`Code.gated`)."""
+    caller checks that the class's module tests no upstream release (:attr:`Code.gated`).
+    ``changes``/``unpassed``: as for :func:`callers_fit_reason`."""
     before, after, ours = (_method_code(c, n) for c, n in zip(spans, nodes, strict=True))
-    return bool(callers_fit_reason(before, after, ours, ("body",), lost))
+    return bool(callers_fit_reason(before, after, ours, changes, lost, unpassed))
+
+
+def _calls_still_bind(
+    override: ast.stmt, old: ast.stmt, new: ast.stmt, unpassed: frozenset[str]
+) -> tuple[str, ...] | None:
+    """The kinds of upstream change of an overridden method (``("body",)``, or with
+    ``"signature"``) when every call to the new method binds to the override as it does
+    to upstream's, the parameters of ``unpassed`` (added with a default, passed by no
+    upstream call) left out; ``None`` when one would not, or when the decorators or the
+    kind of definition changed."""
+    changes = signature_changes(old, new)
+    if not changes:
+        return ("body",)
+    if not all(c.startswith(("signature", "return annotation")) for c in changes):
+        return None
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not (
+        isinstance(override, functions)
+        and isinstance(old, functions)
+        and isinstance(new, functions)
+    ):
+        return None
+    if not takes_the_calls(override, old, without(new, unpassed)):
+        return None
+    return ("body", "signature")
 
 
 def inherited_reason(
@@ -149,6 +181,7 @@ def inherited_reason(
     new: Code,
     mine: Code | None,
     lost: frozenset[str] = frozenset(),
+    unpassed: frozenset[tuple[str, str]] = frozenset(),
 ) -> str | None:
     """For a plugin class deriving from the upstream class it replaces (a subclass swap):
     why the upstream change needs no update, or ``""`` when it needs one; ``None`` when the
@@ -167,7 +200,11 @@ def inherited_reason(
     copy that upstream's callers still call the same way (:func:`_fits`): no update, unless
     the class's module tests upstream's release (:attr:`Code.gated`), as for a function
     copy. ``lost``: the names the target's module lost that the class's module imports from
-    it (an override naming one may fail)."""
+    it (an override naming one may fail). An overridden method whose signature changed
+    counts as changed in its body alone when every call to the new signature binds to the
+    override (:func:`patchkeeper.runtime.judge.noise.takes_the_calls`), the parameters
+    ``unpassed`` lists for it left out (``(method, parameter)``: added with a default, no
+    upstream call passes them, :func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`)."""
     if mine is None:
         return None
     ours, before, after = mine.parsed, old.parsed, new.parsed
@@ -190,13 +227,20 @@ def inherited_reason(
     passed: list[str] = []
     own: list[str] = []
     fitting: list[str] = []
+    unseen: list[str] = []  # signature changed by parameters no upstream call passes
     for m in overridden:
         if (m in old_methods) != (m in new_methods):
             return ""
         if m not in old_methods or same_ast(old_methods[m], new_methods[m]):
             continue
-        if m not in methods or signature_changes(old_methods[m], new_methods[m]):
+        if m not in methods:
             return ""
+        names = for_definition(unpassed, m)
+        kinds = _calls_still_bind(methods[m], old_methods[m], new_methods[m], names)
+        if kinds is None:
+            return ""
+        if "signature" in kinds:
+            unseen.append(m)
         if _delegates(methods[m], bases):
             if _taken_in(methods[m], old_methods[m], new_methods[m]):
                 return ""
@@ -204,7 +248,7 @@ def inherited_reason(
         elif _untouched((old, new, mine), (old_methods[m], new_methods[m], methods[m])):
             own.append(m)
         elif not mine.gated and _fits(
-            (old, new, mine), (old_methods[m], new_methods[m], methods[m]), lost
+            (old, new, mine), (old_methods[m], new_methods[m], methods[m]), lost, kinds, names
         ):
             fitting.append(m)
         else:
@@ -227,6 +271,12 @@ def inherited_reason(
                 f"{', '.join(fitting)} changed upstream in the body alone, and the override "
                 "is the plugin's own copy, which upstream's callers still call the same way "
                 "(merge upstream's change into it only if the plugin needs it)"
+            )
+        if unseen:
+            said.append(
+                f"the signature of {', '.join(unseen)} changed too, in a way every upstream "
+                "call still binds to the override (parameters added with a default that no "
+                "upstream call passes are left out)"
             )
         return (
             f"the plugin's class derives from {name} and inherits the upstream change; of the "

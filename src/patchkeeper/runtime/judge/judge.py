@@ -56,7 +56,11 @@ first rule that applies decides):
    or the signature too in a way the copy already takes), when the copy has no Modification
    banners, its module tests no upstream release and imports nothing from the target's
    module that the new release lost
-   (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**;
+   (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**; a
+   parameter upstream added with a default counts as not there when no upstream call in
+   the target's module or in a module importing it (or its class or module) passes it
+   (:mod:`patchkeeper.runtime.judge.unpassed`): the calls bind to a copy, or to a
+   subclass's override, that lacks it as they did at the old release;
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
@@ -98,6 +102,7 @@ from patchkeeper.runtime.judge.noise import (
     outside_copy_reason,
     removal_only_reason,
 )
+from patchkeeper.runtime.judge.unpassed import for_definition, unpassed_parameters, user_module
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
@@ -289,7 +294,14 @@ def _judged(
         )
     found = candidates(new, trees[1], old_code, new_code)
     lost = _lost_names(trees, old.module, new.module)
-    otherwise = _after_hooks(entry, drift, old_code, new_code, mine, header, lost, old.module)
+    unpassed: frozenset[tuple[str, str]] = frozenset()
+    if drift.decision == UPDATE and old_code is not None and new_code is not None:
+        modules = (new.module, user_module(trees[1], entry.target))
+        names = (new.module.rsplit(".", 1)[-1], *new.qualname.split("."))
+        unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names)
+    otherwise = _after_hooks(
+        entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed
+    )
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
@@ -302,9 +314,12 @@ def _after_hooks(
     header: str,
     lost: frozenset[str] = frozenset(),
     module: str = "",
+    unpassed: frozenset[tuple[str, str]] = frozenset(),
 ) -> Drift:
     """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names` of the
-    target's ``module`` at the old release."""
+    target's ``module`` at the old release; ``unpassed``: the parameters upstream added
+    that no upstream call passes
+    (:func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`)."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
@@ -312,7 +327,7 @@ def _after_hooks(
         # only what the copy's module imports from the target's module fails there
         taken = {name for name, source in mine.imports if source == module} if mine else set()
         lost_here = lost if "*" in taken else lost & taken
-        inherited = inherited_reason(entry, old_code, new_code, mine, lost_here)
+        inherited = inherited_reason(entry, old_code, new_code, mine, lost_here, unpassed)
         if inherited:
             return with_decision(drift, RETAIN, inherited)
         if inherited is not None:
@@ -333,7 +348,8 @@ def _after_hooks(
         if unread:
             return with_decision(drift, RETAIN, unread)
         if mine is not None and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
-            fits = callers_fit_reason(old_code, new_code, mine, changes, lost_here)
+            own = for_definition(unpassed, getattr(new_code.parsed, "name", ""))
+            fits = callers_fit_reason(old_code, new_code, mine, changes, lost_here, own)
             if fits:
                 return with_decision(drift, RETAIN, fits)
     if drift.decision == RETAIN and drift.outside_banners:

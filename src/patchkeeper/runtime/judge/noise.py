@@ -37,6 +37,7 @@ import re
 
 from patchkeeper.runtime.judge.drift import Code, outside_banners
 from patchkeeper.runtime.judge.samecode import View, same_ast
+from patchkeeper.runtime.judge.unpassed import without
 
 #: Platform predicates of upstream's ``current_platform`` that are false on a plugin's device.
 OTHER_PLATFORMS = frozenset(
@@ -385,7 +386,7 @@ def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.exp
     return out
 
 
-def _takes_the_calls(
+def takes_the_calls(
     mine: ast.FunctionDef | ast.AsyncFunctionDef,
     old: ast.FunctionDef | ast.AsyncFunctionDef,
     new: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -439,10 +440,11 @@ def callers_fit_reason(
     mine: Code,
     changes: tuple[str, ...],
     lost: frozenset[str] = frozenset(),
+    unpassed: frozenset[str] = frozenset(),
 ) -> str:
     """Why an upstream change of a function the plugin replaces by its own copy needs no
     update: upstream changed the body alone, or also its parameters in a way the copy
-    already takes (:func:`_takes_the_calls`: a parameter upstream added that the copy has
+    already takes (:func:`takes_the_calls`: a parameter upstream added that the copy has
     already, an annotation), so every call upstream's callers make still binds to the copy,
     which runs as the plugin wrote it. ``""`` when a definition is not a function, when
     upstream changed something else (decorators, the kind of definition), when a call to
@@ -455,7 +457,10 @@ def callers_fit_reason(
     audit said *update* for was updated; of the 12 more in modules holding one, 4); nor
     when the copy names one of ``lost`` (the names the target's module defined or imported
     at the old release and no longer does, as
-    for :func:`removal_only_reason`: the copy's line may fail there).
+    for :func:`removal_only_reason`: the copy's line may fail there). ``unpassed``: the
+    parameters with a default the new upstream added that no upstream call passes
+    (:func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`): the calls bind to
+    the copy without them, as they did at the old release.
 
     The plugin's copy is its own code: what upstream changed inside the function reaches
     the plugin only through a merge a maintainer chooses to make (the upstream diff is in
@@ -485,8 +490,17 @@ def callers_fit_reason(
             "the copy, which runs as the plugin wrote it); merge upstream's change into it "
             "only if the plugin needs it"
         )
-    if not _takes_the_calls(ours, before, after):
-        return ""
+    if not takes_the_calls(ours, before, after):
+        if not (unpassed and takes_the_calls(ours, before, without(after, unpassed))):
+            return ""
+        skipped = sorted(unpassed)
+        return (
+            "upstream changed the signature of the function the plugin replaces by its own "
+            f"copy, adding {', '.join(skipped)} (with a default), which no upstream call in "
+            "the target's module or the modules importing it passes: every call still binds "
+            "to the copy's parameters, and the copy runs as the plugin wrote it; take the new "
+            "parameter in when a caller starts passing it"
+        )
     return (
         "upstream changed the signature of the function the plugin replaces by its own copy "
         "in a way the copy already takes (every call to the new signature binds to the "

@@ -1,0 +1,187 @@
+"""Parameters upstream added that no upstream call passes (rule 7 of
+:mod:`patchkeeper.runtime.judge.judge`).
+
+When the new upstream adds a parameter with a default to a function (or to a method of a
+class) that the plugin replaces, a copy or override that lacks the parameter breaks only
+where a call passes it. :func:`unpassed_parameters` reads the calls of the modules where the
+target is defined and where the plugin reaches it; a parameter none of them passes (by
+keyword, by position, or through ``**``) leaves every call binding to the plugin's code as
+before, so the copy that lacks it needs no update for it
+(:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`).
+
+Calls through an attribute the audit cannot name (``self.indexer(x, skip=True)`` for a
+``forward``) and calls in other modules are not read: such a call can pass the parameter
+without this module seeing it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.judge.hooks import _module_ast
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.syntax.names import walk_statements
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, bool, int]]:
+    """``(name, has a default, positional index or -1)`` for each named parameter."""
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    first = len(positional) - len(arguments.defaults)
+    out = [(a.arg, i >= first, i) for i, a in enumerate(positional)]
+    out += [(a.arg, d is not None, -1) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    return out
+
+
+def added_defaulted(
+    old: ast.FunctionDef | ast.AsyncFunctionDef, new: ast.FunctionDef | ast.AsyncFunctionDef
+) -> dict[str, int]:
+    """The parameters ``new`` has with a default and ``old`` has not, each with its
+    positional index (``-1``: keyword-only)."""
+    before = {name for name, _d, _i in _defaults(old)}
+    return {n: i for n, default, i in _defaults(new) if default and n not in before}
+
+
+def _pairs(old: Code, new: Code) -> list[tuple[str, ast.stmt, ast.stmt, bool]]:
+    """``(name callers call it by, old definition, new definition, is a method)`` for the
+    target (a function) or for each method of the target (a class) in both releases."""
+    before, after = old.parsed, new.parsed
+    if isinstance(before, _FUNCTIONS) and isinstance(after, _FUNCTIONS):
+        return [(after.name, before, after, False)]
+    if not (isinstance(before, ast.ClassDef) and isinstance(after, ast.ClassDef)):
+        return []
+    olds = {n.name: n for n in walk_statements(before.body) if isinstance(n, _FUNCTIONS)}
+    news = {n.name: n for n in walk_statements(after.body) if isinstance(n, _FUNCTIONS)}
+    return [
+        (after.name if name == "__init__" else name, olds[name], node, True)
+        for name, node in news.items()
+        if name in olds
+    ]
+
+
+def _callee(call: ast.Call) -> str:
+    """The last part of a call's callee name (``""`` for ``super().x`` and other calls
+    on a call's result)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and not isinstance(func.value, ast.Call):
+        return func.attr
+    return ""
+
+
+#: Methods called through the object itself (``self.indexer(x)`` runs ``forward``): any
+#: call passing the parameter by keyword counts.
+_CALLED_THROUGH_OBJECT = {"forward": "__call__"}
+
+
+def _passes(call: ast.Call, callee: str, name: str, index: int, shift: int) -> bool:
+    """Whether ``call`` may pass the parameter ``name`` of ``callee`` (positional
+    ``index``, ``-1``: keyword-only; ``shift``: 1 for a method, whose ``self`` the call
+    does not write)."""
+    if callee in _CALLED_THROUGH_OBJECT and any(k.arg == name for k in call.keywords):
+        return True
+    if _callee(call) != callee:
+        return False
+    if any(k.arg is None or k.arg == name for k in call.keywords):
+        return True
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    return index >= 0 and len(call.args) > index - shift
+
+
+def unpassed_parameters(
+    tree: UpstreamTree,
+    modules: Iterable[str],
+    old: Code,
+    new: Code,
+    names: tuple[str, ...] = (),
+) -> frozenset[tuple[str, str]]:
+    """``(definition name, parameter)`` for each parameter with a default that the new
+    upstream ``new`` added over ``old`` (the target, or a method of the target class) and
+    that no call in ``modules`` of ``tree``, nor in a module importing the function, its
+    class or its module by name (``from X import name``), passes: no call whose callee is
+    named as the function (the class for ``__init__``) passes it by keyword, by position or
+    through
+    ``*``/``**``, and for a ``forward`` no call passes it by keyword. Empty when nothing
+    was added or a module cannot be read. ``names``: the names a module importing the
+    target imports (``from X import name``): the last part of the target's module
+    (``from vllm.v1.worker import mamba_utils``) and each part of its qualified name
+    (``Scheduler``, ``create``); a plain ``import X.Y`` is not read."""
+    wanted: list[tuple[str, str, str, int, int]] = []
+    for callee, before, after, method in _pairs(old, new):
+        if not (isinstance(before, _FUNCTIONS) and isinstance(after, _FUNCTIONS)):
+            continue
+        for name, index in added_defaulted(before, after).items():
+            wanted.append((after.name, callee, name, index, 1 if method else 0))
+    if not wanted:
+        return frozenset()
+    importing = [row[0] for name in names if name for row in tree.importers(name)]
+    calls: list[ast.Call] = []
+    for module in dict.fromkeys([*modules, *importing]):
+        parsed = _module_ast(tree, module) if module else None
+        if parsed is None:
+            return frozenset()
+        calls += [n for n in ast.walk(parsed) if isinstance(n, ast.Call)]
+    return frozenset(
+        (definition, name)
+        for definition, callee, name, index, shift in wanted
+        if not any(_passes(c, callee, name, index, shift) for c in calls)
+    )
+
+
+def for_definition(unpassed: frozenset[tuple[str, str]], name: str) -> frozenset[str]:
+    """The parameters of :func:`unpassed_parameters`'s result that belong to ``name``."""
+    return frozenset(p for d, p in unpassed if d == name)
+
+
+def without(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, names: frozenset[str]
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """``node`` without the parameters ``names`` (each with a default): the signature the
+    calls that do not pass them bind to. ``node`` itself when ``names`` is empty."""
+    if not names:
+        return node
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    first = len(positional) - len(arguments.defaults)
+    padded = [None] * first + list(arguments.defaults)
+    kept = [(a, d) for a, d in zip(positional, padded) if a.arg not in names]
+    only = len([a for a in arguments.posonlyargs if a.arg not in names])
+    defaults = [d for _a, d in kept if d is not None]
+    keyword = [
+        (a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if a.arg not in names
+    ]
+    args = ast.arguments(
+        posonlyargs=[a for a, _d in kept[:only]],
+        args=[a for a, _d in kept[only:]],
+        vararg=arguments.vararg,
+        kwonlyargs=[a for a, _d in keyword],
+        kw_defaults=[d for _a, d in keyword],
+        kwarg=arguments.kwarg,
+        defaults=defaults,
+    )
+    copy = type(node)(
+        name=node.name,
+        args=args,
+        body=node.body,
+        decorator_list=node.decorator_list,
+        returns=node.returns,
+        type_comment=node.type_comment,
+    )
+    return ast.copy_location(copy, node)
+
+
+def user_module(tree: UpstreamTree, target: str) -> str:
+    """The module of ``tree`` that ``target`` (a dotted path as the plugin writes it) is
+    reached through: its longest prefix that is a module there (``""`` when none)."""
+    parts = target.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:end])
+        if tree.module_file(module) is not None:
+            return module
+    return ""
