@@ -73,6 +73,10 @@ class Table:
         for i in ids:
             out.append(self.rows[i])
         return out
+
+
+def fill(table, idx, buffer):
+    return table.compute(idx, out=buffer)
 """
 
 # The copy of forward took upstream's all-gather from upstream's development branch
@@ -201,14 +205,6 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
      return npu_div(y, eps)
  
  
-@@ -44,6 +39,7 @@
-         return rows.npu()
- 
-     def gather(self, ids):
-+        ids = sorted(ids)
-         out = []
-         for i in ids:
-             out.append(self.rows[i].npu())
 """
 
 
@@ -272,9 +268,14 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
         (
             53,
             "vup.model.Table",
-            "update",
-            "merged",
-            "three-way merge of vaplug/patch/patch_model.py:41 (1 overridden method(s)): clean",
+            "retain",
+            "nothing to do",
+            "the plugin's class derives from Table and inherits the upstream change; of the "
+            "methods it overrides (compute, gather), compute, gather changed upstream in the "
+            "body alone and the override calls upstream's (super()): the change passes "
+            "through; the signature of compute changed too, in a way every upstream call still "
+            "binds to the override (parameters added with a default that no upstream call "
+            "passes are left out); the others are unchanged upstream",
         ),
         (
             14,
@@ -301,8 +302,8 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
         ),
     ]
     # Merged from the old release, the forward copy would meet upstream's all-gather a
-    # second time; the extending compute is not merged (its super() call would conflict
-    # with upstream's body), the copied gather is.
+    # second time; the table is retained (every upstream call binds to its overrides, which
+    # call upstream's), so neither of its methods is merged.
     assert result.diff == EXPECTED_DIFF
     assert (result.exit_code, result.written) == (0, False)
 

@@ -70,7 +70,7 @@ first rule that applies decides):
 Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
 maintainers over six releases (``benchmarks/runtime_history.py``).
 
-The audit remembers each result (:class:`patchkeeper.runtime.judge.runtime_audit.JudgeCache`).
+The audit remembers each result (:class:`patchkeeper.runtime.judge.runtime_audit.AuditMemory`).
 """
 
 from __future__ import annotations
