@@ -136,7 +136,8 @@ def _without_results(store: type) -> type:
 
 def score(truth_file: Path, before: bool = False) -> dict:
     """Audit one pair and compare; returns the pair's figures and rows (``before``: with
-    the issue-10 decision layer switched off)."""
+    the judging layer switched off, the decision from the comparison of the two releases
+    alone)."""
     truth = tomllib.loads(truth_file.read_text(encoding="utf-8"))
     pair = truth["pair"]
     plugin_name, package, directory = plugin_of(pair)
@@ -147,15 +148,19 @@ def score(truth_file: Path, before: bool = False) -> dict:
     # judge before that
     name = "judge_pending" if hasattr(audit, "judge_pending") else "judge"
     judge = getattr(audit, name, None)
-    cache = getattr(audit, "JudgeCache", None)
-    saved = (cache.get, cache.put) if cache is not None else None
+    # what the audit remembers of each judgement: AuditMemory's judgement/judged (older
+    # code: JudgeCache's get/put)
+    memory = getattr(audit, "AuditMemory", None)
+    cache = memory if memory is not None else getattr(audit, "JudgeCache", None)
+    reads, writes = ("judgement", "judged") if memory is not None else ("get", "put")
+    saved = (getattr(cache, reads), getattr(cache, writes)) if cache is not None else None
     store = getattr(audit, "SummaryCache", None)
     if before and judge is not None:
         # Neither judged nor read from (or written to) the judge's cache, nor the whole
         # audit's remembered result (which the judged run would otherwise take back).
         setattr(audit, name, lambda _entry, drift, *_args, **_kwargs: drift)
-        cache.get = lambda *_args: None
-        cache.put = lambda *_args: None
+        setattr(cache, reads, lambda *_args: None)
+        setattr(cache, writes, lambda *_args: None)
         if store is not None:
             audit.SummaryCache = _without_results(store)
     try:
@@ -170,7 +175,9 @@ def score(truth_file: Path, before: bool = False) -> dict:
     finally:
         if judge is not None:
             setattr(audit, name, judge)
-            cache.get, cache.put = saved
+            if cache is not None and saved is not None:
+                setattr(cache, reads, saved[0])
+                setattr(cache, writes, saved[1])
         if store is not None:
             audit.SummaryCache = store
     seconds = time.perf_counter() - start
