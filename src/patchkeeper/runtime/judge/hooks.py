@@ -97,7 +97,7 @@ def _consulted(node: ast.AST) -> dict[str, str]:
 _PARSED: dict[tuple[str, str], ast.Module | None] = {}
 
 
-def _module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
+def module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
     """The parsed module (once per tree and module in a process)."""
     key = (str(tree.root), module)
     if key not in _PARSED:
@@ -136,7 +136,7 @@ def _functions(tree: UpstreamTree, module: str) -> list[_Function]:
     included in the span (built once per tree and module in a process)."""
     key = (str(tree.root), module)
     if key not in _FUNCTIONS:
-        parsed = _module_ast(tree, module)
+        parsed = module_ast(tree, module)
         found: list[_Function] = []
         for node in _statements(parsed) if parsed is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -4,14 +4,15 @@
 When the new upstream adds a parameter with a default to a function (or to a method of a
 class) that the plugin replaces, a copy or override that lacks the parameter breaks only
 where a call passes it. :func:`unpassed_parameters` reads the calls of the modules where the
-target is defined and where the plugin reaches it; a parameter none of them passes (by
-keyword, by position, or through ``**``) leaves every call binding to the plugin's code as
-before, so the copy that lacks it needs no update for it
+target is defined and where the plugin reaches it, and of the modules that import the
+target, its class or its module by name; a parameter none of them passes (by keyword, by
+position, or through ``**``) leaves every call binding to the plugin's code as before, so
+the copy that lacks it needs no update for it
 (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`).
 
 Calls through an attribute the audit cannot name (``self.indexer(x, skip=True)`` for a
-``forward``) and calls in other modules are not read: such a call can pass the parameter
-without this module seeing it.
+``forward``) and calls in modules that reach the target with a plain ``import x.y`` are
+not read: such a call can pass the parameter without this module seeing it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import ast
 from collections.abc import Iterable
 
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.judge.hooks import _module_ast
+from patchkeeper.runtime.judge.hooks import module_ast
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.syntax.names import walk_statements
 
@@ -123,7 +124,7 @@ def unpassed_parameters(
     importing = [row[0] for name in names if name for row in tree.importers(name)]
     calls: list[ast.Call] = []
     for module in dict.fromkeys([*modules, *importing]):
-        parsed = _module_ast(tree, module) if module else None
+        parsed = module_ast(tree, module) if module else None
         if parsed is None:
             return frozenset()
         calls += [n for n in ast.walk(parsed) if isinstance(n, ast.Call)]
