@@ -60,7 +60,10 @@ first rule that applies decides):
    parameter upstream added with a default counts as not there when no upstream call in
    the target's module or in a module importing it (or its class or module) passes it
    (:mod:`patchkeeper.runtime.judge.unpassed`): the calls bind to a copy, or to a
-   subclass's override, that lacks it as they did at the old release;
+   subclass's override, that lacks it as they did at the old release; a replacement name
+   a module-level version gate binds, at the new release, to a function with the new
+   upstream signature (:mod:`patchkeeper.runtime.judge.gated_binding`) -> **retain** (the
+   plugin already follows the change there);
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
 8. a full-replacement copy that already differs from the OLD upstream outside its
@@ -75,6 +78,7 @@ The audit remembers each result (:class:`patchkeeper.runtime.judge.runtime_audit
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -91,6 +95,7 @@ from patchkeeper.runtime.judge.drift import (
     upstream_code,
     with_decision,
 )
+from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
@@ -111,6 +116,8 @@ from patchkeeper.runtime.lookup.resolve import (
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _dead_gate(entry: PatchEntry, new_version: str) -> str:
@@ -153,11 +160,12 @@ def judge(
     header: str = "",
     landed: tuple[str, ...] = (),
     dead_probe: str = "",
+    gated: Gated = None,
 ) -> Drift:
     """The refined :class:`Drift` of one entry (see the module docstring):
     :func:`judge_pending`, settled at once (:func:`settle`)."""
     pending = judge_pending(
-        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe
+        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe, gated
     )
     return settle(pending, trees[0])
 
@@ -191,6 +199,7 @@ def judge_pending(
     header: str = "",
     landed: tuple[str, ...] = (),
     dead_probe: str = "",
+    gated: Gated = None,
 ) -> Drift | Pending:
     """The refined :class:`Drift` of one entry (see the module docstring), or, when rule 6
     has hook names to check, a :class:`Pending` judgement: every rule but that check, which
@@ -209,8 +218,13 @@ def judge_pending(
         dead_probe: why a feature probe on the way to the entry stops it at the new release
             (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`; ``""`` when none):
             dead code there (**remove**).
+        gated: what a module-level version gate of the replacement's module binds its name
+            to at the new release (:func:`patchkeeper.runtime.judge.gated_binding.
+            gated_parameters`; ``None`` when none): a signature the plugin already follows.
     """
-    judged = _judged(entry, drift, old, new, trees, spans, versions, header, landed, dead_probe)
+    judged = _judged(
+        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe, gated
+    )
     # Upstream has the replacement itself: nothing outweighs that. Another rule that also
     # says remove keeps its own, more specific, reason first.
     equal = drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,)
@@ -230,6 +244,7 @@ def _judged(
     header: str,
     landed: tuple[str, ...],
     dead_probe: str,
+    gated: Gated = None,
 ) -> Drift | Pending:
     """Rules 1 to 8 of the module docstring (:func:`judge_pending` puts rule 0 first)."""
     activation = entry.activation
@@ -300,7 +315,7 @@ def _judged(
         names = (new.module.rsplit(".", 1)[-1], *new.qualname.split("."))
         unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names)
     otherwise = _after_hooks(
-        entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed
+        entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed, gated
     )
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
@@ -315,11 +330,13 @@ def _after_hooks(
     lost: frozenset[str] = frozenset(),
     module: str = "",
     unpassed: frozenset[tuple[str, str]] = frozenset(),
+    gated: Gated = None,
 ) -> Drift:
     """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names` of the
     target's ``module`` at the old release; ``unpassed``: the parameters upstream added
     that no upstream call passes
-    (:func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`)."""
+    (:func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`); ``gated``: see
+    :func:`judge_pending`."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
@@ -344,6 +361,9 @@ def _after_hooks(
             forwarded = forwarded_signature_reason(old_code, new_code, mine)
             if forwarded:
                 return with_decision(drift, RETAIN, forwarded)
+        follows = _gated_signature_reason(entry, mine, new_code, changes, gated)
+        if follows:
+            return with_decision(drift, RETAIN, follows)
         unread = _unread_replacement_reason(entry, mine, changes)
         if unread:
             return with_decision(drift, RETAIN, unread)
@@ -385,6 +405,41 @@ def _unread_replacement_reason(
         f"upstream changed only the body of {entry.target} (signature and decorators are "
         "the same: its callers' calls still fit the replacement); read the replacement if "
         "it copies upstream's body"
+    )
+
+
+def _gated_signature_reason(
+    entry: PatchEntry,
+    mine: Code | None,
+    new_code: Code,
+    changes: tuple[str, ...],
+    gated: Gated,
+) -> str:
+    """Why a changed upstream signature needs no update of a replacement name the plugin
+    binds through a module-level version gate, or ``""``: the branch live at the new release
+    binds the name to a function whose parameters (names, kinds, which have defaults) are the
+    new upstream's. The plugin wrote that branch for the new release ahead of it: upstream's
+    callers bind to it as they do to upstream's function, and the plugin's implementation is
+    its own (not one definition the copy rules read). Only a name the audit reads no single
+    definition of (``mine`` is ``None``) and a change that includes the signature; a
+    decorator or kind-of-definition change is not covered (the vllm-ascend maintainers kept
+    such a gated ``gumbel_sample`` replacement unchanged, ``benchmarks/runtime_history.py``)."""
+    parsed = new_code.parsed
+    if gated is None or mine is not None or not isinstance(parsed, _FUNCTIONS):
+        return ""
+    if not any(c.startswith("signature") for c in changes):
+        return ""
+    if any(not c.startswith(("signature", "body")) for c in changes):
+        return ""
+    where, line, shape = gated
+    if shape != parameter_shape(parsed.args):
+        return ""
+    name = entry.replacement.partition(":")[2]
+    return (
+        f"the replacement {name} is bound by a version gate ({where}:{line}) whose branch live "
+        f"at the new release binds it to a function with the new upstream signature of "
+        f"{entry.target}: the plugin already follows the change there (its implementation is "
+        "its own; read it if it copies upstream's body)"
     )
 
 

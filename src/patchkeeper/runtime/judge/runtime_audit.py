@@ -21,7 +21,7 @@ from patchkeeper.progress import track
 from patchkeeper.runtime.gc_threshold import fewer_collections
 from patchkeeper.runtime.inventory.file_facts import FileFacts
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
-from patchkeeper.runtime.inventory.plugin import PatchFile
+from patchkeeper.runtime.inventory.plugin import PatchFile, PluginTree
 from patchkeeper.runtime.inventory.runtime_inventory import Scanned, scan_plugin
 from patchkeeper.runtime.inventory.unparsed import unparsed
 from patchkeeper.runtime.judge.crosscheck import (
@@ -41,6 +41,7 @@ from patchkeeper.runtime.judge.drift import (
 )
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probe, file_table
+from patchkeeper.runtime.judge.gated_binding import Gated, gated_parameters
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.missing import renamed_names
@@ -215,6 +216,7 @@ def _evaluate(
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
     dead = _dead_probes(settings.root, entries, trees, versions[1])
+    gated = _gated_bindings(scanned.tree, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
@@ -231,7 +233,12 @@ def _evaluate(
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         spans = codes(entry, before, after, trees, scanned.tree)
         drift, key = memory.drift(entry, before, after, spans)
-        context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
+        context = (
+            headers[entry.file],
+            landed.get(entry.file, ()),
+            dead.get(entry, ""),
+            gated.get(entry.replacement),
+        )
         judgement: Drift | Pending | None = memory.judgement(entry, drift, before, after, context)
         remembered = judgement is not None
         if judgement is None:
@@ -259,7 +266,12 @@ def _evaluate(
         if key is not None:
             memory.decided(key, drift)
         if not remembered:
-            context = (headers[entry.file], landed.get(entry.file, ()), dead.get(entry, ""))
+            context = (
+                headers[entry.file],
+                landed.get(entry.file, ()),
+                dead.get(entry, ""),
+                gated.get(entry.replacement),
+            )
             memory.judged(entry, drift, before, after, context, decision)
         facts = entry_facts(entry, before, after, drift)
         audited.append(AuditedEntry(entry, before, after, final, facts))
@@ -322,6 +334,27 @@ def _dead_probes(
     return out
 
 
+def _gated_bindings(
+    plugin: PluginTree, entries: list[PatchEntry], version: str
+) -> dict[str, Gated]:
+    """Per replacement (``module:name``, a module-level name), the signature the branch of a
+    version gate live at upstream ``version`` binds it to
+    (:func:`patchkeeper.runtime.judge.gated_binding.gated_parameters`), with the module's
+    path; replacements no such gate binds are left out. Each module is read once."""
+    found: dict[str, Gated] = {}
+    for replacement in sorted({e.replacement for e in entries}):
+        module, _, name = replacement.partition(":")
+        if not name or "." in name or "<" in name:
+            continue
+        where = plugin.module_file(module)
+        if where is None:
+            continue
+        bound = gated_parameters(where[0], name, version)
+        if bound is not None:
+            found[replacement] = (plugin.relative(where[0]), *bound)
+    return found
+
+
 def _crosscheck(
     memory: AuditMemory,
     patch_files: tuple[tuple[PatchFile, FileFacts | None], ...],
@@ -377,8 +410,9 @@ def file_header(path: Path) -> str:
 
 
 #: What the judge reads of an entry's file besides the spans: its header, the features
-#: upstream took in for it, and why a feature probe makes it dead code ("" when none).
-_Context = tuple[str, tuple[str, ...], str]
+#: upstream took in for it, why a feature probe makes it dead code ("" when none), and what
+#: a version gate binds its replacement's name to at the new release (:data:`Gated`).
+_Context = tuple[str, tuple[str, ...], str, Gated]
 
 
 class AuditMemory:

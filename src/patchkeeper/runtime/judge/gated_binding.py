@@ -1,0 +1,99 @@
+"""The function a plugin binds a replacement's name to at the new release through a version
+gate.
+
+A plugin that follows upstream's releases may bind the name it installs (``categorical_sample``)
+in a module-level ``if vllm_version_is("0.28.0"): ... else: ...``, one branch per release, each
+branch binding a function with that release's signature (``def`` of the name, or an
+assignment of the name from a function defined in the branch or at module level). The audit's
+copy rules read no such name (it is not one definition); :func:`gated_parameters` finds the
+function the branch live at the new release binds, so that the judge can see the plugin
+already takes the new upstream signature there
+(:func:`patchkeeper.runtime.judge.judge.judge_pending`, rule 7).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from patchkeeper.runtime.syntax.gates import evaluate
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: A parameter of :func:`parameter_shape`: ``(name, kind, has a default)``.
+Parameter = tuple[str, str, bool]
+#: What a version gate binds a replacement's name to at the new release: ``(the module's
+#: path in the plugin, the gate's line, the bound function's parameter_shape)``, or ``None``.
+Gated = tuple[str, int, tuple[Parameter, ...]] | None
+
+
+def parameter_shape(arguments: ast.arguments) -> tuple[tuple[str, str, bool], ...]:
+    """The parameters of a signature as ``(name, kind, has a default)``, kind one of
+    ``positional-only``, ``positional``, ``*``, ``keyword-only``, ``**``; annotations are
+    left out (a plugin writes its own)."""
+    shape: list[tuple[str, str, bool]] = []
+    positional = [*arguments.posonlyargs, *arguments.args]
+    first_default = len(positional) - len(arguments.defaults)
+    for index, arg in enumerate(positional):
+        kind = "positional-only" if index < len(arguments.posonlyargs) else "positional"
+        shape.append((arg.arg, kind, index >= first_default))
+    if arguments.vararg is not None:
+        shape.append((arguments.vararg.arg, "*", False))
+    for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True):
+        shape.append((arg.arg, "keyword-only", default is not None))
+    if arguments.kwarg is not None:
+        shape.append((arguments.kwarg.arg, "**", False))
+    return tuple(shape)
+
+
+def _binding(body: list[ast.stmt], name: str, functions: dict[str, _Function]) -> _Function | None:
+    """The function the statements ``body`` bind ``name`` to last (``def name`` or
+    ``name = f`` / ``name: T = f`` with ``f`` a function of ``functions`` or of ``body``);
+    ``None`` when they do not bind it to a known function."""
+    found: _Function | None = None
+    local = dict(functions)
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            local[node.name] = node
+            if node.name == name:
+                found = node
+            continue
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            found = local.get(value.id) if isinstance(value, ast.Name) else None
+    return found
+
+
+def gated_parameters(
+    file: Path, name: str, version: str
+) -> tuple[int, tuple[tuple[str, str, bool], ...]] | None:
+    """``(line of the gate, parameter_shape)`` of the function the module ``file`` binds
+    ``name`` to in the branch of a module-level version gate live at upstream ``version``;
+    ``None`` when no decidable gate binds it there (also when the file cannot be read or
+    parsed, or ``version`` is ``""``).
+
+    Raises nothing: an unreadable module is no evidence."""
+    if not version:
+        return None
+    try:
+        tree = ast.parse(file.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    functions: dict[str, _Function] = {}
+    result: tuple[int, tuple[tuple[str, str, bool], ...]] | None = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[node.name] = node
+        if not isinstance(node, ast.If):
+            continue
+        live = evaluate(ast.unparse(node.test), version)
+        if live is None:
+            continue
+        bound = _binding(node.body if live else node.orelse, name, functions)
+        if bound is not None:
+            result = (node.lineno, parameter_shape(bound.args))
+    return result

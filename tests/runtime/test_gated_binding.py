@@ -1,0 +1,183 @@
+"""A replacement name the plugin binds per release through a module-level version gate, whose
+branch live at the new release already takes the new upstream signature, needs no update:
+*retain*. A branch that binds a function without the new parameter, or no gate at all,
+leaves it *update*.
+
+The plugin below is written by this test in the shape of a vLLM platform plugin's sampling
+kernels: upstream's ``sample`` gains a required parameter that its callers pass, and the
+plugin binds ``device_sample`` in an ``if fup_version_is("1.0"): ... else: ...`` whose
+``else`` wraps its implementation in the new signature."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge.gated_binding import gated_parameters, parameter_shape
+
+OLD_SAMPLER = """def sample(logits, temp, greedy, cache=None):
+    return logits / temp
+
+
+def pick(logits, temp, greedy, cache=None):
+    return logits * temp
+
+
+def run(x):
+    return sample(x, 1.0, False) + pick(x, 1.0, False)
+"""
+NEW_SAMPLER = """def sample(logits, temp, greedy, drafting, cache=None):
+    if drafting:
+        logits = logits + 1
+    return logits / temp
+
+
+def pick(logits, temp, greedy, drafting, cache=None):
+    return logits * temp + drafting
+
+
+def run(x):
+    return sample(x, 1.0, False, drafting=False) + pick(x, 1.0, False, drafting=True)
+"""
+OPS = """from typing import Callable
+
+from fdev.utils import fup_version_is
+
+
+def _device_sample(logits, temp, greedy, cache=None, *, drafting=False):
+    return logits.softmax(temp)
+
+
+device_sample: Callable[..., object]
+if fup_version_is("1.0"):
+    device_sample = _device_sample
+else:
+
+    def _device_sample_new(logits, temp, greedy, drafting, cache=None):
+        return _device_sample(logits, temp, greedy, cache, drafting=drafting)
+
+    device_sample = _device_sample_new
+
+device_pick: Callable[..., object]
+if fup_version_is("1.0"):
+    device_pick = _device_sample
+else:
+    device_pick = _device_sample
+"""
+PATCH = """import fup.sampler
+
+from fdev.ops import device_pick, device_sample
+
+fup.sampler.sample = device_sample
+fup.sampler.pick = device_pick
+"""
+PYPROJECT = """[project]
+name = "fdev"
+version = "0.1"
+
+[project.entry-points."fup.plugins"]
+fdev = "fdev:register"
+
+[tool.patchkeeper]
+upstream = "fup"
+
+[tool.patchkeeper.runtime]
+package = "fdev"
+entry-point-groups = ["fup.plugins"]
+upstream-packages = ["fup"]
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for version, sampler in (("1.0", OLD_SAMPLER), ("2.0", NEW_SAMPLER)):
+        _write(
+            tmp_path / f"fup-{version}",
+            {
+                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
+                "fup/__init__.py": "",
+                "fup/sampler.py": sampler,
+            },
+        )
+    _write(
+        tmp_path / "fdev",
+        {
+            "pyproject.toml": PYPROJECT,
+            "fdev/__init__.py": "def register():\n    import fdev.patch  # noqa: F401\n",
+            "fdev/utils.py": "def fup_version_is(v):\n    return False\n",
+            "fdev/ops.py": OPS,
+            "fdev/patch/__init__.py": "from fdev.patch import patch_sampler  # noqa: F401\n",
+            "fdev/patch/patch_sampler.py": PATCH,
+        },
+    )
+    return tmp_path
+
+
+def test_a_gated_binding_with_the_new_signature_is_kept(trees: Path) -> None:
+    result = audit.audit_runtime(
+        load_config(trees / "fdev" / "pyproject.toml"),
+        old=str(trees / "fup-1.0"),
+        new=str(trees / "fup-2.0"),
+    )
+    decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
+    assert decisions == {
+        # the else branch, live at 2.0, binds a function taking drafting where upstream does
+        "fup.sampler.sample": (
+            "retain",
+            "the replacement device_sample is bound by a version gate (fdev/ops.py:11) whose "
+            "branch live at the new release binds it to a function with the new upstream "
+            "signature of fup.sampler.sample: the plugin already follows the change there "
+            "(its implementation is its own; read it if it copies upstream's body)",
+        ),
+        # both branches bind the old signature (drafting keyword-only, with a default)
+        "fup.sampler.pick": (
+            "update",
+            "upstream fup.sampler.pick changed: signature: (logits, temp, greedy, cache=None) "
+            "-> (logits, temp, greedy, drafting, cache=None), body; the downstream change is "
+            "not in the new upstream",
+        ),
+    }
+
+
+def test_the_branch_live_at_each_release_is_read(tmp_path: Path) -> None:
+    ops = tmp_path / "ops.py"
+    ops.write_text(OPS, encoding="utf-8")
+    old = (("logits", "positional", False), ("temp", "positional", False))
+    old += (("greedy", "positional", False), ("cache", "positional", True))
+    assert gated_parameters(ops, "device_sample", "1.0") == (
+        11,
+        (*old, ("drafting", "keyword-only", True)),
+    )
+    assert gated_parameters(ops, "device_sample", "2.0") == (
+        11,
+        (*old[:3], ("drafting", "positional", False), old[3]),
+    )
+    # a name no gate binds, no version to decide the gate at
+    assert gated_parameters(ops, "_device_sample", "2.0") is None
+    assert gated_parameters(ops, "device_sample", "") is None
+
+
+def test_parameter_shape_reads_every_kind() -> None:
+
+    node = ast.parse("def f(a, /, b, c=1, *rest, d, e=2, **more): pass").body[0]
+    assert isinstance(node, ast.FunctionDef)
+    assert parameter_shape(node.args) == (
+        ("a", "positional-only", False),
+        ("b", "positional", False),
+        ("c", "positional", True),
+        ("rest", "*", False),
+        ("d", "keyword-only", False),
+        ("e", "keyword-only", True),
+        ("more", "**", False),
+    )
