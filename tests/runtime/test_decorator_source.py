@@ -9,7 +9,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.inventory.file_facts import ScanSettings
 from patchkeeper.runtime.inventory.scan import scan_source
-from patchkeeper.runtime.judge.drift import _decorators, _decorators_by_line
+from patchkeeper.runtime.judge.replacement import _decorators, _decorators_by_line
 
 SOURCE = (
     "import functools\n"  # 1

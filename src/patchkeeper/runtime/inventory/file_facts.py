@@ -91,7 +91,7 @@ class FileFacts:
     named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]] = field(default_factory=list)
     #: The first line of the decorators of each decorated function and class, by the line
     #: of its ``def``/``class``: where the source of a definition with its decorators starts
-    #: (:func:`patchkeeper.runtime.judge.drift.plugin_code` parses that much, not the file).
+    #: (:func:`patchkeeper.runtime.judge.replacement.source_code` parses that much, not the file).
     decorated: dict[int, int] = field(default_factory=dict)
     #: A file of the patch directory: its cross-check facts
     #: (:func:`patchkeeper.runtime.syntax.references.tree_facts` of every package), read

@@ -15,7 +15,7 @@ import ast
 import configparser
 import hashlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -54,6 +54,20 @@ class PatchFile(NamedTuple):
     relative: str
     module: str
     is_package: bool
+
+
+class ReplacementSource(NamedTuple):
+    """Where a replacement ``module:qualname`` of the plugin is
+    (:meth:`PluginTree.replacement_sources`): its module's ``file`` (and as ``relative``
+    to the root), the ``start`` and ``end`` lines (1-based, inclusive) of its definition
+    from the ``def``/``class`` line (the scanned facts' span), and the line of its first
+    decorator (``None`` without one)."""
+
+    file: Path
+    relative: str
+    start: int
+    end: int
+    first: int | None
 
 
 @dataclass(frozen=True)
@@ -236,6 +250,25 @@ class PluginTree:
         in the store (an inventory remembered), else scanned now; ``None`` for a file no
         module name reaches."""
         return tuple((patch, self.facts_of(patch.module)) for patch in self.layout.patch_files)
+
+    def replacement_sources(self, replacements: Iterable[str]) -> dict[str, ReplacementSource]:
+        """The :class:`ReplacementSource` of each replacement ``module:qualname`` found
+        (its module's file and facts looked up once, for the audit to hand its judges as
+        data); an expression, a module or a name without a file or span is left out."""
+        found: dict[str, ReplacementSource] = {}
+        for replacement in replacements:
+            module, _, qual = replacement.partition(":")
+            if not qual or "<" in replacement or replacement in found:
+                continue
+            located = self.module_file(module)
+            facts = self.facts_of(module) if located is not None else None
+            span = facts.span(qual) if facts is not None else None
+            if located is None or facts is None or span is None:
+                continue
+            file = located[0]
+            first = facts.decorated.get(span[0])
+            found[replacement] = ReplacementSource(file, self.relative(file), *span, first)
+        return found
 
     def project_dirs(self) -> list[Path]:
         """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,

@@ -24,16 +24,13 @@ import re
 import textwrap
 from collections import Counter
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TypedDict
 
 from patchkeeper.constants import DecisionWord
-from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.syntax.gates import evaluate
 
 #: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
 RETAIN, UPDATE, MIGRATE, REMOVE, LOOK = (
@@ -111,128 +108,6 @@ def upstream_code(tree: UpstreamTree, found: Resolution) -> Code | None:
         return None
     lines = tree.source_lines(found.module, found.definition.line, found.definition.end_line)
     return Code(f"{found.file}", found.definition.line, tuple(lines))
-
-
-@functools.lru_cache(maxsize=256)
-def _plugin_lines(file: Path) -> tuple[str, ...]:
-    try:
-        return tuple(file.read_text(encoding="utf-8", errors="replace").splitlines(True))
-    except OSError:
-        return ()
-
-
-@functools.lru_cache(maxsize=64)
-def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
-    """The decorators of every function and class of a plugin file, by the line of its
-    ``def``/``class`` (``ast.unparse`` of each); empty when the file does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
-        return {}
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    return {
-        node.lineno: tuple(ast.unparse(d) for d in node.decorator_list)
-        for node in ast.walk(tree)
-        if isinstance(node, kinds) and node.decorator_list
-    }
-
-
-@functools.lru_cache(maxsize=64)
-def _gated_file(file: Path) -> bool:
-    """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
-    when it does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
-        return False
-    return holds_version_gate(tree)
-
-
-@functools.lru_cache(maxsize=64)
-def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
-    """:attr:`Code.imports` of a plugin file (every ``from m import ...`` at any depth);
-    empty when it does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
-        return ()
-    return tuple(
-        (alias.asname or alias.name, node.module)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level
-        for alias in node.names
-    )
-
-
-def holds_version_gate(node: ast.AST) -> bool:
-    """Whether ``node`` holds a test of upstream's release: an ``if`` or a conditional
-    expression whose test :func:`patchkeeper.runtime.syntax.gates.evaluate` can decide
-    (``if vllm_version_is("0.25.1"):``, ``vllm.__version__ >= "0.30"``)."""
-    return any(
-        isinstance(found, (ast.If, ast.IfExp))
-        and evaluate(ast.unparse(found.test), "0") is not None
-        for found in ast.walk(node)
-    )
-
-
-def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
-    """The source span of the plugin's replacement ``module:qualname`` (from the scanned
-    facts), decorators excluded from the span and listed in :attr:`Code.decorators`, and
-    whether its module tests upstream's release (:attr:`Code.gated`) and what it imports
-    (:attr:`Code.imports`); ``None`` for an expression."""
-    module, _, qual = replacement.partition(":")
-    if not qual or "<" in replacement:
-        return None
-    facts = tree.facts_of(module)
-    span = facts.span(qual) if facts is not None else None
-    found = tree.module_file(module)
-    if span is None or found is None:
-        return None
-    start, end = span  # the patch decorator is not part of the compared code
-    lines = _plugin_lines(found[0])[start - 1 : end]
-    first = facts.decorated.get(start) if facts is not None else None
-    decorators = () if first is None else _decorators(found[0], first, start, end)
-    gated, imports = _gated_file(found[0]), _imports_of(found[0])
-    return Code(tree.relative(found[0]), start, tuple(lines), decorators, gated, imports)
-
-
-def _decorators(file: Path, first: int, start: int, end: int) -> tuple[str, ...]:
-    """The decorators (``ast.unparse`` of each) of the definition whose ``def``/``class`` is
-    on line ``start`` of a plugin file, its decorators starting on line ``first`` and its
-    body ending on line ``end``: that source alone is parsed (inside ``if 1:`` when
-    indented), not the file. Where that reading could differ from the file's parse (a
-    line end :meth:`str.splitlines` counts and the parser does not, a decorator not
-    starting its line, a span that does not parse alone), the file is parsed
-    (:func:`_decorators_by_line`)."""
-    lines = _plugin_lines(file)
-    part = lines[first - 1 : end]
-    if not part or not part[0].lstrip(" \t").startswith("@") or not _newlines_only(file):
-        return _decorators_by_line(file).get(start, ())
-    indented = part[0][:1] in (" ", "\t")
-    source = ("if 1:\n" if indented else "") + "".join(part)
-    try:
-        body = ast.parse(source).body
-    except (SyntaxError, ValueError):
-        return _decorators_by_line(file).get(start, ())
-    node = body[0].body[0] if indented and isinstance(body[0], ast.If) else body[0]
-    if (
-        not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        or node.lineno != start - first + 1 + indented
-    ):
-        return _decorators_by_line(file).get(start, ())
-    return tuple(ast.unparse(d) for d in node.decorator_list)
-
-
-#: The line ends :meth:`str.splitlines` knows besides ``"\n"``: the parser counts lines by
-#: ``"\n"``, ``"\r\n"`` and ``"\r"`` only.
-_OTHER_LINE_ENDS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-@functools.lru_cache(maxsize=256)
-def _newlines_only(file: Path) -> bool:
-    r"""Whether ``"\n"`` is the only line end of a plugin file (:func:`_plugin_lines` then
-    numbers its lines as the parser does)."""
-    return not any(_OTHER_LINE_ENDS.search(line) for line in _plugin_lines(file))
 
 
 def unified(a: Code, b: Code) -> str:
@@ -442,18 +317,14 @@ def codes(
     old: Resolution,
     new: Resolution,
     trees: tuple[UpstreamTree, UpstreamTree],
-    plugin: PluginTree,
+    mine: Code | None,
 ) -> tuple[Code | None, Code | None, Code | None]:
     """The three spans :func:`decide` compares: the old and new upstream definitions and
-    the plugin's replacement (``plugin``: a
-    :class:`~patchkeeper.runtime.inventory.plugin.PluginTree`)."""
+    the plugin's replacement ``mine`` (read before the judging,
+    :func:`patchkeeper.runtime.judge.replacement.replacement_codes`)."""
     if new.status != FOUND or old.status != FOUND or new.partial:
         return None, None, None
-    return (
-        upstream_code(trees[0], old),
-        upstream_code(trees[1], new),
-        plugin_code(plugin, entry.replacement),
-    )
+    return upstream_code(trees[0], old), upstream_code(trees[1], new), mine
 
 
 def decide(

@@ -45,6 +45,7 @@ from patchkeeper.runtime.judge.gated_binding import Gated, gated_parameters
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.missing import renamed_names
+from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, Resolution, resolve_all, target_modules
 from patchkeeper.runtime.lookup.targets import tree_root
@@ -223,6 +224,12 @@ def _evaluate(
     # have now are looked up in the new tree in one pass, before the workers need them.
     renames = [e.target for e in entries if resolved_new[e.target].status != FOUND]
     new_tree.find_definitions(name for target in renames for name in renamed_names(target))
+    # The replacements' spans, read here once: the judges are handed them as data.
+    # (only those :func:`codes` compares: found whole in the new tree and found in the old).
+    new_found = {t for t, r in resolved_new.items() if r.status == FOUND and not r.partial}
+    compared = (e for e in entries if e.target in new_found)
+    found = (e.replacement for e in compared if resolved_old[e.target].status == FOUND)
+    mine = replacement_codes(scanned.tree.replacement_sources(found))
 
     def assess(
         entry: PatchEntry,
@@ -231,7 +238,7 @@ def _evaluate(
         and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
         waiting for the old tree's hook names)."""
         before, after = resolved_old[entry.target], resolved_new[entry.target]
-        spans = codes(entry, before, after, trees, scanned.tree)
+        spans = codes(entry, before, after, trees, mine.get(entry.replacement))
         drift, key = memory.drift(entry, before, after, spans)
         context = (
             headers[entry.file],

@@ -20,6 +20,7 @@ from patchkeeper.port.merge import Labels, merge_file
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.unparsed import conflict_line
 from patchkeeper.runtime.judge.drift import Code, codes, is_copy
+from patchkeeper.runtime.judge.replacement import plugin_code
 from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
@@ -121,7 +122,9 @@ def merge_entry(
     ported (merged, conflict, left with the reason)."""
     entry, drift = item.entry, item.drift
     base = PortedEntry(entry.file, entry.line, entry.target, drift.decision, LEFT, "")
-    old_code, new_code, mine = codes(entry, item.old, item.new, trees, tree)
+    old_code, new_code, mine = codes(
+        entry, item.old, item.new, trees, plugin_code(tree, entry.replacement)
+    )
     if old_code is None or new_code is None or mine is None:
         reason = "the replacement is not a function or class of the plugin: update it by hand"
         return _replace(base, detail=unreadable_copy(entry.replacement, tree) or reason)
