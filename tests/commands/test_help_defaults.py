@@ -85,3 +85,15 @@ def test_runtime_lock_help_shows_the_default(cli, tmp_path: Path, monkeypatch) -
         "--output FILE       The lock file to write (default: <patch-dir>/patchkeeper.lock)."
         in [line.strip() for line in run.out.splitlines()]
     )
+
+
+def test_retire_help_names_the_files_it_changes(cli, tmp_path: Path, monkeypatch) -> None:
+    """``retire --help`` said "and the tree", read as the upstream tree: it names the series
+    file and the patch file, the two things it changes besides the ledger."""
+    monkeypatch.setenv("COLUMNS", "200")
+    run = cli("retire", "--help", cwd=tmp_path)
+    assert run.out.splitlines()[2:4] == [
+        "  Take a patch's line out of the series file, delete its patch file, and record it in "
+        "the ledger's",
+        "  Retired table.",
+    ]
