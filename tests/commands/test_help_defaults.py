@@ -97,3 +97,11 @@ def test_retire_help_names_the_files_it_changes(cli, tmp_path: Path, monkeypatch
         "the ledger's",
         "  Retired table.",
     ]
+
+
+@pytest.mark.parametrize("command", ["status", "unapply", "verify"])
+def test_pristine_help_states_where_the_reference_comes_from(command: str) -> None:
+    assert _helps((command,))["--pristine"] == (
+        "The pristine upstream: a directory or a requirement (default: an installed target's "
+        "RECORD, else the configured pristine, else upstream==pin)."
+    )

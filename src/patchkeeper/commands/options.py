@@ -255,8 +255,15 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
+#: Where the pristine reference comes from without ``--pristine``
+#: (:func:`patchkeeper.trees.tree.pristine_for`).
+PRISTINE_DEFAULT = (
+    "default: an installed target's RECORD, else the configured pristine, else upstream==pin"
+)
+
+
 def pristine_option(
-    help: str = "The pristine upstream: a directory or a requirement.",
+    help: str = f"The pristine upstream: a directory or a requirement ({PRISTINE_DEFAULT}).",
 ) -> Decorator:
     """``--pristine``: the pristine upstream (a directory or a requirement)."""
     return click.option("--pristine", help=help)
