@@ -261,3 +261,63 @@ def test_upgrade_prints_the_envelope(cli, example: Example) -> None:
     assert (run.code, data["outcome"], data["conflicts"], data["verify"]) == (0, "aborted", [], [])
     no_steps = {k: v for k, v in data.items() if k != "steps"}
     assert schema_errors(no_steps) == [": 'steps' is a required property"]
+
+
+@pytest.mark.parametrize(
+    ("args", "command", "message"),
+    [
+        (
+            ("--json", "audit", "--to", "x"),
+            "audit",
+            "--json is an option of each command, not of patchkeeper itself: put it after the "
+            "command (patchkeeper audit --json ...)",
+        ),
+        (
+            ("-C", ".", "--json", "runtime", "audit"),
+            "runtime audit",
+            "--json is an option of each command, not of patchkeeper itself: put it after the "
+            "command (patchkeeper runtime audit --json ...)",
+        ),
+        (
+            ("runtime", "--json", "lock"),
+            "runtime lock",
+            "--json is an option of each command, not of patchkeeper runtime itself: put it "
+            "after the command (patchkeeper runtime lock --json ...)",
+        ),
+        (
+            ("--json",),
+            "",
+            "--json is an option of each command, not of patchkeeper itself: put it after the "
+            "command (patchkeeper COMMAND --json ...)",
+        ),
+    ],
+)
+def test_json_before_the_command_says_where_it_goes(
+    cli, tmp_path: Path, args: tuple[str, ...], command: str, message: str
+) -> None:
+    """``patchkeeper --json audit`` (a global ``--json``, as some tools take it) answered
+    "No such option: --json. Did you mean '--version'?": the usage error (exit 2) says to
+    put it after the command, and is still the JSON envelope of that command."""
+    run = cli(*args, cwd=tmp_path)
+    assert (run.code, output(run.out)) == (
+        2,
+        {
+            "command": command,
+            "patchkeeper_version": __version__,
+            "exit_code": 2,
+            "error": {"message": message, "file": None, "line": None, "hint": None},
+        },
+    )
+    assert run.err.splitlines()[-1] == f"Error: {message}"
+
+
+def test_another_command_option_before_the_command_says_where_it_goes(cli, tmp_path: Path) -> None:
+    run = cli("--target", "x", "apply", cwd=tmp_path)
+    assert (run.code, run.out, run.err.splitlines()[-1]) == (
+        2,
+        "",
+        "Error: --target is an option of 'apply', not of patchkeeper itself: put it after the "
+        "command (patchkeeper apply --target ...)",
+    )
+    run = cli("--bogus", "apply", cwd=tmp_path)
+    assert (run.code, run.err.splitlines()[-1]) == (2, "Error: No such option '--bogus'.")

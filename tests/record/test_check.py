@@ -51,7 +51,8 @@ def test_a_patch_without_a_decision(cli, audited: Path) -> None:
             (
                 "no-decision",
                 "the patch `client-describe-version.patch` has no decision",
-                "",
+                "run patchkeeper decide to suggest one from the evidence, or write its decision in "
+                "the decisions file",
             )
         ],
     )
@@ -64,7 +65,8 @@ def test_an_empty_decision_counts_as_none(cli, audited: Path) -> None:
         (
             "no-decision",
             "the patch `headers-merge-order.patch` has no decision",
-            "",
+            "run patchkeeper decide to suggest one from the evidence, or write its decision in "
+            "the decisions file",
         )
     ]
 
@@ -77,7 +79,8 @@ def test_a_retired_patch_still_in_the_series(cli, audited: Path) -> None:
             (
                 "dropped-but-present",
                 "`retry-backoff-cap.patch` is decided retire, but it is still in the series",
-                "",
+                "run patchkeeper retire retry-backoff-cap.patch --at VERSION --why TEXT, or "
+                "decide to keep it",
             )
         ],
     )
@@ -112,13 +115,13 @@ def test_a_carried_upstreamed_patch_whose_retires_when_is_met(cli, audited: Path
             (
                 "contradiction",
                 "`retry-backoff-cap.patch`: carry of an upstreamed patch (audit: upstreamed)",
-                "",
+                "change the decision, or say in its reason why the evidence does not hold",
             ),
             (
                 "condition-met",
                 "`retry-backoff-cap.patch`: Retires-when 'the pin that carries #12' is met: "
                 "audit finds the change upstream; decided carry",
-                "",
+                "decide retire (a runtime entry: remove) and take it out, or correct the condition",
             ),
         ],
     )
@@ -135,7 +138,7 @@ def test_a_patch_that_rides_with_a_removed_one(cli, audited: Path) -> None:
                 "condition-met",
                 "`metrics-same-host.patch`: Retires-when 'rides with metrics-redirects' is met: "
                 "metrics-redirects.patch is decided remove; decided carry",
-                "",
+                "decide retire (a runtime entry: remove) and take it out, or correct the condition",
             )
         ],
     )
@@ -153,7 +156,8 @@ def test_a_retired_patch_the_evidence_does_not_find_upstream(cli, audited: Path)
         (
             "unknown-key",
             "`metrics-same-host.patch` is decided carry, but it is not in the series",
-            "",
+            "delete its table from the decisions file, or correct the key to the name the "
+            "series gives",
         )
     ]
 
@@ -172,7 +176,8 @@ def test_the_environment_changed(cli, audited: Path) -> None:
                 "environment-changed",
                 f'environment changed: sources.0.identity: "tree sha256 {before} ({count} files)"'
                 f' -> "tree sha256 {after} ({count + 1} files)"',
-                "",
+                "pass report --python the audited interpreter, or run the evidence commands "
+                "again in this environment and then patchkeeper report",
             )
         ],
     )

@@ -129,7 +129,7 @@ def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
         "header: Remove at: tinyup schedules zero-budget requests itself. | suggested by "
         "patchkeeper decide from the runtime audit verdict: remove | it is decide's suggestion, "
         'not reviewed: delete "suggested: " from its decision to accept it, or write your '
-        "own<br>it is decided remove, but it is still in the code "
+        "own<br>it is suggested remove, but it is still in the code "
         "(`metaplug/patch/enhancement/backends.py:10`) |"
     ) in text
     assert "- runtime check not run: no live evidence that the runtime patches take effect" in text

@@ -301,6 +301,62 @@ class LazyGroup(click.Group):
         """Every command's name, loaded or not, sorted as click sorts them."""
         return sorted({*super().list_commands(ctx), *self.lazy})
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the group's own options, as click does.
+
+        Raises:
+            click.UsageError: an option the group does not take: when the command named
+                after it takes it (``patchkeeper --json audit``, as some tools take a global
+                ``--json``), the error says to put it after that command
+                (:meth:`_misplaced`); else click's own ``No such option``.
+        """
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            raise self._misplaced(ctx, args, exc) from None
+
+    def _misplaced(
+        self, ctx: click.Context, args: list[str], error: click.NoSuchOption
+    ) -> click.UsageError:
+        """The usage error for ``error``'s option given before the command: "``--json`` is
+        an option of each command ...: put it after the command (``patchkeeper audit
+        --json ...``)" when the command the words after it name (a sub-group's command too:
+        ``runtime audit``) takes that option, or no command is named and the option is
+        ``--json`` (``patchkeeper COMMAND --json ...``), else ``error`` itself. A ``--json``
+        so given still asks for the error as the JSON envelope of that command
+        (:data:`JSON_COMMAND`).
+        """
+        from patchkeeper.commands.options import JSON_FLAG  # options imports this module
+
+        option = error.option_name.partition("=")[0]
+        words = [arg for arg in args if not arg.startswith("-")]
+        group: click.Command = self
+        path: list[str] = []
+        for word in words:
+            if not isinstance(group, click.Group):
+                break
+            found = group.get_command(ctx, word) if word in group.list_commands(ctx) else None
+            if found is None:
+                if path:
+                    break
+                continue  # the value of a group option (-C DIR) before the command
+            group = found
+            path.append(word)
+        takes = group is not self and any(
+            option in param.opts for param in group.params if isinstance(param, click.Option)
+        )
+        if not takes and not (option == JSON_FLAG and group is self):
+            return error
+        named = " ".join(path) or "COMMAND"  # no command yet: any command takes --json
+        owner = "each command" if option == JSON_FLAG else f"'{named}'"
+        if option == JSON_FLAG and path:
+            JSON_COMMAND[:] = [" ".join([*command_name(ctx).split(), *path])]
+        return click.UsageError(
+            f"{option} is an option of {owner}, not of {ctx.command_path} itself: put it "
+            f"after the command ({ctx.command_path} {named} {option} ...)",
+            ctx,
+        )
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command ``cmd_name``, its module imported on first use; ``None`` if unknown."""
         if cmd_name in self.commands or cmd_name not in self.lazy:

@@ -32,7 +32,11 @@ def run(config: Config, request: ExportRequest) -> ExportResult:
 @click.command("export")
 @click.argument("rev", required=False)
 @click.option("--range", "rev_range", metavar="BASE..BRANCH", help="Export every topic commit.")
-@output_option("The patch file.", FILE_PATH, "-o")
+@output_option(
+    "The patch file to write (default: the topic's patch in the series, <topic>.patch if new).",
+    FILE_PATH,
+    "-o",
+)
 @checkout_option()
 @tag_option()
 @click.option(

@@ -248,13 +248,22 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
         "--target",
         "target",
         type=TreePath(),
-        help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory).",
+        help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory; "
+        "default: the configured upstream installed where --python says, else in this "
+        "interpreter's environment).",
     )(function)
     return function
 
 
+#: Where the pristine reference comes from without ``--pristine``
+#: (:func:`patchkeeper.trees.tree.pristine_for`).
+PRISTINE_DEFAULT = (
+    "default: an installed target's RECORD, else the configured pristine, else upstream==pin"
+)
+
+
 def pristine_option(
-    help: str = "The pristine upstream: a directory or a requirement.",
+    help: str = f"The pristine upstream: a directory or a requirement ({PRISTINE_DEFAULT}).",
 ) -> Decorator:
     """``--pristine``: the pristine upstream (a directory or a requirement)."""
     return click.option("--pristine", help=help)
@@ -360,11 +369,16 @@ def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
         "patch_directory",
         help="The patch directory, relative to the plugin root (default: <package>/patch).",
     )(function)
-    function = click.option("--package", "package", help="The plugin's import package.")(function)
+    function = click.option(
+        "--package",
+        "package",
+        help="The plugin's import package (default: [tool.patchkeeper.runtime] package).",
+    )(function)
     function = click.option(
         "--plugin",
         "plugin",
         type=DIRECTORY_PATH,
-        help="The directory holding the plugin package (an unpacked sdist, a checkout).",
+        help="The directory holding the plugin package (an unpacked sdist, a checkout; "
+        "default: [tool.patchkeeper.runtime] root, else the downstream directory).",
     )(function)
     return function

@@ -1,5 +1,5 @@
-"""``retire NAME --at VERSION --why TEXT``: take a patch out of the series and the tree, and
-record it in the ledger's Retired table."""
+"""``retire NAME --at VERSION --why TEXT``: take a patch's line out of the series file, delete
+its patch file, and record it in the ledger's Retired table."""
 
 from __future__ import annotations
 
@@ -29,5 +29,6 @@ def run(config: Config, request: RetireRequest) -> RetireResult:
 @json_option
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
-    """Take a patch out of the series and the tree; record it in the Retired table."""
+    """Take a patch's line out of the series file, delete its patch file, and record it in
+    the ledger's Retired table."""
     emit(run(config_of(ctx), request_from(ctx, RetireRequest)), as_json)

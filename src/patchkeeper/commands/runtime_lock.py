@@ -35,7 +35,7 @@ def run(config: Config | None, request: LockRequest) -> LockResult:
 
 @click.command("lock")
 @at_option(f"The audited upstream: {RELEASE}.")
-@output_option("The lock file.")
+@output_option("The lock file to write (default: <patch-dir>/patchkeeper.lock).")
 @plugin_options
 @json_option
 @click.pass_context

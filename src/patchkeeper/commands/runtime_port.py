@@ -40,7 +40,7 @@ def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
 @from_option(f"The old upstream: {RELEASE}.", "old", required=True)
 @to_option(f"The new upstream: {RELEASE}.", "new", required=True)
 @click.option("--write", is_flag=True, help="Apply the update to the plugin's files.")
-@output_option("Diff file.")
+@output_option("Write the diff to this file (default: print it on standard output).")
 @plugin_options
 @json_option
 @click.pass_context

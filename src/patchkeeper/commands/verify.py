@@ -64,10 +64,7 @@ def run(
 
 @click.command("verify")
 @target_options
-@pristine_option(
-    "The pristine upstream: a directory or a requirement "
-    "(default for a directory target: the configured pin)."
-)
+@pristine_option()
 @save_evidence_option
 @json_option
 @click.pass_context

@@ -545,10 +545,10 @@ def retire(config: Config, request: RetireRequest) -> RetireResult:
     """``patchkeeper retire NAME --at VERSION --why TEXT``, as ``request`` says
     (:class:`RetireRequest`).
 
-    Takes the patch out of the series and the tree and records it in the Retired table
-    (its kind and what from its headers, the version, the reason); the ledger table is
-    rewritten without it. The series, the ledger and the removal of the patch file are one
-    transaction under the downstream's lock: all three happen, or none.
+    Takes the patch's line out of the series file, deletes its patch file and records it in
+    the Retired table (its kind and what from its headers, the version, the reason); the
+    ledger table is rewritten without it. The series, the ledger and the removal of the
+    patch file are one transaction under the downstream's lock: all three happen, or none.
 
     Raises:
         PatchkeeperError: ``name`` is not in the series, a marker is missing, ``at`` or

@@ -10,8 +10,8 @@ journaled transaction (:mod:`patchkeeper.trees.transaction`), and the configured
 ``key = "..."`` line.
 
 ``--retire`` hands each upstreamed patch to :func:`patchkeeper.ledger.table.retire` (issue
-"patchkeeper 2"), which removes it from the series and the tree and records it in the
-Retired table.
+"patchkeeper 2"), which takes its line out of the series file, deletes its patch file and
+records it in the Retired table.
 """
 
 from __future__ import annotations

@@ -395,7 +395,7 @@ def live_origins(
     """Per package, the file the ``runtime check`` process imported and the one measured
     for this record; a finding where they or the interpreters differ (the runtime audit workflow,
     step 6: "compare them with the preflight plan")."""
-    from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED
+    from patchkeeper.record.reconcile import CHECKED_ELSEWHERE_HINT, ENVIRONMENT_CHANGED
 
     live = runtime_check_result(evidence)
     if live is None or environment is None:
@@ -410,6 +410,7 @@ def live_origins(
                 "",
                 None,
                 f"runtime check ran in {live.python}, the record measures {python}",
+                CHECKED_ELSEWHERE_HINT,
             )
         )
     for package, file in sorted(live.package_files.items()):
@@ -422,6 +423,7 @@ def live_origins(
                     None,
                     f"{package} came from {file} in the runtime check process, "
                     f"from {measured[package] or 'nowhere'} in the measured environment",
+                    CHECKED_ELSEWHERE_HINT,
                 )
             )
     return rows, findings

@@ -79,6 +79,37 @@ WRITE_CONDITION = (
     'carries #123")'
 )
 ACCEPT_OR_CHANGE = 'delete "suggested: " from its decision to accept it, or write your own'
+#: What to do about each record finding: every finding says it (the hint of its
+#: :class:`Finding`). A ``{what}`` is the item's kind (patch, entry), ``{key}`` its key.
+NO_DECISION_HINT = (
+    "run patchkeeper decide to suggest one from the evidence, or write its decision in "
+    "the decisions file"
+)
+DROPPED_HINTS = {
+    SERIES: "run patchkeeper retire {key} --at VERSION --why TEXT, or decide to keep it",
+    RUNTIME: "take the entry out of the plugin's code, or decide to keep it",
+}
+GONE_HINTS = {
+    SERIES: "decide retire if it was taken out on purpose, or put it back in the series",
+    RUNTIME: "decide remove if it was taken out on purpose, or correct the key to where it is now",
+}
+CONTRADICTION_HINT = "change the decision, or say in its reason why the evidence does not hold"
+CONDITION_MET_HINT = (
+    "decide retire (a runtime entry: remove) and take it out, or correct the condition"
+)
+UNKNOWN_KEY_HINT = (
+    "delete its table from the decisions file, or correct the key to the name the {place} gives"
+)
+STALE_EVIDENCE_HINT = "run patchkeeper {command} again with --save-evidence"
+#: The interpreter measured now differs from the recorded one.
+ENVIRONMENT_CHANGED_HINT = (
+    "pass report --python the audited interpreter, or run the evidence commands again in "
+    "this environment and then patchkeeper report"
+)
+#: ``runtime check`` ran in another interpreter (or imported other files) than the record's.
+CHECKED_ELSEWHERE_HINT = (
+    "run patchkeeper runtime check --python with the interpreter the record measures"
+)
 
 
 @dataclass(frozen=True)
@@ -116,10 +147,16 @@ class RowFinding:
     in_row: str
 
 
-def _about(code: str, row: Row, subject: str, predicate: str) -> RowFinding:
-    """A finding about ``row``'s item: "``subject`` ``predicate``", and in its row "it
-    ``predicate``"."""
-    return RowFinding(Finding(code, "", None, f"{subject} {predicate}"), f"it {predicate}")
+def _about(code: str, row: Row, subject: str, predicate: str, hint: str) -> RowFinding:
+    """A finding about ``row``'s item: "``subject`` ``predicate``" and what to do, ``hint``;
+    in its row "it ``predicate``"."""
+    return RowFinding(Finding(code, "", None, f"{subject} {predicate}", hint), f"it {predicate}")
+
+
+def _decided(row: Row) -> str:
+    """How a finding says ``row``'s decision: "is decided retire", or "is suggested retire"
+    for ``decide``'s suggestion nobody has reviewed (a person has decided nothing yet)."""
+    return f"is {'suggested' if row.suggested else 'decided'} {row.decided}"
 
 
 def contradictions(item: Item, decided: str) -> list[str]:
@@ -178,7 +215,8 @@ def condition_met(item: Item, decisions: Decisions, target_version: str | None) 
         for key in (name, f"{name}.patch"):
             other = decisions.get(item.kind, key)
             if other is not None and other.decision in DROPS:
-                return f"{label} is met: {key} is decided {other.decision}"
+                verb = "suggested" if other.suggested else "decided"
+                return f"{label} is met: {key} is {verb} {other.decision}"
     applied = APPLIED_VERSION.match(condition)
     if item.condition_field == "Applied-Upstream" and applied and target_version:
         from packaging.version import InvalidVersion, Version
@@ -204,7 +242,8 @@ def build_rows(
         flags = contradictions(item, decided) if decided else []
         met = condition_met(item, decisions, target_version) if decided in KEEPS_CHANGE else ""
         if met:
-            flags.append(met + f"; decided {decided}")
+            verb = "suggested" if decision is not None and decision.suggested else "decided"
+            flags.append(met + f"; {verb} {decided}")
         rows.append(Row(item.kind, item.key, item, decision, tuple(flags)))
     for (kind, key), decision in decisions.tables.items():
         if (kind, key) not in known:
@@ -236,7 +275,9 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Ro
             )
         )
     if item is not None and item.present and not decided:
-        out.append(_about(NO_DECISION, row, f"the {what} `{row.key}`", "has no decision"))
+        out.append(
+            _about(NO_DECISION, row, f"the {what} `{row.key}`", "has no decision", NO_DECISION_HINT)
+        )
     if item is not None and item.present and decided in DROPS:
         place = "the series" if row.kind == SERIES else f"the code (`{item.where}`)"
         out.append(
@@ -244,23 +285,26 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Ro
                 DROPPED_BUT_PRESENT,
                 row,
                 f"`{row.key}`",
-                f"is decided {decided}, but it is still in {place}",
+                f"{_decided(row)}, but it is still in {place}",
+                DROPPED_HINTS.get(row.kind, DROPPED_HINTS[RUNTIME]).format(key=row.key),
             )
         )
     if item is not None and not item.present and decided in KEEPS_CHANGE:
+        place = "the series" if row.kind == SERIES else "the code"
         out.append(
             _about(
                 KEPT_BUT_GONE,
                 row,
                 f"`{row.key}`",
-                f"is decided {decided}, but it is no longer in the code",
+                f"{_decided(row)}, but it is no longer in {place}",
+                GONE_HINTS.get(row.kind, GONE_HINTS[RUNTIME]),
             )
         )
     if decided in KEEPS and row.decision is not None and not row.decision.removal_condition.strip():
         # named by its table and with what to do, as decide writes the key empty and a
         # person meets this finding on every kept patch the first time
         place = f"{shown or (path.name if path else 'the decisions file')}:{row.decision.line}"
-        predicate = f"is decided {decided} without a removal condition"
+        predicate = f"{_decided(row)} without a removal condition"
         message = f"{place}: `{row.key}` {predicate}"
         out.append(
             RowFinding(
@@ -269,8 +313,11 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Ro
             )
         )
     for flag in row.flags:
-        code = CONDITION_MET if " is met: " in flag else CONTRADICTION
-        out.append(RowFinding(Finding(code, "", None, f"`{row.key}`: {flag}"), flag))
+        met = " is met: " in flag
+        code, hint = (
+            (CONDITION_MET, CONDITION_MET_HINT) if met else (CONTRADICTION, CONTRADICTION_HINT)
+        )
+        out.append(RowFinding(Finding(code, "", None, f"`{row.key}`: {flag}", hint), flag))
     if item is None and decided and decided not in DROPS:
         place = "the series" if row.kind == SERIES else "the runtime inventory"
         out.append(
@@ -278,7 +325,8 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Ro
                 UNKNOWN_KEY,
                 row,
                 f"`{row.key}`",
-                f"is decided {decided}, but it is not in {place}",
+                f"{_decided(row)}, but it is not in {place}",
+                UNKNOWN_KEY_HINT.format(place=place.removeprefix("the ")),
             )
         )
     if path is not None and row.decision is not None and row.decision.line:
@@ -301,5 +349,7 @@ def record_findings(
             if row.kind == SERIES and row.item is not None and not row.item.verdict:
                 evidence = "/".join(sorted(series_evidence))
                 message = f"`{row.key}` is not in the {evidence} evidence"
-                out.append(Finding(STALE_EVIDENCE, "", None, message, "run it again"))
+                command = " (or ".join(sorted(series_evidence)) + ")" * (len(series_evidence) - 1)
+                hint = STALE_EVIDENCE_HINT.format(command=command)
+                out.append(Finding(STALE_EVIDENCE, "", None, message, hint))
     return out

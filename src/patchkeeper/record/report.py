@@ -34,7 +34,11 @@ from patchkeeper.record.decisions import DROPS, RUNTIME, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.environment import Environment, differences, measure
 from patchkeeper.record.patch_evidence import all_items
-from patchkeeper.record.reconcile import ENVIRONMENT_CHANGED, RECORD_NOT_CURRENT
+from patchkeeper.record.reconcile import (
+    ENVIRONMENT_CHANGED,
+    ENVIRONMENT_CHANGED_HINT,
+    RECORD_NOT_CURRENT,
+)
 from patchkeeper.record.results import RecordCounts, ReportResult
 from patchkeeper.record.settings import ReportSettings, report_settings
 
@@ -249,7 +253,13 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
             changes = [f"the interpreter cannot be measured: {exc.message}"]
         for change in changes:
             findings.append(
-                Finding(ENVIRONMENT_CHANGED, "", None, f"environment changed: {change}")
+                Finding(
+                    ENVIRONMENT_CHANGED,
+                    "",
+                    None,
+                    f"environment changed: {change}",
+                    ENVIRONMENT_CHANGED_HINT,
+                )
             )
     expected = [(settings.audit_file, record_markdown(record))]
     if html:

@@ -1,0 +1,105 @@
+"""Each record finding says what to do (its hint), and a decision ``decide`` only suggested
+is named a suggestion, not a decision (a new user's report: ``dropped-but-present`` said "is
+decided retire" for an unreviewed suggestion, and ``no-decision`` said nothing to do)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkeeper.record.decisions import Decision, Decisions
+from patchkeeper.record.patch_evidence import Item
+from patchkeeper.record.reconcile import FINDING_KINDS, Row, build_rows, record_findings
+
+DECISIONS = Path("patchkeeper-decisions.toml")
+
+
+def _findings(items: list[Item], decisions: list[Decision]) -> list[tuple[str, str, str]]:
+    table = Decisions(DECISIONS, {(d.kind, d.key): d for d in decisions})
+    rows = build_rows(items, table)
+    return [(f.code, f.message, f.hint) for f in record_findings(rows, {"audit"}, DECISIONS)]
+
+
+def test_a_suggested_retire_of_a_patch_still_in_the_series() -> None:
+    item = Item("series", "a.patch", "patches/a.patch", verdict="upstreamed", source="audit")
+    decision = Decision("series", "a.patch", "retire", line=3, suggested=True)
+    assert _findings([item], [decision]) == [
+        (
+            "not-reviewed",
+            'patchkeeper-decisions.toml:3: `a.patch`: decide suggested "retire" and nobody has '
+            "reviewed it",
+            'delete "suggested: " from its decision to accept it, or write your own',
+        ),
+        (
+            "dropped-but-present",
+            "`a.patch` is suggested retire, but it is still in the series",
+            "run patchkeeper retire a.patch --at VERSION --why TEXT, or decide to keep it",
+        ),
+    ]
+
+
+def test_every_row_finding_has_a_hint() -> None:
+    items = [
+        Item("series", "none.patch", "patches/none.patch", verdict="carry", source="audit"),
+        Item("series", "gone.patch", "patches/gone.patch", present=False),
+        Item("runtime", "p.py::t.f", "p.py:3", verdict="remove", source="runtime audit"),
+        Item("series", "new.patch", "patches/new.patch"),
+    ]
+    decisions = [
+        Decision("series", "gone.patch", "carry", removal_condition="upstreamed", line=1),
+        Decision("runtime", "p.py::t.f", "retain", line=5),
+        Decision("series", "lost.patch", "carry", removal_condition="upstreamed", line=9),
+        Decision("series", "new.patch", "carry", line=12),
+    ]
+    found = _findings(items, decisions)
+    assert found == [
+        (
+            "no-decision",
+            "the patch `none.patch` has no decision",
+            "run patchkeeper decide to suggest one from the evidence, or write its decision in "
+            "the decisions file",
+        ),
+        (
+            "kept-but-gone",
+            "`gone.patch` is decided carry, but it is no longer in the series",
+            "decide retire if it was taken out on purpose, or put it back in the series",
+        ),
+        (
+            "kept-without-condition",
+            "patchkeeper-decisions.toml:5: `p.py::t.f` is decided retain without a removal "
+            "condition",
+            'write in its removal-condition when it can go (e.g. "upstreamed" or "the pin that '
+            'carries #123")',
+        ),
+        (
+            "contradiction",
+            "`p.py::t.f`: retain, but the new upstream already has the change (runtime audit: "
+            "remove)",
+            "change the decision, or say in its reason why the evidence does not hold",
+        ),
+        (
+            "kept-without-condition",
+            "patchkeeper-decisions.toml:12: `new.patch` is decided carry without a removal "
+            "condition",
+            'write in its removal-condition when it can go (e.g. "upstreamed" or "the pin that '
+            'carries #123")',
+        ),
+        (
+            "unknown-key",
+            "`lost.patch` is decided carry, but it is not in the series",
+            "delete its table from the decisions file, or correct the key to the name the "
+            "series gives",
+        ),
+        (
+            "stale-evidence",
+            "`gone.patch` is not in the audit evidence",
+            "run patchkeeper audit again with --save-evidence",
+        ),
+        (
+            "stale-evidence",
+            "`new.patch` is not in the audit evidence",
+            "run patchkeeper audit again with --save-evidence",
+        ),
+    ]
+    assert all(hint for _, _, hint in found)
+    assert {code for code, _, _ in found} <= set(FINDING_KINDS)
+    assert Row("series", "x", None, None).decided == ""
