@@ -109,11 +109,13 @@ def _factories(modules: dict[str, ast.Module]) -> set[str]:
 def declarations(modules: dict[str, ast.Module]) -> list[tuple[str, str, ast.Constant]]:
     """Every option name a ``click.option(...)``/``click.Option([...])`` (or a shared
     option's factory: ``output_option(..., "-o")``) declares: (module, name, the string literal that spells it); a name
-    may be a module constant (``JSON_FLAG``)."""
+    may be a constant of the module or of another one it imports (``JSON_FLAG``)."""
     found = []
     factories = _factories(modules)
+    # a constant may be imported from another module of the package (``JSON_FLAG``)
+    shared = {name: value for tree in modules.values() for name, value in _constants(tree).items()}
     for module, tree in modules.items():
-        constants = _constants(tree)
+        constants = {**shared, **_constants(tree)}
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue

@@ -23,12 +23,12 @@ from patchkeeper.commands.cli import (
     CONFIG_SOURCE,
     CONTEXT_SETTINGS,
     JSON_COMMAND,
+    JSON_FLAG,
     LazyGroup,
     Settings,
     command_name,
 )
 from patchkeeper.commands.options import (
-    JSON_FLAG,
     config_option,
     directory_option,
     enter_directory,

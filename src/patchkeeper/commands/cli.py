@@ -270,6 +270,10 @@ def command_name(ctx: click.Context) -> str:
     return ctx.command_path.partition(" ")[2]
 
 
+#: The option that asks for JSON (declared by :func:`patchkeeper.commands.options.json_option`);
+#: an error met before it is parsed looks for it on the command line
+#: (:func:`patchkeeper.main.main`).
+JSON_FLAG = "--json"
 #: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
 JSON_COMMAND: list[str] = []
 
@@ -326,8 +330,6 @@ class LazyGroup(click.Group):
         so given still asks for the error as the JSON envelope of that command
         (:data:`JSON_COMMAND`).
         """
-        from patchkeeper.commands.options import JSON_FLAG  # options imports this module
-
         option = error.option_name.partition("=")[0]
         words = [arg for arg in args if not arg.startswith("-")]
         group: click.Command = self

@@ -20,6 +20,7 @@ from patchkeeper.commands.cli import (
     DIRECTORY_PATH,
     FILE_PATH,
     JSON_COMMAND,
+    JSON_FLAG,
     Settings,
     command_name,
 )
@@ -116,10 +117,6 @@ def _late_config(ctx: click.Context, param: click.Parameter, value: Path | None)
 
 
 # ------------------------------------------------------------------ output and evidence
-
-#: The option that asks for JSON; an error met before it is parsed looks for it on the
-#: command line (:func:`patchkeeper.main.main`).
-JSON_FLAG = "--json"
 
 
 def _json_requested(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
