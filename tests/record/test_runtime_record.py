@@ -163,7 +163,7 @@ def test_the_live_check_origins_agree_with_the_measured_ones(
     environment = json.loads((plugin / ".patchkeeper/evidence/environment.json").read_text())
     comparison = environment["environment"]["comparisons"]
     assert [(c["source"], c["installed"], c["equal"], c["different"]) for c in comparison] == [
-        (str(plugin.parent / "upstream-2.0"), f"tinyup 2.0 in {site}", 7, []),
+        (str(plugin.parent / "upstream-2.0"), f"tinyup 2.0 in {site}", 8, []),
         (str(plugin), f"metaplug 0.1 in {site}", 11, []),
     ]
     run = cli("report", "--check", "--json", "--python", str(python), cwd=plugin)
