@@ -26,6 +26,8 @@ older release's inventory is looked up in the newer release's inventory by (targ
 *update* row that :func:`follows_upstream` reads as the plugin's own change is corrected
 (to *retain*, saying why); every other row stays as reviewed.
 
+Each row's ``source`` is where the entry is in each release (``0.1.2 a.py:40; 0.1.3 a.py:42``,
+``none`` when the newer release has no entry for it): the lines the hand review reads.
 The draft is printed as TOML for the hand review; nothing of the plugin is copied (entries
 are named by file, target and key only). The plugin is never imported.
 """
@@ -275,8 +277,12 @@ def platform_methods(root: Path) -> dict[str, str]:
     return found
 
 
-def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]:
-    """The pair's header and (entry, truth, why) for every entry of the older release."""
+def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str, str]]]:
+    """The pair's header and (entry, truth, why, source) for every entry of the older
+    release; ``source`` names the entry's file and line in each release (``file:line``
+    under the patch directory, ``none`` in the newer release when it has no entry for the
+    target). The n-th entry of one target in one file is compared with the n-th entry of
+    that target in the same file of the newer release (the last one when it has fewer)."""
     old, old_root = inventory(old_req)
     new, new_root = inventory(new_req)
     plugin, old_release = corpus_release(old_req)
@@ -301,6 +307,12 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
         if ":" in entry.replacement and "<" not in entry.replacement:
             by_replacement[entry.replacement].append(entry)
     rows, seen = [], defaultdict(int)
+    used: dict[tuple, int] = defaultdict(int)  # (target, key, file) -> entries compared
+    old_version, new_version = pair["plugin_old"], pair["plugin_new"]
+
+    def where(found) -> str:
+        return f"{found.file.removeprefix(patch_dir + '/')}:{found.line}"
+
     old_files = defaultdict(set)  # (target, key) -> the older release's files patching it
     for entry in old.inventory.entries:
         old_files[(entry.target, entry.key)].add(entry.file)
@@ -313,9 +325,17 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
         # entry, not this one moved there
         already = old_files[(entry.target, entry.key)] - {entry.file}
         matches = [m for m in by_target.get((entry.target, entry.key), []) if m.file not in already]
+        source = f"{old_version} {where(entry)}; {new_version} "
         if not matches and by_replacement.get(entry.replacement):
-            moved = by_replacement[entry.replacement][0].target
-            rows.append((name, "update", f"retargeted to {moved} (same replacement)"))
+            moved = by_replacement[entry.replacement][0]
+            rows.append(
+                (
+                    name,
+                    "update",
+                    f"retargeted to {moved.target} (same replacement)",
+                    source + where(moved),
+                )
+            )
             continue
         if not matches:
             hook = migrated_to(entry.target, new_registrations, old_registrations)
@@ -323,12 +343,20 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
             if not hook and last in hooks:
                 hook = f"the platform method {last} at {hooks[last]}"
             if hook:
-                rows.append((name, "migrate", f"entry deleted; the newer release registers {hook}"))
+                why = f"entry deleted; the newer release registers {hook}"
+                rows.append((name, "migrate", why, source + "none"))
             else:
-                rows.append((name, "remove", "the newer release has no entry for this target"))
+                why = "the newer release has no entry for this target"
+                rows.append((name, "remove", why, source + "none"))
             continue
-        same_file = [m for m in matches if m.file == entry.file] or matches
-        other = same_file[0]
+        same_file = [m for m in matches if m.file == entry.file]
+        if same_file:
+            nth = used[(entry.target, entry.key, entry.file)]
+            used[(entry.target, entry.key, entry.file)] += 1
+            other = same_file[min(nth, len(same_file) - 1)]
+        else:
+            other = matches[0]
+        source += where(other)
         before = replacement_node(old_root, entry.replacement)
         after = replacement_node(new_root, other.replacement)
         changed = []
@@ -349,9 +377,9 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str]]]
                 if not shared:
                     truth = "retain"
                     changed.append(OWN_CHANGE)
-            rows.append((name, truth, "; ".join(changed)))
+            rows.append((name, truth, "; ".join(changed), source))
         else:
-            rows.append((name, "retain", "replacement and activation unchanged"))
+            rows.append((name, "retain", "replacement and activation unchanged", source))
     return pair, rows
 
 
@@ -438,11 +466,12 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in pair.items():
         print(f"{key} = {json.dumps(value)}")
     print()
-    for name, truth, why in rows:
+    for name, truth, why, source in rows:
         print("[[entry]]")
         print(f"entry = {json.dumps(name)}")
         print(f"truth = {json.dumps(truth)}")
         print(f"why = {json.dumps(why)}")
+        print(f"source = {json.dumps(source)}")
         print()
     return 0
 
