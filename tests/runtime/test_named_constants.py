@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 from tinyplug import HEADER, copy_releases, versions, write_plugin
 
-from patchkeeper.runtime.inventory.module_constants import module_constants
+from patchkeeper.runtime.inventory.module_constants import (
+    function_constants,
+    module_constants,
+)
 
 #: vllm-hi's ``common/rpc.py``: the names of the methods the plugin adds, outside the
 #: patch directory.
@@ -182,6 +185,99 @@ def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> 
     assert entries[5]["module_hint"] == ""
     text = cli("runtime", "inventory", cwd=root).out.splitlines()
     assert "plug/patch/p_modules.py:19  sys-modules sys.modules[module_name]  <- <expr>" in text
+
+
+#: vllm-ascend-split-batch 0.1.3's ``cascade_plugin.py``: stub modules put in
+#: ``sys.modules`` under a name the function binds once to a literal
+#: (``mod_name = "vllm_ascend.spec_decode"``); beside them, names that are no constant of
+#: the function: a parameter, a name bound twice, a module constant the function hides.
+STUBS = (
+    HEADER
+    + """import sys
+import types
+
+_ALIAS = "tinyup.module_alias"
+
+
+def install_policy_stub():
+    mod_name = "tinyup.compat_policy"
+    stub = types.ModuleType(mod_name)
+    sys.modules[mod_name] = stub
+
+
+def install_named(mod_name):
+    sys.modules[mod_name] = types.ModuleType(mod_name)
+
+
+def install_either(flag):
+    mod_name = "tinyup.first"
+    if flag:
+        mod_name = "tinyup.second"
+    sys.modules[mod_name] = types.ModuleType(mod_name)
+
+
+def install_hidden():
+    _ALIAS = "tinyup.local_alias"
+    sys.modules[_ALIAS] = types.ModuleType(_ALIAS)
+
+
+def mark_scheduler():
+    from tinyup.scheduler import Scheduler
+
+    if True:
+        attribute = "_plug_local_mark"
+    setattr(Scheduler, attribute, True)
+
+
+install_policy_stub()
+install_named("tinyup.named")
+install_either(False)
+install_hidden()
+mark_scheduler()
+"""
+)
+
+
+def test_a_name_a_function_binds_once_to_a_literal_names_the_module(upstream: Path, cli) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_stubs.py": STUBS})
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    assert _rows(json.loads(run.out)["entries"]) == [
+        # mod_name = "tinyup.compat_policy" in the function: the module is named
+        ("p_stubs.py", 13, "sys-modules", "tinyup.compat_policy", None),
+        # a parameter stays computed
+        ("p_stubs.py", 17, "sys-modules", "sys.modules", "mod_name"),
+        # bound twice: computed
+        ("p_stubs.py", 24, "sys-modules", "sys.modules", "mod_name"),
+        # the function's own _ALIAS hides the module's
+        ("p_stubs.py", 29, "sys-modules", "tinyup.local_alias", None),
+        # a literal bound under an if of the function's own scope
+        ("p_stubs.py", 37, "setattr", "tinyup.scheduler.Scheduler._plug_local_mark", None),
+    ]
+
+
+def test_function_constants_are_strings_the_function_binds_once() -> None:
+    source = (
+        "def f(p, *rest, **named):\n"
+        '    a = "a"\n'
+        '    b: str = "b"\n'
+        '    c = "c"\n'
+        "    for c in []:\n"
+        "        pass\n"
+        '    p = "p"\n'
+        "    try:\n"
+        '        d = "d"\n'
+        "    except ValueError as e:\n"
+        '        e2 = "e2"\n'
+        "    global g\n"
+        '    g = "g"\n'
+        "    n = 1\n"
+        "    def inner():\n"
+        '        i = "i"\n'
+        '    rest = "r"\n'
+    )
+    function = ast.parse(source).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert function_constants(function) == {"a": "a", "b": "b", "d": "d", "e2": "e2"}
 
 
 def test_audit_says_a_computed_key_is_computed(upstream: Path, cli) -> None:

@@ -288,6 +288,14 @@ class AssignmentForms(DecoratorForms):
         info = self.facts.functions.get(scope)
         return info.params if info is not None else ()
 
+    def _constants(self, scope: str) -> dict[str, str]:
+        """The constants a name can stand for in ``scope``: the module's, and those of the
+        function ``scope`` itself, which hide the module's of the same name."""
+        info = self.facts.functions.get(scope)
+        if info is None or not info.constants:
+            return self.facts.constants
+        return {**self.facts.constants, **dict(info.constants)}
+
     def sys_modules_item(
         self, key: ast.expr, replacement: str, line: int, conds: Any, scope: str, table: Table
     ) -> None:
@@ -295,7 +303,9 @@ class AssignmentForms(DecoratorForms):
         module constant; a constant of another plugin module waits for the inventory; any
         other key is the computed-key form
         (:mod:`patchkeeper.runtime.inventory.module_constants`)."""
-        name = module_constants.local_value(key, table, self.facts.constants, self._shadowed(scope))
+        name = module_constants.local_value(
+            key, table, self._constants(scope), self._shadowed(scope)
+        )
         fields = dict(scope=scope, line=line, mechanism=Mechanism.SYS_MODULES)
         if name is not None:
             self.add(conds, target=name, module_hint=name, replacement=replacement, **fields)
@@ -335,7 +345,7 @@ class AssignmentForms(DecoratorForms):
             key = expr.slice
             name: str | None = item.get(key.id) if isinstance(key, ast.Name) else None
             name = name or module_constants.local_value(
-                key, table, self.facts.constants, self._shadowed(scope)
+                key, table, self._constants(scope), self._shadowed(scope)
             )
             if name is None or is_plugin(name, self.cfg.package):
                 return None
@@ -351,7 +361,7 @@ class AssignmentForms(DecoratorForms):
         name_node = node.args[1]
         name: str | None = item.get(name_node.id) if isinstance(name_node, ast.Name) else None
         name = name or module_constants.local_value(
-            name_node, table, self.facts.constants, self._shadowed(scope)
+            name_node, table, self._constants(scope), self._shadowed(scope)
         )
         replacement, descriptors, refs = self.describe(node.args[2], table)
         if name is None:

@@ -49,13 +49,16 @@ class Edge(NamedTuple):
 class FunctionInfo(NamedTuple):
     """A function or method: its parameters with constant defaults (``...`` when the default
     is not a constant, absent when there is none); ``line``..``end_line`` its span without
-    decorators."""
+    decorators; ``constants``: the names its own scope binds once to a literal string
+    (:func:`patchkeeper.runtime.inventory.module_constants.function_constants`), as
+    ``(name, value)`` pairs."""
 
     qualname: str
     line: int
     params: tuple[str, ...]
     defaults: tuple[tuple[str, object], ...]
     end_line: int = 0
+    constants: tuple[tuple[str, str], ...] = ()
 
 
 #: The start of the ``syntax_error`` of a file that cannot be read
@@ -198,6 +201,19 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
     )
 
 
+def _function_from_record(fields: Any) -> FunctionInfo:
+    """A :class:`FunctionInfo` from its record (its pairs may come back as lists)."""
+    qualname, line, params, defaults, end_line, constants = fields
+    return FunctionInfo(
+        qualname,
+        line,
+        tuple(params),
+        tuple((name, value) for name, value in defaults),
+        end_line,
+        tuple((str(name), str(value)) for name, value in constants),
+    )
+
+
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
@@ -207,7 +223,7 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         file=file,
         entries=[(entry_from_record(e), _conds(c)) for e, c in entries],
         edges=[Edge(s, t, k, n, _conds(c), a) for s, t, k, n, c, a in edges],
-        functions={f[0]: FunctionInfo(*f) for f in functions},
+        functions={f[0]: _function_from_record(f) for f in functions},
         classes=dict(classes),
         class_spans=dict(spans),
         commented_imports=list(commented),

@@ -91,6 +91,84 @@ def module_constants(tree: ast.Module, source: bytes) -> dict[str, str]:
     }
 
 
+#: The statements whose bodies are a function's own scope (its nested definitions are not).
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
+
+
+def _local_candidates(body: list[ast.stmt]) -> dict[str, str]:
+    """``NAME = "literal"`` statements of a function's own scope, in the bodies of its
+    compound statements too (not in nested definitions)."""
+    found: dict[str, str] = {}
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        kind = stmt.__class__
+        if kind is ast.Assign and len(stmt.targets) == 1:  # type: ignore[attr-defined]
+            target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
+            target, value = stmt.target, stmt.value  # type: ignore[attr-defined]
+        else:
+            if isinstance(stmt, _COMPOUND):
+                stack += stmt.body
+                stack += getattr(stmt, "orelse", [])
+                stack += getattr(stmt, "finalbody", [])
+                for handler in getattr(stmt, "handlers", []):
+                    stack += handler.body
+            continue
+        if (
+            target.__class__ is ast.Name
+            and value.__class__ is ast.Constant
+            and value.value.__class__ is str
+        ):
+            found[target.id] = value.value
+    return found
+
+
+def function_constants(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """The constants of one function: a ``NAME = "literal"`` statement in its own scope
+    (the bodies of its ``if``/``for``/``with``/``try`` statements included, its nested
+    definitions not) whose name nothing else in that scope binds (no second assignment,
+    loop or ``with`` target, import, definition, ``del``, ``except ... as``), that is no
+    parameter and that no ``global`` or ``nonlocal`` statement names: its value at every
+    later statement of the function is known without running it. ``sys.modules[mod_name]
+    = stub`` after ``mod_name = "vllm.x"`` then names the module ``vllm.x``.
+
+    >>> f = ast.parse('def f(a):\\n    m = "x.y"\\n    n = "u"\\n    n = "v"\\n    a = "p"\\n')
+    >>> function_constants(f.body[0])
+    {'m': 'x.y'}
+    """
+    found = _local_candidates(node.body)
+    if not found:
+        return {}
+    args = node.args
+    params = {
+        a.arg
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+        if a is not None
+    }
+    bound: Counter[str] = Counter()
+    declared: set[str] = set()
+    for sub in names.walk_scope(node.body):
+        kind = sub.__class__
+        if kind is ast.Name:
+            if sub.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
+                bound[sub.id] += 1  # type: ignore[attr-defined]
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bound[sub.name] += 1  # type: ignore[attr-defined]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for alias in sub.names:  # type: ignore[attr-defined]
+                bound[alias.asname or alias.name.split(".")[0]] += 1
+        elif kind is ast.ExceptHandler and sub.name:  # type: ignore[attr-defined]
+            bound[sub.name] += 1  # type: ignore[attr-defined]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            declared.update(sub.names)  # type: ignore[attr-defined]
+    return {
+        name: value
+        for name, value in found.items()
+        if bound[name] == 1 and name not in params and name not in declared
+    }
+
+
 def local_value(
     expr: ast.expr, table: names.Table, constants: dict[str, str], shadowed: tuple[str, ...]
 ) -> str | None:

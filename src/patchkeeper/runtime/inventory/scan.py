@@ -36,7 +36,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     ScanSettings,
     is_plugin,
 )
-from patchkeeper.runtime.inventory.module_constants import module_constants
+from patchkeeper.runtime.inventory.module_constants import function_constants, module_constants
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
@@ -393,7 +393,9 @@ def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> F
             value = kw_default.value if isinstance(kw_default, ast.Constant) else ...
             defaults.append((arg.arg, value))
     params = (*positional, *(a.arg for a in args.kwonlyargs))
-    return FunctionInfo(qual, node.lineno, params, tuple(defaults), node.end_lineno or node.lineno)
+    constants = tuple(function_constants(node).items())
+    end = node.end_lineno or node.lineno
+    return FunctionInfo(qual, node.lineno, params, tuple(defaults), end, constants)
 
 
 #: The line ends :meth:`str.splitlines` knows besides ``"\n"``.
