@@ -101,8 +101,20 @@ def missing_target(
     new: Resolution,
     trees: tuple[UpstreamTree, UpstreamTree],
 ) -> Drift:
-    """The decision for a target the new release does not define where the plugin says."""
+    """The decision for a target the new release does not define where the plugin says.
+
+    A renamed name is an *update* (retarget). When the old release did not define the target
+    either, the rename is older than the upgrade (the patch has not applied since): the
+    evidence says so rather than that this upgrade renamed it."""
     renamed = _renamed(entry, trees)
+    if renamed and old.status != FOUND:
+        return with_decision(
+            drift,
+            UPDATE,
+            f"{entry.target} is not at that path in either release; upstream has the name "
+            f"as {renamed} (renamed before the old release: the patch has not applied since): "
+            f"retarget to {renamed}",
+        )
     if renamed:
         return with_decision(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
     owner = _absent_owner(entry, trees) if old.status != FOUND else ""
