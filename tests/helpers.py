@@ -128,3 +128,46 @@ def write_files(root: Path, files: dict[str, str]) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+# A module whose upstream sorted its imports, and a patch adding one import among them (and
+# changing a line further on): git's three-way merge conflicts, the audit refreshes it.
+
+CLI_OLD = """\"\"\"Command line.\"\"\"
+
+import metadata
+import argparse
+import re
+from typing import List
+
+VERSION = metadata.version("tallyho")
+"""
+
+# upstream sorted its imports and modernised the typing import
+CLI_NEW = """\"\"\"Command line.\"\"\"
+
+import argparse
+import metadata
+import re
+from collections.abc import Sequence
+
+VERSION = metadata.version("tallyho")
+"""
+
+VERSION_FROM_ENV = """Subject: take the version from the build environment
+---
+--- a/tallyho/cli.py
++++ b/tallyho/cli.py
+@@ -2,6 +2,7 @@
+ 
+ import metadata
+ import argparse
++import os
+ import re
+ from typing import List
+ 
+@@ -7,2 +8,2 @@
+ 
+-VERSION = metadata.version("tallyho")
++VERSION = os.environ.get("TALLYHO_VERSION") or metadata.version("tallyho")
+"""

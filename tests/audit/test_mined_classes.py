@@ -9,6 +9,8 @@ from pathlib import Path
 
 from audit_support import judge
 
+from helpers import CLI_NEW, CLI_OLD, VERSION_FROM_ENV
+
 # ------------------------------------------------------------------ blocked for context only
 
 # The pin builds the asset table in a loop; the first patch replaces the loop by a literal
@@ -223,45 +225,6 @@ def test_a_removal_upstream_made_is_still_upstream(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ an import among imports
-
-CLI_OLD = """\"\"\"Command line.\"\"\"
-
-import metadata
-import argparse
-import re
-from typing import List
-
-VERSION = metadata.version("tallyho")
-"""
-
-# upstream sorted its imports and modernised the typing import
-CLI_NEW = """\"\"\"Command line.\"\"\"
-
-import argparse
-import metadata
-import re
-from collections.abc import Sequence
-
-VERSION = metadata.version("tallyho")
-"""
-
-VERSION_FROM_ENV = """Subject: take the version from the build environment
----
---- a/tallyho/cli.py
-+++ b/tallyho/cli.py
-@@ -2,6 +2,7 @@
- 
- import metadata
- import argparse
-+import os
- import re
- from typing import List
- 
-@@ -7,2 +8,2 @@
- 
--VERSION = metadata.version("tallyho")
-+VERSION = os.environ.get("TALLYHO_VERSION") or metadata.version("tallyho")
-"""
 
 
 def test_an_import_added_among_reordered_imports_is_carried(tmp_path: Path) -> None:

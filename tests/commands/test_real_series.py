@@ -86,14 +86,19 @@ def test_urllib3_audit_to_1_26_20(cli, tmp_path: Path) -> None:
         "hunks add, and the new upstream carries it;"
     )
     # 01_do-not-use-embedded-python-six.patch is refreshed first (its imports placed among
-    # upstream's reordered ones), so this patch's import hunk applies beside them: the
-    # verdict rests on its lines found upstream, not on every hunk's post-image
-    assert by_name["CVE-2023-45803.patch"]["summary"].startswith(
-        "upstream has it written differently: every code file has at least 75% of its "
-        "substantive added lines there (dummyserver/handlers.py 4/4, "
-        "src/urllib3/_collections.py 14/14, src/urllib3/connectionpool.py 2/2, "
-        "src/urllib3/poolmanager.py 3/3)"
-    )
+    # upstream's reordered ones), so this patch's import hunk would apply beside them and
+    # import HTTPHeaderDict a second time: 1.26.20 imports it three lines above, so that
+    # hunk is there too, and so is every other
+    cve_2023 = by_name["CVE-2023-45803.patch"]
+    assert cve_2023["summary"].startswith("every hunk's post-image is there (")
+    assert [
+        (h["index"], h["status"], h["line"], h["how"])
+        for h in cve_2023["hunks"]
+        if h["path"] == "src/urllib3/connectionpool.py"
+    ] == [
+        (1, "present", 12, "its added imports are already in the file"),
+        (2, "present", 848, "reverse-applies"),
+    ]
     cve_2025 = by_name["CVE-2025-50181.patch"]["failures"][0]["hunks"][0]
     assert (cve_2025["path"], cve_2025["index"], cve_2025["closest_line"]) == (
         "src/urllib3/poolmanager.py",

@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fupplug import audit_trees, write_trees
 
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.noise import callers_fit_reason
 
@@ -170,59 +169,23 @@ def drain(queue):
 
 fup.kv.drain = drain
 """
-PYPROJECT = """[project]
-name = "fplug"
-version = "0.1"
-
-[project.entry-points."fup.plugins"]
-fplug = "fplug:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "fplug"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
 
 
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, kv in (("1.0", KV_OLD), ("2.0", KV_NEW)):
-        _write(
-            tmp_path / f"fup-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
-                "fup/__init__.py": "",
-                "fup/kv.py": kv,
-            },
-        )
-    _write(
-        tmp_path / "fplug",
-        {
-            "pyproject.toml": PYPROJECT,
-            "fplug/__init__.py": "def register():\n    import fplug.patch  # noqa: F401\n",
-            "fplug/utils.py": "def fup_version_is(v):\n    return v == '1.0'\n",
-            "fplug/consts.py": "ALIGN = 32\n",
-            "fplug/patch/__init__.py": (
-                "from fplug.patch import patch_aligned, patch_gated, patch_kv, patch_pool  # noqa\n"
-            ),
-            "fplug/patch/patch_aligned.py": ALIGNED,
-            "fplug/patch/patch_pool.py": POOL,
-            "fplug/patch/patch_kv.py": PATCH,
-            "fplug/patch/patch_gated.py": GATED,
-        },
-    )
-    return tmp_path
+    releases = {"1.0": {"fup/kv.py": KV_OLD}, "2.0": {"fup/kv.py": KV_NEW}}
+    plugin = {
+        "fplug/utils.py": "def fup_version_is(v):\n    return v == '1.0'\n",
+        "fplug/consts.py": "ALIGN = 32\n",
+        "fplug/patch/__init__.py": (
+            "from fplug.patch import patch_aligned, patch_gated, patch_kv, patch_pool  # noqa\n"
+        ),
+        "fplug/patch/patch_aligned.py": ALIGNED,
+        "fplug/patch/patch_pool.py": POOL,
+        "fplug/patch/patch_kv.py": PATCH,
+        "fplug/patch/patch_gated.py": GATED,
+    }
+    return write_trees(tmp_path, monkeypatch, releases, "fplug", plugin)
 
 
 BODY = (
@@ -240,11 +203,7 @@ TAKEN = (
 
 
 def test_copies_whose_callers_still_fit_are_kept(trees: Path) -> None:
-    result = audit.audit_runtime(
-        load_config(trees / "fplug" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fplug")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         "fup.kv.pack_groups": ("retain", BODY),
@@ -338,11 +297,7 @@ def test_a_target_gone_without_a_trace_is_looked_at(trees: Path) -> None:
     a caller the plugin must now patch; the trees cannot tell, so not *remove*."""
     kv = trees / "fup-2.0" / "fup" / "kv.py"
     kv.write_text(kv.read_text(encoding="utf-8").replace("def pad(", "def grown("))
-    result = audit.audit_runtime(
-        load_config(trees / "fplug" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fplug")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions["fup.kv.pad"] == (
         "look",

@@ -14,9 +14,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from fupplug import audit_trees, write_trees
 
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.gated_binding import gated_parameters, parameter_shape
 
 OLD_SAMPLER = """def sample(logits, temp, greedy, cache=None):
@@ -75,61 +74,22 @@ from fdev.ops import device_pick, device_sample
 fup.sampler.sample = device_sample
 fup.sampler.pick = device_pick
 """
-PYPROJECT = """[project]
-name = "fdev"
-version = "0.1"
-
-[project.entry-points."fup.plugins"]
-fdev = "fdev:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "fdev"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, sampler in (("1.0", OLD_SAMPLER), ("2.0", NEW_SAMPLER)):
-        _write(
-            tmp_path / f"fup-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
-                "fup/__init__.py": "",
-                "fup/sampler.py": sampler,
-            },
-        )
-    _write(
-        tmp_path / "fdev",
-        {
-            "pyproject.toml": PYPROJECT,
-            "fdev/__init__.py": "def register():\n    import fdev.patch  # noqa: F401\n",
-            "fdev/utils.py": "def fup_version_is(v):\n    return False\n",
-            "fdev/ops.py": OPS,
-            "fdev/patch/__init__.py": "from fdev.patch import patch_sampler  # noqa: F401\n",
-            "fdev/patch/patch_sampler.py": PATCH,
-        },
-    )
-    return tmp_path
+    releases = {"1.0": {"fup/sampler.py": OLD_SAMPLER}, "2.0": {"fup/sampler.py": NEW_SAMPLER}}
+    plugin = {
+        "fdev/utils.py": "def fup_version_is(v):\n    return False\n",
+        "fdev/ops.py": OPS,
+        "fdev/patch/__init__.py": "from fdev.patch import patch_sampler  # noqa: F401\n",
+        "fdev/patch/patch_sampler.py": PATCH,
+    }
+    return write_trees(tmp_path, monkeypatch, releases, "fdev", plugin)
 
 
 def test_a_gated_binding_with_the_new_signature_is_kept(trees: Path) -> None:
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         # the else branch, live at 2.0, binds a function taking drafting where upstream does

@@ -79,11 +79,21 @@ def _group(pgid: int) -> list[str]:
     return found
 
 
+def _as_foreground() -> None:
+    """In the child before it runs the command: SIGINT's action the default one, as in a
+    terminal's foreground job. A test run started in the background by a shell without job
+    control (``pytest ... &`` in a script, a CI step) has SIGINT ignored, the child would
+    inherit that, and Python then installs no handler: the command ignored the Ctrl-C and
+    ran to its end (exit 0), whatever the machine's load."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupted(
     command: list[str], env: dict[str, str], cwd: Path | None = None, delay: float | None = None
 ) -> tuple[str, str, int, list[str]]:
     """Run ``command`` as a terminal's foreground job (its own process group); with
-    ``delay``, send SIGINT to the group that long after it printed its first line.
+    ``delay``, send SIGINT to the group that long after it printed its first line. The
+    command starts with SIGINT's default action (:func:`_as_foreground`).
     Returns its stdout, stderr and exit code, and what was left in its group when it
     ended. Whatever happens, nothing of the group outlives the call."""
     process = subprocess.Popen(
@@ -94,6 +104,7 @@ def _interrupted(
         env={**os.environ, **env},
         cwd=cwd,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=_as_foreground,
     )
     try:
         first = ""

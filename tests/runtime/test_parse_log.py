@@ -90,3 +90,19 @@ def test_a_relative_path_is_logged_absolute_and_each_file_read_once(
         f"{tmp_path}/{name}\n" for name in ("a.py", "b.py", "a.py", "c.py")
     )
     assert read_parse_log(log) == [f"{tmp_path}/{name}" for name in ("a.py", "b.py", "c.py")]
+
+
+def test_an_upstream_module_naming_the_plugin_is_listed(
+    upstream: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the activation search parses the upstream modules whose bytes name the plugin package
+    # (the upstream loading the plugin itself): those parses are listed too
+    for release in ("upstream-1.0", "upstream-2.0"):
+        (upstream / release / "tinyup" / "loader.py").write_text("import plug\n")
+    root = write_plugin(upstream, {"plug/patch/p_sched.py": PATCH, "plug/helpers.py": HELPERS})
+    log = upstream / "parsed.log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    assert run.code == 0, run.err
+    listed = [path for path in read_parse_log(log) if path.endswith("/loader.py")]
+    assert listed == [f"{upstream}/upstream-1.0/tinyup/loader.py"]  # the pinned release's

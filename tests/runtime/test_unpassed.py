@@ -12,9 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from fupplug import audit_trees, write_trees
 
 OLD_CACHE = """class SwaCache:
     def __init__(self, dim, window, backend=None):
@@ -128,60 +126,23 @@ fup.cache.score = score
 fup.cache.mix = mix
 fup.cache.blend = blend
 """
-PYPROJECT = """[project]
-name = "fdev"
-version = "0.1"
-
-[project.entry-points."fup.plugins"]
-fdev = "fdev:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "fdev"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, cache, layer in (("1.0", OLD_CACHE, OLD_LAYER), ("2.0", NEW_CACHE, NEW_LAYER)):
-        _write(
-            tmp_path / f"fup-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
-                "fup/__init__.py": "",
-                "fup/cache.py": cache,
-                "fup/layer.py": layer,
-            },
-        )
-    _write(
-        tmp_path / "fdev",
-        {
-            "pyproject.toml": PYPROJECT,
-            "fdev/__init__.py": "def register():\n    import fdev.patch  # noqa: F401\n",
-            "fdev/patch/__init__.py": "from fdev.patch import patch_cache  # noqa: F401\n",
-            "fdev/patch/patch_cache.py": PATCH,
-        },
-    )
-    return tmp_path
+    releases = {
+        version: {"fup/cache.py": cache, "fup/layer.py": layer}
+        for version, cache, layer in (("1.0", OLD_CACHE, OLD_LAYER), ("2.0", NEW_CACHE, NEW_LAYER))
+    }
+    plugin = {
+        "fdev/patch/__init__.py": "from fdev.patch import patch_cache  # noqa: F401\n",
+        "fdev/patch/patch_cache.py": PATCH,
+    }
+    return write_trees(tmp_path, monkeypatch, releases, "fdev", plugin)
 
 
 def test_parameters_no_call_passes_leave_the_copies_kept(trees: Path) -> None:
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         # no upstream call passes scale: the calls bind to the copy as before
@@ -236,11 +197,7 @@ def test_a_call_through_the_imported_module_is_read(trees: Path) -> None:
     runner.write_text(
         "from fup import cache\n\n\ndef go(q):\n    return cache.score(q, q, scale=2.0)\n"
     )
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     decisions = {a.entry.target: a.drift.decision for a in result.entries}
     assert decisions["fup.cache.score"] == "update"
 
@@ -253,11 +210,7 @@ def test_a_forward_called_with_the_parameter_is_updated(trees: Path) -> None:
     layer.write_text(
         text + "\n    def skip(self, x):\n        return self.indexer(x, 1, skip=True)\n"
     )
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     decisions = {a.entry.target: a.drift.decision for a in result.entries}
     assert decisions == {
         "fup.cache.score": "retain",

@@ -21,11 +21,17 @@ from difflib import SequenceMatcher
 from patchkeeper.audit.requirement_bumps import raised_further
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
-from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, kind_of, language_of
+from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, PYTHON, kind_of, language_of
 from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
 from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
-from patchkeeper.series.substantive_lines import file_index, substantive, substantive_lines, tokens
+from patchkeeper.series.substantive_lines import (
+    file_index,
+    is_import,
+    substantive,
+    substantive_lines,
+    tokens,
+)
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -371,12 +377,64 @@ def _around_removals(hunk: Hunk) -> list[tuple[bytes, bytes, int]]:
     return out
 
 
+#: How a hunk is named whose only change is import statements the file already has.
+IMPORTS_THERE = "its added imports are already in the file"
+
+
+def added_imports(path: str, hunk: Hunk) -> list[bytes] | None:
+    """The lines ``hunk`` adds (trailing white space off, blank ones left out) when it is a
+    hunk of a Python file that removes nothing and adds only module-level import statements
+    (not indented: an indented one may belong to a function); else ``None``."""
+    if language_of(path) != PYTHON or hunk.removed or not hunk.added:
+        return None
+    added = [line.text.rstrip() for line in hunk.added if line.text.strip()]
+    if not added or any(t[:1] in (b" ", b"\t") or not is_import(t) for t in added):
+        return None
+    return added
+
+
+def imports_already_there(
+    lines: Sequence[bytes], path: str, hunk: Hunk, where: int, pin: Sequence[bytes] | None
+) -> int | None:
+    """The 1-based line of the file ``lines`` that holds the first of ``hunk``'s added
+    imports, when the hunk, applying at 1-based ``where``, would only add a second copy of
+    imports the Python file already has: it adds only import statements
+    (:func:`added_imports`), each of them is in the file, whole, outside the lines the hunk
+    applies to, and the old pin's file (``pin``, when known) had none of them (a line the
+    pin has proves nothing: the patch added it beside that one already). Else ``None``.
+
+    GNU patch and ``git apply`` place such a hunk at fuzz 0 and the module then imports the
+    name twice; the change it makes is already there (upstream added the import elsewhere
+    in its import block, typically sorted), so the hunk counts as *present* rather than as
+    one to apply.
+    """
+    added = added_imports(path, hunk)
+    if added is None:
+        return None
+    span = range(where - 1, where - 1 + len(hunk.pre_image))
+    found: dict[bytes, int] = {}
+    for number, line in enumerate(lines):
+        text = line.rstrip()
+        if number not in span and text in added and text not in found:
+            found[text] = number + 1
+    if len(found) != len(set(added)):
+        return None
+    if pin is not None and any(line.rstrip() in found for line in pin):
+        return None
+    return min(found.values())
+
+
 def _hunk_status(
     lines: Sequence[bytes], path: str, hunk: Hunk, pin: Sequence[bytes] | None
 ) -> HunkVerdict:
-    """Judge one hunk on its own against a file's lines (``pin``: the file at the old pin)."""
+    """Judge one hunk on its own against a file's lines (``pin``: the file at the old pin).
+    A hunk that applies only to add imports the file already has elsewhere is *present*
+    (:func:`imports_already_there`)."""
     where = locate(lines, hunk)
     if where is not None:
+        there = imports_already_there(lines, path, hunk, where, pin)
+        if there is not None:
+            return HunkVerdict(path, hunk.index, hunk.header, PRESENT, there, how=IMPORTS_THERE)
         offset = where - first_line(hunk, False)
         return HunkVerdict(path, hunk.index, hunk.header, APPLIES, where, offset)
     if hunk.post_image:

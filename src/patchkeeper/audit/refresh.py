@@ -52,7 +52,12 @@ from patchkeeper.errors import GitError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import CONFIG, DOCS, kind_of
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
-from patchkeeper.series.substantive_lines import normalize, substantive, substantive_lines
+from patchkeeper.series.substantive_lines import (
+    is_import,
+    normalize,
+    substantive,
+    substantive_lines,
+)
 from patchkeeper.upstream import gitops
 
 
@@ -175,14 +180,6 @@ def fuzzy_spot(
             start = min(starts, key=lambda s: (abs(s - guess - head), s))
             return start + 1, fuzz
     return None
-
-
-def is_import(line: bytes) -> bool:
-    """Whether a line is a Python import statement (``import x``, ``from x import y``)."""
-    text = substantive(line)
-    if text is None:
-        return False
-    return text.startswith(b"import ") or (text.startswith(b"from ") and b" import " in text)
 
 
 def _among_imports(

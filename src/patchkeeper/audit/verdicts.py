@@ -49,9 +49,11 @@ from patchkeeper.audit.hunk_verdicts import (
     FAILS,
     PRESENT,
     HunkVerdict,
+    added_imports,
     creates_file,
     file_lines,
     hunk_statuses,
+    imports_already_there,
     removed_lines,
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
@@ -79,7 +81,7 @@ from patchkeeper.series.engine import (
 )
 from patchkeeper.series.filekinds import CODE, NOTES, TESTS, kind_of, primary_kind
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
-from patchkeeper.series.hunks import patch_lines
+from patchkeeper.series.hunks import locate, patch_lines
 from patchkeeper.series.model import ADDED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
     added_by_path,
@@ -755,15 +757,41 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
     outcome = apply_patch(ws, patch)
     if outcome.ok:
         again = already_applied(before, outcome)
-        if again is None:
+        if again is None and not _doubles_imports(before, patch, ctx):
             return _judge_applied(patch, outcome)
         for path, state in before.items():
             ws.set(path, state)
+        if again is None:
+            # a hunk would import a second time what upstream now imports elsewhere:
+            # judged hunk by hunk, that hunk is already there
+            return _judge_failing(ws, patch, failed, ctx, outcome)
         return _judge_reapplied(ws, patch, ctx, again)
     core = _without_notes(patch)
     if core is not None:
         return _with_notes(ws, patch, _judge(ws, core, failed, ctx), ctx)
     return _judge_failing(ws, patch, failed, ctx, outcome)
+
+
+def _doubles_imports(before: dict[str, FileState | None], patch: Patch, ctx: _Context) -> bool:
+    """Whether a hunk of ``patch``, which applies as a whole, only adds imports its file
+    (``before``: path -> the file before the patch) already has elsewhere while the old
+    pin's file lacked them (:func:`patchkeeper.audit.hunk_verdicts.imports_already_there`):
+    applying it would import the name twice."""
+    for diff in patch.files:
+        state = before.get(diff.path)
+        if state is None:
+            continue
+        pin_state = ctx.pin.state(diff.path) if ctx.pin is not None else None
+        pin = pin_state.lines if pin_state is not None else None
+        for hunk in diff.hunks:
+            if added_imports(diff.path, hunk) is None:
+                continue
+            where = locate(state.lines, hunk)
+            if where is not None and imports_already_there(
+                state.lines, diff.path, hunk, where, pin
+            ):
+                return True
+    return False
 
 
 def _consumed_notes(ws: Workspace, patch: Patch, ctx: _Context) -> PatchVerdict | None:

@@ -12,8 +12,10 @@ the ported patches). For each patch, in series order:
 3. otherwise it is judged on the new side (:func:`patchkeeper.audit.verdicts.judge_patch`):
    *upstreamed*, or *partially upstreamed* (the rest applies and is regenerated), or else
 4. git's three-way merge per file (:mod:`patchkeeper.port.merge`): clean everywhere is
-   *merged*; nothing left to carry is *upstreamed*; a conflict, or a file gone with nowhere
-   to go, stops the port there (a resolution recorded by ``port --continue`` is used instead).
+   *merged*; nothing left to carry is *upstreamed*; a conflict that the audit's refresh
+   places with the patch's lines unchanged (:mod:`patchkeeper.audit.refresh`) is refreshed
+   so, *merged* too; another conflict, or a file gone with nowhere to go, stops the port
+   there (a resolution recorded by ``port --continue`` is used instead).
 
 After a stop the remaining patches are still judged, on the new side without the stopped
 patch, as a preview (``pending``), so the report says what is left to do.
@@ -27,6 +29,7 @@ from typing import Any
 
 from patchkeeper.audit.gone_files import created_moves
 from patchkeeper.audit.hunk_verdicts import FAILS
+from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.series_verdicts import judge_series, register_lines
 from patchkeeper.audit.verdicts import (
     BLOCKED,
@@ -379,6 +382,17 @@ class Rebase:
             )
         bad = [m for m in merges if m.status != MERGE_CLEAN]
         verdict = TARGET_GONE if all(m.status == "gone" for m in bad) else CONFLICT
+        detail = ", ".join(
+            f"{m.target} ({m.conflicts} conflict region{'s' if m.conflicts != 1 else ''})"
+            if m.status == "conflict"
+            else f"{m.path} ({m.status})"
+            for m in bad
+        )
+        refreshed_step = self._refreshed(
+            patch, before_old, after_old, judged, files, failed_hunks, detail
+        )
+        if refreshed_step is not None:
+            return refreshed_step
         if not bad:
             record = PortedPatch(
                 patch.name,
@@ -390,18 +404,61 @@ class Rebase:
             )
             base = {m.target: self.new_ws.get(m.target) for m in merges}
             return Step(record, None, merges, base, before_old, after_old)
-        detail = ", ".join(
-            f"{m.target} ({m.conflicts} conflict region{'s' if m.conflicts != 1 else ''})"
-            if m.status == "conflict"
-            else f"{m.path} ({m.status})"
-            for m in bad
-        )
         summary = f"git's three-way merge stopped at {detail}; fuzz 0: {judged.summary}"
         record = PortedPatch(
             patch.name, verdict, summary, files=files, audit=judged, failed_hunks=failed_hunks
         )
         base = {m.target: self.new_ws.get(m.target) for m in merges}
         return Step(record, None, merges, base, before_old, after_old)
+
+    def _refreshed(
+        self,
+        patch: Patch,
+        before_old: dict[str, FileState | None],
+        after_old: dict[str, FileState | None],
+        judged: PatchVerdict,
+        files: tuple[MergedFile, ...],
+        failed_hunks: tuple[FailedHunk, ...],
+        stopped: str,
+    ) -> Step | None:
+        """The patch carried the way the audit refreshes a *conflict*
+        (:func:`patchkeeper.audit.refresh.refreshed`, else
+        :func:`patchkeeper.audit.refresh.moved_refreshed`) when git's three-way merge
+        stopped (at ``stopped``, in words): every hunk lands on the new side with its ``+``
+        and ``-`` lines unchanged (among upstream's imports, by its removed lines), so a
+        maintainer would refresh it, not rework it, and the port does so rather than stop
+        (*merged*, the way named in the summary). ``None`` when the patch is
+        not a conflict there, the changelog or its header names the fix (a person decides,
+        as in the audit), or the refresh does not place it; a hunk moved to another file
+        is followed only when all of its file's hunks went to that one file."""
+        if judged.verdict != CONFLICT or judged.mentions or judged.applied_upstream:
+            return None
+        theirs = _states(self.new_ws, list(patch.touched_paths))
+        fresh = refreshed(patch, before_old, after_old, theirs)
+        moved: dict[str, str] = {}
+        if fresh is None:
+            fresh = moved_refreshed(patch, judged.hunks, self.new_ws.get)
+            if fresh is None:
+                return None
+            targets = _moved_targets(judged)
+            if targets is None:
+                return None
+            moved = targets
+        trial = self.new_ws.fork()
+        for path, state in fresh.files.items():
+            trial.set(path, state)
+        summary = f"git's three-way merge stopped at {stopped}; refreshed as the audit does: "
+        return self._carry(
+            patch,
+            trial,
+            list(patch.touched_paths),
+            MERGED,
+            summary + fresh.text,
+            judged,
+            moved,
+            files,
+            failed_hunks,
+        )
 
     def _resolved(
         self,
@@ -435,6 +492,21 @@ class Rebase:
                 failed_hunks=failed_hunks,
             )
         return step
+
+
+def _moved_targets(judged: PatchVerdict) -> dict[str, str] | None:
+    """Path -> the one file its failing hunks moved to (:attr:`HunkVerdict.moved_to`), for a
+    patch :func:`patchkeeper.audit.refresh.moved_refreshed` places; ``None`` when a path's
+    hunks went to two files (some stayed in their own file, or moved to different ones)."""
+    targets: dict[str, set[str]] = {}
+    for hunk in judged.hunks:
+        if hunk.status == FAILS and hunk.moved_to is not None:
+            targets.setdefault(hunk.path, set()).add(hunk.moved_to)
+        else:
+            targets.setdefault(hunk.path, set()).add(hunk.path)
+    if any(len(found) != 1 for found in targets.values()):
+        return None
+    return {path: found.pop() for path, found in targets.items() if found != {path}}
 
 
 def _merged_summary(failed: tuple[FailedHunk, ...], moved: Mapping[str, str]) -> str:

@@ -178,6 +178,18 @@ def plain_assert(text: bytes) -> bytes:
     return text
 
 
+def is_import(line: bytes) -> bool:
+    """Whether a line is a Python import statement (``import x``, ``from x import y``).
+
+    >>> is_import(b"from six.moves import queue\\n"), is_import(b"important = 1\\n")
+    (True, False)
+    """
+    text = substantive(line)
+    if text is None:
+        return False
+    return text.startswith(b"import ") or (text.startswith(b"from ") and b" import " in text)
+
+
 def substantive_lines(lines: Iterable[bytes], language: str = "") -> list[bytes]:
     """The substantive lines of ``lines``, normalized, in order (``language``: as
     :func:`substantive`)."""

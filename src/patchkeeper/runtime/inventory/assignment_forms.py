@@ -93,6 +93,34 @@ class AssignmentForms(DecoratorForms):
                         conds, stmt.lineno, scope, bound, Mechanism.ASSIGNMENT, "<removed>"
                     )
 
+    def named_entry(
+        self,
+        conds: Any,
+        line: int,
+        scope: str,
+        target: str,
+        module_hint: str,
+        replacement: str,
+        mechanism: Mechanism = Mechanism.ASSIGNMENT,
+        refs: set[str] | frozenset[str] = frozenset(),
+        descriptors: tuple[str, ...] = (),
+    ) -> None:
+        """Record an entry that replaces the upstream object at dotted path ``target``
+        (``module_hint``: its longest prefix known to be a module), a *wrapper* when the
+        ``replacement`` mentions ``target`` itself (``refs``: the dotted paths it mentions,
+        :meth:`describe`), else by ``mechanism``; ``descriptors`` as
+        :attr:`PatchEntry.descriptors`."""
+        self.add(
+            conds,
+            line=line,
+            scope=scope,
+            target=target,
+            module_hint=module_hint,
+            mechanism=Mechanism.WRAPPER if target in refs else mechanism,
+            replacement=replacement,
+            descriptors=descriptors,
+        )
+
     def parameter_assignment(
         self,
         target: ast.Attribute,
@@ -125,15 +153,9 @@ class AssignmentForms(DecoratorForms):
             bound = self.external(arg, table) if arg is not None else None
             if bound is None:
                 continue
-            self.add(
-                (*conds, *inner),
-                line=line,
-                scope=func.id,
-                target=f"{bound.dotted}.{attr}",
-                module_hint=bound.module or bound.dotted,
-                mechanism=Mechanism.ASSIGNMENT,
-                replacement=replacement,
-            )
+            target = f"{bound.dotted}.{attr}"
+            hint = bound.module or bound.dotted
+            self.named_entry((*conds, *inner), line, func.id, target, hint, replacement)
 
     def assignment(
         self,
@@ -211,17 +233,10 @@ class AssignmentForms(DecoratorForms):
         module = bound.dotted.rpartition(".")[0]  # a function is read from its module
         target = f"{module}.{key.value}"
         replacement, descriptors, refs = self.describe(value, table)
-        mechanism = Mechanism.WRAPPER if target in refs else Mechanism.ASSIGNMENT
-        self.add(
-            conds,
-            line=stmt.lineno,
-            scope=scope,
-            target=target,
-            module_hint=bound.module,
-            mechanism=mechanism,
-            replacement=replacement,
+        self.named_entry(
+            conds, stmt.lineno, scope, target, bound.module, replacement, refs=refs,
             descriptors=descriptors,
-        )
+        )  # fmt: skip
 
     def call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
         """Entries for ``setattr(...)``, ``patch(m, a)(fn)``, ``X.update(...)`` and
@@ -308,7 +323,9 @@ class AssignmentForms(DecoratorForms):
         )
         fields = dict(scope=scope, line=line, mechanism=Mechanism.SYS_MODULES)
         if name is not None:
-            self.add(conds, target=name, module_hint=name, replacement=replacement, **fields)
+            self.named_entry(
+                conds, line, scope, name, name, replacement, mechanism=Mechanism.SYS_MODULES
+            )
             return
         computed = PatchEntry(
             file=self.facts.file,
@@ -380,18 +397,10 @@ class AssignmentForms(DecoratorForms):
                 )
                 self.facts.named.append((entry, tuple(conds), path))
             return
-        target = f"{bound.dotted}.{name}"
-        mechanism = Mechanism.WRAPPER if target in refs else Mechanism.SETATTR
-        self.add(
-            conds,
-            line=node.lineno,
-            scope=scope,
-            target=target,
-            module_hint=bound.module,
-            mechanism=mechanism,
-            replacement=replacement,
-            descriptors=descriptors,
-        )
+        self.named_entry(
+            conds, node.lineno, scope, f"{bound.dotted}.{name}", bound.module, replacement,
+            mechanism=Mechanism.SETATTR, refs=refs, descriptors=descriptors,
+        )  # fmt: skip
 
     # ----------------------------------------------------------------- values
     def describe(self, value: ast.expr, table: Table) -> tuple[str, tuple[str, ...], set[str]]:

@@ -33,6 +33,7 @@ from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.inventory.scan import DOTTED_STRING
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.store.cache import SummaryCache
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 
 class UpstreamFiles(Protocol):
@@ -96,7 +97,7 @@ def upstream_imports(upstream: UpstreamFiles, package: str) -> list[tuple[str, s
         if needle not in data:
             continue
         try:
-            tree = ast.parse(data)
+            tree = parse_file(data, file)
         except (SyntaxError, ValueError):
             continue
         relative = upstream.relative_path(file)

@@ -44,6 +44,7 @@ from patchkeeper.runtime.port.results import (
     PortedEntry,
 )
 from patchkeeper.runtime.port.wrappers import calls_original
+from patchkeeper.runtime.syntax.definitions import definition_at
 from patchkeeper.runtime.syntax.gates import release_label
 
 
@@ -274,21 +275,16 @@ def _copy_decorators(edits: Edits, mine: Code) -> dict[str, tuple[int, int, str]
     """The copy's decorators in :meth:`Edits.original`'s lines: ``ast.unparse`` -> (first
     line, last line, indentation); ``None`` when its definition is not found there."""
     lines = edits.original(mine.name)
-    try:
-        tree = ast.parse("".join(lines))
-    except SyntaxError:
+    node = definition_at(lines, mine.start)
+    if node is None:
         return None
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    for node in ast.walk(tree):
-        if isinstance(node, kinds) and node.lineno == mine.start:
-            out = {}
-            for decorator in node.decorator_list:
-                text = lines[decorator.lineno - 1]
-                indent = text[: len(text) - len(text.lstrip())]
-                end = decorator.end_lineno or decorator.lineno
-                out[ast.unparse(decorator)] = (decorator.lineno, end, indent)
-            return out
-    return None
+    out = {}
+    for decorator in node.decorator_list:
+        text = lines[decorator.lineno - 1]
+        indent = text[: len(text) - len(text.lstrip())]
+        end = decorator.end_lineno or decorator.lineno
+        out[ast.unparse(decorator)] = (decorator.lineno, end, indent)
+    return out
 
 
 def _behind(outside: tuple[str, ...]) -> str:

@@ -5,7 +5,6 @@ back, and the unified diff of what changed.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.port.gatecut import Cut, cut_gates
 from patchkeeper.runtime.port.results import PortedEntry
+from patchkeeper.runtime.syntax.definitions import definition_at
 
 
 class Edits:
@@ -76,20 +76,10 @@ class Edits:
         if start is not None and not self.cuts[code.name]:
             return code
         lines = self.original(code.name)
-        try:
-            tree = ast.parse("".join(lines))
-        except SyntaxError:
+        found = definition_at(lines, start, getattr(code.node(), "name", None))
+        if found is None:
             return None
-        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        defined = [node for node in ast.walk(tree) if isinstance(node, kinds)]
-        found = [node for node in defined if node.lineno == start]
-        if not found:
-            node = code.node()
-            name = getattr(node, "name", None)
-            found = [other for other in defined if other.name == name]
-        if len(found) != 1:
-            return None
-        first, last = found[0].lineno, found[0].end_lineno
+        first, last = found.lineno, found.end_lineno
         return Code(code.name, first, tuple(lines[first - 1 : last]))
 
     def gates_within(self, code: Code) -> list[int]:
