@@ -48,7 +48,7 @@ from patchkeeper.runtime.judge.missing import renamed_names
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, Resolution, resolve_all, target_modules
-from patchkeeper.runtime.lookup.targets import tree_root
+from patchkeeper.runtime.lookup.targets import upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked, shared_workers
@@ -117,16 +117,19 @@ def audit_runtime(
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
-    return audit_plugin(settings, old, new)
+    packages = settings.upstream_packages
+    return audit_plugin(
+        settings, old, new, (upstream_dir(old, packages), upstream_dir(new, packages))
+    )
 
 
 def audit_plugin(
-    settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path] | None = None
+    settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path]
 ) -> RuntimeAudit:
     """:func:`audit_runtime` of the plugin ``settings`` describes, the settings resolved
     already (:func:`patchkeeper.runtime.settings.resolve_settings`); ``roots``: the
-    directories of the trees ``old`` and ``new`` name (:func:`tree_root`), when the caller
-    found them already.
+    directories holding the packages of the trees ``old`` and ``new`` name
+    (:func:`patchkeeper.runtime.lookup.targets.upstream_dir`), found by the caller.
 
     Raises:
         TargetError, FetchError.
@@ -135,9 +138,7 @@ def audit_plugin(
         return _audit(settings, old, new, roots)
 
 
-def _audit(
-    settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path] | None = None
-) -> RuntimeAudit:
+def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path]) -> RuntimeAudit:
     """The audit, or the one a previous run computed from the same inputs: what the audit
     remembers is read and written by one :class:`AuditMemory`, the whole result under
     :func:`_result_key`."""
@@ -145,12 +146,10 @@ def _audit(
 
     def upstream_trees() -> tuple[UpstreamTree, UpstreamTree]:
         if not made:
-            old_root = roots[0] if roots else tree_root(old)
-            made.append(UpstreamTree(old_root, settings.upstream_packages))
+            made.append(UpstreamTree(roots[0], settings.upstream_packages))
             # The stale-binding search reads the new tree's importer index: built in the
             # same pass over the tree as its definition index.
-            new_root = roots[1] if roots else tree_root(new)
-            made.append(UpstreamTree(new_root, settings.upstream_packages, importers=True))
+            made.append(UpstreamTree(roots[1], settings.upstream_packages, importers=True))
         return made[0], made[1]
 
     def ahead(targets: list[str]) -> None:
