@@ -240,19 +240,3 @@ def check_ledger(
                 continue
             findings.append(Finding("ledger-undocumented", entry.file, entry.line, message))
     return findings
-
-
-def file_header(path: Path) -> str:
-    """The comment lines and the module docstring at the top of a plugin file (its header:
-    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
-    the first ``import``, ``from``, ``def``, ``class`` or ``@`` line."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    lines = []
-    for line in text.splitlines():
-        if line.startswith(("import ", "from ", "def ", "class ", "@", "async def ")):
-            break
-        lines.append(line.strip().lstrip("#").strip("\"' "))
-    return "\n".join(lines)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
-from patchkeeper.runtime.inventory.patch_headers import file_header
 from patchkeeper.runtime.inventory.runtime_inventory import Scanned
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
@@ -140,3 +140,19 @@ def judge_entries(
         tuple(findings),
         gates,
     )
+
+
+def file_header(path: Path) -> str:
+    """The comment lines and the module docstring at the top of a plugin file (its header:
+    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
+    the first ``import``, ``from``, ``def``, ``class`` or ``@`` line."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("import ", "from ", "def ", "class ", "@", "async def ")):
+            break
+        lines.append(line.strip().lstrip("#").strip("\"' "))
+    return "\n".join(lines)
