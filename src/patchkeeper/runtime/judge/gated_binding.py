@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
 
@@ -101,20 +100,24 @@ def gated_parameters(
     return result
 
 
-def gated_bindings(plugin: PluginTree, entries: list[PatchEntry], version: str) -> dict[str, Gated]:
+def gated_bindings(
+    module_files: dict[str, tuple[Path, str]], entries: list[PatchEntry], version: str
+) -> dict[str, Gated]:
     """Per replacement (``module:name``, a module-level name), the signature the branch of a
-    version gate live at upstream ``version`` binds it to
-    (:func:`gated_parameters`), with the module's
-    path; replacements no such gate binds are left out. Each module is read once."""
+    version gate live at upstream ``version`` binds it to (:func:`gated_parameters`), with
+    the module's path relative to the plugin's root; replacements no such gate binds are
+    left out. ``module_files``: each module's file and relative path
+    (:attr:`patchkeeper.runtime.inventory.plugin.PluginReading.module_files`). Each module
+    is read once."""
     found: dict[str, Gated] = {}
     for replacement in sorted({e.replacement for e in entries}):
         module, _, name = replacement.partition(":")
         if not name or "." in name or "<" in name:
             continue
-        where = plugin.module_file(module)
+        where = module_files.get(module)
         if where is None:
             continue
         bound = gated_parameters(where[0], name, version)
         if bound is not None:
-            found[replacement] = (plugin.relative(where[0]), *bound)
+            found[replacement] = (where[1], *bound)
     return found

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
-from patchkeeper.runtime.inventory.runtime_inventory import Scanned
+from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
 from patchkeeper.runtime.judge.facts import entry_facts
@@ -24,26 +24,28 @@ from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.stale import stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.settings import RuntimeSettings
 
 
 def judge_entries(
     settings: RuntimeSettings,
-    scanned: Scanned,
+    inventory: Inventory,
+    reading: PluginReading,
     specs: tuple[str, str],
     trees: tuple[UpstreamTree, UpstreamTree],
     memory: AuditMemory,
     versions: tuple[str, str],
 ) -> RuntimeAudit:
-    """The audit of ``scanned``'s entries from the tree ``specs[0]`` names to the one
+    """The audit of the ``inventory``'s entries from the tree ``specs[0]`` names to the one
     ``specs[1]`` names: each target resolved in both ``trees``, compared and judged, what
     ``memory`` remembers taken from it and what is decided now noted in it (written by
-    its :meth:`~AuditMemory.keep`, by the caller); ``versions``: the two releases."""
+    its :meth:`~AuditMemory.keep`, by the caller); ``reading``: what is read of the plugin
+    besides its inventory; ``versions``: the two releases."""
     old, new = specs
     old_tree, new_tree = trees
-    entries = list(scanned.inventory.entries)
+    entries = list(inventory.entries)
     audited = []
     for tree in trees:  # the modules every lookup starts in, parsed on every core
         tree.prefetch(target_modules(tree, (e.target for e in entries)))
@@ -58,7 +60,7 @@ def judge_entries(
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
     dead = dead_probes(settings.root, entries, trees, versions[1])
-    gated = gated_bindings(scanned.tree, entries, versions[1])
+    gated = gated_bindings(reading.module_files, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
@@ -70,7 +72,8 @@ def judge_entries(
     new_found = {t for t, r in resolved_new.items() if r.status == FOUND and not r.partial}
     compared = (e for e in entries if e.target in new_found)
     found = (e.replacement for e in compared if resolved_old[e.target].status == FOUND)
-    mine = replacement_codes(scanned.tree.replacement_sources(found))
+    sources = reading.replacements
+    mine = replacement_codes({r: sources[r] for r in found if r in sources})
 
     def assess(
         entry: PatchEntry,
@@ -95,7 +98,7 @@ def judge_entries(
 
     # The cross-checks before the judging workers are forked: the pool that runs now reads
     # the patch files (once the judging has stopped it, a new pool had to start for them).
-    patch_files = scanned.tree.patch_file_facts()
+    patch_files = reading.patch_files
     patched = {e.target for e in entries}
     broken, gates = remembered_checks(memory, patch_files, trees, patched, versions)
     assessed = []
@@ -128,12 +131,12 @@ def judge_entries(
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
     findings = duplicates(entries) + broken
-    counts = dict(scanned.inventory.counts)
+    counts = dict(inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
     return RuntimeAudit(
         old,
         new,
-        scanned.inventory,
+        inventory,
         tuple(audited),
         tuple(stale),
         counts,

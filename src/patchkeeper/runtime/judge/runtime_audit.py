@@ -92,6 +92,9 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
     memory = AuditMemory(settings.root, trees, versions, key)
     if memory.result is not None:
         return memory.result
-    result = judge_entries(settings, scanned, (old, new), trees, memory, versions)
+    # What the judging reads of the plugin, read once here: it never asks the tree again.
+    inventory = scanned.inventory
+    reading = scanned.tree.reading(entry.replacement for entry in inventory.entries)
+    result = judge_entries(settings, inventory, reading, (old, new), trees, memory, versions)
     memory.keep(result)
     return result
