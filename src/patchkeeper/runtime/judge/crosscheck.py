@@ -189,7 +189,8 @@ def remembered_checks(
     """:func:`broken_references` and :func:`version_gates`, remembered (:class:`AuditMemory`)
     under a digest of the patch files' bytes, the patched targets and the versions (the
     store is per pair of tree roots). ``patch_files``: each file of the patch directory with
-    the facts the plugin's scan read of it (:meth:`PluginTree.patch_file_facts`); a file
+    the facts the plugin's scan read of it
+    (:attr:`~patchkeeper.runtime.inventory.plugin.PluginReading.patch_files`); a file
     without them (or scanned under another path) is parsed here."""
     files: list[tuple[Path, str, str, bool]] = [patch for patch, _facts in patch_files]
     material = (
