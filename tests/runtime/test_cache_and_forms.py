@@ -378,9 +378,9 @@ def test_audit_on_every_core_equals_the_audit_in_one_process(
 
     plugin = runtime_trees / "plugin"
     trees = {"old": str(runtime_trees / "upstream-1.0"), "new": str(runtime_trees / "upstream-2.0")}
-    alone = audit._evaluate
+    alone = audit.judge_entries
     keys = iter(range(10))  # a new key each run: the whole result is never remembered
-    monkeypatch.setattr(audit, "_result_key", lambda *args: f"run {next(keys)}")
+    monkeypatch.setattr(audit, "result_key", lambda *args: f"run {next(keys)}")
     monkeypatch.setattr(parallel, "MIN_ITEMS", 10**9)
     expected = audit.audit_runtime(_config(plugin), **trees)
     for path in (cache_root() / "runtime").iterdir():
@@ -389,7 +389,7 @@ def test_audit_on_every_core_equals_the_audit_in_one_process(
     monkeypatch.setattr(parallel, "MIN_ITEMS", 1)
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
     calls = []
-    monkeypatch.setattr(audit, "_evaluate", lambda *a: calls.append(1) or alone(*a))
+    monkeypatch.setattr(audit, "judge_entries", lambda *a: calls.append(1) or alone(*a))
     pooled = audit.audit_runtime(_config(plugin), **trees)
     assert pooled == expected and calls == [1]
     again = audit.audit_runtime(_config(plugin), **trees)  # drift and judgements from the store

@@ -4,19 +4,19 @@ A warm run of either command (nothing it reads has changed since the last run) p
 JSON the last run wrote, without importing the scanner, the audit or their result types and
 without rebuilding and encoding the result: what it pays is the check that nothing changed.
 
-What a result is read from (its *dependencies*, :func:`plugin_paths`, :func:`upstream_paths`,
-:func:`code_paths`) is remembered as stat data per path, as git's index keeps stat data per
-tracked file: every folder of the plugin's package, of its patch directory, of each upstream
-tree's packages and of patchkeeper's own code, with every ``*.py`` file in them; the files
-outside them that are read (``pyproject.toml``, ``setup.cfg``, ``setup.py``, the
-``*.egg-info`` and ``*.dist-info`` entry points, the ledger file, ``PKG-INFO``) and the
-tree roots. A path's stat data is its inode, size, modification and change times
-(nanoseconds), or "absent". Editing a file changes its own modification time; adding,
-removing or renaming one changes its folder's (POSIX), so a remembered listing with unchanged
-folders is the one a walk would give; a file replaced by another (a rename over it, an
-unpack) has another inode or change time. The remembered JSON is printed only when every
-path still has the stat data it had *before* the result was computed (a file changed
-meanwhile is read again by the next run).
+What a result is read from (its *dependencies*, listed by
+:mod:`patchkeeper.runtime.store.watched`) is remembered as stat data per path, as git's
+index keeps stat data per tracked file: every folder of the plugin's package, of its patch
+directory, of each upstream tree's packages and of patchkeeper's own code, with every
+``*.py`` file in them; the files outside them that are read (``pyproject.toml``,
+``setup.cfg``, ``setup.py``, the ``*.egg-info`` and ``*.dist-info`` entry points, the
+ledger file, ``PKG-INFO``) and the tree roots. A path's stat data is its inode, size,
+modification and change times (nanoseconds), or "absent". Editing a file changes its own
+modification time; adding, removing or renaming one changes its folder's (POSIX), so a
+remembered listing with unchanged folders is the one a walk would give; a file replaced by
+another (a rename over it, an unpack) has another inode or change time. The remembered
+JSON is printed only when every path still has the stat data it had *before* the result
+was computed (a file changed meanwhile is read again by the next run).
 
 As git does for a "racily clean" entry, nothing is remembered when a dependency was modified
 within :data:`RACY_SECONDS` of the run: a second change in the same tick of the file
@@ -37,20 +37,16 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from patchkeeper import __version__
 from patchkeeper.jsonable import JsonReady
-from patchkeeper.runtime.lookup.targets import tree_root, upstream_root
-from patchkeeper.runtime.settings import (
-    PluginLocation,
-    RuntimeAuditRequest,
-    RuntimeSettings,
-    located_settings,
-)
+from patchkeeper.runtime.lookup.targets import upstream_dir
+from patchkeeper.runtime.settings import PluginLocation, RuntimeAuditRequest, located_settings
 from patchkeeper.runtime.store import cache
+from patchkeeper.runtime.store.watched import code_paths, plugin_paths, upstream_paths
 from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
 
@@ -75,66 +71,6 @@ def state_of(path: str) -> State:
         return cache.file_state(os.stat(path))
     except OSError:
         return None
-
-
-def python_tree(directory: Path) -> list[str]:
-    """Every folder under ``directory`` (itself included; symbolic links to folders not
-    followed, as :func:`os.walk`) and every ``*.py`` file in them, folders first in walk
-    order. A ``directory`` that does not exist is itself (recorded as absent). The
-    ``__pycache__`` folders are left out: they hold no source, and the interpreter writes
-    into them as it imports."""
-    paths: list[str] = []
-    files: list[str] = []
-    for folder, subfolders, names in os.walk(directory):
-        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
-        paths.append(folder)
-        files.extend(f"{folder}/{name}" for name in sorted(names) if name.endswith(".py"))
-    return paths + files if paths else [str(directory)]
-
-
-def code_paths() -> list[str]:
-    """patchkeeper's own code: every folder and ``*.py`` file of the installed package (a
-    result is computed and written by it)."""
-    return python_tree(Path(__file__).resolve().parent.parent)
-
-
-def plugin_paths(settings: RuntimeSettings) -> list[str]:
-    """What an inventory of ``settings``' plugin reads: the folders and ``*.py`` files of the
-    plugin's top-level package and of the patch directory, the root (a new ``*.egg-info``
-    appears in its listing) and its ``*.py`` modules, the files that declare entry points
-    (absent ones included: one created later is read), and the ledger file."""
-    root = settings.root
-    paths = python_tree(root / settings.package.split(".")[0])
-    patches = root / settings.patch_directory
-    if not f"{patches}/".startswith(f"{paths[0]}/"):
-        paths += python_tree(patches)
-    paths += [str(root), *(str(root / n) for n in ("pyproject.toml", "setup.cfg", "setup.py"))]
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        names = []
-    for name in names:
-        if name.endswith((".egg-info", ".dist-info")):
-            paths += [str(root / name), str(root / name / "entry_points.txt")]
-        elif name.endswith(".py"):
-            paths.append(str(root / name))
-    if settings.ledger_file:
-        paths.append(str(root / settings.ledger_file))
-    return paths
-
-
-def upstream_paths(root: Path, packages: Iterable[str]) -> list[str]:
-    """What the audit reads of one upstream tree: the folders and ``*.py`` files of its
-    ``packages``, the root and its ``*.py`` modules, ``PKG-INFO`` and ``pyproject.toml``
-    (the release's version)."""
-    paths = [str(root), str(root / "PKG-INFO"), str(root / "pyproject.toml")]
-    try:
-        paths += sorted(str(root / n) for n in os.listdir(root) if n.endswith(".py"))
-    except OSError:
-        pass
-    for package in packages:
-        paths += python_tree(root / package)
-    return paths
 
 
 def asked(question: tuple[Any, ...]) -> str:
@@ -243,7 +179,8 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
     settings = located_settings(config, location)
     # The release the plugin runs on, read as the audit reads its --from tree: where vLLM
     # loads the plugin itself is part of its activation.
-    spec = pinned_requirement(config, settings.root, settings.upstream_packages)
+    packages = settings.upstream_packages
+    spec = pinned_requirement(config, settings.root, packages)
 
     def dependencies() -> list[str]:
         return plugin_paths(settings) + code_paths()
@@ -257,7 +194,7 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
             unread = "no release pinned: neither the plugin's requirements nor the configuration"
             return scan_plugin(settings, unread=unread + " name one").inventory
         try:
-            tree = UpstreamTree(tree_root(spec), settings.upstream_packages)
+            tree = UpstreamTree(upstream_dir(spec, packages), packages)
         except (TargetError, FetchError) as error:
             # one clause of the loading line: the error's message and hint, never its
             # "\n  hint:" form, which would break the line the reason is printed on
@@ -279,7 +216,7 @@ def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
     settings = located_settings(config, request)
     old, new = request.old, request.new
     packages = settings.upstream_packages
-    old_root, new_root = (upstream_root(tree_root(spec), packages) for spec in (old, new))
+    old_root, new_root = (upstream_dir(spec, packages) for spec in (old, new))
     roots = [old_root, new_root]
 
     def dependencies() -> list[str]:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.references import PatchFileFacts
 
 MODULE_SCOPE = "<module>"
@@ -172,6 +172,34 @@ def entry_from_record(record: tuple[Any, ...]) -> PatchEntry:
     fields = dict(zip(_ENTRY_FIELDS, record, strict=True))
     fields["mechanism"] = Mechanism(fields["mechanism"])
     return PatchEntry(**fields)
+
+
+def activation_record(activation: Activation | None) -> tuple[Any, ...] | None:
+    """An entry's :class:`Activation` as a tuple of builtin values (``None`` kept)."""
+    if activation is None:
+        return None
+    conditions = tuple((c.kind, c.text, c.file, c.line) for c in activation.conditions)
+    return (
+        activation.status.value,
+        activation.chain,
+        conditions,
+        activation.note,
+        activation.untraced,
+    )
+
+
+def activation_from_record(record: tuple[Any, ...] | None) -> Activation | None:
+    """The inverse of :func:`activation_record`."""
+    if record is None:
+        return None
+    status, chain, conditions, note, untraced = record
+    return Activation(
+        ActivationStatus(status),
+        tuple(chain),
+        tuple(Condition(*c) for c in conditions),
+        note,
+        untraced,
+    )
 
 
 def _conds(records: tuple[tuple[Any, ...], ...]) -> tuple[CondSpec, ...]:

@@ -96,6 +96,26 @@ class PluginLayout:
     console_scripts: tuple[EntryPoint, ...]
 
 
+@dataclass(frozen=True)
+class PluginReading:
+    """What the audit's judging reads of the plugin besides its inventory, read from the
+    tree once, before the judging, and handed to it as data (:meth:`PluginTree.reading`):
+    the judging never asks the tree again.
+
+    Attributes:
+        module_files: the file of each replacement's module that has one, with its path
+            relative to the root (by module).
+        replacements: the :class:`ReplacementSource` of each replacement
+            ``module:qualname`` found (by replacement).
+        patch_files: each file of the patch directory with its facts
+            (:meth:`PluginTree.patch_file_facts`).
+    """
+
+    module_files: dict[str, tuple[Path, str]]
+    replacements: dict[str, ReplacementSource]
+    patch_files: tuple[tuple[PatchFile, FileFacts | None], ...]
+
+
 class PluginTree:
     """Module lookup and cached :class:`FileFacts` for one plugin source tree, with its
     :class:`PluginLayout` read once (:attr:`layout`) and its store of parsed files
@@ -269,6 +289,18 @@ class PluginTree:
             first = facts.decorated.get(span[0])
             found[replacement] = ReplacementSource(file, self.relative(file), *span, first)
         return found
+
+    def reading(self, replacements: Iterable[str]) -> PluginReading:
+        """The :class:`PluginReading` of the replacements ``module:qualname`` (an entry's
+        :attr:`~patchkeeper.runtime.model.PatchEntry.replacement`; an expression is left
+        out), each module's file looked up and each file's facts read once."""
+        named = sorted({r for r in replacements if r.partition(":")[2] and "<" not in r})
+        module_files: dict[str, tuple[Path, str]] = {}
+        for module in sorted({r.partition(":")[0] for r in named}):
+            located = self.module_file(module)
+            if located is not None:
+                module_files[module] = (located[0], self.relative(located[0]))
+        return PluginReading(module_files, self.replacement_sources(named), self.patch_file_facts())
 
     def project_dirs(self) -> list[Path]:
         """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,

@@ -12,46 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 from patchkeeper.errors import Finding
-from patchkeeper.runtime.inventory.file_facts import entry_from_record, entry_record
+from patchkeeper.runtime.inventory.file_facts import (
+    activation_from_record,
+    activation_record,
+    entry_from_record,
+    entry_record,
+)
 from patchkeeper.runtime.model import (
-    Activation,
-    ActivationStatus,
-    Condition,
     EntryPoint,
     Inventory,
     PatchEntry,
 )
 
 
-def _activation_record(activation: Activation | None) -> tuple[Any, ...] | None:
-    if activation is None:
-        return None
-    conditions = tuple((c.kind, c.text, c.file, c.line) for c in activation.conditions)
-    return (
-        activation.status.value,
-        activation.chain,
-        conditions,
-        activation.note,
-        activation.untraced,
-    )
-
-
-def _activation(record: tuple[Any, ...] | None) -> Activation | None:
-    if record is None:
-        return None
-    status, chain, conditions, note, untraced = record
-    return Activation(
-        ActivationStatus(status),
-        tuple(chain),
-        tuple(Condition(*c) for c in conditions),
-        note,
-        untraced,
-    )
-
-
 def _entry(record: tuple[Any, ...]) -> PatchEntry:
     entry = entry_from_record(record[0])
-    activation = _activation(record[1])
+    activation = activation_from_record(record[1])
     return PatchEntry(**{**entry.__dict__, "activation": activation})
 
 
@@ -63,7 +39,7 @@ def inventory_record(inventory: Inventory) -> tuple[Any, ...]:
         inventory.patch_directory,
         tuple((e.group, e.name, e.value, e.source) for e in inventory.entry_points),
         inventory.files,
-        tuple((entry_record(e), _activation_record(e.activation)) for e in inventory.entries),
+        tuple((entry_record(e), activation_record(e.activation)) for e in inventory.entries),
         tuple((f.code, f.path, f.line, f.message, f.hint) for f in inventory.findings),
         inventory.counts,
         inventory.loading,

@@ -9,22 +9,17 @@ comment are checked (:mod:`patchkeeper.runtime.inventory.patch_headers`).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.errors import Finding
 from patchkeeper.runtime.gc_threshold import fewer_collections
-from patchkeeper.runtime.inventory.activation import Reachability
-from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
-from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
-from patchkeeper.runtime.inventory.module_constants import resolve_named
-from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
+from patchkeeper.runtime.inventory.entries import inventory_of
+from patchkeeper.runtime.inventory.loading import UpstreamFiles
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.records import inventory_from_record, inventory_record
-from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
+from patchkeeper.runtime.model import Inventory
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 
@@ -38,39 +33,6 @@ class Scanned:
     #: :attr:`~patchkeeper.runtime.inventory.plugin.PluginLayout.signature` (with the
     #: upstream tree's): what the inventory was computed from.
     signature: str = ""
-
-
-def upstream_base(tree: PluginTree, module: str, qual: str, depth: int = 0) -> str | None:
-    """The first upstream class among the bases of the plugin class ``module:qual``,
-    following bases that are plugin classes themselves (``Ours310(OursBase)`` with
-    ``OursBase(UpstreamCls)``), depth first in base order; ``None`` when there is none or a
-    base is not bound statically (marked ``?`` by the scanner)."""
-    facts = tree.facts_of(module)
-    if facts is None or depth > 20:
-        return None
-    for base in facts.classes.get(qual, ()):
-        if base.startswith("?"):
-            continue
-        if is_external(base, tree.settings.package):
-            return base
-        split = tree.split(base)
-        if split is not None and split[1]:
-            found = upstream_base(tree, split[0], split[1], depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
-    """An assignment of a plugin class deriving (directly or through plugin classes) from an
-    upstream class is a subclass swap."""
-    if entry.mechanism is not Mechanism.ASSIGNMENT or ":" not in entry.replacement:
-        return entry
-    module, _, qual = entry.replacement.partition(":")
-    split = tree.split(f"{module}.{qual}")
-    if split is not None and upstream_base(tree, *split) is not None:
-        return replace(entry, mechanism=Mechanism.SUBCLASS)
-    return entry
 
 
 def scan_plugin(
@@ -98,96 +60,10 @@ def scan_plugin(
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree, signature)
     with fewer_collections(), shared_workers():
-        inventory = _inventory(settings, tree, ahead, upstream, unread)
+        inventory = inventory_of(settings, tree, ahead, upstream, unread)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
     return Scanned(inventory, tree, signature)
-
-
-def syntax_finding(error: str, file: str) -> Finding:
-    """The finding of a plugin file Python cannot parse, at the line of the error: ``error``
-    is the scan's ``"invalid syntax (line 2)"``
-    (:func:`patchkeeper.runtime.inventory.scan.scan_source`).
-
-    >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py")
-    Finding(code='syntax', path='p/patch_broken.py', line=2, message='invalid syntax', hint='')
-    """
-    import re
-
-    match = re.fullmatch(r"(.*) \(line (\d+)\)", error, re.DOTALL)
-    if match is None:
-        return Finding("syntax", file, None, error)
-    return Finding("syntax", file, int(match[2]), match[1])
-
-
-def _inventory(
-    settings: RuntimeSettings,
-    tree: PluginTree,
-    ahead: Callable[[list[str]], None] | None,
-    upstream: UpstreamFiles | None = None,
-    unread: str = "",
-) -> Inventory:
-    files: list[str] = []
-    raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
-    findings: list[Finding] = []
-    for patch, facts in tree.patch_facts():
-        files.append(facts.file)
-        if facts.syntax_error:
-            findings.append(syntax_finding(facts.syntax_error, facts.file))
-        found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
-        raw.extend(found)
-        findings.extend(
-            Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
-        )
-        # A header describes the patches of its file: a file that patches nothing (a
-        # helper, an initializer, any module of a package scanned whole) needs none.
-        if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
-            text = patch.path.read_text(encoding="utf-8", errors="replace")
-            findings.extend(check_header(text, settings.header_fields, facts.file))
-    if ahead is not None:
-        ahead([entry.target for entry, _local in raw])
-    entry_points = tree.layout.entry_points
-    loaded = loading(
-        settings.package,
-        entry_points,
-        tree.layout.console_scripts,
-        settings.activation,
-        upstream,
-        unread,
-    )
-    reach = Reachability(tree, list(loaded.roots))
-    entries = []
-    for entry, local in raw:
-        entry = _upgrade_subclass(entry, tree)
-        activation = reach.activation(entry.module, entry.scope, local, loaded.untraced)
-        entries.append(replace(entry, activation=activation))
-    entries.sort(key=lambda e: (e.file, e.line, e.target, e.key or ""))
-    findings.extend(
-        ledger_findings(
-            settings.root, settings.ledger_file, settings.patch_directory, entries, files
-        )
-    )
-    return Inventory(
-        plugin_root=str(settings.root),
-        package=settings.package,
-        patch_directory=settings.patch_directory,
-        entry_points=entry_points,
-        files=tuple(files),
-        entries=tuple(entries),
-        findings=tuple(sorted(findings, key=lambda f: (f.path, f.line or 0, f.code, f.message))),
-        counts=count_entries(entries),
-        loading=loaded.facts,
-    )
-
-
-def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:
-    """Counts by mechanism and by activation status (keys sorted)."""
-    mechanisms = Counter(e.mechanism.value for e in entries)
-    activations = Counter(e.activation.status.value for e in entries if e.activation)
-    return {
-        "mechanism": dict(sorted(mechanisms.items())),
-        "activation": dict(sorted(activations.items())),
-    }
 
 
 def take_inventory(

@@ -16,17 +16,21 @@ Only the patch directory is read, as ASTs; upstream is read through
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.errors import Finding
+from patchkeeper.runtime.inventory.file_facts import FileFacts
+from patchkeeper.runtime.inventory.plugin import PatchFile
+from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.syntax.parsing import parse_file
-from patchkeeper.runtime.syntax.references import PatchFileFacts, tree_facts
+from patchkeeper.runtime.syntax.references import PatchFileFacts, for_roots, tree_facts
 
 
 def duplicates(entries: list[PatchEntry]) -> list[Finding]:
@@ -164,3 +168,51 @@ def version_gates(
             edit = gate_edit(test, before, after, versions[1])
             gates.append(Gate(relative, line, test, before, after, versions_named(test), edit))
     return tuple(sorted(gates, key=lambda g: (g.file, g.line)))
+
+
+def _digest(path: Path) -> str:
+    """The sha256 of a patch file's bytes; ``""`` for a file that cannot be read (listed as
+    not read by the inventory, its facts empty)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def remembered_checks(
+    memory: AuditMemory,
+    patch_files: tuple[tuple[PatchFile, FileFacts | None], ...],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    patched: set[str],
+    versions: tuple[str, str],
+) -> tuple[list[Finding], tuple[Gate, ...]]:
+    """:func:`broken_references` and :func:`version_gates`, remembered (:class:`AuditMemory`)
+    under a digest of the patch files' bytes, the patched targets and the versions (the
+    store is per pair of tree roots). ``patch_files``: each file of the patch directory with
+    the facts the plugin's scan read of it
+    (:attr:`~patchkeeper.runtime.inventory.plugin.PluginReading.patch_files`); a file
+    without them (or scanned under another path) is parsed here."""
+    files: list[tuple[Path, str, str, bool]] = [patch for patch, _facts in patch_files]
+    material = (
+        versions,
+        sorted(patched),
+        [(relative, _digest(path)) for path, relative, *_ in files],
+    )
+    digest = hashlib.sha256(repr(material).encode()).hexdigest()
+    cached = memory.crosscheck(digest)
+    if cached is not None:
+        return cached
+    roots = tuple(trees[1].packages)
+    known: dict[str, PatchFileFacts] = {}
+    for patch, scanned in patch_files:
+        if (
+            scanned is not None
+            and scanned.file == patch.relative
+            and scanned.references is not None
+        ):
+            known[patch.relative] = for_roots(scanned.references, roots)
+    facts = read_patch_files(files, roots, known)  # the others parsed, one parse per file
+    broken = broken_references(files, trees, patched, facts)
+    gates = version_gates(files, versions, facts)
+    memory.checked(digest, broken, gates)
+    return broken, gates

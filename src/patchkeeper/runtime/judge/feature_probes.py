@@ -118,3 +118,23 @@ def dead_probe(
             "the branch the patch is in no longer runs: dead code there"
         )
     return ""
+
+
+def dead_probes(
+    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree], version: str
+) -> dict[PatchEntry, str]:
+    """Per entry on the way to which a feature probe stops running at the new release,
+    why (:func:`dead_probe`); each plugin file with a
+    ``hasattr`` condition is parsed once for its names."""
+    tables: dict[str, Table] = {}
+    out: dict[PatchEntry, str] = {}
+    for entry in entries:
+        activation = entry.activation
+        if activation is None or not any("hasattr(" in c.text for c in activation.conditions):
+            continue
+        if entry.file not in tables:
+            tables[entry.file] = file_table(root, entry)
+        why = dead_probe(entry, tables[entry.file], trees, version)
+        if why:
+            out[entry] = why
+    return out

@@ -73,7 +73,7 @@ first rule that applies decides):
 Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
 maintainers over six releases (``benchmarks/runtime_history.py``).
 
-The audit remembers each result (:class:`patchkeeper.runtime.judge.runtime_audit.AuditMemory`).
+The audit remembers each result (:class:`patchkeeper.runtime.judge.memory.AuditMemory`).
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from patchkeeper.runtime.inventory.module_constants import computed_key_evidence
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
     LOOK,
@@ -98,7 +99,7 @@ from patchkeeper.runtime.judge.drift import (
 from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
-from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
+from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
     callers_fit_reason,
@@ -320,6 +321,42 @@ def _judged(
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The parameters of ``node`` as source, without the annotation of a first ``self`` or
+    ``cls`` (a plugin's function annotates it with the class it is set on)."""
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    saved = None
+    if positional and positional[0].arg in ("self", "cls"):
+        saved, positional[0].annotation = positional[0].annotation, None
+    try:
+        return ast.unparse(arguments)
+    finally:
+        if saved is not None:
+            positional[0].annotation = saved
+
+
+def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
+    """Why the replacement ``mine`` is upstream now: the patch's file ``header`` says it is
+    a backport, and its parameters differed from the old upstream definition's and equal
+    the new one's (names, kinds, defaults, annotations; the first ``self``'s annotation
+    aside). ``""`` otherwise (a copy of the plugin's own, a device kernel that follows
+    upstream's parameters ahead of a release, is not upstream's change)."""
+    if not BACKPORT.search(header):
+        return ""
+    nodes = (old.node(), new.node(), mine.node())
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not all(isinstance(n, functions) for n in nodes):
+        return ""
+    before, after, ours = (_parameters(n) for n in nodes)  # type: ignore[arg-type]
+    if before == after or ours != after:
+        return ""
+    return (
+        f"{TOOK}: the replacement's parameters ({ours}) differed from the old upstream's "
+        f"({before}) and are the new upstream's: upstream gained what the patch added"
+    )
+
+
 def _after_hooks(
     entry: PatchEntry,
     drift: Drift,
@@ -518,3 +555,14 @@ def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
         REMOVE,
         f"the new upstream {new.location} no longer has the key {entry.key}: nothing to remove",
     )
+
+
+def computed_key_decision(entry: PatchEntry, decision: Drift) -> Drift:
+    """The decision for a ``sys.modules`` entry whose key is computed at run time
+    (:func:`~patchkeeper.runtime.inventory.module_constants.is_computed_key`): which module it
+    replaces is not known, so what the judge keeps as outside upstream (*retain*) is for a
+    person to look at (*look*); a removal it decided for other reasons (a dead version gate,
+    never imported) stands."""
+    if decision.decision != RETAIN:
+        return decision
+    return Drift(LOOK, (computed_key_evidence(entry),))

@@ -218,7 +218,8 @@ def cosmetic_reason(old: Code, new: Code, header: str = "") -> str:
     if same_ast(a, b, view=None if untouched else _Platforms()):
         return "only branches for other platforms changed (is_rocm/is_cuda/is_xpu/...)"
     names = avoided_names(header)
-    if names and same_ast(a, b, view=_Avoided(names)):
+    avoided = _Avoided(names) if names else None
+    if avoided is not None and same_ast(a, b, view=avoided):
         listed = ", ".join(f"`{n}`" for n in sorted(names))
         return f"only code the patch header says it avoids changed ({listed})"
     if not untouched and same_ast(a, b, view=_Both()):

@@ -34,7 +34,7 @@ from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
 from patchkeeper.runtime.live.guard import LOCK_FORMAT, code_digest, definition_digest
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED, resolve_all
-from patchkeeper.runtime.lookup.targets import tree_root
+from patchkeeper.runtime.lookup.targets import upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.settings import PluginLocation, resolve_settings
@@ -205,7 +205,7 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
     )
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime lock")
-    tree = UpstreamTree(tree_root(at), settings.upstream_packages)
+    tree = UpstreamTree(upstream_dir(at, settings.upstream_packages), settings.upstream_packages)
     entries = list(scanned.inventory.entries)
     targets = [e.target for e in entries if tree.contains(e.target)]
     outside = [e.target for e in entries if not tree.contains(e.target)]

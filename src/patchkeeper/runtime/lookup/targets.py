@@ -38,3 +38,13 @@ def upstream_root(root: Path, packages: tuple[str, ...]) -> Path:
     if not any((root / p).is_dir() for p in packages) and root.name in packages:
         return root.parent
     return root
+
+
+def upstream_dir(spec: str, packages: tuple[str, ...]) -> Path:
+    """The directory holding the packages of the audit target ``spec`` (a directory or a
+    requirement, :func:`tree_root`), as :func:`upstream_root` finds it: what an
+    :class:`~patchkeeper.runtime.lookup.upstream_tree.UpstreamTree` is made from.
+
+    Raises: as :func:`tree_root`.
+    """
+    return upstream_root(tree_root(spec), packages)

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.lookup import nameindex
-from patchkeeper.runtime.lookup.targets import upstream_root
 from patchkeeper.runtime.store.cache import (
     SummaryCache,
     file_state,
@@ -144,8 +143,10 @@ class UpstreamTree:
     """One upstream tree (an unpacked sdist, a checkout, site-packages).
 
     Args:
-        root: the tree; the packages are found in it (``root/vllm``) or it is the package
-            directory itself (``.../vllm``), in which case its parent is used.
+        root: the directory holding the packages (``root/vllm``), resolved: what
+            :func:`patchkeeper.runtime.lookup.targets.upstream_root` gives for a tree that
+            is the package directory itself (``.../vllm``) or a path with symbolic links
+            (the caller finds it once, for the tree's store and for what it remembers).
         packages: the top-level packages to read (``("vllm",)``).
         importers: the caller will ask for the importer index (:meth:`importers`) too:
             build it in the same pass over the files as the definition index.
@@ -157,7 +158,6 @@ class UpstreamTree:
     def __init__(self, root: Path, packages: tuple[str, ...], *, importers: bool = False) -> None:
         from patchkeeper.errors import TargetError
 
-        root = upstream_root(root, packages)
         present = tuple(p for p in packages if (root / p).is_dir())
         if not present:
             raise TargetError(

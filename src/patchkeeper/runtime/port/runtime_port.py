@@ -57,7 +57,7 @@ from typing import Any
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
 from patchkeeper.runtime.judge import runtime_audit
-from patchkeeper.runtime.lookup.targets import tree_root
+from patchkeeper.runtime.lookup.targets import upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
 from patchkeeper.runtime.port.plan import port_plan
@@ -163,12 +163,11 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
     )
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime port")
-    result = runtime_audit.audit_plugin(settings, old, new)
+    packages = settings.upstream_packages
+    roots = (upstream_dir(old, packages), upstream_dir(new, packages))
+    result = runtime_audit.audit_plugin(settings, old, new, roots)
     tree = scanned.tree
-    trees = (
-        UpstreamTree(tree_root(old), settings.upstream_packages),
-        UpstreamTree(tree_root(new), settings.upstream_packages),
-    )
+    trees = (UpstreamTree(roots[0], packages), UpstreamTree(roots[1], packages))
     entries, changed = port_plan(result, settings.root, trees, tree)
     diff = unified_diff(settings.root, changed)
     files = tuple(sorted(f for f in changed if f"a/{f}" in diff))

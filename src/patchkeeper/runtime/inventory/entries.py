@@ -1,0 +1,158 @@
+"""The inventory computed from a plugin's tree: each patch file's entries and findings, the
+header and ledger checks, and each entry's activation from the places the plugin is loaded
+(:func:`inventory_of`, what :func:`patchkeeper.runtime.inventory.runtime_inventory.
+scan_plugin` remembers)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from patchkeeper.errors import Finding
+from patchkeeper.runtime.inventory.activation import Reachability
+from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
+from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
+from patchkeeper.runtime.inventory.module_constants import resolve_named
+from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
+from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
+from patchkeeper.runtime.settings import RuntimeSettings
+
+
+def _order(entry: PatchEntry) -> tuple[str, int, str, str]:
+    """The inventory's order of entries: by file, line, target and key."""
+    return (entry.file, entry.line, entry.target, entry.key or "")
+
+
+def upstream_base(tree: PluginTree, module: str, qual: str, depth: int = 0) -> str | None:
+    """The first upstream class among the bases of the plugin class ``module:qual``,
+    following bases that are plugin classes themselves (``Ours310(OursBase)`` with
+    ``OursBase(UpstreamCls)``), depth first in base order; ``None`` when there is none or a
+    base is not bound statically (marked ``?`` by the scanner)."""
+    facts = tree.facts_of(module)
+    if facts is None or depth > 20:
+        return None
+    for base in facts.classes.get(qual, ()):
+        if base.startswith("?"):
+            continue
+        if is_external(base, tree.settings.package):
+            return base
+        split = tree.split(base)
+        if split is not None and split[1]:
+            found = upstream_base(tree, split[0], split[1], depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
+    """An assignment of a plugin class deriving (directly or through plugin classes) from an
+    upstream class is a subclass swap."""
+    if entry.mechanism is not Mechanism.ASSIGNMENT or ":" not in entry.replacement:
+        return entry
+    module, _, qual = entry.replacement.partition(":")
+    split = tree.split(f"{module}.{qual}")
+    if split is not None and upstream_base(tree, *split) is not None:
+        return replace(entry, mechanism=Mechanism.SUBCLASS)
+    return entry
+
+
+def syntax_finding(error: str, file: str) -> Finding:
+    """The finding of a plugin file Python cannot parse, at the line of the error: ``error``
+    is the scan's ``"invalid syntax (line 2)"``
+    (:func:`patchkeeper.runtime.inventory.scan.scan_source`).
+
+    >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py")
+    Finding(code='syntax', path='p/patch_broken.py', line=2, message='invalid syntax', hint='')
+    """
+    import re
+
+    match = re.fullmatch(r"(.*) \(line (\d+)\)", error, re.DOTALL)
+    if match is None:
+        return Finding("syntax", file, None, error)
+    return Finding("syntax", file, int(match[2]), match[1])
+
+
+def inventory_of(
+    settings: RuntimeSettings,
+    tree: PluginTree,
+    ahead: Callable[[list[str]], None] | None,
+    upstream: UpstreamFiles | None = None,
+    unread: str = "",
+) -> Inventory:
+    """The inventory of ``tree``'s plugin: every patch file's entries (named constants
+    resolved across modules) with their findings, the header checks of the files that patch
+    something and the ledger's, and each entry's activation from the places the plugin is
+    loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream`` and
+    ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
+    takes them); ``ahead`` is called with the patched targets before the activation
+    search."""
+    files: list[str] = []
+    raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
+    findings: list[Finding] = []
+    for patch, facts in tree.patch_facts():
+        files.append(facts.file)
+        if facts.syntax_error:
+            findings.append(syntax_finding(facts.syntax_error, facts.file))
+        found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
+        raw.extend(found)
+        findings.extend(
+            Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
+        )
+        # A header describes the patches of its file: a file that patches nothing (a
+        # helper, an initializer, any module of a package scanned whole) needs none.
+        if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
+            text = patch.path.read_text(encoding="utf-8", errors="replace")
+            findings.extend(check_header(text, settings.header_fields, facts.file))
+    # The ledger is checked against the entries as the files give them: what it reads of an
+    # entry (file, line, target, key, a sys.modules mechanism) the activation search and a
+    # subclass swap leave as they are.
+    ledger = ledger_findings(
+        settings.root,
+        settings.ledger_file,
+        settings.patch_directory,
+        sorted((entry for entry, _local in raw), key=_order),
+        files,
+    )
+    if ahead is not None:
+        ahead([entry.target for entry, _local in raw])
+    entry_points = tree.layout.entry_points
+    loaded = loading(
+        settings.package,
+        entry_points,
+        tree.layout.console_scripts,
+        settings.activation,
+        upstream,
+        unread,
+    )
+    reach = Reachability(tree, list(loaded.roots))
+    entries = []
+    for entry, local in raw:
+        entry = _upgrade_subclass(entry, tree)
+        activation = reach.activation(entry.module, entry.scope, local, loaded.untraced)
+        entries.append(replace(entry, activation=activation))
+    entries.sort(key=_order)
+    findings.extend(ledger)
+    return Inventory(
+        plugin_root=str(settings.root),
+        package=settings.package,
+        patch_directory=settings.patch_directory,
+        entry_points=entry_points,
+        files=tuple(files),
+        entries=tuple(entries),
+        findings=tuple(sorted(findings, key=lambda f: (f.path, f.line or 0, f.code, f.message))),
+        counts=count_entries(entries),
+        loading=loaded.facts,
+    )
+
+
+def count_entries(entries: list[PatchEntry]) -> dict[str, dict[str, int]]:
+    """Counts by mechanism and by activation status (keys sorted)."""
+    mechanisms = Counter(e.mechanism.value for e in entries)
+    activations = Counter(e.activation.status.value for e in entries if e.activation)
+    return {
+        "mechanism": dict(sorted(mechanisms.items())),
+        "activation": dict(sorted(activations.items())),
+    }

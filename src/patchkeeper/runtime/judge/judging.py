@@ -1,0 +1,161 @@
+"""The audit proper: every entry of the inventory resolved in both upstream trees, compared,
+judged and cross-checked, with what the audit's memory remembers taken from it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from patchkeeper.progress import track
+from patchkeeper.runtime.inventory.module_constants import is_computed_key
+from patchkeeper.runtime.inventory.plugin import PluginReading
+from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
+from patchkeeper.runtime.judge.drift import Drift, codes
+from patchkeeper.runtime.judge.facts import entry_facts
+from patchkeeper.runtime.judge.feature_probes import dead_probes
+from patchkeeper.runtime.judge.gated_binding import gated_bindings
+from patchkeeper.runtime.judge.judge import Pending, computed_key_decision, judge_pending, settle
+from patchkeeper.runtime.judge.landed import landed_features, spread
+from patchkeeper.runtime.judge.memory import AuditMemory
+from patchkeeper.runtime.judge.missing import renamed_names
+from patchkeeper.runtime.judge.replacement import replacement_codes
+from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
+from patchkeeper.runtime.judge.stale import stale_bindings
+from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import Inventory, PatchEntry
+from patchkeeper.runtime.parallel import map_forked
+from patchkeeper.runtime.settings import RuntimeSettings
+
+
+def judge_entries(
+    settings: RuntimeSettings,
+    inventory: Inventory,
+    reading: PluginReading,
+    specs: tuple[str, str],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    memory: AuditMemory,
+    versions: tuple[str, str],
+) -> RuntimeAudit:
+    """The audit of the ``inventory``'s entries from the tree ``specs[0]`` names to the one
+    ``specs[1]`` names: each target resolved in both ``trees``, compared and judged, what
+    ``memory`` remembers taken from it and what is decided now noted in it (written by
+    its :meth:`~AuditMemory.keep`, by the caller); ``reading``: what is read of the plugin
+    besides its inventory; ``versions``: the two releases."""
+    old, new = specs
+    old_tree, new_tree = trees
+    entries = list(inventory.entries)
+    audited = []
+    for tree in trees:  # the modules every lookup starts in, parsed on every core
+        tree.prefetch(target_modules(tree, (e.target for e in entries)))
+    resolved_new = resolve_all(new_tree, (e.target for e in entries))
+    # Where a name went in the old tree matters only when the new tree has it (the
+    # decision for a target gone from the new tree rests on the new tree alone).
+    resolved_old = resolve_all(
+        old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
+    )
+    headers: dict[str, str] = {}
+    for entry in entries:
+        if entry.file not in headers:
+            headers[entry.file] = file_header(settings.root / entry.file)
+    dead = dead_probes(settings.root, entries, trees, versions[1])
+    gated = gated_bindings(reading.module_files, entries, versions[1])
+    landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
+
+    # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
+    # have now are looked up in the new tree in one pass, before the workers need them.
+    renames = [e.target for e in entries if resolved_new[e.target].status != FOUND]
+    new_tree.find_definitions(name for target in renames for name in renamed_names(target))
+    # The replacements' spans, read here once: the judges are handed them as data.
+    # (only those :func:`codes` compares: found whole in the new tree and found in the old).
+    new_found = {t for t, r in resolved_new.items() if r.status == FOUND and not r.partial}
+    compared = (e for e in entries if e.target in new_found)
+    found = (e.replacement for e in compared if resolved_old[e.target].status == FOUND)
+    sources = reading.replacements
+    mine = replacement_codes({r: sources[r] for r in found if r in sources})
+
+    def assess(
+        entry: PatchEntry,
+    ) -> tuple[Drift, tuple[str, str] | None, Drift | Pending, bool]:
+        """The entry's drift (remembered or decided, with its store key when decided now),
+        and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
+        waiting for the old tree's hook names)."""
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        spans = codes(entry, before, after, trees, mine.get(entry.replacement))
+        drift, key = memory.drift(entry, before, after, spans)
+        context = (
+            headers[entry.file],
+            landed.get(entry.file, ()),
+            dead.get(entry, ""),
+            gated.get(entry.replacement),
+        )
+        judgement: Drift | Pending | None = memory.judgement(entry, drift, before, after, context)
+        remembered = judgement is not None
+        if judgement is None:
+            judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
+        return drift, key, judgement, remembered
+
+    # The cross-checks before the judging workers are forked: the pool that runs now reads
+    # the patch files (once the judging has stopped it, a new pool had to start for them).
+    patch_files = reading.patch_files
+    patched = {e.target for e in entries}
+    broken, gates = remembered_checks(memory, patch_files, trees, patched, versions)
+    assessed = []
+    # On every core (forked workers reading the parsed trees); the stores are written here.
+    with track("judging entries", len(entries)) as advance:
+        for entry, result in zip(entries, map_forked(assess, entries), strict=True):
+            advance()
+            assessed.append((entry, *result))
+    # One pass over the old tree for the hook names of every judgement still pending.
+    pending = [j for *_, j, _remembered in assessed if isinstance(j, Pending)]
+    old_tree.find_definitions(sorted({name for j in pending for name, _how in j.candidates}))
+    for entry, drift, key, judgement, remembered in assessed:
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        decision = settle(judgement, old_tree)
+        final = computed_key_decision(entry, decision) if is_computed_key(entry) else decision
+        if key is not None:
+            memory.decided(key, drift)
+        if not remembered:
+            context = (
+                headers[entry.file],
+                landed.get(entry.file, ()),
+                dead.get(entry, ""),
+                gated.get(entry.replacement),
+            )
+            memory.judged(entry, drift, before, after, context, decision)
+        facts = entry_facts(entry, before, after, drift)
+        audited.append(AuditedEntry(entry, before, after, final, facts))
+    # A backport upstream took in for one entry of a patch file takes the file's others along.
+    spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
+    audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
+    stale = stale_bindings(new_tree, entries, resolved_new)
+    findings = duplicates(entries) + broken
+    counts = dict(inventory.counts)
+    counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
+    return RuntimeAudit(
+        old,
+        new,
+        inventory,
+        tuple(audited),
+        tuple(stale),
+        counts,
+        tuple(findings),
+        gates,
+    )
+
+
+def file_header(path: Path) -> str:
+    """The comment lines and the module docstring at the top of a plugin file (its header:
+    ``Note:``, ``Affected versions:``, ``Remove at:`` and the explanation): every line up to
+    the first ``import``, ``from``, ``def``, ``class`` or ``@`` line."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(("import ", "from ", "def ", "class ", "@", "async def ")):
+            break
+        lines.append(line.strip().lstrip("#").strip("\"' "))
+    return "\n".join(lines)
