@@ -15,7 +15,12 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   such a patch.
 - ``carried``: kept (same series name, a name with the same CVE id, or another name with the
   same changed lines) with the same ``+``/``-`` lines: a maintainer carries it (refreshing
-  offsets or context at most; where the lines go is not compared).
+  offsets or context at most; where the lines go is not compared). A patch kept under its
+  name or its CVE id is compared as :func:`same_lines` does: trailing whitespace and blank
+  ``+``/``-`` lines aside, because regenerating a patch against new context (``quilt
+  refresh``, ``gbp pq export``) may count a blank line next to a hunk as context or as
+  changed while the patch does the same; a rename found by its lines alone needs the exact
+  lines.
 - ``port``: kept with rewritten ``+``/``-`` lines: a maintainer carried it and had to rework it.
 - left out, with a reason: dropped for another stated reason ("no longer needed", ...), or
   with no stated reason, or ``Applied-Upstream`` naming a later release.
@@ -359,6 +364,36 @@ def changed_lines(patch: str) -> list[str]:
     return lines
 
 
+def compared_lines(lines: list[str]) -> list[str]:
+    """The changed lines (:func:`changed_lines`) that decide whether two versions of a patch
+    make the same change: the blank ones (a ``+`` or ``-`` and whitespace only) left out."""
+    return [line for line in lines if line[1:].strip()]
+
+
+def same_lines(old: list[str], new: list[str]) -> bool:
+    """Whether two versions of a patch have the same changed lines (:func:`changed_lines`),
+    in order, blank ``+``/``-`` lines aside (:func:`compared_lines`).
+
+    A blank line added or removed next to a hunk is where the diff tool put the hunk's edge,
+    not what the patch does: a patch appending a function after a file's last line adds a
+    blank line before it, and its refresh against a release whose file already ends with a
+    blank line does not. Any other difference, in whitespace inside a line too (indentation
+    is code in Python), is a rewrite.
+
+    >>> same_lines(["+", "+def f():", "+    pass"], ["+def f():", "+    pass"])
+    True
+    >>> same_lines(["+def f():", "+    pass"], ["+def f():", "+  pass"])
+    False
+    """
+    return compared_lines(old) == compared_lines(new)
+
+
+def _same_why(count: int, old: list[str], new: list[str]) -> str:
+    """``kept with the same N changed lines``, saying when blank lines differed."""
+    aside = "" if old == new else " (blank + or - lines aside)"
+    return f"kept with the same {count} changed lines{aside}"
+
+
 def outcome(
     name: str,
     old_text: str,
@@ -381,14 +416,16 @@ def outcome(
     count = len(old_lines)
     if name in new_series:
         series_line = f"{new_label} debian/patches/series keeps {name}"
-        if changed_lines(new_series[name]) == old_lines:
-            why = f"kept with the same {count} changed lines"
-            return Outcome(CARRIED, "", series_line, why)
-        new_count = len(changed_lines(new_series[name]))
+        new_lines = changed_lines(new_series[name])
+        if same_lines(old_lines, new_lines):
+            return Outcome(CARRIED, "", series_line, _same_why(count, old_lines, new_lines))
+        new_count = len(new_lines)
         why = f"kept with rewritten changed lines ({count} before, {new_count} after)"
         return Outcome(PORT, "", series_line, why)
     if old_lines:
         for other, text in new_series.items():
+            # a rename is found by its lines alone: exact lines, blank ones included (a
+            # one-line patch with a blank line aside could match an unrelated patch)
             if changed_lines(text) == old_lines:
                 source = f"{new_label} debian/patches/series has {other} with the same lines"
                 return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
@@ -396,7 +433,7 @@ def outcome(
     for other, text in new_series.items():
         if cves and cves & {cve.upper() for cve in _CVE.findall(other)}:
             source = f"{new_label} debian/patches/series keeps the same CVE fix as {other}"
-            if changed_lines(text) == old_lines:
+            if same_lines(old_lines, changed_lines(text)):
                 return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
             return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
     said = changelog_says(entries, name)
