@@ -315,6 +315,60 @@ def test_blank_changed_lines_aside_is_a_refresh() -> None:
     )
 
 
+def test_same_change_under_another_name_is_kept() -> None:
+    """A backport dropped with the new release and taken again, rewritten, under another
+    number is kept (its DEP-3 subject and Origin name it), before its header's
+    ``Origin: upstream`` could call it upstreamed; a newer patch that continues an older
+    one of its name, or two candidates, are no such evidence."""
+    entries = truth.parse_changelog(CHANGELOG)
+    rewritten = PATCH.replace("self.timeout = 30", "self.timeout = 60")
+    again = truth.outcome(
+        "0007-fix.patch",
+        PATCH,
+        {"0013-fix.patch": rewritten},
+        entries,
+        "2.1.0",
+        "bookworm 2.1.0-1",
+        frozenset({"0007-fix.patch"}),
+    )
+    assert again == truth.Outcome(
+        "port",
+        "",
+        "bookworm 2.1.0-1 debian/patches/series keeps the same change as 0013-fix.patch "
+        "(the same DEP-3 subject and origin)",
+        "renamed to 0013-fix.patch, rewritten changed lines",
+    )
+    upstream = truth.Outcome(
+        "upstreamed",
+        "",
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+        "dropped; its DEP-3 header says upstream has it",
+    )
+    continued = truth.outcome(
+        "0007-fix.patch",
+        PATCH,
+        {"0013-fix.patch": rewritten},
+        entries,
+        "2.1.0",
+        "bookworm 2.1.0-1",
+        frozenset({"0007-fix.patch", "0013-fix.patch"}),
+    )
+    assert continued == upstream
+    two = {"0013-fix.patch": rewritten, "0014-fix.patch": rewritten}
+    assert truth.outcome("0007-fix.patch", PATCH, two, entries, "2.1.0", "b") == upstream
+    other_subject = rewritten.replace("Subject: Fix the timeout", "Subject: Fix the retries")
+    assert (
+        truth.outcome(
+            "0007-fix.patch", PATCH, {"0013-fix.patch": other_subject}, entries, "2.1.0", "b"
+        )
+        == upstream
+    )
+    assert truth.identity(PATCH) == (
+        "fix the timeout of the client",
+        "upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+    )
+
+
 def test_outcome_dropped() -> None:
     entries = truth.parse_changelog(CHANGELOG)
     plain = PATCH.replace(
