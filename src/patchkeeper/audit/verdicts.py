@@ -871,7 +871,7 @@ def _judge_failing(
             kind=kind,
             mentions=mentions,
         )
-    most = mostly_there(shares, kind, ctx.pin is not None)
+    most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
     if most:
         text = f"{most}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
         if mentions:
@@ -887,6 +887,33 @@ def _judge_failing(
             mentions=mentions,
         )
     return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+#: The share of a failing patch's hunks (of the files that decide its verdict) that must be
+#: upstream already for the rest to be a person's decision rather than a port.
+MOST_HUNKS = WRITTEN_DIFFERENTLY
+#: How :func:`_most_hunks_there`'s evidence starts (its action's reason follows from it).
+MOST_HUNKS_TEXT = "most of its hunks are upstream"
+
+
+def _most_hunks_there(statuses: Sequence[HunkVerdict], kind: str) -> str | None:
+    """The evidence that most of a failing patch's hunks are upstream: of the hunks of the
+    files that decide its verdict (:func:`decides`), at least :data:`MOST_HUNKS` (three of
+    four) are there and the others fail; else ``None``.
+
+    A patch that mostly removes lines (a workaround for a construct upstream then dropped
+    itself) has few added lines for :func:`mostly_there` to count: its hunks speak for it
+    instead. Upstream took most of the change and left the rest, or did it another way there:
+    not a port (upstream has most of it) and not a retire (a hunk is not there), so the patch
+    is *partially upstreamed* with failing hunks, which a person decides (*look*)."""
+    deciding = [s for s in statuses if decides(s.path, kind)]
+    present = [s for s in deciding if s.status == PRESENT]
+    failing = [s for s in deciding if s.status == FAILS]
+    if not failing or len(present) + len(failing) != len(deciding):
+        return None
+    if len(present) < MOST_HUNKS * len(deciding):
+        return None
+    return f"{MOST_HUNKS_TEXT}: {len(present)} of {len(deciding)} ({_refs(deciding, PRESENT)})"
 
 
 #: Upstream's tests must add at least this many lines the pin lacks to speak for a code
@@ -1124,6 +1151,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return RETIRE, "after reviewing the lines not found"
         return RETIRE, "upstream has it"
     if verdict.verdict == PARTIALLY_UPSTREAMED:
+        if verdict.summary.startswith(MOST_HUNKS_TEXT):
+            return LOOK, "most of its hunks are upstream; decide whether the others are needed"
         if any(h.status == FAILS for h in verdict.hunks):
             return LOOK, "most of it is upstream, written differently; decide what is left"
         if verdict.applied_upstream:
