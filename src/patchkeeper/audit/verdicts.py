@@ -57,6 +57,7 @@ from patchkeeper.audit.hunk_verdicts import (
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.reapplied import already_applied
 from patchkeeper.audit.refresh import fuzzy_spot
+from patchkeeper.audit.requirement_moves import requirements_met
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -77,7 +78,7 @@ from patchkeeper.series.engine import (
     Workspace,
     apply_patch,
 )
-from patchkeeper.series.filekinds import CODE, NOTES, TESTS, kind_of, primary_kind
+from patchkeeper.series.filekinds import CODE, CONFIG, NOTES, TESTS, kind_of, primary_kind
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import patch_lines
 from patchkeeper.series.model import ADDED, FileDiff, Hunk, Patch
@@ -573,6 +574,12 @@ def _gone_file(
     context and removed lines anywhere in the new tree) is set aside too: the rest of the
     patch must then be upstream on its own."""
     old = diff.old_path
+    if ctx.search is not None and kind_of(diff.path) == CONFIG:
+        # a packaging file replaced (setup.py by pyproject.toml): its requirements are
+        # judged on what the new release's metadata admits
+        met = requirements_met(diff.hunks, ctx.search)
+        if met:
+            return f"{old} is gone upstream; {met}"
     if ctx.search is not None and ctx.pin is not None and content_gone(diff, ctx.search, ctx.pin):
         return f"{old} is gone upstream with the content the patch removes"
     if ctx.search is not None and kind_of(diff.path) == TESTS and tests_gone(diff, ctx.search):
