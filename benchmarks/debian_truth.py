@@ -15,8 +15,18 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   such a patch.
 - ``carried``: kept (same series name, a name with the same CVE id, or another name with the
   same changed lines) with the same ``+``/``-`` lines: a maintainer carries it (refreshing
-  offsets or context at most; where the lines go is not compared).
+  offsets or context at most; where the lines go is not compared). A patch kept under its
+  name or its CVE id is compared as :func:`same_lines` does: trailing whitespace and blank
+  ``+``/``-`` lines aside, because regenerating a patch against new context (``quilt
+  refresh``, ``gbp pq export``) may count a blank line next to a hunk as context or as
+  changed while the patch does the same; a rename found by its lines alone needs the exact
+  lines.
 - ``port``: kept with rewritten ``+``/``-`` lines: a maintainer carried it and had to rework it.
+  A patch is also kept when exactly one newer patch, not of an older patch's name, has its
+  DEP-3 subject and ``Origin`` (or ``Bug``) (:func:`identity`): the same change renamed, as
+  when a backport is dropped with the new release and taken again, rewritten, under a new
+  number because that release lacks it. That comes before any changelog or header evidence
+  that upstream has it: the newer series shows the maintainers still carry the change.
 - left out, with a reason: dropped for another stated reason ("no longer needed", ...), or
   with no stated reason, or ``Applied-Upstream`` naming a later release.
 
@@ -334,6 +344,33 @@ def header_says(patch: str, new_upstream: str) -> tuple[str, str] | None:
     return None
 
 
+#: A reference that names one change: a URL or a commit id.
+_REFERENCE = re.compile(r"https?://\S+|\b[0-9a-f]{12,40}\b", re.IGNORECASE)
+
+
+def identity(patch: str) -> tuple[str, str] | None:
+    r"""What names a patch's change in its DEP-3 header, whatever the file is called:
+    ``(subject, reference)``, the ``Subject`` (or ``Description``) with a ``[PATCH n/m]``
+    prefix removed, case and spacing folded, and the ``Origin`` (else ``Bug``) value, which
+    must hold a URL or a commit id; None when either is missing.
+
+    >>> identity("Subject: [PATCH] Fix  it\nOrigin: upstream, https://x.org/c/1\n---\n")
+    ('fix it', 'upstream, https://x.org/c/1')
+    >>> identity("Subject: Fix it\nOrigin: vendor\n---\n") is None
+    True
+    """
+    fields: dict[str, str] = {}
+    for line in header_lines(patch):
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip().lower(), value.strip())
+    subject = fields.get("subject") or fields.get("description") or ""
+    subject = " ".join(re.sub(r"^\[PATCH[^\]]*\]\s*", "", subject, flags=re.I).lower().split())
+    reference = fields.get("origin") or fields.get("bug") or ""
+    if not subject or not _REFERENCE.search(reference):
+        return None
+    return subject, reference
+
+
 def changed_lines(patch: str) -> list[str]:
     """The ``+`` and ``-`` lines of a patch's hunks, in order, trailing whitespace removed
     (``+++``/``---`` file lines and the header left out)."""
@@ -359,6 +396,36 @@ def changed_lines(patch: str) -> list[str]:
     return lines
 
 
+def compared_lines(lines: list[str]) -> list[str]:
+    """The changed lines (:func:`changed_lines`) that decide whether two versions of a patch
+    make the same change: the blank ones (a ``+`` or ``-`` and whitespace only) left out."""
+    return [line for line in lines if line[1:].strip()]
+
+
+def same_lines(old: list[str], new: list[str]) -> bool:
+    """Whether two versions of a patch have the same changed lines (:func:`changed_lines`),
+    in order, blank ``+``/``-`` lines aside (:func:`compared_lines`).
+
+    A blank line added or removed next to a hunk is where the diff tool put the hunk's edge,
+    not what the patch does: a patch appending a function after a file's last line adds a
+    blank line before it, and its refresh against a release whose file already ends with a
+    blank line does not. Any other difference, in whitespace inside a line too (indentation
+    is code in Python), is a rewrite.
+
+    >>> same_lines(["+", "+def f():", "+    pass"], ["+def f():", "+    pass"])
+    True
+    >>> same_lines(["+def f():", "+    pass"], ["+def f():", "+  pass"])
+    False
+    """
+    return compared_lines(old) == compared_lines(new)
+
+
+def _same_why(count: int, old: list[str], new: list[str]) -> str:
+    """``kept with the same N changed lines``, saying when blank lines differed."""
+    aside = "" if old == new else " (blank + or - lines aside)"
+    return f"kept with the same {count} changed lines{aside}"
+
+
 def outcome(
     name: str,
     old_text: str,
@@ -366,6 +433,7 @@ def outcome(
     entries: list[ChangelogEntry],
     new_upstream: str,
     new_label: str,
+    old_names: frozenset[str] = frozenset(),
 ) -> Outcome:
     """The outcome of one patch of the older series.
 
@@ -376,19 +444,23 @@ def outcome(
         entries: the newer ``debian/changelog`` entries between the two Debian versions.
         new_upstream: the newer suite's upstream version.
         new_label: how to name the newer series in a quote (``"trixie 2.32.3+dfsg-5"``).
+        old_names: the older series' names: a newer patch of one of these names continues
+            that patch, so it is never taken as another patch's new name.
     """
     old_lines = changed_lines(old_text)
     count = len(old_lines)
     if name in new_series:
         series_line = f"{new_label} debian/patches/series keeps {name}"
-        if changed_lines(new_series[name]) == old_lines:
-            why = f"kept with the same {count} changed lines"
-            return Outcome(CARRIED, "", series_line, why)
-        new_count = len(changed_lines(new_series[name]))
+        new_lines = changed_lines(new_series[name])
+        if same_lines(old_lines, new_lines):
+            return Outcome(CARRIED, "", series_line, _same_why(count, old_lines, new_lines))
+        new_count = len(new_lines)
         why = f"kept with rewritten changed lines ({count} before, {new_count} after)"
         return Outcome(PORT, "", series_line, why)
     if old_lines:
         for other, text in new_series.items():
+            # a rename is found by its lines alone: exact lines, blank ones included (a
+            # one-line patch with a blank line aside could match an unrelated patch)
             if changed_lines(text) == old_lines:
                 source = f"{new_label} debian/patches/series has {other} with the same lines"
                 return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
@@ -396,9 +468,26 @@ def outcome(
     for other, text in new_series.items():
         if cves and cves & {cve.upper() for cve in _CVE.findall(other)}:
             source = f"{new_label} debian/patches/series keeps the same CVE fix as {other}"
-            if changed_lines(text) == old_lines:
+            if same_lines(old_lines, changed_lines(text)):
                 return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
             return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
+    # the same change under another name: one newer patch, not the continuation of another
+    # older one, whose header names it with the same subject and the same Origin (or Bug)
+    own = identity(old_text)
+    same = [
+        other
+        for other, text in new_series.items()
+        if own is not None and other not in old_names and identity(text) == own
+    ]
+    if len(same) == 1:
+        other = same[0]
+        source = (
+            f"{new_label} debian/patches/series keeps the same change as {other} "
+            "(the same DEP-3 subject and origin)"
+        )
+        if same_lines(old_lines, changed_lines(new_series[other])):
+            return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
+        return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
     said = changelog_says(entries, name)
     if said is not None and said[0] == UPSTREAMED:
         return Outcome(UPSTREAMED, "", said[1], "dropped; the changelog says upstream has it")

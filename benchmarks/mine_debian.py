@@ -557,7 +557,9 @@ def mine_pair(
         if missing[name]:
             mined.left_out[SDIST_LACKS] += 1
             continue
-        result = debian_truth.outcome(name, old_texts[name], new_texts, between, to, label)
+        result = debian_truth.outcome(
+            name, old_texts[name], new_texts, between, to, label, frozenset(old_texts)
+        )
         if result.truth is None:
             mined.left_out[result.reason] += 1
             continue

@@ -265,6 +265,110 @@ def test_outcome_carried_port_and_renamed() -> None:
     )
 
 
+def test_blank_changed_lines_aside_is_a_refresh() -> None:
+    """A refresh that counts a blank line at a hunk's edge as context, not as added, keeps
+    the patch carried; a changed indentation is a rewrite."""
+    appended = PATCH.replace(
+        "+        self.timeout = 30\n",
+        "+        self.timeout = 30\n+\n+    def close(self):\n+        pass\n",
+    ).replace("@@ -10,7 +10,7 @@", "@@ -10,7 +10,10 @@")
+    edge = appended.replace("+\n+    def close", " \n+    def close").replace(
+        "@@ -10,7 +10,10 @@", "@@ -10,8 +10,10 @@"
+    )
+    assert truth.changed_lines(appended)[2:] == ["+", "+    def close(self):", "+        pass"]
+    assert truth.changed_lines(edge)[2:] == ["+    def close(self):", "+        pass"]
+    kept = truth.outcome("0001-fix.patch", appended, {"0001-fix.patch": edge}, [], "2.1.0", "sid")
+    assert kept == truth.Outcome(
+        "carried",
+        "",
+        "sid debian/patches/series keeps 0001-fix.patch",
+        "kept with the same 5 changed lines (blank + or - lines aside)",
+    )
+    cve = truth.outcome(
+        "CVE-2024-1234.patch", appended, {"CVE-2024-1234-2.patch": edge}, [], "2.1.0", "sid"
+    )
+    assert cve == truth.Outcome(
+        "carried",
+        "",
+        "sid debian/patches/series keeps the same CVE fix as CVE-2024-1234-2.patch",
+        "renamed to CVE-2024-1234-2.patch, same changed lines",
+    )
+    # a rename found by its lines alone (another subject) needs them exactly: not a
+    # rename, so the patch counts as dropped and its header decides
+    retitled = edge.replace("Subject: Fix the timeout", "Subject: Close the client")
+    renamed = truth.outcome("old.patch", appended, {"new.patch": retitled}, [], "2.1.0", "sid")
+    assert renamed == truth.Outcome(
+        "upstreamed",
+        "",
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+        "dropped; its DEP-3 header says upstream has it",
+    )
+    indented = edge.replace("+        pass", "+      pass")
+    port = truth.outcome(
+        "0001-fix.patch", appended, {"0001-fix.patch": indented}, [], "2.1.0", "sid"
+    )
+    assert port == truth.Outcome(
+        "port",
+        "",
+        "sid debian/patches/series keeps 0001-fix.patch",
+        "kept with rewritten changed lines (5 before, 4 after)",
+    )
+
+
+def test_same_change_under_another_name_is_kept() -> None:
+    """A backport dropped with the new release and taken again, rewritten, under another
+    number is kept (its DEP-3 subject and Origin name it), before its header's
+    ``Origin: upstream`` could call it upstreamed; a newer patch that continues an older
+    one of its name, or two candidates, are no such evidence."""
+    entries = truth.parse_changelog(CHANGELOG)
+    rewritten = PATCH.replace("self.timeout = 30", "self.timeout = 60")
+    again = truth.outcome(
+        "0007-fix.patch",
+        PATCH,
+        {"0013-fix.patch": rewritten},
+        entries,
+        "2.1.0",
+        "bookworm 2.1.0-1",
+        frozenset({"0007-fix.patch"}),
+    )
+    assert again == truth.Outcome(
+        "port",
+        "",
+        "bookworm 2.1.0-1 debian/patches/series keeps the same change as 0013-fix.patch "
+        "(the same DEP-3 subject and origin)",
+        "renamed to 0013-fix.patch, rewritten changed lines",
+    )
+    upstream = truth.Outcome(
+        "upstreamed",
+        "",
+        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+        "dropped; its DEP-3 header says upstream has it",
+    )
+    continued = truth.outcome(
+        "0007-fix.patch",
+        PATCH,
+        {"0013-fix.patch": rewritten},
+        entries,
+        "2.1.0",
+        "bookworm 2.1.0-1",
+        frozenset({"0007-fix.patch", "0013-fix.patch"}),
+    )
+    assert continued == upstream
+    two = {"0013-fix.patch": rewritten, "0014-fix.patch": rewritten}
+    assert truth.outcome("0007-fix.patch", PATCH, two, entries, "2.1.0", "b") == upstream
+    other_subject = rewritten.replace("Subject: Fix the timeout", "Subject: Fix the retries")
+    assert (
+        truth.outcome(
+            "0007-fix.patch", PATCH, {"0013-fix.patch": other_subject}, entries, "2.1.0", "b"
+        )
+        == upstream
+    )
+    assert truth.identity(PATCH) == (
+        "fix the timeout of the client",
+        "upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+    )
+
+
 def test_outcome_dropped() -> None:
     entries = truth.parse_changelog(CHANGELOG)
     plain = PATCH.replace(

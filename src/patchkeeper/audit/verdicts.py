@@ -59,6 +59,7 @@ from patchkeeper.audit.hunk_verdicts import (
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.reapplied import already_applied
 from patchkeeper.audit.refresh import fuzzy_spot
+from patchkeeper.audit.requirement_moves import requirements_met
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -79,7 +80,7 @@ from patchkeeper.series.engine import (
     Workspace,
     apply_patch,
 )
-from patchkeeper.series.filekinds import CODE, NOTES, TESTS, kind_of, primary_kind
+from patchkeeper.series.filekinds import CODE, CONFIG, NOTES, TESTS, kind_of, primary_kind
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import locate, patch_lines
 from patchkeeper.series.model import ADDED, FileDiff, Hunk, Patch
@@ -575,6 +576,12 @@ def _gone_file(
     context and removed lines anywhere in the new tree) is set aside too: the rest of the
     patch must then be upstream on its own."""
     old = diff.old_path
+    if ctx.search is not None and kind_of(diff.path) == CONFIG:
+        # a packaging file replaced (setup.py by pyproject.toml): its requirements are
+        # judged on what the new release's metadata admits
+        met = requirements_met(diff.hunks, ctx.search)
+        if met:
+            return f"{old} is gone upstream; {met}"
     if ctx.search is not None and ctx.pin is not None and content_gone(diff, ctx.search, ctx.pin):
         return f"{old} is gone upstream with the content the patch removes"
     if ctx.search is not None and kind_of(diff.path) == TESTS and tests_gone(diff, ctx.search):
@@ -899,7 +906,7 @@ def _judge_failing(
             kind=kind,
             mentions=mentions,
         )
-    most = mostly_there(shares, kind, ctx.pin is not None)
+    most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
     if most:
         text = f"{most}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
         if mentions:
@@ -915,6 +922,33 @@ def _judge_failing(
             mentions=mentions,
         )
     return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+#: The share of a failing patch's hunks (of the files that decide its verdict) that must be
+#: upstream already for the rest to be a person's decision rather than a port.
+MOST_HUNKS = WRITTEN_DIFFERENTLY
+#: How :func:`_most_hunks_there`'s evidence starts (its action's reason follows from it).
+MOST_HUNKS_TEXT = "most of its hunks are upstream"
+
+
+def _most_hunks_there(statuses: Sequence[HunkVerdict], kind: str) -> str | None:
+    """The evidence that most of a failing patch's hunks are upstream: of the hunks of the
+    files that decide its verdict (:func:`decides`), at least :data:`MOST_HUNKS` (three of
+    four) are there and the others fail; else ``None``.
+
+    A patch that mostly removes lines (a workaround for a construct upstream then dropped
+    itself) has few added lines for :func:`mostly_there` to count: its hunks speak for it
+    instead. Upstream took most of the change and left the rest, or did it another way there:
+    not a port (upstream has most of it) and not a retire (a hunk is not there), so the patch
+    is *partially upstreamed* with failing hunks, which a person decides (*look*)."""
+    deciding = [s for s in statuses if decides(s.path, kind)]
+    present = [s for s in deciding if s.status == PRESENT]
+    failing = [s for s in deciding if s.status == FAILS]
+    if not failing or len(present) + len(failing) != len(deciding):
+        return None
+    if len(present) < MOST_HUNKS * len(deciding):
+        return None
+    return f"{MOST_HUNKS_TEXT}: {len(present)} of {len(deciding)} ({_refs(deciding, PRESENT)})"
 
 
 #: Upstream's tests must add at least this many lines the pin lacks to speak for a code
@@ -1152,6 +1186,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return RETIRE, "after reviewing the lines not found"
         return RETIRE, "upstream has it"
     if verdict.verdict == PARTIALLY_UPSTREAMED:
+        if verdict.summary.startswith(MOST_HUNKS_TEXT):
+            return LOOK, "most of its hunks are upstream; decide whether the others are needed"
         if any(h.status == FAILS for h in verdict.hunks):
             return LOOK, "most of it is upstream, written differently; decide what is left"
         if verdict.applied_upstream:
