@@ -45,6 +45,7 @@ from patchkeeper.runtime.judge.gated_binding import Gated, gated_parameters
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.missing import renamed_names
+from patchkeeper.runtime.judge.named_gates import dead_named_gate
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.stale import StaleBinding, stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, Resolution, resolve_all, target_modules
@@ -216,7 +217,7 @@ def _evaluate(
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
-    dead = _dead_probes(settings.root, entries, trees, versions[1])
+    dead = _dead_probes(settings.root, entries, trees, versions)
     gated = _gated_bindings(scanned.tree, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 
@@ -322,20 +323,26 @@ def _digest(path: Path) -> str:
 
 
 def _dead_probes(
-    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree], version: str
+    root: Path,
+    entries: list[PatchEntry],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    versions: tuple[str, str],
 ) -> dict[PatchEntry, str]:
     """Per entry on the way to which a feature probe stops running at the new release,
-    why (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`); each plugin file with a
-    ``hasattr`` condition is parsed once for its names."""
+    why (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`), or a name bound to a
+    version test does (:func:`patchkeeper.runtime.judge.named_gates.dead_named_gate`); each
+    plugin file with a ``hasattr`` condition is parsed once for its names."""
     tables: dict[str, Table] = {}
     out: dict[PatchEntry, str] = {}
     for entry in entries:
         activation = entry.activation
-        if activation is None or not any("hasattr(" in c.text for c in activation.conditions):
+        if activation is None:
             continue
-        if entry.file not in tables:
-            tables[entry.file] = file_table(root, entry)
-        why = dead_probe(entry, tables[entry.file], trees, version)
+        why = dead_named_gate(root, entry, versions)
+        if not why and any("hasattr(" in c.text for c in activation.conditions):
+            if entry.file not in tables:
+                tables[entry.file] = file_table(root, entry)
+            why = dead_probe(entry, tables[entry.file], trees, versions[1])
         if why:
             out[entry] = why
     return out
