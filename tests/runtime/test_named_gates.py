@@ -80,6 +80,11 @@ def shadow():
 
 if ALIASED:
     pass
+
+
+def given(FLAG):
+    if FLAG:
+        pass
 """
 
 
@@ -94,6 +99,8 @@ if ALIASED:
         ("looped", 13, None),
         ("FLAG", 19, ("FLAG", "False")),
         ("ALIASED", 23, None),
+        # a parameter that shadows the constant: the caller's value
+        ("FLAG", 28, None),
         # not a name
         ("FLAG and local", 9, None),
     ],

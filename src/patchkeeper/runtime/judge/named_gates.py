@@ -71,7 +71,8 @@ def _scope_of(module: ast.Module, line: int) -> ast.AST:
 
 def _bindings(scope: ast.AST, name: str) -> tuple[int, list[ast.expr]]:
     """How often ``scope`` binds ``name`` (assignments, loop and ``with`` targets, imports,
-    definitions; a ``global``/``nonlocal`` declaration counts as two: never one value), and
+    definitions; a ``global``/``nonlocal`` declaration or a parameter of the function counts
+    as two: never one value), and
     the values of its plain assignments ``name = value`` / ``name: T = value``."""
     values: list[ast.expr] = []
     stores = 0
@@ -84,6 +85,8 @@ def _bindings(scope: ast.AST, name: str) -> tuple[int, list[ast.expr]]:
             stores += node.name == name
         elif isinstance(node, ast.alias) and (node.asname or node.name) == name:
             stores += 1
+        elif isinstance(node, ast.arg) and node.arg == name:
+            stores += 2  # a parameter: its value comes from the caller
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id == name:
