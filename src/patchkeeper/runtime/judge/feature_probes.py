@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.runtime.judge.drift import upstream_code
+from patchkeeper.runtime.judge.named_gates import dead_named_gate
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Condition, PatchEntry
@@ -121,20 +122,26 @@ def dead_probe(
 
 
 def dead_probes(
-    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree], version: str
+    root: Path,
+    entries: list[PatchEntry],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    versions: tuple[str, str],
 ) -> dict[PatchEntry, str]:
     """Per entry on the way to which a feature probe stops running at the new release,
-    why (:func:`dead_probe`); each plugin file with a
+    why (:func:`dead_probe`), or a name bound to a version test does
+    (:func:`patchkeeper.runtime.judge.named_gates.dead_named_gate`); each plugin file with a
     ``hasattr`` condition is parsed once for its names."""
     tables: dict[str, Table] = {}
     out: dict[PatchEntry, str] = {}
     for entry in entries:
         activation = entry.activation
-        if activation is None or not any("hasattr(" in c.text for c in activation.conditions):
+        if activation is None:
             continue
-        if entry.file not in tables:
-            tables[entry.file] = file_table(root, entry)
-        why = dead_probe(entry, tables[entry.file], trees, version)
+        why = dead_named_gate(root, entry, versions)
+        if not why and any("hasattr(" in c.text for c in activation.conditions):
+            if entry.file not in tables:
+                tables[entry.file] = file_table(root, entry)
+            why = dead_probe(entry, tables[entry.file], trees, versions[1])
         if why:
             out[entry] = why
     return out

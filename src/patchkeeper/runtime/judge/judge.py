@@ -14,8 +14,10 @@ first rule that applies decides):
    **look**, never remove;
 2. a version gate on the entry's activation that is dead at the new release, or a feature
    probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
-   release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`) ->
-   **remove**;
+   release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`),
+   or a name bound to a version test whose branch ran at the old release and does not at
+   the new one (``backports = vllm_version_is("0.26.0")``, then ``if backports:``,
+   :mod:`patchkeeper.runtime.judge.named_gates`) -> **remove**;
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;

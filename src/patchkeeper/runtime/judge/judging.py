@@ -59,7 +59,7 @@ def judge_entries(
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
-    dead = dead_probes(settings.root, entries, trees, versions[1])
+    dead = dead_probes(settings.root, entries, trees, versions)
     gated = gated_bindings(reading.module_files, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 

@@ -1,0 +1,110 @@
+"""Version gates reached through a name (``install_backports = gup_version_is("1.0")``, then
+``if install_backports:``), on the ``named_gate`` fixture (plugin ``gplug``, upstream ``gup``
+1.0 -> 2.0, whose patched class is the same in both releases): exact decisions and evidence."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.config import load_config
+from patchkeeper.runtime.judge import runtime_audit as audit
+from patchkeeper.runtime.judge.named_gates import named_test
+from patchkeeper.runtime.model import Condition
+
+PATCH = "gplug/patch/patch_manager.py"
+UNCHANGED = (
+    "retain",
+    "upstream gup.sched.Manager.{} is unchanged from the old version (AST without "
+    "docstrings, signature, decorators)",
+)
+
+
+def test_decisions_on_the_fixture(runtime_trees: Path) -> None:
+    trees = runtime_trees / "named_gate"
+    result = audit.audit_runtime(
+        load_config(trees / "gplug" / "pyproject.toml"),
+        old=str(trees / "gup-1.0"),
+        new=str(trees / "gup-2.0"),
+    )
+    decisions = {
+        a.entry.target.rsplit(".", 1)[1]: (a.drift.decision, a.drift.evidence[0])
+        for a in result.entries
+    }
+    assert decisions == {
+        # a local of the function that installs the patch
+        "grammar_bitmask": (
+            "remove",
+            f"its version gate is false at 2.0 ({PATCH}:27: if install_backports, where "
+            "install_backports = gup_version_is('1.0')): the patch runs at 1.0 only: dead "
+            "code there",
+        ),
+        # written ahead for 2.0: it did not run at 1.0, it starts running at 2.0
+        "should_advance": (UNCHANGED[0], UNCHANGED[1].format("should_advance")),
+        # bound twice (verbose = verbose and DEBUG): not the version test alone
+        "describe": (UNCHANGED[0], UNCHANGED[1].format("describe")),
+        # a module constant
+        "reset": (
+            "remove",
+            f"its version gate is false at 2.0 ({PATCH}:41: if _IS_RELEASE_1, where "
+            "_IS_RELEASE_1 = gup_version_is('1.0')): the patch runs at 1.0 only: dead code "
+            "there",
+        ),
+    }
+
+
+SOURCE = """\
+FLAG = version_is("1.0")
+import other as ALIASED
+
+
+def install():
+    local = version_is("2.0")
+    if local:
+        pass
+    if FLAG:
+        pass
+    for looped in range(2):
+        pass
+    if looped:
+        pass
+
+
+def shadow():
+    FLAG = False
+    if FLAG:
+        pass
+
+
+if ALIASED:
+    pass
+
+
+def given(FLAG):
+    if FLAG:
+        pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "expected"),
+    [
+        # the function's own local, then the module constant seen from a function
+        ("local", 7, ("local", "version_is('2.0')")),
+        ("not local", 7, ("local", "version_is('2.0')")),
+        ("FLAG", 9, ("FLAG", "version_is('1.0')")),
+        # a loop target, a local that shadows the constant, an import: not one value
+        ("looped", 13, None),
+        ("FLAG", 19, ("FLAG", "False")),
+        ("ALIASED", 23, None),
+        # a parameter that shadows the constant: the caller's value
+        ("FLAG", 28, None),
+        # not a name
+        ("FLAG and local", 9, None),
+    ],
+)
+def test_named_test(text: str, line: int, expected: tuple[str, str] | None) -> None:
+    module = ast.parse(SOURCE)
+    assert named_test(module, Condition("if", text, "p.py", line)) == expected
