@@ -8,6 +8,7 @@ a distribution name no package index has yet (``pip install patchkeeper``).
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import shutil
@@ -134,6 +135,51 @@ def test_every_doc_names_install_paths_that_work() -> None:
     refs = [found["ref"] for found in AT_REF.finditer(ci)]
     refs += [found["ref"] for found in PRE_COMMIT_REV.finditer(ci)]
     assert refs == [f"v{latest}"] * 4
+
+
+#: :data:`INSTALL` at every place it starts, one inside another's arguments too (a
+#: sentence's "pip install X (or pipx install Y)").
+INSTALL_IN_TEXT = re.compile(
+    r"(?=\b(?P<tool>pip3?|pipx|uv tool|uv pip) install\b(?P<args>[^\n`&;|]*))"
+)
+
+
+def bare_name_installs(source: str) -> list[str]:
+    """The install commands in ``source``'s string literals (f-strings' text parts too)
+    whose argument is patchkeeper's bare name, each as ``line N: text``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+            continue
+        for install in INSTALL_IN_TEXT.finditer(node.value):
+            # a parenthesis or a comma ends the command in a sentence: "... (or pipx ...)"
+            args = re.split(r"[(),]", install["args"])[0]
+            if any(BARE_NAME.match(word.strip("'\"")) for word in args.split()):
+                found.append(f"line {node.lineno}: {install['tool']} install{args.rstrip()}")
+    return found
+
+
+def test_the_source_check_finds_a_bare_name() -> None:
+    source = (
+        "INSTALL = \"pip install 'patchkeeper[mcp]'\"\n"
+        "HINT = f\"run {python} -m pip install 'mcp<3' (or pipx install patchkeeper)\"\n"
+        'OK = "install it (pip install vllm), or pip install -e ."\n'
+    )
+    assert bare_name_installs(source) == [
+        "line 1: pip install 'patchkeeper[mcp]'",
+        "line 2: pipx install patchkeeper",
+    ]
+
+
+def test_no_message_names_an_install_that_finds_nothing() -> None:
+    """A hint the package prints (the MCP server's missing SDK) never tells a user to
+    install patchkeeper by its bare name, which no package index holds yet."""
+    problems = [
+        f"{path.relative_to(REPO)}: {problem}"
+        for path in sorted((REPO / "src" / "patchkeeper").rglob("*.py"))
+        for problem in bare_name_installs(path.read_text(encoding="utf-8"))
+    ]
+    assert problems == []
 
 
 def test_the_changelog_keeps_a_changelog() -> None:
