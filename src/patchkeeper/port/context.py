@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.errors import TargetError
+from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
 from patchkeeper.port.memo import Memo
 from patchkeeper.port.settings import port_settings
@@ -21,8 +21,10 @@ from patchkeeper.series.parse import load_patches, parse_series
 from patchkeeper.trees.tree import (
     Tree,
     check_paths,
+    pin_unfetchable,
     refuse_misplaced,
     refuse_unpacked_parent,
+    requirement_tree,
     spec_tree,
 )
 
@@ -89,12 +91,16 @@ def build_context(
 ) -> PortContext:
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
-    old = spec_tree(
-        state.old,
-        config,
-        "the old upstream (--from, or the configured pin)",
-        hint='pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration',
-    )
+    instead = 'pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration'
+    if config.upstream and config.pin and state.old == config.pin_requirement():
+        try:  # the configured pin, named where it is written
+            old = requirement_tree(state.old, config)
+        except FetchError as exc:
+            raise pin_unfetchable(config, exc, "the old upstream", instead) from None
+    else:
+        old = spec_tree(
+            state.old, config, "the old upstream (--from, or the configured pin)", hint=instead
+        )
     new = spec_tree(state.new, config, "the new upstream (--to)")
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
