@@ -245,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except Exception as exc:  # a bug: keep the traceback, tell the user where
-        refused = machine_refused(exc)
+        from patchkeeper.system.filenames import encoding_refused
+
+        refused = machine_refused(exc) or encoding_refused(exc)
         if refused is not None:
             click.echo(f"patchkeeper: error: {refused}", err=True)
             _json_error(_json_command(), refused, refused.exit_code)
