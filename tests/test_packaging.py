@@ -240,6 +240,70 @@ def test_the_classifiers_name_the_supported_pythons() -> None:
     assert (REPO / "src" / "patchkeeper" / "py.typed").is_file()
 
 
+#: Standard-library modules newer than the oldest supported Python (3.10), with the version
+#: that added each: importing one without a version guard fails at start-up there.
+NEWER_STDLIB = {"tomllib": (3, 11)}
+
+
+def unguarded_imports(source: str) -> list[str]:
+    """The imports of :data:`NEWER_STDLIB` modules in ``source`` that no ``if
+    sys.version_info >= (X, Y):`` around them guards, each as ``line N: module``."""
+    found = []
+
+    def guard(test: ast.expr) -> tuple[int, ...] | None:
+        if (
+            isinstance(test, ast.Compare)
+            and ast.unparse(test.left) == "sys.version_info"
+            and isinstance(test.ops[0], ast.GtE)
+            and isinstance(test.comparators[0], ast.Tuple)
+        ):
+            return tuple(ast.literal_eval(test.comparators[0]))
+        return None
+
+    def visit(node: ast.AST, at_least: tuple[int, ...]) -> None:
+        if isinstance(node, ast.If):
+            version = guard(node.test)
+            for child in node.body:
+                visit(child, max(at_least, version) if version else at_least)
+            for child in node.orelse:
+                visit(child, at_least)
+            return
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module.split(".")[0]]
+        for name in names:
+            if name in NEWER_STDLIB and at_least < NEWER_STDLIB[name]:
+                found.append(f"line {node.lineno}: {name}")
+        for child in ast.iter_child_nodes(node):
+            visit(child, at_least)
+
+    visit(ast.parse(source), ())
+    return found
+
+
+def test_the_guard_check_finds_an_unguarded_import() -> None:
+    source = (
+        "import tomllib\n"
+        "if sys.version_info >= (3, 11):\n    import tomllib\nelse:\n    import tomli\n"
+        "def f():\n    from tomllib import loads\n"
+    )
+    assert unguarded_imports(source) == ["line 1: tomllib", "line 7: tomllib"]
+
+
+def test_every_module_imports_on_the_oldest_supported_python() -> None:
+    """``tomllib`` came with Python 3.11: an unguarded import of it stopped every command
+    that reads a tree's version (audit, apply, verify, port) on 3.10, which the package
+    declares it supports, with "internal error (ModuleNotFoundError ...)"."""
+    problems = [
+        f"{path.relative_to(REPO)}: {problem}"
+        for path in sorted((REPO / "src" / "patchkeeper").rglob("*.py"))
+        for problem in unguarded_imports(path.read_text(encoding="utf-8"))
+    ]
+    assert problems == []
+
+
 def wheel_version(source: Path, out: Path) -> tuple[str, str]:
     """Build a wheel of ``source`` with pip (build isolation: setuptools and setuptools-scm
     from the index); its file name's version and the ``__version__`` line of its

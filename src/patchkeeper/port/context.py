@@ -18,6 +18,7 @@ from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import load_patches, parse_series
+from patchkeeper.system.pyproject import project_string
 from patchkeeper.trees.tree import (
     Tree,
     check_paths,
@@ -57,17 +58,7 @@ def tree_version(tree: Tree) -> str | None:
         for line in pkg_info.read_text(encoding="utf-8", errors="replace").splitlines():
             if line.startswith("Version:"):
                 return line.split(":", 1)[1].strip()
-    pyproject = tree.root / "pyproject.toml"
-    if pyproject.is_file():
-        import tomllib
-
-        try:
-            project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            return None
-        version = project.get("version")
-        return version if isinstance(version, str) else None
-    return None
+    return project_string(tree.root, "version")
 
 
 def configured_pin(config: Config) -> str:
