@@ -8,6 +8,7 @@ a distribution name no package index has yet (``pip install patchkeeper``).
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import shutil
@@ -136,6 +137,51 @@ def test_every_doc_names_install_paths_that_work() -> None:
     assert refs == [f"v{latest}"] * 4
 
 
+#: :data:`INSTALL` at every place it starts, one inside another's arguments too (a
+#: sentence's "pip install X (or pipx install Y)").
+INSTALL_IN_TEXT = re.compile(
+    r"(?=\b(?P<tool>pip3?|pipx|uv tool|uv pip) install\b(?P<args>[^\n`&;|]*))"
+)
+
+
+def bare_name_installs(source: str) -> list[str]:
+    """The install commands in ``source``'s string literals (f-strings' text parts too)
+    whose argument is patchkeeper's bare name, each as ``line N: text``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+            continue
+        for install in INSTALL_IN_TEXT.finditer(node.value):
+            # a parenthesis or a comma ends the command in a sentence: "... (or pipx ...)"
+            args = re.split(r"[(),]", install["args"])[0]
+            if any(BARE_NAME.match(word.strip("'\"")) for word in args.split()):
+                found.append(f"line {node.lineno}: {install['tool']} install{args.rstrip()}")
+    return found
+
+
+def test_the_source_check_finds_a_bare_name() -> None:
+    source = (
+        "INSTALL = \"pip install 'patchkeeper[mcp]'\"\n"
+        "HINT = f\"run {python} -m pip install 'mcp<3' (or pipx install patchkeeper)\"\n"
+        'OK = "install it (pip install vllm), or pip install -e ."\n'
+    )
+    assert bare_name_installs(source) == [
+        "line 1: pip install 'patchkeeper[mcp]'",
+        "line 2: pipx install patchkeeper",
+    ]
+
+
+def test_no_message_names_an_install_that_finds_nothing() -> None:
+    """A hint the package prints (the MCP server's missing SDK) never tells a user to
+    install patchkeeper by its bare name, which no package index holds yet."""
+    problems = [
+        f"{path.relative_to(REPO)}: {problem}"
+        for path in sorted((REPO / "src" / "patchkeeper").rglob("*.py"))
+        for problem in bare_name_installs(path.read_text(encoding="utf-8"))
+    ]
+    assert problems == []
+
+
 def test_the_changelog_keeps_a_changelog() -> None:
     text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
     headings = re.findall(r"^## .*$", text, re.M)
@@ -192,6 +238,70 @@ def test_the_classifiers_name_the_supported_pythons() -> None:
     assert PYPROJECT["project"]["requires-python"] == ">=3.10"
     assert "Typing :: Typed" in classifiers
     assert (REPO / "src" / "patchkeeper" / "py.typed").is_file()
+
+
+#: Standard-library modules newer than the oldest supported Python (3.10), with the version
+#: that added each: importing one without a version guard fails at start-up there.
+NEWER_STDLIB = {"tomllib": (3, 11)}
+
+
+def unguarded_imports(source: str) -> list[str]:
+    """The imports of :data:`NEWER_STDLIB` modules in ``source`` that no ``if
+    sys.version_info >= (X, Y):`` around them guards, each as ``line N: module``."""
+    found = []
+
+    def guard(test: ast.expr) -> tuple[int, ...] | None:
+        if (
+            isinstance(test, ast.Compare)
+            and ast.unparse(test.left) == "sys.version_info"
+            and isinstance(test.ops[0], ast.GtE)
+            and isinstance(test.comparators[0], ast.Tuple)
+        ):
+            return tuple(ast.literal_eval(test.comparators[0]))
+        return None
+
+    def visit(node: ast.AST, at_least: tuple[int, ...]) -> None:
+        if isinstance(node, ast.If):
+            version = guard(node.test)
+            for child in node.body:
+                visit(child, max(at_least, version) if version else at_least)
+            for child in node.orelse:
+                visit(child, at_least)
+            return
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module.split(".")[0]]
+        for name in names:
+            if name in NEWER_STDLIB and at_least < NEWER_STDLIB[name]:
+                found.append(f"line {node.lineno}: {name}")
+        for child in ast.iter_child_nodes(node):
+            visit(child, at_least)
+
+    visit(ast.parse(source), ())
+    return found
+
+
+def test_the_guard_check_finds_an_unguarded_import() -> None:
+    source = (
+        "import tomllib\n"
+        "if sys.version_info >= (3, 11):\n    import tomllib\nelse:\n    import tomli\n"
+        "def f():\n    from tomllib import loads\n"
+    )
+    assert unguarded_imports(source) == ["line 1: tomllib", "line 7: tomllib"]
+
+
+def test_every_module_imports_on_the_oldest_supported_python() -> None:
+    """``tomllib`` came with Python 3.11: an unguarded import of it stopped every command
+    that reads a tree's version (audit, apply, verify, port) on 3.10, which the package
+    declares it supports, with "internal error (ModuleNotFoundError ...)"."""
+    problems = [
+        f"{path.relative_to(REPO)}: {problem}"
+        for path in sorted((REPO / "src" / "patchkeeper").rglob("*.py"))
+        for problem in unguarded_imports(path.read_text(encoding="utf-8"))
+    ]
+    assert problems == []
 
 
 def wheel_version(source: Path, out: Path) -> tuple[str, str]:

@@ -44,7 +44,6 @@ ALLOWED_GETS: dict[tuple[str, str], str] = {
     ("record/import_origins.py", "probe_interpreter"): _PROBE,
     ("record/import_origins.py", "probe_package"): _PROBE,
     ("record/sources.py", "_tree_source"): _FILE,
-    ("record/sources.py", "_pyproject_metadata"): _FILE,
     ("record/sources.py", "_cached_by_root"): _FILE,
     ("render/console.py", "detect"): _ENVIRON,
     ("render/console.py", "_columns"): _ENVIRON,

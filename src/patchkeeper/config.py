@@ -445,15 +445,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _syntax_error(path, str(exc)) from None
+        raise toml_syntax_error(path, str(exc)) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise ConfigError(f"not valid TOML: {exc}", path=path) from None
     return table
 
 
-def _syntax_error(path: Path, message: str) -> ConfigError:
+def toml_syntax_error(
+    path: Path,
+    message: str,
+    guide: str = "the manual's configuration page, docs/configuration.md, shows every key",
+) -> ConfigError:
     """A TOML syntax error as a :class:`ConfigError` with the line tomllib names in its
-    message (``... (at line 3, column 9)``) and a hint on the usual causes."""
+    message (``... (at line 3, column 9)``) and a hint on the usual causes, ending with
+    ``guide`` (where the file's keys are described)."""
     import re
 
     match = re.search(r"\(at line (\d+), column (\d+)\)$", message)
@@ -466,8 +471,7 @@ def _syntax_error(path: Path, message: str) -> ConfigError:
         line=line,
         hint=f"fix the syntax at{column or ' the place named'}: a value is quoted text "
         '("0.27.1"), a number, true/false or a [list]; one key = value per line; a table '
-        "header is [name] (the manual's configuration page, docs/configuration.md, shows every "
-        "key)",
+        f"header is [name] ({guide})",
     )
 
 

@@ -79,6 +79,11 @@ class FetchError(PatchkeeperError):
     """A requirement could not be found, downloaded, hash-checked or unpacked."""
 
 
+class NoSuchRelease(FetchError):
+    """The package indexes have the project but no release the requirement matches (the
+    hint lists the versions they have): a typo in a pin, or a release not published yet."""
+
+
 class LockError(PatchkeeperError):
     """Another patchkeeper process holds the target's lock past the timeout."""
 

@@ -121,6 +121,19 @@ def _json_error(command: str | None, error: BaseException, exit_code: int) -> No
     click.echo(json_text(error_envelope(command, error, exit_code), latin1=True))
 
 
+#: The exit code of a command ended by Ctrl-C (SIGINT), as a shell reports it (128 + 2).
+INTERRUPTED = 130
+
+
+def _interrupted() -> int:
+    """Say that Ctrl-C ended the command, on standard error and, under ``--json``, as the
+    envelope on standard output (exit code 130): a script reading the output gets JSON
+    whatever ended the run, as it does for an error."""
+    click.echo("patchkeeper: interrupted", err=True)
+    _json_error(_json_command(), PatchkeeperError("interrupted"), INTERRUPTED)
+    return INTERRUPTED
+
+
 def _json_command(error: BaseException | None = None) -> str | None:
     """The command to print an error of as JSON, or ``None`` (no ``--json``): the one whose
     ``--json`` was parsed, else, for a usage error met before, the command it names when
@@ -224,17 +237,17 @@ def main(argv: list[str] | None = None) -> int:
         _json_error(_json_command(exc), exc, exc.exit_code)
         return exc.exit_code
     except click.exceptions.Abort:
-        click.echo("patchkeeper: interrupted", err=True)
-        return 130
+        return _interrupted()
     except click.ClickException as exc:
         exc.show()
         _json_error(_json_command(exc), exc, 2)
         return 2
     except KeyboardInterrupt:
-        click.echo("patchkeeper: interrupted", err=True)
-        return 130
+        return _interrupted()
     except Exception as exc:  # a bug: keep the traceback, tell the user where
-        refused = machine_refused(exc)
+        from patchkeeper.system.filenames import encoding_refused
+
+        refused = machine_refused(exc) or encoding_refused(exc)
         if refused is not None:
             click.echo(f"patchkeeper: error: {refused}", err=True)
             _json_error(_json_command(), refused, refused.exit_code)

@@ -145,9 +145,13 @@ def test_mcp_without_the_sdk_says_how_to_install_it(
     monkeypatch.setitem(sys.modules, "mcp", None)  # what an environment without it imports
     run = cli("mcp", "--root", str(tmp_path), cwd=tmp_path)
     assert (run.code, run.out) == (2, "")
+    # not "pip install 'patchkeeper[mcp]'": no package index holds patchkeeper
     assert run.err == (
         "patchkeeper: error: the MCP server needs the mcp package, an optional extra of "
-        "patchkeeper\n  hint: install it with: pip install 'patchkeeper[mcp]'\n"
+        f"patchkeeper\n  hint: install it into the environment patchkeeper runs in: "
+        f"{sys.executable} -m pip install 'mcp<3,>=2.3' (installed with pipx: pipx inject "
+        "patchkeeper 'mcp<3,>=2.3'; or install patchkeeper again with its mcp extra, as "
+        "docs/agents.md shows)\n"
     )
 
 

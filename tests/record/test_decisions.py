@@ -132,6 +132,11 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
             "'decision' in [series.\"a.patch\"] must be a string",
             1,
         ),
+        (  # a table header left open: the line and column, as for the configuration
+            '[series."a.patch"]\ndecision = "carry"\n\n[series."b.patch"\ndecision = ""\n',
+            "not valid TOML: Expected ']' at the end of a table declaration (column 18)",
+            4,
+        ),
     ],
 )
 def test_a_malformed_decisions_file_names_the_table_and_line(
@@ -142,6 +147,28 @@ def test_a_malformed_decisions_file_names_the_table_and_line(
     with pytest.raises(ConfigError) as caught:
         load(path)
     assert (caught.value.message, caught.value.line) == (message, line)
+
+
+def test_a_decisions_file_that_is_not_toml_says_where_and_what_to_do(tmp_path: Path) -> None:
+    """The syntax error named its line only inside the message ("(at line 4, column
+    18)"), with no line for ``--json`` or an editor to jump to, and no hint."""
+    path = tmp_path / "patchkeeper-decisions.toml"
+    path.write_text('[series."a.patch"]\ndecision = "carry"\n\n[series."b.patch"\n')
+    with pytest.raises(ConfigError) as caught:
+        load(path)
+    assert (caught.value.path, caught.value.line, caught.value.hint) == (
+        path,
+        4,
+        'fix the syntax at column 18: a value is quoted text ("0.27.1"), a number, true/false '
+        "or a [list]; one key = value per line; a table header is [name] (each table is "
+        '[series."NAME"] or [runtime."KEY"]: the manual\'s audit record page, '
+        "docs/audit-record.md, shows the file)",
+    )
+    # a number too long for Python to convert is no syntax error, and no bug either
+    path.write_text("a = " + "1" * 5000 + "\n")
+    with pytest.raises(ConfigError) as caught:
+        load(path)
+    assert caught.value.message.startswith("not valid TOML: ")
 
 
 def test_runtime_keys_are_stable_when_lines_move() -> None:

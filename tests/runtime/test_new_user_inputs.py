@@ -470,3 +470,21 @@ def test_a_patch_dir_written_loosely_is_shown_and_read_as_the_plain_one(
     assert text.out.splitlines()[0] == (
         f"plugin plug ({root}), patch directory plug/patch: 2 files, 1 entry"
     )
+
+
+def test_a_plugin_whose_project_table_is_malformed(upstream: Path, cli) -> None:
+    """``entry-points`` written as a string (``entry-points = "plug.patch:apply"``, not the
+    table PEP 621 asks for) stopped the inventory with "internal error (ValueError:
+    dictionary update sequence ...)". The plugin declares no entry point then: its patch is
+    listed, its loading untraced, as for a plugin whose pyproject.toml cannot be read."""
+    broken = PYPROJECT.replace(
+        '[project.entry-points."tinyup.general_plugins"]\nplug = "plug.patch:apply"\n',
+        "",
+    ).replace('version = "0.1"\n', 'version = "0.1"\nentry-points = "plug.patch:apply"\n')
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=broken)
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    data = json.loads(run.out)
+    assert (run.code, data["entry_points"]) == (0, []), run.err
+    assert [(e["file"], e["target"]) for e in data["entries"]] == [
+        ("plug/patch/p_step.py", "tinyup.engine.step")
+    ]

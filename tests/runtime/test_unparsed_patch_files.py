@@ -123,8 +123,10 @@ def _hand_made_env(root: Path, work: Path) -> Path:
     point is declared by a ``dist-info`` written by hand, as an installer writes it."""
     venv.create(root, with_pip=False, symlinks=True)
     python = root / "bin" / "python"
+    # the "venv" scheme came with Python 3.11; before it, a venv is laid out as posix_prefix
+    scheme = "venv" if "venv" in sysconfig.get_scheme_names() else "posix_prefix"
     purelib = sysconfig.get_path(
-        "purelib", vars={"base": str(root), "platbase": str(root)}, scheme="venv"
+        "purelib", vars={"base": str(root), "platbase": str(root)}, scheme=scheme
     )
     site = Path(purelib)
     installed = shutil.copytree(work / "plugin", root / "installed-plugin")

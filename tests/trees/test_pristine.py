@@ -92,8 +92,8 @@ def test_a_tree_that_cannot_be_fetched_is_named_by_its_role(
     run = cli("port", "--to", str(example.new), cwd=example.downstream)
     assert (run.code, run.out) == (2, "")
     assert run.err == (
-        "patchkeeper: error: the old upstream (--from, or the configured pin) minihttp==1.0 "
-        f"cannot be fetched: {missing}\n"
+        f"patchkeeper: error: {example.downstream / 'patchkeeper.toml'}: the old upstream "
+        f"minihttp==1.0 (upstream==pin) cannot be fetched: {missing}\n"
         '  hint: pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration\n'
     )
     assert not (example.downstream / ".patchkeeper-port").exists()

@@ -7,10 +7,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from upgrade_support import git, make_checkout, subjects
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 PORTED = [
     "upplug/patch/dup_a.py",
@@ -98,3 +104,41 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
         f"and {plugin.parent / 'upup-2.0'} installed",
         "patchkeeper report --check",
     ]
+
+
+def test_a_runtime_only_upgrade_moves_the_pin(cli, plugin: Path) -> None:
+    """Without a series there is no port to move the pin: the runtime port step moves it
+    (and the configured pristine tree), so the record is titled with the new release and
+    the next upgrade, audit and record start from it. Before, every step was done and the
+    configuration still said 1.0: the record read "Audit record: upup 1.0"."""
+    pyproject = plugin / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            'upstream = "upup"\n', 'upstream = "upup"\npin = "1.0"\npristine = "../upup-1.0"\n'
+        )
+    )
+    base = make_checkout(plugin)
+    run = cli("upgrade", "--to", "../upup-2.0", "--branch", "up", "--json", cwd=plugin)
+    assert run.code == 0, run.err
+    steps = {s["name"]: s for s in json.loads(run.out)["steps"]}
+    assert steps["runtime port"]["files"] == ["pyproject.toml", *PORTED]
+    assert steps["runtime port"]["summary"].endswith(
+        '; set pin = "2.0", pristine = "../upup-2.0" in pyproject.toml'
+    )
+    assert tomllib.loads(pyproject.read_text())["tool"]["patchkeeper"] == {
+        "upstream": "upup",
+        "pin": "2.0",
+        "pristine": "../upup-2.0",
+        "runtime": {
+            "package": "upplug",
+            "entry-point-groups": ["upup.general_plugins"],
+            "upstream-packages": ["upup"],
+        },
+    }
+    assert git(plugin, "diff", "--stat", base, "HEAD", "--", "pyproject.toml").splitlines()[-1] == (
+        " 1 file changed, 2 insertions(+), 2 deletions(-)"
+    )
+    assert (plugin / "AUDIT.md").read_text().splitlines()[0] == "# Audit record: upup 2.0"
+    again = cli("upgrade", "--to", "../upup-2.0", cwd=plugin)
+    assert again.code == 2
+    assert "nothing to upgrade: --to is 2.0, the release the downstream is at" in again.err

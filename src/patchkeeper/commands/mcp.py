@@ -8,6 +8,7 @@ input; what it prints on standard output is the protocol, nothing else.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import click
@@ -15,8 +16,38 @@ import click
 from patchkeeper.commands.cli import DIRECTORY_PATH
 from patchkeeper.errors import PatchkeeperError
 
-#: How to install the SDK the server is built on.
-INSTALL = "pip install 'patchkeeper[mcp]'"
+#: The SDK the server is built on, when the installed metadata cannot say (the ``mcp``
+#: extra's requirement in ``pyproject.toml``).
+SDK = "mcp>=2.3,<3"
+
+
+def sdk_requirement() -> str:
+    """The ``mcp`` extra's requirement as the installed patchkeeper declares it
+    (``"mcp<3,>=2.3"``), else :data:`SDK`."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        declared = requires("patchkeeper") or []
+    except PackageNotFoundError:
+        return SDK
+    for line in declared:
+        requirement, _, marker = line.partition(";")
+        if marker.replace("'", '"').split() == ["extra", "==", '"mcp"']:
+            return requirement.strip()
+    return SDK
+
+
+def install_hint() -> str:
+    """How to add the SDK to the environment patchkeeper runs in. Not ``pip install
+    'patchkeeper[mcp]'``: no package index holds patchkeeper, so that finds nothing (or
+    another project of that name); the SDK itself is on the index."""
+    requirement = sdk_requirement()
+    return (
+        f"install it into the environment patchkeeper runs in: {sys.executable} -m pip "
+        f"install '{requirement}' (installed with pipx: pipx inject patchkeeper "
+        f"'{requirement}'; or install patchkeeper again with its mcp extra, as docs/agents.md "
+        "shows)"
+    )
 
 
 def sdk_missing() -> bool:
@@ -37,7 +68,7 @@ def run(root: Path, group: click.Group) -> None:
     if sdk_missing():
         raise PatchkeeperError(
             "the MCP server needs the mcp package, an optional extra of patchkeeper",
-            hint=f"install it with: {INSTALL}",
+            hint=install_hint(),
         )
     if not root.is_dir():
         raise PatchkeeperError(

@@ -14,9 +14,9 @@ from patchkeeper.commands.options import (
     request_from,
     target_options,
 )
-from patchkeeper.commands.verify import options_of
+from patchkeeper.commands.verify import options_of, own_files
 from patchkeeper.config import Config
-from patchkeeper.ledger.target_files import downstream_files, overlay_files
+from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.trees.results import VerifyResult
 from patchkeeper.trees.verify_series import VerifyRequest, verify_series
 
@@ -30,7 +30,7 @@ def run(config: Config, request: VerifyRequest) -> VerifyResult:
     return verify_series(
         config,
         lambda tree: overlay_files(config, tree),
-        downstream_files,
+        own_files,
         options_of(command),
         request,
         detailed=True,

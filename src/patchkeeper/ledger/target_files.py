@@ -9,10 +9,16 @@ only when the configuration names entries, so a downstream without them does not
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.errors import PatchkeeperError
+
+#: The directory of a Debian source package's packaging, which holds its series
+#: (``debian/patches/series``).
+DEBIAN_DIR = "debian"
 
 if TYPE_CHECKING:
     from patchkeeper.config import Config
@@ -42,24 +48,45 @@ def overlay_files(config: Config, tree: Tree) -> dict[str, bytes]:
     return files
 
 
-def downstream_files(config: Config, tree: Tree, patches: Sequence[Patch]) -> frozenset[str]:
+def downstream_files(
+    config: Config, tree: Tree, patches: Sequence[Patch], also: Sequence[Path] = ()
+) -> frozenset[str]:
     """The downstream's own files (configuration, series, patch files, ledger) that lie
     under ``tree``'s base, as paths relative to it: a git branch on an upstream tag is the
-    downstream and the patched tree at once (``patchkeeper init --tag``)."""
+    downstream and the patched tree at once (``patchkeeper init --tag``), and so is a Debian
+    source package, the upstream tree with ``debian/`` in it.
+
+    ``also`` names more of the downstream's files and directories (the record's files, the
+    work directory of a stopped port); a directory counts with every file in it. For a
+    Debian series (``debian/patches/series``) the whole ``debian/`` directory is the
+    downstream's: it is the packaging, which the "3.0 (quilt)" format keeps apart from the
+    upstream tree."""
     from patchkeeper.ledger.settings import ledger_settings
 
-    files = [config.series, *(config.patches_dir / patch.name for patch in patches)]
+    files = [config.series, *(config.patches_dir / patch.name for patch in patches), *also]
     if config.source is not None:
         files.append(config.source)
     try:
         files.append(ledger_settings(config).file)
     except PatchkeeperError:
         pass
+    packaging = config.series.parent.parent
+    if config.series.parent.name == "patches" and packaging.name == DEBIAN_DIR:
+        files.append(packaging)
     base = tree.base.resolve()
     own = set()
     for path in files:
-        try:
-            own.add(path.resolve().relative_to(base).as_posix())
-        except (ValueError, OSError):
-            continue
+        for file in _files_of(path):
+            try:
+                own.add(file.resolve().relative_to(base).as_posix())
+            except (ValueError, OSError):
+                continue
     return frozenset(own)
+
+
+def _files_of(path: Path) -> list[Path]:
+    """``path`` itself, or every file under it when it is a directory (symbolic links to
+    directories not followed, as the drift check does not follow them)."""
+    if path.is_symlink() or not path.is_dir():
+        return [path]
+    return [Path(top, name) for top, _, names in os.walk(path) for name in names]

@@ -11,18 +11,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.errors import TargetError
+from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
 from patchkeeper.port.memo import Memo
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import load_patches, parse_series
+from patchkeeper.system.pyproject import project_string
 from patchkeeper.trees.tree import (
     Tree,
     check_paths,
+    pin_unfetchable,
     refuse_misplaced,
     refuse_unpacked_parent,
+    requirement_tree,
     spec_tree,
 )
 
@@ -55,17 +58,7 @@ def tree_version(tree: Tree) -> str | None:
         for line in pkg_info.read_text(encoding="utf-8", errors="replace").splitlines():
             if line.startswith("Version:"):
                 return line.split(":", 1)[1].strip()
-    pyproject = tree.root / "pyproject.toml"
-    if pyproject.is_file():
-        import tomllib
-
-        try:
-            project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            return None
-        version = project.get("version")
-        return version if isinstance(version, str) else None
-    return None
+    return project_string(tree.root, "version")
 
 
 def configured_pin(config: Config) -> str:
@@ -89,12 +82,16 @@ def build_context(
 ) -> PortContext:
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
-    old = spec_tree(
-        state.old,
-        config,
-        "the old upstream (--from, or the configured pin)",
-        hint='pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration',
-    )
+    instead = 'pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration'
+    if config.upstream and config.pin and state.old == config.pin_requirement():
+        try:  # the configured pin, named where it is written
+            old = requirement_tree(state.old, config)
+        except FetchError as exc:
+            raise pin_unfetchable(config, exc, "the old upstream", instead) from None
+    else:
+        old = spec_tree(
+            state.old, config, "the old upstream (--from, or the configured pin)", hint=instead
+        )
     new = spec_tree(state.new, config, "the new upstream (--to)")
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")

@@ -34,6 +34,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.config import toml_syntax_error
 from patchkeeper.constants import SUGGESTED_PREFIX, DecisionWord
 from patchkeeper.errors import ConfigError
 
@@ -203,6 +204,13 @@ def load(path: Path) -> Decisions:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        raise toml_syntax_error(
+            path,
+            str(exc),
+            'each table is [series."NAME"] or [runtime."KEY"]: the '
+            "manual's audit record page, docs/audit-record.md, shows the file",
+        ) from None
+    except ValueError as exc:  # an integer with more digits than Python converts
         raise ConfigError(f"not valid TOML: {exc}", path=path) from None
     lines = text.splitlines()
     tables: dict[tuple[str, str], Decision] = {}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,16 +132,9 @@ def _sdist_metadata(directory: Path) -> dict[str, str]:
 
 
 def _pyproject_metadata(directory: Path) -> dict[str, str]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on Python 3.10 only
-        import tomli as tomllib
+    from patchkeeper.system.pyproject import project_table
 
-    try:
-        with (directory / "pyproject.toml").open("rb") as handle:
-            project = tomllib.load(handle).get("project", {})
-    except (OSError, ValueError):
-        return {}
+    project = project_table(directory)
     return {k: str(project[k]) for k in ("name", "version") if isinstance(project.get(k), str)}
 
 

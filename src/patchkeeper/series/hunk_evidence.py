@@ -185,13 +185,19 @@ def hunk_evidence(path: str, failure: HunkFailure) -> HunkEvidence:
     )
 
 
+def problem_text(problem: str | None) -> str | None:
+    """The words of a whole file's problem (:attr:`FileOutcome.problem`: ``"missing"`` is
+    "the file does not exist"), or ``None`` for none or an unknown one."""
+    return _PROBLEM_TEXT.get(problem or "")
+
+
 def failure_evidence(outcome: PatchOutcome) -> tuple[FileFailure, ...]:
     """Every file diff of ``outcome`` that failed, with its evidence."""
     out = []
     for file_outcome in outcome.files:
         if file_outcome.ok:
             continue
-        problem = _PROBLEM_TEXT.get(file_outcome.problem or "")
+        problem = problem_text(file_outcome.problem)
         hunks = tuple(hunk_evidence(file_outcome.path, f) for f in file_outcome.failures)
         out.append(FileFailure(file_outcome.path, problem, hunks))
     return tuple(out)

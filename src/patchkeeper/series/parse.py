@@ -32,6 +32,7 @@ from patchkeeper.series.model import (
     Series,
     SeriesEntry,
 )
+from patchkeeper.system.filenames import name_hint, name_problem
 
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
     from unidiff import PatchedFile
@@ -202,6 +203,11 @@ def check_series_name(name: str, path: Path, line: int) -> None:
             path=path,
             line=line,
             hint="name a patch file inside the series directory, relative to it",
+        )
+    unwritable = name_problem(name)
+    if unwritable is not None:  # else every look at the file fails: "it does not exist"
+        raise PatchFormatError(
+            f"the series entry {name!r} {unwritable}", path=path, line=line, hint=name_hint()
         )
 
 

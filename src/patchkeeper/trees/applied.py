@@ -25,6 +25,7 @@ from patchkeeper.series.engine import (
     apply_patch,
     touched_paths,
 )
+from patchkeeper.series.hunk_evidence import problem_text
 from patchkeeper.series.hunks import locate, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import sha256_hex
@@ -298,21 +299,28 @@ def patch_state(
     if applied:
         _undo_some(ws, patch, applied)
         return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
-    return PatchState(patch.name, CONFLICT, (), tuple(missing), _mode_problems(ws, forward)), None
+    return PatchState(patch.name, CONFLICT, (), tuple(missing), _file_problems(ws, forward)), None
 
 
-def _mode_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
-    """The mode changes of ``forward`` (the patch tried forward) that met a file without
-    their old mode, in words."""
+def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
+    """What keeps ``forward`` (the patch tried forward) from applying besides its hunks, in
+    words with the path: a file it modifies that is not in the tree (a series relative to the
+    sdist root, with its tests, on an installed wheel that has none), a file it creates that
+    exists, a mode change that met a file without its old mode."""
     out = []
     for outcome in forward.files:
         state = ws.get(outcome.path)
-        if outcome.problem != MODE or state is None or state.mode is None:
+        if outcome.problem == MODE:
+            if state is None or state.mode is None:
+                continue
+            out.append(
+                f"{outcome.path}: has mode {git_mode(state.mode)}, the patch changes it from "
+                f"{outcome.diff.old_mode}"
+            )
             continue
-        out.append(
-            f"{outcome.path}: has mode {git_mode(state.mode)}, the patch changes it from "
-            f"{outcome.diff.old_mode}"
-        )
+        words = problem_text(outcome.problem)
+        if words is not None:
+            out.append(f"{outcome.path}: {words}")
     return tuple(out)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import tomllib
+from patchkeeper.system.pyproject import project_string
 
 
 class TargetLabel(str):
@@ -61,18 +61,7 @@ def declared_metadata(root: Path) -> tuple[str | None, str | None]:
         text = None
     if text is not None:
         return _header(text, "Name"), _header(text, "Version")
-    try:
-        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None, None
-    table = project.get("project")
-    if not isinstance(table, dict):
-        return None, None
-    name, version = table.get("name"), table.get("version")
-    return (
-        name if isinstance(name, str) else None,
-        version if isinstance(version, str) else None,
-    )
+    return project_string(root, "name"), project_string(root, "version")
 
 
 def _header(text: str, name: str) -> str | None:

@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
-from patchkeeper.errors import ConfigError, FetchError, PatchkeeperError, TargetError
+from patchkeeper.errors import (
+    ConfigError,
+    FetchError,
+    NoSuchRelease,
+    PatchkeeperError,
+    TargetError,
+)
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
@@ -676,15 +682,36 @@ def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | Non
         try:
             other = requirement_tree(config.pin_requirement(), config)
         except FetchError as exc:
-            raise FetchError(
-                f"the pristine reference {config.pin_requirement()} (upstream==pin) cannot be "
-                f"fetched: {exc.message}",
-                path=config.source,
-                hint='pass --pristine DIR|REQUIREMENT, or set pristine = "DIR" in the '
-                "configuration",
+            raise pin_unfetchable(
+                config,
+                exc,
+                "the pristine reference",
+                'pass --pristine DIR|REQUIREMENT, or set pristine = "DIR" in the configuration',
             ) from None
         return Pristine(other.label, tree=other)
     return None
+
+
+def pin_unfetchable(config: Config, exc: FetchError, what: str, instead: str) -> FetchError:
+    """The error for the configured pin's release (``upstream==pin``, ``what`` in the
+    command: the pristine reference, the old upstream) that ``exc`` says cannot be fetched,
+    naming the configuration file. When the index has the project but not that release
+    (:class:`NoSuchRelease`: a typo in the pin), it names the line of ``pin`` too, and the
+    hint keeps the versions the index has before what to do: fix the pin, or ``instead``;
+    otherwise the hint is ``instead`` (the project is not on the index at all, or it cannot
+    be reached)."""
+    from patchkeeper.config import dotted_key_line
+
+    message = f"{what} {config.pin_requirement()} (upstream==pin) cannot be fetched: {exc.message}"
+    if not isinstance(exc, NoSuchRelease):
+        return FetchError(message, path=config.source, hint=instead)
+    hint = f"{exc.hint}; " if exc.hint else ""
+    return FetchError(
+        message,
+        path=config.source,
+        line=dotted_key_line(config.source, "pin"),
+        hint=f"{hint}set 'pin' to the release the series is cut against, or {instead}",
+    )
 
 
 def _refuse_misplaced_pristine(config: Config, other: Tree) -> None:

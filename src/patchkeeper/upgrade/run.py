@@ -492,12 +492,47 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
         if e.action == CONFLICT
     ]
     left = sum(1 for e in result.entries if e.action != "nothing to do")
-    return {
-        "status": StepStatus.DONE,
-        "summary": f"{plural(len(result.entries), 'entry')}, {left} changed or left by hand; "
-        f"{plural(len(result.files), 'file')} written",
-        "exit_code": result.exit_code,
-    }
+    summary = (
+        f"{plural(len(result.entries), 'entry')}, {left} changed or left by hand; "
+        f"{plural(len(result.files), 'file')} written"
+    )
+    if not has_series(run.config):  # else the port moves the pin, with the series
+        summary += f"; {move_pin(run.config, run.state.to, run.state.target_version)}"
+    return {"status": StepStatus.DONE, "summary": summary, "exit_code": result.exit_code}
+
+
+def move_pin(config: Config, to: str, version: str | None) -> str:
+    """Set the configured ``pin`` to ``version`` (and a configured ``pristine`` to ``to``,
+    the new release: a directory relative to the downstream, or the requirement), as the
+    port does for a series: a downstream of runtime patches alone is upgraded once its
+    plugin is ported, and the next audit, record and upgrade start from the new release.
+    Returns what was done, in words, or what is left to do by hand (no pin configured, a
+    new release whose version cannot be told, a key not written on one line of its own).
+
+    Raises:
+        TargetError, LockError: the configuration file cannot be written (nothing written).
+    """
+    from patchkeeper.port.output import config_change
+    from patchkeeper.trees.downstream import commit_files, locked_downstream
+
+    where = config.source.name if config.source is not None else "the configuration"
+    if config.pin is None:
+        return "no pin configured"
+    if version is None:
+        return f"the new release's version cannot be told: set pin in {where} by hand"
+    settings = {"pin": (config.pin, version)}
+    if config.pristine:
+        new = os.path.relpath(to, config.root) if os.path.isdir(to) else to
+        settings["pristine"] = (config.pristine, new)
+    if all(old == new for old, new in settings.values()):
+        return f"pin {version} already"
+    change = config_change(config, settings)
+    wanted = ", ".join(f'{key} = "{new}"' for key, (_, new) in settings.items())
+    if change is None:
+        return f"set {wanted} in {where} by hand"
+    with locked_downstream(config):
+        commit_files(config, [change])
+    return f"set {wanted} in {where}"
 
 
 def port_step(run: _Run) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
-from patchkeeper.errors import FetchError
+from patchkeeper.errors import FetchError, NoSuchRelease
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.upstream.pipsettings import PipSettings, read_pip_settings, redact_url
 from patchkeeper.upstream.unpack import is_archive
@@ -128,7 +128,7 @@ class Finder:
             )
         if not applicable:
             versions = sorted({p.version for p in candidates if p.version}, key=_version_key)
-            raise FetchError(
+            raise NoSuchRelease(
                 f"no version of {requirement.name} matches {requirement}",
                 hint=f"available versions: {', '.join(versions[-12:])}",
             )

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import configparser
 import hashlib
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,11 +37,7 @@ from patchkeeper.runtime.store.cache import (
     prefetch_records,
 )
 from patchkeeper.runtime.syntax.parsing import parse_file
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 only
-    import tomli as tomllib
+from patchkeeper.system.pyproject import project_table
 
 
 class PatchFile(NamedTuple):
@@ -376,15 +371,9 @@ def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
 
 
 def _from_pyproject(root: Path) -> list[EntryPoint]:
-    path = root / "pyproject.toml"
-    if not path.is_file():
-        return []
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
-        return []
-    project = data.get("project", {})
-    table = dict(project.get("entry-points", {}))
+    project = project_table(root)
+    declared = project.get("entry-points")
+    table = dict(declared) if isinstance(declared, dict) else {}
     if isinstance(project.get("scripts"), dict):  # [project.scripts]: the console scripts
         table["console_scripts"] = project["scripts"]
     return [

@@ -14,14 +14,10 @@ the upstream rather than calling an entry never imported.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # a declared dependency there
-    import tomli as tomllib
+from patchkeeper.system.pyproject import project_table
 
 #: ``vllm==0.11.0`` (extras and an environment marker allowed around it).
 _PIN = re.compile(
@@ -56,11 +52,7 @@ def pinned_requirement(config: Any | None, root: Path, packages: tuple[str, ...]
 def _requirements(root: Path) -> list[str]:
     """The requirement strings the plugin at ``root`` declares."""
     found: list[str] = []
-    try:
-        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        project = {}
-    dependencies = project.get("project", {}).get("dependencies", [])
+    dependencies = project_table(root).get("dependencies", [])
     if isinstance(dependencies, list):
         found += [d for d in dependencies if isinstance(d, str)]
     try:

@@ -1,0 +1,71 @@
+"""A configured pin whose release the index does not have (a typo, ``pin = "0.4.99"``) is
+named where it is written: the configuration file and the line of ``pin``, with the versions
+the index has and the advice to fix the pin. ``verify`` gave the file alone and hid the
+versions behind its own hint; ``port`` named no file at all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import write_files
+
+SERIES = {
+    "patches/series": "b.patch\n",
+    "patches/b.patch": (
+        "Subject: B is 20\n\n--- a/pk_demo/core.py\n+++ b/pk_demo/core.py\n"
+        "@@ -1,2 +1,2 @@\n A = 1\n-B = 2\n+B = 20\n"
+    ),
+}
+CONFIG = (
+    "# the pin below is a typo\n"
+    'upstream = "pk-demo"\n'
+    'pin = "1.99"\n'
+    'series = "patches/series"\n\n[headers]\nschema = "dep3"\n'
+)
+
+
+def downstream(tmp_path: Path, local_index, tar_bytes) -> Path:
+    """A downstream pinned to a release the local index lacks (it has 1.0 and 1.1)."""
+    for version in ("1.0", "1.1"):
+        top = f"pk_demo-{version}"
+        data = tar_bytes(
+            [
+                (f"{top}/PKG-INFO", f"Name: pk-demo\nVersion: {version}\n".encode()),
+                (f"{top}/pk_demo/core.py", b"A = 1\nB = 2\n"),
+            ]
+        )
+        local_index.publish("pk-demo", f"pk_demo-{version}.tar.gz", data)
+    root = tmp_path / "downstream"
+    write_files(root, {**SERIES, "patchkeeper.toml": CONFIG})
+    write_files(tmp_path / "target", {"pk_demo/core.py": "A = 1\nB = 2\n"})
+    return root
+
+
+def test_verify_names_the_pin_and_the_versions(cli, tmp_path, local_index, tar_bytes) -> None:
+    root = downstream(tmp_path, local_index, tar_bytes)
+    run = cli("verify", "--target", str(tmp_path / "target"), "--json", cwd=root)
+    assert run.code == 2
+    assert json.loads(run.out)["error"] == {
+        "message": "the pristine reference pk-demo==1.99 (upstream==pin) cannot be fetched: "
+        "no version of pk-demo matches pk-demo==1.99",
+        "file": str(root / "patchkeeper.toml"),
+        "line": 3,
+        "hint": "available versions: 1.0, 1.1; set 'pin' to the release the series is cut "
+        'against, or pass --pristine DIR|REQUIREMENT, or set pristine = "DIR" in the '
+        "configuration",
+    }
+
+
+def test_port_names_the_pin_and_the_versions(cli, tmp_path, local_index, tar_bytes) -> None:
+    root = downstream(tmp_path, local_index, tar_bytes)
+    run = cli("port", "--to", "pk-demo==1.1", cwd=root)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {root / 'patchkeeper.toml'}:3: the old upstream pk-demo==1.99 "
+        "(upstream==pin) cannot be fetched: no version of pk-demo matches pk-demo==1.99\n"
+        "  hint: available versions: 1.0, 1.1; set 'pin' to the release the series is cut "
+        'against, or pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the '
+        "configuration\n"
+    )
+    assert not (root / ".patchkeeper-port").exists()
