@@ -12,6 +12,7 @@ FORM_NAMES = {
     "debian": "a Debian series",
     "format-patch": "a git format-patch directory",
     "git": "a git branch over an upstream tag",
+    "rpm": "an RPM spec's patches",
 }
 
 

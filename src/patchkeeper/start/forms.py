@@ -1,6 +1,6 @@
 """Which form of patch series a directory holds, and why (``patchkeeper init``).
 
-The four forms and how each lays its series out:
+The five forms and how each lays its series out:
 
 - *quilt*: ``patches/series`` lists the patches of ``patches/`` in apply order, one a line,
   with an optional ``-pN`` (quilt's layout; the environment variable ``QUILT_PATCHES`` names
@@ -11,6 +11,9 @@ The four forms and how each lays its series out:
 - *git format-patch*: a directory of ``NNNN-subject.patch`` files (four digits or more, from
   ``0001``; ``-v N`` prefixes ``vN-``) and no series file: the numbers are the order.
   ``0000-cover-letter.patch`` carries no diff and is left out.
+- *RPM spec*: a ``NAME.spec`` file whose ``Patch`` tags name the patches beside it and whose
+  ``%prep`` applies them (:mod:`patchkeeper.start.rpm_spec`); init writes the series, in
+  ``%prep``'s order with each statement's ``-pN``, beside the spec.
 - *git branch*: a git checkout whose commits since an upstream tag are the downstream's
   changes; ``git format-patch TAG..HEAD`` turns them into the series (merge commits are not
   patches: ``git format-patch`` skips them).
@@ -31,11 +34,13 @@ from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.series.parse import parse_series
+from patchkeeper.start.rpm_spec import holds_patches, read_spec
 from patchkeeper.upstream import gitops
 
 QUILT = "quilt"
 DEBIAN = "debian"
 FORMAT_PATCH = "format-patch"
+RPM = "rpm"
 GIT = "git"
 
 #: A ``git format-patch`` file name: an optional reroll prefix, the number, the subject.
@@ -46,7 +51,7 @@ COVER_LETTER = re.compile(r"^(?:v\d+-)?0+-cover-letter\.patch$")
 #: What to tell a user whose directory holds no series init recognises.
 CHOOSE = (
     "run init in the directory that holds the series, or pass --patches PATH (a series file, "
-    "or a directory of git format-patch files), or --tag TAG in a git checkout whose "
+    "an RPM spec, or a directory of git format-patch files), or --tag TAG in a git checkout whose "
     "commits since TAG are the patches"
 )
 
@@ -66,6 +71,8 @@ class Found:
         notes: what the user should know (a cover letter left out, merge commits skipped).
         lines: the 1-based line of each of ``names`` in a series file that existed (empty
             when init writes the series itself), so an unreadable entry is named by its line.
+        source: the file the series was read from when init writes the series (an RPM
+            spec), else ``None``.
     """
 
     form: str
@@ -76,6 +83,7 @@ class Found:
     tag: str | None = None
     notes: tuple[str, ...] = ()
     lines: tuple[int, ...] = ()
+    source: Path | None = None
 
     def patch_bytes(self, name: str) -> tuple[Path, bytes]:
         """The path and bytes of the series entry ``name`` (a file init writes, or one on disk).
@@ -143,8 +151,8 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
         return _from_git(root, described, reason=f"git describe found the tag {described}")
     raise PatchkeeperError(
         "no patch series here: no patches/series (quilt), no debian/patches/series (Debian), "
-        "no git format-patch files (0001-*.patch) in patches/ or here, and no git branch "
-        "with commits since a tag",
+        "no git format-patch files (0001-*.patch) in patches/ or here, no RPM spec with Patch "
+        "tags here, and no git branch with commits since a tag",
         path=root,
         hint=CHOOSE,
     )
@@ -164,10 +172,15 @@ def _candidates(root: Path) -> list[Found]:
             numbered = _numbered(directory)
             if numbered:
                 found.append(_format_patch(root, directory, numbered))
+    for spec in sorted(root.glob("*.spec")):
+        if spec.is_file() and holds_patches(spec):
+            found.append(_rpm_form(root, spec))
     return found
 
 
 def _chosen(root: Path, path: Path) -> Found:
+    if path.is_file() and path.suffix == ".spec":
+        return _rpm_form(root, path)
     if path.is_file():
         return _series_form(root, path)
     if not path.is_dir():
@@ -250,6 +263,43 @@ def _format_patch(root: Path, directory: Path, numbered: list[tuple[int, str]]) 
         f"{name}\n" for name in names
     )
     return Found(FORMAT_PATCH, series, reason, names, ((series, text.encode()),), notes=notes)
+
+
+def _rpm_form(root: Path, spec: Path) -> Found:
+    """An RPM spec file's patches (:func:`patchkeeper.start.rpm_spec.read_spec`): the series
+    init writes beside it lists them in ``%prep``'s order, each with its ``-pN`` unless it is
+    ``-p1``, the configuration's default.
+
+    Raises:
+        PatchkeeperError: the spec cannot be read (naming the file and line), or ``%prep``
+            applies no patch.
+    """
+    read = read_spec(spec)
+    where = shown(spec, root)
+    if not read.patches:
+        raise PatchkeeperError(
+            "the spec's %prep applies no patch (no %autosetup, %autopatch or %patch)",
+            path=spec,
+            hint="apply the patches in %prep, or list them in a quilt series and give it with "
+            "--patches",
+        )
+    names = tuple(patch.name for patch in read.patches)
+    series = spec.parent / "series"
+    lines = [
+        patch.name if patch.strip in (None, 1) else f"{patch.name} -p{patch.strip}"
+        for patch in read.patches
+    ]
+    text = f"# the patches {spec.name}'s %prep applies, in its order\n" + "".join(
+        f"{line}\n" for line in lines
+    )
+    notes = tuple(
+        f"{patch.name} is applied without -p: patch would take the files' base names; the "
+        "series takes the configured strip (1)"
+        for patch in read.patches
+        if patch.strip is None
+    )
+    reason = f"{where} names {len(names)} patch(es) that its %prep applies (an RPM spec)"
+    return Found(RPM, series, reason, names, ((series, text.encode()),), notes=notes, source=spec)
 
 
 def _described_tag(root: Path) -> str | None:

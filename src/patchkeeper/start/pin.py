@@ -30,7 +30,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.start.forms import DEBIAN, GIT, Found
+from patchkeeper.start.forms import DEBIAN, GIT, RPM, Found
+from patchkeeper.start.rpm_spec import read_spec
 from patchkeeper.trees.target_label import declared_metadata
 
 #: The form a ``--upstream`` value takes.
@@ -97,6 +98,12 @@ def find_pin(root: Path, found: Found) -> Pin:
     """
     if found.form == DEBIAN:
         return _debian(root)
+    if found.form == RPM and found.source is not None:
+        spec = read_spec(found.source)
+        if spec.name is not None and spec.version is not None:
+            _check_version(spec.version, f"Version in {found.source.name}", hint=OPTION_HINT)
+            why = f"from {found.source.name}"
+            return Pin(spec.name, spec.version, why)
     name, version = declared_metadata(root)
     source = "PKG-INFO" if (root / "PKG-INFO").is_file() else "pyproject.toml"
     if found.form == GIT and found.tag is not None:

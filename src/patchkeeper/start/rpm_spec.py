@@ -1,0 +1,247 @@
+"""The patch series an RPM spec file applies (Fedora, openSUSE, Photon OS, ...).
+
+A spec names its patches in ``PatchN:`` tags (``Patch:`` without a number takes the number
+after the previous tag's, as rpm 4.15 numbers it; a ``%patchlist`` section lists more, one a
+line, numbered the same way) and applies them in ``%prep``:
+
+- ``%autosetup -pN`` or ``%autopatch -pN`` apply every patch in the order of its number
+  (``%autopatch -m MIN -M MAX`` only those between; ``%autopatch -pN 3 1`` those numbers, in
+  that order; ``%autosetup -N`` none, a later ``%autopatch`` does);
+- ``%patch N -pX``, ``%patch -P N -P M -pX`` and the older ``%patchN -pX`` apply the named
+  patches, in the order written.
+
+A tag's value is a file name or a URL whose last part is the file (rpm fetches nothing: the
+file sits beside the spec). ``%{name}``, ``%{version}`` and names set by ``%global`` or
+``%define`` are expanded; a name left with a macro in it cannot be read here and is an error
+naming its line. ``%if`` blocks are read as if every branch were taken: a patch applied in
+one branch only is in the series (what the spec applies on the build the downstream tests is
+for its maintainer to say, in the series init writes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchkeeper.errors import PatchkeeperError
+
+#: ``Patch12: name`` or ``Patch: name`` (tags are case-insensitive in rpm).
+_TAG = re.compile(r"^(patch|source)(\d*)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
+#: ``Name:``/``Version:`` and ``%global``/``%define`` definitions.
+_HEADER = re.compile(r"^(name|version)\s*:\s*(\S+)\s*$", re.IGNORECASE)
+_DEFINE = re.compile(r"^%(?:global|define)\s+(\w+)\s+(.+?)\s*$")
+_MACRO = re.compile(r"%\{\??(\w+)\}|%(\w+)")
+#: A section header: ``%prep``, ``%build``, ``%patchlist``, ``%description -n x`` ...
+_SECTION = re.compile(
+    r"^%(prep|build|install|check|files|changelog|description|package|patchlist|sourcelist|"
+    r"pre|post|preun|postun|pretrans|posttrans|conf|generate_buildrequires|clean|verifyscript)"
+    r"\b"
+)
+_HINT = (
+    "write the patch's file name out in the spec, or list the patches in a quilt series file "
+    "and give it with --patches"
+)
+
+
+@dataclass(frozen=True)
+class SpecPatch:
+    """One patch the spec applies, in apply order.
+
+    Attributes:
+        name: the file name (beside the spec).
+        strip: the ``-p`` of the statement that applies it, or ``None`` when it gives none.
+        line: the 1-based line of its ``Patch`` tag.
+    """
+
+    name: str
+    strip: int | None
+    line: int
+
+
+@dataclass(frozen=True)
+class SpecSeries:
+    """What a spec file says of its patches and its upstream.
+
+    Attributes:
+        patches: the patches in the order ``%prep`` applies them.
+        name: the upstream project's name (``%{pypi_name}``, ``%{srcname}``, else ``Name``
+            without a ``python-``/``python3-`` prefix), or ``None``.
+        version: the ``Version`` tag, expanded, or ``None``.
+    """
+
+    patches: tuple[SpecPatch, ...]
+    name: str | None
+    version: str | None
+
+
+def _expand(text: str, macros: dict[str, str], depth: int = 0) -> str:
+    """``text`` with the known macros expanded (``%{?x}`` of an unknown ``x`` is empty)."""
+
+    def one(match: re.Match[str]) -> str:
+        key = match[1] or match[2]
+        if key in macros:
+            return macros[key]
+        if match[0].startswith("%{?"):
+            return ""
+        return match[0]
+
+    out = _MACRO.sub(one, text)
+    return _expand(out, macros, depth + 1) if out != text and depth < 8 else out
+
+
+def _strip_option(words: list[str]) -> int | None:
+    """The ``-pN`` / ``-p N`` among a statement's words (the last one), or ``None``."""
+    strip = None
+    for index, word in enumerate(words):
+        if word.startswith("-p") and word[2:].isdigit():
+            strip = int(word[2:])
+        elif word == "-p" and index + 1 < len(words) and words[index + 1].isdigit():
+            strip = int(words[index + 1])
+    return strip
+
+
+def _option(words: list[str], flag: str) -> int | None:
+    """The number after ``flag`` (``-m 3`` or ``-m3``), or ``None``."""
+    for index, word in enumerate(words):
+        if word == flag and index + 1 < len(words) and words[index + 1].isdigit():
+            return int(words[index + 1])
+        if word.startswith(flag) and word[len(flag) :].isdigit():
+            return int(word[len(flag) :])
+    return None
+
+
+def _explicit(words: list[str]) -> list[int]:
+    """The patch numbers of a ``%patch`` statement: ``%patch 3``, ``%patch -P 3 -P 4``,
+    ``%patch -P3``; the older ``%patch3`` is read by the caller."""
+    numbers = []
+    skip = False
+    for index, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if word == "-P" and index + 1 < len(words) and words[index + 1].isdigit():
+            numbers.append(int(words[index + 1]))
+            skip = True
+        elif word.startswith("-P") and word[2:].isdigit():
+            numbers.append(int(word[2:]))
+        elif word in ("-p", "-b", "-z", "-F", "-d", "-o", "-m", "-M"):
+            skip = True  # an option with its value
+        elif word.isdigit():
+            numbers.append(int(word))
+    return numbers
+
+
+def read_spec(path: Path) -> SpecSeries:
+    """The patches ``path`` (an RPM spec file) applies, in order, with its upstream name and
+    version (the module's rules).
+
+    Raises:
+        PatchkeeperError: the file cannot be read; a patch name keeps a macro this reader
+            cannot expand; a ``%patch`` statement names a number no tag defines; two tags
+            define one number (each naming the line).
+    """
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
+    macros: dict[str, str] = {}
+    tags: dict[int, tuple[str, int]] = {}
+    applies: list[tuple[list[int] | None, int | None, int | None, int | None]] = []
+    last_number = -1
+    section = ""
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        opened = _SECTION.match(line)
+        if opened:
+            section = opened[1]
+            continue
+        defined = _DEFINE.match(line)
+        if defined:
+            macros[defined[1]] = _expand(defined[2], macros)
+            continue
+        if section == "":
+            header = _HEADER.match(line)
+            if header:
+                macros[header[1].lower()] = _expand(header[2], macros)
+                continue
+            tag = _TAG.match(line)
+            if tag and tag[1].lower() == "patch":
+                last_number = int(tag[2]) if tag[2] else last_number + 1
+                _add_tag(tags, last_number, _expand(tag[3], macros), number, path)
+            continue
+        if section == "patchlist":
+            last_number += 1
+            _add_tag(tags, last_number, _expand(line, macros), number, path)
+            continue
+        if section != "prep":
+            continue
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        head = words[0]
+        if head in ("%autosetup", "%autopatch"):
+            if head == "%autosetup" and "-N" in words:
+                continue
+            listed = _explicit(words[1:]) if head == "%autopatch" else []
+            applies.append(
+                (listed or None, _strip_option(words), _option(words, "-m"), _option(words, "-M"))
+            )
+        elif head == "%patch" or re.fullmatch(r"%patch\d+", head):
+            listed = [int(head[6:])] if head != "%patch" else _explicit(words[1:])
+            applies.append((listed or [0], _strip_option(words), None, None))
+    order: list[tuple[int, int | None]] = []
+    for numbers, strip, low, high in applies:
+        if numbers is None:
+            chosen = [
+                n for n in sorted(tags) if (low is None or n >= low) and (high is None or n <= high)
+            ]
+        else:
+            chosen = numbers
+        order += [(n, strip) for n in chosen]
+    patches = []
+    for number, strip in order:
+        if number not in tags:
+            raise PatchkeeperError(
+                f"%prep applies patch {number}, and no Patch{number} tag defines it",
+                path=path,
+                hint="define the tag, or take the patch out of %prep",
+            )
+        file_name, tag_line = tags[number]
+        patches.append(SpecPatch(file_name, strip, tag_line))
+    project = macros.get("pypi_name") or macros.get("srcname")
+    if project is None and "name" in macros:
+        project = re.sub(r"^python3?-", "", macros["name"])
+    return SpecSeries(tuple(patches), project, macros.get("version"))
+
+
+def _add_tag(
+    tags: dict[int, tuple[str, int]], number: int, value: str, line: int, path: Path
+) -> None:
+    """Record ``Patch<number>``'s file name (a URL's last part) from line ``line``."""
+    if "%" in value:
+        raise PatchkeeperError(
+            f"the name of patch {number} keeps a macro this reader cannot expand: {value}",
+            path=path,
+            line=line,
+            hint=_HINT,
+        )
+    if number in tags:
+        raise PatchkeeperError(
+            f"two tags define patch {number} (lines {tags[number][1]} and {line})",
+            path=path,
+            line=line,
+            hint="give each patch its own number",
+        )
+    tags[number] = (value.rstrip("/").rsplit("/", 1)[-1], line)
+
+
+def holds_patches(path: Path) -> bool:
+    """Whether the spec file ``path`` has a ``Patch`` tag (a cheap look, for detection)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"^\s*patch\d*\s*:", text, re.IGNORECASE | re.MULTILINE) is not None

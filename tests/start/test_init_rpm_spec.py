@@ -1,0 +1,135 @@
+"""An RPM spec's patch series (Fedora's, openSUSE's, Photon OS's layout): the patches its
+``Patch`` tags name, in the order its ``%prep`` applies them, read by
+:mod:`patchkeeper.start.rpm_spec` and written by ``init`` as a series beside the spec."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import EXAMPLE_SERIES, Example
+from patchkeeper.errors import PatchkeeperError
+from patchkeeper.start.rpm_spec import SpecPatch, read_spec
+
+SPEC = """\
+%global srcname minihttp
+%global fix_url https://example.invalid/minihttp/fixes
+
+Name:           python-%{srcname}
+Version:        1.0
+Release:        3%{?dist}
+Summary:        A small HTTP client
+License:        MIT
+URL:            https://example.invalid/minihttp
+Source0:        %{srcname}-%{version}.tar.gz
+# the retry fix, taken from the upstream pull request
+Patch0:         %{fix_url}/retry-backoff-cap.patch
+Patch1:         redirect-strip-proxy-auth.patch
+Patch:          headers-merge-order.patch
+Patch10:        client-describe-version.patch
+Patch:          metrics-redirects.patch
+
+%description
+A small HTTP client.
+
+%prep
+%autosetup -p1 -n %{srcname}-%{version}
+
+%build
+%py3_build
+"""
+
+
+def _spec(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "python-minihttp.spec"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_autosetup_applies_every_patch_in_number_order(tmp_path: Path) -> None:
+    read = read_spec(_spec(tmp_path, SPEC))
+    assert (read.name, read.version) == ("minihttp", "1.0")
+    assert read.patches == (
+        SpecPatch("retry-backoff-cap.patch", 1, 12),
+        SpecPatch("redirect-strip-proxy-auth.patch", 1, 13),
+        SpecPatch("headers-merge-order.patch", 1, 14),
+        SpecPatch("client-describe-version.patch", 1, 15),
+        SpecPatch("metrics-redirects.patch", 1, 16),
+    )
+
+
+def test_patch_statements_apply_in_the_order_written(tmp_path: Path) -> None:
+    text = SPEC.replace(
+        "%autosetup -p1 -n %{srcname}-%{version}",
+        "%setup -q -n %{srcname}-%{version}\n%patch10 -p0\n%patch -P 1 -P 0 -p1\n%patch 2 -p2",
+    )
+    assert [(p.name, p.strip) for p in read_spec(_spec(tmp_path, text)).patches] == [
+        ("client-describe-version.patch", 0),
+        ("redirect-strip-proxy-auth.patch", 1),
+        ("retry-backoff-cap.patch", 1),
+        ("headers-merge-order.patch", 2),
+    ]
+
+
+def test_autopatch_takes_a_range_and_a_patchlist_numbers_on(tmp_path: Path) -> None:
+    text = SPEC.replace(
+        "%autosetup -p1 -n %{srcname}-%{version}",
+        "%autosetup -N -n %{srcname}-%{version}\n%autopatch -p1 -M 2\n%autopatch -p0 -m 10",
+    ).replace("%description", "%patchlist\nmetrics-same-host.patch\n\n%description")
+    assert [(p.name, p.strip) for p in read_spec(_spec(tmp_path, text)).patches] == [
+        ("retry-backoff-cap.patch", 1),
+        ("redirect-strip-proxy-auth.patch", 1),
+        ("headers-merge-order.patch", 1),
+        ("client-describe-version.patch", 0),
+        ("metrics-redirects.patch", 0),
+        ("metrics-same-host.patch", 0),
+    ]
+
+
+def test_a_name_with_an_unknown_macro_is_named_by_its_line(tmp_path: Path) -> None:
+    with pytest.raises(PatchkeeperError) as raised:
+        read_spec(_spec(tmp_path, SPEC.replace("Patch1:         redirect", "Patch1: %{vendor}-r")))
+    assert (raised.value.line, str(raised.value.message)) == (
+        13,
+        "the name of patch 1 keeps a macro this reader cannot expand: "
+        "%{vendor}-r-strip-proxy-auth.patch",
+    )
+
+
+def test_a_patch_no_tag_defines_is_refused(tmp_path: Path) -> None:
+    text = SPEC.replace("%autosetup -p1", "%setup -q\n%patch 7 -p1\n%dummy")
+    with pytest.raises(PatchkeeperError) as raised:
+        read_spec(_spec(tmp_path, text))
+    assert str(raised.value.message) == "%prep applies patch 7, and no Patch7 tag defines it"
+
+
+def test_init_writes_the_spec_series_and_the_audit_reads_it(cli, example: Example) -> None:
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    for name in EXAMPLE_SERIES[:5]:
+        shutil.copy(example.downstream / "patches" / name, tree / name)
+    (tree / "python-minihttp.spec").write_text(SPEC, encoding="utf-8")
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[:6] == [
+        "found an RPM spec's patches (5 patches): python-minihttp.spec names 5 patch(es) that "
+        "its %prep applies (an RPM spec)",
+        "upstream minihttp, pin 1.0: from python-minihttp.spec",
+        "header schema ledger: the patches carry the ledger schema's fields (Kind, What, ...)",
+        "wrote patchkeeper.toml",
+        "wrote PATCHES.md",
+        "wrote series",
+    ]
+    assert (tree / "series").read_text() == (
+        "# the patches python-minihttp.spec's %prep applies, in its order\n"
+        + "".join(f"{name}\n" for name in EXAMPLE_SERIES[:5])
+    )
+    assert cli("ledger", "--check", cwd=tree).code == 0
+    run = cli("audit", "--to", str(example.new), "--pristine", str(example.old), cwd=tree)
+    summary = [line for line in run.out.splitlines() if line.startswith("5 patches: ")]
+    assert (run.code, summary) == (
+        1,
+        ["5 patches: 2 offset, 1 upstreamed, 1 conflict, 1 target gone"],
+    )
