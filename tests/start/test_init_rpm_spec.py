@@ -60,6 +60,17 @@ def test_autosetup_applies_every_patch_in_number_order(tmp_path: Path) -> None:
     )
 
 
+def test_a_flavor_suffix_defined_empty_leaves_the_name(tmp_path: Path) -> None:
+    text = SPEC.replace(
+        "Name:           python-%{srcname}",
+        '%if "%{flavor}" == "test"\n%define psuffix -test\n%else\n%define psuffix %{nil}\n'
+        "%endif\nName:           python-minihttp%{psuffix}",
+    ).replace("%global srcname minihttp\n", "")
+    text = text.replace("%{srcname}", "minihttp")
+    read = read_spec(_spec(tmp_path, text))
+    assert (read.name, read.version, len(read.patches)) == ("minihttp", "1.0", 5)
+
+
 def test_patch_statements_apply_in_the_order_written(tmp_path: Path) -> None:
     text = SPEC.replace(
         "%autosetup -p1 -n %{srcname}-%{version}",

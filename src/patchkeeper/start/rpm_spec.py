@@ -11,8 +11,9 @@ line, numbered the same way) and applies them in ``%prep``:
   patches, in the order written.
 
 A tag's value is a file name or a URL whose last part is the file (rpm fetches nothing: the
-file sits beside the spec). ``%{name}``, ``%{version}`` and names set by ``%global`` or
-``%define`` are expanded; a name left with a macro in it cannot be read here and is an error
+file sits beside the spec). ``%{name}``, ``%{version}``, ``%{nil}`` and names set by ``%global``
+or ``%define`` are expanded (the last definition wins: openSUSE's ``%define psuffix %{nil}``
+in an ``%else`` leaves ``Name: python-urllib3%{psuffix}`` as ``python-urllib3``); a name left with a macro in it cannot be read here and is an error
 naming its line. ``%if`` blocks are read as if every branch were taken: a patch applied in
 one branch only is in the series (what the spec applies on the build the downstream tests is
 for its maintainer to say, in the series init writes).
@@ -145,7 +146,7 @@ def read_spec(path: Path) -> SpecSeries:
         text = path.read_text(encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
         raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
-    macros: dict[str, str] = {}
+    macros: dict[str, str] = {"nil": ""}
     tags: dict[int, tuple[str, int]] = {}
     applies: list[tuple[list[int] | None, int | None, int | None, int | None]] = []
     last_number = -1
