@@ -31,6 +31,7 @@ _OTHER = "another program's option of the same name (git format-patch -o)"
 
 #: (module, option) -> why the name is written there too.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("patchkeeper/start/rpm_spec.py", "-o"): "rpm's %patch option (an output file), not ours",
     ("patchkeeper/__main__.py", "-C"): _FAST,
     ("patchkeeper/__main__.py", "--config"): _FAST,
     ("patchkeeper/__main__.py", "--target"): _FAST,
