@@ -73,6 +73,10 @@ class Code:
     #: (``from m import a as b`` is ``("b", "m")``; ``from m import *`` is ``("*", "m")``),
     #: relative imports left out (the plugin's own modules); empty for upstream's spans.
     imports: tuple[tuple[str, str], ...] = ()
+    #: The names the plugin module holding the copy imports, defines or assigns inside a
+    #: test of upstream's release (``if vllm_version_is("0.28.0"): from vllm.a import
+    #: Model``, its ``else`` too): what it binds per release; empty for upstream's spans.
+    gated_names: tuple[str, ...] = ()
 
     @functools.cached_property
     def text(self) -> str:

@@ -54,8 +54,8 @@ first rule that applies decides):
    copy) -> **retain**;
    a function copy whose callers' calls still bind to it (upstream changed the body alone,
    or the signature too in a way the copy already takes), when the copy has no Modification
-   banners, its module tests no upstream release and imports nothing from the target's
-   module that the new release lost
+   banners, neither it nor its patch statement tests upstream's release and it imports
+   nothing from the target's module that the new release lost
    (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**; a
    parameter upstream added with a default counts as not there when no upstream call in
    the target's module or in a module importing it (or its class or module) passes it
@@ -106,6 +106,7 @@ from patchkeeper.runtime.judge.noise import (
     forwarded_signature_reason,
     outside_copy_reason,
     removal_only_reason,
+    statement_follows_releases,
 )
 from patchkeeper.runtime.judge.unpassed import for_definition, unpassed_parameters, user_module
 from patchkeeper.runtime.lookup.resolve import (
@@ -367,7 +368,11 @@ def _after_hooks(
         unread = _unread_replacement_reason(entry, mine, changes)
         if unread:
             return with_decision(drift, RETAIN, unread)
-        if mine is not None and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
+        if (
+            mine is not None
+            and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS)
+            and not statement_follows_releases(entry, mine)
+        ):
             own = for_definition(unpassed, getattr(new_code.parsed, "name", ""))
             fits = callers_fit_reason(old_code, new_code, mine, changes, lost_here, own)
             if fits:
