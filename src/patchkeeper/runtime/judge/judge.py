@@ -59,8 +59,13 @@ first rule that applies decides):
    (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**; a
    parameter upstream added with a default counts as not there when no upstream call in
    the target's module or in a module importing it (or its class or module) passes it
-   (:mod:`patchkeeper.runtime.judge.unpassed`): the calls bind to a copy, or to a
-   subclass's override, that lacks it as they did at the old release; a replacement name
+   (:mod:`patchkeeper.runtime.judge.unpassed`; for a name the plugin rebinds in a module
+   importing it, only the calls that look it up there): the calls bind to a copy, or to a
+   subclass's override, that lacks it as they did at the old release; an override whose
+   parameters never were upstream's is called the plugin's own way, and upstream's new
+   signature reaches none of its calls; new parameters that only a ``**mapping`` built at
+   run time may pass to such a copy -> **look**
+   (:mod:`patchkeeper.runtime.judge.keywords`); a replacement name
    a module-level version gate binds, at the new release, to a function with the new
    upstream signature (:mod:`patchkeeper.runtime.judge.gated_binding`) -> **retain** (the
    plugin already follows the change there);
@@ -98,6 +103,7 @@ from patchkeeper.runtime.judge.drift import (
 from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
+from patchkeeper.runtime.judge.keywords import starred_keywords_reason
 from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
@@ -108,7 +114,13 @@ from patchkeeper.runtime.judge.noise import (
     removal_only_reason,
     statement_follows_releases,
 )
-from patchkeeper.runtime.judge.unpassed import for_definition, unpassed_parameters, user_module
+from patchkeeper.runtime.judge.unpassed import (
+    for_definition,
+    rebinding_scope,
+    starred_parameters,
+    unpassed_parameters,
+    user_module,
+)
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
@@ -311,13 +323,19 @@ def _judged(
     found = candidates(new, trees[1], old_code, new_code)
     lost = _lost_names(trees, old.module, new.module)
     unpassed: frozenset[tuple[str, str]] = frozenset()
+    starred: frozenset[tuple[str, str]] = frozenset()
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         modules = (new.module, user_module(trees[1], entry.target))
         names = (new.module.rsplit(".", 1)[-1], *new.qualname.split("."))
-        unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names)
+        rebound = rebinding_scope(trees[1], entry.target, new.module)
+        unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names, rebound)
+        starred = starred_parameters(trees[1], modules, old_code, new_code, names, rebound)
     otherwise = _after_hooks(
         entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed, gated
     )
+    if otherwise is drift and starred and old_code and new_code and mine:
+        spans_read = (old_code, new_code, mine)
+        otherwise = _starred(entry, drift, spans_read, lost, old.module, (unpassed, starred))
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
@@ -385,6 +403,40 @@ def _after_hooks(
             f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
         )
     return drift
+
+
+def _starred(
+    entry: PatchEntry,
+    drift: Drift,
+    spans: tuple[Code, Code, Code],
+    lost: frozenset[str],
+    module: str,
+    parameters: tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]],
+) -> Drift:
+    """Rule 7's *look* for a function copy whose new upstream parameters only a
+    ``**mapping`` may pass (:mod:`patchkeeper.runtime.judge.keywords`); ``drift`` as it is
+    otherwise. ``lost``: :func:`_lost_names` of the target's ``module`` at the old release;
+    ``parameters``: the unpassed and the starred parameters
+    (:func:`patchkeeper.runtime.judge.unpassed.starred_parameters`)."""
+    old_code, new_code, mine = spans
+    unpassed, starred = parameters
+    if entry.mechanism in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
+        return drift
+    if statement_follows_releases(entry, mine):
+        return drift
+    taken = {name for name, source in mine.imports if source == module}
+    lost_here = lost if "*" in taken else lost & taken
+    name = getattr(new_code.parsed, "name", "")
+    reason = starred_keywords_reason(
+        old_code,
+        new_code,
+        mine,
+        drift.upstream_changes,
+        lost_here,
+        for_definition(unpassed, name),
+        for_definition(starred, name),
+    )
+    return with_decision(drift, LOOK, reason) if reason else drift
 
 
 #: What the scan records for a replacement it cannot name (``module:qualname``): a lambda,
