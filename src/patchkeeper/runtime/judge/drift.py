@@ -5,7 +5,8 @@ Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with it
 - upstream unchanged -> *retain*;
 - upstream changed and the downstream's change is not in it -> *update* (the upstream diff
   to reapply goes with it); a wrapper that keeps the original only needs an update when
-  the signature changed;
+  the signature changed in a way calls see (names, kinds or defaults of its parameters:
+  annotations alone change no call, :func:`call_changes`);
 - the new upstream already contains the downstream's change -> *remove*;
 - the target is gone (moved or removed) -> *look*, with where the name went; a
   target at that path in neither release is said to be so, not *moved* or *removed*.
@@ -23,6 +24,7 @@ import functools
 import re
 import textwrap
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
@@ -152,6 +154,47 @@ def signature_changes(old: ast.stmt, new: ast.stmt) -> list[str]:
     if da != db:
         changes.append(f"decorators: {da} -> {db}")
     return changes
+
+
+def call_changes(
+    old: ast.stmt | None, new: ast.stmt | None, changes: tuple[str, ...]
+) -> tuple[str, ...]:
+    """``changes`` (:func:`signature_changes` of ``old`` and ``new``, with ``"body"``)
+    without those that change no call: a return annotation, and a signature whose
+    parameters keep their names, kinds and defaults (``vllm_config: "VllmConfig"`` ->
+    ``vllm_config: "VllmConfig | None"``). A call binds to such a function as it did, and a
+    wrapper calling the original, or a replacement taking the same parameters, takes the
+    calls as before (the vllm-ascend and tpu-inference maintainers kept their wrapper and
+    their lambda replacing functions whose signature changed in annotations alone,
+    ``benchmarks/runtime_history.py``). Other definitions: ``changes`` as they are."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not (isinstance(old, functions) and isinstance(new, functions)):
+        return changes
+    same = _parameters(old.args) == _parameters(new.args)
+    return tuple(
+        c
+        for c in changes
+        if not c.startswith("return annotation") and not (same and c.startswith("signature"))
+    )
+
+
+def any_signature(changes: Iterable[str]) -> bool:
+    """Whether ``changes`` (:func:`signature_changes`) holds a change of the parameters."""
+    return any(c.startswith("signature") for c in changes)
+
+
+def _parameters(arguments: ast.arguments) -> tuple[object, ...]:
+    """A signature without its annotations: each parameter's name and kind, and the
+    defaults (as :func:`ast.dump` writes them)."""
+    return (
+        tuple(a.arg for a in arguments.posonlyargs),
+        tuple(a.arg for a in arguments.args),
+        arguments.vararg.arg if arguments.vararg else None,
+        tuple(a.arg for a in arguments.kwonlyargs),
+        arguments.kwarg.arg if arguments.kwarg else None,
+        tuple(ast.dump(d) for d in arguments.defaults),
+        tuple(ast.dump(d) if d is not None else None for d in arguments.kw_defaults),
+    )
 
 
 def _normal(line: str) -> str:
@@ -452,12 +495,14 @@ def decide(
                 ),
                 **common,
             )
-    if entry.mechanism.value == "wrapper" and not any(c.startswith("signature") for c in changes):
+    binding = call_changes(old_node, new_node, tuple(changes))
+    if entry.mechanism.value == "wrapper" and not any_signature(binding):
         return Drift(
             RETAIN,
             (
                 f"upstream {new.location} changed ({', '.join(changes)}) but the "
-                "wrapper calls the original and the signature is the same",
+                "wrapper calls the original and the signature is the same"
+                + (" (its annotations aside)" if any_signature(changes) else ""),
                 *evidence,
             ),
             **common,

@@ -97,6 +97,7 @@ from patchkeeper.runtime.judge.drift import (
     UPDATE,
     Code,
     Drift,
+    call_changes,
     upstream_code,
     with_decision,
 )
@@ -383,7 +384,8 @@ def _after_hooks(
         follows = _gated_signature_reason(entry, mine, new_code, changes, gated)
         if follows:
             return with_decision(drift, RETAIN, follows)
-        unread = _unread_replacement_reason(entry, mine, changes)
+        binding = call_changes(old_code.parsed, new_code.parsed, changes)
+        unread = _unread_replacement_reason(entry, mine, binding)
         if unread:
             return with_decision(drift, RETAIN, unread)
         if (
