@@ -6,7 +6,8 @@ Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with it
 - upstream changed and the downstream's change is not in it -> *update* (the upstream diff
   to reapply goes with it); a wrapper that keeps the original only needs an update when
   the signature changed in a way calls see (names, kinds or defaults of its parameters:
-  annotations alone change no call, :func:`call_changes`);
+  annotations alone change no call, :func:`call_changes`), or when it names a string the
+  old upstream body held and the new one dropped (:func:`dropped_literals`);
 - the new upstream already contains the downstream's change -> *remove*;
 - the target is gone (moved or removed) -> *look*, with where the name went; a
   target at that path in neither release is said to be so, not *moved* or *removed*.
@@ -176,6 +177,39 @@ def call_changes(
         for c in changes
         if not c.startswith("return annotation") and not (same and c.startswith("signature"))
     )
+
+
+def _strings(node: ast.AST) -> set[str]:
+    """The string constants of ``node`` (f-string parts included), docstrings left out
+    and blank strings too."""
+    skipped: set[int] = set()
+    for sub in ast.walk(node):
+        body = getattr(sub, "body", None)
+        if isinstance(sub, _DEFINITIONS) and body and isinstance(body[0], ast.Expr):
+            skipped.add(id(body[0].value))
+    return {
+        sub.value
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Constant)
+        and isinstance(sub.value, str)
+        and sub.value.strip()
+        and id(sub) not in skipped
+    }
+
+
+def dropped_literals(old: Code, new: Code, mine: Code) -> list[str]:
+    """The string constants the replacement ``mine`` names that the old upstream definition
+    ``old`` held and the new one ``new`` does not (sorted; docstrings aside): a wrapper that
+    filters a feature name out of upstream's result, or intercepts a flag upstream's body
+    passed on (``if flag == "has_own_embed_tokens"``), works on a value upstream stopped
+    producing there. Over six vllm-ascend releases its maintainers updated both wrappers
+    the audit kept for which this held (``benchmarks/runtime_history.py``). Empty when a
+    span does not parse."""
+    nodes = (old.parsed, new.parsed, mine.parsed)
+    if any(n is None for n in nodes):
+        return []
+    before, after, ours = (_strings(n) for n in nodes if n is not None)
+    return sorted((before - after) & ours)
 
 
 def any_signature(changes: Iterable[str]) -> bool:
@@ -496,6 +530,20 @@ def decide(
                 **common,
             )
     binding = call_changes(old_node, new_node, tuple(changes))
+    dropped = dropped_literals(old_code, new_code, mine) if mine is not None else []
+    if entry.mechanism.value == "wrapper" and dropped and not any_signature(binding):
+        listed = ", ".join(repr(x) for x in dropped[:3])
+        return Drift(
+            UPDATE,
+            (
+                f"upstream {new.location} changed ({', '.join(changes)}) and the wrapper, "
+                f"which calls the original, names {listed}, a string the old upstream body "
+                "held and the new one no longer does: the wrapper works on a value upstream "
+                "stopped producing or passing there; read it against upstream's change",
+                *evidence,
+            ),
+            **common,
+        )
     if entry.mechanism.value == "wrapper" and not any_signature(binding):
         return Drift(
             RETAIN,

@@ -369,7 +369,10 @@ def _after_hooks(
             return with_decision(drift, RETAIN, inherited)
         if inherited is not None:
             return drift  # a subclass overriding what changed: not a copy the rules below read
-        if mine is not None and drift.upstream_changes == ("body",):
+        # a wrapper copies nothing: what upstream changed in the body reaches it only
+        # through the values it works on (drift.dropped_literals), not through lines
+        copy = entry.mechanism is not Mechanism.WRAPPER
+        if mine is not None and copy and drift.upstream_changes == ("body",):
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return with_decision(drift, RETAIN, outside)
