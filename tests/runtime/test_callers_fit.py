@@ -1,6 +1,7 @@
 """A function copy whose upstream change leaves its callers' calls binding to it is kept
 (*retain*), and so is a subclass's override that copies a method changed in its body alone;
-one whose callers changed, or that follows upstream's releases, is updated.
+one whose callers changed, or that follows upstream's releases (tests the release in its own
+lines), is updated.
 
 The plugin below is written by this test in the shape of the kv-cache and sampler copies of
 a vLLM platform plugin: module-level functions copied and changed by the plugin, assigned
@@ -53,6 +54,11 @@ def sample(logits, temperature):
 def drain(queue):
     items = list(queue)
     return items
+
+
+def trim(queue):
+    items = list(queue)
+    return items
 """
 KV_NEW = """class Pool:
     def take(self, n):
@@ -94,6 +100,12 @@ def draw(logits):
 def drain(queue):
     items = list(queue)
     items.reverse()
+    return items
+
+
+def trim(queue):
+    items = list(queue)
+    items.pop()
     return items
 """
 PATCH = """# Note: the fixture device packs, pools and samples its own way.
@@ -164,10 +176,18 @@ else:
 
 def drain(queue):
     items = list(queue)
-    return items[:LIMIT]
+    if fup_version_is("1.0"):
+        return items[:LIMIT]
+    return items[-LIMIT:]
+
+
+def trim(queue):
+    items = list(queue)
+    return items[1:]
 
 
 fup.kv.drain = drain
+fup.kv.trim = trim
 """
 
 
@@ -232,11 +252,13 @@ def test_copies_whose_callers_still_fit_are_kept(trees: Path) -> None:
             "upstream fup.kv.sample changed: signature: (logits, temperature) -> (logits, "
             "temperature, seed=None), body; the downstream change is not in the new upstream",
         ),
-        # the copy's module tests upstream's release: it follows each release
+        # the copy tests upstream's release in its own lines: it follows each release
         "fup.kv.drain": (
             "update",
             "upstream fup.kv.drain changed: body; the downstream change is not in the new upstream",
         ),
+        # its module tests the release for another name (LIMIT), the copy itself does not
+        "fup.kv.trim": ("retain", BODY),
     }
 
 
@@ -276,7 +298,11 @@ def test_callers_fit_reason_leaves_decorators_banners_gates_and_lost_names() -> 
     mine = "def f(a, b=1):\n    return a - b\n"
     assert callers_fit_reason(_code(OLD), _code(new), _code(mine), ("body",)) == BODY
     assert callers_fit_reason(_code(OLD), _code(new), _code(mine), ("decorators: x",)) == ""
-    assert callers_fit_reason(_code(OLD), _code(new), _code(mine, gated=True), ("body",)) == ""
+    # a module testing the release elsewhere says nothing of this copy; one testing it in
+    # the copy's own lines follows each release
+    assert callers_fit_reason(_code(OLD), _code(new), _code(mine, gated=True), ("body",)) == BODY
+    follows = 'def f(a, b=1):\n    return a - b if fup_version_is("1.0") else a\n'
+    assert callers_fit_reason(_code(OLD), _code(new), _code(follows, gated=True), ("body",)) == ""
     lost = frozenset({"helper"})
     named = "def f(a, b=1):\n    return helper(a) - b\n"
     assert callers_fit_reason(_code(OLD), _code(new), _code(named), ("body",), lost) == ""

@@ -11,9 +11,10 @@ line, numbered the same way) and applies them in ``%prep``:
   patches, in the order written.
 
 A tag's value is a file name or a URL whose last part is the file (rpm fetches nothing: the
-file sits beside the spec). ``%{name}``, ``%{version}``, ``%{nil}`` and names set by ``%global``
-or ``%define`` are expanded (the last definition wins: openSUSE's ``%define psuffix %{nil}``
-in an ``%else`` leaves ``Name: python-urllib3%{psuffix}`` as ``python-urllib3``); a name left with a macro in it cannot be read here and is an error
+file sits beside the spec). ``%{name}``, ``%{version}``, ``%{nil}`` and names set by
+``%global`` or ``%define`` are expanded, the last definition winning (openSUSE's ``%define
+psuffix %{nil}`` in an ``%else`` leaves ``Name: python-urllib3%{psuffix}`` as
+``python-urllib3``); a name left with a macro in it cannot be read here and is an error
 naming its line. ``%if`` blocks are read as if every branch were taken: a patch applied in
 one branch only is in the series (what the spec applies on the build the downstream tests is
 for its maintainer to say, in the series init writes).

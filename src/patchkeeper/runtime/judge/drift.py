@@ -5,7 +5,9 @@ Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with it
 - upstream unchanged -> *retain*;
 - upstream changed and the downstream's change is not in it -> *update* (the upstream diff
   to reapply goes with it); a wrapper that keeps the original only needs an update when
-  the signature changed;
+  the signature changed in a way calls see (names, kinds or defaults of its parameters:
+  annotations alone change no call, :func:`call_changes`), or when it names a string the
+  old upstream body held and the new one dropped (:func:`dropped_literals`);
 - the new upstream already contains the downstream's change -> *remove*;
 - the target is gone (moved or removed) -> *look*, with where the name went; a
   target at that path in neither release is said to be so, not *moved* or *removed*.
@@ -23,6 +25,7 @@ import functools
 import re
 import textwrap
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
@@ -73,6 +76,10 @@ class Code:
     #: (``from m import a as b`` is ``("b", "m")``; ``from m import *`` is ``("*", "m")``),
     #: relative imports left out (the plugin's own modules); empty for upstream's spans.
     imports: tuple[tuple[str, str], ...] = ()
+    #: The names the plugin module holding the copy imports, defines or assigns inside a
+    #: test of upstream's release (``if vllm_version_is("0.28.0"): from vllm.a import
+    #: Model``, its ``else`` too): what it binds per release; empty for upstream's spans.
+    gated_names: tuple[str, ...] = ()
 
     @functools.cached_property
     def text(self) -> str:
@@ -148,6 +155,80 @@ def signature_changes(old: ast.stmt, new: ast.stmt) -> list[str]:
     if da != db:
         changes.append(f"decorators: {da} -> {db}")
     return changes
+
+
+def call_changes(
+    old: ast.stmt | None, new: ast.stmt | None, changes: tuple[str, ...]
+) -> tuple[str, ...]:
+    """``changes`` (:func:`signature_changes` of ``old`` and ``new``, with ``"body"``)
+    without those that change no call: a return annotation, and a signature whose
+    parameters keep their names, kinds and defaults (``vllm_config: "VllmConfig"`` ->
+    ``vllm_config: "VllmConfig | None"``). A call binds to such a function as it did, and a
+    wrapper calling the original, or a replacement taking the same parameters, takes the
+    calls as before (the vllm-ascend and tpu-inference maintainers kept their wrapper and
+    their lambda replacing functions whose signature changed in annotations alone,
+    ``benchmarks/runtime_history.py``). Other definitions: ``changes`` as they are."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not (isinstance(old, functions) and isinstance(new, functions)):
+        return changes
+    same = _parameters(old.args) == _parameters(new.args)
+    return tuple(
+        c
+        for c in changes
+        if not c.startswith("return annotation") and not (same and c.startswith("signature"))
+    )
+
+
+def _strings(node: ast.AST) -> set[str]:
+    """The string constants of ``node`` (f-string parts included), docstrings left out
+    and blank strings too."""
+    skipped: set[int] = set()
+    for sub in ast.walk(node):
+        body = getattr(sub, "body", None)
+        if isinstance(sub, _DEFINITIONS) and body and isinstance(body[0], ast.Expr):
+            skipped.add(id(body[0].value))
+    return {
+        sub.value
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Constant)
+        and isinstance(sub.value, str)
+        and sub.value.strip()
+        and id(sub) not in skipped
+    }
+
+
+def dropped_literals(old: Code, new: Code, mine: Code) -> list[str]:
+    """The string constants the replacement ``mine`` names that the old upstream definition
+    ``old`` held and the new one ``new`` does not (sorted; docstrings aside): a wrapper that
+    filters a feature name out of upstream's result, or intercepts a flag upstream's body
+    passed on (``if flag == "has_own_embed_tokens"``), works on a value upstream stopped
+    producing there. Over six vllm-ascend releases its maintainers updated both wrappers
+    the audit kept for which this held (``benchmarks/runtime_history.py``). Empty when a
+    span does not parse."""
+    nodes = (old.parsed, new.parsed, mine.parsed)
+    if any(n is None for n in nodes):
+        return []
+    before, after, ours = (_strings(n) for n in nodes if n is not None)
+    return sorted((before - after) & ours)
+
+
+def any_signature(changes: Iterable[str]) -> bool:
+    """Whether ``changes`` (:func:`signature_changes`) holds a change of the parameters."""
+    return any(c.startswith("signature") for c in changes)
+
+
+def _parameters(arguments: ast.arguments) -> tuple[object, ...]:
+    """A signature without its annotations: each parameter's name and kind, and the
+    defaults (as :func:`ast.dump` writes them)."""
+    return (
+        tuple(a.arg for a in arguments.posonlyargs),
+        tuple(a.arg for a in arguments.args),
+        arguments.vararg.arg if arguments.vararg else None,
+        tuple(a.arg for a in arguments.kwonlyargs),
+        arguments.kwarg.arg if arguments.kwarg else None,
+        tuple(ast.dump(d) for d in arguments.defaults),
+        tuple(ast.dump(d) if d is not None else None for d in arguments.kw_defaults),
+    )
 
 
 def _normal(line: str) -> str:
@@ -448,12 +529,28 @@ def decide(
                 ),
                 **common,
             )
-    if entry.mechanism.value == "wrapper" and not any(c.startswith("signature") for c in changes):
+    binding = call_changes(old_node, new_node, tuple(changes))
+    dropped = dropped_literals(old_code, new_code, mine) if mine is not None else []
+    if entry.mechanism.value == "wrapper" and dropped and not any_signature(binding):
+        listed = ", ".join(repr(x) for x in dropped[:3])
+        return Drift(
+            UPDATE,
+            (
+                f"upstream {new.location} changed ({', '.join(changes)}) and the wrapper, "
+                f"which calls the original, names {listed}, a string the old upstream body "
+                "held and the new one no longer does: the wrapper works on a value upstream "
+                "stopped producing or passing there; read it against upstream's change",
+                *evidence,
+            ),
+            **common,
+        )
+    if entry.mechanism.value == "wrapper" and not any_signature(binding):
         return Drift(
             RETAIN,
             (
                 f"upstream {new.location} changed ({', '.join(changes)}) but the "
-                "wrapper calls the original and the signature is the same",
+                "wrapper calls the original and the signature is the same"
+                + (" (its annotations aside)" if any_signature(changes) else ""),
                 *evidence,
             ),
             **common,

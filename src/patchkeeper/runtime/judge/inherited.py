@@ -150,14 +150,23 @@ def _fits(
     return bool(callers_fit_reason(before, after, ours, changes, lost, unpassed))
 
 
+#: The kind :func:`_calls_still_bind` gives an override whose parameters were never
+#: upstream's (the plugin calls it its own way).
+OWN_CALLS = "own calls"
+
+
 def _calls_still_bind(
     override: ast.stmt, old: ast.stmt, new: ast.stmt, unpassed: frozenset[str]
 ) -> tuple[str, ...] | None:
     """The kinds of upstream change of an overridden method (``("body",)``, or with
     ``"signature"``) when every call to the new method binds to the override as it does
     to upstream's, the parameters of ``unpassed`` (added with a default, passed by no
-    upstream call) left out; ``None`` when one would not, or when the decorators or the
-    kind of definition changed."""
+    upstream call) left out; ``("body", "own calls")`` when the override never took the
+    calls the old upstream method took (:func:`takes_the_calls` of the old signature: its
+    parameters are not upstream's, so the plugin calls it its own way, from code of its
+    own that replaces upstream's callers, and it ran so at the old release: upstream's new
+    parameters reach no call of it); ``None`` when a call would not bind, or when the
+    decorators or the kind of definition changed."""
     changes = signature_changes(old, new)
     if not changes:
         return ("body",)
@@ -170,6 +179,8 @@ def _calls_still_bind(
         and isinstance(new, functions)
     ):
         return None
+    if not takes_the_calls(override, old, old):
+        return ("body", OWN_CALLS)
     if not takes_the_calls(override, old, without(new, unpassed)):
         return None
     return ("body", "signature")
@@ -228,6 +239,7 @@ def inherited_reason(
     own: list[str] = []
     fitting: list[str] = []
     unseen: list[str] = []  # signature changed by parameters no upstream call passes
+    unlike: list[str] = []  # an override whose parameters never were upstream's
     for m in overridden:
         if (m in old_methods) != (m in new_methods):
             return ""
@@ -241,6 +253,9 @@ def inherited_reason(
             return ""
         if "signature" in kinds:
             unseen.append(m)
+        if OWN_CALLS in kinds:
+            unlike.append(m)
+            kinds = ("body",)
         if _delegates(methods[m], bases):
             if _taken_in(methods[m], old_methods[m], new_methods[m]):
                 return ""
@@ -271,6 +286,12 @@ def inherited_reason(
                 f"{', '.join(fitting)} changed upstream in the body alone, and the override "
                 "is the plugin's own copy, which upstream's callers still call the same way "
                 "(merge upstream's change into it only if the plugin needs it)"
+            )
+        if unlike:
+            said.append(
+                f"the parameters of {', '.join(unlike)} already differed from upstream's at "
+                "the old release (the plugin calls its override its own way), so upstream's "
+                "new signature reaches no call of it"
             )
         if unseen:
             said.append(

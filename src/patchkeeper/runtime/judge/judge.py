@@ -56,13 +56,18 @@ first rule that applies decides):
    copy) -> **retain**;
    a function copy whose callers' calls still bind to it (upstream changed the body alone,
    or the signature too in a way the copy already takes), when the copy has no Modification
-   banners, its module tests no upstream release and imports nothing from the target's
-   module that the new release lost
+   banners, neither it nor its patch statement tests upstream's release and it imports
+   nothing from the target's module that the new release lost
    (:func:`patchkeeper.runtime.judge.noise.callers_fit_reason`) -> **retain**; a
    parameter upstream added with a default counts as not there when no upstream call in
    the target's module or in a module importing it (or its class or module) passes it
-   (:mod:`patchkeeper.runtime.judge.unpassed`): the calls bind to a copy, or to a
-   subclass's override, that lacks it as they did at the old release; a replacement name
+   (:mod:`patchkeeper.runtime.judge.unpassed`; for a name the plugin rebinds in a module
+   importing it, only the calls that look it up there): the calls bind to a copy, or to a
+   subclass's override, that lacks it as they did at the old release; an override whose
+   parameters never were upstream's is called the plugin's own way, and upstream's new
+   signature reaches none of its calls; new parameters that only a ``**mapping`` built at
+   run time may pass to such a copy -> **look**
+   (:mod:`patchkeeper.runtime.judge.keywords`); a replacement name
    a module-level version gate binds, at the new release, to a function with the new
    upstream signature (:mod:`patchkeeper.runtime.judge.gated_binding`) -> **retain** (the
    plugin already follows the change there);
@@ -95,12 +100,14 @@ from patchkeeper.runtime.judge.drift import (
     UPDATE,
     Code,
     Drift,
+    call_changes,
     upstream_code,
     with_decision,
 )
 from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
+from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
 from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
@@ -109,8 +116,15 @@ from patchkeeper.runtime.judge.noise import (
     forwarded_signature_reason,
     outside_copy_reason,
     removal_only_reason,
+    statement_follows_releases,
 )
-from patchkeeper.runtime.judge.unpassed import for_definition, unpassed_parameters, user_module
+from patchkeeper.runtime.judge.unpassed import (
+    for_definition,
+    rebinding_scope,
+    starred_parameters,
+    unpassed_parameters,
+    user_module,
+)
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
@@ -311,15 +325,23 @@ def _judged(
             "overrides upstream's value on purpose",
         )
     found = candidates(new, trees[1], old_code, new_code)
-    lost = _lost_names(trees, old.module, new.module)
+    lost = lost_names(trees, old.module, new.module)
     unpassed: frozenset[tuple[str, str]] = frozenset()
+    starred: frozenset[tuple[str, str]] = frozenset()
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         modules = (new.module, user_module(trees[1], entry.target))
         names = (new.module.rsplit(".", 1)[-1], *new.qualname.split("."))
-        unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names)
+        rebound = rebinding_scope(trees[1], entry.target, new.module)
+        unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names, rebound)
+        starred = starred_parameters(trees[1], modules, old_code, new_code, names, rebound)
     otherwise = _after_hooks(
         entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed, gated
     )
+    if otherwise is drift and starred and old_code and new_code and mine:
+        spans_read = (old_code, new_code, mine)
+        otherwise = starred_decision(
+            entry, drift, spans_read, lost, old.module, (unpassed, starred)
+        )
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
@@ -388,7 +410,10 @@ def _after_hooks(
             return with_decision(drift, RETAIN, inherited)
         if inherited is not None:
             return drift  # a subclass overriding what changed: not a copy the rules below read
-        if mine is not None and drift.upstream_changes == ("body",):
+        # a wrapper copies nothing: what upstream changed in the body reaches it only
+        # through the values it works on (drift.dropped_literals), not through lines
+        copy = entry.mechanism is not Mechanism.WRAPPER
+        if mine is not None and copy and drift.upstream_changes == ("body",):
             outside = outside_copy_reason(old_code, new_code, mine)
             if outside:
                 return with_decision(drift, RETAIN, outside)
@@ -403,10 +428,15 @@ def _after_hooks(
         follows = _gated_signature_reason(entry, mine, new_code, changes, gated)
         if follows:
             return with_decision(drift, RETAIN, follows)
-        unread = _unread_replacement_reason(entry, mine, changes)
+        binding = call_changes(old_code.parsed, new_code.parsed, changes)
+        unread = _unread_replacement_reason(entry, mine, binding)
         if unread:
             return with_decision(drift, RETAIN, unread)
-        if mine is not None and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS):
+        if (
+            mine is not None
+            and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS)
+            and not statement_follows_releases(entry, mine)
+        ):
             own = for_definition(unpassed, getattr(new_code.parsed, "name", ""))
             fits = callers_fit_reason(old_code, new_code, mine, changes, lost_here, own)
             if fits:
@@ -480,19 +510,6 @@ def _gated_signature_reason(
         f"{entry.target}: the plugin already follows the change there (its implementation is "
         "its own; read it if it copies upstream's body)"
     )
-
-
-def _lost_names(
-    trees: tuple[UpstreamTree, UpstreamTree], old_module: str, new_module: str
-) -> frozenset[str]:
-    """The module-level names (definitions and imports) the target's module had at the old
-    release and no longer has at the new one: names a copy's kept lines would miss."""
-    before, after = trees[0].summary(old_module), trees[1].summary(new_module)
-    if before is None or after is None:
-        return frozenset()
-    had = {n for n in before.definitions if "." not in n} | set(before.imports)
-    has = {n for n in after.definitions if "." not in n} | set(after.imports)
-    return frozenset(had - has)
 
 
 def _has_key(code: Code | None, key: str) -> bool:

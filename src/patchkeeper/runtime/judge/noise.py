@@ -36,8 +36,11 @@ import difflib
 import re
 
 from patchkeeper.runtime.judge.drift import Code, outside_banners
+from patchkeeper.runtime.judge.replacement import holds_version_gate
 from patchkeeper.runtime.judge.samecode import View, same_ast
 from patchkeeper.runtime.judge.unpassed import without
+from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.syntax.gates import evaluate
 
 #: Platform predicates of upstream's ``current_platform`` that are false on a plugin's device.
 OTHER_PLATFORMS = frozenset(
@@ -430,6 +433,40 @@ def takes_the_calls(
     )
 
 
+def _follows_releases(code: Code) -> bool:
+    """Whether the plugin's copy ``code`` tests upstream's release in its own lines (an
+    ``if`` or a conditional expression on the release,
+    :func:`patchkeeper.runtime.judge.replacement.holds_version_gate`): a copy written to
+    follow upstream from release to release. Read only when its module holds such a test
+    (:attr:`Code.gated`); a copy that does not parse counts as following (as its module
+    says)."""
+    if not code.gated:
+        return False
+    node = code.parsed
+    return node is None or holds_version_gate(node)
+
+
+def statement_follows_releases(entry: PatchEntry, mine: Code | None = None) -> bool:
+    """Whether the patch statement of ``entry`` follows upstream's releases: it sits in a
+    test of upstream's release (a condition on its way that
+    :func:`patchkeeper.runtime.syntax.gates.evaluate` decides: ``if not
+    vllm_version_is("0.28.0"): module.fn = fn``), or the module of its copy ``mine``
+    binds the copy, or imports a part of the target (its class or module), inside such a
+    test (``if vllm_version_is("0.28.0"): from vllm.a import Model`` before ``Model.forward
+    = forward``; ``if ...: def kernel(x): ... else: def kernel(x, scale): ...``,
+    :attr:`Code.gated_names`). The plugin binds its copy per release, and the copy follows
+    the releases as one that tests them itself does (:func:`callers_fit_reason` is not read
+    for it)."""
+    if mine is not None and mine.gated_names:
+        own = entry.replacement.partition(":")[2].split(".")[:1]
+        if set(mine.gated_names) & {*entry.target.split("."), *own}:
+            return True
+    activation = entry.activation
+    if activation is None:
+        return False
+    return any(evaluate(c.text, "0") is not None for c in activation.conditions)
+
+
 #: The upstream changes :func:`callers_fit_reason` reads; another one (the decorators, the
 #: kind of definition) changes how the function is built or called: an update.
 _CALL_CHANGES = ("body", "signature", "return annotation")
@@ -452,10 +489,14 @@ def callers_fit_reason(
     the new signature would not bind to the copy, or when the copy marks its own lines with
     Modification banners (:func:`~patchkeeper.runtime.judge.drift.outside_banners`): such a
     copy says that every line outside them is upstream's, which an upstream change there
-    must reach; nor when the copy's module tests upstream's release (:attr:`Code.gated`):
-    code that follows upstream's releases has each one's change carried into it (over six
-    vllm-ascend releases, every one of the 8 copies holding such a test itself that the
-    audit said *update* for was updated; of the 12 more in modules holding one, 4); nor
+    must reach; nor when the copy itself tests upstream's release (:func:`_follows_releases`:
+    its module holds such a test, :attr:`Code.gated`, and the copy's own lines do): code
+    that follows upstream's releases has each one's change carried into it, while a test
+    elsewhere in its module, for another patch, says nothing of this copy (over six
+    vllm-ascend releases the maintainers updated every copy holding such a test itself that
+    the audit said *update* for, kept all 5 whose module tested a release only for other
+    code, and updated 2 of 3 bound per release, :func:`statement_follows_releases`,
+    ``benchmarks/runtime_history.py``); nor
     when the copy names one of ``lost`` (the names the target's module defined or imported
     at the old release and no longer does, as
     for :func:`removal_only_reason`: the copy's line may fail there). ``unpassed``: the
@@ -480,7 +521,7 @@ def callers_fit_reason(
         return ""
     if outside_banners(old, mine)[1]:
         return ""  # a copy that marks its own lines says the rest is upstream's to carry
-    if mine.gated:
+    if _follows_releases(mine):
         return ""  # a copy that follows upstream's releases is updated with each one
     if lost and any(name in lost for line in mine.lines for name in _NAME.findall(line)):
         return ""  # it names what the target's module no longer has: it may fail there

@@ -39,7 +39,8 @@ def source_code(found: ReplacementSource) -> Code:
     lines = _plugin_lines(file)[start - 1 : end]
     decorators = () if found.first is None else _decorators(file, found.first, start, end)
     gated, imports = _gated_file(file), _imports_of(file)
-    return Code(found.relative, start, tuple(lines), decorators, gated, imports)
+    gated_names = _gated_names(file) if gated else ()
+    return Code(found.relative, start, tuple(lines), decorators, gated, imports, gated_names)
 
 
 @functools.lru_cache(maxsize=256)
@@ -75,6 +76,33 @@ def _gated_file(file: Path) -> bool:
     except (SyntaxError, ValueError):
         return False
     return holds_version_gate(tree)
+
+
+@functools.lru_cache(maxsize=64)
+def _gated_names(file: Path) -> tuple[str, ...]:
+    """:attr:`Code.gated_names` of a plugin file: the names (``as`` names, or the first
+    part of a plain ``import a.b``) imported, defined or assigned in either branch of an
+    ``if`` that tests upstream's release (a test
+    :func:`patchkeeper.runtime.syntax.gates.evaluate` decides); empty when it does not
+    parse."""
+    try:
+        tree = ast.parse("".join(_plugin_lines(file)))
+    except (SyntaxError, ValueError):
+        return ()
+    names: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and evaluate(ast.unparse(node.test), "0") is not None):
+            continue
+        for statement in (*node.body, *node.orelse):
+            for sub in ast.walk(statement):
+                if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                    for alias in sub.names:
+                        names[alias.asname or alias.name.split(".")[0]] = None
+                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names[sub.name] = None
+                elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names[sub.id] = None
+    return tuple(names)
 
 
 @functools.lru_cache(maxsize=64)

@@ -13,6 +13,14 @@ the copy that lacks it needs no update for it
 Calls through an attribute the audit cannot name (``self.indexer(x, skip=True)`` for a
 ``forward``) and calls in modules that reach the target with a plain ``import x.y`` are
 not read: such a call can pass the parameter without this module seeing it.
+
+A patch that rebinds a module-level name in a module that imports it (``layer.Cache =
+DevCache`` where ``layer`` did ``from cache import Cache``) reaches only the calls that look
+the name up there: those of ``layer`` itself and of modules importing the name (or
+``layer``) from it. The defining module and the modules importing the name from it keep
+upstream's function or class, so their calls of it are not read (:func:`rebinding_scope`);
+a method's calls are read as before, since the instances of the class ``layer`` builds
+travel to any module.
 """
 
 from __future__ import annotations
@@ -80,19 +88,27 @@ def _callee(call: ast.Call) -> str:
 _CALLED_THROUGH_OBJECT = {"forward": "__call__"}
 
 
-def _passes(call: ast.Call, callee: str, name: str, index: int, shift: int) -> bool:
+def _passes(
+    call: ast.Call, callee: str, name: str, index: int, shift: int, starred: bool = True
+) -> bool:
     """Whether ``call`` may pass the parameter ``name`` of ``callee`` (positional
     ``index``, ``-1``: keyword-only; ``shift``: 1 for a method, whose ``self`` the call
-    does not write)."""
+    does not write); ``starred``: whether a ``**mapping`` argument counts (it may hold
+    any keyword)."""
     if callee in _CALLED_THROUGH_OBJECT and any(k.arg == name for k in call.keywords):
         return True
     if _callee(call) != callee:
         return False
-    if any(k.arg is None or k.arg == name for k in call.keywords):
+    if any((starred and k.arg is None) or k.arg == name for k in call.keywords):
         return True
     if any(isinstance(a, ast.Starred) for a in call.args):
         return True
     return index >= 0 and len(call.args) > index - shift
+
+
+#: Where calls are read: modules, and names whose importers are read too (a name given as
+#: ``(name, module)`` counts only where it is imported from ``module``).
+Scope = tuple[tuple[str, ...], tuple[str | tuple[str, str], ...]]
 
 
 def unpassed_parameters(
@@ -100,7 +116,8 @@ def unpassed_parameters(
     modules: Iterable[str],
     old: Code,
     new: Code,
-    names: tuple[str, ...] = (),
+    names: Iterable[str | tuple[str, str]] = (),
+    rebound: Scope | None = None,
 ) -> frozenset[tuple[str, str]]:
     """``(definition name, parameter)`` for each parameter with a default that the new
     upstream ``new`` added over ``old`` (the target, or a method of the target class) and
@@ -112,7 +129,55 @@ def unpassed_parameters(
     was added or a module cannot be read. ``names``: the names a module importing the
     target imports (``from X import name``): the last part of the target's module
     (``from vllm.v1.worker import mamba_utils``) and each part of its qualified name
-    (``Scheduler``, ``create``); a plain ``import X.Y`` is not read."""
+    (``Scheduler``, ``create``); a plain ``import X.Y`` is not read. ``rebound``: where
+    the calls of the function itself, or of the class (its ``__init__``), are read instead
+    when the patch rebinds the name in a module importing it (:func:`rebinding_scope`)."""
+    found = _added_and_calls(tree, (tuple(modules), tuple(names)), old, new, rebound)
+    if found is None:
+        return frozenset()
+    return frozenset(
+        (definition, name)
+        for definition, callee, name, index, shift, calls in found
+        if not any(_passes(c, callee, name, index, shift) for c in calls)
+    )
+
+
+def starred_parameters(
+    tree: UpstreamTree,
+    modules: Iterable[str],
+    old: Code,
+    new: Code,
+    names: Iterable[str | tuple[str, str]] = (),
+    rebound: Scope | None = None,
+) -> frozenset[tuple[str, str]]:
+    """``(definition name, parameter)`` for each parameter with a default the new upstream
+    added (as :func:`unpassed_parameters` reads them) that no call passes by its name or
+    by position, but a call may pass through a ``**mapping`` argument
+    (``f(a, **self._extra_kwargs(x))``): whether it does is decided at run time (the
+    mapping may be empty, or hold other keys), which the trees cannot tell."""
+    found = _added_and_calls(tree, (tuple(modules), tuple(names)), old, new, rebound)
+    if found is None:
+        return frozenset()
+    return frozenset(
+        (definition, name)
+        for definition, callee, name, index, shift, calls in found
+        if not any(_passes(c, callee, name, index, shift, starred=False) for c in calls)
+        and any(_passes(c, callee, name, index, shift) for c in calls)
+    )
+
+
+def _added_and_calls(
+    tree: UpstreamTree,
+    scope: Scope,
+    old: Code,
+    new: Code,
+    rebound: Scope | None,
+) -> list[tuple[str, str, str, int, int, list[ast.Call]]] | None:
+    """The parameters with a default ``new`` added over ``old``, each as ``(definition,
+    callee, parameter, positional index, shift, the calls read for it)``: those of
+    ``scope``, or of ``rebound`` for the function itself or the class's ``__init__``
+    (:func:`unpassed_parameters`); ``None`` when nothing was added or a module cannot be
+    read."""
     wanted: list[tuple[str, str, str, int, int]] = []
     for callee, before, after, method in _pairs(old, new):
         if not (isinstance(before, _FUNCTIONS) and isinstance(after, _FUNCTIONS)):
@@ -120,19 +185,49 @@ def unpassed_parameters(
         for name, index in added_defaulted(before, after).items():
             wanted.append((after.name, callee, name, index, 1 if method else 0))
     if not wanted:
-        return frozenset()
-    importing = [row[0] for name in names if name for row in tree.importers(name)]
+        return None
+    calls = _calls(tree, scope)
+    own = getattr(new.parsed, "name", "")
+    mine = _calls(tree, rebound) if rebound is not None else calls
+    if calls is None or mine is None:
+        return None
+    return [(*row, mine if row[1] == own else calls) for row in wanted]
+
+
+def _calls(tree: UpstreamTree, scope: Scope) -> list[ast.Call] | None:
+    """Every call of the modules of ``scope`` and of the modules importing its names
+    (``None`` when a module cannot be read)."""
+    modules, names = scope
+    importing = []
+    for wanted_name in names:
+        name, source = (wanted_name, "") if isinstance(wanted_name, str) else wanted_name
+        if name:
+            importing += [row[0] for row in tree.importers(name) if source in ("", row[1])]
     calls: list[ast.Call] = []
     for module in dict.fromkeys([*modules, *importing]):
         parsed = module_ast(tree, module) if module else None
         if parsed is None:
-            return frozenset()
+            return None
         calls += [n for n in ast.walk(parsed) if isinstance(n, ast.Call)]
-    return frozenset(
-        (definition, name)
-        for definition, callee, name, index, shift in wanted
-        if not any(_passes(c, callee, name, index, shift) for c in calls)
-    )
+    return calls
+
+
+def rebinding_scope(tree: UpstreamTree, target: str, module: str) -> Scope | None:
+    """Where the calls of a patched function or class are read when the plugin rebinds a
+    module-level name of another module than the one defining it (``target`` is ``<user
+    module>.<name>``, :func:`user_module`; ``module`` defines it in the new upstream
+    ``tree``): that user module, and the modules importing the name from it, or the user
+    module from its package. ``None`` otherwise (a name of its defining module, a method).
+
+    A module that imported the name from its defining module holds its own binding, which
+    the patch does not change (``from X import name`` copies the binding): its calls reach
+    upstream's definition, not the replacement."""
+    where = user_module(tree, target)
+    parent, _, last = where.rpartition(".")
+    name = target.rsplit(".", 1)[-1]
+    if not where or where == module or target != f"{where}.{name}":
+        return None
+    return (where,), ((last, parent), (name, where))
 
 
 def for_definition(unpassed: frozenset[tuple[str, str]], name: str) -> frozenset[str]:
