@@ -4,7 +4,9 @@ point group, and the runtime audit of the one against the other.
 
 Importable from the runtime tests as ``from fupplug import write_trees, audit_trees``
 (pyproject's ``pythonpath``); the tests of copies kept or updated by their callers
-(``test_unpassed``, ``test_gated_binding``, ``test_callers_fit``) build their trees so.
+(``test_unpassed``, ``test_gated_binding``, ``test_callers_fit``, ``test_call_scope``,
+``test_starred_keywords``, ``test_annotation_signature``, ``test_wrapper_literals``) build
+their trees so.
 """
 
 from __future__ import annotations

@@ -11,9 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from fupplug import audit_trees, write_trees
 
 OLD_SELECT = """def select(config: "Config") -> str:
     if config.fast:
@@ -63,59 +61,24 @@ fup.select.select = _select
 fup.select.choose = _choose
 fup.select.pick = lambda config: "dev"
 """
-PYPROJECT = """[project]
-name = "fdev"
-version = "0.1"
-
-[project.entry-points."fup.plugins"]
-fdev = "fdev:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "fdev"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, select in (("1.0", OLD_SELECT), ("2.0", NEW_SELECT)):
-        _write(
-            tmp_path / f"fup-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
-                "fup/__init__.py": "",
-                "fup/select.py": select,
-            },
-        )
-    _write(
-        tmp_path / "fdev",
+    return write_trees(
+        tmp_path,
+        monkeypatch,
+        {"1.0": {"fup/select.py": OLD_SELECT}, "2.0": {"fup/select.py": NEW_SELECT}},
+        "fdev",
         {
-            "pyproject.toml": PYPROJECT,
-            "fdev/__init__.py": "def register():\n    import fdev.patch  # noqa: F401\n",
             "fdev/patch/__init__.py": "from fdev.patch import patch_select  # noqa: F401\n",
             "fdev/patch/patch_select.py": PATCH,
         },
     )
-    return tmp_path
 
 
 def test_a_signature_changed_in_annotations_alone_changes_no_call(trees: Path) -> None:
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         # config: "Config" -> "Config | None": the wrapper passes config on as before

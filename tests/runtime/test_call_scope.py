@@ -18,9 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from fupplug import audit_trees, write_trees
 
 OLD_CACHE = """class SwaCache:
     def __init__(self, dim, window):
@@ -122,61 +120,27 @@ def swap_everywhere():
 swap_layer()
 swap_everywhere()
 """
-PYPROJECT = """[project]
-name = "fdev"
-version = "0.1"
-
-[project.entry-points."fup.plugins"]
-fdev = "fdev:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "fdev"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, cache, wide in (("1.0", OLD_CACHE, OLD_WIDE), ("2.0", NEW_CACHE, NEW_WIDE)):
-        _write(
-            tmp_path / f"fup-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
-                "fup/__init__.py": "",
-                "fup/cache.py": cache,
-                "fup/layer.py": LAYER,
-                "fup/wide.py": wide,
-            },
-        )
-    _write(
-        tmp_path / "fdev",
+    return write_trees(
+        tmp_path,
+        monkeypatch,
         {
-            "pyproject.toml": PYPROJECT,
-            "fdev/__init__.py": "def register():\n    import fdev.patch  # noqa: F401\n",
+            "1.0": {"fup/cache.py": OLD_CACHE, "fup/layer.py": LAYER, "fup/wide.py": OLD_WIDE},
+            "2.0": {"fup/cache.py": NEW_CACHE, "fup/layer.py": LAYER, "fup/wide.py": NEW_WIDE},
+        },
+        "fdev",
+        {
             "fdev/patch/__init__.py": "from fdev.patch import patch_cache  # noqa: F401\n",
             "fdev/patch/patch_cache.py": PATCH,
         },
     )
-    return tmp_path
 
 
 def _decisions(trees: Path) -> dict[str, tuple[str, str]]:
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     return {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from fupplug import audit_trees, write_trees
 
 OLD_OPS = """def sample(logits, temperature):
     return logits / temperature
@@ -70,60 +68,27 @@ def accept(logits, draft):
 fup.ops.sample = sample
 fup.ops.accept = accept
 """
-PYPROJECT = """[project]
-name = "fdev"
-version = "0.1"
-
-[project.entry-points."fup.plugins"]
-fdev = "fdev:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "fdev"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, ops, sampler in (("1.0", OLD_OPS, OLD_SAMPLER), ("2.0", NEW_OPS, NEW_SAMPLER)):
-        _write(
-            tmp_path / f"fup-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
-                "fup/__init__.py": "",
-                "fup/ops.py": ops,
-                "fup/sampler.py": sampler,
-            },
-        )
-    _write(
-        tmp_path / "fdev",
+    return write_trees(
+        tmp_path,
+        monkeypatch,
         {
-            "pyproject.toml": PYPROJECT,
-            "fdev/__init__.py": "def register():\n    import fdev.patch  # noqa: F401\n",
+            "1.0": {"fup/ops.py": OLD_OPS, "fup/sampler.py": OLD_SAMPLER},
+            "2.0": {"fup/ops.py": NEW_OPS, "fup/sampler.py": NEW_SAMPLER},
+        },
+        "fdev",
+        {
             "fdev/patch/__init__.py": "from fdev.patch import patch_ops  # noqa: F401\n",
             "fdev/patch/patch_ops.py": PATCH,
         },
     )
-    return tmp_path
 
 
 def test_parameters_only_a_mapping_may_pass_are_looked_at(trees: Path) -> None:
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         # marks and key reach sample only through **self._extra(logits), empty unless a

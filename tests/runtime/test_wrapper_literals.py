@@ -11,9 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from fupplug import audit_trees, write_trees
 
 OLD_CFG = """def unsupported(config):
     found = []
@@ -70,59 +68,24 @@ def _limits(config):
 fup.cfg.unsupported = _unsupported
 fup.cfg.limits = _limits
 """
-PYPROJECT = """[project]
-name = "fdev"
-version = "0.1"
-
-[project.entry-points."fup.plugins"]
-fdev = "fdev:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "fdev"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, cfg in (("1.0", OLD_CFG), ("2.0", NEW_CFG)):
-        _write(
-            tmp_path / f"fup-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: fup\nVersion: {version}\n",
-                "fup/__init__.py": "",
-                "fup/cfg.py": cfg,
-            },
-        )
-    _write(
-        tmp_path / "fdev",
+    return write_trees(
+        tmp_path,
+        monkeypatch,
+        {"1.0": {"fup/cfg.py": OLD_CFG}, "2.0": {"fup/cfg.py": NEW_CFG}},
+        "fdev",
         {
-            "pyproject.toml": PYPROJECT,
-            "fdev/__init__.py": "def register():\n    import fdev.patch  # noqa: F401\n",
             "fdev/patch/__init__.py": "from fdev.patch import patch_cfg  # noqa: F401\n",
             "fdev/patch/patch_cfg.py": PATCH,
         },
     )
-    return tmp_path
 
 
 def test_a_wrapper_naming_a_string_upstream_dropped_is_updated(trees: Path) -> None:
-    result = audit.audit_runtime(
-        load_config(trees / "fdev" / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    result = audit_trees(trees, "fdev")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         # upstream no longer lists "context parallelism": the wrapper's filter is moot

@@ -50,7 +50,8 @@ first rule that applies decides):
    its module), inherits the change -> **retain**; one that overrides a changed method
    otherwise stays **update** (the copy rules below do not read a subclass); a change of
    the body alone that lies only in code the replacement does not copy, or that only
-   removes code lines (the copy keeps doing what the old release did), new parameters a
+   removes code lines (the copy keeps doing what the old release did; neither is read for
+   a wrapper, which copies no lines), new parameters a
    replacement forwarding ``*args``/``**kwargs`` passes through, or a change of the body
    alone when the replacement is a lambda or an expression the audit cannot read (not a
    copy) -> **retain**;
