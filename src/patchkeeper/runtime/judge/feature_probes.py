@@ -29,7 +29,7 @@ from patchkeeper.runtime.lookup.resolve import FOUND, resolve
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Condition, PatchEntry
 from patchkeeper.runtime.syntax.names import Table, scope_table
-from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.runtime.syntax.parsing import ParsedFiles
 
 #: The whole test of a probe: ``hasattr(NAME, "attribute")``, perhaps under ``not``.
 PROBE = re.compile(
@@ -69,17 +69,6 @@ def probes(entry: PatchEntry, table: Table) -> list[Probe]:
         missing = bool(found["negated"]) != (condition.kind == "else")
         out.append(Probe(condition, dotted, found["attribute"], missing))
     return out
-
-
-def file_table(root: Path, entry: PatchEntry) -> Table:
-    """The names bound at module level in the entry's plugin file (imports and aliases,
-    also inside module-level ``if``/``try`` blocks); empty when it does not parse."""
-    path = root / entry.file
-    try:
-        tree = parse_file(path.read_bytes(), path, filename=str(path))
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    return scope_table(tree.body, {}, entry.module, path.name == "__init__.py")
 
 
 def has_attribute(tree: UpstreamTree, dotted: str, attribute: str) -> bool | None:
@@ -129,18 +118,25 @@ def dead_probes(
 ) -> dict[PatchEntry, str]:
     """Per entry on the way to which a feature probe stops running at the new release,
     why (:func:`dead_probe`), or a name bound to a version test does
-    (:func:`patchkeeper.runtime.judge.named_gates.dead_named_gate`); each plugin file with a
-    ``hasattr`` condition is parsed once for its names."""
+    (:func:`patchkeeper.runtime.judge.named_gates.dead_named_gate`). Each plugin file under
+    ``root`` either check reads is parsed once, for both (:class:`ParsedFiles`); a file
+    with a ``hasattr`` condition gives its module-level names (imports and aliases, also
+    inside module-level ``if``/``try`` blocks; none when it does not parse) once."""
+    modules = ParsedFiles(root)
     tables: dict[str, Table] = {}
     out: dict[PatchEntry, str] = {}
     for entry in entries:
         activation = entry.activation
         if activation is None:
             continue
-        why = dead_named_gate(root, entry, versions)
+        why = dead_named_gate(modules, entry, versions)
         if not why and any("hasattr(" in c.text for c in activation.conditions):
             if entry.file not in tables:
-                tables[entry.file] = file_table(root, entry)
+                module = modules[entry.file]
+                package = Path(entry.file).name == "__init__.py"
+                tables[entry.file] = (
+                    {} if module is None else scope_table(module.body, {}, entry.module, package)
+                )
             why = dead_probe(entry, tables[entry.file], trees, versions[1])
         if why:
             out[entry] = why

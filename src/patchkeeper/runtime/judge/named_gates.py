@@ -25,13 +25,11 @@ when they moved to 0.26.0.
 from __future__ import annotations
 
 import ast
-import functools
 import re
-from pathlib import Path
+from collections.abc import Mapping
 
 from patchkeeper.runtime.model import Condition, PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
-from patchkeeper.runtime.syntax.parsing import parse_file
 
 #: A condition that is a name, perhaps under ``not``: ``backports``, ``not _IS_RELEASE``.
 NAMED = re.compile(r"^(?P<negated>not\s+)?\(?\s*(?P<name>[A-Za-z_]\w*)\s*\)?$")
@@ -133,23 +131,23 @@ def _runs(test: str, kind: str, version: str) -> bool | None:
     return (not holds) if kind == "else" else holds
 
 
-def dead_named_gate(root: Path, entry: PatchEntry, versions: tuple[str, str]) -> str:
+def dead_named_gate(
+    modules: Mapping[str, ast.Module | None], entry: PatchEntry, versions: tuple[str, str]
+) -> str:
     """Why the first condition on the way to ``entry`` that is a name bound to a version test
     runs at the old release and not at the new one (``versions``: old, new), as one
     sentence naming the condition's file and line and the test; ``""`` when there is none.
-    The files are read from ``root`` (the plugin's root; a file that cannot be read or
-    parsed decides nothing)."""
+    ``modules``: the plugin's files parsed, by path relative to its root, looked up only for
+    a condition that is a name (``None``, a file that cannot be read or parsed, decides
+    nothing; :class:`~patchkeeper.runtime.syntax.parsing.ParsedFiles` parses on demand)."""
     activation = entry.activation
     if activation is None or not all(versions):
         return ""
-    parsed: dict[str, ast.Module | None] = {}
     for condition in activation.conditions:
         found = NAMED.match(condition.text.strip())
         if found is None:
             continue
-        if condition.file not in parsed:
-            parsed[condition.file] = _parse(root / condition.file)
-        module = parsed[condition.file]
+        module = modules[condition.file]
         if module is None:
             continue
         named = named_test(module, condition)
@@ -169,21 +167,3 @@ def dead_named_gate(root: Path, entry: PatchEntry, versions: tuple[str, str]) ->
                 f"{versions[0]} only: dead code there"
             )
     return ""
-
-
-def _parse(path: Path) -> ast.Module | None:
-    """The parse of the plugin file at ``path`` (``None`` when it cannot be read or parsed),
-    once per file and stat data: many entries share the condition of one ``__init__.py``."""
-    try:
-        state = path.stat()
-    except OSError:
-        return None
-    return _parse_once(str(path), state.st_mtime_ns, state.st_size)
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_once(path: str, _mtime: int, _size: int) -> ast.Module | None:
-    try:
-        return parse_file(Path(path).read_bytes(), path, filename=path)
-    except (OSError, SyntaxError, ValueError):
-        return None

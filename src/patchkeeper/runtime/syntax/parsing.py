@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+from pathlib import Path
 
 #: Environment variable: a file to which every :func:`parse_file` appends the path it parses.
 PARSE_LOG_ENV = "PATCHKEEPER_PARSE_LOG"
@@ -33,6 +34,30 @@ def parse_file(
     if log:
         record_parse(log, path)
     return ast.parse(source, filename=filename)
+
+
+class ParsedFiles(dict[str, "ast.Module | None"]):
+    """The Python files under ``root`` (a plugin's root), each parsed by :func:`parse_file`
+    the first time ``parsed[file]`` asks for it (``file`` relative to ``root``, as
+    :attr:`~patchkeeper.runtime.model.PatchEntry.file` and
+    :attr:`~patchkeeper.runtime.model.Condition.file` give it) and kept: checks that read
+    the same plugin files share one parse of each. ``None`` for a file that cannot be read
+    or parsed (invalid Python, a NUL byte), so that it decides nothing; nothing is raised.
+    """
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, file: str) -> ast.Module | None:
+        path = self.root / file
+        module: ast.Module | None
+        try:
+            module = parse_file(path.read_bytes(), path, filename=str(path))
+        except (OSError, SyntaxError, ValueError):
+            module = None
+        self[file] = module
+        return module
 
 
 def record_parse(log: str, path: str | os.PathLike[str]) -> None:
