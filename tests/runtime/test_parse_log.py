@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 from tinyplug import HEADER, copy_releases, versions, write_plugin
 
-from patchkeeper.runtime.syntax.parsing import PARSE_LOG_ENV, parse_file, read_parse_log
+from patchkeeper.runtime.syntax.parsing import (
+    PARSE_LOG_ENV,
+    ParsedFiles,
+    parse_file,
+    read_parse_log,
+)
 
 PATCH = (
     HEADER
@@ -90,6 +95,27 @@ def test_a_relative_path_is_logged_absolute_and_each_file_read_once(
         f"{tmp_path}/{name}\n" for name in ("a.py", "b.py", "a.py", "c.py")
     )
     assert read_parse_log(log) == [f"{tmp_path}/{name}" for name in ("a.py", "b.py", "c.py")]
+
+
+def test_parsed_files_parse_each_file_once_when_first_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    root = tmp_path / "plugin"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("if backports:\n    x = 1\n")
+    (root / "pkg" / "broken.py").write_text("def (\n")
+    (root / "pkg" / "unasked.py").write_text("y = 2\n")
+    modules = ParsedFiles(root)
+    first = modules["pkg/__init__.py"]
+    assert first is not None
+    assert [type(node).__name__ for node in first.body] == ["If"]
+    assert modules["pkg/__init__.py"] is first  # the second check gets the same parse
+    assert modules["pkg/broken.py"] is None  # does not parse: decides nothing
+    assert modules["pkg/missing.py"] is None  # cannot be read: listed nowhere
+    assert modules["pkg/broken.py"] is None
+    assert log.read_text() == f"{root}/pkg/__init__.py\n{root}/pkg/broken.py\n"
 
 
 def test_an_upstream_module_naming_the_plugin_is_listed(
