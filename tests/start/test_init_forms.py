@@ -342,7 +342,7 @@ def test_no_series_and_two_series(cli, example: Example, tmp_path: Path) -> None
         "patches/series is a Debian source package's patch series, and debian/source/format "
         'says "3.0 (quilt)"); patches (patches/series lists the patches in apply order '
         "(quilt))\n"
-        "  hint: choose one with --patches PATH (e.g. --patches debian/patches/series)\n",
+        "  hint: choose one: --patches debian/patches/series or --patches patches/series\n",
     )
     assert sorted(p.name for p in tree.iterdir()) == ["debian", "minihttp", "patches"]
     run = cli("init", "--patches", "patches", "--upstream", "minihttp==1.0", cwd=tree)

@@ -113,7 +113,23 @@ def test_a_patch_no_tag_defines_is_refused(tmp_path: Path) -> None:
     text = SPEC.replace("%autosetup -p1", "%setup -q\n%patch 7 -p1\n%dummy")
     with pytest.raises(PatchkeeperError) as raised:
         read_spec(_spec(tmp_path, text))
-    assert str(raised.value.message) == "%prep applies patch 7, and no Patch7 tag defines it"
+    assert (raised.value.line, str(raised.value.message)) == (
+        23,
+        "%prep applies patch 7, and no Patch7 tag defines it",
+    )
+
+
+def test_a_tag_in_a_subpackage_preamble_defines_a_patch(tmp_path: Path) -> None:
+    # Fedora's python3-NAME subpackage preamble may carry tags of its own, inside an %if
+    text = SPEC.replace(
+        "%description\n",
+        "%package -n python3-%{srcname}\nSummary: x\n%if 0%{?rhel}\n"
+        "Patch20:        el-compat.patch\n%endif\n\n%description\n",
+    ).replace("%autosetup -p1", "%autosetup -N\n%autopatch -p1 20 1")
+    assert read_spec(_spec(tmp_path, text)).patches == (
+        SpecPatch("el-compat.patch", 1, 21),
+        SpecPatch("redirect-strip-proxy-auth.patch", 1, 13),
+    )
 
 
 def test_init_writes_the_spec_series_and_the_audit_reads_it(cli, example: Example) -> None:
@@ -144,3 +160,64 @@ def test_init_writes_the_spec_series_and_the_audit_reads_it(cli, example: Exampl
         1,
         ["5 patches: 2 offset, 1 upstreamed, 1 conflict, 1 target gone"],
     )
+
+
+def test_format_patch_files_the_spec_names_are_its_patches(cli, example: Example) -> None:
+    # Fedora keeps git format-patch output beside the spec: one series, not two
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-redirect.patch")
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
+    spec = SPEC.split("# the retry fix")[0] + (
+        "Patch0: 0001-redirect.patch\nPatch1: headers.patch\n\n%description\nx\n\n"
+        "%prep\n%autosetup -p1\n"
+    )
+    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert (run.code, run.out.splitlines()[0]) == (
+        0,
+        "found an RPM spec's patches (2 patches): python-minihttp.spec names 2 patch(es) that "
+        "its %prep applies (an RPM spec)",
+    )
+
+
+def test_two_series_name_the_argument_that_chooses_each(cli, example: Example) -> None:
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-other.patch")
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
+    spec = SPEC.split("# the retry fix")[0] + (
+        "Patch0: headers.patch\n\n%description\nx\n\n%prep\n%autosetup -p1\n"
+    )
+    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        "  hint: choose one: --patches . or --patches python-minihttp.spec",
+    )
+    assert sorted(path.name for path in tree.iterdir()) == [
+        "0001-other.patch",
+        "headers.patch",
+        "python-minihttp.spec",
+    ]
+
+
+def test_a_missing_patch_file_is_named_by_its_tag_line(cli, example: Example) -> None:
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    for name in EXAMPLE_SERIES[:4]:
+        shutil.copy(example.downstream / "patches" / name, tree / name)
+    (tree / "python-minihttp.spec").write_text(SPEC, encoding="utf-8")
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    spec = tree / "python-minihttp.spec"
+    assert (run.code, run.err.splitlines()) == (
+        2,
+        [
+            f"patchkeeper: error: {spec}:16: metrics-redirects.patch, which the spec's %prep "
+            "applies, cannot be read beside the spec: No such file or directory",
+            "  hint: put the patch file beside the spec; or, when the build the downstream "
+            "follows does not apply it, write a series file without it and give that file with "
+            "--patches",
+        ],
+    )
+    assert not (tree / "series").exists()

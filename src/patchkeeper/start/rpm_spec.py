@@ -1,6 +1,7 @@
 """The patch series an RPM spec file applies (Fedora, openSUSE, Photon OS, ...).
 
-A spec names its patches in ``PatchN:`` tags (``Patch:`` without a number takes the number
+A spec names its patches in ``PatchN:`` tags, in its preamble or a ``%package`` preamble as
+rpm reads them (``Patch:`` without a number takes the number
 after the previous tag's, as rpm 4.15 numbers it; a ``%patchlist`` section lists more, one a
 line, numbered the same way) and applies them in ``%prep``:
 
@@ -140,8 +141,8 @@ def read_spec(path: Path) -> SpecSeries:
 
     Raises:
         PatchkeeperError: the file cannot be read; a patch name keeps a macro this reader
-            cannot expand; a ``%patch`` statement names a number no tag defines; two tags
-            define one number (each naming the line).
+            cannot expand; a ``%prep`` statement applies a number no tag defines (naming the
+            statement's line); two tags define one number (naming the second tag's line).
     """
     try:
         text = path.read_text(encoding="utf-8", errors="surrogateescape")
@@ -149,7 +150,7 @@ def read_spec(path: Path) -> SpecSeries:
         raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
     macros: dict[str, str] = {"nil": ""}
     tags: dict[int, tuple[str, int]] = {}
-    applies: list[tuple[list[int] | None, int | None, int | None, int | None]] = []
+    applies: list[tuple[list[int] | None, int | None, int | None, int | None, int]] = []
     last_number = -1
     section = ""
     for number, raw in enumerate(text.splitlines(), 1):
@@ -164,9 +165,9 @@ def read_spec(path: Path) -> SpecSeries:
         if defined:
             macros[defined[1]] = _expand(defined[2], macros)
             continue
-        if section == "":
+        if section in ("", "package"):
             header = _HEADER.match(line)
-            if header:
+            if header and section == "":
                 macros[header[1].lower()] = _expand(header[2], macros)
                 continue
             tag = _TAG.match(line)
@@ -189,27 +190,37 @@ def read_spec(path: Path) -> SpecSeries:
                 continue
             listed = _explicit(words[1:]) if head == "%autopatch" else []
             applies.append(
-                (listed or None, _strip_option(words), _option(words, "-m"), _option(words, "-M"))
+                (
+                    listed or None,
+                    _strip_option(words),
+                    _option(words, "-m"),
+                    _option(words, "-M"),
+                    number,
+                )
             )
         elif head == "%patch" or re.fullmatch(r"%patch\d+", head):
             listed = [int(head[6:])] if head != "%patch" else _explicit(words[1:])
-            applies.append((listed or [0], _strip_option(words), None, None))
-    order: list[tuple[int, int | None]] = []
-    for numbers, strip, low, high in applies:
+            applies.append((listed or [0], _strip_option(words), None, None, number))
+    order: list[tuple[int, int | None, int]] = []
+    for numbers, strip, low, high, prep_line in applies:
         if numbers is None:
             chosen = [
                 n for n in sorted(tags) if (low is None or n >= low) and (high is None or n <= high)
             ]
         else:
             chosen = numbers
-        order += [(n, strip) for n in chosen]
+        order += [(n, strip, prep_line) for n in chosen]
     patches = []
-    for number, strip in order:
+    for number, strip, prep_line in order:
         if number not in tags:
             raise PatchkeeperError(
                 f"%prep applies patch {number}, and no Patch{number} tag defines it",
                 path=path,
-                hint="define the tag, or take the patch out of %prep",
+                line=prep_line,
+                hint=(
+                    f"define Patch{number} in the spec's preamble (or a %package preamble), "
+                    "or take the patch out of %prep"
+                ),
             )
         file_name, tag_line = tags[number]
         patches.append(SpecPatch(file_name, strip, tag_line))
