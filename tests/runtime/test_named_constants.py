@@ -169,7 +169,8 @@ def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> 
         # a constant of the same file
         ("p_engine.py", 25, "setattr", "tinyup.scheduler.Scheduler._plug_original_schedule", None),
         # RPC_RENAMED is assigned twice, rpc_name("x") is a call and _MARKER in mark() is its
-        # parameter: none of them names one constant, so no entry, as before
+        # parameter: none of them names one constant, so no entry (the last two are
+        # setattr-name findings)
         ("p_modules.py", 15, "sys-modules", "tinyup.legacy_sampler", None),
         ("p_modules.py", 16, "sys-modules", "_plug_get_state", None),
         ("p_modules.py", 19, "sys-modules", "sys.modules", "module_name"),
@@ -373,6 +374,19 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
         (
             "ledger-missing-code",
             "documented target tinyup.compat_engine is not patched by p_modules.py",
+        ),
+        # a call and a parameter name no attribute: said, since no entry lists them
+        (
+            "setattr-name",
+            "setattr on tinyup.scheduler.Scheduler with an attribute name this reader cannot "
+            "tell (rpc_name('x')): that patch is not listed; name the attribute with a string "
+            "literal or a module constant",
+        ),
+        (
+            "setattr-name",
+            "setattr on tinyup.scheduler.Scheduler with an attribute name this reader cannot "
+            "tell (_MARKER): that patch is not listed; name the attribute with a string "
+            "literal or a module constant",
         ),
         (
             "ledger-undocumented",
