@@ -193,6 +193,16 @@ def test_port_continue_twice_then_the_new_series_verifies(cli, example: Example)
         ("+", "+", API_KEY.decode().rstrip("\n")),
     ]
     assert data["patches"][5]["change"]["same"] is True
+    # the new directory holds the series and a configuration for it, not the downstream:
+    # replacing the series' directory with it would keep the old pin (and, for a series
+    # beside the configuration, an RPM spec or a ledger, lose them)
+    review = [item for item in data["todo"] if item.startswith("review ")]
+    assert review == [
+        f"review {out}; 'patchkeeper -C {out} apply --target COPY' applies it; then copy its "
+        f'series and patch files over those in {old} and set pin = "1.1" in the '
+        "configuration (port --in-place does both; the directory holds only the series, so do "
+        "not replace the downstream with it)"
+    ]
     # verify passes on the new pin with the new series
     target = example.root / "target-1.1"
     shutil.copytree(example.new, target)
