@@ -162,6 +162,28 @@ def test_init_writes_the_spec_series_and_the_audit_reads_it(cli, example: Exampl
     )
 
 
+def test_one_number_in_two_branches_of_an_if_is_named(tmp_path: Path) -> None:
+    # openSUSE and Fedora builds of one spec applying different patches under one number
+    text = SPEC.replace(
+        "Patch1:         redirect-strip-proxy-auth.patch\n",
+        "%if 0%{?suse_version}\nPatch1:         redirect-strip-proxy-auth.patch\n%else\n"
+        "Patch1:         redirect-fedora.patch\n%endif\n",
+    )
+    with pytest.raises(PatchkeeperError) as raised:
+        read_spec(_spec(tmp_path, text))
+    assert (raised.value.line, str(raised.value.message), raised.value.hint) == (
+        16,
+        "Patch1 is defined in two branches of the %if at line 13 (lines 14 and 16): init "
+        "reads every branch and cannot tell which build the downstream follows",
+        "write a series file beside the spec listing the patches of that build, and run init "
+        "with --patches SERIES --upstream NAME==VERSION",
+    )
+    # two tags of one number in one branch stay the plain error
+    with pytest.raises(PatchkeeperError) as raised:
+        read_spec(_spec(tmp_path, SPEC.replace("Patch10:", "Patch1:")))
+    assert str(raised.value.message) == "two tags define patch 1 (lines 13 and 15)"
+
+
 def test_format_patch_files_the_spec_names_are_its_patches(cli, example: Example) -> None:
     # Fedora keeps git format-patch output beside the spec: one series, not two
     tree = example.root / "dist-git"

@@ -18,7 +18,8 @@ psuffix %{nil}`` in an ``%else`` leaves ``Name: python-urllib3%{psuffix}`` as
 ``python-urllib3``); a name left with a macro in it cannot be read here and is an error
 naming its line. ``%if`` blocks are read as if every branch were taken: a patch applied in
 one branch only is in the series (what the spec applies on the build the downstream tests is
-for its maintainer to say, in the series init writes).
+for its maintainer to say, in the series init writes); one patch number defined in two
+branches (``%if`` ... ``%else``) is an error, since the series cannot hold both.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from patchkeeper.errors import PatchkeeperError
 
 #: ``Patch12: name`` or ``Patch: name`` (tags are case-insensitive in rpm).
 _TAG = re.compile(r"^(patch|source)(\d*)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
+#: ``%if``, ``%ifarch``, ``%else``, ``%elif``, ``%endif`` ... (rpm's conditionals).
+_CONDITIONAL = re.compile(r"^%(if|ifarch|ifnarch|ifos|ifnos|elif|elifarch|elifos|else|endif)\b")
 #: ``Name:``/``Version:`` and ``%global``/``%define`` definitions.
 _HEADER = re.compile(r"^(name|version)\s*:\s*(\S+)\s*$", re.IGNORECASE)
 _DEFINE = re.compile(r"^%(?:global|define)\s+(\w+)\s+(.+?)\s*$")
@@ -150,12 +153,24 @@ def read_spec(path: Path) -> SpecSeries:
         raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
     macros: dict[str, str] = {"nil": ""}
     tags: dict[int, tuple[str, int]] = {}
+    #: the branch of every open %if around a line: (line of the %if, branch index)
+    branches: list[tuple[int, int]] = []
+    tag_branches: dict[int, tuple[tuple[int, int], ...]] = {}
     applies: list[tuple[list[int] | None, int | None, int | None, int | None, int]] = []
     last_number = -1
     section = ""
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
+            continue
+        conditional = _CONDITIONAL.match(line)
+        if conditional:
+            if conditional[1].startswith("if"):
+                branches.append((number, 0))
+            elif branches and conditional[1] == "endif":
+                branches.pop()
+            elif branches:  # %else, %elif...
+                branches[-1] = (branches[-1][0], branches[-1][1] + 1)
             continue
         opened = _SECTION.match(line)
         if opened:
@@ -173,6 +188,7 @@ def read_spec(path: Path) -> SpecSeries:
             tag = _TAG.match(line)
             if tag and tag[1].lower() == "patch":
                 last_number = int(tag[2]) if tag[2] else last_number + 1
+                _alternatives(tag_branches, last_number, tuple(branches), tags, number, path)
                 _add_tag(tags, last_number, _expand(tag[3], macros), number, path)
             continue
         if section == "patchlist":
@@ -228,6 +244,40 @@ def read_spec(path: Path) -> SpecSeries:
     if project is None and "name" in macros:
         project = re.sub(r"^python3?-", "", macros["name"])
     return SpecSeries(tuple(patches), project, macros.get("version"))
+
+
+def _alternatives(
+    tag_branches: dict[int, tuple[tuple[int, int], ...]],
+    number: int,
+    here: tuple[tuple[int, int], ...],
+    tags: dict[int, tuple[str, int]],
+    line: int,
+    path: Path,
+) -> None:
+    """Refuse a second ``Patch<number>`` tag in another branch of an ``%if`` than the first
+    (``%if`` ... ``%else``: one build reads one of them, and init, reading every branch,
+    cannot tell which); else remember the tag's branches.
+
+    Raises:
+        PatchkeeperError: the two tags are alternatives (naming both lines).
+    """
+    first = tag_branches.get(number)
+    if first is None:
+        tag_branches[number] = here
+        return
+    for (if_line, branch), (other_line, other_branch) in zip(first, here):
+        if if_line != other_line:
+            break
+        if branch != other_branch:
+            raise PatchkeeperError(
+                f"Patch{number} is defined in two branches of the %if at line {if_line} "
+                f"(lines {tags[number][1]} and {line}): init reads "
+                "every branch and cannot tell which build the downstream follows",
+                path=path,
+                line=line,
+                hint="write a series file beside the spec listing the patches of that build, and "
+                "run init with --patches SERIES --upstream NAME==VERSION",
+            )
 
 
 def _add_tag(
