@@ -238,8 +238,8 @@ def test_a_missing_patch_file_is_named_by_its_tag_line(cli, example: Example) ->
             f"patchkeeper: error: {spec}:16: metrics-redirects.patch, which the spec's %prep "
             "applies, cannot be read beside the spec: No such file or directory",
             "  hint: put the patch file beside the spec; or, when the build the downstream "
-            "follows does not apply it, write a series file without it and give that file with "
-            "--patches",
+            "follows does not apply it, write a series file beside the spec without it and run "
+            "init with --patches SERIES --upstream NAME==VERSION",
         ],
     )
     assert not (tree / "series").exists()

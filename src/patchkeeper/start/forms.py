@@ -107,8 +107,8 @@ class Found:
                     path=self.source,
                     line=dict(zip(self.names, self.lines)).get(name),
                     hint="put the patch file beside the spec; or, when the build the downstream "
-                    "follows does not apply it, write a series file without it and give that "
-                    "file with --patches",
+                    "follows does not apply it, write a series file beside the spec without it "
+                    "and run init with --patches SERIES --upstream NAME==VERSION",
                 ) from None
             raise PatchkeeperError(
                 f"{name} is listed in the series but cannot be read: {exc.strerror}",
