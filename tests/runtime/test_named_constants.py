@@ -435,3 +435,16 @@ def test_file_facts_keep_constants_and_named_entries_through_the_cache_record() 
         (16, "sys.modules", "RPC_GET_STATE", "plug.common.rpc.RPC_GET_STATE")
     ]
     assert from_record(to_record(facts)) == facts
+
+
+def test_lock_names_the_setattr_it_cannot_guard(upstream: Path, cli) -> None:
+    # the guard watches fewer targets than the plugin patches: the lock says which are left
+    root = write_plugin(upstream, _files())
+    run = cli("runtime", "lock", "--at", str(upstream / "upstream-1.0"), cwd=root)
+    assert (run.code, [line for line in run.out.splitlines() if "a setattr whose" in line]) == (
+        1,  # tinyup.legacy_sampler is unguarded
+        [
+            "  plug/patch/p_engine.py:27: a setattr whose attribute name cannot be told statically",
+            "  plug/patch/p_engine.py:33: a setattr whose attribute name cannot be told statically",
+        ],
+    )
