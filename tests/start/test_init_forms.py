@@ -327,8 +327,8 @@ def test_no_series_and_two_series(cli, example: Example, tmp_path: Path) -> None
         2,
         f"patchkeeper: error: {empty}: no patch series here: no patches/series (quilt), no "
         "debian/patches/series (Debian), no git format-patch files (0001-*.patch) in patches/ "
-        "or here, no RPM spec with Patch tags here, and no git branch with commits since a "
-        "tag\n"
+        "or here, no RPM spec with Patch tags or a %patchlist here, and no git branch with "
+        "commits since a tag\n"
         "  hint: run init in the directory that holds the series, or pass --patches PATH (a "
         "series file, an RPM spec, or a directory of git format-patch files), or --tag TAG in "
         "a git checkout whose commits since TAG are the patches\n",

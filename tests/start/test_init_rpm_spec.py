@@ -243,3 +243,27 @@ def test_a_missing_patch_file_is_named_by_its_tag_line(cli, example: Example) ->
         ],
     )
     assert not (tree / "series").exists()
+
+
+def test_a_spec_with_a_patchlist_alone_is_found(cli, example: Example) -> None:
+    # Fedora's newer specs name their patches in %patchlist only; one of them in the form
+    # git format-patch names must not make the directory a format-patch series of one
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-redirect.patch")
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
+    spec = SPEC.split("# the retry fix")[0] + (
+        "\n%patchlist\nheaders.patch\n0001-redirect.patch\n\n%description\nx\n\n"
+        "%prep\n%autosetup -p1\n"
+    )
+    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert (run.code, run.out.splitlines()[0]) == (
+        0,
+        "found an RPM spec's patches (2 patches): python-minihttp.spec names 2 patch(es) that "
+        "its %prep applies (an RPM spec)",
+    )
+    assert (tree / "series").read_text().splitlines()[1:] == [
+        "headers.patch",
+        "0001-redirect.patch",
+    ]

@@ -165,7 +165,7 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
     raise PatchkeeperError(
         "no patch series here: no patches/series (quilt), no debian/patches/series (Debian), "
         "no git format-patch files (0001-*.patch) in patches/ or here, no RPM spec with Patch "
-        "tags here, and no git branch with commits since a tag",
+        "tags or a %patchlist here, and no git branch with commits since a tag",
         path=root,
         hint=CHOOSE,
     )

@@ -302,9 +302,12 @@ def _add_tag(
 
 
 def holds_patches(path: Path) -> bool:
-    """Whether the spec file ``path`` has a ``Patch`` tag (a cheap look, for detection)."""
+    """Whether the spec file ``path`` has a ``Patch`` tag or a ``%patchlist`` section (a
+    cheap look, for detection: Fedora's newer specs list their patches in ``%patchlist``
+    alone)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return re.search(r"^\s*patch\d*\s*:", text, re.IGNORECASE | re.MULTILINE) is not None
+    found = re.search(r"^\s*(patch\d*\s*:|%patchlist\b)", text, re.IGNORECASE | re.MULTILINE)
+    return found is not None
