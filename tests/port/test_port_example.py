@@ -260,6 +260,12 @@ def test_port_abort_leaves_everything_as_it_was(cli, example: Example) -> None:
 def test_port_refuses_what_does_not_make_sense(cli, example: Example) -> None:
     run = cli("port", "--continue", cwd=example.downstream)
     assert (run.code, run.err.splitlines()[0].endswith(": no port is in progress")) == (2, True)
+    # a Ctrl-C after a port's last write leaves no work directory: the pin tells the user
+    assert run.err.splitlines()[1] == (
+        "  hint: the series is at pin 1.0: a port interrupted after its last write has "
+        "finished (git diff shows what it wrote); to port the series, run 'patchkeeper port "
+        "--to NEWPIN'"
+    )
     run = start(cli, example, "--retire")
     assert run.code == 2
     assert "--retire records retirements in the ledger of the series in use" in run.err
