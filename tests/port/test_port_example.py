@@ -193,6 +193,16 @@ def test_port_continue_twice_then_the_new_series_verifies(cli, example: Example)
         ("+", "+", API_KEY.decode().rstrip("\n")),
     ]
     assert data["patches"][5]["change"]["same"] is True
+    # the new directory holds the series and a configuration for it, not the downstream:
+    # replacing the series' directory with it would keep the old pin (and, for a series
+    # beside the configuration, an RPM spec or a ledger, lose them)
+    review = [item for item in data["todo"] if item.startswith("review ")]
+    assert review == [
+        f"review {out}; 'patchkeeper -C {out} apply --target COPY' applies it; then copy its "
+        f'series and patch files over those in {old} and set pin = "1.1" in the '
+        "configuration (port --in-place does both; the directory holds only the series, so do "
+        "not replace the downstream with it)"
+    ]
     # verify passes on the new pin with the new series
     target = example.root / "target-1.1"
     shutil.copytree(example.new, target)
@@ -250,6 +260,12 @@ def test_port_abort_leaves_everything_as_it_was(cli, example: Example) -> None:
 def test_port_refuses_what_does_not_make_sense(cli, example: Example) -> None:
     run = cli("port", "--continue", cwd=example.downstream)
     assert (run.code, run.err.splitlines()[0].endswith(": no port is in progress")) == (2, True)
+    # a Ctrl-C after a port's last write leaves no work directory: the pin tells the user
+    assert run.err.splitlines()[1] == (
+        "  hint: the series is at pin 1.0: a port interrupted after its last write has "
+        "finished (git diff shows what it wrote); to port the series, run 'patchkeeper port "
+        "--to NEWPIN'"
+    )
     run = start(cli, example, "--retire")
     assert run.code == 2
     assert "--retire records retirements in the ledger of the series in use" in run.err

@@ -72,6 +72,69 @@ def test_loop_setattr_registry_append_getattr_class_and_globals_swap(
         (26, "vllm.attention.Norm.forward", None, "assignment", "mplug.loader:_fast"),
         (27, "vllm.model_executor.utils._load", None, "assignment", "mplug.loader:_fast"),
     ]
+    assert [(f.code, f.line) for f in inventory.findings if f.code == "setattr-name"] == [
+        ("setattr-name", 18)
+    ]
+
+
+EAGLE = """import logging
+
+logger = logging.getLogger(__name__)
+
+
+def patch_eagle():
+    try:
+        from vllm.v1.spec_decode.eagle import EagleProposer
+    except ImportError:
+        return
+
+    # the method's name varies across vLLM versions
+    method_name = None
+    for name in ("_greedy_sample", "greedy_sample", "_sample_greedy"):
+        if hasattr(EagleProposer, name):
+            method_name = name
+            break
+    if method_name is None:
+        return
+
+    def _patched_greedy_sample(self, hidden_states):
+        return self.model.compute_logits(hidden_states).argmax(dim=-1)
+
+    setattr(EagleProposer, method_name, _patched_greedy_sample)
+"""
+
+
+def test_a_setattr_name_chosen_at_run_time_is_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # flash-head 0.1.10's patches/eagle.py: the name is picked by hasattr among literals
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": (
+            '[project]\nname = "fhead"\nversion = "1"\n\n'
+            '[project.entry-points."vllm.general_plugins"]\nf = "fhead.patches.eagle:patch_eagle"\n'
+        ),
+        "fhead/__init__.py": "",
+        "fhead/patches/__init__.py": "",
+        "fhead/patches/eagle.py": EAGLE,
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(
+        None, plugin=tmp_path, package="fhead", patch_directory="fhead/patches"
+    )
+    assert inventory.entries == ()
+    assert [(f.code, f.path, f.line, f.message) for f in inventory.findings] == [
+        (
+            "setattr-name",
+            "fhead/patches/eagle.py",
+            24,
+            "setattr on vllm.v1.spec_decode.eagle.EagleProposer with an attribute name this "
+            "reader cannot tell (method_name): that patch is not listed; name the attribute "
+            "with a string literal or a module constant",
+        )
+    ]
 
 
 def test_annotated_assignments_outside_the_patch_directory(

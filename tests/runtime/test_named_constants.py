@@ -169,7 +169,8 @@ def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> 
         # a constant of the same file
         ("p_engine.py", 25, "setattr", "tinyup.scheduler.Scheduler._plug_original_schedule", None),
         # RPC_RENAMED is assigned twice, rpc_name("x") is a call and _MARKER in mark() is its
-        # parameter: none of them names one constant, so no entry, as before
+        # parameter: none of them names one constant, so no entry (the last two are
+        # setattr-name findings)
         ("p_modules.py", 15, "sys-modules", "tinyup.legacy_sampler", None),
         ("p_modules.py", 16, "sys-modules", "_plug_get_state", None),
         ("p_modules.py", 19, "sys-modules", "sys.modules", "module_name"),
@@ -374,6 +375,19 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
             "ledger-missing-code",
             "documented target tinyup.compat_engine is not patched by p_modules.py",
         ),
+        # a call and a parameter name no attribute: said, since no entry lists them
+        (
+            "setattr-name",
+            "setattr on tinyup.scheduler.Scheduler with an attribute name this reader cannot "
+            "tell (rpc_name('x')): that patch is not listed; name the attribute with a string "
+            "literal or a module constant",
+        ),
+        (
+            "setattr-name",
+            "setattr on tinyup.scheduler.Scheduler with an attribute name this reader cannot "
+            "tell (_MARKER): that patch is not listed; name the attribute with a string "
+            "literal or a module constant",
+        ),
         (
             "ledger-undocumented",
             "_plug_get_state is patched but not documented under p_modules.py",
@@ -421,3 +435,16 @@ def test_file_facts_keep_constants_and_named_entries_through_the_cache_record() 
         (16, "sys.modules", "RPC_GET_STATE", "plug.common.rpc.RPC_GET_STATE")
     ]
     assert from_record(to_record(facts)) == facts
+
+
+def test_lock_names_the_setattr_it_cannot_guard(upstream: Path, cli) -> None:
+    # the guard watches fewer targets than the plugin patches: the lock says which are left
+    root = write_plugin(upstream, _files())
+    run = cli("runtime", "lock", "--at", str(upstream / "upstream-1.0"), cwd=root)
+    assert (run.code, [line for line in run.out.splitlines() if "a setattr whose" in line]) == (
+        1,  # tinyup.legacy_sampler is unguarded
+        [
+            "  plug/patch/p_engine.py:27: a setattr whose attribute name cannot be told statically",
+            "  plug/patch/p_engine.py:33: a setattr whose attribute name cannot be told statically",
+        ],
+    )

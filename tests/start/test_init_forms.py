@@ -327,8 +327,8 @@ def test_no_series_and_two_series(cli, example: Example, tmp_path: Path) -> None
         2,
         f"patchkeeper: error: {empty}: no patch series here: no patches/series (quilt), no "
         "debian/patches/series (Debian), no git format-patch files (0001-*.patch) in patches/ "
-        "or here, no RPM spec with Patch tags here, and no git branch with commits since a "
-        "tag\n"
+        "or here, no RPM spec with Patch tags or a %patchlist here, and no git branch with "
+        "commits since a tag\n"
         "  hint: run init in the directory that holds the series, or pass --patches PATH (a "
         "series file, an RPM spec, or a directory of git format-patch files), or --tag TAG in "
         "a git checkout whose commits since TAG are the patches\n",
@@ -342,7 +342,7 @@ def test_no_series_and_two_series(cli, example: Example, tmp_path: Path) -> None
         "patches/series is a Debian source package's patch series, and debian/source/format "
         'says "3.0 (quilt)"); patches (patches/series lists the patches in apply order '
         "(quilt))\n"
-        "  hint: choose one with --patches PATH (e.g. --patches debian/patches/series)\n",
+        "  hint: choose one: --patches debian/patches/series or --patches patches/series\n",
     )
     assert sorted(p.name for p in tree.iterdir()) == ["debian", "minihttp", "patches"]
     run = cli("init", "--patches", "patches", "--upstream", "minihttp==1.0", cwd=tree)

@@ -113,7 +113,23 @@ def test_a_patch_no_tag_defines_is_refused(tmp_path: Path) -> None:
     text = SPEC.replace("%autosetup -p1", "%setup -q\n%patch 7 -p1\n%dummy")
     with pytest.raises(PatchkeeperError) as raised:
         read_spec(_spec(tmp_path, text))
-    assert str(raised.value.message) == "%prep applies patch 7, and no Patch7 tag defines it"
+    assert (raised.value.line, str(raised.value.message)) == (
+        23,
+        "%prep applies patch 7, and no Patch7 tag defines it",
+    )
+
+
+def test_a_tag_in_a_subpackage_preamble_defines_a_patch(tmp_path: Path) -> None:
+    # Fedora's python3-NAME subpackage preamble may carry tags of its own, inside an %if
+    text = SPEC.replace(
+        "%description\n",
+        "%package -n python3-%{srcname}\nSummary: x\n%if 0%{?rhel}\n"
+        "Patch20:        el-compat.patch\n%endif\n\n%description\n",
+    ).replace("%autosetup -p1", "%autosetup -N\n%autopatch -p1 20 1")
+    assert read_spec(_spec(tmp_path, text)).patches == (
+        SpecPatch("el-compat.patch", 1, 21),
+        SpecPatch("redirect-strip-proxy-auth.patch", 1, 13),
+    )
 
 
 def test_init_writes_the_spec_series_and_the_audit_reads_it(cli, example: Example) -> None:
@@ -144,3 +160,110 @@ def test_init_writes_the_spec_series_and_the_audit_reads_it(cli, example: Exampl
         1,
         ["5 patches: 2 offset, 1 upstreamed, 1 conflict, 1 target gone"],
     )
+
+
+def test_one_number_in_two_branches_of_an_if_is_named(tmp_path: Path) -> None:
+    # openSUSE and Fedora builds of one spec applying different patches under one number
+    text = SPEC.replace(
+        "Patch1:         redirect-strip-proxy-auth.patch\n",
+        "%if 0%{?suse_version}\nPatch1:         redirect-strip-proxy-auth.patch\n%else\n"
+        "Patch1:         redirect-fedora.patch\n%endif\n",
+    )
+    with pytest.raises(PatchkeeperError) as raised:
+        read_spec(_spec(tmp_path, text))
+    assert (raised.value.line, str(raised.value.message), raised.value.hint) == (
+        16,
+        "Patch1 is defined in two branches of the %if at line 13 (lines 14 and 16): init "
+        "reads every branch and cannot tell which build the downstream follows",
+        "write a series file beside the spec listing the patches of that build, and run init "
+        "with --patches SERIES --upstream NAME==VERSION",
+    )
+    # two tags of one number in one branch stay the plain error
+    with pytest.raises(PatchkeeperError) as raised:
+        read_spec(_spec(tmp_path, SPEC.replace("Patch10:", "Patch1:")))
+    assert str(raised.value.message) == "two tags define patch 1 (lines 13 and 15)"
+
+
+def test_format_patch_files_the_spec_names_are_its_patches(cli, example: Example) -> None:
+    # Fedora keeps git format-patch output beside the spec: one series, not two
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-redirect.patch")
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
+    spec = SPEC.split("# the retry fix")[0] + (
+        "Patch0: 0001-redirect.patch\nPatch1: headers.patch\n\n%description\nx\n\n"
+        "%prep\n%autosetup -p1\n"
+    )
+    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert (run.code, run.out.splitlines()[0]) == (
+        0,
+        "found an RPM spec's patches (2 patches): python-minihttp.spec names 2 patch(es) that "
+        "its %prep applies (an RPM spec)",
+    )
+
+
+def test_two_series_name_the_argument_that_chooses_each(cli, example: Example) -> None:
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-other.patch")
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
+    spec = SPEC.split("# the retry fix")[0] + (
+        "Patch0: headers.patch\n\n%description\nx\n\n%prep\n%autosetup -p1\n"
+    )
+    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        "  hint: choose one: --patches . or --patches python-minihttp.spec",
+    )
+    assert sorted(path.name for path in tree.iterdir()) == [
+        "0001-other.patch",
+        "headers.patch",
+        "python-minihttp.spec",
+    ]
+
+
+def test_a_missing_patch_file_is_named_by_its_tag_line(cli, example: Example) -> None:
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    for name in EXAMPLE_SERIES[:4]:
+        shutil.copy(example.downstream / "patches" / name, tree / name)
+    (tree / "python-minihttp.spec").write_text(SPEC, encoding="utf-8")
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    spec = tree / "python-minihttp.spec"
+    assert (run.code, run.err.splitlines()) == (
+        2,
+        [
+            f"patchkeeper: error: {spec}:16: metrics-redirects.patch, which the spec's %prep "
+            "applies, cannot be read beside the spec: No such file or directory",
+            "  hint: put the patch file beside the spec; or, when the build the downstream "
+            "follows does not apply it, write a series file beside the spec without it and run "
+            "init with --patches SERIES --upstream NAME==VERSION",
+        ],
+    )
+    assert not (tree / "series").exists()
+
+
+def test_a_spec_with_a_patchlist_alone_is_found(cli, example: Example) -> None:
+    # Fedora's newer specs name their patches in %patchlist only; one of them in the form
+    # git format-patch names must not make the directory a format-patch series of one
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-redirect.patch")
+    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
+    spec = SPEC.split("# the retry fix")[0] + (
+        "\n%patchlist\nheaders.patch\n0001-redirect.patch\n\n%description\nx\n\n"
+        "%prep\n%autosetup -p1\n"
+    )
+    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert (run.code, run.out.splitlines()[0]) == (
+        0,
+        "found an RPM spec's patches (2 patches): python-minihttp.spec names 2 patch(es) that "
+        "its %prep applies (an RPM spec)",
+    )
+    assert (tree / "series").read_text().splitlines()[1:] == [
+        "headers.patch",
+        "0001-redirect.patch",
+    ]

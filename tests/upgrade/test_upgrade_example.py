@@ -239,9 +239,14 @@ def test_abort_restores_the_branch_and_the_work_tree(cli, example: Example) -> N
     assert tracked_tree(down) == before
     assert not (down / ".git" / "patchkeeper-upgrade").exists()
     run = cli("upgrade", "--continue", cwd=down)
-    assert (run.code, run.err.splitlines()[0]) == (
+    assert (run.code, run.err.splitlines()) == (
         2,
-        f"patchkeeper: error: {down / '.git' / 'patchkeeper-upgrade'}: no upgrade is in progress",
+        [
+            f"patchkeeper: error: {down / '.git' / 'patchkeeper-upgrade'}: no upgrade is in "
+            "progress",
+            "  hint: an upgrade interrupted after its last step has finished (git log and git "
+            "status show what it wrote); to start one, run 'patchkeeper upgrade --to NEWPIN'",
+        ],
     )
 
 

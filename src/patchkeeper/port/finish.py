@@ -160,8 +160,11 @@ def todo_items(
             )
     if outcome == DONE and not ctx.state.in_place and where:
         todo.append(
-            f"review {where}; 'patchkeeper -C {where} apply --target COPY' applies it, then "
-            f"replace {Path(ctx.state.series).parent} with it"
+            f"review {where}; 'patchkeeper -C {where} apply --target COPY' applies it; then "
+            f"copy its series and patch files over those in {Path(ctx.state.series).parent} "
+            f'and set pin = "{ctx.new_version}" in the configuration (port --in-place does '
+            "both; the directory holds only the series, so do not replace the downstream "
+            "with it)"
         )
     if ctx.history is None:
         todo.append(

@@ -74,6 +74,15 @@ def port_series(config: Config, request: PortRequest) -> PortResult:
     with locked(config.root, config.lock_timeout, "the downstream's port"):
         recover(work.journal, config.root)
         recover(journal_dir(config), config.root)  # a retire or ledger write cut short
+        if request.action in ("abort", "continue") and not work.exists:
+            # A port cut short by Ctrl-C after its last write has finished: the pin says so
+            raise PortStateError(
+                "no port is in progress",
+                path=work.root,
+                hint=f"the series is at pin {config.pin}: a port interrupted after its last "
+                "write has finished (git diff shows what it wrote); to port the series, run "
+                "'patchkeeper port --to NEWPIN'",
+            )
         if request.action == "abort":
             state = work.load()
             work.remove()

@@ -69,8 +69,9 @@ class Found:
             series file, and the patch files of a git branch): ``(path, bytes)``.
         tag: the upstream tag of a git branch, else ``None``.
         notes: what the user should know (a cover letter left out, merge commits skipped).
-        lines: the 1-based line of each of ``names`` in a series file that existed (empty
-            when init writes the series itself), so an unreadable entry is named by its line.
+        lines: the 1-based line of each of ``names`` in a series file that existed, or of
+            its ``Patch`` tag in an RPM spec (empty for the other series init writes), so an
+            unreadable entry is named by its line.
         source: the file the series was read from when init writes the series (an RPM
             spec), else ``None``.
     """
@@ -89,7 +90,8 @@ class Found:
         """The path and bytes of the series entry ``name`` (a file init writes, or one on disk).
 
         Raises:
-            PatchkeeperError: the file listed in the series cannot be read (naming the series).
+            PatchkeeperError: the file listed in the series cannot be read (naming the series
+                and its line, or for an RPM spec the spec and the patch's tag line).
         """
         path = self.series.parent / name
         for new_path, data in self.new_files:
@@ -98,6 +100,16 @@ class Found:
         try:
             return path, path.read_bytes()
         except OSError as exc:
+            if self.source is not None:
+                raise PatchkeeperError(
+                    f"{name}, which the spec's %prep applies, cannot be read beside the spec: "
+                    f"{exc.strerror}",
+                    path=self.source,
+                    line=dict(zip(self.names, self.lines)).get(name),
+                    hint="put the patch file beside the spec; or, when the build the downstream "
+                    "follows does not apply it, write a series file beside the spec without it "
+                    "and run init with --patches SERIES --upstream NAME==VERSION",
+                ) from None
             raise PatchkeeperError(
                 f"{name} is listed in the series but cannot be read: {exc.strerror}",
                 path=self.series,
@@ -139,10 +151,11 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
     found = _candidates(root)
     if len(found) > 1:
         listed = "; ".join(f"{shown(item.series.parent, root)} ({item.reason})" for item in found)
+        choices = " or ".join(f"--patches {shown(_argument(item), root)}" for item in found)
         raise PatchkeeperError(
             f"more than one patch series here: {listed}",
             path=root,
-            hint=f"choose one with --patches PATH (e.g. --patches {shown(found[0].series, root)})",
+            hint=f"choose one: {choices}",
         )
     if found:
         return found[0]
@@ -152,13 +165,24 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
     raise PatchkeeperError(
         "no patch series here: no patches/series (quilt), no debian/patches/series (Debian), "
         "no git format-patch files (0001-*.patch) in patches/ or here, no RPM spec with Patch "
-        "tags here, and no git branch with commits since a tag",
+        "tags or a %patchlist here, and no git branch with commits since a tag",
         path=root,
         hint=CHOOSE,
     )
 
 
+def _argument(item: Found) -> Path:
+    """What ``--patches`` takes to choose ``item``: the spec of an RPM form, the series file
+    when it exists, else the directory of the git format-patch files."""
+    if item.source is not None:
+        return item.source
+    return item.series if item.series.exists() else item.series.parent
+
+
 def _candidates(root: Path) -> list[Found]:
+    """Every series form found in ``root``. A directory's git format-patch files that an
+    RPM spec there names are that spec's patches (Fedora keeps ``0001-*.patch`` files beside
+    its specs), not a second series."""
     found = []
     debian = root / "debian" / "patches" / "series"
     if debian.is_file():
@@ -174,7 +198,17 @@ def _candidates(root: Path) -> list[Found]:
                 found.append(_format_patch(root, directory, numbered))
     for spec in sorted(root.glob("*.spec")):
         if spec.is_file() and holds_patches(spec):
-            found.append(_rpm_form(root, spec))
+            rpm = _rpm_form(root, spec)
+            found = [
+                item
+                for item in found
+                if not (
+                    item.form == FORMAT_PATCH
+                    and item.series.parent == spec.parent
+                    and set(item.names) <= set(rpm.names)
+                )
+            ]
+            found.append(rpm)
     return found
 
 
@@ -299,7 +333,16 @@ def _rpm_form(root: Path, spec: Path) -> Found:
         if patch.strip is None
     )
     reason = f"{where} names {len(names)} patch(es) that its %prep applies (an RPM spec)"
-    return Found(RPM, series, reason, names, ((series, text.encode()),), notes=notes, source=spec)
+    return Found(
+        RPM,
+        series,
+        reason,
+        names,
+        ((series, text.encode()),),
+        notes=notes,
+        lines=tuple(patch.line for patch in read.patches),
+        source=spec,
+    )
 
 
 def _described_tag(root: Path) -> str | None:

@@ -1,6 +1,7 @@
 """The patch series an RPM spec file applies (Fedora, openSUSE, Photon OS, ...).
 
-A spec names its patches in ``PatchN:`` tags (``Patch:`` without a number takes the number
+A spec names its patches in ``PatchN:`` tags, in its preamble or a ``%package`` preamble as
+rpm reads them (``Patch:`` without a number takes the number
 after the previous tag's, as rpm 4.15 numbers it; a ``%patchlist`` section lists more, one a
 line, numbered the same way) and applies them in ``%prep``:
 
@@ -17,7 +18,8 @@ psuffix %{nil}`` in an ``%else`` leaves ``Name: python-urllib3%{psuffix}`` as
 ``python-urllib3``); a name left with a macro in it cannot be read here and is an error
 naming its line. ``%if`` blocks are read as if every branch were taken: a patch applied in
 one branch only is in the series (what the spec applies on the build the downstream tests is
-for its maintainer to say, in the series init writes).
+for its maintainer to say, in the series init writes); one patch number defined in two
+branches (``%if`` ... ``%else``) is an error, since the series cannot hold both.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from patchkeeper.errors import PatchkeeperError
 
 #: ``Patch12: name`` or ``Patch: name`` (tags are case-insensitive in rpm).
 _TAG = re.compile(r"^(patch|source)(\d*)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
+#: ``%if``, ``%ifarch``, ``%else``, ``%elif``, ``%endif`` ... (rpm's conditionals).
+_CONDITIONAL = re.compile(r"^%(if|ifarch|ifnarch|ifos|ifnos|elif|elifarch|elifos|else|endif)\b")
 #: ``Name:``/``Version:`` and ``%global``/``%define`` definitions.
 _HEADER = re.compile(r"^(name|version)\s*:\s*(\S+)\s*$", re.IGNORECASE)
 _DEFINE = re.compile(r"^%(?:global|define)\s+(\w+)\s+(.+?)\s*$")
@@ -140,8 +144,8 @@ def read_spec(path: Path) -> SpecSeries:
 
     Raises:
         PatchkeeperError: the file cannot be read; a patch name keeps a macro this reader
-            cannot expand; a ``%patch`` statement names a number no tag defines; two tags
-            define one number (each naming the line).
+            cannot expand; a ``%prep`` statement applies a number no tag defines (naming the
+            statement's line); two tags define one number (naming the second tag's line).
     """
     try:
         text = path.read_text(encoding="utf-8", errors="surrogateescape")
@@ -149,12 +153,24 @@ def read_spec(path: Path) -> SpecSeries:
         raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
     macros: dict[str, str] = {"nil": ""}
     tags: dict[int, tuple[str, int]] = {}
-    applies: list[tuple[list[int] | None, int | None, int | None, int | None]] = []
+    #: the branch of every open %if around a line: (line of the %if, branch index)
+    branches: list[tuple[int, int]] = []
+    tag_branches: dict[int, tuple[tuple[int, int], ...]] = {}
+    applies: list[tuple[list[int] | None, int | None, int | None, int | None, int]] = []
     last_number = -1
     section = ""
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
+            continue
+        conditional = _CONDITIONAL.match(line)
+        if conditional:
+            if conditional[1].startswith("if"):
+                branches.append((number, 0))
+            elif branches and conditional[1] == "endif":
+                branches.pop()
+            elif branches:  # %else, %elif...
+                branches[-1] = (branches[-1][0], branches[-1][1] + 1)
             continue
         opened = _SECTION.match(line)
         if opened:
@@ -164,14 +180,15 @@ def read_spec(path: Path) -> SpecSeries:
         if defined:
             macros[defined[1]] = _expand(defined[2], macros)
             continue
-        if section == "":
+        if section in ("", "package"):
             header = _HEADER.match(line)
-            if header:
+            if header and section == "":
                 macros[header[1].lower()] = _expand(header[2], macros)
                 continue
             tag = _TAG.match(line)
             if tag and tag[1].lower() == "patch":
                 last_number = int(tag[2]) if tag[2] else last_number + 1
+                _alternatives(tag_branches, last_number, tuple(branches), tags, number, path)
                 _add_tag(tags, last_number, _expand(tag[3], macros), number, path)
             continue
         if section == "patchlist":
@@ -189,27 +206,37 @@ def read_spec(path: Path) -> SpecSeries:
                 continue
             listed = _explicit(words[1:]) if head == "%autopatch" else []
             applies.append(
-                (listed or None, _strip_option(words), _option(words, "-m"), _option(words, "-M"))
+                (
+                    listed or None,
+                    _strip_option(words),
+                    _option(words, "-m"),
+                    _option(words, "-M"),
+                    number,
+                )
             )
         elif head == "%patch" or re.fullmatch(r"%patch\d+", head):
             listed = [int(head[6:])] if head != "%patch" else _explicit(words[1:])
-            applies.append((listed or [0], _strip_option(words), None, None))
-    order: list[tuple[int, int | None]] = []
-    for numbers, strip, low, high in applies:
+            applies.append((listed or [0], _strip_option(words), None, None, number))
+    order: list[tuple[int, int | None, int]] = []
+    for numbers, strip, low, high, prep_line in applies:
         if numbers is None:
             chosen = [
                 n for n in sorted(tags) if (low is None or n >= low) and (high is None or n <= high)
             ]
         else:
             chosen = numbers
-        order += [(n, strip) for n in chosen]
+        order += [(n, strip, prep_line) for n in chosen]
     patches = []
-    for number, strip in order:
+    for number, strip, prep_line in order:
         if number not in tags:
             raise PatchkeeperError(
                 f"%prep applies patch {number}, and no Patch{number} tag defines it",
                 path=path,
-                hint="define the tag, or take the patch out of %prep",
+                line=prep_line,
+                hint=(
+                    f"define Patch{number} in the spec's preamble (or a %package preamble), "
+                    "or take the patch out of %prep"
+                ),
             )
         file_name, tag_line = tags[number]
         patches.append(SpecPatch(file_name, strip, tag_line))
@@ -217,6 +244,40 @@ def read_spec(path: Path) -> SpecSeries:
     if project is None and "name" in macros:
         project = re.sub(r"^python3?-", "", macros["name"])
     return SpecSeries(tuple(patches), project, macros.get("version"))
+
+
+def _alternatives(
+    tag_branches: dict[int, tuple[tuple[int, int], ...]],
+    number: int,
+    here: tuple[tuple[int, int], ...],
+    tags: dict[int, tuple[str, int]],
+    line: int,
+    path: Path,
+) -> None:
+    """Refuse a second ``Patch<number>`` tag in another branch of an ``%if`` than the first
+    (``%if`` ... ``%else``: one build reads one of them, and init, reading every branch,
+    cannot tell which); else remember the tag's branches.
+
+    Raises:
+        PatchkeeperError: the two tags are alternatives (naming both lines).
+    """
+    first = tag_branches.get(number)
+    if first is None:
+        tag_branches[number] = here
+        return
+    for (if_line, branch), (other_line, other_branch) in zip(first, here):
+        if if_line != other_line:
+            break
+        if branch != other_branch:
+            raise PatchkeeperError(
+                f"Patch{number} is defined in two branches of the %if at line {if_line} "
+                f"(lines {tags[number][1]} and {line}): init reads "
+                "every branch and cannot tell which build the downstream follows",
+                path=path,
+                line=line,
+                hint="write a series file beside the spec listing the patches of that build, and "
+                "run init with --patches SERIES --upstream NAME==VERSION",
+            )
 
 
 def _add_tag(
@@ -241,9 +302,12 @@ def _add_tag(
 
 
 def holds_patches(path: Path) -> bool:
-    """Whether the spec file ``path`` has a ``Patch`` tag (a cheap look, for detection)."""
+    """Whether the spec file ``path`` has a ``Patch`` tag or a ``%patchlist`` section (a
+    cheap look, for detection: Fedora's newer specs list their patches in ``%patchlist``
+    alone)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return re.search(r"^\s*patch\d*\s*:", text, re.IGNORECASE | re.MULTILINE) is not None
+    found = re.search(r"^\s*(patch\d*\s*:|%patchlist\b)", text, re.IGNORECASE | re.MULTILINE)
+    return found is not None

@@ -10,6 +10,9 @@ file scanner.
   :mod:`patchkeeper.runtime.inventory.module_constants`), the object also
   ``sys.modules["vllm.x"]``, and the name or the module also a variable of a loop over
   literal strings (one entry per item: :mod:`patchkeeper.runtime.inventory.loop_literals`);
+  any other name on an upstream object (a variable set at run time, as in ``for n in
+  (...): if hasattr(C, n): name = n``) is a ``setattr-name`` finding at its line, so a patch
+  the inventory cannot name is not silently left out;
 - ``fn.__globals__["name"] = value`` on an upstream function: it replaces the global
   ``name`` of the function's module, and is named after it (``vllm.x.name``);
 - registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
@@ -396,6 +399,16 @@ class AssignmentForms(DecoratorForms):
                     descriptors=descriptors,
                 )
                 self.facts.named.append((entry, tuple(conds), path))
+                return
+            problem = (
+                "setattr-name",
+                f"setattr on {bound.dotted} with an attribute name this reader cannot tell "
+                f"({ast.unparse(name_node)}): that patch is not listed; name the attribute "
+                "with a string literal or a module constant",
+                node.lineno,
+            )
+            if problem not in self.facts.problems:
+                self.facts.problems.append(problem)
             return
         self.named_entry(
             conds, node.lineno, scope, f"{bound.dotted}.{name}", bound.module, replacement,
