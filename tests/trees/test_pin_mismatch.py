@@ -1,6 +1,9 @@
-"""An installed distribution whose version is not the configured pin is named on standard
-error by ``apply``, ``verify`` and ``status``, and ``status --json`` carries it (user report:
-``pin = "3.4"`` with idna 3.7 installed said nothing). The exit codes stay those of the series.
+"""An installed distribution whose version is not the configured pin is named, with what to
+do, on standard error by ``apply`` and ``unapply``, first in the output of ``verify`` and
+``status``, and ``status --json`` carries it (user report: ``pin = "3.4"`` with idna 3.7
+installed said nothing). The exit codes stay those of the series. ``unapply`` on such a
+release (sqlparse 0.4.4 installed over a series pinned to 0.4.2, where a patch upstream took
+reads as a conflict) says so instead of how to undo hunks by hand.
 
 The distribution is a real wheel of the example's minihttp 1.0 (written here as a wheel is:
 a zip with ``.dist-info/METADATA``, ``WHEEL`` and ``RECORD``), installed by pip into a
@@ -23,15 +26,17 @@ import pytest
 from helpers import EXAMPLES, Example, tree_bytes
 
 
-def _wheel(source: Path, out: Path) -> Path:
-    """A pure wheel of ``source`` (the directory holding ``minihttp/``), version 1.0."""
-    wheel = out / "minihttp-1.0-py3-none-any.whl"
-    info = "minihttp-1.0.dist-info"
+def _wheel(source: Path, out: Path, version: str = "1.0") -> Path:
+    """A pure wheel of ``source`` (the directory holding ``minihttp/``), ``version``."""
+    wheel = out / f"minihttp-{version}-py3-none-any.whl"
+    info = f"minihttp-{version}.dist-info"
     files = {
         p.relative_to(source).as_posix(): p.read_bytes()
         for p in sorted((source / "minihttp").rglob("*.py"))
     }
-    files[f"{info}/METADATA"] = b"Metadata-Version: 2.1\nName: minihttp\nVersion: 1.0\n"
+    files[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: minihttp\nVersion: {version}\n".encode()
+    )
     files[f"{info}/WHEEL"] = (
         b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     )
@@ -72,10 +77,13 @@ def site(installed: Path, example: Example, tmp_path: Path) -> Path:
     return site
 
 
-def _warning(example: Example) -> str:
+def _warning(example: Example, installed: str = "1.0", pin: str = "0.9") -> str:
     return (
-        'minihttp 1.0 is installed, but the series is cut against minihttp 0.9 (pin = "0.9" '
-        f"in {example.downstream / 'patchkeeper.toml'})"
+        f"minihttp {installed} is installed, but the series is cut against minihttp {pin} "
+        f'(pin = "{pin}" in {example.downstream / "patchkeeper.toml"}): its patches are read '
+        f"on another release; to do: install minihttp=={pin} and apply the series to it, or "
+        "audit the series against the installed release ('patchkeeper audit --to "
+        f"minihttp=={installed}') and move the pin"
     )
 
 
@@ -85,10 +93,41 @@ def test_status_and_verify_name_both_versions(cli, example: Example, site: Path)
     data = json.loads(run.out)
     assert (run.code, data["exit_code"]) == (1, 1)
     assert data["pin_mismatch"] == _warning(example)
-    assert run.err == f"patchkeeper: warning: {_warning(example)}\n"
+    assert run.err == ""  # the result carries it
     run = cli("verify", "--target", str(site), cwd=example.downstream)
-    assert run.code == 1
-    assert run.err == f"patchkeeper: warning: {_warning(example)}\n"
+    assert (run.code, run.err) == (1, "")
+    assert run.out.splitlines()[:2] == [
+        f"not the pin: {_warning(example)}",
+        f"verify: minihttp 1.0 installed in {site} against RECORD of minihttp 1.0",
+    ]
+    assert tree_bytes(site) == before
+
+
+def test_unapply_on_a_newer_release_says_it_is_not_the_pin(
+    cli, example: Example, tmp_path: Path
+) -> None:
+    """minihttp 1.1 (which took retry-backoff-cap.patch) installed, the series pinned to 1.0:
+    a patch upstream took reads as applied in part, and unapply refuses by the pin, never by
+    undoing hunks by hand."""
+    wheel = _wheel(EXAMPLES / "upstream" / "minihttp-1.1", tmp_path, "1.1")
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+         "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    before = tree_bytes(site)
+    run = cli("unapply", "--target", str(site), cwd=example.downstream)
+    assert (run.code, run.err) == (
+        1,
+        f"patchkeeper: warning: {_warning(example, '1.1', '1.0')}\n",
+    )
+    assert "by hand" not in run.out
+    assert run.out.splitlines()[-1] == (
+        "nothing was changed: the installed release is not the pin (see the warning), so the "
+        "series was never applied to it as cut; follow the warning's to do, not the states above"
+    )
     assert tree_bytes(site) == before
 
 

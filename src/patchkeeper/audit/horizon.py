@@ -263,6 +263,19 @@ def _rewritten_after(verdict: PatchVerdict, taken: str) -> PatchVerdict:
     return with_action(replace(verdict, verdict=UPSTREAMED, summary=summary, action=""))
 
 
+def _blocker_upstream(verdict: PatchVerdict, blocker: str) -> PatchVerdict:
+    """``verdict`` (*blocked* by ``blocker``, which upstream has at this release) made a
+    *conflict*: the lines it needs from ``blocker`` are upstream's own now, written
+    differently, so it is ported onto them; its blocker is retired, not ported first."""
+    summary = (
+        f"it needs lines of {blocker}, which upstream has (written its own way): port it onto "
+        "upstream's lines"
+    )
+    return with_action(
+        replace(verdict, verdict=CONFLICT, summary=summary, action="", blocked_by=None, lands="")
+    )
+
+
 def taken_earlier(releases: Sequence[ReleaseVerdicts]) -> list[ReleaseVerdicts]:
     """The releases' verdicts, oldest first, with every patch that is *upstreamed* at one
     release and *conflict* or *partially upstreamed* at a later one made *upstreamed* there.
@@ -270,18 +283,33 @@ def taken_earlier(releases: Sequence[ReleaseVerdicts]) -> list[ReleaseVerdicts]:
     A backport upstream took in release N and rewrote again in N+1 no longer matches N+1
     line for line; its fix is there, written differently. A patch that applies again at a
     later release (*clean*, *offset*: upstream reverted the fix) keeps its verdict.
+
+    A patch *blocked* by a patch that is *upstreamed* at the same release (as judged, or
+    made so here) is not blocked by it: upstream has what it needed. When upstream took the
+    blocked patch too at an earlier release, it is *upstreamed* as well; otherwise it is a
+    *conflict* (it needs the blocker's lines, which upstream wrote its own way).
     """
     taken: dict[str, str] = {}
     out = []
     for release in releases:
-        verdicts = []
+        verdicts: list[PatchVerdict] = []
+        upstream: set[str] = set()
         for verdict in release.verdicts:
+            if verdict.verdict == BLOCKED and verdict.blocked_by in upstream:
+                if verdict.name in taken:
+                    needs = f"it needs lines of {verdict.blocked_by}, which upstream rewrote too"
+                    unblocked = replace(verdict, summary=needs, blocked_by=None, lands="")
+                    verdict = _rewritten_after(unblocked, taken[verdict.name])
+                else:
+                    verdict = _blocker_upstream(verdict, verdict.blocked_by or "")
             if verdict.verdict == UPSTREAMED:
                 taken.setdefault(verdict.name, release.version)
             elif verdict.verdict in REWRITTEN_AFTER and verdict.name in taken:
                 verdict = _rewritten_after(verdict, taken[verdict.name])
             elif verdict.verdict in GOOD:
                 taken.pop(verdict.name, None)
+            if verdict.verdict == UPSTREAMED:
+                upstream.add(verdict.name)
             verdicts.append(verdict)
         out.append(replace(release, verdicts=tuple(verdicts)))
     return out

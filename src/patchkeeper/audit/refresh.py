@@ -216,6 +216,11 @@ def _among_imports(
     return None
 
 
+#: How a hunk is placed whose context ended at the file's end and now has upstream's code
+#: after it (:func:`_place`).
+AT_OLD_END = "at the file's old end, before the code upstream added after it"
+
+
 def _place(
     lines: list[bytes], hunk: Hunk, guess: int, low: int, max_fuzz: int
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:
@@ -238,6 +243,13 @@ def _place(
         if starts:
             start = min(starts, key=lambda s: (abs(s - guess - head), s))
             how = f"at fuzz {fuzz}" if fuzz else "at fuzz 0"
+            if hunk.prefix_context - hunk.suffix_context > fuzz and start + len(pattern) < len(
+                lines
+            ):
+                # cut short at the end of the file, where upstream has since added code: GNU
+                # patch places such a hunk only at the end, and git's merge stops on the two
+                # additions; the patch's lines go right after their context, before upstream's
+                how = AT_OLD_END
             return start, len(pattern), post[head : len(post) - tail], how
     spot = _among_imports(lines, hunk, low)
     if spot is not None:

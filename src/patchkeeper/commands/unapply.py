@@ -20,7 +20,9 @@ from patchkeeper.commands.options import (
 )
 from patchkeeper.config import Config
 from patchkeeper.ledger.target_files import overlay_files
+from patchkeeper.progress import warn
 from patchkeeper.series.load import load_series
+from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import ApplyResult
 from patchkeeper.trees.tree import INSTALLED, check_paths, pristine_for, target_tree
 from patchkeeper.trees.unapply_tree import UnapplyRequest, unapply_from_tree
@@ -50,6 +52,9 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
     _, patches = load_series(config)
     tree = target_tree(config, request.target, request.python)
     check_paths(tree, patches)
+    pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
     # RECORD is read under the lock, after any roll-back (see verify_series).
     from_record = tree.kind == INSTALLED and pristine is None
     reference = None if from_record else pristine_for(config, tree, pristine)
@@ -62,6 +67,7 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
         backup_root=config.root,
         force=request.force,
         from_record=from_record,
+        pin_note=pin_note,
     )
 
 

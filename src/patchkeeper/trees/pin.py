@@ -15,7 +15,9 @@ def pin_mismatch(config: Config, tree: Tree) -> str:
     agree, when either is unknown, or for a tree that is not an installed distribution.
 
     The series is cut against the pin: on another release it may apply at other lines or not
-    at all, so the user is told, and the command goes on.
+    at all (a patch upstream took reads as *conflict* there), so the user is told first, with
+    the two ways on: install the pin and apply the series to it, or audit the series against
+    the installed release and move the pin. The command goes on.
     """
     from patchkeeper.trees.tree import INSTALLED
 
@@ -33,5 +35,8 @@ def pin_mismatch(config: Config, tree: Tree) -> str:
     where = f" in {config.source}" if config.source else ""
     return (
         f"{name} {tree.version} is installed, but the series is cut against {name} "
-        f'{config.pin} (pin = "{config.pin}"{where})'
+        f'{config.pin} (pin = "{config.pin}"{where}): its patches are read on another release; '
+        f"to do: install {name}=={config.pin} and apply the series to it, or audit the series "
+        f"against the installed release ('patchkeeper audit --to {name}=={tree.version}') "
+        "and move the pin"
     )

@@ -61,6 +61,7 @@ def unapply_from_tree(
     backup_root: Path,
     force: bool = False,
     from_record: bool = False,
+    pin_note: str = "",
 ) -> ApplyResult:
     """Undo ``patches`` (the series, in order) on ``tree``, checked against ``reference``.
 
@@ -71,7 +72,10 @@ def unapply_from_tree(
     returns patch path -> the overlay's bytes. Drifted files are refused unless ``force``,
     which first copies them to a new directory under ``backup_root/.patchkeeper/backup/``
     (:func:`patchkeeper.trees.backup.backup_files`), named in the result.
-    ``lock_timeout`` is in seconds.
+    ``lock_timeout`` is in seconds. ``pin_note``: the installed release is not the pin
+    (:func:`patchkeeper.trees.pin.pin_mismatch`, warned before), else ``""``; a refusal
+    then says that (:data:`PIN_REFUSAL`), not how to undo hunks of a tree that is not the
+    pin's.
 
     Returns:
         An ``unapply`` result whose outcome is ``unapplied`` (``patches``: the names undone;
@@ -113,7 +117,7 @@ def unapply_from_tree(
                 names,
                 state=state,
                 recovery=recovery,
-                note=_partial_refusal(state, reference),
+                note=PIN_REFUSAL if pin_note else _partial_refusal(state, reference),
             )
         drifted = [check.path for check in state.drifted]
         if drifted and not force:
@@ -241,6 +245,14 @@ def _whole_patches(state: SeriesState, reference: Pristine | None) -> tuple[str,
     if reference is None or any(p.state not in (APPLIED_STATE, NOT_APPLIED) for p in state.patches):
         return None
     return tuple(p.name for p in state.patches if p.state == APPLIED_STATE)
+
+
+#: The refusal on an installed release that is not the pin (the warning before it says which
+#: and what to do): its patches cannot be undone hunk by hand back to a pin it never was.
+PIN_REFUSAL = (
+    "nothing was changed: the installed release is not the pin (see the warning), so the "
+    "series was never applied to it as cut; follow the warning's to do, not the states above"
+)
 
 
 def _partial_refusal(state: SeriesState, reference: Pristine | None) -> str:

@@ -41,7 +41,10 @@ first rule that applies decides):
 5. a registry key the new upstream has and the old one had too -> **retain** (the plugin
    overrides upstream's value on purpose);
 6. the new upstream target, or a function of its module that calls it, consults an extension
-   point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**;
+   point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**,
+   unless the replacement is a wrapper handing its extra arguments (``*args, **kwargs``) on to
+   a call (:func:`~patchkeeper.runtime.judge.noise.forwards_extra`): it runs upstream's own
+   code, hook and all, so the rules after this one decide;
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.judge.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
    its class body and of its ``if``/``try`` blocks) did not change upstream, or changed in
@@ -115,6 +118,7 @@ from patchkeeper.runtime.judge.noise import (
     callers_fit_reason,
     cosmetic_reason,
     forwarded_signature_reason,
+    forwards_extra,
     outside_copy_reason,
     removal_only_reason,
     statement_follows_releases,
@@ -343,6 +347,10 @@ def _judged(
         otherwise = starred_decision(
             entry, drift, spans_read, lost, old.module, (unpassed, starred)
         )
+    if found and mine is not None and forwards_extra(mine.parsed):
+        # a wrapper that hands its arguments on calls upstream's own code, hooks and all:
+        # the new extension point is consulted through it, nothing of it is replaced
+        return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 

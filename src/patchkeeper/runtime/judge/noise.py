@@ -351,6 +351,13 @@ def _forwards_extra(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return False
 
 
+def forwards_extra(node: ast.AST | None) -> bool:
+    """Whether ``node`` is a function that forwards its extra arguments to a call
+    (:func:`_forwards_extra`: ``def f(self, *args, **kwargs): ... original(self, *args,
+    **kwargs)``); ``False`` for anything else."""
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _forwards_extra(node)
+
+
 def forwarded_signature_reason(old: Code, new: Code, mine: Code) -> str:
     """Why a change of upstream's parameters needs no update of a replacement that forwards
     its extra arguments (``def f(a, *args, b=1, **kwargs): ... original(*args, a=a, b=b,

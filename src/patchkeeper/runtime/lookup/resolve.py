@@ -122,6 +122,7 @@ def _member(
             definition, qual, rest = nested, f"{qual}.{rest[0]}", rest[1:]
             continue
         if definition.kind == "class":
+            missing = ".".join(rest)
             for base in definition.bases:
                 split = _split(tree, base)
                 if split is None:
@@ -134,9 +135,10 @@ def _member(
                     (*via, f"{module}.{qual} inherits from {base}"),
                     depth + 1,
                 )
-                if found is not None:
+                # A base that defines none of ``rest`` (its own lookup ends partial on
+                # all of it) does not own the attribute: the class the target names does.
+                if found is not None and found.partial != missing:
                     return found
-            missing = ".".join(rest)
             return Resolution(
                 "",
                 FOUND,
