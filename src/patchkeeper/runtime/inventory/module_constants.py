@@ -55,8 +55,16 @@ def _candidates(tree: ast.Module) -> dict[str, str]:
 def _module_bindings(tree: ast.Module) -> Counter[str]:
     """How many times each name is bound in the module's own scope (not inside functions
     or classes, whose assignments bind their own names)."""
+    return _scope_bindings(tree.body)[0]
+
+
+def _scope_bindings(body: list[ast.stmt]) -> tuple[Counter[str], set[str]]:
+    """How many times each name is bound in the scope of ``body`` (assignments, definitions,
+    imports, ``except ... as``; not inside nested functions or classes), and the names it
+    declares ``global`` or ``nonlocal``."""
     bound: Counter[str] = Counter()
-    for node in names.walk_scope(tree.body):
+    declared: set[str] = set()
+    for node in names.walk_scope(body):
         kind = node.__class__
         if kind is ast.Name:
             if node.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
@@ -68,7 +76,9 @@ def _module_bindings(tree: ast.Module) -> Counter[str]:
                 bound[alias.asname or alias.name.split(".")[0]] += 1
         elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
             bound[node.name] += 1  # type: ignore[attr-defined]
-    return bound
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            declared.update(node.names)  # type: ignore[attr-defined]
+    return bound, declared
 
 
 def module_constants(tree: ast.Module, source: bytes) -> dict[str, str]:
@@ -146,22 +156,7 @@ def function_constants(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
         for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
         if a is not None
     }
-    bound: Counter[str] = Counter()
-    declared: set[str] = set()
-    for sub in names.walk_scope(node.body):
-        kind = sub.__class__
-        if kind is ast.Name:
-            if sub.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
-                bound[sub.id] += 1  # type: ignore[attr-defined]
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            bound[sub.name] += 1  # type: ignore[attr-defined]
-        elif kind is ast.Import or kind is ast.ImportFrom:
-            for alias in sub.names:  # type: ignore[attr-defined]
-                bound[alias.asname or alias.name.split(".")[0]] += 1
-        elif kind is ast.ExceptHandler and sub.name:  # type: ignore[attr-defined]
-            bound[sub.name] += 1  # type: ignore[attr-defined]
-        elif kind is ast.Global or kind is ast.Nonlocal:
-            declared.update(sub.names)  # type: ignore[attr-defined]
+    bound, declared = _scope_bindings(node.body)
     return {
         name: value
         for name, value in found.items()
