@@ -138,19 +138,38 @@ def _explicit(words: list[str]) -> list[int]:
     return numbers
 
 
-def read_spec(path: Path) -> SpecSeries:
-    """The patches ``path`` (an RPM spec file) applies, in order, with its upstream name and
-    version (the module's rules).
+def spec_text(path: Path) -> str:
+    """The text of the spec file ``path`` (UTF-8; bytes that are not UTF-8 kept as surrogate
+    escapes, so a Latin-1 changelog does not stop the read).
 
     Raises:
-        PatchkeeperError: the file cannot be read; a patch name keeps a macro this reader
-            cannot expand; a ``%prep`` statement applies a number no tag defines (naming the
-            statement's line); two tags define one number (naming the second tag's line).
+        PatchkeeperError: the file cannot be read (naming it).
     """
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
         raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
+
+
+def read_spec(path: Path) -> SpecSeries:
+    """The patches ``path`` (an RPM spec file) applies, in order, with its upstream name and
+    version (the module's rules): :func:`parse_spec` of the file's text.
+
+    Raises:
+        PatchkeeperError: as :func:`spec_text` and :func:`parse_spec`.
+    """
+    return parse_spec(spec_text(path), path)
+
+
+def parse_spec(text: str, path: Path) -> SpecSeries:
+    """The patches the spec ``text`` (read from ``path``) applies, in order, with its
+    upstream name and version (the module's rules).
+
+    Raises:
+        PatchkeeperError: a patch name keeps a macro this reader cannot expand; a ``%prep``
+            statement applies a number no tag defines (naming the statement's line); two tags
+            define one number (naming the second tag's line); all name ``path``.
+    """
     macros: dict[str, str] = {"nil": ""}
     tags: dict[int, tuple[str, int]] = {}
     #: the branch of every open %if around a line: (line of the %if, branch index)
@@ -301,13 +320,15 @@ def _add_tag(
     tags[number] = (value.rstrip("/").rsplit("/", 1)[-1], line)
 
 
-def holds_patches(path: Path) -> bool:
-    """Whether the spec file ``path`` has a ``Patch`` tag or a ``%patchlist`` section (a
-    cheap look, for detection: Fedora's newer specs list their patches in ``%patchlist``
-    alone)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+def holds_patches(text: str) -> bool:
+    """Whether the spec ``text`` has a ``Patch`` tag or a ``%patchlist`` section (a cheap
+    look, for detection, before :func:`parse_spec`: Fedora's newer specs list their patches
+    in ``%patchlist`` alone).
+
+    >>> holds_patches("Name: x\\nPatch3: a.patch\\n"), holds_patches("%patchlist\\na.patch\\n")
+    (True, True)
+    >>> holds_patches("Name: x\\nSource0: x.tar.gz\\n")
+    False
+    """
     found = re.search(r"^\s*(patch\d*\s*:|%patchlist\b)", text, re.IGNORECASE | re.MULTILINE)
     return found is not None
