@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
-from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
+from patchkeeper.runtime.inventory.unparsed import refuse_unparsed, unlisted
 from patchkeeper.runtime.live.guard import LOCK_FORMAT, code_digest, definition_digest
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED, resolve_all
 from patchkeeper.runtime.lookup.targets import upstream_dir
@@ -218,8 +218,7 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
     # cannot guard: said here, so a lock of fewer targets than the plugin patches is seen
     skipped += [
         (f"{f.path}:{f.line}", "a setattr whose attribute name cannot be told statically")
-        for f in scanned.inventory.findings
-        if f.code == "setattr-name"
+        for f in unlisted(scanned.inventory)
     ]
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
     write_files(settings.root, {Path(path).resolve(): data})
