@@ -40,6 +40,7 @@ from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.settings import PluginLocation, resolve_settings
 from patchkeeper.runtime.store.writes import write_files
 from patchkeeper.runtime.syntax.gates import release_label
+from patchkeeper.runtime.syntax.parsing import read_and_parse
 
 #: Where the lock goes when ``--output`` is not given: beside the patch directory's files.
 DEFAULT_NAME = "patchkeeper.lock"
@@ -121,7 +122,7 @@ def build_lock(
     unguarded: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     resolved = resolve_all(tree, targets)
-    parsed: dict[str, tuple[list[str], ast.Module]] = {}
+    parsed: dict[str, tuple[list[str], ast.Module] | None] = {}
     for target in sorted(set(targets)):
         found = resolved[target]
         if found.status == MOVED:
@@ -145,15 +146,21 @@ def build_lock(
             continue
         file = found.file
         if file not in parsed:
-            data = (tree.root / file).read_bytes()
-            text = data.decode("utf-8", "replace")
-            parsed[file] = (text.splitlines(True), ast.parse(text))
-            files[file] = {"sha256": hashlib.sha256(data).hexdigest(), "targets": {}}
-        digest = definition_digest(*parsed[file], found.qualname)
+            read = read_and_parse(tree.root / file)
+            parsed[file] = None
+            if read is not None:
+                data, module = read
+                parsed[file] = (data.decode("utf-8", "replace").splitlines(True), module)
+                files[file] = {"sha256": hashlib.sha256(data).hexdigest(), "targets": {}}
+        lines_and_tree = parsed[file]
+        if lines_and_tree is None:
+            skipped.append((target, f"{file} cannot be read, or is not valid Python"))
+            continue
+        digest = definition_digest(*lines_and_tree, found.qualname)
         if not digest:
             skipped.append((target, f"{found.qualname} is not a top-level definition of {file}"))
             continue
-        code = code_digest(parsed[file][1], found.qualname)
+        code = code_digest(lines_and_tree[1], found.qualname)
         files[file]["targets"][target] = {
             "qualname": found.qualname,
             "sha256": digest,
