@@ -104,7 +104,7 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     ``run``); printing saves nothing.
     """
     from patchkeeper import render
-    from patchkeeper.progress import clear_note
+    from patchkeeper.progress import clear_note, take_warnings
 
     clear_note()  # the output takes the place of the last status line
     if markdown is not None or not as_json:
@@ -118,7 +118,8 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         click.echo(payload.encode("utf-8", "surrogateescape"), nl=False)
     report = sys.stderr if payload else sys.stdout
     if as_json:
-        text = render.render_json(result, command_name(click.get_current_context()))
+        name = command_name(click.get_current_context())
+        text = render.render_json(result, name, take_warnings())
     else:
         text, coloured = render.terminal_text(result, report)
         colour = coloured or None

@@ -31,7 +31,6 @@ from packaging.version import InvalidVersion, Version
 
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.start.forms import DEBIAN, GIT, RPM, Found
-from patchkeeper.start.rpm_spec import read_spec
 from patchkeeper.trees.target_label import declared_metadata
 
 #: The form a ``--upstream`` value takes.
@@ -98,8 +97,8 @@ def find_pin(root: Path, found: Found) -> Pin:
     """
     if found.form == DEBIAN:
         return _debian(root)
-    if found.form == RPM and found.source is not None:
-        spec = read_spec(found.source)
+    if found.form == RPM and found.source is not None and found.spec is not None:
+        spec = found.spec
         if spec.name is not None and spec.version is not None:
             _check_version(spec.version, f"Version in {found.source.name}", hint=OPTION_HINT)
             why = f"from {found.source.name}"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError
+from patchkeeper.progress import warn
 from patchkeeper.series.engine import Workspace, touched_paths
 from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import sha256_hex
@@ -147,8 +148,11 @@ def verify_series(
     _, patches = load_series(config)
     tree = target_tree(config, request.target, request.python)
     check_paths(tree, patches)
-    # said first in the result itself (verify_text), before the patches' states
+    # warned before the result is printed (standard error; the JSON envelope's warnings),
+    # so it is read before the patches' states, which it qualifies; kept in the result too
     pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
     # An installed tree's RECORD is read under the lock, after any roll-back: a killed run
     # may have left RECORD and patchkeeper.json half-changed.
     from_record = tree.kind == INSTALLED and pristine is None

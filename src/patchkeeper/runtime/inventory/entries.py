@@ -14,7 +14,7 @@ from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.activation import Reachability
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
-from patchkeeper.runtime.inventory.module_constants import resolve_named
+from patchkeeper.runtime.inventory.module_constants import Unread, resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
@@ -75,6 +75,39 @@ def syntax_finding(error: str, file: str) -> Finding:
     return Finding("syntax", file, int(match[2]), match[1])
 
 
+def unread_name_finding(unread: Unread) -> Finding:
+    """The ``setattr-name`` finding of a ``setattr`` whose attribute name is a constant of a
+    plugin file that could not be read or parsed: at the ``setattr``'s file and line, naming
+    the constant and that file (with its line for a syntax error), since what the statement
+    patches is unknown and no entry lists it (so neither the audit nor the lock sees it).
+
+    >>> from patchkeeper.runtime.inventory.file_facts import FileFacts
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> entry = PatchEntry("p/eng.py", 9, "p.eng", "f", "up.Engine", Mechanism.SETATTR)
+    >>> broken = FileFacts(module="p.rpc", file="p/rpc.py", syntax_error="invalid syntax (line 2)")
+    >>> found = unread_name_finding((entry, "p.rpc.NAME", broken))
+    >>> found.where(), found.message.split(", and ")[1].split(": that")[0]
+    ('p/eng.py:9', 'p/rpc.py is not valid Python (line 2: invalid syntax)')
+    """
+    entry, path, facts = unread
+    error = syntax_finding(facts.syntax_error, facts.file)
+    if error.message.startswith(UNREADABLE):
+        why = f"{facts.file} cannot be read ({error.message.removeprefix(UNREADABLE + ': ')})"
+    elif error.line is not None:
+        why = f"{facts.file} is not valid Python (line {error.line}: {error.message})"
+    else:
+        why = f"{facts.file} is not valid Python ({error.message})"
+    return Finding(
+        "setattr-name",
+        entry.file,
+        entry.line,
+        f"setattr on {entry.target} takes its attribute name from {path}, and {why}: that "
+        "patch is not listed, audited or locked",
+        f"make {facts.file} a readable Python file (UTF-8, no syntax error) and run the "
+        "command again",
+    )
+
+
 def inventory_of(
     settings: RuntimeSettings,
     tree: PluginTree,
@@ -96,8 +129,10 @@ def inventory_of(
         files.append(facts.file)
         if facts.syntax_error:
             findings.append(syntax_finding(facts.syntax_error, facts.file))
-        found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
+        resolved, unnamed = resolve_named(facts.named, tree.facts_of, tree.split)
+        found = [*facts.entries, *resolved]
         raw.extend(found)
+        findings.extend(unread_name_finding(item) for item in unnamed)
         findings.extend(
             Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
         )

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.parsing import parse_path
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A parameter of :func:`parameter_shape`: ``(name, kind, has a default)``.
@@ -80,9 +81,8 @@ def gated_parameters(
     Raises nothing: an unreadable module is no evidence."""
     if not version:
         return None
-    try:
-        tree = ast.parse(file.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+    tree = parse_path(file)
+    if tree is None:
         return None
     functions: dict[str, _Function] = {}
     result: tuple[int, tuple[tuple[str, str, bool], ...]] | None = None

@@ -10,6 +10,7 @@ from pathlib import Path
 from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginReading
+from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
 from patchkeeper.runtime.judge.facts import entry_facts
@@ -130,7 +131,9 @@ def judge_entries(
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
-    findings = duplicates(entries) + broken
+    # A setattr whose attribute name cannot be told has no entry to judge: the audit names
+    # it among its findings (exit 1), as it does a patch file it cannot read.
+    findings = duplicates(entries) + broken + list(unlisted(inventory))
     counts = dict(inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
     return RuntimeAudit(

@@ -15,6 +15,7 @@ from pathlib import Path
 from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.parsing import parse_path
 
 
 def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
@@ -52,12 +53,19 @@ def _plugin_lines(file: Path) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=64)
+def _plugin_tree(file: Path) -> ast.Module | None:
+    """The parse of a plugin file (:func:`patchkeeper.runtime.syntax.parsing.parse_path`),
+    shared by the readers below (none changes it); ``None`` when it cannot be read or does
+    not parse."""
+    return parse_path(file)
+
+
+@functools.lru_cache(maxsize=64)
 def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
     """The decorators of every function and class of a plugin file, by the line of its
     ``def``/``class`` (``ast.unparse`` of each); empty when the file does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
+    tree = _plugin_tree(file)
+    if tree is None:
         return {}
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     return {
@@ -71,9 +79,8 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
 def _gated_file(file: Path) -> bool:
     """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
     when it does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
+    tree = _plugin_tree(file)
+    if tree is None:
         return False
     return holds_version_gate(tree)
 
@@ -85,9 +92,8 @@ def _gated_names(file: Path) -> tuple[str, ...]:
     ``if`` that tests upstream's release (a test
     :func:`patchkeeper.runtime.syntax.gates.evaluate` decides); empty when it does not
     parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
+    tree = _plugin_tree(file)
+    if tree is None:
         return ()
     names: dict[str, None] = {}
     for node in ast.walk(tree):
@@ -109,9 +115,8 @@ def _gated_names(file: Path) -> tuple[str, ...]:
 def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
     """:attr:`Code.imports` of a plugin file (every ``from m import ...`` at any depth);
     empty when it does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
+    tree = _plugin_tree(file)
+    if tree is None:
         return ()
     return tuple(
         (alias.asname or alias.name, node.module)
