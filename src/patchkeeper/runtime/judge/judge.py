@@ -7,7 +7,9 @@ first rule that applies decides):
 0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
    drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
    the plugin's code itself, so the patch only replaces a function by its equal;
-1. *never imported* -> **remove** (or re-enable), naming where the import is missing; when
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing; a
+   function of a module the loading reaches that no reached scope calls -> **look** (a user,
+   a test or upstream may call it: an ``uninstall()`` that restores a registry); when
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
@@ -96,6 +98,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from patchkeeper.runtime.inventory.activation import UNCALLED
+from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
@@ -281,6 +285,15 @@ def _judged(
                 LOOK,
                 f"not reached from the plugin's import or console scripts ({note}), but "
                 f"{activation.untraced}: find out whether it runs before removing it",
+            )
+        if entry.scope != MODULE_SCOPE and note.endswith(UNCALLED):
+            return with_decision(
+                drift,
+                LOOK,
+                f"never called ({note}): its module runs, but no call the plugin's loading "
+                f"reaches runs {entry.scope}; a user, a test or upstream may call it (a public "
+                "function, a method of a class upstream builds): find out whether it runs "
+                "before removing it",
             )
         return with_decision(
             drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
