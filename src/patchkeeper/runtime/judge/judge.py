@@ -7,7 +7,9 @@ first rule that applies decides):
 0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
    drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
    the plugin's code itself, so the patch only replaces a function by its equal;
-1. *never imported* -> **remove** (or re-enable), naming where the import is missing; when
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing; a
+   function of a module the loading reaches that no reached scope calls -> **look** (a user,
+   a test or upstream may call it: an ``uninstall()`` that restores a registry); when
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
@@ -39,7 +41,10 @@ first rule that applies decides):
    -> **remove** when the patch's header says it is a backport (the change landed), else
    **update** (the patch now replaces upstream's own definition);
 5. a registry key the new upstream has and the old one had too -> **retain** (the plugin
-   overrides upstream's value on purpose);
+   overrides upstream's value on purpose); one the new upstream added -> **remove** only when
+   upstream registers the plugin's own value under it (the replacement's name is in
+   upstream's value), **retain** when upstream registers another value (the plugin's
+   registration replaces it), **look** when either value cannot be read;
 6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**,
    unless the replacement is a wrapper handing its extra arguments (``*args, **kwargs``) on to
@@ -93,6 +98,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from patchkeeper.runtime.inventory.activation import UNCALLED
+from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
@@ -279,6 +286,15 @@ def _judged(
                 f"not reached from the plugin's import or console scripts ({note}), but "
                 f"{activation.untraced}: find out whether it runs before removing it",
             )
+        if entry.scope != MODULE_SCOPE and note.endswith(UNCALLED):
+            return with_decision(
+                drift,
+                LOOK,
+                f"never called ({note}): its module runs, but no call the plugin's loading "
+                f"reaches runs {entry.scope}; a user, a test or upstream may call it (a public "
+                "function, a method of a class upstream builds): find out whether it runs "
+                "before removing it",
+            )
         return with_decision(
             drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
         )
@@ -329,6 +345,10 @@ def _judged(
             f"the old upstream {old.location} had the key {entry.key} too: the plugin "
             "overrides upstream's value on purpose",
         )
+    if drift.decision == REMOVE and entry.key is not None and entry.replacement != "<removed>":
+        overridden = _key_override(entry, new_code)
+        if overridden:
+            return with_decision(drift, *overridden)
     found = candidates(new, trees[1], old_code, new_code)
     lost = lost_names(trees, old.module, new.module)
     unpassed: frozenset[tuple[str, str]] = frozenset()
@@ -527,6 +547,59 @@ def _has_key(code: Code | None, key: str) -> bool:
         return False
     bare = key.strip("'\"")
     return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
+
+
+def _key_value_names(code: Code | None, key: str) -> tuple[str, ...] | None:
+    """The names in the value the registry definition ``code`` gives the literal key ``key``
+    (``{"deepseek_v4": DeepseekV4Convertor}`` gives ``("DeepseekV4Convertor",)``; a value
+    ``("vllm.a", "Model")`` gives ``("vllm", "a", "Model")``), or ``None`` when the
+    definition is not a dict display (or a ``dict(...)`` call) holding that key."""
+    parsed = code.parsed if code is not None else None
+    bare = key.strip("'\"")
+    if parsed is None:
+        return None
+    for node in ast.walk(parsed):
+        pairs: list[tuple[ast.expr | None, ast.expr]] = []
+        if isinstance(node, ast.Dict):
+            pairs = list(zip(node.keys, node.values, strict=True))
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) == "dict":
+            pairs = [(ast.Constant(k.arg), k.value) for k in node.keywords if k.arg]
+        for name, value in pairs:
+            if isinstance(name, ast.Constant) and str(name.value) == bare:
+                return tuple(re.findall(r"[A-Za-z_]\w*", ast.unparse(value)))
+    return None
+
+
+def _key_override(entry: PatchEntry, new_code: Code | None) -> tuple[str, str] | None:
+    """Rule 5b: a registry key the new upstream added (the old one did not have it, rule 5
+    went first) is *remove* only when upstream registers the plugin's own value under it
+    (the name of the plugin's replacement is in upstream's value: the registration landed
+    upstream). When upstream registers another value, the plugin's registration replaces
+    upstream's new one (an ``AscendDeepseekV4Convertor`` over upstream's
+    ``DeepseekV4Convertor``: the vllm-ascend maintainers kept it): *retain*. When the
+    plugin's value or upstream's cannot be read, the trees cannot tell: *look*. Returns
+    ``(decision, reason)``, or ``None`` when the removal stands."""
+    location = entry.target
+    ours = entry.replacement.rpartition(":")[2].rpartition(".")[2]
+    if entry.replacement in UNNAMED or ":" not in entry.replacement:
+        ours = ""
+    theirs = _key_value_names(new_code, entry.key or "")
+    if ours and theirs is not None and ours in theirs:
+        return None
+    if not ours or not theirs:
+        return (
+            LOOK,
+            f"the new upstream {location} now has the key {entry.key}, but which value it "
+            "registers there, or which one the plugin registers, cannot be read: find out "
+            "whether upstream's value does what the plugin's does before removing it",
+        )
+    listed = ".".join(theirs) if len(theirs) < 4 else ", ".join(theirs[:3]) + ", ..."
+    return (
+        RETAIN,
+        f"the new upstream {location} now registers {listed} under the key {entry.key}, "
+        f"not the plugin's {ours}: the plugin's registration replaces upstream's value; "
+        "keep it while the plugin's own value is wanted",
+    )
 
 
 def _arrived(
