@@ -23,7 +23,7 @@ from pathlib import Path
 
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.file_facts import FileFacts
-from patchkeeper.runtime.inventory.plugin import PatchFile
+from patchkeeper.runtime.inventory.layout import PatchFile
 from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
