@@ -57,7 +57,6 @@ class AuditMemory:
     """
 
     def __init__(self, root: Path, trees: tuple[UpstreamTree, UpstreamTree], key: str) -> None:
-        self.trees = trees
         self.store = SummaryCache(root, f"drift\0{trees[0].root}\0{trees[1].root}")
         self.key = key
         #: The audit remembered under ``key`` (:func:`result_key`), ``None`` when there is
