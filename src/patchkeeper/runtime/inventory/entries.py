@@ -13,6 +13,7 @@ from typing import Any
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.activation import Reachability
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
+from patchkeeper.runtime.inventory.layout import PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import Unread, resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
@@ -110,22 +111,24 @@ def unread_name_finding(unread: Unread) -> Finding:
 
 def inventory_of(
     settings: RuntimeSettings,
+    layout: PluginLayout,
     tree: PluginTree,
     ahead: Callable[[list[str]], None] | None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
 ) -> Inventory:
-    """The inventory of ``tree``'s plugin: every patch file's entries (named constants
-    resolved across modules) with their findings, the header checks of the files that patch
-    something and the ledger's, and each entry's activation from the places the plugin is
-    loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream`` and
-    ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
+    """The inventory of ``tree``'s plugin, whose ``layout`` (:attr:`PluginTree.layout`) it
+    reads as data and whose files' facts it asks the tree for: every patch file's entries
+    (named constants resolved across modules) with their findings, the header checks of the
+    files that patch something and the ledger's, and each entry's activation from the places
+    the plugin is loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream``
+    and ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
     takes them); ``ahead`` is called with the patched targets before the activation
     search."""
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     findings: list[Finding] = []
-    for patch, facts in tree.patch_facts():
+    for patch, facts in tree.patch_facts(layout):
         files.append(facts.file)
         if facts.syntax_error:
             findings.append(syntax_finding(facts.syntax_error, facts.file))
@@ -153,11 +156,11 @@ def inventory_of(
     )
     if ahead is not None:
         ahead([entry.target for entry, _local in raw])
-    entry_points = tree.layout.entry_points
+    entry_points = layout.entry_points
     loaded = loading(
         settings.package,
         entry_points,
-        tree.layout.console_scripts,
+        layout.console_scripts,
         settings.activation,
         upstream,
         unread,

@@ -89,7 +89,7 @@ first rule that applies decides):
 Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
 maintainers over six releases (``benchmarks/runtime_history.py``).
 
-The audit remembers each result (:class:`patchkeeper.runtime.judge.memory.AuditMemory`).
+The audit remembers each judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
 """
 
 from __future__ import annotations
