@@ -119,7 +119,7 @@ from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
-from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed
+from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
     callers_fit_reason,
@@ -130,6 +130,7 @@ from patchkeeper.runtime.judge.noise import (
     removal_only_reason,
     statement_follows_releases,
 )
+from patchkeeper.runtime.judge.registry_keys import registry_key_decision
 from patchkeeper.runtime.judge.unpassed import (
     for_definition,
     rebinding_scope,
@@ -338,17 +339,10 @@ def _judged(
         signature = signature_landed(old_code, new_code, mine, header)
         if signature:
             return with_decision(drift, REMOVE, signature)
-    if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
-        return with_decision(
-            drift,
-            RETAIN,
-            f"the old upstream {old.location} had the key {entry.key} too: the plugin "
-            "overrides upstream's value on purpose",
-        )
-    if drift.decision == REMOVE and entry.key is not None and entry.replacement != "<removed>":
-        overridden = _key_override(entry, new_code)
-        if overridden:
-            return with_decision(drift, *overridden)
+    if drift.decision == REMOVE and entry.key is not None:
+        kept = registry_key_decision(entry, old.location, old_code, new_code)
+        if kept:
+            return with_decision(drift, *kept)
     found = candidates(new, trees[1], old_code, new_code)
     lost = lost_names(trees, old.module, new.module)
     unpassed: frozenset[tuple[str, str]] = frozenset()
@@ -372,42 +366,6 @@ def _judged(
         # the new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
-
-
-def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """The parameters of ``node`` as source, without the annotation of a first ``self`` or
-    ``cls`` (a plugin's function annotates it with the class it is set on)."""
-    arguments = node.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    saved = None
-    if positional and positional[0].arg in ("self", "cls"):
-        saved, positional[0].annotation = positional[0].annotation, None
-    try:
-        return ast.unparse(arguments)
-    finally:
-        if saved is not None:
-            positional[0].annotation = saved
-
-
-def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
-    """Why the replacement ``mine`` is upstream now: the patch's file ``header`` says it is
-    a backport, and its parameters differed from the old upstream definition's and equal
-    the new one's (names, kinds, defaults, annotations; the first ``self``'s annotation
-    aside). ``""`` otherwise (a copy of the plugin's own, a device kernel that follows
-    upstream's parameters ahead of a release, is not upstream's change)."""
-    if not BACKPORT.search(header):
-        return ""
-    nodes = (old.node(), new.node(), mine.node())
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    if not all(isinstance(n, functions) for n in nodes):
-        return ""
-    before, after, ours = (_parameters(n) for n in nodes)  # type: ignore[arg-type]
-    if before == after or ours != after:
-        return ""
-    return (
-        f"{TOOK}: the replacement's parameters ({ours}) differed from the old upstream's "
-        f"({before}) and are the new upstream's: upstream gained what the patch added"
-    )
 
 
 def _after_hooks(
@@ -538,67 +496,6 @@ def _gated_signature_reason(
         f"at the new release binds it to a function with the new upstream signature of "
         f"{entry.target}: the plugin already follows the change there (its implementation is "
         "its own; read it if it copies upstream's body)"
-    )
-
-
-def _has_key(code: Code | None, key: str) -> bool:
-    """Whether the source of ``code`` holds the literal registry key ``key`` (quoted)."""
-    if code is None:
-        return False
-    bare = key.strip("'\"")
-    return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
-
-
-def _key_value_names(code: Code | None, key: str) -> tuple[str, ...] | None:
-    """The names in the value the registry definition ``code`` gives the literal key ``key``
-    (``{"deepseek_v4": DeepseekV4Convertor}`` gives ``("DeepseekV4Convertor",)``; a value
-    ``("vllm.a", "Model")`` gives ``("vllm", "a", "Model")``), or ``None`` when the
-    definition is not a dict display (or a ``dict(...)`` call) holding that key."""
-    parsed = code.parsed if code is not None else None
-    bare = key.strip("'\"")
-    if parsed is None:
-        return None
-    for node in ast.walk(parsed):
-        pairs: list[tuple[ast.expr | None, ast.expr]] = []
-        if isinstance(node, ast.Dict):
-            pairs = list(zip(node.keys, node.values, strict=True))
-        elif isinstance(node, ast.Call) and ast.unparse(node.func) == "dict":
-            pairs = [(ast.Constant(k.arg), k.value) for k in node.keywords if k.arg]
-        for name, value in pairs:
-            if isinstance(name, ast.Constant) and str(name.value) == bare:
-                return tuple(re.findall(r"[A-Za-z_]\w*", ast.unparse(value)))
-    return None
-
-
-def _key_override(entry: PatchEntry, new_code: Code | None) -> tuple[str, str] | None:
-    """Rule 5b: a registry key the new upstream added (the old one did not have it, rule 5
-    went first) is *remove* only when upstream registers the plugin's own value under it
-    (the name of the plugin's replacement is in upstream's value: the registration landed
-    upstream). When upstream registers another value, the plugin's registration replaces
-    upstream's new one (an ``AscendDeepseekV4Convertor`` over upstream's
-    ``DeepseekV4Convertor``: the vllm-ascend maintainers kept it): *retain*. When the
-    plugin's value or upstream's cannot be read, the trees cannot tell: *look*. Returns
-    ``(decision, reason)``, or ``None`` when the removal stands."""
-    location = entry.target
-    ours = entry.replacement.rpartition(":")[2].rpartition(".")[2]
-    if entry.replacement in UNNAMED or ":" not in entry.replacement:
-        ours = ""
-    theirs = _key_value_names(new_code, entry.key or "")
-    if ours and theirs is not None and ours in theirs:
-        return None
-    if not ours or not theirs:
-        return (
-            LOOK,
-            f"the new upstream {location} now has the key {entry.key}, but which value it "
-            "registers there, or which one the plugin registers, cannot be read: find out "
-            "whether upstream's value does what the plugin's does before removing it",
-        )
-    listed = ".".join(theirs) if len(theirs) < 4 else ", ".join(theirs[:3]) + ", ..."
-    return (
-        RETAIN,
-        f"the new upstream {location} now registers {listed} under the key {entry.key}, "
-        f"not the plugin's {ours}: the plugin's registration replaces upstream's value; "
-        "keep it while the plugin's own value is wanted",
     )
 
 
