@@ -143,7 +143,11 @@ def _json_command(error: BaseException | None = None) -> str | None:
     if JSON_FLAG not in ARGV:
         return None
     ctx = getattr(error, "ctx", None)
-    return command_name(ctx) if isinstance(ctx, click.Context) else ""
+    if isinstance(ctx, click.Context) and command_name(ctx):
+        return command_name(ctx)
+    # no command's context yet (an option missing its value: 'port --json --to'): the
+    # command the words of the command line name, as the envelope of that command
+    return " ".join(cli.named(click.Context(cli, info_name="patchkeeper"), ARGV)[1])
 
 
 def _log_bug() -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -331,19 +331,7 @@ class LazyGroup(click.Group):
         (:data:`JSON_COMMAND`).
         """
         option = error.option_name.partition("=")[0]
-        words = [arg for arg in args if not arg.startswith("-")]
-        group: click.Command = self
-        path: list[str] = []
-        for word in words:
-            if not isinstance(group, click.Group):
-                break
-            found = group.get_command(ctx, word) if word in group.list_commands(ctx) else None
-            if found is None:
-                if path:
-                    break
-                continue  # the value of a group option (-C DIR) before the command
-            group = found
-            path.append(word)
+        group, path = self.named(ctx, args)
         takes = group is not self and any(
             option in param.opts for param in group.params if isinstance(param, click.Option)
         )
@@ -358,6 +346,24 @@ class LazyGroup(click.Group):
             f"after the command ({ctx.command_path} {named} {option} ...)",
             ctx,
         )
+
+    def named(self, ctx: click.Context, args: Sequence[str]) -> tuple[click.Command, list[str]]:
+        """The command the words of ``args`` name (a sub-group's command too: ``runtime
+        audit``) and those words; ``(self, [])`` when they name none. Words before the first
+        command that name none are the values of the group's options (``-C DIR``)."""
+        group: click.Command = self
+        path: list[str] = []
+        for word in (arg for arg in args if not arg.startswith("-")):
+            if not isinstance(group, click.Group):
+                break
+            found = group.get_command(ctx, word) if word in group.list_commands(ctx) else None
+            if found is None:
+                if path:
+                    break
+                continue  # the value of a group option (-C DIR) before the command
+            group = found
+            path.append(word)
+        return group, path
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command ``cmd_name``, its module imported on first use; ``None`` if unknown."""
