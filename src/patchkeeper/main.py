@@ -113,8 +113,10 @@ def _warn(message: str) -> None:
 def _json_error(command: str | None, error: BaseException, exit_code: int) -> None:
     """Print ``error`` as the JSON envelope on standard output when ``--json`` was asked
     (the message also goes to standard error as text)."""
-    if command is None:
-        return
+    from patchkeeper.system.whole_output import STARTED
+
+    if command is None or STARTED:  # part of the result is out: a second document would
+        return  # make standard output no JSON at all
     from patchkeeper.jsonable import json_text
     from patchkeeper.render.envelope import error_envelope
 
@@ -219,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)
     JSON_COMMAND.clear()
     CONFIG_SOURCE.clear()
+    from patchkeeper.system.whole_output import STARTED
+
+    STARTED.clear()
     from patchkeeper.system.platforms import unsupported
 
     problem = unsupported(sys.platform)

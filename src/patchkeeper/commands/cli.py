@@ -105,6 +105,7 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     """
     from patchkeeper import render
     from patchkeeper.progress import clear_note
+    from patchkeeper.system.whole_output import write_whole, writing_result
 
     clear_note()  # the output takes the place of the last status line
     if markdown is not None or not as_json:
@@ -114,19 +115,35 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         _write_markdown(markdown, render.render_markdown(result))
     colour = None  # click strips escape codes when standard output is not a terminal
     payload = "" if as_json else render.render_payload(result)
-    if payload:  # a diff: printed as it is; the report goes to standard error
-        click.echo(payload.encode("utf-8", "surrogateescape"), nl=False)
     report = sys.stderr if payload else sys.stdout
     if as_json:
         text = render.render_json(result, command_name(click.get_current_context()))
     else:
         text, coloured = render.terminal_text(result, report)
         colour = coloured or None
-    if text:
-        text = text.rstrip("\n")
-        data = render.output_bytes(text, getattr(report, "encoding", None))
-        click.echo(text if data is None else data, color=colour, err=bool(payload))
+    with writing_result():  # whole, even when Ctrl-C comes while it is written
+        if payload:  # a diff: printed as it is; the report goes to standard error
+            write_whole(payload.encode("utf-8", "surrogateescape"), sys.stdout)
+        if text:
+            write_whole(_report_bytes(text, report, colour), report)
     sys.exit(getattr(result, "exit_code", 0))
+
+
+def _report_bytes(text: str, stream: Any, colour: bool | None) -> bytes:
+    """The bytes ``click.echo`` would write for ``text`` on ``stream``: one final newline,
+    escape codes stripped unless ``colour`` or a terminal, bytes kept by ``surrogateescape``
+    as they were (:func:`patchkeeper.render.output_bytes`), else the stream's encoding."""
+    from patchkeeper import render
+
+    isatty = getattr(stream, "isatty", None)
+    if not colour and not (isatty is not None and isatty()):
+        text = click.unstyle(text)
+    text = text.rstrip("\n") + "\n"
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    data = render.output_bytes(text, encoding)
+    if data is not None:
+        return data
+    return text.encode(encoding, getattr(stream, "errors", None) or "strict")
 
 
 def _refuse_input_file(path: Path) -> None:
