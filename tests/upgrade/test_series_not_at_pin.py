@@ -11,9 +11,17 @@ fixed series (it is not taken for a series "ported in an earlier run").
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from helpers import git, write_files
+from patchkeeper.commands.upgrade import STEPS
+from patchkeeper.config import load_config
+from patchkeeper.upgrade.request import UpgradeRequest
+from patchkeeper.upgrade.run import upgrade
 
 #: ``setup.cfg`` of the pin's sdist, as setuptools writes it (tabs).
 PIN_SETUP_CFG = "[tox:tox]\n\n[testenv]\ndeps = \n\tflake8\n\tpytest-cov\ncommands = \n\tflake8 .\n"
@@ -134,3 +142,33 @@ def test_upgrade_continues_with_the_series_fixed(cli, tmp_path: Path) -> None:
     assert 'pin = "2.0"' in (down / "patchkeeper.toml").read_text(encoding="utf-8")
     ported = (down / "debian" / "patches" / "2004_clean_shutdown.patch").read_text("utf-8")
     assert ported == STOP_PATCH.replace("@@ -3,4 +3,4 @@", "@@ -6,4 +6,4 @@")
+
+
+def killed_port(config: Any, request: Any, save_evidence: bool = False) -> Any:
+    """A run ended (Ctrl-C) as the port starts, after the upgrade recorded its inputs."""
+    raise KeyboardInterrupt
+
+
+def test_continue_after_a_cut_short_port_then_a_refusal_ports(
+    cli, tmp_path: Path, monkeypatch
+) -> None:
+    down = _downstream(tmp_path)
+    git(down, "init", "-q", "-b", "main")
+    git(down, "add", "-A")
+    git(down, "commit", "-q", "-m", "the downstream")
+    monkeypatch.chdir(down)
+    config = load_config(down / "patchkeeper.toml")
+    steps = replace(STEPS, port=killed_port)
+    with pytest.raises(KeyboardInterrupt):
+        upgrade(config, steps, UpgradeRequest(to="../tinyserve-2.0", branch="up"))
+    run = cli("upgrade", "--continue", cwd=down)  # the real port refuses the series
+    assert (run.code, run.err.splitlines()[1]) == (
+        2,
+        f"  hint: {UPGRADE_HINT.format(pin=tmp_path / 'tinyserve-1.0')}",
+    )
+    series = down / "debian" / "patches" / "series"
+    series.write_text("2004_clean_shutdown.patch\n", encoding="utf-8")
+    run = cli("upgrade", "--continue", cwd=down)
+    port_lines = [line.split() for line in run.out.splitlines() if line.startswith("  port ")]
+    assert (run.code, port_lines) == (0, [["port", "done", "1", "offset"]])
+    assert 'pin = "2.0"' in (down / "patchkeeper.toml").read_text(encoding="utf-8")

@@ -571,7 +571,11 @@ def port_step(run: _Run) -> dict[str, Any]:
             # refused before it wrote anything: the series' inputs it recorded say nothing,
             # and --continue starts the port again, also on a series edited since to fix
             # what it refused (never "ported in an earlier run")
-            run.state.steps[StepName.PORT] = record
+            kept = {key: value for key, value in record.items() if key != "inputs"}
+            if kept:
+                run.state.steps[StepName.PORT] = kept
+            else:
+                run.state.steps.pop(StepName.PORT, None)
             run.work.save(run.state)
         if exc.hint:
             for word in ("continue", "abort"):
