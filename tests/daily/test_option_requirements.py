@@ -5,6 +5,7 @@ the configured upstream (PEP 503 names), and an option that names one release ta
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -184,3 +185,23 @@ def test_a_wheel_given_as_plugin_says_to_unpack_it(cli, tmp_path: Path, command:
         "holding its package: unpack the wheel or sdist and pass its directory",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == [wheel.name]
+
+
+@pytest.mark.parametrize("command", ["audit", "port", "upgrade"])
+def test_a_release_option_without_its_value_says_so(cli, example: Example, command: str) -> None:
+    """``audit --to --json`` (the release forgotten): click gives ``--json`` to ``--to``,
+    which was then fetched from the package index as a requirement and refused as "not a
+    requirement: '--json'", in a JSON envelope the user had not asked for."""
+    before = tree_bytes(example.root)
+    run = cli(command, "--to", "--json", cwd=example.downstream)
+    assert (run.code, json.loads(run.out)["error"]) == (
+        2,
+        {
+            "message": "--to has no value: --json is an option, which --to took as its value",
+            "file": None,
+            "line": None,
+            "hint": "give --to its release first, e.g. --to minihttp==VERSION (or a directory), "
+            "then the other options",
+        },
+    )
+    assert tree_bytes(example.root) == before
