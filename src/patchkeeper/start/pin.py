@@ -42,10 +42,12 @@ OPTION_HINT = (
 CHANGELOG_HEAD = re.compile(r"^([a-z0-9][a-z0-9.+-]+) \(([^()\s]+)\)")
 #: Repack suffixes of a Debian upstream version (a tarball repacked for the archive).
 REPACK = re.compile(r"[+~](?:dfsg|ds|repack)\d*$")
-#: A ``debian/watch`` URL on a Python package index: ``//pypi.HOST/NAME/...``, or the
-#: ``/packages/source/L/NAME/`` path of an index's files.
+#: A ``debian/watch`` URL on a Python package index: ``//pypi.HOST/NAME/...`` (also after
+#: ``simple/`` or ``project/``), or the ``/packages/source/L/NAME/`` path of an index's files,
+#: also on a ``pypi.`` host (the older watch files' ``//pypi.HOST/packages/source/i/NAME/``,
+#: whose first path part is no project).
 WATCH_PROJECT = re.compile(
-    r"//pypi\.[^/\s]+/(?:simple/)?([A-Za-z0-9][A-Za-z0-9._-]*)/"
+    r"//pypi\.[^/\s]+/(?!packages/)(?:simple/|project/)?([A-Za-z0-9][A-Za-z0-9._-]*)/"
     r"|/packages/source/./([A-Za-z0-9][A-Za-z0-9._-]*)/"
 )
 
