@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from patchkeeper.audit.applied_upstream import AppliedUpstream, applied_upstream
-from patchkeeper.audit.dropped_modules import import_swaps, respelled_only
+from patchkeeper.audit.dropped_modules import gone_imports, import_swaps, respelled_only
 from patchkeeper.audit.gone_files import (
     DIRECTORY_MOVED,
     RenamedPin,
@@ -166,6 +166,10 @@ class PatchVerdict:
         not_at_pin: for a *target gone* patch, a file it changes that neither the old pin's
             tree nor the new release has (:func:`_absent_at_pin`): the series does not apply
             at its pin, so the patch cannot be judged (*look*); ``""`` otherwise.
+        imports_gone: for a patch that applies (or only needs a refresh), the evidence that
+            it imports modules the old pin has and the new release no longer has
+            (:func:`patchkeeper.audit.dropped_modules.gone_imports`): its code cannot run
+            there as it is, which makes the action *port*; ``""`` otherwise.
     """
 
     name: str
@@ -186,6 +190,7 @@ class PatchVerdict:
     lands: str = ""
     elsewhere: str = ""
     not_at_pin: str = ""
+    imports_gone: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -1168,6 +1173,10 @@ REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
 NOT_AT_PIN_REASON = "the series does not apply at its pin: fix or drop the patch, then audit again"
 
 
+#: The reason to port a patch that applies but imports a module the new release lacks.
+IMPORTS_GONE_REASON = "it imports a module the new release no longer has"
+
+
 #: The reason to look at a patch file that cannot be read.
 UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
@@ -1176,6 +1185,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     """What to do with a patch, and why in a few words: ``(action, reason)``."""
     if verdict.verdict == UNREADABLE:
         return LOOK, UNREADABLE_REASON
+    if verdict.imports_gone and (verdict.verdict in (CLEAN, OFFSET) or verdict.refresh):
+        return PORT, IMPORTS_GONE_REASON
     if verdict.verdict in (CLEAN, OFFSET):
         return CARRY, "it applies"
     if verdict.verdict == UPSTREAMED:
@@ -1257,13 +1268,30 @@ def judge_unfinished(
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
     ctx = _Context(search, pin, version)
-    verdict = _with_header(patch, _judge(ws, patch, failed, ctx), ctx)
+    verdict = _with_imports_gone(
+        patch, _with_header(patch, _judge(ws, patch, failed, ctx), ctx), ctx
+    )
     if verdict.verdict != UPSTREAMED:
         return verdict
     elsewhere = _fits_elsewhere(ws, patch, verdict)
     if not elsewhere:
         return verdict
     return replace(verdict, summary=f"{verdict.summary}; {elsewhere}", elsewhere=elsewhere)
+
+
+def _with_imports_gone(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVerdict:
+    """``verdict`` with :attr:`PatchVerdict.imports_gone` set when it is *clean*, *offset*
+    or *conflict* (which a refresh may carry) and the patch imports modules the old pin has
+    and the new release lacks (:func:`patchkeeper.audit.dropped_modules.gone_imports`; both
+    trees needed)."""
+    if verdict.verdict not in (CLEAN, OFFSET, CONFLICT) or ctx.search is None or ctx.pin is None:
+        return verdict
+    hunks = [(d.new_path or d.path, h) for d in patch.files for h in d.hunks]
+    gone = gone_imports(hunks, ctx.pin, ctx.search)
+    if not gone:
+        return verdict
+    text = f"it imports what the old pin has in {', '.join(gone)}, which the new release lacks"
+    return replace(verdict, summary=f"{verdict.summary}; {text}", imports_gone=text)
 
 
 #: How a hunk's presence is found by its added lines rather than by its whole post-image.
