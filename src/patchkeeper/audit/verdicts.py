@@ -30,6 +30,7 @@ remaining hunks apply) changes it, so later patches see the earlier ones.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -80,13 +81,23 @@ from patchkeeper.series.engine import (
     Workspace,
     apply_patch,
 )
-from patchkeeper.series.filekinds import CODE, CONFIG, NOTES, TESTS, kind_of, primary_kind
+from patchkeeper.series.filekinds import (
+    CODE,
+    CONFIG,
+    NOTES,
+    TESTS,
+    kind_of,
+    language_of,
+    primary_kind,
+)
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import locate, patch_lines
-from patchkeeper.series.model import ADDED, FileDiff, Hunk, Patch
+from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
     added_by_path,
     file_index,
+    is_import,
+    substantive,
     substantive_lines,
 )
 from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
@@ -875,6 +886,13 @@ def _judge_failing(
     upstream = code_upstream(statuses, kind)
     if upstream:
         return _upstreamed(patch, upstream, statuses, shares, kind=kind)
+    cosmetic = _cosmetic(patch, statuses, kind)
+    upstream = code_upstream([s for s in statuses if s not in cosmetic], kind) if cosmetic else None
+    if upstream:
+        refs = ", ".join(f"{s.path} #{s.index}" for s in cosmetic)
+        verb = "changes" if len(cosmetic) == 1 else "change"
+        text = f"{upstream}; set aside: {refs} only {verb} comments and imports the patch puts back"
+        return _upstreamed(patch, text, statuses, shares, kind=kind)
     mentions = _mentions(patch, ctx)
     applied = applied_upstream(patch, ctx.version)
     named = _named_text(mentions, applied)
@@ -927,6 +945,54 @@ def _judge_failing(
             mentions=mentions,
         )
     return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+def _cosmetic(patch: Patch, statuses: list[HunkVerdict], kind: str) -> list[HunkVerdict]:
+    """The failing hunks of the files that decide the verdict (:func:`decides`) whose every
+    changed substantive line is an import statement the patch puts back in the same file
+    (the file's imports, removed and added over all its hunks, come out even), comments
+    and blank lines aside; ``[]`` unless there is one and a hunk that adds a substantive
+    line other than an import is there, and every other deciding hunk is there.
+
+    An upstream commit backported with its neighbours often rewrites the licence header
+    and moves an import that the next commit puts back: such hunks change nothing that
+    runs, and fail only because upstream wrote its header and imports its own way. The
+    patch is judged on the hunks that change code."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    net: dict[str, Counter[bytes]] = {}
+    for diff in patch.files:
+        count = net.setdefault(diff.path, Counter())
+        for hunk in diff.hunks:
+            for line in hunk.lines:
+                text = substantive(line.text, language_of(diff.path))
+                if text is None or not is_import(line.text):
+                    continue
+                count[text] += 1 if line.kind == ADDED else -1 if line.kind == REMOVED else 0
+    out = []
+    code_there = False
+    for status in statuses:
+        if not decides(status.path, kind) or (status.path, status.index) not in hunks:
+            continue
+        diff, hunk = hunks[(status.path, status.index)]
+        language = language_of(diff.path)
+        changed = [
+            (line, text)
+            for line in hunk.lines
+            if line.kind in (ADDED, REMOVED)
+            if (text := substantive(line.text, language)) is not None
+        ]
+        if status.status == PRESENT:
+            code_there = code_there or any(
+                line.kind == ADDED and not is_import(line.text) for line, _ in changed
+            )
+            continue
+        if status.status != FAILS:
+            return []
+        imports = net.get(diff.path, Counter())
+        if not all(is_import(line.text) and imports[text] == 0 for line, text in changed):
+            return []
+        out.append(status)
+    return out if code_there else []
 
 
 #: The share of a failing patch's hunks (of the files that decide its verdict) that must be
