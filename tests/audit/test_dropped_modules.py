@@ -123,3 +123,51 @@ def test_a_parenthesized_import_is_one_statement() -> None:
         Import(1, "vendor.compat", ("ensure_text", "ensure_bytes"))
     ]
     assert _statements(hunk, ADDED) == [Import(0, "compat", ("ensure_bytes", "ensure_text"))]
+
+
+# a downstream test that builds on the project's test helpers, as they were at the pin
+XSS_TEST = """Subject: test that the web UI escapes its input
+---
+--- /dev/null
++++ b/test/test_web_xss.py
+@@ -0,0 +1,9 @@
++import re
++
++from test import _common
++from beetsplug import web
++
++
++class WebXSSTest(_common.LibTestCase):
++    def test_escaped(self):
++        assert re.search("&lt;", web.render("<"))
+"""
+XSS_OLD = {
+    "beetsplug/web/__init__.py": "def render(text):\n    return text\n",
+    "test/__init__.py": "",
+    "test/_common.py": "class LibTestCase:\n    lib = None\n",
+}
+# the new release moved the test helpers into the package and dropped LibTestCase
+XSS_NEW = {
+    "beetsplug/web/__init__.py": "def render(text):\n    return escape(text)\n",
+    "test/__init__.py": "",
+    "beets/test/__init__.py": "",
+    "beets/test/_common.py": "class TestCase:\n    pass\n",
+}
+
+
+def test_a_patch_importing_a_module_upstream_moved_away_is_ported(tmp_path: Path) -> None:
+    # the patch applies (it creates its file), yet test/_common.py is gone from the new
+    # release; beets/test/_common.py is another module, not found at any depth
+    (verdict,) = judge(tmp_path, XSS_NEW, [("xss.patch", XSS_TEST)], old=XSS_OLD)
+    reason = "it imports what the old pin has in test/_common.py, which the new release lacks"
+    assert (verdict.verdict, verdict.action, verdict.imports_gone) == ("clean", "port", reason)
+    assert verdict.summary == (
+        f"applies at fuzz 0, every hunk in place; {reason}; to do: port (it imports a module "
+        "the new release no longer has)"
+    )
+
+
+def test_a_patch_importing_modules_the_new_release_has_is_carried(tmp_path: Path) -> None:
+    new = {**XSS_NEW, "test/_common.py": "class LibTestCase:\n    lib = 1\n"}
+    (verdict,) = judge(tmp_path, new, [("xss.patch", XSS_TEST)], old=XSS_OLD)
+    assert (verdict.verdict, verdict.action, verdict.imports_gone) == ("clean", "carry", "")

@@ -204,3 +204,50 @@ def test_an_edit_of_a_fragment_the_changelog_consumed_is_upstream(tmp_path: Path
     [verdict] = judge(tmp_path / "b", {"NEWS.rst": old_news}, [("cve.patch", FRAGMENT_EDIT)])
     assert (verdict.verdict, verdict.action) == ("target gone", "look")
     assert verdict.summary.startswith("src/pkg/newsfragments/5150.bugfix no longer exists")
+
+
+def test_generated_metadata_and_antsibull_fragments() -> None:
+    paths = [
+        "changelogs/fragments/79399-resolvelib.yml", "changelogs/changelog.yaml", "PKG-INFO",
+        "lib/ansible_core.egg-info/PKG-INFO", "lib/ansible_core.egg-info/requires.txt",
+        "lib/ansible/changelogs.py", "lib/pkg/egg_info.py",
+    ]  # fmt: skip
+    assert [kind_of(p) for p in paths] == [
+        "release notes", "release notes", "configuration", "configuration", "configuration",
+        "code", "code",
+    ]  # fmt: skip
+
+
+# the shape of an Ansible fix: the code and a changelogs/fragments/ note (antsibull-changelog)
+ANSIBLE_FIX = (
+    FIX
+    + """--- /dev/null
++++ b/changelogs/fragments/4242-empty-chunk.yml
+@@ -0,0 +1,2 @@
++bugfixes:
++  - response - stop reading on an empty chunk before the end of the body.
+"""
+)
+
+
+def test_an_antsibull_fragment_never_decides_a_code_verdict(tmp_path: Path) -> None:
+    # upstream has the code and consumed its own fragment: the patch's note is left aside
+    fixed = CODE.replace(
+        "    return data\n",
+        '    if not data and amt:\n        raise ProtocolError("empty chunk before the end of '
+        'the body")\n    return data\n',
+    )
+    [verdict] = judge(
+        tmp_path,
+        {"pkg/response.py": fixed},
+        [("empty.patch", ANSIBLE_FIX)],
+        old={"pkg/response.py": CODE},
+    )
+    assert (verdict.verdict, verdict.action, verdict.kind) == ("upstreamed", "retire", "code")
+    assert verdict.summary == (
+        "the patch reverse-applies: the new upstream already has its post-image; 2 of 2 "
+        "substantive added "
+        "lines already upstream (strongest: pkg/response.py 2/2); release notes left aside "
+        "(changelogs/fragments/4242-empty-chunk.yml): a note never decides the verdict; "
+        "to do: retire (upstream has it)"
+    )

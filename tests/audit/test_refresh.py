@@ -187,3 +187,145 @@ def test_a_short_removed_line_does_not_anchor_its_hunk(tmp_path: Path) -> None:
         tmp_path, {"pkg/items.py": new}, [("drop.patch", patch)], old={"pkg/items.py": old}
     )
     assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", "port", "")
+
+
+KEYGEN_OLD = '''"""Tests for the key generator."""
+import subprocess
+import sys
+from io import StringIO
+
+
+class KeyGenTests:
+    def test_bad_keytype(self):
+        filename = "key"
+        subprocess.check_call(["keygen", "-t", "foo", "-f", filename])
+
+    def test_other(self):
+        return sys.argv, StringIO()
+'''
+# upstream imports os for a test of its own and annotates the tests it has
+KEYGEN_NEW = '''"""Tests for the key generator."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from io import StringIO
+
+
+class KeyGenTests:
+    def test_bad_keytype(self) -> None:
+        filename = "key"
+        subprocess.check_call(["keygen", "-t", "foo", "-f", filename])
+
+    def test_other(self) -> None:
+        return sys.argv, StringIO()
+
+    def test_environment(self) -> None:
+        return os.environ
+'''
+KEYGEN_QUIET = """Subject: keep the keygen test quiet
+---
+--- a/tests/test_keygen.py
++++ b/tests/test_keygen.py
+@@ -1,6 +1,7 @@
+ \"\"\"Tests for the key generator.\"\"\"
+ import subprocess
+ import sys
++import os
+ from io import StringIO
+ 
+ 
+@@ -8,6 +9,7 @@ class KeyGenTests:
+     def test_bad_keytype(self):
+         filename = "key"
+-        subprocess.check_call(["keygen", "-t", "foo", "-f", filename])
++        with open(os.devnull, "rb") as devnull:
++            subprocess.check_call(["keygen", "-t", "foo", "-f", filename], stderr=devnull)
+ 
+     def test_other(self):
+         return sys.argv, StringIO()
+"""
+
+
+def test_an_import_upstream_added_does_not_stop_a_refresh(tmp_path: Path) -> None:
+    # the patch's ``import os`` is in the new release for upstream's own test: not the
+    # patch's fix added elsewhere; git's merge keeps the patch's lines as they are
+    (verdict,) = judge(
+        tmp_path,
+        {"tests/test_keygen.py": KEYGEN_NEW},
+        [("quiet.patch", KEYGEN_QUIET)],
+        old={"tests/test_keygen.py": KEYGEN_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert [h.status for h in verdict.hunks] == ["present", "fails"]
+    assert verdict.refresh == (
+        "its 2 hunks (1 file) land with their + and - lines unchanged (by git's three-way merge)"
+    )
+
+
+DECODE_OLD = """import pytest
+
+
+class TestDecode:
+    def test_decode(self, jwt, key):
+        token = jwt.encode({"a": 1}, key)
+        jwt.decode(token, key, algorithms=["HS256"])
+
+    def test_options(self, jwt, key):
+        with pytest.warns(UserWarning):
+            jwt.decode(b"x", key, algorithms=["HS256"], foo="bar")
+"""
+DECODE_CRIT = """Subject: reject unknown critical extensions
+---
+--- a/tests/test_decode.py
++++ b/tests/test_decode.py
+@@ -9,3 +9,8 @@ class TestDecode:
+     def test_options(self, jwt, key):
+         with pytest.warns(UserWarning):
+             jwt.decode(b"x", key, algorithms=["HS256"], foo="bar")
++
++    def test_rejects_unknown_crit(self, jwt):
++        token = jwt.encode({"a": 1}, "secret", headers={"crit": ["x"]})
++        with pytest.raises(ValueError):
++            jwt.decode(token, "secret", algorithms=["HS256"])
+"""
+
+
+def _decode_new(tests: int) -> str:
+    """The new release's test file: ``tests`` tests upstream added after the patch's
+    context, each with the decoding line the patch's test also has."""
+    added = "".join(
+        f"\n    def test_expired_{n}(self, jwt):\n"
+        f"        token = jwt.encode({{'exp': {n}}}, \"secret\")\n"
+        '        jwt.decode(token, "secret", algorithms=["HS256"])\n'
+        for n in range(tests)
+    )
+    return DECODE_OLD + added
+
+
+@pytest.mark.parametrize(
+    ("tests", "action", "refresh"),
+    [
+        pytest.param(
+            2,
+            "carry",
+            "its 1 hunk (1 file) land with their + and - lines unchanged (at the file's old "
+            "end, before the code upstream added after it)",
+            id="a-line-the-file-repeats-is-a-construct",
+        ),
+        pytest.param(1, "port", "", id="a-line-the-file-has-once-was-added-elsewhere"),
+    ],
+)
+def test_a_line_upstream_repeats_does_not_stop_a_refresh(
+    tmp_path: Path, tests: int, action: str, refresh: str
+) -> None:
+    # upstream's new tests decode the way the patch's test does: a line the file has twice
+    # is a construct it repeats; had upstream added it once, it may be the patch's code
+    (verdict,) = judge(
+        tmp_path,
+        {"tests/test_decode.py": _decode_new(tests)},
+        [("crit.patch", DECODE_CRIT)],
+        old={"tests/test_decode.py": DECODE_OLD},
+    )
+    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", action, refresh)

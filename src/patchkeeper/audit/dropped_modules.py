@@ -182,3 +182,65 @@ def import_swaps(
         if any(re.search(rb"\b" + re.escape(top.encode()) + rb"\b", data) for top in instead):
             return None
     return Swap(tuple(dropped), tuple(instead))
+
+
+#: Where a project's top-level packages live in its tree: the tree's root, ``src/`` (the
+#: src layout), ``lib/`` (Ansible and others).
+IMPORT_ROOTS = ("", "src/", "lib/")
+
+
+def _rooted_module(tree: TreeSearch, stem: str) -> str | None:
+    """The tree's file of module ``stem`` under one of :data:`IMPORT_ROOTS` (``stem.py`` or
+    ``stem/__init__.py``), where Python finds it from the project's import roots; not at
+    any depth (``test/_common`` is not ``beets/test/_common.py``)."""
+    for root in IMPORT_ROOTS:
+        for name in (f"{root}{stem}.py", f"{root}{stem}/__init__.py"):
+            if tree.state(name) is not None:
+                return name
+    return None
+
+
+def _added_imports(hunk: Hunk) -> list[Import]:
+    """The import statements among the hunk's added lines (parenthesized ``from`` imports
+    joined), whatever else it adds."""
+    whole = _statements(hunk, ADDED)
+    if whole is not None:
+        return whole
+    return [
+        imp
+        for line in hunk.lines
+        if line.kind == ADDED and substantive(line.text) is not None
+        if (imp := _parse(normalize(line.text))) is not None
+    ]
+
+
+def gone_imports(
+    hunks: Sequence[tuple[str, Hunk]], pin: TreeSearch, new: TreeSearch
+) -> tuple[str, ...]:
+    """The pin's files of the modules that ``hunks`` (path, hunk) import and the new release
+    no longer has, in order; ``()`` when there is none.
+
+    Each import statement a hunk of a Python file adds is resolved to its longest module
+    stem that the old pin has (relative imports from the importing file's package, absolute
+    ones from :data:`IMPORT_ROOTS`); the module is gone when the new release has no file
+    for that stem there. A patch that imports such a module may still apply, yet its code
+    cannot run on the new release (a test built on ``test._common``, which upstream moved
+    into its package): it needs porting, not carrying."""
+    out: dict[str, None] = {}
+    for path, hunk in hunks:
+        if not path.endswith(".py"):
+            continue
+        for imp in _added_imports(hunk):
+            for stem in _candidates(path, imp):
+                if imp.level:
+                    at_pin = _module_file(pin, stem, True)
+                    there = _module_file(new, stem, True) if at_pin else None
+                else:
+                    at_pin = _rooted_module(pin, stem)
+                    there = _rooted_module(new, stem) if at_pin else None
+                if at_pin is None:
+                    continue
+                if there is None:
+                    out[at_pin] = None
+                break
+    return tuple(out)

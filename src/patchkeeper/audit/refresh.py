@@ -24,7 +24,11 @@ or renames a file, or whose file is gone, is never judged here (nothing to place
 is); nor is one that adds a substantive line the new release's file has and the old pin's
 lacked (upstream added that code elsewhere in the file: the merge would add it twice, and
 whether upstream has the fix is for the other rules, or a person, to say); without the old
-pin, any substantive added line the file already has stops it.
+pin, any substantive added line the file already has stops it. Two kinds of such line do not
+stop it, as they tell no code apart: an import statement (upstream imports the name for code
+of its own; the refreshed patch imports it a second time, which changes nothing, as Debian's
+maintainers refresh such patches) and a line the new release's file has more than once (a
+test's ``jwt.decode(token, key)`` that upstream's new tests repeat).
 
 Two differences that are not changes are set aside: a new release whose file ends its lines
 in CRLF where the patch's end in LF is merged in LF and written back in CRLF; in
@@ -95,15 +99,24 @@ def _own_lines(diffs: Sequence[FileDiff]) -> tuple[Counter[bytes], Counter[bytes
 def _added_upstream(
     diffs: Sequence[FileDiff], base: FileState | None, new: FileState | None
 ) -> bool:
-    """Whether upstream added, between the pins, a substantive line these diffs add."""
+    """Whether upstream added, between the pins, a substantive line these diffs add that
+    tells code apart: not an import statement (an import upstream now has for code of its
+    own is not the patch's fix: the refreshed patch imports the name a second time, which
+    changes nothing), and a line the new release's file has once (a line it has several
+    times, a test's ``assert response.status == 200`` say, is a construct the file
+    repeats, not the patch's code added elsewhere)."""
     if new is None:
         return False
-    added = substantive_lines(
-        line.text for diff in diffs for hunk in diff.hunks for line in hunk.added
-    )
+    added = [
+        line
+        for line in substantive_lines(
+            line.text for diff in diffs for hunk in diff.hunks for line in hunk.added
+        )
+        if not is_import(line)
+    ]
     had = set(substantive_lines(base.lines)) if base is not None else set()
-    has = set(substantive_lines(new.lines))
-    return any(line in has and line not in had for line in added)
+    has = Counter(substantive_lines(new.lines))
+    return any(has[line] == 1 and line not in had for line in added)
 
 
 def changed_lines(

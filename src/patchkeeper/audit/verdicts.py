@@ -30,11 +30,12 @@ remaining hunks apply) changes it, so later patches see the earlier ones.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from patchkeeper.audit.applied_upstream import AppliedUpstream, applied_upstream
-from patchkeeper.audit.dropped_modules import import_swaps, respelled_only
+from patchkeeper.audit.dropped_modules import gone_imports, import_swaps, respelled_only
 from patchkeeper.audit.gone_files import (
     DIRECTORY_MOVED,
     RenamedPin,
@@ -80,13 +81,23 @@ from patchkeeper.series.engine import (
     Workspace,
     apply_patch,
 )
-from patchkeeper.series.filekinds import CODE, CONFIG, NOTES, TESTS, kind_of, primary_kind
+from patchkeeper.series.filekinds import (
+    CODE,
+    CONFIG,
+    NOTES,
+    TESTS,
+    kind_of,
+    language_of,
+    primary_kind,
+)
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
 from patchkeeper.series.hunks import locate, patch_lines
-from patchkeeper.series.model import ADDED, FileDiff, Hunk, Patch
+from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
     added_by_path,
     file_index,
+    is_import,
+    substantive,
     substantive_lines,
 )
 from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
@@ -166,6 +177,10 @@ class PatchVerdict:
         not_at_pin: for a *target gone* patch, a file it changes that neither the old pin's
             tree nor the new release has (:func:`_absent_at_pin`): the series does not apply
             at its pin, so the patch cannot be judged (*look*); ``""`` otherwise.
+        imports_gone: for a patch that applies (or only needs a refresh), the evidence that
+            it imports modules the old pin has and the new release no longer has
+            (:func:`patchkeeper.audit.dropped_modules.gone_imports`): its code cannot run
+            there as it is, which makes the action *port*; ``""`` otherwise.
     """
 
     name: str
@@ -186,6 +201,7 @@ class PatchVerdict:
     lands: str = ""
     elsewhere: str = ""
     not_at_pin: str = ""
+    imports_gone: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -870,6 +886,13 @@ def _judge_failing(
     upstream = code_upstream(statuses, kind)
     if upstream:
         return _upstreamed(patch, upstream, statuses, shares, kind=kind)
+    cosmetic = _cosmetic(patch, statuses, kind)
+    upstream = code_upstream([s for s in statuses if s not in cosmetic], kind) if cosmetic else None
+    if upstream:
+        refs = ", ".join(f"{s.path} #{s.index}" for s in cosmetic)
+        verb = "changes" if len(cosmetic) == 1 else "change"
+        text = f"{upstream}; set aside: {refs} only {verb} comments and imports the patch puts back"
+        return _upstreamed(patch, text, statuses, shares, kind=kind)
     mentions = _mentions(patch, ctx)
     applied = applied_upstream(patch, ctx.version)
     named = _named_text(mentions, applied)
@@ -922,6 +945,54 @@ def _judge_failing(
             mentions=mentions,
         )
     return _conflict(patch, statuses, shares, outcome, kind, mentions)
+
+
+def _cosmetic(patch: Patch, statuses: list[HunkVerdict], kind: str) -> list[HunkVerdict]:
+    """The failing hunks of the files that decide the verdict (:func:`decides`) whose every
+    changed substantive line is an import statement the patch puts back in the same file
+    (the file's imports, removed and added over all its hunks, come out even), comments
+    and blank lines aside; ``[]`` unless there is one and a hunk that adds a substantive
+    line other than an import is there, and every other deciding hunk is there.
+
+    An upstream commit backported with its neighbours often rewrites the licence header
+    and moves an import that the next commit puts back: such hunks change nothing that
+    runs, and fail only because upstream wrote its header and imports its own way. The
+    patch is judged on the hunks that change code."""
+    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    net: dict[str, Counter[bytes]] = {}
+    for diff in patch.files:
+        count = net.setdefault(diff.path, Counter())
+        for hunk in diff.hunks:
+            for line in hunk.lines:
+                text = substantive(line.text, language_of(diff.path))
+                if text is None or not is_import(line.text):
+                    continue
+                count[text] += 1 if line.kind == ADDED else -1 if line.kind == REMOVED else 0
+    out = []
+    code_there = False
+    for status in statuses:
+        if not decides(status.path, kind) or (status.path, status.index) not in hunks:
+            continue
+        diff, hunk = hunks[(status.path, status.index)]
+        language = language_of(diff.path)
+        changed = [
+            (line, text)
+            for line in hunk.lines
+            if line.kind in (ADDED, REMOVED)
+            if (text := substantive(line.text, language)) is not None
+        ]
+        if status.status == PRESENT:
+            code_there = code_there or any(
+                line.kind == ADDED and not is_import(line.text) for line, _ in changed
+            )
+            continue
+        if status.status != FAILS:
+            return []
+        imports = net.get(diff.path, Counter())
+        if not all(is_import(line.text) and imports[text] == 0 for line, text in changed):
+            return []
+        out.append(status)
+    return out if code_there else []
 
 
 #: The share of a failing patch's hunks (of the files that decide its verdict) that must be
@@ -1168,6 +1239,10 @@ REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
 NOT_AT_PIN_REASON = "the series does not apply at its pin: fix or drop the patch, then audit again"
 
 
+#: The reason to port a patch that applies but imports a module the new release lacks.
+IMPORTS_GONE_REASON = "it imports a module the new release no longer has"
+
+
 #: The reason to look at a patch file that cannot be read.
 UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
@@ -1176,6 +1251,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
     """What to do with a patch, and why in a few words: ``(action, reason)``."""
     if verdict.verdict == UNREADABLE:
         return LOOK, UNREADABLE_REASON
+    if verdict.imports_gone and (verdict.verdict in (CLEAN, OFFSET) or verdict.refresh):
+        return PORT, IMPORTS_GONE_REASON
     if verdict.verdict in (CLEAN, OFFSET):
         return CARRY, "it applies"
     if verdict.verdict == UPSTREAMED:
@@ -1257,13 +1334,30 @@ def judge_unfinished(
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
     ctx = _Context(search, pin, version)
-    verdict = _with_header(patch, _judge(ws, patch, failed, ctx), ctx)
+    verdict = _with_imports_gone(
+        patch, _with_header(patch, _judge(ws, patch, failed, ctx), ctx), ctx
+    )
     if verdict.verdict != UPSTREAMED:
         return verdict
     elsewhere = _fits_elsewhere(ws, patch, verdict)
     if not elsewhere:
         return verdict
     return replace(verdict, summary=f"{verdict.summary}; {elsewhere}", elsewhere=elsewhere)
+
+
+def _with_imports_gone(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVerdict:
+    """``verdict`` with :attr:`PatchVerdict.imports_gone` set when it is *clean*, *offset*
+    or *conflict* (which a refresh may carry) and the patch imports modules the old pin has
+    and the new release lacks (:func:`patchkeeper.audit.dropped_modules.gone_imports`; both
+    trees needed)."""
+    if verdict.verdict not in (CLEAN, OFFSET, CONFLICT) or ctx.search is None or ctx.pin is None:
+        return verdict
+    hunks = [(d.new_path or d.path, h) for d in patch.files for h in d.hunks]
+    gone = gone_imports(hunks, ctx.pin, ctx.search)
+    if not gone:
+        return verdict
+    text = f"it imports what the old pin has in {', '.join(gone)}, which the new release lacks"
+    return replace(verdict, summary=f"{verdict.summary}; {text}", imports_gone=text)
 
 
 #: How a hunk's presence is found by its added lines rather than by its whole post-image.

@@ -2,9 +2,11 @@
 
 The audit weighs a patch's files by kind: the change *is* the code; an upstream fix comes with
 its own tests, documentation and release notes, written differently; build and tool
-configuration is neither code nor documentation; a release-note fragment (towncrier's
-``newsfragments/``, ``changes/``, ``changelog.d/`` of scriv) is consumed into the changelog at
-release time and never decides a verdict on its own.
+configuration is neither code nor documentation (nor is the package metadata generated from
+it: an sdist's ``PKG-INFO``, an ``*.egg-info`` directory); a release-note fragment
+(towncrier's ``newsfragments/``, ``changes/``, ``changelog.d/`` of scriv,
+``changelogs/fragments/`` of antsibull-changelog) is consumed into the changelog at release
+time and never decides a verdict on its own.
 
 The rules are on path names only (no content), in this order: release notes, configuration,
 tests, documentation, else code.
@@ -19,10 +21,10 @@ CONFIG = "configuration"
 NOTES = "release notes"
 
 #: Directories whose files are release-note fragments or release notes (towncrier, scriv,
-#: reno, Sphinx projects' ``docs/releases/``).
+#: reno, antsibull-changelog's ``changelogs/``, Sphinx projects' ``docs/releases/``).
 NOTE_DIRS = frozenset(
     {"newsfragments", "newsfragment", "changes", "changelog.d", "changes.d", "news",
-     "releasenotes", "release-notes", "release_notes", "releases"}
+     "releasenotes", "release-notes", "release_notes", "releases", "changelogs"}
 )  # fmt: skip
 #: File-name stems (before the first dot, upper case) of changelogs.
 NOTE_STEMS = frozenset(
@@ -111,12 +113,18 @@ def is_changelog(path: str) -> bool:
 
 
 def is_config(path: str) -> bool:
-    """Whether ``path`` is build or tool configuration.
+    """Whether ``path`` is build or tool configuration, or package metadata generated from
+    it (an sdist's ``PKG-INFO``, the files of an ``*.egg-info`` directory).
 
     >>> is_config("pytest.ini"), is_config("src/pkg/setup.cfg"), is_config("pkg/config.py")
     (True, True, False)
+    >>> is_config("PKG-INFO"), is_config("lib/pkg.egg-info/requires.txt")
+    (True, True)
     """
-    name = path.rsplit("/", 1)[-1]
+    parts = path.split("/")
+    name = parts[-1]
+    if name == "PKG-INFO" or any(part.endswith(".egg-info") for part in parts[:-1]):
+        return True
     return name in CONFIG_NAMES or (name.startswith(_CONFIG_PREFIXES) and name.endswith(".txt"))
 
 
