@@ -34,16 +34,12 @@ _ABSENT = ABSENT_WHEN_NONE["jsonable"]
 
 
 @functools.cache
-def _public_fields(cls: type) -> tuple[str, ...]:
-    """A dataclass's field names, those starting with ``_`` left out (once per class)."""
-    return tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
-
-
-@functools.cache
-def _absent_when_none(cls: type) -> frozenset[str]:
-    """The names of a dataclass's fields marked :data:`ABSENT_WHEN_NONE` (once per class)."""
-    marked = (f.name for f in dataclasses.fields(cls) if f.metadata.get("jsonable") == _ABSENT)
-    return frozenset(marked)
+def _public_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A dataclass's field names, those starting with ``_`` left out, and the names among
+    them marked :data:`ABSENT_WHEN_NONE` (once per class)."""
+    public = [f for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+    absent = (f.name for f in public if f.metadata.get("jsonable") == _ABSENT)
+    return tuple(f.name for f in public), frozenset(absent)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -56,11 +52,10 @@ def to_jsonable(value: Any) -> Any:
     if type(value) in _PLAIN:
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        cls = type(value)
-        absent = _absent_when_none(cls)
+        names, absent = _public_fields(type(value))
         if not absent:
-            return {name: to_jsonable(getattr(value, name)) for name in _public_fields(cls)}
-        members = ((name, getattr(value, name)) for name in _public_fields(cls))
+            return {name: to_jsonable(getattr(value, name)) for name in names}
+        members = ((name, getattr(value, name)) for name in names)
         return {
             name: to_jsonable(item)
             for name, item in members
