@@ -25,16 +25,11 @@ _ENVIRON = "an environment variable"
 _ENVELOPE = "the store file's own envelope (format, argv, time), decoded into its dataclass here"
 _PROBE = "the JSON a probe process prints, decoded into its dataclass here"
 _FILE = "another program's metadata file (PKG-INFO, pyproject.toml, the cache's record)"
-_ACTIVATION = (
-    "LiveCheck.activation is a mapping per entry point in the runtime's own result type "
-    "(patchkeeper.runtime.live.check)"
-)
 _RICH = "rich's task fields, not a result"
 
 #: (module, function) -> why a ``.get("...")`` there reads no result's field.
 ALLOWED_GETS: dict[tuple[str, str], str] = {
     ("record/build.py", "environment_packages"): _CONFIG,
-    ("record/build.py", "_runtime_check_summary"): _ACTIVATION,
     ("record/decisions.py", "_decision"): _CONFIG,
     ("record/settings.py", "report_settings"): _CONFIG,
     ("record/evidence_store.py", "enabled"): _CONFIG,
@@ -49,7 +44,6 @@ ALLOWED_GETS: dict[tuple[str, str], str] = {
     ("render/console.py", "_columns"): _ENVIRON,
     ("render/console.py", "progress_bar"): _ENVIRON,
     ("render/console.py", "render"): _RICH,
-    ("render/runtime.py", "check_text"): _ACTIVATION,
 }
 
 #: (module, word) -> why a verdict's word is written there as a string.

@@ -13,6 +13,7 @@ import re
 import typing
 from collections.abc import Callable
 from pathlib import Path, PurePath
+from types import MappingProxyType
 from typing import Any
 
 #: A character that stands for an undecodable byte: text decoded with ``surrogateescape``
@@ -24,22 +25,42 @@ ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
+#: The metadata of a dataclass field that is left out of the JSON form while its value is
+#: ``None``: a member that some results of a type have and others lack (as the process that
+#: answers writes them), read back as ``None`` by :func:`from_jsonable`;
+#: ``field(default=None, metadata=ABSENT_WHEN_NONE)``.
+ABSENT_WHEN_NONE = MappingProxyType({"jsonable": "absent when None"})
+_ABSENT = ABSENT_WHEN_NONE["jsonable"]
+
+
 @functools.cache
-def _public_fields(cls: type) -> tuple[str, ...]:
-    """A dataclass's field names, those starting with ``_`` left out (once per class)."""
-    return tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+def _public_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A dataclass's field names, those starting with ``_`` left out, and the names among
+    them marked :data:`ABSENT_WHEN_NONE` (once per class)."""
+    public = [f for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+    absent = (f.name for f in public if f.metadata.get("jsonable") == _ABSENT)
+    return tuple(f.name for f in public), frozenset(absent)
 
 
 def to_jsonable(value: Any) -> Any:
     """Turn dataclasses, enums, paths, bytes, tuples and dicts into JSON-ready values.
 
     Bytes are decoded as UTF-8 with replacement; a dataclass field whose name starts with
-    ``_`` is left out; a :class:`JsonReady` gives the values its JSON text holds.
+    ``_`` is left out, and so is one marked :data:`ABSENT_WHEN_NONE` while it is ``None``;
+    a :class:`JsonReady` gives the values its JSON text holds.
     """
     if type(value) in _PLAIN:
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: to_jsonable(getattr(value, name)) for name in _public_fields(type(value))}
+        names, absent = _public_fields(type(value))
+        if not absent:
+            return {name: to_jsonable(getattr(value, name)) for name in names}
+        members = ((name, getattr(value, name)) for name in names)
+        return {
+            name: to_jsonable(item)
+            for name, item in members
+            if item is not None or name not in absent
+        }
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, (Path, PurePath)):

@@ -81,3 +81,64 @@ def test_what_does_not_fit_is_a_decode_error(data: object, message: str) -> None
     with pytest.raises(DecodeError) as raised:
         from_jsonable(Shape, data)
     assert str(raised.value) == message
+
+
+def test_a_live_check_keeps_the_members_the_probe_wrote_and_reads_back() -> None:
+    """An entry point's ``module``, ``detail`` and ``trace`` are absent from the JSON when
+    the probe did not write them (``ABSENT_WHEN_NONE``), present when it did, even empty."""
+    from patchkeeper.render.runtime import check_text
+    from patchkeeper.runtime.live.check import EntryPointActivation, LiveCheck, StaleLiveBinding
+
+    trace = "Traceback (most recent call last):\nImportError: no cup\n"
+    result = LiveCheck(
+        python="/env/bin/python",
+        version="3.12.1",
+        activation=(
+            EntryPointActivation("vllm.general_plugins", "ok", "cplug:register", "ok"),
+            EntryPointActivation(
+                "vllm.platform_plugins",
+                "imp",
+                "cplug:platform",
+                "import-error",
+                "",
+                "no cup",
+                trace,
+            ),
+        ),
+        entries=(),
+        stale=(StaleLiveBinding("cup.ops.scale", "cup.api", "scale"),),
+        package_files={"cplug": None},
+        extensions=(),
+    )
+    data = to_jsonable(result)
+    assert (data["activation"], data["stale"]) == (
+        [
+            {
+                "group": "vllm.general_plugins",
+                "name": "ok",
+                "value": "cplug:register",
+                "status": "ok",
+            },
+            {
+                "group": "vllm.platform_plugins",
+                "name": "imp",
+                "value": "cplug:platform",
+                "status": "import-error",
+                "module": "",
+                "detail": "no cup",
+                "trace": trace,
+            },
+        ],
+        [{"target": "cup.ops.scale", "importer": "cup.api", "local": "scale"}],
+    )
+    assert from_jsonable(LiveCheck, data) == result
+    assert result.exit_code == 1
+    assert check_text(result).splitlines() == [
+        "interpreter /env/bin/python (Python 3.12.1)",
+        "file of cplug: None",
+        "entry point vllm.general_plugins:ok = cplug:register: ok",
+        "entry point vllm.platform_plugins:imp = cplug:platform: import-error  no cup",
+        "  Traceback (most recent call last):",
+        "  ImportError: no cup",
+        "stale live binding: cup.api.scale keeps the original cup.ops.scale",
+    ]

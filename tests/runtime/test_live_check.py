@@ -33,7 +33,7 @@ def test_live_check_in_a_real_venv(runtime_trees: Path, tmp_path: Path, cli) -> 
         load_config(plugin / "pyproject.toml"), check.LiveCheckRequest(python=python)
     )
     assert result.python == str(python)
-    assert [(a["name"], a["status"]) for a in result.activation] == [("metaplug", "ok")]
+    assert [(a.name, a.status) for a in result.activation] == [("metaplug", "ok")]
     assert [(e.target, e.status) for e in result.entries] == [
         ("tinyup.sampler.sample", "replaced"),
         ("tinyup.scheduler.Scheduler.schedule", "replaced"),
@@ -71,7 +71,7 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
     result = check.check_live(
         load_config(runtime_trees / "plugin/pyproject.toml"), check.LiveCheckRequest(python=python)
     )
-    assert [(a["status"], a["module"]) for a in result.activation] == [
+    assert [(a.status, a.module) for a in result.activation] == [
         ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1

@@ -165,7 +165,7 @@ def _check(plugin: Path, python: Path) -> check.LiveCheck:
 def test_a_placeholder_module_does_not_stop_the_probe(installed: tuple[Path, Path]) -> None:
     plugin, python = installed
     result = _check(plugin, python)
-    assert [(a["name"], a["status"]) for a in result.activation] == [
+    assert [(a.name, a.status) for a in result.activation] == [
         ("cplug", "ok"),
         ("cplug", "ok"),
     ]
@@ -198,7 +198,7 @@ def test_a_runtime_library_that_does_not_load_is_named_once(
     run = cli("runtime", "check", "--python", str(python), cwd=plugin)
     lines = run.out.splitlines()
     assert run.code == 1
-    assert [a["status"] for a in result.activation] == ["error", "error"]
+    assert [a.status for a in result.activation] == ["error", "error"]
     assert [line for line in lines if line.startswith("not checked")] == [
         "not checked (2 entries): importing their upstream modules fails with one error, the "
         "cause (a runtime library of the platform that does not load here?):"

@@ -145,7 +145,7 @@ def test_vllm_placeholder_modules_do_not_stop_the_probe(python: Path, plugin: Pa
     result = check.check_live(
         load_config(plugin / "pyproject.toml"), check.LiveCheckRequest(python=python, timeout=600)
     )
-    assert [(a["group"], a["status"]) for a in result.activation] == [
+    assert [(a.group, a.status) for a in result.activation] == [
         ("vllm.general_plugins", "ok"),
         ("vllm.platform_plugins", "ok"),
     ]
@@ -168,7 +168,7 @@ def test_vllm_with_a_platform_runtime_missing_names_it_once(
     cause = result.cause.splitlines()
     assert (cause[0], cause[1], cause[-1]) == (ERROR, "Traceback (most recent call last):", ERROR)
     assert f'  File "{plugin / "vcpuplug/platform.py"}", line 3, in <module>' in cause
-    assert [(a["status"], a["detail"]) for a in result.activation] == [("error", ERROR)] * 2
+    assert [(a.status, a.detail) for a in result.activation] == [("error", ERROR)] * 2
     run = cli("runtime", "check", "--python", str(python), "--timeout", "600", cwd=plugin)
     lines = run.out.splitlines()
     assert run.code == 1

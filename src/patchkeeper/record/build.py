@@ -157,7 +157,7 @@ def _runtime_check_summary(evidence: dict[str, StoredEvidence], command: str) ->
     if result is None:
         return ""
     states = [str(e.status) for e in result.entries]
-    failed = [a for a in result.activation if a.get("status") != "ok"]
+    failed = [a for a in result.activation if not a.loaded]
     return (
         f"{_n(len(states), 'entry', 'entries')} live-checked in python "
         f"{result.version}: "

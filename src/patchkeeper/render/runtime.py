@@ -191,10 +191,10 @@ def check_text(result: LiveCheck) -> str:
     lines += [f"file of {k}: {v}" for k, v in result.package_files.items()]
     lines += [f"extension module {x}" for x in result.extensions]
     for a in result.activation:
-        detail = f" {a.get('module', '')} {a.get('detail', '')}".rstrip()
-        lines.append(f"entry point {a['group']}:{a['name']} = {a['value']}: {a['status']}{detail}")
-        if a.get("trace") and a.get("status") != "ok":
-            lines += ["  " + line for line in a["trace"].rstrip().splitlines()]
+        detail = f" {a.module or ''} {a.detail or ''}".rstrip()
+        lines.append(f"entry point {a.group}:{a.name} = {a.value}: {a.status}{detail}")
+        if a.trace and not a.loaded:
+            lines += ["  " + line for line in a.trace.rstrip().splitlines()]
     skipped = [e for e in result.entries if e.status == "not-checked"]
     if skipped:
         lines.append(
@@ -209,7 +209,7 @@ def check_text(result: LiveCheck) -> str:
         if e.status != "not-checked"
     ]
     lines += [
-        f"stale live binding: {s['importer']}.{s['local']} keeps the original {s['target']}"
+        f"stale live binding: {s.importer}.{s.local} keeps the original {s.target}"
         for s in result.stale
     ]
     if result.unread:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from patchkeeper.errors import TargetError
+from patchkeeper.jsonable import ABSENT_WHEN_NONE
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import describe, unparsed
 from patchkeeper.runtime.settings import PluginLocation, located_settings
@@ -45,6 +46,54 @@ class LiveEntry:
 
 
 @dataclass(frozen=True)
+class EntryPointActivation:
+    """How one of the plugin's entry points loaded in the checked interpreter: it was loaded
+    and called, as the upstream does, and a dotted name it returned was imported.
+
+    Attributes:
+        group: the entry point's group (``vllm.platform_plugins``).
+        name: its name.
+        value: what it points to (``module:function``).
+        status: ``ok``, ``import-error`` (loading or calling it raised ``ImportError``) or
+            ``error`` (it raised another exception).
+        module: the module an ``import-error`` names (``""`` when the error names none);
+            ``None``, and absent from the JSON, for the other statuses.
+        detail: the error's message (``error``: prefixed with its type); ``None``, and
+            absent from the JSON, when ``ok``.
+        trace: the error's whole traceback; ``None``, and absent from the JSON, when ``ok``.
+    """
+
+    group: str
+    name: str
+    value: str
+    status: str
+    module: str | None = field(default=None, metadata=ABSENT_WHEN_NONE)
+    detail: str | None = field(default=None, metadata=ABSENT_WHEN_NONE)
+    trace: str | None = field(default=None, metadata=ABSENT_WHEN_NONE)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the entry point loaded and ran without an error (``status`` ``ok``)."""
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class StaleLiveBinding:
+    """A name in a plugin or upstream module still bound to the original of a replaced
+    target, seen live: calls through ``importer.local`` miss the patch.
+
+    Attributes:
+        target: the replaced target (``tinyup.engine.step``).
+        importer: the module holding the stale name.
+        local: the name there.
+    """
+
+    target: str
+    importer: str
+    local: str
+
+
+@dataclass(frozen=True)
 class LiveCheck:
     """The result of ``runtime check``: the interpreter, the activation of each entry point,
     each entry, stale bindings seen live, the file of each upstream and plugin package
@@ -53,9 +102,9 @@ class LiveCheck:
 
     python: str
     version: str
-    activation: tuple[dict[str, Any], ...]
+    activation: tuple[EntryPointActivation, ...]
     entries: tuple[LiveEntry, ...]
-    stale: tuple[dict[str, str], ...]
+    stale: tuple[StaleLiveBinding, ...]
     package_files: dict[str, str | None]
     extensions: tuple[str, ...]
     unread: tuple[str, ...] = ()
@@ -70,7 +119,7 @@ class LiveCheck:
         patch file could not be read (``unread``: ``FILE:LINE: not valid Python (...)``; its
         entries were not checked) or the interpreter imports another copy of the plugin
         whose patch files differ from the ones the entries come from (``other_copy``)."""
-        bad = any(a.get("status") != "ok" for a in self.activation)
+        bad = not all(a.loaded for a in self.activation)
         bad = bad or any(e.status not in GOOD for e in self.entries) or bool(self.stale)
         bad = bad or bool(self.unread) or bool(self.other_copy) or bool(self.cause)
         return 1 if bad else 0
@@ -232,10 +281,23 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
     return LiveCheck(
         python=data["python"],
         version=data["version"],
-        activation=tuple(data["activation"]),
+        activation=tuple(
+            EntryPointActivation(
+                a["group"],
+                a["name"],
+                a["value"],
+                a["status"],
+                a.get("module"),
+                a.get("detail"),
+                a.get("trace"),
+            )
+            for a in data["activation"]
+        ),
         entries=tuple(live(e) for e in data["entries"]),
         cause=cause,
-        stale=tuple(data["stale"]),
+        stale=tuple(
+            StaleLiveBinding(s["target"], s["importer"], s["local"]) for s in data["stale"]
+        ),
         package_files=data["files"],
         extensions=tuple(data["extensions"]),
         unread=tuple(describe(f, settings.root) for f in unparsed(inventory)),
