@@ -205,11 +205,28 @@ def _calls(tree: UpstreamTree, scope: Scope) -> list[ast.Call] | None:
             importing += [row[0] for row in tree.importers(name) if source in ("", row[1])]
     calls: list[ast.Call] = []
     for module in dict.fromkeys([*modules, *importing]):
-        parsed = module_ast(tree, module) if module else None
-        if parsed is None:
+        found = _module_calls(tree, module) if module else None
+        if found is None:
             return None
-        calls += [n for n in ast.walk(parsed) if isinstance(n, ast.Call)]
+        calls += found
     return calls
+
+
+_CALLS: dict[tuple[str, str], list[ast.Call] | None] = {}
+
+
+def _module_calls(tree: UpstreamTree, module: str) -> list[ast.Call] | None:
+    """Every call of ``module`` of ``tree``, in :func:`ast.walk`'s order (``None`` when
+    it cannot be read); collected once per tree and module in a process: the judging of
+    many entries reads the calls of the same modules (a class's module, its importers),
+    and walking a whole module costs about a third of parsing it."""
+    key = (str(tree.root), module)
+    if key not in _CALLS:
+        parsed = module_ast(tree, module)
+        _CALLS[key] = (
+            None if parsed is None else [n for n in ast.walk(parsed) if isinstance(n, ast.Call)]
+        )
+    return _CALLS[key]
 
 
 def rebinding_scope(tree: UpstreamTree, target: str, module: str) -> Scope | None:
