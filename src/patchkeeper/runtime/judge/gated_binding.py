@@ -14,6 +14,7 @@ already takes the new upstream signature there
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from patchkeeper.runtime.model import PatchEntry
@@ -69,6 +70,17 @@ def _binding(body: list[ast.stmt], name: str, functions: dict[str, _Function]) -
     return found
 
 
+@functools.lru_cache(maxsize=64)
+def _module_tree(file: Path) -> ast.Module | None:
+    """The parsed module ``file`` (``None`` when it cannot be read or parsed): parsed once
+    for all the names of a module :func:`gated_bindings` asks about (several replacements
+    often live in one plugin module). Only read, never changed."""
+    try:
+        return ast.parse(file.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 def gated_parameters(
     file: Path, name: str, version: str
 ) -> tuple[int, tuple[tuple[str, str, bool], ...]] | None:
@@ -80,9 +92,8 @@ def gated_parameters(
     Raises nothing: an unreadable module is no evidence."""
     if not version:
         return None
-    try:
-        tree = ast.parse(file.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+    tree = _module_tree(file)
+    if tree is None:
         return None
     functions: dict[str, _Function] = {}
     result: tuple[int, tuple[tuple[str, str, bool], ...]] | None = None

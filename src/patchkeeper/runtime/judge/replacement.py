@@ -14,6 +14,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
 from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.syntax.astwalk import nodes
 from patchkeeper.runtime.syntax.gates import evaluate
 
 
@@ -52,17 +53,29 @@ def _plugin_lines(file: Path) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=64)
+def _plugin_tree(file: Path) -> ast.Module | None:
+    """The parsed text of a plugin file (:func:`_plugin_lines`), ``None`` when it does not
+    parse: one parse of each file for the facts :func:`source_code` reads of it (whether
+    it tests upstream's release, what it imports, the names its gates bind), which each
+    parsed it whole before. Nothing reads the tree but to collect facts: it is not
+    changed."""
+    try:
+        return ast.parse("".join(_plugin_lines(file)))
+    except (SyntaxError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=64)
 def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
     """The decorators of every function and class of a plugin file, by the line of its
     ``def``/``class`` (``ast.unparse`` of each); empty when the file does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
+    tree = _plugin_tree(file)
+    if tree is None:
         return {}
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     return {
         node.lineno: tuple(ast.unparse(d) for d in node.decorator_list)
-        for node in ast.walk(tree)
+        for node in nodes(tree)
         if isinstance(node, kinds) and node.decorator_list
     }
 
@@ -71,11 +84,8 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
 def _gated_file(file: Path) -> bool:
     """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
     when it does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
-        return False
-    return holds_version_gate(tree)
+    tree = _plugin_tree(file)
+    return False if tree is None else holds_version_gate(tree)
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,16 +95,15 @@ def _gated_names(file: Path) -> tuple[str, ...]:
     ``if`` that tests upstream's release (a test
     :func:`patchkeeper.runtime.syntax.gates.evaluate` decides); empty when it does not
     parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
+    tree = _plugin_tree(file)
+    if tree is None:
         return ()
     names: dict[str, None] = {}
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if not (isinstance(node, ast.If) and evaluate(ast.unparse(node.test), "0") is not None):
             continue
         for statement in (*node.body, *node.orelse):
-            for sub in ast.walk(statement):
+            for sub in nodes(statement):
                 if isinstance(sub, (ast.Import, ast.ImportFrom)):
                     for alias in sub.names:
                         names[alias.asname or alias.name.split(".")[0]] = None
@@ -109,13 +118,12 @@ def _gated_names(file: Path) -> tuple[str, ...]:
 def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
     """:attr:`Code.imports` of a plugin file (every ``from m import ...`` at any depth);
     empty when it does not parse."""
-    try:
-        tree = ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
+    tree = _plugin_tree(file)
+    if tree is None:
         return ()
     return tuple(
         (alias.asname or alias.name, node.module)
-        for node in ast.walk(tree)
+        for node in nodes(tree)
         if isinstance(node, ast.ImportFrom) and node.module and not node.level
         for alias in node.names
     )
@@ -128,7 +136,7 @@ def holds_version_gate(node: ast.AST) -> bool:
     return any(
         isinstance(found, (ast.If, ast.IfExp))
         and evaluate(ast.unparse(found.test), "0") is not None
-        for found in ast.walk(node)
+        for found in nodes(node)
     )
 
 
