@@ -14,7 +14,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.syntax.astwalk import nodes
+from patchkeeper.runtime.syntax.astwalk import nodes, statements
 from patchkeeper.runtime.syntax.gates import evaluate
 
 
@@ -84,6 +84,11 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
 def _gated_file(file: Path) -> bool:
     """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
     when it does not parse."""
+    text = "".join(_plugin_lines(file))
+    if text.isascii() and "version" not in text.lower():
+        # Every test evaluate decides names a release (``version_is``, ``__version__``,
+        # ``VLLM_VERSION``): an ASCII file without the word holds none, walked or not.
+        return False
     tree = _plugin_tree(file)
     return False if tree is None else holds_version_gate(tree)
 
@@ -123,7 +128,7 @@ def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
         return ()
     return tuple(
         (alias.asname or alias.name, node.module)
-        for node in nodes(tree)
+        for node in statements(tree)
         if isinstance(node, ast.ImportFrom) and node.module and not node.level
         for alias in node.names
     )

@@ -10,11 +10,14 @@ order at a fraction of the cost.
 from __future__ import annotations
 
 import ast
+from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 _AST = ast.AST
 _CALL = ast.Call
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
 #: The fields of each node class that can hold a call, as :func:`calls` reads them: all
 #: but an expression's context and operators (``Load``, ``Add``, ``Eq``: leaves).
 _CALL_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -88,3 +91,19 @@ def calls(root: ast.AST) -> list[ast.Call]:
             elif isinstance(value, _AST):
                 push(value)
     return found
+
+
+def statements(root: ast.AST) -> Iterator[ast.AST]:
+    """``root`` and the statements under it at any depth (with the ``except`` handlers and
+    ``case`` blocks that hold some), in :func:`ast.walk`'s order: a definition is a
+    statement and an expression holds none, so expressions are not entered (each
+    statement is as deep among statements as in the whole tree, so the breadth-first
+    order is the same)."""
+    todo: deque[ast.AST] = deque([root])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, _STATEMENT_LIKE))
+        yield node
