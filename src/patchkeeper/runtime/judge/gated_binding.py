@@ -131,4 +131,5 @@ def gated_bindings(
         bound = gated_parameters(where[0], name, version)
         if bound is not None:
             found[replacement] = (where[1], *bound)
+    _module_tree.cache_clear()  # the judging's forked workers need none of these trees
     return found

@@ -23,7 +23,9 @@ def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
     replacement: its span, decorators excluded from the span and listed in
     :attr:`Code.decorators`, whether its module tests upstream's release
     (:attr:`Code.gated`) and what it imports (:attr:`Code.imports`)."""
-    return {replacement: source_code(found) for replacement, found in sources.items()}
+    codes = {replacement: source_code(found) for replacement, found in sources.items()}
+    _plugin_tree.cache_clear()  # the facts are kept; the trees would stay in every worker
+    return codes
 
 
 def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
@@ -58,7 +60,7 @@ def _plugin_tree(file: Path) -> ast.Module | None:
     parse: one parse of each file for the facts :func:`source_code` reads of it (whether
     it tests upstream's release, what it imports, the names its gates bind), which each
     parsed it whole before. Nothing reads the tree but to collect facts: it is not
-    changed."""
+    changed, and :func:`replacement_codes` lets the trees go once it has the facts."""
     try:
         return ast.parse("".join(_plugin_lines(file)))
     except (SyntaxError, ValueError):
