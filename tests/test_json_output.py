@@ -197,24 +197,31 @@ def test_the_upgrade_horizon_prints_the_envelope(cli, example: Example) -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "command"),
     [
-        ("retire", "x", "--why", "gone", "--json"),  # a missing option
-        ("runtime", "port", "--to", "2", "--json"),  # a missing option of a subcommand
-        ("lint", "--format", "nope", "--json"),  # a value that is not a choice
-        ("report", "--json", "--python"),  # an option without its value
-        ("audit", "--bogus", "--json"),  # an unknown option
-        ("-C", "nowhere", "lint", "--json"),  # a bad value of a global option
+        (("retire", "x", "--why", "gone", "--json"), "retire"),  # a missing option
+        (("runtime", "port", "--to", "2", "--json"), "runtime port"),  # of a subcommand
+        (("lint", "--format", "nope", "--json"), "lint"),  # a value that is not a choice
+        (("report", "--json", "--python"), "report"),  # an option without its value
+        (("port", "--json", "--to"), "port"),  # one that names a release
+        (("runtime", "inventory", "--json", "--plugin"), "runtime inventory"),
+        (("-C", ".", "runtime", "audit", "--json", "--from"), "runtime audit"),
+        (("audit", "--bogus", "--json"), "audit"),  # an unknown option
+        (("-C", "nowhere", "lint", "--json"), "lint"),  # a bad value of a global option
     ],
 )
-def test_a_usage_error_says_in_json_what_the_text_says(cli, tmp_path: Path, args) -> None:
+def test_a_usage_error_says_in_json_what_the_text_says(
+    cli, tmp_path: Path, args: tuple[str, ...], command: str
+) -> None:
     """The ``error`` message of the JSON envelope is the sentence the text output gives
-    after ``Error:`` (click's own wording, the option as typed), not another one."""
+    after ``Error:`` (click's own wording, the option as typed), not another one; the
+    envelope's ``command`` is the command the words name, also when click stopped before
+    that command's context was made (an option missing its value)."""
     text = cli(*(arg for arg in args if arg != "--json"), cwd=tmp_path)
     data = output(cli(*args, cwd=tmp_path).out)
     [said] = [line for line in text.err.splitlines() if line.startswith("Error: ")]
     assert text.code == data["exit_code"] == 2
-    assert data["error"]["message"] == said.removeprefix("Error: ")
+    assert (data["command"], data["error"]["message"]) == (command, said.removeprefix("Error: "))
 
 
 def test_init_prints_the_envelope_and_its_refusal(cli, example: Example) -> None:

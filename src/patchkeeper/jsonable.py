@@ -198,6 +198,21 @@ def joined_json(head: dict[str, Any], body: str, key: str | None = None, indent:
     return text[:-2] + "," + body[1:] if head else body
 
 
+def member_json(head: dict[str, Any], key: str, value: Any) -> str:
+    """The JSON text (:func:`json_text`'s) of ``head`` with ``value`` as the value of its
+    member ``key``: a :class:`JsonReady` value's JSON joined on as it is written (not
+    encoded again, :func:`joined_json`), any other value converted (:func:`to_jsonable`).
+
+    >>> member_json({"a": 1}, "r", JsonReady(0, '{\\n  "b": 2\\n}', ("b",), False))
+    '{\\n  "a": 1,\\n  "r": {\\n    "b": 2\\n  }\\n}'
+    >>> member_json({"a": 1}, "r", [2])
+    '{\\n  "a": 1,\\n  "r": [\\n    2\\n  ]\\n}'
+    """
+    if isinstance(value, JsonReady):
+        return escaped(joined_json(head, value.body, key))
+    return json_text({**head, key: to_jsonable(value)})
+
+
 class JsonReady:
     """A result with its JSON form already written: what ``--json`` prints and the evidence
     store keeps without converting and encoding the result again (a remembered result,

@@ -113,8 +113,10 @@ def _warn(message: str) -> None:
 def _json_error(command: str | None, error: BaseException, exit_code: int) -> None:
     """Print ``error`` as the JSON envelope on standard output when ``--json`` was asked
     (the message also goes to standard error as text)."""
-    if command is None:
-        return
+    from patchkeeper.system.whole_output import STARTED
+
+    if command is None or STARTED:  # part of the result is out: a second document would
+        return  # make standard output no JSON at all
     from patchkeeper.jsonable import json_text
     from patchkeeper.render.envelope import error_envelope
 
@@ -143,7 +145,11 @@ def _json_command(error: BaseException | None = None) -> str | None:
     if JSON_FLAG not in ARGV:
         return None
     ctx = getattr(error, "ctx", None)
-    return command_name(ctx) if isinstance(ctx, click.Context) else ""
+    if isinstance(ctx, click.Context) and command_name(ctx):
+        return command_name(ctx)
+    # no command's context yet (an option missing its value: 'port --json --to'): the
+    # command the words of the command line name, as the envelope of that command
+    return " ".join(cli.named(click.Context(cli, info_name="patchkeeper"), ARGV)[1])
 
 
 def _log_bug() -> Path:
@@ -215,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ARGV[:] = list(sys.argv[1:] if argv is None else argv)
     JSON_COMMAND.clear()
     CONFIG_SOURCE.clear()
+    from patchkeeper.system.whole_output import STARTED
+
+    STARTED.clear()
     from patchkeeper.system.platforms import unsupported
 
     problem = unsupported(sys.platform)

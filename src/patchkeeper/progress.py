@@ -17,6 +17,8 @@ from typing import Protocol
 _sink: Callable[[str], None] | None = None
 _clear: Callable[[], None] | None = None
 _warning_sink: Callable[[str], None] | None = None
+#: The warnings given since the last :func:`take_warnings`, for the ``--json`` envelope.
+_given: list[str] = []
 
 
 class Advance(Protocol):
@@ -86,13 +88,26 @@ def track(description: str, total: int | None, unit: str = "files") -> Iterator[
 
 
 def set_warning_sink(sink: Callable[[str], None] | None) -> None:
-    """Send warnings to ``sink`` (``None``: drop them)."""
+    """Send warnings to ``sink`` (``None``: drop them), from a command's start: the
+    warnings kept for its envelope start empty."""
     global _warning_sink
     _warning_sink = sink
+    _given.clear()
 
 
 def warn(message: str) -> None:
     """Report something the user should know that does not fail the command, e.g. ``the
-    evidence was not saved: ...``."""
+    evidence was not saved: ...``: on standard error (the sink ``main`` sets) and, kept
+    here, in the ``--json`` envelope's ``warnings`` (:func:`take_warnings`). A result never
+    carries a warning in its text, which is the command's answer on standard output."""
+    _given.append(message)
     if _warning_sink is not None:
         _warning_sink(message)
+
+
+def take_warnings() -> tuple[str, ...]:
+    """The warnings given since the command started (or since the last call), in order;
+    the list starts empty again."""
+    taken = tuple(_given)
+    _given.clear()
+    return taken

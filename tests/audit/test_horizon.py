@@ -315,3 +315,36 @@ def test_save_evidence_with_a_range_is_a_usage_error(cli, example: Example) -> N
         "Error: --save-evidence keeps one release's audit; pass NAME==VERSION"
     )
     assert not (example.downstream / ".patchkeeper").exists()
+
+
+#: A DEP-3 patch of a documentation file that no release's sdist ships (Debian's joblib
+#: series patches ``examples/`` files the sdist of its pin 1.2.0 lacks).
+DOCS_PATCH = """\
+Description: do not download example data while building the documentation
+Forwarded: not-needed
+
+--- a/examples_data.py
++++ b/examples_data.py
+@@ -1,2 +1,2 @@
+ # fetch the example data
+-download = True
++download = False
+"""
+
+
+def test_horizon_says_when_the_series_misses_its_own_pin(cli, example: Example) -> None:
+    down = example.downstream
+    (down / "patches" / "no-download.patch").write_text(DOCS_PATCH, encoding="utf-8")
+    with (down / "patches" / "series").open("a", encoding="utf-8") as series:
+        series.write("no-download.patch\n")
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=down)
+    assert run.code == 1
+    assert run.out.splitlines()[-1] == (
+        "next pin: none (every release has a conflict, target gone or blocked patch); the "
+        "series does not apply at its pin 1.0 itself (no-download.patch): fix or drop that "
+        "patch, then audit again"
+    )
+    run = cli("audit", "--to", "minihttp>1.0", "--releases", "../upstream", cwd=down)
+    assert run.out.splitlines()[-1] == (
+        "next pin: none (every release has a conflict, target gone or blocked patch)"
+    )

@@ -5,7 +5,9 @@ the configured upstream (PEP 503 names), and an option that names one release ta
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -168,3 +170,38 @@ def test_an_sdist_given_as_target_says_to_unpack_it(cli, example: Example, comma
         "tree (a directory): unpack the sdist and pass its directory",
     )
     assert sorted(p.name for p in example.downstream.iterdir()) == before
+
+
+@pytest.mark.parametrize("command", ["inventory", "audit", "check", "lock"])
+def test_a_wheel_given_as_plugin_says_to_unpack_it(cli, tmp_path: Path, command: str) -> None:
+    """``--plugin`` takes the directory holding the plugin's package: the wheel ``pip
+    download vllm-mblt==0.8.0`` gives was refused with click's "Directory ... is a file"."""
+    wheel = tmp_path / "vllm_mblt-0.8.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    run = cli("runtime", command, "--plugin", str(wheel), "--package", "vllm_mblt", cwd=tmp_path)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--plugin': {wheel} is a file; a plugin is the directory "
+        "holding its package: unpack the wheel or sdist and pass its directory",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [wheel.name]
+
+
+@pytest.mark.parametrize("command", ["audit", "port", "upgrade"])
+def test_a_release_option_without_its_value_says_so(cli, example: Example, command: str) -> None:
+    """``audit --to --json`` (the release forgotten): click gives ``--json`` to ``--to``,
+    which was then fetched from the package index as a requirement and refused as "not a
+    requirement: '--json'", in a JSON envelope the user had not asked for."""
+    before = tree_bytes(example.root)
+    run = cli(command, "--to", "--json", cwd=example.downstream)
+    assert (run.code, json.loads(run.out)["error"]) == (
+        2,
+        {
+            "message": "--to has no value: --json is an option, which --to took as its value",
+            "file": None,
+            "line": None,
+            "hint": "give --to its release first, e.g. --to minihttp==VERSION (or a directory), "
+            "then the other options",
+        },
+    )
+    assert tree_bytes(example.root) == before

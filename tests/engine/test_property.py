@@ -122,6 +122,7 @@ def diff(
 @pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(case=({"f": b"a\n"}, {"f": b"b\nb\na\n"}, {"f": b"b\nb\na\n"}, 1, "labels"))
+@example(case=({"f": b"a\nb\n"}, {"f": b"b\na\n"}, {"f": b"b\na\na\nb\n"}, 1, "labels"))
 @given(case=cases())
 def test_whatever_apply_accepts_is_verified_and_undone_exactly(case) -> None:
     before, after, target, context, style = case

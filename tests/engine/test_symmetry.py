@@ -238,3 +238,20 @@ def test_a_last_line_without_newline_only_ends_the_file(tmp_path) -> None:
         "file'), so it may only apply at the end of the file",
     ]
     assert (ds.target / "f").read_bytes() == b"a\n"
+
+
+def test_hunk_whose_post_image_occurs_twice_is_undone_where_apply_put_it(tmp_path) -> None:
+    """``b a`` is the post-image; after apply at line 3 the file is ``b a b a``, and undoing
+    from the header's line 1 finds ``b a`` there first. Applying forward to the pristine file
+    gives the target, so verify calls nothing drifted and unapply gives the pristine bytes."""
+    patch = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n b\n+a\n"
+    ds = make_downstream(tmp_path, {"f": b"b\na\na\nb\n"}, {"p.patch": patch})
+    assert run(ds, "apply").code == 0
+    assert (ds.target / "f").read_bytes() == b"b\na\nb\na\n"
+    outcome = run(ds, "verify")
+    assert (outcome.code, outcome.out.splitlines()[-1]) == (
+        0,
+        "ok: 1 of 1 patches applied, 0 files drifted",
+    )
+    assert run(ds, "unapply").code == 0
+    assert (ds.target / "f").read_bytes() == b"b\na\na\nb\n"

@@ -163,6 +163,28 @@ def test_retire_unknown_name(downstream: Path, capsys) -> None:
     assert "patches/series: nope is not in the series" in capsys.readouterr().err
 
 
+def test_retire_names_the_entry_of_a_patch_in_a_subdirectory(downstream: Path, capsys) -> None:
+    """A Debian series lists patches in subdirectories of its patch directory
+    (python-internetarchive's ``CVE-2025-58438/0004-fixed-typo.patch``); the name without
+    the directory is not the series' name, and the hint gives the one that is."""
+    patches = downstream / "patches"
+    (patches / "CVE-2025-58438").mkdir()
+    (patches / "size-knob.patch").rename(patches / "CVE-2025-58438" / "size-knob.patch")
+    series = patches / "series"
+    series.write_text(
+        series.read_text().replace("size-knob.patch", "CVE-2025-58438/size-knob.patch")
+    )
+    for name in ("size-knob", "size-knob.patch"):
+        assert main(["-C", str(downstream), "retire", name, "--at", "2.0", "--why", "x"]) == 2
+        assert capsys.readouterr().err == (
+            f"patchkeeper: error: {series}: {name} is not in the series\n"
+            "  hint: the series lists it as CVE-2025-58438/size-knob.patch: give that name\n"
+        )
+    argv = ["-C", str(downstream), "retire", "CVE-2025-58438/size-knob", "--at", "2.0"]
+    assert main([*argv, "--why", "upstream has it"]) == 0
+    assert series.read_text() == "extra-module.patch\n"
+
+
 def test_retire_refuses_an_empty_reason_or_version(downstream: Path, capsys) -> None:
     """Before: ``--why ""`` retired the patch with an empty reason in the Retired table."""
     before = {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()}

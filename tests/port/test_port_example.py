@@ -357,7 +357,8 @@ def test_a_series_that_does_not_apply_to_its_old_pin_is_an_input_error(
     run = cli("port", "--to", str(example.new), "--from", str(example.new), cwd=example.downstream)
     assert run.code == 2
     assert run.err.splitlines()[0] == (
-        f"patchkeeper: error: {example.downstream / 'patches' / 'retry-backoff-cap.patch'}: "
-        "retry-backoff-cap.patch does not apply to the pin the series is ported from"
+        f"patchkeeper: error: {example.downstream / 'patches' / 'retry-backoff-cap.patch'}:17: "
+        f"retry-backoff-cap.patch does not apply to {example.new}, the release the series is "
+        "ported from: retry.py #1 fails at fuzz 0 (closest: line 13, 10 of 13 lines match)"
     )
     assert not (example.downstream / ".patchkeeper-port").exists()

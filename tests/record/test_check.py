@@ -156,10 +156,37 @@ def test_a_retired_patch_the_evidence_does_not_find_upstream(cli, audited: Path)
         (
             "unknown-key",
             "`metrics-same-host.patch` is decided carry, but it is not in the series",
+            "decide retire if it was taken out on purpose ('patchkeeper retire', a port); else "
             "delete its table from the decisions file, or correct the key to the name the "
             "series gives",
         )
     ]
+
+
+def test_a_patch_taken_out_with_retire_is_to_be_decided_retire(cli, audited: Path) -> None:
+    """``retire`` takes a patch out of the series and records it in the ledger; its table in
+    the decisions file stays, and the finding says to decide it retire (seen after retiring
+    a patch of Debian's python-internetarchive series, decided carry by ``decide``)."""
+    drop_from_series(audited, "retry-backoff-cap.patch")
+    reported(cli, audited, AGREEING)
+    run = cli("retire", "metrics-same-host.patch", "--at", "1.1", "--why", "upstream", cwd=audited)
+    assert run.code == 0
+    code, findings = check(cli, audited)
+    assert (code, [f for f in findings if f[0] == "unknown-key"]) == (
+        1,
+        [
+            (
+                "unknown-key",
+                "`metrics-same-host.patch` is decided carry, but it is not in the series",
+                "decide retire if it was taken out on purpose ('patchkeeper retire', a port); "
+                "else delete its table from the decisions file, or correct the key to the name "
+                "the series gives",
+            )
+        ],
+    )
+    write_decisions(audited, {**AGREEING, "metrics-same-host.patch": ("retire", "")})
+    cli("report", cwd=audited)
+    assert check(cli, audited) == (0, [])
 
 
 def test_the_environment_changed(cli, audited: Path) -> None:

@@ -86,6 +86,7 @@ def test_every_row_finding_has_a_hint() -> None:
         (
             "unknown-key",
             "`lost.patch` is decided carry, but it is not in the series",
+            "decide retire if it was taken out on purpose ('patchkeeper retire', a port); else "
             "delete its table from the decisions file, or correct the key to the name the "
             "series gives",
         ),

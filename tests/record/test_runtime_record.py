@@ -47,10 +47,11 @@ def test_decide_suggests_from_the_runtime_audit(cli, plugin: Path) -> None:
         f"  runtime {PREFIX}{KEYS[2]}: suggested: update (update)",
         f"  runtime {PREFIX}{KEYS[3]}: suggested: retain (retain)",
         f"  runtime {PREFIX}{KEYS[4]}: suggested: update (update)",
-        f"  runtime {PREFIX}{KEYS[5]}: suggested: remove (remove)",
+        # upstream added the key with a value of its own; the plugin's string is not read
+        f"  runtime {PREFIX}{KEYS[5]}: (none: decide by hand) (look)",
         f"  runtime {PREFIX}{KEYS[6]}: suggested: update (update)",
         f"  runtime {PREFIX}{KEYS[7]}: suggested: retain (retain)",
-        '8 suggestions to review: delete "suggested: " from a decision to accept it, or write '
+        '7 suggestions to review: delete "suggested: " from a decision to accept it, or write '
         "your own; report --check fails until then",
     ]
     text = (plugin / "patchkeeper-decisions.toml").read_text()
@@ -123,14 +124,26 @@ def test_the_record_shows_entries_and_stale_bindings(cli, plugin: Path) -> None:
         "(`tinyup/engine.py:1`)"
     ) in text
     assert (
+        "| 1 | `tinyup.sampler.sample`<br>`metaplug/patch/bugfix/fix_disabled.py:11` "
+        "| suggested: remove | runtime audit: remove: never imported (import commented out at "
+        "metaplug/patch/bugfix/\\_\\_init\\_\\_.py:11: # import metaplug.patch.bugfix.fix\\_disabled): "
+        "remove it, or re-enable the import; upstream tinyup.sampler.sample is unchanged from "
+        "the old version (AST without docstrings, signature, decorators)<br>activation: "
+        "never-imported | header: Remove at: never imported; kept for reference. | suggested "
+        "by patchkeeper decide from the runtime audit verdict: remove | it is decide's "
+        'suggestion, not reviewed: delete "suggested: " from its decision to accept it, or '
+        "write your own<br>it is suggested remove, but it is still in the code "
+        "(`metaplug/patch/bugfix/fix_disabled.py:11`) |"
+    ) in text
+    # upstream added the key 'npu' with a value of its own: no suggestion, decided by hand
+    assert (
         "| 6 | `tinyup.registry.BACKENDS['npu']`<br>`metaplug/patch/enhancement/backends.py:10` "
-        "| suggested: remove | runtime audit: remove: the new upstream "
-        "tinyup.registry.BACKENDS already has the key 'npu'<br>activation: conditional | "
-        "header: Remove at: tinyup schedules zero-budget requests itself. | suggested by "
-        "patchkeeper decide from the runtime audit verdict: remove | it is decide's suggestion, "
-        'not reviewed: delete "suggested: " from its decision to accept it, or write your '
-        "own<br>it is suggested remove, but it is still in the code "
-        "(`metaplug/patch/enhancement/backends.py:10`) |"
+        "| (none) | runtime audit: look: the new upstream tinyup.registry.BACKENDS now has the "
+        "key 'npu', but which value it registers there, or which one the plugin registers, "
+        "cannot be read: find out whether upstream's value does what the plugin's does before "
+        "removing it; the new upstream tinyup.registry.BACKENDS already has the key "
+        "'npu'<br>activation: conditional | header: Remove at: tinyup schedules zero-budget "
+        "requests itself. | - | it has no decision |"
     ) in text
     assert "- runtime check not run: no live evidence that the runtime patches take effect" in text
 

@@ -1,5 +1,6 @@
 """What the runtime audit remembers, in one store per pair of upstream trees: written once
-by :class:`~patchkeeper.runtime.judge.runtime_audit.AuditMemory`, read back whole; the
+by the judging, read back whole by
+:class:`~patchkeeper.runtime.judge.runtime_audit.AuditMemory`; the
 cross-checks take the patch files' facts from the plugin's scan."""
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def test_the_drift_store_holds_the_result_cross_checks_drifts_and_judgements(
         *ENTRIES,
     ]
     key = store.entries["#result"][0]  # what the result is remembered under
-    again = audit.AuditMemory(settings.root, trees, ("1.0", "2.0"), key)
+    again = audit.AuditMemory(settings.root, trees, key)
     assert again.result == result
     assert [f.code for f in result.findings] == ["duplicate", "breaks-at-import"]
 

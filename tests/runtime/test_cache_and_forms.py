@@ -402,7 +402,8 @@ def test_plugin_layout_holds_patch_files_and_entry_points(
     """The tree's layout: the patch files in path order with their module names, the entry
     points of the configured groups and the console scripts of the plugin's package, both
     from the one project file that declares them (a script of another package left out)."""
-    from patchkeeper.runtime.inventory.plugin import PatchFile, PluginTree
+    from patchkeeper.runtime.inventory.layout import PatchFile
+    from patchkeeper.runtime.inventory.plugin import PluginTree
     from patchkeeper.runtime.model import EntryPoint
     from patchkeeper.runtime.settings import resolve_settings
 

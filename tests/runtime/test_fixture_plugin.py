@@ -185,7 +185,7 @@ def test_audit_decisions_with_evidence(runtime_trees: Path) -> None:
         ("tinyup.scheduler.Scheduler.schedule", 11, "update"),
         ("tinyup.scheduler.Scheduler.make", 21, "retain"),
         ("tinyup.scheduler.Scheduler.create", 29, "update"),
-        ("tinyup.registry.BACKENDS", 10, "remove"),
+        ("tinyup.registry.BACKENDS", 10, "look"),
         ("tinyup.kernels.add_kernel", 12, "update"),
         ("tinyup.kernels.sub_kernel", 22, "retain"),
     ]
@@ -202,7 +202,11 @@ def test_audit_decisions_with_evidence(runtime_trees: Path) -> None:
     assert "-    if budget <= 0:\n" in schedule.downstream_diff
     create = result.entries[4].drift
     assert create.upstream_changes == ("signature: (cls) -> (cls, name=None)", "body")
+    # the plugin registers a string under the key upstream added: which value is not read
     assert result.entries[5].drift.evidence == (
+        "the new upstream tinyup.registry.BACKENDS now has the key 'npu', but which value it "
+        "registers there, or which one the plugin registers, cannot be read: find out whether "
+        "upstream's value does what the plugin's does before removing it",
         "the new upstream tinyup.registry.BACKENDS already has the key 'npu'",
     )
     assert result.entries[6].drift.evidence == (
@@ -220,7 +224,7 @@ def test_audit_decisions_with_evidence(runtime_trees: Path) -> None:
     assert [(s.importer, s.local, s.file, s.line, s.patched_by) for s in result.stale] == [
         ("tinyup.engine", "sample", "tinyup/engine.py", 1, ""),
     ]
-    assert result.counts["decision"] == {"remove": 2, "retain": 3, "update": 3}
+    assert result.counts["decision"] == {"look": 1, "remove": 1, "retain": 3, "update": 3}
     assert result.exit_code == 1
 
 

@@ -51,7 +51,12 @@ def test_runtime_commands_print_the_envelope(runtime_trees: Path, cli) -> None:
         )
         seen[command] = data
     assert seen["runtime inventory"]["package"] == "metaplug"
-    assert seen["runtime audit"]["counts"]["decision"] == {"remove": 2, "retain": 3, "update": 3}
+    assert seen["runtime audit"]["counts"]["decision"] == {
+        "look": 1,
+        "remove": 1,
+        "retain": 3,
+        "update": 3,
+    }
     assert (seen["runtime same-code"]["left_line"], seen["runtime same-code"]["same"]) == (6, False)
     # Counts are *_count: "files" is a list in every command's JSON.
     lock = seen["runtime lock"]

@@ -448,3 +448,98 @@ def test_lock_names_the_setattr_it_cannot_guard(upstream: Path, cli) -> None:
             "  plug/patch/p_engine.py:33: a setattr whose attribute name cannot be told statically",
         ],
     )
+
+
+#: vllm-hi's ``patch_engine_internals`` alone: the attribute named by a constant of
+#: ``plug/common/rpc.py``, outside the patch directory.
+ONE_SETATTR = (
+    HEADER
+    + """
+
+def get_state(self):
+    return {}
+
+
+def patch_engine_internals():
+    from tinyup.scheduler import Scheduler
+
+    from plug.common.rpc import RPC_GET_STATE
+
+    setattr(Scheduler, RPC_GET_STATE, get_state)
+
+
+patch_engine_internals()
+"""
+)
+
+
+def _python_says(source: bytes) -> str:
+    """What Python's parser says of ``source``: ``line N: MESSAGE`` (the wording of a
+    decoding error changes between Python versions)."""
+    with pytest.raises(SyntaxError) as raised:
+        ast.parse(source)
+    return f"line {raised.value.lineno}: {raised.value.msg}"
+
+
+@pytest.mark.parametrize(
+    ("rpc", "said"),
+    [
+        (b'RPC_GET_STATE = "_plug_get_state"\nif\n', "line 2: invalid syntax"),
+        (b'RPC_GET_STATE = "_plug_\xe9tat"\n', None),
+        (None, "cannot be read (No such file or directory)"),
+    ],
+    ids=["syntax-error", "not-utf-8", "dangling-link"],
+)
+def test_a_setattr_whose_name_file_cannot_be_read_is_not_audited_and_said(
+    upstream: Path, cli, rpc: bytes | None, said: str | None
+) -> None:
+    # the constant's file does not parse: what the setattr patches is unknown, so the audit
+    # has no entry for it; it names the statement as a finding and exits 1, as it does for
+    # a patch file it cannot read
+    files: dict[str, str | bytes] = {
+        "plug/common/__init__.py": "",
+        "plug/patch/p_engine.py": ONE_SETATTR,
+    }
+    if rpc is None:  # a symbolic link to a file that is gone
+        root = write_plugin(upstream, files)
+        (root / "plug/common/rpc.py").symlink_to(upstream / "gone")
+        why = f"plug/common/rpc.py {said}"
+    else:
+        root = write_plugin(upstream, {**files, "plug/common/rpc.py": rpc})
+        why = f"plug/common/rpc.py is not valid Python ({said or _python_says(rpc)})"
+    message = (
+        "setattr on tinyup.scheduler.Scheduler takes its attribute name from "
+        f"plug.common.rpc.RPC_GET_STATE, and {why}: that patch is not listed, audited or locked"
+    )
+    hint = (
+        "make plug/common/rpc.py a readable Python file (UTF-8, no syntax error) and run the "
+        "command again"
+    )
+    run = cli("runtime", "audit", *versions(upstream), cwd=root)
+    assert (run.code, run.err) == (1, "")
+    assert run.out.splitlines()[1:3] == [
+        "1 finding(s):",
+        f"  plug/patch/p_engine.py:15: setattr-name: {message}: {hint}",
+    ]
+    run = cli("runtime", "audit", "--json", *versions(upstream), cwd=root)
+    body = json.loads(run.out)
+    assert (run.code, body["exit_code"], body["entries"], body["findings"]) == (
+        1,
+        1,
+        [],
+        [
+            {
+                "code": "setattr-name",
+                "path": "plug/patch/p_engine.py",
+                "line": 15,
+                "message": message,
+                "hint": hint,
+            }
+        ],
+    )
+    # the lock says it leaves the statement out
+    run = cli("runtime", "lock", "--at", str(upstream / "upstream-2.0"), "--json", cwd=root)
+    assert run.code == 0
+    assert json.loads(run.out)["skipped"] == [
+        ["plug/patch/p_engine.py:15", "a setattr whose attribute name cannot be told statically"]
+    ]

@@ -420,6 +420,24 @@ def test_the_errors_of_a_first_run_name_the_package_and_patch_directory_to_pass(
     assert run.code == 0
 
 
+@pytest.mark.parametrize("layout", ["", "src/"])
+def test_a_plugin_without_package_names_the_packages_there(
+    cli, tmp_path: Path, layout: str
+) -> None:
+    # 'runtime inventory --plugin vllm_mblt-0.8.0' (an unpacked wheel) without --package, or
+    # vllm-hust-opset's sdist (a src layout): the error said only to pass --package NAME.
+    (tmp_path / f"{layout}vllm_mblt").mkdir(parents=True)
+    (tmp_path / f"{layout}vllm_mblt" / "__init__.py").write_text("def register():\n    pass\n")
+    (tmp_path / "vllm_mblt-0.8.0.dist-info").mkdir()
+    run = cli("runtime", "inventory", "--plugin", str(tmp_path), cwd=tmp_path)
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: the plugin package is not configured\n"
+        f"  hint: the packages in {tmp_path}: vllm_mblt; pass --package NAME or set package = "
+        '"NAME" in [tool.patchkeeper.runtime]\n',
+    )
+
+
 @pytest.mark.parametrize("given", ["../../etc", "/etc", "plugin/plug", ".plug"])
 def test_a_package_given_as_a_path_is_refused_as_given(upstream: Path, cli, given: str) -> None:
     # '--package ../../etc' made each dot a slash: the package was looked for as ROOT///////etc,

@@ -8,6 +8,7 @@ that replaces ``Scheduler.schedule``, and one helper module outside the patch di
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from patchkeeper.runtime.syntax.parsing import (
     PARSE_LOG_ENV,
     ParsedFiles,
     parse_file,
+    parse_path,
+    read_and_parse,
     read_parse_log,
 )
 
@@ -62,8 +65,15 @@ def test_the_log_lists_exactly_the_files_a_cold_audit_parses(
         f"{new}/tinyup/scheduler.py",
         f"{old}/tinyup/scheduler.py",
     ]
-    # each file once: the cross-checks read the patch file's facts from the scan's tree
-    assert log.read_text().splitlines() == read_parse_log(log)
+    # the cross-checks read the patch file's facts from the scan's tree; the judging reads
+    # the replacement's file twice more, as every parse of a file is listed: once for its
+    # decorators, gates and imports (one parse shared by those readers), once for what a
+    # version gate binds its name to (the scan keeps facts, not trees)
+    assert log.read_text().splitlines() == [
+        *read_parse_log(log),
+        f"{plugin}/plug/patch/p_sched.py",
+        f"{plugin}/plug/patch/p_sched.py",
+    ]
     # a warm run parses nothing: the log gains no line
     before = log.read_text()
     assert cli("runtime", "audit", *versions(upstream), "--json", cwd=root).code == 0
@@ -132,3 +142,46 @@ def test_an_upstream_module_naming_the_plugin_is_listed(
     assert run.code == 0, run.err
     listed = [path for path in read_parse_log(log) if path.endswith("/loader.py")]
     assert listed == [f"{upstream}/upstream-1.0/tinyup/loader.py"]  # the pinned release's
+
+
+def test_a_file_is_read_and_parsed_as_python_imports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one reader for every whole-file parse: the bytes go to the parser, which honours a
+    # coding line; a file Python cannot read decides nothing, and every try is listed
+    log = tmp_path / "log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# -*- coding: latin-1 -*-\nNAME = '\xe9t\xe9'\n")
+    undeclared = tmp_path / "undeclared.py"
+    undeclared.write_bytes(b"NAME = '\xe9t\xe9'\n")
+    read = read_and_parse(latin)
+    assert read is not None
+    data, module = read
+    assert data == latin.read_bytes()
+    assert ast.literal_eval(module.body[0].value) == "été"  # type: ignore[attr-defined]
+    assert parse_path(undeclared) is None  # not UTF-8 and no coding line: Python refuses it
+    assert parse_path(tmp_path / "missing.py") is None  # never parsed: not listed
+    assert log.read_text() == f"{latin}\n{undeclared}\n"
+
+
+def test_same_code_names_a_file_with_a_nul_byte(tmp_path: Path, cli) -> None:
+    # the parser gives no line for it (or raises ValueError, before Python 3.12): the line
+    # of the byte is named
+    broken = tmp_path / "broken.py"
+    broken.write_bytes(b"def f():\n    return 1\x00\n")
+    other = tmp_path / "other.py"
+    other.write_text("def f():\n    return 1\n")
+    try:
+        ast.parse(broken.read_bytes())
+    except (SyntaxError, ValueError) as exc:  # the wording is Python's, by version
+        said = getattr(exc, "msg", None) or str(exc)
+    run = cli("runtime", "same-code", f"{broken}::f", f"{other}::f")
+    assert (run.code, run.out, run.err.splitlines()) == (
+        2,
+        "",
+        [
+            f"patchkeeper: error: {broken}:2: not valid Python: {said}",
+            "  hint: same-code compares Python sources",
+        ],
+    )

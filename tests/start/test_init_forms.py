@@ -9,6 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from helpers import EXAMPLE_SERIES, EXAMPLES, Example
 from json_schema_check import output
 from patchkeeper import __version__
@@ -209,6 +211,31 @@ def test_a_debian_source_name_that_names_no_project(cli, example: Example) -> No
     run = cli("init", cwd=tree)
     assert run.out.splitlines()[1] == (
         "upstream minihttp, pin 1.0: minihttp from debian/watch, 1.0 from debian/changelog (1.0-1)"
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        # the older form of python-internetarchive's watch file, continued on a second line
+        "https://pypi.example.org/packages/source/m/minihttp/ \\\n"
+        "             minihttp-@ANY_VERSION@@ARCHIVE_EXT@",
+        "https://pypi.example.org/simple/minihttp/ minihttp-(.+)\\.tar\\.gz",
+        "https://pypi.example.org/project/minihttp/ minihttp-(.+)\\.tar\\.gz",
+        "https://files.example.org/packages/source/m/minihttp/ minihttp-(.+)\\.tar\\.gz",
+    ],
+)
+def test_debian_watch_names_the_project_in_every_index_url_form(
+    cli, example: Example, url: str
+) -> None:
+    tree = debian_tree(example, "minihttp-tools (1.0-1) unstable; urgency=medium")
+    (tree / "debian" / "watch").write_text(
+        f"# try also https://pypi.example.org/minihttp/watch\nversion=4\n{url}\n"
+    )
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out.splitlines()[1]) == (
+        0,
+        "upstream minihttp, pin 1.0: minihttp from debian/watch, 1.0 from debian/changelog (1.0-1)",
     )
 
 

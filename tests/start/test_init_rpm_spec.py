@@ -11,7 +11,9 @@ import pytest
 
 from helpers import EXAMPLE_SERIES, Example
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.start.rpm_spec import SpecPatch, read_spec
+from patchkeeper.start.forms import RPM, detect
+from patchkeeper.start.pin import Pin, find_pin
+from patchkeeper.start.rpm_spec import SpecPatch, SpecSeries, read_spec
 
 SPEC = """\
 %global srcname minihttp
@@ -267,3 +269,42 @@ def test_a_spec_with_a_patchlist_alone_is_found(cli, example: Example) -> None:
         "headers.patch",
         "0001-redirect.patch",
     ]
+
+
+def test_the_spec_is_parsed_once_and_the_pin_comes_from_that_parse(tmp_path: Path) -> None:
+    # detection parses the spec and carries what it read; the pin is taken from it, so a
+    # spec changed (or gone) after detection does not give a second, different answer
+    spec = _spec(tmp_path, SPEC)
+    found = detect(tmp_path)
+    assert (found.form, found.source, found.names) == (
+        RPM,
+        spec,
+        (
+            "retry-backoff-cap.patch",
+            "redirect-strip-proxy-auth.patch",
+            "headers-merge-order.patch",
+            "client-describe-version.patch",
+            "metrics-redirects.patch",
+        ),
+    )
+    assert found.spec == SpecSeries(
+        (
+            SpecPatch("retry-backoff-cap.patch", 1, 12),
+            SpecPatch("redirect-strip-proxy-auth.patch", 1, 13),
+            SpecPatch("headers-merge-order.patch", 1, 14),
+            SpecPatch("client-describe-version.patch", 1, 15),
+            SpecPatch("metrics-redirects.patch", 1, 16),
+        ),
+        "minihttp",
+        "1.0",
+    )
+    spec.unlink()
+    assert find_pin(tmp_path, found) == Pin("minihttp", "1.0", "from python-minihttp.spec")
+
+
+def test_a_spec_without_patch_tags_is_no_series(tmp_path: Path) -> None:
+    # the cheap look keeps a spec that carries no patch out, even one that would not parse
+    _spec(tmp_path, SPEC.split("# the retry fix")[0] + "%prep\n%patch 3 -p1\n")
+    with pytest.raises(PatchkeeperError) as raised:
+        detect(tmp_path)
+    assert str(raised.value.message).startswith("no patch series here: ")

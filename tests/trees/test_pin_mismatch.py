@@ -1,7 +1,8 @@
 """An installed distribution whose version is not the configured pin is named, with what to
-do, on standard error by ``apply`` and ``unapply``, first in the output of ``verify`` and
-``status``, and ``status --json`` carries it (user report: ``pin = "3.4"`` with idna 3.7
-installed said nothing). The exit codes stay those of the series. ``unapply`` on such a
+do, as a warning: on standard error before the output, and under ``--json`` in the envelope's
+``warnings`` too (``verify`` and ``status`` also keep it as ``pin_mismatch``), never in the
+result's text on standard output (user report: ``pin = "3.4"`` with idna 3.7 installed said
+nothing). The exit codes stay those of the series. ``unapply`` on such a
 release (sqlparse 0.4.4 installed over a series pinned to 0.4.2, where a patch upstream took
 reads as a conflict) says so instead of how to undo hunks by hand.
 
@@ -92,14 +93,13 @@ def test_status_and_verify_name_both_versions(cli, example: Example, site: Path)
     run = cli("status", "--target", str(site), "--json", cwd=example.downstream)
     data = json.loads(run.out)
     assert (run.code, data["exit_code"]) == (1, 1)
-    assert data["pin_mismatch"] == _warning(example)
-    assert run.err == ""  # the result carries it
+    assert (data["warnings"], data["pin_mismatch"]) == ([_warning(example)], _warning(example))
+    assert run.err == f"patchkeeper: warning: {_warning(example)}\n"
     run = cli("verify", "--target", str(site), cwd=example.downstream)
-    assert (run.code, run.err) == (1, "")
-    assert run.out.splitlines()[:2] == [
-        f"not the pin: {_warning(example)}",
-        f"verify: minihttp 1.0 installed in {site} against RECORD of minihttp 1.0",
-    ]
+    assert (run.code, run.err) == (1, f"patchkeeper: warning: {_warning(example)}\n")
+    assert run.out.splitlines()[0] == (
+        f"verify: minihttp 1.0 installed in {site} against RECORD of minihttp 1.0"
+    )
     assert tree_bytes(site) == before
 
 
@@ -135,6 +135,9 @@ def test_apply_warns_and_still_applies(cli, example: Example, site: Path) -> Non
     run = cli("apply", "--target", str(site), cwd=example.downstream)
     assert (run.code, run.err) == (0, f"patchkeeper: warning: {_warning(example)}\n")
     assert run.out == f"applied 7 patches on minihttp 1.0 installed in {site}: 4 files changed\n"
+    run = cli("unapply", "--target", str(site), "--json", cwd=example.downstream)
+    data = json.loads(run.out)
+    assert (run.code, data["exit_code"], data["warnings"]) == (0, 0, [_warning(example)])
 
 
 def test_the_pin_written_otherwise_is_the_same_version(cli, example: Example, site: Path) -> None:
@@ -142,4 +145,5 @@ def test_the_pin_written_otherwise_is_the_same_version(cli, example: Example, si
     config = example.downstream / "patchkeeper.toml"
     config.write_text(config.read_text().replace('pin = "0.9"', 'pin = "1.0.0"'))
     run = cli("status", "--target", str(site), "--json", cwd=example.downstream)
-    assert (run.code, run.err, json.loads(run.out)["pin_mismatch"]) == (1, "", "")
+    data = json.loads(run.out)
+    assert (run.code, run.err, data["pin_mismatch"], "warnings" in data) == (1, "", "", False)

@@ -25,9 +25,10 @@ Last-Update: 2016-06-29
 """
 
 HINT = (
-    "check --from (default: the configured pin); 'patchkeeper audit --to OLDPIN' shows what "
-    "fails; then run 'patchkeeper upgrade --continue' (the upgrade stopped at its port step), "
-    "or 'patchkeeper upgrade --abort' to put the downstream back"
+    "make the patch apply to {pin} (edit it, or take it out of the series), then run "
+    "'patchkeeper upgrade --continue' (the upgrade stopped at its port step); or run "
+    "'patchkeeper upgrade --abort' and start again with --from the release the series "
+    "applies to; 'patchkeeper audit --to {pin}' shows what fails there"
 )
 
 
@@ -42,13 +43,14 @@ def test_a_step_error_says_the_upgrade_is_in_progress(cli, example: Example) -> 
     assert (run.code, run.out, run.err) == (
         2,
         "",
-        f"patchkeeper: error: {patch}: remove-intersphinx.patch does not apply to the pin the "
-        f"series is ported from\n  hint: {HINT}\n",
+        f"patchkeeper: error: {patch}:5: remove-intersphinx.patch does not apply to "
+        f"{example.old}, the release the series is ported from: docs_conf.py: the file does "
+        f"not exist\n  hint: {HINT.format(pin=example.old)}\n",
     )
     assert (down / ".patchkeeper-upgrade").is_dir()
     run = cli("upgrade", "--continue", "--json", cwd=down)
     assert run.code == 2
-    assert json.loads(run.out)["error"]["hint"] == HINT
+    assert json.loads(run.out)["error"]["hint"] == HINT.format(pin=example.old)
     run = cli("upgrade", "--abort", cwd=down)
     assert run.code == 0
     assert tree_bytes(down) == before

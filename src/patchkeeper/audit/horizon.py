@@ -123,6 +123,23 @@ class HorizonResult:
         )
 
     @property
+    def blocking_at_pin(self) -> tuple[str, ...]:
+        """The patches whose verdict keeps the configured pin itself from being a pin, when
+        the range holds that release (PEP 440 equality): the series does not apply at its
+        own pin (a patch cut against another tree than the release's), else ``()``."""
+        if self.pin is None:
+            return ()
+        from packaging.version import InvalidVersion, Version
+
+        for release in self.releases:
+            try:
+                if Version(release.version) == Version(self.pin):
+                    return release.blocking
+            except InvalidVersion:
+                continue
+        return ()
+
+    @property
     def next_pin_is_current(self) -> bool:
         """Whether the suggested next pin is the configured pin (PEP 440 equality)."""
         if self.next_pin is None or self.pin is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,8 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
     ``run``); printing saves nothing.
     """
     from patchkeeper import render
-    from patchkeeper.progress import clear_note
+    from patchkeeper.progress import clear_note, take_warnings
+    from patchkeeper.system.whole_output import write_whole, writing_result
 
     clear_note()  # the output takes the place of the last status line
     if markdown is not None or not as_json:
@@ -114,19 +115,36 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         _write_markdown(markdown, render.render_markdown(result))
     colour = None  # click strips escape codes when standard output is not a terminal
     payload = "" if as_json else render.render_payload(result)
-    if payload:  # a diff: printed as it is; the report goes to standard error
-        click.echo(payload.encode("utf-8", "surrogateescape"), nl=False)
     report = sys.stderr if payload else sys.stdout
     if as_json:
-        text = render.render_json(result, command_name(click.get_current_context()))
+        name = command_name(click.get_current_context())
+        text = render.render_json(result, name, take_warnings())
     else:
         text, coloured = render.terminal_text(result, report)
         colour = coloured or None
-    if text:
-        text = text.rstrip("\n")
-        data = render.output_bytes(text, getattr(report, "encoding", None))
-        click.echo(text if data is None else data, color=colour, err=bool(payload))
+    with writing_result():  # whole, even when Ctrl-C comes while it is written
+        if payload:  # a diff: printed as it is; the report goes to standard error
+            write_whole(payload.encode("utf-8", "surrogateescape"), sys.stdout)
+        if text:
+            write_whole(_report_bytes(text, report, colour), report)
     sys.exit(getattr(result, "exit_code", 0))
+
+
+def _report_bytes(text: str, stream: Any, colour: bool | None) -> bytes:
+    """The bytes ``click.echo`` would write for ``text`` on ``stream``: one final newline,
+    escape codes stripped unless ``colour`` or a terminal, bytes kept by ``surrogateescape``
+    as they were (:func:`patchkeeper.render.output_bytes`), else the stream's encoding."""
+    from patchkeeper import render
+
+    isatty = getattr(stream, "isatty", None)
+    if not colour and not (isatty is not None and isatty()):
+        text = click.unstyle(text)
+    text = text.rstrip("\n") + "\n"
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    data = render.output_bytes(text, encoding)
+    if data is not None:
+        return data
+    return text.encode(encoding, getattr(stream, "errors", None) or "strict")
 
 
 def _refuse_input_file(path: Path) -> None:
@@ -331,19 +349,7 @@ class LazyGroup(click.Group):
         (:data:`JSON_COMMAND`).
         """
         option = error.option_name.partition("=")[0]
-        words = [arg for arg in args if not arg.startswith("-")]
-        group: click.Command = self
-        path: list[str] = []
-        for word in words:
-            if not isinstance(group, click.Group):
-                break
-            found = group.get_command(ctx, word) if word in group.list_commands(ctx) else None
-            if found is None:
-                if path:
-                    break
-                continue  # the value of a group option (-C DIR) before the command
-            group = found
-            path.append(word)
+        group, path = self.named(ctx, args)
         takes = group is not self and any(
             option in param.opts for param in group.params if isinstance(param, click.Option)
         )
@@ -358,6 +364,24 @@ class LazyGroup(click.Group):
             f"after the command ({ctx.command_path} {named} {option} ...)",
             ctx,
         )
+
+    def named(self, ctx: click.Context, args: Sequence[str]) -> tuple[click.Command, list[str]]:
+        """The command the words of ``args`` name (a sub-group's command too: ``runtime
+        audit``) and those words; ``(self, [])`` when they name none. Words before the first
+        command that name none are the values of the group's options (``-C DIR``)."""
+        group: click.Command = self
+        path: list[str] = []
+        for word in (arg for arg in args if not arg.startswith("-")):
+            if not isinstance(group, click.Group):
+                break
+            found = group.get_command(ctx, word) if word in group.list_commands(ctx) else None
+            if found is None:
+                if path:
+                    break
+                continue  # the value of a group option (-C DIR) before the command
+            group = found
+            path.append(word)
+        return group, path
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command ``cmd_name``, its module imported on first use; ``None`` if unknown."""

@@ -218,19 +218,31 @@ def python_option(
 
 
 class TreePath(click.Path):
-    """A directory option naming an upstream tree (``--target``): a file given for it is
-    most often the sdist itself, so the error says to unpack it (the same words as
-    ``--to``'s, :func:`patchkeeper.trees.tree.spec_tree`)."""
+    """A directory option naming a tree that comes as an archive: a file given for it is
+    most often that archive itself (``--target`` the sdist, ``--plugin`` the wheel ``pip
+    download`` gave), so the error says to unpack it (for ``--target`` the same words as
+    ``--to``'s, :func:`patchkeeper.trees.tree.spec_tree`).
 
-    def __init__(self) -> None:
+    Args:
+        what: what the option takes, as the error says it.
+        archive: the archive to unpack, as the error names it.
+    """
+
+    def __init__(
+        self,
+        what: str = "a target is an upstream tree (a directory)",
+        archive: str = "the sdist",
+    ) -> None:
         super().__init__(file_okay=False, path_type=Path)
+        self.what = what
+        self.archive = archive
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """The path, or a usage error (exit 2) naming it and what to pass instead."""
         if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
             self.fail(
-                f"{os.fspath(value)} is a file; a target is an upstream tree (a directory): "
-                "unpack the sdist and pass its directory",
+                f"{os.fspath(value)} is a file; {self.what}: unpack {self.archive} and pass "
+                "its directory",
                 param,
                 ctx,
             )
@@ -374,7 +386,7 @@ def plugin_options(function: Callable[..., Any]) -> Callable[..., Any]:
     function = click.option(
         "--plugin",
         "plugin",
-        type=DIRECTORY_PATH,
+        type=TreePath("a plugin is the directory holding its package", "the wheel or sdist"),
         help="The directory holding the plugin package (an unpacked sdist, a checkout; "
         "default: [tool.patchkeeper.runtime] root, else the downstream directory).",
     )(function)

@@ -14,11 +14,12 @@ from patchkeeper.commands.options import (
     request_from,
     target_options,
 )
-from patchkeeper.commands.verify import options_of, own_files
+from patchkeeper.commands.verify import options_of
 from patchkeeper.config import Config
 from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.trees.results import VerifyResult
 from patchkeeper.trees.verify_series import VerifyRequest, verify_series
+from patchkeeper.upgrade.own_files import own_files
 
 
 def run(config: Config, request: VerifyRequest) -> VerifyResult:

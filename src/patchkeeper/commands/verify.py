@@ -6,8 +6,7 @@ nothing drifted. The command keeps the result in the evidence store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -23,45 +22,17 @@ from patchkeeper.commands.options import (
     target_options,
 )
 from patchkeeper.config import Config
-from patchkeeper.errors import PatchkeeperError
-from patchkeeper.ledger.target_files import downstream_files, overlay_files
+from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.record import evidence_store
 from patchkeeper.trees.results import VerifyResult
 from patchkeeper.trees.verify_series import VerifyOptions, VerifyRequest, verify_series
-
-if TYPE_CHECKING:
-    from patchkeeper.series.model import Patch
-    from patchkeeper.trees.tree import Tree
+from patchkeeper.upgrade.own_files import own_files
 
 
 def options_of(command: click.Command) -> VerifyOptions:
     """How ``command`` (``verify`` or ``status``) spells the options the feature's messages
     name."""
     return VerifyOptions(option_name(command, "target"), option_name(command, "pristine"))
-
-
-def own_files(config: Config, tree: Tree, patches: Sequence[Patch]) -> frozenset[str]:
-    """The downstream's own files under ``tree`` (a tree that holds the downstream: a git
-    branch on an upstream tag, a Debian source package), which are no drift: those of
-    :func:`patchkeeper.ledger.target_files.downstream_files`, with the files ``decide`` and
-    ``report`` write (the decisions file, ``AUDIT.md``, ``AUDIT.html``) and the work
-    directories of a stopped ``port`` or ``upgrade``. A ``[report]`` or ``[port]`` table that
-    cannot be read adds nothing here: the command that writes those files names the error."""
-    from patchkeeper.port.settings import port_settings
-    from patchkeeper.record.settings import report_settings
-    from patchkeeper.upgrade.state import WORK_DIR as UPGRADE_WORK_DIR
-
-    also: list[Path] = [config.root / UPGRADE_WORK_DIR]
-    try:
-        report = report_settings(config)
-        also += [report.decisions_file, report.audit_file, report.html_file]
-    except PatchkeeperError:
-        pass
-    try:
-        also.append(port_settings(config).work_dir)
-    except PatchkeeperError:
-        pass
-    return downstream_files(config, tree, patches, also)
 
 
 def run(

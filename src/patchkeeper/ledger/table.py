@@ -512,11 +512,20 @@ def _find_entry(series: Series, name: str) -> SeriesEntry:
         match = _PROPOSED_LINE.match(line.decode("utf-8", "surrogateescape").strip())
         if match and name in (match["name"], row_name(match["name"])):
             return SeriesEntry(match["name"], line_no)
-    raise PatchkeeperError(
-        f"{name} is not in the series",
-        path=series.path,
-        hint="give the name as the series lists it, with or without .patch",
-    )
+    hint = "give the name as the series lists it, with or without .patch"
+    # a patch in a subdirectory of the patch directory (Debian's CVE-2025-58438/0001-...)
+    # is listed with that directory; a name given without it names one such entry
+    within = [
+        e.name for e in series.entries if name in (_last_part(e.name), row_name(_last_part(e.name)))
+    ]
+    if len(within) == 1:
+        hint = f"the series lists it as {within[0]}: give that name"
+    raise PatchkeeperError(f"{name} is not in the series", path=series.path, hint=hint)
+
+
+def _last_part(name: str) -> str:
+    """The file name of a series entry without the directories before it."""
+    return name.rsplit("/", 1)[-1]
 
 
 def remove_series_line(data: bytes, line_no: int) -> bytes:

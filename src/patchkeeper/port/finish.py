@@ -21,6 +21,7 @@ from patchkeeper.port.output import (
 from patchkeeper.port.rebase import CARRIED, DROPPED, RETIRING, PortedPatch, Step
 from patchkeeper.series.parse import parse_series
 from patchkeeper.system.english import plural
+from patchkeeper.trees.transaction import Change
 
 
 class PortOutcome(WordEnum):
@@ -62,7 +63,17 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
         pristine = ctx.state.new if os.path.isdir(ctx.state.new) else None
         text = config_text(ctx.config, ctx.new_version, ctx.old_version, pristine, out)
         write_directory(out, {**kept, **files}, data, text)
-        return str(out), (), ()
+        spec, spec_todo = moved_spec(ctx)
+        if spec is not None and spec.data is not None:
+            # the directory holds the series alone: the spec's edit is said, not written
+            before = spec.path.read_bytes().decode("utf-8", "surrogateescape").splitlines()
+            after = spec.data.decode("utf-8", "surrogateescape").splitlines()
+            edits = "; ".join(new.strip() for old, new in zip(before, after) if old != new)
+            spec_todo = (
+                f"in {spec.path}, write {edits} with the series (port --in-place does it)",
+                *spec_todo,
+            )
+        return str(out), (), spec_todo
     series_path = Path(ctx.state.series)
     if series_path.read_bytes() != original:
         raise ConfigError(
@@ -80,8 +91,12 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
     if change is None and any(old is not None and old != new for old, new in settings.values()):
         wanted = ", ".join(f'{key} = "{new}"' for key, (_, new) in settings.items())
         todo.append(f"set {wanted} in the configuration")
+    spec, spec_todo = moved_spec(ctx)
+    todo += spec_todo
     ctx.work.root.mkdir(parents=True, exist_ok=True)
     extra = [change] if change else []
+    if spec is not None:
+        extra.append(spec)
     write_in_place(series, files, data, extra, ctx.work.journal, ctx.config.root)
     retired: list[str] = []
     if ctx.state.retire:
@@ -95,6 +110,26 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
     if _refresh_ledger(ctx.config):
         todo.append("the ledger table was rewritten from the refreshed headers")
     return str(series_path.parent), tuple(retired), tuple(todo)
+
+
+def moved_spec(ctx: PortContext) -> tuple[Change | None, tuple[str, ...]]:
+    """The RPM spec the series was read from (an RPM spec series: the one spec beside the
+    series file whose ``Patch`` tags name its patches,
+    :func:`patchkeeper.start.rpm_spec.series_spec`) moved to the new pin as the pin is:
+    its ``Version:`` set to the new release and its ``Release:`` started again at 1
+    (:func:`patchkeeper.start.rpm_spec.move_version`), as a change written with the series;
+    and what is left to do by hand. ``(None, ())`` for the other series forms."""
+    from patchkeeper.start.rpm_spec import move_version, series_spec
+
+    old = ctx.config.pin or ctx.old_version
+    found = series_spec(Path(ctx.state.series).parent, tuple(p.name for p in ctx.patches))
+    if found is None or old is None:
+        return None, ()
+    path, text = found
+    moved, todo = move_version(text, path, old, ctx.new_version)
+    if moved == text:
+        return None, todo
+    return Change(path, moved.encode("utf-8", "surrogateescape")), todo
 
 
 def _pristine_setting(ctx: PortContext) -> str:

@@ -52,7 +52,8 @@ from patchkeeper.port.memo import Memo
 from patchkeeper.port.merge import CLEAN as MERGE_CLEAN
 from patchkeeper.port.merge import FileMerge, Labels, exact_paths, merge_patch
 from patchkeeper.port.regenerate import refresh
-from patchkeeper.series.engine import FileState, Reader, Workspace, apply_patch
+from patchkeeper.series.engine import FileState, PatchOutcome, Reader, Workspace, apply_patch
+from patchkeeper.series.hunk_evidence import hunk_evidence, problem_text
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import parse_patch
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -82,7 +83,83 @@ STOPS = frozenset({CONFLICT, TARGET_GONE, BLOCKED})
 
 
 class SeriesDoesNotApplyError(PatchkeeperError):
-    """The series does not apply to the pin it is ported from."""
+    """A patch of the series does not apply to the release the series is ported from (the
+    configured pin, or ``--from``): the port replays the series there first, so it cannot go on.
+
+    The error is at the patch file's line of the first hunk that fails there (or of the file
+    diff whose file is missing or in the way). :meth:`ported_from` names the release once the
+    caller knows it; :meth:`upgrade_hint` is the advice inside ``upgrade``, whose ``--from``
+    is fixed for its ``--continue``.
+
+    Attributes:
+        patch_name: the patch's name in the series.
+        failure: what fails there, in words (``setup.cfg #1 fails at fuzz 0 (closest: line 1,
+            7 of 20 lines match)``).
+        spec: the release as ``--from`` and ``audit --to`` take it (``NAME==VERSION`` or a
+            directory), or ``None`` until :meth:`ported_from` sets it.
+    """
+
+    def __init__(self, patch: Patch, outcome: PatchOutcome) -> None:
+        self.patch_name = patch.name
+        self.failure, line = _first_failure(outcome)
+        self.spec: str | None = None
+        super().__init__(
+            self._message(),
+            path=patch.path,
+            line=line,
+            hint=self._hint("or pass --from the release the series applies to"),
+        )
+
+    def ported_from(self, spec: str) -> SeriesDoesNotApplyError:
+        """This error, naming ``spec`` as the release the series is ported from."""
+        self.spec = spec
+        self.message = self._message()
+        self.args = (self.message,)
+        self.hint = self._hint("or pass --from the release the series applies to")
+        return self
+
+    def upgrade_hint(self) -> str:
+        """The advice inside ``upgrade``: fix the patch and continue, or start again."""
+        return self._hint(
+            "then run 'patchkeeper upgrade --continue' (the upgrade stopped at its port step); "
+            "or run 'patchkeeper upgrade --abort' and start again with --from the release the "
+            "series applies to"
+        )
+
+    def _message(self) -> str:
+        release = self.spec or "the pin"
+        return (
+            f"{self.patch_name} does not apply to {release}, the release the series is ported "
+            f"from: {self.failure}"
+        )
+
+    def _hint(self, then: str) -> str:
+        return (
+            f"make the patch apply to {self.spec or 'the pin'} (edit it, or take it out of the "
+            f"series), {then}; 'patchkeeper audit --to {self.spec or 'OLDPIN'}' shows what "
+            "fails there"
+        )
+
+
+def _first_failure(outcome: PatchOutcome) -> tuple[str, int | None]:
+    """The first file diff or hunk of ``outcome`` that fails, in words, and its line in the
+    patch file (``None`` when the outcome names none)."""
+    for file in outcome.files:
+        if file.ok:
+            continue
+        problem = problem_text(file.problem)
+        if problem is not None or not file.failures:
+            return f"{file.path}: {problem or 'it does not apply'}", file.diff.line_no
+        hunk = hunk_evidence(file.path, file.failures[0])
+        text = f"{file.path} #{hunk.index} fails at fuzz 0"
+        if hunk.closest_line is None:
+            text += " (none of its lines is there)"
+        else:
+            text += (
+                f" (closest: line {hunk.closest_line}, {hunk.matching} of {hunk.total} lines match)"
+            )
+        return text, hunk.patch_line
+    return "it does not apply", None
 
 
 @dataclass(frozen=True)
@@ -253,12 +330,7 @@ class Rebase:
         before_old = _states(self.old_ws, paths)
         outcome = apply_patch(self.old_ws, patch)
         if not outcome.ok:
-            raise SeriesDoesNotApplyError(
-                f"{patch.name} does not apply to the pin the series is ported from",
-                path=patch.path,
-                hint="check --from (default: the configured pin); 'patchkeeper audit --to "
-                "OLDPIN' shows what fails",
-            )
+            raise SeriesDoesNotApplyError(patch, outcome)
         after_old = _states(self.old_ws, paths)
         audit = self.audit[index]
         if audit.verdict == UPSTREAMED:

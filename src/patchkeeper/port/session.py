@@ -29,7 +29,7 @@ from patchkeeper.port.instructions import instructions
 from patchkeeper.port.memo import Memo, memo_key
 from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import check_output
-from patchkeeper.port.rebase import Rebase, Step
+from patchkeeper.port.rebase import Rebase, SeriesDoesNotApplyError, Step
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import ABORTED, PortResult
 from patchkeeper.port.settings import port_settings
@@ -134,7 +134,10 @@ def _port_with(
         pin=TreeSearch(ctx.old.base, ctx.old.label),
         memo=memo,
     )
-    steps, stopped = rebase.run()
+    try:
+        steps, stopped = rebase.run()
+    except SeriesDoesNotApplyError as exc:
+        raise exc.ported_from(ctx.state.old) from None
     ctx.memo = memo
     if ctx.history is not None:
         note(f"looking up upstream history in {ctx.history.label} ...")

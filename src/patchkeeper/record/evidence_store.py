@@ -220,7 +220,7 @@ def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple
     Raises:
         EvidenceError: the store cannot be written.
     """
-    from patchkeeper.jsonable import JsonReady, escaped, joined_json, to_jsonable
+    from patchkeeper.jsonable import member_json
 
     data = {
         "format": FORMAT,
@@ -232,11 +232,7 @@ def save(config: Config, command_name: str, result: Any, argv: list[str] | tuple
         "recorded": now_utc(),
     }
     path = evidence_dir(config) / file_name(command_name)
-    if isinstance(result, JsonReady):  # its JSON is written already: not encoded again
-        write_text(path, escaped(joined_json(data, result.body, "result")) + "\n")
-        return path
-    data["result"] = to_jsonable(result)
-    write_json(path, data)
+    write_text(path, member_json(data, "result", result) + "\n")
     return path
 
 

@@ -97,9 +97,14 @@ CONTRADICTION_HINT = "change the decision, or say in its reason why the evidence
 CONDITION_MET_HINT = (
     "decide retire (a runtime entry: remove) and take it out, or correct the condition"
 )
-UNKNOWN_KEY_HINT = (
-    "delete its table from the decisions file, or correct the key to the name the {place} gives"
-)
+#: A kept table whose key the series or the inventory does not name: a patch taken out with
+#: ``retire`` (or by a port) keeps its table, whose decision should say so.
+UNKNOWN_KEY_HINTS = {
+    SERIES: "decide retire if it was taken out on purpose ('patchkeeper retire', a port); else "
+    "delete its table from the decisions file, or correct the key to the name the series gives",
+    RUNTIME: "delete its table from the decisions file, or correct the key to the name the "
+    "runtime inventory gives",
+}
 STALE_EVIDENCE_HINT = "run patchkeeper {command} again with --save-evidence"
 #: The interpreter measured now differs from the recorded one.
 ENVIRONMENT_CHANGED_HINT = (
@@ -326,7 +331,7 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Ro
                 row,
                 f"`{row.key}`",
                 f"{_decided(row)}, but it is not in {place}",
-                UNKNOWN_KEY_HINT.format(place=place.removeprefix("the ")),
+                UNKNOWN_KEY_HINTS.get(row.kind, UNKNOWN_KEY_HINTS[RUNTIME]),
             )
         )
     if path is not None and row.decision is not None and row.decision.line:

@@ -9,7 +9,7 @@ terminal and Markdown forms by registering functions with :func:`text_renderer` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from patchkeeper.jsonable import ESCAPED_BYTE, JsonReady, escaped, has_surrogates, json_text
@@ -121,18 +121,19 @@ def render_markdown(result: Any) -> str:
     return _lookup(_MARKDOWN, result)(result)
 
 
-def render_json(result: Any, command: str) -> str:
+def render_json(result: Any, command: str, warnings: Sequence[str] = ()) -> str:
     """Return ``result`` of ``command`` (its name as typed, ``"runtime audit"``) as the
     indented JSON text of its envelope (docs/json.md; keys in field order after the
-    envelope's; a byte that is not UTF-8 is its Latin-1 character: see :func:`json_text`)."""
+    envelope's; a byte that is not UTF-8 is its Latin-1 character: see :func:`json_text`),
+    with the ``warnings`` the command gave."""
     from patchkeeper.render.envelope import envelope, envelope_text
 
     if isinstance(result, JsonReady):
-        text = envelope_text(command, result)
+        text = envelope_text(command, result, warnings)
         if text is not None:
             return escaped(text, latin1=True)
         result = result.result
-    return json_text(envelope(command, result), latin1=True)
+    return json_text(envelope(command, result, warnings), latin1=True)
 
 
 def terminal_text(result: Any, stream: Any) -> tuple[str, bool]:

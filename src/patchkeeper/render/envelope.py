@@ -10,6 +10,7 @@ result's field is given under another name or left out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from patchkeeper import __version__
@@ -47,9 +48,11 @@ def target_object(target: Any, version: Any = None) -> dict[str, Any] | None:
     return {"kind": None, "path": None, "name": None, "version": version}
 
 
-def envelope(command: str, result: Any) -> dict[str, Any]:
+def envelope(command: str, result: Any, warnings: Sequence[str] = ()) -> dict[str, Any]:
     """``result`` (a result dataclass) as the JSON envelope of ``command`` (its name as typed:
-    ``"audit"``, ``"runtime audit"``), with ``exit_code`` from the result (0 if it has none)."""
+    ``"audit"``, ``"runtime audit"``), with ``exit_code`` from the result (0 if it has none)
+    and, when the command warned, ``warnings`` (each warning's sentence, in order: what
+    standard error says after ``patchkeeper: warning:`` in text mode)."""
     body = to_jsonable(result)
     if not isinstance(body, dict):
         body = {"result": body}
@@ -63,6 +66,8 @@ def envelope(command: str, result: Any) -> dict[str, Any]:
         "patchkeeper_version": __version__,
         "exit_code": int(getattr(result, "exit_code", 0)),
     }
+    if warnings:
+        head["warnings"] = list(warnings)
     body.pop("command", None)  # verify's and status's own name: the envelope's
     if "target" in body and (body["target"] is None or isinstance(body["target"], str)):
         raw = getattr(result, "target", body["target"])
@@ -103,12 +108,18 @@ def error_envelope(command: str | None, error: BaseException, exit_code: int) ->
     }
 
 
-def envelope_text(command: str, ready: JsonReady) -> str | None:
+def envelope_text(command: str, ready: JsonReady, warnings: Sequence[str] = ()) -> str | None:
     """The envelope of a result whose JSON is ready (:class:`JsonReady`), as JSON text
     (:func:`patchkeeper.jsonable.raw_json`, undecodable bytes not yet written), without
     decoding it: the text :func:`envelope` gives; ``None`` when the envelope needs the
     result object (a ``target`` or ``command`` key, or fields renamed or dropped)."""
     if not ready.plain or command in DROPPED or command in RENAMED:
         return None
-    head = {"command": command, "patchkeeper_version": __version__, "exit_code": ready.exit_code}
+    head: dict[str, Any] = {
+        "command": command,
+        "patchkeeper_version": __version__,
+        "exit_code": ready.exit_code,
+    }
+    if warnings:
+        head["warnings"] = list(warnings)
     return joined_json(head, ready.body)

@@ -44,7 +44,15 @@ def next_pin_line(result: HorizonResult) -> str:
     """The suggestion under the table: the next pin ("stay at" when it is the configured
     pin), or none."""
     if result.next_pin is None:
-        return "next pin: none (every release has a conflict, target gone or blocked patch)"
+        line = "next pin: none (every release has a conflict, target gone or blocked patch)"
+        at_pin = result.blocking_at_pin
+        if at_pin:  # no later release can be better than a pin the series misses
+            which = "that patch" if len(at_pin) == 1 else "those patches"
+            line += (
+                f"; the series does not apply at its pin {result.pin} itself "
+                f"({', '.join(at_pin)}): fix or drop {which}, then audit again"
+            )
+        return line
     stay = "stay at " if result.next_pin_is_current else ""
     return f"next pin: {stay}{result.next_pin} (highest release with {BLOCKING_WORDS})"
 

@@ -142,6 +142,9 @@ def audit_text(result: RuntimeAudit) -> str:
         if d.decision == DecisionWord.UPDATE and d.upstream_diff:
             lines += _clip(d.upstream_diff)
     lines += _not_read(result.inventory, "audited")
+    if result.findings:
+        lines.append(f"{len(result.findings)} finding(s):")
+        lines += [f"  {_finding(f, Path(result.inventory.plugin_root))}" for f in result.findings]
     unpatched = [s for s in result.stale if not s.patched_by]
     lines.append(f"stale bindings: {len(result.stale)} ({len(unpatched)} not patched)")
     for s in result.stale:
@@ -169,6 +172,9 @@ def audit_markdown(result: RuntimeAudit) -> str:
         lines += ["", "## Not audited (not valid Python: their entries are unknown)", ""]
         root = Path(result.inventory.plugin_root)
         lines += [f"- {describe(f, root)}" for f in broken]
+    if result.findings:
+        lines += ["", "## Findings", ""]
+        lines += [f"- {f.where()} {f.code}: {f.sentence()}" for f in result.findings]
     lines += ["", "## Stale bindings", ""]
     lines += [
         f"- `{s.importer}.{s.local}` ({s.file}:{s.line}) binds `{s.defined_at}`: "

@@ -149,9 +149,6 @@ def verify_text(result: VerifyResult) -> str:
     lines = []
     if result.recovery is not None:
         lines.append(f"recovered: rolled back an interrupted run from {result.recovery.journal}")
-    if result.pin_mismatch:
-        # first: the states below are read on a release the series is not cut against
-        lines.append(f"not the pin: {result.pin_mismatch}")
     against = f" against {state.pristine_label}" if state.pristine_label else ""
     lines.append(f"{result.command}: {result.target}{against}")
     lines.extend(state_lines(state, result.detailed))

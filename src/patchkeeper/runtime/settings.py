@@ -142,10 +142,15 @@ def resolve_settings(
     root = (plugin if plugin is not None else base / table.get("root", ".")).resolve()
     name = package or table.get("package") or ""
     if not name:
+        hint = 'pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]'
+        # what --package can name, as when the name given is not there (a src layout's too)
+        found = _packages(root) or _packages(root / "src")
+        if found:
+            hint = f"the packages in {root}: {', '.join(found)}; {hint}"
         raise ConfigError(
             "the plugin package is not configured",
             path=getattr(config, "source", None),
-            hint='pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]',
+            hint=hint,
         )
     _check_package_name(name, None if package else getattr(config, "source", None))
     if not root.is_dir():

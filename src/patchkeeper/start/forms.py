@@ -34,7 +34,13 @@ from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.series.parse import parse_series
-from patchkeeper.start.rpm_spec import holds_patches, read_spec
+from patchkeeper.start.rpm_spec import (
+    SpecSeries,
+    holds_patches,
+    parse_spec,
+    read_spec,
+    spec_text,
+)
 from patchkeeper.upstream import gitops
 
 QUILT = "quilt"
@@ -74,6 +80,8 @@ class Found:
             unreadable entry is named by its line.
         source: the file the series was read from when init writes the series (an RPM
             spec), else ``None``.
+        spec: what the RPM spec ``source`` says, parsed once when the form was found (its
+            upstream name and version give the pin), else ``None``.
     """
 
     form: str
@@ -85,6 +93,7 @@ class Found:
     notes: tuple[str, ...] = ()
     lines: tuple[int, ...] = ()
     source: Path | None = None
+    spec: SpecSeries | None = None
 
     def patch_bytes(self, name: str) -> tuple[Path, bytes]:
         """The path and bytes of the series entry ``name`` (a file init writes, or one on disk).
@@ -197,8 +206,8 @@ def _candidates(root: Path) -> list[Found]:
             if numbered:
                 found.append(_format_patch(root, directory, numbered))
     for spec in sorted(root.glob("*.spec")):
-        if spec.is_file() and holds_patches(spec):
-            rpm = _rpm_form(root, spec)
+        rpm = _spec_form(root, spec)
+        if rpm is not None:
             found = [
                 item
                 for item in found
@@ -214,7 +223,7 @@ def _candidates(root: Path) -> list[Found]:
 
 def _chosen(root: Path, path: Path) -> Found:
     if path.is_file() and path.suffix == ".spec":
-        return _rpm_form(root, path)
+        return _rpm_form(root, path, read_spec(path))
     if path.is_file():
         return _series_form(root, path)
     if not path.is_dir():
@@ -299,16 +308,34 @@ def _format_patch(root: Path, directory: Path, numbered: list[tuple[int, str]]) 
     return Found(FORMAT_PATCH, series, reason, names, ((series, text.encode()),), notes=notes)
 
 
-def _rpm_form(root: Path, spec: Path) -> Found:
-    """An RPM spec file's patches (:func:`patchkeeper.start.rpm_spec.read_spec`): the series
-    init writes beside it lists them in ``%prep``'s order, each with its ``-pN`` unless it is
-    ``-p1``, the configuration's default.
+def _spec_form(root: Path, spec: Path) -> Found | None:
+    """The RPM form of the spec file ``spec`` met while looking through ``root``, read and
+    parsed once; ``None`` when it is no readable file or has no ``Patch`` tag and no
+    ``%patchlist`` (a spec of a package that carries no patch is no series).
 
     Raises:
-        PatchkeeperError: the spec cannot be read (naming the file and line), or ``%prep``
-            applies no patch.
+        PatchkeeperError: as :func:`_rpm_form`.
     """
-    read = read_spec(spec)
+    if not spec.is_file():
+        return None
+    try:
+        text = spec_text(spec)
+    except PatchkeeperError:
+        return None
+    if not holds_patches(text):
+        return None
+    return _rpm_form(root, spec, parse_spec(text, spec))
+
+
+def _rpm_form(root: Path, spec: Path, read: SpecSeries) -> Found:
+    """The series of the RPM spec file ``spec``, whose parsed form is ``read``
+    (:func:`patchkeeper.start.rpm_spec.parse_spec`): the series init writes beside it lists
+    the patches in ``%prep``'s order, each with its ``-pN`` unless it is ``-p1``, the
+    configuration's default.
+
+    Raises:
+        PatchkeeperError: ``%prep`` applies no patch (naming the spec).
+    """
     where = shown(spec, root)
     if not read.patches:
         raise PatchkeeperError(
@@ -342,6 +369,7 @@ def _rpm_form(root: Path, spec: Path) -> Found:
         notes=notes,
         lines=tuple(patch.line for patch in read.patches),
         source=spec,
+        spec=read,
     )
 
 

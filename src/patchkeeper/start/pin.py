@@ -31,7 +31,6 @@ from packaging.version import InvalidVersion, Version
 
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.start.forms import DEBIAN, GIT, RPM, Found
-from patchkeeper.start.rpm_spec import read_spec
 from patchkeeper.trees.target_label import declared_metadata
 
 #: The form a ``--upstream`` value takes.
@@ -43,10 +42,12 @@ OPTION_HINT = (
 CHANGELOG_HEAD = re.compile(r"^([a-z0-9][a-z0-9.+-]+) \(([^()\s]+)\)")
 #: Repack suffixes of a Debian upstream version (a tarball repacked for the archive).
 REPACK = re.compile(r"[+~](?:dfsg|ds|repack)\d*$")
-#: A ``debian/watch`` URL on a Python package index: ``//pypi.HOST/NAME/...``, or the
-#: ``/packages/source/L/NAME/`` path of an index's files.
+#: A ``debian/watch`` URL on a Python package index: ``//pypi.HOST/NAME/...`` (also after
+#: ``simple/`` or ``project/``), or the ``/packages/source/L/NAME/`` path of an index's files,
+#: also on a ``pypi.`` host (the older watch files' ``//pypi.HOST/packages/source/i/NAME/``,
+#: whose first path part is no project).
 WATCH_PROJECT = re.compile(
-    r"//pypi\.[^/\s]+/(?:simple/)?([A-Za-z0-9][A-Za-z0-9._-]*)/"
+    r"//pypi\.[^/\s]+/(?!packages/)(?:simple/|project/)?([A-Za-z0-9][A-Za-z0-9._-]*)/"
     r"|/packages/source/./([A-Za-z0-9][A-Za-z0-9._-]*)/"
 )
 
@@ -98,8 +99,8 @@ def find_pin(root: Path, found: Found) -> Pin:
     """
     if found.form == DEBIAN:
         return _debian(root)
-    if found.form == RPM and found.source is not None:
-        spec = read_spec(found.source)
+    if found.form == RPM and found.source is not None and found.spec is not None:
+        spec = found.spec
         if spec.name is not None and spec.version is not None:
             _check_version(spec.version, f"Version in {found.source.name}", hint=OPTION_HINT)
             why = f"from {found.source.name}"

@@ -138,19 +138,38 @@ def _explicit(words: list[str]) -> list[int]:
     return numbers
 
 
-def read_spec(path: Path) -> SpecSeries:
-    """The patches ``path`` (an RPM spec file) applies, in order, with its upstream name and
-    version (the module's rules).
+def spec_text(path: Path) -> str:
+    """The text of the spec file ``path`` (UTF-8; bytes that are not UTF-8 kept as surrogate
+    escapes, so a Latin-1 changelog does not stop the read).
 
     Raises:
-        PatchkeeperError: the file cannot be read; a patch name keeps a macro this reader
-            cannot expand; a ``%prep`` statement applies a number no tag defines (naming the
-            statement's line); two tags define one number (naming the second tag's line).
+        PatchkeeperError: the file cannot be read (naming it).
     """
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
         raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
+
+
+def read_spec(path: Path) -> SpecSeries:
+    """The patches ``path`` (an RPM spec file) applies, in order, with its upstream name and
+    version (the module's rules): :func:`parse_spec` of the file's text.
+
+    Raises:
+        PatchkeeperError: as :func:`spec_text` and :func:`parse_spec`.
+    """
+    return parse_spec(spec_text(path), path)
+
+
+def parse_spec(text: str, path: Path) -> SpecSeries:
+    """The patches the spec ``text`` (read from ``path``) applies, in order, with its
+    upstream name and version (the module's rules).
+
+    Raises:
+        PatchkeeperError: a patch name keeps a macro this reader cannot expand; a ``%prep``
+            statement applies a number no tag defines (naming the statement's line); two tags
+            define one number (naming the second tag's line); all name ``path``.
+    """
     macros: dict[str, str] = {"nil": ""}
     tags: dict[int, tuple[str, int]] = {}
     #: the branch of every open %if around a line: (line of the %if, branch index)
@@ -301,13 +320,86 @@ def _add_tag(
     tags[number] = (value.rstrip("/").rsplit("/", 1)[-1], line)
 
 
-def holds_patches(path: Path) -> bool:
-    """Whether the spec file ``path`` has a ``Patch`` tag or a ``%patchlist`` section (a
-    cheap look, for detection: Fedora's newer specs list their patches in ``%patchlist``
-    alone)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+def holds_patches(text: str) -> bool:
+    """Whether the spec ``text`` has a ``Patch`` tag or a ``%patchlist`` section (a cheap
+    look, for detection, before :func:`parse_spec`: Fedora's newer specs list their patches
+    in ``%patchlist`` alone).
+
+    >>> holds_patches("Name: x\\nPatch3: a.patch\\n"), holds_patches("%patchlist\\na.patch\\n")
+    (True, True)
+    >>> holds_patches("Name: x\\nSource0: x.tar.gz\\n")
+    False
+    """
     found = re.search(r"^\s*(patch\d*\s*:|%patchlist\b)", text, re.IGNORECASE | re.MULTILINE)
     return found is not None
+
+
+#: The ``Version:`` and ``Release:`` tags (``Version:        1.0``), value kept apart from the
+#: spacing around it.
+_VERSION_TAG = re.compile(r"^(version\s*:\s*)(\S+)(\s*)$", re.IGNORECASE)
+_RELEASE_TAG = re.compile(r"^(release\s*:\s*)(\S+)(\s*)$", re.IGNORECASE)
+#: A release that counts builds from a number of one or more (``3%{?dist}``, ``12.el9``).
+_COUNTED_RELEASE = re.compile(r"^0*[1-9]\d*(?!\d)")
+
+
+def series_spec(directory: Path, names: tuple[str, ...]) -> tuple[Path, str] | None:
+    """The RPM spec of ``directory`` that applies the series' patches ``names`` (the spec
+    ``init`` wrote the series beside), with its text: the one ``*.spec`` there with a
+    ``Patch`` tag naming one of them; ``None`` when there is none, or more than one, or a
+    spec that cannot be read or parsed (nothing to move, or nothing certain)."""
+    wanted = set(names)
+    found = []
+    for spec in sorted(directory.glob("*.spec")):
+        try:
+            text = spec_text(spec)
+            if holds_patches(text) and wanted & {p.name for p in parse_spec(text, spec).patches}:
+                found.append((spec, text))
+        except PatchkeeperError:
+            continue
+    return found[0] if len(found) == 1 else None
+
+
+def move_version(text: str, spec: Path, old: str, new: str) -> tuple[str, tuple[str, ...]]:
+    """The spec ``text`` (the file ``spec``) moved from upstream ``old`` to ``new`` as a
+    packager does it for a new upstream release (``rpmdev-bumpspec --new``, packit's
+    propose-downstream): the main preamble's ``Version:`` set to ``new``, and its
+    ``Release:`` started again at 1 when it counts builds from a number (``3%{?dist}`` is
+    ``1%{?dist}``); a ``Release:`` of ``0`` (openSUSE's, which the build service counts) or
+    written with a macro (``%autorelease``) is left as it is. Returns the text and what is
+    left to do by hand: a ``Version:`` written with a macro, or one that is not ``old``
+    (the spec does not follow the pin), is not changed and is named with its line.
+
+    >>> text = "Name: x\\nVersion:  1.0\\nRelease:  3%{?dist}\\n%prep\\nVersion: 9\\n"
+    >>> move_version(text, Path("x.spec"), "1.0", "1.1")
+    ('Name: x\\nVersion:  1.1\\nRelease:  1%{?dist}\\n%prep\\nVersion: 9\\n', ())
+    >>> move_version("Version: %{upver}\\nRelease: 0\\n", Path("x.spec"), "1.0", "1.1")[1]
+    ('set Version: in x.spec (line 1, %{upver}) to 1.1 by hand: it is written with a macro',)
+    """
+    lines = text.splitlines(keepends=True)
+    version: tuple[int, re.Match[str]] | None = None
+    release: tuple[int, re.Match[str]] | None = None
+    for index, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if _SECTION.match(body.strip()):
+            break  # the main preamble ends at the first section
+        found = _VERSION_TAG.match(body)
+        if found is not None and version is None:
+            version = (index, found)
+        found = _RELEASE_TAG.match(body)
+        if found is not None and release is None:
+            release = (index, found)
+    if version is None or version[1][2] == new:
+        return text, ()
+    index, tag = version
+    if tag[2] != old:
+        why = "it is written with a macro" if "%" in tag[2] else f"it is not the pin {old}"
+        return text, (
+            f"set Version: in {spec.name} (line {index + 1}, {tag[2]}) to {new} by hand: {why}",
+        )
+    lines[index] = f"{tag[1]}{new}{tag[3]}{lines[index][len(tag[0]) :]}"
+    counted = _COUNTED_RELEASE.match(release[1][2]) if release is not None else None
+    if release is not None and counted is not None:
+        index, tag = release
+        value = "1" + tag[2][counted.end() :]
+        lines[index] = f"{tag[1]}{value}{tag[3]}{lines[index][len(tag[0]) :]}"
+    return "".join(lines), ()

@@ -449,10 +449,57 @@ def _walk(
                 else None
             )
             differs = actual != expected or modes is not None
+            if (
+                differs
+                and modes is None
+                and _replays_to_target(ws, patches, states, pristine, path)
+            ):
+                differs, actual = False, expected
             checks.append(FileCheck(path, differs, expected, actual, *(modes or (None, None))))
         drifted = {c.path for c in checks if c.drifted}
         states = _unconfirmed(patches, states, drifted, unproven)
     return states, tuple(checks), unproven
+
+
+def _replays_to_target(
+    ws: Workspace,
+    patches: Sequence[Patch],
+    states: Sequence[PatchState],
+    pristine: Pristine,
+    path: str,
+) -> bool:
+    """Whether applying forward, in series order, the patches that touch ``path`` (all of
+    them *applied*) to the pristine file gives the target's bytes; if so, ``ws`` is given
+    the pristine content of ``path`` and ``True`` returned.
+
+    Undoing a hunk looks for its post-image from the line its header names, as GNU patch
+    does; when the post-image occurs twice (``b a`` at lines 1 and 3 of ``b a b a``), the
+    first place found may not be where ``apply`` put it (the pre-image ``a b`` of ``b a a
+    b`` is only at line 3). The walk then leaves a file that differs from pristine though
+    nothing outside the series changed it. Applying forward is how ``apply`` placed the
+    hunks, so a forward replay from the pristine bytes that ends at the target's bytes
+    shows the file undrifted and the pristine bytes its undone content.
+    """
+    original = pristine.read(path)
+    current = ws.get(path)
+    target = ws.original(path)
+    if original is None or current is None or target is None:
+        return False
+    touching = [
+        (patch, state) for patch, state in zip(patches, states) if path in patch.touched_paths
+    ]
+    if not touching or any(state.state != APPLIED for _, state in touching):
+        return False
+    trial = ws.fork()
+    trial.set(path, FileState(original.lines, current.mode))
+    for patch, _ in touching:
+        if not apply_patch(trial, patch).ok:
+            return False
+    replayed = trial.get(path)
+    if replayed is None or replayed.data != target.data:
+        return False
+    ws.set(path, FileState(original.lines, current.mode))
+    return True
 
 
 def git_mode(mode: int) -> str:

@@ -16,10 +16,17 @@ from patchkeeper.progress import warn
 from patchkeeper.series.hunk_evidence import MISSING_FILE
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.apply_tree import apply_to_tree
-from patchkeeper.trees.layout_hint import layout_hint
+from patchkeeper.trees.layout_hint import installed_layout_hint, layout_hint
 from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import FAILED, ApplyResult
-from patchkeeper.trees.tree import DIRECTORY, TargetChoice, Tree, check_paths, target_tree
+from patchkeeper.trees.tree import (
+    DIRECTORY,
+    INSTALLED,
+    TargetChoice,
+    Tree,
+    check_paths,
+    target_tree,
+)
 
 
 def apply_series(
@@ -49,13 +56,16 @@ def apply_series(
 def _with_layout_hint(result: ApplyResult, tree: Tree) -> ApplyResult:
     """A failed patch whose files are all missing from a directory target: the note also
     says where they are when that is one place nearby (:func:`layout_hint`)."""
-    if result.outcome != FAILED or tree.kind != DIRECTORY or not result.failures:
+    if result.outcome != FAILED or tree.kind not in (DIRECTORY, INSTALLED):
         return result
-    if any(failure.problem != MISSING_FILE for failure in result.failures):
+    if not result.failures or any(f.problem != MISSING_FILE for f in result.failures):
         return result
-    directory = tree.base.relative_to(tree.root).as_posix()
     paths = [failure.path for failure in result.failures]
-    hint = layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
+    if tree.kind == INSTALLED:
+        hint = installed_layout_hint(tree.base, paths)
+    else:
+        directory = tree.base.relative_to(tree.root).as_posix()
+        hint = layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
     if not hint:
         return result
     return replace(result, note=f"{result.note}\n{hint}" if result.note else hint)

@@ -105,3 +105,43 @@ def layout_hint(root: Path, directory: str, missing: Sequence[str], option: str)
             "strip one more leading directory (-pN on the patch's series line, or strip)"
         )
     return ""
+
+
+def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
+    """One sentence saying where the files ``missing`` are in an installed distribution,
+    or ``""`` when they are not all there under one shorter path.
+
+    A series cut against a source tree names its files as that tree lays them out: a Debian
+    series of a project with a ``src/`` layout patches ``src/filelock/_unix.py``, which an
+    installed distribution has as ``filelock/_unix.py``. The engine reports each such file as
+    missing; this says so, and what to do.
+
+    Args:
+        base: where patch paths start in the installed distribution (``site-packages``, or
+            ``site-packages/<directory>``).
+        missing: the patch's files (patch paths) that do not exist under ``base``; at least
+            one.
+
+    Returns:
+        When dropping the same number (one or more) of leading directories from every path
+        names a file under ``base``: a hint naming those directories, to pass ``--target``
+        an unpacked sdist or to strip that many more; else ``""``.
+    """
+    if not missing or _all_under(base, missing):
+        return ""
+    depth = min(path.count("/") for path in missing)
+    for drop in range(1, depth + 1):
+        shorter = [path.split("/", drop)[drop] for path in missing]
+        if not _all_under(base, shorter):
+            continue
+        prefixes = sorted({"/".join(path.split("/")[:drop]) + "/" for path in missing})
+        named = ", ".join(prefixes)
+        more = "one more leading directory" if drop == 1 else f"{drop} more leading directories"
+        return (
+            f"hint: these files are under {base} without their leading {named}: the series "
+            "names them as a source tree (an sdist) lays them out, and the installed "
+            f"distribution has no {named}; pass --target an unpacked sdist of the pin instead, "
+            f"or, to patch the installed files, strip {more} (-pN on the patch's series "
+            "line, or strip)"
+        )
+    return ""

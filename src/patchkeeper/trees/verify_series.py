@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, FetchError
+from patchkeeper.progress import warn
 from patchkeeper.series.engine import Workspace, touched_paths
 from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.applied import FileCheck, series_state
-from patchkeeper.trees.layout_hint import layout_hint
+from patchkeeper.trees.layout_hint import installed_layout_hint, layout_hint
 from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import OverlayCheck, VerifyResult
 from patchkeeper.trees.transaction import locked, recover
@@ -110,12 +111,14 @@ def tree_layout_hint(tree: Tree, patches: Sequence[Patch], target_option: str) -
     target and they are all in one place nearby (a target one level too high: every
     patch "not applied", every file of the tree drifted), else ``""``; ``target_option``
     is the option the hint tells the user to change."""
-    if tree.kind != DIRECTORY:
+    if tree.kind not in (DIRECTORY, INSTALLED):
         return ""
     reads = next((p.files for p in patches if any(d.old_path for d in p.files)), ())
     paths = [d.old_path for d in reads if d.old_path]
     if not paths or any((tree.base / path).exists() for path in paths):
         return ""
+    if tree.kind == INSTALLED:
+        return installed_layout_hint(tree.base, paths)
     directory = tree.base.relative_to(tree.root).as_posix()
     return layout_hint(tree.root, "" if directory == "." else directory, paths, target_option)
 
@@ -147,8 +150,11 @@ def verify_series(
     _, patches = load_series(config)
     tree = target_tree(config, request.target, request.python)
     check_paths(tree, patches)
-    # said first in the result itself (verify_text), before the patches' states
+    # warned before the result is printed (standard error; the JSON envelope's warnings),
+    # so it is read before the patches' states, which it qualifies; kept in the result too
     pin_note = pin_mismatch(config, tree)
+    if pin_note:
+        warn(pin_note)
     # An installed tree's RECORD is read under the lock, after any roll-back: a killed run
     # may have left RECORD and patchkeeper.json half-changed.
     from_record = tree.kind == INSTALLED and pristine is None

@@ -34,6 +34,7 @@ from typing import Any
 from patchkeeper.config import Config, load_config
 from patchkeeper.errors import ConfigError, Interrupted, PatchkeeperError, TargetError
 from patchkeeper.port.context import configured_pin, stable_spec
+from patchkeeper.port.rebase import SeriesDoesNotApplyError
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import (
@@ -289,6 +290,9 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         try:
             _step(run, name, before)
         except Interrupted:
+            raise
+        except SeriesDoesNotApplyError as exc:  # its --from is fixed until --abort
+            exc.hint = exc.upgrade_hint()
             raise
         except PatchkeeperError as exc:
             exc.hint = left_in_progress(exc.hint, name)
@@ -553,8 +557,8 @@ def port_step(run: _Run) -> dict[str, Any]:
         action = "port"
         run.state.steps[StepName.PORT] = {**record, "inputs": _port_inputs(run.config)}
         run.work.save(run.state)
+    starting = action == "port"
     try:
-        starting = action == "port"
         request = PortRequest(
             to=run.state.to if starting else None,
             source=run.state.source if starting else None,
@@ -563,6 +567,16 @@ def port_step(run: _Run) -> dict[str, Any]:
         )
         result = run.steps.port(run.config, request, save_evidence=True)
     except PatchkeeperError as exc:  # the port's advice, as the upgrade's commands
+        if starting and not isinstance(exc, Interrupted) and not work.exists:
+            # refused before it wrote anything: the series' inputs it recorded say nothing,
+            # and --continue starts the port again, also on a series edited since to fix
+            # what it refused (never "ported in an earlier run")
+            kept = {key: value for key, value in record.items() if key != "inputs"}
+            if kept:
+                run.state.steps[StepName.PORT] = kept
+            else:
+                run.state.steps.pop(StepName.PORT, None)
+            run.work.save(run.state)
         if exc.hint:
             for word in ("continue", "abort"):
                 exc.hint = exc.hint.replace(f"port --{word}", f"upgrade --{word}")

@@ -217,6 +217,14 @@ def check_release_option(
     Raises:
         TargetError: as those functions.
     """
+    if spec is not None and spec.startswith("-") and not os.path.exists(spec):
+        # 'audit --to --json': the shell's next option became the value, and was then
+        # fetched as a requirement ("not a requirement: '--json'")
+        raise TargetError(
+            f"{option} has no value: {spec} is an option, which {option} took as its value",
+            hint=f"give {option} its release first, e.g. {option} "
+            f"{upstream or 'NAME'}==VERSION (or a directory), then the other options",
+        )
     check_project(spec, option, upstream, config_file)
     if not range_allowed:
         check_one_release(spec, option, config_file)

@@ -36,6 +36,11 @@ class _Reached:
     conditions: tuple[Condition, ...]
 
 
+#: How :meth:`Reachability.why_not` ends the note of an entry in a function of a reached module
+#: that no reached scope calls (the judge tells it from a module nothing imports).
+UNCALLED = "is never called from a reached scope"
+
+
 class Reachability:
     """Run the search once; then :meth:`activation` answers per module and scope."""
 
@@ -221,7 +226,7 @@ class Reachability:
     def why_not(self, module: str, scope: str) -> str:
         """Where the import of an unreached module is commented out, or who imports it."""
         if f"m:{module}" in self.best and scope != MODULE_SCOPE:
-            return f"{module} is imported but {scope} is never called from a reached scope"
+            return f"{module} is imported but {scope} {UNCALLED}"
         short = module.rpartition(".")[2]
         for facts in self.tree.facts.values():
             for line, text, mods in facts.commented_imports:

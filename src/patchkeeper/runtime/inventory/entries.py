@@ -13,8 +13,9 @@ from typing import Any
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.activation import Reachability
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
+from patchkeeper.runtime.inventory.layout import PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
-from patchkeeper.runtime.inventory.module_constants import resolve_named
+from patchkeeper.runtime.inventory.module_constants import Unread, resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
@@ -75,29 +76,66 @@ def syntax_finding(error: str, file: str) -> Finding:
     return Finding("syntax", file, int(match[2]), match[1])
 
 
+def unread_name_finding(unread: Unread) -> Finding:
+    """The ``setattr-name`` finding of a ``setattr`` whose attribute name is a constant of a
+    plugin file that could not be read or parsed: at the ``setattr``'s file and line, naming
+    the constant and that file (with its line for a syntax error), since what the statement
+    patches is unknown and no entry lists it (so neither the audit nor the lock sees it).
+
+    >>> from patchkeeper.runtime.inventory.file_facts import FileFacts
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> entry = PatchEntry("p/eng.py", 9, "p.eng", "f", "up.Engine", Mechanism.SETATTR)
+    >>> broken = FileFacts(module="p.rpc", file="p/rpc.py", syntax_error="invalid syntax (line 2)")
+    >>> found = unread_name_finding((entry, "p.rpc.NAME", broken))
+    >>> found.where(), found.message.split(", and ")[1].split(": that")[0]
+    ('p/eng.py:9', 'p/rpc.py is not valid Python (line 2: invalid syntax)')
+    """
+    entry, path, facts = unread
+    error = syntax_finding(facts.syntax_error, facts.file)
+    if error.message.startswith(UNREADABLE):
+        why = f"{facts.file} cannot be read ({error.message.removeprefix(UNREADABLE + ': ')})"
+    elif error.line is not None:
+        why = f"{facts.file} is not valid Python (line {error.line}: {error.message})"
+    else:
+        why = f"{facts.file} is not valid Python ({error.message})"
+    return Finding(
+        "setattr-name",
+        entry.file,
+        entry.line,
+        f"setattr on {entry.target} takes its attribute name from {path}, and {why}: that "
+        "patch is not listed, audited or locked",
+        f"make {facts.file} a readable Python file (UTF-8, no syntax error) and run the "
+        "command again",
+    )
+
+
 def inventory_of(
     settings: RuntimeSettings,
+    layout: PluginLayout,
     tree: PluginTree,
     ahead: Callable[[list[str]], None] | None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
 ) -> Inventory:
-    """The inventory of ``tree``'s plugin: every patch file's entries (named constants
-    resolved across modules) with their findings, the header checks of the files that patch
-    something and the ledger's, and each entry's activation from the places the plugin is
-    loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream`` and
-    ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
+    """The inventory of ``tree``'s plugin, whose ``layout`` (:attr:`PluginTree.layout`) it
+    reads as data and whose files' facts it asks the tree for: every patch file's entries
+    (named constants resolved across modules) with their findings, the header checks of the
+    files that patch something and the ledger's, and each entry's activation from the places
+    the plugin is loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream``
+    and ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
     takes them); ``ahead`` is called with the patched targets before the activation
     search."""
     files: list[str] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     findings: list[Finding] = []
-    for patch, facts in tree.patch_facts():
+    for patch, facts in tree.patch_facts(layout):
         files.append(facts.file)
         if facts.syntax_error:
             findings.append(syntax_finding(facts.syntax_error, facts.file))
-        found = [*facts.entries, *resolve_named(facts.named, tree.facts_of, tree.split)]
+        resolved, unnamed = resolve_named(facts.named, tree.facts_of, tree.split)
+        found = [*facts.entries, *resolved]
         raw.extend(found)
+        findings.extend(unread_name_finding(item) for item in unnamed)
         findings.extend(
             Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
         )
@@ -118,11 +156,11 @@ def inventory_of(
     )
     if ahead is not None:
         ahead([entry.target for entry, _local in raw])
-    entry_points = tree.layout.entry_points
+    entry_points = layout.entry_points
     loaded = loading(
         settings.package,
         entry_points,
-        tree.layout.console_scripts,
+        layout.console_scripts,
         settings.activation,
         upstream,
         unread,

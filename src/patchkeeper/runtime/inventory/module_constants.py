@@ -207,15 +207,30 @@ def resolve(
     ``None``;
     ``split``: dotted path -> ``(module, qualname)`` or ``None``
     (:meth:`~patchkeeper.runtime.inventory.plugin.PluginTree.split`)."""
+    return trace(path, facts_of, split, depth)[0]
+
+
+def trace(
+    path: str,
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+    depth: int = 0,
+) -> tuple[str | None, FileFacts | None]:
+    """:func:`resolve`, with the facts of the plugin file met on the way that could not be
+    read or parsed (its ``syntax_error`` set: unreadable, not UTF-8, not valid Python):
+    ``(value, None)`` when the constant is found, ``(None, facts)`` when such a file may
+    hold it (nothing can tell), ``(None, None)`` when the files say it is no constant."""
     where = split(path)
     if where is None or depth > 10:
-        return None
+        return None, None
     module, name = where
     facts = facts_of(module) if name and "." not in name else None
     if facts is None:
-        return None
+        return None, None
+    if facts.syntax_error:
+        return None, facts
     if name in facts.constants:
-        return str(facts.constants[name])
+        return str(facts.constants[name]), None
     for edge in facts.edges:  # a module-level import of the same name, unrenamed
         if (
             edge.kind == "import"
@@ -223,8 +238,8 @@ def resolve(
             and edge.target.endswith("." + name)
             and edge.target != path
         ):
-            return resolve(edge.target, facts_of, split, depth + 1)
-    return None
+            return trace(edge.target, facts_of, split, depth + 1)
+    return None, None
 
 
 def is_computed_key(entry: PatchEntry) -> bool:
@@ -241,25 +256,35 @@ def computed_key_evidence(entry: PatchEntry) -> str:
     )
 
 
+#: A ``setattr`` entry whose attribute name is a constant of a plugin file that could not
+#: be read: the entry, the constant's dotted path, and that file's facts.
+Unread = tuple[PatchEntry, str, FileFacts]
+
+
 def resolve_named(
     named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]],
     facts_of: Callable[[str], FileFacts | None],
     split: Callable[[str], tuple[str, str] | None],
-) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
+) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[Unread]]:
     """The entries of a file's ``named`` list (:class:`~patchkeeper.runtime.inventory.file_facts.
     FileFacts`) with their names resolved (:func:`resolve`): a ``setattr`` entry gets the
     constant as its attribute (dropped when the name is no constant: nothing says what it
     sets), a ``sys.modules`` entry the constant as its module (else it keeps the
-    computed-key form)."""
+    computed-key form); and the ``setattr`` entries dropped because a file that may hold
+    the constant could not be read (:data:`Unread`, for the caller to name: what they patch
+    is unknown, so nothing lists or audits them)."""
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
+    unread: list[Unread] = []
     for entry, conds, path in named:
-        value = resolve(path, facts_of, split)
+        value, broken = trace(path, facts_of, split)
         if entry.mechanism is Mechanism.SYS_MODULES:
             if value is not None:
                 entry = replace(entry, target=value, module_hint=value, key=None)
         elif value is None:
+            if broken is not None:
+                unread.append((entry, path, broken))
             continue
         else:
             entry = replace(entry, target=f"{entry.target}.{value}")
         out.append((entry, conds))
-    return out
+    return out, unread

@@ -1,19 +1,11 @@
-"""The plugin's source tree: module files, entry points, and cached per-file facts.
+"""The plugin's source tree: module lookup and cached per-file facts, with the tree's layout
+(:mod:`patchkeeper.runtime.inventory.layout`) read once when it is made.
 
-Static only: files are read and parsed, never imported. Entry points are read from the
-plugin's ``pyproject.toml`` (``[project.entry-points."vllm.general_plugins"]``), its
-``setup.cfg`` (``[options.entry_points]``), the ``entry_points=`` literal of ``setup.py``, or
-an ``*.egg-info/entry_points.txt`` of an sdist, in that order of preference; in an
-installed tree (``--plugin`` a ``site-packages``, the plugin installed from its wheel), the
-``*.dist-info/entry_points.txt`` entries whose object is in the plugin's package (the other
-distributions' entry points there are not the plugin's).
+Static only: files are read and parsed, never imported.
 """
 
 from __future__ import annotations
 
-import ast
-import configparser
-import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,28 +19,10 @@ from patchkeeper.runtime.inventory.file_facts import (
     from_record,
     to_record,
 )
+from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout, read_layout
 from patchkeeper.runtime.inventory.scan import scan_source
-from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.settings import RuntimeSettings
-from patchkeeper.runtime.store.cache import (
-    SummaryCache,
-    file_state,
-    parsed_module,
-    prefetch_records,
-)
-from patchkeeper.runtime.syntax.parsing import parse_file
-from patchkeeper.system.pyproject import project_table
-
-
-class PatchFile(NamedTuple):
-    """One Python file of the patch directory: its path, its path relative to the plugin's
-    root (as findings name it), its dotted module name and whether it is a package's
-    ``__init__.py``."""
-
-    path: Path
-    relative: str
-    module: str
-    is_package: bool
+from patchkeeper.runtime.store.cache import SummaryCache, parsed_module, prefetch_records
 
 
 class ReplacementSource(NamedTuple):
@@ -63,32 +37,6 @@ class ReplacementSource(NamedTuple):
     start: int
     end: int
     first: int | None
-
-
-@dataclass(frozen=True)
-class PluginLayout:
-    """What a plugin tree is, read once when its :class:`PluginTree` is made: what the
-    inventory and the audit ask of it besides the parsed modules.
-
-    Attributes:
-        signature: a digest of what an inventory of the tree reads (the settings, and the
-            path and stat data of every file of the plugin package, of the files that
-            declare entry points and of the ledger file): the inventory is remembered under
-            it.
-        patch_files: every Python file of the patch directory, initializers included,
-            sorted by path.
-        package_modules: every module of the plugin's top-level package.
-        entry_points: the plugin's entry points in the configured groups (see the module
-            docstring).
-        console_scripts: its console scripts whose function is in its package (running one
-            runs the function: a root of the activation search).
-    """
-
-    signature: str
-    patch_files: tuple[PatchFile, ...]
-    package_modules: tuple[str, ...]
-    entry_points: tuple[EntryPoint, ...]
-    console_scripts: tuple[EntryPoint, ...]
 
 
 @dataclass(frozen=True)
@@ -128,38 +76,22 @@ class PluginTree:
         self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
         # os.walk's folders, listed from the store while none changed
         folders = self.cache.python_folders(self.root / self._top)
+        self.layout: PluginLayout = read_layout(settings, folders)
         self.facts: dict[str, FileFacts] = {}
-        self._files = _package_files(self.root, folders)
-        self.layout = self._read_layout()
-
-    def _read_layout(self) -> PluginLayout:
-        """The :class:`PluginLayout` of the tree (its package's files listed already)."""
-        settings = self.settings
-        patch_files = tuple(
-            PatchFile(path, self.relative(path), *self.module_name(path))
-            for path in sorted((self.root / settings.patch_directory).rglob("*.py"))
-        )
-        declared = self._entry_points()
-        return PluginLayout(
-            signature=self._signature([p.path for p in patch_files]),
-            patch_files=patch_files,
-            package_modules=tuple(m for m, found in self._files.items() if found is not None),
-            entry_points=tuple(e for e in declared if e.group in settings.entry_point_groups),
-            console_scripts=tuple(
-                e
-                for e in declared
-                if e.group == "console_scripts" and e.value.split(":")[0].split(".")[0] == self._top
-            ),
-        )
+        # each module outside the package's listing, once it is looked up
+        self._others: dict[str, tuple[Path, bool] | None] = {}
 
     def module_file(self, module: str) -> tuple[Path, bool] | None:
         """``(file, is_package)`` of a plugin module, or ``None`` when there is no such file.
         Modules of the plugin's top-level package come from one walk of its directory
         (thousands of lookups, no ``stat`` each); others are looked up on disk."""
-        if module not in self._files:
+        listed = self.layout.package_files.get(module)
+        if listed is not None:
+            return listed
+        if module not in self._others:
             top = module.split(".")[0]
-            self._files[module] = None if top == self._top else self._find(module)
-        return self._files[module]
+            self._others[module] = None if top == self._top else self._find(module)
+        return self._others[module]
 
     def _find(self, module: str) -> tuple[Path, bool] | None:
         base = self.root / module.replace(".", "/")
@@ -168,29 +100,6 @@ class PluginTree:
         if base.with_suffix(".py").is_file():
             return base.with_suffix(".py"), False
         return None
-
-    def _signature(self, patch_files: list[Path]) -> str:
-        """:attr:`PluginLayout.signature`, the stat data being
-        :func:`patchkeeper.runtime.store.cache.file_state`'s."""
-        digest = hashlib.sha256(repr(self.settings).encode())
-        extra = [
-            d / n for d in self.project_dirs() for n in ("pyproject.toml", "setup.cfg", "setup.py")
-        ]
-        extra += sorted(
-            f for d in self.project_dirs() for f in d.glob("*.egg-info/entry_points.txt")
-        )
-        extra += sorted(self.root.glob("*.dist-info/entry_points.txt"))
-        if self.settings.ledger_file:
-            extra.append(self.root / self.settings.ledger_file)
-        files = [found[0] for found in self._files.values() if found is not None]
-        files += patch_files  # also when the patch directory is outside the package
-        for file in [*files, *extra]:
-            try:
-                stat = file.stat()
-            except OSError:
-                continue
-            digest.update(f"{file}\0{file_state(stat)}\n".encode())
-        return digest.hexdigest()
 
     def split(self, dotted: str) -> tuple[str, str] | None:
         """``(module, qualname)`` of a plugin dotted path (the longest prefix with a file);
@@ -201,14 +110,6 @@ class PluginTree:
             if self.module_file(module) is not None:
                 return module, ".".join(parts[cut:])
         return None
-
-    def module_name(self, file: Path) -> tuple[str, bool]:
-        """The dotted module name of a file under the root, and whether it is a package."""
-        parts = list(file.relative_to(self.root).with_suffix("").parts)
-        is_package = parts[-1] == "__init__"
-        if is_package:
-            parts = parts[:-1]
-        return ".".join(parts), is_package
 
     def relative(self, file: Path) -> str:
         return file.relative_to(self.root).as_posix()
@@ -244,14 +145,15 @@ class PluginTree:
 
         prefetch_records(modules, self.facts, self.module_file, self.cache, job, scan_record)
 
-    def patch_facts(self) -> Iterator[tuple[PatchFile, FileFacts]]:
-        """Each file of the patch directory with its facts, in :attr:`PluginLayout.patch_files`'
-        order (a file without facts left out), the progress shown as "reading patch files".
+    def patch_facts(self, layout: PluginLayout) -> Iterator[tuple[PatchFile, FileFacts]]:
+        """Each file of ``layout``'s patch directory (the tree's :attr:`layout`, which the
+        inventory reads as data) with its facts, in :attr:`PluginLayout.patch_files`' order
+        (a file without facts left out), the progress shown as "reading patch files".
         The activation search then reads nearly every module of the package: all of them
         are scanned on every core first (:meth:`prefetch`), then read from the store as
         they are asked for."""
-        files = self.layout.patch_files
-        self.prefetch([*(f.module for f in files), *self.layout.package_modules])
+        files = layout.patch_files
+        self.prefetch([*(f.module for f in files), *layout.package_modules])
         with track("reading patch files", len(files)) as advance:
             for patch in files:
                 advance()
@@ -297,47 +199,6 @@ class PluginTree:
                 module_files[module] = (located[0], self.relative(located[0]))
         return PluginReading(module_files, self.replacement_sources(named), self.patch_file_facts())
 
-    def project_dirs(self) -> list[Path]:
-        """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
-        ``*.egg-info``) are read from: the root, and for a ``src`` layout (the root a ``src``
-        directory, as setuptools' and hatch's ``src/`` layouts have it) its parent too."""
-        if self.root.name == "src":
-            return [self.root, self.root.parent]
-        return [self.root]
-
-    def _entry_points(self) -> tuple[EntryPoint, ...]:
-        """Every entry point the plugin declares, of every group (see the module docstring):
-        those of its first project file that declares any, else its installed package's."""
-        for base in self.project_dirs():
-            for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
-                found = reader(base)
-                if found:
-                    prefix = "" if base == self.root else "../"
-                    return tuple(
-                        EntryPoint(e.group, e.name, e.value, prefix + e.source) for e in found
-                    )
-        installed = _from_metadata(self.root, "*.dist-info/entry_points.txt")
-        return tuple(e for e in installed if e.value.split(":")[0].split(".")[0] == self._top)
-
-
-def _package_files(
-    root: Path, folders: list[tuple[str, list[str]]]
-) -> dict[str, tuple[Path, bool] | None]:
-    """``module -> (file, is_package)`` of every module of a package, from the listing of
-    its folders (:meth:`patchkeeper.runtime.store.cache.SummaryCache.python_folders`):
-    a folder's ``__init__.py`` is its module; a ``NAME.py`` beside a ``NAME/`` package
-    loses to it, as for the import system."""
-    found: dict[str, tuple[Path, bool] | None] = {}
-    for directory, files in folders:
-        base = Path(directory)
-        module = ".".join(base.relative_to(root).parts)
-        for name in files:
-            if name == "__init__.py":
-                found[module] = (base / name, True)
-            elif name.endswith(".py"):
-                found.setdefault(f"{module}.{name[:-3]}", (base / name, False))
-    return found
-
 
 def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...]:
     """The record (:func:`to_record`) of one plugin file, ``job`` being ``(path, module,
@@ -361,89 +222,3 @@ def unreadable(module: str, relative: str, exc: OSError) -> FileFacts:
     reason = exc.strerror or type(exc).__name__
     facts.syntax_error = f"{UNREADABLE}: {reason}"
     return facts
-
-
-def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
-    name, sep, value = line.partition("=")
-    if not sep:
-        return None
-    return EntryPoint(group.strip(), name.strip(), value.split("[")[0].strip(), source)
-
-
-def _from_pyproject(root: Path) -> list[EntryPoint]:
-    project = project_table(root)
-    declared = project.get("entry-points")
-    table = dict(declared) if isinstance(declared, dict) else {}
-    if isinstance(project.get("scripts"), dict):  # [project.scripts]: the console scripts
-        table["console_scripts"] = project["scripts"]
-    return [
-        EntryPoint(group, name, str(value), "pyproject.toml")
-        for group, items in table.items()
-        if isinstance(items, dict)
-        for name, value in items.items()
-    ]
-
-
-def _from_setup_cfg(root: Path) -> list[EntryPoint]:
-    path = root / "setup.cfg"
-    if not path.is_file():
-        return []
-    parser = configparser.ConfigParser()
-    try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, OSError):
-        return []
-    if not parser.has_section("options.entry_points"):
-        return []
-    out = []
-    for group, text in parser.items("options.entry_points"):
-        for line in text.splitlines():
-            spec = _parse_spec(group, line, "setup.cfg") if line.strip() else None
-            if spec:
-                out.append(spec)
-    return out
-
-
-def _from_setup_py(root: Path) -> list[EntryPoint]:
-    path = root / "setup.py"
-    if not path.is_file():
-        return []
-    try:
-        tree = parse_file(path.read_bytes(), path)
-    except (SyntaxError, OSError):
-        return []
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "entry_points":
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                for group, items in value.items():
-                    for line in [items] if isinstance(items, str) else items:
-                        spec = _parse_spec(group, line, "setup.py")
-                        if spec:
-                            out.append(spec)
-    return out
-
-
-def _from_egg_info(root: Path) -> list[EntryPoint]:
-    return _from_metadata(root, "*.egg-info/entry_points.txt")
-
-
-def _from_metadata(root: Path, pattern: str) -> list[EntryPoint]:
-    """The entry points of the ``entry_points.txt`` files matching ``pattern`` under
-    ``root`` (the INI-like format of the packaging specification's entry points file)."""
-    out = []
-    for path in sorted(root.glob(pattern)):
-        group = ""
-        for line in path.read_text(encoding="utf-8").splitlines():
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                group = line[1:-1]
-            elif line and group:
-                spec = _parse_spec(group, line, path.relative_to(root).as_posix())
-                if spec:
-                    out.append(spec)
-    return out

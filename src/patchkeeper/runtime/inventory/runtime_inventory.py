@@ -30,7 +30,7 @@ class Scanned:
 
     inventory: Inventory
     tree: PluginTree
-    #: :attr:`~patchkeeper.runtime.inventory.plugin.PluginLayout.signature` (with the
+    #: :attr:`~patchkeeper.runtime.inventory.layout.PluginLayout.signature` (with the
     #: upstream tree's): what the inventory was computed from.
     signature: str = ""
 
@@ -51,7 +51,8 @@ def scan_plugin(
     plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`);
     ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`)."""
     tree = PluginTree(settings)
-    signature = tree.layout.signature
+    layout = tree.layout
+    signature = layout.signature
     if upstream is not None:
         signature = f"{signature}\0{upstream.root}\0{upstream.signature()}"
     elif unread:
@@ -60,7 +61,7 @@ def scan_plugin(
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree, signature)
     with fewer_collections(), shared_workers():
-        inventory = inventory_of(settings, tree, ahead, upstream, unread)
+        inventory = inventory_of(settings, layout, tree, ahead, upstream, unread)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
     return Scanned(inventory, tree, signature)

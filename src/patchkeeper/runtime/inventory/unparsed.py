@@ -30,6 +30,15 @@ def unparsed(inventory: Inventory) -> tuple[Finding, ...]:
     return tuple(f for f in inventory.findings if f.code == "syntax")
 
 
+def unlisted(inventory: Inventory) -> tuple[Finding, ...]:
+    """The inventory's ``setattr-name`` findings, in file order: one per ``setattr`` on an
+    upstream object whose attribute name cannot be told (chosen at run time, or a constant
+    of a plugin file that could not be read or parsed), so no entry lists what it patches:
+    ``runtime audit`` counts each as a patch it did not audit, ``runtime lock`` as one it
+    does not lock."""
+    return tuple(f for f in inventory.findings if f.code == "setattr-name")
+
+
 def conflict_line(path: Path) -> int:
     """The 1-based line of the first conflict marker (``<<<<<<< ``, as ``git merge-file``
     writes it) in the file at ``path``; 0 when there is none or the file cannot be read."""

@@ -18,19 +18,22 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.file_facts import FileFacts
-from patchkeeper.runtime.inventory.plugin import PatchFile
-from patchkeeper.runtime.judge.memory import AuditMemory
+from patchkeeper.runtime.inventory.layout import PatchFile
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.store.cache import SummaryCache
 from patchkeeper.runtime.syntax.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.syntax.parsing import parse_file
 from patchkeeper.runtime.syntax.references import PatchFileFacts, for_roots, tree_facts
+
+#: The name the cross-checks' findings and gates are kept under in the audit's memory.
+CROSSCHECK = "#crosscheck"
 
 
 def duplicates(entries: list[PatchEntry]) -> list[Finding]:
@@ -180,15 +183,16 @@ def _digest(path: Path) -> str:
 
 
 def remembered_checks(
-    memory: AuditMemory,
+    store: SummaryCache,
     patch_files: tuple[tuple[PatchFile, FileFacts | None], ...],
     trees: tuple[UpstreamTree, UpstreamTree],
     patched: set[str],
     versions: tuple[str, str],
 ) -> tuple[list[Finding], tuple[Gate, ...]]:
-    """:func:`broken_references` and :func:`version_gates`, remembered (:class:`AuditMemory`)
-    under a digest of the patch files' bytes, the patched targets and the versions (the
-    store is per pair of tree roots). ``patch_files``: each file of the patch directory with
+    """:func:`broken_references` and :func:`version_gates`, remembered in ``store`` (the
+    audit's memory, :class:`~patchkeeper.runtime.judge.memory.AuditMemory`: per pair of
+    tree roots) under a digest of the patch files' bytes, the patched targets and the
+    versions. ``patch_files``: each file of the patch directory with
     the facts the plugin's scan read of it
     (:attr:`~patchkeeper.runtime.inventory.plugin.PluginReading.patch_files`); a file
     without them (or scanned under another path) is parsed here."""
@@ -199,9 +203,9 @@ def remembered_checks(
         [(relative, _digest(path)) for path, relative, *_ in files],
     )
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
-    cached = memory.crosscheck(digest)
+    cached = store.get_value(CROSSCHECK, digest)
     if cached is not None:
-        return cached
+        return [Finding(*f) for f in cached[0]], tuple(Gate(*g) for g in cached[1])
     roots = tuple(trees[1].packages)
     known: dict[str, PatchFileFacts] = {}
     for patch, scanned in patch_files:
@@ -214,5 +218,5 @@ def remembered_checks(
     facts = read_patch_files(files, roots, known)  # the others parsed, one parse per file
     broken = broken_references(files, trees, patched, facts)
     gates = version_gates(files, versions, facts)
-    memory.checked(digest, broken, gates)
+    store.put_value(CROSSCHECK, digest, ([astuple(f) for f in broken], [astuple(g) for g in gates]))
     return broken, gates

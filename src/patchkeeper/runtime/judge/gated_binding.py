@@ -19,6 +19,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.parsing import parse_path
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A parameter of :func:`parameter_shape`: ``(name, kind, has a default)``.
@@ -75,10 +76,7 @@ def _module_tree(file: Path) -> ast.Module | None:
     """The parsed module ``file`` (``None`` when it cannot be read or parsed): parsed once
     for all the names of a module :func:`gated_bindings` asks about (several replacements
     often live in one plugin module). Only read, never changed."""
-    try:
-        return ast.parse(file.read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return None
+    return parse_path(file)
 
 
 def gated_parameters(

@@ -7,7 +7,9 @@ first rule that applies decides):
 0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
    drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
    the plugin's code itself, so the patch only replaces a function by its equal;
-1. *never imported* -> **remove** (or re-enable), naming where the import is missing; when
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing; a
+   function of a module the loading reaches that no reached scope calls -> **look** (a user,
+   a test or upstream may call it: an ``uninstall()`` that restores a registry); when
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
@@ -39,7 +41,10 @@ first rule that applies decides):
    -> **remove** when the patch's header says it is a backport (the change landed), else
    **update** (the patch now replaces upstream's own definition);
 5. a registry key the new upstream has and the old one had too -> **retain** (the plugin
-   overrides upstream's value on purpose);
+   overrides upstream's value on purpose); one the new upstream added -> **remove** only when
+   upstream registers the plugin's own value under it (the replacement's name is in
+   upstream's value), **retain** when upstream registers another value (the plugin's
+   registration replaces it), **look** when either value cannot be read;
 6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**,
    unless the replacement is a wrapper handing its extra arguments (``*args, **kwargs``) on to
@@ -84,7 +89,7 @@ first rule that applies decides):
 Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
 maintainers over six releases (``benchmarks/runtime_history.py``).
 
-The audit remembers each result (:class:`patchkeeper.runtime.judge.memory.AuditMemory`).
+The audit remembers each judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
 """
 
 from __future__ import annotations
@@ -93,6 +98,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from patchkeeper.runtime.inventory.activation import UNCALLED
+from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
@@ -112,7 +119,7 @@ from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
-from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed
+from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.noise import (
     callers_fit_reason,
@@ -123,6 +130,7 @@ from patchkeeper.runtime.judge.noise import (
     removal_only_reason,
     statement_follows_releases,
 )
+from patchkeeper.runtime.judge.registry_keys import registry_key_decision
 from patchkeeper.runtime.judge.unpassed import (
     for_definition,
     rebinding_scope,
@@ -279,6 +287,15 @@ def _judged(
                 f"not reached from the plugin's import or console scripts ({note}), but "
                 f"{activation.untraced}: find out whether it runs before removing it",
             )
+        if entry.scope != MODULE_SCOPE and note.endswith(UNCALLED):
+            return with_decision(
+                drift,
+                LOOK,
+                f"never called ({note}): its module runs, but no call the plugin's loading "
+                f"reaches runs {entry.scope}; a user, a test or upstream may call it (a public "
+                "function, a method of a class upstream builds): find out whether it runs "
+                "before removing it",
+            )
         return with_decision(
             drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
         )
@@ -322,13 +339,10 @@ def _judged(
         signature = signature_landed(old_code, new_code, mine, header)
         if signature:
             return with_decision(drift, REMOVE, signature)
-    if drift.decision == REMOVE and entry.key is not None and _has_key(old_code, entry.key):
-        return with_decision(
-            drift,
-            RETAIN,
-            f"the old upstream {old.location} had the key {entry.key} too: the plugin "
-            "overrides upstream's value on purpose",
-        )
+    if drift.decision == REMOVE and entry.key is not None:
+        kept = registry_key_decision(entry, old.location, old_code, new_code)
+        if kept:
+            return with_decision(drift, *kept)
     found = candidates(new, trees[1], old_code, new_code)
     lost = lost_names(trees, old.module, new.module)
     unpassed: frozenset[tuple[str, str]] = frozenset()
@@ -352,42 +366,6 @@ def _judged(
         # the new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
-
-
-def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """The parameters of ``node`` as source, without the annotation of a first ``self`` or
-    ``cls`` (a plugin's function annotates it with the class it is set on)."""
-    arguments = node.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    saved = None
-    if positional and positional[0].arg in ("self", "cls"):
-        saved, positional[0].annotation = positional[0].annotation, None
-    try:
-        return ast.unparse(arguments)
-    finally:
-        if saved is not None:
-            positional[0].annotation = saved
-
-
-def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
-    """Why the replacement ``mine`` is upstream now: the patch's file ``header`` says it is
-    a backport, and its parameters differed from the old upstream definition's and equal
-    the new one's (names, kinds, defaults, annotations; the first ``self``'s annotation
-    aside). ``""`` otherwise (a copy of the plugin's own, a device kernel that follows
-    upstream's parameters ahead of a release, is not upstream's change)."""
-    if not BACKPORT.search(header):
-        return ""
-    nodes = (old.node(), new.node(), mine.node())
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    if not all(isinstance(n, functions) for n in nodes):
-        return ""
-    before, after, ours = (_parameters(n) for n in nodes)  # type: ignore[arg-type]
-    if before == after or ours != after:
-        return ""
-    return (
-        f"{TOOK}: the replacement's parameters ({ours}) differed from the old upstream's "
-        f"({before}) and are the new upstream's: upstream gained what the patch added"
-    )
 
 
 def _after_hooks(
@@ -519,14 +497,6 @@ def _gated_signature_reason(
         f"{entry.target}: the plugin already follows the change there (its implementation is "
         "its own; read it if it copies upstream's body)"
     )
-
-
-def _has_key(code: Code | None, key: str) -> bool:
-    """Whether the source of ``code`` holds the literal registry key ``key`` (quoted)."""
-    if code is None:
-        return False
-    bare = key.strip("'\"")
-    return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
 
 
 def _arrived(

@@ -1,23 +1,27 @@
 """The audit proper: every entry of the inventory resolved in both upstream trees, compared,
-judged and cross-checked, with what the audit's memory remembers taken from it."""
+judged and cross-checked, with what the audit's memory remembers taken from it and what was
+computed kept in it."""
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
-from dataclasses import replace
+from dataclasses import astuple, replace
 from pathlib import Path
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginReading
+from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
+from patchkeeper.runtime.judge.entry_memory import Key, recalled_drift, recalled_judgement
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.judge import Pending, computed_key_decision, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
-from patchkeeper.runtime.judge.memory import AuditMemory
+from patchkeeper.runtime.judge.memory import RESULT, AuditMemory
 from patchkeeper.runtime.judge.missing import renamed_names
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
@@ -40,9 +44,10 @@ def judge_entries(
 ) -> RuntimeAudit:
     """The audit of the ``inventory``'s entries from the tree ``specs[0]`` names to the one
     ``specs[1]`` names: each target resolved in both ``trees``, compared and judged, what
-    ``memory`` remembers taken from it and what is decided now noted in it (written by
-    its :meth:`~AuditMemory.keep`, by the caller); ``reading``: what is read of the plugin
-    besides its inventory; ``versions``: the two releases."""
+    ``memory`` remembers taken from it (:mod:`patchkeeper.runtime.judge.entry_memory`);
+    what was decided and judged now, and the result under :attr:`AuditMemory.key`, are
+    written into its store, which is saved with both trees' stores. ``reading``: what is
+    read of the plugin besides its inventory; ``versions``: the two releases."""
     old, new = specs
     old_tree, new_tree = trees
     entries = list(inventory.entries)
@@ -75,32 +80,33 @@ def judge_entries(
     sources = reading.replacements
     mine = replacement_codes({r: sources[r] for r in found if r in sources})
 
-    def assess(
-        entry: PatchEntry,
-    ) -> tuple[Drift, tuple[str, str] | None, Drift | Pending, bool]:
+    def assess(entry: PatchEntry) -> tuple[Drift, Key | None, Drift | Pending, Key | None]:
         """The entry's drift (remembered or decided, with its store key when decided now),
         and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
-        waiting for the old tree's hook names)."""
+        waiting for the old tree's hook names), with its store key when judged now."""
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         spans = codes(entry, before, after, trees, mine.get(entry.replacement))
-        drift, key = memory.drift(entry, before, after, spans)
+        drift, decided = recalled_drift(memory.store, entry, before, after, spans)
         context = (
             headers[entry.file],
             landed.get(entry.file, ()),
             dead.get(entry, ""),
             gated.get(entry.replacement),
         )
-        judgement: Drift | Pending | None = memory.judgement(entry, drift, before, after, context)
-        remembered = judgement is not None
-        if judgement is None:
-            judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
-        return drift, key, judgement, remembered
+        judgement: Drift | Pending | None
+        judgement, key = recalled_judgement(
+            memory.store, entry, drift, before, after, context, versions
+        )
+        if judgement is not None:
+            return drift, decided, judgement, None
+        judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
+        return drift, decided, judgement, key
 
     # The cross-checks before the judging workers are forked: the pool that runs now reads
     # the patch files (once the judging has stopped it, a new pool had to start for them).
     patch_files = reading.patch_files
     patched = {e.target for e in entries}
-    broken, gates = remembered_checks(memory, patch_files, trees, patched, versions)
+    broken, gates = remembered_checks(memory.store, patch_files, trees, patched, versions)
     assessed = []
     # On every core (forked workers reading the parsed trees); the stores are written here.
     # The entries of one upstream module go to one worker: the modules the judges parse
@@ -111,32 +117,27 @@ def judge_entries(
             advance()
             assessed.append((entry, *result))
     # One pass over the old tree for the hook names of every judgement still pending.
-    pending = [j for *_, j, _remembered in assessed if isinstance(j, Pending)]
+    pending = [j for *_, j, _judged in assessed if isinstance(j, Pending)]
     old_tree.find_definitions(sorted({name for j in pending for name, _how in j.candidates}))
-    for entry, drift, key, judgement, remembered in assessed:
+    for entry, drift, decided, judgement, judged in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         decision = settle(judgement, old_tree)
         final = computed_key_decision(entry, decision) if is_computed_key(entry) else decision
-        if key is not None:
-            memory.decided(key, drift)
-        if not remembered:
-            context = (
-                headers[entry.file],
-                landed.get(entry.file, ()),
-                dead.get(entry, ""),
-                gated.get(entry.replacement),
-            )
-            memory.judged(entry, drift, before, after, context, decision)
+        for kept, record in ((decided, drift), (judged, decision)):
+            if kept is not None:  # written here: a forked worker's writes are lost
+                memory.store.put_value(kept[0], kept[1], astuple(record))
         facts = entry_facts(entry, before, after, drift)
         audited.append(AuditedEntry(entry, before, after, final, facts))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
-    findings = duplicates(entries) + broken
+    # A setattr whose attribute name cannot be told has no entry to judge: the audit names
+    # it among its findings (exit 1), as it does a patch file it cannot read.
+    findings = duplicates(entries) + broken + list(unlisted(inventory))
     counts = dict(inventory.counts)
     counts["decision"] = dict(sorted(Counter(a.drift.decision for a in audited).items()))
-    return RuntimeAudit(
+    result = RuntimeAudit(
         old,
         new,
         inventory,
@@ -146,6 +147,12 @@ def judge_entries(
         tuple(findings),
         gates,
     )
+    # The result last, pickled (see AuditMemory), then every store written once.
+    pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    memory.store.put_value(RESULT, memory.key, pickled)
+    for store in (*trees, memory.store):
+        store.save()
+    return result
 
 
 def file_header(path: Path) -> str:

@@ -16,6 +16,7 @@ from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.syntax.astwalk import nodes, statements
 from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.parsing import parse_path
 
 
 def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
@@ -56,15 +57,13 @@ def _plugin_lines(file: Path) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=64)
 def _plugin_tree(file: Path) -> ast.Module | None:
-    """The parsed text of a plugin file (:func:`_plugin_lines`), ``None`` when it does not
-    parse: one parse of each file for the facts :func:`source_code` reads of it (whether
-    it tests upstream's release, what it imports, the names its gates bind), which each
-    parsed it whole before. Nothing reads the tree but to collect facts: it is not
-    changed, and :func:`replacement_codes` lets the trees go once it has the facts."""
-    try:
-        return ast.parse("".join(_plugin_lines(file)))
-    except (SyntaxError, ValueError):
-        return None
+    """The parse of a plugin file (:func:`patchkeeper.runtime.syntax.parsing.parse_path`),
+    ``None`` when it cannot be read or does not parse: one parse of each file for the
+    facts :func:`source_code` reads of it (whether it tests upstream's release, what it
+    imports, the names its gates bind). Nothing reads the tree but to collect facts: it
+    is not changed, and :func:`replacement_codes` lets the trees go once it has the
+    facts."""
+    return parse_path(file)
 
 
 @functools.lru_cache(maxsize=64)

@@ -72,7 +72,8 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
     """The audit as a pipeline of its stages: the two upstream trees opened, the plugin
     inventoried, the releases read, the audit's memory opened (:class:`AuditMemory`: the
     whole result remembered under :func:`result_key`), and, unless it remembers the result,
-    the entries judged (:func:`judge_entries`) and what was computed kept."""
+    the entries judged (:func:`judge_entries`, which keeps what it computed and the result
+    in the memory)."""
     packages = settings.upstream_packages
     # The stale-binding search reads the new tree's importer index: built in the same pass
     # over the tree as its definition index.
@@ -89,12 +90,10 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
     scanned = scan_plugin(settings, ahead, trees[0])
     versions = (release_version(old, trees[0].root), release_version(new, trees[1].root))
     key = result_key(scanned.signature, (old, new), trees, versions)
-    memory = AuditMemory(settings.root, trees, versions, key)
+    memory = AuditMemory(settings.root, trees, key)
     if memory.result is not None:
         return memory.result
     # What the judging reads of the plugin, read once here: it never asks the tree again.
     inventory = scanned.inventory
     reading = scanned.tree.reading(entry.replacement for entry in inventory.entries)
-    result = judge_entries(settings, inventory, reading, (old, new), trees, memory, versions)
-    memory.keep(result)
-    return result
+    return judge_entries(settings, inventory, reading, (old, new), trees, memory, versions)

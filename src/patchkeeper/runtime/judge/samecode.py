@@ -17,6 +17,7 @@ from typing import Any
 
 from patchkeeper.errors import PatchkeeperError, TargetError
 from patchkeeper.runtime.lookup.upstream_tree import strip_docstrings
+from patchkeeper.runtime.syntax.parsing import parse_file
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,13 @@ def _load(spec: str) -> tuple[ast.AST, str]:
     except OSError as exc:
         raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
     try:
-        tree = ast.parse(source, filename=str(path))
-    except SyntaxError as exc:
+        tree = parse_file(source, path, filename=str(path))
+    except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12
+        nul = source[: source.find(b"\0")].count(b"\n") + 1 if b"\0" in source else None
         raise PatchkeeperError(
-            f"not valid Python: {exc.msg}",
+            f"not valid Python: {getattr(exc, 'msg', None) or exc}",
             path=path,
-            line=exc.lineno,
+            line=getattr(exc, "lineno", None) or nul,
             hint="same-code compares Python sources",
         ) from None
     if not qualname:

@@ -245,15 +245,15 @@ def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> l
             continue
         if hashlib.sha256(data).hexdigest() == record["sha256"]:
             continue  # the audited file: every definition in it is the audited one
-        import ast  # only when upstream differs: the audited case never parses
+        # only when upstream differs: the audited case never parses
+        from patchkeeper.runtime.syntax.parsing import parse_file
 
-        text = data.decode("utf-8", "replace")
         try:
-            tree = ast.parse(text)
-        except SyntaxError:
+            tree = parse_file(data, os.path.join(root, relative), filename=relative)
+        except (SyntaxError, ValueError):  # ValueError: a NUL byte, before Python 3.12
             found += [Difference(t, f"{relative} does not parse") for t in record["targets"]]
             continue
-        lines = text.splitlines(True)
+        lines = data.decode("utf-8", "replace").splitlines(True)
         for target, item in record["targets"].items():
             digest = definition_digest(lines, tree, item["qualname"])
             if not digest:

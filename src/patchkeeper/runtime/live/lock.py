@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
-from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
+from patchkeeper.runtime.inventory.unparsed import refuse_unparsed, unlisted
 from patchkeeper.runtime.live.guard import LOCK_FORMAT, code_digest, definition_digest
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED, resolve_all
 from patchkeeper.runtime.lookup.targets import upstream_dir
@@ -40,6 +40,7 @@ from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.settings import PluginLocation, resolve_settings
 from patchkeeper.runtime.store.writes import write_files
 from patchkeeper.runtime.syntax.gates import release_label
+from patchkeeper.runtime.syntax.parsing import read_and_parse
 
 #: Where the lock goes when ``--output`` is not given: beside the patch directory's files.
 DEFAULT_NAME = "patchkeeper.lock"
@@ -121,7 +122,7 @@ def build_lock(
     unguarded: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     resolved = resolve_all(tree, targets)
-    parsed: dict[str, tuple[list[str], ast.Module]] = {}
+    parsed: dict[str, tuple[list[str], ast.Module] | None] = {}
     for target in sorted(set(targets)):
         found = resolved[target]
         if found.status == MOVED:
@@ -145,15 +146,21 @@ def build_lock(
             continue
         file = found.file
         if file not in parsed:
-            data = (tree.root / file).read_bytes()
-            text = data.decode("utf-8", "replace")
-            parsed[file] = (text.splitlines(True), ast.parse(text))
-            files[file] = {"sha256": hashlib.sha256(data).hexdigest(), "targets": {}}
-        digest = definition_digest(*parsed[file], found.qualname)
+            read = read_and_parse(tree.root / file)
+            parsed[file] = None
+            if read is not None:
+                data, module = read
+                parsed[file] = (data.decode("utf-8", "replace").splitlines(True), module)
+                files[file] = {"sha256": hashlib.sha256(data).hexdigest(), "targets": {}}
+        lines_and_tree = parsed[file]
+        if lines_and_tree is None:
+            skipped.append((target, f"{file} cannot be read, or is not valid Python"))
+            continue
+        digest = definition_digest(*lines_and_tree, found.qualname)
         if not digest:
             skipped.append((target, f"{found.qualname} is not a top-level definition of {file}"))
             continue
-        code = code_digest(parsed[file][1], found.qualname)
+        code = code_digest(lines_and_tree[1], found.qualname)
         files[file]["targets"][target] = {
             "qualname": found.qualname,
             "sha256": digest,
@@ -218,8 +225,7 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
     # cannot guard: said here, so a lock of fewer targets than the plugin patches is seen
     skipped += [
         (f"{f.path}:{f.line}", "a setattr whose attribute name cannot be told statically")
-        for f in scanned.inventory.findings
-        if f.code == "setattr-name"
+        for f in unlisted(scanned.inventory)
     ]
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
     write_files(settings.root, {Path(path).resolve(): data})

@@ -16,6 +16,8 @@ import ast
 from pathlib import Path
 from typing import Protocol
 
+from patchkeeper.runtime.syntax.parsing import parse_path
+
 #: How many plugin classes deep a base is followed (a bound against cycles and long chains).
 MAX_DEPTH = 8
 
@@ -41,10 +43,7 @@ def _module_tree(files: ModuleFiles, module: str) -> ast.Module | None:
     found = files.module_file(module)
     if found is None:
         return None
-    try:
-        return ast.parse(found[0].read_text(encoding="utf-8", errors="surrogateescape"))
-    except (OSError, SyntaxError, ValueError):
-        return None
+    return parse_path(found[0])
 
 
 def _imported_from(

@@ -15,6 +15,7 @@ from pathlib import Path
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax.parsing import parse_path
 
 
 def _dotted(node: ast.expr) -> str:
@@ -59,9 +60,8 @@ def calls_original(entry: PatchEntry, mine: Code, tree: PluginTree) -> str:
     if entry.mechanism is Mechanism.WRAPPER:
         return f"the patch reads {entry.target} before it replaces it"
     path = Path(tree.root) / mine.name
-    try:
-        module = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
+    module = parse_path(path)
+    if module is None:
         return ""
     aliases: dict[str, int] = {}
     for statement in module.body:

@@ -36,6 +36,25 @@ def parse_file(
     return ast.parse(source, filename=filename)
 
 
+def read_and_parse(path: Path) -> tuple[bytes, ast.Module] | None:
+    """The bytes of the Python file at ``path`` and their parse (:func:`parse_file`, of the
+    bytes: the parser reads a ``coding:`` line as Python does, so a Latin-1 module with its
+    declaration reads as it imports); ``None`` for a file that cannot be read or is not
+    valid Python (not UTF-8 without a declaration, a syntax error, a NUL byte), for the
+    callers to whom such a file decides nothing. Raises nothing."""
+    try:
+        data = path.read_bytes()
+        return data, parse_file(data, path, filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def parse_path(path: Path) -> ast.Module | None:
+    """The parse of the Python file at ``path`` (:func:`read_and_parse`), or ``None``."""
+    read = read_and_parse(path)
+    return None if read is None else read[1]
+
+
 class ParsedFiles(dict[str, "ast.Module | None"]):
     """The Python files under ``root`` (a plugin's root), each parsed by :func:`parse_file`
     the first time ``parsed[file]`` asks for it (``file`` relative to ``root``, as
@@ -50,12 +69,7 @@ class ParsedFiles(dict[str, "ast.Module | None"]):
         self.root = root
 
     def __missing__(self, file: str) -> ast.Module | None:
-        path = self.root / file
-        module: ast.Module | None
-        try:
-            module = parse_file(path.read_bytes(), path, filename=str(path))
-        except (OSError, SyntaxError, ValueError):
-            module = None
+        module = parse_path(self.root / file)
         self[file] = module
         return module
 

@@ -1,0 +1,255 @@
+"""What a plugin tree is (:class:`PluginLayout`), read once from its files: the modules of its
+package, the files of its patch directory, its entry points and console scripts, and the
+signature its inventory is remembered under.
+
+Entry points are read from the plugin's ``pyproject.toml``
+(``[project.entry-points."vllm.general_plugins"]``), its ``setup.cfg``
+(``[options.entry_points]``), the ``entry_points=`` literal of ``setup.py``, or an
+``*.egg-info/entry_points.txt`` of an sdist, in that order of preference; in an installed
+tree (``--plugin`` a ``site-packages``, the plugin installed from its wheel), the
+``*.dist-info/entry_points.txt`` entries whose object is in the plugin's package (the other
+distributions' entry points there are not the plugin's).
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from patchkeeper.runtime.model import EntryPoint
+from patchkeeper.runtime.settings import RuntimeSettings
+from patchkeeper.runtime.store.cache import file_state
+from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.system.pyproject import project_table
+
+
+class PatchFile(NamedTuple):
+    """One Python file of the patch directory: its path, its path relative to the plugin's
+    root (as findings name it), its dotted module name and whether it is a package's
+    ``__init__.py``."""
+
+    path: Path
+    relative: str
+    module: str
+    is_package: bool
+
+
+@dataclass(frozen=True)
+class PluginLayout:
+    """What a plugin tree is, read once (:func:`read_layout`) when its
+    :class:`~patchkeeper.runtime.inventory.plugin.PluginTree` is made: what the inventory and
+    the audit ask of it besides the parsed modules.
+
+    Attributes:
+        signature: a digest of what an inventory of the tree reads (the settings, and the
+            path and stat data of every file of the plugin package, of the files that
+            declare entry points and of the ledger file): the inventory is remembered under
+            it.
+        patch_files: every Python file of the patch directory, initializers included,
+            sorted by path.
+        package_files: ``module -> (file, is_package)`` of every module of the plugin's
+            top-level package (:func:`package_files`).
+        entry_points: the plugin's entry points in the configured groups (see the module
+            docstring).
+        console_scripts: its console scripts whose function is in its package (running one
+            runs the function: a root of the activation search).
+    """
+
+    signature: str
+    patch_files: tuple[PatchFile, ...]
+    package_files: Mapping[str, tuple[Path, bool]]
+    entry_points: tuple[EntryPoint, ...]
+    console_scripts: tuple[EntryPoint, ...]
+
+    @property
+    def package_modules(self) -> tuple[str, ...]:
+        """Every module of the plugin's top-level package, in the listing's order."""
+        return tuple(self.package_files)
+
+
+def read_layout(settings: RuntimeSettings, folders: list[tuple[str, list[str]]]) -> PluginLayout:
+    """The :class:`PluginLayout` of the plugin ``settings`` describes, its package's folders
+    listed already (``folders``: ``(folder, sorted names of its *.py files)``, as
+    :meth:`patchkeeper.runtime.store.cache.SummaryCache.python_folders` lists them)."""
+    root = settings.root
+    top = settings.package.split(".")[0]
+    files = package_files(root, folders)
+    patch_files = tuple(
+        PatchFile(path, path.relative_to(root).as_posix(), *module_name(root, path))
+        for path in sorted((root / settings.patch_directory).rglob("*.py"))
+    )
+    declared = _entry_points(root, top)
+    return PluginLayout(
+        signature=_signature(settings, files, [p.path for p in patch_files]),
+        patch_files=patch_files,
+        package_files=files,
+        entry_points=tuple(e for e in declared if e.group in settings.entry_point_groups),
+        console_scripts=tuple(
+            e
+            for e in declared
+            if e.group == "console_scripts" and e.value.split(":")[0].split(".")[0] == top
+        ),
+    )
+
+
+def package_files(root: Path, folders: list[tuple[str, list[str]]]) -> dict[str, tuple[Path, bool]]:
+    """``module -> (file, is_package)`` of every module of a package, from the listing of
+    its folders (:meth:`patchkeeper.runtime.store.cache.SummaryCache.python_folders`):
+    a folder's ``__init__.py`` is its module; a ``NAME.py`` beside a ``NAME/`` package
+    loses to it, as for the import system."""
+    found: dict[str, tuple[Path, bool]] = {}
+    for directory, files in folders:
+        base = Path(directory)
+        module = ".".join(base.relative_to(root).parts)
+        for name in files:
+            if name == "__init__.py":
+                found[module] = (base / name, True)
+            elif name.endswith(".py"):
+                found.setdefault(f"{module}.{name[:-3]}", (base / name, False))
+    return found
+
+
+def module_name(root: Path, file: Path) -> tuple[str, bool]:
+    """The dotted module name of a file under ``root``, and whether it is a package."""
+    parts = list(file.relative_to(root).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    return ".".join(parts), is_package
+
+
+def project_dirs(root: Path) -> list[Path]:
+    """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
+    ``*.egg-info``) are read from: the root, and for a ``src`` layout (the root a ``src``
+    directory, as setuptools' and hatch's ``src/`` layouts have it) its parent too."""
+    if root.name == "src":
+        return [root, root.parent]
+    return [root]
+
+
+def _signature(
+    settings: RuntimeSettings, files: Mapping[str, tuple[Path, bool]], patch_files: list[Path]
+) -> str:
+    """:attr:`PluginLayout.signature`, the stat data being
+    :func:`patchkeeper.runtime.store.cache.file_state`'s."""
+    root = settings.root
+    digest = hashlib.sha256(repr(settings).encode())
+    extra = [d / n for d in project_dirs(root) for n in ("pyproject.toml", "setup.cfg", "setup.py")]
+    extra += sorted(f for d in project_dirs(root) for f in d.glob("*.egg-info/entry_points.txt"))
+    extra += sorted(root.glob("*.dist-info/entry_points.txt"))
+    if settings.ledger_file:
+        extra.append(root / settings.ledger_file)
+    listed = [found[0] for found in files.values()]
+    listed += patch_files  # also when the patch directory is outside the package
+    for file in [*listed, *extra]:
+        try:
+            stat = file.stat()
+        except OSError:
+            continue
+        digest.update(f"{file}\0{file_state(stat)}\n".encode())
+    return digest.hexdigest()
+
+
+def _entry_points(root: Path, top: str) -> tuple[EntryPoint, ...]:
+    """Every entry point the plugin declares, of every group (see the module docstring):
+    those of its first project file that declares any, else its installed package's (those
+    whose object is in the top-level package ``top``)."""
+    for base in project_dirs(root):
+        for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
+            found = reader(base)
+            if found:
+                prefix = "" if base == root else "../"
+                return tuple(EntryPoint(e.group, e.name, e.value, prefix + e.source) for e in found)
+    installed = _from_metadata(root, "*.dist-info/entry_points.txt")
+    return tuple(e for e in installed if e.value.split(":")[0].split(".")[0] == top)
+
+
+def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
+    name, sep, value = line.partition("=")
+    if not sep:
+        return None
+    return EntryPoint(group.strip(), name.strip(), value.split("[")[0].strip(), source)
+
+
+def _from_pyproject(root: Path) -> list[EntryPoint]:
+    project = project_table(root)
+    declared = project.get("entry-points")
+    table = dict(declared) if isinstance(declared, dict) else {}
+    if isinstance(project.get("scripts"), dict):  # [project.scripts]: the console scripts
+        table["console_scripts"] = project["scripts"]
+    return [
+        EntryPoint(group, name, str(value), "pyproject.toml")
+        for group, items in table.items()
+        if isinstance(items, dict)
+        for name, value in items.items()
+    ]
+
+
+def _from_setup_cfg(root: Path) -> list[EntryPoint]:
+    path = root / "setup.cfg"
+    if not path.is_file():
+        return []
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, OSError):
+        return []
+    if not parser.has_section("options.entry_points"):
+        return []
+    out = []
+    for group, text in parser.items("options.entry_points"):
+        for line in text.splitlines():
+            spec = _parse_spec(group, line, "setup.cfg") if line.strip() else None
+            if spec:
+                out.append(spec)
+    return out
+
+
+def _from_setup_py(root: Path) -> list[EntryPoint]:
+    path = root / "setup.py"
+    if not path.is_file():
+        return []
+    try:
+        tree = parse_file(path.read_bytes(), path)
+    except (SyntaxError, OSError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "entry_points":
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                for group, items in value.items():
+                    for line in [items] if isinstance(items, str) else items:
+                        spec = _parse_spec(group, line, "setup.py")
+                        if spec:
+                            out.append(spec)
+    return out
+
+
+def _from_egg_info(root: Path) -> list[EntryPoint]:
+    return _from_metadata(root, "*.egg-info/entry_points.txt")
+
+
+def _from_metadata(root: Path, pattern: str) -> list[EntryPoint]:
+    """The entry points of the ``entry_points.txt`` files matching ``pattern`` under
+    ``root`` (the INI-like format of the packaging specification's entry points file)."""
+    out = []
+    for path in sorted(root.glob(pattern)):
+        group = ""
+        for line in path.read_text(encoding="utf-8").splitlines():
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                group = line[1:-1]
+            elif line and group:
+                spec = _parse_spec(group, line, path.relative_to(root).as_posix())
+                if spec:
+                    out.append(spec)
+    return out

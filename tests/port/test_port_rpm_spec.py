@@ -1,0 +1,80 @@
+"""``port`` of an RPM spec's series moves the spec with the pin: its ``Version:`` becomes the
+new release and its ``Release:`` starts again at 1, as ``rpmdev-bumpspec --new`` and packit
+do for a new upstream release (a ``Release:`` of ``0`` or ``%autorelease`` is left alone).
+In place the spec is written with the series and the configuration, in one transaction;
+a port into a new directory, which holds the series alone, says the edit instead. A
+``Version:`` written with a macro is named for the user to set.
+
+The series is the bundled example's (minihttp 1.0 -> 1.1), with a spec beside it naming its
+patches, as ``patchkeeper init`` finds a Fedora package's.
+"""
+
+from __future__ import annotations
+
+from test_port_example import port_to_the_end
+
+from helpers import Example
+
+SPEC = """\
+%global srcname minihttp
+
+Name:           python-%{srcname}
+Version:        1.0
+Release:        3%{?dist}
+Summary:        A small HTTP client
+License:        MIT
+Patch0:         retry-backoff-cap.patch
+Patch1:         redirect-strip-proxy-auth.patch
+Patch2:         headers-merge-order.patch
+Patch3:         client-describe-version.patch
+Patch4:         metrics-redirects.patch
+Patch5:         metrics-same-host.patch
+Patch6:         redirect-strip-api-key.patch
+
+%description
+A small HTTP client.
+
+%prep
+%autosetup -p1 -n %{srcname}-%{version}
+"""
+
+
+def _spec(example: Example, text: str = SPEC):
+    path = example.downstream / "patches" / "python-minihttp.spec"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_in_place_the_spec_follows_the_pin(cli, example: Example) -> None:
+    spec = _spec(example)
+    data = port_to_the_end(cli, example, "--in-place")
+    assert spec.read_text(encoding="utf-8") == SPEC.replace(
+        "Version:        1.0\nRelease:        3%{?dist}",
+        "Version:        1.1\nRelease:        1%{?dist}",
+    )
+    assert 'pin = "1.1"\n' in (example.downstream / "patchkeeper.toml").read_text()
+    assert [item for item in data["todo"] if "spec" in item] == []
+
+
+def test_into_a_new_directory_the_spec_edit_is_said(cli, example: Example) -> None:
+    spec = _spec(example)
+    data = port_to_the_end(cli, example)
+    assert spec.read_text(encoding="utf-8") == SPEC  # the downstream is not written
+    assert not (example.downstream / "patches-1.1" / "python-minihttp.spec").exists()
+    assert [item for item in data["todo"] if "spec" in item] == [
+        f"in {spec}, write Version:        1.1; Release:        1%{{?dist}} with the series "
+        "(port --in-place does it)"
+    ]
+
+
+def test_a_version_written_with_a_macro_is_left_to_the_user(cli, example: Example) -> None:
+    text = SPEC.replace("Version:        1.0", "Version:        %{upver}").replace(
+        "%global srcname minihttp\n", "%global srcname minihttp\n%global upver 1.0\n"
+    )
+    spec = _spec(example, text)
+    data = port_to_the_end(cli, example, "--in-place")
+    assert spec.read_text(encoding="utf-8") == text
+    assert [item for item in data["todo"] if "spec" in item] == [
+        "set Version: in python-minihttp.spec (line 5, %{upver}) to 1.1 by hand: it is "
+        "written with a macro"
+    ]

@@ -1,0 +1,114 @@
+"""A series cut against an sdist with a ``src/`` layout, on the installed distribution.
+
+Seen on Debian's python-filelock 3.9.0 series: its patches name ``src/filelock/_unix.py``,
+which the installed distribution has as ``site-packages/filelock/_unix.py``. ``apply`` and
+``status`` (the default target: the distribution installed in the environment) reported every
+file missing and said nothing more; they now say where the files are and what to do. The
+environment is a real ``python -m venv`` into which the test installs the distribution's files,
+``METADATA`` and ``RECORD`` as pip installs a wheel.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import write_files
+
+UNIX = "class UnixFileLock:\n    def _acquire(self):\n        mode = 0o644\n        return mode\n"
+
+#: A DEP-3 patch whose paths start at the sdist's root (``src/filelock/...``).
+PATCH = """\
+Description: do not follow symbolic links when opening the lock file
+Origin: upstream, https://example.org/filelock/commit/1
+Last-Update: 2025-12-17
+
+--- a/src/filelock/_unix.py
++++ b/src/filelock/_unix.py
+@@ -1,4 +1,4 @@
+ class UnixFileLock:
+     def _acquire(self):
+-        mode = 0o644
++        mode = 0o600
+         return mode
+"""
+
+
+def _record_line(site: Path, name: str) -> str:
+    data = (site / name).read_bytes()
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}\n"
+
+
+def _venv_with_filelock(root: Path) -> tuple[Path, Path]:
+    """A venv with filelock 3.9.0 installed as pip installs its wheel: (python, site)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    info = "filelock-3.9.0.dist-info"
+    write_files(
+        site,
+        {
+            "filelock/__init__.py": "from filelock._unix import UnixFileLock\n",
+            "filelock/_unix.py": UNIX,
+            f"{info}/METADATA": "Metadata-Version: 2.1\nName: filelock\nVersion: 3.9.0\n",
+            f"{info}/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+            f"{info}/INSTALLER": "pip\n",
+        },
+    )
+    names = ["filelock/__init__.py", "filelock/_unix.py", f"{info}/METADATA", f"{info}/WHEEL"]
+    names.append(f"{info}/INSTALLER")
+    record = "".join(_record_line(site, name) for name in names) + f"{info}/RECORD,,\n"
+    (site / info / "RECORD").write_text(record, encoding="utf-8")
+    return python, site
+
+
+def test_src_layout_paths_on_the_installed_distribution(cli, tmp_path: Path) -> None:
+    python, site = _venv_with_filelock(tmp_path / "venv")
+    down = tmp_path / "down"
+    write_files(
+        down,
+        {
+            "patchkeeper.toml": 'upstream = "filelock"\npin = "3.9.0"\n'
+            'series = "debian/patches/series"\n',
+            "debian/patches/series": "CVE-2025-68146.patch\n",
+            "debian/patches/CVE-2025-68146.patch": PATCH,
+        },
+    )
+    hint = (
+        f"hint: these files are under {site} without their leading src/: the series names them "
+        "as a source tree (an sdist) lays them out, and the installed distribution has no "
+        "src/; pass --target an unpacked sdist of the pin instead, or, to patch the installed "
+        "files, strip one more leading directory (-pN on the patch's series line, or strip)"
+    )
+    label = f"filelock 3.9.0 installed in {site} (python {python})"
+    run = cli("apply", "--python", str(python), cwd=down)
+    assert (run.code, run.out) == (
+        1,
+        f"CVE-2025-68146.patch does not apply to {label}\n"
+        "  src/filelock/_unix.py: the file does not exist\n"
+        f"nothing was changed\n{hint}\n",
+    )
+    run = cli("status", "--python", str(python), cwd=down)
+    assert (run.code, run.out.splitlines()[-1]) == (1, hint)
+    assert (site / "filelock" / "_unix.py").read_text(encoding="utf-8") == UNIX
+    # the advice holds: one more leading directory stripped, the series applies there
+    series = down / "debian" / "patches" / "series"
+    series.write_text("CVE-2025-68146.patch -p2\n", encoding="utf-8")
+    run = cli("apply", "--python", str(python), cwd=down)
+    assert (run.code, run.out) == (
+        0,
+        f"applied 1 patch on {label}: 1 file changed\n",
+    )
+    patched = UNIX.replace("0o644", "0o600")
+    assert (site / "filelock" / "_unix.py").read_text(encoding="utf-8") == patched

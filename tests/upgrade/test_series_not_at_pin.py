@@ -1,0 +1,174 @@
+"""A series one of whose patches does not apply to the release it is ported from.
+
+Seen on Debian's radicale series (3.1.8): its patch of ``setup.cfg`` was cut against the
+upstream git tree, whose ``setup.cfg`` indents with spaces, while the sdist of the pin holds
+the ``setup.cfg`` setuptools rewrote (tabs, ``key = `` with a trailing space). The port
+replays the series on the pin first, so it stops there: the error names the patch's line of
+the failing hunk and the release, and says what to do; inside ``upgrade``, whose ``--from``
+is fixed, the advice is to fix the series and continue, and ``--continue`` then ports the
+fixed series (it is not taken for a series "ported in an earlier run").
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import git, write_files
+from patchkeeper.commands.upgrade import STEPS
+from patchkeeper.config import load_config
+from patchkeeper.upgrade.request import UpgradeRequest
+from patchkeeper.upgrade.run import upgrade
+
+#: ``setup.cfg`` of the pin's sdist, as setuptools writes it (tabs).
+PIN_SETUP_CFG = "[tox:tox]\n\n[testenv]\ndeps = \n\tflake8\n\tpytest-cov\ncommands = \n\tflake8 .\n"
+#: The package's module at the pin and at the new release.
+MODULE_OLD = "def serve():\n    return 'serve'\n\n\ndef stop():\n    return None\n"
+MODULE_NEW = "VERSION = '2.0'\n\n\n" + MODULE_OLD
+
+#: A DEP-3 patch cut against the upstream git tree (spaces), and one that applies.
+SETUP_PATCH = """\
+Description: Avoid pytest extensions missing in Debian
+Author: A Maintainer <maintainer@example.org>
+Last-Update: 2023-01-09
+
+--- a/setup.cfg
++++ b/setup.cfg
+@@ -3,6 +3,5 @@
+ [testenv]
+ deps =
+     flake8
+-    pytest-cov
+ commands =
+     flake8 .
+"""
+STOP_PATCH = """\
+Description: Shut down cleanly
+Forwarded: not-needed
+
+--- a/tinyserve/server.py
++++ b/tinyserve/server.py
+@@ -3,4 +3,4 @@ def serve():
+ 
+ 
+ def stop():
+-    return None
++    return 'stopped'
+"""
+
+#: What to do with such a patch, on its own and inside ``upgrade`` (``{pin}``: the release).
+FIX = "make the patch apply to {pin} (edit it, or take it out of the series)"
+SHOWS = "'patchkeeper audit --to {pin}' shows what fails there"
+PORT_HINT = f"{FIX}, or pass --from the release the series applies to; {SHOWS}"
+UPGRADE_HINT = (
+    f"{FIX}, then run 'patchkeeper upgrade --continue' (the upgrade stopped at its port step); "
+    "or run 'patchkeeper upgrade --abort' and start again with --from the release the series "
+    f"applies to; {SHOWS}"
+)
+
+
+def _pkg_info(version: str) -> str:
+    return f"Metadata-Version: 2.1\nName: tinyserve\nVersion: {version}\n"
+
+
+def _downstream(root: Path) -> Path:
+    """The pin 1.0, the release 2.0 and a downstream whose series holds both patches."""
+    write_files(
+        root / "tinyserve-1.0",
+        {
+            "PKG-INFO": _pkg_info("1.0"),
+            "setup.cfg": PIN_SETUP_CFG,
+            "tinyserve/server.py": MODULE_OLD,
+        },
+    )
+    write_files(
+        root / "tinyserve-2.0",
+        {
+            "PKG-INFO": _pkg_info("2.0"),
+            "setup.cfg": PIN_SETUP_CFG,
+            "tinyserve/server.py": MODULE_NEW,
+        },
+    )
+    down = root / "down"
+    write_files(
+        down,
+        {
+            "patchkeeper.toml": 'upstream = "tinyserve"\npin = "1.0"\n'
+            'series = "debian/patches/series"\npristine = "../tinyserve-1.0"\n',
+            "debian/patches/series": "2002_avoid_pytest_ext.patch\n2004_clean_shutdown.patch\n",
+            "debian/patches/2002_avoid_pytest_ext.patch": SETUP_PATCH,
+            "debian/patches/2004_clean_shutdown.patch": STOP_PATCH,
+        },
+    )
+    return down
+
+
+def test_port_names_the_failing_hunk_and_the_release(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    pin = str(tmp_path / "tinyserve-1.0")
+    run = cli("port", "--to", "../tinyserve-2.0", cwd=down)
+    patch = down / "debian" / "patches" / "2002_avoid_pytest_ext.patch"
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {patch}:7: 2002_avoid_pytest_ext.patch does not apply to {pin}, "
+        "the release the series is ported from: setup.cfg #1 fails at fuzz 0 (closest: line 3, "
+        f"1 of 6 lines match)\n  hint: {PORT_HINT.format(pin=pin)}\n",
+    )
+    assert not (down / ".patchkeeper-port").exists()
+
+
+def test_upgrade_continues_with_the_series_fixed(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    pin = str(tmp_path / "tinyserve-1.0")
+    git(down, "init", "-q", "-b", "main")
+    git(down, "add", "-A")
+    git(down, "commit", "-q", "-m", "the downstream")
+    run = cli("upgrade", "--to", "../tinyserve-2.0", "--branch", "up", cwd=down)
+    assert (run.code, run.out, run.err.splitlines()[1:]) == (
+        2,
+        "",
+        [f"  hint: {UPGRADE_HINT.format(pin=pin)}"],
+    )
+    series = down / "debian" / "patches" / "series"
+    series.write_text("2004_clean_shutdown.patch\n", encoding="utf-8")
+    run = cli("upgrade", "--continue", cwd=down)
+    assert run.code == 0, run.err
+    port_lines = [line.split() for line in run.out.splitlines() if line.startswith("  port ")]
+    assert port_lines == [["port", "done", "1", "offset"]]
+    assert 'pin = "2.0"' in (down / "patchkeeper.toml").read_text(encoding="utf-8")
+    ported = (down / "debian" / "patches" / "2004_clean_shutdown.patch").read_text("utf-8")
+    assert ported == STOP_PATCH.replace("@@ -3,4 +3,4 @@", "@@ -6,4 +6,4 @@")
+
+
+def killed_port(config: Any, request: Any, save_evidence: bool = False) -> Any:
+    """A run ended (Ctrl-C) as the port starts, after the upgrade recorded its inputs."""
+    raise KeyboardInterrupt
+
+
+def test_continue_after_a_cut_short_port_then_a_refusal_ports(
+    cli, tmp_path: Path, monkeypatch
+) -> None:
+    down = _downstream(tmp_path)
+    git(down, "init", "-q", "-b", "main")
+    git(down, "add", "-A")
+    git(down, "commit", "-q", "-m", "the downstream")
+    monkeypatch.chdir(down)
+    config = load_config(down / "patchkeeper.toml")
+    steps = replace(STEPS, port=killed_port)
+    with pytest.raises(KeyboardInterrupt):
+        upgrade(config, steps, UpgradeRequest(to="../tinyserve-2.0", branch="up"))
+    run = cli("upgrade", "--continue", cwd=down)  # the real port refuses the series
+    assert (run.code, run.err.splitlines()[1]) == (
+        2,
+        f"  hint: {UPGRADE_HINT.format(pin=tmp_path / 'tinyserve-1.0')}",
+    )
+    series = down / "debian" / "patches" / "series"
+    series.write_text("2004_clean_shutdown.patch\n", encoding="utf-8")
+    run = cli("upgrade", "--continue", cwd=down)
+    port_lines = [line.split() for line in run.out.splitlines() if line.startswith("  port ")]
+    assert (run.code, port_lines) == (0, [["port", "done", "1", "offset"]])
+    assert 'pin = "2.0"' in (down / "patchkeeper.toml").read_text(encoding="utf-8")

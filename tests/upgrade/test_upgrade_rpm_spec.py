@@ -1,0 +1,60 @@
+"""``upgrade`` of an RPM spec's series moves the spec with the pin, in the port's commit: its
+``Version:`` is the new release and its ``Release:`` starts again at 1 (the port's rule,
+``tests/port/test_port_rpm_spec.py``)."""
+
+from __future__ import annotations
+
+import json
+
+from upgrade_support import committed_files, git, make_checkout, resolve
+
+from helpers import Example
+
+PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+API_KEY = (
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
+    b'"X-Api-Key"])\n'
+)
+SPEC = """\
+Name:           python-minihttp
+Version:        1.0
+Release:        3%{?dist}
+Summary:        A small HTTP client
+License:        MIT
+Patch0:         retry-backoff-cap.patch
+Patch1:         redirect-strip-proxy-auth.patch
+Patch2:         headers-merge-order.patch
+Patch3:         client-describe-version.patch
+Patch4:         metrics-redirects.patch
+Patch5:         metrics-same-host.patch
+Patch6:         redirect-strip-api-key.patch
+
+%description
+A small HTTP client.
+
+%prep
+%autosetup -p1
+"""
+
+
+def test_the_upgrade_commits_the_spec_moved_with_the_pin(cli, example: Example) -> None:
+    down = example.downstream
+    spec = down / "patches" / "python-minihttp.spec"
+    spec.write_text(SPEC, encoding="utf-8")
+    make_checkout(down)
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up", cwd=down)
+    assert run.code == 1, run.err
+    files = down / ".patchkeeper-port" / "conflict" / "files"
+    resolve(files / "retry.py", PROXY)
+    assert cli("upgrade", "--continue", cwd=down).code == 1
+    resolve(files / "retry.py", API_KEY)
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+    assert run.code == 0, run.err
+    port = next(s for s in json.loads(run.out)["steps"] if s["name"] == "port")
+    assert "patches/python-minihttp.spec" in port["files"]
+    assert "patches/python-minihttp.spec" in committed_files(down, "HEAD~1")
+    assert spec.read_text(encoding="utf-8") == SPEC.replace(
+        "Version:        1.0\nRelease:        3%{?dist}",
+        "Version:        1.1\nRelease:        1%{?dist}",
+    )
+    assert git(down, "status", "--porcelain", "--untracked-files=all") == ""
