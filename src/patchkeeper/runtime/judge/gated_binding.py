@@ -14,12 +14,11 @@ already takes the new upstream signature there
 from __future__ import annotations
 
 import ast
-import functools
 from pathlib import Path
 
+from patchkeeper.runtime.judge.replacement import plugin_tree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
-from patchkeeper.runtime.syntax.parsing import parse_path
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A parameter of :func:`parameter_shape`: ``(name, kind, has a default)``.
@@ -71,14 +70,6 @@ def _binding(body: list[ast.stmt], name: str, functions: dict[str, _Function]) -
     return found
 
 
-@functools.lru_cache(maxsize=64)
-def _module_tree(file: Path) -> ast.Module | None:
-    """The parsed module ``file`` (``None`` when it cannot be read or parsed): parsed once
-    for all the names of a module :func:`gated_bindings` asks about (several replacements
-    often live in one plugin module). Only read, never changed."""
-    return parse_path(file)
-
-
 def gated_parameters(
     file: Path, name: str, version: str
 ) -> tuple[int, tuple[tuple[str, str, bool], ...]] | None:
@@ -90,7 +81,7 @@ def gated_parameters(
     Raises nothing: an unreadable module is no evidence."""
     if not version:
         return None
-    tree = _module_tree(file)
+    tree = plugin_tree(file)
     if tree is None:
         return None
     functions: dict[str, _Function] = {}
@@ -129,5 +120,4 @@ def gated_bindings(
         bound = gated_parameters(where[0], name, version)
         if bound is not None:
             found[replacement] = (where[1], *bound)
-    _module_tree.cache_clear()  # the judging's forked workers need none of these trees
     return found

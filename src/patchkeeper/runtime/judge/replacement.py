@@ -25,7 +25,7 @@ def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
     :attr:`Code.decorators`, whether its module tests upstream's release
     (:attr:`Code.gated`) and what it imports (:attr:`Code.imports`)."""
     codes = {replacement: source_code(found) for replacement, found in sources.items()}
-    _plugin_tree.cache_clear()  # the facts are kept; the trees would stay in every worker
+    plugin_tree.cache_clear()  # the facts are kept; the trees would stay in every worker
     return codes
 
 
@@ -55,13 +55,15 @@ def _plugin_lines(file: Path) -> tuple[str, ...]:
         return ()
 
 
-@functools.lru_cache(maxsize=64)
-def _plugin_tree(file: Path) -> ast.Module | None:
+@functools.lru_cache(maxsize=256)
+def plugin_tree(file: Path) -> ast.Module | None:
     """The parse of a plugin file (:func:`patchkeeper.runtime.syntax.parsing.parse_path`),
     ``None`` when it cannot be read or does not parse: one parse of each file for the
     facts :func:`source_code` reads of it (whether it tests upstream's release, what it
-    imports, the names its gates bind). Nothing reads the tree but to collect facts: it
-    is not changed, and :func:`replacement_codes` lets the trees go once it has the
+    imports, the names its gates bind) and for the version gates
+    :func:`patchkeeper.runtime.judge.gated_binding.gated_bindings` reads. Nothing reads
+    the tree but to collect facts: it is not changed, and :func:`replacement_codes`,
+    which the judging calls after the gated bindings, lets the trees go once it has the
     facts."""
     return parse_path(file)
 
@@ -70,7 +72,7 @@ def _plugin_tree(file: Path) -> ast.Module | None:
 def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
     """The decorators of every function and class of a plugin file, by the line of its
     ``def``/``class`` (``ast.unparse`` of each); empty when the file does not parse."""
-    tree = _plugin_tree(file)
+    tree = plugin_tree(file)
     if tree is None:
         return {}
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -90,7 +92,7 @@ def _gated_file(file: Path) -> bool:
         # Every test evaluate decides names a release (``version_is``, ``__version__``,
         # ``VLLM_VERSION``): an ASCII file without the word holds none, walked or not.
         return False
-    tree = _plugin_tree(file)
+    tree = plugin_tree(file)
     return False if tree is None else holds_version_gate(tree)
 
 
@@ -101,7 +103,7 @@ def _gated_names(file: Path) -> tuple[str, ...]:
     ``if`` that tests upstream's release (a test
     :func:`patchkeeper.runtime.syntax.gates.evaluate` decides); empty when it does not
     parse."""
-    tree = _plugin_tree(file)
+    tree = plugin_tree(file)
     if tree is None:
         return ()
     names: dict[str, None] = {}
@@ -124,7 +126,7 @@ def _gated_names(file: Path) -> tuple[str, ...]:
 def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
     """:attr:`Code.imports` of a plugin file (every ``from m import ...`` at any depth);
     empty when it does not parse."""
-    tree = _plugin_tree(file)
+    tree = plugin_tree(file)
     if tree is None:
         return ()
     return tuple(
