@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from patchkeeper.runtime.syntax.astwalk import nodes, scoped_nodes
+from patchkeeper.runtime.syntax.astwalk import calls, nodes, scoped_nodes, statements
 
 SOURCE = '''
 import os
@@ -36,6 +36,36 @@ def test_nodes_are_ast_walks_nodes_in_its_order() -> None:
     found = nodes(tree)
     assert len(found) == len(walked) == 109
     assert all(a is b for a, b in zip(found, walked, strict=True))
+
+
+def test_calls_are_ast_walks_calls() -> None:
+    tree = ast.parse(SOURCE + "print(f(g(1), *h(), k=m()), [n() for _ in o()])\n")
+    walked = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    found = calls(tree)
+    assert len(found) == len(walked) == 10
+    assert {id(node) for node in found} == {id(node) for node in walked}
+    assert sorted(ast.unparse(node.func) for node in found) == [
+        "Config.build",
+        "RuntimeError",
+        "f",
+        "g",
+        "h",
+        "m",
+        "n",
+        "o",
+        "print",
+        "register",
+    ]
+
+
+def test_statements_are_ast_walks_statements_in_its_order() -> None:
+    tree = ast.parse(SOURCE)
+    kinds = (ast.stmt, ast.excepthandler, ast.match_case)
+    walked = [node for node in ast.walk(tree) if isinstance(node, kinds)]
+    found = list(statements(tree))
+    assert found[0] is tree
+    assert len(found[1:]) == len(walked) == 16
+    assert all(a is b for a, b in zip(found[1:], walked, strict=True))
 
 
 def test_scoped_nodes_say_what_runs_at_import() -> None:

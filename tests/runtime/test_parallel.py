@@ -48,6 +48,17 @@ def test_a_worker_runs_nested_work_itself(two_cores) -> None:
     assert os.getpid() not in {pid for pid, _pids in results}
 
 
+def test_grouped_items_run_in_one_worker_and_come_back_in_item_order(two_cores) -> None:
+    items = [1, 2, 3, 4, 5, 6, 7, 8]
+    groups = ["a", "b", "a", "c", "b", "a", "c", "d"]
+    results = list(parallel.map_forked(square_and_pid, items, groups=groups))
+    assert [square for square, _pid in results] == [1, 4, 9, 16, 25, 36, 49, 64]
+    pids = {key: {pid for (_s, pid), k in zip(results, groups) if k == key} for key in groups}
+    assert all(len(found) == 1 for found in pids.values())
+    assert os.getpid() not in set().union(*pids.values())
+    assert parallel._TASK is None
+
+
 def test_a_refused_process_leaves_the_work_to_this_process(two_cores, monkeypatch) -> None:
     monkeypatch.setattr(parallel, "_pool", lambda workers: None)
     assert [r[1] for r in parallel.map_forked(square_and_pid, [1, 2])] == [os.getpid()] * 2

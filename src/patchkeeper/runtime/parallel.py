@@ -458,7 +458,10 @@ def _run_task(index: int) -> Any:
 
 
 def map_forked(
-    function: Callable[[Job], Any], items: Sequence[Job], minimum: int | None = None
+    function: Callable[[Job], Any],
+    items: Sequence[Job],
+    minimum: int | None = None,
+    groups: Sequence[object] | None = None,
 ) -> Iterator[Any]:
     """``function(item)`` for every item, in order, computed by forked workers that share
     this process's state as it was at the call (parsed trees, remembered lookups): for
@@ -466,7 +469,12 @@ def map_forked(
     decision). ``function`` may be a closure: only the items' indexes are sent. What the
     workers remember on the way is lost with them; results must not depend on it. Runs
     in this process when :func:`workers_for` says so (fewer than ``minimum`` items,
-    default :data:`MIN_ITEMS`), and inside another :func:`map_forked`."""
+    default :data:`MIN_ITEMS`), and inside another :func:`map_forked`.
+
+    ``groups``: a key per item (same length as ``items``); the items of one key go to one
+    worker together, so that what it remembers on the way (a module it parsed for one
+    item) serves the others, which another worker would have parsed again. The results
+    and their order are the same; without ``groups`` the items go two at a time."""
     global _TASK
     workers = workers_for(len(items), MIN_ITEMS if minimum is None else minimum)
     if workers == 0 or _TASK is not None:
@@ -479,7 +487,10 @@ def map_forked(
     try:
         pool = _pool(workers)
         if pool is not None:
-            yield from _each(pool, _run_task, range(len(items)), 2)
+            if groups is None:
+                yield from _each(pool, _run_task, range(len(items)), 2)
+            else:
+                yield from _grouped(pool, groups)
     finally:
         _TASK = None
         if pool is not None:
@@ -487,3 +498,21 @@ def map_forked(
     if pool is None:
         for item in items:
             yield function(item)
+
+
+def _grouped(pool: Any, groups: Sequence[object]) -> Iterator[Any]:
+    """:func:`map_forked`'s results in the order of its items, the items of each key of
+    ``groups`` computed together by one of ``pool``'s workers (the keys in the order of
+    their first item, so that the results come back about as early as in item order)."""
+    members: dict[object, list[int]] = {}
+    for index, key in enumerate(groups):
+        members.setdefault(key, []).append(index)
+    tasks = list(members.values())
+    returned = _waited(pool.imap(_chunk, [(_run_task, task) for task in tasks]))
+    done: dict[int, Any] = {}
+    following = 0
+    for index, result in zip((i for task in tasks for i in task), returned, strict=True):
+        done[index] = result
+        while following in done:
+            yield done.pop(following)
+            following += 1

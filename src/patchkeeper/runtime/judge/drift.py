@@ -34,6 +34,7 @@ from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.syntax.astwalk import nodes
 
 #: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
 RETAIN, UPDATE, MIGRATE, REMOVE, LOOK = (
@@ -183,13 +184,14 @@ def _strings(node: ast.AST) -> set[str]:
     """The string constants of ``node`` (f-string parts included), docstrings left out
     and blank strings too."""
     skipped: set[int] = set()
-    for sub in ast.walk(node):
+    walked = nodes(node)
+    for sub in walked:
         body = getattr(sub, "body", None)
         if isinstance(sub, _DEFINITIONS) and body and isinstance(body[0], ast.Expr):
             skipped.add(id(body[0].value))
     return {
         sub.value
-        for sub in ast.walk(node)
+        for sub in walked
         if isinstance(sub, ast.Constant)
         and isinstance(sub.value, str)
         and sub.value.strip()
@@ -205,10 +207,10 @@ def dropped_literals(old: Code, new: Code, mine: Code) -> list[str]:
     producing there. Over six vllm-ascend releases its maintainers updated both wrappers
     the audit kept for which this held (``benchmarks/runtime_history.py``). Empty when a
     span does not parse."""
-    nodes = (old.parsed, new.parsed, mine.parsed)
-    if any(n is None for n in nodes):
+    spans = (old.parsed, new.parsed, mine.parsed)
+    if any(n is None for n in spans):
         return []
-    before, after, ours = (_strings(n) for n in nodes if n is not None)
+    before, after, ours = (_strings(n) for n in spans if n is not None)
     return sorted((before - after) & ours)
 
 

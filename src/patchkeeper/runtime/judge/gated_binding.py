@@ -16,9 +16,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from patchkeeper.runtime.judge.replacement import plugin_tree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
-from patchkeeper.runtime.syntax.parsing import parse_path
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A parameter of :func:`parameter_shape`: ``(name, kind, has a default)``.
@@ -81,7 +81,7 @@ def gated_parameters(
     Raises nothing: an unreadable module is no evidence."""
     if not version:
         return None
-    tree = parse_path(file)
+    tree = plugin_tree(file)
     if tree is None:
         return None
     functions: dict[str, _Function] = {}

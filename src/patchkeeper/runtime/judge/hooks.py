@@ -22,14 +22,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import deque
-from collections.abc import Iterator
 from typing import Any
 
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.syntax.astwalk import nodes
+from patchkeeper.runtime.syntax.astwalk import nodes, statements
 from patchkeeper.runtime.syntax.parsing import parse_file
 
 _PLATFORM_OBJECTS = re.compile(r"(?i)(^|\.)(current_platform|platform|platform_cls)$|Platform$")
@@ -110,23 +108,6 @@ def module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
     return _PARSED[key]
 
 
-_STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
-
-
-def _statements(module: ast.Module) -> Iterator[ast.AST]:
-    """The statements of ``module`` at any depth (with the ``except`` handlers and ``case``
-    blocks that hold some), in :func:`ast.walk`'s order: a definition is a statement and
-    an expression holds none, so expressions are not entered."""
-    todo: deque[ast.AST] = deque([module])
-    while todo:
-        node = todo.popleft()
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, list):
-                todo.extend(v for v in value if isinstance(v, _STATEMENT_LIKE))
-        yield node
-
-
 _Function = tuple[str, "ast.FunctionDef | ast.AsyncFunctionDef", int, int]
 _FUNCTIONS: dict[tuple[str, str], list[_Function]] = {}
 
@@ -138,7 +119,7 @@ def _functions(tree: UpstreamTree, module: str) -> list[_Function]:
     if key not in _FUNCTIONS:
         parsed = module_ast(tree, module)
         found: list[_Function] = []
-        for node in _statements(parsed) if parsed is not None else ():
+        for node in statements(parsed) if parsed is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 start = min([d.lineno for d in node.decorator_list] + [node.lineno])
                 found.append((node.name, node, start, node.end_lineno or node.lineno))

@@ -109,8 +109,11 @@ def judge_entries(
     broken, gates = remembered_checks(memory.store, patch_files, trees, patched, versions)
     assessed = []
     # On every core (forked workers reading the parsed trees); the stores are written here.
+    # The entries of one upstream module go to one worker: the modules the judges parse
+    # whole (the hooks' callers, the calls of a target) are then parsed by one worker.
+    modules = [resolved_new[e.target].module for e in entries]
     with track("judging entries", len(entries)) as advance:
-        for entry, result in zip(entries, map_forked(assess, entries), strict=True):
+        for entry, result in zip(entries, map_forked(assess, entries, groups=modules), strict=True):
             advance()
             assessed.append((entry, *result))
     # One pass over the old tree for the hook names of every judgement still pending.

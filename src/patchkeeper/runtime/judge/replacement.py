@@ -14,6 +14,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
 from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.syntax.astwalk import nodes, statements
 from patchkeeper.runtime.syntax.gates import evaluate
 from patchkeeper.runtime.syntax.parsing import parse_path
 
@@ -23,7 +24,9 @@ def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
     replacement: its span, decorators excluded from the span and listed in
     :attr:`Code.decorators`, whether its module tests upstream's release
     (:attr:`Code.gated`) and what it imports (:attr:`Code.imports`)."""
-    return {replacement: source_code(found) for replacement, found in sources.items()}
+    codes = {replacement: source_code(found) for replacement, found in sources.items()}
+    plugin_tree.cache_clear()  # the facts are kept; the trees would stay in every worker
+    return codes
 
 
 def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
@@ -52,11 +55,16 @@ def _plugin_lines(file: Path) -> tuple[str, ...]:
         return ()
 
 
-@functools.lru_cache(maxsize=64)
-def _plugin_tree(file: Path) -> ast.Module | None:
+@functools.lru_cache(maxsize=256)
+def plugin_tree(file: Path) -> ast.Module | None:
     """The parse of a plugin file (:func:`patchkeeper.runtime.syntax.parsing.parse_path`),
-    shared by the readers below (none changes it); ``None`` when it cannot be read or does
-    not parse."""
+    ``None`` when it cannot be read or does not parse: one parse of each file for the
+    facts :func:`source_code` reads of it (whether it tests upstream's release, what it
+    imports, the names its gates bind) and for the version gates
+    :func:`patchkeeper.runtime.judge.gated_binding.gated_bindings` reads. Nothing reads
+    the tree but to collect facts: it is not changed, and :func:`replacement_codes`,
+    which the judging calls after the gated bindings, lets the trees go once it has the
+    facts."""
     return parse_path(file)
 
 
@@ -64,13 +72,13 @@ def _plugin_tree(file: Path) -> ast.Module | None:
 def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
     """The decorators of every function and class of a plugin file, by the line of its
     ``def``/``class`` (``ast.unparse`` of each); empty when the file does not parse."""
-    tree = _plugin_tree(file)
+    tree = plugin_tree(file)
     if tree is None:
         return {}
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     return {
         node.lineno: tuple(ast.unparse(d) for d in node.decorator_list)
-        for node in ast.walk(tree)
+        for node in nodes(tree)
         if isinstance(node, kinds) and node.decorator_list
     }
 
@@ -79,10 +87,13 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
 def _gated_file(file: Path) -> bool:
     """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
     when it does not parse."""
-    tree = _plugin_tree(file)
-    if tree is None:
+    text = "".join(_plugin_lines(file))
+    if text.isascii() and "version" not in text.lower():
+        # Every test evaluate decides names a release (``version_is``, ``__version__``,
+        # ``VLLM_VERSION``): an ASCII file without the word holds none, walked or not.
         return False
-    return holds_version_gate(tree)
+    tree = plugin_tree(file)
+    return False if tree is None else holds_version_gate(tree)
 
 
 @functools.lru_cache(maxsize=64)
@@ -92,15 +103,15 @@ def _gated_names(file: Path) -> tuple[str, ...]:
     ``if`` that tests upstream's release (a test
     :func:`patchkeeper.runtime.syntax.gates.evaluate` decides); empty when it does not
     parse."""
-    tree = _plugin_tree(file)
+    tree = plugin_tree(file)
     if tree is None:
         return ()
     names: dict[str, None] = {}
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if not (isinstance(node, ast.If) and evaluate(ast.unparse(node.test), "0") is not None):
             continue
         for statement in (*node.body, *node.orelse):
-            for sub in ast.walk(statement):
+            for sub in nodes(statement):
                 if isinstance(sub, (ast.Import, ast.ImportFrom)):
                     for alias in sub.names:
                         names[alias.asname or alias.name.split(".")[0]] = None
@@ -115,12 +126,12 @@ def _gated_names(file: Path) -> tuple[str, ...]:
 def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
     """:attr:`Code.imports` of a plugin file (every ``from m import ...`` at any depth);
     empty when it does not parse."""
-    tree = _plugin_tree(file)
+    tree = plugin_tree(file)
     if tree is None:
         return ()
     return tuple(
         (alias.asname or alias.name, node.module)
-        for node in ast.walk(tree)
+        for node in statements(tree)
         if isinstance(node, ast.ImportFrom) and node.module and not node.level
         for alias in node.names
     )
@@ -133,7 +144,7 @@ def holds_version_gate(node: ast.AST) -> bool:
     return any(
         isinstance(found, (ast.If, ast.IfExp))
         and evaluate(ast.unparse(found.test), "0") is not None
-        for found in ast.walk(node)
+        for found in nodes(node)
     )
 
 

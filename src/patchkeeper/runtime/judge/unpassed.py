@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.hooks import module_ast
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.syntax.astwalk import calls as calls_of
 from patchkeeper.runtime.syntax.names import walk_statements
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -205,11 +206,28 @@ def _calls(tree: UpstreamTree, scope: Scope) -> list[ast.Call] | None:
             importing += [row[0] for row in tree.importers(name) if source in ("", row[1])]
     calls: list[ast.Call] = []
     for module in dict.fromkeys([*modules, *importing]):
-        parsed = module_ast(tree, module) if module else None
-        if parsed is None:
+        found = _module_calls(tree, module) if module else None
+        if found is None:
             return None
-        calls += [n for n in ast.walk(parsed) if isinstance(n, ast.Call)]
+        calls += found
     return calls
+
+
+_CALLS: dict[tuple[str, str], list[ast.Call] | None] = {}
+
+
+def _module_calls(tree: UpstreamTree, module: str) -> list[ast.Call] | None:
+    """Every call of ``module`` of ``tree`` (``None`` when it cannot be read), in no
+    particular order (:func:`~patchkeeper.runtime.syntax.astwalk.calls`: a parameter is
+    passed or not whatever the order the calls are read in); collected once per tree and
+    module in a process: the judging of many entries reads the calls of the same modules
+    (a class's module, its importers), and walking a whole module with :func:`ast.walk`
+    cost about a third of parsing it."""
+    key = (str(tree.root), module)
+    if key not in _CALLS:
+        parsed = module_ast(tree, module)
+        _CALLS[key] = None if parsed is None else calls_of(parsed)
+    return _CALLS[key]
 
 
 def rebinding_scope(tree: UpstreamTree, target: str, module: str) -> Scope | None:

@@ -10,10 +10,17 @@ order at a fraction of the cost.
 from __future__ import annotations
 
 import ast
+from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 _AST = ast.AST
+_CALL = ast.Call
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
+#: The fields of each node class that can hold a call, as :func:`calls` reads them: all
+#: but an expression's context and operators (``Load``, ``Add``, ``Eq``: leaves).
+_CALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _children(node: ast.AST, out: list[Any]) -> None:
@@ -55,3 +62,48 @@ def scoped_nodes(root: ast.AST) -> list[tuple[ast.AST, bool]]:
         _children(node, children)
         found.extend([(child, inner) for child in children])
     return found
+
+
+def calls(root: ast.AST) -> list[ast.Call]:
+    """Every :class:`ast.Call` of ``root`` (itself included), in no particular order (a
+    stack, depth first): about three times as fast as filtering :func:`ast.walk`, as it
+    calls no function per node and skips the leaves no call is under."""
+    found: list[ast.Call] = []
+    todo: list[ast.AST] = [root]
+    pop, push = todo.pop, todo.append
+    fields_of = _CALL_FIELDS
+    while todo:
+        node = pop()
+        kind = node.__class__
+        if kind is _CALL:
+            found.append(node)  # type: ignore[arg-type]
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(
+                f for f in kind._fields if f not in ("ctx", "op", "ops")
+            )
+        for name in fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        push(item)
+            elif isinstance(value, _AST):
+                push(value)
+    return found
+
+
+def statements(root: ast.AST) -> Iterator[ast.AST]:
+    """``root`` and the statements under it at any depth (with the ``except`` handlers and
+    ``case`` blocks that hold some), in :func:`ast.walk`'s order: a definition is a
+    statement and an expression holds none, so expressions are not entered (each
+    statement is as deep among statements as in the whole tree, so the breadth-first
+    order is the same)."""
+    todo: deque[ast.AST] = deque([root])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, _STATEMENT_LIKE))
+        yield node
