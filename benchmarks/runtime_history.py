@@ -10,10 +10,10 @@ directories: per entry of the older release, what the maintainers did (*remove*:
 ``VLLM_TAG`` of its Dockerfile, recorded in the truth file) to the newer release's vLLM, and
 each suggestion is scored against the truth.
 
-The audit before issue 10 is scored too (*before*): the same run with the decision layer of
+The audit without its judging layer is scored too (*before*): the same run with the judging of
 :mod:`patchkeeper.runtime.judge.judge` switched off, so that each entry keeps the suggestion of
 :func:`patchkeeper.runtime.judge.drift.decide` alone (the inventory is today's: it also sees the
-registry removals and parameter-module patches issue 10 added, a handful of entries).
+registry removals and parameter-module patches, a handful of entries).
 
 Other plugins (the corpus ``benchmarks/runtime_history/plugins.toml``, written by
 ``benchmarks/plugin_corpus.py``) have their truth files under
@@ -49,21 +49,16 @@ from pathlib import Path
 import tomllib
 from packaging.version import InvalidVersion, Version
 
+from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+from patchkeeper.runtime.judge import judging, memory
 from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.drift import codes
 from patchkeeper.runtime.judge.samecode import find_definition, same_ast
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.port import plan
+from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.syntax.gates import release_version, versions_named
 from patchkeeper.upstream.fetch import fetch_requirement
-
-try:  # runtime port is measured when this version of patchkeeper has it
-    from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
-    from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-    from patchkeeper.runtime.port import plan
-    from patchkeeper.runtime.settings import resolve_settings
-except ImportError:  # the audit before issue 10
-    plan = None
-    from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
-    from patchkeeper.runtime.settings import resolve_settings
 
 HERE = Path(__file__).resolve().parent
 TRUTHS = HERE / "runtime_history"
@@ -144,25 +139,13 @@ def score(truth_file: Path, before: bool = False) -> dict:
     plugin = tree(f"{plugin_name}=={pair['plugin_old']}")
     old, new = tree(f"vllm=={pair['vllm_old']}"), tree(f"vllm=={pair['vllm_new']}")
     start = time.perf_counter()
-    # the audit calls judge_pending (and settles it) since the judging pass became one;
-    # judge before that
-    name = "judge_pending" if hasattr(audit, "judge_pending") else "judge"
-    judge = getattr(audit, name, None)
-    # what the audit remembers of each judgement: AuditMemory's judgement/judged (older
-    # code: JudgeCache's get/put)
-    memory = getattr(audit, "AuditMemory", None)
-    cache = memory if memory is not None else getattr(audit, "JudgeCache", None)
-    reads, writes = ("judgement", "judged") if memory is not None else ("get", "put")
-    saved = (getattr(cache, reads), getattr(cache, writes)) if cache is not None else None
-    store = getattr(audit, "SummaryCache", None)
-    if before and judge is not None:
-        # Neither judged nor read from (or written to) the judge's cache, nor the whole
-        # audit's remembered result (which the judged run would otherwise take back).
-        setattr(audit, name, lambda _entry, drift, *_args, **_kwargs: drift)
-        setattr(cache, reads, lambda *_args: None)
-        setattr(cache, writes, lambda *_args: None)
-        if store is not None:
-            audit.SummaryCache = _without_results(store)
+    # "before": nothing judged, no judgement recalled from (or written to) the audit's
+    # store, and no remembered whole result (which the judged run would otherwise give back).
+    saved = (judging.judge_pending, judging.recalled_judgement, memory.SummaryCache)
+    if before:
+        judging.judge_pending = lambda _entry, drift, *_args, **_kwargs: drift
+        judging.recalled_judgement = lambda *_args, **_kwargs: (None, None)
+        memory.SummaryCache = _without_results(memory.SummaryCache)
     try:
         result = audit.audit_runtime(
             None,
@@ -173,13 +156,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
             patch_directory=directory,
         )
     finally:
-        if judge is not None:
-            setattr(audit, name, judge)
-            if cache is not None and saved is not None:
-                setattr(cache, reads, saved[0])
-                setattr(cache, writes, saved[1])
-        if store is not None:
-            audit.SummaryCache = store
+        judging.judge_pending, judging.recalled_judgement, memory.SummaryCache = saved
     seconds = time.perf_counter() - start
     expected = {row["entry"]: row for row in truth["entry"]}
     seen: Counter = Counter()
@@ -349,8 +326,6 @@ def reproduce(
     [(entry name, class, port's detail)])``."""
     out: Counter = Counter()
     classes: list[tuple[str, str, str]] = []
-    if plan is None:
-        return out, classes
     settings = resolve_settings(None, plugin=plugin, package=package, patch_directory=directory)
     scanned = scan_plugin(settings)
     trees = tuple(UpstreamTree(root, settings.upstream_packages) for root in uppers)
