@@ -21,7 +21,7 @@ from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.judge import Pending, computed_key_decision, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
-from patchkeeper.runtime.judge.memory import RESULT, AuditMemory
+from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.judge.missing import renamed_names
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
@@ -31,6 +31,7 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.settings import RuntimeSettings
+from patchkeeper.runtime.store.plugin_stores import RESULT
 
 
 def judge_entries(
