@@ -15,7 +15,12 @@ from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
-from patchkeeper.runtime.judge.entry_memory import Key, recalled_drift, recalled_judgement
+from patchkeeper.runtime.judge.entry_memory import (
+    JudgeInput,
+    Key,
+    recalled_drift,
+    recalled_judgement,
+)
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
@@ -95,9 +100,8 @@ def judge_entries(
             gated.get(entry.replacement),
         )
         judgement: Drift | Pending | None
-        judgement, key = recalled_judgement(
-            memory.store, entry, drift, before, after, context, versions
-        )
+        asked = JudgeInput(entry, drift, before, after, context, versions)
+        judgement, key = recalled_judgement(memory.store, asked)
         if judgement is not None:
             return drift, decided, judgement, None
         judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
