@@ -50,13 +50,14 @@ import tomllib
 from packaging.version import InvalidVersion, Version
 
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
-from patchkeeper.runtime.judge import judging, memory
+from patchkeeper.runtime.judge import judging
 from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.drift import codes
 from patchkeeper.runtime.judge.samecode import find_definition, same_ast
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port import plan
 from patchkeeper.runtime.settings import resolve_settings
+from patchkeeper.runtime.store import plugin_stores
 from patchkeeper.runtime.syntax.gates import release_version, versions_named
 from patchkeeper.upstream.fetch import fetch_requirement
 
@@ -119,6 +120,9 @@ def _without_results(store: type) -> type:
     (``#result``) neither read nor written."""
 
     class WithoutResults(store):  # type: ignore[misc, valid-type]
+        def stored(self, name):
+            return None if name == "#result" else super().stored(name)
+
         def get_value(self, name, *args, **kwargs):
             return None if name == "#result" else super().get_value(name, *args, **kwargs)
 
@@ -141,11 +145,11 @@ def score(truth_file: Path, before: bool = False) -> dict:
     start = time.perf_counter()
     # "before": nothing judged, no judgement recalled from (or written to) the audit's
     # store, and no remembered whole result (which the judged run would otherwise give back).
-    saved = (judging.judge_pending, judging.recalled_judgement, memory.SummaryCache)
+    saved = (judging.judge_pending, judging.recalled_judgement, plugin_stores.SummaryCache)
     if before:
         judging.judge_pending = lambda _entry, drift, *_args, **_kwargs: drift
         judging.recalled_judgement = lambda *_args, **_kwargs: (None, None)
-        memory.SummaryCache = _without_results(memory.SummaryCache)
+        plugin_stores.SummaryCache = _without_results(plugin_stores.SummaryCache)
     try:
         result = audit.audit_runtime(
             None,
@@ -156,7 +160,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
             patch_directory=directory,
         )
     finally:
-        judging.judge_pending, judging.recalled_judgement, memory.SummaryCache = saved
+        judging.judge_pending, judging.recalled_judgement, plugin_stores.SummaryCache = saved
     seconds = time.perf_counter() - start
     expected = {row["entry"]: row for row in truth["entry"]}
     seen: Counter = Counter()

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from patchkeeper.config import load_config
 from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.settings import resolve_settings
 from patchkeeper.runtime.store.cache import SummaryCache
+from patchkeeper.runtime.store.plugin_stores import audit_stores, parse_store
 
 ENTRIES = [
     "metaplug/patch/bugfix/fix_disabled.py:11:tinyup.sampler.sample:None",
@@ -48,7 +50,7 @@ def test_the_drift_store_holds_the_result_cross_checks_drifts_and_judgements(
         *ENTRIES,
     ]
     key = store.entries["#result"][0]  # what the result is remembered under
-    again = audit.AuditMemory(settings.root, trees, key)
+    again = audit.AuditMemory(audit_stores(settings, (old, new)), key)
     assert again.result == result
     assert [f.code for f in result.findings] == ["duplicate", "breaks-at-import"]
 
@@ -57,7 +59,7 @@ def test_patch_file_facts_are_the_scan_s_facts_of_each_patch_file(runtime_trees:
     """Each patch file in path order with the facts the scan reads of it: the same from a
     tree that scans them now and from one asked after the inventory."""
     settings = resolve_settings(load_config(runtime_trees / "plugin" / "pyproject.toml"))
-    fresh = PluginTree(settings).patch_file_facts()
+    fresh = PluginTree(settings, parse_store(settings)).patch_file_facts()
     assert [(p.relative, f.file if f else None, len(f.entries) if f else -1) for p, f in fresh] == [
         ("metaplug/patch/__init__.py", "metaplug/patch/__init__.py", 0),
         ("metaplug/patch/bugfix/__init__.py", "metaplug/patch/bugfix/__init__.py", 0),
@@ -70,5 +72,5 @@ def test_patch_file_facts_are_the_scan_s_facts_of_each_patch_file(runtime_trees:
         ("metaplug/patch/performance/kernels.py", "metaplug/patch/performance/kernels.py", 2),
         ("metaplug/patch/utils.py", "metaplug/patch/utils.py", 0),
     ]
-    scanned = audit.scan_plugin(settings, None)
+    scanned = scan_plugin(settings, None)
     assert scanned.tree.patch_file_facts() == fresh

@@ -14,6 +14,7 @@ from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.lookup import nameindex
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.store.cache import SummaryCache, cache_root
+from patchkeeper.runtime.store.plugin_stores import parse_store
 
 
 def _config(plugin: Path):
@@ -332,12 +333,13 @@ def test_prefetched_plugin_facts_equal_facts_scanned_one_by_one(
     from patchkeeper.runtime.settings import resolve_settings
 
     settings = resolve_settings(_config(runtime_trees / "plugin"))
-    alone = PluginTree(settings)
+    alone = PluginTree(settings, parse_store(settings))
     modules = list(alone.layout.package_modules)
     expected = {module: alone.facts_of(module) for module in modules}
     monkeypatch.setattr(parallel, "MIN_FILES", 1)
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
-    pooled = PluginTree(settings)  # nothing saved by the first: no record of a file
+    # nothing saved by the first: no record of a file
+    pooled = PluginTree(settings, parse_store(settings))
     assert [key for key in pooled.cache.entries if not key.startswith("#")] == []
     pooled.prefetch(modules)
     assert pooled.facts == {}
@@ -418,7 +420,8 @@ def test_plugin_layout_holds_patch_files_and_entry_points(
         ),
         encoding="utf-8",
     )
-    layout = PluginTree(resolve_settings(_config(plugin))).layout
+    settings = resolve_settings(_config(plugin))
+    layout = PluginTree(settings, parse_store(settings)).layout
     patch = plugin / "metaplug" / "patch"
     assert [(p.relative, p.module, p.is_package) for p in layout.patch_files] == [
         ("metaplug/patch/__init__.py", "metaplug.patch", True),

@@ -3,7 +3,9 @@ plugin's own value under it: upstream registering a value of its own under the k
 plugin fills (``MODEL_ARCH_CONFIG_CONVERTORS["deepseek_v4"]``, where the plugin registers
 its ``AscendDeepseekV4Convertor`` and the next release registers upstream's
 ``DeepseekV4Convertor``) leaves the plugin's registration replacing upstream's: *retain*.
-A value the audit cannot read is *look*, never a guessed *remove*.
+A value the audit cannot read is *look*, never a guessed *remove*. The keys a registry has
+are read from its parse: the old release's registry naming the keys in a comment does not
+have them.
 
 The shape of a vLLM plugin that registers a model-config convertor from a function its
 patch module calls at import; the plugin and both upstream releases are written by this
@@ -27,6 +29,7 @@ class LlamaConvertor(ConvertorBase):
 
 CONVERTORS = {
     "llama": LlamaConvertor,
+    # "deepseek_v4" and "qwen_vl" are registered by the next release
 }
 """
 NEW_CONVERTORS = """class ConvertorBase:

@@ -23,6 +23,7 @@ from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout, read_l
 from patchkeeper.runtime.inventory.scan import scan_source
 from patchkeeper.runtime.settings import RuntimeSettings
 from patchkeeper.runtime.store.cache import SummaryCache, parsed_module, prefetch_records
+from patchkeeper.runtime.store.plugin_stores import ParseStore
 
 
 class ReplacementSource(NamedTuple):
@@ -62,9 +63,15 @@ class PluginReading:
 class PluginTree:
     """Module lookup and cached :class:`FileFacts` for one plugin source tree, with its
     :class:`PluginLayout` read once (:attr:`layout`) and its store of parsed files
-    (:attr:`cache`)."""
+    (:attr:`cache`).
 
-    def __init__(self, settings: RuntimeSettings) -> None:
+    Args:
+        settings: the plugin's settings.
+        parse: its parse store, opened with its package's folders listed
+            (:func:`patchkeeper.runtime.store.plugin_stores.parse_store`).
+    """
+
+    def __init__(self, settings: RuntimeSettings, parse: ParseStore) -> None:
         self.settings = settings
         self.root = settings.root
         self._top = settings.package.split(".")[0]
@@ -73,10 +80,8 @@ class PluginTree:
             settings.decorators,
             settings.patch_directory.strip("/").replace("/", "."),
         )
-        self.cache = SummaryCache(self.root, f"plugin\0{self.scan_settings!r}")
-        # os.walk's folders, listed from the store while none changed
-        folders = self.cache.python_folders(self.root / self._top)
-        self.layout: PluginLayout = read_layout(settings, folders)
+        self.cache: SummaryCache = parse.store
+        self.layout: PluginLayout = read_layout(settings, parse.folders)
         self.facts: dict[str, FileFacts] = {}
         # each module outside the package's listing, once it is looked up
         self._others: dict[str, tuple[Path, bool] | None] = {}

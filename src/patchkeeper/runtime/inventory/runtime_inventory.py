@@ -22,6 +22,7 @@ from patchkeeper.runtime.inventory.records import inventory_from_record, invento
 from patchkeeper.runtime.model import Inventory
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
+from patchkeeper.runtime.store.plugin_stores import ParseStore, parse_store
 
 
 @dataclass
@@ -41,7 +42,21 @@ def scan_plugin(
     upstream: UpstreamFiles | None = None,
     unread: str = "",
 ) -> Scanned:
-    """Build the inventory of ``settings``' plugin (see :func:`take_inventory`).
+    """Build the inventory of ``settings``' plugin (see :func:`take_inventory`), its parse
+    store opened here (:func:`patchkeeper.runtime.store.plugin_stores.parse_store`); the
+    arguments as :func:`scan_opened` takes them."""
+    return scan_opened(settings, parse_store(settings), ahead, upstream, unread)
+
+
+def scan_opened(
+    settings: RuntimeSettings,
+    parse: ParseStore,
+    ahead: Callable[[list[str]], None] | None = None,
+    upstream: UpstreamFiles | None = None,
+    unread: str = "",
+) -> Scanned:
+    """:func:`scan_plugin` with the plugin's parse store opened already (``parse``: the
+    audit opens it with its own, :func:`patchkeeper.runtime.store.plugin_stores.audit_stores`).
 
     ``ahead``: called with the patched targets (dotted, in the order the patch files give
     them) once the patch files are read, before the activation search, when the inventory
@@ -50,7 +65,7 @@ def scan_plugin(
     ``upstream``: the upstream tree the plugin runs on, read for the places it loads the
     plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`);
     ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`)."""
-    tree = PluginTree(settings)
+    tree = PluginTree(settings, parse)
     layout = tree.layout
     signature = layout.signature
     if upstream is not None:

@@ -12,7 +12,7 @@ judging writes it into the store (:func:`patchkeeper.runtime.judge.judging.judge
 from __future__ import annotations
 
 import hashlib
-from dataclasses import astuple
+from dataclasses import astuple, dataclass
 
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
 from patchkeeper.runtime.judge.drift import NOT_AUDITED, Code, Drift, decide
@@ -63,35 +63,43 @@ def drift_key(
     return f"{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
 
 
-def recalled_judgement(
-    store: SummaryCache,
-    entry: PatchEntry,
-    drift: Drift,
-    old: Resolution,
-    new: Resolution,
-    context: Context,
-    versions: tuple[str, str],
-) -> tuple[Drift | None, Key]:
-    """The entry's judgement (:func:`patchkeeper.runtime.judge.judge.judge_pending`, settled)
-    remembered in ``store`` under :func:`judgement_key`, or ``None``; with that key, which a
-    judgement made now is kept under."""
-    name, digest = judgement_key(entry, drift, old, new, context, versions)
+@dataclass(frozen=True)
+class JudgeInput:
+    """What the judge reads of one entry besides the trees and the compared spans: the key of
+    its judgement is a digest of it (:func:`judgement_key`).
+
+    Attributes:
+        entry: the patch entry, with its activation.
+        drift: its drift (:func:`patchkeeper.runtime.judge.drift.decide`, or remembered).
+        old, new: its target resolved in the old and the new upstream tree.
+        context: what the judge reads of the entry's file (:data:`Context`).
+        versions: the old and the new release.
+    """
+
+    entry: PatchEntry
+    drift: Drift
+    old: Resolution
+    new: Resolution
+    context: Context
+    versions: tuple[str, str]
+
+
+def recalled_judgement(store: SummaryCache, asked: JudgeInput) -> tuple[Drift | None, Key]:
+    """The judgement of ``asked`` (:func:`patchkeeper.runtime.judge.judge.judge_pending`,
+    settled) remembered in ``store`` under :func:`judgement_key`, or ``None``; with that
+    key, which a judgement made now is kept under."""
+    name, digest = judgement_key(asked)
     cached = store.get_value(name, digest)
     return (Drift(*cached) if cached is not None else None), (name, digest)
 
 
-def judgement_key(
-    entry: PatchEntry,
-    drift: Drift,
-    old: Resolution,
-    new: Resolution,
-    context: Context,
-    versions: tuple[str, str],
-) -> Key:
-    """The name and digest of a judgement: a digest of what the judge reads (the entry with
-    its activation, its drift, both resolutions, the two releases and ``context``). The
-    callers and hook definitions it reads beyond the compared spans belong to the two trees,
-    which the store is named by (an unpacked release does not change under its root)."""
-    material = (entry, astuple(drift), old, new, context, versions)
+def judgement_key(asked: JudgeInput) -> Key:
+    """The name and digest of a judgement: a digest of what the judge reads (``asked``: the
+    entry with its activation, its drift, both resolutions, the two releases and the
+    context). The callers and hook definitions it reads beyond the compared spans belong to
+    the two trees, which the store is named by (an unpacked release does not change under
+    its root)."""
+    entry = asked.entry
+    material = (entry, astuple(asked.drift), asked.old, asked.new, asked.context, asked.versions)
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest

@@ -15,13 +15,18 @@ from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
-from patchkeeper.runtime.judge.entry_memory import Key, recalled_drift, recalled_judgement
+from patchkeeper.runtime.judge.entry_memory import (
+    JudgeInput,
+    Key,
+    recalled_drift,
+    recalled_judgement,
+)
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.judge import Pending, computed_key_decision, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
-from patchkeeper.runtime.judge.memory import RESULT, AuditMemory
+from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.judge.missing import renamed_names
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
@@ -31,6 +36,7 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.settings import RuntimeSettings
+from patchkeeper.runtime.store.plugin_stores import RESULT
 
 
 def judge_entries(
@@ -94,9 +100,8 @@ def judge_entries(
             gated.get(entry.replacement),
         )
         judgement: Drift | Pending | None
-        judgement, key = recalled_judgement(
-            memory.store, entry, drift, before, after, context, versions
-        )
+        asked = JudgeInput(entry, drift, before, after, context, versions)
+        judgement, key = recalled_judgement(memory.store, asked)
         if judgement is not None:
             return drift, decided, judgement, None
         judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)

@@ -1,6 +1,7 @@
-"""What ``runtime audit`` remembers from one run to the next (:class:`AuditMemory`): one store
-per plugin and pair of upstream trees, opened once before the judging, with the whole
-result remembered in it.
+"""What ``runtime audit`` remembers from one run to the next (:class:`AuditMemory`): the drift
+store of the plugin and the pair of upstream trees, opened once with the audit's other stores
+before the plugin is read (:func:`patchkeeper.runtime.store.plugin_stores.audit_stores`),
+with the whole result remembered in it.
 
 Each stage of the audit keeps its own records in that store, under names of its own and a
 digest of what it read: the cross-checks (``#crosscheck``,
@@ -15,17 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.store.cache import SummaryCache
+from patchkeeper.runtime.store.plugin_stores import AuditStores
 
 if TYPE_CHECKING:
     from patchkeeper.runtime.judge.results import RuntimeAudit
-
-#: The name the whole result is kept under in the store.
-RESULT = "#result"
 
 
 def result_key(
@@ -44,27 +42,27 @@ def result_key(
 
 class AuditMemory:
     """What the audit remembers from one run to the next, in one store per plugin and pair of
-    upstream tree roots (the *drift store*, a :class:`SummaryCache`), read once when the
-    memory is made: the whole result under :attr:`key` (:attr:`result`), and what the
-    stages of the audit keep in :attr:`store` (see the module docstring). The result is
-    pickled: its dataclasses hold only builtin values, enums and other dataclasses of this
-    package, whose source is part of the store's name.
+    upstream tree roots (the *drift store*, :attr:`store`): the whole result under
+    :attr:`key` (:attr:`result`), and what the stages of the audit keep in :attr:`store`
+    (see the module docstring). The result is pickled: its dataclasses hold only builtin
+    values, enums and other dataclasses of this package, whose source is part of the store's
+    name.
 
     Args:
-        root: the plugin's root (where the store's keys are relative to).
-        trees: the old and new upstream trees (the store is named by their roots).
+        stores: the audit's stores, opened with the result the drift store keeps
+            (:func:`patchkeeper.runtime.store.plugin_stores.audit_stores`).
         key: what the whole audit is remembered under (:func:`result_key`).
     """
 
-    def __init__(self, root: Path, trees: tuple[UpstreamTree, UpstreamTree], key: str) -> None:
-        self.store = SummaryCache(root, f"drift\0{trees[0].root}\0{trees[1].root}")
+    def __init__(self, stores: AuditStores, key: str) -> None:
+        self.store: SummaryCache = stores.drift
         self.key = key
         #: The audit remembered under ``key`` (:func:`result_key`), ``None`` when there is
         #: none or it cannot be read back (a cache: computed again).
         self.result: RuntimeAudit | None = None
-        cached = self.store.get_value(RESULT, key)
-        if cached is not None:
+        kept = stores.result
+        if kept is not None and kept[0] == key:
             try:
-                self.result = pickle.loads(cached)
+                self.result = pickle.loads(kept[1])
             except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, TypeError):
                 pass

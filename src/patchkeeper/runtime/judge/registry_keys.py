@@ -27,7 +27,7 @@ def registry_key_decision(
     removal stands. ``old_location``: where the old upstream registry is, for the reason;
     ``old_code``, ``new_code``: the registry's definition in each release."""
     key = entry.key or ""
-    if _has_key(old_code, key):
+    if _key_value(old_code, key) is not None:
         return (
             RETAIN,
             f"the old upstream {old_location} had the key {entry.key} too: the plugin "
@@ -38,19 +38,11 @@ def registry_key_decision(
     return _key_override(entry, new_code)
 
 
-def _has_key(code: Code | None, key: str) -> bool:
-    """Whether the source of ``code`` holds the literal registry key ``key`` (quoted)."""
-    if code is None:
-        return False
-    bare = key.strip("'\"")
-    return re.search(rf"['\"]{re.escape(bare)}['\"]", "".join(code.lines)) is not None
-
-
-def key_value_names(code: Code | None, key: str) -> tuple[str, ...] | None:
-    """The names in the value the registry definition ``code`` gives the literal key ``key``
-    (``{"deepseek_v4": DeepseekV4Convertor}`` gives ``("DeepseekV4Convertor",)``; a value
-    ``("vllm.a", "Model")`` gives ``("vllm", "a", "Model")``), or ``None`` when the
-    definition is not a dict display (or a ``dict(...)`` call) holding that key."""
+def _key_value(code: Code | None, key: str) -> ast.expr | None:
+    """The value the registry definition ``code`` gives the literal key ``key`` (quoted or
+    not: ``'npu'`` is the key ``npu``), read from its parse: the first dict display, or
+    ``dict(...)`` call with keywords, in :func:`ast.walk`'s order that holds the key;
+    ``None`` when none does or the definition does not parse."""
     parsed = code.parsed if code is not None else None
     bare = key.strip("'\"")
     if parsed is None:
@@ -63,8 +55,20 @@ def key_value_names(code: Code | None, key: str) -> tuple[str, ...] | None:
             pairs = [(ast.Constant(k.arg), k.value) for k in node.keywords if k.arg]
         for name, value in pairs:
             if isinstance(name, ast.Constant) and str(name.value) == bare:
-                return tuple(re.findall(r"[A-Za-z_]\w*", ast.unparse(value)))
+                return value
     return None
+
+
+def key_value_names(code: Code | None, key: str) -> tuple[str, ...] | None:
+    """The names in the value the registry definition ``code`` gives the literal key ``key``
+    (``{"deepseek_v4": DeepseekV4Convertor}`` gives ``("DeepseekV4Convertor",)``; a value
+    ``("vllm.a", "Model")`` gives ``("vllm", "a", "Model")``), or ``None`` when the
+    definition is not a dict display (or a ``dict(...)`` call) holding that key
+    (:func:`_key_value`)."""
+    value = _key_value(code, key)
+    if value is None:
+        return None
+    return tuple(re.findall(r"[A-Za-z_]\w*", ast.unparse(value)))
 
 
 def _key_override(entry: PatchEntry, new_code: Code | None) -> tuple[str, str] | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.gc_threshold import fewer_collections
-from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+from patchkeeper.runtime.inventory.runtime_inventory import scan_opened
 from patchkeeper.runtime.judge.judging import judge_entries
 from patchkeeper.runtime.judge.memory import AuditMemory, result_key
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
@@ -22,6 +22,7 @@ from patchkeeper.runtime.lookup.targets import upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
+from patchkeeper.runtime.store.plugin_stores import audit_stores
 from patchkeeper.runtime.syntax.gates import release_version
 
 __all__ = ["AuditMemory", "AuditedEntry", "RuntimeAudit", "audit_plugin", "audit_runtime"]
@@ -69,11 +70,12 @@ def audit_plugin(
 
 
 def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Path]) -> RuntimeAudit:
-    """The audit as a pipeline of its stages: the two upstream trees opened, the plugin
-    inventoried, the releases read, the audit's memory opened (:class:`AuditMemory`: the
-    whole result remembered under :func:`result_key`), and, unless it remembers the result,
-    the entries judged (:func:`judge_entries`, which keeps what it computed and the result
-    in the memory)."""
+    """The audit as a pipeline of its stages: the two upstream trees opened, the plugin's
+    stores opened (:func:`audit_stores`: its parse store and the drift store of the pair),
+    the plugin inventoried, the releases read, the audit's memory made from the drift store
+    (:class:`AuditMemory`: the whole result remembered under :func:`result_key`), and,
+    unless it remembers the result, the entries judged (:func:`judge_entries`, which keeps
+    what it computed and the result in the memory)."""
     packages = settings.upstream_packages
     # The stale-binding search reads the new tree's importer index: built in the same pass
     # over the tree as its definition index.
@@ -87,10 +89,11 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
 
     # The old release is what the plugin runs on: where it loads the plugin itself is
     # part of the plugin's activation (a platform vLLM imports without an entry point).
-    scanned = scan_plugin(settings, ahead, trees[0])
+    stores = audit_stores(settings, roots)
+    scanned = scan_opened(settings, stores.parse, ahead, trees[0])
     versions = (release_version(old, trees[0].root), release_version(new, trees[1].root))
     key = result_key(scanned.signature, (old, new), trees, versions)
-    memory = AuditMemory(settings.root, trees, key)
+    memory = AuditMemory(stores, key)
     if memory.result is not None:
         return memory.result
     # What the judging reads of the plugin, read once here: it never asks the tree again.

@@ -198,6 +198,14 @@ class SummaryCache:
             return None
         return marshal.loads(hit[2])
 
+    def stored(self, key: str) -> tuple[str, Any] | None:
+        """``(signature, record)`` stored under a free ``key``, whatever the signature, else
+        ``None``: for a caller that learns the signature it wants only later."""
+        hit = self.entries.get(key)
+        if hit is None:
+            return None
+        return hit[0], marshal.loads(hit[2])
+
     def put_value(self, key: str, signature: str, record: Any) -> None:
         """Store ``record`` under ``key`` with ``signature`` (what it was computed from)."""
         self.entries[key] = (signature, 0, marshal.dumps(record))
