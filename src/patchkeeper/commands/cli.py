@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -288,10 +289,6 @@ def command_name(ctx: click.Context) -> str:
     return ctx.command_path.partition(" ")[2]
 
 
-#: The option that asks for JSON (declared by :func:`patchkeeper.commands.options.json_option`);
-#: an error met before it is parsed looks for it on the command line
-#: (:func:`patchkeeper.main.main`).
-JSON_FLAG = "--json"
 #: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
 JSON_COMMAND: list[str] = []
 
@@ -353,11 +350,11 @@ class LazyGroup(click.Group):
         takes = group is not self and any(
             option in param.opts for param in group.params if isinstance(param, click.Option)
         )
-        if not takes and not (option == JSON_FLAG and group is self):
+        if not takes and not (option == OPTION_JSON and group is self):
             return error
         named = " ".join(path) or "COMMAND"  # no command yet: any command takes --json
-        owner = "each command" if option == JSON_FLAG else f"'{named}'"
-        if option == JSON_FLAG and path:
+        owner = "each command" if option == OPTION_JSON else f"'{named}'"
+        if option == OPTION_JSON and path:
             JSON_COMMAND[:] = [" ".join([*command_name(ctx).split(), *path])]
         return click.UsageError(
             f"{option} is an option of {owner}, not of {ctx.command_path} itself: put it "
