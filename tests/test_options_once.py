@@ -1,12 +1,12 @@
 """Each option of the command line is spelt in one place under ``src/patchkeeper``: the
 ``click.option``/``click.Option`` that declares it (``patchkeeper/commands/options.py`` for
-an option several commands take, the command's own module for the others).
+an option several commands take, the command's own module for the others), or, for an option
+that other code names too, its ``OPTION_...`` constant in ``patchkeeper/constants.py``,
+which the declaration and that code both use.
 
 An option's name written anywhere else as a string of its own (``"--to"``) is a second
-spelling that can drift from the declaration; code that needs the name takes it from the
-declared parameter (:func:`patchkeeper.commands.options.option_name`,
-:func:`patchkeeper.commands.options.given_options`). :data:`ALLOWED` lists the few places
-that name an option without its declaration at hand, each with the reason.
+spelling that can drift from the declaration. :data:`ALLOWED` lists the places that write
+another program's option of the same name, each with the reason.
 """
 
 from __future__ import annotations
@@ -17,52 +17,14 @@ from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent.parent / "src" / "patchkeeper"
 
-_FAST = "the short path of a plain apply reads its options before click is loaded"
-_FEATURE = (
-    "a feature below the command modules names the option its value came from in a "
-    "message or a hint"
-)
-_KEPT = "reads an option's value from a command line kept with the evidence"
-_TOOLS = (
-    "an MCP tool's fixed words of the command line the server runs (the agents layer is "
-    "below the command modules; the schemas are read from the command objects)"
-)
-_OTHER = "another program's option of the same name (git format-patch -o)"
+#: The module that names the options other code names (``OPTION_TO``).
+CONSTANTS = "patchkeeper/constants.py"
 
-#: (module, option) -> why the name is written there too.
+#: (module, option) -> why the name is written there too: none of them is ours.
 ALLOWED: dict[tuple[str, str], str] = {
     ("patchkeeper/start/rpm_spec.py", "-o"): "rpm's %patch option (an output file), not ours",
-    ("patchkeeper/__main__.py", "-C"): _FAST,
-    ("patchkeeper/__main__.py", "--config"): _FAST,
-    ("patchkeeper/__main__.py", "--target"): _FAST,
-    ("patchkeeper/__main__.py", "--python"): _FAST,
-    ("patchkeeper/audit/release.py", "--to"): _FEATURE,
-    ("patchkeeper/audit/release.py", "--pristine"): _FEATURE,
-    ("patchkeeper/audit/range_audit.py", "--to"): _FEATURE,
-    ("patchkeeper/audit/range_audit.py", "--pristine"): _FEATURE,
-    ("patchkeeper/trees/apply_series.py", "--target"): _FEATURE,
-    ("patchkeeper/ledger/entries.py", "--check"): _FEATURE,
-    ("patchkeeper/ledger/table.py", "--at"): _FEATURE,
-    ("patchkeeper/ledger/table.py", "--why"): _FEATURE,
-    ("patchkeeper/port/session.py", "--to"): _FEATURE,
-    ("patchkeeper/port/session.py", "--from"): _FEATURE,
-    ("patchkeeper/port/context.py", "--to"): _FEATURE,
-    ("patchkeeper/trees/tree.py", "--pristine"): _FEATURE,
-    ("patchkeeper/start/init.py", "--ledger"): _FEATURE,
-    ("patchkeeper/upgrade/run.py", "--to"): _FEATURE,
-    ("patchkeeper/upgrade/run.py", "--from"): _FEATURE,
-    ("patchkeeper/record/build.py", "--to"): _KEPT,
-    ("patchkeeper/record/build.py", "--from"): _KEPT,
-    ("patchkeeper/record/build.py", "--target"): _KEPT,
-    ("patchkeeper/record/build.py", "--pristine"): _KEPT,
-    ("patchkeeper/start/forms.py", "-o"): _OTHER,
-    ("patchkeeper/agents/calls.py", "--json"): _TOOLS,
-    ("patchkeeper/agents/calls.py", "-C"): _TOOLS,
-    ("patchkeeper/agents/tools.py", "--json"): _TOOLS,
-    ("patchkeeper/agents/tools.py", "--check"): _TOOLS,
-    ("patchkeeper/agents/tools.py", "--continue"): _TOOLS,
-    ("patchkeeper/agents/tools.py", "--abort"): _TOOLS,
-    ("patchkeeper/agents/tools.py", "--write"): _TOOLS,
+    ("patchkeeper/start/forms.py", "-o"): "git format-patch's -o (its output directory), not ours",
+    ("patchkeeper/ledger/entries.py", "--check"): "git apply's --check, run on a pin, not ours",
 }
 
 
@@ -107,16 +69,31 @@ def _factories(modules: dict[str, ast.Module]) -> set[str]:
     }
 
 
+def _imported(
+    tree: ast.Module, constants: dict[str, dict[str, ast.Constant]]
+) -> dict[str, ast.Constant]:
+    """The string constants the module ``tree`` imports from another module of the package
+    (``from patchkeeper.constants import OPTION_TO``), by the name it uses."""
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found = constants.get(node.module.replace(".", "/") + ".py", {})
+            for alias in node.names:
+                if alias.name in found:
+                    names[alias.asname or alias.name] = found[alias.name]
+    return names
+
+
 def declarations(modules: dict[str, ast.Module]) -> list[tuple[str, str, ast.Constant]]:
     """Every option name a ``click.option(...)``/``click.Option([...])`` (or a shared
-    option's factory: ``output_option(..., "-o")``) declares: (module, name, the string literal that spells it); a name
-    may be a constant of the module or of another one it imports (``JSON_FLAG``)."""
+    option's factory: ``output_option(..., "-o")``) declares: (module, name, the string
+    literal that spells it); a name may be a constant of the module or one it imports
+    (``OPTION_TO``)."""
     found = []
     factories = _factories(modules)
-    # a constant may be imported from another module of the package (``JSON_FLAG``)
-    shared = {name: value for tree in modules.values() for name, value in _constants(tree).items()}
+    constants = {module: _constants(tree) for module, tree in modules.items()}
     for module, tree in modules.items():
-        constants = {**shared, **_constants(tree)}
+        names = {**_imported(tree, constants), **constants[module]}
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
@@ -128,7 +105,7 @@ def declarations(modules: dict[str, ast.Module]) -> list[tuple[str, str, ast.Con
             else:
                 continue
             for word in words:
-                literal = constants.get(word.id) if isinstance(word, ast.Name) else word
+                literal = names.get(word.id) if isinstance(word, ast.Name) else word
                 if (
                     isinstance(literal, ast.Constant)
                     and isinstance(literal.value, str)
@@ -162,6 +139,21 @@ def test_every_option_is_spelt_once() -> None:
     )
     assert [name for name, count in twice.items() if count > 1] == []
     assert again == []
+
+
+def test_the_option_constants_are_declared_with() -> None:
+    """Each ``OPTION_...`` of :mod:`patchkeeper.constants` is an option some declaration
+    makes with that very constant: one kept there that no option is declared with (or that
+    a declaration spells again itself) would be a second spelling."""
+    modules = _modules()
+    declaring = {id(literal) for _, _, literal in declarations(modules)}
+    kept = {
+        name: literal
+        for name, literal in _constants(modules[CONSTANTS]).items()
+        if name.startswith("OPTION_")
+    }
+    assert sorted(name for name, literal in kept.items() if id(literal) not in declaring) == []
+    assert len(kept) == 15
 
 
 def test_the_allowed_places_still_spell_the_option() -> None:

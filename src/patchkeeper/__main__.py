@@ -31,14 +31,6 @@ CACHE_ENV = "PATCHKEEPER_CACHE"
 
 _HELP = (["--help"], ["-h"])
 
-#: The options of a plain ``apply`` (:func:`apply_arguments`): option -> (what it sets,
-#: whether it names a directory, whether it may come before the command).
-_APPLY_OPTIONS = {
-    "-C": ("directory", True, True),
-    "--config": ("config", False, True),
-    "--target": ("target", True, False),
-    "--python": ("python", False, False),
-}
 #: click's pattern of a terminal escape sequence (``click._compat._ansi_re``), stripped from
 #: text that goes to a stream that is not a terminal, as ``click.echo`` does.
 _ANSI = r"\033\[[;?0-9]*[a-zA-Z]"
@@ -84,6 +76,26 @@ def _keep(path: str, text: str) -> None:
         pass
 
 
+def _apply_options() -> dict[str, tuple[str, bool, bool]]:
+    """The options of a plain ``apply`` (:func:`apply_arguments`): option -> (what it sets,
+    whether it names a directory, whether it may come before the command). Read once a
+    command line is neither ``--version`` nor ``--help``: :mod:`patchkeeper.constants` loads
+    ``re`` and ``enum``, which every command loads anyway."""
+    from patchkeeper.constants import (
+        OPTION_CONFIG,
+        OPTION_DIRECTORY,
+        OPTION_PYTHON,
+        OPTION_TARGET,
+    )
+
+    return {
+        OPTION_DIRECTORY: ("directory", True, True),
+        OPTION_CONFIG: ("config", False, True),
+        OPTION_TARGET: ("target", True, False),
+        OPTION_PYTHON: ("python", False, False),
+    }
+
+
 def apply_arguments(argv: list[str]) -> dict[str, str] | None:
     """The options of a plain ``apply`` command line, option name -> value (``directory``,
     ``config``, ``target``, ``python``), or ``None`` for any other command line: another
@@ -98,6 +110,7 @@ def apply_arguments(argv: list[str]) -> dict[str, str] | None:
     >>> apply_arguments(["apply", "--json"]), apply_arguments(["verify"])
     (None, None)
     """
+    options = _apply_options()
     values: dict[str, str] = {}
     command = False
     words = iter(argv)
@@ -105,7 +118,7 @@ def apply_arguments(argv: list[str]) -> dict[str, str] | None:
         if word == "apply" and not command:
             command = True
             continue
-        option = _APPLY_OPTIONS.get(word)
+        option = options.get(word)
         if option is None or option[0] in values or (not command and not option[2]):
             return None
         value = next(words, "")

@@ -1,4 +1,5 @@
-"""Every marker, header name and regular expression patchkeeper matches, each with a sample.
+"""Every marker, header name and regular expression patchkeeper matches, each with a sample,
+and the command-line options that code besides their declaration names.
 
 Kept in one place so that literals do not drift apart (the habit of unidiff's ``constants.py``).
 """
@@ -138,3 +139,31 @@ DEFAULT_IGNORE: tuple[str, ...] = (
     ".ruff_cache/",
     ".hypothesis/",
 )
+
+#: The command-line options that code besides their click declaration names, each spelt
+#: once: a feature's message or hint names the option its value came from (``--to``), the
+#: short path of a plain ``apply`` (:mod:`patchkeeper.__main__`) reads ``-C``, ``--config``,
+#: ``--target`` and ``--python`` before click is loaded, the audit record reads options back
+#: from a kept command line, and the MCP tools write the fixed options of the command lines
+#: they run. The click declaration (:mod:`patchkeeper.commands.options`, or the command's
+#: own module) declares the option with the same constant, so the two cannot drift apart;
+#: an option nothing else names is spelt in its declaration alone
+#: (``tests/test_options_once.py``).
+OPTION_DIRECTORY = "-C"
+OPTION_CONFIG = "--config"
+OPTION_JSON = "--json"
+OPTION_TARGET = "--target"
+OPTION_PYTHON = "--python"
+OPTION_PRISTINE = "--pristine"
+OPTION_TO = "--to"
+OPTION_FROM = "--from"
+OPTION_AT = "--at"
+#: ``retire --why``, ``init --ledger``, ``runtime port --write``
+OPTION_WHY = "--why"
+OPTION_LEDGER = "--ledger"
+OPTION_WRITE = "--write"
+#: ``ledger --check``, ``report --check``; ``port``'s and ``upgrade``'s ``--continue`` and
+#: ``--abort``
+OPTION_CHECK = "--check"
+OPTION_CONTINUE = "--continue"
+OPTION_ABORT = "--abort"

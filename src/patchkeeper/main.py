@@ -23,7 +23,6 @@ from patchkeeper.commands.cli import (
     CONFIG_SOURCE,
     CONTEXT_SETTINGS,
     JSON_COMMAND,
-    JSON_FLAG,
     LazyGroup,
     Settings,
     command_name,
@@ -33,6 +32,7 @@ from patchkeeper.commands.options import (
     directory_option,
     enter_directory,
 )
+from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
 
 #: Each command's name -> the module that defines it as ``command``, in the order of the
@@ -142,7 +142,7 @@ def _json_command(error: BaseException | None = None) -> str | None:
     ``--json`` is on the command line."""
     if JSON_COMMAND:
         return JSON_COMMAND[0]
-    if JSON_FLAG not in ARGV:
+    if OPTION_JSON not in ARGV:
         return None
     ctx = getattr(error, "ctx", None)
     if isinstance(ctx, click.Context) and command_name(ctx):

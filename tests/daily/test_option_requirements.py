@@ -189,19 +189,38 @@ def test_a_wheel_given_as_plugin_says_to_unpack_it(cli, tmp_path: Path, command:
 
 @pytest.mark.parametrize("command", ["audit", "port", "upgrade"])
 def test_a_release_option_without_its_value_says_so(cli, example: Example, command: str) -> None:
-    """``audit --to --json`` (the release forgotten): click gives ``--json`` to ``--to``,
+    """``audit --to --json`` (the release forgotten): click gave ``--json`` to ``--to``,
     which was then fetched from the package index as a requirement and refused as "not a
-    requirement: '--json'", in a JSON envelope the user had not asked for."""
+    requirement: '--json'". The command line refuses it first, as a usage error naming
+    both (:func:`patchkeeper.commands.cli.refuse_option_as_value`), in the JSON envelope
+    the ``--json`` on the command line asks for."""
     before = tree_bytes(example.root)
     run = cli(command, "--to", "--json", cwd=example.downstream)
     assert (run.code, json.loads(run.out)["error"]) == (
         2,
         {
-            "message": "--to has no value: --json is an option, which --to took as its value",
+            "message": "--to needs a value; got the option --json",
             "file": None,
             "line": None,
-            "hint": "give --to its release first, e.g. --to minihttp==VERSION (or a directory), "
-            "then the other options",
+            "hint": None,
         },
+    )
+    assert tree_bytes(example.root) == before
+
+
+@pytest.mark.parametrize("command", ["audit", "port", "upgrade"])
+def test_a_release_option_given_an_option_in_one_word(
+    cli, example: Example, command: str
+) -> None:
+    """``audit --to=--json``: the value is given on purpose, and the command refuses a
+    release that is an option, with the configured upstream in its hint."""
+    before = tree_bytes(example.root)
+    run = cli(command, "--to=--json", cwd=example.downstream)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: --to has no value: --json is an option, which --to took as its "
+        "value\n  hint: give --to its release first, e.g. --to minihttp==VERSION (or a "
+        "directory), then the other options\n",
     )
     assert tree_bytes(example.root) == before

@@ -28,6 +28,7 @@ from patchkeeper.agents.tools import (
     path_rule,
     tool_parameters,
 )
+from patchkeeper.constants import OPTION_DIRECTORY, OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
 
 
@@ -134,7 +135,7 @@ def check_paths(
     base = root
     directory = arguments.get("directory")
     if isinstance(directory, str):
-        base = _inside(root / Path(directory).expanduser(), root, "-C", directory)
+        base = _inside(root / Path(directory).expanduser(), root, OPTION_DIRECTORY, directory)
     for key, param, _ in tool_parameters(tool, group):
         value = arguments.get(key)
         if value is None or key == "directory" or isinstance(value, bool):
@@ -192,4 +193,4 @@ def command_line(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any
         else:
             (before if first else after).extend(words)
     tail = ["--", *positional] if positional else []
-    return [*before, *tool.path, *tool.fixed, *after, "--json", *tail]
+    return [*before, *tool.path, *tool.fixed, *after, OPTION_JSON, *tail]

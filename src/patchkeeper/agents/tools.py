@@ -25,6 +25,13 @@ from typing import Any
 
 import click
 
+from patchkeeper.constants import (
+    OPTION_ABORT,
+    OPTION_CHECK,
+    OPTION_CONTINUE,
+    OPTION_JSON,
+    OPTION_WRITE,
+)
 from patchkeeper.port.request import PortRequest
 from patchkeeper.upgrade.request import UpgradeRequest
 
@@ -134,7 +141,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "ledger_check",
         ("ledger",),
-        fixed=("--check",),
+        fixed=(OPTION_CHECK,),
         omit=frozenset({"check", "pre_commit"}),
         summary="Compare the ledger table with the patch headers; change nothing.",
     ),
@@ -143,7 +150,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "report_check",
         ("report",),
-        fixed=("--check",),
+        fixed=(OPTION_CHECK,),
         omit=frozenset({"check", "html"}),
         summary="Check the audit record (AUDIT.md) against the evidence; write nothing.",
     ),
@@ -160,7 +167,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "write_port_continue",
         ("port",),
-        fixed=("--continue",),
+        fixed=(OPTION_CONTINUE,),
         omit=_PORT_START,
         writes=True,
         destructive=True,
@@ -170,7 +177,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "write_port_abort",
         ("port",),
-        fixed=("--abort",),
+        fixed=(OPTION_ABORT,),
         omit=_PORT_START,
         writes=True,
         destructive=True,
@@ -179,7 +186,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "write_runtime_port",
         ("runtime", "port"),
-        fixed=("--write",),
+        fixed=(OPTION_WRITE,),
         omit=frozenset({"write"}),
         writes=True,
         destructive=True,
@@ -199,7 +206,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "write_upgrade_continue",
         ("upgrade",),
-        fixed=("--continue",),
+        fixed=(OPTION_CONTINUE,),
         omit=_UPGRADE_START,
         writes=True,
         destructive=True,
@@ -208,7 +215,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "write_upgrade_abort",
         ("upgrade",),
-        fixed=("--abort",),
+        fixed=(OPTION_ABORT,),
         omit=_UPGRADE_START,
         writes=True,
         destructive=True,
@@ -369,7 +376,7 @@ def description(tool: ToolSpec, group: click.Group) -> str:
     and, for a writing tool, the write rule."""
     command = find_command(group, tool.path)
     summary = tool.summary or (command.help or "").strip().splitlines()[0]
-    runs = " ".join(["patchkeeper", *tool.path, *tool.fixed, "--json"])
+    runs = " ".join(["patchkeeper", *tool.path, *tool.fixed, OPTION_JSON])
     text = f"{summary} Runs `{runs}` in the server's root and returns its JSON envelope."
     if tool.writes:
         text += " Writes files: refused unless the call sets write: true."

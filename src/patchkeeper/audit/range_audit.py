@@ -28,6 +28,7 @@ from patchkeeper.audit.horizon import (
 from patchkeeper.audit.release import AuditRequest, pin_tree
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.tree import Tree, check_paths, directory_tree, requirement_tree
@@ -46,8 +47,8 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
         PatchFormatError, FetchError: as their names say.
     """
     to, releases, pristine = request.to, request.releases, request.pristine
-    check_release_option(to, "--to", config.upstream, config.source, range_allowed=True)
-    check_release_option(pristine, "--pristine", config.upstream, config.source)
+    check_release_option(to, OPTION_TO, config.upstream, config.source, range_allowed=True)
+    check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     requirement = parse_range(to)
     series, patches = load_series(config)
     trees = release_trees(config, requirement, releases)

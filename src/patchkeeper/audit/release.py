@@ -16,6 +16,7 @@ from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.verdicts import unreadable_verdict
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series_tolerant
@@ -48,10 +49,11 @@ def pin_tree(
         FetchError, TargetError: ``spec`` was given and cannot be had.
     """
     if spec is not None:
-        given = spec_tree(spec, config, "the pristine reference (--pristine)")
-        refuse_unpacked_parent(given, "the pristine reference (--pristine)", "pass --pristine {}")
+        what = "the pristine reference (--pristine)"
+        given = spec_tree(spec, config, what)
+        refuse_unpacked_parent(given, what, "pass --pristine {}")
         if patches is not None:
-            refuse_misplaced(given, patches, "the pristine reference (--pristine)", "--pristine")
+            refuse_misplaced(given, patches, what, OPTION_PRISTINE)
         return given, None
     try:
         pristine = pristine_for(config, tree, None)
@@ -97,12 +99,12 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
         TargetError: a tree cannot be had, or a patch path escapes it.
     """
     to, pristine = request.to, request.pristine
-    check_release_option(to, "--to", config.upstream, config.source)
-    check_release_option(pristine, "--pristine", config.upstream, config.source)
+    check_release_option(to, OPTION_TO, config.upstream, config.source)
+    check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     series, patches, unreadable = load_series_tolerant(config)
     tree = spec_tree(to, config, "the new upstream (--to)")
     refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
-    refuse_misplaced(tree, patches, "the new upstream (--to)", "--to")
+    refuse_misplaced(tree, patches, "the new upstream (--to)", OPTION_TO)
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine, patches)
     ws = Workspace(tree.reader())

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -288,16 +289,48 @@ def command_name(ctx: click.Context) -> str:
     return ctx.command_path.partition(" ")[2]
 
 
-#: The option that asks for JSON (declared by :func:`patchkeeper.commands.options.json_option`);
-#: an error met before it is parsed looks for it on the command line
-#: (:func:`patchkeeper.main.main`).
-JSON_FLAG = "--json"
 #: The command whose ``--json`` was given (its name), so that an error is printed as JSON.
 JSON_COMMAND: list[str] = []
 
 #: The configuration file the command read (at most one), so that an error's hint names a
 #: table as that file spells it (:func:`patchkeeper.config.spelt_for`).
 CONFIG_SOURCE: list[Path] = []
+
+
+def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
+    """Refuse an option of ``ctx``'s command that takes a value given none before another of
+    its options (``runtime audit --from --to X``): click would take ``--to`` as the value of
+    ``--from``, and the error it then met named neither. A value that is one of the
+    command's option names (alone, or before ``=``: ``--to=X``) is that mistake; a value
+    that must look like one is still given in one word (``--from=--to``). ``args`` are the
+    words for the command, read as click reads them: up to ``--``, and, for a command that
+    takes no option after its arguments (a group, whose command follows; ``record``, whose
+    validation command does), up to the first word that is neither an option nor a value.
+
+    Raises:
+        click.BadOptionUsage: ``--from needs a value; got the option --to`` (exit 2).
+    """
+    options = [p for p in ctx.command.get_params(ctx) if isinstance(p, click.Option)]
+    names = {name for option in options for name in (*option.opts, *option.secondary_opts)}
+    values = {
+        name: option.nargs
+        for option in options
+        if not option.is_flag and not option.count
+        for name in option.opts
+    }
+    words = iter(args)
+    for word in words:
+        positional = word == "-" or not word.startswith("-")
+        if word == "--" or (positional and not ctx.allow_interspersed_args):
+            return
+        for _ in range(values.get(word, 0)):
+            value = next(words, None)
+            if value is None:
+                return  # click says that the option requires an argument
+            if value.partition("=")[0] in names:
+                raise click.BadOptionUsage(
+                    word, f"{word} needs a value; got the option {value}", ctx
+                )
 
 
 class LazyGroup(click.Group):
@@ -330,12 +363,35 @@ class LazyGroup(click.Group):
             click.UsageError: an option the group does not take: when the command named
                 after it takes it (``patchkeeper --json audit``, as some tools take a global
                 ``--json``), the error says to put it after that command
-                (:meth:`_misplaced`); else click's own ``No such option``.
+                (:meth:`_misplaced`); else click's own ``No such option``; or an option
+                of the group given another as its value (:func:`refuse_option_as_value`).
         """
+        if not ctx.resilient_parsing:  # shell completion parses what it can
+            refuse_option_as_value(ctx, args)
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as exc:
             raise self._misplaced(ctx, args, exc) from None
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command ``args`` name, as click finds it, and the words after it.
+
+        Raises:
+            click.UsageError: as click's; or an option of that command (not a sub-group)
+                given another of its options as its value (:func:`refuse_option_as_value`).
+        """
+        name, command, rest = super().resolve_command(ctx, args)
+        if (
+            command is not None
+            and not isinstance(command, click.Group)
+            and not ctx.resilient_parsing  # shell completion parses what it can
+        ):
+            settings = command.context_settings
+            context = command.context_class(command, info_name=name, parent=ctx, **settings)
+            refuse_option_as_value(context, rest)
+        return name, command, rest
 
     def _misplaced(
         self, ctx: click.Context, args: list[str], error: click.NoSuchOption
@@ -353,11 +409,11 @@ class LazyGroup(click.Group):
         takes = group is not self and any(
             option in param.opts for param in group.params if isinstance(param, click.Option)
         )
-        if not takes and not (option == JSON_FLAG and group is self):
+        if not takes and not (option == OPTION_JSON and group is self):
             return error
         named = " ".join(path) or "COMMAND"  # no command yet: any command takes --json
-        owner = "each command" if option == JSON_FLAG else f"'{named}'"
-        if option == JSON_FLAG and path:
+        owner = "each command" if option == OPTION_JSON else f"'{named}'"
+        if option == OPTION_JSON and path:
             JSON_COMMAND[:] = [" ".join([*command_name(ctx).split(), *path])]
         return click.UsageError(
             f"{option} is an option of {owner}, not of {ctx.command_path} itself: put it "

@@ -9,6 +9,7 @@ import click
 
 from patchkeeper.commands.cli import emit
 from patchkeeper.commands.options import json_option, request_from, tag_option, upstream_option
+from patchkeeper.constants import OPTION_LEDGER
 from patchkeeper.start.init import InitRequest, InitResult
 from patchkeeper.start.init import init as start
 
@@ -35,7 +36,7 @@ def run(root: Path, request: InitRequest) -> InitResult:
 )
 @tag_option("Make the series from this git checkout's commits since TAG.")
 @click.option(
-    "--ledger",
+    OPTION_LEDGER,
     default=InitRequest.ledger,
     show_default=True,
     help="The ledger file to write (file in the [ledger] table of the patchkeeper.toml written).",

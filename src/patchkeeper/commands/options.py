@@ -2,8 +2,10 @@
 help; a command module puts them on its command (``@json_option``, ``@to_option(...)``).
 
 An option one command alone takes is written in that command's module, beside its ``run``.
-The evidence of what a command was given is read from click's parsed parameters
-(:func:`given_options`), not spelt again.
+An option that code besides its declaration names (a feature's message, the short path of
+``apply``, the MCP tools) takes its name from :mod:`patchkeeper.constants` (``OPTION_TO``), and
+so does its declaration. The evidence of what a command was given is read from click's parsed
+parameters (:func:`given_options`), not spelt again.
 """
 
 from __future__ import annotations
@@ -20,9 +22,22 @@ from patchkeeper.commands.cli import (
     DIRECTORY_PATH,
     FILE_PATH,
     JSON_COMMAND,
-    JSON_FLAG,
     Settings,
     command_name,
+)
+from patchkeeper.constants import (
+    OPTION_ABORT,
+    OPTION_AT,
+    OPTION_CHECK,
+    OPTION_CONFIG,
+    OPTION_CONTINUE,
+    OPTION_DIRECTORY,
+    OPTION_FROM,
+    OPTION_JSON,
+    OPTION_PRISTINE,
+    OPTION_PYTHON,
+    OPTION_TARGET,
+    OPTION_TO,
 )
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -43,7 +58,7 @@ def config_option(late: bool = False) -> click.Option:
     command: pre-commit appends a hook's ``args`` there) is hidden and sets the group's
     :class:`Settings`."""
     return _group_or_late_option(
-        "--config",
+        OPTION_CONFIG,
         "config_file",
         FILE_PATH,
         _late_config,
@@ -57,7 +72,7 @@ def directory_option(late: bool = False) -> click.Option:
     """``-C DIR``: run as if started in ``DIR`` (as ``git -C``); ``late`` as in
     :func:`config_option`."""
     return _group_or_late_option(
-        "-C",
+        OPTION_DIRECTORY,
         "directory",
         DIRECTORY_PATH,
         _late_directory,
@@ -128,7 +143,7 @@ def _json_requested(ctx: click.Context, param: click.Parameter, value: bool) -> 
 def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
     """``--json``: print the result (or an error) as the JSON envelope of docs/json.md."""
     return click.option(
-        JSON_FLAG,
+        OPTION_JSON,
         "as_json",
         is_flag=True,
         callback=_json_requested,
@@ -193,19 +208,6 @@ def request_options(command: click.Command, request: Any, **extra: object) -> di
     }
 
 
-def option_name(command: click.Command, name: str) -> str:
-    """How the command line spells ``command``'s option ``name`` (``"old"`` -> ``"--from"``),
-    for a message that names it.
-
-    Raises:
-        KeyError: ``name`` is no option of ``command``.
-    """
-    for param in command.params:
-        if param.name == name and param.opts:
-            return param.opts[-1]
-    raise KeyError(name)
-
-
 # ------------------------------------------------------------------ upstream trees
 
 
@@ -214,7 +216,9 @@ def python_option(
     required: bool = False,
 ) -> Decorator:
     """``--python PATH``: an interpreter (its environment's installed upstream)."""
-    return click.option("--python", "python", required=required, type=FILE_PATH, help=help)
+    return click.option(
+        OPTION_PYTHON, "python", required=required, type=FILE_PATH, help=help
+    )
 
 
 class TreePath(click.Path):
@@ -254,7 +258,7 @@ def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
     :class:`patchkeeper.trees.tree.TargetChoice`."""
     function = python_option()(function)
     function = click.option(
-        "--target",
+        OPTION_TARGET,
         "target",
         type=TreePath(),
         help="An upstream tree (an unpacked sdist, a checkout, a site-packages directory; "
@@ -275,17 +279,17 @@ def pristine_option(
     help: str = f"The pristine upstream: a directory or a requirement ({PRISTINE_DEFAULT}).",
 ) -> Decorator:
     """``--pristine``: the pristine upstream (a directory or a requirement)."""
-    return click.option("--pristine", help=help)
+    return click.option(OPTION_PRISTINE, help=help)
 
 
 def to_option(help: str, name: str = "to", required: bool = False) -> Decorator:
     """``--to``: the new upstream, as parameter ``name``."""
-    return click.option("--to", name, required=required, help=help)
+    return click.option(OPTION_TO, name, required=required, help=help)
 
 
 def from_option(help: str, name: str, required: bool = False) -> Decorator:
     """``--from``: the old upstream, as parameter ``name``."""
-    return click.option("--from", name, required=required, help=help)
+    return click.option(OPTION_FROM, name, required=required, help=help)
 
 
 def upstream_option(help: str, **kwargs: Any) -> Decorator:
@@ -295,7 +299,7 @@ def upstream_option(help: str, **kwargs: Any) -> Decorator:
 
 def at_option(help: str) -> Decorator:
     """``--at``: the upstream version something is at (required)."""
-    return click.option("--at", "at", required=True, help=help)
+    return click.option(OPTION_AT, "at", required=True, help=help)
 
 
 def output_option(help: str, type: click.Path = FILE_PATH, *short: str) -> Decorator:
@@ -311,7 +315,7 @@ def force_option(help: str) -> Decorator:
 
 def check_option(help: str) -> Decorator:
     """``--check``: write nothing; exit 1 when what would be written differs."""
-    return click.option("--check", is_flag=True, help=help)
+    return click.option(OPTION_CHECK, is_flag=True, help=help)
 
 
 def checkout_option(
@@ -339,9 +343,12 @@ def resume_options(abort_help: str) -> Decorator:
     a command that is stopped part-way takes them (``port``, ``upgrade``)."""
 
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        function = click.option("--abort", is_flag=True, help=abort_help)(function)
+        function = click.option(OPTION_ABORT, is_flag=True, help=abort_help)(function)
         return click.option(
-            "--continue", "resume", is_flag=True, help="Carry on after resolving a conflict."
+            OPTION_CONTINUE,
+            "resume",
+            is_flag=True,
+            help="Carry on after resolving a conflict.",
         )(function)
 
     return decorate

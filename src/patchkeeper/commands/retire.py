@@ -10,6 +10,7 @@ import click
 from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import at_option, json_option, request_from
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_WHY
 from patchkeeper.ledger.table import RetireRequest, RetireResult, retire
 
 
@@ -25,7 +26,7 @@ def run(config: Config, request: RetireRequest) -> RetireResult:
 @click.command("retire")
 @click.argument("name")
 @at_option("The upstream version it retired at.")
-@click.option("--why", required=True, help="Why: the upstream change that carries it.")
+@click.option(OPTION_WHY, required=True, help="Why: the upstream change that carries it.")
 @json_option
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:

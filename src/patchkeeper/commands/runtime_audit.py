@@ -16,7 +16,6 @@ from patchkeeper.commands.options import (
     from_option,
     json_option,
     markdown_option,
-    option_name,
     plugin_options,
     request_from,
     request_options,
@@ -24,6 +23,7 @@ from patchkeeper.commands.options import (
     to_option,
 )
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.jsonable import JsonReady
 from patchkeeper.record import evidence_store
 from patchkeeper.runtime import remembered
@@ -51,8 +51,8 @@ def run(
     Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
-    check_release_option(request.old, option_name(command, "old"), upstream, source)
-    check_release_option(request.new, option_name(command, "new"), upstream, source)
+    check_release_option(request.old, OPTION_FROM, upstream, source)
+    check_release_option(request.new, OPTION_TO, upstream, source)
     result = remembered.audit(config, request)
     line = command_line(["runtime", "audit"], request_options(command, request), argv)
     evidence_store.keep(config, "runtime audit", result, line, save_evidence)

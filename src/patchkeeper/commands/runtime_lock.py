@@ -12,12 +12,12 @@ from patchkeeper.commands.options import (
     RELEASE,
     at_option,
     json_option,
-    option_name,
     output_option,
     plugin_options,
     request_from,
 )
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_AT
 from patchkeeper.runtime.live.lock import LockRequest, LockResult, write_lock
 from patchkeeper.upstream.requirements import check_release_option
 
@@ -29,7 +29,7 @@ def run(config: Config | None, request: LockRequest) -> LockResult:
     Raises: as :func:`patchkeeper.runtime.live.lock.write_lock`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
-    check_release_option(request.at, option_name(command, "at"), upstream, source)
+    check_release_option(request.at, OPTION_AT, upstream, source)
     return write_lock(config, request)
 
 

@@ -12,13 +12,13 @@ from patchkeeper.commands.options import (
     RELEASE,
     from_option,
     json_option,
-    option_name,
     output_option,
     plugin_options,
     request_from,
     to_option,
 )
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_FROM, OPTION_TO, OPTION_WRITE
 from patchkeeper.runtime.port.runtime_port import RuntimePort, RuntimePortRequest, port_runtime
 from patchkeeper.upstream.requirements import check_release_option
 
@@ -31,15 +31,15 @@ def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
     Raises: as :func:`patchkeeper.runtime.port.runtime_port.port_runtime`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
-    check_release_option(request.old, option_name(command, "old"), upstream, source)
-    check_release_option(request.new, option_name(command, "new"), upstream, source)
+    check_release_option(request.old, OPTION_FROM, upstream, source)
+    check_release_option(request.new, OPTION_TO, upstream, source)
     return port_runtime(config, request)
 
 
 @click.command("port")
 @from_option(f"The old upstream: {RELEASE}.", "old", required=True)
 @to_option(f"The new upstream: {RELEASE}.", "new", required=True)
-@click.option("--write", is_flag=True, help="Apply the update to the plugin's files.")
+@click.option(OPTION_WRITE, is_flag=True, help="Apply the update to the plugin's files.")
 @output_option("Write the diff to this file (default: print it on standard output).")
 @plugin_options
 @json_option

@@ -14,7 +14,6 @@ from patchkeeper.commands.options import (
     request_from,
     target_options,
 )
-from patchkeeper.commands.verify import options_of
 from patchkeeper.config import Config
 from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.trees.results import VerifyResult
@@ -32,7 +31,6 @@ def run(config: Config, request: VerifyRequest) -> VerifyResult:
         config,
         lambda tree: overlay_files(config, tree),
         own_files,
-        options_of(command),
         request,
         detailed=True,
     )

@@ -13,12 +13,12 @@ from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
     force_option,
     json_option,
-    option_name,
     pristine_option,
     request_from,
     target_options,
 )
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_PRISTINE
 from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.progress import warn
 from patchkeeper.series.load import load_series
@@ -48,7 +48,7 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
         FetchError: the pristine reference must be downloaded and cannot be.
     """
     pristine = request.pristine
-    check_release_option(pristine, option_name(command, "pristine"), config.upstream, config.source)
+    check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, request.target, request.python)
     check_paths(tree, patches)

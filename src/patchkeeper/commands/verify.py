@@ -14,7 +14,6 @@ from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     json_option,
-    option_name,
     pristine_option,
     request_from,
     request_options,
@@ -25,14 +24,8 @@ from patchkeeper.config import Config
 from patchkeeper.ledger.target_files import overlay_files
 from patchkeeper.record import evidence_store
 from patchkeeper.trees.results import VerifyResult
-from patchkeeper.trees.verify_series import VerifyOptions, VerifyRequest, verify_series
+from patchkeeper.trees.verify_series import VerifyRequest, verify_series
 from patchkeeper.upgrade.own_files import own_files
-
-
-def options_of(command: click.Command) -> VerifyOptions:
-    """How ``command`` (``verify`` or ``status``) spells the options the feature's messages
-    name."""
-    return VerifyOptions(option_name(command, "target"), option_name(command, "pristine"))
 
 
 def run(
@@ -53,7 +46,6 @@ def run(
         config,
         lambda tree: overlay_files(config, tree),
         own_files,
-        options_of(command),
         request,
     )
     options = request_options(command, request)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_AT, OPTION_WHY
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import LedgerSettings, header_settings, ledger_settings
@@ -569,8 +570,8 @@ def retire(config: Config, request: RetireRequest) -> RetireResult:
     """
     name, at, why = request.name, request.at, request.why
     for option, value, example in (
-        ("--at", at, "--at 1.1"),
-        ("--why", why, "--why 'minihttp #12 is in 1.1'"),
+        (OPTION_AT, at, "--at 1.1"),
+        (OPTION_WHY, why, "--why 'minihttp #12 is in 1.1'"),
     ):
         if not value.strip():
             raise PatchkeeperError(

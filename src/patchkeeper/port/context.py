@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_TO
 from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
 from patchkeeper.port.memo import Memo
@@ -95,7 +96,7 @@ def build_context(
     new = spec_tree(state.new, config, "the new upstream (--to)")
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
-    refuse_misplaced(new, patches, "the new upstream (--to)", "--to")
+    refuse_misplaced(new, patches, "the new upstream (--to)", OPTION_TO)
     check_paths(old, patches)
     check_paths(new, patches)
     new_version = tree_version(new)

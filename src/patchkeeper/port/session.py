@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import (
     PortContext,
@@ -252,8 +253,8 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
         )
     if not to:
         raise ConfigError("port needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
-    check_release_option(to, "--to", config.upstream, config.source)
-    check_release_option(source, "--from", config.upstream, config.source)
+    check_release_option(to, OPTION_TO, config.upstream, config.source)
+    check_release_option(source, OPTION_FROM, config.upstream, config.source)
     if retire:
         _check_retire(config, in_place)
     state = PortState(

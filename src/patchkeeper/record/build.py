@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_FROM, OPTION_PRISTINE, OPTION_TARGET, OPTION_TO
 from patchkeeper.errors import Finding
 from patchkeeper.record.decisions import Decisions
 from patchkeeper.record.evidence_store import RecordedCommand, StoredEvidence
@@ -308,10 +309,13 @@ def environment_sources(
     elif config.upstream and config.pin and config.series.is_file():
         found.append(requirement_source("pin", config.pin_requirement(), kinds))
     options = {
-        "audit": (("--to", "audit target"),),
-        "port": (("--from", "port base"), ("--to", "port target")),
-        "verify": (("--target", "verify target"), ("--pristine", "verify pristine")),
-        "runtime audit": (("--from", "runtime old"), ("--to", "runtime new")),
+        "audit": ((OPTION_TO, "audit target"),),
+        "port": ((OPTION_FROM, "port base"), (OPTION_TO, "port target")),
+        "verify": (
+            (OPTION_TARGET, "verify target"),
+            (OPTION_PRISTINE, "verify pristine"),
+        ),
+        "runtime audit": ((OPTION_FROM, "runtime old"), (OPTION_TO, "runtime new")),
     }
     for command, pairs in options.items():
         stored = evidence.get(command)

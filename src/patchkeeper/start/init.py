@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import CONFIG_FILE, PYPROJECT, Config, _pyproject_table, validate
+from patchkeeper.constants import OPTION_LEDGER
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import LEDGER_FIELDS, header_settings, ledger_settings
@@ -149,7 +150,7 @@ def init(root: Path, request: InitRequest) -> InitResult:
             f"--directory {directory!r} must stay inside the upstream tree",
             hint='name a directory of the upstream tree, relative to its root ("vllm")',
         )
-    ledger_path = _inside(root, ledger, "--ledger")
+    ledger_path = _inside(root, ledger, OPTION_LEDGER)
     _refuse_existing(root, [root / CONFIG_FILE, ledger_path])
     found = detect(root, patches=patches, tag=tag)
     pin = from_option(upstream) if upstream is not None else find_pin(root, found)

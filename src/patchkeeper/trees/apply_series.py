@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_TARGET
 from patchkeeper.progress import warn
 from patchkeeper.series.hunk_evidence import MISSING_FILE
 from patchkeeper.series.load import load_series
@@ -65,7 +66,8 @@ def _with_layout_hint(result: ApplyResult, tree: Tree) -> ApplyResult:
         hint = installed_layout_hint(tree.base, paths)
     else:
         directory = tree.base.relative_to(tree.root).as_posix()
-        hint = layout_hint(tree.root, "" if directory == "." else directory, paths, "--target")
+        within = "" if directory == "." else directory
+        hint = layout_hint(tree.root, within, paths, OPTION_TARGET)
     if not hint:
         return result
     return replace(result, note=f"{result.note}\n{hint}" if result.note else hint)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_PRISTINE
 from patchkeeper.errors import (
     ConfigError,
     FetchError,
@@ -725,7 +726,7 @@ def _refuse_misplaced_pristine(config: Config, other: Tree) -> None:
         patches = load_series(config)[1]
     except PatchkeeperError:
         return
-    refuse_misplaced(other, patches, "the pristine reference", "--pristine")
+    refuse_misplaced(other, patches, "the pristine reference", OPTION_PRISTINE)
 
 
 def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_PRISTINE, OPTION_TARGET
 from patchkeeper.errors import ConfigError, FetchError
 from patchkeeper.progress import warn
 from patchkeeper.series.engine import Workspace, touched_paths
@@ -59,15 +60,6 @@ class VerifyRequest(TargetChoice):
     pristine: str | None = None
 
 
-@dataclass(frozen=True)
-class VerifyOptions:
-    """How the command line spells the options a message of :func:`verify_series` names
-    (``"--target"``, ``"--pristine"``): the command that parses them says."""
-
-    target: str
-    pristine: str
-
-
 #: The downstream's own files under a tree's base (``(config, tree, patches) -> paths``
 #: relative to the base), left out of the drift comparison.
 OwnFiles = Callable[[Config, Tree, Sequence["Patch"]], frozenset[str]]
@@ -106,11 +98,11 @@ def record_mismatch(record: AppliedRecord | None, names_hashes: list[tuple[str, 
     return "these patch files changed since they were applied: " + ", ".join(changed)
 
 
-def tree_layout_hint(tree: Tree, patches: Sequence[Patch], target_option: str) -> str:
+def tree_layout_hint(tree: Tree, patches: Sequence[Patch]) -> str:
     """Where the files the first patch reads are, when none of them is in the directory
     target and they are all in one place nearby (a target one level too high: every
-    patch "not applied", every file of the tree drifted), else ``""``; ``target_option``
-    is the option the hint tells the user to change."""
+    patch "not applied", every file of the tree drifted), else ``""``; the hint tells the
+    user to change ``--target``."""
     if tree.kind not in (DIRECTORY, INSTALLED):
         return ""
     reads = next((p.files for p in patches if any(d.old_path for d in p.files)), ())
@@ -120,14 +112,13 @@ def tree_layout_hint(tree: Tree, patches: Sequence[Patch], target_option: str) -
     if tree.kind == INSTALLED:
         return installed_layout_hint(tree.base, paths)
     directory = tree.base.relative_to(tree.root).as_posix()
-    return layout_hint(tree.root, "" if directory == "." else directory, paths, target_option)
+    return layout_hint(tree.root, "" if directory == "." else directory, paths, OPTION_TARGET)
 
 
 def verify_series(
     config: Config,
     overlays: Callable[[Tree], dict[str, bytes]],
     own_files: OwnFiles,
-    options: VerifyOptions,
     request: VerifyRequest = VerifyRequest(),
     *,
     detailed: bool = False,
@@ -146,7 +137,7 @@ def verify_series(
         PatchFormatError, TargetError, FetchError, LockError: as their names say.
     """
     pristine = request.pristine
-    check_release_option(pristine, options.pristine, config.upstream, config.source)
+    check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, request.target, request.python)
     check_paths(tree, patches)
@@ -202,5 +193,5 @@ def verify_series(
         untouched,
         ignored,
         pin_note,
-        tree_layout_hint(tree, patches, options.target),
+        tree_layout_hint(tree, patches),
     )

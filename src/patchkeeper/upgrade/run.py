@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config, load_config
+from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import ConfigError, Interrupted, PatchkeeperError, TargetError
 from patchkeeper.port.context import configured_pin, stable_spec
 from patchkeeper.port.rebase import SeriesDoesNotApplyError
@@ -137,8 +138,8 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
         )
     if not to:
         raise ConfigError("upgrade needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
-    check_release_option(to, "--to", config.upstream, config.source)
-    check_release_option(source, "--from", config.upstream, config.source)
+    check_release_option(to, OPTION_TO, config.upstream, config.source)
+    check_release_option(source, OPTION_FROM, config.upstream, config.source)
     series, runtime = has_series(config), has_runtime(config)
     if not series and not runtime:
         raise ConfigError(

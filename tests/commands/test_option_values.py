@@ -1,0 +1,143 @@
+"""An option that takes a value, given none before another option of the same command
+(``runtime audit --from --to X``), is refused as a usage error naming both: click would
+take ``--to`` as the value of ``--from`` (:func:`patchkeeper.commands.cli.refuse_option_as_value`).
+Run through the real group with click's runner, before any command does anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from patchkeeper.commands.cli import refuse_option_as_value
+from patchkeeper.main import cli as group
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    """``patchkeeper ARGS`` in-process: (exit code, standard output, standard error)."""
+    result = CliRunner().invoke(group, list(args), prog_name="patchkeeper")
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _usage_error(usage: str, message: str) -> str:
+    """click's usage error of the command whose usage line is ``patchkeeper USAGE``."""
+    command = usage.partition("[")[0].strip()
+    return (
+        f"Usage: patchkeeper {usage}\n"
+        f"Try 'patchkeeper {command + ' ' if command else ''}--help' for help.\n\n"
+        f"Error: {message}\n"
+    )
+
+
+def test_an_option_taken_as_the_value_of_another_is_refused() -> None:
+    assert _invoke("runtime", "audit", "--from", "--to", "vllm==0.9.0") == (
+        2,
+        "",
+        _usage_error("runtime audit [OPTIONS]", "--from needs a value; got the option --to"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("port", "--to", "--from=1.0"), "--to needs a value; got the option --from=1.0"),
+        (("audit", "--to", "--json"), "--to needs a value; got the option --json"),
+        (("apply", "--target", "-C"), "--target needs a value; got the option -C"),
+    ],
+)
+def test_the_option_is_named_as_given(args: tuple[str, ...], message: str) -> None:
+    """A value written as an option with its own value (``--from=1.0``) is refused too, as
+    is a late ``-C`` (the group's, which every command also takes)."""
+    code, out, err = _invoke(*args)
+    assert (code, out, err.splitlines()[-1]) == (2, "", f"Error: {message}")
+
+
+def test_the_value_is_looked_for_past_an_argument() -> None:
+    """``retire NAME --at --why TEXT``: the argument before them is no option's value."""
+    assert _invoke("retire", "fix.patch", "--at", "--why", "gone") == (
+        2,
+        "",
+        _usage_error("retire [OPTIONS] NAME", "--at needs a value; got the option --why"),
+    )
+
+
+def test_the_groups_own_options() -> None:
+    """``patchkeeper -C --config FILE apply``: the group's ``-C`` is refused the same way;
+    the words after the command are the command's, not read for the group."""
+    assert _invoke("-C", "--config", "x.toml", "apply") == (
+        2,
+        "",
+        _usage_error("[OPTIONS] COMMAND [ARGS]...", "-C needs a value; got the option --config"),
+    )
+
+
+def test_a_command_line_after_the_arguments_is_not_read() -> None:
+    """``record`` takes no option after its first argument (the validation command, whose
+    own options follow): ``record pytest -C --json`` gives ``-C --json`` to pytest."""
+    command = group.get_command(click.Context(group, info_name="patchkeeper"), "record")
+    assert command is not None
+    settings = command.context_settings  # as the group makes the command's context
+    ctx = click.Context(command, info_name="record", parent=click.Context(group), **settings)
+    assert refuse_option_as_value(ctx, ["pytest", "-C", "--json"]) is None
+    with pytest.raises(click.BadOptionUsage) as refused:
+        refuse_option_as_value(ctx, ["-C", "--json", "pytest"])
+    assert refused.value.message == "-C needs a value; got the option --json"
+
+
+def test_a_value_in_one_word_reaches_the_command(cli, tmp_path: Path) -> None:
+    """``--from=--to`` is a value, written so on purpose; the command says what it makes of
+    it (here: a release that is an option)."""
+    run = cli("runtime", "audit", "--from=--to", "--to", "vllm==0.9.0", cwd=tmp_path)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: --from has no value: --to is an option, which --from took as its "
+        "value\n  hint: give --from its release first, e.g. --from NAME==VERSION (or a "
+        "directory), then the other options\n",
+    )
+
+
+def _commands(
+    group: click.Group, ctx: click.Context, path: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], click.Command, click.Context]]:
+    out = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        sub = click.Context(command, info_name=name, parent=ctx)
+        if isinstance(command, click.Group):
+            out += _commands(command, sub, (*path, name))
+        else:
+            out.append(((*path, name), command, sub))
+    return out
+
+
+def _value_options() -> list[tuple[tuple[str, ...], str]]:
+    """(command path, option) for every option of every command that takes a value."""
+    ctx = click.Context(group, info_name="patchkeeper")
+    return [
+        (path, option.opts[-1])
+        for path, command, sub in _commands(group, ctx)
+        for option in command.get_params(sub)
+        if isinstance(option, click.Option) and not option.is_flag and not option.count
+    ]
+
+
+def test_every_command_taking_a_value_option_refuses() -> None:
+    """Each value option of each command, given ``--help`` as its value, is refused by
+    name: the refusal is the group's, for every command it loads."""
+    found = _value_options()
+    # 121 = each command's late -C and --config, and its own value options
+    assert (len(found), (("runtime", "audit"), "--from") in found) == (121, True)
+    refused = {
+        (path, option): _invoke(*path, option, "--help")[::2]
+        for path, option in found
+    }
+    assert {key: value for key, value in refused.items() if value[0] != 2} == {}
+    assert {
+        key: err.splitlines()[-1]
+        for key, (_, err) in refused.items()
+        if err.splitlines()[-1] != f"Error: {key[1]} needs a value; got the option --help"
+    } == {}
