@@ -22,6 +22,40 @@ EXAMPLE_SERIES = [
 ]
 
 
+#: The ``Patch`` tags of a spec naming :data:`EXAMPLE_SERIES` in its order, numbered from 0.
+EXAMPLE_SPEC_TAGS = "".join(
+    f"Patch{number}:{' ' * 9}{name}\n" for number, name in enumerate(EXAMPLE_SERIES)
+)
+
+
+def minihttp_spec(
+    tags: str = EXAMPLE_SPEC_TAGS,
+    *,
+    defines: str = "",
+    prep: str = "%autosetup -p1 -n %{srcname}-%{version}",
+) -> str:
+    """The text of a Fedora-style RPM spec packaging the example's minihttp 1.0 (``Release: 3``).
+
+    ``tags`` are whole lines (each ending in a newline) put after ``License:``: its ``Patch``
+    tags, any ``URL``/``Source`` tags and comments, or a ``%patchlist`` section.
+    ``defines`` are whole ``%global`` lines put after ``%global srcname minihttp`` (line 1),
+    ``prep`` the lines of the ``%prep`` section (no final newline). With no ``defines``, the
+    first line of ``tags`` is line 8 of the spec; each line of ``defines`` moves it one on.
+    """
+    return (
+        f"%global srcname minihttp\n{defines}\n"
+        "Name:           python-%{srcname}\n"
+        "Version:        1.0\n"
+        "Release:        3%{?dist}\n"
+        "Summary:        A small HTTP client\n"
+        "License:        MIT\n"
+        f"{tags}\n"
+        "%description\n"
+        "A small HTTP client.\n\n"
+        f"%prep\n{prep}\n"
+    )
+
+
 @dataclass
 class Example:
     """A private copy of ``examples/``: the downstream and both upstream trees."""
