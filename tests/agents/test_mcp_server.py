@@ -111,7 +111,7 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
         "write",
     ]
     assert (
-        tools["audit"]
+        tools["horizon"]
         .input_schema["properties"]["to"]["description"]
         .endswith(
             "(the upgrade horizon). (A directory inside the server's root, or a requirement.)"
@@ -120,6 +120,33 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
     lint = tools["lint"].input_schema["properties"]
     assert lint["foreign_checkout"]["type"] == "array"
     assert "format" not in lint and "markdown" not in lint
+
+
+def test_the_audit_tool_says_it_takes_a_range_too(example: Example) -> None:
+    """The audit tool runs ``audit``, which judges every release of a range given in ``to``
+    (fetched from the package indexes, the tool having no ``releases``): its description and
+    its ``to`` say so, not only horizon's."""
+
+    async def conversation(client: ClientSession):
+        return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    tools = talk(example.root, conversation)
+    assert tools["audit"].description == (
+        "Apply the series to a new upstream release in memory and judge every patch "
+        "(verdicts with evidence); a range in to ('PROJECT>=A,<B') judges every release of it "
+        "from the package indexes, as horizon does. Runs `patchkeeper audit --json` in the "
+        "server's root and returns its JSON envelope. Read-only: writes nothing."
+    )
+    to = tools["audit"].input_schema["properties"]["to"]["description"]
+    assert to == (
+        "The new upstream: a directory or a requirement of the configured upstream "
+        "(PROJECT==VERSION); a range ('PROJECT>=A,<B') audits every release in it (the upgrade "
+        "horizon). (A directory inside the server's root, or a requirement.) (With a range, "
+        "this tool fetches its releases from the package indexes; horizon can take them from "
+        "a directory instead: releases.)"
+    )
+    horizon = tools["horizon"].input_schema["properties"]["to"]["description"]
+    assert to.startswith(horizon) and horizon.endswith("or a requirement.)")
 
 
 def test_audit_gives_the_command_lines_envelope(cli, example: Example) -> None:
