@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 import shutil
 import subprocess
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,6 +124,42 @@ def git(repo: Path, *args: str) -> str:
         text=True,
     )
     return done.stdout.strip()
+
+
+def pure_wheel(out: Path, name: str, files: dict[str, bytes], version: str = "1.0") -> Path:
+    """``NAME-VERSION-py3-none-any.whl`` written in ``out`` as a wheel is: a zip of ``files``
+    (paths relative to site-packages; files of the ``.dist-info`` directory, such as
+    ``entry_points.txt``, given by their path too), with the ``.dist-info``'s ``METADATA``,
+    ``WHEEL`` and ``RECORD`` (each file's sha256 and size, as an installer checks them)."""
+    info = f"{name}-{version}.dist-info"
+    files = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+        f"{info}/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+    }
+    rows = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{path},sha256={digest},{len(data)}")
+    files[f"{info}/RECORD"] = ("\n".join([*rows, f"{info}/RECORD,,"]) + "\n").encode()
+    wheel = out / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+    return wheel
+
+
+def site_packages(python: Path) -> Path:
+    """The site-packages directory (``purelib``) of the environment of ``python``."""
+    done = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return Path(done.stdout.strip())
 
 
 #: ``pkg/settings.py`` of an upstream release, for the tests of a refreshed patch.
