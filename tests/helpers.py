@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
+import os
 import re
 import shutil
 import subprocess
+import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -149,6 +154,81 @@ def pure_wheel(out: Path, name: str, files: dict[str, bytes], version: str = "1.
         for path, data in files.items():
             archive.writestr(path, data)
     return wheel
+
+
+#: pip's variables that could point a test at other indexes.
+PIP_VARIABLES = (
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_FIND_LINKS",
+    "PIP_NO_INDEX",
+    "PIP_TRUSTED_HOST",
+    "PIP_PROXY",
+)
+#: Proxy variables that would send a loopback request elsewhere.
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy")
+
+
+def isolate_pip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No pip configuration file and no ``PIP_*`` index or proxy variable (pip's documented
+    way: ``PIP_CONFIG_FILE`` set to ``os.devnull``); the test sets its own."""
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    for name in PIP_VARIABLES + PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@dataclass
+class LocalIndex:
+    """A PEP 503 "simple" index under ``root``, served as ``file://``:
+    ``simple/<project>/index.html`` (``<a href="../../files/FILE#sha256=...">`` links) and
+    ``files/``."""
+
+    root: Path
+
+    @classmethod
+    def announced(cls, root: Path, monkeypatch: pytest.MonkeyPatch) -> LocalIndex:
+        """An empty index at ``root`` that pip (and so patchkeeper) is told to use, alone
+        (``PIP_INDEX_URL``; call :func:`isolate_pip` first)."""
+        index = cls(root)
+        (root / "simple").mkdir(parents=True)
+        monkeypatch.setenv("PIP_INDEX_URL", index.url)
+        return index
+
+    @property
+    def url(self) -> str:
+        return (self.root / "simple").as_uri()
+
+    def publish(self, project: str, filename: str, data: bytes, sha256: str | None = None) -> str:
+        """Add a file to ``project``'s page, with ``sha256`` (default: the real digest).
+
+        Returns the real sha256 of ``data``.
+        """
+        real = hashlib.sha256(data).hexdigest()
+        files = self.root / "files"
+        files.mkdir(parents=True, exist_ok=True)
+        (files / filename).write_bytes(data)
+        page = self.root / "simple" / project / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        links = page.read_text(encoding="utf-8") if page.exists() else ""
+        links += f'<a href="../../files/{filename}#sha256={sha256 or real}">{filename}</a><br>\n'
+        page.write_text(links, encoding="utf-8")
+        return real
+
+
+def make_tar(members: list[tarfile.TarInfo | tuple[str, bytes]]) -> bytes:
+    """A gzip tarball of ``members``: ``(name, content)`` pairs or ready ``TarInfo`` entries."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for member in members:
+            if isinstance(member, tarfile.TarInfo):
+                tar.addfile(member)
+                continue
+            name, content = member
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
 
 
 def site_packages(python: Path) -> Path:
