@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import io
+import os
 import re
 import shutil
 import subprocess
+import tarfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -20,6 +28,40 @@ EXAMPLE_SERIES = [
     "metrics-same-host.patch",
     "redirect-strip-api-key.patch",
 ]
+
+
+#: The ``Patch`` tags of a spec naming :data:`EXAMPLE_SERIES` in its order, numbered from 0.
+EXAMPLE_SPEC_TAGS = "".join(
+    f"Patch{number}:{' ' * 9}{name}\n" for number, name in enumerate(EXAMPLE_SERIES)
+)
+
+
+def minihttp_spec(
+    tags: str = EXAMPLE_SPEC_TAGS,
+    *,
+    defines: str = "",
+    prep: str = "%autosetup -p1 -n %{srcname}-%{version}",
+) -> str:
+    """The text of a Fedora-style RPM spec packaging the example's minihttp 1.0 (``Release: 3``).
+
+    ``tags`` are whole lines (each ending in a newline) put after ``License:``: its ``Patch``
+    tags, any ``URL``/``Source`` tags and comments, or a ``%patchlist`` section.
+    ``defines`` are whole ``%global`` lines put after ``%global srcname minihttp`` (line 1),
+    ``prep`` the lines of the ``%prep`` section (no final newline). With no ``defines``, the
+    first line of ``tags`` is line 8 of the spec; each line of ``defines`` moves it one on.
+    """
+    return (
+        f"%global srcname minihttp\n{defines}\n"
+        "Name:           python-%{srcname}\n"
+        "Version:        1.0\n"
+        "Release:        3%{?dist}\n"
+        "Summary:        A small HTTP client\n"
+        "License:        MIT\n"
+        f"{tags}\n"
+        "%description\n"
+        "A small HTTP client.\n\n"
+        f"%prep\n{prep}\n"
+    )
 
 
 @dataclass
@@ -87,6 +129,117 @@ def git(repo: Path, *args: str) -> str:
         text=True,
     )
     return done.stdout.strip()
+
+
+def pure_wheel(out: Path, name: str, files: dict[str, bytes], version: str = "1.0") -> Path:
+    """``NAME-VERSION-py3-none-any.whl`` written in ``out`` as a wheel is: a zip of ``files``
+    (paths relative to site-packages; files of the ``.dist-info`` directory, such as
+    ``entry_points.txt``, given by their path too), with the ``.dist-info``'s ``METADATA``,
+    ``WHEEL`` and ``RECORD`` (each file's sha256 and size, as an installer checks them)."""
+    info = f"{name}-{version}.dist-info"
+    files = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+        f"{info}/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+    }
+    rows = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{path},sha256={digest},{len(data)}")
+    files[f"{info}/RECORD"] = ("\n".join([*rows, f"{info}/RECORD,,"]) + "\n").encode()
+    wheel = out / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+    return wheel
+
+
+#: pip's variables that could point a test at other indexes.
+PIP_VARIABLES = (
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_FIND_LINKS",
+    "PIP_NO_INDEX",
+    "PIP_TRUSTED_HOST",
+    "PIP_PROXY",
+)
+#: Proxy variables that would send a loopback request elsewhere.
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy")
+
+
+def isolate_pip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No pip configuration file and no ``PIP_*`` index or proxy variable (pip's documented
+    way: ``PIP_CONFIG_FILE`` set to ``os.devnull``); the test sets its own."""
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    for name in PIP_VARIABLES + PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@dataclass
+class LocalIndex:
+    """A PEP 503 "simple" index under ``root``, served as ``file://``:
+    ``simple/<project>/index.html`` (``<a href="../../files/FILE#sha256=...">`` links) and
+    ``files/``."""
+
+    root: Path
+
+    @classmethod
+    def announced(cls, root: Path, monkeypatch: pytest.MonkeyPatch) -> LocalIndex:
+        """An empty index at ``root`` that pip (and so patchkeeper) is told to use, alone
+        (``PIP_INDEX_URL``; call :func:`isolate_pip` first)."""
+        index = cls(root)
+        (root / "simple").mkdir(parents=True)
+        monkeypatch.setenv("PIP_INDEX_URL", index.url)
+        return index
+
+    @property
+    def url(self) -> str:
+        return (self.root / "simple").as_uri()
+
+    def publish(self, project: str, filename: str, data: bytes, sha256: str | None = None) -> str:
+        """Add a file to ``project``'s page, with ``sha256`` (default: the real digest).
+
+        Returns the real sha256 of ``data``.
+        """
+        real = hashlib.sha256(data).hexdigest()
+        files = self.root / "files"
+        files.mkdir(parents=True, exist_ok=True)
+        (files / filename).write_bytes(data)
+        page = self.root / "simple" / project / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        links = page.read_text(encoding="utf-8") if page.exists() else ""
+        links += f'<a href="../../files/{filename}#sha256={sha256 or real}">{filename}</a><br>\n'
+        page.write_text(links, encoding="utf-8")
+        return real
+
+
+def make_tar(members: list[tarfile.TarInfo | tuple[str, bytes]]) -> bytes:
+    """A gzip tarball of ``members``: ``(name, content)`` pairs or ready ``TarInfo`` entries."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for member in members:
+            if isinstance(member, tarfile.TarInfo):
+                tar.addfile(member)
+                continue
+            name, content = member
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+def site_packages(python: Path) -> Path:
+    """The site-packages directory (``purelib``) of the environment of ``python``."""
+    done = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return Path(done.stdout.strip())
 
 
 #: ``pkg/settings.py`` of an upstream release, for the tests of a refreshed patch.

@@ -10,7 +10,7 @@ from pathlib import Path
 from mcp import ClientSession
 from mcp_support import talk, texts
 
-from helpers import Example, tree_bytes
+from helpers import Example, LocalIndex, isolate_pip, make_tar, tree_bytes
 from patchkeeper import __version__
 
 READ_ONLY = [
@@ -111,7 +111,7 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
         "write",
     ]
     assert (
-        tools["audit"]
+        tools["horizon"]
         .input_schema["properties"]["to"]["description"]
         .endswith(
             "(the upgrade horizon). (A directory inside the server's root, or a requirement.)"
@@ -120,6 +120,61 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
     lint = tools["lint"].input_schema["properties"]
     assert lint["foreign_checkout"]["type"] == "array"
     assert "format" not in lint and "markdown" not in lint
+
+
+def test_the_audit_tool_says_it_takes_a_range_too(example: Example) -> None:
+    """The audit tool runs ``audit``, which judges every release of a range given in ``to``
+    (fetched from the package indexes, the tool having no ``releases``): its description and
+    its ``to`` say so, not only horizon's."""
+
+    async def conversation(client: ClientSession):
+        return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    tools = talk(example.root, conversation)
+    assert tools["audit"].description == (
+        "Apply the series to a new upstream release in memory and judge every patch "
+        "(verdicts with evidence); a range in to ('PROJECT>=A,<B') judges every release of it "
+        "from the package indexes, as horizon does. Runs `patchkeeper audit --json` in the "
+        "server's root and returns its JSON envelope. Read-only: writes nothing."
+    )
+    to = tools["audit"].input_schema["properties"]["to"]["description"]
+    assert to == (
+        "The new upstream: a directory or a requirement of the configured upstream "
+        "(PROJECT==VERSION); a range ('PROJECT>=A,<B') audits every release in it (the upgrade "
+        "horizon). (A directory inside the server's root, or a requirement.) (With a range, "
+        "this tool fetches its releases from the package indexes; horizon can take them from "
+        "a directory instead: releases.)"
+    )
+    horizon = tools["horizon"].input_schema["properties"]["to"]["description"]
+    assert to.startswith(horizon) and horizon.endswith("or a requirement.)")
+
+
+def test_the_audit_tool_judges_every_release_of_a_range(
+    cli, example: Example, tmp_path: Path, monkeypatch
+) -> None:
+    """What the audit tool's description says: a range in ``to`` is audited release by
+    release, fetched from the package index (here one on disk, holding minihttp 1.1), and
+    the envelope is the command line's."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    isolate_pip(monkeypatch)
+    index = LocalIndex.announced(tmp_path / "index", monkeypatch)
+    release = example.new
+    members = [
+        (f"minihttp-1.1/{path.relative_to(release).as_posix()}", path.read_bytes())
+        for path in sorted(release.rglob("*"))
+        if path.is_file()
+    ]
+    index.publish("minihttp", "minihttp-1.1.tar.gz", make_tar(members))
+
+    async def conversation(client: ClientSession):
+        return await client.call_tool("audit", {**AUDIT, "to": "minihttp>1.0,<2"})
+
+    result = talk(example.root, conversation)
+    run = cli("-C", "downstream", "audit", "--to", "minihttp>1.0,<2", "--json",
+              cwd=example.root)  # fmt: skip
+    assert (result.is_error, run.code) == (False, 1)
+    assert result.structured_content == json.loads(run.out)
+    assert [release["version"] for release in result.structured_content["releases"]] == ["1.1"]
 
 
 def test_audit_gives_the_command_lines_envelope(cli, example: Example) -> None:

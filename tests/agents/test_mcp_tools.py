@@ -60,6 +60,11 @@ def test_a_text_option_without_a_path_rule_is_refused() -> None:
     assert str(raised.value) == (
         "the parameter 'somewhere' has no path rule: add it to _TEXT_RULES"
     )
+    # a tool's note about a parameter it does not have is refused the same way
+    group = click.Group("patchkeeper", commands=[click.Command("new")])
+    with pytest.raises(ValueError) as raised:
+        input_schema(ToolSpec("new", ("new",), notes=(("to", "(A range.)"),)), group)
+    assert str(raised.value) == "tool new: a note names no parameter of it: 'to'"
 
 
 def test_the_command_line_of_a_call() -> None:

@@ -9,7 +9,29 @@ from pathlib import Path
 import pytest
 from audit_support import judge
 
-FACTER_OLD = """# This file is part of Pkg
+#: The collector both releases define; upstream's fix adds :data:`RETRY` to ``run_facter``.
+COLLECTOR = """class FacterFactCollector(BaseFactCollector):
+    name = "facter"
+    namespace = PrefixFactNamespace(namespace_name="facter", prefix="facter_")
+
+    def find_facter(self, module):
+        return module.get_bin_path("facter")
+
+    def run_facter(self, module, facter_path):
+        rc, out, err = module.run_command(facter_path + " --puppet --json")
+        return rc, out, err
+
+    def collect(self, module=None) -> dict[str, t.Any]:
+        return json.loads(self.run_facter(module, self.find_facter(module))[1])
+"""
+RETRY = """
+        # some versions of facter fail on --puppet without puppet: try again without it
+        if rc != 0:
+            rc, out, err = module.run_command(facter_path + " --json")
+
+"""
+FACTER_OLD = (
+    """# This file is part of Pkg
 #
 # Pkg is free software: you can redistribute it and/or modify
 # it under the terms of the GNU General Public License.
@@ -23,20 +45,9 @@ from pkg.namespace import PrefixFactNamespace
 from pkg.collector import BaseFactCollector
 
 
-class FacterFactCollector(BaseFactCollector):
-    name = "facter"
-    namespace = PrefixFactNamespace(namespace_name="facter", prefix="facter_")
-
-    def find_facter(self, module):
-        return module.get_bin_path("facter")
-
-    def run_facter(self, module, facter_path):
-        rc, out, err = module.run_command(facter_path + " --puppet --json")
-        return rc, out, err
-
-    def collect(self, module=None) -> dict[str, t.Any]:
-        return json.loads(self.run_facter(module, self.find_facter(module))[1])
 """
+    + COLLECTOR
+)
 # upstream took the fix with its own header and import order
 FACTER_NEW = """# Copyright (c) Pkg Project
 # GNU General Public License v3.0+ (see COPYING)
@@ -50,25 +61,7 @@ from pkg.namespace import PrefixFactNamespace
 from pkg.collector import BaseFactCollector
 
 
-class FacterFactCollector(BaseFactCollector):
-    name = "facter"
-    namespace = PrefixFactNamespace(namespace_name="facter", prefix="facter_")
-
-    def find_facter(self, module):
-        return module.get_bin_path("facter")
-
-    def run_facter(self, module, facter_path):
-        rc, out, err = module.run_command(facter_path + " --puppet --json")
-
-        # some versions of facter fail on --puppet without puppet: try again without it
-        if rc != 0:
-            rc, out, err = module.run_command(facter_path + " --json")
-
-        return rc, out, err
-
-    def collect(self, module=None) -> dict[str, t.Any]:
-        return json.loads(self.run_facter(module, self.find_facter(module))[1])
-"""
+""" + COLLECTOR.replace('--puppet --json")\n', '--puppet --json")\n' + RETRY)
 # an upstream commit backported with the next one, which put back the import it dropped
 FIRST = """From: Pkg Developer <dev@example.org>
 Subject: [PATCH 1/2] retry facter without --puppet
@@ -126,15 +119,33 @@ Subject: [PATCH 2/2] restore import
 
 
 @pytest.mark.parametrize(
-    ("fix", "verdict", "action"),
+    ("fix", "verdict", "action", "summary"),
     [
-        pytest.param(FIRST + SECOND, "upstreamed", "retire", id="the-import-is-put-back"),
+        pytest.param(
+            FIRST + SECOND,
+            "upstreamed",
+            "retire",
+            "every code hunk's post-image is there (pkg/facter.py #2); set aside: "
+            "pkg/facter.py #1, pkg/facter.py #1 only change comments and imports the patch "
+            "puts back; 2 of 3 substantive added lines already upstream (strongest: "
+            "pkg/facter.py 2/3); to do: retire (upstream has it)",
+            id="the-import-is-put-back",
+        ),
         # the import it drops may be its point: the failing hunk decides
-        pytest.param(FIRST, "conflict", "port", id="the-import-stays-dropped"),
+        pytest.param(
+            FIRST,
+            "conflict",
+            "port",
+            "pkg/facter.py #1 fails at fuzz 0 (closest: pkg/facter.py line 1, 3 of 14 lines "
+            "match); already upstream: pkg/facter.py #2; 2 of 2 substantive added lines "
+            "already upstream (strongest: pkg/facter.py 2/2); to do: port (rework the failing "
+            "hunks)",
+            id="the-import-stays-dropped",
+        ),
     ],
 )
 def test_hunks_that_only_change_comments_and_put_back_imports_do_not_decide(
-    tmp_path: Path, fix: str, verdict: str, action: str
+    tmp_path: Path, fix: str, verdict: str, action: str, summary: str
 ) -> None:
     [judged] = judge(
         tmp_path,
@@ -142,20 +153,5 @@ def test_hunks_that_only_change_comments_and_put_back_imports_do_not_decide(
         [("facter.patch", fix)],
         old={"pkg/facter.py": FACTER_OLD},
     )
-    assert (judged.verdict, judged.action) == (verdict, action)
+    assert (judged.verdict, judged.action, judged.summary) == (verdict, action, summary)
     assert [(h.index, h.status) for h in judged.hunks][:2] == [(1, "fails"), (2, "present")]
-
-
-def test_the_hunks_set_aside_are_named(tmp_path: Path) -> None:
-    [judged] = judge(
-        tmp_path,
-        {"pkg/facter.py": FACTER_NEW},
-        [("facter.patch", FIRST + SECOND)],
-        old={"pkg/facter.py": FACTER_OLD},
-    )
-    assert judged.summary == (
-        "every code hunk's post-image is there (pkg/facter.py #2); set aside: pkg/facter.py #1, "
-        "pkg/facter.py #1 only change comments and imports the patch puts back; 2 of 3 "
-        "substantive added lines already upstream (strongest: pkg/facter.py 2/3); to do: "
-        "retire (upstream has it)"
-    )

@@ -15,18 +15,15 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+import helpers
 from patchkeeper.errors import FetchError
 from patchkeeper.upstream.pipsettings import PipSettings, default_index_url, read_pip_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: Every pip variable these tests read or that could change what pip reads.
 PIP_VARIABLES = (
-    "PIP_INDEX_URL",
-    "PIP_EXTRA_INDEX_URL",
-    "PIP_FIND_LINKS",
-    "PIP_NO_INDEX",
-    "PIP_TRUSTED_HOST",
-    "PIP_PROXY",
+    *helpers.PIP_VARIABLES,
     "PIP_CERT",
     "PIP_CLIENT_CERT",
     "PIP_TIMEOUT",

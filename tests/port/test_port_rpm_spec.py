@@ -13,30 +13,9 @@ from __future__ import annotations
 
 from test_port_example import port_to_the_end
 
-from helpers import Example
+from helpers import Example, minihttp_spec
 
-SPEC = """\
-%global srcname minihttp
-
-Name:           python-%{srcname}
-Version:        1.0
-Release:        3%{?dist}
-Summary:        A small HTTP client
-License:        MIT
-Patch0:         retry-backoff-cap.patch
-Patch1:         redirect-strip-proxy-auth.patch
-Patch2:         headers-merge-order.patch
-Patch3:         client-describe-version.patch
-Patch4:         metrics-redirects.patch
-Patch5:         metrics-same-host.patch
-Patch6:         redirect-strip-api-key.patch
-
-%description
-A small HTTP client.
-
-%prep
-%autosetup -p1 -n %{srcname}-%{version}
-"""
+SPEC = minihttp_spec()
 
 
 def _spec(example: Example, text: str = SPEC):
@@ -68,8 +47,8 @@ def test_into_a_new_directory_the_spec_edit_is_said(cli, example: Example) -> No
 
 
 def test_a_version_written_with_a_macro_is_left_to_the_user(cli, example: Example) -> None:
-    text = SPEC.replace("Version:        1.0", "Version:        %{upver}").replace(
-        "%global srcname minihttp\n", "%global srcname minihttp\n%global upver 1.0\n"
+    text = minihttp_spec(defines="%global upver 1.0\n").replace(
+        "Version:        1.0", "Version:        %{upver}"
     )
     spec = _spec(example, text)
     data = port_to_the_end(cli, example, "--in-place")

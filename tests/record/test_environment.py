@@ -7,18 +7,17 @@ wheel is in ``test_real_records.py``.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import importlib.util
 import json
 import subprocess
 import sys
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
 
+from helpers import pure_wheel
 from patchkeeper.record.environment import (
     differences,
     directory_source,
@@ -30,29 +29,9 @@ INIT = b"import _decimal\nVALUE = 1\n"
 CORE = b"def answer():\n    return 42\n"
 
 
-def record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
 def make_wheel(directory: Path) -> Path:
     """``pkdemo-1.0-py3-none-any.whl`` holding ``pkdemo/__init__.py`` and ``pkdemo/core.py``."""
-    files = {
-        "pkdemo/__init__.py": INIT,
-        "pkdemo/core.py": CORE,
-        "pkdemo-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: pkdemo\nVersion: 1.0\n",
-        "pkdemo-1.0.dist-info/WHEEL": (
-            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-        ),
-    }
-    rows = [f"{name},{record_hash(data)},{len(data)}" for name, data in files.items()]
-    files["pkdemo-1.0.dist-info/RECORD"] = (
-        "\n".join([*rows, "pkdemo-1.0.dist-info/RECORD,,"]) + "\n"
-    ).encode()
-    wheel = directory / "pkdemo-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return wheel
+    return pure_wheel(directory, "pkdemo", {"pkdemo/__init__.py": INIT, "pkdemo/core.py": CORE})
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from patchkeeper.errors import PatchFormatError
-from patchkeeper.series.hunks import closest_match, images, locate, patch_data, patch_lines
+from patchkeeper.series.hunks import (
+    closest_match,
+    images,
+    landed_lines,
+    locate,
+    patch_data,
+    patch_lines,
+)
 from patchkeeper.series.parse import parse_patch, split_lines
 
 
@@ -172,6 +179,59 @@ def test_patch_data_places_and_writes_what_patch_lines_does(case) -> None:
     assert [(p.line, p.offset) for p in by_data.placements] == [
         (p.line, p.offset) for p in by_lines.placements
     ]
+
+
+def test_a_hunk_is_undone_at_the_line_apply_put_it() -> None:
+    """``a b`` -> ``b a`` applied to ``b a a b`` lands at line 3 (the pre-image is only
+    there); the search from the header's line 1 meets the post-image there first."""
+    (hunk,) = hunks("@@ -1,2 +1,2 @@\n-a\n b\n+a\n")
+    pristine = lines("b", "a", "a", "b")
+    applied = patch_lines(pristine, [hunk])
+    assert (landed_lines(applied.placements), applied.lines) == ((3,), lines("b", "a", "b", "a"))
+    target = applied.lines or []
+    assert patch_lines(target, [hunk], reverse=True).lines == lines("a", "b", "b", "a")
+    assert patch_lines(target, [hunk], reverse=True, at=[3]).lines == pristine
+    # a line where the post-image does not stand is no place to undo it: the search decides
+    wrong = patch_lines(target, [hunk], reverse=True, at=[2])
+    assert [p.line for p in wrong.placements] == [1]
+
+
+@settings(max_examples=500, deadline=None)
+@example(case=(b"b\na\na\nb\n", list(hunks("@@ -1,2 +1,2 @@\n-a\n b\n+a\n")), False))
+@given(case=byte_cases())
+def test_undoing_at_the_landed_lines_gives_the_input_back(case) -> None:
+    """Whatever applies forward with hunks that each replace lines by other lines (neither
+    image empty, so that each is placed after the lines the previous one consumed) and share
+    no context line: each hunk's post-image stands at its landed line in the output, and
+    undoing every hunk there gives
+    the input back, byte for byte (when the input ends in a newline: applying gives a last
+    line that lacks one a newline when lines come after it, as GNU patch does). Wherever the
+    search alone undoes the hunks exactly, the landed lines do too."""
+    text, parsed, _ = case
+    applied = patch_lines(split_lines(text), parsed)
+    if not applied.ok or not parsed:
+        event("does not apply")
+        return
+    after = applied.lines or []
+    landed = landed_lines(applied.placements)
+    undone = patch_lines(after, parsed, reverse=True, at=landed)
+    searched = patch_lines(after, parsed, reverse=True)
+    if searched.ok and b"".join(searched.lines or []) == text:
+        assert b"".join(undone.lines or []) == text
+    if not all(h.pre_image and h.post_image and h.pre_image != h.post_image for h in parsed):
+        event("an empty image, or a hunk that changes nothing")
+        return
+    ends = [p.line + len(p.hunk.pre_image) for p in applied.placements]
+    if any(p.line < end for p, end in zip(applied.placements[1:], ends)):
+        # a hunk inside the previous one's trailing context changes its post-image
+        event("hunks that share context lines")
+        return
+    for placement, line in zip(applied.placements, landed):
+        post = list(placement.hunk.post_image)
+        assert after[line - 1 : line - 1 + len(post)] == post
+    if text.endswith(b"\n"):
+        assert b"".join(undone.lines or []) == text
+    event(f"the search alone undoes it: {b''.join(searched.lines or []) == text}")
 
 
 def test_closest_match_never_starts_before_the_file() -> None:

@@ -9,45 +9,48 @@ from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLE_SERIES, Example
+from helpers import EXAMPLE_SERIES, Example, minihttp_spec
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.start.forms import RPM, detect
 from patchkeeper.start.pin import Pin, find_pin
 from patchkeeper.start.rpm_spec import SpecPatch, SpecSeries, read_spec
 
-SPEC = """\
-%global srcname minihttp
-%global fix_url https://example.invalid/minihttp/fixes
+#: Tags numbering the patches in each way RPM allows (lines 12 to 16 of :data:`SPEC`).
+TAGS = (
+    "URL:            https://example.invalid/minihttp\n"
+    "Source0:        %{srcname}-%{version}.tar.gz\n"
+    "# the retry fix, taken from the upstream pull request\n"
+    "Patch0:         %{fix_url}/retry-backoff-cap.patch\n"
+    "Patch1:         redirect-strip-proxy-auth.patch\n"
+    "Patch:          headers-merge-order.patch\n"
+    "Patch10:        client-describe-version.patch\n"
+    "Patch:          metrics-redirects.patch\n"
+)
+FIX_URL = "%global fix_url https://example.invalid/minihttp/fixes\n"
+SPEC = minihttp_spec(TAGS, defines=FIX_URL)
 
-Name:           python-%{srcname}
-Version:        1.0
-Release:        3%{?dist}
-Summary:        A small HTTP client
-License:        MIT
-URL:            https://example.invalid/minihttp
-Source0:        %{srcname}-%{version}.tar.gz
-# the retry fix, taken from the upstream pull request
-Patch0:         %{fix_url}/retry-backoff-cap.patch
-Patch1:         redirect-strip-proxy-auth.patch
-Patch:          headers-merge-order.patch
-Patch10:        client-describe-version.patch
-Patch:          metrics-redirects.patch
-
-%description
-A small HTTP client.
-
-%prep
-%autosetup -p1 -n %{srcname}-%{version}
-
-%build
-%py3_build
-"""
+#: Two of the example's patches, named as git format-patch names one of them.
+REDIRECT_AND_HEADERS = {
+    "0001-redirect.patch": EXAMPLE_SERIES[1],
+    "headers.patch": EXAMPLE_SERIES[2],
+}
 
 
 def _spec(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "python-minihttp.spec"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _dist_git(example: Example, spec: str, patches: dict[str, str]) -> Path:
+    """A dist-git checkout beside the example: ``spec`` as ``python-minihttp.spec``, and the
+    example's patches under other names (name in the checkout -> name in the example)."""
+    tree = example.root / "dist-git"
+    tree.mkdir()
+    for name, source in patches.items():
+        shutil.copy(example.downstream / "patches" / source, tree / name)
+    _spec(tree, spec)
+    return tree
 
 
 def test_autosetup_applies_every_patch_in_number_order(tmp_path: Path) -> None:
@@ -73,32 +76,40 @@ def test_a_flavor_suffix_defined_empty_leaves_the_name(tmp_path: Path) -> None:
     assert (read.name, read.version, len(read.patches)) == ("minihttp", "1.0", 5)
 
 
-def test_patch_statements_apply_in_the_order_written(tmp_path: Path) -> None:
-    text = SPEC.replace(
-        "%autosetup -p1 -n %{srcname}-%{version}",
-        "%setup -q -n %{srcname}-%{version}\n%patch10 -p0\n%patch -P 1 -P 0 -p1\n%patch 2 -p2",
-    )
-    assert [(p.name, p.strip) for p in read_spec(_spec(tmp_path, text)).patches] == [
-        ("client-describe-version.patch", 0),
-        ("redirect-strip-proxy-auth.patch", 1),
-        ("retry-backoff-cap.patch", 1),
-        ("headers-merge-order.patch", 2),
-    ]
-
-
-def test_autopatch_takes_a_range_and_a_patchlist_numbers_on(tmp_path: Path) -> None:
-    text = SPEC.replace(
-        "%autosetup -p1 -n %{srcname}-%{version}",
-        "%autosetup -N -n %{srcname}-%{version}\n%autopatch -p1 -M 2\n%autopatch -p0 -m 10",
-    ).replace("%description", "%patchlist\nmetrics-same-host.patch\n\n%description")
-    assert [(p.name, p.strip) for p in read_spec(_spec(tmp_path, text)).patches] == [
-        ("retry-backoff-cap.patch", 1),
-        ("redirect-strip-proxy-auth.patch", 1),
-        ("headers-merge-order.patch", 1),
-        ("client-describe-version.patch", 0),
-        ("metrics-redirects.patch", 0),
-        ("metrics-same-host.patch", 0),
-    ]
+@pytest.mark.parametrize(
+    ("more_tags", "prep", "applied"),
+    [
+        pytest.param(
+            "",
+            "%setup -q -n %{srcname}-%{version}\n%patch10 -p0\n%patch -P 1 -P 0 -p1\n%patch 2 -p2",
+            [
+                ("client-describe-version.patch", 0),
+                ("redirect-strip-proxy-auth.patch", 1),
+                ("retry-backoff-cap.patch", 1),
+                ("headers-merge-order.patch", 2),
+            ],
+            id="patch-statements-in-the-order-written",
+        ),
+        pytest.param(
+            "%patchlist\nmetrics-same-host.patch\n",
+            "%autosetup -N -n %{srcname}-%{version}\n%autopatch -p1 -M 2\n%autopatch -p0 -m 10",
+            [
+                ("retry-backoff-cap.patch", 1),
+                ("redirect-strip-proxy-auth.patch", 1),
+                ("headers-merge-order.patch", 1),
+                ("client-describe-version.patch", 0),
+                ("metrics-redirects.patch", 0),
+                ("metrics-same-host.patch", 0),
+            ],
+            id="autopatch-takes-a-range-and-a-patchlist-numbers-on",
+        ),
+    ],
+)
+def test_prep_chooses_the_patches_and_their_strip(
+    tmp_path: Path, more_tags: str, prep: str, applied: list[tuple[str, int]]
+) -> None:
+    text = minihttp_spec(TAGS + more_tags, defines=FIX_URL, prep=prep)
+    assert [(p.name, p.strip) for p in read_spec(_spec(tmp_path, text)).patches] == applied
 
 
 def test_a_name_with_an_unknown_macro_is_named_by_its_line(tmp_path: Path) -> None:
@@ -135,11 +146,7 @@ def test_a_tag_in_a_subpackage_preamble_defines_a_patch(tmp_path: Path) -> None:
 
 
 def test_init_writes_the_spec_series_and_the_audit_reads_it(cli, example: Example) -> None:
-    tree = example.root / "dist-git"
-    tree.mkdir()
-    for name in EXAMPLE_SERIES[:5]:
-        shutil.copy(example.downstream / "patches" / name, tree / name)
-    (tree / "python-minihttp.spec").write_text(SPEC, encoding="utf-8")
+    tree = _dist_git(example, SPEC, {name: name for name in EXAMPLE_SERIES[:5]})
     run = cli("init", "--directory", "minihttp", cwd=tree)
     assert (run.code, run.err) == (0, "")
     assert run.out.splitlines()[:6] == [
@@ -186,52 +193,24 @@ def test_one_number_in_two_branches_of_an_if_is_named(tmp_path: Path) -> None:
     assert str(raised.value.message) == "two tags define patch 1 (lines 13 and 15)"
 
 
-def test_format_patch_files_the_spec_names_are_its_patches(cli, example: Example) -> None:
-    # Fedora keeps git format-patch output beside the spec: one series, not two
-    tree = example.root / "dist-git"
-    tree.mkdir()
-    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-redirect.patch")
-    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
-    spec = SPEC.split("# the retry fix")[0] + (
-        "Patch0: 0001-redirect.patch\nPatch1: headers.patch\n\n%description\nx\n\n"
-        "%prep\n%autosetup -p1\n"
-    )
-    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
-    run = cli("init", "--directory", "minihttp", cwd=tree)
-    assert (run.code, run.out.splitlines()[0]) == (
-        0,
-        "found an RPM spec's patches (2 patches): python-minihttp.spec names 2 patch(es) that "
-        "its %prep applies (an RPM spec)",
-    )
-
-
 def test_two_series_name_the_argument_that_chooses_each(cli, example: Example) -> None:
-    tree = example.root / "dist-git"
-    tree.mkdir()
-    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-other.patch")
-    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
-    spec = SPEC.split("# the retry fix")[0] + (
-        "Patch0: headers.patch\n\n%description\nx\n\n%prep\n%autosetup -p1\n"
-    )
-    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+    # the spec names one patch; the other, named as git format-patch names its output, is a
+    # second series
+    tree = _dist_git(example, minihttp_spec("Patch0: headers.patch\n"), REDIRECT_AND_HEADERS)
     run = cli("init", cwd=tree)
     assert (run.code, run.err.splitlines()[-1]) == (
         2,
         "  hint: choose one: --patches . or --patches python-minihttp.spec",
     )
     assert sorted(path.name for path in tree.iterdir()) == [
-        "0001-other.patch",
+        "0001-redirect.patch",
         "headers.patch",
         "python-minihttp.spec",
     ]
 
 
 def test_a_missing_patch_file_is_named_by_its_tag_line(cli, example: Example) -> None:
-    tree = example.root / "dist-git"
-    tree.mkdir()
-    for name in EXAMPLE_SERIES[:4]:
-        shutil.copy(example.downstream / "patches" / name, tree / name)
-    (tree / "python-minihttp.spec").write_text(SPEC, encoding="utf-8")
+    tree = _dist_git(example, SPEC, {name: name for name in EXAMPLE_SERIES[:4]})
     run = cli("init", "--directory", "minihttp", cwd=tree)
     spec = tree / "python-minihttp.spec"
     assert (run.code, run.err.splitlines()) == (
@@ -247,28 +226,35 @@ def test_a_missing_patch_file_is_named_by_its_tag_line(cli, example: Example) ->
     assert not (tree / "series").exists()
 
 
-def test_a_spec_with_a_patchlist_alone_is_found(cli, example: Example) -> None:
-    # Fedora's newer specs name their patches in %patchlist only; one of them in the form
-    # git format-patch names must not make the directory a format-patch series of one
-    tree = example.root / "dist-git"
-    tree.mkdir()
-    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[1], tree / "0001-redirect.patch")
-    shutil.copy(example.downstream / "patches" / EXAMPLE_SERIES[2], tree / "headers.patch")
-    spec = SPEC.split("# the retry fix")[0] + (
-        "\n%patchlist\nheaders.patch\n0001-redirect.patch\n\n%description\nx\n\n"
-        "%prep\n%autosetup -p1\n"
-    )
-    (tree / "python-minihttp.spec").write_text(spec, encoding="utf-8")
+@pytest.mark.parametrize(
+    ("tags", "series"),
+    [
+        # Fedora keeps git format-patch output beside the spec: one series, not two
+        pytest.param(
+            "Patch0: 0001-redirect.patch\nPatch1: headers.patch\n",
+            ["0001-redirect.patch", "headers.patch"],
+            id="format-patch-files-the-spec-names",
+        ),
+        # Fedora's newer specs name their patches in %patchlist only; one of them in the form
+        # git format-patch names must not make the directory a format-patch series of one
+        pytest.param(
+            "\n%patchlist\nheaders.patch\n0001-redirect.patch\n",
+            ["headers.patch", "0001-redirect.patch"],
+            id="a-patchlist-alone",
+        ),
+    ],
+)
+def test_the_patches_the_spec_names_are_its_series(
+    cli, example: Example, tags: str, series: list[str]
+) -> None:
+    tree = _dist_git(example, minihttp_spec(tags), REDIRECT_AND_HEADERS)
     run = cli("init", "--directory", "minihttp", cwd=tree)
     assert (run.code, run.out.splitlines()[0]) == (
         0,
         "found an RPM spec's patches (2 patches): python-minihttp.spec names 2 patch(es) that "
         "its %prep applies (an RPM spec)",
     )
-    assert (tree / "series").read_text().splitlines()[1:] == [
-        "headers.patch",
-        "0001-redirect.patch",
-    ]
+    assert (tree / "series").read_text().splitlines()[1:] == series
 
 
 def test_the_spec_is_parsed_once_and_the_pin_comes_from_that_parse(tmp_path: Path) -> None:
@@ -304,7 +290,7 @@ def test_the_spec_is_parsed_once_and_the_pin_comes_from_that_parse(tmp_path: Pat
 
 def test_a_spec_without_patch_tags_is_no_series(tmp_path: Path) -> None:
     # the cheap look keeps a spec that carries no patch out, even one that would not parse
-    _spec(tmp_path, SPEC.split("# the retry fix")[0] + "%prep\n%patch 3 -p1\n")
+    _spec(tmp_path, minihttp_spec("", prep="%patch 3 -p1"))
     with pytest.raises(PatchkeeperError) as raised:
         detect(tmp_path)
     assert str(raised.value.message).startswith("no patch series here: ")

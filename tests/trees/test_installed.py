@@ -143,6 +143,9 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: Where each patch of the example's series puts its hunks in minihttp 1.0: by file diff, the
+#: line where each hunk's new lines start (the install manifest's ``landed``).
+LANDED = [[[10]], [[8]], [[7]], [[23]], [[16], [1]], [[1, 9]], [[8]]]
 DESCRIBE = "import minihttp; print(minihttp.Client().describe())"
 PATCHED = (
     "import minihttp, minihttp.metrics as m, minihttp.headers as h; "
@@ -183,7 +186,8 @@ def test_minihttp_apply_verify_unapply_uninstall(
     data = json.loads(applied_record)
     patches_dir = example.downstream / "patches"
     assert data["series"] == [
-        {"name": name, "sha256": sha((patches_dir / name).read_bytes())} for name in SERIES
+        {"name": name, "sha256": sha((patches_dir / name).read_bytes()), "landed": landed}
+        for name, landed in zip(SERIES, LANDED)
     ]
     assert data["created"] == ["minihttp/metrics.py"]
     assert data["directory"] == "minihttp"

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import write_files
+from helpers import site_packages, write_files
 
 UNIX = "class UnixFileLock:\n    def _acquire(self):\n        mode = 0o644\n        return mode\n"
 
@@ -47,14 +47,7 @@ def _venv_with_filelock(root: Path) -> tuple[Path, Path]:
     """A venv with filelock 3.9.0 installed as pip installs its wheel: (python, site)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
     python = root / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
+    site = site_packages(python)
     info = "filelock-3.9.0.dist-info"
     write_files(
         site,

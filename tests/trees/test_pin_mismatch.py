@@ -13,43 +13,24 @@ a zip with ``.dist-info/METADATA``, ``WHEEL`` and ``RECORD``), installed by pip 
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLES, Example, tree_bytes
+from helpers import EXAMPLES, Example, pure_wheel, tree_bytes
 
 
 def _wheel(source: Path, out: Path, version: str = "1.0") -> Path:
     """A pure wheel of ``source`` (the directory holding ``minihttp/``), ``version``."""
-    wheel = out / f"minihttp-{version}-py3-none-any.whl"
-    info = f"minihttp-{version}.dist-info"
     files = {
         p.relative_to(source).as_posix(): p.read_bytes()
         for p in sorted((source / "minihttp").rglob("*.py"))
     }
-    files[f"{info}/METADATA"] = (
-        f"Metadata-Version: 2.1\nName: minihttp\nVersion: {version}\n".encode()
-    )
-    files[f"{info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
-    rows = []
-    for name, data in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        rows.append(f"{name},sha256={digest},{len(data)}")
-    files[f"{info}/RECORD"] = ("\n".join([*rows, f"{info}/RECORD,,"]) + "\n").encode()
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return wheel
+    return pure_wheel(out, "minihttp", files, version)
 
 
 @pytest.fixture(scope="module")

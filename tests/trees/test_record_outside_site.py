@@ -15,42 +15,26 @@ The distribution is a wheel written here as a wheel is (a zip with ``.dist-info/
 
 from __future__ import annotations
 
-import base64
 import difflib
-import hashlib
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
-from helpers import tree_bytes
+from helpers import pure_wheel, tree_bytes
 
 MODULE = b'"""A tool."""\n\n\ndef main():\n    return "one"\n\n\nLIMIT = 3\n'
 
 
 def _wheel(out: Path, name: str, files: dict[str, bytes], scripts: str = "") -> Path:
-    """A pure wheel of ``files`` (paths relative to site-packages), version 1.0."""
-    wheel = out / f"{name}-1.0-py3-none-any.whl"
-    info = f"{name}-1.0.dist-info"
-    files = dict(files)
-    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n".encode()
-    files[f"{info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
+    """A pure wheel of ``files`` (paths relative to site-packages), version 1.0, with the
+    console script ``scripts`` (``NAME = MODULE:FUNCTION``) when given."""
     if scripts:
-        files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{scripts}\n".encode()
-    rows = []
-    for path, data in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        rows.append(f"{path},sha256={digest},{len(data)}")
-    files[f"{info}/RECORD"] = ("\n".join([*rows, f"{info}/RECORD,,"]) + "\n").encode()
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for path, data in files.items():
-            archive.writestr(path, data)
-    return wheel
+        entry_points = f"[console_scripts]\n{scripts}\n".encode()
+        files = {**files, f"{name}-1.0.dist-info/entry_points.txt": entry_points}
+    return pure_wheel(out, name, files)
 
 
 @pytest.fixture(scope="module")

@@ -8,33 +8,14 @@ import json
 
 from upgrade_support import committed_files, git, make_checkout, resolve
 
-from helpers import Example
+from helpers import Example, minihttp_spec
 
 PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
 API_KEY = (
     b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
     b'"X-Api-Key"])\n'
 )
-SPEC = """\
-Name:           python-minihttp
-Version:        1.0
-Release:        3%{?dist}
-Summary:        A small HTTP client
-License:        MIT
-Patch0:         retry-backoff-cap.patch
-Patch1:         redirect-strip-proxy-auth.patch
-Patch2:         headers-merge-order.patch
-Patch3:         client-describe-version.patch
-Patch4:         metrics-redirects.patch
-Patch5:         metrics-same-host.patch
-Patch6:         redirect-strip-api-key.patch
-
-%description
-A small HTTP client.
-
-%prep
-%autosetup -p1
-"""
+SPEC = minihttp_spec()
 
 
 def test_the_upgrade_commits_the_spec_moved_with_the_pin(cli, example: Example) -> None:

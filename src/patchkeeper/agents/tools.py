@@ -104,6 +104,9 @@ class ToolSpec:
         destructive: for a writing tool, whether it may replace or delete files (MCP's
             ``destructiveHint``) rather than only add them.
         summary: the first sentence of the tool's description (default: the command's help).
+        notes: ``(parameter key, sentence)`` pairs: what the tool says of one of its
+            parameters besides the option's help (what it takes here that another tool of
+            the same command takes otherwise).
     """
 
     name: str
@@ -113,6 +116,7 @@ class ToolSpec:
     writes: bool = False
     destructive: bool = False
     summary: str = ""
+    notes: tuple[tuple[str, str], ...] = ()
 
     @property
     def command(self) -> str:
@@ -126,8 +130,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         "audit",
         ("audit",),
         omit=frozenset({"releases"}),
-        summary="Apply the series to one new upstream release in memory and judge every "
-        "patch (verdicts with evidence).",
+        summary="Apply the series to a new upstream release in memory and judge every patch "
+        "(verdicts with evidence); a range in to ('PROJECT>=A,<B') judges every release of "
+        "it from the package indexes, as horizon does.",
+        notes=(
+            (
+                "to",
+                "(With a range, this tool fetches its releases from the package indexes; "
+                "horizon can take them from a directory instead: releases.)",
+            ),
+        ),
     ),
     ToolSpec(
         "horizon",
@@ -339,17 +351,22 @@ def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
     a writing tool's ``write`` too.
 
     Raises:
-        ValueError: two parameters would have one key, or a text parameter has no path rule.
+        ValueError: two parameters would have one key, a text parameter has no path rule, or
+            a note of the tool names no parameter of it.
     """
     properties: dict[str, Any] = {}
     required: list[str] = []
+    keys = [key for key, _, _ in tool_parameters(tool, group)]
+    unknown = [key for key, _ in tool.notes if key not in keys]
+    if unknown:
+        raise ValueError(f"tool {tool.name}: a note names no parameter of it: {unknown[0]!r}")
     for key, param, _ in tool_parameters(tool, group):
         schema = _json_type(param)
         if _many(param):
             schema = {"type": "array", "items": schema}
         text = " ".join((getattr(param, "help", None) or "").split())
         note = _ROOT_NOTES.get(key) or _RULE_NOTES.get(path_rule(key, param), "")
-        text = f"{text} {note}".strip()
+        text = " ".join(part for part in (text, note, dict(tool.notes).get(key, "")) if part)
         if text:
             schema["description"] = text
         default = param.default

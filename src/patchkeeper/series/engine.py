@@ -15,6 +15,7 @@ from patchkeeper.series.hunks import (
     FilePatchResult,
     HunkFailure,
     Placement,
+    landed_lines,
     patch_data,
     patch_lines,
 )
@@ -271,6 +272,16 @@ class PatchOutcome:
     def max_offset(self) -> int:
         return max((abs(p.offset) for p in self.placements), default=0)
 
+    @property
+    def landed(self) -> tuple[tuple[int, ...], ...]:
+        """For a patch applied forward: by file diff in patch order, the 1-based line where
+        each hunk's post-image starts in the file that diff leaves (what undoing the hunk
+        looks for: ``apply_patch(..., landed=...)``).
+
+        (:func:`patchkeeper.series.hunks.landed_lines` of each file diff's placements.)
+        """
+        return tuple(landed_lines(outcome.placements) for outcome in self.files)
+
 
 def _mode_int(mode: str | None) -> int | None:
     return int(mode[-3:], 8) if mode else None
@@ -289,15 +300,22 @@ def _mode_mismatch(diff: FileDiff, state: FileState | None, reverse: bool) -> bo
     return bool(expected & 0o111) != bool(state.mode & 0o111)
 
 
-def _patched(state: FileState | None, hunks: Sequence[Hunk], reverse: bool) -> FilePatchResult:
+def _patched(
+    state: FileState | None,
+    hunks: Sequence[Hunk],
+    reverse: bool,
+    at: Sequence[int | None] = (),
+) -> FilePatchResult:
     """The hunks applied to the state: on its bytes when its lines are not at hand and
-    :func:`patch_data` can (``result.data``), else on its lines (``result.lines``)."""
-    if state is not None and not state.split and state.raw:
+    :func:`patch_data` can (``result.data``), else on its lines (``result.lines``); ``at``:
+    where each hunk's pattern is known to stand (:func:`patch_lines`), which the bytes'
+    search does not take."""
+    if state is not None and not state.split and state.raw and not any(at):
         fast = patch_data(state.raw, hunks, reverse=reverse)
         if fast is not None:
             return fast
     lines: Sequence[bytes] = state.lines if state is not None else ()
-    return patch_lines(lines, hunks, reverse=reverse)
+    return patch_lines(lines, hunks, reverse=reverse, at=at)
 
 
 def _empty(result: FilePatchResult) -> bool:
@@ -365,9 +383,14 @@ def _renames(ws: Workspace, patch: Patch, reverse: bool) -> _Renames:
 
 
 def _apply_file(
-    ws: Workspace, diff: FileDiff, reverse: bool, renames: _Renames | None = None
+    ws: Workspace,
+    diff: FileDiff,
+    reverse: bool,
+    renames: _Renames | None = None,
+    at: Sequence[int | None] = (),
 ) -> tuple[FileOutcome, dict[str, FileState | None]]:
-    """Apply one file diff; return its outcome and the workspace writes it implies."""
+    """Apply one file diff; return its outcome and the workspace writes it implies; ``at``:
+    where each hunk's pattern is known to stand (:func:`patch_lines`)."""
     renames = renames or _NO_RENAMES
     source = diff.new_path if reverse else diff.old_path
     dest = diff.old_path if reverse else diff.new_path
@@ -396,7 +419,7 @@ def _apply_file(
             and (diff.new_empty if reverse else diff.old_empty)
         ):
             return FileOutcome(diff, source, NOT_EMPTY_BEFORE), writes
-        result = _patched(existing, diff.hunks, reverse)
+        result = _patched(existing, diff.hunks, reverse, at)
         vacated = dest in renames.sources
         if dest is not None and dest != source and ws.get(dest) is not None and not vacated:
             return FileOutcome(diff, dest, EXISTS, result.placements, result.failures), writes
@@ -430,7 +453,12 @@ def _apply_file(
 
 
 def apply_patch(
-    ws: Workspace, patch: Patch, *, reverse: bool = False, commit: bool = True
+    ws: Workspace,
+    patch: Patch,
+    *,
+    reverse: bool = False,
+    commit: bool = True,
+    landed: Sequence[Sequence[int]] = (),
 ) -> PatchOutcome:
     """Apply (or undo) ``patch`` on ``ws``; change ``ws`` only if every file diff applies.
 
@@ -442,14 +470,21 @@ def apply_patch(
         patch: the patch.
         reverse: undo the patch instead.
         commit: when false, leave ``ws`` unchanged even on success (a dry run).
+        landed: when undoing, where applying the patch put each hunk's post-image
+            (:attr:`PatchOutcome.landed` of that application): a hunk whose post-image
+            stands there is undone there, any other is searched for; ignored unless it has
+            one entry per file diff and each entry one line per hunk.
     """
     ws.begin()
-    diffs = reversed(patch.files) if reverse else patch.files
+    indexed = list(enumerate(patch.files))
+    diffs = reversed(indexed) if reverse else indexed
     renames = _renames(ws, patch, reverse)
+    known = _known_lines(patch, landed) if reverse else None
     outcomes = []
     ok = True
-    for diff in diffs:
-        outcome, writes = _apply_file(ws, diff, reverse, renames)
+    for index, diff in diffs:
+        at = known[index] if known is not None else ()
+        outcome, writes = _apply_file(ws, diff, reverse, renames, at)
         outcomes.append(outcome)
         if not outcome.ok:
             ok = False
@@ -467,6 +502,16 @@ def apply_patch(
     else:
         ws.end()
     return PatchOutcome(patch, reverse, tuple(outcomes))
+
+
+def _known_lines(patch: Patch, landed: Sequence[Sequence[int]]) -> tuple[Sequence[int], ...] | None:
+    """``landed`` when it has the shape of ``patch`` (one entry per file diff, one line per
+    hunk of it), else ``None``: lines recorded for another patch are not used."""
+    if len(landed) != len(patch.files):
+        return None
+    if any(len(lines) != len(diff.hunks) for lines, diff in zip(landed, patch.files)):
+        return None
+    return tuple(landed)
 
 
 def apply_series(ws: Workspace, patches: Iterable[Patch]) -> list[PatchOutcome]:

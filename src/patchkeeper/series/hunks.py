@@ -431,7 +431,11 @@ def _splice(lines: Sequence[bytes], placements: Sequence[Placement], reverse: bo
 
 
 def patch_lines(
-    lines: Sequence[bytes], hunks: Sequence[Hunk], *, reverse: bool = False
+    lines: Sequence[bytes],
+    hunks: Sequence[Hunk],
+    *,
+    reverse: bool = False,
+    at: Sequence[int | None] = (),
 ) -> FilePatchResult:
     """Apply (or, with ``reverse``, undo) ``hunks`` to ``lines``, all or nothing.
 
@@ -439,6 +443,12 @@ def patch_lines(
     placed hunk carried to the next as GNU patch does; a hunk that does not apply is reported
     with its closest match, and the others are still located so that the result lists every
     failure at once.
+
+    Args:
+        at: for each hunk in order, the 1-based line where its pattern is known to stand
+            (where ``apply`` put the hunk, to undo it there: :func:`placed_at`), or
+            ``None``; a hunk without one, or whose pattern is not at that line, is located
+            by the search.
 
     Returns:
         A :class:`FilePatchResult`; ``lines`` is ``None`` unless every hunk applied.
@@ -448,8 +458,13 @@ def patch_lines(
     placements: list[Placement] = []
     failures: list[HunkFailure] = []
     file_crlf: bool | None = None
-    for hunk in hunks:
-        where = locate(lines, hunk, reverse=reverse, in_offset=in_offset, last_frozen=last_frozen)
+    for index, hunk in enumerate(hunks):
+        known = at[index] if index < len(at) else None
+        where = placed_at(lines, hunk, known, reverse=reverse, last_frozen=last_frozen)
+        if where is None:
+            where = locate(
+                lines, hunk, reverse=reverse, in_offset=in_offset, last_frozen=last_frozen
+            )
         expected = first_line(hunk, reverse)
         if where is None:
             pattern, _ = images(hunk, reverse)
@@ -470,6 +485,59 @@ def patch_lines(
     if failures:
         return FilePatchResult(None, tuple(placements), tuple(failures))
     return FilePatchResult(_splice(lines, placements, reverse), tuple(placements), ())
+
+
+def landed_lines(placements: Sequence[Placement]) -> tuple[int, ...]:
+    """For hunks applied forward to one file (their placements, in order): the 1-based line
+    where each hunk's post-image starts in the output.
+
+    A hunk placed at input line ``p.line`` starts its post-image there plus what the hunks
+    before it added minus what they removed: every change of those lies before ``p.line``
+    (a hunk may not start before the lines the previous one consumed, :func:`locate`), and
+    :func:`_splice` copies the input lines between them once.
+
+    >>> from patchkeeper.series.parse import parse_patch
+    >>> from pathlib import Path
+    >>> diff = b"--- a/f\\n+++ b/f\\n@@ -1,2 +1,3 @@\\n a\\n+x\\n b\\n"
+    >>> diff += b"@@ -5,2 +6,2 @@\\n e\\n-f\\n+F\\n"
+    >>> first, second = parse_patch(diff, name="p", path=Path("p")).files[0].hunks
+    >>> landed_lines([Placement(first, 1, 0), Placement(second, 5, 0)])
+    (1, 6)
+    """
+    out, delta = [], 0
+    for placement in placements:
+        out.append(placement.line + delta)
+        delta += len(placement.hunk.post_image) - len(placement.hunk.pre_image)
+    return tuple(out)
+
+
+def placed_at(
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    line: int | None,
+    *,
+    reverse: bool = False,
+    last_frozen: int = 0,
+) -> int | None:
+    """``line`` when ``hunk``'s pattern (its post-image when ``reverse``) stands whole at that
+    1-based line of ``lines``, after the ``last_frozen`` lines the previous hunks consumed,
+    and, for a hunk that leaves its last line without a newline, ends the file there (the
+    rule of :func:`locate`); else ``None``, and so for ``line`` ``None`` or an empty pattern
+    (which stands anywhere).
+
+    The line comes from where ``apply`` put the hunk: undoing it there is the exact inverse
+    of applying it, where the search from the header's line may first meet another copy of
+    the post-image (``b a`` in ``b a b a``, after ``a b`` -> ``b a`` was applied at line 3).
+    """
+    pattern, replacement = images(hunk, reverse)
+    if line is None or not pattern or line < last_frozen + 1:
+        return None
+    if not _matches(lines, pattern, line):
+        return None
+    ends_file = line + len(pattern) - 1 == len(lines)
+    if replacement and not replacement[-1].endswith(b"\n") and not ends_file:
+        return None
+    return line
 
 
 def patch_data(

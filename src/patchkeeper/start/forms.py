@@ -34,6 +34,7 @@ from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.series.parse import parse_series
+from patchkeeper.start.branch_check import branch_warnings
 from patchkeeper.start.rpm_spec import (
     SpecSeries,
     holds_patches,
@@ -75,6 +76,8 @@ class Found:
             series file, and the patch files of a git branch): ``(path, bytes)``.
         tag: the upstream tag of a git branch, else ``None``.
         notes: what the user should know (a cover letter left out, merge commits skipped).
+        warnings: what makes the series one ``apply`` refuses or one that is not the branch
+            (a git branch: :func:`patchkeeper.start.branch_check.branch_warnings`).
         lines: the 1-based line of each of ``names`` in a series file that existed, or of
             its ``Patch`` tag in an RPM spec (empty for the other series init writes), so an
             unreadable entry is named by its line.
@@ -94,6 +97,7 @@ class Found:
     lines: tuple[int, ...] = ()
     source: Path | None = None
     spec: SpecSeries | None = None
+    warnings: tuple[str, ...] = ()
 
     def patch_bytes(self, name: str) -> tuple[Path, bytes]:
         """The path and bytes of the series entry ``name`` (a file init writes, or one on disk).
@@ -441,9 +445,10 @@ def _from_git(root: Path, tag: str, *, reason: str) -> Found:
     text = f"# the commits of HEAD since {tag}, by git format-patch\n" + "".join(
         f"{name}\n" for name in names
     )
+    warnings = tuple(branch_warnings(root, tag, new))
     new.append((series, text.encode()))
     notes: tuple[str, ...] = ()
-    if merges != "0":
+    if merges != "0" and not warnings:
         notes = (f"{merges} merge commit(s) since {tag} are not patches: format-patch skips them",)
     if empty:
         notes += (
@@ -451,4 +456,4 @@ def _from_git(root: Path, tag: str, *, reason: str) -> Found:
             f"(git format-patch would write them empty): {', '.join(empty)}",
         )
     why = f"{reason}: {len(names)} commit(s) on top of it become patches/ (git format-patch)"
-    return Found(GIT, series, why, names, tuple(new), tag=tag, notes=notes)
+    return Found(GIT, series, why, names, tuple(new), tag=tag, notes=notes, warnings=warnings)

@@ -38,6 +38,7 @@ from patchkeeper.errors import PatchkeeperError
 from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import LEDGER_FIELDS, header_settings, ledger_settings
 from patchkeeper.ledger.table import encode_text, row_name, table_text
+from patchkeeper.progress import warn
 from patchkeeper.series.headers import parse_headers
 from patchkeeper.series.parse import _first_diff_index, split_lines
 from patchkeeper.start.forms import DEBIAN, FORMAT_PATCH, GIT, Found, detect, shown
@@ -172,6 +173,8 @@ def init(root: Path, request: InitRequest) -> InitResult:
     with locked_downstream(config):
         _refuse_existing(root, [path for path, _ in files])  # another init in the meantime
         commit_files(config, [Change(path, data) for path, data in files])
+    for message in found.warnings:
+        warn(message)
     notes = list(found.notes)
     if schema == "ledger" and not _has_any(rows):
         notes.append(

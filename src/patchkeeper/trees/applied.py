@@ -9,11 +9,17 @@ the earlier patches that share its files, and then the patch itself, apply forwa
 that takes back lines an earlier patch adds reverses on the pristine text. What is left at the
 end must equal the pristine content, file by file; a file that does not is *drifted* (changed
 outside the series).
+
+Undoing a hunk looks for its post-image from the line its header names, which may meet
+another copy of it first. Where ``apply`` recorded the line it put each hunk at (an installed
+distribution's install manifest: :data:`Landing`), a hunk whose post-image stands there is
+undone there; a directory target keeps no record, and a forward replay from the pristine
+tree settles such a file instead (:func:`_replays_to_target`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from patchkeeper.constants import WordEnum
@@ -30,6 +36,11 @@ from patchkeeper.series.hunks import locate, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.tree import Pristine
+
+#: Where ``apply`` put each hunk, by ``(patch name, sha256 of the patch file)``: by file diff,
+#: the line where each hunk's post-image starts (an installed distribution's install
+#: manifest keeps them: :func:`patchkeeper.trees.tree.applied_landing`).
+Landing = Mapping[tuple[str, str], Sequence[Sequence[int]]]
 
 
 class PatchStatus(WordEnum):
@@ -269,7 +280,7 @@ def _undo_some(ws: Workspace, patch: Patch, applied: list[HunkRef]) -> None:
 
 
 def patch_state(
-    ws: Workspace, patch: Patch, confirm: bool = True
+    ws: Workspace, patch: Patch, confirm: bool = True, landed: Sequence[Sequence[int]] = ()
 ) -> tuple[PatchState, PatchOutcome | None]:
     """Judge one patch on ``ws`` (the tree with every later patch already undone) and undo
     what of it is applied.
@@ -277,11 +288,13 @@ def patch_state(
     ``confirm``: a pristine reference will check the result, so a patch that relies on
     :func:`unprovable` hunks may be judged applied (:func:`series_state` takes it back if
     its files then differ from pristine); without one, such a patch is never applied.
+    ``landed``: where ``apply`` put the patch's hunks (:data:`Landing`), where they are
+    undone when their post-image stands there.
     """
     ambiguous = _removals_still_there(ws, patch, deletions_only=confirm) or (
         not confirm and bool(_unprovable_hunks(ws, patch))
     )
-    undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous)
+    undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous, landed=landed)
     if undone.ok and not ambiguous:
         refs = [
             HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line)
@@ -381,15 +394,21 @@ def _not_applied(patch: Patch) -> PatchState:
     return PatchState(patch.name, NOT_APPLIED, (), missing)
 
 
-def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None) -> SeriesState:
-    """Walk the series backwards on ``ws`` and compare what is left with ``pristine``.
+def series_state(
+    ws: Workspace,
+    patches: Sequence[Patch],
+    pristine: Pristine | None,
+    landing: Landing | None = None,
+) -> SeriesState:
+    """Walk the series backwards on ``ws`` and compare what is left with ``pristine``;
+    ``landing``: where ``apply`` put the hunks (:data:`Landing`), for undoing them there.
 
     ``ws`` is left holding the content with the applied parts of the series undone.
     """
     snapshot = ws.snapshot()
     doubtful: set[str] = set()
     while True:
-        states, checks, unproven = _walk(ws, patches, pristine, doubtful)
+        states, checks, unproven = _walk(ws, patches, pristine, doubtful, landing or {})
         drifted = {c.path for c in checks if c.drifted}
         taken_back = {
             patch.name
@@ -408,10 +427,14 @@ def series_state(ws: Workspace, patches: Sequence[Patch], pristine: Pristine | N
 
 
 def _walk(
-    ws: Workspace, patches: Sequence[Patch], pristine: Pristine | None, doubtful: set[str]
+    ws: Workspace,
+    patches: Sequence[Patch],
+    pristine: Pristine | None,
+    doubtful: set[str],
+    landing: Landing,
 ) -> tuple[list[PatchState], tuple[FileCheck, ...], dict[str, frozenset[tuple[str, int]]]]:
     """One backward walk (see :func:`series_state`); the patches named in ``doubtful`` are
-    judged as if no pristine reference could confirm them.
+    judged as if no pristine reference could confirm them; ``landing`` as there.
 
     Returns:
         ``(states, checks, unproven)``: ``unproven`` maps each patch's name to its
@@ -422,15 +445,16 @@ def _walk(
     for index in range(len(patches) - 1, -1, -1):
         patch = patches[index]
         confirm = pristine is not None and patch.name not in doubtful
+        landed = landing.get((patch.name, sha256_hex(patch.raw)), ()) if landing else ()
         unproven[patch.name] = _unprovable_hunks(ws, patch)
         before = ws.snapshot()
-        state, _ = patch_state(ws, patch, confirm=confirm)
+        state, _ = patch_state(ws, patch, confirm=confirm, landed=landed)
         if state.state == PARTIAL:
             ws.restore(before)
             if _applies_after_earlier(ws, patches[:index], patch):
                 state = _not_applied(patch)
             else:
-                state, _ = patch_state(ws, patch, confirm=confirm)
+                state, _ = patch_state(ws, patch, confirm=confirm, landed=landed)
         states.append(state)
     states.reverse()
     states = _needing_earlier(ws, patches, states)

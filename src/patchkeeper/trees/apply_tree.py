@@ -39,7 +39,7 @@ from patchkeeper.trees.transaction import (
     locked,
     recover,
 )
-from patchkeeper.trees.tree import INSTALLED, Pristine, Tree, record_pristine
+from patchkeeper.trees.tree import INSTALLED, Pristine, Tree, applied_landing, record_pristine
 
 
 def apply_to_tree(
@@ -96,7 +96,7 @@ def apply_to_tree(
             )
         put_overlays(ws, files)
         changes = ws.changes()
-        extra = _record_changes(tree, patches, changes, ws) if tree.kind == INSTALLED else []
+        extra = _record_changes(tree, outcomes, changes, ws) if tree.kind == INSTALLED else []
         write_changes(tree, file_changes(tree, changes, ws), extra)
     return ApplyResult(
         "apply",
@@ -120,9 +120,14 @@ def _offsets(outcomes: list[PatchOutcome]) -> tuple[HunkOffset, ...]:
 
 
 def _record_changes(
-    tree: Tree, patches: list[Patch], changes: dict[str, FileState | None], ws: Workspace
+    tree: Tree,
+    outcomes: list[PatchOutcome],
+    changes: dict[str, FileState | None],
+    ws: Workspace,
 ) -> list[Change]:
-    """RECORD and patchkeeper.json updates for an apply on an installed distribution."""
+    """RECORD and patchkeeper.json updates for an apply on an installed distribution:
+    ``outcomes`` are the series' patches as they applied, each hunk's landing line kept in
+    the manifest (``RECORD`` has hashes, not content, to undo them by)."""
     from patchkeeper.trees.installed import (
         AppliedRecord,
         RecordEntry,
@@ -149,10 +154,11 @@ def _record_changes(
             created.append(key)
             added.append(RecordEntry(key, sha256_hex(state.data), len(state.data)))
     record = AppliedRecord(
-        series=tuple((p.name, sha256_hex(p.raw)) for p in patches),
+        series=tuple((o.patch.name, sha256_hex(o.patch.raw)) for o in outcomes),
         files=files,
         created=tuple(created),
         directory=tree.base.relative_to(dist.site).as_posix().strip("."),
+        landed=tuple(outcome.landed for outcome in outcomes),
     )
     data = record.to_bytes()
     record_key = dist.record_key(dist.applied_record_path)
@@ -217,7 +223,7 @@ def _classify(
     """Why the target cannot take the series (already applied, partly, drifted), or ``None``."""
     from patchkeeper.trees.applied import series_state
 
-    state = series_state(ws.fork(), patches, pristine)
+    state = series_state(ws.fork(), patches, pristine, applied_landing(tree))
     if state.all_applied and not state.drifted:
         return ApplyResult(
             "apply",

@@ -278,22 +278,36 @@ class AppliedRecord:
         files: path (``RECORD`` spelling) -> ``(sha256 before or None, sha256 after or None)``.
         created: the paths the series created (added to ``RECORD``).
         directory: the configured directory patch paths are relative to.
+        landed: by patch, in the order of ``series``: by file diff, the 1-based line where
+            each hunk's post-image starts in the file that diff left
+            (:attr:`patchkeeper.series.engine.PatchOutcome.landed`), so that undoing a hunk
+            finds it where it was put; empty for a record written without them (undoing then
+            searches, as for any tree).
     """
 
     series: tuple[tuple[str, str], ...]
     files: dict[str, tuple[str | None, str | None]]
     created: tuple[str, ...]
     directory: str
+    landed: tuple[tuple[tuple[int, ...], ...], ...] = ()
 
     def to_bytes(self) -> bytes:
+        series: list[dict[str, Any]] = [{"name": n, "sha256": s} for n, s in self.series]
+        for entry, landed in zip(series, self.landed):
+            entry["landed"] = [list(lines) for lines in landed]
         data = {
             "format": 1,
             "directory": self.directory,
-            "series": [{"name": n, "sha256": s} for n, s in self.series],
+            "series": series,
             "files": {p: {"before": b, "after": a} for p, (b, a) in sorted(self.files.items())},
             "created": sorted(self.created),
         }
         return (json.dumps(data, indent=2, sort_keys=False) + "\n").encode("utf-8")
+
+    def landing(self) -> dict[tuple[str, str], tuple[tuple[int, ...], ...]]:
+        """``(patch name, sha256 of the patch file)`` -> its :attr:`landed` lines (empty
+        without them): a patch changed since it was applied finds none."""
+        return dict(zip(self.series, self.landed))
 
     @classmethod
     def load(cls, path: Path) -> AppliedRecord | None:
@@ -304,11 +318,17 @@ class AppliedRecord:
         """
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            landed = tuple(
+                tuple(tuple(int(line) for line in lines) for lines in e["landed"])
+                for e in data["series"]
+                if "landed" in e
+            )
             return cls(
                 series=tuple((e["name"], e["sha256"]) for e in data["series"]),
                 files={p: (v["before"], v["after"]) for p, v in data["files"].items()},
                 created=tuple(data["created"]),
                 directory=data["directory"],
+                landed=landed if len(landed) == len(data["series"]) else (),
             )
         except FileNotFoundError:
             return None

@@ -647,6 +647,23 @@ def record_pristine(tree: Tree) -> tuple[Pristine, AppliedRecord | None]:
     return Pristine(label, hashes=hashes, created=created, record_prefix=prefix), applied
 
 
+def applied_landing(tree: Tree) -> dict[tuple[str, str], tuple[tuple[int, ...], ...]]:
+    """Where ``apply`` put each hunk on an installed tree: its install manifest's landing
+    lines, by ``(patch name, sha256 of the patch file)``
+    (:meth:`patchkeeper.trees.installed.AppliedRecord.landing`); empty for another tree, or
+    one without a manifest. Read under the tree's lock, after any roll-back.
+
+    Raises:
+        TargetError: the manifest exists but is not one patchkeeper wrote.
+    """
+    if tree.kind != INSTALLED or tree.dist is None:
+        return {}
+    from patchkeeper.trees.installed import AppliedRecord
+
+    applied = AppliedRecord.load(tree.dist.applied_record_path)
+    return applied.landing() if applied is not None else {}
+
+
 def pristine_for(config: Config, tree: Tree, spec: str | None) -> Pristine | None:
     """The pristine reference for ``tree``: ``--pristine`` if given, ``RECORD`` for an
     installed tree, else the configured ``pristine`` (a directory relative to the downstream,

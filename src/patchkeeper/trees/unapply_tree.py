@@ -27,7 +27,14 @@ from patchkeeper.trees.results import (
     ApplyResult,
 )
 from patchkeeper.trees.transaction import Change, locked, recover
-from patchkeeper.trees.tree import INSTALLED, Pristine, TargetChoice, Tree, record_pristine
+from patchkeeper.trees.tree import (
+    INSTALLED,
+    Pristine,
+    TargetChoice,
+    Tree,
+    applied_landing,
+    record_pristine,
+)
 
 if TYPE_CHECKING:
     from patchkeeper.trees.applied import SeriesState
@@ -97,7 +104,7 @@ def unapply_from_tree(
         from patchkeeper.trees.applied import series_state
 
         ws = Workspace(tree.reader())
-        state = series_state(ws, patches, reference)
+        state = series_state(ws, patches, reference, applied_landing(tree))
         if state.none_applied and not state.drifted:
             return ApplyResult(
                 "unapply",

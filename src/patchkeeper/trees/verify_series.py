@@ -32,6 +32,7 @@ from patchkeeper.trees.tree import (
     INSTALLED,
     TargetChoice,
     Tree,
+    applied_landing,
     check_paths,
     pristine_for,
     record_pristine,
@@ -168,7 +169,7 @@ def verify_series(
         ws = Workspace(tree.reader())
         overlay_paths = overlays(tree)
         checked = check_overlays(ws, overlay_paths)
-        state = series_state(ws, patches, reference)
+        state = series_state(ws, patches, reference, applied_landing(tree))
         untouched: tuple[FileCheck, ...] = ()
         ignored: tuple[str, ...] = ()
         if reference is not None:

@@ -1,0 +1,88 @@
+"""On an installed distribution, a hunk is undone where ``apply`` put it: ``verify`` and
+``unapply`` read its line from the install manifest (``patchkeeper.json``).
+
+The case: ``A B`` -> ``B A`` applied to ``B A A B``. The pre-image is only at line 3, so
+``apply`` puts the hunk there and the file becomes ``B A B A``; undoing from the header's
+line 1 finds ``B A`` there first and gives ``A B B A``, which is not the pristine file. A
+pristine tree lets the walk replay the series forward instead; ``RECORD`` holds hashes only,
+so there the manifest's lines are what undoes the hunk exactly.
+
+The distribution is a real wheel (written here as a wheel is: a zip with ``.dist-info/
+METADATA``, ``WHEEL`` and ``RECORD``), installed by pip into a real virtual environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import pure_wheel, site_packages
+
+pytestmark = pytest.mark.slow
+
+PRISTINE = b"B = 2\nA = 1\nA = 1\nB = 2\n"
+APPLIED = b"B = 2\nA = 1\nB = 2\nA = 1\n"
+PATCH = (
+    b"Subject: B before A\n---\n--- a/pkdemo/core.py\n+++ b/pkdemo/core.py\n"
+    b"@@ -1,2 +1,2 @@\n-A = 1\n B = 2\n+A = 1\n"
+)
+#: The files of pkdemo 1.0's wheel.
+FILES = {"pkdemo/__init__.py": b"", "pkdemo/core.py": PRISTINE}
+
+
+@pytest.fixture
+def venv_python(tmp_path: Path) -> Path:
+    """The interpreter of a new virtual environment with pkdemo 1.0 installed by its pip."""
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    python = env / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+         "--disable-pip-version-check", str(pure_wheel(tmp_path, "pkdemo", FILES))],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return python
+
+
+def _downstream(root: Path) -> Path:
+    """A downstream of pkdemo 1.0 whose series is :data:`PATCH`."""
+    patches = root / "patches"
+    patches.mkdir(parents=True)
+    (patches / "order.patch").write_bytes(PATCH)
+    (patches / "series").write_text("order.patch\n")
+    (root / "patchkeeper.toml").write_text('upstream = "pkdemo"\npin = "1.0"\n')
+    return root
+
+
+def test_verify_and_unapply_undo_a_hunk_where_apply_put_it(
+    cli, tmp_path: Path, venv_python: Path
+) -> None:
+    downstream = _downstream(tmp_path / "downstream")
+    site = site_packages(venv_python)
+    core = site / "pkdemo" / "core.py"
+    info = site / "pkdemo-1.0.dist-info"
+    record = (info / "RECORD").read_bytes()
+    python = str(venv_python)
+    run = cli("apply", "--python", python, cwd=downstream)
+    assert (run.code, run.err) == (0, "")
+    assert core.read_bytes() == APPLIED
+    manifest = json.loads((info / "patchkeeper.json").read_bytes())
+    assert manifest["series"] == [
+        {"name": "order.patch", "sha256": hashlib.sha256(PATCH).hexdigest(), "landed": [[3]]}
+    ]
+    run = cli("verify", "--python", python, cwd=downstream)
+    assert (run.code, run.out.splitlines()[1:]) == (
+        0,
+        ["  applied  order.patch", "ok: 1 of 1 patches applied, 0 files drifted"],
+    )
+    run = cli("unapply", "--python", python, cwd=downstream)
+    assert (run.code, run.err) == (0, "")
+    assert core.read_bytes() == PRISTINE
+    assert (info / "RECORD").read_bytes() == record
+    assert not (info / "patchkeeper.json").exists()
