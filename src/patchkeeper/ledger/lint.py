@@ -42,7 +42,7 @@ from patchkeeper.series.headers import Headers, parse_headers
 from patchkeeper.series.model import ADDED, Patch
 from patchkeeper.series.parse import (
     entry_file_exists,
-    entry_is_directory,
+    entry_problem,
     parse_patch,
     parse_series,
 )
@@ -320,8 +320,8 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             continue
         seen[entry.name] = entry.line_no
         if not entry_file_exists(series, entry):
-            missing = "is a directory" if entry_is_directory(series, entry) else "does not exist"
-            out.append(Finding("PK201", where, entry.line_no, f"{entry.name} {missing}"))
+            problem = entry_problem(series, entry)
+            out.append(Finding("PK201", where, entry.line_no, f"{entry.name} {problem}"))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):

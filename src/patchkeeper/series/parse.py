@@ -11,6 +11,7 @@ files are matched byte for byte.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -1164,13 +1165,42 @@ def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
         return False
 
 
-def entry_is_directory(series: Series, entry: SeriesEntry) -> bool:
-    """Whether the path a series line names is a directory (``False`` when the file system
-    cannot look it up)."""
+def entry_problem(series: Series, entry: SeriesEntry) -> str:
+    """Why the path a series line names is not a patch file, in words that follow its name
+    (``"is a named pipe"``); ``"does not exist"`` only when nothing is there, so that a
+    user is not sent to restore a file they can list.
+
+    Meant for a line whose path is not a regular file (:func:`entry_file_exists` is
+    false); for a regular file it says so.
+    """
+    path = series.directory / entry.name
     try:
-        return (series.directory / entry.name).is_dir()
-    except OSError:
-        return False
+        info = path.lstat()
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            info = path.stat()
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "is a symbolic link that loops back on itself"
+            return f"is a symbolic link to a missing file ({os.readlink(path)})"
+    return f"is {_file_kind(info.st_mode)}"
+
+
+def _file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, with its article (``"a named pipe"``)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
 def listed_patch(
@@ -1209,19 +1239,18 @@ def listed_patch(
             line=entry.line_no,
             hint="copy the patch into the series directory instead of linking it",
         )
-    if not exists and path.is_dir():
-        raise PatchFormatError(
-            f"the series lists {entry.name}, which is a directory, not a patch file",
-            path=series.path,
-            line=entry.line_no,
-            hint=f"move the patch file to {path} or fix the line",
-        )
     if not exists:
+        problem = entry_problem(series, entry)
+        if problem == "does not exist":
+            hint = f"restore {path} or remove the line from the series"
+        else:
+            problem += ", not a patch file"
+            hint = f"move the patch file to {path} or fix the line"
         raise PatchFormatError(
-            f"the series lists {entry.name}, which does not exist",
+            f"the series lists {entry.name}, which {problem}",
             path=series.path,
             line=entry.line_no,
-            hint=f"restore {path} or remove the line from the series",
+            hint=hint,
         )
     return path
 
