@@ -81,7 +81,8 @@ def parse_series(path: Path) -> Series:
     or ``-p N`` (:func:`_series_strip`).
 
     Raises:
-        PatchFormatError: the file is missing or a line has an option other than ``-pN``.
+        PatchFormatError: the file is missing, is UTF-16 or UTF-32 text, or a line has an
+            option other than ``-pN``.
 
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp(); p = Path(d, "series")
@@ -90,7 +91,7 @@ def parse_series(path: Path) -> Series:
     [('a.patch', 3, None), ('b.patch', 4, 0)]
     """
     try:
-        text = path.read_bytes().decode(_ENCODING, _ERRORS)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise PatchFormatError(
             "the series file does not exist",
@@ -104,6 +105,8 @@ def parse_series(path: Path) -> Series:
             hint="make it a readable file that lists the patches, one a line, or point "
             "'series' in [tool.patchkeeper] to one",
         ) from None
+    _refuse_wide_text(data, path, "the series file")
+    text = data.decode(_ENCODING, _ERRORS)
     # A byte order mark (an editor's UTF-8 "with BOM") is not part of the first name.
     text = text.removeprefix("\ufeff")
     entries: list[SeriesEntry] = []
@@ -213,6 +216,60 @@ def check_series_name(name: str, path: Path, line: int) -> None:
 
 
 # --------------------------------------------------------------------------- patches
+
+
+#: Byte order marks of the encodings whose text is not ASCII-compatible, longest first (a
+#: UTF-32LE mark begins with UTF-16LE's).
+_WIDE_MARKS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when ``data`` is text in that encoding, else ``None``.
+
+    A patch or a series saved by an editor (or PowerShell's ``>``) as "Unicode" is UTF-16:
+    every ASCII character is followed (or preceded) by a NUL byte, so no line of it reads
+    as a diff line or a patch name. Told by its byte order mark, or, without one, by a NUL
+    in every second byte of its start.
+
+    >>> wide_encoding("--- a/f\\n".encode("utf-16")), wide_encoding(b"--- a/f\\n")
+    ('UTF-16', None)
+    >>> wide_encoding("--- a/f\\n+++ b/f\\n".encode("utf-16-le"))
+    'UTF-16'
+    """
+    for mark, name in _WIDE_MARKS:
+        if data.startswith(mark):
+            return name
+    head = data[:64]
+    if len(head) >= 8:
+        for offset in (0, 1):
+            nuls, others = head[1 - offset :: 2], head[offset::2]
+            if nuls.count(0) == len(nuls) and 0 not in others:
+                return "UTF-16"
+    return None
+
+
+def _refuse_wide_text(data: bytes, path: Path, what: str) -> None:
+    """Refuse ``data`` when it is UTF-16 or UTF-32 text (:func:`wide_encoding`).
+
+    Raises:
+        PatchFormatError: naming ``path``, line 1, the encoding and the command that
+            converts the file.
+    """
+    encoding = wide_encoding(data)
+    if encoding is None:
+        return
+    raise PatchFormatError(
+        f"{what} is {encoding} text; patchkeeper reads UTF-8 (or plain bytes)",
+        path=path,
+        line=1,
+        hint=f"save it as UTF-8: iconv -f {encoding} -t UTF-8 {path} > {path.name}.utf8, "
+        f"then move {path.name}.utf8 over it",
+    )
 
 
 def _first_diff_index(lines: list[bytes], path: Path) -> int:
@@ -940,11 +997,13 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
 
     Raises:
         PatchFormatError: naming ``path`` and the line, for wrong hunk line counts, a
-            truncated hunk, a hunk before any file header, or a binary diff.
+            truncated hunk, a hunk before any file header, a binary diff, or a patch in
+            UTF-16 or UTF-32.
     """
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
+    _refuse_wide_text(data, path, "the patch")
     lines = _restore_chopped_context(split_lines(data))
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)
