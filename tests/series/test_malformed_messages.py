@@ -96,3 +96,63 @@ def test_a_series_or_patch_saved_as_utf16_names_its_encoding(
             f"patches/m.patch:1: PK304 the patch is {named} text; patchkeeper reads UTF-8 (or "
             "plain bytes)"
         )
+
+
+CONTEXT_DIFF = """Description: bump x, as diff -c writes it
+
+*** a/metrics.py	2024-01-01 00:00:00.000000000 +0000
+--- b/metrics.py	2024-01-01 00:00:01.000000000 +0000
+***************
+*** 1 ****
+! x = 1
+--- 1 ----
+! x = 2
+"""
+
+
+@pytest.mark.parametrize(
+    ("patch", "line", "message", "hint"),
+    [
+        (
+            CONTEXT_DIFF,
+            3,
+            "the patch holds a context diff (diff -c), which patchkeeper does not read: it "
+            "reads unified diffs ('--- a/FILE', '+++ b/FILE', '@@' hunks)",
+            "regenerate it as a unified diff (diff -u, git diff, git format-patch), or convert "
+            "it: filterdiff --format=unified (patchutils)",
+        ),
+        (
+            "1c1\n< x = 1\n---\n> x = 2\n",
+            1,
+            "the patch holds a normal diff (diff without -u), which patchkeeper does not read: "
+            "it has no context lines, so where it applies cannot be checked",
+            "regenerate it as a unified diff (diff -u, git diff, git format-patch)",
+        ),
+        (
+            "1c\nx = 2\n.\n",
+            1,
+            "the patch holds an ed script (diff -e), which patchkeeper does not read: it has no "
+            "context lines, so where it applies cannot be checked",
+            "regenerate it as a unified diff (diff -u, git diff, git format-patch)",
+        ),
+    ],
+)
+def test_a_diff_in_another_format_is_named(
+    cli, tmp_path: Path, patch: str, line: int, message: str, hint: str
+) -> None:
+    # GNU patch reads these three formats too; "the patch holds no diff" sent the user
+    # looking for a diff that was there.
+    (tmp_path / "patches").mkdir()
+    (tmp_path / "target/pkg").mkdir(parents=True)
+    (tmp_path / "target/pkg/metrics.py").write_text("x = 1\n")
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n')
+    (tmp_path / "patches/series").write_text("m.patch\n")
+    (tmp_path / "patches/m.patch").write_text(patch)
+    before = tree_bytes(tmp_path / "target")
+    run = cli("apply", "--target", "target", cwd=tmp_path)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {tmp_path / 'patches/m.patch'}:{line}: {message}\n  hint: {hint}\n",
+    )
+    assert tree_bytes(tmp_path / "target") == before

@@ -956,12 +956,72 @@ def _file_start_lines(lines: list[bytes], start: int) -> dict[int, int]:
     }
 
 
+#: A context diff's hunk separator and old-range line (``diff -c``; POSIX diff, "Context
+#: output format").
+_CONTEXT_SEPARATOR = re.compile(rb"^\*{15}(?: .*)?\r?$")
+_CONTEXT_OLD_RANGE = re.compile(rb"^\*\*\* \d+(?:,\d+)? \*\*\*\*\r?$")
+#: A normal diff's change command (``3,4c3,4``, ``5a6``, ``7d6``) and an ed script's (``3c``).
+_NORMAL_COMMAND = re.compile(rb"^\d+(?:,\d+)?[acd]\d+(?:,\d+)?\r?$")
+_ED_COMMAND = re.compile(rb"^\d+(?:,\d+)?[acd]\r?$")
+
+
+def _other_diff_format(lines: list[bytes]) -> tuple[int, str, str] | None:
+    """The diff format other than unified that ``lines`` hold, when they hold no unified
+    diff: ``(1-based line, the format in words, why it is not read)``, or ``None``.
+
+    GNU patch also reads context diffs, normal diffs and ed scripts; a series in one of them
+    is told so, not that its patch "holds no diff". A context diff (``*** a/f`` / ``--- b/f``,
+    then ``***************`` and ``*** 1,4 ****``) could be converted; a normal diff or an ed
+    script has no context lines, so where it applies could not be checked at all.
+    """
+    for index, line in enumerate(lines):
+        nxt = lines[index + 1] if index + 1 < len(lines) else b""
+        after = lines[index + 2] if index + 2 < len(lines) else b""
+        if (
+            line.startswith(b"*** ")
+            and nxt.startswith(C.OLD_FILE)
+            and _CONTEXT_SEPARATOR.match(after)
+        ) or (_CONTEXT_SEPARATOR.match(line) and _CONTEXT_OLD_RANGE.match(nxt)):
+            return (
+                index + 1,
+                "a context diff (diff -c)",
+                "it reads unified diffs ('--- a/FILE', '+++ b/FILE', '@@' hunks)",
+            )
+        if _NORMAL_COMMAND.match(line) and nxt[:2] in (b"< ", b"> "):
+            return (
+                index + 1,
+                "a normal diff (diff without -u)",
+                "it has no context lines, so where it applies cannot be checked",
+            )
+        if _ED_COMMAND.match(line) and index == 0:
+            return (
+                index + 1,
+                "an ed script (diff -e)",
+                "it has no context lines, so where it applies cannot be checked",
+            )
+    return None
+
+
 def _check_has_changes(files: list[FileDiff], lines: list[bytes], path: Path) -> None:
     """A patch must change something: GNU patch says "Only garbage was found in the patch
     input", git apply "No valid patches in input". A plain ``---``/``+++`` header with no
     hunk is also refused; git's hunkless headers (new or deleted empty file, rename, mode
     change) are changes."""
     if not files:
+        other = _other_diff_format(lines)
+        if other is not None:
+            line, kind, why = other
+            raise PatchFormatError(
+                f"the patch holds {kind}, which patchkeeper does not read: {why}",
+                path=path,
+                line=line,
+                hint="regenerate it as a unified diff (diff -u, git diff, git format-patch)"
+                + (
+                    ", or convert it: filterdiff --format=unified (patchutils)"
+                    if kind.startswith("a context")
+                    else ""
+                ),
+            )
         what = "is empty" if not any(line.strip() for line in lines) else "holds no diff"
         raise PatchFormatError(
             f"the patch {what}: no '--- a/FILE' / '+++ b/FILE' or 'diff --git' header with "
