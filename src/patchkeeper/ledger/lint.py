@@ -45,6 +45,7 @@ from patchkeeper.series.parse import (
     entry_problem,
     parse_patch,
     parse_series,
+    wide_encoding,
 )
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
@@ -351,10 +352,15 @@ def lint_patch(
     lsettings = lint_settings(config)
     where = display_path(path, config.root)
     data = path.read_bytes()
-    preamble, preamble_lines = read_preamble(path)
-    headers = parse_headers(preamble)
-    fallback = headers.fields[-1].end_line if headers.fields else max(preamble_lines, 1)
-    findings = check_fields(_header_map(headers, hsettings), where, fallback, hsettings, config.pin)
+    findings: list[Finding] = []
+    # A patch in UTF-16 has no header line to read either: its PK304 says why, once.
+    if wide_encoding(data) is None:
+        preamble, preamble_lines = read_preamble(path)
+        headers = parse_headers(preamble)
+        fallback = headers.fields[-1].end_line if headers.fields else max(preamble_lines, 1)
+        findings = check_fields(
+            _header_map(headers, hsettings), where, fallback, hsettings, config.pin
+        )
     try:
         patch = parse_patch(data, name=name, path=path, strip=strip)
     except PatchFormatError as exc:
