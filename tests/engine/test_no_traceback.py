@@ -107,7 +107,7 @@ def test_series_entry_too_long_in_the_paperwork_commands(tmp_path, command) -> N
             os.chdir(before)
     text = out.getvalue()
     if command == "lint":  # a finding, the lint's own exit
-        assert (code, f"{name} does not exist" in text) == (1, True), text
+        assert (code, f"{name} cannot be read: File name too long" in text) == (1, True), text
     else:
         assert (code, text.splitlines()[0]) == (
             2,

@@ -160,3 +160,26 @@ def test_a_file_name_with_a_space_the_base_lacks(downstream: Path, topics: Path)
         ("topic", "help-page", "on the branch, not in the ledger"),
         ("file", "pkg/help me.py", "on the branch, not made by the series"),
     ]
+
+
+def test_an_upstream_whose_tags_have_no_v(downstream: Path, topics: Path, capsys) -> None:
+    # Jinja and Django tag 3.1.2, not v3.1.2: the missing tag is named as the pin's, with
+    # the pin-tag setting that fits, for check-branch and import alike.
+    ledger.write_ledger(config_at(downstream))
+    git(topics, "tag", "1.0", "v1.0")
+    git(topics, "tag", "-d", "v1.0")
+    config = downstream / "patchkeeper.toml"
+    expected = (
+        f"patchkeeper: error: {config}: the pin's tag v1.0 is not in the checkout {topics} "
+        "(pin-tag = 'v{pin}')\n"
+        "  hint: fetch the upstream's tags (git fetch --tags), or set pin-tag in [git] to the "
+        'form its tags take (pin-tag = "{pin}" gives 1.0)\n'
+    )
+    for command in (["check-branch", "work"], ["import", "--branch", "again"]):
+        assert main(["-C", str(downstream), *command]) == 2
+        assert capsys.readouterr().err == expected
+    config.write_text(config.read_text().replace("[git]\n", '[git]\npin-tag = "{pin}"\n'))
+    assert main(["-C", str(downstream), "check-branch", "work"]) == 0
+    assert capsys.readouterr().out == (
+        "work against the series on 1.0: they agree (2 topics, 3 files compared)\n"
+    )

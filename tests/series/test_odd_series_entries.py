@@ -5,6 +5,7 @@ which line, and what to do; ``lint`` says it too."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 from helpers import Example
@@ -49,3 +50,27 @@ def test_a_series_path_that_is_a_directory(cli, example: Example) -> None:
             "'series' at the top of patchkeeper.toml (before any [table]) to one\n"
         )
     shutil.rmtree(example.root / "target")
+
+
+def test_an_entry_that_is_a_named_pipe_or_a_dangling_link(cli, example: Example) -> None:
+    # A pipe is never opened (reading one would wait for a writer forever), and neither it
+    # nor a link to a missing file is called missing: the user can list both.
+    down = example.downstream
+    patches = down / "patches"
+    os.mkfifo(patches / "pipe.patch")
+    (patches / "link.patch").symlink_to("gone.patch")
+    series = patches / "series"
+    series.write_text(series.read_text() + "pipe.patch\nlink.patch\n")
+    run = cli("apply", "--target", str(example.target()), cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {series}:9: the series lists pipe.patch, which is a named pipe, "
+        "not a patch file\n"
+        f"  hint: move the patch file to {patches / 'pipe.patch'} or fix the line\n"
+    )
+    run = cli("lint", cwd=down)
+    assert run.code == 1
+    assert run.out.splitlines()[:2] == [
+        "patches/series:9: PK201 pipe.patch is a named pipe",
+        "patches/series:10: PK201 link.patch is a symbolic link to a missing file (gone.patch)",
+    ]

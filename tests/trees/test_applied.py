@@ -131,3 +131,39 @@ def test_apply_outcome_words_are_the_patch_status_words() -> None:
         PatchStatus.PARTIAL.value,
     )
     assert (Outcome.APPLIED.value, Outcome.PARTIAL.value) == ("applied", "partially applied")
+
+
+# git format-patch's deletion of an empty file (``git rm py.typed``): a header and no hunk.
+DELETE_EMPTY = patch(
+    "drop-marker",
+    "diff --git a/marker b/marker\ndeleted file mode 100644\nindex e69de29..0000000\n",
+)
+# The deletion of a one-line file, with its hunk.
+DELETE_G = patch(
+    "drop-g",
+    "diff --git a/g b/g\ndeleted file mode 100644\nindex 587be6b..0000000\n"
+    "--- a/g\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n",
+)
+
+
+@pytest.mark.parametrize("with_pristine", [True, False])
+def test_a_deletion_is_not_applied_while_its_file_is_there(
+    with_pristine: bool, pristine: Pristine, tmp_path: Path
+) -> None:
+    # Undoing a deletion creates the file, and patch creates over an existing empty file:
+    # that success must not make the deletion applied while the tree still has the file.
+    (tmp_path / "marker").write_bytes(b"")
+    reference = pristine if with_pristine else None
+    untouched = workspace({**PRISTINE, "marker": b""})
+    result = series_state(untouched, [DELETE_EMPTY, DELETE_G], reference)
+    assert [p.state for p in result.patches] == [NOT_APPLIED, NOT_APPLIED]
+    assert result.drifted == ()
+    emptied = workspace({"f": PRISTINE["f"], "g": b"", "marker": b""})
+    result = series_state(emptied, [DELETE_EMPTY, DELETE_G], reference)
+    # g's lines are gone (its hunk is applied) but the file is not: half of the deletion.
+    assert [p.state for p in result.patches] == [NOT_APPLIED, PARTIAL]
+    assert [(h.path, h.index) for h in result.patches[1].applied_hunks] == [("g", 1)]
+    deleted = workspace({"f": PRISTINE["f"]})
+    result = series_state(deleted, [DELETE_EMPTY, DELETE_G], reference)
+    assert [p.state for p in result.patches] == [APPLIED, APPLIED]
+    assert result.drifted == ()

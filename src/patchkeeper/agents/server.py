@@ -14,7 +14,10 @@ MCP tool error (``isError: true``) whose first text says the error's file, line 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -109,8 +112,6 @@ def _refusal(tool_command: str, error: PatchkeeperError) -> Any:
 
 async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: Any) -> Any:
     """Check and run one call of ``tool``; the ``CallToolResult``."""
-    import anyio
-
     arguments = arguments or {}
     try:
         check_arguments(tool, group, arguments)
@@ -119,7 +120,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
     except CallRefused as refused:
         return _refusal(tool.command, refused)
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
-    done = await anyio.run_process(argv, cwd=root, stdin=subprocess.DEVNULL, check=False)
+    done = await _run_command(argv, root)
     out = done.stdout.decode("utf-8", "replace")
     try:
         envelope = json.loads(out)
@@ -135,6 +136,57 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         envelope = error_envelope(tool.command, problem, 3)
         return _result(envelope, json_text(envelope, latin1=True), refused=True)
     return _result(envelope, out.strip(), done.stderr.decode("utf-8", "replace").strip())
+
+
+#: The process ids of the tool calls running now: a Ctrl-C is passed on to them.
+_RUNNING: set[int] = set()
+
+
+async def _run_command(argv: list[str], root: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run one tool call's command line in ``root`` and collect both outputs, its process id
+    kept in :data:`_RUNNING` while it runs."""
+    import anyio
+
+    process = await anyio.open_process(
+        argv, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    _RUNNING.add(process.pid)
+    chunks: dict[str, list[bytes]] = {"out": [], "err": []}
+
+    async def drain(stream: Any, sink: list[bytes]) -> None:
+        async for chunk in stream:
+            sink.append(chunk)
+
+    try:
+        async with process, anyio.create_task_group() as group:
+            group.start_soon(drain, process.stdout, chunks["out"])
+            group.start_soon(drain, process.stderr, chunks["err"])
+        code = await process.wait()
+    finally:
+        _RUNNING.discard(process.pid)
+    return subprocess.CompletedProcess(argv, code, b"".join(chunks["out"]), b"".join(chunks["err"]))
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    """Ctrl-C: pass it on to the running tool calls, wait for them (each one finishes or
+    rolls back its writes and exits 130, as on the command line), then end the server with
+    exit code 130.
+
+    The server cannot end by raising ``KeyboardInterrupt`` as the other commands do: the
+    SDK reads standard input in a worker thread, a read no cancellation reaches, so the
+    server would live on until the client closed its input. It holds no state of its own
+    (every write happens in a call's process), so it ends at once.
+    """
+    for pid in sorted(_RUNNING):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGINT)
+    for pid in sorted(_RUNNING):
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write("patchkeeper: interrupted\n")
+        sys.stderr.flush()
+    os._exit(130)
 
 
 def build_server(root: Path, group: click.Group) -> Any:
@@ -169,11 +221,13 @@ def build_server(root: Path, group: click.Group) -> Any:
 
 
 def serve(root: Path, group: click.Group) -> None:
-    """Serve the tools over standard input and output until the client closes them."""
+    """Serve the tools over standard input and output until the client closes them, or a
+    Ctrl-C ends the server (:func:`_interrupted`, exit code 130)."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     server = build_server(root.resolve(), group)
+    signal.signal(signal.SIGINT, _interrupted)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):

@@ -23,7 +23,7 @@ from patchkeeper.config import Config
 from patchkeeper.errors import GitError
 from patchkeeper.ledger.entries import overlay_files
 from patchkeeper.ledger.export import split_message, topic_pattern
-from patchkeeper.ledger.settings import ledger_settings, pin_tag, topic_checkout
+from patchkeeper.ledger.settings import ledger_settings, pin_commit, topic_checkout
 from patchkeeper.ledger.table import row_name, section_body
 from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.series.parse import load_patches, parse_series
@@ -274,9 +274,9 @@ def check_branch(
     checkout, branch, tag = request.checkout, request.branch, request.tag
     settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
     root = gitops.toplevel(chosen)
-    base = pin_tag(config)
+    base, base_id = pin_commit(config, root)
     branch = branch or settings.branch.format(pin=config.pin, tag=tag)
-    base_id, branch_id = gitops.commit_id(root, base), gitops.commit_id(root, branch)
+    branch_id = gitops.commit_id(root, branch)
     topics, differences = branch_topics(root, base_id, branch_id, tag)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
     from patchkeeper.ledger.entries import load_entries

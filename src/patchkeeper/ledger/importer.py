@@ -28,7 +28,7 @@ from patchkeeper import constants as C
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.ledger.export import content_hash
-from patchkeeper.ledger.settings import pin_tag, topic_checkout
+from patchkeeper.ledger.settings import pin_commit, topic_checkout
 from patchkeeper.ledger.table import row_name
 from patchkeeper.series.headers import parse_headers
 from patchkeeper.series.model import Patch
@@ -219,8 +219,7 @@ def import_series(config: Config, request: ImportRequest = ImportRequest()) -> I
     checkout, branch, tag, force = request.checkout, request.branch, request.tag, request.force
     settings, tag, chosen = topic_checkout(config, "import", checkout, tag)
     root = gitops.toplevel(chosen)
-    base_name = pin_tag(config)
-    base = gitops.commit_id(root, base_name)
+    base_name, base = pin_commit(config, root)
     given = branch
     branch = branch or settings.branch.format(pin=config.pin, tag=tag)
     gitops.check_branch_name(

@@ -42,9 +42,10 @@ from patchkeeper.series.headers import Headers, parse_headers
 from patchkeeper.series.model import ADDED, Patch
 from patchkeeper.series.parse import (
     entry_file_exists,
-    entry_is_directory,
+    entry_problem,
     parse_patch,
     parse_series,
+    wide_encoding,
 )
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
@@ -320,8 +321,8 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             continue
         seen[entry.name] = entry.line_no
         if not entry_file_exists(series, entry):
-            missing = "is a directory" if entry_is_directory(series, entry) else "does not exist"
-            out.append(Finding("PK201", where, entry.line_no, f"{entry.name} {missing}"))
+            problem = entry_problem(series, entry)
+            out.append(Finding("PK201", where, entry.line_no, f"{entry.name} {problem}"))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):
@@ -351,10 +352,15 @@ def lint_patch(
     lsettings = lint_settings(config)
     where = display_path(path, config.root)
     data = path.read_bytes()
-    preamble, preamble_lines = read_preamble(path)
-    headers = parse_headers(preamble)
-    fallback = headers.fields[-1].end_line if headers.fields else max(preamble_lines, 1)
-    findings = check_fields(_header_map(headers, hsettings), where, fallback, hsettings, config.pin)
+    findings: list[Finding] = []
+    # A patch in UTF-16 has no header line to read either: its PK304 says why, once.
+    if wide_encoding(data) is None:
+        preamble, preamble_lines = read_preamble(path)
+        headers = parse_headers(preamble)
+        fallback = headers.fields[-1].end_line if headers.fields else max(preamble_lines, 1)
+        findings = check_fields(
+            _header_map(headers, hsettings), where, fallback, hsettings, config.pin
+        )
     try:
         patch = parse_patch(data, name=name, path=path, strip=strip)
     except PatchFormatError as exc:

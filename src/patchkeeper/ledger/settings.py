@@ -270,3 +270,31 @@ def pin_tag(config: Config) -> str:
             hint='set pin = "VERSION" in [tool.patchkeeper]',
         )
     return git_settings(config).pin_tag.format(pin=config.pin)
+
+
+def pin_commit(config: Config, root: Path) -> tuple[str, str]:
+    """The pin's tag (:func:`pin_tag`) and the id of the commit it names in the checkout
+    ``root``.
+
+    Upstreams write their tags as ``v1.2.3`` or ``1.2.3`` (Jinja, Django), and ``pin-tag``
+    says which; a missing tag is named as the pin's, with both ways on.
+
+    Raises:
+        ConfigError: no pin is configured.
+        GitError: the tag is not in the checkout.
+    """
+    from patchkeeper.errors import GitError
+    from patchkeeper.upstream import gitops
+
+    tag = pin_tag(config)
+    if not gitops.has_revision(root, f"{tag}^{{commit}}"):
+        form = git_settings(config).pin_tag
+        other = "{pin}" if form != "{pin}" else "v{pin}"
+        raise GitError(
+            f"the pin's tag {tag} is not in the checkout {root} (pin-tag = {form!r})",
+            path=config.source,
+            hint="fetch the upstream's tags (git fetch --tags), or set pin-tag in [git] to "
+            f'the form its tags take (pin-tag = "{other}" gives '
+            f"{other.format(pin=config.pin)})",
+        )
+    return tag, gitops.commit_id(root, tag)

@@ -141,8 +141,16 @@ def merge_patch(
     moved: Mapping[str, str],
     labels: Labels,
     exact: Mapping[str, FileState | None] | None = None,
+    renamed_from: Mapping[str, str] | None = None,
 ) -> list[FileMerge]:
     """Merge every path a patch touches.
+
+    A file the patch renames (``renamed_from``: new path -> old path) is merged with the
+    old path's sides as its base and theirs when the new side still has the old path, as
+    git's merge follows a rename: upstream's changes to the file since the old pin reach the
+    renamed file. Merged under its new path
+    alone, the renamed file would be the old pin's content with the patch's changes, and
+    upstream's changes would be lost without a conflict saying so.
 
     Args:
         paths: the patch's paths, in order.
@@ -155,6 +163,7 @@ def merge_patch(
             are taken as they are, without a merge.
     """
     exact = exact or {}
+    renamed_from = renamed_from or {}
     out = []
     with tempfile.TemporaryDirectory(prefix="patchkeeper-merge-") as scratch:
         for path in paths:
@@ -164,16 +173,16 @@ def merge_patch(
             if path in exact:
                 out.append(FileMerge(path, target, CLEAN, exact[path]))
                 continue
+            base, their = before.get(path), theirs.get(target)
+            source = renamed_from.get(path)
+            if source is not None and base is None and their is None:
+                # only when the new side still has the old path: a file upstream deleted
+                # leaves the renamed file the patch's, judged as before (target gone)
+                old_side = theirs.get(moved.get(source, source))
+                if old_side is not None:
+                    base, their = before.get(source), old_side
             out.append(
-                merge_path(
-                    path,
-                    target,
-                    before.get(path),
-                    after.get(path),
-                    theirs.get(target),
-                    labels,
-                    Path(scratch),
-                )
+                merge_path(path, target, base, after.get(path), their, labels, Path(scratch))
             )
     return out
 

@@ -435,7 +435,14 @@ class Rebase:
         targets = list(dict.fromkeys(moved.get(p, p) for p in paths))
         theirs = _states(self.new_ws, targets)
         exact = exact_paths(patch, self.new_ws, moved)
-        merges = merge_patch(paths, before_old, after_old, theirs, moved, labels, exact)
+        renamed_from = {
+            diff.new_path: diff.old_path
+            for diff in patch.files
+            if diff.is_rename and diff.new_path is not None and diff.old_path is not None
+        }
+        merges = merge_patch(
+            paths, before_old, after_old, theirs, moved, labels, exact, renamed_from
+        )
         files = tuple(MergedFile(m.path, m.target, m.status, m.conflicts) for m in merges)
         failed_hunks = _failed(patch, judged)
         if patch.name in self.resolutions:

@@ -11,6 +11,7 @@ files are matched byte for byte.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -80,7 +81,8 @@ def parse_series(path: Path) -> Series:
     or ``-p N`` (:func:`_series_strip`).
 
     Raises:
-        PatchFormatError: the file is missing or a line has an option other than ``-pN``.
+        PatchFormatError: the file is missing, is UTF-16 or UTF-32 text, or a line has an
+            option other than ``-pN``.
 
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp(); p = Path(d, "series")
@@ -89,7 +91,7 @@ def parse_series(path: Path) -> Series:
     [('a.patch', 3, None), ('b.patch', 4, 0)]
     """
     try:
-        text = path.read_bytes().decode(_ENCODING, _ERRORS)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise PatchFormatError(
             "the series file does not exist",
@@ -103,6 +105,8 @@ def parse_series(path: Path) -> Series:
             hint="make it a readable file that lists the patches, one a line, or point "
             "'series' in [tool.patchkeeper] to one",
         ) from None
+    _refuse_wide_text(data, path, "the series file")
+    text = data.decode(_ENCODING, _ERRORS)
     # A byte order mark (an editor's UTF-8 "with BOM") is not part of the first name.
     text = text.removeprefix("\ufeff")
     entries: list[SeriesEntry] = []
@@ -212,6 +216,60 @@ def check_series_name(name: str, path: Path, line: int) -> None:
 
 
 # --------------------------------------------------------------------------- patches
+
+
+#: Byte order marks of the encodings whose text is not ASCII-compatible, longest first (a
+#: UTF-32LE mark begins with UTF-16LE's).
+_WIDE_MARKS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when ``data`` is text in that encoding, else ``None``.
+
+    A patch or a series saved by an editor (or PowerShell's ``>``) as "Unicode" is UTF-16:
+    every ASCII character is followed (or preceded) by a NUL byte, so no line of it reads
+    as a diff line or a patch name. Told by its byte order mark, or, without one, by a NUL
+    in every second byte of its start.
+
+    >>> wide_encoding("--- a/f\\n".encode("utf-16")), wide_encoding(b"--- a/f\\n")
+    ('UTF-16', None)
+    >>> wide_encoding("--- a/f\\n+++ b/f\\n".encode("utf-16-le"))
+    'UTF-16'
+    """
+    for mark, name in _WIDE_MARKS:
+        if data.startswith(mark):
+            return name
+    head = data[:64]
+    if len(head) >= 8:
+        for offset in (0, 1):
+            nuls, others = head[1 - offset :: 2], head[offset::2]
+            if nuls.count(0) == len(nuls) and 0 not in others:
+                return "UTF-16"
+    return None
+
+
+def _refuse_wide_text(data: bytes, path: Path, what: str) -> None:
+    """Refuse ``data`` when it is UTF-16 or UTF-32 text (:func:`wide_encoding`).
+
+    Raises:
+        PatchFormatError: naming ``path``, line 1, the encoding and the command that
+            converts the file.
+    """
+    encoding = wide_encoding(data)
+    if encoding is None:
+        return
+    raise PatchFormatError(
+        f"{what} is {encoding} text; patchkeeper reads UTF-8 (or plain bytes)",
+        path=path,
+        line=1,
+        hint=f"save it as UTF-8: iconv -f {encoding} -t UTF-8 {path} > {path.name}.utf8, "
+        f"then move {path.name}.utf8 over it",
+    )
 
 
 def _first_diff_index(lines: list[bytes], path: Path) -> int:
@@ -898,12 +956,72 @@ def _file_start_lines(lines: list[bytes], start: int) -> dict[int, int]:
     }
 
 
+#: A context diff's hunk separator and old-range line (``diff -c``; POSIX diff, "Context
+#: output format").
+_CONTEXT_SEPARATOR = re.compile(rb"^\*{15}(?: .*)?\r?$")
+_CONTEXT_OLD_RANGE = re.compile(rb"^\*\*\* \d+(?:,\d+)? \*\*\*\*\r?$")
+#: A normal diff's change command (``3,4c3,4``, ``5a6``, ``7d6``) and an ed script's (``3c``).
+_NORMAL_COMMAND = re.compile(rb"^\d+(?:,\d+)?[acd]\d+(?:,\d+)?\r?$")
+_ED_COMMAND = re.compile(rb"^\d+(?:,\d+)?[acd]\r?$")
+
+
+def _other_diff_format(lines: list[bytes]) -> tuple[int, str, str] | None:
+    """The diff format other than unified that ``lines`` hold, when they hold no unified
+    diff: ``(1-based line, the format in words, why it is not read)``, or ``None``.
+
+    GNU patch also reads context diffs, normal diffs and ed scripts; a series in one of them
+    is told so, not that its patch "holds no diff". A context diff (``*** a/f`` / ``--- b/f``,
+    then ``***************`` and ``*** 1,4 ****``) could be converted; a normal diff or an ed
+    script has no context lines, so where it applies could not be checked at all.
+    """
+    for index, line in enumerate(lines):
+        nxt = lines[index + 1] if index + 1 < len(lines) else b""
+        after = lines[index + 2] if index + 2 < len(lines) else b""
+        if (
+            line.startswith(b"*** ")
+            and nxt.startswith(C.OLD_FILE)
+            and _CONTEXT_SEPARATOR.match(after)
+        ) or (_CONTEXT_SEPARATOR.match(line) and _CONTEXT_OLD_RANGE.match(nxt)):
+            return (
+                index + 1,
+                "a context diff (diff -c)",
+                "it reads unified diffs ('--- a/FILE', '+++ b/FILE', '@@' hunks)",
+            )
+        if _NORMAL_COMMAND.match(line) and nxt[:2] in (b"< ", b"> "):
+            return (
+                index + 1,
+                "a normal diff (diff without -u)",
+                "it has no context lines, so where it applies cannot be checked",
+            )
+        if _ED_COMMAND.match(line) and index == 0:
+            return (
+                index + 1,
+                "an ed script (diff -e)",
+                "it has no context lines, so where it applies cannot be checked",
+            )
+    return None
+
+
 def _check_has_changes(files: list[FileDiff], lines: list[bytes], path: Path) -> None:
     """A patch must change something: GNU patch says "Only garbage was found in the patch
     input", git apply "No valid patches in input". A plain ``---``/``+++`` header with no
     hunk is also refused; git's hunkless headers (new or deleted empty file, rename, mode
     change) are changes."""
     if not files:
+        other = _other_diff_format(lines)
+        if other is not None:
+            line, kind, why = other
+            raise PatchFormatError(
+                f"the patch holds {kind}, which patchkeeper does not read: {why}",
+                path=path,
+                line=line,
+                hint="regenerate it as a unified diff (diff -u, git diff, git format-patch)"
+                + (
+                    ", or convert it: filterdiff --format=unified (patchutils)"
+                    if kind.startswith("a context")
+                    else ""
+                ),
+            )
         what = "is empty" if not any(line.strip() for line in lines) else "holds no diff"
         raise PatchFormatError(
             f"the patch {what}: no '--- a/FILE' / '+++ b/FILE' or 'diff --git' header with "
@@ -939,11 +1057,13 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
 
     Raises:
         PatchFormatError: naming ``path`` and the line, for wrong hunk line counts, a
-            truncated hunk, a hunk before any file header, or a binary diff.
+            truncated hunk, a hunk before any file header, a binary diff, or a patch in
+            UTF-16 or UTF-32.
     """
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
+    _refuse_wide_text(data, path, "the patch")
     lines = _restore_chopped_context(split_lines(data))
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)
@@ -1164,13 +1284,42 @@ def entry_file_exists(series: Series, entry: SeriesEntry) -> bool:
         return False
 
 
-def entry_is_directory(series: Series, entry: SeriesEntry) -> bool:
-    """Whether the path a series line names is a directory (``False`` when the file system
-    cannot look it up)."""
+def entry_problem(series: Series, entry: SeriesEntry) -> str:
+    """Why the path a series line names is not a patch file, in words that follow its name
+    (``"is a named pipe"``); ``"does not exist"`` only when nothing is there, so that a
+    user is not sent to restore a file they can list.
+
+    Meant for a line whose path is not a regular file (:func:`entry_file_exists` is
+    false); for a regular file it says so.
+    """
+    path = series.directory / entry.name
     try:
-        return (series.directory / entry.name).is_dir()
-    except OSError:
-        return False
+        info = path.lstat()
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            info = path.stat()
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "is a symbolic link that loops back on itself"
+            return f"is a symbolic link to a missing file ({os.readlink(path)})"
+    return f"is {_file_kind(info.st_mode)}"
+
+
+def _file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, with its article (``"a named pipe"``)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
 def listed_patch(
@@ -1209,19 +1358,18 @@ def listed_patch(
             line=entry.line_no,
             hint="copy the patch into the series directory instead of linking it",
         )
-    if not exists and path.is_dir():
-        raise PatchFormatError(
-            f"the series lists {entry.name}, which is a directory, not a patch file",
-            path=series.path,
-            line=entry.line_no,
-            hint=f"move the patch file to {path} or fix the line",
-        )
     if not exists:
+        problem = entry_problem(series, entry)
+        if problem == "does not exist":
+            hint = f"restore {path} or remove the line from the series"
+        else:
+            problem += ", not a patch file"
+            hint = f"move the patch file to {path} or fix the line"
         raise PatchFormatError(
-            f"the series lists {entry.name}, which does not exist",
+            f"the series lists {entry.name}, which {problem}",
             path=series.path,
             line=entry.line_no,
-            hint=f"restore {path} or remove the line from the series",
+            hint=hint,
         )
     return path
 

@@ -248,6 +248,26 @@ def _removals_still_there(ws: Workspace, patch: Patch, *, deletions_only: bool =
     )
 
 
+def _deleted_files_present(ws: Workspace, patch: Patch) -> bool:
+    """Whether a file that ``patch`` deletes is still in the tree.
+
+    Undoing a deletion creates the file, and a creation goes over an existing empty file
+    (GNU patch's rule, which ``apply`` follows), so undoing "succeeds" on a tree that still
+    has the file empty: a git deletion of an empty file (``deleted file mode`` and no hunk)
+    would show applied on the untouched tree. A deleted file that is there shows the
+    deletion not done, whatever undoing says. A path the patch creates again after deleting
+    it is left out (it is meant to be there).
+    """
+    recreated = {diff.new_path for diff in patch.files if diff.new_path is not None}
+    return any(
+        diff.old_path is not None
+        and diff.is_deletion
+        and diff.old_path not in recreated
+        and ws.get(diff.old_path) is not None
+        for diff in patch.files
+    )
+
+
 def _insertions_already_there(ws: Workspace, patch: Patch) -> bool:
     """Whether a context-free insertion hunk of ``patch`` finds its lines already there.
 
@@ -291,8 +311,10 @@ def patch_state(
     ``landed``: where ``apply`` put the patch's hunks (:data:`Landing`), where they are
     undone when their post-image stands there.
     """
-    ambiguous = _removals_still_there(ws, patch, deletions_only=confirm) or (
-        not confirm and bool(_unprovable_hunks(ws, patch))
+    ambiguous = (
+        _removals_still_there(ws, patch, deletions_only=confirm)
+        or (not confirm and bool(_unprovable_hunks(ws, patch)))
+        or _deleted_files_present(ws, patch)
     )
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous, landed=landed)
     if undone.ok and not ambiguous:

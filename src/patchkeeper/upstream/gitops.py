@@ -1,7 +1,9 @@
 """Every git call patchkeeper makes, with a controlled environment.
 
 Output must not depend on the machine: the system and global configuration files are not
-read (``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``), every ``GIT_*`` variable of
+read (``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``) but for the one setting
+that is the user's decision, not a matter of output: the ``safe.directory`` entries that
+trust a checkout owned by another user (:func:`trusted_directories`). Every ``GIT_*`` variable of
 the caller is dropped (a hook's ``GIT_DIR`` or ``GIT_INDEX_FILE`` would redirect us), the
 identity is fixed, and ``-c`` options pin every setting that changes what git prints, because
 a repository's own ``.git/config`` is still read (``diff.noprefix``, ``diff.mnemonicPrefix``,
@@ -14,6 +16,7 @@ git's output (pre-commit's ``util.py``).
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -102,12 +105,71 @@ def environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+@functools.cache
+def trusted_directories() -> tuple[str, ...]:
+    """The user's ``safe.directory`` entries from git's system and global configuration, in
+    their order (an empty entry resets the list, as in git).
+
+    git reads a checkout owned by another user only when one of these trusts it (git-config(1),
+    ``safe.directory``; since 2.35.2). Every call here runs without those files, so the
+    entries are read once and passed on with ``-c``, which git counts as protected
+    configuration: a checkout the user trusts for git is trusted for patchkeeper too, and
+    nothing else of their configuration reaches the output.
+    """
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANG": "C"})
+    try:
+        done = subprocess.run(
+            ["git", "config", "--includes", "--get-all", "safe.directory"],
+            cwd=os.sep,
+            input=b"",
+            capture_output=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    if done.returncode != 0:  # 1: no entry
+        return ()
+    return tuple(done.stdout.decode("utf-8", "surrogateescape").splitlines())
+
+
 def command(args: Sequence[str]) -> list[str]:
-    """Return the full argument list: ``git``, every ``-c`` override, then ``args``."""
+    """Return the full argument list: ``git``, every ``-c`` override (with the user's
+    :func:`trusted_directories`), then ``args``."""
     full = ["git"]
     for setting in CONFIG_OVERRIDES:
         full += ["-c", setting]
+    for directory in trusted_directories():
+        full += ["-c", f"safe.directory={directory}"]
     return full + list(args)
+
+
+#: What git prints when it refuses a repository owned by another user (setup.c, since
+#: 2.35.2; the C locale every call runs in keeps it in English).
+DUBIOUS_OWNERSHIP = b"detected dubious ownership in repository at "
+
+
+def _refused(done: Completed, cwd: Path) -> GitError | None:
+    """The error for a call git refused because the checkout is owned by another user and
+    not trusted (``None`` for any other outcome).
+
+    Each caller would otherwise read the failure as its own: "not a git checkout", "no such
+    tag", "no commit". The message names the repository git names and the command that
+    trusts it.
+    """
+    if done.returncode == 0 or DUBIOUS_OWNERSHIP not in done.stderr:
+        return None
+    start = done.stderr.index(DUBIOUS_OWNERSHIP) + len(DUBIOUS_OWNERSHIP)
+    line = done.stderr[start:].split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+    repo = line.strip().strip("'") or str(cwd)
+    return GitError(
+        f"git refuses to read the checkout {repo}: it is owned by another user",
+        path=Path(repo),
+        hint=f"if you trust it, run 'git config --global --add safe.directory {repo}' "
+        "(patchkeeper follows git's safe.directory), or work as the user who owns it",
+    )
 
 
 @dataclass(frozen=True)
@@ -133,8 +195,9 @@ def call(
     ``timeout``: seconds before the call is given up (``None``: no limit).
 
     Raises:
-        GitError: git cannot be started at all (not installed), ``cwd`` does not exist, or
-            the call took more than ``timeout`` seconds.
+        GitError: git cannot be started at all (not installed), ``cwd`` does not exist, the
+            call took more than ``timeout`` seconds, or git refused the checkout as owned
+            by another user (:func:`trusted_directories` does not trust it).
     """
     try:
         process = subprocess.run(
@@ -163,7 +226,11 @@ def call(
     except subprocess.TimeoutExpired:
         shown = " ".join(["git", *args])
         raise GitError(f"'{shown}' took more than {timeout:g} s", path=cwd) from None
-    return Completed(tuple(args), process.returncode, process.stdout, process.stderr)
+    done = Completed(tuple(args), process.returncode, process.stdout, process.stderr)
+    refused = _refused(done, cwd)
+    if refused is not None:
+        raise refused
+    return done
 
 
 def _failure(done: Completed, cwd: Path) -> GitError:

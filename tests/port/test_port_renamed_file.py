@@ -1,0 +1,68 @@
+"""``port`` of a patch that renames a file upstream changed since the old pin: upstream's
+change reaches the renamed file, as in git's merge, which follows the rename. Before: the
+renamed file was the old pin's content, listed as "merged cleanly", and upstream's change
+was lost when the user kept the deletion of the old path as told."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+INFO = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
+OLD = {
+    "pkg/__init__.py": "from pkg.util import helper\n",
+    "pkg/util.py": "def helper():\n    return 2\n",
+}
+NEW = {
+    "pkg/__init__.py": "from pkg.util import helper, other\n",
+    "pkg/util.py": "def helper():\n    return 2\n\n\ndef other():\n    return 3\n",
+}
+RENAMES = """Subject: rename pkg/util.py to pkg/helpers.py
+---
+diff --git a/pkg/__init__.py b/pkg/__init__.py
+--- a/pkg/__init__.py
++++ b/pkg/__init__.py
+@@ -1 +1 @@
+-from pkg.util import helper
++from pkg.helpers import helper
+diff --git a/pkg/util.py b/pkg/helpers.py
+similarity index 100%
+rename from pkg/util.py
+rename to pkg/helpers.py
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+
+
+def test_a_renamed_file_carries_upstream_changes(cli, tmp_path: Path) -> None:
+    _write(tmp_path / "old", {**OLD, "PKG-INFO": INFO.format("1.0")})
+    _write(tmp_path / "new", {**NEW, "PKG-INFO": INFO.format("2.0")})
+    down = tmp_path / "down"
+    _write(
+        down,
+        {
+            "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\npristine = "../old"\n',
+            "patches/series": "rename.patch\n",
+            "patches/rename.patch": RENAMES,
+        },
+    )
+    run = cli("port", "--to", "../new", cwd=down)
+    assert run.code == 1, run.err
+    files = down / ".patchkeeper-port" / "conflict" / "files" / "pkg"
+    assert (files / "helpers.py").read_text() == NEW["pkg/util.py"]
+    assert (files / "util.py").read_text() == NEW["pkg/util.py"]
+    # the import resolved and the deletion kept, as the instructions say; the port goes on
+    (files / "__init__.py").write_text("from pkg.helpers import helper, other\n")
+    (files / "util.py").unlink()
+    run = cli("port", "--continue", cwd=down)
+    assert run.code == 0, run.err
+    run = cli("-C", str(down / "patches-2.0"), "apply", "--target", str(tmp_path / "new"))
+    assert run.code == 0, run.err
+    assert (tmp_path / "new" / "pkg" / "helpers.py").read_text() == NEW["pkg/util.py"]
+    assert (tmp_path / "new" / "pkg" / "__init__.py").read_text() == (
+        "from pkg.helpers import helper, other\n"
+    )
+    assert not (tmp_path / "new" / "pkg" / "util.py").exists()
