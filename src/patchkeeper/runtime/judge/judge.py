@@ -23,7 +23,8 @@ first rule that applies decides):
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
-3. a target in neither release -> **look** (a typo or a future name), unless the patch
+3. a target in neither release -> **look** (a typo or a future name; the same release on
+   both sides: **retain**, :func:`.missing.same_release`), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
    **retain**), and always when neither release has the module or class it belongs to (its
    owner: the assignment has nothing to add the name to, the patch can never apply) unless
@@ -326,7 +327,7 @@ def _judged(
     if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
         return _removal(entry, drift, new)
     if new.status != FOUND:
-        return missing_target(entry, drift, old, new, trees)
+        return missing_target(entry, drift, old, new, trees, versions)
     if new.partial and old.partial == new.partial:
         pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
         attribute = attribute_landed(new.partial, *pair)
