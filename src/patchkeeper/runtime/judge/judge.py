@@ -9,7 +9,8 @@ first rule that applies decides):
    the plugin's code itself, so the patch only replaces a function by its equal;
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing; a
    function of a module the loading reaches that no reached scope calls -> **look** (a user,
-   a test or upstream may call it: an ``uninstall()`` that restores a registry); when
+   a test or upstream may call it: an ``uninstall()`` that restores a registry; *retain*
+   beside a kept running patch of its file on the same target: :mod:`.companions`); when
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:

@@ -13,6 +13,7 @@ from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
+from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
 from patchkeeper.runtime.judge.entry_memory import Key, recalled_drift, recalled_judgement
@@ -131,6 +132,10 @@ def judge_entries(
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
+    # A function nothing calls that sets what a kept, running patch of its file sets goes
+    # with that patch.
+    paired = companions([(a.entry, a.drift) for a in audited])
+    audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
     # A setattr whose attribute name cannot be told has no entry to judge: the audit names
     # it among its findings (exit 1), as it does a patch file it cannot read.
