@@ -102,7 +102,6 @@ from dataclasses import dataclass
 
 from patchkeeper.runtime.inventory.activation import UNCALLED
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
-from patchkeeper.runtime.inventory.module_constants import computed_key_evidence
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
     LOOK,
@@ -576,14 +575,3 @@ def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
         REMOVE,
         f"the new upstream {new.location} no longer has the key {entry.key}: nothing to remove",
     )
-
-
-def computed_key_decision(entry: PatchEntry, decision: Drift) -> Drift:
-    """The decision for a ``sys.modules`` entry whose key is computed at run time
-    (:func:`~patchkeeper.runtime.inventory.module_constants.is_computed_key`): which module it
-    replaces is not known, so what the judge keeps as outside upstream (*retain*) is for a
-    person to look at (*look*); a removal it decided for other reasons (a dead version gate,
-    never imported) stands."""
-    if decision.decision != RETAIN:
-        return decision
-    return Drift(LOOK, (computed_key_evidence(entry),))

@@ -14,13 +14,14 @@ from patchkeeper.runtime.inventory.module_constants import is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.companions import companions
+from patchkeeper.runtime.judge.computed_keys import computed_key_decision
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
 from patchkeeper.runtime.judge.entry_memory import Key, recalled_drift, recalled_judgement
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
-from patchkeeper.runtime.judge.judge import Pending, computed_key_decision, judge_pending, settle
+from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.memory import RESULT, AuditMemory
 from patchkeeper.runtime.judge.missing import renamed_names
@@ -65,6 +66,8 @@ def judge_entries(
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
+    # The files of the entries whose sys.modules key is computed: where the key starts.
+    sources_of = {e.file: _text(settings.root / e.file) for e in entries if is_computed_key(e)}
     dead = dead_probes(settings.root, entries, trees, versions)
     gated = gated_bindings(reading.module_files, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
@@ -123,7 +126,10 @@ def judge_entries(
     for entry, drift, decided, judgement, judged in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         decision = settle(judgement, old_tree)
-        final = computed_key_decision(entry, decision) if is_computed_key(entry) else decision
+        final = decision
+        if is_computed_key(entry):  # which module it replaces: known at run time only
+            source = sources_of.get(entry.file, "")
+            final = computed_key_decision(entry, decision, source, settings.upstream_packages)
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))
@@ -174,3 +180,11 @@ def file_header(path: Path) -> str:
             break
         lines.append(line.strip().lstrip("#").strip("\"' "))
     return "\n".join(lines)
+
+
+def _text(path: Path) -> str:
+    """The text of the plugin file at ``path``; ``""`` when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
