@@ -93,10 +93,10 @@ def test_a_function_nothing_calls_is_look_a_module_nothing_imports_remove(
             16,
             "uninstall",
             "retain",
-            "uninstall sets fup.custom_op.op_registry_oot as uplug/patch/rope_fix.py:12 does, "
-            "which the plugin's loading runs and which is kept: a counterpart nothing in the "
-            "plugin calls (an uninstall that puts back what it replaced, or another way to "
-            "install it), it stands or falls with that patch",
+            "uninstall patches fup.custom_op.op_registry_oot, as the patch at "
+            "uplug/patch/rope_fix.py:12 does, which the plugin's loading runs and which is "
+            "kept: a counterpart nothing in the plugin calls (an uninstall that puts back what "
+            "it replaced, or another way to install it), it stands or falls with that patch",
         ),
         # nothing running sets fup.custom_op.forward (disabled.py's module is never imported)
         (

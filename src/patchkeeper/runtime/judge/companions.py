@@ -59,10 +59,10 @@ def companions(pairs: list[tuple[PatchEntry, Drift]]) -> list[Drift]:
             out.append(drift)
             continue
         reason = (
-            f"{entry.scope} sets {entry.target} as {partner.file}:{partner.line} does, which "
-            f"the plugin's loading runs and which is kept: a counterpart nothing in the plugin "
-            f"calls (an uninstall that puts back what it replaced, or another way to install "
-            f"it), it stands or falls with that patch"
+            f"{entry.scope} patches {entry.target}, as the patch at {partner.file}:"
+            f"{partner.line} does, which the plugin's loading runs and which is kept: a "
+            "counterpart nothing in the plugin calls (an uninstall that puts back what it "
+            "replaced, or another way to install it), it stands or falls with that patch"
         )
         out.append(replace(drift, decision=RETAIN, evidence=(reason, *drift.evidence)))
     return out
