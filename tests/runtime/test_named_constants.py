@@ -169,8 +169,8 @@ def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> 
         # a constant of the same file
         ("p_engine.py", 25, "setattr", "tinyup.scheduler.Scheduler._plug_original_schedule", None),
         # RPC_RENAMED is assigned twice, rpc_name("x") is a call and _MARKER in mark() is its
-        # parameter: none of them names one constant, so no entry (the last two are
-        # setattr-name findings)
+        # parameter: none of them names one constant, so no entry (each is a setattr-name
+        # finding)
         ("p_modules.py", 15, "sys-modules", "tinyup.legacy_sampler", None),
         ("p_modules.py", 16, "sys-modules", "_plug_get_state", None),
         ("p_modules.py", 19, "sys-modules", "sys.modules", "module_name"),
@@ -375,7 +375,14 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
             "ledger-missing-code",
             "documented target tinyup.compat_engine is not patched by p_modules.py",
         ),
-        # a call and a parameter name no attribute: said, since no entry lists them
+        # a name bound twice in the module it is imported from, a call and a parameter name
+        # no attribute: said, since no entry lists them
+        (
+            "setattr-name",
+            "setattr on tinyup.scheduler.Scheduler takes its attribute name from "
+            "plug.common.rpc.RPC_RENAMED, which plug/common/rpc.py does not bind once to a "
+            "string literal at its top level: that patch is not listed, audited or locked",
+        ),
         (
             "setattr-name",
             "setattr on tinyup.scheduler.Scheduler with an attribute name this reader cannot "
@@ -444,6 +451,8 @@ def test_lock_names_the_setattr_it_cannot_guard(upstream: Path, cli) -> None:
     assert (run.code, [line for line in run.out.splitlines() if "a setattr whose" in line]) == (
         1,  # tinyup.legacy_sampler is unguarded
         [
+            # RPC_RENAMED, bound twice in plug/common/rpc.py
+            "  plug/patch/p_engine.py:26: a setattr whose attribute name cannot be told statically",
             "  plug/patch/p_engine.py:27: a setattr whose attribute name cannot be told statically",
             "  plug/patch/p_engine.py:33: a setattr whose attribute name cannot be told statically",
         ],
@@ -538,6 +547,66 @@ def test_a_setattr_whose_name_file_cannot_be_read_is_not_audited_and_said(
         ],
     )
     # the lock says it leaves the statement out
+    run = cli("runtime", "lock", "--at", str(upstream / "upstream-2.0"), "--json", cwd=root)
+    assert run.code == 0
+    assert json.loads(run.out)["skipped"] == [
+        ["plug/patch/p_engine.py:15", "a setattr whose attribute name cannot be told statically"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rpc", "why"),
+    [
+        # bound twice: which value the setattr uses depends on which binding runs last
+        ('RPC_GET_STATE = "_plug_get_state"\nRPC_GET_STATE = "_plug_state"\n', "twice"),
+        # bound once, but by an import of another library: no string the reader can see
+        ("from os import sep as RPC_GET_STATE\n", "import"),
+        # a function of the module, not a name at all
+        ("def RPC_GET_STATE():\n    return None\n", "function"),
+    ],
+    ids=["twice", "import", "function"],
+)
+def test_a_setattr_whose_imported_name_is_no_constant_is_said(
+    upstream: Path, cli, rpc: str, why: str
+) -> None:
+    # vllm-hi's shape: setattr(EngineCore, RPC_NAME, fn) with RPC_NAME imported from
+    # another plugin module; there the name is no module constant, so the attribute the
+    # setattr sets is unknown: no entry, and a finding at the setattr rather than silence
+    root = write_plugin(
+        upstream,
+        {
+            "plug/common/__init__.py": "",
+            "plug/common/rpc.py": rpc,
+            "plug/patch/p_engine.py": ONE_SETATTR,
+        },
+    )
+    message = (
+        "setattr on tinyup.scheduler.Scheduler takes its attribute name from "
+        "plug.common.rpc.RPC_GET_STATE, which plug/common/rpc.py does not bind once to a "
+        "string literal at its top level: that patch is not listed, audited or locked"
+    )
+    hint = (
+        "bind RPC_GET_STATE once to a string literal at the top level of plug/common/rpc.py "
+        "(or write the attribute's name in the setattr) and run the command again"
+    )
+    run = cli("runtime", "inventory", "--json", cwd=root)
+    body = json.loads(run.out)
+    assert body["entries"] == []
+    assert [f for f in body["findings"] if f["code"] == "setattr-name"] == [
+        {
+            "code": "setattr-name",
+            "path": "plug/patch/p_engine.py",
+            "line": 15,
+            "message": message,
+            "hint": hint,
+        }
+    ]
+    run = cli("runtime", "audit", *versions(upstream), cwd=root)
+    assert (run.code, run.err) == (1, "")
+    assert run.out.splitlines()[1:3] == [
+        "1 finding(s):",
+        f"  plug/patch/p_engine.py:15: setattr-name: {message}: {hint}",
+    ]
     run = cli("runtime", "lock", "--at", str(upstream / "upstream-2.0"), "--json", cwd=root)
     assert run.code == 0
     assert json.loads(run.out)["skipped"] == [

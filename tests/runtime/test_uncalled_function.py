@@ -1,7 +1,8 @@
 """A patch in a function of a module the plugin's loading imports, which no reached scope
-calls, is *look*: a user, a test or upstream may call it (an ``uninstall()`` that restores
-a registry it overrode, the public counterpart of the ``install()`` the entry point runs).
-Only a patch whose module nothing imports stays *remove* for "never imported".
+calls, is *look*: a user, a test or upstream may call it. Only a patch whose module nothing
+imports stays *remove* for "never imported". When the function sets what a running patch of
+its file sets, and that patch is kept (an ``uninstall()`` that restores a registry the
+``load()`` the entry point runs overrode), it goes with that patch: *retain*.
 
 The shape of a vLLM general plugin that overrides custom-op registry entries from its
 ``load()`` and offers ``uninstall()`` to restore them; the plugin and both upstream releases
@@ -40,6 +41,10 @@ def uninstall():
     custom_op.op_registry_oot["rope"] = _ORIG["rope"]
 
 
+def swap_forward():
+    custom_op.forward = FixedRope
+
+
 load()
 """
 #: A module of the patch directory nothing imports.
@@ -64,9 +69,9 @@ def test_a_function_nothing_calls_is_look_a_module_nothing_imports_remove(
         "uplug/patch/disabled.py": DISABLED,
     }
     trees = write_trees(tmp_path, monkeypatch, releases, "uplug", files)
+    audited = audit_trees(trees, "uplug").entries
     decisions = [
-        (a.entry.line, a.entry.scope, a.drift.decision, a.drift.evidence[0])
-        for a in audit_trees(trees, "uplug").entries
+        (a.entry.line, a.entry.scope, a.drift.decision, a.drift.evidence[0]) for a in audited
     ]
     assert decisions == [
         (
@@ -83,13 +88,26 @@ def test_a_function_nothing_calls_is_look_a_module_nothing_imports_remove(
             "the new upstream fup.custom_op.op_registry_oot has no key 'rope': the "
             "registration is still needed",
         ),
+        # the counterpart of load's registration (line 12), which is kept
         (
             16,
             "uninstall",
+            "retain",
+            "uninstall patches fup.custom_op.op_registry_oot, as the patch at "
+            "uplug/patch/rope_fix.py:12 does, which the plugin's loading runs and which is "
+            "kept: a counterpart nothing in the plugin calls (an uninstall that puts back what "
+            "it replaced, or another way to install it), it stands or falls with that patch",
+        ),
+        # nothing running sets fup.custom_op.forward (disabled.py's module is never imported)
+        (
+            20,
+            "swap_forward",
             "look",
-            "never called (uplug.patch.rope_fix is imported but uninstall is never called "
+            "never called (uplug.patch.rope_fix is imported but swap_forward is never called "
             "from a reached scope): its module runs, but no call the plugin's loading reaches "
-            "runs uninstall; a user, a test or upstream may call it (a public function, a "
+            "runs swap_forward; a user, a test or upstream may call it (a public function, a "
             "method of a class upstream builds): find out whether it runs before removing it",
         ),
     ]
+    # the fact that nothing calls it stays, after the reason
+    assert audited[2].drift.evidence[1] == decisions[3][3].replace("swap_forward", "uninstall")

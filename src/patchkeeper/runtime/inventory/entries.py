@@ -15,7 +15,7 @@ from patchkeeper.runtime.inventory.activation import Reachability
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
 from patchkeeper.runtime.inventory.layout import PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
-from patchkeeper.runtime.inventory.module_constants import Unread, resolve_named
+from patchkeeper.runtime.inventory.module_constants import Unnamed, Unread, resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
@@ -109,6 +109,35 @@ def unread_name_finding(unread: Unread) -> Finding:
     )
 
 
+def unnamed_finding(unnamed: Unnamed) -> Finding:
+    """The ``setattr-name`` finding of a ``setattr`` whose attribute name is a name of
+    another plugin module that is no module constant there (bound more than once, or not
+    to a string literal: :mod:`patchkeeper.runtime.inventory.module_constants`), at the
+    ``setattr``'s file and line: what it sets depends on which binding runs, so no entry
+    lists it, and the finding says so rather than leaving it out in silence.
+
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> entry = PatchEntry("p/eng.py", 9, "p.eng", "f", "up.Engine", Mechanism.SETATTR)
+    >>> found = unnamed_finding((entry, "p.consts.NAME", "p/consts.py"))
+    >>> found.where(), found.message.split(": that")[0]
+    ('p/eng.py:9', 'setattr on up.Engine takes its attribute name from p.consts.NAME, which \
+p/consts.py does not bind once to a string literal at its top level')
+    """
+    entry, path, file = unnamed
+    holder = file or "no plugin file"
+    return Finding(
+        "setattr-name",
+        entry.file,
+        entry.line,
+        f"setattr on {entry.target} takes its attribute name from {path}, which {holder} "
+        "does not bind once to a string literal at its top level: that patch is not listed, "
+        "audited or locked",
+        f"bind {path.rsplit('.', 1)[-1]} once to a string literal at the top level of "
+        f"{file or 'its module'} (or write the attribute's name in the setattr) and run the "
+        "command again",
+    )
+
+
 def inventory_of(
     settings: RuntimeSettings,
     layout: PluginLayout,
@@ -132,10 +161,11 @@ def inventory_of(
         files.append(facts.file)
         if facts.syntax_error:
             findings.append(syntax_finding(facts.syntax_error, facts.file))
-        resolved, unnamed = resolve_named(facts.named, tree.facts_of, tree.split)
+        resolved, unreadable, unnamed = resolve_named(facts.named, tree.facts_of, tree.split)
         found = [*facts.entries, *resolved]
         raw.extend(found)
-        findings.extend(unread_name_finding(item) for item in unnamed)
+        findings.extend(unread_name_finding(item) for item in unreadable)
+        findings.extend(unnamed_finding(item) for item in unnamed)
         findings.extend(
             Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
         )

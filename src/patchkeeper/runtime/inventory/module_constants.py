@@ -259,22 +259,29 @@ def computed_key_evidence(entry: PatchEntry) -> str:
 #: A ``setattr`` entry whose attribute name is a constant of a plugin file that could not
 #: be read: the entry, the constant's dotted path, and that file's facts.
 Unread = tuple[PatchEntry, str, FileFacts]
+#: A ``setattr`` entry whose attribute name is a name of another plugin module that is no
+#: module constant there (bound more than once, or not to a string literal): the entry, the
+#: name's dotted path, and the file of the module it names (``""`` when no plugin file).
+Unnamed = tuple[PatchEntry, str, str]
 
 
 def resolve_named(
     named: list[tuple[PatchEntry, tuple[CondSpec, ...], str]],
     facts_of: Callable[[str], FileFacts | None],
     split: Callable[[str], tuple[str, str] | None],
-) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[Unread]]:
+) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[Unread], list[Unnamed]]:
     """The entries of a file's ``named`` list (:class:`~patchkeeper.runtime.inventory.file_facts.
     FileFacts`) with their names resolved (:func:`resolve`): a ``setattr`` entry gets the
-    constant as its attribute (dropped when the name is no constant: nothing says what it
-    sets), a ``sys.modules`` entry the constant as its module (else it keeps the
-    computed-key form); and the ``setattr`` entries dropped because a file that may hold
-    the constant could not be read (:data:`Unread`, for the caller to name: what they patch
-    is unknown, so nothing lists or audits them)."""
+    constant as its attribute, a ``sys.modules`` entry the constant as its module (else it
+    keeps the computed-key form); and the ``setattr`` entries that get no name, for the
+    caller to name as findings (what they patch is unknown, so nothing lists or audits
+    them): those dropped because a file that may hold the constant could not be read
+    (:data:`Unread`), and those whose name is no module constant of the module it comes
+    from (:data:`Unnamed`: ``from .consts import NAME`` where ``consts`` binds ``NAME``
+    twice; the value it has at run time depends on which binding runs last)."""
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     unread: list[Unread] = []
+    unnamed: list[Unnamed] = []
     for entry, conds, path in named:
         value, broken = trace(path, facts_of, split)
         if entry.mechanism is Mechanism.SYS_MODULES:
@@ -283,8 +290,12 @@ def resolve_named(
         elif value is None:
             if broken is not None:
                 unread.append((entry, path, broken))
+            else:
+                where = split(path)
+                facts = facts_of(where[0]) if where is not None else None
+                unnamed.append((entry, path, facts.file if facts is not None else ""))
             continue
         else:
             entry = replace(entry, target=f"{entry.target}.{value}")
         out.append((entry, conds))
-    return out, unread
+    return out, unread, unnamed

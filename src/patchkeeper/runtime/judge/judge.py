@@ -9,7 +9,8 @@ first rule that applies decides):
    the plugin's code itself, so the patch only replaces a function by its equal;
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing; a
    function of a module the loading reaches that no reached scope calls -> **look** (a user,
-   a test or upstream may call it: an ``uninstall()`` that restores a registry); when
+   a test or upstream may call it: an ``uninstall()`` that restores a registry; *retain*
+   beside a kept running patch of its file on the same target: :mod:`.companions`); when
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
@@ -23,7 +24,8 @@ first rule that applies decides):
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
-3. a target in neither release -> **look** (a typo or a future name), unless the patch
+3. a target in neither release -> **look** (a typo or a future name; the same release on
+   both sides: **retain**, :func:`.missing.same_release`), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
    **retain**), and always when neither release has the module or class it belongs to (its
    owner: the assignment has nothing to add the name to, the patch can never apply) unless
@@ -100,7 +102,6 @@ from dataclasses import dataclass
 
 from patchkeeper.runtime.inventory.activation import UNCALLED
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
-from patchkeeper.runtime.inventory.module_constants import computed_key_evidence
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
     LOOK,
@@ -326,7 +327,7 @@ def _judged(
     if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
         return _removal(entry, drift, new)
     if new.status != FOUND:
-        return missing_target(entry, drift, old, new, trees)
+        return missing_target(entry, drift, old, new, trees, versions)
     if new.partial and old.partial == new.partial:
         pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
         attribute = attribute_landed(new.partial, *pair)
@@ -574,14 +575,3 @@ def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
         REMOVE,
         f"the new upstream {new.location} no longer has the key {entry.key}: nothing to remove",
     )
-
-
-def computed_key_decision(entry: PatchEntry, decision: Drift) -> Drift:
-    """The decision for a ``sys.modules`` entry whose key is computed at run time
-    (:func:`~patchkeeper.runtime.inventory.module_constants.is_computed_key`): which module it
-    replaces is not known, so what the judge keeps as outside upstream (*retain*) is for a
-    person to look at (*look*); a removal it decided for other reasons (a dead version gate,
-    never imported) stands."""
-    if decision.decision != RETAIN:
-        return decision
-    return Drift(LOOK, (computed_key_evidence(entry),))

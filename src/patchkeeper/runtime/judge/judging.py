@@ -13,6 +13,8 @@ from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
+from patchkeeper.runtime.judge.companions import companions
+from patchkeeper.runtime.judge.computed_keys import computed_key_decision
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import Drift, codes
 from patchkeeper.runtime.judge.entry_memory import (
@@ -24,7 +26,7 @@ from patchkeeper.runtime.judge.entry_memory import (
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
-from patchkeeper.runtime.judge.judge import Pending, computed_key_decision, judge_pending, settle
+from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.judge.missing import renamed_names
@@ -70,6 +72,8 @@ def judge_entries(
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
+    # The files of the entries whose sys.modules key is computed: where the key starts.
+    sources_of = {e.file: _text(settings.root / e.file) for e in entries if is_computed_key(e)}
     dead = dead_probes(settings.root, entries, trees, versions)
     gated = gated_bindings(reading.module_files, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
@@ -127,7 +131,10 @@ def judge_entries(
     for entry, drift, decided, judgement, judged in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         decision = settle(judgement, old_tree)
-        final = computed_key_decision(entry, decision) if is_computed_key(entry) else decision
+        final = decision
+        if is_computed_key(entry):  # which module it replaces: known at run time only
+            source = sources_of.get(entry.file, "")
+            final = computed_key_decision(entry, decision, source, settings.upstream_packages)
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))
@@ -136,6 +143,10 @@ def judge_entries(
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
+    # A function nothing calls that sets what a kept, running patch of its file sets goes
+    # with that patch.
+    paired = companions([(a.entry, a.drift) for a in audited])
+    audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
     # A setattr whose attribute name cannot be told has no entry to judge: the audit names
     # it among its findings (exit 1), as it does a patch file it cannot read.
@@ -174,3 +185,11 @@ def file_header(path: Path) -> str:
             break
         lines.append(line.strip().lstrip("#").strip("\"' "))
     return "\n".join(lines)
+
+
+def _text(path: Path) -> str:
+    """The text of the plugin file at ``path``; ``""`` when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

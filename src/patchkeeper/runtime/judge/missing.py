@@ -5,7 +5,18 @@ The decision follows where the name went: a rename (its leading underscore, a na
 module extends) or a single new place is an *update* (retarget); a name gone without a trace
 is an *look* (the trees cannot tell a dropped path from one folded into a caller);
 a name in neither release is a typo or a future name (*look*), unless the patch adds
-it on purpose or an ``except ImportError`` guards it (*retain*).
+it on purpose (an assignment, a subclass swap, ``allow_missing``) or an ``except
+ImportError`` guards it (*retain*).
+
+A name the new release still defines under its own name elsewhere was not renamed: another
+module's name with an underscore more or less is another object (``ModelRegistry``, the
+registry instance, beside ``_ModelRegistry``, its class), so no rename is inferred from it.
+
+When the old and the new upstream are the same release, nothing upstream changed: what the
+trees say of a target missing at its path was so before the "upgrade", and the upgrade gives
+no reason to change the entry. The decision is then *retain*, with the fact in the evidence;
+only an entry that can never apply (neither release has the module or class it belongs to)
+stays *look* (:func:`same_release`).
 """
 
 from __future__ import annotations
@@ -35,7 +46,9 @@ def renamed_names(target: str) -> list[str]:
     return [o for o in (tail.lstrip("_"), f"_{tail}") if o and o != tail]
 
 
-def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+def _renamed(
+    entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree], elsewhere: bool = False
+) -> str:
     """Where a name went when the new release renamed it, as ``"module.name"``; ``""``.
 
     In this order: only its leading underscore changed, in the same module
@@ -43,7 +56,10 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
     in one other module of the new release; or the same module newly defines or imports a
     name that extends it (``FusedMoE`` -> ``FusedMoEFactory``, a name of 6 characters or more
     that the old module neither defined nor imported; a package's ``__init__`` re-exports
-    the names of its modules by importing them: then the place it imports the name from)."""
+    the names of its modules by importing them: then the place it imports the name from).
+    ``elsewhere``: the new release defines the name itself in another place; a name with an
+    underscore more or less in another module is then not taken for it (the same module's
+    still is)."""
     module = entry.target.rsplit(".", 1)[0]
     tail = entry.target[len(module) + 1 :]
     old, new = trees[0].summary(module), trees[1].summary(module)
@@ -54,7 +70,7 @@ def _renamed(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str
         for other in others:
             if other in new.definitions:
                 return f"{module}.{other}"
-    for other in others:
+    for other in others if not elsewhere else ():
         places = sorted({m for m, _line in trees[1].defined(other)})
         if len(places) == 1:
             return f"{places[0]}.{other}"
@@ -100,13 +116,57 @@ def missing_target(
     old: Resolution,
     new: Resolution,
     trees: tuple[UpstreamTree, UpstreamTree],
+    versions: tuple[str, str] = ("", ""),
 ) -> Drift:
-    """The decision for a target the new release does not define where the plugin says.
+    """The decision for a target the new release does not define where the plugin says
+    (``versions``: the old and new upstream releases, ``""`` when unknown; the same release
+    twice: :func:`same_release`).
 
     A renamed name is an *update* (retarget). When the old release did not define the target
     either, the rename is older than the upgrade (the patch has not applied since): the
     evidence says so rather than that this upgrade renamed it."""
-    renamed = _renamed(entry, trees)
+    decided = _missing(entry, drift, old, new, trees)
+    return same_release(decided, versions) if old.status != FOUND else decided
+
+
+#: What the evidence of an entry that can never apply says (:func:`_missing`).
+_NEVER_APPLIES = "the patch can never apply"
+
+
+def same_release(decided: Drift, versions: tuple[str, str]) -> Drift:
+    """``decided`` (the decision for a target neither tree has at its path) when the two
+    upstream releases differ or are unknown; for the same release twice, *retain* with
+    ``decided``'s evidence kept after the reason, as the fact it is, unless the entry can
+    never apply (neither release has the module or class it belongs to: *look*, broken
+    before as after).
+
+    Upstream is the same on both sides (a plugin release on the vLLM release of the one
+    before it): the target's facts are the same in both trees, and the upgrade gives no
+    reason to change the entry (the vllm-mindspore maintainers kept every entry whose
+    target is at its path in neither tree from 0.5.0 to 0.5.1, both on vLLM 0.11.0)."""
+    old, new = versions
+    if not old or old != new or decided.decision not in (UPDATE, LOOK):
+        return decided
+    if any(_NEVER_APPLIES in line for line in decided.evidence[:1]):
+        return decided
+    return with_decision(
+        decided,
+        RETAIN,
+        f"the old and the new upstream are the same release ({new}): nothing upstream "
+        "changed, so nothing calls for changing the entry; what follows of its target holds "
+        "in both trees and was so before",
+    )
+
+
+def _missing(
+    entry: PatchEntry,
+    drift: Drift,
+    old: Resolution,
+    new: Resolution,
+    trees: tuple[UpstreamTree, UpstreamTree],
+) -> Drift:
+    """:func:`missing_target` for any two releases."""
+    renamed = _renamed(entry, trees, elsewhere=new.status == MOVED)
     if renamed and old.status != FOUND:
         return with_decision(
             drift,
@@ -137,7 +197,7 @@ def missing_target(
             drift,
             LOOK,
             f"{entry.target} is in neither release, nor is {owner}, the module or class it "
-            f"belongs to: the patch can never apply (a typo or a future name{where})",
+            f"belongs to: {_NEVER_APPLIES} (a typo or a future name{where})",
         )
     if old.status != FOUND and new.status == REMOVED:
         # a subclass swap of a name upstream never had is an assignment of the plugin's class
@@ -161,7 +221,8 @@ def missing_target(
             f"{entry.target} is in neither release: a typo or a future name",
         )
     if old.status != FOUND and new.status == MOVED:
-        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR):
+        # as above: a subclass swap is an assignment of the plugin's class
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
             return with_decision(
                 drift,
                 RETAIN,
