@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
-from patchkeeper.audit.requirement_bumps import raised_further
+from patchkeeper.audit.requirement_bumps import bounds_met, raised_further
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, PYTHON, kind_of, language_of
@@ -144,6 +144,10 @@ def _changed_added(hunk: Hunk, language: str = "") -> list[bytes]:
     return out
 
 
+#: How a hunk that only moves version bounds is found upstream (:func:`bounds_met`).
+BOUNDS_MET = "the new release moves the same version bounds at least as far"
+
+
 def _presence(
     lines: Sequence[bytes],
     hunk: Hunk,
@@ -154,6 +158,9 @@ def _presence(
     """Where the hunk's intent is in ``lines`` although it does not reverse-apply, and how:
     ``(line or None, how)``, else ``None``.
 
+    - version bounds: a configuration hunk raising a minimum the file raised further
+      (:func:`raised_further`), any hunk but release notes moving version bounds the file
+      moves at least as far (:func:`bounds_met`);
     - added lines: all of them in order, close together (reformatting allowed), and not
       already so at the pin (a line the pin has proves nothing); for a configuration file
       the whole post-image must be there, line after line;
@@ -165,9 +172,11 @@ def _presence(
     if hunk.added and not added:
         return None  # only comments or white space changed: nothing to search for
     if added:
+        if kind == CONFIG and raised_further(lines, hunk):
+            return None, "the new release requires at least the version it raises to"
+        if kind != NOTES and bounds_met(lines, hunk):
+            return None, BOUNDS_MET
         if kind == CONFIG:
-            if raised_further(lines, hunk):
-                return None, "the new release requires at least the version it raises to"
             post = substantive_lines(hunk.post_image, language)
             positions = index.find_in_order(post, len(hunk.post_image))
         else:

@@ -16,19 +16,24 @@ and fuzz would place the hunk among them unseen: a hunk then lands only by its c
 stretch (its removed lines and the context between them), intact and found exactly once
 after the hunk before it (that also holds without the pin), or, when it only adds import
 statements, beside an import of its context (upstream sorted or rewrote the imports around
-it; an import's place in the block does not change what it does). The patch is *refreshed* when
-every file is placed so and the result differs from the new release's file by exactly the
-patch's own removed and added lines (counted as multisets, trailing whitespace ignored): no
-line of the patch changed and no line of it is already there. A patch that creates, deletes
-or renames a file, or whose file is gone, is never judged here (nothing to place it on as it
-is); nor is one that adds a substantive line the new release's file has and the old pin's
-lacked (upstream added that code elsewhere in the file: the merge would add it twice, and
-whether upstream has the fix is for the other rules, or a person, to say); without the old
-pin, any substantive added line the file already has stops it. Two kinds of such line do not
-stop it, as they tell no code apart: an import statement (upstream imports the name for code
-of its own; the refreshed patch imports it a second time, which changes nothing, as Debian's
-maintainers refresh such patches) and a line the new release's file has more than once (a
-test's ``jwt.decode(token, key)`` that upstream's new tests repeat).
+it; an import's place in the block does not change what it does), or, when it only inserts
+lines, at fuzz 1 or 2 where what is left of its context keeps a line on each side of it,
+holds a substantive line and occurs exactly once, and neither it nor the place of the
+context left out holds a line upstream added since the pin (:func:`_inserted_with_fuzz`:
+quilt pushes it there; upstream moved the code on one side of the insertion, not the lines
+it was written between). The patch is *refreshed* when every file is placed so and the
+result differs from the new release's file by exactly the patch's own removed and added
+lines (counted as multisets, trailing whitespace ignored): no line of the patch changed and
+no line of it is already there. A patch that creates, deletes or renames a file, or whose
+file is gone, is never judged here (nothing to place it on as it is); nor is one that adds a
+substantive line the new release's file has and the old pin's lacked (upstream added that
+code elsewhere in the file: the merge would add it twice, and whether upstream has the fix
+is for the other rules, or a person, to say); without the old pin, any substantive added
+line the file already has stops it. Two kinds of such line do not stop it, as they tell no
+code apart: an import statement (upstream imports the name for code of its own; the
+refreshed patch imports it a second time, which changes nothing, as Debian's maintainers
+refresh such patches) and a line the new release's file has more than once (a test's
+``jwt.decode(token, key)`` that upstream's new tests repeat).
 
 Two differences that are not changes are set aside: a new release whose file ends its lines
 in CRLF where the patch's end in LF is merged in LF and written back in CRLF; in
@@ -117,6 +122,14 @@ def _added_upstream(
     had = set(substantive_lines(base.lines)) if base is not None else set()
     has = Counter(substantive_lines(new.lines))
     return any(has[line] == 1 and line not in had for line in added)
+
+
+def _new_lines(base: FileState | None, new: FileState) -> frozenset[bytes]:
+    """The non-blank lines (stripped) that ``new`` has exactly once and ``base`` (the old
+    pin's file, with the earlier patches) lacks: what upstream added since the pin."""
+    had = {line.strip() for line in base.lines} if base is not None else set()
+    has = Counter(line.strip() for line in new.lines)
+    return frozenset(line for line, n in has.items() if n == 1 and line and line not in had)
 
 
 def changed_lines(
@@ -229,13 +242,63 @@ def _among_imports(
     return None
 
 
+def _inserted_with_fuzz(
+    lines: Sequence[bytes], hunk: Hunk, low: int, upstream: frozenset[bytes]
+) -> tuple[int, int, tuple[bytes, ...], str] | None:
+    """Where a hunk that only inserts lines lands when git's merge stops beside it: as GNU
+    patch places it at fuzz 1 or 2 (its outer context lines left out), when what is left
+    of its context keeps a line on each side of the insertion, holds a substantive line and
+    occurs exactly once in ``lines``, at or after ``low``. Quilt pushes such a hunk there
+    and the maintainer refreshes it; a hunk that removes lines is never placed so (fuzz
+    could take other lines for its own), nor one that adds a line of ``upstream`` (the
+    lines, stripped, that upstream added to the file since the pin and that it has once:
+    upstream wrote some of the insertion beside the place, an ``#include`` say, and fuzz
+    would put the patch's lines among its own), nor one where the file has such a line,
+    a substantive one, in the place of a context line left out (upstream wrote code of its
+    own at the place; a comment it wrote over code it moved there does not count).
+    Returns ``(start, lines replaced, replacement, how)`` or ``None``."""
+    if hunk.removed or not hunk.added:
+        return None
+    if any(_strip(line.text).strip() in upstream for line in hunk.added):
+        return None
+    pre, post = hunk.pre_image, hunk.post_image
+    for fuzz in range(1, MAX_FUZZ + 1):
+        head = min(fuzz, hunk.prefix_context)
+        tail = min(fuzz, hunk.suffix_context)
+        pattern = pre[head : len(pre) - tail]
+        if head == hunk.prefix_context or tail == hunk.suffix_context:
+            break  # nothing left on one side: the place is told by one side only
+        if not substantive_lines(pattern):
+            continue
+        starts = _occurrences(lines, pattern, 0)
+        if len(starts) != 1:
+            if starts:
+                return None
+            continue
+        start = starts[0]
+        # where the left-out context was, the file has lines upstream wrote since the pin:
+        # upstream put code of its own at the place, not beside it
+        around = [*lines[max(start - head, 0) : start], *lines[start + len(pattern) :][:tail]]
+        if start < low or any(
+            substantive(line) is not None and line.strip() in upstream for line in around
+        ):
+            return None
+        return start, len(pattern), post[head : len(post) - tail], f"at fuzz {fuzz}"
+    return None
+
+
 #: How a hunk is placed whose context ended at the file's end and now has upstream's code
 #: after it (:func:`_place`).
 AT_OLD_END = "at the file's old end, before the code upstream added after it"
 
 
 def _place(
-    lines: list[bytes], hunk: Hunk, guess: int, low: int, max_fuzz: int
+    lines: list[bytes],
+    hunk: Hunk,
+    guess: int,
+    low: int,
+    max_fuzz: int,
+    upstream: frozenset[bytes] | None = None,
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:
     """Where ``hunk`` lands in ``lines`` with its own lines unchanged: at fuzz 0 to
     ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
@@ -243,8 +306,10 @@ def _place(
     context between them) when that stretch holds a telling removed line (:func:`_telling`)
     and occurs exactly once at or after ``low`` (or, where it recurs, exactly once with the
     hunk's whole context on one side of it), or, for a hunk that only adds imports,
-    beside an import of its context (:func:`_among_imports`). Returns ``(start, lines replaced,
-    replacement, how)`` or ``None``."""
+    beside an import of its context (:func:`_among_imports`), or, with ``upstream`` (the
+    lines upstream added since the pin, when git's merge of a known pin stopped), for a
+    hunk that only inserts lines, at fuzz 1 or 2 (:func:`_inserted_with_fuzz`). Returns
+    ``(start, lines replaced, replacement, how)`` or ``None``."""
     pre, post = hunk.pre_image, hunk.post_image
     for fuzz in range(max_fuzz + 1):
         head = min(fuzz, hunk.prefix_context)
@@ -265,6 +330,8 @@ def _place(
                 how = AT_OLD_END
             return start, len(pattern), post[head : len(post) - tail], how
     spot = _among_imports(lines, hunk, low)
+    if spot is None and upstream is not None:
+        spot = _inserted_with_fuzz(lines, hunk, low, upstream)
     if spot is not None:
         return spot
     head, tail = hunk.prefix_context, hunk.suffix_context
@@ -292,10 +359,14 @@ def _place(
 
 
 def placed(
-    new: Sequence[bytes], diffs: Sequence[FileDiff], max_fuzz: int = MAX_FUZZ
+    new: Sequence[bytes],
+    diffs: Sequence[FileDiff],
+    max_fuzz: int = MAX_FUZZ,
+    upstream: frozenset[bytes] | None = None,
 ) -> tuple[list[bytes], set[str]] | None:
     """The new release's file ``new`` with every hunk of ``diffs`` placed by :func:`_place`
-    (at fuzz up to ``max_fuzz``) in order, each after the one before, and how they were
+    (at fuzz up to ``max_fuzz``; ``upstream``: the lines upstream added since the pin, for
+    insertions placed at fuzz) in order, each after the one before, and how they were
     placed; ``None`` when one cannot be."""
     lines = list(new)
     hows: set[str] = set()
@@ -304,7 +375,7 @@ def placed(
     for diff in diffs:
         for hunk in diff.hunks:
             guess = max(hunk.old_start - 1, 0) + shift
-            spot = _place(lines, hunk, guess, low, max_fuzz)
+            spot = _place(lines, hunk, guess, low, max_fuzz, upstream)
             if spot is None:
                 return None
             start, width, replacement, how = spot
@@ -465,7 +536,11 @@ def refreshed(
             else:
                 # a conflict of git's merge means upstream changed lines right beside
                 # the patch's own: fuzz would place the hunk among them unseen
-                done = placed(new.lines, diffs, 0 if ours is not None else MAX_FUZZ)
+                done = (
+                    placed(new.lines, diffs, 0, _new_lines(base, new))
+                    if ours is not None
+                    else placed(new.lines, diffs, MAX_FUZZ)
+                )
                 if done is None and kind_of(path) in LOOSE_KINDS:
                     done = placed_loosely(new.lines, diffs)
                 if done is None:
