@@ -34,15 +34,16 @@ def test_runtime_commands_need_no_configuration(bare: Path, cli, command: str) -
     assert run.code == 1
     if command == "audit":
         # Its entry point is in tinyup's group, not in vLLM's (the groups without a
-        # configuration): nothing declares the plugin, what runs cannot be traced, and an
-        # entry its import does not reach is to look at, never to remove.
-        assert (run.err, run.out.splitlines()[-1]) == ("", "decision: look 8")
-    else:  # every entry is left by hand (not reached): no header marked, nothing written
-        assert run.err == ""
-        assert run.out.splitlines()[-1] == (
-            "runtime port 1.0 -> 2.0: by hand 8; nothing to write (the plugin has every change "
-            "this port makes)"
+        # configuration): nothing declares the plugin to vLLM, so what runs is untraced and
+        # the entry neither its import nor that entry point reaches (its import commented
+        # out) is to look at, never to remove; the entry point is another program's
+        # loading all the same (tinyup reads its group), so the seven it reaches are audited.
+        assert (run.err, run.out.splitlines()[-1]) == ("", "decision: look 1, retain 7")
+    else:  # the entry not reached is left by hand; the files of the others are reviewed
+        assert run.err.splitlines()[-1] == (
+            "runtime port 1.0 -> 2.0: by hand 1, nothing to do 7; not written (--write applies it)"
         )
+        assert run.out.count("Reviewed against 2.0.") == 4
 
 
 @pytest.mark.parametrize("command", ["audit", "port"])

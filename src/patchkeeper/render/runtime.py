@@ -7,6 +7,7 @@ from pathlib import Path
 from patchkeeper.constants import DecisionWord
 from patchkeeper.errors import Finding
 from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.runtime.inventory.runners import LEFT_OUT_WHY
 from patchkeeper.runtime.inventory.unparsed import conflict_line, describe, unparsed
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
 from patchkeeper.runtime.judge.samecode import SameCode
@@ -56,6 +57,15 @@ def _activation(entry: PatchEntry) -> str:
     return "active"
 
 
+def _tests_left_out(inventory: Inventory) -> list[str]:
+    """The line saying how many test modules the inventory left out and why (none: no
+    line); JSON lists their files (``tests_left_out``)."""
+    left = inventory.tests_left_out
+    if not left:
+        return []
+    return [f"test modules left out: {len(left)} ({LEFT_OUT_WHY}; --json lists them)"]
+
+
 def _entry_line(entry: PatchEntry) -> str:
     key = f"[{entry.key}]" if entry.key else ""
     extra = " allow_missing" if entry.allow_missing else ""
@@ -77,6 +87,7 @@ def inventory_text(result: Inventory) -> str:
         f"entry point {e.group}:{e.name} = {e.value} ({e.source})" for e in result.entry_points
     ]
     lines += [f"loading: {f}" for f in result.loading if not f.startswith("entry point ")]
+    lines += _tests_left_out(result)
     for entry in result.entries:
         lines.append(_entry_line(entry))
         lines.append(f"    {_activation(entry)}")
@@ -142,6 +153,7 @@ def audit_text(result: RuntimeAudit) -> str:
         if d.decision == DecisionWord.UPDATE and d.upstream_diff:
             lines += _clip(d.upstream_diff)
     lines += _not_read(result.inventory, "audited")
+    lines += _tests_left_out(result.inventory)
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s):")
         lines += [f"  {_finding(f, Path(result.inventory.plugin_root))}" for f in result.findings]

@@ -134,7 +134,9 @@ class Inventory:
     activation status; ``loading`` how the plugin is loaded, as facts: the roots the
     activation search started from, then, when its loading is not declared to the
     upstream, why what it reaches is not known for sure
-    (:mod:`patchkeeper.runtime.inventory.loading`).
+    (:mod:`patchkeeper.runtime.inventory.loading`); ``tests_left_out`` the files of the
+    test modules left out of ``files`` and ``entries``: a test runner runs them, not the
+    plugin's loading (:mod:`patchkeeper.runtime.inventory.runners`).
     """
 
     plugin_root: str
@@ -146,6 +148,7 @@ class Inventory:
     findings: tuple[Finding, ...]
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     loading: tuple[str, ...] = ()
+    tests_left_out: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:

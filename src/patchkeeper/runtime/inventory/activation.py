@@ -223,6 +223,10 @@ class Reachability:
         status = ActivationStatus.CONDITIONAL if conditions else ActivationStatus.ACTIVE
         return Activation(status, _chain(reached.chain), conditions)
 
+    def imports(self, module: str) -> bool:
+        """Whether a chain from the roots imports the plugin module ``module``."""
+        return f"m:{module}" in self.best
+
     def why_not(self, module: str, scope: str) -> str:
         """Where the import of an unreached module is commented out, or who imports it."""
         if f"m:{module}" in self.best and scope != MODULE_SCOPE:

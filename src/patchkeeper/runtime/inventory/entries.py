@@ -12,14 +12,19 @@ from typing import Any
 
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.activation import Reachability
-from patchkeeper.runtime.inventory.file_facts import UNREADABLE, is_external
-from patchkeeper.runtime.inventory.layout import PluginLayout
+from patchkeeper.runtime.inventory.file_facts import UNREADABLE, FileFacts, is_external
+from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import Unnamed, Unread, resolve_named
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.inventory.runners import is_test_module, scripts
 from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.settings import RuntimeSettings
+
+#: One patch file as read: its facts, its entries (each with its local conditions) and its
+#: findings.
+_Read = tuple[PatchFile, FileFacts, list[tuple[PatchEntry, tuple[Any, ...]]], list[Finding]]
 
 
 def _order(entry: PatchEntry) -> tuple[str, int, str, str]:
@@ -153,27 +158,65 @@ def inventory_of(
     the plugin is loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream``
     and ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
     takes them); ``ahead`` is called with the patched targets before the activation
-    search."""
-    files: list[str] = []
-    raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
-    findings: list[Finding] = []
+    search. A test module the loading does not import is left out, its file listed in
+    :attr:`~patchkeeper.runtime.model.Inventory.tests_left_out`
+    (:mod:`patchkeeper.runtime.inventory.runners`)."""
+    read: list[_Read] = []
     for patch, facts in tree.patch_facts(layout):
-        files.append(facts.file)
+        found_findings: list[Finding] = []
         if facts.syntax_error:
-            findings.append(syntax_finding(facts.syntax_error, facts.file))
+            found_findings.append(syntax_finding(facts.syntax_error, facts.file))
         resolved, unreadable, unnamed = resolve_named(facts.named, tree.facts_of, tree.split)
         found = [*facts.entries, *resolved]
-        raw.extend(found)
-        findings.extend(unread_name_finding(item) for item in unreadable)
-        findings.extend(unnamed_finding(item) for item in unnamed)
-        findings.extend(
+        found_findings.extend(unread_name_finding(item) for item in unreadable)
+        found_findings.extend(unnamed_finding(item) for item in unnamed)
+        found_findings.extend(
             Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
         )
         # A header describes the patches of its file: a file that patches nothing (a
         # helper, an initializer, any module of a package scanned whole) needs none.
         if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
             text = patch.path.read_text(encoding="utf-8", errors="replace")
-            findings.extend(check_header(text, settings.header_fields, facts.file))
+            found_findings.extend(check_header(text, settings.header_fields, facts.file))
+        read.append((patch, facts, found, found_findings))
+    if ahead is not None:
+        # Test modules are mostly left out below: their targets are not worth the work.
+        ahead(
+            [
+                entry.target
+                for patch, _facts, found, _problems in read
+                if not is_test_module(patch.module, patch.is_package)
+                for entry, _local in found
+            ]
+        )
+    entry_points = layout.entry_points
+    loaded = loading(
+        settings.package,
+        entry_points,
+        layout.console_scripts,
+        settings.activation,
+        upstream,
+        unread,
+        layout.other_entry_points,
+        tuple(
+            (module, tree.relative(file), line)
+            for module, file, line in scripts(layout.package_files)
+        ),
+    )
+    reach = Reachability(tree, list(loaded.roots))
+    # A test module the plugin's loading does not import is run by a test runner: what it
+    # replaces is no runtime patch of the plugin (:mod:`patchkeeper.runtime.inventory.runners`).
+    files: list[str] = []
+    raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
+    findings: list[Finding] = []
+    left_out: list[str] = []
+    for patch, facts, found, problems in read:
+        if is_test_module(patch.module, patch.is_package) and not reach.imports(patch.module):
+            left_out.append(facts.file)
+            continue
+        files.append(facts.file)
+        raw.extend(found)
+        findings.extend(problems)
     # The ledger is checked against the entries as the files give them: what it reads of an
     # entry (file, line, target, key, a sys.modules mechanism) the activation search and a
     # subclass swap leave as they are.
@@ -184,18 +227,6 @@ def inventory_of(
         sorted((entry for entry, _local in raw), key=_order),
         files,
     )
-    if ahead is not None:
-        ahead([entry.target for entry, _local in raw])
-    entry_points = layout.entry_points
-    loaded = loading(
-        settings.package,
-        entry_points,
-        layout.console_scripts,
-        settings.activation,
-        upstream,
-        unread,
-    )
-    reach = Reachability(tree, list(loaded.roots))
     entries = []
     for entry, local in raw:
         entry = _upgrade_subclass(entry, tree)
@@ -213,6 +244,7 @@ def inventory_of(
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line or 0, f.code, f.message))),
         counts=count_entries(entries),
         loading=loaded.facts,
+        tests_left_out=tuple(left_out),
     )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from patchkeeper.runtime.inventory.loading import CONSOLE_SCRIPTS
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.settings import RuntimeSettings
 from patchkeeper.runtime.store.cache import file_state
@@ -58,6 +59,9 @@ class PluginLayout:
             docstring).
         console_scripts: its console scripts whose function is in its package (running one
             runs the function: a root of the activation search).
+        other_entry_points: its entry points of every other group whose object is in its
+            package (``inspect_ai``, ``pytest11``: another program loads them, a root of the
+            activation search as well).
     """
 
     signature: str
@@ -65,6 +69,7 @@ class PluginLayout:
     package_files: Mapping[str, tuple[Path, bool]]
     entry_points: tuple[EntryPoint, ...]
     console_scripts: tuple[EntryPoint, ...]
+    other_entry_points: tuple[EntryPoint, ...] = ()
 
     @property
     def package_modules(self) -> tuple[str, ...]:
@@ -84,6 +89,7 @@ def read_layout(settings: RuntimeSettings, folders: list[tuple[str, list[str]]])
         for path in sorted((root / settings.patch_directory).rglob("*.py"))
     )
     declared = _entry_points(root, top)
+    groups = {*settings.entry_point_groups, CONSOLE_SCRIPTS}
     return PluginLayout(
         signature=_signature(settings, files, [p.path for p in patch_files]),
         patch_files=patch_files,
@@ -92,7 +98,12 @@ def read_layout(settings: RuntimeSettings, folders: list[tuple[str, list[str]]])
         console_scripts=tuple(
             e
             for e in declared
-            if e.group == "console_scripts" and e.value.split(":")[0].split(".")[0] == top
+            if e.group == CONSOLE_SCRIPTS and e.value.split(":")[0].split(".")[0] == top
+        ),
+        other_entry_points=tuple(
+            e
+            for e in declared
+            if e.group not in groups and e.value.split(":")[0].split(".")[0] == top
         ),
     )
 

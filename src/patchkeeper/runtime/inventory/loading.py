@@ -15,6 +15,12 @@ styles, each a root of :class:`patchkeeper.runtime.inventory.activation.Reachabi
 4. ``import plugin`` before vLLM (vllm-mindspore's documented use): the package's
    ``__init__`` runs, and any ``register()`` it calls.
 
+Besides vLLM, other programs run parts of the plugin, each a root as a console script is
+(:mod:`patchkeeper.runtime.inventory.runners`): an entry point of another group
+(vllm-lens's ``inspect_ai``, vllm-ascend's ``ms_service_metric.providers``: the other
+program loads it) and a script of the package (``python -m`` runs a module with a
+module-level ``if __name__ == "__main__":``, or a ``__main__.py``).
+
 Styles 1 and 2 are declared to vLLM: an entry none of the roots reaches is *never
 imported*, a fact. When neither exists, the plugin's loading is not declared anywhere the
 trees show: the search starts from the package's import and its console scripts, and an
@@ -136,12 +142,17 @@ def loading(
     activation: str,
     upstream: UpstreamFiles | None,
     unread: str = "",
+    others: tuple[EntryPoint, ...] = (),
+    run: tuple[tuple[str, str, int], ...] = (),
 ) -> Loading:
     """The roots of the activation search for ``package`` (see the module docstring):
     ``entry_points`` in the configured groups, the configured ``activation`` function,
     the places ``upstream`` loads the package (``None``: no upstream tree given), and the
-    console ``scripts``; with the package's own import as a root, and the reason, when
-    nothing declares the plugin to the upstream. Without an upstream tree, whether vLLM
+    console ``scripts``, the entry points of other programs' groups (``others``) and the
+    package's scripts (``run``: ``(module, file relative to the root, line of its
+    __main__ guard)``, :func:`patchkeeper.runtime.inventory.runners.scripts`); with the
+    package's own import as a root, and the reason, when nothing declares the plugin to
+    the upstream. Without an upstream tree, whether vLLM
     loads the plugin itself is unknown: the reason then starts "loading not traced without
     the upstream" and says why none was read (``unread``: no pinned release, or the error
     reading it)."""
@@ -158,6 +169,11 @@ def loading(
         (f"console script {e.name} = {e.value} ({e.source})", e.value.replace(":", "."))
         for e in scripts
     ]
+    roots += [
+        (f"{e.group} entry point {e.name} = {e.value} ({e.source})", e.value.replace(":", "."))
+        for e in others
+    ]
+    roots += [(f"script python -m {module} ({file}:{line})", module) for module, file, line in run]
     if declared:
         return Loading(tuple(roots))
     roots.append((f"import {package} (its users import it before the upstream)", package))

@@ -6,7 +6,7 @@ Static only: files are read and parsed, never imported.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -166,12 +166,20 @@ class PluginTree:
                 if facts is not None:
                     yield patch, facts
 
-    def patch_file_facts(self) -> tuple[tuple[PatchFile, FileFacts | None], ...]:
-        """Each file of the patch directory (:attr:`PluginLayout.patch_files`' order) with
-        its facts: those the inventory read this run (:meth:`patch_facts`), else its record
-        in the store (an inventory remembered), else scanned now; ``None`` for a file no
-        module name reaches."""
-        return tuple((patch, self.facts_of(patch.module)) for patch in self.layout.patch_files)
+    def patch_file_facts(
+        self, leave_out: Collection[str] = ()
+    ) -> tuple[tuple[PatchFile, FileFacts | None], ...]:
+        """Each file of the patch directory (:attr:`PluginLayout.patch_files`' order) but
+        those ``leave_out`` names (relative paths: the inventory's
+        :attr:`~patchkeeper.runtime.model.Inventory.tests_left_out`) with its facts: those
+        the inventory read this run (:meth:`patch_facts`), else its record in the store (an
+        inventory remembered), else scanned now; ``None`` for a file no module name
+        reaches."""
+        return tuple(
+            (patch, self.facts_of(patch.module))
+            for patch in self.layout.patch_files
+            if patch.relative not in leave_out
+        )
 
     def replacement_sources(self, replacements: Iterable[str]) -> dict[str, ReplacementSource]:
         """The :class:`ReplacementSource` of each replacement ``module:qualname`` found
@@ -192,17 +200,22 @@ class PluginTree:
             found[replacement] = ReplacementSource(file, self.relative(file), *span, first)
         return found
 
-    def reading(self, replacements: Iterable[str]) -> PluginReading:
+    def reading(
+        self, replacements: Iterable[str], leave_out: Collection[str] = ()
+    ) -> PluginReading:
         """The :class:`PluginReading` of the replacements ``module:qualname`` (an entry's
         :attr:`~patchkeeper.runtime.model.PatchEntry.replacement`; an expression is left
-        out), each module's file looked up and each file's facts read once."""
+        out), each module's file looked up and each file's facts read once; the patch files
+        without those ``leave_out`` names (the test modules the inventory left out: their
+        imports and version gates are not the plugin's either)."""
         named = sorted({r for r in replacements if r.partition(":")[2] and "<" not in r})
         module_files: dict[str, tuple[Path, str]] = {}
         for module in sorted({r.partition(":")[0] for r in named}):
             located = self.module_file(module)
             if located is not None:
                 module_files[module] = (located[0], self.relative(located[0]))
-        return PluginReading(module_files, self.replacement_sources(named), self.patch_file_facts())
+        patch_files = self.patch_file_facts(frozenset(leave_out))
+        return PluginReading(module_files, self.replacement_sources(named), patch_files)
 
 
 def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...]:

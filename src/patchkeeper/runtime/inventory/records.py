@@ -43,12 +43,15 @@ def inventory_record(inventory: Inventory) -> tuple[Any, ...]:
         tuple((f.code, f.path, f.line, f.message, f.hint) for f in inventory.findings),
         inventory.counts,
         inventory.loading,
+        inventory.tests_left_out,
     )
 
 
 def inventory_from_record(record: tuple[Any, ...]) -> Inventory:
     """The inverse of :func:`inventory_record`."""
-    root, package, directory, entry_points, files, entries, findings, counts, loading = record
+    root, package, directory, entry_points, files, entries, findings, counts, loading, tests = (
+        record
+    )
     return Inventory(
         plugin_root=root,
         package=package,
@@ -59,4 +62,5 @@ def inventory_from_record(record: tuple[Any, ...]) -> Inventory:
         findings=tuple(Finding(*f) for f in findings),
         counts=counts,
         loading=tuple(loading),
+        tests_left_out=tuple(tests),
     )

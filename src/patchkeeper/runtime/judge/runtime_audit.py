@@ -98,5 +98,6 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
         return memory.result
     # What the judging reads of the plugin, read once here: it never asks the tree again.
     inventory = scanned.inventory
-    reading = scanned.tree.reading(entry.replacement for entry in inventory.entries)
+    replacements = (entry.replacement for entry in inventory.entries)
+    reading = scanned.tree.reading(replacements, inventory.tests_left_out)
     return judge_entries(settings, inventory, reading, (old, new), trees, memory, versions)
