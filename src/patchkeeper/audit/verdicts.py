@@ -45,6 +45,7 @@ from patchkeeper.audit.gone_files import (
     renamed,
     tests_gone,
 )
+from patchkeeper.audit.hunk_refs import hunk_ref, hunk_refs
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     FAILS,
@@ -321,7 +322,7 @@ def _lands_after(
         needing.append(status)
     if not needing:
         return None
-    refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
+    refs = hunk_refs(needing, statuses)
     verb = "needs" if len(needing) == 1 else "need"
     return (
         f"{refs} {verb} {earlier.name} only for context: its other lines are in the new "
@@ -384,7 +385,7 @@ def _apply_remaining(ws: Workspace, patch: Patch, statuses: list[HunkVerdict]) -
 
 
 def _refs(statuses: Sequence[HunkVerdict], status: str) -> str:
-    return ", ".join(f"{s.path} #{s.index}" for s in statuses if s.status == status)
+    return hunk_refs((s for s in statuses if s.status == status), statuses)
 
 
 def _count(statuses: Sequence[HunkVerdict], status: str) -> int:
@@ -399,7 +400,7 @@ def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
             continue
         line = f"line {s.moved_line}, " if s.moved_line else ""
         counts = f"{s.moved_found} of {s.moved_total} context lines there"
-        parts.append(f"{s.path} #{s.index}: its context is in {s.moved_to} ({line}{counts})")
+        parts.append(f"{hunk_ref(s, statuses)}: its context is in {s.moved_to} ({line}{counts})")
     return "; ".join(parts)
 
 
@@ -733,7 +734,7 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
             tuple(statuses),
             kind=kind,
         )
-    moved_text = ", ".join(f"{s.path} #{s.index} {s.offset:+d}" for s in statuses if s.offset)
+    moved_text = ", ".join(f"{hunk_ref(s, statuses)} {s.offset:+d}" for s in statuses if s.offset)
     return PatchVerdict(
         patch.name,
         OFFSET,
@@ -861,7 +862,7 @@ def _judge_failing(
         hunks = {(d.path, h.index): h for d in patch.files for h in d.hunks}
         needing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
         needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.index)], s)]
-        refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
+        refs = hunk_refs(needing, statuses)
         verb = "needs" if len(needing) == 1 else "need"
         earlier = next(f for f in failed if f.name == blocker)
         lands = _lands_after(ws, patch, statuses, earlier) or ""
@@ -889,7 +890,7 @@ def _judge_failing(
     cosmetic = _cosmetic(patch, statuses, kind)
     upstream = code_upstream([s for s in statuses if s not in cosmetic], kind) if cosmetic else None
     if upstream:
-        refs = ", ".join(f"{s.path} #{s.index}" for s in cosmetic)
+        refs = hunk_refs(cosmetic, statuses)
         verb = "changes" if len(cosmetic) == 1 else "change"
         text = f"{upstream}; set aside: {refs} only {verb} comments and imports the patch puts back"
         return _upstreamed(patch, text, statuses, shares, kind=kind)
@@ -1161,7 +1162,7 @@ def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: st
     most = total >= MIN_CODE_LINES and gone >= WRITTEN_DIFFERENTLY * total
     if not removing or (gone < total and not most):
         return None
-    refs = ", ".join(f"{s.path} #{s.index}" for s in removing)
+    refs = hunk_refs(removing, statuses)
     lines = "the lines" if gone == total else f"{gone} of the {total} lines"
     return (
         f"upstream rewrote the code the patch changes: {lines} {refs} remove are gone from "
@@ -1391,7 +1392,7 @@ def _fits_elsewhere(ws: Workspace, patch: Patch, verdict: PatchVerdict) -> str:
         if spot is None or abs(spot[0] - status.line) <= len(hunk.lines):
             continue
         return (
-            f"{status.path} #{status.index} also fits line {spot[0]} at fuzz {spot[1]}, where "
+            f"{hunk_ref(status, verdict.hunks)} also fits line {spot[0]} at fuzz {spot[1]}, where "
             f"its lines are not (its lines are at line {status.line}): quilt would apply it there"
         )
     return ""
