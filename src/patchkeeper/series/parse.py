@@ -105,7 +105,7 @@ def parse_series(path: Path) -> Series:
             hint="make it a readable file that lists the patches, one a line, or point "
             "'series' in [tool.patchkeeper] to one",
         ) from None
-    _refuse_wide_text(data, path, "the series file")
+    refuse_wide_text(data, path, "the series file")
     text = data.decode(_ENCODING, _ERRORS)
     # A byte order mark (an editor's UTF-8 "with BOM") is not part of the first name.
     text = text.removeprefix("\ufeff")
@@ -253,7 +253,7 @@ def wide_encoding(data: bytes) -> str | None:
     return None
 
 
-def _refuse_wide_text(data: bytes, path: Path, what: str) -> None:
+def refuse_wide_text(data: bytes, path: Path, what: str) -> None:
     """Refuse ``data`` when it is UTF-16 or UTF-32 text (:func:`wide_encoding`).
 
     Raises:
@@ -1063,7 +1063,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
-    _refuse_wide_text(data, path, "the patch")
+    refuse_wide_text(data, path, "the patch")
     lines = _restore_chopped_context(split_lines(data))
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)
