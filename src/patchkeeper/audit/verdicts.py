@@ -74,6 +74,7 @@ from patchkeeper.audit.upstreamed import (
 )
 from patchkeeper.constants import DecisionWord, WordEnum
 from patchkeeper.errors import PatchFormatError
+from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.series.engine import (
     EXISTS,
     FileOutcome,
@@ -101,6 +102,7 @@ from patchkeeper.series.substantive_lines import (
     substantive,
     substantive_lines,
 )
+from patchkeeper.system.names import shown_name
 from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
 
 
@@ -184,13 +186,13 @@ class PatchVerdict:
             there as it is, which makes the action *port*; ``""`` otherwise.
     """
 
-    name: str
+    name: str = field(metadata=FILE_NAME)
     verdict: str
     summary: str
     hunks: tuple[HunkVerdict, ...] = ()
     shares: tuple[FileShare, ...] = ()
     moved: tuple[MovedFile, ...] = ()
-    blocked_by: str | None = None
+    blocked_by: str | None = field(default=None, metadata=FILE_NAME)
     failures: tuple[FileFailure, ...] = ()
     max_offset: int = 0
     action: str = ""
@@ -325,8 +327,8 @@ def _lands_after(
     refs = hunk_refs(needing, statuses)
     verb = "needs" if len(needing) == 1 else "need"
     return (
-        f"{refs} {verb} {earlier.name} only for context: its other lines are in the new "
-        "release and it changes none of that patch's lines"
+        f"{refs} {verb} {shown_name(earlier.name)} only for context: its other lines are in "
+        "the new release and it changes none of that patch's lines"
     )
 
 
@@ -531,7 +533,7 @@ def _judge_gone(
         return PatchVerdict(
             patch.name,
             BLOCKED,
-            f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
+            f"needs {missing[0].old_path}, which the failing patch {shown_name(blocker)} creates",
             blocked_by=blocker,
         )
     absent = _absent_at_pin(missing, ctx)
@@ -869,7 +871,7 @@ def _judge_failing(
         return PatchVerdict(
             patch.name,
             BLOCKED,
-            f"{refs} {verb} lines that the failing patch {blocker} adds"
+            f"{refs} {verb} lines that the failing patch {shown_name(blocker)} adds"
             + (f"; {lands}" if lands else ""),
             tuple(statuses),
             shares,
