@@ -123,3 +123,9 @@ def test_a_name_that_is_not_utf8_is_shown_one_way_everywhere(cli, example: Examp
     names = [verdict["name"] for verdict in json.loads(run.out)["verdicts"]]
     assert names[-1] == shown
     assert os.fsencode(unquoted_name(names[-1])) == b"caf\xe9.patch"
+    run = cli("retire", latin1, "--at", "1.1", "--why", "upstream has it", cwd=down)
+    assert (run.code, run.out) == (
+        0,
+        'retired "caf\\351" at 1.1: removed "patches/caf\\351.patch"; took it out of '
+        "patches/series; recorded in PATCHES.md\n",
+    )
