@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from patchkeeper.jsonable import FILE_NAME
+from patchkeeper.system.names import shown_name
 
 
 class PatchkeeperError(Exception):
@@ -48,12 +51,14 @@ class PatchkeeperError(Exception):
         self.hint = hint
 
     def where(self) -> str:
-        """Return ``path:line`` (or ``path``, or ``""``) for the start of a message."""
+        """Return ``path:line`` (or ``path``, or ``""``) for the start of a message, the
+        path as every output shows a file name (:func:`patchkeeper.system.names.shown_name`)."""
         if self.path is None:
             return ""
+        path = shown_name(str(self.path))
         if self.line is None:
-            return str(self.path)
-        return f"{self.path}:{self.line}"
+            return path
+        return f"{path}:{self.line}"
 
     def __str__(self) -> str:
         where = self.where()
@@ -134,7 +139,7 @@ class Finding:
     """
 
     code: str
-    path: str
+    path: str = field(metadata=FILE_NAME)
     line: int | None
     message: str
     hint: str = ""
@@ -152,6 +157,7 @@ class Finding:
         path = self.path
         if cwd and not posixpath.isabs(path):
             path = posixpath.relpath(path, cwd)
+        path = shown_name(path)
         return f"{path}:{self.line}" if self.line is not None else path
 
     def sentence(self) -> str:
@@ -173,7 +179,7 @@ class Finding:
     def github(self) -> str:
         """A GitHub Actions annotation: ``::error file=F,line=N,title=CODE::message``
         (GitHub's workflow-command syntax; the hint after a colon)."""
-        props = [f"file={_escape_property(self.path)}"] if self.path else []
+        props = [f"file={_escape_property(shown_name(self.path))}"] if self.path else []
         if self.line is not None:
             props.append(f"line={self.line}")
         props.append(f"title={self.code}")

@@ -32,14 +32,33 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 ABSENT_WHEN_NONE = MappingProxyType({"jsonable": "absent when None"})
 _ABSENT = ABSENT_WHEN_NONE["jsonable"]
 
+#: The metadata of a dataclass field that holds a file name (a series entry, a patch's path;
+#: ``str``, ``str | None`` or a tuple of them) read with ``surrogateescape``: its JSON form
+#: is the name as every output shows it (:func:`patchkeeper.system.names.shown_name`: git's quoted
+#: form when it is not valid UTF-8), which :func:`from_jsonable` reads back to the very
+#: bytes; ``field(metadata=FILE_NAME)``.
+FILE_NAME = MappingProxyType({"jsonable": "file name"})
+_FILE_NAME = FILE_NAME["jsonable"]
+
 
 @functools.cache
-def _public_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+def _public_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
     """A dataclass's field names, those starting with ``_`` left out, and the names among
-    them marked :data:`ABSENT_WHEN_NONE` (once per class)."""
+    them marked :data:`ABSENT_WHEN_NONE` and :data:`FILE_NAME` (once per class)."""
     public = [f for f in dataclasses.fields(cls) if not f.name.startswith("_")]
     absent = (f.name for f in public if f.metadata.get("jsonable") == _ABSENT)
-    return tuple(f.name for f in public), frozenset(absent)
+    named = (f.name for f in public if f.metadata.get("jsonable") == _FILE_NAME)
+    return tuple(f.name for f in public), frozenset(absent), frozenset(named)
+
+
+def _names(value: Any, convert: Callable[[str], str]) -> Any:
+    """``value`` of a :data:`FILE_NAME` field with ``convert`` applied to each name in it (a
+    string, or the strings of a tuple or list; ``None`` kept)."""
+    if isinstance(value, str):
+        return convert(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(convert(item) if isinstance(item, str) else item for item in value)
+    return value
 
 
 def to_jsonable(value: Any) -> Any:
@@ -47,17 +66,20 @@ def to_jsonable(value: Any) -> Any:
 
     Bytes are decoded as UTF-8 with replacement; a dataclass field whose name starts with
     ``_`` is left out, and so is one marked :data:`ABSENT_WHEN_NONE` while it is ``None``;
+    one marked :data:`FILE_NAME` holds its names as they are shown;
     a :class:`JsonReady` gives the values its JSON text holds.
     """
     if type(value) in _PLAIN:
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names, absent = _public_fields(type(value))
-        if not absent:
+        names, absent, named = _public_fields(type(value))
+        if not absent and not named:
             return {name: to_jsonable(getattr(value, name)) for name in names}
+        if named:
+            from patchkeeper.system.names import shown_name
         members = ((name, getattr(value, name)) for name in names)
         return {
-            name: to_jsonable(item)
+            name: _names(item, shown_name) if name in named else to_jsonable(item)
             for name, item in members
             if item is not None or name not in absent
         }
@@ -377,7 +399,12 @@ def _decode_dataclass(cls: type, data: Any, names: dict[str, Any]) -> Any:
         if not field.init:
             continue
         if field.name in data:
-            values[field.name] = _decode(hints.get(field.name, Any), data[field.name], names)
+            value = _decode(hints.get(field.name, Any), data[field.name], names)
+            if field.metadata.get("jsonable") == _FILE_NAME:
+                from patchkeeper.system.names import unquoted_name
+
+                value = _names(value, unquoted_name)
+            values[field.name] = value
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             raise DecodeError(f"{cls.__name__} without its {field.name!r}")
     return cls(**values)

@@ -125,9 +125,10 @@ Subject: [PATCH 2/2] restore import
             FIRST + SECOND,
             "upstreamed",
             "retire",
+            # the two diffs of pkg/facter.py each number their first hunk #1
             "every code hunk's post-image is there (pkg/facter.py #2); set aside: "
-            "pkg/facter.py #1, pkg/facter.py #1 only change comments and imports the patch "
-            "puts back; 2 of 3 substantive added lines already upstream (strongest: "
+            "pkg/facter.py #1 (@@ -1,14 +1,9 @@), pkg/facter.py #1 (@@ -3,6 +3,8 @@) only "
+            "change comments and imports the patch puts back; 2 of 3 substantive added lines already upstream (strongest: "
             "pkg/facter.py 2/3); to do: retire (upstream has it)",
             id="the-import-is-put-back",
         ),

@@ -142,16 +142,31 @@ def test_the_configured_pristine_is_checked_too(cli, example: Example) -> None:
     )
 
 
-@pytest.mark.parametrize("spec", ["flask-2.2.2.tar.gz", "./flask==2.2.2"])
-def test_a_path_is_not_a_requirement_of_another_project(cli, example: Example, spec: str) -> None:
+@pytest.mark.parametrize(
+    ("spec", "what"),
+    [
+        # an sdist is a release: of another project than the upstream, before it is read
+        (
+            "flask-2.2.2.tar.gz",
+            "this is a release of flask, but the configured upstream is minihttp",
+        ),
+        (
+            "./flask==2.2.2",
+            "this is a file; a target is an upstream tree (a directory), an sdist or wheel "
+            "file, or a requirement such as NAME==VERSION",
+        ),
+    ],
+)
+def test_a_path_is_not_a_requirement_of_another_project(
+    cli, example: Example, spec: str, what: str
+) -> None:
     """An sdist's file name or a path (here existing files) is no requirement: the tree code
     says what it is, never "names the project flask"."""
     (example.downstream / spec).write_bytes(b"")
     run = cli("audit", "--to", spec, cwd=example.downstream)
     assert (run.code, run.err.splitlines()[0]) == (
         2,
-        f"patchkeeper: error: {spec.removeprefix('./')}: this is a file; a target is an upstream tree (a "
-        "directory) or a requirement such as NAME==VERSION",
+        f"patchkeeper: error: {spec.removeprefix('./')}: {what}",
     )
 
 

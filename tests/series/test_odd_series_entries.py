@@ -8,7 +8,10 @@ import json
 import os
 import shutil
 
-from helpers import Example
+import pytest
+
+from helpers import EXAMPLE_SERIES, Example
+from patchkeeper.system.names import unquoted_name
 
 
 def test_an_entry_that_is_a_directory(cli, example: Example) -> None:
@@ -74,3 +77,55 @@ def test_an_entry_that_is_a_named_pipe_or_a_dangling_link(cli, example: Example)
         "patches/series:9: PK201 pipe.patch is a named pipe",
         "patches/series:10: PK201 link.patch is a symbolic link to a missing file (gone.patch)",
     ]
+
+
+def test_a_name_that_is_not_utf8_is_shown_one_way_everywhere(cli, example: Example) -> None:
+    # A Latin-1 file name (the byte 0xe9) is shown as git shows it, "caf\351.patch", in the
+    # error, in lint's and the audit's text, in Markdown and in the JSON, which maps back to the bytes.
+    down = example.downstream
+    patches = down / "patches"
+    latin1 = os.fsdecode(b"caf\xe9.patch")
+    try:
+        (patches / latin1).write_bytes((patches / EXAMPLE_SERIES[0]).read_bytes())
+    except (OSError, UnicodeEncodeError) as exc:  # a file system that takes only UTF-8
+        pytest.skip(f"this file system refuses the name b'caf\\xe9.patch': {exc}")
+    shown = '"caf\\351.patch"'
+    series = patches / "series"
+    listed = series.read_bytes()
+    series.write_bytes(listed + b"caf\xe9.patch\nmiss\xe9.patch\n")
+    target = example.target()
+    run = cli("apply", "--target", str(target), cwd=down)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f'patchkeeper: error: {series}:10: the series lists "miss\\351.patch", which does '
+        "not exist\n"
+        f'  hint: restore "{patches}/miss\\351.patch" or remove the line from the series\n',
+    )
+    run = cli("lint", cwd=down)
+    assert run.out.splitlines()[0] == 'patches/series:10: PK201 "miss\\351.patch" does not exist'
+    run = cli("lint", "--json", cwd=down)
+    (finding,) = [f for f in json.loads(run.out)["findings"] if f["code"] == "PK201"]
+    assert finding["message"] == '"miss\\351.patch" does not exist'
+    series.write_bytes(listed + b"caf\xe9.patch\n")
+    run = cli("apply", "--target", str(target), cwd=down)
+    assert run.out.splitlines()[0] == f"{shown} does not apply to directory {target}"
+    run = cli("audit", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert run.out.splitlines()[-1] == (
+        f"to retire (already upstream): {EXAMPLE_SERIES[0]}, {shown}"
+    )
+    (row,) = [line for line in run.out.splitlines() if line.startswith(f"  {shown} ")]
+    assert row.split()[1] == "upstreamed"
+    report = example.root / "audit.md"
+    cli("audit", "--to", "../upstream/minihttp-1.1", "--markdown", str(report), cwd=down)
+    assert report.read_text().splitlines()[-1] == f"- `{shown}`"
+    run = cli("audit", "--to", "../upstream/minihttp-1.1", "--json", cwd=down)
+    names = [verdict["name"] for verdict in json.loads(run.out)["verdicts"]]
+    assert names[-1] == shown
+    assert os.fsencode(unquoted_name(names[-1])) == b"caf\xe9.patch"
+    run = cli("retire", latin1, "--at", "1.1", "--why", "upstream has it", cwd=down)
+    assert (run.code, run.out) == (
+        0,
+        'retired "caf\\351" at 1.1: removed "patches/caf\\351.patch"; took it out of '
+        "patches/series; recorded in PATCHES.md\n",
+    )

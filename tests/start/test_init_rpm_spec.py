@@ -294,3 +294,29 @@ def test_a_spec_without_patch_tags_is_no_series(tmp_path: Path) -> None:
     with pytest.raises(PatchkeeperError) as raised:
         detect(tmp_path)
     assert str(raised.value.message).startswith("no patch series here: ")
+
+
+def test_a_spec_in_utf16_is_refused_with_the_command_that_converts_it(
+    cli, example: Example
+) -> None:
+    # Fedora keeps git format-patch output beside the spec: without the spec read, init
+    # would take those files for the series and lose the spec's order and strip levels
+    tree = _dist_git(example, "", REDIRECT_AND_HEADERS)
+    spec = tree / "python-minihttp.spec"
+    spec.write_bytes(minihttp_spec("Patch0: 0001-redirect.patch\n").encode("utf-16"))
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out, run.err.splitlines()) == (
+        2,
+        "",
+        [
+            f"patchkeeper: error: {spec}:1: the spec file is UTF-16 text; patchkeeper reads "
+            "UTF-8 (or plain bytes)",
+            f"  hint: save it as UTF-8: iconv -f UTF-16 -t UTF-8 {spec} > "
+            "python-minihttp.spec.utf8, then move python-minihttp.spec.utf8 over it",
+        ],
+    )
+    assert sorted(path.name for path in tree.iterdir()) == [
+        "0001-redirect.patch",
+        "headers.patch",
+        "python-minihttp.spec",
+    ]

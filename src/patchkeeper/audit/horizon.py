@@ -31,6 +31,7 @@ from patchkeeper.audit.verdicts import (
     with_action,
 )
 from patchkeeper.errors import TargetError
+from patchkeeper.system.names import shown_name
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -285,8 +286,8 @@ def _blocker_upstream(verdict: PatchVerdict, blocker: str) -> PatchVerdict:
     *conflict*: the lines it needs from ``blocker`` are upstream's own now, written
     differently, so it is ported onto them; its blocker is retired, not ported first."""
     summary = (
-        f"it needs lines of {blocker}, which upstream has (written its own way): port it onto "
-        "upstream's lines"
+        f"it needs lines of {shown_name(blocker)}, which upstream has (written its own way): "
+        "port it onto upstream's lines"
     )
     return with_action(
         replace(verdict, verdict=CONFLICT, summary=summary, action="", blocked_by=None, lands="")

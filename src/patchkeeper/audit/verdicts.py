@@ -45,6 +45,7 @@ from patchkeeper.audit.gone_files import (
     renamed,
     tests_gone,
 )
+from patchkeeper.audit.hunk_refs import hunk_ref, hunk_refs
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     FAILS,
@@ -73,6 +74,7 @@ from patchkeeper.audit.upstreamed import (
 )
 from patchkeeper.constants import DecisionWord, WordEnum
 from patchkeeper.errors import PatchFormatError
+from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.series.engine import (
     EXISTS,
     FileOutcome,
@@ -100,6 +102,7 @@ from patchkeeper.series.substantive_lines import (
     substantive,
     substantive_lines,
 )
+from patchkeeper.system.names import shown_name
 from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
 
 
@@ -183,13 +186,13 @@ class PatchVerdict:
             there as it is, which makes the action *port*; ``""`` otherwise.
     """
 
-    name: str
+    name: str = field(metadata=FILE_NAME)
     verdict: str
     summary: str
     hunks: tuple[HunkVerdict, ...] = ()
     shares: tuple[FileShare, ...] = ()
     moved: tuple[MovedFile, ...] = ()
-    blocked_by: str | None = None
+    blocked_by: str | None = field(default=None, metadata=FILE_NAME)
     failures: tuple[FileFailure, ...] = ()
     max_offset: int = 0
     action: str = ""
@@ -321,11 +324,11 @@ def _lands_after(
         needing.append(status)
     if not needing:
         return None
-    refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
+    refs = hunk_refs(needing, statuses)
     verb = "needs" if len(needing) == 1 else "need"
     return (
-        f"{refs} {verb} {earlier.name} only for context: its other lines are in the new "
-        "release and it changes none of that patch's lines"
+        f"{refs} {verb} {shown_name(earlier.name)} only for context: its other lines are in "
+        "the new release and it changes none of that patch's lines"
     )
 
 
@@ -384,7 +387,7 @@ def _apply_remaining(ws: Workspace, patch: Patch, statuses: list[HunkVerdict]) -
 
 
 def _refs(statuses: Sequence[HunkVerdict], status: str) -> str:
-    return ", ".join(f"{s.path} #{s.index}" for s in statuses if s.status == status)
+    return hunk_refs((s for s in statuses if s.status == status), statuses)
 
 
 def _count(statuses: Sequence[HunkVerdict], status: str) -> int:
@@ -399,7 +402,7 @@ def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
             continue
         line = f"line {s.moved_line}, " if s.moved_line else ""
         counts = f"{s.moved_found} of {s.moved_total} context lines there"
-        parts.append(f"{s.path} #{s.index}: its context is in {s.moved_to} ({line}{counts})")
+        parts.append(f"{hunk_ref(s, statuses)}: its context is in {s.moved_to} ({line}{counts})")
     return "; ".join(parts)
 
 
@@ -530,7 +533,7 @@ def _judge_gone(
         return PatchVerdict(
             patch.name,
             BLOCKED,
-            f"needs {missing[0].old_path}, which the failing patch {blocker} creates",
+            f"needs {missing[0].old_path}, which the failing patch {shown_name(blocker)} creates",
             blocked_by=blocker,
         )
     absent = _absent_at_pin(missing, ctx)
@@ -733,7 +736,7 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
             tuple(statuses),
             kind=kind,
         )
-    moved_text = ", ".join(f"{s.path} #{s.index} {s.offset:+d}" for s in statuses if s.offset)
+    moved_text = ", ".join(f"{hunk_ref(s, statuses)} {s.offset:+d}" for s in statuses if s.offset)
     return PatchVerdict(
         patch.name,
         OFFSET,
@@ -861,14 +864,14 @@ def _judge_failing(
         hunks = {(d.path, h.index): h for d in patch.files for h in d.hunks}
         needing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
         needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.index)], s)]
-        refs = ", ".join(f"{s.path} #{s.index}" for s in needing)
+        refs = hunk_refs(needing, statuses)
         verb = "needs" if len(needing) == 1 else "need"
         earlier = next(f for f in failed if f.name == blocker)
         lands = _lands_after(ws, patch, statuses, earlier) or ""
         return PatchVerdict(
             patch.name,
             BLOCKED,
-            f"{refs} {verb} lines that the failing patch {blocker} adds"
+            f"{refs} {verb} lines that the failing patch {shown_name(blocker)} adds"
             + (f"; {lands}" if lands else ""),
             tuple(statuses),
             shares,
@@ -889,7 +892,7 @@ def _judge_failing(
     cosmetic = _cosmetic(patch, statuses, kind)
     upstream = code_upstream([s for s in statuses if s not in cosmetic], kind) if cosmetic else None
     if upstream:
-        refs = ", ".join(f"{s.path} #{s.index}" for s in cosmetic)
+        refs = hunk_refs(cosmetic, statuses)
         verb = "changes" if len(cosmetic) == 1 else "change"
         text = f"{upstream}; set aside: {refs} only {verb} comments and imports the patch puts back"
         return _upstreamed(patch, text, statuses, shares, kind=kind)
@@ -1161,7 +1164,7 @@ def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: st
     most = total >= MIN_CODE_LINES and gone >= WRITTEN_DIFFERENTLY * total
     if not removing or (gone < total and not most):
         return None
-    refs = ", ".join(f"{s.path} #{s.index}" for s in removing)
+    refs = hunk_refs(removing, statuses)
     lines = "the lines" if gone == total else f"{gone} of the {total} lines"
     return (
         f"upstream rewrote the code the patch changes: {lines} {refs} remove are gone from "
@@ -1391,7 +1394,7 @@ def _fits_elsewhere(ws: Workspace, patch: Patch, verdict: PatchVerdict) -> str:
         if spot is None or abs(spot[0] - status.line) <= len(hunk.lines):
             continue
         return (
-            f"{status.path} #{status.index} also fits line {spot[0]} at fuzz {spot[1]}, where "
+            f"{hunk_ref(status, verdict.hunks)} also fits line {spot[0]} at fuzz {spot[1]}, where "
             f"its lines are not (its lines are at line {status.line}): quilt would apply it there"
         )
     return ""

@@ -47,6 +47,7 @@ from patchkeeper.series.parse import (
     parse_series,
     wide_encoding,
 )
+from patchkeeper.system.names import shown_name
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
 #: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
@@ -315,14 +316,15 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
                     "PK203",
                     where,
                     entry.line_no,
-                    f"{entry.name} is already listed on line {seen[entry.name]}",
+                    f"{shown_name(entry.name)} is already listed on line {seen[entry.name]}",
                 )
             )
             continue
         seen[entry.name] = entry.line_no
         if not entry_file_exists(series, entry):
             problem = entry_problem(series, entry)
-            out.append(Finding("PK201", where, entry.line_no, f"{entry.name} {problem}"))
+            message = f"{shown_name(entry.name)} {problem}"
+            out.append(Finding("PK201", where, entry.line_no, message))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):

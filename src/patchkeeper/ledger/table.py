@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_AT, OPTION_WHY
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
+from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import LedgerSettings, header_settings, ledger_settings
 from patchkeeper.series.headers import FAMILY, Headers, parse_headers
@@ -97,7 +98,7 @@ class RetireResult:
         root: the downstream directory.
     """
 
-    name: str
+    name: str = field(metadata=FILE_NAME)
     patch_file: Path | None
     series: Path
     ledger: Path

@@ -46,6 +46,7 @@ from patchkeeper.audit.verdicts import (
 )
 from patchkeeper.constants import WordEnum
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.port.changes import PatchChange, compare
 from patchkeeper.port.history import Cause, Reference
 from patchkeeper.port.memo import Memo
@@ -207,7 +208,7 @@ class PortedPatch:
         causes: the upstream commits that changed the failed hunks' lines.
     """
 
-    name: str
+    name: str = field(metadata=FILE_NAME)
     verdict: str
     summary: str
     pending: bool = False

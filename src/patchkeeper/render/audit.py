@@ -17,6 +17,7 @@ from patchkeeper.audit.verdicts import (
 )
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import tally
+from patchkeeper.system.names import shown_name
 
 
 def _counts_line(result: AuditResult) -> str:
@@ -73,20 +74,22 @@ def audit_text(result: AuditResult) -> str:
     if result.pin:
         head += f" (pin {result.pin})"
     lines = [head, f"against {result.target}", _pin_line(result), ""]
-    width = max((len(v.name) for v in result.verdicts), default=5)
-    rows = [(v.name.ljust(width), v.verdict, v.summary) for v in result.verdicts]
+    names = [shown_name(v.name) for v in result.verdicts]
+    width = max((len(name) for name in names), default=5)
+    rows = [(n.ljust(width), v.verdict, v.summary) for n, v in zip(names, result.verdicts)]
     lines.extend(table([("patch".ljust(width), "verdict", "evidence"), *rows]))
     needing = [v for v in result.verdicts if v.verdict not in GOOD]
     for verdict in needing:
         detail = _hunk_detail(verdict, "    ")
         if detail:
             lines.append("")
-            lines.append(f"  {verdict.name} ({verdict.verdict}):")
+            lines.append(f"  {shown_name(verdict.name)} ({verdict.verdict}):")
             lines.extend(detail)
     lines.append("")
     lines.append(tally(len(result.verdicts), _counts_line(result)))
     if result.to_retire:
-        lines.append("to retire (already upstream): " + ", ".join(result.to_retire))
+        retire = ", ".join(shown_name(name) for name in result.to_retire)
+        lines.append("to retire (already upstream): " + retire)
     return "\n".join(lines)
 
 
@@ -110,14 +113,15 @@ def audit_markdown(result: AuditResult) -> str:
     out.append("| patch | verdict | evidence |")
     out.append("|---|---|---|")
     for verdict in result.verdicts:
-        out.append(f"| `{_cell(verdict.name)}` | {verdict.verdict} | {_cell(verdict.summary)} |")
+        name = shown_name(verdict.name).replace("|", "\\|")  # a code span: no other escape
+        out.append(f"| `{name}` | {verdict.verdict} | {_cell(verdict.summary)} |")
     needing = [v for v in result.verdicts if v.verdict not in GOOD]
     if needing:
         out.append("")
         out.append("### Needs work")
         for verdict in needing:
             out.append("")
-            out.append(f"#### `{verdict.name}`: {verdict.verdict}")
+            out.append(f"#### `{shown_name(verdict.name)}`: {verdict.verdict}")
             out.append("")
             out.append(verdict.summary)
             detail = _hunk_detail(verdict, "")
@@ -131,5 +135,5 @@ def audit_markdown(result: AuditResult) -> str:
         out.append("### To retire")
         out.append("")
         for name in result.to_retire:
-            out.append(f"- `{name}`")
+            out.append(f"- `{shown_name(name)}`")
     return "\n".join(out) + "\n"

@@ -11,6 +11,7 @@ from patchkeeper.ledger.lint import LintResult
 from patchkeeper.ledger.table import LedgerResult, RetireResult, escape_cell
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import plural
+from patchkeeper.system.names import shown_name
 
 #: The command that rewrites the table where patchkeeper runs from pre-commit's own
 #: environment (the ``patchkeeper-ledger`` hook of ``.pre-commit-hooks.yaml``): the user's
@@ -19,15 +20,16 @@ FIX_HOOK = "'pre-commit run patchkeeper-ledger --all-files'"
 
 
 def shown(path: Path | None, root: Path | None = None) -> str:
-    """``path`` relative to the downstream ``root`` when inside it, else as given."""
+    """``path`` relative to the downstream ``root`` when inside it, else as given; as every
+    output shows a file name (:func:`patchkeeper.system.names.shown_name`)."""
     if path is None:
         return "-"
     if root is not None and path.is_absolute():
         try:
-            return path.relative_to(root).as_posix()
+            return shown_name(path.relative_to(root).as_posix())
         except ValueError:
             pass
-    return path.as_posix()
+    return shown_name(path.as_posix())
 
 
 @text_renderer(LedgerResult)
@@ -60,14 +62,14 @@ def ledger_markdown(result: LedgerResult) -> str:
 def retire_text(result: RetireResult) -> str:
     removed = f"removed {shown(result.patch_file, result.root)}; " if result.patch_file else ""
     return (
-        f"retired {result.name} at {result.at}: {removed}took it out of "
+        f"retired {shown_name(result.name)} at {result.at}: {removed}took it out of "
         f"{shown(result.series, result.root)}; recorded in {shown(result.ledger, result.root)}"
     )
 
 
 @markdown_renderer(RetireResult)
 def retire_markdown(result: RetireResult) -> str:
-    return f"Retired `{result.name}` at {result.at}: {result.why}\n"
+    return f"Retired `{shown_name(result.name)}` at {result.at}: {result.why}\n"
 
 
 @text_renderer(LintResult)

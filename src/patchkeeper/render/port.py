@@ -17,6 +17,7 @@ from patchkeeper.port.rebase import CARRIED, DROPPED, MERGED, RESOLVED, PortedPa
 from patchkeeper.port.results import ABORTED, PENDING, PortResult
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import tally
+from patchkeeper.system.names import shown_name
 
 #: Verdicts in the order the counts line lists them.
 ORDER = (
@@ -126,13 +127,14 @@ def port_text(result: PortResult) -> str:
         f"  upstream history: {result.history or 'missing (no --upstream-repo)'}",
         "",
     ]
-    width = max((len(p.name) for p in result.patches), default=5)
-    rows = [(p.name.ljust(width), verdict_cell(p), p.summary) for p in result.patches]
+    names = [shown_name(p.name) for p in result.patches]
+    width = max((len(name) for name in names), default=5)
+    rows = [(n.ljust(width), verdict_cell(p), p.summary) for n, p in zip(names, result.patches)]
     lines.extend(table([("patch".ljust(width), "verdict", "evidence"), *rows]))
     for patch in result.patches:
         detail = details(patch)
         if detail:
-            lines += ["", f"  {patch.name} ({verdict_cell(patch)}):", *detail]
+            lines += ["", f"  {shown_name(patch.name)} ({verdict_cell(patch)}):", *detail]
     lines += ["", tally(len(result.patches), counts_line(result))]
     if result.outcome == DONE:
         where = "in place in " if result.in_place else "in "
@@ -168,12 +170,13 @@ def port_markdown(result: PortResult) -> str:
         "|---|---|---|",
     ]
     for patch in result.patches:
-        out.append(f"| `{_cell(patch.name)}` | {verdict_cell(patch)} | {_cell(patch.summary)} |")
+        name = shown_name(patch.name).replace("|", "\\|")  # a code span: no other escape
+        out.append(f"| `{name}` | {verdict_cell(patch)} | {_cell(patch.summary)} |")
     detailed = [p for p in result.patches if details(p)]
     if detailed:
         out += ["", "### Details"]
         for patch in detailed:
-            out += ["", f"#### `{patch.name}`: {verdict_cell(patch)}", "", "```"]
+            out += ["", f"#### `{shown_name(patch.name)}`: {verdict_cell(patch)}", "", "```"]
             out += [line[4:] for line in details(patch)]
             out.append("```")
     if result.todo:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from patchkeeper.render import text_renderer
 from patchkeeper.render.console import table
 from patchkeeper.system.english import plural
+from patchkeeper.system.names import shown_name
 from patchkeeper.trees.results import ApplyResult, VerifyResult
 
 if TYPE_CHECKING:  # evidence and series states are imported by the commands that make them
@@ -88,17 +89,18 @@ def _drift_words(check: object, undone: bool = True) -> str:
 
 
 def state_lines(state: SeriesState, detailed: bool) -> list[str]:
-    rows = [(patch.state, patch.name) for patch in state.patches]
+    rows = [(patch.state, shown_name(patch.name)) for patch in state.patches]
     out = table(rows)
     for patch in state.patches:
+        name = shown_name(patch.name)
         if patch.state == "applied" or (patch.state == "not applied" and not detailed):
             continue
         for ref in patch.applied_hunks:
-            out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} applied (line {ref.line})")
+            out.append(f"    {name}: {ref.path} hunk #{ref.index} applied (line {ref.line})")
         for ref in patch.missing_hunks:
-            out.append(f"    {patch.name}: {ref.path} hunk #{ref.index} not applied")
+            out.append(f"    {name}: {ref.path} hunk #{ref.index} not applied")
         for problem in getattr(patch, "problems", ()):
-            out.append(f"    {patch.name}: {problem}")
+            out.append(f"    {name}: {problem}")
     for check in state.drifted:
         out.append(f"  drift: {check.path} {_drift_words(check)}")
     return out
@@ -120,7 +122,7 @@ def apply_text(result: ApplyResult) -> str:
             f"{plural(len(result.changed), 'file')} changed"
         )
     elif result.outcome == "failed":
-        lines.append(f"{result.failed_patch} does not apply to {result.target}")
+        lines.append(f"{shown_name(result.failed_patch or '')} does not apply to {result.target}")
         lines.extend(failure_lines(result.failures))
     else:
         lines.append(f"{result.action}: the series is {result.outcome} on {result.target}")
@@ -135,7 +137,7 @@ def apply_text(result: ApplyResult) -> str:
         )
     for offset in result.offsets:
         lines.append(
-            f"  offset: {offset.patch} {offset.path} hunk #{offset.index} at line "
+            f"  offset: {shown_name(offset.patch)} {offset.path} hunk #{offset.index} at line "
             f"{offset.line} ({offset.offset:+d} lines)"
         )
     if result.note:

@@ -34,6 +34,7 @@ from patchkeeper.series.model import (
     SeriesEntry,
 )
 from patchkeeper.system.filenames import name_hint, name_problem
+from patchkeeper.system.names import shown_name, unquoted_name
 
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
     from unidiff import PatchedFile
@@ -105,7 +106,7 @@ def parse_series(path: Path) -> Series:
             hint="make it a readable file that lists the patches, one a line, or point "
             "'series' in [tool.patchkeeper] to one",
         ) from None
-    _refuse_wide_text(data, path, "the series file")
+    refuse_wide_text(data, path, "the series file")
     text = data.decode(_ENCODING, _ERRORS)
     # A byte order mark (an editor's UTF-8 "with BOM") is not part of the first name.
     text = text.removeprefix("\ufeff")
@@ -253,7 +254,7 @@ def wide_encoding(data: bytes) -> str | None:
     return None
 
 
-def _refuse_wide_text(data: bytes, path: Path, what: str) -> None:
+def refuse_wide_text(data: bytes, path: Path, what: str) -> None:
     """Refuse ``data`` when it is UTF-16 or UTF-32 text (:func:`wide_encoding`).
 
     Raises:
@@ -300,40 +301,6 @@ def _first_diff_index(lines: list[bytes], path: Path) -> int:
     return count
 
 
-_C_ESCAPES = {
-    "a": "\a",
-    "b": "\b",
-    "t": "\t",
-    "n": "\n",
-    "v": "\v",
-    "f": "\f",
-    "r": "\r",
-    '"': '"',
-    "\\": "\\",
-}
-
-
-def _unquote(name: str) -> str:
-    """Undo git's C-style quoting of a path: ``"a/sp\\303\\251c"`` -> ``a/spéc``."""
-    if not (len(name) >= 2 and name[0] == '"' and name[-1] == '"'):
-        return name
-    body, out, index = name[1:-1], bytearray(), 0
-    while index < len(body):
-        char = body[index]
-        if char == "\\" and index + 1 < len(body):
-            nxt = body[index + 1]
-            if nxt in "01234567" and index + 3 < len(body) + 1:
-                out.append(int(body[index + 1 : index + 4], 8))
-                index += 4
-                continue
-            out += _C_ESCAPES.get(nxt, nxt).encode(_ENCODING, _ERRORS)
-            index += 2
-            continue
-        out += char.encode(_ENCODING, _ERRORS)
-        index += 1
-    return out.decode(_ENCODING, _ERRORS)
-
-
 def strip_path(name: str, strip: int, *, path: Path, line: int) -> str | None:
     """Strip ``strip`` leading components from a diff file name (``patch -pN``).
 
@@ -351,7 +318,7 @@ def strip_path(name: str, strip: int, *, path: Path, line: int) -> str | None:
     >>> [strip_path(n, s, path=Path("p"), line=1) for n, s in [("/t/x", 1), ("b//x", 1), ("/x", 0)]]
     ['t/x', 'x', '/x']
     """
-    name = _unquote(name.rstrip("\r").strip())
+    name = unquoted_name(name.rstrip("\r").strip())
     if name == C.DEV_NULL:
         return None
     parts = [part for part in name.split("/") if part]
@@ -1063,7 +1030,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
-    _refuse_wide_text(data, path, "the patch")
+    refuse_wide_text(data, path, "the patch")
     lines = _restore_chopped_context(split_lines(data))
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)
@@ -1233,7 +1200,7 @@ def load_patches(
     for entry in series.entries:
         if entry.name in seen:
             raise PatchFormatError(
-                f"{entry.name} is listed twice (first on line {seen[entry.name]})",
+                f"{shown_name(entry.name)} is listed twice (first on line {seen[entry.name]})",
                 path=series.path,
                 line=entry.line_no,
                 hint="a patch applies once: remove one of the two lines",
@@ -1305,7 +1272,7 @@ def entry_problem(series: Series, entry: SeriesEntry) -> str:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return "is a symbolic link that loops back on itself"
-            return f"is a symbolic link to a missing file ({os.readlink(path)})"
+            return f"is a symbolic link to a missing file ({shown_name(os.readlink(path))})"
     return f"is {_file_kind(info.st_mode)}"
 
 
@@ -1346,14 +1313,15 @@ def listed_patch(
     except (OSError, RuntimeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise PatchFormatError(
-            f"the series lists {entry.name}, which cannot be read: {reason}",
+            f"the series lists {shown_name(entry.name)}, which cannot be read: {reason}",
             path=series.path,
             line=entry.line_no,
             hint="rename the patch file, or fix the line",
         ) from None
     if not inside:
         raise PatchFormatError(
-            f"the series entry {entry.name} leads outside the series directory (a symlink)",
+            f"the series entry {shown_name(entry.name)} leads outside the series directory "
+            "(a symlink)",
             path=series.path,
             line=entry.line_no,
             hint="copy the patch into the series directory instead of linking it",
@@ -1361,12 +1329,12 @@ def listed_patch(
     if not exists:
         problem = entry_problem(series, entry)
         if problem == "does not exist":
-            hint = f"restore {path} or remove the line from the series"
+            hint = f"restore {shown_name(str(path))} or remove the line from the series"
         else:
             problem += ", not a patch file"
-            hint = f"move the patch file to {path} or fix the line"
+            hint = f"move the patch file to {shown_name(str(path))} or fix the line"
         raise PatchFormatError(
-            f"the series lists {entry.name}, which {problem}",
+            f"the series lists {shown_name(entry.name)}, which {problem}",
             path=series.path,
             line=entry.line_no,
             hint=hint,

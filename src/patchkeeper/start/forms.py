@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.errors import PatchkeeperError
+from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.series.parse import parse_series
 from patchkeeper.start.branch_check import branch_warnings
 from patchkeeper.start.rpm_spec import (
@@ -319,11 +319,15 @@ def _spec_form(root: Path, spec: Path) -> Found | None:
 
     Raises:
         PatchkeeperError: as :func:`_rpm_form`.
+        PatchFormatError: the spec is UTF-16 or UTF-32 text
+            (:func:`patchkeeper.start.rpm_spec.spec_text`).
     """
     if not spec.is_file():
         return None
     try:
         text = spec_text(spec)
+    except PatchFormatError:
+        raise  # a spec in UTF-16 is one to convert, not one that carries no patch
     except PatchkeeperError:
         return None
     if not holds_patches(text):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.series.parse import refuse_wide_text
 
 #: ``Patch12: name`` or ``Patch: name`` (tags are case-insensitive in rpm).
 _TAG = re.compile(r"^(patch|source)(\d*)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
@@ -144,11 +145,16 @@ def spec_text(path: Path) -> str:
 
     Raises:
         PatchkeeperError: the file cannot be read (naming it).
+        PatchFormatError: the file is UTF-16 or UTF-32 text, which no line of would read as
+            a ``Patch`` tag (naming the encoding and the ``iconv`` command that converts it,
+            as for a series file: :func:`patchkeeper.series.parse.refuse_wide_text`).
     """
     try:
-        return path.read_text(encoding="utf-8", errors="surrogateescape")
+        data = path.read_bytes()
     except OSError as exc:
         raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
+    refuse_wide_text(data, path, "the spec file")
+    return data.decode("utf-8", "surrogateescape")
 
 
 def read_spec(path: Path) -> SpecSeries:

@@ -20,9 +20,10 @@ tree settles such a file instead (:func:`_replays_to_target`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from patchkeeper.constants import WordEnum
+from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.series.engine import (
     MODE,
     FileState,
@@ -81,7 +82,7 @@ class PatchState:
             first (``"run.sh: has mode 100644, the patch changes it from 100755"``).
     """
 
-    name: str
+    name: str = field(metadata=FILE_NAME)
     state: str
     applied_hunks: tuple[HunkRef, ...] = ()
     missing_hunks: tuple[HunkRef, ...] = ()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from patchkeeper.constants import WordEnum
+from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.trees.transaction import Recovery
 
 if TYPE_CHECKING:  # failure evidence and series states are imported where they are made
@@ -38,7 +39,7 @@ DRIFTED = Outcome.DRIFTED
 class HunkOffset:
     """A hunk that applied away from its header's line."""
 
-    patch: str
+    patch: str = field(metadata=FILE_NAME)
     path: str
     index: int
     line: int
@@ -71,10 +72,10 @@ class ApplyResult:
     action: str
     target: str
     outcome: str
-    patches: tuple[str, ...]
+    patches: tuple[str, ...] = field(metadata=FILE_NAME)
     changed: tuple[str, ...] = ()
     offsets: tuple[HunkOffset, ...] = ()
-    failed_patch: str | None = None
+    failed_patch: str | None = field(default=None, metadata=FILE_NAME)
     failures: tuple[FileFailure, ...] = ()
     state: SeriesState | None = None
     recovery: Recovery | None = None

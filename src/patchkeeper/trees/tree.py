@@ -36,6 +36,7 @@ from patchkeeper.trees.target_label import TargetLabel, declared_metadata
 
 if TYPE_CHECKING:  # the installed-distribution code is imported when a tree is one
     from patchkeeper.trees.installed import AppliedRecord, InstalledDistribution
+    from patchkeeper.upstream.fetch import FetchedTree
 DIRECTORY = "directory"
 INSTALLED = "installed"
 REQUIREMENT = "requirement"
@@ -416,7 +417,15 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
 
     if find_cached(requirement, config.fetch) is None:
         note(f"fetching {requirement} ({config.fetch}) into the cache ...")
-    fetched = fetch_requirement(requirement, kind=config.fetch)
+    return _fetched_tree(fetch_requirement(requirement, kind=config.fetch), config)
+
+
+def _fetched_tree(fetched: FetchedTree, config: Config) -> Tree:
+    """The tree of a release unpacked in the cache (fetched, or a local archive).
+
+    Raises:
+        TargetError: the unpacked tree lacks the configured ``directory``.
+    """
     base = _base(fetched.root, config.directory)
     if not base.is_dir():
         raise TargetError(
@@ -437,6 +446,21 @@ def requirement_tree(requirement: str, config: Config) -> Tree:
     )
 
 
+def archive_tree(archive: Path, config: Config) -> Tree:
+    """A release given as a local sdist or wheel file, unpacked into the cache once
+    (:func:`patchkeeper.upstream.fetch.unpack_local`) and read as a fetched release is: the
+    same tree, label and checks as ``NAME==VERSION`` gives, with the file's sha256.
+
+    Raises:
+        FetchError: the file cannot be read or unpacked, or its name is no release's.
+        TargetError: it is a release of another project than the configured upstream, or
+            its tree lacks the configured ``directory``.
+    """
+    from patchkeeper.upstream.fetch import unpack_local
+
+    return _fetched_tree(unpack_local(archive.expanduser(), config.upstream), config)
+
+
 def spec_tree(
     spec: str, config: Config, what: str = "the target directory", hint: str | None = None
 ) -> Tree:
@@ -449,12 +473,17 @@ def spec_tree(
         TargetError: ``spec`` is an existing file (neither a directory nor a requirement).
         FetchError: the requirement cannot be fetched (naming ``what`` and ``spec``).
     """
+    from patchkeeper.upstream.unpack import is_archive
+
+    if os.path.isfile(spec) and is_archive(spec):
+        return archive_tree(Path(spec), config)
     if os.path.isfile(spec):
         raise TargetError(
-            "this is a file; a target is an upstream tree (a directory) or a requirement such "
-            "as NAME==VERSION",
+            "this is a file; a target is an upstream tree (a directory), an sdist or wheel "
+            "file, or a requirement such as NAME==VERSION",
             path=spec,
-            hint="unpack the sdist and pass its directory, or pass NAME==VERSION",
+            hint="pass the release's sdist (.tar.gz) or wheel (.whl), its unpacked directory, "
+            "or NAME==VERSION",
         )
     from patchkeeper.upstream.requirements import looks_like_path
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.constants import CACHE_ENV
-from patchkeeper.errors import FetchError
+from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.system.atomic import settle_dir, write_atomic
 
 #: The kinds of distribution file a requirement can be fetched as (config key ``fetch``).
@@ -327,6 +327,70 @@ def _unpack_atomically(archive: Path, dest: Path) -> None:
     finally:
         if scratch.exists():
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def unpack_local(archive: Path, upstream: str | None = None) -> FetchedTree:
+    """A local sdist or wheel file (what ``pip download`` leaves), unpacked into the cache
+    once, as a fetched release is: under ``trees/local/<sha256>/``, so a file changed under
+    the same name is a new tree. Its name and version are those of its file name (PEP 625,
+    PEP 427); ``requirement`` is the path as given. ``upstream``, when given, is the
+    project the release must be of (checked before anything is read or unpacked).
+
+    Raises:
+        FetchError: the file cannot be read, its name is no sdist's or wheel's, or it
+            cannot be unpacked (naming it).
+        TargetError: it is a release of another project than ``upstream``.
+    """
+    import hashlib
+
+    from packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
+
+    from patchkeeper.upstream.unpack import archive_stem
+
+    wheel = archive.name.endswith(".whl")
+    try:
+        name, version = (
+            parse_wheel_filename(archive.name)[:2] if wheel else parse_sdist_filename(archive.name)
+        )
+    except (InvalidSdistFilename, InvalidWheelFilename):
+        raise FetchError(
+            "this file name is no sdist's (NAME-VERSION.tar.gz) or wheel's "
+            "(NAME-VERSION-TAGS.whl), so it names no release",
+            path=archive,
+            hint="pass the file under the name the package index gives it, its unpacked "
+            "directory, or NAME==VERSION",
+        ) from None
+    if upstream and canonical_name(upstream) != canonical_name(str(name)):
+        raise TargetError(
+            f"this is a release of {name}, but the configured upstream is {upstream}",
+            path=archive,
+            hint=f"pass a release of {upstream}, or fix 'upstream' in the configuration",
+        )
+    digest = hashlib.sha256()
+    try:
+        with archive.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise FetchError(f"cannot read the archive: {exc.strerror}", path=archive) from None
+    sha256 = digest.hexdigest()
+    unpacked = cache_root() / "trees" / "local" / sha256 / archive_stem(archive.name)
+    if not unpacked.is_dir():
+        _unpack_atomically(archive, unpacked)
+    return FetchedTree(
+        requirement=str(archive),
+        name=canonical_name(str(name)),
+        version=str(version),
+        kind="wheel" if wheel else "sdist",
+        filename=archive.name,
+        sha256=sha256,
+        root=unpacked if wheel else _sdist_top(unpacked),
+    )
 
 
 def _sdist_top(unpacked: Path) -> Path:

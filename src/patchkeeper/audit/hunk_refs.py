@@ -1,0 +1,54 @@
+"""How an audit summary names a hunk: ``pkg/facter.py #2``.
+
+A hunk is named by its file and its number in that file's diff. A patch made of two diffs
+of the same file (``git format-patch`` of two commits joined into one patch, or a quilt
+refresh of two parts) numbers each diff's hunks from 1, so ``pkg/facter.py #1`` can be two
+hunks: each is then named with its ``@@`` range too (``pkg/facter.py #1 (@@ -3,6 +3,8 @@)``),
+which tells them apart in the patch file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+#: The ranges of a hunk header, without the function name after the second ``@@``.
+_RANGES = re.compile(r"@@ [^@]*@@")
+
+
+class HunkStatus(Protocol):
+    """A hunk's status (:class:`patchkeeper.audit.hunk_verdicts.HunkVerdict`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def header(self) -> str: ...
+
+
+def hunk_ref(status: HunkStatus, among: Sequence[HunkStatus]) -> str:
+    """``path #index`` of ``status``; with `` (@@ -A,B +C,D @@)`` (its header's ranges)
+    when another hunk of ``among`` (every hunk of the patch) has the same path and number.
+
+    >>> from types import SimpleNamespace as S
+    >>> one = S(path="a.py", index=1, header="@@ -1 +1 @@ def f")
+    >>> two = S(path="a.py", index=2, header="@@ -5 +5 @@")
+    >>> hunk_ref(one, [one, two])
+    'a.py #1'
+    >>> other = S(path="a.py", index=1, header="@@ -9,2 +9,3 @@")
+    >>> hunk_ref(one, [one, two, other]), hunk_ref(other, [one, two, other])
+    ('a.py #1 (@@ -1 +1 @@)', 'a.py #1 (@@ -9,2 +9,3 @@)')
+    """
+    ref = f"{status.path} #{status.index}"
+    same = sum(1 for s in among if s.path == status.path and s.index == status.index)
+    if same < 2:
+        return ref
+    found = _RANGES.match(status.header)
+    return f"{ref} ({found.group() if found else status.header})"
+
+
+def hunk_refs(chosen: Iterable[HunkStatus], among: Sequence[HunkStatus]) -> str:
+    """The :func:`hunk_ref` of each of ``chosen``, joined by ``", "``."""
+    return ", ".join(hunk_ref(s, among) for s in chosen)

@@ -1,0 +1,92 @@
+"""A release given as a local sdist or wheel file (what ``pip download`` leaves): the
+options that read a release (``audit --to``, ``--pristine``, ``port --to``) unpack it into
+the cache once and judge it as they judge its unpacked directory; ``--target``, which is
+written, still takes a directory only."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from helpers import Example, pure_wheel, tree_bytes
+
+
+def _sdist(example: Example) -> Path:
+    sdist = example.root / "minihttp-1.1.tar.gz"
+    with tarfile.open(sdist, "w:gz") as archive:
+        archive.add(example.new, arcname="minihttp-1.1")
+    return sdist
+
+
+def _verdicts(out: str) -> list[tuple[str, str, str]]:
+    return [(v["name"], v["verdict"], v["summary"]) for v in json.loads(out)["verdicts"]]
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+
+
+def test_audit_to_a_local_sdist_judges_it_as_its_directory(cli, example: Example) -> None:
+    down = example.downstream
+    by_directory = cli("audit", "--to", str(example.new), "--json", cwd=down)
+    sdist = _sdist(example)
+    before = tree_bytes(example.root / "downstream")
+    by_sdist = cli("audit", "--to", str(sdist), "--json", cwd=down)
+    assert (by_sdist.code, _verdicts(by_sdist.out)) == (
+        by_directory.code,
+        _verdicts(by_directory.out),
+    )
+    target = json.loads(by_sdist.out)["target"]
+    assert (target["kind"], target["name"], target["version"]) == ("requirement", "minihttp", "1.1")
+    assert tree_bytes(example.root / "downstream") == before  # the audit writes nothing
+    # a second audit reads the tree unpacked the first time
+    again = cli("audit", "--to", str(sdist), "--json", cwd=down)
+    assert json.loads(again.out)["target"]["path"] == target["path"]
+
+
+def test_a_local_wheel_is_a_release_too(cli, example: Example) -> None:
+    files = {
+        path.relative_to(example.new).as_posix(): path.read_bytes()
+        for path in sorted((example.new / "minihttp").rglob("*.py"))
+    }
+    wheel = pure_wheel(example.root, "minihttp", files, version="1.1")
+    down = example.downstream
+    by_directory = cli("audit", "--to", str(example.new), "--json", cwd=down)
+    by_wheel = cli("audit", "--to", str(wheel), "--json", cwd=down)
+    assert _verdicts(by_wheel.out) == _verdicts(by_directory.out)
+
+
+def test_a_file_that_is_no_archive_and_a_target_archive_are_still_refused(
+    cli, example: Example
+) -> None:
+    down = example.downstream
+    notes = example.root / "minihttp-1.1.txt"
+    notes.write_text("not a release\n")
+    run = cli("audit", "--to", str(notes), cwd=down)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {notes}: this is a file; a target is an upstream tree (a "
+        "directory), an sdist or wheel file, or a requirement such as NAME==VERSION\n"
+        "  hint: pass the release's sdist (.tar.gz) or wheel (.whl), its unpacked directory, "
+        "or NAME==VERSION\n",
+    )
+    # apply writes its target: an archive is unpacked by the user, not into the cache
+    run = cli("apply", "--target", str(_sdist(example)), cwd=down)
+    assert run.code == 2
+    assert "unpack the sdist and pass its directory" in run.err
+
+
+def test_a_local_sdist_is_a_pristine_reference_too(cli, example: Example) -> None:
+    old = example.root / "minihttp-1.0.tar.gz"
+    with tarfile.open(old, "w:gz") as archive:
+        archive.add(example.old, arcname="minihttp-1.0")
+    down = example.downstream
+    new = str(example.new)
+    by_directory = cli("audit", "--to", new, "--pristine", str(example.old), "--json", cwd=down)
+    by_sdist = cli("audit", "--to", new, "--pristine", str(old), "--json", cwd=down)
+    assert _verdicts(by_sdist.out) == _verdicts(by_directory.out)
+    assert by_sdist.code == by_directory.code
