@@ -131,10 +131,7 @@ def test_every_command_taking_a_value_option_refuses() -> None:
     found = _value_options()
     # 121 = each command's late -C and --config, and its own value options
     assert (len(found), (("runtime", "audit"), "--from") in found) == (121, True)
-    refused = {
-        (path, option): _invoke(*path, option, "--help")[::2]
-        for path, option in found
-    }
+    refused = {(path, option): _invoke(*path, option, "--help")[::2] for path, option in found}
     assert {key: value for key, value in refused.items() if value[0] != 2} == {}
     assert {
         key: err.splitlines()[-1]

@@ -224,9 +224,7 @@ def test_a_release_option_without_its_value_says_so(cli, example: Example, comma
 
 
 @pytest.mark.parametrize("command", ["audit", "port", "upgrade"])
-def test_a_release_option_given_an_option_in_one_word(
-    cli, example: Example, command: str
-) -> None:
+def test_a_release_option_given_an_option_in_one_word(cli, example: Example, command: str) -> None:
     """``audit --to=--json``: the value is given on purpose, and the command refuses a
     release that is an option, with the configured upstream in its hint."""
     before = tree_bytes(example.root)

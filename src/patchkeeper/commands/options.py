@@ -216,9 +216,7 @@ def python_option(
     required: bool = False,
 ) -> Decorator:
     """``--python PATH``: an interpreter (its environment's installed upstream)."""
-    return click.option(
-        OPTION_PYTHON, "python", required=required, type=FILE_PATH, help=help
-    )
+    return click.option(OPTION_PYTHON, "python", required=required, type=FILE_PATH, help=help)
 
 
 class TreePath(click.Path):
