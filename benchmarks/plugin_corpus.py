@@ -74,6 +74,9 @@ RELEASES: dict[str, list[str]] = {
     "vllm-hust-opset": ["0.3.0", "0.3.1", "0.3.2"],
     "light-vllm-ascend-security": ["1.0.0", "1.0.1.3"],
     "vllm-swift": ["0.3.2"],
+    "vllm-lens": ["1.0.0", "1.1.0", "1.2.0", "1.2.1", "1.3.0"],
+    "vllm-beam-search-plugin": ["0.1.3", "0.1.4", "0.1.5"],
+    "hotwire-vllm": ["0.1.1", "0.1.2"],
 }
 
 #: The by-hand grep: lines that assign to a dotted name whose root is capitalised (a class)
