@@ -404,7 +404,7 @@ def codes(
 ) -> tuple[Code | None, Code | None, Code | None]:
     """The three spans :func:`decide` compares: the old and new upstream definitions and
     the plugin's replacement ``mine`` (read before the judging,
-    :func:`patchkeeper.runtime.judge.replacement.replacement_codes`)."""
+    :func:`patchkeeper.runtime.judge.plugin_reads.read_replacements`)."""
     if new.status != FOUND or old.status != FOUND or new.partial:
         return None, None, None
     return upstream_code(trees[0], old), upstream_code(trees[1], new), mine
