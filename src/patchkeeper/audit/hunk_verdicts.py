@@ -71,6 +71,10 @@ class HunkVerdict:
         moved_found: how many of the hunk's substantive context/removed lines ``moved_to``
             holds, of ``moved_total``.
         moved_total: how many there are.
+        patch_line: the 1-based line of its ``@@`` header in the patch file
+            (:attr:`patchkeeper.series.model.Hunk.line_no`): what tells the patch's hunks
+            apart, as ``(path, index)`` does not when a patch holds two diffs of one file
+            (each numbers its hunks from 1); 0 in a result saved without it.
     """
 
     path: str
@@ -85,6 +89,7 @@ class HunkVerdict:
     moved_line: int | None = None
     moved_found: int = 0
     moved_total: int = 0
+    patch_line: int = 0
 
 
 # --------------------------------------------------------------------------- file diffs
@@ -443,19 +448,46 @@ def _hunk_status(
     if where is not None:
         there = imports_already_there(lines, path, hunk, where, pin)
         if there is not None:
-            return HunkVerdict(path, hunk.index, hunk.header, PRESENT, there, how=IMPORTS_THERE)
+            return HunkVerdict(
+                path,
+                hunk.index,
+                hunk.header,
+                PRESENT,
+                there,
+                how=IMPORTS_THERE,
+                patch_line=hunk.line_no,
+            )
         offset = where - first_line(hunk, False)
-        return HunkVerdict(path, hunk.index, hunk.header, APPLIES, where, offset)
+        return HunkVerdict(
+            path, hunk.index, hunk.header, APPLIES, where, offset, patch_line=hunk.line_no
+        )
     if hunk.post_image:
         where = locate(lines, hunk, reverse=True)
         if where is not None:
-            return HunkVerdict(path, hunk.index, hunk.header, PRESENT, where, how="reverse-applies")
+            return HunkVerdict(
+                path,
+                hunk.index,
+                hunk.header,
+                PRESENT,
+                where,
+                how="reverse-applies",
+                patch_line=hunk.line_no,
+            )
     found = _presence(lines, hunk, kind_of(path), pin, language_of(path)) if lines else None
     if found is not None:
-        return HunkVerdict(path, hunk.index, hunk.header, PRESENT, found[0], how=found[1])
+        return HunkVerdict(
+            path, hunk.index, hunk.header, PRESENT, found[0], how=found[1], patch_line=hunk.line_no
+        )
     guess = first_line(hunk, False)
     failure = HunkFailure(hunk, guess, closest_match(lines, hunk.pre_image, guess))
-    return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=hunk_evidence(path, failure))
+    return HunkVerdict(
+        path,
+        hunk.index,
+        hunk.header,
+        FAILS,
+        evidence=hunk_evidence(path, failure),
+        patch_line=hunk.line_no,
+    )
 
 
 def _creation_status(ws: Workspace, diff: FileDiff, search: TreeSearch | None) -> list[HunkVerdict]:
@@ -471,17 +503,28 @@ def _creation_status(ws: Workspace, diff: FileDiff, search: TreeSearch | None) -
         return [
             replace(_failing_creation(path, h), status=status, how=how)
             if status == FAILS
-            else HunkVerdict(path, h.index, h.header, status, 1, how=how)
+            else HunkVerdict(path, h.index, h.header, status, 1, how=how, patch_line=h.line_no)
             for h in diff.hunks
         ]
     if kind_of(path) == NOTES and search is not None:
         consumed = _consumed(diff, search)
         if consumed is not None:
             return [
-                HunkVerdict(path, h.index, h.header, PRESENT, consumed[1], how=consumed[0])
+                HunkVerdict(
+                    path,
+                    h.index,
+                    h.header,
+                    PRESENT,
+                    consumed[1],
+                    how=consumed[0],
+                    patch_line=h.line_no,
+                )
                 for h in diff.hunks
             ]
-    return [HunkVerdict(path, h.index, h.header, APPLIES, 1, 0) for h in diff.hunks]
+    return [
+        HunkVerdict(path, h.index, h.header, APPLIES, 1, 0, patch_line=h.line_no)
+        for h in diff.hunks
+    ]
 
 
 def _failing_creation(path: str, hunk: Hunk) -> HunkVerdict:
@@ -489,7 +532,9 @@ def _failing_creation(path: str, hunk: Hunk) -> HunkVerdict:
         path, hunk.index, hunk.header, hunk.line_no, 1, None, 0, 0, (),
         note="the new release has a file of this name with other content",
     )  # fmt: skip
-    return HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=evidence)
+    return HunkVerdict(
+        path, hunk.index, hunk.header, FAILS, evidence=evidence, patch_line=hunk.line_no
+    )
 
 
 def _consumed_edit(
@@ -506,7 +551,15 @@ def _consumed_edit(
     if consumed is None:
         return []
     return [
-        HunkVerdict(diff.path, h.index, h.header, PRESENT, consumed[1], how=consumed[0])
+        HunkVerdict(
+            diff.path,
+            h.index,
+            h.header,
+            PRESENT,
+            consumed[1],
+            how=consumed[0],
+            patch_line=h.line_no,
+        )
         for h in diff.hunks
     ]
 
@@ -551,15 +604,28 @@ def _deletion_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
     existing = file_lines(ws, path)
     if existing is None:
         how = "the new release deleted the file too"
-        return [HunkVerdict(path, h.index, h.header, PRESENT, how=how) for h in diff.hunks]
+        return [
+            HunkVerdict(path, h.index, h.header, PRESENT, how=how, patch_line=h.line_no)
+            for h in diff.hunks
+        ]
     pre = tuple(line for hunk in diff.hunks for line in hunk.pre_image)
     if tuple(existing) == pre:
-        return [HunkVerdict(path, h.index, h.header, APPLIES, 1, 0) for h in diff.hunks]
+        return [
+            HunkVerdict(path, h.index, h.header, APPLIES, 1, 0, patch_line=h.line_no)
+            for h in diff.hunks
+        ]
     out = []
     for hunk in diff.hunks:
         failure = HunkFailure(hunk, 1, closest_match(existing, hunk.pre_image, 1))
         out.append(
-            HunkVerdict(path, hunk.index, hunk.header, FAILS, evidence=hunk_evidence(path, failure))
+            HunkVerdict(
+                path,
+                hunk.index,
+                hunk.header,
+                FAILS,
+                evidence=hunk_evidence(path, failure),
+                patch_line=hunk.line_no,
+            )
         )
     return out
 

@@ -582,13 +582,13 @@ def moved_refreshed(
     points such a hunk at the new file and keeps its ``+`` and ``-`` lines, as Debian's
     do; git's merge cannot, the old file being still there. ``theirs`` gives a path's state
     on the new release with the earlier patches; ``None`` when some hunk is neither so."""
-    diffs = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    diffs = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
     by_file: dict[str, list[Hunk]] = {}
     moved = []
     for status in statuses:
-        if (status.path, status.index) not in diffs:
+        if (status.path, status.patch_line) not in diffs:
             return None
-        diff, hunk = diffs[(status.path, status.index)]
+        diff, hunk = diffs[(status.path, status.patch_line)]
         if diff.new_path is None or diff.old_path is None or diff.is_rename:
             return None
         if status.status == APPLIES:

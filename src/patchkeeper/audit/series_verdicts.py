@@ -63,10 +63,10 @@ def _superseding(
     """The later patches that rewrite every added line of ``verdict``'s failing hunks that the
     new upstream lacks; ``None`` when some such line is rewritten by no later patch."""
     patch = patches[index]
-    failing = {(h.path, h.index) for h in verdict.hunks if h.status == FAILS}
+    failing = {(h.path, h.patch_line) for h in verdict.hunks if h.status == FAILS}
     by: set[str] = set()
     for diff in patch.files:
-        hunks = [h for h in diff.hunks if (diff.path, h.index) in failing]
+        hunks = [h for h in diff.hunks if (diff.path, h.line_no) in failing]
         if not hunks:
             continue
         state = ws.original(diff.path)

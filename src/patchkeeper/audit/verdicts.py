@@ -267,14 +267,14 @@ def _blocker(
         if any(diff.old_path in earlier.created for diff in missing):
             return earlier.name
     kind = primary_kind([d.path for d in patch.files])
-    judged = {(s.path, s.index): s for s in statuses}
+    judged = {(s.path, s.patch_line): s for s in statuses}
     for diff in patch.files:
         if not decides(diff.path, kind):
             continue
         state = ws.original(diff.old_path) if diff.old_path else None
         there = file_index(state.lines) if state is not None else None
         for hunk in diff.hunks:
-            status = judged.get((diff.path, hunk.index))
+            status = judged.get((diff.path, hunk.line_no))
             needed = set(_needs(hunk, status)) if status is not None else set()
             for earlier in failed:
                 lines = needed & earlier.added.get(diff.old_path or "", set())
@@ -296,14 +296,14 @@ def _lands_after(
     has it. Such a patch is placed by the blocker's lines, not written from them, as quilt
     pushes it with fuzz or ``git am -3`` merges it once the blocker is refreshed: the
     ``+`` and ``-`` lines stay as they are."""
-    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
     needing = []
     for status in statuses:
         if status.status == APPLIES:
             continue
-        if (status.path, status.index) not in hunks:
+        if (status.path, status.patch_line) not in hunks:
             return None
-        diff, hunk = hunks[(status.path, status.index)]
+        diff, hunk = hunks[(status.path, status.patch_line)]
         if status.status != FAILS or creates_file(diff) or diff.is_deletion:
             return None
         path = diff.old_path or diff.path
@@ -344,12 +344,12 @@ def remember_failure(patch: Patch, ws: Workspace | None = None) -> FailedPatch:
         record.added.setdefault(path, set()).update(lines)
     if ws is None:
         return record
-    applies = {(s.path, s.index) for s in hunk_statuses(ws, patch) if s.status == APPLIES}
+    applies = {(s.path, s.patch_line) for s in hunk_statuses(ws, patch) if s.status == APPLIES}
     for diff in patch.files:
         if diff.new_path is None or creates_file(diff):
             continue
         for hunk in diff.hunks:
-            if (diff.path, hunk.index) in applies:
+            if (diff.path, hunk.line_no) in applies:
                 lines = substantive_lines(line.text for line in hunk.added)
                 record.kept.setdefault(diff.new_path, set()).update(lines)
     return record
@@ -357,10 +357,10 @@ def remember_failure(patch: Patch, ws: Workspace | None = None) -> FailedPatch:
 
 def _apply_remaining(ws: Workspace, patch: Patch, statuses: list[HunkVerdict]) -> bool:
     """Apply the hunks that still apply (those not already upstream); True on success."""
-    applies = {(s.path, s.index) for s in statuses if s.status == APPLIES}
+    applies = {(s.path, s.patch_line) for s in statuses if s.status == APPLIES}
     snapshot = ws.snapshot()
     for diff in patch.files:
-        hunks = [h for h in diff.hunks if (diff.path, h.index) in applies]
+        hunks = [h for h in diff.hunks if (diff.path, h.line_no) in applies]
         if not hunks:
             continue
         if creates_file(diff):
@@ -723,7 +723,15 @@ def _judge_homeless(patch: Patch, homeless: tuple[MovedFile, ...]) -> PatchVerdi
 
 def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
     statuses = [
-        HunkVerdict(o.path, p.hunk.index, p.hunk.header, APPLIES, p.line, p.offset)
+        HunkVerdict(
+            o.path,
+            p.hunk.index,
+            p.hunk.header,
+            APPLIES,
+            p.line,
+            p.offset,
+            patch_line=p.hunk.line_no,
+        )
         for o in outcome.files
         for p in o.placements
     ]
@@ -861,9 +869,9 @@ def _judge_failing(
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
     blocker = _blocker(failed, patch, statuses, [], ws)
     if blocker:
-        hunks = {(d.path, h.index): h for d in patch.files for h in d.hunks}
+        hunks = {(d.path, h.line_no): h for d in patch.files for h in d.hunks}
         needing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
-        needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.index)], s)]
+        needing += [s for s in statuses if _rests_on_absence(hunks[(s.path, s.patch_line)], s)]
         refs = hunk_refs(needing, statuses)
         verb = "needs" if len(needing) == 1 else "need"
         earlier = next(f for f in failed if f.name == blocker)
@@ -961,7 +969,7 @@ def _cosmetic(patch: Patch, statuses: list[HunkVerdict], kind: str) -> list[Hunk
     and moves an import that the next commit puts back: such hunks change nothing that
     runs, and fail only because upstream wrote its header and imports its own way. The
     patch is judged on the hunks that change code."""
-    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
     net: dict[str, Counter[bytes]] = {}
     for diff in patch.files:
         count = net.setdefault(diff.path, Counter())
@@ -974,9 +982,9 @@ def _cosmetic(patch: Patch, statuses: list[HunkVerdict], kind: str) -> list[Hunk
     out = []
     code_there = False
     for status in statuses:
-        if not decides(status.path, kind) or (status.path, status.index) not in hunks:
+        if not decides(status.path, kind) or (status.path, status.patch_line) not in hunks:
             continue
-        diff, hunk = hunks[(status.path, status.index)]
+        diff, hunk = hunks[(status.path, status.patch_line)]
         language = language_of(diff.path)
         changed = [
             (line, text)
@@ -1090,13 +1098,13 @@ def _tested_rewrite(
     found, total = _test_share(shares)
     if total < MIN_TEST_LINES or found < OVERALL_SHARE * total:
         return None
-    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
     code = [s for s in statuses if decides(s.path, kind)]
     failing = [s for s in code if s.status == FAILS]
     if not failing or any(s.status == APPLIES for s in code):
         return None
     for status in failing:
-        diff, hunk = hunks[(status.path, status.index)]
+        diff, hunk = hunks[(status.path, status.patch_line)]
         state = ws.original(diff.old_path or diff.path)
         if status.moved_to is not None or state is None or not _rewritten_away(state.lines, hunk):
             return None
@@ -1122,9 +1130,9 @@ def _swapped_imports(
     failing = [s for s in code if s.status == FAILS]
     if not failing or any(s.status == APPLIES for s in code):
         return None
-    hunks = {(d.path, h.index): (d.old_path or d.path, h) for d in patch.files for h in d.hunks}
-    failing = [s for s in failing if not respelled_only(hunks[(s.path, s.index)][1])]
-    swap = import_swaps([hunks[(s.path, s.index)] for s in failing], ctx.pin, ctx.search)
+    hunks = {(d.path, h.line_no): (d.old_path or d.path, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in failing if not respelled_only(hunks[(s.path, s.patch_line)][1])]
+    swap = import_swaps([hunks[(s.path, s.patch_line)] for s in failing], ctx.pin, ctx.search)
     if swap is None:
         return None
     modules = ", ".join(swap.dropped)
@@ -1147,12 +1155,12 @@ def _obsolete(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: st
     :data:`patchkeeper.audit.upstreamed.MIN_CODE_LINES` (a shared import line the patch
     rewrote may stay): upstream rewrote that code; else ``None``. With the changelog
     naming the fix, the patch is obsolete: upstream fixed it its own way."""
-    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
     failing = [s for s in statuses if s.status == FAILS and decides(s.path, kind)]
     removing = []
     gone = total = 0
     for status in failing:
-        diff, hunk = hunks[(status.path, status.index)]
+        diff, hunk = hunks[(status.path, status.patch_line)]
         state = ws.original(diff.old_path or diff.path)
         removed = removed_lines(hunk)
         if state is None or not removed:
@@ -1377,15 +1385,15 @@ def _fits_elsewhere(ws: Workspace, patch: Patch, verdict: PatchVerdict) -> str:
     length away from where its line is). Upstream may have taken the change where the
     patch made it while the same construct elsewhere still lacks it: a person decides.
     ``""`` when that is not so."""
-    hunks = {(d.path, h.index): (d, h) for d in patch.files for h in d.hunks}
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
     if sum(len(lines) for lines in added_by_path(patch).values()) != 1:
         return ""
     for status in verdict.hunks:
         if status.status != PRESENT or status.how not in FOUND_BY_LINES or status.line is None:
             continue
-        if (status.path, status.index) not in hunks:
+        if (status.path, status.patch_line) not in hunks:
             continue  # judged under a moved file's new name
-        diff, hunk = hunks[(status.path, status.index)]
+        diff, hunk = hunks[(status.path, status.patch_line)]
         added = substantive_lines(line.text for line in hunk.added)
         if len(added) != 1 or removed_lines(hunk):
             continue
