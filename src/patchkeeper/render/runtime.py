@@ -51,7 +51,7 @@ def _activation(entry: PatchEntry) -> str:
         return f"never imported ({a.note})"
     if a.conditions:
         return "conditional: " + "; ".join(
-            f"{c.kind} {c.text} ({c.file}:{c.line})" for c in a.conditions
+            f"{c.described()} ({c.file}:{c.line})" for c in a.conditions
         )
     return "active"
 
