@@ -146,6 +146,43 @@ def check_paths(
             _check_value(rule, option_name(param), str(one), base, root)
 
 
+def check_configured_places(tool: ToolSpec, arguments: Mapping[str, Any], root: Path) -> None:
+    """Refuse a writing tool's call when the downstream's configuration puts a place the
+    command writes outside ``root``: the downstream itself (a configuration found in a
+    directory above the root), the series, the ledger, the port's work directory, the
+    decisions file, the audit record, the plugin. A call names only paths inside the root,
+    but the configuration, a file inside it an agent can edit, could name
+    ``series = "../../elsewhere/series"`` and have ``port --continue`` write there. A
+    configuration that does not load is left to the command, which names the error.
+
+    Raises:
+        CallRefused: naming the place, the setting that puts it there, and its path.
+    """
+    if not tool.writes:
+        return
+    from patchkeeper.config import load_config
+    from patchkeeper.upgrade.run import has_runtime, has_series, write_places
+
+    real_root = root.resolve()
+    base = root / str(arguments.get("directory") or ".")
+    config_file = arguments.get("config")
+    try:
+        config = load_config(base / str(config_file) if config_file else None, start=base)
+        places = [("the downstream (its configuration's directory)", config.root)]
+        places += write_places(config, has_series(config), has_runtime(config))
+    except PatchkeeperError:
+        return
+    for what, path in places:
+        where = Path(os.path.abspath(base / path)).resolve()
+        if not where.is_relative_to(real_root):
+            raise CallRefused(
+                f"{tool.name}: {what} is outside the server's root {real_root}",
+                path=where,
+                hint="set it to a path inside the root in the downstream's configuration, or "
+                "start the server with a --root that holds it",
+            )
+
+
 def option_name(param: click.Parameter) -> str:
     """How the command line spells ``param``: its long option (``--to``), else its first
     (``-C``), else an argument's name in capitals."""

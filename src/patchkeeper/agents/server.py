@@ -29,6 +29,7 @@ from patchkeeper import __version__
 from patchkeeper.agents.calls import (
     CallRefused,
     check_arguments,
+    check_configured_places,
     check_paths,
     check_write,
     command_line,
@@ -117,6 +118,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         check_arguments(tool, group, arguments)
         check_write(tool, arguments)
         check_paths(tool, group, arguments, root)
+        check_configured_places(tool, arguments, root)
     except CallRefused as refused:
         return _refusal(tool.command, refused)
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
