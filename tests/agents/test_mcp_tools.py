@@ -18,6 +18,7 @@ from helpers import REPO, Example
 from patchkeeper.agents.calls import (
     CallRefused,
     check_configured_places,
+    check_installed_target,
     check_paths,
     check_write,
     command_line,
@@ -175,6 +176,23 @@ def test_a_configuration_that_writes_outside_the_root_is_refused(
         check_configured_places(tool("write_decide"), {"directory": "downstream"}, root)
     assert raised.value.message.startswith("write_decide: the decisions file (decisions-file")
     assert raised.value.path == (root / "downstream" / "../../decisions.toml").resolve()
+
+
+def test_a_write_to_the_installed_upstream_is_refused() -> None:
+    """``write_apply`` without ``target`` patched the upstream installed in the server's own
+    environment (its site-packages, outside the root); ``verify`` reads it, and may."""
+    with pytest.raises(CallRefused) as raised:
+        check_installed_target(tool("write_apply"), cli, {"directory": "downstream"})
+    assert (raised.value.message, raised.value.hint) == (
+        "write_apply without target writes to the upstream installed in the server's own "
+        "environment, outside the root",
+        "pass target (a tree inside the root, such as a copy of the release) or python (the "
+        "interpreter of an environment inside the root)",
+    )
+    check_installed_target(tool("write_apply"), cli, {"target": "t"})
+    check_installed_target(tool("write_apply"), cli, {"python": "env/bin/python"})
+    check_installed_target(tool("verify"), cli, {"directory": "downstream"})
+    check_installed_target(tool("write_decide"), cli, {"directory": "downstream"})
 
 
 def test_the_write_rule() -> None:

@@ -146,6 +146,30 @@ def check_paths(
             _check_value(rule, option_name(param), str(one), base, root)
 
 
+def check_installed_target(
+    tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any]
+) -> None:
+    """Refuse a writing tool's call that names neither ``target`` nor ``python`` when its
+    command takes them: the command then writes to the upstream installed in the server's own
+    environment, which is outside the root (``write_apply`` without a target patched the
+    site-packages of the interpreter running the server). With ``python``, an interpreter
+    inside the root, the environment written is the one inside the root.
+
+    Raises:
+        CallRefused: naming the tool and what to pass instead.
+    """
+    if not tool.writes or arguments.get("target") is not None or arguments.get("python"):
+        return
+    keys = {key for key, _, _ in tool_parameters(tool, group)}
+    if "target" in keys:
+        raise CallRefused(
+            f"{tool.name} without target writes to the upstream installed in the server's "
+            "own environment, outside the root",
+            hint="pass target (a tree inside the root, such as a copy of the release) or "
+            "python (the interpreter of an environment inside the root)",
+        )
+
+
 def check_configured_places(tool: ToolSpec, arguments: Mapping[str, Any], root: Path) -> None:
     """Refuse a writing tool's call when the downstream's configuration puts a place the
     command writes outside ``root``: the downstream itself (a configuration found in a

@@ -30,6 +30,7 @@ from patchkeeper.agents.calls import (
     CallRefused,
     check_arguments,
     check_configured_places,
+    check_installed_target,
     check_paths,
     check_write,
     command_line,
@@ -119,6 +120,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         check_write(tool, arguments)
         check_paths(tool, group, arguments, root)
         check_configured_places(tool, arguments, root)
+        check_installed_target(tool, group, arguments)
     except CallRefused as refused:
         return _refusal(tool.command, refused)
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
