@@ -178,21 +178,35 @@ def test_a_configuration_that_writes_outside_the_root_is_refused(
     assert raised.value.path == (root / "downstream" / "../../decisions.toml").resolve()
 
 
-def test_a_write_to_the_installed_upstream_is_refused() -> None:
+def test_a_write_to_the_installed_upstream_is_refused(tmp_path: Path) -> None:
     """``write_apply`` without ``target`` patched the upstream installed in the server's own
-    environment (its site-packages, outside the root); ``verify`` reads it, and may."""
+    environment (its site-packages, outside the root); ``verify`` reads it, and may. A link
+    in the root to an interpreter outside it writes outside it too; a virtual environment
+    inside the root is taken."""
+    import venv
+
+    root = (tmp_path / "root").resolve()
+    venv.create(root / "env", with_pip=False)
+    (root / "bin").mkdir()
+    (root / "bin" / "python").symlink_to(sys.executable)
     with pytest.raises(CallRefused) as raised:
-        check_installed_target(tool("write_apply"), cli, {"directory": "downstream"})
+        check_installed_target(tool("write_apply"), cli, {"python": "bin/python"}, root)
+    assert raised.value.message.startswith(
+        "write_apply: --python installs into /"
+    ) and raised.value.message.endswith(f", outside the server's root {root}")
+    assert raised.value.path == root / "bin" / "python"
+    check_installed_target(tool("write_apply"), cli, {"python": "env/bin/python"}, root)
+    with pytest.raises(CallRefused) as raised:
+        check_installed_target(tool("write_apply"), cli, {"directory": "downstream"}, root)
     assert (raised.value.message, raised.value.hint) == (
         "write_apply without target writes to the upstream installed in the server's own "
         "environment, outside the root",
         "pass target (a tree inside the root, such as a copy of the release) or python (the "
         "interpreter of an environment inside the root)",
     )
-    check_installed_target(tool("write_apply"), cli, {"target": "t"})
-    check_installed_target(tool("write_apply"), cli, {"python": "env/bin/python"})
-    check_installed_target(tool("verify"), cli, {"directory": "downstream"})
-    check_installed_target(tool("write_decide"), cli, {"directory": "downstream"})
+    check_installed_target(tool("write_apply"), cli, {"target": "t"}, root)
+    check_installed_target(tool("verify"), cli, {"directory": "downstream"}, root)
+    check_installed_target(tool("write_decide"), cli, {"directory": "downstream"}, root)
 
 
 def test_the_write_rule() -> None:
