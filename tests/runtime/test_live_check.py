@@ -75,6 +75,10 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
         ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1
+    # the text names an upstream package the failed call left unimported so, not "None"
+    from patchkeeper.render.runtime import check_text
+
+    assert "file of tinyup: not imported" in check_text(result).splitlines()
 
 
 def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees: Path, cli):
