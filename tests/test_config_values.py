@@ -188,22 +188,55 @@ WRONG_TYPES = [
         'upstream = "x"\nnosuch = 1\n',
         "patchkeeper.toml",
         "2: unknown key 'nosuch'",
-        None,
+        "the known keys here are: directory, entries, fetch, git, headers, ignore, ledger, lint, lock-timeout, pin, port, pristine, report, runtime, series, strip, upstream",
+    ),
+    (  # a typo'd table header: the key it was meant to be comes first
+        'upstream = "x"\npin = "2.0.1"\n\n[header]\nschema = "dep3"\n',
+        "patchkeeper.toml",
+        "4: unknown key 'header'",
+        "did you mean 'headers'? the known keys here are: directory, entries, fetch, git, headers, ignore, ledger, lint, lock-timeout, pin, port, pristine, report, runtime, series, strip, upstream",
+    ),
+    (
+        '[tool.patchkeeper]\nupstream = "x"\n[tool.patchkeeper.runtme]\npackage = "p"\n',
+        "pyproject.toml",
+        "3: unknown key 'runtme'",
+        "did you mean 'runtime'? the known keys here are: directory, entries, fetch, git, headers, ignore, ledger, lint, lock-timeout, pin, port, pristine, report, runtime, series, strip, upstream",
+    ),
+    (  # a table given as a value
+        'upstream = "x"\nheaders = "dep3"\n',
+        "patchkeeper.toml",
+        "2: key 'headers' must be a table, not 'dep3'",
+        "take out 'headers = ...' and write the keys of [headers] under that table header in "
+        "patchkeeper.toml (docs/configuration.md lists them)",
+    ),
+    (
+        '[tool.patchkeeper]\nupstream = "x"\nledger = 1\n',
+        "pyproject.toml",
+        "3: key 'ledger' must be a table, not 1",
+        "take out 'ledger = ...' and write the keys of [tool.patchkeeper.ledger] under that table "
+        "header in the [tool.patchkeeper] table of pyproject.toml (docs/configuration.md lists "
+        "them)",
+    ),
+    (
+        '[project]\nname = "d"\n[tool]\npatchkeeper = "yes"\n',
+        "pyproject.toml",
+        "4: [tool.patchkeeper] must be a table, not 'yes'",
+        "take out 'patchkeeper = ...' from [tool] and write the settings under a table header "
+        "[tool.patchkeeper] (docs/configuration.md shows the keys)",
     ),
 ]
 
 
 @pytest.mark.parametrize(("text", "name", "message", "hint"), WRONG_TYPES)
 def test_a_wrong_value_names_its_line_and_table(
-    cli, tmp_path, text: str, name: str, message: str, hint: str | None
+    cli, tmp_path, text: str, name: str, message: str, hint: str
 ) -> None:
     (tmp_path / name).write_text(text)
     run = cli("status", cwd=tmp_path)
     assert (run.code, run.out) == (2, "")
     first, _, rest = run.err.partition("\n")
     assert first == f"patchkeeper: error: {tmp_path / name}:{message}"
-    if hint is not None:
-        assert rest == f"  hint: {hint}\n"
+    assert rest == f"  hint: {hint}\n"
 
 
 SYNTAX_HINT = (

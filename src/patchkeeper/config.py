@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -374,6 +375,29 @@ def _check_rule(key: str, value: Any, rule: OneOf | Bounds | NotEmpty, source: P
     raise ConfigError(f"key '{key}' {problem}", path=source, hint=hint)
 
 
+LONG_NUMBER_HINT = (
+    'write the number with fewer digits, or quote it as text ("..."), at the line that holds it'
+)
+"""What to do about an integer too long for Python to convert, which tomllib refuses with a
+ValueError that names no line."""
+
+
+def unknown_key_hint(key: str, known: Iterable[str]) -> str:
+    """What to do about the unknown key ``key`` where the keys ``known`` are allowed: the
+    closest known key when one is near (a typo'd ``[header]`` for ``[headers]``), then every
+    known key.
+
+    >>> unknown_key_hint("header", ["headers", "ledger", "pin"])
+    "did you mean 'headers'? the known keys here are: headers, ledger, pin"
+    """
+    import difflib
+
+    names = sorted(known)
+    listed = f"the known keys here are: {', '.join(names)}"
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
+    return f"did you mean '{close[0]}'? {listed}" if close else listed
+
+
 def validate(
     table: dict[str, Any], source: Path, schema: dict[str, Any] | None = None, prefix: str = ""
 ) -> dict[str, Any]:
@@ -388,18 +412,23 @@ def validate(
     for key, value in table.items():
         dotted = f"{prefix}{key}"
         if key not in schema:
-            known = ", ".join(sorted(schema))
             raise ConfigError(
                 f"unknown key '{dotted}'",
                 path=source,
                 line=_line(source, dotted),
-                hint=f"the known keys here are: {known}",
+                hint=unknown_key_hint(key, schema),
             )
         spec = schema[key]
         if isinstance(spec, dict):
             if not isinstance(value, dict):
+                header = "[" + table_name(source, f"{dotted}.x").split("[")[1].split("]")[0] + "]"
                 raise ConfigError(
-                    f"key '{dotted}' must be a table", path=source, line=_line(source, dotted)
+                    f"key '{dotted}' must be a table, not {value!r}",
+                    path=source,
+                    line=_line(source, dotted),
+                    hint=f"take out '{key} = ...' and write the keys of {header} under that "
+                    f"table header in {table_name(source, '')} (docs/configuration.md "
+                    "lists them)",
                 )
             out[key] = validate(value, source, spec, prefix=f"{dotted}.")
             continue
@@ -431,7 +460,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
+        raise ConfigError(
+            f"cannot read: {exc.strerror}",
+            path=path,
+            hint="make the file readable by this user (or pass another with --config FILE)",
+        ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -447,7 +480,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise toml_syntax_error(path, str(exc)) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+        raise ConfigError(f"not valid TOML: {exc}", path=path, hint=LONG_NUMBER_HINT) from None
     return table
 
 
@@ -655,7 +688,15 @@ def _pyproject_table(candidate: Path) -> dict[str, Any] | None:
     if not isinstance(tool, dict) or "patchkeeper" not in tool:
         return None
     if not isinstance(tool["patchkeeper"], dict):
-        raise ConfigError("[tool.patchkeeper] must be a table", path=candidate)
+        raise ConfigError(
+            f"[tool.patchkeeper] must be a table, not {tool['patchkeeper']!r}",
+            path=candidate,
+            line=table_key_line(
+                candidate.read_bytes().decode("utf-8", "replace"), ("tool",), "patchkeeper"
+            ),
+            hint="take out 'patchkeeper = ...' from [tool] and write the settings under a "
+            "table header [tool.patchkeeper] (docs/configuration.md shows the keys)",
+        )
     return tool["patchkeeper"]
 
 

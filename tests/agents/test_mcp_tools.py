@@ -15,7 +15,14 @@ import click
 import pytest
 
 from helpers import REPO, Example
-from patchkeeper.agents.calls import CallRefused, check_paths, check_write, command_line
+from patchkeeper.agents.calls import (
+    CallRefused,
+    check_configured_places,
+    check_installed_target,
+    check_paths,
+    check_write,
+    command_line,
+)
 from patchkeeper.agents.schemas import SCHEMA_FILE, output_schema
 from patchkeeper.agents.tools import TOOLS, ToolSpec, find_tool, input_schema
 from patchkeeper.main import cli
@@ -134,6 +141,72 @@ def test_what_the_root_takes_and_refuses(example: Example, tmp_path: Path) -> No
         tool("write_runtime_port"),
         {"from": "a==1", "to": "a==2", "output": str(tmp_path / "d.diff")},
     ) == (f"{tmp_path / 'd.diff'}: --output leads outside the server's root {root}")
+
+
+def test_a_configuration_that_writes_outside_the_root_is_refused(
+    example: Example, tmp_path: Path
+) -> None:
+    """A call names paths inside the root only, but the downstream's configuration (a file
+    inside the root an agent can edit) could put the series outside it: ``write_port_start``
+    then wrote the ported patches there. A writing tool is refused before it runs; a
+    read-only one is not, since it writes nothing."""
+    root = example.root.resolve()
+    config = root / "downstream" / "patchkeeper.toml"
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(root / "downstream" / "patches", outside / "patches")
+    arguments = {"directory": "downstream", "to": "../upstream/minihttp-1.1", "write": True}
+    check_configured_places(tool("write_port_start"), arguments, root)  # as the example is
+    text = config.read_text()
+    assert 'series = "patches/series"' in text
+    config.write_text(
+        text.replace('series = "patches/series"', f'series = "{outside}/patches/series"')
+    )
+    with pytest.raises(CallRefused) as raised:
+        check_configured_places(tool("write_port_start"), arguments, root)
+    assert (raised.value.path, raised.value.message, raised.value.hint) == (
+        outside / "patches",
+        f"write_port_start: the series (series) is outside the server's root {root}",
+        "set it to a path inside the root in the downstream's configuration, or start the "
+        "server with a --root that holds it",
+    )
+    check_configured_places(tool("audit"), arguments, root)
+    # the decisions file, through a relative path leading out of the root
+    config.write_text(text + '\n[report]\ndecisions-file = "../../decisions.toml"\n')
+    with pytest.raises(CallRefused) as raised:
+        check_configured_places(tool("write_decide"), {"directory": "downstream"}, root)
+    assert raised.value.message.startswith("write_decide: the decisions file (decisions-file")
+    assert raised.value.path == (root / "downstream" / "../../decisions.toml").resolve()
+
+
+def test_a_write_to_the_installed_upstream_is_refused(tmp_path: Path) -> None:
+    """``write_apply`` without ``target`` patched the upstream installed in the server's own
+    environment (its site-packages, outside the root); ``verify`` reads it, and may. A link
+    in the root to an interpreter outside it writes outside it too; a virtual environment
+    inside the root is taken."""
+    import venv
+
+    root = (tmp_path / "root").resolve()
+    venv.create(root / "env", with_pip=False)
+    (root / "bin").mkdir()
+    (root / "bin" / "python").symlink_to(sys.executable)
+    with pytest.raises(CallRefused) as raised:
+        check_installed_target(tool("write_apply"), cli, {"python": "bin/python"}, root)
+    assert raised.value.message.startswith(
+        "write_apply: --python installs into /"
+    ) and raised.value.message.endswith(f", outside the server's root {root}")
+    assert raised.value.path == root / "bin" / "python"
+    check_installed_target(tool("write_apply"), cli, {"python": "env/bin/python"}, root)
+    with pytest.raises(CallRefused) as raised:
+        check_installed_target(tool("write_apply"), cli, {"directory": "downstream"}, root)
+    assert (raised.value.message, raised.value.hint) == (
+        "write_apply without target writes to the upstream installed in the server's own "
+        "environment, outside the root",
+        "pass target (a tree inside the root, such as a copy of the release) or python (the "
+        "interpreter of an environment inside the root)",
+    )
+    check_installed_target(tool("write_apply"), cli, {"target": "t"}, root)
+    check_installed_target(tool("verify"), cli, {"directory": "downstream"}, root)
+    check_installed_target(tool("write_decide"), cli, {"directory": "downstream"}, root)
 
 
 def test_the_write_rule() -> None:

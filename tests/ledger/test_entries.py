@@ -98,7 +98,7 @@ def test_entry_configuration_errors(downstream: Path) -> None:
         (
             '[entries.overlay.kvarn]\nsource = "kvarn/files"\n',
             "unknown key 'entries.overlay'",
-            "the known keys here are: foreign-diffs, overlays, vendored",
+            "did you mean 'overlays'? the known keys here are: foreign-diffs, overlays, vendored",
             "[entries.overlay.kvarn]",
         ),
         (

@@ -114,7 +114,7 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
             "decision 'keep' in [series.\"a.patch\"] is not one of carry, retire, retain, update, migrate, remove",
             1,
         ),
-        ('x = 1\n[runtime."f.py::m.f"]\ndecision = "carry"\n', "unknown table 'x'", None),
+        ('x = 1\n[runtime."f.py::m.f"]\ndecision = "carry"\n', "unknown table 'x'", 1),
         (
             '[series."a.patch"]\ndecision = "suggested: keep"\n',
             "decision 'suggested: keep' in [series.\"a.patch\"] is not one of carry, retire, "
@@ -129,7 +129,7 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
         ('\n[series."a.patch"]\nwhy = "x"\n', "unknown field 'why' in [series.\"a.patch\"]", 2),
         (
             '[series."a.patch"]\ndecision = 3\n',
-            "'decision' in [series.\"a.patch\"] must be a string",
+            "'decision' in [series.\"a.patch\"] must be a string, not 3",
             1,
         ),
         (  # a table header left open: the line and column, as for the configuration
@@ -147,6 +147,42 @@ def test_a_malformed_decisions_file_names_the_table_and_line(
     with pytest.raises(ConfigError) as caught:
         load(path)
     assert (caught.value.message, caught.value.line) == (message, line)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line", "hint"),
+    [
+        (  # a typo'd table name
+            '# decisions\n[seires."a.patch"]\ndecision = "carry"\n',
+            "unknown table 'seires'",
+            2,
+            'did you mean \'series\'? tables are [series."PATCH"] and [runtime."FILE::TARGET"]',
+        ),
+        (  # a decision written as a key of [series], not as its own table
+            '[series]\n"a.patch" = "carry"\n',
+            "'series.\"a.patch\"' must be a table, not 'carry'",
+            2,
+            'write it as a table: a line [series."a.patch"] and the fields under it '
+            "(decision, reason, removal-condition, notes)",
+        ),
+        (
+            '[series."a.patch"]\nreason = ["upstream has it"]\n',
+            "'reason' in [series.\"a.patch\"] must be a string, not ['upstream has it']",
+            1,
+            'quote its value: reason = "..."',
+        ),
+    ],
+)
+def test_every_malformed_table_says_what_to_do(
+    tmp_path: Path, text: str, message: str, line: int, hint: str
+) -> None:
+    """A wrong decisions file named the table but not what to write instead (no hint), and
+    a decision written as ``"a.patch" = "carry"`` under ``[series]`` named no line."""
+    path = tmp_path / "patchkeeper-decisions.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load(path)
+    assert (caught.value.message, caught.value.line, caught.value.hint) == (message, line, hint)
 
 
 def test_a_decisions_file_that_is_not_toml_says_where_and_what_to_do(tmp_path: Path) -> None:
@@ -169,6 +205,9 @@ def test_a_decisions_file_that_is_not_toml_says_where_and_what_to_do(tmp_path: P
     with pytest.raises(ConfigError) as caught:
         load(path)
     assert caught.value.message.startswith("not valid TOML: ")
+    assert caught.value.hint == (
+        'write the number with fewer digits, or quote it as text ("..."), at the line that holds it'
+    )
 
 
 def test_runtime_keys_are_stable_when_lines_move() -> None:

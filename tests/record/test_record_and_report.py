@@ -47,6 +47,32 @@ def test_a_command_that_cannot_start_is_recorded_as_127(cli, audited: Path) -> N
     )
 
 
+def test_record_json_says_what_the_command_did(cli, audited: Path, monkeypatch) -> None:
+    """``record --json`` printed only the evidence file's path: the command it ran, its exit
+    code and its output were dropped from the envelope (its field ``command`` collided with
+    the envelope's), so a CI job or an agent could not tell why the validation failed."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    script = "import sys\nprint('3 passed, 1 failed')\nsys.exit(1)"
+    run = cli("record", "--json", "--", sys.executable, "-c", script, cwd=audited)
+    data = json.loads(run.out)
+    assert run.code == 1
+    duration = data["run"].pop("duration")
+    assert 0 <= duration < 30
+    assert data == {
+        "command": "record",
+        "patchkeeper_version": data["patchkeeper_version"],
+        "exit_code": 1,
+        "path": str(audited / ".patchkeeper/evidence/recorded.json"),
+        "run": {
+            "argv": [sys.executable, "-c", script],
+            "cwd": str(audited),
+            "exit_code": 1,
+            "tail": ["3 passed, 1 failed"],
+            "recorded": "2023-11-14T22:13:20Z",
+        },
+    }
+
+
 def test_record_without_a_command_is_a_usage_error(cli, audited: Path) -> None:
     assert cli("record", cwd=audited).code == 2
 

@@ -135,7 +135,7 @@ def test_a_live_check_keeps_the_members_the_probe_wrote_and_reads_back() -> None
     assert result.exit_code == 1
     assert check_text(result).splitlines() == [
         "interpreter /env/bin/python (Python 3.12.1)",
-        "file of cplug: None",
+        "file of cplug: not imported",
         "entry point vllm.general_plugins:ok = cplug:register: ok",
         "entry point vllm.platform_plugins:imp = cplug:platform: import-error  no cup",
         "  Traceback (most recent call last):",

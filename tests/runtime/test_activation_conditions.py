@@ -81,3 +81,35 @@ def test_an_early_return_makes_the_rest_of_the_function_conditional(
             ],
         ),
     ]
+
+
+#: a registration retried in an ``except`` handler, as vllm-omni's diffusion cache hooks
+#: register their block class again when the first ``register`` raises ``ValueError``
+HANDLER = """from diffusers.hooks import _helpers
+
+
+class Block:
+    pass
+
+
+def install():
+    try:
+        _helpers.TransformerBlockRegistry.register(Block)
+    except ValueError:
+        _helpers.TransformerBlockRegistry.blocks = [Block]
+"""
+
+
+def test_an_except_handler_is_named_once_in_the_listing(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing said ``conditional: except except ValueError``: the handler's text
+    already starts with its kind."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {**FILES, "cplug/patch/p_exit.py": HANDLER}
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    run = cli("runtime", "inventory", "--plugin", str(tmp_path), "--package", "cplug", cwd=tmp_path)
+    listed = [line for line in run.out.splitlines() if "conditional:" in line]
+    assert listed == ["    conditional: except ValueError (cplug/patch/p_exit.py:11)"]

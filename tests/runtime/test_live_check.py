@@ -75,6 +75,10 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
         ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1
+    # the text names an upstream package the failed call left unimported so, not "None"
+    from patchkeeper.render.runtime import check_text
+
+    assert "file of tinyup: not imported" in check_text(result).splitlines()
 
 
 def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees: Path, cli):
@@ -89,6 +93,32 @@ def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees:
         f"interpreter (Python {version}): not installed in its environment, or not on its path\n"
         f"  hint: install them in that environment ({python} -m pip install ...), or give "
         "--python the interpreter of the environment where metaplug and tinyup are installed\n"
+    )
+
+
+def test_an_interpreter_with_upstream_alone_names_the_plugin_alone(
+    runtime_trees: Path, tmp_path: Path, cli
+) -> None:
+    """An environment with upstream but not the plugin (vLLM installed, vllm-omni not) was
+    told to "install them ... where vllm_omni are installed": one name is "it" and "is"."""
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(site, "tinyup.pth").write_text(f"{runtime_trees / 'upstream-1.0'}\n")
+    run = cli("runtime", "check", "--python", str(python), cwd=runtime_trees / "plugin")
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {python}: metaplug cannot be imported by this interpreter "
+        f"(Python {version}): not installed in its environment, or not on its path\n"
+        f"  hint: install it in that environment ({python} -m pip install ...), or give "
+        "--python the interpreter of the environment where metaplug is installed\n"
     )
 
 

@@ -146,6 +146,102 @@ def check_paths(
             _check_value(rule, option_name(param), str(one), base, root)
 
 
+def check_installed_target(
+    tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any], root: Path
+) -> None:
+    """Refuse a writing tool's call that names neither ``target`` nor ``python`` when its
+    command takes them: the command then writes to the upstream installed in the server's own
+    environment, which is outside the root (``write_apply`` without a target patched the
+    site-packages of the interpreter running the server). With ``python``, the directories
+    that interpreter installs into (its ``purelib`` and ``platlib``) must be inside the
+    root: ``python`` itself may be a link leading out, as a virtual environment's is, so a
+    link to a system interpreter placed in the root is refused here.
+
+    Raises:
+        CallRefused: naming the tool and what to pass instead.
+    """
+    if not tool.writes or arguments.get("target") is not None:
+        return
+    keys = {key for key, _, _ in tool_parameters(tool, group)}
+    if "target" not in keys:
+        return
+    python = arguments.get("python")
+    if python:
+        base = root / str(arguments.get("directory") or ".")
+        _check_environment(tool, base / str(python), root)
+        return
+    raise CallRefused(
+        f"{tool.name} without target writes to the upstream installed in the server's "
+        "own environment, outside the root",
+        hint="pass target (a tree inside the root, such as a copy of the release) or "
+        "python (the interpreter of an environment inside the root)",
+    )
+
+
+def _check_environment(tool: ToolSpec, python: Path, root: Path) -> None:
+    """Refuse ``python`` when the directories it installs into lie outside ``root``; an
+    interpreter that does not answer is left to the command, which names the problem."""
+    import subprocess
+
+    script = "import sysconfig; p = sysconfig.get_paths(); print(p['purelib']); print(p['platlib'])"
+    try:
+        done = subprocess.run(
+            [str(python), "-I", "-c", script], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.SubprocessError):
+        return
+    if done.returncode != 0:
+        return
+    real_root = root.resolve()
+    for line in done.stdout.splitlines():
+        where = Path(line).resolve()
+        if not where.is_relative_to(real_root):
+            raise CallRefused(
+                f"{tool.name}: --python installs into {where}, outside the server's root "
+                f"{real_root}",
+                path=python,
+                hint="pass the interpreter of a virtual environment inside the root, or target "
+                "(a tree inside the root)",
+            )
+
+
+def check_configured_places(tool: ToolSpec, arguments: Mapping[str, Any], root: Path) -> None:
+    """Refuse a writing tool's call when the downstream's configuration puts a place the
+    command writes outside ``root``: the downstream itself (a configuration found in a
+    directory above the root), the series, the ledger, the port's work directory, the
+    decisions file, the audit record, the plugin. A call names only paths inside the root,
+    but the configuration, a file inside it an agent can edit, could name
+    ``series = "../../elsewhere/series"`` and have ``port --continue`` write there. A
+    configuration that does not load is left to the command, which names the error.
+
+    Raises:
+        CallRefused: naming the place, the setting that puts it there, and its path.
+    """
+    if not tool.writes:
+        return
+    from patchkeeper.config import load_config
+    from patchkeeper.upgrade.run import has_runtime, has_series, write_places
+
+    real_root = root.resolve()
+    base = root / str(arguments.get("directory") or ".")
+    config_file = arguments.get("config")
+    try:
+        config = load_config(base / str(config_file) if config_file else None, start=base)
+        places = [("the downstream (its configuration's directory)", config.root)]
+        places += write_places(config, has_series(config), has_runtime(config))
+    except PatchkeeperError:
+        return
+    for what, path in places:
+        where = Path(os.path.abspath(base / path)).resolve()
+        if not where.is_relative_to(real_root):
+            raise CallRefused(
+                f"{tool.name}: {what} is outside the server's root {real_root}",
+                path=where,
+                hint="set it to a path inside the root in the downstream's configuration, or "
+                "start the server with a --root that holds it",
+            )
+
+
 def option_name(param: click.Parameter) -> str:
     """How the command line spells ``param``: its long option (``--to``), else its first
     (``-C``), else an argument's name in capitals."""

@@ -29,6 +29,8 @@ from patchkeeper import __version__
 from patchkeeper.agents.calls import (
     CallRefused,
     check_arguments,
+    check_configured_places,
+    check_installed_target,
     check_paths,
     check_write,
     command_line,
@@ -117,6 +119,8 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         check_arguments(tool, group, arguments)
         check_write(tool, arguments)
         check_paths(tool, group, arguments, root)
+        check_configured_places(tool, arguments, root)
+        check_installed_target(tool, group, arguments, root)
     except CallRefused as refused:
         return _refusal(tool.command, refused)
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
@@ -177,6 +181,12 @@ def _interrupted(signum: int, frame: object) -> None:
     server would live on until the client closed its input. It holds no state of its own
     (every write happens in a call's process), so it ends at once.
     """
+    import logging
+
+    # The waits below reap the calls' processes, which asyncio's child watcher thread also
+    # waits for: it would log "Unknown child process pid N" on standard error as the server
+    # ends, a race that depends on which of the two waits first.
+    logging.getLogger("asyncio").disabled = True
     for pid in sorted(_RUNNING):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGINT)

@@ -119,7 +119,11 @@ def _inside(root: Path, relative: str, what: str, source: Path | None) -> Path:
     except GitError:
         top = None
     if top is None or not path.is_relative_to(top):
-        raise ConfigError(f"{what} {relative!r} is outside the downstream", path=source)
+        raise ConfigError(
+            f"{what} {relative!r} is outside the downstream",
+            path=source,
+            hint=f"name a path inside {top or root.resolve()}, relative to {root.resolve()}",
+        )
     return path
 
 

@@ -34,7 +34,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.config import toml_syntax_error
+from patchkeeper.config import (
+    LONG_NUMBER_HINT,
+    table_key_line,
+    toml_syntax_error,
+    unknown_key_hint,
+)
 from patchkeeper.constants import SUGGESTED_PREFIX, DecisionWord
 from patchkeeper.errors import ConfigError
 
@@ -162,7 +167,11 @@ def read_utf8(path: Path) -> str:
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", path=path) from None
+        raise ConfigError(
+            f"cannot read: {exc.strerror}",
+            path=path,
+            hint="make the file readable by this user",
+        ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -211,18 +220,21 @@ def load(path: Path) -> Decisions:
             "manual's audit record page, docs/audit-record.md, shows the file",
         ) from None
     except ValueError as exc:  # an integer with more digits than Python converts
-        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+        raise ConfigError(f"not valid TOML: {exc}", path=path, hint=LONG_NUMBER_HINT) from None
     lines = text.splitlines()
     tables: dict[tuple[str, str], Decision] = {}
     for kind, items in data.items():
         if kind not in KINDS or not isinstance(items, dict):
+            close = unknown_key_hint(kind, KINDS).partition("? ")
             raise ConfigError(
                 f"unknown table '{kind}'",
                 path=path,
-                hint='tables are [series."PATCH"] and [runtime."FILE::TARGET"]',
+                line=table_key_line(text, (), kind),
+                hint=(close[0] + "? " if close[1] else "")
+                + 'tables are [series."PATCH"] and [runtime."FILE::TARGET"]',
             )
         for key, table in items.items():
-            line = _line_of(lines, kind, key)
+            line = _line_of(lines, kind, key) or table_key_line(text, (kind,), key) or 0
             tables[(kind, key)] = _decision(path, kind, key, table, line)
     return Decisions(path, tables)
 
@@ -230,7 +242,13 @@ def load(path: Path) -> Decisions:
 def _decision(path: Path, kind: str, key: str, table: object, line: int) -> Decision:
     where = f"{kind}.{toml_string(key)}"
     if not isinstance(table, dict):
-        raise ConfigError(f"'{where}' must be a table", path=path, line=line or None)
+        raise ConfigError(
+            f"'{where}' must be a table, not {table!r}",
+            path=path,
+            line=line or None,
+            hint=f"write it as a table: a line {table_header(kind, key)} and the fields "
+            "under it (" + ", ".join(FIELDS) + ")",
+        )
     for name, value in table.items():
         if name not in FIELDS:
             raise ConfigError(
@@ -241,7 +259,10 @@ def _decision(path: Path, kind: str, key: str, table: object, line: int) -> Deci
             )
         if not isinstance(value, str):
             raise ConfigError(
-                f"'{name}' in [{where}] must be a string", path=path, line=line or None
+                f"'{name}' in [{where}] must be a string, not {value!r}",
+                path=path,
+                line=line or None,
+                hint=f'quote its value: {name} = "..."',
             )
     written = table.get("decision", "").strip()
     prefix = SUGGESTED_PREFIX.rstrip()

@@ -27,6 +27,9 @@ RENAMED: dict[str, dict[str, str]] = {
     "lint": {"patches": "patch_count", "entries": "entry_count"},
     "check-branch": {"files": "file_count"},
     "report": {"written": "written_files"},
+    # the command ``record`` ran: its field ``command`` would collide with the envelope's
+    # ``command`` (the name of patchkeeper's command) and be lost
+    "record": {"command": "run"},
 }
 
 #: Result fields left out, per command: lint's ``output_format`` and ``cwd`` are how the

@@ -52,7 +52,7 @@ def _activation(entry: PatchEntry) -> str:
         return f"never imported ({a.note})"
     if a.conditions:
         return "conditional: " + "; ".join(
-            f"{c.kind} {c.text} ({c.file}:{c.line})" for c in a.conditions
+            f"{c.described()} ({c.file}:{c.line})" for c in a.conditions
         )
     return "active"
 
@@ -200,7 +200,10 @@ def audit_markdown(result: RuntimeAudit) -> str:
 @text_renderer(LiveCheck)
 def check_text(result: LiveCheck) -> str:
     lines = [f"interpreter {result.python} (Python {result.version})"]
-    lines += [f"file of {k}: {v}" for k, v in result.package_files.items()]
+    lines += [
+        f"file of {k}: {v if v is not None else 'not imported'}"
+        for k, v in result.package_files.items()
+    ]
     lines += [f"extension module {x}" for x in result.extensions]
     for a in result.activation:
         detail = f" {a.module or ''} {a.detail or ''}".rstrip()

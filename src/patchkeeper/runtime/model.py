@@ -49,6 +49,14 @@ class Condition:
     file: str
     line: int
 
+    def described(self) -> str:
+        """The condition as a reader sees it: its kind, then its text (``if torch.cuda``,
+        ``else not (x)``), the kind once when the text already starts with it (an ``except``
+        handler's text is ``except ValueError``, not ``except except ValueError``)."""
+        if self.text.startswith(f"{self.kind} "):
+            return self.text
+        return f"{self.kind} {self.text}"
+
 
 @dataclass(frozen=True)
 class Activation:

@@ -220,6 +220,21 @@ def check_inside(config: Config, series: bool, runtime: bool) -> None:
         TargetError: naming the place and the setting that puts it there.
     """
     root = config.root.resolve()
+    for what, path in write_places(config, series, runtime):
+        if not Path(os.path.abspath(path)).resolve().is_relative_to(root):
+            raise TargetError(
+                f"{what} is outside the downstream {root}: upgrade writes only inside it",
+                path=path,
+                hint="move it into the downstream, or run the steps one by one",
+            )
+
+
+def write_places(config: Config, series: bool, runtime: bool) -> list[tuple[str, Path]]:
+    """Every place the writing commands write as ``config`` sets it, each with the words
+    that name it and its setting: the decisions file and the audit record; with ``series``,
+    the series' directory, the ledger and the port's work directory; with ``runtime``, the
+    plugin. Paths are as configured (absolute, or relative to the current directory), not
+    resolved."""
     settings = report_settings(config)
     places: list[tuple[str, Path]] = [
         (
@@ -245,13 +260,7 @@ def check_inside(config: Config, series: bool, runtime: bool) -> None:
         places.append(
             ("the plugin (root in [tool.patchkeeper.runtime])", resolve_settings(config).root)
         )
-    for what, path in places:
-        if not Path(os.path.abspath(path)).resolve().is_relative_to(root):
-            raise TargetError(
-                f"{what} is outside the downstream {root}: upgrade writes only inside it",
-                path=path,
-                hint="move it into the downstream, or run the steps one by one",
-            )
+    return places
 
 
 # --------------------------------------------------------------------------- the steps

@@ -50,7 +50,7 @@ def _activation(entry: PatchEntry) -> str:
         return f"activation: never imported ({activation.note}; {traced})"
     if activation.status is ActivationStatus.CONDITIONAL:
         conditions = "; ".join(
-            f"{c.kind} {c.text} ({c.file}:{c.line})" for c in activation.conditions
+            f"{c.described()} ({c.file}:{c.line})" for c in activation.conditions
         )
         return f"activation: conditional: {conditions}"
     return "activation: active"

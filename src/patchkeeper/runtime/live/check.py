@@ -192,8 +192,9 @@ def _unimportable(python: Path, names: list[str], version: str) -> TargetError:
         f"{listed} cannot be imported by this interpreter (Python {version}): not installed in "
         "its environment, or not on its path",
         path=python,
-        hint=f"install them in that environment ({python} -m pip install ...), or give "
-        f"--python the interpreter of the environment where {listed} are installed",
+        hint=f"install {'it' if len(names) == 1 else 'them'} in that environment ({python} -m "
+        f"pip install ...), or give --python the interpreter of the environment where {listed} "
+        f"{'is' if len(names) == 1 else 'are'} installed",
     )
 
 
