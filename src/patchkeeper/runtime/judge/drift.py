@@ -81,6 +81,10 @@ class Code:
     #: test of upstream's release (``if vllm_version_is("0.28.0"): from vllm.a import
     #: Model``, its ``else`` too): what it binds per release; empty for upstream's spans.
     gated_names: tuple[str, ...] = ()
+    #: The names the scopes around the copy (its module and the functions it is defined
+    #: in) bind to an attribute chain (``orig = Runner.run`` is ``("orig", "Runner.run")``):
+    #: what a call in the copy may reach of upstream; empty for upstream's spans.
+    outer_aliases: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def text(self) -> str:
@@ -404,7 +408,7 @@ def codes(
 ) -> tuple[Code | None, Code | None, Code | None]:
     """The three spans :func:`decide` compares: the old and new upstream definitions and
     the plugin's replacement ``mine`` (read before the judging,
-    :func:`patchkeeper.runtime.judge.plugin_reads.read_replacements`)."""
+    :func:`patchkeeper.runtime.judge.replacement.replacement_codes`)."""
     if new.status != FOUND or old.status != FOUND or new.partial:
         return None, None, None
     return upstream_code(trees[0], old), upstream_code(trees[1], new), mine

@@ -17,6 +17,7 @@ import ast
 from pathlib import Path
 
 from patchkeeper.runtime.judge.replacement import plugin_tree
+from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -97,3 +98,26 @@ def gated_parameters(
         if bound is not None:
             result = (node.lineno, parameter_shape(bound.args))
     return result
+
+
+def gated_bindings(
+    module_files: dict[str, tuple[Path, str]], entries: list[PatchEntry], version: str
+) -> dict[str, Gated]:
+    """Per replacement (``module:name``, a module-level name), the signature the branch of a
+    version gate live at upstream ``version`` binds it to (:func:`gated_parameters`), with
+    the module's path relative to the plugin's root; replacements no such gate binds are
+    left out. ``module_files``: each module's file and relative path
+    (:attr:`patchkeeper.runtime.inventory.plugin.PluginReading.module_files`). Each module
+    is read once."""
+    found: dict[str, Gated] = {}
+    for replacement in sorted({e.replacement for e in entries}):
+        module, _, name = replacement.partition(":")
+        if not name or "." in name or "<" in name:
+            continue
+        where = module_files.get(module)
+        if where is None:
+            continue
+        bound = gated_parameters(where[0], name, version)
+        if bound is not None:
+            found[replacement] = (where[1], *bound)
+    return found

@@ -49,9 +49,11 @@ first rule that applies decides):
    registration replaces it), **look** when either value cannot be read;
 6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**,
-   unless the replacement is a wrapper handing its extra arguments (``*args, **kwargs``) on to
-   a call (:func:`~patchkeeper.runtime.judge.noise.forwards_extra`): it runs upstream's own
-   code, hook and all, so the rules after this one decide;
+   unless the replacement is a wrapper that calls the original, whatever its own parameters
+   (:func:`~patchkeeper.runtime.judge.calling.calls_original`), or hands its extra arguments
+   (``*args, **kwargs``) on to a call (:func:`~patchkeeper.runtime.judge.noise.forwards_extra`):
+   it runs upstream's own code, hook and all, so the rules after this one decide (a new
+   parameter it neither takes nor passes on keeps it an update);
 7. an upstream change that is only noise (:mod:`patchkeeper.runtime.judge.noise`) -> **retain**,
    said to be cosmetic with the reason; a subclass swap whose overridden methods (those of
    its class body and of its ``if``/``try`` blocks) did not change upstream, or changed in
@@ -102,6 +104,7 @@ from dataclasses import dataclass
 
 from patchkeeper.runtime.inventory.activation import UNCALLED
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
+from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
     LOOK,
@@ -362,9 +365,9 @@ def _judged(
         otherwise = starred_decision(
             entry, drift, spans_read, lost, old.module, (unpassed, starred)
         )
-    if found and mine is not None and forwards_extra(mine.parsed):
-        # a wrapper that hands its arguments on calls upstream's own code, hooks and all:
-        # the new extension point is consulted through it, nothing of it is replaced
+    if found and mine is not None and (forwards_extra(mine.parsed) or calls_original(entry, mine)):
+        # a wrapper that calls the original runs upstream's own code, hooks and all: the
+        # new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 

@@ -25,11 +25,12 @@ from patchkeeper.runtime.judge.entry_memory import (
 )
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
+from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.judge.missing import renamed_names
-from patchkeeper.runtime.judge.plugin_reads import gated_names, read_replacements
+from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.stale import stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
@@ -74,24 +75,20 @@ def judge_entries(
     # The files of the entries whose sys.modules key is computed: where the key starts.
     sources_of = {e.file: _text(settings.root / e.file) for e in entries if is_computed_key(e)}
     dead = dead_probes(settings.root, entries, trees, versions)
+    gated = gated_bindings(reading.module_files, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.
     renames = [e.target for e in entries if resolved_new[e.target].status != FOUND]
     new_tree.find_definitions(name for target in renames for name in renamed_names(target))
-    # The replacements' spans (only those :func:`codes` compares: found whole in the new
-    # tree and found in the old) and what a version gate binds their names to, read here
-    # once on every core: the judges are handed them as data.
+    # The replacements' spans, read here once: the judges are handed them as data.
+    # (only those :func:`codes` compares: found whole in the new tree and found in the old).
     new_found = {t for t, r in resolved_new.items() if r.status == FOUND and not r.partial}
     compared = (e for e in entries if e.target in new_found)
     found = (e.replacement for e in compared if resolved_old[e.target].status == FOUND)
     sources = reading.replacements
-    mine, gated = read_replacements(
-        {r: sources[r] for r in found if r in sources},
-        gated_names(reading.module_files, entries),
-        versions[1],
-    )
+    mine = replacement_codes({r: sources[r] for r in found if r in sources})
 
     def assess(entry: PatchEntry) -> tuple[Drift, Key | None, Drift | Pending, Key | None]:
         """The entry's drift (remembered or decided, with its store key when decided now),

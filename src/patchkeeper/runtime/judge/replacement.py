@@ -13,17 +13,21 @@ import re
 from pathlib import Path
 
 from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
+from patchkeeper.runtime.judge.calling import outer_aliases
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.syntax.astwalk import nodes, statements
 from patchkeeper.runtime.syntax.gates import evaluate
 from patchkeeper.runtime.syntax.parsing import parse_path
 
 
-def forget_trees() -> None:
-    """Let go of the plugin files parsed so far (:func:`plugin_tree`): the facts read of
-    them are kept, the trees would stay in every worker process."""
-    plugin_tree.cache_clear()
-    _decorators_by_line.cache_clear()
+def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
+    """The :class:`Code` of each located replacement ``module:qualname`` (``sources``), by
+    replacement: its span, decorators excluded from the span and listed in
+    :attr:`Code.decorators`, whether its module tests upstream's release
+    (:attr:`Code.gated`) and what it imports (:attr:`Code.imports`)."""
+    codes = {replacement: source_code(found) for replacement, found in sources.items()}
+    plugin_tree.cache_clear()  # the facts are kept; the trees would stay in every worker
+    return codes
 
 
 def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
@@ -34,17 +38,17 @@ def plugin_code(tree: PluginTree, replacement: str) -> Code | None:
 
 
 def source_code(found: ReplacementSource) -> Code:
-    """The :class:`Code` of one located replacement: its span, decorators excluded from
-    the span and listed in :attr:`Code.decorators`, whether its module tests upstream's
-    release (:attr:`Code.gated`), what it imports (:attr:`Code.imports`) and what its
-    gates bind (:attr:`Code.gated_names`); the patch decorator is not part of the compared
-    lines."""
+    """The :class:`Code` of one located replacement (see :func:`replacement_codes`); the
+    patch decorator is not part of the compared lines."""
     file, start, end = found.file, found.start, found.end
     lines = _plugin_lines(file)[start - 1 : end]
     decorators = () if found.first is None else _decorators(file, found.first, start, end)
     gated, imports = _gated_file(file), _imports_of(file)
     gated_names = _gated_names(file) if gated else ()
-    return Code(found.relative, start, tuple(lines), decorators, gated, imports, gated_names)
+    aliases = outer_aliases(plugin_tree(file), start)
+    return Code(
+        found.relative, start, tuple(lines), decorators, gated, imports, gated_names, aliases
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -61,10 +65,10 @@ def plugin_tree(file: Path) -> ast.Module | None:
     ``None`` when it cannot be read or does not parse: one parse of each file for the
     facts :func:`source_code` reads of it (whether it tests upstream's release, what it
     imports, the names its gates bind) and for the version gates
-    :func:`patchkeeper.runtime.judge.gated_binding.gated_parameters` reads (one job of
-    :func:`patchkeeper.runtime.judge.plugin_reads.read_file` for all of them). Nothing
-    reads the tree but to collect facts: it is not changed, and :func:`forget_trees` lets
-    the trees go once the facts are read."""
+    :func:`patchkeeper.runtime.judge.gated_binding.gated_bindings` reads. Nothing reads
+    the tree but to collect facts: it is not changed, and :func:`replacement_codes`,
+    which the judging calls after the gated bindings, lets the trees go once it has the
+    facts."""
     return parse_path(file)
 
 
