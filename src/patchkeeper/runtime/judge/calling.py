@@ -15,30 +15,7 @@ import ast
 
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.model import Mechanism, PatchEntry
-
-
-def _dotted(node: ast.expr) -> str:
-    """``a.b.c`` of a chain of names and attributes, ``""`` for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    return ".".join([node.id, *reversed(parts)])
-
-
-def _bound_chain(value: ast.expr) -> str:
-    """The attribute chain an assigned ``value`` reads: ``a.b`` of ``a.b``, ``a.b`` of
-    ``getattr(a, "b")`` (a default aside); ``""`` for anything else."""
-    if isinstance(value, ast.Call) and _dotted(value.func) == "getattr" and len(value.args) >= 2:
-        owner, name = value.args[0], value.args[1]
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            dotted = _dotted(owner)
-            return f"{dotted}.{name.value}" if dotted else ""
-        return ""
-    dotted = _dotted(value)
-    return dotted if "." in dotted else ""
+from patchkeeper.runtime.syntax.names import attribute_chain, read_chain
 
 
 def _aliases_of(body: list[ast.stmt]) -> list[tuple[str, str]]:
@@ -47,7 +24,7 @@ def _aliases_of(body: list[ast.stmt]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for statement in body:
         if isinstance(statement, ast.Assign):
-            chain = _bound_chain(statement.value)
+            chain = read_chain(statement.value)
             if chain:
                 found += [(t.id, chain) for t in statement.targets if isinstance(t, ast.Name)]
         elif isinstance(statement, (ast.If, ast.For, ast.While, ast.With)):
@@ -89,7 +66,7 @@ def outer_aliases(tree: ast.Module | None, line: int) -> tuple[tuple[str, str], 
         found += _aliases_of(scope.body)
 
 
-def _ends(target: str, chain: str) -> bool:
+def names_target(target: str, chain: str) -> bool:
     """Whether ``chain`` (``Runner.run``, ``vllm.a.Runner.run``) names ``target`` by at
     least its owner and its name."""
     return "." in chain and (target == chain or target.endswith("." + chain))
@@ -115,17 +92,19 @@ def calls_original(entry: PatchEntry, mine: Code | None) -> str:
         for sub in ast.walk(node)
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)
     }
-    aliases = {name: chain for name, chain in mine.outer_aliases if _ends(entry.target, chain)}
+    aliases = {
+        name: chain for name, chain in mine.outer_aliases if names_target(entry.target, chain)
+    }
     for call in ast.walk(node):
         if not isinstance(call, ast.Call):
             continue
         name = call.func.id if isinstance(call.func, ast.Name) else ""
         if name in aliases and name not in own:
             return f"calls {name}, bound to {aliases[name]}"
-        dotted = _dotted(call.func)
-        if _ends(entry.target, dotted):
+        dotted = attribute_chain(call.func)
+        if names_target(entry.target, dotted):
             return f"calls {dotted}"
     return ""
 
 
-__all__ = ["calls_original", "outer_aliases"]
+__all__ = ["calls_original", "names_target", "outer_aliases"]

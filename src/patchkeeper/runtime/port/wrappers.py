@@ -13,38 +13,11 @@ import ast
 from pathlib import Path
 
 from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.judge.calling import names_target
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax.names import attribute_chain, read_chain
 from patchkeeper.runtime.syntax.parsing import parse_path
-
-
-def _dotted(node: ast.expr) -> str:
-    """``a.b.c`` of a chain of names and attributes, ``""`` for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    return ".".join([node.id, *reversed(parts)])
-
-
-def _names_target(value: ast.expr, target: str) -> bool:
-    """Whether ``value`` reads the attribute ``target`` (``vllm.a.f``): a dotted name that
-    ends the target with at least its owner and name (``a.f``, ``vllm.a.f``), or
-    ``getattr(owner, "f")`` of such an owner."""
-    if isinstance(value, ast.Call) and _dotted(value.func) == "getattr" and len(value.args) >= 2:
-        owner, name = value.args[0], value.args[1]
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            dotted = _dotted(owner)
-            return bool(dotted) and _ends(target, f"{dotted}.{name.value}")
-        return False
-    dotted = _dotted(value)
-    return "." in dotted and _ends(target, dotted)
-
-
-def _ends(target: str, dotted: str) -> bool:
-    return target == dotted or target.endswith("." + dotted)
 
 
 def calls_original(entry: PatchEntry, mine: Code, tree: PluginTree) -> str:
@@ -65,7 +38,9 @@ def calls_original(entry: PatchEntry, mine: Code, tree: PluginTree) -> str:
         return ""
     aliases: dict[str, int] = {}
     for statement in module.body:
-        if isinstance(statement, ast.Assign) and _names_target(statement.value, entry.target):
+        if isinstance(statement, ast.Assign) and names_target(
+            entry.target, read_chain(statement.value)
+        ):
             for name in statement.targets:
                 if isinstance(name, ast.Name):
                     aliases[name.id] = statement.lineno
@@ -75,8 +50,8 @@ def calls_original(entry: PatchEntry, mine: Code, tree: PluginTree) -> str:
         if isinstance(call.func, ast.Name) and call.func.id in aliases:
             line = aliases[call.func.id]
             return f"calls {call.func.id}, bound to {entry.target} at line {line}"
-        dotted = _dotted(call.func)
-        if "." in dotted and _ends(entry.target, dotted):
+        dotted = attribute_chain(call.func)
+        if names_target(entry.target, dotted):
             return f"calls {dotted}"
     return ""
 

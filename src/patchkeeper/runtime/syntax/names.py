@@ -99,6 +99,46 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
     return None
 
 
+def attribute_chain(node: ast.expr) -> str:
+    """``a.b.c`` of a chain of names and attributes, ``""`` for anything else.
+
+    >>> attribute_chain(ast.parse("a.b.c", mode="eval").body)
+    'a.b.c'
+    >>> attribute_chain(ast.parse("f().b", mode="eval").body)
+    ''
+    """
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    return ".".join([node.id, *reversed(parts)])
+
+
+def read_chain(value: ast.expr) -> str:
+    """The attribute chain an assigned ``value`` reads: ``a.b`` of ``a.b``, ``a.b`` of
+    ``getattr(a, "b")`` (a default aside); ``""`` for a bare name and anything else.
+
+    >>> read_chain(ast.parse('getattr(a, "b", None)', mode="eval").body)
+    'a.b'
+    >>> read_chain(ast.parse("a", mode="eval").body)
+    ''
+    """
+    if (
+        isinstance(value, ast.Call)
+        and attribute_chain(value.func) == "getattr"
+        and len(value.args) >= 2
+    ):
+        owner, name = value.args[0], value.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            chain = attribute_chain(owner)
+            return f"{chain}.{name.value}" if chain else ""
+        return ""
+    chain = attribute_chain(value)
+    return chain if "." in chain else ""
+
+
 def _is_getattr(expr: ast.Call, table: Table) -> bool:
     """Whether ``expr`` is ``getattr(obj, "name")`` or ``getattr(obj, "name", default)``
     with the builtin ``getattr``."""
