@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from patchkeeper.audit.hunk_refs import hunk_ref, hunk_refs
+from patchkeeper.audit.hunk_refs import HunkStatus, hunk_ref, hunk_refs
 from patchkeeper.series.filekinds import CODE, CONFIG, NOTES, kind_of
 
 #: The share of a code file's substantive added lines that must be in the new upstream for
@@ -54,15 +54,9 @@ OVERALL_MIN_LINES = 4
 PRESENT = "present"
 
 
-class _Status(Protocol):
-    """A hunk's status (:class:`patchkeeper.audit.verdicts.HunkVerdict`)."""
+class _Status(HunkStatus, Protocol):
+    """A hunk's status (:class:`patchkeeper.audit.verdicts.HunkVerdict`) with its outcome."""
 
-    @property
-    def path(self) -> str: ...
-    @property
-    def index(self) -> int: ...
-    @property
-    def header(self) -> str: ...
     @property
     def status(self) -> str: ...
 
