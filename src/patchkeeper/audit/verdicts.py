@@ -59,6 +59,7 @@ from patchkeeper.audit.hunk_verdicts import (
     removed_lines,
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
+from patchkeeper.audit.new_places import new_places
 from patchkeeper.audit.reapplied import already_applied
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.requirement_moves import requirements_met
@@ -184,6 +185,10 @@ class PatchVerdict:
             it imports modules the old pin has and the new release no longer has
             (:func:`patchkeeper.audit.dropped_modules.gone_imports`): its code cannot run
             there as it is, which makes the action *port*; ``""`` otherwise.
+        new_places: for a patch that applies (or only needs a refresh), the evidence that
+            text it rewrites occurs more often in the new release than at the old pin
+            (:func:`patchkeeper.audit.new_places.new_places`): the patch no longer covers
+            every place, which makes the action *port* (extend it); ``""`` otherwise.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -205,6 +210,7 @@ class PatchVerdict:
     elsewhere: str = ""
     not_at_pin: str = ""
     imports_gone: str = ""
+    new_places: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -1254,6 +1260,10 @@ NOT_AT_PIN_REASON = "the series does not apply at its pin: fix or drop the patch
 IMPORTS_GONE_REASON = "it imports a module the new release no longer has"
 
 
+#: The reason to port a patch that applies but misses places upstream added its text at.
+NEW_PLACES_REASON = "extend it to the new places of the text it rewrites"
+
+
 #: The reason to look at a patch file that cannot be read.
 UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
@@ -1264,6 +1274,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
         return LOOK, UNREADABLE_REASON
     if verdict.imports_gone and (verdict.verdict in (CLEAN, OFFSET) or verdict.refresh):
         return PORT, IMPORTS_GONE_REASON
+    if verdict.new_places and (verdict.verdict in (CLEAN, OFFSET) or verdict.refresh):
+        return PORT, NEW_PLACES_REASON
     if verdict.verdict in (CLEAN, OFFSET):
         return CARRY, "it applies"
     if verdict.verdict == UPSTREAMED:
@@ -1345,8 +1357,10 @@ def judge_unfinished(
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
     ctx = _Context(search, pin, version)
-    verdict = _with_imports_gone(
-        patch, _with_header(patch, _judge(ws, patch, failed, ctx), ctx), ctx
+    verdict = _with_new_places(
+        patch,
+        _with_imports_gone(patch, _with_header(patch, _judge(ws, patch, failed, ctx), ctx), ctx),
+        ctx,
     )
     if verdict.verdict != UPSTREAMED:
         return verdict
@@ -1369,6 +1383,20 @@ def _with_imports_gone(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> Pa
         return verdict
     text = f"it imports what the old pin has in {', '.join(gone)}, which the new release lacks"
     return replace(verdict, summary=f"{verdict.summary}; {text}", imports_gone=text)
+
+
+def _with_new_places(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVerdict:
+    """``verdict`` with :attr:`PatchVerdict.new_places` set when it is *clean*, *offset* or
+    *conflict* (which a refresh may carry) and text the patch rewrites occurs more often in
+    the new release than at the old pin (:func:`patchkeeper.audit.new_places.new_places`;
+    both trees needed)."""
+    if verdict.verdict not in (CLEAN, OFFSET, CONFLICT) or ctx.search is None or ctx.pin is None:
+        return verdict
+    hunks = [(d.new_path or d.path, h) for d in patch.files for h in d.hunks]
+    text = new_places(hunks, ctx.pin, ctx.search)
+    if not text:
+        return verdict
+    return replace(verdict, summary=f"{verdict.summary}; {text}", new_places=text)
 
 
 #: How a hunk's presence is found by its added lines rather than by its whole post-image.

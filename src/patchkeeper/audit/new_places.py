@@ -1,0 +1,169 @@
+"""Text a documentation patch rewrites that the new release has at more places than the pin.
+
+A documentation patch that rewrites a name where it occurs (a video host for a
+privacy-friendly one, a remote file for the one a distribution installs) is written for the
+places the pin has. When the new release adds the same name at new places (a new page
+embedding the same video host), the patch still applies, yet it no longer does what it is
+for: a maintainer extends it to the new places, which is a port, not a carry. Code is left
+out: a dotted name in code (``sys.platform``) recurs as the code grows, whatever the patch
+is for.
+
+The rewritten text of a removed line and the added line that replaces it is the one token
+the two lines differ in (a run of letters, digits, ``_``, ``.``, ``-``; the differing span
+widened to the token's edges, and no other character in it): ``www.youtube.com`` for
+``src="https://www.youtube.com/embed/x"`` rewritten as
+``src="https://www.youtube-nocookie.com/embed/x"``. Only a token of at least
+:data:`MIN_TOKEN` characters with a letter and a ``.`` in it counts (a host name, a dotted
+name, a file name: text that names one thing wherever it occurs), and only when the added
+line no longer has it. The token is counted as a whole token (``www.youtube.com``
+does not count in ``www.youtube.com.au``) in every documentation file with a patched file's
+suffix (:func:`patchkeeper.series.filekinds.kind_of`), in both trees: one pass per tree and
+suffix, kept for the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from weakref import WeakKeyDictionary
+
+from patchkeeper.series.filekinds import DOCS, kind_of
+from patchkeeper.series.model import ADDED, REMOVED, Hunk
+from patchkeeper.upstream.treeindex import MAX_FILE_BYTES, suffix_of
+from patchkeeper.upstream.treesearch import TreeSearch
+
+#: The shortest rewritten token that counts: shorter ones (``css``, ``self``) recur by chance.
+MIN_TOKEN = 8
+
+_TOKEN = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_TOKENS = re.compile(rb"[A-Za-z0-9_.\-]+")
+
+#: Per tree and file suffix, how often each token occurs in those files (built once).
+_COUNTS: WeakKeyDictionary[TreeSearch, dict[str, Counter[bytes]]] = WeakKeyDictionary()
+
+
+def rewritten_token(old: bytes, new: bytes) -> bytes | None:
+    """The token ``old`` has where ``new`` differs from it, widened to the token's edges;
+    ``None`` when the lines differ in more than one token, or the token is shorter than
+    :data:`MIN_TOKEN`, has no letter, no ``.``, or ``new`` still has it.
+
+    >>> rewritten_token(b'src="https://www.youtube.com/x"', b'src="https://www.youtube-nocookie.com/x"')
+    b'www.youtube.com'
+    """
+    old, new = old.rstrip(), new.rstrip()
+    if old == new:
+        return None
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < min(len(old), len(new)) - prefix
+        and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]
+    ):
+        suffix += 1
+    start, end = prefix, len(old) - suffix
+    if any(c not in _TOKEN for c in old[start:end]):
+        return None
+    while start > 0 and old[start - 1] in _TOKEN:
+        start -= 1
+    while end < len(old) and old[end] in _TOKEN:
+        end += 1
+    token = old[start:end]
+    if len(token) < MIN_TOKEN or b"." not in token or not any(chr(c).isalpha() for c in token):
+        return None
+    if token in new:
+        return None
+    return token
+
+
+def _pairs(hunk: Hunk) -> list[tuple[bytes, bytes]]:
+    """The (removed, added) line pairs of ``hunk``: each run of removed lines followed by a
+    run of as many added lines, paired in order."""
+    out: list[tuple[bytes, bytes]] = []
+    lines = hunk.lines
+    i = 0
+    while i < len(lines):
+        if lines[i].kind != REMOVED:
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and lines[j].kind == REMOVED:
+            j += 1
+        k = j
+        while k < len(lines) and lines[k].kind == ADDED:
+            k += 1
+        if k - j == j - i:
+            out += [(lines[i + n].text, lines[j + n].text) for n in range(j - i)]
+        i = k if k > i else i + 1
+    return out
+
+
+def _text_files(tree: TreeSearch, suffix: str) -> list[tuple[str, bytes]]:
+    """The readable documentation files of ``tree`` with ``suffix``: (path, bytes), in path
+    order."""
+    out = []
+    for path in tree.files():
+        if suffix_of(path) != suffix or kind_of(path) != DOCS:
+            continue
+        data = tree.read(path)
+        if data and len(data) <= MAX_FILE_BYTES and b"\0" not in data[:1024]:
+            out.append((path, data))
+    return out
+
+
+def _counts(tree: TreeSearch, suffix: str) -> Counter[bytes]:
+    """How often each token occurs in the files of ``tree`` with ``suffix`` (kept)."""
+    per_suffix = _COUNTS.setdefault(tree, {})
+    if suffix not in per_suffix:
+        counts: Counter[bytes] = Counter()
+        for _path, data in _text_files(tree, suffix):
+            counts.update(_TOKENS.findall(data))
+        per_suffix[suffix] = counts
+    return per_suffix[suffix]
+
+
+def _holders(tree: TreeSearch, token: bytes, suffixes: set[str]) -> dict[str, int]:
+    """Per file of ``tree`` with one of ``suffixes`` that has ``token``, how often."""
+    out = {}
+    for suffix in sorted(suffixes):
+        for path, data in _text_files(tree, suffix):
+            if token in data:
+                n = _TOKENS.findall(data).count(token)
+                if n:
+                    out[path] = n
+    return out
+
+
+def new_places(hunks: Sequence[tuple[str, Hunk]], pin: TreeSearch, new: TreeSearch) -> str:
+    """The evidence that text the documentation hunks of ``hunks`` (path, hunk) rewrite
+    occurs more often in the new release than at the old pin, in the documentation files
+    of the patched files' suffixes:
+    ``'www.youtube.com', which it rewrites, occurs 2 times in the new release against 1 at
+    the pin (more in docs/plugins.rst): extend it there``; ``""`` when no rewritten token
+    occurs more often."""
+    hunks = [(path, hunk) for path, hunk in hunks if kind_of(path) == DOCS]
+    tokens: dict[bytes, None] = {}
+    for _path, hunk in hunks:
+        for old, added in _pairs(hunk):
+            token = rewritten_token(old, added)
+            if token is not None:
+                tokens[token] = None
+    if not tokens:
+        return ""
+    suffixes = {suffix_of(path) for path, _hunk in hunks}
+    for token in tokens:
+        before = sum(_counts(pin, suffix)[token] for suffix in suffixes)
+        after = sum(_counts(new, suffix)[token] for suffix in suffixes)
+        if after <= before:
+            continue
+        at_pin = _holders(pin, token, suffixes)
+        there = _holders(new, token, suffixes)
+        grown = sorted(path for path, n in there.items() if n > at_pin.get(path, 0))
+        text = token.decode("utf-8", "replace")
+        return (
+            f"'{text}', which it rewrites, occurs {after} times in the new release against "
+            f"{before} at the pin (more in {', '.join(grown)}): extend it there"
+        )
+    return ""
