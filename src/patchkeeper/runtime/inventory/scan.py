@@ -91,6 +91,8 @@ class _Scanner(AssignmentForms):
         self._defs = None
         self._param_sets = {}
         self._loops = []
+        self._swaps = []
+        self._tables = None
         #: The rows of the file's string tables, read at its first computed module name.
         self._rows: list[tuple[str, ...]] | None = None
         self.entries = cfg.reports_entries(self.module)
@@ -133,7 +135,7 @@ class _Scanner(AssignmentForms):
                 for item in value if isinstance(value, list) else [value]:
                     if isinstance(item, ast.AST):
                         self.expressions(item, conds, scope, table)
-            with self.loop_items(stmt):
+            with self.loop_items(stmt, table):
                 self.block(cast(_Loop, stmt).body, conds, scope, table, cls)
                 self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
