@@ -3,12 +3,20 @@
 A patch only matters if something runs it: this module traces the plugin's entry points and
 package initializers and records each patch's activation status. Nodes are plugin modules
 (their bodies run on import), functions and classes; edges are the imports, calls,
-references and dotted strings (``"vllm_ascend.platform.NPUPlatform"``, the platform-plugin
-protocol) found by :mod:`patchkeeper.runtime.inventory.scan`. The chain with the fewest
+references, dotted strings (``"vllm_ascend.platform.NPUPlatform"``, the platform-plugin
+protocol) and module names computed from a string table (a lazy import, under the condition
+that the name is asked for: :mod:`patchkeeper.runtime.inventory.computed_imports`) found by
+:mod:`patchkeeper.runtime.inventory.scan`. The chain with the fewest
 conditions wins (a uniform-cost search), so an entry reached both unconditionally and under
 an ``if`` is *active*. A test on a bare parameter (``if is_global_patch:``) is decided by
 the constant argument of the call that reached the function, or by the parameter's constant
 default.
+
+A module only the *pattern* of a reached computed module name fits
+(``f"vllm_omni.models.{folder}.{name}"`` with its values read elsewhere at run time), and
+what it imports, may be imported: the trees cannot tell. Such a module is still not reached,
+but its note starts with :data:`MAYBE` and names the computed name, so the judge says
+*look*, never *remove*.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from patchkeeper.runtime.inventory import computed_imports
 from patchkeeper.runtime.inventory.file_facts import (
     MODULE_SCOPE,
     CondSpec,
@@ -39,19 +48,31 @@ class _Reached:
 #: How :meth:`Reachability.why_not` ends the note of an entry in a function of a reached module
 #: that no reached scope calls (the judge tells it from a module nothing imports).
 UNCALLED = "is never called from a reached scope"
+#: How :meth:`Reachability.why_not` starts the note of an unreached module whose name fits a
+#: reached computed module name (or that such a module imports): it may be imported.
+MAYBE = "may be imported by a computed module name"
 
 
 class Reachability:
     """Run the search once; then :meth:`activation` answers per module and scope."""
 
-    def __init__(self, tree: PluginTree, roots: list[tuple[str, str]]) -> None:
+    def __init__(
+        self, tree: PluginTree, roots: list[tuple[str, str]], modules: tuple[str, ...] = ()
+    ) -> None:
         """``roots``: ``(label, dotted target)`` pairs, one per entry point or the configured
-        activation function."""
+        activation function; ``modules``: every module of the plugin package, which the
+        patterns of reached computed module names are matched against."""
         self.tree = tree
         self.best: dict[str, _Reached] = {}
         self._memo: dict[str, list[str]] = {}
         self._by_scope: dict[str, dict[str, list[Edge]]] = {}
+        #: The patterns of the computed module names met in reached scopes, with where.
+        self._patterns: dict[str, tuple[str, int]] = {}
         self._search(roots)
+        #: Modules that may be imported by a computed module name (and what they import):
+        #: node -> how (see :data:`MAYBE`).
+        self.maybe: dict[str, _Reached] = {}
+        self._search_maybe(modules)
 
     # ----------------------------------------------------------------- resolution
     def _nodes(self, dotted: str) -> list[str]:
@@ -132,12 +153,38 @@ class Reachability:
             conditions = self._conditions(edge, facts, known if kind == "f" else {})
             if conditions is None:
                 continue
+            if edge.kind == "pattern":
+                self._patterns.setdefault(edge.target, (facts.file, edge.line))
+                continue
+            if edge.kind == "computed" and self._nodes(edge.target) != [f"m:{edge.target}"]:
+                continue  # a table's strings that name no module
             for target in self._nodes(edge.target):
                 if target == node:
                     continue
                 nargs = edge.args if target.startswith("f:") and edge.kind == "call" else ()
                 step = (edge.kind, edge.target, facts.file, edge.line)
                 yield target, tuple(sorted(nargs, key=repr)), step, conditions
+
+    def _search_maybe(self, modules: tuple[str, ...]) -> None:
+        """Fill :attr:`maybe`: a second search from the unreached modules that fit a pattern
+        of :attr:`_patterns` (each labelled with the computed name it fits)."""
+        roots: list[tuple[str, str]] = []
+        for text, (file, line) in sorted(self._patterns.items()):
+            fits = computed_imports.regex(text)
+            roots += [
+                (f'{MAYBE} f"{text}" ({file}:{line})', module)
+                for module in modules
+                if fits.match(module) and f"m:{module}" not in self.best
+            ]
+        if not roots:
+            return
+        found = self.best
+        self.best = {}
+        try:
+            self._search(roots)
+            self.maybe = {k: v for k, v in self.best.items() if k not in found}
+        finally:
+            self.best = found
 
     def _upstream_base(self, module: str, qual: str, depth: int = 0) -> str | None:
         """The first class of the upstream packages among the bases of the plugin class
@@ -228,9 +275,13 @@ class Reachability:
         return f"m:{module}" in self.best
 
     def why_not(self, module: str, scope: str) -> str:
-        """Where the import of an unreached module is commented out, or who imports it."""
+        """Where the import of an unreached module is commented out, or who imports it;
+        first, when it is so, the computed module name that may import it (:data:`MAYBE`)."""
         if f"m:{module}" in self.best and scope != MODULE_SCOPE:
             return f"{module} is imported but {scope} {UNCALLED}"
+        maybe = self.maybe.get(f"m:{module}")
+        if maybe is not None:
+            return "; ".join(_chain(maybe.chain))
         short = module.rpartition(".")[2]
         for facts in self.tree.facts.values():
             for line, text, mods in facts.commented_imports:

@@ -9,7 +9,12 @@ file scanner.
   plugin module (``setattr(obj, NAME, value)``,
   :mod:`patchkeeper.runtime.inventory.module_constants`), the object also
   ``sys.modules["vllm.x"]``, and the name or the module also a variable of a loop over
-  literal strings (one entry per item: :mod:`patchkeeper.runtime.inventory.loop_literals`);
+  literal strings, or over a module constant or dict of them (one entry per item:
+  :mod:`patchkeeper.runtime.inventory.loop_literals`);
+- ``module.attr = value`` / ``setattr(module, "attr", value)`` in a loop over
+  ``sys.modules``, named after the upstream original the loop compares ``module.attr``
+  with (:meth:`AssignmentForms.swapped`; without such a comparison a ``setattr-name``
+  finding);
   any other name on an upstream object (a variable set at run time, as in ``for n in
   (...): if hasattr(C, n): name = n``) is a ``setattr-name`` finding at its line, so a patch
   the inventory cannot name is not silently left out;
@@ -44,7 +49,14 @@ from typing import Any
 from patchkeeper.runtime.inventory import module_constants
 from patchkeeper.runtime.inventory.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
 from patchkeeper.runtime.inventory.file_facts import is_plugin
-from patchkeeper.runtime.inventory.loop_literals import Item, iterations, literal_items
+from patchkeeper.runtime.inventory.loop_literals import (
+    Item,
+    iterations,
+    literal_items,
+    module_tables,
+    module_variable,
+    swap_guards,
+)
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
@@ -64,15 +76,57 @@ class AssignmentForms(DecoratorForms):
     #: The literal items of the ``for`` loops around the statement (outermost first; an
     #: empty list for a loop over anything else).
     _loops: list[list[Item]]
+    #: The loops over ``sys.modules`` around the statement (outermost first): the variable
+    #: bound to each module, and the original each of its attributes is compared with.
+    _swaps: list[tuple[str, dict[str, ast.expr]]]
+    #: The names the module binds once to a display (:func:`.loop_literals.module_tables`).
+    _tables: dict[str, ast.expr] | None
 
     @contextmanager
-    def loop_items(self, stmt: ast.stmt) -> Iterator[None]:
-        """While the body of the loop ``stmt`` is scanned, its literal items are known."""
-        self._loops.append(literal_items(stmt) or [])
+    def loop_items(self, stmt: ast.stmt, table: Table) -> Iterator[None]:
+        """While the body of the loop ``stmt`` is scanned, its literal items are known, and
+        for a loop over ``sys.modules`` its module variable and the originals compared."""
+        if self._tables is None:
+            self._tables = module_tables(self.tree)
+        self._loops.append(literal_items(stmt, self._tables) or [])
+        variable = module_variable(stmt, lambda e: self._is_sys_modules(e, table))
+        if variable:
+            self._swaps.append((variable, swap_guards(stmt, variable)))
         try:
             yield
         finally:
             self._loops.pop()
+            if variable:
+                self._swaps.pop()
+
+    def _is_sys_modules(self, expr: ast.expr, table: Table) -> bool:
+        bound = self.external(expr, table)
+        return bound is not None and bound.dotted == "sys.modules"
+
+    def swapped(self, expr: ast.expr, attr: str, table: Table) -> names.Binding | None:
+        """The upstream original that ``expr.attr = value`` swaps in a loop over
+        ``sys.modules`` when ``expr`` is the loop's module variable and the loop compares
+        that attribute with an upstream object (:func:`.loop_literals.swap_guards`): the swap
+        is named after it, since every module binding it gets the replacement."""
+        if not isinstance(expr, ast.Name):
+            return None
+        for variable, guards in reversed(self._swaps):
+            if variable == expr.id:
+                original = guards.get(attr)
+                bound = self.external(original, table) if original is not None else None
+                if bound is None:
+                    problem = (
+                        "setattr-name",
+                        f"{expr.id}.{attr} is set in every module of a loop over sys.modules "
+                        "that has it, and no test of the loop compares it with an upstream "
+                        f"object: that patch is not listed; compare {expr.id}.{attr} with "
+                        "the original it replaces (== or is)",
+                        expr.lineno,
+                    )
+                    if problem not in self.facts.problems:
+                        self.facts.problems.append(problem)
+                return bound
+        return None
 
     def removal(self, stmt: ast.Delete, conds: Any, scope: str, table: Table) -> None:
         """Entries for ``del TABLE[key]`` / ``del module.attr`` on upstream objects."""
@@ -172,7 +226,7 @@ class AssignmentForms(DecoratorForms):
         """An entry for ``target = value`` when ``target`` is an upstream attribute or an
         item of an upstream registry or of ``sys.modules``."""
         if isinstance(target, ast.Attribute):
-            bound = self.external(target, table)
+            bound = self.external(target, table) or self.swapped(target.value, target.attr, table)
             if bound is None:
                 self.parameter_assignment(target, value, stmt, conds, scope, table)
                 return
@@ -375,15 +429,22 @@ class AssignmentForms(DecoratorForms):
     def setattr_item(
         self, node: ast.Call, item: Item, conds: Any, scope: str, table: Table
     ) -> None:
-        bound = self.setattr_object(node.args[0], item, scope, table)
-        if bound is None:
-            return
         name_node = node.args[1]
         name: str | None = item.get(name_node.id) if isinstance(name_node, ast.Name) else None
         name = name or module_constants.local_value(
             name_node, table, self._constants(scope), self._shadowed(scope)
         )
         replacement, descriptors, refs = self.describe(node.args[2], table)
+        swapped = self.swapped(node.args[0], name, table) if name is not None else None
+        if swapped is not None:  # setattr(module, "Request", new) in a loop over sys.modules
+            self.named_entry(
+                conds, node.lineno, scope, swapped.dotted, swapped.module or swapped.dotted,
+                replacement, mechanism=Mechanism.SETATTR, refs=refs, descriptors=descriptors,
+            )  # fmt: skip
+            return
+        bound = self.setattr_object(node.args[0], item, scope, table)
+        if bound is None:
+            return
         if name is None:
             path = module_constants.imported_name(name_node, table, self.cfg.package)
             if path is not None:  # the attribute's name: a constant of another plugin module

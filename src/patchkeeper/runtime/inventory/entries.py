@@ -203,7 +203,7 @@ def inventory_of(
             for module, file, line in scripts(layout.package_files)
         ),
     )
-    reach = Reachability(tree, list(loaded.roots))
+    reach = Reachability(tree, list(loaded.roots), layout.package_modules)
     # A test module the plugin's loading does not import is run by a test runner: what it
     # replaces is no runtime patch of the plugin (:mod:`patchkeeper.runtime.inventory.runners`).
     files: list[str] = []

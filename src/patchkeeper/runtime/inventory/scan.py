@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import cast
 
+from patchkeeper.runtime.inventory import computed_imports
 from patchkeeper.runtime.inventory.assignment_forms import AssignmentForms
 from patchkeeper.runtime.inventory.conditions import (
     Conds,
@@ -90,6 +91,10 @@ class _Scanner(AssignmentForms):
         self._defs = None
         self._param_sets = {}
         self._loops = []
+        self._swaps = []
+        self._tables = None
+        #: The rows of the file's string tables, read at its first computed module name.
+        self._rows: list[tuple[str, ...]] | None = None
         self.entries = cfg.reports_entries(self.module)
         #: Lines that may hold an edge (:mod:`patchkeeper.runtime.inventory.edge_lines`), as
         #: :func:`~patchkeeper.runtime.inventory.edge_lines.line_counts`; ``None``: every line.
@@ -130,7 +135,7 @@ class _Scanner(AssignmentForms):
                 for item in value if isinstance(value, list) else [value]:
                     if isinstance(item, ast.AST):
                         self.expressions(item, conds, scope, table)
-            with self.loop_items(stmt):
+            with self.loop_items(stmt, table):
                 self.block(cast(_Loop, stmt).body, conds, scope, table, cls)
                 self.block(getattr(stmt, "orelse", []), conds, scope, table, cls)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
@@ -335,7 +340,30 @@ class _Scanner(AssignmentForms):
                     continue
                 if pkg in text and DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
                     self.edge(scope, text.replace(":", "."), "string", constant.lineno, conds)
+            elif kind is ast.JoinedStr:
+                self.computed_name(cast(ast.JoinedStr, sub), conds, scope)
         return calls
+
+    def computed_name(self, node: ast.JoinedStr, conds: Conds, scope: str) -> None:
+        """Edges for an f-string naming plugin modules at run time
+        (:mod:`patchkeeper.runtime.inventory.computed_imports`): its pattern, and each module
+        name the file's string tables give it, reached under the condition it is asked for."""
+        text = computed_imports.pattern(node, self.cfg.package)
+        if not text:
+            return
+        self.edge(scope, text, "pattern", node.lineno, conds)
+        if self._rows is None:
+            self._rows = computed_imports.table_rows(self.tree)
+        names_taken = computed_imports.table_names(text, self._rows)
+        if not names_taken:
+            return
+        lazy = CondSpec(
+            computed_imports.CONDITION,
+            f"{ast.unparse(node)} names it (imported when that name is asked for)",
+            node.lineno,
+        )
+        for name in names_taken:
+            self.edge(scope, name, "computed", node.lineno, (*conds, lazy))
 
     def plugin_binding(self, expr: ast.expr, table: Table) -> Binding | None:
         """``names.dotted(expr)`` when it is a plugin path, else ``None``; a chain whose root

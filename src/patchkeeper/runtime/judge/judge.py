@@ -14,7 +14,9 @@ first rule that applies decides):
    the plugin's loading is not declared to the upstream (no entry point in its groups, no
    configured activation, no import by the upstream:
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
-   **look**, never remove;
+   **look**, never remove; nor when a computed module name the loading reaches
+   (``f"plugin.models.{folder}.{name}"``, its values read at run time) may name the module or
+   one that imports it (:data:`~patchkeeper.runtime.inventory.activation.MAYBE`): **look**;
 2. a version gate on the entry's activation that is dead at the new release, or a feature
    probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
    release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`),
@@ -102,7 +104,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from patchkeeper.runtime.inventory.activation import UNCALLED
+from patchkeeper.runtime.inventory.activation import MAYBE, UNCALLED
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
 from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.drift import (
@@ -290,6 +292,14 @@ def _judged(
                 LOOK,
                 f"not reached from the plugin's import or console scripts ({note}), but "
                 f"{activation.untraced}: find out whether it runs before removing it",
+            )
+        if note.startswith(MAYBE):
+            return with_decision(
+                drift,
+                LOOK,
+                f"not reached by an import the trees show, but it {note}: the trees cannot "
+                "tell which modules that name takes; find out whether it runs before "
+                "removing it",
             )
         if entry.scope != MODULE_SCOPE and note.endswith(UNCALLED):
             return with_decision(
