@@ -102,6 +102,34 @@ def test_the_command_line_of_a_call() -> None:
         "--in-place",
         "--json",
     ]
+    # save_evidence false keeps nothing, whatever the configuration says
+    port["save_evidence"] = False
+    assert command_line(tool("write_port_start"), cli, port) == [
+        "port",
+        "--to=x==2",
+        "--in-place",
+        "--no-save-evidence",
+        "--json",
+    ]
+    assert command_line(tool("verify"), cli, {"target": "t"}) == [
+        "verify",
+        "--no-save-evidence",
+        "--target=t",
+        "--json",
+    ]
+
+
+def test_a_read_only_tool_of_an_evidence_command_runs_it_keeping_nothing() -> None:
+    """Every read-only tool whose command can keep evidence gives ``--no-save-evidence``, so
+    that ``evidence = true`` in a configuration does not make it write; the others give no
+    such option, and a writing tool leaves the choice to the call."""
+    keeping = {
+        spec.name
+        for spec in TOOLS
+        if not spec.writes and "--no-save-evidence" in command_line(spec, cli, {})
+    }
+    assert keeping == {"audit", "horizon", "verify", "runtime_inventory", "runtime_audit"}
+    assert "--no-save-evidence" not in command_line(tool("write_port_start"), cli, {})
 
 
 def test_what_the_root_takes_and_refuses(example: Example, tmp_path: Path) -> None:
