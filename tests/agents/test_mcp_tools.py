@@ -24,7 +24,7 @@ from patchkeeper.agents.calls import (
     command_line,
 )
 from patchkeeper.agents.schemas import SCHEMA_FILE, output_schema
-from patchkeeper.agents.tools import TOOLS, ToolSpec, find_tool, input_schema
+from patchkeeper.agents.tools import TOOLS, ToolSpec, find_tool, input_schema, read_only_refusal
 from patchkeeper.main import cli
 
 
@@ -117,6 +117,26 @@ def test_the_command_line_of_a_call() -> None:
         "--target=t",
         "--json",
     ]
+
+
+def test_a_read_only_tool_refuses_the_options_that_write_a_file() -> None:
+    """Refused saying so where the command has the option; elsewhere the schema refuses it
+    as any argument it does not list."""
+    assert read_only_refusal(tool("runtime_audit"), cli, "evidence") == (
+        "runtime_audit is read-only and writes nothing: it takes no evidence",
+        "it keeps no evidence, whatever evidence = true in the configuration says; to keep "
+        "the result in .patchkeeper/evidence/, run 'patchkeeper runtime audit "
+        "--save-evidence' in a terminal",
+    )
+    assert read_only_refusal(tool("lint"), cli, "markdown") == (
+        "lint is read-only and writes nothing: it takes no markdown",
+        "the call's result is the JSON envelope; to write the Markdown report, run "
+        "'patchkeeper lint --markdown FILE' in a terminal",
+    )
+    assert read_only_refusal(tool("status"), cli, "save_evidence") is None
+    assert read_only_refusal(tool("report_check"), cli, "evidence") is None
+    assert read_only_refusal(tool("write_port_start"), cli, "save_evidence") is None
+    assert read_only_refusal(tool("verify"), cli, "target") is None
 
 
 def test_a_read_only_tool_of_an_evidence_command_runs_it_keeping_nothing() -> None:

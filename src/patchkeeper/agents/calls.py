@@ -50,7 +50,7 @@ def check_arguments(tool: ToolSpec, group: click.Group, arguments: Mapping[str, 
     from jsonschema import Draft202012Validator
 
     for key in arguments:
-        refusal = read_only_refusal(tool, key)
+        refusal = read_only_refusal(tool, group, key)
         if refusal is not None:
             raise CallRefused(refusal[0], hint=refusal[1])
     validator = Draft202012Validator(input_schema(tool, group))

@@ -284,12 +284,19 @@ def fixed_options(tool: ToolSpec, group: click.Group) -> tuple[str, ...]:
     return (*tool.fixed, *off)
 
 
-def read_only_refusal(tool: ToolSpec, key: str) -> tuple[str, str] | None:
-    """``(message, hint)`` for a read-only tool's call that passes ``key``, an option of the
-    command that writes a file (``save_evidence``, ``markdown``, or ``evidence``, the
-    configuration's word), else ``None``: the tool writes nothing, so it takes none."""
-    if tool.writes or key not in (*_WRITING_OPTIONS, "evidence"):
+def read_only_refusal(tool: ToolSpec, group: click.Group, key: str) -> tuple[str, str] | None:
+    """``(message, hint)`` for a read-only tool's call that passes ``key``, an option of its
+    command that writes a file (``save_evidence``, or ``evidence``, the configuration's
+    word, and ``markdown``), else ``None``: the tool writes nothing, so it takes none.
+
+    Raises:
+        LookupError: the tool names a command the command line lost.
+    """
+    wanted = _SAVE_EVIDENCE if key == "evidence" else key
+    if tool.writes or wanted not in _WRITING_OPTIONS:
         return None
+    if not any(param.name == wanted for param in find_command(group, tool.path).params):
+        return None  # an option its command does not have: the schema's refusal says so
     command = " ".join(("patchkeeper", *tool.path))
     message = f"{tool.name} is read-only and writes nothing: it takes no {key}"
     if key == "markdown":
