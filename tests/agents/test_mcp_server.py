@@ -134,8 +134,8 @@ def test_the_audit_tool_says_it_takes_a_range_too(example: Example) -> None:
     assert tools["audit"].description == (
         "Apply the series to a new upstream release in memory and judge every patch "
         "(verdicts with evidence); a range in to ('PROJECT>=A,<B') judges every release of it "
-        "from the package indexes, as horizon does. Runs `patchkeeper audit --json` in the "
-        "server's root and returns its JSON envelope. Read-only: writes nothing."
+        "from the package indexes, as horizon does. Runs `patchkeeper audit --no-save-evidence "
+        "--json` in the server's root and returns its JSON envelope. Read-only: writes nothing."
     )
     to = tools["audit"].input_schema["properties"]["to"]["description"]
     assert to == (
@@ -198,23 +198,86 @@ def test_audit_gives_the_command_lines_envelope(cli, example: Example) -> None:
     ]
 
 
-def test_the_commands_warnings_come_as_one_more_text(example: Example) -> None:
-    """A downstream that keeps evidence (``evidence = true``) where it cannot be written: the
-    audit's result stands, and its warning reaches the agent."""
+def _keeps_evidence(example: Example) -> Path:
+    """``evidence = true`` in the downstream's configuration; its evidence directory."""
     config = example.downstream / "patchkeeper.toml"
     config.write_text(config.read_text() + "\n[report]\nevidence = true\n")
+    return example.downstream / ".patchkeeper" / "evidence"
+
+
+def test_the_commands_warnings_come_as_one_more_text(example: Example) -> None:
+    """A port asked to keep its evidence where it cannot be written: the port's result
+    stands, and its warning reaches the agent."""
+    evidence = _keeps_evidence(example) / "port.json"
     (example.downstream / ".patchkeeper").write_text("")  # a file where a directory goes
+    port = {**AUDIT, "save_evidence": True, "write": True}
 
     async def conversation(client: ClientSession):
-        return await client.call_tool("audit", AUDIT)
+        return await client.call_tool("write_port_start", port)
 
     result = talk(example.root, conversation)
     assert (result.is_error, result.structured_content["exit_code"]) == (False, 1)
-    evidence = example.downstream / ".patchkeeper" / "evidence" / "audit.json"
     assert texts(result)[1:] == [
         f"patchkeeper: warning: the evidence was not saved: {evidence}: cannot write: Not a "
         "directory\n  hint: make the downstream directory writable"
     ]
+
+
+def test_a_read_only_tool_keeps_no_evidence_where_the_configuration_keeps_it(
+    cli, example: Example
+) -> None:
+    """With ``evidence = true`` the command line keeps every audit's result; the audit tool,
+    which is read-only, writes nothing: it runs ``audit --no-save-evidence``, as a person
+    runs the command to write nothing, and gives that command's envelope."""
+    evidence = _keeps_evidence(example)
+    target = example.target()
+    assert cli("apply", "--target", str(target), cwd=example.downstream).code == 0
+    verify = {"directory": "downstream", "target": str(target)}
+
+    async def conversation(client: ClientSession):
+        return [
+            await client.call_tool("audit", AUDIT),
+            await client.call_tool("verify", verify),
+        ]
+
+    before = tree_bytes(example.root)
+    audit, verified = talk(example.root, conversation)
+    assert tree_bytes(example.root) == before
+    assert not evidence.exists()
+    assert [r.is_error for r in (audit, verified)] == [False, False]
+    codes = [r.structured_content["exit_code"] for r in (audit, verified)]
+    assert codes == [1, 0]
+    line = ("audit", "--to", "../upstream/minihttp-1.1", "--json")
+    run = cli("-C", "downstream", *line, "--no-save-evidence", cwd=example.root)
+    assert (run.code, audit.structured_content) == (1, json.loads(run.out))
+    assert not evidence.exists()
+    assert cli("-C", "downstream", *line, cwd=example.root).code == 1
+    assert sorted(path.name for path in evidence.iterdir()) == ["audit.json"]
+
+
+def test_a_read_only_tool_refuses_to_keep_evidence(example: Example) -> None:
+    async def conversation(client: ClientSession):
+        return [
+            await client.call_tool("verify", {"directory": "downstream", "save_evidence": True}),
+            await client.call_tool("audit", {**AUDIT, "evidence": True}),
+        ]
+
+    before = tree_bytes(example.root)
+    saving, configured = talk(example.root, conversation)
+    assert tree_bytes(example.root) == before
+    assert [r.is_error for r in (saving, configured)] == [True, True]
+    assert saving.structured_content["exit_code"] == 2
+    assert saving.structured_content["error"]["message"] == (
+        "verify is read-only and writes nothing: it takes no save_evidence"
+    )
+    assert saving.structured_content["error"]["hint"] == (
+        "it keeps no evidence, whatever evidence = true in the configuration says; to keep the "
+        "result in .patchkeeper/evidence/, run 'patchkeeper verify --save-evidence' in a "
+        "terminal"
+    )
+    assert configured.structured_content["error"]["message"] == (
+        "audit is read-only and writes nothing: it takes no evidence"
+    )
 
 
 def test_a_bad_to_is_a_tool_error_carrying_the_envelopes_error(cli, example: Example) -> None:
@@ -323,16 +386,24 @@ def test_paths_outside_the_root_are_refused(example: Example, tmp_path: Path) ->
 def test_arguments_the_schema_does_not_list_are_refused(example: Example) -> None:
     async def conversation(client: ClientSession):
         return [
+            await client.call_tool("audit", {**AUDIT, "fuzz": 2}),
             await client.call_tool("audit", {**AUDIT, "markdown": "audit.md"}),
             await client.call_tool("audit", {"directory": "downstream"}),
             await client.call_tool("upgrade", {}),
         ]
 
-    unknown, missing, no_tool = talk(example.root, conversation)
-    assert [r.is_error for r in (unknown, missing, no_tool)] == [True, True, True]
+    unknown, markdown, missing, no_tool = talk(example.root, conversation)
+    assert [r.is_error for r in (unknown, markdown, missing, no_tool)] == [True] * 4
     assert unknown.structured_content["error"]["message"] == (
-        "audit: Additional properties are not allowed ('markdown' was unexpected)"
+        "audit: Additional properties are not allowed ('fuzz' was unexpected)"
     )
+    assert markdown.structured_content["error"] == {
+        "message": "audit is read-only and writes nothing: it takes no markdown",
+        "file": None,
+        "line": None,
+        "hint": "the call's result is the JSON envelope; to write the Markdown report, run "
+        "'patchkeeper audit --markdown FILE' in a terminal",
+    }
     assert missing.structured_content["error"]["message"] == "audit: 'to' is a required property"
     assert no_tool.structured_content["command"] == ""
     assert no_tool.structured_content["error"]["message"] == "no tool 'upgrade'"

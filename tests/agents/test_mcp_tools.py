@@ -24,7 +24,7 @@ from patchkeeper.agents.calls import (
     command_line,
 )
 from patchkeeper.agents.schemas import SCHEMA_FILE, output_schema
-from patchkeeper.agents.tools import TOOLS, ToolSpec, find_tool, input_schema
+from patchkeeper.agents.tools import TOOLS, ToolSpec, find_tool, input_schema, read_only_refusal
 from patchkeeper.main import cli
 
 
@@ -102,6 +102,54 @@ def test_the_command_line_of_a_call() -> None:
         "--in-place",
         "--json",
     ]
+    # save_evidence false keeps nothing, whatever the configuration says
+    port["save_evidence"] = False
+    assert command_line(tool("write_port_start"), cli, port) == [
+        "port",
+        "--to=x==2",
+        "--in-place",
+        "--no-save-evidence",
+        "--json",
+    ]
+    assert command_line(tool("verify"), cli, {"target": "t"}) == [
+        "verify",
+        "--no-save-evidence",
+        "--target=t",
+        "--json",
+    ]
+
+
+def test_a_read_only_tool_refuses_the_options_that_write_a_file() -> None:
+    """Refused saying so where the command has the option; elsewhere the schema refuses it
+    as any argument it does not list."""
+    assert read_only_refusal(tool("runtime_audit"), cli, "evidence") == (
+        "runtime_audit is read-only and writes nothing: it takes no evidence",
+        "it keeps no evidence, whatever evidence = true in the configuration says; to keep "
+        "the result in .patchkeeper/evidence/, run 'patchkeeper runtime audit "
+        "--save-evidence' in a terminal",
+    )
+    assert read_only_refusal(tool("lint"), cli, "markdown") == (
+        "lint is read-only and writes nothing: it takes no markdown",
+        "the call's result is the JSON envelope; to write the Markdown report, run "
+        "'patchkeeper lint --markdown FILE' in a terminal",
+    )
+    assert read_only_refusal(tool("status"), cli, "save_evidence") is None
+    assert read_only_refusal(tool("report_check"), cli, "evidence") is None
+    assert read_only_refusal(tool("write_port_start"), cli, "save_evidence") is None
+    assert read_only_refusal(tool("verify"), cli, "target") is None
+
+
+def test_a_read_only_tool_of_an_evidence_command_runs_it_keeping_nothing() -> None:
+    """Every read-only tool whose command can keep evidence gives ``--no-save-evidence``, so
+    that ``evidence = true`` in a configuration does not make it write; the others give no
+    such option, and a writing tool leaves the choice to the call."""
+    keeping = {
+        spec.name
+        for spec in TOOLS
+        if not spec.writes and "--no-save-evidence" in command_line(spec, cli, {})
+    }
+    assert keeping == {"audit", "horizon", "verify", "runtime_inventory", "runtime_audit"}
+    assert "--no-save-evidence" not in command_line(tool("write_port_start"), cli, {})
 
 
 def test_what_the_root_takes_and_refuses(example: Example, tmp_path: Path) -> None:

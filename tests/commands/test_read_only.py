@@ -94,6 +94,31 @@ def test_evidence_true_in_the_configuration_saves_every_run(cli, repo: Path) -> 
     assert sorted(p.name for p in (down / ".patchkeeper/evidence").iterdir()) == ["audit.json"]
 
 
+@pytest.mark.parametrize(
+    ("where", "args", "code"),
+    [
+        ("downstream", ("verify", "--target", "../target"), 0),
+        ("downstream", AUDIT, 1),
+        ("runtime/plugin", ("runtime", "inventory"), 1),
+        ("runtime/plugin", RUNTIME_AUDIT, 1),
+    ],
+    ids=["verify", "audit", "runtime inventory", "runtime audit"],
+)
+def test_no_save_evidence_writes_nothing_where_the_configuration_keeps_evidence(
+    cli, repo: Path, where, args, code
+) -> None:
+    """``--no-save-evidence`` runs an evidence command as one that only reads, whatever
+    ``evidence = true`` says (the MCP server's read-only tools run it so)."""
+    name = "patchkeeper.toml" if where == "downstream" else "pyproject.toml"
+    table = "[report]" if where == "downstream" else "[tool.patchkeeper.report]"
+    config = repo / where / name
+    config.write_text(config.read_text() + f"\n{table}\nevidence = true\n")
+    assert cli(*args, "--no-save-evidence", cwd=repo / where).code == code
+    assert porcelain(repo) == f" M {where}/{name}\n!! target/\n"
+    assert cli(*args, cwd=repo / where).code == code
+    assert porcelain(repo) == f" M {where}/{name}\n?? {where}/.patchkeeper/\n!! target/\n"
+
+
 def test_port_then_abort_leaves_no_evidence(cli, repo: Path) -> None:
     down = repo / "downstream"
     before = porcelain(repo)

@@ -24,8 +24,10 @@ from patchkeeper.agents.tools import (
     WRITE,
     PathRule,
     ToolSpec,
+    fixed_options,
     input_schema,
     path_rule,
+    read_only_refusal,
     tool_parameters,
 )
 from patchkeeper.constants import OPTION_DIRECTORY, OPTION_JSON
@@ -38,13 +40,19 @@ class CallRefused(PatchkeeperError):
 
 
 def check_arguments(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any]) -> None:
-    """Refuse arguments that do not fit the tool's input schema.
+    """Refuse arguments that do not fit the tool's input schema; a read-only tool's call
+    that asks for a file to be written (``save_evidence``, ``markdown``) is refused saying
+    so (:func:`patchkeeper.agents.tools.read_only_refusal`).
 
     Raises:
         CallRefused: naming the first argument that does not fit and why.
     """
     from jsonschema import Draft202012Validator
 
+    for key in arguments:
+        refusal = read_only_refusal(tool, group, key)
+        if refusal is not None:
+            raise CallRefused(refusal[0], hint=refusal[1])
     validator = Draft202012Validator(input_schema(tool, group))
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
     if errors:
@@ -254,12 +262,15 @@ def option_name(param: click.Parameter) -> str:
 def _words(param: click.Parameter, value: Any) -> list[str]:
     """The command-line words that give ``param`` the value ``value``: ``--to=VALUE`` (one
     word, so that a value starting with ``-`` is not read as an option), ``-C VALUE``, a
-    flag alone, an argument's values as they are."""
+    flag alone (false: its ``--no-...`` form when it has one, as ``--no-save-evidence``,
+    else nothing), an argument's values as they are."""
     if not isinstance(param, click.Option):
         return [str(one) for one in (value if isinstance(value, list) else [value])]
     long = [opt for opt in param.opts if opt.startswith("--")]
     if param.is_flag:
-        return [(long or param.opts)[0]] if value else []
+        if not value:
+            return list(param.secondary_opts[:1])
+        return [(long or param.opts)[0]]
     words: list[str] = []
     for one in value if isinstance(value, list) else [value]:
         words += [f"{long[0]}={one}"] if long else [param.opts[0], str(one)]
@@ -275,7 +286,7 @@ def command_line(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any
     >>> from patchkeeper.agents.tools import find_tool
     >>> tool = find_tool("audit")
     >>> command_line(tool, cli, {"directory": "down", "to": "minihttp==1.1", "write": True})
-    ['-C', 'down', 'audit', '--to=minihttp==1.1', '--json']
+    ['-C', 'down', 'audit', '--no-save-evidence', '--to=minihttp==1.1', '--json']
     """
     before: list[str] = []
     after: list[str] = []
@@ -289,4 +300,4 @@ def command_line(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any
         else:
             (before if first else after).extend(words)
     tail = ["--", *positional] if positional else []
-    return [*before, *tool.path, *tool.fixed, *after, OPTION_JSON, *tail]
+    return [*before, *tool.path, *fixed_options(tool, group), *after, OPTION_JSON, *tail]

@@ -7,8 +7,10 @@ in ``main.py``: a flag is a boolean, an option given several times an array, an 
 option an integer, a choice an enum, anything else a string; the option's help is the
 description. Left out everywhere: ``--json`` (a tool always returns the JSON envelope) and
 the options that only shape terminal output (``lint --format``). A read-only tool also leaves
-out the options that write a file (``--markdown``, ``--save-evidence``), so that it never
-writes: a client may run a read-only tool without asking anyone.
+out the options that write a file (``--markdown``, ``--save-evidence``), and runs an evidence
+command with ``--no-save-evidence`` (:func:`fixed_options`), so that it never writes, even in a
+downstream whose configuration keeps every run's evidence (``evidence = true``): a client may
+run a read-only tool without asking anyone.
 
 A writing tool's name starts with ``write_``, it carries the MCP annotations
 ``readOnlyHint: false`` and ``destructiveHint``, and it takes one more parameter, ``write``,
@@ -81,6 +83,8 @@ _INTERPRETERS = frozenset({"python"})
 _NEVER = frozenset({"as_json", "output_format"})
 #: Click parameter names a read-only tool leaves out: they write a file.
 _WRITING_OPTIONS = frozenset({"markdown", "save_evidence"})
+#: The click parameter of ``--save-evidence/--no-save-evidence``.
+_SAVE_EVIDENCE = "save_evidence"
 #: The parameters of ``--continue`` and ``--abort`` themselves.
 _RESUME = frozenset({"resume", "abort"})
 #: The options ``port --continue`` and ``port --abort`` refuse (the port in progress keeps
@@ -260,6 +264,52 @@ def find_command(group: click.Group, path: tuple[str, ...]) -> click.Command:
     return command
 
 
+def fixed_options(tool: ToolSpec, group: click.Group) -> tuple[str, ...]:
+    """The options the tool always gives after its command: :attr:`ToolSpec.fixed`, and,
+    for a read-only tool whose command keeps evidence, ``--no-save-evidence``, which keeps
+    nothing even where ``evidence = true`` in the configuration would save the result.
+
+    Raises:
+        LookupError: the tool names a command the command line lost.
+    """
+    if tool.writes:
+        return tool.fixed
+    command = find_command(group, tool.path)
+    off = [
+        word
+        for param in command.params
+        if param.name == _SAVE_EVIDENCE and isinstance(param, click.Option)
+        for word in param.secondary_opts[:1]
+    ]
+    return (*tool.fixed, *off)
+
+
+def read_only_refusal(tool: ToolSpec, group: click.Group, key: str) -> tuple[str, str] | None:
+    """``(message, hint)`` for a read-only tool's call that passes ``key``, an option of its
+    command that writes a file (``save_evidence``, or ``evidence``, the configuration's
+    word, and ``markdown``), else ``None``: the tool writes nothing, so it takes none.
+
+    Raises:
+        LookupError: the tool names a command the command line lost.
+    """
+    wanted = _SAVE_EVIDENCE if key == "evidence" else key
+    if tool.writes or wanted not in _WRITING_OPTIONS:
+        return None
+    if not any(param.name == wanted for param in find_command(group, tool.path).params):
+        return None  # an option its command does not have: the schema's refusal says so
+    command = " ".join(("patchkeeper", *tool.path))
+    message = f"{tool.name} is read-only and writes nothing: it takes no {key}"
+    if key == "markdown":
+        return message, (
+            f"the call's result is the JSON envelope; to write the Markdown report, run "
+            f"'{command} --markdown FILE' in a terminal"
+        )
+    return message, (
+        f"it keeps no evidence, whatever evidence = true in the configuration says; to keep "
+        f"the result in .patchkeeper/evidence/, run '{command} --save-evidence' in a terminal"
+    )
+
+
 def parameter_key(param: click.Parameter) -> str:
     """The tool parameter a click parameter becomes: its long option without the dashes,
     ``-`` read as ``_`` (``--patch-dir`` -> ``patch_dir``, ``--from`` -> ``from``), else
@@ -393,7 +443,7 @@ def description(tool: ToolSpec, group: click.Group) -> str:
     and, for a writing tool, the write rule."""
     command = find_command(group, tool.path)
     summary = tool.summary or (command.help or "").strip().splitlines()[0]
-    runs = " ".join(["patchkeeper", *tool.path, *tool.fixed, OPTION_JSON])
+    runs = " ".join(["patchkeeper", *tool.path, *fixed_options(tool, group), OPTION_JSON])
     text = f"{summary} Runs `{runs}` in the server's root and returns its JSON envelope."
     if tool.writes:
         text += " Writes files: refused unless the call sets write: true."

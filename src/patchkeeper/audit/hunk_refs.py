@@ -1,4 +1,4 @@
-"""How an audit summary names a hunk: ``pkg/facter.py #2``.
+"""How an audit summary (and ``verify``'s text) names a hunk: ``pkg/facter.py #2``.
 
 A hunk is named by its file and its number in that file's diff. A patch made of two diffs
 of the same file (``git format-patch`` of two commits joined into one patch, or a quilt
@@ -41,12 +41,25 @@ def hunk_ref(status: HunkStatus, among: Sequence[HunkStatus]) -> str:
     >>> hunk_ref(one, [one, two, other]), hunk_ref(other, [one, two, other])
     ('a.py #1 (@@ -1 +1 @@)', 'a.py #1 (@@ -9,2 +9,3 @@)')
     """
-    ref = f"{status.path} #{status.index}"
+    return f"{status.path} #{status.index}{shared_ranges(status, among)}"
+
+
+def shared_ranges(status: HunkStatus, among: Sequence[HunkStatus]) -> str:
+    """`` (@@ -A,B +C,D @@)`` (the ranges of ``status``'s header) when another hunk of
+    ``among`` (every hunk of the patch) has the same path and number, else ``""``: what
+    :func:`hunk_ref` adds to ``path #index``, for text that names a hunk otherwise
+    (``pkg/x.py hunk #1 (@@ -9,3 +9,3 @@) not applied``).
+
+    >>> from types import SimpleNamespace as S
+    >>> one = S(path="a.py", index=1, header="@@ -1 +1 @@ def f")
+    >>> shared_ranges(one, [one]), shared_ranges(one, [one, S(path="a.py", index=1, header="")])
+    ('', ' (@@ -1 +1 @@)')
+    """
     same = sum(1 for s in among if s.path == status.path and s.index == status.index)
     if same < 2:
-        return ref
+        return ""
     found = _RANGES.match(status.header)
-    return f"{ref} ({found.group() if found else status.header})"
+    return f" ({found.group() if found else status.header})"
 
 
 def hunk_refs(chosen: Iterable[HunkStatus], among: Sequence[HunkStatus]) -> str:

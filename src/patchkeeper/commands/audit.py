@@ -34,12 +34,13 @@ def run(
     request: AuditRequest,
     *,
     argv: Sequence[str] | None = None,
-    save_evidence: bool = False,
+    save_evidence: bool | None = None,
 ) -> AuditResult:
     """Audit the configured series against the upstream ``request.to``
     (:func:`patchkeeper.audit.release.audit_release`); keep the result in the evidence
-    store when ``save_evidence`` (``--save-evidence``) or ``evidence = true`` says so (with
-    ``argv``, the command line; default: the one that asks for this audit).
+    store when ``save_evidence`` (``--save-evidence``) or ``evidence = true`` says so, never
+    when ``save_evidence`` is false (``--no-save-evidence``), with ``argv`` (the command
+    line; default: the one that asks for this audit).
 
     Raises: as :func:`patchkeeper.audit.release.audit_release`.
     """
@@ -70,7 +71,12 @@ def run(
 @json_option
 @click.pass_context
 def command(
-    ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
+    ctx: click.Context,
+    /,
+    markdown: Path | None,
+    save_evidence: bool | None,
+    as_json: bool,
+    **_: Any,
 ) -> None:
     """Apply the series to a new upstream release in memory and judge every patch."""
     from patchkeeper.audit.horizon import is_range

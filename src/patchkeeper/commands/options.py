@@ -157,13 +157,17 @@ def markdown_option(help: str = "Also write the report as Markdown.") -> Decorat
 
 
 def save_evidence_option(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``--save-evidence``: keep this run's result in ``.patchkeeper/evidence/`` (saving is
-    off by default; ``evidence = true`` in ``[tool.patchkeeper.report]`` turns it on)."""
+    """``--save-evidence/--no-save-evidence``: keep this run's result in
+    ``.patchkeeper/evidence/``, or keep nothing whatever the configuration says; given
+    neither, the parameter is ``None`` and ``evidence = true`` in
+    ``[tool.patchkeeper.report]`` decides (:func:`patchkeeper.record.evidence_store.keep`).
+    The MCP server's read-only tools run the command with ``--no-save-evidence``."""
     return click.option(
-        "--save-evidence",
-        is_flag=True,
-        help="Keep the result in .patchkeeper/evidence/ for the audit record "
-        "(default: only with evidence = true in [tool.patchkeeper.report]).",
+        "--save-evidence/--no-save-evidence",
+        default=None,
+        help="Keep the result in .patchkeeper/evidence/ for the audit record, or keep "
+        "nothing and write nothing (default: keep it only with evidence = true in "
+        "[tool.patchkeeper.report]).",
     )(function)
 
 

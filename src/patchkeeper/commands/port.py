@@ -48,7 +48,7 @@ def run(
     request: PortRequest,
     *,
     argv: Sequence[str] | None = None,
-    save_evidence: bool = False,
+    save_evidence: bool | None = None,
 ) -> PortResult:
     """``port`` (``request.action == "port"``), ``port --continue`` or ``port --abort``; the
     result of a port or a ``--continue`` is kept in the evidence store, with ``argv`` (the
@@ -90,7 +90,12 @@ def run(
 @json_option
 @click.pass_context
 def command(
-    ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
+    ctx: click.Context,
+    /,
+    markdown: Path | None,
+    save_evidence: bool | None,
+    as_json: bool,
+    **_: Any,
 ) -> None:
     """Carry the series to a new upstream release: refresh, merge, retire; stop at conflicts."""
     action = refuse_resume_with(ctx, PortRequest.starting(), "the port") or "port"

@@ -36,7 +36,7 @@ def run(
     request: RuntimeAuditRequest,
     *,
     argv: Sequence[str] | None = None,
-    save_evidence: bool = False,
+    save_evidence: bool | None = None,
 ) -> JsonReady:
     """Audit the plugin's runtime patches from upstream ``request.old`` to ``request.new``
     (directories or requirements) and keep the result in the evidence store, with ``argv``
@@ -68,7 +68,12 @@ def run(
 @json_option
 @click.pass_context
 def command(
-    ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
+    ctx: click.Context,
+    /,
+    markdown: Path | None,
+    save_evidence: bool | None,
+    as_json: bool,
+    **_: Any,
 ) -> None:
     """Suggest retain/update/remove/look per patch, with evidence; list stale bindings."""
     request = request_from(ctx, RuntimeAuditRequest)

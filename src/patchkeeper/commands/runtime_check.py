@@ -28,7 +28,7 @@ def run(
     request: LiveCheckRequest,
     *,
     argv: Sequence[str] | None = None,
-    save_evidence: bool = False,
+    save_evidence: bool | None = None,
 ) -> LiveCheck:
     """Check the plugin's patches live in the environment of ``request.python`` (within
     ``request.timeout`` seconds) and keep the result in the evidence store, with ``argv``
@@ -52,7 +52,7 @@ def run(
 @save_evidence_option
 @json_option
 @click.pass_context
-def command(ctx: click.Context, /, save_evidence: bool, as_json: bool, **_: Any) -> None:
+def command(ctx: click.Context, /, save_evidence: bool | None, as_json: bool, **_: Any) -> None:
     """Run the plugin's entry points in a fresh interpreter and check every patch is live."""
     request = request_from(ctx, LiveCheckRequest)
     result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)

@@ -30,7 +30,7 @@ def run(
     location: PluginLocation,
     *,
     argv: Sequence[str] | None = None,
-    save_evidence: bool = False,
+    save_evidence: bool | None = None,
 ) -> JsonReady:
     """Inventory the runtime patches of the plugin ``location`` names (its fields override
     ``[tool.patchkeeper.runtime]``) and keep the result in the evidence store, with ``argv``
@@ -56,7 +56,12 @@ def run(
 @json_option
 @click.pass_context
 def command(
-    ctx: click.Context, /, markdown: Path | None, save_evidence: bool, as_json: bool, **_: Any
+    ctx: click.Context,
+    /,
+    markdown: Path | None,
+    save_evidence: bool | None,
+    as_json: bool,
+    **_: Any,
 ) -> None:
     """List every runtime patch, its mechanism and activation; check headers and ledger."""
     location = request_from(ctx, PluginLocation)

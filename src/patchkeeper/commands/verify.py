@@ -33,11 +33,12 @@ def run(
     request: VerifyRequest,
     *,
     argv: Sequence[str] | None = None,
-    save_evidence: bool = False,
+    save_evidence: bool | None = None,
 ) -> VerifyResult:
     """The state of the configured series on the target ``request`` names
     (:func:`patchkeeper.trees.verify_series.verify_series`), kept in the evidence store when
-    ``save_evidence`` (``--save-evidence``) or ``evidence = true`` says so, with ``argv`` (the
+    ``save_evidence`` (``--save-evidence``) or ``evidence = true`` says so, never when
+    ``save_evidence`` is false (``--no-save-evidence``), with ``argv`` (the
     command line; default: the one that asks for this check).
 
     Raises: as :func:`patchkeeper.trees.verify_series.verify_series`.
@@ -61,7 +62,7 @@ def run(
 @save_evidence_option
 @json_option
 @click.pass_context
-def command(ctx: click.Context, /, save_evidence: bool, as_json: bool, **_: Any) -> None:
+def command(ctx: click.Context, /, save_evidence: bool | None, as_json: bool, **_: Any) -> None:
     """Prove which patches are applied and that nothing else changed (exit 1 otherwise)."""
     request = request_from(ctx, VerifyRequest)
     result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)

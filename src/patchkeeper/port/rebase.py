@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patchkeeper.audit.gone_files import created_moves
+from patchkeeper.audit.hunk_refs import hunk_ref
 from patchkeeper.audit.hunk_verdicts import FAILS
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.series_verdicts import judge_series, register_lines
@@ -182,11 +183,19 @@ class MergedFile:
 
 @dataclass(frozen=True)
 class FailedHunk:
-    """A hunk that did not apply at fuzz 0 on the new side (its cause is looked up)."""
+    """A hunk that did not apply at fuzz 0 on the new side (its cause is looked up).
+
+    Attributes:
+        path: the file; index: the hunk's number in its file diff; header: its ``@@`` line.
+        patch_line: the 1-based line of its header in the patch file: what tells the
+            patch's hunks apart, as ``(path, index)`` does not when a patch holds two diffs
+            of one file (each numbers its hunks from 1); 0 in a result saved without it.
+    """
 
     path: str
     index: int
     header: str
+    patch_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -248,12 +257,20 @@ def _states(ws: Workspace, paths: Sequence[str]) -> dict[str, FileState | None]:
 
 def _failed(patch: Patch, verdict: PatchVerdict) -> tuple[FailedHunk, ...]:
     """The hunks that did not apply at fuzz 0: failing ones, and all of a file that is gone."""
-    failed = [FailedHunk(h.path, h.index, h.header) for h in verdict.hunks if h.status == FAILS]
+    failed = [
+        FailedHunk(h.path, h.index, h.header, h.patch_line)
+        for h in verdict.hunks
+        if h.status == FAILS
+    ]
     if not failed:
-        failed = [FailedHunk(f.path, e.index, e.header) for f in verdict.failures for e in f.hunks]
+        failed = [
+            FailedHunk(f.path, e.index, e.header, e.patch_line)
+            for f in verdict.failures
+            for e in f.hunks
+        ]
     gone = {m.path for m in verdict.moved}
     failed += [
-        FailedHunk(d.path, h.index, h.header)
+        FailedHunk(d.path, h.index, h.header, h.line_no)
         for d in patch.files
         if d.old_path in gone
         for h in d.hunks
@@ -591,7 +608,7 @@ def _moved_targets(judged: PatchVerdict) -> dict[str, str] | None:
 
 def _merged_summary(failed: tuple[FailedHunk, ...], moved: Mapping[str, str]) -> str:
     gone = [f"{a} is gone, merged into {b}" for a, b in moved.items()]
-    hunks = [f"{h.path} #{h.index}" for h in failed if h.path not in moved]
+    hunks = [hunk_ref(h, failed) for h in failed if h.path not in moved]
     parts = []
     if hunks:
         verb = "does" if len(hunks) == 1 else "do"

@@ -100,10 +100,11 @@ def _evidence(ctx: PortContext, step: Step) -> Step:
     patch = next(p for p in ctx.patches if p.name == step.record.name)
     references = tuple(ctx.history.references(patch))
     causes = []
-    failed = {(h.path, h.index) for h in step.record.failed_hunks}
+    # by the header's line in the patch file: two diffs of one file both have a hunk #1
+    failed = {(h.path, h.patch_line) for h in step.record.failed_hunks}
     for diff in patch.files:
         for hunk in diff.hunks:
-            if (diff.path, hunk.index) in failed:
+            if (diff.path, hunk.line_no) in failed:
                 causes.append(ctx.history.cause(diff.path, hunk))
     step.record = replace(step.record, references=references, causes=tuple(causes))
     return step

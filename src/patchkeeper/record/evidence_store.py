@@ -13,7 +13,8 @@ One line of each file holds a time, ``"recorded": "2026-11-30T09:52:42Z"`` (UTC,
 the record says when the evidence was taken; nothing else in the store depends on the clock.
 Commit the directory with the record: ``report --check`` in CI reads it. Saving is off by
 default (a command that reads writes nothing): it is on for one run with ``--save-evidence``,
-and for every run with ``evidence = true`` in ``[tool.patchkeeper.report]`` (:func:`enabled`).
+and for every run with ``evidence = true`` in ``[tool.patchkeeper.report]`` (:func:`enabled`)
+but one given ``--no-save-evidence`` (as the MCP server's read-only tools are).
 
 A sample ``audit.json``::
 
@@ -241,18 +242,20 @@ def keep(
     command_name: str,
     result: Any,
     argv: list[str] | tuple[str, ...],
-    asked: bool = False,
+    asked: bool | None = None,
 ) -> Path | None:
     """Save ``result`` as the evidence of ``command_name`` (:func:`save`) when it is asked for
-    (``asked``: ``--save-evidence``) or configured (:func:`enabled`); return the file written,
-    or ``None`` (off, or ``config`` ``None``: no downstream).
+    (``asked`` true: ``--save-evidence``) or, ``asked`` ``None`` (neither option given),
+    configured (:func:`enabled`); ``asked`` false (``--no-save-evidence``, the MCP server's
+    read-only tools) keeps nothing. Return the file written, or ``None`` (off, or ``config``
+    ``None``: no downstream).
 
     A store that cannot be written (a read-only checkout) is a warning
     (:func:`patchkeeper.progress.warn`), never an error: the command's own result stands.
     """
     from patchkeeper.progress import warn
 
-    if config is None or not (asked or enabled(config)):
+    if config is None or asked is False or not (asked or enabled(config)):
         return None
     try:
         return save(config, command_name, result, argv)

@@ -69,6 +69,8 @@ def _causes(patch: PortedPatch, indent: str) -> list[str]:
         commits = cause.commits or cause.file_commits
         what = "changed these lines" if cause.commits else "changed the file"
         head = f"{indent}cause: {cause.path} hunk #{cause.hunk}"
+        if sum(1 for c in patch.causes if (c.path, c.hunk) == (cause.path, cause.hunk)) > 1:
+            head += f" ({cause.header})"  # two diffs of one file: each has a hunk #1
         if cause.new_range:
             head += f" (new pin lines {cause.new_range[0]}-{cause.new_range[1]})"
         if cause.note:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from patchkeeper.audit.hunk_refs import shared_ranges
 from patchkeeper.render import text_renderer
 from patchkeeper.render.console import table
 from patchkeeper.system.english import plural
@@ -95,10 +96,13 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
         name = shown_name(patch.name)
         if patch.state == "applied" or (patch.state == "not applied" and not detailed):
             continue
+        among = (*patch.applied_hunks, *patch.missing_hunks)
         for ref in patch.applied_hunks:
-            out.append(f"    {name}: {ref.path} hunk #{ref.index} applied (line {ref.line})")
+            hunk = f"{ref.path} hunk #{ref.index}{shared_ranges(ref, among)}"
+            out.append(f"    {name}: {hunk} applied (line {ref.line})")
         for ref in patch.missing_hunks:
-            out.append(f"    {name}: {ref.path} hunk #{ref.index} not applied")
+            hunk = f"{ref.path} hunk #{ref.index}{shared_ranges(ref, among)}"
+            out.append(f"    {name}: {hunk} not applied")
         for problem in getattr(patch, "problems", ()):
             out.append(f"    {name}: {problem}")
     for check in state.drifted:

@@ -61,12 +61,24 @@ CONFLICT = PatchStatus.CONFLICT
 
 @dataclass(frozen=True)
 class HunkRef:
-    """A hunk by file and number, with the 1-based line where it was found (if found)."""
+    """A hunk by file and number, with the 1-based line where it was found (if found).
+
+    Attributes:
+        path: the file.
+        index: the hunk's number in its file diff (``hunk #2``).
+        header: its ``@@`` line.
+        line: where its post-image (or, not applied, its pre-image) was found, if found.
+        patch_line: the 1-based line of its ``@@`` header in the patch file
+            (:attr:`patchkeeper.series.model.Hunk.line_no`): what tells the patch's hunks
+            apart, as ``(path, index)`` does not when a patch holds two diffs of one file
+            (each numbers its hunks from 1); 0 in a result saved without it.
+    """
 
     path: str
     index: int
     header: str
     line: int | None = None
+    patch_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -183,11 +195,13 @@ def _occurs(lines: Sequence[bytes], pattern: Sequence[bytes]) -> bool:
 
 
 def _unprovable_hunks(ws: Workspace, patch: Patch) -> frozenset[tuple[str, int]]:
-    """The :func:`unprovable` hunks of ``patch`` on ``ws``, as ``(path, hunk index)``."""
+    """The :func:`unprovable` hunks of ``patch`` on ``ws``, as ``(path, line of the hunk's
+    header in the patch file)``: a patch with two diffs of one file numbers the hunks of
+    each from 1, so the hunk's number would name two hunks."""
     if not any(_without_context(diff, hunk) for diff in patch.files for hunk in diff.hunks):
         return frozenset()  # the common case: no file of the patch is read or split
     return frozenset(
-        (diff.path, hunk.index)
+        (diff.path, hunk.line_no)
         for diff, state, hunk in _hunks_on_files(ws, patch)
         if unprovable(diff, hunk, state.lines)
     )
@@ -215,7 +229,7 @@ def _hunk_refs(
                 where = first_line_after_removal(hunk) if gone else None
             if reverse and not confirm and unprovable(diff, hunk, lines):
                 where = None
-            ref = HunkRef(path, hunk.index, hunk.header, where)
+            ref = HunkRef(path, hunk.index, hunk.header, where, hunk.line_no)
             (found if where is not None else missing).append(ref)
     return found, missing
 
@@ -287,12 +301,18 @@ def first_line_after_removal(hunk: object) -> int:
 
 
 def _undo_some(ws: Workspace, patch: Patch, applied: list[HunkRef]) -> None:
-    """Undo only the hunks found applied, file by file, when they undo together."""
-    wanted = {(ref.path, ref.index) for ref in applied}
-    for diff in patch.files:
+    """Undo only the hunks found applied, file diff by file diff, last first (as undoing the
+    whole patch does), those of one file diff when they undo together.
+
+    A hunk is known by the line of its header in the patch file: a patch with two diffs of
+    one file numbers each diff's hunks from 1, and undoing "hunk #1" of both when only one
+    was found applied would take back lines the other never put there.
+    """
+    wanted = {ref.patch_line for ref in applied}
+    for diff in reversed(patch.files):
         path = diff.new_path if diff.new_path is not None else diff.old_path
         state = ws.get(path) if path else None
-        hunks = [h for h in diff.hunks if (path, h.index) in wanted]
+        hunks = [h for h in diff.hunks if h.line_no in wanted]
         if state is None or not hunks:
             continue
         result = patch_lines(state.lines, hunks, reverse=True)
@@ -320,14 +340,14 @@ def patch_state(
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous, landed=landed)
     if undone.ok and not ambiguous:
         refs = [
-            HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line)
+            HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line, p.hunk.line_no)
             for p in undone.placements
         ]
         return PatchState(patch.name, APPLIED, tuple(refs)), undone
     forward = apply_patch(ws, patch, commit=False)
     if forward.ok and not _insertions_already_there(ws, patch):
         missing = [
-            HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line)
+            HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line, p.hunk.line_no)
             for p in forward.placements
         ]
         return PatchState(patch.name, NOT_APPLIED, (), tuple(missing)), forward
@@ -410,7 +430,12 @@ def _applies_after_earlier(ws: Workspace, earlier: Sequence[Patch], patch: Patch
 
 def _not_applied(patch: Patch) -> PatchState:
     missing = tuple(
-        HunkRef(diff.new_path or diff.old_path or diff.path, hunk.index, hunk.header)
+        HunkRef(
+            diff.new_path or diff.old_path or diff.path,
+            hunk.index,
+            hunk.header,
+            patch_line=hunk.line_no,
+        )
         for diff in patch.files
         for hunk in diff.hunks
     )
@@ -461,7 +486,8 @@ def _walk(
 
     Returns:
         ``(states, checks, unproven)``: ``unproven`` maps each patch's name to its
-        :func:`unprovable` hunks, ``(path, hunk index)``, on the content it was judged on.
+        :func:`unprovable` hunks, ``(path, header line in the patch file)``, on the
+        content it was judged on.
     """
     states: list[PatchState] = []
     unproven: dict[str, frozenset[tuple[str, int]]] = {}
@@ -602,13 +628,13 @@ def _unconfirmed(
         if state.state != APPLIED:
             continue
         doubtful = [
-            HunkRef(diff.path, hunk.index, hunk.header)
+            HunkRef(diff.path, hunk.index, hunk.header, patch_line=hunk.line_no)
             for diff in patch.files
             for hunk in diff.hunks
-            if (diff.path, hunk.index) in unproven[patch.name] and diff.path in drifted
+            if (diff.path, hunk.line_no) in unproven[patch.name] and diff.path in drifted
         ]
         if doubtful:
-            keys = {(ref.path, ref.index) for ref in doubtful}
-            kept = tuple(r for r in state.applied_hunks if (r.path, r.index) not in keys)
+            keys = {ref.patch_line for ref in doubtful}
+            kept = tuple(r for r in state.applied_hunks if r.patch_line not in keys)
             out[index] = PatchState(state.name, CONFLICT, kept, tuple(doubtful))
     return out
