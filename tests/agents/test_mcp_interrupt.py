@@ -97,3 +97,17 @@ def test_ctrl_c_reaches_a_running_call(example: Example) -> None:
     finally:
         os.close(holder)
     assert tree_bytes(target) == before
+
+
+def test_ctrl_c_while_a_call_starts_is_kept_for_its_process() -> None:
+    """A Ctrl-C that comes while a call's process is being started (its process id not yet
+    known) is kept, not acted on: the process would miss it and outlive the server."""
+    from patchkeeper.agents import server
+
+    server._STARTING.count = 1
+    try:
+        server._interrupted(signal.SIGINT, None)
+        assert server._STARTING.interrupted is True
+    finally:
+        server._STARTING.count = 0
+        server._STARTING.interrupted = False

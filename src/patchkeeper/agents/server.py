@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -146,15 +147,34 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
 _RUNNING: set[int] = set()
 
 
+@dataclass
+class _Starting:
+    """Tool calls whose process is being started (not yet in :data:`_RUNNING`), and
+    whether a Ctrl-C came meanwhile: it is passed on once every such process is known, or
+    a process started in that moment would miss it and outlive the server."""
+
+    count: int = 0
+    interrupted: bool = False
+
+
+_STARTING = _Starting()
+
+
 async def _run_command(argv: list[str], root: Path) -> subprocess.CompletedProcess[bytes]:
     """Run one tool call's command line in ``root`` and collect both outputs, its process id
     kept in :data:`_RUNNING` while it runs."""
     import anyio
 
-    process = await anyio.open_process(
-        argv, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    _RUNNING.add(process.pid)
+    _STARTING.count += 1
+    try:
+        process = await anyio.open_process(
+            argv, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        _RUNNING.add(process.pid)
+    finally:
+        _STARTING.count -= 1
+        if _STARTING.interrupted and not _STARTING.count:
+            _interrupted(signal.SIGINT, None)
     chunks: dict[str, list[bytes]] = {"out": [], "err": []}
 
     async def drain(stream: Any, sink: list[bytes]) -> None:
@@ -174,7 +194,8 @@ async def _run_command(argv: list[str], root: Path) -> subprocess.CompletedProce
 def _interrupted(signum: int, frame: object) -> None:
     """Ctrl-C: pass it on to the running tool calls, wait for them (each one finishes or
     rolls back its writes and exits 130, as on the command line), then end the server with
-    exit code 130.
+    exit code 130. While a call's process is being started the Ctrl-C is kept
+    (:class:`_Starting`) and handled as soon as that process is known.
 
     The server cannot end by raising ``KeyboardInterrupt`` as the other commands do: the
     SDK reads standard input in a worker thread, a read no cancellation reaches, so the
@@ -183,6 +204,9 @@ def _interrupted(signum: int, frame: object) -> None:
     """
     import logging
 
+    if _STARTING.count:
+        _STARTING.interrupted = True
+        return
     # The waits below reap the calls' processes, which asyncio's child watcher thread also
     # waits for: it would log "Unknown child process pid N" on standard error as the server
     # ends, a race that depends on which of the two waits first.
