@@ -16,7 +16,7 @@ from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.computed_keys import computed_key_decision
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
-from patchkeeper.runtime.judge.drift import Drift, codes
+from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes
 from patchkeeper.runtime.judge.entry_memory import (
     JudgeInput,
     Key,
@@ -29,7 +29,7 @@ from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.memory import AuditMemory
-from patchkeeper.runtime.judge.missing import renamed_names
+from patchkeeper.runtime.judge.missing import renamed_names, same_release
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.stale import stale_bindings
@@ -135,6 +135,10 @@ def judge_entries(
         if is_computed_key(entry):  # which module it replaces: known at run time only
             source = sources_of.get(entry.file, "")
             final = computed_key_decision(entry, decision, source, settings.upstream_packages)
+            if decision.decision == RETAIN and final.decision == LOOK:
+                # Whichever module the key names, the same upstream release on both sides
+                # left it as it was: nothing to look at for this upgrade.
+                final = same_release(final, versions)
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))
