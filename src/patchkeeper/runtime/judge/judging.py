@@ -15,8 +15,9 @@ from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.computed_keys import computed_key_decision
+from patchkeeper.runtime.judge.constant_values import overriding_value
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
-from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes
+from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes, upstream_code
 from patchkeeper.runtime.judge.entry_memory import (
     JudgeInput,
     Key,
@@ -139,6 +140,10 @@ def judge_entries(
                 # Whichever module the key names, the same upstream release on both sides
                 # left it as it was: nothing to look at for this upgrade.
                 final = same_release(final, versions)
+        if before.status != FOUND and after.status == FOUND and entry.replacement == "<expr>":
+            # a constant upstream added: a literal the plugin sets over upstream's is its own
+            text = _text(settings.root / entry.file)
+            final = overriding_value(entry, final, text, upstream_code(new_tree, after))
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))
