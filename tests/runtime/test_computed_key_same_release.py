@@ -1,7 +1,8 @@
 """A ``sys.modules`` entry whose key is computed at run time, in the shape of vllm-musa
 0.1.0's ``patches/__init__.py``: a loader rewrites upstream modules' source files on disk,
-then drops each from the module cache (``del sys.modules[module_name]`` in a loop over
-``(module_name, patch_file)`` pairs) so that the next import reads the rewritten file.
+then drops each from the module cache (``del sys.modules[module_name]`` in a loop over the
+``(module_name, patch_file)`` pairs a function lists from the patch files it ships) so that
+the next import reads the rewritten file.
 Which module the key names is not known statically: across an upgrade it is for a person
 to look at (*look*). When the old and the new upstream are the same release, whichever
 module it names is the same in both trees, so the upgrade gives nothing to look at:
@@ -22,9 +23,14 @@ from tinyplug import HEADER, copy_releases, write_plugin
 LOADER = (
     HEADER
     + """import importlib.util
+import os
 import sys
 
-_PATCHES = [("tinyup.engine", "engine.txt"), ("tinyup.sampler", "sampler.txt")]
+
+def _get_patch_files():
+    here = os.path.dirname(__file__)
+    names = sorted(n for n in os.listdir(here) if n.endswith(".txt"))
+    return [("tinyup." + n[: -len(".txt")], os.path.join(here, n)) for n in names]
 
 
 def _rewrite(module_name, patch_file):
@@ -39,7 +45,7 @@ def _rewrite(module_name, patch_file):
 
 
 def apply_patches():
-    for module_name, patch_file in _PATCHES:
+    for module_name, patch_file in _get_patch_files():
         if not _rewrite(module_name, patch_file):
             continue
         if module_name in sys.modules:
@@ -52,7 +58,7 @@ apply_patches()
 
 #: What the audit says of the computed key whatever the releases.
 UNKNOWN = (
-    "sys.modules[module_name] (plug/patch/p_loader.py:26): the key is computed at run time, "
+    "sys.modules[module_name] (plug/patch/p_loader.py:31): the key is computed at run time, "
     "so which module it replaces is not known statically; look at the code by hand"
 )
 
@@ -77,7 +83,7 @@ def _audited(cli, root: Path, old: Path, new: Path) -> list[tuple[int, str, str,
 def test_a_computed_key_across_an_upgrade_is_looked_at(upstream: Path, cli) -> None:
     root = write_plugin(upstream, {"plug/patch/p_loader.py": LOADER})
     found = _audited(cli, root, upstream / "upstream-1.0", upstream / "upstream-2.0")
-    assert found == [(26, "module_name", "look", [UNKNOWN])]
+    assert found == [(31, "module_name", "look", [UNKNOWN])]
 
 
 def test_a_computed_key_on_the_same_release_twice_is_kept(upstream: Path, cli) -> None:
@@ -85,7 +91,7 @@ def test_a_computed_key_on_the_same_release_twice_is_kept(upstream: Path, cli) -
     found = _audited(cli, root, upstream / "upstream-1.0", upstream / "again-1.0")
     assert found == [
         (
-            26,
+            31,
             "module_name",
             "retain",
             [
