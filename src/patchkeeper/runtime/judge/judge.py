@@ -43,7 +43,9 @@ first rule that applies decides):
    file (:func:`patchkeeper.runtime.judge.landed.spread`);
 4. a target new upstream (the old release did not define it, or not under the class found)
    -> **remove** when the patch's header says it is a backport (the change landed), else
-   **update** (the patch now replaces upstream's own definition);
+   **update** (the patch now replaces upstream's own definition), unless the plugin assigns
+   it a literal and upstream another literal: **retain**, the plugin's own value
+   (:mod:`patchkeeper.runtime.judge.constant_values`, applied by the judging of the entries);
 5. a registry key the new upstream has and the old one had too -> **retain** (the plugin
    overrides upstream's value on purpose); one the new upstream added -> **remove** only when
    upstream registers the plugin's own value under it (the replacement's name is in

@@ -15,8 +15,9 @@ from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
 from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.computed_keys import computed_key_decision
+from patchkeeper.runtime.judge.constant_values import overriding_value
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
-from patchkeeper.runtime.judge.drift import Drift, codes
+from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes, upstream_code
 from patchkeeper.runtime.judge.entry_memory import (
     JudgeInput,
     Key,
@@ -29,7 +30,7 @@ from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.memory import AuditMemory
-from patchkeeper.runtime.judge.missing import renamed_names
+from patchkeeper.runtime.judge.missing import renamed_names, same_release
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.stale import stale_bindings
@@ -135,6 +136,14 @@ def judge_entries(
         if is_computed_key(entry):  # which module it replaces: known at run time only
             source = sources_of.get(entry.file, "")
             final = computed_key_decision(entry, decision, source, settings.upstream_packages)
+            if decision.decision == RETAIN and final.decision == LOOK:
+                # Whichever module the key names, the same upstream release on both sides
+                # left it as it was: nothing to look at for this upgrade.
+                final = same_release(final, versions)
+        if before.status != FOUND and after.status == FOUND and entry.replacement == "<expr>":
+            # a constant upstream added: a literal the plugin sets over upstream's is its own
+            text = _text(settings.root / entry.file)
+            final = overriding_value(entry, final, text, upstream_code(new_tree, after))
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))

@@ -134,7 +134,8 @@ _NEVER_APPLIES = "the patch can never apply"
 
 
 def same_release(decided: Drift, versions: tuple[str, str]) -> Drift:
-    """``decided`` (the decision for a target neither tree has at its path) when the two
+    """``decided`` (the decision for a target neither tree has at its path, or the *look*
+    for a ``sys.modules`` entry whose key is computed at run time) when the two
     upstream releases differ or are unknown; for the same release twice, *retain* with
     ``decided``'s evidence kept after the reason, as the fact it is, unless the entry can
     never apply (neither release has the module or class it belongs to: *look*, broken
@@ -143,7 +144,11 @@ def same_release(decided: Drift, versions: tuple[str, str]) -> Drift:
     Upstream is the same on both sides (a plugin release on the vLLM release of the one
     before it): the target's facts are the same in both trees, and the upgrade gives no
     reason to change the entry (the vllm-mindspore maintainers kept every entry whose
-    target is at its path in neither tree from 0.5.0 to 0.5.1, both on vLLM 0.11.0)."""
+    target is at its path in neither tree from 0.5.0 to 0.5.1, both on vLLM 0.11.0). Which
+    module a computed key names is not known statically, but whichever it is, it is the same
+    in both trees: the upgrade gives nothing to look at (the vllm-musa maintainers kept the
+    computed ``del sys.modules[module_name]`` of its patch loader from 0.1.0 to 0.1.1, both
+    on vLLM 0.10.1.1)."""
     old, new = versions
     if not old or old != new or decided.decision not in (UPDATE, LOOK):
         return decided
