@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from patchkeeper.ledger.patch_form import Sides, render_in_form
@@ -160,3 +161,116 @@ def test_a_plain_section_of_an_executable_file_keeps_its_bytes() -> None:
     )
     # A mode change cannot be said in this form: the section gets git's header.
     assert render_in_form(reference, b"", mode_change, sides) == mode_change.raw
+
+
+CLIENT = (
+    b"def connect(settings):\n"
+    b"    try:\n"
+    b'        timeout = settings["connect"]\n'
+    b"    except KeyError:\n"
+    b"        timeout = 10\n"
+    b"    return timeout\n"
+    b"\n"
+    b"\n"
+    b"def read(settings):\n"
+    b"    try:\n"
+    b'        timeout = settings["read"]\n'
+    b"    except KeyError:\n"
+    b"        timeout = 5\n"
+    b"    return timeout\n"
+)
+
+#: Two commits' quilt diffs of ``client.py`` joined, with ``b.py``'s between them: the
+#: second diff of ``client.py`` is of the file the first leaves.
+TWO_OF_ONE = (
+    b"Index: pkg-1.0/client.py\n"
+    b"===================================================================\n"
+    b"--- pkg-1.0.orig/client.py\t2024-01-01 00:00:00.000000000 +0000\n"
+    b"+++ pkg-1.0/client.py\t2024-01-02 00:00:00.000000000 +0000\n"
+    b"@@ -4,3 +4,3 @@ def connect(settings):\n"
+    b"     except KeyError:\n"
+    b"-        timeout = 10\n"
+    b"+        timeout = 30\n"
+    b"     return timeout\n"
+    b"Index: pkg-1.0/b.py\n"
+    b"===================================================================\n"
+    b"--- pkg-1.0.orig/b.py\t2024-01-01 00:00:00.000000000 +0000\n"
+    b"+++ pkg-1.0/b.py\t2024-01-02 00:00:00.000000000 +0000\n"
+    b"@@ -1 +1 @@\n"
+    b"-x = 1\n"
+    b"+x = 2\n"
+    b"Index: pkg-1.0/client.py\n"
+    b"===================================================================\n"
+    b"--- pkg-1.0.orig/client.py\t2024-01-03 00:00:00.000000000 +0000\n"
+    b"+++ pkg-1.0/client.py\t2024-01-04 00:00:00.000000000 +0000\n"
+    b"@@ -12,3 +12,3 @@ def read(settings):\n"
+    b"     except KeyError:\n"
+    b"-        timeout = 5\n"
+    b"+        timeout = 10\n"
+    b"     return timeout\n"
+)
+
+
+def _client_git(second: bytes) -> bytes:
+    """git's diff of a commit that makes both changes to ``client.py`` (the second block's
+    fallback becomes ``second``) and changes ``b.py``."""
+    return (
+        b"diff --git a/b.py b/b.py\n"
+        b"index 1111111..2222222 100644\n"
+        b"--- a/b.py\n+++ b/b.py\n"
+        b"@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+        b"diff --git a/client.py b/client.py\n"
+        b"index 3333333..4444444 100644\n"
+        b"--- a/client.py\n+++ b/client.py\n"
+        b"@@ -4,3 +4,3 @@ def connect(settings):\n"
+        b"     except KeyError:\n-        timeout = 10\n+        timeout = 30\n     return timeout\n"
+        b"@@ -12,3 +12,3 @@ def read(settings):\n"
+        b"     except KeyError:\n-        timeout = 5\n+        timeout = " + second + b"\n"
+        b"     return timeout\n"
+    )
+
+
+def test_two_sections_of_one_file_that_make_the_commits_change_stay_in_their_places(
+    tmp_path: Path,
+) -> None:
+    """GNU patch applies the two sections in order and gives the commit's file: export
+    writes the patch file as it was, not one section of ``client.py`` in place of two."""
+    after = CLIENT.replace(b"= 10", b"= 30").replace(b"= 5\n", b"= 10\n")
+    (tmp_path / "pkg-1.0").mkdir()
+    (tmp_path / "pkg-1.0" / "client.py").write_bytes(CLIENT)
+    (tmp_path / "pkg-1.0" / "b.py").write_bytes(B_BEFORE)
+    subprocess.run(
+        ["patch", "-p1", "--fuzz", "0", "-s", "--no-backup-if-mismatch"],
+        input=TWO_OF_ONE,
+        cwd=tmp_path / "pkg-1.0",
+        check=True,
+    )
+    assert (tmp_path / "pkg-1.0" / "client.py").read_bytes() == after
+    reference = _patch(TWO_OF_ONE)
+    sides = _sides(
+        {"client.py": CLIENT, "b.py": B_BEFORE}, {"client.py": after, "b.py": b"x = 2\n"}
+    )
+    out = render_in_form(reference, b"", _patch(_client_git(b"10")), sides)
+    assert out == TWO_OF_ONE
+
+
+def test_two_sections_of_one_file_the_commit_changed_become_one_in_the_first_ones_form() -> None:
+    """The commit sets the second block's fallback to 20: no split of git's diff of the file
+    is known to be the user's, so the file gets one section, in the first one's place and
+    form."""
+    after = CLIENT.replace(b"= 10", b"= 30").replace(b"= 5\n", b"= 20\n")
+    sides = _sides(
+        {"client.py": CLIENT, "b.py": B_BEFORE}, {"client.py": after, "b.py": b"x = 2\n"}
+    )
+    out = render_in_form(_patch(TWO_OF_ONE), b"", _patch(_client_git(b"20")), sides)
+    first, rest = TWO_OF_ONE.split(b"Index: pkg-1.0/b.py\n")
+    b_section = b"Index: pkg-1.0/b.py\n" + rest.split(b"Index: pkg-1.0/client.py\n")[0]
+    assert out == (
+        first
+        + b"@@ -12,3 +12,3 @@ def read(settings):\n"
+        + b"     except KeyError:\n"
+        + b"-        timeout = 5\n"
+        + b"+        timeout = 20\n"
+        + b"     return timeout\n"
+        + b_section
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,71 @@ def test_range_diff_tells_apart_lines_that_differ_in_a_non_utf8_byte() -> None:
         ("-", "+", b"line caf\xe9"),
         ("+", "+", b"line caf\xe8"),
     ]
+
+
+#: Two commits' quilt diffs of ``a.py`` joined, ``b.py``'s between them; each section has its
+#: own header form (the second's is a plain ``diff -u`` one).
+TWO_OF_ONE = b"""Description: two commits
+Index: pkg/a.py
+===================================================================
+--- pkg.orig/a.py\t2024-01-01 00:00:00.000000000 +0000
++++ pkg/a.py\t2024-01-01 00:00:00.000000000 +0000
+@@ -2,3 +2,3 @@
+ line 2
+-line 3
++line three
+ line 4
+Index: pkg/b.py
+===================================================================
+--- pkg.orig/b.py\t2024-01-01 00:00:00.000000000 +0000
++++ pkg/b.py\t2024-01-01 00:00:00.000000000 +0000
+@@ -1 +1 @@
+-x = 1
++x = 2
+--- pkg.orig/a.py
++++ pkg/a.py
+@@ -17,3 +17,3 @@
+ line 17
+-line 18
++line eighteen
+ line 19
+"""
+
+
+def test_a_file_with_two_sections_gets_one_in_the_first_ones_place_and_form(
+    tmp_path: Path,
+) -> None:
+    patch = patch_of(TWO_OF_ONE)
+    # the new upstream moved the lines down by two
+    old = b"new 1\nnew 2\n" + OLD
+    new = old.replace(b"line 3\n", b"line three\n").replace(b"line 18\n", b"line eighteen\n")
+    before = {"a.py": state(old), "b.py": state(b"x = 1\n")}
+    after = {"a.py": state(new), "b.py": state(b"x = 2\n")}
+    data, _ = refresh(patch, before, after, None)
+    header = TWO_OF_ONE[: TWO_OF_ONE.index(b"@@")]
+    b_section = TWO_OF_ONE[
+        TWO_OF_ONE.index(b"Index: pkg/b.py") : TWO_OF_ONE.index(b"--- pkg.orig/a.py\n")
+    ]
+    assert (
+        data
+        == header
+        + (
+            b"@@ -2,7 +2,7 @@ new 1\n new 2\n line 1\n line 2\n-line 3\n+line three\n line 4\n"
+            b" line 5\n line 6\n"
+            b"@@ -17,6 +17,6 @@ line 14\n line 15\n line 16\n line 17\n-line 18\n+line eighteen\n"
+            b" line 19\n line 20\n"
+        )
+        + b_section
+    )
+    # GNU patch turns the new upstream's files into the merged ones with it
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_bytes(old)
+    (tmp_path / "pkg" / "b.py").write_bytes(b"x = 1\n")
+    subprocess.run(
+        ["patch", "-p1", "--fuzz", "0", "-s", "--no-backup-if-mismatch"],
+        input=data,
+        cwd=tmp_path / "pkg",
+        check=True,
+    )
+    assert (tmp_path / "pkg" / "a.py").read_bytes() == new
+    assert (tmp_path / "pkg" / "b.py").read_bytes() == b"x = 2\n"

@@ -60,7 +60,7 @@ from patchkeeper.audit.hunk_verdicts import (
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.new_places import new_places
-from patchkeeper.audit.reapplied import already_applied
+from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.requirement_moves import requirements_met
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
@@ -816,9 +816,9 @@ def _doubles_imports(before: dict[str, FileState | None], patch: Patch, ctx: _Co
     """Whether a hunk of ``patch``, which applies as a whole, only adds imports its file
     (``before``: path -> the file before the patch) already has elsewhere while the old
     pin's file lacked them (:func:`patchkeeper.audit.hunk_verdicts.imports_already_there`):
-    applying it would import the name twice."""
-    for diff in patch.files:
-        state = before.get(diff.path)
+    applying it would import the name twice. A second diff of a file is checked in the file
+    the first left (:func:`patchkeeper.audit.reapplied.files_before_diffs`)."""
+    for diff, state in files_before_diffs(before, patch.files):
         if state is None:
             continue
         pin_state = ctx.pin.state(diff.path) if ctx.pin is not None else None

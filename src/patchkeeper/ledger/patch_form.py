@@ -24,6 +24,10 @@ every patch anew in ``git format-patch``'s form (the form ``--normalise`` asks f
   gets the text its form writes (:func:`function_text`);
 - a file the reference did not change gets a section in the form of the reference's first
   section (its header lines with the path replaced, no timestamps), after the other sections;
+- two sections of one file (two commits' diffs joined) keep their bytes, each in its place,
+  when applied in order, the second to the file the first leaves (as GNU patch applies
+  them), they make the commit's change to the file; else the file gets one section, git's,
+  in the place and form of its first section;
 - a section for a file the commit no longer changes is left out;
 - the bytes after the last hunk (a ``-- `` signature) stay.
 
@@ -33,7 +37,7 @@ every patch anew in ``git format-patch``'s form (the form ``--normalise`` asks f
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from patchkeeper import constants as C
@@ -251,6 +255,35 @@ def same_change(section: FileDiff, sides: Sides) -> bool:
     return b"".join(result.lines) == (after or b"")
 
 
+def same_changes(sections: Sequence[FileDiff], sides: Sides) -> bool:
+    """Whether reference sections of one file (two or more, in patch order) make exactly the
+    commit's change to it when applied in order, each at fuzz 0 to the file the ones before
+    it leave, as GNU patch applies them: the first may create the file and the last delete
+    it, no section renames it. One section: :func:`same_change`."""
+    if len(sections) == 1:
+        return same_change(sections[0], sides)
+    if any(s.is_rename for s in sections) or any(s.is_creation for s in sections[1:]):
+        return False
+    if any(s.is_deletion for s in sections[:-1]):
+        return False
+    first, last = sections[0], sections[-1]
+    path = first.path
+    data = sides.before(path)
+    if first.is_creation and data is not None:
+        return False
+    if not first.is_creation and data is None and not first.old_side_empty:
+        return False
+    for section in sections:
+        result = patch_lines(split_lines(data or b""), section.hunks)
+        if result.lines is None:
+            return False
+        data = b"".join(result.lines)
+    after = sides.after(path)
+    if last.is_deletion != (after is None):
+        return False
+    return data == (after or b"")
+
+
 def _same_modes(section: FileDiff, git: list[FileDiff]) -> bool:
     """A git section's modes are git's. A ``---``/``+++`` section says nothing of modes: it
     makes the commit's change when the commit changes no mode and creates no file other
@@ -328,9 +361,24 @@ def render_in_form(reference: Patch, preamble: bytes, git: Patch, sides: Sides) 
     rule = text_rule(reference)
     plain = plain_form(reference)
     by_path = {diff.path: diff for diff in git.files}
+    of_path: dict[str, list[FileDiff]] = {}
+    for section in reference.files:
+        of_path.setdefault(section.path, []).append(section)
+    kept = {
+        path
+        for path, sections in of_path.items()
+        if len(sections) > 1
+        and path in by_path
+        and all(_same_modes(s, [by_path[path]]) for s in sections)
+        and same_changes(sections, sides)
+    }
     used: set[str] = set()
     parts = [preamble]
     for section in reference.files:
+        if section.path in kept:
+            used.add(section.path)
+            parts.append(section.header_raw + b"".join(hunk.raw for hunk in section.hunks))
+            continue
         paths = [p for p in dict.fromkeys((section.old_path, section.new_path)) if p is not None]
         changed = [by_path[p] for p in paths if p in by_path and p not in used]
         if not changed:

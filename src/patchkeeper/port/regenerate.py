@@ -11,6 +11,11 @@ File headers follow the original patch: a file diff whose header has no ``index`
 (quilt's ``--- a/x`` / ``+++ b/x``, with or without timestamps) keeps its header bytes; a git
 header is rebuilt with the original's path prefixes and ``index`` abbreviation, since its
 blob ids change with the content. Files keep the original patch's order.
+
+A file with two sections in the original (two commits' diffs joined) gets one section, git's
+diff of the file, in the place and the header form of its first section: the regenerated
+body is one diff from the file before the patch to the file after it, and which of its
+hunks came from which section is not known.
 """
 
 from __future__ import annotations
@@ -223,11 +228,20 @@ def git_diff(
 
 
 def _original_for(patch: Patch) -> dict[str, FileDiff]:
-    return {diff.path: diff for diff in patch.files}
+    """Each path's first section in ``patch``: a file with two sections (two commits' diffs
+    joined) gets one regenerated section, in the form of the first."""
+    out: dict[str, FileDiff] = {}
+    for diff in patch.files:
+        out.setdefault(diff.path, diff)
+    return out
 
 
 def _ordered(diffs: list[FileDiff], order: Sequence[str]) -> list[FileDiff]:
-    rank = {path: number for number, path in enumerate(order)}
+    """``diffs`` in the order of the paths' first sections in ``order``, then the others in
+    their own order."""
+    rank: dict[str, int] = {}
+    for number, path in enumerate(order):
+        rank.setdefault(path, number)
     return sorted(diffs, key=lambda d: (rank.get(d.path, len(rank)), diffs.index(d)))
 
 
