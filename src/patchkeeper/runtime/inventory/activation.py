@@ -156,6 +156,11 @@ class Reachability:
             if edge.kind == "pattern":
                 self._patterns.setdefault(edge.target, (facts.file, edge.line))
                 continue
+            if edge.kind == "table":  # a computed name, a table of another module
+                for name in self._table_names(edge):
+                    step = ("computed", name, facts.file, edge.line)
+                    yield f"m:{name}", (), step, conditions
+                continue
             if edge.kind == "computed" and self._nodes(edge.target) != [f"m:{edge.target}"]:
                 continue  # a table's strings that name no module
             for target in self._nodes(edge.target):
@@ -164,6 +169,22 @@ class Reachability:
                 nargs = edge.args if target.startswith("f:") and edge.kind == "call" else ()
                 step = (edge.kind, edge.target, facts.file, edge.line)
                 yield target, tuple(sorted(nargs, key=repr)), step, conditions
+
+    def _table_names(self, edge: Edge) -> list[str]:
+        """The plugin modules the computed name of a ``table`` edge (its target the
+        :func:`~patchkeeper.runtime.inventory.computed_imports.pattern`, its argument the
+        dotted path of a string table imported by name) takes from that table's rows."""
+        dotted = str(dict(edge.args).get("table", ""))
+        module, _, name = dotted.rpartition(".")
+        facts = self.tree.facts_of(module)
+        rows = facts.tables.get(name) if facts is not None else None
+        if not rows:
+            return []
+        return [
+            found
+            for found in computed_imports.table_names(edge.target, list(rows))
+            if self._nodes(found) == [f"m:{found}"]
+        ]
 
     def _search_maybe(self, modules: tuple[str, ...]) -> None:
         """Fill :attr:`maybe`: a second search from the unreached modules that fit a pattern

@@ -11,6 +11,10 @@ file scanner.
   ``sys.modules["vllm.x"]``, and the name or the module also a variable of a loop over
   literal strings, or over a module constant or dict of them (one entry per item:
   :mod:`patchkeeper.runtime.inventory.loop_literals`);
+- ``mod = sys.modules[m]`` (or ``sys.modules.get(m)``), then ``mod.attr = value`` or
+  ``setattr(mod, "attr", value)`` in the same scope: the module ``m`` names (a literal, a
+  module constant or a variable of a loop over literal strings, one entry per item), as
+  ``sys.modules[m].attr = value`` would be (:meth:`AssignmentForms.module_alias`);
 - ``module.attr = value`` / ``setattr(module, "attr", value)`` in a loop over
   ``sys.modules``, named after the upstream original the loop compares ``module.attr``
   with (:meth:`AssignmentForms.swapped`; without such a comparison a ``setattr-name``
@@ -56,6 +60,7 @@ from patchkeeper.runtime.inventory.loop_literals import (
     module_tables,
     module_variable,
     swap_guards,
+    sys_modules_alias,
 )
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
@@ -81,6 +86,40 @@ class AssignmentForms(DecoratorForms):
     _swaps: list[tuple[str, dict[str, ast.expr]]]
     #: The names the module binds once to a display (:func:`.loop_literals.module_tables`).
     _tables: dict[str, ast.expr] | None
+    #: Per scope, the names last bound to an item of ``sys.modules``: name -> its key.
+    _aliases: dict[str, dict[str, ast.expr]]
+
+    def module_alias(self, stmt: ast.stmt, scope: str, table: Table) -> None:
+        """Keep, in scan order, which names of ``scope`` are bound to an item of
+        ``sys.modules`` (:func:`.loop_literals.sys_modules_alias`): a later ``mod.attr =
+        value`` sets ``attr`` on the module the key names. Any other binding of the name
+        ends it."""
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            aliases = self._aliases.setdefault(scope, {})
+            cleared, alias = sys_modules_alias(stmt, lambda e: self._is_sys_modules(e, table))
+            for name in cleared:
+                aliases.pop(name, None)
+            if alias is not None:
+                aliases[alias[0]] = alias[1]
+
+    def aliased(self, expr: ast.expr, scope: str) -> ast.expr | None:
+        """The key of the ``sys.modules`` item the name ``expr`` is bound to in ``scope``
+        (:meth:`module_alias`), else ``None``."""
+        if not isinstance(expr, ast.Name):
+            return None
+        return self._aliases.get(scope, {}).get(expr.id)
+
+    def module_named(self, key: ast.expr, item: Item, scope: str, table: Table) -> str | None:
+        """The upstream module the ``sys.modules`` key ``key`` names: a variable of the
+        loop's ``item``, a literal or a module constant; ``None`` otherwise or for a plugin
+        module."""
+        name: str | None = item.get(key.id) if isinstance(key, ast.Name) else None
+        name = name or module_constants.local_value(
+            key, table, self._constants(scope), self._shadowed(scope)
+        )
+        if name is None or is_plugin(name, self.cfg.package):
+            return None
+        return name
 
     @contextmanager
     def loop_items(self, stmt: ast.stmt, table: Table) -> Iterator[None]:
@@ -227,6 +266,17 @@ class AssignmentForms(DecoratorForms):
         item of an upstream registry or of ``sys.modules``."""
         if isinstance(target, ast.Attribute):
             bound = self.external(target, table) or self.swapped(target.value, target.attr, table)
+            key = self.aliased(target.value, scope) if bound is None else None
+            if key is not None:
+                replacement, descriptors, refs = self.describe(value, table)
+                for item in iterations(self._loops, [key]):
+                    module = self.module_named(key, item, scope, table)
+                    if module is not None:
+                        self.named_entry(
+                            conds, stmt.lineno, scope, f"{module}.{target.attr}", module,
+                            replacement, refs=refs, descriptors=descriptors,
+                        )  # fmt: skip
+                return
             if bound is None:
                 self.parameter_assignment(target, value, stmt, conds, scope, table)
                 return
@@ -403,7 +453,9 @@ class AssignmentForms(DecoratorForms):
         when ``obj`` or ``name`` is one of its variables (:meth:`loop_items`)."""
         if len(node.args) < 3:
             return
-        for item in iterations(self._loops, node.args[:2]):
+        key = self.aliased(node.args[0], scope)
+        used = [*node.args[:2], *([key] if key is not None else [])]
+        for item in iterations(self._loops, used):
             self.setattr_item(node, item, conds, scope, table)
 
     def setattr_object(
@@ -411,19 +463,17 @@ class AssignmentForms(DecoratorForms):
     ) -> names.Binding | None:
         """The upstream object ``expr`` (the first argument of ``setattr``) names:
         ``sys.modules[m]`` is the module ``m`` (a literal, a module constant, or a variable
-        of the loop's ``item``)."""
+        of the loop's ``item``), and so is a name bound to it (:meth:`module_alias`)."""
+        key = self.aliased(expr, scope)
+        if key is not None:
+            name = self.module_named(key, item, scope, table)
+            return names.Binding(name, name) if name is not None else None
         if isinstance(expr, ast.Subscript):
             bound = self.external(expr.value, table)
             if bound is None or bound.dotted != "sys.modules":
                 return None
-            key = expr.slice
-            name: str | None = item.get(key.id) if isinstance(key, ast.Name) else None
-            name = name or module_constants.local_value(
-                key, table, self._constants(scope), self._shadowed(scope)
-            )
-            if name is None or is_plugin(name, self.cfg.package):
-                return None
-            return names.Binding(name, name)
+            name = self.module_named(expr.slice, item, scope, table)
+            return names.Binding(name, name) if name is not None else None
         return self.external(expr, table)
 
     def setattr_item(

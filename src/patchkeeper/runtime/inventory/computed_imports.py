@@ -8,12 +8,15 @@ strings (``{"Arch": ("folder", "name", "Class"), ...}``). No import statement na
 modules, so without this they look *never imported*.
 
 An f-string whose leading text is a dotted prefix inside the plugin package is such a
-*computed module name* (its text up to a ``:`` is the module). Two facts are drawn from it:
+*computed module name* (its text up to a ``:`` is the module); so is the same name built by
+``+``, ``str.format`` or ``%`` (:func:`pattern`). Two facts are drawn from it:
 
 - the module names the file's own string tables give it (:func:`table_names`: each tuple
   or list of literal strings, each key and value of a dict of them, fills the placeholders
-  with consecutive strings): reached, when the scope holding the f-string runs, under the
-  condition that the name is asked for (a lazy import);
+  with consecutive strings), and those the tables the scope imports by name from another
+  plugin module give it (:func:`named_tables` of that module, read by the activation
+  search): reached, when the scope holding the name runs, under the condition that the
+  name is asked for (a lazy import);
 - its *pattern* (:func:`pattern`), which every plugin module fits whose name starts with
   the prefix and has a part for each placeholder: such a module may be imported by it, and
   the trees cannot tell whether it is (the values come from elsewhere, at run time).
@@ -23,7 +26,10 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from functools import lru_cache
+
+from patchkeeper.runtime.inventory.loop_literals import module_tables
 
 #: What one placeholder of a pattern stands for: a dotted name of one or more parts.
 _PART = r"\w+(?:\.\w+)*"
@@ -33,31 +39,97 @@ HOLE = "{}"
 CONDITION = "computed-import"
 
 
-def pattern(node: ast.JoinedStr, package: str) -> str:
-    """The module part of the f-string ``node`` with ``{}`` for each placeholder
+def pattern(node: ast.expr, package: str) -> str:
+    """The module part of the computed name ``node`` with ``{}`` for each placeholder
     (``"vllm_omni.models.{}.{}"``) when its leading text starts inside ``package``
-    (``"vllm_omni."``) and a placeholder comes before any ``:``; ``""`` otherwise."""
-    values = node.values
-    if not values:
+    (``"vllm_omni."``) and a placeholder comes before any ``:``; ``""`` otherwise.
+
+    ``node`` is an f-string, a sum of a string with other values (``"vllm_omni.models." +
+    folder + "." + name``: each value not a literal string is a placeholder), or a
+    ``str.format`` or ``%`` of a literal string (each replacement field or conversion
+    specifier a placeholder)."""
+    pieces = _pieces(node)
+    if not pieces:
         return ""
-    first = values[0]
-    if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
-        return ""
-    if not first.value.startswith(package + "."):
+    first = pieces[0]
+    if first is None or not first.startswith(package + "."):
         return ""
     out: list[str] = []
-    for value in values:
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            text, colon, _rest = value.value.partition(":")
-            out.append(text)
-            if colon:
-                break
-        else:
+    for piece in pieces:
+        if piece is None:
             out.append(HOLE)
+            continue
+        text, colon, _rest = piece.partition(":")
+        out.append(text)
+        if colon:
+            break
     text = "".join(out)
     if HOLE not in text or not re.fullmatch(r"[\w.]*(?:\{\}[\w.]*)+", text):
         return ""
     return text
+
+
+def parts_read(node: ast.expr) -> set[int]:
+    """The ids of the nodes inside the computed name ``node`` that :func:`pattern` read as
+    parts of it (the inner sums and f-strings of ``a + b + f"..."``): not names themselves."""
+    out: set[int] = set()
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        out.update((id(node.left), id(node.right)))
+        node = node.left
+    return out
+
+
+#: A conversion specifier of ``%`` formatting (``%s``, ``%(name)s``, ``%-4d``), or ``%%``.
+_PERCENT = re.compile(r"%(?:%|(?:\([^)]*\))?[#0 +-]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa])")
+
+
+def _pieces(node: ast.expr) -> list[str | None]:
+    """The literal texts of a computed name, ``None`` for each placeholder, in order; ``[]``
+    when ``node`` is none of the forms of :func:`pattern`."""
+    if isinstance(node, ast.JoinedStr):
+        return [
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else None
+            for v in node.values
+        ]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _pieces(node.left)
+        if not left:
+            return []
+        right = node.right
+        if isinstance(right, ast.Constant) and isinstance(right.value, str):
+            return [*left, right.value]
+        return [*left, *(_pieces(right) or [None])]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        text = node.left
+        if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+            return []
+        out: list[str | None] = []
+        start = 0
+        for found in _PERCENT.finditer(text.value):
+            out.append(text.value[start : found.start()])
+            out.append("%" if found.group() == "%%" else None)
+            start = found.end()
+        return [*out, text.value[start:]]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+    ):
+        try:
+            fields = list(string.Formatter().parse(node.func.value.value))
+        except ValueError:
+            return []
+        out = []
+        for literal, name, _spec, _conversion in fields:
+            out.append(literal)
+            if name is not None:
+                out.append(None)
+        return out
+    return []
 
 
 @lru_cache(maxsize=256)
@@ -66,7 +138,20 @@ def regex(text: str) -> re.Pattern[str]:
     return re.compile("^" + _PART.join(re.escape(part) for part in text.split(HOLE)) + "$")
 
 
-def table_rows(tree: ast.Module) -> list[tuple[str, ...]]:
+def named_tables(tree: ast.Module) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The rows (:func:`table_rows`) of each display of strings the module binds once, by
+    name, at its top level (``_MODELS = {"Arch": ("folder", "name", "Cls")}``): what a
+    module importing ``_MODELS`` may build computed names from. Names without rows are left
+    out."""
+    found: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for name, display in module_tables(tree).items():
+        rows = table_rows(display)
+        if rows:
+            found[name] = tuple(rows)
+    return found
+
+
+def table_rows(tree: ast.AST) -> list[tuple[str, ...]]:
     """The rows of the string tables of a module, in file order: every tuple, list or set
     display of literal strings, and per dict display each key with its value when both are
     literal strings or the value a tuple of them (``"Arch": ("folder", "name", "Class")``

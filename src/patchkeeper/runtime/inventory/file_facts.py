@@ -100,6 +100,10 @@ class FileFacts:
     #: (:func:`patchkeeper.runtime.syntax.references.tree_facts` of every package), read
     #: from the tree the scan parsed; ``None`` for other files and files that do not parse.
     references: PatchFileFacts | None = None
+    #: The rows of the string tables the module binds by name at its top level
+    #: (:func:`patchkeeper.runtime.inventory.computed_imports.named_tables`), for the
+    #: computed module names of the modules that import them.
+    tables: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
 
     def span(self, qualname: str) -> tuple[int, int] | None:
         """(first line, last line) of the function or class ``qualname``, decorators
@@ -226,6 +230,7 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
         tuple((entry_record(e), tuple(map(tuple, c)), path) for e, c, path in facts.named),
         tuple(facts.decorated.items()),
         facts.references,
+        tuple(facts.tables.items()),
     )
 
 
@@ -245,7 +250,7 @@ def _function_from_record(fields: Any) -> FunctionInfo:
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
-    error, constants, named, decorated, references = rest
+    error, constants, named, decorated, references, tables = rest
     return FileFacts(
         module=module,
         file=file,
@@ -261,4 +266,5 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         named=[(entry_from_record(e), _conds(c), path) for e, c, path in named],
         decorated=dict(decorated),
         references=references,
+        tables={name: tuple(tuple(row) for row in rows) for name, rows in tables},
     )

@@ -12,7 +12,9 @@ told from the source, and no entry is made up for them.
 A loop over ``sys.modules`` itself (``for name, module in list(sys.modules.items()):``)
 swaps a name in every module that binds it: :func:`module_variable` gives its variable
 bound to a module, and :func:`swap_guards` the original each attribute is compared with
-(``if module.Request == _OriginalRequest:``), after which the swap is named.
+(``if module.Request == _OriginalRequest:``), after which the swap is named. A name bound
+to an item of ``sys.modules`` (:func:`sys_modules_alias`) stands for the module its key
+names, per item of the loop around it.
 """
 
 from __future__ import annotations
@@ -207,3 +209,29 @@ def _attribute_of(expr: ast.expr, variable: str) -> str:
     ):
         return expr.args[1].value
     return ""
+
+
+def sys_modules_alias(
+    stmt: ast.Assign | ast.AnnAssign, is_sys_modules: Callable[[ast.expr], bool]
+) -> tuple[list[str], tuple[str, ast.expr] | None]:
+    """The names the assignment ``stmt`` binds, and, when it binds one name to an item of
+    ``sys.modules`` (``mod = sys.modules[m]`` or ``sys.modules.get(m[, default])``), that
+    name with the item's key ``m``. ``is_sys_modules`` tells whether an expression is
+    ``sys.modules`` in the file's name table."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    bound = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    value = stmt.value
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or value is None:
+        return bound, None
+    if isinstance(value, ast.Subscript) and is_sys_modules(value.value):
+        return bound, (targets[0].id, value.slice)
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "get"
+        and len(value.args) in (1, 2)
+        and not value.keywords
+        and is_sys_modules(value.func.value)
+    ):
+        return bound, (targets[0].id, value.args[0])
+    return bound, None

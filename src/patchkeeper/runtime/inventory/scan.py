@@ -92,6 +92,7 @@ class _Scanner(AssignmentForms):
         self._param_sets = {}
         self._loops = []
         self._swaps = []
+        self._aliases = {}
         self._tables = None
         #: The rows of the file's string tables, read at its first computed module name.
         self._rows: list[tuple[str, ...]] | None = None
@@ -292,6 +293,7 @@ class _Scanner(AssignmentForms):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 self.assignment(target, stmt.value, stmt, conds, scope, table)
+            self.module_alias(stmt, scope, table)
         for node in calls:
             self.call(node, conds, scope, table)
 
@@ -317,12 +319,15 @@ class _Scanner(AssignmentForms):
             return []
         pkg = self.cfg.package
         called: set[int] = set()
+        inner: set[int] = set()  # the parts of a computed name already read
         calls: list[ast.Call] = []
         for sub in names.walk_scope([node]):
             kind = sub.__class__
             if kind is ast.Call:
                 call = cast(ast.Call, sub)
                 calls.append(call)
+                if call.func.__class__ is ast.Attribute:
+                    self.computed_name(call, conds, scope, table)
                 bound = self.plugin_binding(call.func, table)
                 if bound is not None:
                     called.add(id(call.func))
@@ -340,23 +345,24 @@ class _Scanner(AssignmentForms):
                     continue
                 if pkg in text and DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
                     self.edge(scope, text.replace(":", "."), "string", constant.lineno, conds)
-            elif kind is ast.JoinedStr:
-                self.computed_name(cast(ast.JoinedStr, sub), conds, scope)
+            elif (kind is ast.JoinedStr or kind is ast.BinOp) and id(sub) not in inner:
+                expr = cast("ast.JoinedStr | ast.BinOp", sub)
+                if self.computed_name(expr, conds, scope, table):
+                    inner.update(computed_imports.parts_read(expr))
         return calls
 
-    def computed_name(self, node: ast.JoinedStr, conds: Conds, scope: str) -> None:
-        """Edges for an f-string naming plugin modules at run time
-        (:mod:`patchkeeper.runtime.inventory.computed_imports`): its pattern, and each module
-        name the file's string tables give it, reached under the condition it is asked for."""
+    def computed_name(self, node: ast.expr, conds: Conds, scope: str, table: Table) -> bool:
+        """Edges for a computed name of plugin modules (an f-string, a sum, a ``format`` or
+        ``%`` of a string: :mod:`patchkeeper.runtime.inventory.computed_imports`): its
+        pattern, and each module name the file's string tables give it, reached under the
+        condition it is asked for. Whether ``node`` is one."""
         text = computed_imports.pattern(node, self.cfg.package)
         if not text:
-            return
+            return False
         self.edge(scope, text, "pattern", node.lineno, conds)
         if self._rows is None:
             self._rows = computed_imports.table_rows(self.tree)
         names_taken = computed_imports.table_names(text, self._rows)
-        if not names_taken:
-            return
         lazy = CondSpec(
             computed_imports.CONDITION,
             f"{ast.unparse(node)} names it (imported when that name is asked for)",
@@ -364,6 +370,19 @@ class _Scanner(AssignmentForms):
         )
         for name in names_taken:
             self.edge(scope, name, "computed", node.lineno, (*conds, lazy))
+        # The tables of other plugin modules this scope imports by name: their rows are
+        # read by the activation search (the facts of one file hold only its own).
+        for bound in table.values():
+            dotted = bound.dotted
+            if (
+                bound.module
+                and bound.module != self.module
+                and dotted.rpartition(".")[0] == bound.module
+                and is_plugin(dotted, self.cfg.package)
+            ):
+                args = (("table", dotted),)
+                self.edge(scope, text, "table", node.lineno, (*conds, lazy), args)
+        return True
 
     def plugin_binding(self, expr: ast.expr, table: Table) -> Binding | None:
         """``names.dotted(expr)`` when it is a plugin path, else ``None``; a chain whose root
@@ -501,6 +520,7 @@ def scan_source(
         facts.syntax_error = f"{getattr(exc, 'msg', None) or exc} (line {line})"
         return facts
     facts.constants = module_constants(tree, source)
+    facts.tables = computed_imports.named_tables(tree)
     bindings = ScopeBindings(tree)
     hot = None
     if shortcuts and not cfg.reports_entries(module):
