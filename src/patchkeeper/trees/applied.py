@@ -241,6 +241,13 @@ def _removals_still_there(ws: Workspace, patch: Patch, *, deletions_only: bool =
     file is judged so: the lines of a kept file may well still be there (a removed line
     equal to its neighbour), and the pristine comparison decides (:func:`_unconfirmed`).
     """
+    if not any(
+        not hunk.post_image
+        for diff in patch.files
+        if diff.is_deletion or not deletions_only
+        for hunk in diff.hunks
+    ):
+        return False  # the common case: no file of the patch is looked up
     return any(
         not hunk.post_image
         and (diff.is_deletion or not deletions_only)
@@ -319,18 +326,10 @@ def patch_state(
     )
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous, landed=landed)
     if undone.ok and not ambiguous:
-        refs = [
-            HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line)
-            for p in undone.placements
-        ]
-        return PatchState(patch.name, APPLIED, tuple(refs)), undone
+        return PatchState(patch.name, APPLIED, _placement_refs(undone)), undone
     forward = apply_patch(ws, patch, commit=False)
     if forward.ok and not _insertions_already_there(ws, patch):
-        missing = [
-            HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line)
-            for p in forward.placements
-        ]
-        return PatchState(patch.name, NOT_APPLIED, (), tuple(missing)), forward
+        return PatchState(patch.name, NOT_APPLIED, (), _placement_refs(forward)), forward
     applied, missing = _hunk_refs(patch, ws, reverse=True, confirm=confirm)
     if applied:
         _undo_some(ws, patch, applied)
@@ -360,12 +359,14 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
     return tuple(out)
 
 
-def path_of(outcome: PatchOutcome, placement: object) -> str:
-    """The path of the file outcome that holds ``placement``."""
-    for file_outcome in outcome.files:
-        if placement in file_outcome.placements:
-            return file_outcome.path
-    return ""
+def _placement_refs(outcome: PatchOutcome) -> tuple[HunkRef, ...]:
+    """Where each hunk of ``outcome`` was placed, file diff by file diff (the order of
+    :attr:`PatchOutcome.placements`), with the path of the file it was placed in."""
+    return tuple(
+        HunkRef(file.path, p.hunk.index, p.hunk.header, p.line)
+        for file in outcome.files
+        for p in file.placements
+    )
 
 
 def _needing_earlier(
@@ -488,8 +489,9 @@ def _walk(
         mode_paths = _mode_changed_paths(patches)
         for path in touched_paths(patches):
             current = ws.get(path)
-            actual = sha256_hex(current.data) if current is not None else None
-            expected, pristine_mode = pristine.expected_file(path)
+            expected, actual, pristine_mode = pristine.expected_file(
+                path, current.data if current is not None else None
+            )
             modes = (
                 _mode_drift(pristine_mode, current.mode if current is not None else None)
                 if path in mode_paths

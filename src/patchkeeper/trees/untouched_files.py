@@ -107,14 +107,15 @@ def _against_tree(
     out = []
     mine_only = {path for path in own if path in ours and path not in theirs}
     for path in sorted((ours.keys() | theirs.keys()) - skip - mine_only):
-        mine = target.base / path if path in ours else None
-        base = pristine.base / path if path in theirs else None
-        if mine is not None and base is not None and ours[path][0] == theirs[path][0]:
-            if equal.known_equal(path, ours[path], theirs[path]):
+        mine_key, base_key = ours.get(path), theirs.get(path)
+        if mine_key is not None and base_key is not None and mine_key[0] == base_key[0]:
+            if equal.known_equal(path, mine_key, base_key):
+                continue  # no path built: most files of a tree take this way
+            if _same(target.base / path, pristine.base / path):
+                equal.found_equal(path, mine_key, base_key)
                 continue
-            if _same(mine, base):
-                equal.found_equal(path, ours[path], theirs[path])
-                continue
+        mine = target.base / path if mine_key is not None else None
+        base = pristine.base / path if base_key is not None else None
         equal.forget(path)
         actual = _sha(mine) if mine is not None else None
         expected = _sha(base) if base is not None else None
