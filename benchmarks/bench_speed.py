@@ -242,15 +242,19 @@ def series_rows(count: int, figures: dict, apply_limit: float) -> list[Row]:
         )
         pair = [r.wall + d.wall for r, d in zip(figures["reverse"], figures["against"])]
         pair_median = statistics.median(pair)
+        pair_cpu = statistics.median(
+            r.cpu + d.cpu for r, d in zip(figures["reverse"], figures["against"])
+        )
+        verify_cpu = median(figures["verify"], "cpu")
         rows.append(
             Row(
                 f"for reference: `verify --pristine` of {count:,} patches beside `git apply -R"
                 " --check` of the series as one concatenated input (chained in memory) +"
                 " `diff -rq` of pristine and target",
-                f"{verify:.2f} s",
+                f"{verify:.2f} s ({verify_cpu:.2f} s CPU)",
                 f"{pair_median:.2f} s ({median(figures['reverse']):.2f} + "
-                f"{median(figures['against']):.2f})",
-                f"{verify / pair_median:.2f}x",
+                f"{median(figures['against']):.2f}; {pair_cpu:.2f} s CPU)",
+                f"{verify / pair_median:.2f}x (CPU {verify_cpu / pair_cpu:.2f}x)",
                 None,
             )
         )
