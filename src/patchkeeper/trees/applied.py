@@ -326,10 +326,18 @@ def patch_state(
     )
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous, landed=landed)
     if undone.ok and not ambiguous:
-        return PatchState(patch.name, APPLIED, _placement_refs(undone)), undone
+        refs = [
+            HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line)
+            for p in undone.placements
+        ]
+        return PatchState(patch.name, APPLIED, tuple(refs)), undone
     forward = apply_patch(ws, patch, commit=False)
     if forward.ok and not _insertions_already_there(ws, patch):
-        return PatchState(patch.name, NOT_APPLIED, (), _placement_refs(forward)), forward
+        missing = [
+            HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line)
+            for p in forward.placements
+        ]
+        return PatchState(patch.name, NOT_APPLIED, (), tuple(missing)), forward
     applied, missing = _hunk_refs(patch, ws, reverse=True, confirm=confirm)
     if applied:
         _undo_some(ws, patch, applied)
@@ -359,14 +367,12 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _placement_refs(outcome: PatchOutcome) -> tuple[HunkRef, ...]:
-    """Where each hunk of ``outcome`` was placed, file diff by file diff (the order of
-    :attr:`PatchOutcome.placements`), with the path of the file it was placed in."""
-    return tuple(
-        HunkRef(file.path, p.hunk.index, p.hunk.header, p.line)
-        for file in outcome.files
-        for p in file.placements
-    )
+def path_of(outcome: PatchOutcome, placement: object) -> str:
+    """The path of the file outcome that holds ``placement``."""
+    for file_outcome in outcome.files:
+        if placement in file_outcome.placements:
+            return file_outcome.path
+    return ""
 
 
 def _needing_earlier(
