@@ -368,7 +368,16 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:
-    """The path of the file outcome that holds ``placement``."""
+    """The path of the file outcome that holds ``placement``.
+
+    Looked up by identity first: a placement taken from ``outcome`` is in one file outcome
+    only (each hunk's header line in the patch file tells hunks apart), and comparing
+    placements as dataclasses compares their hunks field by field, for every placement of
+    every file before it (verify does it for each of a series' hunks)."""
+    for file_outcome in outcome.files:
+        for held in file_outcome.placements:
+            if held is placement:
+                return file_outcome.path
     for file_outcome in outcome.files:
         if placement in file_outcome.placements:
             return file_outcome.path
