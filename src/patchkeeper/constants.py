@@ -114,6 +114,11 @@ APPLIED_RECORD = "patchkeeper.json"
 #: The directory holding the lock and the journal of a directory target.
 STATE_DIR = ".patchkeeper"
 
+#: The upgrade's state directory outside a git checkout, relative to the downstream root
+#: (:mod:`patchkeeper.upgrade.state`); here so that ``verify`` knows it without importing
+#: the upgrade.
+UPGRADE_WORK_DIR = ".patchkeeper-upgrade"
+
 #: A ``diff -u`` timestamp after a file name (GNU diffutils' default format):
 #: ``--- a/x.py\t1970-01-01 00:00:00.000000000 +0000``. ``diff -N`` writes the epoch for a
 #: file that does not exist, which GNU patch reads as "create" or "delete".

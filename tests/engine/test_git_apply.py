@@ -303,6 +303,13 @@ SCENARIOS: dict[str, Scenario] = {
         b"diff --git a/file b/file\nold mode 100644\nnew mode 100755\n"
         + u(b"original\n", b"modified\n", "file").split(b"\n", 1)[1],
     ),
+    # the executable bit taken away with a change of content; undone, it comes back
+    "samemode-mode-update-to-regular": Scenario(
+        {"file": b"original\n"},
+        b"diff --git a/file b/file\nold mode 100755\nnew mode 100644\n"
+        + u(b"original\n", b"modified\n", "file").split(b"\n", 1)[1],
+        executable=("file",),
+    ),
     "samemode-mode-only": Scenario(
         {"file": b"original\n"}, b"diff --git a/file b/file\nold mode 100644\nnew mode 100755\n"
     ),
@@ -348,6 +355,13 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "weird-traditional-creation": Scenario(
         {"g": b"x\n"},
+        b"--- /dev/null\t1969-12-31 19:00:00.000000000 -0500\n"
+        b"+++ b/postimage.txt\t2010-08-18 20:13:31.000000000 -0500\n"
+        b"@@ -0,0 +1 @@\n+postimage\n",
+    ),
+    # ... and over a file that is there: both refuse ("already exists"), nothing written
+    "weird-traditional-creation-over-file": Scenario(
+        {"postimage.txt": b"other\n"},
         b"--- /dev/null\t1969-12-31 19:00:00.000000000 -0500\n"
         b"+++ b/postimage.txt\t2010-08-18 20:13:31.000000000 -0500\n"
         b"@@ -0,0 +1 @@\n+postimage\n",

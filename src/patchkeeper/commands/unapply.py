@@ -57,7 +57,7 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
         warn(pin_note)
     # RECORD is read under the lock, after any roll-back (see verify_series).
     from_record = tree.kind == INSTALLED and pristine is None
-    reference = None if from_record else pristine_for(config, tree, pristine)
+    reference = None if from_record else pristine_for(config, tree, pristine, patches)
     return unapply_from_tree(
         tree,
         patches,

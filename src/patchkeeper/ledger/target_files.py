@@ -10,6 +10,7 @@ only when the configuration names entries, so a downstream without them does not
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,31 +63,45 @@ def downstream_files(
     downstream's: it is the packaging, which the "3.0 (quilt)" format keeps apart from the
     upstream tree."""
     from patchkeeper.ledger.settings import ledger_settings
+    from patchkeeper.system.realpaths import RealPaths
 
-    files = [config.series, *(config.patches_dir / patch.name for patch in patches), *also]
+    patches_dir = str(config.patches_dir)
+    files = [
+        str(config.series),
+        *(os.path.join(patches_dir, patch.name) for patch in patches),
+        *map(str, also),
+    ]
     if config.source is not None:
-        files.append(config.source)
+        files.append(str(config.source))
     try:
-        files.append(ledger_settings(config).file)
+        files.append(str(ledger_settings(config).file))
     except PatchkeeperError:
         pass
     packaging = config.series.parent.parent
     if config.series.parent.name == "patches" and packaging.name == DEBIAN_DIR:
-        files.append(packaging)
-    base = tree.base.resolve()
+        files.append(str(packaging))
+    base = str(tree.base.resolve())
+    inside = base.rstrip("/") + "/"
+    real = RealPaths()
     own = set()
     for path in files:
         for file in _files_of(path):
             try:
-                own.add(file.resolve().relative_to(base).as_posix())
+                resolved = real.real(file)
             except (ValueError, OSError):
                 continue
+            if resolved.startswith(inside):
+                own.add(resolved[len(inside) :])
     return frozenset(own)
 
 
-def _files_of(path: Path) -> list[Path]:
+def _files_of(path: str) -> list[str]:
     """``path`` itself, or every file under it when it is a directory (symbolic links to
     directories not followed, as the drift check does not follow them)."""
-    if path.is_symlink() or not path.is_dir():
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
         return [path]
-    return [Path(top, name) for top, _, names in os.walk(path) for name in names]
+    if not stat.S_ISDIR(mode):
+        return [path]
+    return [os.path.join(top, name) for top, _, names in os.walk(path) for name in names]

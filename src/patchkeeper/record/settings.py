@@ -23,6 +23,7 @@ reads writes nothing. ``evidence = true`` saves every evidence command's result,
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,23 +101,26 @@ def report_settings(config: Config) -> ReportSettings:
     )
 
 
-def _downstream_files(config: Config) -> dict[Path, str]:
-    """The downstream's own files a record file must not be: ``{absolute path: what}``
-    (the configuration, the series file, each patch it lists, the ledger file)."""
+def _downstream_files(config: Config) -> dict[str, str]:
+    """The downstream's own files a record file must not be: ``{real path: what}`` (the
+    configuration, the series file, each patch it lists, the ledger file)."""
     from patchkeeper.errors import PatchkeeperError
     from patchkeeper.ledger.settings import ledger_settings
     from patchkeeper.series.parse import parse_series
+    from patchkeeper.system.realpaths import RealPaths
 
-    own = {config.series.resolve(): "the series file"}
+    real = RealPaths()
+    own = {real.real(str(config.series)): "the series file"}
     if config.source is not None:
-        own[config.source.resolve()] = "the configuration file"
-    own[Path(ledger_settings(config).file).resolve()] = "the ledger file"
+        own[real.real(str(config.source))] = "the configuration file"
+    own[real.real(str(ledger_settings(config).file))] = "the ledger file"
     try:
         names = [entry.name for entry in parse_series(config.series).entries]
     except (PatchkeeperError, OSError):
         names = []
+    patches_dir = str(config.patches_dir)
     for name in names:
-        own.setdefault((config.patches_dir / name).resolve(), f"the patch {name}")
+        own.setdefault(real.real(os.path.join(patches_dir, name)), f"the patch {name}")
     return own
 
 
@@ -135,7 +139,7 @@ def _refuse_shared_files(config: Config, files: dict[str, Path]) -> None:
     own = _downstream_files(config)
     seen: dict[Path, str] = {}
     for key, file in files.items():
-        what = own.get(file) or (f"the {seen[file]}" if file in seen else None)
+        what = own.get(str(file)) or (f"the {seen[file]}" if file in seen else None)
         seen.setdefault(file, key)
         if what is None:
             continue

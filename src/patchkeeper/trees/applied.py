@@ -255,6 +255,13 @@ def _removals_still_there(ws: Workspace, patch: Patch, *, deletions_only: bool =
     file is judged so: the lines of a kept file may well still be there (a removed line
     equal to its neighbour), and the pristine comparison decides (:func:`_unconfirmed`).
     """
+    if not any(
+        not hunk.post_image
+        for diff in patch.files
+        if diff.is_deletion or not deletions_only
+        for hunk in diff.hunks
+    ):
+        return False  # the common case: no file of the patch is looked up
     return any(
         not hunk.post_image
         and (diff.is_deletion or not deletions_only)
@@ -381,7 +388,16 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:
-    """The path of the file outcome that holds ``placement``."""
+    """The path of the file outcome that holds ``placement``.
+
+    Looked up by identity first: a placement taken from ``outcome`` is in one file outcome
+    only (each hunk's header line in the patch file tells hunks apart), and comparing
+    placements as dataclasses compares their hunks field by field, for every placement of
+    every file before it (verify does it for each of a series' hunks)."""
+    for file_outcome in outcome.files:
+        for held in file_outcome.placements:
+            if held is placement:
+                return file_outcome.path
     for file_outcome in outcome.files:
         if placement in file_outcome.placements:
             return file_outcome.path
@@ -514,8 +530,9 @@ def _walk(
         mode_paths = _mode_changed_paths(patches)
         for path in touched_paths(patches):
             current = ws.get(path)
-            actual = sha256_hex(current.data) if current is not None else None
-            expected, pristine_mode = pristine.expected_file(path)
+            expected, actual, pristine_mode = pristine.expected_file(
+                path, current.data if current is not None else None
+            )
             modes = (
                 _mode_drift(pristine_mode, current.mode if current is not None else None)
                 if path in mode_paths

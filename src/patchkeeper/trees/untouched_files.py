@@ -29,12 +29,21 @@ SKIPPED_DIRS = frozenset(
 SKIPPED_FILES = frozenset({".git"})
 
 
+#: The stat key given to a file of ``unread`` (:func:`_files`): present, not looked at.
+_NOT_READ: StatKey = (-1, -1, -1, -1)
+
+
 def _files(
-    base: Path, top: tuple[str, ...] = ("",), ignore: Sequence[str] = ()
+    base: Path,
+    top: tuple[str, ...] = ("",),
+    ignore: Sequence[str] = (),
+    unread: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[dict[str, StatKey], set[str]]:
     """Regular files (and symlinks) under ``base``/each of ``top``: ``(patch path -> stat key
     (:func:`patchkeeper.trees.equal_cache.stat_key`), ignored paths)``; an ignored directory
-    is not walked and is listed once, as ``dir/``."""
+    is not walked and is listed once, as ``dir/``. A path of ``unread`` (the files the
+    series touches, judged elsewhere) is listed without an ``lstat``, with the key
+    :data:`_NOT_READ`."""
     out: dict[str, StatKey] = {}
     ignored: set[str] = set()
     walk = WalkIgnore(ignore) if ignore else None
@@ -70,6 +79,9 @@ def _files(
                 if walk is not None and walk.ignores(path, is_dir=False):
                     ignored.add(path)
                     continue
+                if path in unread:
+                    out[path] = _NOT_READ
+                    continue
                 try:
                     out[path] = stat_key(entry.stat(follow_symlinks=False))
                 except OSError:
@@ -101,20 +113,21 @@ def _against_tree(
     """Files that differ between the target and the pristine tree; a pair of the same size
     is read only when :class:`EqualFiles` does not know it as equal already. A path of
     ``own`` that the pristine tree does not have is the downstream's own, not drift."""
-    ours, ignored = _files(target.base, ignore=ignore)
-    theirs, ignored_there = _files(pristine.base, ignore=ignore)
+    ours, ignored = _files(target.base, ignore=ignore, unread=skip)
+    theirs, ignored_there = _files(pristine.base, ignore=ignore, unread=skip)
     equal = EqualFiles(target.base, pristine.base)
     out = []
     mine_only = {path for path in own if path in ours and path not in theirs}
     for path in sorted((ours.keys() | theirs.keys()) - skip - mine_only):
-        mine = target.base / path if path in ours else None
-        base = pristine.base / path if path in theirs else None
-        if mine is not None and base is not None and ours[path][0] == theirs[path][0]:
-            if equal.known_equal(path, ours[path], theirs[path]):
+        mine_key, base_key = ours.get(path), theirs.get(path)
+        if mine_key is not None and base_key is not None and mine_key[0] == base_key[0]:
+            if equal.known_equal(path, mine_key, base_key):
+                continue  # no path built: most files of a tree take this way
+            if _same(target.base / path, pristine.base / path):
+                equal.found_equal(path, mine_key, base_key)
                 continue
-            if _same(mine, base):
-                equal.found_equal(path, ours[path], theirs[path])
-                continue
+        mine = target.base / path if mine_key is not None else None
+        base = pristine.base / path if base_key is not None else None
         equal.forget(path)
         actual = _sha(mine) if mine is not None else None
         expected = _sha(base) if base is not None else None

@@ -152,7 +152,7 @@ def verify_series(
     from_record = tree.kind == INSTALLED and pristine is None
     unavailable = ""
     try:
-        reference = None if from_record else pristine_for(config, tree, pristine)
+        reference = None if from_record else pristine_for(config, tree, pristine, patches)
     except FetchError as exc:
         if not detailed or pristine is not None:
             raise

@@ -31,11 +31,12 @@ def own_files(config: Config, tree: Tree, patches: Sequence[Patch]) -> frozenset
     ``port`` or ``upgrade``. A ``[report]`` or ``[port]`` table that cannot be read adds
     nothing here: the command that writes those files names the error."""
     # imported here: verify and status start without the port's, record's and upgrade's
+    # (the upgrade's state module, which imports shutil, not at all)
+    from patchkeeper.constants import UPGRADE_WORK_DIR
     from patchkeeper.port.settings import port_settings
     from patchkeeper.record.settings import report_settings
-    from patchkeeper.upgrade.state import WORK_DIR
 
-    also: list[Path] = [config.root / WORK_DIR]
+    also: list[Path] = [config.root / UPGRADE_WORK_DIR]
     try:
         report = report_settings(config)
         also += [report.decisions_file, report.audit_file, report.html_file]

@@ -29,13 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.constants import STATE_DIR
+from patchkeeper.constants import STATE_DIR, UPGRADE_WORK_DIR
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.system.atomic import write_atomic
 
 FORMAT = 1
 #: The state directory outside a git checkout, relative to the downstream root.
-WORK_DIR = ".patchkeeper-upgrade"
+WORK_DIR = UPGRADE_WORK_DIR
 #: The state directory in a git checkout, in its git directory.
 GIT_WORK_DIR = "patchkeeper-upgrade"
 STATE = "state.json"
