@@ -69,6 +69,37 @@ def test_export_single_commit_cli(downstream: Path, topics: Path, capsys) -> Non
     assert out.read_bytes() == (downstream / "patches" / "extra-module.patch").read_bytes()
 
 
+def test_export_of_a_topic_the_series_does_not_list_says_so(
+    downstream: Path, topics: Path, capsys
+) -> None:
+    """A new topic's file is written, and the output says the series does not list it yet
+    (apply reads the series, not the directory); a listed file or one written outside the
+    series' directory gets no such line."""
+    series = downstream / "patches" / "series"
+    series.write_bytes(b"size-knob.patch\n")
+    target = downstream / "patches" / "extra-module.patch"
+    target.unlink()
+    capsys.readouterr()
+    assert main(["-C", str(downstream), "export", "work"]) == 0
+    assert capsys.readouterr().out == (
+        "wrote patches/extra-module.patch (from 4bf84a1e5262)\n"
+        "extra-module.patch is not in patches/series: apply and verify leave it out until its "
+        "line is added there, in apply order ('export --range BASE..BRANCH' writes the "
+        "series)\n"
+    )
+    assert series.read_bytes() == b"size-knob.patch\n"
+    result = export.export_commit(config_at(downstream), "work", checkout=topics)
+    assert (result.unlisted, result.series_file) == (("extra-module.patch",), series)
+    listed = export.export_commit(config_at(downstream), "work~1", checkout=topics)
+    assert (listed.unlisted, listed.series_file) == ((), None)
+    named = downstream / "patches" / "extra.patch"
+    by_name = export.export_commit(config_at(downstream), "work", output=named)
+    assert (by_name.unlisted, by_name.series_file) == (("extra.patch",), series)
+    out = downstream / "elsewhere.patch"
+    assert main(["-C", str(downstream), "export", "work", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == "wrote elsewhere.patch (from 4bf84a1e5262)\n"
+
+
 def test_export_to_a_missing_directory_is_refused(downstream: Path, topics: Path, capsys) -> None:
     """``-o`` in a directory that does not exist is refused, as every file output of the
     tool (``--markdown``, ``runtime port --output``, ``runtime lock --output``): nothing is

@@ -77,6 +77,10 @@ class ExportResult:
         dropped: series entries of before that the range no longer has (retire them).
         series_changed: whether the series file's bytes changed (``False``: the same topics
             in the same order left it as it was).
+        unlisted: for a single export, the written file's name as the series would list it
+            (relative to the series file's directory) when the file is in that directory
+            but the series does not list it: ``apply`` leaves it out until it is added.
+        series_file: the series file ``unlisted`` is about, else ``None``.
     """
 
     patches: tuple[ExportedPatch, ...]
@@ -84,6 +88,8 @@ class ExportResult:
     dropped: tuple[str, ...] = ()
     root: Path | None = None
     series_changed: bool = True
+    unlisted: tuple[str, ...] = ()
+    series_file: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -412,9 +418,30 @@ def export_commit(
     reference = None if normalise else reference_patch(output, strip)
     _, data = render_commit(root, commit, config, notes.get(commit), reference)
     changed = _write(output, data)
+    unlisted = _unlisted(config, output)
     return ExportResult(
-        patches=(ExportedPatch(topic, commit, output, changed),), series=None, root=config.root
+        patches=(ExportedPatch(topic, commit, output, changed),),
+        series=None,
+        root=config.root,
+        unlisted=unlisted,
+        series_file=config.series if unlisted else None,
     )
+
+
+def _unlisted(config: Config, output: Path) -> tuple[str, ...]:
+    """``(name,)`` when ``output`` is below the series file's directory and the series does
+    not list it (``name`` as the series would: relative to that directory), else ``()``: a
+    new topic's file is written, but ``apply`` and ``verify`` read the series, not the
+    directory. No series file, or a file elsewhere (``-o /tmp/x.patch``): ``()``."""
+    if not config.series.is_file():
+        return ()
+    base = config.series.parent.resolve()
+    try:
+        name = output.expanduser().resolve().relative_to(base).as_posix()
+    except ValueError:
+        return ()
+    listed = {entry.name for entry in parse_series(config.series).entries}
+    return () if name in listed else (name,)
 
 
 def _refuse_own_file(config: Config, output: Path) -> None:

@@ -122,14 +122,23 @@ def export_text(result: ExportResult) -> str:
             f"{name} is no longer in the series; record it with 'patchkeeper retire' "
             "or delete the file"
         )
+    for name in result.unlisted:
+        series = (
+            "the series" if result.series_file is None else shown(result.series_file, result.root)
+        )
+        lines.append(
+            f"{name} is not in {series}: apply and verify leave it out until its line is "
+            "added there, in apply order ('export --range BASE..BRANCH' writes the series)"
+        )
     return "\n".join(lines)
 
 
 @markdown_renderer(ExportResult)
 def export_markdown(result: ExportResult) -> str:
-    return "".join(
-        f"- `{shown(p.path, result.root)}` from `{p.commit[:12]}`\n" for p in result.patches
-    )
+    lines = [f"- `{shown(p.path, result.root)}` from `{p.commit[:12]}`" for p in result.patches]
+    series = "the series" if result.series_file is None else shown(result.series_file, result.root)
+    lines += [f"- `{name}` is not in `{series}`: add its line there" for name in result.unlisted]
+    return "".join(f"{line}\n" for line in lines)
 
 
 @text_renderer(ImportResult)
