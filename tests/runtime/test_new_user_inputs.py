@@ -360,6 +360,61 @@ def test_an_imported_module_the_new_release_lost_is_a_finding(upstream: Path, cl
     ]
 
 
+GUARDED_GONE_MODULE = (
+    HEADER
+    + """
+
+def patch():
+    try:
+        from tinyup import kernels
+        from tinyup.missing_in_both import helper
+    except Exception:
+        return
+    try:
+        import tinyup.kernels as again
+    except ImportError:
+        raise
+    kernels.fused = lambda x: x
+    again.fused = helper
+"""
+)
+
+
+def test_an_import_of_a_lost_module_that_a_try_catches_is_said_to_stop_patching(
+    upstream: Path, cli
+) -> None:
+    # vllm-service-ple 0.2.2 imports vllm.models.qwen4_exp... inside 'try: ... except
+    # Exception: return'; at a release without that module the audit said 'the plugin
+    # breaks when the code using it runs', though the except runs and the plugin silently
+    # stops patching. An except that raises again still breaks the plugin.
+    root = write_plugin(upstream, {"plug/patch/p_guarded.py": GUARDED_GONE_MODULE})
+    before = _snapshot(root)
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    assert run.code == 1
+    findings = json.loads(run.out)["findings"]
+    assert findings == [
+        {
+            "code": "guarded-gone",
+            "path": "plug/patch/p_guarded.py",
+            "line": 8,
+            "message": "tinyup.kernels is gone from the new upstream: the `except` at line 10 "
+            "catches the error, so the rest of its `try` no longer runs and what it patches "
+            "is no longer patched",
+            "hint": "use the name where the new upstream defines it, or remove the patches "
+            "this `try` guards if the new upstream no longer needs them",
+        },
+        {
+            "code": "breaks-when-called",
+            "path": "plug/patch/p_guarded.py",
+            "line": 13,
+            "message": "tinyup.kernels is gone from the new upstream: the plugin breaks when the "
+            "code using it runs",
+            "hint": "",
+        },
+    ]
+    assert _snapshot(root) == before
+
+
 def test_the_guard_says_where_a_relative_lock_path_was_looked_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
