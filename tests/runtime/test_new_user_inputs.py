@@ -561,3 +561,27 @@ def test_a_plugin_whose_project_table_is_malformed(upstream: Path, cli) -> None:
     assert [(e["file"], e["target"]) for e in data["entries"]] == [
         ("plug/patch/p_step.py", "tinyup.engine.step")
     ]
+
+
+def test_port_says_a_lost_import_a_try_catches_stops_patching(upstream: Path, cli) -> None:
+    # runtime port of the same vllm-service-ple shape: the import of the lost module was
+    # listed as one that 'breaks at' the new release, though its except catches it.
+    root = write_plugin(upstream, {"plug/patch/p_guarded.py": GUARDED_GONE_MODULE})
+    before = _snapshot(root)
+    run = cli("runtime", "port", *versions(upstream), "--json", cwd=root)
+    assert run.code == 1
+    imports = [e for e in json.loads(run.out)["entries"] if e["decision"] == "import"]
+    assert [(e["line"], e["detail"]) for e in imports] == [
+        (
+            8,
+            "`from tinyup import kernels` fails at 2.0, its `except` at line 10 catching that "
+            "(what the rest of the `try` patches is no longer patched): tinyup has no kernels "
+            "there (no module of 2.0 defines it): rewrite the import by hand",
+        ),
+        (
+            13,
+            "`import tinyup.kernels` breaks at 2.0: no module tinyup.kernels there: rewrite it "
+            "by hand",
+        ),
+    ]
+    assert _snapshot(root) == before

@@ -72,7 +72,7 @@ def guards(tree: ast.AST) -> dict[int, list[tuple[set[str], int]]]:
     return out
 
 
-def _guard(node: ast.AST, table: dict[int, list[tuple[set[str], int]]]) -> int:
+def guard_line(node: ast.AST, table: dict[int, list[tuple[set[str], int]]]) -> int:
     """The line of the first ``except`` (innermost ``try`` first) that catches what
     ``node``'s upstream name raises when it is gone, ``0`` when none does."""
     catches = (
@@ -104,21 +104,21 @@ def tree_facts(
             tests.append((node.lineno, ast.unparse(node.test)))
         elif isinstance(node, ast.Import):
             references += [
-                (a.name, node.lineno, at_import, _guard(node, guarded))
+                (a.name, node.lineno, at_import, guard_line(node, guarded))
                 for a in node.names
                 if "." in a.name and (roots is None or a.name.split(".")[0] in roots)
             ]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if roots is None or node.module.split(".")[0] in roots:
                 references += [
-                    (f"{node.module}.{a.name}", node.lineno, at_import, _guard(node, guarded))
+                    (f"{node.module}.{a.name}", node.lineno, at_import, guard_line(node, guarded))
                     for a in node.names
                     if a.name != "*"
                 ]
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             bound = names.dotted(node, table)
             if bound is not None and (roots is None or bound.dotted.split(".")[0] in roots):
-                references.append((bound.dotted, node.lineno, at_import, _guard(node, guarded)))
+                references.append((bound.dotted, node.lineno, at_import, guard_line(node, guarded)))
     return tuple(references), tuple(tests)
 
 
