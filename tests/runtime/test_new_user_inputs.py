@@ -585,3 +585,65 @@ def test_port_says_a_lost_import_a_try_catches_stops_patching(upstream: Path, cl
         ),
     ]
     assert _snapshot(root) == before
+
+
+REGISTER_MODELS = (
+    HEADER
+    + """import tinyup.registry as registry
+
+_MODELS = {"TinyForCausalLM": ("tiny", "modeling_tiny", "TinyForCausalLM")}
+
+for arch, (folder, name, cls) in _MODELS.items():
+    registry.BACKENDS[arch] = f"plug.models.{folder}.{name}:{cls}"
+"""
+)
+MODEL = (
+    HEADER
+    + """import tinyup.engine as engine
+
+
+def step(logits):
+    return None
+
+
+engine.step = step
+"""
+)
+
+
+def test_a_module_an_f_string_names_for_the_upstream_is_not_never_imported(
+    upstream: Path, cli
+) -> None:
+    # vllm-omni 0.31.0rc1 registers each model as
+    # f"vllm_omni.model_executor.models.{mod_folder}.{mod_relname}:{cls_name}" in vLLM's lazy
+    # model registry, which imports the module when that model is served. Nothing imported
+    # the model modules statically: 25 of their entries, all kept in 0.32.0rc1, were
+    # 'never imported' and *remove*.
+    pyproject = PYPROJECT.replace('package = "plug"', 'package = "plug"\npatch-directory = "plug"')
+    root = write_plugin(
+        upstream,
+        {
+            "plug/patch/p_models.py": REGISTER_MODELS,
+            "plug/models/__init__.py": "",
+            "plug/models/tiny/__init__.py": "",
+            "plug/models/tiny/modeling_tiny.py": MODEL,
+        },
+        pyproject,
+    )
+    before = _snapshot(root)
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    entries = {
+        e["entry"]["file"]: (e["entry"]["activation"], e["drift"]["decision"])
+        for e in json.loads(run.out)["entries"]
+    }
+    activation, decision = entries["plug/models/tiny/modeling_tiny.py"]
+    assert (activation["status"], decision) == ("conditional", "retain")
+    assert activation["conditions"] == [
+        {
+            "kind": "computed",
+            "text": "a module named at run time by f'plug.models.{folder}.{name}:{cls}'",
+            "file": "plug/patch/p_models.py",
+            "line": 9,
+        }
+    ]
+    assert _snapshot(root) == before

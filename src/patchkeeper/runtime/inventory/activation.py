@@ -8,7 +8,8 @@ protocol) found by :mod:`patchkeeper.runtime.inventory.scan`. The chain with the
 conditions wins (a uniform-cost search), so an entry reached both unconditionally and under
 an ``if`` is *active*. A test on a bare parameter (``if is_global_patch:``) is decided by
 the constant argument of the call that reached the function, or by the parameter's constant
-default.
+default. An f-string naming a plugin module with a part computed at run time reaches every
+module below its literal package, under a ``computed`` condition.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     is_external,
 )
 from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.inventory.scan import COMPUTED_SUFFIX
 from patchkeeper.runtime.model import Activation, ActivationStatus, Condition
 
 
@@ -62,6 +64,10 @@ class Reachability:
         return self._memo[dotted]
 
     def _resolve(self, dotted: str) -> list[str]:
+        if dotted.endswith(COMPUTED_SUFFIX):  # every module below the package
+            below = dotted[: -len("*")]
+            listed = self.tree.layout.package_files
+            return [f"m:{m}" for m in sorted(listed) if m.startswith(below)]
         split = self.tree.split(dotted)
         if split is None:
             return []

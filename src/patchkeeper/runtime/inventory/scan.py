@@ -49,6 +49,9 @@ COMMENTED_IMPORT = re.compile(
     r"^\s*#\s*(?:from\s+(?P<base>\.*[\w.]*)\s+import\s+(?P<names>[\w, ()]+)"
     r"|import\s+(?P<mod>[\w.]+))"
 )
+#: The end of an edge target that stands for every module below a package: the target of
+#: an f-string naming a plugin module with a part computed at run time.
+COMPUTED_SUFFIX = ".*"
 #: A dotted string naming a plugin object: ``"vllm_ascend.platform.NPUPlatform"``
 DOTTED_STRING = re.compile(r"^[A-Za-z_]\w*(?:\.\w+)+(?::\w+(?:\.\w+)*)?$")
 
@@ -335,7 +338,29 @@ class _Scanner(AssignmentForms):
                     continue
                 if pkg in text and DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
                     self.edge(scope, text.replace(":", "."), "string", constant.lineno, conds)
+            elif kind is ast.JoinedStr:
+                self.computed_name(cast(ast.JoinedStr, sub), conds, scope)
         return calls
+
+    def computed_name(self, node: ast.JoinedStr, conds: Conds, scope: str) -> None:
+        """An edge to every module under a plugin package that an f-string names with a
+        part computed at run time (``f"vllm_omni.model_executor.models.{folder}.{name}:{cls}"``
+        handed to the upstream's lazy model registry, or to ``importlib``): which of them is
+        imported depends on the run (the model served), so each is reached under a
+        ``computed`` condition, never *never imported*."""
+        first = node.values[0] if node.values else None
+        if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
+            return
+        prefix = first.value
+        if not prefix.endswith(".") or len(node.values) < 2:
+            return
+        package = prefix[:-1]
+        pkg = self.cfg.package
+        if not DOTTED_STRING.match(package) or not is_plugin(package, pkg):
+            return
+        shown = ast.unparse(node)
+        why = CondSpec("computed", f"a module named at run time by {shown}", node.lineno)
+        self.edge(scope, package + COMPUTED_SUFFIX, "computed", node.lineno, (*conds, why))
 
     def plugin_binding(self, expr: ast.expr, table: Table) -> Binding | None:
         """``names.dotted(expr)`` when it is a plugin path, else ``None``; a chain whose root
