@@ -647,3 +647,38 @@ def test_a_module_an_f_string_names_for_the_upstream_is_not_never_imported(
         }
     ]
     assert _snapshot(root) == before
+
+
+SESSION = (
+    HEADER
+    + """
+
+class StreamSession:
+    def __init__(self, device):
+        if device == "npu":
+            from plug.patch import npu_wrapper
+
+            self.wrapper = npu_wrapper
+"""
+)
+
+
+def test_a_module_imported_only_in_an_uncalled_method_is_look(upstream: Path, cli) -> None:
+    # vllm-omni 0.31.0rc1 imports platforms/npu/models/moss_tts_streaming_decode_wrapper.py
+    # only in _MossCodecStreamSession.__init__, a method of a module that runs but that no
+    # call the plugin's loading reaches runs. Its entry was 'never imported' and *remove*,
+    # though the maintainers kept it in 0.32.0rc1: the model builds the session at run time.
+    root = write_plugin(
+        upstream,
+        {"plug/patch/p_session.py": SESSION, "plug/patch/npu_wrapper.py": MODEL},
+    )
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    drift = {e["entry"]["file"]: e["drift"] for e in json.loads(run.out)["entries"]}
+    assert drift["plug/patch/npu_wrapper.py"]["decision"] == "look"
+    assert drift["plug/patch/npu_wrapper.py"]["evidence"][0] == (
+        "never imported (imported only in functions no reached scope calls: "
+        "plug/patch/p_session.py:9 (in StreamSession.__init__)): the modules holding those "
+        "imports run, but no call the plugin's loading reaches runs the functions; a user, a "
+        "test or upstream may call them (a method of a class upstream builds): find out "
+        "whether they run before removing it"
+    )
