@@ -98,12 +98,16 @@ def test_continue_with_the_memo_reports_what_a_full_replay_reports(
     work = example.downstream / ".patchkeeper-port"
     assert (work / MEMO).is_file()
     resolve(work_files(example) / "retry.py", PROXY)
-    replay = tmp_path / "replay"
-    shutil.copytree(example.downstream, replay, symlinks=True)
-    (replay / ".patchkeeper-port" / MEMO).unlink()
+    # The same stopped port again without its memo, in the same place: a copy elsewhere is
+    # refused (its work directory names the series it was started for).
+    saved = tmp_path / "saved"
+    shutil.copytree(example.downstream, saved, symlinks=True)
 
     with_memo = cli("port", "--continue", "--json", cwd=example.downstream)
-    without = cli("port", "--continue", "--json", cwd=replay)
+    shutil.rmtree(example.downstream)
+    shutil.copytree(saved, example.downstream, symlinks=True)
+    (work / MEMO).unlink()
+    without = cli("port", "--continue", "--json", cwd=example.downstream)
     assert (with_memo.code, without.code) == (1, 1)
     ours, theirs = json.loads(with_memo.out), json.loads(without.out)
     assert ours["patches"] == theirs["patches"]

@@ -39,15 +39,15 @@ def test_the_scan_s_facts_for_the_upstream_equal_a_parse_of_the_file(tmp_path: P
     assert for_roots(kept, ("up",)) == (
         (
             # in ast.walk's order: breadth first
-            ("up.sched", 2, True),
-            ("up.core.Engine", 3, True),
-            ("up.sched.VERSION", 7, True),
-            ("up.sched.Scheduler.schedule", 13, False),
-            ("up.sched", 7, True),
-            ("up.sched.Scheduler", 13, False),
-            ("up.sched.run", 12, False),
-            ("up.sched", 13, False),
-            ("up.sched", 12, False),
+            ("up.sched", 2, True, 0),
+            ("up.core.Engine", 3, True, 0),
+            ("up.sched.VERSION", 7, True, 0),
+            ("up.sched.Scheduler.schedule", 13, False, 0),
+            ("up.sched", 7, True, 0),
+            ("up.sched.Scheduler", 13, False, 0),
+            ("up.sched.run", 12, False, 0),
+            ("up.sched", 13, False, 0),
+            ("up.sched", 12, False, 0),
         ),
         ((7, "up.sched.VERSION >= (2, 0)"), (12, "os.path.sep")),
     )

@@ -360,6 +360,61 @@ def test_an_imported_module_the_new_release_lost_is_a_finding(upstream: Path, cl
     ]
 
 
+GUARDED_GONE_MODULE = (
+    HEADER
+    + """
+
+def patch():
+    try:
+        from tinyup import kernels
+        from tinyup.missing_in_both import helper
+    except Exception:
+        return
+    try:
+        import tinyup.kernels as again
+    except ImportError:
+        raise
+    kernels.fused = lambda x: x
+    again.fused = helper
+"""
+)
+
+
+def test_an_import_of_a_lost_module_that_a_try_catches_is_said_to_stop_patching(
+    upstream: Path, cli
+) -> None:
+    # vllm-service-ple 0.2.2 imports vllm.models.qwen4_exp... inside 'try: ... except
+    # Exception: return'; at a release without that module the audit said 'the plugin
+    # breaks when the code using it runs', though the except runs and the plugin silently
+    # stops patching. An except that raises again still breaks the plugin.
+    root = write_plugin(upstream, {"plug/patch/p_guarded.py": GUARDED_GONE_MODULE})
+    before = _snapshot(root)
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    assert run.code == 1
+    findings = json.loads(run.out)["findings"]
+    assert findings == [
+        {
+            "code": "guarded-gone",
+            "path": "plug/patch/p_guarded.py",
+            "line": 8,
+            "message": "tinyup.kernels is gone from the new upstream: the `except` at line 10 "
+            "catches the error, so the rest of its `try` no longer runs and what it patches "
+            "is no longer patched",
+            "hint": "use the name where the new upstream defines it, or remove the patches "
+            "this `try` guards if the new upstream no longer needs them",
+        },
+        {
+            "code": "breaks-when-called",
+            "path": "plug/patch/p_guarded.py",
+            "line": 13,
+            "message": "tinyup.kernels is gone from the new upstream: the plugin breaks when the "
+            "code using it runs",
+            "hint": "",
+        },
+    ]
+    assert _snapshot(root) == before
+
+
 def test_the_guard_says_where_a_relative_lock_path_was_looked_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -506,3 +561,125 @@ def test_a_plugin_whose_project_table_is_malformed(upstream: Path, cli) -> None:
     assert [(e["file"], e["target"]) for e in data["entries"]] == [
         ("plug/patch/p_step.py", "tinyup.engine.step")
     ]
+
+
+def test_port_says_a_lost_import_a_try_catches_stops_patching(upstream: Path, cli) -> None:
+    # runtime port of the same vllm-service-ple shape: the import of the lost module was
+    # listed as one that 'breaks at' the new release, though its except catches it.
+    root = write_plugin(upstream, {"plug/patch/p_guarded.py": GUARDED_GONE_MODULE})
+    before = _snapshot(root)
+    run = cli("runtime", "port", *versions(upstream), "--json", cwd=root)
+    assert run.code == 1
+    imports = [e for e in json.loads(run.out)["entries"] if e["decision"] == "import"]
+    assert [(e["line"], e["detail"]) for e in imports] == [
+        (
+            8,
+            "`from tinyup import kernels` fails at 2.0, its `except` at line 10 catching that "
+            "(what the rest of the `try` patches is no longer patched): tinyup has no kernels "
+            "there (no module of 2.0 defines it): rewrite the import by hand",
+        ),
+        (
+            13,
+            "`import tinyup.kernels` breaks at 2.0: no module tinyup.kernels there: rewrite it "
+            "by hand",
+        ),
+    ]
+    assert _snapshot(root) == before
+
+
+REGISTER_MODELS = (
+    HEADER
+    + """import tinyup.registry as registry
+
+_MODELS = {"TinyForCausalLM": ("tiny", "modeling_tiny", "TinyForCausalLM")}
+
+for arch, (folder, name, cls) in _MODELS.items():
+    registry.BACKENDS[arch] = f"plug.models.{folder}.{name}:{cls}"
+"""
+)
+MODEL = (
+    HEADER
+    + """import tinyup.engine as engine
+
+
+def step(logits):
+    return None
+
+
+engine.step = step
+"""
+)
+
+
+def test_a_module_an_f_string_names_for_the_upstream_is_not_never_imported(
+    upstream: Path, cli
+) -> None:
+    # vllm-omni 0.31.0rc1 registers each model as
+    # f"vllm_omni.model_executor.models.{mod_folder}.{mod_relname}:{cls_name}" in vLLM's lazy
+    # model registry, which imports the module when that model is served. Nothing imported
+    # the model modules statically: 25 of their entries, all kept in 0.32.0rc1, were
+    # 'never imported' and *remove*.
+    pyproject = PYPROJECT.replace('package = "plug"', 'package = "plug"\npatch-directory = "plug"')
+    root = write_plugin(
+        upstream,
+        {
+            "plug/patch/p_models.py": REGISTER_MODELS,
+            "plug/models/__init__.py": "",
+            "plug/models/tiny/__init__.py": "",
+            "plug/models/tiny/modeling_tiny.py": MODEL,
+        },
+        pyproject,
+    )
+    before = _snapshot(root)
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    entries = {
+        e["entry"]["file"]: (e["entry"]["activation"], e["drift"]["decision"])
+        for e in json.loads(run.out)["entries"]
+    }
+    activation, decision = entries["plug/models/tiny/modeling_tiny.py"]
+    assert (activation["status"], decision) == ("conditional", "retain")
+    assert activation["conditions"] == [
+        {
+            "kind": "computed-import",
+            "text": "f'plug.models.{folder}.{name}:{cls}' names it (imported when that name"
+            " is asked for)",
+            "file": "plug/patch/p_models.py",
+            "line": 9,
+        }
+    ]
+    assert _snapshot(root) == before
+
+
+SESSION = (
+    HEADER
+    + """
+
+class StreamSession:
+    def __init__(self, device):
+        if device == "npu":
+            from plug.patch import npu_wrapper
+
+            self.wrapper = npu_wrapper
+"""
+)
+
+
+def test_a_module_imported_only_in_an_uncalled_method_is_look(upstream: Path, cli) -> None:
+    # vllm-omni 0.31.0rc1 imports platforms/npu/models/moss_tts_streaming_decode_wrapper.py
+    # only in _MossCodecStreamSession.__init__, a method of a module that runs but that no
+    # call the plugin's loading reaches runs. Its entry was 'never imported' and *remove*,
+    # though the maintainers kept it in 0.32.0rc1: the model builds the session at run time.
+    root = write_plugin(
+        upstream,
+        {"plug/patch/p_session.py": SESSION, "plug/patch/npu_wrapper.py": MODEL},
+    )
+    run = cli("runtime", "audit", *versions(upstream), "--json", cwd=root)
+    drift = {e["entry"]["file"]: e["drift"] for e in json.loads(run.out)["entries"]}
+    assert drift["plug/patch/npu_wrapper.py"]["decision"] == "look"
+    assert drift["plug/patch/npu_wrapper.py"]["evidence"][0] == (
+        "never imported (imported only in functions no reached scope calls: "
+        "plug/patch/p_session.py:9 (in StreamSession.__init__)): the modules holding those "
+        "imports run, but no call the plugin's loading reaches runs the functions; a user, a "
+        "test or upstream may call them (a method of a class upstream builds): find out "
+        "whether they run before removing it"
+    )

@@ -35,6 +35,7 @@ from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import ABORTED, PortResult
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import (
+    STATE,
     PortState,
     PortStateError,
     WorkDir,
@@ -293,8 +294,44 @@ def _check_retire(config: Config, in_place: bool) -> None:
         )
 
 
+def check_same_series(config: Config, work: WorkDir, state: PortState) -> None:
+    """Refuse to go on with a port started for another series than the configuration's: a
+    downstream copied or moved with its port stopped keeps, in its work directory, the
+    paths of where the port started, and going on would read and write the series there,
+    outside this downstream.
+
+    Raises:
+        PortStateError: naming both series.
+    """
+    started = Path(state.series)
+    if started.resolve() == config.series.resolve():
+        return
+    raise PortStateError(
+        f"the port in progress was started for the series {started}, not this downstream's "
+        f"{config.series}: the downstream was copied or moved since, and going on would "
+        "write there",
+        path=work.root / STATE,
+        hint="run 'patchkeeper port --abort' here and start the port again, or run "
+        f"'patchkeeper port --continue' in {_origin(config, started)}, the downstream it was "
+        "started in",
+    )
+
+
+def _origin(config: Config, started: Path) -> Path:
+    """The downstream a port for the series ``started`` was started in: ``started`` less
+    the series' path inside this downstream, or the series' directory when they differ."""
+    try:
+        inside = config.series.relative_to(config.root).parts
+    except ValueError:
+        return started.parent
+    if inside and started.parts[-len(inside) :] == inside:
+        return Path(*started.parts[: -len(inside)])
+    return started.parent
+
+
 def _continue(config: Config, work: WorkDir) -> PortResult:
     state = work.load()
+    check_same_series(config, work, state)
     check_inputs(config, work, state)
     if not work.has_conflict:
         # A run cut short between starting the work directory (or recording a resolution)

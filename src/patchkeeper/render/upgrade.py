@@ -34,7 +34,8 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
     if result.conflicts:
         items = []
         for conflict in result.conflicts:
-            items.append(f"{conflict.kind} {conflict.name}: {', '.join(conflict.files)}")
+            listed = f": {', '.join(conflict.files)}" if conflict.files else ""
+            items.append(f"{conflict.kind} {conflict.name}{listed}")
             items.append(f"  {conflict.hint}")
         sections.append(("conflicts to resolve", items))
     if result.undecided:

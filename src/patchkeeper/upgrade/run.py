@@ -763,12 +763,22 @@ def _series_conflict(run: _Run) -> Conflict:
     paths = marked or paths  # the files to edit; all of them when none has markers
     stopped = work.load().stopped or "" if work.exists else ""
     instructions = _relative(run, work.conflict / "INSTRUCTIONS.md")
+    then = "then run 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort')"
+    if not paths:  # target gone, its content found nowhere: no file to edit yet
+        return Conflict(
+            kind="series",
+            name=stopped,
+            files=(),
+            hint="no file to edit: the files it patches are gone from the new pin and their "
+            f"content was found nowhere (see {instructions}); copy the file the change belongs "
+            f"in now into {_relative(run, files)}/ and edit it there, or leave that directory "
+            f"empty to drop the patch, {then}",
+        )
     return Conflict(
         kind="series",
         name=stopped,
         files=tuple(_relative(run, p) for p in paths),
-        hint=f"edit them to what the patch should make of the new pin (see {instructions}), "
-        "then run 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort')",
+        hint=f"edit them to what the patch should make of the new pin (see {instructions}), {then}",
     )
 
 

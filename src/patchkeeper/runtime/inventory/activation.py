@@ -45,6 +45,10 @@ class _Reached:
     conditions: tuple[Condition, ...]
 
 
+#: How :meth:`Reachability.why_not` starts the note of an entry of a module imported only in
+#: functions of reached modules that no reached scope calls (the judge says *look*: a user,
+#: a test or upstream may call them, which no tree shows).
+IMPORTED_UNCALLED = "imported only in functions no reached scope calls"
 #: How :meth:`Reachability.why_not` ends the note of an entry in a function of a reached module
 #: that no reached scope calls (the judge tells it from a module nothing imports).
 UNCALLED = "is never called from a reached scope"
@@ -308,12 +312,20 @@ class Reachability:
             for line, text, mods in facts.commented_imports:
                 if module in mods or (short in text and any(module.startswith(m) for m in mods)):
                     return f"import commented out at {facts.file}:{line}: {text}"
-        importers = sorted(
-            f"{facts.file}:{edge.line}"
+        imports = [
+            (facts, edge)
             for facts in self.tree.facts.values()
             for edge in facts.edges
             if edge.target == module and edge.kind == "import"
+        ]
+        uncalled = sorted(
+            f"{facts.file}:{edge.line} (in {edge.scope})"
+            for facts, edge in imports
+            if edge.scope != MODULE_SCOPE and f"m:{facts.module}" in self.best
         )
+        if uncalled:
+            return f"{IMPORTED_UNCALLED}: " + ", ".join(uncalled)
+        importers = sorted(f"{facts.file}:{edge.line}" for facts, edge in imports)
         if importers:
             return "imported only by modules not reached themselves: " + ", ".join(importers)
         return f"no import of {module} in the modules read"

@@ -7,6 +7,10 @@
   a copied body calls) that the old release defines and the new one does not define there;
   where it went when the name is defined elsewhere (a renamed private helper is searched by
   its name too);
+- *guarded-gone*: such a name used in the body of a ``try`` whose ``except`` catches the
+  error its absence raises (``try: from vllm.x import y`` / ``except ImportError:
+  return``): the plugin does not break, the ``except`` runs instead, and what the rest of
+  the ``try`` body would have patched is silently no longer patched;
 - *version-gate*: every version gate of the patch directory
   (:mod:`patchkeeper.runtime.syntax.gates`), the branch live at the new release, and the edit.
 
@@ -68,6 +72,7 @@ class _Reference:
     file: str
     line: int
     at_import: bool
+    guard: int
 
 
 def file_facts(job: tuple[str, str, bool, tuple[str, ...]]) -> PatchFileFacts:
@@ -113,17 +118,18 @@ def broken_references(
     facts: dict[str, PatchFileFacts] | None = None,
 ) -> list[Finding]:
     """Upstream names the plugin uses that the old release defines and the new one does
-    not, a ``breaks-at-import`` or ``breaks-when-called`` finding each, its message
-    beginning with the name (``files``: ``(path, relative, module, is_package)``;
+    not, a ``breaks-at-import`` or ``breaks-when-called`` finding each (``guarded-gone``
+    for a use whose ``try`` catches the error: the code after it stops running), its
+    message beginning with the name (``files``: ``(path, relative, module, is_package)``;
     ``patched``: targets the plugin itself installs, which need not exist upstream;
     ``facts``: the files' :func:`read_patch_files`, read here when not given)."""
     old_tree, new_tree = trees
     if facts is None:
         facts = read_patch_files(files, tuple(new_tree.packages))
     references = [
-        _Reference(dotted, relative, line, at_import)
+        _Reference(dotted, relative, line, at_import, guard)
         for _path, relative, *_ in files
-        for dotted, line, at_import in facts[relative][0]
+        for dotted, line, at_import, guard in facts[relative][0]
     ]
     wanted = sorted({r.dotted for r in references} - patched)
     new_tree.prefetch(target_modules(new_tree, wanted))  # parsed on every core
@@ -133,13 +139,27 @@ def broken_references(
     existed = [t for t in gone if old[t].status == FOUND and not old[t].partial]
     where = resolve_all(new_tree, existed)
     out = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, bool]] = set()  # a guarded use does not hide one that breaks
     for ref in references:
-        if ref.dotted not in where or (ref.dotted, ref.file) in seen:
+        if ref.dotted not in where or (ref.dotted, ref.file, bool(ref.guard)) in seen:
             continue
-        seen.add((ref.dotted, ref.file))
+        seen.add((ref.dotted, ref.file, bool(ref.guard)))
         found = where[ref.dotted]
         moved = f"; now defined at {', '.join(found.candidates[:3])}" if found.candidates else ""
+        if ref.guard:
+            out.append(
+                Finding(
+                    "guarded-gone",
+                    ref.file,
+                    ref.line,
+                    f"{ref.dotted} is gone from the new upstream: the `except` at line "
+                    f"{ref.guard} catches the error, so the rest of its `try` no longer runs "
+                    f"and what it patches is no longer patched{moved}",
+                    "use the name where the new upstream defines it, or remove the patches "
+                    "this `try` guards if the new upstream no longer needs them",
+                )
+            )
+            continue
         kind = "breaks-at-import" if ref.at_import else "breaks-when-called"
         when = "at import" if ref.at_import else "when the code using it runs"
         out.append(

@@ -106,7 +106,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from patchkeeper.runtime.inventory.activation import MAYBE, UNCALLED
+from patchkeeper.runtime.inventory.activation import IMPORTED_UNCALLED, MAYBE, UNCALLED
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
 from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.drift import (
@@ -302,6 +302,15 @@ def _judged(
                 f"not reached by an import the trees show, but it {note}: the trees cannot "
                 "tell which modules that name takes; find out whether it runs before "
                 "removing it",
+            )
+        if note.startswith(IMPORTED_UNCALLED):
+            return with_decision(
+                drift,
+                LOOK,
+                f"never imported ({note}): the modules holding those imports run, but no call "
+                "the plugin's loading reaches runs the functions; a user, a test or upstream "
+                "may call them (a method of a class upstream builds): find out whether they "
+                "run before removing it",
             )
         if entry.scope != MODULE_SCOPE and note.endswith(UNCALLED):
             return with_decision(

@@ -27,6 +27,7 @@ from patchkeeper.runtime.lookup.resolve import MOVED, defined_statically, resolv
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import Edits
 from patchkeeper.runtime.port.results import LEFT, RETARGETED, PortedEntry
+from patchkeeper.runtime.syntax.references import guard_line, guards
 
 #: The decision word of the entries this module adds to port's report.
 IMPORT = "import"
@@ -102,16 +103,29 @@ def helper_imports(
             tree = ast.parse("".join(lines))
         except SyntaxError:
             continue
+        guarded = guards(tree)
         for node in ast.walk(tree):
+            caught = _caught_by(guard_line(node, guarded), new)
             if isinstance(node, ast.Import):
-                out += _module_import(file, node, trees, edits, new)
+                out += _module_import(file, node, trees, edits, new, caught)
                 continue
             if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
                 continue
             if not trees[0].contains(node.module):
                 continue
-            out += _one_import(file, node, lines, trees, edits, new)
+            out += _one_import(file, node, lines, trees, edits, new, caught)
     return out
+
+
+def _caught_by(line: int, new: str) -> str:
+    """What a failing import does at the release ``new`` when the ``except`` at ``line``
+    catches it (``0``: none does, the plugin breaks): the words the report gives for it."""
+    if not line:
+        return f"breaks at {new}"
+    return (
+        f"fails at {new}, its `except` at line {line} catching that (what the rest of the "
+        "`try` patches is no longer patched)"
+    )
 
 
 def _module_import(
@@ -120,9 +134,11 @@ def _module_import(
     trees: tuple[UpstreamTree, UpstreamTree],
     edits: Edits,
     new: str,
+    caught: str,
 ) -> list[PortedEntry]:
     """An ``import M`` of an upstream module the old release has and the new one does not,
-    named (left by hand); none when port rewrites that line without it (a retarget)."""
+    named (left by hand); none when port rewrites that line without it (a retarget).
+    ``caught``: what the failing import does at ``new`` (:func:`_caught_by`)."""
     spans = [t for s, e, t in edits.spans.get(file, []) if s <= node.lineno <= e]
     out = []
     for alias in node.names:
@@ -134,7 +150,7 @@ def _module_import(
             continue
         if trees[1].module_file(name) is not None:
             continue
-        detail = f"`import {name}` breaks at {new}: no module {name} there: rewrite it by hand"
+        detail = f"`import {name}` {caught}: no module {name} there: rewrite it by hand"
         out.append(PortedEntry(file, node.lineno, name, IMPORT, LEFT, detail))
     return out
 
@@ -166,8 +182,10 @@ def _one_import(
     trees: tuple[UpstreamTree, UpstreamTree],
     edits: Edits,
     new: str,
+    caught: str,
 ) -> list[PortedEntry]:
-    """The report of one ``from M import ...`` statement (see :func:`helper_imports`)."""
+    """The report of one ``from M import ...`` statement (see :func:`helper_imports`);
+    ``caught``: what the failing import does at ``new`` (:func:`_caught_by`)."""
     module = node.module or ""
     kept: list[ast.alias] = []
     moved: dict[str, list[tuple[ast.alias, ast.alias]]] = {}
@@ -223,7 +241,7 @@ def _one_import(
                     action = RETARGETED
                 else:
                     detail = (
-                        f"`from {module} import {alias.name}` breaks at {new}: import {shown} "
+                        f"`from {module} import {alias.name}` {caught}: import {shown} "
                         f"from {target_module}: rewrite line {first} by hand (port rewrites it "
                         "otherwise)"
                     )
@@ -232,7 +250,7 @@ def _one_import(
                 out.append(PortedEntry(file, first, target, IMPORT, action, detail))
     for alias, why in broken:
         detail = (
-            f"`from {module} import {alias.name}` breaks at {new}: {module} has no "
+            f"`from {module} import {alias.name}` {caught}: {module} has no "
             f"{alias.name} there ({why}): rewrite the import by hand"
         )
         out.append(PortedEntry(file, first, f"{module}.{alias.name}", IMPORT, LEFT, detail))

@@ -15,10 +15,77 @@ import ast
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.astwalk import scoped_nodes
 
-#: ``(references, tests)``: ``references`` as ``(dotted, line, at_import)`` of every name
-#: imported or referenced through a module-level binding, ``tests`` as ``(line, source)`` of
-#: every ``if`` and conditional expression's test, in :func:`ast.walk` order.
-PatchFileFacts = tuple[tuple[tuple[str, int, bool], ...], tuple[tuple[int, str], ...]]
+#: ``(references, tests)``: ``references`` as ``(dotted, line, at_import, guard)`` of every
+#: name imported or referenced through a module-level binding (``guard``: the line of the
+#: ``except`` that catches the error the name's absence raises there, ``0`` when none
+#: does: :func:`guards`), ``tests`` as ``(line, source)`` of every ``if`` and conditional
+#: expression's test, in :func:`ast.walk` order.
+PatchFileFacts = tuple[tuple[tuple[str, int, bool, int], ...], tuple[tuple[int, str], ...]]
+
+#: The exception names a handler catches an absent module or name with (``import``,
+#: ``from m import name``), and an absent attribute with (``m.name``).
+_CATCH_IMPORT = frozenset({"ImportError", "Exception", "BaseException"})
+_CATCH_MODULE = _CATCH_IMPORT | {"ModuleNotFoundError"}
+_CATCH_ATTRIBUTE = frozenset({"AttributeError", "Exception", "BaseException"})
+_ANY = "*"
+_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
+def _caught(handler: ast.ExceptHandler) -> set[str]:
+    """The exception names ``handler`` catches (the last component of each); ``{"*"}``
+    for a bare ``except:``; none for a handler that raises again (``except ImportError:
+    raise``: the error still breaks the plugin)."""
+    if any(isinstance(stmt, ast.Raise) for stmt in handler.body):
+        return set()
+    if handler.type is None:
+        return {_ANY}
+    items = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    out = set()
+    for item in items:
+        if isinstance(item, ast.Name):
+            out.add(item.id)
+        elif isinstance(item, ast.Attribute):
+            out.add(item.attr)
+    return out
+
+
+def guards(tree: ast.AST) -> dict[int, list[tuple[set[str], int]]]:
+    """By ``id`` of each node in the body of a ``try`` (not in a function or lambda defined
+    there, whose body runs later, outside it): the ``(names caught, line)`` of each of
+    its ``except`` handlers, innermost ``try`` first (a ``try`` of Python 3.11's
+    ``except*`` too). Such a node's failure is caught: an
+    import of a name the upstream lost runs the ``except`` instead of breaking the plugin."""
+    out: dict[int, list[tuple[set[str], int]]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, _TRY):
+            continue
+        handlers = [(_caught(h), h.lineno) for h in node.handlers]
+        todo: list[ast.AST] = list(node.body)
+        while todo:
+            inner = todo.pop()
+            out.setdefault(id(inner), [])[:0] = handlers
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                todo.extend(getattr(inner, "decorator_list", []))
+                todo.extend(ast.iter_child_nodes(inner.args))
+                continue
+            todo.extend(ast.iter_child_nodes(inner))
+    return out
+
+
+def guard_line(node: ast.AST, table: dict[int, list[tuple[set[str], int]]]) -> int:
+    """The line of the first ``except`` (innermost ``try`` first) that catches what
+    ``node``'s upstream name raises when it is gone, ``0`` when none does."""
+    catches = (
+        _CATCH_MODULE
+        if isinstance(node, ast.Import)
+        else _CATCH_IMPORT
+        if isinstance(node, ast.ImportFrom)
+        else _CATCH_ATTRIBUTE
+    )
+    for names_caught, line in table.get(id(node), ()):
+        if _ANY in names_caught or names_caught & catches:
+            return line
+    return 0
 
 
 def tree_facts(
@@ -29,28 +96,29 @@ def tree_facts(
     them; with ``None``, the names of every package (:func:`for_roots` keeps some later,
     with the same result)."""
     table = names.scope_table(tree.body, {}, module, is_package)
-    references: list[tuple[str, int, bool]] = []
+    guarded = guards(tree)
+    references: list[tuple[str, int, bool, int]] = []
     tests: list[tuple[int, str]] = []
     for node, at_import in scoped_nodes(tree):  # in ast.walk's order
         if isinstance(node, (ast.If, ast.IfExp)):
             tests.append((node.lineno, ast.unparse(node.test)))
         elif isinstance(node, ast.Import):
             references += [
-                (a.name, node.lineno, at_import)
+                (a.name, node.lineno, at_import, guard_line(node, guarded))
                 for a in node.names
                 if "." in a.name and (roots is None or a.name.split(".")[0] in roots)
             ]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if roots is None or node.module.split(".")[0] in roots:
                 references += [
-                    (f"{node.module}.{a.name}", node.lineno, at_import)
+                    (f"{node.module}.{a.name}", node.lineno, at_import, guard_line(node, guarded))
                     for a in node.names
                     if a.name != "*"
                 ]
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             bound = names.dotted(node, table)
             if bound is not None and (roots is None or bound.dotted.split(".")[0] in roots):
-                references.append((bound.dotted, node.lineno, at_import))
+                references.append((bound.dotted, node.lineno, at_import, guard_line(node, guarded)))
     return tuple(references), tuple(tests)
 
 
