@@ -105,8 +105,14 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
         for record in records:
             if record.name in retiring:
                 why = _why(record, ctx.new_version)
-                retire_patch(ctx.config, record.name, at=ctx.new_version, why=why)
+                done = retire_patch(ctx.config, record.name, at=ctx.new_version, why=why)
                 retired.append(record.name)
+                if done.spec_tag:
+                    todo.append(
+                        f"{done.spec_tag} still names {record.name} (its Patch tag): take "
+                        "the tag out (and its %patch line, if any), or rpmbuild stops at the "
+                        "missing file"
+                    )
     if _refresh_ledger(ctx.config):
         todo.append("the ledger table was rewritten from the refreshed headers")
     return str(series_path.parent), tuple(retired), tuple(todo)
