@@ -168,6 +168,39 @@ def test_markdown_never_replaces_a_file_of_the_downstream(
     assert cli(*AUDIT, "--markdown", "patches/audit.md", cwd=down).code == 1
 
 
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        (
+            "debian/changelog",
+            "an existing file that is not a report (a report is a .md, .markdown or .txt "
+            "file)",
+        ),
+        ("python-minihttp.spec", "an existing file that is not a report (a report is a .md, "
+         ".markdown or .txt file)"),
+        ("README.md", "one of the project's own documents, not a report"),
+    ],
+)  # fmt: skip
+def test_markdown_never_replaces_a_file_that_is_not_a_report(
+    repo: Path, cli, name: str, reason: str
+) -> None:
+    """``audit --markdown debian/changelog`` (a Debian downstream: the file ``init`` reads the
+    pin from) replaced the changelog with the report: only a file named as a report is
+    replaced (a report written before), never a project's README or changelog."""
+    down = repo / "downstream"
+    (down / name).parent.mkdir(parents=True, exist_ok=True)
+    (down / name).write_text("kept\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a file of the project")
+    run = cli(*AUDIT, "--markdown", name, cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {name}: --markdown names {reason}: the report would replace it\n"
+        "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n"
+    )
+    assert porcelain(repo) == "!! target/\n"
+
+
 def test_markdown_never_replaces_python_source(repo: Path, cli) -> None:
     plugin = repo / "runtime" / "plugin"
     name = "metaplug/patch/bugfix/fix_scheduler.py"

@@ -84,7 +84,16 @@ def test_empty_post_image_on_a_file_with_other_lines_does_not_apply(tmp_path) ->
         "    p.patch: f hunk #1 not applied",
         "not ok: 0 of 1 patches applied, 0 files drifted",
     ]
-    assert run(ds, "unapply").code == 1
+    # the target is the pristine reference's: nothing to undo, and the patch is named
+    undone = run(ds, "unapply")
+    assert (undone.code, undone.out.splitlines()) == (
+        0,
+        [
+            f"unapply: the series is already pristine on directory {ds.target}",
+            "nothing was changed; p.patch does not apply to this tree either (none of its "
+            "hunks is there, and they do not fit: see 'patchkeeper status')",
+        ],
+    )
     assert tree_state(ds.target) == before
 
 
@@ -116,8 +125,9 @@ def test_zero_context_post_image_in_place_with_its_pre_image_elsewhere_is_refuse
 ) -> None:
     """``@@ -1 +1 @@`` ``-b``/``+a`` on ``a``, ``b``: the post-image ``a`` is at line 1, but
     the pre-image ``b`` is at line 2, where GNU patch applies the hunk forward (offset +1).
-    Without context nothing tells the two apart, so it is not "already applied"; and
-    nothing undoes it into ``b``, ``b``, which is not the pristine file."""
+    Without context nothing tells the two apart, so it is not "already applied"; the
+    pristine reference shows the target is the pristine file, so ``unapply`` has nothing to
+    undo (it does not make ``b``, ``b`` of it)."""
     patch = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-b\n+a\n"
     ds = make_downstream(tmp_path, {"f": b"a\nb\n"}, {"p.patch": patch})
     before = tree_state(ds.target)
@@ -143,14 +153,13 @@ def test_zero_context_post_image_in_place_with_its_pre_image_elsewhere_is_refuse
         "    p.patch: f hunk #1 not applied",
         "not ok: 0 of 1 patches applied, 0 files drifted",
     ]
+    # the target is the pristine reference's: nothing was applied, so nothing is undone
     unapply = run(ds, "unapply")
-    assert unapply.code == 1
+    assert unapply.code == 0
     assert unapply.out.splitlines() == [
-        f"unapply: the series is partially applied on directory {ds.target}",
-        "  conflict  p.patch",
-        "    p.patch: f hunk #1 not applied",
-        "nothing was changed: p.patch is neither applied nor undone (see 'patchkeeper "
-        "status'); undo its applied hunks by hand, or reinstall the upstream",
+        f"unapply: the series is already pristine on directory {ds.target}",
+        "nothing was changed; p.patch does not apply to this tree either (none of its hunks "
+        "is there, and they do not fit: see 'patchkeeper status')",
     ]
     assert tree_state(ds.target) == before
 

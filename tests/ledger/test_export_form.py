@@ -354,3 +354,40 @@ def test_normalise_writes_git_form(debian: Path, capsys) -> None:
     normalised = _files(debian)
     assert main(["-C", str(debian), "export", "--range", "v2.0..patchkeeper/2.0"]) == 0
     assert _files(debian) == normalised
+
+
+#: A patch as ``git show`` writes it (Debian's python-asyncssh carries one): the preamble is
+#: git's log header with the message indented, and a name in it is Latin-1, not UTF-8.
+LATIN1 = (
+    b"commit 0123456789abcdef0123456789abcdef01234567\n"
+    b"Author: Tess Ter <tess@example.org>\n"
+    b"Date:   Mon Dec 18 07:41:57 2023 -0800\n"
+    b"\n"
+    b"    Harden the README against injected lines\n"
+    b"    \n"
+    b"    Thanks go to J\xf6rg and Fabian B\xe4umer for reporting it.\n"
+    b"\n"
+    b"Index: b/README.rst\n"
+    b"===================================================================\n"
+    b"--- a/README.rst\n"
+    b"+++ b/README.rst\n"
+    b"@@ -1 +1,2 @@\n"
+    b" minihttp\n"
+    b"+hardened\n"
+)
+
+
+def test_a_latin1_description_comes_back_byte_for_byte(debian: Path, capsys) -> None:
+    patches = debian / "debian" / "patches"
+    (patches / "0005-latin1.patch").write_bytes(LATIN1)
+    (patches / "series").write_bytes(SERIES + b"0005-latin1.patch\n")
+    before = _files(debian)
+    assert main(["-C", str(debian), "import"]) == 0
+    capsys.readouterr()
+    assert main(["-C", str(debian), "export", "--range", "v2.0..patchkeeper/2.0"]) == 0
+    out = capsys.readouterr().out
+    assert "unchanged debian/patches/0005-latin1.patch" in out
+    assert _files(debian) == before
+    # git shows the commit in UTF-8: the message is declared Latin-1, not rewritten.
+    shown = git(_upstream(debian), "log", "-1", "--format=%b", "patchkeeper/2.0")
+    assert "Thanks go to J\u00f6rg and Fabian B\u00e4umer for reporting it." in shown

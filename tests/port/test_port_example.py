@@ -199,10 +199,13 @@ def test_port_continue_twice_then_the_new_series_verifies(cli, example: Example)
     review = [item for item in data["todo"] if item.startswith("review ")]
     assert review == [
         f"review {out}; 'patchkeeper -C {out} apply --target COPY' applies it; then copy its "
-        f'series and patch files over those in {old} and set pin = "1.1" in the '
-        "configuration (port --in-place does both; the directory holds only the series, so do "
-        "not replace the downstream with it)"
+        f'series and patch files over those in {old}, set pin = "1.1" in the configuration '
+        "and run 'patchkeeper ledger' to rewrite PATCHES.md (port --in-place does all three; "
+        "the directory holds only the series, so do not replace the downstream with it)"
     ]
+    # the new directory shares the downstream's ledger, whose Cut-against column is the old
+    # pin's until the series is copied over and the ledger rewritten, as the item says
+    assert cli("-C", str(out), "ledger", "--check").code == 1
     # verify passes on the new pin with the new series
     target = example.root / "target-1.1"
     shutil.copytree(example.new, target)
@@ -213,6 +216,14 @@ def test_port_continue_twice_then_the_new_series_verifies(cli, example: Example)
         0,
         "ok: 6 of 6 patches applied, 0 files drifted",
     )
+    # the item's steps, done by hand, leave a current ledger
+    for item in out.iterdir():
+        if item.name != "patchkeeper.toml":
+            shutil.copyfile(item, old / item.name)
+    config = example.downstream / "patchkeeper.toml"
+    config.write_text(config.read_text().replace('pin = "1.0"', 'pin = "1.1"'))
+    assert cli("ledger", cwd=example.downstream).code == 0
+    assert cli("ledger", "--check", cwd=example.downstream).code == 0
 
 
 def test_port_in_place_retire_updates_series_pin_and_ledger(cli, example: Example) -> None:

@@ -151,6 +151,35 @@ def test_a_merge_commit_is_a_reference_too(cli, example: Example, upstream: Path
     ) in data["todo"]
 
 
+def test_a_url_reference_is_named_as_the_header_writes_it(
+    cli, example: Example, upstream: Path
+) -> None:
+    """A DEP-3 URL (Debian's python-asyncssh: ``Forwarded:`` a pull request) is named whole,
+    not by the part of it that is looked up (it was ``/minihttp/pull/17``)."""
+    patch = example.downstream / "patches" / "metrics-same-host.patch"
+    url = "https://github.com/example/minihttp/pull/17"
+    patch.write_bytes(
+        patch.read_bytes().replace(
+            b"Upstream: none", b"Upstream: none\nForwarded: " + url.encode() + b","
+        )
+    )
+    run = cli(
+        "port",
+        "--json",
+        "--to",
+        str(example.new),
+        "--from",
+        str(example.old),
+        "--upstream-repo",
+        str(upstream),
+        cwd=example.downstream,
+    )
+    references = json.loads(run.out)["patches"][5]["references"]
+    assert [(r["field"], r["text"], r["status"]) for r in references] == [
+        ("Forwarded", url, "in the new pin")
+    ]
+
+
 def test_the_resolved_port_records_the_retirement_reason(
     cli, example: Example, upstream: Path
 ) -> None:

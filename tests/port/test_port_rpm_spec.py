@@ -57,3 +57,18 @@ def test_a_version_written_with_a_macro_is_left_to_the_user(cli, example: Exampl
         "set Version: in python-minihttp.spec (line 5, %{upver}) to 1.1 by hand: it is "
         "written with a macro"
     ]
+
+
+def test_in_place_with_retire_names_the_spec_tag_of_the_retired_patch(
+    cli, example: Example
+) -> None:
+    """The retired patch's file is deleted while the spec, the packager's to edit, still
+    names it: the to-do says which line, as ``retire`` does."""
+    _spec(example)
+    data = port_to_the_end(cli, example, "--in-place", "--retire")
+    assert data["retired"] == ["retry-backoff-cap.patch"]
+    assert not (example.downstream / "patches" / "retry-backoff-cap.patch").exists()
+    assert [item for item in data["todo"] if "Patch tag" in item] == [
+        "patches/python-minihttp.spec:8 still names retry-backoff-cap.patch (its Patch tag): "
+        "take the tag out (and its %patch line, if any), or rpmbuild stops at the missing file"
+    ]

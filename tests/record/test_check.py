@@ -161,6 +161,13 @@ def test_a_retired_patch_the_evidence_does_not_find_upstream(cli, audited: Path)
             "series gives",
         )
     ]
+    # On the terminal too, the finding names the table it is about.
+    assert cli("report", "--check", cwd=audited).out.splitlines()[1:] == [
+        "  unknown-key: patchkeeper-decisions.toml:26: `metrics-same-host.patch` is decided "
+        "carry, but it is not in the series: decide retire if it was taken out on purpose "
+        "('patchkeeper retire', a port); else delete its table from the decisions file, or "
+        "correct the key to the name the series gives"
+    ]
 
 
 def test_a_patch_taken_out_with_retire_is_to_be_decided_retire(cli, audited: Path) -> None:

@@ -86,7 +86,7 @@ def test_a_calling_wrapper_that_misses_a_new_parameter_is_updated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert _decision(tmp_path, monkeypatch, NEW_RUNNER) == (
-        "assignment",
+        "wrapper",
         "update",
         "upstream fup.runner.GPUModelRunner.initialize_kv_cache changed: signature: "
         "(self, kv_cache_config) -> (self, kv_cache_config, is_profiling=False), body; "
@@ -98,9 +98,8 @@ def test_a_calling_wrapper_keeps_working_through_a_new_hook(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert _decision(tmp_path, monkeypatch, SAME_SIGNATURE_RUNNER) == (
-        "assignment",
+        "wrapper",
         "retain",
-        "the upstream change (1 hunk(s)) lies only in code the replacement does not copy (it "
-        "keeps 0% of the old upstream's lines, none of those upstream changed): nothing of "
-        "it reaches the plugin's code",
+        "upstream fup.runner.GPUModelRunner.initialize_kv_cache changed (body) but the "
+        "wrapper calls the original and the signature is the same",
     )

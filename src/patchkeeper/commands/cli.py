@@ -151,8 +151,11 @@ def _report_bytes(text: str, stream: Any, colour: bool | None) -> bytes:
 def _refuse_input_file(path: Path) -> None:
     """Refuse a ``--markdown`` path that is one of the downstream's own files: the
     configuration file, the series file, a patch the series lists, the ledger file, the
-    decisions file, or an existing Python file (a runtime plugin's patch). A slip such as
-    ``--markdown patches/fix.patch`` (or ``PATCHES.md``) replaced the file with the report.
+    decisions file, an existing Python file (a runtime plugin's patch), an existing file
+    that is not a report by its suffix (:data:`_REPORT_SUFFIXES`: ``debian/changelog``) or
+    one of the project's documents (:data:`_PROJECT_DOCUMENTS`: ``README.md``). A slip such
+    as ``--markdown patches/fix.patch`` (or ``PATCHES.md``) replaced the file with the
+    report.
 
     Raises:
         PatchkeeperError: naming the file.
@@ -173,6 +176,20 @@ def _refuse_input_file(path: Path) -> None:
         raise PatchkeeperError(
             "--markdown names a project, configuration or patch file, not a report: the "
             "report would replace it",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
+    if path.is_file() and path.suffix.lower() not in _REPORT_SUFFIXES:
+        raise PatchkeeperError(
+            "--markdown names an existing file that is not a report (a report is a .md, "
+            ".markdown or .txt file): the report would replace it",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
+    if path.is_file() and path.name.split(".", 1)[0].upper() in _PROJECT_DOCUMENTS:
+        raise PatchkeeperError(
+            "--markdown names one of the project's own documents, not a report: the report "
+            "would replace it",
             path=path,
             hint="pass --markdown a file of its own, e.g. --markdown audit.md",
         )
@@ -210,6 +227,30 @@ _NOT_REPORTS = frozenset(
 )
 _NOT_REPORT_NAMES = frozenset(
     {"series", "MANIFEST.in", "PKG-INFO", "METADATA", "RECORD", "entry_points.txt"}
+)
+
+
+#: What an existing file a report may replace ends in: a report written before. Any other
+#: existing file is someone's (``debian/changelog``, ``debian/rules``, an RPM spec, a
+#: ``Makefile``: ``audit --markdown debian/changelog`` replaced the file init reads the pin
+#: from).
+_REPORT_SUFFIXES = frozenset({".md", ".markdown", ".txt"})
+#: A project's own documents, by name (``README.md``, ``CHANGELOG.md``, ``NEWS.txt``): never
+#: a report, whatever their suffix.
+_PROJECT_DOCUMENTS = frozenset(
+    {
+        "README",
+        "CHANGELOG",
+        "CHANGES",
+        "NEWS",
+        "HISTORY",
+        "CONTRIBUTING",
+        "LICENSE",
+        "COPYING",
+        "AUTHORS",
+        "SECURITY",
+        "CODE_OF_CONDUCT",
+    }
 )
 
 

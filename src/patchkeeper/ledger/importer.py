@@ -9,7 +9,8 @@ named, so exporting the branch gives back the same files byte for byte.
 
 Nothing but the new branch (and the notes ref) changes: trees are built in a temporary index
 with ``git apply --cached`` (exact context, no fuzz), commits with ``git commit-tree`` (the
-message is stored as given, no clean-up), so the checkout's work tree, index and HEAD stay
+message is stored as given, no clean-up; a message that is not UTF-8 is declared Latin-1, so
+git keeps its bytes), so the checkout's work tree, index and HEAD stay
 as they were. Commits are deterministic: the committer is patchkeeper and every date without
 a ``Date:`` header is the pin commit's, so importing the same series twice gives the same ids.
 """
@@ -174,6 +175,20 @@ class IndexTree:
         return gitops.run_text(["write-tree"], self.checkout, env=self.env)
 
 
+def _message_encoding(message: bytes) -> list[str]:
+    """The ``-c`` option that keeps ``message``'s bytes in the commit: none for UTF-8; for
+    other bytes (a Latin-1 name in a Debian patch's description), ``ISO-8859-1``, which every
+    byte sequence is. git stores a message in the declared encoding as given, with an
+    ``encoding`` header; declared UTF-8, it rewrites the bytes that are not UTF-8 as if they
+    were Latin-1 (commit.c, ``verify_utf8``), and the export would no longer give back the
+    patch file's bytes."""
+    try:
+        message.decode("utf-8")
+    except UnicodeDecodeError:
+        return ["-c", "i18n.commitEncoding=ISO-8859-1"]
+    return []
+
+
 def _committer_date(checkout: Path, commit: str) -> str:
     match = COMMITTER.search(gitops.commit_object(checkout, commit).partition(b"\n\n")[0])
     return match.group(1).decode() if match else "0 +0000"
@@ -251,7 +266,7 @@ def import_series(config: Config, request: ImportRequest = ImportRequest()) -> I
             tree = index.write_tree()
             message = f"[{tag}] {topic}\n".encode() + (b"\n" + body if body else b"")
             commit = gitops.run_text(
-                ["commit-tree", tree, "-p", parent, "-F", "-"],
+                [*_message_encoding(message), "commit-tree", tree, "-p", parent, "-F", "-"],
                 root,
                 input=message,
                 env=author_environment(body, date),

@@ -96,6 +96,9 @@ class RetireResult:
         at: the version the patch retired at.
         why: the reason recorded.
         root: the downstream directory.
+        spec_tag: ``FILE:LINE`` of the ``Patch`` tag that still names the patch in the RPM
+            spec the series was read from (``init`` from a spec), ``""`` when there is none:
+            the spec is the packager's to edit, and rpmbuild stops at the deleted file.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -105,6 +108,7 @@ class RetireResult:
     at: str
     why: str
     root: Path | None = None
+    spec_tag: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -623,6 +627,26 @@ def origin_category(origin: str | None) -> str:
     return first if first in ORIGIN_CATEGORIES else ""
 
 
+def _spec_tag(directory: Path, name: str, root: Path) -> str:
+    """``FILE:LINE`` of the ``Patch`` tag naming ``name`` in the RPM spec beside the series
+    (:func:`patchkeeper.start.rpm_spec.series_spec`), the file relative to ``root`` when
+    inside it; ``""`` when no spec there names it."""
+    from patchkeeper.start.rpm_spec import parse_spec, series_spec
+
+    found = series_spec(directory, (name,))
+    if found is None:
+        return ""
+    spec, text = found
+    line = next((p.line for p in parse_spec(text, spec).patches if p.name == name), None)
+    if line is None:
+        return ""
+    try:
+        shown_spec = spec.relative_to(root).as_posix()
+    except ValueError:
+        shown_spec = str(spec)
+    return f"{shown_spec}:{line}"
+
+
 def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
@@ -649,6 +673,7 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
     if patch_file.is_file():
         changes.append(Change(patch_file, None))
         removed = patch_file
+    spec_tag = _spec_tag(series.directory, entry.name, config.root)
     commit_files(config, changes)
     return RetireResult(
         name=row_name(entry.name),
@@ -658,4 +683,5 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
         at=at,
         why=why,
         root=config.root,
+        spec_tag=spec_tag,
     )

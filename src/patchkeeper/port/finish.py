@@ -105,8 +105,14 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
         for record in records:
             if record.name in retiring:
                 why = _why(record, ctx.new_version)
-                retire_patch(ctx.config, record.name, at=ctx.new_version, why=why)
+                done = retire_patch(ctx.config, record.name, at=ctx.new_version, why=why)
                 retired.append(record.name)
+                if done.spec_tag:
+                    todo.append(
+                        f"{done.spec_tag} still names {record.name} (its Patch tag): take "
+                        "the tag out (and its %patch line, if any), or rpmbuild stops at the "
+                        "missing file"
+                    )
     if _refresh_ledger(ctx.config):
         todo.append("the ledger table was rewritten from the refreshed headers")
     return str(series_path.parent), tuple(retired), tuple(todo)
@@ -148,6 +154,20 @@ def _refresh_ledger(config: Config) -> bool:
     if not Path(ledger_settings(config).file).is_file():
         return False
     return ledger.update_ledger(config).written  # port holds the downstream's lock
+
+
+def _ledger_file(config: Config) -> str:
+    """The downstream's ledger file as its configuration names it, ``""`` when it keeps none:
+    the new series directory shares it, so its table follows the series once it is copied."""
+    from patchkeeper.ledger.settings import ledger_settings
+
+    path = Path(ledger_settings(config).file)
+    if not path.is_file():
+        return ""
+    try:
+        return path.relative_to(config.root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def todo_items(
@@ -194,11 +214,17 @@ def todo_items(
                 f"{ctx.new_version} --why TEXT', or port with --in-place --retire"
             )
     if outcome == DONE and not ctx.state.in_place and where:
+        ledger = _ledger_file(ctx.config)
+        steps = (
+            f'set pin = "{ctx.new_version}" in the configuration and run \'patchkeeper '
+            f"ledger' to rewrite {ledger} (port --in-place does all three"
+            if ledger
+            else f'set pin = "{ctx.new_version}" in the configuration (port --in-place does both'
+        )
         todo.append(
             f"review {where}; 'patchkeeper -C {where} apply --target COPY' applies it; then "
-            f"copy its series and patch files over those in {Path(ctx.state.series).parent} "
-            f'and set pin = "{ctx.new_version}" in the configuration (port --in-place does '
-            "both; the directory holds only the series, so do not replace the downstream "
+            f"copy its series and patch files over those in {Path(ctx.state.series).parent}, "
+            f"{steps}; the directory holds only the series, so do not replace the downstream "
             "with it)"
         )
     if ctx.history is None:

@@ -99,6 +99,24 @@ def header_fields(preamble: bytes) -> list[tuple[str, str]]:
     return [(item.key, item.value) for item in parse_headers(preamble).fields]
 
 
+def _written(value: str, match: re.Match[str]) -> str:
+    """The URL ``match`` (a :data:`PULL_URL` or :data:`COMMIT_URL` match) is part of, as the
+    header writes it: the run of non-blank characters around it, without the punctuation
+    that separates it from the next (``https://github.com/o/p/pull/480`` for the match
+    ``/p/pull/480``; a ``Bug:`` field lists several, comma-separated).
+
+    >>> value = "see https://github.com/o/pkg/pull/480, and more"
+    >>> _written(value, PULL_URL.search(value))
+    'https://github.com/o/pkg/pull/480'
+    """
+    start, end = match.start(), match.end()
+    while start > 0 and not value[start - 1].isspace():
+        start -= 1
+    while end < len(value) and not value[end].isspace():
+        end += 1
+    return value[start:end].lstrip("<(").rstrip(".,;:)>")
+
+
 def _same_project(name: str, projects: set[str]) -> bool:
     return name.lower().replace("_", "-") in projects
 
@@ -146,10 +164,12 @@ class UpstreamHistory:
                 for match in PULL_URL.finditer(value):
                     if _same_project(match.group("repo"), self.projects):
                         number = int(match.group("number"))
-                        out.append(self._pull(name.capitalize(), match.group(0), number))
+                        text = _written(value, match)
+                        out.append(self._pull(name.capitalize(), text, number))
                 for match in COMMIT_URL.finditer(value):
                     if _same_project(match.group("repo"), self.projects):
-                        out.append(self._commit(name.capitalize(), match.group(0), match["sha"]))
+                        text = _written(value, match)
+                        out.append(self._commit(name.capitalize(), text, match["sha"]))
         return out
 
     def _pull(self, field: str, text: str, number: int) -> Reference:

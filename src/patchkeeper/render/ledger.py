@@ -61,10 +61,16 @@ def ledger_markdown(result: LedgerResult) -> str:
 @text_renderer(RetireResult)
 def retire_text(result: RetireResult) -> str:
     removed = f"removed {shown(result.patch_file, result.root)}; " if result.patch_file else ""
-    return (
+    text = (
         f"retired {shown_name(result.name)} at {result.at}: {removed}took it out of "
         f"{shown(result.series, result.root)}; recorded in {shown(result.ledger, result.root)}"
     )
+    if result.spec_tag:
+        text += (
+            f"\nto do: {result.spec_tag} still names it (its Patch tag): take the tag out "
+            "(and its %patch line, if any), or rpmbuild stops at the missing file"
+        )
+    return text
 
 
 @markdown_renderer(RetireResult)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from patchkeeper.constants import SUGGESTED_PREFIX
+from patchkeeper.errors import Finding
 from patchkeeper.record.results import Added, DecideResult, RecordResult, ReportResult
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import plural
@@ -34,8 +35,17 @@ def report_text(result: ReportResult) -> str:
         head = f"wrote {', '.join(result.written)} ({counted})"
         if result.findings:
             head += f"; {plural(len(result.findings), 'open problem')}"
-    lines = [head] + [f"  {f.code}: {f.sentence()}" for f in result.findings]
+    lines = [head] + [f"  {f.code}: {_placed(f)}" for f in result.findings]
     return "\n".join(lines)
+
+
+def _placed(finding: Finding) -> str:
+    """The finding's sentence after its file and line (the table of the decisions file it
+    is about), unless the message already begins with them."""
+    where, sentence = finding.where(), finding.sentence()
+    if where and not sentence.startswith(f"{where}:"):
+        return f"{where}: {sentence}"
+    return sentence
 
 
 @text_renderer(DecideResult)

@@ -108,8 +108,8 @@ def layout_hint(root: Path, directory: str, missing: Sequence[str], option: str)
 
 
 def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
-    """One sentence saying where the files ``missing`` are in an installed distribution,
-    or ``""`` when they are not all there under one shorter path.
+    """One sentence saying where the files ``missing`` are in an installed distribution, or
+    that it lacks them, or ``""`` when they are all there.
 
     A series cut against a source tree names its files as that tree lays them out: a Debian
     series of a project with a ``src/`` layout patches ``src/filelock/_unix.py``, which an
@@ -125,7 +125,9 @@ def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
     Returns:
         When dropping the same number (one or more) of leading directories from every path
         names a file under ``base``: a hint naming those directories, to pass ``--target``
-        an unpacked sdist or to strip that many more; else ``""``.
+        an unpacked sdist or to strip that many more; else a hint naming the files (a
+        Debian series changes ``tests/`` and ``docs/``, which a wheel does not install), to
+        pass ``--target`` an unpacked sdist; ``""`` when they are all there.
     """
     if not missing or _all_under(base, missing):
         return ""
@@ -144,4 +146,9 @@ def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
             f"or, to patch the installed files, strip {more} (-pN on the patch's series "
             "line, or strip)"
         )
-    return ""
+    shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+    return (
+        f"hint: the installed distribution has no {shown}: it holds what its wheel installed, "
+        "not the source tree's tests, docs or setup files the series also changes; pass "
+        "--target an unpacked sdist of the pin instead"
+    )

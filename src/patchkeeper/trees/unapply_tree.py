@@ -105,7 +105,14 @@ def unapply_from_tree(
 
         ws = Workspace(tree.reader())
         state = series_state(ws, patches, reference, applied_landing(tree))
-        if state.none_applied and not state.drifted:
+        unfit = _unfit_on_pristine(state, reference)
+        if (state.none_applied or unfit) and not state.drifted:
+            note = "nothing was changed"
+            if unfit:
+                note += (
+                    f"; {', '.join(unfit)} does not apply to this tree either (none of its "
+                    "hunks is there, and they do not fit: see 'patchkeeper status')"
+                )
             return ApplyResult(
                 "unapply",
                 tree.label,
@@ -113,7 +120,7 @@ def unapply_from_tree(
                 names,
                 state=state,
                 recovery=recovery,
-                note="nothing was changed",
+                note=note,
             )
         whole = _whole_patches(state, reference)
         if whole is None:
@@ -260,6 +267,24 @@ PIN_REFUSAL = (
     "nothing was changed: the installed release is not the pin (see the warning), so the "
     "series was never applied to it as cut; follow the warning's to do, not the states above"
 )
+
+
+def _unfit_on_pristine(state: SeriesState, reference: Pristine | None) -> list[str]:
+    """The patches in conflict on a tree that is the pristine reference's (none applied,
+    every touched file as pristine): a series that does not apply to its own pin, whose
+    patches have nothing to undo; ``[]`` when any patch has a hunk applied, or there is no
+    reference to show the files are pristine."""
+    from patchkeeper.trees.applied import CONFLICT, NOT_APPLIED
+
+    if reference is None or not state.files:
+        return []
+    unfit = []
+    for patch in state.patches:
+        if patch.state == CONFLICT and not patch.applied_hunks and not patch.problems:
+            unfit.append(patch.name)
+        elif patch.state != NOT_APPLIED:
+            return []
+    return unfit
 
 
 def _partial_refusal(state: SeriesState, reference: Pristine | None) -> str:

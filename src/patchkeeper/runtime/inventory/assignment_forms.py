@@ -66,6 +66,9 @@ from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
 
+#: A function definition of the scanned module.
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
 
 class AssignmentForms(DecoratorForms):
     """Mixin of the file scanner: entries made by statements and calls."""
@@ -74,7 +77,7 @@ class AssignmentForms(DecoratorForms):
     bindings: names.ScopeBindings
     module_table: Table
     is_package: bool
-    _defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None
+    _defs: dict[str, list[tuple[FunctionNode, tuple[FunctionNode, ...], str]]] | None
     #: Function qualname -> ``(parameter index, parameter name, attribute, line, value,
     #: conditions)`` of each ``param.attr = value`` in its body, waiting for a call.
     _param_sets: dict[str, list[tuple[int, str, str, int, str, Any]]]
@@ -559,26 +562,50 @@ class AssignmentForms(DecoratorForms):
         return "<expr>", tuple(descriptors), refs
 
     def wraps(self, replacement: str, original: str) -> bool:
-        """Whether a function of this module named by ``replacement`` mentions ``original``."""
+        """Whether a function of this module named by ``replacement`` mentions ``original``.
+
+        A name the function reads from an enclosing function counts as that function binds
+        it: ``orig = Cls.meth`` in ``_patch()``, then ``def wrapped(...): return orig(...)``
+        and ``Cls.meth = wrapped`` in the same ``_patch()``, is a wrapper as much as the
+        same three lines at module level are. The functions whose qualified name is
+        ``replacement``'s are read (any of that last name when none is)."""
         module, _, qual = replacement.partition(":")
         if module != self.module or not qual:
             return False
         if self._defs is None:
-            self._defs = {}
-            for found in self.bindings.scopes.values():  # every def of the module
-                for node in found:
-                    if node.__class__ is ast.FunctionDef or node.__class__ is ast.AsyncFunctionDef:
-                        self._defs.setdefault(node.name, []).append(node)
-        for node in self._defs.get(qual.rsplit(".", 1)[-1], []):
-            table = names.layered_table(
-                self.bindings.of(node), self.module_table, module, self.is_package
-            )
+            self._defs = self._functions()
+        found = self._defs.get(qual.rsplit(".", 1)[-1], [])
+        exact = [(node, outer) for node, outer, path in found if path == qual]
+        for node, outer in exact or [(node, outer) for node, outer, _ in found]:
+            table = self.module_table
+            for scope in (*outer, node):
+                table = names.layered_table(self.bindings.of(scope), table, module, self.is_package)
             for sub in names.walk_all(node):
                 if sub.__class__ is ast.Name or sub.__class__ is ast.Attribute:
                     bound = names.dotted(sub, table)
                     if bound is not None and bound.dotted == original:
                         return True
         return False
+
+    def _functions(self) -> dict[str, list[tuple[FunctionNode, tuple[FunctionNode, ...], str]]]:
+        """Every ``def`` of the module by its name: the node, the functions around it
+        (outermost first: their bindings are the closure it reads) and its qualified name
+        (``_patch.wrapped``, ``Cls.meth``; a class body binds no closure name)."""
+        defs: dict[str, list[tuple[FunctionNode, tuple[FunctionNode, ...], str]]] = {}
+        stack: list[tuple[ast.stmt, tuple[FunctionNode, ...], str]] = [
+            (node, (), "") for node in self.bindings.of(None)
+        ]
+        while stack:
+            node, outer, prefix = stack.pop()
+            if isinstance(node, ast.ClassDef):
+                path = prefix + node.name
+                stack.extend((child, outer, path + ".") for child in self.bindings.of(node))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                path = prefix + node.name
+                defs.setdefault(node.name, []).append((node, outer, path))
+                inner = (*outer, node)
+                stack.extend((child, inner, path + ".") for child in self.bindings.of(node))
+        return defs
 
 
 def _dict_update(node: ast.Call) -> bool:

@@ -1,0 +1,52 @@
+"""``unapply`` on a pristine tree whose series does not apply to it (a patch cut against
+another release than the pin): no patch is applied and every file is the pristine
+reference's, so there is nothing to undo. It said "the series is partially applied" and
+told the user to undo the patch's applied hunks by hand, of which there were none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CORE = "def answer():\n    return 41\n\n\ndef other():\n    return 1\n"
+#: Cut against a release whose answer() returned 40: its context is not in the pin.
+PATCH = (
+    "Description: answer the right number\n"
+    "---\n"
+    "--- a/pkg/core.py\n+++ b/pkg/core.py\n"
+    "@@ -1,4 +1,4 @@\n def answer():\n-    return 40\n+    return 42\n \n \n"
+)
+
+
+def _downstream(root: Path) -> Path:
+    (root / "up" / "pkg").mkdir(parents=True)
+    (root / "up" / "pkg" / "core.py").write_text(CORE)
+    down = root / "down"
+    (down / "patches").mkdir(parents=True)
+    (down / "patches" / "answer.patch").write_text(PATCH)
+    (down / "patches" / "series").write_text("answer.patch\n")
+    (down / "patchkeeper.toml").write_text('upstream = "pkg"\npin = "1.0"\npristine = "../up"\n')
+    return down
+
+
+def test_unapply_of_a_series_that_does_not_fit_the_pristine_tree(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    target = tmp_path / "target"
+    (target / "pkg").mkdir(parents=True)
+    (target / "pkg" / "core.py").write_text(CORE)
+    run = cli("unapply", "--target", str(target), cwd=down)
+    assert (run.code, run.out.splitlines()) == (
+        0,
+        [
+            f"unapply: the series is already pristine on directory {target}",
+            "nothing was changed; answer.patch does not apply to this tree either (none of its "
+            "hunks is there, and they do not fit: see 'patchkeeper status')",
+        ],
+    )
+    assert (target / "pkg" / "core.py").read_text() == CORE
+    # a drifted file is still a refusal: the tree is not the pristine one
+    (target / "pkg" / "core.py").write_text(CORE + "# local\n")
+    run = cli("unapply", "--target", str(target), cwd=down)
+    assert run.code == 1
+    assert (
+        run.out.splitlines()[0] == f"unapply: the series is partially applied on directory {target}"
+    )
