@@ -66,9 +66,6 @@ from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
 
-#: A function definition of the scanned module.
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-
 
 class AssignmentForms(DecoratorForms):
     """Mixin of the file scanner: entries made by statements and calls."""
@@ -77,7 +74,7 @@ class AssignmentForms(DecoratorForms):
     bindings: names.ScopeBindings
     module_table: Table
     is_package: bool
-    _defs: dict[str, list[tuple[FunctionNode, tuple[FunctionNode, ...], str]]] | None
+    _defs: dict[str, list[names.FunctionDef]] | None
     #: Function qualname -> ``(parameter index, parameter name, attribute, line, value,
     #: conditions)`` of each ``param.attr = value`` in its body, waiting for a call.
     _param_sets: dict[str, list[tuple[int, str, str, int, str, Any]]]
@@ -573,7 +570,7 @@ class AssignmentForms(DecoratorForms):
         if module != self.module or not qual:
             return False
         if self._defs is None:
-            self._defs = self._functions()
+            self._defs = self.bindings.functions()
         found = self._defs.get(qual.rsplit(".", 1)[-1], [])
         exact = [(node, outer) for node, outer, path in found if path == qual]
         for node, outer in exact or [(node, outer) for node, outer, _ in found]:
@@ -586,26 +583,6 @@ class AssignmentForms(DecoratorForms):
                     if bound is not None and bound.dotted == original:
                         return True
         return False
-
-    def _functions(self) -> dict[str, list[tuple[FunctionNode, tuple[FunctionNode, ...], str]]]:
-        """Every ``def`` of the module by its name: the node, the functions around it
-        (outermost first: their bindings are the closure it reads) and its qualified name
-        (``_patch.wrapped``, ``Cls.meth``; a class body binds no closure name)."""
-        defs: dict[str, list[tuple[FunctionNode, tuple[FunctionNode, ...], str]]] = {}
-        stack: list[tuple[ast.stmt, tuple[FunctionNode, ...], str]] = [
-            (node, (), "") for node in self.bindings.of(None)
-        ]
-        while stack:
-            node, outer, prefix = stack.pop()
-            if isinstance(node, ast.ClassDef):
-                path = prefix + node.name
-                stack.extend((child, outer, path + ".") for child in self.bindings.of(node))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                path = prefix + node.name
-                defs.setdefault(node.name, []).append((node, outer, path))
-                inner = (*outer, node)
-                stack.extend((child, inner, path + ".") for child in self.bindings.of(node))
-        return defs
 
 
 def _dict_update(node: ast.Call) -> bool:

@@ -16,7 +16,8 @@ first rule that applies decides):
    :mod:`patchkeeper.runtime.inventory.loading`), what its users import cannot be traced:
    **look**, never remove; nor when a computed module name the loading reaches
    (``f"plugin.models.{folder}.{name}"``, its values read at run time) may name the module or
-   one that imports it (:data:`~patchkeeper.runtime.inventory.activation.MAYBE`): **look**;
+   one that imports it (:data:`~patchkeeper.runtime.inventory.activation.MAYBE`): **look**
+   (:mod:`patchkeeper.runtime.judge.never_imported`);
 2. a version gate on the entry's activation that is dead at the new release, or a feature
    probe (``not hasattr(Request, "num_in_flight_tokens")``) whose branch ran at the old
    release and does not at the new one (:mod:`patchkeeper.runtime.judge.feature_probes`),
@@ -106,12 +107,9 @@ import ast
 import re
 from dataclasses import dataclass
 
-from patchkeeper.runtime.inventory.activation import IMPORTED_UNCALLED, MAYBE, UNCALLED
-from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
 from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
-    LOOK,
     MIGRATE,
     NOT_AUDITED,
     REMOVE,
@@ -129,6 +127,7 @@ from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
 from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed, parameters_source
 from patchkeeper.runtime.judge.missing import missing_target
+from patchkeeper.runtime.judge.never_imported import never_imported
 from patchkeeper.runtime.judge.noise import (
     callers_fit_reason,
     cosmetic_reason,
@@ -287,43 +286,7 @@ def _judged(
     """Rules 1 to 8 of the module docstring (:func:`judge_pending` puts rule 0 first)."""
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
-        note = activation.note or "no import reaches it"
-        if activation.untraced:
-            return with_decision(
-                drift,
-                LOOK,
-                f"not reached from the plugin's import or console scripts ({note}), but "
-                f"{activation.untraced}: find out whether it runs before removing it",
-            )
-        if note.startswith(MAYBE):
-            return with_decision(
-                drift,
-                LOOK,
-                f"not reached by an import the trees show, but it {note}: the trees cannot "
-                "tell which modules that name takes; find out whether it runs before "
-                "removing it",
-            )
-        if note.startswith(IMPORTED_UNCALLED):
-            return with_decision(
-                drift,
-                LOOK,
-                f"never imported ({note}): the modules holding those imports run, but no call "
-                "the plugin's loading reaches runs the functions; a user, a test or upstream "
-                "may call them (a method of a class upstream builds): find out whether they "
-                "run before removing it",
-            )
-        if entry.scope != MODULE_SCOPE and note.endswith(UNCALLED):
-            return with_decision(
-                drift,
-                LOOK,
-                f"never called ({note}): its module runs, but no call the plugin's loading "
-                f"reaches runs {entry.scope}; a user, a test or upstream may call it (a public "
-                "function, a method of a class upstream builds): find out whether it runs "
-                "before removing it",
-            )
-        return with_decision(
-            drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
-        )
+        return never_imported(entry, activation, drift)
     gate = _dead_gate(entry, versions[1])
     if gate:
         return with_decision(

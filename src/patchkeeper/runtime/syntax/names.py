@@ -399,6 +399,13 @@ def _block_fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
+#: A function definition (sync or async).
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+#: A function of a module: its node, the functions around it (outermost first) and its
+#: qualified name (:meth:`ScopeBindings.functions`).
+FunctionDef = tuple[FunctionNode, tuple[FunctionNode, ...], str]
+
+
 class ScopeBindings:
     """The binding statements of a whole module, from one walk of its statements.
 
@@ -443,3 +450,24 @@ class ScopeBindings:
     def of(self, node: ast.AST | None) -> list[ast.stmt]:
         """The binding statements of ``node``'s body (``None``: the module's)."""
         return self.scopes[0 if node is None else id(node)]
+
+    def functions(self) -> dict[str, list[FunctionDef]]:
+        """Every ``def`` of the module by its name, each a :data:`FunctionDef`: the node, the
+        functions around it (outermost first: their bindings are the closure it reads) and
+        its qualified name (``_patch.wrapped``, ``Cls.meth``; a class body binds no closure
+        name)."""
+        defs: dict[str, list[FunctionDef]] = {}
+        stack: list[tuple[ast.stmt, tuple[FunctionNode, ...], str]] = [
+            (node, (), "") for node in self.of(None)
+        ]
+        while stack:
+            node, outer, prefix = stack.pop()
+            if isinstance(node, ast.ClassDef):
+                path = prefix + node.name
+                stack.extend((child, outer, path + ".") for child in self.of(node))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                path = prefix + node.name
+                defs.setdefault(node.name, []).append((node, outer, path))
+                inner = (*outer, node)
+                stack.extend((child, inner, path + ".") for child in self.of(node))
+        return defs

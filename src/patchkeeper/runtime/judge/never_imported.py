@@ -1,0 +1,63 @@
+"""Rule 1 of the judging (:mod:`patchkeeper.runtime.judge.judge`): an entry the plugin's
+loading never reaches.
+
+Nothing the loading imports runs it, so the patch is dead: **remove** (or re-enable the
+import), naming where the import is missing. Where the trees cannot tell that it never
+runs, the decision is **look** with the reason, never remove: the loading is not declared to
+the upstream (what its users import cannot be traced); a computed module name the loading
+reaches may name its module (:data:`~patchkeeper.runtime.inventory.activation.MAYBE`); its
+module is imported only in functions no reached scope calls, or it is itself such a function
+(a user, a test or upstream may call them).
+"""
+
+from __future__ import annotations
+
+from patchkeeper.runtime.inventory.activation import IMPORTED_UNCALLED, MAYBE, UNCALLED
+from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
+from patchkeeper.runtime.judge.drift import LOOK, REMOVE, Drift, with_decision
+from patchkeeper.runtime.model import Activation, PatchEntry
+
+
+def never_imported(entry: PatchEntry, activation: Activation, drift: Drift) -> Drift:
+    """The decision for ``entry``, whose ``activation`` (``entry.activation``) has the
+    status *never*: ``drift`` with *remove* or *look* and the reason."""
+    note = activation.note or "no import reaches it"
+    if activation.untraced:
+        return with_decision(
+            drift,
+            LOOK,
+            f"not reached from the plugin's import or console scripts ({note}), but "
+            f"{activation.untraced}: find out whether it runs before removing it",
+        )
+    if note.startswith(MAYBE):
+        return with_decision(
+            drift,
+            LOOK,
+            f"not reached by an import the trees show, but it {note}: the trees cannot "
+            "tell which modules that name takes; find out whether it runs before "
+            "removing it",
+        )
+    if note.startswith(IMPORTED_UNCALLED):
+        return with_decision(
+            drift,
+            LOOK,
+            f"never imported ({note}): the modules holding those imports run, but no call "
+            "the plugin's loading reaches runs the functions; a user, a test or upstream "
+            "may call them (a method of a class upstream builds): find out whether they "
+            "run before removing it",
+        )
+    if entry.scope != MODULE_SCOPE and note.endswith(UNCALLED):
+        return with_decision(
+            drift,
+            LOOK,
+            f"never called ({note}): its module runs, but no call the plugin's loading "
+            f"reaches runs {entry.scope}; a user, a test or upstream may call it (a public "
+            "function, a method of a class upstream builds): find out whether it runs "
+            "before removing it",
+        )
+    return with_decision(
+        drift, REMOVE, f"never imported ({note}): remove it, or re-enable the import"
+    )
+
+
+__all__ = ["never_imported"]
