@@ -173,11 +173,6 @@ def inventory_of(
         found_findings.extend(
             Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
         )
-        # A header describes the patches of its file: a file that patches nothing (a
-        # helper, an initializer, any module of a package scanned whole) needs none.
-        if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
-            text = patch.path.read_text(encoding="utf-8", errors="replace")
-            found_findings.extend(check_header(text, settings.header_fields, facts.file))
         read.append((patch, facts, found, found_findings))
     if ahead is not None:
         # Test modules are mostly left out below: their targets are not worth the work.
@@ -206,7 +201,7 @@ def inventory_of(
     reach = Reachability(tree, list(loaded.roots), layout.package_modules)
     # A test module the plugin's loading does not import is run by a test runner: what it
     # replaces is no runtime patch of the plugin (:mod:`patchkeeper.runtime.inventory.runners`).
-    files: list[str] = []
+    kept: list[_Read] = []
     raw: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     findings: list[Finding] = []
     left_out: list[str] = []
@@ -214,26 +209,34 @@ def inventory_of(
         if is_test_module(patch.module, patch.is_package) and not reach.imports(patch.module):
             left_out.append(facts.file)
             continue
-        files.append(facts.file)
+        kept.append((patch, facts, found, problems))
         raw.extend(found)
         findings.extend(problems)
-    # The ledger is checked against the entries as the files give them: what it reads of an
-    # entry (file, line, target, key, a sys.modules mechanism) the activation search and a
-    # subclass swap leave as they are.
-    ledger = ledger_findings(
-        settings.root,
-        settings.ledger_file,
-        settings.patch_directory,
-        sorted((entry for entry, _local in raw), key=_order),
-        files,
-    )
     entries = []
     for entry, local in raw:
         entry = _upgrade_subclass(entry, tree)
         activation = reach.activation(entry.module, entry.scope, local, loaded.untraced)
         entries.append(replace(entry, activation=activation))
     entries.sort(key=_order)
-    findings.extend(ledger)
+    files = [facts.file for _patch, facts, _found, _problems in kept]
+    # A header describes the patches of its file: a file that patches nothing (a helper, an
+    # initializer, any module of a package scanned whole) needs none.
+    for patch, facts, found, _problems in kept:
+        if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
+            text = patch.path.read_text(encoding="utf-8", errors="replace")
+            findings.extend(check_header(text, settings.header_fields, facts.file))
+    # The ledger is checked against the entries as the files give them: what it reads of an
+    # entry (file, line, target, key, a sys.modules mechanism) the activation search and a
+    # subclass swap leave as they are.
+    findings.extend(
+        ledger_findings(
+            settings.root,
+            settings.ledger_file,
+            settings.patch_directory,
+            sorted((entry for entry, _local in raw), key=_order),
+            files,
+        )
+    )
     return Inventory(
         plugin_root=str(settings.root),
         package=settings.package,

@@ -73,8 +73,18 @@ def judge_entries(
     for entry in entries:
         if entry.file not in headers:
             headers[entry.file] = file_header(settings.root / entry.file)
-    # The files of the entries whose sys.modules key is computed: where the key starts.
-    sources_of = {e.file: _text(settings.root / e.file) for e in entries if is_computed_key(e)}
+
+    # The text of the files two rules read: where a computed sys.modules key starts, and
+    # where a constant upstream added is set (a literal the plugin sets over upstream's).
+    def added_constant(entry: PatchEntry) -> bool:
+        before, after = resolved_old[entry.target], resolved_new[entry.target]
+        return before.status != FOUND and after.status == FOUND and entry.replacement == "<expr>"
+
+    sources_of = {
+        e.file: _text(settings.root / e.file)
+        for e in entries
+        if is_computed_key(e) or added_constant(e)
+    }
     dead = dead_probes(settings.root, entries, trees, versions)
     gated = gated_bindings(reading.module_files, entries, versions[1])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
@@ -140,9 +150,9 @@ def judge_entries(
                 # Whichever module the key names, the same upstream release on both sides
                 # left it as it was: nothing to look at for this upgrade.
                 final = same_release(final, versions)
-        if before.status != FOUND and after.status == FOUND and entry.replacement == "<expr>":
-            # a constant upstream added: a literal the plugin sets over upstream's is its own
-            text = _text(settings.root / entry.file)
+        if added_constant(entry):
+            # a literal the plugin sets over upstream's is its own
+            text = sources_of[entry.file]
             final = overriding_value(entry, final, text, upstream_code(new_tree, after))
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
