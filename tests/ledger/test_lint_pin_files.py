@@ -1,7 +1,7 @@
 """``lint`` compares the configured pin with the project's own dependency files (PK601): a
 requirements file, a ``pyproject.toml`` dependency or a ``uv.lock`` entry that names another
-release of the upstream than ``pin`` is a finding, naming the file and the line; a range the
-pin is inside is not. An upstream checkout, a virtualenv, patchkeeper's work directories and
+release of the upstream than ``pin`` (or a range the pin is outside of) is a finding, naming
+the file and the line; a range the pin is inside is not. An upstream checkout, a virtualenv, patchkeeper's work directories and
 the configured checkouts are not the project's files. The project is a real git repository,
 its files in the shape a team and uv write them."""
 
@@ -60,7 +60,7 @@ TEXT = [
     'docker/requirements.txt:3: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
     "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both name "
     "the release the project installs",
-    'pyproject.toml: PK601 requires vllm<0.32,>=0.30, but pin = "0.32.0" in patchkeeper.toml: '
+    'pyproject.toml:5: PK601 requires vllm<0.32,>=0.30, but pin = "0.32.0" in patchkeeper.toml: '
     "raise pin in patchkeeper.toml or the requirement, so that both name the release the "
     "project installs",
     'uv.lock:11: PK601 pins vllm==0.31.0, but pin = "0.32.0" in patchkeeper.toml: raise pin '
@@ -114,7 +114,7 @@ def test_requirements_that_disagree_with_the_pin(cli, tmp_path: Path) -> None:
     assert data["findings"] == [
         {"code": "PK601", "path": "docker/requirements.txt", "line": 3,
          "message": 'pins vllm==0.31.0, but pin = "0.32.0" in patchkeeper.toml', "hint": hint},
-        {"code": "PK601", "path": "pyproject.toml", "line": None,
+        {"code": "PK601", "path": "pyproject.toml", "line": 5,
          "message": 'requires vllm<0.32,>=0.30, but pin = "0.32.0" in patchkeeper.toml',
          "hint": hint},
         {"code": "PK601", "path": "uv.lock", "line": 11,

@@ -13,8 +13,10 @@ a range the pin is outside of. It reads only.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from patchkeeper.config import Config, table_name
@@ -90,6 +92,31 @@ def dependency_files(config: Config) -> list[Path]:
     return sorted(found, key=lambda path: path.relative_to(root).as_posix())
 
 
+#: A TOML basic or literal string on one line: ``"vllm==0.32.0"``, ``'vllm>=0.30'``.
+_TOML_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
+
+
+def string_line(text: str, requirement: Requirement) -> int | None:
+    """The 1-based line of the first one-line string of the TOML ``text`` that is
+    ``requirement`` (compared parsed, so spacing does not matter), or ``None``: the line of a
+    ``pyproject.toml`` dependency string, which the TOML reader does not give.
+
+    >>> text = 'dependencies = [\\n  "vllm >= 0.30",\\n]\\n'
+    >>> string_line(text, Requirement("vllm>=0.30")), string_line(text, Requirement("vllm"))
+    (2, None)
+    """
+    wanted = str(requirement)
+    for number, line in enumerate(text.splitlines(), start=1):
+        for match in _TOML_STRING.finditer(line):
+            value = match[1] if match[1] is not None else match[2]
+            try:
+                if str(Requirement(value)) == wanted:
+                    return number
+            except InvalidRequirement:
+                continue
+    return None
+
+
 def check_pin_files(config: Config) -> list[Finding]:
     """PK601 for each requirement of ``config.upstream`` in the downstream's dependency files
     that ``config.pin`` does not satisfy, PK602 for a dependency file that cannot be read;
@@ -128,7 +155,7 @@ def check_pin_files(config: Config) -> list[Finding]:
                 Finding(
                     "PK601",
                     shown,
-                    item.line,
+                    item.line if item.line is not None else string_line(text, item.requirement),
                     f'{what} {item.pin}, but pin = "{config.pin}" in {setting}',
                     f"raise pin in {setting} or the requirement, so that both name the "
                     "release the project installs",
