@@ -8,6 +8,7 @@ Shared by :mod:`patchkeeper.ledger.lint` and :mod:`patchkeeper.ledger.entries`. 
 - ``PK3xx`` hand-edited patches (hunk counts, bytes against a re-export)
 - ``PK4xx`` the knob rule
 - ``PK5xx`` entries that are not patches (overlay, foreign diff, vendored tree)
+- ``PK6xx`` the configured pin against the project's dependency files
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ CODES: dict[str, str] = {
     "PK504": "a file of the pinned commit is missing from the vendored tree",
     "PK505": "a foreign diff does not apply at its pinned commit at fuzz 0",
     "PK506": "an entry's pin cannot be read or resolved",
+    "PK601": "a dependency file requires another upstream version than the configured pin",
+    "PK602": "a dependency file cannot be read",
 }
 
 

@@ -14,7 +14,9 @@ Every problem is a :class:`patchkeeper.errors.Finding`, printed ``file:line: cod
 in envs.py in its
   own hunk ... and reads it through vllm.envs"): a patch adding a read of a knob matching
   the pattern must add the name to the registry file;
-- entries that are not patches (:mod:`patchkeeper.ledger.entries`).
+- entries that are not patches (:mod:`patchkeeper.ledger.entries`);
+- the configured pin against the project's dependency files: a requirement of the upstream
+  the pin does not satisfy (:mod:`patchkeeper.ledger.pin_files`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from patchkeeper.ledger.entries import (
     load_entries,
 )
 from patchkeeper.ledger.findings import display_path
+from patchkeeper.ledger.pin_files import check_pin_files
 from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_settings, lint_settings
 from patchkeeper.ledger.table import read_preamble
 from patchkeeper.series.headers import Headers, parse_headers
@@ -505,6 +508,7 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
             registered |= knob_registrations(patch, lsettings.registry)
     skipped: list[str] = []
     findings += lint_entries(config, entries, request.foreign_checkouts, skipped)
+    findings += check_pin_files(config)
     kept = tuple(f for f in findings if f.code not in lsettings.disable)
     hint = _schema_hint(header_settings(config), kept, count)
     if output_format == "github":

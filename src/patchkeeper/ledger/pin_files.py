@@ -1,0 +1,164 @@
+"""The configured pin against the project's own dependency files (lint PK601, PK602).
+
+A downstream names the upstream release twice: in ``pin`` of its patchkeeper configuration and
+in the dependency files that install it (``vllm==0.32.0`` in ``docker/requirements.txt``, a
+``pyproject.toml`` dependency, a ``uv.lock`` entry). When one is raised and the other is not,
+every command checks the series against a release the project does not install. This module
+reads the files a dependency bot rewrites (:func:`patchkeeper.upstream.reqfiles.file_kind`)
+with the same reader the pull-request audit uses, and reports each requirement of the upstream
+that the pin does not satisfy: an exact version (``==X``, a lock entry) other than the pin, or
+a range the pin is outside of. It reads only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from patchkeeper.config import Config, table_name
+from patchkeeper.constants import CACHE_ENV
+from patchkeeper.errors import Finding
+from patchkeeper.ledger.findings import display_path
+from patchkeeper.upstream.reqfiles import RequirementFileError, file_kind, requirements_for
+
+#: Directories whose files are not the project's dependency files: version control data,
+#: patchkeeper's own state, and the places Python environments and tools keep copies of
+#: other projects (an installed upstream, a virtualenv, a tox environment).
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".patchkeeper",
+        "__pycache__",
+        "node_modules",
+        ".tox",
+        ".nox",
+        "site-packages",
+    }
+)
+
+
+def _known_dirs(config: Config) -> set[Path]:
+    """The upstream checkouts, trees and work directories the configuration names (resolved):
+    ``pristine`` when it is a directory, ``[git] checkout``, ``[port] work-dir``, each entry's
+    ``checkout``, and the download cache; their dependency files are the upstream's or
+    patchkeeper's, not the project's."""
+    # [port] work-dir, default port.settings.WORK_DIR (a module of a higher layer)
+    named: list[str] = [str(config.sections.get("port", {}).get("work-dir", ".patchkeeper-port"))]
+    if config.pristine:
+        named.append(config.pristine)
+    checkout = config.sections.get("git", {}).get("checkout")
+    if isinstance(checkout, str) and checkout:
+        named.append(checkout)
+    for table in ("foreign-diffs", "vendored"):
+        for entry in config.sections.get("entries", {}).get(table, {}).values():
+            value = entry.get("checkout") if isinstance(entry, dict) else None
+            if isinstance(value, str) and value:
+                named.append(value)
+    dirs = {(config.root / os.path.expanduser(name)).resolve() for name in named}
+    cache = os.environ.get(CACHE_ENV)  # fetch.cache_root's directory, without creating it
+    dirs.add(Path(cache).expanduser() if cache else Path.home() / ".cache/patchkeeper-corpus")
+    return {d.resolve() for d in dirs if d.is_dir()}
+
+
+def dependency_files(config: Config) -> list[Path]:
+    """The dependency files under the downstream root, sorted by path: every file whose name a
+    dependency bot rewrites, leaving out :data:`SKIP_DIRS`, the directories the configuration
+    names (:func:`_known_dirs`), another repository (a directory with its own ``.git``: an
+    upstream checkout, a submodule) and a virtualenv (a directory with ``pyvenv.cfg``)."""
+    root = config.root.resolve()
+    skip = _known_dirs(config)
+    found: list[Path] = []
+    for directory, dirnames, filenames in os.walk(root):
+        here = Path(directory)
+        kept = []
+        for name in sorted(dirnames):
+            path = here / name
+            if name in SKIP_DIRS or path.resolve() in skip:
+                continue
+            if (path / ".git").exists() or (path / "pyvenv.cfg").is_file():
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            path = here / name
+            if file_kind(path.relative_to(root).as_posix()) is not None and path.is_file():
+                found.append(path)
+    return sorted(found, key=lambda path: path.relative_to(root).as_posix())
+
+
+#: A TOML basic or literal string on one line: ``"vllm==0.32.0"``, ``'vllm>=0.30'``.
+_TOML_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
+
+
+def string_line(text: str, requirement: Requirement) -> int | None:
+    """The 1-based line of the first one-line string of the TOML ``text`` that is
+    ``requirement`` (compared parsed, so spacing does not matter), or ``None``: the line of a
+    ``pyproject.toml`` dependency string, which the TOML reader does not give.
+
+    >>> text = 'dependencies = [\\n  "vllm >= 0.30",\\n]\\n'
+    >>> string_line(text, Requirement("vllm>=0.30")), string_line(text, Requirement("vllm"))
+    (2, None)
+    """
+    wanted = str(requirement)
+    for number, line in enumerate(text.splitlines(), start=1):
+        for match in _TOML_STRING.finditer(line):
+            value = match[1] if match[1] is not None else match[2]
+            try:
+                if str(Requirement(value)) == wanted:
+                    return number
+            except InvalidRequirement:
+                continue
+    return None
+
+
+def check_pin_files(config: Config) -> list[Finding]:
+    """PK601 for each requirement of ``config.upstream`` in the downstream's dependency files
+    that ``config.pin`` does not satisfy, PK602 for a dependency file that cannot be read;
+    ``[]`` when the upstream or the pin is not configured (or the pin is no version)."""
+    if not config.upstream or not config.pin:
+        return []
+    try:
+        pin = Version(config.pin)
+    except InvalidVersion:
+        return []
+    setting = table_name(config.source, "pin")
+    out: list[Finding] = []
+    for path in dependency_files(config):
+        shown = display_path(path, config.root)
+        try:
+            text = path.read_bytes().decode("utf-8")
+            found = requirements_for(config.upstream, shown, text)
+        except UnicodeDecodeError as error:
+            out.append(
+                Finding("PK602", shown, None, f"not UTF-8 (byte {error.start})", "save it so")
+            )
+            continue
+        except RequirementFileError as error:
+            out.append(Finding("PK602", shown, error.line, error.message, error.hint or ""))
+            continue
+        except OSError as error:
+            out.append(Finding("PK602", shown, None, f"cannot be read ({error.strerror})"))
+            continue
+        for item in found:
+            specifier = item.requirement.specifier
+            if specifier.contains(pin, prereleases=True):
+                continue
+            exact = [s.operator for s in specifier] in (["=="], ["==="])
+            what = "pins" if exact else "requires"
+            out.append(
+                Finding(
+                    "PK601",
+                    shown,
+                    item.line if item.line is not None else string_line(text, item.requirement),
+                    f'{what} {item.pin}, but pin = "{config.pin}" in {setting}',
+                    f"raise pin in {setting} or the requirement, so that both name the "
+                    "release the project installs",
+                )
+            )
+    return out

@@ -1,0 +1,161 @@
+"""``lint`` compares the configured pin with the project's own dependency files (PK601): a
+requirements file, a ``pyproject.toml`` dependency or a ``uv.lock`` entry that names another
+release of the upstream than ``pin`` (or a range the pin is outside of) is a finding, naming
+the file and the line; a range the pin is inside is not. An upstream checkout, a virtualenv, patchkeeper's work directories and
+the configured checkouts are not the project's files. The project is a real git repository,
+its files in the shape a team and uv write them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import git
+
+CONFIG = """upstream = "vllm"
+pin = "0.32.0"
+series = "patches/series"
+
+[git]
+checkout = "upstream/vllm"
+
+[port]
+work-dir = "work/port"
+"""
+
+REQUIREMENTS = """# the serving image
+--extra-index-url https://example.org/simple
+vllm[audio]==0.31.0 \\
+    --hash=sha256:0123
+transformers>=4.50
+"""
+
+PYPROJECT = """[project]
+name = "serving"
+version = "1.0"
+dependencies = [
+    "vllm>=0.30,<0.32",
+    "fastapi",
+]
+
+[project.optional-dependencies]
+bench = ["vllm>=0.30"]
+"""
+
+UV_LOCK = """version = 1
+requires-python = ">=3.10"
+
+[[package]]
+name = "fastapi"
+version = "0.115.0"
+source = { registry = "https://example.org/simple" }
+
+[[package]]
+name = "vllm"
+version = "0.31.0"
+source = { registry = "https://example.org/simple" }
+"""
+
+TEXT = [
+    'docker/requirements.txt:3: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
+    "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both name "
+    "the release the project installs",
+    'pyproject.toml:5: PK601 requires vllm<0.32,>=0.30, but pin = "0.32.0" in patchkeeper.toml: '
+    "raise pin in patchkeeper.toml or the requirement, so that both name the release the "
+    "project installs",
+    'uv.lock:11: PK601 pins vllm==0.31.0, but pin = "0.32.0" in patchkeeper.toml: raise pin '
+    "in patchkeeper.toml or the requirement, so that both name the release the project "
+    "installs",
+    "3 problems in 0 patches",
+]
+
+
+def _project(root: Path) -> Path:
+    """A git repository holding a downstream with an empty series, its dependency files and
+    the directories whose dependency files are not its own."""
+    files = {
+        "patchkeeper.toml": CONFIG,
+        "patches/series": "",
+        "docker/requirements.txt": REQUIREMENTS,
+        "requirements/base.txt": "vllm==0.32.0\n",
+        "pyproject.toml": PYPROJECT,
+        "uv.lock": UV_LOCK,
+        "docs/notes.txt": "vllm==0.1.0\n",  # not a name a dependency bot rewrites
+        # the configured upstream checkout, the port's work directory, a virtualenv and
+        # another repository: none of them is the project's
+        "upstream/vllm/requirements/common.txt": "vllm==0.20.0\n",
+        "work/port/requirements.txt": "vllm==0.20.0\n",
+        ".venv/pyvenv.cfg": "home = /usr/bin\n",
+        ".venv/lib/requirements.txt": "vllm==0.20.0\n",
+        "third_party/other/requirements.txt": "vllm==0.20.0\n",
+        "third_party/other/.git": "gitdir: ../../.git/modules/other\n",
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(root, "init", "-q")
+    git(root, "add", "patchkeeper.toml", "patches", "docker", "requirements", "pyproject.toml")
+    git(root, "add", "uv.lock", "docs")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "project")
+    return root
+
+
+def test_requirements_that_disagree_with_the_pin(cli, tmp_path: Path) -> None:
+    root = _project(tmp_path / "project")
+    status = git(root, "status", "--porcelain", "--ignored")
+    run = cli("lint", cwd=root)
+    assert (run.code, run.out.splitlines(), run.err) == (1, TEXT, "")
+    data = json.loads(cli("lint", "--json", cwd=root).out)
+    hint = (
+        "raise pin in patchkeeper.toml or the requirement, so that both name the release "
+        "the project installs"
+    )
+    assert data["findings"] == [
+        {"code": "PK601", "path": "docker/requirements.txt", "line": 3,
+         "message": 'pins vllm==0.31.0, but pin = "0.32.0" in patchkeeper.toml', "hint": hint},
+        {"code": "PK601", "path": "pyproject.toml", "line": 5,
+         "message": 'requires vllm<0.32,>=0.30, but pin = "0.32.0" in patchkeeper.toml',
+         "hint": hint},
+        {"code": "PK601", "path": "uv.lock", "line": 11,
+         "message": 'pins vllm==0.31.0, but pin = "0.32.0" in patchkeeper.toml', "hint": hint},
+    ]  # fmt: skip
+    assert git(root, "status", "--porcelain", "--ignored") == status  # lint writes nothing
+
+
+def test_files_that_agree_or_none_are_no_finding(cli, tmp_path: Path) -> None:
+    root = _project(tmp_path / "project")
+    (root / "docker" / "requirements.txt").write_text(REQUIREMENTS.replace("0.31.0", "0.32.0"))
+    (root / "pyproject.toml").write_text(PYPROJECT.replace("<0.32", "<0.33"))
+    (root / "uv.lock").write_text(UV_LOCK.replace('"0.31.0"', '"0.32.0"'))
+    assert cli("lint", cwd=root).out == "no problems in 0 patches\n"
+    for name in ("docker/requirements.txt", "requirements/base.txt", "pyproject.toml", "uv.lock"):
+        (root / name).unlink()
+    assert cli("lint", cwd=root).out == "no problems in 0 patches\n"
+
+
+def test_a_pin_in_pyproject_and_a_file_that_cannot_be_read(cli, tmp_path: Path) -> None:
+    root = _project(tmp_path / "project")
+    (root / "patchkeeper.toml").unlink()
+    pyproject = (
+        PYPROJECT.replace("<0.32", "<0.33")
+        + "\n[tool.patchkeeper]\n"
+        + CONFIG.replace("[git]", "[tool.patchkeeper.git]").replace(
+            "[port]", "[tool.patchkeeper.port]"
+        )
+    )
+    (root / "pyproject.toml").write_text(pyproject)
+    (root / "requirements-dev.txt").write_text("pytest\nvllm @@ 0.32\n")
+    run = cli("lint", cwd=root)
+    assert run.out.splitlines() == [
+        'docker/requirements.txt:3: PK601 pins vllm==0.31.0, but pin = "0.32.0" in the '
+        "[tool.patchkeeper] table of pyproject.toml: raise pin in the [tool.patchkeeper] table "
+        "of pyproject.toml or the requirement, so that both name the release the project "
+        "installs",
+        "requirements-dev.txt:2: PK602 not a requirement (PEP 508): 'vllm @@ 0.32': fix the "
+        "line, or put it in a file of another name",
+        'uv.lock:11: PK601 pins vllm==0.31.0, but pin = "0.32.0" in the [tool.patchkeeper] '
+        "table of pyproject.toml: raise pin in the [tool.patchkeeper] table of pyproject.toml "
+        "or the requirement, so that both name the release the project installs",
+        "3 problems in 0 patches",
+    ]
