@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import cast
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec
@@ -100,17 +101,23 @@ def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]
     return parts
 
 
-def early_exit(stmt: ast.stmt, pending: bool) -> Conds:
-    """The condition ``stmt`` puts on the statements after it in its block: an ``if``
-    without ``else`` whose body leaves the scope (ends in ``return`` or ``raise``: an early
-    return after a platform or version check) lets them run only when its test is false;
-    a ``try`` one of whose ``except ImportError`` handlers leaves lets them run only when
-    the import worked (``try-import``). ``pending``: the ``if`` condition as a
-    :class:`Pending` (its text written out only for an edge recorded under it)."""
+def early_exit(stmt: ast.stmt, pending: bool, body: list[ast.stmt], index: int) -> Conds:
+    """The condition ``stmt`` (``body[index]``) puts on the statements after it in its
+    block ``body``: an
+    ``if`` without ``else`` whose body leaves the scope (ends in ``return`` or ``raise``: an
+    early return after a platform or version check) lets them run only when its test is
+    false, unless it is a run-once guard (:func:`run_once`); a ``try`` one of whose
+    ``except ImportError`` handlers leaves lets them run only when the import worked
+    (``try-import``). ``pending``: the ``if`` condition as a :class:`Pending` (its text
+    written out only for an edge recorded under it)."""
     kind = stmt.__class__
     if kind is ast.If:
         branch = cast(ast.If, stmt)
         if branch.orelse or not _leaves(branch.body) or is_type_checking(branch.test):
+            return ()
+        if branch.body[-1].__class__ is ast.Return and run_once(
+            branch.test, True, body[index + 1 :]
+        ):
             return ()
         return (Pending(IfTest(branch), 1),) if pending else (if_conditions(branch)[1],)
     if kind is ast.Try:
@@ -118,6 +125,94 @@ def early_exit(stmt: ast.stmt, pending: bool) -> Conds:
         if any(_catches_import_error(h) and _leaves(h.body) for h in handlers):
             return (CondSpec("try-import", "try: ... except ImportError", stmt.lineno),)
     return ()
+
+
+def run_once(test: ast.expr, done: bool, setting: list[ast.stmt]) -> bool:
+    """Whether ``test`` is a run-once guard: it reads only a flag, is true (``done``) or
+    false (``not done``) once the flag is set, and ``setting`` (the statements after an
+    early ``return`` on it, or the body of an ``if`` on it) sets the flag to a truthy
+    constant. The flag is a name or an attribute (``if _PATCHED:`` then ``_PATCHED =
+    True``), or a marker attribute read by ``getattr(obj, "name", default)`` or
+    ``hasattr(obj, "name")`` and set on any object (``wrapper._marked = True``,
+    ``setattr(wrapper, _MARKER, True)``): the marker is often set on the replacement, which
+    the next call reads back as the original. Such a test only keeps a patch from being
+    applied twice (the first call applies it), so it is no activation condition. A test
+    that reads anything else (a platform, a version, a parameter) is not one, nor is a
+    feature probe that a backport answers with the feature itself (``if not
+    hasattr(Request, "x"): Request.x = property(...)``: not a constant)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return run_once(test.operand, not done, setting)
+    if not done:
+        return False
+    flag = _flag(test)
+    if flag is None:
+        return False
+    return any(_sets(node, flag) for node in _walk(setting))
+
+
+def _flag(test: ast.expr) -> str | None:
+    """The flag a run-once test reads: its text for a name or an attribute, ``.name`` for
+    the marker of ``getattr`` and ``hasattr`` (``.$NAME`` when a constant ``NAME`` names
+    it); ``None`` for another test."""
+    if isinstance(test, ast.Name | ast.Attribute):
+        return ast.unparse(test)
+    if not isinstance(test, ast.Call) or not isinstance(test.func, ast.Name) or test.keywords:
+        return None
+    name, args = test.func.id, test.args
+    if (name == "hasattr" and len(args) == 2) or (name == "getattr" and len(args) in (2, 3)):
+        return _marker(args[1])
+    return None
+
+
+def _marker(name: ast.expr) -> str | None:
+    """``.name`` of the attribute argument of ``getattr``, ``hasattr`` or ``setattr``
+    (``.$NAME`` for a name ``NAME``), else ``None``."""
+    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+        return f".{name.value}"
+    if isinstance(name, ast.Name):
+        return f".${name.id}"
+    return None
+
+
+def _sets(node: ast.AST, flag: str) -> bool:
+    """Whether ``node`` sets ``flag`` (:func:`_flag`) to a truthy constant: ``flag =
+    True``, ``obj.name = True`` or ``setattr(obj, "name", True)`` for a marker."""
+    if isinstance(node, ast.Assign):
+        return _truthy(node.value) and any(_is_flag(t, flag) for t in node.targets)
+    return (
+        flag.startswith(".")
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "setattr"
+        and len(node.args) == 3
+        and not node.keywords
+        and _truthy(node.args[2])
+        and _marker(node.args[1]) == flag
+    )
+
+
+def _is_flag(target: ast.expr, flag: str) -> bool:
+    if flag.startswith("."):
+        return isinstance(target, ast.Attribute) and f".{target.attr}" == flag
+    return isinstance(target, ast.Name | ast.Attribute) and ast.unparse(target) == flag
+
+
+def _truthy(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and bool(value.value)
+
+
+def _walk(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of ``body``, not those of the functions, classes and lambdas it defines
+    (they do not run with it)."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if node.__class__ not in _NOT_RUN:
+            todo.extend(ast.iter_child_nodes(node))
+
+
+_NOT_RUN = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
 
 
 def _leaves(body: list[ast.stmt]) -> bool:

@@ -25,6 +25,7 @@ from patchkeeper.runtime.inventory.conditions import (
     early_exit,
     if_conditions,
     is_type_checking,
+    run_once,
     try_parts,
 )
 from patchkeeper.runtime.inventory.edge_lines import hot_lines, line_counts, plugin_names
@@ -108,7 +109,7 @@ class _Scanner(AssignmentForms):
     def block(self, body: list[ast.stmt], conds: Conds, scope: str, table: Table, cls: str) -> None:
         counts = self.hot
         start = len(self.facts.entries)
-        for stmt in body:
+        for index, stmt in enumerate(body):
             # A simple statement none of whose lines can hold an edge records nothing (its
             # entries are not reported where lines are told apart): not even dispatched.
             if (
@@ -121,7 +122,8 @@ class _Scanner(AssignmentForms):
             if self.entries and isinstance(stmt, ast.Try) and stmt.finalbody:
                 restored = restored_targets(stmt.finalbody, lambda e: self.external(e, table))
                 mark_temporary(self.facts.entries, start, scope, stmt, restored)
-            conds = (*conds, *early_exit(stmt, self.hot is not None))
+            if stmt.__class__ is ast.If or stmt.__class__ is ast.Try:
+                conds = (*conds, *early_exit(stmt, self.hot is not None, body, index))
 
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
         kind = stmt.__class__
@@ -165,12 +167,15 @@ class _Scanner(AssignmentForms):
             # text is written out only for an edge recorded under them.
             test = IfTest(stmt)
             self.expressions(stmt.test, conds, scope, table)
-            self.block(stmt.body, (*conds, Pending(test, 0)), scope, table, cls)
+            once = run_once(stmt.test, False, stmt.body)
+            self.block(stmt.body, conds if once else (*conds, Pending(test, 0)), scope, table, cls)
             self.block(stmt.orelse, (*conds, Pending(test, 1)), scope, table, cls)
             return
         then, other = if_conditions(stmt)
         self.expressions(stmt.test, conds, scope, table)
-        self.block(stmt.body, (*conds, then), scope, table, cls)
+        # an ``if`` on a flag its body sets (a run-once guard) puts no condition on it
+        once = run_once(stmt.test, False, stmt.body)
+        self.block(stmt.body, conds if once else (*conds, then), scope, table, cls)
         self.block(stmt.orelse, (*conds, other), scope, table, cls)
 
     def function(self, node: _Function, conds: Conds, scope: str, table: Table, cls: str) -> None:
@@ -235,10 +240,10 @@ class _Scanner(AssignmentForms):
         import statements, recorded whatever their lines hold, under the same conditions),
         without walking expressions or building the scope's name table (``table``: a
         function giving it)."""
-        for stmt in body:
+        for index, stmt in enumerate(body):
             kind = stmt.__class__
             # A statement after an early exit runs only when the exit was not taken.
-            here, conds = conds, (*conds, *early_exit(stmt, True))
+            here, conds = conds, (*conds, *early_exit(stmt, True, body, index))
             if kind is ast.Import or kind is ast.ImportFrom:
                 self.imports(cast("ast.Import | ast.ImportFrom", stmt), here, scope)
             elif kind is ast.If:
@@ -247,11 +252,13 @@ class _Scanner(AssignmentForms):
                     self.outline(branch.orelse, here, scope, table, cls)
                     continue
                 test = IfTest(branch)
-                self.outline(branch.body, (*here, Pending(test, 0)), scope, table, cls)
+                once = run_once(branch.test, False, branch.body)
+                then = here if once else (*here, Pending(test, 0))
+                self.outline(branch.body, then, scope, table, cls)
                 self.outline(branch.orelse, (*here, Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
-                for body, under in try_parts(cast(ast.Try, stmt), here):
-                    self.outline(body, under, scope, table, cls)
+                for part, under in try_parts(cast(ast.Try, stmt), here):
+                    self.outline(part, under, scope, table, cls)
             elif kind in (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith):
                 self.outline(cast(_Loop, stmt).body, here, scope, table, cls)
                 self.outline(getattr(stmt, "orelse", []), here, scope, table, cls)

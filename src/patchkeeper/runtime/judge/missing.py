@@ -6,7 +6,10 @@ module extends) or a single new place is an *update* (retarget); a name gone wit
 is an *look* (the trees cannot tell a dropped path from one folded into a caller);
 a name in neither release is a typo or a future name (*look*), unless the patch adds
 it on purpose (an assignment, a subclass swap, ``allow_missing``) or an ``except
-ImportError`` guards it (*retain*).
+ImportError`` guards it (*retain*). An attribute the plugin sets on an upstream class that
+the old release did not define (a marker, ``Engine._plugin_patched = True``) is *added by
+the plugin*, never said to have existed there; when its class is gone it is *look*, as the
+class's other patches are.
 
 A name the new release still defines under its own name elsewhere was not renamed: another
 module's name with an underscore more or less is another object (``ModelRegistry``, the
@@ -28,6 +31,7 @@ from patchkeeper.runtime.judge.drift import (
     Drift,
     with_decision,
 )
+from patchkeeper.runtime.judge.feature_probes import has_attribute
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
@@ -108,6 +112,21 @@ def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -
     if not owner or any(defined_statically(tree, owner) for tree in trees):
         return ""
     return owner
+
+
+def _added_to_class(entry: PatchEntry, old: Resolution, tree: UpstreamTree) -> bool:
+    """Whether the plugin adds ``entry``'s target to an upstream class: the entry assigns
+    it (an assignment, ``setattr``, a subclass swap) and at the old release (``tree``) the
+    class was found without the attribute (``old.partial``, one name) in it, its bases or
+    its instances (no ``self.<name> =`` in its source)."""
+    return (
+        entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS)
+        and old.status == FOUND
+        and old.partial.isidentifier()
+        and old.definition is not None
+        and old.definition.kind == "class"
+        and has_attribute(tree, old.location, old.partial) is False
+    )
 
 
 def missing_target(
@@ -244,6 +263,17 @@ def _missing(
     if new.status == MOVED:
         return with_decision(
             drift, UPDATE, f"{entry.target} moved: retarget to {', '.join(new.candidates[:3])}"
+        )
+    if new.status == REMOVED and _added_to_class(entry, old, trees[0]):
+        # The plugin's own attribute (a marker it sets on an upstream class): the name never
+        # existed upstream, its class did and is gone; the patch must follow the class.
+        return with_decision(
+            drift,
+            LOOK,
+            f"{entry.target} is added by the plugin (the old release's {old.location} does "
+            f"not define {old.partial}); {old.location}, the class it is set on, is gone from "
+            "the new release without a trace: find where upstream's class went before "
+            "removing the patch",
         )
     if new.status == REMOVED:
         # Gone without a trace: whether upstream dropped the code path or folded it into a

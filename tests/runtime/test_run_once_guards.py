@@ -1,0 +1,164 @@
+"""A run-once guard is not an activation condition: an early ``return`` on a module-level
+flag (or a marker attribute) that the function sets after it, or an ``if`` on such a flag
+whose body sets it, only keeps a patch from being applied twice. A test that reads anything
+else (a platform, an import that failed, a feature upstream may lack) stays a condition. The
+plugin is written by the test in the shape of a real one: its ``register()`` entry point
+guards itself with a flag, and each patch function guards itself in another way (a marker
+set on the replacement, which the next call reads back as the original, among them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+
+INIT = """_REGISTERED = False
+
+
+def register():
+    global _REGISTERED
+    if _REGISTERED:
+        return
+    _REGISTERED = True
+    from oplug.patch import p_once
+
+    p_once.flag_patch()
+    p_once.marker_patch()
+    p_once.getattr_patch()
+    p_once.wrapper_patch()
+    p_once.probe_patch()
+    p_once.platform_patch()
+    p_once.import_patch()
+    p_once.unset_patch()
+"""
+
+PATCH = """import vllm.engine
+from vllm.engine import Engine
+from vllm.platforms import current_platform
+from vllm.request import Request
+
+_PATCHED = False
+_SEEN = False
+_MARKER = "_oplug_wrapped"
+
+
+def my_step(self):
+    return self
+
+
+def my_tokens(self):
+    return 0
+
+
+def flag_patch():
+    global _PATCHED
+    if _PATCHED:
+        return
+    _PATCHED = True
+    vllm.engine.step = my_step
+
+
+def marker_patch():
+    if not hasattr(Engine, "_oplug_patched"):
+        Engine.run = my_step
+        Engine._oplug_patched = True
+
+
+def getattr_patch():
+    if getattr(Engine, "_oplug_ready", False):
+        return
+    Engine.ready = my_step
+    setattr(Engine, "_oplug_ready", True)
+
+
+def wrapper_patch():
+    orig = getattr(Engine, "forward", None)
+    if getattr(orig, _MARKER, False):
+        return
+
+    def forward(self, x):
+        return orig(self, x)
+
+    setattr(forward, _MARKER, True)
+    Engine.forward = forward
+
+
+def probe_patch():
+    if not hasattr(Request, "num_tokens"):
+        Request.num_tokens = property(my_tokens)
+
+
+def platform_patch():
+    global _PATCHED
+    if _PATCHED or not current_platform.is_tpu():
+        return
+    _PATCHED = True
+    vllm.engine.tpu = my_step
+
+
+def import_patch():
+    try:
+        import vllm.fast  # noqa: F401
+    except ImportError:
+        return
+    vllm.engine.fast = my_step
+
+
+def unset_patch():
+    global _SEEN
+    if _SEEN:
+        return
+    _SEEN = False
+    vllm.engine.seen = my_step
+"""
+
+FILES = {
+    "pyproject.toml": (
+        '[project]\nname = "oplug"\nversion = "1"\n\n'
+        '[project.entry-points."vllm.general_plugins"]\no = "oplug:register"\n'
+    ),
+    "oplug/__init__.py": INIT,
+    "oplug/patch/__init__.py": "",
+    "oplug/patch/p_once.py": PATCH,
+}
+
+
+def test_a_run_once_guard_is_no_condition_and_other_tests_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for relative, text in FILES.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(None, plugin=tmp_path, package="oplug")
+    found = [
+        (
+            e.target,
+            e.activation.status.value,
+            [(c.kind, c.text, c.line) for c in e.activation.conditions],
+        )
+        for e in inventory.entries
+        if e.activation
+    ]
+    assert found == [
+        ("vllm.engine.step", "active", []),
+        ("vllm.engine.Engine.run", "active", []),
+        ("vllm.engine.Engine._oplug_patched", "active", []),
+        ("vllm.engine.Engine.ready", "active", []),
+        ("vllm.engine.Engine._oplug_ready", "active", []),
+        ("vllm.engine.Engine.forward", "active", []),
+        (
+            "vllm.request.Request.num_tokens",
+            "conditional",
+            [("if", "not hasattr(Request, 'num_tokens')", 53)],
+        ),
+        (
+            "vllm.engine.tpu",
+            "conditional",
+            [("else", "not (_PATCHED or not current_platform.is_tpu())", 59)],
+        ),
+        ("vllm.engine.fast", "conditional", [("try-import", "try: ... except ImportError", 66)]),
+        ("vllm.engine.seen", "conditional", [("else", "not (_SEEN)", 75)]),
+    ]
