@@ -274,13 +274,14 @@ WIDER_PATCH = """Subject: wider default
 """
 
 
-def write_files(root: Path, files: dict[str, str]) -> None:
+def write_files(root: Path, files: dict[str, str]) -> Path:
     """Write ``files`` (path relative to ``root`` -> text, UTF-8) under ``root``, making
-    the folders they need; an existing file is overwritten."""
+    the folders they need; an existing file is overwritten. Returns ``root``."""
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    return root
 
 
 # A module whose upstream sorted its imports, and a patch adding one import among them (and

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
@@ -124,28 +125,20 @@ ALIASES = (
 )
 
 
-def write(base: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        path = base / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return base
-
-
 @pytest.fixture
 def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """The two upstream releases (identical), and a private cache."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     return (
-        str(write(tmp_path / "up-1.0", UPSTREAM)),
-        str(write(tmp_path / "up-2.0", UPSTREAM)),
+        str(write_files(tmp_path / "up-1.0", UPSTREAM)),
+        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
     )
 
 
 def test_names_built_by_sum_format_and_percent_from_another_modules_table(
     tmp_path: Path, upstream: tuple[str, str]
 ) -> None:
-    plugin = write(tmp_path / "fplug", FPLUG)
+    plugin = write_files(tmp_path / "fplug", FPLUG)
     result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="fplug")
     assert [
         (a.entry.file, a.entry.target, a.entry.activation.status.value, a.drift.decision)
@@ -190,7 +183,7 @@ def test_names_built_by_sum_format_and_percent_from_another_modules_table(
 
 
 def test_a_name_bound_to_an_item_of_sys_modules_names_that_module(tmp_path: Path) -> None:
-    plugin = write(tmp_path / "fplug", {"fplug/__init__.py": "", "fplug/patch.py": ALIASES})
+    plugin = write_files(tmp_path / "fplug", {"fplug/__init__.py": "", "fplug/patch.py": ALIASES})
     inventory = take_inventory(None, plugin=plugin, package="fplug", patch_directory="fplug")
     assert [
         (e.line, e.target, e.mechanism.value, e.replacement, e.module_hint)

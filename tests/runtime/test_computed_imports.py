@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write_files
 from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
 UPSTREAM = {
@@ -103,28 +104,20 @@ OPLUG = {
 }
 
 
-def write(base: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        path = base / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return base
-
-
 @pytest.fixture
 def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """The two upstream releases (identical), and a private cache."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     return (
-        str(write(tmp_path / "up-1.0", UPSTREAM)),
-        str(write(tmp_path / "up-2.0", UPSTREAM)),
+        str(write_files(tmp_path / "up-1.0", UPSTREAM)),
+        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
     )
 
 
 def test_modules_named_by_a_computed_name_are_reached_or_looked_at(
     tmp_path: Path, upstream: tuple[str, str]
 ) -> None:
-    plugin = write(tmp_path / "oplug", OPLUG)
+    plugin = write_files(tmp_path / "oplug", OPLUG)
     result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="oplug")
     assert [
         (a.entry.file, a.entry.target, a.entry.activation.status.value, a.drift.decision)

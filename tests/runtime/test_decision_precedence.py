@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write_files
 from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
 STEP = "def step(x):\n    return current_platform.fuse_step(x)\n"
@@ -44,23 +45,15 @@ PLUGIN = {
 }
 
 
-def write(base: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        path = base / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return base
-
-
 def test_the_new_upstream_equal_to_the_replacement_is_remove_before_migrate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     result = audit_runtime(
         None,
-        old=str(write(tmp_path / "up-1.0", OLD)),
-        new=str(write(tmp_path / "up-2.0", NEW)),
-        plugin=write(tmp_path / "eplug", PLUGIN),
+        old=str(write_files(tmp_path / "up-1.0", OLD)),
+        new=str(write_files(tmp_path / "up-2.0", NEW)),
+        plugin=write_files(tmp_path / "eplug", PLUGIN),
         package="eplug",
     )
     (audited,) = result.entries

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
@@ -73,21 +74,13 @@ RPLUG = {
 }
 
 
-def write(base: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        path = base / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return base
-
-
 @pytest.fixture
 def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """The two upstream releases (identical), and a private cache."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     return (
-        str(write(tmp_path / "up-1.0", UPSTREAM)),
-        str(write(tmp_path / "up-2.0", UPSTREAM)),
+        str(write_files(tmp_path / "up-1.0", UPSTREAM)),
+        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
     )
 
 
@@ -103,7 +96,7 @@ def decisions(plugin: Path, package: str, upstream: tuple[str, str]) -> list[tup
 def test_a_platform_the_upstream_loads_itself_is_traced_through_the_upstream(
     tmp_path: Path, upstream: tuple[str, str]
 ) -> None:
-    plugin = write(tmp_path / "tplug", TPLUG)
+    plugin = write_files(tmp_path / "tplug", TPLUG)
     assert decisions(plugin, "tplug", upstream) == [
         ("tplug/sched.py", "vllm.engine.step", "active", "retain"),
         # Nothing imports it, and the plugin's loading is traced: never imported, a fact.
@@ -132,7 +125,7 @@ def test_without_an_upstream_the_inventory_reaches_only_what_the_entry_points_do
 ) -> None:
     # The inventory alone reads no upstream tree: the platform's patch is not reached, and
     # the entry point makes the loading declared (the audit reads the upstream, above).
-    plugin = write(tmp_path / "tplug", TPLUG)
+    plugin = write_files(tmp_path / "tplug", TPLUG)
     inventory = take_inventory(None, plugin=plugin, package="tplug")
     assert [(e.file, e.activation.status.value) for e in inventory.entries if e.activation] == [
         ("tplug/sched.py", "never-imported"),
@@ -143,7 +136,7 @@ def test_without_an_upstream_the_inventory_reaches_only_what_the_entry_points_do
 def test_a_plugin_activated_by_its_import_or_console_script_is_never_removed_unreached(
     tmp_path: Path, upstream: tuple[str, str]
 ) -> None:
-    plugin = write(tmp_path / "mplug", MPLUG)
+    plugin = write_files(tmp_path / "mplug", MPLUG)
     assert decisions(plugin, "mplug", upstream) == [
         # Reached neither from `import mplug` nor from the console script; but nothing
         # declares mplug to vLLM, so what its users import is not known: look.
@@ -179,7 +172,7 @@ def test_a_plugin_activated_by_its_import_or_console_script_is_never_removed_unr
 def test_a_register_called_from_the_package_init_runs_on_any_import(
     tmp_path: Path, upstream: tuple[str, str]
 ) -> None:
-    plugin = write(tmp_path / "rplug", RPLUG)
+    plugin = write_files(tmp_path / "rplug", RPLUG)
     inventory = take_inventory(None, plugin=plugin, package="rplug")
     (entry,) = inventory.entries
     assert entry.activation is not None
@@ -223,7 +216,7 @@ def test_a_method_of_a_class_the_upstream_builds_is_reached_with_its_module(
     # TpuAttention derives (through the plugin's BaseTpuAttention) from an upstream class:
     # the upstream builds it and calls its __init__, which nothing in the plugin calls. A
     # class of another library (torch) is not built by the upstream.
-    plugin = write(tmp_path / "splug", SPLUG)
+    plugin = write_files(tmp_path / "splug", SPLUG)
     inventory = take_inventory(None, plugin=plugin, package="splug")
     found = {e.target: e.activation for e in inventory.entries if e.activation}
     step, run = found["vllm.engine.step"], found["vllm.engine.run"]

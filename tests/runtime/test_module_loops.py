@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
 SWPLUG = {
@@ -49,16 +50,8 @@ SWPLUG = {
 }
 
 
-def write(base: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        path = base / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return base
-
-
 def test_swaps_in_loops_over_module_names_are_listed_one_per_name(tmp_path: Path) -> None:
-    plugin = write(tmp_path / "swplug", SWPLUG)
+    plugin = write_files(tmp_path / "swplug", SWPLUG)
     inventory = take_inventory(None, plugin=plugin, package="swplug", patch_directory="swplug")
     assert [
         (e.line, e.target, e.mechanism.value, e.replacement, e.module_hint)

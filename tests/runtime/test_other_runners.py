@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from helpers import write_files
 from patchkeeper.main import cli
 from patchkeeper.render.runtime import audit_text
 from patchkeeper.runtime.inventory.runners import LEFT_OUT_WHY
@@ -91,22 +92,14 @@ LPLUG = {
 }
 
 
-def write(base: Path, files: dict[str, str]) -> Path:
-    for relative, text in files.items():
-        path = base / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return base
-
-
 @pytest.fixture
 def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str, str]:
     """The plugin and the two upstream releases (identical), and a private cache."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     return (
-        write(tmp_path / "lplug", LPLUG),
-        str(write(tmp_path / "up-1.0", {**UPSTREAM, **OLD_ONLY})),
-        str(write(tmp_path / "up-2.0", UPSTREAM)),
+        write_files(tmp_path / "lplug", LPLUG),
+        str(write_files(tmp_path / "up-1.0", {**UPSTREAM, **OLD_ONLY})),
+        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
     )
 
 
