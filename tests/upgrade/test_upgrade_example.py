@@ -409,3 +409,67 @@ def test_an_upgrade_to_the_release_the_downstream_is_at_is_refused(cli, example:
     )
     assert tracked_tree(down) == before
     assert git(down, "status", "--porcelain") == ""
+
+
+def test_a_suggestion_about_a_patch_the_port_takes_out_becomes_retire(
+    cli, example: Example
+) -> None:
+    down = example.downstream
+    assert cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down).code == 1
+    # as decide writes it when the audit saw a conflict where the port then finds the
+    # patch upstreamed; a person's note on it is kept
+    decisions = down / "patchkeeper-decisions.toml"
+    text = decisions.read_text()
+    start = text.index('[series."retry-backoff-cap.patch"]')
+    end = text.index("\n\n", start)
+    decisions.write_text(
+        text[:start]
+        + '[series."retry-backoff-cap.patch"]\n'
+        + '# suggested from audit: conflict; to accept it, delete "suggested: " from the '
+        "decision\n"
+        + 'decision = "suggested: update"\n'
+        + 'reason = "suggested by patchkeeper decide from the audit verdict: conflict"\n'
+        + 'removal-condition = ""\nnotes = "asked upstream"'
+        + text[end:]
+    )
+    files = down / ".patchkeeper-port" / "conflict" / "files"
+    resolve(files / "retry.py", PROXY)
+    assert cli("upgrade", "--continue", cwd=down).code == 1
+    resolve(files / "retry.py", API_KEY)
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert data["steps"][4]["files"] == sorted([*PORTED, "patchkeeper-decisions.toml"])
+    assert [(s["key"], s["decision"], s["verdict"]) for s in data["suggestions"]][:1] == [
+        ("retry-backoff-cap.patch", "retire", "upstreamed")
+    ]
+    text = decisions.read_text()
+    start = text.index('[series."retry-backoff-cap.patch"]')
+    assert text[start : text.index("\n\n", start)] == (
+        '[series."retry-backoff-cap.patch"]\n'
+        '# suggested from port: upstreamed; to accept it, delete "suggested: " from the '
+        "decision\n"
+        'decision = "suggested: retire"\n'
+        'reason = "suggested by patchkeeper decide from the port verdict: upstreamed"\n'
+        'removal-condition = ""\nnotes = "asked upstream"'
+    )
+    # the record asks a person to review the retire, no longer about a patch it cannot find
+    run = cli("report", "--check", "--json", cwd=down)
+    findings = json.loads(run.out)["findings"]
+    assert [
+        (f["code"], f["line"]) for f in findings if "`retry-backoff-cap.patch`" in f["message"]
+    ] == [("not-reviewed", text[:start].count("\n") + 1)]
+    # decide does the same after a port run on its own
+    decisions.write_text(text.replace('"suggested: retire"', '"suggested: carry"', 1))
+    run = cli("decide", cwd=down)
+    assert (run.code, run.out.splitlines()) == (
+        0,
+        [
+            f"{decisions}: added 0, kept 6 existing",
+            "replaced 1 suggestion about patches the port took out of the series:",
+            "  series retry-backoff-cap.patch: suggested: retire (upstreamed)",
+            '1 suggestion to review: delete "suggested: " from a decision to accept it, or '
+            "write your own; report --check fails until then",
+        ],
+    )
+    assert decisions.read_text() == text

@@ -46,6 +46,7 @@ from patchkeeper.port.workdir import (
     input_digests,
 )
 from patchkeeper.progress import note
+from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
 from patchkeeper.system.english import plural
 from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
@@ -592,6 +593,9 @@ def port_step(run: _Run) -> dict[str, Any]:
                 exc.hint = exc.hint.replace(f"port --{word}", f"upgrade --{word}")
         raise
     run.state.target_version = run.state.target_version or result.target_version
+    # a suggestion made before the port about a patch it took out is now the port's
+    if replace_gone(run.config):
+        run.state.facts["suggestions"] = suggestions(run.config)
     stopped = result.stopped_at is not None and result.outcome == "stopped"
     counts = ", ".join(f"{n} {word}" for word, n in result.counts.items())
     summary = f"stopped at {result.stopped_at}; {counts}" if stopped else counts
