@@ -365,11 +365,34 @@ def test_port_from_defaults_to_the_configured_pristine_tree(cli, example: Exampl
 def test_a_series_that_does_not_apply_to_its_old_pin_is_an_input_error(
     cli, example: Example
 ) -> None:
-    run = cli("port", "--to", str(example.new), "--from", str(example.new), cwd=example.downstream)
+    # --from: a release the series was not cut against (1.1's files, another version)
+    source = example.root / "minihttp-1.0.9"
+    shutil.copytree(example.new, source)
+    project = source / "pyproject.toml"
+    project.write_text(project.read_text().replace('version = "1.1"', 'version = "1.0.9"'))
+    run = cli("port", "--to", str(example.new), "--from", str(source), cwd=example.downstream)
     assert run.code == 2
     assert run.err.splitlines()[0] == (
         f"patchkeeper: error: {example.downstream / 'patches' / 'retry-backoff-cap.patch'}:17: "
-        f"retry-backoff-cap.patch does not apply to {example.new}, the release the series is "
+        f"retry-backoff-cap.patch does not apply to {source}, the release the series is "
         "ported from: retry.py #1 fails at fuzz 0 (closest: line 13, 10 of 13 lines match)"
     )
     assert not (example.downstream / ".patchkeeper-port").exists()
+
+
+def test_a_port_to_the_release_the_downstream_is_at_is_refused(cli, example: Example) -> None:
+    """As ``upgrade`` refuses it: every patch would be clean, and its saved evidence would
+    replace the record's evidence of the real upgrade."""
+    down = example.downstream
+    before = sorted(p.relative_to(down).as_posix() for p in down.rglob("*"))
+    run = cli("port", "--to", "../upstream/minihttp-1.0", "--save-evidence", cwd=down)
+    config = down / "patchkeeper.toml"
+    line = config.read_text().splitlines().index('pristine = "../upstream/minihttp-1.0"') + 1
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {config}:{line}: nothing to port: --to is 1.0, the release "
+        "the downstream is at\n  hint: pass a newer release as --to; to write the record "
+        "again, run 'patchkeeper report'\n",
+    )
+    assert sorted(p.relative_to(down).as_posix() for p in down.rglob("*")) == before

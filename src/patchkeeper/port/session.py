@@ -21,6 +21,7 @@ from patchkeeper.errors import ConfigError
 from patchkeeper.port.context import (
     PortContext,
     build_context,
+    check_a_newer_release,
     configured_pin,
     default_output,
     stable_spec,
@@ -269,6 +270,9 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
         upstream_repo=str(upstream_repo.resolve()) if upstream_repo else None,
     )
     ctx = build_context(config, state, work, config.series)
+    check_a_newer_release(
+        config, ctx.new_version, ctx.old_version, configured=not source, command="port"
+    )
     if not in_place:
         out = output.resolve() if output else default_output(config.series.parent, ctx)
         check_output(out)
