@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 from port_support import resolve
@@ -271,11 +272,10 @@ def test_port_abort_leaves_everything_as_it_was(cli, example: Example) -> None:
 def test_port_refuses_what_does_not_make_sense(cli, example: Example) -> None:
     run = cli("port", "--continue", cwd=example.downstream)
     assert (run.code, run.err.splitlines()[0].endswith(": no port is in progress")) == (2, True)
-    # a Ctrl-C after a port's last write leaves no work directory: the pin tells the user
+    # no port was started (and the downstream is no git checkout): the pin tells the user
     assert run.err.splitlines()[1] == (
-        "  hint: the series is at pin 1.0: a port interrupted after its last write has "
-        "finished (git diff shows what it wrote); to port the series, run 'patchkeeper port "
-        "--to NEWPIN'"
+        "  hint: no port was started here, or the last one finished: the series is at pin "
+        "1.0; to port the series, run 'patchkeeper port --to NEWPIN'"
     )
     run = start(cli, example, "--retire")
     assert run.code == 2
@@ -396,3 +396,28 @@ def test_a_port_to_the_release_the_downstream_is_at_is_refused(cli, example: Exa
         "again, run 'patchkeeper report'\n",
     )
     assert sorted(p.relative_to(down).as_posix() for p in down.rglob("*")) == before
+
+
+def test_no_port_in_a_checkout_whose_series_changed(cli, example: Example) -> None:
+    """A Ctrl-C after a port's last write leaves no work directory and the series changed
+    since the last commit: ``git diff`` shows what that port wrote."""
+    down = example.downstream
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "down"]):
+        subprocess.run(["git", *args], cwd=down, check=True, capture_output=True)
+    run = cli("port", "--abort", cwd=down)
+    assert run.err.splitlines()[1] == (
+        "  hint: no port was started here, or the last one finished: the series is at pin "
+        "1.0; to port the series, run 'patchkeeper port --to NEWPIN'"
+    )
+    series = down / "patches" / "series"
+    series.write_text(series.read_text() + "# upstreamed-fix.patch  # upstreamed in 1.1\n")
+    run = cli("port", "--abort", cwd=down)
+    assert (run.code, run.err.splitlines()) == (
+        2,
+        [
+            f"patchkeeper: error: {down / '.patchkeeper-port'}: no port is in progress",
+            "  hint: the series is at pin 1.0: a port interrupted after its last write has "
+            "finished (git diff shows what it wrote); to port the series, run 'patchkeeper "
+            "port --to NEWPIN'",
+        ],
+    )

@@ -473,3 +473,17 @@ def test_a_suggestion_about_a_patch_the_port_takes_out_becomes_retire(
         ],
     )
     assert decisions.read_text() == text
+
+
+def test_no_upgrade_in_a_downstream_that_is_no_checkout(cli, example: Example) -> None:
+    """No git to show what an interrupted upgrade wrote: the hint does not send there."""
+    down = example.downstream
+    run = cli("upgrade", "--continue", cwd=down)
+    assert (run.code, run.err.splitlines()) == (
+        2,
+        [
+            f"patchkeeper: error: {down / '.patchkeeper-upgrade'}: no upgrade is in progress",
+            "  hint: no upgrade was started here, or the last one finished; to start one, run "
+            "'patchkeeper upgrade --to NEWPIN'",
+        ],
+    )
