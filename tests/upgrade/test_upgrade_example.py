@@ -29,6 +29,7 @@ SUGGESTED = [
 AT_THE_STOP = [
     "upgrade: audit the series against 1.1",
     "upgrade: suggest decisions from the evidence",
+    "upgrade: port the series to 1.1 (stopped at a conflict)",
     "upgrade: write the audit record (the port stopped)",
 ]
 PORTED = [
@@ -79,8 +80,8 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
         ("runtime audit", "skipped", [], None),
         ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[1]),
         ("runtime port", "skipped", [], None),
-        ("port", "stopped", [".patchkeeper/evidence/port.json"], None),
-        ("report", "done", RECORD, AT_THE_STOP[2]),
+        ("port", "stopped", [".patchkeeper/evidence/port.json"], AT_THE_STOP[2]),
+        ("report", "done", RECORD, AT_THE_STOP[3]),
     ]
     assert [s["exit_code"] for s in data["steps"]] == [1, 0, 0, 0, 1, 1]
     assert data["steps"][4]["summary"] == (
@@ -88,7 +89,9 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
     )
     assert git(down, "branch", "--show-current") == "up"
     assert subjects(down, base) == AT_THE_STOP
-    for step, commit in zip((0, 2, 5), git(down, "rev-list", "--reverse", f"{base}..HEAD").split()):
+    for step, commit in zip(
+        (0, 2, 4, 5), git(down, "rev-list", "--reverse", f"{base}..HEAD").split()
+    ):
         assert data["steps"][step]["commit"] == commit
         assert committed_files(down, commit) == data["steps"][step]["files"]
     # what is left, in order: the conflict, the suggestions, the commands that check
@@ -111,8 +114,7 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
         "patchkeeper lint",
         "patchkeeper report --check",
     ]
-    # the state is in the git directory; nothing but the port's work and its evidence is
-    # left uncommitted
+    # the state is in the git directory; nothing but the port's work is left uncommitted
     assert data["state_dir"] == str(down / ".git" / "patchkeeper-upgrade")
     assert git(down, "status", "--porcelain", "--untracked-files=all").splitlines() == [
         "?? .patchkeeper-port/conflict/INSTRUCTIONS.md",
@@ -132,7 +134,6 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
         "?? .patchkeeper-port/original/retry-backoff-cap.patch",
         "?? .patchkeeper-port/original/series",
         "?? .patchkeeper-port/state.json",
-        "?? .patchkeeper/evidence/port.json",
     ]
 
 
@@ -147,7 +148,8 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     data = json.loads(run.out)
     assert (data["action"], data["outcome"]) == ("continue", "stopped")
     assert data["conflicts"][0]["name"] == "redirect-strip-api-key.patch"
-    assert subjects(down, base) == AT_THE_STOP  # nothing more to commit yet
+    # the port's evidence at its second stop is committed as the first one was
+    assert subjects(down, base) == [*AT_THE_STOP, AT_THE_STOP[2]]
     resolve(files / "retry.py", API_KEY)
     run = cli("upgrade", "--continue", "--json", cwd=down)
     assert run.code == 0, run.err
@@ -164,6 +166,7 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     assert data["steps"][4]["summary"] == "1 upstreamed, 2 resolved, 1 merged, 2 offset, 1 clean"
     assert subjects(down, base) == [
         *AT_THE_STOP,
+        AT_THE_STOP[2],
         "upgrade: port the series to 1.1",
         "upgrade: write the audit record",
     ]
@@ -382,9 +385,10 @@ def test_markdown_is_a_pull_request_description(cli, example: Example) -> None:
         "decisions from the evidence |",
         "| runtime port | skipped | no runtime patches configured |  |",
         "| port | stopped | stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 conflict, "
-        "5 pending |  |",
+        f"5 pending | `{commits[2][:12]}` upgrade: port the series to 1.1 (stopped at a "
+        "conflict) |",
         "| report | done | wrote AUDIT.md: 8 finding(s) in the record | "
-        f"`{commits[2][:12]}` upgrade: write the audit record (the port stopped) |",
+        f"`{commits[3][:12]}` upgrade: write the audit record (the port stopped) |",
     ]
     assert lines[10:14] == ["", "## Left for a person", "", "```"]
     assert lines[14] == "1. conflicts to resolve:"

@@ -334,8 +334,7 @@ def _step(run: _Run, name: str, before: dict[str, tuple[int, int, int]] | None) 
         files = tuple(sorted({*files, *earlier}))
     subject, body = _message(run, name, record)
     commit = None
-    stopped = record["status"] == StepStatus.STOPPED
-    if run.state.branch and not stopped:  # a stopped port is committed once it is through
+    if run.state.branch:  # a stopped port's evidence too: the record written next reads it
         commit = commit_step(run.root, files, subject, body)
     run.state.steps[name] = {
         **record,
@@ -360,6 +359,8 @@ def _message(run: _Run, name: str, record: dict[str, Any]) -> tuple[str, str]:
         StepName.REPORT: "upgrade: write the audit record",
     }
     subject = subjects[StepName(name)]
+    if name == StepName.PORT and record.get("status") == StepStatus.STOPPED:
+        subject += " (stopped at a conflict)"
     if name == StepName.REPORT and record.get("before_port_done"):
         subject += " (the port stopped)"
     body = (
