@@ -18,7 +18,6 @@ from typing import Any
 import click
 
 from patchkeeper.constants import (
-    OPTION_AT,
     OPTION_FROM,
     OPTION_JSON,
     OPTION_PRISTINE,
@@ -347,13 +346,13 @@ JSON_COMMAND: list[str] = []
 CONFIG_SOURCE: list[Path] = []
 
 
-#: The options that take a release (a requirement or a directory) without a path type.
+#: The options that take a release (a requirement or a directory) without a path type
+#: (``--at`` is not one: ``retire --at`` takes a version and says what it records).
 RELEASE_OPTIONS = frozenset(
     {
         OPTION_TO,
         OPTION_FROM,
         OPTION_PRISTINE,
-        OPTION_AT,
         OPTION_PYTHON,
         OPTION_TARGET,
         OPTION_UPSTREAM,
