@@ -163,6 +163,8 @@ OPTION_PRISTINE = "--pristine"
 OPTION_TO = "--to"
 OPTION_FROM = "--from"
 OPTION_AT = "--at"
+#: ``init --upstream`` (a requirement), ``lint --upstream`` (a tree)
+OPTION_UPSTREAM = "--upstream"
 #: ``retire --why``, ``init --ledger``, ``runtime port --write``
 OPTION_WHY = "--why"
 OPTION_LEDGER = "--ledger"

@@ -408,3 +408,20 @@ def test_arguments_the_schema_does_not_list_are_refused(example: Example) -> Non
     assert no_tool.structured_content["command"] == ""
     assert no_tool.structured_content["error"]["message"] == "no tool 'upgrade'"
     assert not (example.root / "audit.md").exists()
+
+
+def test_port_abort_with_no_port_started_says_so(example: Example) -> None:
+    async def conversation(client: ClientSession):
+        return await client.call_tool(
+            "write_port_abort", {"directory": "downstream", "write": True}
+        )
+
+    result = talk(example.root, conversation)
+    assert result.is_error is True
+    assert result.structured_content["error"] == {
+        "message": "no port is in progress",
+        "file": str(example.downstream / ".patchkeeper-port"),
+        "line": None,
+        "hint": "no port was started here, or the last one finished: the series is at pin "
+        "1.0; to port the series, run 'patchkeeper port --to NEWPIN'",
+    }

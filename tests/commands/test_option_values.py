@@ -12,7 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from patchkeeper.commands.cli import refuse_option_as_value
+from patchkeeper.errors import TargetError
 from patchkeeper.main import cli as group
+from patchkeeper.upstream.requirements import check_release_option
 
 
 def _invoke(*args: str) -> tuple[int, str, str]:
@@ -138,3 +140,32 @@ def test_every_command_taking_a_value_option_refuses() -> None:
         for key, (_, err) in refused.items()
         if err.splitlines()[-1] != f"Error: {key[1]} needs a value; got the option --help"
     } == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("audit", "--to", ""), "--to needs a value"),
+        (("audit", "--to="), "--to needs a value"),
+        (("port", "--to", "minihttp==1.1", "--from", " "), "--from needs a value"),
+        (("apply", "--target", ""), "--target needs a value"),
+        (("upgrade", "--to", "x", "--markdown", ""), "--markdown needs a value"),
+        (("init", "--upstream", ""), "--upstream needs a value"),
+        (("-C", "", "status"), "-C needs a value"),
+    ],
+)
+def test_an_empty_release_or_path_is_refused(args: tuple[str, ...], message: str) -> None:
+    """An empty path is the current directory to ``pathlib`` and an empty release no
+    requirement: the option is named as needing a value, before anything runs."""
+    code, out, err = _invoke(*args)
+    assert (code, out, err.splitlines()[-1]) == (2, "", f"Error: {message}")
+
+
+def test_an_empty_release_from_python_is_refused() -> None:
+    """The MCP tools call the commands' functions, past the command line's checks."""
+    with pytest.raises(TargetError) as caught:
+        check_release_option("", "--to", "minihttp", None)
+    assert (caught.value.message, caught.value.hint) == (
+        "--to needs a value",
+        "give --to a release, e.g. --to minihttp==VERSION (or a directory)",
+    )

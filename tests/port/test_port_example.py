@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 from port_support import resolve
@@ -271,11 +272,10 @@ def test_port_abort_leaves_everything_as_it_was(cli, example: Example) -> None:
 def test_port_refuses_what_does_not_make_sense(cli, example: Example) -> None:
     run = cli("port", "--continue", cwd=example.downstream)
     assert (run.code, run.err.splitlines()[0].endswith(": no port is in progress")) == (2, True)
-    # a Ctrl-C after a port's last write leaves no work directory: the pin tells the user
+    # no port was started (and the downstream is no git checkout): the pin tells the user
     assert run.err.splitlines()[1] == (
-        "  hint: the series is at pin 1.0: a port interrupted after its last write has "
-        "finished (git diff shows what it wrote); to port the series, run 'patchkeeper port "
-        "--to NEWPIN'"
+        "  hint: no port was started here, or the last one finished: the series is at pin "
+        "1.0; to port the series, run 'patchkeeper port --to NEWPIN'"
     )
     run = start(cli, example, "--retire")
     assert run.code == 2
@@ -365,11 +365,59 @@ def test_port_from_defaults_to_the_configured_pristine_tree(cli, example: Exampl
 def test_a_series_that_does_not_apply_to_its_old_pin_is_an_input_error(
     cli, example: Example
 ) -> None:
-    run = cli("port", "--to", str(example.new), "--from", str(example.new), cwd=example.downstream)
+    # --from: a release the series was not cut against (1.1's files, another version)
+    source = example.root / "minihttp-1.0.9"
+    shutil.copytree(example.new, source)
+    project = source / "pyproject.toml"
+    project.write_text(project.read_text().replace('version = "1.1"', 'version = "1.0.9"'))
+    run = cli("port", "--to", str(example.new), "--from", str(source), cwd=example.downstream)
     assert run.code == 2
     assert run.err.splitlines()[0] == (
         f"patchkeeper: error: {example.downstream / 'patches' / 'retry-backoff-cap.patch'}:17: "
-        f"retry-backoff-cap.patch does not apply to {example.new}, the release the series is "
+        f"retry-backoff-cap.patch does not apply to {source}, the release the series is "
         "ported from: retry.py #1 fails at fuzz 0 (closest: line 13, 10 of 13 lines match)"
     )
     assert not (example.downstream / ".patchkeeper-port").exists()
+
+
+def test_a_port_to_the_release_the_downstream_is_at_is_refused(cli, example: Example) -> None:
+    """As ``upgrade`` refuses it: every patch would be clean, and its saved evidence would
+    replace the record's evidence of the real upgrade."""
+    down = example.downstream
+    before = sorted(p.relative_to(down).as_posix() for p in down.rglob("*"))
+    run = cli("port", "--to", "../upstream/minihttp-1.0", "--save-evidence", cwd=down)
+    config = down / "patchkeeper.toml"
+    line = config.read_text().splitlines().index('pristine = "../upstream/minihttp-1.0"') + 1
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {config}:{line}: nothing to port: --to is 1.0, the release "
+        "the downstream is at\n  hint: pass a newer release as --to; to write the record "
+        "again, run 'patchkeeper report'\n",
+    )
+    assert sorted(p.relative_to(down).as_posix() for p in down.rglob("*")) == before
+
+
+def test_no_port_in_a_checkout_whose_series_changed(cli, example: Example) -> None:
+    """A Ctrl-C after a port's last write leaves no work directory and the series changed
+    since the last commit: ``git diff`` shows what that port wrote."""
+    down = example.downstream
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "down"]):
+        subprocess.run(["git", *args], cwd=down, check=True, capture_output=True)
+    run = cli("port", "--abort", cwd=down)
+    assert run.err.splitlines()[1] == (
+        "  hint: no port was started here, or the last one finished: the series is at pin "
+        "1.0; to port the series, run 'patchkeeper port --to NEWPIN'"
+    )
+    series = down / "patches" / "series"
+    series.write_text(series.read_text() + "# upstreamed-fix.patch  # upstreamed in 1.1\n")
+    run = cli("port", "--abort", cwd=down)
+    assert (run.code, run.err.splitlines()) == (
+        2,
+        [
+            f"patchkeeper: error: {down / '.patchkeeper-port'}: no port is in progress",
+            "  hint: the series is at pin 1.0: a port interrupted after its last write has "
+            "finished (git diff shows what it wrote); to port the series, run 'patchkeeper "
+            "port --to NEWPIN'",
+        ],
+    )

@@ -249,6 +249,16 @@ def test_the_upstream_option_wins_over_the_metadata(cli, example: Example) -> No
     assert 'pin = "1.0.post1"' in (tree / "patchkeeper.toml").read_text()
 
 
+def test_the_next_commands_put_an_before_a_vowel_name(cli, example: Example) -> None:
+    tree = quilt_tree(example)
+    run = cli("init", "--upstream", "asyncssh==2.14", cwd=tree)
+    assert run.code == 0
+    assert run.out.splitlines()[-3:-1] == [
+        "  patchkeeper lint  # every patch has its headers",
+        "  patchkeeper verify --target DIR  # DIR: an asyncssh tree with the series applied",
+    ]
+
+
 def test_a_bad_upstream_option_writes_nothing(cli, example: Example) -> None:
     tree = quilt_tree(example)
     for value in ("minihttp", "minihttp>=1.0", "minihttp==1.*", "not a requirement"):

@@ -29,6 +29,7 @@ SUGGESTED = [
 AT_THE_STOP = [
     "upgrade: audit the series against 1.1",
     "upgrade: suggest decisions from the evidence",
+    "upgrade: port the series to 1.1 (stopped at a conflict)",
     "upgrade: write the audit record (the port stopped)",
 ]
 PORTED = [
@@ -79,8 +80,8 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
         ("runtime audit", "skipped", [], None),
         ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[1]),
         ("runtime port", "skipped", [], None),
-        ("port", "stopped", [".patchkeeper/evidence/port.json"], None),
-        ("report", "done", RECORD, AT_THE_STOP[2]),
+        ("port", "stopped", [".patchkeeper/evidence/port.json"], AT_THE_STOP[2]),
+        ("report", "done", RECORD, AT_THE_STOP[3]),
     ]
     assert [s["exit_code"] for s in data["steps"]] == [1, 0, 0, 0, 1, 1]
     assert data["steps"][4]["summary"] == (
@@ -88,7 +89,9 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
     )
     assert git(down, "branch", "--show-current") == "up"
     assert subjects(down, base) == AT_THE_STOP
-    for step, commit in zip((0, 2, 5), git(down, "rev-list", "--reverse", f"{base}..HEAD").split()):
+    for step, commit in zip(
+        (0, 2, 4, 5), git(down, "rev-list", "--reverse", f"{base}..HEAD").split()
+    ):
         assert data["steps"][step]["commit"] == commit
         assert committed_files(down, commit) == data["steps"][step]["files"]
     # what is left, in order: the conflict, the suggestions, the commands that check
@@ -111,8 +114,7 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
         "patchkeeper lint",
         "patchkeeper report --check",
     ]
-    # the state is in the git directory; nothing but the port's work and its evidence is
-    # left uncommitted
+    # the state is in the git directory; nothing but the port's work is left uncommitted
     assert data["state_dir"] == str(down / ".git" / "patchkeeper-upgrade")
     assert git(down, "status", "--porcelain", "--untracked-files=all").splitlines() == [
         "?? .patchkeeper-port/conflict/INSTRUCTIONS.md",
@@ -132,7 +134,6 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
         "?? .patchkeeper-port/original/retry-backoff-cap.patch",
         "?? .patchkeeper-port/original/series",
         "?? .patchkeeper-port/state.json",
-        "?? .patchkeeper/evidence/port.json",
     ]
 
 
@@ -147,7 +148,8 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     data = json.loads(run.out)
     assert (data["action"], data["outcome"]) == ("continue", "stopped")
     assert data["conflicts"][0]["name"] == "redirect-strip-api-key.patch"
-    assert subjects(down, base) == AT_THE_STOP  # nothing more to commit yet
+    # the port's evidence at its second stop is committed as the first one was
+    assert subjects(down, base) == [*AT_THE_STOP, AT_THE_STOP[2]]
     resolve(files / "retry.py", API_KEY)
     run = cli("upgrade", "--continue", "--json", cwd=down)
     assert run.code == 0, run.err
@@ -164,6 +166,7 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     assert data["steps"][4]["summary"] == "1 upstreamed, 2 resolved, 1 merged, 2 offset, 1 clean"
     assert subjects(down, base) == [
         *AT_THE_STOP,
+        AT_THE_STOP[2],
         "upgrade: port the series to 1.1",
         "upgrade: write the audit record",
     ]
@@ -382,9 +385,10 @@ def test_markdown_is_a_pull_request_description(cli, example: Example) -> None:
         "decisions from the evidence |",
         "| runtime port | skipped | no runtime patches configured |  |",
         "| port | stopped | stopped at redirect-strip-proxy-auth.patch; 1 upstreamed, 1 conflict, "
-        "5 pending |  |",
+        f"5 pending | `{commits[2][:12]}` upgrade: port the series to 1.1 (stopped at a "
+        "conflict) |",
         "| report | done | wrote AUDIT.md: 8 finding(s) in the record | "
-        f"`{commits[2][:12]}` upgrade: write the audit record (the port stopped) |",
+        f"`{commits[3][:12]}` upgrade: write the audit record (the port stopped) |",
     ]
     assert lines[10:14] == ["", "## Left for a person", "", "```"]
     assert lines[14] == "1. conflicts to resolve:"
@@ -409,3 +413,81 @@ def test_an_upgrade_to_the_release_the_downstream_is_at_is_refused(cli, example:
     )
     assert tracked_tree(down) == before
     assert git(down, "status", "--porcelain") == ""
+
+
+def test_a_suggestion_about_a_patch_the_port_takes_out_becomes_retire(
+    cli, example: Example
+) -> None:
+    down = example.downstream
+    assert cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down).code == 1
+    # as decide writes it when the audit saw a conflict where the port then finds the
+    # patch upstreamed; a person's note on it is kept
+    decisions = down / "patchkeeper-decisions.toml"
+    text = decisions.read_text()
+    start = text.index('[series."retry-backoff-cap.patch"]')
+    end = text.index("\n\n", start)
+    decisions.write_text(
+        text[:start]
+        + '[series."retry-backoff-cap.patch"]\n'
+        + '# suggested from audit: conflict; to accept it, delete "suggested: " from the '
+        "decision\n"
+        + 'decision = "suggested: update"\n'
+        + 'reason = "suggested by patchkeeper decide from the audit verdict: conflict"\n'
+        + 'removal-condition = ""\nnotes = "asked upstream"'
+        + text[end:]
+    )
+    files = down / ".patchkeeper-port" / "conflict" / "files"
+    resolve(files / "retry.py", PROXY)
+    assert cli("upgrade", "--continue", cwd=down).code == 1
+    resolve(files / "retry.py", API_KEY)
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert data["steps"][4]["files"] == sorted([*PORTED, "patchkeeper-decisions.toml"])
+    assert [(s["key"], s["decision"], s["verdict"]) for s in data["suggestions"]][:1] == [
+        ("retry-backoff-cap.patch", "retire", "upstreamed")
+    ]
+    text = decisions.read_text()
+    start = text.index('[series."retry-backoff-cap.patch"]')
+    assert text[start : text.index("\n\n", start)] == (
+        '[series."retry-backoff-cap.patch"]\n'
+        '# suggested from port: upstreamed; to accept it, delete "suggested: " from the '
+        "decision\n"
+        'decision = "suggested: retire"\n'
+        'reason = "suggested by patchkeeper decide from the port verdict: upstreamed"\n'
+        'removal-condition = ""\nnotes = "asked upstream"'
+    )
+    # the record asks a person to review the retire, no longer about a patch it cannot find
+    run = cli("report", "--check", "--json", cwd=down)
+    findings = json.loads(run.out)["findings"]
+    assert [
+        (f["code"], f["line"]) for f in findings if "`retry-backoff-cap.patch`" in f["message"]
+    ] == [("not-reviewed", text[:start].count("\n") + 1)]
+    # decide does the same after a port run on its own
+    decisions.write_text(text.replace('"suggested: retire"', '"suggested: carry"', 1))
+    run = cli("decide", cwd=down)
+    assert (run.code, run.out.splitlines()) == (
+        0,
+        [
+            f"{decisions}: added 0, kept 6 existing",
+            "replaced 1 suggestion about patches the port took out of the series:",
+            "  series retry-backoff-cap.patch: suggested: retire (upstreamed)",
+            '1 suggestion to review: delete "suggested: " from a decision to accept it, or '
+            "write your own; report --check fails until then",
+        ],
+    )
+    assert decisions.read_text() == text
+
+
+def test_no_upgrade_in_a_downstream_that_is_no_checkout(cli, example: Example) -> None:
+    """No git to show what an interrupted upgrade wrote: the hint does not send there."""
+    down = example.downstream
+    run = cli("upgrade", "--continue", cwd=down)
+    assert (run.code, run.err.splitlines()) == (
+        2,
+        [
+            f"patchkeeper: error: {down / '.patchkeeper-upgrade'}: no upgrade is in progress",
+            "  hint: no upgrade was started here, or the last one finished; to start one, run "
+            "'patchkeeper upgrade --to NEWPIN'",
+        ],
+    )

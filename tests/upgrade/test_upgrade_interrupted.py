@@ -52,6 +52,7 @@ def test_continue_after_a_ctrl_c_in_a_step(cli, example: Example, monkeypatch) -
     assert subjects(down, base) == [
         "upgrade: audit the series against 1.1",
         "upgrade: suggest decisions from the evidence",
+        "upgrade: port the series to 1.1 (stopped at a conflict)",
         "upgrade: write the audit record (the port stopped)",
     ]
     assert not (state / "running.json").exists()

@@ -23,6 +23,7 @@ AT_THE_STOP = [
     "upgrade: audit the runtime patches against 2.0",
     "upgrade: suggest decisions from the evidence",
     "upgrade: port the runtime patches to 2.0",
+    "upgrade: port the series to 2.0 (stopped at a conflict)",
     "upgrade: write the audit record (the port stopped)",
 ]
 RECORD = [".patchkeeper/evidence/environment.json", "AUDIT.md"]
@@ -55,11 +56,11 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
         ("runtime audit", "done", [".patchkeeper/evidence/runtime-audit.json"], AT_THE_STOP[1]),
         ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[2]),
         ("runtime port", "done", RUNTIME_FILES, AT_THE_STOP[3]),
-        ("port", "stopped", [".patchkeeper/evidence/port.json"], None),
-        ("report", "done", RECORD, AT_THE_STOP[4]),
+        ("port", "stopped", [".patchkeeper/evidence/port.json"], AT_THE_STOP[4]),
+        ("report", "done", RECORD, AT_THE_STOP[5]),
     ]
     assert subjects(plugin, base) == AT_THE_STOP
-    assert committed_files(plugin, "HEAD~1") == RUNTIME_FILES
+    assert committed_files(plugin, "HEAD~2") == RUNTIME_FILES
     assert data["conflicts"] == [
         {
             "kind": "series",

@@ -17,7 +17,15 @@ from typing import Any
 
 import click
 
-from patchkeeper.constants import OPTION_JSON
+from patchkeeper.constants import (
+    OPTION_FROM,
+    OPTION_JSON,
+    OPTION_PRISTINE,
+    OPTION_PYTHON,
+    OPTION_TARGET,
+    OPTION_TO,
+    OPTION_UPSTREAM,
+)
 from patchkeeper.errors import PatchkeeperError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -338,6 +346,20 @@ JSON_COMMAND: list[str] = []
 CONFIG_SOURCE: list[Path] = []
 
 
+#: The options that take a release (a requirement or a directory) without a path type
+#: (``--at`` is not one: ``retire --at`` takes a version and says what it records).
+RELEASE_OPTIONS = frozenset(
+    {
+        OPTION_TO,
+        OPTION_FROM,
+        OPTION_PRISTINE,
+        OPTION_PYTHON,
+        OPTION_TARGET,
+        OPTION_UPSTREAM,
+    }
+)
+
+
 def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     """Refuse an option of ``ctx``'s command that takes a value given none before another of
     its options (``runtime audit --from --to X``): click would take ``--to`` as the value of
@@ -348,8 +370,13 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     takes no option after its arguments (a group, whose command follows; ``record``, whose
     validation command does), up to the first word that is neither an option nor a value.
 
+    An option naming a place (a path, or a release: :data:`RELEASE_OPTIONS`) given an empty
+    value (``--to ''``, ``--output=``) is refused the same way: an empty path is the current
+    directory to ``pathlib``, and an empty release is no requirement at all.
+
     Raises:
-        click.BadOptionUsage: ``--from needs a value; got the option --to`` (exit 2).
+        click.BadOptionUsage: ``--from needs a value; got the option --to``, ``--to needs a
+            value`` (exit 2).
     """
     options = [p for p in ctx.command.get_params(ctx) if isinstance(p, click.Option)]
     names = {name for option in options for name in (*option.opts, *option.secondary_opts)}
@@ -359,11 +386,20 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
         if not option.is_flag and not option.count
         for name in option.opts
     }
+    places = {
+        name
+        for option in options
+        if isinstance(option.type, click.Path) or set(option.opts) & RELEASE_OPTIONS
+        for name in option.opts
+    }
     words = iter(args)
     for word in words:
         positional = word == "-" or not word.startswith("-")
         if word == "--" or (positional and not ctx.allow_interspersed_args):
             return
+        name, equals, rest = word.partition("=")
+        if equals and not rest and name in places:
+            raise click.BadOptionUsage(name, f"{name} needs a value", ctx)
         for _ in range(values.get(word, 0)):
             value = next(words, None)
             if value is None:
@@ -372,6 +408,8 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
                 raise click.BadOptionUsage(
                     word, f"{word} needs a value; got the option {value}", ctx
                 )
+            if not value.strip() and word in places:
+                raise click.BadOptionUsage(word, f"{word} needs a value", ctx)
 
 
 class LazyGroup(click.Group):

@@ -38,6 +38,7 @@ from patchkeeper.constants import (
     OPTION_PYTHON,
     OPTION_TARGET,
     OPTION_TO,
+    OPTION_UPSTREAM,
 )
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -296,7 +297,7 @@ def from_option(help: str, name: str, required: bool = False) -> Decorator:
 
 def upstream_option(help: str, **kwargs: Any) -> Decorator:
     """``--upstream``: the upstream (a requirement for ``init``, a tree for ``lint``)."""
-    return click.option("--upstream", help=help, **kwargs)
+    return click.option(OPTION_UPSTREAM, help=help, **kwargs)
 
 
 def at_option(help: str) -> Decorator:

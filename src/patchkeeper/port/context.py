@@ -12,7 +12,7 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_TO
-from patchkeeper.errors import FetchError, TargetError
+from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
 from patchkeeper.port.memo import Memo
 from patchkeeper.port.settings import port_settings
@@ -76,6 +76,39 @@ def configured_pin(config: Config) -> str:
 def stable_spec(spec: str) -> str:
     """A TARGET spec that still means the same after the current directory changes."""
     return str(Path(spec).expanduser().resolve()) if os.path.isdir(spec) else spec
+
+
+def check_a_newer_release(
+    config: Config, target: str | None, pinned: str | None, *, configured: bool, command: str
+) -> None:
+    """Refuse a ``port`` or ``upgrade`` (``command``) to the very release the downstream is
+    at (``--from``, by default the configured pin: ``configured``), before anything is
+    written: it would find every patch clean and, saved, replace the evidence of the real
+    upgrade in the record with that.
+
+    Raises:
+        ConfigError: both versions are known and equal (as versions: ``3.1`` is ``3.1.0``),
+            naming the configured pin's line when the pin is the configured one.
+    """
+    from packaging.version import InvalidVersion, Version
+
+    if not target or not pinned:
+        return
+    try:
+        same = Version(target) == Version(pinned)
+    except InvalidVersion:
+        same = target == pinned
+    if same:
+        from patchkeeper.config import dotted_key_line
+
+        key = "pristine" if config.pristine else "pin"
+        raise ConfigError(
+            f"nothing to {command}: --to is {target}, the release the downstream is at",
+            path=config.source if configured else None,
+            line=dotted_key_line(config.source, key) if configured else None,
+            hint="pass a newer release as --to; to write the record again, run "
+            "'patchkeeper report'",
+        )
 
 
 def build_context(

@@ -17,10 +17,11 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_FROM, OPTION_TO
-from patchkeeper.errors import ConfigError
+from patchkeeper.errors import ConfigError, PatchkeeperError
 from patchkeeper.port.context import (
     PortContext,
     build_context,
+    check_a_newer_release,
     configured_pin,
     default_output,
     stable_spec,
@@ -77,14 +78,7 @@ def port_series(config: Config, request: PortRequest) -> PortResult:
         recover(work.journal, config.root)
         recover(journal_dir(config), config.root)  # a retire or ledger write cut short
         if request.action in ("abort", "continue") and not work.exists:
-            # A port cut short by Ctrl-C after its last write has finished: the pin says so
-            raise PortStateError(
-                "no port is in progress",
-                path=work.root,
-                hint=f"the series is at pin {config.pin}: a port interrupted after its last "
-                "write has finished (git diff shows what it wrote); to port the series, run "
-                "'patchkeeper port --to NEWPIN'",
-            )
+            raise PortStateError("no port is in progress", path=work.root, hint=_no_port(config))
         if request.action == "abort":
             state = work.load()
             work.remove()
@@ -92,6 +86,30 @@ def port_series(config: Config, request: PortRequest) -> PortResult:
         if request.action == "continue":
             return _continue(config, work)
         return _start(config, work, request)
+
+
+def _no_port(config: Config) -> str:
+    """What to do when ``--continue`` or ``--abort`` finds no port: in a git checkout whose
+    series or configuration differs from ``HEAD``, a port cut short by Ctrl-C after its last
+    write has finished (``git diff`` shows it); else no port was started, or the last one
+    finished. Either way the configured pin says where the series is."""
+    from patchkeeper.upstream import gitops
+
+    again = "to port the series, run 'patchkeeper port --to NEWPIN'"
+    pin = f"the series is at pin {config.pin}" if config.pin else "the series has no pin"
+    places = [str(config.series.parent)]
+    if config.source is not None:
+        places.append(str(config.source))
+    try:
+        done = gitops.call(["status", "--porcelain", "--", *places], config.root)
+    except PatchkeeperError:  # git is not installed
+        done = None
+    if done is not None and done.returncode == 0 and done.stdout.strip():
+        return (
+            f"{pin}: a port interrupted after its last write has finished (git diff shows "
+            f"what it wrote); {again}"
+        )
+    return f"no port was started here, or the last one finished: {pin}; {again}"
 
 
 def _evidence(ctx: PortContext, step: Step) -> Step:
@@ -269,6 +287,9 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
         upstream_repo=str(upstream_repo.resolve()) if upstream_repo else None,
     )
     ctx = build_context(config, state, work, config.series)
+    check_a_newer_release(
+        config, ctx.new_version, ctx.old_version, configured=not source, command="port"
+    )
     if not in_place:
         out = output.resolve() if output else default_output(config.series.parent, ctx)
         check_output(out)

@@ -11,6 +11,9 @@ exists is left byte for byte as it is: the file is merged by key. The one except
 table ``decide`` itself wrote before there was any evidence and nobody touched since (byte
 for byte the empty table with its "no evidence yet" comment): it gets the suggestion once
 evidence makes one, or a ``decide`` run too early would keep every suggestion out for good.
+A suggestion nobody reviewed about a patch a port has since taken out of the series (its
+verdict upstreamed or dropped) is replaced by the port's suggestion, *retire*: the patch is
+gone, and the suggestion made before the port would stand for a decision about nothing.
 Where the evidence suggests nothing (*look*), the decision is left empty
 for a person, and ``report --check`` fails until one is written.
 """
@@ -25,6 +28,7 @@ from patchkeeper.errors import PatchkeeperError
 from patchkeeper.record import evidence_store as store
 from patchkeeper.record.decisions import (
     DROPS,
+    SERIES,
     Decision,
     Decisions,
     append_tables,
@@ -34,8 +38,10 @@ from patchkeeper.record.decisions import (
     replace_block,
 )
 from patchkeeper.record.patch_evidence import SERIES_SUGGESTIONS, Item, all_items
+from patchkeeper.record.patch_evidence import suggestion as evidence_suggestion
 from patchkeeper.record.results import Added, DecideResult
 from patchkeeper.record.settings import report_settings
+from patchkeeper.record.stored_results import port_result
 
 #: The comment of a table written before there was evidence (``pyproject.toml``'s spelling).
 NO_EVIDENCE = (
@@ -92,6 +98,9 @@ def decide(config: Config) -> DecideResult:
             "first (or set evidence = true in [tool.patchkeeper.report])",
         )
     existing = load(settings.decisions_file)
+    replaced = _replace_gone(settings.decisions_file, existing, items, evidence, config.source)
+    if replaced:
+        existing = load(settings.decisions_file)
     new = [
         suggestion(item, config.source)
         for item in items
@@ -105,8 +114,81 @@ def decide(config: Config) -> DecideResult:
     how = spelt_for(store.HOW_TO_SAVE, config.source)  # [report] in a patchkeeper.toml
     hint = "" if evidence else f"no evidence saved: {how}"
     return DecideResult(
-        str(settings.decisions_file), added, len(items) - len(new), hint, tuple(filled)
+        str(settings.decisions_file),
+        added,
+        len(items) - len(new),
+        hint,
+        tuple(filled),
+        tuple(replaced),
     )
+
+
+def replace_gone(config: Config) -> list[Added]:
+    """After a port: write the port's suggestion (retire) over each suggestion nobody
+    reviewed about a patch the port took out of the series; what was replaced.
+
+    Raises:
+        ConfigError: the decisions file is malformed.
+        EvidenceError: the evidence store is unreadable.
+    """
+    path = report_settings(config).decisions_file
+    if not path.is_file():
+        return []
+    evidence = store.load_all(config)
+    return _replace_gone(path, load(path), all_items(config, evidence), evidence, config.source)
+
+
+def _replace_gone(
+    path: Path,
+    existing: Decisions,
+    items: list[Item],
+    evidence: dict[str, store.StoredEvidence],
+    source: Path | None,
+) -> list[Added]:
+    """Write the port's suggestion over every suggestion nobody reviewed (the decision
+    still ``"suggested: ..."``) about a patch the series no longer holds and the port's
+    evidence took out (upstreamed, dropped: retire); a person's notes are kept. Returns
+    what was replaced, in file order."""
+    port = port_result(evidence)
+    if port is None:
+        return []
+    held = {item.key for item in items if item.kind == SERIES}
+    gone = []
+    for patch in port.patches:
+        verdict = str(patch.verdict)
+        table = existing.get(SERIES, patch.name)
+        suggested = evidence_suggestion(verdict)
+        if patch.name in held or table is None or not table.suggested or not table.line:
+            continue
+        if suggested not in DROPS or table.decision == suggested:
+            continue
+        item = Item(
+            SERIES,
+            patch.name,
+            "",
+            verdict=verdict,
+            source="port",
+            evidence=(f"port: {verdict}: {patch.summary}",),
+            suggested=suggested,
+            present=False,
+        )
+        gone.append((table, item))
+    if not gone:
+        return []
+    lines = read_utf8(path).splitlines(keepends=True)
+    # Last table first: a replaced block changes the line numbers of the tables below it.
+    for table, item in sorted(gone, key=lambda pair: -pair[0].line):
+        start = table.line - 1
+        end = start + 1
+        while end < len(lines) and not lines[end].lstrip().startswith("["):
+            end += 1
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        decision, comments = suggestion(item, source)
+        text = render_table(replace(decision, notes=table.notes), comments)
+        lines[start:end] = text.splitlines(keepends=True)
+    store.write_text(path, "".join(lines))
+    return [Added(i.kind, i.key, i.suggested, i.verdict, True) for _, i in gone]
 
 
 def _fill_placeholders(

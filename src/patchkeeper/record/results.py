@@ -27,13 +27,16 @@ class DecideResult:
     """The decisions file, the tables added, and how many were already there; ``hint``: when
     no evidence was saved at all, how to save it (``""`` otherwise); ``filled``: the tables
     ``decide`` had written before there was evidence, untouched since, that now got the
-    evidence's suggestion (counted in ``kept`` too)."""
+    evidence's suggestion (counted in ``kept`` too); ``replaced``: the suggestions nobody
+    reviewed about patches a port has since taken out of the series, now the port's
+    suggestion (retire)."""
 
     path: str
     added: tuple[Added, ...]
     kept: int
     hint: str = ""
     filled: tuple[Added, ...] = ()
+    replaced: tuple[Added, ...] = ()
 
     @property
     def exit_code(self) -> int:

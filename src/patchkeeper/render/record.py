@@ -59,7 +59,13 @@ def decide_text(result: DecideResult) -> str:
             f"filled {len(result.filled)} existing table(s) written before there was evidence:"
         )
         lines += [f"  {f.kind} {f.key}: {_suggested(f)} ({f.verdict})" for f in result.filled]
-    suggested = sum(a.suggested for a in result.added + result.filled)
+    if result.replaced:
+        lines.append(
+            f"replaced {plural(len(result.replaced), 'suggestion')} about patches the port took "
+            "out of the series:"
+        )
+        lines += [f"  {f.kind} {f.key}: {_suggested(f)} ({f.verdict})" for f in result.replaced]
+    suggested = sum(a.suggested for a in result.added + result.filled + result.replaced)
     if suggested:
         lines.append(
             f'{plural(suggested, "suggestion")} to review: delete "suggested: " from a '

@@ -43,6 +43,7 @@ from patchkeeper.series.headers import parse_headers
 from patchkeeper.series.parse import _first_diff_index, split_lines
 from patchkeeper.start.forms import DEBIAN, FORMAT_PATCH, GIT, Found, detect, shown
 from patchkeeper.start.pin import Pin, find_pin, from_option
+from patchkeeper.system.english import with_article
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 
@@ -356,7 +357,8 @@ def next_commands(pin: Pin, ledger: Path, root: Path) -> tuple[str, ...]:
     return (
         f"patchkeeper ledger --check  # {shown(ledger, root)} is current (CI runs this)",
         "patchkeeper lint  # every patch has its headers",
-        f"patchkeeper verify --target DIR  # DIR: a {pin.upstream} tree with the series applied",
+        "patchkeeper verify --target DIR  # DIR: "
+        f"{with_article(pin.upstream)} tree with the series applied",
         f"patchkeeper audit --to {pin.upstream}==VERSION  # how the series fares on a newer "
         "release",
     )

@@ -19,3 +19,16 @@ def plural(count: int, noun: str) -> str:
     if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
         return f"{count} {noun[:-1]}ies"
     return f"{count} {noun}s"
+
+
+def with_article(name: str) -> str:
+    """``name`` after ``a`` or ``an``, by how a project name is read out: ``an`` before a
+    vowel letter other than ``u`` (``an asyncssh``, ``an Ibis``), ``a`` otherwise (``a
+    minihttp``, and ``a uvicorn``, ``a urllib3``: a leading ``u`` is read ``you``).
+
+    >>> with_article("asyncssh"), with_article("Ibis"), with_article("minihttp")
+    ('an asyncssh', 'an Ibis', 'a minihttp')
+    >>> with_article("urllib3"), with_article("")
+    ('a urllib3', 'a ')
+    """
+    return f"an {name}" if name[:1].lower() in ("a", "e", "i", "o") else f"a {name}"

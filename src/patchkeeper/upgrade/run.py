@@ -34,7 +34,7 @@ from typing import Any
 from patchkeeper.config import Config, load_config
 from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import ConfigError, Interrupted, PatchkeeperError, TargetError
-from patchkeeper.port.context import configured_pin, stable_spec
+from patchkeeper.port.context import check_a_newer_release, configured_pin, stable_spec
 from patchkeeper.port.rebase import SeriesDoesNotApplyError
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.settings import port_settings
@@ -46,6 +46,7 @@ from patchkeeper.port.workdir import (
     input_digests,
 )
 from patchkeeper.progress import note
+from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
 from patchkeeper.system.english import plural
 from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
@@ -160,45 +161,15 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
     state = UpgradeState(to=stable_spec(to), source=stable_spec(source or configured_pin(config)))
     state.target_version = release_version(to, Path(state.to)) or None
     pinned = release_version(state.source, Path(state.source))
-    _check_a_newer_release(config, state.target_version, pinned, configured=not source)
+    check_a_newer_release(
+        config, state.target_version, pinned, configured=not source, command="upgrade"
+    )
     if branch:
         state.branch = branch
         state.base, state.base_commit = start_branch(config.root, branch)
     work.save(state)
     work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
     return _steps(_Run(config, steps, work, state), "upgrade")
-
-
-def _check_a_newer_release(
-    config: Config, target: str | None, pinned: str, *, configured: bool
-) -> None:
-    """Refuse an upgrade to the very release the downstream is at (``--from``, by default
-    the configured pin: ``configured``), before anything is written: its audit and port
-    would find every patch clean and replace the evidence of the real upgrade in the
-    record with that.
-
-    Raises:
-        ConfigError: both versions are known and equal (as versions: ``3.1`` is ``3.1.0``).
-    """
-    from packaging.version import InvalidVersion, Version
-
-    if not target or not pinned:
-        return
-    try:
-        same = Version(target) == Version(pinned)
-    except InvalidVersion:
-        same = target == pinned
-    if same:
-        from patchkeeper.config import dotted_key_line
-
-        key = "pristine" if config.pristine else "pin"
-        raise ConfigError(
-            f"nothing to upgrade: --to is {target}, the release the downstream is at",
-            path=config.source if configured else None,
-            line=dotted_key_line(config.source, key) if configured else None,
-            hint="pass a newer release as --to; to write the record again, run "
-            "'patchkeeper report'",
-        )
 
 
 def has_series(config: Config) -> bool:
@@ -363,8 +334,7 @@ def _step(run: _Run, name: str, before: dict[str, tuple[int, int, int]] | None) 
         files = tuple(sorted({*files, *earlier}))
     subject, body = _message(run, name, record)
     commit = None
-    stopped = record["status"] == StepStatus.STOPPED
-    if run.state.branch and not stopped:  # a stopped port is committed once it is through
+    if run.state.branch:  # a stopped port's evidence too: the record written next reads it
         commit = commit_step(run.root, files, subject, body)
     run.state.steps[name] = {
         **record,
@@ -389,6 +359,8 @@ def _message(run: _Run, name: str, record: dict[str, Any]) -> tuple[str, str]:
         StepName.REPORT: "upgrade: write the audit record",
     }
     subject = subjects[StepName(name)]
+    if name == StepName.PORT and record.get("status") == StepStatus.STOPPED:
+        subject += " (stopped at a conflict)"
     if name == StepName.REPORT and record.get("before_port_done"):
         subject += " (the port stopped)"
     body = (
@@ -592,6 +564,9 @@ def port_step(run: _Run) -> dict[str, Any]:
                 exc.hint = exc.hint.replace(f"port --{word}", f"upgrade --{word}")
         raise
     run.state.target_version = run.state.target_version or result.target_version
+    # a suggestion made before the port about a patch it took out is now the port's
+    if replace_gone(run.config):
+        run.state.facts["suggestions"] = suggestions(run.config)
     stopped = result.stopped_at is not None and result.outcome == "stopped"
     counts = ", ".join(f"{n} {word}" for word, n in result.counts.items())
     summary = f"stopped at {result.stopped_at}; {counts}" if stopped else counts

@@ -29,6 +29,8 @@ from patchkeeper.upstream.unpack import is_archive
 
 #: Bytes read per chunk while downloading.
 CHUNK = 1 << 20
+#: A distribution kind after its article, as it is read out (``an sdist``: ``es-dist``).
+_ONE = {"sdist": "an sdist", "wheel": "a wheel"}
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ class Finder:
             if _first_of_kind(applicable, other) is None:
                 raise FetchError(f"no sdist or wheel of {requirement} on the package indexes")
             raise FetchError(
-                f"no {kind} of {requirement} on the package indexes, only a {other}",
+                f"no {kind} of {requirement} on the package indexes, only {_ONE[other]}",
                 hint=f'set fetch = "{other}" in [tool.patchkeeper] to use the {other}',
             )
         return chosen

@@ -215,8 +215,15 @@ def check_release_option(
     for ``audit --to``'s horizon) :func:`check_one_release`.
 
     Raises:
-        TargetError: as those functions.
+        TargetError: as those functions; ``spec`` empty (``--to needs a value``).
     """
+    if spec is not None and not spec.strip():
+        # an empty value is no release: fetched, it failed as "() cannot be fetched"
+        raise TargetError(
+            f"{option} needs a value",
+            hint=f"give {option} a release, e.g. {option} {upstream or 'NAME'}==VERSION "
+            "(or a directory)",
+        )
     if spec is not None and spec.startswith("-") and not os.path.exists(spec):
         # 'audit --to --json': the shell's next option became the value, and was then
         # fetched as a requirement ("not a requirement: '--json'")
