@@ -498,6 +498,13 @@ def test_read_only_downstream_is_a_clear_error(cli, world: Example, mechanism: s
     """A downstream the user cannot write (a checkout owned by another user, an immutable
     tree): commands that write its files stop with its name and what to do, never a
     traceback, and leave every file as it was."""
+    # a release with the pin's code under another version: every patch ports cleanly, so
+    # the port stops where it writes the new series directory
+    pin = world.root / "upstream" / "minihttp-1.0"
+    copy = shutil.copytree(pin, world.root / "upstream" / "minihttp-1.0.1")
+    for name in ("pyproject.toml", "minihttp/__init__.py"):
+        text = (copy / name).read_text()
+        (copy / name).write_text(text.replace('"1.0"', '"1.0.1"'))
     used, run = read_only(cli, world, [world.downstream], mechanism)
     reason = "Operation not permitted" if used == "immutable files" else "Permission denied"
     refusal = "  hint: let this user write it and its directory, or work on a copy"
@@ -510,10 +517,10 @@ def test_read_only_downstream_is_a_clear_error(cli, world: Example, mechanism: s
         "  hint: make the downstream's files and directories writable, or run as a user who "
         "can write them",
     ]
-    code, out, err = run("port", "--to", "../upstream/minihttp-1.0")
+    code, out, err = run("port", "--to", "../upstream/minihttp-1.0.1")
     assert (code, out) == (2, "")
     assert err.splitlines() == [
-        f"patchkeeper: error: {world.downstream}/patches-1.0: cannot write the new series "
+        f"patchkeeper: error: {world.downstream}/patches-1.0.1: cannot write the new series "
         f"directory ({reason}); nothing was written",
         "  hint: pass --output DIR in a directory you can write, or make the downstream's "
         "files and directories writable, or run as a user who can write them",
