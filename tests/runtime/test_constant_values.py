@@ -12,19 +12,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.constant_values import plugin_value, upstream_value
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.model import Mechanism, PatchEntry
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
 
 OLD = {
     "pyproject.toml": '[project]\nname = "mup"\nversion = "1.0"\n',
@@ -69,10 +62,10 @@ ARRIVED = (
 
 def _audit(tmp_path: Path) -> dict[str, tuple[str, str]]:
     old, new = tmp_path / "mup-1.0", tmp_path / "mup-1.1"
-    _write(old, OLD)
-    _write(new, NEW)
+    write_files(old, OLD)
+    write_files(new, NEW)
     plugin = tmp_path / "mplug"
-    _write(
+    write_files(
         plugin,
         {
             "pyproject.toml": (

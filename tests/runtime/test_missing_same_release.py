@@ -13,16 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
 
 UPSTREAM = {
     "pyproject.toml": '[project]\nname = "mup"\nversion = "{version}"\n',
@@ -85,7 +78,7 @@ cli.make_parser = parser
 
 
 def _plugin(root: Path) -> Path:
-    _write(
+    write_files(
         root,
         {
             "pyproject.toml": (
@@ -113,7 +106,7 @@ def _audit(
     old = tmp_path / f"mup-{old_version}-a"
     new = tmp_path / f"mup-{new_version}-b"
     for root, version in ((old, old_version), (new, new_version)):
-        _write(root, {k: v.format(version=version) for k, v in UPSTREAM.items()})
+        write_files(root, {k: v.format(version=version) for k, v in UPSTREAM.items()})
     plugin = _plugin(tmp_path / "mplug")
     result = audit.audit_runtime(load_config(plugin / "pyproject.toml"), old=str(old), new=str(new))
     return [(a.entry.target, a.drift.decision, a.drift.evidence) for a in result.entries]

@@ -5,16 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
 
 UPSTREAM = {
     "pyproject.toml": '[project]\nname = "mup"\nversion = "{version}"\n',
@@ -25,7 +18,7 @@ UPSTREAM = {
 
 
 def _release(root: Path, version: str) -> Path:
-    _write(root, {k: v.format(version=version) for k, v in UPSTREAM.items()})
+    write_files(root, {k: v.format(version=version) for k, v in UPSTREAM.items()})
     return root
 
 
@@ -33,7 +26,7 @@ def test_a_rename_before_the_old_release_says_so(tmp_path: Path) -> None:
     old = _release(tmp_path / "mup-1.0", "1.0")
     new = _release(tmp_path / "mup-1.1", "1.1")
     plugin = tmp_path / "mplug"
-    _write(
+    write_files(
         plugin,
         {
             "pyproject.toml": (

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.port import overrides
 from patchkeeper.runtime.port import runtime_port as port
@@ -208,17 +209,10 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        _write(
+        write_files(
             tmp_path / f"vup-{version}",
             {
                 "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
@@ -226,7 +220,7 @@ def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
                 "vup/model.py": model,
             },
         )
-    _write(tmp_path / "plugin", files)
+    write_files(tmp_path / "plugin", files)
     return port.port_runtime(
         load_config(tmp_path / "plugin" / "pyproject.toml"),
         port.RuntimePortRequest(

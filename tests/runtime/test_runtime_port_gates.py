@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.port import runtime_port as port
 
@@ -171,19 +172,12 @@ EXPECTED_DIFF = """--- a/vaplug/ops/kernel.py
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def test_port_cuts_gates_settles_layout_and_keeps_the_gated_copy(
     tmp_path: Path, monkeypatch
 ) -> None:
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        _write(
+        write_files(
             tmp_path / f"vup-{version}",
             {
                 "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
@@ -191,7 +185,7 @@ def test_port_cuts_gates_settles_layout_and_keeps_the_gated_copy(
                 "vup/model.py": model,
             },
         )
-    _write(tmp_path / "plugin", PLUGIN_FILES)
+    write_files(tmp_path / "plugin", PLUGIN_FILES)
     result = port.port_runtime(
         load_config(tmp_path / "plugin" / "pyproject.toml"),
         port.RuntimePortRequest(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.port import runtime_port as port
 from patchkeeper.runtime.port.bases import derives_from
@@ -104,17 +105,10 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_stacked.py
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        _write(
+        write_files(
             tmp_path / f"vup-{version}",
             {
                 "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
@@ -122,7 +116,7 @@ def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
                 "vup/model.py": model,
             },
         )
-    _write(tmp_path / "plugin", files)
+    write_files(tmp_path / "plugin", files)
     return port.port_runtime(
         load_config(tmp_path / "plugin" / "pyproject.toml"),
         port.RuntimePortRequest(
@@ -169,19 +163,19 @@ def _class(text: str) -> ast.ClassDef:
 
 
 def test_derives_from_follows_imported_and_local_plugin_classes(tmp_path: Path) -> None:
-    _write(tmp_path, {k: v for k, v in PLUGIN_FILES.items() if k.startswith("vaplug/")})
+    write_files(tmp_path, {k: v for k, v in PLUGIN_FILES.items() if k.startswith("vaplug/")})
     files = _Files(tmp_path)
     stacked = _class(STACKED)
     assert derives_from(files, "vaplug.patch.patch_stacked", stacked, "Table") is True
     assert derives_from(files, "vaplug.patch.patch_stacked", stacked, "Model") is False
     local = "class A(vup.model.Table):\n    pass\n\n\nclass B(A):\n    pass\n"
-    _write(tmp_path, {"vaplug/patch/patch_local.py": local})
+    write_files(tmp_path, {"vaplug/patch/patch_local.py": local})
     b = ast.parse(local).body[1]
     assert derives_from(files, "vaplug.patch.patch_local", b, "Table") is True
     relative = "from .patch_base import NpuTable\n\n\nclass C(NpuTable):\n    pass\n"
-    _write(tmp_path, {"vaplug/patch/patch_relative.py": relative})
+    write_files(tmp_path, {"vaplug/patch/patch_relative.py": relative})
     assert derives_from(files, "vaplug.patch.patch_relative", _class(relative), "Table") is True
     # A base the plugin does not define (an upstream class of another name): no.
     other = "from vup.other import Grid\n\n\nclass D(Grid):\n    pass\n"
-    _write(tmp_path, {"vaplug/patch/patch_other.py": other})
+    write_files(tmp_path, {"vaplug/patch/patch_other.py": other})
     assert derives_from(files, "vaplug.patch.patch_other", _class(other), "Table") is False
