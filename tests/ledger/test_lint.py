@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledger_support import config_at, write_config
+from ledger_support import commit_topic, config_at, git, make_upstream, write_config
 
 from patchkeeper.ledger import lint
+from patchkeeper.ledger.table import ledger_rows
 from patchkeeper.main import main
 
 
@@ -202,4 +203,49 @@ def test_dep3_schema(tmp_path: Path) -> None:
     assert _texts(root) == [
         "patches/b.patch:2: PK101 missing header 'Description:'",
         "patches/b.patch:2: PK105 'last-update' is a placeholder: 'TBD'",
+    ]
+
+
+def test_dep3_schema_reads_the_message_of_git_show_and_git_log(tmp_path: Path) -> None:
+    """A patch written by ``git show`` or ``git log -p`` (``commit <sha>``, ``Author:``,
+    ``Date:``, the message indented by four spaces): the message's first paragraph is its
+    description, as ``git format-patch`` of the same commit makes it the Subject."""
+    upstream = make_upstream(tmp_path / "up", {"pkg/mod.py": "def f():\n    return 1\n"})
+    commit_topic(
+        upstream,
+        "Return two from f, as the caller\nof the sum expects",
+        "The old value broke the sum.\n\nOrigin: vendor\n",
+        {"pkg/mod.py": "def f():\n    return 2\n"},
+    )
+    (upstream / "pkg" / "mod.py").write_text("def f():\n    return 3\n")
+    git(upstream, "commit", "-q", "-a", "--allow-empty-message", "-m", "")
+    root = write_config(tmp_path / "deb", '\n[headers]\nschema = "dep3"\n')
+    patches = root / "patches"
+    shapes = {
+        "show.patch": ["show", "HEAD~1"],
+        "decorated.patch": ["log", "-p", "-1", "--decorate=full", "HEAD~1"],
+        "fuller.patch": ["log", "-p", "-1", "--format=fuller", "HEAD~1"],
+        "raw.patch": ["log", "-p", "-1", "--format=raw", "HEAD~1"],
+        "no-message.patch": ["show", "HEAD"],
+    }
+    for name, command in shapes.items():
+        (patches / name).write_text(git(upstream, *command) + "\n")
+    (patches / "series").write_text("".join(f"{name}\n" for name in shapes))
+    assert (patches / "fuller.patch").read_text().splitlines()[:7] == [
+        (patches / "show.patch").read_text().splitlines()[0],
+        "Author:     Tess Ter <tess@example.org>",
+        "AuthorDate: Tue Nov 14 22:13:20 2023 +0000",
+        "Commit:     Tess Ter <tess@example.org>",
+        "CommitDate: Tue Nov 14 22:13:20 2023 +0000",
+        "",
+        "    Return two from f, as the caller",
+    ]
+    assert _texts(root) == ["patches/no-message.patch:3: PK101 missing header 'Description:'"]
+    description = "Return two from f, as the caller of the sum expects"
+    assert [(row.name, row.values[0], row.line_no) for row in ledger_rows(config_at(root))] == [
+        ("show", description, 2),
+        ("decorated", description, 2),
+        ("fuller", description, 2),
+        ("raw", description, 7),
+        ("no-message", "", 2),
     ]

@@ -159,3 +159,43 @@ def test_a_pin_in_pyproject_and_a_file_that_cannot_be_read(cli, tmp_path: Path) 
         "or the requirement, so that both name the release the project installs",
         "3 problems in 0 patches",
     ]
+
+
+def test_only_where_a_project_declares_its_dependencies(cli, tmp_path: Path) -> None:
+    """The root and two folders below it are read; a ``.venv`` (even one with no
+    ``pyvenv.cfg``, as a copied or conda environment), a virtualenv of another name, build
+    output, ``node_modules`` and anything deeper are not: their files are other projects'
+    copies, and walking them in a big checkout is slow."""
+    root = _project(tmp_path / "project")
+    stray = "vllm==0.20.0\n"
+    files = {
+        "deploy/gpu/requirements.txt": "vllm==0.31.0\n",  # two folders down: read
+        ".venv/requirements.txt": stray,
+        ".venv/lib/python3.12/site-packages/tool/requirements.txt": stray,
+        "env/conda-meta/history": "",
+        "env/requirements.txt": stray,
+        "venv/pyvenv.cfg": "home = /usr/bin\n",
+        "venv/requirements.txt": stray,
+        "node_modules/pkg/requirements.txt": stray,
+        "build/requirements.txt": stray,
+        "dist/requirements.txt": stray,
+        "serving.egg-info/requirements.txt": stray,
+        ".tox/py312/requirements.txt": stray,
+        "services/api/docker/requirements.txt": stray,  # three folders down: not read
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    run = cli("lint", cwd=root)
+    assert (run.code, run.out.splitlines(), run.err) == (
+        1,
+        [
+            'deploy/gpu/requirements.txt:1: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
+            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
+            "name the release the project installs",
+            *TEXT[:3],
+            "4 problems in 0 patches",
+        ],
+        "",
+    )

@@ -31,21 +31,30 @@ def _write(root: Path, files: dict[str, str]) -> None:
         (root / path).write_text(text)
 
 
-def test_a_created_file_follows_its_moved_directory(cli, tmp_path: Path) -> None:
-    info = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
-    _write(tmp_path / "old", {**FILES, "PKG-INFO": info.format("1.0")})
-    moved = {f"src/{path}": text for path, text in FILES.items()}
-    _write(tmp_path / "new", {**moved, "PKG-INFO": info.format("2.0")})
+INFO = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
+#: The new release's files: the package moved under ``src/``.
+MOVED = {f"src/{path}": text for path, text in FILES.items()}
+
+
+def _port(cli, tmp_path: Path, new: dict[str, str], name: str, patch: str):
+    """``port --to`` the release ``new`` (2.0) of a downstream whose series is the one patch
+    ``name`` (``patch``) on :data:`FILES` (1.0, its pristine); the run and the downstream."""
+    _write(tmp_path / "old", {**FILES, "PKG-INFO": INFO.format("1.0")})
+    _write(tmp_path / "new", {**new, "PKG-INFO": INFO.format("2.0")})
     down = tmp_path / "down"
     _write(
         down,
         {
             "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\npristine = "../old"\n',
-            "patches/series": "extra.patch\n",
-            "patches/extra.patch": CREATES,
+            "patches/series": f"{name}\n",
+            f"patches/{name}": patch,
         },
     )
-    run = cli("port", "--to", "../new", cwd=down)
+    return cli("port", "--to", "../new", cwd=down), down
+
+
+def test_a_created_file_follows_its_moved_directory(cli, tmp_path: Path) -> None:
+    run, down = _port(cli, tmp_path, MOVED, "extra.patch", CREATES)
     assert run.code == 0, run.err
     assert (
         "  extra.patch  merged   pkg/extra.py is gone, merged into src/pkg/extra.py; "
@@ -70,20 +79,8 @@ rename to pkg/helpers.py
 def test_a_rename_of_a_file_gone_with_its_content_stops_the_port(cli, tmp_path: Path) -> None:
     """Before: *merged* ("; git's three-way merge carried the patch"), the new series
     creating pkg/helpers.py with the old pin's pkg/util.py, which upstream deleted."""
-    info = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
-    _write(tmp_path / "old", {**FILES, "PKG-INFO": info.format("1.0")})
     kept = {path: text for path, text in FILES.items() if path != "pkg/util.py"}
-    _write(tmp_path / "new", {**kept, "PKG-INFO": info.format("2.0")})
-    down = tmp_path / "down"
-    _write(
-        down,
-        {
-            "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\npristine = "../old"\n',
-            "patches/series": "rename.patch\n",
-            "patches/rename.patch": RENAMES,
-        },
-    )
-    run = cli("port", "--to", "../new", cwd=down)
+    run, down = _port(cli, tmp_path, kept, "rename.patch", RENAMES)
     assert run.code == 1, run.err
     assert (
         "  rename.patch  target gone  nowhere to carry it: pkg/util.py no longer exists; its "
@@ -97,20 +94,7 @@ def test_a_rename_of_a_file_gone_with_its_content_stops_the_port(cli, tmp_path: 
 def test_a_rename_follows_its_moved_directory(cli, tmp_path: Path) -> None:
     """Before: *merged* with a leading '; ' as its evidence, the new series creating
     pkg/helpers.py outside the package and leaving src/pkg/util.py."""
-    info = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
-    _write(tmp_path / "old", {**FILES, "PKG-INFO": info.format("1.0")})
-    moved = {f"src/{path}": text for path, text in FILES.items()}
-    _write(tmp_path / "new", {**moved, "PKG-INFO": info.format("2.0")})
-    down = tmp_path / "down"
-    _write(
-        down,
-        {
-            "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\npristine = "../old"\n',
-            "patches/series": "rename.patch\n",
-            "patches/rename.patch": RENAMES,
-        },
-    )
-    run = cli("port", "--to", "../new", cwd=down)
+    run, down = _port(cli, tmp_path, MOVED, "rename.patch", RENAMES)
     assert run.code == 0, run.err
     assert (
         "  rename.patch  merged   pkg/util.py is gone, merged into src/pkg/util.py; "

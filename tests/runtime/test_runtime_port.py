@@ -29,8 +29,10 @@ def _run(work: Path, **options):
     )
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.py")}
+def _files(root: Path, pattern: str = "*.py") -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob(pattern) if p.is_file()
+    }
 
 
 def test_port_reports_each_entry_and_writes_nothing(runtime_trees: Path) -> None:
@@ -104,6 +106,33 @@ def test_port_cli_prints_the_diff_and_the_report(runtime_trees: Path, cli) -> No
     run = cli("runtime", "port", *versions, cwd=plugin)
     assert (run.code, run.out) == (1, diff)
     assert run.err.splitlines() == [*saved.out.splitlines()[:-1], summary]
+
+
+def test_port_to_the_release_it_is_ported_from_is_refused(runtime_trees: Path, cli) -> None:
+    """As ``port`` and ``upgrade`` refuse it: upstream changed nothing between the two, so
+    there is nothing to merge, move or cut; refused before anything is read or written, and
+    where ``--from`` is the configured pin the message names its line."""
+    plugin = runtime_trees / "plugin"
+    before = _files(runtime_trees, "*")
+    same = ("--from", "../upstream-1.0", "--to", str(runtime_trees / "upstream-1.0"))
+    hint = (
+        "  hint: pass a newer release as --to; to list the plugin's patches as they stand, "
+        "run 'patchkeeper runtime inventory'\n"
+    )
+    message = "nothing to port: --to is 1.0, the release the plugin is ported from (--from)\n"
+    run = cli("runtime", "port", *same, "--write", cwd=plugin)
+    assert (run.code, run.out, run.err) == (2, "", f"patchkeeper: error: {message}{hint}")
+    config = plugin / "pyproject.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('upstream = "tinyup"\n', 'upstream = "tinyup"\npin = "1.0"\n'))
+    before["plugin/pyproject.toml"] = config.read_bytes()
+    run = cli("runtime", "port", *same, "--write", cwd=plugin)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {config}:17: {message}{hint}",
+    )
+    assert _files(runtime_trees, "*") == before
 
 
 def test_port_redirected_to_a_file_holds_exactly_the_diff(runtime_trees: Path) -> None:

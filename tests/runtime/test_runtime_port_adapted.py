@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from vupplug import UTILS, plugin_files, port_vup, write_upstreams
+
 from helpers import write_files
-from patchkeeper.config import load_config
 from patchkeeper.runtime.port import overrides
-from patchkeeper.runtime.port import runtime_port as port
 
 UPSTREAM_OLD = """class Model:
     def forward(self, positions, hidden_states):
@@ -140,29 +140,13 @@ class NpuTable(vup.model.Table):
 vup.model.Table = NpuTable
 """
 
-PLUGIN_FILES = {
-    "pyproject.toml": """[project]
-name = "vaplug"
-version = "0.1"
-
-[project.entry-points."vup.general_plugins"]
-vaplug = "vaplug:register"
-
-[tool.patchkeeper]
-upstream = "vup"
-
-[tool.patchkeeper.runtime]
-package = "vaplug"
-entry-point-groups = ["vup.general_plugins"]
-upstream-packages = ["vup"]
-""",
-    "vaplug/__init__.py": "def register():\n    import vaplug.patch.patch_model  # noqa: F401\n",
-    "vaplug/patch/__init__.py": "",
-    "vaplug/utils.py": (
-        "import vup\n\n\ndef vllm_version_is(version):\n    return vup.__version__ == version\n"
-    ),
-    "vaplug/patch/patch_model.py": PATCH,
-}
+PLUGIN_FILES = plugin_files(
+    "patch_model",
+    {
+        "vaplug/utils.py": UTILS,
+        "vaplug/patch/patch_model.py": PATCH,
+    },
+)
 
 EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
 +++ b/vaplug/patch/patch_model.py
@@ -210,24 +194,9 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
 
 
 def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        write_files(
-            tmp_path / f"vup-{version}",
-            {
-                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
-                "vup/__init__.py": f'__version__ = "{version}"\n',
-                "vup/model.py": model,
-            },
-        )
+    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
     write_files(tmp_path / "plugin", files)
-    return port.port_runtime(
-        load_config(tmp_path / "plugin" / "pyproject.toml"),
-        port.RuntimePortRequest(
-            old=str(tmp_path / "vup-1.0"),
-            new=str(tmp_path / "vup-2.0"),
-        ),
-    )
+    return port_vup(tmp_path, tmp_path / "plugin")
 
 
 def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vupplug import UTILS, plugin_files, port_vup, write_upstreams
+
 from helpers import write_files
-from patchkeeper.config import load_config
-from patchkeeper.runtime.port import runtime_port as port
 
 UPSTREAM_OLD = """class Model:
     def forward(self, positions, hidden_states, residual):
@@ -91,32 +91,15 @@ else:
         return npu_add(x, y) * scale
 """
 
-PLUGIN_FILES = {
-    "pyproject.toml": """[project]
-name = "vaplug"
-version = "0.1"
-
-[project.entry-points."vup.general_plugins"]
-vaplug = "vaplug:register"
-
-[tool.patchkeeper]
-upstream = "vup"
-
-[tool.patchkeeper.runtime]
-package = "vaplug"
-entry-point-groups = ["vup.general_plugins"]
-upstream-packages = ["vup"]
-""",
-    "vaplug/__init__.py": "def register():\n    import vaplug.patch.patch_model  # noqa: F401\n",
-    "vaplug/patch/__init__.py": "",
-    "vaplug/utils.py": (
-        "import vup\n\n\ndef vllm_version_is(version):\n    return vup.__version__ == version\n"
-        "\n\ndef is_310p():\n    return False\n"
-    ),
-    "vaplug/patch/patch_model.py": PATCH,
-    "vaplug/ops/__init__.py": "",
-    "vaplug/ops/kernel.py": KERNEL,
-}
+PLUGIN_FILES = plugin_files(
+    "patch_model",
+    {
+        "vaplug/utils.py": UTILS + "\n\ndef is_310p():\n    return False\n",
+        "vaplug/patch/patch_model.py": PATCH,
+        "vaplug/ops/__init__.py": "",
+        "vaplug/ops/kernel.py": KERNEL,
+    },
+)
 
 EXPECTED_DIFF = """--- a/vaplug/ops/kernel.py
 +++ b/vaplug/ops/kernel.py
@@ -175,24 +158,9 @@ EXPECTED_DIFF = """--- a/vaplug/ops/kernel.py
 def test_port_cuts_gates_settles_layout_and_keeps_the_gated_copy(
     tmp_path: Path, monkeypatch
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        write_files(
-            tmp_path / f"vup-{version}",
-            {
-                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
-                "vup/__init__.py": f'__version__ = "{version}"\n',
-                "vup/model.py": model,
-            },
-        )
+    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
     write_files(tmp_path / "plugin", PLUGIN_FILES)
-    result = port.port_runtime(
-        load_config(tmp_path / "plugin" / "pyproject.toml"),
-        port.RuntimePortRequest(
-            old=str(tmp_path / "vup-1.0"),
-            new=str(tmp_path / "vup-2.0"),
-        ),
-    )
+    result = port_vup(tmp_path, tmp_path / "plugin")
     assert [(e.file, e.line, e.target, e.action, e.detail) for e in result.entries] == [
         (
             "vaplug/patch/patch_model.py",

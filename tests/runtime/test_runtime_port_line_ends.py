@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 from test_runtime_port_gates import EXPECTED_DIFF, PLUGIN_FILES, UPSTREAM_NEW, UPSTREAM_OLD
-
-from patchkeeper.config import load_config
-from patchkeeper.runtime.port import runtime_port as port
+from vupplug import port_vup, write_upstreams
 
 
 def _write(root: Path, files: dict[str, str], newline: str = "\n") -> None:
@@ -36,30 +34,9 @@ def _tree(root: Path) -> dict[str, bytes]:
     }
 
 
-def _port(tmp_path: Path, plugin: Path, write: bool) -> port.RuntimePort:
-    return port.port_runtime(
-        load_config(plugin / "pyproject.toml"),
-        port.RuntimePortRequest(
-            old=str(tmp_path / "vup-1.0"),
-            new=str(tmp_path / "vup-2.0"),
-            write=write,
-        ),
-    )
-
-
 @pytest.fixture
 def upstreams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        _write(
-            tmp_path / f"vup-{version}",
-            {
-                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
-                "vup/__init__.py": f'__version__ = "{version}"\n',
-                "vup/model.py": model,
-            },
-        )
-    return tmp_path
+    return write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW, _write)
 
 
 def _applied_by_git(diff: str, files: dict[str, str], newline: str, where: Path) -> dict:
@@ -74,14 +51,14 @@ def _applied_by_git(diff: str, files: dict[str, str], newline: str, where: Path)
 def test_a_crlf_plugin_gets_a_crlf_diff_and_stays_crlf(upstreams: Path) -> None:
     plugin = upstreams / "plugin"
     _write(plugin, PLUGIN_FILES, "\r\n")
-    result = _port(upstreams, plugin, write=False)
+    result = port_vup(upstreams, plugin, write=False)
     body = ("-", "+", " ")
     assert result.diff == "".join(
         line + ("\r\n" if line.startswith(body) and not line.startswith(("--- ", "+++ ")) else "\n")
         for line in EXPECTED_DIFF.splitlines()
     )
     expected = _applied_by_git(result.diff, PLUGIN_FILES, "\r\n", upstreams / "by-git")
-    assert _port(upstreams, plugin, write=True).written is True
+    assert port_vup(upstreams, plugin, write=True).written is True
     after = _tree(plugin)
     assert after == expected
     for name in ("vaplug/ops/kernel.py", "vaplug/patch/patch_model.py"):
@@ -94,7 +71,7 @@ def test_a_last_line_without_newline_stays_without(upstreams: Path) -> None:
     files["vaplug/ops/kernel.py"] = files["vaplug/ops/kernel.py"].rstrip("\n")
     plugin = upstreams / "plugin"
     _write(plugin, files)
-    result = _port(upstreams, plugin, write=False)
+    result = port_vup(upstreams, plugin, write=False)
     kernel = result.diff.split("--- a/vaplug/patch/patch_model.py")[0]
     assert kernel.endswith(
         "-        return npu_add(x, y) * scale\n"
@@ -104,7 +81,7 @@ def test_a_last_line_without_newline_stays_without(upstreams: Path) -> None:
         "\\ No newline at end of file\n"
     )
     expected = _applied_by_git(result.diff, files, "\n", upstreams / "by-git")
-    _port(upstreams, plugin, write=True)
+    port_vup(upstreams, plugin, write=True)
     assert _tree(plugin) == expected
     assert expected["vaplug/ops/kernel.py"] == (
         b"def kernel_npu(x, y, scale=1.0):\n    return npu_add(x, y) * scale"

@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from vupplug import plugin_files, port_vup, write_upstreams
+
 from helpers import write_files
-from patchkeeper.config import load_config
-from patchkeeper.runtime.port import runtime_port as port
 from patchkeeper.runtime.port.bases import derives_from
 
 UPSTREAM_OLD = """class Table:
@@ -70,27 +70,13 @@ class StackedTable(_NpuTable):
 vup.model.Table = StackedTable
 """
 
-PLUGIN_FILES = {
-    "pyproject.toml": """[project]
-name = "vaplug"
-version = "0.1"
-
-[project.entry-points."vup.general_plugins"]
-vaplug = "vaplug:register"
-
-[tool.patchkeeper]
-upstream = "vup"
-
-[tool.patchkeeper.runtime]
-package = "vaplug"
-entry-point-groups = ["vup.general_plugins"]
-upstream-packages = ["vup"]
-""",
-    "vaplug/__init__.py": "def register():\n    import vaplug.patch.patch_stacked  # noqa: F401\n",
-    "vaplug/patch/__init__.py": "",
-    "vaplug/patch/patch_base.py": BASE,
-    "vaplug/patch/patch_stacked.py": STACKED,
-}
+PLUGIN_FILES = plugin_files(
+    "patch_stacked",
+    {
+        "vaplug/patch/patch_base.py": BASE,
+        "vaplug/patch/patch_stacked.py": STACKED,
+    },
+)
 
 EXPECTED_DIFF = """--- a/vaplug/patch/patch_stacked.py
 +++ b/vaplug/patch/patch_stacked.py
@@ -106,24 +92,9 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_stacked.py
 
 
 def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        write_files(
-            tmp_path / f"vup-{version}",
-            {
-                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
-                "vup/__init__.py": f'__version__ = "{version}"\n',
-                "vup/model.py": model,
-            },
-        )
+    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
     write_files(tmp_path / "plugin", files)
-    return port.port_runtime(
-        load_config(tmp_path / "plugin" / "pyproject.toml"),
-        port.RuntimePortRequest(
-            old=str(tmp_path / "vup-1.0"),
-            new=str(tmp_path / "vup-2.0"),
-        ),
-    )
+    return port_vup(tmp_path, tmp_path / "plugin")
 
 
 def test_a_subclass_of_a_plugin_subclass_merges_only_its_overridden_method(

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vupplug import UTILS, plugin_files, port_vup, write_upstreams
+
 from helpers import write_files
-from patchkeeper.config import load_config
-from patchkeeper.runtime.port import runtime_port as port
 
 UPSTREAM_OLD = """class Table:
     def gather(self, ids, drop=False):
@@ -49,29 +49,13 @@ class NpuTable(vup.model.Table):
 vup.model.Table = NpuTable
 """
 
-PLUGIN_FILES = {
-    "pyproject.toml": """[project]
-name = "vaplug"
-version = "0.1"
-
-[project.entry-points."vup.general_plugins"]
-vaplug = "vaplug:register"
-
-[tool.patchkeeper]
-upstream = "vup"
-
-[tool.patchkeeper.runtime]
-package = "vaplug"
-entry-point-groups = ["vup.general_plugins"]
-upstream-packages = ["vup"]
-""",
-    "vaplug/__init__.py": "def register():\n    import vaplug.patch.patch_table  # noqa: F401\n",
-    "vaplug/patch/__init__.py": "",
-    "vaplug/utils.py": (
-        "import vup\n\n\ndef vllm_version_is(version):\n    return vup.__version__ == version\n"
-    ),
-    "vaplug/patch/patch_table.py": PATCH,
-}
+PLUGIN_FILES = plugin_files(
+    "patch_table",
+    {
+        "vaplug/utils.py": UTILS,
+        "vaplug/patch/patch_table.py": PATCH,
+    },
+)
 
 EXPECTED_DIFF = """--- a/vaplug/patch/patch_table.py
 +++ b/vaplug/patch/patch_table.py
@@ -101,24 +85,9 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_table.py
 def test_port_deletes_the_code_after_an_early_return_the_new_release_takes(
     tmp_path: Path, monkeypatch
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for version, model in (("1.0", UPSTREAM_OLD), ("2.0", UPSTREAM_NEW)):
-        write_files(
-            tmp_path / f"vup-{version}",
-            {
-                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
-                "vup/__init__.py": f'__version__ = "{version}"\n',
-                "vup/model.py": model,
-            },
-        )
+    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
     write_files(tmp_path / "plugin", PLUGIN_FILES)
-    result = port.port_runtime(
-        load_config(tmp_path / "plugin" / "pyproject.toml"),
-        port.RuntimePortRequest(
-            old=str(tmp_path / "vup-1.0"),
-            new=str(tmp_path / "vup-2.0"),
-        ),
-    )
+    result = port_vup(tmp_path, tmp_path / "plugin")
     assert [(e.line, e.target, e.action, e.detail) for e in result.entries] == [
         (
             18,

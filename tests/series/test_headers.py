@@ -183,3 +183,55 @@ def test_remove_field_and_format_field() -> None:
     assert remove_field(SEED_PATCH, "Nope") == SEED_PATCH
     assert format_field("What", "a\n\nb") == b"What: a\n  .\n  b\n"
     assert format_field("Kind", "") == b"Kind:\n"
+
+
+GIT_SHOW_PATCH = (
+    b"commit 3f1c2a9d0b7e4c5f8a6b1d2e3f4a5b6c7d8e9f01 (HEAD -> main, tag: v1.1)\r\n"
+    b"Merge: 1a2b3c4 5d6e7f8\r\n"
+    b"Author: Ann Author <ann@example.org>\r\n"
+    b"Date:   Tue Nov 14 22:13:20 2023 +0000\r\n"
+    b"\r\n"
+    b"    Return two from f, as the caller\r\n"
+    b"    of the sum expects\r\n"
+    b"    \r\n"
+    b"    Fixes #12: the old value broke the sum.\r\n"
+    b"\r\n"
+    b"diff --git a/mod.py b/mod.py\r\n"
+)
+
+
+def test_git_show_message_is_an_unwritten_subject() -> None:
+    """The first paragraph of the indented message, its lines joined; the header lines of
+    the commit are fields; the rest of the message is no field."""
+    headers = parse_headers(GIT_SHOW_PATCH)
+    assert [(f.name, f.value, f.line_no, f.end_line, f.written) for f in headers.fields] == [
+        ("Merge", "1a2b3c4 5d6e7f8", 2, 2, True),
+        ("Author", "Ann Author <ann@example.org>", 3, 3, True),
+        ("Date", "Tue Nov 14 22:13:20 2023 +0000", 4, 4, True),
+        ("Subject", "Return two from f, as the caller of the sum expects", 6, 7, False),
+    ]
+    assert headers.value("Description") == "Return two from f, as the caller of the sum expects"
+    subject = headers.get("Subject")
+    assert GIT_SHOW_PATCH[subject.start : subject.end] == (
+        b"    Return two from f, as the caller\r\n    of the sum expects\r\n"
+    )
+
+
+def test_set_field_leaves_a_git_show_message_alone() -> None:
+    """A field added goes after the commit's last header line, never into the message; the
+    unwritten subject is neither replaced nor removed."""
+    assert set_field(GIT_SHOW_PATCH, "Cut-against", "1.1") == GIT_SHOW_PATCH.replace(
+        b"+0000\r\n", b"+0000\r\nCut-against: 1.1\r\n"
+    )
+    assert set_field(GIT_SHOW_PATCH, "Subject", "x") == GIT_SHOW_PATCH.replace(
+        b"+0000\r\n", b"+0000\r\nSubject: x\r\n"
+    )
+    assert remove_field(GIT_SHOW_PATCH, "Subject") == GIT_SHOW_PATCH
+
+
+def test_only_a_commit_line_starts_a_message() -> None:
+    """Prose indented after a blank line is no subject without git's ``commit <sha>``."""
+    data = b"Author: A <a@b>\n\n    Return two from f\n"
+    assert [(f.name, f.written) for f in parse_headers(data).fields] == [("Author", True)]
+    data = b"commit 3f1c2a9 is where it broke\nAuthor: A <a@b>\n\n    Return two\n"
+    assert [(f.name, f.written) for f in parse_headers(data).fields] == [("Author", True)]

@@ -247,8 +247,8 @@ def test_abort_restores_the_branch_and_the_work_tree(cli, example: Example) -> N
         [
             f"patchkeeper: error: {down / '.git' / 'patchkeeper-upgrade'}: no upgrade is in "
             "progress",
-            "  hint: an upgrade interrupted after its last step has finished (git log and git "
-            "status show what it wrote); to start one, run 'patchkeeper upgrade --to NEWPIN'",
+            "  hint: no upgrade was started here, or the last one finished or was aborted; to "
+            "start one, run 'patchkeeper upgrade --to NEWPIN'",
         ],
     )
 
@@ -487,7 +487,31 @@ def test_no_upgrade_in_a_downstream_that_is_no_checkout(cli, example: Example) -
         2,
         [
             f"patchkeeper: error: {down / '.patchkeeper-upgrade'}: no upgrade is in progress",
-            "  hint: no upgrade was started here, or the last one finished; to start one, run "
-            "'patchkeeper upgrade --to NEWPIN'",
+            "  hint: no upgrade was started here, or the last one finished or was aborted; to "
+            "start one, run 'patchkeeper upgrade --to NEWPIN'",
         ],
     )
+
+
+def test_no_upgrade_ever_started_in_a_checkout(cli, example: Example) -> None:
+    """A git checkout where no upgrade ran: --continue and --abort say so plainly (not that
+    an upgrade was interrupted), send to 'upgrade --to', and write nothing."""
+    down = example.downstream
+    head = make_checkout(down)
+    before = tracked_tree(down)
+    for action in ("--continue", "--abort"):
+        run = cli("upgrade", action, cwd=down)
+        assert (run.code, run.out, run.err.splitlines()) == (
+            2,
+            "",
+            [
+                f"patchkeeper: error: {down / '.git' / 'patchkeeper-upgrade'}: no upgrade is "
+                "in progress",
+                "  hint: no upgrade was started here, or the last one finished or was aborted; "
+                "to start one, run 'patchkeeper upgrade --to NEWPIN'",
+            ],
+        )
+    assert git(down, "rev-parse", "HEAD") == head
+    assert git(down, "status", "--porcelain") == ""
+    assert tracked_tree(down) == before
+    assert not (down / ".git" / "patchkeeper-upgrade").exists()

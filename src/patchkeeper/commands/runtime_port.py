@@ -3,6 +3,7 @@ unified diff (merged copies, moved targets, headers), written to the plugin with
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -33,7 +34,34 @@ def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(request.old, OPTION_FROM, upstream, source)
     check_release_option(request.new, OPTION_TO, upstream, source)
+    refuse_the_same_release(config, request)
     return port_runtime(config, request)
+
+
+def refuse_the_same_release(config: Config | None, request: RuntimePortRequest) -> None:
+    """Refuse ``--to`` the release the plugin is ported from (``--from``, as versions: the
+    requirement's pin, or the tree's ``PKG-INFO``/``pyproject.toml``), before anything is
+    fetched or written, as ``port`` and ``upgrade`` refuse it: upstream changed nothing
+    between the two, so there is nothing to merge, move or cut. When ``--from`` is the
+    configured pin, the message names the pin's line.
+
+    Raises:
+        ConfigError: both versions are known and the same.
+    """
+    from patchkeeper.port.context import check_a_newer_release, same_release
+    from patchkeeper.runtime.syntax.gates import release_version
+
+    old = release_version(request.old, Path(request.old))
+    pinned = config is not None and same_release(old, config.pin)
+    check_a_newer_release(
+        config,
+        release_version(request.new, Path(request.new)),
+        old,
+        configured=pinned,
+        command="port",
+        at="the release the plugin is ported from (--from)",
+        hint="to list the plugin's patches as they stand, run 'patchkeeper runtime inventory'",
+    )
 
 
 @click.command("port")

@@ -5,7 +5,9 @@ in the dependency files that install it (``vllm==0.32.0`` in ``docker/requiremen
 ``pyproject.toml`` dependency, a ``uv.lock`` entry). When one is raised and the other is not,
 every command checks the series against a release the project does not install. This module
 reads the files a dependency bot rewrites (:func:`patchkeeper.upstream.reqfiles.file_kind`)
-with the same reader the pull-request audit uses, and reports each requirement of the upstream
+where a project declares its dependencies, at the root and up to two folders below it (never
+in ``.git``, a virtualenv, ``node_modules`` or a build folder), with the same reader the
+pull-request audit uses, and reports each requirement of the upstream
 that the pin does not satisfy: an exact version (``==X``, a lock entry) other than the pin, or
 a range the pin is outside of. It reads only.
 """
@@ -25,22 +27,33 @@ from patchkeeper.errors import Finding
 from patchkeeper.ledger.findings import display_path
 from patchkeeper.upstream.reqfiles import RequirementFileError, file_kind, requirements_for
 
-#: Directories whose files are not the project's dependency files: version control data,
-#: patchkeeper's own state, and the places Python environments and tools keep copies of
-#: other projects (an installed upstream, a virtualenv, a tox environment).
+#: How many folders deep below the downstream root dependency files are looked for: the root,
+#: its folders (``docker/requirements.txt``, ``requirements/base.txt``) and theirs
+#: (``deploy/gpu/requirements.txt``, ``docker/requirements/base.txt``). A project declares its
+#: dependencies there; deeper is another project's, or a copy of one, and walking a big
+#: checkout all the way down is slow.
+DEPTH = 2
+
+#: Folders whose files are not the project's dependency files: build output and the places
+#: tools keep copies of other projects. A folder whose name starts with a dot (``.git``,
+#: ``.venv``, ``.tox``, ``.patchkeeper``) is tool state and is left out too, as is every
+#: ``*.egg-info``.
 SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".patchkeeper",
-        "__pycache__",
-        "node_modules",
-        ".tox",
-        ".nox",
-        "site-packages",
-    }
+    {"__pycache__", "node_modules", "site-packages", "build", "dist", "htmlcov", "wheelhouse"}
 )
+
+
+def _project_dir(path: Path, skip: set[Path]) -> bool:
+    """Whether the folder ``path`` may hold the project's dependency files: not tool state or
+    build output (:data:`SKIP_DIRS`), not a directory the configuration names (``skip``),
+    not another repository (its own ``.git``: an upstream checkout, a submodule) and not a
+    Python environment (``pyvenv.cfg``, or conda's ``conda-meta``)."""
+    name = path.name
+    if name.startswith(".") or name in SKIP_DIRS or name.endswith(".egg-info"):
+        return False
+    if path.resolve() in skip or (path / ".git").exists():
+        return False
+    return not ((path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir())
 
 
 def _known_dirs(config: Config) -> set[Path]:
@@ -67,24 +80,20 @@ def _known_dirs(config: Config) -> set[Path]:
 
 
 def dependency_files(config: Config) -> list[Path]:
-    """The dependency files under the downstream root, sorted by path: every file whose name a
-    dependency bot rewrites, leaving out :data:`SKIP_DIRS`, the directories the configuration
-    names (:func:`_known_dirs`), another repository (a directory with its own ``.git``: an
-    upstream checkout, a submodule) and a virtualenv (a directory with ``pyvenv.cfg``)."""
+    """The project's dependency files, sorted by path: every file whose name a dependency bot
+    rewrites at the downstream root and in the folders up to :data:`DEPTH` below it, leaving
+    out the folders :func:`_project_dir` refuses (tool state, build output, environments,
+    other repositories, the directories the configuration names: :func:`_known_dirs`).
+    Symbolic links to folders are not followed."""
     root = config.root.resolve()
     skip = _known_dirs(config)
     found: list[Path] = []
     for directory, dirnames, filenames in os.walk(root):
         here = Path(directory)
-        kept = []
-        for name in sorted(dirnames):
-            path = here / name
-            if name in SKIP_DIRS or path.resolve() in skip:
-                continue
-            if (path / ".git").exists() or (path / "pyvenv.cfg").is_file():
-                continue
-            kept.append(name)
-        dirnames[:] = kept
+        if len(here.relative_to(root).parts) >= DEPTH:
+            dirnames[:] = []
+        else:
+            dirnames[:] = [name for name in sorted(dirnames) if _project_dir(here / name, skip)]
         for name in sorted(filenames):
             path = here / name
             if file_kind(path.relative_to(root).as_posix()) is not None and path.is_file():

@@ -78,36 +78,53 @@ def stable_spec(spec: str) -> str:
     return str(Path(spec).expanduser().resolve()) if os.path.isdir(spec) else spec
 
 
-def check_a_newer_release(
-    config: Config, target: str | None, pinned: str | None, *, configured: bool, command: str
-) -> None:
-    """Refuse a ``port`` or ``upgrade`` (``command``) to the very release the downstream is
-    at (``--from``, by default the configured pin: ``configured``), before anything is
-    written: it would find every patch clean and, saved, replace the evidence of the real
-    upgrade in the record with that.
+def same_release(one: str | None, other: str | None) -> bool:
+    """Whether two versions are known and the same release (as versions: ``3.1`` is
+    ``3.1.0``; two strings that are no version are compared as written).
 
-    Raises:
-        ConfigError: both versions are known and equal (as versions: ``3.1`` is ``3.1.0``),
-            naming the configured pin's line when the pin is the configured one.
+    >>> same_release("3.1", "3.1.0"), same_release("3.1", "3.2"), same_release("", "")
+    (True, False, False)
     """
     from packaging.version import InvalidVersion, Version
 
-    if not target or not pinned:
-        return
+    if not one or not other:
+        return False
     try:
-        same = Version(target) == Version(pinned)
+        return Version(one) == Version(other)
     except InvalidVersion:
-        same = target == pinned
-    if same:
+        return one == other
+
+
+def check_a_newer_release(
+    config: Config | None,
+    target: str | None,
+    pinned: str | None,
+    *,
+    configured: bool,
+    command: str,
+    at: str = "the release the downstream is at",
+    hint: str = "to write the record again, run 'patchkeeper report'",
+) -> None:
+    """Refuse a ``port``, ``upgrade`` or ``runtime port`` (``command``) to the very release
+    the downstream is at (``--from``, by default the configured pin: ``configured``), before
+    anything is written: it would find every patch clean and, saved, replace the evidence of
+    the real upgrade in the record with that. ``at`` names that release in the message,
+    ``hint`` says what to run instead.
+
+    Raises:
+        ConfigError: both versions are known and equal (:func:`same_release`), naming the
+            configured pin's line when the pin is the configured one.
+    """
+    if same_release(target, pinned):
         from patchkeeper.config import dotted_key_line
 
-        key = "pristine" if config.pristine else "pin"
+        source = config.source if config is not None and configured else None
+        key = "pristine" if config is not None and config.pristine else "pin"
         raise ConfigError(
-            f"nothing to {command}: --to is {target}, the release the downstream is at",
-            path=config.source if configured else None,
-            line=dotted_key_line(config.source, key) if configured else None,
-            hint="pass a newer release as --to; to write the record again, run "
-            "'patchkeeper report'",
+            f"nothing to {command}: --to is {target}, {at}",
+            path=source,
+            line=dotted_key_line(source, key),
+            hint=f"pass a newer release as --to; {hint}",
         )
 
 

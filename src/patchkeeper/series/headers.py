@@ -11,6 +11,16 @@ lines whose long values continue on lines that start with white space:
   ``git format-patch`` and ``gbp pq`` write at the top, with RFC 2047 encoded words;
 - Yocto's ``Upstream-Status``.
 
+A patch written by ``git show`` or ``git log -p`` starts with ``commit <sha>``, the commit's
+header lines (``Author:``, ``Date:``, with ``--format=fuller`` ``AuthorDate:``, ``Commit:``,
+``CommitDate:``; ``Merge:``), read as fields, then a blank line and the commit message
+indented by four spaces. The message's first paragraph, its lines joined by one space, is read
+as the ``Subject`` (DEP-3's alias of ``Description``), as ``git log --format=%s`` reads it and
+as ``git format-patch`` of the same commit writes it; the rest of the message is the long
+description outside the fields, as with ``format-patch``. That field is not written in the
+file (:attr:`HeaderField.written` is false): :func:`set_field` neither replaces it nor adds
+after it.
+
 Fields are read from the start of the preamble up to git's ``---`` separator (after which
 ``format-patch`` puts a diffstat) or the series workflow's ``--- exported from`` line. Unknown
 fields are kept (gbp keeps them as pseudo-headers); names compare case-insensitively (b4's trailer
@@ -34,6 +44,16 @@ SEPARATOR = (b"---\n", b"---\r\n", b"---")
 #: An mbox ``From`` line, first in ``git format-patch`` output:
 #: ``From 3f1c2a9d0b7e4c5f8a6b1d2e3f4a5b6c7d8e9f01 Mon Sep 17 00:00:00 2001``
 MBOX_FROM = re.compile(rb"^From [0-9a-f]{7,64} ")
+
+#: The first line of ``git show`` or ``git log -p`` output, with or without ``--decorate``:
+#: ``commit 3f1c2a9d0b7e4c5f8a6b1d2e3f4a5b6c7d8e9f01 (HEAD -> main, tag: v1.2)``
+GIT_COMMIT = re.compile(rb"^commit [0-9a-f]{7,64}(?: \(.*\))?\r?\n?$")
+
+#: How git indents a commit message in ``git show`` and ``git log`` output: four spaces.
+MESSAGE_INDENT = b"    "
+
+#: The name the first paragraph of such a commit message is read under.
+COMMIT_SUBJECT = "Subject"
 
 #: A ``[PATCH]`` prefix of a mail subject: ``[PATCH] [4.2.x] Fixed ...``, ``[PATCH 2/5] ...``
 PATCH_PREFIX = re.compile(r"^\[PATCH[^\]]*\]\s*")
@@ -99,6 +119,8 @@ class HeaderField:
         end_line: 1-based last line (the last continuation line).
         start: byte offset of the field's first line in the file.
         end: byte offset just after its last line (its line ending included).
+        written: ``False`` for the subject read from a ``git show`` commit message (the
+            module docstring): no ``Name: value`` line holds it.
     """
 
     name: str
@@ -107,6 +129,7 @@ class HeaderField:
     end_line: int
     start: int
     end: int
+    written: bool = True
 
     @property
     def key(self) -> str:
@@ -226,6 +249,39 @@ def _stops_fields(line: bytes) -> bool:
     return line in SEPARATOR or bool(C.EXPORTED_FROM.match(line.rstrip(b"\r\n")))
 
 
+def commit_subject(lines: list[bytes], first_line: int, offset: int) -> HeaderField | None:
+    """The first paragraph of the commit message of a ``git show`` / ``git log -p`` preamble
+    (``lines``, with their line endings), as an unwritten ``Subject`` field; ``None`` when the
+    preamble is not of that shape or the message is empty.
+
+    >>> text = b"commit 3f1c2a9\\nAuthor: A <a@b>\\nDate:   Mon\\n\\n    Fix the sum\\n    of f\\n"
+    >>> found = commit_subject(text.splitlines(keepends=True), 1, 0)
+    >>> found.value, found.line_no, found.end_line, found.written
+    ('Fix the sum of f', 5, 6, False)
+    """
+    if not lines or not GIT_COMMIT.match(lines[0]):
+        return None
+    index = 1
+    while index < len(lines) and lines[index].strip():  # the commit's header lines
+        index += 1
+    index += 1  # the blank line before the message
+    first = index
+    while index < len(lines) and lines[index].startswith(MESSAGE_INDENT) and lines[index].strip():
+        index += 1
+    if index == first:
+        return None
+    value = " ".join(_decode(line).strip() for line in lines[first:index])
+    return HeaderField(
+        name=COMMIT_SUBJECT,
+        value=value,
+        line_no=first_line + first,
+        end_line=first_line + index - 1,
+        start=offset + sum(len(line) for line in lines[:first]),
+        end=offset + sum(len(line) for line in lines[:index]),
+        written=False,
+    )
+
+
 def parse_headers(preamble: bytes, *, first_line: int = 1, offset: int = 0) -> Headers:
     """Read the header fields of ``preamble`` (the bytes before a patch's first diff).
 
@@ -236,7 +292,8 @@ def parse_headers(preamble: bytes, *, first_line: int = 1, offset: int = 0) -> H
         offset: the file byte offset of the preamble's first byte.
 
     Returns:
-        :class:`Headers` with every field, unknown ones included.
+        :class:`Headers` with every field, unknown ones included, in file order; a ``git
+        show`` commit message's subject among them (:func:`commit_subject`).
 
     >>> text = b"Prose.\\n\\nKind: fix\\nWhat: a long\\n  value\\n--- exported from abcdef0\\n"
     >>> h = parse_headers(text)
@@ -244,7 +301,8 @@ def parse_headers(preamble: bytes, *, first_line: int = 1, offset: int = 0) -> H
     [('Kind', 'fix', 3, 3), ('What', 'a long value', 4, 5)]
     """
     lines = preamble.splitlines(keepends=True)
-    fields: list[HeaderField] = []
+    subject = commit_subject(lines, first_line, offset)
+    fields: list[HeaderField] = [] if subject is None else [subject]
     position = 0
     index = 0
     stop = len(preamble)
@@ -278,7 +336,10 @@ def parse_headers(preamble: bytes, *, first_line: int = 1, offset: int = 0) -> H
                 end=offset + position,
             )
         )
-    return Headers(fields=tuple(fields), end=offset + stop)
+    in_order = sorted(fields, key=lambda item: item.start)
+    return Headers(
+        fields=tuple(item for item in in_order if item.start < offset + stop), end=offset + stop
+    )
 
 
 def _line_ending(data: bytes, field: HeaderField | None) -> bytes:
@@ -315,11 +376,12 @@ def set_field(data: bytes, name: str, value: str) -> bytes:
     b'Kind: fix\\nUpstream: none\\n--- exported from abcdef0\\n'
     """
     headers = parse_headers(_preamble_of(data))
-    existing = headers.get(name, aliases=False)
+    written = [item for item in headers.fields if item.written]
+    existing = next((item for item in written if item.key == normalize(name)), None)
     if existing is not None:
         new = format_field(existing.name, value, _line_ending(data, existing))
         return data[: existing.start] + new + data[existing.end :]
-    last = headers.fields[-1] if headers.fields else None
+    last = written[-1] if written else None
     at = last.end if last is not None else headers.end
     newline = _line_ending(data, last)
     prefix = data[:at]
@@ -342,6 +404,6 @@ def _preamble_of(data: bytes) -> bytes:
 def remove_field(data: bytes, name: str) -> bytes:
     """Return ``data`` without the first field called ``name`` (unchanged when absent)."""
     existing = parse_headers(_preamble_of(data)).get(name, aliases=False)
-    if existing is None:
+    if existing is None or not existing.written:
         return data
     return data[: existing.start] + data[existing.end :]

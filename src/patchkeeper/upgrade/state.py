@@ -96,13 +96,8 @@ class UpgradeDir:
             raise UpgradeStateError(
                 "no upgrade is in progress",
                 path=self.root,
-                hint=(
-                    "an upgrade interrupted after its last step has finished (git log and "
-                    "git status show what it wrote)"
-                    if self.root.name == GIT_WORK_DIR
-                    else "no upgrade was started here, or the last one finished"
-                )
-                + "; to start one, run 'patchkeeper upgrade --to NEWPIN'",
+                hint="no upgrade was started here, or the last one finished or was aborted; "
+                "to start one, run 'patchkeeper upgrade --to NEWPIN'",
             )
         try:
             data = json.loads((self.root / STATE).read_text(encoding="utf-8"))

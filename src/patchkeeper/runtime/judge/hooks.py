@@ -28,6 +28,7 @@ from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.syntax.astwalk import nodes, statements
+from patchkeeper.runtime.syntax.names import attribute_chain
 from patchkeeper.runtime.syntax.parsing import parse_file
 
 _PLATFORM_OBJECTS = re.compile(r"(?i)(^|\.)(current_platform|platform|platform_cls)$|Platform$")
@@ -36,16 +37,6 @@ _REGISTRY = re.compile(r"(?i)registry$")
 #: The object at hand (``self``, ``self.connector``): its methods are not extension points.
 _INSTANCE = re.compile(r"^(self|cls)(\.|$)")
 _SELECTION = re.compile(r"^get_\w*backend\w*$|allocator|^select_\w+$")
-
-
-def _dotted(node: ast.expr) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 _CONSULTED: dict[int, tuple[ast.AST, dict[str, str]]] = {}
@@ -76,7 +67,7 @@ def _consulted(node: ast.AST) -> dict[str, str]:
     for sub in nodes(node):  # in ast.walk's order: the first way a hook is reached is kept
         if isinstance(sub, ast.Call):
             func = sub.func
-            text = _dotted(func)
+            text = attribute_chain(func, rooted=False)
             name = text.rsplit(".", 1)[-1]
             owner = text.rsplit(".", 1)[0] if "." in text else ""
             platform = bool(owner) and bool(_PLATFORM_OBJECTS.search(owner))
@@ -86,7 +77,7 @@ def _consulted(node: ast.AST) -> dict[str, str]:
             elif owner and _REGISTRY.search(owner.rsplit(".", 1)[-1]):
                 found.setdefault(owner.rsplit(".", 1)[-1], text)
         elif isinstance(sub, ast.Subscript):
-            text = _dotted(sub.value)
+            text = attribute_chain(sub.value, rooted=False)
             if text and _REGISTRY.search(text.rsplit(".", 1)[-1]):
                 found.setdefault(text.rsplit(".", 1)[-1], text + "[...]")
     return found

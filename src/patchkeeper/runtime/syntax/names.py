@@ -99,21 +99,28 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
     return None
 
 
-def attribute_chain(node: ast.expr) -> str:
-    """``a.b.c`` of a chain of names and attributes, ``""`` for anything else.
+def attribute_chain(node: ast.expr, *, rooted: bool = True) -> str:
+    """``a.b.c`` of a chain of names and attributes, ``""`` for anything else. With
+    ``rooted=False`` a chain that starts at a call or a subscript gives the attributes after
+    it (``get_group().register`` -> ``register``): what a call reaches through another
+    call's result.
 
     >>> attribute_chain(ast.parse("a.b.c", mode="eval").body)
     'a.b.c'
     >>> attribute_chain(ast.parse("f().b", mode="eval").body)
     ''
+    >>> attribute_chain(ast.parse("f().b.c", mode="eval").body, rooted=False)
+    'b.c'
     """
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
-    if not isinstance(node, ast.Name):
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif rooted:
         return ""
-    return ".".join([node.id, *reversed(parts)])
+    return ".".join(reversed(parts))
 
 
 def read_chain(value: ast.expr) -> str:

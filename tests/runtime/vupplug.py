@@ -1,0 +1,86 @@
+"""A plugin in vllm-ascend's shape, ``vaplug``, written by a test for the made-up upstream
+``vup``: two releases of ``vup`` (1.0 and 2.0: its version and one ``vup/model.py``) beside
+the plugin's project, and the runtime port of the plugin from the one to the other.
+
+Importable from the runtime tests as ``from vupplug import plugin_files, port_vup`` (pyproject's
+``pythonpath``); the runtime port tests of version gates, adapted copies, stacked plugin
+classes, unreachable code and line ends build their trees so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from helpers import write_files
+from patchkeeper.config import load_config
+from patchkeeper.runtime.port import runtime_port as port
+
+#: The plugin project's ``pyproject.toml``: it declares itself in ``vup.general_plugins``.
+PYPROJECT = """[project]
+name = "vaplug"
+version = "0.1"
+
+[project.entry-points."vup.general_plugins"]
+vaplug = "vaplug:register"
+
+[tool.patchkeeper]
+upstream = "vup"
+
+[tool.patchkeeper.runtime]
+package = "vaplug"
+entry-point-groups = ["vup.general_plugins"]
+upstream-packages = ["vup"]
+"""
+
+#: ``vaplug/utils.py``: the plugin's version gate, as vllm-ascend's ``vllm_version_is``.
+UTILS = "import vup\n\n\ndef vllm_version_is(version):\n    return vup.__version__ == version\n"
+
+
+def plugin_files(patch_module: str, files: dict[str, str]) -> dict[str, str]:
+    """The plugin project's files: :data:`PYPROJECT`, a ``register()`` that imports
+    ``vaplug.patch.<patch_module>``, an empty ``vaplug/patch/__init__.py``, and ``files``
+    (relative path -> text)."""
+    return {
+        "pyproject.toml": PYPROJECT,
+        "vaplug/__init__.py": (
+            f"def register():\n    import vaplug.patch.{patch_module}  # noqa: F401\n"
+        ),
+        "vaplug/patch/__init__.py": "",
+        **files,
+    }
+
+
+def write_upstreams(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    old_model: str,
+    new_model: str,
+    write: Callable[[Path, dict[str, str]], object] = write_files,
+) -> Path:
+    """``vup-1.0`` and ``vup-2.0`` under ``tmp_path``, their ``vup/model.py`` the two texts,
+    written by ``write``; a private cache (``PATCHKEEPER_CACHE``). Returns ``tmp_path``."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    for version, model in (("1.0", old_model), ("2.0", new_model)):
+        write(
+            tmp_path / f"vup-{version}",
+            {
+                "pyproject.toml": f'[project]\nname = "vup"\nversion = "{version}"\n',
+                "vup/__init__.py": f'__version__ = "{version}"\n',
+                "vup/model.py": model,
+            },
+        )
+    return tmp_path
+
+
+def port_vup(tmp_path: Path, plugin: Path, *, write: bool = False) -> port.RuntimePort:
+    """``runtime port`` of the plugin at ``plugin`` from ``tmp_path/vup-1.0`` to
+    ``tmp_path/vup-2.0`` (:func:`write_upstreams`); ``write`` applies the diff."""
+    return port.port_runtime(
+        load_config(plugin / "pyproject.toml"),
+        port.RuntimePortRequest(
+            old=str(tmp_path / "vup-1.0"), new=str(tmp_path / "vup-2.0"), write=write
+        ),
+    )
