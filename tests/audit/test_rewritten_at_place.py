@@ -178,3 +178,51 @@ def test_a_documentation_line_rewritten_in_place_is_still_a_port(tmp_path: Path)
         tmp_path, new, [("inventory.patch", LOCAL_INVENTORY)], {"docs/conf.py": CONF_OLD}
     )
     assert (verdict.verdict, verdict.action, verdict.rewritten) == ("conflict", "port", "")
+
+
+RENAME_CALL = '''Subject: Call the page through its new name
+---
+--- a/pkg/resource.py
++++ b/pkg/resource.py
+@@ -10,7 +10,7 @@ class _NoResource(Page):
+     """
+
+     def __init__(self, message="Sorry. No luck finding that resource."):
+-        Page.__init__(self, NOT_FOUND, "No Such Resource", message)
++        NamedPage.__init__(self, NOT_FOUND, "No Such Resource", message)
+
+
+ class _ForbiddenResource(Page):
+'''
+
+PRIVATE_NAMED = '''Subject: Call the named page through its private alias
+---
+--- a/pkg/resource.py
++++ b/pkg/resource.py
+@@ -9,9 +9,9 @@ class _NoResource(Page):
+     A page for a missing resource.
+     """
+
+     def __init__(self, message="Sorry. No luck finding that resource."):
+-        NamedPage.__init__(self, NOT_FOUND, "No Such Resource", message)
++        _NamedPage.__init__(self, NOT_FOUND, "No Such Resource", message)
+
+
+ class _ForbiddenResource(Page):
+     """
+'''
+
+
+def test_the_file_is_read_as_the_earlier_patches_left_it(tmp_path: Path) -> None:
+    # the line the second patch changes is the first patch's, still in the file: its hunk
+    # fails only on the docstring upstream reworded, not on a line upstream rewrote
+    new = {
+        "pkg/resource.py": RESOURCE_OLD.replace(
+            "A page for a missing resource.", "A page for a missing resource, or NoResource."
+        )
+    }
+    old = {"pkg/resource.py": RESOURCE_OLD}
+    patches = [("rename.patch", RENAME_CALL), ("private.patch", PRIVATE_NAMED)]
+    first, second = judge(tmp_path, new, patches, old)
+    assert (first.verdict, first.action) == ("clean", "carry")
+    assert (second.verdict, second.action, second.rewritten) == ("conflict", "carry", "")

@@ -1019,7 +1019,7 @@ def _rewritten_at_place(
         if (status.path, status.patch_line) not in hunks:
             return None
         diff, hunk = hunks[(status.path, status.patch_line)]
-        state = ws.original(diff.old_path or diff.path)
+        state = ws.get(diff.old_path or diff.path)
         removed = removed_lines(hunk)
         if state is None or not removed:
             return None
