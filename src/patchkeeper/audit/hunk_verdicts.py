@@ -280,12 +280,11 @@ def _place_of_run(lines: Sequence[bytes], hunk: Hunk, start: int, end: int) -> S
     return ()
 
 
-def rewritten_in_place(lines: Sequence[bytes], hunk: Hunk) -> bytes | None:
+def rewritten_at_place(lines: Sequence[bytes], hunk: Hunk) -> tuple[bytes, bytes] | None:
     """The first removed line of ``hunk`` that the file's ``lines`` still have rewritten at
-    its place (:func:`_place_of_run`): a line of at least :data:`REWRITTEN_MIN_LENGTH`
-    characters whose ratio to it is at least :data:`REWRITTEN_RATIO`; ``None`` when there
-    is none. A removal of such a line is not made: upstream changed the line and kept it
-    where it was."""
+    its place (:func:`_place_of_run`), with that rewritten line, both stripped: a line of at
+    least :data:`REWRITTEN_MIN_LENGTH` characters whose ratio to it is at least
+    :data:`REWRITTEN_RATIO`; ``None`` when there is none."""
     matcher = SequenceMatcher(None, b"", b"", autojunk=False)
     for start, end in _runs(hunk):
         place = [line.strip() for line in _place_of_run(lines, hunk, start, end)]
@@ -302,8 +301,16 @@ def rewritten_in_place(lines: Sequence[bytes], hunk: Hunk) -> bytes | None:
                     and matcher.quick_ratio() >= REWRITTEN_RATIO
                     and matcher.ratio() >= REWRITTEN_RATIO
                 ):
-                    return text
+                    return text, candidate
     return None
+
+
+def rewritten_in_place(lines: Sequence[bytes], hunk: Hunk) -> bytes | None:
+    """The first removed line of ``hunk`` that the file's ``lines`` still have rewritten at
+    its place (:func:`rewritten_at_place`); ``None`` when there is none. A removal of such
+    a line is not made: upstream changed the line and kept it where it was."""
+    found = rewritten_at_place(lines, hunk)
+    return found[0] if found is not None else None
 
 
 def _named_gone(

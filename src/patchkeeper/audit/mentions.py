@@ -12,6 +12,13 @@ References are read by patterns that hold across trackers: ``CVE-YYYY-NNNN``; ``
 ``gh-NUMBER``, ``bpo-NUMBER``; ``/issues/NUMBER``, ``/pull/NUMBER``, ``/pulls/NUMBER``,
 ``/merge_requests/NUMBER``, ``ticket/NUMBER``, ``show_bug.cgi?id=NUMBER``. Numbers of Debian's
 own tracker (``Bug-Debian``, ``bugs.debian.org``) are not upstream's and are left out.
+
+The free-form description (a ``git format-patch`` message's body, DEP-3's text outside the
+fields) is read only after a word a forge takes as closing an issue: ``Fixes #1537``,
+``Closes gh-12``, ``Resolved https://.../issues/9``. Such a line says which upstream issue the
+change closes; any other number in prose may name anything (a related bug of another
+project, the Python bug that motivated a workaround). ``Closes: #N``, with a colon, is
+Debian's own changelog syntax for its bug tracker and is not read.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from patchkeeper.series.headers import parse_headers
+from patchkeeper.series.headers import FIELD_LINE, parse_headers
 from patchkeeper.series.model import Patch
 
 #: Header fields that name upstream's fix (DEP-3, the ledger schema).
@@ -32,6 +39,13 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _VENDOR_HOSTS = re.compile(r"bugs\.debian\.org|launchpad\.net|bugzilla\.redhat|bugs\.gentoo")
+#: A closing keyword and the issue it closes, in the free-form description: ``Fixes #1537``
+#: (no colon after the keyword: ``Closes: #N`` is Debian's bug tracker).
+_CLOSING = re.compile(
+    r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+"
+    r"((?:#|gh-|https?://\S+/(?:issues|pulls?)/)\d{2,7})\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -95,7 +109,28 @@ def references(patch: Patch) -> tuple[Reference, ...]:
         if field.key.startswith("bug-") and field.key != "bug-debian":
             _scan(field.value, field.name, found)
     _scan(patch.name.replace("_", "-"), "file name", found)
+    for line in description_lines(patch.preamble):
+        for match in _CLOSING.finditer(line):
+            _scan(match.group(1), "description", found)
     return tuple(found.values())
+
+
+def description_lines(preamble: bytes) -> list[str]:
+    """The free-form lines of a patch's header (``preamble``, the bytes before its first
+    diff): neither a field, a field's continuation (an indented line) nor the mbox ``From``
+    line, up to git's ``---`` separator.
+
+    >>> description_lines(b"Subject: x\\n  more\\n\\nFixes #12.\\n---\\n y\\n")
+    ['', 'Fixes #12.']
+    """
+    end = parse_headers(preamble).end
+    return [
+        raw.decode("utf-8", "replace")
+        for raw in preamble[:end].splitlines()
+        if not FIELD_LINE.match(raw)
+        and raw[:1] not in (b" ", b"\t")
+        and not raw.startswith(b"From ")
+    ]
 
 
 def _pattern(reference: Reference) -> re.Pattern[str]:

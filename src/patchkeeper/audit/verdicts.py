@@ -30,6 +30,7 @@ remaining hunks apply) changes it, so later patches see the earlier ones.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -57,6 +58,7 @@ from patchkeeper.audit.hunk_verdicts import (
     hunk_statuses,
     imports_already_there,
     removed_lines,
+    rewritten_at_place,
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.new_places import new_places
@@ -102,6 +104,7 @@ from patchkeeper.series.substantive_lines import (
     is_import,
     substantive,
     substantive_lines,
+    tokens,
 )
 from patchkeeper.system.names import shown_name
 from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
@@ -189,6 +192,9 @@ class PatchVerdict:
             text it rewrites occurs more often in the new release than at the old pin
             (:func:`patchkeeper.audit.new_places.new_places`): the patch no longer covers
             every place, which makes the action *port* (extend it); ``""`` otherwise.
+        rewritten: for a *conflict* of a code patch, the evidence that upstream rewrote at
+            their place the lines its failing hunks change (:func:`_rewritten_at_place`),
+            which makes the action *look*; ``""`` otherwise.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -211,6 +217,7 @@ class PatchVerdict:
     not_at_pin: str = ""
     imports_gone: str = ""
     new_places: str = ""
+    rewritten: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -961,7 +968,79 @@ def _judge_failing(
             kind=kind,
             mentions=mentions,
         )
-    return _conflict(patch, statuses, shares, outcome, kind, mentions)
+    verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
+    rewritten = _rewritten_at_place(ws, patch, statuses, kind)
+    if rewritten:
+        verdict = replace(verdict, summary=f"{verdict.summary}; {rewritten}", rewritten=rewritten)
+    return verdict
+
+
+#: A name in code: what :func:`_taken_out` counts.
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _taken_out(hunk: Hunk, line: bytes) -> set[bytes]:
+    """The names (identifier tokens) of a removed ``line`` of ``hunk`` that none of the
+    hunk's added lines has: what the patch takes out of that line. Numbers and strings are
+    left out: a version cap or a path the patch substitutes is moved by upstream too
+    without upstream doing what the patch does."""
+    added = {token for added in hunk.added for token in tokens(added.text)}
+    return {t for t in tokens(line) if t not in added and _NAME.fullmatch(t)}
+
+
+def _rewritten_at_place(
+    ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str
+) -> str | None:
+    """The evidence that upstream rewrote, where they were, the lines a code patch changes,
+    taking out of them what the patch takes out: of the files that decide the verdict
+    (:func:`decides`), no hunk applies, and every failing hunk removes lines none of which
+    its file still has, one of them being there rewritten at its place
+    (:func:`patchkeeper.audit.hunk_verdicts.rewritten_at_place`: a line at least 85% alike)
+    without any of the names the patch takes out of it (:func:`_taken_out`, at least one);
+    else ``None``.
+
+    Upstream replaced the very name the patch replaces (``Page.__init__(self, 404)`` now
+    ``_PageBase.__init__(self, 404)`` where the patch writes ``_Page.__init__(self, 404)``):
+    in code that is as likely upstream's own fix as a change the patch must follow, and the
+    trees cannot tell which, so a person decides (*look*). A line both only added to
+    (``frozenset(["Authorization"])`` given ``"Cookie"`` upstream and ``"Proxy-Auth"`` by
+    the patch) says nothing of the patch's change: it stays *port*. Documentation and
+    configuration are left out: there upstream rewords a line the patch substitutes (a
+    URL, a path, a version) all the time, and the substitution still has to be ported."""
+    if kind != CODE:
+        return None
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    code = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in code if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in code):
+        return None
+    rewrites: list[tuple[bytes, bytes, set[bytes]]] = []
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        state = ws.get(diff.old_path or diff.path)
+        removed = removed_lines(hunk)
+        if state is None or not removed:
+            return None
+        index = file_index(state.lines)
+        if any(index.has(line) for line in removed):
+            return None
+        found = rewritten_at_place(state.lines, hunk)
+        if found is None:
+            return None
+        out = _taken_out(hunk, found[0])
+        if not out or out & set(tokens(found[1])):
+            return None
+        rewrites.append((*found, out))
+    old, new = (text.decode("utf-8", "replace") for text in rewrites[0][:2])
+    words = ", ".join(sorted(t.decode("utf-8", "replace") for t in rewrites[0][2]))
+    refs = _refs(failing, FAILS)
+    verb = "changes" if len(failing) == 1 else "change"
+    return (
+        f"upstream rewrote at their place the lines {refs} {verb}, without what the patch "
+        f"takes out ({words}): `{old}` is now `{new}`"
+    )
 
 
 def _cosmetic(patch: Patch, statuses: list[HunkVerdict], kind: str) -> list[HunkVerdict]:
@@ -1252,6 +1331,10 @@ def _with_header(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVer
 REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
 
 
+#: The reason to look at a code patch whose changed lines upstream rewrote at their place.
+REWRITTEN_REASON = "upstream changed the same lines; decide whether its change has the fix"
+
+
 #: The reason to look at a patch that changes a file neither the pin nor the new release has.
 NOT_AT_PIN_REASON = "the series does not apply at its pin: fix or drop the patch, then audit again"
 
@@ -1300,6 +1383,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return LOOK, HEADER_SAYS_UPSTREAM
         if verdict.refresh:
             return CARRY, REFRESH
+        if verdict.rewritten:
+            return LOOK, REWRITTEN_REASON
         return PORT, "rework the failing hunks"
     if verdict.verdict == TARGET_GONE:
         if verdict.not_at_pin:
