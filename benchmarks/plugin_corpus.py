@@ -77,6 +77,8 @@ RELEASES: dict[str, list[str]] = {
     "vllm-lens": ["1.0.0", "1.1.0", "1.2.0", "1.2.1", "1.3.0"],
     "vllm-beam-search-plugin": ["0.1.3", "0.1.4", "0.1.5"],
     "hotwire-vllm": ["0.1.1", "0.1.2"],
+    "vllm-hust-vspec": ["0.13.0", "0.13.1", "0.13.2", "0.13.3", "0.14.2", "0.14.3"],
+    "vllm-ascend-kvcompress-hust": ["0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "0.9.0", "0.10.0"],
 }
 
 #: The by-hand grep: lines that assign to a dotted name whose root is capitalised (a class)
