@@ -346,8 +346,10 @@ class _Scanner(AssignmentForms):
             if kind is ast.Call:
                 call = cast(ast.Call, sub)
                 calls.append(call)
-                if call.func.__class__ is ast.Attribute:
-                    self.computed_name(call, conds, scope, table)
+                if call.func.__class__ is ast.Attribute and self.computed_name(
+                    call, conds, scope, table
+                ):
+                    inner.add(id(call.func.value))
                 bound = self.plugin_binding(call.func, table)
                 if bound is not None:
                     called.add(id(call.func))
@@ -365,6 +367,9 @@ class _Scanner(AssignmentForms):
                     continue
                 if pkg in text and DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
                     self.edge(scope, text.replace(":", "."), "string", constant.lineno, conds)
+                elif "{" in text and text.startswith(pkg) and id(sub) not in inner:
+                    # a template of module names, filled by a ``format`` elsewhere
+                    self.computed_name(constant, conds, scope, table)
             elif (kind is ast.JoinedStr or kind is ast.BinOp) and id(sub) not in inner:
                 expr = cast("ast.JoinedStr | ast.BinOp", sub)
                 if self.computed_name(expr, conds, scope, table):
