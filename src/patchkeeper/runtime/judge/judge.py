@@ -37,7 +37,9 @@ first rule that applies decides):
    **look** (dropped, or folded into a caller the plugin must now patch: the trees
    cannot tell, and a wrong removal loses a fix); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
-   (retarget);
+   (retarget); a name in neither release that the plugin adds to a module the new release
+   moved (one module of the same name defines the old one's names) -> **update** (retarget
+   to it), or dropped -> **look**;
    an attribute the plugin adds to an upstream class that the new class sets itself, or
    a backport whose parameters the new upstream target now has (upstream took the change
    in) -> **remove**; the audit then carries that to the other entries of a backport's
