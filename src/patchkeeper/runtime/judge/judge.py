@@ -93,6 +93,11 @@ first rule that applies decides):
    plugin already follows the change there);
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
+   a *retain* of the rules above whose replacement passes a keyword to an upstream
+   callable its module imports by name that took it at the old release and does not at
+   the new one (``MLAAttentionSpec(compress_ratio=...)`` after upstream renamed the field)
+   -> **update**: the call fails however unchanged the target is
+   (:mod:`patchkeeper.runtime.judge.dropped_keywords`);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
@@ -123,6 +128,7 @@ from patchkeeper.runtime.judge.drift import (
     upstream_code,
     with_decision,
 )
+from patchkeeper.runtime.judge.dropped_keywords import dropped_keywords
 from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
@@ -351,11 +357,30 @@ def _judged(
         otherwise = starred_decision(
             entry, drift, spans_read, lost, old.module, (unpassed, starred)
         )
+    if otherwise.decision == RETAIN and mine is not None:
+        otherwise = _dropped_keyword(otherwise, mine, trees)
     if found and mine is not None and (forwards_extra(mine.parsed) or calls_original(entry, mine)):
         # a wrapper that calls the original runs upstream's own code, hooks and all: the
         # new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
+
+
+def _dropped_keyword(drift: Drift, mine: Code, trees: tuple[UpstreamTree, UpstreamTree]) -> Drift:
+    """``drift`` (a *retain*) as *update* when the replacement ``mine`` passes a keyword
+    to an upstream callable that took it at the old release and does not at the new one
+    (:func:`patchkeeper.runtime.judge.dropped_keywords.dropped_keywords`): the call fails
+    however unchanged the target is."""
+    dropped = dropped_keywords(mine, trees)
+    if not dropped:
+        return drift
+    return with_decision(
+        drift,
+        UPDATE,
+        f"the replacement calls {', '.join(dropped)}, a keyword the new upstream no longer "
+        "takes (renamed or dropped): the call fails at the new release; pass what the new "
+        "signature takes",
+    )
 
 
 def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
