@@ -105,6 +105,13 @@ first rule that applies decides):
 Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
 maintainers over six releases (``benchmarks/runtime_history.py``).
 
+After the rules, across entries: a backport upstream took in for one entry takes its file's
+others along (:func:`patchkeeper.runtime.judge.landed.spread`); a *retain* of a target the new
+release does not define where the plugin says, whose replacement function another entry
+sets and must update for its upstream change, is **update** too
+(:mod:`patchkeeper.runtime.judge.shared_copies`); a function nothing calls goes with the
+running patch of its file (:mod:`patchkeeper.runtime.judge.companions`).
+
 The audit remembers each judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
 """
 
