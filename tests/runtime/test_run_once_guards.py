@@ -167,14 +167,20 @@ def test_a_run_once_guard_is_no_condition_and_other_tests_stay(
 
 # A plugin whose guards are set away from them: the marker named by a module constant is set
 # by the factory that builds the replacement (the guard's own function never sets it), or
-# set under its literal name; a registration is guarded by its own key. A membership test
-# on a table the body does not fill, and a marker the file sets on an upstream object
-# rather than on its own function, stay conditions.
+# set under its literal name; a registration is guarded by its own key; an object is
+# wrapped once in a proxy class. A membership test on a table the body does not fill, a
+# marker the file sets on an upstream object rather than on its own function, and an
+# isinstance test whose body wraps nothing, stay conditions.
 FACTORY_PATCH = """from vllm.engine import Engine, registry
 from vllm import state
 
 _MARKER = "_oplug_marked"
 MODE = "oplug"
+
+
+class Proxy:
+    def __init__(self, inner):
+        self.inner = inner
 
 
 def _wrap(original):
@@ -220,6 +226,17 @@ def upstream_flag_patch():
     state.flag = _wrap(state.flag)
 
 
+def wrap_patch():
+    current = state.platform
+    if not isinstance(current, Proxy):
+        state.platform = Proxy(current)
+
+
+def probe_patch():
+    if not isinstance(state.platform, Proxy):
+        state.other = _wrap(state.other)
+
+
 if MODE not in registry.modes:
     registry.register(MODE, "oplug.patch.p_factory")
 
@@ -233,6 +250,8 @@ early_patch()
 body_patch()
 literal_patch()
 upstream_flag_patch()
+wrap_patch()
+probe_patch()
 """
 
 FACTORY_FILES = {
@@ -263,22 +282,29 @@ def test_a_marker_set_by_a_factory_and_a_self_keyed_registration_are_no_conditio
         if e.activation
     ]
     assert found == [
-        ("vllm.state.create", 28, "active", []),
-        ("vllm.state.move", 34, "active", []),
-        ("vllm.state.load", 41, "active", []),
-        ("vllm.engine.Engine._oplug_upstream", 45, "active", []),
+        ("vllm.state.create", 33, "active", []),
+        ("vllm.state.move", 39, "active", []),
+        ("vllm.state.load", 46, "active", []),
+        ("vllm.engine.Engine._oplug_upstream", 50, "active", []),
         (
             "vllm.state.flag",
-            48,
+            53,
             "conditional",
-            [("else", "not (getattr(Engine, '_oplug_upstream', False))", 46)],
+            [("else", "not (getattr(Engine, '_oplug_upstream', False))", 51)],
         ),
-        ("vllm.engine.registry", 52, "active", []),
-        ("vllm.engine.registry.TABLE", 55, "active", []),
+        ("vllm.state.platform", 59, "active", []),
+        (
+            "vllm.state.other",
+            64,
+            "conditional",
+            [("if", "not isinstance(state.platform, Proxy)", 63)],
+        ),
+        ("vllm.engine.registry", 68, "active", []),
+        ("vllm.engine.registry.TABLE", 71, "active", []),
         (
             "vllm.engine.registry",
-            58,
+            74,
             "conditional",
-            [("if", "'other' not in registry.modes", 57)],
+            [("if", "'other' not in registry.modes", 73)],
         ),
     ]

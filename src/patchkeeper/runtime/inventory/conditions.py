@@ -157,12 +157,18 @@ def run_once(
     on ``MODE in registry.modes`` before it): the key is a literal string or a name, the
     table any expression, and the setting stores the key in it (``table[KEY] = ...``,
     ``table.add(KEY)``, ``table.setdefault(KEY, ...)``) or hands it, first, to a
-    ``register`` method of the table or of the object holding it. A test that reads
+    ``register`` method of the table or of the object holding it. So is a wrap-once test
+    (``if not isinstance(platform, Proxy): module.platform = Proxy(platform)``): the
+    setting stores, into an attribute or an item, a call of the class tested that wraps the
+    object tested, which the next call reads back as an instance. A test that reads
     anything else (a platform, a version, a parameter) is not one, nor is a feature probe
     that a backport answers with the feature itself (``if not hasattr(Request, "x"):
     Request.x = property(...)``: not a constant)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return run_once(test.operand, not done, setting, marked)
+    wrapped = _isinstance(test)
+    if wrapped is not None:
+        return done and any(_wraps(node, *wrapped) for node in _walk(setting))
     membership = _membership(test)
     if membership is not None:
         key, table, inside = membership
@@ -228,6 +234,38 @@ def wrapper_markers(tree: ast.Module) -> frozenset[str]:
         if f".{value}" in found:
             spelled.add(f".${name}")
     return frozenset(spelled)
+
+
+def _isinstance(test: ast.expr) -> tuple[str, str] | None:
+    """``(object, class)`` of ``isinstance(object, class)``, the object a name or an
+    attribute and the class one name or attribute, as their source text; else ``None``."""
+    if not (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and not test.keywords
+    ):
+        return None
+    obj, cls = test.args
+    if not isinstance(obj, ast.Name | ast.Attribute) or not isinstance(
+        cls, ast.Name | ast.Attribute
+    ):
+        return None
+    return ast.unparse(obj), ast.unparse(cls)
+
+
+def _wraps(node: ast.AST, obj: str, cls: str) -> bool:
+    """Whether ``node`` stores ``cls(..., obj, ...)`` into an attribute or an item."""
+    if not isinstance(node, ast.Assign):
+        return False
+    value = node.value
+    return (
+        isinstance(value, ast.Call)
+        and ast.unparse(value.func) == cls
+        and any(ast.unparse(a) == obj for a in value.args)
+        and any(isinstance(t, ast.Attribute | ast.Subscript) for t in node.targets)
+    )
 
 
 #: Methods that put their argument into the collection they are called on.
