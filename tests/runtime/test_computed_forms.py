@@ -195,3 +195,96 @@ def test_a_name_bound_to_an_item_of_sys_modules_names_that_module(tmp_path: Path
         # Bound to None below: no longer the module.
         (16, "vllm.worker.run", "assignment", "fplug.patch:step", "vllm.worker"),
     ]
+
+
+# ``tplug`` keeps its module-name templates apart from the ``format`` that fills them (in the
+# shape of vllm-mindspore's model registry: one template per backend, handed in a list to a
+# function that formats each with the rows of that backend's table), and reads a table of
+# codec names that a package re-exports from the module defining it.
+TPLUG = {
+    "pyproject.toml": (
+        '[project]\nname = "tplug"\nversion = "1"\n\n'
+        '[project.entry-points."vllm.general_plugins"]\n'
+        'register_models = "tplug.register:register_models"\n'
+        'codecs = "tplug.codecs:load_codecs"\n'
+    ),
+    "tplug/__init__.py": "",
+    "tplug/register.py": (
+        "from vllm.model_executor.models.registry import _LazyRegisteredModel\n\n"
+        '_NATIVE_MODELS = {"LlamaForCausalLM": ("llama", "LlamaForCausalLM")}\n'
+        '_ONE_MODELS = {"TalkerForGeneration": ("talker", "TalkerForGeneration")}\n\n\n'
+        "def _register(backends, paths):\n"
+        "    found = {}\n"
+        "    for backend, model_dir in zip(backends, paths):\n"
+        "        for arch, (relname, cls_name) in backend.items():\n"
+        "            found[arch] = _LazyRegisteredModel(model_dir.format(relname), cls_name)\n"
+        "    return found\n\n\n"
+        "def register_models():\n"
+        "    return _register(\n"
+        '        [_NATIVE_MODELS, _ONE_MODELS], ["tplug.models.{}", "tplug.models.one.{}"]\n'
+        "    )\n"
+    ),
+    "tplug/models/__init__.py": "",
+    "tplug/models/llama.py": PATCH_STEP,
+    "tplug/models/one/__init__.py": "",
+    "tplug/models/one/talker.py": PATCH_STEP,
+    "tplug/codecs/__init__.py": (
+        "import importlib\n\n"
+        "from tplug.names import CODECS\n\n\n"
+        "def load_codecs():\n"
+        "    for name in CODECS:\n"
+        '        importlib.import_module(f"tplug.codecs.{name}")\n'
+    ),
+    "tplug/names/__init__.py": "from tplug.names.table import CODECS\n",
+    "tplug/names/table.py": 'CODECS = ("wav",)\n',
+    "tplug/codecs/wav.py": PATCH_RUN,
+    # Fits no computed name and nothing imports it.
+    "tplug/unused.py": PATCH_RUN,
+}
+
+
+def test_a_template_formatted_elsewhere_and_a_re_exported_table(
+    tmp_path: Path, upstream: tuple[str, str]
+) -> None:
+    plugin = write_files(tmp_path / "tplug", TPLUG)
+    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="tplug")
+    assert [
+        (
+            a.entry.file,
+            a.entry.activation.status.value,
+            a.entry.activation.chain[-1:],
+            [c.described() for c in a.entry.activation.conditions],
+            a.drift.decision,
+        )
+        for a in result.entries
+        if a.entry.activation is not None
+    ] == [
+        (
+            "tplug/codecs/wav.py",
+            "conditional",
+            ("computed tplug.codecs.wav (tplug/codecs/__init__.py:8)",),
+            [
+                "computed-import f'tplug.codecs.{name}' names it (imported when that name is "
+                "asked for)"
+            ],
+            "retain",
+        ),
+        (
+            "tplug/models/llama.py",
+            "conditional",
+            ("computed tplug.models.llama (tplug/register.py:17)",),
+            ["computed-import 'tplug.models.{}' names it (imported when that name is asked for)"],
+            "retain",
+        ),
+        (
+            "tplug/models/one/talker.py",
+            "conditional",
+            ("computed tplug.models.one.talker (tplug/register.py:17)",),
+            [
+                "computed-import 'tplug.models.one.{}' names it (imported when that name is "
+                "asked for)"
+            ],
+            "retain",
+        ),
+        ("tplug/unused.py", "never-imported", (), [], "remove"),
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.helpers import write_files
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
@@ -161,4 +162,149 @@ def test_a_run_once_guard_is_no_condition_and_other_tests_stay(
         ),
         ("vllm.engine.fast", "conditional", [("try-import", "try: ... except ImportError", 66)]),
         ("vllm.engine.seen", "conditional", [("else", "not (_SEEN)", 75)]),
+    ]
+
+
+# A plugin whose guards are set away from them: the marker named by a module constant is set
+# by the factory that builds the replacement (the guard's own function never sets it), or
+# set under its literal name; a registration is guarded by its own key; an object is
+# wrapped once in a proxy class. A membership test on a table the body does not fill, a
+# marker the file sets on an upstream object rather than on its own function, and an
+# isinstance test whose body wraps nothing, stay conditions.
+FACTORY_PATCH = """from vllm.engine import Engine, registry
+from vllm import state
+
+_MARKER = "_oplug_marked"
+MODE = "oplug"
+
+
+class Proxy:
+    def __init__(self, inner):
+        self.inner = inner
+
+
+def _wrap(original):
+    def wrapped(*args):
+        return original(*args)
+
+    setattr(wrapped, _MARKER, True)
+    return wrapped
+
+
+def _wrap_named(original):
+    def named(*args):
+        return original(*args)
+
+    named._oplug_named = True
+    return named
+
+
+def early_patch():
+    original = state.create
+    if getattr(original, _MARKER, False):
+        return
+    state.create = _wrap(original)
+
+
+def body_patch():
+    original = state.move
+    if not getattr(original, _MARKER, False):
+        state.move = _wrap(original)
+
+
+def literal_patch():
+    original = state.load
+    if getattr(original, "_oplug_named", False):
+        return
+    state.load = _wrap_named(original)
+
+
+def upstream_flag_patch():
+    Engine._oplug_upstream = True
+    if getattr(Engine, "_oplug_upstream", False):
+        return
+    state.flag = _wrap(state.flag)
+
+
+def wrap_patch():
+    current = state.platform
+    if not isinstance(current, Proxy):
+        state.platform = Proxy(current)
+
+
+def probe_patch():
+    if not isinstance(state.platform, Proxy):
+        state.other = _wrap(state.other)
+
+
+if MODE not in registry.modes:
+    registry.register(MODE, "oplug.patch.p_factory")
+
+if MODE not in registry.TABLE:
+    registry.TABLE[MODE] = _wrap
+
+if "other" not in registry.modes:
+    registry.register(MODE, "oplug.patch.p_factory")
+
+early_patch()
+body_patch()
+literal_patch()
+upstream_flag_patch()
+wrap_patch()
+probe_patch()
+"""
+
+FACTORY_FILES = {
+    "pyproject.toml": (
+        '[project]\nname = "oplug"\nversion = "1"\n\n'
+        '[project.entry-points."vllm.general_plugins"]\no = "oplug:register"\n'
+    ),
+    "oplug/__init__.py": "def register():\n    from oplug.patch import p_factory  # noqa: F401\n",
+    "oplug/patch/__init__.py": "",
+    "oplug/patch/p_factory.py": FACTORY_PATCH,
+}
+
+
+def test_a_marker_set_by_a_factory_and_a_self_keyed_registration_are_no_conditions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    write_files(tmp_path, FACTORY_FILES)
+    inventory = take_inventory(None, plugin=tmp_path, package="oplug")
+    found = [
+        (
+            e.target,
+            e.line,
+            e.activation.status.value,
+            [(c.kind, c.text, c.line) for c in e.activation.conditions],
+        )
+        for e in inventory.entries
+        if e.activation
+    ]
+    assert found == [
+        ("vllm.state.create", 33, "active", []),
+        ("vllm.state.move", 39, "active", []),
+        ("vllm.state.load", 46, "active", []),
+        ("vllm.engine.Engine._oplug_upstream", 50, "active", []),
+        (
+            "vllm.state.flag",
+            53,
+            "conditional",
+            [("else", "not (getattr(Engine, '_oplug_upstream', False))", 51)],
+        ),
+        ("vllm.state.platform", 59, "active", []),
+        (
+            "vllm.state.other",
+            64,
+            "conditional",
+            [("if", "not isinstance(state.platform, Proxy)", 63)],
+        ),
+        ("vllm.engine.registry", 68, "active", []),
+        ("vllm.engine.registry.TABLE", 71, "active", []),
+        (
+            "vllm.engine.registry",
+            74,
+            "conditional",
+            [("if", "'other' not in registry.modes", 73)],
+        ),
     ]

@@ -178,10 +178,7 @@ class Reachability:
         """The plugin modules the computed name of a ``table`` edge (its target the
         :func:`~patchkeeper.runtime.inventory.computed_imports.pattern`, its argument the
         dotted path of a string table imported by name) takes from that table's rows."""
-        dotted = str(dict(edge.args).get("table", ""))
-        module, _, name = dotted.rpartition(".")
-        facts = self.tree.facts_of(module)
-        rows = facts.tables.get(name) if facts is not None else None
+        rows = self._table_rows(str(dict(edge.args).get("table", "")))
         if not rows:
             return []
         return [
@@ -189,6 +186,32 @@ class Reachability:
             for found in computed_imports.table_names(edge.target, list(rows))
             if self._nodes(found) == [f"m:{found}"]
         ]
+
+    def _table_rows(self, dotted: str, depth: int = 0) -> tuple[tuple[str, ...], ...]:
+        """The rows of the string table ``dotted`` (``module.NAME``): those of the table
+        the module binds by name, else, when the module re-exports the name (``from
+        .table import NAME`` at its top level, a package's ``__init__`` often does), those
+        of the module it imports it from (up to four steps); ``()`` when none."""
+        module, _, name = dotted.rpartition(".")
+        facts = self.tree.facts_of(module)
+        if facts is None:
+            return ()
+        rows = facts.tables.get(name)
+        if rows:
+            return rows
+        if depth >= 4:
+            return ()
+        for edge in facts.edges:
+            if (
+                edge.kind == "import"
+                and edge.scope == MODULE_SCOPE
+                and edge.target.rpartition(".")[2] == name
+                and edge.target != dotted
+            ):
+                found = self._table_rows(edge.target, depth + 1)
+                if found:
+                    return found
+        return ()
 
     def _search_maybe(self, modules: tuple[str, ...]) -> None:
         """Fill :attr:`maybe`: a second search from the unreached modules that fit a pattern

@@ -9,14 +9,15 @@ modules, so without this they look *never imported*.
 
 An f-string whose leading text is a dotted prefix inside the plugin package is such a
 *computed module name* (its text up to a ``:`` is the module); so is the same name built by
-``+``, ``str.format`` or ``%`` (:func:`pattern`). Two facts are drawn from it:
+``+``, ``str.format`` or ``%``, and a literal ``str.format`` template of such a name kept
+apart from the ``format`` that fills it (:func:`pattern`). Two facts are drawn from it:
 
 - the module names the file's own string tables give it (:func:`table_names`: each tuple
   or list of literal strings, each key and value of a dict of them, fills the placeholders
   with consecutive strings), and those the tables the scope imports by name from another
-  plugin module give it (:func:`named_tables` of that module, read by the activation
-  search): reached, when the scope holding the name runs, under the condition that the
-  name is asked for (a lazy import);
+  plugin module give it (:func:`named_tables` of that module, or of the module it
+  re-exports the table from, read by the activation search): reached, when the scope
+  holding the name runs, under the condition that the name is asked for (a lazy import);
 - its *pattern* (:func:`pattern`), which every plugin module fits whose name starts with
   the prefix and has a part for each placeholder: such a module may be imported by it, and
   the trees cannot tell whether it is (the values come from elsewhere, at run time).
@@ -45,10 +46,16 @@ def pattern(node: ast.expr, package: str) -> str:
     (``"vllm_omni."``) and a placeholder comes before any ``:``; ``""`` otherwise.
 
     ``node`` is an f-string, a sum of a string with other values (``"vllm_omni.models." +
-    folder + "." + name``: each value not a literal string is a placeholder), or a
+    folder + "." + name``: each value not a literal string is a placeholder), a
     ``str.format`` or ``%`` of a literal string (each replacement field or conversion
-    specifier a placeholder)."""
-    pieces = _pieces(node)
+    specifier a placeholder), or a literal string holding ``str.format`` replacement fields
+    (``"vllm_omni.models.{}"``): a template kept apart from the ``format`` call that fills
+    it (``template.format(name)``, the template handed in as an argument or read from a
+    list), which names a module only once filled."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        pieces = _format_pieces(node.value) if "{" in node.value else []
+    else:
+        pieces = _pieces(node)
     if not pieces:
         return ""
     first = pieces[0]
@@ -119,17 +126,23 @@ def _pieces(node: ast.expr) -> list[str | None]:
         and isinstance(node.func.value, ast.Constant)
         and isinstance(node.func.value.value, str)
     ):
-        try:
-            fields = list(string.Formatter().parse(node.func.value.value))
-        except ValueError:
-            return []
-        out = []
-        for literal, name, _spec, _conversion in fields:
-            out.append(literal)
-            if name is not None:
-                out.append(None)
-        return out
+        return _format_pieces(node.func.value.value)
     return []
+
+
+def _format_pieces(text: str) -> list[str | None]:
+    """The literal texts of the ``str.format`` template ``text``, ``None`` for each
+    replacement field, in order; ``[]`` when ``text`` is no valid template."""
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError:
+        return []
+    out: list[str | None] = []
+    for literal, name, _spec, _conversion in fields:
+        out.append(literal)
+        if name is not None:
+            out.append(None)
+    return out
 
 
 @lru_cache(maxsize=256)

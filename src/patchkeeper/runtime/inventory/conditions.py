@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import cast
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec
@@ -101,7 +101,13 @@ def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]
     return parts
 
 
-def early_exit(stmt: ast.stmt, pending: bool, body: list[ast.stmt], index: int) -> Conds:
+def early_exit(
+    stmt: ast.stmt,
+    pending: bool,
+    body: list[ast.stmt],
+    index: int,
+    marked: Callable[[], frozenset[str]] | None = None,
+) -> Conds:
     """The condition ``stmt`` (``body[index]``) puts on the statements after it in its
     block ``body``: an
     ``if`` without ``else`` whose body leaves the scope (ends in ``return`` or ``raise``: an
@@ -109,14 +115,15 @@ def early_exit(stmt: ast.stmt, pending: bool, body: list[ast.stmt], index: int) 
     false, unless it is a run-once guard (:func:`run_once`); a ``try`` one of whose
     ``except ImportError`` handlers leaves lets them run only when the import worked
     (``try-import``). ``pending``: the ``if`` condition as a :class:`Pending` (its text
-    written out only for an edge recorded under it)."""
+    written out only for an edge recorded under it); ``marked``: the file's
+    :func:`wrapper_markers`, for :func:`run_once`."""
     kind = stmt.__class__
     if kind is ast.If:
         branch = cast(ast.If, stmt)
         if branch.orelse or not _leaves(branch.body) or is_type_checking(branch.test):
             return ()
         if branch.body[-1].__class__ is ast.Return and run_once(
-            branch.test, True, body[index + 1 :]
+            branch.test, True, body[index + 1 :], marked
         ):
             return ()
         return (Pending(IfTest(branch), 1),) if pending else (if_conditions(branch)[1],)
@@ -127,7 +134,12 @@ def early_exit(stmt: ast.stmt, pending: bool, body: list[ast.stmt], index: int) 
     return ()
 
 
-def run_once(test: ast.expr, done: bool, setting: list[ast.stmt]) -> bool:
+def run_once(
+    test: ast.expr,
+    done: bool,
+    setting: list[ast.stmt],
+    marked: Callable[[], frozenset[str]] | None = None,
+) -> bool:
     """Whether ``test`` is a run-once guard: it reads only a flag, is true (``done``) or
     false (``not done``) once the flag is set, and ``setting`` (the statements after an
     early ``return`` on it, or the body of an ``if`` on it) sets the flag to a truthy
@@ -135,19 +147,169 @@ def run_once(test: ast.expr, done: bool, setting: list[ast.stmt]) -> bool:
     True``), or a marker attribute read by ``getattr(obj, "name", default)`` or
     ``hasattr(obj, "name")`` and set on any object (``wrapper._marked = True``,
     ``setattr(wrapper, _MARKER, True)``): the marker is often set on the replacement, which
-    the next call reads back as the original. Such a test only keeps a patch from being
-    applied twice (the first call applies it), so it is no activation condition. A test
-    that reads anything else (a platform, a version, a parameter) is not one, nor is a
-    feature probe that a backport answers with the feature itself (``if not
-    hasattr(Request, "x"): Request.x = property(...)``: not a constant)."""
+    the next call reads back as the original. A marker is also a run-once flag when the
+    file sets it, anywhere, on a function or class it defines (``marked``: a function
+    giving the file's :func:`wrapper_markers`): the replacement is often built by a
+    factory function that marks it, away from the guard. Such a test only keeps a patch
+    from being applied twice (the first call applies it), so it is no activation
+    condition. So is a membership test on a key the setting puts in the same table
+    (``if MODE not in registry.modes: registry.register(MODE, ...)``, or an early return
+    on ``MODE in registry.modes`` before it): the key is a literal string or a name, the
+    table any expression, and the setting stores the key in it (``table[KEY] = ...``,
+    ``table.add(KEY)``, ``table.setdefault(KEY, ...)``) or hands it, first, to a
+    ``register`` method of the table or of the object holding it. So is a wrap-once test
+    (``if not isinstance(platform, Proxy): module.platform = Proxy(platform)``): the
+    setting stores, into an attribute or an item, a call of the class tested that wraps the
+    object tested, which the next call reads back as an instance. A test that reads
+    anything else (a platform, a version, a parameter) is not one, nor is a feature probe
+    that a backport answers with the feature itself (``if not hasattr(Request, "x"):
+    Request.x = property(...)``: not a constant)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return run_once(test.operand, not done, setting)
+        return run_once(test.operand, not done, setting, marked)
+    wrapped = _isinstance(test)
+    if wrapped is not None:
+        return done and any(_wraps(node, *wrapped) for node in _walk(setting))
+    membership = _membership(test)
+    if membership is not None:
+        key, table, inside = membership
+        return done == inside and any(_stores(node, key, table) for node in _walk(setting))
     if not done:
         return False
     flag = _flag(test)
     if flag is None:
         return False
-    return any(_sets(node, flag) for node in _walk(setting))
+    if any(_sets(node, flag) for node in _walk(setting)):
+        return True
+    return flag.startswith(".") and marked is not None and flag in marked()
+
+
+def wrapper_markers(tree: ast.Module) -> frozenset[str]:
+    """The marker attributes (as :func:`_flag` writes them: ``.name``, ``.$NAME``) that
+    ``tree`` sets to a truthy constant, anywhere (inside functions too), on a function or
+    class it defines (``setattr(wrapper, _MARKER, True)``, ``wrapper._marked = True``). A
+    marker named by a module-level string constant (``_MARKER = "_marked"``) is given under
+    both spellings, ``.$_MARKER`` and ``._marked``."""
+    constants: dict[str, str] = {}
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str)
+        ):
+            constants[statement.targets[0].id] = statement.value.value
+    defined = {
+        definition.name
+        for definition in ast.walk(tree)
+        if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _truthy(node.value):
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id in defined
+                ):
+                    found.add(f".{target.attr}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and len(node.args) == 3
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in defined
+            and _truthy(node.args[2])
+        ):
+            marker = _marker(node.args[1])
+            if marker is not None:
+                found.add(marker)
+    spelled = set(found)
+    for name, value in constants.items():
+        if f".${name}" in found:
+            spelled.add(f".{value}")
+        if f".{value}" in found:
+            spelled.add(f".${name}")
+    return frozenset(spelled)
+
+
+def _isinstance(test: ast.expr) -> tuple[str, str] | None:
+    """``(object, class)`` of ``isinstance(object, class)``, the object a name or an
+    attribute and the class one name or attribute, as their source text; else ``None``."""
+    if not (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and not test.keywords
+    ):
+        return None
+    obj, cls = test.args
+    if not isinstance(obj, ast.Name | ast.Attribute) or not isinstance(
+        cls, ast.Name | ast.Attribute
+    ):
+        return None
+    return ast.unparse(obj), ast.unparse(cls)
+
+
+def _wraps(node: ast.AST, obj: str, cls: str) -> bool:
+    """Whether ``node`` stores ``cls(..., obj, ...)`` into an attribute or an item."""
+    if not isinstance(node, ast.Assign):
+        return False
+    value = node.value
+    return (
+        isinstance(value, ast.Call)
+        and ast.unparse(value.func) == cls
+        and any(ast.unparse(a) == obj for a in value.args)
+        and any(isinstance(t, ast.Attribute | ast.Subscript) for t in node.targets)
+    )
+
+
+#: Methods that put their argument into the collection they are called on.
+_ADDERS = frozenset({"add", "append", "setdefault"})
+
+
+def _membership(test: ast.expr) -> tuple[str, str, bool] | None:
+    """``(key, table, inside)`` of ``KEY in TABLE`` (``inside`` true) or ``KEY not in
+    TABLE`` (false), the key a literal string or a name, both as their source text;
+    ``None`` for another test."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.In | ast.NotIn)
+    ):
+        return None
+    key = test.left
+    if not (
+        isinstance(key, ast.Name) or (isinstance(key, ast.Constant) and isinstance(key.value, str))
+    ):
+        return None
+    return ast.unparse(key), ast.unparse(test.comparators[0]), isinstance(test.ops[0], ast.In)
+
+
+def _stores(node: ast.AST, key: str, table: str) -> bool:
+    """Whether ``node`` puts ``key`` in ``table`` (source texts): ``table[key] = ...``,
+    ``table.add(key)`` (or ``append``, ``setdefault``), or ``<table or its owner>.register*(
+    key, ...)``."""
+    if isinstance(node, ast.Assign):
+        return any(
+            isinstance(t, ast.Subscript)
+            and ast.unparse(t.value) == table
+            and ast.unparse(t.slice) == key
+            for t in node.targets
+        )
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+        return False
+    if ast.unparse(node.args[0]) != key:
+        return False
+    called, method = ast.unparse(node.func.value), node.func.attr
+    if method in _ADDERS:
+        return called == table
+    owner = table.rpartition(".")[0]
+    return method.startswith("register") and called in (table, owner)
 
 
 def _flag(test: ast.expr) -> str | None:

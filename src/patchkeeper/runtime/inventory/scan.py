@@ -27,6 +27,7 @@ from patchkeeper.runtime.inventory.conditions import (
     is_type_checking,
     run_once,
     try_parts,
+    wrapper_markers,
 )
 from patchkeeper.runtime.inventory.edge_lines import hot_lines, line_counts, plugin_names
 from patchkeeper.runtime.inventory.file_facts import (
@@ -97,10 +98,19 @@ class _Scanner(AssignmentForms):
         self._tables = None
         #: The rows of the file's string tables, read at its first computed module name.
         self._rows: list[tuple[str, ...]] | None = None
+        #: The file's :func:`wrapper_markers`, read at the first marker guard that needs them.
+        self._markers: frozenset[str] | None = None
         self.entries = cfg.reports_entries(self.module)
         #: Lines that may hold an edge (:mod:`patchkeeper.runtime.inventory.edge_lines`), as
         #: :func:`~patchkeeper.runtime.inventory.edge_lines.line_counts`; ``None``: every line.
         self.hot = hot
+
+    def markers(self) -> frozenset[str]:
+        """The marker attributes the file sets on a function or class it defines
+        (:func:`wrapper_markers`), read once."""
+        if self._markers is None:
+            self._markers = wrapper_markers(self.tree)
+        return self._markers
 
     # ----------------------------------------------------------------- scopes
     def run(self) -> None:
@@ -123,7 +133,10 @@ class _Scanner(AssignmentForms):
                 restored = restored_targets(stmt.finalbody, lambda e: self.external(e, table))
                 mark_temporary(self.facts.entries, start, scope, stmt, restored)
             if stmt.__class__ is ast.If or stmt.__class__ is ast.Try:
-                conds = (*conds, *early_exit(stmt, self.hot is not None, body, index))
+                conds = (
+                    *conds,
+                    *early_exit(stmt, self.hot is not None, body, index, self.markers),
+                )
 
     def statement(self, stmt: ast.stmt, conds: Conds, scope: str, table: Table, cls: str) -> None:
         kind = stmt.__class__
@@ -167,14 +180,14 @@ class _Scanner(AssignmentForms):
             # text is written out only for an edge recorded under them.
             test = IfTest(stmt)
             self.expressions(stmt.test, conds, scope, table)
-            once = run_once(stmt.test, False, stmt.body)
+            once = run_once(stmt.test, False, stmt.body, self.markers)
             self.block(stmt.body, conds if once else (*conds, Pending(test, 0)), scope, table, cls)
             self.block(stmt.orelse, (*conds, Pending(test, 1)), scope, table, cls)
             return
         then, other = if_conditions(stmt)
         self.expressions(stmt.test, conds, scope, table)
         # an ``if`` on a flag its body sets (a run-once guard) puts no condition on it
-        once = run_once(stmt.test, False, stmt.body)
+        once = run_once(stmt.test, False, stmt.body, self.markers)
         self.block(stmt.body, conds if once else (*conds, then), scope, table, cls)
         self.block(stmt.orelse, (*conds, other), scope, table, cls)
 
@@ -243,7 +256,7 @@ class _Scanner(AssignmentForms):
         for index, stmt in enumerate(body):
             kind = stmt.__class__
             # A statement after an early exit runs only when the exit was not taken.
-            here, conds = conds, (*conds, *early_exit(stmt, True, body, index))
+            here, conds = conds, (*conds, *early_exit(stmt, True, body, index, self.markers))
             if kind is ast.Import or kind is ast.ImportFrom:
                 self.imports(cast("ast.Import | ast.ImportFrom", stmt), here, scope)
             elif kind is ast.If:
@@ -252,7 +265,7 @@ class _Scanner(AssignmentForms):
                     self.outline(branch.orelse, here, scope, table, cls)
                     continue
                 test = IfTest(branch)
-                once = run_once(branch.test, False, branch.body)
+                once = run_once(branch.test, False, branch.body, self.markers)
                 then = here if once else (*here, Pending(test, 0))
                 self.outline(branch.body, then, scope, table, cls)
                 self.outline(branch.orelse, (*here, Pending(test, 1)), scope, table, cls)
@@ -333,8 +346,10 @@ class _Scanner(AssignmentForms):
             if kind is ast.Call:
                 call = cast(ast.Call, sub)
                 calls.append(call)
-                if call.func.__class__ is ast.Attribute:
-                    self.computed_name(call, conds, scope, table)
+                if call.func.__class__ is ast.Attribute and self.computed_name(
+                    call, conds, scope, table
+                ):
+                    inner.add(id(call.func.value))
                 bound = self.plugin_binding(call.func, table)
                 if bound is not None:
                     called.add(id(call.func))
@@ -352,6 +367,9 @@ class _Scanner(AssignmentForms):
                     continue
                 if pkg in text and DOTTED_STRING.match(text) and is_plugin(text.split(":")[0], pkg):
                     self.edge(scope, text.replace(":", "."), "string", constant.lineno, conds)
+                elif "{" in text and text.startswith(pkg) and id(sub) not in inner:
+                    # a template of module names, filled by a ``format`` elsewhere
+                    self.computed_name(constant, conds, scope, table)
             elif (kind is ast.JoinedStr or kind is ast.BinOp) and id(sub) not in inner:
                 expr = cast("ast.JoinedStr | ast.BinOp", sub)
                 if self.computed_name(expr, conds, scope, table):

@@ -37,7 +37,9 @@ first rule that applies decides):
    **look** (dropped, or folded into a caller the plugin must now patch: the trees
    cannot tell, and a wrong removal loses a fix); moved or renamed (a private name's
    underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
-   (retarget);
+   (retarget); a name in neither release that the plugin adds to a module the new release
+   moved (one module of the same name defines the old one's names) -> **update** (retarget
+   to it), or dropped -> **look**;
    an attribute the plugin adds to an upstream class that the new class sets itself, or
    a backport whose parameters the new upstream target now has (upstream took the change
    in) -> **remove**; the audit then carries that to the other entries of a backport's
@@ -91,12 +93,24 @@ first rule that applies decides):
    plugin already follows the change there);
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it);
+   a *retain* of the rules above whose replacement passes a keyword to an upstream
+   callable its module imports by name that took it at the old release and does not at
+   the new one (``MLAAttentionSpec(compress_ratio=...)`` after upstream renamed the field)
+   -> **update**: the call fails however unchanged the target is
+   (:mod:`patchkeeper.runtime.judge.dropped_keywords`);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
 
 Rules 3 to 5 and the last two of 7 come from the disagreements with the vllm-ascend
 maintainers over six releases (``benchmarks/runtime_history.py``).
+
+After the rules, across entries: a backport upstream took in for one entry takes its file's
+others along (:func:`patchkeeper.runtime.judge.landed.spread`); a *retain* of a target the new
+release does not define where the plugin says, whose replacement function another entry
+sets and must update for its upstream change, is **update** too
+(:mod:`patchkeeper.runtime.judge.shared_copies`); a function nothing calls goes with the
+running patch of its file (:mod:`patchkeeper.runtime.judge.companions`).
 
 The audit remembers each judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
 """
@@ -121,6 +135,7 @@ from patchkeeper.runtime.judge.drift import (
     upstream_code,
     with_decision,
 )
+from patchkeeper.runtime.judge.dropped_keywords import dropped_keywords
 from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
@@ -349,11 +364,30 @@ def _judged(
         otherwise = starred_decision(
             entry, drift, spans_read, lost, old.module, (unpassed, starred)
         )
+    if otherwise.decision == RETAIN and mine is not None:
+        otherwise = _dropped_keyword(otherwise, mine, trees)
     if found and mine is not None and (forwards_extra(mine.parsed) or calls_original(entry, mine)):
         # a wrapper that calls the original runs upstream's own code, hooks and all: the
         # new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
+
+
+def _dropped_keyword(drift: Drift, mine: Code, trees: tuple[UpstreamTree, UpstreamTree]) -> Drift:
+    """``drift`` (a *retain*) as *update* when the replacement ``mine`` passes a keyword
+    to an upstream callable that took it at the old release and does not at the new one
+    (:func:`patchkeeper.runtime.judge.dropped_keywords.dropped_keywords`): the call fails
+    however unchanged the target is."""
+    dropped = dropped_keywords(mine, trees)
+    if not dropped:
+        return drift
+    return with_decision(
+        drift,
+        UPDATE,
+        f"the replacement calls {', '.join(dropped)}, a keyword the new upstream no longer "
+        "takes (renamed or dropped): the call fails at the new release; pass what the new "
+        "signature takes",
+    )
 
 
 def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:

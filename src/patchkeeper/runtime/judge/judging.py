@@ -33,6 +33,7 @@ from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.judge.missing import renamed_names, same_release
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
+from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
@@ -162,6 +163,9 @@ def judge_entries(
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
     audited = [replace(a, drift=d) for a, d in zip(audited, spread_drifts, strict=True)]
+    # A replacement set on several targets is rewritten for all when one needs its update.
+    shared = shared_updates([(a.entry, a.old, a.new, a.drift) for a in audited])
+    audited = [replace(a, drift=d) for a, d in zip(audited, shared, strict=True)]
     # A function nothing calls that sets what a kept, running patch of its file sets goes
     # with that patch.
     paired = companions([(a.entry, a.drift) for a in audited])

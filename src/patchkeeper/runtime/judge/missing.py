@@ -6,7 +6,9 @@ module extends) or a single new place is an *update* (retarget); a name gone wit
 is an *look* (the trees cannot tell a dropped path from one folded into a caller);
 a name in neither release is a typo or a future name (*look*), unless the patch adds
 it on purpose (an assignment, a subclass swap, ``allow_missing``) or an ``except
-ImportError`` guards it (*retain*). An attribute the plugin sets on an upstream class that
+ImportError`` guards it (*retain*); a name it adds to a module the new release moved
+follows the module (*update*), one it adds to a module the new release dropped is *look*.
+An attribute the plugin sets on an upstream class that
 the old release did not define (a marker, ``Engine._plugin_patched = True``) is *added by
 the plugin*, never said to have existed there; when its class is gone it is *look*, as the
 class's other patches are.
@@ -112,6 +114,47 @@ def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -
     if not owner or any(defined_statically(tree, owner) for tree in trees):
         return ""
     return owner
+
+
+#: How many of the old module's names :func:`_moved_owner` looks up in the new release.
+_NAMES_LOOKED_UP = 12
+
+
+def _moved_owner(
+    entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]
+) -> tuple[str, str] | None:
+    """``(owner, new place)`` when the plugin adds ``entry``'s target by assignment (or a
+    subclass swap) to a module of the old release (its owner: the target without its last
+    part) that the new release lacks; the new place is the one module of the new release
+    with the same last name that defines at least half of the old module's names (up to
+    :data:`_NAMES_LOOKED_UP` of them, in name order; ``""`` when no single module does:
+    dropped, or split). ``None`` otherwise (the owner is in the new release, or was not an
+    upstream module at the old one).
+
+    Upstream moved the whole module (vLLM 0.26.0 moved
+    ``vllm.model_executor.layers.fla.ops`` to ``vllm.third_party.flash_linear_attention.ops``):
+    a name the plugin adds to it must follow it, or the assignment lands in a module
+    nothing imports (or the import of the old path fails)."""
+    if entry.mechanism not in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
+        return None
+    owner = entry.target.rpartition(".")[0]
+    before = trees[0].summary(owner) if owner else None
+    if before is None or trees[1].summary(owner) is not None:
+        return None
+    if defined_statically(trees[1], owner):
+        return None
+    last = owner.rpartition(".")[2]
+    names = sorted(before.definitions)[:_NAMES_LOOKED_UP]
+    if not names:
+        return owner, ""
+    trees[1].find_definitions(names)
+    counts: dict[str, int] = {}
+    for name in names:
+        for module in {m for m, _line in trees[1].defined(name)}:
+            if module.rpartition(".")[2] == last:
+                counts[module] = counts.get(module, 0) + 1
+    places = [m for m, n in counts.items() if 2 * n >= len(names)]
+    return owner, places[0] if len(places) == 1 else ""
 
 
 def _added_to_class(entry: PatchEntry, old: Resolution, tree: UpstreamTree) -> bool:
@@ -222,6 +265,25 @@ def _missing(
             LOOK,
             f"{entry.target} is in neither release, nor is {owner}, the module or class it "
             f"belongs to: {_NEVER_APPLIES} (a typo or a future name{where})",
+        )
+    moved_owner = _moved_owner(entry, trees) if old.status != FOUND else None
+    if moved_owner is not None:
+        owner, place = moved_owner
+        if place:
+            return with_decision(
+                drift,
+                UPDATE,
+                f"{entry.target} is in neither release: the plugin adds it to {owner}, a "
+                f"module the new release moved to {place} (it defines the old module's "
+                f"names): retarget to {place}.{entry.target.rpartition('.')[2]}",
+            )
+        return with_decision(
+            drift,
+            LOOK,
+            f"{entry.target} is in neither release: the plugin adds it to {owner}, a module "
+            "the old release had and the new one lacks (no module of that name defines its "
+            "names there): the assignment has nothing to add it to; find where upstream's "
+            "module went before removing it",
         )
     if old.status != FOUND and new.status == REMOVED:
         # a subclass swap of a name upstream never had is an assignment of the plugin's class
