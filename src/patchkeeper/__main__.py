@@ -261,11 +261,30 @@ def _end(code: int) -> None:
     os._exit(code)
 
 
+def interrupt_again(unraisable: Any) -> None:
+    """``sys.unraisablehook`` of a command: a Ctrl-C whose ``KeyboardInterrupt`` landed in
+    code the interpreter runs on the side and whose exceptions it only prints (the weakref
+    callback of importlib's module locks while a module loads, a finalizer) would be lost:
+    the command ran on to its end, exit 0, after ``Exception ignored in: ...`` and a
+    traceback. It is raised again in the main thread instead, where the command's own
+    handling ends it as any other Ctrl-C. Every other such exception goes to the
+    interpreter's hook, as before."""
+    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+        import _thread
+
+        # from another thread: raised here, in the hook, it would be ignored in turn
+        _thread.start_new_thread(_thread.interrupt_main, ())
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def entry() -> None:
     """The console script: ``--version`` and a kept ``--help`` at once, else the command line
     (:func:`patchkeeper.main.entry`). A Ctrl-C before a command's own handling takes over
     (while the modules load) ends it as one after: ``patchkeeper: interrupted``, exit 130,
-    never a traceback."""
+    never a traceback; also one that lands where the interpreter would only print it
+    (:func:`interrupt_again`)."""
+    sys.unraisablehook = interrupt_again
     try:
         _entry()
     except KeyboardInterrupt:

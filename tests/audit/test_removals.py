@@ -428,3 +428,86 @@ def test_a_docs_block_whose_own_names_are_gone_is_removed_upstream(tmp_path: Pat
     # without the old pin's tree nothing tells the block's own names from shared ones
     [verdict] = judge(tmp_path / "c", {"docs/conf.py": new}, [("hx.patch", NO_HOVERXREF)])
     assert verdict.verdict == "conflict"
+
+
+# A Debian patch dropping a flaky test function that sits between two others and ends as the
+# one before it ends: the old pin's file holds the patch's post-image (that ending, two blank
+# lines, the next function's start) at the end of the dropped function itself.
+TESTS_OLD = """import time
+
+
+def test_wait():
+    t1 = time.time()
+    tdiff = time.time() - t1
+    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
+
+
+def test_communicate_with_poll():
+    # skipped for years, and flaky since
+    t1 = time.time()
+    tdiff = time.time() - t1
+    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
+
+
+def test_close_stdin():
+    p = run(
+        ['ls'],
+    )
+"""
+
+DROP_POLL_TEST = """Description: Remove non-deterministic test_communicate_with_poll()
+Forwarded: no
+
+--- pkg-1.0.orig/tests/subprocess_test.py
++++ pkg-1.0/tests/subprocess_test.py
+@@ -7,13 +7,6 @@ def test_wait():
+     assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
+ 
+ 
+-def test_communicate_with_poll():
+-    # skipped for years, and flaky since
+-    t1 = time.time()
+-    tdiff = time.time() - t1
+-    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
+-
+-
+ def test_close_stdin():
+     p = run(
+         ['ls'],
+"""
+
+POLL_TEST = TESTS_OLD[TESTS_OLD.index("def test_communicate") : TESTS_OLD.index("def test_close")]
+
+
+def test_a_post_image_the_pin_already_has_is_not_upstream(tmp_path: Path) -> None:
+    """Upstream tightened test_wait and kept the dropped function: the patch's post-image
+    still stands at the end of that function, as at the pin, so it reverses there. That
+    proves nothing; the removal is still to make (a refresh: its lines are unchanged)."""
+    new = TESTS_OLD.replace("<= 0.2, 'did not stop", "<= 0.3, 'did not stop", 1)
+    [verdict] = judge(
+        tmp_path,
+        {"tests/subprocess_test.py": new},
+        [("remove-poll-test.patch", DROP_POLL_TEST)],
+        old={"tests/subprocess_test.py": TESTS_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.summary.startswith(
+        "tests/subprocess_test.py #1 fails at fuzz 0 (closest: tests/subprocess_test.py line "
+        "7, 12 of 13 lines match); it adds no substantive lines; its 1 hunk (1 file) land "
+        "with their + and - lines unchanged"
+    )
+
+
+def test_the_same_removal_made_upstream_is_upstreamed(tmp_path: Path) -> None:
+    new = "# header\n" + TESTS_OLD.replace(POLL_TEST, "")
+    [verdict] = judge(
+        tmp_path,
+        {"tests/subprocess_test.py": new},
+        [("remove-poll-test.patch", DROP_POLL_TEST)],
+        old={"tests/subprocess_test.py": TESTS_OLD},
+    )
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary == (
+        "the patch reverse-applies: the new upstream already has its post-image (tests "
+        "only); it adds no substantive lines; to do: retire (upstream has it)"
+    )

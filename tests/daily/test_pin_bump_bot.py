@@ -144,7 +144,7 @@ BUMPS: dict[str, tuple[dict[str, str], dict[str, str], str]] = {
     "Poetry dependencies": (
         {"service/pyproject.toml": POETRY},
         {"service/pyproject.toml": POETRY.replace('minihttp = "1.0"', 'minihttp = "1.1"')},
-        "minihttp==1.1 (service/pyproject.toml)",
+        "minihttp==1.1 (service/pyproject.toml:7)",
     ),
     "Poetry table form with poetry.lock": (
         {"service/pyproject.toml": POETRY_TABLE, "service/poetry.lock": POETRY_LOCK},

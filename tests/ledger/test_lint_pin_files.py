@@ -199,3 +199,41 @@ def test_only_where_a_project_declares_its_dependencies(cli, tmp_path: Path) -> 
         ],
         "",
     )
+
+
+POETRY = """[tool.poetry]
+name = "serving"
+version = "1.0"
+
+[tool.poetry.dependencies]
+python = "^3.10"
+fastapi = "*"
+vllm = { version = "^0.31", extras = ["audio"] }
+
+[tool.poetry.group.bench.dependencies]
+"VLLM" = "0.31.0"
+"""
+
+
+def test_a_poetry_dependency_is_named_by_its_line(cli, tmp_path: Path) -> None:
+    """Poetry's constraint (``"^0.31"``) is no PEP 508 string, so the finding is placed by
+    the key that sets it in its table, as the other files' findings are."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "patchkeeper.toml").write_text(CONFIG)
+    (root / "patches").mkdir()
+    (root / "patches" / "series").write_text("")
+    (root / "pyproject.toml").write_text(POETRY)
+    run = cli("lint", cwd=root)
+    assert (run.code, run.out.splitlines()) == (
+        1,
+        [
+            'pyproject.toml:8: PK601 requires vllm<0.32,>=0.31, but pin = "0.32.0" in '
+            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
+            "name the release the project installs",
+            'pyproject.toml:11: PK601 pins VLLM==0.31.0, but pin = "0.32.0" in patchkeeper.toml: '
+            "raise pin in patchkeeper.toml or the requirement, so that both name the release "
+            "the project installs",
+            "2 problems in 0 patches",
+        ],
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from test_port_example import port_to_the_end
 
-from helpers import Example, minihttp_spec
+from helpers import EXAMPLE_SPEC_TAGS, Example, minihttp_spec
 
 SPEC = minihttp_spec()
 
@@ -57,6 +57,7 @@ def test_a_version_written_with_a_macro_is_left_to_the_user(cli, example: Exampl
         "set Version: in python-minihttp.spec (line 5, %{upver}) to 1.1 by hand: it is "
         "written with a macro"
     ]
+    assert data["by_hand"] == [item for item in data["todo"] if "spec" in item]
 
 
 def test_in_place_with_retire_names_the_spec_tag_of_the_retired_patch(
@@ -71,4 +72,65 @@ def test_in_place_with_retire_names_the_spec_tag_of_the_retired_patch(
     assert [item for item in data["todo"] if "Patch tag" in item] == [
         "patches/python-minihttp.spec:8 still names retry-backoff-cap.patch (its Patch tag): "
         "take the tag out (and its %patch line, if any), or rpmbuild stops at the missing file"
+    ]
+
+
+#: The Patch5 tag of a spec naming metrics-same-host.patch by the version, as Fedora
+#: packagers often name a patch cut against one release (line 13 of the spec).
+VERSIONED = "%{srcname}-%{version}-metrics-same-host.patch"
+
+
+def _versioned_patch_name(example: Example) -> str:
+    """Rename the example's metrics-same-host.patch to the name a versioned Patch tag gives
+    it at the pin (``minihttp-1.0-metrics-same-host.patch``); return the spec's text."""
+    patches = example.downstream / "patches"
+    (patches / "metrics-same-host.patch").rename(patches / "minihttp-1.0-metrics-same-host.patch")
+    series = patches / "series"
+    series.write_text(
+        series.read_text().replace(
+            "\nmetrics-same-host.patch\n", "\nminihttp-1.0-metrics-same-host.patch\n"
+        )
+    )
+    tags = EXAMPLE_SPEC_TAGS.replace(
+        "Patch5:         metrics-same-host.patch", f"Patch5: {VERSIONED}"
+    )
+    return minihttp_spec(tags)
+
+
+def test_in_place_a_patch_name_that_follows_the_version_keeps_its_file(
+    cli, example: Example
+) -> None:
+    """Under the new ``Version:`` the tag would name minihttp-1.1-metrics-same-host.patch,
+    which is not there (rpmbuild stops at it): the port writes the file's name out and says
+    how to rename it."""
+    spec = _spec(example, _versioned_patch_name(example))
+    data = port_to_the_end(cli, example, "--in-place")
+    assert spec.read_text(encoding="utf-8") == SPEC.replace(
+        "Version:        1.0\nRelease:        3%{?dist}",
+        "Version:        1.1\nRelease:        1%{?dist}",
+    ).replace(
+        "Patch5:         metrics-same-host.patch",
+        "Patch5: minihttp-1.0-metrics-same-host.patch",
+    )
+    assert (example.downstream / "patches" / "minihttp-1.0-metrics-same-host.patch").is_file()
+    assert [item for item in data["todo"] if "spec" in item] == [
+        f"python-minihttp.spec:13: the name {VERSIONED} follows Version: and would name "
+        "minihttp-1.1-metrics-same-host.patch, which is not the patch; written out as "
+        "minihttp-1.0-metrics-same-host.patch: to have it follow the version again, rename "
+        "the file to minihttp-1.1-metrics-same-host.patch, its series line with it, and put "
+        "the macro back"
+    ]
+
+
+def test_into_a_new_directory_the_written_out_patch_name_is_said(cli, example: Example) -> None:
+    spec = _spec(example, _versioned_patch_name(example))
+    data = port_to_the_end(cli, example)
+    assert [item for item in data["todo"] if "spec" in item] == [
+        f"in {spec}, write Version:        1.1; Release:        1%{{?dist}}; "
+        "Patch5: minihttp-1.0-metrics-same-host.patch with the series (port --in-place does it)",
+        f"python-minihttp.spec:13: the name {VERSIONED} follows Version: and would name "
+        "minihttp-1.1-metrics-same-host.patch, which is not the patch; written out as "
+        "minihttp-1.0-metrics-same-host.patch: to have it follow the version again, rename "
+        "the file to minihttp-1.1-metrics-same-host.patch, its series line with it, and put "
+        "the macro back",
     ]

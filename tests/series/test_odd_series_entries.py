@@ -129,3 +129,26 @@ def test_a_name_that_is_not_utf8_is_shown_one_way_everywhere(cli, example: Examp
         'retired "caf\\351" at 1.1: removed "patches/caf\\351.patch"; took it out of '
         "patches/series; recorded in PATCHES.md\n",
     )
+
+
+def test_a_hash_inside_a_name_is_part_of_it(cli, example: Example) -> None:
+    """dpkg-source takes ``#`` as a comment only at the start of a line or after white
+    space, and quilt reads a line's first word: ``fix-#12.patch`` is the name."""
+    down = example.downstream
+    patches = down / "patches"
+    (patches / "metrics-same-host.patch").rename(patches / "metrics-same-host-#12.patch")
+    series = patches / "series"
+    series.write_text(
+        series.read_text().replace(
+            "\nmetrics-same-host.patch\n", "\nmetrics-same-host-#12.patch  # issue #12\n"
+        )
+    )
+    run = cli("apply", "--target", str(example.target()), "--json", cwd=down)
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["patches"] == [
+        *EXAMPLE_SERIES[:5],
+        "metrics-same-host-#12.patch",
+        EXAMPLE_SERIES[6],
+    ]
+    run = cli("lint", cwd=down)
+    assert (run.code, run.out) == (0, "no problems in 7 patches\n")

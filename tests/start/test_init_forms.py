@@ -192,6 +192,37 @@ def test_a_debian_series_reads_the_pin_from_the_changelog(cli, example: Example)
     assert (run.code, summary) == (1, ["1 patch: 1 conflict"])
 
 
+def test_a_debian_version_gone_back_is_the_version_after_really(cli, example: Example) -> None:
+    """Debian writes ``2.0+really1.0`` for a package that went back to upstream's 1.0 (a
+    package version may only rise): the sdist to fetch is 1.0."""
+    tree = debian_tree(example, "python-minihttp (1.1+really1.0+dfsg.1-1) unstable; urgency=low")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[1] == (
+        "upstream minihttp, pin 1.0: minihttp from the source name python-minihttp "
+        "(python-NAME), 1.0 from debian/changelog (1.1+really1.0+dfsg.1-1)"
+    )
+    assert 'pin = "1.0"\n' in (tree / "patchkeeper.toml").read_text()
+
+
+def test_a_debian_snapshot_version_asks_for_the_release(cli, example: Example) -> None:
+    """``1.0+git20261102.3f1c2a9`` is a local version under PEP 440: no package index holds
+    such a release, so a pin written with it could never be fetched."""
+    tree = debian_tree(example, "python-minihttp (1.0+git20261102.3f1c2a9-1) unstable; urgency=low")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tree / 'debian' / 'changelog'}:1: the upstream version "
+        "1.0+git20261102.3f1c2a9 (from 1.0+git20261102.3f1c2a9-1) is no release of a package "
+        "index: its +git20261102.3f1c2a9 part names a snapshot or a local build, which the "
+        "indexes do not hold, so the pin could not be fetched\n"
+        "  hint: pass --upstream NAME==VERSION with the release the series is cut against "
+        "(and later --pristine DIR with the snapshot's tree, where it differs)\n"
+    )
+    assert not (tree / "patchkeeper.toml").exists()
+    assert cli("init", "--upstream", "minihttp==1.0", cwd=tree).code == 0
+
+
 def test_a_debian_source_name_that_names_no_project(cli, example: Example) -> None:
     tree = debian_tree(example, "minihttp-tools (1.0-1) unstable; urgency=medium")
     run = cli("init", cwd=tree)

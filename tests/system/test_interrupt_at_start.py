@@ -31,3 +31,40 @@ def test_a_ctrl_c_while_the_modules_load_is_an_interruption(tmp_path) -> None:
         [sys.executable, "-c", INTERRUPTED_IMPORT], cwd=tmp_path, capture_output=True, text=True
     )
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "\npatchkeeper: interrupted\n")
+
+
+#: As :data:`INTERRUPTED_IMPORT`, the SIGINT landing in a weakref callback run during that
+#: import (importlib drops a module's lock through one): the interpreter only prints an
+#: exception raised there ("Exception ignored in: ...") and goes on.
+INTERRUPTED_CALLBACK = """
+import sys
+import weakref
+
+class Lock:
+    pass
+
+def dropped(ref):
+    raise KeyboardInterrupt
+
+class SigintInACallback:
+    def find_spec(self, name, path=None, target=None):
+        if name == "patchkeeper.main":
+            lock = Lock()
+            ref = weakref.ref(lock, dropped)
+            del lock
+        return None
+
+sys.meta_path.insert(0, SigintInACallback())
+sys.argv = ["patchkeeper", "lint"]
+from patchkeeper.__main__ import entry
+entry()
+"""
+
+
+def test_a_ctrl_c_the_interpreter_would_only_print_is_an_interruption(tmp_path) -> None:
+    """The command does not run on to its end (here ``lint``'s error, exit 2) after a
+    traceback: the Ctrl-C is raised again where the command handles it."""
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_CALLBACK], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\npatchkeeper: interrupted\n")

@@ -69,9 +69,9 @@ urllib3 = [
         ('urllib3==1.26.20; python_version >= "3.8"', "urllib3==1.26.20", None),
         ("urllib3[socks]>=1.26", "urllib3>=1.26", None),
         ("urllib3<3", "urllib3<3", None),
-        ("urllib3==1.26.20", "urllib3==1.26.20", None),
-        ("urllib3[socks]<2.0,>=1.26", "urllib3<2.0,>=1.26", None),
-        ('urllib3<1.26,>=1.25; python_version < "3.8"', "urllib3<1.26,>=1.25", None),
+        ("urllib3==1.26.20", "urllib3==1.26.20", 9),
+        ("urllib3[socks]<2.0,>=1.26", "urllib3<2.0,>=1.26", 11),
+        ('urllib3<1.26,>=1.25; python_version < "3.8"', "urllib3<1.26,>=1.25", 13),
     ]
 
 

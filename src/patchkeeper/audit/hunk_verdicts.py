@@ -445,6 +445,72 @@ def imports_already_there(
     return min(found.values())
 
 
+def _occurrences(lines: Sequence[bytes], pattern: Sequence[bytes]) -> int:
+    """How often ``pattern`` (non-empty) stands in ``lines``, overlapping occurrences too."""
+    size = len(pattern)
+    head = pattern[0]
+    return sum(
+        1
+        for start, line in enumerate(lines)
+        if line == head and tuple(lines[start : start + size]) == tuple(pattern)
+    )
+
+
+def _removed_runs(hunk: Hunk) -> list[tuple[bytes, ...]]:
+    """The runs of consecutive lines ``hunk`` removes, in order (its pre-image read along its
+    markers: a removed line's run ends at the next context or added line)."""
+    runs: list[tuple[bytes, ...]] = []
+    run: list[bytes] = []
+    pre = iter(hunk.pre_image)
+    for kind in hunk.kinds:
+        if kind == "+":
+            if run:
+                runs.append(tuple(run))
+                run = []
+            continue
+        line = next(pre)
+        if kind == "-":
+            run.append(line)
+        elif run:
+            runs.append(tuple(run))
+            run = []
+    if run:
+        runs.append(tuple(run))
+    return runs
+
+
+def post_image_proves(lines: Sequence[bytes], hunk: Hunk, pin: Sequence[bytes] | None) -> bool:
+    """Whether ``hunk``'s post-image standing in the new release's file ``lines`` is evidence
+    that upstream made the hunk's change. Lines the old pin already has prove nothing: not
+    when the old pin's file (``pin``) has the post-image too, as often, and the new release
+    still has every run of lines the hunk removes, at least as often as the pin (a hunk
+    that removes nothing keeps its evidence). A hunk that removes
+    a test function whose last lines end as the function before it ends has its post-image
+    (that ending, the blank lines, the next function's start) at the end of the removed
+    function itself, in every release that still has the function. Without the pin's file,
+    or when the pin's file lacks the post-image, the post-image counts.
+
+    >>> from patchkeeper.series.parse import parse_patch
+    >>> from pathlib import Path
+    >>> diff = b"--- a/f\\n+++ b/f\\n@@ -1,4 +1,2 @@\\n end\\n-x\\n-end\\n next\\n"
+    >>> (hunk,) = parse_patch(diff, name="p", path=Path("p")).files[0].hunks
+    >>> pin = [b"end\\n", b"x\\n", b"end\\n", b"next\\n"]
+    >>> kept = [b"END\\n", b"x\\n", b"end\\n", b"next\\n"]  # upstream edited line 1 only
+    >>> post_image_proves(kept, hunk, pin), post_image_proves(kept, hunk, None)
+    (False, True)
+    >>> post_image_proves([b"end\\n", b"next\\n"], hunk, pin)  # upstream removed x, end
+    True
+    """
+    if pin is None or not hunk.post_image:
+        return True
+    at_pin = _occurrences(pin, hunk.post_image)
+    if at_pin == 0 or _occurrences(lines, hunk.post_image) > at_pin:
+        return True
+    runs = _removed_runs(hunk)
+    kept = all(0 < _occurrences(lines, run) >= _occurrences(pin, run) for run in runs)
+    return not (runs and kept)
+
+
 def _hunk_status(
     lines: Sequence[bytes], path: str, hunk: Hunk, pin: Sequence[bytes] | None
 ) -> HunkVerdict:
@@ -470,7 +536,7 @@ def _hunk_status(
         )
     if hunk.post_image:
         where = locate(lines, hunk, reverse=True)
-        if where is not None:
+        if where is not None and post_image_proves(lines, hunk, pin):
             return HunkVerdict(
                 path,
                 hunk.index,

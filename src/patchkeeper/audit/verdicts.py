@@ -57,6 +57,7 @@ from patchkeeper.audit.hunk_verdicts import (
     file_lines,
     hunk_statuses,
     imports_already_there,
+    post_image_proves,
     removed_lines,
     rewritten_at_place,
 )
@@ -869,6 +870,23 @@ def _with_notes(ws: Workspace, patch: Patch, verdict: PatchVerdict, ctx: _Contex
     return replace(verdict, summary=verdict.summary + text, hunks=verdict.hunks + tuple(statuses))
 
 
+def _reverse_proves(ws: Workspace, patch: Patch, pin: TreeSearch | None) -> bool:
+    """Whether the patch reversing on the new release shows upstream made its change: every
+    hunk's post-image there is evidence (:func:`post_image_proves`, against the old pin's
+    file), not only an image the old pin already has elsewhere."""
+    if pin is None:
+        return True
+    for diff in patch.files:
+        if not diff.old_path or creates_file(diff) or diff.is_deletion:
+            continue
+        state = pin.state(diff.old_path)
+        pin_lines = state.lines if state is not None else None
+        lines = file_lines(ws, diff.old_path) or ()
+        if not all(post_image_proves(lines, hunk, pin_lines) for hunk in diff.hunks):
+            return False
+    return True
+
+
 def _judge_failing(
     ws: Workspace,
     patch: Patch,
@@ -901,7 +919,7 @@ def _judge_failing(
             lands=lands,
         )
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
-    if reverse.ok:
+    if reverse.ok and _reverse_proves(ws, patch, ctx.pin):
         why = "the patch reverse-applies: the new upstream already has its post-image"
         return _upstreamed(patch, why + _kind_text(kind), statuses, shares, kind=kind)
     if all(s.status == PRESENT for s in statuses):

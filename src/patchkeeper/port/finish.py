@@ -48,6 +48,10 @@ def _why(record: PortedPatch, version: str) -> str:
     return f"{'dropped' if record.verdict == DROPPED else 'upstreamed'} in {version}: {reason}"
 
 
+#: The to-do item that says the port rewrote the ledger's table (a fact, nothing to edit).
+LEDGER_REWRITTEN = "the ledger table was rewritten from the refreshed headers"
+
+
 def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """Write the new series; return ``(where, retired names, extra to-do items)``."""
     records = [step.record for step in steps]
@@ -114,7 +118,7 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
                         "missing file"
                     )
     if _refresh_ledger(ctx.config):
-        todo.append("the ledger table was rewritten from the refreshed headers")
+        todo.append(LEDGER_REWRITTEN)
     return str(series_path.parent), tuple(retired), tuple(todo)
 
 

@@ -31,6 +31,9 @@ class PortResult:
         retired: patches recorded in the ledger's Retired section (``--retire``).
         history: the upstream checkout and tags used as evidence, ``None`` without one.
         todo: what is left to do, in order.
+        by_hand: the items of ``todo`` that are edits to the downstream's own files the
+            port leaves to a person (an RPM spec's ``Version:`` written with a macro, a
+            ``Patch`` tag written out or still naming a retired patch).
     """
 
     action: str
@@ -48,6 +51,7 @@ class PortResult:
     retired: tuple[str, ...] = ()
     history: str | None = None
     todo: tuple[str, ...] = ()
+    by_hand: tuple[str, ...] = ()
 
     @property
     def counts(self) -> dict[str, int]:

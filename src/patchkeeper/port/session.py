@@ -26,7 +26,7 @@ from patchkeeper.port.context import (
     default_output,
     stable_spec,
 )
-from patchkeeper.port.finish import DONE, STOPPED, finish, todo_items
+from patchkeeper.port.finish import DONE, LEDGER_REWRITTEN, STOPPED, finish, todo_items
 from patchkeeper.port.instructions import instructions
 from patchkeeper.port.memo import Memo, memo_key
 from patchkeeper.port.merge import Labels
@@ -202,6 +202,7 @@ def _result(
         retired=retired,
         history=ctx.history.label if ctx.history else None,
         todo=tuple(todo_items(ctx, records, outcome, where)) + extra,
+        by_hand=tuple(item for item in extra if item != LEDGER_REWRITTEN),
     )
 
 

@@ -51,6 +51,8 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
         ]
         title = f"suggestions to review, in {result.decisions_file} ({ACCEPT_OR_CHANGE})"
         sections.append((title, items))
+    if result.by_hand:
+        sections.append(("edits the port left to you", list(result.by_hand)))
     if result.verify:
         sections.append(("verify the result", list(result.verify)))
     lines = []

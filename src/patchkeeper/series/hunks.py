@@ -86,7 +86,8 @@ class HunkFailure:
         closest: the closest place, or ``None`` when no pre-image line occurs in the file.
         endings: when the hunk would apply but for its line endings, the mismatch in words
             (``"the file's lines end in CRLF, the patch's in LF"``, GNU patch's "different
-            line endings"), else ``""``.
+            line endings"), or but for white space at the ends of lines
+            (:func:`trailing_space_mismatch`), else ``""``.
         done_at: for a hunk without context lines whose replacement (the post-image when
             applying) already stands at the line its header names, that 1-based line, else
             ``None``: it may be applied, or its lines may be elsewhere, and the hunk cannot
@@ -472,7 +473,9 @@ def patch_lines(
             closest = closest_match(lines, pattern, guess)
             if file_crlf is None:  # once per file: only a failure needs it
                 file_crlf = any(line.endswith(b"\r\n") for line in lines)
-            endings = line_ending_mismatch(lines, hunk, reverse, file_crlf=file_crlf)
+            endings = line_ending_mismatch(
+                lines, hunk, reverse, file_crlf=file_crlf
+            ) or trailing_space_mismatch(lines, hunk, reverse)
             done_at = None
             if not hunk.has_context and images(hunk, not reverse)[0]:
                 done_at = locate(lines, hunk, reverse=not reverse, in_offset=in_offset)
@@ -641,6 +644,47 @@ def line_ending_style(lines: Sequence[bytes]) -> str:
 
 def _plain(line: bytes) -> bytes:
     return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
+
+
+def trailing_space_mismatch(lines: Sequence[bytes], hunk: Hunk, reverse: bool) -> str:
+    """Why a hunk fails when only white space at the ends of lines keeps it from matching,
+    else ``""``: a patch that went through a mail client or an editor that strips trailing
+    white space lost it from its context lines, while the file kept it (GNU patch applies
+    it only with ``-l``). Names the first file line whose end differs.
+
+    >>> from patchkeeper.series.parse import parse_patch
+    >>> from pathlib import Path
+    >>> diff = b"--- a/f\\n+++ b/f\\n@@ -1,2 +1,2 @@\\n a\\n-b\\n+B\\n"
+    >>> (hunk,) = parse_patch(diff, name="p", path=Path("p")).files[0].hunks
+    >>> print(trailing_space_mismatch([b"a  \\n", b"b\\n"], hunk, False)[51:109])
+    at line 1, the file's line ends in white space the patch's
+    >>> trailing_space_mismatch([b"a\\n", b"c\\n"], hunk, False)
+    ''
+    """
+    pattern, _ = images(hunk, reverse)
+    if not pattern:
+        return ""
+    bare = [line.rstrip() for line in pattern]
+    size = len(bare)
+    starts = range(len(lines) - size + 1)
+    if any(list(lines[start : start + size]) == list(pattern) for start in starts):
+        return ""  # the lines occur as they are: white space is not what keeps them out
+    for start in starts:
+        window = lines[start : start + size]
+        if [line.rstrip() for line in window] == bare:
+            first = next(i for i, line in enumerate(window) if line != pattern[i])
+            which = (
+                "the file's line ends in white space the patch's lacks"
+                if len(window[first]) > len(pattern[first])
+                else "the patch's line ends in white space the file's lacks"
+            )
+            return (
+                f"the lines match but for white space at their ends: at line "
+                f"{start + first + 1}, {which} (a mail client or an editor stripped it); take "
+                "the patch again from where it came from (its git commit, the source "
+                "package), or apply it with 'patch -l' and refresh it"
+            )
+    return ""
 
 
 def line_ending_mismatch(

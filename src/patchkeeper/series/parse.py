@@ -87,9 +87,9 @@ def parse_series(path: Path) -> Series:
 
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp(); p = Path(d, "series")
-    >>> _ = p.write_text("# comment\\n\\na.patch\\nb.patch -p0  # why\\n")
+    >>> _ = p.write_text("# comment\\n\\na.patch\\nb.patch -p0  # why\\nfix-#7.patch #7\\n")
     >>> [(e.name, e.line_no, e.strip) for e in parse_series(p).entries]
-    [('a.patch', 3, None), ('b.patch', 4, 0)]
+    [('a.patch', 3, None), ('b.patch', 4, 0), ('fix-#7.patch', 5, None)]
     """
     try:
         data = path.read_bytes()
@@ -112,7 +112,7 @@ def parse_series(path: Path) -> Series:
     text = text.removeprefix("\ufeff")
     entries: list[SeriesEntry] = []
     for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        line = _COMMENT.sub("", raw).strip()
         if not line:
             continue
         name, *options = line.split()
@@ -121,6 +121,11 @@ def parse_series(path: Path) -> Series:
         entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
     return Series(path=path, entries=tuple(entries))
 
+
+#: A series line's comment: ``#`` at the start of the line or after white space, to the end
+#: (dpkg-source's rule; quilt reads the first word of a line not starting with ``#``), so a
+#: ``#`` inside a name (``fix-#123.patch``) is part of it.
+_COMMENT = re.compile(r"(?:^|\s)#.*")
 
 #: What a series line may say after the patch name: ``-pN`` or ``-p N``.
 _OPTIONS_HINT = "a series line is a patch name, optionally followed by -pN (or -p N)"

@@ -41,7 +41,10 @@ OPTION_HINT = (
 #: A Debian changelog entry's first line: ``source (version) distributions; urgency=...``.
 CHANGELOG_HEAD = re.compile(r"^([a-z0-9][a-z0-9.+-]+) \(([^()\s]+)\)")
 #: Repack suffixes of a Debian upstream version (a tarball repacked for the archive).
-REPACK = re.compile(r"[+~](?:dfsg|ds|repack)\d*$")
+REPACK = re.compile(r"[+~](?:dfsg|ds|repack)\.?\d*$")
+#: Debian's ``+really`` (``2.0+really1.9``: a version that went back to upstream's 1.9 keeps
+#: the higher number in front, since a package version may only rise); upstream's is after it.
+REALLY = re.compile(r"\+really(?=\d)", re.IGNORECASE)
 #: A ``debian/watch`` URL on a Python package index: ``//pypi.HOST/NAME/...`` (also after
 #: ``simple/`` or ``project/``), or the ``/packages/source/L/NAME/`` path of an index's files,
 #: also on a ``pypi.`` host (the older watch files' ``//pypi.HOST/packages/source/i/NAME/``,
@@ -144,11 +147,23 @@ def debian_upstream_version(version: str) -> str:
     '2.0.0rc1'
     >>> debian_upstream_version("1.26.12-1ubuntu0.1"), debian_upstream_version("3.4")
     ('1.26.12', '3.4')
+    >>> debian_upstream_version("2.0+really1.9+dfsg.1-1")
+    '1.9'
     """
     version = version.split(":", 1)[1] if ":" in version else version
     version = version.rsplit("-", 1)[0] if "-" in version else version
+    version = REALLY.split(version)[-1]
     version = REPACK.sub("", version)
     return version.replace("~", "")
+
+
+def _first_line_number(path: Path) -> int:
+    """The 1-based number of the first line of ``path`` that is not blank (1 when none)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return 1
+    return next((number for number, line in enumerate(lines, 1) if line.strip()), 1)
 
 
 def _debian(root: Path) -> Pin:
@@ -169,6 +184,18 @@ def _debian(root: Path) -> Pin:
     source, full = match[1], match[2]
     version = debian_upstream_version(full)
     _check_version(version, f"debian/changelog's {full}", hint=OPTION_HINT)
+    local = Version(version).local
+    if local is not None:
+        # PEP 440 keeps local versions off the package indexes: no release has this one
+        raise PatchkeeperError(
+            f"the upstream version {version} (from {full}) is no release of a package index: "
+            f"its +{local} part names a snapshot or a local build, which the indexes do not "
+            "hold, so the pin could not be fetched",
+            path=changelog,
+            line=_first_line_number(changelog),
+            hint="pass --upstream NAME==VERSION with the release the series is cut against "
+            "(and later --pristine DIR with the snapshot's tree, where it differs)",
+        )
     name, why = _debian_name(root, source)
     if name is None:
         _cannot(

@@ -408,4 +408,45 @@ def move_version(text: str, spec: Path, old: str, new: str) -> tuple[str, tuple[
         index, tag = release
         value = "1" + tag[2][counted.end() :]
         lines[index] = f"{tag[1]}{value}{tag[3]}{lines[index][len(tag[0]) :]}"
-    return "".join(lines), ()
+    return _names_kept(text, lines, spec)
+
+
+def _names_kept(text: str, lines: list[str], spec: Path) -> tuple[str, tuple[str, ...]]:
+    """The moved spec (``lines``, moved from ``text``) with every patch name that follows
+    the version (``Patch0: %{name}-%{version}-fix.patch``) written out as the file it names
+    now, and a to-do item for each: under the new ``Version:`` the tag would name a file that
+    is not there (``python-x-1.1-fix.patch``), and rpmbuild stops at it. Renaming the file
+    is the packager's choice; the series keeps its name until then.
+
+    >>> text = "Version: 1.0\\nPatch0: x-%{version}-a.patch\\n%prep\\n%autosetup -p1\\n"
+    >>> moved, todo = move_version(text, Path("x.spec"), "1.0", "1.1")
+    >>> moved.splitlines()[:2]
+    ['Version: 1.1', 'Patch0: x-1.0-a.patch']
+    >>> print(todo[0])  # doctest: +NORMALIZE_WHITESPACE
+    x.spec:2: the name x-%{version}-a.patch follows Version: and would name x-1.1-a.patch,
+    which is not the patch; written out as x-1.0-a.patch: to have it follow the version
+    again, rename the file to x-1.1-a.patch, its series line with it, and put the macro back
+    """
+    try:
+        before = {p.line: p.name for p in parse_spec(text, spec).patches}
+        after = {p.line: p.name for p in parse_spec("".join(lines), spec).patches}
+    except PatchkeeperError:  # read before, so not expected; then there is nothing to keep
+        return "".join(lines), ()
+    todo = []
+    for line, name in sorted(before.items()):
+        moved = after.get(line, name)
+        if moved == name:
+            continue
+        body = lines[line - 1].rstrip("\r\n")
+        tag = _TAG.match(body.strip())
+        written = (tag[3] if tag else body.strip()).rstrip("/").rsplit("/", 1)[-1]
+        at = body.rfind(written)
+        lines[line - 1] = (
+            body[:at] + name + body[at + len(written) :] + lines[line - 1][len(body) :]
+        )
+        todo.append(
+            f"{spec.name}:{line}: the name {written} follows Version: and would name {moved}, "
+            f"which is not the patch; written out as {name}: to have it follow the version "
+            f"again, rename the file to {moved}, its series line with it, and put the macro back"
+        )
+    return "".join(lines), tuple(todo)

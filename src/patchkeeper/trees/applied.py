@@ -10,11 +10,13 @@ that takes back lines an earlier patch adds reverses on the pristine text. What 
 end must equal the pristine content, file by file; a file that does not is *drifted* (changed
 outside the series).
 
-Undoing a hunk looks for its post-image from the line its header names, which may meet
-another copy of it first. Where ``apply`` recorded the line it put each hunk at (an installed
-distribution's install manifest: :data:`Landing`), a hunk whose post-image stands there is
-undone there; a directory target keeps no record, and a forward replay from the pristine
-tree settles such a file instead (:func:`_replays_to_target`).
+A patch that both undoes and applies forward is judged by where each lands: the direction
+whose hunks land nearer the lines their headers name wins (:func:`_distance`), as GNU patch
+tries forward first. Undoing a hunk looks for its post-image from the line its header names,
+which may meet another copy of it first. Where ``apply`` recorded the line it put each hunk
+at (an installed distribution's install manifest: :data:`Landing`), a hunk whose post-image
+stands there is undone there; a directory target keeps no record, and a forward replay from
+the pristine tree settles such a file instead (:func:`_replays_to_target`).
 """
 
 from __future__ import annotations
@@ -344,7 +346,19 @@ def patch_state(
         or (not confirm and bool(_unprovable_hunks(ws, patch)))
         or _deleted_files_present(ws, patch)
     )
+    before = ws.snapshot()
     undone = apply_patch(ws, patch, reverse=True, commit=not ambiguous, landed=landed)
+    if undone.ok and not ambiguous and not landed and _distance(undone):
+        # undone away from where the headers place it: the patch may apply forward closer
+        ws.restore(before)
+        forward = apply_patch(ws, patch, commit=False)
+        if forward.ok and _distance(forward) < _distance(undone):
+            missing = [
+                HunkRef(path_of(forward, p), p.hunk.index, p.hunk.header, p.line, p.hunk.line_no)
+                for p in forward.placements
+            ]
+            return PatchState(patch.name, NOT_APPLIED, (), tuple(missing)), forward
+        undone = apply_patch(ws, patch, reverse=True, landed=landed)
     if undone.ok and not ambiguous:
         refs = [
             HunkRef(path_of(undone, p), p.hunk.index, p.hunk.header, p.line, p.hunk.line_no)
@@ -363,6 +377,21 @@ def patch_state(
         _undo_some(ws, patch, applied)
         return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
     return PatchState(patch.name, CONFLICT, (), tuple(missing), _file_problems(ws, forward)), None
+
+
+def _distance(outcome: PatchOutcome) -> int:
+    """How far, in lines, the hunks of ``outcome`` landed from where their headers place
+    them (0: every hunk in place).
+
+    It decides a patch that both undoes and applies on a tree: one that removes a block
+    ending as the block after it begins (a test function dropped from between two others)
+    has its post-image twice in the untouched file, at its place and at the end of the
+    block. Undone there, the walk would take the untouched tree for patched and drifted.
+    GNU patch tries a hunk forward first and calls it "reversed (or previously applied)"
+    only when that fails; here the direction that lands closer to the headers' lines wins,
+    which keeps a patched tree applied when its pre-image also recurs further on.
+    """
+    return sum(abs(placement.offset) for placement in outcome.placements)
 
 
 def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:

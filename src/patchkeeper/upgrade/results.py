@@ -106,6 +106,8 @@ class UpgradeResult:
         state_dir: the upgrade's state directory while it is in progress, else ``None``.
         decisions_file: the decisions file the suggestions are in.
         conflicts, undecided, suggestions: what is left for a person, in that order.
+        by_hand: the edits the port left to a person in the downstream's own files (an RPM
+            spec's lines: :attr:`patchkeeper.port.results.PortResult.by_hand`).
         verify: the commands that check the result, in order.
         kept_files: ``--abort`` without ``--branch``: the files the steps done had
             changed, left as they wrote them (files they created are deleted).
@@ -125,6 +127,7 @@ class UpgradeResult:
     conflicts: tuple[Conflict, ...] = ()
     undecided: tuple[Undecided, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
+    by_hand: tuple[str, ...] = ()
     verify: tuple[str, ...] = ()
     kept_files: tuple[str, ...] = ()
 

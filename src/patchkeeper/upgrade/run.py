@@ -575,6 +575,7 @@ def port_step(run: _Run) -> dict[str, Any]:
         "summary": summary,
         "exit_code": result.exit_code,
         "inputs": run.state.steps.get(StepName.PORT, {}).get("inputs"),
+        "by_hand": list(result.by_hand),
     }
 
 
@@ -725,6 +726,7 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         conflicts=tuple(conflicts),
         undecided=undecided if done else (),
         suggestions=suggestions if done else (),
+        by_hand=tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ())) if done else (),
         verify=verify_commands(run) if done else (),
     )
 

@@ -98,7 +98,8 @@ class FoundRequirement:
         requirement: the parsed PEP 508 requirement (a lock file's entry as ``NAME==VERSION``).
         path: the file, as the caller named it (relative to the repository).
         line: the 1-based line it starts on, or ``None`` where the file's parser gives none
-            (the TOML files, whose entries are found by their table, not their line).
+            (a PEP 621 string of a TOML file, found by its table, not its line; a Poetry
+            entry has the line of the key that sets it).
     """
 
     requirement: Requirement
@@ -267,8 +268,34 @@ def _pyproject(path: str, text: str) -> Iterator[FoundRequirement]:
         for name, value in table.items():
             if canonicalize_name(name) == "python":
                 continue  # the interpreter's range, not a project
+            line = _key_line(text, where, name)
             for requirement in _poetry_requirements(path, where, name, value):
-                yield FoundRequirement(requirement, path, None)
+                yield FoundRequirement(requirement, path, line)
+
+
+def _key_line(text: str, header: str, key: str) -> int | None:
+    """The 1-based line of the TOML ``text`` where the table ``header`` (``[tool.poetry.
+    dependencies]``, as written) sets ``key`` (``urllib3 = "^1.26"``, a quoted key, or a dotted
+    one: ``urllib3.version = ...``), names compared as PEP 503 normalises them; ``None`` when
+    the table is not written so (an inline table, a key in a sub-table).
+
+    >>> text = '[tool.poetry.dependencies]\\npython = "^3.9"\\n"Foo_Bar" = "^1.2"\\n'
+    >>> _key_line(text, "[tool.poetry.dependencies]", "foo-bar")
+    3
+    """
+    wanted = canonicalize_name(key)
+    inside = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("["):
+            inside = _COMMENT.sub("", line).strip().replace(" ", "") == header.replace(" ", "")
+            continue
+        if not inside or "=" not in line:
+            continue
+        name = line.split("=", 1)[0].strip().split(".", 1)[0].strip().strip("\"'")
+        if canonicalize_name(name) == wanted:
+            return number
+    return None
 
 
 def _poetry_requirements(path: str, where: str, name: str, value: Any) -> Iterator[Requirement]:
