@@ -15,8 +15,8 @@ from pathlib import Path
 from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
 from patchkeeper.runtime.judge.calling import outer_aliases
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.syntax.astwalk import nodes, statements
-from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.astwalk import nodes, of_kinds, statements
+from patchkeeper.runtime.syntax.gates import evaluate_node
 from patchkeeper.runtime.syntax.parsing import parse_path
 
 
@@ -112,7 +112,7 @@ def _gated_names(file: Path) -> tuple[str, ...]:
         return ()
     names: dict[str, None] = {}
     for node in nodes(tree):
-        if not (isinstance(node, ast.If) and evaluate(ast.unparse(node.test), "0") is not None):
+        if not (isinstance(node, ast.If) and evaluate_node(node.test, "0") is not None):
             continue
         for statement in (*node.body, *node.orelse):
             for sub in nodes(statement):
@@ -146,10 +146,14 @@ def holds_version_gate(node: ast.AST) -> bool:
     expression whose test :func:`patchkeeper.runtime.syntax.gates.evaluate` can decide
     (``if vllm_version_is("0.25.1"):``, ``vllm.__version__ >= "0.30"``)."""
     return any(
-        isinstance(found, (ast.If, ast.IfExp))
-        and evaluate(ast.unparse(found.test), "0") is not None
-        for found in nodes(node)
+        evaluate_node(found.test, "0") is not None  # type: ignore[attr-defined]
+        for found in of_kinds(node, _TESTS)
     )
+
+
+#: The nodes whose test :func:`holds_version_gate` reads (in any order: the answer is
+#: whether one of them decides).
+_TESTS = frozenset({ast.If, ast.IfExp})
 
 
 def _decorators(file: Path, first: int, start: int, end: int) -> tuple[str, ...]:
