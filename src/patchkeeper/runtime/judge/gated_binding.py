@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from patchkeeper.runtime.judge.replacement import plugin_tree
+from patchkeeper.runtime.judge.replacement import may_hold_gate, plugin_tree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate_node
 
@@ -79,7 +79,7 @@ def gated_parameters(
     parsed, or ``version`` is ``""``).
 
     Raises nothing: an unreadable module is no evidence."""
-    if not version:
+    if not version or not may_hold_gate(file):
         return None
     tree = plugin_tree(file)
     if tree is None:

@@ -91,13 +91,20 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
 def _gated_file(file: Path) -> bool:
     """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
     when it does not parse."""
-    text = "".join(_plugin_lines(file))
-    if text.isascii() and "version" not in text.lower():
-        # Every test evaluate decides names a release (``version_is``, ``__version__``,
-        # ``VLLM_VERSION``): an ASCII file without the word holds none, walked or not.
+    if not may_hold_gate(file):
         return False
     tree = plugin_tree(file)
     return False if tree is None else holds_version_gate(tree)
+
+
+def may_hold_gate(file: Path) -> bool:
+    """Whether a plugin file may hold a test :func:`patchkeeper.runtime.syntax.gates.
+    evaluate` decides, read from its text, unparsed: every such test names a release
+    through an identifier holding "version" (``version_is``, ``__version__``,
+    ``VLLM_VERSION``), so an ASCII file without the word holds none (an identifier is its
+    own text there)."""
+    text = "".join(_plugin_lines(file))
+    return not text.isascii() or "version" in text.lower()
 
 
 @functools.lru_cache(maxsize=64)
