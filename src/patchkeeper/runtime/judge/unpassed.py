@@ -89,22 +89,39 @@ def _callee(call: ast.Call) -> str:
 _CALLED_THROUGH_OBJECT = {"forward": "__call__"}
 
 
+#: What :func:`_passes` reads of a call: its callee's last name (:func:`_callee`), the
+#: names of its keywords (``None`` for a ``**mapping``), whether a positional argument is
+#: ``*starred``, and how many positional arguments it writes.
+Call = tuple[str, tuple[str | None, ...], bool, int]
+
+
+def _call(call: ast.Call) -> Call:
+    """The :data:`Call` of a parsed call."""
+    return (
+        _callee(call),
+        tuple([k.arg for k in call.keywords]),
+        any(a.__class__ is ast.Starred for a in call.args),
+        len(call.args),
+    )
+
+
 def _passes(
-    call: ast.Call, callee: str, name: str, index: int, shift: int, starred: bool = True
+    call: Call, callee: str, name: str, index: int, shift: int, starred: bool = True
 ) -> bool:
     """Whether ``call`` may pass the parameter ``name`` of ``callee`` (positional
     ``index``, ``-1``: keyword-only; ``shift``: 1 for a method, whose ``self`` the call
     does not write); ``starred``: whether a ``**mapping`` argument counts (it may hold
     any keyword)."""
-    if callee in _CALLED_THROUGH_OBJECT and any(k.arg == name for k in call.keywords):
+    called, keywords, starred_args, count = call
+    if callee in _CALLED_THROUGH_OBJECT and name in keywords:
         return True
-    if _callee(call) != callee:
+    if called != callee:
         return False
-    if any((starred and k.arg is None) or k.arg == name for k in call.keywords):
+    if name in keywords or (starred and None in keywords):
         return True
-    if any(isinstance(a, ast.Starred) for a in call.args):
+    if starred_args:
         return True
-    return index >= 0 and len(call.args) > index - shift
+    return index >= 0 and count > index - shift
 
 
 #: Where calls are read: modules, and names whose importers are read too (a name given as
@@ -173,7 +190,7 @@ def _added_and_calls(
     old: Code,
     new: Code,
     rebound: Scope | None,
-) -> list[tuple[str, str, str, int, int, list[ast.Call]]] | None:
+) -> list[tuple[str, str, str, int, int, list[Call]]] | None:
     """The parameters with a default ``new`` added over ``old``, each as ``(definition,
     callee, parameter, positional index, shift, the calls read for it)``: those of
     ``scope``, or of ``rebound`` for the function itself or the class's ``__init__``
@@ -198,10 +215,10 @@ def _added_and_calls(
 
 
 #: The calls of a module by the last part of their callee's name (:func:`_callee`).
-_ByCallee = dict[str, list[ast.Call]]
+_ByCallee = dict[str, list[Call]]
 
 
-def _of_callee(modules: list[_ByCallee], callee: str) -> list[ast.Call]:
+def _of_callee(modules: list[_ByCallee], callee: str) -> list[Call]:
     """The calls of ``modules`` that :func:`_passes` may count for ``callee``: those whose
     callee is named ``callee`` (a call named otherwise passes none of its parameters), or
     every call for a method called through the object itself."""
@@ -242,12 +259,13 @@ def _module_calls(tree: UpstreamTree, module: str) -> _ByCallee | None:
     definition only, not in all of them."""
     key = (str(tree.root), module)
     if key not in _CALLS:
-        parsed = module_ast(tree, module)
+        parsed = module_ast(tree, module, keep=False)
         by_callee: _ByCallee | None = None
         if parsed is not None:
             by_callee = {}
-            for call in calls_of(parsed):
-                by_callee.setdefault(_callee(call), []).append(call)
+            for node in calls_of(parsed):
+                call = _call(node)
+                by_callee.setdefault(call[0], []).append(call)
         _CALLS[key] = by_callee
     return _CALLS[key]
 
