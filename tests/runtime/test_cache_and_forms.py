@@ -139,13 +139,17 @@ def test_from_imports_and_definitions_from_text() -> None:
     assert nameindex.definitions(data, patterns) == [("a", 6), ("a", 8)]
     # The prefilter's names: every name definitions() reports, and matches that do not
     # start a line (``undef a``: the name ``a`` again; ``'from y import z'`` none).
-    assert nameindex.defined_names(data) == {b"x", b"K", b"a"}
-    assert nameindex.defined_names(b"x = 1\ny == 2\nasync def f(): pass\n") == {b"x", b"f"}
+    assert nameindex.defined_names(data) == b"\nK\na\nx\n"
+    assert nameindex.defined_names(b"x = 1\ny == 2\nasync def f(): pass\n") == b"\nf\nx\n"
+    assert nameindex.defined_names(b"print(1)\n") == b"\n"
+    assert nameindex.name_search([b"a"])(b"\nK\na\nx\n")
+    assert not nameindex.name_search([b"K2", b"k", b"K."])(b"\nK\na\nx\n")
+    assert not nameindex.name_search([])(b"\nK\na\nx\n")
 
 
 def test_build_index_reads_each_file_once_for_both_indexes(tmp_path: Path) -> None:
     """Files in path-component order (``a/b.py`` before ``a-c/x.py``, unlike string
-    order); per file its name set; the importer index with the from-module absolute."""
+    order); per file its names; the importer index with the from-module absolute."""
     for rel, text in {
         "pkg/__init__.py": "from .a.b import f\n",
         "pkg/a/__init__.py": "",
@@ -164,7 +168,7 @@ def test_build_index_reads_each_file_once_for_both_indexes(tmp_path: Path) -> No
         "pkg/a-c/x.py",
     ]
     sets, importers = nameindex.build_index(tmp_path, files, importers=True)
-    assert sets == [frozenset(), frozenset(), {b"f"}, {b"C"}]
+    assert sets == [b"\n", b"\n", b"\nf\n", b"\nC\n"]
     assert importers == {"f": [("pkg", "pkg.a.b", "f", 1, 0)]}
     assert nameindex.build_index(tmp_path, files) == (sets, None)
 
@@ -173,7 +177,7 @@ def test_build_index_in_chunks_on_every_core_equals_one_process(
     tmp_path: Path, monkeypatch
 ) -> None:
     """Chunks of files indexed by workers and merged give the indexes one process builds:
-    name sets in file order, importers in file order then line order."""
+    names in file order, importers in file order then line order."""
     from patchkeeper.runtime import parallel
 
     for index in range(7):
@@ -282,7 +286,7 @@ def test_audit_result_is_remembered_until_an_upstream_file_changes(runtime_trees
 
 
 def test_name_search_finds_ascii_and_other_names(tmp_path: Path) -> None:
-    """The per-file name sets prefilter ASCII names; a name with other characters is
+    """The per-file names prefilter ASCII names; a name with other characters is
     looked for in every file, and both are found where they are defined."""
     (tmp_path / "up").mkdir()
     (tmp_path / "up/__init__.py").write_text("")

@@ -145,7 +145,9 @@ def _pool(workers: int) -> Any | None:
         raise KeyboardInterrupt
     pool = None
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet)
+        pool = _quiet_handler_pool()(
+            workers, initializer=_quiet, context=multiprocessing.get_context("fork")
+        )
         _interrupt_at("forked")
     except OSError:
         pass
@@ -156,6 +158,28 @@ def _pool(workers: int) -> Any | None:
                 _stop(pool)
             raise KeyboardInterrupt
     return pool
+
+
+def _quiet_handler_pool() -> Any:
+    """``multiprocessing.pool.Pool`` whose worker handler (the thread that replaces the
+    workers that end) wakes when a worker ends or the pool's state changes, not whenever a
+    result waits to be read.
+
+    The standard pool's handler also waits on the pipe the workers send their results
+    through; while a result lies there unread (the result thread waiting for the
+    interpreter lock this process's own work holds), that wait returns at once, and the
+    handler loops: it polls every worker and builds a new selector each time. In a cold
+    audit that spinning took about 0.2 s of CPU of the parent. The pool wakes the handler
+    through its notifier queue for every change that handler acts on (the pool closed or
+    stopped, its last task done) and a worker's end through that worker's sentinel, so
+    the results' pipe adds nothing the handler needs."""
+    from multiprocessing.pool import Pool
+
+    class QuietHandlerPool(Pool):
+        def _get_sentinels(self) -> list[Any]:
+            return [self._change_notifier._reader]  # type: ignore[attr-defined]
+
+    return QuietHandlerPool
 
 
 def _sigmask(how: int, signals: Any) -> tuple[Any, bool]:

@@ -34,7 +34,7 @@ from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.syntax.astwalk import nodes
+from patchkeeper.runtime.syntax.astwalk import of_kinds
 
 #: The suggestions, as the plain strings the result cache stores (:class:`DecisionWord`).
 RETAIN, UPDATE, MIGRATE, REMOVE, LOOK = (
@@ -184,23 +184,35 @@ def call_changes(
     )
 
 
-def _strings(node: ast.AST) -> set[str]:
+def _strings(node: ast.AST) -> frozenset[str]:
     """The string constants of ``node`` (f-string parts included), docstrings left out
-    and blank strings too."""
-    skipped: set[int] = set()
-    walked = nodes(node)
-    for sub in walked:
-        body = getattr(sub, "body", None)
-        if isinstance(sub, _DEFINITIONS) and body and isinstance(body[0], ast.Expr):
-            skipped.add(id(body[0].value))
-    return {
-        sub.value
-        for sub in walked
-        if isinstance(sub, ast.Constant)
-        and isinstance(sub.value, str)
-        and sub.value.strip()
-        and id(sub) not in skipped
-    }
+    and blank strings too; read once per node in a process (the spans of one upstream
+    definition are compared for every entry that patches it)."""
+    hit = _STRINGS.get(id(node))
+    if hit is None or hit[0] is not node:
+        found = of_kinds(node, _STRING_KINDS)
+        constants: list[ast.Constant] = []
+        skipped: set[int] = set()
+        for sub in found:
+            if isinstance(sub, ast.Constant):
+                constants.append(sub)
+            elif isinstance(sub, _DEFINITIONS) and sub.body and isinstance(sub.body[0], ast.Expr):
+                skipped.add(id(sub.body[0].value))
+        strings = frozenset(
+            c.value
+            for c in constants
+            if isinstance(c.value, str) and c.value.strip() and id(c) not in skipped
+        )
+        hit = _STRINGS[id(node)] = (node, strings)
+    return hit[1]
+
+
+#: The nodes :func:`_strings` reads: the constants, and the definitions whose docstring
+#: it leaves out.
+_STRING_KINDS = frozenset({ast.Constant, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+#: :func:`_strings` by ``id`` of the node, with the node (an ``id`` is reused once its
+#: node is freed: the node kept here is compared before a hit is used).
+_STRINGS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
 
 
 def dropped_literals(old: Code, new: Code, mine: Code) -> list[str]:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from patchkeeper.runtime.judge.replacement import plugin_tree
+from patchkeeper.runtime.judge.replacement import may_hold_gate, plugin_tree
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.gates import evaluate_node
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A parameter of :func:`parameter_shape`: ``(name, kind, has a default)``.
@@ -79,7 +79,7 @@ def gated_parameters(
     parsed, or ``version`` is ``""``).
 
     Raises nothing: an unreadable module is no evidence."""
-    if not version:
+    if not version or not may_hold_gate(file):
         return None
     tree = plugin_tree(file)
     if tree is None:
@@ -91,7 +91,7 @@ def gated_parameters(
             functions[node.name] = node
         if not isinstance(node, ast.If):
             continue
-        live = evaluate(ast.unparse(node.test), version)
+        live = evaluate_node(node.test, version)
         if live is None:
             continue
         bound = _binding(node.body if live else node.orelse, name, functions)

@@ -86,17 +86,23 @@ def _consulted(node: ast.AST) -> dict[str, str]:
 _PARSED: dict[tuple[str, str], ast.Module | None] = {}
 
 
-def module_ast(tree: UpstreamTree, module: str) -> ast.Module | None:
-    """The parsed module (once per tree and module in a process)."""
+def module_ast(tree: UpstreamTree, module: str, keep: bool = True) -> ast.Module | None:
+    """The parsed module (once per tree and module in a process); ``keep=False`` for a
+    caller that reads facts from the tree and lets it go: a tree parsed then is not kept
+    (a whole module's tree is tens of times its source: kept, the trees of the modules the
+    judging reads once filled memory that the next parse cannot reuse)."""
     key = (str(tree.root), module)
-    if key not in _PARSED:
-        try:
-            found = tree.module_file(module)
-            source = "".join(tree.source_lines(module, 1, 10**9))
-            _PARSED[key] = parse_file(source, found[0] if found else module)
-        except SyntaxError:
-            _PARSED[key] = None
-    return _PARSED[key]
+    if key in _PARSED:
+        return _PARSED[key]
+    try:
+        found = tree.module_file(module)
+        source = "".join(tree.source_lines(module, 1, 10**9))
+        parsed: ast.Module | None = parse_file(source, found[0] if found else module)
+    except SyntaxError:
+        parsed = None
+    if keep:
+        _PARSED[key] = parsed
+    return parsed
 
 
 _Function = tuple[str, "ast.FunctionDef | ast.AsyncFunctionDef", int, int]

@@ -15,8 +15,8 @@ from pathlib import Path
 from patchkeeper.runtime.inventory.plugin import PluginTree, ReplacementSource
 from patchkeeper.runtime.judge.calling import outer_aliases
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.syntax.astwalk import nodes, statements
-from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.astwalk import nodes, of_kinds, statements
+from patchkeeper.runtime.syntax.gates import evaluate_node
 from patchkeeper.runtime.syntax.parsing import parse_path
 
 
@@ -91,13 +91,20 @@ def _decorators_by_line(file: Path) -> dict[int, tuple[str, ...]]:
 def _gated_file(file: Path) -> bool:
     """Whether a plugin file tests upstream's release (:func:`holds_version_gate`); ``False``
     when it does not parse."""
-    text = "".join(_plugin_lines(file))
-    if text.isascii() and "version" not in text.lower():
-        # Every test evaluate decides names a release (``version_is``, ``__version__``,
-        # ``VLLM_VERSION``): an ASCII file without the word holds none, walked or not.
+    if not may_hold_gate(file):
         return False
     tree = plugin_tree(file)
     return False if tree is None else holds_version_gate(tree)
+
+
+def may_hold_gate(file: Path) -> bool:
+    """Whether a plugin file may hold a test :func:`patchkeeper.runtime.syntax.gates.
+    evaluate` decides, read from its text, unparsed: every such test names a release
+    through an identifier holding "version" (``version_is``, ``__version__``,
+    ``VLLM_VERSION``), so an ASCII file without the word holds none (an identifier is its
+    own text there)."""
+    text = "".join(_plugin_lines(file))
+    return not text.isascii() or "version" in text.lower()
 
 
 @functools.lru_cache(maxsize=64)
@@ -112,7 +119,7 @@ def _gated_names(file: Path) -> tuple[str, ...]:
         return ()
     names: dict[str, None] = {}
     for node in nodes(tree):
-        if not (isinstance(node, ast.If) and evaluate(ast.unparse(node.test), "0") is not None):
+        if not (isinstance(node, ast.If) and evaluate_node(node.test, "0") is not None):
             continue
         for statement in (*node.body, *node.orelse):
             for sub in nodes(statement):
@@ -146,10 +153,14 @@ def holds_version_gate(node: ast.AST) -> bool:
     expression whose test :func:`patchkeeper.runtime.syntax.gates.evaluate` can decide
     (``if vllm_version_is("0.25.1"):``, ``vllm.__version__ >= "0.30"``)."""
     return any(
-        isinstance(found, (ast.If, ast.IfExp))
-        and evaluate(ast.unparse(found.test), "0") is not None
-        for found in nodes(node)
+        evaluate_node(found.test, "0") is not None  # type: ignore[attr-defined]
+        for found in of_kinds(node, _TESTS)
     )
+
+
+#: The nodes whose test :func:`holds_version_gate` reads (in any order: the answer is
+#: whether one of them decides).
+_TESTS = frozenset({ast.If, ast.IfExp})
 
 
 def _decorators(file: Path, first: int, start: int, end: int) -> tuple[str, ...]:

@@ -89,22 +89,39 @@ def _callee(call: ast.Call) -> str:
 _CALLED_THROUGH_OBJECT = {"forward": "__call__"}
 
 
+#: What :func:`_passes` reads of a call: its callee's last name (:func:`_callee`), the
+#: names of its keywords (``None`` for a ``**mapping``), whether a positional argument is
+#: ``*starred``, and how many positional arguments it writes.
+Call = tuple[str, tuple[str | None, ...], bool, int]
+
+
+def _call(call: ast.Call) -> Call:
+    """The :data:`Call` of a parsed call."""
+    return (
+        _callee(call),
+        tuple([k.arg for k in call.keywords]),
+        any(a.__class__ is ast.Starred for a in call.args),
+        len(call.args),
+    )
+
+
 def _passes(
-    call: ast.Call, callee: str, name: str, index: int, shift: int, starred: bool = True
+    call: Call, callee: str, name: str, index: int, shift: int, starred: bool = True
 ) -> bool:
     """Whether ``call`` may pass the parameter ``name`` of ``callee`` (positional
     ``index``, ``-1``: keyword-only; ``shift``: 1 for a method, whose ``self`` the call
     does not write); ``starred``: whether a ``**mapping`` argument counts (it may hold
     any keyword)."""
-    if callee in _CALLED_THROUGH_OBJECT and any(k.arg == name for k in call.keywords):
+    called, keywords, starred_args, count = call
+    if callee in _CALLED_THROUGH_OBJECT and name in keywords:
         return True
-    if _callee(call) != callee:
+    if called != callee:
         return False
-    if any((starred and k.arg is None) or k.arg == name for k in call.keywords):
+    if name in keywords or (starred and None in keywords):
         return True
-    if any(isinstance(a, ast.Starred) for a in call.args):
+    if starred_args:
         return True
-    return index >= 0 and len(call.args) > index - shift
+    return index >= 0 and count > index - shift
 
 
 #: Where calls are read: modules, and names whose importers are read too (a name given as
@@ -173,12 +190,14 @@ def _added_and_calls(
     old: Code,
     new: Code,
     rebound: Scope | None,
-) -> list[tuple[str, str, str, int, int, list[ast.Call]]] | None:
+) -> list[tuple[str, str, str, int, int, list[Call]]] | None:
     """The parameters with a default ``new`` added over ``old``, each as ``(definition,
     callee, parameter, positional index, shift, the calls read for it)``: those of
     ``scope``, or of ``rebound`` for the function itself or the class's ``__init__``
     (:func:`unpassed_parameters`); ``None`` when nothing was added or a module cannot be
-    read."""
+    read. The calls read for a parameter are those :func:`_passes` can count: the calls
+    whose callee is named as the definition, or every call for a method called through
+    the object itself (:data:`_CALLED_THROUGH_OBJECT`)."""
     wanted: list[tuple[str, str, str, int, int]] = []
     for callee, before, after, method in _pairs(old, new):
         if not (isinstance(before, _FUNCTIONS) and isinstance(after, _FUNCTIONS)):
@@ -192,41 +211,62 @@ def _added_and_calls(
     mine = _calls(tree, rebound) if rebound is not None else calls
     if calls is None or mine is None:
         return None
-    return [(*row, mine if row[1] == own else calls) for row in wanted]
+    return [(*row, _of_callee(mine if row[1] == own else calls, row[1])) for row in wanted]
 
 
-def _calls(tree: UpstreamTree, scope: Scope) -> list[ast.Call] | None:
-    """Every call of the modules of ``scope`` and of the modules importing its names
-    (``None`` when a module cannot be read)."""
+#: The calls of a module by the last part of their callee's name (:func:`_callee`).
+_ByCallee = dict[str, list[Call]]
+
+
+def _of_callee(modules: list[_ByCallee], callee: str) -> list[Call]:
+    """The calls of ``modules`` that :func:`_passes` may count for ``callee``: those whose
+    callee is named ``callee`` (a call named otherwise passes none of its parameters), or
+    every call for a method called through the object itself."""
+    if callee in _CALLED_THROUGH_OBJECT:
+        return [call for by_callee in modules for calls in by_callee.values() for call in calls]
+    return [call for by_callee in modules for call in by_callee.get(callee, ())]
+
+
+def _calls(tree: UpstreamTree, scope: Scope) -> list[_ByCallee] | None:
+    """The calls of each module of ``scope`` and of each module importing its names, by
+    callee (``None`` when a module cannot be read)."""
     modules, names = scope
     importing = []
     for wanted_name in names:
         name, source = (wanted_name, "") if isinstance(wanted_name, str) else wanted_name
         if name:
             importing += [row[0] for row in tree.importers(name) if source in ("", row[1])]
-    calls: list[ast.Call] = []
+    calls: list[_ByCallee] = []
     for module in dict.fromkeys([*modules, *importing]):
         found = _module_calls(tree, module) if module else None
         if found is None:
             return None
-        calls += found
+        calls.append(found)
     return calls
 
 
-_CALLS: dict[tuple[str, str], list[ast.Call] | None] = {}
+_CALLS: dict[tuple[str, str], _ByCallee | None] = {}
 
 
-def _module_calls(tree: UpstreamTree, module: str) -> list[ast.Call] | None:
-    """Every call of ``module`` of ``tree`` (``None`` when it cannot be read), in no
-    particular order (:func:`~patchkeeper.runtime.syntax.astwalk.calls`: a parameter is
-    passed or not whatever the order the calls are read in); collected once per tree and
-    module in a process: the judging of many entries reads the calls of the same modules
-    (a class's module, its importers), and walking a whole module with :func:`ast.walk`
-    cost about a third of parsing it."""
+def _module_calls(tree: UpstreamTree, module: str) -> _ByCallee | None:
+    """Every call of ``module`` of ``tree`` by callee (:func:`_callee`; ``None`` when the
+    module cannot be read), each list in no particular order
+    (:func:`~patchkeeper.runtime.syntax.astwalk.calls`: a parameter is passed or not
+    whatever the order the calls are read in); collected once per tree and module in a
+    process: the judging of many entries reads the calls of the same modules (a class's
+    module, its importers), and walking a whole module with :func:`ast.walk` cost about a
+    third of parsing it. By callee, a parameter is looked for in the calls named as its
+    definition only, not in all of them."""
     key = (str(tree.root), module)
     if key not in _CALLS:
-        parsed = module_ast(tree, module)
-        _CALLS[key] = None if parsed is None else calls_of(parsed)
+        parsed = module_ast(tree, module, keep=False)
+        by_callee: _ByCallee | None = None
+        if parsed is not None:
+            by_callee = {}
+            for node in calls_of(parsed):
+                call = _call(node)
+                by_callee.setdefault(call[0], []).append(call)
+        _CALLS[key] = by_callee
     return _CALLS[key]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from patchkeeper.runtime.syntax import names
@@ -111,15 +112,30 @@ def definitions(
     return [(name, lines.at(offset)) for offset, name in found]
 
 
-def defined_names(data: bytes) -> frozenset[bytes]:
+def defined_names(data: bytes) -> bytes:
     r"""Every ASCII name that :func:`definitions` could report for ``data`` (a superset:
     matches not at the start of a line are kept too), found by :data:`DEF`, :data:`CLASS`
-    and :data:`ASSIGNED` without a match object each: the prefilter of a name search (a
-    file whose set lacks an ASCII name cannot define it, since a match at the start of a
-    line is never overlapped by an earlier one on that line; ``\w`` of a bytes pattern
-    matches ASCII word characters only, so a name with other characters is not
-    prefiltered by this set)."""
-    return frozenset([*DEF.findall(data), *CLASS.findall(data), *ASSIGNED.findall(b"\n" + data)])
+    and :data:`ASSIGNED` without a match object each, as one bytes string: each name
+    between two newlines (``b"\nf\nCls\n"``, sorted; ``b"\n"`` for none). It is the
+    prefilter of a name search (:func:`name_search`: a file whose names lack an ASCII name
+    cannot define it, since a match at the start of a line is never overlapped by an
+    earlier one on that line; ``\w`` of a bytes pattern matches ASCII word characters
+    only, so a name with other characters is not prefiltered by it). One string per file,
+    not a set of names: the index of a tree (vLLM: 2,600 files) is sent by the workers,
+    stored and read again as a few thousand strings instead of several hundred thousand
+    names."""
+    found = {*DEF.findall(data), *CLASS.findall(data), *ASSIGNED.findall(b"\n" + data)}
+    return b"\n" + b"\n".join(sorted(found)) + b"\n" if found else b"\n"
+
+
+def name_search(names: Iterable[bytes]) -> Callable[[bytes], bool]:
+    """A test of the names of one file (:func:`defined_names`): whether they hold one of
+    ``names`` (ASCII words; none: never)."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return lambda _names: False
+    search = re.compile(b"\n(?:" + b"|".join(map(re.escape, wanted)) + b")\n").search
+    return lambda found: search(found) is not None
 
 
 def module_of(root: Path, file: Path) -> tuple[str, bool]:
@@ -148,7 +164,7 @@ def _module_of_path(root: str, path: str) -> tuple[str, bool]:
 
 def build_index(
     root: Path, files: list[str], *, definitions: bool = True, importers: bool = False
-) -> tuple[list[frozenset[bytes]] | None, ImporterIndex | None]:
+) -> tuple[list[bytes] | None, ImporterIndex | None]:
     """The tree-wide indexes of ``files`` (paths under ``root``), each file read once: per
     file the names it may define (:func:`defined_names`, in ``files``' order), and
     ``name -> [(importer, from-module, local name, line, indent)]`` of every ``from X
@@ -163,7 +179,7 @@ def build_index(
     step = INDEX_CHUNK if pooled else max(len(files), 1)  # one process: one chunk
     chunks = [files[start : start + step] for start in range(0, len(files), step)]
     jobs = [(str(root), chunk, definitions, importers) for chunk in chunks]
-    defined: list[frozenset[bytes]] | None = [] if definitions else None
+    defined: list[bytes] | None = [] if definitions else None
     imported: ImporterIndex | None = {} if importers else None
     # Chunks of files on every core (each a worker's job), merged in file order.
     with track("indexing names and imports", len(files)) as advance:
@@ -184,11 +200,11 @@ INDEX_CHUNK = 64
 
 def _index_files(
     job: tuple[str, list[str], bool, bool],
-) -> tuple[list[frozenset[bytes]] | None, ImporterIndex | None]:
+) -> tuple[list[bytes] | None, ImporterIndex | None]:
     """:func:`build_index`'s work on one chunk of files: ``job`` is ``(root, files,
     definitions, importers)``."""
     base_path, files, definitions, importers = job
-    defined: list[frozenset[bytes]] | None = [] if definitions else None
+    defined: list[bytes] | None = [] if definitions else None
     imported: ImporterIndex | None = {} if importers else None
     for file in files:
         with open(file, "rb") as handle:

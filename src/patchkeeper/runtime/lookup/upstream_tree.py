@@ -176,7 +176,7 @@ class UpstreamTree:
         self._lines: dict[str, list[str]] = {}
         self._signature: tuple[list[str], str] | None = None
         self._defined: nameindex.DefinitionIndex = {}
-        self._name_sets: list[frozenset[bytes]] | None = None
+        self._name_sets: list[bytes] | None = None
         self._imported: nameindex.ImporterIndex | None = None
         #: While :meth:`unread_modules` runs: the modules asked for with no summary yet.
         self._unread: set[str] | None = None
@@ -323,7 +323,7 @@ class UpstreamTree:
         return self._files_signature()[1]
 
     def _build_indexes(self, importers: bool) -> None:
-        """Load or build the per-file name sets (:func:`nameindex.defined_names`) and, when
+        """Load or build the per-file names (:func:`nameindex.defined_names`) and, when
         ``importers`` (or the tree was made with ``importers=True``), the importer index:
         one read of the tree's files for both (:func:`nameindex.build_index`), each cached
         under the digest of the file list."""
@@ -357,8 +357,8 @@ class UpstreamTree:
         return self._imported
 
     def find_definitions(self, wanted: Iterable[str]) -> None:
-        """Look up where each name of ``wanted`` is defined: the files whose name set
-        (:meth:`_build_indexes`, one pass over the tree per run, cached) holds one of the
+        """Look up where each name of ``wanted`` is defined: the files whose names
+        (:meth:`_build_indexes`, one pass over the tree per run, cached) hold one of the
         names are read and matched with :func:`nameindex.definitions`. Results are cached
         per name."""
         names = [name for name in dict.fromkeys(wanted) if name not in self._defined]
@@ -376,19 +376,21 @@ class UpstreamTree:
             return
         self._build_indexes(importers=False)
         found: nameindex.DefinitionIndex = {name: [] for name in missing}
-        # A name set holds ASCII words (the patterns' \w in bytes): a name with other
+        # The names of a file are ASCII words (the patterns' \w in bytes): a name with other
         # characters is looked for in every file's bytes, as a substring.
         needles = {name.encode() for name in missing}
         plain = {needle for needle in needles if needle.isascii()}
         other = needles - plain
         patterns = nameindex.definition_pattern(missing)
         assert self._name_sets is not None, "built by _build_indexes"
+        holds = nameindex.name_search(plain)
         for file, defined in zip(files, self._name_sets, strict=True):
-            if not other and defined.isdisjoint(plain):
+            named = holds(defined)
+            if not other and not named:
                 continue
             with open(file, "rb") as handle:
                 data = handle.read()
-            if defined.isdisjoint(plain) and not any(needle in data for needle in other):
+            if not named and not any(needle in data for needle in other):
                 continue
             module = nameindex.module_of(self.root, Path(file))[0]
             for name, line in nameindex.definitions(data, patterns):

@@ -93,6 +93,35 @@ def calls(root: ast.AST) -> list[ast.Call]:
     return found
 
 
+def of_kinds(root: ast.AST, kinds: frozenset[type]) -> list[ast.AST]:
+    """Every node of ``root`` (itself included) whose class is one of ``kinds``, in no
+    particular order: :func:`calls`' walk (a stack, no function call per node) for other
+    node classes."""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = [root]
+    pop, push = todo.pop, todo.append
+    fields_of = _CALL_FIELDS
+    while todo:
+        node = pop()
+        kind = node.__class__
+        if kind in kinds:
+            found.append(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(
+                f for f in kind._fields if f not in ("ctx", "op", "ops")
+            )
+        for name in fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        push(item)
+            elif isinstance(value, _AST):
+                push(value)
+    return found
+
+
 def statements(root: ast.AST) -> Iterator[ast.AST]:
     """``root`` and the statements under it at any depth (with the ``except`` handlers and
     ``case`` blocks that hold some), in :func:`ast.walk`'s order: a definition is a

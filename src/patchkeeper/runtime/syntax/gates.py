@@ -22,8 +22,11 @@ import operator
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from packaging.version import InvalidVersion, Version
+
+from patchkeeper.runtime.syntax.astwalk import of_kinds
 
 _COMPARE = {
     ast.Eq: operator.eq,
@@ -131,6 +134,23 @@ def evaluate(test: str, version: str) -> bool | None:
     except SyntaxError:
         return None
     return _eval(node, current)
+
+
+def evaluate_node(test: ast.expr, version: str) -> bool | None:
+    """:func:`evaluate` of the parsed test ``test`` (``ast.unparse`` of it, parsed again).
+    Every form :func:`evaluate` decides names a release through an identifier holding
+    "version" (``vllm_version_is``, ``__version__``, ``VLLM_VERSION``): a test without a
+    name or attribute holding it is ``None`` without being written out and parsed again
+    (most tests of a plugin file are of that kind)."""
+    for node in of_kinds(test, _NAMED):
+        name = node.id if isinstance(node, ast.Name) else cast(ast.Attribute, node).attr
+        if "version" in name.lower():
+            return evaluate(ast.unparse(test), version)
+    return None
+
+
+#: The nodes whose identifier :func:`evaluate_node` looks at.
+_NAMED = frozenset({ast.Name, ast.Attribute})
 
 
 def versions_named(test: str) -> tuple[str, ...]:
