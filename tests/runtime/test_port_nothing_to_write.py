@@ -31,3 +31,28 @@ def test_an_empty_diff_leaves_standard_output_empty(runtime_trees: Path, cli) ->
         "runtime port 2.0 -> 2.0: by hand 4, nothing to do 4; nothing to write "
         f"(the plugin has every change this port makes); diff in {saved}"
     )
+
+
+def test_a_plugin_without_runtime_patches_says_so(runtime_trees: Path, cli) -> None:
+    """A plugin that registers through the upstream's API only (no runtime patch) ended its
+    report with an empty summary, ``runtime port 1.0 -> 2.0: ; nothing to write``."""
+    plugin = runtime_trees / "plain"
+    (plugin / "plainplug").mkdir(parents=True)
+    (plugin / "pyproject.toml").write_text(
+        '[project]\nname = "plainplug"\nversion = "1"\n\n[tool.patchkeeper]\nupstream = "tinyup"\n',
+        encoding="utf-8",
+    )
+    (plugin / "plainplug" / "__init__.py").write_text(
+        "def register():\n    from tinyup import registry\n\n"
+        '    registry.register_loader("plain", object)\n',
+        encoding="utf-8",
+    )
+    versions = ("--from", str(runtime_trees / "upstream-1.0"))
+    versions += ("--to", str(runtime_trees / "upstream-2.0"))
+    run = cli("runtime", "port", *versions, "--package", "plainplug", cwd=plugin)
+    assert (run.code, run.out, run.err) == (
+        0,
+        "",
+        "runtime port 1.0 -> 2.0: no runtime patches; nothing to write (the plugin has every "
+        "change this port makes)\n",
+    )

@@ -57,5 +57,6 @@ def port_text(result: RuntimePort) -> str:
     if result.output:
         where += f"; diff in {result.output}"
     summary = ", ".join(f"{action} {count}" for action, count in sorted(counts.items()))
+    summary = summary or "no runtime patches"
     lines.append(f"runtime port {result.old} -> {result.new}: {summary}; {where}")
     return "\n".join(lines)
