@@ -5,7 +5,8 @@ module neither release has (``models.qwen2_eagle``), falls back to its own copy 
 ``except ImportError``, then wraps ``Qwen2Model.load_weights`` and sets a marker on the
 class. At both releases the import fails, so the patch replaces the plugin's own class's
 attributes: *retain*, saying so (before: *look*, "the patch can never apply (a typo or a
-future name)"). A patch of a module neither release has, with no such fallback, stays
+future name)"), and ``runtime lock`` leaves them out as patching nothing upstream (before:
+*unguarded*, "moved at 1.1: defined now as fup.models.qwen2.Qwen2Model...", exit 1). A patch of a module neither release has, with no such fallback, stays
 *look*; so does a fallback to another upstream module, which is not the plugin's. The
 upstream releases and the plugin are written by the test."""
 
@@ -56,7 +57,7 @@ def apply_other_patches() -> None:
 """
 
 
-def test_a_fallback_to_the_plugins_own_object_is_retained(tmp_path: Path) -> None:
+def test_a_fallback_to_the_plugins_own_object_is_retained(tmp_path: Path, cli) -> None:
     old, new = tmp_path / "fup-1.0", tmp_path / "fup-1.1"
     for root, version in ((old, "1.0"), (new, "1.1")):
         write_files(
@@ -129,3 +130,21 @@ def test_a_fallback_to_the_plugins_own_object_is_retained(tmp_path: Path) -> Non
     [retained, marker, *_] = result.entries
     assert all("can never apply" not in said for said in retained.drift.evidence)
     assert all("can never apply" not in said for said in marker.drift.evidence)
+    lock = cli("runtime", "lock", "--at", str(new), cwd=plugin)
+    fell_back = (
+        "1.1 has no fup.models.qwen2_eagle.Qwen2Model: the import fails and the plugin falls "
+        "back to its own fplug.models.qwen2_eagle.Qwen2Model (except ImportError, "
+        "fplug/patch/eagle.py:10), so the patch replaces nothing upstream to guard"
+    )
+    assert (lock.code, lock.out.splitlines()[1:]) == (
+        0,
+        [
+            "not locked (4):",
+            "  fup.models.llama_eagle.LlamaModel.forward: added by the plugin: 1.1 defines no "
+            "such name; nothing upstream to guard",
+            "  fup.models.mistral_eagle.MistralModel.forward: added by the plugin: 1.1 defines "
+            "no such name; nothing upstream to guard",
+            f"  fup.models.qwen2_eagle.Qwen2Model._fplug_eagle_patched: {fell_back}",
+            f"  fup.models.qwen2_eagle.Qwen2Model.load_weights: {fell_back}",
+        ],
+    )

@@ -15,12 +15,15 @@ The inventory names the target after the ``try``'s import
 has that module, the import fails at both, the ``except`` binds the plugin's own class and
 the patch replaces the plugin's own attribute: nothing upstream is patched, so this upgrade
 changes nothing for it (*retain*), where the missing module alone would say the patch can
-never apply. A release that adds the module makes it an upstream patch again.
+never apply; and ``runtime lock`` has nothing upstream to guard (not locked, no finding). A
+release that adds the module makes it an upstream patch again.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import NamedTuple
 
 from patchkeeper.runtime.inventory.conditions import catches_import_error
@@ -32,12 +35,12 @@ from patchkeeper.runtime.syntax import names
 class Fallback(NamedTuple):
     """What the patch replaces when the upstream import fails: ``own``, the plugin's object
     the ``except`` imports (``plug.models.qwen2_eagle.Qwen2Model``), ``target``, the
-    patched name in it (``plug.models.qwen2_eagle.Qwen2Model.load_weights``), and ``line``,
-    the line of that import."""
+    patched name in it (``plug.models.qwen2_eagle.Qwen2Model.load_weights``), and ``where``,
+    the file and line of that import (``plug/patch/eagle.py:10``)."""
 
     own: str
     target: str
-    line: int
+    where: str
 
 
 def _innermost_scope(tree: ast.Module, line: int) -> list[ast.stmt]:
@@ -90,5 +93,28 @@ def import_fallback(entry: PatchEntry, source: str, package: str) -> Fallback | 
                         continue
                     if entry.target == imported or entry.target.startswith(f"{imported}."):
                         rest = entry.target[len(imported) :]
-                        return Fallback(dotted, dotted + rest, statement.lineno)
+                        return Fallback(dotted, dotted + rest, f"{entry.file}:{statement.lineno}")
     return None
+
+
+def fallbacks(
+    entries: Iterable[PatchEntry], root: Path, package: str, missing: Callable[[str], bool]
+) -> dict[str, Fallback]:
+    """The :func:`import_fallback` of each entry whose target's owner (its target without
+    the last part) ``missing`` says the release lacks, by target (the entry's file read from
+    the plugin at ``root``; an entry without a fallback is left out)."""
+    found: dict[str, Fallback] = {}
+    texts: dict[str, str] = {}
+    for entry in entries:
+        owner = entry.target.rpartition(".")[0]
+        if not owner or entry.target in found or not missing(owner):
+            continue
+        if entry.file not in texts:
+            try:
+                texts[entry.file] = (root / entry.file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                texts[entry.file] = ""
+        fallback = import_fallback(entry, texts[entry.file], package)
+        if fallback is not None:
+            found[entry.target] = fallback
+    return found

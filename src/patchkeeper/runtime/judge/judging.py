@@ -233,7 +233,7 @@ def _fallen_back(
     reason = (
         f"{entry.target} is in neither release, nor is {owner}: the import of it fails at "
         f"both, and the plugin falls back to its own {fallback.own} (except ImportError, "
-        f"{entry.file}:{fallback.line}), so the patch replaces {fallback.target}, not "
+        f"{fallback.where}), so the patch replaces {fallback.target}, not "
         f"upstream's; nothing to do at this upgrade (a release that adds {owner} makes it an "
         "upstream patch)"
     )
