@@ -38,6 +38,7 @@ from patchkeeper.runtime.judge.missing import (
     same_release,
 )
 from patchkeeper.runtime.judge.replacement import replacement_codes
+from patchkeeper.runtime.judge.restores import restores
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.stale import stale_bindings
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
@@ -174,6 +175,9 @@ def judge_entries(
     # with that patch.
     paired = companions([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
+    # The line in a finally that puts upstream's object back goes with the swap it undoes.
+    restored = restores([(a.entry, a.drift) for a in audited])
+    audited = [replace(a, drift=d) for a, d in zip(audited, restored, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
     # A setattr whose attribute name cannot be told has no entry to judge: the audit names
     # it among its findings (exit 1), as it does a patch file it cannot read.
