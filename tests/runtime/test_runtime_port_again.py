@@ -236,11 +236,13 @@ def test_a_copy_outside_the_patch_directory_left_mid_merge_is_named(
         "BY HAND       plug/patch/patch_worker.py:8 eng.worker.Worker.execute: the copy's file "
         "has an unresolved conflict region at plug/ops/worker.py:4: resolve it first"
     )
-    assert expected in _port(cli, plugin).out.splitlines()  # nothing to write: stdout
+    second = _port(cli, plugin)  # nothing to write: an empty diff, the report on stderr
+    assert (second.code, second.out) == (1, "")
+    assert expected in second.err.splitlines()
     # Without the header's mark (vllm-ascend's files have no header), the same; no mark is
-    # written (the entry is not done): nothing to write, the report on standard output.
+    # written (the entry is not done): nothing to write, the report on standard error.
     patch = plugin / "plug/patch/patch_worker.py"
     patch.write_text(patch.read_text().replace(" Ported to 0.2.0, to review.", ""))
     third = _port(cli, plugin)
-    assert (third.code, third.err) == (1, "")
-    assert expected in third.out.splitlines()
+    assert (third.code, third.out) == (1, "")
+    assert expected in third.err.splitlines()

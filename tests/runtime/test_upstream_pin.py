@@ -57,3 +57,50 @@ def test_without_a_pin_the_loading_is_not_traced_without_the_upstream(tmp_path: 
         "upstream (no entry point in its groups, no configured activation), and whether "
         "the upstream imports it itself is unknown",
     )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_an_unpacked_wheel_or_sdist_names_its_pin_in_its_metadata(tmp_path: Path) -> None:
+    """A plugin unpacked from its wheel has no ``pyproject.toml``: its requirements are the
+    ``Requires-Dist`` of its ``*.dist-info/METADATA`` (before: "no release pinned: neither
+    the plugin's requirements nor the configuration name one", the wheel requiring
+    ``vllm==0.24.0``). A requirement of an extra only is not what the plugin runs on, and
+    another distribution's metadata beside it (a ``site-packages``) is not the plugin's."""
+    wheel = tmp_path / "wheel"
+    _write(wheel / "wplug" / "__init__.py", "")
+    _write(
+        wheel / "wplug-0.1.dist-info" / "METADATA",
+        "Metadata-Version: 2.4\nName: wplug\nVersion: 0.1\n"
+        "Requires-Dist: numpy>=1.26\n"
+        "Requires-Dist: vllm==0.23.0; extra == 'old'\n"
+        "Requires-Dist: vllm==0.24.0\n\n"
+        "Requires-Dist: vllm==0.1.0 (in the description, not a field)\n",
+    )
+    _write(wheel / "wplug-0.1.dist-info" / "RECORD", "wplug/__init__.py,sha256=x,0\n")
+    _write(
+        wheel / "other-1.0.dist-info" / "METADATA",
+        "Metadata-Version: 2.1\nName: other\nVersion: 1.0\nRequires-Dist: vllm==0.9.0\n",
+    )
+    _write(wheel / "other-1.0.dist-info" / "RECORD", "other/__init__.py,sha256=x,0\n")
+    sdist = tmp_path / "sdist"
+    _write(
+        sdist / "PKG-INFO",
+        "Metadata-Version: 1.2\nName: splug\nVersion: 2\nRequires-Dist: vllm (==0.25.1)\n",
+    )
+    egg = tmp_path / "egg"
+    _write(egg / "eplug.egg-info" / "requires.txt", "torch\nvllm==0.26.0\n\n[tpu]\nvllm==0.1\n")
+    extra_only = tmp_path / "extra"
+    _write(egg / "eplug.egg-info" / "PKG-INFO", "Name: eplug\n")
+    _write(extra_only / "xplug.egg-info" / "requires.txt", "torch\n\n[vllm]\nvllm==0.26.0\n")
+    assert [
+        pinned_requirement(None, wheel, ("vllm",), "wplug"),
+        pinned_requirement(None, wheel, ("vllm",), "other"),
+        pinned_requirement(None, wheel, ("vllm",), "third"),
+        pinned_requirement(None, sdist, ("vllm",), "splug"),
+        pinned_requirement(None, egg, ("vllm",), "eplug"),
+        pinned_requirement(None, extra_only, ("vllm",), "xplug"),
+    ] == ["vllm==0.24.0", "vllm==0.9.0", None, "vllm==0.25.1", "vllm==0.26.0", None]

@@ -123,8 +123,8 @@ def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
         _refuse_input_file(markdown)
         _write_markdown(markdown, render.render_markdown(result))
     colour = None  # click strips escape codes when standard output is not a terminal
-    payload = "" if as_json else render.render_payload(result)
-    report = sys.stderr if payload else sys.stdout
+    payload = None if as_json else render.render_payload(result)
+    report = sys.stderr if payload is not None else sys.stdout
     if as_json:
         name = command_name(click.get_current_context())
         text = render.render_json(result, name, take_warnings())

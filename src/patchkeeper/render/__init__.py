@@ -16,7 +16,7 @@ from patchkeeper.jsonable import ESCAPED_BYTE, JsonReady, escaped, has_surrogate
 
 _TEXT: dict[type, Callable[[Any], str]] = {}
 _MARKDOWN: dict[type, Callable[[Any], str]] = {}
-_PAYLOAD: dict[type, Callable[[Any], str]] = {}
+_PAYLOAD: dict[type, Callable[[Any], str | None]] = {}
 
 
 #: Modules that register renderers for result types, in the order they are tried.
@@ -67,14 +67,18 @@ def markdown_renderer(kind: type) -> Callable[[Callable[[Any], str]], Callable[[
     return register
 
 
-def payload_renderer(kind: type) -> Callable[[Callable[[Any], str]], Callable[[Any], str]]:
-    """Register ``function(result) -> str`` as the payload of ``kind``: text printed on
-    standard output exactly as it is (a diff, for ``> update.diff``), the terminal form then
-    going to standard error, as ``git format-patch --stdout`` keeps its messages off the
-    patch. The function returns ``""`` when the result has no payload this time (it was
-    written to a file): the terminal form then goes to standard output as usual."""
+def payload_renderer(
+    kind: type,
+) -> Callable[[Callable[[Any], str | None]], Callable[[Any], str | None]]:
+    """Register ``function(result) -> str | None`` as the payload of ``kind``: text printed
+    on standard output exactly as it is (a diff, for ``> update.diff``), the terminal form
+    then going to standard error, as ``git format-patch --stdout`` keeps its messages off
+    the patch; an empty payload (nothing to change) prints nothing there, so a redirected
+    file holds an empty diff, never the report. The function returns ``None`` when the
+    result has no payload this time (it was written to a file): the terminal form then goes
+    to standard output as usual."""
 
-    def register(function: Callable[[Any], str]) -> Callable[[Any], str]:
+    def register(function: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
         _PAYLOAD[kind] = function
         return function
 
@@ -86,13 +90,13 @@ def _object(result: Any) -> Any:
     return result.result if isinstance(result, JsonReady) else result
 
 
-def render_payload(result: Any) -> str:
-    """The payload of ``result`` (:func:`payload_renderer`), ``""`` when it has none."""
+def render_payload(result: Any) -> str | None:
+    """The payload of ``result`` (:func:`payload_renderer`), ``None`` when it has none."""
     result = _object(result)
     for kind in type(result).__mro__:
         if kind in _PAYLOAD:
             return _PAYLOAD[kind](result)
-    return ""
+    return None
 
 
 def _lookup(table: dict[type, Callable[[Any], str]], result: Any) -> Callable[[Any], str]:

@@ -29,11 +29,11 @@ def lock_text(result: LockResult) -> str:
 
 
 @payload_renderer(RuntimePort)
-def port_diff(result: RuntimePort) -> str:
-    """The diff, for standard output, unless it went to ``--output`` or was applied; the
-    report (:func:`port_text`) then goes to standard error, so ``> update.diff`` holds
-    exactly the diff."""
-    return "" if result.output or result.written else result.diff
+def port_diff(result: RuntimePort) -> str | None:
+    """The diff, for standard output, unless it went to ``--output`` or ``--write`` was
+    given (``None``); the report (:func:`port_text`) then goes to standard error, so ``>
+    update.diff`` holds exactly the diff, empty when there is nothing to change."""
+    return None if result.output or result.write_asked else result.diff
 
 
 @text_renderer(RuntimePort)
@@ -57,5 +57,6 @@ def port_text(result: RuntimePort) -> str:
     if result.output:
         where += f"; diff in {result.output}"
     summary = ", ".join(f"{action} {count}" for action, count in sorted(counts.items()))
+    summary = summary or "no runtime patches"
     lines.append(f"runtime port {result.old} -> {result.new}: {summary}; {where}")
     return "\n".join(lines)

@@ -180,7 +180,7 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
     # The release the plugin runs on, read as the audit reads its --from tree: where vLLM
     # loads the plugin itself is part of its activation.
     packages = settings.upstream_packages
-    spec = pinned_requirement(config, settings.root, packages)
+    spec = pinned_requirement(config, settings.root, packages, settings.package)
 
     def dependencies() -> list[str]:
         return plugin_paths(settings) + code_paths()

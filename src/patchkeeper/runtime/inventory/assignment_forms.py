@@ -482,7 +482,7 @@ class AssignmentForms(DecoratorForms):
         name_node = node.args[1]
         name: str | None = item.get(name_node.id) if isinstance(name_node, ast.Name) else None
         name = name or module_constants.local_value(
-            name_node, table, self._constants(scope), self._shadowed(scope)
+            name_node, table, self._constants(scope), self._shadowed(scope), composed=True
         )
         replacement, descriptors, refs = self.describe(node.args[2], table)
         swapped = self.swapped(node.args[0], name, table) if name is not None else None

@@ -85,7 +85,7 @@ def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]
     """The blocks of a ``try`` statement, in order, each with the conditions it runs under:
     the body and ``else`` under "try-import" when a handler catches ``ImportError``, each
     handler under its ``except``, ``finally`` under ``conds`` alone."""
-    guarded = any(_catches_import_error(h) for h in stmt.handlers)
+    guarded = any(catches_import_error(h) for h in stmt.handlers)
     inner = (
         (*conds, CondSpec("try-import", "try: ... except ImportError", stmt.lineno))
         if guarded
@@ -129,7 +129,7 @@ def early_exit(
         return (Pending(IfTest(branch), 1),) if pending else (if_conditions(branch)[1],)
     if kind is ast.Try:
         handlers = cast(ast.Try, stmt).handlers
-        if any(_catches_import_error(h) and _leaves(h.body) for h in handlers):
+        if any(catches_import_error(h) and _leaves(h.body) for h in handlers):
             return (CondSpec("try-import", "try: ... except ImportError", stmt.lineno),)
     return ()
 
@@ -382,7 +382,9 @@ def _leaves(body: list[ast.stmt]) -> bool:
     return bool(body) and body[-1].__class__ in (ast.Return, ast.Raise)
 
 
-def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+def catches_import_error(handler: ast.ExceptHandler) -> bool:
+    """Whether an ``except`` clause catches ``ImportError`` (bare, ``Exception`` and the
+    like count: :data:`IMPORT_ERRORS`)."""
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]

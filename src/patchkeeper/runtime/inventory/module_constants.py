@@ -165,11 +165,18 @@ def function_constants(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
 
 
 def local_value(
-    expr: ast.expr, table: names.Table, constants: dict[str, str], shadowed: tuple[str, ...]
+    expr: ast.expr,
+    table: names.Table,
+    constants: dict[str, str],
+    shadowed: tuple[str, ...],
+    composed: bool = False,
 ) -> str | None:
     """The value of ``expr`` when it is a literal string or a constant of this module not
     rebound in the scope (``table``: the scope's imports and aliases; ``shadowed``: the
-    scope function's parameters), else ``None``."""
+    scope function's parameters), or, with ``composed`` (an attribute name ``setattr``
+    sets), an f-string or a ``+`` of such values alone (``f"{marker}_original"``, ``PREFIX +
+    "_calls"``: as constant as its parts), else ``None``. A ``sys.modules`` key so written
+    stays the computed-key form (:func:`is_computed_key`)."""
     if expr.__class__ is ast.Constant:
         value = expr.value
         return value if value.__class__ is str else None
@@ -177,6 +184,27 @@ def local_value(
         name = expr.id
         if name not in table and name not in shadowed:
             return constants.get(name)
+        return None
+    if not composed:
+        return None
+    if expr.__class__ is ast.JoinedStr:
+        parts: list[str] = []
+        for part in expr.values:
+            if part.__class__ is ast.FormattedValue:
+                formatted = part
+                if formatted.format_spec is not None or formatted.conversion not in (-1, 115):
+                    return None  # a format or !r/!a: not the value as it is (115: !s)
+                part = formatted.value
+            value = local_value(part, table, constants, shadowed, composed)
+            if value is None:
+                return None
+            parts.append(value)
+        return "".join(parts)
+    if expr.__class__ is ast.BinOp and expr.op.__class__ is ast.Add:
+        added = expr
+        left = local_value(added.left, table, constants, shadowed, composed)
+        right = local_value(added.right, table, constants, shadowed, composed)
+        return None if left is None or right is None else left + right
     return None
 
 

@@ -1,7 +1,7 @@
 """Findings of the audit across entries and files.
 
 - *duplicate*: two entries in two files patch the same target (the later import wins, and
-  the other patch is silently dead or wraps the first);
+  the other patch is silently dead or wraps the first; wrappers alone chain, all running);
 - *breaks-at-import* / *breaks-when-called*: an upstream name the plugin imports or
   references (``from vllm.x import y``, ``vllm.x.y`` attribute chains, base classes, helpers
   a copied body calls) that the old release defines and the new one does not define there;
@@ -30,7 +30,7 @@ from patchkeeper.runtime.inventory.file_facts import FileFacts
 from patchkeeper.runtime.inventory.layout import PatchFile
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.store.cache import SummaryCache
 from patchkeeper.runtime.syntax.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.syntax.parsing import parse_file
@@ -42,10 +42,18 @@ CROSSCHECK = "#crosscheck"
 
 def duplicates(entries: list[PatchEntry]) -> list[Finding]:
     """Targets (with the same registry key) patched from two or more files: a ``duplicate``
-    finding at the first, its message beginning with the target."""
+    finding at the first, its message beginning with the target.
+
+    A swap restored in the ``finally`` of its ``try`` (``temporary``) replaces the target
+    only while the ``try`` runs and competes with no other patch: it is left out. When every
+    patch of the target is a wrapper (it calls the original it read when installed), none
+    replaces another: each wraps the one installed before it and all of them run, so the
+    finding says they chain in import order rather than that the last one wins and only
+    one should be kept."""
     by_target: dict[tuple[str, str | None], list[PatchEntry]] = defaultdict(list)
     for entry in entries:
-        by_target[(entry.target, entry.key)].append(entry)
+        if not entry.temporary:
+            by_target[(entry.target, entry.key)].append(entry)
     out = []
     for (target, key), group in sorted(by_target.items(), key=lambda x: (x[0][0], x[0][1] or "")):
         files = sorted({e.file for e in group})
@@ -54,15 +62,18 @@ def duplicates(entries: list[PatchEntry]) -> list[Finding]:
         first = min(group, key=lambda e: (e.file, e.line))
         where = ", ".join(f"{e.file}:{e.line}" for e in sorted(group, key=lambda e: e.file))
         label = f"{target}[{key}]" if key else target
-        out.append(
-            Finding(
-                "duplicate",
-                first.file,
-                first.line,
-                f"{label} is patched in {len(files)} files ({where}): the one imported last wins",
-                "keep one",
+        if all(e.mechanism is Mechanism.WRAPPER for e in group):
+            message = (
+                f"{label} is wrapped in {len(files)} files ({where}): each wrapper calls the "
+                "one installed before it, so all of them run, the one imported last first"
             )
-        )
+            hint = "check that the import order runs them in the order wanted"
+        else:
+            message = (
+                f"{label} is patched in {len(files)} files ({where}): the one imported last wins"
+            )
+            hint = "keep one"
+        out.append(Finding("duplicate", first.file, first.line, message, hint))
     return out
 
 

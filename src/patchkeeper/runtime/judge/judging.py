@@ -27,11 +27,18 @@ from patchkeeper.runtime.judge.entry_memory import (
 from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
+from patchkeeper.runtime.judge.import_fallback import import_fallback
 from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.memory import AuditMemory
-from patchkeeper.runtime.judge.missing import renamed_names, same_release
+from patchkeeper.runtime.judge.missing import (
+    NEVER_APPLIES,
+    absent_owner,
+    renamed_names,
+    same_release,
+)
 from patchkeeper.runtime.judge.replacement import replacement_codes
+from patchkeeper.runtime.judge.restores import restores
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
@@ -155,6 +162,8 @@ def judge_entries(
             # a literal the plugin sets over upstream's is its own
             text = sources_of[entry.file]
             final = overriding_value(entry, final, text, upstream_code(new_tree, after))
+        if final.decision == LOOK and before.status != FOUND and after.status != FOUND:
+            final = _fallen_back(entry, final, trees, settings.root, settings.package)
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))
@@ -170,6 +179,9 @@ def judge_entries(
     # with that patch.
     paired = companions([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
+    # The line in a finally that puts upstream's object back goes with the swap it undoes.
+    restored = restores([(a.entry, a.drift) for a in audited])
+    audited = [replace(a, drift=d) for a, d in zip(audited, restored, strict=True)]
     stale = stale_bindings(new_tree, entries, resolved_new)
     # A setattr whose attribute name cannot be told has no entry to judge: the audit names
     # it among its findings (exit 1), as it does a patch file it cannot read.
@@ -208,6 +220,34 @@ def file_header(path: Path) -> str:
             break
         lines.append(line.strip().lstrip("#").strip("\"' "))
     return "\n".join(lines)
+
+
+def _fallen_back(
+    entry: PatchEntry,
+    drift: Drift,
+    trees: tuple[UpstreamTree, UpstreamTree],
+    root: Path,
+    package: str,
+) -> Drift:
+    """*retain* for an entry whose upstream object neither release has when its import
+    falls back to the plugin's own (:mod:`patchkeeper.runtime.judge.import_fallback`):
+    at both releases the patch replaces the plugin's object; ``drift`` otherwise."""
+    owner = absent_owner(entry, trees)
+    if not owner:
+        return drift
+    fallback = import_fallback(entry, _text(root / entry.file), package)
+    if fallback is None:
+        return drift
+    reason = (
+        f"{entry.target} is in neither release, nor is {owner}: the import of it fails at "
+        f"both, and the plugin falls back to its own {fallback.own} (except ImportError, "
+        f"{fallback.where}), so the patch replaces {fallback.target}, not "
+        f"upstream's; nothing to do at this upgrade (a release that adds {owner} makes it an "
+        "upstream patch)"
+    )
+    # the missing module's reading (the patch can never apply) does not hold: it applies
+    kept = (e for e in drift.evidence if NEVER_APPLIES not in e and e != reason)
+    return replace(drift, decision=RETAIN, evidence=(reason, *kept))
 
 
 def _text(path: Path) -> str:

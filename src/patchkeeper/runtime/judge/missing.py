@@ -103,7 +103,7 @@ def _import_guard(entry: PatchEntry) -> str:
     return ""
 
 
-def _absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+def absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
     """The object ``entry`` patches a name of (its target without the last part: a module
     or a class) when neither release defines it (:func:`defined_statically`), else ``""``.
     An assignment adds a new name to an object that exists; to one that does not, it can
@@ -192,7 +192,7 @@ def missing_target(
 
 
 #: What the evidence of an entry that can never apply says (:func:`_missing`).
-_NEVER_APPLIES = "the patch can never apply"
+NEVER_APPLIES = "the patch can never apply"
 
 
 def same_release(decided: Drift, versions: tuple[str, str]) -> Drift:
@@ -214,7 +214,7 @@ def same_release(decided: Drift, versions: tuple[str, str]) -> Drift:
     old, new = versions
     if not old or old != new or decided.decision not in (UPDATE, LOOK):
         return decided
-    if any(_NEVER_APPLIES in line for line in decided.evidence[:1]):
+    if any(NEVER_APPLIES in line for line in decided.evidence[:1]):
         return decided
     return with_decision(
         decided,
@@ -244,7 +244,7 @@ def _missing(
         )
     if renamed:
         return with_decision(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
-    owner = _absent_owner(entry, trees) if old.status != FOUND else ""
+    owner = absent_owner(entry, trees) if old.status != FOUND else ""
     guard = _import_guard(entry) if owner else ""
     if guard:
         return with_decision(
@@ -264,7 +264,7 @@ def _missing(
             drift,
             LOOK,
             f"{entry.target} is in neither release, nor is {owner}, the module or class it "
-            f"belongs to: {_NEVER_APPLIES} (a typo or a future name{where})",
+            f"belongs to: {NEVER_APPLIES} (a typo or a future name{where})",
         )
     moved_owner = _moved_owner(entry, trees) if old.status != FOUND else None
     if moved_owner is not None:

@@ -26,14 +26,23 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import refuse_unparsed, unlisted
+from patchkeeper.runtime.judge.import_fallback import fallbacks
 from patchkeeper.runtime.live.guard import LOCK_FORMAT, code_digest, definition_digest
-from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, REMOVED, resolve_all
+from patchkeeper.runtime.lookup.resolve import (
+    FOUND,
+    MOVED,
+    REMOVED,
+    defined_statically,
+    resolve_all,
+)
 from patchkeeper.runtime.lookup.targets import upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
@@ -109,6 +118,7 @@ def build_lock(
     version: str,
     added: frozenset[str] = frozenset(),
     earlier: tuple[str, frozenset[str]] = ("", frozenset()),
+    fallen_back: Mapping[str, str] = MappingProxyType({}),
 ) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
     """The lock mapping for ``targets`` in ``tree``, ``(target, reason)`` for those the
     release removed or moved (unguarded), and ``(target, reason)`` for the others left out;
@@ -117,7 +127,9 @@ def build_lock(
     the release defines nowhere is *removed* when the ``earlier`` lock (``(its release,
     its targets)``: :func:`earlier_lock`) recorded it or it is not in ``added`` (the names
     the plugin's patches add: :func:`added_by_plugin`); else it is added by the plugin and
-    left out, not a finding."""
+    left out, not a finding. A target the release does not define whose import falls back
+    to the plugin's own object (``fallen_back``: target -> the reason, naming that object)
+    patches nothing upstream: left out, not a finding."""
     files: dict[str, dict[str, Any]] = {}
     unguarded: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
@@ -125,6 +137,9 @@ def build_lock(
     parsed: dict[str, tuple[list[str], ast.Module] | None] = {}
     for target in sorted(set(targets)):
         found = resolved[target]
+        if found.status != FOUND and target in fallen_back:
+            skipped.append((target, fallen_back[target]))
+            continue
         if found.status == MOVED:
             where = ", ".join(found.candidates)
             unguarded.append((target, f"moved at {version}: defined now as {where}"))
@@ -217,8 +232,21 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
     targets = [e.target for e in entries if tree.contains(e.target)]
     outside = [e.target for e in entries if not tree.contains(e.target)]
     path = output or settings.root / settings.patch_directory / DEFAULT_NAME
+    label = release_label(at, tree.root)
+    own = fallbacks(
+        (e for e in entries if e.target in targets),
+        settings.root,
+        settings.package,
+        lambda owner: not defined_statically(tree, owner),
+    )
+    fallen_back = {
+        target: f"{label} has no {target.rpartition('.')[0]}: the import fails and the plugin "
+        f"falls back to its own {fallback.own} (except ImportError, {fallback.where}), "
+        "so the patch replaces nothing upstream to guard"
+        for target, fallback in own.items()
+    }
     lock, unguarded, skipped = build_lock(
-        tree, targets, release_label(at, tree.root), added_by_plugin(entries), earlier_lock(path)
+        tree, targets, label, added_by_plugin(entries), earlier_lock(path), fallen_back
     )
     skipped += [(t, "outside the upstream packages") for t in sorted(set(outside))]
     # a setattr whose attribute the inventory cannot name patches something the lock

@@ -9,7 +9,7 @@ locations) or *removed*.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from patchkeeper.runtime.lookup.upstream_tree import Definition, UpstreamTree
@@ -247,6 +247,25 @@ def _search_names(tree: UpstreamTree, target: str) -> list[str]:
     return rest or target.split(".")[-1:]
 
 
+def _place(definitions: Mapping[str, Definition], module: str, qual: str, rest: list[str]) -> str:
+    """``"MODULE.QUAL.REST (line N)"``: where the target would be now that its outer name
+    ``qual`` was found in ``module`` (``definitions``: that module's, by qualified name), the
+    line that of the innermost part the module defines. A part it does not define (an
+    attribute the plugin adds to the class) is said: ``(line 324: Model there, without
+    _patched)``, so the place is never given as a definition upstream does not have."""
+    defined = qual
+    for part in rest:
+        if f"{defined}.{part}" not in definitions:
+            break
+        defined = f"{defined}.{part}"
+    location = ".".join([f"{module}.{qual}", *rest])
+    line = definitions[defined].line
+    missing = ".".join(rest[defined.count(".") - qual.count(".") :])
+    if missing:
+        return f"{location} (line {line}: {defined} there, without {missing})"
+    return f"{location} (line {line})"
+
+
 def _search(tree: UpstreamTree, target: str) -> Resolution:
     """Search the whole tree for the target's name: *moved* or *removed*."""
     candidates: list[str] = []
@@ -258,13 +277,10 @@ def _search(tree: UpstreamTree, target: str) -> Resolution:
             summary = tree.summary(module)
             if summary is None:
                 continue
-            for qual, definition in summary.definitions.items():
+            for qual in summary.definitions:
                 if qual.rsplit(".", 1)[-1] == name:
-                    suffix = ".".join(names[index + 1 :])
-                    location = f"{module}.{qual}" + (f".{suffix}" if suffix else "")
-                    candidates = list(
-                        dict.fromkeys([*candidates, f"{location} (line {definition.line})"])
-                    )
+                    place = _place(summary.definitions, module, qual, names[index + 1 :])
+                    candidates = list(dict.fromkeys([*candidates, place]))
         if candidates:
             break
     unique = tuple(candidates)[:MAX_CANDIDATES]

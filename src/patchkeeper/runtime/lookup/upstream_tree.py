@@ -139,6 +139,22 @@ def summarize(
     return summary
 
 
+def _missing_package_hint(root: Path, packages: tuple[str, ...]) -> str:
+    """What to pass instead of ``root``, which holds none of ``packages``: the one tree
+    inside it when it is the directory an sdist was unpacked into (``vllm-0.31.0/`` holding
+    ``vllm-0.31.0/vllm``), else the directory holding the package in general."""
+    from patchkeeper.trees.layout_hint import sole_tree
+
+    inner = sole_tree(root)
+    if inner is not None and any((inner / p).is_dir() for p in packages):
+        return f"it holds one tree, {inner.name}, with the package: pass {inner}"
+    return (
+        "give the directory holding the upstream package (an unpacked sdist); "
+        "the packages looked for are [runtime] upstream-packages in the configuration "
+        '(default: the configured upstream = "NAME", else vllm)'
+    )
+
+
 class UpstreamTree:
     """One upstream tree (an unpacked sdist, a checkout, site-packages).
 
@@ -163,9 +179,7 @@ class UpstreamTree:
             raise TargetError(
                 f"no {' or '.join(packages)} package in this upstream tree",
                 path=root,
-                hint="give the directory holding the upstream package (an unpacked sdist); "
-                "the packages looked for are [runtime] upstream-packages in the configuration "
-                '(default: the configured upstream = "NAME", else vllm)',
+                hint=_missing_package_hint(root, packages),
             )
         self.root = root
         self._root_text = str(root).rstrip("/")

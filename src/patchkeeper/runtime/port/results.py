@@ -51,6 +51,13 @@ class RuntimePort:
     files: tuple[str, ...]
     written: bool = False
     output: str = ""
+    _write: bool = False
+
+    @property
+    def write_asked(self) -> bool:
+        """Whether ``--write`` was given (``_write``, kept out of the JSON form): the diff
+        is then applied, never printed, whether or not there was anything to write."""
+        return self._write
 
     @property
     def exit_code(self) -> int:

@@ -191,6 +191,7 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
         files,
         write and bool(files),
         str(output or ""),
+        write,
     )
 
 
