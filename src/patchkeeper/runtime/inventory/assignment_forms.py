@@ -30,9 +30,10 @@ file scanner.
 - ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
   is the computed-key form: target ``sys.modules``, key its source text);
 - ``patch(module, attribute)(fn)``, the decorator called directly;
-- ``param.attr = value`` inside a plugin function whose parameter ``param`` is given an
-  upstream module or class at a call of that function in the same file
-  (``_apply(vllm.x)``);
+- ``param.attr = value`` or ``setattr(param, "attr", value)`` inside a plugin function
+  whose parameter ``param`` every call of that function in the plugin gives an upstream
+  module or class (``_apply(vllm.x)``): named by the inventory after each object passed
+  (:mod:`patchkeeper.runtime.inventory.parameter_patches`);
 - removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
   ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``); and
   ``del sys.modules[name]`` (the module is imported afresh: a *sys-modules* entry, replacement
@@ -51,7 +52,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from patchkeeper.runtime.inventory import module_constants
-from patchkeeper.runtime.inventory.decorator_forms import DESCRIPTORS, DecoratorForms, deco_name
+from patchkeeper.runtime.inventory.decorator_forms import DESCRIPTORS, deco_name
 from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.inventory.loop_literals import (
     Item,
@@ -62,12 +63,13 @@ from patchkeeper.runtime.inventory.loop_literals import (
     swap_guards,
     sys_modules_alias,
 )
+from patchkeeper.runtime.inventory.parameter_forms import ParameterForms
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
 
 
-class AssignmentForms(DecoratorForms):
+class AssignmentForms(ParameterForms):
     """Mixin of the file scanner: entries made by statements and calls."""
 
     tree: ast.Module
@@ -75,9 +77,6 @@ class AssignmentForms(DecoratorForms):
     module_table: Table
     is_package: bool
     _defs: dict[str, list[names.FunctionDef]] | None
-    #: Function qualname -> ``(parameter index, parameter name, attribute, line, value,
-    #: conditions)`` of each ``param.attr = value`` in its body, waiting for a call.
-    _param_sets: dict[str, list[tuple[int, str, str, int, str, Any]]]
     #: The literal items of the ``for`` loops around the statement (outermost first; an
     #: empty list for a loop over anything else).
     _loops: list[list[Item]]
@@ -217,42 +216,6 @@ class AssignmentForms(DecoratorForms):
             descriptors=descriptors,
         )
 
-    def parameter_assignment(
-        self,
-        target: ast.Attribute,
-        value: ast.expr,
-        stmt: ast.stmt,
-        conds: Any,
-        scope: str,
-        table: Table,
-    ) -> None:
-        """Remember ``param.attr = value`` in a function whose parameter is ``param``."""
-        if not isinstance(target.value, ast.Name):
-            return
-        info = self.facts.functions.get(scope)
-        if info is None or target.value.id not in info.params:
-            return
-        index = info.params.index(target.value.id)
-        replacement = self.describe(value, table)[0]
-        record = (index, target.value.id, target.attr, stmt.lineno, replacement, conds)
-        self._param_sets.setdefault(scope, []).append(record)
-
-    def parameter_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
-        """At ``f(vllm.x)`` of a function ``f`` of this file that sets attributes on its
-        parameter: one entry per attribute, on the upstream object passed."""
-        func = node.func
-        if not isinstance(func, ast.Name) or func.id not in self._param_sets:
-            return
-        for index, param, attr, line, replacement, inner in self._param_sets[func.id]:
-            arg = node.args[index] if index < len(node.args) else None
-            arg = arg or next((k.value for k in node.keywords if k.arg == param), None)
-            bound = self.external(arg, table) if arg is not None else None
-            if bound is None:
-                continue
-            target = f"{bound.dotted}.{attr}"
-            hint = bound.module or bound.dotted
-            self.named_entry((*conds, *inner), line, func.id, target, hint, replacement)
-
     def assignment(
         self,
         target: ast.expr,
@@ -278,7 +241,11 @@ class AssignmentForms(DecoratorForms):
                         )  # fmt: skip
                 return
             if bound is None:
-                self.parameter_assignment(target, value, stmt, conds, scope, table)
+                replacement, descriptors, _ = self.describe(value, table)
+                self.parameter_patch(
+                    target.value, target.attr, value, stmt.lineno, conds, scope,
+                    (replacement, descriptors), Mechanism.ASSIGNMENT,
+                )  # fmt: skip
                 return
             replacement, descriptors, refs = self.describe(value, table)
             mechanism = Mechanism.ASSIGNMENT
@@ -360,7 +327,6 @@ class AssignmentForms(DecoratorForms):
                     func, name, replacement, descriptors, node.lineno, conds, scope
                 )
             return
-        self.parameter_call(node, conds, scope, table)
         removing = ("pop", "remove", "discard")
         adding = ("append", "add")
         if not isinstance(func, ast.Attribute) or func.attr not in (
@@ -494,6 +460,11 @@ class AssignmentForms(DecoratorForms):
             return
         bound = self.setattr_object(node.args[0], item, scope, table)
         if bound is None:
+            if name is not None:
+                self.parameter_patch(
+                    node.args[0], name, node.args[2], node.lineno, conds, scope,
+                    (replacement, descriptors), Mechanism.SETATTR,
+                )  # fmt: skip
             return
         if name is None:
             path = module_constants.imported_name(name_node, table, self.cfg.package)

@@ -16,6 +16,7 @@ from patchkeeper.runtime.inventory.file_facts import UNREADABLE, FileFacts, is_e
 from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import Unnamed, Unread, resolve_named
+from patchkeeper.runtime.inventory.parameter_patches import parameter_entries
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runners import is_test_module, scripts
@@ -143,6 +144,25 @@ p/consts.py does not bind once to a string literal at its top level')
     )
 
 
+def _add_parameter_entries(read: list[_Read], layout: PluginLayout, tree: PluginTree) -> None:
+    """Add to each patch file of ``read`` the entries of its patches made on a parameter of
+    a plugin function, named after what the function's callers pass
+    (:mod:`patchkeeper.runtime.inventory.parameter_patches`), but those the file's own
+    entries already hold (the same line and target)."""
+    if not any(facts.through_params for _patch, facts, _found, _problems in read):
+        return
+    modules = dict.fromkeys((*layout.package_modules, *(p.module for p, *_ in read)))
+    every = [facts for module in modules if (facts := tree.facts_of(module)) is not None]
+    for _patch, facts, found, _problems in read:
+        have = {(entry.line, entry.target) for entry, _local in found}
+        for entry, local in parameter_entries(
+            facts.through_params, every, tree.facts_of, tree.split
+        ):
+            if (entry.line, entry.target) not in have:
+                have.add((entry.line, entry.target))
+                found.append((entry, local))
+
+
 def inventory_of(
     settings: RuntimeSettings,
     layout: PluginLayout,
@@ -174,6 +194,7 @@ def inventory_of(
             Finding(kind, facts.file, line, message) for kind, message, line in facts.problems
         )
         read.append((patch, facts, found, found_findings))
+    _add_parameter_entries(read, layout, tree)
     if ahead is not None:
         # Test modules are mostly left out below: their targets are not worth the work.
         ahead(

@@ -104,6 +104,18 @@ class FileFacts:
     #: (:func:`patchkeeper.runtime.inventory.computed_imports.named_tables`), for the
     #: computed module names of the modules that import them.
     tables: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    #: Patches made on a parameter of a plugin function (``cls.attr = value``,
+    #: ``setattr(cls, "attr", value)``): the entry with the attribute as its ``target``, its
+    #: conditions, the function's dotted path and the parameter's index; named by the
+    #: inventory after what the function's callers pass
+    #: (:mod:`patchkeeper.runtime.inventory.parameter_patches`).
+    through_params: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]] = field(
+        default_factory=list
+    )
+    #: Every call of a plugin object: its dotted path and its arguments, each
+    #: ``(position or keyword, kind, value, module)`` (the kinds of
+    #: :mod:`patchkeeper.runtime.inventory.parameter_patches`).
+    calls: list[tuple[str, tuple[tuple[str, str, str, str], ...]]] = field(default_factory=list)
 
     def span(self, qualname: str) -> tuple[int, int] | None:
         """(first line, last line) of the function or class ``qualname``, decorators
@@ -231,6 +243,11 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
         tuple(facts.decorated.items()),
         facts.references,
         tuple(facts.tables.items()),
+        tuple(
+            (entry_record(e), tuple(map(tuple, c)), path, index)
+            for e, c, path, index in facts.through_params
+        ),
+        tuple(facts.calls),
     )
 
 
@@ -250,7 +267,7 @@ def _function_from_record(fields: Any) -> FunctionInfo:
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
-    error, constants, named, decorated, references, tables = rest
+    error, constants, named, decorated, references, tables, through, calls = rest
     return FileFacts(
         module=module,
         file=file,
@@ -267,4 +284,8 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         decorated=dict(decorated),
         references=references,
         tables={name: tuple(tuple(row) for row in rows) for name, rows in tables},
+        through_params=[
+            (entry_from_record(e), _conds(c), path, index) for e, c, path, index in through
+        ],
+        calls=[(path, tuple(tuple(arg) for arg in args)) for path, args in calls],
     )

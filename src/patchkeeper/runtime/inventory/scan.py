@@ -91,7 +91,6 @@ class _Scanner(AssignmentForms):
         )
         self.tree = tree
         self._defs = None
-        self._param_sets = {}
         self._loops = []
         self._swaps = []
         self._aliases = {}
@@ -354,6 +353,7 @@ class _Scanner(AssignmentForms):
                 if bound is not None:
                     called.add(id(call.func))
                     self.edge(scope, bound.dotted, "call", call.lineno, conds, _const_args(call))
+                    self.facts.calls.append((bound.dotted, self.call_arguments(call, scope, table)))
             elif kind is ast.Name or kind is ast.Attribute:
                 ref = cast("ast.Name | ast.Attribute", sub)
                 if id(ref) not in called and ref.ctx.__class__ is ast.Load:

@@ -1,0 +1,222 @@
+"""Patches made on a class a plugin function is handed as an argument.
+
+A plugin may patch a class through a parameter of a function of its own, and name the class
+only where it calls that function::
+
+    def _patch_metadata_cache(runner_cls):
+        original = runner_cls._calc_spec_decode_metadata
+        ...
+        runner_cls._calc_spec_decode_metadata = calculate
+
+    _patch_metadata_cache(NPUModelRunner)   # from vllm_ascend.worker.model_runner_v1
+
+The scan records each such statement (``param.attr = value``, ``setattr(param, "attr",
+value)``) with the function and the parameter's index
+(:attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_params`), and every call
+of a plugin object with what each argument is
+(:attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.calls`: :data:`UPSTREAM`, a
+:data:`PARAMETER` of the caller's, the plugin's :data:`OWN` name, or :data:`UNKNOWN`).
+Once every file is read, :func:`parameter_entries` names the statement after the upstream
+objects the function's callers pass: one entry per distinct object. It says nothing (no
+entry) unless the plugin's callers tell it for sure: the function must be called in the
+plugin, by its name, and never used otherwise (handed on, stored, decorated), and every
+call must pass the parameter an upstream object, the plugin's own class (which is not an
+upstream patch: no entry for it), or a parameter of its own caller's that the same holds
+for. An argument the reader cannot resolve (``type(obj)``, ``module.Runner`` of a module
+loaded at run time, an unpacked ``*args``, a default) leaves the statement out rather than
+guess what it patches.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
+from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.syntax import names
+
+#: The kinds of an argument (:func:`argument`).
+UPSTREAM, PARAMETER, OWN, UNKNOWN = "upstream", "parameter", "own", "unknown"
+
+#: How deep a parameter handed on from caller to caller is followed.
+_DEPTH = 8
+
+
+def fixed_parameter(
+    name: str, node: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[str, ...]
+) -> int | None:
+    """The index of the parameter ``name`` among ``params`` (those of the function ``node``)
+    when the function never binds that name again (no assignment, loop, ``del``, nested
+    definition or ``nonlocal`` rebinding): what it holds at any statement of the body is
+    the argument its caller passed. ``None`` otherwise, and for ``self`` and ``cls`` first."""
+    if name not in params:
+        return None
+    index = params.index(name)
+    if index == 0 and name in ("self", "cls"):
+        return None
+    for sub in names.walk_all(node):
+        if isinstance(sub, ast.Name):
+            if sub.id == name and not isinstance(sub.ctx, ast.Load):
+                return None
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if sub is not node and sub.name == name:
+                return None
+        elif isinstance(sub, (ast.Nonlocal, ast.Global)):
+            if name in sub.names:
+                return None
+        elif isinstance(sub, ast.alias) and (sub.asname or sub.name.partition(".")[0]) == name:
+            return None
+    return index
+
+
+def _reads(node: ast.AST, param: str, attr: str, aliases: set[str]) -> bool:
+    """Whether ``node`` reads ``param.attr`` (or ``getattr(param, "attr", ...)``) or a name
+    of ``aliases`` (bound to that read)."""
+    for sub in names.walk_all(node):
+        if _is_read(sub, param, attr):
+            return True
+        if isinstance(sub, ast.Name) and sub.id in aliases and isinstance(sub.ctx, ast.Load):
+            return True
+    return False
+
+
+def _is_read(node: ast.AST, param: str, attr: str) -> bool:
+    """Whether ``node`` is ``param.attr`` read, or ``getattr(param, "attr"[, default])``."""
+    if isinstance(node, ast.Attribute):
+        value = node.value
+        return (
+            node.attr == attr
+            and isinstance(value, ast.Name)
+            and value.id == param
+            and node.ctx.__class__ is ast.Load
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id != "getattr" or len(node.args) < 2:
+            return False
+        owner, key = node.args[0], node.args[1]
+        return (
+            isinstance(owner, ast.Name)
+            and owner.id == param
+            and isinstance(key, ast.Constant)
+            and key.value == attr
+        )
+    return False
+
+
+def wraps_original(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, param: str, attr: str, value: ast.expr
+) -> bool:
+    """Whether the value installed on ``param.attr`` in ``function`` calls on the original:
+    the value reads ``param.attr``, or it names a function defined in ``function`` that
+    reads it, directly or through a name ``function`` binds to it (``original =
+    runner_cls.load_model``, then ``def load_model(...): return original(...)``)."""
+    aliases = {
+        target.id
+        for stmt in names.walk_statements(function.body)
+        if isinstance(stmt, ast.Assign) and _is_read(stmt.value, param, attr)
+        for target in stmt.targets
+        if isinstance(target, ast.Name)
+    }
+    if _reads(value, param, attr, aliases):
+        return True
+    if not isinstance(value, ast.Name):
+        return False
+    for stmt in names.walk_statements(function.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == value.id:
+            return _reads(stmt, param, attr, aliases)
+    return False
+
+
+def parameter_entries(
+    pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]],
+    every_file: Iterable[FileFacts],
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
+    """The entries of the patches made on parameters (``pending``: one file's
+    :attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_params`), each named
+    after every distinct upstream object the callers pass (:func:`passed`), read from the
+    calls and references of ``every_file`` (the facts of every module of the plugin);
+    ``facts_of`` and ``split`` as :class:`~patchkeeper.runtime.inventory.plugin.PluginTree`
+    has them. A statement whose callers do not tell what it patches gives none."""
+    if not pending:
+        return []
+    calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]] = {}
+    used: set[str] = set()
+    for facts in every_file:
+        for path, args in facts.calls:
+            calls.setdefault(path, []).append(args)
+        for edge in facts.edges:
+            if edge.kind != "call" and edge.kind != "import":
+                used.add(edge.target)
+    callers = _Callers(calls, used, facts_of, split)
+    out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
+    for entry, conds, path, index in pending:
+        objects = callers.passed(path, index, ())
+        for dotted, module in sorted(objects or ()):
+            target = f"{dotted}.{entry.target}"
+            out.append((replace(entry, target=target, module_hint=module or dotted), conds))
+    return out
+
+
+class _Callers:
+    """What the plugin's calls pass its functions' parameters (:meth:`passed`)."""
+
+    def __init__(
+        self,
+        calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]],
+        used: set[str],
+        facts_of: Callable[[str], FileFacts | None],
+        split: Callable[[str], tuple[str, str] | None],
+    ) -> None:
+        self.calls = calls
+        self.used = used
+        self.facts_of = facts_of
+        self.split = split
+
+    def _params(self, path: str) -> tuple[str, ...] | None:
+        """The parameters of the plugin function ``path``, ``None`` when it is none."""
+        where = self.split(path)
+        facts = self.facts_of(where[0]) if where is not None else None
+        info = facts.functions.get(where[1]) if facts is not None and where is not None else None
+        return info.params if info is not None else None
+
+    def _own_class(self, dotted: str) -> bool:
+        """Whether ``dotted`` is a class the plugin defines."""
+        where = self.split(dotted)
+        facts = self.facts_of(where[0]) if where is not None else None
+        return facts is not None and where is not None and where[1] in facts.classes
+
+    def passed(self, path: str, index: int, seen: tuple[str, ...]) -> set[tuple[str, str]] | None:
+        """The upstream objects (dotted path, module) the calls of the plugin function
+        ``path`` pass its parameter ``index``; ``None`` when any call passes something else
+        than an upstream object or a plugin class, or the function is not only called."""
+        params = self._params(path)
+        sites = self.calls.get(path, [])
+        if params is None or index >= len(params) or not sites or path in self.used:
+            return None
+        if path in seen or len(seen) > _DEPTH:
+            return None
+        name = params[index]
+        out: set[tuple[str, str]] = set()
+        for args in sites:
+            given = {key: (kind, value, module) for key, kind, value, module in args}
+            found = given.get(str(index)) or given.get(name)
+            if found is None:
+                return None  # a default, or an unpacked *args or **kwargs
+            kind, value, module = found
+            if kind == UPSTREAM:
+                out.add((value, module))
+            elif kind == OWN and self._own_class(value):
+                continue  # the plugin's own class: no upstream patch
+            elif kind == PARAMETER:
+                handed = self.passed(value, int(module), (*seen, path))
+                if handed is None:
+                    return None
+                out |= handed
+            else:
+                return None
+        return out
