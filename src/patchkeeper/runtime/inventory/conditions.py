@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import cast
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec
+from patchkeeper.runtime.syntax.astwalk import of_kinds
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -183,6 +184,13 @@ def run_once(
     return flag.startswith(".") and marked is not None and flag in marked()
 
 
+#: The definitions :func:`wrapper_markers` looks for marks on.
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: The nodes :func:`wrapper_markers` reads: the definitions, and the assignments and
+#: ``setattr`` calls that may mark one.
+_MARKER_KINDS = frozenset({*_DEFINITIONS, ast.Assign, ast.Call})
+
+
 def wrapper_markers(tree: ast.Module) -> frozenset[str]:
     """The marker attributes (as :func:`_flag` writes them: ``.name``, ``.$NAME``) that
     ``tree`` sets to a truthy constant, anywhere (inside functions too), on a function or
@@ -199,13 +207,12 @@ def wrapper_markers(tree: ast.Module) -> frozenset[str]:
             and isinstance(statement.value.value, str)
         ):
             constants[statement.targets[0].id] = statement.value.value
-    defined = {
-        definition.name
-        for definition in ast.walk(tree)
-        if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    }
+    # One walk for the definitions and the statements that may mark one (a set: the order
+    # of the nodes does not matter); ast.walk twice took twice as long.
+    walked = of_kinds(tree, _MARKER_KINDS)
+    defined = {node.name for node in walked if isinstance(node, _DEFINITIONS)}
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walked:
         if isinstance(node, ast.Assign) and _truthy(node.value):
             for target in node.targets:
                 if (

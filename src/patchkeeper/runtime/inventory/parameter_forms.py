@@ -15,6 +15,7 @@ from patchkeeper.runtime.inventory.parameter_patches import (
     UNKNOWN,
     UPSTREAM,
     fixed_parameter,
+    rebound_names,
     wraps_original,
 )
 from patchkeeper.runtime.model import Mechanism, PatchEntry
@@ -27,6 +28,8 @@ class ParameterForms(DecoratorForms):
 
     bindings: names.ScopeBindings
     _defs: dict[str, list[names.FunctionDef]] | None
+    #: The :func:`.parameter_patches.rebound_names` of each function, by qualified name.
+    _rebound: dict[str, frozenset[str]]
 
     def _function_node(self, scope: str) -> names.FunctionNode | None:
         """The ``def`` of the function whose qualified name is ``scope``, else ``None``."""
@@ -50,8 +53,13 @@ class ParameterForms(DecoratorForms):
         if name not in info.params:
             return None
         node = self._function_node(scope)
-        index = fixed_parameter(name, node, info.params) if node is not None else None
-        return (index, node) if index is not None and node is not None else None
+        if node is None:
+            return None
+        rebound = self._rebound.get(scope)
+        if rebound is None:  # every call's arguments ask: the function is walked once
+            rebound = self._rebound[scope] = rebound_names(node)
+        index = fixed_parameter(name, info.params, rebound)
+        return None if index is None else (index, node)
 
     def parameter_patch(
         self,

@@ -45,31 +45,36 @@ UPSTREAM, PARAMETER, OWN, UNKNOWN = "upstream", "parameter", "own", "unknown"
 _DEPTH = 8
 
 
-def fixed_parameter(
-    name: str, node: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[str, ...]
-) -> int | None:
-    """The index of the parameter ``name`` among ``params`` (those of the function ``node``)
-    when the function never binds that name again (no assignment, loop, ``del``, nested
-    definition or ``nonlocal`` rebinding): what it holds at any statement of the body is
-    the argument its caller passed. ``None`` otherwise, and for ``self`` and ``cls`` first."""
-    if name not in params:
+def fixed_parameter(name: str, params: tuple[str, ...], rebound: frozenset[str]) -> int | None:
+    """The index of the parameter ``name`` among ``params`` (those of a function whose
+    :func:`rebound_names` are ``rebound``) when the function never binds that name again:
+    what it holds at any statement of the body is the argument its caller passed. ``None``
+    otherwise, and for ``self`` and ``cls`` first."""
+    if name not in params or name in rebound:
         return None
     index = params.index(name)
     if index == 0 and name in ("self", "cls"):
         return None
+    return index
+
+
+def rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The names the function ``node`` binds in its body or in a nested scope (an
+    assignment, a loop, ``del``, an import, a nested definition, a ``nonlocal`` or
+    ``global``), read in one walk: :func:`fixed_parameter` asks it for each parameter."""
+    found: set[str] = set()
     for sub in names.walk_all(node):
         if isinstance(sub, ast.Name):
-            if sub.id == name and not isinstance(sub.ctx, ast.Load):
-                return None
+            if not isinstance(sub.ctx, ast.Load):
+                found.add(sub.id)
         elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if sub is not node and sub.name == name:
-                return None
+            if sub is not node:
+                found.add(sub.name)
         elif isinstance(sub, (ast.Nonlocal, ast.Global)):
-            if name in sub.names:
-                return None
-        elif isinstance(sub, ast.alias) and (sub.asname or sub.name.partition(".")[0]) == name:
-            return None
-    return index
+            found.update(sub.names)
+        elif isinstance(sub, ast.alias):
+            found.add(sub.asname or sub.name.partition(".")[0])
+    return frozenset(found)
 
 
 def _reads(node: ast.AST, param: str, attr: str, aliases: set[str]) -> bool:

@@ -91,6 +91,7 @@ class _Scanner(AssignmentForms):
         )
         self.tree = tree
         self._defs = None
+        self._rebound = {}
         self._loops = []
         self._swaps = []
         self._aliases = {}
