@@ -421,3 +421,32 @@ def test_no_port_in_a_checkout_whose_series_changed(cli, example: Example) -> No
             "port --to NEWPIN'",
         ],
     )
+
+
+def test_port_writes_pristine_through_a_symlink_as_given(cli, example: Example) -> None:
+    """``--to ../releases/minihttp-1.1``, where ``releases`` is a symlink to a folder
+    elsewhere, is written as ``pristine`` as the user gave it, relative to the
+    configuration file; resolved, it named the symlink's target instead."""
+    elsewhere = example.root.parent / "mirror"
+    elsewhere.mkdir()
+    shutil.move(example.new, elsewhere / "minihttp-1.1")
+    (example.root / "releases").symlink_to(elsewhere, target_is_directory=True)
+    run = cli(
+        "port",
+        "--to",
+        "../releases/minihttp-1.1",
+        "--from",
+        "../upstream/minihttp-1.0",
+        "--in-place",
+        cwd=example.downstream,
+    )
+    assert run.code == 1, run.err
+    resolve(work_files(example) / "retry.py", PROXY)
+    assert cli("port", "--continue", cwd=example.downstream).code == 1
+    resolve(work_files(example) / "retry.py", API_KEY)
+    assert cli("port", "--continue", cwd=example.downstream).code == 0
+    config = (example.downstream / "patchkeeper.toml").read_text().splitlines()
+    assert [line for line in config if line.startswith(("pin ", "pristine "))] == [
+        'pin = "1.1"',
+        'pristine = "../releases/minihttp-1.1"',
+    ]

@@ -74,8 +74,18 @@ def configured_pin(config: Config) -> str:
 
 
 def stable_spec(spec: str) -> str:
-    """A TARGET spec that still means the same after the current directory changes."""
-    return str(Path(spec).expanduser().resolve()) if os.path.isdir(spec) else spec
+    """A TARGET spec that still means the same after the current directory changes: a
+    directory made absolute as the user wrote it, its symlinks kept (``../v2`` through a
+    symlinked folder keeps that folder's name, which the ``pristine`` setting is written
+    with), resolved only when tidying its ``..`` would name another directory; any other
+    spec as it is."""
+    if not os.path.isdir(spec):
+        return spec
+    given = os.path.join(os.getcwd(), os.path.expanduser(spec))
+    tidy = os.path.normpath(given)
+    if os.path.isdir(tidy) and os.path.samefile(tidy, given):
+        return tidy
+    return str(Path(given).resolve())
 
 
 def same_release(one: str | None, other: str | None) -> bool:
