@@ -421,3 +421,86 @@ def test_no_port_in_a_checkout_whose_series_changed(cli, example: Example) -> No
             "port --to NEWPIN'",
         ],
     )
+
+
+def test_port_writes_pristine_through_a_symlink_as_given(cli, example: Example) -> None:
+    """``--to ../releases/minihttp-1.1``, where ``releases`` is a symlink to a folder
+    elsewhere, is written as ``pristine`` as the user gave it, relative to the
+    configuration file; resolved, it named the symlink's target instead."""
+    elsewhere = example.root.parent / "mirror"
+    elsewhere.mkdir()
+    shutil.move(example.new, elsewhere / "minihttp-1.1")
+    (example.root / "releases").symlink_to(elsewhere, target_is_directory=True)
+    run = cli(
+        "port",
+        "--to",
+        "../releases/minihttp-1.1",
+        "--from",
+        "../upstream/minihttp-1.0",
+        "--in-place",
+        cwd=example.downstream,
+    )
+    assert run.code == 1, run.err
+    resolve(work_files(example) / "retry.py", PROXY)
+    assert cli("port", "--continue", cwd=example.downstream).code == 1
+    resolve(work_files(example) / "retry.py", API_KEY)
+    assert cli("port", "--continue", cwd=example.downstream).code == 0
+    config = (example.downstream / "patchkeeper.toml").read_text().splitlines()
+    assert [line for line in config if line.startswith(("pin ", "pristine "))] == [
+        'pin = "1.1"',
+        'pristine = "../releases/minihttp-1.1"',
+    ]
+
+
+def test_port_reads_the_version_from_a_directory_named_project_version(
+    cli, example: Example
+) -> None:
+    """A new tree without PKG-INFO or a version in pyproject.toml, in a directory named
+    ``<upstream>-<version>`` (an unpacked sdist, a checkout named so): the version is read
+    from the name, and the report says so on the ``to`` line. Before, the port asked for
+    NAME==VERSION."""
+    checkout = example.root / "checkouts" / "minihttp-1.1"
+    shutil.copytree(example.new, checkout)
+    (checkout / "pyproject.toml").unlink()
+    run = cli(
+        "port",
+        "--to",
+        "../checkouts/minihttp-1.1",
+        "--from",
+        "../upstream/minihttp-1.0",
+        cwd=example.downstream,
+    )
+    assert run.code == 1, run.err
+    assert run.out.splitlines()[:3] == [
+        f"port of {example.downstream / 'patches' / 'series'}: 1.0 -> 1.1",
+        f"  from directory {example.old}",
+        f"  to   directory {checkout} (version 1.1 read from its name)",
+    ]
+    assert cli("port", "--abort", cwd=example.downstream).code == 0
+    run = cli(
+        "port", "--to", str(checkout), "--from", str(example.old), "--json", cwd=example.downstream
+    )
+    data = json.loads(run.out)
+    assert (run.code, data["target"], data["target_label"], data["target_version"]) == (
+        1,
+        {"kind": "directory", "path": str(checkout), "name": "minihttp", "version": "1.1"},
+        f"directory {checkout} (version 1.1 read from its name)",
+        "1.1",
+    )
+
+
+def test_port_asks_for_the_version_of_a_directory_named_for_another_project(
+    cli, example: Example
+) -> None:
+    """``<name>-<version>`` gives the version only when the name is the configured
+    upstream's: another project's name keeps the error that asks for NAME==VERSION."""
+    checkout = example.root / "checkouts" / "otherhttp-1.1"
+    shutil.copytree(example.new, checkout)
+    (checkout / "pyproject.toml").unlink()
+    before = tree_bytes(example.downstream)
+    run = cli("port", "--to", str(checkout), "--from", str(example.old), cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.splitlines()[0] == (
+        f"patchkeeper: error: {checkout}: cannot tell the version of the new pin"
+    )
+    assert tree_bytes(example.downstream) == before

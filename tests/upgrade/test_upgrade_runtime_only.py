@@ -142,3 +142,28 @@ def test_a_runtime_only_upgrade_moves_the_pin(cli, plugin: Path) -> None:
     again = cli("upgrade", "--to", "../upup-2.0", cwd=plugin)
     assert again.code == 2
     assert "nothing to upgrade: --to is 2.0, the release the downstream is at" in again.err
+
+
+def test_an_upgrade_writes_pristine_through_a_symlink_as_given(cli, plugin: Path) -> None:
+    """``--to ../releases/upup-2.0``, where ``releases`` is a symlink to a folder elsewhere,
+    is written as ``pristine`` as the user gave it, relative to the configuration file;
+    resolved, it read ``../../mirror/upup-2.0``."""
+    pyproject = plugin / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            'upstream = "upup"\n', 'upstream = "upup"\npin = "1.0"\npristine = "../upup-1.0"\n'
+        )
+    )
+    mirror = plugin.parent.parent / "mirror"
+    mirror.mkdir()
+    shutil.move(plugin.parent / "upup-2.0", mirror / "upup-2.0")
+    (plugin.parent / "releases").symlink_to(mirror, target_is_directory=True)
+    make_checkout(plugin)
+    run = cli("upgrade", "--to", "../releases/upup-2.0", "--branch", "up", "--json", cwd=plugin)
+    assert run.code == 0, run.err
+    steps = {s["name"]: s for s in json.loads(run.out)["steps"]}
+    assert steps["runtime port"]["summary"].endswith(
+        '; set pin = "2.0", pristine = "../releases/upup-2.0" in pyproject.toml'
+    )
+    settings = tomllib.loads(pyproject.read_text())["tool"]["patchkeeper"]
+    assert (settings["pin"], settings["pristine"]) == ("2.0", "../releases/upup-2.0")

@@ -47,6 +47,8 @@ class PortContext:
     history: UpstreamHistory | None
     #: the judgements of this run (:mod:`patchkeeper.port.memo`), kept when the port stops
     memo: Memo | None = None
+    #: ``new_version`` was read from the new tree's directory name (:func:`name_version`)
+    version_from_name: bool = False
 
 
 def tree_version(tree: Tree) -> str | None:
@@ -74,8 +76,18 @@ def configured_pin(config: Config) -> str:
 
 
 def stable_spec(spec: str) -> str:
-    """A TARGET spec that still means the same after the current directory changes."""
-    return str(Path(spec).expanduser().resolve()) if os.path.isdir(spec) else spec
+    """A TARGET spec that still means the same after the current directory changes: a
+    directory made absolute as the user wrote it, its symlinks kept (``../v2`` through a
+    symlinked folder keeps that folder's name, which the ``pristine`` setting is written
+    with), resolved only when tidying its ``..`` would name another directory; any other
+    spec as it is."""
+    if not os.path.isdir(spec):
+        return spec
+    given = os.path.join(os.getcwd(), os.path.expanduser(spec))
+    tidy = os.path.normpath(given)
+    if os.path.isdir(tidy) and os.path.samefile(tidy, given):
+        return tidy
+    return str(Path(given).resolve())
 
 
 def same_release(one: str | None, other: str | None) -> bool:
@@ -150,6 +162,9 @@ def build_context(
     check_paths(old, patches)
     check_paths(new, patches)
     new_version = tree_version(new)
+    named = None
+    if new_version is None and os.path.isdir(state.new):
+        named = new_version = name_version(Path(state.new).name, config.upstream)
     if new_version is None:
         raise TargetError(
             "cannot tell the version of the new pin",
@@ -171,8 +186,41 @@ def build_context(
             {config.upstream or "", repo.name},
         )
     return PortContext(
-        config, state, work, series, patches, old, new, old_version, new_version, history
+        config,
+        state,
+        work,
+        series,
+        patches,
+        old,
+        new,
+        old_version,
+        new_version,
+        history,
+        version_from_name=named is not None,
     )
+
+
+def name_version(name: str, upstream: str | None) -> str | None:
+    """The version a directory named ``<project>-<version>`` (an unpacked sdist, a checkout
+    named so) gives, when ``<project>`` is the configured ``upstream`` (names compared as
+    PEP 503 normalizes them) and ``<version>`` is a PEP 440 version, in its normal form;
+    ``None`` otherwise.
+
+    >>> name_version("vllm-0.32.0", "vllm"), name_version("Foo_Bar-1.0rc1", "foo-bar")
+    ('0.32.0', '1.0rc1')
+    >>> name_version("vllm-main", "vllm"), name_version("vllm-0.32.0", "torch")
+    (None, None)
+    """
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    project, _, text = name.rpartition("-")
+    if not upstream or not project or canonicalize_name(project) != canonicalize_name(upstream):
+        return None
+    try:
+        return str(Version(text))
+    except InvalidVersion:
+        return None
 
 
 def default_output(series_dir: Path, ctx: PortContext) -> Path:

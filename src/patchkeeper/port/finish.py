@@ -13,6 +13,7 @@ from patchkeeper.port.history import IN_NEW, IN_OLD
 from patchkeeper.port.output import (
     config_change,
     config_text,
+    pristine_setting,
     retire_note,
     series_bytes,
     write_directory,
@@ -146,7 +147,7 @@ def _pristine_setting(ctx: PortContext) -> str:
     """The new pin as a ``pristine`` value: a directory relative to the downstream, or the
     requirement."""
     if os.path.isdir(ctx.state.new):
-        return os.path.relpath(ctx.state.new, ctx.config.root)
+        return pristine_setting(ctx.state.new, ctx.config.root)
     return ctx.state.new
 
 

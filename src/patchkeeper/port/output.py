@@ -89,6 +89,17 @@ def check_output(path: Path) -> None:
         )
 
 
+def pristine_setting(tree: str, base: Path) -> str:
+    """The directory ``tree`` (an absolute path) as a ``pristine`` value relative to ``base``
+    (the folder of the configuration file that holds it), in POSIX form: the path as given,
+    through its symlinks, when it names the same directory from ``base``; else the relative
+    path between the two resolved directories."""
+    given = os.path.relpath(tree, base)
+    if os.path.isdir(base / given) and os.path.samefile(base / given, tree):
+        return Path(given).as_posix()
+    return Path(os.path.relpath(os.path.realpath(tree), os.path.realpath(base))).as_posix()
+
+
 def config_text(
     config: Config, version: str, source_version: str | None, pristine: str | None, out: Path
 ) -> str:
@@ -97,7 +108,7 @@ def config_text(
     rewritten to name the same files); ``pristine``: the new pin's tree when it is a
     directory, so ``verify`` finds it."""
     if pristine:
-        pristine = Path(os.path.relpath(os.path.abspath(pristine), os.path.abspath(out))).as_posix()
+        pristine = pristine_setting(os.path.abspath(pristine), Path(os.path.abspath(out)))
     table = carried_table(config, out, version, pristine)
     comment = (
         f"written by 'patchkeeper port': the series ported from {source_version or '?'} "

@@ -47,6 +47,7 @@ from patchkeeper.progress import note
 from patchkeeper.series.engine import FileState
 from patchkeeper.system.english import plural
 from patchkeeper.trees.downstream import journal_dir
+from patchkeeper.trees.target_label import TargetLabel
 from patchkeeper.trees.transaction import locked, recover
 from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -191,7 +192,7 @@ def _result(
         outcome=outcome,
         series=ctx.state.series,
         source=ctx.old.label,
-        target=ctx.new.label,
+        target=_target_label(ctx),
         source_version=ctx.old_version,
         target_version=ctx.new_version,
         patches=tuple(records),
@@ -203,6 +204,21 @@ def _result(
         history=ctx.history.label if ctx.history else None,
         todo=tuple(todo_items(ctx, records, outcome, where)) + extra,
         by_hand=tuple(item for item in extra if item != LEDGER_REWRITTEN),
+    )
+
+
+def _target_label(ctx: PortContext) -> str:
+    """The new tree's label; when its version was read from its directory's name, saying so
+    (the text report's ``to`` line) and holding that version (the JSON ``target``)."""
+    label = ctx.new.label
+    if not ctx.version_from_name or not isinstance(label, TargetLabel):
+        return label
+    return TargetLabel(
+        f"{label} (version {ctx.new_version} read from its name)",
+        kind=label.kind,
+        path=Path(label.path),
+        name=label.name or ctx.config.upstream,
+        version=ctx.new_version,
     )
 
 

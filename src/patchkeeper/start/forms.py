@@ -35,6 +35,7 @@ from pathlib import Path
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.series.parse import parse_series
 from patchkeeper.start.branch_check import branch_warnings
+from patchkeeper.start.plugin import runtime_plugin
 from patchkeeper.start.rpm_spec import (
     SpecSeries,
     holds_patches,
@@ -175,13 +176,20 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
     described = _described_tag(root)
     if described is not None:
         return _from_git(root, described, reason=f"git describe found the tag {described}")
-    raise PatchkeeperError(
+    message = (
         "no patch series here: no patches/series (quilt), no debian/patches/series (Debian), "
         "no git format-patch files (0001-*.patch) in patches/ or here, no RPM spec with Patch "
-        "tags or a %patchlist here, and no git branch with commits since a tag",
-        path=root,
-        hint=CHOOSE,
+        "tags or a %patchlist here, and no git branch with commits since a tag"
     )
+    plugin = runtime_plugin(root)
+    if plugin is not None:  # patches its upstream at run time: the runtime commands read it
+        raise PatchkeeperError(
+            f"no patch series here: pyproject.toml declares a runtime plugin of "
+            f"{plugin.upstream} ({plugin.reason}), whose patches are made at run time",
+            path=root,
+            hint=plugin.hint(),
+        )
+    raise PatchkeeperError(message, path=root, hint=CHOOSE)
 
 
 def _argument(item: Found) -> Path:

@@ -498,7 +498,7 @@ def move_pin(config: Config, to: str, version: str | None) -> str:
     Raises:
         TargetError, LockError: the configuration file cannot be written (nothing written).
     """
-    from patchkeeper.port.output import config_change
+    from patchkeeper.port.output import config_change, pristine_setting
     from patchkeeper.trees.downstream import commit_files, locked_downstream
 
     where = config.source.name if config.source is not None else "the configuration"
@@ -508,7 +508,7 @@ def move_pin(config: Config, to: str, version: str | None) -> str:
         return f"the new release's version cannot be told: set pin in {where} by hand"
     settings = {"pin": (config.pin, version)}
     if config.pristine:
-        new = os.path.relpath(to, config.root) if os.path.isdir(to) else to
+        new = pristine_setting(to, config.root) if os.path.isdir(to) else to
         settings["pristine"] = (config.pristine, new)
     if all(old == new for old, new in settings.values()):
         return f"pin {version} already"

@@ -1,0 +1,101 @@
+"""``init`` in a runtime plugin's directory (a package that patches its upstream at run time,
+no series): it says what it found, points to the ``runtime`` commands and the configuration
+they read, and writes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+PLATFORM_PLUGIN = """\
+[project]
+name = "vllm-acme"
+version = "0.3.0"
+dependencies = ["torch>=2.5", "vllm==0.32.0"]
+
+[project.entry-points."vllm.platform_plugins"]
+acme = "vllm_acme:register"
+"""
+
+DEPENDENCY_ONLY = """\
+[project]
+name = "vllm-acme-kernels"
+version = "1.0"
+dependencies = ["vllm>=0.30,<0.33"]
+"""
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def plugin_checkout(tmp_path: Path, pyproject: str) -> Path:
+    """A git checkout of a plugin: its pyproject.toml, its package and a patch module."""
+    root = tmp_path / "plugin"
+    (root / "vllm_acme" / "patch").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(pyproject)
+    (root / "vllm_acme" / "__init__.py").write_text("def register():\n    return None\n")
+    (root / "vllm_acme" / "patch" / "__init__.py").write_text(
+        "from vllm.worker import Worker\n\n\ndef _execute(self):\n    return None\n\n\n"
+        "Worker.execute = _execute\n"
+    )
+    git(root.parent, "init", "-q", str(root))
+    git(root, "add", ".")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "plugin")
+    return root
+
+
+def test_init_in_a_platform_plugin_points_to_the_runtime_commands(cli, tmp_path: Path) -> None:
+    root = plugin_checkout(tmp_path, PLATFORM_PLUGIN)
+    run = cli("init", cwd=root)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {root}: no patch series here: pyproject.toml declares a runtime "
+        "plugin of vllm (entry point vllm.platform_plugins), whose patches are made at run "
+        "time\n"
+        "  hint: the runtime commands read them: 'patchkeeper runtime inventory --plugin . "
+        "--package vllm_acme' lists them, then runtime audit, port and check; to configure the "
+        'plugin, add [tool.patchkeeper] upstream = "vllm", pin = "0.32.0" and '
+        '[tool.patchkeeper.runtime] package = "vllm_acme" to pyproject.toml '
+        "(docs/commands/runtime.md); init writes nothing for it\n",
+    )
+    assert git(root, "status", "--porcelain") == ""
+    data = json.loads(cli("init", "--json", cwd=root).out)
+    assert data["error"]["message"] == (
+        "no patch series here: pyproject.toml declares a runtime plugin of vllm (entry point "
+        "vllm.platform_plugins), whose patches are made at run time"
+    )
+
+
+def test_init_in_a_plugin_known_by_its_dependency(cli, tmp_path: Path) -> None:
+    """A plugin with no entry point that requires the upstream in a range: no pin, and no
+    package directory named after the project: both are left for the user to fill in."""
+    root = plugin_checkout(tmp_path, DEPENDENCY_ONLY)
+    run = cli("init", "--json", cwd=root)
+    assert run.code == 2
+    error = json.loads(run.out)["error"]
+    assert (error["message"], error["hint"]) == (
+        "no patch series here: pyproject.toml declares a runtime plugin of vllm (dependency "
+        "vllm>=0.30,<0.33), whose patches are made at run time",
+        "the runtime commands read them: 'patchkeeper runtime inventory --plugin . --package "
+        "PACKAGE' lists them, then runtime audit, port and check; to configure the plugin, add "
+        '[tool.patchkeeper] upstream = "vllm", pin = "VERSION" and [tool.patchkeeper.runtime] '
+        'package = "PACKAGE" to pyproject.toml '
+        "(docs/commands/runtime.md); init writes nothing for it",
+    )
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_init_in_another_project_keeps_the_series_hint(cli, tmp_path: Path) -> None:
+    root = plugin_checkout(
+        tmp_path, '[project]\nname = "tool"\nversion = "1.0"\ndependencies = ["requests"]\n'
+    )
+    run = cli("init", "--json", cwd=root)
+    assert run.code == 2
+    assert json.loads(run.out)["error"]["hint"].startswith(
+        "run init in the directory that holds the series, or pass --patches PATH"
+    )
