@@ -168,9 +168,11 @@ def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> 
         ("p_engine.py", 24, "setattr", "tinyup.scheduler.Scheduler._plug_set_state", None),
         # a constant of the same file
         ("p_engine.py", 25, "setattr", "tinyup.scheduler.Scheduler._plug_original_schedule", None),
-        # RPC_RENAMED is assigned twice, rpc_name("x") is a call and _MARKER in mark() is its
-        # parameter: none of them names one constant, so no entry (each is a setattr-name
-        # finding)
+        # _MARKER in mark() is its parameter, not the module constant of that name: the
+        # literal its one call passes names the attribute
+        ("p_engine.py", 33, "setattr", "tinyup.scheduler.Scheduler._plug_other", None),
+        # RPC_RENAMED is assigned twice and rpc_name("x") is a call: neither names one
+        # constant, so no entry (each is a setattr-name finding)
         ("p_modules.py", 15, "sys-modules", "tinyup.legacy_sampler", None),
         ("p_modules.py", 16, "sys-modules", "_plug_get_state", None),
         ("p_modules.py", 19, "sys-modules", "sys.modules", "module_name"),
@@ -182,8 +184,9 @@ def test_inventory_names_the_attribute_a_constant_holds(upstream: Path, cli) -> 
     assert first["module_hint"] == "tinyup.scheduler"
     assert first["scope"] == "patch_engine_internals"
     assert first["activation"]["status"] == "active"
-    assert entries[3]["module_hint"] == "tinyup.legacy_sampler"
-    assert entries[5]["module_hint"] == ""
+    assert entries[3]["scope"] == "mark"
+    assert entries[4]["module_hint"] == "tinyup.legacy_sampler"
+    assert entries[6]["module_hint"] == ""
     text = cli("runtime", "inventory", cwd=root).out.splitlines()
     assert "plug/patch/p_modules.py:19  sys-modules sys.modules[module_name]  <- <expr>" in text
 
@@ -343,7 +346,7 @@ def test_audit_of_attributes_named_by_constants(upstream: Path, cli) -> None:
                 "compare"
             ],
         )
-        for name in ("_plug_get_state", "_plug_set_state", "_plug_original_schedule")
+        for name in ("_plug_get_state", "_plug_set_state", "_plug_original_schedule", "_plug_other")
     ]
 
 
@@ -375,8 +378,8 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
             "ledger-missing-code",
             "documented target tinyup.compat_engine is not patched by p_modules.py",
         ),
-        # a name bound twice in the module it is imported from, a call and a parameter name
-        # no attribute: said, since no entry lists them
+        # a name bound twice in the module it is imported from and a call name no
+        # attribute: said, since no entry lists them
         (
             "setattr-name",
             "setattr on tinyup.scheduler.Scheduler takes its attribute name from "
@@ -390,10 +393,9 @@ def test_ledger_neither_wants_nor_misses_a_computed_key(upstream: Path, cli) -> 
             "literal or a module constant",
         ),
         (
-            "setattr-name",
-            "setattr on tinyup.scheduler.Scheduler with an attribute name this reader cannot "
-            "tell (_MARKER): that patch is not listed; name the attribute with a string "
-            "literal or a module constant",
+            "ledger-undocumented",
+            "tinyup.scheduler.Scheduler._plug_other is patched but not documented under "
+            "p_engine.py",
         ),
         (
             "ledger-undocumented",
@@ -451,10 +453,9 @@ def test_lock_names_the_setattr_it_cannot_guard(upstream: Path, cli) -> None:
     assert (run.code, [line for line in run.out.splitlines() if "a setattr whose" in line]) == (
         1,  # tinyup.legacy_sampler is unguarded
         [
-            # RPC_RENAMED, bound twice in plug/common/rpc.py
+            # RPC_RENAMED, bound twice in plug/common/rpc.py, and rpc_name("x"), a call
             "  plug/patch/p_engine.py:26: a setattr whose attribute name cannot be told statically",
             "  plug/patch/p_engine.py:27: a setattr whose attribute name cannot be told statically",
-            "  plug/patch/p_engine.py:33: a setattr whose attribute name cannot be told statically",
         ],
     )
 

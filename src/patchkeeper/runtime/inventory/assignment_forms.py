@@ -482,6 +482,22 @@ class AssignmentForms(ParameterForms):
                 )
                 self.facts.named.append((entry, tuple(conds), path))
                 return
+            by_caller = self.fixed_parameter(name_node, scope)
+            if by_caller is not None:  # the name: a parameter; its callers may pass literals
+                entry = PatchEntry(
+                    file=self.facts.file,
+                    line=node.lineno,
+                    module=self.module,
+                    scope=scope,
+                    target=bound.dotted,
+                    mechanism=Mechanism.SETATTR,
+                    module_hint=bound.module,
+                    replacement=replacement,
+                    descriptors=descriptors,
+                )
+                path = f"{self.module}.{scope}"
+                self.facts.through_names.append((entry, tuple(conds), path, by_caller[0]))
+                return
             problem = (
                 "setattr-name",
                 f"setattr on {bound.dotted} with an attribute name this reader cannot tell "

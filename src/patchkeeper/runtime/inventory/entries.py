@@ -16,7 +16,7 @@ from patchkeeper.runtime.inventory.file_facts import UNREADABLE, FileFacts, is_e
 from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import Unnamed, Unread, resolve_named
-from patchkeeper.runtime.inventory.parameter_patches import parameter_entries
+from patchkeeper.runtime.inventory.parameter_patches import named_by_callers, parameter_entries
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runners import is_test_module, scripts
@@ -149,18 +149,44 @@ def _add_parameter_entries(read: list[_Read], layout: PluginLayout, tree: Plugin
     a plugin function, named after what the function's callers pass
     (:mod:`patchkeeper.runtime.inventory.parameter_patches`), but those the file's own
     entries already hold (the same line and target)."""
-    if not any(facts.through_params for _patch, facts, _found, _problems in read):
+    if not any(f.through_params or f.through_names for _patch, f, _found, _problems in read):
         return
     modules = dict.fromkeys((*layout.package_modules, *(p.module for p, *_ in read)))
     every = [facts for module in modules if (facts := tree.facts_of(module)) is not None]
-    for _patch, facts, found, _problems in read:
+    for _patch, facts, found, problems in read:
         have = {(entry.line, entry.target) for entry, _local in found}
-        for entry, local in parameter_entries(
-            facts.through_params, every, tree.facts_of, tree.split
-        ):
+        by_name, unnamed = named_by_callers(facts.through_names, every, tree.facts_of, tree.split)
+        for entry, local in [
+            *parameter_entries(facts.through_params, every, tree.facts_of, tree.split),
+            *by_name,
+        ]:
             if (entry.line, entry.target) not in have:
                 have.add((entry.line, entry.target))
                 found.append((entry, local))
+        problems.extend(_parameter_name_finding(entry) for entry in unnamed)
+
+
+def _parameter_name_finding(entry: PatchEntry) -> Finding:
+    """The ``setattr-name`` finding of a ``setattr`` on the upstream object ``entry.target``
+    whose attribute name is a parameter of the plugin function around it, when the
+    function's callers do not all pass a string literal for it (or it is not only called):
+    what it sets is not known, so no entry lists it, and the finding says so.
+
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> entry = PatchEntry("p/ctx.py", 7, "p.ctx", "_ensure", "up.Ctx", Mechanism.SETATTR)
+    >>> _parameter_name_finding(entry).message.split(":")[0]
+    'setattr on up.Ctx with an attribute name a parameter of p.ctx._ensure'
+    """
+    return Finding(
+        "setattr-name",
+        entry.file,
+        entry.line,
+        f"setattr on {entry.target} with an attribute name a parameter of "
+        f"{entry.module}.{entry.scope}: its callers do not all pass a string literal, so "
+        "that patch is not listed",
+        "pass the attribute's name as a string literal in every call of "
+        f"{entry.scope.rpartition('.')[2]}, or write it in the setattr",
+    )
 
 
 def inventory_of(

@@ -112,6 +112,15 @@ class FileFacts:
     through_params: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]] = field(
         default_factory=list
     )
+    #: ``setattr(obj, name, value)`` on an upstream object whose attribute name is a
+    #: parameter of the plugin function around it (``def _ensure(name, default):
+    #: setattr(ForwardContext, name, default)``): the entry with the object as its
+    #: ``target``, its conditions, the function's dotted path and the parameter's index;
+    #: named by the inventory after the string literals the function's callers pass
+    #: (:func:`patchkeeper.runtime.inventory.parameter_patches.named_by_callers`).
+    through_names: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]] = field(
+        default_factory=list
+    )
     #: Every call of a plugin object: its dotted path and its arguments, each
     #: ``(position or keyword, kind, value, module)`` (the kinds of
     #: :mod:`patchkeeper.runtime.inventory.parameter_patches`).
@@ -248,6 +257,10 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
             for e, c, path, index in facts.through_params
         ),
         tuple(facts.calls),
+        tuple(
+            (entry_record(e), tuple(map(tuple, c)), path, index)
+            for e, c, path, index in facts.through_names
+        ),
     )
 
 
@@ -267,7 +280,7 @@ def _function_from_record(fields: Any) -> FunctionInfo:
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
-    error, constants, named, decorated, references, tables, through, calls = rest
+    error, constants, named, decorated, references, tables, through, calls, by_name = rest
     return FileFacts(
         module=module,
         file=file,
@@ -288,4 +301,7 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
             (entry_from_record(e), _conds(c), path, index) for e, c, path, index in through
         ],
         calls=[(path, tuple(tuple(arg) for arg in args)) for path, args in calls],
+        through_names=[
+            (entry_from_record(e), _conds(c), path, index) for e, c, path, index in by_name
+        ],
     )

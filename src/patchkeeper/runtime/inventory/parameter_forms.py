@@ -10,6 +10,7 @@ from typing import Any
 from patchkeeper.runtime.inventory.decorator_forms import DecoratorForms
 from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.inventory.parameter_patches import (
+    LITERAL,
     OWN,
     PARAMETER,
     UNKNOWN,
@@ -103,8 +104,9 @@ class ParameterForms(DecoratorForms):
         """What each argument of ``call`` is (:mod:`.parameter_patches`): by position
         (``"0"``) or keyword, an :data:`~.parameter_patches.UPSTREAM` object (its dotted
         path and module), a :data:`~.parameter_patches.PARAMETER` of the function ``scope``
-        (its dotted path and the index), a plugin name (:data:`~.parameter_patches.OWN`)
-        or :data:`~.parameter_patches.UNKNOWN`; an unpacked ``*args`` ends the positions
+        (its dotted path and the index), a plugin name (:data:`~.parameter_patches.OWN`),
+        a string literal (:data:`~.parameter_patches.LITERAL`, its text) or
+        :data:`~.parameter_patches.UNKNOWN`; an unpacked ``*args`` ends the positions
         (``"*"``), a ``**kwargs`` is ``"**"``."""
         out: list[tuple[str, str, str, str]] = []
         for index, arg in enumerate(call.args):
@@ -124,6 +126,8 @@ class ParameterForms(DecoratorForms):
         found = self.fixed_parameter(arg, scope)
         if found is not None:
             return PARAMETER, f"{self.module}.{scope}", str(found[0])
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return LITERAL, arg.value, ""
         if arg.__class__ is not ast.Name and arg.__class__ is not ast.Attribute:
             return UNKNOWN, "", ""
         bound = names.dotted(arg, table)

@@ -40,6 +40,8 @@ from patchkeeper.runtime.syntax import names
 
 #: The kinds of an argument (:func:`argument`).
 UPSTREAM, PARAMETER, OWN, UNKNOWN = "upstream", "parameter", "own", "unknown"
+#: An argument that is a string literal (its value: the text).
+LITERAL = "literal"
 
 #: How deep a parameter handed on from caller to caller is followed.
 _DEPTH = 8
@@ -167,6 +169,42 @@ def parameter_entries(
     return out
 
 
+def named_by_callers(
+    pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]],
+    every_file: Iterable[FileFacts],
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[PatchEntry]]:
+    """The entries of the ``setattr`` statements whose attribute name is a parameter of the
+    plugin function around them (``pending``: one file's
+    :attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_names`, each entry's
+    ``target`` the upstream object), one per distinct string literal the function's callers
+    pass (``_ensure("num_tokens", None)`` patches ``ForwardContext.num_tokens``), read as
+    :func:`parameter_entries` reads the objects; and the statements whose callers do not
+    all pass a literal (or that are not only called), whose name the reader cannot tell."""
+    if not pending:
+        return [], []
+    calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]] = {}
+    used: set[str] = set()
+    for facts in every_file:
+        for path, args in facts.calls:
+            calls.setdefault(path, []).append(args)
+        for edge in facts.edges:
+            if edge.kind != "call" and edge.kind != "import":
+                used.add(edge.target)
+    callers = _Callers(calls, used, facts_of, split)
+    out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
+    unnamed: list[PatchEntry] = []
+    for entry, conds, path, index in pending:
+        literals = callers.literals(path, index, ())
+        if not literals or not all(name.isidentifier() for name in literals):
+            unnamed.append(entry)
+            continue
+        for name in sorted(literals):
+            out.append((replace(entry, target=f"{entry.target}.{name}"), conds))
+    return out, unnamed
+
+
 class _Callers:
     """What the plugin's calls pass its functions' parameters (:meth:`passed`)."""
 
@@ -219,6 +257,35 @@ class _Callers:
                 continue  # the plugin's own class: no upstream patch
             elif kind == PARAMETER:
                 handed = self.passed(value, int(module), (*seen, path))
+                if handed is None:
+                    return None
+                out |= handed
+            else:
+                return None
+        return out
+
+    def literals(self, path: str, index: int, seen: tuple[str, ...]) -> set[str] | None:
+        """The string literals the calls of the plugin function ``path`` pass its parameter
+        ``index``, a parameter handed on from caller to caller included; ``None`` when any
+        call passes something else, or the function is not only called."""
+        params = self._params(path)
+        sites = self.calls.get(path, [])
+        if params is None or index >= len(params) or not sites or path in self.used:
+            return None
+        if path in seen or len(seen) > _DEPTH:
+            return None
+        name = params[index]
+        out: set[str] = set()
+        for args in sites:
+            given = {key: (kind, value, module) for key, kind, value, module in args}
+            found = given.get(str(index)) or given.get(name)
+            if found is None:
+                return None  # a default, or an unpacked *args or **kwargs
+            kind, value, module = found
+            if kind == LITERAL:
+                out.add(value)
+            elif kind == PARAMETER:
+                handed = self.literals(value, int(module), (*seen, path))
                 if handed is None:
                     return None
                 out |= handed
