@@ -54,7 +54,13 @@ from patchkeeper.progress import note
 from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
 from patchkeeper.system.english import plural
-from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
+from patchkeeper.upgrade.branch import (
+    branch_base,
+    commit_step,
+    create_branch,
+    restore,
+    resume_branch,
+)
 from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.results import (
     STEPS,
@@ -135,7 +141,7 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
     if action == "continue":
         run = _Run(config, steps, work, work.load())
         if run.state.branch:
-            check_on_branch(config.root, run.state.branch)
+            resume_branch(config.root, run.state.branch, run.state.base_commit)
         return _steps(run, "continue")
     if work.exists:
         raise UpgradeStateError(
@@ -174,9 +180,11 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
     )
     if branch:
         state.branch = branch
-        state.base, state.base_commit = start_branch(config.root, branch)
+        state.base, state.base_commit = branch_base(config.root, branch)
     work.save(state)
     work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
+    if branch:  # after the state names it: --abort deletes it, --continue creates it
+        create_branch(config.root, branch)
     return _steps(_Run(config, steps, work, state), "upgrade")
 
 
