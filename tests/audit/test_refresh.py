@@ -329,3 +329,47 @@ def test_a_line_upstream_repeats_does_not_stop_a_refresh(
         old={"tests/test_decode.py": DECODE_OLD},
     )
     assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", action, refresh)
+
+
+# a chunked reader that reads the line ending a chunk in two places; the patch changes the
+# second, and upstream rewrote that one (it now discards the trailers)
+READER_OLD = """def read_chunks(self, rfile):
+    while True:
+        if self.chunk_length == self.position:
+            rfile.readline()
+        self.chunk_length = int(rfile.readline(), 16)
+        self.position = 0
+        if self.chunk_length == 0:
+            rfile.readline()
+            break
+    return b''
+"""
+READER_NEW = READER_OLD.replace(
+    "            rfile.readline()\n            break\n",
+    "            self._discard_trailers(rfile)\n            break\n",
+)
+TRAILERS = """Subject: note that trailers are not read
+---
+--- a/pkg/reader.py
++++ b/pkg/reader.py
+@@ -5,6 +5,6 @@
+         self.chunk_length = int(rfile.readline(), 16)
+         self.position = 0
+         if self.chunk_length == 0:
+-            rfile.readline()
++            rfile.readline()  # trailers are not read
+             break
+     return b''
+"""
+
+
+def test_removed_lines_that_recur_at_the_pin_do_not_place_the_hunk(tmp_path: Path) -> None:
+    # the pin's file has the removed line twice: the one the new release still has is the
+    # other one, so placing the hunk there would change another place of the code
+    (verdict,) = judge(
+        tmp_path,
+        {"pkg/reader.py": READER_NEW},
+        [("trailers.patch", TRAILERS)],
+        old={"pkg/reader.py": READER_OLD},
+    )
+    assert (verdict.verdict, verdict.action, verdict.refresh) == ("conflict", "port", "")

@@ -89,3 +89,53 @@ def test_continue_after_a_ctrl_c_while_the_port_writes_its_conflict(
     )
     files = down / ".patchkeeper-port" / "conflict" / "files"
     assert sorted(p.name for p in files.iterdir()) == ["retry.py"]
+
+
+def ctrl_c(config: Any, *args: Any, **kwargs: Any) -> Any:
+    """A Ctrl-C as a step starts."""
+    raise KeyboardInterrupt
+
+
+def _cut_short_before_the_branch(example: Example, monkeypatch) -> tuple[Any, str]:
+    """The checkout as a Ctrl-C leaves it after the upgrade's state names its branch and
+    before git created it: the state kept, ``main`` still checked out, no branch ``up``."""
+    down = example.downstream
+    base = make_checkout(down)
+    monkeypatch.chdir(down)
+    config = load_config(down / "patchkeeper.toml")
+    with pytest.raises(KeyboardInterrupt):
+        upgrade(
+            config,
+            replace(STEPS, audit=ctrl_c),
+            UpgradeRequest(to="../upstream/minihttp-1.1", branch="up"),
+        )
+    git(down, "checkout", "-q", "main")
+    git(down, "branch", "-q", "-D", "up")
+    return down, base
+
+
+def test_continue_creates_the_branch_a_ctrl_c_left_uncreated(
+    cli, example: Example, monkeypatch
+) -> None:
+    down, base = _cut_short_before_the_branch(example, monkeypatch)
+    run = cli("upgrade", "--continue", cwd=down)
+    assert run.code == 1, run.err
+    assert git(down, "branch", "--show-current") == "up"
+    assert subjects(down, base) == [
+        "upgrade: audit the series against 1.1",
+        "upgrade: suggest decisions from the evidence",
+        "upgrade: port the series to 1.1 (stopped at a conflict)",
+        "upgrade: write the audit record (the port stopped)",
+    ]
+
+
+def test_abort_after_a_ctrl_c_before_the_branch(cli, example: Example, monkeypatch) -> None:
+    down, base = _cut_short_before_the_branch(example, monkeypatch)
+    run = cli("upgrade", "--abort", cwd=down)
+    assert run.code == 0, run.err
+    assert (git(down, "branch", "--show-current"), git(down, "rev-parse", "HEAD")) == (
+        "main",
+        base,
+    )
+    assert (git(down, "branch", "--list", "up"), git(down, "status", "--porcelain")) == ("", "")
+    assert not (down / ".git" / "patchkeeper-upgrade").exists()

@@ -88,3 +88,17 @@ def test_the_json_conflict_lists_no_file_and_the_hint(cli, tmp_path: Path) -> No
     assert json.loads(run.out)["conflicts"] == [
         {"kind": "series", "name": "skip-network-test.patch", "files": [], "hint": HINT}
     ]
+
+
+def test_a_patch_dropped_at_the_conflict_waits_for_a_decision(cli, tmp_path: Path) -> None:
+    # decide had no suggestion for it (the audit said look): its empty table gets the port's
+    # suggestion, so report --check asks a person to decide, and the record counts it retired
+    down = _downstream(tmp_path)
+    assert cli("upgrade", "--to", "../tinyserve-2.0", cwd=down).code == 1
+    assert cli("upgrade", "--continue", cwd=down).code == 0
+    decisions = (down / "patchkeeper-decisions.toml").read_text()
+    assert 'decision = "suggested: retire"' in decisions
+    run = cli("report", "--check", "--json", cwd=down)
+    data = json.loads(run.out)
+    assert (run.code, data["counts"]["retired"], data["counts"]["unknown"]) == (1, 1, 0)
+    assert [(f["code"], f["line"]) for f in data["findings"]] == [("not-reviewed", 12)]

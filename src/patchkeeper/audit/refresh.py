@@ -300,13 +300,16 @@ def _place(
     low: int,
     max_fuzz: int,
     upstream: frozenset[bytes] | None = None,
+    old: Sequence[bytes] | None = None,
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:
     """Where ``hunk`` lands in ``lines`` with its own lines unchanged: at fuzz 0 to
     ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
     the 0-based ``guess`` taken), else by its changed stretch (its removed lines with the
     context between them) when that stretch holds a telling removed line (:func:`_telling`)
     and occurs exactly once at or after ``low`` (or, where it recurs, exactly once with the
-    hunk's whole context on one side of it), or, for a hunk that only adds imports,
+    hunk's whole context on one side of it; so too where it recurs in ``old``, the file the
+    patch was cut against when known: the one stretch left may be another than the patch's,
+    whose own upstream rewrote), or, for a hunk that only adds imports,
     beside an import of its context (:func:`_among_imports`), or, with ``upstream`` (the
     lines upstream added since the pin, when git's merge of a known pin stopped), for a
     hunk that only inserts lines, at fuzz 1 or 2 (:func:`_inserted_with_fuzz`). Returns
@@ -340,7 +343,7 @@ def _place(
     if not any(_telling(line.text) for line in hunk.removed):
         return None
     starts = _occurrences(lines, core, low)
-    if len(starts) == 1:
+    if len(starts) == 1 and (old is None or len(_occurrences(old, core, 0)) == 1):
         return starts[0], len(core), post[head : len(post) - tail], "by its removed lines"
     # the stretch recurs: the one that keeps the whole context on one side, if one does
     sided = set()
@@ -364,11 +367,13 @@ def placed(
     diffs: Sequence[FileDiff],
     max_fuzz: int = MAX_FUZZ,
     upstream: frozenset[bytes] | None = None,
+    old: Sequence[bytes] | None = None,
 ) -> tuple[list[bytes], set[str]] | None:
     """The new release's file ``new`` with every hunk of ``diffs`` placed by :func:`_place`
     (at fuzz up to ``max_fuzz``; ``upstream``: the lines upstream added since the pin, for
-    insertions placed at fuzz) in order, each after the one before, and how they were
-    placed; ``None`` when one cannot be."""
+    insertions placed at fuzz; ``old``: the file the patch was cut against, when known) in
+    order, each after the one before, and how they were placed; ``None`` when one cannot
+    be."""
     lines = list(new)
     hows: set[str] = set()
     shift = 0
@@ -376,7 +381,7 @@ def placed(
     for diff in diffs:
         for hunk in diff.hunks:
             guess = max(hunk.old_start - 1, 0) + shift
-            spot = _place(lines, hunk, guess, low, max_fuzz, upstream)
+            spot = _place(lines, hunk, guess, low, max_fuzz, upstream, old)
             if spot is None:
                 return None
             start, width, replacement, how = spot
@@ -538,7 +543,7 @@ def refreshed(
                 # a conflict of git's merge means upstream changed lines right beside
                 # the patch's own: fuzz would place the hunk among them unseen
                 done = (
-                    placed(new.lines, diffs, 0, _new_lines(base, new))
+                    placed(new.lines, diffs, 0, _new_lines(base, new), base.lines if base else None)
                     if ours is not None
                     else placed(new.lines, diffs, MAX_FUZZ)
                 )

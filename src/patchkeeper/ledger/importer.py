@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import email.utils
 import re
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from patchkeeper.ledger.table import row_name
 from patchkeeper.series.headers import parse_headers
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import load_patches, parse_series, split_lines
+from patchkeeper.system.removal import remove_tree
 from patchkeeper.upstream import gitops
 
 #: The committer line of a commit object: ``committer Name <mail> 1700000000 +0000``
@@ -135,7 +135,7 @@ class IndexTree:
         value: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        shutil.rmtree(self._directory, ignore_errors=True)
+        remove_tree(self._directory, ignore_errors=True)
 
     def apply(self, diff: bytes, *, strip: int, directory: str, name: str, path: Path) -> None:
         """Apply ``diff`` with ``git apply --cached`` (exact context; offsets allowed).

@@ -56,12 +56,19 @@ def tree_version(tree: Tree) -> str | None:
     ``Version:``, else ``[project] version`` of its ``pyproject.toml``."""
     if tree.version:
         return tree.version
-    pkg_info = tree.root / "PKG-INFO"
+    return directory_version(tree.root)
+
+
+def directory_version(root: Path) -> str | None:
+    """The version an upstream tree in the directory ``root`` says it is: ``PKG-INFO``'s
+    ``Version:`` (an unpacked sdist), else ``[project] version`` of its ``pyproject.toml``;
+    ``None`` when neither says (a checkout whose version its build computes)."""
+    pkg_info = root / "PKG-INFO"
     if pkg_info.is_file():
         for line in pkg_info.read_text(encoding="utf-8", errors="replace").splitlines():
             if line.startswith("Version:"):
                 return line.split(":", 1)[1].strip()
-    return project_string(tree.root, "version")
+    return project_string(root, "version")
 
 
 def configured_pin(config: Config) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -30,6 +29,7 @@ from patchkeeper.port.carried_config import carried_table, carried_text
 from patchkeeper.series.model import Series
 from patchkeeper.series.parse import split_lines
 from patchkeeper.system.atomic import settle_dir
+from patchkeeper.system.removal import remove_tree
 from patchkeeper.trees.transaction import READ_ONLY, Change, commit
 from patchkeeper.trees.tree import safe_path
 
@@ -153,7 +153,7 @@ def write_directory(
             out.rmdir()
         os.rename(scratch, out)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch, ignore_errors=True)
         raise
 
 

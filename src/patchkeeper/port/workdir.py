@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import split_lines
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.system.english import plural
+from patchkeeper.system.removal import remove_tree
 from patchkeeper.trees.tree import read_file, safe_path
 
 FORMAT = 1
@@ -158,7 +158,7 @@ class WorkDir:
             )
         self._refuse_foreign()
         if self.root.exists():
-            shutil.rmtree(self.root)
+            remove_tree(self.root)
         original = self.root / "original"
         original.mkdir(parents=True)
         _write(original / "series", series.path.read_bytes())
@@ -202,7 +202,7 @@ class WorkDir:
         return self.root / "original" / "series"
 
     def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root, ignore_errors=True)
 
     # ----------------------------------------------------------------- conflicts
 
@@ -223,7 +223,7 @@ class WorkDir:
         """
         part = self.conflict.with_name(self.conflict.name + ".part")
         if part.exists():
-            shutil.rmtree(part)
+            remove_tree(part)
         files = part / "files"
         reference = part / "reference"
         files.mkdir(parents=True)
@@ -249,7 +249,7 @@ class WorkDir:
         _write(part / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
         _write(part / INSTRUCTIONS, instructions.encode("utf-8", "surrogateescape"))
         if self.conflict.exists():
-            shutil.rmtree(self.conflict)
+            remove_tree(self.conflict)
         part.rename(self.conflict)
 
     @property
@@ -296,7 +296,7 @@ class WorkDir:
         part = dest.with_name(dest.name + ".part")  # renamed when whole, as write_conflict's
         for stale in (dest, part):
             if stale.exists():
-                shutil.rmtree(stale)
+                remove_tree(stale)
         paths = {}
         for path, state in resolved.items():
             paths[path] = None if state is None else state.mode
@@ -304,7 +304,7 @@ class WorkDir:
                 _write(safe_path(part / "files", path), state.data)
         _write(part / MANIFEST, json.dumps({"patch": name, "paths": paths}, indent=1).encode())
         part.rename(dest)
-        shutil.rmtree(self.conflict, ignore_errors=True)
+        remove_tree(self.conflict, ignore_errors=True)
 
     def resolutions(self) -> dict[str, dict[str, FileState | None]]:
         """Every recorded resolution: patch name -> path -> content (``None`` = absent)."""

@@ -146,9 +146,12 @@ def _replace_gone(
     source: Path | None,
 ) -> list[Added]:
     """Write the port's suggestion over every suggestion nobody reviewed (the decision
-    still ``"suggested: ..."``) about a patch the series no longer holds and the port's
-    evidence took out (upstreamed, dropped: retire); a person's notes are kept. Returns
-    what was replaced, in file order."""
+    still ``"suggested: ..."``), and into every table nobody has decided yet (no decision,
+    reason or removal condition: ``decide`` had no suggestion, the audit said *look*),
+    about a patch the series no longer holds and the port's evidence took out (upstreamed,
+    dropped: retire); a person's notes are kept. Without it, the table of a patch dropped
+    at the port's conflict names no patch of the series any more and ``report --check``
+    passes with nobody having decided it. Returns what was replaced, in file order."""
     port = port_result(evidence)
     if port is None:
         return []
@@ -158,8 +161,10 @@ def _replace_gone(
         verdict = str(patch.verdict)
         table = existing.get(SERIES, patch.name)
         suggested = evidence_suggestion(verdict)
-        if patch.name in held or table is None or not table.suggested or not table.line:
+        if patch.name in held or table is None or not table.line:
             continue
+        if not table.suggested and (table.decision or table.reason or table.removal_condition):
+            continue  # a person's decision
         if suggested not in DROPS or table.decision == suggested:
             continue
         item = Item(

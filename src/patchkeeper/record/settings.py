@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Bounds, Config, register_section
+from patchkeeper.constants import UPGRADE_WORK_DIR
 
 SECTION = "report"
 
@@ -62,11 +63,13 @@ class ReportSettings:
     untested: tuple[str, ...]
 
     def record_files(self, root: Path) -> tuple[str, ...]:
-        """The record's own files, relative to ``root`` (POSIX), with the evidence store:
-        they never count as a change of the downstream's checkout."""
+        """The record's own files, relative to ``root`` (POSIX), with the evidence store and
+        the state directory of an upgrade outside a git checkout: they never count as a
+        change of the downstream (the upgrade writes the record while its state is there,
+        and deletes the state when it is done, as a git checkout keeps it in ``.git``)."""
         from patchkeeper.record.evidence_store import EVIDENCE_DIR
 
-        out = [EVIDENCE_DIR]
+        out = [EVIDENCE_DIR, UPGRADE_WORK_DIR]
         for path in (self.decisions_file, self.audit_file, self.html_file):
             if path.is_relative_to(root):
                 out.append(path.relative_to(root).as_posix())

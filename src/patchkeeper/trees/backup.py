@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from patchkeeper.errors import TargetError
+from patchkeeper.system.removal import remove_tree
 from patchkeeper.trees.tree import Tree
 
 #: Where ``unapply --force`` keeps drifted files, under the downstream root.
@@ -40,7 +41,7 @@ def backup_files(tree: Tree, paths: list[str], root: Path) -> Path:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, dest)
     except OSError as exc:
-        shutil.rmtree(backup, ignore_errors=True)
+        remove_tree(backup, ignore_errors=True)
         raise TargetError(
             f"cannot keep the drifted files in {backup}: {exc.strerror}",
             path=backup,

@@ -41,6 +41,7 @@ from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import Interrupted, LockError, TargetError
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.system.english import plural
+from patchkeeper.system.removal import remove_tree
 
 MANIFEST = "manifest.json"
 #: The journal file holding the original bytes of every changed file, one after another.
@@ -252,9 +253,7 @@ def _remove_journal(journal: Path) -> None:
     except FileNotFoundError:
         pass
     except OSError:
-        import shutil
-
-        shutil.rmtree(journal, ignore_errors=True)
+        remove_tree(journal, ignore_errors=True)
     if journal.parent.name == STATE_DIR:
         try:
             journal.parent.rmdir()  # the state directory, when nothing else is in it

@@ -166,9 +166,9 @@ def unapply_from_tree(
             write_changes(tree, file_changes(tree, changes), extra)
         except BaseException:
             if backup is not None:
-                import shutil
+                from patchkeeper.system.removal import remove_tree
 
-                shutil.rmtree(backup, ignore_errors=True)
+                remove_tree(backup, ignore_errors=True)
             raise
     note = "" if reference else "no pristine reference was available: the result is unchecked"
     if len(whole) < len(names):

@@ -19,10 +19,12 @@ class BranchError(PatchkeeperError):
     committed, or the branch exists."""
 
 
-def start_branch(root: Path, name: str) -> tuple[str, str]:
-    """Create the branch ``name`` at ``HEAD`` of the checkout holding ``root`` and switch
-    to it; return ``(base, commit)``: the branch it started from (the commit's id from a
-    detached head) and ``HEAD``'s commit.
+def branch_base(root: Path, name: str) -> tuple[str, str]:
+    """Check that the branch ``name`` can be started at ``HEAD`` of the checkout holding
+    ``root`` (writing nothing); return ``(base, commit)``: the branch it starts from (the
+    commit's id from a detached head) and ``HEAD``'s commit. :func:`create_branch` then
+    creates it, once the upgrade's state names it, so that a run cut short between the two
+    leaves an upgrade that ``--abort`` and ``--continue`` know.
 
     Raises:
         BranchError: ``root`` is not in a git checkout, the checkout has changes to tracked
@@ -62,8 +64,34 @@ def start_branch(root: Path, name: str) -> tuple[str, str]:
     commit = gitops.commit_id(top, "HEAD")
     done = gitops.call(["symbolic-ref", "--quiet", "--short", "HEAD"], top)
     base = done.stdout.decode("utf-8", "surrogateescape").strip() if done.returncode == 0 else ""
-    gitops.run(["checkout", "-q", "-b", name], top)
     return base or commit, commit
+
+
+def create_branch(root: Path, name: str) -> None:
+    """Create the branch ``name`` at ``HEAD`` of the checkout holding ``root`` and switch to
+    it (checked by :func:`branch_base`).
+
+    Raises:
+        GitError: as git says.
+    """
+    gitops.run(["checkout", "-q", "-b", name], gitops.toplevel(root))
+
+
+def resume_branch(root: Path, name: str, commit: str) -> None:
+    """Go on on the upgrade's branch ``name``: create it at ``commit`` when a run was cut
+    short after the upgrade's state named it and before it was created (``HEAD`` still at
+    ``commit``); else check it is checked out (:func:`check_on_branch`).
+
+    Raises:
+        BranchError: another branch is checked out.
+    """
+    top = gitops.toplevel(root)
+    if not gitops.has_revision(top, f"refs/heads/{name}") and (
+        gitops.commit_id(top, "HEAD") == commit
+    ):
+        create_branch(top, name)
+        return
+    check_on_branch(root, name)
 
 
 def commit_step(root: Path, files: Sequence[str], subject: str, body: str) -> str | None:

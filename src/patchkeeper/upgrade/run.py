@@ -34,7 +34,12 @@ from typing import Any
 from patchkeeper.config import Config, load_config
 from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import ConfigError, Interrupted, PatchkeeperError, TargetError
-from patchkeeper.port.context import check_a_newer_release, configured_pin, stable_spec
+from patchkeeper.port.context import (
+    check_a_newer_release,
+    configured_pin,
+    directory_version,
+    stable_spec,
+)
 from patchkeeper.port.rebase import SeriesDoesNotApplyError
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.settings import port_settings
@@ -49,7 +54,13 @@ from patchkeeper.progress import note
 from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
 from patchkeeper.system.english import plural
-from patchkeeper.upgrade.branch import check_on_branch, commit_step, restore, start_branch
+from patchkeeper.upgrade.branch import (
+    branch_base,
+    commit_step,
+    create_branch,
+    restore,
+    resume_branch,
+)
 from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.results import (
     STEPS,
@@ -117,7 +128,8 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
         ConfigError: ``--to`` missing, nothing to upgrade (no series, no runtime patches).
         UpgradeStateError: an upgrade is (or is not) in progress.
         PortStateError: a port started by hand is in progress.
-        TargetError: a place a step writes is outside the downstream.
+        TargetError: a place a step writes is outside the downstream; a new pin given as a
+            directory that does not say its version.
         BranchError: ``--branch`` outside a git checkout, with changes not committed, or
             naming a branch that exists.
         Whatever a step raises (the state stays: ``--continue`` resumes at that step).
@@ -129,7 +141,7 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
     if action == "continue":
         run = _Run(config, steps, work, work.load())
         if run.state.branch:
-            check_on_branch(config.root, run.state.branch)
+            resume_branch(config.root, run.state.branch, run.state.base_commit)
         return _steps(run, "continue")
     if work.exists:
         raise UpgradeStateError(
@@ -160,16 +172,40 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
 
     state = UpgradeState(to=stable_spec(to), source=stable_spec(source or configured_pin(config)))
     state.target_version = release_version(to, Path(state.to)) or None
+    if series and state.target_version is None:
+        refuse_unversioned(Path(state.to))
     pinned = release_version(state.source, Path(state.source))
     check_a_newer_release(
         config, state.target_version, pinned, configured=not source, command="upgrade"
     )
     if branch:
         state.branch = branch
-        state.base, state.base_commit = start_branch(config.root, branch)
+        state.base, state.base_commit = branch_base(config.root, branch)
     work.save(state)
     work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
+    if branch:  # after the state names it: --abort deletes it, --continue creates it
+        create_branch(config.root, branch)
     return _steps(_Run(config, steps, work, state), "upgrade")
+
+
+def refuse_unversioned(to: Path) -> None:
+    """Refuse, before anything is written, a new pin given as a directory that does not say
+    its version (no ``PKG-INFO``, no static ``[project] version``: an upstream checkout whose
+    build computes it): the port step writes that version as the pin, and the options of an
+    upgrade in progress cannot be changed, so finding it out at the port would leave an
+    upgrade that ``--continue`` cannot finish.
+
+    Raises:
+        TargetError: naming the directory and what to pass instead.
+    """
+    if to.is_dir() and directory_version(to) is None:
+        raise TargetError(
+            "cannot tell the version of the new pin: the directory has no PKG-INFO and "
+            "its pyproject.toml no static [project] version",
+            path=to,
+            hint="pass --to NAME==VERSION (the release, fetched), or --to the unpacked "
+            "sdist of that release (it has PKG-INFO)",
+        )
 
 
 def has_series(config: Config) -> bool:

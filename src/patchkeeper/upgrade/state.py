@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 from patchkeeper.constants import STATE_DIR, UPGRADE_WORK_DIR
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.system.atomic import write_atomic
+from patchkeeper.system.removal import remove_tree
 
 FORMAT = 1
 #: The state directory outside a git checkout, relative to the downstream root.
@@ -152,7 +152,7 @@ class UpgradeDir:
         (self.root / RUNNING).unlink(missing_ok=True)
 
     def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root, ignore_errors=True)
 
 
 def state_dir(root: Path) -> Path:

@@ -31,6 +31,7 @@ from typing import Any
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.system.atomic import settle_dir, write_atomic
+from patchkeeper.system.removal import remove_tree
 
 #: The kinds of distribution file a requirement can be fetched as (config key ``fetch``).
 KINDS = ("sdist", "wheel")
@@ -309,7 +310,6 @@ def _unpack_atomically(archive: Path, dest: Path) -> None:
 
     If another process renamed its copy first, ours is discarded and theirs kept.
     """
-    import shutil
     import tempfile
 
     from patchkeeper.upstream.unpack import unpack_archive
@@ -326,7 +326,7 @@ def _unpack_atomically(archive: Path, dest: Path) -> None:
                 raise
     finally:
         if scratch.exists():
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch, ignore_errors=True)
 
 
 def unpack_local(archive: Path, upstream: str | None = None) -> FetchedTree:
