@@ -33,17 +33,16 @@ first rule that applies decides):
    **retain**), and always when neither release has the module or class it belongs to (its
    owner: the assignment has nothing to add the name to, the patch can never apply) unless
    ``try: ... except ImportError`` guards the patch (a future name: **retain**); a
-   target that existed at the old release and is gone without a trace ->
-   **look** (dropped, or folded into a caller the plugin must now patch: the trees
-   cannot tell, and a wrong removal loses a fix); moved or renamed (a private name's
-   underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) -> **update**
-   (retarget); a name in neither release that the plugin adds to a module the new release
-   moved (one module of the same name defines the old one's names) -> **update** (retarget
-   to it), or dropped -> **look**;
-   an attribute the plugin adds to an upstream class that the new class sets itself, or
-   a backport whose parameters the new upstream target now has (upstream took the change
-   in) -> **remove**; the audit then carries that to the other entries of a backport's
-   file (:func:`patchkeeper.runtime.judge.landed.spread`);
+   target that existed at the old release and is gone without a trace -> **look** (dropped, or
+   folded into a caller the plugin must now patch: the trees cannot tell, and a wrong removal
+   loses a fix); moved or renamed (a private name's underscore, a name the module extends:
+   ``FusedMoE`` -> ``FusedMoEFactory``) -> **update** (retarget); a name in neither release
+   that the plugin adds to a module the new release moved (one module of the same name defines
+   the old one's names) -> **update** (retarget to it), or dropped -> **look**; a method its
+   class lost: :mod:`.removed_member`; an attribute the plugin adds to an upstream class that
+   the new class sets itself, or a backport whose parameters the new upstream target now has
+   (upstream took the change in) -> **remove**; the audit then carries that to the other
+   entries of a backport's file (:func:`patchkeeper.runtime.judge.landed.spread`);
 4. a target new upstream (the old release did not define it, or not under the class found)
    -> **remove** when the patch's header says it is a backport (the change landed), else
    **update** (the patch now replaces upstream's own definition), unless the plugin assigns
@@ -153,6 +152,7 @@ from patchkeeper.runtime.judge.noise import (
     statement_follows_releases,
 )
 from patchkeeper.runtime.judge.registry_keys import registry_key_decision
+from patchkeeper.runtime.judge.removed_member import removed_member
 from patchkeeper.runtime.judge.unpassed import (
     for_definition,
     rebinding_scope,
@@ -330,6 +330,8 @@ def _judged(
         return _removal(entry, drift, new)
     if new.status != FOUND:
         return missing_target(entry, drift, old, new, trees, versions)
+    if (removed := removed_member(entry, drift, old, new, trees, versions[1])) is not None:
+        return removed
     if new.partial and old.partial == new.partial:
         pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
         attribute = attribute_landed(new.partial, *pair)

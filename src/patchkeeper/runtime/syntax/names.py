@@ -256,7 +256,10 @@ def walk_all(node: ast.AST) -> Iterator[ast.AST]:
 
 
 def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of a scope, through compound statements, not into nested scopes."""
+    """Every statement of a scope, through compound statements, not into nested scopes;
+    the blocks of a compound statement in the order its bindings are read
+    (:func:`_block_fields`: a ``try``'s ``else`` and ``finally`` after its body, which
+    comes after its ``except`` fallback)."""
     stack: list[ast.AST] = list(reversed(list(body)))
     while stack:
         node = stack.pop()
@@ -264,7 +267,7 @@ def walk_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
             yield node
             if isinstance(node, _SCOPES):
                 continue
-        for name in _BLOCKS:
+        for name in reversed(_block_fields(node.__class__)):
             value = getattr(node, name, None)
             if value:
                 stack.extend(reversed(value))
@@ -395,13 +398,27 @@ class Overlay(Mapping[str, Binding]):
 _BINDERS = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, *_SCOPES})
 _SIMPLE_BINDERS = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign})
 _BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
+#: The ``try`` statements (``try ... except*`` of Python 3.11 too).
+_TRIES: tuple[type, ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
 def _block_fields(kind: type) -> tuple[str, ...]:
-    """The fields of ``_BLOCKS`` a node class has (statement lists), in that order."""
+    """The fields of ``_BLOCKS`` a node class has (statement lists), in the order a scope's
+    bindings are read (a later one wins): the order a run reaches them, with a block that
+    only runs instead of another read before it. A ``try``'s ``except`` handlers (the
+    fallback when the body fails), then its body, its ``else`` and its ``finally`` (which
+    run after the body): ``try: from a import f`` wins over ``except ImportError: from b
+    import f`` and loses to ``else: f = wrap(f)``; an ``if``'s ``else`` before its body (the
+    branch written first wins); a loop's body before its ``else``."""
     fields = _BLOCK_FIELDS.get(kind)
     if fields is None:
-        fields = tuple(name for name in _BLOCKS if name in getattr(kind, "_fields", ()))
+        own = getattr(kind, "_fields", ())
+        if kind in _TRIES:
+            fields = ("handlers", "body", "orelse", "finalbody")
+        elif kind is ast.If:
+            fields = ("orelse", "body")
+        else:
+            fields = tuple(name for name in own if name in _BLOCKS)
         _BLOCK_FIELDS[kind] = fields
     return fields
 
@@ -446,7 +463,7 @@ class ScopeBindings:
                     push((child, inner))
                 continue
             fields = _BLOCK_FIELDS.get(kind)
-            for name in _block_fields(kind) if fields is None else fields:
+            for name in reversed(_block_fields(kind) if fields is None else fields):
                 value = getattr(node, name)
                 if value:
                     for child in reversed(value):
