@@ -467,34 +467,23 @@ class AssignmentForms(ParameterForms):
                 )  # fmt: skip
             return
         if name is None:
+            entry = PatchEntry(
+                file=self.facts.file,
+                line=node.lineno,
+                module=self.module,
+                scope=scope,
+                target=bound.dotted,
+                mechanism=Mechanism.SETATTR,
+                module_hint=bound.module,
+                replacement=replacement,
+                descriptors=descriptors,
+            )
             path = module_constants.imported_name(name_node, table, self.cfg.package)
             if path is not None:  # the attribute's name: a constant of another plugin module
-                entry = PatchEntry(
-                    file=self.facts.file,
-                    line=node.lineno,
-                    module=self.module,
-                    scope=scope,
-                    target=bound.dotted,
-                    mechanism=Mechanism.SETATTR,
-                    module_hint=bound.module,
-                    replacement=replacement,
-                    descriptors=descriptors,
-                )
                 self.facts.named.append((entry, tuple(conds), path))
                 return
             by_caller = self.fixed_parameter(name_node, scope)
             if by_caller is not None:  # the name: a parameter; its callers may pass literals
-                entry = PatchEntry(
-                    file=self.facts.file,
-                    line=node.lineno,
-                    module=self.module,
-                    scope=scope,
-                    target=bound.dotted,
-                    mechanism=Mechanism.SETATTR,
-                    module_hint=bound.module,
-                    replacement=replacement,
-                    descriptors=descriptors,
-                )
                 path = f"{self.module}.{scope}"
                 self.facts.through_names.append((entry, tuple(conds), path, by_caller[0]))
                 return

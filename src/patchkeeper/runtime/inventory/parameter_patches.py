@@ -137,6 +137,24 @@ def wraps_original(
     return False
 
 
+def _callers_of(
+    every_file: Iterable[FileFacts],
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+) -> _Callers:
+    """The calls of every plugin function, by the function's dotted path, and the names
+    used other than by a call or an import, read from ``every_file``."""
+    calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]] = {}
+    used: set[str] = set()
+    for facts in every_file:
+        for path, args in facts.calls:
+            calls.setdefault(path, []).append(args)
+        for edge in facts.edges:
+            if edge.kind != "call" and edge.kind != "import":
+                used.add(edge.target)
+    return _Callers(calls, used, facts_of, split)
+
+
 def parameter_entries(
     pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]],
     every_file: Iterable[FileFacts],
@@ -151,15 +169,7 @@ def parameter_entries(
     has them. A statement whose callers do not tell what it patches gives none."""
     if not pending:
         return []
-    calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]] = {}
-    used: set[str] = set()
-    for facts in every_file:
-        for path, args in facts.calls:
-            calls.setdefault(path, []).append(args)
-        for edge in facts.edges:
-            if edge.kind != "call" and edge.kind != "import":
-                used.add(edge.target)
-    callers = _Callers(calls, used, facts_of, split)
+    callers = _callers_of(every_file, facts_of, split)
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     for entry, conds, path, index in pending:
         objects = callers.passed(path, index, ())
@@ -184,15 +194,7 @@ def named_by_callers(
     all pass a literal (or that are not only called), whose name the reader cannot tell."""
     if not pending:
         return [], []
-    calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]] = {}
-    used: set[str] = set()
-    for facts in every_file:
-        for path, args in facts.calls:
-            calls.setdefault(path, []).append(args)
-        for edge in facts.edges:
-            if edge.kind != "call" and edge.kind != "import":
-                used.add(edge.target)
-    callers = _Callers(calls, used, facts_of, split)
+    callers = _callers_of(every_file, facts_of, split)
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     unnamed: list[PatchEntry] = []
     for entry, conds, path, index in pending:
