@@ -35,7 +35,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     FileFacts,
     is_external,
 )
-from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.inventory.plugin import REEXPORT_STEPS, PluginTree, reexported_from
 from patchkeeper.runtime.model import Activation, ActivationStatus, Condition
 
 
@@ -191,7 +191,8 @@ class Reachability:
         """The rows of the string table ``dotted`` (``module.NAME``): those of the table
         the module binds by name, else, when the module re-exports the name (``from
         .table import NAME`` at its top level, a package's ``__init__`` often does), those
-        of the module it imports it from (up to four steps); ``()`` when none."""
+        of the module it imports it from (:func:`reexported_from`, up to
+        :data:`REEXPORT_STEPS` steps); ``()`` when none."""
         module, _, name = dotted.rpartition(".")
         facts = self.tree.facts_of(module)
         if facts is None:
@@ -199,18 +200,12 @@ class Reachability:
         rows = facts.tables.get(name)
         if rows:
             return rows
-        if depth >= 4:
+        if depth >= REEXPORT_STEPS:
             return ()
-        for edge in facts.edges:
-            if (
-                edge.kind == "import"
-                and edge.scope == MODULE_SCOPE
-                and edge.target.rpartition(".")[2] == name
-                and edge.target != dotted
-            ):
-                found = self._table_rows(edge.target, depth + 1)
-                if found:
-                    return found
+        for source in reexported_from(facts, name):
+            found = self._table_rows(source, depth + 1)
+            if found:
+                return found
         return ()
 
     def _search_maybe(self, modules: tuple[str, ...]) -> None:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.file_facts import (
+    MODULE_SCOPE,
     UNREADABLE,
     FileFacts,
     ScanSettings,
@@ -184,21 +185,49 @@ class PluginTree:
     def replacement_sources(self, replacements: Iterable[str]) -> dict[str, ReplacementSource]:
         """The :class:`ReplacementSource` of each replacement ``module:qualname`` found
         (its module's file and facts looked up once, for the audit to hand its judges as
-        data); an expression, a module or a name without a file or span is left out."""
+        data), at its definition: a name the module re-exports from another plugin module
+        is found there (:meth:`definition`); an expression, a module or a name without a
+        file or span is left out."""
         found: dict[str, ReplacementSource] = {}
         for replacement in replacements:
             module, _, qual = replacement.partition(":")
             if not qual or "<" in replacement or replacement in found:
                 continue
-            located = self.module_file(module)
-            facts = self.facts_of(module) if located is not None else None
-            span = facts.span(qual) if facts is not None else None
-            if located is None or facts is None or span is None:
+            defined = self.definition(module, qual)
+            if defined is None:
+                continue
+            facts, span = defined
+            located = self.module_file(facts.module)
+            if located is None:
                 continue
             file = located[0]
             first = facts.decorated.get(span[0])
             found[replacement] = ReplacementSource(file, self.relative(file), *span, first)
         return found
+
+    def definition(
+        self, module: str, qual: str, depth: int = 0
+    ) -> tuple[FileFacts, tuple[int, int]] | None:
+        """The facts of the plugin module that defines ``qual`` (a function or class, or a
+        name inside one) named as ``module:qual``, with its span (:meth:`FileFacts.span`):
+        ``module`` itself, else, when it re-exports the first part of ``qual`` (``from .x
+        import Name`` at its top level, as a package's ``__init__`` often does), the module
+        it imports it from (up to :data:`REEXPORT_STEPS` steps); ``None`` when none."""
+        facts = self.facts_of(module)
+        if facts is None:
+            return None
+        span = facts.span(qual)
+        if span is not None:
+            return facts, span
+        if depth >= REEXPORT_STEPS:
+            return None
+        head, dot, rest = qual.partition(".")
+        for source in reexported_from(facts, head):
+            origin, _, name = source.rpartition(".")
+            found = self.definition(origin, name + dot + rest, depth + 1)
+            if found is not None:
+                return found
+        return None
 
     def reading(
         self, replacements: Iterable[str], leave_out: Collection[str] = ()
@@ -216,6 +245,26 @@ class PluginTree:
                 module_files[module] = (located[0], self.relative(located[0]))
         patch_files = self.patch_file_facts(frozenset(leave_out))
         return PluginReading(module_files, self.replacement_sources(named), patch_files)
+
+
+#: How many re-exports (``from .x import Name`` in a module of the plugin) a lookup of a
+#: name's definition follows before it gives up.
+REEXPORT_STEPS = 4
+
+
+def reexported_from(facts: FileFacts, name: str) -> list[str]:
+    """The dotted names (``module.NAME``) that the module of ``facts`` imports ``name``
+    from at its top level (``from .x import NAME``, in the order of its import edges), a
+    re-export of another module's name; itself left out."""
+    here = f"{facts.module}.{name}"
+    return [
+        edge.target
+        for edge in facts.edges
+        if edge.kind == "import"
+        and edge.scope == MODULE_SCOPE
+        and edge.target.rpartition(".")[2] == name
+        and edge.target != here
+    ]
 
 
 def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...]:
