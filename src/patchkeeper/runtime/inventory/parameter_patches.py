@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
 from patchkeeper.runtime.model import PatchEntry
@@ -45,6 +45,8 @@ LITERAL = "literal"
 
 #: How deep a parameter handed on from caller to caller is followed.
 _DEPTH = 8
+
+_T = TypeVar("_T")
 
 
 def fixed_parameter(name: str, params: tuple[str, ...], rebound: frozenset[str]) -> int | None:
@@ -239,37 +241,37 @@ class _Callers:
         """The upstream objects (dotted path, module) the calls of the plugin function
         ``path`` pass its parameter ``index``; ``None`` when any call passes something else
         than an upstream object or a plugin class, or the function is not only called."""
-        params = self._params(path)
-        sites = self.calls.get(path, [])
-        if params is None or index >= len(params) or not sites or path in self.used:
-            return None
-        if path in seen or len(seen) > _DEPTH:
-            return None
-        name = params[index]
-        out: set[tuple[str, str]] = set()
-        for args in sites:
-            given = {key: (kind, value, module) for key, kind, value, module in args}
-            found = given.get(str(index)) or given.get(name)
-            if found is None:
-                return None  # a default, or an unpacked *args or **kwargs
-            kind, value, module = found
+
+        def take(kind: str, value: str, module: str) -> set[tuple[str, str]] | None:
             if kind == UPSTREAM:
-                out.add((value, module))
-            elif kind == OWN and self._own_class(value):
-                continue  # the plugin's own class: no upstream patch
-            elif kind == PARAMETER:
-                handed = self.passed(value, int(module), (*seen, path))
-                if handed is None:
-                    return None
-                out |= handed
-            else:
-                return None
-        return out
+                return {(value, module)}
+            if kind == OWN and self._own_class(value):
+                return set()  # the plugin's own class: no upstream patch
+            return None
+
+        return self._through_calls(path, index, seen, take)
 
     def literals(self, path: str, index: int, seen: tuple[str, ...]) -> set[str] | None:
         """The string literals the calls of the plugin function ``path`` pass its parameter
         ``index``, a parameter handed on from caller to caller included; ``None`` when any
         call passes something else, or the function is not only called."""
+
+        def take(kind: str, value: str, _module: str) -> set[str] | None:
+            return {value} if kind == LITERAL else None
+
+        return self._through_calls(path, index, seen, take)
+
+    def _through_calls(
+        self,
+        path: str,
+        index: int,
+        seen: tuple[str, ...],
+        take: Callable[[str, str, str], set[_T] | None],
+    ) -> set[_T] | None:
+        """What ``take`` makes of each argument (kind, value, module) the calls of the
+        plugin function ``path`` pass its parameter ``index``, following a parameter the
+        caller hands on (at most :data:`_DEPTH` callers deep); ``None`` when ``take`` says
+        so for any call, a call passes nothing there, or the function is not only called."""
         params = self._params(path)
         sites = self.calls.get(path, [])
         if params is None or index >= len(params) or not sites or path in self.used:
@@ -277,20 +279,18 @@ class _Callers:
         if path in seen or len(seen) > _DEPTH:
             return None
         name = params[index]
-        out: set[str] = set()
+        out: set[_T] = set()
         for args in sites:
             given = {key: (kind, value, module) for key, kind, value, module in args}
             found = given.get(str(index)) or given.get(name)
             if found is None:
                 return None  # a default, or an unpacked *args or **kwargs
             kind, value, module = found
-            if kind == LITERAL:
-                out.add(value)
-            elif kind == PARAMETER:
-                handed = self.literals(value, int(module), (*seen, path))
-                if handed is None:
-                    return None
-                out |= handed
+            if kind == PARAMETER:
+                handed = self._through_calls(value, int(module), (*seen, path), take)
             else:
+                handed = take(kind, value, module)
+            if handed is None:
                 return None
+            out |= handed
         return out
