@@ -165,6 +165,22 @@ def test_foreign_diff_applies_at_its_pinned_commit(downstream: Path, foreign: Pa
     assert main(["-C", str(downstream), "lint"]) == 0
 
 
+def test_a_foreign_checkout_that_is_no_directory_is_refused(
+    downstream: Path, tmp_path: Path, capsys
+) -> None:
+    """A mistyped checkout is refused even when no entry needs one (it was ignored)."""
+    before = sorted(p.relative_to(downstream) for p in downstream.rglob("*"))
+    missing = tmp_path / "no-such-checkout"
+    code = main(["-C", str(downstream), "lint", "--foreign-checkout", f"fa2={missing}"])
+    err = capsys.readouterr().err
+    assert (code, err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--foreign-checkout': {missing}: no such directory; give "
+        "the checkout the foreign diffs and vendored trees are compared with",
+    )
+    assert sorted(p.relative_to(downstream) for p in downstream.rglob("*")) == before
+
+
 def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> None:
     pinned = git(foreign, "rev-parse", "v2.0")
     write_files(

@@ -44,13 +44,24 @@ def _checkouts(
     ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> dict[str, Path]:
     """``--foreign-checkout``'s values, ``[NAME=]PATH`` each, as ``{NAME or "": the
-    resolved PATH}`` (a later one of the same name wins)."""
+    resolved PATH}`` (a later one of the same name wins).
+
+    Raises:
+        click.BadParameter: a PATH that is not a directory (checked even when no entry
+            needs a checkout, so a mistyped path is not ignored in silence).
+    """
     out: dict[str, Path] = {}
     for value in values:
         name, sep, path = value.partition("=")
         if not sep:
             name, path = "", value
-        out[name] = Path(path).resolve()
+        checkout = Path(path).resolve()
+        if not checkout.is_dir():
+            raise click.BadParameter(
+                f"{path}: no such directory; give the checkout the foreign diffs and "
+                "vendored trees are compared with"
+            )
+        out[name] = checkout
     return out
 
 
