@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 _AST = ast.AST
-_CALL = ast.Call
+_CALL_KIND: frozenset[type] = frozenset({ast.Call})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
-#: The fields of each node class that can hold a call, as :func:`calls` reads them: all
+#: The fields of each node class that can hold a node :func:`of_kinds` looks for: all
 #: but an expression's context and operators (``Load``, ``Add``, ``Eq``: leaves).
 _CALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -68,35 +68,12 @@ def calls(root: ast.AST) -> list[ast.Call]:
     """Every :class:`ast.Call` of ``root`` (itself included), in no particular order (a
     stack, depth first): about three times as fast as filtering :func:`ast.walk`, as it
     calls no function per node and skips the leaves no call is under."""
-    found: list[ast.Call] = []
-    todo: list[ast.AST] = [root]
-    pop, push = todo.pop, todo.append
-    fields_of = _CALL_FIELDS
-    while todo:
-        node = pop()
-        kind = node.__class__
-        if kind is _CALL:
-            found.append(node)  # type: ignore[arg-type]
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = fields_of[kind] = tuple(
-                f for f in kind._fields if f not in ("ctx", "op", "ops")
-            )
-        for name in fields:
-            value = getattr(node, name, None)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, _AST):
-                        push(item)
-            elif isinstance(value, _AST):
-                push(value)
-    return found
+    return of_kinds(root, _CALL_KIND)  # type: ignore[return-value]
 
 
 def of_kinds(root: ast.AST, kinds: frozenset[type]) -> list[ast.AST]:
     """Every node of ``root`` (itself included) whose class is one of ``kinds``, in no
-    particular order: :func:`calls`' walk (a stack, no function call per node) for other
-    node classes."""
+    particular order: a stack, no function call per node."""
     found: list[ast.AST] = []
     todo: list[ast.AST] = [root]
     pop, push = todo.pop, todo.append
