@@ -5,6 +5,7 @@ from __future__ import annotations
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.start.forms import shown
 from patchkeeper.start.init import InitResult
+from patchkeeper.start.plugin import PluginInitResult
 
 #: The form's name in a sentence.
 FORM_NAMES = {
@@ -39,4 +40,27 @@ def init_markdown(result: InitResult) -> str:
     return (
         f"Started a downstream of `{result.upstream}=={result.pin}` from "
         f"{FORM_NAMES.get(result.form, result.form)}: wrote {written}.\n"
+    )
+
+
+@text_renderer(PluginInitResult)
+def plugin_init_text(result: PluginInitResult) -> str:
+    """What was found, the configuration written, then the next commands."""
+    lines = [
+        f"found a runtime plugin of {result.upstream} ({result.reason}): its patches are made "
+        "at run time",
+        f"upstream {result.upstream}, pin {result.pin}: {result.pin_reason}",
+        f"package {result.package}: the runtime commands read it",
+    ]
+    lines += [f"wrote {shown(path, result.root)}" for path in result.written_files]
+    lines.append("next:")
+    lines += [f"  {command}" for command in result.next_commands]
+    return "\n".join(lines)
+
+
+@markdown_renderer(PluginInitResult)
+def plugin_init_markdown(result: PluginInitResult) -> str:
+    return (
+        f"Configured the runtime plugin `{result.package}` of "
+        f"`{result.upstream}=={result.pin}` in `{shown(result.config_file, result.root)}`.\n"
     )
