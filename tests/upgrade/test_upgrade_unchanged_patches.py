@@ -12,28 +12,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from upgrade_support import committed_files, make_checkout
+from upgrade_support import (
+    MODULE_NEW,
+    MODULE_OLD,
+    STOP_PATCH,
+    STOP_PATCH_MOVED,
+    committed_files,
+    make_checkout,
+)
 
 from helpers import DROP_FLAKY_TEST, FLAKY_TESTS, write_files
-
-#: The package's module at the pin and at the new release (three lines more at its top).
-MODULE_OLD = "def serve():\n    return 'serve'\n\n\ndef stop():\n    return None\n"
-MODULE_NEW = "VERSION = '2.0'\n\n\n" + MODULE_OLD
-
-#: A DEP-3 patch of the module: the new release moves its hunk.
-STOP_PATCH = """\
-Description: Shut down cleanly
-Forwarded: not-needed
-
---- a/tinyserve/server.py
-+++ b/tinyserve/server.py
-@@ -3,4 +3,4 @@ def serve():
- 
- 
- def stop():
--    return None
-+    return 'stopped'
-"""
 
 
 def _downstream(root: Path) -> Path:
@@ -77,6 +65,4 @@ def test_the_port_step_lists_only_the_files_whose_bytes_changed(cli, tmp_path: P
     assert committed_files(down, port["commit"]) == port["files"]
     patches = down / "debian" / "patches"
     assert (patches / "remove-poll-test.patch").read_text("utf-8") == DROP_FLAKY_TEST
-    assert (patches / "clean-shutdown.patch").read_text("utf-8") == STOP_PATCH.replace(
-        "@@ -3,4 +3,4 @@", "@@ -6,4 +6,4 @@"
-    )
+    assert (patches / "clean-shutdown.patch").read_text("utf-8") == STOP_PATCH_MOVED

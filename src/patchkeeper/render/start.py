@@ -29,9 +29,7 @@ def init_text(result: InitResult) -> str:
     ]
     lines += [f"wrote {shown(path, root)}" for path in result.written_files]
     lines += [f"note: {note}" for note in result.notes]
-    lines.append("next:")
-    lines += [f"  {command}" for command in result.next_commands]
-    return "\n".join(lines)
+    return "\n".join(lines + _next(result.next_commands))
 
 
 @markdown_renderer(InitResult)
@@ -53,9 +51,12 @@ def plugin_init_text(result: PluginInitResult) -> str:
         f"package {result.package}: the runtime commands read it",
     ]
     lines += [f"wrote {shown(path, result.root)}" for path in result.written_files]
-    lines.append("next:")
-    lines += [f"  {command}" for command in result.next_commands]
-    return "\n".join(lines)
+    return "\n".join(lines + _next(result.next_commands))
+
+
+def _next(commands: tuple[str, ...]) -> list[str]:
+    """The lines that end init's output: ``next:``, then each command indented."""
+    return ["next:", *(f"  {command}" for command in commands)]
 
 
 @markdown_renderer(PluginInitResult)
