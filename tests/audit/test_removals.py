@@ -8,6 +8,8 @@ from pathlib import Path
 
 from audit_support import judge
 
+from helpers import DROP_FLAKY_TEST, FLAKY_TEST, FLAKY_TESTS
+
 CONF_OLD = """project = "minihttp"
 extensions = [
     "sphinx.ext.autodoc",
@@ -430,65 +432,16 @@ def test_a_docs_block_whose_own_names_are_gone_is_removed_upstream(tmp_path: Pat
     assert verdict.verdict == "conflict"
 
 
-# A Debian patch dropping a flaky test function that sits between two others and ends as the
-# one before it ends: the old pin's file holds the patch's post-image (that ending, two blank
-# lines, the next function's start) at the end of the dropped function itself.
-TESTS_OLD = """import time
-
-
-def test_wait():
-    t1 = time.time()
-    tdiff = time.time() - t1
-    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
-
-
-def test_communicate_with_poll():
-    # skipped for years, and flaky since
-    t1 = time.time()
-    tdiff = time.time() - t1
-    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
-
-
-def test_close_stdin():
-    p = run(
-        ['ls'],
-    )
-"""
-
-DROP_POLL_TEST = """Description: Remove non-deterministic test_communicate_with_poll()
-Forwarded: no
-
---- pkg-1.0.orig/tests/subprocess_test.py
-+++ pkg-1.0/tests/subprocess_test.py
-@@ -7,13 +7,6 @@ def test_wait():
-     assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
- 
- 
--def test_communicate_with_poll():
--    # skipped for years, and flaky since
--    t1 = time.time()
--    tdiff = time.time() - t1
--    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
--
--
- def test_close_stdin():
-     p = run(
-         ['ls'],
-"""
-
-POLL_TEST = TESTS_OLD[TESTS_OLD.index("def test_communicate") : TESTS_OLD.index("def test_close")]
-
-
 def test_a_post_image_the_pin_already_has_is_not_upstream(tmp_path: Path) -> None:
     """Upstream tightened test_wait and kept the dropped function: the patch's post-image
     still stands at the end of that function, as at the pin, so it reverses there. That
     proves nothing; the removal is still to make (a refresh: its lines are unchanged)."""
-    new = TESTS_OLD.replace("<= 0.2, 'did not stop", "<= 0.3, 'did not stop", 1)
+    new = FLAKY_TESTS.replace("<= 0.2, 'did not stop", "<= 0.3, 'did not stop", 1)
     [verdict] = judge(
         tmp_path,
         {"tests/subprocess_test.py": new},
-        [("remove-poll-test.patch", DROP_POLL_TEST)],
-        old={"tests/subprocess_test.py": TESTS_OLD},
+        [("remove-poll-test.patch", DROP_FLAKY_TEST)],
+        old={"tests/subprocess_test.py": FLAKY_TESTS},
     )
     assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert verdict.summary.startswith(
@@ -499,12 +452,12 @@ def test_a_post_image_the_pin_already_has_is_not_upstream(tmp_path: Path) -> Non
 
 
 def test_the_same_removal_made_upstream_is_upstreamed(tmp_path: Path) -> None:
-    new = "# header\n" + TESTS_OLD.replace(POLL_TEST, "")
+    new = "# header\n" + FLAKY_TESTS.replace(FLAKY_TEST, "")
     [verdict] = judge(
         tmp_path,
         {"tests/subprocess_test.py": new},
-        [("remove-poll-test.patch", DROP_POLL_TEST)],
-        old={"tests/subprocess_test.py": TESTS_OLD},
+        [("remove-poll-test.patch", DROP_FLAKY_TEST)],
+        old={"tests/subprocess_test.py": FLAKY_TESTS},
     )
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
     assert verdict.summary == (

@@ -237,3 +237,43 @@ def test_a_poetry_dependency_is_named_by_its_line(cli, tmp_path: Path) -> None:
             "2 problems in 0 patches",
         ],
     )
+
+
+def test_files_a_requirements_file_reads_in_are_read_too(cli, tmp_path: Path) -> None:
+    """``-r`` and ``-c`` lines are followed, whatever the file's name and depth, as pip reads
+    them: a cycle is read once; a URL, a missing file and a file outside the downstream are
+    not read."""
+    root = _project(tmp_path / "project")
+    files = {
+        "requirements/base.txt": (
+            "-r ../docker/common.txt\n"
+            "--constraint ../services/api/deps/pins.txt\n"
+            "-r https://example.org/requirements.txt\n"
+            "-r missing.txt\n"
+            "-r ../../outside.txt\n"
+            "vllm==0.32.0\n"
+        ),
+        "docker/common.txt": "-r ../requirements/base.txt\nvllm>=0.33\n",  # back: a cycle
+        "services/api/deps/pins.txt": "vllm==0.31.0\n",  # three folders down, named in -c
+        "../outside.txt": "vllm==0.20.0\n",  # another project's
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    run = cli("lint", cwd=root)
+    assert (run.code, run.out.splitlines(), run.err) == (
+        1,
+        [
+            'docker/common.txt:2: PK601 requires vllm>=0.33, but pin = "0.32.0" in '
+            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
+            "name the release the project installs",
+            TEXT[0],
+            TEXT[1],
+            'services/api/deps/pins.txt:1: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
+            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
+            "name the release the project installs",
+            TEXT[2],
+            "5 problems in 0 patches",
+        ],
+        "",
+    )

@@ -1,4 +1,5 @@
-"""Fixtures of the runtime-patch tests: the seed-shaped plugin and its two upstream trees."""
+"""Fixtures of the runtime-patch tests: the seed-shaped plugin and its two upstream trees, and
+a writer of a test's own plugin and upstream releases."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from plugin_trees import TreeWriter
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -17,3 +19,11 @@ def runtime_trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     work = tmp_path / "work"
     shutil.copytree(FIXTURES, work)
     return work
+
+
+@pytest.fixture
+def plugin_trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TreeWriter:
+    """A writer of a plugin and its upstream releases under ``tmp_path``, with a private
+    cache (:mod:`plugin_trees`)."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    return TreeWriter(tmp_path)

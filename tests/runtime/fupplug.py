@@ -14,35 +14,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import patch_plugin, pyproject
 
+from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
 
-#: The plugin project's ``pyproject.toml``; ``{package}`` is its name.
-PYPROJECT = """[project]
-name = "{package}"
-version = "0.1"
 
-[project.entry-points."fup.plugins"]
-{package} = "{package}:register"
-
-[tool.patchkeeper]
-upstream = "fup"
-
-[tool.patchkeeper.runtime]
-package = "{package}"
-entry-point-groups = ["fup.plugins"]
-upstream-packages = ["fup"]
-"""
-
-
-def write_files(root: Path, files: dict[str, str]) -> Path:
-    """Write ``files`` (relative path -> text, UTF-8) under ``root``; return ``root``."""
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
+def fup_plugin(package: str, patches: dict[str, str], register: str) -> dict[str, str]:
+    """The files of the plugin project ``package`` configured for ``fup``
+    (:func:`plugin_trees.patch_plugin`): its entry point ``package`` in ``fup.plugins``, its
+    ``__init__.py`` ``register``, and ``patches`` (module name -> text) in its ``patch``
+    package."""
+    return patch_plugin(
+        package,
+        patches,
+        entry=package,
+        group="fup.plugins",
+        register=register,
+        version="0.1",
+        upstream="fup",
+    )
 
 
 def write_trees(
@@ -54,9 +47,10 @@ def write_trees(
 ) -> Path:
     """Under ``tmp_path``: ``fup-VERSION`` for each of ``releases`` (version -> the files of
     the ``fup`` package besides its empty ``__init__.py``, e.g. ``{"fup/kv.py": ...}``),
-    with its ``PKG-INFO``; and the plugin project ``package`` with :data:`PYPROJECT`, an
-    ``__init__.py`` whose ``register()`` imports ``package.patch``, and ``plugin`` (its other
-    files). A private cache (``PATCHKEEPER_CACHE``) is set. Returns ``tmp_path``."""
+    with its ``PKG-INFO``; and the plugin project ``package`` (its ``pyproject.toml`` by
+    :func:`plugin_trees.pyproject`, configured for ``fup``, its entry point in ``fup.plugins``),
+    an ``__init__.py`` whose ``register()`` imports ``package.patch``, and ``plugin`` (its
+    other files). A private cache (``PATCHKEEPER_CACHE``) is set. Returns ``tmp_path``."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     for version, files in releases.items():
         write_files(
@@ -70,7 +64,13 @@ def write_trees(
     write_files(
         tmp_path / package,
         {
-            "pyproject.toml": PYPROJECT.format(package=package),
+            "pyproject.toml": pyproject(
+                package,
+                {package: f"{package}:register"},
+                group="fup.plugins",
+                version="0.1",
+                upstream="fup",
+            ),
             f"{package}/__init__.py": (
                 f"def register():\n    import {package}.patch  # noqa: F401\n"
             ),

@@ -5,11 +5,7 @@ the function conditional. The plugin is written by the test in the shape of a re
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+from plugin_trees import TreeWriter, activation_conditions, patch_plugin
 
 PATCH = """import vllm.engine
 from vllm.platforms import current_platform
@@ -35,37 +31,20 @@ def install():
     vllm.engine.run = run
 """
 
-FILES = {
-    "pyproject.toml": (
-        '[project]\nname = "cplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.platform_plugins"]\nc = "cplug:register"\n'
-    ),
-    "cplug/__init__.py": (
-        "def register():\n    from cplug.patch import p_exit\n\n    p_exit.install()\n"
-    ),
-    "cplug/patch/__init__.py": "",
-    "cplug/patch/p_exit.py": PATCH,
-}
+FILES = patch_plugin(
+    "cplug",
+    {"p_exit": PATCH},
+    entry="c",
+    group="vllm.platform_plugins",
+    register="def register():\n    from cplug.patch import p_exit\n\n    p_exit.install()\n",
+)
 
 
 def test_an_early_return_makes_the_rest_of_the_function_conditional(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for relative, text in FILES.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(text)
-    inventory = take_inventory(None, plugin=tmp_path, package="cplug")
-    found = [
-        (
-            e.target,
-            e.activation.status.value,
-            [(c.kind, c.text, c.line) for c in e.activation.conditions],
-        )
-        for e in inventory.entries
-        if e.activation
-    ]
-    assert found == [
+    inventory = plugin_trees.write("cplug", FILES).inventory()
+    assert activation_conditions(inventory) == [
         ("vllm.engine.early", "active", []),
         (
             "vllm.engine.step",
@@ -100,16 +79,10 @@ def install():
 """
 
 
-def test_an_except_handler_is_named_once_in_the_listing(
-    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_except_handler_is_named_once_in_the_listing(cli, plugin_trees: TreeWriter) -> None:
     """The listing said ``conditional: except except ValueError``: the handler's text
     already starts with its kind."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    files = {**FILES, "cplug/patch/p_exit.py": HANDLER}
-    for relative, text in files.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(text)
-    run = cli("runtime", "inventory", "--plugin", str(tmp_path), "--package", "cplug", cwd=tmp_path)
+    plugin = plugin_trees.write("cplug", {**FILES, "cplug/patch/p_exit.py": HANDLER}).plugin
+    run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", "cplug", cwd=plugin)
     listed = [line for line in run.out.splitlines() if "conditional:" in line]
     assert listed == ["    conditional: except ValueError (cplug/patch/p_exit.py:11)"]

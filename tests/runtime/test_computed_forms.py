@@ -15,48 +15,35 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from plugin_trees import (
+    ENGINE,
+    MODELS_INIT,
+    PATCH_RUN,
+    PATCH_STEP,
+    REGISTRY_CLASSES,
+    TreeWriter,
+    activation_decisions,
+    pyproject,
+)
 
 from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
 UPSTREAM = {
     "vllm/__init__.py": "",
-    "vllm/engine.py": "def step(x):\n    return x\n\n\ndef run(x):\n    return x\n",
+    "vllm/engine.py": ENGINE,
     "vllm/worker.py": "def execute(x):\n    return x\n",
     "vllm/model_executor/__init__.py": "",
-    "vllm/model_executor/models/__init__.py": (
-        "from vllm.model_executor.models.registry import ModelRegistry\n\n"
-        '__all__ = ["ModelRegistry"]\n'
-    ),
+    "vllm/model_executor/models/__init__.py": MODELS_INIT,
     "vllm/model_executor/models/registry.py": (
-        "import importlib\n\n\n"
-        "class _LazyRegisteredModel:\n"
-        "    def __init__(self, module_name, class_name):\n"
-        "        self.module_name = module_name\n"
-        "        self.class_name = class_name\n\n"
-        "    def load_model_cls(self):\n"
-        "        return getattr(importlib.import_module(self.module_name), self.class_name)\n\n\n"
-        "class _ModelRegistry:\n"
-        "    def __init__(self, models):\n"
-        "        self.models = dict(models)\n\n"
-        "    def register_model(self, arch, model_cls):\n"
-        '        module_name, class_name = model_cls.split(":")\n'
-        "        self.models[arch] = _LazyRegisteredModel(module_name, class_name)\n\n\n"
-        "ModelRegistry = _ModelRegistry({})\n"
+        "import importlib\n\n\n" + REGISTRY_CLASSES + "ModelRegistry = _ModelRegistry({})\n"
     ),
 }
 
-PATCH_STEP = "import vllm.engine\n\n\ndef step(x):\n    return x\n\n\nvllm.engine.step = step\n"
-PATCH_RUN = "import vllm.engine\n\n\ndef run(x):\n    return x\n\n\nvllm.engine.run = run\n"
-
 FPLUG = {
-    "pyproject.toml": (
-        '[project]\nname = "fplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\n'
-        'register_models = "fplug.register:register_models"\n'
-        'codecs = "fplug.codecs:load_codecs"\n'
+    "pyproject.toml": pyproject(
+        "fplug",
+        {"register_models": "fplug.register:register_models", "codecs": "fplug.codecs:load_codecs"},
     ),
     "fplug/__init__.py": "",
     "fplug/register.py": (
@@ -125,26 +112,12 @@ ALIASES = (
 )
 
 
-@pytest.fixture
-def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    """The two upstream releases (identical), and a private cache."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    return (
-        str(write_files(tmp_path / "up-1.0", UPSTREAM)),
-        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
-    )
-
-
 def test_names_built_by_sum_format_and_percent_from_another_modules_table(
-    tmp_path: Path, upstream: tuple[str, str]
+    plugin_trees: TreeWriter,
 ) -> None:
-    plugin = write_files(tmp_path / "fplug", FPLUG)
-    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="fplug")
-    assert [
-        (a.entry.file, a.entry.target, a.entry.activation.status.value, a.drift.decision)
-        for a in result.entries
-        if a.entry.activation is not None
-    ] == [
+    trees = plugin_trees.write("fplug", FPLUG, UPSTREAM)
+    result = trees.audit()
+    assert activation_decisions(result) == [
         ("fplug/codecs/wav.py", "vllm.engine.run", "conditional", "retain"),
         ("fplug/models/spare/spare_model.py", "vllm.engine.step", "never-imported", "look"),
         ("fplug/models/talker/talker_model.py", "vllm.engine.step", "conditional", "retain"),
@@ -202,11 +175,9 @@ def test_a_name_bound_to_an_item_of_sys_modules_names_that_module(tmp_path: Path
 # function that formats each with the rows of that backend's table), and reads a table of
 # codec names that a package re-exports from the module defining it.
 TPLUG = {
-    "pyproject.toml": (
-        '[project]\nname = "tplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\n'
-        'register_models = "tplug.register:register_models"\n'
-        'codecs = "tplug.codecs:load_codecs"\n'
+    "pyproject.toml": pyproject(
+        "tplug",
+        {"register_models": "tplug.register:register_models", "codecs": "tplug.codecs:load_codecs"},
     ),
     "tplug/__init__.py": "",
     "tplug/register.py": (
@@ -243,11 +214,9 @@ TPLUG = {
 }
 
 
-def test_a_template_formatted_elsewhere_and_a_re_exported_table(
-    tmp_path: Path, upstream: tuple[str, str]
-) -> None:
-    plugin = write_files(tmp_path / "tplug", TPLUG)
-    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="tplug")
+def test_a_template_formatted_elsewhere_and_a_re_exported_table(plugin_trees: TreeWriter) -> None:
+    trees = plugin_trees.write("tplug", TPLUG, UPSTREAM)
+    result = trees.audit()
     assert [
         (
             a.entry.file,

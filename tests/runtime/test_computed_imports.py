@@ -12,39 +12,31 @@ a model module. The upstream is a small ``vllm`` tree written here with the lazy
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from helpers import write_files
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
+from plugin_trees import (
+    ENGINE,
+    MODELS_INIT,
+    PATCH_RUN,
+    PATCH_STEP,
+    REGISTRY_CLASSES,
+    TreeWriter,
+    activation_decisions,
+    pyproject,
+)
 
 UPSTREAM = {
     "vllm/__init__.py": "",
-    "vllm/engine.py": "def step(x):\n    return x\n\n\ndef run(x):\n    return x\n",
+    "vllm/engine.py": ENGINE,
     "vllm/model_executor/__init__.py": "",
-    "vllm/model_executor/models/__init__.py": (
-        "from vllm.model_executor.models.registry import ModelRegistry\n\n"
-        '__all__ = ["ModelRegistry"]\n'
-    ),
+    "vllm/model_executor/models/__init__.py": MODELS_INIT,
     "vllm/model_executor/models/llama.py": "class LlamaForCausalLM:\n    pass\n",
     "vllm/model_executor/models/registry.py": (
         "import importlib\n\n"
         '_VLLM_MODELS = {"LlamaForCausalLM": ("llama", "LlamaForCausalLM")}\n\n\n'
         "def _resolve_module_name(relname):\n"
         '    return f"vllm.model_executor.models.{relname}"\n\n\n'
-        "class _LazyRegisteredModel:\n"
-        "    def __init__(self, module_name, class_name):\n"
-        "        self.module_name = module_name\n"
-        "        self.class_name = class_name\n\n"
-        "    def load_model_cls(self):\n"
-        "        return getattr(importlib.import_module(self.module_name), self.class_name)\n\n\n"
-        "class _ModelRegistry:\n"
-        "    def __init__(self, models):\n"
-        "        self.models = dict(models)\n\n"
-        "    def register_model(self, arch, model_cls):\n"
-        '        module_name, class_name = model_cls.split(":")\n'
-        "        self.models[arch] = _LazyRegisteredModel(module_name, class_name)\n\n\n"
+    )
+    + REGISTRY_CLASSES
+    + (
         "ModelRegistry = _ModelRegistry(\n"
         "    {\n"
         "        arch: _LazyRegisteredModel(_resolve_module_name(relname), cls_name)\n"
@@ -54,15 +46,8 @@ UPSTREAM = {
     ),
 }
 
-PATCH_STEP = "import vllm.engine\n\n\ndef step(x):\n    return x\n\n\nvllm.engine.step = step\n"
-PATCH_RUN = "import vllm.engine\n\n\ndef run(x):\n    return x\n\n\nvllm.engine.run = run\n"
-
 OPLUG = {
-    "pyproject.toml": (
-        '[project]\nname = "oplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\n'
-        'register_models = "oplug.register:register_models"\n'
-    ),
+    "pyproject.toml": pyproject("oplug", {"register_models": "oplug.register:register_models"}),
     "oplug/__init__.py": "",
     "oplug/register.py": (
         "def register_models():\n"
@@ -104,26 +89,12 @@ OPLUG = {
 }
 
 
-@pytest.fixture
-def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    """The two upstream releases (identical), and a private cache."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    return (
-        str(write_files(tmp_path / "up-1.0", UPSTREAM)),
-        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
-    )
-
-
 def test_modules_named_by_a_computed_name_are_reached_or_looked_at(
-    tmp_path: Path, upstream: tuple[str, str]
+    plugin_trees: TreeWriter,
 ) -> None:
-    plugin = write_files(tmp_path / "oplug", OPLUG)
-    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="oplug")
-    assert [
-        (a.entry.file, a.entry.target, a.entry.activation.status.value, a.drift.decision)
-        for a in result.entries
-        if a.entry.activation is not None
-    ] == [
+    trees = plugin_trees.write("oplug", OPLUG, UPSTREAM)
+    result = trees.audit()
+    assert activation_decisions(result) == [
         ("oplug/models/talker/audio_utils.py", "vllm.engine.run", "conditional", "retain"),
         ("oplug/models/talker/talker_model.py", "vllm.engine.step", "conditional", "retain"),
         ("oplug/models/unused.py", "vllm.engine.run", "never-imported", "remove"),

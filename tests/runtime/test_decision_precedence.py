@@ -9,12 +9,7 @@ would say *migrate*; but there is nothing left to migrate: upstream runs the plu
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from helpers import write_files
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
+from plugin_trees import TreeWriter, pyproject
 
 STEP = "def step(x):\n    return current_platform.fuse_step(x)\n"
 OLD = {
@@ -31,10 +26,7 @@ NEW = {
     "vllm/engine.py": "from vllm.platforms import current_platform\n\n\n" + STEP,
 }
 PLUGIN = {
-    "pyproject.toml": (
-        '[project]\nname = "eplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\ne = "eplug.patch:apply"\n'
-    ),
+    "pyproject.toml": pyproject("eplug", {"e": "eplug.patch:apply"}),
     "eplug/__init__.py": "",
     "eplug/patch/__init__.py": "def apply():\n    import eplug.patch.patch_step  # noqa: F401\n",
     "eplug/patch/patch_step.py": (
@@ -46,16 +38,9 @@ PLUGIN = {
 
 
 def test_the_new_upstream_equal_to_the_replacement_is_remove_before_migrate(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    result = audit_runtime(
-        None,
-        old=str(write_files(tmp_path / "up-1.0", OLD)),
-        new=str(write_files(tmp_path / "up-2.0", NEW)),
-        plugin=write_files(tmp_path / "eplug", PLUGIN),
-        package="eplug",
-    )
+    result = plugin_trees.write("eplug", PLUGIN, OLD, NEW).audit()
     (audited,) = result.entries
     assert (audited.entry.target, audited.drift.decision, audited.drift.evidence[0]) == (
         "vllm.engine.step",

@@ -12,12 +12,7 @@ and one passing only keywords the new release still takes, stay *retain*.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from helpers import write_files
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
+from plugin_trees import TreeWriter, patch_plugin
 
 SPEC = """from dataclasses import dataclass
 
@@ -71,31 +66,18 @@ vllm.spec.make_cache = my_make_cache
 vllm.spec.plain = my_plain
 """
 
-PLUGIN = {
-    "pyproject.toml": (
-        '[project]\nname = "kplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\nk = "kplug:register"\n'
-    ),
-    "kplug/__init__.py": "def register():\n    from kplug.patch import p_spec  # noqa: F401\n",
-    "kplug/patch/__init__.py": "",
-    "kplug/patch/p_spec.py": PATCH,
-}
+PLUGIN = patch_plugin("kplug", {"p_spec": PATCH}, entry="k")
 
 
 def test_a_keyword_the_new_release_no_longer_takes_is_an_update(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    old = write_files(
-        tmp_path / "up-1.0",
+    result = plugin_trees.write(
+        "kplug",
+        PLUGIN,
         {"vllm/__init__.py": "", "vllm/spec.py": SPEC.format(field="ratio", rest='mode="a"')},
-    )
-    new = write_files(
-        tmp_path / "up-2.0",
         {"vllm/__init__.py": "", "vllm/spec.py": SPEC.format(field="tokens", rest="**kwargs")},
-    )
-    plugin = write_files(tmp_path / "kplug", PLUGIN)
-    result = audit_runtime(None, old=str(old), new=str(new), plugin=plugin, package="kplug")
+    ).audit()
     assert [(a.entry.target, a.drift.decision, a.drift.evidence[0]) for a in result.entries] == [
         (
             "vllm.spec.Cache",

@@ -11,17 +11,11 @@ activated by ``import mplug`` or its console script (vllm-mindspore); ``rplug``'
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from helpers import write_files
-from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
+from plugin_trees import ENGINE, PATCH_RUN, PATCH_STEP, TreeWriter, activation_decisions, pyproject
 
 UPSTREAM = {
     "vllm/__init__.py": "",
-    "vllm/engine.py": "def step(x):\n    return x\n\n\ndef run(x):\n    return x\n",
+    "vllm/engine.py": ENGINE,
     "vllm/platforms/__init__.py": (
         'def tpu_platform_plugin():\n    return "tplug.platforms.tpu_platform.TpuPlatform"\n'
     ),
@@ -30,15 +24,8 @@ UPSTREAM = {
     ),
 }
 
-PATCH_STEP = "import vllm.engine\n\n\ndef step(x):\n    return x\n\n\nvllm.engine.step = step\n"
-PATCH_RUN = "import vllm.engine\n\n\ndef run(x):\n    return x\n\n\nvllm.engine.run = run\n"
-
 TPLUG = {
-    "pyproject.toml": (
-        '[project]\nname = "tplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\n'
-        'register_layers = "tplug.layers:register_layers"\n'
-    ),
+    "pyproject.toml": pyproject("tplug", {"register_layers": "tplug.layers:register_layers"}),
     "tplug/__init__.py": "",
     "tplug/layers.py": "def register_layers():\n    pass\n",
     "tplug/platforms/__init__.py": "from tplug.platforms.tpu_platform import TpuPlatform\n",
@@ -64,45 +51,23 @@ MPLUG = {
 }
 
 RPLUG = {
-    "pyproject.toml": (
-        '[project]\nname = "rplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\nmodels = "rplug.models:noop"\n'
-    ),
+    "pyproject.toml": pyproject("rplug", {"models": "rplug.models:noop"}),
     "rplug/__init__.py": "def register():\n    import rplug.hooks  # noqa: F401\n\n\nregister()\n",
     "rplug/models.py": "def noop():\n    pass\n",
     "rplug/hooks.py": PATCH_STEP,
 }
 
 
-@pytest.fixture
-def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    """The two upstream releases (identical), and a private cache."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    return (
-        str(write_files(tmp_path / "up-1.0", UPSTREAM)),
-        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
-    )
-
-
-def decisions(plugin: Path, package: str, upstream: tuple[str, str]) -> list[tuple[str, ...]]:
-    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package=package)
-    return [
-        (a.entry.file, a.entry.target, a.entry.activation.status.value, a.drift.decision)
-        for a in result.entries
-        if a.entry.activation is not None
-    ]
-
-
 def test_a_platform_the_upstream_loads_itself_is_traced_through_the_upstream(
-    tmp_path: Path, upstream: tuple[str, str]
+    plugin_trees: TreeWriter,
 ) -> None:
-    plugin = write_files(tmp_path / "tplug", TPLUG)
-    assert decisions(plugin, "tplug", upstream) == [
+    trees = plugin_trees.write("tplug", TPLUG, UPSTREAM)
+    result = trees.audit()
+    assert activation_decisions(result) == [
         ("tplug/sched.py", "vllm.engine.step", "active", "retain"),
         # Nothing imports it, and the plugin's loading is traced: never imported, a fact.
         ("tplug/unused.py", "vllm.engine.run", "never-imported", "remove"),
     ]
-    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="tplug")
     assert result.inventory.loading == (
         "entry point vllm.general_plugins:register_layers = tplug.layers:register_layers "
         "(pyproject.toml)",
@@ -121,12 +86,11 @@ def test_a_platform_the_upstream_loads_itself_is_traced_through_the_upstream(
 
 
 def test_without_an_upstream_the_inventory_reaches_only_what_the_entry_points_do(
-    tmp_path: Path, upstream: tuple[str, str]
+    plugin_trees: TreeWriter,
 ) -> None:
     # The inventory alone reads no upstream tree: the platform's patch is not reached, and
     # the entry point makes the loading declared (the audit reads the upstream, above).
-    plugin = write_files(tmp_path / "tplug", TPLUG)
-    inventory = take_inventory(None, plugin=plugin, package="tplug")
+    inventory = plugin_trees.write("tplug", TPLUG).inventory()
     assert [(e.file, e.activation.status.value) for e in inventory.entries if e.activation] == [
         ("tplug/sched.py", "never-imported"),
         ("tplug/unused.py", "never-imported"),
@@ -134,17 +98,17 @@ def test_without_an_upstream_the_inventory_reaches_only_what_the_entry_points_do
 
 
 def test_a_plugin_activated_by_its_import_or_console_script_is_never_removed_unreached(
-    tmp_path: Path, upstream: tuple[str, str]
+    plugin_trees: TreeWriter,
 ) -> None:
-    plugin = write_files(tmp_path / "mplug", MPLUG)
-    assert decisions(plugin, "mplug", upstream) == [
+    trees = plugin_trees.write("mplug", MPLUG, UPSTREAM)
+    result = trees.audit()
+    assert activation_decisions(result) == [
         # Reached neither from `import mplug` nor from the console script; but nothing
         # declares mplug to vLLM, so what its users import is not known: look.
         ("mplug/dormant.py", "vllm.engine.run", "never-imported", "look"),
         ("mplug/on_import.py", "vllm.engine.step", "active", "retain"),
         ("mplug/serve.py", "vllm.engine.run", "active", "retain"),
     ]
-    result = audit_runtime(None, old=upstream[0], new=upstream[1], plugin=plugin, package="mplug")
     assert result.inventory.loading == (
         "console script mplug = mplug.cli:main (pyproject.toml)",
         "import mplug (its users import it before the upstream)",
@@ -170,10 +134,9 @@ def test_a_plugin_activated_by_its_import_or_console_script_is_never_removed_unr
 
 
 def test_a_register_called_from_the_package_init_runs_on_any_import(
-    tmp_path: Path, upstream: tuple[str, str]
+    plugin_trees: TreeWriter,
 ) -> None:
-    plugin = write_files(tmp_path / "rplug", RPLUG)
-    inventory = take_inventory(None, plugin=plugin, package="rplug")
+    inventory = plugin_trees.write("rplug", RPLUG).inventory()
     (entry,) = inventory.entries
     assert entry.activation is not None
     assert (entry.activation.status.value, entry.activation.chain) == (
@@ -188,10 +151,7 @@ def test_a_register_called_from_the_package_init_runs_on_any_import(
 
 
 SPLUG = {
-    "pyproject.toml": (
-        '[project]\nname = "splug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\nops = "splug.ops:register_ops"\n'
-    ),
+    "pyproject.toml": pyproject("splug", {"ops": "splug.ops:register_ops"}),
     "splug/__init__.py": "",
     "splug/ops.py": "def register_ops():\n    import splug.attention  # noqa: F401\n",
     "splug/attention.py": (
@@ -211,13 +171,12 @@ SPLUG = {
 
 
 def test_a_method_of_a_class_the_upstream_builds_is_reached_with_its_module(
-    tmp_path: Path, upstream: tuple[str, str]
+    plugin_trees: TreeWriter,
 ) -> None:
     # TpuAttention derives (through the plugin's BaseTpuAttention) from an upstream class:
     # the upstream builds it and calls its __init__, which nothing in the plugin calls. A
     # class of another library (torch) is not built by the upstream.
-    plugin = write_files(tmp_path / "splug", SPLUG)
-    inventory = take_inventory(None, plugin=plugin, package="splug")
+    inventory = plugin_trees.write("splug", SPLUG).inventory()
     found = {e.target: e.activation for e in inventory.entries if e.activation}
     step, run = found["vllm.engine.step"], found["vllm.engine.run"]
     assert (step.status.value, step.chain) == (

@@ -11,12 +11,7 @@ drops another, and keeps the third: the added name must follow the moved module
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from helpers import write_files
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
+from plugin_trees import TreeWriter, patch_plugin
 
 LAYERNORM = (
     "def layer_norm_fwd(x):\n    return x\n\n\n"
@@ -64,25 +59,11 @@ scaling.Scaler = AscendScaler
 kept.Keeper = AscendKeeper
 """
 
-PLUGIN = {
-    "pyproject.toml": (
-        '[project]\nname = "mplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\nm = "mplug:register"\n'
-    ),
-    "mplug/__init__.py": "def register():\n    from mplug.patch import p_ops  # noqa: F401\n",
-    "mplug/patch/__init__.py": "",
-    "mplug/patch/p_ops.py": PATCH,
-}
+PLUGIN = patch_plugin("mplug", {"p_ops": PATCH}, entry="m")
 
 
-def test_a_name_added_to_a_moved_module_follows_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    old = write_files(tmp_path / "up-1.0", OLD)
-    new = write_files(tmp_path / "up-2.0", NEW)
-    plugin = write_files(tmp_path / "mplug", PLUGIN)
-    result = audit_runtime(None, old=str(old), new=str(new), plugin=plugin, package="mplug")
+def test_a_name_added_to_a_moved_module_follows_it(plugin_trees: TreeWriter) -> None:
+    result = plugin_trees.write("mplug", PLUGIN, OLD, NEW).audit()
     assert [(a.entry.target, a.drift.decision, a.drift.evidence[0]) for a in result.entries] == [
         (
             "vllm.ops.layernorm.LayerNormFn",

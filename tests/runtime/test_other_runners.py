@@ -15,16 +15,14 @@ loading reaches is *retain*.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from plugin_trees import Trees, TreeWriter
 
-from helpers import write_files
 from patchkeeper.main import cli
 from patchkeeper.render.runtime import audit_text
 from patchkeeper.runtime.inventory.runners import LEFT_OUT_WHY
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
 UPSTREAM = {
     "vllm/__init__.py": "",
@@ -93,21 +91,16 @@ LPLUG = {
 
 
 @pytest.fixture
-def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str, str]:
-    """The plugin and the two upstream releases (identical), and a private cache."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    return (
-        write_files(tmp_path / "lplug", LPLUG),
-        str(write_files(tmp_path / "up-1.0", {**UPSTREAM, **OLD_ONLY})),
-        str(write_files(tmp_path / "up-2.0", UPSTREAM)),
-    )
+def trees(plugin_trees: TreeWriter) -> Trees:
+    """The plugin and the two upstream releases (the old one with a module more), and a
+    private cache."""
+    return plugin_trees.write("lplug", LPLUG, {**UPSTREAM, **OLD_ONLY}, UPSTREAM)
 
 
 def test_test_modules_are_left_out_and_other_runners_are_roots(
-    trees: tuple[Path, str, str],
+    trees: Trees,
 ) -> None:
-    plugin, old, new = trees
-    result = audit_runtime(None, old=old, new=new, plugin=plugin, package="lplug")
+    result = trees.audit()
     assert [
         (
             a.entry.file,
@@ -176,9 +169,9 @@ def test_test_modules_are_left_out_and_other_runners_are_roots(
 
 
 def test_the_inventory_says_what_it_left_out_in_text_and_json(
-    trees: tuple[Path, str, str],
+    trees: Trees,
 ) -> None:
-    plugin, _old, _new = trees
+    plugin = trees.plugin
     runner = CliRunner()
     args = ["runtime", "inventory", "--plugin", str(plugin), "--package", "lplug"]
     shown = runner.invoke(cli, args)

@@ -11,12 +11,9 @@ known. The plugin and the upstream releases are written by the test."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
-import pytest
-
-from helpers import write_files
-from patchkeeper.config import load_config
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 from patchkeeper.runtime.judge import runtime_audit as audit
 
@@ -99,33 +96,17 @@ UPSTREAM = {
 }
 
 
-def _plugin(root: Path) -> Path:
-    return write_files(
-        root,
-        {
-            "pyproject.toml": (
-                '[project]\nname = "fplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."fup.plugins"]\nfplug = "fplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "fup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "fplug"\n'
-                'entry-point-groups = ["fup.plugins"]\nupstream-packages = ["fup"]\n'
-            ),
-            "fplug/__init__.py": (
-                "def register():\n    from fplug.patch import hooks\n\n    hooks.apply(None)\n"
-            ),
-            "fplug/patch/__init__.py": "",
-            "fplug/patch/hooks.py": HOOKS,
-            "fplug/patch/helpers.py": HELPERS,
-        },
-    )
+PLUGIN = fup_plugin(
+    "fplug",
+    {"hooks": HOOKS, "helpers": HELPERS},
+    "def register():\n    from fplug.patch import hooks\n\n    hooks.apply(None)\n",
+)
 
 
 def test_patches_on_a_parameter_are_named_after_what_the_callers_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug")
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+    inventory = take_inventory(plugin_trees.write("fplug", PLUGIN).config())
     assert [
         (e.file, e.line, e.scope, e.target, e.mechanism.value, e.replacement)
         for e in inventory.entries
@@ -192,18 +173,18 @@ def test_patches_on_a_parameter_are_named_after_what_the_callers_pass(
 
 
 def test_the_entries_through_a_parameter_are_audited(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    old, new = tmp_path / "fup-1.0", tmp_path / "fup-1.1"
-    for root, version in ((old, "1.0"), (new, "1.1")):
-        project = f'[project]\nname = "fup"\nversion = "{version}"\n'
-        write_files(root, {"pyproject.toml": project, **UPSTREAM})
+    project = '[project]\nname = "fup"\nversion = "{}"\n'
     # 1.1 changes the body of NPURunner.step: the wrapper calls the original, so it keeps
     npu = "class NPURunner:\n    def step(self, *args):\n        self.steps += 1\n        return None\n"
-    write_files(new, {"fup/worker/npu.py": npu})
-    plugin = _plugin(tmp_path / "fplug")
-    result = audit.audit_runtime(load_config(plugin / "pyproject.toml"), old=str(old), new=str(new))
+    trees = plugin_trees.write(
+        "fplug",
+        PLUGIN,
+        {"pyproject.toml": project.format("1.0"), **UPSTREAM},
+        {"pyproject.toml": project.format("1.1"), **UPSTREAM, "fup/worker/npu.py": npu},
+    )
+    result = audit.audit_runtime(trees.config(), old=trees.old, new=trees.new)
     assert [
         (a.entry.target, a.entry.mechanism.value, a.drift.decision) for a in result.entries
     ] == [

@@ -8,12 +8,7 @@ set on the replacement, which the next call reads back as the original, among th
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-from tests.helpers import write_files
-
-from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+from plugin_trees import TreeWriter, activation_conditions, patch_plugin
 
 INIT = """_REGISTERED = False
 
@@ -115,35 +110,14 @@ def unset_patch():
     vllm.engine.seen = my_step
 """
 
-FILES = {
-    "pyproject.toml": (
-        '[project]\nname = "oplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\no = "oplug:register"\n'
-    ),
-    "oplug/__init__.py": INIT,
-    "oplug/patch/__init__.py": "",
-    "oplug/patch/p_once.py": PATCH,
-}
+FILES = patch_plugin("oplug", {"p_once": PATCH}, entry="o", register=INIT)
 
 
 def test_a_run_once_guard_is_no_condition_and_other_tests_stay(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    for relative, text in FILES.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(text)
-    inventory = take_inventory(None, plugin=tmp_path, package="oplug")
-    found = [
-        (
-            e.target,
-            e.activation.status.value,
-            [(c.kind, c.text, c.line) for c in e.activation.conditions],
-        )
-        for e in inventory.entries
-        if e.activation
-    ]
-    assert found == [
+    inventory = plugin_trees.write("oplug", FILES).inventory()
+    assert activation_conditions(inventory) == [
         ("vllm.engine.step", "active", []),
         ("vllm.engine.Engine.run", "active", []),
         ("vllm.engine.Engine._oplug_patched", "active", []),
@@ -254,23 +228,13 @@ wrap_patch()
 probe_patch()
 """
 
-FACTORY_FILES = {
-    "pyproject.toml": (
-        '[project]\nname = "oplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\no = "oplug:register"\n'
-    ),
-    "oplug/__init__.py": "def register():\n    from oplug.patch import p_factory  # noqa: F401\n",
-    "oplug/patch/__init__.py": "",
-    "oplug/patch/p_factory.py": FACTORY_PATCH,
-}
+FACTORY_FILES = patch_plugin("oplug", {"p_factory": FACTORY_PATCH}, entry="o")
 
 
 def test_a_marker_set_by_a_factory_and_a_self_keyed_registration_are_no_conditions(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    write_files(tmp_path, FACTORY_FILES)
-    inventory = take_inventory(None, plugin=tmp_path, package="oplug")
+    inventory = plugin_trees.write("oplug", FACTORY_FILES).inventory()
     found = [
         (
             e.target,

@@ -10,12 +10,9 @@ the test."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
-import pytest
-
-from helpers import write_files
-from patchkeeper.config import load_config
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
 LAYER = """from typing import Any
@@ -48,32 +45,17 @@ def prepare(extra_fields):
 """
 
 
-def _plugin(root: Path) -> Path:
-    return write_files(
-        root,
-        {
-            "pyproject.toml": (
-                '[project]\nname = "fplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."fup.plugins"]\nfplug = "fplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "fup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "fplug"\n'
-                'entry-point-groups = ["fup.plugins"]\nupstream-packages = ["fup"]\n'
-            ),
-            "fplug/__init__.py": (
-                "def register():\n    from fplug.patch import layer\n\n    layer.prepare([])\n"
-            ),
-            "fplug/patch/__init__.py": "",
-            "fplug/patch/layer.py": LAYER,
-        },
-    )
+PLUGIN = fup_plugin(
+    "fplug",
+    {"layer": LAYER},
+    "def register():\n    from fplug.patch import layer\n\n    layer.prepare([])\n",
+)
 
 
 def test_a_setattr_name_parameter_is_named_after_the_literals_the_callers_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug")
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+    inventory = take_inventory(plugin_trees.write("fplug", PLUGIN).config())
     assert [
         (e.file, e.line, e.scope, e.target, e.mechanism.value, e.module_hint)
         for e in inventory.entries

@@ -12,12 +12,7 @@ shared copy: the unchanged target stays *retain*.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from helpers import write_files
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
+from plugin_trees import TreeWriter, patch_plugin
 
 GUMBEL = """def gumbel_sample(logits, temperature{extra}):
     return logits
@@ -65,25 +60,13 @@ vllm.old_mod.helper = my_helper
 vllm.spec.speculator.propose = my_helper
 """
 
-PLUGIN = {
-    "pyproject.toml": (
-        '[project]\nname = "splug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\ns = "splug:register"\n'
-    ),
-    "splug/__init__.py": "def register():\n    from splug.patch import p_sample  # noqa: F401\n",
-    "splug/patch/__init__.py": "",
-    "splug/patch/p_sample.py": PATCH,
-}
+PLUGIN = patch_plugin("splug", {"p_sample": PATCH}, entry="s")
 
 
 def test_an_update_of_a_shared_copy_carries_to_its_other_targets(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    old = write_files(tmp_path / "up-1.0", OLD)
-    new = write_files(tmp_path / "up-2.0", NEW)
-    plugin = write_files(tmp_path / "splug", PLUGIN)
-    result = audit_runtime(None, old=str(old), new=str(new), plugin=plugin, package="splug")
+    result = plugin_trees.write("splug", PLUGIN, OLD, NEW).audit()
     assert [(a.entry.target, a.drift.decision, a.drift.evidence[0]) for a in result.entries] == [
         (
             "vllm.sample.gumbel.gumbel_sample",

@@ -1,6 +1,8 @@
 """``init`` in a runtime plugin's directory (a package that patches its upstream at run time,
-no series): it says what it found, points to the ``runtime`` commands and the configuration
-they read, and writes nothing."""
+no series): when it can tell the pin (an exact requirement, or ``--upstream``) and the import
+package (the entry point), it adds the configuration the ``runtime`` commands read to
+``pyproject.toml``, and they run there with no option; otherwise it says what it found, points
+to the ``runtime`` commands and the keys to fill in, and writes nothing."""
 
 from __future__ import annotations
 
@@ -48,27 +50,64 @@ def plugin_checkout(tmp_path: Path, pyproject: str) -> Path:
     return root
 
 
-def test_init_in_a_platform_plugin_points_to_the_runtime_commands(cli, tmp_path: Path) -> None:
+#: What init adds at the end of the platform plugin's pyproject.toml.
+CONFIGURED = """
+# patchkeeper settings, written by patchkeeper init (see docs/starting.md)
+[tool.patchkeeper]
+upstream = "vllm"
+pin = "0.32.0"
+
+[tool.patchkeeper.runtime]
+package = "vllm_acme"
+"""
+
+
+def test_init_in_a_platform_plugin_writes_the_runtime_configuration(cli, tmp_path: Path) -> None:
     root = plugin_checkout(tmp_path, PLATFORM_PLUGIN)
     run = cli("init", cwd=root)
-    assert (run.code, run.out, run.err) == (
-        2,
+    assert (run.code, run.out.splitlines(), run.err) == (
+        0,
+        [
+            "found a runtime plugin of vllm (entry point vllm.platform_plugins): its patches "
+            "are made at run time",
+            "upstream vllm, pin 0.32.0: from pyproject.toml (its requirement vllm==0.32.0)",
+            "package vllm_acme: the runtime commands read it",
+            "wrote pyproject.toml",
+            "next:",
+            "  patchkeeper runtime inventory  # the runtime patches and whether each is live",
+            "  patchkeeper runtime audit --from vllm==0.32.0 --to vllm==VERSION  # what a newer "
+            "release does to each",
+        ],
         "",
-        f"patchkeeper: error: {root}: no patch series here: pyproject.toml declares a runtime "
-        "plugin of vllm (entry point vllm.platform_plugins), whose patches are made at run "
-        "time\n"
-        "  hint: the runtime commands read them: 'patchkeeper runtime inventory --plugin . "
-        "--package vllm_acme' lists them, then runtime audit, port and check; to configure the "
-        'plugin, add [tool.patchkeeper] upstream = "vllm", pin = "0.32.0" and '
-        '[tool.patchkeeper.runtime] package = "vllm_acme" to pyproject.toml '
-        "(docs/commands/runtime.md); init writes nothing for it\n",
     )
-    assert git(root, "status", "--porcelain") == ""
-    data = json.loads(cli("init", "--json", cwd=root).out)
-    assert data["error"]["message"] == (
-        "no patch series here: pyproject.toml declares a runtime plugin of vllm (entry point "
-        "vllm.platform_plugins), whose patches are made at run time"
+    assert (root / "pyproject.toml").read_text() == PLATFORM_PLUGIN + CONFIGURED
+    assert git(root, "status", "--porcelain") == " M pyproject.toml\n"
+    inventory = json.loads(cli("runtime", "inventory", "--json", cwd=root).out)
+    assert [(e["file"], e["target"]) for e in inventory["entries"]] == [
+        ("vllm_acme/patch/__init__.py", "vllm.worker.Worker.execute")
+    ]
+    run = cli("init", cwd=root)  # configured now: init never overwrites
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {root / 'pyproject.toml'}: this downstream is configured already: "
+        "pyproject.toml has a [tool.patchkeeper] table; init never overwrites",
     )
+
+
+def test_init_takes_the_pin_from_upstream_when_the_requirement_is_a_range(
+    cli, tmp_path: Path
+) -> None:
+    root = plugin_checkout(tmp_path, PLATFORM_PLUGIN.replace("vllm==0.32.0", "vllm>=0.30"))
+    run = cli("init", "--upstream", "vllm==0.32.0", "--json", cwd=root)
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert (data["upstream"], data["pin"], data["pin_reason"], data["package"]) == (
+        "vllm",
+        "0.32.0",
+        "from --upstream vllm==0.32.0",
+        "vllm_acme",
+    )
+    assert (root / "pyproject.toml").read_text().endswith(CONFIGURED)
 
 
 def test_init_in_a_plugin_known_by_its_dependency(cli, tmp_path: Path) -> None:
@@ -84,8 +123,8 @@ def test_init_in_a_plugin_known_by_its_dependency(cli, tmp_path: Path) -> None:
         "the runtime commands read them: 'patchkeeper runtime inventory --plugin . --package "
         "PACKAGE' lists them, then runtime audit, port and check; to configure the plugin, add "
         '[tool.patchkeeper] upstream = "vllm", pin = "VERSION" and [tool.patchkeeper.runtime] '
-        'package = "PACKAGE" to pyproject.toml '
-        "(docs/commands/runtime.md); init writes nothing for it",
+        'package = "PACKAGE" to pyproject.toml (docs/commands/runtime.md); init writes them '
+        "with --upstream vllm==VERSION and an entry point naming the package",
     )
     assert git(root, "status", "--porcelain") == ""
 

@@ -14,57 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers import DROP_FLAKY_TEST, FLAKY_TEST, FLAKY_TESTS
+
 pytestmark = pytest.mark.tool("patch")
 
-PRISTINE = b"""import time
-
-
-def test_wait():
-    t1 = time.time()
-    tdiff = time.time() - t1
-    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
-
-
-def test_communicate_with_poll():
-    # skipped for years, and flaky since
-    t1 = time.time()
-    tdiff = time.time() - t1
-    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
-
-
-def test_close_stdin():
-    p = run(
-        ['ls'],
-    )
-"""
-
-#: The function the patch removes, with the two blank lines after it.
-REMOVED = (
-    b"def test_communicate_with_poll():\n    # skipped for years, and flaky since\n"
-    b"    t1 = time.time()\n    tdiff = time.time() - t1\n"
-    b"    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'\n\n\n"
-)
-
-PATCH = b"""Description: Remove non-deterministic test_communicate_with_poll()
-Forwarded: no
-
---- pkg-1.0.orig/tests/subprocess_test.py
-+++ pkg-1.0/tests/subprocess_test.py
-@@ -7,13 +7,6 @@ def test_wait():
-     assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
- 
- 
--def test_communicate_with_poll():
--    # skipped for years, and flaky since
--    t1 = time.time()
--    tdiff = time.time() - t1
--    assert 0.1 <= tdiff <= 0.2, 'did not stop within allowed time'
--
--
- def test_close_stdin():
-     p = run(
-         ['ls'],
-"""
+PRISTINE = FLAKY_TESTS.encode()
+REMOVED = FLAKY_TEST.encode()
+PATCH = DROP_FLAKY_TEST.encode()
 
 
 def tree_of(root: Path) -> Path:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from upgrade_support import MODULE_NEW, MODULE_OLD, STOP_PATCH, STOP_PATCH_MOVED
 
 from helpers import git, write_files
 from patchkeeper.commands.upgrade import STEPS
@@ -25,11 +26,8 @@ from patchkeeper.upgrade.run import upgrade
 
 #: ``setup.cfg`` of the pin's sdist, as setuptools writes it (tabs).
 PIN_SETUP_CFG = "[tox:tox]\n\n[testenv]\ndeps = \n\tflake8\n\tpytest-cov\ncommands = \n\tflake8 .\n"
-#: The package's module at the pin and at the new release.
-MODULE_OLD = "def serve():\n    return 'serve'\n\n\ndef stop():\n    return None\n"
-MODULE_NEW = "VERSION = '2.0'\n\n\n" + MODULE_OLD
 
-#: A DEP-3 patch cut against the upstream git tree (spaces), and one that applies.
+#: A DEP-3 patch cut against the upstream git tree (spaces); :data:`STOP_PATCH` applies.
 SETUP_PATCH = """\
 Description: Avoid pytest extensions missing in Debian
 Author: A Maintainer <maintainer@example.org>
@@ -44,19 +42,6 @@ Last-Update: 2023-01-09
 -    pytest-cov
  commands =
      flake8 .
-"""
-STOP_PATCH = """\
-Description: Shut down cleanly
-Forwarded: not-needed
-
---- a/tinyserve/server.py
-+++ b/tinyserve/server.py
-@@ -3,4 +3,4 @@ def serve():
- 
- 
- def stop():
--    return None
-+    return 'stopped'
 """
 
 #: What to do with such a patch, on its own and inside ``upgrade`` (``{pin}``: the release).
@@ -141,7 +126,7 @@ def test_upgrade_continues_with_the_series_fixed(cli, tmp_path: Path) -> None:
     assert port_lines == [["port", "done", "1", "offset"]]
     assert 'pin = "2.0"' in (down / "patchkeeper.toml").read_text(encoding="utf-8")
     ported = (down / "debian" / "patches" / "2004_clean_shutdown.patch").read_text("utf-8")
-    assert ported == STOP_PATCH.replace("@@ -3,4 +3,4 @@", "@@ -6,4 +6,4 @@")
+    assert ported == STOP_PATCH_MOVED
 
 
 def killed_port(config: Any, request: Any, save_evidence: bool = False) -> Any:

@@ -34,3 +34,27 @@ def tracked_tree(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and ".git" not in p.relative_to(root).parts
     }
+
+
+#: ``tinyserve/server.py`` at the pin 1.0 and at the release 2.0, which puts three lines at
+#: its top.
+MODULE_OLD = "def serve():\n    return 'serve'\n\n\ndef stop():\n    return None\n"
+MODULE_NEW = "VERSION = '2.0'\n\n\n" + MODULE_OLD
+
+#: A DEP-3 patch of :data:`MODULE_OLD`; on :data:`MODULE_NEW` its hunk lands three lines down.
+STOP_PATCH = """\
+Description: Shut down cleanly
+Forwarded: not-needed
+
+--- a/tinyserve/server.py
++++ b/tinyserve/server.py
+@@ -3,4 +3,4 @@ def serve():
+ 
+ 
+ def stop():
+-    return None
++    return 'stopped'
+"""
+
+#: :data:`STOP_PATCH` as the port writes it for :data:`MODULE_NEW`.
+STOP_PATCH_MOVED = STOP_PATCH.replace("@@ -3,4 +3,4 @@", "@@ -6,4 +6,4 @@")

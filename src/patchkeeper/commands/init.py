@@ -12,10 +12,12 @@ from patchkeeper.commands.options import json_option, request_from, tag_option, 
 from patchkeeper.constants import OPTION_LEDGER
 from patchkeeper.start.init import InitRequest, InitResult
 from patchkeeper.start.init import init as start
+from patchkeeper.start.plugin import PluginInitResult
 
 
-def run(root: Path, request: InitRequest) -> InitResult:
-    """Detect the series form in ``root``, find the pin, write the configuration and ledger.
+def run(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
+    """Detect the series form in ``root``, find the pin, write the configuration and ledger
+    (a runtime plugin's configuration, in a plugin without a series).
 
     Raises: as :func:`patchkeeper.start.init.init`.
     """

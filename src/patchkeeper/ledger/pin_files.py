@@ -9,7 +9,9 @@ where a project declares its dependencies, at the root and up to two folders bel
 in ``.git``, a virtualenv, ``node_modules`` or a build folder), with the same reader the
 pull-request audit uses, and reports each requirement of the upstream
 that the pin does not satisfy: an exact version (``==X``, a lock entry) other than the pin, or
-a range the pin is outside of. It reads only.
+a range the pin is outside of. A requirements file's ``-r``/``-c`` lines are followed: the file
+they name (inside the downstream, whatever its name and depth) is read as a requirements file
+too, since pip installs what it says. It reads only.
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ from patchkeeper.config import Config, table_name
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import Finding
 from patchkeeper.ledger.findings import display_path
-from patchkeeper.upstream.reqfiles import RequirementFileError, file_kind, requirements_for
+from patchkeeper.upstream.reqfiles import (
+    FileKind,
+    RequirementFileError,
+    file_kind,
+    included_files,
+    requirements_for,
+)
 
 #: How many folders deep below the downstream root dependency files are looked for: the root,
 #: its folders (``docker/requirements.txt``, ``requirements/base.txt``) and theirs
@@ -128,7 +136,8 @@ def string_line(text: str, requirement: Requirement) -> int | None:
 
 def check_pin_files(config: Config) -> list[Finding]:
     """PK601 for each requirement of ``config.upstream`` in the downstream's dependency files
-    that ``config.pin`` does not satisfy, PK602 for a dependency file that cannot be read;
+    (and the files their ``-r``/``-c`` lines read in, :func:`_included`) that ``config.pin``
+    does not satisfy, PK602 for a dependency file that cannot be read, sorted by file and line;
     ``[]`` when the upstream or the pin is not configured (or the pin is no version)."""
     if not config.upstream or not config.pin:
         return []
@@ -138,11 +147,14 @@ def check_pin_files(config: Config) -> list[Finding]:
         return []
     setting = table_name(config.source, "pin")
     out: list[Finding] = []
-    for path in dependency_files(config):
+    root = config.root.resolve()
+    queue: list[tuple[Path, FileKind | None]] = [(p, None) for p in dependency_files(config)]
+    seen = {path for path, _ in queue}
+    for path, kind in queue:  # grows as requirements files name others
         shown = display_path(path, config.root)
         try:
             text = path.read_bytes().decode("utf-8")
-            found = requirements_for(config.upstream, shown, text)
+            found = requirements_for(config.upstream, shown, text, kind)
         except UnicodeDecodeError as error:
             out.append(
                 Finding("PK602", shown, None, f"not UTF-8 (byte {error.start})", "save it so")
@@ -154,6 +166,11 @@ def check_pin_files(config: Config) -> list[Finding]:
         except OSError as error:
             out.append(Finding("PK602", shown, None, f"cannot be read ({error.strerror})"))
             continue
+        if (kind or file_kind(shown)) is FileKind.REQUIREMENTS:
+            for included in _included(path, text, root):
+                if included not in seen:
+                    seen.add(included)
+                    queue.append((included, FileKind.REQUIREMENTS))
         for item in found:
             specifier = item.requirement.specifier
             if specifier.contains(pin, prereleases=True):
@@ -170,4 +187,19 @@ def check_pin_files(config: Config) -> list[Finding]:
                     "release the project installs",
                 )
             )
+    return sorted(out, key=lambda f: (f.path, f.line or 0))  # the files read in, in place
+
+
+def _included(path: Path, text: str, root: Path) -> list[Path]:
+    """The files the requirements file ``path`` (its ``text``) reads in with ``-r`` or ``-c``
+    (:func:`patchkeeper.upstream.reqfiles.included_files`) that are files inside ``root`` (the
+    resolved downstream root), resolved: a URL, a missing file and a file outside the
+    downstream (another project's) are not read."""
+    out = []
+    for _line, name in included_files(text):
+        if "://" in name:
+            continue
+        included = (path.parent / os.path.expanduser(name)).resolve()
+        if included.is_file() and included.is_relative_to(root):
+            out.append(included)
     return out

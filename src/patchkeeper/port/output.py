@@ -208,13 +208,28 @@ def write_in_place(
     journal: Path,
     root: Path,
 ) -> list[Path]:
-    """Rewrite the carried patch files, the series and ``extra`` in one transaction.
+    """Rewrite the carried patch files, the series and ``extra`` in one transaction. A patch
+    file or a series file that already holds its new bytes is not written: what the port
+    reports as written (and ``upgrade`` lists and commits) is what changed.
 
     Returns the files written.
     """
-    changes = [Change(safe_path(series.directory, name), data) for name, data in files.items()]
+    changes = [
+        Change(path, data)
+        for path, data in ((safe_path(series.directory, n), d) for n, d in files.items())
+        if not _holds(path, data)
+    ]
     if series_data != series.path.read_bytes():
         changes.append(Change(series.path, series_data))
     changes.extend(extra)
     commit(changes, journal, root=root, whose="downstream")
     return [change.path for change in changes]
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the regular file ``path`` holds ``data`` already (not a link: a link is
+    written over)."""
+    try:
+        return not path.is_symlink() and path.is_file() and path.read_bytes() == data
+    except OSError:
+        return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.start.forms import shown
 from patchkeeper.start.init import InitResult
+from patchkeeper.start.plugin import PluginInitResult
 
 #: The form's name in a sentence.
 FORM_NAMES = {
@@ -28,9 +29,7 @@ def init_text(result: InitResult) -> str:
     ]
     lines += [f"wrote {shown(path, root)}" for path in result.written_files]
     lines += [f"note: {note}" for note in result.notes]
-    lines.append("next:")
-    lines += [f"  {command}" for command in result.next_commands]
-    return "\n".join(lines)
+    return "\n".join(lines + _next(result.next_commands))
 
 
 @markdown_renderer(InitResult)
@@ -39,4 +38,30 @@ def init_markdown(result: InitResult) -> str:
     return (
         f"Started a downstream of `{result.upstream}=={result.pin}` from "
         f"{FORM_NAMES.get(result.form, result.form)}: wrote {written}.\n"
+    )
+
+
+@text_renderer(PluginInitResult)
+def plugin_init_text(result: PluginInitResult) -> str:
+    """What was found, the configuration written, then the next commands."""
+    lines = [
+        f"found a runtime plugin of {result.upstream} ({result.reason}): its patches are made "
+        "at run time",
+        f"upstream {result.upstream}, pin {result.pin}: {result.pin_reason}",
+        f"package {result.package}: the runtime commands read it",
+    ]
+    lines += [f"wrote {shown(path, result.root)}" for path in result.written_files]
+    return "\n".join(lines + _next(result.next_commands))
+
+
+def _next(commands: tuple[str, ...]) -> list[str]:
+    """The lines that end init's output: ``next:``, then each command indented."""
+    return ["next:", *(f"  {command}" for command in commands)]
+
+
+@markdown_renderer(PluginInitResult)
+def plugin_init_markdown(result: PluginInitResult) -> str:
+    return (
+        f"Configured the runtime plugin `{result.package}` of "
+        f"`{result.upstream}=={result.pin}` in `{shown(result.config_file, result.root)}`.\n"
     )

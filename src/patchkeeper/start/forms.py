@@ -35,7 +35,7 @@ from pathlib import Path
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.series.parse import parse_series
 from patchkeeper.start.branch_check import branch_warnings
-from patchkeeper.start.plugin import runtime_plugin
+from patchkeeper.start.plugin import RuntimePluginHere, runtime_plugin
 from patchkeeper.start.rpm_spec import (
     SpecSeries,
     holds_patches,
@@ -183,11 +183,11 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
     )
     plugin = runtime_plugin(root)
     if plugin is not None:  # patches its upstream at run time: the runtime commands read it
-        raise PatchkeeperError(
+        raise RuntimePluginHere(
             f"no patch series here: pyproject.toml declares a runtime plugin of "
             f"{plugin.upstream} ({plugin.reason}), whose patches are made at run time",
+            plugin,
             path=root,
-            hint=plugin.hint(),
         )
     raise PatchkeeperError(message, path=root, hint=CHOOSE)
 

@@ -43,6 +43,11 @@ from patchkeeper.series.headers import parse_headers
 from patchkeeper.series.parse import _first_diff_index, split_lines
 from patchkeeper.start.forms import DEBIAN, FORMAT_PATCH, GIT, Found, detect, shown
 from patchkeeper.start.pin import Pin, find_pin, from_option
+from patchkeeper.start.plugin import (
+    PluginInitResult,
+    RuntimePluginHere,
+    plugin_config_text,
+)
 from patchkeeper.system.english import with_article
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
@@ -134,10 +139,11 @@ class InitRequest:
     directory: str = ""
 
 
-def init(root: Path, request: InitRequest) -> InitResult:
+def init(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
     """Make ``root`` (absolute) a downstream as ``request`` says (:class:`InitRequest`):
     detect its series, find its pin, write the configuration and the ledger (and the
-    series, for the forms that have none).
+    series, for the forms that have none). A runtime plugin with no series gets its
+    runtime configuration instead (:func:`configure_plugin`).
 
     Raises:
         PatchkeeperError: a file to be written exists, a configuration exists, the form is
@@ -154,7 +160,10 @@ def init(root: Path, request: InitRequest) -> InitResult:
         )
     ledger_path = _inside(root, ledger, OPTION_LEDGER)
     _refuse_existing(root, [root / CONFIG_FILE, ledger_path])
-    found = detect(root, patches=patches, tag=tag)
+    try:
+        found = detect(root, patches=patches, tag=tag)
+    except RuntimePluginHere as here:  # no series: a plugin, configured when it can be
+        return configure_plugin(root, here, from_option(upstream) if upstream else None)
     pin = from_option(upstream) if upstream is not None else find_pin(root, found)
     patches_read = [(name, *found.patch_bytes(name)) for name in found.names]
     schema, schema_reason = _schema(found, [data for _, _, data in patches_read])
@@ -361,4 +370,45 @@ def next_commands(pin: Pin, ledger: Path, root: Path) -> tuple[str, ...]:
         f"{with_article(pin.upstream)} tree with the series applied",
         f"patchkeeper audit --to {pin.upstream}==VERSION  # how the series fares on a newer "
         "release",
+    )
+
+
+def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> PluginInitResult:
+    """Add :func:`plugin_config_text` to ``root/pyproject.toml`` for the runtime plugin
+    ``found`` names; ``pin``: the upstream and pin of ``init --upstream``, ``None`` to take
+    the plugin's exact requirement.
+
+    Raises:
+        RuntimePluginHere: ``found`` itself (nothing written) when the pin or the package
+            cannot be told.
+        TargetError: the write failed (the file put back).
+    """
+    plugin = found.plugin
+    if pin is None and plugin.pin is not None:
+        where = f"from pyproject.toml (its requirement {plugin.upstream}=={plugin.pin})"
+        pin = Pin(plugin.upstream, plugin.pin, where)
+    if pin is None or not plugin.package:
+        raise found
+    upstream, version = pin.upstream, pin.pin
+    source = root / PYPROJECT
+    data = source.read_bytes()
+    tail = b"" if not data or data.endswith(b"\n") else b"\n"
+    text = plugin_config_text(upstream, version, plugin.package)
+    config = Config(root=root, source=source, upstream=upstream, pin=version)
+    with locked_downstream(config):
+        written = commit_files(config, [Change(source, data + tail + text.encode())])
+    return PluginInitResult(
+        root=root,
+        upstream=upstream,
+        pin=version,
+        pin_reason=pin.reason,
+        package=plugin.package,
+        reason=plugin.reason,
+        config_file=source,
+        written_files=written,
+        next_commands=(
+            "patchkeeper runtime inventory  # the runtime patches and whether each is live",
+            f"patchkeeper runtime audit --from {upstream}=={version} --to {upstream}==VERSION"
+            "  # what a newer release does to each",
+        ),
     )

@@ -4,17 +4,22 @@
 A plugin declares an entry point in its upstream's plugin groups (``vllm.platform_plugins``,
 ``vllm.general_plugins``: any group named ``<upstream>.platform_plugins`` or
 ``<upstream>.general_plugins``) or names the upstream in its dependencies. It carries runtime
-patches, which the ``runtime`` commands read, not a series: ``init`` writes nothing for it and
-points to them with the configuration they read, the upstream and the pin taken from the
-plugin's requirement when it is exact (``vllm==0.32.0``).
+patches, which the ``runtime`` commands read, not a series. When the plugin's pin (its exact
+requirement, ``vllm==0.32.0``, or ``init --upstream vllm==0.32.0``) and its import package are
+known, ``init`` writes the configuration those commands read into its ``pyproject.toml``
+(:func:`patchkeeper.start.init.configure_plugin`): ``[tool.patchkeeper]`` with the upstream
+and the pin and ``[tool.patchkeeper.runtime]`` with the package, so that ``patchkeeper runtime
+inventory`` runs there with no option. Otherwise it writes nothing and says which key to fill in.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.errors import PatchkeeperError
 from patchkeeper.system.pyproject import project_table
 
 #: The entry-point groups an upstream loads its plugins from: the upstream is the prefix.
@@ -41,16 +46,80 @@ class RuntimePlugin:
     reason: str
 
     def hint(self) -> str:
-        """What to run and configure instead of ``init``: one line."""
+        """What to run and configure instead of ``init``, when it cannot tell the pin or the
+        package: one line."""
         package = self.package or "PACKAGE"
         keys = f'upstream = "{self.upstream}", pin = "{self.pin or "VERSION"}"'
         keys += f' and [tool.patchkeeper.runtime] package = "{package}"'
+        wanted = [] if self.pin else [f"--upstream {self.upstream}==VERSION"]
+        wanted += [] if self.package else ["an entry point naming the package"]
         return (
             f"the runtime commands read them: 'patchkeeper runtime inventory --plugin . --package "
             f"{package}' lists them, then runtime audit, port and check; to configure the "
             f"plugin, add [tool.patchkeeper] {keys} to pyproject.toml "
-            "(docs/commands/runtime.md); init writes nothing for it"
+            f"(docs/commands/runtime.md); init writes them with {' and '.join(wanted)}"
         )
+
+
+class RuntimePluginHere(PatchkeeperError):
+    """No series in the directory, but a runtime plugin: :attr:`plugin`."""
+
+    def __init__(self, message: str, plugin: RuntimePlugin, *, path: Path) -> None:
+        super().__init__(message, path=path, hint=plugin.hint())
+        self.plugin = plugin
+
+
+@dataclass(frozen=True)
+class PluginInitResult:
+    """What ``patchkeeper init`` wrote for a runtime plugin.
+
+    Attributes:
+        root: the plugin's directory.
+        upstream: the upstream written (``"vllm"``).
+        pin: the pin written.
+        pin_reason: where the pin was read.
+        package: the plugin's import package written.
+        reason: what marked the directory a runtime plugin (``entry point
+            vllm.platform_plugins``).
+        config_file: the ``pyproject.toml`` the tables were added to.
+        written_files: every file written.
+        next_commands: the commands to run next, each with what it does.
+    """
+
+    root: Path
+    upstream: str
+    pin: str
+    pin_reason: str
+    package: str
+    reason: str
+    config_file: Path
+    written_files: tuple[Path, ...]
+    next_commands: tuple[str, ...]
+
+    @property
+    def exit_code(self) -> int:
+        """0: init either wrote the configuration or raised before writing anything."""
+        return 0
+
+
+def plugin_config_text(upstream: str, pin: str, package: str) -> str:
+    """The tables ``init`` adds at the end of a plugin's ``pyproject.toml``.
+
+    >>> print(plugin_config_text("vllm", "0.32.0", "vllm_acme"), end="")
+    <BLANKLINE>
+    # patchkeeper settings, written by patchkeeper init (see docs/starting.md)
+    [tool.patchkeeper]
+    upstream = "vllm"
+    pin = "0.32.0"
+    <BLANKLINE>
+    [tool.patchkeeper.runtime]
+    package = "vllm_acme"
+    """
+    return (
+        "\n# patchkeeper settings, written by patchkeeper init (see docs/starting.md)\n"
+        f"[tool.patchkeeper]\nupstream = {json.dumps(upstream)}\npin = {json.dumps(pin)}\n\n"
+        f"[tool.patchkeeper.runtime]\npackage = {json.dumps(package)}\n"
+    )
 
 
 def runtime_plugin(root: Path) -> RuntimePlugin | None:

@@ -122,16 +122,19 @@ class FoundRequirement:
         return self.path if self.line is None else f"{self.path}:{self.line}"
 
 
-def requirements_for(name: str, path: str, text: str) -> list[FoundRequirement]:
+def requirements_for(
+    name: str, path: str, text: str, kind: FileKind | None = None
+) -> list[FoundRequirement]:
     """The requirements the dependency file ``path`` (whose content is ``text``) sets for the
     project ``name`` (PEP 503 names compared), in file order; ``[]`` for a file of no known
-    kind.
+    kind. ``kind`` reads the file as that kind whatever its name (a file another requirements
+    file reads in with ``-r``: :func:`included_files`); by default :func:`file_kind`.
 
     Raises:
         RequirementFileError: the file cannot be parsed (names the file and, where known, the
             line).
     """
-    kind = file_kind(path)
+    kind = kind or file_kind(path)
     if kind is None:
         return []
     wanted = canonicalize_name(name)
@@ -172,6 +175,31 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
         parts = []
     if parts:
         yield start, " ".join(parts).strip()
+
+
+#: A line of a requirements file that reads another file in, its path as written:
+#: ``-r base.txt``, ``-rbase.txt``, ``--requirement=base.txt``, ``-c constraints.txt``,
+#: ``--constraint constraints.txt`` (pip's "Requirements File Format").
+_INCLUDE = re.compile(
+    r"(?:--requirement|--constraint)(?:\s*=\s*|\s+)(?P<long>\S+)|-[rc]\s*(?P<short>\S+)"
+)
+
+
+def included_files(text: str) -> list[tuple[int, str]]:
+    """The files the requirements file ``text`` reads in (``-r``, ``--requirement``, and the
+    constraints files of ``-c``, ``--constraint``, whose pins bind the install as well), in
+    file order: ``(1-based line, the path as written)``. A path is relative to the folder of
+    the file that names it; a URL is returned as written too.
+
+    >>> included_files("-r base.txt\\nvllm\\n--constraint=pins.txt  # the image's\\n-rdev.txt\\n")
+    [(1, 'base.txt'), (3, 'pins.txt'), (4, 'dev.txt')]
+    """
+    out = []
+    for number, line in _logical_lines(text):
+        matched = _INCLUDE.fullmatch(line)
+        if matched is not None:
+            out.append((number, matched["long"] or matched["short"]))
+    return out
 
 
 def _requirements_txt(path: str, text: str) -> Iterator[FoundRequirement]:

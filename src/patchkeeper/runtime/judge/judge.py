@@ -111,7 +111,8 @@ sets and must update for its upstream change, is **update** too
 (:mod:`patchkeeper.runtime.judge.shared_copies`); a function nothing calls goes with the
 running patch of its file (:mod:`patchkeeper.runtime.judge.companions`).
 
-The audit remembers each judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
+Rules 7 and 8 are taken in :mod:`patchkeeper.runtime.judge.copy_rules`. The audit remembers each
+judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ import re
 from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.calling import calls_original
+from patchkeeper.runtime.judge.copy_rules import after_hooks, dropped_keyword
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
     MIGRATE,
@@ -130,31 +132,19 @@ from patchkeeper.runtime.judge.drift import (
     UPDATE,
     Code,
     Drift,
-    call_changes,
     upstream_code,
     with_decision,
 )
-from patchkeeper.runtime.judge.dropped_keywords import dropped_keywords
-from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
+from patchkeeper.runtime.judge.gated_binding import Gated
 from patchkeeper.runtime.judge.hooks import candidates
-from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
 from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed, parameters_source
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.never_imported import never_imported
-from patchkeeper.runtime.judge.noise import (
-    callers_fit_reason,
-    cosmetic_reason,
-    forwarded_signature_reason,
-    forwards_extra,
-    outside_copy_reason,
-    removal_only_reason,
-    statement_follows_releases,
-)
+from patchkeeper.runtime.judge.noise import forwards_extra
 from patchkeeper.runtime.judge.registry_keys import registry_key_decision
 from patchkeeper.runtime.judge.removed_member import removed_member
 from patchkeeper.runtime.judge.unpassed import (
-    for_definition,
     rebinding_scope,
     starred_parameters,
     unpassed_parameters,
@@ -166,10 +156,8 @@ from patchkeeper.runtime.lookup.resolve import (
     Resolution,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.model import ActivationStatus, Mechanism, PatchEntry
+from patchkeeper.runtime.model import ActivationStatus, PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _dead_gate(entry: PatchEntry, new_version: str) -> str:
@@ -358,7 +346,7 @@ def _judged(
         rebound = rebinding_scope(trees[1], entry.target, new.module)
         unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names, rebound)
         starred = starred_parameters(trees[1], modules, old_code, new_code, names, rebound)
-    otherwise = _after_hooks(
+    otherwise = after_hooks(
         entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed, gated
     )
     if otherwise is drift and starred and old_code and new_code and mine:
@@ -367,29 +355,12 @@ def _judged(
             entry, drift, spans_read, lost, old.module, (unpassed, starred)
         )
     if otherwise.decision == RETAIN and mine is not None:
-        otherwise = _dropped_keyword(otherwise, mine, trees)
+        otherwise = dropped_keyword(otherwise, mine, trees)
     if found and mine is not None and (forwards_extra(mine.parsed) or calls_original(entry, mine)):
         # a wrapper that calls the original runs upstream's own code, hooks and all: the
         # new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
-
-
-def _dropped_keyword(drift: Drift, mine: Code, trees: tuple[UpstreamTree, UpstreamTree]) -> Drift:
-    """``drift`` (a *retain*) as *update* when the replacement ``mine`` passes a keyword
-    to an upstream callable that took it at the old release and does not at the new one
-    (:func:`patchkeeper.runtime.judge.dropped_keywords.dropped_keywords`): the call fails
-    however unchanged the target is."""
-    dropped = dropped_keywords(mine, trees)
-    if not dropped:
-        return drift
-    return with_decision(
-        drift,
-        UPDATE,
-        f"the replacement calls {', '.join(dropped)}, a keyword the new upstream no longer "
-        "takes (renamed or dropped): the call fails at the new release; pass what the new "
-        "signature takes",
-    )
 
 
 def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
@@ -410,137 +381,6 @@ def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
     return (
         f"{TOOK}: the replacement's parameters ({ours}) differed from the old upstream's "
         f"({before}) and are the new upstream's: upstream gained what the patch added"
-    )
-
-
-def _after_hooks(
-    entry: PatchEntry,
-    drift: Drift,
-    old_code: Code | None,
-    new_code: Code | None,
-    mine: Code | None,
-    header: str,
-    lost: frozenset[str] = frozenset(),
-    module: str = "",
-    unpassed: frozenset[tuple[str, str]] = frozenset(),
-    gated: Gated = None,
-) -> Drift:
-    """Rules 7 and 8 (see the module docstring); ``lost``: :func:`_lost_names` of the
-    target's ``module`` at the old release; ``unpassed``: the parameters upstream added
-    that no upstream call passes
-    (:func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`); ``gated``: see
-    :func:`judge_pending`."""
-    if drift.decision == UPDATE and old_code is not None and new_code is not None:
-        reason = cosmetic_reason(old_code, new_code, header)
-        if reason:
-            return with_decision(drift, RETAIN, f"the upstream change is cosmetic: {reason}")
-        # only what the copy's module imports from the target's module fails there
-        taken = {name for name, source in mine.imports if source == module} if mine else set()
-        lost_here = lost if "*" in taken else lost & taken
-        inherited = inherited_reason(entry, old_code, new_code, mine, lost_here, unpassed)
-        if inherited:
-            return with_decision(drift, RETAIN, inherited)
-        if inherited is not None:
-            return drift  # a subclass overriding what changed: not a copy the rules below read
-        # a wrapper copies nothing: what upstream changed in the body reaches it only
-        # through the values it works on (drift.dropped_literals), not through lines
-        copy = entry.mechanism is not Mechanism.WRAPPER
-        if mine is not None and copy and drift.upstream_changes == ("body",):
-            outside = outside_copy_reason(old_code, new_code, mine)
-            if outside:
-                return with_decision(drift, RETAIN, outside)
-            removed = removal_only_reason(old_code, new_code, lost)
-            if removed:
-                return with_decision(drift, RETAIN, removed)
-        changes = drift.upstream_changes
-        if mine is not None and any(c.startswith("signature") for c in changes):
-            forwarded = forwarded_signature_reason(old_code, new_code, mine)
-            if forwarded:
-                return with_decision(drift, RETAIN, forwarded)
-        follows = _gated_signature_reason(entry, mine, new_code, changes, gated)
-        if follows:
-            return with_decision(drift, RETAIN, follows)
-        binding = call_changes(old_code.parsed, new_code.parsed, changes)
-        unread = _unread_replacement_reason(entry, mine, binding)
-        if unread:
-            return with_decision(drift, RETAIN, unread)
-        if (
-            mine is not None
-            and entry.mechanism not in (Mechanism.WRAPPER, Mechanism.SUBCLASS)
-            and not statement_follows_releases(entry, mine)
-        ):
-            own = for_definition(unpassed, getattr(new_code.parsed, "name", ""))
-            fits = callers_fit_reason(old_code, new_code, mine, changes, lost_here, own)
-            if fits:
-                return with_decision(drift, RETAIN, fits)
-    if drift.decision == RETAIN and drift.outside_banners:
-        return with_decision(
-            drift,
-            UPDATE,
-            f"the copy differs from the old upstream outside its Modification banners "
-            f"({len(drift.outside_banners)} line(s)): it missed an earlier upstream change",
-        )
-    return drift
-
-
-#: What the scan records for a replacement it cannot name (``module:qualname``): a lambda,
-#: or an expression (a function defined inside another one, a call's result).
-UNNAMED = {"<lambda>": "a lambda", "<expr>": "an expression"}
-
-
-def _unread_replacement_reason(
-    entry: PatchEntry, mine: Code | None, changes: tuple[str, ...]
-) -> str:
-    """Why a change of the upstream body alone needs no update of a replacement the audit
-    cannot read (:data:`UNNAMED`: a function bound at run time, not a copy it can compare),
-    or ``""``. With the same signature and decorators, the calls upstream's callers make
-    still fit the replacement, and nothing shows that the replacement copies the body that
-    changed: the plugin's own implementation stands (the vllm-ascend maintainers kept 15 of
-    17 such entries over six releases, ``benchmarks/runtime_history.py``). A change of the
-    signature, the decorators or the kind of definition is not covered: callers changed."""
-    what = UNNAMED.get(entry.replacement)
-    if mine is not None or what is None or changes != ("body",):
-        return ""
-    return (
-        f"the replacement is {what}, not a copy of upstream's code (nothing to compare), and "
-        f"upstream changed only the body of {entry.target} (signature and decorators are "
-        "the same: its callers' calls still fit the replacement); read the replacement if "
-        "it copies upstream's body"
-    )
-
-
-def _gated_signature_reason(
-    entry: PatchEntry,
-    mine: Code | None,
-    new_code: Code,
-    changes: tuple[str, ...],
-    gated: Gated,
-) -> str:
-    """Why a changed upstream signature needs no update of a replacement name the plugin
-    binds through a module-level version gate, or ``""``: the branch live at the new release
-    binds the name to a function whose parameters (names, kinds, which have defaults) are the
-    new upstream's. The plugin wrote that branch for the new release ahead of it: upstream's
-    callers bind to it as they do to upstream's function, and the plugin's implementation is
-    its own (not one definition the copy rules read). Only a name the audit reads no single
-    definition of (``mine`` is ``None``) and a change that includes the signature; a
-    decorator or kind-of-definition change is not covered (the vllm-ascend maintainers kept
-    such a gated ``gumbel_sample`` replacement unchanged, ``benchmarks/runtime_history.py``)."""
-    parsed = new_code.parsed
-    if gated is None or mine is not None or not isinstance(parsed, _FUNCTIONS):
-        return ""
-    if not any(c.startswith("signature") for c in changes):
-        return ""
-    if any(not c.startswith(("signature", "body")) for c in changes):
-        return ""
-    where, line, shape = gated
-    if shape != parameter_shape(parsed.args):
-        return ""
-    name = entry.replacement.partition(":")[2]
-    return (
-        f"the replacement {name} is bound by a version gate ({where}:{line}) whose branch live "
-        f"at the new release binds it to a function with the new upstream signature of "
-        f"{entry.target}: the plugin already follows the change there (its implementation is "
-        "its own; read it if it copies upstream's body)"
     )
 
 
