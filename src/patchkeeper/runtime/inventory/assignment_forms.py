@@ -33,7 +33,8 @@ file scanner.
 - ``param.attr = value`` or ``setattr(param, "attr", value)`` inside a plugin function
   whose parameter ``param`` every call of that function in the plugin gives an upstream
   module or class (``_apply(vllm.x)``): named by the inventory after each object passed
-  (:mod:`patchkeeper.runtime.inventory.parameter_patches`);
+  (:mod:`patchkeeper.runtime.inventory.parameter_patches`); ``setattr(param, name, value)``
+  whose name is a parameter too, named after the (object, literal) pairs each call passes;
 - removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
   ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``); and
   ``del sys.modules[name]`` (the module is imported afresh: a *sys-modules* entry, replacement
@@ -465,6 +466,8 @@ class AssignmentForms(ParameterForms):
                     node.args[0], name, node.args[2], node.lineno, conds, scope,
                     (replacement, descriptors), Mechanism.SETATTR,
                 )  # fmt: skip
+            else:
+                self.parameter_pair(node, node.lineno, conds, scope, (replacement, descriptors))
             return
         if name is None:
             entry = PatchEntry(

@@ -16,7 +16,11 @@ from patchkeeper.runtime.inventory.file_facts import UNREADABLE, FileFacts, is_e
 from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import Unnamed, Unread, resolve_named
-from patchkeeper.runtime.inventory.parameter_patches import named_by_callers, parameter_entries
+from patchkeeper.runtime.inventory.parameter_patches import (
+    named_by_callers,
+    named_by_pairs,
+    parameter_entries,
+)
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runners import is_test_module, scripts
@@ -149,21 +153,55 @@ def _add_parameter_entries(read: list[_Read], layout: PluginLayout, tree: Plugin
     a plugin function, named after what the function's callers pass
     (:mod:`patchkeeper.runtime.inventory.parameter_patches`), but those the file's own
     entries already hold (the same line and target)."""
-    if not any(f.through_params or f.through_names for _patch, f, _found, _problems in read):
+    if not any(
+        f.through_params or f.through_names or f.through_pairs
+        for _patch, f, _found, _problems in read
+    ):
         return
     modules = dict.fromkeys((*layout.package_modules, *(p.module for p, *_ in read)))
     every = [facts for module in modules if (facts := tree.facts_of(module)) is not None]
     for _patch, facts, found, problems in read:
         have = {(entry.line, entry.target) for entry, _local in found}
         by_name, unnamed = named_by_callers(facts.through_names, every, tree.facts_of, tree.split)
+        by_pair, unpaired = named_by_pairs(facts.through_pairs, every, tree.facts_of, tree.split)
         for entry, local in [
             *parameter_entries(facts.through_params, every, tree.facts_of, tree.split),
             *by_name,
+            *by_pair,
         ]:
             if (entry.line, entry.target) not in have:
                 have.add((entry.line, entry.target))
                 found.append((entry, local))
         problems.extend(_parameter_name_finding(entry) for entry in unnamed)
+        for entry, why in unpaired:
+            finding = _parameter_pair_finding(entry, why)
+            if finding not in problems:
+                problems.append(finding)
+
+
+def _parameter_pair_finding(entry: PatchEntry, why: str) -> Finding:
+    """The ``setattr-name`` finding of a ``setattr(obj, name, value)`` whose object and
+    name are both parameters of the plugin function around it, when its callers do not
+    tell which upstream object and name it sets (``why``: the first call that does not,
+    by file and line, and what it passes): no entry lists it, and the finding says so.
+
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> entry = PatchEntry("p/rw.py", 9, "p.rw", "swap", "", Mechanism.SETATTR)
+    >>> found = _parameter_pair_finding(entry, "swap is not called by its name in the plugin")
+    >>> found.message.split(": ")[0]
+    'setattr whose object and attribute name are parameters of p.rw.swap'
+    """
+    function = entry.scope.rpartition(".")[2]
+    return Finding(
+        "setattr-name",
+        entry.file,
+        entry.line,
+        f"setattr whose object and attribute name are parameters of "
+        f"{entry.module}.{entry.scope}: {why}; that patch is not listed",
+        f'pass an imported upstream module or class (or sys.modules["name"]) and a '
+        f"string literal in every call of {function}, or write the patch where the target "
+        "is named",
+    )
 
 
 def _parameter_name_finding(entry: PatchEntry) -> Finding:

@@ -121,10 +121,23 @@ class FileFacts:
     through_names: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]] = field(
         default_factory=list
     )
-    #: Every call of a plugin object: its dotted path and its arguments, each
+    #: ``setattr(obj, name, value)`` whose object and attribute name are both parameters of
+    #: the plugin function around it (``def _wrap(cls, name): setattr(cls, name, wrapped)``):
+    #: the entry (its ``target`` empty), its conditions, the function's dotted path, the
+    #: two parameters' indexes, and whether the function declares the object a class or a
+    #: module (its annotation: ``type``, ``type[...]``, ``ModuleType``); named by the
+    #: inventory after the pairs the function's callers pass
+    #: (:func:`patchkeeper.runtime.inventory.parameter_patches.named_by_pairs`).
+    through_pairs: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int, int, bool]] = field(
+        default_factory=list
+    )
+    #: Every call of a plugin object: its dotted path, its arguments, each
     #: ``(position or keyword, kind, value, module)`` (the kinds of
-    #: :mod:`patchkeeper.runtime.inventory.parameter_patches`).
-    calls: list[tuple[str, tuple[tuple[str, str, str, str], ...]]] = field(default_factory=list)
+    #: :mod:`patchkeeper.runtime.inventory.parameter_patches`), and its line; one record per
+    #: item of a loop over literal strings whose variable an argument is.
+    calls: list[tuple[str, tuple[tuple[str, str, str, str], ...], int]] = field(
+        default_factory=list
+    )
 
     def span(self, qualname: str) -> tuple[int, int] | None:
         """(first line, last line) of the function or class ``qualname``, decorators
@@ -261,6 +274,10 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
             (entry_record(e), tuple(map(tuple, c)), path, index)
             for e, c, path, index in facts.through_names
         ),
+        tuple(
+            (entry_record(e), tuple(map(tuple, c)), path, first, second, declared)
+            for e, c, path, first, second, declared in facts.through_pairs
+        ),
     )
 
 
@@ -280,7 +297,8 @@ def _function_from_record(fields: Any) -> FunctionInfo:
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
-    error, constants, named, decorated, references, tables, through, calls, by_name = rest
+    error, constants, named, decorated, references, tables, through, calls, *more = rest
+    by_name, pairs = more
     return FileFacts(
         module=module,
         file=file,
@@ -300,8 +318,12 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         through_params=[
             (entry_from_record(e), _conds(c), path, index) for e, c, path, index in through
         ],
-        calls=[(path, tuple(tuple(arg) for arg in args)) for path, args in calls],
+        calls=[(path, tuple(tuple(arg) for arg in args), line) for path, args, line in calls],
         through_names=[
             (entry_from_record(e), _conds(c), path, index) for e, c, path, index in by_name
+        ],
+        through_pairs=[
+            (entry_from_record(e), _conds(c), path, first, second, declared)
+            for e, c, path, first, second, declared in pairs
         ],
     )
