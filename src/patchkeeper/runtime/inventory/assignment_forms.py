@@ -61,6 +61,7 @@ from patchkeeper.runtime.inventory.loop_literals import (
     literal_items,
     module_tables,
     module_variable,
+    object_items,
     swap_guards,
     sys_modules_alias,
 )
@@ -81,6 +82,9 @@ class AssignmentForms(ParameterForms):
     #: The literal items of the ``for`` loops around the statement (outermost first; an
     #: empty list for a loop over anything else).
     _loops: list[list[Item]]
+    #: The variable and elements of each loop around the statement over a display of
+    #: objects (:func:`.loop_literals.object_items`; ``None`` for any other loop).
+    _object_loops: list[tuple[str, list[ast.expr]] | None]
     #: The loops over ``sys.modules`` around the statement (outermost first): the variable
     #: bound to each module, and the original each of its attributes is compared with.
     _swaps: list[tuple[str, dict[str, ast.expr]]]
@@ -128,6 +132,7 @@ class AssignmentForms(ParameterForms):
         if self._tables is None:
             self._tables = module_tables(self.tree)
         self._loops.append(literal_items(stmt, self._tables) or [])
+        self._object_loops.append(object_items(stmt, self._tables))
         variable = module_variable(stmt, lambda e: self._is_sys_modules(e, table))
         if variable:
             self._swaps.append((variable, swap_guards(stmt, variable)))
@@ -135,6 +140,7 @@ class AssignmentForms(ParameterForms):
             yield
         finally:
             self._loops.pop()
+            self._object_loops.pop()
             if variable:
                 self._swaps.pop()
 

@@ -164,11 +164,10 @@ def _add_parameter_entries(read: list[_Read], layout: PluginLayout, tree: Plugin
         have = {(entry.line, entry.target) for entry, _local in found}
         by_name, unnamed = named_by_callers(facts.through_names, every, tree.facts_of, tree.split)
         by_pair, unpaired = named_by_pairs(facts.through_pairs, every, tree.facts_of, tree.split)
-        for entry, local in [
-            *parameter_entries(facts.through_params, every, tree.facts_of, tree.split),
-            *by_name,
-            *by_pair,
-        ]:
+        by_object, unfollowed = parameter_entries(
+            facts.through_params, every, tree.facts_of, tree.split
+        )
+        for entry, local in [*by_object, *by_name, *by_pair]:
             if (entry.line, entry.target) not in have:
                 have.add((entry.line, entry.target))
                 found.append((entry, local))
@@ -177,6 +176,45 @@ def _add_parameter_entries(read: list[_Read], layout: PluginLayout, tree: Plugin
             finding = _parameter_pair_finding(entry, why)
             if finding not in problems:
                 problems.append(finding)
+        problems.extend(_parameter_object_findings(unfollowed))
+
+
+def _parameter_object_findings(unfollowed: list[tuple[PatchEntry, str, str]]) -> list[Finding]:
+    """The ``setattr-name`` findings of the patches made on a parameter of a plugin
+    function whose callers do not tell which upstream class or module it is (``unfollowed``:
+    each statement's entry, the parameter's name and why), one per function and parameter,
+    at the first statement's line and naming every line, so that a helper that patches a
+    class it is handed at run time (``_install_hooks(type(runner))``) is said, not dropped.
+
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> first = PatchEntry("p/h.py", 7, "p.h", "_install", "step", Mechanism.ASSIGNMENT)
+    >>> second = PatchEntry("p/h.py", 9, "p.h", "_install", "load", Mechanism.ASSIGNMENT)
+    >>> why = "_install is not called by its name in the plugin"
+    >>> [(f.line, f.message.split(": ")[0]) for f in _parameter_object_findings(
+    ...     [(first, "runner_cls", why), (second, "runner_cls", why)])]
+    [(7, 'the patches on the parameter runner_cls of p.h._install (lines 7, 9)')]
+    """
+    grouped: dict[tuple[str, str, str], list[tuple[PatchEntry, str]]] = {}
+    for entry, param, why in unfollowed:
+        grouped.setdefault((entry.file, entry.scope, param), []).append((entry, why))
+    out = []
+    for (file, scope, param), items in grouped.items():
+        first, why = min(items, key=lambda item: item[0].line)
+        numbers = sorted({entry.line for entry, _why in items})
+        lines = ("lines " if len(numbers) > 1 else "line ") + ", ".join(map(str, numbers))
+        out.append(
+            Finding(
+                "setattr-name",
+                file,
+                first.line,
+                f"the patches on the parameter {param} of {first.module}.{scope} "
+                f"({lines}): {why}; they are not listed",
+                f'pass an imported upstream class or module (or sys.modules["name"]) in '
+                f"every call of {scope.rpartition('.')[2]}, or write the patches where the "
+                "class is named",
+            )
+        )
+    return out
 
 
 def _parameter_pair_finding(entry: PatchEntry, why: str) -> Finding:

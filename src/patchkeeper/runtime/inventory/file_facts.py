@@ -106,10 +106,11 @@ class FileFacts:
     tables: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     #: Patches made on a parameter of a plugin function (``cls.attr = value``,
     #: ``setattr(cls, "attr", value)``): the entry with the attribute as its ``target``, its
-    #: conditions, the function's dotted path and the parameter's index; named by the
-    #: inventory after what the function's callers pass
+    #: conditions, the function's dotted path, the parameter's index and whether the
+    #: function declares it a class or a module (its annotation); named by the inventory
+    #: after what the function's callers pass
     #: (:mod:`patchkeeper.runtime.inventory.parameter_patches`).
-    through_params: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]] = field(
+    through_params: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int, bool]] = field(
         default_factory=list
     )
     #: ``setattr(obj, name, value)`` on an upstream object whose attribute name is a
@@ -266,8 +267,8 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
         facts.references,
         tuple(facts.tables.items()),
         tuple(
-            (entry_record(e), tuple(map(tuple, c)), path, index)
-            for e, c, path, index in facts.through_params
+            (entry_record(e), tuple(map(tuple, c)), path, index, declared)
+            for e, c, path, index, declared in facts.through_params
         ),
         tuple(facts.calls),
         tuple(
@@ -316,7 +317,8 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         references=references,
         tables={name: tuple(tuple(row) for row in rows) for name, rows in tables},
         through_params=[
-            (entry_from_record(e), _conds(c), path, index) for e, c, path, index in through
+            (entry_from_record(e), _conds(c), path, index, declared)
+            for e, c, path, index, declared in through
         ],
         calls=[(path, tuple(tuple(arg) for arg in args), line) for path, args, line in calls],
         through_names=[

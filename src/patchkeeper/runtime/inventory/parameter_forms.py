@@ -32,6 +32,7 @@ class ParameterForms(DecoratorForms):
     _defs: dict[str, list[names.FunctionDef]] | None
     #: The :func:`.parameter_patches.rebound_names` of each function, by qualified name.
     _rebound: dict[str, frozenset[str]]
+    _object_loops: list[tuple[str, list[ast.expr]] | None]
 
     # Defined by :class:`~.assignment_forms.AssignmentForms`, the scanner's form mixin.
     def aliased(self, expr: ast.expr, scope: str) -> ast.expr | None:
@@ -107,10 +108,28 @@ class ParameterForms(DecoratorForms):
             replacement=replacement,
             descriptors=descriptors,
         )
-        self.facts.through_params.append((entry, tuple(conds), f"{self.module}.{scope}", index))
+        declared = declares_class_or_module(node, index)
+        path = f"{self.module}.{scope}"
+        self.facts.through_params.append((entry, tuple(conds), path, index, declared))
+
+    def loop_objects(self, used: list[ast.expr]) -> list[dict[str, ast.expr]]:
+        """One mapping per element of the innermost loop around the statement over a
+        display of objects (:func:`.loop_literals.object_items`) whose variable is one of
+        ``used`` (a call's arguments), the variable to the element; a single empty mapping
+        when there is none."""
+        given = {arg.id for arg in used if isinstance(arg, ast.Name)}
+        for loop in reversed(self._object_loops):
+            if loop is not None and loop[0] in given:
+                return [{loop[0]: element} for element in loop[1]]
+        return [{}]
 
     def call_arguments(
-        self, call: ast.Call, scope: str, table: Table, item: Item | None = None
+        self,
+        call: ast.Call,
+        scope: str,
+        table: Table,
+        item: Item | None = None,
+        element: dict[str, ast.expr] | None = None,
     ) -> tuple[tuple[str, str, str, str], ...]:
         """What each argument of ``call`` is (:mod:`.parameter_patches`): by position
         (``"0"``) or keyword, an :data:`~.parameter_patches.UPSTREAM` object (its dotted
@@ -122,19 +141,25 @@ class ParameterForms(DecoratorForms):
         (:data:`~.parameter_patches.LITERAL`, its text; also a variable of a loop over
         literal strings, the text of its ``item``) or :data:`~.parameter_patches.UNKNOWN`
         (the argument's source text, for the finding that says it cannot be followed); an
-        unpacked ``*args`` ends the positions (``"*"``), a ``**kwargs`` is ``"**"``."""
+        unpacked ``*args`` ends the positions (``"*"``), a ``**kwargs`` is ``"**"``. The
+        variable of a loop over a display of objects is read as the loop's ``element``
+        (:meth:`loop_objects`)."""
         given = item or {}
+        objects = element or {}
         out: list[tuple[str, str, str, str]] = []
         for index, arg in enumerate(call.args):
             if arg.__class__ is ast.Starred:
                 out.append(("*", UNKNOWN, ast.unparse(arg), ""))
                 break
+            arg = objects.get(arg.id, arg) if isinstance(arg, ast.Name) else arg
             out.append((str(index), *self._argument(arg, scope, table, given)))
         for keyword in call.keywords:
             if keyword.arg is None:
                 out.append(("**", UNKNOWN, ast.unparse(keyword.value), ""))
             else:
-                out.append((keyword.arg, *self._argument(keyword.value, scope, table, given)))
+                value = keyword.value
+                value = objects.get(value.id, value) if isinstance(value, ast.Name) else value
+                out.append((keyword.arg, *self._argument(value, scope, table, given)))
         return tuple(out)
 
     def _argument(
@@ -149,9 +174,16 @@ class ParameterForms(DecoratorForms):
         if isinstance(arg, ast.Name) and arg.id in item:
             return LITERAL, item[arg.id], ""
         unknown = (UNKNOWN, ast.unparse(arg), "")
-        module = self.module_argument(arg, scope, table, item)
-        if module is not None:
-            return (UPSTREAM, module, module) if module else unknown
+        found_module = self.module_argument(arg, scope, table, item)
+        if found_module is not None:
+            if not found_module:
+                return unknown
+            # the object's module: the one looked up by name (an attribute read of it)
+            module = found_module
+            while isinstance(arg, ast.Attribute):
+                arg = arg.value
+                module = module.rpartition(".")[0]
+            return UPSTREAM, found_module, module
         if arg.__class__ is not ast.Name and arg.__class__ is not ast.Attribute:
             return unknown
         bound = names.dotted(arg, table)
@@ -167,9 +199,14 @@ class ParameterForms(DecoratorForms):
         """The upstream module ``arg`` looks up by name: ``sys.modules[name]``,
         ``sys.modules.get(name)``, ``importlib.import_module(name)`` or a name bound to
         ``sys.modules[name]`` in ``scope`` (:meth:`AssignmentForms.module_alias`), the name
-        a literal, a module constant or a variable of the loop's ``item``; ``""`` for such a
+        a literal, a module constant or a variable of the loop's ``item``; or the dotted path
+        of an attribute read of one (``sys.modules.get(NAME).Runner``); ``""`` for such a
         lookup whose name is not an upstream module this reader can tell; ``None`` for any
         other expression."""
+        if isinstance(arg, ast.Attribute):
+            # an attribute of a module looked up by name: sys.modules.get(NAME).Runner
+            owner = self.module_argument(arg.value, scope, table, item)
+            return f"{owner}.{arg.attr}" if owner else owner
         key: ast.expr | None = self.aliased(arg, scope)
         if key is None and isinstance(arg, ast.Subscript):
             if self._is_sys_modules(arg.value, table):

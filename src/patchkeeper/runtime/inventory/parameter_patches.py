@@ -24,7 +24,9 @@ call must pass the parameter an upstream object, the plugin's own class (which i
 upstream patch: no entry for it), or a parameter of its own caller's that the same holds
 for. An argument the reader cannot resolve (``type(obj)``, ``module.Runner`` of a module
 loaded at run time, an unpacked ``*args``, a default) leaves the statement out rather than
-guess what it patches.
+guess what it patches; when the function declares the parameter a class or a module, or
+another call passes it an upstream object, the statement comes back with the call that
+stopped the reader, for a finding rather than silence.
 
 A ``setattr(param, name, value)`` whose object and name are both parameters is named after
 the pairs the calls pass, the two read from the same call (:func:`named_by_pairs`); when
@@ -168,27 +170,36 @@ def _callers_of(
 
 
 def parameter_entries(
-    pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]],
+    pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int, bool]],
     every_file: Iterable[FileFacts],
     facts_of: Callable[[str], FileFacts | None],
     split: Callable[[str], tuple[str, str] | None],
-) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
+) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[tuple[PatchEntry, str, str]]]:
     """The entries of the patches made on parameters (``pending``: one file's
     :attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_params`), each named
     after every distinct upstream object the callers pass (:func:`passed`), read from the
     calls and references of ``every_file`` (the facts of every module of the plugin);
     ``facts_of`` and ``split`` as :class:`~patchkeeper.runtime.inventory.plugin.PluginTree`
-    has them. A statement whose callers do not tell what it patches gives none."""
+    has them. A statement whose callers do not tell what it patches gives none; when the
+    function declares the parameter a class or a module, or some call passes it an
+    upstream object, it comes back with the parameter's name and why (the first call that
+    cannot be followed, by file and line, :meth:`_Callers.pairs`), for a finding."""
     if not pending:
-        return []
+        return [], []
     callers = _callers_of(every_file, facts_of, split)
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
-    for entry, conds, path, index in pending:
+    unresolved: list[tuple[PatchEntry, str, str]] = []
+    for entry, conds, path, index, declared in pending:
         objects = callers.passed(path, index, ())
+        if objects is None and (declared or callers.passes_upstream(path, index)):
+            why = callers.pairs(path, ((index, OBJECT),), ())
+            params = callers.parameters(path)
+            if isinstance(why, str) and params is not None:
+                unresolved.append((entry, params[index], why))
         for dotted, module in sorted(objects or ()):
             target = f"{dotted}.{entry.target}"
             out.append((replace(entry, target=target, module_hint=module or dotted), conds))
-    return out
+    return out, unresolved
 
 
 def named_by_callers(
@@ -272,6 +283,10 @@ class _Callers:
         self.used = used
         self.facts_of = facts_of
         self.split = split
+
+    def parameters(self, path: str) -> tuple[str, ...] | None:
+        """The parameters of the plugin function ``path``, ``None`` when it is none."""
+        return self._params(path)
 
     def _params(self, path: str) -> tuple[str, ...] | None:
         """The parameters of the plugin function ``path``, ``None`` when it is none."""

@@ -94,6 +94,7 @@ class _Scanner(AssignmentForms):
         self._defs = None
         self._rebound = {}
         self._loops = []
+        self._object_loops = []
         self._swaps = []
         self._aliases = {}
         self._tables = None
@@ -357,8 +358,9 @@ class _Scanner(AssignmentForms):
                     self.edge(scope, bound.dotted, "call", call.lineno, conds, _const_args(call))
                     used = [*call.args, *(keyword.value for keyword in call.keywords)]
                     for item in iterations(self._loops, used):
-                        arguments = self.call_arguments(call, scope, table, item)
-                        self.facts.calls.append((bound.dotted, arguments, call.lineno))
+                        for element in self.loop_objects(used):
+                            arguments = self.call_arguments(call, scope, table, item, element)
+                            self.facts.calls.append((bound.dotted, arguments, call.lineno))
             elif kind is ast.Name or kind is ast.Attribute:
                 ref = cast("ast.Name | ast.Attribute", sub)
                 if id(ref) not in called and ref.ctx.__class__ is ast.Load:
