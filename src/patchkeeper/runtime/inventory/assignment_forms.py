@@ -33,7 +33,8 @@ file scanner.
 - ``param.attr = value`` or ``setattr(param, "attr", value)`` inside a plugin function
   whose parameter ``param`` every call of that function in the plugin gives an upstream
   module or class (``_apply(vllm.x)``): named by the inventory after each object passed
-  (:mod:`patchkeeper.runtime.inventory.parameter_patches`);
+  (:mod:`patchkeeper.runtime.inventory.parameter_patches`); ``setattr(param, name, value)``
+  whose name is a parameter too, named after the (object, literal) pairs each call passes;
 - removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
   ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``); and
   ``del sys.modules[name]`` (the module is imported afresh: a *sys-modules* entry, replacement
@@ -60,6 +61,7 @@ from patchkeeper.runtime.inventory.loop_literals import (
     literal_items,
     module_tables,
     module_variable,
+    object_items,
     swap_guards,
     sys_modules_alias,
 )
@@ -80,6 +82,9 @@ class AssignmentForms(ParameterForms):
     #: The literal items of the ``for`` loops around the statement (outermost first; an
     #: empty list for a loop over anything else).
     _loops: list[list[Item]]
+    #: The variable and elements of each loop around the statement over a display of
+    #: objects (:func:`.loop_literals.object_items`; ``None`` for any other loop).
+    _object_loops: list[tuple[str, list[ast.expr]] | None]
     #: The loops over ``sys.modules`` around the statement (outermost first): the variable
     #: bound to each module, and the original each of its attributes is compared with.
     _swaps: list[tuple[str, dict[str, ast.expr]]]
@@ -127,6 +132,7 @@ class AssignmentForms(ParameterForms):
         if self._tables is None:
             self._tables = module_tables(self.tree)
         self._loops.append(literal_items(stmt, self._tables) or [])
+        self._object_loops.append(object_items(stmt, self._tables))
         variable = module_variable(stmt, lambda e: self._is_sys_modules(e, table))
         if variable:
             self._swaps.append((variable, swap_guards(stmt, variable)))
@@ -134,6 +140,7 @@ class AssignmentForms(ParameterForms):
             yield
         finally:
             self._loops.pop()
+            self._object_loops.pop()
             if variable:
                 self._swaps.pop()
 
@@ -465,6 +472,8 @@ class AssignmentForms(ParameterForms):
                     node.args[0], name, node.args[2], node.lineno, conds, scope,
                     (replacement, descriptors), Mechanism.SETATTR,
                 )  # fmt: skip
+            else:
+                self.parameter_pair(node, node.lineno, conds, scope, (replacement, descriptors))
             return
         if name is None:
             entry = PatchEntry(

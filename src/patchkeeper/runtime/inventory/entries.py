@@ -16,7 +16,11 @@ from patchkeeper.runtime.inventory.file_facts import UNREADABLE, FileFacts, is_e
 from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import Unnamed, Unread, resolve_named
-from patchkeeper.runtime.inventory.parameter_patches import named_by_callers, parameter_entries
+from patchkeeper.runtime.inventory.parameter_patches import (
+    named_by_callers,
+    named_by_pairs,
+    parameter_entries,
+)
 from patchkeeper.runtime.inventory.patch_headers import check_header, ledger_findings
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runners import is_test_module, scripts
@@ -149,21 +153,93 @@ def _add_parameter_entries(read: list[_Read], layout: PluginLayout, tree: Plugin
     a plugin function, named after what the function's callers pass
     (:mod:`patchkeeper.runtime.inventory.parameter_patches`), but those the file's own
     entries already hold (the same line and target)."""
-    if not any(f.through_params or f.through_names for _patch, f, _found, _problems in read):
+    if not any(
+        f.through_params or f.through_names or f.through_pairs
+        for _patch, f, _found, _problems in read
+    ):
         return
     modules = dict.fromkeys((*layout.package_modules, *(p.module for p, *_ in read)))
     every = [facts for module in modules if (facts := tree.facts_of(module)) is not None]
     for _patch, facts, found, problems in read:
         have = {(entry.line, entry.target) for entry, _local in found}
         by_name, unnamed = named_by_callers(facts.through_names, every, tree.facts_of, tree.split)
-        for entry, local in [
-            *parameter_entries(facts.through_params, every, tree.facts_of, tree.split),
-            *by_name,
-        ]:
+        by_pair, unpaired = named_by_pairs(facts.through_pairs, every, tree.facts_of, tree.split)
+        by_object, unfollowed = parameter_entries(
+            facts.through_params, every, tree.facts_of, tree.split
+        )
+        for entry, local in [*by_object, *by_name, *by_pair]:
             if (entry.line, entry.target) not in have:
                 have.add((entry.line, entry.target))
                 found.append((entry, local))
         problems.extend(_parameter_name_finding(entry) for entry in unnamed)
+        for entry, why in unpaired:
+            finding = _parameter_pair_finding(entry, why)
+            if finding not in problems:
+                problems.append(finding)
+        problems.extend(_parameter_object_findings(unfollowed))
+
+
+def _parameter_object_findings(unfollowed: list[tuple[PatchEntry, str, str]]) -> list[Finding]:
+    """The ``setattr-name`` findings of the patches made on a parameter of a plugin
+    function whose callers do not tell which upstream class or module it is (``unfollowed``:
+    each statement's entry, the parameter's name and why), one per function and parameter,
+    at the first statement's line and naming every line, so that a helper that patches a
+    class it is handed at run time (``_install_hooks(type(runner))``) is said, not dropped.
+
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> first = PatchEntry("p/h.py", 7, "p.h", "_install", "step", Mechanism.ASSIGNMENT)
+    >>> second = PatchEntry("p/h.py", 9, "p.h", "_install", "load", Mechanism.ASSIGNMENT)
+    >>> why = "_install is not called by its name in the plugin"
+    >>> [(f.line, f.message.split(": ")[0]) for f in _parameter_object_findings(
+    ...     [(first, "runner_cls", why), (second, "runner_cls", why)])]
+    [(7, 'the patches on the parameter runner_cls of p.h._install (lines 7, 9)')]
+    """
+    grouped: dict[tuple[str, str, str], list[tuple[PatchEntry, str]]] = {}
+    for entry, param, why in unfollowed:
+        grouped.setdefault((entry.file, entry.scope, param), []).append((entry, why))
+    out = []
+    for (file, scope, param), items in grouped.items():
+        first, why = min(items, key=lambda item: item[0].line)
+        numbers = sorted({entry.line for entry, _why in items})
+        lines = ("lines " if len(numbers) > 1 else "line ") + ", ".join(map(str, numbers))
+        out.append(
+            Finding(
+                "setattr-name",
+                file,
+                first.line,
+                f"the patches on the parameter {param} of {first.module}.{scope} "
+                f"({lines}): {why}; they are not listed",
+                f'pass an imported upstream class or module (or sys.modules["name"]) in '
+                f"every call of {scope.rpartition('.')[2]}, or write the patches where the "
+                "class is named",
+            )
+        )
+    return out
+
+
+def _parameter_pair_finding(entry: PatchEntry, why: str) -> Finding:
+    """The ``setattr-name`` finding of a ``setattr(obj, name, value)`` whose object and
+    name are both parameters of the plugin function around it, when its callers do not
+    tell which upstream object and name it sets (``why``: the first call that does not,
+    by file and line, and what it passes): no entry lists it, and the finding says so.
+
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> entry = PatchEntry("p/rw.py", 9, "p.rw", "swap", "", Mechanism.SETATTR)
+    >>> found = _parameter_pair_finding(entry, "swap is not called by its name in the plugin")
+    >>> found.message.split(": ")[0]
+    'setattr whose object and attribute name are parameters of p.rw.swap'
+    """
+    function = entry.scope.rpartition(".")[2]
+    return Finding(
+        "setattr-name",
+        entry.file,
+        entry.line,
+        f"setattr whose object and attribute name are parameters of "
+        f"{entry.module}.{entry.scope}: {why}; that patch is not listed",
+        f'pass an imported upstream module or class (or sys.modules["name"]) and a '
+        f"string literal in every call of {function}, or write the patch where the target "
+        "is named",
+    )
 
 
 def _parameter_name_finding(entry: PatchEntry) -> Finding:

@@ -106,10 +106,11 @@ class FileFacts:
     tables: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     #: Patches made on a parameter of a plugin function (``cls.attr = value``,
     #: ``setattr(cls, "attr", value)``): the entry with the attribute as its ``target``, its
-    #: conditions, the function's dotted path and the parameter's index; named by the
-    #: inventory after what the function's callers pass
+    #: conditions, the function's dotted path, the parameter's index and whether the
+    #: function declares it a class or a module (its annotation); named by the inventory
+    #: after what the function's callers pass
     #: (:mod:`patchkeeper.runtime.inventory.parameter_patches`).
-    through_params: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]] = field(
+    through_params: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int, bool]] = field(
         default_factory=list
     )
     #: ``setattr(obj, name, value)`` on an upstream object whose attribute name is a
@@ -121,10 +122,23 @@ class FileFacts:
     through_names: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]] = field(
         default_factory=list
     )
-    #: Every call of a plugin object: its dotted path and its arguments, each
+    #: ``setattr(obj, name, value)`` whose object and attribute name are both parameters of
+    #: the plugin function around it (``def _wrap(cls, name): setattr(cls, name, wrapped)``):
+    #: the entry (its ``target`` empty), its conditions, the function's dotted path, the
+    #: two parameters' indexes, and whether the function declares the object a class or a
+    #: module (its annotation: ``type``, ``type[...]``, ``ModuleType``); named by the
+    #: inventory after the pairs the function's callers pass
+    #: (:func:`patchkeeper.runtime.inventory.parameter_patches.named_by_pairs`).
+    through_pairs: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int, int, bool]] = field(
+        default_factory=list
+    )
+    #: Every call of a plugin object: its dotted path, its arguments, each
     #: ``(position or keyword, kind, value, module)`` (the kinds of
-    #: :mod:`patchkeeper.runtime.inventory.parameter_patches`).
-    calls: list[tuple[str, tuple[tuple[str, str, str, str], ...]]] = field(default_factory=list)
+    #: :mod:`patchkeeper.runtime.inventory.parameter_patches`), and its line; one record per
+    #: item of a loop over literal strings whose variable an argument is.
+    calls: list[tuple[str, tuple[tuple[str, str, str, str], ...], int]] = field(
+        default_factory=list
+    )
 
     def span(self, qualname: str) -> tuple[int, int] | None:
         """(first line, last line) of the function or class ``qualname``, decorators
@@ -253,13 +267,17 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
         facts.references,
         tuple(facts.tables.items()),
         tuple(
-            (entry_record(e), tuple(map(tuple, c)), path, index)
-            for e, c, path, index in facts.through_params
+            (entry_record(e), tuple(map(tuple, c)), path, index, declared)
+            for e, c, path, index, declared in facts.through_params
         ),
         tuple(facts.calls),
         tuple(
             (entry_record(e), tuple(map(tuple, c)), path, index)
             for e, c, path, index in facts.through_names
+        ),
+        tuple(
+            (entry_record(e), tuple(map(tuple, c)), path, first, second, declared)
+            for e, c, path, first, second, declared in facts.through_pairs
         ),
     )
 
@@ -280,7 +298,8 @@ def _function_from_record(fields: Any) -> FunctionInfo:
 def from_record(record: tuple[Any, ...]) -> FileFacts:
     """The inverse of :func:`to_record`."""
     module, file, entries, edges, functions, classes, spans, commented, problems, *rest = record
-    error, constants, named, decorated, references, tables, through, calls, by_name = rest
+    error, constants, named, decorated, references, tables, through, calls, *more = rest
+    by_name, pairs = more
     return FileFacts(
         module=module,
         file=file,
@@ -298,10 +317,15 @@ def from_record(record: tuple[Any, ...]) -> FileFacts:
         references=references,
         tables={name: tuple(tuple(row) for row in rows) for name, rows in tables},
         through_params=[
-            (entry_from_record(e), _conds(c), path, index) for e, c, path, index in through
+            (entry_from_record(e), _conds(c), path, index, declared)
+            for e, c, path, index, declared in through
         ],
-        calls=[(path, tuple(tuple(arg) for arg in args)) for path, args in calls],
+        calls=[(path, tuple(tuple(arg) for arg in args), line) for path, args, line in calls],
         through_names=[
             (entry_from_record(e), _conds(c), path, index) for e, c, path, index in by_name
+        ],
+        through_pairs=[
+            (entry_from_record(e), _conds(c), path, first, second, declared)
+            for e, c, path, first, second, declared in pairs
         ],
     )

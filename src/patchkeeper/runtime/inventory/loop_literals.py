@@ -94,6 +94,31 @@ def _elements(expr: ast.expr, tables: Mapping[str, ast.expr]) -> list[ast.expr] 
     return keys
 
 
+def object_items(
+    stmt: ast.stmt, tables: Mapping[str, ast.expr] | None = None
+) -> tuple[str, list[ast.expr]] | None:
+    """The variable and the elements of ``for NAME in (A, mod.B, ...)`` when every element
+    is a name or an attribute chain (objects, not strings: ``for request_type in
+    (CompletionRequest, ChatRequest)``); else ``None``.
+
+    >>> name, elements = object_items(ast.parse("for cls in (A, m.B): pass").body[0])
+    >>> name, [ast.unparse(e) for e in elements]
+    ('cls', ['A', 'm.B'])
+    """
+    if not isinstance(stmt, (ast.For, ast.AsyncFor)) or not isinstance(stmt.target, ast.Name):
+        return None
+    elements = _elements(stmt.iter, tables or {})
+    if not elements:
+        return None
+    for element in elements:
+        root = element
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return None
+    return stmt.target.id, elements
+
+
 def literal_items(
     stmt: ast.stmt, tables: Mapping[str, ast.expr] | None = None
 ) -> list[Item] | None:

@@ -24,7 +24,16 @@ call must pass the parameter an upstream object, the plugin's own class (which i
 upstream patch: no entry for it), or a parameter of its own caller's that the same holds
 for. An argument the reader cannot resolve (``type(obj)``, ``module.Runner`` of a module
 loaded at run time, an unpacked ``*args``, a default) leaves the statement out rather than
-guess what it patches.
+guess what it patches; when the function declares the parameter a class or a module, or
+another call passes it an upstream object, the statement comes back with the call that
+stopped the reader, for a finding rather than silence.
+
+A ``setattr(param, name, value)`` whose object and name are both parameters is named after
+the pairs the calls pass, the two read from the same call (:func:`named_by_pairs`); when
+one call cannot be followed and the function declares the object a class or a module, the
+statement comes back with the reason, for a finding rather than silence. In any call, a
+name may be the variable of a loop over literal strings (one call per item) and a module
+``sys.modules[name]`` or ``importlib.import_module(name)``.
 """
 
 from __future__ import annotations
@@ -42,6 +51,9 @@ from patchkeeper.runtime.syntax import names
 UPSTREAM, PARAMETER, OWN, UNKNOWN = "upstream", "parameter", "own", "unknown"
 #: An argument that is a string literal (its value: the text).
 LITERAL = "literal"
+#: The roles of a parameter whose arguments :meth:`_Callers.pairs` reads: the object set
+#: on, the attribute's name.
+OBJECT, NAME = "object", "name"
 
 #: How deep a parameter handed on from caller to caller is followed.
 _DEPTH = 8
@@ -146,11 +158,11 @@ def _callers_of(
 ) -> _Callers:
     """The calls of every plugin function, by the function's dotted path, and the names
     used other than by a call or an import, read from ``every_file``."""
-    calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]] = {}
+    calls: dict[str, list[tuple[tuple[tuple[str, str, str, str], ...], str]]] = {}
     used: set[str] = set()
     for facts in every_file:
-        for path, args in facts.calls:
-            calls.setdefault(path, []).append(args)
+        for path, args, line in facts.calls:
+            calls.setdefault(path, []).append((args, f"{facts.file}:{line}"))
         for edge in facts.edges:
             if edge.kind != "call" and edge.kind != "import":
                 used.add(edge.target)
@@ -158,27 +170,36 @@ def _callers_of(
 
 
 def parameter_entries(
-    pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]],
+    pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int, bool]],
     every_file: Iterable[FileFacts],
     facts_of: Callable[[str], FileFacts | None],
     split: Callable[[str], tuple[str, str] | None],
-) -> list[tuple[PatchEntry, tuple[Any, ...]]]:
+) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[tuple[PatchEntry, str, str]]]:
     """The entries of the patches made on parameters (``pending``: one file's
     :attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_params`), each named
     after every distinct upstream object the callers pass (:func:`passed`), read from the
     calls and references of ``every_file`` (the facts of every module of the plugin);
     ``facts_of`` and ``split`` as :class:`~patchkeeper.runtime.inventory.plugin.PluginTree`
-    has them. A statement whose callers do not tell what it patches gives none."""
+    has them. A statement whose callers do not tell what it patches gives none; when the
+    function declares the parameter a class or a module, or some call passes it an
+    upstream object, it comes back with the parameter's name and why (the first call that
+    cannot be followed, by file and line, :meth:`_Callers.pairs`), for a finding."""
     if not pending:
-        return []
+        return [], []
     callers = _callers_of(every_file, facts_of, split)
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
-    for entry, conds, path, index in pending:
+    unresolved: list[tuple[PatchEntry, str, str]] = []
+    for entry, conds, path, index, declared in pending:
         objects = callers.passed(path, index, ())
+        if objects is None and (declared or callers.passes_upstream(path, index)):
+            why = callers.pairs(path, ((index, OBJECT),), ())
+            params = callers.parameters(path)
+            if isinstance(why, str) and params is not None:
+                unresolved.append((entry, params[index], why))
         for dotted, module in sorted(objects or ()):
             target = f"{dotted}.{entry.target}"
             out.append((replace(entry, target=target, module_hint=module or dotted), conds))
-    return out
+    return out, unresolved
 
 
 def named_by_callers(
@@ -209,12 +230,51 @@ def named_by_callers(
     return out, unnamed
 
 
+#: One ``setattr`` of :attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_pairs`.
+Pair = tuple[PatchEntry, tuple[CondSpec, ...], str, int, int, bool]
+
+
+def named_by_pairs(
+    pending: list[Pair],
+    every_file: Iterable[FileFacts],
+    facts_of: Callable[[str], FileFacts | None],
+    split: Callable[[str], tuple[str, str] | None],
+) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[tuple[PatchEntry, str]]]:
+    """The entries of the ``setattr(obj, name, value)`` statements whose object and name
+    are both parameters of the plugin function around them (``pending``: one file's
+    :attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_pairs`): one per
+    distinct (upstream object, string literal) pair a call passes, the two read from the
+    same call (a parameter handed on from caller to caller followed), so that
+    ``_wrap(Runner, "load")`` and ``_wrap(Worker, "init")`` name ``Runner.load`` and
+    ``Worker.init``, never ``Runner.init``; and, for a statement whose callers do not all
+    pass such a pair while the function declares the object a class or module or some
+    call passes an upstream object for it, the statement with the reason (the first call
+    that cannot be followed, by file and line), for a finding. A function whose callers
+    hand it only objects this reader cannot follow, undeclared (an instance's fields set
+    by name), is left without either."""
+    if not pending:
+        return [], []
+    callers = _callers_of(every_file, facts_of, split)
+    out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
+    unresolved: list[tuple[PatchEntry, str]] = []
+    for entry, conds, path, held, named, declared in pending:
+        found = callers.pairs(path, ((held, OBJECT), (named, NAME)), ())
+        if isinstance(found, str):
+            if declared or callers.passes_upstream(path, held):
+                unresolved.append((entry, found))
+            continue
+        for (dotted, module), (name,) in sorted(found):
+            target = f"{dotted}.{name}"
+            out.append((replace(entry, target=target, module_hint=module or dotted), conds))
+    return out, unresolved
+
+
 class _Callers:
     """What the plugin's calls pass its functions' parameters (:meth:`passed`)."""
 
     def __init__(
         self,
-        calls: dict[str, list[tuple[tuple[str, str, str, str], ...]]],
+        calls: dict[str, list[tuple[tuple[tuple[str, str, str, str], ...], str]]],
         used: set[str],
         facts_of: Callable[[str], FileFacts | None],
         split: Callable[[str], tuple[str, str] | None],
@@ -223,6 +283,10 @@ class _Callers:
         self.used = used
         self.facts_of = facts_of
         self.split = split
+
+    def parameters(self, path: str) -> tuple[str, ...] | None:
+        """The parameters of the plugin function ``path``, ``None`` when it is none."""
+        return self._params(path)
 
     def _params(self, path: str) -> tuple[str, ...] | None:
         """The parameters of the plugin function ``path``, ``None`` when it is none."""
@@ -250,6 +314,100 @@ class _Callers:
             return None
 
         return self._through_calls(path, index, seen, take)
+
+    def passes_upstream(self, path: str, index: int) -> bool:
+        """Whether some call of the plugin function ``path`` passes its parameter ``index``
+        an upstream object."""
+        params = self._params(path)
+        if params is None or index >= len(params):
+            return False
+        for args, _where in self.calls.get(path, []):
+            for key, kind, _value, _module in args:
+                if kind == UPSTREAM and key in (str(index), params[index]):
+                    return True
+        return False
+
+    def pairs(
+        self, path: str, wanted: tuple[tuple[int, str], ...], seen: tuple[str, ...]
+    ) -> set[tuple[tuple[str, ...], ...]] | str:
+        """What the calls of the plugin function ``path`` pass its parameters ``wanted``
+        (each an index and a role: :data:`OBJECT`, an upstream object's dotted path and
+        module; :data:`NAME`, a string literal that is an identifier), one tuple of values
+        per call (and per combination a parameter handed on from caller to caller gives),
+        or why not, as a string; a plugin class passed as the object gives nothing (no
+        upstream patch)."""
+        params = self._params(path)
+        short = path.rpartition(".")[2]
+        if params is None or any(index >= len(params) for index, _role in wanted):
+            return f"{path} is not a plugin function this reader knows"
+        if path in self.used:
+            return (
+                f"{short} is used other than by a call (handed on, stored or decorated), "
+                "so what its callers pass is not known"
+            )
+        sites = self.calls.get(path, [])
+        if not sites:
+            return f"{short} is not called by its name in the plugin"
+        if path in seen or len(seen) > _DEPTH:
+            return f"the arguments of {short} are handed on in a cycle or too deep to follow"
+        out: set[tuple[tuple[str, ...], ...]] = set()
+        for args, where in sites:
+            found = self._site_values(args, where, params, wanted, (*seen, path))
+            if isinstance(found, str):
+                return found
+            out |= found
+        return out
+
+    def _site_values(
+        self,
+        args: tuple[tuple[str, str, str, str], ...],
+        where: str,
+        params: tuple[str, ...],
+        wanted: tuple[tuple[int, str], ...],
+        seen: tuple[str, ...],
+    ) -> set[tuple[tuple[str, ...], ...]] | str:
+        """What one call (``args``, at ``where``) passes the parameters ``wanted`` (of
+        ``params``), as :meth:`pairs` says, the parameters of its caller it hands on asked
+        of the caller's own calls and combined with the values it passes itself."""
+        given = {key: (kind, value, module) for key, kind, value, module in args}
+        fixed: dict[int, tuple[str, ...]] = {}
+        handed: list[tuple[int, tuple[int, str]]] = []
+        caller = ""
+        for position, (index, role) in enumerate(wanted):
+            found = given.get(str(index)) or given.get(params[index])
+            if found is None:
+                return (
+                    f"the call at {where} passes no {params[index]} of its own "
+                    "(a default, or an unpacked *args or **kwargs)"
+                )
+            kind, value, module = found
+            if kind == PARAMETER:
+                caller = value
+                handed.append((position, (int(module), role)))
+            elif role == OBJECT and kind == UPSTREAM:
+                fixed[position] = (value, module)
+            elif role == OBJECT and kind == OWN and self._own_class(value):
+                return set()  # the plugin's own class: no upstream patch
+            elif role == NAME and kind == LITERAL and value.isidentifier():
+                fixed[position] = (value,)
+            else:
+                what = "an upstream module or class" if role == OBJECT else "a string literal"
+                return (
+                    f"the call at {where} passes {value or 'a value'} as {params[index]}, "
+                    f"which this reader cannot follow to {what}"
+                )
+        if not handed:
+            return {tuple(fixed[position] for position in range(len(wanted)))}
+        outer = self.pairs(caller, tuple(asked for _position, asked in handed), seen)
+        if isinstance(outer, str):
+            return outer
+        out: set[tuple[tuple[str, ...], ...]] = set()
+        for values in outer:
+            row = dict(fixed)
+            for (position, _asked), passed in zip(handed, values, strict=True):
+                row[position] = passed
+            out.add(tuple(row[position] for position in range(len(wanted))))
+        return out
 
     def literals(self, path: str, index: int, seen: tuple[str, ...]) -> set[str] | None:
         """The string literals the calls of the plugin function ``path`` pass its parameter
@@ -280,7 +438,7 @@ class _Callers:
             return None
         name = params[index]
         out: set[_T] = set()
-        for args in sites:
+        for args, _where in sites:
             given = {key: (kind, value, module) for key, kind, value, module in args}
             found = given.get(str(index)) or given.get(name)
             if found is None:

@@ -39,6 +39,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     ScanSettings,
     is_plugin,
 )
+from patchkeeper.runtime.inventory.loop_literals import iterations
 from patchkeeper.runtime.inventory.module_constants import function_constants, module_constants
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
@@ -93,6 +94,7 @@ class _Scanner(AssignmentForms):
         self._defs = None
         self._rebound = {}
         self._loops = []
+        self._object_loops = []
         self._swaps = []
         self._aliases = {}
         self._tables = None
@@ -354,7 +356,11 @@ class _Scanner(AssignmentForms):
                 if bound is not None:
                     called.add(id(call.func))
                     self.edge(scope, bound.dotted, "call", call.lineno, conds, _const_args(call))
-                    self.facts.calls.append((bound.dotted, self.call_arguments(call, scope, table)))
+                    used = [*call.args, *(keyword.value for keyword in call.keywords)]
+                    for item in iterations(self._loops, used):
+                        for element in self.loop_objects(used):
+                            arguments = self.call_arguments(call, scope, table, item, element)
+                            self.facts.calls.append((bound.dotted, arguments, call.lineno))
             elif kind is ast.Name or kind is ast.Attribute:
                 ref = cast("ast.Name | ast.Attribute", sub)
                 if id(ref) not in called and ref.ctx.__class__ is ast.Load:

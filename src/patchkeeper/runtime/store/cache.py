@@ -27,7 +27,7 @@ from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
-FORMAT = "runtime-11"
+FORMAT = "runtime-13"
 
 #: A file modified this recently (seconds) is not remembered: a second change within the
 #: same tick of the file system's clock could leave the same stat data (git's "racily
