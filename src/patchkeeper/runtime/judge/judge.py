@@ -94,8 +94,8 @@ first rule that applies decides):
    not at the new one (``MLAAttentionSpec(compress_ratio=...)`` after upstream renamed the
    field) -> **update**: the call fails however unchanged the target is
    (:mod:`patchkeeper.runtime.judge.dropped_keywords`); so is one of a changed target whose
-   replacement tests upstream's release in its own code with a test the upgrade moves
-   (:mod:`patchkeeper.runtime.judge.release_branches`);
+   replacement tests upstream's release with a test the upgrade moves, or is a class of its
+   own keeping a member of the kind upstream left (:mod:`patchkeeper.runtime.judge.overruled`);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
@@ -150,8 +150,8 @@ from patchkeeper.runtime.judge.noise import (
     removal_only_reason,
     statement_follows_releases,
 )
+from patchkeeper.runtime.judge.overruled import overruled
 from patchkeeper.runtime.judge.registry_keys import registry_key_decision
-from patchkeeper.runtime.judge.release_branches import release_branch_update
 from patchkeeper.runtime.judge.removed_member import removed_member
 from patchkeeper.runtime.judge.unpassed import (
     for_definition,
@@ -367,7 +367,7 @@ def _judged(
             entry, drift, spans_read, lost, old.module, (unpassed, starred)
         )
     if otherwise.decision == RETAIN and mine is not None:
-        otherwise = release_branch_update(_dropped_keyword(otherwise, mine, trees), mine, versions)
+        otherwise = overruled(entry, _dropped_keyword(otherwise, mine, trees), spans, versions)
     if found and mine is not None and (forwards_extra(mine.parsed) or calls_original(entry, mine)):
         # a wrapper that calls the original runs upstream's own code, hooks and all: the
         # new extension point is consulted through it, nothing of it is replaced
