@@ -69,10 +69,9 @@ first rule that applies decides):
    otherwise stays **update** (the copy rules below do not read a subclass); a change of
    the body alone that lies only in code the replacement does not copy, or that only
    removes code lines (the copy keeps doing what the old release did; neither is read for
-   a wrapper, which copies no lines), new parameters a
-   replacement forwarding ``*args``/``**kwargs`` passes through, or a change of the body
-   alone when the replacement is a lambda or an expression the audit cannot read (not a
-   copy) -> **retain**;
+   a wrapper, which copies no lines), new parameters a replacement forwarding
+   ``*args``/``**kwargs`` passes through, or a change of the body alone when the
+   replacement is a lambda or an expression the audit cannot read (not a copy) -> **retain**;
    a function copy whose callers' calls still bind to it (upstream changed the body alone,
    or the signature too in a way the copy already takes), when the copy has no Modification
    banners, neither it nor its patch statement tests upstream's release and it imports
@@ -85,18 +84,18 @@ first rule that applies decides):
    subclass's override, that lacks it as they did at the old release; an override whose
    parameters never were upstream's is called the plugin's own way, and upstream's new
    signature reaches none of its calls; new parameters that only a ``**mapping`` built at
-   run time may pass to such a copy -> **look**
-   (:mod:`patchkeeper.runtime.judge.keywords`); a replacement name
-   a module-level version gate binds, at the new release, to a function with the new
-   upstream signature (:mod:`patchkeeper.runtime.judge.gated_binding`) -> **retain** (the
-   plugin already follows the change there);
+   run time may pass to such a copy -> **look** (:mod:`patchkeeper.runtime.judge.keywords`);
+   a replacement name a module-level version gate binds, at the new release, to a function
+   with the new upstream signature (:mod:`patchkeeper.runtime.judge.gated_binding`) ->
+   **retain** (the plugin already follows the change there);
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
-   not change it);
-   a *retain* of the rules above whose replacement passes a keyword to an upstream
-   callable its module imports by name that took it at the old release and does not at
-   the new one (``MLAAttentionSpec(compress_ratio=...)`` after upstream renamed the field)
-   -> **update**: the call fails however unchanged the target is
-   (:mod:`patchkeeper.runtime.judge.dropped_keywords`);
+   not change it); a *retain* of the rules above whose replacement passes a keyword to an
+   upstream callable its module imports by name that took it at the old release and does
+   not at the new one (``MLAAttentionSpec(compress_ratio=...)`` after upstream renamed the
+   field) -> **update**: the call fails however unchanged the target is
+   (:mod:`patchkeeper.runtime.judge.dropped_keywords`); so is one of a changed target whose
+   replacement tests upstream's release with a test the upgrade moves, or is a class of its
+   own keeping a member of the kind upstream left (:mod:`patchkeeper.runtime.judge.overruled`);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
@@ -142,6 +141,7 @@ from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed, p
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.never_imported import never_imported
 from patchkeeper.runtime.judge.noise import forwards_extra
+from patchkeeper.runtime.judge.overruled import overruled
 from patchkeeper.runtime.judge.registry_keys import registry_key_decision
 from patchkeeper.runtime.judge.removed_member import removed_member
 from patchkeeper.runtime.judge.unpassed import (
@@ -355,7 +355,7 @@ def _judged(
             entry, drift, spans_read, lost, old.module, (unpassed, starred)
         )
     if otherwise.decision == RETAIN and mine is not None:
-        otherwise = dropped_keyword(otherwise, mine, trees)
+        otherwise = overruled(entry, dropped_keyword(otherwise, mine, trees), spans, versions)
     if found and mine is not None and (forwards_extra(mine.parsed) or calls_original(entry, mine)):
         # a wrapper that calls the original runs upstream's own code, hooks and all: the
         # new extension point is consulted through it, nothing of it is replaced
