@@ -139,7 +139,7 @@ from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.inherited import inherited_reason
 from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
-from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed, parameters_source
+from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.never_imported import never_imported
 from patchkeeper.runtime.judge.noise import (
@@ -389,27 +389,6 @@ def _dropped_keyword(drift: Drift, mine: Code, trees: tuple[UpstreamTree, Upstre
         f"the replacement calls {', '.join(dropped)}, a keyword the new upstream no longer "
         "takes (renamed or dropped): the call fails at the new release; pass what the new "
         "signature takes",
-    )
-
-
-def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
-    """Why the replacement ``mine`` is upstream now: the patch's file ``header`` says it is
-    a backport, and its parameters differed from the old upstream definition's and equal
-    the new one's (names, kinds, defaults, annotations; the first ``self``'s annotation
-    aside). ``""`` otherwise (a copy of the plugin's own, a device kernel that follows
-    upstream's parameters ahead of a release, is not upstream's change)."""
-    if not BACKPORT.search(header):
-        return ""
-    nodes = (old.node(), new.node(), mine.node())
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    if not all(isinstance(n, functions) for n in nodes):
-        return ""
-    before, after, ours = (parameters_source(n) for n in nodes)  # type: ignore[arg-type]
-    if before == after or ours != after:
-        return ""
-    return (
-        f"{TOOK}: the replacement's parameters ({ours}) differed from the old upstream's "
-        f"({before}) and are the new upstream's: upstream gained what the patch added"
     )
 
 
