@@ -27,6 +27,9 @@ first rule that applies decides):
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
+   the new upstream target calls a helper of the plugin's that the replacement calls, which
+   the target's module now defines and the old one did not have (upstream took the change
+   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**;
 3. a target in neither release -> **look** (a typo or a future name; the same release on
    both sides: **retain**, :func:`.missing.same_release`), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
@@ -120,6 +123,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from patchkeeper.runtime.judge.adopted_helpers import adopted_helper
 from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
@@ -344,6 +348,10 @@ def _judged(
         signature = signature_landed(old_code, new_code, mine, header)
         if signature:
             return with_decision(drift, REMOVE, signature)
+    if old_code and new_code and mine:
+        adopted = adopted_helper(entry, drift, (old_code, new_code, mine), (old, new), trees)
+        if adopted is not None:
+            return adopted
     if drift.decision == REMOVE and entry.key is not None:
         kept = registry_key_decision(entry, old.location, old_code, new_code)
         if kept:
