@@ -11,8 +11,7 @@ from pathlib import Path
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.judge.judge import signature_landed
-from patchkeeper.runtime.judge.landed import attribute_landed
+from patchkeeper.runtime.judge.landed import attribute_landed, signature_landed
 
 STALE = (
     "the replacement's parameters (self, request, tokens, is_stale: bool=False) differed "

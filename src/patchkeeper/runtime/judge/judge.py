@@ -27,6 +27,9 @@ first rule that applies decides):
    the new upstream defines a class the entry's file (or a helper module of the patch
    directory it imports) defines, or a constant the file defines in its target's module
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
+   the new upstream target calls a helper of the plugin's that the replacement calls, which
+   the target's module now defines and the old one did not have (upstream took the change
+   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**;
 3. a target in neither release -> **look** (a typo or a future name; the same release on
    both sides: **retain**, :func:`.missing.same_release`), unless the patch
    says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
@@ -116,10 +119,10 @@ judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 
+from patchkeeper.runtime.judge.adopted_helpers import adopted_helper
 from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.copy_rules import after_hooks, dropped_keyword
 from patchkeeper.runtime.judge.drift import (
@@ -137,7 +140,7 @@ from patchkeeper.runtime.judge.drift import (
 from patchkeeper.runtime.judge.gated_binding import Gated
 from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
-from patchkeeper.runtime.judge.landed import BACKPORT, TOOK, attribute_landed, parameters_source
+from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.never_imported import never_imported
 from patchkeeper.runtime.judge.noise import forwards_extra
@@ -332,6 +335,10 @@ def _judged(
         signature = signature_landed(old_code, new_code, mine, header)
         if signature:
             return with_decision(drift, REMOVE, signature)
+    if old_code and new_code and mine:
+        adopted = adopted_helper(entry, drift, (old_code, new_code, mine), (old, new), trees)
+        if adopted is not None:
+            return adopted
     if drift.decision == REMOVE and entry.key is not None:
         kept = registry_key_decision(entry, old.location, old_code, new_code)
         if kept:
@@ -361,27 +368,6 @@ def _judged(
         # new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
-
-
-def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
-    """Why the replacement ``mine`` is upstream now: the patch's file ``header`` says it is
-    a backport, and its parameters differed from the old upstream definition's and equal
-    the new one's (names, kinds, defaults, annotations; the first ``self``'s annotation
-    aside). ``""`` otherwise (a copy of the plugin's own, a device kernel that follows
-    upstream's parameters ahead of a release, is not upstream's change)."""
-    if not BACKPORT.search(header):
-        return ""
-    nodes = (old.node(), new.node(), mine.node())
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    if not all(isinstance(n, functions) for n in nodes):
-        return ""
-    before, after, ours = (parameters_source(n) for n in nodes)  # type: ignore[arg-type]
-    if before == after or ours != after:
-        return ""
-    return (
-        f"{TOOK}: the replacement's parameters ({ours}) differed from the old upstream's "
-        f"({before}) and are the new upstream's: upstream gained what the patch added"
-    )
 
 
 def _arrived(

@@ -11,11 +11,10 @@ the two upstream trees and the plugin's file:
   import KimiParser``), is defined by the new upstream and not by the old one; or a
   module-level constant the file defines (``SHM_READER_RECHECK_INTERVAL_MS``) is new in the
   module one of its targets lives in;
-- **signature** (:func:`patchkeeper.runtime.judge.judge.signature_landed`, taken by the
-  judge beside its other rules on one entry's spans): the patch's header says it is a
-  backport, and the replacement's parameters differed from the old upstream target's and
-  equal the new one's (upstream gained the parameter the plugin had added:
-  ``is_stale: bool = False``);
+- **signature** (:func:`signature_landed`, taken by the judge beside its other rules on
+  one entry's spans): the patch's header says it is a backport, and the replacement's
+  parameters differed from the old upstream target's and equal the new one's (upstream
+  gained the parameter the plugin had added: ``is_stale: bool = False``);
 - **attribute** (:func:`attribute_landed`): an attribute the plugin adds to an upstream class
   is now set by the new upstream class itself (``self.drop_stale_output = False``) and was
   not by the old one.
@@ -226,3 +225,24 @@ def parameters_source(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     finally:
         if saved is not None:
             positional[0].annotation = saved
+
+
+def signature_landed(old: Code, new: Code, mine: Code, header: str) -> str:
+    """Why the replacement ``mine`` is upstream now: the patch's file ``header`` says it is
+    a backport, and its parameters differed from the old upstream definition's and equal
+    the new one's (names, kinds, defaults, annotations; the first ``self``'s annotation
+    aside). ``""`` otherwise (a copy of the plugin's own, a device kernel that follows
+    upstream's parameters ahead of a release, is not upstream's change)."""
+    if not BACKPORT.search(header):
+        return ""
+    nodes = (old.node(), new.node(), mine.node())
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not all(isinstance(n, functions) for n in nodes):
+        return ""
+    before, after, ours = (parameters_source(n) for n in nodes)  # type: ignore[arg-type]
+    if before == after or ours != after:
+        return ""
+    return (
+        f"{TOOK}: the replacement's parameters ({ours}) differed from the old upstream's "
+        f"({before}) and are the new upstream's: upstream gained what the patch added"
+    )
