@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import cast
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec
-from patchkeeper.runtime.syntax.astwalk import of_kinds
+from patchkeeper.runtime.syntax.astwalk import append_children, of_kinds
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -378,7 +378,7 @@ def _walk(body: list[ast.stmt]) -> Iterator[ast.AST]:
         node = todo.pop()
         yield node
         if node.__class__ not in _NOT_RUN:
-            todo.extend(ast.iter_child_nodes(node))
+            append_children(node, todo)  # as ast.iter_child_nodes, without its generators
 
 
 _NOT_RUN = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})

@@ -23,7 +23,7 @@ _STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
 _CALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _children(node: ast.AST, out: list[Any]) -> None:
+def append_children(node: ast.AST, out: list[Any]) -> None:
     """Append ``node``'s children to ``out`` in :func:`ast.iter_child_nodes`' order (its
     fields in order, a list field's nodes in order)."""
     for name in node._fields:
@@ -42,7 +42,7 @@ def nodes(root: ast.AST) -> list[ast.AST]:
     found = [root]
     index = 0
     while index < len(found):
-        _children(found[index], found)
+        append_children(found[index], found)
         index += 1
     return found
 
@@ -59,7 +59,7 @@ def scoped_nodes(root: ast.AST) -> list[tuple[ast.AST, bool]]:
         index += 1
         inner = at_import and not isinstance(node, _SCOPES)
         children.clear()
-        _children(node, children)
+        append_children(node, children)
         found.extend([(child, inner) for child in children])
     return found
 

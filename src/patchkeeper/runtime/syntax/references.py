@@ -11,9 +11,10 @@ that tree, for every top-level package (the audit keeps the upstream ones:
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from patchkeeper.runtime.syntax import names
-from patchkeeper.runtime.syntax.astwalk import scoped_nodes
+from patchkeeper.runtime.syntax.astwalk import append_children, nodes, scoped_nodes
 
 #: ``(references, tests)``: ``references`` as ``(dotted, line, at_import, guard)`` of every
 #: name imported or referenced through a module-level binding (``guard``: the line of the
@@ -49,14 +50,19 @@ def _caught(handler: ast.ExceptHandler) -> set[str]:
     return out
 
 
-def guards(tree: ast.AST) -> dict[int, list[tuple[set[str], int]]]:
+def guards(
+    tree: ast.AST, walked: Iterable[ast.AST] | None = None
+) -> dict[int, list[tuple[set[str], int]]]:
     """By ``id`` of each node in the body of a ``try`` (not in a function or lambda defined
     there, whose body runs later, outside it): the ``(names caught, line)`` of each of
     its ``except`` handlers, innermost ``try`` first (a ``try`` of Python 3.11's
     ``except*`` too). Such a node's failure is caught: an
-    import of a name the upstream lost runs the ``except`` instead of breaking the plugin."""
+    import of a name the upstream lost runs the ``except`` instead of breaking the plugin.
+    ``walked``: the nodes of ``tree`` in :func:`ast.walk`'s order (outer ``try`` first),
+    when the caller has walked it already; else they are listed here
+    (:func:`~patchkeeper.runtime.syntax.astwalk.nodes`)."""
     out: dict[int, list[tuple[set[str], int]]] = {}
-    for node in ast.walk(tree):
+    for node in nodes(tree) if walked is None else walked:
         if not isinstance(node, _TRY):
             continue
         handlers = [(_caught(h), h.lineno) for h in node.handlers]
@@ -66,9 +72,9 @@ def guards(tree: ast.AST) -> dict[int, list[tuple[set[str], int]]]:
             out.setdefault(id(inner), [])[:0] = handlers
             if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 todo.extend(getattr(inner, "decorator_list", []))
-                todo.extend(ast.iter_child_nodes(inner.args))
+                append_children(inner.args, todo)
                 continue
-            todo.extend(ast.iter_child_nodes(inner))
+            append_children(inner, todo)
     return out
 
 
@@ -96,10 +102,11 @@ def tree_facts(
     them; with ``None``, the names of every package (:func:`for_roots` keeps some later,
     with the same result)."""
     table = names.scope_table(tree.body, {}, module, is_package)
-    guarded = guards(tree)
+    walked = scoped_nodes(tree)  # in ast.walk's order; one walk for the guards too
+    guarded = guards(tree, [node for node, _at_import in walked])
     references: list[tuple[str, int, bool, int]] = []
     tests: list[tuple[int, str]] = []
-    for node, at_import in scoped_nodes(tree):  # in ast.walk's order
+    for node, at_import in walked:
         if isinstance(node, (ast.If, ast.IfExp)):
             tests.append((node.lineno, ast.unparse(node.test)))
         elif isinstance(node, ast.Import):
