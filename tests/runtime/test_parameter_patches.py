@@ -218,3 +218,63 @@ def test_the_entries_through_a_parameter_are_audited(
         "upstream fup.worker.npu.NPURunner.step changed (body) but the wrapper calls the "
         "original and the signature is the same"
     )
+
+
+CLS_HELPERS = """from fup.core.scheduler import Scheduler
+from fup.worker.npu import NPURunner
+
+
+def _patch_runner(cls):
+    original = cls.step
+
+    def step(self, *args):
+        return original(self, *args)
+
+    cls.step = step
+
+
+def _mark(self):
+    setattr(self, "patched", True)
+
+
+def apply():
+    _patch_runner(NPURunner)
+    _mark(Scheduler)
+"""
+
+
+def test_a_first_parameter_named_cls_or_self_of_a_plugin_function_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A helper's first parameter is often named after what it holds (``def
+    # _patch_runner(cls):``); outside a class it is a parameter like any other, and the
+    # patch made through it is named after what the callers pass, not left out.
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    plugin = _plugin(tmp_path / "fplug")
+    (plugin / "fplug/patch/hooks.py").write_text(CLS_HELPERS, encoding="utf-8")
+    (plugin / "fplug/__init__.py").write_text(
+        "def register():\n    from fplug.patch import hooks\n\n    hooks.apply()\n",
+        encoding="utf-8",
+    )
+    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+    assert [
+        (e.file, e.line, e.scope, e.target, e.mechanism.value, e.replacement)
+        for e in inventory.entries
+    ] == [
+        (
+            "fplug/patch/hooks.py",
+            11,
+            "_patch_runner",
+            "fup.worker.npu.NPURunner.step",
+            "wrapper",
+            "fplug.patch.hooks:_patch_runner.step",
+        ),
+        (
+            "fplug/patch/hooks.py",
+            15,
+            "_mark",
+            "fup.core.scheduler.Scheduler.patched",
+            "setattr",
+            "<expr>",
+        ),
+    ]
