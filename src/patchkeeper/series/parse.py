@@ -1173,7 +1173,11 @@ def _read_patch_bytes(path: Path) -> bytes:
             hint="remove it from the series, or restore the file",
         ) from None
     except OSError as exc:
-        raise PatchFormatError(f"cannot read the patch: {exc.strerror}", path=path) from None
+        raise PatchFormatError(
+            f"cannot read the patch: {exc.strerror}",
+            path=path,
+            hint="make it a readable patch file, or take its line out of the series",
+        ) from None
 
 
 def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
