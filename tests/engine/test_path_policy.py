@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 
 import pytest
-from engine_support import make_downstream, run, tree_state
+from engine_support import Outcome, make_downstream, run, tree_state
+
+from patchkeeper.main import main
 
 MODIFY_F = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
 
@@ -105,6 +109,44 @@ def test_series_entry_leaving_the_series_directory(tmp_path, entry, message) -> 
         assert (outcome.code, outcome.out.splitlines()[0]) == (
             2,
             f"patchkeeper: error: {ds.patches}/series:2: {message}",
+        ), command
+    assert _everything(ds) == before
+
+
+def run_without_target(ds, *args: str) -> Outcome:
+    """``patchkeeper -C down ARGS`` in-process, for the commands that take no --target."""
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["-C", str(ds.down), *args])
+        finally:
+            os.chdir(before)
+    return Outcome(code, out.getvalue() + err.getvalue())
+
+
+@pytest.mark.parametrize("entry", ["series", "./series"])
+def test_a_series_that_lists_itself_is_refused_at_its_line(tmp_path, entry) -> None:
+    """``ls > patches/series`` lists the series file too: said at its line with what to do,
+    not read as a patch holding no diff."""
+    ds = make_downstream(
+        tmp_path, {"f": b"a\n"}, {"p.patch": MODIFY_F}, series_lines=["p.patch", entry]
+    )
+    before = _everything(ds)
+    for command in ("apply", "status", "verify", "unapply", "lint", "audit"):
+        if command == "lint":
+            outcome = run_without_target(ds, "lint")
+        elif command == "audit":
+            outcome = run_without_target(ds, "audit", "--to", str(ds.pristine))
+        else:
+            outcome = run(ds, command)
+        assert (outcome.code, outcome.out.splitlines()[:2]) == (
+            2,
+            [
+                f"patchkeeper: error: {ds.patches}/series:2: the series entry {entry!r} is the "
+                "series file itself",
+                "  hint: remove the line: the series file lists the patches and is not one of them",
+            ],
         ), command
     assert _everything(ds) == before
 

@@ -181,3 +181,27 @@ def test_same_code_names_a_file_with_a_nul_byte(tmp_path: Path, cli) -> None:
             "  hint: same-code compares Python sources",
         ],
     )
+
+
+@pytest.mark.parametrize("what", ["directory", "missing"])
+def test_same_code_says_what_to_give_for_a_path_it_cannot_read(
+    tmp_path: Path, cli, what: str
+) -> None:
+    # a plugin's unpacked release handed whole, or a mistyped file: the error names the
+    # path and what same-code compares
+    other = tmp_path / "other.py"
+    other.write_text("def f():\n    return 1\n")
+    given = tmp_path / "plug-0.2.0"
+    if what == "directory":
+        given.mkdir()
+    run = cli("runtime", "same-code", str(given), str(other))
+    why = "Is a directory" if what == "directory" else "No such file or directory"
+    assert (run.code, run.out, run.err.splitlines()) == (
+        2,
+        "",
+        [
+            f"patchkeeper: error: {given}: cannot read: {why}",
+            "  hint: give two Python files, or FILE::QUALNAME definitions "
+            "(vllm/x.py::Cls.meth); relative paths start at the current directory",
+        ],
+    )

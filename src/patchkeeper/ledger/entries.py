@@ -290,7 +290,11 @@ def read_pin(path: Path) -> str:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise TargetError(f"cannot read the PIN file: {exc.strerror}", path=path) from None
+        raise TargetError(
+            f"cannot read the PIN file: {exc.strerror}",
+            path=path,
+            hint="make it a readable file holding the pinned version",
+        ) from None
     from patchkeeper.series.headers import parse_headers
 
     text = data.decode("utf-8", "surrogateescape")  # a stray byte is not a crash

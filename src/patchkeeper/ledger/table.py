@@ -392,7 +392,12 @@ def _read_ledger(settings: LedgerSettings) -> str:
             f"{settings.end_marker}, or set [tool.patchkeeper.ledger] file",
         ) from None
     except OSError as exc:
-        raise PatchFormatError(f"cannot read the ledger file: {exc.strerror}", path=path) from None
+        raise PatchFormatError(
+            f"cannot read the ledger file: {exc.strerror}",
+            path=path,
+            hint="make it a readable Markdown file (or remove it: 'patchkeeper ledger' writes "
+            "it), or set file in [ledger] to another path",
+        ) from None
 
 
 @dataclass(frozen=True)

@@ -199,7 +199,11 @@ def read_json(path: Path, hint: str) -> Any | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise EvidenceError(f"cannot read: {exc.strerror}", path=path) from None
+        raise EvidenceError(
+            f"cannot read: {exc.strerror}",
+            path=path,
+            hint="make the evidence file readable, or run the command that writes it again",
+        ) from None
     import json
 
     try:

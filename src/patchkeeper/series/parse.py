@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import posixpath
 import re
 import stat
 from collections.abc import Iterator
@@ -190,7 +191,9 @@ def check_series_name(name: str, path: Path, line: int) -> None:
     """Refuse a series entry that would leave the series directory or cannot be a file name.
 
     A patch name is relative to the series file's directory (quilt's rule); an absolute name,
-    a ``..`` component or a control character is refused before anything is read.
+    a ``..`` component or a control character is refused before anything is read, and so is
+    the series file's own name (a series written with ``ls > series`` lists itself; read as a
+    patch, it would be reported as a patch holding no diff).
 
     Raises:
         PatchFormatError: naming the series file and line.
@@ -202,6 +205,13 @@ def check_series_name(name: str, path: Path, line: int) -> None:
     ...     print(exc.message)
     the series entry '../x.patch' leaves the series directory
     """
+    if posixpath.normpath(name) == path.name:
+        raise PatchFormatError(
+            f"the series entry {name!r} is the series file itself",
+            path=path,
+            line=line,
+            hint="remove the line: the series file lists the patches and is not one of them",
+        )
     problem = ""
     if name.startswith("/") or ".." in name.split("/"):
         problem = "leaves the series directory"
@@ -1163,7 +1173,11 @@ def _read_patch_bytes(path: Path) -> bytes:
             hint="remove it from the series, or restore the file",
         ) from None
     except OSError as exc:
-        raise PatchFormatError(f"cannot read the patch: {exc.strerror}", path=path) from None
+        raise PatchFormatError(
+            f"cannot read the patch: {exc.strerror}",
+            path=path,
+            hint="make it a readable patch file, or take its line out of the series",
+        ) from None
 
 
 def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:

@@ -152,7 +152,12 @@ def spec_text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise PatchkeeperError(f"cannot read the spec file: {exc.strerror}", path=path) from None
+        raise PatchkeeperError(
+            f"cannot read the spec file: {exc.strerror}",
+            path=path,
+            hint="give --patches a readable RPM spec file, a series file, or a directory of "
+            "git format-patch files",
+        ) from None
     refuse_wide_text(data, path, "the spec file")
     return data.decode("utf-8", "surrogateescape")
 

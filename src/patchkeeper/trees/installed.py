@@ -200,7 +200,11 @@ def read_record(dist: InstalledDistribution) -> list[RecordEntry]:
     try:
         text = dist.record_path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise TargetError(f"cannot read RECORD: {exc.strerror}", path=dist.record_path) from None
+        raise TargetError(
+            f"cannot read RECORD: {exc.strerror}",
+            path=dist.record_path,
+            hint="make the installed distribution's RECORD readable (or reinstall it)",
+        ) from None
     entries = []
     for number, row in enumerate(csv.reader(io.StringIO(text)), 1):
         if not row:
@@ -238,7 +242,11 @@ def read_record_bytes(dist: InstalledDistribution) -> bytes:
     try:
         return dist.record_path.read_bytes()
     except OSError as exc:
-        raise TargetError(f"cannot read RECORD: {exc.strerror}", path=dist.record_path) from None
+        raise TargetError(
+            f"cannot read RECORD: {exc.strerror}",
+            path=dist.record_path,
+            hint="make the installed distribution's RECORD readable (or reinstall it)",
+        ) from None
 
 
 def _row_path(line: bytes) -> str | None:

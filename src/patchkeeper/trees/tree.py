@@ -205,6 +205,10 @@ class Tree:
         return self.root / ".patchkeeper" / "journal"
 
 
+#: What to do about a file of the tree that cannot be read.
+_UNREADABLE_HINT = "make the file readable by this user; every file a patch names is read"
+
+
 def safe_path(
     base: Path,
     relative: str,
@@ -320,7 +324,9 @@ def read_file(path: Path) -> FileState | None:
             "outside the series, or check the strip level; nothing was written",
         ) from None
     except OSError as exc:
-        raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+        raise TargetError(
+            f"cannot read: {exc.strerror}", path=path, hint=_UNREADABLE_HINT
+        ) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -336,7 +342,9 @@ def read_file(path: Path) -> FileState | None:
             )
         data = _read_all(fd, info.st_size)
     except OSError as exc:
-        raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+        raise TargetError(
+            f"cannot read: {exc.strerror}", path=path, hint=_UNREADABLE_HINT
+        ) from None
     finally:
         os.close(fd)
     return FileState.from_bytes(data, stat.S_IMODE(info.st_mode))

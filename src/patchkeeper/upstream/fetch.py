@@ -377,7 +377,11 @@ def unpack_local(archive: Path, upstream: str | None = None) -> FetchedTree:
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)
     except OSError as exc:
-        raise FetchError(f"cannot read the archive: {exc.strerror}", path=archive) from None
+        raise FetchError(
+            f"cannot read the archive: {exc.strerror}",
+            path=archive,
+            hint="give a readable sdist or wheel file, or the directory it unpacks to",
+        ) from None
     sha256 = digest.hexdigest()
     unpacked = cache_root() / "trees" / "local" / sha256 / archive_stem(archive.name)
     if not unpacked.is_dir():

@@ -66,6 +66,7 @@ from patchkeeper.runtime.inventory.loop_literals import (
     sys_modules_alias,
 )
 from patchkeeper.runtime.inventory.parameter_forms import ParameterForms
+from patchkeeper.runtime.inventory.unnamed_wrappers import unnamed_wrapper_problem
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
@@ -253,6 +254,7 @@ class AssignmentForms(ParameterForms):
                     target.value, target.attr, value, stmt.lineno, conds, scope,
                     (replacement, descriptors), Mechanism.ASSIGNMENT,
                 )  # fmt: skip
+                self.unnamed_wrapper(target.value, target.attr, value, stmt.lineno, scope)
                 return
             replacement, descriptors, refs = self.describe(value, table)
             mechanism = Mechanism.ASSIGNMENT
@@ -467,13 +469,15 @@ class AssignmentForms(ParameterForms):
             return
         bound = self.setattr_object(node.args[0], item, scope, table)
         if bound is None:
-            if name is not None:
+            if name is not None and self.fixed_parameter(node.args[0], scope) is not None:
                 self.parameter_patch(
                     node.args[0], name, node.args[2], node.lineno, conds, scope,
                     (replacement, descriptors), Mechanism.SETATTR,
                 )  # fmt: skip
-            else:
-                self.parameter_pair(node, node.lineno, conds, scope, (replacement, descriptors))
+            elif name is not None or not self.parameter_pair(
+                node, node.lineno, conds, scope, (replacement, descriptors)
+            ):
+                self.unnamed_wrapper(node.args[0], node.args[1], node.args[2], node.lineno, scope)
             return
         if name is None:
             entry = PatchEntry(
@@ -510,6 +514,21 @@ class AssignmentForms(ParameterForms):
             conds, node.lineno, scope, f"{bound.dotted}.{name}", bound.module, replacement,
             mechanism=Mechanism.SETATTR, refs=refs, descriptors=descriptors,
         )  # fmt: skip
+
+    def unnamed_wrapper(
+        self, obj: ast.expr, name: ast.expr | str, value: ast.expr, line: int, scope: str
+    ) -> None:
+        """Keep the ``setattr-name`` finding of a wrapper set on a class or module the reader
+        cannot name (:func:`.unnamed_wrappers.unnamed_wrapper_problem`): ``obj.name =
+        value`` (``name`` the attribute) or ``setattr(obj, name, value)`` in the plugin
+        function ``scope``."""
+        function = self._function_node(scope) if scope else None
+        if function is None:
+            return
+        parameter = self.fixed_parameter(obj, scope) is not None
+        problem = unnamed_wrapper_problem(function, obj, name, value, line, parameter=parameter)
+        if problem is not None and problem not in self.facts.problems:
+            self.facts.problems.append(problem)
 
     # ----------------------------------------------------------------- values
     def describe(self, value: ast.expr, table: Table) -> tuple[str, tuple[str, ...], set[str]]:

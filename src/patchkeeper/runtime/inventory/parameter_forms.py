@@ -20,6 +20,7 @@ from patchkeeper.runtime.inventory.parameter_patches import (
     rebound_names,
     wraps_original,
 )
+from patchkeeper.runtime.inventory.unnamed_wrappers import wraps_what_it_replaces
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
@@ -254,7 +255,11 @@ class ParameterForms(DecoratorForms):
             replacement=replacement,
             descriptors=descriptors,
         )
-        declared = declares_class_or_module(held[1], held[0])
+        # a class or module by its annotation, or by what the value does: a wrapper that
+        # calls the original it replaces patches whatever the callers pass
+        declared = declares_class_or_module(held[1], held[0]) or wraps_what_it_replaces(
+            held[1], node.args[0], node.args[1], node.args[2]
+        )
         path = f"{self.module}.{scope}"
         self.facts.through_pairs.append((entry, tuple(conds), path, held[0], named[0], declared))
         return True

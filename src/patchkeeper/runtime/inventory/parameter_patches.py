@@ -62,16 +62,15 @@ _T = TypeVar("_T")
 
 
 def fixed_parameter(name: str, params: tuple[str, ...], rebound: frozenset[str]) -> int | None:
-    """The index of the parameter ``name`` among ``params`` (those of a function whose
-    :func:`rebound_names` are ``rebound``) when the function never binds that name again:
-    what it holds at any statement of the body is the argument its caller passed. ``None``
-    otherwise, and for ``self`` and ``cls`` first."""
+    """The index of the parameter ``name`` among ``params`` (those of a function, not a
+    method, whose :func:`rebound_names` are ``rebound``) when the function never binds that
+    name again: what it holds at any statement of the body is the argument its caller
+    passed. ``None`` otherwise. A first parameter named ``cls`` or ``self`` is one like any
+    other: a plugin function ``def _patch(cls): cls.step = step`` patches what its callers
+    pass (methods are left out before this is asked)."""
     if name not in params or name in rebound:
         return None
-    index = params.index(name)
-    if index == 0 and name in ("self", "cls"):
-        return None
-    return index
+    return params.index(name)
 
 
 def rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:

@@ -33,7 +33,8 @@ def unparsed(inventory: Inventory) -> tuple[Finding, ...]:
 def unlisted(inventory: Inventory) -> tuple[Finding, ...]:
     """The inventory's ``setattr-name`` findings, in file order: one per ``setattr`` on an
     upstream object whose attribute name cannot be told (chosen at run time, or a constant
-    of a plugin file that could not be read or parsed), so no entry lists what it patches:
+    of a plugin file that could not be read or parsed), and one per wrapper installed on a
+    class or module that cannot be told, so no entry lists what it patches:
     ``runtime audit`` counts each as a patch it did not audit, ``runtime lock`` as one it
     does not lock."""
     return tuple(f for f in inventory.findings if f.code == "setattr-name")

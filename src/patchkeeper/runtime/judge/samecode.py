@@ -61,7 +61,12 @@ def _load(spec: str) -> tuple[ast.AST, str]:
     try:
         source = path.read_bytes()
     except OSError as exc:
-        raise TargetError(f"cannot read: {exc.strerror}", path=path) from None
+        raise TargetError(
+            f"cannot read: {exc.strerror}",
+            path=path,
+            hint="give two Python files, or FILE::QUALNAME definitions (vllm/x.py::Cls.meth); "
+            "relative paths start at the current directory",
+        ) from None
     try:
         tree = parse_file(source, path, filename=str(path))
     except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12

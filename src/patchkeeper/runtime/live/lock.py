@@ -252,7 +252,12 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
     # a setattr whose attribute the inventory cannot name patches something the lock
     # cannot guard: said here, so a lock of fewer targets than the plugin patches is seen
     skipped += [
-        (f"{f.path}:{f.line}", "a setattr whose attribute name cannot be told statically")
+        (
+            f"{f.path}:{f.line}",
+            "a wrapper whose class or module cannot be told statically"
+            if "installs a wrapper" in f.message
+            else "a setattr whose attribute name cannot be told statically",
+        )
         for f in unlisted(scanned.inventory)
     ]
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
