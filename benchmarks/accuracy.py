@@ -27,7 +27,10 @@ patch series comes from, the PyPI release the series is cut against (``pin``), a
    differs from the file's ``debian-version`` (the truth was written for that one);
 2. builds a temporary downstream (the patches copied, a ``patchkeeper.toml`` with upstream,
    pin, series, strip and directory) and runs the installed CLI, only as a subprocess:
-   ``patchkeeper -C DIR audit --to UPSTREAM==TO --json`` (the CLI fetches the sdists);
+   ``patchkeeper -C DIR audit --to UPSTREAM==TO --json`` (the CLI fetches the sdists); a
+   mined upgrade on Debian's orig tarballs (``trees = "debian-orig"``) is audited as
+   ``audit --to NEW-DIR --pristine PIN-DIR --json`` on both tarballs, fetched once from the
+   archive ``debian-series`` uses into the corpus cache (``debian-orig/FILE/``) and reused;
 3. runs the naive baseline on the same new tree: GNU ``patch -R --dry-run --fuzz 0 -pSTRIP``
    of each patch in series order on a scratch copy of the files the series names, where each
    patch that reverse-applies is then reversed for real (so that a later patch sees the tree
@@ -58,6 +61,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections import Counter
@@ -146,10 +150,27 @@ BASELINE_VERDICTS = ("upstreamed", "carried")
 REQUIRED_KEYS = {"source": str, "suite": str, "debian-version": str, "upstream": str}
 REQUIRED_KEYS |= {"pin": str, "to": str, "to-why": str}
 PATCH_FLAGS = ("tests-only", "notes-only", "creates-file", "deletes-file")
+#: The kinds of pin and new trees an upgrade is audited on (the key ``trees``): the PyPI
+#: sdists (``NAME==VERSION``, the default), or Debian's orig tarballs of both upstream
+#: versions, the trees Debian's series applies to (``audit --to DIR --pristine DIR``).
+SDIST_TREES, ORIG_TREES = "sdist", "debian-orig"
+TREE_KINDS = (SDIST_TREES, ORIG_TREES)
+#: Where unpacked orig tarballs are kept in the corpus cache, one directory per file name.
+ORIG_CACHE = "debian-orig"
 
 
 class UpgradeFileError(ValueError):
     """An upgrade file that is not in the corpus format (the message names file and key)."""
+
+
+@dataclass(frozen=True)
+class OrigTarball:
+    """One Debian orig tarball (``UPSTREAM.orig.tar.*``) as a suite's ``Sources`` index names
+    it: the file name, the archive's pool directory it lies in, and its SHA-256."""
+
+    file: str
+    directory: str
+    sha256: str
 
 
 @dataclass(frozen=True)
@@ -180,6 +201,9 @@ class Upgrade:
     truths: dict[str, Truth]
     mined: bool = False
     group: str = "hand-written"
+    trees: str = SDIST_TREES
+    pin_orig: OrigTarball | None = None
+    to_orig: OrigTarball | None = None
 
 
 @dataclass
@@ -233,6 +257,12 @@ def load_upgrade(path: Path, group: str = "hand-written") -> Upgrade:
     if not isinstance(directory, str):
         raise UpgradeFileError(f"{path}: key 'directory' must be a string")
     mined = data.get("mined") is True
+    trees = data.get("trees", SDIST_TREES)
+    if trees not in TREE_KINDS:
+        raise UpgradeFileError(f"{path}: key 'trees' must be one of {', '.join(TREE_KINDS)}")
+    origs = {key: orig_entry(path, data, key) for key in ("pin-orig", "to-orig")}
+    if trees == ORIG_TREES and None in origs.values():
+        raise UpgradeFileError(f"{path}: trees = {ORIG_TREES!r} needs pin-orig and to-orig")
     allowed = MINED_TRUTHS if mined else TRUTHS
     truths = {}
     for name, entry in data.get("patches", {}).items():
@@ -258,7 +288,32 @@ def load_upgrade(path: Path, group: str = "hand-written") -> Upgrade:
         truths=truths,
         mined=mined,
         group=group,
+        trees=trees,
+        pin_orig=origs["pin-orig"],
+        to_orig=origs["to-orig"],
     )
+
+
+def orig_entry(path: Path, data: dict[str, Any], key: str) -> OrigTarball | None:
+    """The orig tarball an upgrade file names under ``key`` (an inline table of the strings
+    ``file``, ``directory``, ``sha256``), or None when it names none.
+
+    Raises:
+        UpgradeFileError: the table lacks one of them, or holds a file name with a ``/``.
+    """
+    entry = data.get(key)
+    if entry is None:
+        return None
+    fields = entry if isinstance(entry, dict) else {}
+    values = [fields.get(name) for name in ("file", "directory", "sha256")]
+    if not all(isinstance(value, str) and value for value in values):
+        raise UpgradeFileError(
+            f"{path}: key {key!r} must be a table of the strings file, directory, sha256"
+        )
+    file, directory, sha256 = (str(value) for value in values)
+    if "/" in file or not re.fullmatch(r"[0-9a-f]{64}", sha256):
+        raise UpgradeFileError(f"{path}: key {key!r}: a bare file name and a SHA-256 in hex")
+    return OrigTarball(file, directory, sha256)
 
 
 def cache_root() -> Path:
@@ -302,6 +357,147 @@ def fetch_series(source: str, suite: str) -> Path:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return dest / "debian"
+
+
+def debian_series_state(suite: str) -> Path:
+    """Where ``debian-series`` keeps its apt state for ``suite`` (its ``src.sources`` and
+    ``lists/``): ``$DEBIAN_SERIES_CACHE`` or ``$XDG_CACHE_HOME/debian-series``, ``-SUITE``."""
+    base = os.environ.get("DEBIAN_SERIES_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "debian-series"
+    )
+    return Path(f"{base}-{suite}")
+
+
+def archive_uri(suite: str) -> str | None:
+    """The archive URI ``debian-series`` reads ``suite`` from: the first ``URIs:`` value of
+    the source entries it writes (``src.sources``), else another suite's (every suite is read
+    from the same archive), or None when it has written none."""
+    states = [debian_series_state(suite)]
+    states += sorted(debian_series_state("").parent.glob(f"{debian_series_state('').name}*"))
+    for state in states:
+        config = state / "src.sources"
+        if config.is_file():
+            found = re.search(r"^URIs:\s*(\S+)", config.read_text(encoding="utf-8"), re.M)
+            if found:
+                return found.group(1).rstrip("/")
+    return None
+
+
+def download_from_archive(uri: str, file: str, sha256: str, dest: Path) -> str | None:
+    """Download the archive file ``uri`` to ``dest`` with apt's own downloader (``apt-helper
+    download-file``, which follows the machine's apt configuration and checks the SHA-256).
+
+    Returns:
+        None when downloaded, ``"404"`` when the archive does not serve it, else apt's last
+        message line (a failure worth trying again).
+    """
+    command = ["/usr/lib/apt/apt-helper", "-o", "APT::Sandbox::User=root"]
+    command += ["-o", "Acquire::http::Timeout=60", "download-file", uri, str(dest)]
+    try:
+        done = subprocess.run(
+            [*command, f"SHA256:{sha256}"],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=900,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"{file}: no answer in 900 s"
+    if done.returncode == 0:
+        return None
+    if re.search(r"\b404\b", done.stdout + done.stderr):
+        return "404"
+    lines = (done.stderr.strip() or done.stdout.strip() or "apt-helper failed").splitlines()
+    return f"{file}: {lines[-1]}"
+
+
+def fetch_orig(orig: OrigTarball, suite: str) -> Path:
+    """The unpacked orig tarball ``orig`` (the upstream tree Debian's series of ``suite``
+    applies to), fetched once into the corpus cache (``debian-orig/FILE/``) and reused.
+
+    The file is downloaded from the archive ``debian-series`` uses (:func:`archive_uri`) and
+    unpacked with ``tarfile``'s ``data`` filter; as ``dpkg-source`` does, a tarball whose
+    entries all lie under one directory is that directory's tree, any other is its own
+    (named ``FILE`` without ``.orig.tar.*``). The tarball is not kept. The work is done in a
+    scratch directory renamed into place when complete, so a cut-short download is never
+    taken for a cached one.
+
+    Returns:
+        The tree's root directory.
+
+    Raises:
+        RuntimeError: no archive URI, the archive does not serve the file (the message ends
+            in ``404``), another download failure, or a tarball that cannot be unpacked.
+    """
+    dest = cache_root() / ORIG_CACHE / orig.file
+    if dest.is_dir():
+        return orig_root(dest)
+    uri = archive_uri(suite)
+    if uri is None:
+        raise RuntimeError(
+            f"no archive URI for {orig.file}: run SUITE={suite} {DEBIAN_SERIES} requests /tmp/x"
+        )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{orig.file}.", dir=dest.parent))
+    try:
+        tarball = scratch / orig.file
+        failed = download_from_archive(
+            f"{uri}/{orig.directory}/{orig.file}", orig.file, orig.sha256, tarball
+        )
+        if failed is not None:
+            raise RuntimeError(f"{orig.file} not downloaded: {failed}")
+        unpack_orig(tarball, scratch)
+        tarball.unlink()
+        try:
+            os.rename(scratch, dest)
+        except OSError:
+            if not dest.is_dir():  # else another worker unpacked the same file first
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return orig_root(dest)
+
+
+def unpack_orig(tarball: Path, into: Path) -> Path:
+    """Unpack an orig tarball into the directory ``into`` as ``dpkg-source`` lays it out: a
+    tarball whose entries all lie under one directory gives that directory, any other a
+    directory named after the file without ``.orig.tar.*``; ``tarfile``'s ``data`` filter
+    refuses links and paths that leave it.
+
+    Returns:
+        The tree's root directory (inside ``into``).
+
+    Raises:
+        RuntimeError: the tarball cannot be read or unpacked.
+    """
+    unpacked = into / ".unpacked"
+    try:
+        with tarfile.open(tarball) as archive:
+            archive.extractall(unpacked, filter="data")
+    except (tarfile.TarError, OSError) as error:
+        raise RuntimeError(f"{tarball.name} cannot be unpacked: {error}") from None
+    tops = list(unpacked.iterdir())
+    if len(tops) == 1 and tops[0].is_dir() and not tops[0].is_symlink():
+        root = into / tops[0].name
+        tops[0].rename(root)
+        unpacked.rmdir()
+    else:
+        root = into / re.sub(r"\.orig\.tar\..*$", "", tarball.name)
+        unpacked.rename(root)
+    return root
+
+
+def orig_root(dest: Path) -> Path:
+    """The one directory a cached orig tarball's folder holds (:func:`fetch_orig`).
+
+    Raises:
+        RuntimeError: it holds none or several (a cache laid by hand): remove it.
+    """
+    inner = [entry for entry in dest.iterdir() if entry.is_dir()]
+    if len(inner) != 1:
+        raise RuntimeError(f"{dest} is not one unpacked orig tarball: remove it")
+    return inner[0]
 
 
 def debian_version(debian: Path) -> str | None:
@@ -352,8 +548,12 @@ def make_downstream(upgrade: Upgrade, debian: Path, work: Path) -> Path:
     return work
 
 
-def run_audit(downstream: Path, requirement: str) -> tuple[dict[str, Any], float]:
-    """Run ``patchkeeper -C DOWNSTREAM audit --to REQUIREMENT --json``; return (JSON, seconds).
+def run_audit(
+    downstream: Path, requirement: str, pristine: Path | None = None
+) -> tuple[dict[str, Any], float]:
+    """Run ``patchkeeper -C DOWNSTREAM audit --to REQUIREMENT --json`` (``REQUIREMENT``: a
+    requirement or a directory; with ``pristine``, ``--pristine PRISTINE`` too, the pin's
+    tree); return (JSON, seconds).
 
     Raises:
         RuntimeError: the audit exited 2 or 3 without verdicts (exit 2 with verdicts: a
@@ -361,6 +561,8 @@ def run_audit(downstream: Path, requirement: str) -> tuple[dict[str, Any], float
             stderr included).
     """
     command = [patchkeeper_command(), "-C", str(downstream), "audit", "--to", requirement]
+    if pristine is not None:
+        command += ["--pristine", str(pristine)]
     start = time.perf_counter()
     done = subprocess.run(
         [*command, "--json"], capture_output=True, text=True, stdin=subprocess.DEVNULL
@@ -489,7 +691,14 @@ def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
         downstream = make_downstream(upgrade, debian, work / "downstream")
         version = upgrade.pin if at_pin else upgrade.to
         try:
-            audit, result.audit_seconds = run_audit(downstream, f"{upgrade.upstream}=={version}")
+            if upgrade.trees == ORIG_TREES:
+                assert upgrade.pin_orig is not None and upgrade.to_orig is not None
+                pin = fetch_orig(upgrade.pin_orig, upgrade.suite)
+                to = pin if at_pin else fetch_orig(upgrade.to_orig, upgrade.suite)
+                audit, result.audit_seconds = run_audit(downstream, str(to), pin)
+            else:
+                requirement = f"{upgrade.upstream}=={version}"
+                audit, result.audit_seconds = run_audit(downstream, requirement)
         except RuntimeError as error:
             result.error = str(error)
             return result

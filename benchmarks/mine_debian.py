@@ -23,7 +23,13 @@ used projects first, the miner
    the ``python3-*`` binary names, the source name), checked against a local list of the
    index's names when one is given (``--names``), then fetches the sdists of the older and
    newer upstream versions with the CLI's own fetcher (the index client pip is configured
-   with, ``unearth``), which also fills the cache the audit reads;
+   with, ``unearth``), which also fills the cache the audit reads. When no project is found,
+   the index has no sdist of either version, or the sdists lack files the series patches
+   (tests, docs a Debian patch touches), the upgrade is audited on Debian's orig tarballs of
+   both upstream versions instead, the trees the series applies to (as a Debian maintainer
+   does), when they judge more patches: fetched with apt's downloader into the corpus cache
+   (``debian-orig/``, at most 64 MiB each) and named in the row (``trees = "debian-orig"``,
+   ``trees-why``, ``pin-orig``, ``to-orig``);
 3. derives each patch's truth from what the maintainers did (``benchmarks/debian_truth.py``):
    ``upstreamed`` / ``carried`` / ``port``, each with the quoted source; other patches are
    left out and counted by reason;
@@ -87,6 +93,18 @@ NO_TRUTH = "no patch with a truth"
 #: Patch-level reasons for what a user cannot express today.
 SDIST_LACKS = "files the sdist lacks"
 NEW_SDIST_LACKS = "kept by Debian, files the new sdist lacks"
+ORIG_LACKS = "files Debian's orig tarball lacks"
+NEW_ORIG_LACKS = "kept by Debian, files the new orig tarball lacks"
+#: Why an upgrade is audited on Debian's orig tarballs when the sdists judge every patch.
+SDIST_LACKS_WHY = "the sdists lack files the series patches"
+#: How an orig tarball was had (the counts' keys, after "orig tarballs: ").
+ORIG_CACHED, ORIG_DOWNLOADED = "cached", "downloaded"
+ORIG_NOT_FOUND, ORIG_FAILED = "not served by the archive (404)", "download failed"
+ORIG_NONE = "none named by the suite's index"
+ORIG_TOO_LARGE = "larger than 64 MiB (not fetched)"
+#: The largest orig tarball the miner fetches (compressed), in bytes: a larger one is a
+#: C or C++ project with Python bindings at most, and would fill the cache.
+MAX_ORIG_BYTES = 64 * 1024 * 1024
 NOT_A_DIFF = "not a diff (no hunk)"
 #: Upgrade-level notes: written upgrades that need a setting beyond the defaults.
 DIRECTORY_SET = "every patched path under one directory of the sdist (directory set)"
@@ -113,6 +131,7 @@ class Source:
     directory: str = ""
     tarball: str = ""
     sha256: str = ""
+    orig: accuracy.OrigTarball | None = None
 
 
 @dataclass
@@ -166,6 +185,7 @@ def parse_sources(text: str) -> dict[str, Source]:
         if not PYTHON_BUILD_DEPENDS.search(depends):
             continue
         tarball, sha256 = debian_tarball(fields.get("Checksums-Sha256", ""))
+        orig = orig_tarball(fields.get("Checksums-Sha256", ""), fields.get("Directory", ""))
         entry = Source(
             fields["Package"],
             fields["Version"],
@@ -174,6 +194,7 @@ def parse_sources(text: str) -> dict[str, Source]:
             fields.get("Directory", ""),
             tarball,
             sha256,
+            orig,
         )
         known = found.get(entry.package)
         if known is None or debian_truth.compare_versions(entry.version, known.version) > 0:
@@ -189,6 +210,31 @@ def debian_tarball(checksums: str) -> tuple[str, str]:
         if ".debian.tar." in name:
             return name, digest
     return "", ""
+
+
+def orig_tarball(checksums: str, directory: str) -> accuracy.OrigTarball | None:
+    """The ``UPSTREAM.orig.tar.*`` file a ``Checksums-Sha256`` field lists (``HASH SIZE NAME``
+    triples; a component tarball, ``.orig-NAME.tar.*``, is not it), in the pool
+    ``directory``, with its size recorded in :data:`ORIG_SIZES`; or None.
+
+    >>> orig_tarball(f"{'a' * 64} 12 x_1.0.orig.tar.gz", "pool/main/x/x").file
+    'x_1.0.orig.tar.gz'
+    """
+    words = checksums.split()
+    for digest, size, name in zip(words[::3], words[1::3], words[2::3], strict=False):
+        if ".orig.tar." in name and directory:
+            ORIG_SIZES[name] = int(size) if size.isdigit() else 0
+            return accuracy.OrigTarball(name, directory, digest)
+    return None
+
+
+#: The size in bytes of each orig tarball the ``Sources`` indexes list, by file name.
+ORIG_SIZES: dict[str, int] = {}
+
+
+def orig_size(orig: accuracy.OrigTarball) -> int:
+    """The size in bytes the index gave for ``orig`` (0 when unknown)."""
+    return ORIG_SIZES.get(orig.file, 0)
 
 
 def upgrade_pairs(indexes: dict[str, dict[str, Source]]) -> list[tuple[str, str, str]]:
@@ -482,6 +528,11 @@ class Mined:
     left_out: Counter[str] = field(default_factory=Counter)
     notes: Counter[str] = field(default_factory=Counter)
     project: str = ""
+    #: Debian's orig tarballs (pin, new) when the upgrade is audited on them, and why.
+    origs: tuple[accuracy.OrigTarball, accuracy.OrigTarball] | None = None
+    trees_why: str = ""
+    #: How each orig tarball the miner asked for was had (the counts' keys).
+    origs_how: Counter[str] = field(default_factory=Counter)
 
 
 def mine_pair(
@@ -491,7 +542,12 @@ def mine_pair(
     debians: dict[str, Path],
 ) -> Mined:
     """Mine one upgrade (see the module docstring) from the fetched ``debian/`` directories
-    of its source (``debians``: suite -> directory); never raises for a data problem."""
+    of its source (``debians``: suite -> directory); never raises for a data problem.
+
+    The pin and new trees are the PyPI sdists when both can be had and hold every file the
+    series patches; otherwise Debian's orig tarballs of both upstream versions (the trees
+    the series applies to), when they judge more patches: the row says which
+    (``trees``, ``trees-why``)."""
     from packaging.version import InvalidVersion, Version
 
     from patchkeeper.errors import FetchError
@@ -516,89 +572,196 @@ def mine_pair(
         mined.reason = NOT_PEP440
         return mined
     candidates = project_candidates(old_debian, source)
+    known = candidates
     if names is not None:
-        candidates = [name for name in candidates if canonical(name) in names]
-    if not candidates:
-        mined.reason = NO_PROJECT
-        return mined
-    project = canonical(candidates[0])
-    try:
-        pin_tree = fetch_requirement(f"{project}=={pin}").root
-        to_tree = fetch_requirement(f"{project}=={to}").root
-    except FetchError:
-        mined.reason = NO_SDIST
-        return mined
-    mined.project = project
+        known = [name for name in candidates if canonical(name) in names]
     _new_entries, new_texts = series_texts(new_debian)
     changelog = new_debian / "changelog"
     log = debian_truth.parse_changelog(
         changelog.read_text(encoding="utf-8", errors="replace") if changelog.is_file() else ""
     )
     between = debian_truth.entries_between(log, old_version, new_version)
-    label = f"{new} {new_version}"
-    strips = {strip or 1 for _name, strip in entries}
-    missing: dict[str, set[str]] = {}
-    for name, strip in entries:
-        paths = modified_paths(old_texts[name], strip or 1)
-        missing[name] = {path for path in paths if not (Path(pin_tree) / path).exists()}
-    directory = ""
-    every_missing = set().union(*missing.values())
-    all_paths = set().union(*(modified_paths(old_texts[n], s or 1) for n, s in entries))
-    if every_missing and every_missing == all_paths:
-        directory = find_directory(Path(pin_tree), every_missing) or ""
-        if directory:
-            missing = {name: set() for name in missing}
-            mined.notes[DIRECTORY_SET] += 1
-    rows = []
-    for name, _strip in entries:
-        if not debian_truth.changed_lines(old_texts[name]):
-            mined.left_out[NOT_A_DIFF] += 1
-            continue
-        if missing[name]:
-            mined.left_out[SDIST_LACKS] += 1
-            continue
-        result = debian_truth.outcome(
-            name, old_texts[name], new_texts, between, to, label, frozenset(old_texts)
-        )
-        if result.truth is None:
-            mined.left_out[result.reason] += 1
-            continue
-        kept = result.truth != debian_truth.UPSTREAMED
-        new_root = Path(to_tree) / directory if directory else Path(to_tree)
-        paths = modified_paths(old_texts[name], dict(entries)[name] or 1)
-        if kept and any(not (new_root / path).exists() for path in paths):
-            # Debian kept the patch, so its files are in Debian's upstream tarball: the new
-            # sdist lacks them (tests, docs), and no audit of the sdist can judge the patch
-            mined.left_out[NEW_SDIST_LACKS] += 1
-            continue
-        mined.rows[result.truth] += 1
-        rows += [
-            "",
-            f"[patches.{toml_string(name)}]",
-            f"truth = {toml_string(result.truth)}",
-            f"why = {toml_string(result.why)}",
-            f"source = {toml_string(result.source)}",
-        ]
-    if not rows:
+    series = Series(entries, old_texts, new_texts, between, to, f"{new} {new_version}")
+    judged: Judged | None = None
+    why_not_sdist = NO_PROJECT if not known else ""
+    if known:
+        try:
+            pin_tree = Path(fetch_requirement(f"{canonical(known[0])}=={pin}").root)
+            to_tree = Path(fetch_requirement(f"{canonical(known[0])}=={to}").root)
+        except FetchError:
+            why_not_sdist = NO_SDIST
+        else:
+            judged = judge(series, pin_tree, to_tree, accuracy.SDIST_TREES)
+            if judged.left_out[SDIST_LACKS] or judged.left_out[NEW_SDIST_LACKS]:
+                why_not_sdist = SDIST_LACKS_WHY
+    if why_not_sdist:
+        pin_orig, to_orig = indexes[old][source].orig, indexes[new][source].orig
+        on_orig = orig_trees((pin_orig, to_orig), old, mined)
+        if on_orig is not None and pin_orig is not None and to_orig is not None:
+            orig_judged = judge(series, *on_orig, accuracy.ORIG_TREES)
+            if judged is None or orig_judged.patches() > judged.patches():
+                judged = orig_judged
+                mined.trees_why = why_not_sdist
+                mined.origs = (pin_orig, to_orig)
+    if judged is None:
+        mined.reason = why_not_sdist
+        return mined
+    # the project: the PyPI name the sdists were fetched by, else the likeliest name (a
+    # label only: the orig tarballs were audited)
+    mined.project = canonical((known or candidates or [source])[0])
+    mined.left_out, mined.notes = judged.left_out, judged.notes
+    mined.rows = judged.truths
+    if not judged.rows:
         mined.reason = NO_TRUTH
         return mined
-    if len(strips) > 1:
+    if len({strip or 1 for _name, strip in entries}) > 1:
         mined.notes[STRIPS_MIXED] += 1
     head = [
         "# Generated by benchmarks/mine_debian.py from Debian's archive: do not edit by hand.",
         f"source = {toml_string(source)}",
         f"suite = {toml_string(old)}",
         f"debian-version = {toml_string(old_version)}",
-        f"upstream = {toml_string(project)}",
+        f"upstream = {toml_string(mined.project)}",
         f"pin = {toml_string(pin)}",
         f"to = {toml_string(to)}",
         f"to-why = {toml_string(f'{new} upstream version (Debian {new_version})')}",
         "mined = true",
     ]
-    if directory:
-        head.append(f"directory = {toml_string(directory)}")
-    mined.text = "\n".join(head + rows) + "\n"
+    if judged.directory:
+        head.append(f"directory = {toml_string(judged.directory)}")
+    if mined.origs is not None:
+        head += [
+            f"trees = {toml_string(accuracy.ORIG_TREES)}",
+            f"trees-why = {toml_string(mined.trees_why)}",
+            f"pin-orig = {orig_table(mined.origs[0])}",
+            f"to-orig = {orig_table(mined.origs[1])}",
+        ]
+    mined.text = "\n".join(head + judged.rows) + "\n"
     return mined
+
+
+@dataclass(frozen=True)
+class Series:
+    """What an upgrade's truths are read from: the older series (``entries``, ``(name,
+    -pN or None)``; ``old_texts``, each patch's text), the newer one's texts, the newer
+    changelog's entries after the older Debian version, the new upstream version and the
+    label of the newer suite's version (``"trixie 2.0-1"``)."""
+
+    entries: list[tuple[str, int | None]]
+    old_texts: dict[str, str]
+    new_texts: dict[str, str]
+    between: list[debian_truth.ChangelogEntry]
+    to: str
+    label: str
+
+
+@dataclass
+class Judged:
+    """An upgrade's rows on one kind of trees: the TOML lines of the ``[patches]`` tables,
+    the truths written and the patches left out (by reason), notes, the ``directory``
+    setting found."""
+
+    rows: list[str] = field(default_factory=list)
+    truths: Counter[str] = field(default_factory=Counter)
+    left_out: Counter[str] = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
+    directory: str = ""
+
+    def patches(self) -> int:
+        """How many patches got a truth."""
+        return sum(self.truths.values())
+
+
+def judge(series: Series, pin_tree: Path, to_tree: Path, kind: str) -> Judged:
+    """The truths of ``series`` on the trees ``pin_tree`` and ``to_tree`` of ``kind``
+    (:data:`accuracy.SDIST_TREES` or :data:`accuracy.ORIG_TREES`): a patch that modifies a
+    file the pin's tree lacks, or that Debian kept on a file the new tree lacks, is left out
+    (no audit of those trees can judge it), counted by a reason naming the kind."""
+    judged = Judged()
+    entries, old_texts = series.entries, series.old_texts
+    lacks, new_lacks = (
+        (SDIST_LACKS, NEW_SDIST_LACKS)
+        if kind == accuracy.SDIST_TREES
+        else (ORIG_LACKS, NEW_ORIG_LACKS)
+    )
+    paths = {name: modified_paths(old_texts[name], strip or 1) for name, strip in entries}
+    missing = {name: {p for p in paths[name] if not (pin_tree / p).exists()} for name in paths}
+    every_missing = set().union(*missing.values())
+    if every_missing and every_missing == set().union(*paths.values()):
+        judged.directory = find_directory(pin_tree, every_missing) or ""
+        if judged.directory:
+            missing = {name: set() for name in missing}
+            judged.notes[DIRECTORY_SET] += 1
+    new_root = to_tree / judged.directory if judged.directory else to_tree
+    for name, _strip in entries:
+        if not debian_truth.changed_lines(old_texts[name]):
+            judged.left_out[NOT_A_DIFF] += 1
+            continue
+        if missing[name]:
+            judged.left_out[lacks] += 1
+            continue
+        result = debian_truth.outcome(
+            name,
+            old_texts[name],
+            series.new_texts,
+            series.between,
+            series.to,
+            series.label,
+            frozenset(old_texts),
+        )
+        if result.truth is None:
+            judged.left_out[result.reason] += 1
+            continue
+        kept = result.truth != debian_truth.UPSTREAMED
+        if kept and any(not (new_root / path).exists() for path in paths[name]):
+            # Debian kept the patch, so its files are in Debian's upstream tarball: the new
+            # tree lacks them (tests, docs), and no audit of it can judge the patch
+            judged.left_out[new_lacks] += 1
+            continue
+        judged.truths[result.truth] += 1
+        judged.rows += [
+            "",
+            f"[patches.{toml_string(name)}]",
+            f"truth = {toml_string(result.truth)}",
+            f"why = {toml_string(result.why)}",
+            f"source = {toml_string(result.source)}",
+        ]
+    return judged
+
+
+def orig_trees(
+    origs: tuple[accuracy.OrigTarball | None, accuracy.OrigTarball | None],
+    suite: str,
+    mined: Mined,
+) -> tuple[Path, Path] | None:
+    """The unpacked orig tarballs (pin, new) of an upgrade (:func:`accuracy.fetch_orig`, from
+    the archive of the older ``suite``), or None when a suite's index names none, one is
+    larger than :data:`MAX_ORIG_BYTES`, or one cannot be had; each tarball counted in
+    ``mined.origs_how`` by how it went."""
+    trees = []
+    for orig in origs:
+        if orig is None:
+            mined.origs_how[ORIG_NONE] += 1
+            return None
+        if orig_size(orig) > MAX_ORIG_BYTES:
+            mined.origs_how[ORIG_TOO_LARGE] += 1
+            return None
+        cached = (accuracy.cache_root() / accuracy.ORIG_CACHE / orig.file).is_dir()
+        try:
+            trees.append(accuracy.fetch_orig(orig, suite))
+        except RuntimeError as error:
+            mined.origs_how[ORIG_NOT_FOUND if str(error).endswith("404") else ORIG_FAILED] += 1
+            return None
+        mined.origs_how[ORIG_CACHED if cached else ORIG_DOWNLOADED] += 1
+    return trees[0], trees[1]
+
+
+def orig_table(orig: accuracy.OrigTarball) -> str:
+    """A TOML inline table of an orig tarball (``file``, ``directory``, ``sha256``)."""
+    return (
+        f"{{ file = {toml_string(orig.file)}, directory = {toml_string(orig.directory)}, "
+        f"sha256 = {toml_string(orig.sha256)} }}"
+    )
 
 
 def write_counts(tally: Tally, projects: set[str], started: float, path: Path) -> None:
@@ -709,6 +872,10 @@ def main(argv: list[str] | None = None) -> int:
                 tally.add("patches with a truth", n)
         for reason, n in mined.left_out.items():
             tally.add(f"patch left out: {reason}", n)
+        for how, n in mined.origs_how.items():
+            tally.add(f"orig tarballs: {how}", n)
+        if not mined.reason and mined.origs is not None:
+            tally.add(f"upgrades written on Debian's orig tarballs: {mined.trees_why}")
         if not mined.reason:
             for note, n in mined.notes.items():
                 tally.add(f"upgrades written with {note}", n)

@@ -65,6 +65,9 @@ def test_parse_sources_keeps_python_quilt_sources_with_their_tarball() -> None:
         directory="pool/main/p/python-foo",
         tarball="python-foo_2.28.1+dfsg-1+deb12u1.debian.tar.xz",
         sha256="3" * 64,
+        orig=mine.accuracy.OrigTarball(
+            "python-foo_2.28.1+dfsg.orig.tar.xz", "pool/main/p/python-foo", "2" * 64
+        ),
     )
 
 
