@@ -433,10 +433,14 @@ def decide(
     old_code: Code | None,
     new_code: Code | None,
     mine: Code | None,
+    registered: str = "",
 ) -> Drift:
     """Suggest a decision for ``entry`` (a :class:`~patchkeeper.runtime.model.PatchEntry`)
     from its resolutions in the old and new upstream and the spans of :func:`codes` (a
-    function of these values only, so the audit may cache it)."""
+    function of these values only, so the audit may cache it). ``registered``: for a
+    registry entry, how the new upstream registers its key through a call or a decorator
+    (:meth:`patchkeeper.runtime.judge.registrations.Registration.described`), ``""`` when
+    it does not: a key upstream has, though its registry's definition does not hold it."""
     if new.status == OUTSIDE:
         return Drift(NOT_AUDITED, (f"{entry.target} is outside the audited upstream packages",))
     if new.status != FOUND and old.status != FOUND:
@@ -503,12 +507,11 @@ def decide(
     if entry.key is not None:
         source = "".join(new_code.lines)
         key = entry.key.strip("'\"")
+        has = f"the new upstream {new.location} already has the key {entry.key}"
         if re.search(rf"['\"]{re.escape(key)}['\"]", source):
-            return Drift(
-                REMOVE,
-                (f"the new upstream {new.location} already has the key {entry.key}", *evidence),
-                **common,
-            )
+            return Drift(REMOVE, (has, *evidence), **common)
+        if registered:
+            return Drift(REMOVE, (f"{has}: {registered}", *evidence), **common)
         return Drift(
             RETAIN,
             (

@@ -36,17 +36,20 @@ def recalled_drift(
     old: Resolution,
     new: Resolution,
     spans: tuple[Code | None, Code | None, Code | None],
+    registered: str = "",
 ) -> tuple[Drift, Key | None]:
     """The entry's :func:`decide`, remembered in ``store`` under :func:`drift_key`; with that
     key when it was decided now (for the judging to keep it: a forked worker's writes are
-    lost), else ``None``."""
+    lost), else ``None``. ``registered``: how the new upstream registers the entry's key
+    through a call (:meth:`patchkeeper.runtime.judge.registrations.Registration.
+    described`; ``""`` when it does not)."""
     if is_computed_key(entry):  # no module to resolve: said so, rather than "outside"
         return Drift(NOT_AUDITED, (computed_key_evidence(entry),)), None
-    name, digest = drift_key(entry, old, new, spans)
+    name, digest = drift_key(entry, old, new, spans, registered)
     cached = store.get_value(name, digest)
     if cached is not None:
         return Drift(*cached), None
-    return decide(entry, old, new, *spans), (name, digest)
+    return decide(entry, old, new, *spans, registered), (name, digest)
 
 
 def drift_key(
@@ -54,11 +57,22 @@ def drift_key(
     old: Resolution,
     new: Resolution,
     spans: tuple[Code | None, Code | None, Code | None],
+    registered: str = "",
 ) -> Key:
     """The name and digest of an entry's :func:`decide`: a digest of everything it reads
     (the entry's target, key, mechanism and replacement, both resolutions, the three source
-    spans :func:`patchkeeper.runtime.judge.drift.codes` gives)."""
-    material = (entry.target, entry.key, entry.mechanism.value, entry.replacement, old, new, spans)
+    spans :func:`patchkeeper.runtime.judge.drift.codes` gives, the new upstream's
+    registration of the key)."""
+    material = (
+        entry.target,
+        entry.key,
+        entry.mechanism.value,
+        entry.replacement,
+        old,
+        new,
+        spans,
+        registered,
+    )
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     return f"{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
 

@@ -55,7 +55,10 @@ first rule that applies decides):
    overrides upstream's value on purpose); one the new upstream added -> **remove** only when
    upstream registers the plugin's own value under it (the replacement's name is in
    upstream's value), **retain** when upstream registers another value (the plugin's
-   registration replaces it), **look** when either value cannot be read;
+   registration replaces it), **look** when either value cannot be read; a key a release
+   registers through a call or a decorator of the registry
+   (:mod:`patchkeeper.runtime.judge.registrations`) counts as one its registry holds, and
+   upstream registering the plugin's value only under a condition is **look**;
 6. the new upstream target, or a function of its module that calls it, consults an extension
    point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**,
    unless the replacement is a wrapper that calls the original, whatever its own parameters
@@ -145,7 +148,7 @@ from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.never_imported import never_imported
 from patchkeeper.runtime.judge.noise import forwards_extra
 from patchkeeper.runtime.judge.overruled import overruled
-from patchkeeper.runtime.judge.registry_keys import registry_key_decision
+from patchkeeper.runtime.judge.registry_keys import Registered, registry_key_decision
 from patchkeeper.runtime.judge.removed_member import removed_member
 from patchkeeper.runtime.judge.unpassed import (
     rebinding_scope,
@@ -204,11 +207,23 @@ def judge(
     landed: tuple[str, ...] = (),
     dead_probe: str = "",
     gated: Gated = None,
+    registered: Registered = (None, None),
 ) -> Drift:
     """The refined :class:`Drift` of one entry (see the module docstring):
     :func:`judge_pending`, settled at once (:func:`settle`)."""
     pending = judge_pending(
-        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe, gated
+        entry,
+        drift,
+        old,
+        new,
+        trees,
+        spans,
+        versions,
+        header,
+        landed,
+        dead_probe,
+        gated,
+        registered=registered,
     )
     return settle(pending, trees[0])
 
@@ -243,6 +258,7 @@ def judge_pending(
     landed: tuple[str, ...] = (),
     dead_probe: str = "",
     gated: Gated = None,
+    registered: Registered = (None, None),
 ) -> Drift | Pending:
     """The refined :class:`Drift` of one entry (see the module docstring), or, when rule 6
     has hook names to check, a :class:`Pending` judgement: every rule but that check, which
@@ -264,9 +280,23 @@ def judge_pending(
         gated: what a module-level version gate of the replacement's module binds its name
             to at the new release (:func:`patchkeeper.runtime.judge.gated_binding.
             gated_parameters`; ``None`` when none): a signature the plugin already follows.
+        registered: for a registry entry, how the old and the new upstream register its key
+            through a call or a decorator (:data:`~patchkeeper.runtime.judge.registry_keys.
+            Registered`), read by rule 5.
     """
     judged = _judged(
-        entry, drift, old, new, trees, spans, versions, header, landed, dead_probe, gated
+        entry,
+        drift,
+        old,
+        new,
+        trees,
+        spans,
+        versions,
+        header,
+        landed,
+        dead_probe,
+        gated,
+        registered,
     )
     # Upstream has the replacement itself: nothing outweighs that. Another rule that also
     # says remove keeps its own, more specific, reason first.
@@ -288,6 +318,7 @@ def _judged(
     landed: tuple[str, ...],
     dead_probe: str,
     gated: Gated = None,
+    registered: Registered = (None, None),
 ) -> Drift | Pending:
     """Rules 1 to 8 of the module docstring (:func:`judge_pending` puts rule 0 first)."""
     activation = entry.activation
@@ -340,7 +371,7 @@ def _judged(
         if adopted is not None:
             return adopted
     if drift.decision == REMOVE and entry.key is not None:
-        kept = registry_key_decision(entry, old.location, old_code, new_code)
+        kept = registry_key_decision(entry, old.location, old_code, new_code, registered)
         if kept:
             return with_decision(drift, *kept)
     found = candidates(new, trees[1], old_code, new_code)

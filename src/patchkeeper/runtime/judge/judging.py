@@ -37,6 +37,7 @@ from patchkeeper.runtime.judge.missing import (
     renamed_names,
     same_release,
 )
+from patchkeeper.runtime.judge.registrations import registered_key
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.restores import restores
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
@@ -115,7 +116,9 @@ def judge_entries(
         waiting for the old tree's hook names), with its store key when judged now."""
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         spans = codes(entry, before, after, trees, mine.get(entry.replacement))
-        drift, decided = recalled_drift(memory.store, entry, before, after, spans)
+        registered = registered_key(entry, before, after, trees)
+        made = registered[1].described() if registered[1] is not None else ""
+        drift, decided = recalled_drift(memory.store, entry, before, after, spans, made)
         context = (
             headers[entry.file],
             landed.get(entry.file, ()),
@@ -127,7 +130,9 @@ def judge_entries(
         judgement, key = recalled_judgement(memory.store, asked)
         if judgement is not None:
             return drift, decided, judgement, None
-        judgement = judge_pending(entry, drift, before, after, trees, spans, versions, *context)
+        judgement = judge_pending(
+            entry, drift, before, after, trees, spans, versions, *context, registered=registered
+        )
         return drift, decided, judgement, key
 
     # The cross-checks before the judging workers are forked: the pool that runs now reads
