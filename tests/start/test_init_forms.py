@@ -343,9 +343,33 @@ def test_a_git_format_patch_directory_gets_a_series(cli, example: Example) -> No
     ledger = (tree / "PATCHES.md").read_text()
     assert "| 0001-retry-backoff-cap | retry-backoff-cap |  |  |  |  |\n" in ledger
     assert cli("ledger", "--check", cwd=tree).code == 0
+    assert cli("lint", cwd=tree).code == 0
     run = cli("audit", "--to", str(example.new), "--pristine", str(example.old), cwd=tree)
     summary = [line for line in run.out.splitlines() if line.startswith("2 patches: ")]
     assert (run.code, summary) == (1, ["2 patches: 1 upstreamed, 1 conflict"])
+
+
+def test_a_rerolled_format_patch_directory_with_its_cover_letter_lints_clean(
+    cli, example: Example
+) -> None:
+    """``git format-patch -v2 --cover-letter``: init names the letter it leaves out, and the
+    ``lint`` it suggests next does not report that letter as a patch the series forgot."""
+    repo = format_patch_branch(example)
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    git(repo, "format-patch", "-q", "-v2", "--cover-letter", "-o", str(tree / "patches"), "v1.0")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert (
+        "note: the cover letter (v2-0000-cover-letter.patch) holds no diff: it is not listed"
+        in (run.out.splitlines())
+    )
+    assert (tree / "patches" / "series").read_text() == (
+        "# the git format-patch files, in the order of their numbers\n"
+        "v2-0001-retry-backoff-cap.patch\nv2-0002-redirect-strip-proxy-auth.patch\n"
+    )
+    run = cli("lint", cwd=tree)
+    assert (run.code, run.out) == (0, "no problems in 2 patches\n")
 
 
 def test_a_git_branch_over_a_tag_becomes_a_series(cli, example: Example) -> None:
