@@ -192,6 +192,62 @@ def test_a_debian_series_reads_the_pin_from_the_changelog(cli, example: Example)
     assert (run.code, summary) == (1, ["1 patch: 1 conflict"])
 
 
+#: A git diff adding a symbolic link, as git format-patch writes one (mode 120000).
+SYMLINK_PATCH = (
+    b"Description: Link the README where the packaging looks for it\n"
+    b"Author: Tess Ter <tess@example.org>\nForwarded: not-needed\n---\n"
+    b"diff --git a/README b/README\nnew file mode 120000\nindex 0000000..3b18e51\n"
+    b"--- /dev/null\n+++ b/README\n@@ -0,0 +1 @@\n+README.md\n"
+    b"\\ No newline at end of file\n"
+)
+
+
+def test_init_warns_of_each_patch_apply_refuses(cli, example: Example) -> None:
+    """A Debian series listing a symbolic link's diff and a hunk edited by hand: init writes
+    the series (it is the downstream's) and names each patch apply will refuse, its line and
+    what to do, on standard error and in the JSON envelope's warnings."""
+    tree = debian_tree(example, "python-minihttp (1.0-1) unstable; urgency=medium")
+    patches = tree / "debian" / "patches"
+    (patches / "readme-link.patch").write_bytes(SYMLINK_PATCH)
+    edited = DEP3_PATCH.replace(b"@@ -8,7 +8,7 @@", b"@@ -8,9 +8,7 @@", 1)
+    assert edited != DEP3_PATCH
+    (patches / "edited.patch").write_bytes(edited)
+    (patches / "series").write_text("strip-proxy-auth.patch\nreadme-link.patch\nedited.patch\n")
+    assert edited.count(b"\n") == 17  # the hunk runs out at the file's last line
+    run = cli("init", "--json", cwd=tree)
+    assert run.code == 0
+    warnings = [
+        "apply refuses readme-link.patch (debian/patches/readme-link.patch:5): the diff for "
+        "README has mode 120000 (a symbolic link): patchkeeper patches regular files only; to "
+        "do: create the link or submodule outside the series (e.g. in the build)",
+        "apply refuses edited.patch (debian/patches/edited.patch:17): truncated hunk: "
+        "the patch ends before the line counts of its header are met; to do: regenerate the "
+        "patch; do not edit hunks by hand",
+    ]
+    assert output(run.out)["warnings"] == warnings
+    assert run.err == "".join(f"patchkeeper: warning: {w}\n" for w in warnings)
+    assert (tree / "patchkeeper.toml").is_file()
+
+
+def test_init_warns_of_a_binary_diff_in_a_format_patch_directory(cli, example: Example) -> None:
+    repo = format_patch_branch(example)
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    git(repo, "add", "logo.png")
+    git(repo, "commit", "-q", "-m", "Add a logo")
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    git(repo, "format-patch", "-q", "-o", str(tree / "patches"), "v1.0")
+    run = cli("init", cwd=tree)
+    assert run.code == 0
+    assert run.err == (
+        "patchkeeper: warning: apply refuses 0003-Add-a-logo.patch "
+        "(patches/0003-Add-a-logo.patch:11): binary diff for logo.png: patchkeeper applies "
+        "text diffs only; to do: ship the binary file as an overlay, or regenerate the diff as "
+        "text\n"
+    )
+    assert "0003-Add-a-logo.patch\n" in (tree / "patches" / "series").read_text()
+
+
 def test_a_debian_version_gone_back_is_the_version_after_really(cli, example: Example) -> None:
     """Debian writes ``2.0+really1.0`` for a package that went back to upstream's 1.0 (a
     package version may only rise): the sdist to fetch is 1.0."""
