@@ -248,6 +248,21 @@ def test_init_warns_of_a_binary_diff_in_a_format_patch_directory(cli, example: E
     assert "0003-Add-a-logo.patch\n" in (tree / "patches" / "series").read_text()
 
 
+def test_init_given_a_patch_for_the_series_says_so(cli, example: Example) -> None:
+    tree = example.root / "tree"
+    tree.mkdir()
+    (tree / "fix.patch").write_bytes(DEP3_PATCH)
+    run = cli("init", "--patches", "fix.patch", "--upstream", "minihttp==1.0", cwd=tree)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tree / 'fix.patch'}:7: this is a patch, not a series file (a "
+        "series file lists patch names, one a line): its file diff starts here\n"
+        "  hint: write a series file beside it that names it (fix.patch on a line) and give "
+        "that file instead ('series' in the configuration, or init's --patches)\n"
+    )
+    assert sorted(path.name for path in tree.iterdir()) == ["fix.patch"]
+
+
 def test_a_debian_version_gone_back_is_the_version_after_really(cli, example: Example) -> None:
     """Debian writes ``2.0+really1.0`` for a package that went back to upstream's 1.0 (a
     package version may only rise): the sdist to fetch is 1.0."""
