@@ -26,6 +26,7 @@ from patchkeeper.trees.tree import (
     TargetChoice,
     Tree,
     check_paths,
+    refuse_fetch_cache,
     target_tree,
 )
 
@@ -41,11 +42,13 @@ def apply_series(
 
     Raises:
         PatchFormatError: the series or a patch is malformed.
-        TargetError: a patch path escapes the target, or the target is read-only.
+        TargetError: a patch path escapes the target, the target is read-only, or it is a
+            tree of the fetch cache (:func:`~patchkeeper.trees.tree.refuse_fetch_cache`).
         LockError: another process holds the target.
     """
     _, patches = load_series(config)
     tree = target_tree(config, choice.target, choice.python)
+    refuse_fetch_cache(tree, "apply")
     check_paths(tree, patches)
     pin_note = pin_mismatch(config, tree)
     if pin_note:
