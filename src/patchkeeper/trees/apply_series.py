@@ -19,7 +19,7 @@ from patchkeeper.series.load import load_series
 from patchkeeper.trees.apply_tree import apply_to_tree
 from patchkeeper.trees.layout_hint import installed_layout_hint, layout_hint
 from patchkeeper.trees.pin import pin_mismatch
-from patchkeeper.trees.results import FAILED, ApplyResult
+from patchkeeper.trees.results import DRIFTED, FAILED, PARTIAL, ApplyResult
 from patchkeeper.trees.tree import (
     DIRECTORY,
     INSTALLED,
@@ -29,6 +29,7 @@ from patchkeeper.trees.tree import (
     refuse_fetch_cache,
     target_tree,
 )
+from patchkeeper.trees.unapply_tree import PIN_REFUSAL
 
 
 def apply_series(
@@ -54,6 +55,10 @@ def apply_series(
     if pin_note:
         warn(pin_note)
     result = apply_to_tree(tree, patches, lambda: overlays(tree), config.lock_timeout)
+    if pin_note and result.outcome in (PARTIAL, DRIFTED):
+        # on another release, upstream's own changes read as applied patches or drift: the
+        # way on is the warning's, not undoing "applied" hunks the series never wrote
+        result = replace(result, note=PIN_REFUSAL)
     return _with_layout_hint(result, tree)
 
 
