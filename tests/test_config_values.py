@@ -268,6 +268,30 @@ def test_a_toml_syntax_error_names_line_column_and_what_to_do(
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('upstream = "flask-cors"\npin = "3.0.10"\nseries = [\n', 3, "Invalid value"),
+        ('upstream = "flask-cors"\n[ledger]\nfile = """PATCHES.md\n', 3, "Unterminated string"),
+    ],
+)  # fmt: skip
+def test_a_toml_file_ending_inside_a_value_names_its_last_line(
+    cli, tmp_path, text: str, line: int, message: str
+) -> None:
+    """tomllib says "at end of document" and no line: the error names the last one."""
+    config = tmp_path / "patchkeeper.toml"
+    config.write_text(text)
+    run = cli("status", cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {config}:{line}: not valid TOML: {message} (the file ends there)\n"
+        "  hint: fix the syntax at the end of the file (a value, list, table header or string "
+        'left open): a value is quoted text ("0.27.1"), a number, true/false or a [list]; one '
+        "key = value per line; a table header is [name] (the manual's configuration page, "
+        "docs/configuration.md, shows every key)\n"
+    )
+
+
 def test_patchkeeper_toml_and_pyproject_table_in_one_directory(cli, tmp_path) -> None:
     """Neither file takes precedence: neither is silently ignored."""
     (tmp_path / "patchkeeper.toml").write_text('upstream = "a"\n')

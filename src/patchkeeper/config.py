@@ -478,7 +478,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise toml_syntax_error(path, str(exc)) from None
+        raise toml_syntax_error(path, str(exc), text=text) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise ConfigError(f"not valid TOML: {exc}", path=path, hint=LONG_NUMBER_HINT) from None
     return table
@@ -488,21 +488,31 @@ def toml_syntax_error(
     path: Path,
     message: str,
     guide: str = "the manual's configuration page, docs/configuration.md, shows every key",
+    text: str = "",
 ) -> ConfigError:
     """A TOML syntax error as a :class:`ConfigError` with the line tomllib names in its
     message (``... (at line 3, column 9)``) and a hint on the usual causes, ending with
-    ``guide`` (where the file's keys are described)."""
+    ``guide`` (where the file's keys are described).
+
+    tomllib names no line when the file ends inside a value or a key (``... (at end of
+    document)``, e.g. an unclosed ``[`` on the last line): the error then names the file's last
+    line, ``text`` being the file's text."""
     import re
 
     match = re.search(r"\(at line (\d+), column (\d+)\)$", message)
+    at_end = None if match else re.search(r"\s*\(at end of document\)$", message)
     line = int(match[1]) if match else None
     what = message[: match.start()].rstrip() if match else message
-    column = f" column {match[2]}" if match else ""
+    where = f" column {match[2]}" if match else " the place named"
+    if at_end is not None:
+        line = max(1, len(text.splitlines()))
+        what = message[: at_end.start()] + " (the file ends there)"
+        where = " the end of the file (a value, list, table header or string left open)"
     return ConfigError(
         f"not valid TOML: {what}" + (f" (column {match[2]})" if match else ""),
         path=path,
         line=line,
-        hint=f"fix the syntax at{column or ' the place named'}: a value is quoted text "
+        hint=f"fix the syntax at{where}: a value is quoted text "
         '("0.27.1"), a number, true/false or a [list]; one key = value per line; a table '
         f"header is [name] ({guide})",
     )

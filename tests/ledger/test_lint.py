@@ -106,6 +106,25 @@ def test_series_against_directory(downstream: Path) -> None:
     ]
 
 
+def test_a_cover_letter_is_not_an_unlisted_patch(downstream: Path) -> None:
+    """git format-patch --cover-letter's mail has no diff: not a patch; a file so named that
+    holds a diff is one, and is reported when the series leaves it out."""
+    patches = downstream / "patches"
+    (patches / "0000-cover-letter.patch").write_text(
+        "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+        "From: Dev <dev@example.org>\nSubject: [PATCH 0/2] *** SUBJECT HERE ***\n\n"
+        "*** BLURB HERE ***\n\nDev (2):\n  size knob\n  extra module\n\n"
+        " pkg/extra.py | 2 ++\n 1 file changed, 2 insertions(+)\n\n-- \n2.39.2\n\n"
+    )
+    assert _texts(downstream) == []
+    (patches / "v3-0000-cover-letter.patch").write_text(
+        "Subject: [PATCH v3 0/1] a patch\n\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert _texts(downstream) == [
+        "patches/v3-0000-cover-letter.patch: PK202 not listed in patches/series"
+    ]
+
+
 def test_hand_edited_hunk_counts(downstream: Path) -> None:
     patch = downstream / "patches" / "extra-module.patch"
     _edit(patch, b"+    return 'extra'\n", b"+    return 'extra'\n+    # added by hand\n")

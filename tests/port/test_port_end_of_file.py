@@ -135,3 +135,16 @@ def test_an_addition_at_the_end_where_upstream_appended_is_refreshed_by_both(
     tests = (target / "tests" / "test_regressions.py").read_text()
     assert tests.index("def test_max_recursion") < tests.index("def test_comment_between_cte")
     assert tests.count("def test_max_recursion") == 1
+
+
+def test_the_terminal_says_the_refresh_carried_the_conflicted_file(cli, tmp_path: Path) -> None:
+    """A merged patch's file where git's merge stopped is not left in conflict: the details
+    say the refresh carried it, so "merged" and "conflict" do not read as a contradiction."""
+    old, new, downstream = _downstream(tmp_path)
+    run = cli("port", "--to", str(new), "--from", str(old), cwd=downstream)
+    assert run.code == 0, run.out + run.err
+    assert "  CVE-2024-4340.patch (merged):" in run.out.splitlines()
+    assert (
+        "    file: tests/test_regressions.py: conflict (1 region), set aside: the refresh "
+        "carried the patch"
+    ) in run.out.splitlines()

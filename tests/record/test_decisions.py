@@ -137,6 +137,11 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
             "not valid TOML: Expected ']' at the end of a table declaration (column 18)",
             4,
         ),
+        (  # a value left open on the last line: tomllib names no line, the last one is named
+            '[series."a.patch"]\ndecision = "carry"\nreason = [\n',
+            "not valid TOML: Invalid value (the file ends there)",
+            3,
+        ),
     ],
 )
 def test_a_malformed_decisions_file_names_the_table_and_line(

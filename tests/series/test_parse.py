@@ -271,6 +271,51 @@ def test_series_bad_option(tmp_path: Path) -> None:
     )
 
 
+#: A DEP-3 patch in the shape Debian's security backports have: a git From line, a MIME
+#: encoded author (whose words, read as a series line, were "unknown option" before).
+BACKPORT = (
+    "From 1f2e3d4c5b6a79880706f5e4d3c2b1a098765432 Mon Sep 17 00:00:00 2001\n"
+    "From: =?utf-8?q?Jos=C3=A9_Dev?= <jose@example.org>\n"
+    "Subject: [PATCH] Match request paths case-sensitively\n"
+    "Origin: upstream, https://example.org/minihttp/commit/1f2e3d4c\n"
+    "---\n"
+    " minihttp/core.py | 2 +-\n"
+    " 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+    "\n"
+    "diff --git a/minihttp/core.py b/minihttp/core.py\n"
+    "--- a/minihttp/core.py\n+++ b/minihttp/core.py\n@@ -1 +1 @@\n-a\n+b\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [(BACKPORT, 9), ("Description: no git line\n\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n", 3)],
+)
+def test_a_patch_given_as_the_series_file_is_named_as_such(
+    tmp_path: Path, text: str, line: int
+) -> None:
+    """``init --patches fix.patch`` or ``series = "fix.patch"``: the file is a patch, and the
+    error says so at its first file diff, with the way to a series."""
+    patch = tmp_path / "fix.patch"
+    patch.write_text(text, encoding="utf-8")
+    with pytest.raises(PatchFormatError) as caught:
+        parse_series(patch)
+    assert (caught.value.path, caught.value.line, caught.value.message, caught.value.hint) == (
+        patch,
+        line,
+        "this is a patch, not a series file (a series file lists patch names, one a line): "
+        "its file diff starts here",
+        "write a series file beside it that names it (fix.patch on a line) and give that "
+        "file instead ('series' in the configuration, or init's --patches)",
+    )
+
+
+def test_a_series_naming_diff_like_files_is_a_series(tmp_path: Path) -> None:
+    series = tmp_path / "series"
+    series.write_text("# diff --git a/x b/x\n# --- a/x\n# +++ b/x\ndiff-git.patch\n+++.patch\n")
+    assert [e.name for e in parse_series(series).entries] == ["diff-git.patch", "+++.patch"]
+
+
 def test_split_lines_only_on_newline() -> None:
     assert split_lines(b"a\rb\x0cc\r\nd") == [b"a\rb\x0cc\r\n", b"d"]
 

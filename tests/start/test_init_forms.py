@@ -192,6 +192,77 @@ def test_a_debian_series_reads_the_pin_from_the_changelog(cli, example: Example)
     assert (run.code, summary) == (1, ["1 patch: 1 conflict"])
 
 
+#: A git diff adding a symbolic link, as git format-patch writes one (mode 120000).
+SYMLINK_PATCH = (
+    b"Description: Link the README where the packaging looks for it\n"
+    b"Author: Tess Ter <tess@example.org>\nForwarded: not-needed\n---\n"
+    b"diff --git a/README b/README\nnew file mode 120000\nindex 0000000..3b18e51\n"
+    b"--- /dev/null\n+++ b/README\n@@ -0,0 +1 @@\n+README.md\n"
+    b"\\ No newline at end of file\n"
+)
+
+
+def test_init_warns_of_each_patch_apply_refuses(cli, example: Example) -> None:
+    """A Debian series listing a symbolic link's diff and a hunk edited by hand: init writes
+    the series (it is the downstream's) and names each patch apply will refuse, its line and
+    what to do, on standard error and in the JSON envelope's warnings."""
+    tree = debian_tree(example, "python-minihttp (1.0-1) unstable; urgency=medium")
+    patches = tree / "debian" / "patches"
+    (patches / "readme-link.patch").write_bytes(SYMLINK_PATCH)
+    edited = DEP3_PATCH.replace(b"@@ -8,7 +8,7 @@", b"@@ -8,9 +8,7 @@", 1)
+    assert edited != DEP3_PATCH
+    (patches / "edited.patch").write_bytes(edited)
+    (patches / "series").write_text("strip-proxy-auth.patch\nreadme-link.patch\nedited.patch\n")
+    assert edited.count(b"\n") == 17  # the hunk runs out at the file's last line
+    run = cli("init", "--json", cwd=tree)
+    assert run.code == 0
+    warnings = [
+        "apply refuses readme-link.patch (debian/patches/readme-link.patch:5): the diff for "
+        "README has mode 120000 (a symbolic link): patchkeeper patches regular files only; to "
+        "do: create the link or submodule outside the series (e.g. in the build)",
+        "apply refuses edited.patch (debian/patches/edited.patch:17): truncated hunk: "
+        "the patch ends before the line counts of its header are met; to do: regenerate the "
+        "patch; do not edit hunks by hand",
+    ]
+    assert output(run.out)["warnings"] == warnings
+    assert run.err == "".join(f"patchkeeper: warning: {w}\n" for w in warnings)
+    assert (tree / "patchkeeper.toml").is_file()
+
+
+def test_init_warns_of_a_binary_diff_in_a_format_patch_directory(cli, example: Example) -> None:
+    repo = format_patch_branch(example)
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    git(repo, "add", "logo.png")
+    git(repo, "commit", "-q", "-m", "Add a logo")
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    git(repo, "format-patch", "-q", "-o", str(tree / "patches"), "v1.0")
+    run = cli("init", cwd=tree)
+    assert run.code == 0
+    assert run.err == (
+        "patchkeeper: warning: apply refuses 0003-Add-a-logo.patch "
+        "(patches/0003-Add-a-logo.patch:11): binary diff for logo.png: patchkeeper applies "
+        "text diffs only; to do: ship the binary file as an overlay, or regenerate the diff as "
+        "text\n"
+    )
+    assert "0003-Add-a-logo.patch\n" in (tree / "patches" / "series").read_text()
+
+
+def test_init_given_a_patch_for_the_series_says_so(cli, example: Example) -> None:
+    tree = example.root / "tree"
+    tree.mkdir()
+    (tree / "fix.patch").write_bytes(DEP3_PATCH)
+    run = cli("init", "--patches", "fix.patch", "--upstream", "minihttp==1.0", cwd=tree)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tree / 'fix.patch'}:7: this is a patch, not a series file (a "
+        "series file lists patch names, one a line): its file diff starts here\n"
+        "  hint: write a series file beside it that names it (fix.patch on a line) and give "
+        "that file instead ('series' in the configuration, or init's --patches)\n"
+    )
+    assert sorted(path.name for path in tree.iterdir()) == ["fix.patch"]
+
+
 def test_a_debian_version_gone_back_is_the_version_after_really(cli, example: Example) -> None:
     """Debian writes ``2.0+really1.0`` for a package that went back to upstream's 1.0 (a
     package version may only rise): the sdist to fetch is 1.0."""
@@ -343,9 +414,33 @@ def test_a_git_format_patch_directory_gets_a_series(cli, example: Example) -> No
     ledger = (tree / "PATCHES.md").read_text()
     assert "| 0001-retry-backoff-cap | retry-backoff-cap |  |  |  |  |\n" in ledger
     assert cli("ledger", "--check", cwd=tree).code == 0
+    assert cli("lint", cwd=tree).code == 0
     run = cli("audit", "--to", str(example.new), "--pristine", str(example.old), cwd=tree)
     summary = [line for line in run.out.splitlines() if line.startswith("2 patches: ")]
     assert (run.code, summary) == (1, ["2 patches: 1 upstreamed, 1 conflict"])
+
+
+def test_a_rerolled_format_patch_directory_with_its_cover_letter_lints_clean(
+    cli, example: Example
+) -> None:
+    """``git format-patch -v2 --cover-letter``: init names the letter it leaves out, and the
+    ``lint`` it suggests next does not report that letter as a patch the series forgot."""
+    repo = format_patch_branch(example)
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    git(repo, "format-patch", "-q", "-v2", "--cover-letter", "-o", str(tree / "patches"), "v1.0")
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert (
+        "note: the cover letter (v2-0000-cover-letter.patch) holds no diff: it is not listed"
+        in (run.out.splitlines())
+    )
+    assert (tree / "patches" / "series").read_text() == (
+        "# the git format-patch files, in the order of their numbers\n"
+        "v2-0001-retry-backoff-cap.patch\nv2-0002-redirect-strip-proxy-auth.patch\n"
+    )
+    run = cli("lint", cwd=tree)
+    assert (run.code, run.out) == (0, "no problems in 2 patches\n")
 
 
 def test_a_git_branch_over_a_tag_becomes_a_series(cli, example: Example) -> None:

@@ -106,7 +106,7 @@ def test_unapply_on_a_newer_release_says_it_is_not_the_pin(
     )
     assert "by hand" not in run.out
     assert run.out.splitlines()[-1] == (
-        "nothing was changed: the installed release is not the pin (see the warning), so the "
+        "nothing was changed: the target's release is not the pin (see the warning), so the "
         "series was never applied to it as cut; follow the warning's to do, not the states above"
     )
     assert tree_bytes(site) == before
@@ -128,3 +128,61 @@ def test_the_pin_written_otherwise_is_the_same_version(cli, example: Example, si
     run = cli("status", "--target", str(site), "--json", cwd=example.downstream)
     data = json.loads(run.out)
     assert (run.code, run.err, data["pin_mismatch"], "warnings" in data) == (1, "", "", False)
+
+
+def _unpacked(example: Example, tmp_path: Path, version: str, name: str = "minihttp") -> Path:
+    """The example's 1.0 files as an unpacked sdist whose ``PKG-INFO`` says ``name`` and
+    ``version``, with ``retry-backoff-cap.patch`` already in it, as when upstream takes a
+    patch word for word in the release after the pin."""
+    target = tmp_path / f"{name}-{version}"
+    shutil.copytree(example.old, target)
+    (target / "PKG-INFO").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: A tiny HTTP client\n"
+    )
+    patch = EXAMPLES / "downstream" / "patches" / "retry-backoff-cap.patch"
+    subprocess.run(
+        ["patch", "-p1", "-s", "--no-backup-if-mismatch", "-d", str(target / "minihttp"),
+         "-i", str(patch)],
+        check=True,
+    )  # fmt: skip
+    return target
+
+
+def test_a_directory_of_another_release_is_named_by_its_own_metadata(
+    cli, example: Example, tmp_path: Path
+) -> None:
+    """An unpacked sdist of 1.1 given to apply: the patch upstream took reads as applied, the
+    series as partly applied; the warning names both releases, and apply does not advise
+    unapplying what the series never wrote (status says the same)."""
+    target = _unpacked(example, tmp_path, "1.1")
+    before = tree_bytes(target)
+    warning = (
+        f"{target} is minihttp 1.1 (as its own metadata says), but the series is cut against "
+        f'1.0 (pin = "1.0" in {example.downstream / "patchkeeper.toml"}): its patches are read '
+        "on another release; to do: apply the series to a tree of minihttp==1.0, or audit the "
+        f"series against this one ('patchkeeper audit --to {target}') and move the pin"
+    )
+    refusal = (
+        "nothing was changed: the target's release is not the pin (see the warning), so the "
+        "series was never applied to it as cut; follow the warning's to do, not the states above"
+    )
+    run = cli("apply", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (1, f"patchkeeper: warning: {warning}\n")
+    assert run.out.splitlines()[0] == (
+        f"apply: the series is partially applied on directory {target}"
+    )
+    assert run.out.splitlines()[-1] == refusal
+    run = cli("status", "--target", str(target), "--json", cwd=example.downstream)
+    assert (run.code, json.loads(run.out)["pin_mismatch"]) == (1, warning)
+    assert tree_bytes(target) == before
+
+
+def test_a_directory_of_another_project_or_of_the_pin_is_not_warned_of(
+    cli, example: Example, tmp_path: Path
+) -> None:
+    other = _unpacked(example, tmp_path, "7.0", name="someone-elses")
+    run = cli("status", "--target", str(other), "--json", cwd=example.downstream)
+    assert (run.code, run.err, json.loads(run.out)["pin_mismatch"]) == (1, "", "")
+    pinned = example.target()
+    run = cli("apply", "--target", str(pinned), cwd=example.downstream)
+    assert (run.code, run.err) == (0, "")

@@ -98,6 +98,12 @@ def test_a_toml_syntax_error_names_the_file_and_line() -> None:
     assert (caught.value.path.as_posix(), caught.value.line) == ("svc/pyproject.toml", 3)  # type: ignore[union-attr]
 
 
+def test_a_toml_file_ending_inside_a_value_names_its_last_line() -> None:
+    with pytest.raises(RequirementFileError) as caught:
+        requirements_for("urllib3", "svc/pyproject.toml", '[project]\ndependencies = ["urllib3",\n')
+    assert (caught.value.path.as_posix(), caught.value.line) == ("svc/pyproject.toml", 2)  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     ("constraint", "specifier"),
     [

@@ -24,7 +24,13 @@ from patchkeeper.progress import warn
 from patchkeeper.series.load import load_series
 from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import ApplyResult
-from patchkeeper.trees.tree import INSTALLED, check_paths, pristine_for, target_tree
+from patchkeeper.trees.tree import (
+    INSTALLED,
+    check_paths,
+    pristine_for,
+    refuse_fetch_cache,
+    target_tree,
+)
 from patchkeeper.trees.unapply_tree import UnapplyRequest, unapply_from_tree
 from patchkeeper.upstream.requirements import check_release_option
 
@@ -43,7 +49,8 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
 
     Raises:
         PatchFormatError: the series or a patch is malformed.
-        TargetError: a patch path escapes the target, or the target is read-only.
+        TargetError: a patch path escapes the target, the target is read-only, or it is a
+            tree of the fetch cache (:func:`~patchkeeper.trees.tree.refuse_fetch_cache`).
         LockError: another process holds the target.
         FetchError: the pristine reference must be downloaded and cannot be.
     """
@@ -51,6 +58,7 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
     check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, request.target, request.python)
+    refuse_fetch_cache(tree, "unapply")
     check_paths(tree, patches)
     pin_note = pin_mismatch(config, tree)
     if pin_note:

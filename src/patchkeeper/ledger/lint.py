@@ -41,6 +41,7 @@ from patchkeeper.ledger.findings import display_path
 from patchkeeper.ledger.pin_files import check_pin_files
 from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_settings, lint_settings
 from patchkeeper.ledger.table import read_preamble
+from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.headers import Headers, parse_headers
 from patchkeeper.series.model import ADDED, Patch
 from patchkeeper.series.parse import (
@@ -281,7 +282,7 @@ def _unlisted(
             continue
         if any(path.resolve().is_relative_to(s) for s in skip if s.is_dir()):
             continue
-        if path.relative_to(directory).as_posix() not in listed:
+        if path.relative_to(directory).as_posix() not in listed and not is_cover_letter(path):
             yield path
 
 

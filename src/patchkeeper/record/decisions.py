@@ -218,6 +218,7 @@ def load(path: Path) -> Decisions:
             str(exc),
             'each table is [series."NAME"] or [runtime."KEY"]: the '
             "manual's audit record page, docs/audit-record.md, shows the file",
+            text=text,
         ) from None
     except ValueError as exc:  # an integer with more digits than Python converts
         raise ConfigError(f"not valid TOML: {exc}", path=path, hint=LONG_NUMBER_HINT) from None

@@ -106,6 +106,8 @@ def details(patch: PortedPatch, indent: str = "    ") -> list[str]:
             extra = f" ({item.conflicts} region{'s' if item.conflicts != 1 else ''})"
             if patch.verdict in (RESOLVED, DROPPED):
                 extra += ", resolved by hand"
+            elif patch.verdict == MERGED:  # the refresh carried the patch past git's conflict
+                extra += ", set aside: the refresh carried the patch"
         out.append(f"{indent}file: {where}: {item.status}{extra}")
     if patch.cut_against and " " in patch.cut_against.strip() and patch.verdict in CARRIED:
         out.append(f"{indent}Cut-against was: {patch.cut_against} (now the new pin alone)")

@@ -111,6 +111,7 @@ def parse_series(path: Path) -> Series:
     text = data.decode(_ENCODING, _ERRORS)
     # A byte order mark (an editor's UTF-8 "with BOM") is not part of the first name.
     text = text.removeprefix("\ufeff")
+    _refuse_a_patch_as_series(text, path)
     entries: list[SeriesEntry] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = _COMMENT.sub("", raw).strip()
@@ -121,6 +122,34 @@ def parse_series(path: Path) -> Series:
         strip = _series_strip(name, options, path, number)
         entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
     return Series(path=path, entries=tuple(entries))
+
+
+def _refuse_a_patch_as_series(text: str, path: Path) -> None:
+    """Refuse a patch given where a series file belongs (``--patches fix.patch``, ``series =
+    "debian/patches/fix.patch"``): read as a series, its header lines would be taken for
+    patch names and options (``unknown option 'Doe' after From:``), which says nothing of the
+    real mistake. A patch is told by its first file diff: a ``diff --git`` line, or a ``---``
+    line followed by a ``+++`` line.
+
+    Raises:
+        PatchFormatError: naming the file and its first diff line.
+    """
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        git = line.startswith("diff --git ")
+        unified = (
+            line.startswith("--- ") and number < len(lines) and lines[number].startswith("+++ ")
+        )
+        if git or unified:
+            raise PatchFormatError(
+                "this is a patch, not a series file (a series file lists patch names, one a "
+                "line): its file diff starts here",
+                path=path,
+                line=number,
+                hint=f"write a series file beside it that names it ({path.name} on a line) "
+                "and give that file instead ('series' in the configuration, or init's "
+                "--patches)",
+            )
 
 
 #: A series line's comment: ``#`` at the start of the line or after white space, to the end

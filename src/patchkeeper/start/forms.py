@@ -10,7 +10,8 @@ The five forms and how each lays its series out:
   DEP-3.
 - *git format-patch*: a directory of ``NNNN-subject.patch`` files (four digits or more, from
   ``0001``; ``-v N`` prefixes ``vN-``) and no series file: the numbers are the order.
-  ``0000-cover-letter.patch`` carries no diff and is left out.
+  ``0000-cover-letter.patch`` carries no diff and is left out
+  (:mod:`patchkeeper.series.cover_letter`).
 - *RPM spec*: a ``NAME.spec`` file whose ``Patch`` tags name the patches beside it and whose
   ``%prep`` applies them (:mod:`patchkeeper.start.rpm_spec`); init writes the series, in
   ``%prep``'s order with each statement's ``-pN``, beside the spec.
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.errors import PatchFormatError, PatchkeeperError
+from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.parse import parse_series
 from patchkeeper.start.branch_check import branch_warnings
 from patchkeeper.start.plugin import RuntimePluginHere, runtime_plugin
@@ -53,8 +55,6 @@ GIT = "git"
 
 #: A ``git format-patch`` file name: an optional reroll prefix, the number, the subject.
 NUMBERED = re.compile(r"^(?:v\d+-)?(\d{4,})-.+\.patch$")
-#: The cover letter ``git format-patch --cover-letter`` writes: no diff, not a patch.
-COVER_LETTER = re.compile(r"^(?:v\d+-)?0+-cover-letter\.patch$")
 
 #: What to tell a user whose directory holds no series init recognises.
 CHOOSE = (
@@ -283,7 +283,7 @@ def _numbered(directory: Path) -> list[tuple[int, str]]:
     out = []
     for path in directory.iterdir():
         match = NUMBERED.match(path.name)
-        if match and path.is_file() and not COVER_LETTER.match(path.name):
+        if match and path.is_file() and not is_cover_letter(path):
             out.append((int(match[1]), path.name))
     return sorted(out)
 
@@ -307,8 +307,8 @@ def _format_patch(root: Path, directory: Path, numbered: list[tuple[int, str]]) 
     names = tuple(name for _, name in numbered)
     series = directory / "series"
     notes: tuple[str, ...] = ()
-    if any(COVER_LETTER.match(path.name) for path in directory.iterdir()):
-        notes = ("the cover letter (0000-cover-letter.patch) holds no diff: it is not listed",)
+    letters = sorted(path.name for path in directory.iterdir() if is_cover_letter(path))
+    notes = tuple(f"the cover letter ({name}) holds no diff: it is not listed" for name in letters)
     where = "this directory" if directory == root else shown(directory, root)
     reason = (
         f"{where} holds {len(names)} git format-patch file(s) ({names[0]} ...) and no series "

@@ -185,6 +185,9 @@ def init(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
         commit_files(config, [Change(path, data) for path, data in files])
     for message in found.warnings:
         warn(message)
+    if found.form != GIT:  # a git branch's series is checked against the branch instead
+        for message in _unreadable_warnings(config):
+            warn(message)
     notes = list(found.notes)
     if schema == "ledger" and not _has_any(rows):
         notes.append(
@@ -208,6 +211,23 @@ def init(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
         next_commands=next_commands(pin, ledger_path, root),
         notes=tuple(notes),
     )
+
+
+def _unreadable_warnings(config: Config) -> list[str]:
+    """One warning for each patch of the series just written that ``apply`` refuses to read
+    (a binary diff, a symbolic link, a malformed hunk), naming its file and line and what to
+    do: init writes the series all the same (it is the downstream's), and the first ``apply``
+    or ``audit`` is not where the user should learn it."""
+    from patchkeeper.series.load import load_series_tolerant
+
+    _, _, unreadable = load_series_tolerant(config)
+    out = []
+    for name, exc in unreadable:
+        where = shown(exc.path, config.root) if exc.path is not None else name
+        where += f":{exc.line}" if exc.line is not None else ""
+        todo = exc.hint or "regenerate the patch, or take it out of the series"
+        out.append(f"apply refuses {name} ({where}): {exc.message}; to do: {todo}")
+    return out
 
 
 def _inside(root: Path, name: str, option: str) -> Path:

@@ -19,15 +19,17 @@ from patchkeeper.series.load import load_series
 from patchkeeper.trees.apply_tree import apply_to_tree
 from patchkeeper.trees.layout_hint import installed_layout_hint, layout_hint
 from patchkeeper.trees.pin import pin_mismatch
-from patchkeeper.trees.results import FAILED, ApplyResult
+from patchkeeper.trees.results import DRIFTED, FAILED, PARTIAL, ApplyResult
 from patchkeeper.trees.tree import (
     DIRECTORY,
     INSTALLED,
     TargetChoice,
     Tree,
     check_paths,
+    refuse_fetch_cache,
     target_tree,
 )
+from patchkeeper.trees.unapply_tree import PIN_REFUSAL
 
 
 def apply_series(
@@ -41,16 +43,22 @@ def apply_series(
 
     Raises:
         PatchFormatError: the series or a patch is malformed.
-        TargetError: a patch path escapes the target, or the target is read-only.
+        TargetError: a patch path escapes the target, the target is read-only, or it is a
+            tree of the fetch cache (:func:`~patchkeeper.trees.tree.refuse_fetch_cache`).
         LockError: another process holds the target.
     """
     _, patches = load_series(config)
     tree = target_tree(config, choice.target, choice.python)
+    refuse_fetch_cache(tree, "apply")
     check_paths(tree, patches)
     pin_note = pin_mismatch(config, tree)
     if pin_note:
         warn(pin_note)
     result = apply_to_tree(tree, patches, lambda: overlays(tree), config.lock_timeout)
+    if pin_note and result.outcome in (PARTIAL, DRIFTED):
+        # on another release, upstream's own changes read as applied patches or drift: the
+        # way on is the warning's, not undoing "applied" hunks the series never wrote
+        result = replace(result, note=PIN_REFUSAL)
     return _with_layout_hint(result, tree)
 
 

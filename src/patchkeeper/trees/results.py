@@ -121,8 +121,9 @@ class VerifyResult:
             added, missing): changes made outside the series.
         ignored: paths the configuration's ``ignore`` patterns left out of that comparison
             (build and test leftovers), in either tree; an ignored directory once, ``dir/``.
-        pin_mismatch: for an installed distribution whose version is not the configured
-            pin, the warning that says so (both versions), else ``""``.
+        pin_mismatch: for an installed distribution, or a directory that declares its
+            version, whose version is not the configured pin, the warning that says so (both
+            versions), else ``""``.
         layout_hint: when none of the files the first patch reads is in the directory
             target, where they are if that is one place nearby
             (:func:`patchkeeper.trees.layout_hint.layout_hint`), else ``""``.

@@ -562,6 +562,39 @@ def target_tree(config: Config, target: Path | None, python: Path | None) -> Tre
     return installed_tree(config, python)
 
 
+def refuse_fetch_cache(tree: Tree, command: str) -> None:
+    """Refuse to write into a tree of the fetch cache (``command``, ``"apply"`` or
+    ``"unapply"``, with ``--target`` a directory under it).
+
+    The cache's unpacked releases are the pristine references that ``verify``, ``status``,
+    ``unapply`` and ``audit`` compare with, trusted as downloaded (their sha256 is checked on
+    download, not on each read): patched in place, every later check would report the
+    series' files as drift in the user's own trees, and no command would say why.
+
+    Raises:
+        TargetError: the target's root is inside the cache; nothing was changed.
+    """
+    if tree.kind != DIRECTORY:
+        return
+    from patchkeeper.upstream.fetch import cache_location
+
+    cache = cache_location().resolve()
+    if not tree.root.resolve().is_relative_to(cache):
+        return
+    raise TargetError(
+        f"the target is inside patchkeeper's fetch cache ({cache}), whose trees are the "
+        "pristine references verify, unapply and audit compare with; nothing was changed",
+        path=tree.root,
+        hint=(
+            f"copy it and work on the copy: cp -R {tree.root} COPY && patchkeeper apply "
+            "--target COPY"
+            if command == "apply"
+            else f"if it was patched, delete it (rm -rf {tree.root}): the next command that "
+            "needs it downloads it again"
+        ),
+    )
+
+
 def _holds_dist_info(directory: Path) -> bool:
     """Whether ``directory`` is a directory with a ``*.dist-info`` entry (an installation:
     a plain source tree is not probed further)."""

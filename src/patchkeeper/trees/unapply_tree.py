@@ -264,7 +264,7 @@ def _whole_patches(state: SeriesState, reference: Pristine | None) -> tuple[str,
 #: The refusal on an installed release that is not the pin (the warning before it says which
 #: and what to do): its patches cannot be undone hunk by hand back to a pin it never was.
 PIN_REFUSAL = (
-    "nothing was changed: the installed release is not the pin (see the warning), so the "
+    "nothing was changed: the target's release is not the pin (see the warning), so the "
     "series was never applied to it as cut; follow the warning's to do, not the states above"
 )
 

@@ -53,15 +53,20 @@ _NAME_SEPARATORS = re.compile(r"[-_.]+")
 _PATH_START = (".", "/", "~", "\\")
 
 
-def cache_root() -> Path:
-    """Return the corpus cache directory, creating it when missing.
+def cache_location() -> Path:
+    """The corpus cache directory, whether or not it exists (nothing is created).
 
     ``$PATCHKEEPER_CACHE`` when set (``~`` expanded), else ``~/.cache/patchkeeper-corpus``
     (BRIEF: real downloads go to that shared cache, never into a repository).
     """
     configured = os.environ.get(CACHE_ENV)
     root = Path(configured).expanduser() if configured else Path.home() / ".cache"
-    root = root if configured else root / "patchkeeper-corpus"
+    return root if configured else root / "patchkeeper-corpus"
+
+
+def cache_root() -> Path:
+    """Return the corpus cache directory (:func:`cache_location`), creating it when missing."""
+    root = cache_location()
     root.mkdir(parents=True, exist_ok=True)
     return root
 

@@ -228,7 +228,8 @@ def _toml(path: str, text: str) -> dict[str, Any]:
     """``text`` parsed as TOML.
 
     Raises:
-        RequirementFileError: a syntax error, with the line tomllib reports.
+        RequirementFileError: a syntax error, with the line tomllib reports (the last line
+            when the file ends inside a value: tomllib then names none).
     """
     try:
         return tomllib.loads(text)
@@ -237,7 +238,7 @@ def _toml(path: str, text: str) -> dict[str, Any]:
         raise RequirementFileError(
             f"not valid TOML: {error}",
             path=path,
-            line=int(match[1]) if match else None,
+            line=int(match[1]) if match else max(1, len(text.splitlines())),
             hint="fix the file's syntax",
         ) from None
 
