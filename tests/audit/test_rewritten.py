@@ -361,3 +361,77 @@ def test_a_line_with_three_names_changed_is_another_line(tmp_path: Path) -> None
     assert verdict.verdict == "conflict"
     [share] = verdict.shares
     assert (share.counted, share.respelled) == ((2, 4), ())
+
+
+LINKER_OLD = """class OtherTests:
+  def test_output_is_a_directory(self):
+    ret = self.expect_fail([CC, 'hello.c', '-o', '.'])
+    self.assertContained('ld-tool: error: cannot open output file .:', ret)
+
+  def test_missing_library(self):
+    err = self.expect_fail([CC, 'hello.c', '-lnothere'])
+    self.assertContained('ld-tool: error: unable to find library -lnothere', err)
+
+  def test_tiny_memory(self):
+    err = self.expect_fail([CC, 'hello.c', '-sINITIAL_MEMORY=64KB'])
+    self.assertContained('ld-tool: error: initial memory too small', err)
+
+  def test_hello(self):
+    ret = self.run_process([CC, 'hello.c'])
+    self.assertContained('Hello, world!', ret)
+"""
+
+# the distribution's linker prints no tool name: the patch shortens each expected message
+NO_TOOL_NAME = """Subject: do not expect the linker's tool name in its messages
+---
+--- a/tests/test_other.py
++++ b/tests/test_other.py
+@@ -1,15 +1,15 @@
+ class OtherTests:
+   def test_output_is_a_directory(self):
+     ret = self.expect_fail([CC, 'hello.c', '-o', '.'])
+-    self.assertContained('ld-tool: error: cannot open output file .:', ret)
++    self.assertContained('error: cannot open output file .:', ret)
+ 
+   def test_missing_library(self):
+     err = self.expect_fail([CC, 'hello.c', '-lnothere'])
+-    self.assertContained('ld-tool: error: unable to find library -lnothere', err)
++    self.assertContained('error: unable to find library -lnothere', err)
+ 
+   def test_tiny_memory(self):
+     err = self.expect_fail([CC, 'hello.c', '-sINITIAL_MEMORY=64KB'])
+-    self.assertContained('ld-tool: error: initial memory too small', err)
++    self.assertContained('error: initial memory too small', err)
+ 
+   def test_hello(self):
+     ret = self.run_process([CC, 'hello.c'])
+"""
+
+# upstream kept the tool name in every message and added tests of the same frame with other
+# messages: none of them is the patch's line spelled differently
+LINKER_ADDED = """
+  def test_embed_needs_output(self):
+    err = self.expect_fail([CC, 'hello.c', '--embed'])
+    self.assertContained('error: --obj-output is required when using --embed', err)
+    self.assertContained('error: initial memory too large', err)
+    self.assertContained('error: unable to open library -lnothere', err)
+
+  def test_side_module(self):
+    ret = self.run_process([CC, 'side.c', '-sSIDE_MODULE'])
+    self.assertContained('hello from the side module', ret)
+"""
+LINKER_NEW = LINKER_OLD.replace("[CC, ", "[CC, '-v', ") + LINKER_ADDED
+
+
+def test_a_shortened_message_is_a_new_string_not_one_the_pin_had(tmp_path: Path) -> None:
+    old = {"tests/test_other.py": LINKER_OLD}
+    new = {"tests/test_other.py": LINKER_NEW}
+    [verdict] = judge(tmp_path, new, [("no-tool-name.patch", NO_TOOL_NAME)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    [share] = verdict.shares
+    assert (share.counted, share.respelled) == ((0, 3), ())
+    assert share.missing == (
+        "self.assertContained('error: cannot open output file .:', ret)",
+        "self.assertContained('error: unable to find library -lnothere', err)",
+        "self.assertContained('error: initial memory too small', err)",
+    )

@@ -116,6 +116,22 @@ def _body(token: bytes) -> bytes:
     return token[1:-1] if token[:1] == b'"' and len(token) >= 2 else token
 
 
+def _at_pin(token: bytes, pin: bytes) -> bool:
+    """Whether the old pin (``pin``: its bytes) has ``token``: a name or a number anywhere, a
+    string literal only as a whole literal in either quote. A patch that shortens a message
+    (``'wasm-ld: error: x'`` to ``'error: x'``) introduces a new literal although the old
+    one contains its text; read as a substring, the new literal would pass for one the pin
+    had, and any line of the same frame with another message for its respelling.
+
+    >>> _at_pin(b'"error: x"', b"f('wasm-ld: error: x')"), _at_pin(b'"error: x"', b"f('error: x')")
+    (False, True)
+    """
+    if token[:1] != b'"' or len(token) < 2:
+        return token in pin
+    body = token[1:-1]
+    return b'"' + body + b'"' in pin or b"'" + body + b"'" in pin
+
+
 def _same_name(a: bytes, b: bytes) -> bool:
     """Whether two tokens are one name with other underscores around it (``builtins`` and
     ``__builtins__``, ``_helper`` and ``helper``)."""
@@ -138,9 +154,9 @@ def _respelling(
         changed_b += b2 - b1
         if op == "replace" and a2 - a1 == b2 - b1:
             pairs = zip(candidate[a1:a2], wanted[b1:b2], strict=True)
-            if all(_same_name(mine, theirs) or _body(theirs) in pin for mine, theirs in pairs):
+            if all(_same_name(mine, theirs) or _at_pin(theirs, pin) for mine, theirs in pairs):
                 continue
-        if any(_body(token) not in pin for token in wanted[b1:b2]):
+        if any(not _at_pin(token, pin) for token in wanted[b1:b2]):
             return False
     return max(changed_a, changed_b) <= RESPELLED_MAX_TOKENS
 
@@ -152,7 +168,8 @@ def _keys(wanted: list[bytes], pin: bytes) -> tuple[bytes, ...]:
     ``RESPELLED_MAX_TOKENS + 1`` longest, one of which is kept (without underscores around,
     :func:`_same_name`)."""
     bodies = sorted({_body(t).strip(b"_") for t in wanted} - {b""}, key=len, reverse=True)
-    new = [body for body in bodies if body not in pin]
+    literals = {_body(t).strip(b"_") for t in wanted if t[:1] == b'"' and not _at_pin(t, pin)}
+    new = [body for body in bodies if body in literals or body not in pin]
     if new:
         return (new[0],)
     return tuple(bodies[: RESPELLED_MAX_TOKENS + 1]) or (b"_",)
