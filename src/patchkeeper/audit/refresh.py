@@ -21,11 +21,15 @@ lines, at fuzz 1 or 2 where what is left of its context keeps a line on each sid
 holds a substantive line and occurs exactly once, and neither it nor the place of the
 context left out holds a line upstream added since the pin (:func:`_inserted_with_fuzz`:
 quilt pushes it there; upstream moved the code on one side of the insertion, not the lines
-it was written between). The patch is *refreshed* when every file is placed so and the
-result differs from the new release's file by exactly the patch's own removed and added
-lines (counted as multisets, trailing whitespace ignored): no line of the patch changed and
-no line of it is already there. A patch that creates, deletes or renames a file, or whose
-file is gone, is never judged here (nothing to place it on as it is); nor is one that adds a
+it was written between), or, when it only inserts lines beside context upstream edited, where
+each line of its whole context is the file's line or an edit of it at exactly one place
+(:func:`_inserted_beside_edited`: a tool the lines name became a variable; the maintainer
+refreshes the patch with its lines as they were). The patch is *refreshed* when every
+file is placed so and the result differs from the new release's file by exactly the patch's
+own removed and added lines (counted as multisets, trailing whitespace ignored): no line of
+the patch changed and no line of it is already there. A patch that creates, deletes or
+renames a file, or whose file is gone, is never judged here (nothing to place it on as it
+is); nor is one that adds a
 substantive line the new release's file has and the old pin's lacked (upstream added that
 code elsewhere in the file: the merge would add it twice, and whether upstream has the fix
 is for the other rules, or a person, to say); without the old pin, any substantive added
@@ -50,6 +54,7 @@ when each such hunk lands there with its lines unchanged (:func:`moved_refreshed
 from __future__ import annotations
 
 import difflib
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -288,6 +293,84 @@ def _inserted_with_fuzz(
     return None
 
 
+#: How alike (:class:`difflib.SequenceMatcher` ratio, white space at the ends off) a line of
+#: the new release must be to a context line of a hunk to stand for it: upstream edited the
+#: line (``requires cmp`` became ``requires $CMP``), it did not write another.
+RESEMBLANCE = 0.75
+
+#: How a hunk is placed whose context upstream edited (:func:`_inserted_beside_edited`).
+BESIDE_EDITED = "beside context upstream edited"
+
+_WORD = re.compile(rb"[a-z_][a-z0-9_]*")
+
+
+def _keeps_words(line: bytes, other: bytes) -> bool:
+    """Whether ``other`` has every word (name, keyword) of ``line``, in order, case
+    ignored: it may add words (a type annotation, a sigil's variable), it takes no name
+    out (``self.origin`` is not ``self.repos``, ``transport`` not ``_transport``)."""
+    words = iter(_WORD.findall(other.lower()))
+    return all(any(word == have for have in words) for word in _WORD.findall(line.lower()))
+
+
+def _resembles(line: bytes, other: bytes) -> bool:
+    """Whether two context lines are one line, the same or edited: equal once white space
+    at the ends is off, or both non-blank, alike by at least :data:`RESEMBLANCE` and
+    ``other`` keeping every word of ``line`` (:func:`_keeps_words`)."""
+    a, b = line.strip(), other.strip()
+    if a == b:
+        return True
+    if not a or not b or not _keeps_words(a, b):
+        return False
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= RESEMBLANCE
+
+
+def _inserted_beside_edited(
+    lines: Sequence[bytes], hunk: Hunk, low: int, upstream: frozenset[bytes]
+) -> tuple[int, int, tuple[bytes, ...], str] | None:
+    """Where a hunk that only inserts lines lands when upstream edited lines of its context
+    (named a tool by a variable, annotated a function) so that neither git's merge
+    nor fuzz places it: where each line of its whole context is the file's line or an edit
+    of it (:func:`_resembles`), one at least edited and a substantive one unchanged, the
+    context has a line on each side of the insertion, and that holds at exactly one place
+    in ``lines``, at or after ``low``. The maintainer refreshes such a patch with its lines
+    as they were, its context as upstream edited it. No context line is left out as fuzz
+    leaves it out: with one gone, lines of the same shape elsewhere (another test class's
+    ``setUp``) would pass for the place. A hunk that removes lines is never placed so (the
+    lines it removes must be the file's own), nor one that adds a line of ``upstream``
+    (the lines, stripped, upstream added to the file since the pin and has once: upstream
+    wrote the insertion, or some of it, itself). Returns ``(start, lines replaced,
+    replacement, how)`` or ``None``."""
+    if hunk.removed or not hunk.added or not hunk.prefix_context or not hunk.suffix_context:
+        return None
+    if any(_strip(line.text).strip() in upstream for line in hunk.added):
+        return None
+    pattern = hunk.pre_image
+    width = len(pattern)
+    # the places where a substantive context line is the file's, unchanged
+    anchors = {i: line for i, line in enumerate(pattern) if substantive(line) is not None}
+    candidates = {
+        at - i
+        for at, line in enumerate(lines)
+        for i, own in anchors.items()
+        if line == own and 0 <= at - i <= len(lines) - width
+    }
+    starts = [
+        start
+        for start in sorted(candidates)
+        if all(_resembles(a, b) for a, b in zip(pattern, lines[start : start + width], strict=True))
+    ]
+    if len(starts) != 1 or starts[0] < low:
+        return None
+    start = starts[0]
+    window = lines[start : start + width]
+    if all(a.strip() == b.strip() for a, b in zip(pattern, window, strict=True)):
+        return None  # the context is there as it was: for fuzz 0 and git's merge to judge
+    # the file's context lines as upstream edited them, the patch's lines between
+    kept = iter(window)
+    replacement = tuple(line.text if line.kind == ADDED else next(kept) for line in hunk.lines)
+    return start, width, replacement, BESIDE_EDITED
+
+
 #: How a hunk is placed whose context ended at the file's end and now has upstream's code
 #: after it (:func:`_place`).
 AT_OLD_END = "at the file's old end, before the code upstream added after it"
@@ -312,7 +395,8 @@ def _place(
     whose own upstream rewrote), or, for a hunk that only adds imports,
     beside an import of its context (:func:`_among_imports`), or, with ``upstream`` (the
     lines upstream added since the pin, when git's merge of a known pin stopped), for a
-    hunk that only inserts lines, at fuzz 1 or 2 (:func:`_inserted_with_fuzz`). Returns
+    hunk that only inserts lines, at fuzz 1 or 2 (:func:`_inserted_with_fuzz`) or beside
+    context upstream edited (:func:`_inserted_beside_edited`). Returns
     ``(start, lines replaced, replacement, how)`` or ``None``."""
     pre, post = hunk.pre_image, hunk.post_image
     for fuzz in range(max_fuzz + 1):
@@ -336,6 +420,8 @@ def _place(
     spot = _among_imports(lines, hunk, low)
     if spot is None and upstream is not None:
         spot = _inserted_with_fuzz(lines, hunk, low, upstream)
+    if spot is None and upstream is not None:
+        spot = _inserted_beside_edited(lines, hunk, low, upstream)
     if spot is not None:
         return spot
     head, tail = hunk.prefix_context, hunk.suffix_context
