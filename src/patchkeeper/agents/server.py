@@ -28,9 +28,11 @@ import click
 
 from patchkeeper import __version__
 from patchkeeper.agents.calls import (
+    ENVIRONMENT_PROBE,
     CallRefused,
     check_arguments,
     check_configured_places,
+    check_environment,
     check_installed_target,
     check_paths,
     check_write,
@@ -121,7 +123,9 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         check_write(tool, arguments)
         check_paths(tool, group, arguments, root)
         check_configured_places(tool, arguments, root)
-        check_installed_target(tool, group, arguments, root)
+        python = check_installed_target(tool, group, arguments, root)
+        if python is not None:
+            await _check_interpreter(tool, python, root)
     except CallRefused as refused:
         return _refusal(tool.command, refused)
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
@@ -141,6 +145,33 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         envelope = error_envelope(tool.command, problem, 3)
         return _result(envelope, json_text(envelope, latin1=True), refused=True)
     return _result(envelope, out.strip(), done.stderr.decode("utf-8", "replace").strip())
+
+
+#: How long the interpreter a writing call names (``python``) may take to say where it
+#: installs, in seconds; one that does not answer in time is left to the command, which
+#: names the problem (as for one that does not run).
+PROBE_TIMEOUT = 60.0
+
+
+async def _check_interpreter(tool: ToolSpec, python: Path, root: Path) -> None:
+    """Run ``python`` to learn where it installs and refuse the call when that is outside
+    the root (:func:`check_environment`). It runs as a process of the server's own, awaited:
+    while it runs, the server answers other requests, and a cancellation or Ctrl-C reaches
+    it, as a call's command.
+
+    Raises:
+        CallRefused: the interpreter installs outside the root.
+    """
+    import anyio
+
+    done = None
+    with anyio.move_on_after(PROBE_TIMEOUT):
+        try:
+            done = await _run_command([str(python), *ENVIRONMENT_PROBE], root)
+        except OSError:
+            return
+    if done is not None and done.returncode == 0:
+        check_environment(tool, python, done.stdout.decode("utf-8", "replace"), root)
 
 
 #: The process ids of the tool calls running now: a Ctrl-C is passed on to them.
