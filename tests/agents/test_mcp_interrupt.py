@@ -182,3 +182,32 @@ def test_a_slow_interpreter_holds_up_no_other_request(example: Example, tmp_path
         server.stdin.close()
         assert server.wait(timeout=30) == 0
     assert tree_bytes(example.root) == before
+
+
+def test_a_cancelled_call_ends_its_command_as_ctrl_c_does(example: Example, tmp_path: Path) -> None:
+    """A call the client cancels (``notifications/cancelled``) killed its command at once:
+    cut short wherever it was, a write half done, and the processes it had started left
+    running (here the interpreter it asked where the upstream is installed, alive a minute
+    later under init). The command gets a Ctrl-C instead, and ends as on the command line:
+    its writes finished or rolled back, its processes ended."""
+    pid_file = tmp_path / "interpreter.pid"
+    python = _interpreter(example.root, pid_file, answer_probe=True)
+    before = tree_bytes(example.root)
+    server = _start(example.root)
+    try:
+        arguments = {"directory": "downstream", "python": python, "write": True}
+        _send(server, 2, "tools/call", {"name": "write_apply", "arguments": arguments})
+        assert _wait_for(pid_file.exists, 30)
+        calls = _children(server.pid)
+        assert len(calls) == 1
+        _send(server, None, "notifications/cancelled", {"requestId": 2, "reason": "stop"})
+        assert _wait_for(lambda: _ended(int(pid_file.read_text())), 20)
+        assert _wait_for(lambda: _ended(int(calls[0])), 20)
+        _send(server, 3, "ping", {})
+        reply = _reply(server, 20)
+        assert reply is not None and reply["id"] == 3
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        assert server.wait(timeout=30) == 0
+    assert tree_bytes(example.root) == before
