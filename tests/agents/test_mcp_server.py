@@ -425,3 +425,39 @@ def test_port_abort_with_no_port_started_says_so(example: Example) -> None:
         "hint": "no port was started here, or the last one finished: the series is at pin "
         "1.0; to port the series, run 'patchkeeper port --to NEWPIN'",
     }
+
+
+def test_a_usage_error_of_the_command_says_what_to_do(example: Example) -> None:
+    """A call the server lets through but the command's option parser refuses (a
+    ``directory`` that does not exist, a ``foreign_checkout`` that is no directory) came back
+    as a tool error with no hint, where the command line says ``Try 'patchkeeper lint
+    --help' for help.``: the envelope's hint says it now, for every usage error."""
+    before = tree_bytes(example.root)
+
+    async def conversation(client: ClientSession):
+        return [
+            await client.call_tool("lint", {"directory": "nosuch"}),
+            await client.call_tool(
+                "lint", {"directory": "downstream", "foreign_checkout": ["x=../nosuch"]}
+            ),
+        ]
+
+    no_directory, no_checkout = talk(example.root, conversation)
+    assert (no_directory.is_error, no_directory.structured_content["error"]) == (
+        True,
+        {
+            "message": "Invalid value for -C: nosuch: No such file or directory",
+            "file": None,
+            "line": None,
+            "hint": "run 'patchkeeper --help' to see how to call it",
+        },
+    )
+    assert texts(no_directory)[0] == (
+        "patchkeeper: error: Invalid value for -C: nosuch: No such file or directory\n"
+        "  hint: run 'patchkeeper --help' to see how to call it"
+    )
+    assert (no_checkout.is_error, no_checkout.structured_content["error"]["hint"]) == (
+        True,
+        "run 'patchkeeper lint --help' to see how to call it",
+    )
+    assert tree_bytes(example.root) == before
