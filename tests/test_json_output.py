@@ -115,7 +115,12 @@ def test_a_missing_configuration_and_a_usage_error_are_json(cli, tmp_path: Path)
     run = cli("runtime", "audit", "--bogus", "--json", cwd=tmp_path)
     assert (run.code, output(run.out)["error"]) == (
         2,
-        {"message": "No such option '--bogus'.", "file": None, "line": None, "hint": None},
+        {
+            "message": "No such option '--bogus'.",
+            "file": None,
+            "line": None,
+            "hint": "run 'patchkeeper runtime audit --help' to see how to call it",
+        },
     )
     assert output(run.out)["command"] == "runtime audit"
     run = cli("nosuch", "--json", cwd=tmp_path)
@@ -306,13 +311,15 @@ def test_json_before_the_command_says_where_it_goes(
     "No such option: --json. Did you mean '--version'?": the usage error (exit 2) says to
     put it after the command, and is still the JSON envelope of that command."""
     run = cli(*args, cwd=tmp_path)
+    group = "patchkeeper runtime" if args[0] == "runtime" else "patchkeeper"
+    hint = f"run '{group} --help' to see how to call it"
     assert (run.code, output(run.out)) == (
         2,
         {
             "command": command,
             "patchkeeper_version": __version__,
             "exit_code": 2,
-            "error": {"message": message, "file": None, "line": None, "hint": None},
+            "error": {"message": message, "file": None, "line": None, "hint": hint},
         },
     )
     assert run.err.splitlines()[-1] == f"Error: {message}"

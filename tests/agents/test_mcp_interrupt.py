@@ -8,10 +8,12 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from helpers import Example, tree_bytes
@@ -111,3 +113,101 @@ def test_ctrl_c_while_a_call_starts_is_kept_for_its_process() -> None:
     finally:
         server._STARTING.count = 0
         server._STARTING.interrupted = False
+
+
+def _reply(server: subprocess.Popen[bytes], timeout: float) -> dict[str, object] | None:
+    """The server's next message, or ``None`` when none comes within ``timeout`` seconds."""
+    assert server.stdout is not None
+    ready, _, _ = select.select([server.stdout], [], [], timeout)
+    if not ready:
+        return None
+    message: dict[str, object] = json.loads(server.stdout.readline())
+    return message
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process ``pid`` has ended (gone, or a zombie no one has reaped yet)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _interpreter(root: Path, pid_file: Path, answer_probe: bool) -> str:
+    """A ``python`` inside the root that sleeps a minute, its process id in ``pid_file``;
+    with ``answer_probe``, it first answers the server's question where it installs (a
+    directory inside the root) at once, and sleeps when the command itself runs it."""
+    script = root / "env" / "bin" / "python"
+    script.parent.mkdir(parents=True)
+    probe = f'case "$3" in *sysconfig*) echo {root}/env/lib; echo {root}/env/lib; exit 0;; esac\n'
+    script.write_text(
+        "#!/bin/sh\n" + (probe if answer_probe else "") + f'echo $$ > "{pid_file}"\nexec sleep 60\n'
+    )
+    script.chmod(0o755)
+    return "../env/bin/python"
+
+
+def test_a_slow_interpreter_holds_up_no_other_request(example: Example, tmp_path: Path) -> None:
+    """The server asked a call's ``python`` where it installs in the middle of its event
+    loop: an interpreter slow to answer held up every other request (``tools/list`` waited
+    a minute) and the call could not be cancelled. The question runs as a process of its
+    own: the server answers meanwhile, and a cancellation ends it."""
+    pid_file = tmp_path / "interpreter.pid"
+    python = _interpreter(example.root, pid_file, answer_probe=False)
+    before = tree_bytes(example.root)
+    server = _start(example.root)
+    try:
+        arguments = {"directory": "downstream", "python": python, "write": True}
+        _send(server, 2, "tools/call", {"name": "write_apply", "arguments": arguments})
+        assert _wait_for(pid_file.exists, 30)
+        _send(server, 3, "tools/list", {})
+        reply = _reply(server, 20)
+        assert reply is not None and reply["id"] == 3
+        _send(server, None, "notifications/cancelled", {"requestId": 2, "reason": "stop"})
+        assert _wait_for(lambda: _ended(int(pid_file.read_text())), 20)
+        _send(server, 4, "ping", {})
+        reply = _reply(server, 20)
+        assert reply is not None and reply["id"] == 4
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        assert server.wait(timeout=30) == 0
+    assert tree_bytes(example.root) == before
+
+
+def test_a_cancelled_call_ends_its_command_as_ctrl_c_does(example: Example, tmp_path: Path) -> None:
+    """A call the client cancels (``notifications/cancelled``) killed its command at once:
+    cut short wherever it was, a write half done, and the processes it had started left
+    running (here the interpreter it asked where the upstream is installed, alive a minute
+    later under init). The command gets a Ctrl-C instead, and ends as on the command line:
+    its writes finished or rolled back, its processes ended."""
+    pid_file = tmp_path / "interpreter.pid"
+    python = _interpreter(example.root, pid_file, answer_probe=True)
+    before = tree_bytes(example.root)
+    server = _start(example.root)
+    try:
+        arguments = {"directory": "downstream", "python": python, "write": True}
+        _send(server, 2, "tools/call", {"name": "write_apply", "arguments": arguments})
+        assert _wait_for(pid_file.exists, 30)
+        calls = _children(server.pid)
+        assert len(calls) == 1
+        _send(server, None, "notifications/cancelled", {"requestId": 2, "reason": "stop"})
+        assert _wait_for(lambda: _ended(int(pid_file.read_text())), 20)
+        assert _wait_for(lambda: _ended(int(calls[0])), 20)
+        _send(server, 3, "ping", {})
+        reply = _reply(server, 20)
+        assert reply is not None and reply["id"] == 3
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        assert server.wait(timeout=30) == 0
+    assert tree_bytes(example.root) == before

@@ -425,3 +425,83 @@ def test_port_abort_with_no_port_started_says_so(example: Example) -> None:
         "hint": "no port was started here, or the last one finished: the series is at pin "
         "1.0; to port the series, run 'patchkeeper port --to NEWPIN'",
     }
+
+
+def test_a_usage_error_of_the_command_says_what_to_do(example: Example) -> None:
+    """A call the server lets through but the command's option parser refuses (a
+    ``directory`` that does not exist, a ``foreign_checkout`` that is no directory) came back
+    as a tool error with no hint, where the command line says ``Try 'patchkeeper lint
+    --help' for help.``: the envelope's hint says it now, for every usage error."""
+    before = tree_bytes(example.root)
+
+    async def conversation(client: ClientSession):
+        return [
+            await client.call_tool("lint", {"directory": "nosuch"}),
+            await client.call_tool(
+                "lint", {"directory": "downstream", "foreign_checkout": ["x=../nosuch"]}
+            ),
+        ]
+
+    no_directory, no_checkout = talk(example.root, conversation)
+    assert (no_directory.is_error, no_directory.structured_content["error"]) == (
+        True,
+        {
+            "message": "Invalid value for -C: nosuch: No such file or directory",
+            "file": None,
+            "line": None,
+            "hint": "run 'patchkeeper --help' to see how to call it",
+        },
+    )
+    assert texts(no_directory)[0] == (
+        "patchkeeper: error: Invalid value for -C: nosuch: No such file or directory\n"
+        "  hint: run 'patchkeeper --help' to see how to call it"
+    )
+    assert (no_checkout.is_error, no_checkout.structured_content["error"]["hint"]) == (
+        True,
+        "run 'patchkeeper lint --help' to see how to call it",
+    )
+    assert tree_bytes(example.root) == before
+
+
+def test_a_call_with_what_the_schema_requires_is_one_the_command_takes(
+    example: Example,
+) -> None:
+    """``write_port_start`` and ``write_upgrade`` listed ``to`` as optional (the command's
+    ``--to`` is, for ``--continue`` and ``--abort``, which are other tools), so a client
+    building a call from the schema ran the command only to hear "port needs --to NEWPIN".
+    Every tool, called with its schema's required parameters only, runs a command that does
+    not ask for one more option; without ``to``, the two are refused before anything runs."""
+    values = {"to": "../upstream/minihttp-1.1", "from": "../upstream/minihttp-1.0"}
+
+    async def conversation(client: ClientSession):
+        tools = (await client.list_tools()).tools
+        calls = []
+        for tool in tools:
+            arguments: dict[str, object] = {"directory": "downstream"}
+            arguments.update({key: values[key] for key in tool.input_schema["required"]})
+            if "write" in tool.input_schema["properties"]:
+                arguments["write"] = True
+            calls.append((tool.name, await client.call_tool(tool.name, arguments)))
+        missing = [
+            await client.call_tool(name, {"directory": "downstream", "write": True})
+            for name in ("write_port_start", "write_upgrade")
+        ]
+        return calls, missing
+
+    calls, missing = talk(example.root, conversation)
+    assert len(calls) == 18
+    asked = [
+        (name, result.structured_content["error"]["message"])
+        for name, result in calls
+        if "needs --" in result.structured_content.get("error", {}).get("message", "")
+    ]
+    assert asked == []
+    assert [result.structured_content["error"] for result in missing] == [
+        {
+            "message": f"{name}: 'to' is a required property",
+            "file": None,
+            "line": None,
+            "hint": "call it with the arguments its input schema lists (tools/list)",
+        }
+        for name in ("write_port_start", "write_upgrade")
+    ]

@@ -16,8 +16,10 @@ import pytest
 
 from helpers import REPO, Example
 from patchkeeper.agents.calls import (
+    ENVIRONMENT_PROBE,
     CallRefused,
     check_configured_places,
+    check_environment,
     check_installed_target,
     check_paths,
     check_write,
@@ -237,13 +239,22 @@ def test_a_write_to_the_installed_upstream_is_refused(tmp_path: Path) -> None:
     venv.create(root / "env", with_pip=False)
     (root / "bin").mkdir()
     (root / "bin" / "python").symlink_to(sys.executable)
+
+    def probe(python: str) -> None:
+        interpreter = check_installed_target(tool("write_apply"), cli, {"python": python}, root)
+        assert interpreter == root / python
+        done = subprocess.run(
+            [str(interpreter), *ENVIRONMENT_PROBE], capture_output=True, text=True, check=True
+        )
+        check_environment(tool("write_apply"), interpreter, done.stdout, root)
+
     with pytest.raises(CallRefused) as raised:
-        check_installed_target(tool("write_apply"), cli, {"python": "bin/python"}, root)
+        probe("bin/python")
     assert raised.value.message.startswith(
         "write_apply: --python installs into /"
     ) and raised.value.message.endswith(f", outside the server's root {root}")
     assert raised.value.path == root / "bin" / "python"
-    check_installed_target(tool("write_apply"), cli, {"python": "env/bin/python"}, root)
+    probe("env/bin/python")
     with pytest.raises(CallRefused) as raised:
         check_installed_target(tool("write_apply"), cli, {"directory": "downstream"}, root)
     assert (raised.value.message, raised.value.hint) == (
@@ -252,9 +263,11 @@ def test_a_write_to_the_installed_upstream_is_refused(tmp_path: Path) -> None:
         "pass target (a tree inside the root, such as a copy of the release) or python (the "
         "interpreter of an environment inside the root)",
     )
-    check_installed_target(tool("write_apply"), cli, {"target": "t"}, root)
-    check_installed_target(tool("verify"), cli, {"directory": "downstream"}, root)
-    check_installed_target(tool("write_decide"), cli, {"directory": "downstream"}, root)
+    assert check_installed_target(tool("write_apply"), cli, {"target": "t"}, root) is None
+    assert check_installed_target(tool("verify"), cli, {"directory": "downstream"}, root) is None
+    assert (
+        check_installed_target(tool("write_decide"), cli, {"directory": "downstream"}, root) is None
+    )
 
 
 def test_the_write_rule() -> None:

@@ -217,7 +217,7 @@ def test_a_release_option_without_its_value_says_so(cli, example: Example, comma
             "message": "--to needs a value; got the option --json",
             "file": None,
             "line": None,
-            "hint": None,
+            "hint": f"run 'patchkeeper {command} --help' to see how to call it",
         },
     )
     assert tree_bytes(example.root) == before

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ledger_support import commit_topic, config_at, git, make_upstream, write_config
 
+from helpers import tree_bytes
 from patchkeeper.ledger import lint
 from patchkeeper.ledger.table import ledger_rows
 from patchkeeper.main import main
@@ -168,6 +170,25 @@ def test_knob_rule(downstream: Path, tmp_path: Path) -> None:
     # An allow list also works.
     _lint_options(downstream, 'knob-allow = ["PKG_SIZE"]\n')
     assert _texts(downstream) == []
+
+
+def test_an_upstream_tree_that_is_not_there_is_an_error(cli, downstream: Path) -> None:
+    """``lint --upstream`` with a mistyped path ran as if no tree were given: no knob counted
+    as registered upstream, exit 0 or PK401 findings, and nothing said the tree was never
+    read. It is an input error naming the path."""
+    before = tree_bytes(downstream)
+    run = cli("lint", "--upstream", "../pristine-typo", "--json", cwd=downstream)
+    assert (run.code, json.loads(run.out)["error"]) == (
+        2,
+        {
+            "message": "the upstream tree (--upstream) does not exist",
+            "file": "../pristine-typo",
+            "line": None,
+            "hint": "pass --upstream the pristine upstream tree (an unpacked sdist or a "
+            "checkout) whose envs.py registers the knobs upstream has",
+        },
+    )
+    assert tree_bytes(downstream) == before
 
 
 def test_knob_reads_every_form() -> None:

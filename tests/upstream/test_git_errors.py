@@ -15,13 +15,21 @@ from helpers import Example
 
 
 def test_a_checkout_that_does_not_exist(cli, example: Example) -> None:
-    for args in (("lint", "--checkout", "../nope"), ("export", "--checkout", "../nope", "HEAD")):
+    """Every option that names a checkout, ``port --upstream-repo`` too (its hint named
+    ``--checkout`` only, an option port does not have)."""
+    resolved = str((example.downstream.parent / "nope").resolve())
+    for args, shown in (
+        (("lint", "--checkout", "../nope"), "../nope"),
+        (("export", "--checkout", "../nope", "HEAD"), "../nope"),
+        (("port", "--to", "../upstream/minihttp-1.1", "--upstream-repo", "../nope"), resolved),
+    ):
         run = cli(*args, cwd=example.downstream)
         assert (run.code, run.out, run.err) == (
             2,
             "",
-            "patchkeeper: error: ../nope: the directory does not exist\n"
-            "  hint: check the checkout path (--checkout, or the configuration)\n",
+            f"patchkeeper: error: {shown}: the directory does not exist\n"
+            "  hint: check the path of the git checkout (--checkout, --upstream-repo, or "
+            "checkout in the configuration's [git] table)\n",
         )
 
 

@@ -156,28 +156,32 @@ def check_paths(
 
 def check_installed_target(
     tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any], root: Path
-) -> None:
+) -> Path | None:
     """Refuse a writing tool's call that names neither ``target`` nor ``python`` when its
     command takes them: the command then writes to the upstream installed in the server's own
     environment, which is outside the root (``write_apply`` without a target patched the
     site-packages of the interpreter running the server). With ``python``, the directories
     that interpreter installs into (its ``purelib`` and ``platlib``) must be inside the
     root: ``python`` itself may be a link leading out, as a virtual environment's is, so a
-    link to a system interpreter placed in the root is refused here.
+    link to a system interpreter placed in the root is refused by :func:`check_environment`.
+
+    Returns:
+        The interpreter whose install directories are to be checked (``python`` as the
+        command reads it), or ``None``. Running it is the caller's: the server runs it as a
+        process of its own (:data:`ENVIRONMENT_PROBE`), so that a slow interpreter holds up
+        neither the server's other requests nor a cancellation or Ctrl-C.
 
     Raises:
         CallRefused: naming the tool and what to pass instead.
     """
     if not tool.writes or arguments.get("target") is not None:
-        return
+        return None
     keys = {key for key, _, _ in tool_parameters(tool, group)}
     if "target" not in keys:
-        return
+        return None
     python = arguments.get("python")
     if python:
-        base = root / str(arguments.get("directory") or ".")
-        _check_environment(tool, base / str(python), root)
-        return
+        return root / str(arguments.get("directory") or ".") / str(python)
     raise CallRefused(
         f"{tool.name} without target writes to the upstream installed in the server's "
         "own environment, outside the root",
@@ -186,22 +190,25 @@ def check_installed_target(
     )
 
 
-def _check_environment(tool: ToolSpec, python: Path, root: Path) -> None:
-    """Refuse ``python`` when the directories it installs into lie outside ``root``; an
-    interpreter that does not answer is left to the command, which names the problem."""
-    import subprocess
+#: The arguments after the interpreter that print the two directories it installs into
+#: (``purelib`` then ``platlib``, one a line), for :func:`check_environment`.
+ENVIRONMENT_PROBE = (
+    "-I",
+    "-c",
+    "import sysconfig; p = sysconfig.get_paths(); print(p['purelib']); print(p['platlib'])",
+)
 
-    script = "import sysconfig; p = sysconfig.get_paths(); print(p['purelib']); print(p['platlib'])"
-    try:
-        done = subprocess.run(
-            [str(python), "-I", "-c", script], capture_output=True, text=True, timeout=60
-        )
-    except (OSError, subprocess.SubprocessError):
-        return
-    if done.returncode != 0:
-        return
+
+def check_environment(tool: ToolSpec, python: Path, answer: str, root: Path) -> None:
+    """Refuse ``python`` when a directory it installs into lies outside ``root``;
+    ``answer`` is what :data:`ENVIRONMENT_PROBE` printed in it. An interpreter that does not
+    answer is left to the command, which names the problem.
+
+    Raises:
+        CallRefused: naming the directory outside the root.
+    """
     real_root = root.resolve()
-    for line in done.stdout.splitlines():
+    for line in answer.splitlines():
         where = Path(line).resolve()
         if not where.is_relative_to(real_root):
             raise CallRefused(

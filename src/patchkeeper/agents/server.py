@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,11 @@ import click
 
 from patchkeeper import __version__
 from patchkeeper.agents.calls import (
+    ENVIRONMENT_PROBE,
     CallRefused,
     check_arguments,
     check_configured_places,
+    check_environment,
     check_installed_target,
     check_paths,
     check_write,
@@ -121,7 +124,9 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         check_write(tool, arguments)
         check_paths(tool, group, arguments, root)
         check_configured_places(tool, arguments, root)
-        check_installed_target(tool, group, arguments, root)
+        python = check_installed_target(tool, group, arguments, root)
+        if python is not None:
+            await _check_interpreter(tool, python, root)
     except CallRefused as refused:
         return _refusal(tool.command, refused)
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
@@ -143,6 +148,33 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
     return _result(envelope, out.strip(), done.stderr.decode("utf-8", "replace").strip())
 
 
+#: How long the interpreter a writing call names (``python``) may take to say where it
+#: installs, in seconds; one that does not answer in time is left to the command, which
+#: names the problem (as for one that does not run).
+PROBE_TIMEOUT = 60.0
+
+
+async def _check_interpreter(tool: ToolSpec, python: Path, root: Path) -> None:
+    """Run ``python`` to learn where it installs and refuse the call when that is outside
+    the root (:func:`check_environment`). It runs as a process of the server's own, awaited:
+    while it runs, the server answers other requests, and a cancellation or Ctrl-C reaches
+    it, as a call's command.
+
+    Raises:
+        CallRefused: the interpreter installs outside the root.
+    """
+    import anyio
+
+    done = None
+    with anyio.move_on_after(PROBE_TIMEOUT):
+        try:
+            done = await _run_command([str(python), *ENVIRONMENT_PROBE], root, grace=5.0)
+        except OSError:
+            return
+    if done is not None and done.returncode == 0:
+        check_environment(tool, python, done.stdout.decode("utf-8", "replace"), root)
+
+
 #: The process ids of the tool calls running now: a Ctrl-C is passed on to them.
 _RUNNING: set[int] = set()
 
@@ -160,9 +192,19 @@ class _Starting:
 _STARTING = _Starting()
 
 
-async def _run_command(argv: list[str], root: Path) -> subprocess.CompletedProcess[bytes]:
+async def _run_command(
+    argv: list[str], root: Path, grace: float | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """Run one tool call's command line in ``root`` and collect both outputs, its process id
-    kept in :data:`_RUNNING` while it runs."""
+    kept in :data:`_RUNNING` while it runs.
+
+    A cancelled call (the client's ``notifications/cancelled``, or a time limit) passes a
+    Ctrl-C to its process and waits for it to end, as the command line's Ctrl-C does: the
+    command finishes or rolls back its writes and ends the processes it started, then the
+    cancellation goes on. Ended at once, the command would be cut short in the middle of a
+    write and its own processes left running. ``grace``: seconds to wait after the Ctrl-C
+    before the process is killed (``None``: wait for it, as for a command, which always
+    ends on Ctrl-C; an interpreter the call names may not)."""
     import anyio
 
     _STARTING.count += 1
@@ -181,14 +223,44 @@ async def _run_command(argv: list[str], root: Path) -> subprocess.CompletedProce
         async for chunk in stream:
             sink.append(chunk)
 
-    try:
-        async with process, anyio.create_task_group() as group:
+    async def collect() -> int:
+        async with anyio.create_task_group() as group:
             group.start_soon(drain, process.stdout, chunks["out"])
             group.start_soon(drain, process.stderr, chunks["err"])
-        code = await process.wait()
+        return await process.wait()
+
+    try:
+        async with process:
+            try:
+                code = await collect()
+            except anyio.get_cancelled_exc_class():
+                with anyio.CancelScope(shield=True):
+                    await _interrupt_process(process, grace, collect)
+                raise
     finally:
         _RUNNING.discard(process.pid)
     return subprocess.CompletedProcess(argv, code, b"".join(chunks["out"]), b"".join(chunks["err"]))
+
+
+async def _interrupt_process(
+    process: Any, grace: float | None, collect: Callable[[], Awaitable[int]]
+) -> None:
+    """Pass a Ctrl-C to ``process`` and wait until it has ended (its output read, so that it
+    never blocks on a full pipe), killing it after ``grace`` seconds when that is given."""
+    import anyio
+
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGINT)
+    if grace is None:
+        await collect()
+        return
+    with anyio.move_on_after(grace):
+        await collect()
+        return
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    await process.wait()
 
 
 def _interrupted(signum: int, frame: object) -> None:

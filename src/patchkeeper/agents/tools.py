@@ -111,6 +111,9 @@ class ToolSpec:
         notes: ``(parameter key, sentence)`` pairs: what the tool says of one of its
             parameters besides the option's help (what it takes here that another tool of
             the same command takes otherwise).
+        requires: parameter keys the tool's input schema requires although the command's
+            option is optional: ``port --to`` is needed to start a port, which is all
+            ``write_port_start`` does (``--continue`` and ``--abort`` are other tools).
     """
 
     name: str
@@ -121,6 +124,7 @@ class ToolSpec:
     destructive: bool = False
     summary: str = ""
     notes: tuple[tuple[str, str], ...] = ()
+    requires: frozenset[str] = frozenset()
 
     @property
     def command(self) -> str:
@@ -175,6 +179,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "write_port_start",
         ("port",),
         omit=_RESUME,
+        requires=frozenset({"to"}),
         writes=True,
         destructive=True,
         summary="Start carrying the series to a new upstream release (refresh, merge, "
@@ -214,6 +219,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "write_upgrade",
         ("upgrade",),
         omit=_RESUME | {"markdown"},
+        requires=frozenset({"to"}),
         writes=True,
         destructive=True,
         summary="Audit, decide, port and record an upgrade in one go (--branch: one commit "
@@ -397,12 +403,12 @@ def _many(param: click.Parameter) -> bool:
 
 def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
     """The JSON schema (draft 2020-12) of a call's arguments: one property per parameter
-    (:func:`tool_parameters`), the command's required ones required, nothing else allowed;
-    a writing tool's ``write`` too.
+    (:func:`tool_parameters`), the command's required ones and the tool's ``requires``
+    required, nothing else allowed; a writing tool's ``write`` too.
 
     Raises:
         ValueError: two parameters would have one key, a text parameter has no path rule, or
-            a note of the tool names no parameter of it.
+            a note or ``requires`` of the tool names no parameter of it.
     """
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -410,6 +416,9 @@ def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
     unknown = [key for key, _ in tool.notes if key not in keys]
     if unknown:
         raise ValueError(f"tool {tool.name}: a note names no parameter of it: {unknown[0]!r}")
+    unknown = sorted(tool.requires - set(keys))
+    if unknown:
+        raise ValueError(f"tool {tool.name}: it requires no parameter of it: {unknown[0]!r}")
     for key, param, _ in tool_parameters(tool, group):
         schema = _json_type(param)
         if _many(param):
@@ -423,7 +432,7 @@ def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
         if isinstance(default, (str, int, float)) and not isinstance(default, bool):
             schema["default"] = default
         properties[key] = schema
-        if param.required:
+        if param.required or key in tool.requires:
             required.append(key)
     if tool.writes:
         properties[WRITE] = {

@@ -238,9 +238,23 @@ def knob_registrations(patch: Patch, registry: str) -> set[str]:
 
 
 def upstream_knobs(tree: Path | None, directory: str, registry: str) -> set[str]:
-    """Names a pristine upstream tree's registry file registers (knobs upstream has)."""
+    """Names a pristine upstream tree's registry file registers (knobs upstream has).
+
+    Raises:
+        TargetError: ``tree`` (``--upstream``) does not exist: a mistyped path would
+            otherwise count no knob as registered upstream, silently.
+    """
     if tree is None:
         return set()
+    if not tree.exists():
+        from patchkeeper.errors import TargetError
+
+        raise TargetError(
+            "the upstream tree (--upstream) does not exist",
+            path=tree,
+            hint="pass --upstream the pristine upstream tree (an unpacked sdist or a checkout) "
+            f"whose {registry} registers the knobs upstream has",
+        )
     path = tree / directory / registry if directory else tree / registry
     if not path.is_file():
         return set()
@@ -482,6 +496,7 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
     Raises:
         PatchFormatError: the series file is missing or malformed (exit 2).
         ConfigError: the configuration is invalid.
+        TargetError: ``--upstream`` does not exist.
     """
     output_format, checkout, upstream = request.output_format, request.checkout, request.upstream
     lsettings = lint_settings(config)

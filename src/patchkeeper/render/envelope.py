@@ -82,18 +82,39 @@ def envelope(command: str, result: Any, warnings: Sequence[str] = ()) -> dict[st
     return head | body
 
 
+def usage_hint(error: BaseException) -> str | None:
+    """What to do about a usage error (click's, exit code 2): read the help of the command it
+    came from, as the text output's ``Try 'patchkeeper COMMAND --help' for help.`` says, so
+    that the JSON envelope (and a coding agent's tool error) says it too; ``None`` for an
+    error that names no command.
+
+    >>> import click
+    >>> ctx = click.Context(click.Command("lint"), info_name="patchkeeper lint")
+    >>> usage_hint(click.UsageError("No such option '--bogus'.", ctx))
+    "run 'patchkeeper lint --help' to see how to call it"
+    """
+    import click
+
+    ctx = getattr(error, "ctx", None)
+    if not isinstance(error, click.UsageError) or ctx is None:
+        return None
+    return f"run '{ctx.command_path} --help' to see how to call it"
+
+
 def error_envelope(command: str | None, error: BaseException, exit_code: int) -> dict[str, Any]:
     """The envelope of a failed command: ``error`` with ``message``, ``file`` and ``line``
     (where the problem is, ``None`` when unknown) and ``hint`` (what to do, or ``None``).
 
     A usage error's message is the sentence click prints after ``Error:`` in the text output
     (``Missing option '--at'.``, its :meth:`click.ClickException.format_message`), not its
-    ``str()`` (``Missing parameter: at``), so that both outputs say the same."""
+    ``str()`` (``Missing parameter: at``), so that both outputs say the same; its hint is
+    :func:`usage_hint`."""
     import click
 
     detail: dict[str, Any]
     if isinstance(error, click.ClickException):
-        detail = {"message": error.format_message(), "file": None, "line": None, "hint": None}
+        hint = usage_hint(error)
+        detail = {"message": error.format_message(), "file": None, "line": None, "hint": hint}
     elif isinstance(error, PatchkeeperError):
         detail = {
             "message": error.message,

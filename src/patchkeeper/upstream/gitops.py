@@ -214,7 +214,8 @@ def call(
             raise GitError(
                 "the directory does not exist",
                 path=cwd,
-                hint="check the checkout path (--checkout, or the configuration)",
+                hint="check the path of the git checkout (--checkout, --upstream-repo, or "
+                "checkout in the configuration's [git] table)",
             ) from None
         raise GitError(
             f"cannot run git in {cwd}: git not found",
