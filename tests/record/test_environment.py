@@ -18,12 +18,17 @@ from pathlib import Path
 import pytest
 
 from helpers import pure_wheel
+from patchkeeper.jsonable import to_jsonable
 from patchkeeper.record.environment import (
+    Environment,
     differences,
     directory_source,
+    fetched_since,
     measure,
     requirement_source,
 )
+from patchkeeper.record.import_origins import Interpreter
+from patchkeeper.record.sources import Source
 
 INIT = b"import _decimal\nVALUE = 1\n"
 CORE = b"def answer():\n    return 42\n"
@@ -278,3 +283,43 @@ def test_differences_name_the_changed_fields() -> None:
         'sources.0.identity: "commit a" -> "commit b"',
     ]
     assert differences(recorded, recorded) == []
+
+
+def _measured(python: str, *sources: Source) -> Environment:
+    interpreter = Interpreter(
+        "/venv/bin/python", python, "cpython", "/venv", "/usr", True, "", "linux", ()
+    )
+    return Environment("/down", interpreter, sources, (), ())
+
+
+def _pin(kind: str, version: str = "1.1", identity: str = "") -> Source:
+    return Source("pin", "chunky", version, kind, "", identity)
+
+
+def _changes(recorded: Environment, current: Environment) -> list[str]:
+    """What report --check finds between two measurements."""
+    return differences(to_jsonable(recorded), to_jsonable(fetched_since(recorded, current)))
+
+
+def test_a_pin_fetched_since_the_record_is_no_change_but_any_other_move_is() -> None:
+    unfetched = _measured("3.12.1", _pin("not in the cache"))
+    cached = _measured("3.12.1", _pin("sdist", identity="sha256 aa"))
+    assert _changes(unfetched, cached) == []
+    # the record read the cached file: gone from the cache, or another file, is reported
+    assert _changes(cached, unfetched) == [
+        'sources.0.identity: "sha256 aa" -> ""',
+        'sources.0.kind: "sdist" -> "not in the cache"',
+    ]
+    assert _changes(cached, _measured("3.12.1", _pin("sdist", identity="sha256 bb"))) == [
+        'sources.0.identity: "sha256 aa" -> "sha256 bb"'
+    ]
+    # another version of the pin, fetched or not, is reported
+    assert _changes(unfetched, _measured("3.12.1", _pin("sdist", "1.2", "sha256 cc"))) == [
+        'sources.0.identity: "" -> "sha256 cc"',
+        'sources.0.kind: "not in the cache" -> "sdist"',
+        'sources.0.version: "1.1" -> "1.2"',
+    ]
+    # the rest of the measurement is compared as before
+    assert _changes(unfetched, _measured("3.13.0", _pin("sdist", identity="sha256 aa"))) == [
+        'interpreter.version: "3.12.1" -> "3.13.0"'
+    ]

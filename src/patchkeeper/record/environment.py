@@ -15,13 +15,13 @@ together (:func:`measure`):
   (:mod:`patchkeeper.record.wheel_contents`).
 
 :func:`differences` compares a recorded environment with a new measurement (``report
---check``).
+--check``), after :func:`fetched_since` has set aside the trees fetched since.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,9 @@ from patchkeeper.record.sources import (
     CHECKOUT,
     DIRECTORY,
     INSTALLED,
+    NOT_FETCHED,
     SDIST,
+    WHEEL,
     Source,
     installed_source,
 )
@@ -159,6 +161,29 @@ def _comparisons(
         )
         out.append(compare(tree, dist))
     return out
+
+
+def fetched_since(recorded: Environment | None, current: Environment) -> Environment:
+    """``current`` with each source that ``recorded`` measured as ``not in the cache`` and
+    that is now in the fetch cache as an sdist or wheel of the same role, name and version
+    put back as recorded (``recorded`` ``None``: ``current`` as it is).
+
+    Such a tree was fetched after the record was written (``verify`` fetches the pin): the
+    record read nothing from the cache for it (there was nothing there to read), so no
+    evidence it rests on changed. Every other field, and a source that was in the cache and
+    is now another file, gone or another version, is left to :func:`differences`.
+    """
+    if recorded is None or len(recorded.sources) != len(current.sources):
+        return current
+    sources = tuple(
+        old
+        if old.kind == NOT_FETCHED
+        and new.kind in (SDIST, WHEEL)
+        and (old.role, old.name, old.version) == (new.role, new.name, new.version)
+        else new
+        for old, new in zip(recorded.sources, current.sources)
+    )
+    return replace(current, sources=sources)
 
 
 def differences(recorded: Any, current: Any, prefix: str = "", limit: int = 20) -> list[str]:

@@ -9,7 +9,8 @@ its recorded time, so the same inputs give the same bytes.
 ``report --check`` writes nothing and exits 1 when the record is stale or false: every
 finding of :mod:`patchkeeper.record.reconcile` (a patch or entry without a decision, a dropped one
 still in the code, a kept one without a removal condition, a decision the evidence or the
-headers contradict), an environment that differs from the recorded one, and an ``AUDIT.md``
+headers contradict), an environment that differs from the recorded one (a tree the record
+found not in the fetch cache and that was fetched since is not a difference), and an ``AUDIT.md``
 (or, with ``--html``, an HTML page) that differs from what ``report`` would write now.
 """
 
@@ -32,7 +33,7 @@ from patchkeeper.record.build import (
 )
 from patchkeeper.record.decisions import DROPS, RUNTIME, SERIES
 from patchkeeper.record.decisions import load as load_decisions
-from patchkeeper.record.environment import Environment, differences, measure
+from patchkeeper.record.environment import Environment, differences, fetched_since, measure
 from patchkeeper.record.patch_evidence import all_items
 from patchkeeper.record.reconcile import (
     ENVIRONMENT_CHANGED,
@@ -247,7 +248,8 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
     if stored is not None and stored.data:
         interpreter = _interpreter(python, settings, stored)
         try:
-            current = to_jsonable(measure_now(config, settings, evidence, interpreter))
+            measured = measure_now(config, settings, evidence, interpreter)
+            current = to_jsonable(fetched_since(stored.environment, measured))
             changes = differences(stored.data, current)
         except TargetError as exc:
             changes = [f"the interpreter cannot be measured: {exc.message}"]
