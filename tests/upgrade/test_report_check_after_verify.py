@@ -9,48 +9,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from upgrade_support import make_checkout
+from upgrade_support import CHUNKY_SETUP, chunky_downstream, make_checkout
 
-from helpers import LocalIndex, isolate_pip, make_tar
-
-SERIES = "fix-version.patch\n"
-PATCH = """Description: read the version from the package
-Author: A Maintainer <maintainer@example.org>
-Forwarded: not-needed
-Last-Update: 2026-01-02
-
---- a/setup.py
-+++ b/setup.py
-@@ -1,4 +1,4 @@
- from setuptools import setup
- 
--setup(name="chunky", version=VERSION)
-+setup(name="chunky", version="1.0")
- # end
-"""
-SETUP = 'from setuptools import setup\n\nsetup(name="chunky", version=VERSION)\n# end\n'
-CONFIG = """upstream = "chunky"
-pin = "1.0"
-series = "debian/patches/series"
-strip = 1
-
-[headers]
-schema = "dep3"
-"""
+from helpers import LocalIndex, isolate_pip, make_tar, write_files
 
 
 def _release(version: str, init: str = "") -> dict[str, str]:
     return {
         "PKG-INFO": f"Metadata-Version: 2.1\nName: chunky\nVersion: {version}\n\n",
-        "setup.py": SETUP,
+        "setup.py": CHUNKY_SETUP,
         "chunky/__init__.py": f"# {version}\n{init}",
     }
-
-
-def _tree(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
 
 
 def _publish(index: LocalIndex, version: str, init: str = "") -> str:
@@ -90,17 +59,10 @@ def test_verify_fetching_the_pin_leaves_the_record_current(
     cli, tmp_path: Path, index: LocalIndex
 ) -> None:
     down = tmp_path / "down"
-    _tree(
-        down,
-        {
-            "debian/patches/series": SERIES,
-            "debian/patches/fix-version.patch": PATCH,
-            "patchkeeper.toml": CONFIG,
-        },
-    )
+    write_files(down, chunky_downstream())
     make_checkout(down)
     for version in ("1.0", "1.1"):
-        _tree(tmp_path / f"chunky-{version}", _release(version))
+        write_files(tmp_path / f"chunky-{version}", _release(version))
     first = _publish(index, "1.1")
     run = cli("upgrade", "--to", "../chunky-1.1", "--from", "../chunky-1.0", cwd=down)
     assert run.code == 0, run.err

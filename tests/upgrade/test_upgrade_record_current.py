@@ -8,54 +8,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# a Debian source package's debian/ directory, its series cut against an sdist's root
-SERIES = "fix-version.patch\n"
-PATCH = """Description: read the version from the package
-Author: A Maintainer <maintainer@example.org>
-Forwarded: not-needed
-Last-Update: 2026-01-02
+from upgrade_support import CHUNKY_SETUP, chunky_downstream
 
---- a/setup.py
-+++ b/setup.py
-@@ -1,4 +1,4 @@
- from setuptools import setup
- 
--setup(name="chunky", version=VERSION)
-+setup(name="chunky", version="1.0")
- # end
-"""
-SETUP = 'from setuptools import setup\n\nsetup(name="chunky", version=VERSION)\n# end\n'
-CONFIG = """upstream = "chunky"
-pin = "1.0"
-series = "debian/patches/series"
-strip = 1
-
-[headers]
-schema = "dep3"
-"""
-
-
-def _tree(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
+from helpers import write_files
 
 
 def test_report_check_after_an_upgrade_outside_git_finds_no_change(cli, tmp_path: Path) -> None:
     down = tmp_path / "down"
-    _tree(
-        down,
-        {
-            "debian/patches/series": SERIES,
-            "debian/patches/fix-version.patch": PATCH,
-            "patchkeeper.toml": CONFIG,
-        },
-    )
+    write_files(down, chunky_downstream())
     for version, init in (("1.0", ""), ("1.1", "# 1.1\n")):
         info = f"Metadata-Version: 2.1\nName: chunky\nVersion: {version}\n\n"
-        _tree(
+        write_files(
             tmp_path / f"chunky-{version}",
-            {"PKG-INFO": info, "setup.py": SETUP, "chunky/__init__.py": init},
+            {"PKG-INFO": info, "setup.py": CHUNKY_SETUP, "chunky/__init__.py": init},
         )
     run = cli("upgrade", "--to", "../chunky-1.1", "--from", "../chunky-1.0", cwd=down)
     assert run.code == 0, run.err

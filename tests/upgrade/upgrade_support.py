@@ -9,6 +9,44 @@ from helpers import git, resolve
 __all__ = ["git", "resolve"]
 
 
+# A Debian source package's debian/ directory over the made-up "chunky" upstream, its one
+# DEP-3 patch cut against an sdist's root: the downstream of the record tests.
+CHUNKY_SERIES = "fix-version.patch\n"
+CHUNKY_PATCH = """Description: read the version from the package
+Author: A Maintainer <maintainer@example.org>
+Forwarded: not-needed
+Last-Update: 2026-01-02
+
+--- a/setup.py
++++ b/setup.py
+@@ -1,4 +1,4 @@
+ from setuptools import setup
+ 
+-setup(name="chunky", version=VERSION)
++setup(name="chunky", version="1.0")
+ # end
+"""
+#: ``setup.py`` of every chunky release.
+CHUNKY_SETUP = 'from setuptools import setup\n\nsetup(name="chunky", version=VERSION)\n# end\n'
+CHUNKY_CONFIG = """upstream = "chunky"
+pin = "1.0"
+series = "debian/patches/series"
+strip = 1
+
+[headers]
+schema = "dep3"
+"""
+
+
+def chunky_downstream() -> dict[str, str]:
+    """The files of the chunky downstream (series, patch, configuration), by path."""
+    return {
+        "debian/patches/series": CHUNKY_SERIES,
+        "debian/patches/fix-version.patch": CHUNKY_PATCH,
+        "patchkeeper.toml": CHUNKY_CONFIG,
+    }
+
+
 def make_checkout(root: Path) -> str:
     """``git init`` in ``root`` and commit every file on ``main``; the commit's id."""
     git(root, "init", "-q", "-b", "main")
