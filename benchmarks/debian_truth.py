@@ -11,8 +11,12 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   ``Origin: backport`` with a commit or URL; an ``Origin`` URL naming a commit, unless it says
   ``vendor`` or ``other``; ``Forwarded`` naming a commit). Whether that commit is in the new
   release is not checked: the maintainers dropped the patch at that release. Phrases that tell
-  where a patch came from ("Applied upstream patch: ...") never count. A maintainer retires
-  such a patch.
+  where a patch came from ("Applied upstream patch: ...") never count. Where neither speaks,
+  these say it too: a wider reading of the changelog (:func:`changelog_says`: a renumbered
+  name, a list under a sub-bullet, more words), an item announcing the new release that
+  lists the CVE of the patch's name as fixed (:func:`release_fixes`), or one item saying all
+  patches were dropped as upstream has them (:func:`all_upstream_item`). A maintainer
+  retires such a patch.
 - ``carried``: kept (same series name, a name with the same CVE id, or another name with the
   same changed lines) with the same ``+``/``-`` lines: a maintainer carries it (refreshing
   offsets or context at most; where the lines go is not compared). A patch kept under its
@@ -65,6 +69,17 @@ _UPSTREAM_WORDS = re.compile(
     r"|\bin (the )?new upstream (release|version)",
     re.IGNORECASE,
 )
+#: More words that say upstream has the change ("already upstream", "superseded upstream":
+#: upstream fixed it its own way, "went upstream", "Dropped, upstream.", "the new release
+#: applies Debian patch X"), read by the wider reading (:func:`changelog_says`).
+_UPSTREAM_MORE = re.compile(
+    r"\balready\s+(applied\s+|merged\s+|included\s+)?(in\s+)?upstream\b"
+    r"|\b(superseded|obsoleted)\s+(by\s+|in\s+)?upstream\b"
+    r"|\b(went|gone)\s+upstream\b"
+    r"|\b(dropped|removed|deleted)\s*[,:;]\s*upstream\s*(\.|$)"
+    r"|\b(applies|merges|includes|incorporates)\s+(the\s+)?debian\s+patch",
+    re.IGNORECASE,
+)
 #: Phrases that tell where a patch came from, not that upstream has it ("Applied upstream
 #: patch: ...", "cherry-pick upstream commit"): removed before :data:`_UPSTREAM_WORDS` is tried.
 _TAKEN_FROM_UPSTREAM = re.compile(
@@ -86,7 +101,14 @@ _ENTRY = re.compile(r"^(?P<source>[a-z0-9][a-z0-9+.-]*) \((?P<version>[^)\s]+)\)
 #: A release-like version inside a header value (``1.26.17``, ``v2.0``).
 _RELEASE = re.compile(r"\bv?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)?)\b")
 #: A commit named in a URL or a header value.
-_COMMIT = re.compile(r"/commits?/[0-9a-f]{7,40}\b|\bcommit[:/ ]+[0-9a-f]{7,40}\b", re.IGNORECASE)
+_COMMIT = re.compile(
+    r"/commits?/[0-9a-f]{7,40}\b|\bcommit[:/ ]+[0-9a-f]{7,40}\b"
+    # a commit viewed by its id (``commit/?id=``, ``patch/?id=``, ``a=commitdiff;h=``) or
+    # by the kernel's short form of a mainline commit (``/linus/``)
+    r"|/(commit|commitdiff|patch)/?\?(\S*[;&])?id=[0-9a-f]{12,40}\b"
+    r"|[?;&]a=commit(diff)?;(\S*;)?h=[0-9a-f]{12,40}\b|/linus/[0-9a-f]{12,40}\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -237,55 +259,192 @@ def entries_between(entries: list[ChangelogEntry], older: str, newer: str) -> li
     ]
 
 
-def name_forms(name: str) -> list[str]:
+#: The number ``gbp pq`` and ``git format-patch`` put before a patch's subject (``0007-``).
+_NUMBER = re.compile(r"^\d{1,4}[-_]")
+
+
+def _specific(stem: str) -> bool:
+    """Whether a name without its suffix is specific enough to be matched in prose: at least
+    8 characters with a ``-``, ``_`` or digit (a word like ``typos`` is not)."""
+    return len(stem) >= 8 and bool(re.search(r"[-_0-9]", stem))
+
+
+def name_forms(name: str, wider: bool = False) -> list[str]:
     """How a changelog may name a series entry: the path, the file name, and the file name
-    without ``.patch``/``.diff`` when that stem is specific (at least 8 characters with a
-    ``-``, ``_`` or digit, so that a word like ``typos`` never matches prose)."""
+    without ``.patch``/``.diff`` when that stem is specific (:func:`_specific`); with
+    ``wider``, also both without a leading patch number (``0007-``) when what is left is
+    specific: a series exported again renumbers its patches, and a changelog may name a
+    patch by its number in another upload (:func:`names` then also allows a number before
+    any form)."""
     base = name.rsplit("/", 1)[-1]
     forms = [name, base]
     stem = re.sub(r"\.(patch|diff)$", "", base)
-    if stem != base and len(stem) >= 8 and re.search(r"[-_0-9]", stem):
+    if stem != base and _specific(stem):
         forms.append(stem)
+    bare = _NUMBER.sub("", stem)
+    if wider and bare != stem and _specific(bare):
+        forms += [bare + base[len(stem) :], bare] if stem != base else [bare]
     return list(dict.fromkeys(forms))
 
 
-def names(item: str, name: str) -> bool:
-    """Whether a changelog item names the series entry ``name`` (a whole-word match)."""
-    for form in name_forms(name):
-        if re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-]|\.\w)", item, re.IGNORECASE):
+def names(item: str, name: str, wider: bool = False) -> bool:
+    """Whether a changelog item names the series entry ``name``: a whole-word match of one
+    of its :func:`name_forms`, after a directory (``d/p/``) at most; with ``wider``, after
+    a patch number (``0007-``) too."""
+    number = r"(?:\d{1,4}[-_])?" if wider else ""
+    for form in name_forms(name, wider):
+        pattern = rf"(?<![\w.-]){number}{re.escape(form)}(?![\w-]|\.\w)"
+        if re.search(pattern, item, re.IGNORECASE):
             return True
     return False
 
 
-def says_upstream(item: str) -> bool:
-    """Whether a changelog item says upstream has a change (not where a patch came from)."""
-    return bool(_UPSTREAM_WORDS.search(_TAKEN_FROM_UPSTREAM.sub(" ", item)))
+def says_upstream(item: str, wider: bool = False) -> bool:
+    """Whether a changelog item says upstream has a change (not where a patch came from);
+    with ``wider``, in the words of :data:`_UPSTREAM_MORE` too."""
+    text = _TAKEN_FROM_UPSTREAM.sub(" ", item)
+    return bool(_UPSTREAM_WORDS.search(text) or (wider and _UPSTREAM_MORE.search(text)))
 
 
-def changelog_says(entries: list[ChangelogEntry], name: str) -> tuple[str, str] | None:
+def changelog_says(
+    entries: list[ChangelogEntry], name: str, wider: bool = False
+) -> tuple[str, str] | None:
     """``(verdict, quote)`` from the first item naming ``name``: ``("upstreamed", item)`` when
     it says upstream has it, ``("other", item)`` when it names it with other words, None when
-    no item names it."""
+    no item names it.
+
+    The wider reading (``wider``) also finds a patch by its name without its number
+    (:func:`name_forms`), reads :data:`_UPSTREAM_MORE`, and gives a sub-bullet that only
+    names the patch the reason of the sub-bullet before it that ends with ``:`` (a list
+    inside the list, its indentation lost in :func:`parse_changelog`).
+    """
     other: tuple[str, str] | None = None
     for entry in entries:
         for item in entry.items:
-            if not names(item, name):
+            if not names(item, name, wider):
                 continue
             head, *subs = item.split(SUB)
-            sub = next((sub for sub in subs if names(sub, name)), None)
+            at = next((i for i, sub in enumerate(subs) if names(sub, name, wider)), None)
+            sub = subs[at] if at is not None else None
             own = sub is not None and bool(
-                says_upstream(sub) or _DROP_WORDS.search(sub) or re.search(r"\(.+\)", sub)
+                says_upstream(sub, wider) or _DROP_WORDS.search(sub) or re.search(r"\(.+\)", sub)
             )
             # a sub-bullet with its own reason speaks for its patch; one that only names it
             # takes the reason of the bullet above it
-            said = item if sub is None else sub if own else f"{head} - {sub}"
+            heading = None
+            if wider and at is not None:
+                heading = next((s for s in reversed(subs[:at]) if s.endswith(":")), None)
+            above = f"{head} - {heading}" if heading else head
+            said = item if sub is None else sub if own else f"{above} - {sub}"
             text = f"debian/changelog {entry.version}: {quote(said)}"
-            if says_upstream(said):
+            if says_upstream(said, wider):
                 return UPSTREAMED, text
             reason = own or _DROP_WORDS.search(_TAKEN_FROM_UPSTREAM.sub(" ", said))
             if other is None and reason:
                 other = ("other", text)
     return other
+
+
+#: The head of a changelog item that announces a new upstream release.
+_NEW_RELEASE = re.compile(
+    r"\bnew upstream\b|\b(update|upgrade)[ds]?\s+to\s+(the\s+)?(new\s+|latest\s+)?upstream\b"
+    r"|\bmerging upstream version\b|\bupdate upstream source from tag\b",
+    re.IGNORECASE,
+)
+#: Words that say a patch or a fix was added (to the package, not by the release).
+_ADDS_PATCH = re.compile(
+    r"\b(add|apply|cherry-?pick|backport|import|take|took|include)\w*\b[^.;]{0,40}"
+    r"\b(patch|fix|commit)",
+    re.IGNORECASE,
+)
+
+
+#: A first line that starts with a name and a release number (``Python 3.13.6.``).
+_NAMED_RELEASE = re.compile(r"^[A-Za-z][\w.+-]*\s+v?(\d+\.\d+\.\d+)\b")
+
+
+def announces_release(head: str, version: str, pin: str = "") -> bool:
+    """Whether an item's first line announces a new upstream release: "New upstream
+    release", "Update to upstream 2.0.1", or it starts with a name and a release number of
+    three parts (``Python 3.13.6.``, ``Foo 2.4.1 fixed some security issues:``) above
+    ``pin`` and at most the upstream version of the entry's Debian ``version``.
+
+    >>> announces_release("Python 3.13.6.", "3.13.6-1", "3.13.5")
+    True
+    >>> announces_release("Python 3.13.6.", "3.13.6-1", "3.13.6")
+    False
+    >>> announces_release("d/changelog: fix the 3.13.6-1 entry", "3.13.6-2", "3.13.5")
+    False
+    """
+    if _NEW_RELEASE.search(head):
+        return True
+    named = _NAMED_RELEASE.match(head)
+    if not (pin and named):
+        return False
+    number = named.group(1)
+    return compare_versions(pin, number) < 0 <= compare_versions(upstream_version(version), number)
+
+
+def release_fixes(entries: list[ChangelogEntry], name: str, pin: str = "") -> str | None:
+    """The changelog item, quoted, that says a new upstream release fixes the CVE named in
+    the patch's ``name``: an item whose first line announces the release
+    (:func:`announces_release`) and whose first line or one of whose sub-bullets names the
+    CVE id without saying a patch or fix was added for it (Debian lists there what the
+    release fixes: "New upstream release: - fixes CVE-2024-1234 (Closes: #1)"); None when
+    the name has no CVE id or no item says so."""
+    cves = {cve.upper() for cve in _CVE.findall(name)}
+    if not cves:
+        return None
+    for entry in entries:
+        for item in entry.items:
+            head, *subs = item.split(SUB)
+            if not announces_release(head, entry.version, pin) or _ADDS_PATCH.search(head):
+                continue
+            for part in [head, *subs]:
+                named = cves & {cve.upper() for cve in _CVE.findall(part)}
+                if named and not _ADDS_PATCH.search(part):
+                    said = head if part is head else f"{head} - {part}"
+                    return f"debian/changelog {entry.version}: {quote(said)}"
+    return None
+
+
+#: "all patches", "all the Debian patches": a statement about every patch of the series.
+_ALL_PATCHES = re.compile(r"\ball\s+(the\s+)?([\w-]+\s+)?patches\b", re.IGNORECASE)
+#: Words that give a statement about patches another reason beside upstream.
+_ALTERNATIVE = re.compile(
+    r"\b(or|obsolete|no longer|not needed|unneeded|needless|except|but|some|most(ly)?)\b",
+    re.IGNORECASE,
+)
+#: A changelog item that speaks of a patch (a word or a file name).
+_PATCH_ITEM = re.compile(r"\bpatch(es)?\b|\S\.(patch|diff)\b", re.IGNORECASE)
+
+
+def all_upstream_item(entries: list[ChangelogEntry]) -> str | None:
+    """The changelog item, quoted, that says every patch was dropped because upstream has
+    them ("Drop all patches, applied upstream."), with no other reason beside it
+    (:data:`_ALTERNATIVE`); None when there is none, or when another item of its entry or
+    of an earlier entry after the older version speaks of dropping a patch (a patch dropped
+    before may have gone for another reason).
+
+    Every patch of the older series that no item names was in the series when all were
+    dropped: that one statement speaks for each of them.
+    """
+    for index, entry in enumerate(entries):
+        for item in entry.items:
+            if not (_ALL_PATCHES.search(item) and _DROP_WORDS.search(item)):
+                continue
+            if not says_upstream(item) or _ALTERNATIVE.search(item):
+                continue
+            earlier = [
+                other
+                for older in entries[index:]
+                for other in older.items
+                if other is not item and _PATCH_ITEM.search(other) and _DROP_WORDS.search(other)
+            ]
+            if earlier:
+                return None
+            return f"debian/changelog {entry.version}: {quote(item)}"
+    return None
 
 
 def generic_upstream_item(entries: list[ChangelogEntry]) -> str | None:
@@ -434,6 +593,7 @@ def outcome(
     new_upstream: str,
     new_label: str,
     old_names: frozenset[str] = frozenset(),
+    pin: str = "",
 ) -> Outcome:
     """The outcome of one patch of the older series.
 
@@ -446,6 +606,8 @@ def outcome(
         new_label: how to name the newer series in a quote (``"trixie 2.32.3+dfsg-5"``).
         old_names: the older series' names: a newer patch of one of these names continues
             that patch, so it is never taken as another patch's new name.
+        pin: the older suite's upstream version (a release a changelog item names above
+            it is a new one: :func:`announces_release`).
     """
     old_lines = changed_lines(old_text)
     count = len(old_lines)
@@ -488,6 +650,8 @@ def outcome(
         if same_lines(old_lines, changed_lines(new_series[other])):
             return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
         return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
+    # the narrow reading of the changelog first, then the header, then the wider reading:
+    # where both speak, the plainer evidence is quoted
     said = changelog_says(entries, name)
     if said is not None and said[0] == UPSTREAMED:
         return Outcome(UPSTREAMED, "", said[1], "dropped; the changelog says upstream has it")
@@ -495,10 +659,21 @@ def outcome(
     if header is not None and header[0] == UPSTREAMED:
         why = "dropped; its DEP-3 header says upstream has it"
         return Outcome(UPSTREAMED, "", header[1], why)
+    said = changelog_says(entries, name, wider=True) or said
+    if said is not None and said[0] == UPSTREAMED:
+        return Outcome(UPSTREAMED, "", said[1], "dropped; the changelog says upstream has it")
     if header is not None:
         return Outcome(None, LATER_RELEASE, header[1], "")
+    fixed = release_fixes(entries, name, pin)
+    if fixed is not None:
+        why = "dropped; the changelog says the new upstream release fixes its CVE"
+        return Outcome(UPSTREAMED, "", fixed, why)
     if said is not None:
         return Outcome(None, OTHER_REASON, said[1], "")
+    every = all_upstream_item(entries)
+    if every is not None:
+        why = "dropped; the changelog says all patches were dropped as upstream has them"
+        return Outcome(UPSTREAMED, "", every, why)
     generic = generic_upstream_item(entries)
     if generic is not None:
         return Outcome(None, GENERIC_REASON, generic, "")

@@ -581,7 +581,7 @@ def mine_pair(
         changelog.read_text(encoding="utf-8", errors="replace") if changelog.is_file() else ""
     )
     between = debian_truth.entries_between(log, old_version, new_version)
-    series = Series(entries, old_texts, new_texts, between, to, f"{new} {new_version}")
+    series = Series(entries, old_texts, new_texts, between, to, f"{new} {new_version}", pin)
     judged: Judged | None = None
     why_not_sdist = NO_PROJECT if not known else ""
     if known:
@@ -644,8 +644,9 @@ def mine_pair(
 class Series:
     """What an upgrade's truths are read from: the older series (``entries``, ``(name,
     -pN or None)``; ``old_texts``, each patch's text), the newer one's texts, the newer
-    changelog's entries after the older Debian version, the new upstream version and the
-    label of the newer suite's version (``"trixie 2.0-1"``)."""
+    changelog's entries after the older Debian version, the new upstream version, the
+    label of the newer suite's version (``"trixie 2.0-1"``) and the older upstream version
+    (``pin``)."""
 
     entries: list[tuple[str, int | None]]
     old_texts: dict[str, str]
@@ -653,6 +654,7 @@ class Series:
     between: list[debian_truth.ChangelogEntry]
     to: str
     label: str
+    pin: str = ""
 
 
 @dataclass
@@ -708,6 +710,7 @@ def judge(series: Series, pin_tree: Path, to_tree: Path, kind: str) -> Judged:
             series.to,
             series.label,
             frozenset(old_texts),
+            series.pin,
         )
         if result.truth is None:
             judged.left_out[result.reason] += 1

@@ -421,3 +421,205 @@ def test_debian_versions() -> None:
     assert truth.upstream_version("3.0~rc2-1") == "3.0rc2"
     assert truth.upstream_version("1.2.3+ds1-2") == "1.2.3"
     assert truth.upstream_version("0.9.1-1.1") == "0.9.1"
+
+
+def _entries(*blocks: tuple[str, str]) -> list:
+    """Changelog entries of ``python-foo`` from ``(version, bullet lines)`` pairs, newest
+    first, in the shape ``dch`` writes."""
+    text = ""
+    for version, bullets in blocks:
+        text += (
+            f"python-foo ({version}) unstable; urgency=medium\n\n{bullets}\n"
+            " -- Jane Maintainer <jane@example.org>  Mon, 03 Feb 2025 10:00:00 +0100\n\n"
+        )
+    return truth.parse_changelog(text)
+
+
+PLAIN = PATCH.replace(
+    "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123\n", ""
+)
+
+
+def test_a_renumbered_patch_is_named_by_the_wider_reading() -> None:
+    """A series exported again renumbers its patches: the changelog names the patch by
+    another number, or numbers a patch the series names without one."""
+    entries = _entries(
+        (
+            "7.2.0-1",
+            "  * Rediff patches. Drop reproducible/0014-Sort-object-lists.patch: fixed in\n"
+            "    upstream code\n"
+            "  * Removed 1000-fix-build-7.2.patch now applied upstream.\n",
+        )
+    )
+    assert truth.name_forms("0020-Sort-object-lists.patch", wider=True) == [
+        "0020-Sort-object-lists.patch",
+        "0020-Sort-object-lists",
+        "Sort-object-lists.patch",
+        "Sort-object-lists",
+    ]
+    assert truth.changelog_says(entries, "0020-Sort-object-lists.patch") is None
+    assert truth.changelog_says(entries, "0020-Sort-object-lists.patch", wider=True) == (
+        "upstreamed",
+        "debian/changelog 7.2.0-1: Rediff patches. Drop "
+        "reproducible/0014-Sort-object-lists.patch: fixed in upstream code",
+    )
+    assert truth.changelog_says(entries, "fix-build-7.2.patch", wider=True) == (
+        "upstreamed",
+        "debian/changelog 7.2.0-1: Removed 1000-fix-build-7.2.patch now applied upstream.",
+    )
+    # a number alone never makes a short name specific
+    assert truth.name_forms("0003-typos.patch", wider=True) == [
+        "0003-typos.patch",
+        "0003-typos",
+    ]
+    assert not truth.names("Fix typos.patch", "0003-typos.patch", wider=True)
+
+
+def test_a_list_inside_a_list_gives_its_heading_as_the_reason() -> None:
+    entries = _entries(
+        (
+            "0.21.2-1",
+            "  * New upstream version. (Closes: #1040000)\n"
+            "    - Remove upstream applied patches:\n"
+            "      - 0000-numpy-2.0\n"
+            "      - 0010-docs-build-fix\n"
+            "    - Refresh patches.\n",
+        )
+    )
+    assert truth.changelog_says(entries, "numpy-2.0.patch") is None
+    assert truth.changelog_says(entries, "numpy-2.0.patch", wider=True) == (
+        "upstreamed",
+        "debian/changelog 0.21.2-1: New upstream version. (Closes: #1040000) - Remove "
+        "upstream applied patches: - 0000-numpy-2.0",
+    )
+
+
+@pytest.mark.parametrize(
+    ("item", "name"),
+    [
+        ("fix-s390x-build.diff: Dropped, upstream.", "fix-s390x-build.diff"),
+        ("from-stable-branch.patch: dropped, already upstream", "from-stable-branch.patch"),
+        ("Drop patches, superseded upstream: py310-compat, sphinx-theme.", "py310-compat"),
+        ("Remove 02_local-timezone.patch, went upstream.", "02_local-timezone.patch"),
+        (
+            "New upstream release.\n    - applies debian patch int-overflow-fix.patch",
+            "int-overflow-fix.patch",
+        ),
+    ],
+)
+def test_more_words_that_say_upstream_has_it(item: str, name: str) -> None:
+    entries = _entries(("2.0-1", f"  * {item}\n"))
+    narrow = truth.changelog_says(entries, name)
+    assert narrow is None or narrow[0] == "other"
+    said = truth.changelog_says(entries, name, wider=True)
+    assert said is not None and said[0] == "upstreamed"
+    assert truth.outcome(name, PLAIN, {}, entries, "2.0", "x").truth == "upstreamed"
+
+
+def test_a_new_release_that_fixes_the_cve_of_the_patch() -> None:
+    entries = _entries(
+        (
+            "3.13.6-1",
+            "  * Python 3.13.6.\n"
+            "    - Fixes CVE-2025-1111: Quadratic complexity in the parser.\n"
+            "  * d/changelog: fix the 3.13.5-2 entry, CVE-2025-3333 was wrong.\n",
+        ),
+        (
+            "3.13.5-3",
+            "  * New upstream release:\n"
+            "    - fixes CVE-2025-2222: DoS in the archive reader (Closes: #1100000).\n"
+            "    - Add patch for CVE-2025-4444 (Closes: #1100001).\n",
+        ),
+    )
+    assert truth.release_fixes(entries, "CVE-2025-1111.patch", "3.13.5") == (
+        "debian/changelog 3.13.6-1: Python 3.13.6. - Fixes CVE-2025-1111: Quadratic "
+        "complexity in the parser."
+    )
+    # without the pin, a name and a number are no announcement: "New upstream" is
+    assert truth.release_fixes(entries, "CVE-2025-1111.patch") is None
+    assert truth.release_fixes(entries, "0007-CVE-2025-2222-2.patch") == (
+        "debian/changelog 3.13.5-3: New upstream release: - fixes CVE-2025-2222: DoS in the "
+        "archive reader (Closes: #1100000)."
+    )
+    # a patch added for the CVE, an item that is no release, a name without a CVE id
+    assert truth.release_fixes(entries, "CVE-2025-4444.patch", "3.13.5") is None
+    assert truth.release_fixes(entries, "CVE-2025-3333.patch", "3.13.5") is None
+    assert truth.release_fixes(entries, "fix-parser.patch", "3.13.5") is None
+    assert truth.outcome(
+        "CVE-2025-1111.patch", PLAIN, {}, entries, "3.13.6", "forky 3.13.6-1", pin="3.13.5"
+    ) == truth.Outcome(
+        "upstreamed",
+        "",
+        "debian/changelog 3.13.6-1: Python 3.13.6. - Fixes CVE-2025-1111: Quadratic "
+        "complexity in the parser.",
+        "dropped; the changelog says the new upstream release fixes its CVE",
+    )
+
+
+def test_all_patches_dropped_as_upstream_speaks_for_each() -> None:
+    every = _entries(
+        ("2.9.0-1", "  * New upstream release.\n  * Drop all patches, available upstream.\n"),
+        ("2.8.2-10", "  * d/control: bump Standards-Version.\n"),
+    )
+    quote = "debian/changelog 2.9.0-1: Drop all patches, available upstream."
+    assert truth.all_upstream_item(every) == quote
+    assert truth.outcome("0001-fix-build.patch", PLAIN, {}, every, "2.9.0", "x") == truth.Outcome(
+        "upstreamed",
+        "",
+        quote,
+        "dropped; the changelog says all patches were dropped as upstream has them",
+    )
+    # another reason beside upstream, or a patch dropped before: no statement for each
+    mixed = _entries(
+        ("2.9.0-1", "  * Drop all current patches, included upstream or no longer needed.\n")
+    )
+    assert truth.all_upstream_item(mixed) is None
+    before = _entries(
+        ("2.9.0-1", "  * Drop all patches, available upstream.\n"),
+        ("2.8.3-1", "  * Remove patch included upstream.\n"),
+    )
+    assert truth.all_upstream_item(before) is None
+    # "patches applied upstream" without "all" names none of them: counted, not trusted
+    some = _entries(("2.9.0-1", "  * Drop patches applied upstream.\n"))
+    assert truth.all_upstream_item(some) is None
+    assert truth.outcome("a.patch", PLAIN, {}, some, "2.9.0", "x").reason == (
+        "dropped; the changelog says patches went upstream but names none"
+    )
+
+
+@pytest.mark.parametrize(
+    ("origin", "expected"),
+    [
+        ("https://git.example.org/foo.git/commit/?id=" + "b1406607" * 5, True),
+        ("https://git.example.org/?p=foo.git;a=commitdiff;h=" + "5ff19e36" * 5, True),
+        ("https://git.kernel.example/linus/" + "7dc4a18d" * 5, True),
+        ("https://src.example.org/rpms/foo/c/" + "45a1c444" * 5 + ".patch", False),
+        ("https://github.com/foo/foo/pull/7349", False),
+    ],
+)
+def test_origin_urls_that_name_a_commit(origin: str, expected: bool) -> None:
+    patch = f"Subject: x\nOrigin: {origin}\n---\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
+    said = truth.header_says(patch, "2.1.0")
+    assert said == (("upstreamed", f"Origin: {origin}") if expected else None)
+
+
+def test_the_header_is_quoted_before_the_wider_reading() -> None:
+    """Where the header and only the wider reading of the changelog say upstream has a
+    patch, the header is quoted (rows read before the wider reading stay as they were)."""
+    entries = _entries(("2.0-1", "  * Drop 0003-fix-timeout.patch, superseded upstream.\n"))
+    assert truth.outcome("0007-fix-timeout.patch", PATCH, {}, entries, "2.0", "x") == (
+        truth.Outcome(
+            "upstreamed",
+            "",
+            "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+            "dropped; its DEP-3 header says upstream has it",
+        )
+    )
+    assert truth.outcome("0007-fix-timeout.patch", PLAIN, {}, entries, "2.0", "x") == (
+        truth.Outcome(
+            "upstreamed",
+            "",
+            "debian/changelog 2.0-1: Drop 0003-fix-timeout.patch, superseded upstream.",
+            "dropped; the changelog says upstream has it",
+        )
+    )
