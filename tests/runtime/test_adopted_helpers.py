@@ -17,7 +17,7 @@ vLLM 0.27.1 added that very function to ``kv_cache_utils`` and calls it there):
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter
+from plugin_trees import TreeWriter, pyproject
 
 from patchkeeper.runtime.judge.adopted_helpers import called_names, own_helpers, specific
 from patchkeeper.runtime.judge.drift import Code
@@ -127,10 +127,7 @@ vllm.kv.make_config = make_config
 """
 
 PLUGIN = {
-    "pyproject.toml": (
-        '[project]\nname = "aplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\na = "aplug:register"\n'
-    ),
+    "pyproject.toml": pyproject("aplug", {"a": "aplug:register"}),
     "aplug/__init__.py": "def register():\n    from aplug.patch import p_kv  # noqa: F401\n",
     "aplug/patch/__init__.py": "",
     "aplug/patch/p_kv.py": PATCH,
