@@ -8,7 +8,8 @@ method. The plugin is written by the test."""
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter, patch_plugin
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
@@ -44,15 +45,7 @@ def test_a_first_parameter_named_cls_or_self_of_a_plugin_function_is_followed(
     plugin_trees: TreeWriter,
 ) -> None:
     register = "def register():\n    from fplug.patch import hooks\n\n    hooks.apply()\n"
-    plugin = patch_plugin(
-        "fplug",
-        {"hooks": HOOKS},
-        entry="fplug",
-        group="fup.plugins",
-        register=register,
-        version="0.1",
-        upstream="fup",
-    )
+    plugin = fup_plugin("fplug", {"hooks": HOOKS}, register)
     inventory = take_inventory(plugin_trees.write("fplug", plugin).config())
     # a method's first parameter stays left alone (OwnRunner.hook): its calls are not seen
     assert [

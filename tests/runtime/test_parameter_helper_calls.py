@@ -12,7 +12,8 @@ helper only ever handed instances says nothing. The plugin is written by the tes
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter, patch_plugin
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 from patchkeeper.runtime.model import Inventory
@@ -73,15 +74,7 @@ def _inventory(plugin_trees: TreeWriter) -> Inventory:
     register = (
         "def register():\n    from fplug.patch import hooks\n\n    hooks.apply(None, None, None)\n"
     )
-    plugin = patch_plugin(
-        "fplug",
-        {"hooks": HOOKS},
-        entry="fplug",
-        group="fup.plugins",
-        register=register,
-        version="0.1",
-        upstream="fup",
-    )
+    plugin = fup_plugin("fplug", {"hooks": HOOKS}, register)
     return take_inventory(plugin_trees.write("fplug", plugin).config())
 
 

@@ -13,7 +13,8 @@ helper declares its object a class or module, a ``setattr-name`` finding naming 
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter, patch_plugin
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 from patchkeeper.runtime.model import Inventory
@@ -106,15 +107,7 @@ def _inventory(plugin_trees: TreeWriter, *, with_rewrite: bool) -> Inventory:
     patches = {"helpers": HELPERS, "proposer": PROPOSER, "ops": OPS}
     if with_rewrite:
         patches["rewrite"] = REWRITE
-    plugin = patch_plugin(
-        "fplug",
-        patches,
-        entry="fplug",
-        group="fup.plugins",
-        register=register,
-        version="0.1",
-        upstream="fup",
-    )
+    plugin = fup_plugin("fplug", patches, register)
     return take_inventory(plugin_trees.write("fplug", plugin).config())
 
 
