@@ -147,7 +147,7 @@ def score(truth_file: Path, before: bool = False) -> dict:
     # store, and no remembered whole result (which the judged run would otherwise give back).
     saved = (judging.judge_pending, judging.recalled_judgement, plugin_stores.SummaryCache)
     if before:
-        judging.judge_pending = lambda _entry, drift, *_args, **_kwargs: drift
+        judging.judge_pending = lambda case: case.drift
         judging.recalled_judgement = lambda *_args, **_kwargs: (None, None)
         plugin_stores.SummaryCache = _without_results(plugin_stores.SummaryCache)
     try:

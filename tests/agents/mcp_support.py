@@ -17,18 +17,24 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 T = TypeVar("T")
 
 
-@asynccontextmanager
-async def session(root: Path) -> AsyncIterator[ClientSession]:
-    """An initialised client session with ``patchkeeper mcp --root ROOT``, started in
-    ``root``'s parent (so that ``--root`` does the work, not the current directory). The
-    whole environment is passed on (the SDK passes a few variables only), the tests' isolated
+def server_parameters(root: Path) -> StdioServerParameters:
+    """How the tests start ``patchkeeper mcp --root ROOT``: with this interpreter, in
+    ``root``'s parent (so that ``--root`` does the work, not the current directory), the
+    whole environment passed on (the SDK passes a few variables only), the tests' isolated
     git configuration with it."""
-    params = StdioServerParameters(
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "patchkeeper", "mcp", "--root", str(root)],
         env=dict(os.environ),
         cwd=root.parent,
     )
+
+
+@asynccontextmanager
+async def session(root: Path) -> AsyncIterator[ClientSession]:
+    """An initialised client session with a server for ``root`` started as
+    :func:`server_parameters` says."""
+    params = server_parameters(root)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
         await client.initialize()
         yield client

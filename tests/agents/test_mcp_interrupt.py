@@ -11,17 +11,25 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from mcp_support import server_parameters
 
 from helpers import Example, tree_bytes
 
 
 def _start(root: Path) -> subprocess.Popen[bytes]:
+    """A server for ``root`` started as the SDK's client starts it
+    (:func:`mcp_support.server_parameters`), in a session of its own (a Ctrl-C sent to it
+    reaches it alone), initialised by hand."""
+    params = server_parameters(root)
     server = subprocess.Popen(
-        [sys.executable, "-m", "patchkeeper", "mcp", "--root", str(root)],
+        [params.command, *params.args],
+        env=params.env,
+        cwd=params.cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -156,19 +164,37 @@ def _interpreter(root: Path, pid_file: Path, answer_probe: bool) -> str:
     return "../env/bin/python"
 
 
+@contextmanager
+def _waiting_call(
+    root: Path, tmp_path: Path, answer_probe: bool
+) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    """A server for ``root`` with a ``write_apply`` call (request 2) waiting on an
+    interpreter that sleeps (:func:`_interpreter`, ``answer_probe`` passed on), once that
+    interpreter has written its process id: the server and the file holding the id. At the
+    end the server's standard input is closed: it must exit 0 and leave ``root`` as it
+    found it."""
+    pid_file = tmp_path / "interpreter.pid"
+    python = _interpreter(root, pid_file, answer_probe)
+    before = tree_bytes(root)
+    server = _start(root)
+    try:
+        arguments = {"directory": "downstream", "python": python, "write": True}
+        _send(server, 2, "tools/call", {"name": "write_apply", "arguments": arguments})
+        assert _wait_for(pid_file.exists, 30)
+        yield server, pid_file
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        assert server.wait(timeout=30) == 0
+    assert tree_bytes(root) == before
+
+
 def test_a_slow_interpreter_holds_up_no_other_request(example: Example, tmp_path: Path) -> None:
     """The server asked a call's ``python`` where it installs in the middle of its event
     loop: an interpreter slow to answer held up every other request (``tools/list`` waited
     a minute) and the call could not be cancelled. The question runs as a process of its
     own: the server answers meanwhile, and a cancellation ends it."""
-    pid_file = tmp_path / "interpreter.pid"
-    python = _interpreter(example.root, pid_file, answer_probe=False)
-    before = tree_bytes(example.root)
-    server = _start(example.root)
-    try:
-        arguments = {"directory": "downstream", "python": python, "write": True}
-        _send(server, 2, "tools/call", {"name": "write_apply", "arguments": arguments})
-        assert _wait_for(pid_file.exists, 30)
+    with _waiting_call(example.root, tmp_path, answer_probe=False) as (server, pid_file):
         _send(server, 3, "tools/list", {})
         reply = _reply(server, 20)
         assert reply is not None and reply["id"] == 3
@@ -177,11 +203,6 @@ def test_a_slow_interpreter_holds_up_no_other_request(example: Example, tmp_path
         _send(server, 4, "ping", {})
         reply = _reply(server, 20)
         assert reply is not None and reply["id"] == 4
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        assert server.wait(timeout=30) == 0
-    assert tree_bytes(example.root) == before
 
 
 def test_a_cancelled_call_ends_its_command_as_ctrl_c_does(example: Example, tmp_path: Path) -> None:
@@ -190,14 +211,7 @@ def test_a_cancelled_call_ends_its_command_as_ctrl_c_does(example: Example, tmp_
     running (here the interpreter it asked where the upstream is installed, alive a minute
     later under init). The command gets a Ctrl-C instead, and ends as on the command line:
     its writes finished or rolled back, its processes ended."""
-    pid_file = tmp_path / "interpreter.pid"
-    python = _interpreter(example.root, pid_file, answer_probe=True)
-    before = tree_bytes(example.root)
-    server = _start(example.root)
-    try:
-        arguments = {"directory": "downstream", "python": python, "write": True}
-        _send(server, 2, "tools/call", {"name": "write_apply", "arguments": arguments})
-        assert _wait_for(pid_file.exists, 30)
+    with _waiting_call(example.root, tmp_path, answer_probe=True) as (server, pid_file):
         calls = _children(server.pid)
         assert len(calls) == 1
         _send(server, None, "notifications/cancelled", {"requestId": 2, "reason": "stop"})
@@ -206,8 +220,3 @@ def test_a_cancelled_call_ends_its_command_as_ctrl_c_does(example: Example, tmp_
         _send(server, 3, "ping", {})
         reply = _reply(server, 20)
         assert reply is not None and reply["id"] == 3
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        assert server.wait(timeout=30) == 0
-    assert tree_bytes(example.root) == before

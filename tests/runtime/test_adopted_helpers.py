@@ -17,14 +17,10 @@ vLLM 0.27.1 added that very function to ``kv_cache_utils`` and calls it there):
 
 from __future__ import annotations
 
-from pathlib import Path
+from plugin_trees import TreeWriter, pyproject
 
-import pytest
-
-from helpers import write_files
 from patchkeeper.runtime.judge.adopted_helpers import called_names, own_helpers, specific
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.judge.runtime_audit import audit_runtime
 
 KV_OLD = """def unify(specs):
     if len(set(specs)) > 1:
@@ -131,10 +127,7 @@ vllm.kv.make_config = make_config
 """
 
 PLUGIN = {
-    "pyproject.toml": (
-        '[project]\nname = "aplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\na = "aplug:register"\n'
-    ),
+    "pyproject.toml": pyproject("aplug", {"a": "aplug:register"}),
     "aplug/__init__.py": "def register():\n    from aplug.patch import p_kv  # noqa: F401\n",
     "aplug/patch/__init__.py": "",
     "aplug/patch/p_kv.py": PATCH,
@@ -142,13 +135,11 @@ PLUGIN = {
 
 
 def test_a_helper_upstream_now_defines_and_calls_makes_the_patch_go(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    old = write_files(tmp_path / "up-1.0", {"vllm/__init__.py": "", "vllm/kv.py": KV_OLD})
-    new = write_files(tmp_path / "up-2.0", {"vllm/__init__.py": "", "vllm/kv.py": KV_NEW})
-    plugin = write_files(tmp_path / "aplug", PLUGIN)
-    result = audit_runtime(None, old=str(old), new=str(new), plugin=plugin, package="aplug")
+    old = {"vllm/__init__.py": "", "vllm/kv.py": KV_OLD}
+    new = {"vllm/__init__.py": "", "vllm/kv.py": KV_NEW}
+    result = plugin_trees.write("aplug", PLUGIN, old, new).audit()
     assert [(a.entry.target, a.drift.decision, a.drift.evidence[0]) for a in result.entries] == [
         (
             "vllm.kv.get_groups",

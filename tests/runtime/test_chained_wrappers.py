@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import pyproject
 
 from helpers import write_files
 from patchkeeper.errors import Finding
@@ -34,10 +35,7 @@ def apply_{name}_patch():
 """
 
 FILES = {
-    "pyproject.toml": (
-        '[project]\nname = "wplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\nw = "wplug:register"\n'
-    ),
+    "pyproject.toml": pyproject("wplug", {"w": "wplug:register"}),
     "wplug/__init__.py": (
         "def register():\n"
         "    from wplug.patch import draft, eagle, plain, other, window, config\n\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import pyproject
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
@@ -67,10 +68,7 @@ def register():
 def test_a_local_original_makes_a_wrapper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     files = {
-        "pyproject.toml": (
-            '[project]\nname = "wplug"\nversion = "1"\n\n'
-            '[project.entry-points."vllm.general_plugins"]\nw = "wplug:register"\n'
-        ),
+        "pyproject.toml": pyproject("wplug", {"w": "wplug:register"}),
         "wplug/__init__.py": PLUGIN,
     }
     for relative, text in files.items():

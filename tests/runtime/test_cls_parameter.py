@@ -8,12 +8,9 @@ method. The plugin is written by the test."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
-import pytest
-
-from helpers import write_files
-from patchkeeper.config import load_config
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
 HOOKS = """from fup.core.scheduler import Scheduler
@@ -45,27 +42,11 @@ def apply():
 
 
 def test_a_first_parameter_named_cls_or_self_of_a_plugin_function_is_followed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = write_files(
-        tmp_path / "fplug",
-        {
-            "pyproject.toml": (
-                '[project]\nname = "fplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."fup.plugins"]\nfplug = "fplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "fup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "fplug"\n'
-                'entry-point-groups = ["fup.plugins"]\nupstream-packages = ["fup"]\n'
-            ),
-            "fplug/__init__.py": (
-                "def register():\n    from fplug.patch import hooks\n\n    hooks.apply()\n"
-            ),
-            "fplug/patch/__init__.py": "",
-            "fplug/patch/hooks.py": HOOKS,
-        },
-    )
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+    register = "def register():\n    from fplug.patch import hooks\n\n    hooks.apply()\n"
+    plugin = fup_plugin("fplug", {"hooks": HOOKS}, register)
+    inventory = take_inventory(plugin_trees.write("fplug", plugin).config())
     # a method's first parameter stays left alone (OwnRunner.hook): its calls are not seen
     assert [
         (e.file, e.line, e.scope, e.target, e.mechanism.value, e.replacement)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import pyproject
 
 from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
@@ -46,10 +47,7 @@ def test_a_name_composed_of_constants_is_named(
     write_files(
         tmp_path,
         {
-            "pyproject.toml": (
-                '[project]\nname = "kplug"\nversion = "1"\n\n'
-                '[project.entry-points."vllm.general_plugins"]\nk = "kplug:register"\n'
-            ),
+            "pyproject.toml": pyproject("kplug", {"k": "kplug:register"}),
             "kplug/__init__.py": (
                 "def register():\n    from kplug.patch import hook\n\n"
                 "    hook.install_query_hook()\n"

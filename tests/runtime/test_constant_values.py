@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
@@ -68,12 +70,12 @@ def _audit(tmp_path: Path) -> dict[str, tuple[str, str]]:
     write_files(
         plugin,
         {
-            "pyproject.toml": (
-                '[project]\nname = "mplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."mup.plugins"]\nmplug = "mplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "mup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "mplug"\n'
-                'entry-point-groups = ["mup.plugins"]\nupstream-packages = ["mup"]\n'
+            "pyproject.toml": pyproject(
+                "mplug",
+                {"mplug": "mplug:register"},
+                group="mup.plugins",
+                version="0.1",
+                upstream="mup",
             ),
             "mplug/__init__.py": "def register():\n    import mplug.patch  # noqa: F401\n",
             "mplug/patch/__init__.py": "import mplug.patch.patch_mamba_utils  # noqa: F401\n",

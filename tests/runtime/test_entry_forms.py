@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import pyproject
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
@@ -32,10 +33,7 @@ def test_library_calls_are_not_entries_and_a_module_dropped_from_sys_modules_is(
 ) -> None:
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     files = {
-        "pyproject.toml": (
-            '[project]\nname = "fplug"\nversion = "1"\n\n'
-            '[project.entry-points."vllm.general_plugins"]\nf = "fplug.loader:load"\n'
-        ),
+        "pyproject.toml": pyproject("fplug", {"f": "fplug.loader:load"}),
         "fplug/__init__.py": "",
         "fplug/loader.py": LOADER,
     }

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
@@ -57,12 +59,12 @@ def test_the_place_found_elsewhere_is_a_definition_or_says_what_it_lacks(tmp_pat
     plugin = write_files(
         tmp_path / "eplug",
         {
-            "pyproject.toml": (
-                '[project]\nname = "eplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."eup.plugins"]\neplug = "eplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "eup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "eplug"\n'
-                'entry-point-groups = ["eup.plugins"]\nupstream-packages = ["eup"]\n'
+            "pyproject.toml": pyproject(
+                "eplug",
+                {"eplug": "eplug:register"},
+                group="eup.plugins",
+                version="0.1",
+                upstream="eup",
             ),
             "eplug/__init__.py": (
                 "def register():\n    from eplug.patch import eagle\n\n    eagle.apply()\n"

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
@@ -72,12 +74,12 @@ def test_a_fallback_to_the_plugins_own_object_is_retained(tmp_path: Path, cli) -
     plugin = write_files(
         tmp_path / "fplug",
         {
-            "pyproject.toml": (
-                '[project]\nname = "fplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."fup.plugins"]\nfplug = "fplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "fup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "fplug"\n'
-                'entry-point-groups = ["fup.plugins"]\nupstream-packages = ["fup"]\n'
+            "pyproject.toml": pyproject(
+                "fplug",
+                {"fplug": "fplug:register"},
+                group="fup.plugins",
+                version="0.1",
+                upstream="fup",
             ),
             "fplug/__init__.py": (
                 "def register():\n    from fplug.patch import eagle\n\n"

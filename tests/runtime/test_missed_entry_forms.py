@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import pyproject
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
@@ -48,10 +49,7 @@ def test_loop_setattr_registry_append_getattr_class_and_globals_swap(
 ) -> None:
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     files = {
-        "pyproject.toml": (
-            '[project]\nname = "mplug"\nversion = "1"\n\n'
-            '[project.entry-points."vllm.general_plugins"]\nm = "mplug.loader:load"\n'
-        ),
+        "pyproject.toml": pyproject("mplug", {"m": "mplug.loader:load"}),
         "mplug/__init__.py": "",
         "mplug/loader.py": LOADER,
     }
@@ -110,10 +108,7 @@ def test_a_setattr_name_chosen_at_run_time_is_a_finding(
     # flash-head 0.1.10's patches/eagle.py: the name is picked by hasattr among literals
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     files = {
-        "pyproject.toml": (
-            '[project]\nname = "fhead"\nversion = "1"\n\n'
-            '[project.entry-points."vllm.general_plugins"]\nf = "fhead.patches.eagle:patch_eagle"\n'
-        ),
+        "pyproject.toml": pyproject("fhead", {"f": "fhead.patches.eagle:patch_eagle"}),
         "fhead/__init__.py": "",
         "fhead/patches/__init__.py": "",
         "fhead/patches/eagle.py": EAGLE,
@@ -145,10 +140,7 @@ def test_annotated_assignments_outside_the_patch_directory(
     edge, and nothing fails."""
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     files = {
-        "pyproject.toml": (
-            '[project]\nname = "aplug"\nversion = "1"\n\n'
-            '[project.entry-points."vllm.general_plugins"]\na = "aplug:register"\n'
-        ),
+        "pyproject.toml": pyproject("aplug", {"a": "aplug:register"}),
         "aplug/__init__.py": (
             "from aplug import helpers\n\nCOUNT: int = 3\nSETUP: object = helpers.setup\n\n\n"
             "class Options:\n    size: int = 1\n\n\ndef register():\n    SETUP()\n"

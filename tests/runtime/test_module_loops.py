@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
 SWPLUG = {
-    "pyproject.toml": (
-        '[project]\nname = "swplug"\nversion = "1"\n\n'
-        '[project.entry-points."vllm.general_plugins"]\nswap = "swplug.patch:noop"\n'
-    ),
+    "pyproject.toml": pyproject("swplug", {"swap": "swplug.patch:noop"}),
     "swplug/__init__.py": "",
     "swplug/request.py": (
         "from vllm.v1.request import Request\n\n\nclass SwRequest(Request):\n    pass\n"

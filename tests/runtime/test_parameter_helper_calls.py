@@ -12,13 +12,11 @@ helper only ever handed instances says nothing. The plugin is written by the tes
 
 from __future__ import annotations
 
-from pathlib import Path
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
-import pytest
-
-from helpers import write_files
-from patchkeeper.config import load_config
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+from patchkeeper.runtime.model import Inventory
 
 HOOKS = """import sys
 from typing import Any
@@ -72,34 +70,18 @@ def apply(coordinator, engine, state):
 """
 
 
-def _plugin(root: Path) -> Path:
-    return write_files(
-        root,
-        {
-            "pyproject.toml": (
-                '[project]\nname = "fplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."fup.plugins"]\nfplug = "fplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "fup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "fplug"\n'
-                'entry-point-groups = ["fup.plugins"]\nupstream-packages = ["fup"]\n'
-            ),
-            "fplug/__init__.py": (
-                "def register():\n"
-                "    from fplug.patch import hooks\n\n"
-                "    hooks.apply(None, None, None)\n"
-            ),
-            "fplug/patch/__init__.py": "",
-            "fplug/patch/hooks.py": HOOKS,
-        },
+def _inventory(plugin_trees: TreeWriter) -> Inventory:
+    register = (
+        "def register():\n    from fplug.patch import hooks\n\n    hooks.apply(None, None, None)\n"
     )
+    plugin = fup_plugin("fplug", {"hooks": HOOKS}, register)
+    return take_inventory(plugin_trees.write("fplug", plugin).config())
 
 
 def test_each_class_a_loop_or_a_lookup_passes_is_an_entry(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug")
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+    inventory = _inventory(plugin_trees)
     assert [
         (e.file, e.line, e.scope, e.target, e.mechanism.value, e.module_hint)
         for e in inventory.entries
@@ -126,11 +108,9 @@ def test_each_class_a_loop_or_a_lookup_passes_is_an_entry(
 
 
 def test_a_helper_whose_callers_cannot_be_followed_is_a_finding(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug")
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+    inventory = _inventory(plugin_trees)
     hint = (
         'pass an imported upstream class or module (or sys.modules["name"]) in every call '
         "of {}, or write the patches where the class is named"

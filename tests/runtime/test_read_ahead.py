@@ -63,6 +63,24 @@ def _expected(tree_dir: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
         return resolve.resolve_all(tree, TARGETS)
 
 
+def _parsed_here(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Two usable cores and a pool for a single file; the list returned gets the name of
+    each module summarized in this process rather than on a worker, in order."""
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    here: list[str] = []
+    summarize = upstream.summarize
+    parent = os.getpid()
+
+    def counted(source: bytes, module: str, file: str, is_package: bool, path: str | None = None):
+        if os.getpid() == parent:
+            here.append(module)
+        return summarize(source, module, file, is_package, path)
+
+    monkeypatch.setattr(upstream, "summarize", counted)
+    return here
+
+
 def test_read_ahead_gives_the_same_resolutions_and_the_parent_parses_none(
     tree_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -72,18 +90,7 @@ def test_read_ahead_gives_the_same_resolutions_and_the_parent_parses_none(
     assert expected["up.entry.second"].module == "up.s2"
     assert expected["up.entry.Gone"].candidates == ("up.elsewhere.Gone (line 1)",)
     assert expected["up.entry.Nowhere"].status == resolve.REMOVED
-    monkeypatch.setattr(parallel, "MIN_FILES", 1)
-    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
-    here: list[str] = []
-    summarize = upstream.summarize
-
-    def counted(source: bytes, module: str, file: str, is_package: bool, path: str | None = None):
-        if os.getpid() == parent:
-            here.append(module)
-        return summarize(source, module, file, is_package, path)
-
-    parent = os.getpid()
-    monkeypatch.setattr(upstream, "summarize", counted)
+    here = _parsed_here(monkeypatch)
     with parallel.shared_workers():
         tree = UpstreamTree(tree_dir, ("up",))
         found = resolve.resolve_all(tree, TARGETS)
@@ -125,18 +132,7 @@ def test_summaries_started_early_are_the_ones_read_later(
     tree_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = _expected(tree_dir, monkeypatch)
-    monkeypatch.setattr(parallel, "MIN_FILES", 1)
-    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
-    here: list[str] = []
-    summarize = upstream.summarize
-
-    def counted(source: bytes, module: str, file: str, is_package: bool, path: str | None = None):
-        if os.getpid() == parent:
-            here.append(module)
-        return summarize(source, module, file, is_package, path)
-
-    parent = os.getpid()
-    monkeypatch.setattr(upstream, "summarize", counted)
+    here = _parsed_here(monkeypatch)
     with parallel.shared_workers():
         tree = UpstreamTree(tree_dir, ("up",))
         tree.start_prefetch(resolve.target_modules(tree, TARGETS))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from plugin_trees import pyproject
 from tests.runtime.fupplug import write_files
 
 ROPE_1 = """class Rope:
@@ -31,21 +32,9 @@ from plug.ops.rope import PlugRope
 
 eng.rope.Rope = PlugRope
 """
-PYPROJECT = """[project]
-name = "plug"
-version = "0.1"
-
-[project.entry-points."eng.plugins"]
-plug = "plug:register"
-
-[tool.patchkeeper]
-upstream = "eng"
-
-[tool.patchkeeper.runtime]
-package = "plug"
-entry-point-groups = ["eng.plugins"]
-upstream-packages = ["eng"]
-"""
+PYPROJECT = pyproject(
+    "plug", {"plug": "plug:register"}, group="eng.plugins", version="0.1", upstream="eng"
+)
 
 
 def _trees(tmp_path: Path) -> Path:

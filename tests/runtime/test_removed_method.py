@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
@@ -133,12 +135,12 @@ def _audit(tmp_path: Path) -> dict[str, tuple[str, tuple[str, ...]]]:
     plugin = write_files(
         tmp_path / "mplug",
         {
-            "pyproject.toml": (
-                '[project]\nname = "mplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."mup.plugins"]\nmplug = "mplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "mup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "mplug"\n'
-                'entry-point-groups = ["mup.plugins"]\nupstream-packages = ["mup"]\n'
+            "pyproject.toml": pyproject(
+                "mplug",
+                {"mplug": "mplug:register"},
+                group="mup.plugins",
+                version="0.1",
+                upstream="mup",
             ),
             "mplug/__init__.py": "def register():\n    import mplug.patch_kv  # noqa: F401\n",
             "mplug/patch_kv.py": PATCH,

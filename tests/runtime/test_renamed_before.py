@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
@@ -29,12 +31,12 @@ def test_a_rename_before_the_old_release_says_so(tmp_path: Path) -> None:
     write_files(
         plugin,
         {
-            "pyproject.toml": (
-                '[project]\nname = "mplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."mup.plugins"]\nmplug = "mplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "mup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "mplug"\n'
-                'entry-point-groups = ["mup.plugins"]\nupstream-packages = ["mup"]\n'
+            "pyproject.toml": pyproject(
+                "mplug",
+                {"mplug": "mplug:register"},
+                group="mup.plugins",
+                version="0.1",
+                upstream="mup",
             ),
             "mplug/__init__.py": "def register():\n    import mplug.patch  # noqa: F401\n",
             "mplug/patch/__init__.py": "import mplug.patch.patch_config  # noqa: F401\n",

@@ -10,9 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from vupplug import UTILS, plugin_files, port_vup, write_upstreams
+from vupplug import UTILS, plugin_files, port_written
 
-from helpers import write_files
 from patchkeeper.runtime.port import overrides
 
 UPSTREAM_OLD = """class Model:
@@ -193,16 +192,10 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_model.py
 """
 
 
-def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
-    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
-    write_files(tmp_path / "plugin", files)
-    return port_vup(tmp_path, tmp_path / "plugin")
-
-
 def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
     tmp_path: Path, monkeypatch
 ) -> None:
-    result = _port(tmp_path, monkeypatch, PLUGIN_FILES)
+    result = port_written(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW, PLUGIN_FILES)
     assert [(e.line, e.target, e.decision, e.action, e.detail) for e in result.entries] == [
         (
             20,
@@ -280,7 +273,7 @@ def test_an_extending_override_missing_a_new_parameter_is_left_by_hand(
         "        rows = super().compute(idx, *args, **kwargs)",
         "def compute(self, idx):\n        rows = super().compute(idx)",
     )
-    result = _port(tmp_path, monkeypatch, files)
+    result = port_written(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW, files)
     table = [e for e in result.entries if e.target == "vup.model.Table"]
     assert [(e.action, e.detail) for e in table] == [
         (
@@ -314,7 +307,7 @@ def test_a_conflict_still_names_the_extending_override_missing_a_parameter(
         "    def gather(self, ids):\n        out = []\n",
         "    def gather(self, ids):\n        ids = list(ids)\n        out = []\n",
     )
-    result = _port(tmp_path, monkeypatch, files)
+    result = port_written(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW, files)
     table = [e for e in result.entries if e.target == "vup.model.Table"]
     assert [(e.action, e.conflicts, e.detail) for e in table] == [
         (

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 WORKER_1 = """class Worker:
     def execute(self, batch):
         total = 0
@@ -47,21 +49,9 @@ RESOLVED = (
     .replace("(self, batch)", "(self, batch, scale=1)")
     .replace("total += item * 2\n", "total += item * scale * 2\n")
 )
-PYPROJECT = """[project]
-name = "plug"
-version = "0.1"
-
-[project.entry-points."eng.plugins"]
-plug = "plug:register"
-
-[tool.patchkeeper]
-upstream = "eng"
-
-[tool.patchkeeper.runtime]
-package = "plug"
-entry-point-groups = ["eng.plugins"]
-upstream-packages = ["eng"]
-"""
+PYPROJECT = pyproject(
+    "plug", {"plug": "plug:register"}, group="eng.plugins", version="0.1", upstream="eng"
+)
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

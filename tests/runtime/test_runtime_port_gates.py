@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vupplug import UTILS, plugin_files, port_vup, write_upstreams
-
-from helpers import write_files
+from vupplug import UTILS, plugin_files, port_written
 
 UPSTREAM_OLD = """class Model:
     def forward(self, positions, hidden_states, residual):
@@ -158,9 +156,7 @@ EXPECTED_DIFF = """--- a/vaplug/ops/kernel.py
 def test_port_cuts_gates_settles_layout_and_keeps_the_gated_copy(
     tmp_path: Path, monkeypatch
 ) -> None:
-    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
-    write_files(tmp_path / "plugin", PLUGIN_FILES)
-    result = port_vup(tmp_path, tmp_path / "plugin")
+    result = port_written(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW, PLUGIN_FILES)
     assert [(e.file, e.line, e.target, e.action, e.detail) for e in result.entries] == [
         (
             "vaplug/patch/patch_model.py",

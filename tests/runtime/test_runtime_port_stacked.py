@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from vupplug import plugin_files, port_vup, write_upstreams
+from vupplug import plugin_files, port_written
 
 from helpers import write_files
 from patchkeeper.runtime.port.bases import derives_from
@@ -91,16 +91,10 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_stacked.py
 """
 
 
-def _port(tmp_path: Path, monkeypatch, files: dict[str, str]):
-    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
-    write_files(tmp_path / "plugin", files)
-    return port_vup(tmp_path, tmp_path / "plugin")
-
-
 def test_a_subclass_of_a_plugin_subclass_merges_only_its_overridden_method(
     tmp_path: Path, monkeypatch
 ) -> None:
-    result = _port(tmp_path, monkeypatch, PLUGIN_FILES)
+    result = port_written(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW, PLUGIN_FILES)
     assert [(e.line, e.target, e.action, e.conflicts, e.detail) for e in result.entries] == [
         (
             16,

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vupplug import UTILS, plugin_files, port_vup, write_upstreams
-
-from helpers import write_files
+from vupplug import UTILS, plugin_files, port_written
 
 UPSTREAM_OLD = """class Table:
     def gather(self, ids, drop=False):
@@ -85,9 +83,7 @@ EXPECTED_DIFF = """--- a/vaplug/patch/patch_table.py
 def test_port_deletes_the_code_after_an_early_return_the_new_release_takes(
     tmp_path: Path, monkeypatch
 ) -> None:
-    write_upstreams(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW)
-    write_files(tmp_path / "plugin", PLUGIN_FILES)
-    result = port_vup(tmp_path, tmp_path / "plugin")
+    result = port_written(tmp_path, monkeypatch, UPSTREAM_OLD, UPSTREAM_NEW, PLUGIN_FILES)
     assert [(e.line, e.target, e.action, e.detail) for e in result.entries] == [
         (
             18,

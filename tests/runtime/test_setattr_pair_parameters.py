@@ -13,13 +13,11 @@ helper declares its object a class or module, a ``setattr-name`` finding naming 
 
 from __future__ import annotations
 
-from pathlib import Path
+from fupplug import fup_plugin
+from plugin_trees import TreeWriter
 
-import pytest
-
-from helpers import write_files
-from patchkeeper.config import load_config
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+from patchkeeper.runtime.model import Inventory
 
 HELPERS = """from types import ModuleType
 
@@ -99,46 +97,31 @@ class MatmulRewrite:
 """
 
 
-def _plugin(root: Path, *, with_rewrite: bool) -> Path:
-    files = {
-        "pyproject.toml": (
-            '[project]\nname = "fplug"\nversion = "0.1"\n\n'
-            '[project.entry-points."fup.plugins"]\nfplug = "fplug:register"\n\n'
-            '[tool.patchkeeper]\nupstream = "fup"\n\n'
-            '[tool.patchkeeper.runtime]\npackage = "fplug"\n'
-            'entry-point-groups = ["fup.plugins"]\nupstream-packages = ["fup"]\n'
-        ),
-        "fplug/__init__.py": (
-            "def register():\n"
-            "    from fplug.patch import ops, proposer\n\n"
-            "    proposer.apply(None)\n"
-            "    ops.apply()\n"
-        ),
-        "fplug/patch/__init__.py": "",
-        "fplug/patch/helpers.py": HELPERS,
-        "fplug/patch/proposer.py": PROPOSER,
-        "fplug/patch/ops.py": OPS,
-    }
+def _inventory(plugin_trees: TreeWriter, *, with_rewrite: bool) -> Inventory:
+    register = (
+        "def register():\n"
+        "    from fplug.patch import ops, proposer\n\n"
+        "    proposer.apply(None)\n"
+        "    ops.apply()\n"
+    )
+    patches = {"helpers": HELPERS, "proposer": PROPOSER, "ops": OPS}
     if with_rewrite:
-        files["fplug/patch/rewrite.py"] = REWRITE
-    return write_files(root, files)
+        patches["rewrite"] = REWRITE
+    plugin = fup_plugin("fplug", patches, register)
+    return take_inventory(plugin_trees.write("fplug", plugin).config())
 
 
-def _setattr_entries(plugin: Path) -> list[tuple[object, ...]]:
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+def _setattr_entries(inventory: Inventory) -> list[tuple[object, ...]]:
     return [
         (e.file, e.line, e.scope, e.target, e.mechanism.value, e.module_hint, e.replacement)
         for e in inventory.entries
     ]
 
 
-def test_each_pair_a_call_passes_names_one_entry(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug", with_rewrite=False)
+def test_each_pair_a_call_passes_names_one_entry(plugin_trees: TreeWriter) -> None:
+    inventory = _inventory(plugin_trees, with_rewrite=False)
     wrapped = "fplug.patch.helpers:_wrap_method.wrapped"
-    assert _setattr_entries(plugin) == [
+    assert _setattr_entries(inventory) == [
         # one entry per pair passed: the literal, each item of the loop over literal names,
         # keywords, and the pair _wrap_both hands on; the plugin's own class is no patch,
         # and Sampler is never paired with a Proposer method's name
@@ -158,16 +141,13 @@ def test_each_pair_a_call_passes_names_one_entry(
         ("fplug/patch/helpers.py", 14, "replace_function", "fup.ops.norm.rms_norm", "setattr",
          "fup.ops.norm", "<expr>"),
     ]  # fmt: skip
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
     assert [f for f in inventory.findings if f.code == "setattr-name"] == []
 
 
 def test_a_call_the_reader_cannot_follow_is_a_finding_not_an_entry(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug", with_rewrite=True)
-    inventory = take_inventory(load_config(plugin / "pyproject.toml"))
+    inventory = _inventory(plugin_trees, with_rewrite=True)
     # the module a method is handed at run time: replace_function lists nothing it sets,
     # not even the modules its other callers name, and says why at the setattr's line
     assert [(e.line, e.target) for e in inventory.entries if e.scope == "replace_function"] == []

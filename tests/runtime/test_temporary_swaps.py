@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import pyproject
 
 from patchkeeper.render.runtime import inventory_text
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
@@ -39,10 +40,7 @@ def test_a_swap_restored_in_finally_is_temporary(
 ) -> None:
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     files = {
-        "pyproject.toml": (
-            '[project]\nname = "tplug"\nversion = "1"\n\n'
-            '[project.entry-points."vllm.general_plugins"]\nt = "tplug.loader:load"\n'
-        ),
+        "pyproject.toml": pyproject("tplug", {"t": "tplug.loader:load"}),
         "tplug/__init__.py": "",
         "tplug/loader.py": LOADER,
     }

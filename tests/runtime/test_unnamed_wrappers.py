@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from plugin_trees import TreeWriter
 
 from helpers import write_files
 from patchkeeper.config import load_config
@@ -80,9 +80,9 @@ MESSAGE = (
 )
 
 
-def _plugin(root: Path) -> Path:
-    return write_files(
-        root,
+def _plugin(plugin_trees: TreeWriter) -> Path:
+    return plugin_trees.write(
+        "fplug",
         {
             "pyproject.toml": (
                 '[project]\nname = "fplug"\nversion = "0.1"\n\n'
@@ -94,14 +94,13 @@ def _plugin(root: Path) -> Path:
             "fplug/__init__.py": "",
             "fplug/plugin.py": PLUGIN,
         },
-    )
+    ).plugin
 
 
 def test_a_wrapper_on_an_object_no_import_names_is_a_finding(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plugin_trees: TreeWriter,
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug")
+    plugin = _plugin(plugin_trees)
     inventory = take_inventory(load_config(plugin / "pyproject.toml"))
     assert inventory.entries == ()
     assert [
@@ -126,24 +125,18 @@ def test_a_wrapper_on_an_object_no_import_names_is_a_finding(
     ]
 
 
-def test_the_finding_fails_the_inventory_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli
-) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug")
+def test_the_finding_fails_the_inventory_command(plugin_trees: TreeWriter, cli) -> None:
+    plugin = _plugin(plugin_trees)
     run = cli("runtime", "inventory", "--json", cwd=plugin)
     body = json.loads(run.out)
     assert (run.code, body["exit_code"], body["entries"]) == (1, 1, [])
     assert [f["line"] for f in body["findings"] if f["code"] == "setattr-name"] == [18, 44, 46]
 
 
-def test_the_lock_says_it_leaves_the_wrappers_out(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli
-) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    plugin = _plugin(tmp_path / "fplug")
+def test_the_lock_says_it_leaves_the_wrappers_out(plugin_trees: TreeWriter, cli) -> None:
+    plugin = _plugin(plugin_trees)
     upstream = write_files(
-        tmp_path / "fup-1.0",
+        plugin_trees.root / "fup-1.0",
         {
             "pyproject.toml": '[project]\nname = "fup"\nversion = "1.0"\n',
             "fup/__init__.py": "",

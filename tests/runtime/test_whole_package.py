@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import pyproject
 
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
@@ -16,9 +17,8 @@ def test_the_whole_package_is_scanned_and_only_patching_files_need_a_header(
 ) -> None:
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     files = {
-        "pyproject.toml": (
-            '[project]\nname = "wplug"\nversion = "1"\n\n'
-            '[project.entry-points."vllm.platform_plugins"]\nw = "wplug:register"\n'
+        "pyproject.toml": pyproject(
+            "wplug", {"w": "wplug:register"}, group="vllm.platform_plugins"
         ),
         "wplug/__init__.py": "def register():\n    import wplug.hacks  # noqa: F401\n",
         "wplug/util.py": "def helper():\n    return 1\n",

@@ -2,9 +2,9 @@
 ``vup``: two releases of ``vup`` (1.0 and 2.0: its version and one ``vup/model.py``) beside
 the plugin's project, and the runtime port of the plugin from the one to the other.
 
-Importable from the runtime tests as ``from vupplug import plugin_files, port_vup`` (pyproject's
-``pythonpath``); the runtime port tests of version gates, adapted copies, stacked plugin
-classes, unreachable code and line ends build their trees so.
+Importable from the runtime tests as ``from vupplug import plugin_files, port_written``
+(pyproject's ``pythonpath``); the runtime port tests of version gates, adapted copies, stacked
+plugin classes, unreachable code and line ends build their trees so.
 """
 
 from __future__ import annotations
@@ -84,3 +84,17 @@ def port_vup(tmp_path: Path, plugin: Path, *, write: bool = False) -> port.Runti
             old=str(tmp_path / "vup-1.0"), new=str(tmp_path / "vup-2.0"), write=write
         ),
     )
+
+
+def port_written(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    old_model: str,
+    new_model: str,
+    files: dict[str, str],
+) -> port.RuntimePort:
+    """The two releases of ``vup`` (:func:`write_upstreams`) and the plugin ``files``
+    (relative path -> text) under ``tmp_path/plugin``, written; the plugin's runtime port
+    from the one release to the other (:func:`port_vup`, the diff not applied)."""
+    write_upstreams(tmp_path, monkeypatch, old_model, new_model)
+    return port_vup(tmp_path, write_files(tmp_path / "plugin", files))

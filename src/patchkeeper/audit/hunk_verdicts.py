@@ -582,18 +582,7 @@ def _creation_status(ws: Workspace, diff: FileDiff, search: TreeSearch | None) -
     if kind_of(path) == NOTES and search is not None:
         consumed = _consumed(diff, search)
         if consumed is not None:
-            return [
-                HunkVerdict(
-                    path,
-                    h.index,
-                    h.header,
-                    PRESENT,
-                    consumed[1],
-                    how=consumed[0],
-                    patch_line=h.line_no,
-                )
-                for h in diff.hunks
-            ]
+            return _consumed_hunks(diff, consumed)
     return [
         HunkVerdict(path, h.index, h.header, APPLIES, 1, 0, patch_line=h.line_no)
         for h in diff.hunks
@@ -623,16 +612,15 @@ def _consumed_edit(
     consumed = _consumed(diff, search, whole=True)
     if consumed is None:
         return []
+    return _consumed_hunks(diff, consumed)
+
+
+def _consumed_hunks(diff: FileDiff, consumed: tuple[str, int]) -> list[HunkVerdict]:
+    """Each hunk of the release-note fragment ``diff`` *present* in the changelog that
+    consumed it (``consumed``: how and the line, :func:`_consumed`)."""
+    how, line = consumed
     return [
-        HunkVerdict(
-            diff.path,
-            h.index,
-            h.header,
-            PRESENT,
-            consumed[1],
-            how=consumed[0],
-            patch_line=h.line_no,
-        )
+        HunkVerdict(diff.path, h.index, h.header, PRESENT, line, how=how, patch_line=h.line_no)
         for h in diff.hunks
     ]
 

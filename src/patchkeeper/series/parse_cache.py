@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import marshal
 import os
-import time
 from pathlib import Path
 from typing import Any, TypeVar
 
 from patchkeeper.series.model import FileDiff, Hunk, Patch
+from patchkeeper.system.cachedir import load_store, racy_since, save_store, stat_key, store_path
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
 FORMAT = "series-2"
@@ -63,23 +62,13 @@ def content_key(data: bytes, name: str, strip: int) -> bytes:
     return digest.digest()
 
 
-#: A file changed this recently has its stat key not remembered (git's "racily clean" rule:
-#: a change within the file system's timestamp granularity would keep the key).
-RACY_SECONDS = 2.0
-
-
-def stat_key(info: os.stat_result) -> tuple[int, int, int, int]:
-    """``(size, mtime_ns, ctime_ns, inode)`` of a file: any write changes the change time,
-    which no program can set."""
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-
-
 class ParseCache:
     """The stored parses of one series' patches, loaded once, saved once if changed.
 
     A parse is found by the digest of the patch's bytes (:func:`content_key`). A patch file
-    whose stat key (:func:`stat_key`) is the one remembered with its name is not even read:
-    its bytes are kept in the store too (as ``git status`` trusts its index's stat data).
+    whose stat key (:func:`~patchkeeper.system.cachedir.stat_key`) is the one remembered
+    with its name is not even read: its bytes are kept in the store too (as ``git status``
+    trusts its index's stat data).
 
     Args:
         series_file: the series file (its resolved path names the store).
@@ -87,19 +76,14 @@ class ParseCache:
 
     def __init__(self, series_file: Path) -> None:
         where = os.path.realpath(series_file)
-        key = f"{FORMAT}\0{code_digest()}\0{where}"
-        name = hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
-        self.path = cache_dir() / f"{name}.marshal"
+        self.path = store_path(cache_dir(), f"{FORMAT}\0{code_digest()}\0{where}")
         self.stored: dict[bytes, Any] = {}
         self.stats: dict[str, tuple[Any, ...]] = {}
         self.used: dict[bytes, Any] = {}
         self.used_stats: dict[str, tuple[Any, ...]] = {}
         self.dirty = False
-        self._recent_ns = time.time_ns() - int(RACY_SECONDS * 1e9)
-        try:
-            loaded = marshal.loads(self.path.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
-            return
+        self._recent_ns = racy_since()
+        loaded = load_store(self.path)
         if isinstance(loaded, tuple) and len(loaded) == 2:
             self.stored, self.stats = loaded
 
@@ -155,20 +139,7 @@ class ParseCache:
         unchanged = len(self.used) == len(self.stored) and len(self.used_stats) == len(self.stats)
         if not self.dirty and unchanged:
             return
-        from patchkeeper.system.atomic import write_atomic
-
-        try:
-            write_atomic(self.path, marshal.dumps((self.used, self.used_stats)), parents=True)
-        except OSError:
-            return
-        _prune(self.path.parent)
-
-
-def _prune(directory: Path) -> None:
-    """Remove the least recently written stores beyond :data:`MAX_STORES`."""
-    from patchkeeper.system.cachedir import prune
-
-    prune(directory, MAX_STORES)
+        save_store(self.path, (self.used, self.used_stats), MAX_STORES)
 
 
 def _span(data: bytes, part: bytes, start: int) -> tuple[int, int]:

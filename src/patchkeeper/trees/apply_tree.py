@@ -224,37 +224,23 @@ def _classify(
     from patchkeeper.trees.applied import series_state
 
     state = series_state(ws.fork(), patches, pristine, applied_landing(tree))
-    if state.all_applied and not state.drifted:
+
+    def refused(outcome: str, note: str) -> ApplyResult:
+        """Nothing applied: the series' ``state`` with the ``outcome`` and ``note``."""
         return ApplyResult(
-            "apply",
-            tree.label,
-            ALREADY_APPLIED,
-            names,
-            state=state,
-            recovery=recovery,
-            note="nothing was changed",
+            "apply", tree.label, outcome, names, state=state, recovery=recovery, note=note
         )
+
+    if state.all_applied and not state.drifted:
+        return refused(ALREADY_APPLIED, "nothing was changed")
     if any(p.state in ("applied", "partially applied") for p in state.patches):
-        return ApplyResult(
-            "apply",
-            tree.label,
+        return refused(
             PARTIAL,
-            names,
-            state=state,
-            recovery=recovery,
-            note="nothing was changed; run 'patchkeeper status' for details, "
+            "nothing was changed; run 'patchkeeper status' for details, "
             "then 'patchkeeper unapply' or restore the upstream",
         )
     if state.drifted:
-        return ApplyResult(
-            "apply",
-            tree.label,
-            DRIFTED,
-            names,
-            state=state,
-            recovery=recovery,
-            note="files changed outside the series; nothing was changed",
-        )
+        return refused(DRIFTED, "files changed outside the series; nothing was changed")
     return None
 
 

@@ -6,8 +6,9 @@ a pair of files found equal is remembered with each file's *stat key* (size, mod
 and change time in nanoseconds, inode), and while both keys are unchanged the pair is equal
 without a read. Any write changes the change time (which no program can set), so an edited
 file is read again. A pair is remembered only when both files were last changed more than
-:data:`RACY_SECONDS` before the comparison (git's "racily clean" rule): a file changed again
-within the file system's timestamp granularity would otherwise keep its key.
+:data:`~patchkeeper.system.cachedir.RACY_SECONDS` before the comparison (git's "racily
+clean" rule): a file changed again within the file system's timestamp granularity would
+otherwise keep its key.
 
 One store per (target, pristine tree) pair, in ``$PATCHKEEPER_CACHE/verify/`` (default
 ``~/.cache/patchkeeper-corpus/verify/``), never in the target or the downstream. A missing,
@@ -16,26 +17,15 @@ unreadable or foreign store is read as empty; one that cannot be written is skip
 
 from __future__ import annotations
 
-import hashlib
-import marshal
 import os
-import time
 from pathlib import Path
+
+from patchkeeper.system.cachedir import StatKey, load_store, racy_since, save_store, store_path
 
 #: Bump when a store's shape changes.
 FORMAT = "verify-1"
-#: A file changed this recently is not remembered (its key may not change on the next write).
-RACY_SECONDS = 2.0
 #: Stores kept; the least recently written beyond this are removed.
 MAX_STORES = 32
-
-#: ``(size, mtime_ns, ctime_ns, inode)`` of a file (``os.lstat``).
-StatKey = tuple[int, int, int, int]
-
-
-def stat_key(info: os.stat_result) -> StatKey:
-    """The stat key of an ``os.lstat`` result."""
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def cache_dir() -> Path:
@@ -55,15 +45,11 @@ class EqualFiles:
 
     def __init__(self, ours: Path, theirs: Path) -> None:
         key = f"{FORMAT}\0{os.path.realpath(ours)}\0{os.path.realpath(theirs)}"
-        name = hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
-        self.path = cache_dir() / f"{name}.marshal"
+        self.path = store_path(cache_dir(), key)
         self.pairs: dict[str, tuple[StatKey, StatKey]] = {}
         self.dirty = False
-        self._recent_ns = time.time_ns() - int(RACY_SECONDS * 1e9)
-        try:
-            loaded = marshal.loads(self.path.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
-            return
+        self._recent_ns = racy_since()
+        loaded = load_store(self.path)
         if isinstance(loaded, dict):
             self.pairs = loaded
 
@@ -90,17 +76,4 @@ class EqualFiles:
             self.dirty = True
         if not self.dirty:
             return
-        from patchkeeper.system.atomic import write_atomic
-
-        try:
-            write_atomic(self.path, marshal.dumps(self.pairs), parents=True)
-        except OSError:
-            return
-        _prune(self.path.parent)
-
-
-def _prune(directory: Path) -> None:
-    """Remove the least recently written stores beyond :data:`MAX_STORES`."""
-    from patchkeeper.system.cachedir import prune
-
-    prune(directory, MAX_STORES)
+        save_store(self.path, self.pairs, MAX_STORES)

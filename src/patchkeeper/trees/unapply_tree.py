@@ -105,6 +105,20 @@ def unapply_from_tree(
 
         ws = Workspace(tree.reader())
         state = series_state(ws, patches, reference, applied_landing(tree))
+
+        def refused(outcome: str, note: str, edited: tuple[str, ...] = ()) -> ApplyResult:
+            """Nothing undone: the series' ``state`` with the ``outcome`` and ``note``."""
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                outcome,
+                names,
+                state=state,
+                recovery=recovery,
+                note=note,
+                edited_overlays=edited,
+            )
+
         unfit = _unfit_on_pristine(state, reference)
         if (state.none_applied or unfit) and not state.drifted:
             note = "nothing was changed"
@@ -113,50 +127,21 @@ def unapply_from_tree(
                     f"; {', '.join(unfit)} does not apply to this tree either (none of its "
                     "hunks is there, and they do not fit: see 'patchkeeper status')"
                 )
-            return ApplyResult(
-                "unapply",
-                tree.label,
-                ALREADY_PRISTINE,
-                names,
-                state=state,
-                recovery=recovery,
-                note=note,
-            )
+            return refused(ALREADY_PRISTINE, note)
         whole = _whole_patches(state, reference)
         if whole is None:
-            return ApplyResult(
-                "unapply",
-                tree.label,
-                PARTIAL,
-                names,
-                state=state,
-                recovery=recovery,
-                note=PIN_REFUSAL if pin_note else _partial_refusal(state, reference),
-            )
+            return refused(PARTIAL, PIN_REFUSAL if pin_note else _partial_refusal(state, reference))
         drifted = [check.path for check in state.drifted]
         if drifted and not force:
-            return ApplyResult(
-                "unapply",
-                tree.label,
-                DRIFTED,
-                names,
-                state=state,
-                recovery=recovery,
-                note=_drift_refusal(drifted),
-            )
+            return refused(DRIFTED, _drift_refusal(drifted))
         files = overlays()
         edited = _edited_overlays(ws, files)
         if edited:
-            return ApplyResult(
-                "unapply",
-                tree.label,
+            return refused(
                 DRIFTED,
-                names,
-                state=state,
-                recovery=recovery,
-                note="overlay files were edited in the target; undoing the series would lose "
-                "the edits; nothing was changed",
-                edited_overlays=edited,
+                "overlay files were edited in the target; undoing the series would lose the "
+                "edits; nothing was changed",
+                edited,
             )
         _remove_overlays(ws, files, reference, tree)
         changes = ws.changes()

@@ -15,8 +15,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from patchkeeper.system.cachedir import StatKey, stat_key
 from patchkeeper.trees.applied import FileCheck
-from patchkeeper.trees.equal_cache import EqualFiles, StatKey, stat_key
+from patchkeeper.trees.equal_cache import EqualFiles
 from patchkeeper.trees.leftovers import WalkIgnore, ignored_by
 from patchkeeper.trees.tree import Pristine, Tree
 
@@ -40,7 +41,7 @@ def _files(
     unread: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[dict[str, StatKey], set[str]]:
     """Regular files (and symlinks) under ``base``/each of ``top``: ``(patch path -> stat key
-    (:func:`patchkeeper.trees.equal_cache.stat_key`), ignored paths)``; an ignored directory
+    (:func:`patchkeeper.system.cachedir.stat_key`), ignored paths)``; an ignored directory
     is not walked and is listed once, as ``dir/``. A path of ``unread`` (the files the
     series touches, judged elsewhere) is listed without an ``lstat``, with the key
     :data:`_NOT_READ`."""

@@ -12,19 +12,14 @@ judging writes it into the store (:func:`patchkeeper.runtime.judge.judging.judge
 from __future__ import annotations
 
 import hashlib
-from dataclasses import astuple, dataclass
+from dataclasses import astuple
 
 from patchkeeper.runtime.inventory.module_constants import computed_key_evidence, is_computed_key
 from patchkeeper.runtime.judge.drift import NOT_AUDITED, Code, Drift, decide
-from patchkeeper.runtime.judge.gated_binding import Gated
+from patchkeeper.runtime.judge.judge import Case
 from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.store.cache import SummaryCache
-
-#: What the judge reads of an entry's file besides the spans: its header, the features
-#: upstream took in for it, why a feature probe makes it dead code ("" when none), and what
-#: a version gate binds its replacement's name to at the new release (:data:`Gated`).
-Context = tuple[str, tuple[str, ...], str, Gated]
 
 #: Where a record is kept in the store: its name and the digest of what it was computed from.
 Key = tuple[str, str]
@@ -77,28 +72,7 @@ def drift_key(
     return f"{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest
 
 
-@dataclass(frozen=True)
-class JudgeInput:
-    """What the judge reads of one entry besides the trees and the compared spans: the key of
-    its judgement is a digest of it (:func:`judgement_key`).
-
-    Attributes:
-        entry: the patch entry, with its activation.
-        drift: its drift (:func:`patchkeeper.runtime.judge.drift.decide`, or remembered).
-        old, new: its target resolved in the old and the new upstream tree.
-        context: what the judge reads of the entry's file (:data:`Context`).
-        versions: the old and the new release.
-    """
-
-    entry: PatchEntry
-    drift: Drift
-    old: Resolution
-    new: Resolution
-    context: Context
-    versions: tuple[str, str]
-
-
-def recalled_judgement(store: SummaryCache, asked: JudgeInput) -> tuple[Drift | None, Key]:
+def recalled_judgement(store: SummaryCache, asked: Case) -> tuple[Drift | None, Key]:
     """The judgement of ``asked`` (:func:`patchkeeper.runtime.judge.judge.judge_pending`,
     settled) remembered in ``store`` under :func:`judgement_key`, or ``None``; with that
     key, which a judgement made now is kept under."""
@@ -107,13 +81,15 @@ def recalled_judgement(store: SummaryCache, asked: JudgeInput) -> tuple[Drift | 
     return (Drift(*cached) if cached is not None else None), (name, digest)
 
 
-def judgement_key(asked: JudgeInput) -> Key:
+def judgement_key(asked: Case) -> Key:
     """The name and digest of a judgement: a digest of what the judge reads (``asked``: the
-    entry with its activation, its drift, both resolutions, the two releases and the
-    context). The callers and hook definitions it reads beyond the compared spans belong to
-    the two trees, which the store is named by (an unpacked release does not change under
-    its root)."""
+    entry with its activation, its drift, both resolutions, the two releases and what is
+    read of the entry's file: its header, the features landed, a dead feature probe, a
+    version gate's binding). The callers and hook definitions it reads beyond the compared
+    spans belong to the two trees, which the store is named by (an unpacked release does
+    not change under its root)."""
     entry = asked.entry
-    material = (entry, astuple(asked.drift), asked.old, asked.new, asked.context, asked.versions)
+    context = (asked.header, asked.landed, asked.dead_probe, asked.gated)
+    material = (entry, astuple(asked.drift), asked.old, asked.new, context, asked.versions)
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest

@@ -22,6 +22,7 @@ from patchkeeper.runtime.judge.noise import (
 from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.judge.unpassed import for_definition, without
 from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax.definitions import three_classes
 from patchkeeper.runtime.syntax.names import walk_statements
 
 
@@ -218,13 +219,10 @@ def inherited_reason(
     upstream call passes them, :func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`)."""
     if mine is None:
         return None
-    ours, before, after = mine.parsed, old.parsed, new.parsed
-    if not (
-        isinstance(ours, ast.ClassDef)
-        and isinstance(before, ast.ClassDef)
-        and isinstance(after, ast.ClassDef)
-    ):
+    classes = three_classes(old.parsed, new.parsed, mine.parsed)
+    if classes is None:
         return None
+    before, after, ours = classes
     name = entry.target.rsplit(".", 1)[-1]
     bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in ours.bases}
     if entry.mechanism is not Mechanism.SUBCLASS and name not in bases:

@@ -195,37 +195,58 @@ class Pending:
     otherwise: Drift
 
 
-def judge(
-    entry: PatchEntry,
-    drift: Drift,
-    old: Resolution,
-    new: Resolution,
-    trees: tuple[UpstreamTree, UpstreamTree],
-    spans: tuple[Code | None, Code | None, Code | None],
-    versions: tuple[str, str],
-    header: str = "",
-    landed: tuple[str, ...] = (),
-    dead_probe: str = "",
-    gated: Gated = None,
-    registered: Registered = (None, None),
-) -> Drift:
+@dataclass(frozen=True)
+class Case:
+    """Everything the judge reads of one entry (:func:`judge_pending`): the entry, its drift,
+    its target in both trees, the compared spans and what is read of the entry's file. The
+    judgement's memory key is a digest of all but ``trees``, ``spans`` and ``registered``
+    (:func:`patchkeeper.runtime.judge.entry_memory.judgement_key`: the trees name the store,
+    the drift stands for the spans and the registration).
+
+    Attributes:
+        entry: the patch entry, with its activation.
+        drift: its drift (:func:`patchkeeper.runtime.judge.drift.decide`, or remembered).
+        old, new: its target resolved in the old and the new upstream tree.
+        trees: the old and the new upstream tree.
+        spans: the old upstream definition, the new one and the replacement
+            (:func:`patchkeeper.runtime.judge.drift.codes`; ``None`` where one is not read).
+        versions: the old and new upstream versions (``""`` when unknown: gates are then
+            not evaluated).
+        header: the entry's file's header comment (its ``Note:`` and the rest), read for
+            what the patch says it avoids on purpose.
+        landed: the features the entry's file carries (its classes and constants, the
+            classes of the patch directory's helper modules it imports) that the new
+            upstream now defines (:func:`patchkeeper.runtime.judge.landed.landed_features`):
+            upstream took the feature in, and the whole file goes (**remove**).
+        dead_probe: why a feature probe on the way to the entry stops it at the new release
+            (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`; ``""`` when none):
+            dead code there (**remove**).
+        gated: what a module-level version gate of the replacement's module binds its name
+            to at the new release (:func:`patchkeeper.runtime.judge.gated_binding.
+            gated_parameters`; ``None`` when none): a signature the plugin already follows.
+        registered: for a registry entry, how the old and the new upstream register its key
+            through a call or a decorator (:data:`~patchkeeper.runtime.judge.registry_keys.
+            Registered`), read by rule 5.
+    """
+
+    entry: PatchEntry
+    drift: Drift
+    old: Resolution
+    new: Resolution
+    trees: tuple[UpstreamTree, UpstreamTree]
+    spans: tuple[Code | None, Code | None, Code | None]
+    versions: tuple[str, str]
+    header: str = ""
+    landed: tuple[str, ...] = ()
+    dead_probe: str = ""
+    gated: Gated = None
+    registered: Registered = (None, None)
+
+
+def judge(case: Case) -> Drift:
     """The refined :class:`Drift` of one entry (see the module docstring):
     :func:`judge_pending`, settled at once (:func:`settle`)."""
-    pending = judge_pending(
-        entry,
-        drift,
-        old,
-        new,
-        trees,
-        spans,
-        versions,
-        header,
-        landed,
-        dead_probe,
-        gated,
-        registered=registered,
-    )
-    return settle(pending, trees[0])
+    return settle(judge_pending(case), case.trees[0])
 
 
 def settle(judged: Drift | Pending, old_tree: UpstreamTree) -> Drift:
@@ -246,58 +267,14 @@ def settle(judged: Drift | Pending, old_tree: UpstreamTree) -> Drift:
     )
 
 
-def judge_pending(
-    entry: PatchEntry,
-    drift: Drift,
-    old: Resolution,
-    new: Resolution,
-    trees: tuple[UpstreamTree, UpstreamTree],
-    spans: tuple[Code | None, Code | None, Code | None],
-    versions: tuple[str, str],
-    header: str = "",
-    landed: tuple[str, ...] = (),
-    dead_probe: str = "",
-    gated: Gated = None,
-    registered: Registered = (None, None),
-) -> Drift | Pending:
-    """The refined :class:`Drift` of one entry (see the module docstring), or, when rule 6
-    has hook names to check, a :class:`Pending` judgement: every rule but that check, which
-    reads the whole old tree, is taken here (so that many entries can be judged in worker
-    processes and their hook names looked up in the old tree in one pass afterwards).
-
-    Args:
-        versions: the old and new upstream versions (``""`` when unknown: gates are then
-            not evaluated).
-        header: the entry's file's header comment (its ``Note:`` and the rest), read for
-            what the patch says it avoids on purpose.
-        landed: the features the entry's file carries (its classes and constants, the
-            classes of the patch directory's helper modules it imports) that the new
-            upstream now defines (:func:`patchkeeper.runtime.judge.landed.landed_features`):
-            upstream took the feature in, and the whole file goes (**remove**).
-        dead_probe: why a feature probe on the way to the entry stops it at the new release
-            (:func:`patchkeeper.runtime.judge.feature_probes.dead_probe`; ``""`` when none):
-            dead code there (**remove**).
-        gated: what a module-level version gate of the replacement's module binds its name
-            to at the new release (:func:`patchkeeper.runtime.judge.gated_binding.
-            gated_parameters`; ``None`` when none): a signature the plugin already follows.
-        registered: for a registry entry, how the old and the new upstream register its key
-            through a call or a decorator (:data:`~patchkeeper.runtime.judge.registry_keys.
-            Registered`), read by rule 5.
-    """
-    judged = _judged(
-        entry,
-        drift,
-        old,
-        new,
-        trees,
-        spans,
-        versions,
-        header,
-        landed,
-        dead_probe,
-        gated,
-        registered,
-    )
+def judge_pending(case: Case) -> Drift | Pending:
+    """The refined :class:`Drift` of ``case``'s entry (see the module docstring), or, when
+    rule 6 has hook names to check, a :class:`Pending` judgement: every rule but that check,
+    which reads the whole old tree, is taken here (so that many entries can be judged in
+    worker processes and their hook names looked up in the old tree in one pass
+    afterwards)."""
+    judged = _judged(case)
+    drift = case.drift
     # Upstream has the replacement itself: nothing outweighs that. Another rule that also
     # says remove keeps its own, more specific, reason first.
     equal = drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,)
@@ -306,21 +283,10 @@ def judge_pending(
     return judged
 
 
-def _judged(
-    entry: PatchEntry,
-    drift: Drift,
-    old: Resolution,
-    new: Resolution,
-    trees: tuple[UpstreamTree, UpstreamTree],
-    spans: tuple[Code | None, Code | None, Code | None],
-    versions: tuple[str, str],
-    header: str,
-    landed: tuple[str, ...],
-    dead_probe: str,
-    gated: Gated = None,
-    registered: Registered = (None, None),
-) -> Drift | Pending:
+def _judged(case: Case) -> Drift | Pending:
     """Rules 1 to 8 of the module docstring (:func:`judge_pending` puts rule 0 first)."""
+    entry, drift, old, new, trees = case.entry, case.drift, case.old, case.new, case.trees
+    spans, versions, header = case.spans, case.versions, case.header
     activation = entry.activation
     if activation is not None and activation.status is ActivationStatus.NEVER:
         return never_imported(entry, activation, drift)
@@ -329,10 +295,10 @@ def _judged(
         return with_decision(
             drift, REMOVE, f"its version gate is false at {versions[1]} ({gate}): dead code there"
         )
-    if dead_probe:
-        return with_decision(drift, REMOVE, dead_probe)
-    if landed:
-        listed = ", ".join(landed)
+    if case.dead_probe:
+        return with_decision(drift, REMOVE, case.dead_probe)
+    if case.landed:
+        listed = ", ".join(case.landed)
         return with_decision(
             drift,
             REMOVE,
@@ -371,7 +337,7 @@ def _judged(
         if adopted is not None:
             return adopted
     if drift.decision == REMOVE and entry.key is not None:
-        kept = registry_key_decision(entry, old.location, old_code, new_code, registered)
+        kept = registry_key_decision(entry, old.location, old_code, new_code, case.registered)
         if kept:
             return with_decision(drift, *kept)
     found = candidates(new, trees[1], old_code, new_code)
@@ -385,7 +351,7 @@ def _judged(
         unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names, rebound)
         starred = starred_parameters(trees[1], modules, old_code, new_code, names, rebound)
     otherwise = after_hooks(
-        entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed, gated
+        entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed, case.gated
     )
     if otherwise is drift and starred and old_code and new_code and mine:
         spans_read = (old_code, new_code, mine)

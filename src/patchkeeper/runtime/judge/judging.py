@@ -19,7 +19,6 @@ from patchkeeper.runtime.judge.constant_values import overriding_value
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes, upstream_code
 from patchkeeper.runtime.judge.entry_memory import (
-    JudgeInput,
     Key,
     recalled_drift,
     recalled_judgement,
@@ -28,7 +27,7 @@ from patchkeeper.runtime.judge.facts import entry_facts
 from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.import_fallback import import_fallback
-from patchkeeper.runtime.judge.judge import Pending, judge_pending, settle
+from patchkeeper.runtime.judge.judge import Case, Pending, judge_pending, settle
 from patchkeeper.runtime.judge.landed import landed_features, spread
 from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.judge.missing import (
@@ -119,21 +118,25 @@ def judge_entries(
         registered = registered_key(entry, before, after, trees)
         made = registered[1].described() if registered[1] is not None else ""
         drift, decided = recalled_drift(memory.store, entry, before, after, spans, made)
-        context = (
-            headers[entry.file],
-            landed.get(entry.file, ()),
-            dead.get(entry, ""),
-            gated.get(entry.replacement),
+        case = Case(
+            entry,
+            drift,
+            before,
+            after,
+            trees,
+            spans,
+            versions,
+            header=headers[entry.file],
+            landed=landed.get(entry.file, ()),
+            dead_probe=dead.get(entry, ""),
+            gated=gated.get(entry.replacement),
+            registered=registered,
         )
         judgement: Drift | Pending | None
-        asked = JudgeInput(entry, drift, before, after, context, versions)
-        judgement, key = recalled_judgement(memory.store, asked)
+        judgement, key = recalled_judgement(memory.store, case)
         if judgement is not None:
             return drift, decided, judgement, None
-        judgement = judge_pending(
-            entry, drift, before, after, trees, spans, versions, *context, registered=registered
-        )
-        return drift, decided, judgement, key
+        return drift, decided, judge_pending(case), key
 
     # The cross-checks before the judging workers are forked: the pool that runs now reads
     # the patch files (once the judging has stopped it, a new pool had to start for them).

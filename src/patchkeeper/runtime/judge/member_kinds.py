@@ -24,6 +24,7 @@ import ast
 from patchkeeper.runtime.judge.drift import RETAIN, UPDATE, Code, Drift, with_decision
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.astwalk import nodes
+from patchkeeper.runtime.syntax.definitions import three_classes
 
 METHOD, VALUE = "method", "value"
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -100,14 +101,10 @@ def member_kind_update(
     module docstring). ``spans``: the old upstream class, the new one, the replacement."""
     if drift.decision != RETAIN or not drift.upstream_changes:
         return drift
-    parsed = [code.parsed if code is not None else None for code in spans]
-    old, new, mine = parsed
-    if not (
-        isinstance(old, ast.ClassDef)
-        and isinstance(new, ast.ClassDef)
-        and isinstance(mine, ast.ClassDef)
-    ):
+    classes = three_classes(*(code.parsed if code is not None else None for code in spans))
+    if classes is None:
         return drift
+    old, new, mine = classes
     name = entry.target.rsplit(".", 1)[-1]
     if name in {ast.unparse(base).rsplit(".", 1)[-1] for base in mine.bases}:
         return drift

@@ -12,6 +12,7 @@ from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.port.bases import ModuleFiles, derives_from
 from patchkeeper.runtime.port.layoutmerge import kept_share
+from patchkeeper.runtime.syntax.definitions import three_classes
 
 
 def _span(code: Code, node: ast.stmt) -> Code:
@@ -80,13 +81,10 @@ def extending_methods(old: Code, new: Code, mine: Code) -> dict[str, bool]:
     ``old`` to ``new``) and extend upstream's through ``super()`` (:func:`_extends`),
     each with whether the override misses a parameter of the new upstream method (it
     names its parameters instead of forwarding ``*args, **kwargs``, and lacks one)."""
-    ours, before, after = mine.node(), old.node(), new.node()
-    if not (
-        isinstance(ours, ast.ClassDef)
-        and isinstance(before, ast.ClassDef)
-        and isinstance(after, ast.ClassDef)
-    ):
+    classes = three_classes(old.node(), new.node(), mine.node())
+    if classes is None:
         return {}
+    before, after, ours = classes
     methods = (ast.FunctionDef, ast.AsyncFunctionDef)
     old_methods = {n.name: n for n in before.body if isinstance(n, methods)}
     new_methods = {n.name: n for n in after.body if isinstance(n, methods)}
@@ -112,13 +110,10 @@ def subclass_pieces(
     the methods it overrides whose upstream definition changed, as ``(old method, new
     method, first line, last line in the plugin file)``; ``None`` when the replacement is
     not such a subclass (the whole definition is merged)."""
-    ours, before, after = mine.node(), old.node(), new.node()
-    if not (
-        isinstance(ours, ast.ClassDef)
-        and isinstance(before, ast.ClassDef)
-        and isinstance(after, ast.ClassDef)
-    ):
+    classes = three_classes(old.node(), new.node(), mine.node())
+    if classes is None:
         return None
+    before, after, ours = classes
     name = entry.target.rsplit(".", 1)[-1]
     module = (entry.replacement or "").partition(":")[0]
     if not derives_from(tree, module, ours, name):
