@@ -114,7 +114,9 @@ others along (:func:`patchkeeper.runtime.judge.landed.spread`); a *retain* of a 
 release does not define where the plugin says, whose replacement function another entry
 sets and must update for its upstream change, is **update** too
 (:mod:`patchkeeper.runtime.judge.shared_copies`); a function nothing calls goes with the
-running patch of its file (:mod:`patchkeeper.runtime.judge.companions`).
+running patch of its file (:mod:`patchkeeper.runtime.judge.companions`); a retarget of a
+name its module only imported, whose definition another entry patches with the same
+replacement, is **remove** (:mod:`patchkeeper.runtime.judge.dropped_imports`).
 
 Rules 7 and 8 are taken in :mod:`patchkeeper.runtime.judge.copy_rules`. The audit remembers each
 judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).

@@ -18,6 +18,7 @@ from patchkeeper.runtime.judge.computed_keys import computed_key_decision
 from patchkeeper.runtime.judge.constant_values import overriding_value
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
 from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes, upstream_code
+from patchkeeper.runtime.judge.dropped_imports import covered_elsewhere
 from patchkeeper.runtime.judge.entry_memory import (
     JudgeInput,
     Key,
@@ -184,6 +185,10 @@ def judge_entries(
     # with that patch.
     paired = companions([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
+    # A name its module no longer imports, whose definition another entry patches with the
+    # same replacement: that entry covers it.
+    covered = covered_elsewhere([(a.entry, a.old, a.new, a.drift) for a in audited])
+    audited = [replace(a, drift=d) for a, d in zip(audited, covered, strict=True)]
     # The line in a finally that puts upstream's object back goes with the swap it undoes.
     restored = restores([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, restored, strict=True)]
