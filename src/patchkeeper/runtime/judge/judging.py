@@ -17,7 +17,15 @@ from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.computed_keys import computed_key_decision
 from patchkeeper.runtime.judge.constant_values import overriding_value
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
-from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes, upstream_code
+from patchkeeper.runtime.judge.drift import (
+    LOOK,
+    REMOVE,
+    RETAIN,
+    Code,
+    Drift,
+    codes,
+    upstream_code,
+)
 from patchkeeper.runtime.judge.dropped_imports import covered_elsewhere
 from patchkeeper.runtime.judge.entry_memory import (
     JudgeInput,
@@ -44,6 +52,7 @@ from patchkeeper.runtime.judge.restores import restores
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
+from patchkeeper.runtime.judge.widened_tests import widened_test
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Inventory, PatchEntry
@@ -156,6 +165,14 @@ def judge_entries(
     for entry, drift, decided, judgement, judged in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         decision = settle(judgement, old_tree)
+        copy = mine.get(entry.replacement)
+        if decision.decision != REMOVE and copy is not None and _widens(copy):
+            # a copy whose one change is a class upstream's type test now accepts
+            spans = codes(entry, before, after, trees, copy)
+            if spans[0] is not None and spans[1] is not None:
+                plugin = (settings.root, entry.replacement.partition(":")[0])
+                read = (spans[0], spans[1], copy)
+                decision = widened_test(decision, read, after.module, new_tree, plugin)
         final = decision
         if is_computed_key(entry):  # which module it replaces: known at run time only
             source = sources_of.get(entry.file, "")
@@ -258,6 +275,13 @@ def _fallen_back(
     # the missing module's reading (the patch can never apply) does not hold: it applies
     kept = (e for e in drift.evidence if NEVER_APPLIES not in e and e != reason)
     return replace(drift, decision=RETAIN, evidence=(reason, *kept))
+
+
+def _widens(copy: Code) -> bool:
+    """Whether a copy may add a predicate to a type test (``isinstance(`` and `` or `` in
+    it): the cheap test before :func:`widened_test` reads it."""
+    text = "\n".join(copy.lines)
+    return "isinstance(" in text and " or " in text
 
 
 def _text(path: Path) -> str:
