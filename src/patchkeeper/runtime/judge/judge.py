@@ -114,7 +114,12 @@ others along (:func:`patchkeeper.runtime.judge.landed.spread`); a *retain* of a 
 release does not define where the plugin says, whose replacement function another entry
 sets and must update for its upstream change, is **update** too
 (:mod:`patchkeeper.runtime.judge.shared_copies`); a function nothing calls goes with the
-running patch of its file (:mod:`patchkeeper.runtime.judge.companions`).
+running patch of its file (:mod:`patchkeeper.runtime.judge.companions`); a retarget of a
+name its module only imported, whose definition another entry patches with the same
+replacement, is **remove** (:mod:`patchkeeper.runtime.judge.dropped_imports`); so is a
+copy whose only addition is a predicate letting the plugin's class through a type test that
+the new upstream widened to a base of that class (:mod:`patchkeeper.runtime.judge.
+widened_tests`).
 
 Rules 7 and 8 are taken in :mod:`patchkeeper.runtime.judge.copy_rules`. The audit remembers each
 judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).

@@ -17,7 +17,16 @@ from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.computed_keys import computed_key_decision
 from patchkeeper.runtime.judge.constant_values import overriding_value
 from patchkeeper.runtime.judge.crosscheck import duplicates, remembered_checks
-from patchkeeper.runtime.judge.drift import LOOK, RETAIN, Drift, codes, upstream_code
+from patchkeeper.runtime.judge.drift import (
+    LOOK,
+    REMOVE,
+    RETAIN,
+    Code,
+    Drift,
+    codes,
+    upstream_code,
+)
+from patchkeeper.runtime.judge.dropped_imports import covered_elsewhere
 from patchkeeper.runtime.judge.entry_memory import (
     Key,
     recalled_drift,
@@ -42,6 +51,7 @@ from patchkeeper.runtime.judge.restores import restores
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
+from patchkeeper.runtime.judge.widened_tests import widened_test
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Inventory, PatchEntry
@@ -158,6 +168,14 @@ def judge_entries(
     for entry, drift, decided, judgement, judged in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         decision = settle(judgement, old_tree)
+        copy = mine.get(entry.replacement)
+        if decision.decision != REMOVE and copy is not None and _widens(copy):
+            # a copy whose one change is a class upstream's type test now accepts
+            spans = codes(entry, before, after, trees, copy)
+            if spans[0] is not None and spans[1] is not None:
+                plugin = (settings.root, entry.replacement.partition(":")[0])
+                read = (spans[0], spans[1], copy)
+                decision = widened_test(decision, read, after.module, new_tree, plugin)
         final = decision
         if is_computed_key(entry):  # which module it replaces: known at run time only
             source = sources_of.get(entry.file, "")
@@ -187,6 +205,10 @@ def judge_entries(
     # with that patch.
     paired = companions([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
+    # A name its module no longer imports, whose definition another entry patches with the
+    # same replacement: that entry covers it.
+    covered = covered_elsewhere([(a.entry, a.old, a.new, a.drift) for a in audited])
+    audited = [replace(a, drift=d) for a, d in zip(audited, covered, strict=True)]
     # The line in a finally that puts upstream's object back goes with the swap it undoes.
     restored = restores([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, restored, strict=True)]
@@ -256,6 +278,13 @@ def _fallen_back(
     # the missing module's reading (the patch can never apply) does not hold: it applies
     kept = (e for e in drift.evidence if NEVER_APPLIES not in e and e != reason)
     return replace(drift, decision=RETAIN, evidence=(reason, *kept))
+
+
+def _widens(copy: Code) -> bool:
+    """Whether a copy may add a predicate to a type test (``isinstance(`` and `` or `` in
+    it): the cheap test before :func:`widened_test` reads it."""
+    text = "\n".join(copy.lines)
+    return "isinstance(" in text and " or " in text
 
 
 def _text(path: Path) -> str:

@@ -1,0 +1,73 @@
+"""A patch of a name its module only imported, once the module stops importing it.
+
+A plugin that patches a function everywhere it is read sets it on the module that defines
+it and on each module that imported it by name (``eagle_utils._should_share = mine`` and
+``dspark_utils._should_share = mine``, where the old ``dspark/utils.py`` did ``from
+...eagle.utils import _should_share``). When the new release's ``dspark/utils.py`` no longer
+binds the name at module level (it imports it inside the function that uses it, or not at
+all), the lookup finds the name at its definition and calls the target *moved* there; the
+retarget it suggests is the very place another entry of the plugin already patches with the
+same replacement. That entry covers every reader (a function-level import reads the
+definition's module at call time), so this one sets a name nothing reads any more:
+*remove*, naming the entry that covers it.
+
+The facts read: the old release found the target by following the module's import to a
+definition elsewhere (its location is not the target's path), the new release calls it
+moved to that same definition, and another entry's target is that definition, found there
+in the new release, with the same replacement, one the plugin defines (a function or class
+of its own: an expression or a lambda is not compared). Without such an entry the rules
+before decide (a retarget; where the name's readers went the trees cannot tell).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from patchkeeper.runtime.judge.drift import REMOVE, UPDATE, Drift
+from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, Resolution
+from patchkeeper.runtime.model import PatchEntry
+
+#: Replacements that are not one definition of the plugin's (never compared).
+UNNAMED = ("<expr>", "<lambda>", "<removed>")
+
+
+def _moved_to(resolution: Resolution) -> tuple[str, ...]:
+    """The dotted paths a *moved* resolution names (its candidates without their lines)."""
+    return tuple(candidate.split(" (", 1)[0] for candidate in resolution.candidates)
+
+
+def covered_elsewhere(
+    audited: list[tuple[PatchEntry, Resolution, Resolution, Drift]],
+) -> list[Drift]:
+    """The drift of each ``(entry, old resolution, new resolution, drift)``: *remove* for an
+    *update* (retarget) of a name its module only imported at the old release and no longer
+    binds at the new one, when another entry already patches the definition it imported
+    with the same replacement (see the module docstring); every other drift as it is."""
+    patched: dict[tuple[str, str], PatchEntry] = {}
+    for entry, _old, new, _drift in audited:
+        if new.status == FOUND and entry.replacement not in UNNAMED and entry.key is None:
+            patched.setdefault((new.location, entry.replacement), entry)
+    out = []
+    for entry, old, new, drift in audited:
+        source = old.location if old.status == FOUND else ""
+        covering = patched.get((source, entry.replacement))
+        if (
+            drift.decision != UPDATE
+            or new.status != MOVED
+            or not source
+            or source == entry.target
+            or source not in _moved_to(new)
+            or covering is None
+            or covering is entry
+        ):
+            out.append(drift)
+            continue
+        reason = (
+            f"{entry.target} no longer binds {source.rsplit('.', 1)[-1]} at the new release "
+            f"(the old module imported it from {source}): nothing reads the name there; "
+            f"{covering.file}:{covering.line} already patches {source} with the same "
+            "replacement, which every reader of the name reaches: this patch is a leftover"
+        )
+        evidence = (reason, *(e for e in drift.evidence if e != reason))
+        out.append(replace(drift, decision=REMOVE, evidence=evidence))
+    return out

@@ -1,0 +1,133 @@
+"""A patch of a name its module only imported goes once the module stops importing it and
+another entry already patches the definition with the same replacement.
+
+In the shape of a speculative-decoding plugin: it sets its ``should_share`` on
+``kup.spec.eagle`` (which defines ``_should_share``) and on ``kup.spec.draft`` (which
+imported it by name at the old release). The new ``draft.py`` imports the name inside the
+function that uses it, so the module no longer binds it: the lookup calls the target moved
+to ``kup.spec.eagle._should_share``, which the plugin already patches. The second patch is
+a leftover (*remove*, naming the entry that covers it); without the covering entry it stays
+a retarget (*update*). The upstream releases and the plugins are written by the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import write_files
+from patchkeeper.config import load_config
+from patchkeeper.runtime.judge import runtime_audit as audit
+
+EAGLE = """def _should_share(model, flag, draft, target):
+    return getattr(model, flag, False) and draft is not None and target is not None
+"""
+
+DRAFT_OLD = """from kup.spec.eagle import _should_share
+
+
+def load_draft(model, draft, target):
+    if _should_share(model, "share_embed", draft, target):
+        draft.embed = target.embed
+    return draft
+"""
+
+DRAFT_NEW = """def load_draft(model, draft, target):
+    from kup.spec.eagle import _should_share
+
+    if _should_share(model, "share_embed", draft, target):
+        draft.embed = target.embed
+    return draft
+"""
+
+BOTH = """import kup.spec.draft as draft_module
+import kup.spec.eagle as eagle_module
+
+
+def should_share(model, flag, draft, target):
+    if target is not None and not hasattr(target, "weight"):
+        return False
+    return getattr(model, flag, False) and draft is not None
+
+
+eagle_module._should_share = should_share
+draft_module._should_share = should_share
+"""
+
+ONLY_DRAFT = """import kup.spec.draft as draft_module
+
+
+def should_share(model, flag, draft, target):
+    if target is not None and not hasattr(target, "weight"):
+        return False
+    return getattr(model, flag, False) and draft is not None
+
+
+draft_module._should_share = should_share
+"""
+
+
+def _audit(tmp_path: Path, patch: str) -> list[tuple[int, str, str, str]]:
+    old, new = tmp_path / "kup-1.0", tmp_path / "kup-1.1"
+    for root, version, draft in ((old, "1.0", DRAFT_OLD), (new, "1.1", DRAFT_NEW)):
+        write_files(
+            root,
+            {
+                "pyproject.toml": f'[project]\nname = "kup"\nversion = "{version}"\n',
+                "kup/__init__.py": "",
+                "kup/spec/__init__.py": "",
+                "kup/spec/eagle.py": EAGLE,
+                "kup/spec/draft.py": draft,
+            },
+        )
+    plugin = write_files(
+        tmp_path / "kplug",
+        {
+            "pyproject.toml": (
+                '[project]\nname = "kplug"\nversion = "0.1"\n\n'
+                '[project.entry-points."kup.plugins"]\nkplug = "kplug:register"\n\n'
+                '[tool.patchkeeper]\nupstream = "kup"\n\n'
+                '[tool.patchkeeper.runtime]\npackage = "kplug"\n'
+                'entry-point-groups = ["kup.plugins"]\nupstream-packages = ["kup"]\n'
+            ),
+            "kplug/__init__.py": "def register():\n    from kplug.patch import share  # noqa\n",
+            "kplug/patch/__init__.py": "",
+            "kplug/patch/share.py": patch,
+        },
+    )
+    result = audit.audit_runtime(load_config(plugin / "pyproject.toml"), old=str(old), new=str(new))
+    return [
+        (a.entry.line, a.entry.target, a.drift.decision, a.drift.evidence[0])
+        for a in result.entries
+    ]
+
+
+def test_the_patch_of_an_import_the_module_dropped_goes_when_covered(tmp_path: Path) -> None:
+    assert _audit(tmp_path, BOTH) == [
+        (
+            11,
+            "kup.spec.eagle._should_share",
+            "retain",
+            "upstream kup.spec.eagle._should_share is unchanged from the old version (AST "
+            "without docstrings, signature, decorators)",
+        ),
+        (
+            12,
+            "kup.spec.draft._should_share",
+            "remove",
+            "kup.spec.draft._should_share no longer binds _should_share at the new release "
+            "(the old module imported it from kup.spec.eagle._should_share): nothing reads "
+            "the name there; kplug/patch/share.py:11 already patches "
+            "kup.spec.eagle._should_share with the same replacement, which every reader of "
+            "the name reaches: this patch is a leftover",
+        ),
+    ]
+
+
+def test_without_a_covering_patch_it_stays_a_retarget(tmp_path: Path) -> None:
+    assert _audit(tmp_path, ONLY_DRAFT) == [
+        (
+            10,
+            "kup.spec.draft._should_share",
+            "update",
+            "kup.spec.draft._should_share moved: retarget to kup.spec.eagle._should_share (line 1)",
+        ),
+    ]
