@@ -147,21 +147,31 @@ def check_a_newer_release(
         )
 
 
+def old_tree(config: Config, spec: str) -> Tree:
+    """The tree the port reads the series' old pin from: ``spec`` (``--from``, by default
+    the configured pin, :func:`configured_pin`), fetched when it is a requirement.
+
+    Raises:
+        FetchError: it cannot be fetched; the configured pin's error names the line of
+            ``pin`` in the configuration.
+        TargetError: ``spec`` is a directory that does not exist, or a file that is no
+            release.
+    """
+    instead = 'pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration'
+    if config.upstream and config.pin and spec == config.pin_requirement():
+        try:  # the configured pin, named where it is written
+            return requirement_tree(spec, config)
+        except FetchError as exc:
+            raise pin_unfetchable(config, exc, "the old upstream", instead) from None
+    return spec_tree(spec, config, "the old upstream (--from, or the configured pin)", hint=instead)
+
+
 def build_context(
     config: Config, state: PortState, work: WorkDir, series_path: Path
 ) -> PortContext:
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
-    instead = 'pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration'
-    if config.upstream and config.pin and state.old == config.pin_requirement():
-        try:  # the configured pin, named where it is written
-            old = requirement_tree(state.old, config)
-        except FetchError as exc:
-            raise pin_unfetchable(config, exc, "the old upstream", instead) from None
-    else:
-        old = spec_tree(
-            state.old, config, "the old upstream (--from, or the configured pin)", hint=instead
-        )
+    old = old_tree(config, state.old)
     new = spec_tree(state.new, config, "the new upstream (--to)")
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
