@@ -351,8 +351,11 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         before = cut_short[1] if cut_short and cut_short[0] == name else None
         try:
             _step(run, name, before)
-        except Interrupted:
+        except Interrupted as exc:  # the state stays: --continue runs the step again
+            exc.hint = left_in_progress(exc.hint, name)
             raise
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted", hint=left_in_progress(None, name)) from None
         except SeriesDoesNotApplyError as exc:  # its --from is fixed until --abort
             exc.hint = exc.upgrade_hint()
             raise
