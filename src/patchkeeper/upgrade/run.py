@@ -35,7 +35,6 @@ from patchkeeper.config import Config, load_config
 from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
-    FetchError,
     Interrupted,
     PatchkeeperError,
     TargetError,
@@ -217,20 +216,14 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
         TargetError: a directory that does not exist, or a file that is no release.
         FetchError: a requirement that cannot be fetched, naming its option.
     """
-    from patchkeeper.runtime.lookup.targets import tree_root
+    from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, tree_root
 
     if series:
         spec_tree(state.to, config, "the new upstream (--to)")
         old_tree(config, state.source)
     if runtime:
-        old = "the old upstream (--from, or the configured pin)"
-        for spec, what in ((state.to, "the new upstream (--to)"), (state.source, old)):
-            try:
-                tree_root(spec)
-            except (FetchError, TargetError) as exc:
-                raise type(exc)(
-                    f"{what} {spec}: {exc.message}", path=exc.path, line=exc.line, hint=exc.hint
-                ) from None
+        tree_root(state.to, NEW_UPSTREAM)
+        tree_root(state.source, "the old upstream (--from, or the configured pin)")
 
 
 def refuse_unversioned(to: Path) -> None:
