@@ -143,3 +143,25 @@ def test_an_empty_series_is_nothing_to_upgrade(cli, tmp_path: Path) -> None:
         "plugin in [runtime]\n",
     )
     assert _files(down) == before
+
+
+def test_an_older_release_is_refused_before_anything_is_written(cli, tmp_path: Path) -> None:
+    """A version typed with a digit dropped (1.0 for 2.10) named an older release, and the
+    upgrade moved the whole downstream back, its record calling that an upgrade."""
+    down = _downstream(tmp_path)
+    (down / "patchkeeper.toml").write_text(CONFIG.replace('pin = "1.0"', 'pin = "2.0"'))
+    git(down, "commit", "-q", "-am", "at 2.0")
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-1.0", cwd=down)
+
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {down / 'patchkeeper.toml'}:2: --to is 1.0, older than 2.0, the "
+        "release the downstream is at: upgrade moves a downstream to a newer release\n"
+        "  hint: pass a newer release as --to; to move the downstream back on purpose, run "
+        "'patchkeeper port --to' (and 'patchkeeper runtime port --write' for runtime "
+        "patches)\n",
+    )
+    assert _files(down) == before

@@ -44,6 +44,7 @@ from patchkeeper.port.context import (
     configured_pin,
     directory_version,
     old_tree,
+    refuse_an_older_release,
     stable_spec,
 )
 from patchkeeper.port.rebase import SeriesDoesNotApplyError
@@ -186,6 +187,7 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
     check_a_newer_release(
         config, state.target_version, pinned, configured=not source, command="upgrade"
     )
+    refuse_an_older_release(config, state.target_version, pinned, configured=not source)
     if branch:
         state.branch = branch
         state.base, state.base_commit = branch_base(config.root, branch)
