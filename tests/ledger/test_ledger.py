@@ -163,6 +163,21 @@ def test_retire_unknown_name(downstream: Path, capsys) -> None:
     assert "patches/series: nope is not in the series" in capsys.readouterr().err
 
 
+def test_retire_a_mistyped_name_gives_the_closest_listed_one(downstream: Path, capsys) -> None:
+    """A patch name typed with a character missing (a Debian patch named after its subject,
+    ``0001-Update-patch-use-Python3.patch`` typed ``...Python.patch``): the hint names the
+    listed patch it is closest to; a name close to none keeps the plain hint."""
+    series = downstream / "patches" / "series"
+    before = series.read_text()
+    argv = ["-C", str(downstream), "retire", "sizeknob.patch", "--at", "2.0", "--why", "x"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {series}: sizeknob.patch is not in the series\n"
+        "  hint: the series lists size-knob.patch: give that name if you meant it\n"
+    )
+    assert series.read_text() == before
+
+
 def test_retire_names_the_entry_of_a_patch_in_a_subdirectory(downstream: Path, capsys) -> None:
     """A Debian series lists patches in subdirectories of its patch directory
     (python-internetarchive's ``CVE-2025-58438/0004-fixed-typo.patch``); the name without

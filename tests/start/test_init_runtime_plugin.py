@@ -138,3 +138,49 @@ def test_init_in_another_project_keeps_the_series_hint(cli, tmp_path: Path) -> N
     assert json.loads(run.out)["error"]["hint"].startswith(
         "run init in the directory that holds the series, or pass --patches PATH"
     )
+
+
+#: An unpacked wheel of a vLLM platform plugin, as 'pip download --no-deps' gives it and
+#: unzip lays it out: no pyproject.toml, the entry points in the dist-info.
+WHEEL_ENTRY_POINTS = """[console_scripts]
+vllm-accel = vllm_accel.cli:main
+
+[vllm.platform_plugins]
+accel = vllm_accel.plugin:accel_platform_plugin
+"""
+WHEEL_METADATA = """Metadata-Version: 2.4
+Name: vllm-accel
+Version: 0.6.0
+Requires-Dist: numpy>=1.24.0
+Requires-Dist: vllm==0.31.0
+Requires-Dist: vllm-flash>=2.0; extra == "vllm"
+"""
+
+
+def test_init_in_an_unpacked_wheel_points_to_the_runtime_commands(cli, tmp_path: Path) -> None:
+    root = tmp_path / "wheel"
+    info = root / "vllm_accel-0.6.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "entry_points.txt").write_text(WHEEL_ENTRY_POINTS, encoding="utf-8")
+    (info / "METADATA").write_text(WHEEL_METADATA, encoding="utf-8")
+    (root / "vllm_accel" / "patches").mkdir(parents=True)
+    (root / "vllm_accel" / "__init__.py").write_text("", encoding="utf-8")
+    before = sorted(p.name for p in root.rglob("*"))
+
+    run = cli("init", "--json", cwd=root)
+
+    assert (run.code, json.loads(run.out)["error"]) == (
+        2,
+        {
+            "message": "no patch series here: vllm_accel-0.6.0.dist-info/entry_points.txt "
+            "declares a runtime plugin of vllm (entry point vllm.platform_plugins), an "
+            "unpacked wheel whose patches are made at run time",
+            "file": str(root),
+            "line": None,
+            "hint": "the runtime commands read it as it is: 'patchkeeper runtime inventory "
+            "--plugin . --package vllm_accel', then 'patchkeeper runtime audit --plugin . "
+            "--package vllm_accel --from vllm==0.31.0 --to vllm==VERSION'; init configures a "
+            "plugin in its source tree, where its pyproject.toml is",
+        },
+    )
+    assert sorted(p.name for p in root.rglob("*")) == before

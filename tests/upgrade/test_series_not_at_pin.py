@@ -21,6 +21,7 @@ from upgrade_support import MODULE_NEW, MODULE_OLD, STOP_PATCH, STOP_PATCH_MOVED
 from helpers import git, write_files
 from patchkeeper.commands.upgrade import STEPS
 from patchkeeper.config import load_config
+from patchkeeper.errors import Interrupted
 from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.run import upgrade
 
@@ -144,7 +145,7 @@ def test_continue_after_a_cut_short_port_then_a_refusal_ports(
     monkeypatch.chdir(down)
     config = load_config(down / "patchkeeper.toml")
     steps = replace(STEPS, port=killed_port)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Interrupted):
         upgrade(config, steps, UpgradeRequest(to="../tinyserve-2.0", branch="up"))
     run = cli("upgrade", "--continue", cwd=down)  # the real port refuses the series
     assert (run.code, run.err.splitlines()[1]) == (

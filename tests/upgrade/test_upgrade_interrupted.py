@@ -16,6 +16,7 @@ from helpers import Example
 from patchkeeper.commands import decide
 from patchkeeper.commands.upgrade import STEPS
 from patchkeeper.config import load_config
+from patchkeeper.errors import Interrupted
 from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.run import upgrade
 
@@ -32,8 +33,13 @@ def test_continue_after_a_ctrl_c_in_a_step(cli, example: Example, monkeypatch) -
     monkeypatch.chdir(down)
     config = load_config(down / "patchkeeper.toml")
     steps = replace(STEPS, decide=interrupted_decide)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Interrupted) as caught:
         upgrade(config, steps, UpgradeRequest(to="../upstream/minihttp-1.1", branch="up"))
+    assert (caught.value.message, caught.value.hint) == (
+        "interrupted",
+        "run 'patchkeeper upgrade --continue' (the upgrade stopped at its decide step), or "
+        "'patchkeeper upgrade --abort' to put the downstream back",
+    )
     state = down / ".git" / "patchkeeper-upgrade"
     assert json.loads((state / "running.json").read_text())["step"] == "decide"
     assert subjects(down, base) == ["upgrade: audit the series against 1.1"]
@@ -103,7 +109,7 @@ def _cut_short_before_the_branch(example: Example, monkeypatch) -> tuple[Any, st
     base = make_checkout(down)
     monkeypatch.chdir(down)
     config = load_config(down / "patchkeeper.toml")
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Interrupted):
         upgrade(
             config,
             replace(STEPS, audit=ctrl_c),
@@ -139,3 +145,21 @@ def test_abort_after_a_ctrl_c_before_the_branch(cli, example: Example, monkeypat
     )
     assert (git(down, "branch", "--list", "up"), git(down, "status", "--porcelain")) == ("", "")
     assert not (down / ".git" / "patchkeeper-upgrade").exists()
+
+
+def test_a_ctrl_c_in_a_step_says_how_to_go_on(cli, example: Example, monkeypatch) -> None:
+    """The state of an upgrade cut short stays: the message says to continue or abort it,
+    where a bare "interrupted" left the next 'upgrade --to' to find it "already in
+    progress"."""
+    down = example.downstream
+    make_checkout(down)
+    monkeypatch.setattr("patchkeeper.commands.upgrade.STEPS", replace(STEPS, decide=ctrl_c))
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert (run.code, run.err) == (
+        130,
+        "patchkeeper: error: interrupted\n"
+        "  hint: run 'patchkeeper upgrade --continue' (the upgrade stopped at its decide "
+        "step), or 'patchkeeper upgrade --abort' to put the downstream back\n",
+    )
+    monkeypatch.undo()
+    assert cli("upgrade", "--continue", cwd=down).code == 1

@@ -164,6 +164,23 @@ def test_no_matching_version_lists_the_versions(local_index, tar_bytes):
     assert caught.value.hint == "available versions: 1.0, 1.1"
 
 
+def test_a_long_version_list_says_it_is_cut(local_index, tar_bytes):
+    # a project versioned by date, with more releases than the hint names: a mistyped
+    # version (a digit dropped) must not read as "the pin is not on the index"
+    dates = [f"2022{m:02}01" for m in range(1, 13)] + ["20231228", "20240706"]
+    for version in dates:
+        local_index.publish("pk-demo", f"pk_demo-{version}.tar.gz", demo_sdist(tar_bytes, version))
+
+    with pytest.raises(FetchError) as caught:
+        fetch_requirement("pk-demo==2022110")
+
+    assert caught.value.message == "no version of pk-demo matches pk-demo==2022110"
+    assert caught.value.hint == (
+        "available versions (the newest 12 of 14): 20220301, 20220401, 20220501, 20220601, "
+        "20220701, 20220801, 20220901, 20221001, 20221101, 20221201, 20231228, 20240706"
+    )
+
+
 def test_an_unreachable_index_names_the_requirement_and_the_index(private_cache, pip_isolated):
     pip_isolated.setenv("PIP_INDEX_URL", UNREACHABLE)
 

@@ -531,6 +531,12 @@ def _find_entry(series: Series, name: str) -> SeriesEntry:
     ]
     if len(within) == 1:
         hint = f"the series lists it as {within[0]}: give that name"
+    else:  # a mistyped name: the listed one it is closest to, if one is close
+        import difflib
+
+        close = difflib.get_close_matches(name, [e.name for e in series.entries], n=1)
+        if close:
+            hint = f"the series lists {close[0]}: give that name if you meant it"
     raise PatchkeeperError(f"{name} is not in the series", path=series.path, hint=hint)
 
 

@@ -147,21 +147,77 @@ def check_a_newer_release(
         )
 
 
+def older_release(one: str | None, other: str | None) -> bool:
+    """Whether two versions are known and ``one`` is an older release than ``other``
+    (strings that are no version: never).
+
+    >>> older_release("0.3.3", "0.32.0"), older_release("0.33.0", "0.32.0"), older_release("", "1")
+    (True, False, False)
+    """
+    from packaging.version import InvalidVersion, Version
+
+    if not one or not other:
+        return False
+    try:
+        return Version(one) < Version(other)
+    except InvalidVersion:
+        return False
+
+
+def refuse_an_older_release(
+    config: Config | None, target: str | None, pinned: str | None, *, configured: bool
+) -> None:
+    """Refuse an ``upgrade`` to a release older than the one the downstream is at (``--from``,
+    by default the configured pin: ``configured``), before anything is written: a version
+    mistyped (``0.3.3`` for ``0.33.0``) would otherwise move the whole downstream back and
+    write the record of that as an upgrade. Moving back on purpose is ``port --to`` (and
+    ``runtime port --write``), which takes any release.
+
+    Raises:
+        ConfigError: both versions are known and ``target`` is older, naming the configured
+            pin's line when the pin is the configured one.
+    """
+    if older_release(target, pinned):
+        from patchkeeper.config import dotted_key_line
+
+        source = config.source if config is not None and configured else None
+        key = "pristine" if config is not None and config.pristine else "pin"
+        raise ConfigError(
+            f"--to is {target}, older than {pinned}, the release the downstream is at: "
+            "upgrade moves a downstream to a newer release",
+            path=source,
+            line=dotted_key_line(source, key),
+            hint="pass a newer release as --to; to move the downstream back on purpose, run "
+            "'patchkeeper port --to' (and 'patchkeeper runtime port --write' for runtime "
+            "patches)",
+        )
+
+
+def old_tree(config: Config, spec: str) -> Tree:
+    """The tree the port reads the series' old pin from: ``spec`` (``--from``, by default
+    the configured pin, :func:`configured_pin`), fetched when it is a requirement.
+
+    Raises:
+        FetchError: it cannot be fetched; the configured pin's error names the line of
+            ``pin`` in the configuration.
+        TargetError: ``spec`` is a directory that does not exist, or a file that is no
+            release.
+    """
+    instead = 'pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration'
+    if config.upstream and config.pin and spec == config.pin_requirement():
+        try:  # the configured pin, named where it is written
+            return requirement_tree(spec, config)
+        except FetchError as exc:
+            raise pin_unfetchable(config, exc, "the old upstream", instead) from None
+    return spec_tree(spec, config, "the old upstream (--from, or the configured pin)", hint=instead)
+
+
 def build_context(
     config: Config, state: PortState, work: WorkDir, series_path: Path
 ) -> PortContext:
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
-    instead = 'pass --from DIR|REQUIREMENT, or set pristine = "DIR" in the configuration'
-    if config.upstream and config.pin and state.old == config.pin_requirement():
-        try:  # the configured pin, named where it is written
-            old = requirement_tree(state.old, config)
-        except FetchError as exc:
-            raise pin_unfetchable(config, exc, "the old upstream", instead) from None
-    else:
-        old = spec_tree(
-            state.old, config, "the old upstream (--from, or the configured pin)", hint=instead
-        )
+    old = old_tree(config, state.old)
     new = spec_tree(state.new, config, "the new upstream (--to)")
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")

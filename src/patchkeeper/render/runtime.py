@@ -7,6 +7,7 @@ from pathlib import Path
 from patchkeeper.constants import DecisionWord
 from patchkeeper.errors import Finding
 from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.runtime.inventory.activation import never_called
 from patchkeeper.runtime.inventory.runners import LEFT_OUT_WHY
 from patchkeeper.runtime.inventory.unparsed import conflict_line, describe, unparsed
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
@@ -48,6 +49,8 @@ def _activation(entry: PatchEntry) -> str:
         return f"{NOT_TRACED} ({a.note})"
     if a.status.value == "never-imported" and a.untraced:
         return f"not reached from its import or console scripts ({a.note}); untraced"
+    if a.status.value == "never-imported" and never_called(entry):
+        return f"never called ({a.note})"
     if a.status.value == "never-imported":
         return f"never imported ({a.note})"
     if a.conditions:

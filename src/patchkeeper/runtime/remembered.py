@@ -43,7 +43,7 @@ from typing import Any
 
 from patchkeeper import __version__
 from patchkeeper.jsonable import JsonReady
-from patchkeeper.runtime.lookup.targets import upstream_dir
+from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
 from patchkeeper.runtime.settings import PluginLocation, RuntimeAuditRequest, located_settings
 from patchkeeper.runtime.store import cache
 from patchkeeper.runtime.store.watched import code_paths, plugin_paths, upstream_paths
@@ -216,7 +216,8 @@ def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
     settings = located_settings(config, request)
     old, new = request.old, request.new
     packages = settings.upstream_packages
-    old_root, new_root = (upstream_dir(spec, packages) for spec in (old, new))
+    old_root = upstream_dir(old, packages, OLD_UPSTREAM)
+    new_root = upstream_dir(new, packages, NEW_UPSTREAM)
     roots = [old_root, new_root]
 
     def dependencies() -> list[str]:

@@ -37,7 +37,7 @@ from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.parse import parse_series
 from patchkeeper.start.branch_check import branch_warnings
-from patchkeeper.start.plugin import RuntimePluginHere, runtime_plugin
+from patchkeeper.start.plugin import RuntimePluginHere, runtime_plugin, wheel_plugin
 from patchkeeper.start.rpm_spec import (
     SpecSeries,
     holds_patches,
@@ -188,6 +188,21 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
             f"{plugin.upstream} ({plugin.reason}), whose patches are made at run time",
             plugin,
             path=root,
+        )
+    wheel = wheel_plugin(root)
+    if wheel is not None:  # an unpacked wheel: read as it is, configured in its source tree
+        declared, info = wheel
+        old = f"{declared.upstream}=={declared.pin or 'VERSION'}"
+        plugin_options = f"--plugin . --package {declared.package or 'PACKAGE'}"
+        raise PatchkeeperError(
+            f"no patch series here: {info}/entry_points.txt declares a runtime plugin of "
+            f"{declared.upstream} ({declared.reason}), an unpacked wheel whose patches are "
+            "made at run time",
+            path=root,
+            hint=f"the runtime commands read it as it is: 'patchkeeper runtime inventory "
+            f"{plugin_options}', then 'patchkeeper runtime audit {plugin_options} --from "
+            f"{old} --to {declared.upstream}==VERSION'; init configures a plugin in its source "
+            "tree, where its pyproject.toml is",
         )
     raise PatchkeeperError(message, path=root, hint=CHOOSE)
 

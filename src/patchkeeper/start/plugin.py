@@ -165,3 +165,54 @@ def runtime_plugin(root: Path) -> RuntimePlugin | None:
         if len(exact) == 1 and "*" not in exact[0]:
             pin = exact[0]
     return RuntimePlugin(upstream, package, pin, reason)
+
+
+def wheel_plugin(root: Path) -> tuple[RuntimePlugin, str] | None:
+    """The runtime plugin an unpacked wheel in ``root`` declares (what ``pip download``
+    gives, unzipped: ``NAME-VERSION.dist-info/entry_points.txt`` with an entry point in an
+    upstream's plugin groups), with the name of its ``.dist-info`` directory; ``None`` when
+    none does. The pin is the plugin's exact requirement of the upstream without a marker
+    (``Requires-Dist: vllm==0.32.0`` in ``METADATA``), else ``None``.
+
+    Raises: nothing; a file that cannot be read declares nothing.
+    """
+    import configparser
+
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    for points in sorted(root.glob("*.dist-info/entry_points.txt")):
+        parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+        parser.optionxform = str  # type: ignore[assignment,method-assign]
+        try:
+            parser.read_string(points.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, configparser.Error):
+            continue
+        for group in parser.sections():
+            matched = PLUGIN_GROUP.fullmatch(group)
+            if matched is None or not parser[group]:
+                continue
+            upstream = matched["upstream"]
+            target = next(iter(parser[group].values()))
+            package = target.split(":", 1)[0].split(".", 1)[0].strip()
+            pin = None
+            try:
+                metadata = (points.parent / "METADATA").read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                metadata = ""
+            for line in metadata.splitlines():
+                if not line.startswith("Requires-Dist:"):
+                    continue
+                try:
+                    requirement = Requirement(line.split(":", 1)[1].strip())
+                except InvalidRequirement:
+                    continue
+                if requirement.marker is not None:
+                    continue
+                if canonicalize_name(requirement.name) != canonicalize_name(upstream):
+                    continue
+                exact = [s.version for s in requirement.specifier if s.operator == "=="]
+                if len(exact) == 1 and "*" not in exact[0]:
+                    pin = exact[0]
+            return RuntimePlugin(upstream, package, pin, f"entry point {group}"), points.parent.name
+    return None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.config import dotted_key_line
 from patchkeeper.constants import APPLIED_RECORD
 from patchkeeper.errors import TargetError
 from patchkeeper.system.probes import ProbeWords, run_probe
@@ -31,7 +32,19 @@ import importlib.metadata as m, json, sys
 try:
     d = m.distribution(sys.argv[1])
 except m.PackageNotFoundError:
-    print(json.dumps({"patchkeeper-locate": 1, "missing": True})); raise SystemExit(0)
+    # the import package of that name, when another distribution provides it (Python 3.10+)
+    pkg = sys.argv[1].lower().replace("-", "_").replace(".", "_")
+    table = getattr(m, "packages_distributions", dict)()
+    providers = []
+    for other in sorted(set(table.get(pkg, []))):
+        try:
+            o = m.distribution(other)
+            providers.append([o.metadata["Name"], o.version])
+        except Exception:
+            pass
+    print(json.dumps({"patchkeeper-locate": 1, "missing": True, "import": pkg,
+                      "providers": providers}))
+    raise SystemExit(0)
 url = d.read_text("direct_url.json")
 editable = None
 if url:
@@ -140,17 +153,24 @@ def check_installed(
         )
 
 
-def locate_distribution(name: str, python: Path | None = None) -> InstalledDistribution:
+def locate_distribution(
+    name: str, python: Path | None = None, source: Path | None = None
+) -> InstalledDistribution:
     """Find the installed distribution ``name``.
 
     Args:
         name: the distribution name (``"vllm"``).
         python: another environment's interpreter; ``None`` means the one running
             patchkeeper.
+        source: the configuration file that names ``name`` as ``upstream``, if any: when
+            ``name`` is not installed but another distribution installs the import package
+            of that name (``pdfminer``, from ``pdfminer.six``), the error names that line.
 
     Raises:
-        TargetError: the interpreter does not run, or the distribution is not installed, or
-            it has no ``RECORD`` (not installed from a wheel by a PEP 376 installer).
+        TargetError: the interpreter does not run, or the distribution is not installed
+            (naming the distribution that installs the import package of that name, when
+            one does), or it has no ``RECORD`` (not installed from a wheel by a PEP 376
+            installer).
     """
     interpreter = str(python) if python is not None else sys.executable
     proc = run_probe(interpreter, ["-I", "-c", _LOCATE, name], _LOCATE_WORDS, timeout=60)
@@ -168,6 +188,19 @@ def locate_distribution(name: str, python: Path | None = None) -> InstalledDistr
             hint="pass --python the path of a Python executable, such as VENV/bin/python",
         )
     if found.get("missing"):
+        providers = found.get("providers") or []
+        if providers:  # the project is named otherwise on the index: say which name
+            other, version = providers[0]
+            raise TargetError(
+                f"{name} is not installed in the environment of {interpreter}, but its "
+                f"import package {found['import']} is: the distribution {other} {version} "
+                "installs it",
+                path=source,
+                line=dotted_key_line(source, "upstream"),
+                hint=f"if {other} is the project the series is cut against, set upstream = "
+                f'"{other}"; else install {name} (pip install {name}), pass --python for '
+                "another environment, or --target DIR for a source tree",
+            )
         raise TargetError(
             f"{name} is not installed in the environment of {interpreter}",
             hint=f"install it (pip install {name}), pass --python for another environment, "

@@ -33,11 +33,18 @@ from typing import Any
 
 from patchkeeper.config import Config, load_config
 from patchkeeper.constants import OPTION_FROM, OPTION_TO
-from patchkeeper.errors import ConfigError, Interrupted, PatchkeeperError, TargetError
+from patchkeeper.errors import (
+    ConfigError,
+    Interrupted,
+    PatchkeeperError,
+    TargetError,
+)
 from patchkeeper.port.context import (
     check_a_newer_release,
     configured_pin,
     directory_version,
+    old_tree,
+    refuse_an_older_release,
     stable_spec,
 )
 from patchkeeper.port.rebase import SeriesDoesNotApplyError
@@ -53,7 +60,9 @@ from patchkeeper.port.workdir import (
 from patchkeeper.progress import note
 from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
+from patchkeeper.series.parse import parse_series
 from patchkeeper.system.english import plural
+from patchkeeper.trees.tree import spec_tree
 from patchkeeper.upgrade.branch import (
     branch_base,
     commit_step,
@@ -178,14 +187,45 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
     check_a_newer_release(
         config, state.target_version, pinned, configured=not source, command="upgrade"
     )
+    refuse_an_older_release(config, state.target_version, pinned, configured=not source)
     if branch:
         state.branch = branch
         state.base, state.base_commit = branch_base(config.root, branch)
+    if series and not runtime and not parse_series(config.series).entries:
+        # its steps would audit and port nothing, and decide would stop the run half done
+        raise ConfigError(
+            "nothing to upgrade: the series lists no patches and no runtime patches are configured",
+            path=config.series,
+            hint="list the patches in the series file (one name a line), or configure the "
+            "plugin in [tool.patchkeeper.runtime]",
+        )
+    check_trees(config, state, series, runtime)
     work.save(state)
     work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
     if branch:  # after the state names it: --abort deletes it, --continue creates it
         create_branch(config.root, branch)
     return _steps(_Run(config, steps, work, state), "upgrade")
+
+
+def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool) -> None:
+    """Find (fetching into the cache) the trees of the old and the new pin the steps read,
+    before anything is written: the state keeps ``--to`` and ``--from``, so a tree a step
+    could not have (a mistyped directory, a release the package index does not hold) would
+    leave an upgrade that ``--continue`` cannot finish, only ``--abort``. The steps then
+    find the fetched trees in the cache.
+
+    Raises:
+        TargetError: a directory that does not exist, or a file that is no release.
+        FetchError: a requirement that cannot be fetched, naming its option.
+    """
+    from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, tree_root
+
+    if series:
+        spec_tree(state.to, config, "the new upstream (--to)")
+        old_tree(config, state.source)
+    if runtime:
+        tree_root(state.to, NEW_UPSTREAM)
+        tree_root(state.source, "the old upstream (--from, or the configured pin)")
 
 
 def refuse_unversioned(to: Path) -> None:
@@ -306,8 +346,11 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         before = cut_short[1] if cut_short and cut_short[0] == name else None
         try:
             _step(run, name, before)
-        except Interrupted:
+        except Interrupted as exc:  # the state stays: --continue runs the step again
+            exc.hint = left_in_progress(exc.hint, name)
             raise
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted", hint=left_in_progress(None, name)) from None
         except SeriesDoesNotApplyError as exc:  # its --from is fixed until --abort
             exc.hint = exc.upgrade_hint()
             raise

@@ -132,7 +132,7 @@ class Finder:
             versions = sorted({p.version for p in candidates if p.version}, key=_version_key)
             raise NoSuchRelease(
                 f"no version of {requirement.name} matches {requirement}",
-                hint=f"available versions: {', '.join(versions[-12:])}",
+                hint=available_versions(versions),
             )
         chosen = _first_of_kind(applicable, kind)
         if chosen is None:
@@ -344,3 +344,23 @@ def _quiet_unearth() -> Iterator[list[str]]:
     finally:
         logger.removeHandler(handler)
         logger.propagate = saved
+
+
+#: How many versions :func:`available_versions` names at most.
+SHOWN_VERSIONS = 12
+
+
+def available_versions(versions: list[str]) -> str:
+    """The hint that names the versions a project has (``versions``, oldest first): all of
+    them, or the newest :data:`SHOWN_VERSIONS` and how many there are, so that a version left
+    out is never taken for one the index does not hold.
+
+    >>> available_versions(["1.0", "1.1"])
+    'available versions: 1.0, 1.1'
+    >>> available_versions([f"1.{n}" for n in range(14)])[:60]
+    'available versions (the newest 12 of 14): 1.2, 1.3, 1.4, 1.5'
+    """
+    if len(versions) <= SHOWN_VERSIONS:
+        return f"available versions: {', '.join(versions)}"
+    shown = ", ".join(versions[-SHOWN_VERSIONS:])
+    return f"available versions (the newest {SHOWN_VERSIONS} of {len(versions)}): {shown}"

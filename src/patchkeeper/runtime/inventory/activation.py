@@ -36,7 +36,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     is_external,
 )
 from patchkeeper.runtime.inventory.plugin import REEXPORT_STEPS, PluginTree, reexported_from
-from patchkeeper.runtime.model import Activation, ActivationStatus, Condition
+from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, PatchEntry
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,20 @@ IMPORTED_UNCALLED = "imported only in functions no reached scope calls"
 #: How :meth:`Reachability.why_not` ends the note of an entry in a function of a reached module
 #: that no reached scope calls (the judge tells it from a module nothing imports).
 UNCALLED = "is never called from a reached scope"
+
+
+def never_called(entry: PatchEntry) -> bool:
+    """Whether ``entry``, not reached, is in a function of a module that runs which no
+    reached scope calls (its note ends with :data:`UNCALLED`): its module is imported, so
+    the entry is shown as *never called*, not *never imported*."""
+    activation = entry.activation
+    return (
+        activation is not None
+        and entry.scope != MODULE_SCOPE
+        and activation.note.endswith(UNCALLED)
+    )
+
+
 #: How :meth:`Reachability.why_not` starts the note of an unreached module whose name fits a
 #: reached computed module name (or that such a module imports): it may be imported.
 MAYBE = "may be imported by a computed module name"

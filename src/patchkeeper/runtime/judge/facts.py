@@ -16,6 +16,7 @@ own, so that a reader can check them and a maintainer who decides otherwise stil
 
 from __future__ import annotations
 
+from patchkeeper.runtime.inventory.activation import never_called
 from patchkeeper.runtime.judge.drift import EQUALS_NEW, Drift
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, Resolution
 from patchkeeper.runtime.model import ActivationStatus, PatchEntry
@@ -47,7 +48,8 @@ def _activation(entry: PatchEntry) -> str:
         return "activation: not traced"
     if activation.status is ActivationStatus.NEVER:
         traced = "loading untraced" if activation.untraced else "loading traced"
-        return f"activation: never imported ({activation.note}; {traced})"
+        never = "never called" if never_called(entry) else "never imported"
+        return f"activation: {never} ({activation.note}; {traced})"
     if activation.status is ActivationStatus.CONDITIONAL:
         conditions = "; ".join(
             f"{c.described()} ({c.file}:{c.line})" for c in activation.conditions

@@ -18,7 +18,7 @@ from patchkeeper.runtime.judge.judging import judge_entries
 from patchkeeper.runtime.judge.memory import AuditMemory, result_key
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.lookup.resolve import target_modules
-from patchkeeper.runtime.lookup.targets import upstream_dir
+from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
@@ -50,7 +50,13 @@ def audit_runtime(
     )
     packages = settings.upstream_packages
     return audit_plugin(
-        settings, old, new, (upstream_dir(old, packages), upstream_dir(new, packages))
+        settings,
+        old,
+        new,
+        (
+            upstream_dir(old, packages, OLD_UPSTREAM),
+            upstream_dir(new, packages, NEW_UPSTREAM),
+        ),
     )
 
 

@@ -227,7 +227,8 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
     )
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime lock")
-    tree = UpstreamTree(upstream_dir(at, settings.upstream_packages), settings.upstream_packages)
+    packages = settings.upstream_packages
+    tree = UpstreamTree(upstream_dir(at, packages, "the release to lock (--at)"), packages)
     entries = list(scanned.inventory.entries)
     targets = [e.target for e in entries if tree.contains(e.target)]
     outside = [e.target for e in entries if not tree.contains(e.target)]

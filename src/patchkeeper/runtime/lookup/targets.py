@@ -10,8 +10,10 @@ from pathlib import Path
 from patchkeeper.errors import TargetError
 
 
-def tree_root(spec: str) -> Path:
-    """The directory of an upstream tree named by ``spec`` (a directory or a requirement).
+def tree_root(spec: str, what: str | None = None) -> Path:
+    """The directory of an upstream tree named by ``spec`` (a directory or a requirement);
+    ``what``, when given, names its role in an error (``"the new upstream (--to)"``), so
+    that a user who typed two releases learns which one failed.
 
     Raises:
         TargetError: ``spec`` is neither an existing directory nor a requirement.
@@ -20,14 +22,25 @@ def tree_root(spec: str) -> Path:
     path = Path(spec).expanduser()
     if path.is_dir():
         return path.resolve()
+    from patchkeeper.errors import FetchError
     from patchkeeper.upstream import fetch  # a requirement: only then
 
     if not fetch.is_requirement(spec):
         raise TargetError(
-            f"no such directory: {spec}",
+            f"{what + ': ' if what else ''}no such directory: {spec}",
             hint="give a directory or a pinned requirement such as vllm==0.32.0",
         )
-    return Path(fetch.fetch_requirement(spec, kind="sdist").root)
+    try:
+        return Path(fetch.fetch_requirement(spec, kind="sdist").root)
+    except FetchError as exc:
+        if what is None:
+            raise
+        raise FetchError(
+            f"{what} {spec} cannot be fetched: {exc.message}",
+            path=exc.path,
+            line=exc.line,
+            hint=exc.hint,
+        ) from None
 
 
 def upstream_root(root: Path, packages: tuple[str, ...]) -> Path:
@@ -40,11 +53,17 @@ def upstream_root(root: Path, packages: tuple[str, ...]) -> Path:
     return root
 
 
-def upstream_dir(spec: str, packages: tuple[str, ...]) -> Path:
+def upstream_dir(spec: str, packages: tuple[str, ...], what: str | None = None) -> Path:
     """The directory holding the packages of the audit target ``spec`` (a directory or a
-    requirement, :func:`tree_root`), as :func:`upstream_root` finds it: what an
+    requirement, :func:`tree_root`; ``what`` names its role in an error), as
+    :func:`upstream_root` finds it: what an
     :class:`~patchkeeper.runtime.lookup.upstream_tree.UpstreamTree` is made from.
 
     Raises: as :func:`tree_root`.
     """
-    return upstream_root(tree_root(spec), packages)
+    return upstream_root(tree_root(spec, what), packages)
+
+
+#: How errors name the trees of the runtime commands' ``--from`` and ``--to``.
+OLD_UPSTREAM = "the old upstream (--from)"
+NEW_UPSTREAM = "the new upstream (--to)"

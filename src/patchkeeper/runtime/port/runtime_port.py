@@ -57,7 +57,7 @@ from typing import Any
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
 from patchkeeper.runtime.judge import runtime_audit
-from patchkeeper.runtime.lookup.targets import upstream_dir
+from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
 from patchkeeper.runtime.port.plan import port_plan
@@ -164,7 +164,10 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime port")
     packages = settings.upstream_packages
-    roots = (upstream_dir(old, packages), upstream_dir(new, packages))
+    roots = (
+        upstream_dir(old, packages, OLD_UPSTREAM),
+        upstream_dir(new, packages, NEW_UPSTREAM),
+    )
     result = runtime_audit.audit_plugin(settings, old, new, roots)
     tree = scanned.tree
     trees = (UpstreamTree(roots[0], packages), UpstreamTree(roots[1], packages))

@@ -1,0 +1,167 @@
+"""``upgrade`` finds the trees of the old and the new pin, and refuses an empty series,
+before it writes anything: the state of an upgrade keeps ``--to`` and ``--from``, so a
+mistyped directory or a release the package index does not hold, found by the audit step,
+left an upgrade in progress that ``--continue`` could never finish (only ``--abort``).
+
+The downstream is a Debian source package's ``debian/`` directory in a git checkout, its
+DEP-3 patch cut against an sdist's root, as a distribution carries a Python library."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import LocalIndex, git, isolate_pip, make_tar
+
+PATCH = """From: A Maintainer <maintainer@example.org>
+Subject: Avoid timestamps in the gzip-compressed tables
+Forwarded: not-needed
+
+---
+--- a/tools/conv_table.py
++++ b/tools/conv_table.py
+@@ -1,3 +1,3 @@
+ import gzip
+-out = gzip.open(path, "wb")
++out = gzip.GzipFile("", "wb", 9, open(path, "wb"), 0.0)
+ # end
+"""
+CONFIG = """upstream = "pdfthing"
+pin = "1.0"
+series = "debian/patches/series"
+strip = 1
+"""
+CONV = 'import gzip\nout = gzip.open(path, "wb")\n# end\n'
+
+
+def _release(version: str) -> dict[str, str]:
+    info = f"Metadata-Version: 2.1\nName: pdfthing\nVersion: {version}\n\n"
+    return {"PKG-INFO": info, "tools/conv_table.py": CONV}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+
+
+def _downstream(root: Path, series: str = "timestamps.patch\n") -> Path:
+    down = root / "down"
+    _write(
+        down,
+        {
+            "debian/patches/series": series,
+            "debian/patches/timestamps.patch": PATCH,
+            "patchkeeper.toml": CONFIG,
+        },
+    )
+    git(down, "init", "-q", "-b", "main")
+    git(down, "add", "-A")
+    git(down, "commit", "-q", "-m", "the downstream")
+    return down
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+def test_a_mistyped_new_pin_directory_starts_no_upgrade(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.O", "--from", "../pdfthing-1.0", cwd=down)
+
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: ../pdfthing-2.O: the new upstream (--to) does not exist\n"
+        f"  hint: relative paths start at {down} (-C DIR's, when given), and there is no "
+        f"directory {tmp_path / 'pdfthing-2.O'}\n",
+    )
+    assert _files(down) == before
+    again = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", cwd=down)
+    assert (again.code, again.out.splitlines()[-1]) == (0, "   - patchkeeper report --check")
+
+
+def test_a_mistyped_old_pin_directory_starts_no_upgrade(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.O", cwd=down)
+
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        "patchkeeper: error: ../pdfthing-1.O: the old upstream (--from, or the configured "
+        "pin) does not exist",
+    )
+    assert _files(down) == before
+
+
+def test_a_release_the_index_does_not_hold_starts_no_upgrade(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    isolate_pip(monkeypatch)
+    index = LocalIndex.announced(tmp_path / "index", monkeypatch)
+    for version in ("1.0", "2.0"):
+        members = [(f"pdfthing-{version}/{p}", t.encode()) for p, t in _release(version).items()]
+        index.publish("pdfthing", f"pdfthing-{version}.tar.gz", make_tar(members))
+    down = _downstream(tmp_path)
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "pdfthing==2.1", "--json", cwd=down)
+
+    error = json.loads(run.out)["error"]
+    assert (run.code, error["message"], error["hint"]) == (
+        2,
+        "the new upstream (--to) pdfthing==2.1 cannot be fetched: no version of pdfthing "
+        "matches pdfthing==2.1",
+        "available versions: 1.0, 2.0",
+    )
+    assert _files(down) == before
+    again = cli("upgrade", "--to", "pdfthing==2.0", "--json", cwd=down)
+    assert (again.code, json.loads(again.out)["outcome"]) == (0, "done")
+
+
+def test_an_empty_series_is_nothing_to_upgrade(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path, series="# every patch went upstream\n")
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", cwd=down)
+
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {down / 'debian/patches/series'}: nothing to upgrade: the series "
+        "lists no patches and no runtime patches are configured\n"
+        "  hint: list the patches in the series file (one name a line), or configure the "
+        "plugin in [runtime]\n",
+    )
+    assert _files(down) == before
+
+
+def test_an_older_release_is_refused_before_anything_is_written(cli, tmp_path: Path) -> None:
+    """A version typed with a digit dropped (1.0 for 2.10) named an older release, and the
+    upgrade moved the whole downstream back, its record calling that an upgrade."""
+    down = _downstream(tmp_path)
+    (down / "patchkeeper.toml").write_text(CONFIG.replace('pin = "1.0"', 'pin = "2.0"'))
+    git(down, "commit", "-q", "-am", "at 2.0")
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-1.0", cwd=down)
+
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {down / 'patchkeeper.toml'}:2: --to is 1.0, older than 2.0, the "
+        "release the downstream is at: upgrade moves a downstream to a newer release\n"
+        "  hint: pass a newer release as --to; to move the downstream back on purpose, run "
+        "'patchkeeper port --to' (and 'patchkeeper runtime port --write' for runtime "
+        "patches)\n",
+    )
+    assert _files(down) == before
