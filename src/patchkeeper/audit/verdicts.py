@@ -9,7 +9,8 @@ The verdicts (docs/glossary.md):
   upstream wrote it differently (most of the lines it adds that the old pin lacks are in the
   new release, the differing ones named; :mod:`patchkeeper.audit.upstreamed`);
 - *partially upstreamed*: some hunks are already there and the others still apply, or most
-  (not enough) of its new lines are there;
+  (not enough) of its new lines are there, or upstream wrote lines holding the ones it
+  inserts at their very place (:func:`_written_at_place`);
 - *conflict*: a hunk neither applies nor is there (with the closest match and what differs,
   and where else in the new tree its context is);
 - *target gone*: a file the patch modifies no longer exists (with the likely new path);
@@ -88,6 +89,7 @@ from patchkeeper.series.engine import (
     apply_patch,
 )
 from patchkeeper.series.filekinds import (
+    C_FAMILY,
     CODE,
     CONFIG,
     NOTES,
@@ -951,6 +953,16 @@ def _judge_failing(
     tested = _tested_rewrite(ws, patch, statuses, shares, kind) if ctx.pin is not None else None
     if tested:
         return _upstreamed(patch, tested, statuses, shares, kind=kind)
+    at_place = _written_at_place(ws, patch, statuses, kind, ctx.pin)
+    if at_place:
+        return PatchVerdict(
+            patch.name,
+            PARTIALLY_UPSTREAMED,
+            f"{at_place}; " + share_text(shares),
+            tuple(statuses),
+            shares,
+            kind=kind,
+        )
     swapped = _swapped_imports(patch, statuses, kind, ctx)
     if swapped:
         return _upstreamed(patch, swapped, statuses, shares, kind=kind)
@@ -1220,6 +1232,137 @@ def _tested_rewrite(
     )
 
 
+#: A C comment, ``/* ... */`` on one line, or ``// ...`` to the end of the line.
+_C_COMMENT = re.compile(rb"/\*.*?\*/|//.*$")
+
+#: At most this many lines upstream wrote between a hunk's two sides of context, per line the
+#: hunk inserts, for :func:`_inserted_there` (and never fewer than :data:`MIN_GAP`).
+GAP_PER_LINE = 3
+MIN_GAP = 6
+
+
+def _starts(lines: Sequence[bytes], pattern: Sequence[bytes]) -> list[int]:
+    """The 0-based starts where ``pattern`` (not empty) is in ``lines`` as a whole run."""
+    width = len(pattern)
+    return [
+        at
+        for at in range(len(lines) - width + 1)
+        if lines[at] == pattern[0] and tuple(lines[at : at + width]) == tuple(pattern)
+    ]
+
+
+def _code_part(line: bytes, language: str) -> bytes | None:
+    """A line's substantive text without its comment (in C and C++, ``/* ... */`` and
+    ``// ...``; elsewhere :func:`tokens` leaves ``#`` comments out itself); ``None`` when
+    nothing substantive is left."""
+    text = line.rstrip(b"\r\n")
+    if language == C_FAMILY:
+        text = _C_COMMENT.sub(b"", text)
+    return substantive(text, language)
+
+
+def _inserted_there(
+    lines: Sequence[bytes], hunk: Hunk, language: str, pin: Sequence[bytes]
+) -> tuple[bytes, ...] | None:
+    """The lines upstream wrote at the very place a hunk inserts its lines, when they hold
+    every substantive line it inserts, comments aside; else ``None``. The hunk only inserts
+    one run of lines, each side of its context holds a substantive line, the new release's
+    file (``lines``) has the one before ending above the one after, with at most
+    :data:`GAP_PER_LINE` lines per inserted line between (:data:`MIN_GAP` at least), at
+    exactly one place, the old pin's file (``pin``) has both sides together (upstream wrote
+    the lines between since the pin), and those lines hold each substantive inserted line,
+    reformatted or not (:class:`patchkeeper.series.substantive_lines.FileIndex`), their
+    comments aside too."""
+    if hunk.removed or not hunk.added or not hunk.prefix_context or not hunk.suffix_context:
+        return None
+    kinds = [line.kind for line in hunk.lines]
+    first = kinds.index(ADDED)
+    last = len(kinds) - 1 - kinds[::-1].index(ADDED)
+    if any(kind != ADDED for kind in kinds[first : last + 1]):
+        return None
+    pre = hunk.pre_image
+    before, after = pre[: hunk.prefix_context], pre[hunk.prefix_context :]
+    if not substantive_lines(before, language) or not substantive_lines(after, language):
+        return None
+    inserted = [
+        text for line in hunk.added if (text := _code_part(line.text, language)) is not None
+    ]
+    if not inserted:
+        return None
+    if not _starts(pin, pre):
+        return None
+    limit = max(MIN_GAP, GAP_PER_LINE * len(hunk.added))
+    places = [
+        (head + len(before), tail)
+        for head in _starts(lines, before)
+        for tail in _starts(lines, after)
+        if 0 < tail - head - len(before) <= limit
+    ]
+    if len(places) != 1:
+        return None
+    start, end = places[0]
+    gap = tuple(lines[start:end])
+    index = file_index(
+        [_C_COMMENT.sub(b"", line) if language == C_FAMILY else line for line in gap]
+    )
+    if not all(index.has(text) for text in inserted):
+        return None
+    return gap
+
+
+#: How :func:`_written_at_place`'s evidence starts (its action's reason follows from it).
+AT_PLACE_TEXT = "upstream wrote at its place"
+
+
+def _written_at_place(
+    ws: Workspace,
+    patch: Patch,
+    statuses: list[HunkVerdict],
+    kind: str,
+    pin: TreeSearch | None,
+) -> str | None:
+    """The evidence that upstream wrote, at the very place, the lines a patch inserts: every
+    failing hunk of the files that decide its verdict (:func:`decides`) only inserts lines
+    that the lines upstream wrote between its two sides of context since the pin hold,
+    comments aside (:func:`_inserted_there`: ``if (0 == n_keys) {`` with a counter of its own
+    where the patch adds ``if (0 == n_keys)`` and ``return false;``), every other such hunk
+    being there; else ``None``. Both sides of the context fix the place, and the lines are
+    the patch's: upstream likely made the same change its own way (a brace, a comment, a
+    line of its own beside them), yet what it wrote around them may do more or otherwise,
+    and a line as short as ``return false;`` is common: the patch is *partially upstreamed*
+    and a person decides (*look*), neither a port of a change upstream has nor a retire on
+    lines alone. Needs the old pin's tree."""
+    if pin is None:
+        return None
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    deciding = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in deciding if s.status == FAILS]
+    if not failing or any(s.status not in (FAILS, PRESENT) for s in deciding):
+        return None
+    written = []
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        path = diff.old_path or diff.path
+        lines = file_lines(ws, path)
+        pin_state = pin.state(path)
+        if lines is None or pin_state is None:
+            return None
+        gap = _inserted_there(lines, hunk, language_of(path), pin_state.lines)
+        if gap is None:
+            return None
+        written.append(gap)
+    refs = _refs(failing, FAILS)
+    verb = "inserts" if len(failing) == 1 else "insert"
+    first = next(line.strip() for line in written[0] if line.strip())
+    return (
+        f"{AT_PLACE_TEXT} lines holding the ones {refs} {verb}, comments aside: "
+        f"`{first.decode('utf-8', 'replace')}`"
+        + (f" ({len(written[0])} lines)" if len(written[0]) > 1 else "")
+    )
+
+
 def _swapped_imports(
     patch: Patch, statuses: list[HunkVerdict], kind: str, ctx: _Context
 ) -> str | None:
@@ -1387,6 +1530,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return RETIRE, "after reviewing the lines not found"
         return RETIRE, "upstream has it"
     if verdict.verdict == PARTIALLY_UPSTREAMED:
+        if verdict.summary.startswith(AT_PLACE_TEXT):
+            return LOOK, "upstream wrote its lines at their place; decide whether that is its fix"
         if verdict.summary.startswith(MOST_HUNKS_TEXT):
             return LOOK, "most of its hunks are upstream; decide whether the others are needed"
         if any(h.status == FAILS for h in verdict.hunks):
