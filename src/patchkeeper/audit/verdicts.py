@@ -7,7 +7,9 @@ The verdicts (docs/glossary.md):
 - *upstreamed*: the new upstream already has the change: the patch reverse-applies, every
   hunk's post-image is there (its substantive added lines, in order, in the same file), or
   upstream wrote it differently (most of the lines it adds that the old pin lacks are in the
-  new release, the differing ones named; :mod:`patchkeeper.audit.upstreamed`);
+  new release, the differing ones named; :mod:`patchkeeper.audit.upstreamed`), or every
+  hunk of the files it changes is there and only files it creates, its tests' data, are
+  not (:func:`_only_created_left`);
 - *partially upstreamed*: some hunks are already there and the others still apply, or most
   (not enough) of its new lines are there, or upstream wrote lines holding the ones it
   inserts at their very place (:func:`_written_at_place`);
@@ -971,6 +973,9 @@ def _judge_failing(
         text = f"{obsolete}; {named}"
         verdict = _upstreamed(patch, text, statuses, shares, kind=kind)
         return replace(verdict, mentions=mentions, applied_upstream=_applied_text(applied))
+    created = _only_created_left(patch, statuses, kind)
+    if created:
+        return replace(_upstreamed(patch, created, statuses, shares, kind=kind), mentions=mentions)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(
@@ -1229,6 +1234,47 @@ def _tested_rewrite(
         f"upstream has its tests ({found} of {total} new test lines) and rewrote the code it "
         f"changes: what {_refs(failing, FAILS)} {'changes' if len(failing) == 1 else 'change'} "
         f"is gone from the new release{there}"
+    )
+
+
+def _only_created_left(patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
+    """The evidence that upstream has a patch's change to its files and lacks only files the
+    patch creates, which are its tests' data: no hunk fails, every hunk that still applies
+    creates a file that is tests, documentation or release notes, or in no language the
+    audit reads as code (``result/schemas/issue_0.err``, ``test/schemas/issue_0.xsd``; not
+    a ``.py``, ``.c`` or configuration file), and every hunk of the files it changes that
+    decide the verdict (:func:`decides`) is there, one at least adding a substantive line
+    (not there only because the lines it removes are gone); else ``None``. The fix
+    backported with its regression tests is in the new release; upstream ships those tests
+    its own way or not at all, and the patch is *upstreamed*."""
+    diffs = {(d.path, h.line_no): d for d in patch.files for h in d.hunks}
+    set_aside: dict[str, None] = {}
+    there = []
+    hunks = {(d.path, h.line_no): h for d in patch.files for h in d.hunks}
+    for status in statuses:
+        diff = diffs.get((status.path, status.patch_line))
+        if diff is None or status.status == FAILS:
+            return None
+        if creates_file(diff):
+            if status.status != APPLIES:
+                return None
+            path = diff.new_path or diff.path
+            if kind_of(path) == CONFIG or (kind_of(path) == CODE and language_of(path)):
+                return None
+            set_aside[path] = None
+            continue
+        if not decides(status.path, kind):
+            continue
+        if status.status != PRESENT:
+            return None
+        if not _rests_on_absence(hunks[(status.path, status.patch_line)], status):
+            there.append(status)
+    if not set_aside or not there:
+        return None
+    files = ", ".join(set_aside)
+    return (
+        f"its change to the files it patches is upstream ({_refs(statuses, PRESENT)}); only "
+        f"files it creates are not, its tests' data, set aside: {files}"
     )
 
 
