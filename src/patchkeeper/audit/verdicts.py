@@ -65,7 +65,7 @@ from patchkeeper.audit.hunk_verdicts import (
     rewritten_at_place,
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
-from patchkeeper.audit.new_places import new_places
+from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.requirement_moves import requirements_met
@@ -1687,7 +1687,7 @@ def _with_new_places(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> Patc
     if verdict.verdict not in (CLEAN, OFFSET, CONFLICT) or ctx.search is None or ctx.pin is None:
         return verdict
     hunks = [(d.new_path or d.path, h) for d in patch.files for h in d.hunks]
-    text = new_places(hunks, ctx.pin, ctx.search)
+    text = new_places(hunks, ctx.pin, ctx.search) or systematic_places(hunks, ctx.pin, ctx.search)
     if not text:
         return verdict
     return replace(verdict, summary=f"{verdict.summary}; {text}", new_places=text)
