@@ -1,4 +1,4 @@
-"""Text a documentation patch rewrites that the new release has at more places than the pin.
+"""Text a patch rewrites that the new release has at more places than the pin.
 
 A documentation patch that rewrites a name where it occurs (a video host for a
 privacy-friendly one, a remote file for the one a distribution installs) is written for the
@@ -19,6 +19,12 @@ line no longer has it. The token is counted as a whole token (``www.youtube.com`
 does not count in ``www.youtube.com.au``) in every documentation file with a patched file's
 suffix (:func:`patchkeeper.series.filekinds.kind_of`), in both trees: one pass per tree and
 suffix, kept for the run.
+
+In a file of any kind, code included, a systematic rewrite counts too
+(:func:`systematic_places`): at least three lines rewritten the same way, covering every line
+of the pin's file that holds the text they share around the edit, while the new release's
+file has more such lines. One rewrite made on every line of a kind is what the patch is for,
+not a name that recurs as code grows.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from weakref import WeakKeyDictionary
 
 from patchkeeper.series.filekinds import DOCS, kind_of
@@ -165,5 +172,82 @@ def new_places(hunks: Sequence[tuple[str, Hunk]], pin: TreeSearch, new: TreeSear
         return (
             f"'{text}', which it rewrites, occurs {after} times in the new release against "
             f"{before} at the pin (more in {', '.join(grown)}): extend it there"
+        )
+    return ""
+
+
+#: The fewest line rewrites of one file, all alike, that make a systematic rewrite.
+MIN_REWRITES = 3
+#: The shortest text shared by every rewritten line at the place of the edit that counts.
+MIN_FRAGMENT = 8
+
+
+def _edit(old: bytes, new: bytes) -> tuple[int, tuple[tuple[str, bytes, bytes], ...]]:
+    """Where a rewrite of ``old`` into ``new`` starts in ``old``, and what it does: the
+    differing stretches, ``(tag, old text, new text)`` in order."""
+    ops = [
+        (tag, old[i1:i2], new[j1:j2], i1)
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+    start = ops[0][3] if ops else len(old)
+    return start, tuple((tag, a, b) for tag, a, b, _at in ops)
+
+
+def _fragment(lines: Sequence[bytes], starts: Sequence[int]) -> bytes:
+    """The longest text every line of ``lines`` has around its position in ``starts``."""
+    left = 0
+    while (
+        all(start - left - 1 >= 0 for start in starts)
+        and len({line[start - left - 1] for line, start in zip(lines, starts, strict=True)}) == 1
+    ):
+        left += 1
+    right = 0
+    while (
+        all(start + right < len(line) for line, start in zip(lines, starts, strict=True))
+        and len({line[start + right] for line, start in zip(lines, starts, strict=True)}) == 1
+    ):
+        right += 1
+    first, start = lines[0], starts[0]
+    return first[start - left : start + right]
+
+
+def systematic_places(hunks: Sequence[tuple[str, Hunk]], pin: TreeSearch, new: TreeSearch) -> str:
+    """The evidence that a file the patch rewrites systematically has more places to rewrite
+    in the new release than at the old pin: in one file, at least :data:`MIN_REWRITES`
+    removed lines each replaced by an added line the same way (the same stretches inserted,
+    deleted or replaced: ``$(wildcard X)`` made ``$(sort $(wildcard X))`` on every line),
+    the text all those removed lines share around the edit (at least :data:`MIN_FRAGMENT`
+    characters, with a letter) on as many lines of the pin's file as the patch rewrites
+    there (it rewrites every one), and on more lines of the new release's file: upstream
+    added such lines (a new architecture's sources), which the patch does not cover. A
+    maintainer extends the patch to them: a port, not a carry. ``""`` when not so."""
+    by_path: dict[str, list[tuple[bytes, bytes]]] = {}
+    for path, hunk in hunks:
+        by_path.setdefault(path, []).extend(
+            (old.rstrip(b"\r\n"), added.rstrip(b"\r\n")) for old, added in _pairs(hunk)
+        )
+    for path, pairs in by_path.items():
+        if len(pairs) < MIN_REWRITES:
+            continue
+        edits = [_edit(old, added) for old, added in pairs]
+        if len({what for _start, what in edits}) != 1 or not edits[0][1]:
+            continue
+        olds = [old for old, _added in pairs]
+        fragment = _fragment(olds, [start for start, _what in edits])
+        if len(fragment) < MIN_FRAGMENT or not any(chr(c).isalpha() for c in fragment):
+            continue
+        at_pin, now = pin.state(path), new.state(path)
+        if at_pin is None or now is None:
+            continue
+        before = sum(1 for line in at_pin.lines if fragment in line)
+        after = sum(1 for line in now.lines if fragment in line)
+        if before != len(set(olds)) or after <= before:
+            continue
+        text = fragment.strip().decode("utf-8", "replace")
+        return (
+            f"it rewrites every line of {path} with `{text}` the same way ({len(pairs)} lines), "
+            f"and the new release has {after} such lines against {before} at the pin: extend "
+            "it to the new ones"
         )
     return ""

@@ -21,23 +21,25 @@ lines, at fuzz 1 or 2 where what is left of its context keeps a line on each sid
 holds a substantive line and occurs exactly once, and neither it nor the place of the
 context left out holds a line upstream added since the pin (:func:`_inserted_with_fuzz`:
 quilt pushes it there; upstream moved the code on one side of the insertion, not the lines
-it was written between), or, when it only inserts lines beside context upstream edited, where
-each line of its whole context is the file's line or an edit of it at exactly one place
-(:func:`_inserted_beside_edited`: a tool the lines name became a variable; the maintainer
-refreshes the patch with its lines as they were). The patch is *refreshed* when every
-file is placed so and the result differs from the new release's file by exactly the patch's
-own removed and added lines (counted as multisets, trailing whitespace ignored): no line of
-the patch changed and no line of it is already there. A patch that creates, deletes or
-renames a file, or whose file is gone, is never judged here (nothing to place it on as it
-is); nor is one that adds a
-substantive line the new release's file has and the old pin's lacked (upstream added that
-code elsewhere in the file: the merge would add it twice, and whether upstream has the fix
-is for the other rules, or a person, to say); without the old pin, any substantive added
-line the file already has stops it. Two kinds of such line do not stop it, as they tell no
-code apart: an import statement (upstream imports the name for code of its own; the
-refreshed patch imports it a second time, which changes nothing, as Debian's maintainers
-refresh such patches) and a line the new release's file has more than once (a test's
-``jwt.decode(token, key)`` that upstream's new tests repeat).
+it was written between), or, when it only inserts lines beside context upstream edited,
+where each line of its whole context is the file's line or an edit of it at exactly one
+place (:func:`_inserted_beside_edited`: a tool the lines name became a variable; the
+maintainer refreshes the patch with its lines as they were), or, when it only inserts lines
+and upstream edited the one line beside the insertion, right after (before) its whole
+context on the other side, found exactly once (:func:`_inserted_by_one_side`). The patch is
+*refreshed* when every file is placed so and the result differs from the new release's file
+by exactly the patch's own removed and added lines (counted as multisets, trailing
+whitespace ignored): no line of the patch changed and no line of it is already there. A
+patch that creates, deletes or renames a file, or whose file is gone, is never judged here
+(nothing to place it on as it is); nor is one that adds a substantive line the new release's
+file has and the old pin's lacked (upstream added that code elsewhere in the file: the merge
+would add it twice, and whether upstream has the fix is for the other rules, or a person, to
+say); without the old pin, any substantive added line the file already has stops it. Two
+kinds of such line do not stop it, as they tell no code apart: an import statement (upstream
+imports the name for code of its own; the refreshed patch imports it a second time, which
+changes nothing, as Debian's maintainers refresh such patches) and a line the new release's
+file has more than once (a test's ``jwt.decode(token, key)`` that upstream's new tests
+repeat).
 
 Two differences that are not changes are set aside: a new release whose file ends its lines
 in CRLF where the patch's end in LF is merged in LF and written back in CRLF; in
@@ -371,6 +373,93 @@ def _inserted_beside_edited(
     return start, width, replacement, BESIDE_EDITED
 
 
+#: How alike (:class:`difflib.SequenceMatcher` ratio, white space at the ends off) the line
+#: beside an insertion on its other side must be to the patch's context line there for
+#: :func:`_inserted_by_one_side`: upstream edited that line (a type, an argument, a line
+#: wrapped), it did not write code of its own between.
+EDITED_NEIGHBOUR = 0.7
+
+#: How a hunk is placed by the whole context on one side (:func:`_inserted_by_one_side`).
+BY_ONE_SIDE = "by its whole context on one side, upstream having edited the other"
+
+
+def _non_blank(lines: Sequence[bytes], start: int, step: int, count: int) -> list[bytes]:
+    """Up to ``count`` non-blank lines of ``lines``, stripped, from index ``start`` on in
+    direction ``step`` (``1`` forwards, ``-1`` backwards)."""
+    out: list[bytes] = []
+    at = start
+    while 0 <= at < len(lines) and len(out) < count:
+        if lines[at].strip():
+            out.append(lines[at].strip())
+        at += step
+    return out
+
+
+def _edited_beside(own: Sequence[bytes], theirs: Sequence[bytes]) -> bool:
+    """Whether ``theirs`` (the file's non-blank lines beyond an insertion, nearest first) is
+    ``own`` (the patch's non-blank context lines there, nearest first) with at most the
+    nearest line edited, every other line of ``own`` among ``theirs`` after it, in order.
+    The edited line is alike by at least :data:`EDITED_NEIGHBOUR` and, with the line
+    upstream wrapped it onto if any (the lines before the next line of ``own``), keeps
+    every word of the patch's (:func:`_keeps_words`: ``self.transport`` become
+    ``self._transport`` is another name, not an edit)."""
+    if not own or not theirs:
+        return False
+    wrapped = 1
+    if own[0] != theirs[0]:
+        if len(own) > 1:
+            wrapped = next((i for i in range(1, len(theirs)) if theirs[i] == own[1]), 1)
+        edited = b" ".join(theirs[:wrapped])
+        ratio = difflib.SequenceMatcher(None, own[0], theirs[0], autojunk=False).ratio()
+        if ratio < EDITED_NEIGHBOUR or not _keeps_words(own[0], edited):
+            return False
+    rest = iter(theirs[wrapped:])
+    return all(any(line == have for have in rest) for line in own[1:])
+
+
+def _inserted_by_one_side(
+    lines: Sequence[bytes], hunk: Hunk, low: int, upstream: frozenset[bytes]
+) -> tuple[int, int, tuple[bytes, ...], str] | None:
+    """Where a hunk that only inserts one run of lines lands when upstream edited or spaced
+    out the context on one side of it (a type in the signature the insertion stands above,
+    a condition wrapped over two lines, a blank line added), so that neither git's merge,
+    fuzz nor :func:`_inserted_beside_edited` places it: right after its whole context before
+    the insertion (or right before its whole context after it), when that context has at
+    least two lines, one substantive, and occurs exactly once in ``lines`` (at or after
+    ``low``), and the file's lines beyond the place on the other side are the patch's
+    context there with at most the line nearest the insertion edited (:func:`_edited_beside`,
+    blank lines aside). Upstream then changed the line beside the insertion, not the lines
+    it is written between, and a maintainer refreshes the patch with its lines as they
+    were. A hunk that adds a line of ``upstream`` (the lines upstream added to the
+    file since the pin and has once) is never placed so: upstream wrote some of the
+    insertion itself. Returns ``(start, 0, the added lines, how)`` or ``None``."""
+    if hunk.removed or not hunk.added or not hunk.prefix_context or not hunk.suffix_context:
+        return None
+    kinds = [line.kind for line in hunk.lines]
+    first = kinds.index(ADDED)
+    last = len(kinds) - 1 - kinds[::-1].index(ADDED)
+    if any(kind != ADDED for kind in kinds[first : last + 1]):
+        return None
+    if any(_strip(line.text).strip() in upstream for line in hunk.added):
+        return None
+    added = tuple(line.text for line in hunk.added)
+    pre = hunk.pre_image
+    before, after = pre[: hunk.prefix_context], pre[hunk.prefix_context :]
+    for side, other, step in ((before, after, 1), (after, before, -1)):
+        if len(side) < 2 or not substantive_lines(side):
+            continue
+        starts = _occurrences(lines, side, 0)
+        if len(starts) != 1 or starts[0] < low:
+            continue
+        at = starts[0] + len(side) if step == 1 else starts[0]
+        own = _non_blank(other, 0 if step == 1 else len(other) - 1, step, len(other))
+        theirs = _non_blank(lines, at if step == 1 else at - 1, step, len(own) + 1)
+        if not _edited_beside(own, theirs):
+            continue
+        return at, 0, added, BY_ONE_SIDE
+    return None
+
+
 #: How a hunk is placed whose context ended at the file's end and now has upstream's code
 #: after it (:func:`_place`).
 AT_OLD_END = "at the file's old end, before the code upstream added after it"
@@ -422,6 +511,8 @@ def _place(
         spot = _inserted_with_fuzz(lines, hunk, low, upstream)
     if spot is None and upstream is not None:
         spot = _inserted_beside_edited(lines, hunk, low, upstream)
+    if spot is None and upstream is not None:
+        spot = _inserted_by_one_side(lines, hunk, low, upstream)
     if spot is not None:
         return spot
     head, tail = hunk.prefix_context, hunk.suffix_context

@@ -7,9 +7,12 @@ The verdicts (docs/glossary.md):
 - *upstreamed*: the new upstream already has the change: the patch reverse-applies, every
   hunk's post-image is there (its substantive added lines, in order, in the same file), or
   upstream wrote it differently (most of the lines it adds that the old pin lacks are in the
-  new release, the differing ones named; :mod:`patchkeeper.audit.upstreamed`);
+  new release, the differing ones named; :mod:`patchkeeper.audit.upstreamed`), or every
+  hunk of the files it changes is there and only files it creates, its tests' data, are
+  not (:func:`_only_created_left`);
 - *partially upstreamed*: some hunks are already there and the others still apply, or most
-  (not enough) of its new lines are there;
+  (not enough) of its new lines are there, or upstream wrote lines holding the ones it
+  inserts at their very place (:func:`_written_at_place`);
 - *conflict*: a hunk neither applies nor is there (with the closest match and what differs,
   and where else in the new tree its context is);
 - *target gone*: a file the patch modifies no longer exists (with the likely new path);
@@ -62,7 +65,7 @@ from patchkeeper.audit.hunk_verdicts import (
     rewritten_at_place,
 )
 from patchkeeper.audit.mentions import Mention, new_mentions, references
-from patchkeeper.audit.new_places import new_places
+from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.requirement_moves import requirements_met
@@ -88,6 +91,7 @@ from patchkeeper.series.engine import (
     apply_patch,
 )
 from patchkeeper.series.filekinds import (
+    C_FAMILY,
     CODE,
     CONFIG,
     NOTES,
@@ -951,6 +955,16 @@ def _judge_failing(
     tested = _tested_rewrite(ws, patch, statuses, shares, kind) if ctx.pin is not None else None
     if tested:
         return _upstreamed(patch, tested, statuses, shares, kind=kind)
+    at_place = _written_at_place(ws, patch, statuses, kind, ctx.pin)
+    if at_place:
+        return PatchVerdict(
+            patch.name,
+            PARTIALLY_UPSTREAMED,
+            f"{at_place}; " + share_text(shares),
+            tuple(statuses),
+            shares,
+            kind=kind,
+        )
     swapped = _swapped_imports(patch, statuses, kind, ctx)
     if swapped:
         return _upstreamed(patch, swapped, statuses, shares, kind=kind)
@@ -959,6 +973,9 @@ def _judge_failing(
         text = f"{obsolete}; {named}"
         verdict = _upstreamed(patch, text, statuses, shares, kind=kind)
         return replace(verdict, mentions=mentions, applied_upstream=_applied_text(applied))
+    created = _only_created_left(patch, statuses, kind)
+    if created:
+        return replace(_upstreamed(patch, created, statuses, shares, kind=kind), mentions=mentions)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         return PatchVerdict(
@@ -1220,6 +1237,178 @@ def _tested_rewrite(
     )
 
 
+def _only_created_left(patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
+    """The evidence that upstream has a patch's change to its files and lacks only files the
+    patch creates, which are its tests' data: no hunk fails, every hunk that still applies
+    creates a file that is tests, documentation or release notes, or in no language the
+    audit reads as code (``result/schemas/issue_0.err``, ``test/schemas/issue_0.xsd``; not
+    a ``.py``, ``.c`` or configuration file), and every hunk of the files it changes that
+    decide the verdict (:func:`decides`) is there, one at least adding a substantive line
+    (not there only because the lines it removes are gone); else ``None``. The fix
+    backported with its regression tests is in the new release; upstream ships those tests
+    its own way or not at all, and the patch is *upstreamed*."""
+    diffs = {(d.path, h.line_no): d for d in patch.files for h in d.hunks}
+    set_aside: dict[str, None] = {}
+    there = []
+    hunks = {(d.path, h.line_no): h for d in patch.files for h in d.hunks}
+    for status in statuses:
+        diff = diffs.get((status.path, status.patch_line))
+        if diff is None or status.status == FAILS:
+            return None
+        if creates_file(diff):
+            if status.status != APPLIES:
+                return None
+            path = diff.new_path or diff.path
+            if kind_of(path) == CONFIG or (kind_of(path) == CODE and language_of(path)):
+                return None
+            set_aside[path] = None
+            continue
+        if not decides(status.path, kind):
+            continue
+        if status.status != PRESENT:
+            return None
+        if not _rests_on_absence(hunks[(status.path, status.patch_line)], status):
+            there.append(status)
+    if not set_aside or not there:
+        return None
+    files = ", ".join(set_aside)
+    return (
+        f"its change to the files it patches is upstream ({_refs(statuses, PRESENT)}); only "
+        f"files it creates are not, its tests' data, set aside: {files}"
+    )
+
+
+#: A C comment, ``/* ... */`` on one line, or ``// ...`` to the end of the line.
+_C_COMMENT = re.compile(rb"/\*.*?\*/|//.*$")
+
+#: At most this many lines upstream wrote between a hunk's two sides of context, per line the
+#: hunk inserts, for :func:`_inserted_there` (and never fewer than :data:`MIN_GAP`).
+GAP_PER_LINE = 3
+MIN_GAP = 6
+
+
+def _starts(lines: Sequence[bytes], pattern: Sequence[bytes]) -> list[int]:
+    """The 0-based starts where ``pattern`` (not empty) is in ``lines`` as a whole run."""
+    width = len(pattern)
+    return [
+        at
+        for at in range(len(lines) - width + 1)
+        if lines[at] == pattern[0] and tuple(lines[at : at + width]) == tuple(pattern)
+    ]
+
+
+def _code_part(line: bytes, language: str) -> bytes | None:
+    """A line's substantive text without its comment (in C and C++, ``/* ... */`` and
+    ``// ...``; elsewhere :func:`tokens` leaves ``#`` comments out itself); ``None`` when
+    nothing substantive is left."""
+    text = line.rstrip(b"\r\n")
+    if language == C_FAMILY:
+        text = _C_COMMENT.sub(b"", text)
+    return substantive(text, language)
+
+
+def _inserted_there(
+    lines: Sequence[bytes], hunk: Hunk, language: str, pin: Sequence[bytes]
+) -> tuple[bytes, ...] | None:
+    """The lines upstream wrote at the very place a hunk inserts its lines, when they hold
+    every substantive line it inserts, comments aside; else ``None``. The hunk only inserts
+    one run of lines, each side of its context holds a substantive line, the new release's
+    file (``lines``) has the one before ending above the one after, with at most
+    :data:`GAP_PER_LINE` lines per inserted line between (:data:`MIN_GAP` at least), at
+    exactly one place, the old pin's file (``pin``) has both sides together (upstream wrote
+    the lines between since the pin), and those lines hold each substantive inserted line,
+    reformatted or not (:class:`patchkeeper.series.substantive_lines.FileIndex`), their
+    comments aside too."""
+    if hunk.removed or not hunk.added or not hunk.prefix_context or not hunk.suffix_context:
+        return None
+    kinds = [line.kind for line in hunk.lines]
+    first = kinds.index(ADDED)
+    last = len(kinds) - 1 - kinds[::-1].index(ADDED)
+    if any(kind != ADDED for kind in kinds[first : last + 1]):
+        return None
+    pre = hunk.pre_image
+    before, after = pre[: hunk.prefix_context], pre[hunk.prefix_context :]
+    if not substantive_lines(before, language) or not substantive_lines(after, language):
+        return None
+    inserted = [
+        text for line in hunk.added if (text := _code_part(line.text, language)) is not None
+    ]
+    if not inserted:
+        return None
+    if not _starts(pin, pre):
+        return None
+    limit = max(MIN_GAP, GAP_PER_LINE * len(hunk.added))
+    places = [
+        (head + len(before), tail)
+        for head in _starts(lines, before)
+        for tail in _starts(lines, after)
+        if 0 < tail - head - len(before) <= limit
+    ]
+    if len(places) != 1:
+        return None
+    start, end = places[0]
+    gap = tuple(lines[start:end])
+    index = file_index(
+        [_C_COMMENT.sub(b"", line) if language == C_FAMILY else line for line in gap]
+    )
+    if not all(index.has(text) for text in inserted):
+        return None
+    return gap
+
+
+#: How :func:`_written_at_place`'s evidence starts (its action's reason follows from it).
+AT_PLACE_TEXT = "upstream wrote at its place"
+
+
+def _written_at_place(
+    ws: Workspace,
+    patch: Patch,
+    statuses: list[HunkVerdict],
+    kind: str,
+    pin: TreeSearch | None,
+) -> str | None:
+    """The evidence that upstream wrote, at the very place, the lines a patch inserts: every
+    failing hunk of the files that decide its verdict (:func:`decides`) only inserts lines
+    that the lines upstream wrote between its two sides of context since the pin hold,
+    comments aside (:func:`_inserted_there`: ``if (0 == n_keys) {`` with a counter of its own
+    where the patch adds ``if (0 == n_keys)`` and ``return false;``), every other such hunk
+    being there; else ``None``. Both sides of the context fix the place, and the lines are
+    the patch's: upstream likely made the same change its own way (a brace, a comment, a
+    line of its own beside them), yet what it wrote around them may do more or otherwise,
+    and a line as short as ``return false;`` is common: the patch is *partially upstreamed*
+    and a person decides (*look*), neither a port of a change upstream has nor a retire on
+    lines alone. Needs the old pin's tree."""
+    if pin is None:
+        return None
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    deciding = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in deciding if s.status == FAILS]
+    if not failing or any(s.status not in (FAILS, PRESENT) for s in deciding):
+        return None
+    written = []
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        path = diff.old_path or diff.path
+        lines = file_lines(ws, path)
+        pin_state = pin.state(path)
+        if lines is None or pin_state is None:
+            return None
+        gap = _inserted_there(lines, hunk, language_of(path), pin_state.lines)
+        if gap is None:
+            return None
+        written.append(gap)
+    refs = _refs(failing, FAILS)
+    verb = "inserts" if len(failing) == 1 else "insert"
+    first = next(line.strip() for line in written[0] if line.strip())
+    return (
+        f"{AT_PLACE_TEXT} lines holding the ones {refs} {verb}, comments aside: "
+        f"`{first.decode('utf-8', 'replace')}`"
+        + (f" ({len(written[0])} lines)" if len(written[0]) > 1 else "")
+    )
+
+
 def _swapped_imports(
     patch: Patch, statuses: list[HunkVerdict], kind: str, ctx: _Context
 ) -> str | None:
@@ -1387,6 +1576,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return RETIRE, "after reviewing the lines not found"
         return RETIRE, "upstream has it"
     if verdict.verdict == PARTIALLY_UPSTREAMED:
+        if verdict.summary.startswith(AT_PLACE_TEXT):
+            return LOOK, "upstream wrote its lines at their place; decide whether that is its fix"
         if verdict.summary.startswith(MOST_HUNKS_TEXT):
             return LOOK, "most of its hunks are upstream; decide whether the others are needed"
         if any(h.status == FAILS for h in verdict.hunks):
@@ -1496,7 +1687,7 @@ def _with_new_places(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> Patc
     if verdict.verdict not in (CLEAN, OFFSET, CONFLICT) or ctx.search is None or ctx.pin is None:
         return verdict
     hunks = [(d.new_path or d.path, h) for d in patch.files for h in d.hunks]
-    text = new_places(hunks, ctx.pin, ctx.search)
+    text = new_places(hunks, ctx.pin, ctx.search) or systematic_places(hunks, ctx.pin, ctx.search)
     if not text:
         return verdict
     return replace(verdict, summary=f"{verdict.summary}; {text}", new_places=text)
