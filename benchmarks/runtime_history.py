@@ -592,9 +592,12 @@ def lagged(name: str, truth: str, suggested: str, audited, later: list) -> str:
 def deleted_note(name: str, truth: str, audited, newer: Path, patch_directory: str) -> str:
     """For a *remove* truth the audit disagrees with: that the newer release deleted the
     whole patch file, and whether upstream left the target unchanged (then the reason lies
-    outside the target: a feature the plugin dropped, or code it moved); ``""`` otherwise."""
+    outside the target: a feature the plugin dropped, or code it moved); ``""`` otherwise.
+    The file is looked for at the release's root and under ``src/`` (a src layout, where
+    the audit's settings look too)."""
     file = name.split("::", 1)[0]
-    if truth != "remove" or (newer / patch_directory / file).exists():
+    kept = any((base / patch_directory / file).exists() for base in (newer, newer / "src"))
+    if truth != "remove" or kept:
         return ""
     unchanged = audited.drift.upstream_changes == () and audited.new.status == "found"
     why = (

@@ -11,6 +11,9 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from patchkeeper.runtime.judge.drift import Drift
+from patchkeeper.runtime.judge.results import AuditedEntry
+from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -95,4 +98,29 @@ def test_a_release_without_an_importable_package_is_said_so(tmp_path: Path) -> N
     )
     assert history.unimportable_note(tmp_path, "other") == (
         "no package other in the release: nothing to scan"
+    )
+
+
+def test_a_file_kept_under_src_is_not_said_deleted(tmp_path: Path) -> None:
+    """A release in a src layout keeps its patch file under ``src/``: a *remove* the audit
+    disagrees with is not blamed on a deleted file there; a file in neither place is."""
+    newer = tmp_path / "plug-2"
+    (newer / "src" / "plug" / "backends").mkdir(parents=True)
+    (newer / "src" / "plug" / "backends" / "kept.py").write_text("X = 1\n")
+    assert history.deleted_note("backends/kept.py::vllm.a.f", "remove", None, newer, "plug") == ""
+    assert history.deleted_note("backends/kept.py::vllm.a.f", "retain", None, newer, "plug") == ""
+
+    entry = PatchEntry(
+        file="plug/gone.py", line=3, module="plug.gone", scope="<module>", target="vllm.a.f",
+        mechanism=Mechanism.ASSIGNMENT,
+    )  # fmt: skip
+    audited = AuditedEntry(
+        entry=entry,
+        old=Resolution("vllm.a.f", "found"),
+        new=Resolution("vllm.a.f", "found"),
+        drift=Drift("retain", ()),
+    )
+    assert history.deleted_note("gone.py::vllm.a.f", "remove", audited, newer, "plug") == (
+        "The newer release deleted the whole file `gone.py` while upstream left the target "
+        "unchanged: the reason lies outside the target."
     )

@@ -62,8 +62,10 @@ from patchkeeper.runtime.inventory.loop_literals import (
     module_tables,
     module_variable,
     object_items,
+    spread_original,
     swap_guards,
     sys_modules_alias,
+    unnamed_swap,
 )
 from patchkeeper.runtime.inventory.parameter_forms import ParameterForms
 from patchkeeper.runtime.inventory.unnamed_wrappers import unnamed_wrapper_problem
@@ -149,28 +151,27 @@ class AssignmentForms(ParameterForms):
         bound = self.external(expr, table)
         return bound is not None and bound.dotted == "sys.modules"
 
-    def swapped(self, expr: ast.expr, attr: str, table: Table) -> names.Binding | None:
+    def swapped(
+        self, expr: ast.expr, attr: str, table: Table, spread: tuple[ast.expr, str] | None = None
+    ) -> names.Binding | None:
         """The upstream original that ``expr.attr = value`` swaps in a loop over
-        ``sys.modules`` when ``expr`` is the loop's module variable and the loop compares
-        that attribute with an upstream object (:func:`.loop_literals.swap_guards`): the swap
-        is named after it, since every module binding it gets the replacement."""
+        ``sys.modules`` when ``expr`` is the loop's module variable: the one the loop compares
+        that attribute with (:func:`.loop_literals.swap_guards`), else, with ``spread`` (the
+        value set and the scope), the one the scope set that attribute of to that value
+        (:func:`.loop_literals.spread_original`); every module binding it gets the
+        replacement. Neither: a ``setattr-name`` problem, ``None``."""
         if not isinstance(expr, ast.Name):
             return None
         for variable, guards in reversed(self._swaps):
             if variable == expr.id:
                 original = guards.get(attr)
                 bound = self.external(original, table) if original is not None else None
-                if bound is None:
-                    problem = (
-                        "setattr-name",
-                        f"{expr.id}.{attr} is set in every module of a loop over sys.modules "
-                        "that has it, and no test of the loop compares it with an upstream "
-                        f"object: that patch is not listed; compare {expr.id}.{attr} with "
-                        "the original it replaces (== or is)",
-                        expr.lineno,
-                    )
-                    if problem not in self.facts.problems:
-                        self.facts.problems.append(problem)
+                if bound is None and spread is not None:
+                    value = self.describe(spread[0], table)[0]
+                    bound = spread_original(self.facts.entries, spread[1], attr, value)
+                problem = unnamed_swap(expr.id, attr, expr.lineno)
+                if bound is None and problem not in self.facts.problems:
+                    self.facts.problems.append(problem)
                 return bound
         return None
 
@@ -236,7 +237,8 @@ class AssignmentForms(ParameterForms):
         """An entry for ``target = value`` when ``target`` is an upstream attribute or an
         item of an upstream registry or of ``sys.modules``."""
         if isinstance(target, ast.Attribute):
-            bound = self.external(target, table) or self.swapped(target.value, target.attr, table)
+            bound = self.external(target, table)
+            bound = bound or self.swapped(target.value, target.attr, table, (value, scope))
             key = self.aliased(target.value, scope) if bound is None else None
             if key is not None:
                 replacement, descriptors, refs = self.describe(value, table)
@@ -460,7 +462,8 @@ class AssignmentForms(ParameterForms):
             name_node, table, self._constants(scope), self._shadowed(scope), composed=True
         )
         replacement, descriptors, refs = self.describe(node.args[2], table)
-        swapped = self.swapped(node.args[0], name, table) if name is not None else None
+        spread = (node.args[2], scope)
+        swapped = self.swapped(node.args[0], name, table, spread) if name is not None else None
         if swapped is not None:  # setattr(module, "Request", new) in a loop over sys.modules
             self.named_entry(
                 conds, node.lineno, scope, swapped.dotted, swapped.module or swapped.dotted,

@@ -20,7 +20,10 @@ names, per item of the loop around it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+from patchkeeper.runtime.model import PatchEntry
+from patchkeeper.runtime.syntax.names import Binding
 
 #: One iteration of a loop: its variable names -> their literal string values.
 Item = dict[str, str]
@@ -214,6 +217,38 @@ def swap_guards(stmt: ast.stmt, variable: str) -> dict[str, ast.expr]:
                     if ast.dump(before) != ast.dump(other):
                         clashing.add(attr)
     return {k: v for k, v in found.items() if k not in clashing}
+
+
+def spread_original(
+    entries: Iterable[tuple[PatchEntry, object]], scope: str, attr: str, replacement: str
+) -> Binding | None:
+    """The upstream object whose ``attr`` an entry of ``scope`` (``entries``: the file's
+    entries so far, with their conditions) set to ``replacement``, the first such one: a
+    loop over ``sys.modules`` that then sets ``module.attr`` to that value in every module
+    having it spreads that patch to the modules that imported the name (``from vllm.x
+    import attr``), so the swap is named after it. ``None`` when the scope set no such
+    object."""
+    for entry, _conds in entries:
+        if (
+            entry.scope == scope
+            and entry.key is None
+            and entry.target.rpartition(".")[2] == attr
+            and entry.replacement == replacement
+        ):
+            return Binding(entry.target, entry.module_hint)
+    return None
+
+
+def unnamed_swap(variable: str, attr: str, line: int) -> tuple[str, str, int]:
+    """The ``setattr-name`` problem (kind, message, line) of ``variable.attr`` set in every
+    module of a loop over ``sys.modules`` with nothing that names what it swaps."""
+    return (
+        "setattr-name",
+        f"{variable}.{attr} is set in every module of a loop over sys.modules that has it, "
+        "and no test of the loop compares it with an upstream object: that patch is not "
+        f"listed; compare {variable}.{attr} with the original it replaces (== or is)",
+        line,
+    )
 
 
 def _attribute_of(expr: ast.expr, variable: str) -> str:
