@@ -429,9 +429,11 @@ def test_port_abort_with_no_port_started_says_so(example: Example) -> None:
 
 def test_a_usage_error_of_the_command_says_what_to_do(example: Example) -> None:
     """A call the server lets through but the command's option parser refuses (a
-    ``directory`` that does not exist, a ``foreign_checkout`` that is no directory) came back
-    as a tool error with no hint, where the command line says ``Try 'patchkeeper lint
-    --help' for help.``: the envelope's hint says it now, for every usage error."""
+    ``foreign_checkout`` that is no directory) came back as a tool error with no hint, where
+    the command line says ``Try 'patchkeeper lint --help' for help.``: the envelope's hint
+    says it now, for every usage error. A ``directory`` that is not one is refused by the
+    server before anything runs, naming the argument (not the command line's ``-C``), the
+    place looked at and where it is read from."""
     before = tree_bytes(example.root)
 
     async def conversation(client: ClientSession):
@@ -440,22 +442,25 @@ def test_a_usage_error_of_the_command_says_what_to_do(example: Example) -> None:
             await client.call_tool(
                 "lint", {"directory": "downstream", "foreign_checkout": ["x=../nosuch"]}
             ),
+            await client.call_tool("audit", {"directory": "downstream/patches/series", "to": "x"}),
         ]
 
-    no_directory, no_checkout = talk(example.root, conversation)
+    no_directory, no_checkout, a_file = talk(example.root, conversation)
+    series = example.downstream / "patches" / "series"
+    assert (a_file.is_error, a_file.structured_content["error"]["message"]) == (
+        True,
+        f"directory names a file there, not a directory ({series})",
+    )
+    hint = (
+        f"directory is relative to the server's root {example.root}: pass the downstream's "
+        "directory (the one holding patchkeeper.toml), or leave it out for the root itself"
+    )
+    message = f"directory names nothing there ({example.root / 'nosuch'})"
     assert (no_directory.is_error, no_directory.structured_content["error"]) == (
         True,
-        {
-            "message": "Invalid value for -C: nosuch: No such file or directory",
-            "file": None,
-            "line": None,
-            "hint": "run 'patchkeeper --help' to see how to call it",
-        },
+        {"message": message, "file": "nosuch", "line": None, "hint": hint},
     )
-    assert texts(no_directory)[0] == (
-        "patchkeeper: error: Invalid value for -C: nosuch: No such file or directory\n"
-        "  hint: run 'patchkeeper --help' to see how to call it"
-    )
+    assert texts(no_directory)[0] == f"patchkeeper: error: nosuch: {message}\n  hint: {hint}"
     assert (no_checkout.is_error, no_checkout.structured_content["error"]["hint"]) == (
         True,
         "run 'patchkeeper lint --help' to see how to call it",

@@ -273,3 +273,71 @@ def test_a_file_with_two_sections_gets_one_in_the_first_ones_place_and_form(
     )
     assert (tmp_path / "pkg" / "a.py").read_bytes() == new
     assert (tmp_path / "pkg" / "b.py").read_bytes() == b"x = 2\n"
+
+
+def test_the_diffstat_tells_the_regenerated_body() -> None:
+    """A format-patch diffstat names the files and counts of the diff below it: ported onto
+    a file its content moved to, with one of its two lines now upstream, the stat names the
+    new file and one insertion, and the created file's mode line follows the summary."""
+    patch = patch_of(
+        b"From: A Maintainer <a@example.org>\nSubject: Allow one to disable network tests.\n"
+        b"\n---\n tests/test_old.py | 2 ++\n 1 file changed, 2 insertions(+)\n\n"
+        b"diff --git a/tests/test_old.py b/tests/test_old.py\nindex 1111111..2222222 100644\n"
+        b"--- a/tests/test_old.py\n+++ b/tests/test_old.py\n@@ -1,2 +1,4 @@\n import gzip\n"
+        b"+import os\n import pickle\n+skip = 'NO_NETWORK' in os.environ\n"
+    )
+    before = {"tests/test_new.py": state(b"import gzip\nimport os\nimport pickle\n"), "n.py": None}
+    after = {
+        "tests/test_new.py": state(
+            b"import gzip\nimport os\nimport pickle\nskip = 'NO_NETWORK' in os.environ\n"
+        ),
+        "n.py": state(b"n\n"),
+    }
+    data, _ = refresh(patch, before, after, None, {"tests/test_old.py": "tests/test_new.py"})
+    assert data.split(b"diff --git")[0] == (
+        b"From: A Maintainer <a@example.org>\nSubject: Allow one to disable network tests.\n"
+        b"\n---\n tests/test_new.py | 1 +\n n.py              | 1 +\n"
+        b" 2 files changed, 2 insertions(+)\n create mode 100644 n.py\n\n"
+    )
+
+
+def test_the_diffstat_is_the_one_git_format_patch_writes(tmp_path: Path) -> None:
+    """Scaled graphs, a shortened long name, counts of several widths, a deleted file."""
+    from patchkeeper.port.regenerate import diffstat
+
+    long_dir = tmp_path / "some/deeply/nested/directory/with/a/very/long/path"
+    long_dir.mkdir(parents=True)
+    files = {
+        "a.py": (b"x\n" * 300, b"z\n" * 200),
+        "some/deeply/nested/directory/with/a/very/long/path/file_name_that_is_long.py": (
+            b"y\n" * 10,
+            b"y\n" * 3,
+        ),
+        "small.txt": (b"k\n", b"m\n"),
+        "gone.txt": (b"g\n", None),
+    }
+
+    def git(*args: str) -> bytes:
+        env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+        ident = ["-c", "user.name=u", "-c", "user.email=u@example.org"]
+        return subprocess.run(
+            ["git", *ident, *args], cwd=tmp_path, env=env, check=True, capture_output=True
+        ).stdout
+
+    git("init", "-q")
+    for name, (old, _) in files.items():
+        (tmp_path / name).write_bytes(old)
+    git("add", "-A")
+    git("commit", "-qm", "old")
+    for name, (_, new) in files.items():
+        if new is None:
+            (tmp_path / name).unlink()
+        else:
+            (tmp_path / name).write_bytes(new)
+    git("add", "-A")
+    git("commit", "-qm", "new")
+    mail = git("format-patch", "-1", "--stdout")
+    stat = mail[mail.index(b"\n---\n") + 5 : mail.index(b"\n\ndiff --git")]
+    body = mail[mail.index(b"diff --git") : mail.rindex(b"\n-- \n") + 1]
+    assert diffstat(patch_of(body).files) == stat.split(b"\n")
+    assert stat.split(b"\n")[0] == b" a.py" + b" " * 42 + b"| 500 +++++++-----------"

@@ -148,8 +148,13 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     data = json.loads(run.out)
     assert (data["action"], data["outcome"]) == ("continue", "stopped")
     assert data["conflicts"][0]["name"] == "redirect-strip-api-key.patch"
-    # the port's evidence at its second stop is committed as the first one was
-    assert subjects(down, base) == [*AT_THE_STOP, AT_THE_STOP[2]]
+    # the port's evidence at its second stop is committed as the first one was, and the
+    # record is written again: it tells the second stop, not the first
+    assert subjects(down, base) == [*AT_THE_STOP, *AT_THE_STOP[2:]]
+    assert [s["status"] for s in data["steps"]][4:] == ["stopped", "done"]
+    check = cli("report", "--check", "--json", cwd=down)
+    codes = {f["code"] for f in json.loads(check.out)["findings"]}
+    assert codes == {"dropped-but-present", "not-reviewed"}
     resolve(files / "retry.py", API_KEY)
     run = cli("upgrade", "--continue", "--json", cwd=down)
     assert run.code == 0, run.err
@@ -166,7 +171,7 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     assert data["steps"][4]["summary"] == "1 upstreamed, 2 resolved, 1 merged, 2 offset, 1 clean"
     assert subjects(down, base) == [
         *AT_THE_STOP,
-        AT_THE_STOP[2],
+        *AT_THE_STOP[2:],
         "upgrade: port the series to 1.1",
         "upgrade: write the audit record",
     ]

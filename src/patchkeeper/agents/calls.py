@@ -144,6 +144,15 @@ def check_paths(
     directory = arguments.get("directory")
     if isinstance(directory, str):
         base = _inside(root / Path(directory).expanduser(), root, OPTION_DIRECTORY, directory)
+        if not base.is_dir():
+            there = "a file there, not a directory" if base.exists() else "nothing there"
+            raise CallRefused(
+                f"directory names {there} ({base})",
+                path=directory,
+                hint=f"directory is relative to the server's root {root}: pass the "
+                "downstream's directory (the one holding patchkeeper.toml), or leave it out "
+                "for the root itself",
+            )
     for key, param, _ in tool_parameters(tool, group):
         value = arguments.get(key)
         if value is None or key == "directory" or isinstance(value, bool):

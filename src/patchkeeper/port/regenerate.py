@@ -1,7 +1,8 @@
 """A refreshed patch: the same preamble and headers, the diff body regenerated on the new tree.
 
-The issue ("patchkeeper 3"): a refreshed patch keeps its preamble and headers byte for byte
-except ``Cut-against``, which becomes the new pin; its body is regenerated against the new
+A refreshed patch keeps its preamble and headers byte for byte except ``Cut-against``, which
+becomes the new pin, and a ``git format-patch`` diffstat after the ``---`` line, which is
+written again for the new body (:func:`restat`); its body is regenerated against the new
 tree with three lines of context. The body comes from git itself
 (``git diff --no-index`` between two scratch directories holding the touched files before
 and after, through :mod:`patchkeeper.upstream.gitops`), so it does not depend on the user's git
@@ -227,6 +228,99 @@ def git_diff(
     return list(parsed.files)
 
 
+#: A diffstat line as ``git format-patch`` writes it: `` tests/test_s3.py | 2 ++``
+STAT_LINE = re.compile(rb"^ .* \| +(?:\d+|Bin)\b")
+#: Its last line: `` 1 file changed, 2 insertions(+)``
+STAT_SUMMARY = re.compile(rb"^ \d+ files? changed")
+#: What follows it for a created or deleted file: `` create mode 100644 tests/conftest.py``
+STAT_MODE = re.compile(rb"^ (?:create|delete) mode [0-7]+ ")
+#: The file header line it is written from: ``new file mode 100644``
+MODE_LINE = re.compile(rb"^(new|deleted) file mode ([0-7]+)", re.MULTILINE)
+#: The width ``git format-patch`` fits its diffstat in (git's ``MAIL_DEFAULT_WRAP``).
+STAT_WIDTH = 72
+
+
+def _scale(count: int, width: int, largest: int) -> int:
+    """git's ``scale_linear``: ``count`` of ``largest`` changes on a graph ``width`` wide."""
+    return 0 if not count else 1 + (count * (width - 1)) // largest
+
+
+def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
+    """The diffstat ``git format-patch`` writes for ``diffs`` (text diffs), one line each
+    without its line ending: a line per file (name, changed lines, a graph of ``+`` and
+    ``-`` scaled as git scales it to 72 columns) and the summary line."""
+    counts = []
+    for diff in diffs:
+        kinds = "".join(hunk.kinds for hunk in diff.hunks)
+        counts.append((diff.path, kinds.count("+"), kinds.count("-")))
+    largest = max((add + dele for _, add, dele in counts), default=0)
+    number_width = len(str(largest))
+    name_width = max((len(name) for name, _, _ in counts), default=0)
+    graph_width = largest
+    if name_width + number_width + 6 + graph_width > STAT_WIDTH:
+        if graph_width > STAT_WIDTH * 3 // 8 - number_width - 6:
+            graph_width = max(STAT_WIDTH * 3 // 8 - number_width - 6, 6)
+        if name_width > STAT_WIDTH - number_width - 6 - graph_width:
+            name_width = STAT_WIDTH - number_width - 6 - graph_width
+        else:
+            graph_width = STAT_WIDTH - number_width - 6 - name_width
+    lines = []
+    for name, add, dele in counts:
+        if len(name) > name_width:  # git keeps the end of a long name, after "..."
+            name = "..." + name[len(name) - name_width + 3 :]
+            if "/" in name[3:]:
+                name = ".../" + name[3:].split("/", 1)[1]
+        total = add + dele
+        if graph_width < largest:
+            scaled = _scale(total, graph_width, largest)
+            if scaled < 2 and add and dele:
+                scaled = 2
+            if add < dele:
+                add = _scale(add, graph_width, largest)
+                dele = scaled - add
+            else:
+                dele = _scale(dele, graph_width, largest)
+                add = scaled - dele
+        graph = (" " + "+" * add + "-" * dele) if total else ""
+        lines.append(f" {name:<{name_width}} | {total:>{number_width}}{graph}")
+    inserted = sum(add for _, add, _ in counts)
+    deleted = sum(dele for _, _, dele in counts)
+    summary = f" {len(counts)} file{'' if len(counts) == 1 else 's'} changed"
+    if inserted or not deleted:
+        summary += f", {inserted} insertion{'' if inserted == 1 else 's'}(+)"
+    if deleted or not inserted:
+        summary += f", {deleted} deletion{'' if deleted == 1 else 's'}(-)"
+    modes = []  # git's summary of created and deleted files, after the counts
+    for diff in diffs:
+        found = MODE_LINE.search(diff.header_raw)
+        if found is not None:
+            action = "create" if found.group(1) == b"new" else "delete"
+            modes.append(f" {action} mode {found.group(2).decode()} {diff.path}")
+    return [line.encode("utf-8", "surrogateescape") for line in [*lines, summary, *modes]]
+
+
+def restat(preamble: bytes, diffs: Sequence[FileDiff]) -> bytes:
+    """``preamble`` with the diffstat ``git format-patch`` put after its ``---`` line
+    rewritten for ``diffs`` (the regenerated file diffs): a stat that still named the old
+    files and counts would tell a reader what the patch no longer does. A preamble without
+    a diffstat, or with a binary file in it or in ``diffs``, is returned as it is."""
+    lines = split_lines(preamble)
+    start = next((i + 1 for i, line in enumerate(lines) if line.rstrip(b"\r\n") == b"---"), None)
+    if start is None or any(diff.is_binary for diff in diffs):
+        return preamble
+    end = start
+    while end < len(lines) and STAT_LINE.match(lines[end]) and b"| Bin" not in lines[end]:
+        end += 1
+    if end == start or end >= len(lines) or not STAT_SUMMARY.match(lines[end]):
+        return preamble
+    newline = b"\r\n" if lines[end].endswith(b"\r\n") else b"\n"
+    end += 1
+    while end < len(lines) and STAT_MODE.match(lines[end]):
+        end += 1
+    stat = [line + newline for line in diffstat(diffs)]
+    return b"".join([*lines[:start], *stat, *lines[end:]])
+
+
 def _original_for(patch: Patch) -> dict[str, FileDiff]:
     """Each path's first section in ``patch``: a file with two sections (two commits' diffs
     joined) gets one regenerated section, in the form of the first."""
@@ -294,6 +388,7 @@ def refresh(
         else:
             parts.append(_compose_header(diff, diff.header_raw, names, git_style, keep_index))
         parts.extend(hunk.raw for hunk in diff.hunks)
+    parts[0] = restat(preamble, _ordered(diffs, order))
     parts.append(patch.trailer)
     data = b"".join(parts)
     check(data, patch, before, after)

@@ -9,7 +9,7 @@
 5. ``port``: the series carried to the new pin in place (``port --in-place``, its evidence
    saved); it stops at a conflict like ``git rebase``, and the run goes on with the steps
    after it, so the branch holds every step but the port;
-6. ``report``: the record, ``AUDIT.md``; written again once a stopped port is through.
+6. ``report``: the record, ``AUDIT.md``; written again each time a stopped port runs on.
 
 A step with nothing to do (no series, no runtime patches configured) is skipped. The steps
 that are a command's own ``run()`` (``audit``, ``runtime audit``, ``decide``, ``report``)
@@ -331,10 +331,12 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         StepName.PORT: "no series",
     }
     cut_short = run.work.running()
+    port_ran = False
     for name in STEPS:
         record = run.state.steps.get(name, {})
-        if not _to_run(run, name, record):
+        if not _to_run(run, name, record, port_ran):
             continue
+        port_ran = port_ran or name == StepName.PORT
         if not applies[name]:
             run.state.steps[name] = {
                 "name": name,
@@ -384,15 +386,17 @@ def left_in_progress(hint: str | None, step: str) -> str:
     )
 
 
-def _to_run(run: _Run, name: str, record: dict[str, Any]) -> bool:
-    """Whether step ``name`` runs now: not done yet, or the port it waited for is through
-    (the record written while the port was stopped is written again)."""
+def _to_run(run: _Run, name: str, record: dict[str, Any], port_ran: bool) -> bool:
+    """Whether step ``name`` runs now: not done yet, or written while the port was stopped
+    and the port has run since (``port_ran``: in this call). The record written while the
+    port was stopped is written again both when the port is through and when it stops at a
+    later patch: the record always tells the port's present state, never an earlier stop."""
     status = record.get("status")
     if name == StepName.PORT:
         return status != StepStatus.DONE and status != StepStatus.SKIPPED
     if status in (StepStatus.DONE, StepStatus.SKIPPED):
         port = run.state.steps.get(StepName.PORT, {}).get("status")
-        return bool(record.get("before_port_done")) and port == StepStatus.DONE
+        return bool(record.get("before_port_done")) and (port == StepStatus.DONE or port_ran)
     return True
 
 
