@@ -365,3 +365,24 @@ def test_git_hunkless_changes_are_changes() -> None:
         b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
     )
     assert [f.kind for f in parse(data).files] == ["create", "mode"]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b" a\n+b\n+c\n d\n", True),  # one run of insertions between two context lines
+        (b"+b\n d\n", False),  # nothing above it: it names only one side
+        (b" a\n+b\n", False),  # nothing below it
+        (b" a\n+b\n x\n+c\n d\n", False),  # two runs
+        (b" a\n-x\n+b\n d\n", False),  # a replacement, not an insertion
+        (b" a\n-x\n d\n", False),  # a removal
+    ],
+)
+def test_a_hunk_is_an_insertion_when_it_only_adds_one_run_between_context(
+    body: bytes, expected: bool
+) -> None:
+    old = body.count(b"\n ") + body.startswith(b" ") + body.count(b"\n-") + body.startswith(b"-")
+    new = body.count(b"\n ") + body.startswith(b" ") + body.count(b"\n+") + body.startswith(b"+")
+    data = b"--- a/f\n+++ b/f\n@@ -1,%d +1,%d @@\n" % (old, new) + body
+    (hunk,) = parse(data).files[0].hunks
+    assert hunk.is_insertion is expected

@@ -433,12 +433,7 @@ def _inserted_by_one_side(
     were. A hunk that adds a line of ``upstream`` (the lines upstream added to the
     file since the pin and has once) is never placed so: upstream wrote some of the
     insertion itself. Returns ``(start, 0, the added lines, how)`` or ``None``."""
-    if hunk.removed or not hunk.added or not hunk.prefix_context or not hunk.suffix_context:
-        return None
-    kinds = [line.kind for line in hunk.lines]
-    first = kinds.index(ADDED)
-    last = len(kinds) - 1 - kinds[::-1].index(ADDED)
-    if any(kind != ADDED for kind in kinds[first : last + 1]):
+    if not hunk.is_insertion:
         return None
     if any(_strip(line.text).strip() in upstream for line in hunk.added):
         return None

@@ -1319,12 +1319,7 @@ def _inserted_there(
     the lines between since the pin), and those lines hold each substantive inserted line,
     reformatted or not (:class:`patchkeeper.series.substantive_lines.FileIndex`), their
     comments aside too."""
-    if hunk.removed or not hunk.added or not hunk.prefix_context or not hunk.suffix_context:
-        return None
-    kinds = [line.kind for line in hunk.lines]
-    first = kinds.index(ADDED)
-    last = len(kinds) - 1 - kinds[::-1].index(ADDED)
-    if any(kind != ADDED for kind in kinds[first : last + 1]):
+    if not hunk.is_insertion:
         return None
     pre = hunk.pre_image
     before, after = pre[: hunk.prefix_context], pre[hunk.prefix_context :]

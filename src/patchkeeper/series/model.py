@@ -96,6 +96,18 @@ class Hunk:
         return CONTEXT in self.kinds
 
     @property
+    def is_insertion(self) -> bool:
+        """Whether the hunk only inserts: one run of ``+`` lines, no ``-`` line, with context
+        lines on both sides (it writes new lines between two lines it names)."""
+        inner = self.kinds.strip(CONTEXT)
+        return (
+            bool(inner)
+            and set(inner) == {ADDED}
+            and bool(self.prefix_context)
+            and bool(self.suffix_context)
+        )
+
+    @property
     def added(self) -> tuple[HunkLine, ...]:
         """The ``+`` lines."""
         return tuple(line for line in self.lines if line.kind == ADDED)
