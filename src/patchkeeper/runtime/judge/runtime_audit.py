@@ -24,6 +24,7 @@ from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.store.plugin_stores import audit_stores
 from patchkeeper.runtime.syntax.gates import release_version
+from patchkeeper.runtime.syntax.parsing import forget_plugin_trees
 
 __all__ = ["AuditMemory", "AuditedEntry", "RuntimeAudit", "audit_plugin", "audit_runtime"]
 
@@ -90,7 +91,10 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
     # The old release is what the plugin runs on: where it loads the plugin itself is
     # part of the plugin's activation (a platform vLLM imports without an entry point).
     stores = audit_stores(settings, roots)
-    scanned = scan_opened(settings, stores.parse, ahead, trees[0])
+    # The patch files are scanned here, their trees kept for the judging's checks, which
+    # read most of them whole (the workers scan the rest of the plugin meanwhile).
+    forget_plugin_trees()
+    scanned = scan_opened(settings, stores.parse, ahead, trees[0], keep_trees=True)
     versions = (release_version(old, trees[0].root), release_version(new, trees[1].root))
     key = result_key(scanned.signature, (old, new), trees, versions)
     memory = AuditMemory(stores, key)
