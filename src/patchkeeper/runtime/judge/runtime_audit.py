@@ -84,9 +84,12 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
 
     def ahead(targets: list[str]) -> None:
         """The modules every lookup starts in, summarized by the workers while the plugin's
-        activation search runs here."""
+        activation search runs here; then both trees' name indexes, which the judging's
+        first lookups need, read by the workers once they are done with those."""
         for tree in trees:
             tree.start_prefetch(target_modules(tree, targets))
+        for tree in trees:
+            tree.start_indexes()
 
     # The old release is what the plugin runs on: where it loads the plugin itself is
     # part of the plugin's activation (a platform vLLM imports without an entry point).
