@@ -147,3 +147,34 @@ def test_summaries_started_early_are_the_ones_read_later(
     tree.cache.entries.clear()
     tree.start_prefetch(resolve.target_modules(tree, TARGETS))
     assert tree._started == []
+
+
+def test_indexes_started_early_are_the_ones_built_when_asked(
+    tree_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = UpstreamTree(tree_dir, ("up",), importers=True)
+    defined, importers = expected.defined("Worker"), expected.importers("Worker")
+    assert defined == [("up.deep.impl", 5)]
+    assert importers == [
+        ("up.entry", "up.mid", "Worker", 1, 0),
+        ("up.mid", "up.deep.impl", "Worker", 1, 0),
+    ]
+    expected.cache.entries.clear()  # the next trees build their indexes again
+    monkeypatch.setattr(parallel, "MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    monkeypatch.setattr(upstream.nameindex, "INDEX_CHUNK", 3)
+    with parallel.shared_workers():
+        tree = UpstreamTree(tree_dir, ("up",), importers=True)
+        tree.start_indexes()
+        assert tree._indexes_started is not None  # handed to the pool, not taken yet
+        assert tree._name_sets is None
+        assert tree.defined("Worker") == defined
+        assert tree._indexes_started is None
+        assert tree.importers("Worker") == importers
+        assert tree.defined("Gone") == [("up.elsewhere", 1)]
+    # outside a pool nothing is started: the indexes are built when first needed
+    tree = UpstreamTree(tree_dir, ("up",), importers=True)
+    tree.cache.entries.clear()
+    tree.start_indexes()
+    assert tree._indexes_started is None
+    assert tree.defined("Worker") == defined

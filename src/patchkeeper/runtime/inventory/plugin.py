@@ -23,7 +23,12 @@ from patchkeeper.runtime.inventory.file_facts import (
 from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout, read_layout
 from patchkeeper.runtime.inventory.scan import scan_source
 from patchkeeper.runtime.settings import RuntimeSettings
-from patchkeeper.runtime.store.cache import SummaryCache, parsed_module, prefetch_records
+from patchkeeper.runtime.store.cache import (
+    SummaryCache,
+    parsed_module,
+    prefetch_records,
+    start_prefetch,
+)
 from patchkeeper.runtime.store.plugin_stores import ParseStore
 
 
@@ -72,8 +77,14 @@ class PluginTree:
             (:func:`patchkeeper.runtime.store.plugin_stores.parse_store`).
     """
 
-    def __init__(self, settings: RuntimeSettings, parse: ParseStore) -> None:
+    def __init__(
+        self, settings: RuntimeSettings, parse: ParseStore, *, keep_trees: bool = False
+    ) -> None:
         self.settings = settings
+        #: Whether the patch files scanned in this process keep their parse
+        #: (:func:`~patchkeeper.runtime.syntax.parsing.keep_plugin_tree`) for the audit's
+        #: checks, which read many of them whole.
+        self.keep_trees = keep_trees
         self.root = settings.root
         self._top = settings.package.split(".")[0]
         self.scan_settings = ScanSettings(
@@ -84,6 +95,7 @@ class PluginTree:
         self.cache: SummaryCache = parse.store
         self.layout: PluginLayout = read_layout(settings, parse.folders)
         self.facts: dict[str, FileFacts] = {}
+        self._patch_modules = frozenset(f.module for f in self.layout.patch_files)
         # each module outside the package's listing, once it is looked up
         self._others: dict[str, tuple[Path, bool] | None] = {}
 
@@ -132,24 +144,38 @@ class PluginTree:
             except OSError as exc:
                 return unreadable(module, self.relative(file), exc)
             relative = self.relative(file)
+            keep = self.keep_trees and module in self._patch_modules
             return scan_source(
-                data, module, relative, is_package, self.scan_settings, path=str(file)
+                data, module, relative, is_package, self.scan_settings, path=str(file), keep=keep
             )
 
         codec = (to_record, from_record)
         return parsed_module(module, self.facts, self.module_file, self.cache, scan, codec)
 
-    def prefetch(self, modules: list[str]) -> None:
+    def prefetch(self, modules: list[str], here: Collection[str] = ()) -> None:
         """Scan the modules of ``modules`` that have no valid record in the cache, on every
         usable core (:func:`patchkeeper.runtime.parallel.map_records`), and store their
         records; :meth:`facts_of` then decodes them as on a warm run. Only a speed-up: the
         facts are the ones :meth:`facts_of` would compute, and a module is still added to
-        :attr:`facts` only when it is asked for (the unreached ones stay out of it)."""
+        :attr:`facts` only when it is asked for (the unreached ones stay out of it).
+
+        ``here``: modules of ``modules`` asked for next, scanned in this process
+        (:meth:`facts_of`) while the workers scan the others (when a :func:`~patchkeeper.
+        runtime.parallel.shared_workers` pool runs; after them otherwise): with
+        :attr:`keep_trees`, their parse stays here for the audit's checks."""
 
         def job(module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
             return (str(file), module, self.relative(file), is_package, self.scan_settings)
 
-        prefetch_records(modules, self.facts, self.module_file, self.cache, job, scan_record)
+        mine = set(here)
+        others = [module for module in modules if module not in mine]
+        store = start_prefetch(others, self.facts, self.module_file, self.cache, job, scan_record)
+        if store is None:
+            prefetch_records(others, self.facts, self.module_file, self.cache, job, scan_record)
+        for module in dict.fromkeys(here):
+            self.facts_of(module)
+        if store is not None:
+            store()
 
     def patch_facts(self, layout: PluginLayout) -> Iterator[tuple[PatchFile, FileFacts]]:
         """Each file of ``layout``'s patch directory (the tree's :attr:`layout`, which the
@@ -159,7 +185,8 @@ class PluginTree:
         are scanned on every core first (:meth:`prefetch`), then read from the store as
         they are asked for."""
         files = layout.patch_files
-        self.prefetch([*(f.module for f in files), *layout.package_modules])
+        here = [f.module for f in files] if self.keep_trees else []
+        self.prefetch([*(f.module for f in files), *layout.package_modules], here)
         with track("reading patch files", len(files)) as advance:
             for patch in files:
                 advance()

@@ -54,6 +54,8 @@ def scan_opened(
     ahead: Callable[[list[str]], None] | None = None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
+    *,
+    keep_trees: bool = False,
 ) -> Scanned:
     """:func:`scan_plugin` with the plugin's parse store opened already (``parse``: the
     audit opens it with its own, :func:`patchkeeper.runtime.store.plugin_stores.audit_stores`).
@@ -64,8 +66,10 @@ def scan_opened(
     those targets need to the worker processes there, which are idle during the search.
     ``upstream``: the upstream tree the plugin runs on, read for the places it loads the
     plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`);
-    ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`)."""
-    tree = PluginTree(settings, parse)
+    ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`);
+    ``keep_trees``: the patch files scanned keep their parse in this process
+    (:attr:`PluginTree.keep_trees`), for an audit that reads them whole next."""
+    tree = PluginTree(settings, parse, keep_trees=keep_trees)
     layout = tree.layout
     signature = layout.signature
     if upstream is not None:

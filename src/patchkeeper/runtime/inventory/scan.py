@@ -44,7 +44,7 @@ from patchkeeper.runtime.inventory.module_constants import function_constants, m
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
-from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.runtime.syntax.parsing import keep_plugin_tree, parse_file
 from patchkeeper.runtime.syntax.references import tree_facts
 
 #: A commented-out import: ``# import vllm_metax.patch.bugfix.x`` or
@@ -535,13 +535,16 @@ def scan_source(
     *,
     shortcuts: bool = True,
     path: str | None = None,
+    keep: bool = False,
 ) -> FileFacts:
     """Parse one plugin file and return its :class:`FileFacts` (a syntax error is recorded in
     ``syntax_error``, never raised). In a file whose entries are not reported, only the
     statements on lines that can hold an edge are walked (:mod:`~patchkeeper.runtime.
     edge_lines`); ``shortcuts=False`` walks every statement (the same facts, slower: the
     reference the shortcuts are tested against). ``path``: where the file is, for the parse
-    log (:mod:`~patchkeeper.runtime.syntax.parsing`; ``file`` when not given)."""
+    log (:mod:`~patchkeeper.runtime.syntax.parsing`; ``file`` when not given); ``keep``:
+    keep the parse for later reads of the file in this process
+    (:func:`~patchkeeper.runtime.syntax.parsing.keep_plugin_tree`, under ``path``)."""
     facts = FileFacts(module=module, file=file)
     text = source.decode("utf-8", "replace")
     facts.commented_imports.extend(commented_imports(text, module, is_package))
@@ -551,6 +554,8 @@ def scan_source(
         line = getattr(exc, "lineno", None) or source[: source.find(b"\0")].count(b"\n") + 1
         facts.syntax_error = f"{getattr(exc, 'msg', None) or exc} (line {line})"
         return facts
+    if keep:
+        keep_plugin_tree(file if path is None else path, tree)
     facts.constants = module_constants(tree, source)
     facts.tables = computed_imports.named_tables(tree)
     bindings = ScopeBindings(tree)

@@ -17,7 +17,7 @@ from patchkeeper.runtime.judge.calling import outer_aliases
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.syntax.astwalk import nodes, of_kinds, statements
 from patchkeeper.runtime.syntax.gates import evaluate_node
-from patchkeeper.runtime.syntax.parsing import parse_path
+from patchkeeper.runtime.syntax.parsing import forget_plugin_trees, plugin_file_tree
 
 
 def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
@@ -26,7 +26,7 @@ def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
     :attr:`Code.decorators`, whether its module tests upstream's release
     (:attr:`Code.gated`) and what it imports (:attr:`Code.imports`)."""
     codes = {replacement: source_code(found) for replacement, found in sources.items()}
-    plugin_tree.cache_clear()  # the facts are kept; the trees would stay in every worker
+    forget_plugin_trees()  # the facts are kept; the trees would stay in every worker
     return codes
 
 
@@ -59,17 +59,17 @@ def _plugin_lines(file: Path) -> tuple[str, ...]:
         return ()
 
 
-@functools.lru_cache(maxsize=256)
 def plugin_tree(file: Path) -> ast.Module | None:
-    """The parse of a plugin file (:func:`patchkeeper.runtime.syntax.parsing.parse_path`),
-    ``None`` when it cannot be read or does not parse: one parse of each file for the
-    facts :func:`source_code` reads of it (whether it tests upstream's release, what it
-    imports, the names its gates bind) and for the version gates
-    :func:`patchkeeper.runtime.judge.gated_binding.gated_bindings` reads. Nothing reads
-    the tree but to collect facts: it is not changed, and :func:`replacement_codes`,
-    which the judging calls after the gated bindings, lets the trees go once it has the
-    facts."""
-    return parse_path(file)
+    """The parse of a plugin file (:func:`patchkeeper.runtime.syntax.parsing.
+    plugin_file_tree`), ``None`` when it cannot be read or does not parse: one parse of
+    each file for the facts :func:`source_code` reads of it (whether it tests upstream's
+    release, what it imports, the names its gates bind), for the version gates
+    :func:`patchkeeper.runtime.judge.gated_binding.gated_bindings` reads and for the
+    feature probes' checks, and none for a patch file the inventory scanned in this
+    process (its tree is kept). Nothing reads the tree but to collect facts: it is not
+    changed, and :func:`replacement_codes`, which the judging calls after the gated
+    bindings, lets the trees go once it has the facts."""
+    return plugin_file_tree(file)
 
 
 @functools.lru_cache(maxsize=64)

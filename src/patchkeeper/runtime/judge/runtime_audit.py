@@ -24,6 +24,7 @@ from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
 from patchkeeper.runtime.store.plugin_stores import audit_stores
 from patchkeeper.runtime.syntax.gates import release_version
+from patchkeeper.runtime.syntax.parsing import forget_plugin_trees
 
 __all__ = ["AuditMemory", "AuditedEntry", "RuntimeAudit", "audit_plugin", "audit_runtime"]
 
@@ -89,14 +90,20 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
 
     def ahead(targets: list[str]) -> None:
         """The modules every lookup starts in, summarized by the workers while the plugin's
-        activation search runs here."""
+        activation search runs here; then both trees' name indexes, which the judging's
+        first lookups need, read by the workers once they are done with those."""
         for tree in trees:
             tree.start_prefetch(target_modules(tree, targets))
+        for tree in trees:
+            tree.start_indexes()
 
     # The old release is what the plugin runs on: where it loads the plugin itself is
     # part of the plugin's activation (a platform vLLM imports without an entry point).
     stores = audit_stores(settings, roots)
-    scanned = scan_opened(settings, stores.parse, ahead, trees[0])
+    # The patch files are scanned here, their trees kept for the judging's checks, which
+    # read most of them whole (the workers scan the rest of the plugin meanwhile).
+    forget_plugin_trees()
+    scanned = scan_opened(settings, stores.parse, ahead, trees[0], keep_trees=True)
     versions = (release_version(old, trees[0].root), release_version(new, trees[1].root))
     key = result_key(scanned.signature, (old, new), trees, versions)
     memory = AuditMemory(stores, key)

@@ -170,20 +170,62 @@ def build_index(
     ``name -> [(importer, from-module, local name, line, indent)]`` of every ``from X
     import name`` (:func:`from_imports`, the from-module made absolute, in file order then
     line order); each is ``None`` when not asked for."""
-    import marshal
-
-    from patchkeeper.progress import track
     from patchkeeper.runtime.parallel import map_records, workers_for
 
     pooled = workers_for(len(files)) > 0
-    step = INDEX_CHUNK if pooled else max(len(files), 1)  # one process: one chunk
+    jobs = _index_jobs(root, files, definitions, importers, INDEX_CHUNK if pooled else 0)
+    # Chunks of files on every core (each a worker's job), merged in file order.
+    results = map_records(_index_files, jobs, minimum=1 if pooled else None)
+    return _merged(results, len(files), definitions, importers)
+
+
+def start_index(
+    root: Path, files: list[str], *, definitions: bool = True, importers: bool = False
+) -> Callable[[], tuple[list[bytes] | None, ImporterIndex | None]] | None:
+    """:func:`build_index`'s reading of the files handed to the running
+    :func:`~patchkeeper.runtime.parallel.shared_workers` pool now
+    (:func:`~patchkeeper.runtime.parallel.start_records`): the workers read the tree
+    while this process does other work. Returns the function that gives the indexes (as
+    :func:`build_index` returns them, waiting for the workers if need be), or ``None``
+    when nothing was started (no pool runs)."""
+    from patchkeeper.runtime.parallel import start_records
+
+    jobs = _index_jobs(root, files, definitions, importers, INDEX_CHUNK)
+    started = start_records(_index_files, jobs)
+    if started is None:
+        return None
+
+    def indexes() -> tuple[list[bytes] | None, ImporterIndex | None]:
+        return _merged(started.results(), len(files), definitions, importers)
+
+    return indexes
+
+
+def _index_jobs(
+    root: Path, files: list[str], definitions: bool, importers: bool, step: int
+) -> list[tuple[str, list[str], bool, bool]]:
+    """The jobs of :func:`_index_files` for ``files``, ``step`` files each (0: one job)."""
+    step = step or max(len(files), 1)
     chunks = [files[start : start + step] for start in range(0, len(files), step)]
-    jobs = [(str(root), chunk, definitions, importers) for chunk in chunks]
+    return [(str(root), chunk, definitions, importers) for chunk in chunks]
+
+
+def _merged(
+    results: Iterable[tuple[tuple[str, list[str], bool, bool], bytes]],
+    count: int,
+    definitions: bool,
+    importers: bool,
+) -> tuple[list[bytes] | None, ImporterIndex | None]:
+    """The indexes of :func:`build_index` from the records of its jobs (``(job, marshal
+    bytes)``, in file order), the progress shown over the ``count`` files."""
+    import marshal
+
+    from patchkeeper.progress import track
+
     defined: list[bytes] | None = [] if definitions else None
     imported: ImporterIndex | None = {} if importers else None
-    # Chunks of files on every core (each a worker's job), merged in file order.
-    with track("indexing names and imports", len(files)) as advance:
-        for job, data in map_records(_index_files, jobs, minimum=1 if pooled else None):
+    with track("indexing names and imports", count) as advance:
+        for job, data in results:
             advance(len(job[1]))
             sets, rows = marshal.loads(data)
             if defined is not None:

@@ -199,6 +199,10 @@ class UpstreamTree:
         self.index_importers = importers
         #: Summaries handed to the pool by :meth:`start_prefetch`, stored when settled.
         self._started: list[Callable[[], int]] = []
+        #: The indexes :meth:`start_indexes` handed to the pool, taken when first needed.
+        self._indexes_started: (
+            Callable[[], tuple[list[bytes] | None, nameindex.ImporterIndex | None]] | None
+        ) = None
 
     def contains(self, dotted: str) -> bool:
         """Whether ``dotted`` starts with one of this tree's packages."""
@@ -336,11 +340,49 @@ class UpstreamTree:
         sources (computed once)."""
         return self._files_signature()[1]
 
+    def start_indexes(self) -> None:
+        """Hand the reading of the tree's files for the indexes :meth:`_build_indexes`
+        builds (those the store does not hold) to the running pool now
+        (:func:`nameindex.start_index`): the workers read the tree once they are done with
+        the work given them before, while this process does other work, and the first
+        lookup that needs an index takes it. Nothing is started outside a
+        :func:`patchkeeper.runtime.parallel.shared_workers` pool, or when the store holds
+        the indexes (a warm run)."""
+        if self._indexes_started is not None:
+            return
+        files, signature = self._files_signature()
+        definitions = self._name_sets is None and self.cache.get_value("#names", signature) is None
+        importers = (
+            self.index_importers
+            and self._imported is None
+            and self.cache.get_value("#importers", signature) is None
+        )
+        if definitions or importers:
+            self._indexes_started = nameindex.start_index(
+                self.root, files, definitions=definitions, importers=importers
+            )
+
+    def _take_started_indexes(self, signature: str) -> None:
+        """Store the indexes :meth:`start_indexes` had built (waiting for them if need be)."""
+        started, self._indexes_started = self._indexes_started, None
+        if started is None:
+            return
+        sets, imported = started()
+        if sets is not None:
+            self._name_sets = sets
+            self.cache.put_value("#names", signature, sets)
+        if imported is not None:
+            self._imported = imported
+            self.cache.put_value("#importers", signature, imported)
+
     def _build_indexes(self, importers: bool) -> None:
         """Load or build the per-file names (:func:`nameindex.defined_names`) and, when
         ``importers`` (or the tree was made with ``importers=True``), the importer index:
-        one read of the tree's files for both (:func:`nameindex.build_index`), each cached
-        under the digest of the file list."""
+        one read of the tree's files for both (:func:`nameindex.build_index`, or the
+        reading :meth:`start_indexes` started), each cached under the digest of the file
+        list."""
+        if self._indexes_started is not None:
+            self._take_started_indexes(self._files_signature()[1])
         want_importers = (importers or self.index_importers) and self._imported is None
         if self._name_sets is not None and not want_importers:
             return
@@ -427,6 +469,8 @@ class UpstreamTree:
 
     def save(self) -> None:
         self._settle()
+        if self._indexes_started is not None:
+            self._take_started_indexes(self._files_signature()[1])
         self.cache.save()
 
 

@@ -55,13 +55,44 @@ def parse_path(path: Path) -> ast.Module | None:
     return None if read is None else read[1]
 
 
+#: The plugin files this process has parsed and keeps, by absolute path
+#: (:func:`plugin_file_tree`): the patch files the inventory scanned here, and the files
+#: the audit's checks parse, each parsed once for all of them.
+_PLUGIN_TREES: dict[str, ast.Module | None] = {}
+
+
+def keep_plugin_tree(path: str | os.PathLike[str], tree: ast.Module) -> None:
+    """Keep ``tree``, the parse of the plugin file at ``path`` (its bytes as scanned), for
+    :func:`plugin_file_tree`: a file the inventory scans in this process is not parsed
+    again by the audit's checks."""
+    _PLUGIN_TREES[os.path.abspath(path)] = tree
+
+
+def plugin_file_tree(path: Path) -> ast.Module | None:
+    """The parse of the plugin file at ``path`` (:func:`parse_path`), kept once made (or
+    kept by :func:`keep_plugin_tree`) until :func:`forget_plugin_trees`: ``None`` when it
+    cannot be read or parsed. The trees are read, never changed."""
+    key = os.path.abspath(path)
+    if key not in _PLUGIN_TREES:
+        _PLUGIN_TREES[key] = parse_path(path)
+    return _PLUGIN_TREES[key]
+
+
+def forget_plugin_trees() -> None:
+    """Let the kept plugin trees go (:func:`plugin_file_tree`): a whole module's tree is
+    tens of times its source, and once the facts are read from them, forked workers need
+    not inherit them."""
+    _PLUGIN_TREES.clear()
+
+
 class ParsedFiles(dict[str, "ast.Module | None"]):
-    """The Python files under ``root`` (a plugin's root), each parsed by :func:`parse_file`
-    the first time ``parsed[file]`` asks for it (``file`` relative to ``root``, as
+    """The Python files under ``root`` (a plugin's root), each parsed the first time
+    ``parsed[file]`` asks for it (``file`` relative to ``root``, as
     :attr:`~patchkeeper.runtime.model.PatchEntry.file` and
-    :attr:`~patchkeeper.runtime.model.Condition.file` give it) and kept: checks that read
-    the same plugin files share one parse of each. ``None`` for a file that cannot be read
-    or parsed (invalid Python, a NUL byte), so that it decides nothing; nothing is raised.
+    :attr:`~patchkeeper.runtime.model.Condition.file` give it) and kept
+    (:func:`plugin_file_tree`): checks that read the same plugin files share one parse of
+    each. ``None`` for a file that cannot be read or parsed (invalid Python, a NUL byte),
+    so that it decides nothing; nothing is raised.
     """
 
     def __init__(self, root: Path) -> None:
@@ -69,7 +100,7 @@ class ParsedFiles(dict[str, "ast.Module | None"]):
         self.root = root
 
     def __missing__(self, file: str) -> ast.Module | None:
-        module = parse_path(self.root / file)
+        module = plugin_file_tree(self.root / file)
         self[file] = module
         return module
 
