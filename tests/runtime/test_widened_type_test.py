@@ -86,9 +86,9 @@ STANDALONE = """class SparseAttention:
 """
 
 
-def _audit(tmp_path: Path, layers: str) -> list[tuple[int, str, str]]:
+def _audit(tmp_path: Path, layers: str, utils_old: str = UTILS_OLD) -> list[tuple[int, str, str]]:
     old, new = tmp_path / "kup-1.0", tmp_path / "kup-1.1"
-    for root, version, utils in ((old, "1.0", UTILS_OLD), (new, "1.1", UTILS_NEW)):
+    for root, version, utils in ((old, "1.0", utils_old), (new, "1.1", UTILS_NEW)):
         write_files(
             root,
             {
@@ -145,5 +145,26 @@ def test_a_class_the_new_test_does_not_accept_keeps_its_copy(tmp_path: Path) -> 
             "copy (signature and decorators are the same: its callers' calls still bind to "
             "the copy, which runs as the plugin wrote it); merge upstream's change into it "
             "only if the plugin needs it",
+        )
+    ]
+
+
+#: The old upstream function with a line the plugin's copy (taken from an earlier release)
+#: does not have.
+UTILS_OLD_MORE = UTILS_OLD + "    model.loaded = True\n"
+
+
+def test_the_lines_the_copy_leaves_out_are_named(tmp_path: Path) -> None:
+    assert _audit(tmp_path, DERIVED, UTILS_OLD_MORE) == [
+        (
+            18,
+            "remove",
+            "all the copy adds to the old upstream is a predicate in a type test "
+            "(_is_sparse_attention(module) lets kplug.layers.SparseAttention through, a "
+            "subclass of kup.layers.base.LayerBase), and the new upstream's own test of the "
+            "same subject accepts that base class: upstream lets the plugin's class through "
+            "itself; remove the patch, which now only holds back the rest of upstream's "
+            "change (the copy leaves out 1 line of the old upstream body, which upstream's "
+            "own function runs again once the patch goes)",
         )
     ]

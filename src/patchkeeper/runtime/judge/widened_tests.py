@@ -232,6 +232,7 @@ def widened_test(
         return drift
     if _body_lines(read) - _body_lines(old):  # a line of its own besides the predicates
         return drift
+    left_out = sum((_body_lines(old) - _body_lines(read)).values())
     root, module = plugin
     parsed = _module_of(root, module)
     if parsed is None:
@@ -265,5 +266,10 @@ def widened_test(
         "upstream lets the plugin's class through itself; remove the patch, which now only "
         "holds back the rest of upstream's change"
     )
+    if left_out:  # a copy of an older release, or lines left out on purpose: say which
+        reason += (
+            f" (the copy leaves out {left_out} line{'s' if left_out != 1 else ''} of the old "
+            "upstream body, which upstream's own function runs again once the patch goes)"
+        )
     evidence = (reason, *(e for e in drift.evidence if e != reason))
     return replace(drift, decision=REMOVE, evidence=evidence)
