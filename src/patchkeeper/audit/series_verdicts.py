@@ -27,6 +27,7 @@ from patchkeeper.audit.verdicts import (
     UPSTREAMED,
     FailedPatch,
     PatchVerdict,
+    gone_around,
     judge_unfinished,
     remember_failure,
     with_action,
@@ -274,6 +275,10 @@ def _judge_in_order(
                 verdict = replace(
                     verdict, summary=f"{verdict.summary}; {fresh.text}", refresh=fresh.text
                 )
+            elif not verdict.rewritten:
+                gone = gone_around(ws, patch, list(verdict.hunks), verdict.kind)
+                if gone:
+                    verdict = replace(verdict, summary=f"{verdict.summary}; {gone}", rewritten=gone)
         if (
             verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED)
             and patch.name not in upstream

@@ -54,6 +54,7 @@ from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     FAILS,
     PRESENT,
+    REWRITTEN_MIN_LENGTH,
     HunkVerdict,
     added_imports,
     creates_file,
@@ -199,7 +200,10 @@ class PatchVerdict:
             every place, which makes the action *port* (extend it); ``""`` otherwise.
         rewritten: for a *conflict* of a code patch, the evidence that upstream rewrote at
             their place the lines its failing hunks change (:func:`_rewritten_at_place`),
-            which makes the action *look*; ``""`` otherwise.
+            or for a *conflict* of any patch, that upstream took out the lines around what
+            its failing hunks insert (:func:`gone_around`, unless the hunks land elsewhere
+            with their lines unchanged), which makes the action *look*;
+            ``""`` otherwise.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -1075,6 +1079,65 @@ def _rewritten_at_place(
     return (
         f"upstream rewrote at their place the lines {refs} {verb}, without what the patch "
         f"takes out ({words}): `{old}` is now `{new}`"
+    )
+
+
+def _neighbours(hunk: Hunk, language: str) -> tuple[bytes, bytes] | None:
+    """The nearest context lines before and after the one run of lines an insert-only
+    ``hunk`` adds that tell their place: substantive (:func:`substantive`, normalized) and
+    at least :data:`REWRITTEN_MIN_LENGTH` characters long (``**options)`` or ``else:``
+    recur anywhere); ``None`` when the hunk removes a line, adds more than one run, or has
+    no such line on either side."""
+    if any(line.kind == REMOVED for line in hunk.lines):
+        return None
+    added = [i for i, line in enumerate(hunk.lines) if line.kind == ADDED]
+    if not added or added[-1] - added[0] + 1 != len(added):
+        return None
+    before = (substantive(line.text, language) for line in reversed(hunk.lines[: added[0]]))
+    after = (substantive(line.text, language) for line in hunk.lines[added[-1] + 1 :])
+    first = next((t for t in before if t is not None and len(t) >= REWRITTEN_MIN_LENGTH), None)
+    last = next((t for t in after if t is not None and len(t) >= REWRITTEN_MIN_LENGTH), None)
+    if first is None or last is None:
+        return None
+    return first, last
+
+
+def gone_around(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str) -> str | None:
+    """The evidence that upstream took out the code a patch inserts into: of the files that
+    decide the verdict (:func:`decides`), no hunk applies, and every failing hunk only
+    inserts one run of lines whose nearest substantive context lines, before and after
+    (:func:`_neighbours`), are both gone from its file; else ``None``.
+
+    A patch that adds an argument to a call, or a setting next to one, whose both
+    neighbours upstream removed has nothing left to attach to: upstream rewrote that code
+    (the call, the block), as likely with its own fix as without it, and the trees cannot
+    tell which, so a person decides (*look*) rather than port the lines into code that
+    no longer exists. Code that moved to another file, where the hunks land unchanged, was
+    not taken out: the series checks that first (*refresh*)."""
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    deciding = [s for s in statuses if decides(s.path, kind)]
+    failing = [s for s in deciding if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in deciding):
+        return None
+    gone: list[tuple[bytes, bytes]] = []
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        state = ws.get(diff.old_path or diff.path)
+        around = _neighbours(hunk, language_of(diff.path))
+        if state is None or around is None:
+            return None
+        index = file_index(state.lines)
+        if index.has(around[0]) or index.has(around[1]):
+            return None
+        gone.append(around)
+    before, after = (text.decode("utf-8", "replace") for text in gone[0])
+    refs = _refs(failing, FAILS)
+    verb = "inserts" if len(failing) == 1 else "insert"
+    return (
+        f"upstream took out the lines around what {refs} {verb}: neither `{before}` nor "
+        f"`{after}` is in the file any more"
     )
 
 
