@@ -115,6 +115,24 @@ def patch_plugin(
     }
 
 
+def mup_plugin(files: dict[str, str], imports: str = "mplug.patch") -> dict[str, str]:
+    """The files of the plugin ``mplug`` 0.1 of the made-up upstream ``mup`` (relative path ->
+    text): its ``pyproject.toml`` (:func:`pyproject`: the entry point ``mplug =
+    "mplug:register"`` in the group ``mup.plugins``, configured for the upstream ``mup``), a
+    ``mplug/__init__.py`` whose ``register()`` imports the module ``imports``, and ``files``."""
+    return {
+        "pyproject.toml": pyproject(
+            "mplug",
+            {"mplug": "mplug:register"},
+            group="mup.plugins",
+            version="0.1",
+            upstream="mup",
+        ),
+        "mplug/__init__.py": f"def register():\n    import {imports}  # noqa: F401\n",
+        **files,
+    }
+
+
 def activation_decisions(result: RuntimeAudit) -> list[tuple[str, str, str, str]]:
     """``(file, target, activation status, decision)`` of each audited entry whose activation
     the inventory traced, in the audit's order."""
