@@ -159,6 +159,34 @@ def activation_conditions(
     ]
 
 
+def swaps(inventory: Inventory) -> list[tuple[int, str, str, str, str]]:
+    """``(line, target, mechanism, replacement, module hint)`` of each entry of ``inventory``,
+    in its order."""
+    return [
+        (e.line, e.target, e.mechanism.value, e.replacement, e.module_hint)
+        for e in inventory.entries
+    ]
+
+
+def findings(inventory: Inventory) -> list[tuple[str, int, str]]:
+    """``(code, line, message)`` of each finding of ``inventory`` but ``header-missing`` (a
+    made-up patch file has no header), in its order."""
+    return [(f.code, f.line, f.message) for f in inventory.findings if f.code != "header-missing"]
+
+
+def uncompared_loop_swap(line: int, name: str) -> tuple[str, int, str]:
+    """The finding of a loop over ``sys.modules`` at ``line`` that sets ``name``
+    (``module.NAME``) in every module that has it, where no test of the loop compares it with
+    an upstream object: :func:`findings`' form."""
+    return (
+        "setattr-name",
+        line,
+        f"{name} is set in every module of a loop over sys.modules that has it, and no test "
+        f"of the loop compares it with an upstream object: that patch is not listed; compare "
+        f"{name} with the original it replaces (== or is)",
+    )
+
+
 @dataclass(frozen=True)
 class Trees:
     """What :meth:`TreeWriter.write` wrote: the plugin project's folder, its package, and the
