@@ -133,6 +133,17 @@ def mup_plugin(files: dict[str, str], imports: str = "mplug.patch") -> dict[str,
     }
 
 
+def audit_fixture(trees: Path, plugin: str, upstream: str) -> RuntimeAudit:
+    """The runtime audit of the plugin project ``trees/<plugin>``, with its configuration,
+    from ``trees/<upstream>-1.0`` to ``trees/<upstream>-2.0``: a fixture copied under
+    ``trees`` (``runtime_trees / NAME``) or trees a test wrote there."""
+    return audit_runtime(
+        load_config(trees / plugin / "pyproject.toml"),
+        old=str(trees / f"{upstream}-1.0"),
+        new=str(trees / f"{upstream}-2.0"),
+    )
+
+
 def activation_decisions(result: RuntimeAudit) -> list[tuple[str, str, str, str]]:
     """``(file, target, activation status, decision)`` of each audited entry whose activation
     the inventory traced, in the audit's order."""
