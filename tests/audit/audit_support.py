@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from patchkeeper.audit.horizon import ReleaseVerdicts, taken_earlier
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.verdicts import PatchVerdict
 from patchkeeper.series.engine import Workspace
@@ -38,3 +39,25 @@ def judge(
     parsed = [parse_patch(text.encode(), name=name, path=Path(name)) for name, text in patches]
     ws = Workspace(lambda path: read_file(new_root / path))
     return judge_series(ws, parsed, TreeSearch(new_root, "new"), pin, version)
+
+
+def judge_horizon(
+    tmp_path: Path,
+    path: str,
+    pin: str,
+    patches: list[tuple[str, str]],
+    releases: list[tuple[str, str]],
+) -> list[ReleaseVerdicts]:
+    """Judge ``patches`` (name, text), all on the one file ``path``, at each release
+    ``(version, text of path)``, oldest first, against the pin's ``path`` holding ``pin``,
+    with what upstream took earlier carried forward
+    (:func:`patchkeeper.audit.horizon.taken_earlier`)."""
+    pin_tree = TreeSearch(write_tree(tmp_path / "pin", {path: pin}), "pin")
+    parsed = [parse_patch(text.encode(), name=name, path=Path(name)) for name, text in patches]
+    judged = []
+    for version, text in releases:
+        root = write_tree(tmp_path / version, {path: text})
+        ws = Workspace(lambda path, root=root: read_file(root / path))
+        verdicts = judge_series(ws, parsed, TreeSearch(root, version), pin_tree, version)
+        judged.append(ReleaseVerdicts(version, version, tuple(verdicts)))
+    return taken_earlier(judged)

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit_support import write_tree
+from audit_support import judge_horizon
 
-from patchkeeper.audit.horizon import ReleaseVerdicts, next_pin, taken_earlier
-from patchkeeper.audit.series_verdicts import judge_series
-from patchkeeper.series.engine import Workspace
-from patchkeeper.series.parse import parse_patch
-from patchkeeper.trees.tree import read_file
-from patchkeeper.upstream.treesearch import TreeSearch
+from patchkeeper.audit.horizon import ReleaseVerdicts, next_pin
 
 HEAD = '''def _validate_name(name):
     """Reject a name that is not a valid XML name."""
@@ -81,18 +76,13 @@ PATCH_0002 = """--- a/xmltodict.py
 def horizon(tmp_path: Path, releases: list[tuple[str, str]]) -> list[ReleaseVerdicts]:
     """The two patches judged at each (version, text of xmltodict.py), oldest first, with
     what upstream took earlier carried forward."""
-    pin = TreeSearch(write_tree(tmp_path / "pin", {"xmltodict.py": PIN}), "pin")
-    patches = [
-        parse_patch(text.encode(), name=name, path=Path(name))
-        for name, text in (("0001-names.patch", PATCH_0001), ("0002-stricter.patch", PATCH_0002))
-    ]
-    judged = []
-    for version, text in releases:
-        root = write_tree(tmp_path / version, {"xmltodict.py": text})
-        ws = Workspace(lambda path, root=root: read_file(root / path))
-        verdicts = judge_series(ws, patches, TreeSearch(root, version), pin, version)
-        judged.append(ReleaseVerdicts(version, version, tuple(verdicts)))
-    return taken_earlier(judged)
+    return judge_horizon(
+        tmp_path,
+        "xmltodict.py",
+        PIN,
+        [("0001-names.patch", PATCH_0001), ("0002-stricter.patch", PATCH_0002)],
+        releases,
+    )
 
 
 def test_a_patch_upstream_took_is_upstreamed_when_its_blocker_is(tmp_path: Path) -> None:

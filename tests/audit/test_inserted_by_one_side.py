@@ -83,33 +83,35 @@ def refresh(how: str) -> str:
 ONE_SIDE = "by its whole context on one side, upstream having edited the other"
 
 
-def test_an_insertion_beside_a_wrapped_condition_is_carried(tmp_path: Path) -> None:
-    (verdict,) = judge(
-        tmp_path,
-        {"clients/plot.py": PLOT_NEW},
-        [("boolean.patch", BOOLEAN)],
-        old={"clients/plot.py": PLOT_OLD},
-    )
+@pytest.mark.parametrize(
+    ("path", "old", "new", "patch"),
+    [
+        pytest.param(
+            "clients/plot.py",
+            PLOT_OLD,
+            PLOT_NEW,
+            ("boolean.patch", BOOLEAN),
+            id="beside-a-wrapped-condition",
+        ),
+        pytest.param(
+            "src/sack.c",
+            SACK_OLD,
+            SACK_NEW,
+            ("disttype.patch", DISTTYPE),
+            id="where-upstream-added-a-blank-line",
+        ),
+    ],
+)
+def test_an_insertion_beside_an_edit_on_one_side_is_carried(
+    tmp_path: Path, path: str, old: str, new: str, patch: tuple[str, str]
+) -> None:
+    (verdict,) = judge(tmp_path, {path: new}, [patch], old={path: old})
     assert (verdict.verdict, verdict.action, verdict.refresh) == (
         "conflict",
         "carry",
         refresh(ONE_SIDE),
     )
-    assert verdict.summary.startswith("clients/plot.py #1 fails at fuzz 0")
-
-
-def test_an_insertion_where_upstream_added_a_blank_line_is_carried(tmp_path: Path) -> None:
-    (verdict,) = judge(
-        tmp_path,
-        {"src/sack.c": SACK_NEW},
-        [("disttype.patch", DISTTYPE)],
-        old={"src/sack.c": SACK_OLD},
-    )
-    assert (verdict.verdict, verdict.action, verdict.refresh) == (
-        "conflict",
-        "carry",
-        refresh(ONE_SIDE),
-    )
+    assert verdict.summary.startswith(f"{path} #1 fails at fuzz 0")
 
 
 @pytest.mark.parametrize(

@@ -8,14 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit_support import write_tree
+from audit_support import judge_horizon
 
-from patchkeeper.audit.horizon import ReleaseVerdicts, taken_earlier
-from patchkeeper.audit.series_verdicts import judge_series
-from patchkeeper.series.engine import Workspace
-from patchkeeper.series.parse import parse_patch
-from patchkeeper.trees.tree import read_file
-from patchkeeper.upstream.treesearch import TreeSearch
+from patchkeeper.audit.horizon import ReleaseVerdicts
 
 HEAD = """class Worker:
     def transfer_async(self, stream, job_id):
@@ -84,18 +79,13 @@ OWN = """--- a/pkg/worker.py
 
 def horizon(tmp_path: Path, releases: list[tuple[str, str]]) -> list[ReleaseVerdicts]:
     """The series judged at each (version, text of pkg/worker.py), oldest first."""
-    pin = TreeSearch(write_tree(tmp_path / "pin", {"pkg/worker.py": OLD}), "pin")
-    patches = [
-        parse_patch(text.encode(), name=name, path=Path(name))
-        for name, text in (("wait-stream.patch", BACKPORT), ("retries.patch", OWN))
-    ]
-    judged = []
-    for version, text in releases:
-        root = write_tree(tmp_path / version, {"pkg/worker.py": text})
-        ws = Workspace(lambda path, root=root: read_file(root / path))
-        verdicts = judge_series(ws, patches, TreeSearch(root, version), pin, version)
-        judged.append(ReleaseVerdicts(version, version, tuple(verdicts)))
-    return taken_earlier(judged)
+    return judge_horizon(
+        tmp_path,
+        "pkg/worker.py",
+        OLD,
+        [("wait-stream.patch", BACKPORT), ("retries.patch", OWN)],
+        releases,
+    )
 
 
 def test_backport_rewritten_after_upstream_took_it_stays_upstreamed(tmp_path: Path) -> None:

@@ -74,6 +74,21 @@ index 1111111..2222222 100644
 """
 
 
+#: :data:`PATCH` without its ``Origin: upstream`` line: no header line says upstream has it.
+PLAIN = PATCH.replace(
+    "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123\n", ""
+)
+#: :data:`PATCH` with its added line rewritten.
+REWRITTEN = PATCH.replace("self.timeout = 30", "self.timeout = 60")
+#: The outcome of :data:`PATCH` dropped with nothing else to say: its header's ``Origin``.
+BY_HEADER = truth.Outcome(
+    "upstreamed",
+    "",
+    "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
+    "dropped; its DEP-3 header says upstream has it",
+)
+
+
 def refreshed(patch: str) -> str:
     """``patch`` with its hunk moved by 5 lines and one context line changed (a refresh)."""
     return patch.replace("@@ -10,7 +10,7 @@", "@@ -15,7 +15,7 @@").replace(
@@ -214,55 +229,68 @@ def test_changed_lines_ignore_context_headers_and_trailing_space() -> None:
     assert truth.changed_lines(dashed) == truth.changed_lines(PATCH)
 
 
-def test_outcome_carried_port_and_renamed() -> None:
-    entries = truth.parse_changelog(CHANGELOG)
-    kept = truth.outcome(
-        "0001-fix.patch",
-        PATCH,
-        {"0001-fix.patch": refreshed(PATCH)},
-        entries,
-        "2.1.0",
-        "trixie 2.1.0-1",
-    )
-    assert kept == truth.Outcome(
-        "carried",
-        "",
-        "trixie 2.1.0-1 debian/patches/series keeps 0001-fix.patch",
-        "kept with the same 2 changed lines",
-    )
-    rewritten = PATCH.replace("self.timeout = 30", "self.timeout = 60")
-    port = truth.outcome(
-        "0001-fix.patch", PATCH, {"0001-fix.patch": rewritten}, entries, "2.1.0", "trixie 2.1.0-1"
-    )
-    assert port == truth.Outcome(
-        "port",
-        "",
-        "trixie 2.1.0-1 debian/patches/series keeps 0001-fix.patch",
-        "kept with rewritten changed lines (2 before, 2 after)",
-    )
-    renamed = truth.outcome(
-        "old-name.patch", PATCH, {"0005-new-name.patch": PATCH}, [], "2.1.0", "sid 2.1.0-1"
-    )
-    assert renamed == truth.Outcome(
-        "carried",
-        "",
-        "sid 2.1.0-1 debian/patches/series has 0005-new-name.patch with the same lines",
-        "renamed to 0005-new-name.patch, same changed lines",
-    )
-    cve = truth.outcome(
-        "CVE-2024-1234.patch",
-        PATCH,
-        {"CVE-2024-1234-2.patch": rewritten},
-        entries,
-        "2.1.0",
-        "sid 2.1.0-1",
-    )
-    assert cve == truth.Outcome(
-        "port",
-        "",
-        "sid 2.1.0-1 debian/patches/series keeps the same CVE fix as CVE-2024-1234-2.patch",
-        "renamed to CVE-2024-1234-2.patch, rewritten changed lines",
-    )
+@pytest.mark.parametrize(
+    ("name", "series", "changelog", "release", "expected"),
+    [
+        pytest.param(
+            "0001-fix.patch",
+            {"0001-fix.patch": refreshed(PATCH)},
+            CHANGELOG,
+            "trixie 2.1.0-1",
+            truth.Outcome(
+                "carried",
+                "",
+                "trixie 2.1.0-1 debian/patches/series keeps 0001-fix.patch",
+                "kept with the same 2 changed lines",
+            ),
+            id="kept",
+        ),
+        pytest.param(
+            "0001-fix.patch",
+            {"0001-fix.patch": REWRITTEN},
+            CHANGELOG,
+            "trixie 2.1.0-1",
+            truth.Outcome(
+                "port",
+                "",
+                "trixie 2.1.0-1 debian/patches/series keeps 0001-fix.patch",
+                "kept with rewritten changed lines (2 before, 2 after)",
+            ),
+            id="rewritten",
+        ),
+        pytest.param(
+            "old-name.patch",
+            {"0005-new-name.patch": PATCH},
+            "",
+            "sid 2.1.0-1",
+            truth.Outcome(
+                "carried",
+                "",
+                "sid 2.1.0-1 debian/patches/series has 0005-new-name.patch with the same lines",
+                "renamed to 0005-new-name.patch, same changed lines",
+            ),
+            id="renamed",
+        ),
+        pytest.param(
+            "CVE-2024-1234.patch",
+            {"CVE-2024-1234-2.patch": REWRITTEN},
+            CHANGELOG,
+            "sid 2.1.0-1",
+            truth.Outcome(
+                "port",
+                "",
+                "sid 2.1.0-1 debian/patches/series keeps the same CVE fix as CVE-2024-1234-2.patch",
+                "renamed to CVE-2024-1234-2.patch, rewritten changed lines",
+            ),
+            id="same-cve",
+        ),
+    ],
+)
+def test_outcome_carried_port_and_renamed(
+    name: str, series: dict[str, str], changelog: str, release: str, expected: object
+) -> None:
+    entries = truth.parse_changelog(changelog)
+    assert truth.outcome(name, PATCH, series, entries, "2.1.0", release) == expected
 
 
 def test_blank_changed_lines_aside_is_a_refresh() -> None:
@@ -297,12 +325,7 @@ def test_blank_changed_lines_aside_is_a_refresh() -> None:
     # rename, so the patch counts as dropped and its header decides
     retitled = edge.replace("Subject: Fix the timeout", "Subject: Close the client")
     renamed = truth.outcome("old.patch", appended, {"new.patch": retitled}, [], "2.1.0", "sid")
-    assert renamed == truth.Outcome(
-        "upstreamed",
-        "",
-        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
-        "dropped; its DEP-3 header says upstream has it",
-    )
+    assert renamed == BY_HEADER
     indented = edge.replace("+        pass", "+      pass")
     port = truth.outcome(
         "0001-fix.patch", appended, {"0001-fix.patch": indented}, [], "2.1.0", "sid"
@@ -321,11 +344,10 @@ def test_same_change_under_another_name_is_kept() -> None:
     ``Origin: upstream`` could call it upstreamed; a newer patch that continues an older
     one of its name, or two candidates, are no such evidence."""
     entries = truth.parse_changelog(CHANGELOG)
-    rewritten = PATCH.replace("self.timeout = 30", "self.timeout = 60")
     again = truth.outcome(
         "0007-fix.patch",
         PATCH,
-        {"0013-fix.patch": rewritten},
+        {"0013-fix.patch": REWRITTEN},
         entries,
         "2.1.0",
         "bookworm 2.1.0-1",
@@ -338,30 +360,24 @@ def test_same_change_under_another_name_is_kept() -> None:
         "(the same DEP-3 subject and origin)",
         "renamed to 0013-fix.patch, rewritten changed lines",
     )
-    upstream = truth.Outcome(
-        "upstreamed",
-        "",
-        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
-        "dropped; its DEP-3 header says upstream has it",
-    )
     continued = truth.outcome(
         "0007-fix.patch",
         PATCH,
-        {"0013-fix.patch": rewritten},
+        {"0013-fix.patch": REWRITTEN},
         entries,
         "2.1.0",
         "bookworm 2.1.0-1",
         frozenset({"0007-fix.patch", "0013-fix.patch"}),
     )
-    assert continued == upstream
-    two = {"0013-fix.patch": rewritten, "0014-fix.patch": rewritten}
-    assert truth.outcome("0007-fix.patch", PATCH, two, entries, "2.1.0", "b") == upstream
-    other_subject = rewritten.replace("Subject: Fix the timeout", "Subject: Fix the retries")
+    assert continued == BY_HEADER
+    two = {"0013-fix.patch": REWRITTEN, "0014-fix.patch": REWRITTEN}
+    assert truth.outcome("0007-fix.patch", PATCH, two, entries, "2.1.0", "b") == BY_HEADER
+    other_subject = REWRITTEN.replace("Subject: Fix the timeout", "Subject: Fix the retries")
     assert (
         truth.outcome(
             "0007-fix.patch", PATCH, {"0013-fix.patch": other_subject}, entries, "2.1.0", "b"
         )
-        == upstream
+        == BY_HEADER
     )
     assert truth.identity(PATCH) == (
         "fix the timeout of the client",
@@ -371,24 +387,16 @@ def test_same_change_under_another_name_is_kept() -> None:
 
 def test_outcome_dropped() -> None:
     entries = truth.parse_changelog(CHANGELOG)
-    plain = PATCH.replace(
-        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123\n", ""
-    )
-    by_log = truth.outcome("0002-fix-timeout.patch", plain, {}, entries, "2.1.0", "trixie 2.1.0-1")
+    by_log = truth.outcome("0002-fix-timeout.patch", PLAIN, {}, entries, "2.1.0", "trixie 2.1.0-1")
     assert by_log.truth == "upstreamed"
     assert by_log.source.startswith("debian/changelog 2.1.0-1: Drop patches applied upstream")
     by_header = truth.outcome("other.patch", PATCH, {}, [], "2.1.0", "trixie 2.1.0-1")
-    assert by_header == truth.Outcome(
-        "upstreamed",
-        "",
-        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
-        "dropped; its DEP-3 header says upstream has it",
-    )
-    no_reason = truth.outcome("other.patch", plain, {}, [], "2.1.0", "trixie 2.1.0-1")
+    assert by_header == BY_HEADER
+    no_reason = truth.outcome("other.patch", PLAIN, {}, [], "2.1.0", "trixie 2.1.0-1")
     assert no_reason == truth.Outcome(None, "dropped with no stated reason", "", "")
-    other = truth.outcome("skip-network-tests.patch", plain, {}, entries, "2.1.0", "x")
+    other = truth.outcome("skip-network-tests.patch", PLAIN, {}, entries, "2.1.0", "x")
     assert (other.truth, other.reason) == (None, "dropped for another stated reason")
-    later = plain.replace("Forwarded: not-needed", "Applied-Upstream: 3.0.0")
+    later = PLAIN.replace("Forwarded: not-needed", "Applied-Upstream: 3.0.0")
     assert truth.outcome("x.patch", later, {}, [], "2.1.0", "x") == truth.Outcome(
         None, "Applied-Upstream names a later release", "Applied-Upstream: 3.0.0", ""
     )
@@ -400,10 +408,7 @@ def test_generic_changelog_line_is_counted_not_trusted() -> None:
         "  * New upstream version.\n  * Drop patches merged upstream.\n\n"
         " -- J <j@example.org>  Mon, 03 Feb 2025 10:00:00 +0100\n"
     )
-    plain = PATCH.replace(
-        "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123\n", ""
-    )
-    assert truth.outcome("a.patch", plain, {}, entries, "1.1", "x") == truth.Outcome(
+    assert truth.outcome("a.patch", PLAIN, {}, entries, "1.1", "x") == truth.Outcome(
         None,
         "dropped; the changelog says patches went upstream but names none",
         "debian/changelog 1.1-1: Drop patches merged upstream.",
@@ -433,11 +438,6 @@ def _entries(*blocks: tuple[str, str]) -> list:
             " -- Jane Maintainer <jane@example.org>  Mon, 03 Feb 2025 10:00:00 +0100\n\n"
         )
     return truth.parse_changelog(text)
-
-
-PLAIN = PATCH.replace(
-    "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123\n", ""
-)
 
 
 def test_a_renumbered_patch_is_named_by_the_wider_reading() -> None:
@@ -607,14 +607,7 @@ def test_the_header_is_quoted_before_the_wider_reading() -> None:
     """Where the header and only the wider reading of the changelog say upstream has a
     patch, the header is quoted (rows read before the wider reading stay as they were)."""
     entries = _entries(("2.0-1", "  * Drop 0003-fix-timeout.patch, superseded upstream.\n"))
-    assert truth.outcome("0007-fix-timeout.patch", PATCH, {}, entries, "2.0", "x") == (
-        truth.Outcome(
-            "upstreamed",
-            "",
-            "Origin: upstream, https://github.com/foo/foo/commit/0123456789abcdef0123",
-            "dropped; its DEP-3 header says upstream has it",
-        )
-    )
+    assert truth.outcome("0007-fix-timeout.patch", PATCH, {}, entries, "2.0", "x") == BY_HEADER
     assert truth.outcome("0007-fix-timeout.patch", PLAIN, {}, entries, "2.0", "x") == (
         truth.Outcome(
             "upstreamed",

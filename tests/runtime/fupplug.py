@@ -14,11 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from plugin_trees import patch_plugin, pyproject
+from plugin_trees import audit_fixture, patch_plugin, pyproject
 
 from helpers import write_files
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit
 
 
@@ -83,8 +81,4 @@ def write_trees(
 def audit_trees(trees: Path, package: str) -> RuntimeAudit:
     """The runtime audit of the plugin ``package`` under ``trees`` from ``fup-1.0`` to
     ``fup-2.0`` (:func:`write_trees`)."""
-    return runtime_audit.audit_runtime(
-        load_config(trees / package / "pyproject.toml"),
-        old=str(trees / "fup-1.0"),
-        new=str(trees / "fup-2.0"),
-    )
+    return audit_fixture(trees, package, "fup")

@@ -115,6 +115,35 @@ def patch_plugin(
     }
 
 
+def mup_plugin(files: dict[str, str], imports: str = "mplug.patch") -> dict[str, str]:
+    """The files of the plugin ``mplug`` 0.1 of the made-up upstream ``mup`` (relative path ->
+    text): its ``pyproject.toml`` (:func:`pyproject`: the entry point ``mplug =
+    "mplug:register"`` in the group ``mup.plugins``, configured for the upstream ``mup``), a
+    ``mplug/__init__.py`` whose ``register()`` imports the module ``imports``, and ``files``."""
+    return {
+        "pyproject.toml": pyproject(
+            "mplug",
+            {"mplug": "mplug:register"},
+            group="mup.plugins",
+            version="0.1",
+            upstream="mup",
+        ),
+        "mplug/__init__.py": f"def register():\n    import {imports}  # noqa: F401\n",
+        **files,
+    }
+
+
+def audit_fixture(trees: Path, plugin: str, upstream: str) -> RuntimeAudit:
+    """The runtime audit of the plugin project ``trees/<plugin>``, with its configuration,
+    from ``trees/<upstream>-1.0`` to ``trees/<upstream>-2.0``: a fixture copied under
+    ``trees`` (``runtime_trees / NAME``) or trees a test wrote there."""
+    return audit_runtime(
+        load_config(trees / plugin / "pyproject.toml"),
+        old=str(trees / f"{upstream}-1.0"),
+        new=str(trees / f"{upstream}-2.0"),
+    )
+
+
 def activation_decisions(result: RuntimeAudit) -> list[tuple[str, str, str, str]]:
     """``(file, target, activation status, decision)`` of each audited entry whose activation
     the inventory traced, in the audit's order."""
@@ -139,6 +168,34 @@ def activation_conditions(
         for e in inventory.entries
         if e.activation
     ]
+
+
+def swaps(inventory: Inventory) -> list[tuple[int, str, str, str, str]]:
+    """``(line, target, mechanism, replacement, module hint)`` of each entry of ``inventory``,
+    in its order."""
+    return [
+        (e.line, e.target, e.mechanism.value, e.replacement, e.module_hint)
+        for e in inventory.entries
+    ]
+
+
+def findings(inventory: Inventory) -> list[tuple[str, int, str]]:
+    """``(code, line, message)`` of each finding of ``inventory`` but ``header-missing`` (a
+    made-up patch file has no header), in its order."""
+    return [(f.code, f.line, f.message) for f in inventory.findings if f.code != "header-missing"]
+
+
+def uncompared_loop_swap(line: int, name: str) -> tuple[str, int, str]:
+    """The finding of a loop over ``sys.modules`` at ``line`` that sets ``name``
+    (``module.NAME``) in every module that has it, where no test of the loop compares it with
+    an upstream object: :func:`findings`' form."""
+    return (
+        "setattr-name",
+        line,
+        f"{name} is set in every module of a loop over sys.modules that has it, and no test "
+        f"of the loop compares it with an upstream object: that patch is not listed; compare "
+        f"{name} with the original it replaces (== or is)",
+    )
 
 
 @dataclass(frozen=True)

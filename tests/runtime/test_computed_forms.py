@@ -24,6 +24,7 @@ from plugin_trees import (
     TreeWriter,
     activation_decisions,
     pyproject,
+    swaps,
 )
 
 from helpers import write_files
@@ -158,10 +159,7 @@ def test_names_built_by_sum_format_and_percent_from_another_modules_table(
 def test_a_name_bound_to_an_item_of_sys_modules_names_that_module(tmp_path: Path) -> None:
     plugin = write_files(tmp_path / "fplug", {"fplug/__init__.py": "", "fplug/patch.py": ALIASES})
     inventory = take_inventory(None, plugin=plugin, package="fplug", patch_directory="fplug")
-    assert [
-        (e.line, e.target, e.mechanism.value, e.replacement, e.module_hint)
-        for e in inventory.entries
-    ] == [
+    assert swaps(inventory) == [
         (12, "vllm.engine.step", "assignment", "fplug.patch:step", "vllm.engine"),
         (12, "vllm.v1.engine.core.step", "assignment", "fplug.patch:step", "vllm.v1.engine.core"),
         (15, "vllm.worker.execute", "setattr", "fplug.patch:step", "vllm.worker"),

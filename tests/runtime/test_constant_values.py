@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from plugin_trees import pyproject
+from plugin_trees import mup_plugin
 
 from helpers import write_files
 from patchkeeper.config import load_config
@@ -69,18 +69,12 @@ def _audit(tmp_path: Path) -> dict[str, tuple[str, str]]:
     plugin = tmp_path / "mplug"
     write_files(
         plugin,
-        {
-            "pyproject.toml": pyproject(
-                "mplug",
-                {"mplug": "mplug:register"},
-                group="mup.plugins",
-                version="0.1",
-                upstream="mup",
-            ),
-            "mplug/__init__.py": "def register():\n    import mplug.patch  # noqa: F401\n",
-            "mplug/patch/__init__.py": "import mplug.patch.patch_mamba_utils  # noqa: F401\n",
-            "mplug/patch/patch_mamba_utils.py": PATCH,
-        },
+        mup_plugin(
+            {
+                "mplug/patch/__init__.py": "import mplug.patch.patch_mamba_utils  # noqa: F401\n",
+                "mplug/patch/patch_mamba_utils.py": PATCH,
+            }
+        ),
     )
     result = audit.audit_runtime(load_config(plugin / "pyproject.toml"), old=str(old), new=str(new))
     return {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from plugin_trees import audit_fixture
 
-from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.noise import (
@@ -20,12 +20,7 @@ from patchkeeper.runtime.judge.noise import (
 
 @pytest.fixture
 def result(runtime_trees: Path) -> audit.RuntimeAudit:
-    trees = runtime_trees / "history"
-    return audit.audit_runtime(
-        load_config(trees / "hplug" / "pyproject.toml"),
-        old=str(trees / "hup-1.0"),
-        new=str(trees / "hup-2.0"),
-    )
+    return audit_fixture(runtime_trees / "history", "hplug", "hup")
 
 
 def _decisions(result: audit.RuntimeAudit) -> dict[tuple[str, str | None], tuple[str, str]]:

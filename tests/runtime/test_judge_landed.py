@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from plugin_trees import audit_fixture
+
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.landed import attribute_landed, signature_landed
 
@@ -25,12 +25,7 @@ DROP = (
 
 
 def test_landed_changes_on_the_fixture(runtime_trees: Path) -> None:
-    trees = runtime_trees / "landed"
-    result = audit.audit_runtime(
-        load_config(trees / "lplug" / "pyproject.toml"),
-        old=str(trees / "lup-1.0"),
-        new=str(trees / "lup-2.0"),
-    )
+    result = audit_fixture(runtime_trees / "landed", "lplug", "lup")
     decisions = {a.entry.target: (a.drift.decision, a.drift.evidence[0]) for a in result.entries}
     assert decisions == {
         "lup.sched.Scheduler.update": ("remove", f"upstream took the change in: {STALE}"),

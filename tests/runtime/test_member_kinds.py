@@ -8,18 +8,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from plugin_trees import audit_fixture
+
 from patchkeeper.runtime.judge.member_kinds import changed_kinds, member_kinds
 
 
 def test_decisions_on_the_fixture(runtime_trees: Path) -> None:
-    trees = runtime_trees / "member_kind"
-    result = audit.audit_runtime(
-        load_config(trees / "kplug" / "pyproject.toml"),
-        old=str(trees / "kup-1.0"),
-        new=str(trees / "kup-2.0"),
-    )
+    result = audit_fixture(runtime_trees / "member_kind", "kplug", "kup")
     decisions = {
         a.entry.target.rsplit(".", 1)[1]: (a.drift.decision, a.drift.evidence[:2])
         for a in result.entries

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugin_trees import pyproject
+from plugin_trees import mup_plugin
 
 from helpers import write_files
 from patchkeeper.config import load_config
@@ -82,22 +82,16 @@ cli.make_parser = parser
 def _plugin(root: Path) -> Path:
     write_files(
         root,
-        {
-            "pyproject.toml": pyproject(
-                "mplug",
-                {"mplug": "mplug:register"},
-                group="mup.plugins",
-                version="0.1",
-                upstream="mup",
-            ),
-            "mplug/__init__.py": "def register():\n    import mplug.patch  # noqa: F401\n",
-            "mplug/patch/__init__.py": (
-                "import mplug.patch.patch_init  # noqa: F401\n"
-                "import mplug.patch.patch_cli  # noqa: F401\n"
-            ),
-            "mplug/patch/patch_init.py": PATCH,
-            "mplug/patch/patch_cli.py": NEVER,
-        },
+        mup_plugin(
+            {
+                "mplug/patch/__init__.py": (
+                    "import mplug.patch.patch_init  # noqa: F401\n"
+                    "import mplug.patch.patch_cli  # noqa: F401\n"
+                ),
+                "mplug/patch/patch_init.py": PATCH,
+                "mplug/patch/patch_cli.py": NEVER,
+            }
+        ),
     )
     return root
 

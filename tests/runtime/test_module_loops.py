@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugin_trees import pyproject
+from plugin_trees import findings, pyproject, swaps, uncompared_loop_swap
 
 from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
@@ -52,10 +52,7 @@ SWPLUG = {
 def test_swaps_in_loops_over_module_names_are_listed_one_per_name(tmp_path: Path) -> None:
     plugin = write_files(tmp_path / "swplug", SWPLUG)
     inventory = take_inventory(None, plugin=plugin, package="swplug", patch_directory="swplug")
-    assert [
-        (e.line, e.target, e.mechanism.value, e.replacement, e.module_hint)
-        for e in inventory.entries
-    ] == [
+    assert swaps(inventory) == [
         (25, "vllm.engine.step", "setattr", "swplug.patch:step", "vllm.engine"),
         (25, "vllm.v1.engine.core.step", "setattr", "swplug.patch:step", "vllm.v1.engine.core"),
         (28, "vllm.engine.run", "setattr", "swplug.patch:step", "vllm.engine"),
@@ -71,14 +68,4 @@ def test_swaps_in_loops_over_module_names_are_listed_one_per_name(tmp_path: Path
         ),
     ]
     # A swap no test of the loop names is said, not dropped.
-    assert [
-        (f.code, f.line, f.message) for f in inventory.findings if f.code != "header-missing"
-    ] == [
-        (
-            "setattr-name",
-            38,
-            "module.Unknown is set in every module of a loop over sys.modules that has it, and "
-            "no test of the loop compares it with an upstream object: that patch is not "
-            "listed; compare module.Unknown with the original it replaces (== or is)",
-        )
-    ]
+    assert findings(inventory) == [uncompared_loop_swap(38, "module.Unknown")]

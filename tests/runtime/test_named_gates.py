@@ -8,9 +8,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from plugin_trees import audit_fixture
 
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
 from patchkeeper.runtime.judge.named_gates import named_test
 from patchkeeper.runtime.model import Condition
 
@@ -23,12 +22,7 @@ UNCHANGED = (
 
 
 def test_decisions_on_the_fixture(runtime_trees: Path) -> None:
-    trees = runtime_trees / "named_gate"
-    result = audit.audit_runtime(
-        load_config(trees / "gplug" / "pyproject.toml"),
-        old=str(trees / "gup-1.0"),
-        new=str(trees / "gup-2.0"),
-    )
+    result = audit_fixture(runtime_trees / "named_gate", "gplug", "gup")
     decisions = {
         a.entry.target.rsplit(".", 1)[1]: (a.drift.decision, a.drift.evidence[0])
         for a in result.entries

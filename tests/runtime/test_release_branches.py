@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkeeper.config import load_config
-from patchkeeper.runtime.judge import runtime_audit as audit
+from plugin_trees import audit_fixture
+
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.release_branches import moving_gates
 
@@ -15,12 +15,7 @@ PATCH = "rplug/patch/patch_kv_plan.py"
 
 
 def test_decisions_on_the_fixture(runtime_trees: Path) -> None:
-    trees = runtime_trees / "release_branch"
-    result = audit.audit_runtime(
-        load_config(trees / "rplug" / "pyproject.toml"),
-        old=str(trees / "rup-1.0"),
-        new=str(trees / "rup-2.0"),
-    )
+    result = audit_fixture(runtime_trees / "release_branch", "rplug", "rup")
     decisions = {
         a.entry.target.rsplit(".", 1)[1]: (a.drift.decision, a.drift.evidence[:2])
         for a in result.entries

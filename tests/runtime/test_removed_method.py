@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugin_trees import pyproject
+from plugin_trees import mup_plugin
 
 from helpers import write_files
 from patchkeeper.config import load_config
@@ -134,17 +134,7 @@ def _audit(tmp_path: Path) -> dict[str, tuple[str, tuple[str, ...]]]:
         )
     plugin = write_files(
         tmp_path / "mplug",
-        {
-            "pyproject.toml": pyproject(
-                "mplug",
-                {"mplug": "mplug:register"},
-                group="mup.plugins",
-                version="0.1",
-                upstream="mup",
-            ),
-            "mplug/__init__.py": "def register():\n    import mplug.patch_kv  # noqa: F401\n",
-            "mplug/patch_kv.py": PATCH,
-        },
+        mup_plugin({"mplug/patch_kv.py": PATCH}, imports="mplug.patch_kv"),
     )
     result = audit.audit_runtime(
         load_config(plugin / "pyproject.toml"), old=str(tmp_path / "old"), new=str(tmp_path / "new")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugin_trees import pyproject
+from plugin_trees import mup_plugin
 
 from helpers import write_files
 from patchkeeper.config import load_config
@@ -30,22 +30,16 @@ def test_a_rename_before_the_old_release_says_so(tmp_path: Path) -> None:
     plugin = tmp_path / "mplug"
     write_files(
         plugin,
-        {
-            "pyproject.toml": pyproject(
-                "mplug",
-                {"mplug": "mplug:register"},
-                group="mup.plugins",
-                version="0.1",
-                upstream="mup",
-            ),
-            "mplug/__init__.py": "def register():\n    import mplug.patch  # noqa: F401\n",
-            "mplug/patch/__init__.py": "import mplug.patch.patch_config  # noqa: F401\n",
-            "mplug/patch/patch_config.py": (
-                "import mup.config\n\n\n"
-                "class NpuPlatform:\n    pass\n\n\n"
-                "mup.config.current_platform = NpuPlatform()\n"
-            ),
-        },
+        mup_plugin(
+            {
+                "mplug/patch/__init__.py": "import mplug.patch.patch_config  # noqa: F401\n",
+                "mplug/patch/patch_config.py": (
+                    "import mup.config\n\n\n"
+                    "class NpuPlatform:\n    pass\n\n\n"
+                    "mup.config.current_platform = NpuPlatform()\n"
+                ),
+            }
+        ),
     )
     result = audit.audit_runtime(load_config(plugin / "pyproject.toml"), old=str(old), new=str(new))
     assert [(a.entry.target, a.drift.decision, a.drift.evidence[0]) for a in result.entries] == [

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugin_trees import findings, swaps, uncompared_loop_swap
+
 from helpers import write_files
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 
@@ -47,10 +49,7 @@ SPRPLUG = {
 def test_a_loop_spreading_a_swap_of_its_scope_is_named_after_it(tmp_path: Path) -> None:
     plugin = write_files(tmp_path / "sprplug", SPRPLUG)
     inventory = take_inventory(None, plugin=plugin, package="sprplug", patch_directory="sprplug")
-    assert [
-        (e.line, e.target, e.mechanism.value, e.replacement, e.module_hint)
-        for e in inventory.entries
-    ] == [
+    assert swaps(inventory) == [
         (
             11,
             "vllm.distributed.parallel_state.get_pp_group",
@@ -75,21 +74,7 @@ def test_a_loop_spreading_a_swap_of_its_scope_is_named_after_it(tmp_path: Path) 
         ),
     ]
     # Another name, or the same name to another value: nothing says what they swap.
-    assert [
-        (f.code, f.line, f.message) for f in inventory.findings if f.code != "header-missing"
-    ] == [
-        (
-            "setattr-name",
-            19,
-            "module.get_tp_group is set in every module of a loop over sys.modules that has "
-            "it, and no test of the loop compares it with an upstream object: that patch is "
-            "not listed; compare module.get_tp_group with the original it replaces (== or is)",
-        ),
-        (
-            "setattr-name",
-            21,
-            "module.get_pp_group is set in every module of a loop over sys.modules that has "
-            "it, and no test of the loop compares it with an upstream object: that patch is "
-            "not listed; compare module.get_pp_group with the original it replaces (== or is)",
-        ),
+    assert findings(inventory) == [
+        uncompared_loop_swap(19, "module.get_tp_group"),
+        uncompared_loop_swap(21, "module.get_pp_group"),
     ]

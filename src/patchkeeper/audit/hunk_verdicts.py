@@ -551,7 +551,13 @@ def _hunk_status(
         return HunkVerdict(
             path, hunk.index, hunk.header, PRESENT, found[0], how=found[1], patch_line=hunk.line_no
         )
-    guess = first_line(hunk, False)
+    return _failing(path, hunk, lines, first_line(hunk, False))
+
+
+def _failing(path: str, hunk: Hunk, lines: Sequence[bytes], guess: int) -> HunkVerdict:
+    """``hunk`` of ``path`` fails on ``lines`` (the file in the new release): its evidence
+    is the window of ``lines`` closest to its pre-image, the nearest to the 1-based line
+    ``guess`` on a tie."""
     failure = HunkFailure(hunk, guess, closest_match(lines, hunk.pre_image, guess))
     return HunkVerdict(
         path,
@@ -675,20 +681,7 @@ def _deletion_status(ws: Workspace, diff: FileDiff) -> list[HunkVerdict]:
             HunkVerdict(path, h.index, h.header, APPLIES, 1, 0, patch_line=h.line_no)
             for h in diff.hunks
         ]
-    out = []
-    for hunk in diff.hunks:
-        failure = HunkFailure(hunk, 1, closest_match(existing, hunk.pre_image, 1))
-        out.append(
-            HunkVerdict(
-                path,
-                hunk.index,
-                hunk.header,
-                FAILS,
-                evidence=hunk_evidence(path, failure),
-                patch_line=hunk.line_no,
-            )
-        )
-    return out
+    return [_failing(path, hunk, existing, 1) for hunk in diff.hunks]
 
 
 def _removal_still_in_place(own: Sequence[bytes], hunk: Hunk) -> bool:

@@ -50,6 +50,28 @@ _TOKENS = re.compile(rb"[A-Za-z0-9_.\-]+")
 _COUNTS: WeakKeyDictionary[TreeSearch, dict[str, Counter[bytes]]] = WeakKeyDictionary()
 
 
+def common_ends(old: Sequence[object], new: Sequence[object]) -> tuple[int, int]:
+    """``(head, tail)``: how many items ``old`` and ``new`` have in common at their start,
+    then how many at their end; the tail never reaches into the head, so what differs is
+    ``old[head:len(old) - tail]`` against ``new[head:len(new) - tail]``.
+
+    >>> common_ends(b"abcxyz", b"abcz")
+    (3, 1)
+    >>> common_ends(b"aa", b"aaa")
+    (2, 0)
+    """
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(old), len(new)) - head
+        and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]
+    ):
+        tail += 1
+    return head, tail
+
+
 def rewritten_token(old: bytes, new: bytes) -> bytes | None:
     """The token ``old`` has where ``new`` differs from it, widened to the token's edges;
     ``None`` when the lines differ in more than one token, or the token is shorter than
@@ -61,15 +83,7 @@ def rewritten_token(old: bytes, new: bytes) -> bytes | None:
     old, new = old.rstrip(), new.rstrip()
     if old == new:
         return None
-    prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while (
-        suffix < min(len(old), len(new)) - prefix
-        and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]
-    ):
-        suffix += 1
+    prefix, suffix = common_ends(old, new)
     start, end = prefix, len(old) - suffix
     if any(c not in _TOKEN for c in old[start:end]):
         return None

@@ -65,6 +65,7 @@ from pathlib import Path
 
 from patchkeeper.audit.hunk_refs import hunk_ref
 from patchkeeper.audit.hunk_verdicts import APPLIES, FAILS, HunkVerdict
+from patchkeeper.audit.new_places import common_ends
 from patchkeeper.errors import GitError
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import CONFIG, DOCS, kind_of
@@ -146,15 +147,7 @@ def changed_lines(
     """``(removed, added)``: the lines a line diff from ``before`` to ``after`` removes and
     adds (trailing whitespace off), as multisets. The common head and tail are set aside
     first, so that only the changed stretch is compared."""
-    head = 0
-    while head < min(len(before), len(after)) and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < min(len(before), len(after)) - head
-        and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]
-    ):
-        tail += 1
+    head, tail = common_ends(before, after)
     old = [_strip(line) for line in before[head : len(before) - tail]]
     new = [_strip(line) for line in after[head : len(after) - tail]]
     removed: Counter[bytes] = Counter()

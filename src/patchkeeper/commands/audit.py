@@ -18,8 +18,8 @@ from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     RELEASE,
     json_option,
-    markdown_option,
     pristine_option,
+    pull_request_markdown_option,
     request_from,
     request_options,
     save_evidence_option,
@@ -66,7 +66,7 @@ def run(
     "The old pin's tree, to weigh the evidence against: a directory or a requirement "
     "(default: the configured pristine, else upstream==pin)."
 )
-@markdown_option("Also write the report as Markdown, for a pull request.")
+@pull_request_markdown_option
 @save_evidence_option
 @json_option
 @click.pass_context

@@ -157,6 +157,13 @@ def markdown_option(help: str = "Also write the report as Markdown.") -> Decorat
     return click.option("--markdown", type=FILE_PATH, help=help)
 
 
+#: ``--markdown PATH`` of the commands whose report goes into a pull request (``audit``,
+#: ``port``, ``upgrade``).
+pull_request_markdown_option = markdown_option(
+    "Also write the report as Markdown, for a pull request."
+)
+
+
 def save_evidence_option(function: Callable[..., Any]) -> Callable[..., Any]:
     """``--save-evidence/--no-save-evidence``: keep this run's result in
     ``.patchkeeper/evidence/``, or keep nothing whatever the configuration says; given

@@ -27,8 +27,8 @@ from patchkeeper.commands.options import (
     RELEASE,
     from_option,
     json_option,
-    markdown_option,
     output_option,
+    pull_request_markdown_option,
     refuse_resume_with,
     request_from,
     request_options,
@@ -85,7 +85,7 @@ def run(
     help="An upstream git checkout with both pins' tags, for history evidence.",
 )
 @resume_options("Drop the port in progress (nothing else was written).")
-@markdown_option("Also write the report as Markdown, for a pull request.")
+@pull_request_markdown_option
 @save_evidence_option
 @json_option
 @click.pass_context

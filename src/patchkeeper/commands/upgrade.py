@@ -23,7 +23,7 @@ from patchkeeper.commands.options import (
     branch_option,
     from_option,
     json_option,
-    markdown_option,
+    pull_request_markdown_option,
     refuse_resume_with,
     request_from,
     resume_options,
@@ -62,7 +62,7 @@ def run(config: Config, request: UpgradeRequest) -> UpgradeResult:
     "in a git checkout with nothing left to commit)."
 )
 @resume_options("Drop the upgrade: the branch and the work tree put back.")
-@markdown_option("Also write the report as Markdown, for a pull request.")
+@pull_request_markdown_option
 @json_option
 @click.pass_context
 def command(ctx: click.Context, /, markdown: Path | None, as_json: bool, **_: Any) -> None:

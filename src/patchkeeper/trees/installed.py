@@ -233,11 +233,7 @@ def read_record(dist: InstalledDistribution) -> list[RecordEntry]:
     try:
         text = dist.record_path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise TargetError(
-            f"cannot read RECORD: {exc.strerror}",
-            path=dist.record_path,
-            hint="make the installed distribution's RECORD readable (or reinstall it)",
-        ) from None
+        raise _unreadable_record(dist, exc) from None
     entries = []
     for number, row in enumerate(csv.reader(io.StringIO(text)), 1):
         if not row:
@@ -251,6 +247,15 @@ def read_record(dist: InstalledDistribution) -> list[RecordEntry]:
             sha = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
         entries.append(RecordEntry(path, sha, int(size) if size else None))
     return entries
+
+
+def _unreadable_record(dist: InstalledDistribution, exc: OSError) -> TargetError:
+    """The error of a ``RECORD`` the OS would not read (``exc``)."""
+    return TargetError(
+        f"cannot read RECORD: {exc.strerror}",
+        path=dist.record_path,
+        hint="make the installed distribution's RECORD readable (or reinstall it)",
+    )
 
 
 def render_record(entries: list[RecordEntry], line_end: str = "\n") -> bytes:
@@ -275,11 +280,7 @@ def read_record_bytes(dist: InstalledDistribution) -> bytes:
     try:
         return dist.record_path.read_bytes()
     except OSError as exc:
-        raise TargetError(
-            f"cannot read RECORD: {exc.strerror}",
-            path=dist.record_path,
-            hint="make the installed distribution's RECORD readable (or reinstall it)",
-        ) from None
+        raise _unreadable_record(dist, exc) from None
 
 
 def _row_path(line: bytes) -> str | None:

@@ -16,6 +16,7 @@ from typing import cast
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec
 from patchkeeper.runtime.syntax.astwalk import append_children, of_kinds
+from patchkeeper.runtime.syntax.names import isinstance_call
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -246,15 +247,10 @@ def wrapper_markers(tree: ast.Module) -> frozenset[str]:
 def _isinstance(test: ast.expr) -> tuple[str, str] | None:
     """``(object, class)`` of ``isinstance(object, class)``, the object a name or an
     attribute and the class one name or attribute, as their source text; else ``None``."""
-    if not (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Name)
-        and test.func.id == "isinstance"
-        and len(test.args) == 2
-        and not test.keywords
-    ):
+    call = isinstance_call(test)
+    if call is None:
         return None
-    obj, cls = test.args
+    obj, cls = call.args
     if not isinstance(obj, ast.Name | ast.Attribute) or not isinstance(
         cls, ast.Name | ast.Attribute
     ):

@@ -36,20 +36,29 @@ def _candidates(tree: ast.Module) -> dict[str, str]:
     name assigned twice is dropped by :func:`module_constants`)."""
     found: dict[str, str] = {}
     for stmt in tree.body:
-        kind = stmt.__class__
-        if kind is ast.Assign and len(stmt.targets) == 1:  # type: ignore[attr-defined]
-            target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
-        elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
-            target, value = stmt.target, stmt.value  # type: ignore[attr-defined]
-        else:
-            continue
-        if (
-            target.__class__ is ast.Name
-            and value.__class__ is ast.Constant
-            and value.value.__class__ is str
-        ):
-            found[target.id] = value.value
+        constant = _string_constant(stmt)
+        if constant is not None:
+            found[constant[0]] = constant[1]
     return found
+
+
+def _string_constant(stmt: ast.stmt) -> tuple[str, str] | None:
+    """``(name, value)`` when ``stmt`` is ``NAME = "literal"`` or ``NAME: T = "literal"``,
+    else ``None``."""
+    kind = stmt.__class__
+    if kind is ast.Assign and len(stmt.targets) == 1:  # type: ignore[attr-defined]
+        target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
+    elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
+        target, value = stmt.target, stmt.value  # type: ignore[attr-defined]
+    else:
+        return None
+    if (
+        target.__class__ is ast.Name
+        and value.__class__ is ast.Constant
+        and value.value.__class__ is str
+    ):
+        return target.id, value.value
+    return None
 
 
 def _module_bindings(tree: ast.Module) -> Counter[str]:
@@ -112,25 +121,16 @@ def _local_candidates(body: list[ast.stmt]) -> dict[str, str]:
     stack = list(body)
     while stack:
         stmt = stack.pop()
-        kind = stmt.__class__
-        if kind is ast.Assign and len(stmt.targets) == 1:  # type: ignore[attr-defined]
-            target, value = stmt.targets[0], stmt.value  # type: ignore[attr-defined]
-        elif kind is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
-            target, value = stmt.target, stmt.value  # type: ignore[attr-defined]
-        else:
-            if isinstance(stmt, _COMPOUND):
-                stack += stmt.body
-                stack += getattr(stmt, "orelse", [])
-                stack += getattr(stmt, "finalbody", [])
-                for handler in getattr(stmt, "handlers", []):
-                    stack += handler.body
+        if isinstance(stmt, _COMPOUND):
+            stack += stmt.body
+            stack += getattr(stmt, "orelse", [])
+            stack += getattr(stmt, "finalbody", [])
+            for handler in getattr(stmt, "handlers", []):
+                stack += handler.body
             continue
-        if (
-            target.__class__ is ast.Name
-            and value.__class__ is ast.Constant
-            and value.value.__class__ is str
-        ):
-            found[target.id] = value.value
+        constant = _string_constant(stmt)
+        if constant is not None:
+            found[constant[0]] = constant[1]
     return found
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from patchkeeper.runtime.judge.drift import REMOVE, Code, Drift
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.syntax.names import scope_table
+from patchkeeper.runtime.syntax.names import isinstance_call, scope_table
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -67,19 +67,6 @@ def _body_lines(function: _Function) -> Counter[str]:
     return Counter(ast.unparse(ast.Module(body=body, type_ignores=[])).splitlines())
 
 
-def _isinstance(node: ast.AST) -> ast.Call | None:
-    """``node`` when it is a call ``isinstance(X, T)``."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "isinstance"
-        and len(node.args) == 2
-        and not node.keywords
-    ):
-        return node
-    return None
-
-
 class _Unwiden(ast.NodeTransformer):
     """Reads each ``isinstance(X, T) or predicate(X)`` as ``isinstance(X, T)``, keeping
     the predicates' names and their ``X``."""
@@ -92,7 +79,7 @@ class _Unwiden(ast.NodeTransformer):
         if not isinstance(node.op, ast.Or) or len(node.values) != 2:
             return node
         test, extra = node.values
-        call = _isinstance(test)
+        call = isinstance_call(test)
         if (
             call is None
             or not isinstance(extra, ast.Call)
@@ -125,7 +112,7 @@ def _named_class(predicate: _Function) -> tuple[str, str] | None:
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return None
     value = body[0].value
-    call = _isinstance(value)
+    call = isinstance_call(value)
     if call is not None and isinstance(call.args[1], ast.Name):
         return call.args[1].id, ""
     if not isinstance(value, ast.BoolOp) or not isinstance(value.op, ast.And):
@@ -199,7 +186,7 @@ def _accepted(tree: UpstreamTree, module: str, function: _Function, subject: str
     table = scope_table(parsed.body, {}, module, package)
     names: set[str] = set()
     for node in ast.walk(function):
-        call = _isinstance(node)
+        call = isinstance_call(node)
         if call is None or ast.unparse(call.args[0]) != subject:
             continue
         kinds = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]

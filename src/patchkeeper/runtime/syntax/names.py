@@ -146,6 +146,26 @@ def read_chain(value: ast.expr) -> str:
     return chain if "." in chain else ""
 
 
+def isinstance_call(node: ast.AST) -> ast.Call | None:
+    """``node`` when it is a call ``isinstance(X, T)`` (two positional arguments, no
+    keyword), else ``None``.
+
+    >>> isinstance_call(ast.parse("isinstance(x, (A, B))", mode="eval").body) is not None
+    True
+    >>> isinstance_call(ast.parse("isinstance(x, cls=A)", mode="eval").body) is None
+    True
+    """
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and len(node.args) == 2
+        and not node.keywords
+    ):
+        return node
+    return None
+
+
 def _is_getattr(expr: ast.Call, table: Table) -> bool:
     """Whether ``expr`` is ``getattr(obj, "name")`` or ``getattr(obj, "name", default)``
     with the builtin ``getattr``."""
