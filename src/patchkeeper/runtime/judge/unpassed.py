@@ -206,9 +206,10 @@ def _added_and_calls(
             wanted.append((after.name, callee, name, index, 1 if method else 0))
     if not wanted:
         return None
-    calls = _calls(tree, scope)
+    callees = frozenset(row[1] for row in wanted)
+    calls = _calls(tree, scope, callees)
     own = getattr(new.parsed, "name", "")
-    mine = _calls(tree, rebound) if rebound is not None else calls
+    mine = _calls(tree, rebound, callees) if rebound is not None else calls
     if calls is None or mine is None:
         return None
     return [(*row, _of_callee(mine if row[1] == own else calls, row[1])) for row in wanted]
@@ -227,9 +228,10 @@ def _of_callee(modules: list[_ByCallee], callee: str) -> list[Call]:
     return [call for by_callee in modules for call in by_callee.get(callee, ())]
 
 
-def _calls(tree: UpstreamTree, scope: Scope) -> list[_ByCallee] | None:
+def _calls(tree: UpstreamTree, scope: Scope, callees: frozenset[str]) -> list[_ByCallee] | None:
     """The calls of each module of ``scope`` and of each module importing its names, by
-    callee (``None`` when a module cannot be read)."""
+    callee (``None`` when a module cannot be read); of a module that names none of
+    ``callees`` (:func:`_names_none`), none (its calls of other names are not read)."""
     modules, names = scope
     importing = []
     for wanted_name in names:
@@ -238,6 +240,9 @@ def _calls(tree: UpstreamTree, scope: Scope) -> list[_ByCallee] | None:
             importing += [row[0] for row in tree.importers(name) if source in ("", row[1])]
     calls: list[_ByCallee] = []
     for module in dict.fromkeys([*modules, *importing]):
+        if module and _names_none(tree, module, callees):
+            calls.append({})
+            continue
         found = _module_calls(tree, module) if module else None
         if found is None:
             return None
@@ -246,6 +251,31 @@ def _calls(tree: UpstreamTree, scope: Scope) -> list[_ByCallee] | None:
 
 
 _CALLS: dict[tuple[str, str], _ByCallee | None] = {}
+
+
+def _names_none(tree: UpstreamTree, module: str, callees: frozenset[str]) -> bool:
+    """Whether ``module`` of ``tree`` surely holds no call :func:`_of_callee` reads for
+    ``callees`` and parses (its calls are then not needed: it is not parsed for them).
+
+    A call's callee is an identifier of the source (:func:`_callee`), and an identifier
+    of an ASCII source is its own text: a module whose text holds none of ``callees``
+    calls none of them. That it parses is known from its summary (parsed from the same
+    bytes, stored or made this run; an ASCII text parses alike as bytes and as text).
+    ``False`` (the module is parsed) when its calls were collected already, for a callee
+    any call counts for (:data:`_CALLED_THROUGH_OBJECT`), for a module without a file or
+    a summary at hand, one that does not parse, or a text that is not ASCII."""
+    if (str(tree.root), module) in _CALLS or not callees.isdisjoint(_CALLED_THROUGH_OBJECT):
+        return False
+    summary = tree.summaries.get(module)
+    if summary is None:
+        found = tree.module_file(module)
+        if found is None or not tree.cache.valid(found[0]):
+            return False
+        summary = tree.summary(module)
+    if summary is None or summary.syntax_error:
+        return False
+    text = "".join(tree.source_lines(module, 1, 10**9))
+    return text.isascii() and not any(callee in text for callee in callees)
 
 
 def _module_calls(tree: UpstreamTree, module: str) -> _ByCallee | None:
