@@ -1,7 +1,8 @@
 """Which upstream modules :func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`
-parses for their calls: a module importing the target's class whose text names none of the
-methods asked about is not parsed when its summary shows that it parses (ASCII text);
-otherwise it is parsed, and a module that does not parse still empties the answer.
+parses for their calls: a module importing the target's class whose ASCII text names none
+of the methods asked about is not parsed, but to check that it parses when no summary
+tells it and the answer is not empty; a module that does not parse still empties the
+answer, and a text that is not ASCII is parsed.
 
 The upstream tree is written by the test: ``lib.Engine.step`` gains ``fast=False``; ``a``
 imports ``Engine`` and calls ``step`` with ``fast``; ``b`` imports ``Engine`` and calls
@@ -68,10 +69,33 @@ def test_a_summarized_module_naming_no_method_asked_is_not_parsed(
     assert parsed == ["pkg/lib.py", "pkg/a.py"]
 
 
-def test_a_module_without_a_summary_is_parsed(
+def test_a_module_without_a_summary_is_not_parsed_for_an_empty_answer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     found, parsed = _answer(_tree(tmp_path, B), tmp_path, monkeypatch)
+    assert found == frozenset()
+    assert parsed == ["pkg/lib.py", "pkg/a.py"]
+
+
+def _unpassing(tmp_path: Path, b_text: str) -> UpstreamTree:
+    """The tree where ``a`` calls ``step`` without ``fast``."""
+    tree = _tree(tmp_path, b_text)
+    (tree.root / "pkg" / "a.py").write_text(A.replace("lib", "pkg.lib").replace(", fast=True", ""))
+    return tree
+
+
+def test_a_module_without_a_summary_is_parsed_for_an_answer_that_is_not_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, parsed = _answer(_unpassing(tmp_path, B), tmp_path, monkeypatch)
+    assert found == frozenset({("step", "fast")})
+    assert parsed == ["pkg/lib.py", "pkg/a.py", "pkg/b.py"]
+
+
+def test_a_module_without_a_summary_that_does_not_parse_empties_the_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, parsed = _answer(_unpassing(tmp_path, B + "def (\n"), tmp_path, monkeypatch)
     assert found == frozenset()
     assert parsed == ["pkg/lib.py", "pkg/a.py", "pkg/b.py"]
 
@@ -100,8 +124,7 @@ def test_a_module_that_does_not_parse_empties_the_answer(
 def test_without_the_passing_module_the_parameter_is_unpassed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tree = _tree(tmp_path, B)
-    (tree.root / "pkg" / "a.py").write_text(A.replace("lib", "pkg.lib").replace(", fast=True", ""))
+    tree = _unpassing(tmp_path, B)
     assert tree.summary("pkg.b") is not None
     found, parsed = _answer(tree, tmp_path, monkeypatch)
     assert found == frozenset({("step", "fast")})
