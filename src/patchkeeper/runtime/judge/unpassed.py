@@ -153,11 +153,13 @@ def unpassed_parameters(
     found = _added_and_calls(tree, (tuple(modules), tuple(names)), old, new, rebound)
     if found is None:
         return frozenset()
-    return frozenset(
+    rows, unchecked = found
+    answer = frozenset(
         (definition, name)
-        for definition, callee, name, index, shift, calls in found
+        for definition, callee, name, index, shift, calls in rows
         if not any(_passes(c, callee, name, index, shift) for c in calls)
     )
+    return answer if not answer or _all_parse(tree, unchecked) else frozenset()
 
 
 def starred_parameters(
@@ -176,12 +178,22 @@ def starred_parameters(
     found = _added_and_calls(tree, (tuple(modules), tuple(names)), old, new, rebound)
     if found is None:
         return frozenset()
-    return frozenset(
+    rows, unchecked = found
+    answer = frozenset(
         (definition, name)
-        for definition, callee, name, index, shift, calls in found
+        for definition, callee, name, index, shift, calls in rows
         if not any(_passes(c, callee, name, index, shift, starred=False) for c in calls)
         and any(_passes(c, callee, name, index, shift) for c in calls)
     )
+    return answer if not answer or _all_parse(tree, unchecked) else frozenset()
+
+
+def _all_parse(tree: UpstreamTree, modules: Iterable[str]) -> bool:
+    """Whether every module of ``modules`` (of ``tree``) parses: those whose calls were
+    not read (:func:`_skipped`) without a summary telling it. A module that does not
+    parse empties the answer, as it does when its calls are read; an empty answer stays
+    empty, so the modules are parsed only for one that is not."""
+    return all(_module_calls(tree, module) is not None for module in modules)
 
 
 def _added_and_calls(
@@ -190,14 +202,15 @@ def _added_and_calls(
     old: Code,
     new: Code,
     rebound: Scope | None,
-) -> list[tuple[str, str, str, int, int, list[Call]]] | None:
+) -> tuple[list[tuple[str, str, str, int, int, list[Call]]], list[str]] | None:
     """The parameters with a default ``new`` added over ``old``, each as ``(definition,
     callee, parameter, positional index, shift, the calls read for it)``: those of
     ``scope``, or of ``rebound`` for the function itself or the class's ``__init__``
     (:func:`unpassed_parameters`); ``None`` when nothing was added or a module cannot be
     read. The calls read for a parameter are those :func:`_passes` can count: the calls
     whose callee is named as the definition, or every call for a method called through
-    the object itself (:data:`_CALLED_THROUGH_OBJECT`)."""
+    the object itself (:data:`_CALLED_THROUGH_OBJECT`). With them, the modules not read
+    (:func:`_skipped`) not known to parse."""
     wanted: list[tuple[str, str, str, int, int]] = []
     for callee, before, after, method in _pairs(old, new):
         if not (isinstance(before, _FUNCTIONS) and isinstance(after, _FUNCTIONS)):
@@ -206,12 +219,15 @@ def _added_and_calls(
             wanted.append((after.name, callee, name, index, 1 if method else 0))
     if not wanted:
         return None
-    calls = _calls(tree, scope)
+    callees = frozenset(row[1] for row in wanted)
+    unchecked: list[str] = []
+    calls = _calls(tree, scope, callees, unchecked)
     own = getattr(new.parsed, "name", "")
-    mine = _calls(tree, rebound) if rebound is not None else calls
+    mine = _calls(tree, rebound, callees, unchecked) if rebound is not None else calls
     if calls is None or mine is None:
         return None
-    return [(*row, _of_callee(mine if row[1] == own else calls, row[1])) for row in wanted]
+    rows = [(*row, _of_callee(mine if row[1] == own else calls, row[1])) for row in wanted]
+    return rows, unchecked
 
 
 #: The calls of a module by the last part of their callee's name (:func:`_callee`).
@@ -227,9 +243,13 @@ def _of_callee(modules: list[_ByCallee], callee: str) -> list[Call]:
     return [call for by_callee in modules for call in by_callee.get(callee, ())]
 
 
-def _calls(tree: UpstreamTree, scope: Scope) -> list[_ByCallee] | None:
+def _calls(
+    tree: UpstreamTree, scope: Scope, callees: frozenset[str], unchecked: list[str]
+) -> list[_ByCallee] | None:
     """The calls of each module of ``scope`` and of each module importing its names, by
-    callee (``None`` when a module cannot be read)."""
+    callee (``None`` when a module cannot be read); of a module that names none of
+    ``callees`` (:func:`_skipped`), none: its calls of other names are not read, and
+    when no summary tells that it parses it is added to ``unchecked``."""
     modules, names = scope
     importing = []
     for wanted_name in names:
@@ -238,6 +258,12 @@ def _calls(tree: UpstreamTree, scope: Scope) -> list[_ByCallee] | None:
             importing += [row[0] for row in tree.importers(name) if source in ("", row[1])]
     calls: list[_ByCallee] = []
     for module in dict.fromkeys([*modules, *importing]):
+        skipped = _skipped(tree, module, callees) if module else None
+        if skipped is not None:
+            if not skipped:
+                unchecked.append(module)
+            calls.append({})
+            continue
         found = _module_calls(tree, module) if module else None
         if found is None:
             return None
@@ -246,6 +272,35 @@ def _calls(tree: UpstreamTree, scope: Scope) -> list[_ByCallee] | None:
 
 
 _CALLS: dict[tuple[str, str], _ByCallee | None] = {}
+
+
+def _skipped(tree: UpstreamTree, module: str, callees: frozenset[str]) -> bool | None:
+    """Whether ``module`` of ``tree`` surely holds no call :func:`_of_callee` reads for
+    ``callees``, so that it is not parsed for its calls: ``None`` when it may hold one
+    (it is read), else whether it is known to parse (``False``: the answer is checked
+    by :func:`_all_parse` when it is not empty).
+
+    A call's callee is an identifier of the source (:func:`_callee`), and an identifier
+    of an ASCII source is its own text: a module whose text holds none of ``callees``
+    calls none of them. That it parses is known from its summary when it has one (parsed
+    from the same bytes, stored or made this run; an ASCII text parses alike as bytes
+    and as text). ``None`` when its calls were collected already, for a callee any call
+    counts for (:data:`_CALLED_THROUGH_OBJECT`), for a module without a file, a text
+    that is not ASCII, or a summary telling that it does not parse."""
+    if (str(tree.root), module) in _CALLS or not callees.isdisjoint(_CALLED_THROUGH_OBJECT):
+        return None
+    found = tree.module_file(module)
+    if found is None:
+        return None
+    text = "".join(tree.source_lines(module, 1, 10**9))
+    if not text.isascii() or any(callee in text for callee in callees):
+        return None
+    summary = tree.summaries.get(module)
+    if summary is None and tree.cache.valid(found[0]):
+        summary = tree.summary(module)
+    if summary is not None and summary.syntax_error:
+        return None
+    return summary is not None
 
 
 def _module_calls(tree: UpstreamTree, module: str) -> _ByCallee | None:

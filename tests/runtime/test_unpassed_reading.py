@@ -1,0 +1,131 @@
+"""Which upstream modules :func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`
+parses for their calls: a module importing the target's class whose ASCII text names none
+of the methods asked about is not parsed, but to check that it parses when no summary
+tells it and the answer is not empty; a module that does not parse still empties the
+answer, and a text that is not ASCII is parsed.
+
+The upstream tree is written by the test: ``lib.Engine.step`` gains ``fast=False``; ``a``
+imports ``Engine`` and calls ``step`` with ``fast``; ``b`` imports ``Engine`` and calls
+nothing named ``step``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from patchkeeper.runtime.judge import unpassed
+from patchkeeper.runtime.judge.drift import Code
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.syntax.parsing import PARSE_LOG_ENV, read_parse_log
+
+OLD = "class Engine:\n    def step(self, n):\n        return n\n"
+NEW = "class Engine:\n    def step(self, n, fast=False):\n        return n\n"
+A = "from lib import Engine\n\n\ndef run(engine: Engine):\n    return engine.step(1, fast=True)\n"
+B = "from lib import Engine\n\n\ndef build():\n    return Engine()\n"
+
+
+def _code(source: str) -> Code:
+    code = Code("pkg/lib.py", 1, tuple(source.splitlines(True)))
+    assert code.parsed is not None  # parsed before the log is read
+    return code
+
+
+def _tree(tmp_path: Path, b_text: str) -> UpstreamTree:
+    root = tmp_path / "up"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    for name, text in (("lib", NEW), ("a", A.replace("lib", "pkg.lib"))):
+        (root / "pkg" / f"{name}.py").write_text(text)
+    (root / "pkg" / "b.py").write_text(b_text.replace("from lib", "from pkg.lib"))
+    return UpstreamTree(root, ("pkg",), importers=True)
+
+
+def _answer(
+    tree: UpstreamTree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[frozenset[tuple[str, str]], list[str]]:
+    old, new = _code(OLD), _code(NEW)
+    log = tmp_path / "parsed.log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    monkeypatch.setattr(unpassed, "_CALLS", {})
+    found = unpassed.unpassed_parameters(tree, ["pkg.lib"], old, new, names=["lib", "Engine"])
+    root = str(tree.root)
+    return found, [path.removeprefix(root + "/") for path in read_parse_log(log)]
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+
+
+def test_a_summarized_module_naming_no_method_asked_is_not_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _tree(tmp_path, B)
+    assert tree.summary("pkg.b") is not None  # as the lookups summarize it
+    found, parsed = _answer(tree, tmp_path, monkeypatch)
+    assert found == frozenset()  # a passes fast
+    assert parsed == ["pkg/lib.py", "pkg/a.py"]
+
+
+def test_a_module_without_a_summary_is_not_parsed_for_an_empty_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, parsed = _answer(_tree(tmp_path, B), tmp_path, monkeypatch)
+    assert found == frozenset()
+    assert parsed == ["pkg/lib.py", "pkg/a.py"]
+
+
+def _unpassing(tmp_path: Path, b_text: str) -> UpstreamTree:
+    """The tree where ``a`` calls ``step`` without ``fast``."""
+    tree = _tree(tmp_path, b_text)
+    (tree.root / "pkg" / "a.py").write_text(A.replace("lib", "pkg.lib").replace(", fast=True", ""))
+    return tree
+
+
+def test_a_module_without_a_summary_is_parsed_for_an_answer_that_is_not_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, parsed = _answer(_unpassing(tmp_path, B), tmp_path, monkeypatch)
+    assert found == frozenset({("step", "fast")})
+    assert parsed == ["pkg/lib.py", "pkg/a.py", "pkg/b.py"]
+
+
+def test_a_module_without_a_summary_that_does_not_parse_empties_the_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, parsed = _answer(_unpassing(tmp_path, B + "def (\n"), tmp_path, monkeypatch)
+    assert found == frozenset()
+    assert parsed == ["pkg/lib.py", "pkg/a.py", "pkg/b.py"]
+
+
+def test_a_module_whose_text_is_not_ascii_is_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _tree(tmp_path, B + "# caf\u00e9\n")
+    assert tree.summary("pkg.b") is not None
+    found, parsed = _answer(tree, tmp_path, monkeypatch)
+    assert found == frozenset()
+    assert parsed == ["pkg/lib.py", "pkg/a.py", "pkg/b.py"]
+
+
+def test_a_module_that_does_not_parse_empties_the_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _tree(tmp_path, B + "def (\n")
+    summary = tree.summary("pkg.b")
+    assert summary is not None and summary.syntax_error != ""
+    found, parsed = _answer(tree, tmp_path, monkeypatch)
+    assert found == frozenset()
+    assert parsed == ["pkg/lib.py", "pkg/a.py", "pkg/b.py"]
+
+
+def test_without_the_passing_module_the_parameter_is_unpassed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _unpassing(tmp_path, B)
+    assert tree.summary("pkg.b") is not None
+    found, parsed = _answer(tree, tmp_path, monkeypatch)
+    assert found == frozenset({("step", "fast")})
+    assert parsed == ["pkg/lib.py", "pkg/a.py"]
