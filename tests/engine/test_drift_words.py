@@ -46,3 +46,32 @@ def test_a_file_changed_outside_the_series_still_exists(tmp_path, monkeypatch) -
         f"  changed outside the series: extra exists (sha256 {LEFT}) but pristine has no such file"
         in outcome.out.splitlines()
     )
+
+
+#: Creates ``banner.py`` next to ``f``, as git format-patch writes a new file.
+CREATION = (
+    b"diff --git a/banner.py b/banner.py\nnew file mode 100644\n--- /dev/null\n"
+    b"+++ b/banner.py\n@@ -0,0 +1,2 @@\n+NAME = 'fork'\n+SHOWN = True\n"
+)
+
+
+@pytest.mark.parametrize("command", ["status", "verify", "unapply"])
+def test_a_created_file_edited_since(tmp_path, command: str, monkeypatch) -> None:
+    """A file the series creates, edited by hand afterwards, is left when the series is
+    undone: it was said to be a file a patch changes or deletes that pristine lacks, with
+    advice to check the strip level, where the patch creates it and the edit is the cause."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    ds = make_downstream(tmp_path, {"f": b"a\n"}, {"banner.patch": CREATION})
+    assert run(ds, "apply").code == 0
+    banner = ds.target / "banner.py"
+    banner.write_bytes(banner.read_bytes() + b"# local tweak\n")
+    before = tree_state(ds.target)
+    outcome = run(ds, command)
+    assert outcome.code == 1
+    assert (
+        "  drift: banner.py is left by undoing the series (sha256 75492531fd4e), which creates "
+        "it: it changed after the patch created it (an edit by hand, or another tool), so "
+        "undoing the creation does not remove it"
+    ) in outcome.out.splitlines()
+    assert "strip level" not in outcome.out
+    assert tree_state(ds.target) == before

@@ -68,6 +68,12 @@ def _drift_words(check: object, undone: bool = True) -> str:
     target may not even have now: said so, with what to check, never "exists"."""
     actual: str = getattr(check, "actual_sha256", None) or ""
     expected: str | None = getattr(check, "expected_sha256", None)
+    if expected is None and undone and getattr(check, "created", False):
+        return (
+            f"is left by undoing the series (sha256 {actual[:12]}), which creates it: it "
+            "changed after the patch created it (an edit by hand, or another tool), so undoing "
+            "the creation does not remove it"
+        )
     if expected is None and undone:
         return (
             f"is left by undoing the series (sha256 {actual[:12]}), but pristine has no such "
