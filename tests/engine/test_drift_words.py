@@ -75,3 +75,27 @@ def test_a_created_file_edited_since(tmp_path, command: str, monkeypatch) -> Non
     ) in outcome.out.splitlines()
     assert "strip level" not in outcome.out
     assert tree_state(ds.target) == before
+
+
+#: Changes ``f`` and creates ``banner.py``, in one patch.
+CHANGE_AND_CREATION = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n" + CREATION
+
+
+def test_a_created_file_of_a_patch_not_undone_whole(tmp_path, monkeypatch) -> None:
+    """A patch whose change of ``f`` was taken back by hand, and whose creation of
+    ``banner.py`` is there: undoing it in memory removes the created lines but not the file,
+    which is left empty. That is said, not that the file changed after the patch made it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    ds = make_downstream(tmp_path, {"f": b"a\n"}, {"both.patch": CHANGE_AND_CREATION})
+    assert run(ds, "apply").code == 0
+    (ds.target / "f").write_bytes(b"a\n")
+    outcome = run(ds, "verify")
+    assert outcome.code == 1
+    assert outcome.out.splitlines()[1:] == [
+        "  partially applied  both.patch",
+        "    both.patch: banner.py hunk #1 applied (line 1)",
+        "    both.patch: f hunk #1 not applied",
+        "  drift: banner.py is left empty by undoing the series, which creates it: the patch "
+        "that creates it is not undone whole (see its hunks above)",
+        "not ok: 0 of 1 patches applied, 1 file drifted",
+    ]
