@@ -99,3 +99,33 @@ def test_a_created_file_of_a_patch_not_undone_whole(tmp_path, monkeypatch) -> No
         "that creates it is not undone whole (see its hunks above)",
         "not ok: 0 of 1 patches applied, 1 file drifted",
     ]
+
+
+#: Renames ``old.py`` to ``new.py`` and changes a line, as git format-patch writes a rename.
+RENAME = (
+    b"diff --git a/old.py b/new.py\nsimilarity index 80%\nrename from old.py\n"
+    b"rename to new.py\n--- a/old.py\n+++ b/new.py\n@@ -1,2 +1,2 @@\n A = 1\n-B = 2\n+B = 20\n"
+)
+
+
+def test_a_renamed_file_edited_since(tmp_path, monkeypatch) -> None:
+    """The new name of a renamed file, edited by hand afterwards, is one the series creates:
+    it was said to be a file a patch changes or deletes that pristine lacks."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    ds = make_downstream(tmp_path, {"old.py": b"A = 1\nB = 2\n"}, {"move.patch": RENAME})
+    assert run(ds, "apply").code == 0
+    moved = ds.target / "new.py"
+    moved.write_bytes(moved.read_bytes() + b"C = 3\n")
+    outcome = run(ds, "verify")
+    assert outcome.code == 1
+    # The line added after the hunk's last line unanchors it from the file's end.
+    assert outcome.out.splitlines()[1:] == [
+        "  conflict  move.patch",
+        "    move.patch: new.py hunk #1 not applied",
+        "    move.patch: old.py: the file does not exist",
+        "  drift: old.py is missing once the series is undone (pristine sha256 570508a11978)",
+        "  drift: new.py is left by undoing the series (sha256 556eb6991ab5), which creates it: "
+        "it changed after the patch created it (an edit by hand, or another tool), so undoing "
+        "the creation does not remove it",
+        "not ok: 0 of 1 patches applied, 2 files drifted",
+    ]

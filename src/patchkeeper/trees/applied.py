@@ -116,8 +116,9 @@ class FileCheck:
         expected_mode, actual_mode: the git modes (``"100755"``) of the pristine file and
             of the file after undoing, when a patch changes the file's mode and the two
             differ in the executable bit (a mode change the file never had); else ``None``.
-        created: the series creates the file (the first diff of it is ``--- /dev/null``):
-            one it leaves when undone was changed after the patch created it.
+        created: the series creates the file (the first diff of it is ``--- /dev/null``, or
+            a rename or copy to it): one it leaves when undone was changed after the patch
+            created it.
     """
 
     path: str
@@ -647,13 +648,14 @@ def git_mode(mode: int) -> str:
 
 def _created_paths(patches: Sequence[Patch]) -> frozenset[str]:
     """The paths the series creates: the first diff of the series that touches each is a
-    creation (``--- /dev/null``)."""
+    creation (``--- /dev/null``) or a rename or copy to it."""
     first: dict[str, bool] = {}
     for patch in patches:
         for diff in patch.files:
             for path in (diff.old_path, diff.new_path):
                 if path is not None:
-                    first.setdefault(path, diff.is_creation)
+                    made = path == diff.new_path and diff.old_path != diff.new_path
+                    first.setdefault(path, made)
     return frozenset(path for path, creation in first.items() if creation)
 
 
