@@ -32,8 +32,9 @@ from patchkeeper.commands.options import (
     directory_option,
     enter_directory,
 )
-from patchkeeper.constants import OPTION_JSON
+from patchkeeper.constants import CACHE_ENV, OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.system.cachedir import cache_root
 
 #: Each command's name -> the module that defines it as ``command``, in the order of the
 #: manual (``--help`` lists them sorted).
@@ -301,10 +302,29 @@ def machine_refused(exc: BaseException) -> PatchkeeperError | None:
     """
     if not isinstance(exc, OSError) or exc.errno not in REFUSALS:
         return None
+    hint = REFUSALS[exc.errno]
+    if exc.errno not in (errno.ENOSPC, errno.EDQUOT) and _in_cache(exc.filename):
+        hint = (
+            f"the cache of downloaded releases is {cache_root()}: set {CACHE_ENV} to a "
+            "directory this user can write"
+        )
     return PatchkeeperError(
         f"{exc.strerror or os.strerror(exc.errno)}; patchkeeper stopped here",
         path=exc.filename,
-        hint=REFUSALS[exc.errno],
+        hint=hint,
+    )
+
+
+def _in_cache(filename: object) -> bool:
+    """Whether ``filename`` is the cache directory (:func:`cache_root`), a file in it, or a
+    folder on its way that making it needed (``~/.cache`` under a read-only home)."""
+    if not isinstance(filename, str) or not filename:
+        return False
+    path, cache = Path(os.path.abspath(filename)), Path(os.path.abspath(cache_root()))
+    return (
+        path == cache
+        or path.is_relative_to(cache)
+        or (cache.is_relative_to(path) and not path.exists())
     )
 
 

@@ -249,6 +249,7 @@ def test_drift_after_apply_is_named(cli, example: Example) -> None:
             "actual_sha256": sha(undone),
             "expected_mode": None,
             "actual_mode": None,
+            "created": False,
         }
     ]
 

@@ -289,3 +289,61 @@ def test_dep3_schema_reads_the_message_of_git_show_and_git_log(tmp_path: Path) -
         ("raw", description, 7),
         ("no-message", "", 2),
     ]
+
+
+def test_knob_rule_finds_the_registry_in_the_package_folder(tmp_path: Path) -> None:
+    """A series made by ``git format-patch`` on the upstream repository names its files from
+    the repository's top (``a/vllm/envs.py``), so with no ``directory`` configured the
+    registry ``envs.py`` is ``vllm/envs.py``: a patch that registers its knob there, and reads
+    it in a new module, was reported as not registering it. A registry two folders down is
+    no registry, and a read the patch registers nowhere is still reported."""
+    root = tmp_path / "fork"
+    (root / "patches").mkdir(parents=True)
+    (root / "patchkeeper.toml").write_text(
+        'upstream = "vllm"\npin = "0.18.1"\n\n[headers]\nschema = "dep3"\n'
+    )
+    (root / "patches" / "series").write_text("0001-envs-banner.patch\n")
+    patch = root / "patches" / "0001-envs-banner.patch"
+    patch.write_text(
+        "From 71b2943c3664163ce91d405465fc2f056edfab71 Mon Sep 17 00:00:00 2001\n"
+        "From: Ana Fork <ana@fork.example>\n"
+        "Subject: [PATCH] envs: VLLM_FORK_BANNER and the fork's banner module\n"
+        "\n---\n"
+        "diff --git a/vllm/envs.py b/vllm/envs.py\n"
+        "--- a/vllm/envs.py\n+++ b/vllm/envs.py\n"
+        "@@ -10,3 +10,4 @@ if TYPE_CHECKING:\n"
+        "     VLLM_XLA_CHECK_RECOMPILATION: bool = False\n"
+        "+    VLLM_FORK_BANNER: bool = True\n"
+        '     VLLM_USE_RAY_COMPILED_DAG_CHANNEL_TYPE: Literal["auto"] = "auto"\n'
+        "     VLLM_USE_RAY_COMPILED_DAG_OVERLAP_COMM: bool = False\n"
+        "@@ -40,3 +41,4 @@ environment_variables = {\n"
+        '     "VLLM_XLA_USE_SPMD": lambda: bool(int(os.getenv("VLLM_XLA_USE_SPMD", "0"))),\n'
+        '+    "VLLM_FORK_BANNER": lambda: bool(int(os.getenv("VLLM_FORK_BANNER", "1"))),\n'
+        "     # If set, the OpenAI API server will stay alive even after the underlying\n"
+        "     # AsyncLLMEngine errors and stops serving requests\n"
+        "diff --git a/vllm/fork_banner.py b/vllm/fork_banner.py\n"
+        "new file mode 100644\n"
+        "--- /dev/null\n+++ b/vllm/fork_banner.py\n"
+        "@@ -0,0 +1,3 @@\n"
+        "+import vllm.envs as envs\n"
+        "+SHOWN = envs.VLLM_FORK_BANNER\n"
+        '+QUIET = os.getenv("VLLM_FORK_QUIET")\n'
+    )
+    assert _texts(root) == [
+        "patches/0001-envs-banner.patch:26: PK401 reads VLLM_FORK_QUIET (os.getenv) but does "
+        "not register it in envs.py"
+    ]
+    # A pristine tree given with --upstream has its registry in the package folder too.
+    pristine = tmp_path / "vllm-0.18.1"
+    (pristine / "vllm").mkdir(parents=True)
+    (pristine / "vllm" / "envs.py").write_text('    "VLLM_FORK_QUIET": lambda: None,\n')
+    assert _texts(root, upstream=pristine) == []
+    # envs.py two folders down is another module's, not the registry.
+    deeper = patch.read_text().replace("vllm/envs.py", "vllm/platforms/envs.py")
+    patch.write_text(deeper)
+    assert _texts(root, upstream=pristine) == [
+        "patches/0001-envs-banner.patch:16: PK401 reads VLLM_FORK_BANNER (os.getenv) but does "
+        "not register it in envs.py",
+        "patches/0001-envs-banner.patch:25: PK401 reads VLLM_FORK_BANNER (envs) but does not "
+        "register it in envs.py",
+    ]

@@ -71,3 +71,25 @@ def test_a_branch_of_empty_commits_is_refused(cli, example: Example) -> None:
         "  hint: check out the branch that carries your changes\n"
     )
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_init_in_a_folder_of_the_checkout_names_the_top(cli, example: Example) -> None:
+    """Run in the package folder of a checkout whose branch is the series, init took the
+    branch (git describe answers from any folder) but read the project from that folder and
+    said its pyproject.toml named none, where there is no such file; with --upstream it wrote
+    the downstream into the upstream's own package. git format-patch names the files from
+    the checkout's top, so init refuses, names the top, and writes nothing."""
+    repo = format_patch_branch(example)
+    folder = repo / "minihttp"
+    top = repo.resolve()
+    for options in ((), ("--tag", "v1.0"), ("--upstream", "minihttp==1.0")):
+        run = cli("init", *options, cwd=folder)
+        assert (run.code, run.out) == (2, ""), options
+        assert run.err == (
+            f"patchkeeper: error: {folder}: this is the folder minihttp/ of the git checkout "
+            f"{top}, whose branch would be the series: git format-patch names its files from "
+            "the checkout's top, so the downstream is made there\n"
+            f"  hint: run init in the checkout's top: patchkeeper -C {top} init\n"
+        ), options
+        assert git(repo, "status", "--porcelain") == ""
+    assert cli("init", cwd=repo).code == 0

@@ -195,12 +195,35 @@ def _header_map(headers: Headers, settings: HeaderSettings) -> dict[str, tuple[s
 # --------------------------------------------------------------------------- knobs
 
 
-def knob_reads(patch: Patch, pattern: str, registry: str) -> list[tuple[str, str, int]]:
+def is_registry(path: str, registry: str, directory: str = "") -> bool:
+    """Whether the patched file ``path`` (as the patch names it, after the strip) is the
+    registry file ``registry``, which is relative to ``directory``. With no ``directory``
+    the patch paths are relative to the sdist root or the site-packages folder, where the
+    registry sits in the import package's folder: ``vllm/envs.py`` is the registry
+    ``envs.py`` of a series made by ``git format-patch`` on vLLM's repository.
+
+    >>> is_registry("vllm/envs.py", "envs.py"), is_registry("envs.py", "envs.py")
+    (True, True)
+    >>> is_registry("vllm/envs.py", "envs.py", "vllm"), is_registry("a/b/envs.py", "envs.py")
+    (False, False)
+    """
+    if path == registry:
+        return True
+    if directory:
+        return False
+    top, _, rest = path.partition("/")
+    return bool(top) and rest == registry
+
+
+def knob_reads(
+    patch: Patch, pattern: str, registry: str, directory: str = ""
+) -> list[tuple[str, str, int]]:
     """The knob reads a patch adds: ``(name, how, line)`` for ``+`` lines of ``.py`` files
     other than the registry, whose variable matches ``pattern`` (fnmatch)."""
     out = []
     for diff in patch.files:
-        if diff.new_path is None or not diff.new_path.endswith(".py") or diff.new_path == registry:
+        path = diff.new_path
+        if path is None or not path.endswith(".py") or is_registry(path, registry, directory):
             continue
         for hunk in diff.hunks:
             for line in hunk.lines:
@@ -224,11 +247,12 @@ def registered_names(text: bytes) -> set[str]:
     return {m.decode("ascii") for regex in REGISTRATIONS for m in regex.findall(text)}
 
 
-def knob_registrations(patch: Patch, registry: str) -> set[str]:
-    """Names the patch registers on the ``+`` lines it adds to the registry file."""
+def knob_registrations(patch: Patch, registry: str, directory: str = "") -> set[str]:
+    """Names the patch registers on the ``+`` lines it adds to the registry file
+    (:func:`is_registry`)."""
     names: set[str] = set()
     for diff in patch.files:
-        if diff.new_path != registry:
+        if diff.new_path is None or not is_registry(diff.new_path, registry, directory):
             continue
         for hunk in diff.hunks:
             for line in hunk.lines:
@@ -255,19 +279,28 @@ def upstream_knobs(tree: Path | None, directory: str, registry: str) -> set[str]
             hint="pass --upstream the pristine upstream tree (an unpacked sdist or a checkout) "
             f"whose {registry} registers the knobs upstream has",
         )
-    path = tree / directory / registry if directory else tree / registry
-    if not path.is_file():
-        return set()
-    return registered_names(path.read_bytes())
+    if directory:
+        paths = [tree / directory / registry]
+    else:  # the registry in the tree's top, else in its import packages' folders
+        paths = (
+            [tree / registry] if (tree / registry).is_file() else sorted(tree.glob(f"*/{registry}"))
+        )
+    names: set[str] = set()
+    for path in paths:
+        if path.is_file():
+            names |= registered_names(path.read_bytes())
+    return names
 
 
 def check_knobs(
-    patch: Patch, where: str, settings: LintSettings, registered: set[str]
+    patch: Patch, where: str, settings: LintSettings, registered: set[str], directory: str = ""
 ) -> list[Finding]:
-    """The knob rule for one patch; ``registered`` holds names registered elsewhere."""
-    own = knob_registrations(patch, settings.registry)
+    """The knob rule for one patch; ``registered`` holds names registered elsewhere;
+    ``directory`` is the configured one the registry is relative to."""
+    own = knob_registrations(patch, settings.registry, directory)
     out = []
-    for name, how, line in knob_reads(patch, settings.knob_pattern, settings.registry):
+    reads = knob_reads(patch, settings.knob_pattern, settings.registry, directory)
+    for name, how, line in reads:
         if name in own or name in registered or name in settings.knob_allow:
             continue
         out.append(
@@ -385,7 +418,7 @@ def lint_patch(
         patch = parse_patch(data, name=name, path=path, strip=strip)
     except PatchFormatError as exc:
         return _by_line([*findings, _parse_finding(exc, where)]), None
-    findings += check_knobs(patch, where, lsettings, registered)
+    findings += check_knobs(patch, where, lsettings, registered, config.directory)
     if reexport is not None:
         findings += reexport(patch, where)
     return _by_line(findings), patch
@@ -521,7 +554,7 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         found, patch = lint_patch(path, entry.name, strip, config, set(registered), reexport)
         findings += found
         if patch is not None and lsettings.knob_scope == "series":
-            registered |= knob_registrations(patch, lsettings.registry)
+            registered |= knob_registrations(patch, lsettings.registry, config.directory)
     skipped: list[str] = []
     findings += lint_entries(config, entries, request.foreign_checkouts, skipped)
     findings += check_pin_files(config)

@@ -161,9 +161,9 @@ def tree_digest(directory: Path, exclude: tuple[str, ...] = ()) -> tuple[str, in
 
 def _cached_by_root(directory: Path) -> dict[str, Any] | None:
     """The fetch cache's record of the tree unpacked at ``directory``, if it is one."""
-    from patchkeeper.upstream.fetch import cache_root
+    from patchkeeper.upstream.fetch import cache_location
 
-    root = cache_root()
+    root = cache_location()
     if not directory.is_relative_to(root):
         return None
     for record_file in sorted((root / "index").glob("*/*.json")):

@@ -9,6 +9,7 @@ from patchkeeper.render import text_renderer
 from patchkeeper.render.console import table
 from patchkeeper.system.english import plural
 from patchkeeper.system.names import shown_name
+from patchkeeper.trees.applied import EMPTY_SHA256
 from patchkeeper.trees.results import ApplyResult, VerifyResult
 
 if TYPE_CHECKING:  # evidence and series states are imported by the commands that make them
@@ -68,6 +69,17 @@ def _drift_words(check: object, undone: bool = True) -> str:
     target may not even have now: said so, with what to check, never "exists"."""
     actual: str = getattr(check, "actual_sha256", None) or ""
     expected: str | None = getattr(check, "expected_sha256", None)
+    if expected is None and undone and getattr(check, "created", False):
+        if actual == EMPTY_SHA256:  # the creating patch's hunks undone, the file not removed
+            return (
+                "is left empty by undoing the series, which creates it: the patch that creates "
+                "it is not undone whole (see its hunks above)"
+            )
+        return (
+            f"is left by undoing the series (sha256 {actual[:12]}), which creates it: it "
+            "changed after the patch created it (an edit by hand, or another tool), so undoing "
+            "the creation does not remove it"
+        )
     if expected is None and undone:
         return (
             f"is left by undoing the series (sha256 {actual[:12]}), but pristine has no such "

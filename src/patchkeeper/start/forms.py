@@ -435,6 +435,16 @@ def _from_git(root: Path, tag: str, *, reason: str) -> Found:
             path=root,
             hint="run init in the checkout of the upstream with your commits on top",
         )
+    prefix = gitops.run_text(["rev-parse", "--show-prefix"], root).rstrip("/")
+    if prefix:  # format-patch names files from the top: the downstream belongs there
+        top = gitops.run_text(["rev-parse", "--show-toplevel"], root)
+        raise PatchkeeperError(
+            f"this is the folder {prefix}/ of the git checkout {top}, whose branch would be "
+            "the series: git format-patch names its files from the checkout's top, so the "
+            "downstream is made there",
+            path=root,
+            hint=f"run init in the checkout's top: patchkeeper -C {top} init",
+        )
     if gitops.call(["rev-parse", "--verify", "--quiet", f"refs/tags/{tag}"], root).returncode:
         raise PatchkeeperError(
             f"no tag {tag} in this git checkout",

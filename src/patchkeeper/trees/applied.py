@@ -116,6 +116,9 @@ class FileCheck:
         expected_mode, actual_mode: the git modes (``"100755"``) of the pristine file and
             of the file after undoing, when a patch changes the file's mode and the two
             differ in the executable bit (a mode change the file never had); else ``None``.
+        created: the series creates the file (the first diff of it is ``--- /dev/null``, or
+            a rename or copy to it): one it leaves when undone was changed after the patch
+            created it.
     """
 
     path: str
@@ -124,6 +127,7 @@ class FileCheck:
     actual_sha256: str | None
     expected_mode: str | None = None
     actual_mode: str | None = None
+    created: bool = False
 
 
 @dataclass(frozen=True)
@@ -557,6 +561,7 @@ def _walk(
         for path in sorted(ws.absent_or_empty):
             ws.settle_empty(path, pristine.expected_sha256(path) == EMPTY_SHA256)
         mode_paths = _mode_changed_paths(patches)
+        created = _created_paths(patches)
         for path in touched_paths(patches):
             current = ws.get(path)
             expected, actual, pristine_mode = pristine.expected_file(
@@ -574,7 +579,18 @@ def _walk(
                 and _replays_to_target(ws, patches, states, pristine, path)
             ):
                 differs, actual = False, expected
-            checks.append(FileCheck(path, differs, expected, actual, *(modes or (None, None))))
+            expected_mode, actual_mode = modes or (None, None)
+            checks.append(
+                FileCheck(
+                    path,
+                    differs,
+                    expected,
+                    actual,
+                    expected_mode=expected_mode,
+                    actual_mode=actual_mode,
+                    created=path in created,
+                )
+            )
         drifted = {c.path for c in checks if c.drifted}
         states = _unconfirmed(patches, states, drifted, unproven)
     return states, tuple(checks), unproven
@@ -628,6 +644,19 @@ def git_mode(mode: int) -> str:
     ('100644', '100755')
     """
     return "100755" if mode & 0o111 else "100644"
+
+
+def _created_paths(patches: Sequence[Patch]) -> frozenset[str]:
+    """The paths the series creates: the first diff of the series that touches each is a
+    creation (``--- /dev/null``) or a rename or copy to it."""
+    first: dict[str, bool] = {}
+    for patch in patches:
+        for diff in patch.files:
+            for path in (diff.old_path, diff.new_path):
+                if path is not None:
+                    made = path == diff.new_path and diff.old_path != diff.new_path
+                    first.setdefault(path, made)
+    return frozenset(path for path, creation in first.items() if creation)
 
 
 def _mode_changed_paths(patches: Sequence[Patch]) -> frozenset[str]:

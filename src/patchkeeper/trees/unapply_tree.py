@@ -130,7 +130,10 @@ def unapply_from_tree(
             return refused(ALREADY_PRISTINE, note)
         whole = _whole_patches(state, reference)
         if whole is None:
-            return refused(PARTIAL, PIN_REFUSAL if pin_note else _partial_refusal(state, reference))
+            if pin_note:
+                return refused(PARTIAL, PIN_REFUSAL)
+            edited_since = _changed_since_apply(tree, ws, state)
+            return refused(PARTIAL, _partial_refusal(state, reference, tree, edited_since))
         drifted = [check.path for check in state.drifted]
         if drifted and not force:
             return refused(DRIFTED, _drift_refusal(drifted))
@@ -272,15 +275,52 @@ def _unfit_on_pristine(state: SeriesState, reference: Pristine | None) -> list[s
     return unfit
 
 
-def _partial_refusal(state: SeriesState, reference: Pristine | None) -> str:
+def _changed_since_apply(tree: Tree, ws: Workspace, state: SeriesState) -> list[str]:
+    """The files the series touches whose bytes on an installed distribution are not the
+    ones ``apply`` left there (``patchkeeper.json`` holds their sha256): edited since, by
+    hand or by another tool. ``[]`` for a directory target, or without the manifest."""
+    if tree.kind != INSTALLED or tree.dist is None:
+        return []
+    from patchkeeper.series.parse import sha256_hex
+    from patchkeeper.trees.installed import AppliedRecord
+
+    applied = AppliedRecord.load(tree.dist.applied_record_path)
+    if applied is None:
+        return []
+    changed = []
+    for check in state.files:
+        recorded = applied.files.get(tree.dist.record_key(tree.path_of(check.path)))
+        if recorded is None:
+            continue
+        current = ws.original(check.path)
+        if (sha256_hex(current.data) if current is not None else None) != recorded[1]:
+            changed.append(check.path)
+    return changed
+
+
+def _partial_refusal(
+    state: SeriesState, reference: Pristine | None, tree: Tree, edited: list[str]
+) -> str:
     from patchkeeper.trees.applied import CONFLICT
     from patchkeeper.trees.applied import PARTIAL as PARTIAL_STATE
 
     broken = [p.name for p in state.patches if p.state in (PARTIAL_STATE, CONFLICT)]
-    if broken:
+    are = "is" if len(broken) == 1 else "are"
+    if broken and edited and tree.dist is not None:
+        dist = tree.dist
         return (
-            f"nothing was changed: {', '.join(broken)} is neither applied nor undone (see "
-            "'patchkeeper status'); undo its applied hunks by hand, or reinstall the upstream"
+            f"nothing was changed: {', '.join(edited)} changed since the series was applied "
+            f"(not the sha256 {dist.dist_info.name}/patchkeeper.json recorded), so "
+            f"{', '.join(broken)} {are} neither applied nor undone; put back the bytes the "
+            f"series left, or reinstall the upstream ('{dist.python} -m pip install "
+            f"--force-reinstall --no-deps {dist.name}=={dist.version}') and apply the series "
+            "again"
+        )
+    if broken:
+        its = "its" if len(broken) == 1 else "their"
+        return (
+            f"nothing was changed: {', '.join(broken)} {are} neither applied nor undone (see "
+            f"'patchkeeper status'); undo {its} applied hunks by hand, or reinstall the upstream"
         )
     return (
         "nothing was changed: only some patches are applied, and without a pristine reference "

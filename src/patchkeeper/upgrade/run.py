@@ -26,7 +26,8 @@ work directory) is checked to be inside it before the first step.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
 from patchkeeper.series.parse import parse_series
 from patchkeeper.system.english import plural
+from patchkeeper.trees.transaction import locked
 from patchkeeper.trees.tree import spec_tree
 from patchkeeper.upgrade.branch import (
     branch_base,
@@ -143,8 +145,46 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
             naming a branch that exists.
         Whatever a step raises (the state stays: ``--continue`` resumes at that step).
     """
-    to, source, branch, action = request.to, request.source, request.branch, request.action
     work = UpgradeDir(state_dir(config.root))
+    with _upgrade_lock(config, work):
+        return _upgrade(config, steps, request, work)
+
+
+@contextmanager
+def _upgrade_lock(config: Config, work: UpgradeDir) -> Iterator[None]:
+    """Hold the lock that keeps a second ``upgrade``, ``--continue`` or ``--abort`` of the
+    downstream waiting while one runs (``lock-timeout``, then an error naming it): an abort
+    that ran beside a running upgrade removed the port's work directory under it, which then
+    recorded a conflict with no files and left its state behind. The lock is the git
+    directory's, where the state is kept, else ``.patchkeeper/``'s (made for it, and removed
+    again when nothing was written there): each step takes the downstream's own lock, which
+    one process cannot take twice.
+
+    Raises:
+        LockError: another upgrade holds it longer than ``lock-timeout``.
+    """
+    folder, made = work.root.parent, False
+    if folder == config.root:
+        folder = config.root / ".patchkeeper"
+        try:
+            folder.mkdir()
+            made = True
+        except FileExistsError:
+            pass
+    try:
+        with locked(folder, config.lock_timeout, "an upgrade of the downstream"):
+            yield
+    finally:
+        if made:  # a refused upgrade leaves nothing; one that wrote evidence there keeps it
+            with suppress(OSError):
+                folder.rmdir()
+
+
+def _upgrade(
+    config: Config, steps: Steps, request: UpgradeRequest, work: UpgradeDir
+) -> UpgradeResult:
+    """:func:`upgrade`, under the upgrade's lock."""
+    to, source, branch, action = request.to, request.source, request.branch, request.action
     if action == "abort":
         return _abort(config, steps, work)
     if action == "continue":

@@ -65,9 +65,21 @@ def cache_location() -> Path:
 
 
 def cache_root() -> Path:
-    """Return the corpus cache directory (:func:`cache_location`), creating it when missing."""
+    """Return the corpus cache directory (:func:`cache_location`), creating it when missing.
+
+    Raises:
+        FetchError: it cannot be made (a read-only home, ``$PATCHKEEPER_CACHE`` under a
+            file): the error names the folder and the variable that moves the cache (exit 2).
+    """
     root = cache_location()
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FetchError(
+            f"the cache of downloaded releases cannot be made at {root}: {exc.strerror or exc}",
+            path=exc.filename or root,
+            hint=f"set {CACHE_ENV} to a directory this user can write",
+        ) from None
     return root
 
 

@@ -1,0 +1,52 @@
+"""The cache of downloaded releases cannot be made (a home folder the user cannot write, a
+``PATCHKEEPER_CACHE`` under a file): the error names the folder and the variable that moves
+the cache. A cache under a file stopped ``audit --to`` as a bug (exit 3); a home on a
+read-only file system was told to "work on a copy"."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+from test_pin_unfetchable import downstream
+
+from helpers import tree_bytes
+from patchkeeper.main import machine_refused
+
+
+def test_a_cache_under_a_file_is_named(cli, tmp_path, local_index, tar_bytes, monkeypatch) -> None:
+    root = downstream(tmp_path, local_index, tar_bytes)
+    (tmp_path / "notes.txt").write_text("not a folder\n")
+    cache = tmp_path / "notes.txt" / "cache"
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
+    before = tree_bytes(root)
+    run = cli("audit", "--to", "pk-demo==1.1", "--pristine", str(tmp_path / "target"), cwd=root)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {cache}: the new upstream (--to) pk-demo==1.1 cannot be "
+        f"fetched: the cache of downloaded releases cannot be made at {cache}: Not a "
+        "directory\n"
+        "  hint: set PATCHKEEPER_CACHE to a directory this user can write\n"
+    )
+    run = cli("audit", "--to", "pk-demo==1.1", "--json", cwd=root)
+    assert json.loads(run.out)["error"]["hint"] == (
+        "set PATCHKEEPER_CACHE to a directory this user can write"
+    )
+    assert tree_bytes(root) == before
+
+
+def test_a_refused_write_in_the_cache_names_the_variable(tmp_path: Path, monkeypatch) -> None:
+    """A write the machine refuses inside the cache, or on the folder the cache needs made,
+    says how to move the cache; one elsewhere keeps the general advice."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "home" / ".cache" / "pk"))
+    inside = PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "home/.cache"))
+    error = machine_refused(inside)
+    assert error is not None and error.hint == (
+        f"the cache of downloaded releases is {tmp_path / 'home' / '.cache' / 'pk'}: set "
+        "PATCHKEEPER_CACHE to a directory this user can write"
+    )
+    elsewhere = PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "d"))
+    error = machine_refused(elsewhere)
+    assert error is not None
+    assert error.hint == "let this user write it and its directory, or work on a copy"
