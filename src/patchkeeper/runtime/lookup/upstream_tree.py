@@ -367,13 +367,7 @@ class UpstreamTree:
         started, self._indexes_started = self._indexes_started, None
         if started is None:
             return
-        sets, imported = started()
-        if sets is not None:
-            self._name_sets = sets
-            self.cache.put_value("#names", signature, sets)
-        if imported is not None:
-            self._imported = imported
-            self.cache.put_value("#importers", signature, imported)
+        self._store_indexes(signature, *started())
 
     def _build_indexes(self, importers: bool) -> None:
         """Load or build the per-file names (:func:`nameindex.defined_names`) and, when
@@ -397,6 +391,16 @@ class UpstreamTree:
         sets, imported = nameindex.build_index(
             self.root, files, definitions=self._name_sets is None, importers=want_importers
         )
+        self._store_indexes(signature, sets, imported)
+
+    def _store_indexes(
+        self,
+        signature: str,
+        sets: list[bytes] | None,
+        imported: nameindex.ImporterIndex | None,
+    ) -> None:
+        """Keep and cache (under ``signature``, the digest of the file list) the indexes
+        just read: either may be ``None`` (not asked for)."""
         if sets is not None:
             self._name_sets = sets
             self.cache.put_value("#names", signature, sets)
