@@ -120,6 +120,9 @@ def test_what_a_hint_says_in_tools() -> None:
     assert translate("run 'patchkeeper audit --help' to see how to call it", None, cli) == (
         "read the description and input schema of audit, horizon (tools/list) to see how to call it"
     )
+    assert translate("finish it with the patchkeeper that started it", upgrade, cli) == (
+        "finish it with the patchkeeper that started it"
+    )
     assert translate("run 'patchkeeper port --to NEWPIN'", None, cli) == (
         'call write_port_start (to: "NEWPIN", write: true)'
     )

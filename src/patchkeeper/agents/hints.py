@@ -141,6 +141,8 @@ def translate(text: str, tool: ToolSpec | None, group: click.Group) -> str:
 
     def command_line(match: re.Match[str]) -> str:
         words = match.group(2).split()
+        if not _command_path(group, words):  # "the patchkeeper that started it": no command
+            return _OPTION.sub(option, match.group(0))
         verb = match.group(0).startswith("run ")
         if "--help" in words:
             path = _command_path(group, words)
@@ -190,8 +192,8 @@ def translate_envelope(
     envelope: dict[str, Any], tool: ToolSpec | None, group: click.Group
 ) -> dict[str, Any]:
     """``envelope`` with its advice translated (:func:`translate`), in place: the error's
-    hint, the envelope's ``hint``, and the next steps of ``upgrade`` (each conflict's hint,
-    ``verify``) and of ``port`` (``todo``). Returns the envelope."""
+    hint, the envelope's ``hint`` and ``warnings``, and the next steps of ``upgrade`` (each
+    conflict's hint, ``verify``) and of ``port`` (``todo``). Returns the envelope."""
     say: Callable[[str], str] = lambda text: translate(text, tool, group)  # noqa: E731
     error = envelope.get("error")
     if isinstance(error, dict) and isinstance(error.get("hint"), str):
@@ -201,7 +203,7 @@ def translate_envelope(
     for conflict in envelope.get("conflicts") or []:
         if isinstance(conflict, dict) and isinstance(conflict.get("hint"), str):
             conflict["hint"] = say(conflict["hint"])
-    for key in ("verify", "todo"):
+    for key in ("verify", "todo", "warnings"):
         steps = envelope.get(key)
         if isinstance(steps, list):
             envelope[key] = [say(step) if isinstance(step, str) else step for step in steps]

@@ -41,7 +41,7 @@ from patchkeeper.agents.calls import (
     check_write,
     command_line,
 )
-from patchkeeper.agents.hints import translate_envelope
+from patchkeeper.agents.hints import translate, translate_envelope
 from patchkeeper.agents.schemas import output_schema
 from patchkeeper.agents.tools import TOOLS, ToolSpec, description, find_tool, input_schema
 from patchkeeper.errors import PatchkeeperError
@@ -108,8 +108,9 @@ def _result(
     (:func:`patchkeeper.agents.hints.translate_envelope`; ``tool``: the tool called, whose
     arguments a lone option names), then its JSON text. ``warnings`` is the command's
     standard error: under ``--json`` only its warnings (``patchkeeper: warning: ...`` and
-    their hints; progress is drawn on a terminal only), given as one more text block when the
-    call succeeded (a failed call's standard error is its error, given already)."""
+    their hints, translated too; progress is drawn on a terminal only), given as one more
+    text block when the call succeeded (a failed call's standard error is its error, given
+    already)."""
     from mcp import types
 
     envelope = translate_envelope(envelope, tool, group)
@@ -117,7 +118,7 @@ def _result(
     failed = refused or "error" in envelope
     content: list[Any] = [types.TextContent(text=text)]
     if warnings and not failed:
-        content.append(types.TextContent(text=warnings))
+        content.append(types.TextContent(text=translate(warnings, tool, group)))
     if failed:
         content.insert(0, types.TextContent(text=error_text(envelope)))
     return types.CallToolResult(content=content, structured_content=envelope, is_error=failed)
