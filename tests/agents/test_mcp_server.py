@@ -272,8 +272,8 @@ def test_a_read_only_tool_refuses_to_keep_evidence(example: Example) -> None:
     )
     assert saving.structured_content["error"]["hint"] == (
         "it keeps no evidence, whatever evidence = true in the configuration says; to keep the "
-        "result in .patchkeeper/evidence/, run 'patchkeeper verify --save-evidence' in a "
-        "terminal"
+        "result in .patchkeeper/evidence/, run 'patchkeeper verify --save-evidence' (a "
+        "command line: no tool runs it) in a terminal"
     )
     assert configured.structured_content["error"]["message"] == (
         "audit is read-only and writes nothing: it takes no evidence"
@@ -402,7 +402,7 @@ def test_arguments_the_schema_does_not_list_are_refused(example: Example) -> Non
         "file": None,
         "line": None,
         "hint": "the call's result is the JSON envelope; to write the Markdown report, run "
-        "'patchkeeper audit --markdown FILE' in a terminal",
+        "'patchkeeper audit --markdown FILE' (a command line: no tool runs it) in a terminal",
     }
     assert missing.structured_content["error"]["message"] == "audit: 'to' is a required property"
     assert no_tool.structured_content["command"] == ""
@@ -423,7 +423,7 @@ def test_port_abort_with_no_port_started_says_so(example: Example) -> None:
         "file": str(example.downstream / ".patchkeeper-port"),
         "line": None,
         "hint": "no port was started here, or the last one finished: the series is at pin "
-        "1.0; to port the series, run 'patchkeeper port --to NEWPIN'",
+        '1.0; to port the series, call write_port_start (to: "NEWPIN", write: true)',
     }
 
 
@@ -431,7 +431,7 @@ def test_a_usage_error_of_the_command_says_what_to_do(example: Example) -> None:
     """A call the server lets through but the command's option parser refuses (a
     ``foreign_checkout`` that is no directory) came back as a tool error with no hint, where
     the command line says ``Try 'patchkeeper lint --help' for help.``: the envelope's hint
-    says it now, for every usage error. A ``directory`` that is not one is refused by the
+    says it now, for every usage error (to a tool's call: read the tool's input schema). A ``directory`` that is not one is refused by the
     server before anything runs, naming the argument (not the command line's ``-C``), the
     place looked at and where it is read from."""
     before = tree_bytes(example.root)
@@ -463,7 +463,7 @@ def test_a_usage_error_of_the_command_says_what_to_do(example: Example) -> None:
     assert texts(no_directory)[0] == f"patchkeeper: error: nosuch: {message}\n  hint: {hint}"
     assert (no_checkout.is_error, no_checkout.structured_content["error"]["hint"]) == (
         True,
-        "run 'patchkeeper lint --help' to see how to call it",
+        "read the description and input schema of lint (tools/list) to see how to call it",
     )
     assert tree_bytes(example.root) == before
 

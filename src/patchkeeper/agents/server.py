@@ -10,6 +10,8 @@ server keeps no state of the commands', and each call is the command line's very
 its output, locks and exit code. The answer carries the envelope as structured content and
 as JSON text; an envelope with an ``error`` (exit code 2, 3 or 130), or a refused call, is an
 MCP tool error (``isError: true``) whose first text says the error's file, line and hint.
+Every result's advice (hints, next steps) names tools and arguments, not command lines
+(:mod:`patchkeeper.agents.hints`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from patchkeeper.agents.calls import (
     check_write,
     command_line,
 )
+from patchkeeper.agents.hints import translate, translate_envelope
 from patchkeeper.agents.schemas import output_schema
 from patchkeeper.agents.tools import TOOLS, ToolSpec, description, find_tool, input_schema
 from patchkeeper.errors import PatchkeeperError
@@ -93,27 +96,39 @@ def describe(tool: ToolSpec, group: click.Group) -> Any:
     )
 
 
-def _result(envelope: dict[str, Any], text: str, warnings: str = "", refused: bool = False) -> Any:
-    """The ``CallToolResult`` of an envelope (``text``: its JSON text), an error when it has
-    ``error``. ``warnings`` is the command's standard error: under ``--json`` only its
-    warnings (``patchkeeper: warning: ...`` and their hints; progress is drawn on a terminal
-    only), given as one more text block when the call succeeded (a failed call's standard
-    error is its error, given already)."""
+def _result(
+    envelope: dict[str, Any],
+    tool: ToolSpec | None,
+    group: click.Group,
+    warnings: str = "",
+    refused: bool = False,
+) -> Any:
+    """The ``CallToolResult`` of an envelope, an error when it has ``error``: its advice (the
+    error's hint, an upgrade's or a port's next steps) said in tools and arguments
+    (:func:`patchkeeper.agents.hints.translate_envelope`; ``tool``: the tool called, whose
+    arguments a lone option names), then its JSON text. ``warnings`` is the command's
+    standard error: under ``--json`` only its warnings (``patchkeeper: warning: ...`` and
+    their hints, translated too; progress is drawn on a terminal only), given as one more
+    text block when the call succeeded (a failed call's standard error is its error, given
+    already)."""
     from mcp import types
 
+    envelope = translate_envelope(envelope, tool, group)
+    text = json_text(envelope, latin1=True)
     failed = refused or "error" in envelope
     content: list[Any] = [types.TextContent(text=text)]
     if warnings and not failed:
-        content.append(types.TextContent(text=warnings))
+        content.append(types.TextContent(text=translate(warnings, tool, group)))
     if failed:
         content.insert(0, types.TextContent(text=error_text(envelope)))
     return types.CallToolResult(content=content, structured_content=envelope, is_error=failed)
 
 
-def _refusal(tool_command: str, error: PatchkeeperError) -> Any:
-    """The tool error of a call refused before it ran: an envelope with exit code 2."""
-    envelope = error_envelope(tool_command, error, error.exit_code)
-    return _result(envelope, json_text(envelope, latin1=True), refused=True)
+def _refusal(tool: ToolSpec | None, group: click.Group, error: PatchkeeperError) -> Any:
+    """The tool error of a call of ``tool`` (``None``: no such tool) refused before it ran:
+    an envelope with exit code 2."""
+    envelope = error_envelope(tool.command if tool else "", error, error.exit_code)
+    return _result(envelope, tool, group, refused=True)
 
 
 async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: Any) -> Any:
@@ -128,7 +143,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         if python is not None:
             await _check_interpreter(tool, python, root)
     except CallRefused as refused:
-        return _refusal(tool.command, refused)
+        return _refusal(tool, group, refused)
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
     done = await _run_command(argv, root)
     out = done.stdout.decode("utf-8", "replace")
@@ -144,8 +159,8 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
             hint="run the same command line in a terminal to see its output: " + " ".join(argv[3:]),
         )
         envelope = error_envelope(tool.command, problem, 3)
-        return _result(envelope, json_text(envelope, latin1=True), refused=True)
-    return _result(envelope, out.strip(), done.stderr.decode("utf-8", "replace").strip())
+        return _result(envelope, tool, group, refused=True)
+    return _result(envelope, tool, group, done.stderr.decode("utf-8", "replace").strip())
 
 
 #: How long the interpreter a writing call names (``python``) may take to say where it
@@ -312,7 +327,7 @@ def build_server(root: Path, group: click.Group) -> Any:
         if tool is None:
             names = ", ".join(spec.name for spec in TOOLS)
             problem = CallRefused(f"no tool {params.name!r}", hint=f"the tools are: {names}")
-            result: types.CallToolResult = _refusal("", problem)
+            result: types.CallToolResult = _refusal(None, group, problem)
             return result
         result = await run_call(tool, group, root, params.arguments)
         return result

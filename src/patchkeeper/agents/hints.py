@@ -1,0 +1,210 @@
+"""The advice of a tool's result, said in tools and arguments rather than command lines.
+
+A command's hints and next steps are written for a person at a terminal: "run 'patchkeeper
+upgrade --continue'", "pass --force". An agent calling the server runs tools, not command
+lines, so the server says each of them in tools before it answers
+(:func:`translate_envelope`), read from :data:`patchkeeper.agents.tools.TOOLS` and the click
+commands, so that a new tool or option is said without a second list to keep:
+
+* a command line ``patchkeeper COMMAND OPTIONS`` becomes the tool that runs that command with
+  those options (its fixed options, as ``--continue``, among them; every other option one of
+  its parameters) and its arguments: ``write_upgrade_continue (write: true)``; with
+  ``--help``, the description and input schema of the command's tools. A command line no
+  tool runs stays, followed by ``(a command line: no tool runs it)``;
+* an option alone (``--force``) becomes the argument of the tool that was called
+  (`` `force: true` `` for a flag, `` `to` `` for an option whose value follows), when
+  that tool has it; ``--help``, the tool's description and input
+  schema (tools/list). Any other option (``git stash -u``, the server's ``--root``) stays.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from patchkeeper.agents.tools import (
+    TOOLS,
+    WRITE,
+    ToolSpec,
+    find_command,
+    fixed_options,
+    tool_parameters,
+)
+
+#: What is appended to a command line no tool runs.
+NO_TOOL = "(a command line: no tool runs it)"
+#: What ``--help`` becomes.
+HELP = "the tool's description and input schema (tools/list)"
+
+#: A command line in running text: ``patchkeeper`` and its words, up to a quote, a
+#: backquote, ``&&``, ``;``, ``,``, ``#``, ``(`` or ``)``; with the ``run`` before it.
+_COMMAND_LINE = re.compile(r"(?:\brun )?(['`]?)\bpatchkeeper((?: +[^\s'`;,#()&]+)+)\1")
+#: An option alone: ``--force``, ``--no-save-evidence``, ``--to=VALUE``.
+_OPTION = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:=(\S+))?")
+
+
+def _command_path(group: click.Group, words: list[str]) -> tuple[str, ...]:
+    """The longest run of ``words`` from the start that names a command under ``group``."""
+    path: tuple[str, ...] = ()
+    for word in words:
+        if word.startswith("-"):
+            break
+        try:
+            find_command(group, (*path, word))
+        except LookupError:
+            break
+        path = (*path, word)
+    return path
+
+
+def _options(params: list[tuple[str, click.Parameter]], words: list[str]) -> dict[str, Any]:
+    """The arguments ``words`` (a command line's options, without its command) give the
+    parameters ``params`` (``(key, click parameter)``).
+
+    Raises:
+        KeyError: a word no parameter takes.
+    """
+    arguments: dict[str, Any] = {}
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        name, _, value = word.partition("=")
+        found = None
+        for key, param in params:
+            if isinstance(param, click.Option) and name in (*param.opts, *param.secondary_opts):
+                found = key, param
+                break
+        if found is None:
+            raise KeyError(word)
+        key, param = found
+        assert isinstance(param, click.Option)
+        if param.is_flag:
+            arguments[key] = name not in param.secondary_opts
+            continue
+        if not value:
+            if not rest:
+                raise KeyError(word)
+            value = rest.pop(0)
+        arguments[key] = [*arguments.get(key, []), value] if param.multiple else value
+    return arguments
+
+
+def _said(tool: ToolSpec, arguments: dict[str, Any]) -> str:
+    """``tool (key: value, ...)`` with ``write: true`` for a writing tool."""
+    if tool.writes:
+        arguments = {**arguments, WRITE: True}
+    if not arguments:
+        return tool.name
+    listed = ", ".join(f"{key}: {json.dumps(value)}" for key, value in arguments.items())
+    return f"{tool.name} ({listed})"
+
+
+def tool_of_command_line(group: click.Group, words: list[str]) -> str | None:
+    """The tool and arguments that do what ``patchkeeper WORDS`` does, or ``None`` when no
+    tool does: the first tool of :data:`TOOLS` whose command is the words' and whose fixed
+    options and parameters take every option given.
+
+    >>> from patchkeeper.main import cli
+    >>> tool_of_command_line(cli, ["upgrade", "--continue"])
+    'write_upgrade_continue (write: true)'
+    >>> tool_of_command_line(cli, ["apply", "--target", "COPY"])
+    'write_apply (target: "COPY", write: true)'
+    >>> tool_of_command_line(cli, ["unapply", "--force"]) is None
+    True
+    """
+    path = _command_path(group, words)
+    if not path:
+        return None
+    options = words[len(path) :]
+    for tool in TOOLS:
+        if tool.path != path:
+            continue
+        fixed = fixed_options(tool, group)
+        given = [word for word in options if word not in fixed]
+        if any(word not in options for word in tool.fixed):
+            continue
+        params = [(key, param) for key, param, _ in tool_parameters(tool, group)]
+        try:
+            return _said(tool, _options(params, given))
+        except KeyError:
+            continue
+    return None
+
+
+def translate(text: str, tool: ToolSpec | None, group: click.Group) -> str:
+    """``text`` (a hint, a next step) with its command lines and options said as tools and
+    arguments; ``tool``: the tool that was called, whose arguments a lone option names."""
+
+    def command_line(match: re.Match[str]) -> str:
+        words = match.group(2).split()
+        if not _command_path(group, words):  # "the patchkeeper that started it": no command
+            return _OPTION.sub(option, match.group(0))
+        verb = match.group(0).startswith("run ")
+        if "--help" in words:
+            path = _command_path(group, words)
+            helped = [spec.name for spec in TOOLS if path and spec.path == path]
+            if helped:
+                listed = ", ".join(helped)
+                return (
+                    f"{'read ' if verb else ''}the description and input schema of {listed} "
+                    "(tools/list)"
+                )
+        said = tool_of_command_line(group, words)
+        if said is None:
+            return f"{match.group(0)} {NO_TOOL}"
+        return f"{'call ' if verb else ''}{said}"
+
+    keys: dict[str, tuple[str, click.Parameter]] = {}
+    if tool is not None:
+        for key, param, _ in tool_parameters(tool, group):
+            if isinstance(param, click.Option):
+                for opt in (*param.opts, *param.secondary_opts):
+                    keys[opt] = key, param
+
+    def option(match: re.Match[str]) -> str:
+        name = f"--{match.group(1)}"
+        if name == "--help":
+            return HELP
+        if name not in keys:
+            return match.group(0)
+        key, param = keys[name]
+        assert isinstance(param, click.Option)
+        if param.is_flag:
+            return f"`{key}: {json.dumps(name not in param.secondary_opts)}`"
+        value = match.group(2)
+        return f"`{key}: {json.dumps(value)}`" if value else f"`{key}`"
+
+    parts = []
+    last = 0
+    for match in _COMMAND_LINE.finditer(text):
+        parts.append(_OPTION.sub(option, text[last : match.start()]))
+        parts.append(command_line(match))
+        last = match.end()
+    parts.append(_OPTION.sub(option, text[last:]))
+    return "".join(parts)
+
+
+def translate_envelope(
+    envelope: dict[str, Any], tool: ToolSpec | None, group: click.Group
+) -> dict[str, Any]:
+    """``envelope`` with its advice translated (:func:`translate`), in place: the error's
+    hint, the envelope's ``hint`` and ``warnings``, and the next steps of ``upgrade`` (each
+    conflict's hint, ``verify``) and of ``port`` (``todo``). Returns the envelope."""
+    say: Callable[[str], str] = lambda text: translate(text, tool, group)  # noqa: E731
+    error = envelope.get("error")
+    if isinstance(error, dict) and isinstance(error.get("hint"), str):
+        error["hint"] = say(error["hint"])
+    if isinstance(envelope.get("hint"), str):
+        envelope["hint"] = say(envelope["hint"])
+    for conflict in envelope.get("conflicts") or []:
+        if isinstance(conflict, dict) and isinstance(conflict.get("hint"), str):
+            conflict["hint"] = say(conflict["hint"])
+    for key in ("verify", "todo", "warnings"):
+        steps = envelope.get(key)
+        if isinstance(steps, list):
+            envelope[key] = [say(step) if isinstance(step, str) else step for step in steps]
+    return envelope

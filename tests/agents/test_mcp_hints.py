@@ -1,0 +1,132 @@
+"""The advice of a tool's result names tools and arguments, not command lines: an upgrade
+stopped at a conflict, a refused write, a command line no tool runs, through the real client."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from mcp import ClientSession
+from mcp_support import talk, texts
+
+from helpers import Example, resolve
+from patchkeeper.agents.hints import translate
+from patchkeeper.agents.tools import find_tool
+from patchkeeper.main import cli
+
+DOWN = {"directory": "downstream"}
+NEW = "../upstream/minihttp-1.1"
+PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+API_KEY = (
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
+    b'"X-Api-Key"])\n'
+)
+THEN = "call write_upgrade_continue (write: true) (or write_upgrade_abort (write: true))"
+
+
+#: The hint of each conflict of the upgrade, as the server says it.
+EDIT = (
+    "edit them to what the patch should make of the new pin (see "
+    f".patchkeeper-port/conflict/INSTRUCTIONS.md), then {THEN}"
+)
+
+
+@pytest.mark.slow
+def test_an_upgrade_stopped_at_a_conflict_names_the_tools_that_go_on(example: Example) -> None:
+    conflict = ".patchkeeper-port/conflict/files/retry.py"
+
+    async def conversation(client: ClientSession) -> list[Any]:
+        first = await client.call_tool("write_upgrade", {**DOWN, "to": NEW, "write": True})
+        resolve(example.downstream / conflict, PROXY)
+        second = await client.call_tool("write_upgrade_continue", {**DOWN, "write": True})
+        resolve(example.downstream / conflict, API_KEY)
+        third = await client.call_tool("write_upgrade_continue", {**DOWN, "write": True})
+        return [first, second, third]
+
+    first, second, third = talk(example.root, conversation)
+    stopped = first.structured_content
+    assert (first.is_error, stopped["outcome"]) == (False, "stopped")
+    assert stopped["conflicts"] == [
+        {
+            "kind": "series",
+            "name": "redirect-strip-proxy-auth.patch",
+            "files": [conflict],
+            "hint": EDIT,
+        }
+    ]
+    assert second.structured_content["conflicts"][0]["name"] == "redirect-strip-api-key.patch"
+    assert second.structured_content["conflicts"][0]["hint"] == EDIT
+    assert json.loads(texts(first)[0]) == stopped  # the JSON text says the same
+    done = third.structured_content
+    assert (third.is_error, done["outcome"], done["conflicts"]) == (False, "done", [])
+    assert done["verify"] == [
+        f'cp -R {example.new} COPY && write_apply (target: "COPY", write: true) && '
+        'verify (target: "COPY")',
+        "lint",
+        "report_check",
+    ]
+
+
+def test_a_refused_write_and_a_command_line_no_tool_runs(example: Example) -> None:
+    async def conversation(client: ClientSession) -> list[Any]:
+        refused = await client.call_tool("write_upgrade_abort", DOWN)
+        markdown = await client.call_tool("audit", {**DOWN, "to": NEW, "markdown": "out.md"})
+        abort = await client.call_tool("write_upgrade_abort", {**DOWN, "write": True})
+        return [refused, markdown, abort]
+
+    refused, markdown, abort = talk(example.root, conversation)
+    assert refused.is_error is True
+    assert refused.structured_content["error"] == {
+        "message": "write_upgrade_abort writes files and the call did not say write: true",
+        "file": None,
+        "line": None,
+        "hint": "call write_upgrade_abort again with write: true once the change is wanted; "
+        "the read-only tools (audit, verify, status, ...) show what it would do",
+    }
+    assert markdown.is_error is True
+    assert markdown.structured_content["error"]["hint"] == (
+        "the call's result is the JSON envelope; to write the Markdown report, run "
+        "'patchkeeper audit --markdown FILE' (a command line: no tool runs it) in a terminal"
+    )
+    assert texts(markdown)[0].splitlines()[1] == (
+        "  hint: " + markdown.structured_content["error"]["hint"]
+    )
+    # no upgrade in progress: the command's own hint, which names no command line
+    assert abort.is_error is True
+    assert "patchkeeper upgrade" not in abort.structured_content["error"]["hint"]
+    assert not (example.downstream / "out.md").exists()
+
+
+def test_what_a_hint_says_in_tools() -> None:
+    upgrade = find_tool("write_upgrade")
+    assert translate(
+        "finish it with 'patchkeeper port --continue' or drop it with 'patchkeeper port --abort'",
+        upgrade,
+        cli,
+    ) == (
+        "finish it with write_port_continue (write: true) or drop it with "
+        "write_port_abort (write: true)"
+    )
+    assert translate("pass another --branch, or delete it (git branch -D x)", upgrade, cli) == (
+        "pass another `branch`, or delete it (git branch -D x)"
+    )
+    assert translate("pass --to=minihttp==1.1 (git stash -u first)", upgrade, cli) == (
+        'pass `to: "minihttp==1.1"` (git stash -u first)'
+    )
+    assert translate("use --no-save-evidence, see --help", find_tool("write_decide"), cli) == (
+        "use --no-save-evidence, see the tool's description and input schema (tools/list)"
+    )
+    assert translate("run 'patchkeeper audit --help' to see how to call it", None, cli) == (
+        "read the description and input schema of audit, horizon (tools/list) to see how to call it"
+    )
+    assert translate("finish it with the patchkeeper that started it", upgrade, cli) == (
+        "finish it with the patchkeeper that started it"
+    )
+    assert translate("run 'patchkeeper port --to NEWPIN'", None, cli) == (
+        'call write_port_start (to: "NEWPIN", write: true)'
+    )
+    assert translate("patchkeeper runtime check --python PYTHON  # PYTHON: a venv", None, cli) == (
+        "patchkeeper runtime check --python PYTHON (a command line: no tool runs it)  "
+        "# PYTHON: a venv"
+    )
