@@ -184,3 +184,46 @@ def test_init_in_an_unpacked_wheel_points_to_the_runtime_commands(cli, tmp_path:
         },
     )
     assert sorted(p.name for p in root.rglob("*")) == before
+
+
+def test_init_in_an_unpacked_wheel_without_entry_points(cli, tmp_path: Path) -> None:
+    """A plugin its users load by name (``--worker-cls vllm_accel.worker.Worker``) declares
+    no entry point: its unpacked wheel still points to the runtime commands, writing
+    nothing."""
+    root = tmp_path / "wheel"
+    info = root / "vllm_accel-0.6.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.4\nName: vllm-accel\nVersion: 0.6.0\n", encoding="utf-8"
+    )
+    (root / "vllm_accel" / "patches").mkdir(parents=True)
+    (root / "vllm_accel" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "vllm_accel" / "worker.py").write_text(
+        "from vllm.v1.worker.gpu_worker import Worker as GPUWorker\n\n\n"
+        "class Worker(GPUWorker):\n    pass\n",
+        encoding="utf-8",
+    )
+    before = sorted(p.name for p in root.rglob("*"))
+
+    run = cli("init", "--json", cwd=root)
+
+    assert (run.code, json.loads(run.out)["error"]) == (
+        2,
+        {
+            "message": "no patch series here: no patches/series (quilt), no "
+            "debian/patches/series (Debian), no git format-patch files (0001-*.patch) in "
+            "patches/ or here, no RPM spec with Patch tags or a %patchlist here, and no git "
+            "branch with commits since a tag; vllm_accel-0.6.0.dist-info is an unpacked wheel "
+            "of the package vllm_accel, which declares no entry point in a plugin group; if "
+            "it is a plugin its users load by name (a worker class given as vLLM's "
+            "--worker-cls), its patches are made at run time",
+            "hint": "the runtime commands read it as it is: 'patchkeeper runtime inventory "
+            "--plugin . --package vllm_accel' lists its patches, then runtime audit, port and "
+            "lock; name the function or class that loads it as activation in "
+            "[tool.patchkeeper.runtime] (docs/commands/runtime.md), or the activation of its "
+            "patches is untraced",
+            "file": str(root),
+            "line": None,
+        },
+    )
+    assert sorted(p.name for p in root.rglob("*")) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from patchkeeper.constants import DecisionWord
@@ -19,9 +20,25 @@ from patchkeeper.system.english import plural
 DIFF_LINES = 40
 
 
-def _counts(counts: dict[str, dict[str, int]]) -> list[str]:
+def _counts(counts: dict[str, dict[str, int]], entries: Sequence[PatchEntry] = ()) -> list[str]:
+    """One line per table of ``counts``; the activation line says how many of the
+    never-imported ``entries`` are untraced: not reached from the roots the trees show, which
+    does not say they never run (the plugin's loading is not declared)."""
+    untraced = sum(
+        1
+        for e in entries
+        if e.activation is not None
+        and e.activation.status.value == "never-imported"
+        and e.activation.untraced
+    )
     return [
-        f"{name}: " + (", ".join(f"{k} {v}" for k, v in table.items()) or "none")
+        f"{name}: "
+        + (", ".join(f"{k} {v}" for k, v in table.items()) or "none")
+        + (
+            f" ({untraced} of them untraced: whether they run is not known)"
+            if name == "activation" and untraced
+            else ""
+        )
         for name, table in counts.items()
     ]
 
@@ -97,7 +114,7 @@ def inventory_text(result: Inventory) -> str:
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s):")
         lines += [f"  {_finding(f, Path(result.plugin_root))}" for f in result.findings]
-    lines += _counts(result.counts)
+    lines += _counts(result.counts, result.entries)
     return "\n".join(lines)
 
 
@@ -128,7 +145,7 @@ def inventory_markdown(result: Inventory) -> str:
     if result.findings:
         lines += ["", "## Findings", ""]
         lines += [f"- {f.where()} {f.code}: {f.sentence()}" for f in result.findings]
-    lines += ["", *(f"- {c}" for c in _counts(result.counts))]
+    lines += ["", *(f"- {c}" for c in _counts(result.counts, result.entries))]
     return "\n".join(lines) + "\n"
 
 
@@ -165,7 +182,7 @@ def audit_text(result: RuntimeAudit) -> str:
     for s in result.stale:
         state = f"patched by {s.patched_by}" if s.patched_by else "NOT patched"
         lines.append(f"  {s.file}:{s.line} {s.importer}.{s.local} = {s.defined_at}: {state}")
-    lines += _counts(result.counts)
+    lines += _counts(result.counts, [item.entry for item in result.entries])
     return "\n".join(lines)
 
 
@@ -196,7 +213,10 @@ def audit_markdown(result: RuntimeAudit) -> str:
         f"{'patched by ' + s.patched_by if s.patched_by else 'not patched'}"
         for s in result.stale
     ]
-    lines += ["", *(f"- {c}" for c in _counts(result.counts))]
+    lines += [
+        "",
+        *(f"- {c}" for c in _counts(result.counts, [item.entry for item in result.entries])),
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -204,7 +204,33 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
             f"{old} --to {declared.upstream}==VERSION'; init configures a plugin in its source "
             "tree, where its pyproject.toml is",
         )
+    undeclared = _unpacked_wheel(root)
+    if undeclared is not None:  # no entry point: loaded by a name its users give (a worker)
+        info, package = undeclared
+        raise PatchkeeperError(
+            f"{message}; {info} is an unpacked wheel of the package {package}, which "
+            "declares no entry point in a plugin group; if it is a plugin its users load by "
+            "name (a worker class given as vLLM's --worker-cls), its patches are made at run "
+            "time",
+            path=root,
+            hint=f"the runtime commands read it as it is: 'patchkeeper runtime inventory "
+            f"--plugin . --package {package}' lists its patches, then runtime audit, port and "
+            "lock; name the function or class that loads it as activation in "
+            "[tool.patchkeeper.runtime] (docs/commands/runtime.md), or the activation of its "
+            "patches is untraced",
+        )
     raise PatchkeeperError(message, path=root, hint=CHOOSE)
+
+
+def _unpacked_wheel(root: Path) -> tuple[str, str] | None:
+    """``(dist-info directory, package)`` when ``root`` is an unpacked wheel (one
+    ``NAME-VERSION.dist-info`` with a ``METADATA`` file) beside a package directory (its
+    ``__init__.py``); the package is ``PACKAGE`` when there are several. ``None`` otherwise."""
+    infos = [p for p in sorted(root.glob("*.dist-info")) if (p / "METADATA").is_file()]
+    packages = sorted(p.parent.name for p in root.glob("*/__init__.py"))
+    if len(infos) != 1 or not packages:
+        return None
+    return infos[0].name, packages[0] if len(packages) == 1 else "PACKAGE"
 
 
 def _argument(item: Found) -> Path:

@@ -43,6 +43,7 @@ from patchkeeper.runtime.model import Activation, ActivationStatus, Condition, P
 class _Reached:
     chain: tuple[Any, ...]  # linked: (step, previous chain), see Reachability._search
     conditions: tuple[Condition, ...]
+    args: tuple[Any, ...] = ()  # the constant arguments of the call that reached it
 
 
 #: How :meth:`Reachability.why_not` starts the note of an entry of a module imported only in
@@ -82,6 +83,9 @@ class Reachability:
         patterns of reached computed module names are matched against."""
         self.tree = tree
         self.best: dict[str, _Reached] = {}
+        #: Every way a node was reached with distinct constant arguments, cheapest first
+        #: (``best`` is the first): a function's own tests of a parameter pick among them.
+        self.reaches: dict[str, list[_Reached]] = {}
         self._memo: dict[str, list[str]] = {}
         self._by_scope: dict[str, dict[str, list[Edge]]] = {}
         #: The patterns of the computed module names met in reached scopes, with where.
@@ -134,6 +138,7 @@ class Reachability:
             if (node, args) in expanded:
                 continue
             expanded.add((node, args))
+            self.reaches.setdefault(node, []).append(_Reached(chain, conds, args))
             for nxt, nargs, step, more in self._successors(node, dict(args)):
                 if (nxt, nargs) in expanded:
                     continue
@@ -323,9 +328,28 @@ class Reachability:
             )
         facts = self.tree.facts_of(module)
         file = facts.file if facts else module
+        if facts is not None and scope != MODULE_SCOPE:
+            reached = self._reach_for(facts, scope, local, reached)
         conditions = reached.conditions + tuple(_condition(c, file) for c in local)
         status = ActivationStatus.CONDITIONAL if conditions else ActivationStatus.ACTIVE
         return Activation(status, _chain(reached.chain), conditions)
+
+    def _reach_for(
+        self, facts: FileFacts, scope: str, local: tuple[CondSpec, ...], best: _Reached
+    ) -> _Reached:
+        """The cheapest way ``scope`` was reached whose constant arguments do not contradict
+        a test of a parameter among ``local`` (``install(native_dsa=True)`` does not reach
+        the code after ``if native_dsa: return``; ``install()`` does); ``best`` when every
+        way contradicts one, or none is known."""
+        node = f"f:{facts.module}:{scope}"
+        for reached in self.reaches.get(node, ()):
+            known = self._arguments(facts, scope, dict(reached.args))
+            if all(
+                not (spec.param and spec.param in known) or bool(known[spec.param]) == spec.truth
+                for spec in local
+            ):
+                return reached
+        return best
 
     def imports(self, module: str) -> bool:
         """Whether a chain from the roots imports the plugin module ``module``."""

@@ -466,6 +466,17 @@ def decide(
                 f"found in the new one at {new.location}",
             ),
         )
+    if new.partial and new.definition is not None and new.definition.kind == "value":
+        # A value (an instance such as a module-level counter) has attributes its class
+        # declares: the lookup does not follow them, so it cannot say upstream lacks one.
+        return Drift(
+            RETAIN,
+            (
+                f"{new.location} is a value upstream binds (line {new.line}), not a class or "
+                f"a module: its attribute {new.partial} is the instance's state, not followed "
+                "statically; nothing upstream to compare",
+            ),
+        )
     if new.partial:
         return Drift(
             RETAIN,
