@@ -301,6 +301,32 @@ def test_the_diffstat_tells_the_regenerated_body() -> None:
     )
 
 
+def test_a_diffstat_the_body_was_trimmed_from_is_kept() -> None:
+    """A patch a distribution trimmed after ``git format-patch`` (two of an upstream
+    commit's files kept, its stat still the commit's) keeps that stat byte for byte: it was
+    not the body's stat before, and rewriting it would change the maintainer's text."""
+    header = (
+        b"From: A Maintainer <a@example.org>\nSubject: Check the redirect.\n\n---\n"
+        b" CHANGES.rst       | 3 +++\n tests/test_old.py | 2 ++\n"
+        b" 2 files changed, 5 insertions(+)\n\n"
+    )
+    patch = patch_of(
+        header
+        + b"diff --git a/tests/test_old.py b/tests/test_old.py\nindex 1111111..2222222 100644\n"
+        b"--- a/tests/test_old.py\n+++ b/tests/test_old.py\n@@ -1,2 +1,4 @@\n import gzip\n"
+        b"+import os\n import pickle\n+skip = 'NO_NETWORK' in os.environ\n"
+    )
+    before = {"tests/test_old.py": state(b"import gzip\nimport pickle\nimport zlib\n")}
+    after = {
+        "tests/test_old.py": state(
+            b"import gzip\nimport os\nimport pickle\nskip = 'NO_NETWORK' in os.environ\n"
+            b"import zlib\n"
+        )
+    }
+    data, _ = refresh(patch, before, after, None)
+    assert data.split(b"diff --git")[0] == header
+
+
 def test_the_diffstat_is_the_one_git_format_patch_writes(tmp_path: Path) -> None:
     """Scaled graphs, a shortened long name, counts of several widths, a deleted file."""
     from patchkeeper.port.regenerate import diffstat

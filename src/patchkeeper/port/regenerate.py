@@ -299,11 +299,17 @@ def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
     return [line.encode("utf-8", "surrogateescape") for line in [*lines, summary, *modes]]
 
 
-def restat(preamble: bytes, diffs: Sequence[FileDiff]) -> bytes:
+def restat(
+    preamble: bytes, diffs: Sequence[FileDiff], old: Sequence[FileDiff] | None = None
+) -> bytes:
     """``preamble`` with the diffstat ``git format-patch`` put after its ``---`` line
     rewritten for ``diffs`` (the regenerated file diffs): a stat that still named the old
     files and counts would tell a reader what the patch no longer does. A preamble without
-    a diffstat, or with a binary file in it or in ``diffs``, is returned as it is."""
+    a diffstat, or with a binary file in it or in ``diffs``, is returned as it is; so is one
+    whose stat is not the one git writes for ``old`` (the patch's file diffs before, when
+    given): a patch trimmed by hand after ``git format-patch`` (a distribution keeping two
+    of an upstream commit's seven files) keeps the stat of the commit, which the
+    maintainer chose to leave, byte for byte."""
     lines = split_lines(preamble)
     start = next((i + 1 for i, line in enumerate(lines) if line.rstrip(b"\r\n") == b"---"), None)
     if start is None or any(diff.is_binary for diff in diffs):
@@ -317,6 +323,9 @@ def restat(preamble: bytes, diffs: Sequence[FileDiff]) -> bytes:
     end += 1
     while end < len(lines) and STAT_MODE.match(lines[end]):
         end += 1
+    written = [line.rstrip(b"\r\n") for line in lines[start:end]]
+    if old is not None and (any(diff.is_binary for diff in old) or written != diffstat(old)):
+        return preamble
     stat = [line + newline for line in diffstat(diffs)]
     return b"".join([*lines[:start], *stat, *lines[end:]])
 
@@ -388,7 +397,7 @@ def refresh(
         else:
             parts.append(_compose_header(diff, diff.header_raw, names, git_style, keep_index))
         parts.extend(hunk.raw for hunk in diff.hunks)
-    parts[0] = restat(preamble, _ordered(diffs, order))
+    parts[0] = restat(preamble, _ordered(diffs, order), patch.files)
     parts.append(patch.trailer)
     data = b"".join(parts)
     check(data, patch, before, after)
