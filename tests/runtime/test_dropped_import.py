@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugin_trees import pyproject
+
 from helpers import write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.judge import runtime_audit as audit
@@ -81,12 +83,12 @@ def _audit(tmp_path: Path, patch: str) -> list[tuple[int, str, str, str]]:
     plugin = write_files(
         tmp_path / "kplug",
         {
-            "pyproject.toml": (
-                '[project]\nname = "kplug"\nversion = "0.1"\n\n'
-                '[project.entry-points."kup.plugins"]\nkplug = "kplug:register"\n\n'
-                '[tool.patchkeeper]\nupstream = "kup"\n\n'
-                '[tool.patchkeeper.runtime]\npackage = "kplug"\n'
-                'entry-point-groups = ["kup.plugins"]\nupstream-packages = ["kup"]\n'
+            "pyproject.toml": pyproject(
+                "kplug",
+                {"kplug": "kplug:register"},
+                group="kup.plugins",
+                version="0.1",
+                upstream="kup",
             ),
             "kplug/__init__.py": "def register():\n    from kplug.patch import share  # noqa\n",
             "kplug/patch/__init__.py": "",
