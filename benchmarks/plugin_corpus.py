@@ -49,6 +49,9 @@ RELEASES: dict[str, list[str]] = {
         "0.30.0rc1",
     ],
     "tpu-inference": [
+        "0.21.0",
+        "0.22.1",
+        "0.23.0",
         "0.24.0",
         "0.25.0",
         "0.26.0",
@@ -79,6 +82,9 @@ RELEASES: dict[str, list[str]] = {
     "hotwire-vllm": ["0.1.1", "0.1.2"],
     "vllm-hust-vspec": ["0.13.0", "0.13.1", "0.13.2", "0.13.3", "0.14.2", "0.14.3"],
     "vllm-ascend-kvcompress-hust": ["0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "0.9.0", "0.10.0"],
+    "turboquant-plus-vllm": ["0.13.9", "0.13.10", "0.13.11", "0.13.12"],
+    "raif-vllm": ["0.1.0", "0.2.0"],
+    "lmcache-vllm": ["0.6.1", "0.6.2", "0.6.2.1", "0.6.2.2", "0.6.2.3"],
 }
 
 #: The by-hand grep: lines that assign to a dotted name whose root is capitalised (a class)
