@@ -207,12 +207,18 @@ def test_port_keeps_what_the_plugin_already_adapted_to_the_new_release(
             "left it (merged from the old release, it conflicts or repeats lines)",
         ),
         (
+            # installed only from 2.0 on, with 2.0's parameters: written for it (its gate is
+            # cut below, whatever its decision)
             28,
             "vup.model.kernel",
-            "update",
-            "gate cut",
-            "the patch statement at vaplug/patch/patch_model.py:28 sits in a version gate "
-            "that changes at the new release: the cut decides it; the copy is not merged",
+            "retain",
+            "nothing to do",
+            "the patch runs only from the new release on (its version gate "
+            "vaplug/patch/patch_model.py:27: not vllm_version_is('1.0') is false at the old "
+            "release) and the replacement _kernel_npu takes the new upstream parameters of "
+            "vup.model.kernel: the plugin wrote it for the new release ahead of it, and "
+            "upstream's callers bind to it (its implementation is its own; read it if it "
+            "copies upstream's body)",
         ),
         (
             38,

@@ -63,3 +63,59 @@ def test_a_swap_restored_in_finally_is_temporary(
         "tplug/loader.py:11  assignment  vllm.model_loader.report  <- tplug.loader:_quiet"
         " (temporary: restored in finally)"
     ) in inventory_text(inventory).splitlines()
+
+
+GUARDED = """import contextlib
+
+import vllm.model_loader as loader
+import vllm.spec.utils as spec_utils
+
+
+def _single():
+    return 1
+
+
+def load(model, bypass, quiet):
+    if bypass:
+        original = spec_utils.get_group
+        spec_utils.get_group = _single
+    if quiet:
+        saved = loader.report
+        loader.report = _single
+    loader.warn = _single
+    try:
+        model.load()
+    finally:
+        if bypass:
+            spec_utils.get_group = original
+        else:
+            pass
+        with contextlib.suppress(AttributeError):
+            if quiet:
+                loader.report = saved
+"""
+
+
+def test_a_swap_made_and_undone_under_a_condition_is_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A swap made under ``if bypass:`` and undone under the same test in the ``finally``
+    (or inside a ``with`` block there) is temporary, and so is its restore; a swap the
+    ``finally`` does not undo (``loader.warn``) stays permanent."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("gplug", {"g": "gplug.loader:load"}),
+        "gplug/__init__.py": "",
+        "gplug/loader.py": GUARDED,
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(None, plugin=tmp_path, package="gplug")
+    assert [(e.line, e.target, e.mechanism.value, e.temporary) for e in inventory.entries] == [
+        (14, "vllm.spec.utils.get_group", "assignment", True),
+        (17, "vllm.model_loader.report", "assignment", True),
+        (18, "vllm.model_loader.warn", "assignment", False),
+        (23, "vllm.spec.utils.get_group", "wrapper", True),
+        (28, "vllm.model_loader.report", "wrapper", True),
+    ]

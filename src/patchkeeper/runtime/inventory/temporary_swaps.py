@@ -5,6 +5,11 @@
 the life of the process. Such an entry is kept in the inventory, marked ``temporary``, and
 so is the restoring statement in the ``finally``: neither is a permanent patch, and
 reporting one as such would ask the maintainers to port a change that vLLM never keeps.
+
+A swap made only under a condition is undone under the same one: ``if bypass: m.f = new``
+before the ``try`` and ``if bypass: m.f = old`` in its ``finally``. The restoring statements
+are read inside the ``finally``'s ``if``/``else`` and ``with`` blocks too, so that such a swap
+and its restore are temporary as well.
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ def restored_targets(
 ) -> Restored:
     """``(target, key)`` of each upstream attribute or registry item that a statement of
     ``body`` (a ``finally`` block) assigns, deletes, or sets with ``setattr`` and a literal
-    name. ``external``: the binding of an expression when it names an upstream object
+    name, also inside its ``if``/``else`` and ``with`` blocks (a restore made under the
+    condition the swap was made under). ``external``: the binding of an expression when it
+    names an upstream object
     (:meth:`~patchkeeper.runtime.inventory.decorator_forms.DecoratorForms.external`)."""
     found: Restored = set()
-    for stmt in body:
+    for stmt in _restoring_statements(body):
         targets: list[ast.expr] = []
         if isinstance(stmt, (ast.Assign, ast.Delete)):
             targets = list(stmt.targets)
@@ -78,3 +85,18 @@ def mark_temporary(
             entry = replace(entry, temporary=True)  # the swap, or the restore itself
         kept.append((entry, conds))
     entries[start:] = kept
+
+
+def _restoring_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of ``body`` and, in order, those of its ``if``/``else`` and ``with``
+    blocks (nested ones too): where a ``finally`` may put an upstream object back. Function
+    and class bodies are not entered (nothing in them runs as the ``finally`` runs)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            out += _restoring_statements(stmt.body) + _restoring_statements(stmt.orelse)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            out += _restoring_statements(stmt.body)
+        else:
+            out.append(stmt)
+    return out

@@ -56,12 +56,15 @@ def after_hooks(
     module: str = "",
     unpassed: frozenset[tuple[str, str]] = frozenset(),
     gated: Gated = None,
+    ahead: str = "",
 ) -> Drift:
     """Rules 7 and 8 (see :mod:`patchkeeper.runtime.judge.judge`); ``lost``:
     :func:`patchkeeper.runtime.judge.keywords.lost_names` of the target's ``module`` at the old
     release; ``unpassed``: the parameters upstream added that no upstream call passes
     (:func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`); ``gated``: see
-    :func:`patchkeeper.runtime.judge.judge.judge_pending`."""
+    :func:`patchkeeper.runtime.judge.judge.judge_pending`; ``ahead``: the version gate on the
+    entry's way that is false at the old release and lets it run at the new one, as
+    ``"file:line: test"`` (``""`` when none: :func:`new_release_copy_reason`)."""
     if drift.decision == UPDATE and old_code is not None and new_code is not None:
         reason = cosmetic_reason(old_code, new_code, header)
         if reason:
@@ -90,6 +93,7 @@ def after_hooks(
             if forwarded:
                 return with_decision(drift, RETAIN, forwarded)
         follows = _gated_signature_reason(entry, mine, new_code, changes, gated)
+        follows = follows or new_release_copy_reason(entry, mine, new_code, changes, ahead)
         if follows:
             return with_decision(drift, RETAIN, follows)
         binding = call_changes(old_code.parsed, new_code.parsed, changes)
@@ -173,4 +177,41 @@ def _gated_signature_reason(
         f"at the new release binds it to a function with the new upstream signature of "
         f"{entry.target}: the plugin already follows the change there (its implementation is "
         "its own; read it if it copies upstream's body)"
+    )
+
+
+def new_release_copy_reason(
+    entry: PatchEntry,
+    mine: Code | None,
+    new_code: Code,
+    changes: tuple[str, ...],
+    ahead: str,
+) -> str:
+    """Why a changed upstream signature needs no update of a copy the plugin installs only
+    from the new release on, or ``""``. ``ahead`` is the version gate on the entry's way that
+    is false at the old release and true at the new one (``if not vllm_version_is("0.28.0"):
+    utils.f = my_f`` audited from 0.28.0): the patch did not run at the old release, so the
+    old upstream it is compared with is not what it was written against. When the copy's
+    parameters (names, kinds, which have defaults: :func:`parameter_shape`) are the new
+    upstream's, the plugin wrote it for the new release ahead of it, and upstream's callers
+    bind to it as they do to upstream's function. Only a function the audit reads
+    (``mine``), a function upstream, and a change of the signature and perhaps the body; a
+    decorator or kind-of-definition change is not covered, nor a copy whose parameters are
+    the old ones (it was not written for the new release)."""
+    parsed, copy = new_code.parsed, mine.parsed if mine is not None else None
+    if not ahead or not isinstance(parsed, _FUNCTIONS) or not isinstance(copy, _FUNCTIONS):
+        return ""
+    if not any(c.startswith("signature") for c in changes):
+        return ""
+    if any(not c.startswith(("signature", "body")) for c in changes):
+        return ""
+    if parameter_shape(copy.args) != parameter_shape(parsed.args):
+        return ""
+    name = entry.replacement.partition(":")[2] or entry.replacement
+    return (
+        f"the patch runs only from the new release on (its version gate {ahead} is false at "
+        f"the old release) and the replacement {name} takes the new upstream parameters of "
+        f"{entry.target}: the plugin wrote it for the new release ahead of it, and upstream's "
+        "callers bind to it (its implementation is its own; read it if it copies upstream's "
+        "body)"
     )

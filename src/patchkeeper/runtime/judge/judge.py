@@ -93,7 +93,11 @@ first rule that applies decides):
    run time may pass to such a copy -> **look** (:mod:`patchkeeper.runtime.judge.keywords`);
    a replacement name a module-level version gate binds, at the new release, to a function
    with the new upstream signature (:mod:`patchkeeper.runtime.judge.gated_binding`) ->
-   **retain** (the plugin already follows the change there);
+   **retain** (the plugin already follows the change there); so is a function copy the
+   plugin installs only from the new release on (a version gate on its way false at the old
+   release, none false at the new one) whose parameters are the new upstream's: written
+   for the new release ahead of it
+   (:func:`patchkeeper.runtime.judge.copy_rules.new_release_copy_reason`);
    a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
    not change it); a *retain* of the rules above whose replacement passes a keyword to an
    upstream callable its module imports by name that took it at the old release and does
@@ -184,6 +188,15 @@ def _dead_gate(entry: PatchEntry, new_version: str) -> str:
         if evaluate(test, new_version) is False:
             return f"{condition.file}:{condition.line}: {condition.text}"
     return ""
+
+
+def _ahead_gate(entry: PatchEntry, versions: tuple[str, str]) -> str:
+    """The first version condition on the way to ``entry`` that is false at the old release
+    when none is false at the new one (the patch runs only from the new release on), as
+    ``"file:line: test"``; ``""`` otherwise or when a release is unknown."""
+    if not versions[0] or not versions[1] or _dead_gate(entry, versions[1]):
+        return ""
+    return _dead_gate(entry, versions[0])
 
 
 @dataclass(frozen=True)
@@ -355,8 +368,19 @@ def _judged(case: Case) -> Drift | Pending:
         rebound = rebinding_scope(trees[1], entry.target, new.module)
         unpassed = unpassed_parameters(trees[1], modules, old_code, new_code, names, rebound)
         starred = starred_parameters(trees[1], modules, old_code, new_code, names, rebound)
+    ahead = _ahead_gate(entry, versions)
     otherwise = after_hooks(
-        entry, drift, old_code, new_code, mine, header, lost, old.module, unpassed, case.gated
+        entry,
+        drift,
+        old_code,
+        new_code,
+        mine,
+        header,
+        lost,
+        old.module,
+        unpassed,
+        case.gated,
+        ahead,
     )
     if otherwise is drift and starred and old_code and new_code and mine:
         spans_read = (old_code, new_code, mine)
