@@ -12,7 +12,7 @@ A sample (``pyproject.toml`` of a plugin in the runtime audit workflow's shape):
     ledger-file = ""                        # default: <patch-directory>/__init__.py
     header-fields = ["Note", "Affected versions", "Remove at"]
     markers = ["Modification"]              # banners around downstream changes
-    upstream-packages = ["vllm"]            # default: the configured upstream
+    upstream-packages = ["vllm"]            # default: the configured upstream's import name
 
 Command-line options override these keys.
 """
@@ -185,7 +185,7 @@ def resolve_settings(
             hint = f"the package has {', '.join(candidates)}: pass --patch-dir {candidates[0]}"
             hint += " (or set patch-directory in [tool.patchkeeper.runtime])"
         raise ConfigError(f"the patch directory {directory} does not exist under {root}", hint=hint)
-    upstream = table.get("upstream-packages") or [getattr(config, "upstream", None) or "vllm"]
+    upstream = table.get("upstream-packages") or [default_upstream_package(config)]
     return RuntimeSettings(
         root=root,
         package=name,
@@ -198,6 +198,13 @@ def resolve_settings(
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
     )
+
+
+def default_upstream_package(config: Any | None) -> str:
+    """The upstream package the runtime commands read when ``upstream-packages`` is not set:
+    the import name of the configured ``upstream`` (a distribution name: ``vllm-ascend``
+    installs ``vllm_ascend``, and no import name holds a ``-``), else ``vllm``."""
+    return (getattr(config, "upstream", None) or "vllm").replace("-", "_")
 
 
 def normal_relative(given: str) -> str:
