@@ -6,8 +6,12 @@ its upstream by its distribution name, with ``activation`` naming the class and 
 
 from __future__ import annotations
 
+import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from plugin_trees import TreeWriter
 
 #: The plugin: a worker class deriving from the upstream's, whose ``__init__`` installs the
@@ -25,6 +29,8 @@ PLUGIN = {
     ),
     "scaleplug/patches/__init__.py": "",
     "scaleplug/patches/replay.py": (
+        '"""Replays graphs in order.\n\nNote: keeps replay order for the draft model.\n'
+        'Affected versions: 1.0\nRemove at: when upstream orders replays\n"""\n'
         "from ascend_up.graph import GraphWrapper\n\n\n"
         "def _ordered_call(self, *args, **kwargs):\n"
         "    return self.runnable(*args, **kwargs)\n\n\n"
@@ -36,6 +42,7 @@ PLUGIN = {
 WORKER = "class NPUWorker:\n    def __init__(self, config):\n        self.config = config\n"
 
 OLD = {
+    "pyproject.toml": '[project]\nname = "ascend-up"\nversion = "1.0"\n',
     "ascend_up/__init__.py": "",
     "ascend_up/worker.py": WORKER,
     "ascend_up/graph.py": (
@@ -47,6 +54,7 @@ OLD = {
 
 NEW = {
     **OLD,
+    "pyproject.toml": '[project]\nname = "ascend-up"\nversion = "2.0"\n',
     "ascend_up/graph.py": (
         "class GraphWrapper:\n"
         "    def __call__(self, *args, **kwargs):\n"
@@ -69,7 +77,7 @@ def test_the_configured_upstream_is_read_by_its_import_name(plugin_trees: TreeWr
     run = cli("runtime", "audit", "--from", "../up-1.0", "--to", "../up-2.0", cwd=downstream)
     assert (run.code, run.err) == (0, "")
     assert run.out.splitlines()[1] == (
-        "RETAIN       scaleplug/patches/replay.py:9  assignment  "
+        "RETAIN       scaleplug/patches/replay.py:15  assignment  "
         "ascend_up.graph.GraphWrapper.__call__  <- scaleplug.patches.replay:_ordered_call"
     )
     assert run.out.splitlines()[-2:] == ["activation: active 1", "decision: retain 1"]
@@ -86,3 +94,70 @@ def test_a_tree_without_it_names_the_import_name(plugin_trees: TreeWriter, cli) 
     assert run.err.splitlines()[0] == (
         f"patchkeeper: error: {tree}: no ascend_up package in this upstream tree"
     )
+
+
+#: The new release moved the class the plugin patches: the port retargets its import.
+MOVED = {
+    **{name: text for name, text in NEW.items() if name != "ascend_up/graph.py"},
+    "ascend_up/compilation/__init__.py": "",
+    "ascend_up/compilation/graph.py": OLD["ascend_up/graph.py"],
+}
+
+
+@pytest.fixture
+def read_only_plugin(plugin_trees: TreeWriter) -> Iterator[Path]:
+    """The plugin and its releases (the class moved at 2.0), the plugin made read-only for
+    real: immutable files as root (who ignores permission bits), else permission bits; the
+    downstream directory beside it, writable. Yields the downstream."""
+    plugin = plugin_trees.write("scaleplug", PLUGIN, OLD, MOVED).plugin
+    downstream = plugin_trees.root / "downstream"
+    downstream.mkdir()
+    (downstream / "patchkeeper.toml").write_text(CONFIG)
+    if os.geteuid() == 0:
+        immutable = subprocess.run(["chattr", "-R", "+i", str(plugin)], capture_output=True)
+        if immutable.returncode != 0:
+            pytest.fail(f"chattr +i does not work here: {immutable.stderr.decode()}")
+    else:
+        for path in [plugin, *plugin.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o222)
+    yield downstream
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-R", "-i", str(plugin)], check=True)
+    for path in [plugin, *plugin.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_read_only_plugin_says_what_to_do(read_only_plugin: Path, cli) -> None:
+    plugin = (read_only_plugin.parent / "scaleplug").resolve()
+    before = _files(plugin)
+    port = cli("runtime", "port", "--from", "../up-1.0", "--to", "../up-2.0", "--write",
+               cwd=read_only_plugin)  # fmt: skip
+    assert (port.code, port.out) == (2, "")
+    assert port.err.splitlines()[-2:] == [
+        f"patchkeeper: error: {plugin}/scaleplug/patches/replay.py: the plugin is read-only "
+        "here; nothing was changed",
+        "  hint: make the plugin's files writable, or leave --write out and write the diff "
+        "elsewhere with --output FILE",
+    ]
+    lock = cli("runtime", "lock", "--at", "../up-1.0", cwd=read_only_plugin)
+    assert (lock.code, lock.out) == (2, "")
+    assert lock.err.splitlines() == [
+        f"patchkeeper: error: {plugin}/scaleplug: the lock file's directory is read-only "
+        "here; nothing was changed",
+        "  hint: pass --output a file in a directory you can write (the plugin reads its lock "
+        "from where the plugin ships it), or make that directory writable",
+    ]
+    # a lock written elsewhere needs nothing of the plugin's directory, its journal included
+    elsewhere = cli("runtime", "lock", "--at", "../up-1.0", "--output", "patchkeeper.lock",
+                    cwd=read_only_plugin)  # fmt: skip
+    assert (elsewhere.code, elsewhere.err) == (0, "")
+    assert elsewhere.out == "locked 1 target in 1 upstream file at 1.0: patchkeeper.lock\n"
+    assert sorted(p.name for p in read_only_plugin.iterdir()) == [
+        "patchkeeper.lock",
+        "patchkeeper.toml",
+    ]
+    assert _files(plugin) == before
