@@ -353,17 +353,17 @@ def test_paths_outside_the_root_are_refused(example: Example, tmp_path: Path) ->
     (root / "escape").symlink_to(outside)
     before = tree_bytes(root)
     calls = [
-        ("audit", {**AUDIT, "to": str(outside)}, "--to", str(outside)),
-        ("audit", {**AUDIT, "to": "../../../outside"}, "--to", "../../../outside"),
-        ("audit", {**AUDIT, "to": "../escape"}, "--to", "../escape"),
-        ("audit", {**AUDIT, "pristine": "/"}, "--pristine", "/"),
-        ("verify", {"directory": ".."}, "-C", ".."),
-        ("verify", {"directory": "downstream", "target": "../escape"}, "--target", "../escape"),
-        ("lint", {"foreign_checkout": [f"x={outside}"]}, "--foreign-checkout", f"x={outside}"),
+        ("audit", {**AUDIT, "to": str(outside)}, "to", str(outside)),
+        ("audit", {**AUDIT, "to": "../../../outside"}, "to", "../../../outside"),
+        ("audit", {**AUDIT, "to": "../escape"}, "to", "../escape"),
+        ("audit", {**AUDIT, "pristine": "/"}, "pristine", "/"),
+        ("verify", {"directory": ".."}, "directory", ".."),
+        ("verify", {"directory": "downstream", "target": "../escape"}, "target", "../escape"),
+        ("lint", {"foreign_checkout": [f"x={outside}"]}, "foreign_checkout", f"x={outside}"),
         (
             "write_port_start",
             {**AUDIT, "output": "../../outside/new", "write": True},
-            "--output",
+            "output",
             "../../outside/new",
         ),
     ]
