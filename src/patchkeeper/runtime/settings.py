@@ -144,7 +144,7 @@ def resolve_settings(
     if not name:
         hint = 'pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]'
         # what --package can name, as when the name given is not there (a src layout's too)
-        found = _packages(root) or _packages(root / "src")
+        found = _packages(root) or _packages(root / "src") or _wheel_packages(root)
         if found:
             hint = f"the packages in {root}: {', '.join(found)}; {hint}"
         raise ConfigError(
@@ -163,6 +163,8 @@ def resolve_settings(
         and (root / "src" / name.split(".")[0]).is_dir()
     ):
         root = root / "src"  # a src layout: the package is under DIR/src, its project files in DIR
+    if not (root / name.replace(".", "/")).is_dir() and (data := _wheel_data(root, name)):
+        root = data  # an unpacked wheel: the package under NAME.data/purelib, .dist-info in DIR
     if not (root / name.replace(".", "/")).is_dir():
         hint = ROOT_HINT
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
@@ -236,6 +238,37 @@ def _check_package_name(name: str, source: Path | None) -> None:
         hint="give the directory holding the package as --plugin DIR (or root) and its "
         "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend",
     )
+
+
+#: The folders of an unpacked wheel's ``NAME-VERSION.data`` whose packages pip installs
+#: beside the others in site-packages (the wheel format's ``purelib`` and ``platlib``
+#: schemes): a wheel built with a package there has only its ``.dist-info`` at the top.
+WHEEL_SCHEMES = ("purelib", "platlib")
+
+
+def wheel_root(root: Path) -> Path | None:
+    """The unpacked wheel whose ``NAME-VERSION.data/purelib`` (or ``platlib``) folder is
+    ``root``, where its ``.dist-info`` is; ``None`` for any other folder."""
+    if root.name in WHEEL_SCHEMES and root.parent.name.endswith(".data"):
+        return root.parent.parent
+    return None
+
+
+def _wheel_folders(root: Path) -> list[Path]:
+    """The ``*.data/purelib`` and ``*.data/platlib`` folders of the unpacked wheel ``root``."""
+    return sorted(d for scheme in WHEEL_SCHEMES for d in root.glob(f"*.data/{scheme}"))
+
+
+def _wheel_data(root: Path, name: str) -> Path | None:
+    """The one folder of the unpacked wheel ``root`` (:func:`_wheel_folders`) holding the
+    package ``name``, or ``None``."""
+    found = [d for d in _wheel_folders(root) if (d / name.replace(".", "/")).is_dir()]
+    return found[0] if len(found) == 1 else None
+
+
+def _wheel_packages(root: Path) -> list[str]:
+    """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
+    return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
 
 
 def _packages(root: Path) -> list[str]:
