@@ -161,3 +161,32 @@ def test_a_read_only_plugin_says_what_to_do(read_only_plugin: Path, cli) -> None
         "patchkeeper.toml",
     ]
     assert _files(plugin) == before
+
+
+def test_a_port_to_an_unversioned_tree_asks_no_header_of_files_without_one(
+    plugin_trees: TreeWriter, cli
+) -> None:
+    """A checkout states no version, so the port writes no ``Reviewed against`` mark and says
+    to add it by hand: to the files that have the header, none here (the plugin's files
+    have none), so it says nothing."""
+    headless = {**PLUGIN, "scaleplug/patches/replay.py": PLUGIN["scaleplug/patches/replay.py"]}
+    text = headless["scaleplug/patches/replay.py"]
+    headless["scaleplug/patches/replay.py"] = text[text.index("from ascend_up") :]
+    checkout = {n: t for n, t in MOVED.items() if n != "pyproject.toml"}
+    plugin_trees.write("scaleplug", headless, OLD, checkout)
+    downstream = plugin_trees.root / "downstream"
+    downstream.mkdir()
+    (downstream / "patchkeeper.toml").write_text(CONFIG)
+    run = cli("runtime", "port", "--from", "../up-1.0", "--to", "../up-2.0", cwd=downstream)
+    new = (plugin_trees.root / "up-2.0").resolve()
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        "BY HAND       scaleplug/patches/replay.py:9 ascend_up.graph.GraphWrapper.__call__: "
+        "ascend_up.graph is not written in the patch statement",
+        "RETARGETED    scaleplug/patches/replay.py:1 ascend_up.graph.GraphWrapper: from "
+        "ascend_up.graph import GraphWrapper -> from ascend_up.compilation.graph import "
+        "GraphWrapper at line 1 (ascend_up.graph has no GraphWrapper at directory "
+        f"{new})",
+        f"runtime port 1.0 -> directory {new}: by hand 1, retargeted 1; not written "
+        "(--write applies it)",
+    ]
