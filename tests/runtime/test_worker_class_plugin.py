@@ -6,6 +6,7 @@ its upstream by its distribution name, with ``activation`` naming the class and 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -190,3 +191,30 @@ def test_a_port_to_an_unversioned_tree_asks_no_header_of_files_without_one(
         f"runtime port 1.0 -> directory {new}: by hand 1, retargeted 1; not written "
         "(--write applies it)",
     ]
+
+
+def test_a_configured_package_no_tree_holds_is_a_warning(plugin_trees: TreeWriter, cli) -> None:
+    """``upstream-packages`` names vllm besides ascend_up, and the trees hold ascend_up
+    alone: the patches of vllm would read as outside this upgrade, so the audit says so,
+    also when it answers from what it remembers."""
+    plugin_trees.write("scaleplug", PLUGIN, OLD, NEW)
+    downstream = plugin_trees.root / "downstream"
+    downstream.mkdir()
+    (downstream / "patchkeeper.toml").write_text(
+        CONFIG + 'upstream-packages = ["ascend_up", "vllm"]\n'
+    )
+    old, new = ((plugin_trees.root / f"up-{v}").resolve() for v in ("1.0", "2.0"))
+    warning = (
+        f"vllm (one of upstream-packages) is in neither upstream tree ({old}, {new}): the "
+        "patches of vllm are taken as outside this upgrade and not audited; give trees that "
+        "hold every package listed, or take out of upstream-packages what this upgrade does "
+        "not change"
+    )
+    args = ("runtime", "audit", "--from", "../up-1.0", "--to", "../up-2.0")
+    run = cli(*args, cwd=downstream)
+    assert (run.code, run.err) == (0, f"patchkeeper: warning: {warning}\n")
+    for _ in range(2):  # computed, then remembered
+        run = cli(*args, "--json", cwd=downstream)
+        assert json.loads(run.out)["warnings"] == [warning]
+    port = cli("runtime", "port", "--from", "../up-1.0", "--to", "../up-2.0", cwd=downstream)
+    assert port.err.splitlines()[0] == f"patchkeeper: warning: {warning}"

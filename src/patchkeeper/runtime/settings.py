@@ -209,6 +209,28 @@ def default_upstream_package(config: Any | None) -> str:
     return (getattr(config, "upstream", None) or "vllm").replace("-", "_")
 
 
+def warn_missing_packages(packages: tuple[str, ...], roots: tuple[Path, Path]) -> None:
+    """Warn of each of ``packages`` (the configured ``upstream-packages``) that neither tree
+    ``roots`` holds (:func:`patchkeeper.progress.warn`): the audit reads a patch of such a
+    package as outside the upstream being upgraded, which is wrong when the package is part
+    of the upgrade (trees of vllm_ascend alone with vllm configured besides, a link to the
+    package that leads nowhere). Called where an audit is asked for, so that a remembered
+    result warns as a computed one does."""
+    from patchkeeper.progress import warn
+
+    missing = [p for p in packages if not any((root / p).is_dir() for root in roots)]
+    if not missing or len(missing) == len(packages):
+        return  # none of them: the trees are refused with their own error
+    named = ", ".join(missing)
+    warn(
+        f"{named} ({'one' if len(missing) == 1 else 'some'} of upstream-packages) "
+        f"{'is' if len(missing) == 1 else 'are'} in neither upstream tree ({roots[0]}, "
+        f"{roots[1]}): the patches of {named} are taken as outside this upgrade and not "
+        "audited; give trees that hold every package listed, or take out of "
+        "upstream-packages what this upgrade does not change"
+    )
+
+
 def normal_relative(given: str) -> str:
     """``given``, a POSIX path the user wrote, as it is shown and compared: repeated
     slashes, ``.`` parts and a trailing slash taken out (``./plug//patch/`` ->

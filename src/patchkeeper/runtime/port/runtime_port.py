@@ -62,7 +62,7 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
 from patchkeeper.runtime.port.plan import port_plan
 from patchkeeper.runtime.port.results import RuntimePort
-from patchkeeper.runtime.settings import PluginLocation, resolve_settings
+from patchkeeper.runtime.settings import PluginLocation, resolve_settings, warn_missing_packages
 from patchkeeper.runtime.store.writes import refuse_links_out, write_files
 from patchkeeper.runtime.syntax.gates import release_label
 
@@ -168,6 +168,7 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
         upstream_dir(old, packages, OLD_UPSTREAM),
         upstream_dir(new, packages, NEW_UPSTREAM),
     )
+    warn_missing_packages(packages, roots)
     result = runtime_audit.audit_plugin(settings, old, new, roots)
     tree = scanned.tree
     trees = (UpstreamTree(roots[0], packages), UpstreamTree(roots[1], packages))
