@@ -218,3 +218,25 @@ def test_a_configured_package_no_tree_holds_is_a_warning(plugin_trees: TreeWrite
         assert json.loads(run.out)["warnings"] == [warning]
     port = cli("runtime", "port", "--from", "../up-1.0", "--to", "../up-2.0", cwd=downstream)
     assert port.err.splitlines()[0] == f"patchkeeper: warning: {warning}"
+
+
+def test_a_diff_that_cannot_be_written_names_its_file(plugin_trees: TreeWriter, cli) -> None:
+    """``runtime port --output`` writes through a temporary file beside the output; when that
+    fails and the clean-up fails too (a read-only file system refuses both, as a folder in
+    the temporary file's place does), the error names the output, not an internal one."""
+    plugin_trees.write("scaleplug", PLUGIN, OLD, MOVED)
+    downstream = plugin_trees.root / "downstream"
+    downstream.mkdir()
+    (downstream / "patchkeeper.toml").write_text(CONFIG)
+    (downstream / "update.diff.patchkeeper-tmp").mkdir()
+    run = cli("runtime", "port", "--from", "../up-1.0", "--to", "../up-2.0",
+              "--output", "update.diff", cwd=downstream)  # fmt: skip
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines()[-2:] == [
+        "patchkeeper: error: update.diff: cannot write the diff: Is a directory",
+        "  hint: choose another --output",
+    ]
+    assert sorted(p.name for p in downstream.iterdir()) == [
+        "patchkeeper.toml",
+        "update.diff.patchkeeper-tmp",
+    ]

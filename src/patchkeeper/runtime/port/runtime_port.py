@@ -112,6 +112,7 @@ def _write_output(output: Path, diff: str) -> None:
     Raises:
         TargetError: the file cannot be written.
     """
+    import contextlib
     import os
 
     from patchkeeper.errors import TargetError
@@ -121,7 +122,8 @@ def _write_output(output: Path, diff: str) -> None:
         temporary.write_text(diff, encoding="utf-8", errors="surrogateescape")
         os.replace(temporary, output)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only file system unlink fails too
+            temporary.unlink(missing_ok=True)
         raise TargetError(
             f"cannot write the diff: {exc.strerror}", path=output, hint="choose another --output"
         ) from None
