@@ -50,6 +50,18 @@ BAD_VALUES = [
         "fix 'import-timeout' in the [report] table of patchkeeper.toml",
     ),
     (
+        "import-timeout = nan",
+        "report",
+        "key 'report.import-timeout' must be a finite number of seconds, not nan",
+        "fix 'import-timeout' in the [report] table of patchkeeper.toml",
+    ),
+    (
+        "lock-timeout = inf",
+        "top",
+        "key 'lock-timeout' must be a finite number of seconds, not inf",
+        "0 fails at once when another process holds the lock",
+    ),
+    (
         "output-tail = -3",
         "report",
         "key 'report.output-tail' must be 0 lines or more, not -3",

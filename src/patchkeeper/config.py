@@ -25,6 +25,7 @@ passed ``apply`` and ``verify`` silently).
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Iterable
@@ -98,12 +99,19 @@ class Bounds:
         'must be 0 seconds or more, not -5'
         >>> Bounds(0, exclusive=True).problem(0), Bounds(7, 40).problem(3)
         ('must be more than 0, not 0', 'must be between 7 and 40, not 3')
+        >>> Bounds(0, unit="seconds").problem(float("nan"))
+        'must be a finite number of seconds, not nan'
+
+        TOML writes ``nan`` and ``inf``: neither is a count or a time limit (``nan`` passes
+        every comparison, and a timeout of either failed inside the command).
         """
+        unit = f" {self.unit}" if self.unit else ""
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"must be a finite number{' of' if unit else ''}{unit}, not {value!r}"
         low, high = self.minimum, self.maximum
         too_low = low is not None and (value <= low if self.exclusive else value < low)
         if not too_low and (high is None or value <= high):
             return None
-        unit = f" {self.unit}" if self.unit else ""
         if low is not None and high is not None:
             wanted = f"between {low:g} and {high:g}{unit}"
         elif low is not None:

@@ -4,6 +4,7 @@ stopped at a conflict, a refused write, a command line no tool runs, through the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -126,7 +127,55 @@ def test_what_a_hint_says_in_tools() -> None:
     assert translate("run 'patchkeeper port --to NEWPIN'", None, cli) == (
         'call write_port_start (to: "NEWPIN", write: true)'
     )
+    assert translate("Invalid value for '--plugin': x.whl is a file", upgrade, cli) == (
+        "Invalid value for '--plugin': x.whl is a file"  # write_upgrade takes no plugin
+    )
+    assert translate("Invalid value for '--to': '1.x'", upgrade, cli) == (
+        "Invalid value for `to`: '1.x'"
+    )
+    assert translate("the old upstream (--to)", upgrade, cli) == "the old upstream (`to`)"
     assert translate("patchkeeper runtime check --python PYTHON  # PYTHON: a venv", None, cli) == (
         "patchkeeper runtime check --python PYTHON (a command line: no tool runs it)  "
         "# PYTHON: a venv"
+    )
+
+
+def test_an_error_names_the_arguments_the_call_gave(tmp_path: Path) -> None:
+    """The command's error names its options (``--from nowhere: ...``, click's ``Invalid
+    value for '--plugin'``); the agent gave arguments, so the error names those."""
+    plugin = tmp_path / "scaleplug"
+    (plugin / "scaleplug").mkdir(parents=True)
+    (plugin / "scaleplug" / "__init__.py").write_text("")
+    (tmp_path / "scaleplug-0.1-py3-none-any.whl").write_bytes(b"PK\x05\x06" + bytes(18))
+
+    async def conversation(client: ClientSession) -> list[Any]:
+        wheel = await client.call_tool(
+            "runtime_inventory",
+            {"plugin": "scaleplug-0.1-py3-none-any.whl", "package": "scaleplug"},
+        )
+        nowhere = await client.call_tool(
+            "runtime_audit",
+            {"plugin": "scaleplug", "package": "scaleplug", "from": "nowhere", "to": "nowhere"},
+        )
+        return [wheel, nowhere]
+
+    wheel, nowhere = talk(tmp_path, conversation)
+    assert (wheel.is_error, wheel.structured_content["error"]["message"]) == (
+        True,
+        "Invalid value for `plugin`: scaleplug-0.1-py3-none-any.whl is a file; a plugin is "
+        "the directory holding its package: unpack the wheel or sdist and pass its directory",
+    )
+    assert (nowhere.is_error, nowhere.structured_content["error"]) == (
+        True,
+        {
+            "message": f"`from` nowhere: no directory {tmp_path.resolve() / 'nowhere'}, and as "
+            "a requirement it names no release of nowhere",
+            "file": None,
+            "line": None,
+            "hint": "pass an upstream tree's directory, or a requirement of nowhere (`from` "
+            "nowhere==VERSION)",
+        },
+    )
+    assert texts(nowhere)[0].splitlines()[0] == (
+        "patchkeeper: error: " + nowhere.structured_content["error"]["message"]
     )

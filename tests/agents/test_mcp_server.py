@@ -291,26 +291,27 @@ def test_a_bad_to_is_a_tool_error_carrying_the_envelopes_error(cli, example: Exa
     )
     run = cli("-C", "downstream", "audit", "--to", "../upstream/minihttp-9.9", "--json",
               cwd=example.root)  # fmt: skip
+    error = {
+        "message": "the new upstream (--to) does not exist",
+        "file": "../upstream/minihttp-9.9",
+        "line": None,
+        "hint": hint,
+    }
+    envelope = {
+        "command": "audit",
+        "patchkeeper_version": __version__,
+        "exit_code": 2,
+        "error": error,
+    }
+    assert json.loads(run.out) == envelope
+    # the same envelope, its message naming the call's argument rather than the option
+    said = {**envelope, "error": {**error, "message": "the new upstream (`to`) does not exist"}}
     assert result.is_error is True
-    assert (
-        result.structured_content
-        == json.loads(run.out)
-        == {
-            "command": "audit",
-            "patchkeeper_version": __version__,
-            "exit_code": 2,
-            "error": {
-                "message": "the new upstream (--to) does not exist",
-                "file": "../upstream/minihttp-9.9",
-                "line": None,
-                "hint": hint,
-            },
-        }
-    )
+    assert result.structured_content == said
     assert texts(result) == [
-        "patchkeeper: error: ../upstream/minihttp-9.9: the new upstream (--to) does not exist\n"
+        "patchkeeper: error: ../upstream/minihttp-9.9: the new upstream (`to`) does not exist\n"
         f"  hint: {hint}",
-        run.out.strip(),
+        json.dumps(said, indent=2),
     ]
 
 
@@ -352,17 +353,17 @@ def test_paths_outside_the_root_are_refused(example: Example, tmp_path: Path) ->
     (root / "escape").symlink_to(outside)
     before = tree_bytes(root)
     calls = [
-        ("audit", {**AUDIT, "to": str(outside)}, "--to", str(outside)),
-        ("audit", {**AUDIT, "to": "../../../outside"}, "--to", "../../../outside"),
-        ("audit", {**AUDIT, "to": "../escape"}, "--to", "../escape"),
-        ("audit", {**AUDIT, "pristine": "/"}, "--pristine", "/"),
-        ("verify", {"directory": ".."}, "-C", ".."),
-        ("verify", {"directory": "downstream", "target": "../escape"}, "--target", "../escape"),
-        ("lint", {"foreign_checkout": [f"x={outside}"]}, "--foreign-checkout", f"x={outside}"),
+        ("audit", {**AUDIT, "to": str(outside)}, "to", str(outside)),
+        ("audit", {**AUDIT, "to": "../../../outside"}, "to", "../../../outside"),
+        ("audit", {**AUDIT, "to": "../escape"}, "to", "../escape"),
+        ("audit", {**AUDIT, "pristine": "/"}, "pristine", "/"),
+        ("verify", {"directory": ".."}, "directory", ".."),
+        ("verify", {"directory": "downstream", "target": "../escape"}, "target", "../escape"),
+        ("lint", {"foreign_checkout": [f"x={outside}"]}, "foreign_checkout", f"x={outside}"),
         (
             "write_port_start",
             {**AUDIT, "output": "../../outside/new", "write": True},
-            "--output",
+            "output",
             "../../outside/new",
         ),
     ]

@@ -174,23 +174,23 @@ def test_what_the_root_takes_and_refuses(example: Example, tmp_path: Path) -> No
         return f"{raised.value.path}: {raised.value.message}"
 
     assert refused(tool("verify"), {"python": sys.executable}) == (
-        f"{sys.executable}: --python leads outside the server's root {root}"
+        f"{sys.executable}: python leads outside the server's root {root}"
     )
     assert refused(runtime, {"from": "a==1", "to": "a==2", "patch_dir": "../x"}) == (
-        "../x: --patch-dir must be a relative path inside its directory, without '..'"
+        "../x: patch_dir must be a relative path inside its directory, without '..'"
     )
     assert refused(audit, {"to": "minihttp @ file:///etc/minihttp"}) == (
-        "None: --to 'minihttp @ file:///etc/minihttp' is a direct reference (NAME @ URL), "
+        "None: to 'minihttp @ file:///etc/minihttp' is a direct reference (NAME @ URL), "
         "which may name a file outside the server's root"
     )
     with pytest.raises(CallRefused) as raised:
         check_paths(audit, cli, {"to": "./a\0b"}, root)
-    assert raised.value.message == "--to is not a usable path: embedded null byte"
-    assert refused(audit, {"to": "~"}) == f"~: --to leads outside the server's root {root}"
+    assert raised.value.message == "to is not a usable path: embedded null byte"
+    assert refused(audit, {"to": "~"}) == f"~: to leads outside the server's root {root}"
     assert refused(
         tool("write_runtime_port"),
         {"from": "a==1", "to": "a==2", "output": str(tmp_path / "d.diff")},
-    ) == (f"{tmp_path / 'd.diff'}: --output leads outside the server's root {root}")
+    ) == (f"{tmp_path / 'd.diff'}: output leads outside the server's root {root}")
 
 
 def test_a_configuration_that_writes_outside_the_root_is_refused(

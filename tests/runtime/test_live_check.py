@@ -139,3 +139,24 @@ def test_a_relative_interpreter_path_is_read_from_the_current_directory(
         f"patchkeeper: error: {relative}: metaplug and tinyup cannot be imported by this "
         f"interpreter (Python {version}): "
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("nan", "'nan' is not a number of seconds: give one above 0"),
+        ("inf", "'inf' is not a number of seconds: give one above 0"),
+        ("-1", "-1.0 is not in the range x>0."),
+        ("0", "0.0 is not in the range x>0."),
+        ("soon", "'soon' is not a valid number."),
+    ],
+)
+def test_a_timeout_that_is_no_time_limit_is_refused(
+    runtime_trees: Path, cli, given: str, said: str
+) -> None:
+    """``--timeout nan`` and ``inf`` failed inside the check (an internal error, exit 3), and
+    ``-1`` or ``0`` ran it to say it "took more than -1 s"; each is refused before it runs."""
+    run = cli("runtime", "check", "--python", sys.executable, "--timeout", given,
+              cwd=runtime_trees / "plugin")  # fmt: skip
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines()[-1] == f"Error: Invalid value for '--timeout': {said}"

@@ -30,6 +30,6 @@ def test_the_tree_inside_an_unpacked_directory_is_named(runtime_trees: Path, cli
         f"patchkeeper: error: {empty}: no tinyup package in this upstream tree\n"
         "  hint: give the directory holding the upstream package (an unpacked sdist); the "
         "packages looked for are [runtime] upstream-packages in the configuration (default: "
-        'the configured upstream = "NAME", else vllm)\n',
+        'the import name of the configured upstream = "NAME", else vllm)\n',
     )
     assert not (plugin / "metaplug" / "patch" / "patchkeeper.lock").exists()

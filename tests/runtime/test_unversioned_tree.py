@@ -40,7 +40,7 @@ def test_port_to_an_unversioned_tree_writes_no_path_into_the_plugin(
     assert "../checkout-2.0" not in run.out
     assert f"+<<<<<<< upstream directory {new}\n" in run.out
     assert (
-        f"BY HAND       metaplug/patch:0 Affected versions:: the version of directory {new} "
+        f"BY HAND       metaplug/patch Affected versions: the version of directory {new} "
         "is unknown (no PKG-INFO, no version in pyproject.toml): add 'Reviewed against "
         "VERSION.' to the 'Affected versions:' header of 5 file(s) by hand"
     ) in run.err.splitlines()  # the report: the diff alone is on standard output

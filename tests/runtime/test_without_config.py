@@ -54,5 +54,5 @@ def test_a_tree_without_the_upstream_package_names_the_keys(bare: Path, cli, com
         f"patchkeeper: error: {bare / 'upstream-1.0'}: no vllm package in this upstream tree\n"
         "  hint: give the directory holding the upstream package (an unpacked sdist); the "
         "packages looked for are [runtime] upstream-packages in the configuration (default: "
-        'the configured upstream = "NAME", else vllm)\n'
+        'the import name of the configured upstream = "NAME", else vllm)\n'
     )

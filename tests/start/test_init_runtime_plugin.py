@@ -227,3 +227,40 @@ def test_init_in_an_unpacked_wheel_without_entry_points(cli, tmp_path: Path) -> 
         },
     )
     assert sorted(p.name for p in root.rglob("*")) == before
+
+
+def test_init_in_an_unpacked_wheel_with_its_package_under_data(cli, tmp_path: Path) -> None:
+    """A wheel may keep its package under ``NAME-VERSION.data/purelib`` (pip installs it into
+    site-packages all the same): init names that package too, writing nothing."""
+    root = tmp_path / "wheel"
+    info = root / "vllm_accel-0.6.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.4\nName: vllm-accel\nVersion: 0.6.0\n", encoding="utf-8"
+    )
+    package = root / "vllm_accel-0.6.0.data" / "purelib" / "vllm_accel"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    before = sorted(p.name for p in root.rglob("*"))
+
+    run = cli("init", "--json", cwd=root)
+
+    error = json.loads(run.out)["error"]
+    assert run.code == 2
+    assert error["message"].endswith(
+        "vllm_accel-0.6.0.dist-info is an unpacked wheel of the package vllm_accel, which "
+        "declares no entry point in a plugin group; if it is a plugin its users load by name "
+        "(a worker class given as vLLM's --worker-cls), its patches are made at run time"
+    )
+    assert error["hint"].startswith(
+        "the runtime commands read it as it is: 'patchkeeper runtime inventory --plugin . "
+        "--package vllm_accel' lists its patches"
+    )
+    assert sorted(p.name for p in root.rglob("*")) == before
+    # and the runtime command it names reads the wheel as it is
+    inventory = cli("runtime", "inventory", "--plugin", ".", "--package", "vllm_accel", cwd=root)
+    assert (inventory.code, inventory.err) == (0, "")
+    assert inventory.out.splitlines()[0] == (
+        f"plugin vllm_accel ({root / 'vllm_accel-0.6.0.data' / 'purelib'}), patch directory "
+        "vllm_accel: 1 file, 0 entries"
+    )

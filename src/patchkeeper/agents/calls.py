@@ -30,7 +30,7 @@ from patchkeeper.agents.tools import (
     read_only_refusal,
     tool_parameters,
 )
-from patchkeeper.constants import OPTION_DIRECTORY, OPTION_JSON
+from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
 
 
@@ -80,7 +80,8 @@ def check_write(tool: ToolSpec, arguments: Mapping[str, Any]) -> None:
 
 def _inside(path: Path, root: Path, option: str, value: str) -> Path:
     """``path`` (absolute) resolved, or :class:`CallRefused` when it leads outside ``root``;
-    ``option`` and ``value`` are what the message names (``--to``, the path as given)."""
+    ``option`` and ``value`` are what the message names (the argument ``to``, the path as
+    given: the call gave arguments, not the command line's options)."""
     try:
         resolved = path.resolve()
     except (OSError, ValueError) as exc:  # a NUL byte, a loop of symbolic links
@@ -97,7 +98,7 @@ def _inside(path: Path, root: Path, option: str, value: str) -> Path:
 
 
 def _check_value(rule: PathRule, option: str, value: str, base: Path, root: Path) -> None:
-    """Check one value of the option ``option`` (``--to``) by its ``rule``, relative paths
+    """Check one value of the argument ``option`` (``to``) by its ``rule``, relative paths
     read from ``base`` (the command's directory).
 
     Raises:
@@ -143,7 +144,7 @@ def check_paths(
     base = root
     directory = arguments.get("directory")
     if isinstance(directory, str):
-        base = _inside(root / Path(directory).expanduser(), root, OPTION_DIRECTORY, directory)
+        base = _inside(root / Path(directory).expanduser(), root, "directory", directory)
         if not base.is_dir():
             there = "a file there, not a directory" if base.exists() else "nothing there"
             raise CallRefused(
@@ -160,7 +161,7 @@ def check_paths(
         values = value if isinstance(value, list) else [value]
         rule = path_rule(key, param)
         for one in values:
-            _check_value(rule, option_name(param), str(one), base, root)
+            _check_value(rule, key, str(one), base, root)
 
 
 def check_installed_target(
@@ -264,15 +265,6 @@ def check_configured_places(tool: ToolSpec, arguments: Mapping[str, Any], root: 
                 hint="set it to a path inside the root in the downstream's configuration, or "
                 "start the server with a --root that holds it",
             )
-
-
-def option_name(param: click.Parameter) -> str:
-    """How the command line spells ``param``: its long option (``--to``), else its first
-    (``-C``), else an argument's name in capitals."""
-    if isinstance(param, click.Option):
-        long = [opt for opt in param.opts if opt.startswith("--")]
-        return (long or param.opts)[0]
-    return str(param.name).upper()
 
 
 def _words(param: click.Parameter, value: Any) -> list[str]:

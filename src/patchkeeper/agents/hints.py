@@ -43,8 +43,10 @@ HELP = "the tool's description and input schema (tools/list)"
 #: A command line in running text: ``patchkeeper`` and its words, up to a quote, a
 #: backquote, ``&&``, ``;``, ``,``, ``#``, ``(`` or ``)``; with the ``run`` before it.
 _COMMAND_LINE = re.compile(r"(?:\brun )?(['`]?)\bpatchkeeper((?: +[^\s'`;,#()&]+)+)\1")
-#: An option alone: ``--force``, ``--no-save-evidence``, ``--to=VALUE``.
-_OPTION = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:=(\S+))?")
+#: An option alone: ``--force``, ``--no-save-evidence``, ``--to=VALUE``; in single quotes
+#: too, as click names one in its errors (``Invalid value for '--plugin'``), the quotes then
+#: part of the match.
+_OPTION = re.compile(r"(?<![\w-])(')?--([a-z][a-z0-9-]*)(?:=((?:(?(1)[^\s']|\S))+))?(?(1)')")
 
 
 def _command_path(group: click.Group, words: list[str]) -> tuple[str, ...]:
@@ -166,7 +168,7 @@ def translate(text: str, tool: ToolSpec | None, group: click.Group) -> str:
                     keys[opt] = key, param
 
     def option(match: re.Match[str]) -> str:
-        name = f"--{match.group(1)}"
+        name = f"--{match.group(2)}"
         if name == "--help":
             return HELP
         if name not in keys:
@@ -175,7 +177,7 @@ def translate(text: str, tool: ToolSpec | None, group: click.Group) -> str:
         assert isinstance(param, click.Option)
         if param.is_flag:
             return f"`{key}: {json.dumps(name not in param.secondary_opts)}`"
-        value = match.group(2)
+        value = match.group(3)
         return f"`{key}: {json.dumps(value)}`" if value else f"`{key}`"
 
     parts = []
@@ -192,12 +194,15 @@ def translate_envelope(
     envelope: dict[str, Any], tool: ToolSpec | None, group: click.Group
 ) -> dict[str, Any]:
     """``envelope`` with its advice translated (:func:`translate`), in place: the error's
-    hint, the envelope's ``hint`` and ``warnings``, and the next steps of ``upgrade`` (each
-    conflict's hint, ``verify``) and of ``port`` (``todo``). Returns the envelope."""
+    message (``--from nowhere: no directory``, which names the option the call gave as an
+    argument) and hint, the envelope's ``hint`` and ``warnings``, and the next steps of
+    ``upgrade`` (each conflict's hint, ``verify``) and of ``port`` (``todo``). Returns the
+    envelope."""
     say: Callable[[str], str] = lambda text: translate(text, tool, group)  # noqa: E731
     error = envelope.get("error")
-    if isinstance(error, dict) and isinstance(error.get("hint"), str):
-        error["hint"] = say(error["hint"])
+    for key in ("message", "hint"):
+        if isinstance(error, dict) and isinstance(error.get(key), str):
+            error[key] = say(error[key])
     if isinstance(envelope.get("hint"), str):
         envelope["hint"] = say(envelope["hint"])
     for conflict in envelope.get("conflicts") or []:

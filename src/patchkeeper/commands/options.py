@@ -11,6 +11,7 @@ parameters (:func:`given_options`), not spelt again.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +49,27 @@ Request = TypeVar("Request")
 #: How an option naming one upstream release says what it takes; ``--help`` writes the
 #: configured upstream for ``PROJECT`` (:func:`patchkeeper.main.spell_help`).
 RELEASE = "a directory or a requirement of the configured upstream (PROJECT==VERSION)"
+
+
+class Seconds(click.FloatRange):
+    """A time limit in seconds: a number above 0, and finite (``nan`` and ``inf`` pass a
+    range test but no time limit can be made of them: the interpreter's timeout failed
+    inside the command on them)."""
+
+    name = "number"
+
+    def __init__(self) -> None:
+        super().__init__(min=0, min_open=True)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a number of seconds: give one above 0", param, ctx)
+        return seconds
+
+
+#: The type of an option that is a time limit (``runtime check --timeout``).
+SECONDS = Seconds()
 
 
 # ------------------------------------------------------------------ -C and --config

@@ -11,6 +11,7 @@ import click
 from patchkeeper.commands.cli import ARGV, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
+    SECONDS,
     json_option,
     plugin_options,
     python_option,
@@ -47,7 +48,14 @@ def run(
     "The interpreter of the environment where the plugin and upstream are installed.",
     required=True,
 )
-@click.option("--timeout", default=120.0, show_default=True, help="Seconds before giving up.")
+@click.option(
+    "--timeout",
+    default=120.0,
+    type=SECONDS,
+    metavar="SECONDS",
+    show_default=True,
+    help="Seconds before giving up.",
+)
 @plugin_options
 @save_evidence_option
 @json_option

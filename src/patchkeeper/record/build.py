@@ -36,6 +36,7 @@ from patchkeeper.record.stored_results import (
     runtime_inventory_result,
     verify_result,
 )
+from patchkeeper.runtime.settings import default_upstream_package
 
 if TYPE_CHECKING:
     from patchkeeper.record.environment import Environment
@@ -360,7 +361,7 @@ def environment_packages(
     inventory = runtime_inventory(evidence)
     if inventory is not None:
         table = config.sections.get("runtime") or {}
-        names += list(table.get("upstream-packages") or [config.upstream or "vllm"])
+        names += list(table.get("upstream-packages") or [default_upstream_package(config)])
         if inventory.package:
             names.append(inventory.package)
     names += settings.packages

@@ -44,10 +44,8 @@ def port_text(result: RuntimePort) -> str:
     for entry in result.entries:
         counts[entry.action] = counts.get(entry.action, 0) + 1
         if entry.action != "nothing to do":
-            lines.append(
-                f"{entry.action.upper():<13} {entry.file}:{entry.line} {entry.target}: "
-                f"{entry.detail}"
-            )
+            where = f"{entry.file}:{entry.line}" if entry.line else entry.file  # 0: no line
+            lines.append(f"{entry.action.upper():<13} {where} {entry.target}: {entry.detail}")
     if result.written:
         where = "written to the plugin"
     elif not result.diff:

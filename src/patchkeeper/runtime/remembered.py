@@ -44,7 +44,12 @@ from typing import Any
 from patchkeeper import __version__
 from patchkeeper.jsonable import JsonReady
 from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
-from patchkeeper.runtime.settings import PluginLocation, RuntimeAuditRequest, located_settings
+from patchkeeper.runtime.settings import (
+    PluginLocation,
+    RuntimeAuditRequest,
+    located_settings,
+    warn_missing_packages,
+)
 from patchkeeper.runtime.store import cache
 from patchkeeper.runtime.store.watched import code_paths, plugin_paths, upstream_paths
 from patchkeeper.system import cachedir
@@ -219,6 +224,7 @@ def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
     old_root = upstream_dir(old, packages, OLD_UPSTREAM)
     new_root = upstream_dir(new, packages, NEW_UPSTREAM)
     roots = [old_root, new_root]
+    warn_missing_packages(packages, (old_root, new_root))  # a remembered result warns too
 
     def dependencies() -> list[str]:
         paths = plugin_paths(settings) + code_paths()

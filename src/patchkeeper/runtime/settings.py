@@ -12,7 +12,7 @@ A sample (``pyproject.toml`` of a plugin in the runtime audit workflow's shape):
     ledger-file = ""                        # default: <patch-directory>/__init__.py
     header-fields = ["Note", "Affected versions", "Remove at"]
     markers = ["Modification"]              # banners around downstream changes
-    upstream-packages = ["vllm"]            # default: the configured upstream
+    upstream-packages = ["vllm"]            # default: the configured upstream's import name
 
 Command-line options override these keys.
 """
@@ -144,7 +144,7 @@ def resolve_settings(
     if not name:
         hint = 'pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]'
         # what --package can name, as when the name given is not there (a src layout's too)
-        found = _packages(root) or _packages(root / "src")
+        found = _packages(root) or _packages(root / "src") or _wheel_packages(root)
         if found:
             hint = f"the packages in {root}: {', '.join(found)}; {hint}"
         raise ConfigError(
@@ -163,6 +163,8 @@ def resolve_settings(
         and (root / "src" / name.split(".")[0]).is_dir()
     ):
         root = root / "src"  # a src layout: the package is under DIR/src, its project files in DIR
+    if not (root / name.replace(".", "/")).is_dir() and (data := _wheel_data(root, name)):
+        root = data  # an unpacked wheel: the package under NAME.data/purelib, .dist-info in DIR
     if not (root / name.replace(".", "/")).is_dir():
         hint = ROOT_HINT
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
@@ -185,7 +187,7 @@ def resolve_settings(
             hint = f"the package has {', '.join(candidates)}: pass --patch-dir {candidates[0]}"
             hint += " (or set patch-directory in [tool.patchkeeper.runtime])"
         raise ConfigError(f"the patch directory {directory} does not exist under {root}", hint=hint)
-    upstream = table.get("upstream-packages") or [getattr(config, "upstream", None) or "vllm"]
+    upstream = table.get("upstream-packages") or [default_upstream_package(config)]
     return RuntimeSettings(
         root=root,
         package=name,
@@ -197,6 +199,35 @@ def resolve_settings(
         header_fields=tuple(table.get("header-fields", DEFAULT_HEADER_FIELDS)),
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
+    )
+
+
+def default_upstream_package(config: Any | None) -> str:
+    """The upstream package the runtime commands read when ``upstream-packages`` is not set:
+    the import name of the configured ``upstream`` (a distribution name: ``vllm-ascend``
+    installs ``vllm_ascend``, and no import name holds a ``-``), else ``vllm``."""
+    return (getattr(config, "upstream", None) or "vllm").replace("-", "_")
+
+
+def warn_missing_packages(packages: tuple[str, ...], roots: tuple[Path, Path]) -> None:
+    """Warn of each of ``packages`` (the configured ``upstream-packages``) that neither tree
+    ``roots`` holds (:func:`patchkeeper.progress.warn`): the audit reads a patch of such a
+    package as outside the upstream being upgraded, which is wrong when the package is part
+    of the upgrade (trees of vllm_ascend alone with vllm configured besides, a link to the
+    package that leads nowhere). Called where an audit is asked for, so that a remembered
+    result warns as a computed one does."""
+    from patchkeeper.progress import warn
+
+    missing = [p for p in packages if not any((root / p).is_dir() for root in roots)]
+    if not missing or len(missing) == len(packages):
+        return  # none of them: the trees are refused with their own error
+    named = ", ".join(missing)
+    warn(
+        f"{named} ({'one' if len(missing) == 1 else 'some'} of upstream-packages) "
+        f"{'is' if len(missing) == 1 else 'are'} in neither upstream tree ({roots[0]}, "
+        f"{roots[1]}): the patches of {named} are taken as outside this upgrade and not "
+        "audited; give trees that hold every package listed, or take out of "
+        "upstream-packages what this upgrade does not change"
     )
 
 
@@ -229,6 +260,37 @@ def _check_package_name(name: str, source: Path | None) -> None:
         hint="give the directory holding the package as --plugin DIR (or root) and its "
         "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend",
     )
+
+
+#: The folders of an unpacked wheel's ``NAME-VERSION.data`` whose packages pip installs
+#: beside the others in site-packages (the wheel format's ``purelib`` and ``platlib``
+#: schemes): a wheel built with a package there has only its ``.dist-info`` at the top.
+WHEEL_SCHEMES = ("purelib", "platlib")
+
+
+def wheel_root(root: Path) -> Path | None:
+    """The unpacked wheel whose ``NAME-VERSION.data/purelib`` (or ``platlib``) folder is
+    ``root``, where its ``.dist-info`` is; ``None`` for any other folder."""
+    if root.name in WHEEL_SCHEMES and root.parent.name.endswith(".data"):
+        return root.parent.parent
+    return None
+
+
+def _wheel_folders(root: Path) -> list[Path]:
+    """The ``*.data/purelib`` and ``*.data/platlib`` folders of the unpacked wheel ``root``."""
+    return sorted(d for scheme in WHEEL_SCHEMES for d in root.glob(f"*.data/{scheme}"))
+
+
+def _wheel_data(root: Path, name: str) -> Path | None:
+    """The one folder of the unpacked wheel ``root`` (:func:`_wheel_folders`) holding the
+    package ``name``, or ``None``."""
+    found = [d for d in _wheel_folders(root) if (d / name.replace(".", "/")).is_dir()]
+    return found[0] if len(found) == 1 else None
+
+
+def _wheel_packages(root: Path) -> list[str]:
+    """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
+    return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
 
 
 def _packages(root: Path) -> list[str]:

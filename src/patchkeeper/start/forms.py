@@ -225,9 +225,12 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
 def _unpacked_wheel(root: Path) -> tuple[str, str] | None:
     """``(dist-info directory, package)`` when ``root`` is an unpacked wheel (one
     ``NAME-VERSION.dist-info`` with a ``METADATA`` file) beside a package directory (its
-    ``__init__.py``); the package is ``PACKAGE`` when there are several. ``None`` otherwise."""
+    ``__init__.py``), or with one under ``NAME-VERSION.data/purelib`` (or ``platlib``),
+    where a wheel may keep it; the package is ``PACKAGE`` when there are several. ``None``
+    otherwise."""
     infos = [p for p in sorted(root.glob("*.dist-info")) if (p / "METADATA").is_file()]
-    packages = sorted(p.parent.name for p in root.glob("*/__init__.py"))
+    inits = [*root.glob("*/__init__.py"), *root.glob("*.data/*lib/*/__init__.py")]
+    packages = sorted({p.parent.name for p in inits})
     if len(infos) != 1 or not packages:
         return None
     return infos[0].name, packages[0] if len(packages) == 1 else "PACKAGE"

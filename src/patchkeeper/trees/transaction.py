@@ -156,6 +156,16 @@ READ_ONLY = {
         "the downstream is read-only here; nothing was changed",
         "make the downstream's files and directories writable, or run as a user who can write them",
     ),
+    "plugin": (
+        "the plugin is read-only here; nothing was changed",
+        "make the plugin's files writable, or leave --write out and write the diff elsewhere "
+        "with --output FILE",
+    ),
+    "lock": (
+        "the lock file's directory is read-only here; nothing was changed",
+        "pass --output a file in a directory you can write (the plugin reads its lock from "
+        "where the plugin ships it), or make that directory writable",
+    ),
 }
 
 
@@ -339,8 +349,10 @@ def commit(
 
     Directories left empty by a deleted file are removed up to ``prune_root``. With ``root``
     (the target), the journal must lie inside it (see :func:`check_journal`). ``whose``
-    (a key of :data:`READ_ONLY`: ``"target"``, an upstream tree, or ``"downstream"``, the
-    series' own files) says in a read-only error whose file it is and what to do.
+    (a key of :data:`READ_ONLY`: ``"target"``, an upstream tree; ``"downstream"``, the
+    series' own files; ``"plugin"``, a plugin's files ``runtime port --write`` changes;
+    ``"lock"``, the file ``runtime lock`` writes) says in a read-only error whose file it is
+    and what to do.
 
     Raises:
         TargetError: the target is read-only or the journal would be outside it (checked

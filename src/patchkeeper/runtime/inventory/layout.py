@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import configparser
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import NamedTuple
 
 from patchkeeper.runtime.inventory.loading import CONSOLE_SCRIPTS
 from patchkeeper.runtime.model import EntryPoint
-from patchkeeper.runtime.settings import RuntimeSettings
+from patchkeeper.runtime.settings import RuntimeSettings, wheel_root
 from patchkeeper.runtime.store.cache import file_state
 from patchkeeper.runtime.syntax.parsing import parse_file
 from patchkeeper.system.pyproject import project_table
@@ -136,11 +137,14 @@ def module_name(root: Path, file: Path) -> tuple[str, bool]:
 
 def project_dirs(root: Path) -> list[Path]:
     """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
-    ``*.egg-info``) are read from: the root, and for a ``src`` layout (the root a ``src``
-    directory, as setuptools' and hatch's ``src/`` layouts have it) its parent too."""
+    ``*.egg-info``, ``*.dist-info``) are read from: the root, and for a ``src`` layout (the
+    root a ``src`` directory, as setuptools' and hatch's ``src/`` layouts have it) its
+    parent too; for a package an unpacked wheel keeps under ``NAME-VERSION.data/purelib``
+    (:func:`~patchkeeper.runtime.settings.wheel_root`), the wheel's top folder too."""
     if root.name == "src":
         return [root, root.parent]
-    return [root]
+    wheel = wheel_root(root)
+    return [root] if wheel is None else [root, wheel]
 
 
 def _signature(
@@ -152,7 +156,7 @@ def _signature(
     digest = hashlib.sha256(repr(settings).encode())
     extra = [d / n for d in project_dirs(root) for n in ("pyproject.toml", "setup.cfg", "setup.py")]
     extra += sorted(f for d in project_dirs(root) for f in d.glob("*.egg-info/entry_points.txt"))
-    extra += sorted(root.glob("*.dist-info/entry_points.txt"))
+    extra += sorted(f for d in project_dirs(root) for f in d.glob("*.dist-info/entry_points.txt"))
     if settings.ledger_file:
         extra.append(root / settings.ledger_file)
     listed = [found[0] for found in files.values()]
@@ -176,8 +180,16 @@ def _entry_points(root: Path, top: str) -> tuple[EntryPoint, ...]:
             if found:
                 prefix = "" if base == root else "../"
                 return tuple(EntryPoint(e.group, e.name, e.value, prefix + e.source) for e in found)
-    installed = _from_metadata(root, "*.dist-info/entry_points.txt")
-    return tuple(e for e in installed if e.value.split(":")[0].split(".")[0] == top)
+    for base in project_dirs(root):
+        installed = [
+            e
+            for e in _from_metadata(base, "*.dist-info/entry_points.txt")
+            if e.value.split(":")[0].split(".")[0] == top
+        ]
+        if installed:
+            prefix = "" if base == root else os.path.relpath(base, root) + "/"
+            return tuple(EntryPoint(e.group, e.name, e.value, prefix + e.source) for e in installed)
+    return ()
 
 
 def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:

@@ -21,6 +21,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.runtime.settings import wheel_root
 from patchkeeper.system.pyproject import project_table
 
 #: ``vllm==0.11.0`` (extras and an environment marker allowed around it).
@@ -82,8 +83,10 @@ def _requirements(root: Path, top: str) -> list[str]:
     found += _requires_dist(root / "PKG-INFO")
     for requires in sorted(root.glob("*.egg-info/requires.txt")):
         found += _requires_txt(requires)
-    for metadata in sorted(root.glob("*.dist-info/METADATA")):
-        if top and _records(metadata.parent / "RECORD", top):
+    wheel = wheel_root(root)  # a package under NAME.data/purelib: the .dist-info above it
+    inside = "" if wheel is None else f"{root.relative_to(wheel).as_posix()}/"
+    for metadata in sorted((wheel or root).glob("*.dist-info/METADATA")):
+        if top and _records(metadata.parent / "RECORD", inside + top):
             found += _requires_dist(metadata)
     return found
 
@@ -113,5 +116,6 @@ def _requires_txt(path: Path) -> list[str]:
 
 
 def _records(record: Path, top: str) -> bool:
-    """Whether a wheel's ``RECORD`` lists a file of the package ``top``."""
+    """Whether a wheel's ``RECORD`` lists a file of the package ``top`` (a path in the
+    wheel: ``vllm_x`` or ``vllm_x-1.0.data/purelib/vllm_x``)."""
     return any(line.startswith((f"{top}/", f"{top}.py,")) for line in _read(record).splitlines())

@@ -21,7 +21,7 @@ from patchkeeper.runtime.lookup.resolve import target_modules
 from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.parallel import shared_workers
-from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings
+from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings, warn_missing_packages
 from patchkeeper.runtime.store.plugin_stores import audit_stores
 from patchkeeper.runtime.syntax.gates import release_version
 from patchkeeper.runtime.syntax.parsing import forget_plugin_trees
@@ -50,15 +50,9 @@ def audit_runtime(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
     packages = settings.upstream_packages
-    return audit_plugin(
-        settings,
-        old,
-        new,
-        (
-            upstream_dir(old, packages, OLD_UPSTREAM),
-            upstream_dir(new, packages, NEW_UPSTREAM),
-        ),
-    )
+    roots = (upstream_dir(old, packages, OLD_UPSTREAM), upstream_dir(new, packages, NEW_UPSTREAM))
+    warn_missing_packages(packages, roots)
+    return audit_plugin(settings, old, new, roots)
 
 
 def audit_plugin(

@@ -262,7 +262,11 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
         for f in unlisted(scanned.inventory)
     ]
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
-    write_files(settings.root, {Path(path).resolve(): data})
+    # journaled where the file goes: a lock written outside a read-only plugin (--output in
+    # the CI's workspace) needs nothing of the plugin's directory
+    written = Path(path).resolve()
+    inside = written.is_relative_to(settings.root.resolve())
+    write_files(settings.root if inside else written.parent, {written: data}, "lock")
     count = sum(len(record["targets"]) for record in lock["files"].values())
     label = lock["version"]
     return LockResult(

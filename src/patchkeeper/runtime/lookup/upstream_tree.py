@@ -151,7 +151,7 @@ def _missing_package_hint(root: Path, packages: tuple[str, ...]) -> str:
     return (
         "give the directory holding the upstream package (an unpacked sdist); "
         "the packages looked for are [runtime] upstream-packages in the configuration "
-        '(default: the configured upstream = "NAME", else vllm)'
+        '(default: the import name of the configured upstream = "NAME", else vllm)'
     )
 
 

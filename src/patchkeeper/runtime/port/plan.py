@@ -151,19 +151,21 @@ def _headers(
     When the
     new release's version is unknown (``new`` is ``""``: a directory without ``PKG-INFO`` or
     a ``version`` in ``pyproject.toml``, such as a checkout), no header is written and one
-    entry says what is left by hand, naming the tree by ``label`` (a path in a header would
-    name nothing)."""
+    entry says what is left by hand in the files that have the header, naming the tree by
+    ``label`` (a path in a header would name nothing); none when no file has it."""
     files = sorted({a.entry.file for a in result.entries})
     if not new:
-        if not files:
+        # only the files that have the header: a file without one gains no mark either way
+        headed = [f for f in files if affected_field(edits.original(f)) is not None]
+        if not headed:
             return []
         detail = (
             f"the version of {label} is unknown (no PKG-INFO, no version in "
             "pyproject.toml): add 'Reviewed against VERSION.' to the 'Affected versions:' "
-            f"header of {len(files)} file(s) by hand"
+            f"header of {len(headed)} file(s) by hand"
         )
         where = result.inventory.patch_directory
-        return [PortedEntry(where, 0, "Affected versions:", "header", LEFT, detail)]
+        return [PortedEntry(where, 0, "Affected versions", "header", LEFT, detail)]
     undone = {e.file for e in done if e.action not in DONE}
     merged = {e.file for e in done if e.action in (CONFLICT, BEHIND)}
     for file in files:

@@ -62,7 +62,7 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
 from patchkeeper.runtime.port.plan import port_plan
 from patchkeeper.runtime.port.results import RuntimePort
-from patchkeeper.runtime.settings import PluginLocation, resolve_settings
+from patchkeeper.runtime.settings import PluginLocation, resolve_settings, warn_missing_packages
 from patchkeeper.runtime.store.writes import refuse_links_out, write_files
 from patchkeeper.runtime.syntax.gates import release_label
 
@@ -112,6 +112,7 @@ def _write_output(output: Path, diff: str) -> None:
     Raises:
         TargetError: the file cannot be written.
     """
+    import contextlib
     import os
 
     from patchkeeper.errors import TargetError
@@ -121,7 +122,8 @@ def _write_output(output: Path, diff: str) -> None:
         temporary.write_text(diff, encoding="utf-8", errors="surrogateescape")
         os.replace(temporary, output)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only file system unlink fails too
+            temporary.unlink(missing_ok=True)
         raise TargetError(
             f"cannot write the diff: {exc.strerror}", path=output, hint="choose another --output"
         ) from None
@@ -168,6 +170,7 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
         upstream_dir(old, packages, OLD_UPSTREAM),
         upstream_dir(new, packages, NEW_UPSTREAM),
     )
+    warn_missing_packages(packages, roots)
     result = runtime_audit.audit_plugin(settings, old, new, roots)
     tree = scanned.tree
     trees = (UpstreamTree(roots[0], packages), UpstreamTree(roots[1], packages))

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from patchkeeper.runtime.settings import RuntimeSettings
+from patchkeeper.runtime.settings import RuntimeSettings, wheel_root
 
 
 def python_tree(directory: Path) -> list[str]:
@@ -56,6 +56,11 @@ def plugin_paths(settings: RuntimeSettings) -> list[str]:
             paths += [str(root / name), str(root / name / "entry_points.txt")]
         elif name.endswith(".py"):
             paths.append(str(root / name))
+    wheel = wheel_root(root)  # a package under NAME.data/purelib: the .dist-info above it
+    if wheel is not None:
+        paths.append(str(wheel))
+        for info in sorted(wheel.glob("*.dist-info")):
+            paths += [str(info), str(info / "entry_points.txt"), str(info / "METADATA")]
     if settings.ledger_file:
         paths.append(str(root / settings.ledger_file))
     return paths

@@ -16,15 +16,18 @@ from patchkeeper.trees.transaction import Change, commit, recover
 JOURNAL = Path(".patchkeeper") / "journal"
 
 
-def write_files(root: Path, files: dict[Path, bytes]) -> None:
-    """Write ``files`` (absolute path -> bytes, every path inside ``root``) atomically.
+def write_files(root: Path, files: dict[Path, bytes], whose: str = "plugin") -> None:
+    """Write ``files`` (absolute path -> bytes, every path inside ``root``) atomically;
+    ``whose`` says in a read-only error what the files are (a key of
+    :data:`patchkeeper.trees.transaction.READ_ONLY`: ``"plugin"``, ``"lock"``).
 
     Raises:
         TargetError: a file is not writable or a write failed (nothing was changed).
     """
     journal = root / JOURNAL
     recover(journal, root)
-    commit([Change(path, data) for path, data in sorted(files.items())], journal, root=root)
+    changes = [Change(path, data) for path, data in sorted(files.items())]
+    commit(changes, journal, root=root, whose=whose)
 
 
 def refuse_links_out(root: Path, relatives: tuple[str, ...], command: str) -> None:
