@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -63,7 +63,7 @@ from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
 from patchkeeper.series.parse import parse_series
 from patchkeeper.system.english import plural
-from patchkeeper.trees.transaction import locked
+from patchkeeper.trees.transaction import locked, locked_folder
 from patchkeeper.trees.tree import spec_tree
 from patchkeeper.upgrade.branch import (
     branch_base,
@@ -163,21 +163,15 @@ def _upgrade_lock(config: Config, work: UpgradeDir) -> Iterator[None]:
     Raises:
         LockError: another upgrade holds it longer than ``lock-timeout``.
     """
-    folder, made = work.root.parent, False
-    if folder == config.root:
-        folder = config.root / ".patchkeeper"
-        try:
-            folder.mkdir()
-            made = True
-        except FileExistsError:
-            pass
-    try:
-        with locked(folder, config.lock_timeout, "an upgrade of the downstream"):
+    what = "an upgrade of the downstream"
+    if work.root.parent != config.root:
+        with locked(work.root.parent, config.lock_timeout, what):
             yield
-    finally:
-        if made:  # a refused upgrade leaves nothing; one that wrote evidence there keeps it
-            with suppress(OSError):
-                folder.rmdir()
+        return
+    # A refused upgrade leaves nothing; one that wrote evidence there keeps it. The folder
+    # made and removed by one run is locked atomically: two runs never both hold it.
+    with locked_folder(config.root / ".patchkeeper", config.lock_timeout, what):
+        yield
 
 
 def _upgrade(
