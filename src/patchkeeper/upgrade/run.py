@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config, load_config
-from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
     Interrupted,
@@ -92,7 +91,7 @@ from patchkeeper.upgrade.state import (
     snapshot,
     state_dir,
 )
-from patchkeeper.upstream.requirements import check_release_option
+from patchkeeper.upstream.requirements import check_new_release
 
 
 @dataclass(frozen=True)
@@ -192,10 +191,7 @@ def _upgrade(
             path=work.root,
             hint="run 'patchkeeper upgrade --continue' or 'patchkeeper upgrade --abort'",
         )
-    if not to:
-        raise ConfigError("upgrade needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
-    check_release_option(to, OPTION_TO, config.upstream, config.source)
-    check_release_option(source, OPTION_FROM, config.upstream, config.source)
+    to = check_new_release("upgrade", to, source, config.upstream, config.source)
     series, runtime = has_series(config), has_runtime(config)
     if not series and not runtime:
         raise ConfigError(
