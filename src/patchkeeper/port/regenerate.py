@@ -248,7 +248,14 @@ def _scale(count: int, width: int, largest: int) -> int:
 def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
     """The diffstat ``git format-patch`` writes for ``diffs`` (text diffs), one line each
     without its line ending: a line per file (name, changed lines, a graph of ``+`` and
-    ``-`` scaled as git scales it to 72 columns) and the summary line."""
+    ``-`` scaled as git scales it to 72 columns) and the summary line.
+
+    Written here rather than asked of git: ``git diff --no-index --stat=72 --summary``
+    between the scratch directories names each file by its scratch path (``{a => b}/x``,
+    ``/dev/null => b/n.py``), which also changes the widths of the names and graphs; ``git
+    apply --stat`` scales its graphs otherwise than ``format-patch``; and the stat of a
+    patch's old body, which :func:`restat` compares with the written one, has no trees on
+    disk to diff."""
     counts = []
     for diff in diffs:
         kinds = "".join(hunk.kinds for hunk in diff.hunks)

@@ -16,7 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import ConfigError, PatchkeeperError
 from patchkeeper.port.context import (
     PortContext,
@@ -49,7 +48,7 @@ from patchkeeper.system.english import plural
 from patchkeeper.trees.downstream import journal_dir
 from patchkeeper.trees.target_label import TargetLabel
 from patchkeeper.trees.transaction import locked, recover
-from patchkeeper.upstream.requirements import check_release_option
+from patchkeeper.upstream.requirements import check_new_release
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -288,10 +287,7 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
             path=work.root,
             hint="run 'patchkeeper port --continue' or 'patchkeeper port --abort'",
         )
-    if not to:
-        raise ConfigError("port needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
-    check_release_option(to, OPTION_TO, config.upstream, config.source)
-    check_release_option(source, OPTION_FROM, config.upstream, config.source)
+    to = check_new_release("port", to, source, config.upstream, config.source)
     if retire:
         _check_retire(config, in_place)
     state = PortState(

@@ -25,6 +25,7 @@ directory while it works; a second one waits a bounded time, then fails with a c
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -32,7 +33,7 @@ import signal
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,44 @@ class _Faults:
             raise KeyboardInterrupt
 
 
+def _wait_for_lock(fd: int, directory: Path, timeout: float, deadline: float, what: str) -> None:
+    """Take an exclusive ``flock`` on ``fd`` (``directory`` opened), polling until
+    ``deadline`` (:func:`time.monotonic` seconds).
+
+    Raises:
+        LockError: another process holds it past the deadline (``timeout``: the seconds
+            said).
+    """
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LockError(
+                    f"another patchkeeper process is working on {what}; waited {timeout:g} s",
+                    path=directory,
+                    hint="wait for it to finish, or raise 'lock-timeout' in the configuration",
+                ) from None
+            time.sleep(0.05)
+
+
+def _open_to_lock(directory: Path) -> int | None:
+    """``directory`` opened for :func:`_wait_for_lock`; ``None`` when it is not there.
+
+    Raises:
+        TargetError: it cannot be opened otherwise.
+    """
+    try:
+        return os.open(directory, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise TargetError(
+            f"cannot open the target to lock it: {exc.strerror}", path=directory
+        ) from None
+
+
 @contextmanager
 def locked(directory: Path, timeout: float, what: str) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``directory`` for the duration of the block.
@@ -121,29 +160,77 @@ def locked(directory: Path, timeout: float, what: str) -> Iterator[None]:
         LockError: another process holds it for longer than ``timeout`` seconds.
         TargetError: the directory cannot be opened.
     """
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError as exc:
+    fd = _open_to_lock(directory)
+    if fd is None:
         raise TargetError(
-            f"cannot open the target to lock it: {exc.strerror}", path=directory
-        ) from None
+            f"cannot open the target to lock it: {os.strerror(errno.ENOENT)}", path=directory
+        )
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockError(
-                        f"another patchkeeper process is working on {what}; waited {timeout:g} s",
-                        path=directory,
-                        hint="wait for it to finish, or raise 'lock-timeout' in the configuration",
-                    ) from None
-                time.sleep(0.05)
+        _wait_for_lock(fd, directory, timeout, time.monotonic() + timeout, what)
         yield
     finally:
         os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether ``path`` is still the file or directory ``fd`` has open (not removed, nor
+    made anew after a removal)."""
+    try:
+        there = os.stat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
+
+
+@contextmanager
+def locked_folder(folder: Path, timeout: float, what: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``folder``, made for the lock when it is missing and
+    removed again at the end of the block, the lock still held, when this call made it and
+    nothing was written there.
+
+    A lock taken on a folder that another process removed meanwhile (one that made it and
+    finished) locks nothing: a third process would make the folder anew and lock that one
+    too. So the lock counts only when ``folder`` is still the directory locked; else it is let
+    go and taken again on the folder now at the path, made anew if need be, all within
+    ``timeout``.
+
+    Raises:
+        LockError: another process holds it for longer than ``timeout`` seconds.
+        TargetError: the folder cannot be made or opened.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        made = False
+        try:
+            folder.mkdir()
+            made = True
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise TargetError(
+                f"cannot make the folder to lock it: {exc.strerror}", path=folder
+            ) from None
+        fd = _open_to_lock(folder)
+        if fd is None:
+            continue  # removed by the process that made it, between mkdir and open
+        try:
+            _wait_for_lock(fd, folder, timeout, deadline, what)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _same_file(fd, folder):
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        try:
+            if made:  # a folder something was written into is kept
+                with suppress(OSError):
+                    folder.rmdir()
+        finally:
+            os.close(fd)
 
 
 #: What a read-only file is said to be part of, and what to do: ``commit(..., whose=...)``.

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Config, load_config
-from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
     Interrupted,
@@ -63,7 +62,7 @@ from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
 from patchkeeper.series.parse import parse_series
 from patchkeeper.system.english import plural
-from patchkeeper.trees.transaction import locked
+from patchkeeper.trees.transaction import locked, locked_folder
 from patchkeeper.trees.tree import spec_tree
 from patchkeeper.upgrade.branch import (
     branch_base,
@@ -92,7 +91,7 @@ from patchkeeper.upgrade.state import (
     snapshot,
     state_dir,
 )
-from patchkeeper.upstream.requirements import check_release_option
+from patchkeeper.upstream.requirements import check_new_release
 
 
 @dataclass(frozen=True)
@@ -163,21 +162,15 @@ def _upgrade_lock(config: Config, work: UpgradeDir) -> Iterator[None]:
     Raises:
         LockError: another upgrade holds it longer than ``lock-timeout``.
     """
-    folder, made = work.root.parent, False
-    if folder == config.root:
-        folder = config.root / ".patchkeeper"
-        try:
-            folder.mkdir()
-            made = True
-        except FileExistsError:
-            pass
-    try:
-        with locked(folder, config.lock_timeout, "an upgrade of the downstream"):
+    what = "an upgrade of the downstream"
+    if work.root.parent != config.root:
+        with locked(work.root.parent, config.lock_timeout, what):
             yield
-    finally:
-        if made:  # a refused upgrade leaves nothing; one that wrote evidence there keeps it
-            with suppress(OSError):
-                folder.rmdir()
+        return
+    # A refused upgrade leaves nothing; one that wrote evidence there keeps it. The folder
+    # made and removed by one run is locked atomically: two runs never both hold it.
+    with locked_folder(config.root / ".patchkeeper", config.lock_timeout, what):
+        yield
 
 
 def _upgrade(
@@ -198,10 +191,7 @@ def _upgrade(
             path=work.root,
             hint="run 'patchkeeper upgrade --continue' or 'patchkeeper upgrade --abort'",
         )
-    if not to:
-        raise ConfigError("upgrade needs --to NEWPIN", hint="pass --to NAME==VERSION or --to DIR")
-    check_release_option(to, OPTION_TO, config.upstream, config.source)
-    check_release_option(source, OPTION_FROM, config.upstream, config.source)
+    to = check_new_release("upgrade", to, source, config.upstream, config.source)
     series, runtime = has_series(config), has_runtime(config)
     if not series and not runtime:
         raise ConfigError(

@@ -20,7 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.errors import TargetError
+from patchkeeper.constants import OPTION_FROM, OPTION_TO
+from patchkeeper.errors import ConfigError, TargetError
 
 _PATH_START = (".", "/", "~")
 #: How the file names of sdists and wheels end (PEP 625, PEP 427, older sdists): such a name
@@ -235,6 +236,27 @@ def check_release_option(
     check_project(spec, option, upstream, config_file)
     if not range_allowed:
         check_one_release(spec, option, config_file)
+
+
+def check_new_release(
+    command: str, to: str | None, source: str | None, upstream: str | None, config_file: Path | None
+) -> str:
+    """The checks a command that carries the downstream to a new release (``port``,
+    ``upgrade``) makes before it starts: ``--to`` given, then :func:`check_release_option`
+    of ``--to`` and of ``--from``. Returns ``to``.
+
+    Raises:
+        ConfigError: no ``--to`` (``port needs --to NEWPIN``).
+        TargetError: as :func:`check_release_option`.
+    """
+    if not to:
+        raise ConfigError(
+            f"{command} needs {OPTION_TO} NEWPIN",
+            hint=f"pass {OPTION_TO} NAME==VERSION or {OPTION_TO} DIR",
+        )
+    check_release_option(to, OPTION_TO, upstream, config_file)
+    check_release_option(source, OPTION_FROM, upstream, config_file)
+    return to
 
 
 def _upstream_line(config_file: Path | None) -> int | None:

@@ -21,6 +21,7 @@ Only the patch directory is read, as ASTs; upstream is read through
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from dataclasses import astuple, dataclass
 from pathlib import Path
@@ -49,13 +50,18 @@ def duplicates(entries: list[PatchEntry]) -> list[Finding]:
     patch of the target is a wrapper (it calls the original it read when installed), none
     replaces another: each wraps the one installed before it and all of them run, so the
     finding says they chain in import order rather than that the last one wins and only
-    one should be kept."""
+    one should be kept.
+
+    Only patches that can be active at once count (:func:`exclusive`): one in the body of an
+    ``if`` and one in its ``else``, or under two pins on different releases, never both
+    run, and neither replaces the other."""
     by_target: dict[tuple[str, str | None], list[PatchEntry]] = defaultdict(list)
     for entry in entries:
         if not entry.temporary:
             by_target[(entry.target, entry.key)].append(entry)
     out = []
-    for (target, key), group in sorted(by_target.items(), key=lambda x: (x[0][0], x[0][1] or "")):
+    for (target, key), every in sorted(by_target.items(), key=lambda x: (x[0][0], x[0][1] or "")):
+        group = [e for e in every if any(o.file != e.file and not exclusive(e, o) for o in every)]
         files = sorted({e.file for e in group})
         if len(files) < 2:
             continue
@@ -75,6 +81,30 @@ def duplicates(entries: list[PatchEntry]) -> list[Finding]:
             hint = "keep one"
         out.append(Finding("duplicate", first.file, first.line, message, hint))
     return out
+
+
+#: A pin on one release: ``vllm_version_is("0.28.0")`` (true at that release alone).
+_PINNED = re.compile(r"""^\w*version_is\((["'])([^"']+)\1\)$""")
+
+
+def exclusive(one: PatchEntry, other: PatchEntry) -> bool:
+    """Whether ``one`` and ``other`` never run both, by the conditions their activations
+    met (:attr:`~patchkeeper.runtime.model.Activation.conditions`, on the chain the
+    activation search kept): one met an ``if``'s test and the other its negation (the
+    ``else``, or what follows an early exit) at the same place, or each met a pin on
+    another release (``vllm_version_is("0.28.0")``, ``vllm_version_is("0.29.0")``)."""
+    mine = one.activation.conditions if one.activation else ()
+    theirs = other.activation.conditions if other.activation else ()
+    places = {(c.file, c.line): c.text for c in mine}
+    for condition in theirs:
+        text = places.get((condition.file, condition.line))
+        if text is not None and f"not ({text})" == condition.text:
+            return True
+        if text is not None and text == f"not ({condition.text})":
+            return True
+    pins = {m[2] for m in (_PINNED.match(c.text) for c in mine) if m}
+    other_pins = {m[2] for m in (_PINNED.match(c.text) for c in theirs) if m}
+    return any(a != b for a in pins for b in other_pins)
 
 
 @dataclass(frozen=True)

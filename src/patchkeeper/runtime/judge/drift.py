@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import TypedDict
 
 from patchkeeper.constants import DecisionWord
+from patchkeeper.runtime.judge.added_upstream import all_added_upstream
 from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
@@ -553,14 +554,7 @@ def decide(
         added = added_lines(old_code, mine) if copied else []
         new_lines = {text for _i, text in compared_lines(new_code, decorators=mine.decorators)}
         if added and all(line in new_lines for line in added):
-            return Drift(
-                REMOVE,
-                (
-                    f"every line the replacement adds ({len(added)}) is in the new upstream",
-                    *evidence,
-                ),
-                **common,
-            )
+            return Drift(REMOVE, (all_added_upstream(added), *evidence), **common)
     binding = call_changes(old_node, new_node, tuple(changes))
     dropped = dropped_literals(old_code, new_code, mine) if mine is not None else []
     if entry.mechanism.value == "wrapper" and dropped and not any_signature(binding):

@@ -41,6 +41,7 @@ from patchkeeper.runtime.judge.samecode import View, same_ast
 from patchkeeper.runtime.judge.unpassed import without
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.names import isinstance_call
 
 #: Platform predicates of upstream's ``current_platform`` that are false on a plugin's device.
 OTHER_PLATFORMS = frozenset(
@@ -147,7 +148,14 @@ LOGGERS = frozenset({"logger", "logging", "log", "_logger"})
 
 def _narrows_type(test: ast.expr) -> bool:
     """Whether an ``assert``'s test only narrows a type for a type checker: ``x is not
-    None``, ``x is None``, ``isinstance(x, T)``, or an ``and`` of those."""
+    None``, ``x is None``, ``isinstance(x, T)`` (as
+    :func:`~patchkeeper.runtime.syntax.names.isinstance_call` reads it), or an ``and`` of
+    those.
+
+    >>> [_narrows_type(ast.parse(t, mode="eval").body) for t in
+    ...  ("isinstance(x, A) and y is not None", "isinstance(x, cls=A)", "x == 1")]
+    [True, False, False]
+    """
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return all(_narrows_type(value) for value in test.values)
     if isinstance(test, ast.Compare):
@@ -157,11 +165,7 @@ def _narrows_type(test: ast.expr) -> bool:
             and isinstance(test.comparators[0], ast.Constant)
             and test.comparators[0].value is None
         )
-    return (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Name)
-        and test.func.id == "isinstance"
-    )
+    return isinstance_call(test) is not None
 
 
 def _check_or_log(stmt: ast.stmt) -> bool:

@@ -62,14 +62,16 @@ def racy(state: State) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
-    """A digest of every module of :mod:`patchkeeper.runtime` (its sub-packages included) and
-    of :mod:`patchkeeper.constants` (the decision words): what the records and remembered
-    results are computed by."""
+    """A digest of every module of :mod:`patchkeeper.runtime` (its sub-packages included),
+    of :mod:`patchkeeper.constants` (the decision words) and of
+    :mod:`patchkeeper.series.substantive_lines` (the lines the evidence counts): what the
+    records and remembered results are computed by."""
     import hashlib  # here: a warm runtime command that only checks stat data never loads it
 
     digest = hashlib.sha256()
     runtime = Path(__file__).parent.parent
-    for path in [*sorted(runtime.rglob("*.py")), runtime.parent / "constants.py"]:
+    outside = [runtime.parent / "constants.py", runtime.parent / "series" / "substantive_lines.py"]
+    for path in [*sorted(runtime.rglob("*.py")), *outside]:
         name = path.relative_to(runtime.parent).as_posix()
         digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
