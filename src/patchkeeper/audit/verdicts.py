@@ -70,6 +70,7 @@ from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.requirement_moves import requirements_met
+from patchkeeper.audit.reworded import reworded
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -1008,7 +1009,9 @@ def _judge_failing(
             mentions=mentions,
         )
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
-    rewritten = _rewritten_at_place(ws, patch, statuses, kind)
+    rewritten = _rewritten_at_place(ws, patch, statuses, kind) or _reworded_at_place(
+        ws, patch, statuses
+    )
     if rewritten:
         verdict = replace(verdict, summary=f"{verdict.summary}; {rewritten}", rewritten=rewritten)
     return verdict
@@ -1079,6 +1082,44 @@ def _rewritten_at_place(
     return (
         f"upstream rewrote at their place the lines {refs} {verb}, without what the patch "
         f"takes out ({words}): `{old}` is now `{new}`"
+    )
+
+
+def _reworded_at_place(ws: Workspace, patch: Patch, statuses: list[HunkVerdict]) -> str | None:
+    """The evidence that upstream fixed the patch's wording its own way: no hunk applies,
+    and every failing hunk removes lines none of which its file still has (whole lines,
+    comments included), each reworded at
+    its place over the very words the patch changes, in prose
+    (:func:`patchkeeper.audit.reworded.reworded`); else ``None``. Which wording has the fix
+    is a person's call (*look*)."""
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in statuses if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in statuses):
+        return None
+    first = None
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        state = ws.get(diff.old_path or diff.path)
+        # prose: a comment line is no substantive line, and is compared whole
+        removed = [line.text.strip() for line in hunk.lines if line.kind == REMOVED]
+        if state is None or not any(removed):
+            return None
+        there = {line.strip() for line in state.lines}
+        if any(line and line in there for line in removed):
+            return None
+        found = reworded(state.lines, hunk, diff.path)
+        if found is None:
+            return None
+        first = first or found
+    assert first is not None
+    old, new = (text.decode("utf-8", "replace") for text in first)
+    refs = _refs(failing, FAILS)
+    verb = "changes" if len(failing) == 1 else "change"
+    return (
+        f"upstream reworded at their place the words {refs} {verb}, in prose: `{old}` is now "
+        f"`{new}`"
     )
 
 
