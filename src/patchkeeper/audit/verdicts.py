@@ -203,8 +203,10 @@ class PatchVerdict:
             their place the lines its failing hunks change (:func:`_rewritten_at_place`),
             or for a *conflict* of any patch, that upstream took out the lines around what
             its failing hunks insert (:func:`gone_around`, unless the hunks land elsewhere
-            with their lines unchanged), which makes the action *look*;
-            ``""`` otherwise.
+            with their lines unchanged), or reworded at their place the words a wording fix
+            changes (:func:`_reworded_at_place`), or, for a tests-only patch that skips
+            tests, changed those tests (:func:`_skipped_changed`), which makes the action
+            *look*; ``""`` otherwise.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -1009,8 +1011,10 @@ def _judge_failing(
             mentions=mentions,
         )
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
-    rewritten = _rewritten_at_place(ws, patch, statuses, kind) or _reworded_at_place(
-        ws, patch, statuses
+    rewritten = (
+        _rewritten_at_place(ws, patch, statuses, kind)
+        or _reworded_at_place(ws, patch, statuses)
+        or _skipped_changed(ws, patch, statuses, kind)
     )
     if rewritten:
         verdict = replace(verdict, summary=f"{verdict.summary}; {rewritten}", rewritten=rewritten)
@@ -1121,6 +1125,80 @@ def _reworded_at_place(ws: Workspace, patch: Patch, statuses: list[HunkVerdict])
         f"upstream reworded at their place the words {refs} {verb}, in prose: `{old}` is now "
         f"`{new}`"
     )
+
+
+#: A line that skips a test: a skip or xfail marker, decorator or call.
+_SKIP_LINE = re.compile(rb"skip|xfail", re.IGNORECASE)
+#: A preprocessor conditional, which in a C or C++ test compiles a test out.
+_C_CONDITIONAL = re.compile(rb"\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+#: How :func:`_skipped_changed`'s evidence starts (its action's reason follows from it).
+SKIPPED_CHANGED_TEXT = "upstream changed the tests that"
+
+
+def _skips_only(diff: FileDiff, hunk: Hunk) -> bool:
+    """Whether ``hunk`` only adds lines that skip or compile out tests: no removed line, and
+    every added line that is not blank or a comment a skip (:data:`_SKIP_LINE`) or, in C
+    and C++, a preprocessor conditional (:data:`_C_CONDITIONAL`, ``#endif`` too)."""
+    language = language_of(diff.path)
+    if any(line.kind == REMOVED for line in hunk.lines):
+        return False
+    added = [
+        line.text
+        for line in hunk.added
+        if line.text.strip()
+        and (
+            substantive(line.text, language) is not None
+            or (language == C_FAMILY and _C_CONDITIONAL.match(line.text))
+        )
+    ]
+    return bool(added) and all(
+        _SKIP_LINE.search(text) or (language == C_FAMILY and _C_CONDITIONAL.match(text))
+        for text in added
+    )
+
+
+def _skipped_changed(
+    ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str
+) -> str | None:
+    """The evidence that upstream changed the tests a tests-only patch skips: no hunk
+    applies, every failing hunk only adds skip lines (:func:`_skips_only`:
+    ``@pytest.mark.skip(...)``, ``#if 0`` and its ``#endif``), and a line of its context,
+    the test it skips, is gone from its file; else ``None``.
+
+    A patch that skips tests failing in one build environment fails to apply once upstream
+    rewrote those tests, perhaps to fix what failed: whether the skip is still needed is
+    for a person to find out by running them (*look*), not a port of the skip onto tests
+    that may now pass, nor a retire of a skip they may still need. While some of its skips
+    still land, tests it skips are as they were and the patch is still needed: the skips
+    of the changed tests are ported (dropped or moved) with it."""
+    if kind != TESTS:
+        return None
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in statuses if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in statuses):
+        return None
+    first = None
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        state = ws.get(diff.old_path or diff.path)
+        if state is None or not _skips_only(diff, hunk):
+            return None
+        index = file_index(state.lines)
+        # the test a marker skips follows it; the one an ``#endif`` closes precedes it
+        language = language_of(diff.path)
+        after = substantive_lines(hunk.pre_image[hunk.prefix_context :], language)
+        before = substantive_lines(reversed(hunk.pre_image[: hunk.prefix_context]), language)
+        gone = next((line for line in (*after, *before) if not index.has(line)), None)
+        if gone is None:
+            return None
+        first = first or (diff.old_path or diff.path, gone)
+    assert first is not None
+    path, line = first[0], first[1].decode("utf-8", "replace")
+    refs = _refs(failing, FAILS)
+    verb = "skips" if len(failing) == 1 else "skip"
+    return f"{SKIPPED_CHANGED_TEXT} {refs} {verb}: `{line}` is no longer in {path}"
 
 
 def _neighbours(hunk: Hunk, language: str) -> tuple[bytes, bytes] | None:
@@ -1691,6 +1769,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return LOOK, HEADER_SAYS_UPSTREAM
         if verdict.refresh:
             return CARRY, REFRESH
+        if verdict.rewritten.startswith(SKIPPED_CHANGED_TEXT):
+            return LOOK, "upstream changed the tests it skips; decide whether they still fail"
         if verdict.rewritten:
             return LOOK, REWRITTEN_REASON
         return PORT, "rework the failing hunks"
