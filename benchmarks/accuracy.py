@@ -966,6 +966,8 @@ def miner_lines(by_set: dict[str, list[UpgradeResult]]) -> list[str]:
         "| --- | --- |",
     ]
     lines += [f"| {key} | {value} |" for key, value in data.get("counts", {}).items()]
+    same = sum(1 for path in sorted(MINED.glob("*.toml")) if same_trees(load_upgrade(path)))
+    lines.append(f"| upgrades left out by this run: {SAME_TREES} | {same} |")
     for name in SETS[1:]:
         results = by_set.get(name, [])
         projects = {canonical(r.upgrade.upstream) for r in results}
@@ -1262,9 +1264,29 @@ def corrected(upgrade: Upgrade, corrections: dict[tuple[str, str], Correction]) 
     return replace(upgrade, truths=truths)
 
 
+#: Why an upgrade is left out whose pin and new release are one tree.
+SAME_TREES = "the pin's and the new release's trees are one tarball: no upstream change to judge"
+
+
+def same_trees(upgrade: Upgrade) -> bool:
+    """Whether ``upgrade`` audits a tree against itself: the same version, or two orig
+    tarballs with one SHA-256 (Debian's ``2.12.7+dfsg+really2.9.14`` is 2.9.14 again). What
+    the maintainers did to such a series says nothing of upstream."""
+    if upgrade.pin == upgrade.to:
+        return True
+    pin, to = upgrade.pin_orig, upgrade.to_orig
+    return (
+        upgrade.trees == ORIG_TREES
+        and pin is not None
+        and to is not None
+        and (pin.sha256 == to.sha256)
+    )
+
+
 def load_all(only: str | None, sets: list[str]) -> tuple[list[Upgrade], list[str]]:
     """The upgrades of ``sets`` (hand-written, development, test), filtered by ``--only``,
-    and warnings (a mined project missing from the split is left out, named).
+    and warnings (a mined project missing from the split is left out, named, and so is a
+    mined upgrade of a tree to itself, :func:`same_trees`).
 
     Raises:
         UpgradeFileError: a bad upgrade file, an unknown ``--only`` name, no split file.
@@ -1284,6 +1306,8 @@ def load_all(only: str | None, sets: list[str]) -> tuple[list[Upgrade], list[str
             group = split.get(canonical(upgrade.upstream))
             if group is None:
                 warnings.append(f"{path.name}: {upgrade.upstream} is in no set of {SPLIT.name}")
+            elif same_trees(upgrade):
+                warnings.append(f"{path.name}: left out, {SAME_TREES}")
             elif group in sets:
                 upgrades.append(corrected(load_upgrade(path, group), corrections))
     return upgrades, warnings

@@ -172,3 +172,27 @@ def test_the_committed_corrections_name_rows_the_mined_files_have() -> None:
 def _written(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_an_upgrade_of_a_tree_to_itself_is_left_out(tmp_path: Path) -> None:
+    digest = "ab" * 32
+    orig = (
+        'trees = "debian-orig"\n'
+        f'pin-orig = {{ file = "foo_1.0.orig.tar.xz", directory = "pool/main/f/foo", '
+        f'sha256 = "{digest}" }}\n'
+        f'to-orig = {{ file = "foo_2.0+really1.0.orig.tar.xz", directory = "pool/main/f/foo", '
+        f'sha256 = "{digest}" }}\n'
+    )
+    path = tmp_path / "python-foo.bookworm-trixie.toml"
+    path.write_text(MINED.replace("mined = true\n", "mined = true\n" + orig), encoding="utf-8")
+    assert accuracy.same_trees(accuracy.load_upgrade(path))
+    path.write_text(
+        MINED.replace(
+            "mined = true\n",
+            "mined = true\n" + orig.replace(f'"{digest}" }}\nto', f'"{"cd" * 32}" }}\nto', 1),
+        ),
+        encoding="utf-8",
+    )
+    assert not accuracy.same_trees(accuracy.load_upgrade(path))
+    path.write_text(MINED.replace('to = "2.0"', 'to = "1.0"'), encoding="utf-8")
+    assert accuracy.same_trees(accuracy.load_upgrade(path))
