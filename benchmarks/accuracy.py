@@ -66,7 +66,7 @@ import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +101,8 @@ MINED_TRUTHS = (*TRUTHS, "port")
 MINED = BENCHMARKS / "accuracy" / "mined"
 MINED_COUNTS = BENCHMARKS / "accuracy" / "mined-counts.toml"
 SPLIT = BENCHMARKS / "accuracy" / "split.toml"
+#: Mined truths corrected by hand, each on evidence the miner does not read (quoted).
+CORRECTIONS = BENCHMARKS / "accuracy" / "corrections.toml"
 #: The sets, in report order: the hand-written corpus, then the mined corpus split by project.
 SETS = ("hand-written", "development", "test")
 #: What a maintainer does next (the audit's ``action``).
@@ -964,6 +966,8 @@ def miner_lines(by_set: dict[str, list[UpgradeResult]]) -> list[str]:
         "| --- | --- |",
     ]
     lines += [f"| {key} | {value} |" for key, value in data.get("counts", {}).items()]
+    same = sum(1 for path in sorted(MINED.glob("*.toml")) if same_trees(load_upgrade(path)))
+    lines.append(f"| upgrades left out by this run: {SAME_TREES} | {same} |")
     for name in SETS[1:]:
         results = by_set.get(name, [])
         projects = {canonical(r.upgrade.upstream) for r in results}
@@ -1186,9 +1190,103 @@ def load_split(path: Path = SPLIT) -> dict[str, str]:
     return groups
 
 
+@dataclass(frozen=True)
+class Correction:
+    """A mined truth corrected by hand: in the upgrade file ``upgrade`` (its stem), the
+    patch ``patch`` whose mined truth ``mined`` is wrong is ``truth``, for ``why``, on the
+    quoted ``source``."""
+
+    upgrade: str
+    patch: str
+    mined: str
+    truth: str
+    why: str
+    source: str
+
+
+def load_corrections(path: Path = CORRECTIONS) -> dict[tuple[str, str], Correction]:
+    """``{(upgrade stem, patch): Correction}`` from the corrections file (none when it is
+    missing): a ``[[correction]]`` table per row, with the strings ``upgrade``, ``patch``,
+    ``mined``, ``truth`` (one of :data:`MINED_TRUTHS`), ``why`` and ``source``.
+
+    Raises:
+        UpgradeFileError: not TOML, a key missing or not a string, an unknown truth, a row
+            given twice.
+    """
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise UpgradeFileError(f"{path}: {error}") from None
+    out: dict[tuple[str, str], Correction] = {}
+    keys = ("upgrade", "patch", "mined", "truth", "why", "source")
+    for number, entry in enumerate(data.get("correction", []), 1):
+        if not isinstance(entry, dict) or any(not isinstance(entry.get(k), str) for k in keys):
+            raise UpgradeFileError(
+                f"{path}: correction {number} needs the strings {', '.join(keys)}"
+            )
+        if entry["truth"] not in MINED_TRUTHS or entry["mined"] not in MINED_TRUTHS:
+            raise UpgradeFileError(
+                f"{path}: correction {number}: truth and mined must be one of "
+                f"{', '.join(MINED_TRUTHS)}"
+            )
+        correction = Correction(*(entry[k] for k in keys))
+        key = (correction.upgrade, correction.patch)
+        if key in out:
+            raise UpgradeFileError(f"{path}: correction {number} repeats {key[0]} {key[1]}")
+        out[key] = correction
+    return out
+
+
+def corrected(upgrade: Upgrade, corrections: dict[tuple[str, str], Correction]) -> Upgrade:
+    """``upgrade`` with the corrections of its file applied: each names the truth it
+    replaces, so a row the miner has since changed is not corrected blindly.
+
+    Raises:
+        UpgradeFileError: a correction names a patch the file has no truth for, or a mined
+            truth other than the file's (mine again or update the correction).
+    """
+    stem = upgrade.path.stem
+    truths = dict(upgrade.truths)
+    for (name, patch), fix in corrections.items():
+        if name != stem:
+            continue
+        truth = truths.get(patch)
+        if truth is None or truth.truth != fix.mined:
+            found = truth.truth if truth is not None else "no truth"
+            raise UpgradeFileError(
+                f"{CORRECTIONS.name}: {stem} {patch}: the correction replaces {fix.mined!r}, "
+                f"the mined file says {found!r}: update or remove the correction"
+            )
+        why = f"{fix.why} (mined: {truth.truth}, {truth.why})"
+        truths[patch] = Truth(patch, fix.truth, why, truth.flags, fix.source)
+    return replace(upgrade, truths=truths)
+
+
+#: Why an upgrade is left out whose pin and new release are one tree.
+SAME_TREES = "the pin's and the new release's trees are one tarball: no upstream change to judge"
+
+
+def same_trees(upgrade: Upgrade) -> bool:
+    """Whether ``upgrade`` audits a tree against itself: the same version, or two orig
+    tarballs with one SHA-256 (Debian's ``2.12.7+dfsg+really2.9.14`` is 2.9.14 again). What
+    the maintainers did to such a series says nothing of upstream."""
+    if upgrade.pin == upgrade.to:
+        return True
+    pin, to = upgrade.pin_orig, upgrade.to_orig
+    return (
+        upgrade.trees == ORIG_TREES
+        and pin is not None
+        and to is not None
+        and (pin.sha256 == to.sha256)
+    )
+
+
 def load_all(only: str | None, sets: list[str]) -> tuple[list[Upgrade], list[str]]:
     """The upgrades of ``sets`` (hand-written, development, test), filtered by ``--only``,
-    and warnings (a mined project missing from the split is left out, named).
+    and warnings (a mined project missing from the split is left out, named, and so is a
+    mined upgrade of a tree to itself, :func:`same_trees`).
 
     Raises:
         UpgradeFileError: a bad upgrade file, an unknown ``--only`` name, no split file.
@@ -1202,13 +1300,16 @@ def load_all(only: str | None, sets: list[str]) -> tuple[list[Upgrade], list[str
     wanted_mined = [path for path in mined if path in paths]
     if wanted_mined and ({"development", "test"} & set(sets)):
         split = load_split()
+        corrections = load_corrections()
         for path in wanted_mined:
             upgrade = load_upgrade(path)
             group = split.get(canonical(upgrade.upstream))
             if group is None:
                 warnings.append(f"{path.name}: {upgrade.upstream} is in no set of {SPLIT.name}")
+            elif same_trees(upgrade):
+                warnings.append(f"{path.name}: left out, {SAME_TREES}")
             elif group in sets:
-                upgrades.append(load_upgrade(path, group))
+                upgrades.append(corrected(load_upgrade(path, group), corrections))
     return upgrades, warnings
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -110,3 +111,88 @@ def test_a_hand_written_carried_truth_is_right_when_carried_or_ported() -> None:
     ]
     table = accuracy.three_way([result(False, rows)])
     assert table["all"] == Counter({"patches": 4, "right": 3, "look": 1})
+
+
+CORRECTIONS = """\
+[[correction]]
+upgrade = "python-foo.bookworm-trixie"
+patch = "a.patch"
+mined = "port"
+truth = "upstreamed"
+why = "the refreshed patch adds lines its own context holds"
+source = "trixie 2.0-1 debian/patches/a.patch: ' x = 1' as context before its '+x = 1'"
+"""
+
+
+def test_a_correction_replaces_the_mined_truth_it_names(tmp_path: Path) -> None:
+    upgrade_path = tmp_path / "python-foo.bookworm-trixie.toml"
+    upgrade_path.write_text(MINED, encoding="utf-8")
+    corrections_path = tmp_path / "corrections.toml"
+    corrections_path.write_text(CORRECTIONS, encoding="utf-8")
+    corrections = accuracy.load_corrections(corrections_path)
+    fixed = accuracy.corrected(accuracy.load_upgrade(upgrade_path, "development"), corrections)
+    assert fixed.truths["a.patch"] == accuracy.Truth(
+        "a.patch",
+        "upstreamed",
+        "the refreshed patch adds lines its own context holds (mined: port, kept with "
+        "rewritten changed lines (2 before, 4 after))",
+        (),
+        "trixie 2.0-1 debian/patches/a.patch: ' x = 1' as context before its '+x = 1'",
+    )
+    stale = accuracy.load_corrections(
+        _written(
+            tmp_path / "stale.toml", CORRECTIONS.replace('mined = "port"', 'mined = "carried"')
+        )
+    )
+    with pytest.raises(
+        accuracy.UpgradeFileError,
+        match=re.escape("a.patch: the correction replaces 'carried', the mined file says 'port'"),
+    ):
+        accuracy.corrected(accuracy.load_upgrade(upgrade_path), stale)
+    with pytest.raises(accuracy.UpgradeFileError, match="correction 1 needs the strings"):
+        accuracy.load_corrections(
+            _written(tmp_path / "bad.toml", CORRECTIONS.replace('why = "the', 'wh = "the'))
+        )
+
+
+def test_the_committed_corrections_name_rows_the_mined_files_have() -> None:
+    corrections = accuracy.load_corrections()
+    assert sorted(corrections) == [
+        ("libsbml.bookworm-trixie", "missing_header.patch"),
+        ("vitrage.bookworm-trixie", "fix-oslo-config-generator.patch"),
+    ]
+    for stem, _patch in corrections:
+        upgrade = accuracy.load_upgrade(accuracy.MINED / f"{stem}.toml", "development")
+        assert accuracy.corrected(upgrade, corrections).truths[_patch].truth in (
+            "upstreamed",
+            "port",
+        )
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_an_upgrade_of_a_tree_to_itself_is_left_out(tmp_path: Path) -> None:
+    digest = "ab" * 32
+    orig = (
+        'trees = "debian-orig"\n'
+        f'pin-orig = {{ file = "foo_1.0.orig.tar.xz", directory = "pool/main/f/foo", '
+        f'sha256 = "{digest}" }}\n'
+        f'to-orig = {{ file = "foo_2.0+really1.0.orig.tar.xz", directory = "pool/main/f/foo", '
+        f'sha256 = "{digest}" }}\n'
+    )
+    path = tmp_path / "python-foo.bookworm-trixie.toml"
+    path.write_text(MINED.replace("mined = true\n", "mined = true\n" + orig), encoding="utf-8")
+    assert accuracy.same_trees(accuracy.load_upgrade(path))
+    path.write_text(
+        MINED.replace(
+            "mined = true\n",
+            "mined = true\n" + orig.replace(f'"{digest}" }}\nto', f'"{"cd" * 32}" }}\nto', 1),
+        ),
+        encoding="utf-8",
+    )
+    assert not accuracy.same_trees(accuracy.load_upgrade(path))
+    path.write_text(MINED.replace('to = "2.0"', 'to = "1.0"'), encoding="utf-8")
+    assert accuracy.same_trees(accuracy.load_upgrade(path))

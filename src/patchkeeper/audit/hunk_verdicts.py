@@ -305,6 +305,34 @@ def rewritten_at_place(lines: Sequence[bytes], hunk: Hunk) -> tuple[bytes, bytes
     return None
 
 
+def rewritten_lines_at_place(lines: Sequence[bytes], hunk: Hunk) -> list[tuple[bytes, bytes]]:
+    """Every removed line of ``hunk`` that the file's ``lines`` have rewritten at its place,
+    each with the likest such line, both stripped (as :func:`rewritten_at_place` finds the
+    first); a removed line shorter than :data:`REWRITTEN_MIN_LENGTH` or without such a line
+    is left out."""
+    matcher = SequenceMatcher(None, b"", b"", autojunk=False)
+    out = []
+    for start, end in _runs(hunk):
+        place = [line.strip() for line in _place_of_run(lines, hunk, start, end)]
+        place = [line for line in place if len(line) >= REWRITTEN_MIN_LENGTH]
+        for line in hunk.lines[start:end]:
+            text = line.text.strip()
+            if len(text) < REWRITTEN_MIN_LENGTH:
+                continue
+            matcher.set_seq2(text)
+            best: tuple[float, bytes] | None = None
+            for candidate in place:
+                matcher.set_seq1(candidate)
+                if matcher.real_quick_ratio() < REWRITTEN_RATIO:
+                    continue
+                ratio = matcher.ratio()
+                if ratio >= REWRITTEN_RATIO and (best is None or ratio > best[0]):
+                    best = (ratio, candidate)
+            if best is not None:
+                out.append((text, best[1]))
+    return out
+
+
 def rewritten_in_place(lines: Sequence[bytes], hunk: Hunk) -> bytes | None:
     """The first removed line of ``hunk`` that the file's ``lines`` still have rewritten at
     its place (:func:`rewritten_at_place`); ``None`` when there is none. A removal of such

@@ -70,6 +70,7 @@ from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.requirement_moves import requirements_met
+from patchkeeper.audit.reworded import reworded
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -202,8 +203,10 @@ class PatchVerdict:
             their place the lines its failing hunks change (:func:`_rewritten_at_place`),
             or for a *conflict* of any patch, that upstream took out the lines around what
             its failing hunks insert (:func:`gone_around`, unless the hunks land elsewhere
-            with their lines unchanged), which makes the action *look*;
-            ``""`` otherwise.
+            with their lines unchanged), or reworded at their place the words a wording fix
+            changes (:func:`_reworded_at_place`), or, for a tests-only patch that skips
+            tests, changed those tests (:func:`_skipped_changed`), which makes the action
+            *look*; ``""`` otherwise.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -1008,7 +1011,11 @@ def _judge_failing(
             mentions=mentions,
         )
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
-    rewritten = _rewritten_at_place(ws, patch, statuses, kind)
+    rewritten = (
+        _rewritten_at_place(ws, patch, statuses, kind)
+        or _reworded_at_place(ws, patch, statuses)
+        or _skipped_changed(ws, patch, statuses, kind)
+    )
     if rewritten:
         verdict = replace(verdict, summary=f"{verdict.summary}; {rewritten}", rewritten=rewritten)
     return verdict
@@ -1080,6 +1087,118 @@ def _rewritten_at_place(
         f"upstream rewrote at their place the lines {refs} {verb}, without what the patch "
         f"takes out ({words}): `{old}` is now `{new}`"
     )
+
+
+def _reworded_at_place(ws: Workspace, patch: Patch, statuses: list[HunkVerdict]) -> str | None:
+    """The evidence that upstream fixed the patch's wording its own way: no hunk applies,
+    and every failing hunk removes lines none of which its file still has (whole lines,
+    comments included), each reworded at
+    its place over the very words the patch changes, in prose
+    (:func:`patchkeeper.audit.reworded.reworded`); else ``None``. Which wording has the fix
+    is a person's call (*look*)."""
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in statuses if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in statuses):
+        return None
+    first = None
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        state = ws.get(diff.old_path or diff.path)
+        # prose: a comment line is no substantive line, and is compared whole
+        removed = [line.text.strip() for line in hunk.lines if line.kind == REMOVED]
+        if state is None or not any(removed):
+            return None
+        there = {line.strip() for line in state.lines}
+        if any(line and line in there for line in removed):
+            return None
+        found = reworded(state.lines, hunk, diff.path)
+        if found is None:
+            return None
+        first = first or found
+    assert first is not None
+    old, new = (text.decode("utf-8", "replace") for text in first)
+    refs = _refs(failing, FAILS)
+    verb = "changes" if len(failing) == 1 else "change"
+    return (
+        f"upstream reworded at their place the words {refs} {verb}, in prose: `{old}` is now "
+        f"`{new}`"
+    )
+
+
+#: A line that skips a test: a skip or xfail marker, decorator or call.
+_SKIP_LINE = re.compile(rb"skip|xfail", re.IGNORECASE)
+#: A preprocessor conditional, which in a C or C++ test compiles a test out.
+_C_CONDITIONAL = re.compile(rb"\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+#: How :func:`_skipped_changed`'s evidence starts (its action's reason follows from it).
+SKIPPED_CHANGED_TEXT = "upstream changed the tests that"
+
+
+def _skips_only(diff: FileDiff, hunk: Hunk) -> bool:
+    """Whether ``hunk`` only adds lines that skip or compile out tests: no removed line, and
+    every added line that is not blank or a comment a skip (:data:`_SKIP_LINE`) or, in C
+    and C++, a preprocessor conditional (:data:`_C_CONDITIONAL`, ``#endif`` too)."""
+    language = language_of(diff.path)
+    if any(line.kind == REMOVED for line in hunk.lines):
+        return False
+    added = [
+        line.text
+        for line in hunk.added
+        if line.text.strip()
+        and (
+            substantive(line.text, language) is not None
+            or (language == C_FAMILY and _C_CONDITIONAL.match(line.text))
+        )
+    ]
+    return bool(added) and all(
+        _SKIP_LINE.search(text) or (language == C_FAMILY and _C_CONDITIONAL.match(text))
+        for text in added
+    )
+
+
+def _skipped_changed(
+    ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str
+) -> str | None:
+    """The evidence that upstream changed the tests a tests-only patch skips: no hunk
+    applies, every failing hunk only adds skip lines (:func:`_skips_only`:
+    ``@pytest.mark.skip(...)``, ``#if 0`` and its ``#endif``), and a line of its context,
+    the test it skips, is gone from its file; else ``None``.
+
+    A patch that skips tests failing in one build environment fails to apply once upstream
+    rewrote those tests, perhaps to fix what failed: whether the skip is still needed is
+    for a person to find out by running them (*look*), not a port of the skip onto tests
+    that may now pass, nor a retire of a skip they may still need. While some of its skips
+    still land, tests it skips are as they were and the patch is still needed: the skips
+    of the changed tests are ported (dropped or moved) with it."""
+    if kind != TESTS:
+        return None
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in statuses if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in statuses):
+        return None
+    first = None
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        diff, hunk = hunks[(status.path, status.patch_line)]
+        state = ws.get(diff.old_path or diff.path)
+        if state is None or not _skips_only(diff, hunk):
+            return None
+        index = file_index(state.lines)
+        # the test a marker skips follows it; the one an ``#endif`` closes precedes it
+        language = language_of(diff.path)
+        after = substantive_lines(hunk.pre_image[hunk.prefix_context :], language)
+        before = substantive_lines(reversed(hunk.pre_image[: hunk.prefix_context]), language)
+        gone = next((line for line in (*after, *before) if not index.has(line)), None)
+        if gone is None:
+            return None
+        first = first or (diff.old_path or diff.path, gone)
+    assert first is not None
+    path, line = first[0], first[1].decode("utf-8", "replace")
+    refs = _refs(failing, FAILS)
+    verb = "skips" if len(failing) == 1 else "skip"
+    return f"{SKIPPED_CHANGED_TEXT} {refs} {verb}: `{line}` is no longer in {path}"
 
 
 def _neighbours(hunk: Hunk, language: str) -> tuple[bytes, bytes] | None:
@@ -1650,6 +1769,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return LOOK, HEADER_SAYS_UPSTREAM
         if verdict.refresh:
             return CARRY, REFRESH
+        if verdict.rewritten.startswith(SKIPPED_CHANGED_TEXT):
+            return LOOK, "upstream changed the tests it skips; decide whether they still fail"
         if verdict.rewritten:
             return LOOK, REWRITTEN_REASON
         return PORT, "rework the failing hunks"
