@@ -53,6 +53,9 @@ COMMENTED_IMPORT = re.compile(
     r"^\s*#\s*(?:from\s+(?P<base>\.*[\w.]*)\s+import\s+(?P<names>[\w, ()]+)"
     r"|import\s+(?P<mod>[\w.]+))"
 )
+#: What every line :data:`COMMENTED_IMPORT` matches holds: a ``#``, whitespace or none,
+#: then ``from`` or ``import`` and a whitespace character.
+COMMENTED_IMPORT_START = re.compile(r"#\s*(?:from|import)\s")
 #: A dotted string naming a plugin object: ``"vllm_ascend.platform.NPUPlatform"``
 DOTTED_STRING = re.compile(r"^[A-Za-z_]\w*(?:\.\w+)+(?::\w+(?:\.\w+)*)?$")
 
@@ -506,7 +509,11 @@ def _import_lines(text: str) -> Iterator[tuple[int, str]]:
 def commented_imports(
     text: str, module: str, is_package: bool
 ) -> Iterator[tuple[int, str, tuple[str, ...]]]:
-    """``(line, text, modules)`` for every commented-out import of a file."""
+    """``(line, text, modules)`` for every commented-out import of a file. A file without
+    :data:`COMMENTED_IMPORT_START` (most files) holds none: its lines holding "import"
+    are not read one by one."""
+    if not COMMENTED_IMPORT_START.search(text):
+        return
     for number, line in _import_lines(text):
         match = COMMENTED_IMPORT.match(line)
         if not match:
