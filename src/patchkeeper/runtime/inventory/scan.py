@@ -166,6 +166,11 @@ class _Scanner(AssignmentForms):
         else:
             self.simple(stmt, conds, scope, table)
 
+    def _once(self, test: ast.expr, body: list[ast.stmt]) -> Callable[[], bool]:
+        """Whether an ``if`` on ``test`` is a run-once guard on its ``body``
+        (:func:`run_once`), asked when an edge is recorded under it (:class:`Pending`)."""
+        return lambda: run_once(test, False, body, self.markers)
+
     def cold(self, node: ast.AST) -> bool:
         """Whether no line of ``node`` can hold an edge (so none is recorded inside it)."""
         counts = self.hot
@@ -185,8 +190,8 @@ class _Scanner(AssignmentForms):
             # text is written out only for an edge recorded under them.
             test = IfTest(stmt)
             self.expressions(stmt.test, conds, scope, table)
-            once = run_once(stmt.test, False, stmt.body, self.markers)
-            self.block(stmt.body, conds if once else (*conds, Pending(test, 0)), scope, table, cls)
+            guard = self._once(stmt.test, stmt.body)
+            self.block(stmt.body, (*conds, Pending(test, 0, guard)), scope, table, cls)
             self.block(stmt.orelse, (*conds, Pending(test, 1)), scope, table, cls)
             return
         then, other = if_conditions(stmt)
@@ -270,9 +275,8 @@ class _Scanner(AssignmentForms):
                     self.outline(branch.orelse, here, scope, table, cls)
                     continue
                 test = IfTest(branch)
-                once = run_once(branch.test, False, branch.body, self.markers)
-                then = here if once else (*here, Pending(test, 0))
-                self.outline(branch.body, then, scope, table, cls)
+                guard = self._once(branch.test, branch.body)
+                self.outline(branch.body, (*here, Pending(test, 0, guard)), scope, table, cls)
                 self.outline(branch.orelse, (*here, Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
                 for part, under in try_parts(cast(ast.Try, stmt), here):
@@ -447,7 +451,11 @@ class _Scanner(AssignmentForms):
         conds: Conds,
         args: tuple[tuple[str, object], ...] = (),
     ) -> None:
-        specs = tuple(c if c.__class__ is CondSpec else cast(Pending, c).spec() for c in conds)
+        specs = tuple(
+            spec
+            for c in conds
+            if (spec := c if c.__class__ is CondSpec else cast(Pending, c).spec()) is not None
+        )
         self.facts.edges.append(Edge(scope, target, kind, line, specs, args))
 
 
