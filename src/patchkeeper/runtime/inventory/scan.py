@@ -53,6 +53,9 @@ COMMENTED_IMPORT = re.compile(
     r"^\s*#\s*(?:from\s+(?P<base>\.*[\w.]*)\s+import\s+(?P<names>[\w, ()]+)"
     r"|import\s+(?P<mod>[\w.]+))"
 )
+#: What every line :data:`COMMENTED_IMPORT` matches holds: a ``#``, whitespace or none,
+#: then ``from`` or ``import`` and a whitespace character.
+COMMENTED_IMPORT_START = re.compile(r"#\s*(?:from|import)\s")
 #: A dotted string naming a plugin object: ``"vllm_ascend.platform.NPUPlatform"``
 DOTTED_STRING = re.compile(r"^[A-Za-z_]\w*(?:\.\w+)+(?::\w+(?:\.\w+)*)?$")
 
@@ -163,6 +166,11 @@ class _Scanner(AssignmentForms):
         else:
             self.simple(stmt, conds, scope, table)
 
+    def _once(self, test: ast.expr, body: list[ast.stmt]) -> Callable[[], bool]:
+        """Whether an ``if`` on ``test`` is a run-once guard on its ``body``
+        (:func:`run_once`), asked when an edge is recorded under it (:class:`Pending`)."""
+        return lambda: run_once(test, False, body, self.markers)
+
     def cold(self, node: ast.AST) -> bool:
         """Whether no line of ``node`` can hold an edge (so none is recorded inside it)."""
         counts = self.hot
@@ -182,8 +190,8 @@ class _Scanner(AssignmentForms):
             # text is written out only for an edge recorded under them.
             test = IfTest(stmt)
             self.expressions(stmt.test, conds, scope, table)
-            once = run_once(stmt.test, False, stmt.body, self.markers)
-            self.block(stmt.body, conds if once else (*conds, Pending(test, 0)), scope, table, cls)
+            guard = self._once(stmt.test, stmt.body)
+            self.block(stmt.body, (*conds, Pending(test, 0, guard)), scope, table, cls)
             self.block(stmt.orelse, (*conds, Pending(test, 1)), scope, table, cls)
             return
         then, other = if_conditions(stmt)
@@ -267,9 +275,8 @@ class _Scanner(AssignmentForms):
                     self.outline(branch.orelse, here, scope, table, cls)
                     continue
                 test = IfTest(branch)
-                once = run_once(branch.test, False, branch.body, self.markers)
-                then = here if once else (*here, Pending(test, 0))
-                self.outline(branch.body, then, scope, table, cls)
+                guard = self._once(branch.test, branch.body)
+                self.outline(branch.body, (*here, Pending(test, 0, guard)), scope, table, cls)
                 self.outline(branch.orelse, (*here, Pending(test, 1)), scope, table, cls)
             elif kind is ast.Try:
                 for part, under in try_parts(cast(ast.Try, stmt), here):
@@ -444,7 +451,11 @@ class _Scanner(AssignmentForms):
         conds: Conds,
         args: tuple[tuple[str, object], ...] = (),
     ) -> None:
-        specs = tuple(c if c.__class__ is CondSpec else cast(Pending, c).spec() for c in conds)
+        specs = tuple(
+            spec
+            for c in conds
+            if (spec := c if c.__class__ is CondSpec else cast(Pending, c).spec()) is not None
+        )
         self.facts.edges.append(Edge(scope, target, kind, line, specs, args))
 
 
@@ -506,7 +517,11 @@ def _import_lines(text: str) -> Iterator[tuple[int, str]]:
 def commented_imports(
     text: str, module: str, is_package: bool
 ) -> Iterator[tuple[int, str, tuple[str, ...]]]:
-    """``(line, text, modules)`` for every commented-out import of a file."""
+    """``(line, text, modules)`` for every commented-out import of a file. A file without
+    :data:`COMMENTED_IMPORT_START` (most files) holds none: its lines holding "import"
+    are not read one by one."""
+    if not COMMENTED_IMPORT_START.search(text):
+        return
     for number, line in _import_lines(text):
         match = COMMENTED_IMPORT.match(line)
         if not match:
