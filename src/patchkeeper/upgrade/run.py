@@ -61,7 +61,7 @@ from patchkeeper.port.workdir import (
 from patchkeeper.progress import note
 from patchkeeper.record.decide import replace_gone
 from patchkeeper.record.settings import report_settings
-from patchkeeper.series.parse import parse_series
+from patchkeeper.series.load import load_series
 from patchkeeper.system.english import plural
 from patchkeeper.trees.transaction import locked
 from patchkeeper.trees.tree import spec_tree
@@ -137,6 +137,8 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
 
     Raises:
         ConfigError: ``--to`` missing, nothing to upgrade (no series, no runtime patches).
+        PatchFormatError: the series names a patch that is missing or cannot be read
+            (found before anything is written).
         UpgradeStateError: an upgrade is (or is not) in progress.
         PortStateError: a port started by hand is in progress.
         TargetError: a place a step writes is outside the downstream; a new pin given as a
@@ -231,7 +233,11 @@ def _upgrade(
     if branch:
         state.branch = branch
         state.base, state.base_commit = branch_base(config.root, branch)
-    if series and not runtime and not parse_series(config.series).entries:
+    # Every series step reads every patch: one the series names that is missing or cannot be
+    # read stopped decide after the audit had written (and committed) its evidence, leaving
+    # an upgrade in progress for a fault of the series; found here, nothing is written.
+    listed = load_series(config)[0].entries if series else ()
+    if series and not runtime and not listed:
         # its steps would audit and port nothing, and decide would stop the run half done
         raise ConfigError(
             "nothing to upgrade: the series lists no patches and no runtime patches are configured",
