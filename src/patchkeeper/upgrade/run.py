@@ -40,6 +40,7 @@ from patchkeeper.errors import (
     PatchkeeperError,
     TargetError,
 )
+from patchkeeper.ledger.table import check_ledger_markers
 from patchkeeper.port.context import (
     check_a_newer_release,
     configured_pin,
@@ -60,6 +61,7 @@ from patchkeeper.port.workdir import (
 )
 from patchkeeper.progress import note
 from patchkeeper.record.decide import replace_gone
+from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.settings import report_settings
 from patchkeeper.series.load import load_series
 from patchkeeper.system.english import plural
@@ -137,8 +139,9 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
 
     Raises:
         ConfigError: ``--to`` missing, nothing to upgrade (no series, no runtime patches).
-        PatchFormatError: the series names a patch that is missing or cannot be read
-            (found before anything is written).
+        PatchFormatError: the series names a patch that is missing or cannot be read, or
+            the ledger's markers are broken (found before anything is written).
+        ConfigError: the decisions file is malformed (found before anything is written).
         UpgradeStateError: an upgrade is (or is not) in progress.
         PortStateError: a port started by hand is in progress.
         TargetError: a place a step writes is outside the downstream; a new pin given as a
@@ -237,6 +240,11 @@ def _upgrade(
     # read stopped decide after the audit had written (and committed) its evidence, leaving
     # an upgrade in progress for a fault of the series; found here, nothing is written.
     listed = load_series(config)[0].entries if series else ()
+    # So does each file a later step rewrites in place: the decisions file decide adds to,
+    # and the ledger whose table the port rewrites after the series and the pin.
+    load_decisions(report_settings(config).decisions_file)
+    if series:
+        check_ledger_markers(config)
     if series and not runtime and not listed:
         # its steps would audit and port nothing, and decide would stop the run half done
         raise ConfigError(
