@@ -31,7 +31,13 @@ from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
-from patchkeeper.trees.tree import Tree, check_paths, directory_tree, requirement_tree
+from patchkeeper.trees.tree import (
+    Tree,
+    archive_tree,
+    check_paths,
+    directory_tree,
+    requirement_tree,
+)
 from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
@@ -90,7 +96,15 @@ def release_trees(
         versions = in_range(requirement, list(found))
         if not versions:
             raise no_release(requirement, str(releases), in_range_all(found))
-        return [(v, directory_tree(found[v], config)) for v in versions]
+        return [
+            (
+                v,
+                directory_tree(found[v], config)
+                if found[v].is_dir()
+                else archive_tree(found[v], config),
+            )
+            for v in versions
+        ]
     from patchkeeper.upstream.finder import Finder
 
     name = canonicalize_name(requirement.name)
