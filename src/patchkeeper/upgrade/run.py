@@ -846,8 +846,8 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         Undecided(u["kind"], u["key"], u["verdict"], tuple(u["evidence"]))
         for u in state.facts.get("undecided", [])
     )
-    suggestions = tuple(Suggestion(**s) for s in state.facts.get("suggestions", []))
     done = outcome != UpgradeOutcome.ABORTED
+    suggestions = tuple(Suggestion(**s) for s in _suggestions_now(run) if done)
     return UpgradeResult(
         action=action,
         outcome=outcome,
@@ -866,6 +866,20 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         by_hand=tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ())) if done else (),
         verify=verify_commands(run) if done else (),
     )
+
+
+def _suggestions_now(run: _Run) -> list[dict[str, str]]:
+    """The suggestions nobody has reviewed yet, as the decisions file says now: a person
+    accepts or changes them while the upgrade waits at a conflict (the list of what is left
+    says to), and the ``--continue`` that follows listed them still, as ``decide`` had
+    written them. The ones kept in the state when the file cannot be read now (its error is
+    ``report --check``'s to tell)."""
+    if StepName.DECIDE not in run.state.steps:
+        return list(run.state.facts.get("suggestions", []))
+    try:
+        return suggestions(run.config)
+    except PatchkeeperError:
+        return list(run.state.facts.get("suggestions", []))
 
 
 def _series_conflict(run: _Run) -> Conflict:
