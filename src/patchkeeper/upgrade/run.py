@@ -842,9 +842,11 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
             Conflict(**{**c, "files": tuple(c["files"])})
             for c in state.facts.get("runtime_conflicts", [])
         ]
+    decided = _decided_now(run)
     undecided = tuple(
         Undecided(u["kind"], u["key"], u["verdict"], tuple(u["evidence"]))
         for u in state.facts.get("undecided", [])
+        if (u["kind"], u["key"]) not in decided
     )
     done = outcome != UpgradeOutcome.ABORTED
     suggestions = tuple(Suggestion(**s) for s in _suggestions_now(run) if done)
@@ -880,6 +882,17 @@ def _suggestions_now(run: _Run) -> list[dict[str, str]]:
         return suggestions(run.config)
     except PatchkeeperError:
         return list(run.state.facts.get("suggestions", []))
+
+
+def _decided_now(run: _Run) -> set[tuple[str, str]]:
+    """``(kind, key)`` of every table the decisions file holds a person's decision in now:
+    a patch the audit answered *look* for, decided while the upgrade waited at a conflict,
+    is no longer left to look at. Empty when the file cannot be read."""
+    try:
+        tables = load_decisions(report_settings(run.config).decisions_file).tables
+    except PatchkeeperError:
+        return set()
+    return {key for key, table in tables.items() if table.decision and not table.suggested}
 
 
 def _series_conflict(run: _Run) -> Conflict:
