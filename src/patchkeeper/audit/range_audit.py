@@ -1,7 +1,8 @@
 """``audit --to RANGE``: the upgrade horizon, the series judged at every release of a range.
 
 The releases come from the package indexes (each fetched once into the cache, several at a
-time) or, with ``--releases DIR``, from the ``NAME-VERSION`` subdirectories of a directory.
+time) or, with ``--releases DIR``, from the ``NAME-VERSION`` subdirectories and the sdist and
+wheel files of a directory.
 Every release is judged as ``audit --to NAME==VERSION`` judges it, against the same old pin's
 tree; nothing on disk changes (see :mod:`patchkeeper.audit.horizon`).
 """
@@ -45,8 +46,9 @@ from patchkeeper.upstream.treesearch import TreeSearch
 def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
     """Audit the configured series at every release the range ``request.to`` admits
     (``"vllm>=0.28,<0.34"``), oldest first: the releases of ``request.releases`` (a
-    directory of ``NAME-VERSION`` release trees) or of the package indexes, each judged
-    against the old pin's tree ``request.pristine`` (as ``audit --pristine``).
+    directory of ``NAME-VERSION`` release trees and release files) or of the package
+    indexes, each judged against the old pin's tree ``request.pristine`` (as ``audit
+    --pristine``).
 
     Raises:
         TargetError: ``to`` is not a range, or it admits no release.
