@@ -25,6 +25,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("patchkeeper/start/rpm_spec.py", "-o"): "rpm's %patch option (an output file), not ours",
     ("patchkeeper/start/forms.py", "-o"): "git format-patch's -o (its output directory), not ours",
     ("patchkeeper/ledger/entries.py", "--check"): "git apply's --check, run on a pin, not ours",
+    ("patchkeeper/commands/cli.py", "--format"): "other tools' JSON option, answered with --json",
+    ("patchkeeper/commands/cli.py", "--output"): "other tools' JSON option, answered with --json",
+    ("patchkeeper/commands/cli.py", "-o"): "other tools' JSON option, answered with --json",
 }
 
 

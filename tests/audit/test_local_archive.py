@@ -90,3 +90,36 @@ def test_a_local_sdist_is_a_pristine_reference_too(cli, example: Example) -> Non
     by_sdist = cli("audit", "--to", new, "--pristine", str(old), "--json", cwd=down)
     assert _verdicts(by_sdist.out) == _verdicts(by_directory.out)
     assert by_sdist.code == by_directory.code
+
+
+def test_releases_given_as_the_files_pip_download_leaves(cli, example: Example) -> None:
+    """``pip download -d dl`` of each release, then ``audit --to RANGE --releases dl``:
+    ``--to`` takes those files, but ``--releases`` read only ``NAME-VERSION`` directories and
+    answered "releases found: none". Each sdist is judged as its directory is; a wheel of a
+    version that has an sdist too is left (the series names the sdist's files), one alone is
+    judged; another project's file and other files are no releases."""
+    down = example.downstream
+    by_directory = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=down)
+    dl = example.root / "dl"
+    dl.mkdir()
+    for version in ("1.0", "1.1"):
+        with tarfile.open(dl / f"minihttp-{version}.tar.gz", "w:gz") as archive:
+            archive.add(example.root / "upstream" / f"minihttp-{version}", f"minihttp-{version}")
+    # a wheel of 1.1 whose retry.py is no release's: judged, it would change the verdicts
+    pure_wheel(dl, "minihttp", {"minihttp/retry.py": b"# not minihttp 1.1\n"}, version="1.1")
+    release = example.root / "upstream" / "minihttp-1.2"
+    files = {
+        path.relative_to(release).as_posix(): path.read_bytes()
+        for path in sorted((release / "minihttp").rglob("*.py"))
+    }
+    pure_wheel(dl, "minihttp", files, version="1.2")
+    pure_wheel(dl, "otherhttp", {"otherhttp/__init__.py": b""}, version="1.3")
+    (dl / "minihttp-1.3.txt").write_text("notes\n")
+    before = tree_bytes(down)
+
+    run = cli("audit", "--to", "minihttp>=1.0", "--releases", str(dl), cwd=down)
+
+    assert (run.code, run.err) == (1, "")
+    assert run.out.split("\n\n")[1:] == by_directory.out.split("\n\n")[1:]
+    assert "releases in minihttp>=1.0: 1.0, 1.1, 1.2\n" in run.out
+    assert tree_bytes(down) == before

@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from patchkeeper.commands.cli import refuse_option_as_value
+from patchkeeper.commands.cli import refuse_json_spelled_otherwise, refuse_option_as_value
 from patchkeeper.errors import TargetError
 from patchkeeper.main import cli as group
 from patchkeeper.upstream.requirements import check_release_option
@@ -86,6 +86,40 @@ def test_a_command_line_after_the_arguments_is_not_read() -> None:
     with pytest.raises(click.BadOptionUsage) as refused:
         refuse_option_as_value(ctx, ["-C", "--json", "pytest"])
     assert refused.value.message == "-C needs a value; got the option --json"
+
+
+@pytest.mark.parametrize(
+    ("args", "usage", "typed"),
+    [
+        (("status", "--format", "json"), "status [OPTIONS]", "--format json"),
+        (("audit", "--to", "x==1", "--output=json"), "audit [OPTIONS]", "--output=json"),
+        (("runtime", "audit", "-o", "JSON"), "runtime audit [OPTIONS]", "-o JSON"),
+        (("lint", "--format", "json"), "lint [OPTIONS]", "--format json"),
+    ],
+)
+def test_json_asked_for_as_other_tools_ask_for_it(
+    args: tuple[str, ...], usage: str, typed: str
+) -> None:
+    """``status --format json`` answered "No such option '--format'", and ``lint --format
+    json`` that json is not one of text and github: neither said that ``--json`` is the way."""
+    command = usage.partition("[")[0].strip()
+    assert _invoke(*args) == (
+        2,
+        "",
+        _usage_error(
+            usage,
+            f"{typed}: JSON output is asked for with --json (patchkeeper {command} --json ...)",
+        ),
+    )
+
+
+def test_an_option_that_takes_the_word_json_keeps_it(tmp_path: Path) -> None:
+    """``export -o json`` writes a file named ``json``; ``lint --format github`` is lint's."""
+    command = group.get_command(click.Context(group, info_name="patchkeeper"), "export")
+    assert command is not None
+    ctx = click.Context(command, info_name="export", parent=click.Context(group))
+    assert refuse_json_spelled_otherwise(ctx, ["HEAD", "-o", "json"]) is None
+    assert refuse_json_spelled_otherwise(ctx, ["--", "--format", "json"]) is None
 
 
 def test_a_value_in_one_word_reaches_the_command(cli, tmp_path: Path) -> None:

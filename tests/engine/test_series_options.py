@@ -74,3 +74,31 @@ def test_an_option_quilt_passes_to_patch_but_patchkeeper_refuses(
         f"patchkeeper: error: {ds.patches}/series:1: {message}\n  hint: {hint}\n",
     )
     assert tree_state(ds.target) == before
+
+
+def test_a_patch_named_with_a_space(tmp_path) -> None:
+    """A patch saved under its subject (``0002 narrow padding (é).patch``) and listed so: the
+    line was split at its spaces and refused as ``unknown option 'narrow' after 0002``,
+    which named no file. The file beside the series is named, and a name without spaces."""
+    name = "0002 narrow padding (é).patch"
+    ds = make_downstream(tmp_path, {"g": b"c\n"}, {name: P1}, series_lines=[name])
+    before = tree_state(ds.target)
+    outcome = run(ds, "apply")
+    assert (outcome.code, outcome.out) == (
+        2,
+        f"patchkeeper: error: {ds.patches}/series:1: {name} has a space in its name: a series "
+        "line is a patch name and its options, split at spaces, as quilt reads it\n"
+        "  hint: rename the patch file without spaces (say 0002-narrow-padding-(é).patch) and "
+        "write that name on this line\n",
+    )
+    assert tree_state(ds.target) == before
+
+
+def test_an_unknown_option_is_still_one_when_no_file_has_the_whole_line_as_its_name(
+    tmp_path,
+) -> None:
+    ds = make_downstream(tmp_path, {"g": b"c\n"}, {"one.patch": P1}, series_lines=["one.patch x"])
+    assert run(ds, "apply").out == (
+        f"patchkeeper: error: {ds.patches}/series:1: unknown option 'x' after one.patch\n"
+        "  hint: a series line is a patch name, optionally followed by -pN (or -p N)\n"
+    )

@@ -628,3 +628,44 @@ def test_a_directory_outside_the_upstream_tree_is_refused(cli, example: Example)
         '  hint: name a directory of the upstream tree, relative to its root ("vllm")\n',
     )
     assert not (tree / "patchkeeper.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "note"),
+    [
+        (
+            "control",
+            "Source: minihttp\n"
+            "Homepage: https://github.com/example/minihttp.fork\n\n"
+            "Package: python3-minihttp\n",
+            "; but debian/control's Homepage is the repository minihttp.fork: if the package "
+            'index names the project minihttp.fork, set upstream = "minihttp.fork" in '
+            "patchkeeper.toml",
+        ),
+        (
+            "upstream/metadata",
+            "---\nRepository: https://github.com/example/minihttp.fork.git\n",
+            "; but debian/upstream/metadata's Repository is the repository minihttp.fork: if "
+            "the package index names the project minihttp.fork, set upstream = "
+            '"minihttp.fork" in patchkeeper.toml',
+        ),
+        ("control", "Homepage: https://github.com/example/MiniHTTP/\n", ""),
+    ],
+)
+def test_a_project_named_after_the_source_says_where_another_name_is(
+    cli, example: Example, file: str, text: str, note: str
+) -> None:
+    """Debian's pdfminer packages the project pdfminer.six, whose repository its Homepage
+    names: the project init took from the source name is another one on the package index
+    (``pdfminer``, whose releases stop at 20191125), and audit then said only that no
+    release of it matched. The repository's name is said, and where to write it."""
+    tree = debian_tree(example, "python-minihttp (1.0-1) unstable; urgency=medium")
+    (tree / "debian" / file).parent.mkdir(parents=True, exist_ok=True)
+    (tree / "debian" / file).write_text(text)
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out.splitlines()[1]) == (
+        0,
+        "upstream minihttp, pin 1.0: minihttp from the source name python-minihttp "
+        f"(python-NAME), 1.0 from debian/changelog (1.0-1){note}",
+    )
+    assert 'upstream = "minihttp"\n' in (tree / "patchkeeper.toml").read_text()

@@ -135,3 +135,34 @@ def test_verify_and_status_say_it_too(cli, tmp_path, example, nested) -> None:
         ]
         == ""
     )
+
+
+def test_verify_lists_a_few_files_of_a_target_one_level_too_high(
+    cli, tmp_path, example, nested
+) -> None:
+    """``verify --target`` the directory an sdist was unpacked in compared every file of the
+    tree twice (missing at the top, unknown one level down): a real sdist of 400 files gave
+    800 lines above the hint that says which directory to give. The first few are listed,
+    the rest counted; ``--json`` keeps every one."""
+    downstream = _downstream(tmp_path, example, "minihttp/")
+    tree = nested / "minihttp-1.0"
+    for name in ("cookies", "proxy", "status"):
+        (tree / "minihttp" / f"{name}.py").write_text(f'"""minihttp {name}."""\n')
+    config = downstream / "patchkeeper.toml"
+    config.write_text(config.read_text() + f'pristine = "{tree}"\n')
+
+    run = cli("verify", "--target", str(nested), cwd=downstream)
+
+    changed = [line for line in run.out.splitlines() if "changed outside the series" in line]
+    assert (run.code, len(changed), changed[-1]) == (
+        1,
+        6,
+        "  changed outside the series: 10 more files, not listed: the target is not the tree "
+        "the patches name (the hint below says where it is; --json lists every file)",
+    )
+    assert run.out.splitlines()[-2:] == [
+        "not ok: 0 of 1 patches applied, 16 files drifted",
+        f"hint: these files are under {tree}: pass --target {tree}",
+    ]
+    data = json.loads(cli("verify", "--target", str(nested), "--json", cwd=downstream).out)
+    assert len(data["untouched"]) == 15

@@ -520,3 +520,28 @@ def test_no_upgrade_ever_started_in_a_checkout(cli, example: Example) -> None:
     assert git(down, "status", "--porcelain") == ""
     assert tracked_tree(down) == before
     assert not (down / ".git" / "patchkeeper-upgrade").exists()
+
+
+def test_suggestions_reviewed_while_stopped_are_not_listed_again(cli, example: Example) -> None:
+    """The list of what is left tells a person to review decide's suggestions while the
+    upgrade waits at the conflict; the ``--continue`` that followed listed them still, as
+    decide had written them. The list is the decisions file as it is then."""
+    down = example.downstream
+    make_checkout(down)
+    assert _start(cli, example).code == 1
+    decisions = down / "patchkeeper-decisions.toml"
+    text = decisions.read_text()
+    for key, decision, _ in SUGGESTED[3:6]:  # the three offset and clean patches: carried
+        table = f'[series."{key}"]\n'
+        head, _, tail = text.partition(table)
+        tail = tail.replace(f'decision = "suggested: {decision}"', f'decision = "{decision}"', 1)
+        tail = tail.replace('removal-condition = ""', 'removal-condition = "upstream has it"', 1)
+        text = head + table + tail
+    decisions.write_text(text)
+    resolve(down / ".patchkeeper-port" / "conflict" / "files" / "retry.py", PROXY)
+
+    run = cli("upgrade", "--continue", "--json", cwd=down)
+
+    assert run.code == 1, run.err
+    listed = [(s["key"], s["decision"], s["verdict"]) for s in json.loads(run.out)["suggestions"]]
+    assert listed == [*SUGGESTED[:3], SUGGESTED[6]]

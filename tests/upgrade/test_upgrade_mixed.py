@@ -136,3 +136,23 @@ def test_abort_puts_the_plugin_back(cli, plugin: Path) -> None:
         f"aborted the upgrade of {plugin} to 2.0\nback on main; branch up deleted\n",
     )
     assert (git(plugin, "rev-parse", "HEAD"), tracked_tree(plugin)) == (base, before)
+
+
+def test_an_entry_to_look_at_decided_while_stopped_is_not_listed_again(cli, plugin: Path) -> None:
+    """The runtime entry the audit answers *look* for is listed for a person, who decides it
+    in the decisions file while the upgrade waits at the series conflict; the
+    ``--continue`` after it listed it as still to look at."""
+    make_checkout(plugin)
+    run = cli("upgrade", "--to", "../upstream-2.0", "--branch", "up", "--json", cwd=plugin)
+    (look,) = json.loads(run.out)["undecided"]
+    assert (look["kind"], look["verdict"]) == ("runtime", "look")
+    decisions = plugin / "patchkeeper-decisions.toml"
+    head, table, tail = decisions.read_text().partition(f'[runtime."{look["key"]}"]\n')
+    assert 'decision = ""\n' in tail
+    tail = tail.replace('decision = ""\n', 'decision = "update"\n', 1)
+    decisions.write_text(head + table + tail)
+    resolve(plugin / ".patchkeeper-port/conflict/files/tinyup/registry.py", RESOLVED)
+
+    run = cli("upgrade", "--continue", "--json", cwd=plugin)
+
+    assert (run.code, json.loads(run.out)["undecided"]) == (1, [])

@@ -165,3 +165,106 @@ def test_an_older_release_is_refused_before_anything_is_written(cli, tmp_path: P
         "patches)\n",
     )
     assert _files(down) == before
+
+
+def _branches(down: Path) -> list[str]:
+    return git(down, "branch", "--format=%(refname:short)").split()
+
+
+def test_a_series_naming_a_missing_patch_starts_no_upgrade(cli, tmp_path: Path) -> None:
+    """A patch taken out of ``debian/patches/`` but left in the series: the audit step ran and
+    committed its evidence, then decide stopped the upgrade half done."""
+    down = _downstream(tmp_path, series="timestamps.patch\nreproducible-cmaps.patch\n")
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    before = _files(down)
+
+    run = cli(
+        "upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", "--branch", "up",
+        cwd=down,
+    )  # fmt: skip
+
+    series = down / "debian/patches/series"
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {series}:2: the series lists reproducible-cmaps.patch, which "
+        "does not exist\n"
+        f"  hint: restore {down / 'debian/patches/reproducible-cmaps.patch'} or remove the "
+        "line from the series\n",
+    )
+    assert (_files(down), _branches(down)) == (before, ["main"])
+    assert not (down / ".git" / "patchkeeper-upgrade").exists()
+
+
+def test_a_truncated_patch_starts_no_upgrade(cli, tmp_path: Path) -> None:
+    """A patch cut short (a copy that stopped mid-hunk) is found before the first step."""
+    down = _downstream(tmp_path)
+    patch = down / "debian/patches/timestamps.patch"
+    patch.write_text(PATCH[: PATCH.index("+out")])
+    git(down, "commit", "-q", "-am", "a patch cut short")
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", "--json", cwd=down)
+
+    assert (run.code, json.loads(run.out)["error"]) == (
+        2,
+        {
+            "message": "truncated hunk: the patch ends before the line counts of its header "
+            "are met",
+            "file": str(patch),
+            "line": 10,
+            "hint": "regenerate the patch; do not edit hunks by hand",
+        },
+    )
+    assert _files(down) == before
+    assert not (down / ".git" / "patchkeeper-upgrade").exists()
+
+
+def test_a_broken_ledger_starts_no_upgrade(cli, tmp_path: Path) -> None:
+    """The port step rewrites the ledger's table after the series and the pin: a begin marker
+    edited away stopped the port there, after the audit and decide had committed."""
+    down = _downstream(tmp_path)
+    ledger = down / "PATCHES.md"
+    ledger.write_text("# Patches\n\n| patch |\n|---|\n<!-- table:end -->\n")
+    (down / "patchkeeper.toml").write_text(CONFIG + '\n[ledger]\nfile = "PATCHES.md"\n')
+    git(down, "add", "-A")
+    git(down, "commit", "-q", "-m", "a ledger")
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    before = _files(down)
+
+    run = cli(
+        "upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", "--branch", "up",
+        cwd=down,
+    )  # fmt: skip
+
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {ledger}:5: a '<!-- table:end -->' line, but no line starting "
+        "with '<!-- table:begin' before it\n"
+        "  hint: add a line <!-- table:begin ... --> where the table starts\n",
+    )
+    assert (_files(down), _branches(down)) == (before, ["main"])
+
+
+def test_a_malformed_decisions_file_starts_no_upgrade(cli, tmp_path: Path) -> None:
+    """decide adds to the decisions file after the audit: one that is no TOML stopped it
+    there, the audit's evidence written."""
+    down = _downstream(tmp_path)
+    decisions = down / "patchkeeper-decisions.toml"
+    decisions.write_text('[series."timestamps.patch"\ndecision = "carry"\n')
+    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", cwd=down)
+
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {decisions}:1: not valid TOML: Expected ']' at the end of a "
+        "table declaration (column 27)",
+    )
+    assert _files(down) == before

@@ -166,7 +166,8 @@ def test_no_matching_version_lists_the_versions(local_index, tar_bytes):
 
 def test_a_long_version_list_says_it_is_cut(local_index, tar_bytes):
     # a project versioned by date, with more releases than the hint names: a mistyped
-    # version (a digit dropped) must not read as "the pin is not on the index"
+    # version (a digit dropped) must not read as "the pin is not on the index", and the
+    # versions shown are those around it, the one meant (20221101) among them
     dates = [f"2022{m:02}01" for m in range(1, 13)] + ["20231228", "20240706"]
     for version in dates:
         local_index.publish("pk-demo", f"pk_demo-{version}.tar.gz", demo_sdist(tar_bytes, version))
@@ -176,8 +177,33 @@ def test_a_long_version_list_says_it_is_cut(local_index, tar_bytes):
 
     assert caught.value.message == "no version of pk-demo matches pk-demo==2022110"
     assert caught.value.hint == (
+        "available versions (12 of 14, around 2022110): 20220101, 20220201, 20220301, "
+        "20220401, 20220501, 20220601, 20220701, 20220801, 20220901, 20221001, 20221101, "
+        "20221201"
+    )
+    with pytest.raises(FetchError) as caught:
+        fetch_requirement("pk-demo>=20250101")
+    assert caught.value.hint == (
         "available versions (the newest 12 of 14): 20220301, 20220401, 20220501, 20220601, "
         "20220701, 20220801, 20220901, 20221001, 20221101, 20221201, 20231228, 20240706"
+    )
+
+
+def test_a_pin_the_index_never_had_is_shown_between_its_neighbours(local_index, tar_bytes):
+    """A Debian pin packaged from a tag that was never published (1.1.0 between 1.0 and
+    1.2, in a project with 20 releases since): the newest twelve did not show 1.0 and 1.2,
+    the releases to choose between."""
+    versions = ["0.6.0", "0.7", "0.8", "0.9", "0.9.1", "1.0", "1.2", "1.3", "1.3.1", "1.4"]
+    versions += [f"1.4.{n}" for n in range(1, 3)] + [f"1.5.{n}" for n in range(10)]
+    for version in versions:
+        local_index.publish("pk-demo", f"pk_demo-{version}.tar.gz", demo_sdist(tar_bytes, version))
+
+    with pytest.raises(FetchError) as caught:
+        fetch_requirement("pk-demo==1.1.0")
+
+    assert caught.value.hint == (
+        "available versions (12 of 22, around 1.1.0): 0.6.0, 0.7, 0.8, 0.9, 0.9.1, 1.0, 1.2, "
+        "1.3, 1.3.1, 1.4, 1.4.1, 1.4.2"
     )
 
 

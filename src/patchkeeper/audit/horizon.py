@@ -222,8 +222,11 @@ def in_range(requirement: Requirement, versions: Sequence[str]) -> list[str]:
 
 
 def directory_releases(requirement: Requirement, releases: Path) -> dict[str, Path]:
-    """The release trees in ``releases``: subdirectories named ``NAME-VERSION`` (PEP 503
-    name, as an sdist's top directory is), version -> directory, for ``requirement``'s name.
+    """The releases in ``releases`` of ``requirement``'s project, version -> path:
+    subdirectories named ``NAME-VERSION`` (PEP 503 name, as an sdist's top directory is),
+    and the sdist and wheel files ``pip download`` leaves there (``NAME-VERSION.tar.gz``,
+    ``NAME-VERSION-TAGS.whl``), which ``--to`` takes too, for a version with no directory
+    (an sdist before a wheel: the series names the files as the sdist lays them out).
 
     Raises:
         TargetError: ``releases`` is not a directory.
@@ -232,17 +235,48 @@ def directory_releases(requirement: Requirement, releases: Path) -> dict[str, Pa
         raise TargetError(
             "the releases directory does not exist",
             path=releases,
-            hint="pass --releases a directory holding NAME-VERSION subdirectories",
+            hint="pass --releases a directory holding NAME-VERSION subdirectories, or the "
+            "sdist or wheel files of the releases",
         )
     from packaging.utils import canonicalize_name
 
     name = canonicalize_name(requirement.name)
     found: dict[str, Path] = {}
+    archives: list[tuple[bool, str, Path]] = []
     for child in sorted(releases.iterdir()):
         stem, sep, version = child.name.rpartition("-")
         if child.is_dir() and sep and canonicalize_name(stem) == name:
             found[version] = _unwrapped(child)
+        elif child.is_file():
+            release = _archive_release(child.name)
+            if release is not None and release[0] == name:
+                archives.append((release[2], release[1], child))
+    for _, version, archive in sorted(archives, key=lambda a: a[0]):  # sdists first
+        found.setdefault(version, archive)
     return found
+
+
+def _archive_release(filename: str) -> tuple[str, str, bool] | None:
+    """``(project, version, is a wheel)`` of an sdist's or a wheel's file name (PEP 625,
+    PEP 427), the project as PEP 503 normalises it; ``None`` for any other file."""
+    from packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        canonicalize_name,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
+
+    try:
+        if filename.endswith(".whl"):
+            name, version = parse_wheel_filename(filename)[:2]
+            return canonicalize_name(name), str(version), True
+        if filename.endswith((".tar.gz", ".zip")):
+            name, version = parse_sdist_filename(filename)
+            return canonicalize_name(name), str(version), False
+    except (InvalidSdistFilename, InvalidWheelFilename):
+        return None
+    return None
 
 
 def _unwrapped(directory: Path) -> Path:

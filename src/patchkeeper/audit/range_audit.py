@@ -1,7 +1,8 @@
 """``audit --to RANGE``: the upgrade horizon, the series judged at every release of a range.
 
 The releases come from the package indexes (each fetched once into the cache, several at a
-time) or, with ``--releases DIR``, from the ``NAME-VERSION`` subdirectories of a directory.
+time) or, with ``--releases DIR``, from the ``NAME-VERSION`` subdirectories and the sdist and
+wheel files of a directory.
 Every release is judged as ``audit --to NAME==VERSION`` judges it, against the same old pin's
 tree; nothing on disk changes (see :mod:`patchkeeper.audit.horizon`).
 """
@@ -31,7 +32,13 @@ from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series
-from patchkeeper.trees.tree import Tree, check_paths, directory_tree, requirement_tree
+from patchkeeper.trees.tree import (
+    Tree,
+    archive_tree,
+    check_paths,
+    directory_tree,
+    requirement_tree,
+)
 from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
 
@@ -39,8 +46,9 @@ from patchkeeper.upstream.treesearch import TreeSearch
 def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
     """Audit the configured series at every release the range ``request.to`` admits
     (``"vllm>=0.28,<0.34"``), oldest first: the releases of ``request.releases`` (a
-    directory of ``NAME-VERSION`` release trees) or of the package indexes, each judged
-    against the old pin's tree ``request.pristine`` (as ``audit --pristine``).
+    directory of ``NAME-VERSION`` release trees and release files) or of the package
+    indexes, each judged against the old pin's tree ``request.pristine`` (as ``audit
+    --pristine``).
 
     Raises:
         TargetError: ``to`` is not a range, or it admits no release.
@@ -90,7 +98,15 @@ def release_trees(
         versions = in_range(requirement, list(found))
         if not versions:
             raise no_release(requirement, str(releases), in_range_all(found))
-        return [(v, directory_tree(found[v], config)) for v in versions]
+        return [
+            (
+                v,
+                directory_tree(found[v], config)
+                if found[v].is_dir()
+                else archive_tree(found[v], config),
+            )
+            for v in versions
+        ]
     from patchkeeper.upstream.finder import Finder
 
     name = canonicalize_name(requirement.name)

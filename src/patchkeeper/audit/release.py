@@ -73,8 +73,9 @@ class AuditRequest:
     Attributes:
         to: the new upstream (``--to``): a requirement ``NAME==VERSION`` or a directory; for
             :func:`patchkeeper.audit.range_audit.audit_range`, a range ``NAME>=A,<B``.
-        releases: with a range, the directory whose ``NAME-VERSION`` subdirectories are the
-            releases (``--releases``); default ``None``, the package indexes' releases.
+        releases: with a range, the directory whose ``NAME-VERSION`` subdirectories and
+            sdist and wheel files are the releases (``--releases``); default ``None``, the
+            package indexes' releases.
         pristine: the old pin's tree (``--pristine``): a directory or a requirement; default
             ``None``, the configured ``pristine``, else ``upstream==pin``.
     """

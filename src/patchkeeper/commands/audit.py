@@ -59,8 +59,8 @@ def run(
 @click.option(
     "--releases",
     type=DIRECTORY_PATH,
-    help="With a range: choose the releases among the NAME-VERSION subdirectories of this "
-    "directory instead of the package indexes.",
+    help="With a range: choose the releases among the NAME-VERSION subdirectories and the "
+    "sdist and wheel files of this directory instead of the package indexes.",
 )
 @pristine_option(
     "The old pin's tree, to weigh the evidence against: a directory or a requirement "

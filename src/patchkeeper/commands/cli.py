@@ -360,6 +360,51 @@ RELEASE_OPTIONS = frozenset(
 )
 
 
+#: The options other tools ask for JSON with (``--format json``, ``-o json``).
+JSON_SPELLINGS = ("--format", "--output-format", "--output", "-o")
+
+
+def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> None:
+    """Refuse JSON asked for as other tools ask for it (``--format json``, ``--output=json``,
+    ``-o json``) from a command that takes ``--json``, when the command has no such option
+    or its option does not take ``json`` (``lint --format`` is ``text`` or ``github``):
+    click's ``No such option: --format`` did not say that ``--json`` is the way. A command
+    whose option takes the word (``export -o json``, a file named ``json``) is left alone.
+
+    Raises:
+        click.UsageError: naming what was typed and the ``--json`` command line (exit 2).
+    """
+    options = {
+        name: param
+        for param in ctx.command.get_params(ctx)
+        if isinstance(param, click.Option)
+        for name in param.opts
+    }
+    if OPTION_JSON not in options:
+        return
+    words = list(args)
+    for index, word in enumerate(words):
+        if word == "--":
+            return
+        name, equals, value = word.partition("=")
+        if name not in JSON_SPELLINGS:
+            continue
+        if not equals:
+            value = words[index + 1] if index + 1 < len(words) else ""
+        if value.lower() != "json":
+            continue
+        option = options.get(name)
+        choices = getattr(option.type, "choices", None) if option is not None else None
+        if option is not None and (choices is None or "json" in choices):
+            continue
+        typed = word if equals else f"{name} {value}"
+        raise click.UsageError(
+            f"{typed}: JSON output is asked for with {OPTION_JSON} "
+            f"({ctx.command_path} {OPTION_JSON} ...)",
+            ctx,
+        )
+
+
 def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     """Refuse an option of ``ctx``'s command that takes a value given none before another of
     its options (``runtime audit --from --to X``): click would take ``--to`` as the value of
@@ -470,6 +515,7 @@ class LazyGroup(click.Group):
             settings = command.context_settings
             context = command.context_class(command, info_name=name, parent=ctx, **settings)
             refuse_option_as_value(context, rest)
+            refuse_json_spelled_otherwise(context, rest)
         return name, command, rest
 
     def _misplaced(

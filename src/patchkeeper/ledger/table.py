@@ -437,6 +437,24 @@ def write_ledger(config: Config, request: LedgerRequest = LedgerRequest()) -> Le
     return replace(result, pre_commit=True) if request.pre_commit else result
 
 
+def check_ledger_markers(config: Config) -> None:
+    """Fail when the downstream keeps a ledger file whose table cannot be rewritten (a marker
+    line missing or repeated, in the table's or the Retired section's pair): a command that
+    ends by rewriting it (an in-place ``port``, ``upgrade``) checks it before its first
+    write, as it would otherwise stop after writing the series and the pin with the ledger
+    left behind. No ledger file: nothing to check.
+
+    Raises:
+        PatchFormatError: naming the ledger file, the marker's line and what to add or remove.
+    """
+    settings = ledger_settings(config)
+    if not Path(settings.file).is_file():
+        return
+    text = _read_ledger(settings)
+    _check_retired_markers(text, settings)
+    replace_between(text, settings.begin_marker, settings.end_marker, "", settings.file)
+
+
 def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:
     """:func:`write_ledger` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)

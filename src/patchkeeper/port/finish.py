@@ -98,6 +98,11 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
         todo.append(f"set {wanted} in the configuration")
     spec, spec_todo = moved_spec(ctx)
     todo += spec_todo
+    # the ledger is rewritten after the series: a marker broken while the port waited at a
+    # conflict would stop it there, the series and the pin written and the ledger not
+    from patchkeeper.ledger.table import check_ledger_markers
+
+    check_ledger_markers(ctx.config)
     ctx.work.root.mkdir(parents=True, exist_ok=True)
     extra = [change] if change else []
     if spec is not None:

@@ -290,6 +290,10 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
     to = check_new_release("port", to, source, config.upstream, config.source)
     if retire:
         _check_retire(config, in_place)
+    if in_place:  # the port ends by rewriting the ledger's table: checked before any write
+        from patchkeeper.ledger.table import check_ledger_markers
+
+        check_ledger_markers(config)
     state = PortState(
         series=str(config.series),
         old=stable_spec(source or configured_pin(config)),

@@ -12,6 +12,10 @@ from patchkeeper.system.names import shown_name
 from patchkeeper.trees.applied import EMPTY_SHA256
 from patchkeeper.trees.results import ApplyResult, VerifyResult
 
+#: How many files changed outside the series ``verify`` and ``status`` list when the target
+#: is not the tree the patches name (a layout hint is given): the first few show the slip.
+MISPLACED_SHOWN = 5
+
 if TYPE_CHECKING:  # evidence and series states are imported by the commands that make them
     from patchkeeper.series.hunk_evidence import FileFailure, HunkEvidence
     from patchkeeper.trees.applied import SeriesState
@@ -172,9 +176,19 @@ def verify_text(result: VerifyResult) -> str:
     lines.extend(state_lines(state, result.detailed))
     if result.record_mismatch:
         lines.append(f"  record: {result.record_mismatch}")
-    for check in result.untouched:
+    # A target that is not the tree the patches name (one level too high: the directory an
+    # sdist was unpacked in) differs from the pristine tree in every file; the hint below
+    # says which tree to give, and a list of hundreds of files would bury it.
+    shown = result.untouched[:MISPLACED_SHOWN] if result.layout_hint else result.untouched
+    for check in shown:
         words = _drift_words(check, undone=False)
         lines.append(f"  changed outside the series: {check.path} {words}")
+    if len(result.untouched) > len(shown):
+        more = plural(len(result.untouched) - len(shown), "more file")
+        lines.append(
+            f"  changed outside the series: {more}, not listed: the target is not the tree "
+            "the patches name (the hint below says where it is; --json lists every file)"
+        )
     if result.ignored:
         lines.append(f"  ignored (build and test leftovers): {', '.join(result.ignored)}")
     for overlay in result.overlays:

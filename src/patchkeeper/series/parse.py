@@ -119,9 +119,39 @@ def parse_series(path: Path) -> Series:
             continue
         name, *options = line.split()
         check_series_name(name, path, number)
-        strip = _series_strip(name, options, path, number)
+        try:
+            strip = _series_strip(name, options, path, number)
+        except PatchFormatError:
+            _refuse_a_spaced_name(line, path, number)
+            raise
         entries.append(SeriesEntry(name=name, line_no=number, strip=strip))
     return Series(path=path, entries=tuple(entries))
+
+
+def _refuse_a_spaced_name(line: str, path: Path, number: int) -> None:
+    """Refuse a series line that names, whole, a patch file with a space in its name
+    (``0002 narrow padding.patch``): a line is split at spaces into the name and patch's
+    options, as quilt reads it, so the words after the first were refused as unknown options
+    (``unknown option 'narrow' after 0002``), which said nothing of the file beside the
+    series. Returns when the line names no such file.
+
+    Raises:
+        PatchFormatError: naming the series file, the line and the name to rename it to.
+    """
+    try:
+        spaced = (path.parent / line).is_file()
+    except (OSError, ValueError):
+        spaced = False
+    if spaced:
+        renamed = re.sub(r"\s+", "-", line)
+        raise PatchFormatError(
+            f"{shown_name(line)} has a space in its name: a series line is a patch name "
+            "and its options, split at spaces, as quilt reads it",
+            path=path,
+            line=number,
+            hint=f"rename the patch file without spaces (say {shown_name(renamed)}) and write "
+            "that name on this line",
+        )
 
 
 def _refuse_a_patch_as_series(text: str, path: Path) -> None:

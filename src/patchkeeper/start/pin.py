@@ -10,7 +10,9 @@ Where each form finds them (the first that answers wins):
   ``[project]`` name of ``pyproject.toml``), else the project a ``debian/watch`` line names on
   a Python package index, else the source name under the Debian Python Policy's naming
   (source ``python-NAME`` builds ``python3-NAME`` from the project ``NAME``), else the source
-  name itself when ``debian/control`` builds ``python3-SOURCE``.
+  name itself when ``debian/control`` builds ``python3-SOURCE``. A name from the source name
+  is a guess: the reason names the repository ``Homepage`` or ``debian/upstream/metadata``
+  gives when its name differs.
 - quilt and git format-patch directories: ``PKG-INFO`` (an unpacked sdist), else the static
   ``[project]`` name and version of ``pyproject.toml``.
 - a git branch: the project as above, in the checkout; the version is the tag (``v0.27.1`` is
@@ -29,6 +31,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from patchkeeper.config import CONFIG_FILE
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.start.forms import DEBIAN, GIT, RPM, Found
 from patchkeeper.trees.target_label import declared_metadata
@@ -204,7 +207,44 @@ def _debian(root: Path) -> Pin:
             "not python-NAME, and neither the upstream source (PKG-INFO, pyproject.toml), "
             "debian/watch nor debian/control names the Python project",
         )
-    return Pin(str(name), version, f"{name} from {why}, {version} from debian/changelog ({full})")
+    reason = f"{name} from {why}, {version} from debian/changelog ({full})"
+    if why.startswith("the source name"):  # a guess: say where another name is written
+        reason += _other_repository(root, str(name))
+    return Pin(str(name), version, reason)
+
+
+#: Where a Debian source package names its upstream repository: ``debian/control``'s
+#: ``Homepage`` and ``debian/upstream/metadata``'s ``Repository`` (DEP-12).
+REPOSITORY_FIELDS = (("control", "Homepage"), ("upstream/metadata", "Repository"))
+
+
+def _other_repository(root: Path, name: str) -> str:
+    """When the project was named after the Debian source (``pdfminer``, a guess) and the
+    package's upstream repository has another name (``Homepage:
+    https://github.com/pdfminer/pdfminer.six``), the clause that says so and how to name it
+    (the package index's ``pdfminer`` is another project, whose releases the pin is not);
+    else ``""``."""
+    from packaging.utils import canonicalize_name
+
+    for file, field in REPOSITORY_FIELDS:
+        try:
+            text = (root / "debian" / file).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        match = re.search(rf"^{field}:\s*(\S+)\s*$", text, re.MULTILINE)
+        if match is None:
+            continue
+        parts = [part for part in match[1].split("/") if part]
+        last = parts[-1].removesuffix(".git") if len(parts) > 2 else ""
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", last):
+            continue
+        if canonicalize_name(last) != canonicalize_name(name):
+            return (
+                f"; but debian/{file}'s {field} is the repository {last}: if the package "
+                f'index names the project {last}, set upstream = "{last}" in '
+                f"{CONFIG_FILE}"
+            )
+    return ""
 
 
 def _debian_name(root: Path, source: str) -> tuple[str | None, str]:

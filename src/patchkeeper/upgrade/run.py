@@ -39,6 +39,7 @@ from patchkeeper.errors import (
     PatchkeeperError,
     TargetError,
 )
+from patchkeeper.ledger.table import check_ledger_markers
 from patchkeeper.port.context import (
     check_a_newer_release,
     configured_pin,
@@ -59,8 +60,9 @@ from patchkeeper.port.workdir import (
 )
 from patchkeeper.progress import note
 from patchkeeper.record.decide import replace_gone
+from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.settings import report_settings
-from patchkeeper.series.parse import parse_series
+from patchkeeper.series.load import load_series
 from patchkeeper.system.english import plural
 from patchkeeper.trees.transaction import locked, locked_folder
 from patchkeeper.trees.tree import spec_tree
@@ -136,6 +138,9 @@ def upgrade(config: Config, steps: Steps, request: UpgradeRequest) -> UpgradeRes
 
     Raises:
         ConfigError: ``--to`` missing, nothing to upgrade (no series, no runtime patches).
+        PatchFormatError: the series names a patch that is missing or cannot be read, or
+            the ledger's markers are broken (found before anything is written).
+        ConfigError: the decisions file is malformed (found before anything is written).
         UpgradeStateError: an upgrade is (or is not) in progress.
         PortStateError: a port started by hand is in progress.
         TargetError: a place a step writes is outside the downstream; a new pin given as a
@@ -221,7 +226,16 @@ def _upgrade(
     if branch:
         state.branch = branch
         state.base, state.base_commit = branch_base(config.root, branch)
-    if series and not runtime and not parse_series(config.series).entries:
+    # Every series step reads every patch: one the series names that is missing or cannot be
+    # read stopped decide after the audit had written (and committed) its evidence, leaving
+    # an upgrade in progress for a fault of the series; found here, nothing is written.
+    listed = load_series(config)[0].entries if series else ()
+    # So does each file a later step rewrites in place: the decisions file decide adds to,
+    # and the ledger whose table the port rewrites after the series and the pin.
+    load_decisions(report_settings(config).decisions_file)
+    if series:
+        check_ledger_markers(config)
+    if series and not runtime and not listed:
         # its steps would audit and port nothing, and decide would stop the run half done
         raise ConfigError(
             "nothing to upgrade: the series lists no patches and no runtime patches are configured",
@@ -818,12 +832,14 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
             Conflict(**{**c, "files": tuple(c["files"])})
             for c in state.facts.get("runtime_conflicts", [])
         ]
+    decided = _decided_now(run)
     undecided = tuple(
         Undecided(u["kind"], u["key"], u["verdict"], tuple(u["evidence"]))
         for u in state.facts.get("undecided", [])
+        if (u["kind"], u["key"]) not in decided
     )
-    suggestions = tuple(Suggestion(**s) for s in state.facts.get("suggestions", []))
     done = outcome != UpgradeOutcome.ABORTED
+    suggestions = tuple(Suggestion(**s) for s in _suggestions_now(run) if done)
     return UpgradeResult(
         action=action,
         outcome=outcome,
@@ -842,6 +858,31 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         by_hand=tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ())) if done else (),
         verify=verify_commands(run) if done else (),
     )
+
+
+def _suggestions_now(run: _Run) -> list[dict[str, str]]:
+    """The suggestions nobody has reviewed yet, as the decisions file says now: a person
+    accepts or changes them while the upgrade waits at a conflict (the list of what is left
+    says to), and the ``--continue`` that follows listed them still, as ``decide`` had
+    written them. The ones kept in the state when the file cannot be read now (its error is
+    ``report --check``'s to tell)."""
+    if StepName.DECIDE not in run.state.steps:
+        return list(run.state.facts.get("suggestions", []))
+    try:
+        return suggestions(run.config)
+    except PatchkeeperError:
+        return list(run.state.facts.get("suggestions", []))
+
+
+def _decided_now(run: _Run) -> set[tuple[str, str]]:
+    """``(kind, key)`` of every table the decisions file holds a person's decision in now:
+    a patch the audit answered *look* for, decided while the upgrade waited at a conflict,
+    is no longer left to look at. Empty when the file cannot be read."""
+    try:
+        tables = load_decisions(report_settings(run.config).decisions_file).tables
+    except PatchkeeperError:
+        return set()
+    return {key for key, table in tables.items() if table.decision and not table.suggested}
 
 
 def _series_conflict(run: _Run) -> Conflict:

@@ -132,7 +132,7 @@ class Finder:
             versions = sorted({p.version for p in candidates if p.version}, key=_version_key)
             raise NoSuchRelease(
                 f"no version of {requirement.name} matches {requirement}",
-                hint=available_versions(versions),
+                hint=available_versions(versions, _pinned(requirement)),
             )
         chosen = _first_of_kind(applicable, kind)
         if chosen is None:
@@ -350,17 +350,41 @@ def _quiet_unearth() -> Iterator[list[str]]:
 SHOWN_VERSIONS = 12
 
 
-def available_versions(versions: list[str]) -> str:
+def _pinned(requirement: Requirement) -> str | None:
+    """The version ``requirement`` names exactly (``jwcrypto==1.1.0``), else ``None``."""
+    specifiers = list(requirement.specifier)
+    if len(specifiers) != 1 or specifiers[0].operator not in ("==", "==="):
+        return None
+    version = specifiers[0].version
+    try:
+        _version_key(version)
+    except ValueError:  # a wildcard (==1.1.*) or no PEP 440 version
+        return None
+    return version
+
+
+def available_versions(versions: list[str], wanted: str | None = None) -> str:
     """The hint that names the versions a project has (``versions``, oldest first): all of
-    them, or the newest :data:`SHOWN_VERSIONS` and how many there are, so that a version left
-    out is never taken for one the index does not hold.
+    them, or :data:`SHOWN_VERSIONS` of them and how many there are, so that a version left
+    out is never taken for one the index does not hold. Those shown are the ones around
+    ``wanted`` (the version an exact requirement names, which the index does not hold: a
+    Debian pin packaged from a tag never published, a digit dropped), where the release to
+    give instead is; without it, the newest.
 
     >>> available_versions(["1.0", "1.1"])
     'available versions: 1.0, 1.1'
     >>> available_versions([f"1.{n}" for n in range(14)])[:60]
     'available versions (the newest 12 of 14): 1.2, 1.3, 1.4, 1.5'
+    >>> available_versions([f"1.{n}" for n in range(20)], "1.4.5")[:58]
+    'available versions (12 of 20, around 1.4.5): 1.0, 1.1, 1.2'
     """
     if len(versions) <= SHOWN_VERSIONS:
         return f"available versions: {', '.join(versions)}"
-    shown = ", ".join(versions[-SHOWN_VERSIONS:])
-    return f"available versions (the newest {SHOWN_VERSIONS} of {len(versions)}): {shown}"
+    if wanted is None:
+        shown = ", ".join(versions[-SHOWN_VERSIONS:])
+        return f"available versions (the newest {SHOWN_VERSIONS} of {len(versions)}): {shown}"
+    key = _version_key(wanted)
+    below = sum(1 for version in versions if _version_key(version) < key)
+    start = max(0, min(below - SHOWN_VERSIONS // 2, len(versions) - SHOWN_VERSIONS))
+    shown = ", ".join(versions[start : start + SHOWN_VERSIONS])
+    return f"available versions ({SHOWN_VERSIONS} of {len(versions)}, around {wanted}): {shown}"
