@@ -463,18 +463,21 @@ def _place(
     old: Sequence[bytes] | None = None,
 ) -> tuple[int, int, tuple[bytes, ...], str] | None:
     """Where ``hunk`` lands in ``lines`` with its own lines unchanged: at fuzz 0 to
-    ``max_fuzz`` (its outer context lines left out, as GNU patch does; the match nearest
-    the 0-based ``guess`` taken), else by its changed stretch (its removed lines with the
-    context between them) when that stretch holds a telling removed line (:func:`_telling`)
-    and occurs exactly once at or after ``low`` (or, where it recurs, exactly once with the
-    hunk's whole context on one side of it; so too where it recurs in ``old``, the file the
-    patch was cut against when known: the one stretch left may be another than the patch's,
-    whose own upstream rewrote), or, for a hunk that only adds imports,
-    beside an import of its context (:func:`_among_imports`), or, with ``upstream`` (the
-    lines upstream added since the pin, when git's merge of a known pin stopped), for a
-    hunk that only inserts lines, at fuzz 1 or 2 (:func:`_inserted_with_fuzz`) or beside
-    context upstream edited (:func:`_inserted_beside_edited`). Returns
-    ``(start, lines replaced, replacement, how)`` or ``None``."""
+    ``max_fuzz`` (its outer context lines left out, as GNU patch does; at fuzz 0 the match
+    nearest the 0-based ``guess`` taken, at fuzz 1 or 2 only a match at one place: where the
+    shorter context fits at several, the nearest may be other code written alike, a test
+    with the same decorator, and the refreshed patch would change that), else by its changed
+    stretch (its removed lines with the context between them) when that stretch holds a
+    telling removed line (:func:`_telling`) and occurs exactly once at or after ``low`` (or,
+    where it recurs, exactly once with the hunk's whole context on one side of it; so too
+    where it recurs in ``old``, the file the patch was cut against when known: the one
+    stretch left may be another than the patch's, whose own upstream rewrote), or, for a
+    hunk that only adds imports, beside an import of its context (:func:`_among_imports`),
+    or, with ``upstream`` (the lines upstream added since the pin, when git's merge of a
+    known pin stopped), for a hunk that only inserts lines, at fuzz 1 or 2
+    (:func:`_inserted_with_fuzz`) or beside context upstream edited
+    (:func:`_inserted_beside_edited`). Returns ``(start, lines replaced, replacement, how)``
+    or ``None``."""
     pre, post = hunk.pre_image, hunk.post_image
     for fuzz in range(max_fuzz + 1):
         head = min(fuzz, hunk.prefix_context)
@@ -483,6 +486,8 @@ def _place(
         if not pattern or (fuzz and head == 0 and tail == 0):
             continue
         starts = _occurrences(lines, pattern, low)
+        if fuzz and len(starts) > 1:
+            break  # with context left out the hunk fits at several places: fuzz cannot tell
         if starts:
             start = min(starts, key=lambda s: (abs(s - guess - head), s))
             how = f"at fuzz {fuzz}" if fuzz else "at fuzz 0"
