@@ -537,13 +537,20 @@ class AssignmentForms(ParameterForms):
 
     # ----------------------------------------------------------------- values
     def describe(self, value: ast.expr, table: Table) -> tuple[str, tuple[str, ...], set[str]]:
-        """(replacement, descriptors, dotted paths the value mentions)."""
+        """(replacement, descriptors, dotted paths the value mentions).
+
+        A value that is only a reading of one object (``old``, bound to ``m.f`` before a
+        ``try``; ``m.f`` itself) mentions nothing besides: setting ``m.f`` to it puts back
+        what ``m.f`` held, which is no code that calls the original (no *wrapper*)."""
         refs = {
             b.dotted
             for n in names.walk_scope([value])
             if isinstance(n, (ast.Name, ast.Attribute))
             if (b := names.dotted(n, table)) is not None
         }
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            read = names.dotted(value, table)
+            refs.discard(read.dotted if read is not None else "")
         descriptors: list[str] = []
         node = value
         while isinstance(node, ast.Call) and node.args:
